@@ -1,0 +1,109 @@
+/* mcf/model.h — the vtable of a model plugin (kind MCF_PLUGIN_MODEL).
+ *
+ * A model owns the physics of one chain: its configuration (spins, positions, ...), how
+ * to propose a local move, the log of the Metropolis ratio of a move, and measurements.
+ * It never knows about hardware: expensive numerics go to an evaluator plugin, reached
+ * through mcf_services.
+ *
+ * The core advances all chains of a run in lockstep.  One sweep of a batch of chains:
+ *
+ *     begin_sweep(chains, n)                                  (optional)
+ *     for step s < max units(chain):
+ *         for every chain with units(chain) > s: propose(chain, rng, move)
+ *         log_ratio(active chains, their moves, n_active, out)  one batched call
+ *         for every active chain: accept() if out >= 0 or uniform < exp(out), else reject()
+ *
+ * and every measure_every sweeps, measure(chain, values).  Batches group chains run by one
+ * thread; a model must give the same numbers whatever the grouping (chains are independent),
+ * which is what makes results independent of the number of threads.  Distinct chains may be
+ * used from distinct threads at once; one chain is never used by two threads at once. */
+#ifndef MCF_MODEL_H
+#define MCF_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mcf/plugin.h"
+#include "mcf/params.h"
+#include "mcf/rng.h"
+#include "mcf/stream.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What an observable means, so the core can derive quantities from it.  With temperature
+ * T and N = units(chain):
+ *   specific_heat  = N (<e^2> - <e>^2) / T^2        from the ENERGY observable e (per unit)
+ *   susceptibility = N (<m^2> - <|m|>^2) / T        from ORDER (|m|) and ORDER2 (m^2)
+ *   binder         = 1 - <m^4> / (3 <m^2>^2)         from ORDER2 and ORDER4 (m^4)
+ * each with a jackknife error.  At most one observable per role other than NONE. */
+typedef enum mcf_observable_role {
+    MCF_ROLE_NONE = 0,
+    MCF_ROLE_ENERGY = 1,   /* energy per unit */
+    MCF_ROLE_ORDER = 2,    /* |order parameter| per unit, e.g. abs_m */
+    MCF_ROLE_ORDER2 = 3,   /* its square, e.g. m2 */
+    MCF_ROLE_ORDER4 = 4    /* its fourth power, e.g. m4 */
+} mcf_observable_role;
+
+typedef struct mcf_observable_spec {
+    const char *name;          /* lower_snake_case; NULL terminates the array */
+    mcf_observable_role role;
+    const char *doc;           /* one line: meaning and units */
+} mcf_observable_spec;
+
+/* What the core hands a model at creation.  Fields are only ever appended. */
+typedef struct mcf_services {
+    uint32_t struct_size;
+    uint64_t seed;                       /* the run's seed */
+    uint64_t chain_index;                /* this chain's index in the run */
+    const struct mcf_plugin_info *evaluator;  /* [run] evaluator, or NULL for none */
+    const mcf_params *evaluator_params;  /* its validated [evaluator] values, or NULL */
+} mcf_services;
+
+typedef struct mcf_model_ops {
+    uint32_t struct_size;      /* sizeof(mcf_model_ops) the plugin was built with */
+    size_t move_size;          /* bytes of one move; the core provides the storage */
+    const mcf_observable_spec *observables;  /* scalar observables, in measure() order */
+
+    /* Creates one chain from validated params, drawing its initial state from rng.
+     * On success *chain is owned by the core, freed with destroy().  params and services
+     * stay valid until destroy().  Errors: MCF_EINVAL/MCF_ENOMEM/... with a message. */
+    int (*create)(const mcf_params *params, const mcf_services *services, mcf_rng *rng,
+                  void **chain);
+    void (*destroy)(void *chain);
+
+    /* Proposals per sweep (sites, electrons); also the N of per-unit observables. */
+    size_t (*units)(const void *chain);
+
+    /* Optional (may be NULL): called once per sweep for a batch, e.g. to prefetch. */
+    int (*begin_sweep)(void *const *chains, size_t n);
+
+    /* Draws a move for the chain into `move` (move_size bytes, uninitialised). */
+    int (*propose)(void *chain, mcf_rng *rng, void *move);
+
+    /* For n chains and their moves (stride move_size), writes to out[i] the log of the
+     * Metropolis acceptance ratio of move i (proposal asymmetry included). */
+    int (*log_ratio)(void *const *chains, const void *moves, size_t n, double *out);
+
+    /* Applies an accepted move / forgets a rejected one. */
+    int (*accept)(void *chain, const void *move);
+    void (*reject)(void *chain, const void *move);
+
+    /* Writes one value per declared observable, in order, to values. */
+    int (*measure)(void *chain, double *values);
+
+    /* Writes / reads the chain's complete state (configuration, adapted step sizes...).
+     * load() is called on a chain freshly made by create() with the same params and must
+     * leave it exactly as it was when saved. */
+    int (*save)(const void *chain, mcf_stream *out);
+    int (*load)(void *chain, mcf_stream *in);
+
+    /* Optional (may be NULL): during thermalization the core reports the chain's
+     * acceptance rate over the last block of sweeps, so the model can adapt its step. */
+    void (*adapt)(void *chain, double acceptance);
+} mcf_model_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

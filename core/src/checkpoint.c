@@ -1,0 +1,219 @@
+/* checkpoint.c — the run's checkpoint: everything needed to continue bit for bit.
+ *
+ * Layout (host byte order, recorded in the header):
+ *   header   "MCF-CKPT", u32 format, u32 byte-order mark 0x01020304, u32 ABI, u32 n_obs,
+ *            u64 config hash (FNV-1a of config.ini as used), u64 position (sweeps done),
+ *            u64 chains, u64 nvars, u64 bins
+ *   chains   per chain: u64 record size, then index, RNG state, counters, blocking
+ *            accumulators, jackknife bins, u64 model-state size, model state
+ *   trailer  u64 FNV-1a checksum of every byte before it
+ * The file is written to a temporary name and renamed, so a kill at any moment leaves
+ * either the old or the new checkpoint, never a torn one; a corrupt, truncated or foreign
+ * file is refused before anything is read from it. */
+#include "run.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CKPT_MAGIC "MCF-CKPT"
+#define CKPT_FORMAT 1u
+#define CKPT_BOM 0x01020304u
+
+typedef struct ckpt_header {
+    char magic[8];
+    uint32_t format, bom, abi, n_obs;
+    uint64_t config_hash, position, chains, nvars, bins;
+} ckpt_header;
+
+static int put(mcf_stream *s, const void *p, size_t n) { return mcf_stream_write(s, p, n); }
+
+static int write_chain(const mcf_run *r, const mcf_chain *c, mcf_stream *out)
+{
+    mcf_stream rec, model;
+    mcf_stream_init_writer(&rec);
+    mcf_stream_init_writer(&model);
+    uint64_t index = c->index;
+    int rc = put(&rec, &index, sizeof index);
+    if (!rc) rc = put(&rec, &c->rng, sizeof c->rng);
+    if (!rc) rc = put(&rec, &c->accepted, sizeof c->accepted);
+    if (!rc) rc = put(&rec, &c->proposed, sizeof c->proposed);
+    if (!rc) rc = put(&rec, &c->block_accepted, sizeof c->block_accepted);
+    if (!rc) rc = put(&rec, &c->block_proposed, sizeof c->block_proposed);
+    if (!rc) rc = put(&rec, &c->measurements, sizeof c->measurements);
+    if (!rc) rc = put(&rec, c->blocking, r->n_obs * sizeof *c->blocking);
+    if (!rc) rc = put(&rec, c->bin_sum, (size_t)r->setup->bins * r->nvars * sizeof(double));
+    if (!rc) rc = put(&rec, c->bin_count, (size_t)r->setup->bins * sizeof(double));
+    if (!rc) {
+        rc = r->ops->save(c->state, &model);
+        if (rc)
+            rc = mcf_fail_prefix(rc, "model %s: save (chain %zu)", r->setup->model_name,
+                                 c->index);
+    }
+    uint64_t msize = model.size;
+    if (!rc) rc = put(&rec, &msize, sizeof msize);
+    if (!rc) rc = put(&rec, model.data, model.size);
+    uint64_t rsize = rec.size;
+    if (!rc) rc = put(out, &rsize, sizeof rsize);
+    if (!rc) rc = put(out, rec.data, rec.size);
+    mcf_stream_release(&rec);
+    mcf_stream_release(&model);
+    return rc;
+}
+
+int mcf_checkpoint_write(const mcf_run *r)
+{
+    mcf_stream out;
+    mcf_stream_init_writer(&out);
+    ckpt_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, CKPT_MAGIC, 8);
+    h.format = CKPT_FORMAT;
+    h.bom = CKPT_BOM;
+    h.abi = MCF_ABI_VERSION;
+    h.n_obs = (uint32_t)r->n_obs;
+    h.config_hash = r->config_hash;
+    h.position = r->position;
+    h.chains = r->n_chains;
+    h.nvars = r->nvars;
+    h.bins = (uint64_t)r->setup->bins;
+    int rc = put(&out, &h, sizeof h);
+    for (size_t k = 0; k < r->n_chains && !rc; k++)
+        rc = write_chain(r, &r->chains[k], &out);
+    uint64_t sum = mcf_fnv1a64(out.data, out.size, MCF_FNV_OFFSET);
+    if (!rc)
+        rc = put(&out, &sum, sizeof sum);
+    if (!rc) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/checkpoint", r->dir);
+        rc = mcf_write_atomic(path, out.data, out.size);
+        if (!rc)
+            mcf_log(MCF_LOG_DEBUG, "checkpoint at sweep %llu: %zu bytes",
+                    (unsigned long long)r->position, out.size);
+    }
+    mcf_stream_release(&out);
+    return rc;
+}
+
+static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path)
+{
+    uint64_t rsize, index, msize;
+    int rc = mcf_stream_read(in, &rsize, sizeof rsize);
+    if (rc || rsize > in->size - in->pos)
+        return mcf_fail(MCF_EFORMAT, "%s: chain %zu's record is truncated", path, c->index);
+    mcf_stream rec;
+    mcf_stream_init_reader(&rec, in->data + in->pos, (size_t)rsize);
+    in->pos += (size_t)rsize;
+    /* read into temporaries, commit only when the whole record is consistent */
+    mcf_chain t = *c;
+    size_t nb = (size_t)r->setup->bins;
+    mcf_blocking *blk = malloc(r->n_obs * sizeof *blk);
+    double *bsum = malloc(nb * r->nvars * sizeof *bsum);
+    double *bcnt = malloc(nb * sizeof *bcnt);
+    if (!blk || !bsum || !bcnt) {
+        free(blk);
+        free(bsum);
+        free(bcnt);
+        return mcf_fail(MCF_ENOMEM, "out of memory reading %s", path);
+    }
+    rc = mcf_stream_read(&rec, &index, sizeof index);
+    if (!rc && index != c->index)
+        rc = mcf_fail(MCF_EFORMAT, "record %zu holds chain %llu", c->index,
+                      (unsigned long long)index);
+    if (!rc) rc = mcf_stream_read(&rec, &t.rng, sizeof t.rng);
+    if (!rc) rc = mcf_stream_read(&rec, &t.accepted, sizeof t.accepted);
+    if (!rc) rc = mcf_stream_read(&rec, &t.proposed, sizeof t.proposed);
+    if (!rc) rc = mcf_stream_read(&rec, &t.block_accepted, sizeof t.block_accepted);
+    if (!rc) rc = mcf_stream_read(&rec, &t.block_proposed, sizeof t.block_proposed);
+    if (!rc) rc = mcf_stream_read(&rec, &t.measurements, sizeof t.measurements);
+    if (!rc) rc = mcf_stream_read(&rec, blk, r->n_obs * sizeof *blk);
+    if (!rc) rc = mcf_stream_read(&rec, bsum, nb * r->nvars * sizeof *bsum);
+    if (!rc) rc = mcf_stream_read(&rec, bcnt, nb * sizeof *bcnt);
+    if (!rc) rc = mcf_stream_read(&rec, &msize, sizeof msize);
+    if (!rc && msize != rec.size - rec.pos)
+        rc = mcf_fail(MCF_EFORMAT, "model state of %llu bytes does not fill the record",
+                      (unsigned long long)msize);
+    if (!rc) {
+        mcf_stream model;
+        mcf_stream_init_reader(&model, rec.data + rec.pos, (size_t)msize);
+        rc = r->ops->load(c->state, &model);
+        if (!rc && model.pos != model.size)
+            rc = mcf_fail(MCF_EFORMAT, "model %s left %zu bytes of its state unread",
+                          r->setup->model_name, model.size - model.pos);
+    }
+    if (rc) {
+        free(blk);
+        free(bsum);
+        free(bcnt);
+        return mcf_fail_prefix(MCF_EFORMAT, "%s: chain %zu", path, c->index);
+    }
+    memcpy(c->blocking, blk, r->n_obs * sizeof *blk);
+    memcpy(c->bin_sum, bsum, nb * r->nvars * sizeof *bsum);
+    memcpy(c->bin_count, bcnt, nb * sizeof *bcnt);
+    c->rng = t.rng;
+    c->accepted = t.accepted;
+    c->proposed = t.proposed;
+    c->block_accepted = t.block_accepted;
+    c->block_proposed = t.block_proposed;
+    c->measurements = t.measurements;
+    free(blk);
+    free(bsum);
+    free(bcnt);
+    return MCF_OK;
+}
+
+int mcf_checkpoint_read(mcf_run *r)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/checkpoint", r->dir);
+    if (access(path, F_OK) != 0)
+        return 1;
+    unsigned char *data;
+    size_t size;
+    int rc = mcf_read_file(path, &data, &size);
+    if (rc)
+        return rc;
+    ckpt_header h;
+    if (size < sizeof h + sizeof(uint64_t) || memcmp(data, CKPT_MAGIC, 8) != 0) {
+        free(data);
+        return mcf_fail(MCF_EFORMAT, "%s: not an mcf checkpoint (wrong magic or too short); "
+                        "remove it to start the run over", path);
+    }
+    uint64_t sum;
+    memcpy(&sum, data + size - sizeof sum, sizeof sum);
+    memcpy(&h, data, sizeof h);
+    if (h.bom != CKPT_BOM) {
+        free(data);
+        return mcf_fail(MCF_EFORMAT, "%s: written on a machine of another byte order", path);
+    }
+    if (mcf_fnv1a64(data, size - sizeof sum, MCF_FNV_OFFSET) != sum) {
+        free(data);
+        return mcf_fail(MCF_EFORMAT, "%s: checksum mismatch: the file is corrupt or truncated; "
+                        "remove it to start the run over", path);
+    }
+    if (h.format != CKPT_FORMAT || h.abi != MCF_ABI_VERSION) {
+        free(data);
+        return mcf_fail(MCF_EFORMAT, "%s: checkpoint format %u / ABI %u, this mcf reads "
+                        "format %u / ABI %u", path, h.format, h.abi, CKPT_FORMAT,
+                        MCF_ABI_VERSION);
+    }
+    if (h.config_hash != r->config_hash || h.chains != r->n_chains || h.n_obs != r->n_obs ||
+        h.nvars != r->nvars || h.bins != (uint64_t)r->setup->bins || h.position > r->total) {
+        free(data);
+        return mcf_fail(MCF_EFORMAT, "%s: the checkpoint belongs to another configuration "
+                        "than %s/config.ini (edited since?); restore that file or start a new "
+                        "run", path, r->dir);
+    }
+    mcf_stream in;
+    mcf_stream_init_reader(&in, data, size - sizeof sum);
+    in.pos = sizeof h;
+    for (size_t k = 0; k < r->n_chains && !rc; k++)
+        rc = read_chain(r, &r->chains[k], &in, path);
+    if (!rc && in.pos != in.size)
+        rc = mcf_fail(MCF_EFORMAT, "%s: %zu unexpected bytes after the last chain", path,
+                      in.size - in.pos);
+    if (!rc)
+        r->position = h.position;
+    free(data);
+    return rc;
+}

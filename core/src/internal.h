@@ -1,0 +1,187 @@
+/* internal.h — types shared by the files of libmcf; not part of the SDK. */
+#ifndef MCF_INTERNAL_H
+#define MCF_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mcf/mcf.h"
+#include "stats.h"
+
+/* ---- streams (stream.c) ---------------------------------------------------------- */
+struct mcf_stream {
+    unsigned char *data;
+    size_t size, capacity, pos;
+    int reading;
+};
+void mcf_stream_init_writer(mcf_stream *s);
+/* data is borrowed for the reader's lifetime */
+void mcf_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t size);
+void mcf_stream_release(mcf_stream *s);
+
+/* ---- log (log.c) and progress line (run.c) ---------------------------------------- */
+void mcf_log_set_file(FILE *f);       /* borrowed; NULL = no log file */
+void mcf_log_set_echo_info(int echo); /* 1: INFO lines also go to stderr */
+void mcf_progress_clear(void);        /* erases the terminal progress line, if shown */
+
+/* ---- configuration files (config.c) ----------------------------------------------- */
+typedef struct mcf_config_entry {
+    char *section, *key, *value;
+    char *file;  /* the INI file, or "command line" for --set */
+    int line;    /* 1-based line, 0 for --set */
+    int used;    /* set while validating: unknown keys are the unused ones */
+} mcf_config_entry;
+
+typedef struct mcf_config {
+    char *path;
+    mcf_config_entry *entries;
+    size_t n, cap;
+} mcf_config;
+
+/* Reads an INI file (inih), recording file and line of every key.  Errors: MCF_EIO
+ * (cannot open), MCF_EINVAL (syntax error, duplicate key, key outside a section, line too
+ * long) with file:line.  *out owned by the caller: mcf_config_free(). */
+int mcf_config_read(const char *path, mcf_config **out);
+/* Applies "section.key=value" from the command line (replacing a value from the file). */
+int mcf_config_override(mcf_config *c, const char *assignment);
+mcf_config_entry *mcf_config_find(const mcf_config *c, const char *section, const char *key);
+void mcf_config_free(mcf_config *c);
+/* "file:line" of an entry, into buf. */
+const char *mcf_config_where(const mcf_config_entry *e, char *buf, size_t size);
+
+/* ---- parameter values (params.c) -------------------------------------------------- */
+typedef struct mcf_value {
+    char *text;  /* canonical text (owned) */
+    long i;
+    double r;
+    int b;
+} mcf_value;
+
+struct mcf_params {
+    const char *section;
+    const char *origin;  /* the config file */
+    const mcf_param_spec *specs;
+    size_t n;
+    mcf_value *values;   /* n values, borrowed from the setup */
+    int has_temperature;
+    double temperature;
+};
+
+/* Internal spec flag: the key may be absent (no default, not required). */
+#define MCF_PARAM_OPTIONAL_ 0x40000000u
+/* Internal spec flag: stored as text only; validated by a later pass. */
+#define MCF_PARAM_SKIP_ 0x20000000u
+
+size_t mcf_spec_count(const mcf_param_spec *specs);
+/* Parses one scalar per the spec (type and range).  On failure returns MCF_EINVAL with
+ * the reason (no location) in the error message. */
+int mcf_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out);
+void mcf_value_release(mcf_value *v);
+/* Describes the allowed values of a spec ("integer >= 2", "one of: a, b"). */
+void mcf_spec_describe(const mcf_param_spec *spec, char *buf, size_t size);
+/* Checks a declaration (types, choices, defaults in range); MCF_EPLUGIN with message. */
+int mcf_specs_check(const mcf_param_spec *specs, const char *owner);
+/* The closest of n candidate words to `word`, or NULL if none is close. */
+const char *mcf_nearest_word(const char *word, const char *const *candidates, size_t n);
+
+/* ---- plugins (plugin.c) ----------------------------------------------------------- */
+typedef struct mcf_plugin {
+    void *handle;  /* lt_dlhandle */
+    const mcf_plugin_info *info;
+    char *path;
+} mcf_plugin;
+
+/* Loads plugin `name` (file mcf-<name>.so) from the search path.  `want` is the kind
+ * required (0 = any).  Errors name the file and the problem.  mcf_plugin_close() frees. */
+int mcf_plugin_open(const char *name, int want, mcf_plugin **out);
+/* Loads a plugin from an explicit file path. */
+int mcf_plugin_open_file(const char *path, int want, mcf_plugin **out);
+void mcf_plugin_close(mcf_plugin *p);
+/* Calls fn for every loadable plugin on the search path (first of a name wins); files
+ * that fail to load are reported through bad(path, message) when bad is not NULL. */
+int mcf_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
+                       void (*bad)(const char *path, const char *message, void *ctx),
+                       void *ctx);
+/* The search path as a colon-separated string (static buffer). */
+const char *mcf_plugin_search_path(void);
+const char *mcf_plugin_kind_name(int kind);
+
+/* ---- a validated run setup (config.c) --------------------------------------------- */
+typedef struct mcf_axis {
+    char *name;        /* column name: the key, or "T" */
+    int section;       /* 0 = model, 1 = evaluator, 2 = temperature */
+    size_t spec_index; /* which parameter of that section */
+    size_t n;
+    mcf_value *values;
+} mcf_axis;
+
+typedef struct mcf_section {
+    const char *name;             /* "model", "evaluator" */
+    const mcf_param_spec *specs;  /* NULL when the section has no plugin */
+    size_t n;
+    mcf_value *single;            /* value for parameters that are not axes */
+    long *axis;                   /* axis index or -1, per parameter */
+    char **text;                  /* canonical text as written in config.ini */
+} mcf_section;
+
+typedef struct mcf_setup {
+    char *config_path;
+    char *model_name, *evaluator_name, *output;
+    uint64_t seed;
+    long threads;
+    long thermalize, sweeps, measure_every, checkpoint_every, bins, adapt_every;
+    int has_temperature;
+    mcf_plugin *model, *evaluator;
+    mcf_section sections[2];
+    mcf_axis *axes;
+    size_t n_axes, n_points;
+    char *canonical;  /* the configuration as used (defaults filled in), INI text */
+} mcf_setup;
+
+/* Validates a configuration completely: loads the plugins it names, checks every key
+ * against the declarations, builds the scan grid.  Every problem stops here with
+ * file:line, section, key and the allowed values. */
+int mcf_setup_create(mcf_config *config, mcf_setup **out);
+void mcf_setup_free(mcf_setup *s);
+/* Builds the parameters of scan point `point` (0 <= point < n_points) for section 0
+ * (model) or 1 (evaluator).  Borrowed from s; free the returned struct with free(). */
+int mcf_setup_params(const mcf_setup *s, size_t point, int section, mcf_params **out);
+/* The value text of axis a at scan point `point`. */
+const mcf_value *mcf_setup_axis_value(const mcf_setup *s, size_t a, size_t point);
+
+/* ---- running (run.c, checkpoint.c, results.c) ------------------------------------- */
+typedef struct mcf_run mcf_run;
+
+typedef struct mcf_run_options {
+    const char *output;   /* output folder (overrides [run] output when not NULL) */
+    int resume;           /* continue from output/checkpoint when present */
+    int force;            /* overwrite an output folder that holds a run */
+    int progress;         /* -1 auto (terminal), 0 off, 1 on */
+} mcf_run_options;
+
+/* Runs (or resumes) the whole schedule and writes the results.  MCF_EINTR when a signal
+ * stopped it (after writing a checkpoint). */
+int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt);
+
+/* Utilities (util in run.c) */
+int mcf_mkdir_p(const char *path);
+/* Writes `size` bytes to path atomically (temporary file in the same folder, fsync, rename). */
+int mcf_write_atomic(const char *path, const void *data, size_t size);
+/* Reads a whole file; *data owned by caller (free). */
+int mcf_read_file(const char *path, unsigned char **data, size_t *size);
+uint64_t mcf_fnv1a64(const void *data, size_t size, uint64_t h);
+#define MCF_FNV_OFFSET 1469598103934665603ull
+
+/* Growable text buffer */
+typedef struct mcf_text {
+    char *s;
+    size_t len, cap;
+    int failed;
+} mcf_text;
+void mcf_text_printf(mcf_text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif

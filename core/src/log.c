@@ -1,0 +1,61 @@
+/* log.c — mcf_log(): the run's log file, and warnings on standard error. */
+#define _POSIX_C_SOURCE 200809L
+#include "mcf/log.h"
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static FILE *log_file;
+static int log_quiet_info = 1;
+
+void mcf_log_set_file(FILE *f)
+{
+    pthread_mutex_lock(&log_lock);
+    log_file = f;
+    pthread_mutex_unlock(&log_lock);
+}
+
+void mcf_log_set_echo_info(int echo)
+{
+    log_quiet_info = !echo;
+}
+
+void mcf_log(mcf_log_level level, const char *fmt, ...)
+{
+    char text[4096];
+    va_list ap;
+    if (level == MCF_LOG_DEBUG) {
+        const char *d = getenv("MCF_DEBUG");
+        if (!d || strcmp(d, "1") != 0)
+            return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+
+    pthread_mutex_lock(&log_lock);
+    if (log_file) {
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tmv;
+        localtime_r(&now, &tmv);
+        strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &tmv);
+        fprintf(log_file, "%s %s%s\n", stamp, level == MCF_LOG_WARN ? "warning: " : "",
+                text);
+        fflush(log_file);
+    }
+    if (level == MCF_LOG_WARN) {
+        mcf_progress_clear();
+        fprintf(stderr, "warning: %s\n", text);
+    } else if (level == MCF_LOG_INFO && !log_quiet_info) {
+        mcf_progress_clear();
+        fprintf(stderr, "%s\n", text);
+    }
+    pthread_mutex_unlock(&log_lock);
+}

@@ -1,0 +1,212 @@
+/* main.c — the `mcf` program. */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+#include "plot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: mcf COMMAND [ARGS]\n"
+    "\n"
+    "  mcf run CONFIG [--set section.key=value]... [--force]\n"
+    "        run the scan described by the INI file CONFIG; results go to [run] output\n"
+    "  mcf resume DIR      continue a stopped run from DIR/checkpoint\n"
+    "  mcf plugins         list the plugins found (name, kind, summary)\n"
+    "  mcf describe NAME   show a plugin's parameters with defaults and docs\n"
+    "  mcf plot DIR        draw DIR/results.tsv as SVG plots in DIR\n"
+    "  mcf --help | --version\n"
+    "\n"
+    "Plugins are searched in MCF_PLUGIN_PATH (colon separated), then beside libmcf.\n"
+    "Threads: [run] threads or OMP_NUM_THREADS; results do not depend on it.\n"
+    "A run stopped with Ctrl-C or SIGTERM writes a checkpoint; `mcf resume DIR` finishes it\n"
+    "with exactly the results an uninterrupted run would have had.\n";
+
+static int report(int rc)
+{
+    mcf_progress_clear();
+    if (rc == MCF_EINTR) {
+        fprintf(stderr, "mcf: %s\n", mcf_last_error());
+        return 130;
+    }
+    if (rc) {
+        fprintf(stderr, "mcf: error: %s\n", mcf_last_error());
+        return rc == MCF_EINVAL ? 2 : 1;
+    }
+    return 0;
+}
+
+static int run_config(mcf_config *c, const mcf_run_options *opt)
+{
+    mcf_setup *s;
+    int rc = mcf_setup_create(c, &s);
+    if (rc)
+        return rc;
+    rc = mcf_run_execute(s, opt);
+    if (!rc) {
+        const char *dir = opt->output ? opt->output : s->output;
+        fprintf(stderr, "mcf: results in %s/results.tsv, plots %s/plot-*.svg, log %s/log\n",
+                dir, dir, dir);
+    }
+    mcf_setup_free(s);
+    return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *path = NULL;
+    mcf_run_options opt = {.progress = -1};
+    for (int k = 0; k < argc; k++) {
+        if (!strcmp(argv[k], "--force"))
+            opt.force = 1;
+        else if (!strcmp(argv[k], "--no-progress"))
+            opt.progress = 0;
+        else if (!strcmp(argv[k], "--set") && k + 1 < argc)
+            k++;
+        else if (!strncmp(argv[k], "--set=", 6))
+            ;
+        else if (argv[k][0] == '-')
+            return mcf_fail(MCF_EINVAL, "run: unknown option '%s' (see mcf --help)", argv[k]);
+        else if (!path)
+            path = argv[k];
+        else
+            return mcf_fail(MCF_EINVAL, "run: one configuration file only ('%s' is extra)",
+                            argv[k]);
+    }
+    if (!path)
+        return mcf_fail(MCF_EINVAL, "run: missing CONFIG (usage: mcf run CONFIG [--set "
+                        "section.key=value]...)");
+    mcf_config *c;
+    int rc = mcf_config_read(path, &c);
+    for (int k = 0; k < argc && !rc; k++) {
+        if (!strcmp(argv[k], "--set") && k + 1 < argc)
+            rc = mcf_config_override(c, argv[++k]);
+        else if (!strncmp(argv[k], "--set=", 6))
+            rc = mcf_config_override(c, argv[k] + 6);
+    }
+    if (!rc)
+        rc = run_config(c, &opt);
+    mcf_config_free(c);
+    return rc;
+}
+
+static int cmd_resume(int argc, char **argv)
+{
+    if (argc < 1)
+        return mcf_fail(MCF_EINVAL, "resume: missing DIR (usage: mcf resume DIR)");
+    mcf_run_options opt = {.progress = -1, .resume = 1, .output = argv[0]};
+    for (int k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "--no-progress"))
+            opt.progress = 0;
+        else
+            return mcf_fail(MCF_EINVAL, "resume: unknown argument '%s'", argv[k]);
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/config.ini", argv[0]);
+    mcf_config *c;
+    int rc = mcf_config_read(path, &c);
+    if (rc)
+        return mcf_fail_prefix(rc, "resume: %s does not look like an mcf output folder", argv[0]);
+    rc = run_config(c, &opt);
+    mcf_config_free(c);
+    return rc;
+}
+
+static void print_plugin(const mcf_plugin *p, void *ctx)
+{
+    (void)ctx;
+    printf("%-20s %-18s %s\n", p->info->name, mcf_plugin_kind_name(p->info->kind),
+           p->info->summary ? p->info->summary : "");
+}
+
+static void print_bad(const char *path, const char *message, void *ctx)
+{
+    (void)path;
+    (void)ctx;
+    fprintf(stderr, "mcf: skipped: %s\n", message);
+}
+
+static int cmd_plugins(void)
+{
+    printf("%-20s %-18s %s\n", "NAME", "KIND", "SUMMARY");
+    int rc = mcf_plugin_foreach(print_plugin, print_bad, NULL);
+    fprintf(stderr, "(search path: %s)\n", mcf_plugin_search_path());
+    return rc;
+}
+
+static int cmd_describe(int argc, char **argv)
+{
+    if (argc < 1)
+        return mcf_fail(MCF_EINVAL, "describe: missing NAME (see `mcf plugins`)");
+    mcf_plugin *p;
+    int rc = mcf_plugin_open(argv[0], 0, &p);
+    if (rc)
+        return rc;
+    const mcf_plugin_info *in = p->info;
+    printf("%s %s (%s plugin, %s)\n  %s\n\n", in->name, in->version ? in->version : "",
+           mcf_plugin_kind_name(in->kind), p->path, in->summary ? in->summary : "");
+    const char *section = in->kind == MCF_PLUGIN_MODEL ? "model" : "evaluator";
+    printf("parameters ([%s] section):\n", section);
+    if (!in->params || !in->params[0].name)
+        printf("  (none)\n");
+    for (size_t k = 0; in->params && in->params[k].name; k++) {
+        const mcf_param_spec *s = &in->params[k];
+        char allowed[512];
+        mcf_spec_describe(s, allowed, sizeof allowed);
+        printf("  %-16s = %-10s %s\n  %-16s   %-10s %s%s\n", s->name,
+               s->default_value ? s->default_value : "(required)", s->doc ? s->doc : "", "",
+               "", allowed, (s->flags & MCF_PARAM_NO_SCAN) ? "; not scannable" : "");
+    }
+    if (in->kind == MCF_PLUGIN_MODEL) {
+        const mcf_model_ops *ops = in->ops;
+        static const char *roles[] = {"", " [energy]", " [order parameter]",
+                                      " [order parameter squared]", " [order parameter^4]"};
+        printf("\nobservables:\n");
+        for (size_t k = 0; ops->observables[k].name; k++)
+            printf("  %-16s %s%s\n", ops->observables[k].name,
+                   ops->observables[k].doc ? ops->observables[k].doc : "",
+                   roles[ops->observables[k].role]);
+    }
+    mcf_plugin_close(p);
+    return MCF_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("mcf %s (plugin ABI %u)\n", MCF_VERSION_STRING, MCF_ABI_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "run"))
+        return report(cmd_run(argc - 2, argv + 2));
+    if (!strcmp(cmd, "resume"))
+        return report(cmd_resume(argc - 2, argv + 2));
+    if (!strcmp(cmd, "plugins"))
+        return report(cmd_plugins());
+    if (!strcmp(cmd, "describe"))
+        return report(cmd_describe(argc - 2, argv + 2));
+    if (!strcmp(cmd, "plot")) {
+        if (argc < 3)
+            return report(mcf_fail(MCF_EINVAL, "plot: missing DIR (usage: mcf plot DIR)"));
+        int n = 0;
+        int rc = mcf_plot_dir(argv[2], &n);
+        if (!rc)
+            printf("mcf: %d plots written to %s/plot-*.svg\n", n, argv[2]);
+        return report(rc);
+    }
+    static const char *const cmds[] = {"run", "resume", "plugins", "describe", "plot"};
+    const char *near = mcf_nearest_word(cmd, cmds, 5);
+    fprintf(stderr, "mcf: unknown command '%s'%s%s%s; see mcf --help\n", cmd,
+            near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+    return 2;
+}

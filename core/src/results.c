@@ -1,0 +1,174 @@
+/* results.c — results.tsv: one row per scan point with every observable's mean, error
+ * (blocking) and autocorrelation time, derived quantities with jackknife errors, and the
+ * acceptance rate.  Nothing time- or host-dependent goes in it, so a resumed run writes
+ * the same bytes as an uninterrupted one. */
+#include "run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct derived_ctx {
+    int a, b;     /* variable indices */
+    double N, T;
+} derived_ctx;
+
+/* specific heat N (<e^2> - <e>^2) / T^2: a = e, b = e^2 */
+static double specific_heat(const double *m, void *ctx)
+{
+    derived_ctx *d = ctx;
+    return d->N * (m[d->b] - m[d->a] * m[d->a]) / (d->T * d->T);
+}
+
+/* susceptibility N (<m^2> - <|m|>^2) / T: a = |m|, b = m^2 */
+static double susceptibility(const double *m, void *ctx)
+{
+    derived_ctx *d = ctx;
+    return d->N * (m[d->b] - m[d->a] * m[d->a]) / d->T;
+}
+
+/* Binder cumulant 1 - <m^4> / (3 <m^2>^2): a = m^2, b = m^4 */
+static double binder(const double *m, void *ctx)
+{
+    derived_ctx *d = ctx;
+    return 1.0 - m[d->b] / (3.0 * m[d->a] * m[d->a]);
+}
+
+static void put_number(mcf_text *t, double x)
+{
+    if (isnan(x))
+        mcf_text_printf(t, "\tnan");
+    else
+        mcf_text_printf(t, "\t%.10g", x);
+}
+
+int mcf_results_write(const mcf_run *r)
+{
+    const mcf_setup *s = r->setup;
+    const mcf_observable_spec *obs = r->ops->observables;
+    mcf_text t = {0}, warn = {0};
+    int has_T = s->has_temperature;
+    int e = r->role[MCF_ROLE_ENERGY], m = r->role[MCF_ROLE_ORDER];
+    int m2 = r->role[MCF_ROLE_ORDER2], m4 = r->role[MCF_ROLE_ORDER4];
+    int want_c = has_T && e >= 0, want_chi = has_T && m >= 0 && m2 >= 0, want_u = m2 >= 0 && m4 >= 0;
+    size_t nb = (size_t)s->bins;
+    double *means = malloc(nb * r->nvars * sizeof *means);
+    if (!means)
+        return mcf_fail(MCF_ENOMEM, "out of memory writing results");
+
+    mcf_text_printf(&t, "# mcf %s results\n", MCF_VERSION_STRING);
+    mcf_text_printf(&t, "# model: %s %s\n", s->model_name, s->model->info->version);
+    mcf_text_printf(&t, "# evaluator: %s%s%s\n", s->evaluator_name,
+                    s->evaluator ? " " : "", s->evaluator ? s->evaluator->info->version : "");
+    mcf_text_printf(&t, "# seed: %llu\n", (unsigned long long)s->seed);
+    mcf_text_printf(&t, "# schedule: thermalize %ld, sweeps %ld, measure_every %ld, "
+                    "measurements %llu per chain\n", s->thermalize, s->sweeps,
+                    s->measure_every, (unsigned long long)r->n_meas);
+    mcf_text_printf(&t, "# errors: blocking analysis (Flyvbjerg-Petersen); tau_<name> in "
+                    "sweeps; derived quantities: jackknife over %zu bins\n", nb);
+    mcf_text_printf(&t, "# scan:");
+    for (size_t a = 0; a < s->n_axes; a++)
+        mcf_text_printf(&t, " %s", s->axes[a].name);
+    mcf_text_printf(&t, "\n");
+
+    /* rows first into a second buffer so the warnings can precede the header */
+    mcf_text rows = {0};
+    /* first the scan columns (a single point without axes is row "point" 0) */
+    if (!s->n_axes)
+        mcf_text_printf(&rows, "point");
+    for (size_t a = 0; a < s->n_axes; a++)
+        mcf_text_printf(&rows, "%s%s", a ? "\t" : "", s->axes[a].name);
+    for (size_t o = 0; o < r->n_obs; o++)
+        mcf_text_printf(&rows, "\t%s\t%s_err\ttau_%s", obs[o].name, obs[o].name, obs[o].name);
+    if (want_c)
+        mcf_text_printf(&rows, "\tspecific_heat\tspecific_heat_err");
+    if (want_chi)
+        mcf_text_printf(&rows, "\tsusceptibility\tsusceptibility_err");
+    if (want_u)
+        mcf_text_printf(&rows, "\tbinder\tbinder_err");
+    mcf_text_printf(&rows, "\tacceptance\n");
+
+    for (size_t k = 0; k < r->n_chains; k++) {
+        const mcf_chain *c = &r->chains[k];
+        char point[512] = "";
+        size_t used = 0;
+        if (!s->n_axes)
+            mcf_text_printf(&rows, "%zu", k);
+        for (size_t a = 0; a < s->n_axes; a++) {
+            const char *v = mcf_setup_axis_value(s, a, k)->text;
+            mcf_text_printf(&rows, "%s%s", a ? "\t" : "", v);
+            if (used < sizeof point)
+                used += (size_t)snprintf(point + used, sizeof point - used, "%s%s=%s",
+                                         a ? " " : "", s->axes[a].name, v);
+        }
+        for (size_t o = 0; o < r->n_obs; o++) {
+            mcf_estimate est;
+            mcf_blocking_estimate(&c->blocking[o], &est);
+            put_number(&rows, est.mean);
+            put_number(&rows, est.error);
+            put_number(&rows, est.tau * (double)s->measure_every);
+            if (!est.converged && est.count > 1)
+                mcf_text_printf(&warn, "# warning: chain %zu (%s): the error of %s did not "
+                                "reach a plateau (tau >= %.3g sweeps with %llu measurements); "
+                                "run longer before trusting it\n", k, point, obs[o].name,
+                                est.tau * (double)s->measure_every,
+                                (unsigned long long)est.count);
+        }
+        /* jackknife bins */
+        size_t used_bins = 0;
+        double weights[4096];
+        for (size_t b = 0; b < nb; b++) {
+            if (c->bin_count[b] <= 0)
+                continue;
+            for (size_t v = 0; v < r->nvars; v++)
+                means[used_bins * r->nvars + v] = c->bin_sum[b * r->nvars + v] / c->bin_count[b];
+            weights[used_bins++] = c->bin_count[b];
+        }
+        double N = (double)c->units, T = c->model_params->temperature;
+        struct {
+            int want;
+            mcf_jackknife_fn f;
+            int a, b;
+        } d[3] = {{want_c, specific_heat, e, (int)r->n_obs},
+                  {want_chi, susceptibility, m, m2},
+                  {want_u, binder, m2, m4}};
+        for (int q = 0; q < 3; q++) {
+            if (!d[q].want)
+                continue;
+            derived_ctx ctx = {d[q].a, d[q].b, N, T};
+            double value, error;
+            mcf_jackknife(means, weights, used_bins, r->nvars, d[q].f, &ctx, &value, &error);
+            put_number(&rows, value);
+            put_number(&rows, error);
+        }
+        put_number(&rows, c->proposed ? (double)c->accepted / (double)c->proposed : NAN);
+        mcf_text_printf(&rows, "\n");
+    }
+    free(means);
+    if (warn.len)
+        mcf_text_printf(&t, "%s", warn.s);
+    mcf_text_printf(&t, "%s", rows.s ? rows.s : "");
+    int rc = MCF_OK;
+    if (t.failed || rows.failed || warn.failed)
+        rc = mcf_fail(MCF_ENOMEM, "out of memory writing results");
+    if (!rc) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/results.tsv", r->dir);
+        rc = mcf_write_atomic(path, t.s, t.len);
+        if (!rc && warn.len) {
+            /* each warning once on the terminal and in the log */
+            char *line = warn.s;
+            while (line && *line) {
+                char *nl = strchr(line, '\n');
+                if (nl)
+                    *nl = '\0';
+                mcf_log(MCF_LOG_WARN, "%s", line + strlen("# warning: "));
+                line = nl ? nl + 1 : NULL;
+            }
+        }
+    }
+    free(t.s);
+    free(rows.s);
+    free(warn.s);
+    return rc;
+}

@@ -1,0 +1,604 @@
+/* run.c — chains advanced in lockstep through the schedule: thermalization (with step
+ * adaptation), measurement, checkpoints, progress and signals. */
+#define _POSIX_C_SOURCE 200809L
+#include "run.h"
+#include "plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <omp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- small utilities ------------------------------------------------------------- */
+
+uint64_t mcf_fnv1a64(const void *data, size_t size, uint64_t h)
+{
+    const unsigned char *p = data;
+    for (size_t k = 0; k < size; k++) {
+        h ^= p[k];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+int mcf_mkdir_p(const char *path)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return mcf_fail(MCF_EIO, "%s: path too long", path);
+    for (char *p = buf + 1; ; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return mcf_fail(MCF_EIO, "%s: cannot create folder (%s)", buf, strerror(errno));
+            *p = c;
+            if (!c)
+                break;
+        }
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return mcf_fail(MCF_EIO, "%s: exists and is not a folder", path);
+    return MCF_OK;
+}
+
+int mcf_write_atomic(const char *path, const void *data, size_t size)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0)
+        return mcf_fail(MCF_EIO, "%s: cannot write (%s)", tmp, strerror(errno));
+    const unsigned char *p = data;
+    size_t left = size;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return mcf_fail(MCF_EIO, "%s: write failed (%s)", tmp, strerror(e));
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        unlink(tmp);
+        return mcf_fail(MCF_EIO, "%s: could not be flushed to disk (%s)", tmp, strerror(errno));
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return mcf_fail(MCF_EIO, "%s: cannot rename into place (%s)", path, strerror(e));
+    }
+    return MCF_OK;
+}
+
+int mcf_read_file(const char *path, unsigned char **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return mcf_fail(MCF_EIO, "%s: cannot open (%s)", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    unsigned char *buf = malloc(cap);
+    while (buf) {
+        size_t r = fread(buf + len, 1, cap - len, f);
+        len += r;
+        if (len < cap)
+            break;
+        unsigned char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (!buf)
+        return mcf_fail(MCF_ENOMEM, "%s: out of memory reading", path);
+    if (err) {
+        free(buf);
+        return mcf_fail(MCF_EIO, "%s: read error", path);
+    }
+    *data = buf;
+    *size = len;
+    return MCF_OK;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- signals ------------------------------------------------------------------------ */
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    if (stop_signal) { /* a second signal: stop now, the last checkpoint stays valid */
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    stop_signal = sig;
+}
+
+/* ---- progress line ------------------------------------------------------------------ */
+
+static int progress_on_terminal;
+static int progress_shown;
+
+void mcf_progress_clear(void)
+{
+    if (progress_on_terminal && progress_shown) {
+        fputs("\r\033[K", stderr);
+        progress_shown = 0;
+    }
+}
+
+static void format_duration(double s, char *buf, size_t n)
+{
+    if (!isfinite(s) || s < 0)
+        snprintf(buf, n, "?");
+    else if (s < 60)
+        snprintf(buf, n, "%.0fs", s);
+    else if (s < 3600)
+        snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else
+        snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+}
+
+static void progress(const mcf_run *r, double started, uint64_t start_pos, int final)
+{
+    static double last;
+    double t = now_seconds();
+    double interval = progress_on_terminal ? 0.2 : 5.0;
+    if (!final && t - last < interval)
+        return;
+    last = t;
+    uint64_t acc = 0, prop = 0;
+    for (size_t k = 0; k < r->n_chains; k++) {
+        acc += r->chains[k].accepted + r->chains[k].block_accepted;
+        prop += r->chains[k].proposed + r->chains[k].block_proposed;
+    }
+    double rate = (double)(r->position - start_pos) / (t - started);
+    char eta[32], el[32];
+    format_duration((double)(r->total - r->position) / rate, eta, sizeof eta);
+    format_duration(t - started, el, sizeof el);
+    char line[512];
+    snprintf(line, sizeof line,
+             "sweep %llu/%llu (%s) | %zu chains | acceptance %.3f | %s elapsed, ETA %s",
+             (unsigned long long)r->position, (unsigned long long)r->total,
+             r->position < (uint64_t)r->setup->thermalize ? "thermalizing" : "measuring",
+             r->n_chains, prop ? (double)acc / (double)prop : 0.0, el, eta);
+    if (progress_on_terminal) {
+        fprintf(stderr, "\r\033[K%s", line);
+        progress_shown = 1;
+        if (final) {
+            fputc('\n', stderr);
+            progress_shown = 0;
+        }
+    } else {
+        mcf_log(MCF_LOG_INFO, "%s", line);
+    }
+}
+
+/* ---- chains --------------------------------------------------------------------------- */
+
+static void chain_release(const mcf_run *r, mcf_chain *c)
+{
+    if (c->state)
+        r->ops->destroy(c->state);
+    free(c->model_params);
+    free(c->evaluator_params);
+    free(c->blocking);
+    free(c->bin_sum);
+    free(c->bin_count);
+    memset(c, 0, sizeof *c);
+}
+
+/* "L=16 T=2.27" for messages */
+static void describe_point(const mcf_setup *s, size_t point, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t a = 0; a < s->n_axes && used < n; a++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", a ? " " : "", s->axes[a].name,
+                                 mcf_setup_axis_value(s, a, point)->text);
+}
+
+static int chain_create(mcf_run *r, size_t i)
+{
+    mcf_chain *c = &r->chains[i];
+    mcf_setup *s = r->setup;
+    c->index = i;
+    int rc = mcf_setup_params(s, i, 0, &c->model_params);
+    if (!rc && s->evaluator)
+        rc = mcf_setup_params(s, i, 1, &c->evaluator_params);
+    if (rc)
+        return rc;
+    c->services.struct_size = sizeof c->services;
+    c->services.seed = s->seed;
+    c->services.chain_index = i;
+    c->services.evaluator = s->evaluator ? s->evaluator->info : NULL;
+    c->services.evaluator_params = c->evaluator_params;
+    mcf_rng_init(&c->rng, s->seed, i);
+    c->blocking = calloc(r->n_obs, sizeof *c->blocking);
+    c->bin_sum = calloc((size_t)s->bins * r->nvars, sizeof *c->bin_sum);
+    c->bin_count = calloc((size_t)s->bins, sizeof *c->bin_count);
+    if (!c->blocking || !c->bin_sum || !c->bin_count)
+        return mcf_fail(MCF_ENOMEM, "out of memory for chain %zu's accumulators", i);
+    for (size_t k = 0; k < r->n_obs; k++)
+        mcf_blocking_init(&c->blocking[k]);
+    mcf_clear_error();
+    rc = r->ops->create(c->model_params, &c->services, &c->rng, &c->state);
+    if (rc) {
+        char point[512];
+        describe_point(s, i, point, sizeof point);
+        c->state = NULL;
+        return mcf_fail_prefix(rc, "model %s, chain %zu (%s)", s->model_name, i, point);
+    }
+    c->units = r->ops->units(c->state);
+    if (c->units == 0)
+        return mcf_fail(MCF_EPLUGIN, "model %s: units() returned 0 for chain %zu",
+                        s->model_name, i);
+    return MCF_OK;
+}
+
+/* ---- one group of chains advanced in lockstep ----------------------------------------- */
+
+typedef struct group {
+    size_t first, n;
+    void **states, **active_states;
+    size_t *active;
+    unsigned char *moves;
+    double *log_ratio, *values;
+    int status;
+    char message[4096];
+} group;
+
+static int group_fail(group *g, int rc)
+{
+    g->status = rc;
+    snprintf(g->message, sizeof g->message, "%s", mcf_last_error());
+    return rc;
+}
+
+static int sweep_group(mcf_run *r, group *g, uint64_t sweep)
+{
+    const mcf_model_ops *ops = r->ops;
+    const mcf_setup *s = r->setup;
+    mcf_chain *chains = r->chains + g->first;
+    size_t ms = ops->move_size;
+    int measuring = sweep >= (uint64_t)s->thermalize;
+    size_t max_units = 0;
+    for (size_t k = 0; k < g->n; k++) {
+        g->states[k] = chains[k].state;
+        if (chains[k].units > max_units)
+            max_units = chains[k].units;
+    }
+    if (ops->begin_sweep) {
+        int rc = ops->begin_sweep(g->states, g->n);
+        if (rc)
+            return group_fail(g, mcf_fail_prefix(rc, "model %s: begin_sweep", s->model_name));
+    }
+    for (size_t step = 0; step < max_units; step++) {
+        size_t na = 0;
+        for (size_t k = 0; k < g->n; k++) {
+            if (chains[k].units <= step)
+                continue;
+            int rc = ops->propose(chains[k].state, &chains[k].rng, g->moves + na * ms);
+            if (rc)
+                return group_fail(g, mcf_fail_prefix(rc, "model %s: propose (chain %zu)",
+                                                     s->model_name, chains[k].index));
+            g->active[na] = k;
+            g->active_states[na] = chains[k].state;
+            na++;
+        }
+        int rc = ops->log_ratio(g->active_states, g->moves, na, g->log_ratio);
+        if (rc)
+            return group_fail(g, mcf_fail_prefix(rc, "model %s: log_ratio", s->model_name));
+        for (size_t a = 0; a < na; a++) {
+            mcf_chain *c = &chains[g->active[a]];
+            double lr = g->log_ratio[a];
+            const void *move = g->moves + a * ms;
+            if (isnan(lr))
+                return group_fail(g, mcf_fail(MCF_EPLUGIN, "model %s returned a NaN log-ratio "
+                                              "(chain %zu, sweep %llu)", s->model_name,
+                                              c->index, (unsigned long long)sweep));
+            int accept = lr >= 0 || mcf_rng_uniform(&c->rng) < exp(lr);
+            if (accept) {
+                rc = ops->accept(c->state, move);
+                if (rc)
+                    return group_fail(g, mcf_fail_prefix(rc, "model %s: accept (chain %zu)",
+                                                         s->model_name, c->index));
+            } else {
+                ops->reject(c->state, move);
+            }
+            if (measuring) {
+                c->accepted += (uint64_t)accept;
+                c->proposed++;
+            } else {
+                c->block_accepted += (uint64_t)accept;
+                c->block_proposed++;
+            }
+        }
+    }
+    /* after the sweep: adapt during thermalization, measure afterwards */
+    for (size_t k = 0; k < g->n; k++) {
+        mcf_chain *c = &chains[k];
+        if (!measuring) {
+            if ((sweep + 1) % (uint64_t)s->adapt_every == 0 || sweep + 1 == (uint64_t)s->thermalize) {
+                if (ops->adapt && c->block_proposed)
+                    ops->adapt(c->state, (double)c->block_accepted / (double)c->block_proposed);
+                c->block_accepted = c->block_proposed = 0;
+            }
+            continue;
+        }
+        uint64_t m = sweep - (uint64_t)s->thermalize;
+        if ((m + 1) % (uint64_t)s->measure_every != 0)
+            continue;
+        int rc = ops->measure(c->state, g->values);
+        if (rc)
+            return group_fail(g, mcf_fail_prefix(rc, "model %s: measure (chain %zu)",
+                                                 s->model_name, c->index));
+        uint64_t t = c->measurements++;
+        size_t bin = (size_t)(t * (uint64_t)s->bins / r->n_meas);
+        double *sum = c->bin_sum + bin * r->nvars;
+        for (size_t o = 0; o < r->n_obs; o++) {
+            mcf_blocking_add(&c->blocking[o], g->values[o]);
+            sum[o] += g->values[o];
+        }
+        if (r->role[MCF_ROLE_ENERGY] >= 0) {
+            double e = g->values[r->role[MCF_ROLE_ENERGY]];
+            sum[r->n_obs] += e * e;
+        }
+        c->bin_count[bin] += 1.0;
+    }
+    return MCF_OK;
+}
+
+/* ---- the run ------------------------------------------------------------------------- */
+
+static int file_exists(const char *dir, const char *name)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+static void run_release(mcf_run *r)
+{
+    if (r->chains)
+        for (size_t k = 0; k < r->n_chains; k++)
+            chain_release(r, &r->chains[k]);
+    free(r->chains);
+    free(r->dir);
+}
+
+static int prepare_output(mcf_run *r, const mcf_run_options *opt)
+{
+    if (!opt->resume) {
+        if (!opt->force && (file_exists(r->dir, "checkpoint") || file_exists(r->dir, "results.tsv")))
+            return mcf_fail(MCF_EINVAL, "output folder %s already holds a run; continue it with "
+                            "`mcf resume %s`, choose another [run] output, or pass --force to "
+                            "overwrite it", r->dir, r->dir);
+        int rc = mcf_mkdir_p(r->dir);
+        if (rc)
+            return rc;
+        if (opt->force) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/checkpoint", r->dir);
+            unlink(path);
+            snprintf(path, sizeof path, "%s/results.tsv", r->dir);
+            unlink(path);
+        }
+        char path[4200];
+        snprintf(path, sizeof path, "%s/config.ini", r->dir);
+        return mcf_write_atomic(path, r->setup->canonical, strlen(r->setup->canonical));
+    }
+    return MCF_OK;
+}
+
+int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
+{
+    mcf_run run, *r = &run;
+    memset(r, 0, sizeof *r);
+    r->setup = setup;
+    r->ops = setup->model->info->ops;
+    r->dir = strdup(opt->output ? opt->output : setup->output);
+    if (!r->dir)
+        return mcf_fail(MCF_ENOMEM, "out of memory");
+    for (int k = 0; k < 5; k++)
+        r->role[k] = -1;
+    while (r->ops->observables[r->n_obs].name) {
+        int role = (int)r->ops->observables[r->n_obs].role;
+        if (role)
+            r->role[role] = (int)r->n_obs;
+        r->n_obs++;
+    }
+    r->nvars = r->n_obs + (r->role[MCF_ROLE_ENERGY] >= 0 ? 1 : 0);
+    r->total = (uint64_t)setup->thermalize + (uint64_t)setup->sweeps;
+    r->n_meas = (uint64_t)setup->sweeps / (uint64_t)setup->measure_every;
+    r->config_hash = mcf_fnv1a64(setup->canonical, strlen(setup->canonical), MCF_FNV_OFFSET);
+    r->n_chains = setup->n_points;
+
+    int rc = prepare_output(r, opt);
+    if (rc) {
+        run_release(r);
+        return rc;
+    }
+    char logpath[4200];
+    snprintf(logpath, sizeof logpath, "%s/log", r->dir);
+    FILE *logf = fopen(logpath, "a");
+    if (!logf) {
+        rc = mcf_fail(MCF_EIO, "%s: cannot open the log (%s)", logpath, strerror(errno));
+        run_release(r);
+        return rc;
+    }
+    progress_on_terminal = opt->progress < 0 ? isatty(STDERR_FILENO) : opt->progress;
+    mcf_log_set_file(logf);
+    mcf_log_set_echo_info(!progress_on_terminal);
+
+    int threads = setup->threads > 0 ? (int)setup->threads : omp_get_max_threads();
+    if ((size_t)threads > r->n_chains)
+        threads = (int)r->n_chains;
+    mcf_log(MCF_LOG_INFO, "mcf %s: %s %s, model %s %s, evaluator %s, %zu chains, seed %llu, "
+            "%d threads, output %s", MCF_VERSION_STRING, opt->resume ? "resuming" : "starting",
+            setup->config_path, setup->model_name, setup->model->info->version,
+            setup->evaluator_name, r->n_chains, (unsigned long long)setup->seed, threads, r->dir);
+
+    r->chains = calloc(r->n_chains, sizeof *r->chains);
+    group *groups = calloc((size_t)threads, sizeof *groups);
+    if (!r->chains || !groups) {
+        rc = mcf_fail(MCF_ENOMEM, "out of memory for %zu chains", r->n_chains);
+        goto done;
+    }
+    for (size_t k = 0; k < r->n_chains && !rc; k++)
+        rc = chain_create(r, k);
+    if (rc)
+        goto done;
+    if (opt->resume) {
+        rc = mcf_checkpoint_read(r);
+        if (rc == 1) {
+            mcf_log(MCF_LOG_INFO, "no checkpoint in %s: starting from the first sweep", r->dir);
+            rc = MCF_OK;
+        } else if (rc) {
+            goto done;
+        } else {
+            mcf_log(MCF_LOG_INFO, "resumed from the checkpoint at sweep %llu of %llu",
+                    (unsigned long long)r->position, (unsigned long long)r->total);
+        }
+    }
+
+    for (int g = 0; g < threads; g++) {
+        group *gr = &groups[g];
+        gr->first = r->n_chains * (size_t)g / (size_t)threads;
+        gr->n = r->n_chains * (size_t)(g + 1) / (size_t)threads - gr->first;
+        gr->states = calloc(gr->n, sizeof *gr->states);
+        gr->active_states = calloc(gr->n, sizeof *gr->active_states);
+        gr->active = calloc(gr->n, sizeof *gr->active);
+        gr->moves = calloc(gr->n, r->ops->move_size);
+        gr->log_ratio = calloc(gr->n, sizeof *gr->log_ratio);
+        gr->values = calloc(r->n_obs, sizeof *gr->values);
+        if (!gr->states || !gr->active_states || !gr->active || !gr->moves || !gr->log_ratio ||
+            !gr->values) {
+            rc = mcf_fail(MCF_ENOMEM, "out of memory");
+            goto done;
+        }
+    }
+
+    stop_signal = 0;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
+    double started = now_seconds();
+    uint64_t start_pos = r->position, chunk = 1;
+    uint64_t every = (uint64_t)setup->checkpoint_every;
+    while (r->position < r->total && !rc) {
+        uint64_t n = chunk;
+        if (n > r->total - r->position)
+            n = r->total - r->position;
+        if (every && n > every - r->position % every)
+            n = every - r->position % every;
+        double t0 = now_seconds();
+        uint64_t pos = r->position;
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+        for (int g = 0; g < threads; g++)
+            for (uint64_t k = 0; k < n && !groups[g].status; k++)
+                sweep_group(r, &groups[g], pos + k);
+        for (int g = 0; g < threads && !rc; g++)
+            if (groups[g].status) {
+                rc = groups[g].status;
+                mcf_fail(rc, "%s", groups[g].message);
+            }
+        if (rc)
+            break;
+        r->position += n;
+        double dt = now_seconds() - t0;
+        if (dt < 0.05 && chunk < (1u << 20))
+            chunk *= 2;
+        else if (dt > 0.5 && chunk > 1)
+            chunk /= 2;
+        progress(r, started, start_pos, 0);
+        if (stop_signal) {
+            mcf_progress_clear();
+            rc = mcf_checkpoint_write(r);
+            if (!rc) {
+                mcf_log(MCF_LOG_INFO, "stopped by signal %d at sweep %llu; checkpoint written; "
+                        "continue with `mcf resume %s`", (int)stop_signal,
+                        (unsigned long long)r->position, r->dir);
+                rc = mcf_fail(MCF_EINTR, "stopped by signal %d at sweep %llu of %llu; "
+                              "continue with `mcf resume %s`", (int)stop_signal,
+                              (unsigned long long)r->position, (unsigned long long)r->total,
+                              r->dir);
+            }
+            break;
+        }
+        if (every && r->position % every == 0 && r->position < r->total)
+            rc = mcf_checkpoint_write(r);
+    }
+    if (!rc) {
+        progress(r, started, start_pos, 1);
+        rc = mcf_checkpoint_write(r);
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (!rc)
+        rc = mcf_results_write(r);
+    if (!rc) {
+        mcf_log(MCF_LOG_INFO, "finished: results in %s/results.tsv", r->dir);
+        int n_plots = 0;
+        if (mcf_plot_dir(r->dir, &n_plots) == MCF_OK)
+            mcf_log(MCF_LOG_INFO, "plots: %d SVG files %s/plot-*.svg", n_plots, r->dir);
+        else
+            mcf_log(MCF_LOG_WARN, "no plots drawn: %s", mcf_last_error());
+    }
+
+done:
+    if (groups)
+        for (int g = 0; g < threads; g++) {
+            free(groups[g].states);
+            free(groups[g].active_states);
+            free(groups[g].active);
+            free(groups[g].moves);
+            free(groups[g].log_ratio);
+            free(groups[g].values);
+        }
+    free(groups);
+    {
+        /* keep the message: releasing chains may not clobber it */
+        char msg[4096];
+        snprintf(msg, sizeof msg, "%s", mcf_last_error());
+        run_release(r);
+        mcf_fail(rc, "%s", msg);
+        if (rc)
+            fprintf(logf, "%s: %s\n", rc == MCF_EINTR ? "stopped" : "error", msg);
+    }
+    mcf_log_set_file(NULL);
+    mcf_log_set_echo_info(0);
+    progress_on_terminal = 0;
+    fclose(logf);
+    return rc;
+}

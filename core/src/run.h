@@ -1,0 +1,47 @@
+/* run.h — the state of a run, shared by run.c, checkpoint.c and results.c (internal). */
+#ifndef MCF_RUN_H
+#define MCF_RUN_H
+
+#include "internal.h"
+
+typedef struct mcf_chain {
+    size_t index;
+    void *state;                 /* the model's chain, owned through ops->destroy */
+    mcf_rng rng;
+    mcf_params *model_params;    /* owned (free); values borrowed from the setup */
+    mcf_params *evaluator_params; /* owned or NULL */
+    mcf_services services;
+    size_t units;
+    /* counters: measured phase, and the current adaptation block */
+    uint64_t accepted, proposed;
+    uint64_t block_accepted, block_proposed;
+    uint64_t measurements;
+    mcf_blocking *blocking;      /* one per observable */
+    double *bin_sum;             /* bins x nvars sums of the measured variables */
+    double *bin_count;           /* measurements per bin */
+} mcf_chain;
+
+struct mcf_run {
+    mcf_setup *setup;            /* borrowed */
+    const mcf_model_ops *ops;
+    char *dir;
+    size_t n_obs, nvars;         /* nvars = n_obs (+1 for e^2 when there is an energy) */
+    int role[5];                 /* observable index of each role, -1 if none */
+    mcf_chain *chains;
+    size_t n_chains;
+    uint64_t position;           /* sweeps completed by every chain */
+    uint64_t total;              /* thermalize + sweeps */
+    uint64_t n_meas;             /* measurements per chain when finished */
+    uint64_t config_hash;
+};
+
+/* checkpoint.c: DIR/checkpoint, atomic, versioned, checksummed. */
+int mcf_checkpoint_write(const struct mcf_run *r);
+/* Returns MCF_OK when loaded, 1 when there is no checkpoint, an error otherwise (nothing
+ * of the run is changed on error, except model chains, which the caller then discards). */
+int mcf_checkpoint_read(struct mcf_run *r);
+
+/* results.c: DIR/results.tsv, atomic. */
+int mcf_results_write(const struct mcf_run *r);
+
+#endif

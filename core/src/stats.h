@@ -1,0 +1,60 @@
+/* stats.h — statistics of Monte Carlo time series (internal to libmcf).
+ *
+ * mcf_blocking: online Flyvbjerg–Petersen blocking analysis (J. Chem. Phys. 91, 461
+ * (1989)).  Values are added one at a time; level k holds the means of consecutive pairs
+ * of level k-1, so memory is O(levels) whatever the length of the series.  The struct is
+ * plain data of fixed-width fields: the core checkpoints it byte for byte, so a resumed
+ * run continues with exactly the same sums.
+ *
+ * mcf_jackknife: error of a nonlinear function of several means, from bins. */
+#ifndef MCF_STATS_H
+#define MCF_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MCF_BLOCK_LEVELS 48
+
+typedef struct mcf_blocking {
+    double shift;                     /* first value: all sums are of (x - shift) */
+    uint64_t count;                   /* values added */
+    uint64_t n[MCF_BLOCK_LEVELS];     /* blocks completed at level k */
+    double sum[MCF_BLOCK_LEVELS];     /* sum of (block mean - shift) at level k */
+    double sumsq[MCF_BLOCK_LEVELS];   /* sum of (block mean - shift)^2 at level k */
+    double pending[MCF_BLOCK_LEVELS]; /* a block waiting for its partner at level k */
+    uint8_t has_pending[MCF_BLOCK_LEVELS];
+} mcf_blocking;
+
+typedef struct mcf_estimate {
+    double mean;         /* sample mean */
+    double error;        /* standard error of the mean from the blocking plateau */
+    double naive_error;  /* level 0 error, as if uncorrelated */
+    double tau;          /* integrated autocorrelation time in units of the series step,
+                            tau = error^2 / (2 naive_error^2); 0.5 for uncorrelated data */
+    int level;           /* blocking level the error was taken from */
+    int converged;       /* 1 if a plateau was found with enough blocks, 0 = do not trust */
+    uint64_t count;      /* number of values */
+} mcf_estimate;
+
+/* Resets b to the empty series. */
+void mcf_blocking_init(mcf_blocking *b);
+
+/* Adds one value.  Non-finite values are added like any other (and poison the mean, which
+ * is then reported as NaN: the model has a bug worth seeing). */
+void mcf_blocking_add(mcf_blocking *b, double x);
+
+/* Fills *e from b.  With fewer than 2 values: mean as far as defined, error NaN,
+ * converged 0. */
+void mcf_blocking_estimate(const mcf_blocking *b, mcf_estimate *e);
+
+/* Jackknife of f over bins.  bin_means is nbins x nvars (row per bin, the mean of each
+ * variable within the bin), bin_weights[b] the number of measurements in bin b (> 0).
+ * f maps nvars means to a value (ctx passed through).  Writes the bias-corrected
+ * jackknife estimate to *value and its error to *error.  Returns 0, or -1 if nbins < 2
+ * (then *value = f(all) and *error = NaN). */
+typedef double (*mcf_jackknife_fn)(const double *means, void *ctx);
+int mcf_jackknife(const double *bin_means, const double *bin_weights, size_t nbins,
+                  size_t nvars, mcf_jackknife_fn f, void *ctx, double *value,
+                  double *error);
+
+#endif

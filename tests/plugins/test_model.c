@@ -1,0 +1,168 @@
+/* test_model.c — a tiny model for the core's tests, and its deliberately broken variants.
+ *
+ * The model: one Ising spin s = +-1 in a field h (parameter, default 1), energy e = -h s,
+ * single-flip Metropolis.  Exact: <e> = -h tanh(h/T), <|m|> = 1.  Built several times:
+ *   TEST_VARIANT_GOOD      mcf-tgood.so      a correct plugin
+ *   TEST_VARIANT_BAD_ABI   mcf-tbadabi.so    claims another ABI version
+ *   TEST_VARIANT_NO_ENTRY  mcf-tnoentry.so   exports no entry function
+ *   TEST_VARIANT_NULL_OP   mcf-tnullop.so    measure is NULL
+ *   TEST_VARIANT_MISNAMED  mcf-tmisnamed.so  calls itself something else */
+#include <math.h>
+#include <stdlib.h>
+
+#include "mcf/mcf.h"
+
+typedef struct chain {
+    int s;
+    double h, beta;
+} chain;
+
+typedef struct move {
+    int flip;
+} move;
+
+static int create(const mcf_params *p, const mcf_services *sv, mcf_rng *rng, void **out)
+{
+    (void)sv;
+    double T;
+    chain *c = malloc(sizeof *c);
+    if (!c)
+        return mcf_fail(MCF_ENOMEM, "out of memory");
+    int rc = mcf_params_real(p, "h", &c->h);
+    if (!rc)
+        rc = mcf_params_temperature(p, &T);
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    c->beta = 1.0 / T;
+    c->s = mcf_rng_uniform(rng) < 0.5 ? 1 : -1;
+    *out = c;
+    return MCF_OK;
+}
+
+static void destroy(void *c) { free(c); }
+static size_t units(const void *c) { (void)c; return 1; }
+
+static int propose(void *c, mcf_rng *rng, void *mv)
+{
+    (void)c;
+    (void)rng;
+    ((move *)mv)->flip = 1;
+    return MCF_OK;
+}
+
+static int log_ratio(void *const *chains, const void *moves, size_t n, double *out)
+{
+    (void)moves;
+    for (size_t k = 0; k < n; k++) {
+        const chain *c = chains[k];
+        /* flipping s changes e = -h s by 2 h s */
+        out[k] = -c->beta * 2.0 * c->h * c->s;
+    }
+    return MCF_OK;
+}
+
+static int accept(void *c, const void *mv)
+{
+    (void)mv;
+    ((chain *)c)->s = -((chain *)c)->s;
+    return MCF_OK;
+}
+
+static void reject(void *c, const void *mv) { (void)c; (void)mv; }
+
+#ifndef TEST_VARIANT_NULL_OP
+static int measure(void *cv, double *v)
+{
+    const chain *c = cv;
+    v[0] = -c->h * c->s;
+    v[1] = 1.0;
+    v[2] = c->s;
+    return MCF_OK;
+}
+#endif
+
+static int save(const void *c, mcf_stream *out)
+{
+    return mcf_stream_write(out, &((const chain *)c)->s, sizeof(int));
+}
+
+static int load(void *cv, mcf_stream *in)
+{
+    chain *c = cv;
+    int rc = mcf_stream_read(in, &c->s, sizeof(int));
+    if (!rc && c->s != 1 && c->s != -1)
+        return mcf_fail(MCF_EFORMAT, "spin %d is not +-1", c->s);
+    return rc;
+}
+
+static const mcf_observable_spec observables[] = {
+    {"energy", MCF_ROLE_ENERGY, "energy -h s"},
+    {"abs_m", MCF_ROLE_ORDER, "|s| (always 1)"},
+    {"m", MCF_ROLE_NONE, "s"},
+    {NULL, 0, NULL}};
+
+static const mcf_model_ops ops = {
+    .struct_size = sizeof(mcf_model_ops),
+    .move_size = sizeof(move),
+    .observables = observables,
+    .create = create,
+    .destroy = destroy,
+    .units = units,
+    .propose = propose,
+    .log_ratio = log_ratio,
+    .accept = accept,
+    .reject = reject,
+#ifndef TEST_VARIANT_NULL_OP
+    .measure = measure,
+#endif
+    .save = save,
+    .load = load,
+};
+
+static const mcf_param_spec params[] = {
+    {"h", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "field"},
+    {"n", MCF_PARAM_INT, "4", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, 2, 64, NULL,
+     "an integer in [2, 64] that does nothing"},
+    {"lattice", MCF_PARAM_CHOICE, "square", 0, 0, 0, MCF_LATTICE_CHOICES, "a choice"},
+    {"flag", MCF_PARAM_BOOL, "false", 0, 0, 0, NULL, "a boolean"},
+    {"seed_like", MCF_PARAM_INT, "0", MCF_PARAM_NO_SCAN, 0, 0, NULL, "not scannable"},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+#if defined(TEST_VARIANT_GOOD)
+#define NAME "tgood"
+#elif defined(TEST_VARIANT_BAD_ABI)
+#define NAME "tbadabi"
+#elif defined(TEST_VARIANT_NULL_OP)
+#define NAME "tnullop"
+#elif defined(TEST_VARIANT_MISNAMED)
+#define NAME "somethingelse"
+#else
+#define NAME "tnoentry"
+#endif
+
+#ifdef TEST_VARIANT_BAD_ABI
+#define ABI (MCF_ABI_VERSION + 1)
+#else
+#define ABI MCF_ABI_VERSION
+#endif
+
+static const mcf_plugin_info info = {
+    .abi_version = ABI,
+    .struct_size = sizeof(mcf_plugin_info),
+    .kind = MCF_PLUGIN_MODEL,
+    .name = NAME,
+    .version = "1",
+    .summary = "test model: one spin in a field",
+    .params = params,
+    .ops = &ops,
+};
+
+#ifndef TEST_VARIANT_NO_ENTRY
+MCF_PLUGIN(info)
+#else
+/* keep the descriptor referenced so the compiler does not warn */
+const void *tnoentry_descriptor(void);
+const void *tnoentry_descriptor(void) { return &info; }
+#endif
