@@ -124,6 +124,8 @@ int mcf_config_read(const char *path, mcf_config **out)
     return MCF_OK;
 }
 
+static char *trim(char *s);
+
 int mcf_config_override(mcf_config *c, const char *assignment)
 {
     const char *dot = strchr(assignment, '.');
@@ -140,9 +142,12 @@ int mcf_config_override(mcf_config *c, const char *assignment)
     section[ls] = '\0';
     memcpy(key, dot + 1, lk);
     key[lk] = '\0';
-    const char *value = eq + 1;
-    while (*value == ' ')
-        value++;
+    char value_buf[4096];
+    snprintf(value_buf, sizeof value_buf, "%s", eq + 1);
+    const char *value = trim(value_buf);
+    char *sec = trim(section), *k = trim(key);
+    memmove(section, sec, strlen(sec) + 1);
+    memmove(key, k, strlen(k) + 1);
     mcf_config_entry *e = mcf_config_find(c, section, key);
     if (e) {
         char *v = strdup(value), *file = strdup("command line (--set)");

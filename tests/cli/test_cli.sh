@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The program's commands and its behaviour on bad input: every error stops before any
+# work (no output folder appears), exits non-zero, and says where and what.
+# usage: test_cli.sh MCF SCRATCH
+set -u
+mcf=$1
+dir=$2/cli
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+fail=0; passed=0
+ok()  { echo "ok: $*"; passed=$((passed + 1)); }
+bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
+has() { # description, command output file, pattern...
+  local what=$1 file=$2; shift 2
+  for p in "$@"; do grep -q -- "$p" "$file" || { bad "$what: lacks '$p':"; cat "$file"; return; }; done
+  ok "$what"
+}
+
+"$mcf" --version >v.txt && has "--version" v.txt "mcf 0.1.0" "ABI"
+"$mcf" --help >h.txt && has "--help" h.txt "mcf run CONFIG" "mcf resume DIR" "mcf plugins" "mcf describe NAME" "mcf plot DIR"
+"$mcf" plugins >p.txt 2>/dev/null && has "plugins lists ising and heisenberg" p.txt "^ising *model" "^heisenberg *model"
+"$mcf" describe ising >d.txt && has "describe ising" d.txt "L *= 16" "boundary" "abs_m" "energy"
+"$mcf" rnu x.ini 2>u.txt; [ $? -eq 2 ] && has "misspelled command" u.txt "did you mean 'run'" || bad "exit status for unknown command"
+
+cat > bad.ini <<'INI'
+[run]
+model = ising
+output = should_not_exist
+[schedule]
+sweeps = 1000
+temperatures = 2.0
+[model]
+L = 8
+Lx = 4
+INI
+"$mcf" run bad.ini 2>b.txt; rc=$?
+[ $rc -eq 2 ] && ok "bad config exits with 2" || bad "bad config exit status $rc"
+has "unknown key message" b.txt "bad.ini:9:" "\[model\]" "'Lx'" "did you mean 'L'"
+[ -e should_not_exist ] && bad "an output folder was created for a refused config" || ok "nothing created"
+
+"$mcf" run bad.ini --set model.L=1 --set model.Lx=2 2>c.txt
+has "--set errors" c.txt "'Lx'"
+sed -i '/^Lx/d' bad.ini
+"$mcf" run bad.ini --set model.L=1 2>c.txt
+has "range error from --set" c.txt "command line (--set)" "\[model\] L" "1 is out of range" ">= 2"
+
+"$mcf" resume nowhere 2>r.txt; [ $? -ne 0 ] && has "resume of a missing folder" r.txt "nowhere/config.ini" || bad "resume nowhere succeeded"
+"$mcf" plot nowhere 2>q.txt; [ $? -ne 0 ] && has "plot of a missing folder" q.txt "nowhere/results.tsv" || bad "plot nowhere succeeded"
+
+# a good small run: files written, no temporary files left behind
+"$mcf" run bad.ini --no-progress 2>g.txt && ok "small run" || { bad "small run"; cat g.txt; }
+for f in results.tsv config.ini log checkpoint plot-energy.svg plot-binder.svg; do
+  [ -s should_not_exist/$f ] && ok "wrote $f" || bad "missing $f"
+done
+ls should_not_exist | grep -q tmp && bad "temporary files left" || ok "no temporary files left"
+grep -q "^L = 8" should_not_exist/config.ini && grep -q "^thermalize = 1000" should_not_exist/config.ini \
+  && ok "config.ini as used has defaults filled in" || bad "config.ini: $(cat should_not_exist/config.ini)"
+head -20 should_not_exist/results.tsv | grep -q "^T	energy	energy_err	tau_energy" && ok "results header" \
+  || bad "results header: $(grep -v '^#' should_not_exist/results.tsv | head -1)"
+
+echo "$passed passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,186 @@
+/* test_config.c — configuration parsing and every validation error: each stops before
+ * any work with file:line, section and key, the allowed values, and a suggestion for a
+ * misspelled key.  Uses the test plugin tgood (parameters h, n in [2,64], lattice choice,
+ * flag bool, seed_like not scannable). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "internal.h"
+
+static char dir[4096];
+
+static const char *write_ini(const char *name, const char *text)
+{
+    static char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+#define HEAD "[run]\nmodel = tgood\nseed = 3\n[schedule]\nsweeps = 100\ntemperatures = 1, 2\n"
+
+/* Reads and validates; returns the status, message in mcf_last_error(). */
+static int setup_of(const char *name, const char *text, mcf_setup **out)
+{
+    mcf_config *c;
+    *out = NULL;
+    int rc = mcf_config_read(write_ini(name, text), &c);
+    if (rc)
+        return rc;
+    rc = mcf_setup_create(c, out);
+    mcf_config_free(c);
+    return rc;
+}
+
+/* Expects failure whose message contains every one of the NULL-terminated parts. */
+static void expect_error(const char *name, const char *text, ...)
+{
+    mcf_setup *s;
+    int rc = setup_of(name, text, &s);
+    CHECK(rc != MCF_OK, "%s: expected an error, got none", name);
+    mcf_setup_free(s);
+    va_list ap;
+    va_start(ap, text);
+    for (const char *part = va_arg(ap, const char *); part; part = va_arg(ap, const char *))
+        CHECK(strstr(mcf_last_error(), part) != NULL, "%s: message lacks \"%s\":\n    %s",
+              name, part, mcf_last_error());
+    va_end(ap);
+}
+
+int main(void)
+{
+    const char *tmp = getenv("MCF_TEST_TMP");
+    snprintf(dir, sizeof dir, "%s/test_config", tmp ? tmp : "/tmp");
+    CHECK(mcf_mkdir_p(dir) == MCF_OK, "mkdir %s", mcf_last_error());
+
+    /* a good configuration: grid, defaults, canonical text */
+    mcf_setup *s;
+    int rc = setup_of("good.ini", HEAD "[model]\nn = 2:8:4\nh = 0.5, 1.5\n", &s);
+    CHECK(rc == MCF_OK, "good config: %s", mcf_last_error());
+    if (!rc) {
+        CHECK(s->n_axes == 3, "axes %zu", s->n_axes);
+        CHECK(s->n_points == 4 * 2 * 2, "points %zu", s->n_points);
+        CHECK(!strcmp(s->axes[0].name, "n") && !strcmp(s->axes[1].name, "h") &&
+                  !strcmp(s->axes[2].name, "T"),
+              "axis order %s %s %s (config order, T last)", s->axes[0].name, s->axes[1].name,
+              s->axes[2].name);
+        CHECK(s->axes[0].values[3].i == 8 && s->axes[0].values[1].i == 4, "linspace of ints");
+        /* last axis fastest: point 1 is (n=2, h=0.5, T=2) */
+        CHECK(mcf_setup_axis_value(s, 2, 1)->r == 2.0 && mcf_setup_axis_value(s, 1, 1)->r == 0.5,
+              "grid order");
+        mcf_params *p;
+        CHECK(mcf_setup_params(s, 5, 0, &p) == MCF_OK, "params");
+        long n;
+        double h, T;
+        const char *lat;
+        int flag;
+        CHECK(mcf_params_int(p, "n", &n) == 0 && n == 4, "n at point 5 = %ld", n);
+        CHECK(mcf_params_real(p, "h", &h) == 0 && h == 0.5, "h at point 5 = %g", h);
+        CHECK(mcf_params_temperature(p, &T) == 0 && T == 2.0, "T at point 5 = %g", T);
+        CHECK(mcf_params_string(p, "lattice", &lat) == 0 && !strcmp(lat, "square"),
+              "default choice");
+        CHECK(mcf_params_bool(p, "flag", &flag) == 0 && flag == 0, "default bool");
+        CHECK(mcf_params_real(p, "n", &h) == MCF_EINVAL, "type-checked getter");
+        CHECK(mcf_params_int(p, "nope", &n) == MCF_EINVAL, "undeclared getter");
+        free(p);
+        CHECK(strstr(s->canonical, "thermalize = 1000") && strstr(s->canonical, "flag = false") &&
+                  strstr(s->canonical, "n = 2:8:4"),
+              "canonical config has defaults and the scan text:\n%s", s->canonical);
+        CHECK(!strcmp(s->output, "good.out"), "default output %s", s->output);
+        mcf_setup_free(s);
+    }
+
+    /* --set overrides a value and records where it came from */
+    {
+        mcf_config *c;
+        rc = mcf_config_read(write_ini("set.ini", HEAD "[model]\nn = 4\n"), &c);
+        CHECK(rc == 0, "read: %s", mcf_last_error());
+        CHECK(mcf_config_override(c, "model.n=16") == 0, "override");
+        CHECK(mcf_config_override(c, "model.h = 2.5") == 0, "override new key");
+        CHECK(mcf_config_override(c, "nodot=1") == MCF_EINVAL &&
+                  strstr(mcf_last_error(), "section.key=value"),
+              "bad --set: %s", mcf_last_error());
+        rc = mcf_setup_create(c, &s);
+        CHECK(rc == 0 && s->sections[0].single[1].i == 16, "--set value used");
+        mcf_setup_free(s);
+        mcf_config_override(c, "model.n=99");
+        rc = mcf_setup_create(c, &s);
+        CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "command line (--set)") &&
+                  strstr(mcf_last_error(), "[model] n"),
+              "--set error location: %s", mcf_last_error());
+        mcf_config_free(c);
+    }
+
+    /* every validation error */
+    expect_error("unknown_key.ini", HEAD "[model]\nlatice = cubic\n", "unknown_key.ini:8:",
+                 "[model]", "'latice'", "did you mean 'lattice'", "valid keys", NULL);
+    expect_error("wrong_type.ini", HEAD "[model]\nn = four\n", "wrong_type.ini:8:", "[model] n",
+                 "not an integer", NULL);
+    expect_error("real_type.ini", HEAD "[model]\nh = 1.0x\n", "real_type.ini:8:",
+                 "not a real number", NULL);
+    expect_error("nan.ini", HEAD "[model]\nh = nan\n", "nan.ini:8:", "NaN", NULL);
+    expect_error("range.ini", HEAD "[model]\nn = 65\n", "range.ini:8:", "[model] n",
+                 "out of range", "in [2, 64]", NULL);
+    expect_error("range_list.ini", HEAD "[model]\nn = 4, 1\n", "range_list.ini:8:",
+                 "n: 1 is out of range", NULL);
+    expect_error("choice.ini", HEAD "[model]\nlattice = sqare\n", "choice.ini:8:",
+                 "one of: chain, square, cubic, bcc", "did you mean 'square'", NULL);
+    expect_error("bool.ini", HEAD "[model]\nflag = maybe\n", "bool.ini:8:", "not a boolean",
+                 NULL);
+    expect_error("noscan.ini", HEAD "[model]\nseed_like = 1, 2\n", "noscan.ini:8:",
+                 "one value, not a list", NULL);
+    expect_error("linspace.ini", HEAD "[model]\nn = 2:9:4\n", "linspace.ini:8:",
+                 "not an integer", NULL);
+    expect_error("linspace2.ini", HEAD "[model]\nh = 1:2\n", "linspace2.ini:8:",
+                 "first:last:count", NULL);
+    expect_error("empty_item.ini", HEAD "[model]\nh = 1,,2\n", "empty_item.ini:8:",
+                 "item 2", NULL);
+    expect_error("section.ini", HEAD "[modle]\nn = 4\n", "section.ini:8:", "[modle]",
+                 "did you mean [model]", NULL);
+    expect_error("syntax.ini", HEAD "[model]\nthis line has no equals sign\n", "syntax.ini:8:",
+                 "syntax error", NULL);
+    expect_error("duplicate.ini", HEAD "[model]\nn = 4\nn = 5\n", "duplicate.ini:9:",
+                 "given twice", "line 8", NULL);
+    expect_error("before.ini", "n = 4\n" HEAD, "before.ini:1:", "before any [section]", NULL);
+    expect_error("no_model.ini", "[run]\nseed = 1\n", "no_model.ini", "[run] model is required",
+                 NULL);
+    expect_error("bad_model.ini", "[run]\nmodel = tgod\n[schedule]\nsweeps = 100\n",
+                 "bad_model.ini:2:", "no plugin named 'tgod'", "did you mean 'tgood'", NULL);
+    expect_error("abi_model.ini", "[run]\nmodel = tbadabi\n", "abi_model.ini:2:",
+                 "mcf-tbadabi.so", "ABI version", NULL);
+    expect_error("temps.ini", "[run]\nmodel = tgood\n[schedule]\nsweeps = 100\n"
+                 "temperatures = 1, 0\n", "temps.ini:5:", "temperatures: 0 is out of range", "> 0", NULL);
+    expect_error("run_key.ini", "[run]\nmodel = tgood\nsed = 4\n", "run_key.ini:3:",
+                 "did you mean 'seed'", NULL);
+    expect_error("seed_neg.ini", "[run]\nmodel = tgood\nseed = -4\n", "seed_neg.ini:3:",
+                 "out of range", NULL);
+    expect_error("few.ini", "[run]\nmodel = tgood\n[schedule]\nsweeps = 10\n", "few.ini:4:",
+                 "jackknife bins", NULL);
+    expect_error("eval_none.ini", HEAD "[evaluator]\nmoments = 4\n", "eval_none.ini:8:",
+                 "evaluator = none", NULL);
+    {
+        char longline[400];
+        memset(longline, 'x', sizeof longline);
+        memcpy(longline, "h = ", 4);
+        longline[sizeof longline - 1] = '\0';
+        char text[1024];
+        snprintf(text, sizeof text, HEAD "[model]\n%s\n", longline);
+        expect_error("long.ini", text, "long.ini:8:", "longer than", NULL);
+    }
+    {
+        mcf_config *c;
+        rc = mcf_config_read("/nonexistent/dir/x.ini", &c);
+        CHECK(rc == MCF_EIO && strstr(mcf_last_error(), "/nonexistent/dir/x.ini"),
+              "missing file: %s", mcf_last_error());
+    }
+    return check_exit();
+}
