@@ -50,8 +50,9 @@ void mcf_blocking_estimate(const mcf_blocking *b, mcf_estimate *e);
 /* Jackknife of f over bins.  bin_means is nbins x nvars (row per bin, the mean of each
  * variable within the bin), bin_weights[b] the number of measurements in bin b (> 0).
  * f maps nvars means to a value (ctx passed through).  Writes the bias-corrected
- * jackknife estimate to *value and its error to *error.  Returns 0, or -1 if nbins < 2
- * (then *value = f(all) and *error = NaN). */
+ * jackknife estimate to *value and its error to *error.  bin_weights may be NULL (equal
+ * weights).  Returns MCF_OK; MCF_EINVAL if nbins < 2 (then *value = f(all) and
+ * *error = NaN); MCF_ENOMEM if scratch memory cannot be had. */
 typedef double (*mcf_jackknife_fn)(const double *means, void *ctx);
 int mcf_jackknife(const double *bin_means, const double *bin_weights, size_t nbins,
                   size_t nvars, mcf_jackknife_fn f, void *ctx, double *value,

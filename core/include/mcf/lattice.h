@@ -4,7 +4,10 @@
  * Site numbering: x fastest, then y, then z (bcc: the two sites of a conventional cell,
  * corner then body centre, fastest of all).  Neighbour slots come in opposite pairs:
  * slot 2k and slot 2k+1 point along +d_k and -d_k, so summing a bond term over the even
- * slots of every site counts each bond exactly once.  With open boundaries a missing
+ * slots of every site counts each bond exactly once.  bcc directions, in units of the cubic
+ * lattice constant: d0 = (+,+,+)/2, d1 = (-,+,+)/2, d2 = (+,-,+)/2, d3 = (+,+,-)/2.  Open
+ * bcc has corners at 0..L-1 along each axis, so the last body centres lack their outer
+ * corner neighbours.  With open boundaries a missing
  * neighbour is -1.  With periodic boundaries and L = 2 the +d and -d neighbours coincide;
  * the table then lists that site twice, as the torus has two bonds between the pair. */
 #ifndef MCF_LATTICE_H

@@ -1,0 +1,239 @@
+/* lattice.c — chain, square, cubic and bcc lattices with neighbour tables (mcf/lattice.h).
+ *
+ * Simple lattices (chain, square, cubic): site (x, y, z) has number x + L (y + L z) and
+ * position (x, y, z); neighbour slot 2k is +e_k, slot 2k+1 is -e_k (k = 0: x, 1: y, 2: z).
+ *
+ * bcc: cell (x, y, z) holds site 2 c (corner, position (x, y, z)) and site 2 c + 1 (body
+ * centre, position (x + 1/2, y + 1/2, z + 1/2)), c = x + L (y + L z).  The eight nearest
+ * neighbours lie at (+-1/2, +-1/2, +-1/2); slot 2k is +d_k and slot 2k+1 is -d_k with
+ *   d_0 = ( 1,  1,  1)/2,  d_1 = (-1,  1,  1)/2,  d_2 = ( 1, -1,  1)/2,  d_3 = ( 1,  1, -1)/2.
+ * A corner's neighbours are body centres and vice versa.
+ *
+ * The public struct has const pointers; the arrays are owned by a private wrapper whose
+ * first member is the public struct, so mcf_lattice_destroy() can recover it. */
+#include "mcf/lattice.h"
+
+#include "mcf/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct lattice_owner {
+    mcf_lattice pub; /* must stay first */
+    int32_t *neighbours;
+    double *positions;
+} lattice_owner;
+
+/* The bcc half-diagonals d_k in units of 1/2 (see above). */
+static const int bcc_dirs[4][3] = {{1, 1, 1}, {-1, 1, 1}, {1, -1, 1}, {1, 1, -1}};
+
+/* Wraps or rejects coordinate c of a neighbour: returns the coordinate in [0, L), or -1
+ * when it lies outside with open boundaries. */
+static long wrap(long c, long L, mcf_boundary boundary)
+{
+    if (c >= 0 && c < L)
+        return c;
+    if (boundary == MCF_BOUNDARY_OPEN)
+        return -1;
+    return ((c % L) + L) % L;
+}
+
+static void fill_simple(lattice_owner *o)
+{
+    const long L = o->pub.L;
+    const int dim = o->pub.dim;
+    const int z_n = o->pub.coordination;
+    const long ny = dim >= 2 ? L : 1;
+    const long nz = dim >= 3 ? L : 1;
+    for (long z = 0; z < nz; z++)
+        for (long y = 0; y < ny; y++)
+            for (long x = 0; x < L; x++) {
+                const long c[3] = {x, y, z};
+                const size_t site = (size_t)(x + L * (y + L * z));
+                double *pos = o->positions + 3 * site;
+                pos[0] = (double)x;
+                pos[1] = (double)y;
+                pos[2] = (double)z;
+                int32_t *nb = o->neighbours + (size_t)z_n * site;
+                for (int k = 0; k < dim; k++)
+                    for (int s = 0; s < 2; s++) {
+                        long d[3] = {c[0], c[1], c[2]};
+                        long w = wrap(c[k] + (s == 0 ? 1 : -1), L, o->pub.boundary);
+                        if (w < 0) {
+                            nb[2 * k + s] = -1;
+                            continue;
+                        }
+                        d[k] = w;
+                        nb[2 * k + s] = (int32_t)(d[0] + L * (d[1] + L * d[2]));
+                    }
+            }
+}
+
+static void fill_bcc(lattice_owner *o)
+{
+    const long L = o->pub.L;
+    for (long z = 0; z < L; z++)
+        for (long y = 0; y < L; y++)
+            for (long x = 0; x < L; x++) {
+                const long c[3] = {x, y, z};
+                const size_t cell = (size_t)(x + L * (y + L * z));
+                for (int b = 0; b < 2; b++) {
+                    const size_t site = 2 * cell + (size_t)b;
+                    double *pos = o->positions + 3 * site;
+                    for (int a = 0; a < 3; a++)
+                        pos[a] = (double)c[a] + (b ? 0.5 : 0.0);
+                    int32_t *nb = o->neighbours + 8 * site;
+                    for (int k = 0; k < 4; k++)
+                        for (int s = 0; s < 2; s++) {
+                            long d[3];
+                            int missing = 0;
+                            for (int a = 0; a < 3; a++) {
+                                const int sign = (s == 0 ? 1 : -1) * bcc_dirs[k][a];
+                                /* corner at c moving by sign/2 reaches the centre of cell
+                                 * c - 1 (sign < 0) or c (sign > 0); a centre of cell c
+                                 * reaches the corner of cell c (sign < 0) or c + 1. */
+                                long t = c[a];
+                                if (b == 0 && sign < 0)
+                                    t -= 1;
+                                if (b == 1 && sign > 0)
+                                    t += 1;
+                                d[a] = wrap(t, L, o->pub.boundary);
+                                if (d[a] < 0)
+                                    missing = 1;
+                            }
+                            if (missing) {
+                                nb[2 * k + s] = -1;
+                                continue;
+                            }
+                            const long other = d[0] + L * (d[1] + L * d[2]);
+                            nb[2 * k + s] = (int32_t)(2 * other + (1 - b));
+                        }
+                }
+            }
+}
+
+int mcf_lattice_create(mcf_lattice_kind kind, long L, mcf_boundary boundary,
+                       mcf_lattice **out)
+{
+    if (!out)
+        return mcf_fail(MCF_EINVAL, "lattice: no place to store the lattice (out is NULL)");
+    *out = NULL;
+
+    int dim, coordination;
+    long sites_per_cell = 1; /* sites per conventional cell */
+    switch (kind) {
+    case MCF_LATTICE_CHAIN: dim = 1; coordination = 2; break;
+    case MCF_LATTICE_SQUARE: dim = 2; coordination = 4; break;
+    case MCF_LATTICE_CUBIC: dim = 3; coordination = 6; break;
+    case MCF_LATTICE_BCC: dim = 3; coordination = 8; sites_per_cell = 2; break;
+    default:
+        return mcf_fail(MCF_EINVAL, "lattice: unknown lattice kind %d; choose one of %s",
+                        (int)kind, MCF_LATTICE_CHOICES);
+    }
+    if (boundary != MCF_BOUNDARY_PERIODIC && boundary != MCF_BOUNDARY_OPEN)
+        return mcf_fail(MCF_EINVAL, "lattice: unknown boundary condition %d; choose one of %s",
+                        (int)boundary, MCF_BOUNDARY_CHOICES);
+    if (L < 2)
+        return mcf_fail(MCF_EINVAL, "lattice: L = %ld is too small; L must be >= 2", L);
+
+    /* Site numbers are int32_t in the neighbour table: the lattice must fit. */
+    double sites_d = (double)sites_per_cell;
+    for (int a = 0; a < dim; a++)
+        sites_d *= (double)L;
+    if (sites_d > (double)INT32_MAX)
+        return mcf_fail(MCF_EINVAL,
+                        "lattice: L = %ld gives %.0f sites, more than the %ld a lattice "
+                        "may have; choose a smaller L",
+                        L, sites_d, (long)INT32_MAX);
+    size_t sites = (size_t)sites_per_cell;
+    for (int a = 0; a < dim; a++)
+        sites *= (size_t)L;
+
+    lattice_owner *o = calloc(1, sizeof *o);
+    if (!o)
+        return mcf_fail(MCF_ENOMEM, "lattice: out of memory");
+    o->neighbours = malloc(sites * (size_t)coordination * sizeof *o->neighbours);
+    o->positions = malloc(sites * 3 * sizeof *o->positions);
+    if (!o->neighbours || !o->positions) {
+        free(o->neighbours);
+        free(o->positions);
+        free(o);
+        return mcf_fail(MCF_ENOMEM, "lattice: out of memory for %zu sites (L = %ld)", sites,
+                        L);
+    }
+    o->pub.kind = kind;
+    o->pub.boundary = boundary;
+    o->pub.dim = dim;
+    o->pub.L = L;
+    o->pub.sites = sites;
+    o->pub.coordination = coordination;
+    o->pub.neighbours = o->neighbours;
+    o->pub.positions = o->positions;
+
+    if (kind == MCF_LATTICE_BCC)
+        fill_bcc(o);
+    else
+        fill_simple(o);
+
+    *out = &o->pub;
+    return MCF_OK;
+}
+
+void mcf_lattice_destroy(mcf_lattice *lattice)
+{
+    if (!lattice)
+        return;
+    lattice_owner *o = (lattice_owner *)lattice; /* pub is the first member */
+    free(o->neighbours);
+    free(o->positions);
+    free(o);
+}
+
+int mcf_lattice_kind_from_name(const char *name, mcf_lattice_kind *out)
+{
+    static const struct {
+        const char *name;
+        mcf_lattice_kind kind;
+    } table[] = {{"chain", MCF_LATTICE_CHAIN},
+                 {"square", MCF_LATTICE_SQUARE},
+                 {"cubic", MCF_LATTICE_CUBIC},
+                 {"bcc", MCF_LATTICE_BCC}};
+    if (name)
+        for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+            if (strcmp(name, table[i].name) == 0) {
+                if (out)
+                    *out = table[i].kind;
+                return MCF_OK;
+            }
+    return mcf_fail(MCF_EINVAL, "unknown lattice '%s'; choose one of %s",
+                    name ? name : "(null)", MCF_LATTICE_CHOICES);
+}
+
+int mcf_boundary_from_name(const char *name, mcf_boundary *out)
+{
+    if (name && strcmp(name, "periodic") == 0) {
+        if (out)
+            *out = MCF_BOUNDARY_PERIODIC;
+        return MCF_OK;
+    }
+    if (name && strcmp(name, "open") == 0) {
+        if (out)
+            *out = MCF_BOUNDARY_OPEN;
+        return MCF_OK;
+    }
+    return mcf_fail(MCF_EINVAL, "unknown boundary condition '%s'; choose one of %s",
+                    name ? name : "(null)", MCF_BOUNDARY_CHOICES);
+}
+
+size_t mcf_lattice_bonds(const mcf_lattice *lattice)
+{
+    if (!lattice)
+        return 0;
+    size_t bonds = 0;
+    const size_t z = (size_t)lattice->coordination;
+    for (size_t i = 0; i < lattice->sites; i++)
+        for (size_t k = 0; k < z; k += 2)
+            if (lattice->neighbours[i * z + k] >= 0)
+                bonds++;
+    return bonds;
+}

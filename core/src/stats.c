@@ -1,0 +1,233 @@
+/* stats.c — online blocking analysis and jackknife (see stats.h).
+ *
+ * Blocking.  Level 0 holds the values themselves, level k the means of consecutive pairs
+ * of level k-1 blocks (blocks of 2^k values).  For each level with n_k >= 2 blocks
+ *     var_k   = sumsq_k / n_k - (sum_k / n_k)^2         (biased variance of block means)
+ *     sigma_k = sqrt(var_k / (n_k - 1))                  (standard error of the mean)
+ *     delta_k = sigma_k / sqrt(2 (n_k - 1))              (its own standard error)
+ * The sums are of (x - shift), shift = the first value, so that var_k does not suffer from
+ * cancellation when the mean is large compared to the spread.
+ *
+ * Choice of level.  Only levels with n_k >= 32 blocks are used ("usable").  sigma_k rises
+ * with k until the block length B = 2^k exceeds the correlation time and then stays flat
+ * within delta_k.  A rule that merely asks later levels to be consistent with sigma_k
+ * within their errors accepts levels whose systematic deficit (for an exponential
+ * autocorrelation sigma_B^2 / sigma_inf^2 = 1 - O(tau / B)) is several delta_k, because
+ * the later levels have large errors; the error would come out too small.  We therefore
+ * take, as automated blocking does in practice (Lee, Needs & Towler, Phys. Rev. B 83,
+ * 245119 (2011), also used by pyblock), the smallest usable level with
+ *     B^3 > 2 N (sigma_k / sigma_0)^4 ,     N = number of values,
+ * i.e. B^3 > 8 N tau^2: there the O(tau/B) bias is well below the statistical error
+ * delta_k ~ sigma sqrt(B / 2N).  We then check that it really is a plateau: no later usable
+ * level j may lie significantly above it,
+ *     sigma_j <= sigma_k + 3 sqrt(delta_j^2 + delta_k^2)      for all usable j > k
+ * (one-sided: only a rise signals a correlation time longer than the block; falling values
+ * at the last levels are the usual chi-square scatter of few blocks).  Three combined
+ * standard errors keep false alarms on converged series rare (~0.1 % per level).
+ * If both hold, converged = 1 and the error is sigma_k.  Otherwise converged = 0 and the
+ * error reported is the largest sigma over the usable levels (a lower bound on the true
+ * error), at that level.  With no usable level at all (fewer than 32 values) the naive
+ * level-0 error is reported with converged = 0.
+ *
+ * Jackknife with bins of unequal size: the weighted delete-one jackknife of Busing, Meijer
+ * & van der Leeden (Stat. Comput. 9, 3 (1999)), with h_i = W / w_i (W = sum of weights):
+ *     estimate  = n f(all) - sum_i (1 - w_i / W) f_(i)
+ *     pseudo_i  = h_i f(all) - (h_i - 1) f_(i)
+ *     error^2   = (1/n) sum_i (pseudo_i - estimate)^2 / (h_i - 1)
+ * where f_(i) is f of the weighted means of all bins but i.  With equal weights this is
+ * exactly the standard n f(all) - (n-1) mean(f_(i)) and (n-1)/n sum (f_(i) - mean)^2; for
+ * a linear f it gives the weighted mean and the error sqrt(sum w_i (m_i - M)^2 /
+ * (n (W - w_i))), the standard error of the bin means for equal weights.
+ * bin_weights == NULL is accepted and means equal weights. */
+#include "stats.h"
+
+#include "mcf/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIN_BLOCKS 32
+
+void mcf_blocking_init(mcf_blocking *b)
+{
+    memset(b, 0, sizeof *b);
+}
+
+void mcf_blocking_add(mcf_blocking *b, double x)
+{
+    if (b->count == 0)
+        b->shift = x;
+    b->count++;
+    double v = x - b->shift;
+    for (int k = 0; k < MCF_BLOCK_LEVELS; k++) {
+        b->n[k]++;
+        b->sum[k] += v;
+        b->sumsq[k] += v * v;
+        if (!b->has_pending[k]) {
+            b->pending[k] = v;
+            b->has_pending[k] = 1;
+            return;
+        }
+        v = 0.5 * (b->pending[k] + v);
+        b->pending[k] = 0.0;
+        b->has_pending[k] = 0;
+    }
+}
+
+/* sigma_k and delta_k of a level with n_k >= 2. */
+static void level_error(const mcf_blocking *b, int k, double *sigma, double *delta)
+{
+    const double n = (double)b->n[k];
+    const double m = b->sum[k] / n;
+    double var = b->sumsq[k] / n - m * m;
+    if (var < 0.0) /* rounding when all block means are (nearly) equal */
+        var = 0.0;
+    *sigma = sqrt(var / (n - 1.0));
+    *delta = *sigma / sqrt(2.0 * (n - 1.0));
+}
+
+void mcf_blocking_estimate(const mcf_blocking *b, mcf_estimate *e)
+{
+    memset(e, 0, sizeof *e);
+    e->count = b->count;
+    e->error = NAN;
+    e->naive_error = NAN;
+    e->tau = NAN;
+    e->level = 0;
+    e->converged = 0;
+    if (b->count == 0) {
+        e->mean = NAN;
+        return;
+    }
+    e->mean = b->shift + b->sum[0] / (double)b->n[0];
+    if (!isfinite(e->mean))
+        e->mean = NAN;
+    if (b->count < 2)
+        return;
+
+    double sigma[MCF_BLOCK_LEVELS], delta[MCF_BLOCK_LEVELS];
+    int usable = 0; /* levels 0 .. usable-1 have n_k >= MIN_BLOCKS */
+    for (int k = 0; k < MCF_BLOCK_LEVELS && b->n[k] >= 2; k++) {
+        level_error(b, k, &sigma[k], &delta[k]);
+        if (b->n[k] >= MIN_BLOCKS)
+            usable = k + 1;
+    }
+    const double s0 = sigma[0];
+    e->naive_error = s0;
+    if (!isfinite(s0) || !isfinite(e->mean)) {
+        e->mean = NAN;
+        return;
+    }
+    if (s0 == 0.0) { /* all values equal: exact mean, no correlation to speak of */
+        e->error = 0.0;
+        e->tau = 0.5;
+        e->converged = 1;
+        return;
+    }
+    if (usable == 0) {
+        e->error = s0;
+        e->tau = 0.5;
+        return;
+    }
+
+    const double N = (double)b->count;
+    int chosen = -1;
+    for (int k = 0; k < usable; k++) {
+        const double B = ldexp(1.0, k);
+        const double r = sigma[k] / s0;
+        if (B * B * B > 2.0 * N * (r * r) * (r * r)) {
+            chosen = k;
+            break;
+        }
+    }
+    if (chosen >= 0) {
+        for (int j = chosen + 1; j < usable; j++) {
+            const double tol =
+                3.0 * sqrt(delta[j] * delta[j] + delta[chosen] * delta[chosen]);
+            if (sigma[j] > sigma[chosen] + tol) {
+                chosen = -1;
+                break;
+            }
+        }
+    }
+    if (chosen >= 0) {
+        e->converged = 1;
+    } else {
+        chosen = 0;
+        for (int k = 1; k < usable; k++)
+            if (sigma[k] > sigma[chosen])
+                chosen = k;
+    }
+    e->level = chosen;
+    e->error = sigma[chosen];
+    e->tau = e->error * e->error / (2.0 * s0 * s0);
+}
+
+int mcf_jackknife(const double *bin_means, const double *bin_weights, size_t nbins,
+                  size_t nvars, mcf_jackknife_fn f, void *ctx, double *value,
+                  double *error)
+{
+    *value = NAN;
+    *error = NAN;
+    if (!f || (nvars > 0 && !bin_means))
+        return mcf_fail(MCF_EINVAL, "jackknife: no function or no bin means given");
+    if (nbins == 0)
+        return mcf_fail(MCF_EINVAL, "jackknife: no bins");
+    for (size_t i = 0; bin_weights && i < nbins; i++)
+        if (!(bin_weights[i] > 0.0) || !isfinite(bin_weights[i]))
+            return mcf_fail(MCF_EINVAL,
+                            "jackknife: bin %zu has weight %g; weights must be > 0", i,
+                            bin_weights[i]);
+
+    double *all = malloc((2 * nvars + nbins) * sizeof *all);
+    if (!all)
+        return mcf_fail(MCF_ENOMEM, "jackknife: out of memory for %zu bins", nbins);
+    double *loo = all + nvars;
+    double *fi = loo + nvars;
+
+    /* Weighted means of all bins, accumulated relative to the first bin. */
+    double W = 0.0;
+    for (size_t i = 0; i < nbins; i++)
+        W += bin_weights ? bin_weights[i] : 1.0;
+    for (size_t v = 0; v < nvars; v++) {
+        const double ref = bin_means[v];
+        double s = 0.0;
+        for (size_t i = 0; i < nbins; i++)
+            s += (bin_weights ? bin_weights[i] : 1.0) * (bin_means[i * nvars + v] - ref);
+        all[v] = ref + s / W;
+    }
+    const double f_all = f(all, ctx);
+    if (nbins < 2) {
+        free(all);
+        *value = f_all;
+        return mcf_fail(MCF_EINVAL, "jackknife: 1 bin; at least 2 are needed for an error");
+    }
+
+    /* Leave-one-out means, written as M + w_i (M - m_i) / (W - w_i) to avoid the
+     * cancellation of (W M - w_i m_i) / (W - w_i).  fi[i] keeps g_i = f_(i) - f(all):
+     * with G = sum_i (1 - w_i / W) g_i the formulas above become
+     *     estimate = f(all) - G,    pseudo_i - estimate = G - (h_i - 1) g_i,
+     * which involve only the small differences, not n f(all). */
+    const double n = (double)nbins;
+    double G = 0.0;
+    for (size_t i = 0; i < nbins; i++) {
+        const double w = bin_weights ? bin_weights[i] : 1.0;
+        for (size_t v = 0; v < nvars; v++)
+            loo[v] = all[v] + w * (all[v] - bin_means[i * nvars + v]) / (W - w);
+        fi[i] = f(loo, ctx) - f_all;
+        G += (1.0 - w / W) * fi[i];
+    }
+    double var = 0.0;
+    for (size_t i = 0; i < nbins; i++) {
+        const double w = bin_weights ? bin_weights[i] : 1.0;
+        const double h = W / w;
+        const double d = G - (h - 1.0) * fi[i];
+        var += d * d / (h - 1.0);
+    }
+    var /= n;
+    free(all);
+    *value = f_all - G;
+    *error = sqrt(var);
+    return MCF_OK;
+}

@@ -1,0 +1,359 @@
+/* test_stats.c — blocking analysis and jackknife against exactly known answers.
+ *
+ * Random numbers come from mcf_rng with fixed seeds, so the test is deterministic; every
+ * statistical tolerance below is derived from the estimator's own standard deviation
+ * (4 or 5 of them), never tuned to the numbers these seeds happen to give. */
+#include "check.h"
+
+#include "mcf/rng.h"
+#include "stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* AR(1): x_t = rho x_{t-1} + sqrt(1 - rho^2) eps_t, started in equilibrium (x_0 ~ N(0,1)),
+ * so Var x = 1 and corr(x_t, x_{t+s}) = rho^|s|. */
+static void ar1(double *x, size_t n, double rho, uint64_t seed)
+{
+    mcf_rng r;
+    mcf_rng_init(&r, seed, 0);
+    const double c = sqrt(1.0 - rho * rho);
+    x[0] = mcf_rng_normal(&r);
+    for (size_t t = 1; t < n; t++)
+        x[t] = rho * x[t - 1] + c * mcf_rng_normal(&r);
+}
+
+/* delta_k = sigma_k / sqrt(2 (n_k - 1)): the blocking method's own error of the error at
+ * the level it chose. */
+static double level_delta(const mcf_blocking *b, const mcf_estimate *e)
+{
+    return e->error / sqrt(2.0 * ((double)b->n[e->level] - 1.0));
+}
+
+static void test_ar1(void)
+{
+    const size_t N = (size_t)1 << 20;
+    const double rho = 0.9;
+    double *x = malloc(N * sizeof *x);
+    if (!x) {
+        CHECK(x != NULL, "out of memory");
+        return;
+    }
+    ar1(x, N, rho, 20240601);
+
+    mcf_blocking b;
+    mcf_blocking_init(&b);
+    for (size_t t = 0; t < N; t++)
+        mcf_blocking_add(&b, x[t]);
+    mcf_estimate e;
+    mcf_blocking_estimate(&b, &e);
+
+    /* Exact standard error of the mean of a stationary AR(1) series of unit variance:
+     *   Var(mean) = (1/N) [(1+rho)/(1-rho) - 2 rho (1 - rho^N) / (N (1-rho)^2)],
+     * i.e. sqrt((1+rho)/((1-rho)N)) = sqrt(19/N) up to a relative 5e-6 here.
+     * Blocking at block length B = 2^level estimates (biased variance of block means
+     * over n-1), whose expectation for large n is Var(block mean)/n; for AR(1)
+     *   Var(block mean) = (1/B) [(1+rho)/(1-rho) - 2 rho (1 - rho^B) / (B (1-rho)^2)],
+     * so the level is expected to fall short of the exact error by the factor
+     *   sqrt(1 - 2 rho (1 - rho^B) / (B (1 - rho^2)))    (~ 1 - 4.7/B for rho = 0.9).
+     * The statistical error of sigma_k is delta_k = sigma_k / sqrt(2 (n_k - 1)) (chi-square
+     * with n_k - 1 degrees of freedom for Gaussian block means), so we ask
+     *   |error - expected_level| <= 4 delta_k. */
+    const double n = (double)N;
+    const double exact = sqrt(((1 + rho) / (1 - rho) - 2 * rho * (1 - pow(rho, n)) /
+                                                           (n * (1 - rho) * (1 - rho))) / n);
+    const double B = ldexp(1.0, e.level);
+    const double shortfall = sqrt(1 - 2 * rho * (1 - pow(rho, B)) / (B * (1 - rho * rho)));
+    const double expected = exact * shortfall;
+    const double delta = level_delta(&b, &e);
+    printf("AR(1) rho=0.9 N=2^20: error %.6g, exact %.6g (level %d expects %.6g), "
+           "delta %.3g, |diff|/delta %.2f; tau %.3f (exact 9.5); converged %d\n",
+           e.error, exact, e.level, expected, delta, fabs(e.error - expected) / delta, e.tau,
+           e.converged);
+    CHECK(e.converged == 1, "AR(1) with N = 2^20 >> tau: converged %d", e.converged);
+    CHECK(e.count == N, "count %llu", (unsigned long long)e.count);
+    CHECK(fabs(e.error - expected) <= 4 * delta,
+          "blocking error %.6g vs exact %.6g (x %.4f at level %d): diff %.3g > 4 delta = %.3g",
+          e.error, exact, shortfall, e.level, e.error - expected, 4 * delta);
+
+    /* tau = error^2 / (2 naive^2).  Exact tau_int = (1/2)(1+rho)/(1-rho) = 9.5, times the
+     * level's shortfall^2.  Relative sd of error^2 is 2 delta/error; that of naive^2 (the
+     * sample variance of the AR(1) series) is sqrt(2 (1+rho^2)/((1-rho^2) N)) = 0.43 %;
+     * combined in quadrature, 4 of them. */
+    const double tau_exact = 0.5 * (1 + rho) / (1 - rho);
+    const double tau_expected = tau_exact * shortfall * shortfall;
+    const double tau_rel = sqrt(pow(2 * delta / e.error, 2) +
+                                2 * (1 + rho * rho) / ((1 - rho * rho) * n));
+    CHECK(fabs(e.tau - tau_expected) <= 4 * tau_rel * tau_expected,
+          "tau %.4f vs %.4f (exact 9.5): tolerance %.3g", e.tau, tau_expected,
+          4 * tau_rel * tau_expected);
+    /* naive error: sample sd / sqrt(N - 1) with sample variance 1 +- 0.43 %. */
+    const double naive = 1.0 / sqrt(n - 1);
+    CHECK(fabs(e.naive_error - naive) <= 4 * 0.5 * sqrt(2 * (1 + rho * rho) /
+                                                        ((1 - rho * rho) * n)) * naive,
+          "naive error %.6g vs %.6g", e.naive_error, naive);
+
+    /* The mean is the plain mean: compare with a direct sum on data with mean 5 (so the
+     * relative comparison is meaningful).  Both are plain double sums of 2^20 terms of
+     * size ~5; their rounding errors are ~ sqrt(N) eps ~ 1e-13 relative. */
+    mcf_blocking c;
+    mcf_blocking_init(&c);
+    double direct = 0;
+    for (size_t t = 0; t < N; t++) {
+        mcf_blocking_add(&c, x[t] + 5.0);
+        direct += x[t] + 5.0;
+    }
+    direct /= n;
+    mcf_estimate ec;
+    mcf_blocking_estimate(&c, &ec);
+    CHECK(fabs(ec.mean - direct) <= 1e-12 * fabs(direct), "mean %.17g vs direct %.17g",
+          ec.mean, direct);
+    /* Shifting the data changes no error (the sums are of x - first value). */
+    CHECK(fabs(ec.error - e.error) <= 1e-9 * e.error && ec.level == e.level,
+          "error of shifted data %.12g vs %.12g", ec.error, e.error);
+
+    /* Checkpoint: a blocking struct copied byte for byte mid-series (at an odd count, so
+     * pending blocks are in flight) and continued gives the same state and estimate. */
+    mcf_blocking first, resumed;
+    mcf_blocking_init(&first);
+    const size_t cut = N / 2 + 12345;
+    for (size_t t = 0; t < cut; t++)
+        mcf_blocking_add(&first, x[t]);
+    unsigned char bytes[sizeof(mcf_blocking)];
+    memcpy(bytes, &first, sizeof first);
+    memcpy(&resumed, bytes, sizeof resumed);
+    for (size_t t = cut; t < N; t++)
+        mcf_blocking_add(&resumed, x[t]);
+    mcf_estimate er;
+    mcf_blocking_estimate(&resumed, &er);
+    CHECK(memcmp(&resumed, &b, sizeof b) == 0, "resumed state differs from uninterrupted");
+    CHECK(er.mean == e.mean && er.error == e.error && er.naive_error == e.naive_error &&
+              er.tau == e.tau && er.level == e.level && er.converged == e.converged &&
+              er.count == e.count,
+          "resumed estimate differs: mean %.17g/%.17g error %.17g/%.17g", er.mean, e.mean,
+          er.error, e.error);
+    free(x);
+}
+
+static void test_uncorrelated(void)
+{
+    const size_t N = (size_t)1 << 20;
+    mcf_rng r;
+    mcf_rng_init(&r, 777, 0);
+    mcf_blocking b;
+    mcf_blocking_init(&b);
+    for (size_t t = 0; t < N; t++)
+        mcf_blocking_add(&b, mcf_rng_normal(&r));
+    mcf_estimate e;
+    mcf_blocking_estimate(&b, &e);
+    const double n = (double)N, delta = level_delta(&b, &e);
+    /* iid N(0,1): every level estimates 1/sqrt(N) without bias.  tau = 0.5 (error /
+     * naive)^2 with relative sd 2 delta/error (the naive error, from all N values, is far
+     * more precise: relative sd 1/sqrt(2N)). */
+    const double tau_tol = 4 * 0.5 * sqrt(pow(2 * delta / e.error, 2) + 1.0 / (2 * n));
+    printf("iid N=2^20: error %.6g, exact %.6g, level %d, delta %.3g; tau %.4f +- %.3g; "
+           "converged %d\n",
+           e.error, 1 / sqrt(n), e.level, delta, e.tau, tau_tol / 4, e.converged);
+    CHECK(e.converged == 1, "uncorrelated data: converged %d", e.converged);
+    CHECK(fabs(e.error - 1 / sqrt(n)) <= 4 * delta, "error %.6g vs %.6g", e.error, 1 / sqrt(n));
+    CHECK(fabs(e.tau - 0.5) <= tau_tol, "tau %.4f vs 0.5 +- %.3g", e.tau, tau_tol);
+}
+
+static void test_too_short(void)
+{
+    /* rho = 0.999: tau_int = 999.5 steps, but only 2000 values, so no block length with
+     * at least 32 blocks (B <= 62) comes near the correlation time. */
+    enum { N = 2000 };
+    static double x[N];
+    ar1(x, N, 0.999, 99);
+    mcf_blocking b;
+    mcf_blocking_init(&b);
+    for (size_t t = 0; t < N; t++)
+        mcf_blocking_add(&b, x[t]);
+    mcf_estimate e;
+    mcf_blocking_estimate(&b, &e);
+    /* Exact finite-N standard error, with the formula of test_ar1: ~0.75. */
+    const double rho = 0.999, n = N;
+    const double exact = sqrt(((1 + rho) / (1 - rho) - 2 * rho * (1 - pow(rho, n)) /
+                                                           (n * (1 - rho) * (1 - rho))) / n);
+    printf("AR(1) rho=0.999 N=2000: error %.4g (exact %.4g), tau %.2f, level %d, converged %d\n",
+           e.error, exact, e.tau, e.level, e.converged);
+    CHECK(e.converged == 0, "too short a series must not be reported converged");
+    CHECK(e.error >= e.naive_error, "unconverged error %.4g reports at least the naive %.4g",
+          e.error, e.naive_error);
+    CHECK(b.n[e.level] >= 32, "reported level %d has %llu blocks", e.level,
+          (unsigned long long)b.n[e.level]);
+}
+
+static void test_edge_cases(void)
+{
+    mcf_blocking b;
+    mcf_estimate e;
+    mcf_blocking_init(&b);
+    mcf_blocking_estimate(&b, &e);
+    CHECK(e.count == 0 && isnan(e.mean) && isnan(e.error) && e.converged == 0,
+          "empty series: mean %g error %g", e.mean, e.error);
+    mcf_blocking_add(&b, 3.25);
+    mcf_blocking_estimate(&b, &e);
+    CHECK(e.count == 1 && e.mean == 3.25 && isnan(e.error) && e.converged == 0,
+          "one value: mean %g error %g", e.mean, e.error);
+
+    /* Constant series: exact mean, zero error. */
+    mcf_blocking_init(&b);
+    for (int i = 0; i < 1000; i++)
+        mcf_blocking_add(&b, 1e10 + 0.5);
+    mcf_blocking_estimate(&b, &e);
+    CHECK(e.mean == 1e10 + 0.5 && e.error == 0.0, "constant: mean %.17g error %g", e.mean,
+          e.error);
+
+    /* A non-finite value poisons the mean. */
+    mcf_blocking_init(&b);
+    for (int i = 0; i < 100; i++)
+        mcf_blocking_add(&b, i == 50 ? INFINITY : (double)i);
+    mcf_blocking_estimate(&b, &e);
+    CHECK(isnan(e.mean), "infinite value: mean %g", e.mean);
+
+    /* Few values: mean exact, error the naive one, not converged.  Values 1..10:
+     * mean 5.5, biased variance 8.25, naive error sqrt(8.25/9). */
+    mcf_blocking_init(&b);
+    for (int i = 1; i <= 10; i++)
+        mcf_blocking_add(&b, (double)i);
+    mcf_blocking_estimate(&b, &e);
+    CHECK(e.mean == 5.5 && fabs(e.naive_error - sqrt(8.25 / 9)) < 1e-15 && e.converged == 0,
+          "1..10: mean %g naive %.17g converged %d", e.mean, e.naive_error, e.converged);
+}
+
+/* Jackknife functions: f(means) for means = {<x>, <x^2>}. */
+static double f_variance(const double *m, void *ctx)
+{
+    (void)ctx;
+    return m[1] - m[0] * m[0];
+}
+
+static double f_first(const double *m, void *ctx)
+{
+    (void)ctx;
+    return m[0];
+}
+
+static double f_square(const double *m, void *ctx)
+{
+    (void)ctx;
+    return m[0] * m[0];
+}
+
+static void test_jackknife(void)
+{
+    /* iid Gaussian, sigma = 2: the sample variance has sd sqrt(2/N) sigma^2 (exactly
+     * sqrt(2/(N-1)) sigma^2 for the unbiased one; the difference is 5e-7 relative). */
+    enum { NB = 1000, PER = 1000 };
+    const double sigma = 2.0;
+    static double bins[NB * 2];
+    mcf_rng r;
+    mcf_rng_init(&r, 4242, 0);
+    for (int i = 0; i < NB; i++) {
+        double s = 0, s2 = 0;
+        for (int k = 0; k < PER; k++) {
+            double x = sigma * mcf_rng_normal(&r);
+            s += x;
+            s2 += x * x;
+        }
+        bins[2 * i] = s / PER;
+        bins[2 * i + 1] = s2 / PER;
+    }
+    double value, error;
+    int rc = mcf_jackknife(bins, NULL, NB, 2, f_variance, NULL, &value, &error);
+    const double N = (double)NB * PER;
+    const double exact = sqrt(2.0 / N) * sigma * sigma;
+    /* The jackknife error is a sum over NB nearly independent, nearly Gaussian pseudo-values
+     * (each a mean of 1000 draws), so error^2 / exact^2 ~ chi^2_{NB-1}/(NB-1) and the error
+     * has relative sd 1/sqrt(2 (NB - 1)) = 2.2 %; allow 4 of them.  The value itself is
+     * within 5 sd = 5 exact of sigma^2. */
+    const double rel_tol = 4.0 / sqrt(2.0 * (NB - 1));
+    printf("jackknife variance: %.5f +- %.5g (exact sd %.5g, ratio %.4f +- %.3f)\n", value,
+           error, exact, error / exact, rel_tol / 4);
+    CHECK(rc == 0, "jackknife rc %d", rc);
+    CHECK(fabs(error / exact - 1) <= rel_tol, "jackknife error %.5g vs exact %.5g (tol %.1f%%)",
+          error, exact, 100 * rel_tol);
+    CHECK(fabs(value - sigma * sigma) <= 5 * exact, "variance %.5f vs %.1f", value,
+          sigma * sigma);
+
+    /* The same bins with equal explicit weights give the same answer. */
+    static double w[NB];
+    for (int i = 0; i < NB; i++)
+        w[i] = PER;
+    double v2, e2;
+    rc = mcf_jackknife(bins, w, NB, 2, f_variance, NULL, &v2, &e2);
+    CHECK(rc == 0 && fabs(v2 - value) <= 1e-12 * fabs(value) &&
+              fabs(e2 - error) <= 1e-10 * error,
+          "explicit equal weights: %.17g/%.17g vs %.17g/%.17g", v2, e2, value, error);
+
+    /* Linear f: the jackknife is exactly the mean of the bin means and their standard
+     * error sqrt(sum (m_i - M)^2 / (n (n - 1))). */
+    enum { NL = 50 };
+    static double lin[NL * 2];
+    double sum = 0;
+    for (int i = 0; i < NL; i++) {
+        lin[2 * i] = 3.0 + mcf_rng_normal(&r);
+        lin[2 * i + 1] = 0.0;
+        sum += lin[2 * i];
+    }
+    const double M = sum / NL;
+    double ss = 0;
+    for (int i = 0; i < NL; i++)
+        ss += (lin[2 * i] - M) * (lin[2 * i] - M);
+    const double se = sqrt(ss / (NL * (NL - 1.0)));
+    rc = mcf_jackknife(lin, NULL, NL, 2, f_first, NULL, &value, &error);
+    CHECK(rc == 0 && fabs(value - M) <= 1e-12 * fabs(M), "linear: %.17g vs mean %.17g", value,
+          M);
+    CHECK(fabs(error - se) <= 1e-12 * se, "linear: error %.17g vs %.17g", error, se);
+
+    /* Bias correction: for f = <x>^2 and equal bins the jackknife estimate is exactly
+     * M^2 - sum (m_i - M)^2 / (n (n - 1)), the unbiased estimator of mu^2. */
+    rc = mcf_jackknife(lin, NULL, NL, 2, f_square, NULL, &value, &error);
+    const double unbiased = M * M - ss / (NL * (NL - 1.0));
+    CHECK(fabs(value - unbiased) <= 1e-12 * fabs(unbiased), "square: %.17g vs %.17g", value,
+          unbiased);
+    /* Its error is, to first order, 2 |M| times that of the mean. */
+    CHECK(fabs(error - 2 * fabs(M) * se) <= 0.05 * error, "square: error %.6g vs %.6g", error,
+          2 * fabs(M) * se);
+
+    /* Unequal weights, linear f: the weighted mean, and the error of the weighted
+     * delete-one jackknife, sqrt(sum w_i (m_i - M)^2 / (n (W - w_i))). */
+    static double wl[NL];
+    double W = 0, S = 0;
+    for (int i = 0; i < NL; i++) {
+        wl[i] = 1.0 + (double)mcf_rng_below(&r, 20);
+        W += wl[i];
+        S += wl[i] * lin[2 * i];
+    }
+    const double Mw = S / W;
+    double vw = 0;
+    for (int i = 0; i < NL; i++)
+        vw += wl[i] * (lin[2 * i] - Mw) * (lin[2 * i] - Mw) / (NL * (W - wl[i]));
+    rc = mcf_jackknife(lin, wl, NL, 2, f_first, NULL, &value, &error);
+    CHECK(rc == 0 && fabs(value - Mw) <= 1e-12 * fabs(Mw), "weighted linear: %.17g vs %.17g",
+          value, Mw);
+    CHECK(fabs(error - sqrt(vw)) <= 1e-12 * sqrt(vw), "weighted linear: error %.17g vs %.17g",
+          error, sqrt(vw));
+
+    /* Fewer than 2 bins: -1, value f(all), error NaN.  Bad weights refused. */
+    rc = mcf_jackknife(lin, NULL, 1, 2, f_first, NULL, &value, &error);
+    CHECK(rc == -1 && value == lin[0] && isnan(error), "one bin: rc %d value %g error %g", rc,
+          value, error);
+    wl[3] = 0.0;
+    rc = mcf_jackknife(lin, wl, NL, 2, f_first, NULL, &value, &error);
+    CHECK(rc != 0, "zero weight refused (rc %d)", rc);
+}
+
+int main(void)
+{
+    test_ar1();
+    test_uncorrelated();
+    test_too_short();
+    test_edge_cases();
+    test_jackknife();
+    return check_exit();
+}
