@@ -28,7 +28,7 @@ static int report(int rc)
     mcf_progress_clear();
     if (rc == MCF_EINTR) {
         fprintf(stderr, "mcf: %s\n", mcf_last_error());
-        return 130;
+        return 128 + (mcf_run_stop_signal() ? mcf_run_stop_signal() : 2);
     }
     if (rc) {
         fprintf(stderr, "mcf: error: %s\n", mcf_last_error());

@@ -130,6 +130,9 @@ static double now_seconds(void)
 /* ---- signals ------------------------------------------------------------------------ */
 
 static volatile sig_atomic_t stop_signal;
+static int last_stop_signal;
+
+int mcf_run_stop_signal(void) { return last_stop_signal; }
 
 static void on_signal(int sig)
 {
@@ -543,6 +546,7 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
             chunk /= 2;
         progress(r, started, start_pos, 0);
         if (stop_signal) {
+            last_stop_signal = (int)stop_signal;
             mcf_progress_clear();
             rc = mcf_checkpoint_write(r);
             if (!rc) {

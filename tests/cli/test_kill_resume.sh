@@ -41,11 +41,11 @@ for sig in TERM KILL TERM KILL; do
   sleep "$delay"
   kill -s "$sig" "$pid" 2>/dev/null
   wait "$pid"; rc=$?
-  if [ "$sig" = TERM ] && [ "$rc" -ne 130 ] && [ "$rc" -ne 0 ]; then
-    bad "SIGTERM after ${delay}s: exit status $rc, expected 130 (or 0 if it had finished)"
+  if [ "$sig" = TERM ] && [ "$rc" -ne 143 ] && [ "$rc" -ne 0 ]; then
+    bad "SIGTERM after ${delay}s: exit status $rc, expected 143 (or 0 if it had finished)"
     cat "$out.err"
   fi
-  if [ "$sig" = TERM ] && [ "$rc" -eq 130 ]; then
+  if [ "$sig" = TERM ] && [ "$rc" -eq 143 ]; then
     grep -q "mcf resume" "$out.err" || bad "SIGTERM message does not say how to resume"
   fi
   if [ -f "$out/results.tsv" ] && [ "$rc" -ne 0 ]; then

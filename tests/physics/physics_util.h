@@ -1,0 +1,300 @@
+/* physics_util.h — what the physics tests share: run `mcf run CONFIG` in a fresh folder
+ * under $MCF_TEST_TMP, read OUTPUT/results.tsv by column name, and compare a Monte Carlo
+ * value with an exact one within a stated tolerance.
+ *
+ * Include this header first (before any system header): it selects POSIX.1-2008 / XSI
+ * for mkdir(), nftw() and clock_gettime(). */
+#ifndef MCF_PHYSICS_UTIL_H
+#define MCF_PHYSICS_UTIL_H
+
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700
+#endif
+
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define PHYS_PATH_MAX 4096
+
+/* results.tsv: the column names and an nrows x ncols table of numbers (NAN where a cell
+ * is not a number). */
+typedef struct phys_table {
+    size_t ncols, nrows;
+    char **names;
+    double *v;
+} phys_table;
+
+static inline void phys_table_free(phys_table *t)
+{
+    for (size_t k = 0; k < t->ncols; k++)
+        free(t->names[k]);
+    free(t->names);
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
+static inline double phys_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline int phys_rm_entry(const char *path, const struct stat *sb, int flag,
+                                struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    int rc = (flag == FTW_DP) ? rmdir(path) : unlink(path);
+    if (rc != 0)
+        fprintf(stderr, "physics: cannot remove %s: %s\n", path, strerror(errno));
+    return rc;
+}
+
+/* Makes dir = $MCF_TEST_TMP/name, empty (an old one is removed first, so mcf never finds a
+ * checkpoint of an earlier run to resume).  0 on success. */
+static inline int phys_fresh_dir(const char *name, char *dir, size_t size)
+{
+    const char *tmp = getenv("MCF_TEST_TMP");
+    if (!tmp || !tmp[0]) {
+        fprintf(stderr, "physics: MCF_TEST_TMP is not set; run the test through ctest\n");
+        return -1;
+    }
+    if ((size_t)snprintf(dir, size, "%s/%s", tmp, name) >= size) {
+        fprintf(stderr, "physics: scratch path too long\n");
+        return -1;
+    }
+    struct stat st;
+    if (stat(dir, &st) == 0 && nftw(dir, phys_rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        return -1;
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "physics: cannot create %s: %s\n", tmp, strerror(errno));
+        return -1;
+    }
+    if (mkdir(dir, 0777) != 0) {
+        fprintf(stderr, "physics: cannot create %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Splits line (modified in place) at tabs into at most max fields; returns the count. */
+static inline size_t phys_split(char *line, char **fields, size_t max)
+{
+    size_t n = 0;
+    char *p = line;
+    while (n < max) {
+        fields[n++] = p;
+        char *tab = strchr(p, '\t');
+        if (!tab)
+            break;
+        *tab = '\0';
+        p = tab + 1;
+    }
+    return n;
+}
+
+/* Reads a results.tsv: '#' lines are metadata, the first other line is the header, every
+ * later non-empty line one row.  0 on success. */
+static inline int phys_read_table(const char *path, phys_table *t)
+{
+    memset(t, 0, sizeof *t);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "physics: cannot open %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    static char line[1 << 16];
+    char *fields[512];
+    size_t cap = 0;
+    int rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        size_t len = strlen(line);
+        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if (line[0] == '#' || len == 0)
+            continue;
+        size_t n = phys_split(line, fields, sizeof fields / sizeof fields[0]);
+        if (!t->names) {
+            t->names = calloc(n, sizeof *t->names);
+            if (!t->names) {
+                rc = -1;
+                break;
+            }
+            t->ncols = n;
+            for (size_t k = 0; k < n; k++) {
+                t->names[k] = malloc(strlen(fields[k]) + 1);
+                if (!t->names[k]) {
+                    rc = -1;
+                    break;
+                }
+                strcpy(t->names[k], fields[k]);
+            }
+            if (rc)
+                break;
+            continue;
+        }
+        if (n != t->ncols) {
+            fprintf(stderr, "physics: %s: a row has %zu fields, the header %zu\n", path, n,
+                    t->ncols);
+            rc = -1;
+            break;
+        }
+        if (t->nrows == cap) {
+            cap = cap ? 2 * cap : 16;
+            double *v = realloc(t->v, cap * t->ncols * sizeof *v);
+            if (!v) {
+                rc = -1;
+                break;
+            }
+            t->v = v;
+        }
+        for (size_t k = 0; k < n; k++) {
+            char *end;
+            double x = strtod(fields[k], &end);
+            t->v[t->nrows * t->ncols + k] = (end == fields[k] || *end) ? NAN : x;
+        }
+        t->nrows++;
+    }
+    fclose(f);
+    if (!rc && !t->names) {
+        fprintf(stderr, "physics: %s has no header line\n", path);
+        rc = -1;
+    }
+    if (rc)
+        phys_table_free(t);
+    return rc;
+}
+
+/* Index of column `name`, or -1 (with a message). */
+static inline int phys_col(const phys_table *t, const char *name)
+{
+    for (size_t k = 0; k < t->ncols; k++)
+        if (strcmp(t->names[k], name) == 0)
+            return (int)k;
+    fprintf(stderr, "physics: results.tsv has no column '%s'\n", name);
+    return -1;
+}
+
+/* The value in row `row` of column `name`; NAN if either is missing. */
+static inline double phys_get(const phys_table *t, size_t row, const char *name)
+{
+    int k = phys_col(t, name);
+    if (k < 0 || row >= t->nrows)
+        return NAN;
+    return t->v[row * t->ncols + (size_t)k];
+}
+
+/* The first row whose column `name` equals `value` (to 1e-9 relative), or -1. */
+static inline long phys_find_row(const phys_table *t, const char *name, double value)
+{
+    int k = phys_col(t, name);
+    if (k < 0)
+        return -1;
+    for (size_t r = 0; r < t->nrows; r++)
+        if (fabs(t->v[r * t->ncols + (size_t)k] - value) <= 1e-9 * fmax(1.0, fabs(value)))
+            return (long)r;
+    fprintf(stderr, "physics: results.tsv has no row with %s = %g\n", name, value);
+    return -1;
+}
+
+/* Prints the last lines of a file to stderr (mcf's output after a failed run). */
+static inline void phys_print_tail(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    static char buf[8192];
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    long from = size > (long)sizeof buf - 1 ? size - (long)sizeof buf + 1 : 0;
+    fseek(f, from, SEEK_SET);
+    size_t got = fread(buf, 1, sizeof buf - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+    fprintf(stderr, "---- %s (tail) ----\n%s\n----\n", path, buf);
+}
+
+/* Runs one mcf job: writes $MCF_TEST_TMP/<name>/config.ini as
+ *
+ *     [run]  model, seed, output = $MCF_TEST_TMP/<name>/out, threads = 0
+ *     <sections>                    the caller's [schedule] and [model] text
+ *
+ * runs `<mcf> run config.ini` (its output goes to mcf.log beside the config) and reads
+ * out/results.tsv into *t.  Prints the wall time.  0 on success; on failure prints why
+ * and the tail of mcf's output. */
+static inline int phys_run_mcf(const char *mcf, const char *name, const char *model,
+                               unsigned long long seed, const char *sections, phys_table *t)
+{
+    char dir[PHYS_PATH_MAX], config[PHYS_PATH_MAX], log[PHYS_PATH_MAX], results[PHYS_PATH_MAX];
+    static char cmd[4 * PHYS_PATH_MAX];
+    memset(t, 0, sizeof *t);
+    if (phys_fresh_dir(name, dir, sizeof dir))
+        return -1;
+    if (strchr(dir, '\'') || strchr(mcf, '\'')) {
+        fprintf(stderr, "physics: paths with a single quote are not supported\n");
+        return -1;
+    }
+    snprintf(config, sizeof config, "%s/config.ini", dir);
+    snprintf(log, sizeof log, "%s/mcf.log", dir);
+    snprintf(results, sizeof results, "%s/out/results.tsv", dir);
+    FILE *f = fopen(config, "w");
+    if (!f) {
+        fprintf(stderr, "physics: cannot write %s: %s\n", config, strerror(errno));
+        return -1;
+    }
+    fprintf(f,
+            "; written by the physics test %s\n"
+            "[run]\nmodel = %s\nseed = %llu\noutput = %s/out\nthreads = 0\n\n%s",
+            name, model, seed, dir, sections);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "physics: cannot write %s\n", config);
+        return -1;
+    }
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' > '%s' 2>&1", mcf, config, log);
+    const double t0 = phys_now();
+    int status = system(cmd);
+    const double wall = phys_now() - t0;
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "physics: `%s` failed (status %d)\n", cmd,
+                status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        phys_print_tail(log);
+        return -1;
+    }
+    printf("%s: mcf run took %.2f s\n", name, wall);
+    if (phys_read_table(results, t)) {
+        phys_print_tail(log);
+        return -1;
+    }
+    return 0;
+}
+
+/* The check every physics comparison makes: mc +- err against the exact value, passing when
+ * |mc - exact| <= nsigma * err + bound (bound: a stated systematic allowance such as a
+ * finite-size correction, 0 when the exact value is for the same finite system).  The
+ * error bar must itself be positive and finite. */
+static inline void phys_compare(const char *what, double mc, double err, double exact,
+                                double nsigma, double bound)
+{
+    const double diff = mc - exact;
+    printf("  %-28s mc = %+.6f +- %.6f   exact = %+.6f   diff = %+.2e (%+.2f sigma)"
+           "   tol = %.2e\n",
+           what, mc, err, exact, diff, diff / err, nsigma * err + bound);
+    CHECK(isfinite(err) && err > 0, "%s: error bar %g is not positive and finite", what, err);
+    CHECK(isfinite(mc) && fabs(diff) <= nsigma * err + bound,
+          "%s: mc = %.8g +- %.3g, exact = %.8g: |diff| = %.3g > %g sigma + %.3g", what, mc, err,
+          exact, fabs(diff), nsigma, bound);
+}
+
+#endif
