@@ -101,19 +101,32 @@ int mcf_results_write(const mcf_run *r)
                 used += (size_t)snprintf(point + used, sizeof point - used, "%s%s=%s",
                                          a ? " " : "", s->axes[a].name, v);
         }
+        char unconverged[1024] = "";
+        size_t nu = 0;
+        double tau_max = 0;
+        uint64_t count = 0;
         for (size_t o = 0; o < r->n_obs; o++) {
             mcf_estimate est;
             mcf_blocking_estimate(&c->blocking[o], &est);
             put_number(&rows, est.mean);
             put_number(&rows, est.error);
             put_number(&rows, est.tau * (double)s->measure_every);
-            if (!est.converged && est.count > 1)
-                mcf_text_printf(&warn, "# warning: chain %zu (%s): the error of %s did not "
-                                "reach a plateau (tau >= %.3g sweeps with %llu measurements); "
-                                "run longer before trusting it\n", k, point, obs[o].name,
-                                est.tau * (double)s->measure_every,
-                                (unsigned long long)est.count);
+            if (!est.converged && est.count > 1) {
+                if (nu < sizeof unconverged)
+                    nu += (size_t)snprintf(unconverged + nu, sizeof unconverged - nu, "%s%s",
+                                           nu ? ", " : "", obs[o].name);
+                if (est.tau > tau_max)
+                    tau_max = est.tau;
+                count = est.count;
+            }
         }
+        /* one line per chain: which errors did not reach a blocking plateau */
+        if (nu)
+            mcf_text_printf(&warn, "# warning: chain %zu (%s): the errors of %s did not reach "
+                            "a plateau (tau >= %.3g sweeps with %llu measurements; about 500 "
+                            "tau are needed); run longer before trusting them\n", k, point,
+                            unconverged, tau_max * (double)s->measure_every,
+                            (unsigned long long)count);
         /* jackknife bins */
         size_t used_bins = 0;
         double weights[4096];

@@ -33,7 +33,8 @@ enum {
 };
 
 typedef struct mcf_param_spec {
-    const char *name;           /* lower_snake_case key; NULL terminates the array */
+    const char *name;           /* the key: lower_snake_case, or the physicist's symbol
+                                   (L, J, W); NULL terminates the array */
     mcf_param_type type;
     const char *default_value;  /* text as it would appear in the INI file; NULL = required */
     unsigned flags;             /* MCF_PARAM_* bits */

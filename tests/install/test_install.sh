@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# test_install.sh BUILD_DIR SOURCE_DIR SCRATCH_DIR — the SDK as a plugin author meets it.
+#
+#   1. installs BUILD_DIR into SCRATCH_DIR/prefix (cmake --install --prefix)
+#   2. builds SOURCE_DIR/examples/plugin-xy against that prefix with CMake
+#      (find_package(mcf)) and with make + pkg-config
+#   3. checks that the installed `mcf plugins` lists xy from each build (MCF_PLUGIN_PATH)
+#      and the installed models without it
+#   4. runs a very short XY temperature scan with the installed program and checks
+#      results.tsv; draws it with `mcf plot` when gnuplot is installed
+#
+# Each step says what it does; a failure names the step, the command and the tail of its
+# output, and exits 1.  Environment (set by tests/install/CMakeLists.txt, all optional):
+# MCF_CMAKE (cmake to use), MCF_CMAKE_GENERATOR, MCF_C_COMPILER, MCF_MAKE, MCF_PKG_CONFIG.
+set -u
+
+if [ $# -ne 3 ]; then
+    echo "usage: $0 BUILD_DIR SOURCE_DIR SCRATCH_DIR" >&2
+    exit 2
+fi
+build=$1
+src=$2
+scratch=$3
+
+cmake_cmd=${MCF_CMAKE:-cmake}
+make_cmd=${MCF_MAKE:-make}
+pkg_config_cmd=${MCF_PKG_CONFIG:-pkg-config}
+step_name="setup"
+
+step() {
+    step_name=$1
+    echo "== $step_name"
+}
+
+fail() {
+    echo "FAILED at step '$step_name': $*" >&2
+    exit 1
+}
+
+# run LOG cmd args... — runs the command with its output in LOG; on failure shows the
+# command and the last 40 lines of LOG and fails the step.
+run() {
+    local log=$1
+    shift
+    if ! "$@" >"$log" 2>&1; then
+        echo "---- command: $*" >&2
+        echo "---- last lines of $log:" >&2
+        tail -n 40 "$log" >&2
+        fail "the command above failed (full output in $log)"
+    fi
+}
+
+# header_has FILE COLUMN — the first line of FILE that is not a '#' comment has a
+# tab-separated field COLUMN.
+header_has() {
+    awk -F'\t' -v col="$2" '
+        /^#/ || /^[ \t]*$/ { next }
+        { for (i = 1; i <= NF; i++) if ($i == col) found = 1; exit }
+        END { exit found ? 0 : 1 }' "$1"
+}
+
+# data_rows FILE — number of data rows (lines after the header that are not comments).
+data_rows() {
+    awk '/^#/ || /^[ \t]*$/ { next } { n++ } END { print (n > 0 ? n - 1 : 0) }' "$1"
+}
+
+# A plugin path from the caller's environment must not leak into the checks.
+unset MCF_PLUGIN_PATH
+
+step "prepare a fresh scratch folder $scratch"
+case $scratch in
+    "" | "/") fail "refusing to use '$scratch' as the scratch folder" ;;
+esac
+rm -rf "$scratch" || fail "cannot remove the old $scratch"
+mkdir -p "$scratch" || fail "cannot create $scratch"
+prefix=$scratch/prefix
+[ -f "$build/CMakeCache.txt" ] || fail "$build is not a CMake build folder (no CMakeCache.txt)"
+[ -f "$src/examples/plugin-xy/xy.c" ] || fail "$src/examples/plugin-xy/xy.c not found"
+
+# ---------------------------------------------------------------------------------------
+step "1. install the build tree into $prefix"
+run "$scratch/install.log" "$cmake_cmd" --install "$build" --prefix "$prefix"
+mcf=$prefix/bin/mcf
+[ -x "$mcf" ] || fail "cmake --install put no executable at $mcf"
+[ -f "$prefix/include/mcf/mcf.h" ] || fail "no SDK header at $prefix/include/mcf/mcf.h"
+config=$(find "$prefix" -name mcfConfig.cmake -print | head -n 1)
+[ -n "$config" ] || fail "no mcfConfig.cmake installed under $prefix (find_package(mcf) needs it)"
+pc=$(find "$prefix" -name mcf.pc -path '*/pkgconfig/*' -print | head -n 1)
+[ -n "$pc" ] || fail "no pkgconfig/mcf.pc installed under $prefix"
+echo "   mcf: $mcf"
+echo "   CMake package: $config"
+echo "   pkg-config file: $pc"
+
+# ---------------------------------------------------------------------------------------
+step "2a. build examples/plugin-xy with CMake and find_package(mcf)"
+xy_cmake=$scratch/xy-cmake
+gen_args=()
+[ -n "${MCF_CMAKE_GENERATOR:-}" ] && gen_args=(-G "$MCF_CMAKE_GENERATOR")
+cc_args=()
+[ -n "${MCF_C_COMPILER:-}" ] && cc_args=(-DCMAKE_C_COMPILER="$MCF_C_COMPILER")
+run "$scratch/xy-cmake-configure.log" "$cmake_cmd" -S "$src/examples/plugin-xy" \
+    -B "$xy_cmake" "${gen_args[@]}" "${cc_args[@]}" -DCMAKE_PREFIX_PATH="$prefix"
+run "$scratch/xy-cmake-build.log" "$cmake_cmd" --build "$xy_cmake"
+[ -f "$xy_cmake/mcf-xy.so" ] || fail "the CMake build wrote no $xy_cmake/mcf-xy.so"
+
+# ---------------------------------------------------------------------------------------
+step "2b. build examples/plugin-xy with make and pkg-config"
+xy_make=$scratch/xy-make
+builds=("$xy_cmake")
+if ! command -v "$make_cmd" >/dev/null 2>&1; then
+    echo "   skipped: '$make_cmd' not found"
+elif ! command -v "$pkg_config_cmd" >/dev/null 2>&1; then
+    echo "   skipped: '$pkg_config_cmd' not found"
+else
+    pcdir=$(dirname "$pc")
+    export PKG_CONFIG_PATH=$pcdir
+    "$pkg_config_cmd" --exists mcf || fail "pkg-config does not find mcf with PKG_CONFIG_PATH=$pcdir"
+    incdir=$("$pkg_config_cmd" --variable=includedir mcf)
+    real_incdir=$(cd "$incdir" 2>/dev/null && pwd -P)
+    real_prefix_inc=$(cd "$prefix/include" && pwd -P)
+    if [ "$real_incdir" != "$real_prefix_inc" ]; then
+        fail "mcf.pc gives includedir=$incdir, but the SDK was installed under $prefix: mcf.pc is not relocatable. cmake/mcf.pc.in should derive prefix from \${pcfiledir} (e.g. prefix=\${pcfiledir}/../.. for libdir lib) rather than hard-code CMAKE_INSTALL_PREFIX."
+    fi
+    make_args=(BUILD="$xy_make" PKG_CONFIG="$pkg_config_cmd")
+    [ -n "${MCF_C_COMPILER:-}" ] && make_args+=(CC="$MCF_C_COMPILER")
+    run "$scratch/xy-make.log" "$make_cmd" -C "$src/examples/plugin-xy" "${make_args[@]}"
+    [ -f "$xy_make/mcf-xy.so" ] || fail "make wrote no $xy_make/mcf-xy.so"
+    unset PKG_CONFIG_PATH
+    builds+=("$xy_make")
+fi
+
+# ---------------------------------------------------------------------------------------
+step "3. the installed mcf lists xy from each build, and its own models without help"
+for dir in "${builds[@]}"; do
+    MCF_PLUGIN_PATH=$dir run "$scratch/plugins.log" "$mcf" plugins
+    awk '$1 == "xy" { found = 1 } END { exit found ? 0 : 1 }' "$scratch/plugins.log" ||
+        { cat "$scratch/plugins.log" >&2; fail "'mcf plugins' with MCF_PLUGIN_PATH=$dir does not list xy"; }
+    MCF_PLUGIN_PATH=$dir run "$scratch/describe.log" "$mcf" describe xy
+    grep -qF "$dir/mcf-xy.so" "$scratch/describe.log" ||
+        { cat "$scratch/describe.log" >&2; fail "'mcf describe xy' did not load $dir/mcf-xy.so"; }
+    grep -q "step" "$scratch/describe.log" ||
+        { cat "$scratch/describe.log" >&2; fail "'mcf describe xy' does not show the parameter 'step'"; }
+    echo "   xy found in $dir"
+done
+run "$scratch/plugins-installed.log" "$mcf" plugins
+awk '$1 == "ising" { found = 1 } END { exit found ? 0 : 1 }' "$scratch/plugins-installed.log" ||
+    { cat "$scratch/plugins-installed.log" >&2; fail "the installed mcf does not find the installed model ising (in <prefix>/lib/mcf) without MCF_PLUGIN_PATH"; }
+
+# ---------------------------------------------------------------------------------------
+step "4. a short XY scan with the installed program"
+out=$scratch/xy-short.out
+cat >"$scratch/xy-short.ini" <<EOF
+[run]
+model = xy
+seed = 11
+output = $out
+threads = 2
+[schedule]
+thermalize = 100
+sweeps = 300
+measure_every = 1
+checkpoint_every = 100
+temperatures = 0.6:1.2:4
+[model]
+L = 8
+EOF
+MCF_PLUGIN_PATH=$xy_cmake run "$scratch/xy-run.log" "$mcf" run "$scratch/xy-short.ini"
+results=$out/results.tsv
+[ -f "$results" ] || fail "the run wrote no $results"
+header_has "$results" energy || { head -n 20 "$results" >&2; fail "$results has no 'energy' column"; }
+header_has "$results" energy_err || fail "$results has no 'energy_err' column"
+header_has "$results" T || header_has "$results" temperature ||
+    echo "   note: no column named T or temperature in the header"
+rows=$(data_rows "$results")
+[ "$rows" = 4 ] || { cat "$results" >&2; fail "$results has $rows data rows; expected 4, one per temperature"; }
+echo "   $results: energy column, $rows rows"
+
+if command -v gnuplot >/dev/null 2>&1; then
+    rm -f "$out"/plot-*.svg
+    run "$scratch/xy-plot.log" "$mcf" plot "$out"
+    [ -s "$out/plot-energy.svg" ] || fail "'mcf plot $out' wrote no plot-energy.svg"
+    grep -q "<svg" "$out/plot-energy.svg" || fail "$out/plot-energy.svg is not an SVG file"
+    echo "   mcf plot: $out/plot-energy.svg"
+else
+    echo "   gnuplot not installed: 'mcf plot' not checked"
+fi
+
+echo "== all steps passed"
+exit 0

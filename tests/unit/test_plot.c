@@ -1,0 +1,293 @@
+/* test_plot.c — `mcf plot`: SVGs from a synthetic results.tsv, and its error messages.
+ *
+ * Needs gnuplot.  Without it the test prints "skipped: gnuplot not installed" and returns
+ * 77; tests/unit/CMakeLists.txt must give this test the property SKIP_RETURN_CODE 77
+ * so that ctest reports it as skipped rather than failed. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "mcf/error.h"
+#include "plot.h"
+
+static char scratch[4096];
+
+/* buf = scratch/sub[/name]; a path too long for buf becomes "" (and the checks fail). */
+static void path_in(char *buf, size_t n, const char *sub, const char *name)
+{
+    int k = snprintf(buf, n, "%s/%s%s%s", scratch, sub, name ? "/" : "", name ? name : "");
+    if (k < 0 || (size_t)k >= n) {
+        fprintf(stderr, "path too long under %s\n", scratch);
+        buf[0] = '\0';
+    }
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* The whole file, NUL terminated; NULL if it cannot be read.  Caller frees. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        cap *= 2;
+        char *grown = realloc(buf, cap + 1);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        if (len)
+            *len = n;
+    }
+    return buf;
+}
+
+static size_t count_occurrences(const char *hay, const char *needle)
+{
+    size_t k = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        k++;
+    return k;
+}
+
+static int make_dir(const char *sub)
+{
+    char path[4096];
+    path_in(path, sizeof path, sub, NULL);
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+/* A results.tsv as `mcf run` writes it for an Ising scan over L = 8, 12 and 5
+ * temperatures: observables energy and abs_m, derived binder, and acceptance. */
+static void write_scan(const char *sub)
+{
+    char path[4096];
+    path_in(path, sizeof path, sub, "results.tsv");
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f)
+        return;
+    fprintf(f, "# mcf 0.1.0\n# model: ising\n# scan: L T\n");
+    fprintf(f, "L\tT\tenergy\tenergy_err\ttau_energy\tabs_m\tabs_m_err\ttau_abs_m"
+               "\tbinder\tbinder_err\tacceptance\n");
+    for (int L = 8; L <= 12; L += 4) {
+        for (int i = 0; i < 5; i++) {
+            double T = 2.0 + 0.1 * i;
+            double e = -1.8 + 0.2 * i + 0.01 * L;
+            fprintf(f, "%d\t%.1f\t%.6f\t%.6f\t%.3f\t%.6f\t%.6f\t%.3f\t%.6f\t%s\t%.6f\n", L,
+                    T, e, 0.002 + 0.001 * i, 2.5, 0.9 - 0.15 * i, 0.01, 7.0,
+                    0.6 - 0.1 * i, i == 2 ? "nan" : "0.02", 0.2 + 0.05 * i);
+        }
+    }
+    fclose(f);
+}
+
+static void check_svg(const char *sub, const char *name, const char *const *titles)
+{
+    char path[4096];
+    path_in(path, sizeof path, sub, name);
+    size_t len = 0;
+    char *svg = read_file(path, &len);
+    CHECK(svg != NULL, "%s was not written", path);
+    if (!svg)
+        return;
+    CHECK(strstr(svg, "<svg") != NULL, "%s: no <svg element", path);
+    CHECK(strstr(svg, "</svg>") != NULL, "%s: not closed by </svg> (truncated?)", path);
+    CHECK(len > 2000, "%s: only %zu bytes; expected a full plot", path, len);
+    for (const char *const *t = titles; *t; t++)
+        CHECK(strstr(svg, *t) != NULL, "%s: title '%s' not found", path, *t);
+    free(svg);
+
+    /* written atomically: no temporary left behind */
+    char tmp[4096], tmpname[512];
+    snprintf(tmpname, sizeof tmpname, ".%s.tmp", name);
+    path_in(tmp, sizeof tmp, sub, tmpname);
+    CHECK(access(tmp, F_OK) != 0, "%s left behind", tmp);
+}
+
+static int gnuplot_installed(void)
+{
+    int st = system("command -v gnuplot >/dev/null 2>&1");
+    return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+int main(void)
+{
+    if (!gnuplot_installed()) {
+        printf("skipped: gnuplot not installed\n");
+        return 77;
+    }
+    const char *tmp = getenv("MCF_TEST_TMP");
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    snprintf(scratch, sizeof scratch, "%s/test_plot-XXXXXX", tmp);
+    if (!mkdtemp(scratch)) {
+        fprintf(stderr, "cannot create a scratch folder under %s: %s\n", tmp,
+                strerror(errno));
+        return 1;
+    }
+    char dir[4096];
+
+    /* --- a two-parameter scan: one curve per L, T on the x axis -------------------- */
+    CHECK(make_dir("scan") == 0, "mkdir scan");
+    write_scan("scan");
+    path_in(dir, sizeof dir, "scan", NULL);
+    int n = -1;
+    int rc = mcf_plot_dir(dir, &n);
+    CHECK(rc == MCF_OK, "mcf_plot_dir(%s) = %d: %s", dir, rc, mcf_last_error());
+    CHECK(n == 4, "expected 4 plots (energy, abs_m, binder, acceptance), got %d", n);
+    {
+        const char *titles[] = {"L=8", "L=12", "energy", ">T<", NULL};
+        check_svg("scan", "plot-energy.svg", titles);
+    }
+    {
+        const char *titles[] = {"L=8", "L=12", "abs_m", NULL};
+        check_svg("scan", "plot-abs_m.svg", titles);
+    }
+    {
+        const char *titles[] = {"L=8", "L=12", "binder", NULL};
+        check_svg("scan", "plot-binder.svg", titles);
+    }
+    {
+        const char *titles[] = {"L=8", "L=12", "acceptance", NULL};
+        check_svg("scan", "plot-acceptance.svg", titles);
+    }
+    char path[4096];
+    path_in(path, sizeof path, "scan", "plot-tau_energy.svg");
+    CHECK(access(path, F_OK) != 0, "%s written, but tau_energy has no _err column", path);
+    path_in(path, sizeof path, "scan", "plot-energy_err.svg");
+    CHECK(access(path, F_OK) != 0, "%s written; errors are not plotted by themselves", path);
+
+    /* error bars: gnuplot draws each as a path; with 10 points there are at least 10
+     * more paths in the error-bar plot than in the acceptance plot of the same points */
+    {
+        path_in(path, sizeof path, "scan", "plot-energy.svg");
+        char *a = read_file(path, NULL);
+        path_in(path, sizeof path, "scan", "plot-acceptance.svg");
+        char *b = read_file(path, NULL);
+        if (a && b) {
+            size_t pa = count_occurrences(a, "<path"), pb = count_occurrences(b, "<path");
+            CHECK(pa >= pb + 10, "energy plot has %zu paths, acceptance %zu: error bars?",
+                  pa, pb);
+        }
+        free(a);
+        free(b);
+    }
+
+    /* plotting again replaces the files */
+    rc = mcf_plot_dir(dir, &n);
+    CHECK(rc == MCF_OK && n == 4, "second mcf_plot_dir: %d (%s), n = %d", rc,
+          mcf_last_error(), n);
+
+    /* --- nothing scanned: plotted against the row number ----------------------------- */
+    CHECK(make_dir("single") == 0, "mkdir single");
+    path_in(path, sizeof path, "single", "results.tsv");
+    CHECK(write_file(path, "# mcf 0.1.0\n# scan:\n"
+                           "energy\tenergy_err\ttau_energy\tacceptance\n"
+                           "-1.25\t0.01\t3.5\t0.41\n") == 0,
+          "write %s", path);
+    path_in(dir, sizeof dir, "single", NULL);
+    rc = mcf_plot_dir(dir, &n);
+    CHECK(rc == MCF_OK, "single point: %d: %s", rc, mcf_last_error());
+    CHECK(n == 2, "single point: expected 2 plots, got %d", n);
+    {
+        const char *titles[] = {"energy", NULL};
+        check_svg("single", "plot-energy.svg", titles);
+    }
+
+    /* --- a missing folder -------------------------------------------------------------- */
+    path_in(dir, sizeof dir, "no-such-run", NULL);
+    rc = mcf_plot_dir(dir, &n);
+    CHECK(rc == MCF_EIO, "missing folder: expected MCF_EIO, got %d", rc);
+    CHECK(n == 0, "missing folder: n = %d", n);
+    CHECK(strstr(mcf_last_error(), "results.tsv") != NULL, "message: %s", mcf_last_error());
+    CHECK(strstr(mcf_last_error(), "no such file") != NULL, "message: %s", mcf_last_error());
+    CHECK(strstr(mcf_last_error(), "mcf run") != NULL, "message: %s", mcf_last_error());
+    CHECK(strstr(mcf_last_error(), "no-such-run") != NULL, "message: %s", mcf_last_error());
+
+    /* --- a malformed row: the message names the file and the line --------------------- */
+    CHECK(make_dir("bad-number") == 0, "mkdir bad-number");
+    path_in(path, sizeof path, "bad-number", "results.tsv");
+    CHECK(write_file(path, "# mcf 0.1.0\n# scan: T\nT\tenergy\tenergy_err\n"
+                           "1.0\t-1.9\t0.01\n2.0\t-1.5x\t0.01\n3.0\t-1.0\t0.01\n") == 0,
+          "write %s", path);
+    path_in(dir, sizeof dir, "bad-number", NULL);
+    rc = mcf_plot_dir(dir, &n);
+    CHECK(rc == MCF_EFORMAT, "bad number: expected MCF_EFORMAT, got %d", rc);
+    CHECK(strstr(mcf_last_error(), "results.tsv:5:") != NULL, "message: %s",
+          mcf_last_error());
+    CHECK(strstr(mcf_last_error(), "energy") != NULL, "message: %s", mcf_last_error());
+    CHECK(strstr(mcf_last_error(), "-1.5x") != NULL, "message: %s", mcf_last_error());
+    path_in(path, sizeof path, "bad-number", "plot-energy.svg");
+    CHECK(access(path, F_OK) != 0, "a plot was written from a malformed file");
+
+    CHECK(make_dir("bad-fields") == 0, "mkdir bad-fields");
+    path_in(path, sizeof path, "bad-fields", "results.tsv");
+    CHECK(write_file(path, "# scan: T\nT\tenergy\tenergy_err\n"
+                           "1.0\t-1.9\t0.01\n\n2.0\t-1.5\n") == 0,
+          "write %s", path);
+    path_in(dir, sizeof dir, "bad-fields", NULL);
+    rc = mcf_plot_dir(dir, &n);
+    CHECK(rc == MCF_EFORMAT, "missing field: expected MCF_EFORMAT, got %d", rc);
+    CHECK(strstr(mcf_last_error(), "results.tsv:5:") != NULL, "message: %s",
+          mcf_last_error());
+
+    CHECK(make_dir("bad-scan") == 0, "mkdir bad-scan");
+    path_in(path, sizeof path, "bad-scan", "results.tsv");
+    CHECK(write_file(path, "# scan: L T\nT\tenergy\tenergy_err\n1.0\t-1.9\t0.01\n") == 0,
+          "write %s", path);
+    path_in(dir, sizeof dir, "bad-scan", NULL);
+    rc = mcf_plot_dir(dir, &n);
+    CHECK(rc == MCF_EFORMAT, "unknown scan column: expected MCF_EFORMAT, got %d", rc);
+    CHECK(strstr(mcf_last_error(), "results.tsv:1:") != NULL &&
+              strstr(mcf_last_error(), "'L'") != NULL,
+          "message: %s", mcf_last_error());
+
+    /* --- gnuplot missing from PATH ------------------------------------------------------ */
+    const char *old_path = getenv("PATH");
+    char *saved = old_path ? strdup(old_path) : NULL;
+    setenv("PATH", "/nonexistent-mcf-test", 1);
+    path_in(dir, sizeof dir, "scan", NULL);
+    rc = mcf_plot_dir(dir, &n);
+    CHECK(rc == MCF_EIO, "no gnuplot: expected MCF_EIO, got %d", rc);
+    CHECK(strstr(mcf_last_error(), "gnuplot not found") != NULL &&
+              strstr(mcf_last_error(), "gnuplot-nox") != NULL,
+          "message: %s", mcf_last_error());
+    if (saved) {
+        setenv("PATH", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("PATH");
+    }
+
+    return check_exit();
+}
