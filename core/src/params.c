@@ -109,7 +109,11 @@ int mcf_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out
         errno = 0;
         long v = strtol(text, &end, 10);
         if (*end || errno)
-            return mcf_fail(MCF_EINVAL, "'%s' is not an integer", text);
+        {
+            char allowed[256];
+            mcf_spec_describe(spec, allowed, sizeof allowed);
+            return mcf_fail(MCF_EINVAL, "'%s' is not an integer: must be %s", text, allowed);
+        }
         int rc = check_range(spec, (double)v, text);
         if (rc)
             return rc;
@@ -121,7 +125,11 @@ int mcf_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out
         errno = 0;
         double v = strtod(text, &end);
         if (*end || errno == ERANGE)
-            return mcf_fail(MCF_EINVAL, "'%s' is not a real number", text);
+        {
+            char allowed[256];
+            mcf_spec_describe(spec, allowed, sizeof allowed);
+            return mcf_fail(MCF_EINVAL, "'%s' is not a real number: must be %s", text, allowed);
+        }
         if (isnan(v))
             return mcf_fail(MCF_EINVAL, "'%s': NaN is not allowed", text);
         int rc = check_range(spec, v, text);

@@ -396,28 +396,34 @@ static void run_release(mcf_run *r)
     free(r->dir);
 }
 
-static int prepare_output(mcf_run *r, const mcf_run_options *opt)
+/* Refuses to start a fresh run over an earlier one (no side effects). */
+static int check_output(const mcf_run *r, const mcf_run_options *opt)
 {
-    if (!opt->resume) {
-        if (!opt->force && (file_exists(r->dir, "checkpoint") || file_exists(r->dir, "results.tsv")))
-            return mcf_fail(MCF_EINVAL, "output folder %s already holds a run; continue it with "
-                            "`mcf resume %s`, choose another [run] output, or pass --force to "
-                            "overwrite it", r->dir, r->dir);
-        int rc = mcf_mkdir_p(r->dir);
-        if (rc)
-            return rc;
-        if (opt->force) {
-            char path[4200];
-            snprintf(path, sizeof path, "%s/checkpoint", r->dir);
-            unlink(path);
-            snprintf(path, sizeof path, "%s/results.tsv", r->dir);
-            unlink(path);
-        }
-        char path[4200];
-        snprintf(path, sizeof path, "%s/config.ini", r->dir);
-        return mcf_write_atomic(path, r->setup->canonical, strlen(r->setup->canonical));
-    }
+    if (!opt->resume && !opt->force &&
+        (file_exists(r->dir, "checkpoint") || file_exists(r->dir, "results.tsv")))
+        return mcf_fail(MCF_EINVAL, "output folder %s already holds a run; continue it with "
+                        "`mcf resume %s`, choose another [run] output, or pass --force to "
+                        "overwrite it", r->dir, r->dir);
     return MCF_OK;
+}
+
+/* Creates the output folder of a fresh run with the configuration as used. */
+static int prepare_output(const mcf_run *r, const mcf_run_options *opt)
+{
+    if (opt->resume)
+        return MCF_OK;
+    int rc = mcf_mkdir_p(r->dir);
+    if (rc)
+        return rc;
+    char path[4200];
+    if (opt->force) {
+        snprintf(path, sizeof path, "%s/checkpoint", r->dir);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/results.tsv", r->dir);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/config.ini", r->dir);
+    return mcf_write_atomic(path, r->setup->canonical, strlen(r->setup->canonical));
 }
 
 int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
@@ -443,41 +449,43 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     r->config_hash = mcf_fnv1a64(setup->canonical, strlen(setup->canonical), MCF_FNV_OFFSET);
     r->n_chains = setup->n_points;
 
-    int rc = prepare_output(r, opt);
-    if (rc) {
-        run_release(r);
-        return rc;
-    }
-    char logpath[4200];
-    snprintf(logpath, sizeof logpath, "%s/log", r->dir);
-    FILE *logf = fopen(logpath, "a");
-    if (!logf) {
-        rc = mcf_fail(MCF_EIO, "%s: cannot open the log (%s)", logpath, strerror(errno));
-        run_release(r);
-        return rc;
-    }
-    progress_on_terminal = opt->progress < 0 ? isatty(STDERR_FILENO) : opt->progress;
-    mcf_log_set_file(logf);
-    mcf_log_set_echo_info(!progress_on_terminal);
-
     int threads = setup->threads > 0 ? (int)setup->threads : omp_get_max_threads();
     if ((size_t)threads > r->n_chains)
         threads = (int)r->n_chains;
-    mcf_log(MCF_LOG_INFO, "mcf %s: %s %s, model %s %s, evaluator %s, %zu chains, seed %llu, "
-            "%d threads, output %s", MCF_VERSION_STRING, opt->resume ? "resuming" : "starting",
-            setup->config_path, setup->model_name, setup->model->info->version,
-            setup->evaluator_name, r->n_chains, (unsigned long long)setup->seed, threads, r->dir);
-
+    FILE *logf = NULL;
+    group *groups = NULL;
+    /* every chain is created (and so every model parameter checked) before anything is
+       written: a refused run leaves no output folder behind */
+    int rc = check_output(r, opt);
+    if (rc)
+        goto done;
     r->chains = calloc(r->n_chains, sizeof *r->chains);
-    group *groups = calloc((size_t)threads, sizeof *groups);
+    groups = calloc((size_t)threads, sizeof *groups);
     if (!r->chains || !groups) {
         rc = mcf_fail(MCF_ENOMEM, "out of memory for %zu chains", r->n_chains);
         goto done;
     }
     for (size_t k = 0; k < r->n_chains && !rc; k++)
         rc = chain_create(r, k);
+    if (!rc)
+        rc = prepare_output(r, opt);
     if (rc)
         goto done;
+    char logpath[4200];
+    snprintf(logpath, sizeof logpath, "%s/log", r->dir);
+    logf = fopen(logpath, "a");
+    if (!logf) {
+        rc = mcf_fail(MCF_EIO, "%s: cannot open the log (%s)", logpath, strerror(errno));
+        goto done;
+    }
+    progress_on_terminal = opt->progress < 0 ? isatty(STDERR_FILENO) : opt->progress;
+    mcf_log_set_file(logf);
+    mcf_log_set_echo_info(!progress_on_terminal);
+    mcf_log(MCF_LOG_INFO, "mcf %s: %s %s, model %s %s, evaluator %s, %zu chains, seed %llu, "
+            "%d threads, output %s", MCF_VERSION_STRING, opt->resume ? "resuming" : "starting",
+            setup->config_path, setup->model_name, setup->model->info->version,
+            setup->evaluator_name, r->n_chains, (unsigned long long)setup->seed, threads, r->dir);
+
     if (opt->resume) {
         rc = mcf_checkpoint_read(r);
         if (rc == 1) {
@@ -597,12 +605,13 @@ done:
         snprintf(msg, sizeof msg, "%s", mcf_last_error());
         run_release(r);
         mcf_fail(rc, "%s", msg);
-        if (rc)
+        if (rc && logf)
             fprintf(logf, "%s: %s\n", rc == MCF_EINTR ? "stopped" : "error", msg);
     }
     mcf_log_set_file(NULL);
     mcf_log_set_echo_info(0);
     progress_on_terminal = 0;
-    fclose(logf);
+    if (logf)
+        fclose(logf);
     return rc;
 }

@@ -43,6 +43,13 @@ sed -i '/^Lx/d' bad.ini
 "$mcf" run bad.ini --set model.L=1 2>c.txt
 has "range error from --set" c.txt "command line (--set)" "\[model\] L" "1 is out of range" ">= 2"
 
+# a model that needs a temperature, run without one: refused before anything is written
+sed 's/^temperatures.*//' bad.ini > notemp.ini
+"$mcf" run notemp.ini 2>t.txt; rc=$?
+[ $rc -ne 0 ] && has "missing temperatures" t.txt "needs a temperature" "\[schedule\] temperatures" \
+  || bad "run without temperatures succeeded"
+[ -e should_not_exist ] && bad "an output folder was created for a refused run" || ok "nothing created without temperatures"
+
 "$mcf" resume nowhere 2>r.txt; [ $? -ne 0 ] && has "resume of a missing folder" r.txt "nowhere/config.ini" || bad "resume nowhere succeeded"
 "$mcf" plot nowhere 2>q.txt; [ $? -ne 0 ] && has "plot of a missing folder" q.txt "nowhere/results.tsv" || bad "plot nowhere succeeded"
 
