@@ -5,7 +5,7 @@
  *            u64 config hash (FNV-1a of config.ini as used), u64 position (sweeps done),
  *            u64 chains, u64 nvars, u64 bins
  *   chains   per chain: u64 record size, then index, RNG state, counters, blocking
- *            accumulators, jackknife bins, u64 model-state size, model state
+ *            accumulators, jackknife bins, curve bins, u64 model-state size, model state
  *   trailer  u64 FNV-1a checksum of every byte before it
  * The file is written to a temporary name and renamed, so a kill at any moment leaves
  * either the old or the new checkpoint, never a torn one; a corrupt, truncated or foreign
@@ -44,6 +44,8 @@ static int write_chain(const mcf_run *r, const mcf_chain *c, mcf_stream *out)
     if (!rc) rc = put(&rec, c->blocking, r->n_obs * sizeof *c->blocking);
     if (!rc) rc = put(&rec, c->bin_sum, (size_t)r->setup->bins * r->nvars * sizeof(double));
     if (!rc) rc = put(&rec, c->bin_count, (size_t)r->setup->bins * sizeof(double));
+    if (!rc) rc = put(&rec, c->curve_bin_sum,
+                      (size_t)r->setup->bins * c->curve_values * sizeof(double));
     if (!rc) {
         rc = r->ops->save(c->state, &model);
         if (rc)
@@ -107,13 +109,15 @@ static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path
     /* read into temporaries, commit only when the whole record is consistent */
     mcf_chain t = *c;
     size_t nb = (size_t)r->setup->bins;
-    mcf_blocking *blk = malloc(r->n_obs * sizeof *blk);
-    double *bsum = malloc(nb * r->nvars * sizeof *bsum);
+    mcf_blocking *blk = malloc(r->n_obs * sizeof *blk + 1);
+    double *bsum = malloc(nb * r->nvars * sizeof *bsum + 1);
     double *bcnt = malloc(nb * sizeof *bcnt);
-    if (!blk || !bsum || !bcnt) {
+    double *csum = malloc(nb * c->curve_values * sizeof *csum + 1);
+    if (!blk || !bsum || !bcnt || !csum) {
         free(blk);
         free(bsum);
         free(bcnt);
+        free(csum);
         return mcf_fail(MCF_ENOMEM, "out of memory reading %s", path);
     }
     rc = mcf_stream_read(&rec, &index, sizeof index);
@@ -129,6 +133,7 @@ static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path
     if (!rc) rc = mcf_stream_read(&rec, blk, r->n_obs * sizeof *blk);
     if (!rc) rc = mcf_stream_read(&rec, bsum, nb * r->nvars * sizeof *bsum);
     if (!rc) rc = mcf_stream_read(&rec, bcnt, nb * sizeof *bcnt);
+    if (!rc) rc = mcf_stream_read(&rec, csum, nb * c->curve_values * sizeof *csum);
     if (!rc) rc = mcf_stream_read(&rec, &msize, sizeof msize);
     if (!rc && msize != rec.size - rec.pos)
         rc = mcf_fail(MCF_EFORMAT, "model state of %llu bytes does not fill the record",
@@ -145,8 +150,11 @@ static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path
         free(blk);
         free(bsum);
         free(bcnt);
+        free(csum);
         return mcf_fail_prefix(MCF_EFORMAT, "%s: chain %zu", path, c->index);
     }
+    if (c->curve_values)
+        memcpy(c->curve_bin_sum, csum, nb * c->curve_values * sizeof *csum);
     memcpy(c->blocking, blk, r->n_obs * sizeof *blk);
     memcpy(c->bin_sum, bsum, nb * r->nvars * sizeof *bsum);
     memcpy(c->bin_count, bcnt, nb * sizeof *bcnt);
@@ -156,6 +164,7 @@ static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path
     c->block_accepted = t.block_accepted;
     c->block_proposed = t.block_proposed;
     c->measurements = t.measurements;
+    free(csum);
     free(blk);
     free(bsum);
     free(bcnt);

@@ -822,16 +822,9 @@ done:
 
 /* ---------------------------------------------------------------------------------- */
 
-int mcf_plot_dir(const char *dir, int *n_written)
+/* Draws every column with an _err partner (and acceptance) of one table file. */
+static int plot_table(const char *dir, char *path, int *n_written)
 {
-    if (n_written)
-        *n_written = 0;
-    if (!dir || !*dir)
-        return mcf_fail(MCF_EINVAL, "mcf plot: no run folder given; usage: mcf plot DIR");
-    char *path = join_path(dir, "results.tsv");
-    if (!path)
-        return mcf_fail(MCF_ENOMEM, "out of memory");
-
     table t;
     memset(&t, 0, sizeof t);
     t.path = path;
@@ -877,10 +870,59 @@ int mcf_plot_dir(const char *dir, int *n_written)
     free(errname);
 
 out:
-    if (n_written)
-        *n_written = written;
+    *n_written += written;
     layout_free(&l);
     table_free(&t);
+    return rc;
+}
+
+/* The names after "# curves:" in results.tsv, space separated, into buf ("" if none). */
+static void curve_names(const char *path, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[4096];
+    while (fgets(line, sizeof line, f) && line[0] == '#') {
+        if (strncmp(line, "# curves:", 9) == 0) {
+            snprintf(buf, size, "%s", line + 9);
+            buf[strcspn(buf, "\r\n")] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
+
+int mcf_plot_dir(const char *dir, int *n_written)
+{
+    int written = 0;
+    if (n_written)
+        *n_written = 0;
+    if (!dir || !*dir)
+        return mcf_fail(MCF_EINVAL, "mcf plot: no run folder given; usage: mcf plot DIR");
+    char *path = join_path(dir, "results.tsv");
+    if (!path)
+        return mcf_fail(MCF_ENOMEM, "out of memory");
+    int rc = plot_table(dir, path, &written);
+    /* curve observables: <dir>/<name>.tsv, x = the curve's axis (its last scan column) */
+    char names[4096];
+    if (rc == MCF_OK)
+        curve_names(path, names, sizeof names);
+    else
+        names[0] = '\0';
     free(path);
+    for (char *save = NULL, *name = strtok_r(names, " \t", &save); name && rc == MCF_OK;
+         name = strtok_r(NULL, " \t", &save)) {
+        char file[1024];
+        snprintf(file, sizeof file, "%s.tsv", name);
+        char *cpath = join_path(dir, file);
+        if (!cpath)
+            return mcf_fail(MCF_ENOMEM, "out of memory");
+        rc = plot_table(dir, cpath, &written);
+        free(cpath);
+    }
+    if (n_written)
+        *n_written = written;
     return rc;
 }

@@ -100,6 +100,15 @@ static int check_model_ops(const char *path, const mcf_model_ops *ops)
     int seen[5] = {0};
     for (size_t k = 0; ops->observables[k].name; k++) {
         int r = (int)ops->observables[k].role;
+        if (ops->observables[k].axis) {
+            if (ops->struct_size < offsetof(mcf_model_ops, curve_points) + sizeof(void *) ||
+                !ops->curve_points)
+                return mcf_fail(MCF_EPLUGIN, "%s: observable '%s' is a curve but the model "
+                                "has no curve_points op", path, ops->observables[k].name);
+            if (r)
+                return mcf_fail(MCF_EPLUGIN, "%s: curve observable '%s' has a role; roles "
+                                "are for scalars", path, ops->observables[k].name);
+        }
         if (r < 0 || r > MCF_ROLE_ORDER4)
             return mcf_fail(MCF_EPLUGIN, "%s: observable '%s' has an unknown role %d", path,
                             ops->observables[k].name, r);

@@ -42,6 +42,98 @@ static void put_number(mcf_text *t, double x)
         mcf_text_printf(t, "\t%.10g", x);
 }
 
+/* Mean and jackknife error of one curve point from its bins: the leave-one-bin-out means
+ * m_(b) = (S - s_b) / (W - w_b) give err^2 = (n-1)/n sum_b (m_(b) - mean_b m_(b))^2. */
+static void curve_point(const double *sums, size_t stride, const double *count, size_t nb,
+                        double *mean, double *error)
+{
+    double S = 0, W = 0;
+    size_t n = 0;
+    for (size_t b = 0; b < nb; b++) {
+        if (count[b] <= 0)
+            continue;
+        S += sums[b * stride];
+        W += count[b];
+        n++;
+    }
+    *mean = W > 0 ? S / W : NAN;
+    if (n < 2) {
+        *error = NAN;
+        return;
+    }
+    double avg = 0, sq = 0;
+    for (size_t b = 0; b < nb; b++)
+        if (count[b] > 0)
+            avg += (S - sums[b * stride]) / (W - count[b]);
+    avg /= (double)n;
+    for (size_t b = 0; b < nb; b++)
+        if (count[b] > 0) {
+            double d = (S - sums[b * stride]) / (W - count[b]) - avg;
+            sq += d * d;
+        }
+    *error = sqrt((double)(n - 1) / (double)n * sq);
+}
+
+/* <dir>/<name>.tsv for every curve observable: scan columns, axis, value, error. */
+static int write_curves(const mcf_run *r)
+{
+    const mcf_setup *s = r->setup;
+    const mcf_observable_spec *obs = r->ops->observables;
+    size_t nb = (size_t)s->bins;
+    int rc = MCF_OK;
+    for (size_t k = 0; k < r->n_curves && !rc; k++) {
+        size_t o = r->curve[k];
+        int geometric = (obs[o].flags & MCF_OBS_GEOMETRIC_MEAN) != 0;
+        mcf_text t = {0};
+        mcf_text_printf(&t, "# mcf %s curve: %s — %s\n", MCF_VERSION_STRING, obs[o].name,
+                        obs[o].doc ? obs[o].doc : "");
+        mcf_text_printf(&t, "# errors: jackknife over %zu bins of the measurements%s\n", nb,
+                        geometric ? "; geometric mean exp<log x>, error exp(mean) x error of "
+                                    "<log x>" : "");
+        mcf_text_printf(&t, "# scan:");
+        for (size_t a = 0; a < s->n_axes; a++)
+            mcf_text_printf(&t, " %s", s->axes[a].name);
+        mcf_text_printf(&t, " %s\n", obs[o].axis);
+        if (!s->n_axes)
+            mcf_text_printf(&t, "point");
+        for (size_t a = 0; a < s->n_axes; a++)
+            mcf_text_printf(&t, "%s%s", a ? "\t" : "", s->axes[a].name);
+        mcf_text_printf(&t, "\t%s\t%s\t%s_err\n", obs[o].axis, obs[o].name, obs[o].name);
+        for (size_t ci = 0; ci < r->n_chains; ci++) {
+            const mcf_chain *c = &r->chains[ci];
+            size_t at = 0;
+            for (size_t j = 0; j < k; j++)
+                at += c->points[r->curve[j]];
+            for (size_t p = 0; p < c->points[o]; p++) {
+                double mean, err;
+                curve_point(c->curve_bin_sum + at + p, c->curve_values, c->bin_count, nb, &mean,
+                            &err);
+                if (geometric) {
+                    mean = exp(mean);
+                    err *= mean;
+                }
+                if (!s->n_axes)
+                    mcf_text_printf(&t, "%zu", ci);
+                for (size_t a = 0; a < s->n_axes; a++)
+                    mcf_text_printf(&t, "%s%s", a ? "\t" : "", mcf_setup_axis_value(s, a, ci)->text);
+                put_number(&t, c->axis[at + p]);
+                put_number(&t, mean);
+                put_number(&t, err);
+                mcf_text_printf(&t, "\n");
+            }
+        }
+        if (t.failed) {
+            rc = mcf_fail(MCF_ENOMEM, "out of memory writing %s.tsv", obs[o].name);
+        } else {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s.tsv", r->dir, obs[o].name);
+            rc = mcf_write_atomic(path, t.s, t.len);
+        }
+        free(t.s);
+    }
+    return rc;
+}
+
 int mcf_results_write(const mcf_run *r)
 {
     const mcf_setup *s = r->setup;
@@ -52,7 +144,7 @@ int mcf_results_write(const mcf_run *r)
     int m2 = r->role[MCF_ROLE_ORDER2], m4 = r->role[MCF_ROLE_ORDER4];
     int want_c = has_T && e >= 0, want_chi = has_T && m >= 0 && m2 >= 0, want_u = m2 >= 0 && m4 >= 0;
     size_t nb = (size_t)s->bins;
-    double *means = malloc(nb * r->nvars * sizeof *means);
+    double *means = malloc(nb * r->nvars * sizeof *means + 1);
     if (!means)
         return mcf_fail(MCF_ENOMEM, "out of memory writing results");
 
@@ -70,6 +162,12 @@ int mcf_results_write(const mcf_run *r)
     for (size_t a = 0; a < s->n_axes; a++)
         mcf_text_printf(&t, " %s", s->axes[a].name);
     mcf_text_printf(&t, "\n");
+    if (r->n_curves) {
+        mcf_text_printf(&t, "# curves:");
+        for (size_t k = 0; k < r->n_curves; k++)
+            mcf_text_printf(&t, " %s", obs[r->curve[k]].name);
+        mcf_text_printf(&t, "\n");
+    }
 
     /* rows first into a second buffer so the warnings can precede the header */
     mcf_text rows = {0};
@@ -78,8 +176,10 @@ int mcf_results_write(const mcf_run *r)
         mcf_text_printf(&rows, "point");
     for (size_t a = 0; a < s->n_axes; a++)
         mcf_text_printf(&rows, "%s%s", a ? "\t" : "", s->axes[a].name);
-    for (size_t o = 0; o < r->n_obs; o++)
-        mcf_text_printf(&rows, "\t%s\t%s_err\ttau_%s", obs[o].name, obs[o].name, obs[o].name);
+    for (size_t k = 0; k < r->n_obs; k++) {
+        const char *name = obs[r->scalar[k]].name;
+        mcf_text_printf(&rows, "\t%s\t%s_err\ttau_%s", name, name, name);
+    }
     if (want_c)
         mcf_text_printf(&rows, "\tspecific_heat\tspecific_heat_err");
     if (want_chi)
@@ -114,7 +214,7 @@ int mcf_results_write(const mcf_run *r)
             if (!est.converged && est.count > 1) {
                 if (nu < sizeof unconverged)
                     nu += (size_t)snprintf(unconverged + nu, sizeof unconverged - nu, "%s%s",
-                                           nu ? ", " : "", obs[o].name);
+                                           nu ? ", " : "", obs[r->scalar[o]].name);
                 if (est.tau > tau_max)
                     tau_max = est.tau;
                 count = est.count;
@@ -166,8 +266,10 @@ int mcf_results_write(const mcf_run *r)
         rc = mcf_fail(MCF_ENOMEM, "out of memory writing results");
     if (!rc) {
         char path[4200];
+        rc = write_curves(r);
         snprintf(path, sizeof path, "%s/results.tsv", r->dir);
-        rc = mcf_write_atomic(path, t.s, t.len);
+        if (!rc)
+            rc = mcf_write_atomic(path, t.s, t.len);
         if (!rc && warn.len) {
             /* each warning once on the terminal and in the log */
             char *line = warn.s;

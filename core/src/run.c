@@ -214,6 +214,10 @@ static void chain_release(const mcf_run *r, mcf_chain *c)
     free(c->blocking);
     free(c->bin_sum);
     free(c->bin_count);
+    free(c->offset);
+    free(c->points);
+    free(c->axis);
+    free(c->curve_bin_sum);
     memset(c, 0, sizeof *c);
 }
 
@@ -243,7 +247,7 @@ static int chain_create(mcf_run *r, size_t i)
     c->services.evaluator = s->evaluator ? s->evaluator->info : NULL;
     c->services.evaluator_params = c->evaluator_params;
     mcf_rng_init(&c->rng, s->seed, i);
-    c->blocking = calloc(r->n_obs, sizeof *c->blocking);
+    c->blocking = calloc(r->n_obs ? r->n_obs : 1, sizeof *c->blocking);
     c->bin_sum = calloc((size_t)s->bins * r->nvars, sizeof *c->bin_sum);
     c->bin_count = calloc((size_t)s->bins, sizeof *c->bin_count);
     if (!c->blocking || !c->bin_sum || !c->bin_count)
@@ -262,7 +266,62 @@ static int chain_create(mcf_run *r, size_t i)
     if (c->units == 0)
         return mcf_fail(MCF_EPLUGIN, "model %s: units() returned 0 for chain %zu",
                         s->model_name, i);
+    /* the layout of the measured values: scalars take one value, curves their length */
+    const mcf_observable_spec *obs = r->ops->observables;
+    c->offset = calloc(r->n_declared, sizeof *c->offset);
+    c->points = calloc(r->n_declared, sizeof *c->points);
+    if (!c->offset || !c->points)
+        return mcf_fail(MCF_ENOMEM, "out of memory for chain %zu", i);
+    for (size_t o = 0; o < r->n_declared; o++) {
+        c->offset[o] = c->n_values;
+        c->points[o] = obs[o].axis ? r->ops->curve_points(c->state, o, NULL) : 1;
+        if (c->points[o] == 0)
+            return mcf_fail(MCF_EPLUGIN, "model %s: curve %s has 0 points (chain %zu)",
+                            s->model_name, obs[o].name, i);
+        c->n_values += c->points[o];
+        if (obs[o].axis)
+            c->curve_values += c->points[o];
+    }
+    if (r->n_curves) {
+        c->axis = calloc(c->curve_values, sizeof *c->axis);
+        c->curve_bin_sum = calloc((size_t)s->bins * c->curve_values, sizeof *c->curve_bin_sum);
+        if (!c->axis || !c->curve_bin_sum)
+            return mcf_fail(MCF_ENOMEM, "out of memory for chain %zu's curves", i);
+        size_t at = 0;
+        for (size_t k = 0; k < r->n_curves; k++) {
+            size_t o = r->curve[k];
+            r->ops->curve_points(c->state, o, c->axis + at);
+            at += c->points[o];
+        }
+    }
     return MCF_OK;
+}
+
+/* Adds one measurement (values laid out as measure() writes them) to the accumulators. */
+static void chain_record(const mcf_run *r, mcf_chain *c, const double *values)
+{
+    uint64_t t = c->measurements++;
+    size_t bin = (size_t)(t * (uint64_t)r->setup->bins / r->n_meas);
+    double *sum = c->bin_sum + bin * r->nvars;
+    for (size_t k = 0; k < r->n_obs; k++) {
+        double x = values[c->offset[r->scalar[k]]];
+        mcf_blocking_add(&c->blocking[k], x);
+        sum[k] += x;
+    }
+    if (r->role[MCF_ROLE_ENERGY] >= 0) {
+        double e = values[c->offset[r->scalar[r->role[MCF_ROLE_ENERGY]]]];
+        sum[r->n_obs] += e * e;
+    }
+    c->bin_count[bin] += 1.0;
+    double *csum = c->curve_bin_sum + bin * c->curve_values;
+    size_t at = 0;
+    for (size_t k = 0; k < r->n_curves; k++) {
+        size_t o = r->curve[k];
+        const double *v = values + c->offset[o];
+        for (size_t p = 0; p < c->points[o]; p++)
+            csum[at + p] += v[p];
+        at += c->points[o];
+    }
 }
 
 /* ---- one group of chains advanced in lockstep ----------------------------------------- */
@@ -272,7 +331,10 @@ typedef struct group {
     void **states, **active_states;
     size_t *active;
     unsigned char *moves;
-    double *log_ratio, *values;
+    double *log_ratio;
+    double *values;        /* n x stride: each chain's measured values */
+    double **value_rows;   /* n pointers into values */
+    size_t stride;
     int status;
     char message[4096];
 } group;
@@ -345,36 +407,35 @@ static int sweep_group(mcf_run *r, group *g, uint64_t sweep)
         }
     }
     /* after the sweep: adapt during thermalization, measure afterwards */
-    for (size_t k = 0; k < g->n; k++) {
-        mcf_chain *c = &chains[k];
-        if (!measuring) {
+    if (!measuring) {
+        for (size_t k = 0; k < g->n; k++) {
+            mcf_chain *c = &chains[k];
             if ((sweep + 1) % (uint64_t)s->adapt_every == 0 || sweep + 1 == (uint64_t)s->thermalize) {
                 if (ops->adapt && c->block_proposed)
                     ops->adapt(c->state, (double)c->block_accepted / (double)c->block_proposed);
                 c->block_accepted = c->block_proposed = 0;
             }
-            continue;
         }
-        uint64_t m = sweep - (uint64_t)s->thermalize;
-        if ((m + 1) % (uint64_t)s->measure_every != 0)
-            continue;
-        int rc = ops->measure(c->state, g->values);
-        if (rc)
-            return group_fail(g, mcf_fail_prefix(rc, "model %s: measure (chain %zu)",
-                                                 s->model_name, c->index));
-        uint64_t t = c->measurements++;
-        size_t bin = (size_t)(t * (uint64_t)s->bins / r->n_meas);
-        double *sum = c->bin_sum + bin * r->nvars;
-        for (size_t o = 0; o < r->n_obs; o++) {
-            mcf_blocking_add(&c->blocking[o], g->values[o]);
-            sum[o] += g->values[o];
-        }
-        if (r->role[MCF_ROLE_ENERGY] >= 0) {
-            double e = g->values[r->role[MCF_ROLE_ENERGY]];
-            sum[r->n_obs] += e * e;
-        }
-        c->bin_count[bin] += 1.0;
+        return MCF_OK;
     }
+    uint64_t m = sweep - (uint64_t)s->thermalize;
+    if ((m + 1) % (uint64_t)s->measure_every != 0)
+        return MCF_OK;
+    int rc;
+    if (r->measure_batch) {
+        rc = r->measure_batch(g->states, g->n, g->value_rows);
+        if (rc)
+            return group_fail(g, mcf_fail_prefix(rc, "model %s: measure_batch", s->model_name));
+    } else {
+        for (size_t k = 0; k < g->n; k++) {
+            rc = ops->measure(chains[k].state, g->value_rows[k]);
+            if (rc)
+                return group_fail(g, mcf_fail_prefix(rc, "model %s: measure (chain %zu)",
+                                                     s->model_name, chains[k].index));
+        }
+    }
+    for (size_t k = 0; k < g->n; k++)
+        chain_record(r, &chains[k], g->value_rows[k]);
     return MCF_OK;
 }
 
@@ -394,6 +455,8 @@ static void run_release(mcf_run *r)
             chain_release(r, &r->chains[k]);
     free(r->chains);
     free(r->dir);
+    free(r->scalar);
+    free(r->curve);
 }
 
 /* Refuses to start a fresh run over an earlier one (no side effects). */
@@ -437,13 +500,27 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
         return mcf_fail(MCF_ENOMEM, "out of memory");
     for (int k = 0; k < 5; k++)
         r->role[k] = -1;
-    while (r->ops->observables[r->n_obs].name) {
-        int role = (int)r->ops->observables[r->n_obs].role;
-        if (role)
-            r->role[role] = (int)r->n_obs;
-        r->n_obs++;
+    while (r->ops->observables[r->n_declared].name)
+        r->n_declared++;
+    r->scalar = calloc(r->n_declared, sizeof *r->scalar);
+    r->curve = calloc(r->n_declared, sizeof *r->curve);
+    if (!r->scalar || !r->curve) {
+        run_release(r);
+        return mcf_fail(MCF_ENOMEM, "out of memory");
+    }
+    for (size_t o = 0; o < r->n_declared; o++) {
+        const mcf_observable_spec *spec = &r->ops->observables[o];
+        if (spec->axis) {
+            r->curve[r->n_curves++] = o;
+            continue;
+        }
+        if (spec->role)
+            r->role[spec->role] = (int)r->n_obs;
+        r->scalar[r->n_obs++] = o;
     }
     r->nvars = r->n_obs + (r->role[MCF_ROLE_ENERGY] >= 0 ? 1 : 0);
+    if (r->ops->struct_size >= offsetof(mcf_model_ops, measure_batch) + sizeof(void *))
+        r->measure_batch = r->ops->measure_batch;
     r->total = (uint64_t)setup->thermalize + (uint64_t)setup->sweeps;
     r->n_meas = (uint64_t)setup->sweeps / (uint64_t)setup->measure_every;
     r->config_hash = mcf_fnv1a64(setup->canonical, strlen(setup->canonical), MCF_FNV_OFFSET);
@@ -508,11 +585,19 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
         gr->active = calloc(gr->n, sizeof *gr->active);
         gr->moves = calloc(gr->n, r->ops->move_size);
         gr->log_ratio = calloc(gr->n, sizeof *gr->log_ratio);
-        gr->values = calloc(r->n_obs, sizeof *gr->values);
+        for (size_t k = 0; k < gr->n; k++)
+            if (r->chains[gr->first + k].n_values > gr->stride)
+                gr->stride = r->chains[gr->first + k].n_values;
+        gr->values = calloc(gr->n * gr->stride, sizeof *gr->values);
+        gr->value_rows = calloc(gr->n, sizeof *gr->value_rows);
         if (!gr->states || !gr->active_states || !gr->active || !gr->moves || !gr->log_ratio ||
-            !gr->values) {
+            !gr->values || !gr->value_rows) {
             rc = mcf_fail(MCF_ENOMEM, "out of memory");
             goto done;
+        }
+        for (size_t k = 0; k < gr->n; k++) {
+            gr->value_rows[k] = gr->values + k * gr->stride;
+            gr->states[k] = r->chains[gr->first + k].state;
         }
     }
 
@@ -597,6 +682,7 @@ done:
             free(groups[g].moves);
             free(groups[g].log_ratio);
             free(groups[g].values);
+            free(groups[g].value_rows);
         }
     free(groups);
     {

@@ -16,17 +16,29 @@ typedef struct mcf_chain {
     uint64_t accepted, proposed;
     uint64_t block_accepted, block_proposed;
     uint64_t measurements;
-    mcf_blocking *blocking;      /* one per observable */
+    mcf_blocking *blocking;      /* one per scalar observable */
     double *bin_sum;             /* bins x nvars sums of the measured variables */
     double *bin_count;           /* measurements per bin */
+    /* the layout of measure()'s values and the curves (per chain: lengths may differ) */
+    size_t n_values;             /* values written by measure() */
+    size_t *offset;              /* per declared observable: its first value */
+    size_t *points;              /* per declared observable: 1, or the curve's length */
+    double *axis;                /* curve axes, concatenated in curve order */
+    size_t curve_values;         /* sum of the curves' lengths */
+    double *curve_bin_sum;       /* bins x curve_values sums of the curve values */
 } mcf_chain;
 
 struct mcf_run {
     mcf_setup *setup;            /* borrowed */
     const mcf_model_ops *ops;
     char *dir;
-    size_t n_obs, nvars;         /* nvars = n_obs (+1 for e^2 when there is an energy) */
-    int role[5];                 /* observable index of each role, -1 if none */
+    size_t n_declared;           /* observables declared by the model */
+    size_t n_obs, nvars;         /* scalar observables; nvars = n_obs (+1 for e^2 with an energy) */
+    size_t *scalar;              /* n_obs: declared index of each scalar */
+    size_t n_curves;
+    size_t *curve;               /* n_curves: declared index of each curve */
+    int role[5];                 /* scalar index of each role, -1 if none */
+    int (*measure_batch)(void *const *, size_t, double *const *); /* NULL if the model has none */
     mcf_chain *chains;
     size_t n_chains;
     uint64_t position;           /* sweeps completed by every chain */

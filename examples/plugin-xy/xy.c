@@ -45,11 +45,11 @@ static const mcf_param_spec xy_params[] = {
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 static const mcf_observable_spec xy_observables[] = {
-    {"energy", MCF_ROLE_ENERGY, "energy per site, in units of J"},
-    {"abs_m", MCF_ROLE_ORDER, "|m|, modulus of the magnetization per site"},
-    {"m2", MCF_ROLE_ORDER2, "|m|^2"},
-    {"m4", MCF_ROLE_ORDER4, "|m|^4"},
-    {NULL, MCF_ROLE_NONE, NULL}};
+    {"energy", MCF_ROLE_ENERGY, "energy per site, in units of J", NULL, 0},
+    {"abs_m", MCF_ROLE_ORDER, "|m|, modulus of the magnetization per site", NULL, 0},
+    {"m2", MCF_ROLE_ORDER2, "|m|^2", NULL, 0},
+    {"m4", MCF_ROLE_ORDER4, "|m|^4", NULL, 0},
+    {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
 /* ---- one chain -------------------------------------------------------------------- */
 

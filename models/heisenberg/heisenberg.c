@@ -46,11 +46,11 @@ static const mcf_param_spec heis_params[] = {
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 static const mcf_observable_spec heis_observables[] = {
-    {"energy", MCF_ROLE_ENERGY, "energy per site, -J sum_<ij> S_i.S_j / N"},
-    {"abs_m", MCF_ROLE_ORDER, "length of the magnetization per site, |sum_i S_i| / N"},
-    {"m2", MCF_ROLE_ORDER2, "its square, |sum_i S_i / N|^2"},
-    {"m4", MCF_ROLE_ORDER4, "its fourth power, |sum_i S_i / N|^4"},
-    {NULL, MCF_ROLE_NONE, NULL}};
+    {"energy", MCF_ROLE_ENERGY, "energy per site, -J sum_<ij> S_i.S_j / N", NULL, 0},
+    {"abs_m", MCF_ROLE_ORDER, "length of the magnetization per site, |sum_i S_i| / N", NULL, 0},
+    {"m2", MCF_ROLE_ORDER2, "its square, |sum_i S_i / N|^2", NULL, 0},
+    {"m4", MCF_ROLE_ORDER4, "its fourth power, |sum_i S_i / N|^4", NULL, 0},
+    {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
 typedef struct heis_move {
     int64_t site;

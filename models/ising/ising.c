@@ -45,11 +45,11 @@ static const mcf_param_spec ising_params[] = {
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 static const mcf_observable_spec ising_observables[] = {
-    {"energy", MCF_ROLE_ENERGY, "energy per site, (-J sum_<ij> s_i s_j - h sum_i s_i) / N"},
-    {"abs_m", MCF_ROLE_ORDER, "absolute magnetization per site, |sum_i s_i| / N"},
-    {"m2", MCF_ROLE_ORDER2, "squared magnetization per site, (sum_i s_i / N)^2"},
-    {"m4", MCF_ROLE_ORDER4, "fourth power of the magnetization per site, (sum_i s_i / N)^4"},
-    {NULL, MCF_ROLE_NONE, NULL}};
+    {"energy", MCF_ROLE_ENERGY, "energy per site, (-J sum_<ij> s_i s_j - h sum_i s_i) / N", NULL, 0},
+    {"abs_m", MCF_ROLE_ORDER, "absolute magnetization per site, |sum_i s_i| / N", NULL, 0},
+    {"m2", MCF_ROLE_ORDER2, "squared magnetization per site, (sum_i s_i / N)^2", NULL, 0},
+    {"m4", MCF_ROLE_ORDER4, "fourth power of the magnetization per site, (sum_i s_i / N)^4", NULL, 0},
+    {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
 typedef struct ising_move {
     int64_t site;

@@ -64,5 +64,34 @@ grep -q "^L = 8" should_not_exist/config.ini && grep -q "^thermalize = 1000" sho
 head -20 should_not_exist/results.tsv | grep -q "^T	energy	energy_err	tau_energy" && ok "results header" \
   || bad "results header: $(grep -v '^#' should_not_exist/results.tsv | head -1)"
 
+# curve observables: the test model's histogram of its one spin against the exact
+# Boltzmann weights P(s) = exp(h s / T) / (2 cosh(h / T)), within 4 error bars
+cat > curve.ini <<'INI'
+[run]
+model = tgood
+seed = 9
+output = curve.out
+[schedule]
+thermalize = 100
+sweeps = 200000
+temperatures = 0.7, 2.0
+INI
+if "$mcf" run curve.ini --no-progress 2>curve.err; then
+  awk -F'\t' '/^#/ || /^T/ { next }
+    { T = $1; s = $2; p = $3; e = $4; h = 1
+      exact = exp(h * s / T) / (exp(h / T) + exp(-h / T))
+      d = p - exact; if (d < 0) d = -d
+      if (!(e > 0) || d > 4 * e) { printf "T=%s s=%s: %s +- %s vs exact %.6f\n", T, s, p, e, exact; bad = 1 }
+      n++ }
+    END { exit (bad || n != 4) }' curve.out/histogram.tsv \
+    && ok "curve observable histogram.tsv matches the exact Boltzmann weights" \
+    || { bad "curve histogram.tsv"; cat curve.out/histogram.tsv; }
+  grep -v "^#" curve.out/histogram.tsv | head -1 | grep -q "^T	s	histogram	histogram_err" && ok "curve header" \
+    || bad "curve header: $(cat curve.out/histogram.tsv | head -3)"
+  grep -q "^# curves: histogram" curve.out/results.tsv && ok "results.tsv names the curves" || bad "no # curves: line"
+else
+  bad "curve run failed"; cat curve.err
+fi
+
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,7 +1,8 @@
 /* test_model.c — a tiny model for the core's tests, and its deliberately broken variants.
  *
  * The model: one Ising spin s = +-1 in a field h (parameter, default 1), energy e = -h s,
- * single-flip Metropolis.  Exact: <e> = -h tanh(h/T), <|m|> = 1.  Built several times:
+ * single-flip Metropolis.  Exact: <e> = -h tanh(h/T), <|m|> = 1, and the curve
+ * `histogram` over s = -1, +1 has P(s) = exp(h s / T) / (2 cosh(h / T)).  Built several times:
  *   TEST_VARIANT_GOOD      mcf-tgood.so      a correct plugin
  *   TEST_VARIANT_BAD_ABI   mcf-tbadabi.so    claims another ABI version
  *   TEST_VARIANT_NO_ENTRY  mcf-tnoentry.so   exports no entry function
@@ -79,6 +80,8 @@ static int measure(void *cv, double *v)
     v[0] = -c->h * c->s;
     v[1] = 1.0;
     v[2] = c->s;
+    v[3] = c->s < 0;
+    v[4] = c->s > 0;
     return MCF_OK;
 }
 #endif
@@ -98,10 +101,22 @@ static int load(void *cv, mcf_stream *in)
 }
 
 static const mcf_observable_spec observables[] = {
-    {"energy", MCF_ROLE_ENERGY, "energy -h s"},
-    {"abs_m", MCF_ROLE_ORDER, "|s| (always 1)"},
-    {"m", MCF_ROLE_NONE, "s"},
-    {NULL, 0, NULL}};
+    {"energy", MCF_ROLE_ENERGY, "energy -h s", NULL, 0},
+    {"abs_m", MCF_ROLE_ORDER, "|s| (always 1)", NULL, 0},
+    {"m", MCF_ROLE_NONE, "s", NULL, 0},
+    {"histogram", MCF_ROLE_NONE, "indicator of s = -1 and s = +1: a curve over s", "s", 0},
+    {NULL, 0, NULL, NULL, 0}};
+
+static size_t curve_points(const void *c, size_t index, double *axis)
+{
+    (void)c;
+    (void)index;
+    if (axis) {
+        axis[0] = -1.0;
+        axis[1] = 1.0;
+    }
+    return 2;
+}
 
 static const mcf_model_ops ops = {
     .struct_size = sizeof(mcf_model_ops),
@@ -119,6 +134,7 @@ static const mcf_model_ops ops = {
 #endif
     .save = save,
     .load = load,
+    .curve_points = curve_points,
 };
 
 static const mcf_param_spec params[] = {

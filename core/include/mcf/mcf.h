@@ -10,4 +10,6 @@
 #include "mcf/lattice.h"
 #include "mcf/plugin.h"
 #include "mcf/model.h"
+#include "mcf/hamiltonian.h"
+#include "mcf/fermion.h"
 #endif

@@ -45,10 +45,21 @@ typedef enum mcf_observable_role {
     MCF_ROLE_ORDER4 = 4    /* its fourth power, e.g. m4 */
 } mcf_observable_role;
 
+/* Bits of mcf_observable_spec.flags. */
+enum {
+    /* The model measures log x; the core averages log x and reports exp(mean) — the
+     * geometric mean, e.g. a typical DOS exp<log rho_i(E)> — with the error propagated
+     * (exp(mean) * error of the mean). */
+    MCF_OBS_GEOMETRIC_MEAN = 1u << 0
+};
+
 typedef struct mcf_observable_spec {
     const char *name;          /* lower_snake_case; NULL terminates the array */
-    mcf_observable_role role;
+    mcf_observable_role role;  /* roles apply to scalars only */
     const char *doc;           /* one line: meaning and units */
+    const char *axis;          /* NULL: a scalar.  Otherwise a curve over this axis ("E"):
+                                  the model's curve_points() gives its length and axis */
+    unsigned flags;            /* MCF_OBS_* */
 } mcf_observable_spec;
 
 /* What the core hands a model at creation.  Fields are only ever appended. */
@@ -89,7 +100,8 @@ typedef struct mcf_model_ops {
     int (*accept)(void *chain, const void *move);
     void (*reject)(void *chain, const void *move);
 
-    /* Writes one value per declared observable, in order, to values. */
+    /* Writes the declared observables, in order, to values: one value per scalar, and
+     * curve_points() values per curve. */
     int (*measure)(void *chain, double *values);
 
     /* Writes / reads the chain's complete state (configuration, adapted step sizes...).
@@ -101,6 +113,15 @@ typedef struct mcf_model_ops {
     /* Optional (may be NULL): during thermalization the core reports the chain's
      * acceptance rate over the last block of sweeps, so the model can adapt its step. */
     void (*adapt)(void *chain, double acceptance);
+
+    /* Required when an observable is a curve, else may be NULL: the number of points of
+     * curve observable `index` (its position in observables[]), and, when axis is not
+     * NULL, the axis values.  Must be the same for every measurement of a chain. */
+    size_t (*curve_points)(const void *chain, size_t index, double *axis);
+
+    /* Optional (may be NULL): a batch version of measure() for n chains, so an evaluator
+     * can work for all chains at once; values[k] as for measure(). */
+    int (*measure_batch)(void *const *chains, size_t n, double *const *values);
 } mcf_model_ops;
 
 #ifdef __cplusplus

@@ -1,0 +1,2 @@
+/* placeholder: written by the hamiltonian helper */
+#include "mcf/hamiltonian.h"
