@@ -1,35 +1,81 @@
-/* hamiltonian.c — the tight-binding Hamiltonian of mcf/hamiltonian.h. */
-#include "internal.h"
+/* hamiltonian.c — the tight-binding Hamiltonian of mcf/hamiltonian.h.
+ *
+ * Layout (the header is the contract): a real diagonal `onsite[dim]` and an ELL table of
+ * `width` slots per row, structure-of-arrays and slot-major, entry k of row r at index
+ * k * dim + r of col, hop_re and hop_im.  An empty slot has col = -1 and amplitude 0.
+ *
+ * Choices made here, beyond the header:
+ *   - A new Hamiltonian has version 0; every successful set(), set_onsite() and
+ *     fix_bounds() adds 1 (also when the value written equals the old one: the version
+ *     says "something was written", and comparing values would cost more than it saves).
+ *     A refused call changes nothing, the version included.
+ *   - set() with a zero amplitude keeps the pair's slots (col stays set, amplitude 0):
+ *     there is no removal, so free slots are always the last ones of a row, and a bond that
+ *     is switched off and on again does not move.
+ *   - set() updates the entry of each of the two rows where it exists and takes the first
+ *     free slot where it does not; when a row has no free slot, nothing is written.
+ *   - scaling() with degenerate bounds (emax == emin, e.g. H = c 1): a = sqrt(DBL_EPSILON)
+ *     max(|b|, 1) > 0, so (H - b) / a is finite (0 for H = b 1) and a grid E = a x + b
+ *     still has distinct points; nothing divides by zero.
+ *   - apply() follows BLAS: with beta == 0 the old y is not read (NaN in y does not
+ *     propagate).
+ *   - dense() adds up entries of one row that share a column, the same sum apply() forms;
+ *     check() refuses such rows. */
+#include "mcf/hamiltonian.h"
+#include "mcf/error.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 int mcf_hamiltonian_create(size_t sites, int orbitals, int width, mcf_hamiltonian **out)
 {
+    if (!out)
+        return mcf_fail(MCF_EINVAL, "mcf_hamiltonian_create: out is NULL");
     *out = NULL;
     if (sites < 1 || orbitals < 1 || width < 1)
-        return mcf_fail(MCF_EINVAL, "hamiltonian: sites = %zu, orbitals = %d, width = %d; "
-                        "all must be >= 1", sites, orbitals, width);
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_create: sites = %zu, orbitals = %d, width = %d; "
+                        "each must be >= 1",
+                        sites, orbitals, width);
+    /* col holds 32-bit row indices, so dim must fit; width x dim must fit size_t */
+    if (sites > (size_t)INT32_MAX / (size_t)orbitals)
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_create: sites x orbitals = %zu x %d exceeds %ld, the "
+                        "largest dimension 32-bit column indices can address",
+                        sites, orbitals, (long)INT32_MAX);
+    const size_t dim = sites * (size_t)orbitals;
+    if ((size_t)width > SIZE_MAX / sizeof(double) / dim)
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_create: an ELL table of width %d for dimension %zu "
+                        "does not fit in memory",
+                        width, dim);
+    const size_t slots = (size_t)width * dim;
     mcf_hamiltonian *h = calloc(1, sizeof *h);
     if (!h)
-        return mcf_fail(MCF_ENOMEM, "out of memory");
+        return mcf_fail(MCF_ENOMEM, "mcf_hamiltonian_create: out of memory");
     h->sites = sites;
     h->orbitals = orbitals;
-    h->dim = sites * (size_t)orbitals;
+    h->dim = dim;
     h->width = width;
-    size_t n = h->dim * (size_t)width;
-    h->col = malloc(n * sizeof *h->col);
-    h->hop_re = calloc(n, sizeof *h->hop_re);
-    h->hop_im = calloc(n, sizeof *h->hop_im);
-    h->onsite = calloc(h->dim, sizeof *h->onsite);
+    h->col = malloc(slots * sizeof *h->col);
+    h->hop_re = calloc(slots, sizeof *h->hop_re);
+    h->hop_im = calloc(slots, sizeof *h->hop_im);
+    h->onsite = calloc(dim, sizeof *h->onsite);
     if (!h->col || !h->hop_re || !h->hop_im || !h->onsite) {
         mcf_hamiltonian_destroy(h);
-        return mcf_fail(MCF_ENOMEM, "out of memory for a Hamiltonian of dimension %zu and "
-                        "width %d", sites * (size_t)orbitals, width);
+        return mcf_fail(MCF_ENOMEM,
+                        "mcf_hamiltonian_create: out of memory for dimension %zu with %d "
+                        "slots per row (%zu bytes)",
+                        dim, width,
+                        slots * (sizeof(int32_t) + 2 * sizeof(double)) + dim * sizeof(double));
     }
-    for (size_t k = 0; k < n; k++)
-        h->col[k] = -1;
+    for (size_t s = 0; s < slots; s++)
+        h->col[s] = -1;
+    h->fixed_bounds = 0;
+    h->emin = h->emax = 0.0;
+    h->version = 0;
     *out = h;
     return MCF_OK;
 }
@@ -45,55 +91,75 @@ void mcf_hamiltonian_destroy(mcf_hamiltonian *h)
     free(h);
 }
 
-/* slot of column j in row i, or of the first free slot (*free_slot), -1 if none */
-static int find_slot(const mcf_hamiltonian *h, size_t i, size_t j, int *free_slot)
+/* The slot of row r that holds column c, or -1. */
+static int find_slot(const mcf_hamiltonian *h, size_t r, int32_t c)
 {
-    *free_slot = -1;
-    for (int k = 0; k < h->width; k++) {
-        int32_t c = h->col[(size_t)k * h->dim + i];
-        if (c == (int32_t)j)
+    for (int k = 0; k < h->width; k++)
+        if (h->col[(size_t)k * h->dim + r] == c)
             return k;
-        if (c < 0 && *free_slot < 0)
-            *free_slot = k;
-    }
     return -1;
 }
 
 int mcf_hamiltonian_set(mcf_hamiltonian *h, size_t i, size_t j, double re, double im)
 {
-    if (i >= h->dim || j >= h->dim || i == j)
-        return mcf_fail(MCF_EINVAL, "hamiltonian: entry (%zu, %zu) is not an off-diagonal "
-                        "entry of a matrix of dimension %zu", i, j, h->dim);
+    if (!h)
+        return mcf_fail(MCF_EINVAL, "mcf_hamiltonian_set: the Hamiltonian is NULL");
+    if (i >= h->dim || j >= h->dim)
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_set: entry (%zu, %zu) is out of range; rows and "
+                        "columns run from 0 to %zu (dimension %zu)",
+                        i, j, h->dim - 1, h->dim);
+    if (i == j)
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_set: entry (%zu, %zu) is on the diagonal; set "
+                        "diagonal entries with mcf_hamiltonian_set_onsite()",
+                        i, j);
     if (!isfinite(re) || !isfinite(im))
-        return mcf_fail(MCF_EINVAL, "hamiltonian: entry (%zu, %zu) = %g%+gi is not finite", i,
-                        j, re, im);
-    int fi, fj;
-    int ki = find_slot(h, i, j, &fi), kj = find_slot(h, j, i, &fj);
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_set: entry (%zu, %zu) = %g + %gi is not finite", i, j,
+                        re, im);
+    int ki = find_slot(h, i, (int32_t)j);
+    int kj = find_slot(h, j, (int32_t)i);
     if (ki < 0)
-        ki = fi;
+        ki = find_slot(h, i, -1);
+    if (ki < 0)
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_set: row %zu is full: all %d slots of the ELL table "
+                        "are taken, so entry (%zu, %zu) cannot be added; create the "
+                        "Hamiltonian with a larger width",
+                        i, h->width, i, j);
     if (kj < 0)
-        kj = fj;
-    if (ki < 0 || kj < 0)
-        return mcf_fail(MCF_EINVAL, "hamiltonian: row %zu is full (width %d): no slot for "
-                        "column %zu", ki < 0 ? i : j, h->width, ki < 0 ? j : i);
-    size_t a = (size_t)ki * h->dim + i, b = (size_t)kj * h->dim + j;
-    h->col[a] = (int32_t)j;
-    h->hop_re[a] = re;
-    h->hop_im[a] = im;
-    h->col[b] = (int32_t)i;
-    h->hop_re[b] = re;
-    h->hop_im[b] = -im;
+        kj = find_slot(h, j, -1);
+    if (kj < 0)
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_set: row %zu is full: all %d slots of the ELL table "
+                        "are taken, so entry (%zu, %zu) cannot be added; create the "
+                        "Hamiltonian with a larger width",
+                        j, h->width, j, i);
+    const size_t si = (size_t)ki * h->dim + i, sj = (size_t)kj * h->dim + j;
+    h->col[si] = (int32_t)j;
+    h->hop_re[si] = re;
+    h->hop_im[si] = im;
+    h->col[sj] = (int32_t)i;
+    h->hop_re[sj] = re;
+    h->hop_im[sj] = -im;
     h->version++;
     return MCF_OK;
 }
 
 int mcf_hamiltonian_set_onsite(mcf_hamiltonian *h, size_t r, double e)
 {
+    if (!h)
+        return mcf_fail(MCF_EINVAL, "mcf_hamiltonian_set_onsite: the Hamiltonian is NULL");
     if (r >= h->dim)
-        return mcf_fail(MCF_EINVAL, "hamiltonian: row %zu is beyond the dimension %zu", r,
-                        h->dim);
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_set_onsite: row %zu is out of range; rows run from 0 "
+                        "to %zu (dimension %zu)",
+                        r, h->dim - 1, h->dim);
     if (!isfinite(e))
-        return mcf_fail(MCF_EINVAL, "hamiltonian: on-site energy %g of row %zu is not finite",
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_set_onsite: on-site energy %g of row %zu is not "
+                        "finite",
                         e, r);
     h->onsite[r] = e;
     h->version++;
@@ -102,9 +168,13 @@ int mcf_hamiltonian_set_onsite(mcf_hamiltonian *h, size_t r, double e)
 
 int mcf_hamiltonian_fix_bounds(mcf_hamiltonian *h, double emin, double emax)
 {
+    if (!h)
+        return mcf_fail(MCF_EINVAL, "mcf_hamiltonian_fix_bounds: the Hamiltonian is NULL");
     if (!isfinite(emin) || !isfinite(emax) || !(emin < emax))
-        return mcf_fail(MCF_EINVAL, "hamiltonian: bounds [%g, %g] must be finite with "
-                        "emin < emax", emin, emax);
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_fix_bounds: bounds [%g, %g] are invalid; both must be "
+                        "finite with emin < emax",
+                        emin, emax);
     h->fixed_bounds = 1;
     h->emin = emin;
     h->emax = emax;
@@ -121,16 +191,17 @@ void mcf_hamiltonian_bounds(const mcf_hamiltonian *h, double *emin, double *emax
     }
     double lo = INFINITY, hi = -INFINITY;
     for (size_t r = 0; r < h->dim; r++) {
-        double radius = 0;
+        double radius = 0.0;
         for (int k = 0; k < h->width; k++) {
-            size_t a = (size_t)k * h->dim + r;
-            if (h->col[a] >= 0)
-                radius += hypot(h->hop_re[a], h->hop_im[a]);
+            const size_t s = (size_t)k * h->dim + r;
+            if (h->col[s] >= 0)
+                radius += hypot(h->hop_re[s], h->hop_im[s]);
         }
-        if (h->onsite[r] - radius < lo)
-            lo = h->onsite[r] - radius;
-        if (h->onsite[r] + radius > hi)
-            hi = h->onsite[r] + radius;
+        const double e = h->onsite[r];
+        if (e - radius < lo)
+            lo = e - radius;
+        if (e + radius > hi)
+            hi = e + radius;
     }
     *emin = lo;
     *emax = hi;
@@ -138,76 +209,128 @@ void mcf_hamiltonian_bounds(const mcf_hamiltonian *h, double *emin, double *emax
 
 void mcf_hamiltonian_scaling(const mcf_hamiltonian *h, double margin, double *a, double *b)
 {
-    double lo, hi;
-    mcf_hamiltonian_bounds(h, &lo, &hi);
-    *b = 0.5 * (hi + lo);
-    *a = (hi - lo) / (2.0 - margin);
-    if (!(*a > 0)) /* a spectrum of one point: any positive scale maps it to 0 */
-        *a = fabs(*b) > 0 ? 1e-12 * fabs(*b) : 1e-12;
+    double emin, emax;
+    mcf_hamiltonian_bounds(h, &emin, &emax);
+    const double mid = 0.5 * (emax + emin);
+    double half = (emax - emin) / (2.0 - margin);
+    if (!(half > 0.0)) /* degenerate spectrum: see the top of this file */
+        half = sqrt(DBL_EPSILON) * fmax(fabs(mid), 1.0);
+    *a = half;
+    *b = mid;
 }
 
 void mcf_hamiltonian_apply(const mcf_hamiltonian *h, const double *x_re, const double *x_im,
                            double alpha, double beta, double *y_re, double *y_im)
 {
-    for (size_t r = 0; r < h->dim; r++) {
-        double sr = h->onsite[r] * x_re[r], si = h->onsite[r] * x_im[r];
+    const size_t dim = h->dim;
+    for (size_t r = 0; r < dim; r++) {
+        double sr = h->onsite[r] * x_re[r];
+        double si = h->onsite[r] * x_im[r];
         for (int k = 0; k < h->width; k++) {
-            size_t a = (size_t)k * h->dim + r;
-            int32_t c = h->col[a];
+            const size_t s = (size_t)k * dim + r;
+            const int32_t c = h->col[s];
             if (c < 0)
                 continue;
-            sr += h->hop_re[a] * x_re[c] - h->hop_im[a] * x_im[c];
-            si += h->hop_re[a] * x_im[c] + h->hop_im[a] * x_re[c];
+            const double hr = h->hop_re[s], hi = h->hop_im[s];
+            sr += hr * x_re[c] - hi * x_im[c];
+            si += hr * x_im[c] + hi * x_re[c];
         }
-        y_re[r] = alpha * sr + beta * y_re[r];
-        y_im[r] = alpha * si + beta * y_im[r];
+        if (beta == 0.0) {
+            y_re[r] = alpha * sr;
+            y_im[r] = alpha * si;
+        } else {
+            y_re[r] = alpha * sr + beta * y_re[r];
+            y_im[r] = alpha * si + beta * y_im[r];
+        }
     }
 }
 
 void mcf_hamiltonian_dense(const mcf_hamiltonian *h, double *out)
 {
-    memset(out, 0, 2 * h->dim * h->dim * sizeof *out);
-    for (size_t r = 0; r < h->dim; r++) {
-        out[2 * (r * h->dim + r)] = h->onsite[r];
+    const size_t dim = h->dim;
+    memset(out, 0, 2 * dim * dim * sizeof *out);
+    for (size_t r = 0; r < dim; r++) {
+        out[2 * (r * dim + r)] = h->onsite[r];
         for (int k = 0; k < h->width; k++) {
-            size_t a = (size_t)k * h->dim + r;
-            int32_t c = h->col[a];
+            const size_t s = (size_t)k * dim + r;
+            const int32_t c = h->col[s];
             if (c < 0)
                 continue;
-            out[2 * (r * h->dim + (size_t)c)] = h->hop_re[a];
-            out[2 * (r * h->dim + (size_t)c) + 1] = h->hop_im[a];
+            out[2 * (r * dim + (size_t)c)] += h->hop_re[s];
+            out[2 * (r * dim + (size_t)c) + 1] += h->hop_im[s];
         }
     }
 }
 
 int mcf_hamiltonian_check(const mcf_hamiltonian *h)
 {
-    for (size_t r = 0; r < h->dim; r++) {
+    if (!h)
+        return mcf_fail(MCF_EINVAL, "mcf_hamiltonian_check: the Hamiltonian is NULL");
+    if (h->sites < 1 || h->orbitals < 1 || h->width < 1 || h->dim != h->sites * (size_t)h->orbitals)
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_check: inconsistent shape: sites %zu x orbitals %d "
+                        "!= dim %zu, or width %d < 1",
+                        h->sites, h->orbitals, h->dim, h->width);
+    if (!h->col || !h->hop_re || !h->hop_im || !h->onsite)
+        return mcf_fail(MCF_EINVAL, "mcf_hamiltonian_check: a table of the Hamiltonian is NULL");
+    if (h->fixed_bounds && (!isfinite(h->emin) || !isfinite(h->emax) || !(h->emin < h->emax)))
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_check: fixed bounds [%g, %g] are invalid (need "
+                        "finite emin < emax)",
+                        h->emin, h->emax);
+    const size_t dim = h->dim;
+    for (size_t r = 0; r < dim; r++) {
         if (!isfinite(h->onsite[r]))
-            return mcf_fail(MCF_EINVAL, "hamiltonian: row %zu: on-site energy is not finite", r);
+            return mcf_fail(MCF_EINVAL,
+                            "mcf_hamiltonian_check: row %zu: on-site energy %g is not finite",
+                            r, h->onsite[r]);
         for (int k = 0; k < h->width; k++) {
-            size_t a = (size_t)k * h->dim + r;
-            int32_t c = h->col[a];
-            if (c < 0)
+            const size_t s = (size_t)k * dim + r;
+            const int32_t c = h->col[s];
+            const double re = h->hop_re[s], im = h->hop_im[s];
+            if (c == -1) {
+                if (re != 0.0 || im != 0.0)
+                    return mcf_fail(MCF_EINVAL,
+                                    "mcf_hamiltonian_check: row %zu: slot %d is empty (col "
+                                    "-1) but holds amplitude %g + %gi",
+                                    r, k, re, im);
                 continue;
-            if ((size_t)c >= h->dim || (size_t)c == r)
-                return mcf_fail(MCF_EINVAL, "hamiltonian: row %zu slot %d has column %d", r, k,
-                                (int)c);
-            if (!isfinite(h->hop_re[a]) || !isfinite(h->hop_im[a]))
-                return mcf_fail(MCF_EINVAL, "hamiltonian: entry (%zu, %d) is not finite", r,
-                                (int)c);
+            }
+            if (c < -1 || (size_t)c >= dim)
+                return mcf_fail(MCF_EINVAL,
+                                "mcf_hamiltonian_check: row %zu: slot %d has column %ld, "
+                                "outside 0..%zu",
+                                r, k, (long)c, dim - 1);
+            if ((size_t)c == r)
+                return mcf_fail(MCF_EINVAL,
+                                "mcf_hamiltonian_check: row %zu: slot %d is on the diagonal; "
+                                "diagonal entries belong in onsite",
+                                r, k);
+            if (!isfinite(re) || !isfinite(im))
+                return mcf_fail(MCF_EINVAL,
+                                "mcf_hamiltonian_check: row %zu: entry (%zu, %ld) = %g + %gi "
+                                "is not finite",
+                                r, r, (long)c, re, im);
             for (int q = 0; q < k; q++)
-                if (h->col[(size_t)q * h->dim + r] == c)
-                    return mcf_fail(MCF_EINVAL, "hamiltonian: row %zu holds column %d twice",
-                                    r, (int)c);
-            int fr, kr = find_slot(h, (size_t)c, r, &fr);
-            if (kr < 0)
-                return mcf_fail(MCF_EINVAL, "hamiltonian: entry (%zu, %d) has no partner "
-                                "(%d, %zu)", r, (int)c, (int)c, r);
-            size_t b = (size_t)kr * h->dim + (size_t)c;
-            if (h->hop_re[b] != h->hop_re[a] || h->hop_im[b] != -h->hop_im[a])
-                return mcf_fail(MCF_EINVAL, "hamiltonian: entries (%zu, %d) and (%d, %zu) are "
-                                "not complex conjugates", r, (int)c, (int)c, r);
+                if (h->col[(size_t)q * dim + r] == c)
+                    return mcf_fail(MCF_EINVAL,
+                                    "mcf_hamiltonian_check: row %zu: column %ld appears in "
+                                    "slots %d and %d",
+                                    r, (long)c, q, k);
+            const int p = find_slot(h, (size_t)c, (int32_t)r);
+            if (p < 0)
+                return mcf_fail(MCF_EINVAL,
+                                "mcf_hamiltonian_check: row %zu: entry (%zu, %ld) has no "
+                                "partner (%ld, %zu): H is not Hermitian",
+                                r, r, (long)c, (long)c, r);
+            const size_t ps = (size_t)p * dim + (size_t)c;
+            if (h->hop_re[ps] != re || h->hop_im[ps] != -im)
+                return mcf_fail(MCF_EINVAL,
+                                "mcf_hamiltonian_check: row %zu: entry (%zu, %ld) = %g + %gi "
+                                "but its partner (%ld, %zu) = %g + %gi is not its conjugate: "
+                                "H is not Hermitian",
+                                r, r, (long)c, re, im, (long)c, r, h->hop_re[ps],
+                                h->hop_im[ps]);
         }
     }
     return MCF_OK;

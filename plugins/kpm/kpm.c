@@ -1,0 +1,301 @@
+/* kpm.c — the kernel-polynomial-method fermion evaluator "kpm" (CPU, OpenMP).
+ *
+ * The mathematics lives in kpm_core.c (see kpm_core.h for every formula); this file is the
+ * glue to mcf/fermion.h:
+ *
+ *   energy grid   the N = energy_points Chebyshev nodes x_k = cos(pi (k + 1/2) / N),
+ *                 ascending, at E = a x + b with a, b from mcf_hamiltonian_scaling(margin)
+ *                 of the Hamiltonian's current bounds (fixed bounds: one grid for every
+ *                 realization);
+ *   dos           stochastic trace over `vectors` random vectors (random phases or complex
+ *                 Gaussians) drawn from the chain's stream, `block` vectors advanced
+ *                 together, the kernel-damped Chebyshev series summed on the grid by FFT;
+ *                 normalized per state (mu_0 = <r|r> / dim: exactly 1 for phases);
+ *   ldos          moments <r|T_n(H~)|r> of unit vectors, exact (no randomness);
+ *   green         G_rr(E + i0) from the same moments, -Im G / pi = the LDOS;
+ *   occupation    int rho f dE and int E rho f dE of the stochastic DOS expansion (closed
+ *                 forms at T = 0, Gauss-Legendre on the Fermi edge for T > 0).
+ *
+ * Scaling is cached per workspace and recomputed whenever h->version changes.  Batches
+ * loop over the workspaces in order (the random streams advance the same whatever the
+ * batch); the parallelism is inside, over rows, and results do not depend on the thread
+ * count.  Memory per workspace: 2 blocks of `block` complex vectors (32 dim block bytes),
+ * vectors x moments doubles of moments, and the FFT plan of length 2 N. */
+#include "mcf/mcf.h"
+
+#include "kpm_core.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const mcf_param_spec kpm_params[] = {
+    {"moments", MCF_PARAM_INT, "256", MCF_PARAM_HAS_MIN, 2, 0, NULL,
+     "number M of Chebyshev moments (>= 2); the resolution is about pi a / M, a the "
+     "half-width of the rescaled spectrum"},
+    {"vectors", MCF_PARAM_INT, "8", MCF_PARAM_HAS_MIN, 1, 0, NULL,
+     "random vectors R of the stochastic trace (DOS, occupation); the error falls as "
+     "1 / sqrt(R dim)"},
+    {"kernel", MCF_PARAM_CHOICE, "jackson", MCF_PARAM_NO_SCAN, 0, 0, "jackson|lorentz|none",
+     "kernel damping the moments: jackson (positive, near-Gaussian peaks of width pi/M), "
+     "lorentz (Lorentzian peaks, for Green's functions), none (Gibbs oscillations)"},
+    {"lambda", MCF_PARAM_REAL, "4", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
+     "parameter of the Lorentz kernel, g_n = sinh(lambda (1 - n/M)) / sinh(lambda)"},
+    {"energy_points", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
+     "number N >= moments of Chebyshev nodes of the energy grid; 0 means 2 x moments"},
+    {"random", MCF_PARAM_CHOICE, "phase", MCF_PARAM_NO_SCAN, 0, 0, "phase|gaussian",
+     "entries of the random vectors: random phases exp(i phi) or complex Gaussians"},
+    {"margin", MCF_PARAM_REAL, "0.01",
+     MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_MAX_EXCLUSIVE,
+     0, 0.5, NULL,
+     "rescaling margin: the spectrum is mapped onto [-1 + margin/2, 1 - margin/2]"},
+    {"block", MCF_PARAM_INT, "8", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN, 1,
+     KPM_MAX_BLOCK, NULL,
+     "vectors advanced together (the Hamiltonian is read once per step for all of them); "
+     "results do not depend on it"},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+typedef struct kpm_ws {
+    const mcf_hamiltonian *h; /* borrowed */
+    kpm_config cfg;
+    size_t M, N, R, block;
+    kpm_engine *eng;
+    kpm_dct *dct;
+    double *g;                /* M kernel coefficients */
+    double *mu_vec;           /* max(R, block) x M moments */
+    double *mu;               /* M: the mean over vectors */
+    int scaled;
+    uint64_t version;         /* h->version of a, b */
+    double a, b;
+} kpm_ws;
+
+/* ---- workspace -------------------------------------------------------------------- */
+
+static void kpm_destroy(void *p)
+{
+    kpm_ws *w = p;
+    if (!w)
+        return;
+    kpm_engine_destroy(w->eng);
+    kpm_dct_destroy(w->dct);
+    free(w->g);
+    free(w->mu_vec);
+    free(w->mu);
+    free(w);
+}
+
+static int kpm_read_params(const mcf_params *params, kpm_config *c)
+{
+    const char *kernel = NULL, *random = NULL;
+    int rc;
+    kpm_config_default(c);
+    if ((rc = mcf_params_int(params, "moments", &c->moments)) ||
+        (rc = mcf_params_int(params, "vectors", &c->vectors)) ||
+        (rc = mcf_params_string(params, "kernel", &kernel)) ||
+        (rc = mcf_params_real(params, "lambda", &c->lambda)) ||
+        (rc = mcf_params_int(params, "energy_points", &c->points)) ||
+        (rc = mcf_params_string(params, "random", &random)) ||
+        (rc = mcf_params_real(params, "margin", &c->margin)) ||
+        (rc = mcf_params_int(params, "block", &c->block)))
+        return rc;
+    if (!strcmp(kernel, "jackson"))
+        c->kernel = KPM_KERNEL_JACKSON;
+    else if (!strcmp(kernel, "lorentz"))
+        c->kernel = KPM_KERNEL_LORENTZ;
+    else if (!strcmp(kernel, "none"))
+        c->kernel = KPM_KERNEL_NONE;
+    else
+        return mcf_fail(MCF_EINVAL, "kpm: kernel = %s; use jackson, lorentz or none", kernel);
+    if (!strcmp(random, "phase"))
+        c->random = KPM_RANDOM_PHASE;
+    else if (!strcmp(random, "gaussian"))
+        c->random = KPM_RANDOM_GAUSSIAN;
+    else
+        return mcf_fail(MCF_EINVAL, "kpm: random = %s; use phase or gaussian", random);
+    return MCF_OK;
+}
+
+static int kpm_create(const mcf_params *params, const mcf_hamiltonian *h, void **out)
+{
+    *out = NULL;
+    if (!h || h->dim < 1)
+        return mcf_fail(MCF_EINVAL, "kpm: no Hamiltonian (or an empty one) was given");
+    kpm_config c;
+    int rc = kpm_read_params(params, &c);
+    if (!rc)
+        rc = kpm_config_check(&c);
+    if (rc)
+        return mcf_fail_prefix(rc, "[%s] in %s", mcf_params_section(params),
+                               mcf_params_origin(params));
+    kpm_ws *w = calloc(1, sizeof *w);
+    if (!w)
+        return mcf_fail(MCF_ENOMEM, "kpm: out of memory for a workspace");
+    w->h = h;
+    w->cfg = c;
+    w->M = (size_t)c.moments;
+    w->N = kpm_config_points(&c);
+    w->R = (size_t)c.vectors;
+    w->block = (size_t)c.block;
+    const size_t rows = w->R > w->block ? w->R : w->block;
+    if ((rc = kpm_engine_create(h->dim, w->block, &w->eng)) ||
+        (rc = kpm_dct_create(w->N, w->M, &w->dct))) {
+        kpm_destroy(w);
+        return rc;
+    }
+    w->g = malloc(w->M * sizeof *w->g);
+    w->mu_vec = malloc(rows * w->M * sizeof *w->mu_vec);
+    w->mu = malloc(w->M * sizeof *w->mu);
+    if (!w->g || !w->mu_vec || !w->mu) {
+        const size_t M = w->M;
+        kpm_destroy(w);
+        return mcf_fail(MCF_ENOMEM, "kpm: out of memory for %zu x %zu moments", rows, M);
+    }
+    kpm_kernel_coefficients(c.kernel, c.lambda, w->M, w->g);
+    *out = w;
+    return MCF_OK;
+}
+
+/* a and b of the current Hamiltonian (recomputed when its version changed) */
+static void kpm_scale(kpm_ws *w)
+{
+    if (!w->scaled || w->version != w->h->version) {
+        mcf_hamiltonian_scaling(w->h, w->cfg.margin, &w->a, &w->b);
+        w->version = w->h->version;
+        w->scaled = 1;
+    }
+}
+
+static size_t kpm_energy_points(const void *p) { return ((const kpm_ws *)p)->N; }
+
+static int kpm_energies(void *p, double *E)
+{
+    kpm_ws *w = p;
+    kpm_scale(w);
+    kpm_dct_energies(w->dct, w->a, w->b, E);
+    return MCF_OK;
+}
+
+/* ---- ops ---------------------------------------------------------------------------- */
+
+static int kpm_check_batch(void *const *ws, size_t n, const char *what)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!ws[k])
+            return mcf_fail(MCF_EINVAL, "kpm: %s: workspace %zu of the batch is NULL", what, k);
+    return MCF_OK;
+}
+
+/* the mean stochastic moments of one workspace into w->mu */
+static int kpm_trace(kpm_ws *w, mcf_rng *rng)
+{
+    kpm_scale(w);
+    int rc = kpm_stochastic_moments(w->eng, w->h, w->a, w->b, rng, w->cfg.random, w->R, w->M,
+                                    w->mu_vec);
+    if (rc)
+        return rc;
+    kpm_moments_mean(w->R, w->M, w->mu_vec, w->mu, NULL);
+    return MCF_OK;
+}
+
+static int kpm_dos(void *const *ws, size_t n, mcf_rng *const *rngs, double *const *dos)
+{
+    int rc = kpm_check_batch(ws, n, "dos");
+    if (rc)
+        return rc;
+    if (n && !rngs)
+        return mcf_fail(MCF_EINVAL, "kpm: dos: the stochastic trace needs the chains' random "
+                        "streams, but rngs is NULL");
+    for (size_t k = 0; k < n; k++) {
+        kpm_ws *w = ws[k];
+        if ((rc = kpm_trace(w, rngs[k])) ||
+            (rc = kpm_dct_density(w->dct, w->mu, w->g, w->M, w->a, dos[k])))
+            return mcf_fail_prefix(rc, "kpm: dos of workspace %zu", k);
+    }
+    return MCF_OK;
+}
+
+/* LDOS or Green's functions of rows, block by block */
+static int kpm_rows(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
+                    double *const *out, double *const *re, double *const *im,
+                    const char *what)
+{
+    int rc = kpm_check_batch(ws, n, what);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        kpm_ws *w = ws[k];
+        kpm_scale(w);
+        const size_t P = w->N, M = w->M;
+        for (size_t r0 = 0; r0 < n_rows; r0 += w->block) {
+            const size_t nb = n_rows - r0 < w->block ? n_rows - r0 : w->block;
+            rc = kpm_ldos_moments(w->eng, w->h, w->a, w->b, rows[k] + r0, nb, M, w->mu_vec);
+            for (size_t j = 0; !rc && j < nb; j++) {
+                const double *mu = w->mu_vec + j * M;
+                const size_t off = (r0 + j) * P;
+                rc = out ? kpm_dct_density(w->dct, mu, w->g, M, w->a, out[k] + off)
+                         : kpm_dct_green(w->dct, mu, NULL, w->g, M, w->a, re[k] + off,
+                                         im[k] + off);
+            }
+            if (rc)
+                return mcf_fail_prefix(rc, "kpm: %s of workspace %zu", what, k);
+        }
+    }
+    return MCF_OK;
+}
+
+static int kpm_ldos(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
+                    double *const *out)
+{
+    return kpm_rows(ws, n, rows, n_rows, out, NULL, NULL, "ldos");
+}
+
+static int kpm_green(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
+                     double *const *re, double *const *im)
+{
+    return kpm_rows(ws, n, rows, n_rows, NULL, re, im, "green");
+}
+
+static int kpm_occupation_op(void *const *ws, size_t n, mcf_rng *const *rngs, double mu,
+                             double T, double *density, double *energy)
+{
+    int rc = kpm_check_batch(ws, n, "occupation");
+    if (rc)
+        return rc;
+    if (n && !rngs)
+        return mcf_fail(MCF_EINVAL, "kpm: occupation: the stochastic trace needs the chains' "
+                        "random streams, but rngs is NULL");
+    for (size_t k = 0; k < n; k++) {
+        kpm_ws *w = ws[k];
+        if ((rc = kpm_trace(w, rngs[k])) ||
+            (rc = kpm_occupation(w->mu, w->g, w->M, w->a, w->b, mu, T, density + k,
+                                 energy + k)))
+            return mcf_fail_prefix(rc, "kpm: occupation of workspace %zu", k);
+    }
+    return MCF_OK;
+}
+
+static const mcf_fermion_ops kpm_ops = {
+    .struct_size = sizeof(mcf_fermion_ops),
+    .create = kpm_create,
+    .destroy = kpm_destroy,
+    .energy_points = kpm_energy_points,
+    .energies = kpm_energies,
+    .dos = kpm_dos,
+    .ldos = kpm_ldos,
+    .green = kpm_green,
+    .occupation = kpm_occupation_op,
+};
+
+static const mcf_plugin_info kpm_info = {
+    .abi_version = MCF_ABI_VERSION,
+    .struct_size = sizeof(mcf_plugin_info),
+    .kind = MCF_PLUGIN_FERMION_EVALUATOR,
+    .name = "kpm",
+    .version = "1.0",
+    .summary = "kernel polynomial method (Chebyshev moments, Jackson/Lorentz kernels, FFT "
+               "reconstruction): DOS, LDOS, Green's functions and occupations, OpenMP",
+    .params = kpm_params,
+    .ops = &kpm_ops,
+};
+
+MCF_PLUGIN(kpm_info)

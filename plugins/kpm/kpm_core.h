@@ -1,0 +1,212 @@
+/* kpm_core.h — the mathematics of the kernel polynomial method (KPM) as plain functions:
+ * the static library mcf_kpm_core, linked into the kpm plugin (kpm.c) and into its tests.
+ * Not part of the SDK: symbols carry the prefix kpm_ and hidden visibility.
+ *
+ * Reference: A. Weisse, G. Wellein, A. Alvermann, H. Fehske, "The kernel polynomial
+ * method", Rev. Mod. Phys. 78, 275 (2006), Sec. II; the seed thesis, ch. 2 and 6.
+ *
+ * Rescaling.  H~ = (H - b) / a with a, b from mcf_hamiltonian_scaling(h, margin), so the
+ * spectrum of H~ lies in [-1 + margin/2, 1 - margin/2].
+ *
+ * Moments.  mu_n = <a| T_n(H~) |b>, n = 0..M-1, by the recursion |r_0> = |b>,
+ * |r_1> = H~|r_0>, |r_{n+1}> = 2 H~|r_n> - |r_{n-1}>.  For a = b two moments come from
+ * each product: mu_{2n} = 2 <r_n|r_n> - mu_0, mu_{2n+1} = 2 <r_{n+1}|r_n> - mu_1,
+ * so M moments cost floor(M/2) products.
+ *
+ * Vector blocks.  B complex vectors advance together, so the ELL table is read once per
+ * step for all of them.  Layout of a block ("row-interleaved, split complex"): element
+ * (row r, vector j) has its real part at v[2 B r + j] and its imaginary part at
+ * v[2 B r + B + j], so the inner loop over the block is contiguous in memory.
+ *
+ * Threads and reproducibility.  Rows are cut into chunks of KPM_CHUNK rows, independent
+ * of the thread count; OpenMP threads share the chunks, every chunk keeps its own partial
+ * dot products, and the partials are added chunk by chunk in a fixed order.  So moments
+ * are bit-for-bit the same on any number of threads and for any block size (each vector's
+ * arithmetic does not depend on its neighbours in the block).
+ *
+ * Errors: functions returning int give MCF_OK or an MCF_E* code with a message
+ * (mcf_fail).  Pointers are borrowed unless said otherwise. */
+#ifndef MCF_KPM_CORE_H
+#define MCF_KPM_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mcf/hamiltonian.h"
+#include "mcf/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define KPM_API __attribute__((visibility("hidden")))
+#else
+#define KPM_API
+#endif
+
+#define KPM_MAX_BLOCK 64   /* largest block of vectors advanced together */
+#define KPM_CHUNK 2048     /* rows per chunk of the threaded row loop */
+
+typedef enum kpm_kernel {
+    KPM_KERNEL_JACKSON = 0, /* g_n of eq. (71): positive, resolution ~ pi / M */
+    KPM_KERNEL_LORENTZ = 1, /* g_n = sinh(lambda (1 - n/M)) / sinh(lambda) */
+    KPM_KERNEL_NONE = 2     /* g_n = 1 (Dirichlet: Gibbs oscillations) */
+} kpm_kernel;
+
+typedef enum kpm_random {
+    KPM_RANDOM_PHASE = 0,   /* xi = exp(i phi), phi uniform in [0, 2 pi) */
+    KPM_RANDOM_GAUSSIAN = 1 /* xi = (g1 + i g2) / sqrt(2), g1, g2 standard normal */
+} kpm_random;
+
+/* The evaluator's parameters (the [evaluator] section of the kpm plugin). */
+typedef struct kpm_config {
+    long moments;       /* M >= 2 */
+    long vectors;       /* R >= 1 random vectors of the stochastic trace */
+    kpm_kernel kernel;
+    double lambda;      /* Lorentz kernel parameter, > 0 */
+    long points;        /* N Chebyshev nodes of the energy grid, >= M; 0 means 2 M */
+    kpm_random random;
+    double margin;      /* rescaling margin in (0, 0.5) */
+    long block;         /* vectors advanced together, 1..KPM_MAX_BLOCK */
+} kpm_config;
+
+/* The defaults of the plugin's declaration: M = 256, R = 8, Jackson, lambda = 4,
+ * N = 0 (2 M), random phases, margin 0.01, block 8. */
+KPM_API void kpm_config_default(kpm_config *c);
+
+/* Checks every field (ranges, N >= M) and returns MCF_EINVAL with a message naming the
+ * key ("moments", "energy_points", ...) and how to fix it. */
+KPM_API int kpm_config_check(const kpm_config *c);
+
+/* N: the number of energy points, c->points or 2 M when 0. */
+KPM_API size_t kpm_config_points(const kpm_config *c);
+
+/* ---- kernels ----------------------------------------------------------------------- */
+
+/* g[0..M) of the kernel; lambda is read by the Lorentz kernel only.  M >= 1. */
+KPM_API void kpm_kernel_coefficients(kpm_kernel k, double lambda, size_t M, double *g);
+
+/* The width sigma (standard deviation, rescaled units) of the Jackson-broadened delta
+ * function at x, from its first two moments <y> = g_1 x and <y^2> = (1 + g_2 T_2(x)) / 2:
+ * sigma^2 = (M - x^2 (M - 1)) / (2 (M + 1)) (1 - cos(2 pi/(M+1))) ~ (pi / M)^2 (1 - x^2)
+ * for large M (the variance given by Weisse et al.). */
+KPM_API double kpm_jackson_width(size_t M, double x);
+
+/* ---- the Chebyshev recursion for a block of vectors ---------------------------------- */
+
+typedef struct kpm_engine kpm_engine;
+
+/* Scratch for vectors of dimension dim in blocks of up to `block` (1..KPM_MAX_BLOCK):
+ * three blocks of 2 dim block doubles and the chunk partials.  *out owned by the caller:
+ * kpm_engine_destroy().  Errors: MCF_EINVAL, MCF_ENOMEM. */
+KPM_API int kpm_engine_create(size_t dim, size_t block, kpm_engine **out);
+KPM_API void kpm_engine_destroy(kpm_engine *e);
+KPM_API size_t kpm_engine_dim(const kpm_engine *e);
+KPM_API size_t kpm_engine_block(const kpm_engine *e);
+
+/* The start block |b_j> (j < nvec) of the next moments call, laid out with stride nvec
+ * (see the top of this file).  Borrowed: owned by the engine; overwritten by the
+ * recursion.  nvec <= the engine's block. */
+KPM_API double *kpm_engine_start(kpm_engine *e);
+
+/* Diagonal moments of the start block: mu[j M + n] = <b_j| T_n(H~) |b_j> for j < nvec,
+ * n < M (M >= 1), with the two-moments-per-step identity.  h->dim must equal the
+ * engine's dim.  Consumes the start block.  Refuses (MCF_EINVAL) moments with |mu_n| >
+ * mu_0 (1 + 1e-8), the sign of a spectrum outside [b - a, b + a] (fixed bounds too
+ * narrow), or non-finite moments. */
+KPM_API int kpm_moments_diag(kpm_engine *e, const mcf_hamiltonian *h, double a, double b,
+                             size_t nvec, size_t M, double *mu);
+
+/* General moments mu_n = <a_j| T_n(H~) |b_j>, one per step (M - 1 products): `left` holds
+ * the a_j in the block layout with stride nvec (borrowed, not changed), the b_j are the
+ * start block.  Complex output: mu[2 (j M + n)] real part, mu[2 (j M + n) + 1] imaginary.
+ * Consumes the start block. */
+KPM_API int kpm_moments_general(kpm_engine *e, const mcf_hamiltonian *h, double a, double b,
+                                size_t nvec, const double *left, size_t M, double *mu);
+
+/* ---- vectors ----------------------------------------------------------------------- */
+
+/* Fills vector j of a block of stride nvec with dim random entries drawn from rng in row
+ * order (so a vector's entries do not depend on the block it lands in). */
+KPM_API void kpm_random_vector(mcf_rng *rng, kpm_random kind, size_t dim, size_t nvec,
+                               size_t j, double *v);
+
+/* Stochastic trace: R vectors drawn one after the other from rng, advanced `block` at a
+ * time; per-vector moments mu_vec[r M + n] = <r| T_n(H~) |r> / dim (r < R).  Their mean is
+ * the estimate of the DOS moments Tr T_n(H~) / dim. */
+KPM_API int kpm_stochastic_moments(kpm_engine *e, const mcf_hamiltonian *h, double a,
+                                   double b, mcf_rng *rng, kpm_random kind, size_t R,
+                                   size_t M, double *mu_vec);
+
+/* LDOS moments of rows[0..n_rows): mu[j M + n] = <rows[j]| T_n(H~) |rows[j]> (unit
+ * vectors; exact, no randomness), `block` rows at a time.  Errors: a row out of range. */
+KPM_API int kpm_ldos_moments(kpm_engine *e, const mcf_hamiltonian *h, double a, double b,
+                             const size_t *rows, size_t n_rows, size_t M, double *mu);
+
+/* Mean over R sets of M moments, and its standard error (sample standard deviation over
+ * the sets / sqrt(R); NaN when R < 2) when err is not NULL. */
+KPM_API void kpm_moments_mean(size_t R, size_t M, const double *mu_vec, double *mean,
+                              double *err);
+
+/* ---- reconstruction on the Chebyshev nodes --------------------------------------------
+ *
+ * The N nodes x_k = cos(pi (k + 1/2) / N), k = 0..N-1, are returned ascending: grid index
+ * i holds node k = N - 1 - i.  With theta_k = arccos x_k and the damped coefficients
+ * c_0 = g_0 mu_0 / 2, c_n = g_n mu_n (n < M; 0 beyond), the sum
+ *     chi_k = sum_n c_n exp(-i n theta_k)
+ * is a DFT of length 2 N of c_n exp(-i pi n / (2 N)) (GSL mixed-radix FFT, any N):
+ *     f(x_k) = [g_0 mu_0 + 2 sum g_n mu_n T_n(x_k)] / (pi sqrt(1 - x_k^2))
+ *            = 2 Re chi_k / (pi sin theta_k),
+ *     G(x_k + i0) = -2 i chi_k / sin theta_k      (G = (x + i0 - H~)^-1),
+ * so Im G = -pi f and Re G = 2 Im chi_k / sin theta_k = -2 sum_{n>=1} g_n mu_n U_{n-1}(x_k),
+ * the Hilbert transform P int f(y) / (x - y) dy.  In energy units (E = a x + b) both are
+ * divided by a. */
+
+typedef struct kpm_dct kpm_dct;
+
+/* A plan for N points and up to M <= N moments (FFT wavetable and workspace of length
+ * 2 N, the phase and 1/sin tables).  *out owned by the caller: kpm_dct_destroy().
+ * Errors: MCF_EINVAL (M > N, N < 1), MCF_ENOMEM. */
+KPM_API int kpm_dct_create(size_t N, size_t M, kpm_dct **out);
+KPM_API void kpm_dct_destroy(kpm_dct *d);
+KPM_API size_t kpm_dct_points(const kpm_dct *d);
+
+/* The ascending nodes x[i] (rescaled units), and the energies E[i] = a x[i] + b. */
+KPM_API void kpm_dct_nodes(const kpm_dct *d, double *x);
+KPM_API void kpm_dct_energies(const kpm_dct *d, double a, double b, double *E);
+
+/* The density (DOS or LDOS) per unit energy at the ascending grid, from real moments
+ * mu[0..M) and kernel g[0..M): out[i] = f(x_i) / a.  M <= the plan's M. */
+KPM_API int kpm_dct_density(kpm_dct *d, const double *mu, const double *g, size_t M,
+                            double a, double *out);
+
+/* The Green's function G(E_i + i0) = G~(x_i) / a at the ascending grid from moments
+ * mu_re (+ i mu_im; mu_im NULL for real moments) with kernel g. */
+KPM_API int kpm_dct_green(kpm_dct *d, const double *mu_re, const double *mu_im,
+                          const double *g, size_t M, double a, double *re, double *im);
+
+/* Per-vector densities and the standard error of their mean at every grid point, from
+ * the R sets of moments mu_vec (R M values): mean[i] and err[i] (err NaN when R < 2). */
+KPM_API int kpm_dct_density_stats(kpm_dct *d, const double *mu_vec, size_t R,
+                                  const double *g, size_t M, double a, double *mean,
+                                  double *err);
+
+/* ---- integrated quantities ------------------------------------------------------------
+ *
+ * n = int rho(E) f(E) dE and e = int E rho(E) f(E) dE of the kernel-damped expansion
+ * rho(E), with the Fermi function f = 1 / (1 + exp((E - mu) / T)) (T = 0: the step).
+ * In theta (x = cos theta) the integrals are (1/pi) int_0^pi S(theta) F(theta) dtheta with
+ * the trigonometric polynomial S = g_0 mu_0 + 2 sum g_n mu_n cos(n theta): for T = 0 they
+ * are closed forms (int cos(n theta) over [theta_mu, pi]); for T > 0 the difference
+ * f - step, which is localized within ~40 T of mu, is added by composite 16-point
+ * Gauss-Legendre quadrature on panels no wider than pi / (2 M) in theta nor than the
+ * width of the Fermi edge, split at theta_mu.  No randomness; exact up to rounding for
+ * T = 0, ~1e-12 relative for T > 0. */
+KPM_API int kpm_occupation(const double *mu, const double *g, size_t M, double a, double b,
+                           double mu_chem, double T, double *density, double *energy);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,254 @@
+/* kpm_cpu.c — benchmark of the CPU Chebyshev step of the kpm evaluator (kpm_core.c):
+ * time per step per site, bytes moved per step, achieved bandwidth against the machine's
+ * copy bandwidth measured here with the same thread count.
+ *
+ * Usage: kpm_cpu [L ...]          (default: 64 128; cubic lattices of L^3 sites)
+ * Environment: KPM_BENCH_BLOCKS="1 4 16" (vectors per block), KPM_BENCH_STEPS (timed
+ * steps; default 2e8 / (sites x B), within [6, 60]), KPM_BENCH_COPY=0 (skip the copy
+ * bandwidth: the last column is then nan).
+ *
+ * Method.  For every lattice, block size B and thread count (1, and all cores), the
+ * recursion kpm_moments_diag() runs twice, with K1 = 2 and K2 = 2 + S Chebyshev steps; the
+ * time of one step is (t2 - t1) / S (the difference removes the setup and the mu_0 sum),
+ * best of 3.  Bytes per step are counted from the data the step must touch at least once:
+ *     per row:  W slots x (4 B col + 8 B re + 8 B im)  +  8 B onsite
+ *               + B vectors x 16 B x 3  (read r_n, read r_{n-1}, write r_{n+1})
+ * (W = 6 for the cubic lattice).  The gathered neighbours r_n[col] are assumed to come
+ * from cache (each r_n row is read once from memory); extra misses of the +-L^2
+ * neighbours are what the ratio to the copy bandwidth exposes.  Copy bandwidth: STREAM
+ * "copy" c[i] = a[i] over arrays of max(4 x last-level cache, 256 MiB) each, counted as
+ * 16 bytes per element (read + write, no write-allocate, STREAM's convention), best of 5. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "kpm_core.h"
+#include "mcf/mcf.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void set_threads(int n)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
+
+static int max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_num_procs();
+#else
+    return 1;
+#endif
+}
+
+static size_t llc_bytes(void)
+{
+    long s = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    s = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+    if (s <= 0) {
+        FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+        if (f) {
+            long k = 0;
+            char unit = 0;
+            if (fscanf(f, "%ld%c", &k, &unit) >= 1)
+                s = unit == 'M' ? k << 20 : k << 10;
+            fclose(f);
+        }
+    }
+    return s > 0 ? (size_t)s : (size_t)32 << 20;
+}
+
+/* STREAM copy bandwidth in GB/s (1e9 bytes) with the current thread count */
+static double copy_bandwidth(size_t n)
+{
+    double *a = malloc(n * sizeof *a), *c = malloc(n * sizeof *c);
+    if (!a || !c) {
+        free(a);
+        free(c);
+        return 0.0;
+    }
+    const long nl = (long)n;
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < nl; i++) {
+        a[i] = 1.0 + (double)i;
+        c[i] = 0.0;
+    }
+    double best = 1e30;
+    for (int rep = 0; rep < 5; rep++) {
+        const double t0 = now();
+#pragma omp parallel for schedule(static)
+        for (long i = 0; i < nl; i++)
+            c[i] = a[i];
+        const double t = now() - t0;
+        if (t < best)
+            best = t;
+        a[rep] += c[n - 1 - (size_t)rep]; /* keep the copies observable */
+    }
+    free(a);
+    free(c);
+    return 16.0 * (double)n / best / 1e9;
+}
+
+static mcf_hamiltonian *cubic(size_t L)
+{
+    mcf_hamiltonian *h = NULL;
+    const size_t n = L * L * L;
+    if (mcf_hamiltonian_create(n, 1, 6, &h))
+        return NULL;
+    for (size_t s = 0; s < n; s++) {
+        const size_t x = s % L, y = (s / L) % L, z = s / (L * L);
+        if (mcf_hamiltonian_set(h, s, (x + 1) % L + L * y + L * L * z, -1.0, 0.0) ||
+            mcf_hamiltonian_set(h, s, x + L * ((y + 1) % L) + L * L * z, -1.0, 0.0) ||
+            mcf_hamiltonian_set(h, s, x + L * y + L * L * ((z + 1) % L), -1.0, 0.0)) {
+            mcf_hamiltonian_destroy(h);
+            return NULL;
+        }
+    }
+    return h;
+}
+
+/* seconds for K Chebyshev steps of B vectors (best of 3) */
+static double time_steps(kpm_engine *e, const mcf_hamiltonian *h, double a, double b,
+                         size_t B, size_t K, double *mu)
+{
+    double best = 1e30;
+    for (int rep = 0; rep < 3; rep++) {
+        mcf_rng rng;
+        mcf_rng_init(&rng, 1, (uint64_t)rep);
+        double *v = kpm_engine_start(e);
+        for (size_t j = 0; j < B; j++)
+            kpm_random_vector(&rng, KPM_RANDOM_PHASE, h->dim, B, j, v);
+        const double t0 = now();
+        if (kpm_moments_diag(e, h, a, b, B, 2 * K, mu)) {
+            fprintf(stderr, "kpm_cpu: %s\n", mcf_last_error());
+            exit(1);
+        }
+        const double t = now() - t0;
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    size_t Ls[8] = {64, 128};
+    int nL = 2;
+    if (argc > 1) {
+        nL = 0;
+        for (int i = 1; i < argc && nL < 8; i++)
+            Ls[nL++] = (size_t)strtoul(argv[i], NULL, 10);
+    }
+    size_t blocks[8] = {1, 4, 16};
+    int nB = 3;
+    const char *env = getenv("KPM_BENCH_BLOCKS");
+    if (env) {
+        nB = 0;
+        char *end;
+        for (const char *p = env; nB < 8; p = end) {
+            unsigned long v = strtoul(p, &end, 10);
+            if (end == p)
+                break;
+            if (v >= 1 && v <= KPM_MAX_BLOCK)
+                blocks[nB++] = v;
+        }
+    }
+    const int threads[2] = {1, max_threads()};
+    const int nT = threads[1] > 1 ? 2 : 1;
+
+    char cpu[512] = "unknown";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, "model name", 10)) {
+                const char *c = strchr(line, ':');
+                snprintf(cpu, sizeof cpu, "%s", c ? c + 2 : line);
+                cpu[strcspn(cpu, "\n")] = 0;
+                break;
+            }
+        fclose(f);
+    }
+    const size_t llc = llc_bytes();
+    size_t ncopy = 4 * llc / sizeof(double);
+    if (ncopy < ((size_t)256 << 20) / sizeof(double))
+        ncopy = ((size_t)256 << 20) / sizeof(double);
+    printf("kpm_cpu: %s, %d cores, last-level cache %.0f MiB\n", cpu, threads[nT - 1],
+           (double)llc / 1048576.0);
+    double bw[2] = {NAN, NAN};
+    const char *ec = getenv("KPM_BENCH_COPY");
+    for (int t = 0; t < nT && !(ec && !strcmp(ec, "0")); t++) {
+        set_threads(threads[t]);
+        bw[t] = copy_bandwidth(ncopy);
+        printf("copy bandwidth (STREAM copy, 2 x %.0f MiB), %d thread%s: %.2f GB/s\n",
+               (double)ncopy * 8.0 / 1048576.0, threads[t], threads[t] > 1 ? "s" : "",
+               bw[t]);
+    }
+    printf("\n| lattice | sites | B | threads | ns/step/site | ns/step/site/vector | "
+           "bytes/step | GB/s | %% of copy |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
+    for (int li = 0; li < nL; li++) {
+        const size_t L = Ls[li];
+        mcf_hamiltonian *h = cubic(L);
+        if (!h) {
+            fprintf(stderr, "kpm_cpu: cannot build the %zu^3 lattice: %s\n", L,
+                    mcf_last_error());
+            return 1;
+        }
+        double a, b;
+        mcf_hamiltonian_scaling(h, 0.01, &a, &b);
+        const size_t n = h->dim;
+        for (int bi = 0; bi < nB; bi++) {
+            const size_t B = blocks[bi];
+            kpm_engine *e = NULL;
+            if (kpm_engine_create(n, B, &e)) {
+                fprintf(stderr, "kpm_cpu: %s\n", mcf_last_error());
+                return 1;
+            }
+            double *mu = malloc(B * 2 * 64 * sizeof *mu);
+            const double bytes = (double)n * (6.0 * 20.0 + 8.0 + 48.0 * (double)B);
+            size_t S = (size_t)(2e8 / ((double)n * (double)B));
+            const char *es = getenv("KPM_BENCH_STEPS");
+            if (es)
+                S = (size_t)strtoul(es, NULL, 10);
+            if (S < 6)
+                S = 6;
+            if (S > 60)
+                S = 60;
+            for (int t = 0; t < nT; t++) {
+                set_threads(threads[t]);
+                const double t1 = time_steps(e, h, a, b, B, 2, mu);
+                const double t2 = time_steps(e, h, a, b, B, 2 + S, mu);
+                const double step = (t2 - t1) / (double)S;
+                const double gbs = bytes / step / 1e9;
+                printf("| %zu^3 | %zu | %zu | %d | %.3f | %.3f | %.0f | %.2f | %.0f%% |\n", L, n,
+                       B, threads[t], step / (double)n * 1e9,
+                       step / (double)n / (double)B * 1e9, bytes, gbs, 100.0 * gbs / bw[t]);
+                fflush(stdout);
+            }
+            free(mu);
+            kpm_engine_destroy(e);
+        }
+        mcf_hamiltonian_destroy(h);
+    }
+    return 0;
+}

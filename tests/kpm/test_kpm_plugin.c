@@ -1,0 +1,369 @@
+/* test_kpm_plugin.c — the kpm plugin (plugins/kpm/kpm.c) loaded with the core's plugin
+ * loader and used only through its ops, against kpm_core called directly:
+ *
+ *   (a) the descriptor and the parameter declaration;
+ *   (b) energies() are the ascending Chebyshev nodes at a x + b; dos(), ldos(), green()
+ *       and occupation() equal the core functions bit for bit (same random stream);
+ *       -Im G / pi equals the LDOS; the DOS does not depend on `block`;
+ *   (c) a batch of two workspaces equals two single calls;
+ *   (d) after a change of the Hamiltonian (new bounds) the grid follows;
+ *   (e) bad input refused with a message that says what to fix: moments = 1 (by the
+ *       declaration and by kpm_config_check), energy_points < moments, a NaN entry of the
+ *       Hamiltonian (mcf_hamiltonian_set / set_onsite), NULL random streams, fixed bounds
+ *       narrower than the spectrum (diverging moments). */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "internal.h"
+#include "kpm_core.h"
+#include "kpm_test_util.h"
+
+static const mcf_plugin_info *info;
+static const mcf_fermion_ops *ops;
+
+static int contains(const char *s, const char *part) { return strstr(s, part) != NULL; }
+
+typedef struct test_params {
+    mcf_params p;
+    mcf_value values[16];
+    int ok;
+} test_params;
+
+/* Values from the declared defaults, with overrides "key", "text", ... (NULL-terminated);
+ * tp->ok = 0 when a value is refused by the declaration (message in mcf_last_error). */
+static test_params *make_params(const char *first, ...)
+{
+    test_params *tp = calloc(1, sizeof *tp);
+    tp->ok = 1;
+    tp->p.section = "evaluator";
+    tp->p.origin = "test_kpm_plugin.ini";
+    tp->p.specs = info->params;
+    tp->p.n = mcf_spec_count(info->params);
+    tp->p.values = tp->values;
+    for (size_t k = 0; k < tp->p.n && k < 16; k++) {
+        const mcf_param_spec *s = &info->params[k];
+        const char *text = s->default_value;
+        va_list ap;
+        va_start(ap, first);
+        for (const char *key = first; key; key = va_arg(ap, const char *)) {
+            const char *val = va_arg(ap, const char *);
+            if (!strcmp(key, s->name))
+                text = val;
+        }
+        va_end(ap);
+        if (mcf_value_parse(s, text, &tp->values[k]) != MCF_OK) {
+            tp->ok = 0;
+            break;
+        }
+    }
+    return tp;
+}
+
+static void free_params(test_params *tp)
+{
+    for (size_t k = 0; k < tp->p.n; k++)
+        mcf_value_release(&tp->values[k]);
+    free(tp);
+}
+
+/* square lattice with on-site disorder */
+static mcf_hamiltonian *disordered(size_t L, double W, uint64_t seed)
+{
+    mcf_hamiltonian *h = kt_lattice(2, L, 1.0);
+    mcf_rng rng;
+    mcf_rng_init(&rng, seed, 0);
+    for (size_t r = 0; r < h->dim; r++)
+        mcf_hamiltonian_set_onsite(h, r, W * (mcf_rng_uniform(&rng) - 0.5));
+    return h;
+}
+
+static void test_descriptor(void)
+{
+    CHECK(info->kind == MCF_PLUGIN_FERMION_EVALUATOR && !strcmp(info->name, "kpm"),
+          "kind %d name %s", (int)info->kind, info->name);
+    CHECK(ops->struct_size >= offsetof(mcf_fermion_ops, occupation) + sizeof ops->occupation,
+          "ops struct_size %u", ops->struct_size);
+    const char *keys[] = {"moments", "vectors", "kernel", "lambda", "energy_points", "random",
+                          "margin", "block"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        int found = 0;
+        for (const mcf_param_spec *s = info->params; s->name; s++)
+            found |= !strcmp(s->name, keys[k]);
+        CHECK(found, "parameter %s not declared", keys[k]);
+    }
+}
+
+static void test_against_core(void)
+{
+    const size_t L = 24;
+    mcf_hamiltonian *h = disordered(L, 2.0, 11);
+    test_params *tp = make_params("moments", "128", "vectors", "6", "block", "4", NULL);
+    void *ws = NULL;
+    int rc = ops->create(&tp->p, h, &ws);
+    CHECK(rc == MCF_OK, "create: %s", mcf_last_error());
+    if (rc) {
+        free_params(tp);
+        mcf_hamiltonian_destroy(h);
+        return;
+    }
+    const size_t P = ops->energy_points(ws), M = 128, R = 6;
+    CHECK(P == 256, "energy_points = %zu, expected 2 x moments = 256", P);
+    double a, b;
+    mcf_hamiltonian_scaling(h, 0.01, &a, &b);
+    double *E = malloc(P * sizeof *E), *Ec = malloc(P * sizeof *Ec);
+    ops->energies(ws, E);
+    kpm_dct *d = NULL;
+    kpm_dct_create(P, M, &d);
+    kpm_dct_energies(d, a, b, Ec);
+    CHECK(!memcmp(E, Ec, P * sizeof *E), "energies differ from a x_k + b");
+    int asc = 1;
+    for (size_t i = 1; i < P; i++)
+        asc &= E[i] > E[i - 1];
+    CHECK(asc, "energies not ascending");
+
+    /* dos */
+    double *dos = malloc(P * sizeof *dos), *dc = malloc(P * sizeof *dc);
+    double *g = malloc(M * sizeof *g), *mu_vec = malloc(R * M * sizeof *mu_vec);
+    double *mu = malloc(M * sizeof *mu);
+    kpm_kernel_coefficients(KPM_KERNEL_JACKSON, 0, M, g);
+    mcf_rng r1, r2;
+    mcf_rng_init(&r1, 5, 3);
+    mcf_rng_init(&r2, 5, 3);
+    mcf_rng *rp = &r1;
+    void *wsv[1] = {ws};
+    double *dosv[1] = {dos};
+    rc = ops->dos(wsv, 1, &rp, dosv);
+    CHECK(rc == MCF_OK, "dos: %s", mcf_last_error());
+    kpm_engine *eng = NULL;
+    kpm_engine_create(h->dim, 4, &eng);
+    kpm_stochastic_moments(eng, h, a, b, &r2, KPM_RANDOM_PHASE, R, M, mu_vec);
+    kpm_moments_mean(R, M, mu_vec, mu, NULL);
+    kpm_dct_density(d, mu, g, M, a, dc);
+    CHECK(!memcmp(dos, dc, P * sizeof *dos), "dos() differs from kpm_core");
+    CHECK(!memcmp(&r1, &r2, sizeof r1), "the random stream advanced differently");
+
+    /* the DOS does not depend on the block size */
+    {
+        test_params *tb = make_params("moments", "128", "vectors", "6", "block", "3", NULL);
+        void *wb = NULL;
+        rc = ops->create(&tb->p, h, &wb);
+        CHECK(rc == MCF_OK, "create: %s", mcf_last_error());
+        mcf_rng_init(&r1, 5, 3);
+        double *db = malloc(P * sizeof *db);
+        void *wbv[1] = {wb};
+        double *dbv[1] = {db};
+        rc = ops->dos(wbv, 1, &rp, dbv);
+        double worst = 0.0;
+        for (size_t i = 0; i < P; i++)
+            worst = fmax(worst, fabs(db[i] - dos[i]));
+        CHECK(rc == MCF_OK && worst < 1e-14, "block 3 vs 4: DOS differs by %.3e", worst);
+        free(db);
+        ops->destroy(wb);
+        free_params(tb);
+    }
+
+    /* ldos and green */
+    const size_t rows[5] = {0, 5, 100, 333, 575};
+    const size_t *rowv[1] = {rows};
+    double *ld = malloc(5 * P * sizeof *ld), *gre = malloc(5 * P * sizeof *gre);
+    double *gim = malloc(5 * P * sizeof *gim), *lc = malloc(P * sizeof *lc);
+    double *muv = malloc(5 * M * sizeof *muv);
+    double *ldv[1] = {ld}, *grev[1] = {gre}, *gimv[1] = {gim};
+    rc = ops->ldos(wsv, 1, rowv, 5, ldv);
+    CHECK(rc == MCF_OK, "ldos: %s", mcf_last_error());
+    rc = ops->green(wsv, 1, rowv, 5, grev, gimv);
+    CHECK(rc == MCF_OK, "green: %s", mcf_last_error());
+    kpm_ldos_moments(eng, h, a, b, rows, 5, M, muv);
+    double worst_l = 0.0, worst_g = 0.0;
+    for (size_t j = 0; j < 5; j++) {
+        kpm_dct_density(d, muv + j * M, g, M, a, lc);
+        for (size_t i = 0; i < P; i++) {
+            worst_l = fmax(worst_l, fabs(ld[j * P + i] - lc[i]));
+            worst_g = fmax(worst_g, fabs(-gim[j * P + i] / kt_pi - lc[i]));
+        }
+    }
+    CHECK(worst_l == 0.0, "ldos() differs from kpm_core by %.3e", worst_l);
+    CHECK(worst_g < 1e-12, "-Im G / pi differs from the LDOS by %.3e", worst_g);
+    const size_t bad_row[1] = {h->dim};
+    const size_t *badv[1] = {bad_row};
+    rc = ops->ldos(wsv, 1, badv, 1, ldv);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "row 576"),
+          "row out of range: rc %d, %s", rc, mcf_last_error());
+
+    /* occupation */
+    double n1, e1, n2, e2;
+    mcf_rng_init(&r1, 8, 1);
+    mcf_rng_init(&r2, 8, 1);
+    rc = ops->occupation(wsv, 1, &rp, 0.2, 0.1, &n1, &e1);
+    CHECK(rc == MCF_OK, "occupation: %s", mcf_last_error());
+    kpm_stochastic_moments(eng, h, a, b, &r2, KPM_RANDOM_PHASE, R, M, mu_vec);
+    kpm_moments_mean(R, M, mu_vec, mu, NULL);
+    kpm_occupation(mu, g, M, a, b, 0.2, 0.1, &n2, &e2);
+    CHECK(n1 == n2 && e1 == e2, "occupation %g %g vs core %g %g", n1, e1, n2, e2);
+    CHECK(n1 > 0.4 && n1 < 0.7, "density at mu = 0.2: %g", n1);
+    rc = ops->occupation(wsv, 1, NULL, 0.2, 0.1, &n1, &e1);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "rngs"), "NULL rngs: %s",
+          mcf_last_error());
+
+    /* (d) a change of the Hamiltonian moves the grid */
+    mcf_hamiltonian_set_onsite(h, 0, 10.0);
+    ops->energies(ws, E);
+    mcf_hamiltonian_scaling(h, 0.01, &a, &b);
+    kpm_dct_energies(d, a, b, Ec);
+    CHECK(!memcmp(E, Ec, P * sizeof *E) && E[P - 1] > 10.0,
+          "after the change: last energy %g (expected %g)", E[P - 1], Ec[P - 1]);
+
+    free(E);
+    free(Ec);
+    free(dos);
+    free(dc);
+    free(g);
+    free(mu_vec);
+    free(mu);
+    free(ld);
+    free(gre);
+    free(gim);
+    free(lc);
+    free(muv);
+    kpm_engine_destroy(eng);
+    kpm_dct_destroy(d);
+    ops->destroy(ws);
+    free_params(tp);
+    mcf_hamiltonian_destroy(h);
+}
+
+static void test_batch(void)
+{
+    mcf_hamiltonian *h[2] = {disordered(12, 1.0, 1), disordered(16, 3.0, 2)};
+    test_params *tp = make_params("moments", "64", "vectors", "3", "kernel", "lorentz",
+                                  "random", "gaussian", "energy_points", "100", NULL);
+    CHECK(tp->ok, "params: %s", mcf_last_error());
+    void *ws[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        int rc = ops->create(&tp->p, h[k], &ws[k]);
+        CHECK(rc == MCF_OK, "create: %s", mcf_last_error());
+        if (rc)
+            return;
+    }
+    const size_t P = ops->energy_points(ws[0]);
+    CHECK(P == 100, "energy_points %zu", P);
+    double *d2[2], *d1[2];
+    mcf_rng rb[2], rs[2];
+    mcf_rng *rbp[2] = {&rb[0], &rb[1]};
+    for (int k = 0; k < 2; k++) {
+        d2[k] = malloc(P * sizeof(double));
+        d1[k] = malloc(P * sizeof(double));
+        mcf_rng_init(&rb[k], 3, (uint64_t)k);
+        mcf_rng_init(&rs[k], 3, (uint64_t)k);
+    }
+    int rc = ops->dos(ws, 2, rbp, d2);
+    CHECK(rc == MCF_OK, "batched dos: %s", mcf_last_error());
+    for (int k = 0; k < 2; k++) {
+        mcf_rng *p = &rs[k];
+        rc = ops->dos(&ws[k], 1, &p, &d1[k]);
+        CHECK(rc == MCF_OK, "dos: %s", mcf_last_error());
+        CHECK(!memcmp(d1[k], d2[k], P * sizeof(double)), "batch entry %d differs", k);
+    }
+    double n[2], e[2];
+    rc = ops->occupation(ws, 2, rbp, 0.0, 0.0, n, e);
+    CHECK(rc == MCF_OK && fabs(n[0] - 0.5) < 0.05 && fabs(n[1] - 0.5) < 0.05,
+          "half filling of symmetric disorder: %g %g", n[0], n[1]);
+    for (int k = 0; k < 2; k++) {
+        free(d1[k]);
+        free(d2[k]);
+        ops->destroy(ws[k]);
+        mcf_hamiltonian_destroy(h[k]);
+    }
+    free_params(tp);
+}
+
+static void test_refusals(void)
+{
+    /* moments = 1: the declaration (min 2) refuses it before the plugin sees it ... */
+    test_params *tp = make_params("moments", "1", NULL);
+    CHECK(!tp->ok, "moments = 1 accepted by the declaration");
+    printf("moments = 1 (declaration): %s\n", mcf_last_error());
+    free_params(tp);
+    /* ... and kpm_config_check says why */
+    kpm_config c;
+    kpm_config_default(&c);
+    c.moments = 1;
+    int rc = kpm_config_check(&c);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "moments = 1") &&
+              contains(mcf_last_error(), "at least 2"),
+          "moments = 1: rc %d, %s", rc, mcf_last_error());
+    printf("moments = 1 (kpm): %s\n", mcf_last_error());
+
+    /* energy_points < moments: refused by create() with the file and the section */
+    mcf_hamiltonian *h = kt_lattice(2, 8, 1.0);
+    tp = make_params("moments", "256", "energy_points", "100", NULL);
+    CHECK(tp->ok, "params: %s", mcf_last_error());
+    void *ws = NULL;
+    rc = ops->create(&tp->p, h, &ws);
+    const char *msg = mcf_last_error();
+    CHECK(rc == MCF_EINVAL && !ws && contains(msg, "energy_points = 100") &&
+              contains(msg, "moments = 256") && contains(msg, "[evaluator]") &&
+              contains(msg, "test_kpm_plugin.ini"),
+          "energy_points < moments: rc %d, %s", rc, msg);
+    printf("energy_points < moments: %s\n", msg);
+    free_params(tp);
+    kpm_config_default(&c);
+    c.points = 100;
+    CHECK(kpm_config_check(&c) == MCF_EINVAL, "energy_points 100 < moments 256 accepted");
+    c.points = 256;
+    CHECK(kpm_config_check(&c) == MCF_OK, "energy_points = moments refused: %s",
+          mcf_last_error());
+    c.points = 0;
+    c.margin = 0.7;
+    CHECK(kpm_config_check(&c) == MCF_EINVAL && contains(mcf_last_error(), "margin"),
+          "margin 0.7: %s", mcf_last_error());
+
+    /* a NaN in the Hamiltonian never gets in */
+    rc = mcf_hamiltonian_set(h, 0, 1, NAN, 0.0);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "not finite"), "NaN hopping: %s",
+          mcf_last_error());
+    printf("NaN hopping: %s\n", mcf_last_error());
+    rc = mcf_hamiltonian_set_onsite(h, 3, NAN);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "not finite"), "NaN on-site: %s",
+          mcf_last_error());
+    CHECK(mcf_hamiltonian_check(h) == MCF_OK, "the Hamiltonian was damaged: %s",
+          mcf_last_error());
+
+    /* fixed bounds narrower than the spectrum (+-4): the moments would diverge */
+    mcf_hamiltonian_fix_bounds(h, -2.0, 2.0);
+    tp = make_params("moments", "64", NULL);
+    rc = ops->create(&tp->p, h, &ws);
+    CHECK(rc == MCF_OK, "create: %s", mcf_last_error());
+    if (!rc) {
+        double *dos = malloc(ops->energy_points(ws) * sizeof *dos);
+        mcf_rng rng;
+        mcf_rng_init(&rng, 1, 0);
+        mcf_rng *rp = &rng;
+        rc = ops->dos(&ws, 1, &rp, &dos);
+        CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "outside") &&
+                  contains(mcf_last_error(), "bounds"),
+              "bounds too narrow: rc %d, %s", rc, mcf_last_error());
+        printf("bounds too narrow: %s\n", mcf_last_error());
+        free(dos);
+        ops->destroy(ws);
+    }
+    free_params(tp);
+    mcf_hamiltonian_destroy(h);
+}
+
+int main(void)
+{
+    mcf_plugin *p = NULL;
+    int rc = mcf_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &p);
+    CHECK(rc == MCF_OK && p, "loading the kpm plugin: %s", mcf_last_error());
+    if (rc)
+        return check_exit();
+    info = p->info;
+    ops = info->ops;
+    test_descriptor();
+    test_against_core();
+    test_batch();
+    test_refusals();
+    mcf_plugin_close(p);
+    return check_exit();
+}
