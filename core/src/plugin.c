@@ -123,6 +123,31 @@ static int check_model_ops(const char *path, const mcf_model_ops *ops)
     return MCF_OK;
 }
 
+/* the first fermion-evaluator ABI ends with occupation; delta_action was appended */
+#define FERMION_OPS_MIN_SIZE (offsetof(mcf_fermion_ops, occupation) + sizeof(void *))
+
+static int check_fermion_ops(const char *path, const mcf_fermion_ops *ops)
+{
+    if (ops->struct_size < FERMION_OPS_MIN_SIZE)
+        return mcf_fail(MCF_EPLUGIN, "%s: fermion-evaluator ops struct_size %u is smaller than "
+                        "ABI %u's %zu bytes; rebuild the plugin against these headers", path,
+                        ops->struct_size, MCF_ABI_VERSION, (size_t)FERMION_OPS_MIN_SIZE);
+    struct {
+        const char *name;
+        int missing;
+    } req[] = {
+        {"create", !ops->create},         {"destroy", !ops->destroy},
+        {"energy_points", !ops->energy_points}, {"energies", !ops->energies},
+        {"dos", !ops->dos},               {"ldos", !ops->ldos},
+        {"green", !ops->green},           {"occupation", !ops->occupation},
+    };
+    for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
+        if (req[k].missing)
+            return mcf_fail(MCF_EPLUGIN, "%s: required fermion-evaluator op '%s' is NULL",
+                            path, req[k].name);
+    return MCF_OK;
+}
+
 static int check_info(const char *path, const mcf_plugin_info *info, int want)
 {
     if (!info)
@@ -153,6 +178,11 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
         return mcf_fail(MCF_EPLUGIN, "%s: the descriptor has no ops table", path);
     if (info->kind == MCF_PLUGIN_MODEL) {
         int rc = check_model_ops(path, info->ops);
+        if (rc)
+            return rc;
+    }
+    if (info->kind == MCF_PLUGIN_FERMION_EVALUATOR) {
+        int rc = check_fermion_ops(path, info->ops);
         if (rc)
             return rc;
     }

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mcf/fermion.h"
 #include "mcf/hamiltonian.h"
 #include "mcf/rng.h"
 
@@ -205,6 +206,56 @@ KPM_API int kpm_dct_density_stats(kpm_dct *d, const double *mu_vec, size_t R,
  * T = 0, ~1e-12 relative for T > 0. */
 KPM_API int kpm_occupation(const double *mu, const double *g, size_t M, double a, double b,
                            double mu_chem, double T, double *density, double *energy);
+
+/* ---- GFMC: the change of the fermion action under a local change --------------------
+ *
+ * Green's-function Monte Carlo (A. Weisse, PRL 102, 150604 (2009); seed thesis ch. 6).
+ * For a change Delta = sum_ab |u_a> C_ab <u_b| of rank k (mcf/fermion.h),
+ *
+ *   d(E) = det(1 - G(E + i0) Delta) = det(1_k - C W(E)),  W_ab = <u_a| G(E + i0) |u_b>,
+ *
+ * with the retarded G = (E + i0 - H)^-1, equals prod_nu (eps'_nu - z) / (eps_nu - z), so
+ * Im log d(E + i0) = -pi [N'(E) - N(E)] (N the number of eigenvalues below E) and
+ *
+ *   dS = S_eff(H') - S_eff(H) = -(1/T) int f(E) [N'(E) - N(E)] dE
+ *      = (1 / (pi T)) int f(E) Im log d(E + i0) dE,
+ *
+ * by parts from S_eff = -int log(1 + e^{-(E-mu)/T}) rho(E) dE.  W comes from k^2 diagonal
+ * Green's functions: of u_a (k of them) and, for a < b, of u_a + u_b and u_a + i u_b,
+ *   W_ab = (P - iQ)/2, W_ba = (P + iQ)/2,  P = G[u_a+u_b] - W_aa - W_bb,
+ *                                           Q = G[u_a+iu_b] - W_aa - W_bb,
+ * i.e. for rank 2 the four vectors o, v, o+v, o+iv of the thesis, advanced as one block
+ * (two moments per step).  Each diagonal G is the kernel-damped Chebyshev series on the
+ * N Chebyshev nodes by FFT (kpm_dct_green).  Im log d is unwrapped continuously from the
+ * lowest node (where d ~ 1) and the energy integral uses weights exact for a piecewise
+ * linear Im log d between nodes against the Fermi function (computed once per T, mu and
+ * grid by Gauss-Legendre on sub-panels no wider than T/2 near mu).
+ *
+ * Truncation: the kernel broadens every level by ~lambda a / M (Lorentz) or pi a / M
+ * (Jackson); the error of dS falls as 1/M, and with `extrapolate` the moments are
+ * computed to 2M and dS = 2 dS(2M) - dS(M) (the two-point, truncation-free estimate of
+ * the thesis, eq. 6.39). */
+
+typedef struct kpm_gfmc kpm_gfmc;
+
+/* Scratch for Hamiltonians of dimension dim: M moments (2M with extrapolate), N >= the
+ * number of moments computed nodes (0: twice that number), the kernel.  *out owned by
+ * the caller: kpm_gfmc_destroy().  Errors: MCF_EINVAL, MCF_ENOMEM. */
+KPM_API int kpm_gfmc_create(size_t dim, size_t M, size_t N, kpm_kernel kernel, double lambda,
+                            int extrapolate, kpm_gfmc **out);
+KPM_API void kpm_gfmc_destroy(kpm_gfmc *g);
+
+/* dS of the change c (checked with mcf_local_change_check) to h, rescaled with a, b, at
+ * T > 0 and chemical potential mu.  With extrapolate, dS = 2 dS_2M - dS_M and both parts
+ * are written to dS_M and dS_2M when these are not NULL (otherwise dS_M = dS, dS_2M =
+ * NAN). */
+KPM_API int kpm_gfmc_delta_action(kpm_gfmc *g, const mcf_hamiltonian *h, double a, double b,
+                                  const mcf_local_change *c, double T, double mu, double *dS,
+                                  double *dS_M, double *dS_2M);
+
+/* The energy resolution of the kernel in energy units for scale a: lambda a / M for
+ * Lorentz, pi a / M for Jackson and none (M the smaller order with extrapolate). */
+KPM_API double kpm_gfmc_resolution(const kpm_gfmc *g, double a);
 
 #ifdef __cplusplus
 }

@@ -119,7 +119,7 @@ else
     real_incdir=$(cd "$incdir" 2>/dev/null && pwd -P)
     real_prefix_inc=$(cd "$prefix/include" && pwd -P)
     if [ "$real_incdir" != "$real_prefix_inc" ]; then
-        fail "mcf.pc gives includedir=$incdir, but the SDK was installed under $prefix: mcf.pc is not relocatable. cmake/mcf.pc.in should derive prefix from \${pcfiledir} (e.g. prefix=\${pcfiledir}/../.. for libdir lib) rather than hard-code CMAKE_INSTALL_PREFIX."
+        fail "mcf.pc gives includedir=$incdir, but the SDK was installed under $prefix: mcf.pc is not relocatable. core/cmake/mcf.pc.in should derive prefix from \${pcfiledir} (e.g. prefix=\${pcfiledir}/../.. for libdir lib) rather than hard-code CMAKE_INSTALL_PREFIX."
     fi
     make_args=(BUILD="$xy_make" PKG_CONFIG="$pkg_config_cmd")
     [ -n "${MCF_C_COMPILER:-}" ] && make_args+=(CC="$MCF_C_COMPILER")

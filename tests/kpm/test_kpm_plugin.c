@@ -10,7 +10,9 @@
  *   (e) bad input refused with a message that says what to fix: moments = 1 (by the
  *       declaration and by kpm_config_check), energy_points < moments, a NaN entry of the
  *       Hamiltonian (mcf_hamiltonian_set / set_onsite), NULL random streams, fixed bounds
- *       narrower than the spectrum (diverging moments). */
+ *       narrower than the spectrum (diverging moments);
+ *   (f) delta_action (GFMC): batch = single calls = kpm_gfmc directly, bit for bit, and
+ *       T = 0 in a batch is refused naming the workspace. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -277,6 +279,67 @@ static void test_batch(void)
     free_params(tp);
 }
 
+/* (f) delta_action: a batch of two workspaces equals single calls and kpm_gfmc called
+ * directly, bit for bit; with extrapolate the value is the two-point estimate. */
+static void test_delta_action(void)
+{
+    mcf_hamiltonian *h[2] = {disordered(8, 1.0, 21), disordered(10, 2.0, 22)};
+    mcf_local_change ch[2];
+    mcf_rng rng;
+    mcf_rng_init(&rng, 99, 0);
+    for (int k = 0; k < 2; k++) {
+        memset(&ch[k], 0, sizeof ch[k]);
+        ch[k].rank = 2;
+        ch[k].entries[0] = 1;
+        ch[k].row[0][0] = 3;
+        ch[k].re[0][0] = 1.0;
+        ch[k].entries[1] = 4;
+        for (int e = 0; e < 4; e++) {
+            ch[k].row[1][e] = 10 + e;
+            ch[k].re[1][e] = mcf_rng_uniform(&rng) - 0.5;
+            ch[k].im[1][e] = mcf_rng_uniform(&rng) - 0.5;
+        }
+        ch[k].c_re[0][1] = ch[k].c_re[1][0] = 1.0;
+    }
+    const mcf_local_change *cp[2] = {&ch[0], &ch[1]};
+    const double T[2] = {0.2, 0.5}, mu[2] = {0.0, -1.0};
+    for (int extra = 0; extra < 2; extra++) {
+        test_params *tp = make_params("moments", "128", "kernel", "lorentz", "extrapolate",
+                                      extra ? "true" : "false", NULL);
+        CHECK(tp->ok, "params: %s", mcf_last_error());
+        void *ws[2] = {NULL, NULL};
+        for (int k = 0; k < 2; k++)
+            CHECK(ops->create(&tp->p, h[k], &ws[k]) == MCF_OK, "create: %s", mcf_last_error());
+        double batch[2], single[2];
+        int rc = ops->delta_action(ws, 2, cp, T, mu, batch);
+        CHECK(rc == MCF_OK, "batched delta_action: %s", mcf_last_error());
+        for (int k = 0; k < 2; k++) {
+            rc = ops->delta_action(&ws[k], 1, &cp[k], &T[k], &mu[k], &single[k]);
+            CHECK(rc == MCF_OK && single[k] == batch[k], "entry %d: single %.17g vs batch %.17g",
+                  k, single[k], batch[k]);
+            kpm_gfmc *g = NULL;
+            double a, b, ds, lo, hi;
+            mcf_hamiltonian_scaling(h[k], 0.01, &a, &b);
+            kpm_gfmc_create(h[k]->dim, 128, 0, KPM_KERNEL_LORENTZ, 4.0, extra, &g);
+            kpm_gfmc_delta_action(g, h[k], a, b, &ch[k], T[k], mu[k], &ds, &lo, &hi);
+            CHECK(ds == batch[k], "entry %d: plugin %.17g vs kpm_gfmc %.17g", k, batch[k], ds);
+            if (extra)
+                CHECK(ds == 2.0 * hi - lo, "extrapolate: %.17g vs 2 x %.17g - %.17g", ds, hi, lo);
+            kpm_gfmc_destroy(g);
+        }
+        printf("delta_action (extrapolate = %d): %.6f %.6f\n", extra, batch[0], batch[1]);
+        const double Tbad[2] = {0.2, 0.0};
+        rc = ops->delta_action(ws, 2, cp, Tbad, mu, batch);
+        CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "workspace 1"),
+              "T = 0 in the batch: rc %d, %s", rc, mcf_last_error());
+        for (int k = 0; k < 2; k++)
+            ops->destroy(ws[k]);
+        free_params(tp);
+    }
+    for (int k = 0; k < 2; k++)
+        mcf_hamiltonian_destroy(h[k]);
+}
+
 static void test_refusals(void)
 {
     /* moments = 1: the declaration (min 2) refuses it before the plugin sees it ... */
@@ -363,6 +426,7 @@ int main(void)
     test_descriptor();
     test_against_core();
     test_batch();
+    test_delta_action();
     test_refusals();
     mcf_plugin_close(p);
     return check_exit();

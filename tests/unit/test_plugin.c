@@ -1,5 +1,5 @@
 /* test_plugin.c — plugin loading: a good plugin loads; a wrong ABI, a missing entry
- * symbol, a NULL required op and a misnamed file are each refused with a message that
+ * symbol, a NULL required op (of a model and of a fermion evaluator) and a misnamed file are each refused with a message that
  * names the file and the problem.  Uses the test plugins in MCF_PLUGIN_PATH. */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +43,11 @@ int main(void)
     CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "mcf-tnullop.so") &&
               contains(mcf_last_error(), "'measure' is NULL"),
           "NULL op: rc %d, %s", rc, mcf_last_error());
+
+    rc = mcf_plugin_open("tnullev", 0, &p);
+    CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "mcf-tnullev.so") &&
+              contains(mcf_last_error(), "fermion-evaluator op 'dos' is NULL"),
+          "NULL evaluator op: rc %d, %s", rc, mcf_last_error());
 
     rc = mcf_plugin_open("tmisnamed", 0, &p);
     CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "mcf-somethingelse.so"),

@@ -25,6 +25,40 @@
 extern "C" {
 #endif
 
+/* A local change of the Hamiltonian, Delta = H' - H, written as a low-rank Hermitian
+ * matrix
+ *
+ *     Delta = sum_{a,b < rank} |u_a> C_ab <u_b|,      C Hermitian (rank x rank),
+ *
+ * with sparse vectors u_a (at most MCF_CHANGE_MAX_ENTRIES nonzeros each, distinct rows).
+ * A single-site move of a lattice model is such a change: with infinite Hund coupling the
+ * hoppings between site o and its neighbours j change, Delta = |o><v| + |v><o| with
+ * |v> = sum_j (H'_jo - H_jo) |j> and C = [[0, 1], [1, 0]]; with finite Hund coupling the
+ * 2 x 2 spin block of site o changes, u = {|o up>, |o down>} and C that block's change.
+ * By Sylvester's identity det(1 + A Delta) = det(1_rank + C U^+ A U), so an evaluator needs
+ * only the rank x rank matrix <u_a| G(z) |u_b> of Green's functions (seed thesis ch. 6). */
+#define MCF_CHANGE_MAX_RANK 2
+#define MCF_CHANGE_MAX_ENTRIES 16
+
+typedef struct mcf_local_change {
+    int rank;                                     /* 1 or 2 */
+    int entries[MCF_CHANGE_MAX_RANK];             /* nonzeros of u_a, 1..MAX_ENTRIES */
+    int64_t row[MCF_CHANGE_MAX_RANK][MCF_CHANGE_MAX_ENTRIES];  /* distinct, < dim */
+    double re[MCF_CHANGE_MAX_RANK][MCF_CHANGE_MAX_ENTRIES];    /* amplitudes of u_a */
+    double im[MCF_CHANGE_MAX_RANK][MCF_CHANGE_MAX_ENTRIES];
+    double c_re[MCF_CHANGE_MAX_RANK][MCF_CHANGE_MAX_RANK];     /* C, Hermitian */
+    double c_im[MCF_CHANGE_MAX_RANK][MCF_CHANGE_MAX_RANK];
+} mcf_local_change;
+
+/* Checks a change against a Hamiltonian of dimension dim: rank, entry counts, rows in
+ * range and distinct within a vector, finite values, C Hermitian (to 1e-12 of its largest
+ * entry).  MCF_EINVAL with a message naming the first problem. */
+int mcf_local_change_check(const mcf_local_change *c, size_t dim);
+
+/* Adds Delta to the dense row-major interleaved-complex matrix m (2 dim^2 doubles, as
+ * written by mcf_hamiltonian_dense): for exact methods.  c must pass the check. */
+void mcf_local_change_add_dense(const mcf_local_change *c, size_t dim, double *m);
+
 typedef struct mcf_fermion_ops {
     uint32_t struct_size;  /* sizeof(mcf_fermion_ops) the plugin was built with */
 
@@ -58,6 +92,23 @@ typedef struct mcf_fermion_ops {
      * f = 1 / (1 + exp((E - mu) / T)) (T = 0: step); stochastic like dos(). */
     int (*occupation)(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
                       double *density, double *energy);
+
+    /* ---- appended in mcf 0.2 (check struct_size before use) ---------------------------
+     *
+     * For n workspaces: the change of the grand-canonical fermion action
+     *
+     *     dS[k] = S_eff(H_k + Delta_k) - S_eff(H_k),
+     *     S_eff(H) = -sum_nu log(1 + exp(-(eps_nu - mu[k]) / T[k])),
+     *
+     * eps_nu the eigenvalues of H (every one-particle state, not per state), for the
+     * change changes[k] (borrowed) of workspace k's Hamiltonian, at T[k] > 0 and chemical
+     * potential mu[k].  The Hamiltonian is not changed.  exp(-dS) is the Metropolis
+     * weight ratio of the change (seed thesis eq. 6.9).  An exact evaluator diagonalizes;
+     * KPM uses the Green's functions of the change's vectors (GFMC, Weisse, PRL 102,
+     * 150604 (2009)) and is approximate: its truncation error falls as 1/M.  Errors:
+     * MCF_EINVAL (a change that fails mcf_local_change_check, T <= 0, non-finite input). */
+    int (*delta_action)(void *const *ws, size_t n, const mcf_local_change *const *changes,
+                        const double *T, const double *mu, double *dS);
 } mcf_fermion_ops;
 
 #ifdef __cplusplus

@@ -89,24 +89,30 @@ typedef struct mcf_model_ops {
     /* Optional (may be NULL): called once per sweep for a batch, e.g. to prefetch. */
     int (*begin_sweep)(void *const *chains, size_t n);
 
-    /* Draws a move for the chain into `move` (move_size bytes, uninitialised). */
+    /* Draws a move for the chain into `move` (move_size bytes, uninitialised).  A nonzero
+     * return (MCF_E*, with a message from mcf_fail) stops the run with that message; the
+     * last checkpoint stays valid. */
     int (*propose)(void *chain, mcf_rng *rng, void *move);
 
     /* For n chains and their moves (stride move_size), writes to out[i] the log of the
-     * Metropolis acceptance ratio of move i (proposal asymmetry included). */
+     * Metropolis acceptance ratio of move i (proposal asymmetry included).  Nonzero
+     * return: the run stops with the message (e.g. an evaluator failure). */
     int (*log_ratio)(void *const *chains, const void *moves, size_t n, double *out);
 
-    /* Applies an accepted move / forgets a rejected one. */
+    /* Applies an accepted move / forgets a rejected one.  accept() returning nonzero
+     * stops the run with its message (e.g. a failed consistency check). */
     int (*accept)(void *chain, const void *move);
     void (*reject)(void *chain, const void *move);
 
     /* Writes the declared observables, in order, to values: one value per scalar, and
-     * curve_points() values per curve. */
+     * curve_points() values per curve.  Nonzero return: the run stops with the message. */
     int (*measure)(void *chain, double *values);
 
     /* Writes / reads the chain's complete state (configuration, adapted step sizes...).
      * load() is called on a chain freshly made by create() with the same params and must
-     * leave it exactly as it was when saved. */
+     * leave it exactly as it was when saved.  save() errors come from the stream
+     * (MCF_EIO); load() returns MCF_EFORMAT with a message for a record that is not this
+     * model's or does not match the configuration, and the resume is refused. */
     int (*save)(const void *chain, mcf_stream *out);
     int (*load)(void *chain, mcf_stream *in);
 
