@@ -44,8 +44,8 @@ int mcf_local_change_check(const mcf_local_change *c, size_t dim)
             if (fabs(c->c_re[a][b] - c->c_re[b][a]) > tol ||
                 fabs(c->c_im[a][b] + c->c_im[b][a]) > tol)
                 return mcf_fail(MCF_EINVAL,
-                                "local change: C is not Hermitian: C[%d][%d] = %g%+gi, "
-                                "C[%d][%d] = %g%+gi",
+                                "local change: C is not Hermitian: C[%d][%d] = %.17g%+.17gi, "
+                                "C[%d][%d] = %.17g%+.17gi (C[a][b] must be conj(C[b][a]))",
                                 a, b, c->c_re[a][b], c->c_im[a][b], b, a, c->c_re[b][a],
                                 c->c_im[b][a]);
     return MCF_OK;

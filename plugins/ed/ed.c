@@ -12,6 +12,8 @@
  *   Green     G_rr(E)   = sum_k |psi_k(r)|^2 / (E - eps_k + i eta)
  *   density   n         = (1/dim) sum_k f(eps_k)
  *   energy    e         = (1/dim) sum_k eps_k f(eps_k)
+ *   action    dS        = S_eff(H + Delta) - S_eff(H),
+ *                         S_eff(H) = -sum_k log(1 + exp(-(eps_k - mu) / T))
  *
  * with g the normalized Gaussian of width sigma = `broadening`,
  * g(x) = exp(-x^2 / (2 sigma^2)) / (sqrt(2 pi) sigma), and eta = sigma.  Note that
@@ -23,6 +25,40 @@
  * (no overflow for any |E - mu| / T), and at T = 0 the step 1 (E < mu), 1/2 (E = mu),
  * 0 (E > mu).
  *
+ * Action differences (delta_action).  The action is a sum over every level, not per state.
+ * The eigenvalues of H come from the cache below; those of H' = H + Delta are computed
+ * (eigenvalues only) from the dense H (mcf_hamiltonian_dense) plus the dense change
+ * (mcf_local_change_add_dense), with the real symmetric solver when the strict lower
+ * triangle of H' (the part GSL's solvers read) is real.  The diagonal of H' is made
+ * exactly real first: its imaginary part can only be rounding of u_a C_ab u_b^*, or the
+ * anti-Hermitian part of C below mcf_local_change_check's 1e-12 tolerance.  With both
+ * spectra ascending, dS = sum_k [L(x_k) - L(x'_k)], L(x) = log(1 + exp(-x)),
+ * x_k = (eps_k - mu) / T, pairs the k-th levels of H and H' (for a change of rank r the
+ * k-th level moves at most to the place of the (k -+ r)-th, so far from the change the
+ * terms nearly cancel one by one).  L is split into max(-x, 0) + log1p(exp(-|x|)): the
+ * linear parts of a pair are subtracted as energies before dividing by T,
+ * (max(mu - eps_k, 0) - max(mu - eps'_k, 0)) / T, bounded by |eps'_k - eps_k| / T: no
+ * term overflows for any T > 0 unless a level's shift divided by T does (then the sum is
+ * not finite: MCF_EINVAL), and T -> 0 gives dS -> (Omega'_0 - Omega_0) / T, the change of
+ * the ground state's E - mu N, without inf - inf; exp(-|x|) underflows harmlessly.
+ * The terms are added with Neumaier's compensated summation: besides the rounding of each
+ * L (u |x_k|, u = 1.1e-16), the sum adds ~u |dS|; against a long-double sum of the same
+ * eigenvalues the two differ by ~1e-13 at dim 1728, T = 0.05.  What limits dS is the
+ * eigensolvers' error: GSL's eigenvalues of H and of H' are each off by ~3e-15 ||H|| rms
+ * (up to ~3e-14 ||H||; measured as the difference of the real and complex solvers),
+ * independently, so dS is off by ~3e-15 ||H|| sqrt(2 N_occ) / T (N_occ: levels below
+ * mu + a few T).  The scale of dS is ||Delta|| / T (|L'| <= 1 and Lidskii:
+ * |dS| <= sum_k |eps'_k - eps_k| / T <= sqrt(rank) ||Delta||_F / T); relative to it the
+ * error is ~1e-12 for dim up to a few thousand when ||Delta|| >~ ||H|| / 10.  Measured on
+ * a 3D Anderson lattice (W = 12, ||H|| ~ 12, T = 0.05, a hopping change |o><v| + |v><o|,
+ * ||Delta||_F ~ 1) against an independent computation (complex solver, H' built
+ * separately, long-double sums): 8e-13 of ||Delta||_F / T at dim 1000, 3e-12 at dim 1728
+ * (both computations' noise); at dim 20..60 test_ed finds ~2e-15.  Relative to |dS|
+ * itself the error is larger where dS is small by cancellation, and a change far below
+ * ~1e-14 ||H|| sqrt(dim) is lost in the noise of any double-precision diagonalization.
+ * Time: one eigenvalue solve per call (H'), two when H's version is new; dim 1728 real:
+ * 2.3 s per call on one core of the development machine.
+ *
  * Energy grid: energy_points values, uniform from emin to emax of mcf_hamiltonian_bounds
  * (the first and last exactly emin and emax).  Only when the bounds are degenerate
  * (emin == emax, H = c 1 with free bounds) the grid is widened to
@@ -32,11 +68,18 @@
  *
  * Laziness.  A workspace remembers h->version of its last diagonalization (eigenvalues
  * only, or with eigenvectors) and diagonalizes again only when the version changed or
- * eigenvectors are needed for the first time.  Before diagonalizing it checks the
- * Hamiltonian (mcf_hamiltonian_check), so a corrupted table is refused instead of giving
- * wrong numbers.  Memory: dim doubles of eigenvalues and, once the LDOS or Green's
- * functions were asked for, dim^2 doubles of |psi_k(r)|^2 per workspace; while
- * diagonalizing, 4 dim^2 doubles more (matrix and eigenvectors), freed at once.
+ * eigenvectors are needed for the first time; delta_action shares that cache, so calls
+ * for many changes of one H diagonalize H once and H' once per call.  Before diagonalizing
+ * it checks the Hamiltonian (mcf_hamiltonian_check), so a corrupted table is refused
+ * instead of giving wrong numbers.  Like every op, it trusts h->version: a Hamiltonian
+ * edited without a version bump is a stale cache (and delta_action would then pair the old
+ * spectrum of H with the new H').  Memory: dim doubles of eigenvalues and, once the LDOS
+ * or Green's functions were asked for, dim^2 doubles of |psi_k(r)|^2 per workspace; while
+ * diagonalizing, 4 dim^2 doubles more (matrix and eigenvectors), freed at once.  The first
+ * delta_action call allocates 2 dim^2 + dim doubles (the dense H', its eigenvalues) and
+ * GSL's O(dim) eigenvalue workspaces, kept until destroy(), which the eigenvalue-only
+ * diagonalizations of every op then reuse: later calls allocate nothing unless
+ * eigenvectors are asked for.
  * Time: GSL's solvers are unblocked and stride through memory when they accumulate
  * eigenvectors; measured on one core of the development machine: dim 1024, complex,
  * eigenvalues 0.9 s, with eigenvectors 52 s (real symmetric: 13 s); dim 2048 complex with
@@ -46,7 +89,10 @@
  *
  * Batches: the ops loop over workspaces with OpenMP (one workspace per thread); the
  * workspaces of one call must be distinct.  A failure in any workspace is reported on the
- * calling thread, naming the workspace's index in the batch. */
+ * calling thread, naming the workspace's index in the batch.  Each workspace's numbers are
+ * computed by one thread in a fixed order, so a batch reproduces single calls bit for bit.
+ * delta_action checks every change, T and mu before any work, naming the workspace (also
+ * in a batch of one). */
 #include "mcf/mcf.h"
 
 #include <float.h>
@@ -75,7 +121,8 @@ static const mcf_param_spec ed_params[] = {
      "imaginary part eta of the Green's functions' energy (energy units of the Hamiltonian)"},
     {"max_dim", MCF_PARAM_INT, "4096", MCF_PARAM_HAS_MIN, 1, 0, NULL,
      "largest Hamiltonian dimension accepted (time grows as dim^3; memory 8 dim^2 bytes per "
-     "workspace, 32 dim^2 bytes more while diagonalizing)"},
+     "workspace, 32 dim^2 bytes more while diagonalizing, 16 dim^2 bytes kept once "
+     "delta_action was used)"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 typedef struct ed_ws {
@@ -87,6 +134,10 @@ typedef struct ed_ws {
     int has_val, has_vec;
     uint64_t val_version, vec_version;
     double *grid;             /* points energies, refreshed by every op */
+    double *dense;            /* 2 dim^2: scratch of delta_action (dense H'), lazy, kept */
+    double *eval2;            /* dim eigenvalues of H', ascending; lazy, with dense */
+    gsl_eigen_herm_workspace *herm_ws; /* eigenvalue-only solvers' workspaces, with dense */
+    gsl_eigen_symm_workspace *symm_ws;
     int rc;                   /* status of this workspace in the current batch */
     char err[1024];           /* its message (the failing thread's, copied) */
 } ed_ws;
@@ -101,6 +152,12 @@ static void ed_destroy(void *p)
     free(w->eval);
     free(w->weight);
     free(w->grid);
+    free(w->dense);
+    free(w->eval2);
+    if (w->herm_ws)
+        gsl_eigen_herm_free(w->herm_ws);
+    if (w->symm_ws)
+        gsl_eigen_symm_free(w->symm_ws);
     free(w);
 }
 
@@ -199,8 +256,11 @@ static int ed_is_real(const mcf_hamiltonian *h)
 }
 
 /* Complex Hermitian: mat (2 n^2, interleaved, destroyed) -> eval ascending and, when vec
- * (2 n^2 scratch) is not NULL, weight[r * n + k] = |psi_k(r)|^2.  A GSL status. */
-static int ed_eigen_complex(double *mat, double *vec, size_t n, double *eval, double *weight)
+ * (2 n^2 scratch) is not NULL, weight[r * n + k] = |psi_k(r)|^2.  Eigenvalues only: with
+ * GSL's workspace hw when it is not NULL (kept by the caller), else a temporary one.  A GSL
+ * status. */
+static int ed_eigen_complex(double *mat, double *vec, size_t n, double *eval, double *weight,
+                            gsl_eigen_herm_workspace *hw)
 {
     gsl_matrix_complex_view A = gsl_matrix_complex_view_array(mat, n, n);
     gsl_vector_view ev = gsl_vector_view_array(eval, n);
@@ -219,11 +279,12 @@ static int ed_eigen_complex(double *mat, double *vec, size_t n, double *eval, do
                 weight[q] = vec[2 * q] * vec[2 * q] + vec[2 * q + 1] * vec[2 * q + 1];
         return status;
     }
-    gsl_eigen_herm_workspace *ws = gsl_eigen_herm_alloc(n);
+    gsl_eigen_herm_workspace *ws = hw ? hw : gsl_eigen_herm_alloc(n);
     if (!ws)
         return GSL_ENOMEM;
     status = gsl_eigen_herm(&A.matrix, &ev.vector, ws);
-    gsl_eigen_herm_free(ws);
+    if (!hw)
+        gsl_eigen_herm_free(ws);
     if (!status)
         gsl_sort_vector(&ev.vector);
     return status;
@@ -231,8 +292,10 @@ static int ed_eigen_complex(double *mat, double *vec, size_t n, double *eval, do
 
 /* Real symmetric (every imaginary part zero), the common case (Anderson, Holstein, ...):
  * GSL's real solver is about 4x faster than the complex one (dim 1024 with eigenvectors:
- * 15 s against 65 s).  The real parts are packed to the front of mat and vec in place. */
-static int ed_eigen_real(double *mat, double *vec, size_t n, double *eval, double *weight)
+ * 15 s against 65 s).  The real parts are packed to the front of mat and vec in place.
+ * sw: like hw above. */
+static int ed_eigen_real(double *mat, double *vec, size_t n, double *eval, double *weight,
+                         gsl_eigen_symm_workspace *sw)
 {
     for (size_t q = 0; q < n * n; q++) /* q <= 2q: packing in place is safe */
         mat[q] = mat[2 * q];
@@ -253,11 +316,12 @@ static int ed_eigen_real(double *mat, double *vec, size_t n, double *eval, doubl
                 weight[q] = vec[q] * vec[q];
         return status;
     }
-    gsl_eigen_symm_workspace *ws = gsl_eigen_symm_alloc(n);
+    gsl_eigen_symm_workspace *ws = sw ? sw : gsl_eigen_symm_alloc(n);
     if (!ws)
         return GSL_ENOMEM;
     status = gsl_eigen_symm(&A.matrix, &ev.vector, ws);
-    gsl_eigen_symm_free(ws);
+    if (!sw)
+        gsl_eigen_symm_free(ws);
     if (!status)
         gsl_sort_vector(&ev.vector);
     return status;
@@ -285,19 +349,23 @@ static int ed_diagonalize(ed_ws *w, int need_vec)
             return mcf_fail(MCF_ENOMEM, "ed: out of memory for the %zu x %zu eigenvector "
                             "weights", n, n);
     }
-    double *mat = malloc(2 * n * n * sizeof *mat);
+    /* delta_action's kept scratch, when there is one, serves as the matrix */
+    double *mat = w->dense ? w->dense : malloc(2 * n * n * sizeof *mat);
     double *vec = need_vec ? malloc(2 * n * n * sizeof *vec) : NULL;
     if (!mat || (need_vec && !vec)) {
-        free(mat);
+        if (mat != w->dense)
+            free(mat);
         free(vec);
         return mcf_fail(MCF_ENOMEM, "ed: out of memory for the dense %zu x %zu matrix", n, n);
     }
     /* the only GSL allocations left are the O(n) eigensolver workspaces */
     w->has_val = w->has_vec = 0;
     mcf_hamiltonian_dense(h, mat);
-    const int status = ed_is_real(h) ? ed_eigen_real(mat, vec, n, w->eval, w->weight)
-                                     : ed_eigen_complex(mat, vec, n, w->eval, w->weight);
-    free(mat);
+    const int status = ed_is_real(h)
+                           ? ed_eigen_real(mat, vec, n, w->eval, w->weight, w->symm_ws)
+                           : ed_eigen_complex(mat, vec, n, w->eval, w->weight, w->herm_ws);
+    if (mat != w->dense)
+        free(mat);
     free(vec);
     if (status == GSL_ENOMEM)
         return mcf_fail(MCF_ENOMEM, "ed: out of memory for the eigensolver (dim %zu)", n);
@@ -471,9 +539,88 @@ static int ed_occupation_one(ed_ws *w, double mu, double T, double *density, dou
     return MCF_OK;
 }
 
+/* log1p(exp(-y)) for y >= 0 (the bounded part of L(x) = log(1 + exp(-x)) =
+ * max(-x, 0) + log1p(exp(-|x|))): exp(-y) <= 1 never overflows, and underflows only where
+ * the term is below every double anyway. */
+static double ed_log1p_exp_neg(double y)
+{
+    return log1p(exp(-y));
+}
+
+/* The kept scratch of delta_action: dense H', its eigenvalues, GSL's workspaces. */
+static int ed_delta_scratch(ed_ws *w)
+{
+    if (w->dense)
+        return MCF_OK;
+    const size_t n = w->dim;
+    double *dense = malloc(2 * n * n * sizeof *dense);
+    w->eval2 = w->eval2 ? w->eval2 : malloc(n * sizeof *w->eval2);
+    if (!w->herm_ws)
+        w->herm_ws = gsl_eigen_herm_alloc(n);
+    if (!w->symm_ws)
+        w->symm_ws = gsl_eigen_symm_alloc(n);
+    if (!dense || !w->eval2 || !w->herm_ws || !w->symm_ws) {
+        free(dense);
+        return mcf_fail(MCF_ENOMEM, "ed: delta_action: out of memory for the dense %zu x %zu "
+                        "matrix H + Delta (%zu MiB per workspace)", n, n,
+                        (2 * n * n * sizeof *dense) >> 20);
+    }
+    w->dense = dense;
+    return MCF_OK;
+}
+
+static int ed_delta_one(ed_ws *w, const mcf_local_change *c, double T, double mu, double *dS)
+{
+    int rc = ed_delta_scratch(w);
+    if (rc || (rc = ed_diagonalize(w, 0))) /* H: cached by version */
+        return rc;
+    const size_t n = w->dim;
+    double *m = w->dense;
+    mcf_hamiltonian_dense(w->h, m);
+    mcf_local_change_add_dense(c, n, m);
+    /* H' is Hermitian: its diagonal is real (see the top of this file); the solvers read
+     * the lower triangle, so that decides whether the real one applies */
+    int real = 1;
+    for (size_t i = 0; i < n; i++) {
+        m[2 * (i * n + i) + 1] = 0.0;
+        for (size_t j = 0; j < i && real; j++)
+            real = m[2 * (i * n + j) + 1] == 0.0;
+    }
+    const int status = real ? ed_eigen_real(m, NULL, n, w->eval2, NULL, w->symm_ws)
+                            : ed_eigen_complex(m, NULL, n, w->eval2, NULL, w->herm_ws);
+    if (status)
+        return mcf_fail(MCF_EINTERNAL, "ed: delta_action: the GSL eigensolver failed for H + "
+                        "Delta of dimension %zu: %s", n, gsl_strerror(status));
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(w->eval2[k]))
+            return mcf_fail(MCF_EINVAL, "ed: delta_action: eigenvalue %zu of H + Delta is not "
+                            "finite (%g): the change's amplitudes are too large", k,
+                            w->eval2[k]);
+    /* sum_k [L(x_k) - L(x'_k)], both spectra ascending, compensated (Neumaier) */
+    double sum = 0.0, comp = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        const double a = mu - w->eval[k], b = mu - w->eval2[k];
+        const double term = (fmax(a, 0.0) - fmax(b, 0.0)) / T +
+                            (ed_log1p_exp_neg(fabs(a) / T) - ed_log1p_exp_neg(fabs(b) / T));
+        const double t = sum + term;
+        comp += fabs(sum) >= fabs(term) ? (sum - t) + term : (term - t) + sum;
+        sum = t;
+    }
+    *dS = sum + comp;
+    if (!isfinite(*dS)) {
+        double shift = 0.0;
+        for (size_t k = 0; k < n; k++)
+            shift = fmax(shift, fabs(w->eval2[k] - w->eval[k]));
+        return mcf_fail(MCF_EINVAL, "ed: delta_action: the action difference overflows: the "
+                        "change moves a level by up to %g, and that divided by T = %g exceeds "
+                        "the double range; use a larger T", shift, T);
+    }
+    return MCF_OK;
+}
+
 /* ---- batches ---------------------------------------------------------------------- */
 
-enum { ED_DOS, ED_LDOS, ED_GREEN, ED_OCC };
+enum { ED_DOS, ED_LDOS, ED_GREEN, ED_OCC, ED_DELTA };
 
 typedef struct ed_request {
     int what;
@@ -483,6 +630,9 @@ typedef struct ed_request {
     size_t n_rows;
     double mu, T;
     double *density, *energy;
+    const mcf_local_change *const *changes; /* delta_action: per workspace */
+    const double *Ts, *mus;
+    double *dS;
 } ed_request;
 
 static void ed_run_one(ed_ws *w, const ed_request *q, size_t k)
@@ -498,13 +648,38 @@ static void ed_run_one(ed_ws *w, const ed_request *q, size_t k)
             rc = ed_rows_one(w, q->rows[k], q->n_rows, q->out[k], q->out_im[k]);
         break;
     case ED_OCC: rc = ed_occupation_one(w, q->mu, q->T, &q->density[k], &q->energy[k]); break;
+    case ED_DELTA: rc = ed_delta_one(w, q->changes[k], q->Ts[k], q->mus[k], &q->dS[k]); break;
     }
     w->rc = rc;
     if (rc)
         snprintf(w->err, sizeof w->err, "%s", mcf_last_error());
 }
 
-static const char *const ed_op_names[] = {"dos", "ldos", "green", "occupation"};
+static const char *const ed_op_names[] = {"dos", "ldos", "green", "occupation",
+                                          "delta_action"};
+
+/* delta_action's input, checked on the calling thread before any work. */
+static int ed_delta_check(void *const *ws, size_t n, const ed_request *q)
+{
+    for (size_t k = 0; k < n; k++) {
+        const ed_ws *w = ws[k];
+        int rc = mcf_local_change_check(q->changes[k], w->h->dim);
+        if (rc)
+            return mcf_fail_prefix(rc, "ed: delta_action: workspace %zu of %zu", k, n);
+        if (!(q->Ts[k] > 0.0) || !isfinite(q->Ts[k]))
+            return mcf_fail(MCF_EINVAL,
+                            "ed: delta_action: workspace %zu of %zu: temperature T = %g must be "
+                            "a finite number > 0 (the grand-canonical action needs T > 0; "
+                            "approach T = 0 with a small T)",
+                            k, n, q->Ts[k]);
+        if (!isfinite(q->mus[k]))
+            return mcf_fail(MCF_EINVAL,
+                            "ed: delta_action: workspace %zu of %zu: chemical potential mu = %g "
+                            "must be finite",
+                            k, n, q->mus[k]);
+    }
+    return MCF_OK;
+}
 
 static int ed_run(void *const *ws, size_t n, const ed_request *q)
 {
@@ -516,10 +691,19 @@ static int ed_run(void *const *ws, size_t n, const ed_request *q)
     for (size_t k = 0; k < n; k++)
         if (!ws[k])
             return mcf_fail(MCF_EINVAL, "ed: %s: workspace %zu of %zu is NULL", op, k, n);
-    if ((q->what != ED_OCC && !q->out) || (q->what == ED_GREEN && !q->out_im) ||
+    const int curves = q->what == ED_DOS || q->what == ED_LDOS || q->what == ED_GREEN;
+    if ((curves && !q->out) || (q->what == ED_GREEN && !q->out_im) ||
         ((q->what == ED_LDOS || q->what == ED_GREEN) && q->n_rows && !q->rows) ||
         (q->what == ED_OCC && (!q->density || !q->energy)))
         return mcf_fail(MCF_EINVAL, "ed: %s: an output or row array is NULL", op);
+    if (q->what == ED_DELTA) {
+        if (!q->changes || !q->Ts || !q->mus || !q->dS)
+            return mcf_fail(MCF_EINVAL, "ed: delta_action: the %s array is NULL",
+                            !q->changes ? "change" : !q->Ts ? "T" : !q->mus ? "mu" : "dS");
+        const int rc = ed_delta_check(ws, n, q);
+        if (rc)
+            return rc;
+    }
     const long nn = (long)n;
 #pragma omp parallel for schedule(dynamic, 1) if (n > 1)
     for (long k = 0; k < nn; k++)
@@ -569,6 +753,13 @@ static int ed_occupation(void *const *ws, size_t n, mcf_rng *const *rngs, double
     return ed_run(ws, n, &q);
 }
 
+static int ed_delta_action(void *const *ws, size_t n, const mcf_local_change *const *changes,
+                           const double *T, const double *mu, double *dS)
+{
+    const ed_request q = {.what = ED_DELTA, .changes = changes, .Ts = T, .mus = mu, .dS = dS};
+    return ed_run(ws, n, &q);
+}
+
 static const mcf_fermion_ops ed_ops = {
     .struct_size = sizeof(mcf_fermion_ops),
     .create = ed_create,
@@ -579,6 +770,7 @@ static const mcf_fermion_ops ed_ops = {
     .ldos = ed_ldos,
     .green = ed_green,
     .occupation = ed_occupation,
+    .delta_action = ed_delta_action,
 };
 
 static const mcf_plugin_info ed_info = {
@@ -588,7 +780,8 @@ static const mcf_plugin_info ed_info = {
     .name = "ed",
     .version = "1.0",
     .summary = "exact diagonalization (GSL, dense Hermitian): exact DOS, LDOS, Green's "
-               "functions and occupations for small Hamiltonians; the reference for kpm",
+               "functions, occupations and action differences of local changes for small "
+               "Hamiltonians; the reference for kpm",
     .params = ed_params,
     .ops = &ed_ops,
 };

@@ -12,7 +12,20 @@
  *   (d) a Hamiltonian larger than max_dim is refused, naming the dimension;
  *   (e) after a change (set + version bump) the results follow the new Hamiltonian, and
  *       without a version bump the cached diagonalization is used;
- *   plus batches of several workspaces (OpenMP) against single calls, and bad input. */
+ *   plus batches of several workspaces (OpenMP) against single calls, and bad input.
+ * delta_action, dS = S_eff(H + Delta) - S_eff(H) with S_eff = -sum log(1 + exp(-(eps-mu)/T)):
+ *   (f) random rank-1 and rank-2 changes of random Hamiltonians (dim 20..60, complex and
+ *       real) against S_eff from eigenvalues computed here (H + Delta built by a loop of
+ *       this file, GSL's complex solver, sums in long double), the cache of H's spectrum
+ *       (a change without version bump is not seen; with one it is), H left unchanged;
+ *   (g) one isolated level of a diagonal H moved by delta: the closed form
+ *       log(1 + exp(-(e - mu)/T)) - log(1 + exp(-(e + delta - mu)/T));
+ *   (h) T -> 0: dS -> delta / T for a level far below mu (T = 1e-3 and 1e-300, finite),
+ *       0 for one far above, and an overflowing dS refused;
+ *   (i) bad input refused with MCF_EINVAL and a message naming the problem and workspace;
+ *   (j) a batch of three workspaces gives the single calls' numbers bit for bit. */
+#include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -21,6 +34,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_matrix.h>
+#include <gsl/gsl_sort_vector.h>
 #include <gsl/gsl_vector.h>
 
 #include "check.h"
@@ -591,6 +605,432 @@ static void test_degenerate(void)
     mcf_hamiltonian_destroy(h);
 }
 
+/* ---- delta_action ------------------------------------------------------------------ */
+
+/* L(x) = log(1 + exp(-x)), each branch free of overflow. */
+static double softplus_neg(double x)
+{
+    return x > 0 ? log1p(exp(-x)) : -x + log1p(exp(x));
+}
+
+/* S_eff = -sum_k L((eps_k - mu) / T), accumulated in long double. */
+static long double action(const double *eval, size_t n, double mu, double T)
+{
+    long double s = 0.0L;
+    for (size_t k = 0; k < n; k++)
+        s -= (long double)softplus_neg((eval[k] - mu) / T);
+    return s;
+}
+
+/* Eigenvalues (ascending) of the dense interleaved Hermitian a (destroyed): always GSL's
+ * complex solver, whatever the evaluator picks. */
+static void herm_values(double *a, size_t n, double *eval)
+{
+    gsl_matrix_complex_view A = gsl_matrix_complex_view_array(a, n, n);
+    gsl_vector_view ev = gsl_vector_view_array(eval, n);
+    gsl_eigen_herm_workspace *ws = gsl_eigen_herm_alloc(n);
+    gsl_eigen_herm(&A.matrix, &ev.vector, ws);
+    gsl_eigen_herm_free(ws);
+    gsl_sort_vector(&ev.vector);
+}
+
+/* Delta = sum_ab |u_a> C_ab <u_b| into d (2 n^2, interleaved, zeroed here), by a loop over
+ * the pairs of entries in complex arithmetic; returns ||Delta||_F. */
+static double change_dense(const mcf_local_change *c, size_t n, double *d)
+{
+    memset(d, 0, 2 * n * n * sizeof *d);
+    for (int a = 0; a < c->rank; a++)
+        for (int b = 0; b < c->rank; b++) {
+            const double complex C = CMPLX(c->c_re[a][b], c->c_im[a][b]);
+            for (int e = 0; e < c->entries[a]; e++)
+                for (int f = 0; f < c->entries[b]; f++) {
+                    const double complex ua = CMPLX(c->re[a][e], c->im[a][e]);
+                    const double complex ub = CMPLX(c->re[b][f], c->im[b][f]);
+                    const double complex v = ua * C * conj(ub);
+                    const size_t q = (size_t)c->row[a][e] * n + (size_t)c->row[b][f];
+                    d[2 * q] += creal(v);
+                    d[2 * q + 1] += cimag(v);
+                }
+        }
+    double f2 = 0.0;
+    for (size_t q = 0; q < 2 * n * n; q++)
+        f2 += d[q] * d[q];
+    return sqrt(f2);
+}
+
+/* Reference dS for eigenvalues eval of H (ascending) and the current h + c; writes
+ * ||Delta||_F into *fro. */
+static double ref_delta(const mcf_hamiltonian *h, const double *eval, const mcf_local_change *c,
+                        double T, double mu, double *fro)
+{
+    const size_t n = h->dim;
+    double *a = malloc(2 * n * n * sizeof *a), *d = malloc(2 * n * n * sizeof *d);
+    double *ev2 = malloc(n * sizeof *ev2);
+    *fro = change_dense(c, n, d);
+    mcf_hamiltonian_dense(h, a);
+    for (size_t q = 0; q < 2 * n * n; q++)
+        a[q] += d[q];
+    herm_values(a, n, ev2);
+    const double dS = (double)(action(ev2, n, mu, T) - action(eval, n, mu, T));
+    free(a);
+    free(d);
+    free(ev2);
+    return dS;
+}
+
+/* Eigenvalues of h alone, by the same complex solver. */
+static void h_values(const mcf_hamiltonian *h, double *eval)
+{
+    const size_t n = h->dim;
+    double *a = malloc(2 * n * n * sizeof *a);
+    mcf_hamiltonian_dense(h, a);
+    herm_values(a, n, eval);
+    free(a);
+}
+
+/* A random change of the given rank: 1..min(16, dim) distinct rows per vector (the two
+ * vectors may share rows), normal complex amplitudes (real ones when real_only), a random
+ * Hermitian C. */
+static void random_change(mcf_rng *rng, size_t dim, int rank, int real_only,
+                          mcf_local_change *c)
+{
+    memset(c, 0, sizeof *c);
+    c->rank = rank;
+    const size_t most = dim < MCF_CHANGE_MAX_ENTRIES ? dim : MCF_CHANGE_MAX_ENTRIES;
+    for (int a = 0; a < rank; a++) {
+        c->entries[a] = 1 + (int)mcf_rng_below(rng, most);
+        for (int e = 0; e < c->entries[a]; e++) {
+            int fresh;
+            do {
+                c->row[a][e] = (int64_t)mcf_rng_below(rng, dim);
+                fresh = 1;
+                for (int f = 0; f < e; f++)
+                    fresh &= c->row[a][f] != c->row[a][e];
+            } while (!fresh);
+            c->re[a][e] = mcf_rng_normal(rng);
+            c->im[a][e] = real_only ? 0.0 : mcf_rng_normal(rng);
+        }
+        c->c_re[a][a] = mcf_rng_normal(rng);
+        for (int b = 0; b < a; b++) {
+            c->c_re[a][b] = c->c_re[b][a] = mcf_rng_normal(rng);
+            c->c_im[a][b] = real_only ? 0.0 : mcf_rng_normal(rng);
+            c->c_im[b][a] = -c->c_im[a][b];
+        }
+    }
+}
+
+static int delta1(void *ws, const mcf_local_change *c, double T, double mu, double *dS)
+{
+    void *const wss[1] = {ws};
+    const mcf_local_change *const cs[1] = {c};
+    return ops->delta_action(wss, 1, cs, &T, &mu, dS);
+}
+
+/* (f) random changes against eigenvalues computed here.  Both sides carry the eigensolvers'
+ * errors, ~3e-15 ||H|| rms and below ~3e-14 ||H|| per level (GSL; measured in ed.c's
+ * header), independently, which move dS by ~3e-15 ||H|| sqrt(2 dim) / T and at most
+ * ~6e-14 ||H|| dim / T; with ||H|| < 20 and dim <= 60 that is ~1e-12 / T typically,
+ * < 1e-10 / T at worst.  The scale of dS is ||Delta|| / T (|L'| <= 1 and Lidskii:
+ * |dS| <= sum_k |eps'_k - eps_k| / T <= sqrt(rank) ||Delta||_F / T), and ||Delta||_F is
+ * >= 0.1 in these draws (printed): 1e-10 of max(|dS|, ||Delta||_F / T) bounds the error
+ * by ~100 times the typical size, not always the worst case. */
+static void test_delta_random(void)
+{
+    test_params *tp = make_params(info, NULL);
+    mcf_rng rng;
+    mcf_rng_init(&rng, 2024, 7);
+    const double Ts[] = {0.05, 0.3, 1.0, 4.0};
+    double worst = 0.0, min_fro = INFINITY;
+    int cases = 0;
+    for (int s = 0; s < 12; s++) {
+        const int real_h = s >= 10; /* the last two: the real chain, real / complex change */
+        const size_t sites = 10 + (size_t)mcf_rng_below(&rng, 21);
+        mcf_hamiltonian *h = real_h ? chain(2 * sites, 1.0) : random_h(sites, 100 + (uint64_t)s);
+        const size_t n = h->dim;
+        void *ws = workspace(tp, h);
+        double *eval = malloc(n * sizeof *eval), *dense0 = malloc(2 * n * n * sizeof *dense0),
+               *dense1 = malloc(2 * n * n * sizeof *dense1);
+        h_values(h, eval);
+        mcf_hamiltonian_dense(h, dense0);
+        const uint64_t version = h->version;
+        for (int r = 1; r <= 2; r++) {
+            mcf_local_change c;
+            random_change(&rng, n, r, real_h && s == 10, &c);
+            const double T = Ts[mcf_rng_below(&rng, 4)], mu = 2.0 * mcf_rng_uniform(&rng) - 1.0;
+            double dS = NAN, fro;
+            int rc = delta1(ws, &c, T, mu, &dS);
+            CHECK(rc == MCF_OK, "delta_action: %s", mcf_last_error());
+            const double ref = ref_delta(h, eval, &c, T, mu, &fro);
+            const double scale = fmax(fabs(ref), fro / T), err = fabs(dS - ref) / scale;
+            CHECK(err < 1e-10, "%s H dim %zu, rank %d, T %g, mu %g: dS %.17g, reference %.17g "
+                  "(relative error %.3g)", real_h ? "real" : "complex", n, r, T, mu, dS, ref,
+                  err);
+            worst = fmax(worst, err);
+            min_fro = fmin(min_fro, fro);
+            cases++;
+        }
+        mcf_hamiltonian_dense(h, dense1);
+        CHECK(h->version == version && !memcmp(dense0, dense1, 2 * n * n * sizeof *dense0),
+              "delta_action changed the Hamiltonian");
+
+        /* the cache: an edit without version bump is not seen (dS pairs the cached spectrum
+         * of H with the edited H + Delta), one through the API is */
+        mcf_local_change c;
+        random_change(&rng, n, 2, 0, &c);
+        const double T = 0.5, mu = 0.1;
+        double dS, fro, *eval_new = malloc(n * sizeof *eval_new);
+        h->onsite[0] += 0.25;
+        CHECK(delta1(ws, &c, T, mu, &dS) == MCF_OK, "%s", mcf_last_error());
+        double ref = ref_delta(h, eval, &c, T, mu, &fro);
+        double scale = fmax(fabs(ref), fro / T);
+        CHECK(fabs(dS - ref) < 1e-10 * scale, "no version bump: dS %.17g, with the cached "
+              "spectrum %.17g", dS, ref);
+        CHECK(mcf_hamiltonian_set_onsite(h, 0, h->onsite[0]) == MCF_OK, "%s", mcf_last_error());
+        h_values(h, eval_new);
+        CHECK(delta1(ws, &c, T, mu, &dS) == MCF_OK, "%s", mcf_last_error());
+        ref = ref_delta(h, eval_new, &c, T, mu, &fro);
+        scale = fmax(fabs(ref), fro / T);
+        CHECK(fabs(dS - ref) < 1e-10 * scale, "after a version bump: dS %.17g, reference "
+              "%.17g", dS, ref);
+        /* the other ops, now diagonalizing in delta_action's scratch, are unaffected */
+        double dens, en, sn = 0.0;
+        CHECK(ops->occupation(&ws, 1, NULL, mu, T, &dens, &en) == MCF_OK, "%s",
+              mcf_last_error());
+        for (size_t k = 0; k < n; k++)
+            sn += 1.0 / (1.0 + exp((eval_new[k] - mu) / T));
+        CHECK(fabs(dens - sn / (double)n) < 1e-13, "occupation after delta_action: %.17g, "
+              "expected %.17g", dens, sn / (double)n);
+        free(eval_new);
+        free(eval);
+        free(dense0);
+        free(dense1);
+        ops->destroy(ws);
+        mcf_hamiltonian_destroy(h);
+    }
+    CHECK(min_fro >= 0.1, "a change with ||Delta||_F = %g: the tolerance assumes >= 0.1",
+          min_fro);
+    printf("delta_action, %d random rank-1/2 changes (dim 20..60, ||Delta||_F >= %.3g): max "
+           "error %.3g of max(|dS|, ||Delta||_F / T)\n", cases, min_fro, worst);
+    free_params(tp);
+}
+
+/* A diagonal Hamiltonian, e_i = -2 + 0.1 i (levels 0.1 apart), dim 40. */
+static mcf_hamiltonian *ladder(void)
+{
+    mcf_hamiltonian *h = NULL;
+    CHECK(mcf_hamiltonian_create(40, 1, 1, &h) == MCF_OK, "%s", mcf_last_error());
+    for (size_t i = 0; i < 40; i++)
+        CHECK(mcf_hamiltonian_set_onsite(h, i, -2.0 + 0.1 * (double)i) == MCF_OK, "%s",
+              mcf_last_error());
+    return h;
+}
+
+static mcf_local_change level_change(size_t i, double delta)
+{
+    mcf_local_change c;
+    memset(&c, 0, sizeof c);
+    c.rank = 1;
+    c.entries[0] = 1;
+    c.row[0][0] = (int64_t)i;
+    c.re[0][0] = 1.0;
+    c.c_re[0][0] = delta;
+    return c;
+}
+
+/* the closed form of (g): only level i moves, from e to e + delta */
+static double level_dS(double e, double delta, double T, double mu)
+{
+    return softplus_neg((e - mu) / T) - softplus_neg((e + delta - mu) / T);
+}
+
+/* (g) one isolated level moved: every other level is the same in H and H' (a diagonal
+ * matrix is diagonalized exactly), so dS is the closed form up to a few roundings. */
+static void test_delta_level(void)
+{
+    mcf_hamiltonian *h = ladder();
+    test_params *tp = make_params(info, NULL);
+    void *ws = workspace(tp, h);
+    const struct { size_t i; double delta, T, mu; } cs[] = {
+        {17, 0.03, 0.2, 0.0}, {5, -0.04, 0.05, -1.3}, {30, 0.05, 1.0, 0.5},
+        {39, 0.07, 0.3, -0.7}, {0, -0.5, 0.5, 0.0}, {22, 0.045, 0.02, 0.21}};
+    double worst = 0.0;
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+        const mcf_local_change c = level_change(cs[k].i, cs[k].delta);
+        double dS = NAN;
+        CHECK(delta1(ws, &c, cs[k].T, cs[k].mu, &dS) == MCF_OK, "%s", mcf_last_error());
+        const double e = h->onsite[cs[k].i], want = level_dS(e, cs[k].delta, cs[k].T, cs[k].mu);
+        const double err = fabs(dS - want) / fabs(want);
+        CHECK(err < 1e-13, "level %zu (e = %g) moved by %g at T %g, mu %g: dS %.17g, closed "
+              "form %.17g (relative error %.3g)", cs[k].i, e, cs[k].delta, cs[k].T, cs[k].mu,
+              dS, want, err);
+        worst = fmax(worst, err);
+        printf("isolated level e = %+.2f moved by %+.3f, T = %g, mu = %+g: dS = %.15g (closed "
+               "form %.15g)\n", e, cs[k].delta, cs[k].T, cs[k].mu, dS, want);
+    }
+    printf("isolated level: max relative error %.3g\n", worst);
+    ops->destroy(ws);
+    free_params(tp);
+    mcf_hamiltonian_destroy(h);
+}
+
+/* (h) T -> 0.  A level e far below mu moved by delta (staying below): dS = delta / T +
+ * O(exp(-|e - mu| / T)), equal to delta / T up to the rounding of e + delta (relative
+ * u (|e| + |mu|) / |delta| per rounding, 4 of them). */
+static void test_delta_cold(void)
+{
+    mcf_hamiltonian *h = ladder();
+    test_params *tp = make_params(info, NULL);
+    void *ws = workspace(tp, h);
+    const double mu = 0.0, delta = 0.02;
+    const double e = h->onsite[10]; /* -1 */
+    const mcf_local_change below = level_change(10, delta);
+    const double Ts[] = {1e-3, 1e-300};
+    for (int k = 0; k < 2; k++) {
+        double dS = NAN;
+        int rc = delta1(ws, &below, Ts[k], mu, &dS);
+        const double want = level_dS(e, delta, Ts[k], mu), lin = delta / Ts[k];
+        const double tol = 4.0 * DBL_EPSILON * (fabs(e) + fabs(mu)) / delta;
+        CHECK(rc == MCF_OK && isfinite(dS), "T = %g: rc %d, dS %g: %s", Ts[k], rc, dS,
+              mcf_last_error());
+        CHECK(fabs(dS - want) <= tol * fabs(want), "T = %g: dS %.17g, closed form %.17g", Ts[k],
+              dS, want);
+        CHECK(fabs(dS - lin) <= tol * lin, "T = %g: dS %.17g, delta / T = %.17g (relative "
+              "%.3g, bound %.3g)", Ts[k], dS, lin, fabs(dS - lin) / lin, tol);
+        printf("T = %g, level %g below mu moved by %g: dS = %.15g, delta/T = %.15g\n", Ts[k],
+               mu - e, delta, dS, lin);
+    }
+    /* far above mu: exp(-1000) is 0 in double, as is the closed form */
+    const mcf_local_change above = level_change(30, delta);
+    double dS = NAN;
+    CHECK(delta1(ws, &above, 1e-3, mu, &dS) == MCF_OK && dS == 0.0 &&
+              level_dS(h->onsite[30], delta, 1e-3, mu) == 0.0,
+          "level 1 above mu at T = 1e-3: dS %g", dS);
+    /* a level moved across mu (0.005 below to 0.005 above): dS = 0.005 / T + ... */
+    const mcf_local_change across = level_change(20, 0.01);
+    CHECK(delta1(ws, &across, 1e-3, h->onsite[20] + 0.005, &dS) == MCF_OK, "%s",
+          mcf_last_error());
+    const double want = level_dS(h->onsite[20], 0.01, 1e-3, h->onsite[20] + 0.005);
+    CHECK(fabs(dS - want) < 1e-13 * fabs(want), "across mu: dS %.17g, closed form %.17g", dS,
+          want);
+    printf("T = 1e-3, level moved across mu: dS = %.15g (closed form %.15g)\n", dS, want);
+    /* delta / T beyond the double range: refused, not inf */
+    int rc = delta1(ws, &below, 1e-310, mu, &dS);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "overflows"), "T = 1e-310: rc %d, %s",
+          rc, mcf_last_error());
+    printf("refused: %s\n", mcf_last_error());
+    ops->destroy(ws);
+    free_params(tp);
+    mcf_hamiltonian_destroy(h);
+}
+
+/* (i) refusals */
+static void test_delta_refusals(void)
+{
+    mcf_hamiltonian *h = chain(20, 1.0);
+    test_params *tp = make_params(info, NULL);
+    void *ws = workspace(tp, h);
+    const mcf_local_change good = level_change(3, 0.1);
+    double dS = 12345.0;
+    int rc = delta1(ws, &good, 0.0, 0.0, &dS);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "temperature T = 0") &&
+              contains(mcf_last_error(), "workspace 0 of 1"),
+          "T = 0: rc %d, %s", rc, mcf_last_error());
+    printf("refused: %s\n", mcf_last_error());
+    rc = delta1(ws, &good, NAN, 0.0, &dS);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "temperature"), "T = NaN: rc %d, %s",
+          rc, mcf_last_error());
+    rc = delta1(ws, &good, -0.5, 0.0, &dS);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "temperature"), "T < 0: rc %d, %s",
+          rc, mcf_last_error());
+    rc = delta1(ws, &good, 1.0, INFINITY, &dS);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "chemical potential"),
+          "mu = inf: rc %d, %s", rc, mcf_last_error());
+    mcf_local_change c = good;
+    c.row[0][0] = 20;
+    rc = delta1(ws, &c, 1.0, 0.0, &dS);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "row 20 outside") &&
+              contains(mcf_last_error(), "workspace 0 of 1"),
+          "row 20 of dim 20: rc %d, %s", rc, mcf_last_error());
+    printf("refused: %s\n", mcf_last_error());
+    c = good;
+    c.rank = 2;
+    c.entries[1] = 1;
+    c.row[1][0] = 4;
+    c.re[1][0] = 1.0;
+    c.c_re[0][1] = 1.0;
+    c.c_re[1][0] = 0.5; /* C = [[0.1, 1], [0.5, 0]] */
+    rc = delta1(ws, &c, 1.0, 0.0, &dS);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "not Hermitian"),
+          "non-Hermitian C: rc %d, %s", rc, mcf_last_error());
+    c.c_re[1][0] = 1.0;
+    CHECK(delta1(ws, &c, 1.0, 0.0, &dS) == MCF_OK, "the same C made Hermitian: %s",
+          mcf_last_error());
+    c.rank = 3;
+    rc = delta1(ws, &c, 1.0, 0.0, &dS);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "rank 3"), "rank 3: rc %d, %s", rc,
+          mcf_last_error());
+    /* NULL arrays and changes */
+    void *const wss[1] = {ws};
+    const mcf_local_change *const none[1] = {NULL};
+    const double T = 1.0, mu = 0.0;
+    rc = ops->delta_action(wss, 1, none, &T, &mu, &dS);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "NULL"), "NULL change: %s",
+          mcf_last_error());
+    rc = ops->delta_action(wss, 1, NULL, &T, &mu, &dS);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "change array is NULL"),
+          "NULL change array: %s", mcf_last_error());
+    rc = ops->delta_action(wss, 1, (const mcf_local_change *const[]){&good}, &T, &mu, NULL);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "dS array is NULL"),
+          "NULL dS array: %s", mcf_last_error());
+    ops->destroy(ws);
+    free_params(tp);
+    mcf_hamiltonian_destroy(h);
+}
+
+/* (j) a batch of three against three single calls, bit for bit; fresh workspaces for the
+ * batch too, so that every thread diagonalizes H itself */
+static void test_delta_batch(void)
+{
+    mcf_hamiltonian *hs[3] = {random_h(10, 31), random_h(15, 32), chain(24, 0.8)};
+    test_params *tp = make_params(info, NULL);
+    mcf_rng rng;
+    mcf_rng_init(&rng, 99, 1);
+    void *a[3], *b[3];
+    mcf_local_change c[3];
+    const mcf_local_change *cl[3];
+    const double T[3] = {0.1, 0.7, 2.0}, mu[3] = {-0.3, 0.0, 0.4};
+    double single[3], batch[3], again[3];
+    for (int k = 0; k < 3; k++) {
+        a[k] = workspace(tp, hs[k]);
+        b[k] = workspace(tp, hs[k]);
+        random_change(&rng, hs[k]->dim, 1 + (k != 1), k == 2, &c[k]);
+        cl[k] = &c[k];
+        CHECK(delta1(a[k], &c[k], T[k], mu[k], &single[k]) == MCF_OK, "%s", mcf_last_error());
+    }
+    CHECK(ops->delta_action(b, 3, cl, T, mu, batch) == MCF_OK, "%s", mcf_last_error());
+    CHECK(ops->delta_action(a, 3, cl, T, mu, again) == MCF_OK, "%s", mcf_last_error());
+    for (int k = 0; k < 3; k++) {
+        CHECK(!memcmp(&single[k], &batch[k], sizeof(double)) &&
+                  !memcmp(&single[k], &again[k], sizeof(double)),
+              "workspace %d: single %.17g, batch %.17g, batch on used workspaces %.17g", k,
+              single[k], batch[k], again[k]);
+        printf("batch workspace %d (dim %zu): dS = %.15g (single call %.15g)\n", k,
+               hs[k]->dim, batch[k], single[k]);
+    }
+    /* an error in one workspace names it */
+    const double Tbad[3] = {0.1, 0.7, -1.0};
+    int rc = ops->delta_action(b, 3, cl, Tbad, mu, batch);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "workspace 2 of 3"),
+          "batch with T < 0 in workspace 2: %s", mcf_last_error());
+    CHECK(ops->delta_action(b, 0, NULL, NULL, NULL, NULL) == MCF_OK, "an empty batch is fine");
+    for (int k = 0; k < 3; k++) {
+        ops->destroy(a[k]);
+        ops->destroy(b[k]);
+        mcf_hamiltonian_destroy(hs[k]);
+    }
+    free_params(tp);
+}
+
 int main(void)
 {
     mcf_plugin *p = NULL;
@@ -602,6 +1042,10 @@ int main(void)
     ops = info->ops;
     CHECK(ops->struct_size >= offsetof(mcf_fermion_ops, occupation) + sizeof ops->occupation,
           "ops struct_size %u", ops->struct_size);
+    const int has_delta = ops->struct_size >= offsetof(mcf_fermion_ops, delta_action) +
+                                                  sizeof ops->delta_action &&
+                          ops->delta_action;
+    CHECK(has_delta, "ops struct_size %u: no delta_action", ops->struct_size);
     CHECK(info->kind == MCF_PLUGIN_FERMION_EVALUATOR && !strcmp(info->name, "ed"),
           "descriptor kind %d name %s", (int)info->kind, info->name);
 
@@ -616,6 +1060,13 @@ int main(void)
     test_max_dim();
     test_changes();
     test_degenerate();
+    if (has_delta) {
+        test_delta_random();
+        test_delta_level();
+        test_delta_cold();
+        test_delta_refusals();
+        test_delta_batch();
+    }
     mcf_plugin_close(p);
     return check_exit();
 }

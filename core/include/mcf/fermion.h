@@ -32,8 +32,9 @@ extern "C" {
  *
  * with sparse vectors u_a (at most MCF_CHANGE_MAX_ENTRIES nonzeros each, distinct rows).
  * A single-site move of a lattice model is such a change: with infinite Hund coupling the
- * hoppings between site o and its neighbours j change, Delta = |o><v| + |v><o| with
- * |v> = sum_j (H'_jo - H_jo) |j> and C = [[0, 1], [1, 0]]; with finite Hund coupling the
+ * hoppings between site o and its neighbours j change (not the on-site energy of o, and
+ * v has no entry at o), Delta = |o><v| + |v><o| with |v> = sum_j (H'_jo - H_jo) |j> and
+ * C = [[0, 1], [1, 0]]; with finite Hund coupling the
  * 2 x 2 spin block of site o changes, u = {|o up>, |o down>} and C that block's change.
  * By Sylvester's identity det(1 + A Delta) = det(1_rank + C U^+ A U), so an evaluator needs
  * only the rank x rank matrix <u_a| G(z) |u_b> of Green's functions (seed thesis ch. 6). */
@@ -93,7 +94,8 @@ typedef struct mcf_fermion_ops {
     int (*occupation)(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
                       double *density, double *energy);
 
-    /* ---- appended in mcf 0.2 (check struct_size before use) ---------------------------
+    /* ---- appended in mcf 0.2: a caller checks struct_size covers the field AND that the
+     * pointer is not NULL (an evaluator may leave an appended op out) ------------------
      *
      * For n workspaces: the change of the grand-canonical fermion action
      *
