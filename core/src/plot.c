@@ -3,9 +3,12 @@
  * results.tsv is read whole into a table of strings (numbers parsed alongside), then each
  * column X that has an X_err column becomes DIR/plot-X.svg (error bars), and the
  * acceptance column becomes DIR/plot-acceptance.svg (no error bars).  The x axis is the
- * last scan column named by the "# scan: ..." metadata line; the other scan columns split
- * the rows into curves, one per distinct combination of their values, in order of first
- * appearance.  Without scan columns the rows are plotted against their row number.
+ * last of the scan columns named by the "# scan: ..." metadata line that takes more than
+ * one value (so a scan of L at one temperature is drawn against L; the last scan column
+ * when none varies); the other varying scan columns split the rows into curves, one per
+ * distinct combination of their values, in order of first appearance, and the one-valued
+ * ones go into the plot title.  Without scan columns the rows are plotted against their
+ * row number.
  *
  * Each plot is one gnuplot process fed through popen(): the script and the data (inline,
  * '-') go down the pipe, gnuplot's stderr goes to a scratch file in DIR so that its
@@ -452,70 +455,94 @@ static int point_cmp(const void *a, const void *b)
 }
 
 /* The layout shared by every plot of one table: x of each row, and the curve (group)
- * each row belongs to. */
+ * each row belongs to.  The x column is the last scan column that takes more than one
+ * value (the last scan column when none does); the other scan columns that take more
+ * than one value split the rows into curves; those that keep one value are named in the
+ * plot title instead. */
 typedef struct layout {
     const char *xlabel;    /* name of the x column, or "row" (borrowed) */
+    long xcol;             /* the x column, -1 when plotting against the row number */
     double *x;             /* nrow */
     int x_categorical;     /* x column holds words: x is the index of the distinct word */
     size_t ncat;
     size_t *cat_row;       /* first row of each category, for the tic labels */
+    size_t *gcol;          /* the varying scan columns other than x, in scan order */
+    size_t ngcol;
     size_t *group;         /* nrow: curve index of each row */
     size_t ngroup;
     char **group_title;    /* ngroup titles, "" when there is one curve */
+    char *fixed;           /* "T=2.3" or "L=16, T=2.3": the one-valued scan columns */
+    int scalar;            /* results.tsv (scalar observables), not a curve file */
 } layout;
 
 static void layout_free(layout *l)
 {
     free(l->x);
     free(l->cat_row);
+    free(l->gcol);
     free(l->group);
     if (l->group_title)
         for (size_t g = 0; g < l->ngroup; g++)
             free(l->group_title[g]);
     free(l->group_title);
+    free(l->fixed);
     memset(l, 0, sizeof *l);
 }
 
-/* Title of the curve of row r: "L=16" or "L=16, J=0.5". */
-static char *group_title_of(const table *t, size_t r)
+/* 1 when column col holds more than one distinct value (compared as text). */
+static int column_varies(const table *t, size_t col)
 {
-    size_t n = 1;
-    for (size_t i = 0; i + 1 < t->nscan; i++)
-        n += strlen(t->names[t->scan[i]]) + strlen(t->cells[r * t->ncol + t->scan[i]]) + 3;
-    char *s = malloc(n);
+    for (size_t r = 1; r < t->nrow; r++)
+        if (strcmp(t->cells[r * t->ncol + col], t->cells[col]) != 0)
+            return 1;
+    return 0;
+}
+
+/* "name=value, name=value" for the n columns cols of row r.  Owned by the caller. */
+static char *assignments(const table *t, const size_t *cols, size_t n, size_t r)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(t->names[cols[i]]) + strlen(t->cells[r * t->ncol + cols[i]]) + 3;
+    char *s = malloc(len);
     if (!s)
         return NULL;
     s[0] = '\0';
     size_t w = 0;
-    for (size_t i = 0; i + 1 < t->nscan; i++) {
-        const char *name = t->names[t->scan[i]];
-        const char *value = t->cells[r * t->ncol + t->scan[i]];
-        int k = snprintf(s + w, n - w, "%s%s=%s", i ? ", " : "", name, value);
+    for (size_t i = 0; i < n; i++) {
+        int k = snprintf(s + w, len - w, "%s%s=%s", i ? ", " : "", t->names[cols[i]],
+                         t->cells[r * t->ncol + cols[i]]);
         if (k > 0)
             w += (size_t)k;
     }
     return s;
 }
 
-static int same_group(const table *t, size_t r1, size_t r2)
+static int same_group(const table *t, const layout *l, size_t r1, size_t r2)
 {
-    for (size_t i = 0; i + 1 < t->nscan; i++) {
-        size_t c = t->scan[i];
+    for (size_t i = 0; i < l->ngcol; i++) {
+        size_t c = l->gcol[i];
         if (strcmp(t->cells[r1 * t->ncol + c], t->cells[r2 * t->ncol + c]) != 0)
             return 0;
     }
     return 1;
 }
 
-static int layout_build(const table *t, layout *l)
+static int layout_build(const table *t, layout *l, int scalar)
 {
     memset(l, 0, sizeof *l);
+    l->scalar = scalar;
+    l->xcol = -1;
     l->x = malloc(t->nrow * sizeof *l->x);
     l->group = malloc(t->nrow * sizeof *l->group);
     size_t *first = malloc(t->nrow * sizeof *first); /* first row of each group */
     l->cat_row = malloc(t->nrow * sizeof *l->cat_row);
-    if (!l->x || !l->group || !first || !l->cat_row) {
+    l->gcol = malloc((t->nscan + 1) * sizeof *l->gcol);
+    size_t *fixed = malloc((t->nscan + 1) * sizeof *fixed);
+    size_t nfixed = 0;
+    if (!l->x || !l->group || !first || !l->cat_row || !l->gcol || !fixed) {
         free(first);
+        free(fixed);
         return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
     }
 
@@ -524,7 +551,24 @@ static int layout_build(const table *t, layout *l)
         for (size_t r = 0; r < t->nrow; r++)
             l->x[r] = (double)(r + 1);
     } else {
-        size_t xc = t->scan[t->nscan - 1];
+        /* x: the last scan column with more than one value, so that a scan of a model
+         * parameter at one temperature is drawn against that parameter */
+        size_t xi = t->nscan - 1;
+        for (size_t i = t->nscan; i-- > 0;)
+            if (column_varies(t, t->scan[i])) {
+                xi = i;
+                break;
+            }
+        size_t xc = t->scan[xi];
+        l->xcol = (long)xc;
+        for (size_t i = 0; i < t->nscan; i++) {
+            if (i == xi)
+                continue;
+            if (column_varies(t, t->scan[i]))
+                l->gcol[l->ngcol++] = t->scan[i];
+            else
+                fixed[nfixed++] = t->scan[i];
+        }
         l->xlabel = t->names[xc];
         for (size_t r = 0; r < t->nrow; r++)
             if (!t->numeric[r * t->ncol + xc])
@@ -543,10 +587,16 @@ static int layout_build(const table *t, layout *l)
             l->x[r] = (double)k;
         }
     }
+    l->fixed = assignments(t, fixed, nfixed, 0);
+    free(fixed);
+    if (!l->fixed) {
+        free(first);
+        return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
+    }
 
     for (size_t r = 0; r < t->nrow; r++) {
         size_t g = 0;
-        while (g < l->ngroup && !same_group(t, first[g], r))
+        while (g < l->ngroup && !same_group(t, l, first[g], r))
             g++;
         if (g == l->ngroup)
             first[l->ngroup++] = r;
@@ -558,7 +608,7 @@ static int layout_build(const table *t, layout *l)
         return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
     }
     for (size_t g = 0; g < l->ngroup; g++) {
-        l->group_title[g] = group_title_of(t, first[g]);
+        l->group_title[g] = assignments(t, l->gcol, l->ngcol, first[g]);
         if (!l->group_title[g]) {
             free(first);
             return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
@@ -605,7 +655,18 @@ static void write_script(FILE *g, const table *t, const layout *l, const point *
     fputs("set output ", g);
     put_gnuplot_string(g, tmp_path);
     fputs("\nset title ", g);
-    put_gnuplot_string(g, t->names[ycol]);
+    if (l->fixed[0]) {
+        /* the scan columns that keep one value, which neither the x axis nor the legend
+         * shows: "energy (T=2.3)" */
+        size_t n = strlen(t->names[ycol]) + strlen(l->fixed) + 4;
+        char *title = malloc(n);
+        if (title)
+            snprintf(title, n, "%s (%s)", t->names[ycol], l->fixed);
+        put_gnuplot_string(g, title ? title : t->names[ycol]);
+        free(title);
+    } else {
+        put_gnuplot_string(g, t->names[ycol]);
+    }
     fputs("\nset xlabel ", g);
     put_gnuplot_string(g, l->xlabel);
     fputs("\nset ylabel ", g);
@@ -613,6 +674,11 @@ static void write_script(FILE *g, const table *t, const layout *l, const point *
     fputs("\nset grid\nset bars small\n", g);
     /* a legend only when there are curves to tell apart, outside so it hides no point */
     fputs(l->ngroup > 1 ? "set key outside right top\n" : "unset key\n", g);
+    /* scalar plots: a margin of 3% of the x range on either side, so that the first and
+     * last points and their error bars are not drawn on the frame (autoscaled x only;
+     * the fixed ranges below already leave room) */
+    if (l->scalar)
+        fputs("set offsets graph 0.03, graph 0.03, 0, 0\n", g);
 
     /* a plot of one x value (one row, or one temperature): give the axis some width */
     double xmin = INFINITY, xmax = -INFINITY;
@@ -627,7 +693,7 @@ static void write_script(FILE *g, const table *t, const layout *l, const point *
     }
     if (l->x_categorical) {
         fputs("set xtics (", g);
-        size_t xc = t->scan[t->nscan - 1];
+        size_t xc = (size_t)l->xcol;
         for (size_t k = 0; k < l->ncat; k++) {
             if (k)
                 fputs(", ", g);
@@ -823,7 +889,7 @@ done:
 /* ---------------------------------------------------------------------------------- */
 
 /* Draws every column with an _err partner (and acceptance) of one table file. */
-static int plot_table(const char *dir, char *path, int *n_written)
+static int plot_table(const char *dir, char *path, int scalar, int *n_written)
 {
     table t;
     memset(&t, 0, sizeof t);
@@ -839,7 +905,7 @@ static int plot_table(const char *dir, char *path, int *n_written)
         rc = mcf_fail(MCF_EIO, GNUPLOT_MISSING);
         goto out;
     }
-    if ((rc = layout_build(&t, &l)) != MCF_OK)
+    if ((rc = layout_build(&t, &l, scalar)) != MCF_OK)
         goto out;
     if (t.nscan == 0)
         mcf_log(MCF_LOG_INFO, "%s: no '# scan:' columns; plotting against the row number",
@@ -904,8 +970,9 @@ int mcf_plot_dir(const char *dir, int *n_written)
     char *path = join_path(dir, "results.tsv");
     if (!path)
         return mcf_fail(MCF_ENOMEM, "out of memory");
-    int rc = plot_table(dir, path, &written);
-    /* curve observables: <dir>/<name>.tsv, x = the curve's axis (its last scan column) */
+    int rc = plot_table(dir, path, 1, &written);
+    /* curve observables: <dir>/<name>.tsv, x = the curve's axis (its last scan column,
+     * which varies along every curve) */
     char names[4096];
     if (rc == MCF_OK)
         curve_names(path, names, sizeof names);
@@ -919,7 +986,7 @@ int mcf_plot_dir(const char *dir, int *n_written)
         char *cpath = join_path(dir, file);
         if (!cpath)
             return mcf_fail(MCF_ENOMEM, "out of memory");
-        rc = plot_table(dir, cpath, &written);
+        rc = plot_table(dir, cpath, 0, &written);
         free(cpath);
     }
     if (n_written)

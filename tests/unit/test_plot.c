@@ -140,6 +140,89 @@ static int gnuplot_installed(void)
     return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/* What mcf_plot_dir sends to gnuplot: a script named gnuplot, first on PATH, appends its
+ * input to scratch/gnuplot-input and passes it on to the real gnuplot. */
+static char gp_log[4096];
+
+static int install_gnuplot_spy(void)
+{
+    char real[4096] = "";
+    FILE *p = popen("command -v gnuplot", "r");
+    if (!p)
+        return -1;
+    if (!fgets(real, sizeof real, p))
+        real[0] = '\0';
+    pclose(p);
+    real[strcspn(real, "\r\n")] = '\0';
+    if (real[0] != '/')
+        return -1;
+    char bin[4096], spy[4096];
+    path_in(bin, sizeof bin, "bin", NULL);
+    path_in(spy, sizeof spy, "bin", "gnuplot");
+    path_in(gp_log, sizeof gp_log, "gnuplot-input", NULL);
+    if (make_dir("bin") != 0 || setenv("MCF_TEST_GNUPLOT", real, 1) != 0 ||
+        setenv("MCF_TEST_GNUPLOT_INPUT", gp_log, 1) != 0)
+        return -1;
+    if (write_file(spy, "#!/bin/sh\n"
+                        "tee -a \"$MCF_TEST_GNUPLOT_INPUT\" | \"$MCF_TEST_GNUPLOT\" \"$@\"\n") != 0 ||
+        chmod(spy, 0755) != 0)
+        return -1;
+    const char *old = getenv("PATH");
+    size_t n = strlen(bin) + (old ? strlen(old) : 0) + 2;
+    char *path = malloc(n);
+    if (!path)
+        return -1;
+    snprintf(path, n, "%s%s%s", bin, old ? ":" : "", old ? old : "");
+    int rc = setenv("PATH", path, 1);
+    free(path);
+    return rc;
+}
+
+/* The script and data sent to gnuplot for plot-<name>.svg by the last mcf_plot_dir call
+ * (the input recorded since the last clear_gnuplot_input()); NULL if there is none.
+ * Caller frees. */
+static char *gnuplot_input(const char *name)
+{
+    char *all = read_file(gp_log, NULL);
+    if (!all)
+        return NULL;
+    char key[600];
+    snprintf(key, sizeof key, "/.plot-%s.svg.tmp'", name);
+    char *hit = strstr(all, key);
+    char *found = NULL;
+    if (hit) {
+        char *start = hit, *p;
+        while (start > all && strncmp(start, "set terminal", 12) != 0)
+            start--;
+        p = strstr(hit, "\nset terminal");
+        size_t len = p ? (size_t)(p + 1 - start) : strlen(start);
+        found = malloc(len + 1);
+        if (found) {
+            memcpy(found, start, len);
+            found[len] = '\0';
+        }
+    }
+    free(all);
+    return found;
+}
+
+static void clear_gnuplot_input(void)
+{
+    FILE *f = fopen(gp_log, "w");
+    if (f)
+        fclose(f);
+}
+
+/* Lines of the inline data ('-' blocks) whose first field is x (as printed by %.17g). */
+static size_t data_lines_at(const char *script, const char *x)
+{
+    size_t k = 0, n = strlen(x);
+    for (const char *p = strchr(script, '\n'); p; p = strchr(p + 1, '\n'))
+        if (strncmp(p + 1, x, n) == 0 && p[1 + n] == ' ')
+            k++;
+    return k;
+}
+
 int main(void)
 {
     if (!gnuplot_installed()) {
@@ -156,12 +239,14 @@ int main(void)
         return 1;
     }
     char dir[4096];
+    CHECK(install_gnuplot_spy() == 0, "cannot put a recording gnuplot first on PATH");
 
     /* --- a two-parameter scan: one curve per L, T on the x axis -------------------- */
     CHECK(make_dir("scan") == 0, "mkdir scan");
     write_scan("scan");
     path_in(dir, sizeof dir, "scan", NULL);
     int n = -1;
+    clear_gnuplot_input();
     int rc = mcf_plot_dir(dir, &n);
     CHECK(rc == MCF_OK, "mcf_plot_dir(%s) = %d: %s", dir, rc, mcf_last_error());
     CHECK(n == 4, "expected 4 plots (energy, abs_m, binder, acceptance), got %d", n);
@@ -203,10 +288,118 @@ int main(void)
         free(b);
     }
 
+    /* the script: T on x with a margin, one curve (one '-' block) per L */
+    {
+        char *gp = gnuplot_input("energy");
+        CHECK(gp != NULL, "no gnuplot input recorded for plot-energy.svg in %s", gp_log);
+        if (gp) {
+            CHECK(strstr(gp, "set xlabel 'T'\n") != NULL, "x axis not T:\n%s", gp);
+            CHECK(count_occurrences(gp, "'-'") == 2, "expected 2 curves (L=8, L=12):\n%s",
+                  gp);
+            CHECK(strstr(gp, "title 'L=8'") && strstr(gp, "title 'L=12'"),
+                  "curve titles:\n%s", gp);
+            CHECK(strstr(gp, "set title 'energy'\n") != NULL, "plot title:\n%s", gp);
+            CHECK(data_lines_at(gp, "2") == 2 && data_lines_at(gp, "2.3999999999999999") == 2,
+                  "expected one point per L at T = 2 and T = 2.4:\n%s", gp);
+            CHECK(strstr(gp, "set offsets graph 0.03, graph 0.03, 0, 0\n") != NULL,
+                  "no x margin (set offsets) in a scalar plot:\n%s", gp);
+        }
+        free(gp);
+    }
+
     /* plotting again replaces the files */
     rc = mcf_plot_dir(dir, &n);
     CHECK(rc == MCF_OK && n == 4, "second mcf_plot_dir: %d (%s), n = %d", rc,
           mcf_last_error(), n);
+
+    /* --- only L scanned, at one temperature: energy against L, one curve ------------- */
+    /* (the x axis used to be the last scan column, T, whatever its values: three points
+     * stacked at T = 2.3, one per L) */
+    CHECK(make_dir("l-scan") == 0, "mkdir l-scan");
+    path_in(path, sizeof path, "l-scan", "results.tsv");
+    CHECK(write_file(path, "# mcf 0.1.0 results\n# scan: L T\n"
+                           "L\tT\tenergy\tenergy_err\ttau_energy\tacceptance\n"
+                           "4\t2.3\t-1.50\t0.02\t2.0\t0.30\n"
+                           "8\t2.3\t-1.45\t0.01\t3.0\t0.31\n"
+                           "16\t2.3\t-1.42\t0.005\t4.0\t0.32\n") == 0,
+          "write %s", path);
+    path_in(dir, sizeof dir, "l-scan", NULL);
+    clear_gnuplot_input();
+    rc = mcf_plot_dir(dir, &n);
+    CHECK(rc == MCF_OK, "L scan: %d: %s", rc, mcf_last_error());
+    CHECK(n == 2, "L scan: expected 2 plots (energy, acceptance), got %d", n);
+    {
+        char *gp = gnuplot_input("energy");
+        CHECK(gp != NULL, "no gnuplot input recorded for l-scan/plot-energy.svg");
+        if (gp) {
+            CHECK(strstr(gp, "set xlabel 'L'\n") != NULL, "x axis not L:\n%s", gp);
+            CHECK(count_occurrences(gp, "'-'") == 1, "expected one curve:\n%s", gp);
+            CHECK(strstr(gp, "L=") == NULL, "a curve per L:\n%s", gp);
+            CHECK(strstr(gp, "unset key\n") != NULL, "a legend for one curve:\n%s", gp);
+            CHECK(data_lines_at(gp, "4") == 1 && data_lines_at(gp, "8") == 1 &&
+                      data_lines_at(gp, "16") == 1,
+                  "expected points at x = 4, 8, 16:\n%s", gp);
+            CHECK(data_lines_at(gp, "2.2999999999999998") == 0, "points at x = T:\n%s", gp);
+            CHECK(strstr(gp, "set title 'energy (T=2.3)'\n") != NULL,
+                  "the fixed temperature is not in the title:\n%s", gp);
+        }
+        free(gp);
+        gp = gnuplot_input("acceptance");
+        CHECK(gp && strstr(gp, "set xlabel 'L'\n"), "acceptance x axis:\n%s",
+              gp ? gp : "(none)");
+        free(gp);
+        const char *titles[] = {">L<", "energy (T=2.3)", NULL};
+        check_svg("l-scan", "plot-energy.svg", titles);
+        path_in(path, sizeof path, "l-scan", "plot-energy.svg");
+        char *svg = read_file(path, NULL);
+        CHECK(svg && !strstr(svg, ">T<") && !strstr(svg, "L=8"),
+              "%s: T on the x axis or a curve per L", path);
+        free(svg);
+    }
+
+    /* --- curve observables: x = the curve's axis E, one curve per T; the constant L is
+     * in the title, not in the curve names; results.tsv is drawn against T ---------------- */
+    CHECK(make_dir("curve") == 0, "mkdir curve");
+    path_in(path, sizeof path, "curve", "results.tsv");
+    CHECK(write_file(path, "# mcf 0.1.0 results\n# scan: L T\n# curves: dos\n"
+                           "L\tT\tenergy\tenergy_err\ttau_energy\tacceptance\n"
+                           "8\t1.5\t-1.9\t0.01\t2.0\t0.10\n"
+                           "8\t2.5\t-1.1\t0.02\t3.0\t0.40\n") == 0,
+          "write %s", path);
+    path_in(path, sizeof path, "curve", "dos.tsv");
+    CHECK(write_file(path, "# mcf 0.1.0 curve: dos\n# scan: L T E\n"
+                           "L\tT\tE\tdos\tdos_err\n"
+                           "8\t1.5\t-1\t0.2\t0.01\n8\t1.5\t0\t0.5\t0.01\n"
+                           "8\t1.5\t1\t0.3\t0.01\n"
+                           "8\t2.5\t-1\t0.25\t0.01\n8\t2.5\t0\t0.4\t0.01\n"
+                           "8\t2.5\t1\t0.35\t0.01\n") == 0,
+          "write %s", path);
+    path_in(dir, sizeof dir, "curve", NULL);
+    clear_gnuplot_input();
+    rc = mcf_plot_dir(dir, &n);
+    CHECK(rc == MCF_OK, "curve: %d: %s", rc, mcf_last_error());
+    CHECK(n == 3, "curve: expected 3 plots (energy, acceptance, dos), got %d", n);
+    {
+        char *gp = gnuplot_input("dos");
+        CHECK(gp != NULL, "no gnuplot input recorded for curve/plot-dos.svg");
+        if (gp) {
+            CHECK(strstr(gp, "set xlabel 'E'\n") != NULL, "curve x axis not E:\n%s", gp);
+            CHECK(count_occurrences(gp, "'-'") == 2, "expected 2 curves (T):\n%s", gp);
+            CHECK(strstr(gp, "title 'T=1.5'") && strstr(gp, "title 'T=2.5'"),
+                  "curve titles:\n%s", gp);
+            CHECK(strstr(gp, "set title 'dos (L=8)'\n") != NULL, "plot title:\n%s", gp);
+            CHECK(data_lines_at(gp, "-1") == 2 && data_lines_at(gp, "0") == 2 &&
+                      data_lines_at(gp, "1") == 2,
+                  "expected two points at each E:\n%s", gp);
+        }
+        free(gp);
+        gp = gnuplot_input("energy");
+        CHECK(gp && strstr(gp, "set xlabel 'T'\n") && count_occurrences(gp, "'-'") == 1,
+              "curve/results.tsv: energy against T in one curve:\n%s", gp ? gp : "(none)");
+        free(gp);
+        const char *titles[] = {"T=1.5", "T=2.5", ">E<", NULL};
+        check_svg("curve", "plot-dos.svg", titles);
+    }
 
     /* --- nothing scanned: plotted against the row number ----------------------------- */
     CHECK(make_dir("single") == 0, "mkdir single");
