@@ -658,7 +658,7 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
         }
     }
 
-    /* plugin sections: axes in config order within each section */
+    /* plugin sections: axes in declaration order within each section */
     {
         char owner[256];
         mcf_axis *axes = NULL;
@@ -685,7 +685,7 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
                 sec[1].section = "evaluator";
             }
         }
-        /* order: model axes, evaluator axes (each in config order), temperature last */
+        /* order: model axes, evaluator axes (each in declaration order), temperature last */
         s->n_axes = n_axes + n_core_axes;
         s->axes = calloc(s->n_axes ? s->n_axes : 1, sizeof *s->axes);
         if (!s->axes) {
@@ -703,24 +703,10 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
         n_core_axes = 0;
         if (rc)
             goto fail;
-        /* sort plugin axes by their position in the config file (stable) */
-        for (size_t a = 1; a < n_axes; a++)
-            for (size_t b = a; b > 0; b--) {
-                mcf_axis *x = &s->axes[b - 1], *y = &s->axes[b];
-                const mcf_config_entry *ex = mcf_config_find(
-                    c, x->section ? "evaluator" : "model",
-                    (x->section ? sec[1] : sec[0]).specs[x->spec_index].name);
-                const mcf_config_entry *ey = mcf_config_find(
-                    c, y->section ? "evaluator" : "model",
-                    (y->section ? sec[1] : sec[0]).specs[y->spec_index].name);
-                if (ex && ey && ex > ey) {
-                    mcf_axis t = *x;
-                    *x = *y;
-                    *y = t;
-                } else {
-                    break;
-                }
-            }
+        /* Axes stay in declaration order (check_section walks the specs), not in the
+         * order of the file: config.ini as used is written in declaration order and
+         * `mcf resume` reads it back, so any other order would differ on resume and the
+         * chains of the checkpoint would meet other scan points. */
         for (size_t a = 0; a < n_axes; a++)
             (s->axes[a].section ? sec[1] : sec[0]).axis[s->axes[a].spec_index] = (long)a;
     }

@@ -8,7 +8,8 @@
  *                 of the Hamiltonian's current bounds (fixed bounds: one grid for every
  *                 realization);
  *   dos           stochastic trace over `vectors` random vectors (random phases or complex
- *                 Gaussians) drawn from the chain's stream, `block` vectors advanced
+ *                 Gaussians; vectors = 0: the exact trace over the dim unit vectors, no
+ *                 randomness) drawn from the chain's stream, `block` vectors advanced
  *                 together, the kernel-damped Chebyshev series summed on the grid by FFT;
  *                 normalized per state (mu_0 = <r|r> / dim: exactly 1 for phases);
  *   ldos          moments <r|T_n(H~)|r> of unit vectors, exact (no randomness);
@@ -17,9 +18,13 @@
  *                 forms at T = 0, Gauss-Legendre on the Fermi edge for T > 0).
  *   delta_action  GFMC (kpm_gfmc.c): dS from the k^2 diagonal Green's functions of the
  *                 change's vectors, one block of vectors per change; with `extrapolate`,
- *                 2M moments and the two-point estimate 2 dS(2M) - dS(M).  Use kernel =
- *                 lorentz (error ~ 1/M).  Warns once per workspace and T when the kernel's
- *                 resolution is coarser than T.
+ *                 2M moments and the two-point estimate 2 dS(2M) - dS(M).  Always with
+ *                 the Lorentz kernel of `lambda`, whatever `kernel` says: it makes G(E + i
+ *                 eta), whose determinant d has a smooth phase (the Jackson-damped G does
+ *                 not, and its d can vanish near the real axis); `kernel` still applies to
+ *                 dos/ldos/green/occupation, where Jackson's positivity matters (the
+ *                 Lorentzian tails would bias the energy).  Warns once per workspace and T
+ *                 when lambda a / M is coarser than T.
  *
  * Scaling is cached per workspace and recomputed whenever h->version changes.  Batches
  * loop over the workspaces in order (the random streams advance the same whatever the
@@ -39,14 +44,17 @@ static const mcf_param_spec kpm_params[] = {
     {"moments", MCF_PARAM_INT, "256", MCF_PARAM_HAS_MIN, 2, 0, NULL,
      "number M of Chebyshev moments (>= 2); the resolution is about pi a / M, a the "
      "half-width of the rescaled spectrum"},
-    {"vectors", MCF_PARAM_INT, "8", MCF_PARAM_HAS_MIN, 1, 0, NULL,
+    {"vectors", MCF_PARAM_INT, "8", MCF_PARAM_HAS_MIN, 0, 0, NULL,
      "random vectors R of the stochastic trace (DOS, occupation); the error falls as "
-     "1 / sqrt(R dim)"},
+     "1 / sqrt(R dim); 0 = the exact trace over all dim unit vectors (deterministic, dim / R "
+     "times the cost: for small lattices, and where fluctuations of the energy are measured)"},
     {"kernel", MCF_PARAM_CHOICE, "jackson", MCF_PARAM_NO_SCAN, 0, 0, "jackson|lorentz|none",
-     "kernel damping the moments: jackson (positive, near-Gaussian peaks of width pi/M), "
-     "lorentz (Lorentzian peaks, for Green's functions), none (Gibbs oscillations)"},
+     "kernel damping the moments of DOS, LDOS, Green's functions and occupations: jackson "
+     "(positive, near-Gaussian peaks of width pi/M), lorentz (Lorentzian peaks), none (Gibbs "
+     "oscillations); GFMC (delta_action) always uses lorentz"},
     {"lambda", MCF_PARAM_REAL, "4", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
-     "parameter of the Lorentz kernel, g_n = sinh(lambda (1 - n/M)) / sinh(lambda)"},
+     "parameter of the Lorentz kernel, g_n = sinh(lambda (1 - n/M)) / sinh(lambda): the "
+     "broadening is lambda a / M (used by kernel = lorentz and always by GFMC)"},
     {"energy_points", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
      "number N >= moments of Chebyshev nodes of the energy grid; 0 means 2 x moments"},
     {"random", MCF_PARAM_CHOICE, "phase", MCF_PARAM_NO_SCAN, 0, 0, "phase|gaussian",
@@ -201,10 +209,36 @@ static int kpm_check_batch(void *const *ws, size_t n, const char *what)
     return MCF_OK;
 }
 
-/* the mean stochastic moments of one workspace into w->mu */
+/* vectors = 0: the exact trace (1/dim) sum_r <r|T_n(H~)|r> over the unit vectors, `block`
+ * rows at a time, into w->mu (no randomness) */
+static int kpm_exact_trace(kpm_ws *w)
+{
+    const size_t dim = w->h->dim, M = w->M, B = w->block;
+    size_t rows[KPM_MAX_BLOCK];
+    for (size_t n = 0; n < M; n++)
+        w->mu[n] = 0.0;
+    for (size_t r0 = 0; r0 < dim; r0 += B) {
+        const size_t nb = dim - r0 < B ? dim - r0 : B;
+        for (size_t j = 0; j < nb; j++)
+            rows[j] = r0 + j;
+        int rc = kpm_ldos_moments(w->eng, w->h, w->a, w->b, rows, nb, M, w->mu_vec);
+        if (rc)
+            return rc;
+        for (size_t j = 0; j < nb; j++)
+            for (size_t n = 0; n < M; n++)
+                w->mu[n] += w->mu_vec[j * M + n];
+    }
+    for (size_t n = 0; n < M; n++)
+        w->mu[n] /= (double)dim;
+    return MCF_OK;
+}
+
+/* the mean stochastic moments of one workspace into w->mu (exact with vectors = 0) */
 static int kpm_trace(kpm_ws *w, mcf_rng *rng)
 {
     kpm_scale(w);
+    if (w->R == 0)
+        return kpm_exact_trace(w);
     int rc = kpm_stochastic_moments(w->eng, w->h, w->a, w->b, rng, w->cfg.random, w->R, w->M,
                                     w->mu_vec);
     if (rc)
@@ -304,7 +338,7 @@ static int kpm_delta_action(void *const *ws, size_t n, const mcf_local_change *c
         kpm_ws *w = ws[k];
         kpm_scale(w);
         if (!w->gfmc &&
-            (rc = kpm_gfmc_create(w->h->dim, w->M, (size_t)w->cfg.points, w->cfg.kernel,
+            (rc = kpm_gfmc_create(w->h->dim, w->M, (size_t)w->cfg.points, KPM_KERNEL_LORENTZ,
                                   w->cfg.lambda, w->extrapolate, &w->gfmc)))
             return mcf_fail_prefix(rc, "kpm: delta_action of workspace %zu", k);
         /* the kernel blurs every level over ~ the resolution; where that is coarser than
@@ -316,8 +350,7 @@ static int kpm_delta_action(void *const *ws, size_t n, const mcf_local_change *c
                     "kpm: the kernel's energy resolution %.3g (%s, moments = %zu, spectrum "
                     "half-width %.3g) is coarser than T = %.3g: GFMC's dS is then biased by "
                     "about resolution / T; use moments >= %.0f or extrapolate = true",
-                    res, w->cfg.kernel == KPM_KERNEL_LORENTZ ? "lambda a / M" : "pi a / M",
-                    w->M, w->a, T[k], ceil((double)w->M * res / T[k]));
+                    res, "lambda a / M", w->M, w->a, T[k], ceil((double)w->M * res / T[k]));
         }
     }
     int failed = 0;

@@ -49,10 +49,10 @@ int kpm_config_check(const kpm_config *c)
     if (c->moments > (1L << 24))
         return mcf_fail(MCF_EINVAL, "kpm: moments = %ld is too large (at most %ld)",
                         c->moments, 1L << 24);
-    if (c->vectors < 1)
+    if (c->vectors < 0)
         return mcf_fail(MCF_EINVAL,
                         "kpm: vectors = %ld; the stochastic trace needs at least 1 random "
-                        "vector", c->vectors);
+                        "vector (or 0 for the exact trace over all unit vectors)", c->vectors);
     if (c->kernel != KPM_KERNEL_JACKSON && c->kernel != KPM_KERNEL_LORENTZ &&
         c->kernel != KPM_KERNEL_NONE)
         return mcf_fail(MCF_EINVAL, "kpm: unknown kernel %d; use jackson, lorentz or none",

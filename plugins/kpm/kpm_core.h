@@ -63,7 +63,8 @@ typedef enum kpm_random {
 /* The evaluator's parameters (the [evaluator] section of the kpm plugin). */
 typedef struct kpm_config {
     long moments;       /* M >= 2 */
-    long vectors;       /* R >= 1 random vectors of the stochastic trace */
+    long vectors;       /* R >= 1 random vectors of the stochastic trace; 0: the exact
+                           trace over all unit vectors (the plugin's choice) */
     kpm_kernel kernel;
     double lambda;      /* Lorentz kernel parameter, > 0 */
     long points;        /* N Chebyshev nodes of the energy grid, >= M; 0 means 2 M */

@@ -12,7 +12,8 @@
  *       Hamiltonian (mcf_hamiltonian_set / set_onsite), NULL random streams, fixed bounds
  *       narrower than the spectrum (diverging moments);
  *   (f) delta_action (GFMC): batch = single calls = kpm_gfmc directly, bit for bit, and
- *       T = 0 in a batch is refused naming the workspace. */
+ *       T = 0 in a batch is refused naming the workspace;
+ *   (g) vectors = 0: the exact trace (occupation from the exact moments). */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -304,7 +305,8 @@ static void test_delta_action(void)
     const mcf_local_change *cp[2] = {&ch[0], &ch[1]};
     const double T[2] = {0.2, 0.5}, mu[2] = {0.0, -1.0};
     for (int extra = 0; extra < 2; extra++) {
-        test_params *tp = make_params("moments", "128", "kernel", "lorentz", "extrapolate",
+        /* kernel = jackson: GFMC uses the Lorentz kernel whatever `kernel` says */
+        test_params *tp = make_params("moments", "128", "kernel", "jackson", "extrapolate",
                                       extra ? "true" : "false", NULL);
         CHECK(tp->ok, "params: %s", mcf_last_error());
         void *ws[2] = {NULL, NULL};
@@ -338,6 +340,49 @@ static void test_delta_action(void)
     }
     for (int k = 0; k < 2; k++)
         mcf_hamiltonian_destroy(h[k]);
+}
+
+/* (g) vectors = 0: the exact trace, so occupation() equals kpm_occupation() of the exact
+ * moments sum_k T_n(x_k) / dim from the eigenvalues (to rounding), and two calls agree bit
+ * for bit whatever the stream. */
+static void test_exact_trace(void)
+{
+    mcf_hamiltonian *h = disordered(6, 2.0, 31);
+    test_params *tp = make_params("moments", "64", "vectors", "0", "block", "4", NULL);
+    CHECK(tp->ok, "vectors = 0 refused by the declaration: %s", mcf_last_error());
+    void *ws = NULL;
+    CHECK(ops->create(&tp->p, h, &ws) == MCF_OK, "create: %s", mcf_last_error());
+    mcf_rng r1, r2;
+    mcf_rng_init(&r1, 1, 0);
+    mcf_rng_init(&r2, 2, 0);
+    mcf_rng *p1 = &r1, *p2 = &r2;
+    double n1, e1, n2, e2;
+    CHECK(ops->occupation(&ws, 1, &p1, 0.3, 0.2, &n1, &e1) == MCF_OK &&
+              ops->occupation(&ws, 1, &p2, 0.3, 0.2, &n2, &e2) == MCF_OK,
+          "occupation: %s", mcf_last_error());
+    CHECK(n1 == n2 && e1 == e2, "exact trace depends on the stream: %.17g %.17g", n1, n2);
+    kt_eigen ev = kt_diagonalize(h);
+    double a, b;
+    mcf_hamiltonian_scaling(h, 0.01, &a, &b);
+    const size_t M = 64, dim = h->dim;
+    double *x = malloc(dim * sizeof *x), *w = malloc(dim * sizeof *w), mu[64], g[64];
+    for (size_t k = 0; k < dim; k++) {
+        x[k] = (ev.eval[k] - b) / a;
+        w[k] = 1.0 / (double)dim;
+    }
+    kt_moments(dim, x, w, NULL, M, mu, NULL);
+    kpm_kernel_coefficients(KPM_KERNEL_JACKSON, 0, M, g);
+    double nx, ex;
+    kpm_occupation(mu, g, M, a, b, 0.3, 0.2, &nx, &ex);
+    CHECK(fabs(n1 - nx) < 1e-12 && fabs(e1 - ex) < 1e-12 * (fabs(b) + a),
+          "vectors = 0: n = %.15f e = %.15f vs exact moments %.15f %.15f", n1, e1, nx, ex);
+    printf("vectors = 0 (exact trace): n = %.15f (exact moments %.15f)\n", n1, nx);
+    free(x);
+    free(w);
+    kt_eigen_free(&ev);
+    ops->destroy(ws);
+    free_params(tp);
+    mcf_hamiltonian_destroy(h);
 }
 
 static void test_refusals(void)
@@ -427,6 +472,7 @@ int main(void)
     test_against_core();
     test_batch();
     test_delta_action();
+    test_exact_trace();
     test_refusals();
     mcf_plugin_close(p);
     return check_exit();
