@@ -74,7 +74,17 @@ static void curve_point(const double *sums, size_t stride, const double *count, 
     *error = sqrt((double)(n - 1) / (double)n * sq);
 }
 
-/* <dir>/<name>.tsv for every curve observable: scan columns, axis, value, error. */
+/* Points of curve k summed over the chains: 0 when the model switched it off. */
+static size_t curve_total_points(const mcf_run *r, size_t k)
+{
+    size_t n = 0;
+    for (size_t ci = 0; ci < r->n_chains; ci++)
+        n += r->chains[ci].points[r->curve[k]];
+    return n;
+}
+
+/* <dir>/<name>.tsv for every curve observable that some chain measures (curve_points() > 0):
+ * scan columns, axis, value, error. */
 static int write_curves(const mcf_run *r)
 {
     const mcf_setup *s = r->setup;
@@ -83,6 +93,8 @@ static int write_curves(const mcf_run *r)
     int rc = MCF_OK;
     for (size_t k = 0; k < r->n_curves && !rc; k++) {
         size_t o = r->curve[k];
+        if (curve_total_points(r, k) == 0)
+            continue;
         int geometric = (obs[o].flags & MCF_OBS_GEOMETRIC_MEAN) != 0;
         mcf_text t = {0};
         mcf_text_printf(&t, "# mcf %s curve: %s — %s\n", MCF_VERSION_STRING, obs[o].name,
@@ -165,7 +177,8 @@ int mcf_results_write(const mcf_run *r)
     if (r->n_curves) {
         mcf_text_printf(&t, "# curves:");
         for (size_t k = 0; k < r->n_curves; k++)
-            mcf_text_printf(&t, " %s", obs[r->curve[k]].name);
+            if (curve_total_points(r, k))
+                mcf_text_printf(&t, " %s", obs[r->curve[k]].name);
         mcf_text_printf(&t, "\n");
     }
 

@@ -275,9 +275,6 @@ static int chain_create(mcf_run *r, size_t i)
     for (size_t o = 0; o < r->n_declared; o++) {
         c->offset[o] = c->n_values;
         c->points[o] = obs[o].axis ? r->ops->curve_points(c->state, o, NULL) : 1;
-        if (c->points[o] == 0)
-            return mcf_fail(MCF_EPLUGIN, "model %s: curve %s has 0 points (chain %zu)",
-                            s->model_name, obs[o].name, i);
         c->n_values += c->points[o];
         if (obs[o].axis)
             c->curve_values += c->points[o];

@@ -71,6 +71,9 @@
  *   density         electrons per site, sum_nu f(eps_nu) / N (0..1 for hund = inf, 0..2
  *                   for finite J_H)
  *   nn_correlation  the mean of S_i . S_j over nearest-neighbour bonds
+ *   dos             (a curve over E, only with dos_every = k > 0) the fermion DOS per state
+ *                   from the evaluator's dos(), new at every k-th measurement and repeated
+ *                   in between (equal weights: the mean is that of the measured curves)
  * measure_batch() calls occupation() once for all chains of a batch that share (mu, T)
  * (the op takes one mu and one T; a temperature scan gives one call per temperature).
  *
@@ -86,11 +89,12 @@
  * configuration in the output folder, from which a config-relative path would point
  * elsewhere.
  *
- * Checkpoint record (host byte order): magic "DEX1", int32 lattice kind, int32 boundary,
+ * Checkpoint record (host byte order): magic "DEX2", int32 lattice kind, int32 boundary,
  * int32 move (0 uniform, 1 rotation), int32 reserved, int64 L, int64 N, double hund
  * (inf for the infinite coupling), 3N doubles of spins, 3 doubles M, int64 accepted moves
  * since the last refresh, uint64 accepted moves in total, uint64 consistency checks passed,
- * double alpha, the measurement mcf_rng.  load() checks the lattice, move and hund against
+ * double alpha, the measurement mcf_rng, uint64 measurements so far, and with dos_every > 0
+ * the last DOS (energy_points doubles).  load() checks the lattice, move and hund against
  * the configuration, every |S| = 1 within 1e-9 (MCF_EFORMAT naming the site and the length),
  * M against the spins, and rebuilds the Hamiltonian from the spins. */
 #include "mcf/mcf.h"
@@ -117,7 +121,7 @@
 #define DE_LOAD_TOL 1e-9    /* |S| - 1 allowed in a checkpoint */
 #define DE_LINE_MAX 4096
 
-static const char de_magic[4] = {'D', 'E', 'X', '1'};
+static const char de_magic[4] = {'D', 'E', 'X', '2'};
 
 static const mcf_param_spec de_params[] = {
     {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, "square|cubic",
@@ -142,10 +146,13 @@ static const mcf_param_spec de_params[] = {
     {"spins", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
      "none, or a text file of initial spins, one line \"x y z\" per site ('#' comments; a "
      "relative path is relative to the working directory); replaces start"},
+    {"dos_every", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     "measure the DOS curve (dos.tsv) at every k-th measurement, repeating the last one in "
+     "between; 0 = no DOS curve"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
-/* positions in de_observables */
-enum { OBS_ENERGY, OBS_ABS_M, OBS_M2, OBS_M4, OBS_DENSITY, OBS_NN, OBS_COUNT };
+/* positions in de_observables: the scalars, then the optional DOS curve */
+enum { OBS_ENERGY, OBS_ABS_M, OBS_M2, OBS_M4, OBS_DENSITY, OBS_NN, OBS_COUNT, OBS_DOS = OBS_COUNT };
 
 static const mcf_observable_spec de_observables[] = {
     {"energy", MCF_ROLE_ENERGY,
@@ -157,6 +164,8 @@ static const mcf_observable_spec de_observables[] = {
     {"density", MCF_ROLE_NONE, "electrons per site, sum_nu f(eps_nu) / N", NULL, 0},
     {"nn_correlation", MCF_ROLE_NONE,
      "mean of S_i . S_j over nearest-neighbour bonds", NULL, 0},
+    {"dos", MCF_ROLE_NONE,
+     "density of states per state of the fermions, 1/energy (only with dos_every > 0)", "E", 0},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
 typedef struct de_move {
@@ -198,6 +207,11 @@ typedef struct de_chain {
     mcf_rng **b_rng;
     double *b_num;             /* 5 cap doubles: T, mu, dS / density, energy, spare */
     size_t *b_idx;
+    /* the optional DOS curve */
+    long dos_every;            /* 0: off */
+    size_t dos_points;         /* the evaluator's energy grid */
+    double *dos_last;          /* the last DOS measured (repeated in between) */
+    uint64_t measured;         /* measurements so far */
     unsigned char *b_done;
 } de_chain;
 
@@ -507,6 +521,7 @@ static void de_destroy(void *chain)
     free(c->b_num);
     free(c->b_idx);
     free(c->b_done);
+    free(c->dos_last);
     free(c);
 }
 
@@ -544,7 +559,7 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
                      void **chain)
 {
     *chain = NULL;
-    long L;
+    long L, dos_every;
     double t, mu, hund, T;
     const char *lattice_name, *boundary_name, *move_name, *start, *spins_path;
     int rc;
@@ -556,6 +571,7 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
         (rc = mcf_params_string(params, "move", &move_name)) ||
         (rc = mcf_params_string(params, "start", &start)) ||
         (rc = mcf_params_string(params, "spins", &spins_path)) ||
+        (rc = mcf_params_int(params, "dos_every", &dos_every)) ||
         (rc = mcf_params_temperature(params, &T)))
         return mcf_fail_prefix(rc, "double-exchange");
     const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
@@ -730,6 +746,21 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     }
     if ((rc = de_reserve(c, 1)))
         goto fail;
+    c->dos_every = dos_every;
+    if (dos_every > 0) {
+        if (!ev->dos || !ev->energy_points || !ev->energies) {
+            rc = mcf_fail(MCF_EINVAL, "double-exchange: [%s] dos_every = %ld in %s, but the "
+                          "evaluator %s computes no DOS; set dos_every = 0", sec, dos_every,
+                          origin, c->ev_name);
+            goto fail;
+        }
+        c->dos_points = ev->energy_points(c->ws);
+        c->dos_last = calloc(c->dos_points ? c->dos_points : 1, sizeof *c->dos_last);
+        if (!c->dos_last) {
+            rc = mcf_fail(MCF_ENOMEM, "double-exchange: out of memory for the DOS curve");
+            goto fail;
+        }
+    }
     if (mu <= -bound || mu >= bound)
         mcf_log(MCF_LOG_WARN,
                 "double-exchange: chain %llu: [%s] mu = %g in %s lies outside the spectrum "
@@ -903,6 +934,44 @@ static void de_spin_observables(const de_chain *c, double *values)
     values[OBS_NN] = c->bonds ? bond / (double)c->bonds : 0.0;
 }
 
+/* The DOS curve of the chains that measure it: a new one (one dos() call for all of them,
+ * from their measurement streams, after occupation()) at every dos_every-th measurement,
+ * the last one repeated in between.  Repeating a value k times gives every measured DOS
+ * the same weight, so the mean is that of the measured ones; the jackknife bins of the
+ * core are much longer than k, so the error bars stay right. */
+static int de_measure_dos(void *const *chains, size_t n, double *const *values)
+{
+    de_chain *c0 = chains[0];
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        de_chain *c = chains[k];
+        if (c->dos_every > 0 && c->measured % (uint64_t)c->dos_every == 0) {
+            c0->b_ws[m] = c->ws;
+            c0->b_rng[m] = &c->mrng;
+            c0->b_idx[m] = k;
+            m++;
+        }
+    }
+    if (m) {
+        double **out = malloc(m * sizeof *out);
+        if (!out)
+            return mcf_fail(MCF_ENOMEM, "double-exchange: out of memory measuring the DOS");
+        for (size_t q = 0; q < m; q++)
+            out[q] = ((de_chain *)chains[c0->b_idx[q]])->dos_last;
+        int rc = c0->ev->dos(c0->b_ws, m, c0->b_rng, out);
+        free(out);
+        if (rc)
+            return mcf_fail_prefix(rc, "double-exchange: evaluator %s: dos", c0->ev_name);
+    }
+    for (size_t k = 0; k < n; k++) {
+        de_chain *c = chains[k];
+        if (c->dos_every > 0)
+            memcpy(values[k] + OBS_DOS, c->dos_last, c->dos_points * sizeof *c->dos_last);
+        c->measured++;
+    }
+    return MCF_OK;
+}
+
 /* One occupation() call per distinct (mu, T) among the chains of the batch. */
 static int de_measure_batch(void *const *chains, size_t n, double *const *values)
 {
@@ -950,7 +1019,17 @@ static int de_measure_batch(void *const *chains, size_t n, double *const *values
             de_spin_observables(c, v);
         }
     }
-    return MCF_OK;
+    return de_measure_dos(chains, n, values);
+}
+
+static size_t de_curve_points(const void *chain, size_t index, double *axis)
+{
+    const de_chain *c = chain;
+    if (index != OBS_DOS || c->dos_every <= 0)
+        return 0;
+    if (axis && c->ev->energies(c->ws, axis))
+        return 0;
+    return c->dos_points;
 }
 
 static int de_measure(void *chain, double *values)
@@ -979,7 +1058,10 @@ static int de_save(const void *chain, mcf_stream *out)
         (rc = mcf_stream_write(out, &c->accepted, sizeof c->accepted)) ||
         (rc = mcf_stream_write(out, &c->checks, sizeof c->checks)) ||
         (rc = mcf_stream_write(out, &c->alpha, sizeof c->alpha)) ||
-        (rc = mcf_stream_write(out, &c->mrng, sizeof c->mrng)))
+        (rc = mcf_stream_write(out, &c->mrng, sizeof c->mrng)) ||
+        (rc = mcf_stream_write(out, &c->measured, sizeof c->measured)) ||
+        (c->dos_every > 0 &&
+         (rc = mcf_stream_write(out, c->dos_last, c->dos_points * sizeof *c->dos_last))))
         return mcf_fail_prefix(rc, "double-exchange: saving the chain");
     return MCF_OK;
 }
@@ -990,7 +1072,7 @@ static int de_load(void *chain, mcf_stream *in)
     char magic[4];
     int32_t head[4];
     int64_t L, n, since;
-    uint64_t accepted, checks;
+    uint64_t accepted, checks, measured;
     double hund, mag[3], alpha;
     mcf_rng mrng;
     int rc;
@@ -1023,7 +1105,10 @@ static int de_load(void *chain, mcf_stream *in)
         (rc = mcf_stream_read(in, &accepted, sizeof accepted)) ||
         (rc = mcf_stream_read(in, &checks, sizeof checks)) ||
         (rc = mcf_stream_read(in, &alpha, sizeof alpha)) ||
-        (rc = mcf_stream_read(in, &mrng, sizeof mrng))) {
+        (rc = mcf_stream_read(in, &mrng, sizeof mrng)) ||
+        (rc = mcf_stream_read(in, &measured, sizeof measured)) ||
+        (c->dos_every > 0 &&
+         (rc = mcf_stream_read(in, c->dos_last, c->dos_points * sizeof *c->dos_last)))) {
         free(spin);
         return mcf_fail_prefix(rc, "double-exchange: loading the chain");
     }
@@ -1066,6 +1151,7 @@ static int de_load(void *chain, mcf_stream *in)
     c->checks = checks;
     c->alpha = alpha;
     c->mrng = mrng;
+    c->measured = measured;
     return MCF_OK;
 }
 
@@ -1085,7 +1171,7 @@ static const mcf_model_ops de_ops = {
     .save = de_save,
     .load = de_load,
     .adapt = de_adapt,
-    .curve_points = NULL,
+    .curve_points = de_curve_points,
     .measure_batch = de_measure_batch,
 };
 

@@ -316,11 +316,17 @@ static void step_all(kpm_engine *e, const step_args *s, double *tot)
     const size_t dim = e->dim, nch = e->nchunks, B = s->B;
     double *part = e->part;
     const long nchl = (long)nch;
-#pragma omp parallel for schedule(static) if (nch > 1)
-    for (long c = 0; c < nchl; c++) {
-        const size_t r0 = (size_t)c * KPM_CHUNK;
-        const size_t r1 = r0 + KPM_CHUNK < dim ? r0 + KPM_CHUNK : dim;
-        fn(s, r0, r1, part + (size_t)c * 2 * B);
+    if (nch == 1) {
+        /* one chunk: no OpenMP construct at all (even an if(0) parallel region costs a
+         * team set-up in libgomp, which dominated GFMC on small lattices) */
+        fn(s, 0, dim, part);
+    } else {
+#pragma omp parallel for schedule(static)
+        for (long c = 0; c < nchl; c++) {
+            const size_t r0 = (size_t)c * KPM_CHUNK;
+            const size_t r1 = r0 + KPM_CHUNK < dim ? r0 + KPM_CHUNK : dim;
+            fn(s, r0, r1, part + (size_t)c * 2 * B);
+        }
     }
     for (size_t j = 0; j < 2 * B; j++)
         tot[j] = 0.0;

@@ -122,7 +122,10 @@ typedef struct mcf_model_ops {
 
     /* Required when an observable is a curve, else may be NULL: the number of points of
      * curve observable `index` (its position in observables[]), and, when axis is not
-     * NULL, the axis values.  Must be the same for every measurement of a chain. */
+     * NULL, the axis values.  Must be the same for every measurement of a chain.  0 means
+     * the chain does not measure this curve (a model may make a curve optional, e.g. a DOS
+     * only when asked for): measure() then writes no values for it, and when no chain
+     * measures it, no <name>.tsv is written. */
     size_t (*curve_points)(const void *chain, size_t index, double *axis);
 
     /* Optional (may be NULL): a batch version of measure() for n chains, so an evaluator
