@@ -341,16 +341,27 @@ static int kpm_delta_action(void *const *ws, size_t n, const mcf_local_change *c
             (rc = kpm_gfmc_create(w->h->dim, w->M, (size_t)w->cfg.points, KPM_KERNEL_LORENTZ,
                                   w->cfg.lambda, w->extrapolate, &w->gfmc)))
             return mcf_fail_prefix(rc, "kpm: delta_action of workspace %zu", k);
-        /* the kernel blurs every level over ~ the resolution; where that is coarser than
-         * the Fermi edge, dS is biased by ~ resolution / T (tests/kpm/test_kpm_gfmc.c) */
+        /* the kernel blurs every level over res = lambda a / M; the error of dS this
+         * leaves was measured (tests/kpm/test_kpm_gfmc.c, docs/methods.md) to be about
+         * 0.12 res / T, and with the two-point estimate about 0.006 (res / T)^2: warn when
+         * that exceeds 0.05, a 5% error of the acceptance ratio */
         const double res = kpm_gfmc_resolution(w->gfmc, w->a);
-        if (T[k] > 0 && res > T[k] && w->warned_T != T[k]) {
+        const double q = T[k] > 0 ? res / T[k] : 0.0;
+        const double err = w->extrapolate ? 0.006 * q * q : 0.12 * q;
+        if (err > 0.05 && w->warned_T != T[k]) {
             w->warned_T = T[k];
+            /* the smallest M with err <= 0.05, rounded up to a power of 2 */
+            const double need = w->extrapolate ? (double)w->M * q / sqrt(0.05 / 0.006)
+                                               : (double)w->M * q * 0.12 / 0.05;
+            double m2 = 2;
+            while (m2 < need)
+                m2 *= 2;
             mcf_log(MCF_LOG_WARN,
-                    "kpm: the kernel's energy resolution %.3g (%s, moments = %zu, spectrum "
-                    "half-width %.3g) is coarser than T = %.3g: GFMC's dS is then biased by "
-                    "about resolution / T; use moments >= %.0f or extrapolate = true",
-                    res, "lambda a / M", w->M, w->a, T[k], ceil((double)w->M * res / T[k]));
+                    "kpm: GFMC at T = %.3g with moments = %zu%s: the Lorentz kernel's "
+                    "resolution lambda a / M = %.3g is %.1f T, which biases dS by about %.2f "
+                    "(measured: 0.12 res/T, two-point 0.006 (res/T)^2); use moments >= %.0f%s",
+                    T[k], w->M, w->extrapolate ? " (extrapolate = true)" : "", res, q, err,
+                    m2, w->extrapolate ? "" : " or extrapolate = true");
         }
     }
     int failed = 0;
