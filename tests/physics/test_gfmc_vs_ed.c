@@ -31,6 +31,7 @@
  *     the odd moments vanish and dos(E) = dos(-E) on the symmetric Chebyshev grid to
  *     rounding (1e-10 of the maximum); and the Chebyshev-Gauss sum (pi / N) sum a sin(theta)
  *     dos(E) is exactly g_0 mu_0 = 1 (the quadrature is exact for the expansion).
+ * (c) kpm's warning when the kernel's resolution is too coarse for T (M = 32, T = 0.05).
  *
  * Usage: test_gfmc_vs_ed MCF_PROGRAM (through ctest). */
 #include "physics_util.h"
@@ -136,6 +137,41 @@ static void test_dos_curve(void)
     phys_table_free(&d);
 }
 
+/* (c) The resolution warning: M = 32 moments at T = 0.05 on 3^3 (half-width a = 6.06):
+ * lambda a / M = 0.76 = 15 T, an estimated bias of dS of 0.12 x 15 = 1.8 (docs/methods.md),
+ * so kpm must warn, once per chain, naming T, the moments and what to use instead; the run
+ * still completes (a warning, not an error). */
+static void test_resolution_warning(void)
+{
+    printf("(c) kpm warns when its resolution is too coarse for T\n");
+    const char *sections = "evaluator = kpm\n\n"
+                           "[schedule]\nthermalize = 2\nsweeps = 32\ntemperatures = 0.05\n\n"
+                           "[model]\nL = 3\n\n[evaluator]\nmoments = 32\n";
+    phys_table tab;
+    if (phys_run_mcf(mcf_program, "gfmc_warn", "double-exchange", 3, sections, &tab)) {
+        CHECK(0, "the run with a coarse resolution failed (it should only warn)");
+        return;
+    }
+    phys_table_free(&tab);
+    char path[PHYS_PATH_MAX];
+    const char *tmp = getenv("MCF_TEST_TMP");
+    snprintf(path, sizeof path, "%s/gfmc_warn/mcf.log", tmp ? tmp : ".");
+    static char text[65536];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f)
+        fclose(f);
+    int count = 0;
+    for (const char *q = text; (q = strstr(q, "warning: kpm: GFMC")); q++)
+        count++;
+    printf("  %d resolution warning(s)\n", count);
+    CHECK(count == 1, "expected one resolution warning for the one chain, found %d", count);
+    CHECK(strstr(text, "T = 0.05") && strstr(text, "moments = 32") &&
+              strstr(text, "use moments >="),
+          "the warning does not name T, the moments and the remedy:\n%s", text);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -145,6 +181,7 @@ int main(int argc, char **argv)
     mcf_program = argv[1];
     const double t0 = phys_now();
     test_dos_curve();
+    test_resolution_warning();
     test_ed_vs_kpm();
     printf("test_gfmc_vs_ed: %.1f s\n", phys_now() - t0);
     return check_exit();
