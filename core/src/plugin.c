@@ -148,6 +148,28 @@ static int check_fermion_ops(const char *path, const mcf_fermion_ops *ops)
     return MCF_OK;
 }
 
+#define ORBITAL_OPS_MIN_SIZE (offsetof(mcf_orbital_ops, vgl) + sizeof(void *))
+
+static int check_orbital_ops(const char *path, const mcf_orbital_ops *ops)
+{
+    if (ops->struct_size < ORBITAL_OPS_MIN_SIZE)
+        return mcf_fail(MCF_EPLUGIN, "%s: orbital-evaluator ops struct_size %u is smaller than "
+                        "ABI %u's %zu bytes; rebuild the plugin against these headers", path,
+                        ops->struct_size, MCF_ABI_VERSION, (size_t)ORBITAL_OPS_MIN_SIZE);
+    struct {
+        const char *name;
+        int missing;
+    } req[] = {
+        {"create", !ops->create}, {"destroy", !ops->destroy}, {"orbitals", !ops->orbitals},
+        {"values", !ops->values}, {"vgl", !ops->vgl},
+    };
+    for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
+        if (req[k].missing)
+            return mcf_fail(MCF_EPLUGIN, "%s: required orbital-evaluator op '%s' is NULL",
+                            path, req[k].name);
+    return MCF_OK;
+}
+
 static int check_info(const char *path, const mcf_plugin_info *info, int want)
 {
     if (!info)
@@ -183,6 +205,11 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
     }
     if (info->kind == MCF_PLUGIN_FERMION_EVALUATOR) {
         int rc = check_fermion_ops(path, info->ops);
+        if (rc)
+            return rc;
+    }
+    if (info->kind == MCF_PLUGIN_ORBITAL_EVALUATOR) {
+        int rc = check_orbital_ops(path, info->ops);
         if (rc)
             return rc;
     }

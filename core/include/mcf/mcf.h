@@ -12,4 +12,5 @@
 #include "mcf/model.h"
 #include "mcf/hamiltonian.h"
 #include "mcf/fermion.h"
+#include "mcf/orbital.h"
 #endif

@@ -1,0 +1,80 @@
+/* mcf/orbital.h — the vtable of an orbital evaluator (kind MCF_PLUGIN_ORBITAL_EVALUATOR).
+ *
+ * An orbital evaluator knows one piece of mathematics on one kind of hardware: the values,
+ * gradients and Laplacians of a set of L real single-particle orbitals phi_l(r) in a
+ * periodic orthorhombic cell, at batches of points.  It never knows which model asked.  The
+ * model (a Slater-Jastrow wave function, say) describes its orbitals once, by their
+ * plane-wave expansion, and creates one workspace per chain (walker); the batched ops take
+ * the workspaces of many chains at once, so a GPU evaluator gets enough work to fill the
+ * device (all N trial positions of a sweep, for every walker, in one call).
+ *
+ * Orbitals.  Real orbitals in the cell [0, Lx) x [0, Ly) x [0, Lz), periodic:
+ *
+ *     phi_l(r) = sum_g [ a_lg cos(G_g . r) + b_lg sin(G_g . r) ],
+ *     G_g = 2 pi (n_g,x / Lx, n_g,y / Ly, n_g,z / Lz),  n_g integer triples,
+ *
+ * (for the homogeneous electron gas: one G per orbital, a = 1 or b = 1: the cos/sin pairs
+ * of the Gamma-point plane waves).  An evaluator may represent them differently (blips:
+ * cubic B-splines on a grid fitted by FFT) and says so in its documentation; `planewave`
+ * sums the series directly and is the exact reference.
+ *
+ * Layout of results: orbital index fastest.  For point p of a batch,
+ *     phi[p * L + l],  grad[(p * L + l) * 3 + d] (d = x, y, z),  lap[p * L + l].
+ * Units: the cell's (bohr for electrons); the Laplacian is d2/dx2 + d2/dy2 + d2/dz2. */
+#ifndef MCF_ORBITAL_H
+#define MCF_ORBITAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mcf/params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The plane-wave description of L real orbitals (see above).  Borrowed by create(), which
+ * copies what it keeps. */
+typedef struct mcf_pw_orbitals {
+    double cell[3];         /* Lx, Ly, Lz > 0 */
+    size_t n_orbitals;      /* L >= 1 */
+    size_t n_g;             /* plane waves >= 1 */
+    const int32_t *g;       /* n_g x 3 integer triples n_g (no two equal) */
+    const double *cos_coef; /* n_orbitals x n_g: a_lg (row l) */
+    const double *sin_coef; /* n_orbitals x n_g: b_lg */
+} mcf_pw_orbitals;
+
+/* Checks an orbital description: positive finite cell, L >= 1, n_g >= 1, distinct G
+ * triples, finite coefficients.  MCF_EINVAL with a message naming the first problem. */
+int mcf_pw_orbitals_check(const mcf_pw_orbitals *o);
+
+/* The largest |G|^2 (in the cell's units) among the plane waves with a nonzero
+ * coefficient: the cutoff an evaluator's grid must resolve. */
+double mcf_pw_orbitals_gmax2(const mcf_pw_orbitals *o);
+
+typedef struct mcf_orbital_ops {
+    uint32_t struct_size;  /* sizeof(mcf_orbital_ops) the plugin was built with */
+
+    /* A workspace for the orbitals o (borrowed during the call only) with validated
+     * [evaluator] params (borrowed until destroy).  *ws is freed with destroy().  Errors:
+     * MCF_EINVAL (e.g. a grid too coarse for the orbitals' cutoff: the message names the
+     * minimum), MCF_ENOMEM. */
+    int (*create)(const mcf_params *params, const mcf_pw_orbitals *o, void **ws);
+    void (*destroy)(void *ws);
+
+    /* L, the number of orbitals. */
+    size_t (*orbitals)(const void *ws);
+
+    /* For n workspaces: the values of all L orbitals at n_points[k] points r[k] (3 doubles
+     * each, anywhere: positions are reduced into the cell) into phi[k] (n_points[k] x L). */
+    int (*values)(void *const *ws, size_t n, const double *const *r, const size_t *n_points,
+                  double *const *phi);
+
+    /* The same with gradients and Laplacians (grad: n_points x L x 3, lap: n_points x L). */
+    int (*vgl)(void *const *ws, size_t n, const double *const *r, const size_t *n_points,
+               double *const *phi, double *const *grad, double *const *lap);
+} mcf_orbital_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
