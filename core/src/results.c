@@ -27,6 +27,30 @@ static double susceptibility(const double *m, void *ctx)
     return d->N * (m[d->b] - m[d->a] * m[d->a]) / d->T;
 }
 
+/* variance of the energy per unit, times N: N (<e^2> - <e>^2) (runs without a
+ * temperature, e.g. variational Monte Carlo: Var(E_L) / N for e = E_L / N) */
+static double variance(const double *m, void *ctx)
+{
+    derived_ctx *d = ctx;
+    return d->N * (m[d->b] - m[d->a] * m[d->a]);
+}
+
+/* "mean +- error" with the error to 2 significant digits and the mean to the same
+ * decimal place (or %g when the error is not positive and finite) */
+static void put_estimate(mcf_text *t, const char *name, double mean, double error)
+{
+    if (isfinite(error) && error > 0 && isfinite(mean)) {
+        int digits = 1 - (int)floor(log10(error));
+        if (digits < 0)
+            digits = 0;
+        if (digits > 15)
+            digits = 15;
+        mcf_text_printf(t, "  %s %.*f +- %.*f", name, digits, mean, digits, error);
+    } else {
+        mcf_text_printf(t, "  %s %.10g", name, mean);
+    }
+}
+
 /* Binder cumulant 1 - <m^4> / (3 <m^2>^2): a = m^2, b = m^4 */
 static double binder(const double *m, void *ctx)
 {
@@ -146,8 +170,10 @@ static int write_curves(const mcf_run *r)
     return rc;
 }
 
-int mcf_results_write(const mcf_run *r)
+int mcf_results_write(const mcf_run *r, char **summary)
 {
+    mcf_text sum = {0};
+    *summary = NULL;
     const mcf_setup *s = r->setup;
     const mcf_observable_spec *obs = r->ops->observables;
     mcf_text t = {0}, warn = {0};
@@ -155,6 +181,7 @@ int mcf_results_write(const mcf_run *r)
     int e = r->role[MCF_ROLE_ENERGY], m = r->role[MCF_ROLE_ORDER];
     int m2 = r->role[MCF_ROLE_ORDER2], m4 = r->role[MCF_ROLE_ORDER4];
     int want_c = has_T && e >= 0, want_chi = has_T && m >= 0 && m2 >= 0, want_u = m2 >= 0 && m4 >= 0;
+    int want_var = !has_T && e >= 0;
     size_t nb = (size_t)s->bins;
     double *means = malloc(nb * r->nvars * sizeof *means + 1);
     if (!means)
@@ -199,6 +226,8 @@ int mcf_results_write(const mcf_run *r)
         mcf_text_printf(&rows, "\tsusceptibility\tsusceptibility_err");
     if (want_u)
         mcf_text_printf(&rows, "\tbinder\tbinder_err");
+    if (want_var)
+        mcf_text_printf(&rows, "\tvariance\tvariance_err");
     mcf_text_printf(&rows, "\tacceptance\n");
 
     for (size_t k = 0; k < r->n_chains; k++) {
@@ -214,6 +243,13 @@ int mcf_results_write(const mcf_run *r)
                 used += (size_t)snprintf(point + used, sizeof point - used, "%s%s=%s",
                                          a ? " " : "", s->axes[a].name, v);
         }
+        /* the summary on the terminal: the first chains, their headline quantities */
+        const size_t max_summary = 24;
+        if (k < max_summary)
+            mcf_text_printf(&sum, "%s", s->n_axes ? point : "result");
+        else if (k == max_summary)
+            mcf_text_printf(&sum, "... (%zu scan points in all: see results.tsv)\n",
+                            r->n_chains);
         char unconverged[1024] = "";
         size_t nu = 0;
         double tau_max = 0;
@@ -224,6 +260,12 @@ int mcf_results_write(const mcf_run *r)
             put_number(&rows, est.mean);
             put_number(&rows, est.error);
             put_number(&rows, est.tau * (double)s->measure_every);
+            /* headline: the observables with a role (energy, |m|), or the first ones */
+            const int role = (int)obs[r->scalar[o]].role;
+            if (k < max_summary &&
+                (role == MCF_ROLE_ENERGY || role == MCF_ROLE_ORDER ||
+                 (e < 0 && m < 0 && o < 3)))
+                put_estimate(&sum, obs[r->scalar[o]].name, est.mean, est.error);
             if (!est.converged && est.count > 1) {
                 if (nu < sizeof unconverged)
                     nu += (size_t)snprintf(unconverged + nu, sizeof unconverged - nu, "%s%s",
@@ -255,10 +297,12 @@ int mcf_results_write(const mcf_run *r)
             int want;
             mcf_jackknife_fn f;
             int a, b;
-        } d[3] = {{want_c, specific_heat, e, (int)r->n_obs},
-                  {want_chi, susceptibility, m, m2},
-                  {want_u, binder, m2, m4}};
-        for (int q = 0; q < 3; q++) {
+            const char *name;
+        } d[4] = {{want_c, specific_heat, e, (int)r->n_obs, "specific_heat"},
+                  {want_chi, susceptibility, m, m2, "susceptibility"},
+                  {want_u, binder, m2, m4, "binder"},
+                  {want_var, variance, e, (int)r->n_obs, "variance"}};
+        for (int q = 0; q < 4; q++) {
             if (!d[q].want)
                 continue;
             derived_ctx ctx = {d[q].a, d[q].b, N, T};
@@ -266,9 +310,14 @@ int mcf_results_write(const mcf_run *r)
             mcf_jackknife(means, weights, used_bins, r->nvars, d[q].f, &ctx, &value, &error);
             put_number(&rows, value);
             put_number(&rows, error);
+            if (k < max_summary && (q == 2 || q == 3))
+                put_estimate(&sum, d[q].name, value, error);
         }
-        put_number(&rows, c->proposed ? (double)c->accepted / (double)c->proposed : NAN);
+        const double acc = c->proposed ? (double)c->accepted / (double)c->proposed : NAN;
+        put_number(&rows, acc);
         mcf_text_printf(&rows, "\n");
+        if (k < max_summary)
+            mcf_text_printf(&sum, "  acceptance %.3f\n", acc);
     }
     free(means);
     if (warn.len)
@@ -298,5 +347,9 @@ int mcf_results_write(const mcf_run *r)
     free(t.s);
     free(rows.s);
     free(warn.s);
+    if (!rc && !sum.failed)
+        *summary = sum.s;
+    else
+        free(sum.s);
     return rc;
 }

@@ -659,9 +659,16 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    char *summary = NULL;
     if (!rc)
-        rc = mcf_results_write(r);
+        rc = mcf_results_write(r, &summary);
     if (!rc) {
+        /* the headline numbers on standard output (the run's results, not a log line) */
+        if (summary) {
+            fputs(summary, stdout);
+            fflush(stdout);
+        }
+        free(summary);
         mcf_log(MCF_LOG_INFO, "finished: results in %s/results.tsv", r->dir);
         int n_plots = 0;
         if (mcf_plot_dir(r->dir, &n_plots) == MCF_OK)

@@ -54,6 +54,8 @@ int mcf_checkpoint_write(const struct mcf_run *r);
 int mcf_checkpoint_read(struct mcf_run *r);
 
 /* results.c: DIR/results.tsv, atomic. */
-int mcf_results_write(const struct mcf_run *r);
+/* Writes results.tsv and the curve files; *summary (owned by the caller, free()) gets a
+ * few lines for the terminal: per scan point the headline estimates and the acceptance. */
+int mcf_results_write(const struct mcf_run *r, char **summary);
 
 #endif
