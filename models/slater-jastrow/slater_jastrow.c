@@ -88,7 +88,23 @@
  * save: N, N_up, positions, the rows A and inverses Ainv (they accumulate rounding through
  * Sherman-Morrison, so they are saved, not recomputed), the move stream, step, counters.
  * load: reads them, re-evaluates the orbitals at the positions and checks them against A,
- * and checks |Ainv A - 1| (MCF_EFORMAT when they do not match). */
+ * and checks |Ainv A - 1| (MCF_EFORMAT when they do not match).
+ *
+ * ---- Timing (MCF_TIMING=1) -------------------------------------------------------------
+ * With the environment variable MCF_TIMING=1 (read once per chain at create) each chain
+ * accumulates the wall time (clock_gettime CLOCK_MONOTONIC) of: the sweep (begin_sweep to
+ * the chain's last accept/reject, divided by the chains of the begin_sweep call, which
+ * interleave), the batched `values` call of begin_sweep (divided by the chains of the
+ * batch), the determinant ratios (log_ratio's determinant part), the updates (accept:
+ * Sherman-Morrison and the LU refreshes), the Jastrow ratios, and at measurement the
+ * measure_batch call (divided by the batch), the batched `vgl` call (likewise), the
+ * determinant gradients/Laplacians, the Jastrow gradients/Laplacians and the Ewald energy.
+ * The moves do not touch the Ewald sum (the potential is recomputed only at measurement),
+ * so the sweep's Ewald share is 0.  At destroy one line per chain goes to the log
+ * (MCF_LOG_INFO): "slater-jastrow timing chain K: per sweep X ms (orbitals a ms, ...);
+ * per measurement f ms (vgl g, ...)".  The times only go to the log: nothing
+ * timing-related enters any result, the checkpoint or the random streams.  Without
+ * MCF_TIMING=1 no clock is read. */
 #include "mcf/mcf.h"
 #include "mcf/orbital.h"
 
@@ -97,6 +113,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_matrix.h>
@@ -150,6 +167,14 @@ typedef struct sj_jastrow {
     double A, F, rc; /* F per spin pair: see the header */
 } sj_jastrow;
 
+/* Accumulated wall times in seconds (MCF_TIMING=1; see the header). */
+typedef struct sj_timing {
+    double sweep, orbitals, det, update, jastrow;          /* per sweep */
+    double measure, vgl, det_m, jastrow_m, ewald_m;        /* per measurement */
+    double sweep_t0, sweep_share;                          /* the current sweep's start, 1/n */
+    uint64_t sweeps, measurements;
+} sj_timing;
+
 typedef struct sj_chain {
     size_t n, n_up, n_dn, norb; /* electrons, per spin, orbitals (= n_up) */
     double L, rs, step;         /* cell side, r_s, Gaussian step (bohr) */
@@ -178,7 +203,16 @@ typedef struct sj_chain {
     uint64_t accepted_since;      /* accepted moves since the last recomputation */
     uint64_t refreshes;           /* recomputations done */
     double max_drift;             /* the largest drift measured */
+    size_t index;                 /* the chain index (for the timing log) */
+    sj_timing *tm;                /* MCF_TIMING=1: the timers; NULL otherwise */
 } sj_chain;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
@@ -342,6 +376,20 @@ static void sj_destroy(void *chain)
     if (c->refreshes)
         mcf_log(MCF_LOG_DEBUG, "slater-jastrow: %llu recomputations of the inverses, largest "
                 "Sherman-Morrison drift %.3e", (unsigned long long)c->refreshes, c->max_drift);
+    if (c->tm) {
+        const sj_timing *t = c->tm;
+        const double ps = t->sweeps ? 1e3 / (double)t->sweeps : 0.0;
+        const double pm = t->measurements ? 1e3 / (double)t->measurements : 0.0;
+        mcf_log(MCF_LOG_INFO, "slater-jastrow timing chain %zu: per sweep %.4f ms (orbitals "
+                "%.4f ms, determinant ratios %.4f, updates %.4f, Jastrow %.4f, Ewald %.4f); "
+                "per measurement %.4f ms (vgl %.4f, determinant %.4f, Jastrow %.4f, Ewald "
+                "%.4f); %llu sweeps, %llu measurements", c->index, t->sweep * ps,
+                t->orbitals * ps, t->det * ps, t->update * ps, t->jastrow * ps, 0.0,
+                t->measure * pm, t->vgl * pm, t->det_m * pm, t->jastrow_m * pm,
+                t->ewald_m * pm, (unsigned long long)t->sweeps,
+                (unsigned long long)t->measurements);
+        free(c->tm);
+    }
     if (c->ws)
         c->ev->destroy(c->ws);
     mcf_ewald_destroy(c->ew);
@@ -489,6 +537,14 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     c->ev_name = ev_info->name;
     c->jastrow = use_j;
     c->qs = strcmp(move, "qs") == 0;
+    c->index = services->chain_index;
+    {
+        const char *tv = getenv("MCF_TIMING");
+        if (tv && strcmp(tv, "1") == 0 && !(c->tm = calloc(1, sizeof *c->tm))) {
+            free(c);
+            return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for the timers");
+        }
+    }
     if (use_j) {
         const double A = ja > 0.0 ? ja : sqrt(rs * rs * rs / 3.0);
         const double rcut = jrc > 0.0 ? jrc : 0.5 * L;
@@ -608,10 +664,18 @@ static double det_ratio(const sj_chain *c, size_t e)
 /* log |Psi(R with r_e -> trial_e) / Psi(R)|^2 against the chain's current configuration. */
 static double log_ratio_now(const sj_chain *c, size_t e)
 {
+    sj_timing *t = c->tm;
+    const double t0 = t ? now_s() : 0.0;
     const double R = det_ratio(c, e);
     double lr = R == 0.0 ? -INFINITY : 2.0 * log(fabs(R));
-    if (c->jastrow)
+    const double t1 = t ? now_s() : 0.0;
+    if (t)
+        t->det += t1 - t0;
+    if (c->jastrow) {
         lr += 2.0 * (jastrow_one(c, e, c->trial + 3 * e) - jastrow_one(c, e, c->r + 3 * e));
+        if (t)
+            t->jastrow += now_s() - t1;
+    }
     return lr;
 }
 
@@ -626,6 +690,11 @@ static int sj_begin_sweep(void *const *chains, size_t n)
         double *ph[BATCH];
         for (size_t k = 0; k < nb; k++) {
             sj_chain *c = chains[k0 + k];
+            if (c->tm) {
+                c->tm->sweep_t0 = now_s();
+                c->tm->sweep_share = 1.0 / (double)n;
+                c->tm->sweeps++;
+            }
             for (size_t i = 0; i < 3 * c->n; i++) {
                 c->disp[i] = c->step * mcf_rng_normal(&c->mv);
                 c->trial[i] = c->r[i] + c->disp[i];
@@ -641,9 +710,18 @@ static int sj_begin_sweep(void *const *chains, size_t n)
             if (((const sj_chain *)chains[k0 + k])->ev != c0->ev)
                 return mcf_fail(MCF_EINTERNAL, "slater-jastrow: one batch holds chains with "
                                 "different evaluators (a bug, please report it)");
+        const double tv0 = c0->tm ? now_s() : 0.0;
         int rc = c0->ev->values(ws, nb, rr, np, ph);
         if (rc)
             return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: values", c0->ev_name);
+        if (c0->tm) {
+            const double share = (now_s() - tv0) / (double)nb;
+            for (size_t k = 0; k < nb; k++) {
+                sj_timing *t = ((sj_chain *)chains[k0 + k])->tm;
+                if (t)
+                    t->orbitals += share;
+            }
+        }
         /* move = qs: every ratio against the configuration R^(alpha) at the sweep's start */
         for (size_t k = 0; k < nb; k++) {
             sj_chain *c = chains[k0 + k];
@@ -678,9 +756,30 @@ static int sj_log_ratio(void *const *chains, const void *moves, size_t n, double
     return MCF_OK;
 }
 
+/* MCF_TIMING: after the chain's last accept/reject of the sweep, its share of the sweep. */
+static void end_turn_timing(sj_chain *c, double t)
+{
+    if (c->turn == c->n)
+        c->tm->sweep += (t - c->tm->sweep_t0) * c->tm->sweep_share;
+}
+
+static int accept_move(sj_chain *c, const void *move);
+
 static int sj_accept(void *chain, const void *move)
 {
     sj_chain *c = chain;
+    const double t0 = c->tm ? now_s() : 0.0;
+    int rc = accept_move(c, move);
+    if (c->tm) {
+        const double t1 = now_s();
+        c->tm->update += t1 - t0;
+        end_turn_timing(c, t1);
+    }
+    return rc;
+}
+
+static int accept_move(sj_chain *c, const void *move)
+{
     const size_t e = (size_t)((const sj_move *)move)->e;
     const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
     const double *v = c->trial_phi + e * c->norb;
@@ -719,7 +818,10 @@ static int sj_accept(void *chain, const void *move)
 static void sj_reject(void *chain, const void *move)
 {
     (void)move;
-    ((sj_chain *)chain)->turn++;
+    sj_chain *c = chain;
+    c->turn++;
+    if (c->tm)
+        end_turn_timing(c, now_s());
 }
 
 static void sj_adapt(void *chain, double acceptance)
@@ -742,7 +844,9 @@ static void local_energy(sj_chain *c, double *values)
 {
     const size_t n = c->n, no = c->norb;
     double kin = 0.0;
+    sj_timing *t = c->tm;
     for (size_t e = 0; e < n; e++) {
+        const double t0 = t ? now_s() : 0.0;
         const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
         const double *Ai = c->Ainv[s];
         double gD[3] = {0, 0, 0}, lD = 0.0;
@@ -755,6 +859,9 @@ static void local_energy(sj_chain *c, double *values)
             lD += c->lap[e * no + l] * a;
         }
         double gJ[3] = {0, 0, 0}, lJ = 0.0;
+        const double t1 = t ? now_s() : 0.0;
+        if (t)
+            t->det_m += t1 - t0;
         if (c->jastrow) {
             for (size_t j = 0; j < n; j++) {
                 if (j == e)
@@ -768,13 +875,18 @@ static void local_energy(sj_chain *c, double *values)
                     gJ[a] += du * d[a] / r;
                 lJ += d2u + 2.0 * du / r;
             }
+            if (t)
+                t->jastrow_m += now_s() - t1;
         }
         kin += lD + 2.0 * (gD[0] * gJ[0] + gD[1] * gJ[1] + gD[2] * gJ[2]) + lJ +
                gJ[0] * gJ[0] + gJ[1] * gJ[1] + gJ[2] * gJ[2];
     }
     kin *= -0.5 / (double)n;
+    const double te = t ? now_s() : 0.0;
     mcf_ewald_set_positions(c->ew, c->r);
     const double pot = mcf_ewald_energy(c->ew, NULL) / (double)n;
+    if (t)
+        t->ewald_m += now_s() - te;
     values[0] = kin + pot;
     values[1] = kin;
     values[2] = pot;
@@ -804,11 +916,21 @@ static int sj_measure_batch(void *const *chains, size_t n, double *const *values
             if (((const sj_chain *)chains[k0 + k])->ev != c0->ev)
                 return mcf_fail(MCF_EINTERNAL, "slater-jastrow: one batch holds chains with "
                                 "different evaluators (a bug, please report it)");
+        const double t0 = c0->tm ? now_s() : 0.0;
         int rc = c0->ev->vgl(ws, nb, rr, np, ph, gr, lp);
         if (rc)
             return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: vgl", c0->ev_name);
-        for (size_t k = 0; k < nb; k++)
-            local_energy(chains[k0 + k], values[k0 + k]);
+        const double vshare = c0->tm ? (now_s() - t0) / (double)nb : 0.0;
+        for (size_t k = 0; k < nb; k++) {
+            sj_chain *c = chains[k0 + k];
+            const double tl = c->tm ? now_s() : 0.0;
+            local_energy(c, values[k0 + k]);
+            if (c->tm) {
+                c->tm->vgl += vshare;
+                c->tm->measure += vshare + (now_s() - tl);
+                c->tm->measurements++;
+            }
+        }
     }
     return MCF_OK;
 }

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# vmc_cpu.sh — time per VMC sweep of the Slater-Jastrow model and its breakdown (issue 5).
+#
+#   tests/bench/vmc_cpu.sh [MCF_BINARY]        (default build/bin/mcf; builds nothing)
+#
+# Short runs (SWEEPS sweeps after THERM thermalization sweeps, one measurement per sweep,
+# jastrow = rpa, r_s = 1, seed 5) for the unpolarized closed shells N = 54, 114, 246 with
+# [run] evaluator = planewave and blip, with MCF_TIMING=1 so that the model logs its timing
+# line (see models/slater-jastrow/slater_jastrow.c); prints one table row per run, parsed
+# from the output folder's log.  Outputs go to a temporary directory (removed at exit unless
+# KEEP=1).  Environment: SWEEPS (200), THERM (50), SIZES ("54 114 246"),
+# EVALUATORS ("planewave blip"), THREADS ([run] threads, default 0 = all cores).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+mcf=${1:-build/bin/mcf}
+[ -x "$mcf" ] || mcf="$root/$mcf"
+[ -x "$mcf" ] || { echo "vmc_cpu.sh: no mcf binary at ${1:-build/bin/mcf}" >&2; exit 1; }
+sweeps=${SWEEPS:-200}
+therm=${THERM:-50}
+sizes=${SIZES:-54 114 246}
+evaluators=${EVALUATORS:-planewave blip}
+threads=${THREADS:-0}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/vmc_cpu.XXXXXX")
+[ "${KEEP:-0}" = 1 ] && echo "outputs kept in $tmp" || trap 'rm -rf "$tmp"' EXIT
+
+cat > "$tmp/vmc.ini" <<INI
+[run]
+model = slater-jastrow
+evaluator = planewave
+seed = 5
+threads = $threads
+output = $tmp/out
+
+[schedule]
+thermalize = $therm
+sweeps = $sweeps
+
+[model]
+system = heg
+electrons = 54
+rs = 1
+jastrow = rpa
+move = pbp
+INI
+
+echo "mcf: $mcf"
+echo "runs: $sweeps sweeps after $therm thermalization, one measurement per sweep, jastrow = rpa, r_s = 1, MCF_TIMING=1"
+echo
+printf '| N | evaluator | threads | ms/sweep | orbitals | det. ratios | updates | Jastrow | Ewald | ms/measurement | vgl | det. (meas.) | Jastrow (meas.) | Ewald (meas.) |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+for n in $sizes; do
+    for ev in $evaluators; do
+        out="$tmp/n$n-$ev"
+        if ! MCF_TIMING=1 "$mcf" run "$tmp/vmc.ini" --set "model.electrons=$n" \
+            --set "run.evaluator=$ev" --set "run.output=$out" > "$out.stdout" 2> "$out.stderr"; then
+            echo "vmc_cpu.sh: the run N = $n, evaluator = $ev failed:" >&2
+            tail -5 "$out.stderr" >&2
+            exit 1
+        fi
+        used=$(sed -n 's/.*chains, seed [0-9]*, \([0-9]*\) threads.*/\1/p' "$out/log" | head -1)
+        line=$(grep 'slater-jastrow timing chain 0:' "$out/log" | head -1)
+        [ -n "$line" ] || { echo "vmc_cpu.sh: no timing line in $out/log" >&2; exit 1; }
+        # per sweep X ms (orbitals a ms, determinant ratios b, updates c, Jastrow d, Ewald e);
+        # per measurement f ms (vgl g, determinant h, Jastrow i, Ewald j)
+        echo "$line" | sed 's/.*per sweep //' | tr -c '0-9.\n' ' ' | awk -v n="$n" -v ev="$ev" -v t="${used:-?}" '{
+            printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+                n, ev, t, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'
+    done
+done
