@@ -211,6 +211,9 @@ static const mcf_param_spec run_specs[] = {
      "output folder (default: the config's name with .out)"},
     {"threads", MCF_PARAM_INT, "0", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
      "worker threads; 0 = all cores (results do not depend on it)"},
+    {"walkers", MCF_PARAM_INT, "1", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 1, 0, NULL,
+     "independent chains (walkers) per scan point, combined into one row of results.tsv; "
+     "chain point * walkers + w uses stream (seed, point * walkers + w)"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 static const mcf_param_spec schedule_specs[] = {
@@ -614,6 +617,7 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
     s->seed = (uint64_t)run.single[2].i;
     s->output = run.text[3] ? strdup(run.single[3].text) : default_output(c->path);
     s->threads = run.single[4].i;
+    s->walkers = run.single[5].i;
     s->thermalize = sched.single[0].i;
     s->sweeps = sched.single[1].i;
     s->measure_every = sched.single[2].i;
@@ -717,6 +721,12 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
     /* the configuration as used */
     {
         mcf_text t = {0};
+        /* walkers = 1 (the default) is left out: config.ini, and with it the checkpoint's
+         * configuration hash, stay as they were before the key existed */
+        if (s->walkers == 1) {
+            free(run.text[5]);
+            run.text[5] = NULL;
+        }
         mcf_text_printf(&t, "; configuration as used by mcf %s (defaults filled in)\n",
                         MCF_VERSION_STRING);
         write_section(&t, &run);

@@ -129,6 +129,7 @@ typedef struct mcf_setup {
     char *model_name, *evaluator_name, *output;
     uint64_t seed;
     long threads;
+    long walkers;     /* chains per scan point (>= 1) */
     long thermalize, sweeps, measure_every, checkpoint_every, bins, adapt_every;
     int has_temperature;
     mcf_plugin *model, *evaluator;

@@ -114,7 +114,14 @@ static int write_curves(const mcf_run *r)
     const mcf_setup *s = r->setup;
     const mcf_observable_spec *obs = r->ops->observables;
     size_t nb = (size_t)s->bins;
+    size_t R = (size_t)s->walkers, n_points = r->n_chains / R;
     int rc = MCF_OK;
+    double *psum = malloc(R * nb * sizeof *psum), *pcount = malloc(R * nb * sizeof *pcount);
+    if (!psum || !pcount) {
+        free(psum);
+        free(pcount);
+        return mcf_fail(MCF_ENOMEM, "out of memory writing the curves");
+    }
     for (size_t k = 0; k < r->n_curves && !rc; k++) {
         size_t o = r->curve[k];
         if (curve_total_points(r, k) == 0)
@@ -135,15 +142,32 @@ static int write_curves(const mcf_run *r)
         for (size_t a = 0; a < s->n_axes; a++)
             mcf_text_printf(&t, "%s%s", a ? "\t" : "", s->axes[a].name);
         mcf_text_printf(&t, "\t%s\t%s\t%s_err\n", obs[o].axis, obs[o].name, obs[o].name);
-        for (size_t ci = 0; ci < r->n_chains; ci++) {
-            const mcf_chain *c = &r->chains[ci];
+        /* one block of rows per scan point: the jackknife runs over the bins of all its
+           walkers (bin b of walker w is a bin of its own) */
+        for (size_t ci = 0; ci < n_points && !rc; ci++) {
+            const mcf_chain *c = &r->chains[ci * R];
             size_t at = 0;
             for (size_t j = 0; j < k; j++)
                 at += c->points[r->curve[j]];
-            for (size_t p = 0; p < c->points[o]; p++) {
+            for (size_t w = 1; w < R && !rc; w++)
+                if (r->chains[ci * R + w].points[o] != c->points[o])
+                    rc = mcf_fail(MCF_EPLUGIN, "model %s: curve %s has %zu points in chain %zu "
+                                  "but %zu in chain %zu of the same scan point", s->model_name,
+                                  obs[o].name, r->chains[ci * R + w].points[o], ci * R + w,
+                                  c->points[o], ci * R);
+            for (size_t p = 0; p < c->points[o] && !rc; p++) {
                 double mean, err;
-                curve_point(c->curve_bin_sum + at + p, c->curve_values, c->bin_count, nb, &mean,
-                            &err);
+                for (size_t w = 0; w < R; w++) {
+                    const mcf_chain *cw = &r->chains[ci * R + w];
+                    size_t atw = 0;
+                    for (size_t j = 0; j < k; j++)
+                        atw += cw->points[r->curve[j]];
+                    for (size_t b = 0; b < nb; b++) {
+                        psum[w * nb + b] = cw->curve_bin_sum[b * cw->curve_values + atw + p];
+                        pcount[w * nb + b] = cw->bin_count[b];
+                    }
+                }
+                curve_point(psum, 1, pcount, R * nb, &mean, &err);
                 if (geometric) {
                     mean = exp(mean);
                     err *= mean;
@@ -158,7 +182,8 @@ static int write_curves(const mcf_run *r)
                 mcf_text_printf(&t, "\n");
             }
         }
-        if (t.failed) {
+        if (rc) {
+        } else if (t.failed) {
             rc = mcf_fail(MCF_ENOMEM, "out of memory writing %s.tsv", obs[o].name);
         } else {
             char path[4200];
@@ -167,6 +192,8 @@ static int write_curves(const mcf_run *r)
         }
         free(t.s);
     }
+    free(psum);
+    free(pcount);
     return rc;
 }
 
@@ -183,9 +210,14 @@ int mcf_results_write(const mcf_run *r, char **summary)
     int want_c = has_T && e >= 0, want_chi = has_T && m >= 0 && m2 >= 0, want_u = m2 >= 0 && m4 >= 0;
     int want_var = !has_T && e >= 0;
     size_t nb = (size_t)s->bins;
-    double *means = malloc(nb * r->nvars * sizeof *means + 1);
-    if (!means)
+    size_t R = (size_t)s->walkers, n_points = r->n_chains / R;
+    double *means = malloc(R * nb * r->nvars * sizeof *means + 1);
+    double *weights = malloc(R * nb * sizeof *weights + 1);
+    if (!means || !weights) {
+        free(means);
+        free(weights);
         return mcf_fail(MCF_ENOMEM, "out of memory writing results");
+    }
 
     mcf_text_printf(&t, "# mcf %s results\n", MCF_VERSION_STRING);
     mcf_text_printf(&t, "# model: %s %s\n", s->model_name, s->model->info->version);
@@ -195,6 +227,10 @@ int mcf_results_write(const mcf_run *r, char **summary)
     mcf_text_printf(&t, "# schedule: thermalize %ld, sweeps %ld, measure_every %ld, "
                     "measurements %llu per chain\n", s->thermalize, s->sweeps,
                     s->measure_every, (unsigned long long)r->n_meas);
+    if (R > 1)
+        mcf_text_printf(&t, "# walkers: %zu chains per scan point, combined: mean of the walkers' "
+                        "means, error sqrt(sum err^2) / %zu, tau the walkers' mean; jackknife "
+                        "over the %zu x %zu bins of all walkers\n", R, R, R, nb);
     mcf_text_printf(&t, "# errors: blocking analysis (Flyvbjerg-Petersen); tau_<name> in "
                     "sweeps; derived quantities: jackknife over %zu bins\n", nb);
     mcf_text_printf(&t, "# scan:");
@@ -230,8 +266,8 @@ int mcf_results_write(const mcf_run *r, char **summary)
         mcf_text_printf(&rows, "\tvariance\tvariance_err");
     mcf_text_printf(&rows, "\tacceptance\n");
 
-    for (size_t k = 0; k < r->n_chains; k++) {
-        const mcf_chain *c = &r->chains[k];
+    for (size_t k = 0; k < n_points; k++) {
+        const mcf_chain *c = &r->chains[k * R];
         char point[512] = "";
         size_t used = 0;
         if (!s->n_axes)
@@ -249,14 +285,53 @@ int mcf_results_write(const mcf_run *r, char **summary)
             mcf_text_printf(&sum, "%s", s->n_axes ? point : "result");
         else if (k == max_summary)
             mcf_text_printf(&sum, "... (%zu scan points in all: see results.tsv)\n",
-                            r->n_chains);
-        char unconverged[1024] = "";
-        size_t nu = 0;
-        double tau_max = 0;
-        uint64_t count = 0;
+                            n_points);
+        /* one warning line per chain (walker): which errors did not reach a plateau */
+        for (size_t w = 0; w < R; w++) {
+            const mcf_chain *cw = &r->chains[k * R + w];
+            char unconverged[1024] = "";
+            size_t nu = 0;
+            double tau_max = 0;
+            uint64_t count = 0;
+            for (size_t o = 0; o < r->n_obs; o++) {
+                mcf_estimate est;
+                mcf_blocking_estimate(&cw->blocking[o], &est);
+                if (!est.converged && est.count > 1) {
+                    if (nu < sizeof unconverged)
+                        nu += (size_t)snprintf(unconverged + nu, sizeof unconverged - nu,
+                                               "%s%s", nu ? ", " : "", obs[r->scalar[o]].name);
+                    if (est.tau > tau_max)
+                        tau_max = est.tau;
+                    count = est.count;
+                }
+            }
+            char which[64] = "";
+            if (R > 1)
+                snprintf(which, sizeof which, ", walker %zu", w);
+            if (nu)
+                mcf_text_printf(&warn, "# warning: chain %zu (%s%s): the errors of %s did not "
+                                "reach a plateau (tau >= %.3g sweeps with %llu measurements; "
+                                "about 500 tau are needed); run longer before trusting them\n",
+                                k * R + w, point, which, unconverged,
+                                tau_max * (double)s->measure_every, (unsigned long long)count);
+        }
         for (size_t o = 0; o < r->n_obs; o++) {
             mcf_estimate est;
             mcf_blocking_estimate(&c->blocking[o], &est);
+            if (R > 1) {
+                /* independent walkers with equal measurement counts */
+                double sm = est.mean, se2 = est.error * est.error, st = est.tau;
+                for (size_t w = 1; w < R; w++) {
+                    mcf_estimate ew;
+                    mcf_blocking_estimate(&r->chains[k * R + w].blocking[o], &ew);
+                    sm += ew.mean;
+                    se2 += ew.error * ew.error;
+                    st += ew.tau;
+                }
+                est.mean = sm / (double)R;
+                est.error = sqrt(se2) / (double)R;
+                est.tau = st / (double)R;
+            }
             put_number(&rows, est.mean);
             put_number(&rows, est.error);
             put_number(&rows, est.tau * (double)s->measure_every);
@@ -266,31 +341,19 @@ int mcf_results_write(const mcf_run *r, char **summary)
                 (role == MCF_ROLE_ENERGY || role == MCF_ROLE_ORDER ||
                  (e < 0 && m < 0 && o < 3)))
                 put_estimate(&sum, obs[r->scalar[o]].name, est.mean, est.error);
-            if (!est.converged && est.count > 1) {
-                if (nu < sizeof unconverged)
-                    nu += (size_t)snprintf(unconverged + nu, sizeof unconverged - nu, "%s%s",
-                                           nu ? ", " : "", obs[r->scalar[o]].name);
-                if (est.tau > tau_max)
-                    tau_max = est.tau;
-                count = est.count;
-            }
         }
-        /* one line per chain: which errors did not reach a blocking plateau */
-        if (nu)
-            mcf_text_printf(&warn, "# warning: chain %zu (%s): the errors of %s did not reach "
-                            "a plateau (tau >= %.3g sweeps with %llu measurements; about 500 "
-                            "tau are needed); run longer before trusting them\n", k, point,
-                            unconverged, tau_max * (double)s->measure_every,
-                            (unsigned long long)count);
-        /* jackknife bins */
+        /* jackknife bins: the union of the walkers' bins, each with its weight */
         size_t used_bins = 0;
-        double weights[4096];
-        for (size_t b = 0; b < nb; b++) {
-            if (c->bin_count[b] <= 0)
-                continue;
-            for (size_t v = 0; v < r->nvars; v++)
-                means[used_bins * r->nvars + v] = c->bin_sum[b * r->nvars + v] / c->bin_count[b];
-            weights[used_bins++] = c->bin_count[b];
+        for (size_t w = 0; w < R; w++) {
+            const mcf_chain *cw = &r->chains[k * R + w];
+            for (size_t b = 0; b < nb; b++) {
+                if (cw->bin_count[b] <= 0)
+                    continue;
+                for (size_t v = 0; v < r->nvars; v++)
+                    means[used_bins * r->nvars + v] =
+                        cw->bin_sum[b * r->nvars + v] / cw->bin_count[b];
+                weights[used_bins++] = cw->bin_count[b];
+            }
         }
         double N = (double)c->units, T = c->model_params->temperature;
         struct {
@@ -313,13 +376,19 @@ int mcf_results_write(const mcf_run *r, char **summary)
             if (k < max_summary && (q == 2 || q == 3))
                 put_estimate(&sum, d[q].name, value, error);
         }
-        const double acc = c->proposed ? (double)c->accepted / (double)c->proposed : NAN;
+        uint64_t accepted = 0, proposed = 0;
+        for (size_t w = 0; w < R; w++) {
+            accepted += r->chains[k * R + w].accepted;
+            proposed += r->chains[k * R + w].proposed;
+        }
+        const double acc = proposed ? (double)accepted / (double)proposed : NAN;
         put_number(&rows, acc);
         mcf_text_printf(&rows, "\n");
         if (k < max_summary)
             mcf_text_printf(&sum, "  acceptance %.3f\n", acc);
     }
     free(means);
+    free(weights);
     if (warn.len)
         mcf_text_printf(&t, "%s", warn.s);
     mcf_text_printf(&t, "%s", rows.s ? rows.s : "");

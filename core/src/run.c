@@ -235,10 +235,13 @@ static int chain_create(mcf_run *r, size_t i)
 {
     mcf_chain *c = &r->chains[i];
     mcf_setup *s = r->setup;
+    /* chain i = point * walkers + walker: the walkers of a point share its parameters,
+       the chain index (and so the random stream) tells them apart */
+    size_t pt = i / (size_t)s->walkers;
     c->index = i;
-    int rc = mcf_setup_params(s, i, 0, &c->model_params);
+    int rc = mcf_setup_params(s, pt, 0, &c->model_params);
     if (!rc && s->evaluator)
-        rc = mcf_setup_params(s, i, 1, &c->evaluator_params);
+        rc = mcf_setup_params(s, pt, 1, &c->evaluator_params);
     if (rc)
         return rc;
     c->services.struct_size = sizeof c->services;
@@ -258,7 +261,7 @@ static int chain_create(mcf_run *r, size_t i)
     rc = r->ops->create(c->model_params, &c->services, &c->rng, &c->state);
     if (rc) {
         char point[512];
-        describe_point(s, i, point, sizeof point);
+        describe_point(s, pt, point, sizeof point);
         c->state = NULL;
         return mcf_fail_prefix(rc, "model %s, chain %zu (%s)", s->model_name, i, point);
     }
@@ -521,7 +524,7 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     r->total = (uint64_t)setup->thermalize + (uint64_t)setup->sweeps;
     r->n_meas = (uint64_t)setup->sweeps / (uint64_t)setup->measure_every;
     r->config_hash = mcf_fnv1a64(setup->canonical, strlen(setup->canonical), MCF_FNV_OFFSET);
-    r->n_chains = setup->n_points;
+    r->n_chains = setup->n_points * (size_t)setup->walkers;
 
     int threads = setup->threads > 0 ? (int)setup->threads : omp_get_max_threads();
     if ((size_t)threads > r->n_chains)

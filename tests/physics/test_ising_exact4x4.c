@@ -9,10 +9,24 @@
  * = 13% relative uncertainty), so a 4-sigma window passes a correct run with probability
  * above 99.9% per comparison; the seed is fixed, so the outcome is deterministic.
  *
+ * Walkers: the same run with [run] walkers = 4 (four independent chains per temperature,
+ * combined into one row) must (a) still agree with the exact values within 4 of its
+ * combined error bars, and (b) have error bars about half those of the walkers = 1 run
+ * with the same sweeps: four times the measurements give 1/sqrt(4) = 0.5.  The window
+ * [0.35, 0.7] allows for the scatter of error estimates: an error estimated from n
+ * independent blocks has a relative uncertainty of about 1/sqrt(2 n).  Blocking errors
+ * here use plateau levels with n of order N / (a few tau) >~ 10^3 blocks (N = 2 x 10^5
+ * sweeps, tau a few sweeps): ~2% for walkers = 1, ~1% for the combined four, so the ratio
+ * scatters by ~3%.  The jackknife errors of the derived quantities use 32 bins (walkers = 1,
+ * 1/sqrt(62) = 13%) against 4 x 32 = 128 bins (walkers = 4, 1/sqrt(254) = 6%), so their
+ * ratio scatters by sqrt(0.13^2 + 0.06^2) ~ 14%, i.e. 0.5 +- 0.07: the window is -2 to
+ * +2.8 of those sigmas.  (c) walkers = 0 is refused with a message naming the key.
+ *
  * Usage: test_ising_exact4x4 PATH_TO_MCF  (through ctest, which sets MCF_TEST_TMP). */
 #include "physics_util.h"
 
 #include <stdint.h>
+#include <sys/wait.h>
 
 #define LSIZE 4
 #define NSITES (LSIZE * LSIZE)
@@ -137,6 +151,82 @@ int main(int argc, char **argv)
                          phys_get(&t, (size_t)row, err_name), exact[c], 4.0, 0.0);
         }
     }
+
+    /* (a), (b): four walkers per temperature, the same schedule */
+    printf("walkers = 4\n");
+    phys_table t4;
+    if (phys_run_mcf(argv[1], "ising_exact4x4_walkers", "ising", 20240601ull,
+                     "walkers = 4\n\n"
+                     "[schedule]\n"
+                     "thermalize = 5000\n"
+                     "sweeps = 200000\n"
+                     "measure_every = 1\n"
+                     "temperatures = 1.5, 2.27, 3.5\n"
+                     "\n[model]\n"
+                     "L = 4\n"
+                     "J = 1\n"
+                     "h = 0\n"
+                     "boundary = periodic\n"
+                     "start = random\n",
+                     &t4)) {
+        CHECK(0, "mcf run with walkers = 4 failed");
+    } else {
+        CHECK(t4.nrows == 3, "walkers = 4: results.tsv has %zu rows, expected 3", t4.nrows);
+        for (size_t k = 0; k < sizeof temps / sizeof temps[0]; k++) {
+            const double T = temps[k];
+            long row = phys_find_row(&t4, "T", T), row1 = phys_find_row(&t, "T", T);
+            CHECK(row >= 0 && row1 >= 0, "walkers = 4: no row for T = %g", T);
+            if (row < 0 || row1 < 0)
+                continue;
+            const exact4 ex = exact_at(T);
+            const double exact[] = {ex.e, ex.abs_m, ex.m2, ex.m4, ex.c, ex.chi, ex.binder};
+            printf("T = %g (acceptance %.3f)\n", T, phys_get(&t4, (size_t)row, "acceptance"));
+            for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+                char err_name[64];
+                snprintf(err_name, sizeof err_name, "%s_err", cols[c].column);
+                const double err4 = phys_get(&t4, (size_t)row, err_name);
+                const double err1 = phys_get(&t, (size_t)row1, err_name);
+                phys_compare(cols[c].label, phys_get(&t4, (size_t)row, cols[c].column), err4,
+                             exact[c], 4.0, 0.0);
+                const double ratio = err4 / err1;
+                printf("  %-28s error ratio walkers 4 / 1 = %.3f\n", "", ratio);
+                CHECK(isfinite(ratio) && ratio >= 0.35 && ratio <= 0.7,
+                      "T = %g, %s: error with 4 walkers %.3g, with 1 %.3g: ratio %.3f outside "
+                      "[0.35, 0.7]", T, cols[c].label, err4, err1, ratio);
+            }
+        }
+    }
+    phys_table_free(&t4);
     phys_table_free(&t);
+
+    /* (c): walkers = 0 is refused, with a message naming the key */
+    {
+        char dir[PHYS_PATH_MAX], config[PHYS_PATH_MAX], log[PHYS_PATH_MAX];
+        static char cmd[4 * PHYS_PATH_MAX], text[16384];
+        CHECK(phys_fresh_dir("ising_exact4x4_walkers0", dir, sizeof dir) == 0,
+              "no scratch folder");
+        snprintf(config, sizeof config, "%s/config.ini", dir);
+        snprintf(log, sizeof log, "%s/mcf.log", dir);
+        FILE *f = fopen(config, "w");
+        CHECK(f != NULL, "cannot write %s", config);
+        if (f) {
+            fprintf(f, "[run]\nmodel = ising\nseed = 1\noutput = %s/out\nwalkers = 0\n\n"
+                    "[schedule]\nthermalize = 0\nsweeps = 64\n\n[model]\nL = 4\n", dir);
+            fclose(f);
+            snprintf(cmd, sizeof cmd, "'%s' run '%s' > '%s' 2>&1", argv[1], config, log);
+            int status = system(cmd);
+            f = fopen(log, "r");
+            size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+            text[got] = '\0';
+            if (f)
+                fclose(f);
+            printf("walkers = 0: exit %d: %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                   text);
+            CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0,
+                  "mcf run accepted walkers = 0");
+            CHECK(strstr(text, "walkers") != NULL && strstr(text, ">= 1") != NULL,
+                  "the refusal of walkers = 0 does not name the key and its range");
+        }
+    }
     return check_exit();
 }
