@@ -307,7 +307,7 @@ int mcf_results_write(const mcf_run *r, char **summary)
             }
             char which[64] = "";
             if (R > 1)
-                snprintf(which, sizeof which, ", walker %zu", w);
+                snprintf(which, sizeof which, "%swalker %zu", point[0] ? ", " : "", w);
             if (nu)
                 mcf_text_printf(&warn, "# warning: chain %zu (%s%s): the errors of %s did not "
                                 "reach a plateau (tau >= %.3g sweeps with %llu measurements; "
