@@ -263,6 +263,8 @@ static int chain_create(mcf_run *r, size_t i)
         char point[512];
         describe_point(s, pt, point, sizeof point);
         c->state = NULL;
+        if (!point[0])
+            return mcf_fail_prefix(rc, "model %s, chain %zu", s->model_name, i);
         return mcf_fail_prefix(rc, "model %s, chain %zu (%s)", s->model_name, i, point);
     }
     c->units = r->ops->units(c->state);

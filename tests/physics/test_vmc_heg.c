@@ -22,6 +22,7 @@
  *     sqrt(err(e2)^2 + (2 e err(e))^2), treating the two errors as independent; they are
  *     positively correlated, so this overestimates the error).
  * (e) the blip evaluator gives the same energy (see test_blip).
+ * (g) polarized = true: the same identities for the spin-polarized gas (test_polarized).
  * (d) refusals: N = 16 (not a closed shell: the message names 14 and 38), rs = 0, a
  *     Jastrow cutoff beyond L/2.
  * (f) move = qs (quasi-simultaneous updating) against move = pbp: the bias is measured and
@@ -175,6 +176,35 @@ static void test_hf(long n, double rs, long sweeps, int with_jastrow)
           variance(&v), 3.0 * sv);
 }
 
+/* (g) polarized = true, N = 7 (one closed shell of one spin) at r_s = 2, no Jastrow: the
+ * single determinant's VMC energy equals the polarized HF energy of heg.h within 3 sigma,
+ * and the kinetic energy is exact at every step (as in (b)). */
+static void test_polarized(void)
+{
+    mcf_heg_hf hf;
+    if (mcf_heg_hartree_fock(7, 1, 2.0, 1e-12, &hf)) {
+        CHECK(0, "mcf_heg_hartree_fock(7, polarized) failed");
+        return;
+    }
+    const char *sections = "evaluator = planewave\n[schedule]\nthermalize = 500\n"
+                           "sweeps = 8000\n[model]\nelectrons = 7\npolarized = true\n"
+                           "rs = 2\njastrow = none\n";
+    phys_table t;
+    if (phys_run_mcf(mcf_program, "vmc_heg_polarized", "slater-jastrow", 77, sections, &t)) {
+        CHECK(0, "the polarized run failed");
+        return;
+    }
+    const double e = phys_get(&t, 0, "energy"), err = phys_get(&t, 0, "energy_err");
+    const double kin = phys_get(&t, 0, "kinetic");
+    printf("N = 7 polarized, r_s = 2: E = %.6f +- %.6f (HF %.6f), kinetic %.10f (HF %.10f)\n",
+           e, err, hf.total, kin, hf.kinetic);
+    phys_compare("polarized E/N vs HF", e, err, hf.total, 3.0, 0.0);
+    const double kin_tol = 1e-10 + 0.5e-9 * fabs(hf.kinetic);
+    CHECK(fabs(kin - hf.kinetic) <= kin_tol, "polarized kinetic %.15g != HF %.15g", kin,
+          hf.kinetic);
+    phys_table_free(&t);
+}
+
 /* (e) The blip orbital evaluator (grid_factor = 4, the default: orbital errors ~1e-3 in
  * values, ~4e-2 in Laplacians at the cutoff, test_orbitals.c) in the same run, N = 14,
  * r_s = 1, no Jastrow: the energy agrees with the exact HF energy within 3 sigma and with
@@ -263,6 +293,7 @@ int main(int argc, char **argv)
     test_refusals();
     test_qs();
     test_blip();
+    test_polarized();
     test_hf(14, 1.0, 20000, 1);
     test_hf(14, 5.0, 20000, 0);
     test_hf(38, 1.0, 4000, 0);
