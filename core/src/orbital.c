@@ -4,6 +4,7 @@
 #include "mcf/orbital.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 int mcf_pw_orbitals_check(const mcf_pw_orbitals *o)
 {
@@ -50,4 +51,60 @@ double mcf_pw_orbitals_gmax2(const mcf_pw_orbitals *o)
             gmax2 = g2;
     }
     return gmax2;
+}
+
+int mcf_orbital_batch_check(const char *who, const char *op, void *const *ws, size_t n,
+                            const double *const *r, const size_t *n_points,
+                            double *const *phi, double *const *grad, double *const *lap,
+                            int want_gl, size_t **off, size_t *total)
+{
+    *off = NULL;
+    *total = 0;
+    if (n == 0)
+        return MCF_OK;
+    if (!ws || !r || !n_points || !phi || (want_gl && (!grad || !lap)))
+        return mcf_fail(MCF_EINVAL, "%s: %s: NULL %s array for a batch of %zu "
+                        "workspaces; pass one entry per workspace", who, op,
+                        !ws ? "workspace" : !r ? "position" : !n_points ? "n_points" :
+                        !phi ? "phi" : !grad ? "grad" : "lap", n);
+    size_t *o = malloc((n + 1) * sizeof *o);
+    if (!o)
+        return mcf_fail(MCF_ENOMEM, "%s: out of memory", who);
+    o[0] = 0;
+    for (size_t k = 0; k < n; k++) {
+        const char *what = !ws[k] ? "workspace" : NULL;
+        if (!what && n_points[k] > 0)
+            what = !r[k] ? "position array" : !phi[k] ? "phi array" :
+                   want_gl && !grad[k] ? "grad array" : want_gl && !lap[k] ? "lap array" : NULL;
+        if (what) {
+            free(o);
+            return mcf_fail(MCF_EINVAL, "%s: %s: the %s of workspace %zu (of %zu, with "
+                            "%zu points) is NULL; create the workspace and pass arrays of "
+                            "n_points x L entries", who, op, what, k, n, n_points[k]);
+        }
+        for (size_t p = 0; p < 3 * n_points[k]; p++)
+            if (!isfinite(r[k][p])) {
+                free(o);
+                return mcf_fail(MCF_EINVAL, "%s: %s: coordinate %zu of point %zu of "
+                                "workspace %zu is %g; positions must be finite", who, op, p % 3,
+                                p / 3, k, r[k][p]);
+            }
+        o[k + 1] = o[k] + n_points[k];
+    }
+    *off = o;
+    *total = o[n];
+    return MCF_OK;
+}
+
+size_t mcf_orbital_batch_owner(const size_t *off, size_t n, size_t q)
+{
+    size_t lo = 0, hi = n; /* off[lo] <= q < off[hi] */
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (off[mid] <= q)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }

@@ -147,70 +147,13 @@ static void pw_point_vgl(const pw_ws *w, const double *cg, const double *sg, dou
     }
 }
 
-/* Checks a batch; on success *total is the number of points and off[k] (n + 1 entries,
- * allocated here, freed by the caller) the first flat index of workspace k. */
-static int pw_check_batch(const char *op, void *const *ws, size_t n, const double *const *r,
-                          const size_t *n_points, double *const *phi, double *const *grad,
-                          double *const *lap, int want_gl, size_t **off, size_t *total)
-{
-    *off = NULL;
-    *total = 0;
-    if (n == 0)
-        return MCF_OK;
-    if (!ws || !r || !n_points || !phi || (want_gl && (!grad || !lap)))
-        return mcf_fail(MCF_EINVAL, "planewave: %s: NULL %s array for a batch of %zu "
-                        "workspaces; pass one entry per workspace", op,
-                        !ws ? "workspace" : !r ? "position" : !n_points ? "n_points" :
-                        !phi ? "phi" : !grad ? "grad" : "lap", n);
-    size_t *o = malloc((n + 1) * sizeof *o);
-    if (!o)
-        return mcf_fail(MCF_ENOMEM, "planewave: out of memory");
-    o[0] = 0;
-    for (size_t k = 0; k < n; k++) {
-        const char *what = !ws[k] ? "workspace" : NULL;
-        if (!what && n_points[k] > 0)
-            what = !r[k] ? "position array" : !phi[k] ? "phi array" :
-                   want_gl && !grad[k] ? "grad array" : want_gl && !lap[k] ? "lap array" : NULL;
-        if (what) {
-            free(o);
-            return mcf_fail(MCF_EINVAL, "planewave: %s: the %s of workspace %zu (of %zu, with "
-                            "%zu points) is NULL; create the workspace and pass arrays of "
-                            "n_points x L entries", op, what, k, n, n_points[k]);
-        }
-        for (size_t p = 0; p < 3 * n_points[k]; p++)
-            if (!isfinite(r[k][p])) {
-                free(o);
-                return mcf_fail(MCF_EINVAL, "planewave: %s: coordinate %zu of point %zu of "
-                                "workspace %zu is %g; positions must be finite", op, p % 3,
-                                p / 3, k, r[k][p]);
-            }
-        o[k + 1] = o[k] + n_points[k];
-    }
-    *off = o;
-    *total = o[n];
-    return MCF_OK;
-}
-
-/* the workspace of flat point q: the last k with off[k] <= q (off has n + 1 entries) */
-static size_t owner_of(const size_t *off, size_t n, size_t q)
-{
-    size_t lo = 0, hi = n; /* off[lo] <= q < off[hi] */
-    while (hi - lo > 1) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (off[mid] <= q)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static int pw_eval(const char *op, void *const *ws, size_t n, const double *const *r,
                    const size_t *n_points, double *const *phi, double *const *grad,
                    double *const *lap, int want_gl)
 {
     size_t *off = NULL, total = 0;
-    int rc = pw_check_batch(op, ws, n, r, n_points, phi, grad, lap, want_gl, &off, &total);
+    int rc = mcf_orbital_batch_check("planewave", op, ws, n, r, n_points, phi, grad, lap, want_gl,
+                                     &off, &total);
     if (rc || total == 0) {
         free(off);
         return rc;
@@ -236,7 +179,7 @@ static int pw_eval(const char *op, void *const *ws, size_t n, const double *cons
         for (long q = 0; q < nq; q++) {
             if (!cg)
                 continue;
-            const size_t k = owner_of(off, n, (size_t)q), p = (size_t)q - off[k];
+            const size_t k = mcf_orbital_batch_owner(off, n, (size_t)q), p = (size_t)q - off[k];
             const pw_ws *w = ws[k];
             double *sg = cg + ng_max;
             pw_phases(w, r[k] + 3 * p, cg, sg);

@@ -51,6 +51,21 @@ int mcf_pw_orbitals_check(const mcf_pw_orbitals *o);
  * coefficient: the cutoff an evaluator's grid must resolve. */
 double mcf_pw_orbitals_gmax2(const mcf_pw_orbitals *o);
 
+/* For evaluator plugins: checks a batch of the values/vgl ops (non-NULL arrays, one entry
+ * per workspace, finite positions; grad and lap only when want_gl) and flattens it: on
+ * success *offsets (n + 1 entries, malloc'ed: the caller free()s it; NULL when n = 0) holds
+ * the first flat point index of each workspace and *total the number of points.  `who`
+ * and `op` name the evaluator and op in messages.  Errors: MCF_EINVAL naming the
+ * workspace, array or coordinate; MCF_ENOMEM. */
+int mcf_orbital_batch_check(const char *who, const char *op, void *const *ws, size_t n,
+                            const double *const *r, const size_t *n_points,
+                            double *const *phi, double *const *grad, double *const *lap,
+                            int want_gl, size_t **offsets, size_t *total);
+
+/* The workspace of flat point q of a batch flattened by mcf_orbital_batch_check: the last
+ * k < n with offsets[k] <= q.  Cannot fail for q < total. */
+size_t mcf_orbital_batch_owner(const size_t *offsets, size_t n, size_t q);
+
 typedef struct mcf_orbital_ops {
     uint32_t struct_size;  /* sizeof(mcf_orbital_ops) the plugin was built with */
 
