@@ -11,6 +11,7 @@
 #define _XOPEN_SOURCE 700
 #endif
 
+#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -278,6 +279,60 @@ static inline int phys_run_mcf(const char *mcf, const char *name, const char *mo
         return -1;
     }
     return 0;
+}
+
+/* 1 when needle occurs in hay, ignoring ASCII case. */
+static inline int phys_contains(const char *hay, const char *needle)
+{
+    const size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (k < n && hay[k] &&
+               tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k]))
+            k++;
+        if (k == n)
+            return 1;
+    }
+    return 0;
+}
+
+/* Runs `mcf run` on "[run] model = <model>, seed 1, output, threads 0" followed by
+ * `sections` (which go on in [run]) in a fresh folder under $MCF_TEST_TMP; the run must be
+ * refused: a non-zero exit status, no results.tsv, and every string of the NULL-terminated
+ * `needles` in its output (case-insensitive). */
+static inline void phys_expect_refusal(const char *mcf, const char *name, const char *model,
+                                       const char *sections, const char *const *needles)
+{
+    char dir[PHYS_PATH_MAX], config[PHYS_PATH_MAX], log[PHYS_PATH_MAX], results[PHYS_PATH_MAX];
+    static char cmd[4 * PHYS_PATH_MAX], text[16384];
+    if (phys_fresh_dir(name, dir, sizeof dir)) {
+        CHECK(0, "%s: no scratch folder", name);
+        return;
+    }
+    snprintf(config, sizeof config, "%s/config.ini", dir);
+    snprintf(log, sizeof log, "%s/mcf.log", dir);
+    snprintf(results, sizeof results, "%s/out/results.tsv", dir);
+    FILE *f = fopen(config, "w");
+    CHECK(f != NULL, "%s: cannot write %s", name, config);
+    if (!f)
+        return;
+    fprintf(f, "[run]\nmodel = %s\nseed = 1\noutput = %s/out\nthreads = 0\n%s", model, dir,
+            sections);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' > '%s' 2>&1", mcf, config, log);
+    const int status = system(cmd);
+    f = fopen(log, "r");
+    const size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[got] = '\0';
+    if (f)
+        fclose(f);
+    printf("  %-24s exit %d: %s", name, WIFEXITED(status) ? WEXITSTATUS(status) : -1, text);
+    CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0,
+          "%s: mcf run accepted the configuration", name);
+    CHECK(access(results, F_OK) != 0, "%s: a refused run wrote %s", name, results);
+    for (size_t k = 0; needles[k]; k++)
+        CHECK(phys_contains(text, needles[k]), "%s: the message does not mention '%s'", name,
+              needles[k]);
 }
 
 /* The check every physics comparison makes: mc +- err against the exact value, passing when

@@ -117,55 +117,9 @@ static double trapezoid(const double *E, const double *y, size_t n, size_t step)
 
 /* ---- refused runs -------------------------------------------------------------------- */
 
-/* Case-insensitive substring search. */
-static int contains(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; hay++) {
-        size_t k = 0;
-        while (k < n && hay[k] &&
-               tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k]))
-            k++;
-        if (k == n)
-            return 1;
-    }
-    return 0;
-}
-
-/* Runs `mcf run` on [run] model = anderson + `sections`, which must fail: a non-zero exit
- * status, no results.tsv, and every string of `needles` (NULL-terminated) in its output. */
 static void expect_refusal(const char *name, const char *sections, const char *const *needles)
 {
-    char dir[PHYS_PATH_MAX], config[PHYS_PATH_MAX], log[PHYS_PATH_MAX], results[PHYS_PATH_MAX];
-    static char cmd[4 * PHYS_PATH_MAX], text[16384];
-    if (phys_fresh_dir(name, dir, sizeof dir)) {
-        CHECK(0, "%s: no scratch folder", name);
-        return;
-    }
-    snprintf(config, sizeof config, "%s/config.ini", dir);
-    snprintf(log, sizeof log, "%s/mcf.log", dir);
-    snprintf(results, sizeof results, "%s/out/results.tsv", dir);
-    FILE *f = fopen(config, "w");
-    CHECK(f != NULL, "%s: cannot write %s", name, config);
-    if (!f)
-        return;
-    fprintf(f, "[run]\nmodel = anderson\nseed = 1\noutput = %s/out\nthreads = 0\n%s", dir,
-            sections);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "'%s' run '%s' > '%s' 2>&1", mcf_program, config, log);
-    int status = system(cmd);
-    f = fopen(log, "r");
-    size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    text[got] = '\0';
-    if (f)
-        fclose(f);
-    printf("  %-22s exit %d: %s", name, WIFEXITED(status) ? WEXITSTATUS(status) : -1, text);
-    CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0,
-          "%s: mcf run accepted the configuration", name);
-    CHECK(access(results, F_OK) != 0, "%s: a refused run wrote %s", name, results);
-    for (size_t k = 0; needles[k]; k++)
-        CHECK(contains(text, needles[k]), "%s: the message does not mention '%s'", name,
-              needles[k]);
+    phys_expect_refusal(mcf_program, name, "anderson", sections, needles);
 }
 
 /* ---- (a) clean lattice --------------------------------------------------------------- */

@@ -83,21 +83,6 @@ static const char *mcf_program;
 
 /* ---- helpers --------------------------------------------------------------------------- */
 
-/* Case-insensitive substring search. */
-static int has_text(const char *hay, const char *needle)
-{
-    const size_t n = strlen(needle);
-    for (; *hay; hay++) {
-        size_t k = 0;
-        while (k < n && hay[k] &&
-               tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k]))
-            k++;
-        if (k == n)
-            return 1;
-    }
-    return 0;
-}
-
 /* Occurrences of needle (case-sensitive). */
 static int count_text(const char *hay, const char *needle)
 {
@@ -126,37 +111,9 @@ static void run_output(const char *name, char *buf, size_t size)
     read_text(path, buf, size);
 }
 
-/* Runs `mcf run` on [run] model = double-exchange + `sections` (which go on in [run]); the
- * run must fail: a non-zero exit status, no results.tsv, and every string of `needles`
- * (NULL-terminated) in its output. */
 static void expect_refusal(const char *name, const char *sections, const char *const *needles)
 {
-    char dir[PHYS_PATH_MAX], config[PHYS_PATH_MAX], log[PHYS_PATH_MAX], results[PHYS_PATH_MAX];
-    static char cmd[4 * PHYS_PATH_MAX], text[16384];
-    if (phys_fresh_dir(name, dir, sizeof dir)) {
-        CHECK(0, "%s: no scratch folder", name);
-        return;
-    }
-    snprintf(config, sizeof config, "%s/config.ini", dir);
-    snprintf(log, sizeof log, "%s/mcf.log", dir);
-    snprintf(results, sizeof results, "%s/out/results.tsv", dir);
-    FILE *f = fopen(config, "w");
-    CHECK(f != NULL, "%s: cannot write %s", name, config);
-    if (!f)
-        return;
-    fprintf(f, "[run]\nmodel = double-exchange\nseed = 1\noutput = %s/out\nthreads = 0\n%s", dir,
-            sections);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "'%s' run '%s' > '%s' 2>&1", mcf_program, config, log);
-    const int status = system(cmd);
-    read_text(log, text, sizeof text);
-    printf("  %-24s exit %d: %s", name, WIFEXITED(status) ? WEXITSTATUS(status) : -1, text);
-    CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0,
-          "%s: mcf run accepted the configuration", name);
-    CHECK(access(results, F_OK) != 0, "%s: a refused run wrote %s", name, results);
-    for (size_t k = 0; needles[k]; k++)
-        CHECK(has_text(text, needles[k]), "%s: the message does not mention '%s'", name,
-              needles[k]);
+    phys_expect_refusal(mcf_program, name, "double-exchange", sections, needles);
 }
 
 /* Combined error of two independent estimates. */
@@ -421,7 +378,7 @@ static void test_refusals(void)
     const int warnings = count_text(text, "warning: double-exchange");
     printf("  de_mu_outside: %d warning(s) from the model in the output\n", warnings);
     CHECK(warnings == 1, "expected one mu warning for the one chain, found %d", warnings);
-    CHECK(has_text(text, "mu = 10") && has_text(text, "outside the spectrum"),
+    CHECK(phys_contains(text, "mu = 10") && phys_contains(text, "outside the spectrum"),
           "the warning does not name mu = 10 and the spectrum");
     const double density = phys_get(&tab, 0, "density");
     const double floor_n = 1.0 / (1.0 + exp(-(mu - top) / T));
