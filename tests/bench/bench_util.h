@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,6 +87,54 @@ static inline double copy_bandwidth(size_t n)
     free(a);
     free(c);
     return 16.0 * (double)n / best / 1e9;
+}
+
+/* The CPU's model name from /proc/cpuinfo ("unknown" elsewhere) into buf. */
+static inline void bench_cpu_name(char *buf, size_t size)
+{
+    snprintf(buf, size, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10)) {
+            const char *c = strchr(line, ':');
+            snprintf(buf, size, "%s", c ? c + 2 : line);
+            buf[strcspn(buf, "\n")] = 0;
+            break;
+        }
+    fclose(f);
+}
+
+/* Doubles per array of the copy test: 4 x the last-level cache, at least 256 MiB. */
+static inline size_t bench_copy_len(void)
+{
+    size_t n = 4 * llc_bytes() / sizeof(double);
+    if (n < ((size_t)256 << 20) / sizeof(double))
+        n = ((size_t)256 << 20) / sizeof(double);
+    return n;
+}
+
+/* Prints "<prog>: <cpu>, <cores> cores, last-level cache ..." and, unless the environment
+ * variable skip_env is "0", the copy bandwidth with each of the nT thread counts into
+ * bw[t] (left NAN when skipped). */
+static inline void bench_machine(const char *prog, const char *skip_env, const int *threads,
+                                 int nT, double *bw)
+{
+    char cpu[512];
+    bench_cpu_name(cpu, sizeof cpu);
+    const size_t ncopy = bench_copy_len();
+    printf("%s: %s, %d cores, last-level cache %.0f MiB\n", prog, cpu, threads[nT - 1],
+           (double)llc_bytes() / 1048576.0);
+    const char *ec = getenv(skip_env);
+    for (int t = 0; t < nT && !(ec && !strcmp(ec, "0")); t++) {
+        set_threads(threads[t]);
+        bw[t] = copy_bandwidth(ncopy);
+        printf("copy bandwidth (STREAM copy, 2 x %.0f MiB), %d thread%s: %.2f GB/s\n",
+               (double)ncopy * 8.0 / 1048576.0, threads[t], threads[t] > 1 ? "s" : "",
+               bw[t]);
+    }
 }
 
 #endif

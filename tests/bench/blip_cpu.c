@@ -154,34 +154,8 @@ int main(int argc, char **argv)
 
     const int threads[2] = {1, max_threads()};
     const int nT = threads[1] > 1 ? 2 : 1;
-    char cpu[512] = "unknown";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[512];
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "model name", 10)) {
-                const char *c = strchr(line, ':');
-                snprintf(cpu, sizeof cpu, "%s", c ? c + 2 : line);
-                cpu[strcspn(cpu, "\n")] = 0;
-                break;
-            }
-        fclose(f);
-    }
-    const size_t llc = llc_bytes();
-    size_t ncopy = 4 * llc / sizeof(double);
-    if (ncopy < ((size_t)256 << 20) / sizeof(double))
-        ncopy = ((size_t)256 << 20) / sizeof(double);
-    printf("blip_cpu: %s, %d cores, last-level cache %.0f MiB\n", cpu, threads[nT - 1],
-           (double)llc / 1048576.0);
     double bw[2] = {NAN, NAN};
-    const char *ec = getenv("BLIP_BENCH_COPY");
-    for (int t = 0; t < nT && !(ec && !strcmp(ec, "0")); t++) {
-        set_threads(threads[t]);
-        bw[t] = copy_bandwidth(ncopy);
-        printf("copy bandwidth (STREAM copy, 2 x %.0f MiB), %d thread%s: %.2f GB/s\n",
-               (double)ncopy * 8.0 / 1048576.0, threads[t], threads[t] > 1 ? "s" : "",
-               bw[t]);
-    }
+    bench_machine("blip_cpu", "BLIP_BENCH_COPY", threads, nT, bw);
     printf("\n| N | L | grid | table | op | threads | ms/call | us/point | bytes/call | GB/s "
            "| %% of copy | planewave ms/call | speedup |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

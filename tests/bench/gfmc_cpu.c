@@ -163,9 +163,7 @@ int main(int argc, char **argv)
     const char *copy_env = getenv("GFMC_BENCH_COPY");
     double bw1 = NAN, bwP = NAN;
     if (!copy_env || strcmp(copy_env, "0")) {
-        size_t n = 4 * llc_bytes() / sizeof(double);
-        if (n < ((size_t)256 << 20) / sizeof(double))
-            n = ((size_t)256 << 20) / sizeof(double);
+        const size_t n = bench_copy_len();
         set_threads(1);
         bw1 = copy_bandwidth(n);
         set_threads(P);
