@@ -51,7 +51,7 @@ typedef struct mcf_local_change {
     double c_im[MCF_CHANGE_MAX_RANK][MCF_CHANGE_MAX_RANK];
 } mcf_local_change;
 
-/* Checks a change against a Hamiltonian of dimension dim: rank, entry counts, rows in
+/* Checks a change (borrowed) against a Hamiltonian of dimension dim: rank, entry counts, rows in
  * range and distinct within a vector, finite values, C Hermitian (to 1e-12 of its largest
  * entry).  MCF_EINVAL with a message naming the first problem. */
 int mcf_local_change_check(const mcf_local_change *c, size_t dim);

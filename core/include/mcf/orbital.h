@@ -43,7 +43,7 @@ typedef struct mcf_pw_orbitals {
     const double *sin_coef; /* n_orbitals x n_g: b_lg */
 } mcf_pw_orbitals;
 
-/* Checks an orbital description: positive finite cell, L >= 1, n_g >= 1, distinct G
+/* Checks an orbital description (borrowed): positive finite cell, L >= 1, n_g >= 1, distinct G
  * triples, finite coefficients.  MCF_EINVAL with a message naming the first problem. */
 int mcf_pw_orbitals_check(const mcf_pw_orbitals *o);
 
