@@ -204,7 +204,9 @@ static const mcf_param_spec run_specs[] = {
     {"model", MCF_PARAM_STRING, NULL, MCF_PARAM_NO_SCAN, 0, 0, NULL,
      "the model plugin (see `mcf plugins`)"},
     {"evaluator", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "the evaluator plugin, or none"},
+     "the evaluator plugin, none, or auto: the fastest usable evaluator of the kind the "
+     "model takes (a GPU plugin when a device is present, else the CPU one); the log says "
+     "which and why"},
     {"seed", MCF_PARAM_INT, "1", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
      "the run's seed: chain k uses random stream (seed, k)"},
     {"output", MCF_PARAM_STRING, NULL, MCF_PARAM_NO_SCAN | MCF_PARAM_OPTIONAL_, 0, 0, NULL,
@@ -527,6 +529,26 @@ static void write_section(mcf_text *t, const checked *ck)
     mcf_text_printf(t, "\n");
 }
 
+/* write_section(), leaving out the keys not in c when c is not NULL (and the section
+ * altogether when none is left). */
+static void write_section_given(mcf_text *t, const checked *ck, const mcf_config *c)
+{
+    if (!c) {
+        write_section(t, ck);
+        return;
+    }
+    size_t given = 0;
+    for (size_t j = 0; j < ck->n; j++)
+        given += ck->text[j] && mcf_config_find(c, ck->section, ck->specs[j].name);
+    if (!given)
+        return;
+    mcf_text_printf(t, "[%s]\n", ck->section);
+    for (size_t j = 0; j < ck->n; j++)
+        if (ck->text[j] && mcf_config_find(c, ck->section, ck->specs[j].name))
+            mcf_text_printf(t, "%s = %s\n", ck->specs[j].name, ck->text[j]);
+    mcf_text_printf(t, "\n");
+}
+
 static char *default_output(const char *config_path)
 {
     const char *base = strrchr(config_path, '/');
@@ -541,6 +563,156 @@ static char *default_output(const char *config_path)
         memcpy(out + len, ".out", 5);
     }
     return out;
+}
+
+/* ---- evaluator = auto ------------------------------------------------------------------ */
+
+typedef struct auto_candidate {
+    char *name, *path;
+    int priority;
+} auto_candidate;
+
+typedef struct auto_list {
+    int kind;
+    auto_candidate *v;
+    size_t n;
+    int failed;   /* out of memory */
+    int unloadable;  /* plugin files that could not be loaded */
+} auto_list;
+
+static void auto_collect(const mcf_plugin *p, void *ctx)
+{
+    auto_list *l = ctx;
+    const mcf_plugin_info *in = p->info;
+    if ((int)in->kind != l->kind || !MCF_PLUGIN_INFO_HAS(in, auto_priority) ||
+        in->auto_priority <= 0)
+        return;
+    auto_candidate *v = realloc(l->v, (l->n + 1) * sizeof *v);
+    if (!v) {
+        l->failed = 1;
+        return;
+    }
+    l->v = v;
+    v[l->n].name = strdup(in->name);
+    v[l->n].path = strdup(p->path);
+    v[l->n].priority = in->auto_priority;
+    if (!v[l->n].name || !v[l->n].path) {
+        free(v[l->n].name);
+        free(v[l->n].path);
+        l->failed = 1;
+        return;
+    }
+    l->n++;
+}
+
+static void auto_unloadable(const char *path, const char *message, void *ctx)
+{
+    (void)path;
+    (void)message;
+    ((auto_list *)ctx)->unloadable++;
+}
+
+static int auto_order(const void *a, const void *b)
+{
+    const auto_candidate *x = a, *y = b;
+    if (x->priority != y->priority)
+        return x->priority > y->priority ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* [run] evaluator = auto: opens the first usable candidate of the model's evaluator kind
+ * (highest auto_priority first, ties by name; usable = no probe, or probe() == 1) into
+ * s->evaluator, replaces s->evaluator_name by its name and keeps the one-line account of
+ * the choice in s->evaluator_note (logged by the run once the log is open).  The setup
+ * is made before the run's log exists, hence the note. */
+static int resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
+{
+    mcf_config_entry *e = mcf_config_find(c, "run", "evaluator");
+    char where[512];
+    const char *at = e ? mcf_config_where(e, where, sizeof where) : c->path;
+    const mcf_model_ops *mops = s->model->info->ops;
+    int kind = mops->struct_size >= offsetof(mcf_model_ops, evaluator_kind) +
+                                        sizeof mops->evaluator_kind
+                   ? mops->evaluator_kind
+                   : 0;
+    if (kind != MCF_PLUGIN_FERMION_EVALUATOR && kind != MCF_PLUGIN_ORBITAL_EVALUATOR)
+        return mcf_fail(MCF_EINVAL, "%s: [run] evaluator = auto: model '%s' takes no "
+                        "evaluator, so there is nothing to choose; use evaluator = none",
+                        at, s->model_name);
+    auto_list l = {.kind = kind};
+    mcf_plugin_foreach(auto_collect, auto_unloadable, &l);
+    int rc = MCF_OK;
+    mcf_text skipped = {0};
+    if (l.failed) {
+        rc = mcf_fail(MCF_ENOMEM, "out of memory");
+        goto done;
+    }
+    qsort(l.v, l.n, sizeof *l.v, auto_order);
+    for (size_t k = 0; k < l.n && !s->evaluator; k++) {
+        mcf_plugin *p;
+        char why[256] = "";
+        if (mcf_plugin_open_file(l.v[k].path, kind, &p)) {
+            mcf_text_printf(&skipped, "%s skipped (%s); ", l.v[k].name, mcf_last_error());
+            continue;
+        }
+        const mcf_plugin_info *in = p->info;
+        int usable = 1;
+        if (MCF_PLUGIN_INFO_HAS(in, probe) && in->probe) {
+            usable = in->probe(why, sizeof why) == 1;
+            why[sizeof why - 1] = '\0';
+            why[strcspn(why, "\r\n")] = '\0';
+        }
+        if (!usable) {
+            mcf_text_printf(&skipped, "%s skipped (%s); ", l.v[k].name,
+                            why[0] ? why : "its probe says it cannot run here");
+            mcf_plugin_close(p);
+            continue;
+        }
+        s->evaluator = p;
+        free(s->evaluator_name);
+        s->evaluator_name = strdup(in->name);
+        mcf_text note = {0};
+        mcf_text_printf(&note, "evaluator = auto: %susing %s (", skipped.s ? skipped.s : "",
+                        in->name);
+        if (why[0])
+            mcf_text_printf(&note, "%s; priority %d)", why, l.v[k].priority);
+        else
+            mcf_text_printf(&note, "priority %d; no probe: always usable)", l.v[k].priority);
+        if (l.unloadable)
+            mcf_text_printf(&note, "; %d plugin file%s on the search path could not be loaded "
+                            "(see `mcf plugins`)", l.unloadable, l.unloadable == 1 ? "" : "s");
+        if (note.failed || !s->evaluator_name) {
+            free(note.s);
+            rc = mcf_fail(MCF_ENOMEM, "out of memory");
+            goto done;
+        }
+        s->evaluator_note = note.s;
+    }
+    if (!s->evaluator) {
+        const char *kname = mcf_plugin_kind_name(kind);
+        if (!l.n)
+            rc = mcf_fail(MCF_EPLUGIN, "%s: [run] evaluator = auto: no %s plugin on the search "
+                          "path (%s) is a candidate (auto_priority > 0) for model '%s'; name "
+                          "the evaluator instead (see `mcf plugins`)",
+                          at, kname, mcf_plugin_search_path(), s->model_name);
+        else {
+            size_t len = skipped.s ? strlen(skipped.s) : 0;
+            if (len >= 2)
+                skipped.s[len - 2] = '\0'; /* the last "; " */
+            rc = mcf_fail(MCF_EPLUGIN, "%s: [run] evaluator = auto: no %s plugin usable on "
+                          "this machine for model '%s': %s; name the evaluator instead (see "
+                          "`mcf plugins`)",
+                          at, kname, s->model_name, skipped.s ? skipped.s : "");
+        }
+    }
+done:
+    for (size_t k = 0; k < l.n; k++) {
+        free(l.v[k].name);
+        free(l.v[k].path);
+    }
+    free(l.v);
+    free(skipped.s);
+    return rc;
 }
 
 int mcf_setup_create(mcf_config *c, mcf_setup **out)
@@ -648,7 +820,11 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
                              s->model_name);
         goto fail;
     }
-    if (strcmp(s->evaluator_name, "none") != 0) {
+    if (!strcmp(s->evaluator_name, "auto")) {
+        s->evaluator_auto = 1;
+        if ((rc = resolve_auto_evaluator(c, s)))
+            goto fail;
+    } else if (strcmp(s->evaluator_name, "none") != 0) {
         rc = mcf_plugin_open(s->evaluator_name, 0, &s->evaluator);
         if (!rc && s->evaluator->info->kind == MCF_PLUGIN_MODEL)
             rc = mcf_fail(MCF_EPLUGIN, "%s is a model, not an evaluator", s->evaluator->path);
@@ -673,8 +849,10 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
                            &n_axes);
         if (!rc) {
             if (s->evaluator) {
-                snprintf(owner, sizeof owner, "evaluator '%s' (see `mcf describe %s`)",
-                         s->evaluator_name, s->evaluator_name);
+                snprintf(owner, sizeof owner, "evaluator '%s'%s (see `mcf describe %s`)",
+                         s->evaluator_name, s->evaluator_auto ? ", chosen by evaluator = auto"
+                                                              : "",
+                         s->evaluator_name);
                 rc = check_section(c, "evaluator", s->evaluator->info->params, owner, 1,
                                    &sec[1], &axes, &n_axes);
             } else {
@@ -727,13 +905,16 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
             free(run.text[5]);
             run.text[5] = NULL;
         }
-        mcf_text_printf(&t, "; configuration as used by mcf %s (defaults filled in)\n",
-                        MCF_VERSION_STRING);
+        mcf_text_printf(&t, "; configuration as used by mcf %s (defaults filled in%s)\n",
+                        MCF_VERSION_STRING,
+                        s->evaluator_auto ? "; [evaluator] as given, for evaluator = auto" : "");
         write_section(&t, &run);
         write_section(&t, &sched);
         write_section(&t, &sec[0]);
+        /* with evaluator = auto, [evaluator] keeps only the keys given: the defaults of
+         * the plugin chosen here need not exist in the one a resume elsewhere chooses */
         if (s->evaluator)
-            write_section(&t, &sec[1]);
+            write_section_given(&t, &sec[1], s->evaluator_auto ? c : NULL);
         if (t.failed) {
             free(t.s);
             rc = mcf_fail(MCF_ENOMEM, "out of memory");
@@ -800,6 +981,7 @@ void mcf_setup_free(mcf_setup *s)
     free(s->config_path);
     free(s->model_name);
     free(s->evaluator_name);
+    free(s->evaluator_note);
     free(s->output);
     free(s->canonical);
     free(s);

@@ -20,7 +20,16 @@
  *   - apply() follows BLAS: with beta == 0 the old y is not read (NaN in y does not
  *     propagate).
  *   - dense() adds up entries of one row that share a column, the same sum apply() forms;
- *     check() refuses such rows. */
+ *     check() refuses such rows.
+ *   - The journal is a ring of MCF_HAMILTONIAN_JOURNAL (version, row) records, written in
+ *     version order, with two watermarks: `lost`, the version of the newest record
+ *     overwritten, and `floor`, the version of the last touch_all() (0 at creation).  A
+ *     query for `since` is answerable exactly when since >= lost and since >= floor: then
+ *     every record with a version above `since` is still in the ring, and it is the
+ *     ring's newest records, so the query walks back from the newest and stops at the
+ *     first record with version <= since.  A refused set() records nothing; a set() of
+ *     an existing value records its rows (as it bumps the version).  Rows are stored as
+ *     uint32_t (dim fits 32 bits, see create()). */
 #include "mcf/hamiltonian.h"
 #include "mcf/error.h"
 
@@ -28,6 +37,27 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct mcf_hamiltonian_journal {
+    uint64_t version[MCF_HAMILTONIAN_JOURNAL];
+    uint32_t row[MCF_HAMILTONIAN_JOURNAL];
+    uint64_t written; /* records ever written; the newest is at (written - 1) % capacity */
+    uint64_t lost;    /* version of the newest overwritten record (0: none) */
+    uint64_t floor;   /* version of the last touch_all() (0: none) */
+};
+
+static void journal_record(mcf_hamiltonian *h, size_t row)
+{
+    struct mcf_hamiltonian_journal *j = h->journal;
+    if (!j)
+        return;
+    const size_t at = (size_t)(j->written % MCF_HAMILTONIAN_JOURNAL);
+    if (j->written >= MCF_HAMILTONIAN_JOURNAL)
+        j->lost = j->version[at];
+    j->version[at] = h->version;
+    j->row[at] = (uint32_t)row;
+    j->written++;
+}
 
 int mcf_hamiltonian_create(size_t sites, int orbitals, int width, mcf_hamiltonian **out)
 {
@@ -63,13 +93,15 @@ int mcf_hamiltonian_create(size_t sites, int orbitals, int width, mcf_hamiltonia
     h->hop_re = calloc(slots, sizeof *h->hop_re);
     h->hop_im = calloc(slots, sizeof *h->hop_im);
     h->onsite = calloc(dim, sizeof *h->onsite);
-    if (!h->col || !h->hop_re || !h->hop_im || !h->onsite) {
+    h->journal = calloc(1, sizeof *h->journal);
+    if (!h->col || !h->hop_re || !h->hop_im || !h->onsite || !h->journal) {
         mcf_hamiltonian_destroy(h);
         return mcf_fail(MCF_ENOMEM,
                         "mcf_hamiltonian_create: out of memory for dimension %zu with %d "
                         "slots per row (%zu bytes)",
                         dim, width,
-                        slots * (sizeof(int32_t) + 2 * sizeof(double)) + dim * sizeof(double));
+                        slots * (sizeof(int32_t) + 2 * sizeof(double)) +
+                            dim * sizeof(double) + sizeof(struct mcf_hamiltonian_journal));
     }
     for (size_t s = 0; s < slots; s++)
         h->col[s] = -1;
@@ -88,6 +120,7 @@ void mcf_hamiltonian_destroy(mcf_hamiltonian *h)
     free(h->hop_re);
     free(h->hop_im);
     free(h->onsite);
+    free(h->journal);
     free(h);
 }
 
@@ -144,6 +177,8 @@ int mcf_hamiltonian_set(mcf_hamiltonian *h, size_t i, size_t j, double re, doubl
     h->hop_re[sj] = re;
     h->hop_im[sj] = -im;
     h->version++;
+    journal_record(h, i);
+    journal_record(h, j);
     return MCF_OK;
 }
 
@@ -163,6 +198,7 @@ int mcf_hamiltonian_set_onsite(mcf_hamiltonian *h, size_t r, double e)
                         e, r);
     h->onsite[r] = e;
     h->version++;
+    journal_record(h, r);
     return MCF_OK;
 }
 
@@ -180,6 +216,70 @@ int mcf_hamiltonian_fix_bounds(mcf_hamiltonian *h, double emin, double emax)
     h->emax = emax;
     h->version++;
     return MCF_OK;
+}
+
+static int compare_size(const void *a, const void *b)
+{
+    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts v[0..n) and removes duplicates; returns the distinct count. */
+static size_t sort_unique(size_t *v, size_t n)
+{
+    if (n < 2)
+        return n;
+    qsort(v, n, sizeof *v, compare_size);
+    size_t m = 1;
+    for (size_t k = 1; k < n; k++)
+        if (v[k] != v[m - 1])
+            v[m++] = v[k];
+    return m;
+}
+
+long mcf_hamiltonian_changed_rows(const mcf_hamiltonian *h, uint64_t since, size_t *rows,
+                                  size_t max_rows)
+{
+    if (!h || !h->journal)
+        return -1;
+    if (since == h->version)
+        return 0;
+    const struct mcf_hamiltonian_journal *j = h->journal;
+    if (since > h->version || since < j->floor || since < j->lost)
+        return -1;
+    /* the records above `since` are the newest n of the ring */
+    const uint64_t kept = j->written < MCF_HAMILTONIAN_JOURNAL ? j->written
+                                                                : MCF_HAMILTONIAN_JOURNAL;
+    size_t n = 0;
+    while (n < kept &&
+           j->version[(size_t)((j->written - 1 - n) % MCF_HAMILTONIAN_JOURNAL)] > since)
+        n++;
+    if (n == 0)
+        return 0; /* only fix_bounds() since */
+    size_t *buf = n <= max_rows ? rows : malloc(n * sizeof *buf);
+    if (!buf)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        buf[k] = j->row[(size_t)((j->written - 1 - k) % MCF_HAMILTONIAN_JOURNAL)];
+    const size_t m = sort_unique(buf, n);
+    long result = -1;
+    if (m <= max_rows) {
+        if (buf != rows)
+            memcpy(rows, buf, m * sizeof *rows);
+        result = (long)m;
+    }
+    if (buf != rows)
+        free(buf);
+    return result;
+}
+
+void mcf_hamiltonian_touch_all(mcf_hamiltonian *h)
+{
+    if (!h)
+        return;
+    h->version++;
+    if (h->journal)
+        h->journal->floor = h->version;
 }
 
 void mcf_hamiltonian_bounds(const mcf_hamiltonian *h, double *emin, double *emax)

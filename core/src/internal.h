@@ -126,7 +126,10 @@ typedef struct mcf_section {
 
 typedef struct mcf_setup {
     char *config_path;
-    char *model_name, *evaluator_name, *output;
+    char *model_name, *evaluator_name, *output;  /* evaluator_name: the plugin opened, or
+                                                    "none" (never "auto") */
+    int evaluator_auto;   /* 1: [run] evaluator = auto chose s->evaluator */
+    char *evaluator_note; /* evaluator = auto: the choice and why, one line; else NULL */
     uint64_t seed;
     long threads;
     long walkers;     /* chains per scan point (>= 1) */

@@ -116,8 +116,13 @@ static int cmd_resume(int argc, char **argv)
 static void print_plugin(const mcf_plugin *p, void *ctx)
 {
     (void)ctx;
-    printf("%-20s %-18s %s\n", p->info->name, mcf_plugin_kind_name(p->info->kind),
-           p->info->summary ? p->info->summary : "");
+    const mcf_plugin_info *in = p->info;
+    int priority = MCF_PLUGIN_INFO_HAS(in, auto_priority) ? in->auto_priority : 0;
+    printf("%-20s %-18s %s", in->name, mcf_plugin_kind_name(in->kind),
+           in->summary ? in->summary : "");
+    if (in->kind != MCF_PLUGIN_MODEL && priority > 0)
+        printf(" [auto priority %d]", priority);
+    printf("\n");
 }
 
 static void print_bad(const char *path, const char *message, void *ctx)
@@ -146,6 +151,33 @@ static int cmd_describe(int argc, char **argv)
     const mcf_plugin_info *in = p->info;
     printf("%s %s (%s plugin, %s)\n  %s\n\n", in->name, in->version ? in->version : "",
            mcf_plugin_kind_name(in->kind), p->path, in->summary ? in->summary : "");
+    if (in->kind != MCF_PLUGIN_MODEL) {
+        int priority = MCF_PLUGIN_INFO_HAS(in, auto_priority) ? in->auto_priority : 0;
+        if (priority > 0) {
+            char why[256] = "";
+            int usable = 1;
+            if (MCF_PLUGIN_INFO_HAS(in, probe) && in->probe) {
+                usable = in->probe(why, sizeof why) == 1;
+                why[sizeof why - 1] = '\0';
+                why[strcspn(why, "\r\n")] = '\0';
+            }
+            printf("evaluator = auto: priority %d; %s here%s%s\n\n", priority,
+                   usable ? "usable" : "not usable", why[0] ? ": " : "", why);
+        } else {
+            printf("evaluator = auto: never chosen (priority 0); name it to use it\n\n");
+        }
+    } else {
+        const mcf_model_ops *mops = in->ops;
+        int kind = mops->struct_size >= offsetof(mcf_model_ops, evaluator_kind) +
+                                            sizeof mops->evaluator_kind
+                       ? mops->evaluator_kind
+                       : 0;
+        if (kind)
+            printf("evaluator: a %s (evaluator = auto picks one)\n\n",
+                   mcf_plugin_kind_name(kind));
+        else
+            printf("evaluator: none (the model takes no evaluator)\n\n");
+    }
     const char *section = in->kind == MCF_PLUGIN_MODEL ? "model" : "evaluator";
     printf("parameters ([%s] section):\n", section);
     if (!in->params || !in->params[0].name)

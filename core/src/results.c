@@ -221,8 +221,9 @@ int mcf_results_write(const mcf_run *r, char **summary)
 
     mcf_text_printf(&t, "# mcf %s results\n", MCF_VERSION_STRING);
     mcf_text_printf(&t, "# model: %s %s\n", s->model_name, s->model->info->version);
-    mcf_text_printf(&t, "# evaluator: %s%s%s\n", s->evaluator_name,
-                    s->evaluator ? " " : "", s->evaluator ? s->evaluator->info->version : "");
+    mcf_text_printf(&t, "# evaluator: %s%s%s%s\n", s->evaluator_name,
+                    s->evaluator ? " " : "", s->evaluator ? s->evaluator->info->version : "",
+                    s->evaluator_auto ? " (auto)" : "");
     mcf_text_printf(&t, "# seed: %llu\n", (unsigned long long)s->seed);
     mcf_text_printf(&t, "# schedule: thermalize %ld, sweeps %ld, measure_every %ld, "
                     "measurements %llu per chain\n", s->thermalize, s->sweeps,

@@ -564,6 +564,8 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
             "%d threads, output %s", MCF_VERSION_STRING, opt->resume ? "resuming" : "starting",
             setup->config_path, setup->model_name, setup->model->info->version,
             setup->evaluator_name, r->n_chains, (unsigned long long)setup->seed, threads, r->dir);
+    if (setup->evaluator_note)
+        mcf_log(MCF_LOG_INFO, "%s", setup->evaluator_note);
 
     if (opt->resume) {
         rc = mcf_checkpoint_read(r);

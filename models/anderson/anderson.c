@@ -720,6 +720,7 @@ static const mcf_model_ops anderson_ops = {
     .adapt = NULL,
     .curve_points = anderson_curve_points,
     .measure_batch = anderson_measure_batch,
+    .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
 };
 
 static const mcf_plugin_info anderson_info = {

@@ -303,6 +303,7 @@ static void de_clear(mcf_hamiltonian *h)
     }
     for (size_t r = 0; r < h->dim; r++)
         h->onsite[r] = 0.0;
+    mcf_hamiltonian_touch_all(h); /* written directly, not through set() */
 }
 
 /* The consistency check: rebuilds H from the spins and compares bit for bit. */
@@ -1173,6 +1174,7 @@ static const mcf_model_ops de_ops = {
     .adapt = de_adapt,
     .curve_points = de_curve_points,
     .measure_batch = de_measure_batch,
+    .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
 };
 
 static const mcf_plugin_info de_info = {

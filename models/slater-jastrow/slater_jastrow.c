@@ -1036,6 +1036,7 @@ static const mcf_model_ops sj_ops = {
     .adapt = sj_adapt,
     .curve_points = NULL,
     .measure_batch = sj_measure_batch,
+    .evaluator_kind = MCF_PLUGIN_ORBITAL_EVALUATOR,
 };
 
 static const mcf_plugin_info sj_info = {

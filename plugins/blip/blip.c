@@ -536,6 +536,7 @@ static const mcf_plugin_info blip_info = {
                "plane-wave orbitals by FFT: values, gradients and Laplacians, OpenMP",
     .params = blip_params,
     .ops = &blip_ops,
+    .auto_priority = 10, /* the CPU choice of evaluator = auto */
 };
 
 MCF_PLUGIN(blip_info)

@@ -784,6 +784,7 @@ static const mcf_plugin_info ed_info = {
                "Hamiltonians; the reference for kpm",
     .params = ed_params,
     .ops = &ed_ops,
+    .auto_priority = 0, /* an exact reference: never chosen by evaluator = auto */
 };
 
 MCF_PLUGIN(ed_info)

@@ -229,6 +229,7 @@ static const mcf_plugin_info planewave_info = {
                "and Laplacians, exact (the reference for blip), OpenMP over points",
     .params = planewave_params,
     .ops = &planewave_ops,
+    .auto_priority = 0, /* an exact reference: never chosen by evaluator = auto */
 };
 
 MCF_PLUGIN(planewave_info)

@@ -93,5 +93,42 @@ else
   bad "curve run failed"; cat curve.err
 fi
 
+# evaluator = auto: the log names the choice and the skipped test candidate tautogpu
+# (priority 90, unusable without MCF_TEST_AUTO_GPU=1); config.ini keeps auto, results.tsv
+# names the plugin chosen (kpm, or kpm-cuda where one is built and a device is present);
+# resume re-resolves; auto for a model without an evaluator is refused naming the key
+cat > auto.ini <<'INI'
+[run]
+model = anderson
+evaluator = auto
+output = auto.out
+[schedule]
+thermalize = 0
+sweeps = 32
+[model]
+lattice = square
+L = 4
+typical_sites = 4
+[evaluator]
+moments = 64
+INI
+if MCF_TEST_AUTO_GPU=0 "$mcf" run auto.ini --no-progress 2>auto.err; then
+  # then kpm-cuda, where built: skipped without a device (or taken with one)
+  has "auto: log line" auto.out/log "evaluator = auto: tautogpu skipped (MCF_TEST_AUTO_GPU is not 1); \(kpm-cuda skipped ([^;]*); \)\?using kpm"
+  grep -q "^evaluator = auto$" auto.out/config.ini && ok "auto: config.ini keeps auto" \
+    || bad "auto: config.ini: $(cat auto.out/config.ini)"
+  grep -Eq "^# evaluator: kpm(-cuda)? .* \(auto\)$" auto.out/results.tsv && ok "auto: results header" \
+    || bad "auto: results header: $(grep '^# evaluator' auto.out/results.tsv)"
+  MCF_TEST_AUTO_GPU=0 "$mcf" resume auto.out --no-progress 2>auto-resume.err && ok "auto: resume" \
+    || { bad "auto: resume"; cat auto-resume.err; }
+else
+  bad "auto run failed"; cat auto.err
+fi
+printf '[run]\nmodel = ising\nevaluator = auto\noutput = auto-ising.out\n[schedule]\nsweeps = 100\ntemperatures = 2\n' >auto-ising.ini
+"$mcf" run auto-ising.ini 2>ai.txt; rc=$?
+[ $rc -eq 2 ] && has "auto for ising refused" ai.txt "auto-ising.ini:3" "\[run\] evaluator = auto" "takes no evaluator" \
+  || bad "auto for ising: exit status $rc"
+"$mcf" describe kpm >dk.txt && has "describe kpm shows the auto priority" dk.txt "evaluator = auto: priority 10"
+
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -399,10 +399,120 @@ static void test_refusals(void)
     mcf_hamiltonian_destroy(h);
 }
 
+/* Compares rows[0..n) with the n values of want (ascending). */
+static int rows_are(const size_t *rows, long n, const size_t *want, long n_want)
+{
+    if (n != n_want)
+        return 0;
+    for (long k = 0; k < n; k++)
+        if (rows[k] != want[k])
+            return 0;
+    return 1;
+}
+
+/* The change journal: rows after set/set_onsite, distinct and ascending, since ==
+ * version, fix_bounds, ring overflow, max_rows, touch_all, since > version. */
+static void test_journal(void)
+{
+    mcf_hamiltonian *h;
+    const size_t N = 64;
+    CHECK(mcf_hamiltonian_create(N, 1, 4, &h) == MCF_OK, "%s", mcf_last_error());
+    if (!h)
+        return;
+    size_t rows[64];
+    CHECK(h->journal != NULL, "create() left the journal NULL");
+    CHECK(mcf_hamiltonian_changed_rows(h, 0, rows, 64) == 0, "fresh: since == version");
+
+    uint64_t v0 = h->version;
+    CHECK(mcf_hamiltonian_set(h, 9, 3, -1.0, 0.5) == MCF_OK, "%s", mcf_last_error());
+    CHECK(mcf_hamiltonian_set_onsite(h, 40, 2.0) == MCF_OK, "%s", mcf_last_error());
+    CHECK(mcf_hamiltonian_set(h, 3, 9, -2.0, 0.0) == MCF_OK, "%s", mcf_last_error());
+    CHECK(mcf_hamiltonian_set_onsite(h, 9, 1.0) == MCF_OK, "%s", mcf_last_error());
+    {
+        const size_t want[] = {3, 9, 40};
+        long n = mcf_hamiltonian_changed_rows(h, v0, rows, 64);
+        CHECK(rows_are(rows, n, want, 3), "rows since %llu: n = %ld (want 3, 9, 40)",
+              (unsigned long long)v0, n);
+    }
+    {
+        const size_t want[] = {3, 9}; /* the last two changes only */
+        long n = mcf_hamiltonian_changed_rows(h, h->version - 2, rows, 64);
+        CHECK(rows_are(rows, n, want, 2), "rows of the last two changes: n = %ld", n);
+    }
+    CHECK(mcf_hamiltonian_changed_rows(h, h->version, rows, 64) == 0, "since == version");
+    CHECK(mcf_hamiltonian_changed_rows(h, h->version, NULL, 0) == 0,
+          "since == version with no buffer");
+    CHECK(mcf_hamiltonian_changed_rows(h, v0, rows, 2) == -1, "3 rows into max_rows 2");
+    CHECK(mcf_hamiltonian_changed_rows(h, v0, rows, 3) == 3, "3 rows into max_rows 3");
+    CHECK(mcf_hamiltonian_changed_rows(h, h->version + 1, rows, 64) == -1, "since > version");
+    CHECK(mcf_hamiltonian_changed_rows(NULL, 0, rows, 64) == -1, "NULL Hamiltonian");
+
+    /* a refused set records nothing; fix_bounds changes no row */
+    uint64_t v1 = h->version;
+    CHECK(mcf_hamiltonian_set(h, 5, 5, 1.0, 0.0) == MCF_EINVAL, "diagonal set accepted");
+    CHECK(mcf_hamiltonian_fix_bounds(h, -10.0, 10.0) == MCF_OK, "%s", mcf_last_error());
+    CHECK(h->version == v1 + 1, "fix_bounds no longer bumps the version: update the header");
+    CHECK(mcf_hamiltonian_changed_rows(h, v1, rows, 64) == 0, "fix_bounds changed rows");
+    CHECK(mcf_hamiltonian_set_onsite(h, 7, 0.5) == MCF_OK, "%s", mcf_last_error());
+    {
+        const size_t want[] = {7};
+        long n = mcf_hamiltonian_changed_rows(h, v1, rows, 64);
+        CHECK(rows_are(rows, n, want, 1), "rows across fix_bounds: n = %ld", n);
+    }
+
+    /* many records, few distinct rows: more records than max_rows is fine */
+    uint64_t v2 = h->version;
+    for (int k = 0; k < 1000; k++)
+        CHECK(mcf_hamiltonian_set_onsite(h, (size_t)(k % 5) * 10, k) == MCF_OK, "%s",
+              mcf_last_error());
+    {
+        const size_t want[] = {0, 10, 20, 30, 40};
+        long n = mcf_hamiltonian_changed_rows(h, v2, rows, 5);
+        CHECK(rows_are(rows, n, want, 5), "1000 changes of 5 rows: n = %ld", n);
+    }
+
+    /* ring overflow: a range whose oldest records were overwritten */
+    uint64_t v3 = h->version;
+    for (int k = 0; k < MCF_HAMILTONIAN_JOURNAL; k++) /* 2 records each */
+        CHECK(mcf_hamiltonian_set(h, 1, 2, -1.0 - k, 0.0) == MCF_OK, "%s", mcf_last_error());
+    CHECK(mcf_hamiltonian_changed_rows(h, v3, rows, 64) == -1, "overwritten records: not -1");
+    CHECK(mcf_hamiltonian_changed_rows(h, v2, rows, 64) == -1, "older range: not -1");
+    {
+        const size_t want[] = {1, 2};
+        uint64_t recent = h->version - MCF_HAMILTONIAN_JOURNAL / 2;
+        long n = mcf_hamiltonian_changed_rows(h, recent, rows, 64);
+        CHECK(rows_are(rows, n, want, 2), "the last %d changes (a full ring): n = %ld",
+              MCF_HAMILTONIAN_JOURNAL / 2, n);
+        n = mcf_hamiltonian_changed_rows(h, recent - 1, rows, 64);
+        CHECK(n == -1, "one change beyond a full ring: n = %ld", n);
+    }
+
+    /* touch_all: everything before it answers -1; later changes tracked from it */
+    uint64_t v4 = h->version;
+    for (size_t r = 0; r < N; r++)
+        h->onsite[r] = 0.25; /* a direct write */
+    mcf_hamiltonian_touch_all(h);
+    CHECK(h->version == v4 + 1, "touch_all: version %llu after %llu",
+          (unsigned long long)h->version, (unsigned long long)v4);
+    CHECK(mcf_hamiltonian_changed_rows(h, v4, rows, 64) == -1, "since before touch_all");
+    CHECK(mcf_hamiltonian_changed_rows(h, h->version, rows, 64) == 0, "since == touch_all");
+    uint64_t v5 = h->version;
+    CHECK(mcf_hamiltonian_set(h, 60, 61, 0.5, 0.0) == MCF_OK, "%s", mcf_last_error());
+    {
+        const size_t want[] = {60, 61};
+        long n = mcf_hamiltonian_changed_rows(h, v5, rows, 64);
+        CHECK(rows_are(rows, n, want, 2), "after touch_all: n = %ld", n);
+    }
+    CHECK(mcf_hamiltonian_changed_rows(h, v5 - 1, rows, 64) == -1, "range over touch_all");
+    mcf_hamiltonian_destroy(h);
+    mcf_hamiltonian_touch_all(NULL); /* harmless */
+}
+
 int main(void)
 {
     test_random();
     test_chain_bounds();
     test_refusals();
+    test_journal();
     return check_exit();
 }

@@ -131,6 +131,9 @@ typedef struct mcf_model_ops {
     /* Optional (may be NULL): a batch version of measure() for n chains, so an evaluator
      * can work for all chains at once; values[k] as for measure(). */
     int (*measure_batch)(void *const *chains, size_t n, double *const *values);
+
+    /* Appended (read only when struct_size covers it). */
+    int evaluator_kind; /* MCF_PLUGIN_FERMION_EVALUATOR or MCF_PLUGIN_ORBITAL_EVALUATOR: the kind `evaluator = auto` looks for; 0: the model takes no evaluator */
 } mcf_model_ops;
 
 #ifdef __cplusplus

@@ -38,6 +38,13 @@ typedef struct mcf_plugin_info {
     const char *summary;           /* one line for `mcf plugins` */
     const mcf_param_spec *params;  /* declared parameters, NULL-name terminated; may be NULL */
     const void *ops;               /* the kind's vtable, static storage */
+    /* Appended (read only when struct_size covers them): how `[run] evaluator = auto`
+     * chooses among the evaluators of the kind the model asks for (mcf_model_ops
+     * evaluator_kind).  Candidates are those with auto_priority > 0, tried from the highest
+     * priority down (ties: by name); the first whose probe says usable is taken.  Models
+     * leave both 0/NULL. */
+    int auto_priority;  /* > 0: a candidate for evaluator = auto, highest usable first; 0: never chosen by auto */
+    int (*probe)(char *why, size_t len); /* optional: 1 if the plugin can run on this machine, 0 if not; writes one line (the device, or why not) to why either way. NULL = always usable */
 } mcf_plugin_info;
 
 #define MCF_PLUGIN_ENTRY_SYMBOL "mcf_plugin_entry"
@@ -55,6 +62,10 @@ typedef struct mcf_plugin_info {
 
 /* The fields of the first ABI's descriptor: a shorter struct_size is refused. */
 #define MCF_PLUGIN_INFO_MIN_SIZE (offsetof(mcf_plugin_info, ops) + sizeof(const void *))
+
+/* Whether a descriptor's struct_size covers field `field` (an appended one). */
+#define MCF_PLUGIN_INFO_HAS(info, field)                                   \
+    ((info)->struct_size >= offsetof(mcf_plugin_info, field) + sizeof((info)->field))
 
 #ifdef __cplusplus
 }
