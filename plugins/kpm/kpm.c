@@ -40,38 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const mcf_param_spec kpm_params[] = {
-    {"moments", MCF_PARAM_INT, "256", MCF_PARAM_HAS_MIN, 2, 0, NULL,
-     "number M of Chebyshev moments (>= 2); the resolution is about pi a / M, a the "
-     "half-width of the rescaled spectrum"},
-    {"vectors", MCF_PARAM_INT, "8", MCF_PARAM_HAS_MIN, 0, 0, NULL,
-     "random vectors R of the stochastic trace (DOS, occupation); the error falls as "
-     "1 / sqrt(R dim); 0 = the exact trace over all dim unit vectors (deterministic, dim / R "
-     "times the cost: for small lattices, and where fluctuations of the energy are measured)"},
-    {"kernel", MCF_PARAM_CHOICE, "jackson", MCF_PARAM_NO_SCAN, 0, 0, "jackson|lorentz|none",
-     "kernel damping the moments of DOS, LDOS, Green's functions and occupations: jackson "
-     "(positive, near-Gaussian peaks of width pi/M), lorentz (Lorentzian peaks), none (Gibbs "
-     "oscillations); GFMC (delta_action) always uses lorentz"},
-    {"lambda", MCF_PARAM_REAL, "4", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
-     "parameter of the Lorentz kernel, g_n = sinh(lambda (1 - n/M)) / sinh(lambda): the "
-     "broadening is lambda a / M (used by kernel = lorentz and always by GFMC)"},
-    {"energy_points", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
-     "number N >= moments of Chebyshev nodes of the energy grid; 0 means 2 x moments"},
-    {"random", MCF_PARAM_CHOICE, "phase", MCF_PARAM_NO_SCAN, 0, 0, "phase|gaussian",
-     "entries of the random vectors: random phases exp(i phi) or complex Gaussians"},
-    {"margin", MCF_PARAM_REAL, "0.01",
-     MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_MAX_EXCLUSIVE,
-     0, 0.5, NULL,
-     "rescaling margin: the spectrum is mapped onto [-1 + margin/2, 1 - margin/2]"},
-    {"block", MCF_PARAM_INT, "8", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN, 1,
-     KPM_MAX_BLOCK, NULL,
-     "vectors advanced together (the Hamiltonian is read once per step for all of them); "
-     "results do not depend on it"},
-    {"extrapolate", MCF_PARAM_BOOL, "false", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "GFMC (delta_action): compute 2 x moments and use the truncation-free two-point "
-     "estimate 2 dS(2M) - dS(M) (error ~ 1/M^2 instead of 1/M, at twice the cost)"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
-
 typedef struct kpm_ws {
     const mcf_hamiltonian *h; /* borrowed */
     kpm_config cfg;
@@ -105,38 +73,6 @@ static void kpm_destroy(void *p)
     free(w);
 }
 
-static int kpm_read_params(const mcf_params *params, kpm_config *c, int *extrapolate)
-{
-    const char *kernel = NULL, *random = NULL;
-    int rc;
-    kpm_config_default(c);
-    if ((rc = mcf_params_int(params, "moments", &c->moments)) ||
-        (rc = mcf_params_int(params, "vectors", &c->vectors)) ||
-        (rc = mcf_params_string(params, "kernel", &kernel)) ||
-        (rc = mcf_params_real(params, "lambda", &c->lambda)) ||
-        (rc = mcf_params_int(params, "energy_points", &c->points)) ||
-        (rc = mcf_params_string(params, "random", &random)) ||
-        (rc = mcf_params_real(params, "margin", &c->margin)) ||
-        (rc = mcf_params_int(params, "block", &c->block)) ||
-        (rc = mcf_params_bool(params, "extrapolate", extrapolate)))
-        return rc;
-    if (!strcmp(kernel, "jackson"))
-        c->kernel = KPM_KERNEL_JACKSON;
-    else if (!strcmp(kernel, "lorentz"))
-        c->kernel = KPM_KERNEL_LORENTZ;
-    else if (!strcmp(kernel, "none"))
-        c->kernel = KPM_KERNEL_NONE;
-    else
-        return mcf_fail(MCF_EINVAL, "kpm: kernel = %s; use jackson, lorentz or none", kernel);
-    if (!strcmp(random, "phase"))
-        c->random = KPM_RANDOM_PHASE;
-    else if (!strcmp(random, "gaussian"))
-        c->random = KPM_RANDOM_GAUSSIAN;
-    else
-        return mcf_fail(MCF_EINVAL, "kpm: random = %s; use phase or gaussian", random);
-    return MCF_OK;
-}
-
 static int kpm_create(const mcf_params *params, const mcf_hamiltonian *h, void **out)
 {
     *out = NULL;
@@ -144,7 +80,7 @@ static int kpm_create(const mcf_params *params, const mcf_hamiltonian *h, void *
         return mcf_fail(MCF_EINVAL, "kpm: no Hamiltonian (or an empty one) was given");
     kpm_config c;
     int extrapolate = 0;
-    int rc = kpm_read_params(params, &c, &extrapolate);
+    int rc = kpm_config_read(params, &c, &extrapolate);
     if (!rc)
         rc = kpm_config_check(&c);
     if (rc)
@@ -341,28 +277,8 @@ static int kpm_delta_action(void *const *ws, size_t n, const mcf_local_change *c
             (rc = kpm_gfmc_create(w->h->dim, w->M, (size_t)w->cfg.points, KPM_KERNEL_LORENTZ,
                                   w->cfg.lambda, w->extrapolate, &w->gfmc)))
             return mcf_fail_prefix(rc, "kpm: delta_action of workspace %zu", k);
-        /* the kernel blurs every level over res = lambda a / M; the error of dS this
-         * leaves was measured (tests/kpm/test_kpm_gfmc.c, docs/methods.md) to be about
-         * 0.12 res / T, and with the two-point estimate about 0.006 (res / T)^2: warn when
-         * that exceeds 0.05, a 5% error of the acceptance ratio */
-        const double res = kpm_gfmc_resolution(w->gfmc, w->a);
-        const double q = T[k] > 0 ? res / T[k] : 0.0;
-        const double err = w->extrapolate ? 0.006 * q * q : 0.12 * q;
-        if (err > 0.05 && w->warned_T != T[k]) {
-            w->warned_T = T[k];
-            /* the smallest M with err <= 0.05, rounded up to a power of 2 */
-            const double need = w->extrapolate ? (double)w->M * q / sqrt(0.05 / 0.006)
-                                               : (double)w->M * q * 0.12 / 0.05;
-            double m2 = 2;
-            while (m2 < need)
-                m2 *= 2;
-            mcf_log(MCF_LOG_WARN,
-                    "kpm: GFMC at T = %.3g with moments = %zu%s: the Lorentz kernel's "
-                    "resolution lambda a / M = %.3g is %.1f T, which biases dS by about %.2f "
-                    "(measured: 0.12 res/T, two-point 0.006 (res/T)^2); use moments >= %.0f%s",
-                    T[k], w->M, w->extrapolate ? " (extrapolate = true)" : "", res, q, err,
-                    m2, w->extrapolate ? "" : " or extrapolate = true");
-        }
+        kpm_gfmc_warn_resolution(kpm_gfmc_resolution(w->gfmc, w->a), T[k], w->M,
+                                 w->extrapolate, &w->warned_T, "kpm");
     }
     int failed = 0;
     size_t bad = 0;
@@ -408,8 +324,9 @@ static const mcf_plugin_info kpm_info = {
     .summary = "kernel polynomial method (Chebyshev moments, Jackson/Lorentz kernels, FFT "
                "reconstruction): DOS, LDOS, Green's functions, occupations and GFMC action "
                "changes, OpenMP",
-    .params = kpm_params,
+    .params = kpm_param_specs,
     .ops = &kpm_ops,
+    .auto_priority = 10, /* the CPU choice of evaluator = auto */
 };
 
 MCF_PLUGIN(kpm_info)

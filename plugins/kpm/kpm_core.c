@@ -815,3 +815,70 @@ int kpm_occupation(const double *mu, const double *g, size_t M, double a, double
     *energy = e0;
     return MCF_OK;
 }
+
+/* ---- the [evaluator] parameters shared by kpm and kpm-cuda ---------------------------- */
+
+const mcf_param_spec kpm_param_specs[] = {
+    {"moments", MCF_PARAM_INT, "256", MCF_PARAM_HAS_MIN, 2, 0, NULL,
+     "number M of Chebyshev moments (>= 2); the resolution is about pi a / M, a the "
+     "half-width of the rescaled spectrum"},
+    {"vectors", MCF_PARAM_INT, "8", MCF_PARAM_HAS_MIN, 0, 0, NULL,
+     "random vectors R of the stochastic trace (DOS, occupation); the error falls as "
+     "1 / sqrt(R dim); 0 = the exact trace over all dim unit vectors (deterministic, dim / R "
+     "times the cost: for small lattices, and where fluctuations of the energy are measured)"},
+    {"kernel", MCF_PARAM_CHOICE, "jackson", MCF_PARAM_NO_SCAN, 0, 0, "jackson|lorentz|none",
+     "kernel damping the moments of DOS, LDOS, Green's functions and occupations: jackson "
+     "(positive, near-Gaussian peaks of width pi/M), lorentz (Lorentzian peaks), none (Gibbs "
+     "oscillations); GFMC (delta_action) always uses lorentz"},
+    {"lambda", MCF_PARAM_REAL, "4", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
+     "parameter of the Lorentz kernel, g_n = sinh(lambda (1 - n/M)) / sinh(lambda): the "
+     "broadening is lambda a / M (used by kernel = lorentz and always by GFMC)"},
+    {"energy_points", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
+     "number N >= moments of Chebyshev nodes of the energy grid; 0 means 2 x moments"},
+    {"random", MCF_PARAM_CHOICE, "phase", MCF_PARAM_NO_SCAN, 0, 0, "phase|gaussian",
+     "entries of the random vectors: random phases exp(i phi) or complex Gaussians"},
+    {"margin", MCF_PARAM_REAL, "0.01",
+     MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_MAX_EXCLUSIVE,
+     0, 0.5, NULL,
+     "rescaling margin: the spectrum is mapped onto [-1 + margin/2, 1 - margin/2]"},
+    {"block", MCF_PARAM_INT, "8", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN, 1,
+     KPM_MAX_BLOCK, NULL,
+     "vectors advanced together (the Hamiltonian is read once per step for all of them); "
+     "results do not depend on it"},
+    {"extrapolate", MCF_PARAM_BOOL, "false", MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     "GFMC (delta_action): compute 2 x moments and use the truncation-free two-point "
+     "estimate 2 dS(2M) - dS(M) (error ~ 1/M^2 instead of 1/M, at twice the cost)"},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+int kpm_config_read(const mcf_params *params, kpm_config *c, int *extrapolate)
+{
+    const char *kernel = NULL, *random = NULL;
+    int rc;
+    kpm_config_default(c);
+    if ((rc = mcf_params_int(params, "moments", &c->moments)) ||
+        (rc = mcf_params_int(params, "vectors", &c->vectors)) ||
+        (rc = mcf_params_string(params, "kernel", &kernel)) ||
+        (rc = mcf_params_real(params, "lambda", &c->lambda)) ||
+        (rc = mcf_params_int(params, "energy_points", &c->points)) ||
+        (rc = mcf_params_string(params, "random", &random)) ||
+        (rc = mcf_params_real(params, "margin", &c->margin)) ||
+        (rc = mcf_params_int(params, "block", &c->block)) ||
+        (rc = mcf_params_bool(params, "extrapolate", extrapolate)))
+        return rc;
+    if (!strcmp(kernel, "jackson"))
+        c->kernel = KPM_KERNEL_JACKSON;
+    else if (!strcmp(kernel, "lorentz"))
+        c->kernel = KPM_KERNEL_LORENTZ;
+    else if (!strcmp(kernel, "none"))
+        c->kernel = KPM_KERNEL_NONE;
+    else
+        return mcf_fail(MCF_EINVAL, "kpm: kernel = %s; use jackson, lorentz or none", kernel);
+    if (!strcmp(random, "phase"))
+        c->random = KPM_RANDOM_PHASE;
+    else if (!strcmp(random, "gaussian"))
+        c->random = KPM_RANDOM_GAUSSIAN;
+    else
+        return mcf_fail(MCF_EINVAL, "kpm: random = %s; use phase or gaussian", random);
+    return MCF_OK;
+}
+

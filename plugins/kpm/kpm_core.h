@@ -34,6 +34,7 @@
 
 #include "mcf/fermion.h"
 #include "mcf/hamiltonian.h"
+#include "mcf/params.h"
 #include "mcf/rng.h"
 
 #ifdef __cplusplus
@@ -237,6 +238,15 @@ KPM_API int kpm_occupation(const double *mu, const double *g, size_t M, double a
  * computed to 2M and dS = 2 dS(2M) - dS(M) (the two-point, truncation-free estimate of
  * the thesis, eq. 6.39). */
 
+/* The quadrature weights of the energy integral: for ascending nodes E[0..N) (N >= 2),
+ * w[i] such that int f(E) phi(E) dE = sum_i w_i phi(E_i) exactly for phi piecewise linear
+ * between the nodes (and constant continuation nowhere: the integral runs over
+ * [E_0, E_{N-1}]), f = 1 / (1 + exp((E - mu) / T)), by Gauss-Legendre on sub-panels no
+ * wider than T/2 within 40 T of mu.  GFMC's dS is (1 / (pi T)) sum_i w_i phi_i with phi the
+ * unwrapped Im log d at the nodes; the GPU evaluator uploads these weights.  Errors:
+ * MCF_EINVAL (N < 2, T <= 0, non-finite), MCF_ENOMEM. */
+KPM_API int kpm_fermi_weights(const double *E, size_t N, double T, double mu, double *w);
+
 typedef struct kpm_gfmc kpm_gfmc;
 
 /* Scratch for Hamiltonians of dimension dim: M moments (2M with extrapolate), N >= the
@@ -257,6 +267,23 @@ KPM_API int kpm_gfmc_delta_action(kpm_gfmc *g, const mcf_hamiltonian *h, double 
 /* The energy resolution of the kernel in energy units for scale a: lambda a / M for
  * Lorentz, pi a / M for Jackson and none (M the smaller order with extrapolate). */
 KPM_API double kpm_gfmc_resolution(const kpm_gfmc *g, double a);
+
+/* Warns (once per T: *warned_T remembers the last) when the resolution res of a GFMC run
+ * with M moments at temperature T biases dS by more than 0.05 (the measured 0.12 res/T, or
+ * 0.006 (res/T)^2 with extrapolate), naming the moments that would do; `who` prefixes the
+ * message (the plugin's name). */
+KPM_API void kpm_gfmc_warn_resolution(double res, double T, size_t M, int extrapolate,
+                                      double *warned_T, const char *who);
+
+/* ---- the [evaluator] parameters, shared by the plugins kpm and kpm-cuda ---------------- */
+
+/* The declared parameters (NULL-name terminated): moments, vectors, kernel, lambda,
+ * energy_points, random, margin, block, extrapolate. */
+KPM_API extern const mcf_param_spec kpm_param_specs[];
+
+/* Reads the validated [evaluator] params into c (and extrapolate); MCF_EINVAL for an
+ * unknown kernel or random choice.  kpm_config_check() is the caller's next step. */
+KPM_API int kpm_config_read(const mcf_params *params, kpm_config *c, int *extrapolate);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #include "kpm_core.h"
 
 #include "mcf/error.h"
+#include "mcf/log.h"
 
 #include <complex.h>
 #include <math.h>
@@ -33,7 +34,6 @@ struct kpm_gfmc {
     double *w;        /* N quadrature weights: int f phi dE = sum_i w_i phi_i */
     int w_valid;
     double w_T, w_mu, w_a, w_b;
-    gsl_integration_glfixed_table *gl;
 };
 
 void kpm_gfmc_destroy(kpm_gfmc *g)
@@ -49,8 +49,6 @@ void kpm_gfmc_destroy(kpm_gfmc *g)
     free(g->gim);
     free(g->E);
     free(g->w);
-    if (g->gl)
-        gsl_integration_glfixed_table_free(g->gl);
     free(g);
 }
 
@@ -92,8 +90,7 @@ int kpm_gfmc_create(size_t dim, size_t M, size_t N, kpm_kernel kernel, double la
     g->gim = malloc(GFMC_VECTORS * N * sizeof *g->gim);
     g->E = malloc(N * sizeof *g->E);
     g->w = malloc(N * sizeof *g->w);
-    g->gl = gsl_integration_glfixed_table_alloc(GFMC_GL_POINTS);
-    if (!g->mu || !g->g_lo || !g->g_hi || !g->gre || !g->gim || !g->E || !g->w || !g->gl) {
+    if (!g->mu || !g->g_lo || !g->g_hi || !g->gre || !g->gim || !g->E || !g->w) {
         kpm_gfmc_destroy(g);
         return mcf_fail(MCF_ENOMEM, "kpm: out of memory for the GFMC workspace (%zu moments, "
                         "%zu points)", Mtot, N);
@@ -122,57 +119,73 @@ static double gfmc_fermi(double y)
 
 /* Adds the integral of f(E) times the linear hat functions of nodes i, i+1 over
  * [lo, hi] (inside [E_i, E_{i+1}]) with `panels` Gauss-Legendre sub-panels. */
-static void gfmc_weights_panel(kpm_gfmc *g, size_t i, double lo, double hi, size_t panels,
+static void gfmc_weights_panel(const gsl_integration_glfixed_table *gl, const double *E,
+                               double *w, size_t i, double lo, double hi, size_t panels,
                                double T, double mu)
 {
-    const double Ei = g->E[i], h = g->E[i + 1] - g->E[i];
+    const double Ei = E[i], h = E[i + 1] - E[i];
     const double step = (hi - lo) / (double)panels;
     for (size_t p = 0; p < panels; p++) {
         const double a = lo + (double)p * step, b = p + 1 == panels ? hi : a + step;
         for (size_t q = 0; q < GFMC_GL_POINTS; q++) {
             double x, wq;
-            gsl_integration_glfixed_point(a, b, q, &x, &wq, g->gl);
+            gsl_integration_glfixed_point(a, b, q, &x, &wq, gl);
             const double fw = wq * gfmc_fermi((x - mu) / T);
             const double t = (x - Ei) / h;
-            g->w[i] += fw * (1.0 - t);
-            g->w[i + 1] += fw * t;
+            w[i] += fw * (1.0 - t);
+            w[i + 1] += fw * t;
         }
     }
 }
 
-/* Quadrature weights for T, mu on the grid of scale a, b (cached). */
-static void gfmc_weights(kpm_gfmc *g, double a, double b, double T, double mu)
+int kpm_fermi_weights(const double *E, size_t N, double T, double mu, double *w)
 {
-    if (g->w_valid && g->w_T == T && g->w_mu == mu && g->w_a == a && g->w_b == b)
-        return;
-    kpm_dct_energies(g->dct, a, b, g->E);
-    const size_t N = g->N;
-    memset(g->w, 0, N * sizeof *g->w);
+    if (N < 2 || !(T > 0) || !isfinite(T) || !isfinite(mu))
+        return mcf_fail(MCF_EINVAL, "kpm: Fermi weights need N >= 2 nodes (%zu), a finite "
+                        "T > 0 (%g) and a finite mu (%g)", N, T, mu);
+    gsl_integration_glfixed_table *gl = gsl_integration_glfixed_table_alloc(GFMC_GL_POINTS);
+    if (!gl)
+        return mcf_fail(MCF_ENOMEM, "kpm: out of memory for a Gauss-Legendre table");
+    memset(w, 0, N * sizeof *w);
     const double wlo = mu - GFMC_FERMI_WINDOW * T, whi = mu + GFMC_FERMI_WINDOW * T;
     const double panel = 0.5 * T;
     for (size_t i = 0; i + 1 < N; i++) {
-        const double lo = g->E[i], hi = g->E[i + 1];
+        const double lo = E[i], hi = E[i + 1];
         /* outside the Fermi window f is 1 or 0 to e^-40: one panel integrates the linear
          * pieces exactly; inside it, sub-panels no wider than T/2 */
         const double clo = lo > wlo ? lo : wlo, chi = hi < whi ? hi : whi;
         if (chi <= clo) {
-            gfmc_weights_panel(g, i, lo, hi, 1, T, mu);
+            gfmc_weights_panel(gl, E, w, i, lo, hi, 1, T, mu);
             continue;
         }
         if (clo > lo)
-            gfmc_weights_panel(g, i, lo, clo, 1, T, mu);
+            gfmc_weights_panel(gl, E, w, i, lo, clo, 1, T, mu);
         double np = ceil((chi - clo) / panel);
         if (np > 1e6)
             np = 1e6;
-        gfmc_weights_panel(g, i, clo, chi, np < 1 ? 1 : (size_t)np, T, mu);
+        gfmc_weights_panel(gl, E, w, i, clo, chi, np < 1 ? 1 : (size_t)np, T, mu);
         if (hi > chi)
-            gfmc_weights_panel(g, i, chi, hi, 1, T, mu);
+            gfmc_weights_panel(gl, E, w, i, chi, hi, 1, T, mu);
     }
+    gsl_integration_glfixed_table_free(gl);
+    return MCF_OK;
+}
+
+/* Quadrature weights for T, mu on the grid of scale a, b (cached). */
+static int gfmc_weights(kpm_gfmc *g, double a, double b, double T, double mu)
+{
+    if (g->w_valid && g->w_T == T && g->w_mu == mu && g->w_a == a && g->w_b == b)
+        return MCF_OK;
+    kpm_dct_energies(g->dct, a, b, g->E);
+    int rc = kpm_fermi_weights(g->E, g->N, T, mu, g->w);
+    if (rc)
+        return rc;
     g->w_valid = 1;
     g->w_T = T;
     g->w_mu = mu;
     g->w_a = a;
     g->w_b = b;
+    return MCF_OK;
 }
 
 /* The start block of the k^2 vectors: u_0 [, u_1, u_0 + u_1, u_0 + i u_1]. */
@@ -271,7 +284,8 @@ int kpm_gfmc_delta_action(kpm_gfmc *g, const mcf_hamiltonian *h, double a, doubl
     if (!(T > 0) || !isfinite(T) || !isfinite(mu))
         return mcf_fail(MCF_EINVAL, "kpm: GFMC: temperature T = %g must be finite and > 0, "
                         "and mu = %g finite", T, mu);
-    gfmc_weights(g, a, b, T, mu);
+    if ((rc = gfmc_weights(g, a, b, T, mu)))
+        return mcf_fail_prefix(rc, "kpm: GFMC");
     const size_t nv = gfmc_start(g, c);
     if ((rc = kpm_moments_diag(g->eng, h, a, b, nv, g->Mtot, g->mu)))
         return mcf_fail_prefix(rc, "kpm: GFMC");
@@ -296,4 +310,30 @@ int kpm_gfmc_delta_action(kpm_gfmc *g, const mcf_hamiltonian *h, double a, doubl
     if (dS_2M)
         *dS_2M = hi;
     return MCF_OK;
+}
+
+void kpm_gfmc_warn_resolution(double res, double T, size_t M, int extrapolate,
+                              double *warned_T, const char *who)
+{
+    /* the kernel blurs every level over res = lambda a / M; the error of dS this leaves
+     * was measured (tests/kpm/test_kpm_gfmc.c, docs/methods.md) to be about 0.12 res / T,
+     * and with the two-point estimate about 0.006 (res / T)^2: warn when that exceeds
+     * 0.05, a 5% error of the acceptance ratio */
+    const double q = T > 0 ? res / T : 0.0;
+    const double err = extrapolate ? 0.006 * q * q : 0.12 * q;
+    if (!(err > 0.05) || *warned_T == T)
+        return;
+    *warned_T = T;
+    /* the smallest M with err <= 0.05, rounded up to a power of 2 */
+    const double need = extrapolate ? (double)M * q / sqrt(0.05 / 0.006)
+                                    : (double)M * q * 0.12 / 0.05;
+    double m2 = 2;
+    while (m2 < need)
+        m2 *= 2;
+    mcf_log(MCF_LOG_WARN,
+            "%s: GFMC at T = %.3g with moments = %zu%s: the Lorentz kernel's resolution "
+            "lambda a / M = %.3g is %.1f T, which biases dS by about %.2f (measured: 0.12 "
+            "res/T, two-point 0.006 (res/T)^2); use moments >= %.0f%s",
+            who, T, M, extrapolate ? " (extrapolate = true)" : "", res, q, err, m2,
+            extrapolate ? "" : " or extrapolate = true");
 }

@@ -1,0 +1,183 @@
+/* kpm_cuda.h — the device layer of the GPU kernel-polynomial-method evaluator kpm-cuda:
+ * plain C functions over CUDA (kpm_cuda_device.cu), linked into the plugin (kpm_cuda.c),
+ * its tests (tests/gpu) and the benchmark (tests/bench/kpm_gpu).  Not part of the SDK:
+ * symbols carry the prefix kcu_ and hidden visibility.
+ *
+ * The mathematics is that of plugins/kpm (kpm_core.h has every formula); this layer only
+ * moves it onto an NVIDIA GPU:
+ *
+ *   Hamiltonian   a device copy of the model's mcf_hamiltonian in the same slot-major ELL
+ *                 layout (col int32, hop_re, hop_im, onsite; double), brought up to date
+ *                 from the Hamiltonian's change journal (mcf_hamiltonian_changed_rows):
+ *                 only the changed rows travel, or everything when the journal cannot say.
+ *   vectors       row-major blocks, element (row r, vector j) a double2 (re, im) at
+ *                 [r B + j], so the B vectors of one row are contiguous.
+ *   recursion     one kernel launch per Chebyshev step for the DOS and LDOS paths (any
+ *                 size: a grid-stride loop over (row, vector) pairs with the two dot
+ *                 products of the step reduced in a fixed order, so results are
+ *                 reproducible run to run); GFMC instead runs the whole recursion of a
+ *                 batch of changes in ONE launch (a persistent kernel, below).
+ *   random        random vectors drawn on the device by Philox (cuRAND device API): the
+ *                 entry (row, vector r) from counter subsequence r, offset 4 row, of a seed
+ *                 drawn from the chain's stream, so a vector never depends on the block it
+ *                 lands in.
+ *   transforms    the kernel-damped Chebyshev series on the N Chebyshev nodes by batched
+ *                 cuFFT (Z2Z, length 2N: the same transform as kpm_dct); GFMC sums the
+ *                 series directly at the nodes by the Chebyshev recurrence (fused into its
+ *                 kernel; cuFFT and the CPU FFT are its references in the tests).
+ *
+ * GFMC kernel (kcu_gfmc_run).  A batch of n changes, one per chain: n clusters of G
+ * thread blocks (G = 1, 2, 4, 8 or 16 by the largest dimension; thread-block clusters
+ * with hardware cluster barriers when G > 1), each cluster one chain.  In one launch:
+ * apply the chain's pending Hamiltonian row updates, build the 4 start vectors (u_0, u_1,
+ * u_0 + u_1, u_0 + i u_1), run the M_tot / 2 Chebyshev steps (two moments per step) with
+ * one cluster barrier per step, reduce the moments in a fixed order, sum the Green's
+ * functions at the N nodes, d(E) = det(1 - C W(E)), the unwrapped phase and the
+ * Fermi-weighted integral dS = (1 / (pi T)) sum_i W_i delta_i (W the suffix sums of the
+ * quadrature weights, delta_i the phase increments), and write dS per chain.  One copy
+ * to the device (the batch's tasks and row updates) and one back (dS and status).
+ *
+ * Errors: functions returning int give MCF_OK or an MCF_E* code with a message
+ * (mcf_fail): MCF_EDEVICE for a missing or failing device, MCF_ENOMEM when device memory
+ * runs out (the message says how much was asked and how much is free). */
+#ifndef MCF_KPM_CUDA_H
+#define MCF_KPM_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mcf/fermion.h"
+#include "mcf/hamiltonian.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define KCU_API __attribute__((visibility("hidden")))
+#else
+#define KCU_API
+#endif
+
+#define KCU_MAX_WIDTH 16      /* widest ELL row the GFMC row updates carry */
+#define KCU_MAX_UPDATE_ROWS 64 /* more changed rows than this: a full upload instead */
+
+/* 1 when a CUDA device can be used, 0 if not; one line into why either way (the device's
+ * name, compute capability and free memory, or the reason). */
+KCU_API int kcu_probe(char *why, size_t len);
+
+/* Selects the device (CUDA_VISIBLE_DEVICES / the runtime's default) once per process.
+ * MCF_EDEVICE with the reason when there is none. */
+KCU_API int kcu_device_init(void);
+
+/* The device's name ("NVIDIA H100 80GB HBM3") and number of multiprocessors. */
+KCU_API const char *kcu_device_name(void);
+KCU_API int kcu_device_sms(void);
+
+/* Device-to-device copy bandwidth in GB/s (bytes read + bytes written per second) of a
+ * cudaMemcpy of `bytes`, best of `reps`: the benchmark's reference. */
+KCU_API double kcu_copy_bandwidth(size_t bytes, int reps);
+
+/* ---- the device copy of a Hamiltonian ---------------------------------------------- */
+
+typedef struct kcu_ham kcu_ham;
+
+/* Allocates and uploads h.  *out owned by the caller: kcu_ham_destroy(). */
+KCU_API int kcu_ham_create(const mcf_hamiltonian *h, kcu_ham **out);
+KCU_API void kcu_ham_destroy(kcu_ham *d);
+
+/* Brings the device copy up to h: the rows the journal names since the last sync, or
+ * the whole table.  Synchronous. */
+KCU_API int kcu_ham_sync(kcu_ham *d, const mcf_hamiltonian *h);
+
+/* Bytes one pass over the table reads (col, hop_re, hop_im of every slot, onsite). */
+KCU_API size_t kcu_ham_bytes(const kcu_ham *d);
+
+/* Rows uploaded by row updates / full uploads so far (for the tests). */
+KCU_API void kcu_ham_stats(const kcu_ham *d, uint64_t *rows_updated, uint64_t *full_uploads);
+
+/* ---- Chebyshev moments of vector blocks (DOS, LDOS, Green's functions) -------------- */
+
+typedef struct kcu_engine kcu_engine;
+
+/* Scratch for vectors of dimension dim in blocks of up to `block` (1..64) vectors. */
+KCU_API int kcu_engine_create(size_t dim, size_t block, kcu_engine **out);
+KCU_API void kcu_engine_destroy(kcu_engine *e);
+
+/* Per-vector moments of R random vectors (kind 0: random phases, 1: complex Gaussians)
+ * from `seed`, advanced `block` at a time: mu_vec[r M + n] = <r|T_n(H~)|r> / dim (host
+ * array, R M values).  d must be synced.  Refuses moments beyond mu_0 like
+ * kpm_moments_diag. */
+KCU_API int kcu_random_moments(kcu_engine *e, const kcu_ham *d, double a, double b, int kind,
+                               uint64_t seed, size_t R, size_t M, double *mu_vec);
+
+/* Moments of the unit vectors of rows[0..n_rows): mu[j M + n] = <rows[j]|T_n(H~)|rows[j]>. */
+KCU_API int kcu_rows_moments(kcu_engine *e, const kcu_ham *d, double a, double b,
+                             const size_t *rows, size_t n_rows, size_t M, double *mu);
+
+/* Times `steps` Chebyshev steps of a block of nvec random vectors (the benchmark):
+ * seconds per step, and the bytes per step the layout implies (Hamiltonian + 3 vector
+ * passes). */
+KCU_API int kcu_time_steps(kcu_engine *e, const kcu_ham *d, double a, double b, size_t nvec,
+                           size_t steps, double *seconds_per_step, double *bytes_per_step);
+
+/* ---- reconstruction by batched cuFFT ----------------------------------------------- */
+
+typedef struct kcu_dct kcu_dct;
+
+/* A plan for N nodes, M <= N moments, batches of up to `batch` series. */
+KCU_API int kcu_dct_create(size_t N, size_t M, size_t batch, kcu_dct **out);
+KCU_API void kcu_dct_destroy(kcu_dct *p);
+
+/* For nb <= batch moment sets mu[j M + n] (host) with kernel g[0..M): the density
+ * out[j N + i] (per unit energy, ascending grid, as kpm_dct_density), or the Green's
+ * function re/im[j N + i] (as kpm_dct_green with real moments). */
+KCU_API int kcu_dct_density(kcu_dct *p, const double *mu, size_t nb, const double *g,
+                            double a, double *out);
+KCU_API int kcu_dct_green(kcu_dct *p, const double *mu, size_t nb, const double *g, double a,
+                          double *re, double *im);
+
+/* ---- GFMC ------------------------------------------------------------------------- */
+
+typedef struct kcu_gfmc kcu_gfmc;
+
+/* Scratch for one chain of dimension dim: M moments (2 M with extrapolate), N nodes (0:
+ * twice the moments computed; N >= that number), the Lorentz kernel of lambda. */
+KCU_API int kcu_gfmc_create(size_t dim, size_t M, size_t N, double lambda, int extrapolate,
+                            kcu_gfmc **out);
+KCU_API void kcu_gfmc_destroy(kcu_gfmc *g);
+
+typedef struct kcu_gfmc_job {
+    kcu_gfmc *g;                    /* the chain's scratch */
+    kcu_ham *d;                     /* the chain's device Hamiltonian */
+    const mcf_hamiltonian *h;       /* the host Hamiltonian d mirrors (for the journal) */
+    double a, b;                    /* rescaling of h */
+    double T, mu;                   /* > 0; finite */
+    const mcf_local_change *change; /* checked by the caller (mcf_local_change_check) */
+} kcu_gfmc_job;
+
+/* dS of every job in one launch; with extrapolate dS = 2 dS_2M - dS_M, and the parts into
+ * dS_M / dS_2M when not NULL.  Every job's d is brought up to its h first (row updates
+ * ride along with the launch).  The jobs' scratches must be distinct. */
+KCU_API int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, double *dS_M,
+                         double *dS_2M);
+
+/* The moments of the last run of g (4 vectors x M_tot, vector-major; host), for tests. */
+KCU_API int kcu_gfmc_last_moments(const kcu_gfmc *g, double *mu);
+
+/* Seconds the first chain of the last launch spent in the recursion (start vectors and row
+ * updates included), in the Green's functions and d at the nodes (the fused transform),
+ * and in the phase sum (the device's %globaltimer; for the benchmark). */
+KCU_API int kcu_gfmc_last_phases(double *recursion, double *green, double *rest);
+
+/* Blocks per chain of the last launch (the cluster size G: about two rows per thread, a
+ * power of 2 up to 8; the environment variable MCF_KPM_CUDA_CLUSTER = 1, 2, 4, 8 or 16
+ * overrides it, for tests and benchmarks), and whether its blocks kept their rows of H in
+ * shared memory (1) or read the device table (0).  Process-wide: the last call's. */
+KCU_API int kcu_gfmc_last_cluster(void);
+KCU_API int kcu_gfmc_last_shared(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

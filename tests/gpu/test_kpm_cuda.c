@@ -1,0 +1,571 @@
+/* test_kpm_cuda.c — the GPU evaluator kpm-cuda against the CPU evaluator kpm (label gpu).
+ * Without a usable CUDA device it prints "skipped: no device" and returns 77, which ctest
+ * counts as skipped.
+ *
+ *   (a) moments: the unit-vector moments <r|T_n(H~)|r> of the device recursion equal the
+ *       CPU's (kpm_ldos_moments) to 1e-12 mu_0 — both sum the same products in double, in
+ *       different orders, so they differ by rounding (~1e-15 per step, growing at most
+ *       linearly over the M/2 steps);
+ *   (b) random vectors: the same seed gives the same moments bit for bit; random phases
+ *       give mu_0 = 1 per vector; the mean over R vectors agrees with the exact trace within
+ *       5 standard errors (from the R vectors themselves) for every n;
+ *   (c) cuFFT reconstruction: density and Green's function equal kpm_dct's (GSL FFT) to
+ *       1e-12 of their largest value;
+ *   (d) GFMC: dS of a batch of changes (4^3 and 6^3, infinite and finite Hund coupling,
+ *       several T and mu, with and without extrapolation) equals kpm_gfmc_delta_action to
+ *       the rounding bound below, the device moments equal the CPU's to 1e-12 mu_0, and
+ *       every cluster size G = 1, 2, 4, 8 gives the same dS to 1e-12;
+ *   (e) Hamiltonian updates: after accepted moves (mcf_hamiltonian_set on the host) only the
+ *       changed rows travel (the journal), and dS still equals the CPU's; a change the
+ *       journal cannot name (mcf_hamiltonian_touch_all) makes a full upload;
+ *   (f) the plugin through the loader: ldos, green, dos and occupation with vectors = 0
+ *       (exact trace) equal the kpm plugin's to 1e-12; delta_action equals kpm's;
+ *       bad input (T = 0, a change with a row out of range) is refused naming it;
+ *   (g) out of device memory: vectors for 2^30 rows in blocks of 64 (2 TiB) are refused
+ *       with MCF_ENOMEM and a message giving the sizes.
+ *
+ * The rounding bound of (d): the phase increments delta_i of d(E_i) carry a relative error
+ * of about 1e-13 (moments to ~1e-14, the series summed by FFT on the CPU and by the
+ * Chebyshev recurrence on the GPU, each ~M eps); dS = (1/(pi T)) sum_i W_i delta_i with
+ * |W_i| <= the width of the spectrum, so |dS_gpu - dS_cpu| <= N 1e-12 (E_max - E_min) /
+ * (pi T), a factor 10 above the worst-case linear sum. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "de_test_hamiltonian.h"
+#include "kpm_core.h"
+#include "kpm_cuda.h"
+#include "kpm_test_util.h"
+#include "test_params.h"
+
+static double max_abs_diff(const double *a, const double *b, size_t n)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, fabs(a[i] - b[i]));
+    return m;
+}
+
+/* a lattice of random spins */
+static de_lattice lattice(size_t L, double hund, uint64_t seed)
+{
+    de_lattice d = {.L = L, .n = L * L * L, .hund = hund};
+    d.s = malloc(3 * d.n * sizeof *d.s);
+    mcf_rng rng;
+    mcf_rng_init(&rng, seed, 0);
+    for (size_t i = 0; i < d.n; i++)
+        de_unit(&rng, d.s + 3 * i);
+    return d;
+}
+
+/* (a) unit-vector moments, CPU vs GPU */
+static void test_moments(void)
+{
+    mcf_rng rng;
+    mcf_rng_init(&rng, 11, 0);
+    mcf_hamiltonian *hr = kt_random_h(&rng, 300, 5, 600, 1.0, 2.0);
+    de_lattice d = lattice(6, 3.0, 5);
+    mcf_hamiltonian *hd = de_build(&d);
+    mcf_hamiltonian *hs[2] = {hr, hd};
+    const size_t M = 256;
+    for (int q = 0; q < 2; q++) {
+        mcf_hamiltonian *h = hs[q];
+        double a, b;
+        mcf_hamiltonian_scaling(h, 0.01, &a, &b);
+        const size_t rows[5] = {0, 7, h->dim / 2, h->dim - 2, h->dim - 1};
+        double *cpu = malloc(5 * M * sizeof *cpu), *gpu = malloc(5 * M * sizeof *gpu);
+        kpm_engine *e = NULL;
+        kcu_engine *ge = NULL;
+        kcu_ham *dh = NULL;
+        int rc = kpm_engine_create(h->dim, 4, &e);
+        if (!rc)
+            rc = kpm_ldos_moments(e, h, a, b, rows, 5, M, cpu);
+        CHECK(rc == MCF_OK, "CPU moments: %s", mcf_last_error());
+        rc = kcu_ham_create(h, &dh);
+        if (!rc)
+            rc = kcu_engine_create(h->dim, 4, &ge);
+        if (!rc)
+            rc = kcu_rows_moments(ge, dh, a, b, rows, 5, M, gpu);
+        CHECK(rc == MCF_OK, "GPU moments: %s", mcf_last_error());
+        const double diff = max_abs_diff(cpu, gpu, 5 * M);
+        printf("(a) %s, dim %zu: unit-vector moments, max |GPU - CPU| = %.2e (mu_0 = 1)\n",
+               q ? "double exchange 6^3, J_H = 3" : "random Hermitian", h->dim, diff);
+        CHECK(diff <= 1e-12, "moments differ by %.3e", diff);
+        kpm_engine_destroy(e);
+        kcu_engine_destroy(ge);
+        kcu_ham_destroy(dh);
+        free(cpu);
+        free(gpu);
+    }
+    mcf_hamiltonian_destroy(hr);
+    mcf_hamiltonian_destroy(hd);
+    free(d.s);
+}
+
+/* (b) random vectors */
+static void test_random(void)
+{
+    de_lattice d = lattice(6, 0.0, 9);
+    mcf_hamiltonian *h = de_build(&d);
+    double a, b;
+    mcf_hamiltonian_scaling(h, 0.01, &a, &b);
+    const size_t M = 64, R = 96;
+    double *m1 = malloc(R * M * sizeof *m1), *m2 = malloc(R * M * sizeof *m2);
+    double *mean = malloc(M * sizeof *mean), *err = malloc(M * sizeof *err);
+    double *exact = calloc(M, sizeof *exact), *rowm = malloc(8 * M * sizeof *rowm);
+    kcu_ham *dh = NULL;
+    kcu_engine *ge = NULL;
+    int rc = kcu_ham_create(h, &dh);
+    if (!rc)
+        rc = kcu_engine_create(h->dim, 8, &ge);
+    if (!rc)
+        rc = kcu_random_moments(ge, dh, a, b, 0, 1234, R, M, m1);
+    if (!rc)
+        rc = kcu_random_moments(ge, dh, a, b, 0, 1234, R, M, m2);
+    CHECK(rc == MCF_OK, "random moments: %s", mcf_last_error());
+    CHECK(memcmp(m1, m2, R * M * sizeof *m1) == 0, "the same seed gave different moments");
+    double worst0 = 0.0;
+    for (size_t r = 0; r < R; r++)
+        worst0 = fmax(worst0, fabs(m1[r * M] - 1.0));
+    CHECK(worst0 < 1e-13, "random phases: mu_0 per vector differs from 1 by %.3e", worst0);
+    /* the exact trace over all rows, 8 at a time */
+    for (size_t r0 = 0; r0 < h->dim && !rc; r0 += 8) {
+        size_t rows[8];
+        for (size_t j = 0; j < 8; j++)
+            rows[j] = r0 + j;
+        rc = kcu_rows_moments(ge, dh, a, b, rows, 8, M, rowm);
+        for (size_t j = 0; j < 8 && !rc; j++)
+            for (size_t n = 0; n < M; n++)
+                exact[n] += rowm[j * M + n] / (double)h->dim;
+    }
+    kpm_moments_mean(R, M, m1, mean, err);
+    double worst = 0.0;
+    for (size_t n = 1; n < M; n++)
+        worst = fmax(worst, fabs(mean[n] - exact[n]) / err[n]);
+    printf("(b) 6^3 double exchange, %zu random-phase vectors: largest |mean - exact| = %.2f "
+           "standard errors over %zu moments\n", R, worst, M - 1);
+    CHECK(worst < 5.0, "stochastic trace off by %.2f standard errors", worst);
+    kcu_engine_destroy(ge);
+    kcu_ham_destroy(dh);
+    mcf_hamiltonian_destroy(h);
+    free(d.s);
+    free(m1);
+    free(m2);
+    free(mean);
+    free(err);
+    free(exact);
+    free(rowm);
+}
+
+/* (c) cuFFT vs GSL FFT */
+static void test_dct(void)
+{
+    const size_t M = 200, N = 450, nb = 3;
+    double *mu = malloc(nb * M * sizeof *mu), *g = malloc(M * sizeof *g);
+    mcf_rng rng;
+    mcf_rng_init(&rng, 3, 0);
+    for (size_t i = 0; i < nb * M; i++)
+        mu[i] = (2.0 * mcf_rng_uniform(&rng) - 1.0) / (1.0 + (double)(i % M));
+    kpm_kernel_coefficients(KPM_KERNEL_JACKSON, 4.0, M, g);
+    double *c_re = malloc(nb * N * sizeof *c_re), *c_im = malloc(nb * N * sizeof *c_im);
+    double *g_re = malloc(nb * N * sizeof *g_re), *g_im = malloc(nb * N * sizeof *g_im);
+    double *c_f = malloc(nb * N * sizeof *c_f), *g_f = malloc(nb * N * sizeof *g_f);
+    kpm_dct *cd = NULL;
+    kcu_dct *gd = NULL;
+    int rc = kpm_dct_create(N, M, &cd);
+    for (size_t j = 0; j < nb && !rc; j++)
+        rc = kpm_dct_green(cd, mu + j * M, NULL, g, M, 2.5, c_re + j * N, c_im + j * N) ||
+             kpm_dct_density(cd, mu + j * M, g, M, 2.5, c_f + j * N);
+    if (!rc)
+        rc = kcu_dct_create(N, M, nb, &gd);
+    if (!rc)
+        rc = kcu_dct_green(gd, mu, nb, g, 2.5, g_re, g_im);
+    if (!rc)
+        rc = kcu_dct_density(gd, mu, nb, g, 2.5, g_f);
+    CHECK(rc == MCF_OK, "transforms: %s", mcf_last_error());
+    const double scale = fmax(kt_max_abs(c_re, nb * N), kt_max_abs(c_im, nb * N));
+    const double dg = fmax(max_abs_diff(c_re, g_re, nb * N), max_abs_diff(c_im, g_im, nb * N));
+    const double df = max_abs_diff(c_f, g_f, nb * N);
+    printf("(c) cuFFT vs GSL: Green's function %.2e, density %.2e (relative to the largest "
+           "value)\n", dg / scale, df / kt_max_abs(c_f, nb * N));
+    CHECK(dg <= 1e-12 * scale, "Green's functions differ by %.3e of %.3e", dg, scale);
+    CHECK(df <= 1e-12 * kt_max_abs(c_f, nb * N), "densities differ by %.3e", df);
+    kpm_dct_destroy(cd);
+    kcu_dct_destroy(gd);
+    free(mu);
+    free(g);
+    free(c_re);
+    free(c_im);
+    free(g_re);
+    free(g_im);
+    free(c_f);
+    free(g_f);
+}
+
+/* ---- (d), (e) GFMC ------------------------------------------------------------------- */
+
+typedef struct gchain {
+    de_lattice d;
+    mcf_hamiltonian *h;
+    double a, b, T, mu;
+    mcf_local_change c;
+    double snew[3];
+    size_t site;
+    kpm_gfmc *cg;
+    kcu_gfmc *gg;
+    kcu_ham *dh;
+} gchain;
+
+static void gchain_init(gchain *c, size_t L, double hund, double T, double mu, size_t M,
+                        int extrapolate, uint64_t seed)
+{
+    memset(c, 0, sizeof *c);
+    c->d = lattice(L, hund, seed);
+    c->h = de_build(&c->d);
+    c->T = T;
+    c->mu = mu;
+    mcf_hamiltonian_scaling(c->h, 0.01, &c->a, &c->b);
+    int rc = kpm_gfmc_create(c->h->dim, M, 0, KPM_KERNEL_LORENTZ, 4.0, extrapolate, &c->cg);
+    if (!rc)
+        rc = kcu_gfmc_create(c->h->dim, M, 0, 4.0, extrapolate, &c->gg);
+    if (!rc)
+        rc = kcu_ham_create(c->h, &c->dh);
+    CHECK(rc == MCF_OK, "GFMC set-up: %s", mcf_last_error());
+}
+
+static void gchain_free(gchain *c)
+{
+    kpm_gfmc_destroy(c->cg);
+    kcu_gfmc_destroy(c->gg);
+    kcu_ham_destroy(c->dh);
+    mcf_hamiltonian_destroy(c->h);
+    free(c->d.s);
+}
+
+/* a new trial move of each chain */
+static void gchain_propose(gchain *c, mcf_rng *rng)
+{
+    c->site = (size_t)mcf_rng_below(rng, c->d.n);
+    de_unit(rng, c->snew);
+    de_change(&c->d, c->site, c->snew, &c->c);
+}
+
+/* accept the move: the spin and the Hamiltonian rows of the site (as the model does) */
+static void gchain_accept(gchain *c)
+{
+    const size_t o = c->site;
+    memcpy(c->d.s + 3 * o, c->snew, sizeof c->snew);
+    if (c->d.hund == 0) {
+        size_t nb[6];
+        de_neighbours(c->d.L, o, nb);
+        for (int k = 0; k < 6; k++) {
+            double re, im;
+            de_overlap(c->d.s + 3 * o, c->d.s + 3 * nb[k], &re, &im);
+            mcf_hamiltonian_set(c->h, o, nb[k], -re, -im);
+        }
+    } else {
+        const double *S = c->d.s + 3 * o, J = c->d.hund;
+        mcf_hamiltonian_set_onsite(c->h, 2 * o, -J * S[2]);
+        mcf_hamiltonian_set_onsite(c->h, 2 * o + 1, J * S[2]);
+        mcf_hamiltonian_set(c->h, 2 * o, 2 * o + 1, -J * S[0], J * S[1]);
+    }
+}
+
+/* dS of every chain on the GPU (one batch) and the CPU; the largest difference over the
+ * rounding bound (see the top of the file) */
+static double gfmc_compare(gchain *c, size_t n, const char *what, int verbose)
+{
+    kcu_gfmc_job *jobs = calloc(n, sizeof *jobs);
+    double *gpu = calloc(n, sizeof *gpu);
+    for (size_t k = 0; k < n; k++)
+        jobs[k] = (kcu_gfmc_job){.g = c[k].gg, .d = c[k].dh, .h = c[k].h, .a = c[k].a,
+                                 .b = c[k].b, .T = c[k].T, .mu = c[k].mu, .change = &c[k].c};
+    int rc = kcu_gfmc_run(jobs, n, gpu, NULL, NULL);
+    CHECK(rc == MCF_OK, "%s: kcu_gfmc_run: %s", what, mcf_last_error());
+    double worst = 0.0;
+    for (size_t k = 0; k < n && !rc; k++) {
+        double cpu = 0.0;
+        rc = kpm_gfmc_delta_action(c[k].cg, c[k].h, c[k].a, c[k].b, &c[k].c, c[k].T, c[k].mu,
+                                   &cpu, NULL, NULL);
+        CHECK(rc == MCF_OK, "%s: CPU GFMC: %s", what, mcf_last_error());
+        const double N = 4.0 * 256.0; /* at most 2 M_tot nodes for M <= 256 with extrapolate */
+        const double bound = N * 1e-12 * 2.0 * (6.0 + c[k].d.hund) / (kt_pi * c[k].T);
+        const double r = fabs(gpu[k] - cpu) / bound;
+        if (verbose)
+            printf("    chain %zu: L = %zu, J_H = %s%g, T = %g, mu = %g: dS GPU %.15f CPU %.15f "
+                   "(|diff| %.1e, bound %.1e)\n", k, c[k].d.L, c[k].d.hund ? "" : "inf ",
+                   c[k].d.hund, c[k].T, c[k].mu, gpu[k], cpu, fabs(gpu[k] - cpu), bound);
+        CHECK(r <= 1.0, "%s: chain %zu: dS GPU %.17g vs CPU %.17g", what, k, gpu[k], cpu);
+        worst = fmax(worst, r);
+    }
+    free(jobs);
+    free(gpu);
+    return worst;
+}
+
+static void test_gfmc(void)
+{
+    mcf_rng rng;
+    mcf_rng_init(&rng, 77, 0);
+    for (int ex = 0; ex < 2; ex++) {
+        const size_t M = ex ? 128 : 256;
+        enum { NC = 8 };
+        gchain c[NC];
+        const size_t Ls[NC] = {4, 4, 4, 4, 6, 6, 4, 6};
+        const double hund[NC] = {0, 0, 0, 8, 0, 0, 8, 8};
+        const double T[NC] = {0.05, 0.2, 1.0, 0.2, 0.1, 1.0, 1.0, 0.3};
+        const double mu[NC] = {0.0, -1.0, 0.5, -9.0, -2.0, 0.0, -8.0, -8.5};
+        for (int k = 0; k < NC; k++) {
+            gchain_init(&c[k], Ls[k], hund[k], T[k], mu[k], M, ex, 100 + (uint64_t)k);
+            gchain_propose(&c[k], &rng);
+        }
+        printf("(d) GFMC, M = %zu%s, a batch of %d chains:\n", M,
+               ex ? " with extrapolation" : "", NC);
+        const double w = gfmc_compare(c, NC, "GFMC", 1);
+        printf("    largest |GPU - CPU| / bound = %.2e, cluster size %d\n", w,
+               kcu_gfmc_last_cluster());
+        /* the device moments of the last run vs the CPU's */
+        for (int k = 0; k < NC; k += 3) {
+            const size_t Mt = ex ? 2 * M : M;
+            double *gm = malloc(4 * Mt * sizeof *gm), *cm = malloc(4 * Mt * sizeof *cm);
+            kpm_engine *e = NULL;
+            int rc = kcu_gfmc_last_moments(c[k].gg, gm);
+            if (!rc)
+                rc = kpm_engine_create(c[k].h->dim, 4, &e);
+            if (!rc) {
+                /* the four start vectors as kpm_gfmc builds them */
+                double *v = kpm_engine_start(e);
+                memset(v, 0, 8 * c[k].h->dim * sizeof *v);
+                for (int a = 0; a < 2; a++)
+                    for (int q = 0; q < c[k].c.entries[a]; q++) {
+                        double *row = v + 8 * (size_t)c[k].c.row[a][q];
+                        const double re = c[k].c.re[a][q], im = c[k].c.im[a][q];
+                        if (a == 0) {
+                            row[0] += re; row[4] += im;
+                            row[2] += re; row[6] += im;
+                            row[3] += re; row[7] += im;
+                        } else {
+                            row[1] += re; row[5] += im;
+                            row[2] += re; row[6] += im;
+                            row[3] -= im; row[7] += re;
+                        }
+                    }
+                rc = kpm_moments_diag(e, c[k].h, c[k].a, c[k].b, 4, Mt, cm);
+            }
+            CHECK(rc == MCF_OK, "moments: %s", mcf_last_error());
+            double scale = 0.0;
+            for (int j = 0; j < 4; j++)
+                scale = fmax(scale, cm[j * Mt]);
+            const double diff = max_abs_diff(gm, cm, 4 * Mt);
+            CHECK(diff <= 1e-12 * scale, "chain %d: GFMC moments differ by %.3e (mu_0 %.3g)", k,
+                  diff, scale);
+            if (k == 0)
+                printf("    GFMC moments of chain 0: max |GPU - CPU| = %.2e (mu_0 up to %.3g)\n",
+                       diff, scale);
+            kpm_engine_destroy(e);
+            free(gm);
+            free(cm);
+        }
+        /* every cluster size gives the same dS */
+        if (!ex) {
+            double ref[NC];
+            kcu_gfmc_job jobs[NC];
+            for (int k = 0; k < NC; k++)
+                jobs[k] = (kcu_gfmc_job){.g = c[k].gg, .d = c[k].dh, .h = c[k].h, .a = c[k].a,
+                                         .b = c[k].b, .T = c[k].T, .mu = c[k].mu,
+                                         .change = &c[k].c};
+            const char *Gs[4] = {"1", "2", "4", "8"};
+            double spread = 0.0;
+            for (int q = 0; q < 4; q++) {
+                double out[NC];
+                setenv("MCF_KPM_CUDA_CLUSTER", Gs[q], 1);
+                int rc = kcu_gfmc_run(jobs, NC, out, NULL, NULL);
+                CHECK(rc == MCF_OK && kcu_gfmc_last_cluster() == atoi(Gs[q]),
+                      "cluster size %s: %s", Gs[q], mcf_last_error());
+                for (int k = 0; k < NC; k++) {
+                    if (q == 0)
+                        ref[k] = out[k];
+                    spread = fmax(spread, fabs(out[k] - ref[k]) / fmax(1.0, fabs(ref[k])));
+                }
+            }
+            unsetenv("MCF_KPM_CUDA_CLUSTER");
+            printf("    cluster sizes 1, 2, 4, 8: largest relative spread of dS %.2e\n", spread);
+            CHECK(spread <= 1e-12, "cluster sizes disagree by %.3e", spread);
+        }
+        /* (e) accepted moves: only the changed rows travel */
+        if (!ex) {
+            uint64_t rows0[NC], full0[NC];
+            for (int k = 0; k < NC; k++)
+                kcu_ham_stats(c[k].dh, &rows0[k], &full0[k]);
+            double worst = 0.0;
+            for (int sweep = 0; sweep < 5; sweep++) {
+                for (int k = 0; k < NC; k++) {
+                    gchain_accept(&c[k]);
+                    gchain_propose(&c[k], &rng);
+                }
+                worst = fmax(worst, gfmc_compare(c, NC, "after accepted moves", 0));
+            }
+            int rows_ok = 1;
+            for (int k = 0; k < NC; k++) {
+                uint64_t rows, full;
+                kcu_ham_stats(c[k].dh, &rows, &full);
+                /* infinite Hund: the site and its 6 neighbours; finite: the 2 rows of the
+                 * site */
+                const uint64_t per = c[k].d.hund == 0 ? 7 : 2;
+                rows_ok &= rows - rows0[k] == 5 * per && full == full0[k];
+            }
+            printf("(e) 5 accepted moves per chain: dS still within %.2e of the bound; row "
+                   "updates only: %s\n", worst, rows_ok ? "yes" : "NO");
+            CHECK(rows_ok, "accepted moves did not travel as row updates");
+            /* a change the journal cannot name: a full upload, still right */
+            mcf_hamiltonian_touch_all(c[0].h);
+            gfmc_compare(c, 1, "after touch_all", 0);
+            uint64_t rows, full;
+            kcu_ham_stats(c[0].dh, &rows, &full);
+            CHECK(full == full0[0] + 1, "touch_all did not make a full upload (%llu)",
+                  (unsigned long long)(full - full0[0]));
+        }
+        for (int k = 0; k < NC; k++)
+            gchain_free(&c[k]);
+    }
+}
+
+/* ---- (f) the plugin through the loader --------------------------------------------- */
+
+static void *workspace(const mcf_plugin_info *info, test_params *tp, const mcf_hamiltonian *h)
+{
+    void *ws = NULL;
+    const mcf_fermion_ops *ops = info->ops;
+    int rc = ops->create(&tp->p, h, &ws);
+    CHECK(rc == MCF_OK && ws, "%s create: %s", info->name, mcf_last_error());
+    return ws;
+}
+
+static void test_plugin(void)
+{
+    mcf_plugin *pc = NULL, *pg = NULL;
+    int rc = mcf_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pc);
+    if (!rc)
+        rc = mcf_plugin_open("kpm-cuda", MCF_PLUGIN_FERMION_EVALUATOR, &pg);
+    CHECK(rc == MCF_OK, "loading kpm and kpm-cuda: %s", mcf_last_error());
+    if (rc)
+        return;
+    const mcf_fermion_ops *oc = pc->info->ops, *og = pg->info->ops;
+    CHECK(pg->info->params == NULL || mcf_spec_count(pg->info->params) ==
+                                          mcf_spec_count(pc->info->params),
+          "kpm-cuda declares other parameters than kpm");
+    de_lattice d = lattice(4, 0.0, 21);
+    mcf_hamiltonian *h = de_build(&d);
+    test_params *tc = test_params_make(pc->info->params, "test_kpm_cuda.ini", "vectors", "0",
+                                       "moments", "128", "block", "5", NULL);
+    test_params *tg = test_params_make(pg->info->params, "test_kpm_cuda.ini", "vectors", "0",
+                                       "moments", "128", "block", "5", NULL);
+    void *wc = workspace(pc->info, tc, h), *wg = workspace(pg->info, tg, h);
+    if (!wc || !wg)
+        return;
+    const size_t P = oc->energy_points(wc);
+    CHECK(og->energy_points(wg) == P, "energy grids differ in size");
+    double *ec = malloc(P * sizeof *ec), *eg = malloc(P * sizeof *eg);
+    oc->energies(wc, ec);
+    og->energies(wg, eg);
+    CHECK(max_abs_diff(ec, eg, P) == 0.0, "energy grids differ");
+    const size_t rows[3] = {0, 17, 63};
+    const size_t *rl[1] = {rows};
+    double *lc = malloc(3 * P * sizeof *lc), *lg = malloc(3 * P * sizeof *lg);
+    double *rc_ = malloc(3 * P * sizeof *rc_), *rg = malloc(3 * P * sizeof *rg);
+    double *ic = malloc(3 * P * sizeof *ic), *ig = malloc(3 * P * sizeof *ig);
+    void *const wsc[1] = {wc}, *const wsg[1] = {wg};
+    double *const outc[1] = {lc}, *const outg[1] = {lg};
+    double *const rec[1] = {rc_}, *const reg[1] = {rg}, *const imc[1] = {ic}, *const img[1] = {ig};
+    rc = oc->ldos(wsc, 1, rl, 3, outc) || og->ldos(wsg, 1, rl, 3, outg) ||
+         oc->green(wsc, 1, rl, 3, rec, imc) || og->green(wsg, 1, rl, 3, reg, img);
+    CHECK(rc == MCF_OK, "ldos / green: %s", mcf_last_error());
+    const double sl = kt_max_abs(lc, 3 * P), sg = kt_max_abs(ic, 3 * P);
+    const double dl = max_abs_diff(lc, lg, 3 * P);
+    const double dg = fmax(max_abs_diff(rc_, rg, 3 * P), max_abs_diff(ic, ig, 3 * P));
+    CHECK(dl <= 1e-12 * sl && dg <= 1e-12 * sg, "ldos differ by %.3e, green by %.3e", dl, dg);
+    double *dc = malloc(P * sizeof *dc), *dgp = malloc(P * sizeof *dgp);
+    double *const doc[1] = {dc}, *const dog[1] = {dgp};
+    mcf_rng r1, r2;
+    mcf_rng_init(&r1, 1, 0);
+    mcf_rng_init(&r2, 1, 0);
+    mcf_rng *const rr1[1] = {&r1}, *const rr2[1] = {&r2};
+    double nc, ncE, ng, ngE;
+    rc = oc->dos(wsc, 1, rr1, doc) || og->dos(wsg, 1, rr2, dog) ||
+         oc->occupation(wsc, 1, rr1, 0.3, 0.1, &nc, &ncE) ||
+         og->occupation(wsg, 1, rr2, 0.3, 0.1, &ng, &ngE);
+    CHECK(rc == MCF_OK, "dos / occupation: %s", mcf_last_error());
+    const double dd = max_abs_diff(dc, dgp, P);
+    CHECK(dd <= 1e-12 * kt_max_abs(dc, P), "exact-trace DOS differs by %.3e", dd);
+    CHECK(fabs(nc - ng) <= 1e-12 && fabs(ncE - ngE) <= 1e-12,
+          "occupation: n %.15g vs %.15g, e %.15g vs %.15g", nc, ng, ncE, ngE);
+    printf("(f) plugin: ldos %.1e, green %.1e, exact DOS %.1e (relative), occupation n %.1e, "
+           "e %.1e\n", dl / sl, dg / sg, dd / kt_max_abs(dc, P), fabs(nc - ng), fabs(ncE - ngE));
+    /* delta_action, and refusals */
+    mcf_local_change ch;
+    double snew[3] = {0.0, 0.6, 0.8};
+    de_change(&d, 5, snew, &ch);
+    const mcf_local_change *chl[1] = {&ch};
+    double T = 0.2, mu = -0.5, sc = 0, sgp = 0;
+    rc = oc->delta_action(wsc, 1, chl, &T, &mu, &sc) || og->delta_action(wsg, 1, chl, &T, &mu, &sgp);
+    CHECK(rc == MCF_OK && fabs(sc - sgp) <= 1e-9 * fmax(1.0, fabs(sc)),
+          "delta_action: kpm %.15g, kpm-cuda %.15g (%s)", sc, sgp, mcf_last_error());
+    double T0 = 0.0;
+    rc = og->delta_action(wsg, 1, chl, &T0, &mu, &sgp);
+    CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "T = 0") &&
+              strstr(mcf_last_error(), "workspace 0"),
+          "T = 0: %d %s", rc, mcf_last_error());
+    ch.row[1][2] = (int64_t)h->dim + 3;
+    rc = og->delta_action(wsg, 1, chl, &T, &mu, &sgp);
+    CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "workspace 0"),
+          "row out of range: %d %s", rc, mcf_last_error());
+    printf("    delta_action: kpm %.12f, kpm-cuda %.12f; refusals: %s\n", sc, sgp,
+           mcf_last_error());
+    oc->destroy(wc);
+    og->destroy(wg);
+    test_params_free(tc);
+    test_params_free(tg);
+    mcf_hamiltonian_destroy(h);
+    free(d.s);
+    free(ec); free(eg); free(lc); free(lg); free(rc_); free(rg); free(ic); free(ig);
+    free(dc); free(dgp);
+    mcf_plugin_close(pc);
+    mcf_plugin_close(pg);
+}
+
+/* (g) */
+static void test_out_of_memory(void)
+{
+    kcu_engine *e = NULL;
+    const int rc = kcu_engine_create((size_t)1 << 30, 64, &e);
+    printf("(g) 2^30 rows x 64 vectors: %s\n", mcf_last_error());
+    CHECK(rc == MCF_ENOMEM && !e && strstr(mcf_last_error(), "out of device memory") &&
+              strstr(mcf_last_error(), "MiB"),
+          "a 2 TiB engine: rc %d, %s", rc, mcf_last_error());
+    kcu_engine_destroy(e);
+    /* the device still works */
+    kcu_dct *p = NULL;
+    CHECK(kcu_dct_create(16, 8, 1, &p) == MCF_OK, "after out of memory: %s", mcf_last_error());
+    kcu_dct_destroy(p);
+}
+
+int main(void)
+{
+    char why[512];
+    if (!kcu_probe(why, sizeof why)) {
+        printf("skipped: no device (%s)\n", why);
+        return 77;
+    }
+    printf("device: %s\n", why);
+    test_moments();
+    test_random();
+    test_dct();
+    test_gfmc();
+    test_plugin();
+    test_out_of_memory();
+    return check_exit();
+}
