@@ -177,6 +177,11 @@ KCU_API int kcu_gfmc_last_phases(double *recursion, double *green, double *rest)
 KCU_API int kcu_gfmc_last_cluster(void);
 KCU_API int kcu_gfmc_last_shared(void);
 
+/* 1 when the last launch summed the Green's functions by FFT in shared memory (2N a power
+ * of 2 and room for the transforms; MCF_KPM_CUDA_NO_FFT=1 forbids it), 0 when directly by
+ * the Chebyshev recurrence at every node. */
+KCU_API int kcu_gfmc_last_fft(void);
+
 #ifdef __cplusplus
 }
 #endif

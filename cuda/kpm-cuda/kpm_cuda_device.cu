@@ -21,7 +21,8 @@ namespace cg = cooperative_groups;
 #define KCU_PI 3.14159265358979323846
 #define KCU_NV 4            /* GFMC vectors: u0, u1, u0 + u1, u0 + i u1 */
 #define KCU_NS (3 * KCU_NV) /* sums per GFMC step: <r0|r0> (step 1), <y|x>, <y|y> */
-#define KCU_GFMC_THREADS 512
+#define KCU_GFMC_THREADS 256
+#define KCU_GFMC_ROWS_PER_BLOCK 512 /* the cluster size aims at this many rows per block */
 #define KCU_STEP_THREADS 256
 
 /* ---- the device ------------------------------------------------------------------- */
@@ -371,7 +372,36 @@ __device__ __forceinline__ long long kcu_vidx(long long r, int j)
     return ((r >> 5) << 7) + ((long long)j << 5) + (r & 31);
 }
 
-template <int WT, int NV, bool TILED>
+/* Loads of the ELL table: LP = 0 plain (the table may be in shared memory), 1 read-only
+ * data cache (ld.global.nc), 2 streaming (ld.global.cs: evict first, so the table, read
+ * once per step, does not push the vectors out of L2). */
+template <int LP, typename V>
+__device__ __forceinline__ V kcu_ld(const V *p)
+{
+    if (LP == 1)
+        return __ldg(p);
+    if (LP == 2)
+        return __ldcs(p);
+    return *p;
+}
+
+/* Where x[c] is (XM): 0 at x + c xs (the DOS blocks); 1 tiled, x + kcu_vidx(c, 0) (GFMC
+ * vectors in global memory, or in shared memory with one block per chain); 2 distributed
+ * over the shared memory of the G blocks of a cluster, the column encoded as owner block
+ * << 24 | local row (see the kernel), read through the cluster's shared-memory window. */
+template <int XM>
+__device__ __forceinline__ const double2 *kcu_gather_base(const double2 *x, long long xs, int32_t c)
+{
+    if (XM == 0)
+        return x + (long long)c * xs;
+    if (XM == 1)
+        return x + kcu_vidx(c, 0);
+    const unsigned owner = (unsigned)c >> 24;
+    const double2 *base = xs > 1 ? cg::this_cluster().map_shared_rank(x, owner) : x;
+    return base + kcu_vidx(c & 0xffffff, 0);
+}
+
+template <int WT, int NV, int XM, int LP = 0>
 __device__ __forceinline__ void kcu_row_product(const int32_t *col, const double *hre,
                                                 const double *him, long long hs, long long hr,
                                                 int width, double e,
@@ -388,18 +418,18 @@ __device__ __forceinline__ void kcu_row_product(const int32_t *col, const double
         double vr[WT > 0 ? WT : 1], vi[WT > 0 ? WT : 1];
 #pragma unroll
         for (int k = 0; k < WT; k++) {
-            c[k] = col[k * hs + hr];
-            vr[k] = hre[k * hs + hr];
-            vi[k] = him[k * hs + hr];
+            c[k] = kcu_ld<LP>(col + k * hs + hr);
+            vr[k] = kcu_ld<LP>(hre + k * hs + hr);
+            vi[k] = kcu_ld<LP>(him + k * hs + hr);
         }
 #pragma unroll
         for (int k = 0; k < WT; k++) {
             if (c[k] < 0)
                 continue;
-            const double2 *xc = TILED ? x + kcu_vidx(c[k], 0) : x + (long long)c[k] * xs;
+            const double2 *xc = kcu_gather_base<XM>(x, xs, c[k]);
 #pragma unroll
             for (int j = 0; j < NV; j++) {
-                const double2 v = xc[TILED ? j << 5 : j];
+                const double2 v = xc[XM ? j << 5 : j];
                 acc[j].x += vr[k] * v.x - vi[k] * v.y;
                 acc[j].y += vr[k] * v.y + vi[k] * v.x;
             }
@@ -410,10 +440,10 @@ __device__ __forceinline__ void kcu_row_product(const int32_t *col, const double
             if (ck < 0)
                 continue;
             const double hrk = hre[k * hs + hr], hik = him[k * hs + hr];
-            const double2 *xc = TILED ? x + kcu_vidx(ck, 0) : x + (long long)ck * xs;
+            const double2 *xc = kcu_gather_base<XM>(x, xs, ck);
 #pragma unroll
             for (int j = 0; j < NV; j++) {
-                const double2 v = xc[TILED ? j << 5 : j];
+                const double2 v = xc[XM ? j << 5 : j];
                 acc[j].x += hrk * v.x - hik * v.y;
                 acc[j].y += hrk * v.y + hik * v.x;
             }
@@ -434,7 +464,7 @@ struct kcu_step_args {
     unsigned *ticket;
 };
 
-template <int WT>
+template <int WT, int LP>
 __global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_step_kernel(kcu_step_args s)
 {
     __shared__ double red[3][KCU_STEP_THREADS];
@@ -450,7 +480,8 @@ __global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_step_kernel(kcu_step_arg
              r += (long long)gridDim.x * rows_per_block) {
             const double2 xr = s.x[r * B + j];
             double2 acc;
-            kcu_row_product<WT, 1, false>(s.col, s.hre, s.him, dim, r, s.width, s.ons[r] - shift,
+            kcu_row_product<WT, 1, 0, LP>(s.col, s.hre, s.him, dim, r, s.width,
+                                              kcu_ld<LP>(s.ons + r) - shift,
                                    s.x + j, B, &xr, &acc);
             double2 yr;
             if (s.first) {
@@ -458,7 +489,7 @@ __global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_step_kernel(kcu_step_arg
                 yr.y = ia * acc.y;
                 s0 += xr.x * xr.x + xr.y * xr.y;
             } else {
-                const double2 yo = s.y[r * B + j];
+                const double2 yo = LP == 2 ? __ldcs(s.y + r * B + j) : s.y[r * B + j];
                 yr.x = ia2 * acc.x - yo.x;
                 yr.y = ia2 * acc.y - yo.y;
             }
@@ -617,6 +648,29 @@ static int kcu_engine_reserve_steps(kcu_engine *e, size_t steps)
     return MCF_OK;
 }
 
+template <int LP>
+static void kcu_launch_step_lp(int width, int grid, const kcu_step_args &s)
+{
+    if (width == 6)
+        kcu_step_kernel<6, LP><<<grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s);
+    else if (width == 7)
+        kcu_step_kernel<7, LP><<<grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s);
+    else
+        kcu_step_kernel<0, LP><<<grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s);
+}
+
+/* The table through the read-only data cache for blocks of 4 or more vectors (measured on
+ * an H100 at 128^3: 58% of the copy bandwidth instead of 54% at B = 8, 51% instead of 47%
+ * at B = 64), plain loads for fewer (74% instead of 68% at B = 1); streaming loads
+ * (ld.global.cs) were in between. */
+static void kcu_launch_step(int width, int grid, const kcu_step_args &s)
+{
+    if (s.B >= 4)
+        kcu_launch_step_lp<1>(width, grid, s);
+    else
+        kcu_launch_step_lp<0>(width, grid, s);
+}
+
 /* The recursion for nb vectors already in e->v0 (stride e->block): K = M / 2 steps (at
  * least 1), sums into tot_host[step][3 B]; then the moments mu[j M + n] * scale. */
 static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double b, size_t nb,
@@ -646,12 +700,7 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
         s.x = n == 1 ? e->v0 : cur;
         s.y = n == 1 ? e->v1 : old;
         s.tot = e->tot + (n - 1) * 3 * B;
-        if (d->width == 6)
-            kcu_step_kernel<6><<<e->grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s);
-        else if (d->width == 7)
-            kcu_step_kernel<7><<<e->grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s);
-        else
-            kcu_step_kernel<0><<<e->grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s);
+        kcu_launch_step(d->width, e->grid, s);
         if (n == 1) {
             cur = e->v1;
             old = e->v0;
@@ -984,36 +1033,44 @@ struct kcu_gfmc_launch {
     int h_smem;       /* 1: each block keeps its rows of H in shared memory */
     long long h_rows; /* rows of the shared-memory copy (>= the rows of any block) */
     int mu_smem;      /* 1: moments and kernel coefficients staged in shared memory */
-    int v_smem;       /* 1 (G = 1 only): the two vector blocks live in shared memory too,
-                         after the rows of H: the whole recursion stays on the SM */
+    int v_smem;       /* 1: the two vector blocks live in shared memory too, each block
+                         its own rows after its rows of H; gathers from the other blocks
+                         of the cluster through distributed shared memory */
     long long v_rows; /* rows of the vector blocks in shared memory */
     long long v_off;  /* their byte offset in the dynamic shared memory (after H) */
+    int fft;          /* 1: the Green's functions by FFT in shared memory (2N a power of 2) */
+    long long fft_off;/* its byte offset (after the moments), twiddles then buffers */
 };
 
 extern __shared__ double kcu_dyn_smem[];
 
 /* One Chebyshev step of a block's rows [r0, r1) for the KCU_NV GFMC vectors: y = 2 H~ x -
- * y (first step: y = H~ x), and the block's per-warp dot products into wsum. */
-template <int WT, bool HS>
+ * y (first step: y = H~ x), and the block's dot products into s0, s1, s2.  MODE 0: H and
+ * the vectors in global memory; 1: the block's rows of H in shared memory; 2: the vectors
+ * too, each block holding its own rows (local index r - r0), gathers through the cluster's
+ * distributed shared memory; 3: one block per chain, H and the vectors in its shared
+ * memory. */
+template <int WT, int MODE>
 __device__ __forceinline__ void kcu_gfmc_step(const kcu_task *T, const int32_t *col,
                                               const double *hre, const double *him,
                                               const double *ons, long long hs, long long r0,
                                               long long r1, const double2 *__restrict__ x,
-                                              double2 *__restrict__ y, bool first,
+                                              double2 *__restrict__ y, bool first, int G,
                                               double *s0, double *s1, double *s2)
 {
     const double ia = T->ia, ia2 = 2.0 * T->ia, shift = T->b;
     const int W = T->width;
     for (long long r = r0 + threadIdx.x; r < r1; r += blockDim.x) {
-        const long long hr = HS ? r - r0 : r;
+        const long long hr = MODE >= 1 ? r - r0 : r;
+        const long long vr = MODE == 2 ? r - r0 : r;  /* MODE 3: r0 = 0 */
         double2 xr[KCU_NV], acc[KCU_NV], yo[KCU_NV];
 #pragma unroll
         for (int j = 0; j < KCU_NV; j++) {
-            xr[j] = x[kcu_vidx(r, j)];
-            yo[j] = first ? make_double2(0.0, 0.0) : y[kcu_vidx(r, j)];
+            xr[j] = x[kcu_vidx(vr, j)];
+            yo[j] = first ? make_double2(0.0, 0.0) : y[kcu_vidx(vr, j)];
         }
-        kcu_row_product<WT, KCU_NV, true>(col, hre, him, hs, hr, W, ons[hr] - shift, x, KCU_NV,
-                                          xr, acc);
+        kcu_row_product<WT, KCU_NV, MODE == 2 ? 2 : 1>(col, hre, him, hs, hr, W, ons[hr] - shift,
+                                                       x, G, xr, acc);
 #pragma unroll
         for (int j = 0; j < KCU_NV; j++) {
             double2 yr;
@@ -1025,14 +1082,14 @@ __device__ __forceinline__ void kcu_gfmc_step(const kcu_task *T, const int32_t *
                 yr.x = ia2 * acc[j].x - yo[j].x;
                 yr.y = ia2 * acc[j].y - yo[j].y;
             }
-            y[kcu_vidx(r, j)] = yr;
+            y[kcu_vidx(vr, j)] = yr;
             s1[j] += yr.x * xr[j].x + yr.y * xr[j].y;
             s2[j] += yr.x * yr.x + yr.y * yr.y;
         }
     }
 }
 
-template <int WT, bool HS>
+template <int WT, int MODE>
 __global__ void __launch_bounds__(KCU_GFMC_THREADS)
     kcu_gfmc_kernel(const kcu_task *tasks, const kcu_row_update *upd, kcu_gfmc_launch L)
 {
@@ -1051,9 +1108,11 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
     if (timer)
         kcu_phase_ns[0] = kcu_timer_ns();
 
-    /* the two vector blocks: the chain's scratch in global memory, or shared memory */
+    /* the two vector blocks: the chain's scratch in global memory (row r at r), or (MODE 2)
+     * each block's own rows in its shared memory (row r at r - r0) */
     double2 *v0 = T->v0, *v1 = T->v1;
-    if (L.v_smem) {
+    const long long voff = MODE == 2 ? r0 : 0;
+    if (MODE >= 2) {
         v0 = (double2 *)((char *)kcu_dyn_smem + L.v_off);
         v1 = v0 + L.v_rows * KCU_NV;
     }
@@ -1073,7 +1132,7 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
     }
     for (long long r = r0 + tid; r < r1; r += blockDim.x)
         for (int j = 0; j < KCU_NV; j++)
-            v0[kcu_vidx(r, j)] = make_double2(0.0, 0.0);
+            v0[kcu_vidx(r - voff, j)] = make_double2(0.0, 0.0);
     __syncthreads();
     if (tid == 0) {
         for (int a = 0; a < T->rank; a++)
@@ -1081,7 +1140,7 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
                 const long long r = T->row[a][e];
                 if (r < r0 || r >= r1)
                     continue;
-                double2 *v = v0 + kcu_vidx(r, 0); /* vector j at v[32 j] */
+                double2 *v = v0 + kcu_vidx(r - voff, 0); /* vector j at v[32 j] */
                 const double re = T->ure[a][e], im = T->uim[a][e];
                 if (a == 0) {
                     v[0].x += re; v[0].y += im;
@@ -1104,13 +1163,15 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
     const int32_t *col = T->col;
     const double *hre = T->hre, *him = T->him, *ons = T->ons;
     long long hs = dim;
-    if (HS) {
+    if (MODE >= 1) {
         const long long nr = L.h_rows;
         double *s_re = kcu_dyn_smem, *s_im = s_re + (long long)W * nr, *s_on = s_im + (long long)W * nr;
         int32_t *s_col = (int32_t *)(s_on + nr);
         for (long long q = tid; q < (long long)W * (r1 - r0); q += blockDim.x) {
             const long long k = q / (r1 - r0), rr = q % (r1 - r0);
-            s_col[k * nr + rr] = T->col[k * dim + r0 + rr];
+            const int32_t c = T->col[k * dim + r0 + rr];
+            /* MODE 2: the column as (owner block << 24 | row within it) for the gather */
+            s_col[k * nr + rr] = MODE == 2 && c >= 0 ? (int32_t)(((c / rpb) << 24) | (c % rpb)) : c;
             s_re[k * nr + rr] = T->hre[k * dim + r0 + rr];
             s_im[k * nr + rr] = T->him[k * dim + r0 + rr];
         }
@@ -1138,12 +1199,16 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
 #pragma unroll
         for (int j = 0; j < KCU_NV; j++)
             s0[j] = s1[j] = s2[j] = 0.0;
-        kcu_gfmc_step<WT, HS>(T, col, hre, him, ons, hs, r0, r1, cur, old, n == 1, s0, s1, s2);
-        /* <x|x> only at the first step (the others would add zeros) */
+        kcu_gfmc_step<WT, MODE>(T, col, hre, him, ons, hs, r0, r1, cur, old, n == 1, G, s0, s1,
+                                s2);
+        /* <x|x> only at the first step (the others would add zeros); a warp without rows
+         * (small blocks) skips the shuffles, which share the shared-memory pipe */
+        const bool busy = r0 + warp * 32 < r1;
 #pragma unroll
         for (int j = 0; j < KCU_NV; j++) {
-            const double a0 = n == 1 ? kcu_warp_sum(s0[j]) : 0.0;
-            const double a1 = kcu_warp_sum(s1[j]), a2 = kcu_warp_sum(s2[j]);
+            const double a0 = busy && n == 1 ? kcu_warp_sum(s0[j]) : 0.0;
+            const double a1 = busy ? kcu_warp_sum(s1[j]) : 0.0;
+            const double a2 = busy ? kcu_warp_sum(s2[j]) : 0.0;
             if (lane == 0) {
                 wred[n & 1][warp][j] = a0;
                 wred[n & 1][warp][KCU_NV + j] = a1;
@@ -1217,47 +1282,105 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
     else
         kcu_group_sync(G);
 
-    /* 4. the Green's functions of the 4 vectors at the block's nodes [i0, i1), one thread
-     *    per (node, vector), by the Chebyshev recurrences T_m(x), U_{m-1}(x); then d(E) */
+    /* 4. the Green's functions of the 4 vectors at the nodes, into T->gnode; then d(E) at
+     *    the block's nodes [i0, i1) */
     const int npb = (N + G - 1) / G;
     const int i0 = g * npb < N ? g * npb : N, i1 = i0 + npb < N ? i0 + npb : N;
     const double inv_a = T->inv_a;
     const bool extra = T->extrapolate;
-    for (int q = tid; q < (i1 - i0) * KCU_NV; q += blockDim.x) {
-        const int i = i0 + q / KCU_NV, j = q % KCU_NV;
-        const double xi = T->x[i], is = T->isin[i];
-        const double *mj = mu + j * Mtot;
-        const double c0 = 0.5 * mj[0];
-        double lo_t = glo[0] * c0, hi_t = ghi[0] * c0, lo_u = 0.0, hi_u = 0.0;
-        double tm1 = 1.0, tn = xi;   /* T_{m-1}, T_m */
-        double um2 = 0.0, um1 = 1.0; /* U_{m-2}, U_{m-1} */
-        for (int m = 1; m < Mtot; m++) {
-            const double ch = ghi[m] * mj[m];
-            hi_t += ch * tn;
-            hi_u += ch * um1;
-            if (extra && m < M) {
-                const double cl = glo[m] * mj[m];
-                lo_t += cl * tn;
-                lo_u += cl * um1;
+    if (L.fft) {
+        /* by FFT (2N a power of 2): chi_k = sum_n c_n e^{-i pi n / (2N)} e^{-2 pi i n k / (2N)}
+         * (as kpm_dct), G(x_k) = -2 i chi_k / sin theta_k / a; the cluster's blocks share
+         * the 4 (8 with extrapolation) transforms, each block doing its share at once:
+         * radix 2, decimation in time, in shared memory after the moments */
+        const int Lf = 2 * N, logL = 31 - __clz(Lf);
+        const int nT = KCU_NV * (1 + extra);
+        double2 *tw = (double2 *)(kcu_dyn_smem + L.fft_off / 8);
+        double2 *buf = tw + Lf / 2;
+        int mine = 0; /* transforms of this block: t = g, g + G, ... */
+        for (int t = g; t < nT; t += G)
+            mine++;
+        for (int k = tid; k < Lf / 2; k += blockDim.x) {
+            double sn, cs;
+            sincospi(-2.0 * (double)k / (double)Lf, &sn, &cs);
+            tw[k] = make_double2(cs, sn);
+        }
+        for (int q = tid; q < mine * Lf; q += blockDim.x) {
+            const int b = q / Lf, n = q % Lf, t = g + b * G;
+            const int j = t % KCU_NV, o = t / KCU_NV;
+            const int order = o || !extra ? Mtot : M;
+            const double *gk = o || !extra ? ghi : glo;
+            double2 v = make_double2(0.0, 0.0);
+            if (n < order) {
+                const double c = gk[n] * mu[j * Mtot + n] * (n == 0 ? 0.5 : 1.0);
+                double sn, cs;
+                sincospi(-(double)n / (double)Lf, &sn, &cs);
+                v = make_double2(c * cs, c * sn);
             }
-            const double tnext = 2.0 * xi * tn - tm1;
-            tm1 = tn;
-            tn = tnext;
-            const double unext = 2.0 * xi * um1 - um2;
-            um2 = um1;
-            um1 = unext;
+            buf[b * Lf + (int)(__brev((unsigned)n) >> (32 - logL))] = v;
         }
-        /* G = (-2 sum c_m U_{m-1} - 2 i sum c_m T_m / sin theta) / a; without
-         * extrapolation the order-M sums are the hi ones (Mtot = M, the same kernel) */
-        if (!extra) {
-            lo_t = hi_t;
-            lo_u = hi_u;
+        __syncthreads();
+        for (int len = 2; len <= Lf; len <<= 1) {
+            const int half = len >> 1, stride = Lf / len;
+            for (int q = tid; q < mine * (Lf / 2); q += blockDim.x) {
+                const int b = q / (Lf / 2), r = q % (Lf / 2);
+                const int grp = r / half, k = r % half;
+                double2 *p = buf + b * Lf + grp * len + k;
+                const double2 w = tw[k * stride], u = p[0], v = p[half];
+                const double2 wv = make_double2(w.x * v.x - w.y * v.y, w.x * v.y + w.y * v.x);
+                p[0] = make_double2(u.x + wv.x, u.y + wv.y);
+                p[half] = make_double2(u.x - wv.x, u.y - wv.y);
+            }
+            __syncthreads();
         }
-        T->gnode[(size_t)i * KCU_NV + j] = make_double2(-2.0 * lo_u * inv_a, -2.0 * lo_t * is * inv_a);
-        T->gnode[((size_t)N + i) * KCU_NV + j] =
-            make_double2(-2.0 * hi_u * inv_a, -2.0 * hi_t * is * inv_a);
+        for (int q = tid; q < mine * N; q += blockDim.x) {
+            const int b = q / N, k = q % N, t = g + b * G;
+            const int j = t % KCU_NV, o = t / KCU_NV, i = N - 1 - k;
+            const double2 c = buf[b * Lf + k];
+            const double is = T->isin[i];
+            T->gnode[((size_t)o * N + i) * KCU_NV + j] =
+                make_double2(2.0 * c.y * is * inv_a, -2.0 * c.x * is * inv_a);
+        }
+        kcu_group_sync(G);
+    } else {
+        /* directly, one thread per (node, vector), by the Chebyshev recurrences T_m(x),
+         * U_{m-1}(x): G = (-2 sum c_m U_{m-1} - 2 i sum c_m T_m / sin theta) / a */
+        for (int q = tid; q < (i1 - i0) * KCU_NV; q += blockDim.x) {
+            const int i = i0 + q / KCU_NV, j = q % KCU_NV;
+            const double xi = T->x[i], is = T->isin[i];
+            const double *mj = mu + j * Mtot;
+            const double c0 = 0.5 * mj[0];
+            double lo_t = glo[0] * c0, hi_t = ghi[0] * c0, lo_u = 0.0, hi_u = 0.0;
+            double tm1 = 1.0, tn = xi;   /* T_{m-1}, T_m */
+            double um2 = 0.0, um1 = 1.0; /* U_{m-2}, U_{m-1} */
+            for (int m = 1; m < Mtot; m++) {
+                const double ch = ghi[m] * mj[m];
+                hi_t += ch * tn;
+                hi_u += ch * um1;
+                if (extra && m < M) {
+                    const double cl = glo[m] * mj[m];
+                    lo_t += cl * tn;
+                    lo_u += cl * um1;
+                }
+                const double tnext = 2.0 * xi * tn - tm1;
+                tm1 = tn;
+                tn = tnext;
+                const double unext = 2.0 * xi * um1 - um2;
+                um2 = um1;
+                um1 = unext;
+            }
+            /* without extrapolation the order-M sums are the hi ones (Mtot = M) */
+            if (!extra) {
+                lo_t = hi_t;
+                lo_u = hi_u;
+            }
+            T->gnode[(size_t)i * KCU_NV + j] =
+                make_double2(-2.0 * lo_u * inv_a, -2.0 * lo_t * is * inv_a);
+            T->gnode[((size_t)N + i) * KCU_NV + j] =
+                make_double2(-2.0 * hi_u * inv_a, -2.0 * hi_t * is * inv_a);
+        }
+        __syncthreads();
     }
-    __syncthreads();
     for (int q = tid; q < (i1 - i0) * (1 + T->extrapolate); q += blockDim.x) {
         const int o = q / (i1 - i0), i = i0 + q % (i1 - i0);
         const double2 *G4 = T->gnode + ((size_t)o * N + i) * KCU_NV;
@@ -1506,14 +1629,21 @@ static int kcu_gfmc_weights(kcu_gfmc *g, double a, double b, double T, double mu
     return MCF_OK;
 }
 
-static int kcu_last_G = 0, kcu_last_hsmem = 0, kcu_last_vsmem = 0;
+static int kcu_last_G = 0, kcu_last_hsmem = 0, kcu_last_vsmem = 0, kcu_last_fft = 0;
 extern "C" int kcu_gfmc_last_cluster(void) { return kcu_last_G; }
 extern "C" int kcu_gfmc_last_shared(void) { return kcu_last_hsmem + kcu_last_vsmem; }
+extern "C" int kcu_gfmc_last_fft(void) { return kcu_last_fft; }
 
-/* blocks per chain: about two rows per thread, a power of 2 up to 8 (16, a non-portable
- * cluster size, only when asked for) (MCF_KPM_CUDA_CLUSTER
- * overrides it, for the benchmark) */
-static int kcu_cluster_for(size_t dim)
+/* Blocks per chain (the cluster size G, a power of 2 up to 16; 16 is a non-portable cluster
+ * size, used when the device can place such a cluster, else 8): first G with at most 512
+ * rows per block (the throughput choice: few, full blocks), then doubled while the batch's
+ * clusters still fill at most half of the SMs and blocks keep >= 128 rows (the latency
+ * choice: a small batch spreads over idle SMs; half, because a cluster must fit in one GPC
+ * and partly filled GPCs cannot take another).  Measured on an H100, M = 256, in ms per
+ * batch: 8^3 one chain G = 1, 2, 4, 8: 0.48, 0.44, 0.37, 0.39; 32 chains G = 1, 2, 4: 0.48,
+ * 0.45, 0.71; 16^3 one chain G = 8, 16: 0.59, 0.52, 8 chains 0.59, 1.00, 32 chains 1.71,
+ * 2.47.  MCF_KPM_CUDA_CLUSTER overrides it (tests, benchmarks). */
+static int kcu_cluster_for(size_t dim, size_t n)
 {
     const char *env = getenv("MCF_KPM_CUDA_CLUSTER");
     if (env && *env) {
@@ -1522,7 +1652,10 @@ static int kcu_cluster_for(size_t dim)
             return G;
     }
     int G = 1;
-    while (G < 8 && (size_t)G * 2 * KCU_GFMC_THREADS < dim)
+    while (G < 16 && (size_t)G * KCU_GFMC_ROWS_PER_BLOCK < dim)
+        G *= 2;
+    const size_t half = (size_t)kcu_prop.multiProcessorCount / 2;
+    while (G < 16 && n * (size_t)(2 * G) <= half && dim / (size_t)(2 * G) >= 128)
         G *= 2;
     return G;
 }
@@ -1532,18 +1665,18 @@ static int kcu_cluster_for(size_t dim)
  * lattice with infinite Hund coupling, 7: finite, 0: any) and by where H is read. */
 #define KCU_SMEM_MAX (200 * 1024)
 
-template <int WT, bool HS>
+template <int WT, int MODE>
 static cudaError_t kcu_gfmc_launch_as(cudaLaunchConfig_t *cfg, int G, const kcu_task *tasks_dev,
                                       const kcu_row_update *upd_dev, kcu_gfmc_launch L)
 {
-    cudaError_t e = cudaFuncSetAttribute(kcu_gfmc_kernel<WT, HS>,
+    cudaError_t e = cudaFuncSetAttribute(kcu_gfmc_kernel<WT, MODE>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)cfg->dynamicSmemBytes);
     if (e == cudaSuccess && G > 8)
-        e = cudaFuncSetAttribute(kcu_gfmc_kernel<WT, HS>,
+        e = cudaFuncSetAttribute(kcu_gfmc_kernel<WT, MODE>,
                                  cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     if (e == cudaSuccess)
-        e = cudaLaunchKernelEx(cfg, kcu_gfmc_kernel<WT, HS>, tasks_dev, upd_dev, L);
+        e = cudaLaunchKernelEx(cfg, kcu_gfmc_kernel<WT, MODE>, tasks_dev, upd_dev, L);
     return e;
 }
 
@@ -1567,26 +1700,50 @@ static cudaError_t kcu_gfmc_launch_kernel(cudaLaunchConfig_t *cfg, const kcu_tas
     L.h_smem = h_bytes <= KCU_SMEM_MAX;
     L.mu_smem = mu_bytes <= KCU_SMEM_MAX;
     size_t smem = L.mu_smem ? mu_bytes : 0;
+    /* the FFT of the Green's functions: every task the same N (a power of 2 times 2), the
+     * twiddles and this block's share of the 4 or 8 transforms after the moments */
+    int Nall = tasks[0].N, ex = 0, same = 1;
+    for (size_t k = 0; k < n; k++) {
+        same &= tasks[k].N == Nall;
+        ex |= tasks[k].extrapolate;
+    }
+    const size_t Lf = 2 * (size_t)Nall;
+    const size_t per_block = ((size_t)KCU_NV * (1 + ex) + (size_t)G - 1) / (size_t)G;
+    L.fft_off = (long long)((mu_bytes + 15) / 16 * 16);
+    const size_t fft_end = (size_t)L.fft_off + (Lf / 2 + per_block * Lf) * sizeof(double2);
+    L.fft = same && L.mu_smem && (Lf & (Lf - 1)) == 0 && fft_end <= KCU_SMEM_MAX &&
+            !getenv("MCF_KPM_CUDA_NO_FFT");
+    if (L.fft && fft_end > smem)
+        smem = fft_end;
+    kcu_last_fft = L.fft;
     if (L.h_smem && h_bytes > smem)
         smem = h_bytes;
-    /* with one block per chain the vectors fit beside H on small lattices */
-    L.v_rows = (long long)((maxdim + 31) / 32 * 32); /* tiles of 32 rows */
+    /* on small lattices each block's rows of the vectors fit beside its rows of H */
+    L.v_rows = (L.h_rows + 31) / 32 * 32; /* tiles of 32 rows */
     L.v_off = (long long)((h_bytes + 15) / 16 * 16);
     const size_t v_bytes = 2 * (size_t)L.v_rows * KCU_NV * sizeof(double2);
-    L.v_smem = G == 1 && L.h_smem && h_bytes + v_bytes <= KCU_SMEM_MAX;
+    L.v_smem = L.h_smem && h_bytes + v_bytes <= KCU_SMEM_MAX && !getenv("MCF_KPM_CUDA_NO_DSMEM");
     if (L.v_smem && h_bytes + v_bytes > smem)
         smem = h_bytes + v_bytes;
     kcu_last_vsmem = L.v_smem;
     cfg->dynamicSmemBytes = smem;
     const int WT = wmin == wmax && (wmax == 6 || wmax == 7) ? wmax : 0;
     kcu_last_hsmem = L.h_smem;
+    if (L.v_smem && G == 1)
+        return WT == 6   ? kcu_gfmc_launch_as<6, 3>(cfg, G, tasks_dev, upd_dev, L)
+               : WT == 7 ? kcu_gfmc_launch_as<7, 3>(cfg, G, tasks_dev, upd_dev, L)
+                         : kcu_gfmc_launch_as<0, 3>(cfg, G, tasks_dev, upd_dev, L);
+    if (L.v_smem)
+        return WT == 6   ? kcu_gfmc_launch_as<6, 2>(cfg, G, tasks_dev, upd_dev, L)
+               : WT == 7 ? kcu_gfmc_launch_as<7, 2>(cfg, G, tasks_dev, upd_dev, L)
+                         : kcu_gfmc_launch_as<0, 2>(cfg, G, tasks_dev, upd_dev, L);
     if (L.h_smem)
-        return WT == 6   ? kcu_gfmc_launch_as<6, true>(cfg, G, tasks_dev, upd_dev, L)
-               : WT == 7 ? kcu_gfmc_launch_as<7, true>(cfg, G, tasks_dev, upd_dev, L)
-                         : kcu_gfmc_launch_as<0, true>(cfg, G, tasks_dev, upd_dev, L);
-    return WT == 6   ? kcu_gfmc_launch_as<6, false>(cfg, G, tasks_dev, upd_dev, L)
-           : WT == 7 ? kcu_gfmc_launch_as<7, false>(cfg, G, tasks_dev, upd_dev, L)
-                     : kcu_gfmc_launch_as<0, false>(cfg, G, tasks_dev, upd_dev, L);
+        return WT == 6   ? kcu_gfmc_launch_as<6, 1>(cfg, G, tasks_dev, upd_dev, L)
+               : WT == 7 ? kcu_gfmc_launch_as<7, 1>(cfg, G, tasks_dev, upd_dev, L)
+                         : kcu_gfmc_launch_as<0, 1>(cfg, G, tasks_dev, upd_dev, L);
+    return WT == 6   ? kcu_gfmc_launch_as<6, 0>(cfg, G, tasks_dev, upd_dev, L)
+           : WT == 7 ? kcu_gfmc_launch_as<7, 0>(cfg, G, tasks_dev, upd_dev, L)
+                     : kcu_gfmc_launch_as<0, 0>(cfg, G, tasks_dev, upd_dev, L);
 }
 
 extern "C" int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, double *dS_M,
@@ -1611,7 +1768,7 @@ extern "C" int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, doub
         if (j->g->dim > maxdim)
             maxdim = j->g->dim;
     }
-    const int G = kcu_cluster_for(maxdim);
+    int G = kcu_cluster_for(maxdim, n);
     pthread_mutex_lock(&kcu_lock);
     /* staging: n tasks, then up to KCU_MAX_UPDATE_ROWS row updates per task */
     const size_t task_bytes = (n * sizeof(kcu_task) + 255) / 256 * 256;
@@ -1708,6 +1865,17 @@ extern "C" int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, doub
                                        (const kcu_task *)kcu_stage_dev,
                                        (const kcu_row_update *)(kcu_stage_dev + task_bytes +
                                                                 res_bytes));
+            if (e != cudaSuccess && G == 16) {
+                /* a cluster of 16 is non-portable: a device that cannot place one gets 8 */
+                cudaGetLastError();
+                G = 8;
+                cfg.gridDim = dim3((unsigned)(n * (size_t)G));
+                attr[0].val.clusterDim.x = (unsigned)G;
+                e = kcu_gfmc_launch_kernel(&cfg, tasks, n, G, maxdim,
+                                           (const kcu_task *)kcu_stage_dev,
+                                           (const kcu_row_update *)(kcu_stage_dev + task_bytes +
+                                                                    res_bytes));
+            }
         }
         if (e != cudaSuccess)
             rc = kcu_fail(e, "launching the GFMC kernel", 0);

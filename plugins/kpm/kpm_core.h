@@ -1,5 +1,7 @@
 /* kpm_core.h — the mathematics of the kernel polynomial method (KPM) as plain functions:
  * the static library mcf_kpm_core, linked into the kpm plugin (kpm.c) and into its tests.
+ * The library also holds the fermion ops written once over a backend (kpm_ops.h), which
+ * both kpm and kpm-cuda use.
  * Not part of the SDK: symbols carry the prefix kpm_ and hidden visibility.
  *
  * Reference: A. Weisse, G. Wellein, A. Alvermann, H. Fehske, "The kernel polynomial

@@ -473,10 +473,13 @@ static void gfmc_part(const size_t *Ls, int nL, const size_t *chains, int nC, si
             double ph_rec, ph_green, ph_rest;
             if (kcu_gfmc_last_phases(&ph_rec, &ph_green, &ph_rest) == MCF_OK)
                 printf("#   in the kernel, chain 0: recursion %.1f us (%.2f us/step; H read "
-                       "from %s), Green's functions at the nodes %.1f us, phase sum %.1f us\n",
+                       "from %s), Green's functions at the nodes %.1f us (%s), phase sum %.1f us\n",
                        1e6 * ph_rec, 1e6 * ph_rec / (double)(M / 2),
-                       kcu_gfmc_last_shared() ? "shared memory" : "the device table",
-                       1e6 * ph_green, 1e6 * ph_rest);
+                       kcu_gfmc_last_shared() > 1   ? "shared memory, vectors too"
+                       : kcu_gfmc_last_shared() > 0 ? "shared memory"
+                                                    : "the device table",
+                       1e6 * ph_green, kcu_gfmc_last_fft() ? "FFT" : "direct sums",
+                       1e6 * ph_rest);
             fflush(stdout);
         }
         if (cpu && Cmax > 0) {

@@ -1,0 +1,268 @@
+/* kpm_ops.c — the fermion ops of the KPM evaluators over a backend (kpm_ops.h says what
+ * each op does and what the backend supplies). */
+#include "kpm_ops.h"
+
+#include "mcf/mcf.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* ---- workspace -------------------------------------------------------------------- */
+
+void kpm_ops_destroy(void *p)
+{
+    kpm_ops_ws *w = p;
+    if (!w)
+        return;
+    if (w->be->release)
+        w->be->release(w);
+    kpm_dct_destroy(w->grid);
+    free(w->g);
+    free(w->mu_vec);
+    free(w->mu);
+    free(w);
+}
+
+/* the moment arrays and the kernel coefficients */
+static int ops_alloc(kpm_ops_ws *w)
+{
+    const size_t rows = w->R > w->block ? w->R : w->block;
+    w->g = malloc(w->M * sizeof *w->g);
+    w->mu_vec = malloc(rows * w->M * sizeof *w->mu_vec);
+    w->mu = malloc(w->M * sizeof *w->mu);
+    if (!w->g || !w->mu_vec || !w->mu)
+        return mcf_fail(MCF_ENOMEM, "%s: out of memory for %zu x %zu moments", w->be->name,
+                        rows, w->M);
+    kpm_kernel_coefficients(w->cfg.kernel, w->cfg.lambda, w->M, w->g);
+    return MCF_OK;
+}
+
+int kpm_ops_create(const kpm_backend *be, const mcf_params *params, const mcf_hamiltonian *h,
+                   void **out)
+{
+    *out = NULL;
+    if (!h || h->dim < 1)
+        return mcf_fail(MCF_EINVAL, "%s: no Hamiltonian (or an empty one) was given",
+                        be->name);
+    kpm_config c;
+    int extrapolate = 0;
+    int rc = kpm_config_read(params, &c, &extrapolate);
+    if (!rc)
+        rc = kpm_config_check(&c);
+    if (rc)
+        return mcf_fail_prefix(rc, "[%s] in %s", mcf_params_section(params),
+                               mcf_params_origin(params));
+    if (be->admit && (rc = be->admit(h)))
+        return rc;
+    kpm_ops_ws *w = calloc(1, be->size);
+    if (!w)
+        return mcf_fail(MCF_ENOMEM, "%s: out of memory for a workspace", be->name);
+    w->be = be;
+    w->h = h;
+    w->cfg = c;
+    w->extrapolate = extrapolate;
+    w->M = (size_t)c.moments;
+    w->N = kpm_config_points(&c);
+    w->R = (size_t)c.vectors;
+    w->block = (size_t)c.block;
+    if ((be->init && (rc = be->init(w))) || (rc = kpm_dct_create(w->N, w->M, &w->grid)) ||
+        (rc = ops_alloc(w))) {
+        kpm_ops_destroy(w);
+        return rc;
+    }
+    *out = w;
+    return MCF_OK;
+}
+
+void kpm_ops_scale(kpm_ops_ws *w)
+{
+    if (!w->scaled || w->version != w->h->version) {
+        mcf_hamiltonian_scaling(w->h, w->cfg.margin, &w->a, &w->b);
+        w->version = w->h->version;
+        w->scaled = 1;
+    }
+}
+
+/* the scaling, then the backend's preparation (the device copy, scratch) */
+static int ops_prepare(kpm_ops_ws *w)
+{
+    kpm_ops_scale(w);
+    return w->be->prepare ? w->be->prepare(w) : MCF_OK;
+}
+
+size_t kpm_ops_energy_points(const void *p) { return ((const kpm_ops_ws *)p)->N; }
+
+int kpm_ops_energies(void *p, double *E)
+{
+    kpm_ops_ws *w = p;
+    kpm_ops_scale(w);
+    kpm_dct_energies(w->grid, w->a, w->b, E);
+    return MCF_OK;
+}
+
+/* ---- ops ---------------------------------------------------------------------------- */
+
+static int ops_check_batch(const kpm_backend *be, void *const *ws, size_t n, const char *what)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!ws[k])
+            return mcf_fail(MCF_EINVAL, "%s: %s: workspace %zu of the batch is NULL", be->name,
+                            what, k);
+    return MCF_OK;
+}
+
+/* dos and occupation: the workspaces, and the random streams of their traces */
+static int ops_check_traces(const kpm_backend *be, void *const *ws, size_t n,
+                            mcf_rng *const *rngs, const char *what)
+{
+    int rc = ops_check_batch(be, ws, n, what);
+    if (rc)
+        return rc;
+    if (n && !rngs)
+        return mcf_fail(MCF_EINVAL, "%s: %s: the stochastic trace needs the chains' random "
+                        "streams, but rngs is NULL", be->name, what);
+    return MCF_OK;
+}
+
+/* vectors = 0: the exact trace (1/dim) sum_r <r|T_n(H~)|r> over the unit vectors, `block`
+ * rows at a time, into w->mu (no randomness) */
+static int ops_exact_trace(kpm_ops_ws *w)
+{
+    const size_t dim = w->h->dim, M = w->M, B = w->block;
+    size_t rows[KPM_MAX_BLOCK];
+    for (size_t n = 0; n < M; n++)
+        w->mu[n] = 0.0;
+    for (size_t r0 = 0; r0 < dim; r0 += B) {
+        const size_t nb = dim - r0 < B ? dim - r0 : B;
+        for (size_t j = 0; j < nb; j++)
+            rows[j] = r0 + j;
+        int rc = w->be->rows_moments(w, rows, nb);
+        if (rc)
+            return rc;
+        for (size_t j = 0; j < nb; j++)
+            for (size_t n = 0; n < M; n++)
+                w->mu[n] += w->mu_vec[j * M + n];
+    }
+    for (size_t n = 0; n < M; n++)
+        w->mu[n] /= (double)dim;
+    return MCF_OK;
+}
+
+/* the mean moments of one workspace's trace into w->mu (exact with vectors = 0) */
+static int ops_trace(kpm_ops_ws *w, mcf_rng *rng)
+{
+    int rc = ops_prepare(w);
+    if (rc)
+        return rc;
+    if (w->R == 0)
+        return ops_exact_trace(w);
+    if ((rc = w->be->random_moments(w, rng)))
+        return rc;
+    kpm_moments_mean(w->R, w->M, w->mu_vec, w->mu, NULL);
+    return MCF_OK;
+}
+
+int kpm_ops_dos(const kpm_backend *be, void *const *ws, size_t n, mcf_rng *const *rngs,
+                double *const *dos)
+{
+    int rc = ops_check_traces(be, ws, n, rngs, "dos");
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        kpm_ops_ws *w = ws[k];
+        if ((rc = ops_trace(w, rngs[k])) || (rc = be->density(w, w->mu, 1, dos[k])))
+            return mcf_fail_prefix(rc, "%s: dos of workspace %zu", be->name, k);
+    }
+    return MCF_OK;
+}
+
+/* LDOS (out) or Green's functions (re, im) of rows, `block` rows at a time */
+static int ops_rows(const kpm_backend *be, void *const *ws, size_t n,
+                    const size_t *const *rows, size_t n_rows, double *const *out,
+                    double *const *re, double *const *im, const char *what)
+{
+    int rc = ops_check_batch(be, ws, n, what);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        kpm_ops_ws *w = ws[k];
+        if ((rc = ops_prepare(w)))
+            return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
+        const size_t P = w->N;
+        for (size_t r0 = 0; r0 < n_rows; r0 += w->block) {
+            const size_t nb = n_rows - r0 < w->block ? n_rows - r0 : w->block;
+            rc = be->rows_moments(w, rows[k] + r0, nb);
+            if (!rc)
+                rc = out ? be->density(w, w->mu_vec, nb, out[k] + r0 * P)
+                         : be->green(w, w->mu_vec, nb, re[k] + r0 * P, im[k] + r0 * P);
+            if (rc)
+                return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
+        }
+    }
+    return MCF_OK;
+}
+
+int kpm_ops_ldos(const kpm_backend *be, void *const *ws, size_t n, const size_t *const *rows,
+                 size_t n_rows, double *const *out)
+{
+    return ops_rows(be, ws, n, rows, n_rows, out, NULL, NULL, "ldos");
+}
+
+int kpm_ops_green(const kpm_backend *be, void *const *ws, size_t n, const size_t *const *rows,
+                  size_t n_rows, double *const *re, double *const *im)
+{
+    return ops_rows(be, ws, n, rows, n_rows, NULL, re, im, "green");
+}
+
+int kpm_ops_occupation(const kpm_backend *be, void *const *ws, size_t n,
+                       mcf_rng *const *rngs, double mu, double T, double *density,
+                       double *energy)
+{
+    int rc = ops_check_traces(be, ws, n, rngs, "occupation");
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        kpm_ops_ws *w = ws[k];
+        if ((rc = ops_trace(w, rngs[k])) ||
+            (rc = kpm_occupation(w->mu, w->g, w->M, w->a, w->b, mu, T, density + k,
+                                 energy + k)))
+            return mcf_fail_prefix(rc, "%s: occupation of workspace %zu", be->name, k);
+    }
+    return MCF_OK;
+}
+
+/* delta_action's preamble for workspace k of the batch */
+static int ops_gfmc_prepare(const kpm_backend *be, kpm_ops_ws *w, size_t k,
+                            const mcf_local_change *change, double T, double mu)
+{
+    kpm_ops_scale(w);
+    int rc;
+    if (be->check_changes) {
+        if ((rc = mcf_local_change_check(change, w->h->dim)))
+            return mcf_fail_prefix(rc, "%s: delta_action of workspace %zu", be->name, k);
+        if (!(T > 0) || !isfinite(T) || !isfinite(mu))
+            return mcf_fail(MCF_EINVAL, "%s: delta_action of workspace %zu: temperature "
+                            "T = %g must be finite and > 0, and mu = %g finite", be->name, k,
+                            T, mu);
+    }
+    if ((rc = be->gfmc_need(w)))
+        return mcf_fail_prefix(rc, "%s: delta_action of workspace %zu", be->name, k);
+    /* the Lorentz kernel's resolution lambda a / M (= kpm_gfmc_resolution of the scratch) */
+    const double M_res = (double)w->M;
+    kpm_gfmc_warn_resolution(w->cfg.lambda * w->a / M_res, T, w->M, w->extrapolate,
+                             &w->warned_T, be->name);
+    return MCF_OK;
+}
+
+int kpm_ops_delta_action(const kpm_backend *be, void *const *ws, size_t n,
+                         const mcf_local_change *const *changes, const double *T,
+                         const double *mu, double *dS)
+{
+    int rc = ops_check_batch(be, ws, n, "delta_action");
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n; k++)
+        if ((rc = ops_gfmc_prepare(be, ws[k], k, changes[k], T[k], mu[k])))
+            return rc;
+    return be->gfmc_batch(ws, n, changes, T, mu, dS);
+}

@@ -1,0 +1,173 @@
+/* kpm_ops.h — the fermion ops (mcf/fermion.h) of the KPM evaluators, written once over a
+ * backend: part of the static library mcf_kpm_core, shared by the CPU plugin kpm
+ * (plugins/kpm/kpm.c, backend over kpm_core.h) and the GPU plugin kpm-cuda
+ * (cuda/kpm-cuda/kpm_cuda.c, backend over kpm_cuda.h).  Not part of the SDK: symbols carry
+ * the prefix kpm_ops_ and hidden visibility.
+ *
+ * A plugin's workspace embeds kpm_ops_ws as its FIRST member (so a workspace pointer is a
+ * kpm_ops_ws pointer) and fills in the backend: the few steps whose hardware differs.
+ * Everything else lives here, once:
+ *
+ *   batches       every op refuses a NULL workspace and (dos, occupation) a NULL rngs,
+ *                 then loops over the workspaces in order (GFMC: the backend's batch);
+ *   scaling       a, b from mcf_hamiltonian_scaling(margin), cached per workspace and
+ *                 recomputed whenever h->version changes; then the backend's prepare;
+ *   trace         vectors > 0: the backend's R random moment sets (drawn from the
+ *                 chain's stream) and their mean; vectors = 0: the exact trace
+ *                 (1/dim) sum_r <r|T_n(H~)|r> over all unit vectors, `block` rows at a
+ *                 time (no randomness);
+ *   dos           the trace's mean moments, reconstructed by the backend;
+ *   ldos, green   moments of the rows' unit vectors, `block` rows at a time, each block
+ *                 reconstructed by the backend;
+ *   occupation    kpm_occupation of the trace's mean moments (host);
+ *   delta_action  per workspace: scaling, the change, T and mu checked (backends whose
+ *                 GFMC batch does not check them itself), the GFMC scratch created on
+ *                 first use, the resolution warning (kpm_gfmc_warn_resolution, the Lorentz
+ *                 kernel's lambda a / M); then the backend's batch over all workspaces.
+ *
+ * Every message starts with the backend's name ("kpm: ...", "kpm-cuda: ...").
+ * Errors: MCF_OK or an MCF_E* code with a message (mcf_fail). */
+#ifndef MCF_KPM_OPS_H
+#define MCF_KPM_OPS_H
+
+#include "kpm_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kpm_ops_ws kpm_ops_ws;
+
+/* The hardware-dependent steps.  Moment sets are laid out mu[j M + n] (host arrays). */
+typedef struct kpm_backend {
+    const char *name;  /* the plugin's name: the prefix of every message */
+    size_t size;       /* sizeof the plugin's workspace (kpm_ops_ws its first member) */
+    /* create(), after the parameters were read, before anything is allocated: may h be
+     * evaluated here (NULL: yes) */
+    int (*admit)(const mcf_hamiltonian *h);
+    /* create(), first allocation: the plugin's members (NULL: none); on failure the
+     * workspace is destroyed */
+    int (*init)(kpm_ops_ws *w);
+    /* destroy(): frees the plugin's members, any of which may be NULL (NULL: none) */
+    void (*release)(kpm_ops_ws *w);
+    /* 1: the delta_action preamble checks each change (mcf_local_change_check), T > 0 and
+     * mu (finite) before the batch; 0: the batch checks them itself */
+    int check_changes;
+    /* after the scaling, before any moments (NULL: nothing to do) */
+    int (*prepare)(kpm_ops_ws *w);
+    /* w->R random vectors drawn from rng: per-vector moments <r|T_n(H~)|r> / dim into
+     * w->mu_vec (R sets) */
+    int (*random_moments)(kpm_ops_ws *w, mcf_rng *rng);
+    /* moments <rows[j]|T_n(H~)|rows[j]> of nb <= w->block unit vectors into w->mu_vec */
+    int (*rows_moments)(kpm_ops_ws *w, const size_t *rows, size_t nb);
+    /* for nb <= w->block moment sets mu: the density out[j N + i] on the ascending grid
+     * (per unit energy), or the Green's function re/im[j N + i] */
+    int (*density)(kpm_ops_ws *w, const double *mu, size_t nb, double *out);
+    int (*green)(kpm_ops_ws *w, const double *mu, size_t nb, double *re, double *im);
+    /* the workspace's GFMC scratch, created unless it already exists */
+    int (*gfmc_need)(kpm_ops_ws *w);
+    /* dS of the batch; every workspace has been through the preamble (scaled, scratch
+     * created), and the messages of failures name the workspace */
+    int (*gfmc_batch)(void *const *ws, size_t n, const mcf_local_change *const *changes,
+                      const double *T, const double *mu, double *dS);
+} kpm_backend;
+
+/* The common head of a plugin's workspace (its first member). */
+struct kpm_ops_ws {
+    const kpm_backend *be;
+    const mcf_hamiltonian *h; /* borrowed */
+    kpm_config cfg;
+    int extrapolate;
+    size_t M, N, R, block;
+    kpm_dct *grid;            /* the host plan of N points, M moments */
+    double *g;                /* M kernel coefficients */
+    double *mu_vec;           /* max(R, block) x M moments */
+    double *mu;               /* M: the trace's mean moments */
+    int scaled;
+    uint64_t version;         /* h->version of a, b */
+    double a, b;
+    double warned_T;          /* the last T the resolution warning was given for */
+};
+
+/* create() and destroy() of mcf/fermion.h: refuses a missing or empty h, reads and checks
+ * the [evaluator] parameters (messages name the section and file), be->admit, a zeroed
+ * workspace of be->size bytes with the head filled in, be->init, the host grid, the moment
+ * arrays and the kernel coefficients.  destroy: be->release, then the head's members and
+ * the workspace itself (NULL is fine). */
+KPM_API int kpm_ops_create(const kpm_backend *be, const mcf_params *params,
+                           const mcf_hamiltonian *h, void **out);
+KPM_API void kpm_ops_destroy(void *w);
+
+/* a, b of the current Hamiltonian (recomputed when its version changed). */
+KPM_API void kpm_ops_scale(kpm_ops_ws *w);
+
+/* The ops of mcf/fermion.h (w and ws[k] are kpm_ops_ws). */
+KPM_API size_t kpm_ops_energy_points(const void *w);
+KPM_API int kpm_ops_energies(void *w, double *E);
+KPM_API int kpm_ops_dos(const kpm_backend *be, void *const *ws, size_t n,
+                        mcf_rng *const *rngs, double *const *dos);
+KPM_API int kpm_ops_ldos(const kpm_backend *be, void *const *ws, size_t n,
+                         const size_t *const *rows, size_t n_rows, double *const *out);
+KPM_API int kpm_ops_green(const kpm_backend *be, void *const *ws, size_t n,
+                          const size_t *const *rows, size_t n_rows, double *const *re,
+                          double *const *im);
+KPM_API int kpm_ops_occupation(const kpm_backend *be, void *const *ws, size_t n,
+                               mcf_rng *const *rngs, double mu, double T, double *density,
+                               double *energy);
+KPM_API int kpm_ops_delta_action(const kpm_backend *be, void *const *ws, size_t n,
+                                 const mcf_local_change *const *changes, const double *T,
+                                 const double *mu, double *dS);
+
+/* Defines `static const mcf_fermion_ops table` over the backend `be` (a static
+ * kpm_backend of the plugin): create and the batch ops need the backend before there is a
+ * workspace to trust (one may be NULL), so each gets a one-line static wrapper that passes
+ * it. */
+#define KPM_OPS_TABLE(table, be)                                                            \
+    static int table##_create(const mcf_params *params, const mcf_hamiltonian *h,           \
+                              void **out)                                                   \
+    {                                                                                       \
+        return kpm_ops_create(&(be), params, h, out);                                       \
+    }                                                                                       \
+    static int table##_dos(void *const *ws, size_t n, mcf_rng *const *rngs,                 \
+                           double *const *dos)                                             \
+    {                                                                                       \
+        return kpm_ops_dos(&(be), ws, n, rngs, dos);                                        \
+    }                                                                                       \
+    static int table##_ldos(void *const *ws, size_t n, const size_t *const *rows,           \
+                            size_t n_rows, double *const *out)                              \
+    {                                                                                       \
+        return kpm_ops_ldos(&(be), ws, n, rows, n_rows, out);                               \
+    }                                                                                       \
+    static int table##_green(void *const *ws, size_t n, const size_t *const *rows,          \
+                             size_t n_rows, double *const *re, double *const *im)           \
+    {                                                                                       \
+        return kpm_ops_green(&(be), ws, n, rows, n_rows, re, im);                           \
+    }                                                                                       \
+    static int table##_occupation(void *const *ws, size_t n, mcf_rng *const *rngs,          \
+                                  double mu, double T, double *density, double *energy)     \
+    {                                                                                       \
+        return kpm_ops_occupation(&(be), ws, n, rngs, mu, T, density, energy);              \
+    }                                                                                       \
+    static int table##_delta_action(void *const *ws, size_t n,                              \
+                                    const mcf_local_change *const *changes,                 \
+                                    const double *T, const double *mu, double *dS)          \
+    {                                                                                       \
+        return kpm_ops_delta_action(&(be), ws, n, changes, T, mu, dS);                      \
+    }                                                                                       \
+    static const mcf_fermion_ops table = {                                                  \
+        .struct_size = sizeof(mcf_fermion_ops),                                             \
+        .create = table##_create,                                                           \
+        .destroy = kpm_ops_destroy,                                                         \
+        .energy_points = kpm_ops_energy_points,                                             \
+        .energies = kpm_ops_energies,                                                       \
+        .dos = table##_dos,                                                                 \
+        .ldos = table##_ldos,                                                               \
+        .green = table##_green,                                                             \
+        .occupation = table##_occupation,                                                   \
+        .delta_action = table##_delta_action,                                               \
+    }
+
+#ifdef __cplusplus
+}
+#endif
+#endif
