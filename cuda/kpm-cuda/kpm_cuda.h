@@ -10,8 +10,10 @@
  *                 layout (col int32, hop_re, hop_im, onsite; double), brought up to date
  *                 from the Hamiltonian's change journal (mcf_hamiltonian_changed_rows):
  *                 only the changed rows travel, or everything when the journal cannot say.
- *   vectors       row-major blocks, element (row r, vector j) a double2 (re, im) at
- *                 [r B + j], so the B vectors of one row are contiguous.
+ *   vectors       DOS/LDOS: row-major blocks, element (row r, vector j) a double2 (re,
+ *                 im) at [r B + j], so the B vectors of one row are contiguous; GFMC: the
+ *                 4 vectors in tiles of 32 rows, vector by vector, so a warp's 32 rows
+ *                 are 32 consecutive elements (no shared-memory bank conflicts).
  *   recursion     one kernel launch per Chebyshev step for the DOS and LDOS paths (any
  *                 size: a grid-stride loop over (row, vector) pairs with the two dot
  *                 products of the step reduced in a fixed order, so results are
@@ -22,13 +24,17 @@
  *                 drawn from the chain's stream, so a vector never depends on the block it
  *                 lands in.
  *   transforms    the kernel-damped Chebyshev series on the N Chebyshev nodes by batched
- *                 cuFFT (Z2Z, length 2N: the same transform as kpm_dct); GFMC sums the
- *                 series directly at the nodes by the Chebyshev recurrence (fused into its
- *                 kernel; cuFFT and the CPU FFT are its references in the tests).
+ *                 cuFFT (Z2Z, length 2N: the same transform as kpm_dct); GFMC does the
+ *                 same transform inside its kernel (radix 2 in shared memory when 2N is a
+ *                 power of 2, else direct sums by the Chebyshev recurrence at each node;
+ *                 the tests hold both to the CPU's FFT).
  *
  * GFMC kernel (kcu_gfmc_run).  A batch of n changes, one per chain: n clusters of G
- * thread blocks (G = 1, 2, 4, 8 or 16 by the largest dimension; thread-block clusters
- * with hardware cluster barriers when G > 1), each cluster one chain.  In one launch:
+ * thread blocks (G = 1, 2, 4, 8 or 16 from the largest dimension and the batch size;
+ * thread-block clusters with hardware cluster barriers when G > 1), each cluster one
+ * chain; each block keeps its rows of H, and where they fit its rows of the vectors, in
+ * shared memory (the other blocks gather from them through distributed shared memory).
+ * In one launch:
  * apply the chain's pending Hamiltonian row updates, build the 4 start vectors (u_0, u_1,
  * u_0 + u_1, u_0 + i u_1), run the M_tot / 2 Chebyshev steps (two moments per step) with
  * one cluster barrier per step, reduce the moments in a fixed order, sum the Green's
