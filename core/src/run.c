@@ -531,6 +531,11 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     int threads = setup->threads > 0 ? (int)setup->threads : omp_get_max_threads();
     if ((size_t)threads > r->n_chains)
         threads = (int)r->n_chains;
+    /* a device evaluator gets all chains in one batch: one group, one stepping thread */
+    const mcf_plugin_info *ev_info = setup->evaluator ? setup->evaluator->info : NULL;
+    const int one_batch = ev_info && MCF_PLUGIN_INFO_HAS(ev_info, one_batch) && ev_info->one_batch;
+    if (one_batch)
+        threads = 1;
     FILE *logf = NULL;
     group *groups = NULL;
     /* every chain is created (and so every model parameter checked) before anything is
@@ -566,6 +571,10 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
             setup->evaluator_name, r->n_chains, (unsigned long long)setup->seed, threads, r->dir);
     if (setup->evaluator_note)
         mcf_log(MCF_LOG_INFO, "%s", setup->evaluator_note);
+    if (one_batch && r->n_chains > 1)
+        mcf_log(MCF_LOG_INFO, "evaluator %s takes all %zu chains in one batch: they step on one "
+                "thread, and every Monte Carlo step is one call to it", setup->evaluator_name,
+                r->n_chains);
 
     if (opt->resume) {
         rc = mcf_checkpoint_read(r);

@@ -186,6 +186,7 @@ static const mcf_plugin_info kc_info = {
     .ops = &kc_ops,
     .auto_priority = 20, /* before kpm (10) when a device is present */
     .probe = kc_probe,
+    .one_batch = 1,      /* one kernel launch for all chains of a step */
 };
 
 MCF_PLUGIN(kc_info)

@@ -17,7 +17,9 @@
  * (3 temperatures x 5 observables: a 3.5 threshold is crossed by one of 15 independent
  * Gaussian differences with probability 0.7%).
  *
- * The evaluator = auto run: with a device, auto must take kpm-cuda and say so in the log.
+ * The log must say that kpm-cuda takes the 3 chains in one batch (one_batch: one call per
+ * Monte Carlo step).  The evaluator = auto run: with a device, auto must take kpm-cuda and
+ * say so in the log.
  *
  * Usage: test_kpm_cuda_run MCF_PROGRAM (through ctest). */
 #include "physics_util.h"
@@ -48,6 +50,18 @@ static void test_same_run(void)
         phys_table_free(&cpu);
         return;
     }
+    /* a device evaluator gets every step of all chains in one call (one_batch) */
+    char path[PHYS_PATH_MAX], line[1024];
+    const char *tmp = getenv("MCF_TEST_TMP");
+    snprintf(path, sizeof path, "%s/kpm_cuda_gpu/mcf.log", tmp ? tmp : ".");
+    FILE *f = fopen(path, "r");
+    int one = 0;
+    while (f && fgets(line, sizeof line, f))
+        one |= phys_contains(line, "kpm-cuda takes all 3 chains in one batch") &&
+               !phys_contains(line, "warning");
+    if (f)
+        fclose(f);
+    CHECK(one, "the log of the kpm-cuda run does not say it took the 3 chains in one batch");
     const double temps[3] = {0.05, 0.2, 1.0};
     int identical = 1;
     double worst = 0.0;

@@ -45,6 +45,11 @@ typedef struct mcf_plugin_info {
      * leave both 0/NULL. */
     int auto_priority;  /* > 0: a candidate for evaluator = auto, highest usable first; 0: never chosen by auto */
     int (*probe)(char *why, size_t len); /* optional: 1 if the plugin can run on this machine, 0 if not; writes one line (the device, or why not) to why either way. NULL = always usable */
+    /* Appended: 1 for an evaluator that wants every chain's work in ONE call (a device
+     * evaluator: one kernel launch per batch).  The core then steps all chains as one
+     * batch on one thread instead of one batch per thread (results do not change: they
+     * never depend on the grouping).  0: the chains are split over the [run] threads. */
+    int one_batch;
 } mcf_plugin_info;
 
 #define MCF_PLUGIN_ENTRY_SYMBOL "mcf_plugin_entry"
