@@ -69,26 +69,18 @@
  * OpenMP threads when they hold enough work, and each result is the same sequence of
  * operations whatever the batch or the thread count (batch = single calls, bit for bit).
  * Memory per workspace: S L doubles (the table); during create() one complex grid per
- * thread as well. */
+ * thread as well.
+ *
+ * The parameters, the grid choice, the FFT fit and the stencil weights live in the static
+ * library mcf_blip_core (blip_core.h), shared with the GPU evaluator blip-cuda. */
 #include "mcf/mcf.h"
 
-#include <gsl/gsl_fft_complex.h>
+#include "blip_core.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const mcf_param_spec blip_params[] = {
-    {"grid", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "blip grid points along each side of the cell (the same on all three sides); must "
-     "exceed 2 max|n_d| of the orbitals' plane waves (Nyquist); 0 = automatic from the "
-     "cutoff: grid_factor x the plane-wave grid"},
-    {"grid_factor", MCF_PARAM_REAL, "4", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 1, 0, NULL,
-     "with grid = 0: blip grid = ceil(grid_factor x (2 m + 1)) points per side, 2 m + 1 the "
-     "plane-wave FFT grid of the cutoff sphere; errors of values, gradients, Laplacians fall "
-     "as grid^-4, ^-3, ^-2 (about 1e-3, 6e-3, 4e-2 relative at the cutoff for 4)"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 typedef struct blip_ws {
     size_t L;
@@ -109,198 +101,6 @@ static void blip_destroy(void *p)
 
 static size_t blip_orbitals(const void *ws) { return ws ? ((const blip_ws *)ws)->L : 0; }
 
-/* ---- construction ------------------------------------------------------------------ */
-
-/* the continuous Fourier transform of the cubic B-spline at theta: [sin(theta/2)/(theta/2)]^4 */
-static double bspline_ft(double theta)
-{
-    if (theta == 0.0)
-        return 1.0;
-    const double s = sin(0.5 * theta) / (0.5 * theta);
-    return (s * s) * (s * s);
-}
-
-static size_t mod_index(long m, size_t n)
-{
-    long r = m % (long)n;
-    return (size_t)(r < 0 ? r + (long)n : r);
-}
-
-/* a plane wave is used when some orbital has a nonzero coefficient on it */
-static int pw_used(const mcf_pw_orbitals *o, size_t g)
-{
-    for (size_t l = 0; l < o->n_orbitals; l++)
-        if (o->cos_coef[l * o->n_g + g] != 0.0 || o->sin_coef[l * o->n_g + g] != 0.0)
-            return 1;
-    return 0;
-}
-
-/* The grid from the parameters and the orbitals; refuses one too coarse. */
-static int blip_choose_grid(const mcf_params *params, const mcf_pw_orbitals *o, size_t n[3])
-{
-    long grid = 0;
-    double factor = 4;
-    int rc;
-    if ((rc = mcf_params_int(params, "grid", &grid)) ||
-        (rc = mcf_params_real(params, "grid_factor", &factor)))
-        return rc;
-    if (grid < 0 || !(factor >= 1) || !isfinite(factor))
-        return mcf_fail(MCF_EINVAL, "blip: grid = %ld, grid_factor = %g; use grid >= 0 (0 = "
-                        "automatic) and a finite grid_factor >= 1", grid, factor);
-    /* Nyquist: the largest |m_d| of the used plane waves must be < n_d / 2 */
-    long mmax[3] = {0, 0, 0};
-    for (size_t g = 0; g < o->n_g; g++) {
-        if (!pw_used(o, g))
-            continue;
-        for (int d = 0; d < 3; d++) {
-            const long m = labs((long)o->g[3 * g + (size_t)d]);
-            if (m > mmax[d])
-                mmax[d] = m;
-        }
-    }
-    const double two_pi = 6.28318530717958647692;
-    const double gmax = sqrt(mcf_pw_orbitals_gmax2(o));
-    for (int d = 0; d < 3; d++) {
-        const size_t need = (size_t)(2 * mmax[d] + 1);
-        if (grid > 0) {
-            n[d] = (size_t)grid;
-        } else {
-            const double mcut = floor(gmax * o->cell[d] / two_pi + 1e-9);
-            const double npw = 2.0 * mcut + 1.0;
-            double na = ceil(factor * npw - 1e-9);
-            if (na < 4)
-                na = 4;
-            if (na > 1e6)
-                return mcf_fail(MCF_EINVAL, "blip: the automatic grid along axis %d would "
-                                "have %.0f points (grid_factor %g x plane-wave grid %.0f); "
-                                "set grid explicitly (at least %zu)", d, na, factor, npw, need);
-            n[d] = (size_t)na;
-        }
-        if (n[d] < need) {
-            return mcf_fail(MCF_EINVAL, "blip: grid = %zu points along axis %c is too coarse "
-                            "for the orbitals' plane waves, which reach |n_%c| = %ld: a grid "
-                            "of n points resolves |n_%c| < n/2 only (Nyquist); use grid >= %zu",
-                            n[d], "xyz"[d], "xyz"[d], mmax[d], "xyz"[d], need);
-        }
-    }
-    return MCF_OK;
-}
-
-/* Backward (e^{+i}) unnormalized 3D DFT of the complex grid z (k fastest) in place. */
-static int fft3_backward(double *z, const size_t n[3], gsl_fft_complex_wavetable *const wt[3],
-                         gsl_fft_complex_workspace *work)
-{
-    const size_t nx = n[0], ny = n[1], nz = n[2];
-    int rc = 0;
-    for (size_t ij = 0; ij < nx * ny && !rc; ij++)
-        rc = gsl_fft_complex_backward(z + 2 * ij * nz, 1, nz, wt[2], work);
-    for (size_t i = 0; i < nx && !rc; i++)
-        for (size_t k = 0; k < nz && !rc; k++)
-            rc = gsl_fft_complex_backward(z + 2 * (i * ny * nz + k), nz, ny, wt[1], work);
-    for (size_t jk = 0; jk < ny * nz && !rc; jk++)
-        rc = gsl_fft_complex_backward(z + 2 * jk, ny * nz, nx, wt[0], work);
-    return rc;
-}
-
-/* Adds the plane-wave spectrum of orbital l, each term divided by the B-spline transform
- * (inv_bhat), to the complex grid z: as it is, or times i when imaginary_slot is set (the
- * second orbital of a pair). */
-static void add_spectrum(double *z, const mcf_pw_orbitals *o, size_t l, const size_t n[3],
-                         const double *inv_bhat, int imaginary_slot)
-{
-    for (size_t g = 0; g < o->n_g; g++) {
-        const double a = o->cos_coef[l * o->n_g + g], b = o->sin_coef[l * o->n_g + g];
-        if (a == 0.0 && b == 0.0)
-            continue;
-        const long m[3] = {o->g[3 * g], o->g[3 * g + 1], o->g[3 * g + 2]};
-        const double s = 0.5 * inv_bhat[g];
-        /* a cos + b sin = (a - ib)/2 e^{+iG.r} + (a + ib)/2 e^{-iG.r} */
-        for (int sign = 1; sign >= -1; sign -= 2) {
-            const size_t idx =
-                (mod_index(sign * m[0], n[0]) * n[1] + mod_index(sign * m[1], n[1])) * n[2] +
-                mod_index(sign * m[2], n[2]);
-            const double re = s * a, im = -sign * s * b;
-            if (!imaginary_slot) {
-                z[2 * idx] += re;
-                z[2 * idx + 1] += im;
-            } else { /* i (re + i im) = -im + i re */
-                z[2 * idx] -= im;
-                z[2 * idx + 1] += re;
-            }
-        }
-    }
-}
-
-static int blip_build(blip_ws *w, const mcf_pw_orbitals *o)
-{
-    const size_t S = w->n[0] * w->n[1] * w->n[2], L = w->L;
-    const double two_pi = 6.28318530717958647692;
-    double *inv_bhat = malloc(o->n_g * sizeof *inv_bhat);
-    if (!inv_bhat)
-        return mcf_fail(MCF_ENOMEM, "blip: out of memory");
-    for (size_t g = 0; g < o->n_g; g++) {
-        double bh = 1;
-        for (int d = 0; d < 3; d++)
-            bh *= bspline_ft(two_pi * (double)o->g[3 * g + (size_t)d] / (double)w->n[d]);
-        inv_bhat[g] = 1.0 / bh;
-    }
-    gsl_fft_complex_wavetable *wt[3] = {NULL, NULL, NULL};
-    int failed = 0;
-    for (int d = 0; d < 3; d++)
-        if (!(wt[d] = gsl_fft_complex_wavetable_alloc(w->n[d])))
-            failed = MCF_ENOMEM;
-    const long pairs = (long)((L + 1) / 2);
-    if (!failed) {
-#pragma omp parallel if (pairs > 1 && (double)S * (double)pairs > 1e5)
-        {
-            size_t nmax = w->n[0];
-            if (w->n[1] > nmax)
-                nmax = w->n[1];
-            if (w->n[2] > nmax)
-                nmax = w->n[2];
-            double *z = malloc(2 * S * sizeof *z);
-            gsl_fft_complex_workspace *work = gsl_fft_complex_workspace_alloc(nmax);
-            if (!z || !work) {
-#pragma omp atomic write
-                failed = MCF_ENOMEM;
-            }
-#pragma omp for schedule(dynamic, 1)
-            for (long pr = 0; pr < pairs; pr++) {
-                if (!z || !work)
-                    continue;
-                const size_t l0 = 2 * (size_t)pr, l1 = l0 + 1;
-                memset(z, 0, 2 * S * sizeof *z);
-                add_spectrum(z, o, l0, w->n, inv_bhat, 0);
-                if (l1 < L)
-                    add_spectrum(z, o, l1, w->n, inv_bhat, 1);
-                if (fft3_backward(z, w->n, wt, work)) {
-#pragma omp atomic write
-                    failed = MCF_EINTERNAL;
-                    continue;
-                }
-                for (size_t s = 0; s < S; s++) {
-                    w->c[s * L + l0] = z[2 * s];
-                    if (l1 < L)
-                        w->c[s * L + l1] = z[2 * s + 1];
-                }
-            }
-            free(z);
-            gsl_fft_complex_workspace_free(work);
-        }
-    }
-    for (int d = 0; d < 3; d++)
-        if (wt[d])
-            gsl_fft_complex_wavetable_free(wt[d]);
-    free(inv_bhat);
-    if (failed == MCF_ENOMEM)
-        return mcf_fail(MCF_ENOMEM, "blip: out of memory for the FFT grids (%zu points each)",
-                        S);
-    if (failed)
-        return mcf_fail(failed, "blip: a GSL FFT of a %zu x %zu x %zu grid failed", w->n[0],
-                        w->n[1], w->n[2]);
-    return MCF_OK;
-}
-
 static int blip_create(const mcf_params *params, const mcf_pw_orbitals *o, void **out)
 {
     if (!out)
@@ -314,13 +114,12 @@ static int blip_create(const mcf_params *params, const mcf_pw_orbitals *o, void 
     if (rc)
         return mcf_fail_prefix(rc, "blip");
     size_t n[3];
-    if ((rc = blip_choose_grid(params, o, n)))
+    if ((rc = blip_choose_grid("blip", params, o, n)))
         return rc;
     const size_t L = o->n_orbitals;
     const double S = (double)n[0] * (double)n[1] * (double)n[2];
-    if (S * (double)L * 8.0 > (double)(SIZE_MAX / 2))
-        return mcf_fail(MCF_EINVAL, "blip: a %zu x %zu x %zu grid of %zu orbitals does not fit "
-                        "in memory; use a coarser grid", n[0], n[1], n[2], L);
+    if ((rc = blip_table_fits("blip", n, L, sizeof(double))))
+        return rc;
     blip_ws *w = calloc(1, sizeof *w);
     if (!w)
         return mcf_fail(MCF_ENOMEM, "blip: out of memory");
@@ -338,7 +137,7 @@ static int blip_create(const mcf_params *params, const mcf_pw_orbitals *o, void 
                         "%zu orbitals needs %.3g GB; use a coarser grid or fewer orbitals",
                         n[0], n[1], n[2], L, (double)bytes / 1e9);
     }
-    if ((rc = blip_build(w, o))) {
+    if ((rc = blip_build_table("blip", o, w->n, w->c))) {
         blip_destroy(w);
         return rc;
     }
@@ -350,48 +149,13 @@ static int blip_create(const mcf_params *params, const mcf_pw_orbitals *o, void 
 
 /* ---- evaluation -------------------------------------------------------------------- */
 
-/* Stencil of one axis: the 4 grid indices and the weights B(t - i) (d = 0), their first
- * (d = 1) and second (d = 2) derivatives in the cell's units. */
-typedef struct axis_stencil {
-    size_t idx[4];
-    double w[3][4];
-} axis_stencil;
-
-static void axis_setup(double x, double cell, double inv_h, size_t n, int derivs,
-                       axis_stencil *s)
-{
-    x -= cell * floor(x / cell);           /* into [0, cell] (cell itself by rounding) */
-    const double t = x * inv_h, fl = floor(t); /* t in [0, n] */
-    const double u = t - fl, v = 1.0 - u;
-    const long i0 = (long)fl;
-    for (int a = 0; a < 4; a++)
-        s->idx[a] = (size_t)((i0 - 1 + a + 2 * (long)n) % (long)n);
-    const double u2 = u * u, v2 = v * v;
-    s->w[0][0] = v2 * v / 6.0;                 /* B(u + 1) */
-    s->w[0][1] = 2.0 / 3.0 - u2 + 0.5 * u2 * u; /* B(u) */
-    s->w[0][2] = 2.0 / 3.0 - v2 + 0.5 * v2 * v; /* B(1 - u) */
-    s->w[0][3] = u2 * u / 6.0;                 /* B(2 - u) */
-    if (!derivs)
-        return;
-    /* d/dx = inv_h d/dt of B(t - i) */
-    s->w[1][0] = -0.5 * v2 * inv_h;
-    s->w[1][1] = (-2.0 * u + 1.5 * u2) * inv_h;
-    s->w[1][2] = (2.0 * v - 1.5 * v2) * inv_h;
-    s->w[1][3] = 0.5 * u2 * inv_h;
-    const double ih2 = inv_h * inv_h;
-    s->w[2][0] = v * ih2;
-    s->w[2][1] = (3.0 * u - 2.0) * ih2;
-    s->w[2][2] = (3.0 * v - 2.0) * ih2;
-    s->w[2][3] = u * ih2;
-}
-
 static void blip_point_values(const blip_ws *w, const double *r, double *restrict phi)
 {
     const size_t L = w->L, ny = w->n[1], nz = w->n[2];
-    axis_stencil sx, sy, sz;
-    axis_setup(r[0], w->cell[0], w->inv_h[0], w->n[0], 0, &sx);
-    axis_setup(r[1], w->cell[1], w->inv_h[1], w->n[1], 0, &sy);
-    axis_setup(r[2], w->cell[2], w->inv_h[2], w->n[2], 0, &sz);
+    blip_axis_stencil sx, sy, sz;
+    blip_axis_setup(r[0], w->cell[0], w->inv_h[0], w->n[0], 0, &sx);
+    blip_axis_setup(r[1], w->cell[1], w->inv_h[1], w->n[1], 0, &sy);
+    blip_axis_setup(r[2], w->cell[2], w->inv_h[2], w->n[2], 0, &sz);
     for (size_t l = 0; l < L; l++)
         phi[l] = 0.0;
     for (int a = 0; a < 4; a++)
@@ -415,10 +179,10 @@ static void blip_point_vgl(const blip_ws *w, const double *r, double *restrict p
                            double *restrict grad, double *restrict lap, double *restrict g)
 {
     const size_t L = w->L, ny = w->n[1], nz = w->n[2];
-    axis_stencil sx, sy, sz;
-    axis_setup(r[0], w->cell[0], w->inv_h[0], w->n[0], 1, &sx);
-    axis_setup(r[1], w->cell[1], w->inv_h[1], w->n[1], 1, &sy);
-    axis_setup(r[2], w->cell[2], w->inv_h[2], w->n[2], 1, &sz);
+    blip_axis_stencil sx, sy, sz;
+    blip_axis_setup(r[0], w->cell[0], w->inv_h[0], w->n[0], 1, &sx);
+    blip_axis_setup(r[1], w->cell[1], w->inv_h[1], w->n[1], 1, &sy);
+    blip_axis_setup(r[2], w->cell[2], w->inv_h[2], w->n[2], 1, &sz);
     double *restrict gx = g, *restrict gy = g + L, *restrict gz = g + 2 * L;
     for (size_t l = 0; l < L; l++)
         phi[l] = gx[l] = gy[l] = gz[l] = lap[l] = 0.0;
@@ -534,7 +298,7 @@ static const mcf_plugin_info blip_info = {
     .version = "1.0",
     .summary = "real orbitals as blips (cubic B-splines, 64 terms per point) fitted to the "
                "plane-wave orbitals by FFT: values, gradients and Laplacians, OpenMP",
-    .params = blip_params,
+    .params = blip_param_specs,
     .ops = &blip_ops,
     .auto_priority = 10, /* the CPU choice of evaluator = auto */
 };

@@ -1,0 +1,152 @@
+/* blip_cuda.c — the GPU blip orbital evaluator "blip-cuda": the ops of mcf/orbital.h on an
+ * NVIDIA GPU, with the parameters and the representation of the CPU plugin blip
+ * (plugins/blip/blip.c describes the mathematics; blip_core.h the shared host side).
+ *
+ * create() builds the double coefficient table on the host exactly as blip does (the same
+ * grid, the same FFT fit: mcf_blip_core), keeps it on the device rounded to float, and frees
+ * the host copy; the device memory is asked for first, so a table that does not fit is
+ * refused (MCF_ENOMEM, naming the bytes) before the FFTs run.  values and vgl evaluate all
+ * points of all workspaces of a batch in one kernel launch (blip_cuda.h: one thread per
+ * (point, orbital), weights in double then float, sums in float), one copy in and one out.
+ *
+ * Precision: single (a relative error of about 1e-6 of the sum of |terms|, against the
+ * CPU's 1e-15; tests/gpu/test_blip_cuda derives and checks the bound).  A machine without a
+ * usable device makes create() fail with MCF_EDEVICE and the reason; [run] evaluator = auto
+ * then takes the CPU plugin (the probe says why). */
+#include "mcf/mcf.h"
+
+#include "blip_core.h"
+#include "blip_cuda.h"
+
+#include <stdlib.h>
+
+typedef struct bc_ws {
+    size_t L;
+    bcu_table *t;
+} bc_ws;
+
+static void bc_destroy(void *p)
+{
+    bc_ws *w = p;
+    if (!w)
+        return;
+    bcu_table_destroy(w->t);
+    free(w);
+}
+
+static size_t bc_orbitals(const void *ws) { return ws ? ((const bc_ws *)ws)->L : 0; }
+
+static int bc_create(const mcf_params *params, const mcf_pw_orbitals *o, void **out)
+{
+    if (!out)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: create: NULL output pointer; pass the address "
+                        "of a void * to receive the workspace");
+    *out = NULL;
+    if (!params)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: create: no [evaluator] parameters were given; "
+                        "pass the validated parameters (grid, grid_factor)");
+    int rc = mcf_pw_orbitals_check(o);
+    if (rc)
+        return mcf_fail_prefix(rc, "blip-cuda");
+    if ((rc = bcu_device_init()))
+        return rc;
+    size_t n[3];
+    if ((rc = blip_choose_grid("blip-cuda", params, o, n)))
+        return rc;
+    const size_t L = o->n_orbitals;
+    if ((rc = blip_table_fits("blip-cuda", n, L, sizeof(double))))
+        return rc;
+    bc_ws *w = calloc(1, sizeof *w);
+    if (!w)
+        return mcf_fail(MCF_ENOMEM, "blip-cuda: out of memory");
+    w->L = L;
+    if ((rc = bcu_table_alloc(n, L, o->cell, &w->t))) {
+        bc_destroy(w);
+        return rc;
+    }
+    const size_t bytes = n[0] * n[1] * n[2] * L * sizeof(double);
+    double *c = malloc(bytes);
+    if (!c) {
+        bc_destroy(w);
+        return mcf_fail(MCF_ENOMEM, "blip-cuda: the host coefficient table of %zu x %zu x %zu "
+                        "points x %zu orbitals needs %.3g GB (during create only); use a "
+                        "coarser grid or fewer orbitals", n[0], n[1], n[2], L,
+                        (double)bytes / 1e9);
+    }
+    rc = blip_build_table("blip-cuda", o, n, c);
+    if (!rc)
+        rc = bcu_table_upload(w->t, c);
+    free(c);
+    if (rc) {
+        bc_destroy(w);
+        return rc;
+    }
+    mcf_log(MCF_LOG_DEBUG, "blip-cuda: %zu orbitals on a %zu x %zu x %zu grid (%.3g MB of "
+            "float coefficients on %s)", L, n[0], n[1], n[2],
+            (double)bcu_table_bytes(w->t) / 1e6, bcu_device_name());
+    *out = w;
+    return MCF_OK;
+}
+
+static int bc_eval(const char *op, void *const *ws, size_t n, const double *const *r,
+                   const size_t *n_points, double *const *phi, double *const *grad,
+                   double *const *lap, int want_gl)
+{
+    size_t *off = NULL, total = 0;
+    int rc = mcf_orbital_batch_check("blip-cuda", op, ws, n, r, n_points, phi, grad, lap,
+                                     want_gl, &off, &total);
+    free(off);
+    if (rc || total == 0)
+        return rc;
+    const bcu_table *stack[64];
+    const bcu_table **t = n <= 64 ? stack : malloc(n * sizeof *t);
+    if (!t)
+        return mcf_fail(MCF_ENOMEM, "blip-cuda: %s: out of memory for %zu workspaces", op, n);
+    for (size_t k = 0; k < n; k++)
+        t[k] = ((const bc_ws *)ws[k])->t;
+    rc = bcu_eval(t, n, r, n_points, phi, grad, lap, want_gl);
+    if (t != stack)
+        free(t);
+    return rc;
+}
+
+static int bc_values(void *const *ws, size_t n, const double *const *r, const size_t *n_points,
+                     double *const *phi)
+{
+    return bc_eval("values", ws, n, r, n_points, phi, NULL, NULL, 0);
+}
+
+static int bc_vgl(void *const *ws, size_t n, const double *const *r, const size_t *n_points,
+                  double *const *phi, double *const *grad, double *const *lap)
+{
+    return bc_eval("vgl", ws, n, r, n_points, phi, grad, lap, 1);
+}
+
+static int bc_probe(char *why, size_t len) { return bcu_probe(why, len); }
+
+static const mcf_orbital_ops bc_ops = {
+    .struct_size = sizeof(mcf_orbital_ops),
+    .create = bc_create,
+    .destroy = bc_destroy,
+    .orbitals = bc_orbitals,
+    .values = bc_values,
+    .vgl = bc_vgl,
+};
+
+static const mcf_plugin_info bc_info = {
+    .abi_version = MCF_ABI_VERSION,
+    .struct_size = sizeof(mcf_plugin_info),
+    .kind = MCF_PLUGIN_ORBITAL_EVALUATOR,
+    .name = "blip-cuda",
+    .version = "1.0",
+    .summary = "blip orbitals (cubic B-splines fitted by FFT, the parameters of blip) on an "
+               "NVIDIA GPU: single-precision table, values, gradients and Laplacians of all "
+               "points of a batch of walkers in one kernel launch",
+    .params = blip_param_specs,
+    .ops = &bc_ops,
+    .auto_priority = 20, /* before blip (10) when a device is present */
+    .probe = bc_probe,
+    .one_batch = 1,      /* one kernel launch for all walkers of a step */
+};
+
+MCF_PLUGIN(bc_info)

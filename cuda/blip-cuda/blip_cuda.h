@@ -1,0 +1,100 @@
+/* blip_cuda.h — the device layer of the GPU blip orbital evaluator blip-cuda: plain C
+ * functions over CUDA (blip_cuda_device.cu), linked into the plugin (blip_cuda.c), its tests
+ * (tests/gpu) and the benchmark (tests/bench/blip_gpu).  Not part of the SDK: symbols carry
+ * the prefix bcu_ and hidden visibility.
+ *
+ * The mathematics is that of plugins/blip (blip.c); the table is built on the host by
+ * mcf_blip_core (blip_core.h) and only evaluated here:
+ *
+ *   table        the coefficients c[((i n_y + j) n_z + k) L + l] in single precision (float),
+ *                orbital index fastest, as the CPU's doubles: half the bytes per point.
+ *   kernel       one thread per (point, orbital), the orbital index fastest across threads,
+ *                so the 32 threads of a warp read consecutive floats of one coefficient row
+ *                (coalesced).  Each thread reduces its point into the cell and computes the 4
+ *                weights per axis (and their derivatives) in double (blip_axis_setup, the
+ *                CPU's code), rounds them to float, and accumulates the 64 terms in float
+ *                (default) or double (bcu_set_accumulate_double, for measurements; see
+ *                docs/architecture.md).  All workspaces of a batch go in ONE launch: each
+ *                gets a range of thread blocks and a descriptor (its table, grid, cell, where
+ *                its points and results are), found by binary search over the block ranges.
+ *   transfers    per batch one host-to-device copy (the descriptors and all positions, as
+ *                double) and one device-to-host copy (all results, as double, each
+ *                workspace's phi | grad | lap contiguous), through pinned staging buffers
+ *                shared by the process (a mutex serializes batches).
+ *
+ * Errors: functions returning int give MCF_OK or an MCF_E* code with a message (mcf_fail):
+ * MCF_EDEVICE for a missing or failing device, MCF_ENOMEM when device memory runs out (the
+ * message names the bytes asked and free). */
+#ifndef MCF_BLIP_CUDA_H
+#define MCF_BLIP_CUDA_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define BCU_API __attribute__((visibility("hidden")))
+#else
+#define BCU_API
+#endif
+
+/* 1 when a CUDA device can be used, 0 if not; one line into why either way (the device's
+ * name, compute capability and free memory, or the reason).  (The same probe as kpm-cuda's
+ * kcu_probe, duplicated so the two plugins stay independent.) */
+BCU_API int bcu_probe(char *why, size_t len);
+
+/* Selects the device once per process.  MCF_EDEVICE with the reason when there is none. */
+BCU_API int bcu_device_init(void);
+
+/* The device's name, "none" without one. */
+BCU_API const char *bcu_device_name(void);
+
+/* Device-to-device cudaMemcpy bandwidth in GB/s (bytes read + bytes written per second) of
+ * `bytes`, best of `reps`: the benchmark's reference.  0 on failure. */
+BCU_API double bcu_copy_bandwidth(size_t bytes, int reps);
+
+/* ---- the coefficient table on the device ----------------------------------------- */
+
+typedef struct bcu_table bcu_table;
+
+/* Allocates the device table of a grid n[3] of L orbitals over the cell (uninitialized):
+ * n[0] n[1] n[2] L floats.  MCF_ENOMEM naming the bytes when the device cannot hold it,
+ * MCF_EINVAL for sizes the kernel cannot index (L or a grid side >= 2^31). */
+BCU_API int bcu_table_alloc(const size_t n[3], size_t L, const double cell[3],
+                            bcu_table **out);
+
+/* Uploads the host table c (n[0] n[1] n[2] L doubles, blip_build_table's layout) rounded to
+ * float.  Synchronous. */
+BCU_API int bcu_table_upload(bcu_table *t, const double *c);
+
+BCU_API void bcu_table_destroy(bcu_table *t);
+
+/* L, and the bytes of the device table. */
+BCU_API size_t bcu_table_orbitals(const bcu_table *t);
+BCU_API size_t bcu_table_bytes(const bcu_table *t);
+
+/* ---- evaluation ------------------------------------------------------------------- */
+
+/* The values (want_gl = 0) or values, gradients and Laplacians (want_gl = 1) of the n
+ * tables t[k] at n_points[k] points r[k] into phi[k], grad[k], lap[k] (the layout of
+ * mcf/orbital.h), in one launch.  The batch must be checked (mcf_orbital_batch_check):
+ * non-NULL arrays, finite positions.  Synchronous. */
+BCU_API int bcu_eval(const bcu_table *const *t, size_t n, const double *const *r,
+                     const size_t *n_points, double *const *phi, double *const *grad,
+                     double *const *lap, int want_gl);
+
+/* Accumulate the 64 terms in double (1) or float (0, the default; the environment variable
+ * MCF_BLIP_CUDA_ACCUMULATE=double sets 1 at initialization).  Process-wide. */
+BCU_API void bcu_set_accumulate_double(int on);
+BCU_API int bcu_accumulate_double(void);
+
+/* Seconds of the last bcu_eval's kernel alone (CUDA events), and of the whole call
+ * (staging, both copies and the kernel; host clock). */
+BCU_API void bcu_last_times(double *kernel_s, double *total_s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,490 @@
+/* blip_cuda_device.cu — the kernel and launchers of the blip-cuda evaluator.  The layout
+ * and the precision choices are described in blip_cuda.h; the mathematics in
+ * plugins/blip/blip.c. */
+#include "blip_cuda.h"
+
+#include "blip_core.h"
+#include "mcf/error.h"
+
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BCU_THREADS 256 /* threads per block: (point, orbital) pairs, orbital fastest */
+
+/* ---- the device (the probe of kpm-cuda, duplicated: the plugins stay independent) ---- */
+
+static pthread_once_t bcu_once = PTHREAD_ONCE_INIT;
+static int bcu_status = MCF_EDEVICE;
+static char bcu_reason[512] = "not initialized";
+static cudaDeviceProp bcu_prop;
+static cudaStream_t bcu_stream;
+static cudaEvent_t bcu_ev0, bcu_ev1;
+static int bcu_accum_double = 0;
+
+static void bcu_init_once(void)
+{
+    const char *acc = getenv("MCF_BLIP_CUDA_ACCUMULATE");
+    bcu_accum_double = acc && !strcmp(acc, "double");
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count < 1) {
+        snprintf(bcu_reason, sizeof bcu_reason, "no CUDA device (%s)",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0");
+        cudaGetLastError();
+        return;
+    }
+    int dev = 0;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+        (e = cudaGetDeviceProperties(&bcu_prop, dev)) != cudaSuccess) {
+        snprintf(bcu_reason, sizeof bcu_reason, "CUDA device unusable (%s)",
+                 cudaGetErrorString(e));
+        return;
+    }
+    if (bcu_prop.major < 9) {
+        snprintf(bcu_reason, sizeof bcu_reason,
+                 "%s has compute capability %d.%d; blip-cuda is built for sm_90 (Hopper)",
+                 bcu_prop.name, bcu_prop.major, bcu_prop.minor);
+        return;
+    }
+    if ((e = cudaStreamCreateWithFlags(&bcu_stream, cudaStreamNonBlocking)) != cudaSuccess ||
+        (e = cudaEventCreate(&bcu_ev0)) != cudaSuccess ||
+        (e = cudaEventCreate(&bcu_ev1)) != cudaSuccess) {
+        snprintf(bcu_reason, sizeof bcu_reason, "cudaStreamCreate / cudaEventCreate failed (%s)",
+                 cudaGetErrorString(e));
+        return;
+    }
+    size_t fr = 0, tot = 0;
+    cudaMemGetInfo(&fr, &tot);
+    snprintf(bcu_reason, sizeof bcu_reason, "%s (sm_%d%d, %d SMs, %.1f of %.1f GiB free)",
+             bcu_prop.name, bcu_prop.major, bcu_prop.minor, bcu_prop.multiProcessorCount,
+             (double)fr / 1073741824.0, (double)tot / 1073741824.0);
+    bcu_status = MCF_OK;
+}
+
+extern "C" int bcu_probe(char *why, size_t len)
+{
+    pthread_once(&bcu_once, bcu_init_once);
+    if (why && len)
+        snprintf(why, len, "%s", bcu_reason);
+    return bcu_status == MCF_OK;
+}
+
+extern "C" int bcu_device_init(void)
+{
+    pthread_once(&bcu_once, bcu_init_once);
+    if (bcu_status)
+        return mcf_fail(MCF_EDEVICE, "blip-cuda: %s; use evaluator = blip (CPU) or auto",
+                        bcu_reason);
+    return MCF_OK;
+}
+
+extern "C" const char *bcu_device_name(void) { return bcu_status ? "none" : bcu_prop.name; }
+
+extern "C" void bcu_set_accumulate_double(int on)
+{
+    pthread_once(&bcu_once, bcu_init_once);
+    bcu_accum_double = on != 0;
+}
+
+extern "C" int bcu_accumulate_double(void)
+{
+    pthread_once(&bcu_once, bcu_init_once);
+    return bcu_accum_double;
+}
+
+/* A CUDA runtime failure as an mcf error: out of memory is MCF_ENOMEM with the sizes. */
+static int bcu_fail(cudaError_t e, const char *what, size_t bytes)
+{
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        size_t fr = 0, tot = 0;
+        cudaMemGetInfo(&fr, &tot);
+        return mcf_fail(MCF_ENOMEM, "blip-cuda: out of device memory for %s: %zu bytes "
+                        "(%.4g GB) asked, %.4g of %.4g GB free; use a coarser grid (grid, "
+                        "grid_factor), fewer orbitals or walkers, or evaluator = blip", what,
+                        bytes, (double)bytes / 1e9, (double)fr / 1e9, (double)tot / 1e9);
+    }
+    cudaGetLastError();
+    return mcf_fail(MCF_EDEVICE, "blip-cuda: %s: %s", what, cudaGetErrorString(e));
+}
+
+#define BCU_TRY(call, what, bytes)                    \
+    do {                                              \
+        cudaError_t bcu_e_ = (call);                  \
+        if (bcu_e_ != cudaSuccess)                    \
+            return bcu_fail(bcu_e_, (what), (bytes)); \
+    } while (0)
+
+extern "C" double bcu_copy_bandwidth(size_t bytes, int reps)
+{
+    if (bcu_device_init())
+        return 0.0;
+    void *a = NULL, *b = NULL;
+    if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) {
+        cudaFree(a);
+        cudaGetLastError();
+        return 0.0;
+    }
+    cudaMemsetAsync(a, 1, bytes, bcu_stream);
+    cudaMemsetAsync(b, 0, bytes, bcu_stream);
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    float best = 1e30f;
+    for (int r = 0; r < reps; r++) {
+        cudaEventRecord(e0, bcu_stream);
+        cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, bcu_stream);
+        cudaEventRecord(e1, bcu_stream);
+        cudaEventSynchronize(e1);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (ms < best)
+            best = ms;
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFree(a);
+    cudaFree(b);
+    return 2.0 * (double)bytes / (best * 1e-3) / 1e9;
+}
+
+/* ---- the table ---------------------------------------------------------------------- */
+
+struct bcu_table {
+    float *c;
+    size_t n[3], L, bytes;
+    double cell[3], inv_h[3];
+};
+
+extern "C" int bcu_table_alloc(const size_t n[3], size_t L, const double cell[3],
+                               bcu_table **out)
+{
+    *out = NULL;
+    int rc = bcu_device_init();
+    if (rc)
+        return rc;
+    if (L < 1 || L >= ((size_t)1 << 31) || n[0] < 4 || n[1] < 4 || n[2] < 4 ||
+        n[0] >= ((size_t)1 << 31) || n[1] >= ((size_t)1 << 31) || n[2] >= ((size_t)1 << 31))
+        return mcf_fail(MCF_EINVAL, "blip-cuda: a table of %zu orbitals on a %zu x %zu x %zu "
+                        "grid cannot be indexed (1 <= L < 2^31, 4 <= n_d < 2^31)", L, n[0],
+                        n[1], n[2]);
+    const double S = (double)n[0] * (double)n[1] * (double)n[2] * (double)L;
+    if (S * 4.0 > (double)(SIZE_MAX / 2))
+        return mcf_fail(MCF_EINVAL, "blip-cuda: a %zu x %zu x %zu grid of %zu orbitals does "
+                        "not fit in memory; use a coarser grid", n[0], n[1], n[2], L);
+    bcu_table *t = (bcu_table *)calloc(1, sizeof *t);
+    if (!t)
+        return mcf_fail(MCF_ENOMEM, "blip-cuda: out of memory");
+    t->L = L;
+    for (int d = 0; d < 3; d++) {
+        t->n[d] = n[d];
+        t->cell[d] = cell[d];
+        t->inv_h[d] = (double)n[d] / cell[d];
+    }
+    t->bytes = n[0] * n[1] * n[2] * L * sizeof(float);
+    cudaError_t e = cudaMalloc((void **)&t->c, t->bytes);
+    if (e != cudaSuccess) {
+        char what[160];
+        snprintf(what, sizeof what, "the coefficient table of %zu x %zu x %zu points x %zu "
+                 "orbitals (float)", n[0], n[1], n[2], L);
+        free(t);
+        return bcu_fail(e, what, n[0] * n[1] * n[2] * L * sizeof(float));
+    }
+    *out = t;
+    return MCF_OK;
+}
+
+extern "C" int bcu_table_upload(bcu_table *t, const double *c)
+{
+    const size_t total = t->bytes / sizeof(float), chunk = (size_t)1 << 22;
+    float *buf = (float *)malloc((total < chunk ? total : chunk) * sizeof(float));
+    if (!buf)
+        return mcf_fail(MCF_ENOMEM, "blip-cuda: out of memory");
+    int rc = MCF_OK;
+    for (size_t s = 0; s < total && !rc; s += chunk) {
+        const size_t m = total - s < chunk ? total - s : chunk;
+        for (size_t i = 0; i < m; i++)
+            buf[i] = (float)c[s + i];
+        cudaError_t e = cudaMemcpy(t->c + s, buf, m * sizeof(float), cudaMemcpyHostToDevice);
+        if (e != cudaSuccess)
+            rc = bcu_fail(e, "uploading the coefficient table", m * sizeof(float));
+    }
+    free(buf);
+    return rc;
+}
+
+extern "C" void bcu_table_destroy(bcu_table *t)
+{
+    if (!t)
+        return;
+    cudaFree(t->c);
+    free(t);
+}
+
+extern "C" size_t bcu_table_orbitals(const bcu_table *t) { return t ? t->L : 0; }
+extern "C" size_t bcu_table_bytes(const bcu_table *t) { return t ? t->bytes : 0; }
+
+/* ---- the kernel --------------------------------------------------------------------- */
+
+/* one workspace of a batch */
+struct bcu_job {
+    const float *c;
+    double cell[3], inv_h[3];
+    unsigned long long pos_off; /* first point in the batch's positions */
+    unsigned long long out_off; /* first double of its results: phi | grad | lap */
+    unsigned long long nq;      /* points x L threads */
+    unsigned int n[3];
+    unsigned int L;
+    unsigned int first_block;
+    unsigned int pad;
+};
+
+/* Thread (point p, orbital l) of the job owning this block.  Weights in double from the
+ * CPU's code, then float; 64 terms accumulated in Acc. */
+template <typename Acc, bool GL>
+__global__ void __launch_bounds__(BCU_THREADS)
+    bcu_kernel(const bcu_job *__restrict__ jobs, int njobs, const double *__restrict__ pos,
+               double *__restrict__ out)
+{
+    const unsigned int b = blockIdx.x;
+    int lo = 0, hi = njobs - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (jobs[mid].first_block <= b)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const bcu_job *J = jobs + lo;
+    const unsigned long long q =
+        (unsigned long long)(b - J->first_block) * BCU_THREADS + threadIdx.x;
+    const unsigned long long nq = J->nq;
+    if (q >= nq)
+        return;
+    const unsigned int L = J->L;
+    const unsigned long long p = q / L;
+    const unsigned int l = (unsigned int)(q - p * L);
+    const double *r = pos + 3 * (J->pos_off + p);
+    blip_axis_stencil s[3];
+#pragma unroll
+    for (int d = 0; d < 3; d++)
+        blip_axis_setup(r[d], J->cell[d], J->inv_h[d], J->n[d], GL, &s[d]);
+    float w[3][3][4]; /* [axis][derivative][term] */
+#pragma unroll
+    for (int d = 0; d < 3; d++)
+#pragma unroll
+        for (int k = 0; k < (GL ? 3 : 1); k++)
+#pragma unroll
+            for (int a = 0; a < 4; a++)
+                w[d][k][a] = (float)s[d].w[k][a];
+    const float *__restrict__ c = J->c + l;
+    const size_t ny = J->n[1], nz = J->n[2];
+    Acc v = 0, gx = 0, gy = 0, gz = 0, lp = 0;
+#pragma unroll
+    for (int a = 0; a < 4; a++)
+#pragma unroll
+        for (int bb = 0; bb < 4; bb++) {
+            const size_t base = (s[0].idx[a] * ny + s[1].idx[bb]) * nz;
+            float cc[4];
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                cc[k] = __ldg(c + (base + s[2].idx[k]) * L);
+            const float vxy = w[0][0][a] * w[1][0][bb];
+            if (!GL) {
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    v += (Acc)(vxy * w[2][0][k]) * (Acc)cc[k];
+            } else {
+                const float dxy = w[0][1][a] * w[1][0][bb];
+                const float xdy = w[0][0][a] * w[1][1][bb];
+                const float lxy = w[0][2][a] * w[1][0][bb] + w[0][0][a] * w[1][2][bb];
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const Acc ck = (Acc)cc[k];
+                    v += (Acc)(vxy * w[2][0][k]) * ck;
+                    gx += (Acc)(dxy * w[2][0][k]) * ck;
+                    gy += (Acc)(xdy * w[2][0][k]) * ck;
+                    gz += (Acc)(vxy * w[2][1][k]) * ck;
+                    lp += (Acc)(lxy * w[2][0][k] + vxy * w[2][2][k]) * ck;
+                }
+            }
+        }
+    double *o = out + J->out_off;
+    o[q] = (double)v;
+    if (GL) {
+        o[nq + 3 * q] = (double)gx;
+        o[nq + 3 * q + 1] = (double)gy;
+        o[nq + 3 * q + 2] = (double)gz;
+        o[4 * nq + q] = (double)lp;
+    }
+}
+
+/* ---- a batch ------------------------------------------------------------------------- */
+
+static pthread_mutex_t bcu_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned char *bcu_in_host, *bcu_in_dev; /* jobs, then positions */
+static double *bcu_out_host, *bcu_out_dev;
+static size_t bcu_in_cap, bcu_out_cap; /* bytes */
+static double bcu_last_kernel, bcu_last_total;
+
+static double bcu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* grows the staging buffers to at least in / out bytes (under the lock) */
+static int bcu_stage(size_t in, size_t out)
+{
+    if (in > bcu_in_cap) {
+        cudaFreeHost(bcu_in_host);
+        cudaFree(bcu_in_dev);
+        bcu_in_host = bcu_in_dev = NULL;
+        bcu_in_cap = 0;
+        const size_t cap = in + in / 2;
+        if (cudaMallocHost((void **)&bcu_in_host, cap) != cudaSuccess) {
+            cudaGetLastError();
+            bcu_in_host = NULL;
+            return mcf_fail(MCF_ENOMEM, "blip-cuda: out of pinned host memory for the "
+                            "positions (%zu bytes)", cap);
+        }
+        BCU_TRY(cudaMalloc((void **)&bcu_in_dev, cap), "the positions of a batch", cap);
+        bcu_in_cap = cap;
+    }
+    if (out > bcu_out_cap) {
+        cudaFreeHost(bcu_out_host);
+        cudaFree(bcu_out_dev);
+        bcu_out_host = bcu_out_dev = NULL;
+        bcu_out_cap = 0;
+        const size_t cap = out + out / 2;
+        if (cudaMallocHost((void **)&bcu_out_host, cap) != cudaSuccess) {
+            cudaGetLastError();
+            bcu_out_host = NULL;
+            return mcf_fail(MCF_ENOMEM, "blip-cuda: out of pinned host memory for the "
+                            "results (%zu bytes)", cap);
+        }
+        BCU_TRY(cudaMalloc((void **)&bcu_out_dev, cap), "the results of a batch", cap);
+        bcu_out_cap = cap;
+    }
+    return MCF_OK;
+}
+
+static int bcu_eval_locked(const bcu_table *const *t, size_t n, const double *const *r,
+                           const size_t *n_points, double *const *phi, double *const *grad,
+                           double *const *lap, int want_gl)
+{
+    const double t0 = bcu_now();
+    size_t points = 0, outd = 0;
+    unsigned long long blocks = 0;
+    for (size_t k = 0; k < n; k++) {
+        const unsigned long long nq = (unsigned long long)n_points[k] * t[k]->L;
+        points += n_points[k];
+        outd += (size_t)nq * (want_gl ? 5 : 1);
+        blocks += (nq + BCU_THREADS - 1) / BCU_THREADS;
+    }
+    if (blocks >= 0x7fffffffULL || n > 0x7fffffff)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: a batch of %zu points (%llu thread blocks) is "
+                        "too large for one launch; split it", points, blocks);
+    const size_t jobs_bytes = (n * sizeof(bcu_job) + 15) / 16 * 16;
+    const size_t in = jobs_bytes + 3 * points * sizeof(double), outb = outd * sizeof(double);
+    int rc = bcu_stage(in, outb);
+    if (rc)
+        return rc;
+    bcu_job *jobs = (bcu_job *)bcu_in_host;
+    double *pos = (double *)(bcu_in_host + jobs_bytes);
+    size_t pofs = 0, oofs = 0;
+    unsigned int first = 0;
+    for (size_t k = 0; k < n; k++) {
+        bcu_job *j = jobs + k;
+        memset(j, 0, sizeof *j);
+        j->c = t[k]->c;
+        for (int d = 0; d < 3; d++) {
+            j->cell[d] = t[k]->cell[d];
+            j->inv_h[d] = t[k]->inv_h[d];
+            j->n[d] = (unsigned int)t[k]->n[d];
+        }
+        j->L = (unsigned int)t[k]->L;
+        j->nq = (unsigned long long)n_points[k] * t[k]->L;
+        j->pos_off = pofs;
+        j->out_off = oofs;
+        j->first_block = first;
+        if (n_points[k])
+            memcpy(pos + 3 * pofs, r[k], 3 * n_points[k] * sizeof(double));
+        pofs += n_points[k];
+        oofs += (size_t)j->nq * (want_gl ? 5 : 1);
+        first += (unsigned int)((j->nq + BCU_THREADS - 1) / BCU_THREADS);
+    }
+    BCU_TRY(cudaMemcpyAsync(bcu_in_dev, bcu_in_host, in, cudaMemcpyHostToDevice, bcu_stream),
+            "sending the positions", in);
+    cudaEventRecord(bcu_ev0, bcu_stream);
+    const bcu_job *djobs = (const bcu_job *)bcu_in_dev;
+    const double *dpos = (const double *)(bcu_in_dev + jobs_bytes);
+    if (blocks > 0) {
+        const dim3 grid((unsigned int)blocks), block(BCU_THREADS);
+        if (bcu_accum_double) {
+            if (want_gl)
+                bcu_kernel<double, true><<<grid, block, 0, bcu_stream>>>(djobs, (int)n, dpos,
+                                                                         bcu_out_dev);
+            else
+                bcu_kernel<double, false><<<grid, block, 0, bcu_stream>>>(djobs, (int)n, dpos,
+                                                                          bcu_out_dev);
+        } else {
+            if (want_gl)
+                bcu_kernel<float, true><<<grid, block, 0, bcu_stream>>>(djobs, (int)n, dpos,
+                                                                        bcu_out_dev);
+            else
+                bcu_kernel<float, false><<<grid, block, 0, bcu_stream>>>(djobs, (int)n, dpos,
+                                                                         bcu_out_dev);
+        }
+        BCU_TRY(cudaGetLastError(), "launching the blip kernel", 0);
+    }
+    cudaEventRecord(bcu_ev1, bcu_stream);
+    BCU_TRY(cudaMemcpyAsync(bcu_out_host, bcu_out_dev, outb, cudaMemcpyDeviceToHost,
+                            bcu_stream), "fetching the results", outb);
+    BCU_TRY(cudaStreamSynchronize(bcu_stream), "the blip kernel", 0);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, bcu_ev0, bcu_ev1);
+    for (size_t k = 0; k < n; k++) {
+        const size_t nq = (size_t)jobs[k].nq;
+        const double *o = bcu_out_host + jobs[k].out_off;
+        memcpy(phi[k], o, nq * sizeof(double));
+        if (want_gl) {
+            memcpy(grad[k], o + nq, 3 * nq * sizeof(double));
+            memcpy(lap[k], o + 4 * nq, nq * sizeof(double));
+        }
+    }
+    bcu_last_kernel = 1e-3 * (double)ms;
+    bcu_last_total = bcu_now() - t0;
+    return MCF_OK;
+}
+
+extern "C" int bcu_eval(const bcu_table *const *t, size_t n, const double *const *r,
+                        const size_t *n_points, double *const *phi, double *const *grad,
+                        double *const *lap, int want_gl)
+{
+    int rc = bcu_device_init();
+    if (rc || n == 0)
+        return rc;
+    pthread_mutex_lock(&bcu_lock);
+    rc = bcu_eval_locked(t, n, r, n_points, phi, grad, lap, want_gl);
+    pthread_mutex_unlock(&bcu_lock);
+    return rc;
+}
+
+extern "C" void bcu_last_times(double *kernel_s, double *total_s)
+{
+    pthread_mutex_lock(&bcu_lock);
+    if (kernel_s)
+        *kernel_s = bcu_last_kernel;
+    if (total_s)
+        *total_s = bcu_last_total;
+    pthread_mutex_unlock(&bcu_lock);
+}

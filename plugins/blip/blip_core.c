@@ -1,0 +1,226 @@
+/* blip_core.c — the host side of the blip evaluators: parameters, grid, and the FFT fit of
+ * the coefficient table (blip_core.h; the mathematics is described in blip.c). */
+#include "blip_core.h"
+
+#include "mcf/mcf.h"
+
+#include <gsl/gsl_fft_complex.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const mcf_param_spec blip_param_specs[] = {
+    {"grid", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     "blip grid points along each side of the cell (the same on all three sides); must "
+     "exceed 2 max|n_d| of the orbitals' plane waves (Nyquist); 0 = automatic from the "
+     "cutoff: grid_factor x the plane-wave grid"},
+    {"grid_factor", MCF_PARAM_REAL, "4", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 1, 0, NULL,
+     "with grid = 0: blip grid = ceil(grid_factor x (2 m + 1)) points per side, 2 m + 1 the "
+     "plane-wave FFT grid of the cutoff sphere; errors of values, gradients, Laplacians fall "
+     "as grid^-4, ^-3, ^-2 (about 1e-3, 6e-3, 4e-2 relative at the cutoff for 4)"},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+
+/* the continuous Fourier transform of the cubic B-spline at theta: [sin(theta/2)/(theta/2)]^4 */
+static double bspline_ft(double theta)
+{
+    if (theta == 0.0)
+        return 1.0;
+    const double s = sin(0.5 * theta) / (0.5 * theta);
+    return (s * s) * (s * s);
+}
+
+static size_t mod_index(long m, size_t n)
+{
+    long r = m % (long)n;
+    return (size_t)(r < 0 ? r + (long)n : r);
+}
+
+/* a plane wave is used when some orbital has a nonzero coefficient on it */
+static int pw_used(const mcf_pw_orbitals *o, size_t g)
+{
+    for (size_t l = 0; l < o->n_orbitals; l++)
+        if (o->cos_coef[l * o->n_g + g] != 0.0 || o->sin_coef[l * o->n_g + g] != 0.0)
+            return 1;
+    return 0;
+}
+
+/* The grid from the parameters and the orbitals; refuses one too coarse. */
+int blip_choose_grid(const char *who, const mcf_params *params, const mcf_pw_orbitals *o,
+                     size_t n[3])
+{
+    long grid = 0;
+    double factor = 4;
+    int rc;
+    if ((rc = mcf_params_int(params, "grid", &grid)) ||
+        (rc = mcf_params_real(params, "grid_factor", &factor)))
+        return rc;
+    if (grid < 0 || !(factor >= 1) || !isfinite(factor))
+        return mcf_fail(MCF_EINVAL, "%s: grid = %ld, grid_factor = %g; use grid >= 0 (0 = "
+                        "automatic) and a finite grid_factor >= 1", who, grid, factor);
+    /* Nyquist: the largest |m_d| of the used plane waves must be < n_d / 2 */
+    long mmax[3] = {0, 0, 0};
+    for (size_t g = 0; g < o->n_g; g++) {
+        if (!pw_used(o, g))
+            continue;
+        for (int d = 0; d < 3; d++) {
+            const long m = labs((long)o->g[3 * g + (size_t)d]);
+            if (m > mmax[d])
+                mmax[d] = m;
+        }
+    }
+    const double two_pi = 6.28318530717958647692;
+    const double gmax = sqrt(mcf_pw_orbitals_gmax2(o));
+    for (int d = 0; d < 3; d++) {
+        const size_t need = (size_t)(2 * mmax[d] + 1);
+        if (grid > 0) {
+            n[d] = (size_t)grid;
+        } else {
+            const double mcut = floor(gmax * o->cell[d] / two_pi + 1e-9);
+            const double npw = 2.0 * mcut + 1.0;
+            double na = ceil(factor * npw - 1e-9);
+            if (na < 4)
+                na = 4;
+            if (na > 1e6)
+                return mcf_fail(MCF_EINVAL, "%s: the automatic grid along axis %d would "
+                                "have %.0f points (grid_factor %g x plane-wave grid %.0f); "
+                                "set grid explicitly (at least %zu)", who, d, na, factor, npw,
+                                need);
+            n[d] = (size_t)na;
+        }
+        if (n[d] < need) {
+            return mcf_fail(MCF_EINVAL, "%s: grid = %zu points along axis %c is too coarse "
+                            "for the orbitals' plane waves, which reach |n_%c| = %ld: a grid "
+                            "of n points resolves |n_%c| < n/2 only (Nyquist); use grid >= %zu",
+                            who, n[d], "xyz"[d], "xyz"[d], mmax[d], "xyz"[d], need);
+        }
+    }
+    return MCF_OK;
+}
+
+/* Backward (e^{+i}) unnormalized 3D DFT of the complex grid z (k fastest) in place. */
+static int fft3_backward(double *z, const size_t n[3], gsl_fft_complex_wavetable *const wt[3],
+                         gsl_fft_complex_workspace *work)
+{
+    const size_t nx = n[0], ny = n[1], nz = n[2];
+    int rc = 0;
+    for (size_t ij = 0; ij < nx * ny && !rc; ij++)
+        rc = gsl_fft_complex_backward(z + 2 * ij * nz, 1, nz, wt[2], work);
+    for (size_t i = 0; i < nx && !rc; i++)
+        for (size_t k = 0; k < nz && !rc; k++)
+            rc = gsl_fft_complex_backward(z + 2 * (i * ny * nz + k), nz, ny, wt[1], work);
+    for (size_t jk = 0; jk < ny * nz && !rc; jk++)
+        rc = gsl_fft_complex_backward(z + 2 * jk, ny * nz, nx, wt[0], work);
+    return rc;
+}
+
+/* Adds the plane-wave spectrum of orbital l, each term divided by the B-spline transform
+ * (inv_bhat), to the complex grid z: as it is, or times i when imaginary_slot is set (the
+ * second orbital of a pair). */
+static void add_spectrum(double *z, const mcf_pw_orbitals *o, size_t l, const size_t n[3],
+                         const double *inv_bhat, int imaginary_slot)
+{
+    for (size_t g = 0; g < o->n_g; g++) {
+        const double a = o->cos_coef[l * o->n_g + g], b = o->sin_coef[l * o->n_g + g];
+        if (a == 0.0 && b == 0.0)
+            continue;
+        const long m[3] = {o->g[3 * g], o->g[3 * g + 1], o->g[3 * g + 2]};
+        const double s = 0.5 * inv_bhat[g];
+        /* a cos + b sin = (a - ib)/2 e^{+iG.r} + (a + ib)/2 e^{-iG.r} */
+        for (int sign = 1; sign >= -1; sign -= 2) {
+            const size_t idx =
+                (mod_index(sign * m[0], n[0]) * n[1] + mod_index(sign * m[1], n[1])) * n[2] +
+                mod_index(sign * m[2], n[2]);
+            const double re = s * a, im = -sign * s * b;
+            if (!imaginary_slot) {
+                z[2 * idx] += re;
+                z[2 * idx + 1] += im;
+            } else { /* i (re + i im) = -im + i re */
+                z[2 * idx] -= im;
+                z[2 * idx + 1] += re;
+            }
+        }
+    }
+}
+
+int blip_build_table(const char *who, const mcf_pw_orbitals *o, const size_t n[3], double *c)
+{
+    const size_t S = n[0] * n[1] * n[2], L = o->n_orbitals;
+    const double two_pi = 6.28318530717958647692;
+    double *inv_bhat = malloc(o->n_g * sizeof *inv_bhat);
+    if (!inv_bhat)
+        return mcf_fail(MCF_ENOMEM, "%s: out of memory", who);
+    for (size_t g = 0; g < o->n_g; g++) {
+        double bh = 1;
+        for (int d = 0; d < 3; d++)
+            bh *= bspline_ft(two_pi * (double)o->g[3 * g + (size_t)d] / (double)n[d]);
+        inv_bhat[g] = 1.0 / bh;
+    }
+    gsl_fft_complex_wavetable *wt[3] = {NULL, NULL, NULL};
+    int failed = 0;
+    for (int d = 0; d < 3; d++)
+        if (!(wt[d] = gsl_fft_complex_wavetable_alloc(n[d])))
+            failed = MCF_ENOMEM;
+    const long pairs = (long)((L + 1) / 2);
+    if (!failed) {
+#pragma omp parallel if (pairs > 1 && (double)S * (double)pairs > 1e5)
+        {
+            size_t nmax = n[0];
+            if (n[1] > nmax)
+                nmax = n[1];
+            if (n[2] > nmax)
+                nmax = n[2];
+            double *z = malloc(2 * S * sizeof *z);
+            gsl_fft_complex_workspace *work = gsl_fft_complex_workspace_alloc(nmax);
+            if (!z || !work) {
+#pragma omp atomic write
+                failed = MCF_ENOMEM;
+            }
+#pragma omp for schedule(dynamic, 1)
+            for (long pr = 0; pr < pairs; pr++) {
+                if (!z || !work)
+                    continue;
+                const size_t l0 = 2 * (size_t)pr, l1 = l0 + 1;
+                memset(z, 0, 2 * S * sizeof *z);
+                add_spectrum(z, o, l0, n, inv_bhat, 0);
+                if (l1 < L)
+                    add_spectrum(z, o, l1, n, inv_bhat, 1);
+                if (fft3_backward(z, n, wt, work)) {
+#pragma omp atomic write
+                    failed = MCF_EINTERNAL;
+                    continue;
+                }
+                for (size_t s = 0; s < S; s++) {
+                    c[s * L + l0] = z[2 * s];
+                    if (l1 < L)
+                        c[s * L + l1] = z[2 * s + 1];
+                }
+            }
+            free(z);
+            gsl_fft_complex_workspace_free(work);
+        }
+    }
+    for (int d = 0; d < 3; d++)
+        if (wt[d])
+            gsl_fft_complex_wavetable_free(wt[d]);
+    free(inv_bhat);
+    if (failed == MCF_ENOMEM)
+        return mcf_fail(MCF_ENOMEM, "%s: out of memory for the FFT grids (%zu points each)",
+                        who, S);
+    if (failed)
+        return mcf_fail(failed, "%s: a GSL FFT of a %zu x %zu x %zu grid failed", who, n[0],
+                        n[1], n[2]);
+    return MCF_OK;
+}
+
+int blip_table_fits(const char *who, const size_t n[3], size_t L, size_t elem_bytes)
+{
+    const double S = (double)n[0] * (double)n[1] * (double)n[2];
+    if (S * (double)L * (double)elem_bytes > (double)(SIZE_MAX / 2))
+        return mcf_fail(MCF_EINVAL, "%s: a %zu x %zu x %zu grid of %zu orbitals does not fit "
+                        "in memory; use a coarser grid", who, n[0], n[1], n[2], L);
+    return MCF_OK;
+}
