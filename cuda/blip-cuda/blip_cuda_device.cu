@@ -4,6 +4,7 @@
 #include "blip_cuda.h"
 
 #include "blip_core.h"
+#include "mcf_cuda.h"
 #include "mcf/error.h"
 
 #include <cuda_runtime.h>
@@ -18,13 +19,12 @@
 
 #define BCU_THREADS 256 /* threads per block: (point, orbital) pairs, orbital fastest */
 
-/* ---- the device (the probe of kpm-cuda, duplicated: the plugins stay independent) ---- */
+/* ---- the device (cuda/common: mcf_cuda.h) ------------------------------------------ */
+
+#define bcu_stream mcu_stream()
 
 static pthread_once_t bcu_once = PTHREAD_ONCE_INIT;
-static int bcu_status = MCF_EDEVICE;
-static char bcu_reason[512] = "not initialized";
-static cudaDeviceProp bcu_prop;
-static cudaStream_t bcu_stream;
+static int bcu_ready = 0;
 static cudaEvent_t bcu_ev0, bcu_ev1;
 static int bcu_accum_double = 0;
 
@@ -32,60 +32,26 @@ static void bcu_init_once(void)
 {
     const char *acc = getenv("MCF_BLIP_CUDA_ACCUMULATE");
     bcu_accum_double = acc && !strcmp(acc, "double");
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count < 1) {
-        snprintf(bcu_reason, sizeof bcu_reason, "no CUDA device (%s)",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0");
-        cudaGetLastError();
+    if (!mcu_probe(NULL, 0))
         return;
-    }
-    int dev = 0;
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (e = cudaGetDeviceProperties(&bcu_prop, dev)) != cudaSuccess) {
-        snprintf(bcu_reason, sizeof bcu_reason, "CUDA device unusable (%s)",
-                 cudaGetErrorString(e));
-        return;
-    }
-    if (bcu_prop.major < 9) {
-        snprintf(bcu_reason, sizeof bcu_reason,
-                 "%s has compute capability %d.%d; blip-cuda is built for sm_90 (Hopper)",
-                 bcu_prop.name, bcu_prop.major, bcu_prop.minor);
-        return;
-    }
-    if ((e = cudaStreamCreateWithFlags(&bcu_stream, cudaStreamNonBlocking)) != cudaSuccess ||
-        (e = cudaEventCreate(&bcu_ev0)) != cudaSuccess ||
-        (e = cudaEventCreate(&bcu_ev1)) != cudaSuccess) {
-        snprintf(bcu_reason, sizeof bcu_reason, "cudaStreamCreate / cudaEventCreate failed (%s)",
-                 cudaGetErrorString(e));
-        return;
-    }
-    size_t fr = 0, tot = 0;
-    cudaMemGetInfo(&fr, &tot);
-    snprintf(bcu_reason, sizeof bcu_reason, "%s (sm_%d%d, %d SMs, %.1f of %.1f GiB free)",
-             bcu_prop.name, bcu_prop.major, bcu_prop.minor, bcu_prop.multiProcessorCount,
-             (double)fr / 1073741824.0, (double)tot / 1073741824.0);
-    bcu_status = MCF_OK;
+    bcu_ready = cudaEventCreate(&bcu_ev0) == cudaSuccess && cudaEventCreate(&bcu_ev1) == cudaSuccess;
 }
 
-extern "C" int bcu_probe(char *why, size_t len)
-{
-    pthread_once(&bcu_once, bcu_init_once);
-    if (why && len)
-        snprintf(why, len, "%s", bcu_reason);
-    return bcu_status == MCF_OK;
-}
+extern "C" int bcu_probe(char *why, size_t len) { return mcu_probe(why, len); }
 
 extern "C" int bcu_device_init(void)
 {
+    int rc = mcu_device_init("blip-cuda", "blip");
+    if (rc)
+        return rc;
     pthread_once(&bcu_once, bcu_init_once);
-    if (bcu_status)
-        return mcf_fail(MCF_EDEVICE, "blip-cuda: %s; use evaluator = blip (CPU) or auto",
-                        bcu_reason);
+    if (!bcu_ready)
+        return mcf_fail(MCF_EDEVICE, "blip-cuda: cudaEventCreate failed; use evaluator = blip "
+                        "(CPU) or auto");
     return MCF_OK;
 }
 
-extern "C" const char *bcu_device_name(void) { return bcu_status ? "none" : bcu_prop.name; }
+extern "C" const char *bcu_device_name(void) { return mcu_device_name(); }
 
 extern "C" void bcu_set_accumulate_double(int on)
 {
@@ -102,17 +68,9 @@ extern "C" int bcu_accumulate_double(void)
 /* A CUDA runtime failure as an mcf error: out of memory is MCF_ENOMEM with the sizes. */
 static int bcu_fail(cudaError_t e, const char *what, size_t bytes)
 {
-    if (e == cudaErrorMemoryAllocation) {
-        cudaGetLastError();
-        size_t fr = 0, tot = 0;
-        cudaMemGetInfo(&fr, &tot);
-        return mcf_fail(MCF_ENOMEM, "blip-cuda: out of device memory for %s: %zu bytes "
-                        "(%.4g GB) asked, %.4g of %.4g GB free; use a coarser grid (grid, "
-                        "grid_factor), fewer orbitals or walkers, or evaluator = blip", what,
-                        bytes, (double)bytes / 1e9, (double)fr / 1e9, (double)tot / 1e9);
-    }
-    cudaGetLastError();
-    return mcf_fail(MCF_EDEVICE, "blip-cuda: %s: %s", what, cudaGetErrorString(e));
+    return mcu_fail((int)e, "blip-cuda", what, bytes,
+                    "use a coarser grid (grid, grid_factor), fewer orbitals or walkers, or "
+                    "evaluator = blip");
 }
 
 #define BCU_TRY(call, what, bytes)                    \
@@ -124,35 +82,7 @@ static int bcu_fail(cudaError_t e, const char *what, size_t bytes)
 
 extern "C" double bcu_copy_bandwidth(size_t bytes, int reps)
 {
-    if (bcu_device_init())
-        return 0.0;
-    void *a = NULL, *b = NULL;
-    if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) {
-        cudaFree(a);
-        cudaGetLastError();
-        return 0.0;
-    }
-    cudaMemsetAsync(a, 1, bytes, bcu_stream);
-    cudaMemsetAsync(b, 0, bytes, bcu_stream);
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    float best = 1e30f;
-    for (int r = 0; r < reps; r++) {
-        cudaEventRecord(e0, bcu_stream);
-        cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, bcu_stream);
-        cudaEventRecord(e1, bcu_stream);
-        cudaEventSynchronize(e1);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0, e1);
-        if (ms < best)
-            best = ms;
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaFree(a);
-    cudaFree(b);
-    return 2.0 * (double)bytes / (best * 1e-3) / 1e9;
+    return mcu_copy_bandwidth(bytes, reps);
 }
 
 /* ---- the table ---------------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /* kpm_cuda_device.cu — kernels and launchers of the kpm-cuda evaluator.  The layout and
  * the algorithms are described in kpm_cuda.h; the formulas in plugins/kpm/kpm_core.h. */
 #include "kpm_cuda.h"
+#include "mcf_cuda.h"
 
 #include "mcf/error.h"
 
@@ -25,83 +26,20 @@ namespace cg = cooperative_groups;
 #define KCU_GFMC_ROWS_PER_BLOCK 512 /* the cluster size aims at this many rows per block */
 #define KCU_STEP_THREADS 256
 
-/* ---- the device ------------------------------------------------------------------- */
+/* ---- the device (cuda/common: mcf_cuda.h) ------------------------------------------ */
 
-static pthread_once_t kcu_once = PTHREAD_ONCE_INIT;
-static int kcu_status = MCF_EDEVICE;
-static char kcu_reason[512] = "not initialized";
-static cudaDeviceProp kcu_prop;
-static cudaStream_t kcu_stream;
+#define kcu_stream mcu_stream()
 
-static void kcu_init_once(void)
-{
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count < 1) {
-        snprintf(kcu_reason, sizeof kcu_reason, "no CUDA device (%s)",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0");
-        cudaGetLastError();
-        return;
-    }
-    int dev = 0;
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (e = cudaGetDeviceProperties(&kcu_prop, dev)) != cudaSuccess) {
-        snprintf(kcu_reason, sizeof kcu_reason, "CUDA device unusable (%s)",
-                 cudaGetErrorString(e));
-        return;
-    }
-    if (kcu_prop.major < 9) {
-        snprintf(kcu_reason, sizeof kcu_reason,
-                 "%s has compute capability %d.%d; kpm-cuda is built for sm_90 (Hopper) "
-                 "and needs thread-block clusters", kcu_prop.name, kcu_prop.major,
-                 kcu_prop.minor);
-        return;
-    }
-    if ((e = cudaStreamCreateWithFlags(&kcu_stream, cudaStreamNonBlocking)) != cudaSuccess) {
-        snprintf(kcu_reason, sizeof kcu_reason, "cudaStreamCreate failed (%s)",
-                 cudaGetErrorString(e));
-        return;
-    }
-    size_t fr = 0, tot = 0;
-    cudaMemGetInfo(&fr, &tot);
-    snprintf(kcu_reason, sizeof kcu_reason, "%s (sm_%d%d, %d SMs, %.1f of %.1f GiB free)",
-             kcu_prop.name, kcu_prop.major, kcu_prop.minor, kcu_prop.multiProcessorCount,
-             (double)fr / 1073741824.0, (double)tot / 1073741824.0);
-    kcu_status = MCF_OK;
-}
-
-extern "C" int kcu_probe(char *why, size_t len)
-{
-    pthread_once(&kcu_once, kcu_init_once);
-    if (why && len)
-        snprintf(why, len, "%s", kcu_reason);
-    return kcu_status == MCF_OK;
-}
-
-extern "C" int kcu_device_init(void)
-{
-    pthread_once(&kcu_once, kcu_init_once);
-    if (kcu_status)
-        return mcf_fail(MCF_EDEVICE, "kpm-cuda: %s; use evaluator = kpm (CPU) or auto", kcu_reason);
-    return MCF_OK;
-}
-
-extern "C" const char *kcu_device_name(void) { return kcu_status ? "none" : kcu_prop.name; }
-extern "C" int kcu_device_sms(void) { return kcu_status ? 0 : kcu_prop.multiProcessorCount; }
+extern "C" int kcu_probe(char *why, size_t len) { return mcu_probe(why, len); }
+extern "C" int kcu_device_init(void) { return mcu_device_init("kpm-cuda", "kpm"); }
+extern "C" const char *kcu_device_name(void) { return mcu_device_name(); }
+extern "C" int kcu_device_sms(void) { return mcu_device_sms(); }
 
 /* A CUDA runtime failure as an mcf error: out of memory is MCF_ENOMEM with the sizes. */
 static int kcu_fail(cudaError_t e, const char *what, size_t bytes)
 {
-    if (e == cudaErrorMemoryAllocation) {
-        cudaGetLastError();
-        size_t fr = 0, tot = 0;
-        cudaMemGetInfo(&fr, &tot);
-        return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of device memory for %s: %.3g MiB asked, "
-                        "%.3g of %.3g MiB free; use a smaller lattice, fewer chains or "
-                        "vectors (block), or evaluator = kpm", what, (double)bytes / 1048576.0,
-                        (double)fr / 1048576.0, (double)tot / 1048576.0);
-    }
-    return mcf_fail(MCF_EDEVICE, "kpm-cuda: %s: %s", what, cudaGetErrorString(e));
+    return mcu_fail((int)e, "kpm-cuda", what, bytes,
+                    "use a smaller lattice, fewer chains or vectors (block), or evaluator = kpm");
 }
 
 #define KCU_TRY(call, what, bytes)                     \
@@ -120,35 +58,7 @@ static int kcu_alloc(void **p, size_t bytes, const char *what)
 
 extern "C" double kcu_copy_bandwidth(size_t bytes, int reps)
 {
-    if (kcu_device_init())
-        return 0.0;
-    void *a = NULL, *b = NULL;
-    if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) {
-        cudaFree(a);
-        cudaGetLastError();
-        return 0.0;
-    }
-    cudaMemsetAsync(a, 1, bytes, kcu_stream);
-    cudaMemsetAsync(b, 0, bytes, kcu_stream);
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    float best = 1e30f;
-    for (int r = 0; r < reps; r++) {
-        cudaEventRecord(e0, kcu_stream);
-        cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, kcu_stream);
-        cudaEventRecord(e1, kcu_stream);
-        cudaEventSynchronize(e1);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, e0, e1);
-        if (ms < best)
-            best = ms;
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaFree(a);
-    cudaFree(b);
-    return 2.0 * (double)bytes / (best * 1e-3) / 1e9;
+    return mcu_copy_bandwidth(bytes, reps);
 }
 
 /* ---- the device Hamiltonian ---------------------------------------------------------- */
@@ -619,7 +529,7 @@ extern "C" int kcu_engine_create(size_t dim, size_t block, kcu_engine **out)
     const size_t Bp = block <= 1 ? 1 : (size_t)1 << (64 - __builtin_clzll(block - 1));
     const size_t rows_per_block = KCU_STEP_THREADS / Bp;
     size_t grid = (dim + rows_per_block - 1) / rows_per_block;
-    const size_t cap = 8 * (size_t)kcu_prop.multiProcessorCount;
+    const size_t cap = 8 * (size_t)mcu_props()->multiProcessorCount;
     e->grid = (int)(grid < cap ? grid : cap);
     const size_t vb = dim * block * sizeof(double2);
     if ((rc = kcu_alloc((void **)&e->v0, vb, "KPM vectors")) ||
@@ -778,7 +688,7 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
 static void kcu_grid_for(size_t n, int *grid)
 {
     size_t g = (n + 255) / 256;
-    const size_t cap = 8 * (size_t)kcu_prop.multiProcessorCount;
+    const size_t cap = 8 * (size_t)mcu_props()->multiProcessorCount;
     *grid = (int)(g < 1 ? 1 : g < cap ? g : cap);
 }
 
@@ -1686,7 +1596,7 @@ static int kcu_cluster_for(size_t dim, size_t n)
     int G = 1;
     while (G < 16 && (size_t)G * KCU_GFMC_ROWS_PER_BLOCK < dim)
         G *= 2;
-    const size_t half = (size_t)kcu_prop.multiProcessorCount / 2;
+    const size_t half = (size_t)mcu_props()->multiProcessorCount / 2;
     while (G < 16 && n * (size_t)(2 * G) <= half && dim / (size_t)(2 * G) >= 128)
         G *= 2;
     return G;
