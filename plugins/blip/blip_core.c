@@ -102,18 +102,20 @@ int blip_choose_grid(const char *who, const mcf_params *params, const mcf_pw_orb
 }
 
 /* Backward (e^{+i}) unnormalized 3D DFT of the complex grid z (k fastest) in place. */
+/* (One workspace per axis: GSL wants a workspace of the transform's length, and the axes
+ * of a non-cubic cell have different lengths.) */
 static int fft3_backward(double *z, const size_t n[3], gsl_fft_complex_wavetable *const wt[3],
-                         gsl_fft_complex_workspace *work)
+                         gsl_fft_complex_workspace *const work[3])
 {
     const size_t nx = n[0], ny = n[1], nz = n[2];
     int rc = 0;
     for (size_t ij = 0; ij < nx * ny && !rc; ij++)
-        rc = gsl_fft_complex_backward(z + 2 * ij * nz, 1, nz, wt[2], work);
+        rc = gsl_fft_complex_backward(z + 2 * ij * nz, 1, nz, wt[2], work[2]);
     for (size_t i = 0; i < nx && !rc; i++)
         for (size_t k = 0; k < nz && !rc; k++)
-            rc = gsl_fft_complex_backward(z + 2 * (i * ny * nz + k), nz, ny, wt[1], work);
+            rc = gsl_fft_complex_backward(z + 2 * (i * ny * nz + k), nz, ny, wt[1], work[1]);
     for (size_t jk = 0; jk < ny * nz && !rc; jk++)
-        rc = gsl_fft_complex_backward(z + 2 * jk, ny * nz, nx, wt[0], work);
+        rc = gsl_fft_complex_backward(z + 2 * jk, ny * nz, nx, wt[0], work[0]);
     return rc;
 }
 
@@ -168,20 +170,18 @@ int blip_build_table(const char *who, const mcf_pw_orbitals *o, const size_t n[3
     if (!failed) {
 #pragma omp parallel if (pairs > 1 && (double)S * (double)pairs > 1e5)
         {
-            size_t nmax = n[0];
-            if (n[1] > nmax)
-                nmax = n[1];
-            if (n[2] > nmax)
-                nmax = n[2];
             double *z = malloc(2 * S * sizeof *z);
-            gsl_fft_complex_workspace *work = gsl_fft_complex_workspace_alloc(nmax);
-            if (!z || !work) {
+            gsl_fft_complex_workspace *work[3];
+            for (int d = 0; d < 3; d++)
+                work[d] = gsl_fft_complex_workspace_alloc(n[d]);
+            const int have = work[0] && work[1] && work[2];
+            if (!z || !have) {
 #pragma omp atomic write
                 failed = MCF_ENOMEM;
             }
 #pragma omp for schedule(dynamic, 1)
             for (long pr = 0; pr < pairs; pr++) {
-                if (!z || !work)
+                if (!z || !have)
                     continue;
                 const size_t l0 = 2 * (size_t)pr, l1 = l0 + 1;
                 memset(z, 0, 2 * S * sizeof *z);
@@ -200,7 +200,9 @@ int blip_build_table(const char *who, const mcf_pw_orbitals *o, const size_t n[3
                 }
             }
             free(z);
-            gsl_fft_complex_workspace_free(work);
+            for (int d = 0; d < 3; d++)
+                if (work[d])
+                    gsl_fft_complex_workspace_free(work[d]);
         }
     }
     for (int d = 0; d < 3; d++)
