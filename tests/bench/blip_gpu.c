@@ -29,57 +29,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_orbitals.h"
 #include "bench_util.h"
 #include "blip_core.h"
 #include "blip_cuda.h"
 #include "internal.h"
 #include "mcf/mcf.h"
 
-enum { SETS = 8 };
-
-static int cmp_norm(const void *pa, const void *pb)
-{
-    const int32_t *a = pa, *b = pb;
-    const long na = (long)a[0] * a[0] + (long)a[1] * a[1] + (long)a[2] * a[2];
-    const long nb = (long)b[0] * b[0] + (long)b[1] * b[1] + (long)b[2] * b[2];
-    if (na != nb)
-        return na < nb ? -1 : 1;
-    return memcmp(a, b, 3 * sizeof *a);
-}
-
-static int make_params(const mcf_plugin_info *info, long grid, mcf_params *p,
-                       mcf_value *values, size_t cap)
-{
-    memset(p, 0, sizeof *p);
-    p->section = "evaluator";
-    p->origin = "blip_gpu";
-    p->specs = info->params;
-    p->n = mcf_spec_count(info->params);
-    p->values = values;
-    if (p->n > cap)
-        return mcf_fail(MCF_EINVAL, "blip_gpu: too many parameters");
-    for (size_t k = 0; k < p->n; k++) {
-        char text[32];
-        const char *t = info->params[k].default_value;
-        if (!strcmp(info->params[k].name, "grid")) {
-            snprintf(text, sizeof text, "%ld", grid);
-            t = text;
-        }
-        int rc = mcf_value_parse(&info->params[k], t, &values[k]);
-        if (rc)
-            return rc;
-    }
-    return MCF_OK;
-}
-
 /* best kernel and total seconds of bcu_eval calls */
-static int time_gpu(const bcu_table *t, int vgl, double *const *r, size_t N, double *phi,
-                    double *grad, double *lap, double *kernel, double *total)
+static int time_gpu(const bcu_table *t, int vgl, const bench_orbitals *b, double *kernel,
+                    double *total)
 {
+    double *phi = b->phi, *grad = b->grad, *lap = b->lap;
+    size_t N = b->N;
     *kernel = *total = 1e30;
     const double t0 = now();
     for (int calls = 0;; calls++) {
-        const double *rr = r[calls % SETS];
+        const double *rr = b->r[calls % BENCH_SETS];
         if (bcu_eval(&t, 1, &rr, &N, &phi, &grad, &lap, vgl)) {
             fprintf(stderr, "blip_gpu: %s\n", mcf_last_error());
             return 1;
@@ -96,28 +62,6 @@ static int time_gpu(const bcu_table *t, int vgl, double *const *r, size_t N, dou
     return 0;
 }
 
-static double time_cpu(const mcf_orbital_ops *ops, void *ws, int vgl, double *const *r,
-                       size_t N, double *phi, double *grad, double *lap)
-{
-    const double t0 = now();
-    double best = 1e30;
-    size_t np = N;
-    for (int calls = 0;; calls++) {
-        const double *rr = r[calls % SETS];
-        const double a = now();
-        int rc = vgl ? ops->vgl(&ws, 1, &rr, &np, &phi, &grad, &lap)
-                     : ops->values(&ws, 1, &rr, &np, &phi);
-        best = fmin(best, now() - a);
-        if (rc) {
-            fprintf(stderr, "blip_gpu: blip: %s\n", mcf_last_error());
-            return NAN;
-        }
-        if (calls >= 2 && (now() - t0 > 0.3 || calls >= 1000))
-            break;
-    }
-    return best;
-}
-
 int main(int argc, char **argv)
 {
     long grid = argc > 1 ? strtol(argv[1], NULL, 10) : 60;
@@ -130,24 +74,8 @@ int main(int argc, char **argv)
         printf("skipped: no device (%s)\n", why);
         return 0;
     }
-    size_t sizes[8][2] = {{216, 56}, {648, 168}, {1536, 384}, {4096, 1024}};
-    int nsize = 4;
-    const char *es = getenv("BLIP_BENCH_SIZES");
-    if (es) {
-        nsize = 0;
-        for (const char *s = es; *s && nsize < 8;) {
-            unsigned long n = 0, l = 0;
-            int used = 0;
-            if (sscanf(s, "%lu:%lu%n", &n, &l, &used) != 2 || !n || !l)
-                break;
-            sizes[nsize][0] = n;
-            sizes[nsize][1] = l;
-            nsize++;
-            s += used;
-            while (*s == ' ' || *s == ',')
-                s++;
-        }
-    }
+    bench_size sizes[BENCH_MAX_SIZES] = {{216, 56}, {648, 168}, {1536, 384}, {4096, 1024}};
+    const int nsize = bench_sizes_env(sizes, 4);
     const char *ec = getenv("BLIP_BENCH_CPU");
     const int do_cpu = !(ec && !strcmp(ec, "0"));
     mcf_plugin *pb = NULL;
@@ -170,58 +98,33 @@ int main(int argc, char **argv)
     mcf_rng rng;
     mcf_rng_init(&rng, 12345, 0);
     for (int si = 0; si < nsize; si++) {
-        const size_t N = sizes[si][0], L = sizes[si][1], ng = L;
-        int R = 1;
-        while ((2 * R + 1) * (2 * R + 1) * (2 * R + 1) < (int)(4 * ng))
-            R++;
-        const size_t ncand = (size_t)(2 * R + 1) * (size_t)(2 * R + 1) * (size_t)(2 * R + 1);
-        int32_t *cand = malloc(3 * ncand * sizeof *cand);
-        size_t c = 0;
-        for (int x = -R; x <= R; x++)
-            for (int y = -R; y <= R; y++)
-                for (int z = -R; z <= R; z++) {
-                    cand[3 * c] = x;
-                    cand[3 * c + 1] = y;
-                    cand[3 * c + 2] = z;
-                    c++;
-                }
-        qsort(cand, ncand, 3 * sizeof *cand, cmp_norm);
-        double *a = malloc(L * ng * sizeof *a), *b = malloc(L * ng * sizeof *b);
-        for (size_t k = 0; k < L * ng; k++) {
-            a[k] = 2 * mcf_rng_uniform(&rng) - 1;
-            b[k] = 2 * mcf_rng_uniform(&rng) - 1;
+        const size_t N = sizes[si].N, L = sizes[si].L;
+        bench_orbitals bo;
+        if (bench_orbitals_make(&bo, N, L, &rng, "blip_gpu")) {
+            fprintf(stderr, "%s\n", mcf_last_error());
+            return 1;
         }
-        const double side = 10.0;
-        mcf_pw_orbitals o = {{side, side, side}, L, ng, cand, a, b};
-        double *r[SETS];
-        for (int s = 0; s < SETS; s++) {
-            r[s] = malloc(3 * N * sizeof(double));
-            for (size_t k = 0; k < 3 * N; k++)
-                r[s][k] = side * mcf_rng_uniform(&rng);
-        }
-        double *phi = malloc(N * L * sizeof *phi), *grad = malloc(3 * N * L * sizeof *grad);
-        double *lap = malloc(N * L * sizeof *lap);
         mcf_params prm;
         mcf_value vals[8];
         size_t n[3];
         bcu_table *t = NULL;
         void *bws = NULL;
         set_threads(threads[0]);
-        int rc = make_params(pb->info, grid, &prm, vals, 8);
+        int rc = bench_params(pb->info, "blip_gpu", grid, &prm, vals, 8);
         if (!rc)
-            rc = blip_choose_grid("blip_gpu", &prm, &o, n);
+            rc = blip_choose_grid("blip_gpu", &prm, &bo.o, n);
         double *tab = rc ? NULL : malloc(n[0] * n[1] * n[2] * L * sizeof *tab);
         if (!rc && !tab)
             rc = mcf_fail(MCF_ENOMEM, "blip_gpu: out of memory for the host table");
         if (!rc)
-            rc = blip_build_table("blip_gpu", &o, n, tab);
+            rc = blip_build_table("blip_gpu", &bo.o, n, tab);
         if (!rc)
-            rc = bcu_table_alloc(n, L, o.cell, &t);
+            rc = bcu_table_alloc(n, L, bo.o.cell, &t);
         if (!rc)
             rc = bcu_table_upload(t, tab);
         free(tab);
         if (!rc && do_cpu)
-            rc = bops->create(&prm, &o, &bws);
+            rc = bops->create(&prm, &bo.o, &bws);
         if (rc) {
             fprintf(stderr, "blip_gpu: N %zu L %zu: %s\n", N, L, mcf_last_error());
             return 1;
@@ -230,13 +133,13 @@ int main(int argc, char **argv)
             double tc[2] = {NAN, NAN};
             for (int th = 0; th < 2 && do_cpu; th++) {
                 set_threads(threads[th]);
-                tc[th] = time_cpu(bops, bws, op, r, N, phi, grad, lap);
+                tc[th] = bench_time_cpu(bops, bws, op, &bo, "blip_gpu: blip");
             }
             set_threads(threads[0]);
             for (int acc = 0; acc < 2; acc++) {
                 bcu_set_accumulate_double(acc);
                 double tk, tt;
-                if (time_gpu(t, op, r, N, phi, grad, lap, &tk, &tt))
+                if (time_gpu(t, op, &bo, &tk, &tt))
                     return 1;
                 const double bytes = (double)N * 64.0 * (double)L * 4.0;
                 const double gbs = bytes / tk / 1e9;
@@ -253,16 +156,8 @@ int main(int argc, char **argv)
         if (bws)
             bops->destroy(bws);
         bcu_table_destroy(t);
-        for (size_t k = 0; k < prm.n; k++)
-            mcf_value_release(&prm.values[k]);
-        for (int s = 0; s < SETS; s++)
-            free(r[s]);
-        free(phi);
-        free(grad);
-        free(lap);
-        free(a);
-        free(b);
-        free(cand);
+        bench_params_release(&prm);
+        bench_orbitals_free(&bo);
     }
     mcf_plugin_close(pb);
     return 0;
