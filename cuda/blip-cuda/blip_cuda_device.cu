@@ -18,6 +18,7 @@
 #include <time.h>
 
 #define BCU_THREADS 256 /* threads per block: (point, orbital) pairs, orbital fastest */
+#define BCU_MAX_BLOCK_POINTS 34 /* points whose stencils a block shares (L >= 8) */
 
 /* ---- the device (cuda/common: mcf_cuda.h) ------------------------------------------ */
 
@@ -193,27 +194,67 @@ __global__ void __launch_bounds__(BCU_THREADS)
             hi = mid - 1;
     }
     const bcu_job *J = jobs + lo;
-    const unsigned long long q =
-        (unsigned long long)(b - J->first_block) * BCU_THREADS + threadIdx.x;
+    const unsigned long long q0 = (unsigned long long)(b - J->first_block) * BCU_THREADS;
+    const unsigned long long q = q0 + threadIdx.x;
     const unsigned long long nq = J->nq;
+    const unsigned int L = J->L;
+    /* the stencils of the block's points, once per point and axis (not once per orbital:
+     * 64-bit modulos and floors in double were ~10% of the kernel), when the block covers
+     * few points (L >= 8); otherwise every thread makes its own */
+    const unsigned long long p_first = q0 / L;
+    const unsigned long long q_last = q0 + BCU_THREADS - 1 < nq ? q0 + BCU_THREADS - 1 : nq - 1;
+    const unsigned int np = (unsigned int)(q_last / L - p_first + 1);
+    __shared__ unsigned int s_idx[BCU_MAX_BLOCK_POINTS][3][4];
+    __shared__ float s_w[BCU_MAX_BLOCK_POINTS][3][3][4];
+    const bool shared_stencil = np <= BCU_MAX_BLOCK_POINTS;
+    if (shared_stencil) {
+        for (unsigned int t = threadIdx.x; t < 3 * np; t += blockDim.x) {
+            const unsigned int pp = t / 3, d = t % 3;
+            const double x = pos[3 * (J->pos_off + p_first + pp) + d];
+            blip_axis_stencil st;
+            blip_axis_setup(x, J->cell[d], J->inv_h[d], J->n[d], GL, &st);
+#pragma unroll
+            for (int a = 0; a < 4; a++) {
+                s_idx[pp][d][a] = (unsigned int)st.idx[a];
+#pragma unroll
+                for (int k = 0; k < (GL ? 3 : 1); k++)
+                    s_w[pp][d][k][a] = (float)st.w[k][a];
+            }
+        }
+        __syncthreads();
+    }
     if (q >= nq)
         return;
-    const unsigned int L = J->L;
     const unsigned long long p = q / L;
     const unsigned int l = (unsigned int)(q - p * L);
-    const double *r = pos + 3 * (J->pos_off + p);
-    blip_axis_stencil s[3];
-#pragma unroll
-    for (int d = 0; d < 3; d++)
-        blip_axis_setup(r[d], J->cell[d], J->inv_h[d], J->n[d], GL, &s[d]);
+    size_t idx[3][4];
     float w[3][3][4]; /* [axis][derivative][term] */
+    if (shared_stencil) {
+        const unsigned int pp = (unsigned int)(p - p_first);
 #pragma unroll
-    for (int d = 0; d < 3; d++)
+        for (int d = 0; d < 3; d++)
 #pragma unroll
-        for (int k = 0; k < (GL ? 3 : 1); k++)
+            for (int a = 0; a < 4; a++) {
+                idx[d][a] = s_idx[pp][d][a];
 #pragma unroll
-            for (int a = 0; a < 4; a++)
-                w[d][k][a] = (float)s[d].w[k][a];
+                for (int k = 0; k < (GL ? 3 : 1); k++)
+                    w[d][k][a] = s_w[pp][d][k][a];
+            }
+    } else {
+        const double *r = pos + 3 * (J->pos_off + p);
+#pragma unroll
+        for (int d = 0; d < 3; d++) {
+            blip_axis_stencil st;
+            blip_axis_setup(r[d], J->cell[d], J->inv_h[d], J->n[d], GL, &st);
+#pragma unroll
+            for (int a = 0; a < 4; a++) {
+                idx[d][a] = st.idx[a];
+#pragma unroll
+                for (int k = 0; k < (GL ? 3 : 1); k++)
+                    w[d][k][a] = (float)st.w[k][a];
+            }
+        }
+    }
     const float *__restrict__ c = J->c + l;
     const size_t ny = J->n[1], nz = J->n[2];
     Acc v = 0, gx = 0, gy = 0, gz = 0, lp = 0;
@@ -221,11 +262,11 @@ __global__ void __launch_bounds__(BCU_THREADS)
     for (int a = 0; a < 4; a++)
 #pragma unroll
         for (int bb = 0; bb < 4; bb++) {
-            const size_t base = (s[0].idx[a] * ny + s[1].idx[bb]) * nz;
+            const size_t base = (idx[0][a] * ny + idx[1][bb]) * nz;
             float cc[4];
 #pragma unroll
             for (int k = 0; k < 4; k++)
-                cc[k] = __ldg(c + (base + s[2].idx[k]) * L);
+                cc[k] = __ldg(c + (base + idx[2][k]) * L);
             const float vxy = w[0][0][a] * w[1][0][bb];
             if (!GL) {
 #pragma unroll
