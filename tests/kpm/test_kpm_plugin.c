@@ -14,60 +14,20 @@
  *   (f) delta_action (GFMC): batch = single calls = kpm_gfmc directly, bit for bit, and
  *       T = 0 in a batch is refused naming the workspace;
  *   (g) vectors = 0: the exact trace (occupation from the exact moments). */
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "internal.h"
 #include "kpm_core.h"
 #include "kpm_test_util.h"
+#include "test_params.h"
 
 static const mcf_plugin_info *info;
 static const mcf_fermion_ops *ops;
 
 static int contains(const char *s, const char *part) { return strstr(s, part) != NULL; }
 
-typedef struct test_params {
-    mcf_params p;
-    mcf_value values[16];
-    int ok;
-} test_params;
-
-/* Values from the declared defaults, with overrides "key", "text", ... (NULL-terminated);
- * tp->ok = 0 when a value is refused by the declaration (message in mcf_last_error). */
-static test_params *make_params(const char *first, ...)
-{
-    test_params *tp = calloc(1, sizeof *tp);
-    tp->ok = 1;
-    tp->p.section = "evaluator";
-    tp->p.origin = "test_kpm_plugin.ini";
-    tp->p.specs = info->params;
-    tp->p.n = mcf_spec_count(info->params);
-    tp->p.values = tp->values;
-    for (size_t k = 0; k < tp->p.n && k < 16; k++) {
-        const mcf_param_spec *s = &info->params[k];
-        const char *text = s->default_value;
-        va_list ap;
-        va_start(ap, first);
-        for (const char *key = first; key; key = va_arg(ap, const char *)) {
-            const char *val = va_arg(ap, const char *);
-            if (!strcmp(key, s->name))
-                text = val;
-        }
-        va_end(ap);
-        if (mcf_value_parse(s, text, &tp->values[k]) != MCF_OK) {
-            tp->ok = 0;
-            break;
-        }
-    }
-    return tp;
-}
-
-static void free_params(test_params *tp)
-{
-    for (size_t k = 0; k < tp->p.n; k++)
-        mcf_value_release(&tp->values[k]);
-    free(tp);
-}
+/* Parameters from the declared defaults, with overrides "key", "text", ... NULL. */
+#define make_params(...) test_params_make(info->params, "test_kpm_plugin.ini", __VA_ARGS__)
 
 /* square lattice with on-site disorder */
 static mcf_hamiltonian *disordered(size_t L, double W, uint64_t seed)
@@ -105,7 +65,7 @@ static void test_against_core(void)
     int rc = ops->create(&tp->p, h, &ws);
     CHECK(rc == MCF_OK, "create: %s", mcf_last_error());
     if (rc) {
-        free_params(tp);
+        test_params_free(tp);
         mcf_hamiltonian_destroy(h);
         return;
     }
@@ -162,7 +122,7 @@ static void test_against_core(void)
         CHECK(rc == MCF_OK && worst < 1e-14, "block 3 vs 4: DOS differs by %.3e", worst);
         free(db);
         ops->destroy(wb);
-        free_params(tb);
+        test_params_free(tb);
     }
 
     /* ldos and green */
@@ -231,7 +191,7 @@ static void test_against_core(void)
     kpm_engine_destroy(eng);
     kpm_dct_destroy(d);
     ops->destroy(ws);
-    free_params(tp);
+    test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
 
@@ -277,7 +237,7 @@ static void test_batch(void)
         ops->destroy(ws[k]);
         mcf_hamiltonian_destroy(h[k]);
     }
-    free_params(tp);
+    test_params_free(tp);
 }
 
 /* (f) delta_action: a batch of two workspaces equals single calls and kpm_gfmc called
@@ -336,7 +296,7 @@ static void test_delta_action(void)
               "T = 0 in the batch: rc %d, %s", rc, mcf_last_error());
         for (int k = 0; k < 2; k++)
             ops->destroy(ws[k]);
-        free_params(tp);
+        test_params_free(tp);
     }
     for (int k = 0; k < 2; k++)
         mcf_hamiltonian_destroy(h[k]);
@@ -381,7 +341,7 @@ static void test_exact_trace(void)
     free(w);
     kt_eigen_free(&ev);
     ops->destroy(ws);
-    free_params(tp);
+    test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
 
@@ -391,7 +351,7 @@ static void test_refusals(void)
     test_params *tp = make_params("moments", "1", NULL);
     CHECK(!tp->ok, "moments = 1 accepted by the declaration");
     printf("moments = 1 (declaration): %s\n", mcf_last_error());
-    free_params(tp);
+    test_params_free(tp);
     /* ... and kpm_config_check says why */
     kpm_config c;
     kpm_config_default(&c);
@@ -414,7 +374,7 @@ static void test_refusals(void)
               contains(msg, "test_kpm_plugin.ini"),
           "energy_points < moments: rc %d, %s", rc, msg);
     printf("energy_points < moments: %s\n", msg);
-    free_params(tp);
+    test_params_free(tp);
     kpm_config_default(&c);
     c.points = 100;
     CHECK(kpm_config_check(&c) == MCF_EINVAL, "energy_points 100 < moments 256 accepted");
@@ -455,7 +415,7 @@ static void test_refusals(void)
         free(dos);
         ops->destroy(ws);
     }
-    free_params(tp);
+    test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
 

@@ -19,7 +19,6 @@
  *   (e) a batch of two workspaces equals two single calls bit for bit (values and vgl). */
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include "check.h"
 #include "internal.h"
 #include "mcf/mcf.h"
+#include "test_params.h"
 
 static const double two_pi = 6.28318530717958647692;
 static const double eps = DBL_EPSILON;
@@ -43,49 +43,9 @@ static int contains(const char *s, const char *part) { return strstr(s, part) !=
 
 /* ---- parameters from the declared defaults ---------------------------------------- */
 
-typedef struct test_params {
-    mcf_params p;
-    mcf_value values[8];
-    int ok;
-} test_params;
-
-/* Values from the declared defaults of ev's plugin, with overrides "key", "text", ...
- * (NULL-terminated); tp->ok = 0 when the declaration refuses a value. */
-static test_params *make_params(const evaluator *ev, const char *first, ...)
-{
-    test_params *tp = calloc(1, sizeof *tp);
-    tp->ok = 1;
-    tp->p.section = "evaluator";
-    tp->p.origin = "test_orbitals.ini";
-    tp->p.specs = ev->info->params;
-    tp->p.n = mcf_spec_count(ev->info->params);
-    tp->p.values = tp->values;
-    for (size_t k = 0; k < tp->p.n && k < 8; k++) {
-        const mcf_param_spec *s = &ev->info->params[k];
-        const char *text = s->default_value;
-        va_list ap;
-        va_start(ap, first);
-        for (const char *key = first; key; key = va_arg(ap, const char *)) {
-            const char *val = va_arg(ap, const char *);
-            if (!strcmp(key, s->name))
-                text = val;
-        }
-        va_end(ap);
-        if (mcf_value_parse(s, text, &tp->values[k]) != MCF_OK) {
-            tp->ok = 0;
-            tp->p.n = k;
-            break;
-        }
-    }
-    return tp;
-}
-
-static void free_params(test_params *tp)
-{
-    for (size_t k = 0; k < tp->p.n; k++)
-        mcf_value_release(&tp->values[k]);
-    free(tp);
-}
+/* Parameters of ev's plugin: the declared defaults, with overrides "key", "text", ... NULL. */
+#define make_params(ev, ...) \
+    test_params_make((ev)->info->params, "test_orbitals.ini", __VA_ARGS__)
 
 /* ---- orbital descriptions ----------------------------------------------------------- */
 
@@ -249,7 +209,7 @@ static void test_planewave_reference(void)
     int rc = pw_ev.ops->create(&tp->p, &s->o, &ws);
     CHECK(rc == MCF_OK && ws, "planewave create: %s", mcf_last_error());
     if (rc) {
-        free_params(tp);
+        test_params_free(tp);
         orbitals_free(s);
         return;
     }
@@ -357,7 +317,7 @@ static void test_planewave_reference(void)
     free(phi2);
     free(grad);
     free(lap);
-    free_params(tp);
+    test_params_free(tp);
     orbitals_free(s);
 }
 
@@ -429,7 +389,7 @@ static void *create_blip(const orbitals *s, const char *grid)
     void *ws = NULL;
     int rc = blip_ev.ops->create(&tp->p, &s->o, &ws);
     CHECK(rc == MCF_OK && ws, "blip create with grid = %s: %s", grid, mcf_last_error());
-    free_params(tp);
+    test_params_free(tp);
     return rc ? NULL : ws;
 }
 
@@ -451,7 +411,7 @@ static void test_heg_convergence(int N)
     void *pws = NULL;
     int rc = pw_ev.ops->create(&tp->p, &s->o, &pws);
     CHECK(rc == MCF_OK, "planewave create: %s", mcf_last_error());
-    free_params(tp);
+    test_params_free(tp);
     const double *rr = r;
     size_t np = P;
     if (!rc)
@@ -694,7 +654,7 @@ static void test_periodicity(void)
             test_params *tp = make_params(&pw_ev, NULL);
             CHECK(pw_ev.ops->create(&tp->p, &s->o, &ws) == MCF_OK, "planewave create: %s",
                   mcf_last_error());
-            free_params(tp);
+            test_params_free(tp);
         }
         if (!ws)
             continue;
@@ -753,25 +713,25 @@ static void test_refusals(void)
     CHECK(rc == MCF_EINVAL && !ws && contains(mcf_last_error(), "grid >= 7") &&
               contains(mcf_last_error(), "Nyquist"),
           "grid 6 for |n_x| = 3: rc %d, message: %s", rc, mcf_last_error());
-    free_params(tp);
+    test_params_free(tp);
     tp = make_params(&blip_ev, "grid", "7", NULL);
     rc = blip_ev.ops->create(&tp->p, &s->o, &ws);
     CHECK(rc == MCF_OK && ws, "grid 7 for |n_x| = 3 refused: %s", mcf_last_error());
     blip_ev.ops->destroy(ws);
-    free_params(tp);
+    test_params_free(tp);
     /* the automatic grid resolves the cutoff: |G| = sqrt(10) 2 pi / 4 -> m_cut = 3,
      * plane-wave grid 7, x 4 = 28 */
     tp = make_params(&blip_ev, NULL);
     rc = blip_ev.ops->create(&tp->p, &s->o, &ws);
     CHECK(rc == MCF_OK && ws, "automatic grid refused: %s", mcf_last_error());
     blip_ev.ops->destroy(ws);
-    free_params(tp);
+    test_params_free(tp);
     tp = make_params(&blip_ev, "grid_factor", "0.5", NULL);
     CHECK(!tp->ok, "grid_factor = 0.5 accepted by the declaration");
-    free_params(tp);
+    test_params_free(tp);
     tp = make_params(&blip_ev, "grid", "-1", NULL);
     CHECK(!tp->ok, "grid = -1 accepted by the declaration");
-    free_params(tp);
+    test_params_free(tp);
 
     /* invalid descriptions, for both evaluators */
     const evaluator *evs[2] = {&blip_ev, &pw_ev};
@@ -829,7 +789,7 @@ static void test_refusals(void)
                   mcf_last_error());
             evs[e]->ops->destroy(ws);
         }
-        free_params(tp);
+        test_params_free(tp);
     }
     orbitals_free(s);
 }
@@ -864,7 +824,7 @@ static void test_batch(void)
                 test_params *tp = make_params(&pw_ev, NULL);
                 CHECK(pw_ev.ops->create(&tp->p, &s[k]->o, &ws[k]) == MCF_OK, "create: %s",
                       mcf_last_error());
-                free_params(tp);
+                test_params_free(tp);
             }
         }
         if (!ws[0] || !ws[1])

@@ -27,7 +27,6 @@
 #include <complex.h>
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +38,7 @@
 
 #include "check.h"
 #include "internal.h"
+#include "test_params.h"
 
 static const double pi = 3.14159265358979323846;
 static const double two_pi = 6.28318530717958647692;
@@ -47,43 +47,15 @@ static int contains(const char *s, const char *part) { return strstr(s, part) !=
 
 /* ---- parameters built from the plugin's declaration -------------------------------- */
 
-typedef struct test_params {
-    mcf_params p;
-    mcf_value values[16];
-} test_params;
-
-/* Values from the declared defaults, with overrides "key", "text", ... (NULL-terminated). */
-static test_params *make_params(const mcf_plugin_info *info, ...)
+/* The declared defaults of info, with overrides "key", "text", ... NULL; every value must
+ * parse. */
+static test_params *params_checked(test_params *tp)
 {
-    test_params *tp = calloc(1, sizeof *tp);
-    tp->p.section = "evaluator";
-    tp->p.origin = "test_ed.c";
-    tp->p.specs = info->params;
-    tp->p.n = mcf_spec_count(info->params);
-    tp->p.values = tp->values;
-    for (size_t k = 0; k < tp->p.n && k < 16; k++) {
-        const mcf_param_spec *s = &info->params[k];
-        const char *text = s->default_value;
-        va_list ap;
-        va_start(ap, info);
-        for (const char *key = va_arg(ap, const char *); key; key = va_arg(ap, const char *)) {
-            const char *val = va_arg(ap, const char *);
-            if (!strcmp(key, s->name))
-                text = val;
-        }
-        va_end(ap);
-        int rc = mcf_value_parse(s, text, &tp->values[k]);
-        CHECK(rc == MCF_OK, "parsing %s = %s: %s", s->name, text, mcf_last_error());
-    }
+    CHECK(tp->ok, "parameters: %s", mcf_last_error());
     return tp;
 }
-
-static void free_params(test_params *tp)
-{
-    for (size_t k = 0; k < tp->p.n; k++)
-        mcf_value_release(&tp->values[k]);
-    free(tp);
-}
+#define make_params(info_, ...) \
+    params_checked(test_params_make((info_)->params, "test_ed.c", __VA_ARGS__))
 
 /* ---- Hamiltonians ------------------------------------------------------------------ */
 
@@ -273,7 +245,7 @@ static void test_chain(void)
     ops->destroy(ws);
     free(E);
     free(dos);
-    free_params(tp);
+    test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
 
@@ -366,7 +338,7 @@ static void test_rows(mcf_hamiltonian *h, const char *what)
     free(gim);
     free(rows);
     ops->destroy(ws);
-    free_params(tp);
+    test_params_free(tp);
 }
 
 /* batches of three workspaces (OpenMP) give exactly the single-call results */
@@ -425,7 +397,7 @@ static void test_batch(void)
         free(ib[k]);
         mcf_hamiltonian_destroy(hs[k]);
     }
-    free_params(tp);
+    test_params_free(tp);
 }
 
 /* (d) max_dim */
@@ -439,7 +411,7 @@ static void test_max_dim(void)
               contains(mcf_last_error(), "max_dim = 16"),
           "dim 20 > max_dim 16: rc %d, %s", rc, mcf_last_error());
     printf("refused: %s\n", mcf_last_error());
-    free_params(tp);
+    test_params_free(tp);
     mcf_hamiltonian_destroy(h);
     /* the default limit, 4096 */
     CHECK(mcf_hamiltonian_create(4097, 1, 1, &h) == MCF_OK, "%s", mcf_last_error());
@@ -457,8 +429,8 @@ static void test_max_dim(void)
     if (!rc)
         ops->destroy(ws);
     mcf_hamiltonian_destroy(h);
-    free_params(tp);
-    free_params(tq);
+    test_params_free(tp);
+    test_params_free(tq);
     /* parameter declaration: the defaults the brief names */
     const char *want[][2] = {{"energy_points", "512"}, {"broadening", "0.01"},
                              {"max_dim", "4096"}};
@@ -580,7 +552,7 @@ static void test_changes(void)
     h->version++;
     CHECK(ops->dos(wss, 1, NULL, oa) == MCF_OK, "repaired: %s", mcf_last_error());
     ops->destroy(ws);
-    free_params(tp);
+    test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
 
@@ -601,7 +573,7 @@ static void test_degenerate(void)
     CHECK(ops->dos(&ws, 1, NULL, o) == MCF_OK && fabs(d[50] - gauss(0.0, 0.1)) < 1e-12,
           "degenerate DOS peak %g", d[50]);
     ops->destroy(ws);
-    free_params(tp);
+    test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
 
@@ -811,7 +783,7 @@ static void test_delta_random(void)
           min_fro);
     printf("delta_action, %d random rank-1/2 changes (dim 20..60, ||Delta||_F >= %.3g): max "
            "error %.3g of max(|dS|, ||Delta||_F / T)\n", cases, min_fro, worst);
-    free_params(tp);
+    test_params_free(tp);
 }
 
 /* A diagonal Hamiltonian, e_i = -2 + 0.1 i (levels 0.1 apart), dim 40. */
@@ -869,7 +841,7 @@ static void test_delta_level(void)
     }
     printf("isolated level: max relative error %.3g\n", worst);
     ops->destroy(ws);
-    free_params(tp);
+    test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
 
@@ -919,7 +891,7 @@ static void test_delta_cold(void)
           rc, mcf_last_error());
     printf("refused: %s\n", mcf_last_error());
     ops->destroy(ws);
-    free_params(tp);
+    test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
 
@@ -983,7 +955,7 @@ static void test_delta_refusals(void)
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "dS array is NULL"),
           "NULL dS array: %s", mcf_last_error());
     ops->destroy(ws);
-    free_params(tp);
+    test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
 
@@ -1028,7 +1000,7 @@ static void test_delta_batch(void)
         ops->destroy(b[k]);
         mcf_hamiltonian_destroy(hs[k]);
     }
-    free_params(tp);
+    test_params_free(tp);
 }
 
 int main(void)
