@@ -130,5 +130,33 @@ printf '[run]\nmodel = ising\nevaluator = auto\noutput = auto-ising.out\n[schedu
   || bad "auto for ising: exit status $rc"
 "$mcf" describe kpm >dk.txt && has "describe kpm shows the auto priority" dk.txt "evaluator = auto: priority 10"
 
+# a GPU plugin named explicitly on a machine without a usable device: the run is refused
+# before any work, naming the plugin, the reason and the CPU alternative (where the plugin
+# is built and a device is present, this path cannot be reached and is skipped)
+for pair in "kpm-cuda:kpm:anderson" "blip-cuda:blip:slater-jastrow"; do
+  gpu=${pair%%:*}; rest=${pair#*:}; cpu=${rest%%:*}; model=${rest#*:}
+  if ! "$mcf" describe "$gpu" >dg.txt 2>/dev/null; then
+    echo "skip: $gpu is not built (no nvcc)"
+    continue
+  fi
+  if ! grep -q "not usable here" dg.txt; then
+    echo "skip: $gpu has a usable device here"
+    continue
+  fi
+  if [ "$model" = anderson ]; then
+    printf '[run]\nmodel = anderson\nevaluator = %s\noutput = nodev.out\n[schedule]\nthermalize = 0\nsweeps = 32\n[model]\nlattice = square\nL = 4\ntypical_sites = 4\n' "$gpu" >nodev.ini
+  else
+    printf '[run]\nmodel = slater-jastrow\nevaluator = %s\noutput = nodev.out\n[schedule]\nthermalize = 0\nsweeps = 32\n[model]\nsystem = heg\nelectrons = 14\nrs = 1\n' "$gpu" >nodev.ini
+  fi
+  rm -rf nodev.out
+  if "$mcf" run nodev.ini --no-progress >nodev.txt 2>&1; then
+    bad "$gpu without a device: the run did not fail"
+  else
+    has "$gpu without a device is refused" nodev.txt "$gpu: " "use evaluator = $cpu (CPU) or auto"
+    [ ! -e nodev.out/results.tsv ] && ok "$gpu without a device: no results written" \
+      || bad "$gpu without a device: results were written"
+  fi
+done
+
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]
