@@ -1184,7 +1184,7 @@ static const mcf_plugin_info de_info = {
     .name = "double-exchange",
     .version = "1.0",
     .summary = "double-exchange model: classical spins and fermions, infinite or finite Hund "
-               "coupling, weight exp(-S_eff) from a fermion evaluator (kpm, or ed)",
+               "coupling, weight exp(-S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
     .params = de_params,
     .ops = &de_ops,
 };
