@@ -39,6 +39,8 @@ typedef struct kc_ws {
     kcu_dct *dct;             /* batched cuFFT of `block` series, on first use */
     kcu_gfmc *gfmc;           /* on the first delta_action */
     double *fft_re, *fft_im;  /* block x N, for green */
+    kcu_gfmc_job *jobs;       /* the batch's job list, kept in the batch's first workspace */
+    size_t jobs_cap;
 } kc_ws;
 
 /* ---- the backend of kpm_ops (kpm_ops.h) ----------------------------------------------- */
@@ -109,19 +111,24 @@ static int kc_gfmc_need(kpm_ops_ws *b)
 static int kc_gfmc_batch(void *const *ws, size_t n, const mcf_local_change *const *changes,
                          const double *T, const double *mu, double *dS)
 {
-    kcu_gfmc_job stack_jobs[32] = {0}; /* zeroed: the compiler cannot see the loop fill them */
-    kcu_gfmc_job *jobs = n <= 32 ? stack_jobs : malloc(n * sizeof *jobs);
-    if (!jobs)
-        return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory for %zu GFMC jobs", n);
+    if (n == 0)
+        return MCF_OK;
+    /* the job list lives in the first workspace and grows once: no allocation per step */
+    kc_ws *w0 = ws[0];
+    if (w0->jobs_cap < n) {
+        kcu_gfmc_job *jobs = realloc(w0->jobs, n * sizeof *jobs);
+        if (!jobs)
+            return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory for %zu GFMC jobs", n);
+        w0->jobs = jobs;
+        w0->jobs_cap = n;
+    }
     for (size_t k = 0; k < n; k++) {
         kc_ws *w = ws[k];
-        jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h, .a = w->base.a,
-                                 .b = w->base.b, .T = T[k], .mu = mu[k], .change = changes[k]};
+        w0->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h, .a = w->base.a,
+                                     .b = w->base.b, .T = T[k], .mu = mu[k],
+                                     .change = changes[k]};
     }
-    int rc = kcu_gfmc_run(jobs, n, dS, NULL, NULL);
-    if (jobs != stack_jobs)
-        free(jobs);
-    return rc;
+    return kcu_gfmc_run(w0->jobs, n, dS, NULL, NULL);
 }
 
 /* refuses early: no usable device, or more rows than the device layer indexes */
@@ -151,6 +158,7 @@ static void kc_release(kpm_ops_ws *b)
     kcu_gfmc_destroy(w->gfmc);
     free(w->fft_re);
     free(w->fft_im);
+    free(w->jobs);
 }
 
 static const kpm_backend kc_backend = {

@@ -1,5 +1,6 @@
 /* kpm_cuda_device.cu — kernels and launchers of the kpm-cuda evaluator.  The layout and
  * the algorithms are described in kpm_cuda.h; the formulas in plugins/kpm/kpm_core.h. */
+#include "kpm_core.h"
 #include "kpm_cuda.h"
 #include "mcf_cuda.h"
 
@@ -1413,7 +1414,6 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
 
 struct kcu_gfmc {
     size_t dim, M, Mtot, N, K;
-    double lambda;
     int extrapolate;
     double2 *v0, *v1;
     double *part;   /* K x 16 x KCU_NS (room for the largest cluster) */
@@ -1449,14 +1449,6 @@ extern "C" void kcu_gfmc_destroy(kcu_gfmc *g)
     free(g);
 }
 
-/* the Lorentz kernel g_n = sinh(lambda (1 - n/M)) / sinh(lambda) (as kpm_kernel_coefficients) */
-static void kcu_lorentz(double lambda, size_t M, double *g)
-{
-    const double s = sinh(lambda);
-    for (size_t n = 0; n < M; n++)
-        g[n] = sinh(lambda * (1.0 - (double)n / (double)M)) / s;
-}
-
 extern "C" int kcu_gfmc_create(size_t dim, size_t M, size_t N, double lambda, int extrapolate,
                                kcu_gfmc **out)
 {
@@ -1485,7 +1477,6 @@ extern "C" int kcu_gfmc_create(size_t dim, size_t M, size_t N, double lambda, in
     g->Mtot = Mtot;
     g->N = N;
     g->K = Mtot / 2;
-    g->lambda = lambda;
     g->extrapolate = extrapolate;
     const size_t vb = (dim + 31) / 32 * 32 * KCU_NV * sizeof(double2); /* tiles of 32 rows */
     g->hx = (double *)malloc(N * sizeof(double));
@@ -1523,8 +1514,8 @@ extern "C" int kcu_gfmc_create(size_t dim, size_t M, size_t N, double lambda, in
         g->hx[i] = cos(th);
         g->hisin[i] = 1.0 / sin(th);
     }
-    kcu_lorentz(lambda, M, glo);
-    kcu_lorentz(lambda, Mtot, ghi);
+    kpm_kernel_coefficients(KPM_KERNEL_LORENTZ, lambda, M, glo);
+    kpm_kernel_coefficients(KPM_KERNEL_LORENTZ, lambda, Mtot, ghi);
     cudaError_t e = cudaMemcpy(g->x, g->hx, N * sizeof(double), cudaMemcpyHostToDevice);
     if (e == cudaSuccess)
         e = cudaMemcpy(g->isin, g->hisin, N * sizeof(double), cudaMemcpyHostToDevice);
@@ -1541,10 +1532,6 @@ extern "C" int kcu_gfmc_create(size_t dim, size_t M, size_t N, double lambda, in
     *out = g;
     return MCF_OK;
 }
-
-/* kpm_fermi_weights lives in plugins/kpm (kpm_core.h); declared here to keep the device
- * layer free of that header's C-only parts */
-extern "C" int kpm_fermi_weights(const double *E, size_t N, double T, double mu, double *w);
 
 /* The suffix-summed quadrature weights for T, mu, a, b on the device (cached). */
 static int kcu_gfmc_weights(kcu_gfmc *g, double a, double b, double T, double mu)

@@ -32,6 +32,7 @@
 
 #include "bench_util.h"
 #include "kpm_core.h"
+#include "kpm_bench.h"
 #include "mcf/mcf.h"
 
 static mcf_hamiltonian *cubic(size_t L)
@@ -50,29 +51,6 @@ static mcf_hamiltonian *cubic(size_t L)
         }
     }
     return h;
-}
-
-/* seconds for K Chebyshev steps of B vectors (best of 3) */
-static double time_steps(kpm_engine *e, const mcf_hamiltonian *h, double a, double b,
-                         size_t B, size_t K, double *mu)
-{
-    double best = 1e30;
-    for (int rep = 0; rep < 3; rep++) {
-        mcf_rng rng;
-        mcf_rng_init(&rng, 1, (uint64_t)rep);
-        double *v = kpm_engine_start(e);
-        for (size_t j = 0; j < B; j++)
-            kpm_random_vector(&rng, KPM_RANDOM_PHASE, h->dim, B, j, v);
-        const double t0 = now();
-        if (kpm_moments_diag(e, h, a, b, B, 2 * K, mu)) {
-            fprintf(stderr, "kpm_cpu: %s\n", mcf_last_error());
-            exit(1);
-        }
-        const double t = now() - t0;
-        if (t < best)
-            best = t;
-    }
-    return best;
 }
 
 int main(int argc, char **argv)
@@ -136,8 +114,12 @@ int main(int argc, char **argv)
                 S = 60;
             for (int t = 0; t < nT; t++) {
                 set_threads(threads[t]);
-                const double t1 = time_steps(e, h, a, b, B, 2, mu);
-                const double t2 = time_steps(e, h, a, b, B, 2 + S, mu);
+                const double t1 = kpm_bench_cpu_steps(e, h, a, b, B, 2, mu);
+                const double t2 = kpm_bench_cpu_steps(e, h, a, b, B, 2 + S, mu);
+                if (t1 < 0 || t2 < 0) {
+                    fprintf(stderr, "kpm_cpu: %s\n", mcf_last_error());
+                    exit(1);
+                }
                 const double step = (t2 - t1) / (double)S;
                 const double gbs = bytes / step / 1e9;
                 printf("| %zu^3 | %zu | %zu | %d | %.3f | %.3f | %.0f | %.2f | %.0f%% |\n", L, n,

@@ -86,6 +86,7 @@
 #include "bench_util.h"
 #include "de_test_hamiltonian.h"
 #include "kpm_core.h"
+#include "kpm_bench.h"
 #include "kpm_cuda.h"
 #include "mcf/mcf.h"
 
@@ -180,26 +181,6 @@ static mcf_hamiltonian *anderson(size_t L, double W, uint64_t seed)
     return h;
 }
 
-/* CPU: seconds for K Chebyshev steps of B vectors (best of 3), as kpm_cpu.c */
-static double cpu_time_steps(kpm_engine *e, const mcf_hamiltonian *h, double a, double b,
-                             size_t B, size_t K, double *mu)
-{
-    double best = 1e30;
-    for (int rep = 0; rep < 3; rep++) {
-        mcf_rng rng;
-        mcf_rng_init(&rng, 1, (uint64_t)rep);
-        double *v = kpm_engine_start(e);
-        for (size_t j = 0; j < B; j++)
-            kpm_random_vector(&rng, KPM_RANDOM_PHASE, h->dim, B, j, v);
-        const double t0 = now();
-        CHECK(kpm_moments_diag(e, h, a, b, B, 2 * K, mu), "CPU Chebyshev steps");
-        const double t = now() - t0;
-        if (t < best)
-            best = t;
-    }
-    return best;
-}
-
 static void dos_part(const size_t *Ls, int nL, const size_t *blocks, int nB, double bw_dev,
                      int cpu, double bw_cpu)
 {
@@ -268,8 +249,9 @@ static void dos_part(const size_t *Ls, int nL, const size_t *blocks, int nB, dou
                     fprintf(stderr, "kpm_gpu: out of memory\n");
                     exit(1);
                 }
-                const double t1 = cpu_time_steps(e, h, a, b, B, 2, mu);
-                const double t2 = cpu_time_steps(e, h, a, b, B, 2 + S, mu);
+                const double t1 = kpm_bench_cpu_steps(e, h, a, b, B, 2, mu);
+                const double t2 = kpm_bench_cpu_steps(e, h, a, b, B, 2 + S, mu);
+                CHECK(t1 < 0 || t2 < 0, "CPU Chebyshev steps");
                 const double step = (t2 - t1) / (double)S;
                 const double bytes = (double)n * (6.0 * 20.0 + 8.0 + 48.0 * (double)B);
                 double g = NAN;

@@ -49,16 +49,8 @@ static void run_pair(void)
     }
     printf("  acceptance: blip %.4f, blip-cuda %.4f\n", phys_get(&cpu, 0, "acceptance"),
            phys_get(&gpu, 0, "acceptance"));
-    char path[PHYS_PATH_MAX], line[1024];
-    const char *tmp = getenv("MCF_TEST_TMP");
-    snprintf(path, sizeof path, "%s/blip_cuda_gpu/mcf.log", tmp ? tmp : ".");
-    FILE *f = fopen(path, "r");
-    int one = 0;
-    while (f && fgets(line, sizeof line, f))
-        one |= phys_contains(line, "blip-cuda takes all 4 chains in one batch");
-    if (f)
-        fclose(f);
-    CHECK(one, "the log of the blip-cuda run does not say it took the 4 walkers in one batch");
+    CHECK(phys_log_has("blip_cuda_gpu", "blip-cuda takes all 4 chains in one batch", NULL),
+          "the log of the blip-cuda run does not say it took the 4 walkers in one batch");
     phys_table_free(&cpu);
     phys_table_free(&gpu);
 }

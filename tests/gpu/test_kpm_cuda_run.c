@@ -51,17 +51,8 @@ static void test_same_run(void)
         return;
     }
     /* a device evaluator gets every step of all chains in one call (one_batch) */
-    char path[PHYS_PATH_MAX], line[1024];
-    const char *tmp = getenv("MCF_TEST_TMP");
-    snprintf(path, sizeof path, "%s/kpm_cuda_gpu/mcf.log", tmp ? tmp : ".");
-    FILE *f = fopen(path, "r");
-    int one = 0;
-    while (f && fgets(line, sizeof line, f))
-        one |= phys_contains(line, "kpm-cuda takes all 3 chains in one batch") &&
-               !phys_contains(line, "warning");
-    if (f)
-        fclose(f);
-    CHECK(one, "the log of the kpm-cuda run does not say it took the 3 chains in one batch");
+    CHECK(phys_log_has("kpm_cuda_gpu", "kpm-cuda takes all 3 chains in one batch", "warning"),
+          "the log of the kpm-cuda run does not say it took the 3 chains in one batch");
     const double temps[3] = {0.05, 0.2, 1.0};
     int identical = 1;
     double worst = 0.0;
@@ -123,21 +114,9 @@ static void test_auto(void)
         return;
     }
     phys_table_free(&t);
-    char path[PHYS_PATH_MAX];
-    const char *tmp = getenv("MCF_TEST_TMP");
-    snprintf(path, sizeof path, "%s/kpm_cuda_auto/mcf.log", tmp ? tmp : ".");
-    FILE *f = fopen(path, "r");
-    char line[1024];
-    int found = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (phys_contains(line, "auto") && phys_contains(line, "kpm-cuda") &&
-            !phys_contains(line, "skipped")) {
-            printf("  log: %s", line);
-            found = 1;
-        }
-    if (f)
-        fclose(f);
-    CHECK(found, "evaluator = auto with a device did not say it took kpm-cuda (%s)", path);
+    /* the note of auto: "evaluator = auto: [<higher> skipped (...); ]using kpm-cuda (...)" */
+    CHECK(phys_log_has("kpm_cuda_auto", "using kpm-cuda (", NULL),
+          "evaluator = auto with a device did not say it took kpm-cuda");
 }
 
 int main(int argc, char **argv)

@@ -296,6 +296,25 @@ static inline int phys_contains(const char *hay, const char *needle)
     return 0;
 }
 
+/* 1 when the mcf.log of the run `name` (written by phys_run_mcf) has a line containing
+ * needle and, unless NULL, not `unless` (both ignoring ASCII case); the line is printed. */
+static inline int phys_log_has(const char *name, const char *needle, const char *unless)
+{
+    char path[PHYS_PATH_MAX], line[1024];
+    const char *tmp = getenv("MCF_TEST_TMP");
+    snprintf(path, sizeof path, "%s/%s/mcf.log", tmp ? tmp : ".", name);
+    FILE *f = fopen(path, "r");
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        if (phys_contains(line, needle) && !(unless && phys_contains(line, unless))) {
+            printf("  log: %s", line);
+            found = 1;
+        }
+    if (f)
+        fclose(f);
+    return found;
+}
+
 /* Runs `mcf run` on "[run] model = <model>, seed 1, output, threads 0" followed by
  * `sections` (which go on in [run]) in a fresh folder under $MCF_TEST_TMP; the run must be
  * refused: a non-zero exit status, no results.tsv, and every string of the NULL-terminated
