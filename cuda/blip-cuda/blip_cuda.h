@@ -41,8 +41,8 @@ extern "C" {
 #endif
 
 /* 1 when a CUDA device can be used, 0 if not; one line into why either way (the device's
- * name, compute capability and free memory, or the reason).  (The same probe as kpm-cuda's
- * kcu_probe, duplicated so the two plugins stay independent.) */
+ * name, compute capability and free memory, or the reason): mcu_probe of cuda/common, the
+ * probe kpm-cuda uses too. */
 BCU_API int bcu_probe(char *why, size_t len);
 
 /* Selects the device once per process.  MCF_EDEVICE with the reason when there is none. */
@@ -60,7 +60,7 @@ BCU_API double bcu_copy_bandwidth(size_t bytes, int reps);
 typedef struct bcu_table bcu_table;
 
 /* Allocates the device table of a grid n[3] of L orbitals over the cell (uninitialized):
- * n[0] n[1] n[2] L floats.  MCF_ENOMEM naming the bytes when the device cannot hold it,
+ * n[0] n[1] n[2] L floats; *out owned by the caller (bcu_table_destroy).  MCF_ENOMEM naming the bytes when the device cannot hold it,
  * MCF_EINVAL for sizes the kernel cannot index (L or a grid side >= 2^31). */
 BCU_API int bcu_table_alloc(const size_t n[3], size_t L, const double cell[3],
                             bcu_table **out);
