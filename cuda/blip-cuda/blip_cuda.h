@@ -60,8 +60,9 @@ BCU_API double bcu_copy_bandwidth(size_t bytes, int reps);
 typedef struct bcu_table bcu_table;
 
 /* Allocates the device table of a grid n[3] of L orbitals over the cell (uninitialized):
- * n[0] n[1] n[2] L floats; *out owned by the caller (bcu_table_destroy).  MCF_ENOMEM naming the bytes when the device cannot hold it,
- * MCF_EINVAL for sizes the kernel cannot index (L or a grid side >= 2^31). */
+ * n[0] n[1] n[2] L floats; *out owned by the caller (bcu_table_destroy).  MCF_ENOMEM
+ * naming the bytes when the device cannot hold it, MCF_EINVAL for sizes the kernel cannot
+ * index (L or a grid side >= 2^31). */
 BCU_API int bcu_table_alloc(const size_t n[3], size_t L, const double cell[3],
                             bcu_table **out);
 
