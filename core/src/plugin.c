@@ -167,6 +167,24 @@ static int check_orbital_ops(const char *path, const mcf_orbital_ops *ops)
         if (req[k].missing)
             return mcf_fail(MCF_EPLUGIN, "%s: required orbital-evaluator op '%s' is NULL",
                             path, req[k].name);
+    if (ops->struct_size < MCF_ORBITAL_OPS_DET_SIZE)
+        return MCF_OK; /* built before the determinant ops: it has none */
+    struct {
+        const char *name;
+        int set;
+    } det[] = {
+        {"det_create", ops->det_create != NULL}, {"det_destroy", ops->det_destroy != NULL},
+        {"det_set", ops->det_set != NULL},       {"det_get", ops->det_get != NULL},
+        {"det_trial", ops->det_trial != NULL},   {"det_ratio", ops->det_ratio != NULL},
+        {"det_accept", ops->det_accept != NULL}, {"det_refresh", ops->det_refresh != NULL},
+        {"det_local", ops->det_local != NULL},
+    };
+    for (size_t k = 1; k < sizeof det / sizeof det[0]; k++)
+        if (det[k].set != det[0].set)
+            return mcf_fail(MCF_EPLUGIN, "%s: the optional determinant ops come all or none, "
+                            "but '%s' is %s and '%s' is %s", path, det[0].name,
+                            det[0].set ? "set" : "NULL", det[k].name,
+                            det[k].set ? "set" : "NULL");
     return MCF_OK;
 }
 

@@ -9,6 +9,10 @@
  * points of all workspaces of a batch in one kernel launch (blip_cuda.h: one thread per
  * (point, orbital), weights in double then float, sums in float), one copy in and one out.
  *
+ * The optional determinant ops keep each walker's Slater matrices and inverses on the device
+ * (double), so that a particle-by-particle sweep sends a few numbers per move across the
+ * bus instead of orbital rows (blip_cuda.h describes the kernels).
+ *
  * Precision: single (a relative error of about 1e-6 of the sum of |terms|, against the
  * CPU's 1e-15; tests/gpu/test_blip_cuda derives and checks the bound).  A machine without a
  * usable device makes create() fail with MCF_EDEVICE and the reason; [run] evaluator = auto
@@ -122,6 +126,56 @@ static int bc_vgl(void *const *ws, size_t n, const double *const *r, const size_
     return bc_eval("vgl", ws, n, r, n_points, phi, grad, lap, 1);
 }
 
+/* ---- the optional determinant ops (mcf/orbital.h; the device side: blip_cuda.h) ---- */
+
+static int bc_det_create(void *ws, size_t m, void **det)
+{
+    if (!det)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: det_create: NULL output pointer");
+    *det = NULL;
+    if (!ws)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: det_create: NULL workspace");
+    bcu_det *d = NULL;
+    int rc = bcu_det_create(((bc_ws *)ws)->t, m, &d);
+    *det = d;
+    return rc;
+}
+
+static void bc_det_destroy(void *det) { bcu_det_destroy(det); }
+
+static int bc_det_set(void *det, const double *r, const double *A, const double *Ainv)
+{
+    return bcu_det_set(det, r, A, Ainv);
+}
+
+static int bc_det_get(void *det, double *r, double *A, double *Ainv)
+{
+    return bcu_det_get(det, r, A, Ainv);
+}
+
+static int bc_det_trial(void *const *det, size_t n, const double *const *r_trial)
+{
+    return bcu_det_trial((bcu_det *const *)det, n, r_trial);
+}
+
+static int bc_det_ratio(void *const *det, size_t n, const size_t *electron, double *ratio)
+{
+    return bcu_det_ratio((bcu_det *const *)det, n, electron, ratio);
+}
+
+static int bc_det_accept(void *det, size_t electron) { return bcu_det_accept(det, electron); }
+
+static int bc_det_refresh(void *const *det, size_t n, double *drift)
+{
+    return bcu_det_refresh((bcu_det *const *)det, n, drift);
+}
+
+static int bc_det_local(void *const *det, size_t n, double *const *grad_ratio,
+                        double *const *lap_ratio)
+{
+    return bcu_det_local((bcu_det *const *)det, n, grad_ratio, lap_ratio);
+}
+
 static int bc_probe(char *why, size_t len) { return bcu_probe(why, len); }
 
 static const mcf_orbital_ops bc_ops = {
@@ -131,6 +185,15 @@ static const mcf_orbital_ops bc_ops = {
     .orbitals = bc_orbitals,
     .values = bc_values,
     .vgl = bc_vgl,
+    .det_create = bc_det_create,
+    .det_destroy = bc_det_destroy,
+    .det_set = bc_det_set,
+    .det_get = bc_det_get,
+    .det_trial = bc_det_trial,
+    .det_ratio = bc_det_ratio,
+    .det_accept = bc_det_accept,
+    .det_refresh = bc_det_refresh,
+    .det_local = bc_det_local,
 };
 
 static const mcf_plugin_info bc_info = {

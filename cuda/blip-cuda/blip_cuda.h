@@ -95,6 +95,44 @@ BCU_API int bcu_accumulate_double(void);
  * (staging, both copies and the kernel; host clock). */
 BCU_API void bcu_last_times(double *kernel_s, double *total_s);
 
+/* ---- Slater determinants on the device (the optional det ops of mcf/orbital.h) -------
+ *
+ * A bcu_det holds, in device memory, the m x m rows A and inverse Ainv of m electrons in the
+ * first m orbitals of a table, the orbital rows at the electrons' trial positions (m x L),
+ * and on the host their positions and trial positions.  The arithmetic is double; only the
+ * orbital values come from the float table.
+ *
+ *   ratio    one launch for all dets of the call (bcu_det_ratio): per det 8 warps x 32
+ *            columns per block compute w_j = v . Ainv[:, j] for a pending accepted move (v its
+ *            trial row) and v' . Ainv[:, j] for the new one, in a fixed order; the ratio of the
+ *            new move against the updated inverse follows from three of those numbers,
+ *                R' = a - b (w_i' - delta_ii') / R,   a = v'.Ainv[:, i'], b = v'.Ainv[:, i],
+ *            which come back (3 doubles per det); the rank-1 update of Ainv (and the row of A)
+ *            is a second launch that runs while the host decides.  An accepted move is thus
+ *            applied lazily, by the next op on its det.
+ *   refresh  drift = max |Ainv A - 1| by a tiled DGEMM (E = 1 - Ainv A), then one Newton step
+ *            Ainv <- Ainv + E Ainv (error E^2: back to rounding) when drift < 0.25.
+ *   local    vgl at the current positions into device memory, then one warp per electron:
+ *            grad_i D / D = sum_l grad phi_l(r_i) Ainv[l][i] (and the Laplacian); 4 doubles
+ *            per electron come back.
+ * Reductions run in a fixed order, so a run repeats bit for bit on the same device. */
+typedef struct bcu_det bcu_det;
+
+BCU_API int bcu_det_create(const bcu_table *t, size_t m, bcu_det **out);
+BCU_API void bcu_det_destroy(bcu_det *d);
+BCU_API size_t bcu_det_size(const bcu_det *d);
+BCU_API int bcu_det_set(bcu_det *d, const double *r, const double *A, const double *Ainv);
+BCU_API int bcu_det_get(bcu_det *d, double *r, double *A, double *Ainv);
+BCU_API int bcu_det_trial(bcu_det *const *d, size_t n, const double *const *r_trial);
+BCU_API int bcu_det_ratio(bcu_det *const *d, size_t n, const size_t *electron, double *ratio);
+BCU_API int bcu_det_accept(bcu_det *d, size_t electron);
+BCU_API int bcu_det_refresh(bcu_det *const *d, size_t n, double *drift);
+BCU_API int bcu_det_local(bcu_det *const *d, size_t n, double *const *grad_ratio,
+                          double *const *lap_ratio);
+
+/* Seconds of the last bcu_det_ratio call (host clock, the whole call). */
+BCU_API double bcu_det_last_ratio_time(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
  * and the precision choices are described in blip_cuda.h; the mathematics in
  * plugins/blip/blip.c. */
 #include "blip_cuda.h"
+#include "blip_cuda_internal.h"
 
 #include "blip_core.h"
 #include "mcf_cuda.h"
@@ -88,12 +89,6 @@ extern "C" double bcu_copy_bandwidth(size_t bytes, int reps)
 
 /* ---- the table ---------------------------------------------------------------------- */
 
-struct bcu_table {
-    float *c;
-    size_t n[3], L, bytes;
-    double cell[3], inv_h[3];
-};
-
 extern "C" int bcu_table_alloc(const size_t n[3], size_t L, const double cell[3],
                                bcu_table **out)
 {
@@ -169,7 +164,7 @@ struct bcu_job {
     const float *c;
     double cell[3], inv_h[3];
     unsigned long long pos_off; /* first point in the batch's positions */
-    unsigned long long out_off; /* first double of its results: phi | grad | lap */
+    double *out;                /* its results on the device: phi | grad | lap */
     unsigned long long nq;      /* points x L threads */
     unsigned int n[3];
     unsigned int L;
@@ -181,8 +176,7 @@ struct bcu_job {
  * CPU's code, then float; 64 terms accumulated in Acc. */
 template <typename Acc, bool GL>
 __global__ void __launch_bounds__(BCU_THREADS)
-    bcu_kernel(const bcu_job *__restrict__ jobs, int njobs, const double *__restrict__ pos,
-               double *__restrict__ out)
+    bcu_kernel(const bcu_job *__restrict__ jobs, int njobs, const double *__restrict__ pos)
 {
     const unsigned int b = blockIdx.x;
     int lo = 0, hi = njobs - 1;
@@ -287,7 +281,7 @@ __global__ void __launch_bounds__(BCU_THREADS)
                 }
             }
         }
-    double *o = out + J->out_off;
+    double *o = J->out;
     o[q] = (double)v;
     if (GL) {
         o[nq + 3 * q] = (double)gx;
@@ -299,7 +293,7 @@ __global__ void __launch_bounds__(BCU_THREADS)
 
 /* ---- a batch ------------------------------------------------------------------------- */
 
-static pthread_mutex_t bcu_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t bcu_lock_m = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char *bcu_in_host, *bcu_in_dev; /* jobs, then positions */
 static double *bcu_out_host, *bcu_out_dev;
 static size_t bcu_in_cap, bcu_out_cap; /* bytes */
@@ -348,11 +342,13 @@ static int bcu_stage(size_t in, size_t out)
     return MCF_OK;
 }
 
-static int bcu_eval_locked(const bcu_table *const *t, size_t n, const double *const *r,
-                           const size_t *n_points, double *const *phi, double *const *grad,
-                           double *const *lap, int want_gl)
+/* Stages the jobs and positions of a batch and launches the kernel on the stream (the
+ * caller holds the lock).  Job k writes to dev_out[k] when dev_out is given, else to the
+ * shared result buffer at its offset (out_offset[k], doubles); nothing is synchronized. */
+static int bcu_launch_locked(const bcu_table *const *t, size_t n, const double *const *r,
+                             const size_t *n_points, double *const *dev_out, int want_gl,
+                             size_t *out_offset, size_t *out_doubles)
 {
-    const double t0 = bcu_now();
     size_t points = 0, outd = 0;
     unsigned long long blocks = 0;
     for (size_t k = 0; k < n; k++) {
@@ -365,7 +361,8 @@ static int bcu_eval_locked(const bcu_table *const *t, size_t n, const double *co
         return mcf_fail(MCF_EINVAL, "blip-cuda: a batch of %zu points (%llu thread blocks) is "
                         "too large for one launch; split it", points, blocks);
     const size_t jobs_bytes = (n * sizeof(bcu_job) + 15) / 16 * 16;
-    const size_t in = jobs_bytes + 3 * points * sizeof(double), outb = outd * sizeof(double);
+    const size_t in = jobs_bytes + 3 * points * sizeof(double);
+    const size_t outb = dev_out ? 0 : outd * sizeof(double);
     int rc = bcu_stage(in, outb);
     if (rc)
         return rc;
@@ -385,7 +382,9 @@ static int bcu_eval_locked(const bcu_table *const *t, size_t n, const double *co
         j->L = (unsigned int)t[k]->L;
         j->nq = (unsigned long long)n_points[k] * t[k]->L;
         j->pos_off = pofs;
-        j->out_off = oofs;
+        j->out = dev_out ? dev_out[k] : bcu_out_dev + oofs;
+        if (out_offset)
+            out_offset[k] = oofs;
         j->first_block = first;
         if (n_points[k])
             memcpy(pos + 3 * pofs, r[k], 3 * n_points[k] * sizeof(double));
@@ -393,6 +392,8 @@ static int bcu_eval_locked(const bcu_table *const *t, size_t n, const double *co
         oofs += (size_t)j->nq * (want_gl ? 5 : 1);
         first += (unsigned int)((j->nq + BCU_THREADS - 1) / BCU_THREADS);
     }
+    if (out_doubles)
+        *out_doubles = oofs;
     BCU_TRY(cudaMemcpyAsync(bcu_in_dev, bcu_in_host, in, cudaMemcpyHostToDevice, bcu_stream),
             "sending the positions", in);
     cudaEventRecord(bcu_ev0, bcu_stream);
@@ -402,39 +403,77 @@ static int bcu_eval_locked(const bcu_table *const *t, size_t n, const double *co
         const dim3 grid((unsigned int)blocks), block(BCU_THREADS);
         if (bcu_accum_double) {
             if (want_gl)
-                bcu_kernel<double, true><<<grid, block, 0, bcu_stream>>>(djobs, (int)n, dpos,
-                                                                         bcu_out_dev);
+                bcu_kernel<double, true><<<grid, block, 0, bcu_stream>>>(djobs, (int)n, dpos);
             else
-                bcu_kernel<double, false><<<grid, block, 0, bcu_stream>>>(djobs, (int)n, dpos,
-                                                                          bcu_out_dev);
+                bcu_kernel<double, false><<<grid, block, 0, bcu_stream>>>(djobs, (int)n, dpos);
         } else {
             if (want_gl)
-                bcu_kernel<float, true><<<grid, block, 0, bcu_stream>>>(djobs, (int)n, dpos,
-                                                                        bcu_out_dev);
+                bcu_kernel<float, true><<<grid, block, 0, bcu_stream>>>(djobs, (int)n, dpos);
             else
-                bcu_kernel<float, false><<<grid, block, 0, bcu_stream>>>(djobs, (int)n, dpos,
-                                                                         bcu_out_dev);
+                bcu_kernel<float, false><<<grid, block, 0, bcu_stream>>>(djobs, (int)n, dpos);
         }
         BCU_TRY(cudaGetLastError(), "launching the blip kernel", 0);
     }
     cudaEventRecord(bcu_ev1, bcu_stream);
-    BCU_TRY(cudaMemcpyAsync(bcu_out_host, bcu_out_dev, outb, cudaMemcpyDeviceToHost,
-                            bcu_stream), "fetching the results", outb);
-    BCU_TRY(cudaStreamSynchronize(bcu_stream), "the blip kernel", 0);
+    return MCF_OK;
+}
+
+static int bcu_eval_locked(const bcu_table *const *t, size_t n, const double *const *r,
+                           const size_t *n_points, double *const *phi, double *const *grad,
+                           double *const *lap, int want_gl)
+{
+    const double t0 = bcu_now();
+    size_t offs_stack[64], outd = 0;
+    size_t *offs = n <= 64 ? offs_stack : (size_t *)malloc(n * sizeof *offs);
+    if (!offs)
+        return mcf_fail(MCF_ENOMEM, "blip-cuda: out of memory for %zu workspaces", n);
+    int rc = bcu_launch_locked(t, n, r, n_points, NULL, want_gl, offs, &outd);
+    const size_t outb = outd * sizeof(double);
+    if (!rc) {
+        cudaError_t e = cudaMemcpyAsync(bcu_out_host, bcu_out_dev, outb,
+                                        cudaMemcpyDeviceToHost, bcu_stream);
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(bcu_stream);
+        if (e != cudaSuccess)
+            rc = bcu_fail(e, "the blip kernel and fetching its results", outb);
+    }
+    if (rc) {
+        if (offs != offs_stack)
+            free(offs);
+        return rc;
+    }
     float ms = 0;
     cudaEventElapsedTime(&ms, bcu_ev0, bcu_ev1);
     for (size_t k = 0; k < n; k++) {
-        const size_t nq = (size_t)jobs[k].nq;
-        const double *o = bcu_out_host + jobs[k].out_off;
+        const size_t nq = n_points[k] * t[k]->L;
+        const double *o = bcu_out_host + offs[k];
         memcpy(phi[k], o, nq * sizeof(double));
         if (want_gl) {
             memcpy(grad[k], o + nq, 3 * nq * sizeof(double));
             memcpy(lap[k], o + 4 * nq, nq * sizeof(double));
         }
     }
+    if (offs != offs_stack)
+        free(offs);
     bcu_last_kernel = 1e-3 * (double)ms;
     bcu_last_total = bcu_now() - t0;
     return MCF_OK;
+}
+
+/* ---- for the determinant ops (blip_cuda_internal.h) ------------------------------------ */
+
+void bcu_lock(void) { pthread_mutex_lock(&bcu_lock_m); }
+void bcu_unlock(void) { pthread_mutex_unlock(&bcu_lock_m); }
+
+int bcu_eval_to_device(const bcu_table *const *t, size_t n, const double *const *r,
+                       const size_t *n_points, double *const *dev_out, int want_gl)
+{
+    return bcu_launch_locked(t, n, r, n_points, dev_out, want_gl, NULL, NULL);
+}
+
+int bcu_fail_cuda(int cuda_error, const char *what, size_t bytes)
+{
+    return bcu_fail((cudaError_t)cuda_error, what, bytes);
 }
 
 extern "C" int bcu_eval(const bcu_table *const *t, size_t n, const double *const *r,
@@ -444,18 +483,18 @@ extern "C" int bcu_eval(const bcu_table *const *t, size_t n, const double *const
     int rc = bcu_device_init();
     if (rc || n == 0)
         return rc;
-    pthread_mutex_lock(&bcu_lock);
+    pthread_mutex_lock(&bcu_lock_m);
     rc = bcu_eval_locked(t, n, r, n_points, phi, grad, lap, want_gl);
-    pthread_mutex_unlock(&bcu_lock);
+    pthread_mutex_unlock(&bcu_lock_m);
     return rc;
 }
 
 extern "C" void bcu_last_times(double *kernel_s, double *total_s)
 {
-    pthread_mutex_lock(&bcu_lock);
+    pthread_mutex_lock(&bcu_lock_m);
     if (kernel_s)
         *kernel_s = bcu_last_kernel;
     if (total_s)
         *total_s = bcu_last_total;
-    pthread_mutex_unlock(&bcu_lock);
+    pthread_mutex_unlock(&bcu_lock_m);
 }

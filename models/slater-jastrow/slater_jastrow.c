@@ -75,6 +75,24 @@
  * LU (GSL); the drift max |Ainv_SM A - 1| is measured before, logged (MCF_LOG_DEBUG) and its
  * maximum kept (logged at destroy).
  *
+ * ---- Determinants kept by the evaluator (determinants = auto | evaluator) ---------------
+ * An orbital evaluator may offer the optional determinant ops of mcf/orbital.h (blip-cuda
+ * does: the matrices stay on the GPU).  With determinants = auto (and move = pbp) or
+ * evaluator, the model hands each chain's up and down rows and inverses to the evaluator
+ * (det_set, at create and load) and from then on: begin_sweep asks for the orbital rows at
+ * the trial positions (det_trial: they stay with the evaluator; the trial positions are
+ * wrapped into the cell first, so that the evaluator's positions are the model's), log_ratio
+ * asks for the determinant ratios of the whole batch in one det_ratio call and adds the
+ * Jastrow ratio, accept calls det_accept (the evaluator applies the same Sherman-Morrison
+ * update, possibly at its next op), every N accepted moves det_refresh reports the drift
+ * max |Ainv A - 1| and restores the inverse (a drift >= 0.25 is recomputed here by LU from
+ * the rows, det_get / det_set), measure_batch asks det_local for grad_i D / D and
+ * lap_i D / D, and save copies rows and inverses back (det_get), so checkpoints are the
+ * same bytes whoever keeps the matrices.  determinants = model keeps them here (the path
+ * above).  The chains of a batch compute their Jastrow ratios and local energies in
+ * parallel over the cores (OpenMP; a device evaluator's batch steps on one thread), each
+ * exactly as alone.
+ *
  * ---- Local energy (measure_batch) ------------------------------------------------------
  * One vgl call for the current positions of all chains.  With D = D_up D_down,
  *     grad_i D / D = sum_l grad phi_l(r_i) Ainv[l][i],  lap_i D / D likewise,
@@ -145,6 +163,9 @@ static const mcf_param_spec sj_params[] = {
     {"move", MCF_PARAM_CHOICE, "pbp", MCF_PARAM_NO_SCAN, 0, 0, "pbp|qs",
      "pbp: particle-by-particle Metropolis (exact); qs: quasi-simultaneous, every ratio "
      "against the sweep's starting configuration (approximate: biased, see slater_jastrow.c)"},
+    {"determinants", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN, 0, 0, "auto|model|evaluator",
+     "who keeps the Slater matrices and their inverses: auto = the evaluator when it offers "
+     "determinant ops (blip-cuda: on the GPU) and move = pbp, else the model (host)"},
     {"step", MCF_PARAM_REAL, "0.5", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
      "initial Gaussian step per component in units of rs; adapted while thermalizing to "
      "acceptance 0.5"},
@@ -184,6 +205,11 @@ typedef struct sj_chain {
     const mcf_orbital_ops *ev;
     const char *ev_name;
     void *ws;
+    int on_ev;         /* the evaluator keeps the determinants (det ops) */
+    int announced;     /* on_ev, chain 0: the log says so (at the first sweep: the log file
+                          opens after the chains are created) */
+    void *det[2];      /* on_ev: its determinant of spin s (NULL when the spin is empty) */
+    double *gD, *lD;   /* on_ev: n x 3 and n: grad_i D / D, lap_i D / D at measurement */
     mcf_ewald *ew;
     mcf_rng mv;        /* the move stream */
     double *r;         /* n x 3 positions in the cell */
@@ -264,17 +290,32 @@ static void jastrow_u(const sj_jastrow *p, double r, double *u, double *du, doub
     *d2u = t2 * h + 2.0 * t1 * h1 + t * h2;
 }
 
+/* u(r) alone: the same operations as jastrow_u's value, so the same bits, without the
+ * derivatives (and their exp) that a ratio does not need. */
+static double jastrow_u_value(const sj_jastrow *p, double r)
+{
+    if (r >= p->rc)
+        return 0.0;
+    const double A = p->A, F = p->F, x = 1.0 - r / p->rc;
+    const double t = x * x * x;
+    double h;
+    if (r < 1e-6 * F)
+        h = -A / F + A * r / (2 * F * F) - A * r * r / (6 * F * F * F);
+    else
+        h = -A * -expm1(-r / F) / r;
+    return t * h;
+}
+
 /* Sum over j != e of u(|x - r_j|) (x the position of electron e, old or trial). */
 static double jastrow_one(const sj_chain *c, size_t e, const double *x)
 {
-    double sum = 0.0, d[3], u, du, d2u;
+    double sum = 0.0, d[3];
     const size_t se = spin_of(c, e);
     for (size_t j = 0; j < c->n; j++) {
         if (j == e)
             continue;
         const double r = min_image(c, x, c->r + 3 * j, d);
-        jastrow_u(&c->jp[spin_of(c, j) == se ? 0 : 1], r, &u, &du, &d2u);
-        sum += u;
+        sum += jastrow_u_value(&c->jp[spin_of(c, j) == se ? 0 : 1], r);
     }
     return sum;
 }
@@ -366,6 +407,80 @@ static int values_here(sj_chain *c)
     return rc ? mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: values", c->ev_name) : MCF_OK;
 }
 
+/* ---- determinants kept by the evaluator (on_ev) ------------------------------------------ */
+
+/* The first electron of spin s. */
+static size_t spin_first(const sj_chain *c, size_t s) { return s == 0 ? 0 : c->n_up; }
+
+/* Hands the host's rows and inverses (and the positions) to the evaluator's determinants. */
+static int push_dets(sj_chain *c)
+{
+    for (size_t s = 0; s < 2; s++) {
+        if (!c->det[s])
+            continue;
+        int rc = c->ev->det_set(c->det[s], c->r + 3 * spin_first(c, s), c->A[s], c->Ainv[s]);
+        if (rc)
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_set", c->ev_name);
+    }
+    return MCF_OK;
+}
+
+/* Copies the evaluator's rows and inverses into the host's A and Ainv (for a checkpoint). */
+static int pull_dets(sj_chain *c)
+{
+    for (size_t s = 0; s < 2; s++) {
+        if (!c->det[s])
+            continue;
+        int rc = c->ev->det_get(c->det[s], NULL, c->A[s], c->Ainv[s]);
+        if (rc)
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_get", c->ev_name);
+    }
+    return MCF_OK;
+}
+
+/* Every N accepted moves: the evaluator measures the drift and restores its inverses (a
+ * Newton step); a drift of 0.25 or more is recomputed here by LU from the rows. */
+static int refresh_on_ev(sj_chain *c)
+{
+    void *dets[2];
+    size_t spin[2], nd = 0;
+    double drift[2];
+    for (size_t s = 0; s < 2; s++)
+        if (c->det[s]) {
+            dets[nd] = c->det[s];
+            spin[nd++] = s;
+        }
+    int rc = c->ev->det_refresh(dets, nd, drift);
+    if (rc)
+        return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_refresh", c->ev_name);
+    for (size_t k = 0; k < nd; k++) {
+        const size_t s = spin[k], m = spin_count(c, s);
+        if (drift[k] > c->max_drift || drift[k] != drift[k])
+            c->max_drift = drift[k];
+        mcf_log(MCF_LOG_DEBUG, "slater-jastrow: spin %s, after %llu accepted moves: "
+                "Sherman-Morrison drift max|Ainv A - 1| = %.3e (evaluator %s)",
+                s ? "down" : "up", (unsigned long long)c->accepted_since, drift[k],
+                c->ev_name);
+        if (drift[k] < 0.25)
+            continue;
+        if ((rc = c->ev->det_get(dets[k], NULL, c->A[s], c->Ainv[s])))
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_get", c->ev_name);
+        if (invert(c, c->A[s], m, c->Ainv[s]))
+            return mcf_fail(MCF_EINTERNAL, "slater-jastrow: the %s-spin Slater matrix is "
+                            "singular (two electrons of one spin at the same point?)",
+                            s ? "down" : "up");
+        rc = c->ev->det_set(dets[k], c->r + 3 * spin_first(c, s), c->A[s], c->Ainv[s]);
+        if (rc)
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_set", c->ev_name);
+        const double *rt[1] = {c->trial + 3 * spin_first(c, s)}; /* det_set forgot them */
+        if ((rc = c->ev->det_trial(&dets[k], 1, rt)))
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_trial", c->ev_name);
+    }
+    c->accepted_since = 0;
+    c->refreshes++;
+    return MCF_OK;
+}
+
 /* ---- create / destroy ------------------------------------------------------------------ */
 
 static void sj_destroy(void *chain)
@@ -390,9 +505,14 @@ static void sj_destroy(void *chain)
                 (unsigned long long)t->measurements);
         free(c->tm);
     }
+    for (int s = 0; s < 2; s++)
+        if (c->det[s])
+            c->ev->det_destroy(c->det[s]);
     if (c->ws)
         c->ev->destroy(c->ws);
     mcf_ewald_destroy(c->ew);
+    free(c->gD);
+    free(c->lD);
     free(c->r);
     free(c->disp);
     free(c->trial);
@@ -469,7 +589,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
                      void **out)
 {
     const char *origin = mcf_params_origin(params), *sec = mcf_params_section(params);
-    const char *system, *jastrow, *move;
+    const char *system, *jastrow, *move, *dets;
     long n_el;
     int polarized, rc;
     double rs, ja, jrc, step;
@@ -481,6 +601,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         (rc = mcf_params_real(params, "jastrow_a", &ja)) ||
         (rc = mcf_params_real(params, "jastrow_cutoff", &jrc)) ||
         (rc = mcf_params_string(params, "move", &move)) ||
+        (rc = mcf_params_string(params, "determinants", &dets)) ||
         (rc = mcf_params_real(params, "step", &step)))
         return rc;
     if (strcmp(system, "heg") != 0)
@@ -523,9 +644,22 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
                         "values/vgl operations; set [run] evaluator = planewave or blip",
                         ev_info->name, origin);
 
+    const int has_det = ev->struct_size >= MCF_ORBITAL_OPS_DET_SIZE && ev->det_create;
+    const int is_qs = strcmp(move, "qs") == 0;
+    if (strcmp(dets, "evaluator") == 0 && !has_det)
+        return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] determinants = evaluator in %s, but "
+                        "evaluator %s keeps no determinants (blip-cuda does); set "
+                        "determinants = auto or model", sec, origin, ev_info->name);
+    if (strcmp(dets, "evaluator") == 0 && is_qs)
+        return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] determinants = evaluator in %s works "
+                        "with move = pbp only (qs takes every ratio against the sweep's "
+                        "start); set determinants = auto or model, or move = pbp", sec, origin);
+    const int on_ev = has_det && !is_qs && strcmp(dets, "model") != 0;
+
     sj_chain *c = calloc(1, sizeof *c);
     if (!c)
         return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for a chain");
+    c->on_ev = on_ev;
     c->n = (size_t)n_el;
     c->n_up = n_up;
     c->n_dn = n_dn;
@@ -627,6 +761,27 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         }
     }
     c->refreshes = 0;
+    if (c->on_ev) {
+        c->gD = malloc(3 * n * sizeof *c->gD);
+        c->lD = malloc(n * sizeof *c->lD);
+        if (!c->gD || !c->lD) {
+            sj_destroy(c);
+            return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory");
+        }
+        for (size_t s = 0; s < 2; s++) {
+            const size_t m = spin_count(c, s);
+            if (m && (rc = ev->det_create(c->ws, m, &c->det[s]))) {
+                c->det[s] = NULL;
+                sj_destroy(c);
+                return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_create",
+                                       ev_info->name);
+            }
+        }
+        if ((rc = push_dets(c))) {
+            sj_destroy(c);
+            return rc;
+        }
+    }
 
     double *charges = malloc(n * sizeof *charges);
     if (!charges) {
@@ -698,8 +853,16 @@ static int sj_begin_sweep(void *const *chains, size_t n)
             for (size_t i = 0; i < 3 * c->n; i++) {
                 c->disp[i] = c->step * mcf_rng_normal(&c->mv);
                 c->trial[i] = c->r[i] + c->disp[i];
+                if (c->on_ev) /* the evaluator's positions then stay those of c->r */
+                    c->trial[i] = wrap(c->trial[i], c->L);
             }
             c->turn = 0;
+            if (c->on_ev && c->index == 0 && !c->announced) {
+                mcf_log(MCF_LOG_INFO, "slater-jastrow: the Slater determinants are kept by "
+                        "evaluator %s (determinants = auto or evaluator; model keeps them on "
+                        "the host)", c->ev_name);
+                c->announced = 1;
+            }
             ws[k] = c->ws;
             rr[k] = c->trial;
             np[k] = c->n;
@@ -707,12 +870,29 @@ static int sj_begin_sweep(void *const *chains, size_t n)
         }
         const sj_chain *c0 = chains[k0];
         for (size_t k = 1; k < nb; k++)
-            if (((const sj_chain *)chains[k0 + k])->ev != c0->ev)
+            if (((const sj_chain *)chains[k0 + k])->ev != c0->ev ||
+                ((const sj_chain *)chains[k0 + k])->on_ev != c0->on_ev)
                 return mcf_fail(MCF_EINTERNAL, "slater-jastrow: one batch holds chains with "
                                 "different evaluators (a bug, please report it)");
         const double tv0 = c0->tm ? now_s() : 0.0;
-        int rc = c0->ev->values(ws, nb, rr, np, ph);
-        if (rc)
+        int rc;
+        if (c0->on_ev) { /* the trial rows stay with the evaluator's determinants */
+            void *dets[2 * BATCH];
+            const double *rt[2 * BATCH];
+            size_t nd = 0;
+            for (size_t k = 0; k < nb; k++) {
+                sj_chain *c = chains[k0 + k];
+                for (size_t sp = 0; sp < 2; sp++)
+                    if (c->det[sp]) {
+                        dets[nd] = c->det[sp];
+                        rt[nd++] = c->trial + 3 * spin_first(c, sp);
+                    }
+            }
+            rc = c0->ev->det_trial(dets, nd, rt);
+            if (rc)
+                return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_trial",
+                                       c0->ev_name);
+        } else if ((rc = c0->ev->values(ws, nb, rr, np, ph)))
             return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: values", c0->ev_name);
         if (c0->tm) {
             const double share = (now_s() - tv0) / (double)nb;
@@ -745,9 +925,57 @@ static int sj_propose(void *chain, mcf_rng *rng, void *move)
     return MCF_OK;
 }
 
+/* log_ratio with the determinants on the evaluator: one det_ratio call per 64 chains. */
+static int log_ratio_on_ev(void *const *chains, const sj_move *mv, size_t n, double *out)
+{
+    enum { BATCH = 64 };
+    for (size_t k0 = 0; k0 < n; k0 += BATCH) {
+        const size_t nb = n - k0 < BATCH ? n - k0 : BATCH;
+        void *dets[BATCH];
+        size_t el[BATCH];
+        double R[BATCH];
+        const sj_chain *c0 = chains[k0];
+        for (size_t k = 0; k < nb; k++) {
+            const sj_chain *c = chains[k0 + k];
+            const size_t e = (size_t)mv[k0 + k].e;
+            if (!c->on_ev || c->ev != c0->ev)
+                return mcf_fail(MCF_EINTERNAL, "slater-jastrow: one batch holds chains with "
+                                "different evaluators (a bug, please report it)");
+            dets[k] = c->det[spin_of(c, e)];
+            el[k] = index_in_spin(c, e);
+        }
+        const double t0 = c0->tm ? now_s() : 0.0;
+        int rc = c0->ev->det_ratio(dets, nb, el, R);
+        if (rc)
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_ratio", c0->ev_name);
+        const double share = c0->tm ? (now_s() - t0) / (double)nb : 0.0;
+        /* the chains' Jastrow ratios are independent: spread over the cores (a device
+         * evaluator's batch steps on one thread); each is computed as alone */
+#pragma omp parallel for schedule(static) if (nb > 1)
+        for (size_t k = 0; k < nb; k++) {
+            const sj_chain *c = chains[k0 + k];
+            const size_t e = (size_t)mv[k0 + k].e;
+            double lr = R[k] == 0.0 ? -INFINITY : 2.0 * log(fabs(R[k]));
+            const double t1 = c->tm ? now_s() : 0.0;
+            if (c->jastrow)
+                lr += 2.0 * (jastrow_one(c, e, c->trial + 3 * e) -
+                             jastrow_one(c, e, c->r + 3 * e));
+            if (c->tm) {
+                c->tm->det += share;
+                c->tm->jastrow += now_s() - t1;
+            }
+            out[k0 + k] = lr;
+        }
+    }
+    return MCF_OK;
+}
+
 static int sj_log_ratio(void *const *chains, const void *moves, size_t n, double *out)
 {
     const sj_move *mv = moves;
+    if (n && ((const sj_chain *)chains[0])->on_ev)
+        return log_ratio_on_ev(chains, mv, n, out);
+#pragma omp parallel for schedule(static) if (n > 1)
     for (size_t k = 0; k < n; k++) {
         const sj_chain *c = chains[k];
         const size_t e = (size_t)mv[k].e;
@@ -782,6 +1010,17 @@ static int accept_move(sj_chain *c, const void *move)
 {
     const size_t e = (size_t)((const sj_move *)move)->e;
     const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
+    if (c->on_ev) {
+        int rc = c->ev->det_accept(c->det[s], i);
+        if (rc)
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_accept", c->ev_name);
+        for (int a = 0; a < 3; a++)
+            c->r[3 * e + a] = c->trial[3 * e + a]; /* wrapped in begin_sweep */
+        c->turn++;
+        if (++c->accepted_since >= c->n)
+            return refresh_on_ev(c);
+        return MCF_OK;
+    }
     const double *v = c->trial_phi + e * c->norb;
     double *Ai = c->Ainv[s], *w = c->w, *col = c->col;
     for (size_t j = 0; j < m; j++) {
@@ -850,14 +1089,20 @@ static void local_energy(sj_chain *c, double *values)
         const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
         const double *Ai = c->Ainv[s];
         double gD[3] = {0, 0, 0}, lD = 0.0;
-        for (size_t l = 0; l < m; l++) {
-            const double a = Ai[l * m + i];
-            const double *g = c->grad + (e * no + l) * 3;
-            gD[0] += g[0] * a;
-            gD[1] += g[1] * a;
-            gD[2] += g[2] * a;
-            lD += c->lap[e * no + l] * a;
-        }
+        if (c->on_ev) { /* from det_local */
+            gD[0] = c->gD[3 * e];
+            gD[1] = c->gD[3 * e + 1];
+            gD[2] = c->gD[3 * e + 2];
+            lD = c->lD[e];
+        } else
+            for (size_t l = 0; l < m; l++) {
+                const double a = Ai[l * m + i];
+                const double *g = c->grad + (e * no + l) * 3;
+                gD[0] += g[0] * a;
+                gD[1] += g[1] * a;
+                gD[2] += g[2] * a;
+                lD += c->lap[e * no + l] * a;
+            }
         double gJ[3] = {0, 0, 0}, lJ = 0.0;
         const double t1 = t ? now_s() : 0.0;
         if (t)
@@ -917,10 +1162,30 @@ static int sj_measure_batch(void *const *chains, size_t n, double *const *values
                 return mcf_fail(MCF_EINTERNAL, "slater-jastrow: one batch holds chains with "
                                 "different evaluators (a bug, please report it)");
         const double t0 = c0->tm ? now_s() : 0.0;
-        int rc = c0->ev->vgl(ws, nb, rr, np, ph, gr, lp);
-        if (rc)
+        int rc;
+        if (c0->on_ev) { /* grad D / D and lap D / D come from the evaluator's dets */
+            void *dets[2 * BATCH];
+            double *gd[2 * BATCH], *ld[2 * BATCH];
+            size_t nd = 0;
+            for (size_t k = 0; k < nb; k++) {
+                sj_chain *c = chains[k0 + k];
+                if (!c->on_ev)
+                    return mcf_fail(MCF_EINTERNAL, "slater-jastrow: one batch holds chains "
+                                    "with different evaluators (a bug, please report it)");
+                for (size_t sp = 0; sp < 2; sp++)
+                    if (c->det[sp]) {
+                        dets[nd] = c->det[sp];
+                        gd[nd] = c->gD + 3 * spin_first(c, sp);
+                        ld[nd++] = c->lD + spin_first(c, sp);
+                    }
+            }
+            if ((rc = c0->ev->det_local(dets, nd, gd, ld)))
+                return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_local",
+                                       c0->ev_name);
+        } else if ((rc = c0->ev->vgl(ws, nb, rr, np, ph, gr, lp)))
             return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: vgl", c0->ev_name);
         const double vshare = c0->tm ? (now_s() - t0) / (double)nb : 0.0;
+#pragma omp parallel for schedule(static) if (nb > 1)
         for (size_t k = 0; k < nb; k++) {
             sj_chain *c = chains[k0 + k];
             const double tl = c->tm ? now_s() : 0.0;
@@ -949,6 +1214,8 @@ static int sj_save(const void *chain, mcf_stream *out)
     const sj_chain *c = chain;
     const uint64_t head[3] = {SJ_MAGIC, c->n, c->n_up};
     int rc;
+    if (c->on_ev && (rc = pull_dets((sj_chain *)chain))) /* A, Ainv: host copies refreshed */
+        return rc;
     if ((rc = mcf_stream_write(out, head, sizeof head)) ||
         (rc = mcf_stream_write(out, c->r, 3 * c->n * sizeof *c->r)))
         return rc;
@@ -1015,6 +1282,8 @@ static int sj_load(void *chain, mcf_stream *in)
             return mcf_fail(MCF_EFORMAT, "slater-jastrow: checkpoint: the saved inverse Slater "
                             "matrix is off by %g (max |Ainv A - 1|)", d);
     }
+    if (c->on_ev && (rc = push_dets(c)))
+        return rc;
     return mcf_ewald_set_positions(c->ew, c->r);
 }
 

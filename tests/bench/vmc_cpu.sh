@@ -9,7 +9,10 @@
 # line (see models/slater-jastrow/slater_jastrow.c); prints one table row per run, parsed
 # from the output folder's log.  Outputs go to a temporary directory (removed at exit unless
 # KEEP=1).  Environment: SWEEPS (200), THERM (50), SIZES ("54 114 246"),
-# EVALUATORS ("planewave blip"), THREADS ([run] threads, default 0 = all cores).
+# EVALUATORS ("planewave blip"; NAME:DETS sets [model] determinants = DETS, e.g.
+# blip-cuda:model keeps the Slater matrices on the host, blip-cuda:auto on the device),
+# THREADS ([run] threads, default 0 = all cores), WALKERS ([run] walkers, default 1: with W
+# walkers the per-sweep columns are per walker, the chain's share of the batched calls).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,6 +25,7 @@ therm=${THERM:-50}
 sizes=${SIZES:-54 114 246}
 evaluators=${EVALUATORS:-planewave blip}
 threads=${THREADS:-0}
+walkers=${WALKERS:-1}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vmc_cpu.XXXXXX")
 [ "${KEEP:-0}" = 1 ] && echo "outputs kept in $tmp" || trap 'rm -rf "$tmp"' EXIT
@@ -32,6 +36,7 @@ model = slater-jastrow
 evaluator = planewave
 seed = 5
 threads = $threads
+walkers = $walkers
 output = $tmp/out
 
 [schedule]
@@ -52,10 +57,14 @@ echo
 printf '| N | evaluator | threads | ms/sweep | orbitals | det. ratios | updates | Jastrow | Ewald | ms/measurement | vgl | det. (meas.) | Jastrow (meas.) | Ewald (meas.) |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for n in $sizes; do
-    for ev in $evaluators; do
-        out="$tmp/n$n-$ev"
+    for spec in $evaluators; do
+        ev=${spec%%:*}
+        dets=auto
+        [ "$spec" = "$ev" ] || dets=${spec#*:}
+        out="$tmp/n$n-$ev-$dets"
         if ! MCF_TIMING=1 "$mcf" run "$tmp/vmc.ini" --set "model.electrons=$n" \
-            --set "run.evaluator=$ev" --set "run.output=$out" > "$out.stdout" 2> "$out.stderr"; then
+            --set "run.evaluator=$ev" --set "model.determinants=$dets" \
+            --set "run.output=$out" > "$out.stdout" 2> "$out.stderr"; then
             echo "vmc_cpu.sh: the run N = $n, evaluator = $ev failed:" >&2
             tail -5 "$out.stderr" >&2
             exit 1
@@ -65,7 +74,7 @@ for n in $sizes; do
         [ -n "$line" ] || { echo "vmc_cpu.sh: no timing line in $out/log" >&2; exit 1; }
         # per sweep X ms (orbitals a ms, determinant ratios b, updates c, Jastrow d, Ewald e);
         # per measurement f ms (vgl g, determinant h, Jastrow i, Ewald j)
-        echo "$line" | sed 's/.*per sweep //' | tr -c '0-9.\n' ' ' | awk -v n="$n" -v ev="$ev" -v t="${used:-?}" '{
+        echo "$line" | sed 's/.*per sweep //' | tr -c '0-9.\n' ' ' | awk -v n="$n" -v ev="$spec" -v t="${used:-?}" '{
             printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
                 n, ev, t, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }'
     done

@@ -25,12 +25,29 @@
  *   (d) refusals: a grid too coarse (naming the minimum), a non-finite position (naming the
  *       workspace), a NULL array;
  *   (e) out of device memory: a 600^3 x 1024 table (885 GB) is refused with MCF_ENOMEM
- *       naming the bytes; the device still works afterwards. */
+ *       naming the bytes; the device still works afterwards;
+ *   (f) the determinant ops (Slater matrices on the device) against the same arithmetic on
+ *       the host: three determinants (19 of 19, 57 and 40 of 57 orbitals) in one batch, six
+ *       particle-by-particle sweeps with Metropolis decisions.  The host takes the orbital
+ *       rows from the plugin's values op (the same kernel, so the same bits) and, at every
+ *       step, the exact ratio R = v . Ainv[:, i] from a FRESH LU inverse of its own rows.
+ *       Sherman-Morrison in double loses about m eps kappa per update (kappa = |A| |Ainv|,
+ *       infinity norms, measured here), so after k updates the ratio may be off by
+ *           tol_R = (k + 1) m kappa eps sum_l |v_l Ainv[l][i]|,
+ *       printed as max error / tol_R; the rows A and positions coming back (det_get) must
+ *       equal the host's bit for bit (they are copies), the inverse within the same
+ *       bound taken normwise ((k + 1) m kappa eps max|Ainv| per entry); det_refresh's drift must equal the host's max |Ainv A - 1| up to the product's
+ *       rounding (2 m eps |Ainv| |A|) and leave a drift below 8 m eps kappa; det_local's
+ *       grad_i D / D and lap_i D / D equal the host's contraction within tol_R.  Refusals:
+ *       m > L, a determinant twice in a call, an electron out of range, accepting a move
+ *       that was not the last ratio. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_linalg.h>
 
 #include "blip_core.h"
 #include "blip_cuda.h"
@@ -375,6 +392,344 @@ static void test_out_of_memory(void)
     bcu_table_destroy(t);
 }
 
+/* ---- (f) the determinant ops ------------------------------------------------------------ */
+
+typedef struct host_det {
+    size_t m, L;
+    void *ws, *det;
+    double *r, *rt, *A, *rows_t; /* positions, trial positions, rows (m x m), trial rows (m x L) */
+    double *Ainv;                /* fresh inverse of A */
+    size_t updates;              /* accepted moves since the last refresh */
+} host_det;
+
+/* Ainv of the m x m rows A (Ainv[l * m + i]) by LU; returns kappa = |A|_inf |Ainv|_inf */
+static double host_inverse(const double *A, size_t m, double *Ainv)
+{
+    gsl_matrix *a = gsl_matrix_alloc(m, m), *inv = gsl_matrix_alloc(m, m);
+    gsl_permutation *p = gsl_permutation_alloc(m);
+    int sign;
+    for (size_t i = 0; i < m; i++)
+        for (size_t l = 0; l < m; l++)
+            gsl_matrix_set(a, i, l, A[i * m + l]);
+    gsl_linalg_LU_decomp(a, p, &sign);
+    gsl_linalg_LU_invert(a, p, inv);
+    double na = 0.0, ni = 0.0;
+    for (size_t i = 0; i < m; i++) {
+        double sa = 0.0, si = 0.0;
+        for (size_t l = 0; l < m; l++) {
+            Ainv[l * m + i] = gsl_matrix_get(inv, l, i);
+            sa += fabs(A[i * m + l]);
+            si += fabs(gsl_matrix_get(inv, i, l));
+        }
+        na = sa > na ? sa : na;
+        ni = si > ni ? si : ni;
+    }
+    gsl_matrix_free(a);
+    gsl_matrix_free(inv);
+    gsl_permutation_free(p);
+    return na * ni;
+}
+
+/* max |Ainv A - 1| and, in *scale, |Ainv|_inf |A|_inf */
+static double host_drift(const double *A, const double *Ainv, size_t m, double *scale)
+{
+    double worst = 0.0, na = 0.0, ni = 0.0;
+    for (size_t l = 0; l < m; l++) {
+        double sa = 0.0, si = 0.0;
+        for (size_t j = 0; j < m; j++) {
+            double x = 0.0;
+            for (size_t i = 0; i < m; i++)
+                x += Ainv[l * m + i] * A[i * m + j];
+            x = fabs(x - (l == j ? 1.0 : 0.0));
+            worst = x > worst ? x : worst;
+            sa += fabs(A[l * m + j]);
+            si += fabs(Ainv[l * m + j]);
+        }
+        na = sa > na ? sa : na;
+        ni = si > ni ? si : ni;
+    }
+    *scale = na * ni;
+    return worst;
+}
+
+/* the orbital rows (first m of L) at m points, through the plugin's values op */
+static void host_rows(host_det *h, const double *r, double *rows, size_t stride)
+{
+    double *phi = malloc(h->m * h->L * sizeof *phi);
+    void *ws[1] = {h->ws};
+    const double *rr[1] = {r};
+    size_t np[1] = {h->m};
+    double *ph[1] = {phi};
+    int rc = gpu.ops->values(ws, 1, rr, np, ph);
+    CHECK(rc == MCF_OK, "values: %s", mcf_last_error());
+    for (size_t i = 0; i < h->m; i++)
+        memcpy(rows + i * stride, phi + i * h->L, (stride < h->L ? stride : h->L) * sizeof *rows);
+    free(phi);
+}
+
+/* one step of (f): ratios of electron i for the dets one[0..nb), checked against the host's
+ * fresh inverse; Metropolis with the exact ratio; accepted moves go to both sides */
+static void det_step(host_det *const *one, size_t nb, size_t i, mcf_rng *rng, double *worst_R,
+                     size_t *ratios, size_t *accepted)
+{
+    const mcf_orbital_ops *op = gpu.ops;
+    void *bd[8] = {NULL};
+    size_t el[8] = {0};
+    double R[8] = {0};
+    for (size_t b = 0; b < nb && b < 8; b++) {
+        bd[b] = one[b]->det;
+        el[b] = i;
+    }
+    int rc = op->det_ratio(bd, nb, el, R);
+    CHECK(rc == MCF_OK, "det_ratio: %s", mcf_last_error());
+    for (size_t b = 0; b < nb && !rc; b++) {
+        host_det *d = one[b];
+        const size_t m = d->m;
+        const double kappa = host_inverse(d->A, m, d->Ainv);
+        const double *v = d->rows_t + i * d->L;
+        double Rref = 0.0, S = 0.0;
+        for (size_t l = 0; l < m; l++) {
+            Rref += v[l] * d->Ainv[l * m + i];
+            S += fabs(v[l] * d->Ainv[l * m + i]);
+        }
+        const double tol = (double)(d->updates + 1) * (double)m * kappa * DBL_EPSILON * S;
+        const double e = fabs(R[b] - Rref) / tol;
+        *worst_R = e > *worst_R ? e : *worst_R;
+        (*ratios)++;
+        if (mcf_rng_uniform(rng) < Rref * Rref) {
+            rc = op->det_accept(d->det, i);
+            CHECK(rc == MCF_OK, "det_accept: %s", mcf_last_error());
+            memcpy(d->A + i * m, v, m * sizeof(double));
+            memcpy(d->r + 3 * i, d->rt + 3 * i, 3 * sizeof(double));
+            d->updates++;
+            (*accepted)++;
+        }
+    }
+}
+
+/* det_refresh of nd dets in one call: each drift equals the host's max |Ainv A - 1| of the
+ * state before (up to 2 m eps |Ainv| |A|) and falls below 8 m eps kappa */
+static void refresh_all(host_det *h, size_t nd, const char *what)
+{
+    const mcf_orbital_ops *op = gpu.ops;
+    void *dets[8];
+    double before[8], scale[8], drift[8];
+    for (size_t k = 0; k < nd; k++) {
+        const size_t m = h[k].m;
+        double *A = malloc(m * m * sizeof *A), *Ai = malloc(m * m * sizeof *Ai);
+        CHECK(op->det_get(h[k].det, NULL, A, Ai) == MCF_OK, "det_get: %s", mcf_last_error());
+        before[k] = host_drift(A, Ai, m, &scale[k]);
+        dets[k] = h[k].det;
+        free(A);
+        free(Ai);
+    }
+    int rc = op->det_refresh(dets, nd, drift);
+    CHECK(rc == MCF_OK, "det_refresh: %s", mcf_last_error());
+    for (size_t k = 0; k < nd && !rc; k++) {
+        const size_t m = h[k].m;
+        double *Ai = malloc(m * m * sizeof *Ai), sc;
+        const double kappa = host_inverse(h[k].A, m, h[k].Ainv);
+        CHECK(fabs(drift[k] - before[k]) <= 2.0 * (double)m * DBL_EPSILON * scale[k],
+              "det_refresh (%s) m = %zu: drift %.3e, the host's %.3e", what, m, drift[k],
+              before[k]);
+        CHECK(op->det_get(h[k].det, NULL, NULL, Ai) == MCF_OK, "det_get: %s", mcf_last_error());
+        const double after = host_drift(h[k].A, Ai, m, &sc);
+        printf("(f) refresh (%s), m = %zu after %zu updates: drift %.3e (host %.3e), after "
+               "%.3e (bound 8 m eps kappa = %.3e)\n", what, m, h[k].updates, drift[k],
+               before[k], after, 8.0 * (double)m * DBL_EPSILON * kappa);
+        CHECK(after <= 8.0 * (double)m * DBL_EPSILON * kappa,
+              "m = %zu: drift %.3e after the refresh", m, after);
+        h[k].updates = 0;
+        free(Ai);
+    }
+}
+
+static void test_determinants(heg *s1, heg *s2)
+{
+    const mcf_orbital_ops *op = gpu.ops;
+    CHECK(op->struct_size >= MCF_ORBITAL_OPS_DET_SIZE && op->det_create && op->det_local,
+          "blip-cuda offers no determinant ops");
+    if (!(op->struct_size >= MCF_ORBITAL_OPS_DET_SIZE && op->det_create))
+        return;
+    void *ws1 = ev_create(&gpu, &s1->o, "0"), *ws2 = ev_create(&gpu, &s2->o, "0");
+    if (!ws1 || !ws2)
+        return;
+    enum { ND = 3 };
+    host_det h[ND] = {{.m = 19, .ws = ws1}, {.m = 57, .ws = ws2}, {.m = 40, .ws = ws2}};
+    mcf_rng rng;
+    mcf_rng_init(&rng, 77, 5);
+    for (int k = 0; k < ND; k++) {
+        host_det *d = h + k;
+        d->L = op->orbitals(d->ws);
+        const double side = (k == 0 ? s1 : s2)->o.cell[0];
+        d->r = malloc(3 * d->m * sizeof(double));
+        d->rt = malloc(3 * d->m * sizeof(double));
+        d->A = malloc(d->m * d->m * sizeof(double));
+        d->Ainv = malloc(d->m * d->m * sizeof(double));
+        d->rows_t = malloc(d->m * d->L * sizeof(double));
+        for (size_t q = 0; q < 3 * d->m; q++)
+            d->r[q] = side * mcf_rng_uniform(&rng);
+        host_rows(d, d->r, d->A, d->m);
+        host_inverse(d->A, d->m, d->Ainv);
+        int rc = op->det_create(d->ws, d->m, &d->det);
+        CHECK(rc == MCF_OK, "det_create m = %zu: %s", d->m, mcf_last_error());
+        if (rc)
+            return;
+        rc = op->det_set(d->det, d->r, d->A, d->Ainv);
+        CHECK(rc == MCF_OK, "det_set: %s", mcf_last_error());
+    }
+    void *dets[ND] = {h[0].det, h[1].det, h[2].det};
+    double worst_R = 0.0, worst_inv = 0.0, worst_local = 0.0;
+    size_t ratios = 0, accepted = 0, row_mismatch = 0;
+    for (int sweep = 0; sweep < 6; sweep++) {
+        const double *rt[ND];
+        for (int k = 0; k < ND; k++) {
+            host_det *d = h + k;
+            for (size_t q = 0; q < 3 * d->m; q++)
+                d->rt[q] = d->r[q] + 0.6 * (mcf_rng_uniform(&rng) - 0.5);
+            host_rows(d, d->rt, d->rows_t, d->L);
+            rt[k] = d->rt;
+        }
+        int rc = op->det_trial(dets, ND, rt);
+        CHECK(rc == MCF_OK, "det_trial: %s", mcf_last_error());
+        /* even sweeps: electron i of every det in one call; odd sweeps: det by det (the
+         * model's order: up electrons, then down), with a refresh of all dets in one call
+         * while det 0 holds a pending accepted move (sweep 3) */
+        if (sweep % 2 == 0)
+            for (size_t i = 0; i < 57; i++) {
+                host_det *one[ND];
+                size_t nb = 0;
+                for (int k = 0; k < ND; k++)
+                    if (i < h[k].m)
+                        one[nb++] = h + k;
+                det_step(one, nb, i, &rng, &worst_R, &ratios, &accepted);
+            }
+        else
+            for (int k = 0; k < ND; k++) {
+                for (size_t i = 0; i < h[k].m; i++) {
+                    host_det *one[1] = {h + k};
+                    det_step(one, 1, i, &rng, &worst_R, &ratios, &accepted);
+                }
+                if (sweep == 3 && k == 0)
+                    refresh_all(h, ND, "all dets, det 0 pending");
+            }
+        if (sweep % 2 == 0 && sweep != 4)
+            continue; /* det_trial flushes the pending moves next; det_get checks below */
+        /* the state coming back: rows and positions exact, the inverse within the bound */
+        for (int k = 0; k < ND; k++) {
+            host_det *d = h + k;
+            const size_t m = d->m;
+            double *r = malloc(3 * m * sizeof *r), *A = malloc(m * m * sizeof *A),
+                   *Ai = malloc(m * m * sizeof *Ai);
+            rc = op->det_get(d->det, r, A, Ai);
+            CHECK(rc == MCF_OK, "det_get: %s", mcf_last_error());
+            row_mismatch += memcmp(r, d->r, 3 * m * sizeof *r) != 0;
+            row_mismatch += memcmp(A, d->A, m * m * sizeof *A) != 0;
+            const double kappa = host_inverse(d->A, m, d->Ainv);
+            double amax = 0.0;
+            for (size_t q = 0; q < m * m; q++)
+                amax = fabs(d->Ainv[q]) > amax ? fabs(d->Ainv[q]) : amax;
+            for (size_t q = 0; q < m * m; q++) {
+                const double e = fabs(Ai[q] - d->Ainv[q]) /
+                                 ((double)(d->updates + 1) * (double)m * kappa * DBL_EPSILON *
+                                  amax);
+                worst_inv = e > worst_inv ? e : worst_inv;
+            }
+            free(r);
+            free(A);
+            free(Ai);
+        }
+        if (sweep == 2)
+            refresh_all(h, ND, "each det alone");
+    }
+    CHECK(row_mismatch == 0, "%zu rows / positions from det_get differ from the host's",
+          row_mismatch);
+    { /* a refresh of several dets where one inverse is off by 1e-7 of its largest entry: that
+       * det's drift must be the host's (a drift read from another det's memory would be
+       * ~1e-14), and one Newton step brings it back to rounding */
+        host_det *d = h + 1;
+        const size_t m = d->m;
+        double *r = malloc(3 * m * sizeof *r), *A = malloc(m * m * sizeof *A),
+               *Ai = malloc(m * m * sizeof *Ai);
+        CHECK(op->det_get(d->det, r, A, Ai) == MCF_OK, "det_get: %s", mcf_last_error());
+        double amax = 0.0;
+        for (size_t q = 0; q < m * m; q++)
+            amax = fabs(Ai[q]) > amax ? fabs(Ai[q]) : amax;
+        Ai[m + 2] += 1e-7 * amax;
+        CHECK(op->det_set(d->det, r, A, Ai) == MCF_OK, "det_set: %s", mcf_last_error());
+        refresh_all(h, ND, "det 1 perturbed");
+        free(r);
+        free(A);
+        free(Ai);
+    }
+    /* det_local against the host's contraction at the current positions */
+    double *gd[ND], *ld[ND];
+    for (int k = 0; k < ND; k++) {
+        gd[k] = malloc(3 * h[k].m * sizeof(double));
+        ld[k] = malloc(h[k].m * sizeof(double));
+    }
+    int rc = op->det_local(dets, ND, gd, ld);
+    CHECK(rc == MCF_OK, "det_local: %s", mcf_last_error());
+    for (int k = 0; k < ND && !rc; k++) {
+        host_det *d = h + k;
+        const size_t m = d->m, L = d->L;
+        const double kappa = host_inverse(d->A, m, d->Ainv);
+        vgl x = vgl_alloc(m, L);
+        void *ws[1] = {d->ws};
+        const double *rr[1] = {d->r};
+        size_t np[1] = {m};
+        double *ph[1] = {x.v}, *gr[1] = {x.g}, *lp[1] = {x.l};
+        CHECK(gpu.ops->vgl(ws, 1, rr, np, ph, gr, lp) == MCF_OK, "vgl: %s", mcf_last_error());
+        for (size_t i = 0; i < m; i++)
+            for (int c = 0; c < 4; c++) {
+                double ref = 0.0, S = 0.0;
+                for (size_t l = 0; l < m; l++) {
+                    const double f = c < 3 ? x.g[(i * L + l) * 3 + c] : x.l[i * L + l];
+                    ref += f * d->Ainv[l * m + i];
+                    S += fabs(f * d->Ainv[l * m + i]);
+                }
+                const double got = c < 3 ? gd[k][3 * i + c] : ld[k][i];
+                const double e = fabs(got - ref) /
+                                 ((double)(d->updates + 1) * (double)m * kappa * DBL_EPSILON * S);
+                worst_local = e > worst_local ? e : worst_local;
+            }
+        vgl_free(&x);
+    }
+    printf("(f) %zu ratios (%zu accepted): max |R - R_exact| / tol_R = %.3f; inverse %.3f; "
+           "local %.3f\n", ratios, accepted, worst_R, worst_inv, worst_local);
+    CHECK(worst_R <= 1.0, "ratio error %.3f of its bound", worst_R);
+    CHECK(worst_inv <= 1.0, "inverse error %.3f of its bound", worst_inv);
+    CHECK(worst_local <= 1.0, "det_local error %.3f of its bound", worst_local);
+    CHECK(accepted > ratios / 10 && accepted < ratios, "accepted %zu of %zu", accepted, ratios);
+    /* refusals */
+    void *bad = NULL;
+    CHECK(op->det_create(ws1, 20, &bad) == MCF_EINVAL && !bad, "m = 20 > L = 19 not refused");
+    void *twice[2] = {h[1].det, h[1].det};
+    size_t el2[2] = {0, 1};
+    double R2[2];
+    CHECK(op->det_ratio(twice, 2, el2, R2) == MCF_EINVAL &&
+              strstr(mcf_last_error(), "twice"), "a det twice in one call: %s",
+          mcf_last_error());
+    size_t far[1] = {40};
+    CHECK(op->det_ratio(&dets[2], 1, far, R2) == MCF_EINVAL, "electron 40 of 40 not refused");
+    size_t e0[1] = {3};
+    CHECK(op->det_ratio(&dets[2], 1, e0, R2) == MCF_OK, "det_ratio: %s", mcf_last_error());
+    CHECK(op->det_accept(dets[2], 4) == MCF_EINVAL && strstr(mcf_last_error(), "last det_ratio"),
+          "accepting another electron than the last ratio's: %s", mcf_last_error());
+    for (int k = 0; k < ND; k++) {
+        op->det_destroy(h[k].det);
+        free(h[k].r);
+        free(h[k].rt);
+        free(h[k].A);
+        free(h[k].Ainv);
+        free(h[k].rows_t);
+        free(gd[k]);
+        free(ld[k]);
+    }
+    gpu.ops->destroy(ws1);
+    gpu.ops->destroy(ws2);
+}
+
 int main(void)
 {
     char why[512];
@@ -401,6 +756,7 @@ int main(void)
     test_accuracy(s2, "0", r2, P, NULL);
     test_plugin(s1, s2, r1, r2, P, &d1, &d2);
     test_out_of_memory();
+    test_determinants(s1, s2);
     vgl_free(&d1);
     vgl_free(&d2);
     free(r1);

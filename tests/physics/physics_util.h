@@ -296,13 +296,16 @@ static inline int phys_contains(const char *hay, const char *needle)
     return 0;
 }
 
-/* 1 when the mcf.log of the run `name` (written by phys_run_mcf) has a line containing
- * needle and, unless NULL, not `unless` (both ignoring ASCII case); the line is printed. */
-static inline int phys_log_has(const char *name, const char *needle, const char *unless)
+/* 1 when the file `file` of the run `name` (under $MCF_TEST_TMP/<name>/: "mcf.log" is what
+ * phys_run_mcf captured from the terminal, "out/log" the run's own log, where messages of
+ * chain creation go) has a line containing needle and, unless NULL, not `unless` (both
+ * ignoring ASCII case); the line is printed. */
+static inline int phys_file_has(const char *name, const char *file, const char *needle,
+                                const char *unless)
 {
     char path[PHYS_PATH_MAX], line[1024];
     const char *tmp = getenv("MCF_TEST_TMP");
-    snprintf(path, sizeof path, "%s/%s/mcf.log", tmp ? tmp : ".", name);
+    snprintf(path, sizeof path, "%s/%s/%s", tmp ? tmp : ".", name, file);
     FILE *f = fopen(path, "r");
     int found = 0;
     while (f && !found && fgets(line, sizeof line, f))
@@ -313,6 +316,12 @@ static inline int phys_log_has(const char *name, const char *needle, const char 
     if (f)
         fclose(f);
     return found;
+}
+
+/* phys_file_has on the run's terminal output (mcf.log) */
+static inline int phys_log_has(const char *name, const char *needle, const char *unless)
+{
+    return phys_file_has(name, "mcf.log", needle, unless);
 }
 
 /* Runs `mcf run` on "[run] model = <model>, seed 1, output, threads 0" followed by

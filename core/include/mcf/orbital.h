@@ -87,7 +87,68 @@ typedef struct mcf_orbital_ops {
     /* The same with gradients and Laplacians (grad: n_points x L x 3, lap: n_points x L). */
     int (*vgl)(void *const *ws, size_t n, const double *const *r, const size_t *n_points,
                double *const *phi, double *const *grad, double *const *lap);
+
+    /* ---- Optional, appended: Slater determinants kept by the evaluator ----------------
+     * An evaluator whose orbitals live on a device can keep a walker's Slater matrices
+     * there too, so that a particle-by-particle sweep moves a few numbers per step instead
+     * of orbital rows.  Either all nine ops below are set or none (NULL: the model keeps
+     * its matrices itself); the loader checks it.  A caller checks struct_size first.
+     *
+     * A determinant `det` belongs to one workspace ws and holds m <= L electrons in the
+     * first m orbitals:  A[i * m + l] = phi_l(r_i) (row = electron), its inverse
+     * Ainv[l * m + i] (A Ainv = 1), the electrons' positions r (m x 3), and their trial
+     * positions with the orbital rows there (det_trial).  The mathematics is the model's:
+     *   ratio of moving electron i to its trial position r_i':  R = sum_l phi_l(r_i') Ainv[l][i],
+     *   accept (Sherman-Morrison):  w = v^T Ainv (v the trial row, w_i = R),
+     *                               Ainv[:, j] -= Ainv[:, i] (w_j - delta_ij) / R,  A[i] = v.
+     * An evaluator may apply an accepted move lazily (at the next op on that det) and
+     * must give the same numbers as if it had not.  Ops taking n dets run them as one
+     * batch (one device launch); a det appears at most once per call.  Errors: MCF_EINVAL
+     * (bad arguments, naming them), MCF_ENOMEM, MCF_EDEVICE. */
+
+    /* A determinant of m electrons (1 <= m <= L) over workspace ws (which must outlive it);
+     * contents undefined until det_set.  Freed with det_destroy. */
+    int (*det_create)(void *ws, size_t m, void **det);
+    void (*det_destroy)(void *det);
+
+    /* Loads positions r (m x 3), rows A and inverse Ainv (the layouts above; borrowed) into
+     * det, replacing everything, pending moves included. */
+    int (*det_set)(void *det, const double *r, const double *A, const double *Ainv);
+
+    /* Copies the current positions, rows and inverse out (any of them may be NULL). */
+    int (*det_get)(void *det, double *r, double *A, double *Ainv);
+
+    /* For n dets: the trial positions r_trial[k] (m x 3) of all m electrons of det k and the
+     * orbital rows there, kept for det_ratio / det_accept until the next det_trial. */
+    int (*det_trial)(void *const *det, size_t n, const double *const *r_trial);
+
+    /* For n dets: ratio[k] = R of moving electron electron[k] (< m) of det k from its
+     * current position to its trial position. */
+    int (*det_ratio)(void *const *det, size_t n, const size_t *electron, double *ratio);
+
+    /* The move of the last det_ratio on det (that electron) is accepted: the electron is at
+     * its trial position from now on, A and Ainv follow (Sherman-Morrison).  MCF_EINVAL when
+     * electron is not the one of the last det_ratio or that ratio was 0. */
+    int (*det_accept)(void *det, size_t electron);
+
+    /* For n dets: drift[k] = max_lj |sum_i Ainv[l][i] A[i][j] - delta_lj|, the rounding the
+     * updates have accumulated; then, when drift[k] < 0.25, Ainv is brought back to
+     * rounding accuracy from A (the evaluator chooses how, e.g. a Newton step
+     * Ainv <- Ainv - (Ainv A - 1) Ainv, or a fresh LU).  When drift[k] >= 0.25 the det is
+     * left as it is and the caller recomputes the inverse itself (det_get, det_set). */
+    int (*det_refresh)(void *const *det, size_t n, double *drift);
+
+    /* For n dets, at the current positions: grad_ratio[k] (m x 3) = grad_i D / D and
+     * lap_ratio[k] (m) = lap_i D / D for every electron i (D = det A): the Slater
+     * determinant's part of the local kinetic energy. */
+    int (*det_local)(void *const *det, size_t n, double *const *grad_ratio,
+                     double *const *lap_ratio);
 } mcf_orbital_ops;
+
+/* The size of mcf_orbital_ops up to and including the optional determinant ops: a caller
+ * uses them only when ops->struct_size >= MCF_ORBITAL_OPS_DET_SIZE and det_create != NULL. */
+#define MCF_ORBITAL_OPS_DET_SIZE \
+    (offsetof(mcf_orbital_ops, det_local) + sizeof(void *))
 
 #ifdef __cplusplus
 }
