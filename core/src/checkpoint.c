@@ -9,7 +9,9 @@
  *   trailer  u64 FNV-1a checksum of every byte before it
  * The file is written to a temporary name and renamed, so a kill at any moment leaves
  * either the old or the new checkpoint, never a torn one; a corrupt, truncated or foreign
- * file is refused before anything is read from it. */
+ * file is refused before anything is read from it.
+ * The chains' records are also what MPI ranks exchange: rank 0 gathers every rank's
+ * records and writes them behind the header, so the file does not depend on the ranks. */
 #include "run.h"
 
 #include <stdlib.h>
@@ -63,7 +65,15 @@ static int write_chain(const mcf_run *r, const mcf_chain *c, mcf_stream *out)
     return rc;
 }
 
-int mcf_checkpoint_write(const mcf_run *r)
+int mcf_checkpoint_records(const mcf_run *r, size_t first, size_t last, mcf_stream *out)
+{
+    int rc = MCF_OK;
+    for (size_t k = first; k < last && !rc; k++)
+        rc = write_chain(r, &r->chains[k], out);
+    return rc;
+}
+
+int mcf_checkpoint_write_records(const mcf_run *r, const unsigned char *records, size_t size)
 {
     mcf_stream out;
     mcf_stream_init_writer(&out);
@@ -80,8 +90,8 @@ int mcf_checkpoint_write(const mcf_run *r)
     h.nvars = r->nvars;
     h.bins = (uint64_t)r->setup->bins;
     int rc = put(&out, &h, sizeof h);
-    for (size_t k = 0; k < r->n_chains && !rc; k++)
-        rc = write_chain(r, &r->chains[k], &out);
+    if (!rc)
+        rc = put(&out, records, size);
     uint64_t sum = mcf_fnv1a64(out.data, out.size, MCF_FNV_OFFSET);
     if (!rc)
         rc = put(&out, &sum, sizeof sum);
@@ -94,6 +104,17 @@ int mcf_checkpoint_write(const mcf_run *r)
                     (unsigned long long)r->position, out.size);
     }
     mcf_stream_release(&out);
+    return rc;
+}
+
+int mcf_checkpoint_write(const mcf_run *r)
+{
+    mcf_stream rec;
+    mcf_stream_init_writer(&rec);
+    int rc = mcf_checkpoint_records(r, 0, r->n_chains, &rec);
+    if (!rc)
+        rc = mcf_checkpoint_write_records(r, rec.data, rec.size);
+    mcf_stream_release(&rec);
     return rc;
 }
 
@@ -138,7 +159,7 @@ static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path
     if (!rc && msize != rec.size - rec.pos)
         rc = mcf_fail(MCF_EFORMAT, "model state of %llu bytes does not fill the record",
                       (unsigned long long)msize);
-    if (!rc) {
+    if (!rc && c->state) {
         mcf_stream model;
         mcf_stream_init_reader(&model, rec.data + rec.pos, (size_t)msize);
         rc = r->ops->load(c->state, &model);
@@ -171,8 +192,37 @@ static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path
     return MCF_OK;
 }
 
-int mcf_checkpoint_read(mcf_run *r)
+/* Steps over chain k's record. */
+static int skip_chain(mcf_stream *in, size_t k, const char *origin)
 {
+    uint64_t rsize;
+    int rc = mcf_stream_read(in, &rsize, sizeof rsize);
+    if (rc || rsize > in->size - in->pos)
+        return mcf_fail(MCF_EFORMAT, "%s: chain %zu's record is truncated", origin, k);
+    in->pos += (size_t)rsize;
+    return MCF_OK;
+}
+
+int mcf_checkpoint_load_records(mcf_run *r, const unsigned char *records, size_t size,
+                                size_t first, size_t last, const char *origin)
+{
+    mcf_stream in;
+    mcf_stream_init_reader(&in, records, size);
+    int rc = MCF_OK;
+    for (size_t k = 0; k < r->n_chains && !rc; k++)
+        rc = k >= first && k < last ? read_chain(r, &r->chains[k], &in, origin)
+                                    : skip_chain(&in, k, origin);
+    if (!rc && in.pos != in.size)
+        rc = mcf_fail(MCF_EFORMAT, "%s: %zu unexpected bytes after the last chain", origin,
+                      in.size - in.pos);
+    return rc;
+}
+
+int mcf_checkpoint_read_file(const mcf_run *r, unsigned char **records, size_t *records_size,
+                             uint64_t *position)
+{
+    *records = NULL;
+    *records_size = 0;
     char path[4200];
     snprintf(path, sizeof path, "%s/checkpoint", r->dir);
     if (access(path, F_OK) != 0)
@@ -213,16 +263,28 @@ int mcf_checkpoint_read(mcf_run *r)
                         "than %s/config.ini (edited since?); restore that file or start a new "
                         "run", path, r->dir);
     }
-    mcf_stream in;
-    mcf_stream_init_reader(&in, data, size - sizeof sum);
-    in.pos = sizeof h;
-    for (size_t k = 0; k < r->n_chains && !rc; k++)
-        rc = read_chain(r, &r->chains[k], &in, path);
-    if (!rc && in.pos != in.size)
-        rc = mcf_fail(MCF_EFORMAT, "%s: %zu unexpected bytes after the last chain", path,
-                      in.size - in.pos);
+    /* the records move to the front: the buffer is what ranks receive and load */
+    size_t n = size - sizeof h - sizeof sum;
+    memmove(data, data + sizeof h, n);
+    *records = data;
+    *records_size = n;
+    *position = h.position;
+    return MCF_OK;
+}
+
+int mcf_checkpoint_read(mcf_run *r)
+{
+    unsigned char *records;
+    size_t size;
+    uint64_t position = 0;
+    int rc = mcf_checkpoint_read_file(r, &records, &size, &position);
+    if (rc)
+        return rc;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/checkpoint", r->dir);
+    rc = mcf_checkpoint_load_records(r, records, size, 0, r->n_chains, path);
     if (!rc)
-        r->position = h.position;
-    free(data);
+        r->position = position;
+    free(records);
     return rc;
 }

@@ -22,6 +22,7 @@ void mcf_stream_release(mcf_stream *s);
 /* ---- log (log.c) and progress line (run.c) ---------------------------------------- */
 void mcf_log_set_file(FILE *f);       /* borrowed; NULL = no log file */
 void mcf_log_set_echo_info(int echo); /* 1: INFO lines also go to stderr */
+void mcf_log_set_rank(int rank);      /* MPI rank > 0: its warnings on stderr name it */
 void mcf_progress_clear(void);        /* erases the terminal progress line, if shown */
 
 /* ---- configuration files (config.c) ----------------------------------------------- */

@@ -1,6 +1,7 @@
 /* main.c — the `mcf` program. */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
+#include "mcf_mpi.h"
 #include "plot.h"
 
 #include <stdio.h>
@@ -21,30 +22,39 @@ static const char usage[] =
     "Plugins are searched in MCF_PLUGIN_PATH (colon separated), then beside libmcf.\n"
     "Threads: [run] threads or OMP_NUM_THREADS; results do not depend on it.\n"
     "A run stopped with Ctrl-C or SIGTERM writes a checkpoint; `mcf resume DIR` finishes it\n"
-    "with exactly the results an uninterrupted run would have had.\n";
+    "with exactly the results an uninterrupted run would have had.\n"
+#ifdef MCF_MPI
+    "MPI: `mpirun -np P mcf run|resume ...` splits the chains over P ranks (any P, also on\n"
+    "resume); the files written are the same as a single process's.\n"
+#endif
+    ;
 
+/* Under MPI every rank ends with the same agreed status; rank 0 says it. */
 static int report(int rc)
 {
     mcf_progress_clear();
-    if (rc == MCF_EINTR) {
-        fprintf(stderr, "mcf: %s\n", mcf_last_error());
+    if (rc && mcf_mpi_rank() == 0)
+        fprintf(stderr, "mcf: %s%s\n", rc == MCF_EINTR ? "" : "error: ", mcf_last_error());
+    if (rc == MCF_EINTR)
         return 128 + (mcf_run_stop_signal() ? mcf_run_stop_signal() : 2);
-    }
-    if (rc) {
-        fprintf(stderr, "mcf: error: %s\n", mcf_last_error());
+    if (rc)
         return rc == MCF_EINVAL ? 2 : 1;
-    }
     return 0;
 }
 
 static int run_config(mcf_config *c, const mcf_run_options *opt)
 {
     mcf_setup *s;
-    int rc = mcf_setup_create(c, &s);
-    if (rc)
+    /* a rank that cannot load a plugin (another node) stops every rank, naming itself */
+    int local = mcf_setup_create(c, &s);
+    int rc = mcf_mpi_agree(local);
+    if (rc) {
+        if (!local)
+            mcf_setup_free(s);
         return rc;
+    }
     rc = mcf_run_execute(s, opt);
-    if (!rc) {
+    if (!rc && mcf_mpi_rank() == 0) {
         const char *dir = opt->output ? opt->output : s->output;
         fprintf(stderr, "mcf: results in %s/results.tsv, plots %s/plot-*.svg, log %s/log\n",
                 dir, dir, dir);
@@ -85,6 +95,7 @@ static int cmd_run(int argc, char **argv)
         else if (!strncmp(argv[k], "--set=", 6))
             rc = mcf_config_override(c, argv[k] + 6);
     }
+    rc = mcf_mpi_agree(rc);
     if (!rc)
         rc = run_config(c, &opt);
     mcf_config_free(c);
@@ -105,9 +116,12 @@ static int cmd_resume(int argc, char **argv)
     char path[4200];
     snprintf(path, sizeof path, "%s/config.ini", argv[0]);
     mcf_config *c;
-    int rc = mcf_config_read(path, &c);
-    if (rc)
+    int rc = mcf_mpi_agree(mcf_config_read(path, &c));
+    if (rc) {
+        if (c)
+            mcf_config_free(c);
         return mcf_fail_prefix(rc, "resume: %s does not look like an mcf output folder", argv[0]);
+    }
     rc = run_config(c, &opt);
     mcf_config_free(c);
     return rc;
@@ -204,7 +218,23 @@ static int cmd_describe(int argc, char **argv)
     return MCF_OK;
 }
 
+static int command(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    mcf_mpi_init(&argc, &argv);
+    int status;
+    /* under mpirun only `run` and `resume` are distributed; the others are rank 0's */
+    if (mcf_mpi_rank() > 0 && argc >= 2 && strcmp(argv[1], "run") != 0 &&
+        strcmp(argv[1], "resume") != 0)
+        status = 0;
+    else
+        status = command(argc, argv);
+    mcf_mpi_finalize();
+    return status;
+}
+
+static int command(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage, stderr);

@@ -39,8 +39,11 @@ struct mcf_run {
     size_t *curve;               /* n_curves: declared index of each curve */
     int role[5];                 /* scalar index of each role, -1 if none */
     int (*measure_batch)(void *const *, size_t, double *const *); /* NULL if the model has none */
-    mcf_chain *chains;
+    mcf_chain *chains;           /* all n_chains; a rank steps [first, last) and keeps
+                                    model instances for those only (mcf_mpi.h) */
     size_t n_chains;
+    size_t first, last;          /* the chains this rank owns: [n r / P, n (r + 1) / P) */
+    int rank, ranks;             /* MPI rank and number of ranks (0 and 1 without MPI) */
     uint64_t position;           /* sweeps completed by every chain */
     uint64_t total;              /* thermalize + sweeps */
     uint64_t n_meas;             /* measurements per chain when finished */
@@ -52,6 +55,18 @@ int mcf_checkpoint_write(const struct mcf_run *r);
 /* Returns MCF_OK when loaded, 1 when there is no checkpoint, an error otherwise (nothing
  * of the run is changed on error, except model chains, which the caller then discards). */
 int mcf_checkpoint_read(struct mcf_run *r);
+/* The pieces, for ranks: the records of chains [first, last), appended to out; the file
+ * from the records of all chains in order; the records of a checkpoint file after checking
+ * it (1 when there is none; *records owned by the caller, free()); and loading the records
+ * of chains [first, last) from all chains' records (a chain without a model instance takes
+ * the accumulators only).  origin names the source in messages. */
+int mcf_checkpoint_records(const struct mcf_run *r, size_t first, size_t last, mcf_stream *out);
+int mcf_checkpoint_write_records(const struct mcf_run *r, const unsigned char *records,
+                                 size_t size);
+int mcf_checkpoint_read_file(const struct mcf_run *r, unsigned char **records,
+                             size_t *records_size, uint64_t *position);
+int mcf_checkpoint_load_records(struct mcf_run *r, const unsigned char *records, size_t size,
+                                size_t first, size_t last, const char *origin);
 
 /* results.c: DIR/results.tsv, atomic. */
 /* Writes results.tsv and the curve files; *summary (owned by the caller, free()) gets a

@@ -5,12 +5,14 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static pthread_once_t mcu_once = PTHREAD_ONCE_INIT;
 static int mcu_status = MCF_EDEVICE;
 static char mcu_reason[512] = "not initialized";
 static cudaDeviceProp mcu_prop;
 static cudaStream_t mcu_strm;
+static int mcu_dev; /* the device taken: MCF_CUDA_DEVICE modulo the count, else the default */
 
 static void mcu_init_once(void)
 {
@@ -23,8 +25,29 @@ static void mcu_init_once(void)
         return;
     }
     int dev = 0;
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (e = cudaGetDeviceProperties(&mcu_prop, dev)) != cudaSuccess) {
+    const char *want = getenv("MCF_CUDA_DEVICE"); /* set per rank by an MPI run */
+    if (want && want[0]) {
+        char *end = NULL;
+        const long v = strtol(want, &end, 10);
+        if (*end || v < 0) {
+            snprintf(mcu_reason, sizeof mcu_reason, "MCF_CUDA_DEVICE=%s is not a device "
+                     "number", want);
+            return;
+        }
+        dev = (int)(v % count);
+        if ((e = cudaSetDevice(dev)) != cudaSuccess) {
+            snprintf(mcu_reason, sizeof mcu_reason, "cudaSetDevice(%d) failed for "
+                     "MCF_CUDA_DEVICE=%s (%s)", dev, want, cudaGetErrorString(e));
+            cudaGetLastError();
+            return;
+        }
+    } else if ((e = cudaGetDevice(&dev)) != cudaSuccess) {
+        snprintf(mcu_reason, sizeof mcu_reason, "CUDA device unusable (%s)",
+                 cudaGetErrorString(e));
+        return;
+    }
+    mcu_dev = dev;
+    if ((e = cudaGetDeviceProperties(&mcu_prop, dev)) != cudaSuccess) {
         snprintf(mcu_reason, sizeof mcu_reason, "CUDA device unusable (%s)",
                  cudaGetErrorString(e));
         return;
@@ -43,9 +66,10 @@ static void mcu_init_once(void)
     }
     size_t fr = 0, tot = 0;
     cudaMemGetInfo(&fr, &tot);
-    snprintf(mcu_reason, sizeof mcu_reason, "%s (sm_%d%d, %d SMs, %.1f of %.1f GiB free)",
-             mcu_prop.name, mcu_prop.major, mcu_prop.minor, mcu_prop.multiProcessorCount,
-             (double)fr / 1073741824.0, (double)tot / 1073741824.0);
+    snprintf(mcu_reason, sizeof mcu_reason, "%s (sm_%d%d, %d SMs, %.1f of %.1f GiB free; "
+             "device %d of %d)", mcu_prop.name, mcu_prop.major, mcu_prop.minor,
+             mcu_prop.multiProcessorCount, (double)fr / 1073741824.0,
+             (double)tot / 1073741824.0, dev, count);
     mcu_status = MCF_OK;
 }
 
@@ -63,12 +87,17 @@ extern "C" int mcu_device_init(const char *who, const char *cpu)
     if (mcu_status)
         return mcf_fail(MCF_EDEVICE, "%s: %s; use evaluator = %s (CPU) or auto", who,
                         mcu_reason, cpu);
+    cudaSetDevice(mcu_dev); /* per host thread: the calling one may not be the first */
     return MCF_OK;
 }
 
 extern "C" const char *mcu_device_name(void) { return mcu_status ? "none" : mcu_prop.name; }
 extern "C" int mcu_device_sms(void) { return mcu_status ? 0 : mcu_prop.multiProcessorCount; }
-extern "C" cudaStream_t mcu_stream(void) { return mcu_strm; }
+extern "C" cudaStream_t mcu_stream(void)
+{
+    cudaSetDevice(mcu_dev); /* the stream's device, on whatever thread launches */
+    return mcu_strm;
+}
 extern "C" const cudaDeviceProp *mcu_props(void) { return &mcu_prop; }
 
 extern "C" int mcu_fail(int cuda_error, const char *who, const char *what, size_t bytes,

@@ -24,8 +24,11 @@ extern "C" {
 
 /* 1 when a CUDA device of compute capability >= 9.0 (Hopper: thread-block clusters) can be
  * used, 0 if not; one line into why either way: "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs,
- * 78.7 of 79.2 GiB free)" or the reason.  The first call selects the runtime's default
- * device (CUDA_VISIBLE_DEVICES) and creates the stream; thread safe. */
+ * 78.7 of 79.2 GiB free; device 0 of 1)" or the reason.  The first call selects the device
+ * — MCF_CUDA_DEVICE modulo the number of devices when that variable is set (an MPI run sets
+ * it to the rank's index on its node, unless the user did), else the runtime's default
+ * (CUDA_VISIBLE_DEVICES) — and creates the stream; thread safe.  mcu_device_init and
+ * mcu_stream make the device current on the calling thread. */
 MCU_API int mcu_probe(char *why, size_t len);
 
 /* MCF_OK, or MCF_EDEVICE with "<who>: <reason>; use evaluator = <cpu> (CPU) or auto". */

@@ -7,7 +7,10 @@
  *   TEST_VARIANT_BAD_ABI   mcf-tbadabi.so    claims another ABI version
  *   TEST_VARIANT_NO_ENTRY  mcf-tnoentry.so   exports no entry function
  *   TEST_VARIANT_NULL_OP   mcf-tnullop.so    measure is NULL
- *   TEST_VARIANT_MISNAMED  mcf-tmisnamed.so  calls itself something else */
+ *   TEST_VARIANT_MISNAMED  mcf-tmisnamed.so  calls itself something else
+ *   TEST_VARIANT_FAIL      mcf-tfail.so      the good model, whose chains fail in propose()
+ *                                            at their proposal `fail_after` (0 = never): a
+ *                                            model error in one chain of one MPI rank */
 #include <math.h>
 #include <stdlib.h>
 
@@ -16,6 +19,10 @@
 typedef struct chain {
     int s;
     double h, beta;
+#ifdef TEST_VARIANT_FAIL
+    long fail_after, proposals;
+    size_t index;
+#endif
 } chain;
 
 typedef struct move {
@@ -32,6 +39,12 @@ static int create(const mcf_params *p, const mcf_services *sv, mcf_rng *rng, voi
     int rc = mcf_params_real(p, "h", &c->h);
     if (!rc)
         rc = mcf_params_temperature(p, &T);
+#ifdef TEST_VARIANT_FAIL
+    if (!rc)
+        rc = mcf_params_int(p, "fail_after", &c->fail_after);
+    c->proposals = 0;
+    c->index = sv->chain_index;
+#endif
     if (rc) {
         free(c);
         return rc;
@@ -49,6 +62,12 @@ static int propose(void *c, mcf_rng *rng, void *mv)
 {
     (void)c;
     (void)rng;
+#ifdef TEST_VARIANT_FAIL
+    chain *fc = c;
+    if (fc->fail_after > 0 && ++fc->proposals >= fc->fail_after)
+        return mcf_fail(MCF_EPLUGIN, "test failure: chain %zu fails at its proposal %ld",
+                        fc->index, fc->proposals);
+#endif
     ((move *)mv)->flip = 1;
     return MCF_OK;
 }
@@ -144,6 +163,10 @@ static const mcf_param_spec params[] = {
     {"lattice", MCF_PARAM_CHOICE, "square", 0, 0, 0, MCF_LATTICE_CHOICES, "a choice"},
     {"flag", MCF_PARAM_BOOL, "false", 0, 0, 0, NULL, "a boolean"},
     {"seed_like", MCF_PARAM_INT, "0", MCF_PARAM_NO_SCAN, 0, 0, NULL, "not scannable"},
+#ifdef TEST_VARIANT_FAIL
+    {"fail_after", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
+     "propose() fails at this proposal of the chain (0 = never)"},
+#endif
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 #if defined(TEST_VARIANT_GOOD)
@@ -154,6 +177,8 @@ static const mcf_param_spec params[] = {
 #define NAME "tnullop"
 #elif defined(TEST_VARIANT_MISNAMED)
 #define NAME "somethingelse"
+#elif defined(TEST_VARIANT_FAIL)
+#define NAME "tfail"
 #else
 #define NAME "tnoentry"
 #endif

@@ -1,0 +1,181 @@
+/* mpi.c — the few collective operations that distribute chains over MPI ranks
+ * (docs/architecture.md, "MPI ranks").  Compiled only with -DMCF_MPI=ON; mcf_mpi.h has
+ * the single-process fallbacks.  MPI is called from the main thread only (MPI_THREAD_FUNNELED):
+ * the OpenMP threads of a rank step its chains between synchronisation points. */
+#define _POSIX_C_SOURCE 200809L
+#include "mcf_mpi.h"
+
+#include "mcf/error.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* bytes per message: MPI counts are ints, and checkpoints can pass 2 GiB */
+#define CHUNK ((size_t)1 << 30)
+#define MESSAGE_CAPACITY 4096
+
+static int active, my_rank, n_ranks = 1;
+
+/* Launchers leave these in the environment; without one a run is a single process, and
+ * we do not start MPI at all (no singleton start-up, nothing MPI can change). */
+static int launched(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
+                                       "PMI_SIZE", "MV2_COMM_WORLD_SIZE"};
+    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++)
+        if (getenv(vars[k]))
+            return 1;
+    return 0;
+}
+
+void mcf_mpi_init(int *argc, char ***argv)
+{
+    if (!launched())
+        return;
+    int provided;
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    active = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &n_ranks);
+    /* one GPU per rank: the ranks of a node take the node's devices round-robin.  The GPU
+       plugins read MCF_CUDA_DEVICE (modulo the device count); a value the user set wins,
+       and CUDA_VISIBLE_DEVICES is left alone. */
+    MPI_Comm node;
+    int local = 0;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, my_rank, MPI_INFO_NULL,
+                            &node) == MPI_SUCCESS) {
+        MPI_Comm_rank(node, &local);
+        MPI_Comm_free(&node);
+    }
+    char text[32];
+    snprintf(text, sizeof text, "%d", local);
+    setenv("MCF_CUDA_DEVICE", text, 0);
+}
+
+void mcf_mpi_finalize(void)
+{
+    if (active)
+        MPI_Finalize();
+    active = 0;
+}
+
+int mcf_mpi_active(void) { return active; }
+int mcf_mpi_rank(void) { return my_rank; }
+int mcf_mpi_size(void) { return n_ranks; }
+
+/* For failures that cannot be agreed on (the other ranks are inside a transfer): the job
+ * ends here; the last checkpoint, written whole or not at all, stays valid. */
+static void abort_job(const char *what, size_t bytes)
+{
+    fprintf(stderr, "mcf: error: rank %d of %d: out of memory for %zu bytes %s; the job "
+            "stops, the last checkpoint stays valid\n", my_rank, n_ranks, bytes, what);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+int mcf_mpi_agree(int rc)
+{
+    if (n_ranks == 1)
+        return rc;
+    /* the lowest failing rank speaks for the job: n_ranks - rank is largest for it */
+    int mine = rc ? n_ranks - my_rank : 0, worst = 0, failed = rc ? 1 : 0, n_failed = 0;
+    MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!worst)
+        return MCF_OK;
+    MPI_Allreduce(&failed, &n_failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int root = n_ranks - worst;
+    struct {
+        int code;
+        char text[MESSAGE_CAPACITY];
+    } msg;
+    memset(&msg, 0, sizeof msg);
+    if (my_rank == root) {
+        msg.code = rc;
+        snprintf(msg.text, sizeof msg.text, "%s", mcf_last_error());
+    }
+    MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, root, MPI_COMM_WORLD);
+    msg.text[sizeof msg.text - 1] = '\0';
+    if (n_failed == n_ranks)
+        return mcf_fail(msg.code, "%s", msg.text);
+    return mcf_fail(msg.code, "rank %d of %d: %s", root, n_ranks, msg.text);
+}
+
+void mcf_mpi_max_doubles(double *v, int n)
+{
+    if (n_ranks > 1)
+        MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+
+void mcf_mpi_sum_u64(uint64_t *v, int n)
+{
+    if (n_ranks > 1)
+        MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+}
+
+void mcf_mpi_bcast_u64(uint64_t *v, int n)
+{
+    if (n_ranks > 1)
+        MPI_Bcast(v, n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+}
+
+void mcf_mpi_gather_bytes(const unsigned char *data, size_t size, unsigned char **all,
+                          size_t *all_size)
+{
+    *all = NULL;
+    *all_size = 0;
+    uint64_t mine = size, *sizes = NULL;
+    if (my_rank == 0) {
+        sizes = malloc((size_t)n_ranks * sizeof *sizes);
+        if (!sizes)
+            abort_job("for the record sizes", (size_t)n_ranks * sizeof *sizes);
+    }
+    MPI_Gather(&mine, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (my_rank != 0) {
+        for (size_t at = 0; at < size; at += CHUNK) {
+            size_t n = size - at < CHUNK ? size - at : CHUNK;
+            MPI_Send(data + at, (int)n, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        }
+        return;
+    }
+    size_t total = 0;
+    for (int r = 0; r < n_ranks; r++)
+        total += (size_t)sizes[r];
+    unsigned char *buf = malloc(total + 1);
+    if (!buf)
+        abort_job("gathering the chains' records", total);
+    if (size)
+        memcpy(buf, data, size);
+    size_t off = size;
+    for (int r = 1; r < n_ranks; r++) {
+        size_t left = (size_t)sizes[r];
+        while (left) {
+            size_t n = left < CHUNK ? left : CHUNK;
+            MPI_Recv(buf + off, (int)n, MPI_BYTE, r, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            off += n;
+            left -= n;
+        }
+    }
+    free(sizes);
+    *all = buf;
+    *all_size = total;
+}
+
+void mcf_mpi_bcast_bytes(unsigned char **data, size_t *size)
+{
+    if (n_ranks == 1)
+        return;
+    uint64_t n = my_rank == 0 ? *size : 0;
+    MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (my_rank != 0) {
+        *data = malloc((size_t)n + 1);
+        if (!*data)
+            abort_job("receiving the checkpoint", (size_t)n);
+        *size = (size_t)n;
+    }
+    for (size_t at = 0; at < (size_t)n; at += CHUNK) {
+        size_t len = (size_t)n - at < CHUNK ? (size_t)n - at : CHUNK;
+        MPI_Bcast(*data + at, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+}

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Chains over MPI ranks: every run here is compared byte for byte with the same run as a
+# single process (the MPI build started without mpirun).  Runs of one configuration
+# write to folders of the same name (out/) in different working folders, because the
+# checkpoint carries a hash of config.ini, which names the output folder.
+# usage: test_mpi.sh MCF SCRATCH MPIEXEC NUMPROC_FLAG "EXTRA_FLAGS"
+set -u
+mcf=$1
+dir=$2/mpi
+mpiexec=$3
+np_flag=$4
+read -r -a extra <<<"$5"
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+fail=0; passed=0
+ok()  { echo "ok: $*"; passed=$((passed + 1)); }
+bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
+mpi() { local np=$1; shift; "$mpiexec" "$np_flag" "$np" "${extra[@]}" "$@"; }
+# every file the two runs wrote that must not depend on the ranks
+same_files() { # what, folder A, folder B, files...
+  local what=$1 a=$2 b=$3 f; shift 3
+  for f in "$@"; do
+    cmp -s "$a/$f" "$b/$f" || { bad "$what: $f differs from the single process's"; return; }
+  done
+  ok "$what: $* identical to the single process's"
+}
+# the PID of MPI rank $2 among the descendants of process $1
+descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
+rank_pid() {
+  local p
+  for p in $(descendants "$1"); do
+    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = mcf ] || continue
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null \
+      | grep -Eqx "(OMPI_COMM_WORLD_RANK|PMI_RANK)=$2" && { echo "$p"; return; }
+  done
+}
+# waits (at most 60 s) until file $1 exists
+wait_for() { for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
+
+# --- 1. a scan of 4 temperatures x 2 walkers = 8 chains, 3 checkpoints gathered on the way
+cat > scan.ini <<'INI'
+[run]
+model = ising
+seed = 20261123
+walkers = 2
+output = out
+[schedule]
+thermalize = 100
+sweeps = 400
+checkpoint_every = 150
+temperatures = 2.0, 2.2, 2.4, 2.6
+[model]
+L = 8
+INI
+mkdir single && (cd single && "$mcf" run ../scan.ini --no-progress >o 2>e) \
+  || { cat single/e; echo "single-process run failed"; exit 1; }
+grep -q "MPI ranks" single/out/log && bad "a run without mpirun says it has MPI ranks" \
+  || ok "without mpirun the MPI build is a single process"
+for np in 1 2 3 10; do
+  mkdir np$np
+  if (cd np$np && mpi "$np" "$mcf" run ../scan.ini --no-progress >o 2>e); then
+    same_files "mpirun -np $np" single/out np$np/out results.tsv checkpoint
+  else
+    bad "mpirun -np $np failed"; cat np$np/e
+  fi
+done
+# more ranks than chains: the idle ranks wait, and the log says so
+grep -q "10 MPI ranks for 8 chains: 2 of the ranks own no chain" np10/out/log \
+  && ok "more ranks than chains: warned in the log" || bad "no warning for idle ranks"
+[ "$(grep -c 'starting ../scan.ini' np3/out/log)" -eq 1 ] && ok "one log, written by rank 0" \
+  || bad "log lines from several ranks: $(cat np3/out/log)"
+
+# --- 2. curves (the test model's histogram) and walkers split across ranks ------------
+cat > curve.ini <<'INI'
+[run]
+model = tgood
+seed = 9
+output = out
+walkers = 3
+[schedule]
+thermalize = 100
+sweeps = 3000
+checkpoint_every = 1000
+temperatures = 0.7, 2.0
+INI
+mkdir csingle c4
+(cd csingle && "$mcf" run ../curve.ini --no-progress >o 2>e) \
+  || { bad "curve run"; cat csingle/e; }
+(cd c4 && mpi 4 "$mcf" run ../curve.ini --no-progress >o 2>e) || { bad "curve run -np 4"; cat c4/e; }
+same_files "curves, -np 4" csingle/out c4/out results.tsv histogram.tsv checkpoint
+
+# --- 3. a stop caught by one rank only: all stop at the same sweep; resume on 3 ranks ---
+cat > long.ini <<'INI'
+[run]
+model = ising
+seed = 20261122
+walkers = 2
+output = out
+[schedule]
+thermalize = 500
+sweeps = 60000
+checkpoint_every = 700
+temperatures = 2.0, 2.3, 2.6
+[model]
+L = 24
+INI
+mkdir lsingle
+(cd lsingle && "$mcf" run ../long.ini --no-progress >o 2>e) || { bad "long run"; cat lsingle/e; }
+mkdir term && cd term
+mpi 2 "$mcf" run ../long.ini --no-progress >o 2>e &
+job=$!
+wait_for out/checkpoint && pid=$(rank_pid "$job" 1)
+if [ -n "${pid:-}" ]; then
+  kill -TERM "$pid"
+  wait "$job"; rc=$?
+  stopped=$(grep -o 'stopped by signal 15 at sweep [0-9]*' out/log | awk '{ print $7 }' | sort -u)
+  if [ "$rc" -eq 0 ] || [ -z "$stopped" ]; then
+    bad "SIGTERM to rank 1: exit status $rc, log: $(tail -n 3 out/log)"
+  else
+    ok "SIGTERM to rank 1 only: both ranks stopped at sweep $stopped (exit status $rc)"
+    grep -q "mcf: stopped by signal 15 at sweep $stopped of 60500; continue with" e \
+      && ok "the stop message says how to resume" || bad "stop message: $(cat e)"
+    [ -e out/results.tsv ] && bad "a stopped run left a results.tsv"
+    if mpi 3 "$mcf" resume out --no-progress >o2 2>e2; then
+      grep -q "resumed from the checkpoint at sweep $stopped of 60500" out/log \
+        && ok "resumed on 3 ranks from the checkpoint at sweep $stopped" \
+        || bad "resume did not start at sweep $stopped: $(grep resumed out/log)"
+      same_files "stopped on 2 ranks, resumed on 3" ../lsingle/out out results.tsv checkpoint
+    else
+      bad "resume on 3 ranks failed"; cat e2
+    fi
+  fi
+else
+  bad "could not find rank 1 of the run (finished before its first checkpoint?)"
+  wait "$job"
+fi
+cd ..
+
+# --- 3b. SIGTERM to mpirun, which passes it to every rank: resumed on 2 ranks ------------
+mkdir mterm && cd mterm
+mpi 3 "$mcf" run ../long.ini --no-progress >o 2>e &
+job=$!   # the subshell running mpi(): mpirun is its child
+wait_for out/checkpoint
+launcher=$(pgrep -P "$job" | head -n 1)
+kill -TERM "${launcher:-$job}"
+wait "$job"; rc=$?
+stopped=$(grep -o 'stopped by signal 15 at sweep [0-9]*' out/log | awk '{ print $7 }' | sort -u)
+if [ "$rc" -ne 0 ] && [ -n "$stopped" ] && [ ! -e out/results.tsv ]; then
+  ok "SIGTERM to mpirun: the ranks stopped at sweep $stopped (exit status $rc)"
+  if mpi 2 "$mcf" resume out --no-progress >o2 2>e2; then
+    same_files "stopped on 3 ranks by mpirun, resumed on 2" ../lsingle/out out results.tsv \
+      checkpoint
+  else
+    bad "resume on 2 ranks failed"; cat e2
+  fi
+else
+  bad "SIGTERM to mpirun: exit status $rc, log: $(tail -n 3 out/log)"
+fi
+cd ..
+
+# --- 4. a rank killed outright: the job ends, the last checkpoint stays valid ------------
+mkdir kill && cd kill
+mpi 2 "$mcf" run ../long.ini --no-progress >o 2>e &
+job=$!
+wait_for out/checkpoint && sleep 0.3 && pid=$(rank_pid "$job" 1)
+if [ -n "${pid:-}" ]; then
+  kill -KILL "$pid"
+  wait "$job"; rc=$?
+  [ "$rc" -ne 0 ] && ok "SIGKILL to rank 1 ends the job (exit status $rc)" \
+    || bad "SIGKILL to rank 1: the job exited 0"
+  if mpi 1 "$mcf" resume out --no-progress >o2 2>e2; then
+    at=$(grep -o 'resumed from the checkpoint at sweep [0-9]*' out/log | awk '{ print $7 }')
+    [ -n "$at" ] && [ $((at % 700)) -eq 0 ] && ok "resumed from the periodic checkpoint at $at" \
+      || bad "after SIGKILL: resumed at '$at'"
+    same_files "killed on 2 ranks, resumed on 1" ../lsingle/out out results.tsv checkpoint
+  else
+    bad "resume after SIGKILL failed"; cat e2
+  fi
+else
+  bad "could not find rank 1 of the run to kill"
+  wait "$job"
+fi
+cd ..
+
+# --- 5. a model error in a chain of one rank: the job stops, naming rank and chain -------
+cat > fail.ini <<'INI'
+[run]
+model = tfail
+seed = 5
+output = out
+walkers = 2
+[schedule]
+thermalize = 100
+sweeps = 20000
+checkpoint_every = 700
+temperatures = 1.0
+[model]
+fail_after = 0, 5000
+INI
+mkdir fsingle
+(cd fsingle && "$mcf" run ../fail.ini --no-progress >o 2>e) && bad "the failing model did not fail"
+for np in 2 3; do
+  mkdir f$np
+  (cd f$np && mpi $np "$mcf" run ../fail.ini --no-progress >o 2>e); rc=$?
+  # chains 2 and 3 fail; chain 2 belongs to rank 1 of 2 and to rank 2 of 3
+  want="mcf: error: rank $((np - 1)) of $np: model tfail: propose (chain 2): test failure"
+  [ "$rc" -ne 0 ] && grep -qF "$want" f$np/e && ok "-np $np: '$want'" \
+    || { bad "-np $np: exit status $rc, expected the message '$want'"; cat f$np/e; }
+  [ "$(grep -c '^mcf: error' f$np/e)" -eq 1 ] && ok "-np $np: the error is reported once" \
+    || bad "-np $np: the error is reported $(grep -c '^mcf: error' f$np/e) times"
+  grep -qF "error: rank $((np - 1)) of $np: model tfail" f$np/out/log \
+    && ok "-np $np: the log has the error" || bad "-np $np: log lacks the error"
+  same_files "-np $np, failed" fsingle/out f$np/out checkpoint
+done
+
+# --- 6. refusals still come before any work and from one rank only ----------------------
+mkdir refused && cd refused
+mpi 2 "$mcf" run ../scan.ini --set model.L=1 --no-progress >o 2>e; rc=$?
+[ "$rc" -eq 2 ] && [ "$(grep -c '1 is out of range' e)" -eq 1 ] && [ ! -e out ] \
+  && ok "a refused configuration: one message, exit status 2, no output folder" \
+  || { bad "refused configuration under mpirun (exit status $rc)"; cat e; }
+cd ..
+
+echo "$passed passed, $fail failed"
+[ "$fail" -eq 0 ]
