@@ -77,8 +77,9 @@
  *
  * ---- Determinants kept by the evaluator (determinants = auto | evaluator) ---------------
  * An orbital evaluator may offer the optional determinant ops of mcf/orbital.h (blip-cuda
- * does: the matrices stay on the GPU).  With determinants = auto (and move = pbp) or
- * evaluator, the model hands each chain's up and down rows and inverses to the evaluator
+ * does: the matrices stay on the GPU).  With determinants = evaluator, or auto when move =
+ * pbp and N_up >= 90 (below that the host's O(m^2) update beats a device round trip of
+ * ~15 us per move for one walker: docs/benchmarks.md), the model hands each chain's up and down rows and inverses to the evaluator
  * (det_set, at create and load) and from then on: begin_sweep asks for the orbital rows at
  * the trial positions (det_trial: they stay with the evaluator; the trial positions are
  * wrapped into the cell first, so that the evaluator's positions are the model's), log_ratio
@@ -143,6 +144,10 @@
 #define SJ_STREAM_BASE 0x5c1a7e0000000000ULL /* the move streams (seed, base + chain) */
 #define SJ_MAGIC 0x534a564d43303031ULL       /* "SJVMC001" */
 #define SJ_LOAD_TOL 1e-6                     /* |Ainv A - 1| accepted on load */
+/* determinants = auto hands the matrices to an evaluator that offers them from this many
+ * electrons per spin on: on an H100 a device step costs ~15 us whatever m, the host's
+ * Sherman-Morrison ~6.5 us (m / 57)^2 per move (docs/benchmarks.md), equal at m ~ 87 */
+#define SJ_AUTO_EV_DETS 90
 
 static const mcf_param_spec sj_params[] = {
     {"system", MCF_PARAM_CHOICE, "heg", MCF_PARAM_NO_SCAN, 0, 0, "heg",
@@ -165,7 +170,7 @@ static const mcf_param_spec sj_params[] = {
      "against the sweep's starting configuration (approximate: biased, see slater_jastrow.c)"},
     {"determinants", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN, 0, 0, "auto|model|evaluator",
      "who keeps the Slater matrices and their inverses: auto = the evaluator when it offers "
-     "determinant ops (blip-cuda: on the GPU) and move = pbp, else the model (host)"},
+     "determinant ops (blip-cuda: on the GPU), move = pbp and N_up >= 90, else the model"},
     {"step", MCF_PARAM_REAL, "0.5", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
      "initial Gaussian step per component in units of rs; adapted while thermalizing to "
      "acceptance 0.5"},
@@ -654,7 +659,9 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] determinants = evaluator in %s works "
                         "with move = pbp only (qs takes every ratio against the sweep's "
                         "start); set determinants = auto or model, or move = pbp", sec, origin);
-    const int on_ev = has_det && !is_qs && strcmp(dets, "model") != 0;
+    const int on_ev = has_det && !is_qs &&
+                      (strcmp(dets, "evaluator") == 0 ||
+                       (strcmp(dets, "auto") == 0 && n_up >= SJ_AUTO_EV_DETS));
 
     sj_chain *c = calloc(1, sizeof *c);
     if (!c)
