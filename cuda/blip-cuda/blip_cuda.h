@@ -10,7 +10,8 @@
  *                orbital index fastest, as the CPU's doubles: half the bytes per point.
  *   kernel       one thread per (point, orbital), the orbital index fastest across threads,
  *                so the 32 threads of a warp read consecutive floats of one coefficient row
- *                (coalesced).  Each thread reduces its point into the cell and computes the 4
+ *                (coalesced); for values, 2 orbitals per thread (float2 loads) when every L
+ *                of the batch is even (MCF_BLIP_CUDA_VEC=1|2|4 chooses; same bits).  Each thread reduces its point into the cell and computes the 4
  *                weights per axis (and their derivatives) in double (blip_axis_setup, the
  *                CPU's code), rounds them to float, and accumulates the 64 terms in float
  *                (default) or double (bcu_set_accumulate_double, for measurements; see

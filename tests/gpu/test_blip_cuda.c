@@ -17,7 +17,8 @@
  * plugins build), not picked.
  *
  *   (a) device layer, float and double accumulation: values, gradients, Laplacians of the
- *       GPU vs the CPU blip plugin within the bound; max |gpu - cpu| / S printed;
+ *       GPU vs the CPU blip plugin within the bound; max |gpu - cpu| / S printed; also for
+ *       56 and 54 orbitals (the values kernel's float4 and float2 variants);
  *   (b) vs planewave (exact): |gpu - pw| <= |cpu - pw| + the bound, per entry;
  *   (c) the plugin through the loader: name, probe, auto_priority 20, one_batch, the
  *       parameters of blip; a batch of two workspaces (19 and 57 orbitals) equals the
@@ -754,6 +755,14 @@ int main(void)
     test_accuracy(s1, "24", r1, P, &d1);
     test_accuracy(s2, "24", r2, P, &d2);
     test_accuracy(s2, "0", r2, P, NULL);
+    { /* 56 and 54 of the 57 orbitals: L a multiple of 4 or of 2 only, so the values take
+       * the float4 and the float2 variant of the kernel */
+        heg s3 = *s2;
+        s3.o.n_orbitals = 56;
+        test_accuracy(&s3, "24", r2, P, NULL);
+        s3.o.n_orbitals = 54;
+        test_accuracy(&s3, "24", r2, P, NULL);
+    }
     test_plugin(s1, s2, r1, r2, P, &d1, &d2);
     test_out_of_memory();
     test_determinants(s1, s2);
