@@ -6,6 +6,11 @@
  *            u64 chains, u64 nvars, u64 bins
  *   chains   per chain: u64 record size, then index, RNG state, counters, blocking
  *            accumulators, jackknife bins, curve bins, u64 model-state size, model state
+ *   tempering only with [schedule] exchange_every > 0 (config.ini, and so the config hash,
+ *            says whether it is there): "MCF-PT01", u64 every, temperatures, groups, chains,
+ *            per replica u64 slot, the exchange stream, per pair u64 attempts and accepted,
+ *            per replica u64 round trips, their sweeps, the start of the current one, and
+ *            u8 its state (mcf_tempering in run.h)
  *   trailer  u64 FNV-1a checksum of every byte before it
  * The file is written to a temporary name and renamed, so a kill at any moment leaves
  * either the old or the new checkpoint, never a torn one; a corrupt, truncated or foreign
@@ -73,6 +78,93 @@ int mcf_checkpoint_records(const mcf_run *r, size_t first, size_t last, mcf_stre
     return rc;
 }
 
+#define PT_MAGIC "MCF-PT01"
+
+int mcf_checkpoint_tempering_write(const mcf_run *r, mcf_stream *out)
+{
+    const mcf_tempering *pt = r->pt;
+    size_t n = r->n_chains, np = pt->n_groups * (pt->n_temps - 1);
+    uint64_t head[4] = {pt->every, pt->n_temps, pt->n_groups, n};
+    int rc = put(out, PT_MAGIC, 8);
+    if (!rc) rc = put(out, head, sizeof head);
+    for (size_t k = 0; k < n && !rc; k++) {
+        uint64_t v = pt->slot[k];
+        rc = put(out, &v, sizeof v);
+    }
+    if (!rc) rc = put(out, &pt->rng, sizeof pt->rng);
+    if (!rc) rc = put(out, pt->attempts, np * sizeof *pt->attempts);
+    if (!rc) rc = put(out, pt->accepted, np * sizeof *pt->accepted);
+    if (!rc) rc = put(out, pt->trips, n * sizeof *pt->trips);
+    if (!rc) rc = put(out, pt->trip_sweeps, n * sizeof *pt->trip_sweeps);
+    if (!rc) rc = put(out, pt->trip_start, n * sizeof *pt->trip_start);
+    if (!rc) rc = put(out, pt->trip_state, n * sizeof *pt->trip_state);
+    return rc;
+}
+
+/* Reads into temporaries and commits only a consistent block: the slots must be a
+ * permutation that keeps every replica in its tempering group. */
+int mcf_checkpoint_tempering_read(mcf_run *r, mcf_stream *in, const char *origin)
+{
+    mcf_tempering *pt = r->pt;
+    size_t n = r->n_chains, np = pt->n_groups * (pt->n_temps - 1);
+    size_t R = (size_t)r->setup->walkers, nT = pt->n_temps;
+    char magic[8];
+    uint64_t head[4];
+    int rc = mcf_stream_read(in, magic, sizeof magic);
+    if (!rc && memcmp(magic, PT_MAGIC, 8) != 0)
+        rc = mcf_fail(MCF_EFORMAT, "no tempering record after the chains");
+    if (!rc) rc = mcf_stream_read(in, head, sizeof head);
+    if (!rc && (head[0] != pt->every || head[1] != nT || head[2] != pt->n_groups ||
+                head[3] != n))
+        rc = mcf_fail(MCF_EFORMAT, "the tempering record is for another schedule");
+    size_t bytes = n * (3 * sizeof(uint64_t) + 1) + 2 * np * sizeof(uint64_t);
+    unsigned char *tmp = rc ? NULL : malloc(bytes + 1);
+    size_t *slot = rc ? NULL : malloc(n * sizeof *slot + 1);
+    unsigned char *seen = rc ? NULL : calloc(n + 1, 1);
+    if (!rc && (!tmp || !slot || !seen))
+        rc = mcf_fail(MCF_ENOMEM, "out of memory");
+    for (size_t k = 0; k < n && !rc; k++) {
+        uint64_t v;
+        rc = mcf_stream_read(in, &v, sizeof v);
+        /* same walker and same other scan point: only the temperature index may differ */
+        if (!rc && (v >= n || v % R != k % R || v / R / nT != k / R / nT || seen[v]))
+            rc = mcf_fail(MCF_EFORMAT, "replica %zu holds an impossible slot %llu", k,
+                          (unsigned long long)v);
+        if (!rc) {
+            slot[k] = (size_t)v;
+            seen[v] = 1;
+        }
+    }
+    mcf_rng rng;
+    if (!rc) rc = mcf_stream_read(in, &rng, sizeof rng);
+    if (!rc) rc = mcf_stream_read(in, tmp, bytes);
+    if (!rc) {
+        unsigned char *p = tmp;
+        memcpy(pt->attempts, p, np * sizeof(uint64_t));
+        p += np * sizeof(uint64_t);
+        memcpy(pt->accepted, p, np * sizeof(uint64_t));
+        p += np * sizeof(uint64_t);
+        memcpy(pt->trips, p, n * sizeof(uint64_t));
+        p += n * sizeof(uint64_t);
+        memcpy(pt->trip_sweeps, p, n * sizeof(uint64_t));
+        p += n * sizeof(uint64_t);
+        memcpy(pt->trip_start, p, n * sizeof(uint64_t));
+        p += n * sizeof(uint64_t);
+        memcpy(pt->trip_state, p, n);
+        for (size_t k = 0; k < n; k++) {
+            pt->slot[k] = slot[k];
+            pt->replica[slot[k]] = k;
+        }
+        pt->rng = rng;
+    }
+    free(tmp);
+    free(slot);
+    free(seen);
+    if (rc)
+        return mcf_fail_prefix(MCF_EFORMAT, "%s: parallel tempering", origin);
+    return MCF_OK;
+}
+
 int mcf_checkpoint_write_records(const mcf_run *r, const unsigned char *records, size_t size)
 {
     mcf_stream out;
@@ -92,6 +184,8 @@ int mcf_checkpoint_write_records(const mcf_run *r, const unsigned char *records,
     int rc = put(&out, &h, sizeof h);
     if (!rc)
         rc = put(&out, records, size);
+    if (!rc && r->pt)
+        rc = mcf_checkpoint_tempering_write(r, &out);
     uint64_t sum = mcf_fnv1a64(out.data, out.size, MCF_FNV_OFFSET);
     if (!rc)
         rc = put(&out, &sum, sizeof sum);
@@ -204,7 +298,7 @@ static int skip_chain(mcf_stream *in, size_t k, const char *origin)
 }
 
 int mcf_checkpoint_load_records(mcf_run *r, const unsigned char *records, size_t size,
-                                size_t first, size_t last, const char *origin)
+                                size_t first, size_t last, int tempering, const char *origin)
 {
     mcf_stream in;
     mcf_stream_init_reader(&in, records, size);
@@ -212,6 +306,8 @@ int mcf_checkpoint_load_records(mcf_run *r, const unsigned char *records, size_t
     for (size_t k = 0; k < r->n_chains && !rc; k++)
         rc = k >= first && k < last ? read_chain(r, &r->chains[k], &in, origin)
                                     : skip_chain(&in, k, origin);
+    if (!rc && tempering && r->pt)
+        rc = mcf_checkpoint_tempering_read(r, &in, origin);
     if (!rc && in.pos != in.size)
         rc = mcf_fail(MCF_EFORMAT, "%s: %zu unexpected bytes after the last chain", origin,
                       in.size - in.pos);
@@ -282,7 +378,7 @@ int mcf_checkpoint_read(mcf_run *r)
         return rc;
     char path[4200];
     snprintf(path, sizeof path, "%s/checkpoint", r->dir);
-    rc = mcf_checkpoint_load_records(r, records, size, 0, r->n_chains, path);
+    rc = mcf_checkpoint_load_records(r, records, size, 0, r->n_chains, 1, path);
     if (!rc)
         r->position = position;
     free(records);

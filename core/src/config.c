@@ -233,6 +233,9 @@ static const mcf_param_spec schedule_specs[] = {
      2, 4096, NULL, "jackknife bins for derived quantities"},
     {"adapt_every", MCF_PARAM_INT, "100", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 1, 0, NULL,
      "thermalization sweeps between step-size adaptations"},
+    {"exchange_every", MCF_PARAM_INT, "0", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
+     "parallel tempering: sweeps between replica exchanges of neighbouring temperatures "
+     "(chains differing only in T); 0 = off"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 /* ---- validation ---------------------------------------------------------------------- */
@@ -715,6 +718,35 @@ done:
     return rc;
 }
 
+/* [schedule] exchange_every > 0: tempering needs a temperature axis of >= 2 values (the
+ * last axis, so the chains of one tempering group are nT consecutive scan points) and a
+ * model with set_temperature and energy. */
+static int check_tempering(const mcf_config *c, const mcf_setup *s)
+{
+    const mcf_config_entry *e = mcf_config_find(c, "schedule", "exchange_every");
+    char where[512];
+    snprintf(where, sizeof where, "%s", c->path);
+    if (e)
+        mcf_config_where(e, where, sizeof where);
+    size_t nT = 0;
+    if (s->n_axes && s->axes[s->n_axes - 1].section == 2)
+        nT = s->axes[s->n_axes - 1].n;
+    if (nT < 2)
+        return mcf_fail(MCF_EINVAL, "%s: [schedule] exchange_every = %ld: parallel tempering "
+                        "exchanges temperatures, but [schedule] temperatures %s; give at least "
+                        "two temperatures (a list or first:last:count), or set exchange_every "
+                        "= 0", where, s->exchange_every,
+                        nT ? "has a single value" : "is not given");
+    const mcf_model_ops *mops = s->model->info->ops;
+    if (mops->struct_size < offsetof(mcf_model_ops, energy) + sizeof mops->energy ||
+        !mops->set_temperature || !mops->energy)
+        return mcf_fail(MCF_EINVAL, "%s: [schedule] exchange_every = %ld: model '%s' does not "
+                        "support parallel tempering (its plugin has no set_temperature and "
+                        "energy ops); set exchange_every = 0", where, s->exchange_every,
+                        s->model_name);
+    return MCF_OK;
+}
+
 int mcf_setup_create(mcf_config *c, mcf_setup **out)
 {
     *out = NULL;
@@ -796,6 +828,7 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
     s->checkpoint_every = sched.single[3].i;
     s->bins = sched.single[5].i;
     s->adapt_every = sched.single[6].i;
+    s->exchange_every = sched.single[7].i;
     if (!s->model_name || !s->evaluator_name || !s->output) {
         rc = mcf_fail(MCF_ENOMEM, "out of memory");
         goto fail;
@@ -895,6 +928,8 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
     s->n_points = 1;
     for (size_t a = 0; a < s->n_axes; a++)
         s->n_points *= s->axes[a].n;
+    if (s->exchange_every > 0 && (rc = check_tempering(c, s)))
+        goto fail;
 
     /* the configuration as used */
     {
@@ -904,6 +939,11 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
         if (s->walkers == 1) {
             free(run.text[5]);
             run.text[5] = NULL;
+        }
+        /* likewise exchange_every = 0: runs without tempering keep their checkpoints */
+        if (s->exchange_every == 0) {
+            free(sched.text[7]);
+            sched.text[7] = NULL;
         }
         mcf_text_printf(&t, "; configuration as used by mcf %s (defaults filled in%s)\n",
                         MCF_VERSION_STRING,

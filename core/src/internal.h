@@ -135,6 +135,7 @@ typedef struct mcf_setup {
     long threads;
     long walkers;     /* chains per scan point (>= 1) */
     long thermalize, sweeps, measure_every, checkpoint_every, bins, adapt_every;
+    long exchange_every; /* parallel tempering: sweeps between exchanges, 0 = off */
     int has_temperature;
     mcf_plugin *model, *evaluator;
     mcf_section sections[2];

@@ -36,6 +36,11 @@ void mcf_mpi_gather_bytes(const unsigned char *data, size_t size, unsigned char 
 /* Rank 0's *data (size *size) to every rank; the others get a malloc'd copy. */
 void mcf_mpi_bcast_bytes(unsigned char **data, size_t *size);
 void mcf_mpi_bcast_u64(uint64_t *v, int n);
+/* Every rank receives the concatenation of every rank's bytes in rank order in *all
+ * (malloc, the caller frees): the chains' energies and forwarded measurements of
+ * parallel tempering. */
+void mcf_mpi_allgather_bytes(const unsigned char *data, size_t size, unsigned char **all,
+                             size_t *all_size);
 
 #else
 
@@ -61,6 +66,15 @@ static inline void mcf_mpi_bcast_bytes(unsigned char **data, size_t *size)
 {
     (void)data;
     (void)size;
+}
+/* never called in a single process either: run.c uses the local bytes directly */
+static inline void mcf_mpi_allgather_bytes(const unsigned char *data, size_t size,
+                                           unsigned char **all, size_t *all_size)
+{
+    (void)data;
+    (void)size;
+    *all = NULL;
+    *all_size = 0;
 }
 
 #endif

@@ -2,15 +2,18 @@
  * (docs/architecture.md, "MPI ranks").  Compiled only with -DMCF_MPI=ON; mcf_mpi.h has
  * the single-process fallbacks.  MPI is called from the main thread only (MPI_THREAD_FUNNELED):
  * the OpenMP threads of a rank step its chains between synchronisation points. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "mcf_mpi.h"
 
 #include "mcf/error.h"
 
 #include <mpi.h>
+#include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* bytes per message: MPI counts are ints, and checkpoints can pass 2 GiB */
 #define CHUNK ((size_t)1 << 30)
@@ -43,15 +46,29 @@ void mcf_mpi_init(int *argc, char ***argv)
        plugins read MCF_CUDA_DEVICE (modulo the device count); a value the user set wins,
        and CUDA_VISIBLE_DEVICES is left alone. */
     MPI_Comm node;
-    int local = 0;
+    int local = 0, local_size = 1;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, my_rank, MPI_INFO_NULL,
                             &node) == MPI_SUCCESS) {
         MPI_Comm_rank(node, &local);
+        MPI_Comm_size(node, &local_size);
         MPI_Comm_free(&node);
     }
     char text[32];
     snprintf(text, sizeof text, "%d", local);
     setenv("MCF_CUDA_DEVICE", text, 0);
+    /* OpenMP threads per rank, unless OMP_NUM_THREADS says: the cores the launcher bound the
+       rank to, or, when it did not bind it (its mask is the whole node), the node's cores
+       shared among the node's ranks.  Without this every unbound rank started one thread
+       per core of the node (measured: 4 ranks on 16 cores 7x slower than 1; benchmarks.md);
+       [run] threads > 0 still decides the core's thread groups. */
+    if (!getenv("OMP_NUM_THREADS")) {
+        const long online = sysconf(_SC_NPROCESSORS_ONLN);
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        const long mask = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : online;
+        long n = mask > 0 && mask < online ? mask : online / (local_size > 0 ? local_size : 1);
+        omp_set_num_threads(n > 0 ? (int)n : 1);
+    }
 }
 
 void mcf_mpi_finalize(void)
@@ -178,4 +195,14 @@ void mcf_mpi_bcast_bytes(unsigned char **data, size_t *size)
         size_t len = (size_t)n - at < CHUNK ? (size_t)n - at : CHUNK;
         MPI_Bcast(*data + at, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
     }
+}
+
+void mcf_mpi_allgather_bytes(const unsigned char *data, size_t size, unsigned char **all,
+                             size_t *all_size)
+{
+    /* the gather of the checkpoint records and a broadcast: messages of at most CHUNK
+       bytes whatever the total, and no second code path to get wrong */
+    mcf_mpi_gather_bytes(data, size, all, all_size);
+    if (n_ranks > 1)
+        mcf_mpi_bcast_bytes(all, all_size);
 }

@@ -197,6 +197,75 @@ static int write_curves(const mcf_run *r)
     return rc;
 }
 
+/* "L=16" or "L=16, walker 1": the scan point of chain k without its temperature */
+static void describe_group(const mcf_run *r, size_t k, char *buf, size_t n)
+{
+    const mcf_setup *s = r->setup;
+    size_t R = (size_t)s->walkers, used = 0;
+    buf[0] = '\0';
+    for (size_t a = 0; a + 1 < s->n_axes && used < n; a++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", a ? " " : "",
+                                 s->axes[a].name, mcf_setup_axis_value(s, a, k / R)->text);
+    if (R > 1 && used < n)
+        snprintf(buf + used, n - used, "%swalker %zu", used ? ", " : "", k % R);
+}
+
+/* Parallel tempering: `# exchange:` lines per neighbouring pair of every group and
+ * `# round trips:` lines per replica in results.tsv; per group one line of summary. */
+static void write_tempering(const mcf_run *r, mcf_text *t, mcf_text *sum)
+{
+    const mcf_tempering *pt = r->pt;
+    const mcf_setup *s = r->setup;
+    size_t R = (size_t)s->walkers, nT = pt->n_temps;
+    mcf_text_printf(t, "# tempering: exchange_every %llu sweeps: neighbouring temperatures "
+                    "of a group (chains differing only in T) swap with probability min(1, "
+                    "exp[(1/T_i - 1/T_j)(E_i - E_j)]), even and odd pairs in turn; counted "
+                    "after thermalization; a round trip is lowest T -> highest T -> lowest T\n",
+                    (unsigned long long)pt->every);
+    for (size_t g = 0; g < pt->n_groups; g++) {
+        size_t c0 = ((g / R) * nT) * R + g % R;
+        char grp[512], pre[520];
+        describe_group(r, c0, grp, sizeof grp);
+        snprintf(pre, sizeof pre, "%s%s", grp, grp[0] ? ": " : "");
+        double amin = INFINITY, amax = -INFINITY;
+        for (size_t j = 0; j + 1 < nT; j++) {
+            uint64_t at = pt->attempts[g * (nT - 1) + j], ac = pt->accepted[g * (nT - 1) + j];
+            double rate = at ? (double)ac / (double)at : NAN;
+            mcf_text_printf(t, "# exchange: %sT %s <-> %s: accepted %llu of %llu (%.4f)\n",
+                            pre, s->axes[s->n_axes - 1].values[pt->order[j]].text,
+                            s->axes[s->n_axes - 1].values[pt->order[j + 1]].text,
+                            (unsigned long long)ac, (unsigned long long)at, rate);
+            if (at && rate < amin)
+                amin = rate;
+            if (at && rate > amax)
+                amax = rate;
+        }
+        uint64_t trips = 0, sweeps = 0;
+        for (size_t j = 0; j < nT; j++) {
+            size_t k = ((g / R) * nT + pt->order[j]) * R + g % R;
+            trips += pt->trips[k];
+            sweeps += pt->trip_sweeps[k];
+            if (pt->trips[k])
+                mcf_text_printf(t, "# round trips: %sreplica starting at T %s: %llu, mean %.1f "
+                                "sweeps\n", pre,
+                                s->axes[s->n_axes - 1].values[pt->order[j]].text,
+                                (unsigned long long)pt->trips[k],
+                                (double)pt->trip_sweeps[k] / (double)pt->trips[k]);
+            else
+                mcf_text_printf(t, "# round trips: %sreplica starting at T %s: 0\n", pre,
+                                s->axes[s->n_axes - 1].values[pt->order[j]].text);
+        }
+        if (g < 24) {
+            mcf_text_printf(sum, "tempering %sexchange acceptance %.3f to %.3f over %zu pairs; "
+                            "%llu round trips", pre, amin, amax, nT - 1,
+                            (unsigned long long)trips);
+            if (trips)
+                mcf_text_printf(sum, ", mean %.0f sweeps", (double)sweeps / (double)trips);
+            mcf_text_printf(sum, "\n");
+        }
+    }
+}
+
 int mcf_results_write(const mcf_run *r, char **summary)
 {
     mcf_text sum = {0};
@@ -245,6 +314,10 @@ int mcf_results_write(const mcf_run *r, char **summary)
                 mcf_text_printf(&t, " %s", obs[r->curve[k]].name);
         mcf_text_printf(&t, "\n");
     }
+
+    mcf_text pt_sum = {0};
+    if (r->pt)
+        write_tempering(r, &t, &pt_sum);
 
     /* rows first into a second buffer so the warnings can precede the header */
     mcf_text rows = {0};
@@ -390,6 +463,20 @@ int mcf_results_write(const mcf_run *r, char **summary)
     }
     free(means);
     free(weights);
+    if (pt_sum.len) {
+        /* the tempering lines go to the terminal with the summary and into the log */
+        mcf_text_printf(&sum, "%s", pt_sum.s);
+        for (char *line = pt_sum.s; line && *line;) {
+            char *nl = strchr(line, '\n');
+            if (nl)
+                *nl = '\0';
+            mcf_log(MCF_LOG_INFO, "%s", line);
+            line = nl ? nl + 1 : NULL;
+        }
+    }
+    if (pt_sum.failed)
+        sum.failed = 1;
+    free(pt_sum.s);
     if (warn.len)
         mcf_text_printf(&t, "%s", warn.s);
     mcf_text_printf(&t, "%s", rows.s ? rows.s : "");

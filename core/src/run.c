@@ -216,6 +216,7 @@ static void chain_release(const mcf_run *r, mcf_chain *c)
     free(c->points);
     free(c->axis);
     free(c->curve_bin_sum);
+    free(c->pending);
     memset(c, 0, sizeof *c);
 }
 
@@ -414,7 +415,7 @@ static int save_checkpoint(mcf_run *r)
     mcf_mpi_gather_bytes(rec.data, rec.size, &all, &size);
     mcf_stream_release(&rec);
     if (r->rank == 0) {
-        rc = mcf_checkpoint_load_records(r, all, size, r->last, r->n_chains,
+        rc = mcf_checkpoint_load_records(r, all, size, r->last, r->n_chains, 0,
                                          "the records gathered from the ranks");
         if (!rc)
             rc = mcf_checkpoint_write_records(r, all, size);
@@ -450,7 +451,8 @@ static int load_checkpoint(mcf_run *r)
     mcf_mpi_bcast_bytes(&records, &size);
     char path[4200];
     snprintf(path, sizeof path, "%s/checkpoint", r->dir);
-    rc = mcf_mpi_agree(mcf_checkpoint_load_records(r, records, size, r->first, r->last, path));
+    rc = mcf_mpi_agree(mcf_checkpoint_load_records(r, records, size, r->first, r->last, 1,
+                                                   path));
     free(records);
     if (!rc)
         r->position = head[1];
@@ -482,6 +484,23 @@ static void chain_record(const mcf_run *r, mcf_chain *c, const double *values)
             csum[at + p] += v[p];
         at += c->points[o];
     }
+}
+
+/* Keeps one measurement of a tempering replica until the chunk's end (0, or -1 when out
+ * of memory). */
+static int chain_pend(mcf_chain *c, const double *values)
+{
+    if (c->pending_rows == c->pending_cap) {
+        size_t cap = c->pending_cap ? 2 * c->pending_cap : 16;
+        double *p = realloc(c->pending, cap * (c->n_values ? c->n_values : 1) * sizeof *p);
+        if (!p)
+            return -1;
+        c->pending = p;
+        c->pending_cap = cap;
+    }
+    memcpy(c->pending + c->pending_rows * c->n_values, values, c->n_values * sizeof *values);
+    c->pending_rows++;
+    return 0;
 }
 
 /* ---- one group of chains advanced in lockstep ----------------------------------------- */
@@ -557,7 +576,11 @@ static int sweep_group(mcf_run *r, group *g, uint64_t sweep)
             } else {
                 ops->reject(c->state, move);
             }
-            if (measuring) {
+            if (measuring && r->pt) {
+                /* tempering: counted for the slot the replica holds, at the chunk's end */
+                c->pending_accepted += (uint64_t)accept;
+                c->pending_proposed++;
+            } else if (measuring) {
                 c->accepted += (uint64_t)accept;
                 c->proposed++;
             } else {
@@ -594,9 +617,294 @@ static int sweep_group(mcf_run *r, group *g, uint64_t sweep)
                                                      s->model_name, chains[k].index));
         }
     }
-    for (size_t k = 0; k < g->n; k++)
-        chain_record(r, &chains[k], g->value_rows[k]);
+    for (size_t k = 0; k < g->n; k++) {
+        if (!r->pt) {
+            chain_record(r, &chains[k], g->value_rows[k]);
+        } else if (chain_pend(&chains[k], g->value_rows[k])) {
+            return group_fail(g, mcf_fail(MCF_ENOMEM, "out of memory for the measurements of "
+                                          "chain %zu", chains[k].index));
+        }
+    }
     return MCF_OK;
+}
+
+/* ---- parallel tempering (run.h: mcf_tempering; docs/architecture.md) ------------------ */
+
+/* The exchange decisions' stream: chains use streams 0 .. n_chains - 1, so the last
+   stream index never meets one of them. */
+#define MCF_EXCHANGE_STREAM UINT64_MAX
+
+/* The chain of group g (other scan point o, walker w: g = o R + w) at temperature index t:
+   temperature is the last axis, so point = o nT + t and chain = point R + w. */
+static size_t pt_chain(const mcf_tempering *pt, size_t R, size_t g, size_t t)
+{
+    return ((g / R) * pt->n_temps + t) * R + g % R;
+}
+
+static double pt_temperature(const mcf_run *r, size_t chain)
+{
+    const mcf_tempering *pt = r->pt;
+    return pt->temps[(chain / (size_t)r->setup->walkers) % pt->n_temps];
+}
+
+static void pt_free(mcf_tempering *pt)
+{
+    if (!pt)
+        return;
+    free(pt->temps);
+    free(pt->order);
+    free(pt->slot);
+    free(pt->replica);
+    free(pt->attempts);
+    free(pt->accepted);
+    free(pt->trips);
+    free(pt->trip_sweeps);
+    free(pt->trip_start);
+    free(pt->trip_state);
+    free(pt->energy);
+    free(pt);
+}
+
+/* Collective.  Replica k starts in slot k; the chains of a group must lay out their
+   measurements alike, since a replica's rows go to another chain's accumulators. */
+static int pt_create(mcf_run *r)
+{
+    const mcf_setup *s = r->setup;
+    size_t n = r->n_chains, R = (size_t)s->walkers;
+    const mcf_axis *ax = &s->axes[s->n_axes - 1]; /* the temperature axis (config.c) */
+    mcf_tempering *pt = calloc(1, sizeof *pt);
+    int rc = MCF_OK;
+    if (pt) {
+        pt->every = (uint64_t)s->exchange_every;
+        pt->n_temps = ax->n;
+        pt->n_groups = n / ax->n;
+        size_t np = pt->n_groups * (pt->n_temps - 1) + 1;
+        pt->temps = malloc(ax->n * sizeof *pt->temps);
+        pt->order = malloc(ax->n * sizeof *pt->order);
+        pt->slot = malloc(n * sizeof *pt->slot);
+        pt->replica = malloc(n * sizeof *pt->replica);
+        pt->attempts = calloc(np, sizeof *pt->attempts);
+        pt->accepted = calloc(np, sizeof *pt->accepted);
+        pt->trips = calloc(n, sizeof *pt->trips);
+        pt->trip_sweeps = calloc(n, sizeof *pt->trip_sweeps);
+        pt->trip_start = calloc(n, sizeof *pt->trip_start);
+        pt->trip_state = calloc(n, sizeof *pt->trip_state);
+        pt->energy = calloc(n, sizeof *pt->energy);
+    }
+    if (!pt || !pt->temps || !pt->order || !pt->slot || !pt->replica || !pt->attempts ||
+        !pt->accepted || !pt->trips || !pt->trip_sweeps || !pt->trip_start ||
+        !pt->trip_state || !pt->energy) {
+        pt_free(pt);
+        return mcf_mpi_agree(mcf_fail(MCF_ENOMEM, "out of memory for parallel tempering"));
+    }
+    r->pt = pt;
+    for (size_t t = 0; t < pt->n_temps; t++) {
+        pt->temps[t] = ax->values[t].r;
+        /* neighbours in temperature, whatever the order of the list: insertion sort,
+           stable, so equal temperatures keep the order of the file */
+        size_t j = t;
+        while (j > 0 && ax->values[pt->order[j - 1]].r > ax->values[t].r) {
+            pt->order[j] = pt->order[j - 1];
+            j--;
+        }
+        pt->order[j] = t;
+    }
+    for (size_t k = 0; k < n; k++)
+        pt->slot[k] = pt->replica[k] = k;
+    mcf_rng_init(&pt->rng, s->seed, MCF_EXCHANGE_STREAM);
+    /* rank 0 knows every chain's layout (share_layouts) */
+    for (size_t g = 0; g < pt->n_groups && r->rank == 0 && !rc; g++) {
+        const mcf_chain *c0 = &r->chains[pt_chain(pt, R, g, 0)];
+        for (size_t t = 1; t < pt->n_temps && !rc; t++) {
+            const mcf_chain *c = &r->chains[pt_chain(pt, R, g, t)];
+            int same = c->n_values == c0->n_values;
+            for (size_t o = 0; o < r->n_declared && same; o++)
+                same = c->points[o] == c0->points[o];
+            if (!same)
+                rc = mcf_fail(MCF_EPLUGIN, "model %s: chains %zu and %zu differ only in "
+                              "temperature but measure curves of different lengths; parallel "
+                              "tempering needs equal layouts (set exchange_every = 0)",
+                              s->model_name, c0->index, c->index);
+        }
+    }
+    return mcf_mpi_agree(rc);
+}
+
+/* Tells owned replica k the temperature of the slot it holds (unless force is 0 and that
+ * is its own, which it was created with). */
+static int pt_set_temperatures(mcf_run *r, size_t k, int force)
+{
+    mcf_chain *c = &r->chains[k];
+    if (!force && r->pt->slot[k] == k)
+        return MCF_OK;
+    double T = pt_temperature(r, r->pt->slot[k]);
+    int rc = r->ops->set_temperature(c->state, T);
+    if (rc)
+        return mcf_fail_prefix(rc, "model %s: set_temperature(%g) (chain %zu)",
+                               r->setup->model_name, T, k);
+    return MCF_OK;
+}
+
+/* Adds a replica's rows and move counts to the accumulators of slot chain c. */
+static void pt_record(mcf_run *r, mcf_chain *c, const double *rows, size_t nrows,
+                      uint64_t accepted, uint64_t proposed)
+{
+    for (size_t i = 0; i < nrows; i++)
+        chain_record(r, c, rows + i * c->n_values);
+    c->accepted += accepted;
+    c->proposed += proposed;
+}
+
+static void pt_clear_pending(mcf_chain *c)
+{
+    c->pending_rows = 0;
+    c->pending_accepted = c->pending_proposed = 0;
+}
+
+/* Collective, at every chunk's end: the measurements of the chunk go to the slots their
+ * replicas held during it (the slots change only between chunks).  A slot gets the rows
+ * of one replica per chunk, in sweep order, so every slot's series is the same whatever
+ * the ranks and threads.  Under MPI the rows for another rank's slot travel in one
+ * allgather: u64 slot, rows, accepted, proposed, values per row, then the rows. */
+static int pt_flush(mcf_run *r)
+{
+    const mcf_tempering *pt = r->pt;
+    if (r->ranks == 1) {
+        for (size_t k = 0; k < r->n_chains; k++) {
+            mcf_chain *c = &r->chains[k];
+            pt_record(r, &r->chains[pt->slot[k]], c->pending, c->pending_rows,
+                      c->pending_accepted, c->pending_proposed);
+            pt_clear_pending(c);
+        }
+        return MCF_OK;
+    }
+    mcf_stream out;
+    mcf_stream_init_writer(&out);
+    int rc = MCF_OK;
+    for (size_t k = r->first; k < r->last && !rc; k++) {
+        mcf_chain *c = &r->chains[k];
+        size_t sl = pt->slot[k];
+        if (sl >= r->first && sl < r->last) {
+            pt_record(r, &r->chains[sl], c->pending, c->pending_rows, c->pending_accepted,
+                      c->pending_proposed);
+        } else if (c->pending_rows || c->pending_proposed) {
+            uint64_t head[5] = {sl, c->pending_rows, c->pending_accepted, c->pending_proposed,
+                                c->n_values};
+            rc = mcf_stream_write(&out, head, sizeof head);
+            if (!rc)
+                rc = mcf_stream_write(&out, c->pending,
+                                      c->pending_rows * c->n_values * sizeof *c->pending);
+        }
+        pt_clear_pending(c);
+    }
+    rc = mcf_mpi_agree(rc);
+    if (rc) {
+        mcf_stream_release(&out);
+        return rc;
+    }
+    unsigned char *all;
+    size_t size;
+    mcf_mpi_allgather_bytes(out.data, out.size, &all, &size);
+    mcf_stream_release(&out);
+    mcf_stream in;
+    mcf_stream_init_reader(&in, all, size);
+    while (in.pos < in.size && !rc) {
+        uint64_t head[5];
+        rc = mcf_stream_read(&in, head, sizeof head);
+        const int own = !rc && head[0] >= r->first && head[0] < r->last;
+        if (rc || head[0] >= r->n_chains || (own && head[4] != r->chains[head[0]].n_values) ||
+            head[1] > (in.size - in.pos) / sizeof(double) / (head[4] ? head[4] : 1)) {
+            rc = mcf_fail(MCF_EINTERNAL, "parallel tempering: a malformed measurement "
+                          "record from the ranks");
+            break;
+        }
+        size_t bytes = (size_t)(head[1] * head[4]) * sizeof(double);
+        if (own) {
+            /* the bytes may be unaligned in the buffer: copy the rows out first */
+            double *rows = malloc(bytes + sizeof(double));
+            if (!rows) {
+                rc = mcf_fail(MCF_ENOMEM, "out of memory for forwarded measurements");
+                break;
+            }
+            memcpy(rows, in.data + in.pos, bytes);
+            pt_record(r, &r->chains[head[0]], rows, (size_t)head[1], head[2], head[3]);
+            free(rows);
+        }
+        in.pos += bytes;
+    }
+    free(all);
+    return mcf_mpi_agree(rc);
+}
+
+/* Collective, every `every` sweeps (a chunk boundary): one exchange round.  The energies
+ * of all replicas reach every rank (allgather); every rank then draws the same decisions
+ * from the exchange stream, so the permutation stays identical without more messages. */
+static int pt_exchange(mcf_run *r)
+{
+    mcf_tempering *pt = r->pt;
+    const mcf_setup *s = r->setup;
+    size_t R = (size_t)s->walkers, nT = pt->n_temps;
+    for (size_t k = r->first; k < r->last; k++)
+        pt->energy[k] = r->ops->energy(r->chains[k].state);
+    if (r->ranks > 1) {
+        unsigned char *all;
+        size_t size;
+        mcf_mpi_allgather_bytes((const unsigned char *)(pt->energy + r->first),
+                                (r->last - r->first) * sizeof *pt->energy, &all, &size);
+        if (size == r->n_chains * sizeof *pt->energy)
+            memcpy(pt->energy, all, size);
+        free(all);
+        if (size != r->n_chains * sizeof *pt->energy)
+            return mcf_mpi_agree(mcf_fail(MCF_EINTERNAL, "parallel tempering: %zu bytes of "
+                                          "energies from the ranks", size));
+    }
+    /* counted from the first round after thermalization, like the chains' acceptance */
+    const int counting = r->position >= (uint64_t)s->thermalize;
+    /* even rounds try the pairs (0,1), (2,3), ... of the temperatures in ascending order,
+       odd rounds (1,2), (3,4), ...: the pairs of a round are disjoint */
+    const size_t parity = (size_t)((r->position / pt->every) % 2);
+    int rc = MCF_OK;
+    for (size_t g = 0; g < pt->n_groups; g++) {
+        for (size_t j = parity; j + 1 < nT; j += 2) {
+            size_t ta = pt->order[j], tb = pt->order[j + 1];
+            size_t a = pt_chain(pt, R, g, ta), b = pt_chain(pt, R, g, tb);
+            size_t ra = pt->replica[a], rb = pt->replica[b];
+            double lr = (1.0 / pt->temps[ta] - 1.0 / pt->temps[tb]) *
+                        (pt->energy[ra] - pt->energy[rb]);
+            double u = mcf_rng_uniform(&pt->rng); /* drawn always: a fixed consumption */
+            int accept = lr >= 0 || u < exp(lr);
+            if (counting) {
+                pt->attempts[g * (nT - 1) + j]++;
+                pt->accepted[g * (nT - 1) + j] += (uint64_t)accept;
+            }
+            if (!accept)
+                continue;
+            pt->replica[a] = rb;
+            pt->replica[b] = ra;
+            pt->slot[ra] = b;
+            pt->slot[rb] = a;
+            if (!rc && ra >= r->first && ra < r->last)
+                rc = pt_set_temperatures(r, ra, 1);
+            if (!rc && rb >= r->first && rb < r->last)
+                rc = pt_set_temperatures(r, rb, 1);
+        }
+        if (!counting)
+            continue;
+        /* round trips: arrival at the lowest T, the highest T, back at the lowest */
+        size_t lo = pt->replica[pt_chain(pt, R, g, pt->order[0])];
+        size_t hi = pt->replica[pt_chain(pt, R, g, pt->order[nT - 1])];
+        if (pt->trip_state[hi] == 1)
+            pt->trip_state[hi] = 2;
+        if (pt->trip_state[lo] == 2) {
+            pt->trips[lo]++;
+            pt->trip_sweeps[lo] += r->position - pt->trip_start[lo];
+        }
+        if (pt->trip_state[lo] != 1) {
+            pt->trip_state[lo] = 1;
+            pt->trip_start[lo] = r->position;
+        }
+    }
+    return mcf_mpi_agree(rc);
 }
 
 /* ---- the run ------------------------------------------------------------------------- */
@@ -617,6 +925,7 @@ static void run_release(mcf_run *r)
     free(r->dir);
     free(r->scalar);
     free(r->curve);
+    pt_free(r->pt);
 }
 
 /* Refuses to start a fresh run over an earlier one (no side effects). */
@@ -760,6 +1069,16 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
                     (size_t)r->ranks - r->n_chains, r->n_chains);
     }
 
+    if (setup->exchange_every > 0) {
+        rc = pt_create(r);
+        if (rc)
+            goto done;
+        if (r->rank == 0)
+            mcf_log(MCF_LOG_INFO, "parallel tempering: every %ld sweeps, exchanges between "
+                    "neighbouring temperatures of %zu temperatures in each of %zu groups",
+                    setup->exchange_every, r->pt->n_temps, r->pt->n_groups);
+    }
+
     if (opt->resume) {
         rc = load_checkpoint(r);
         if (rc == 1) {
@@ -770,6 +1089,12 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
         } else {
             mcf_log(MCF_LOG_INFO, "resumed from the checkpoint at sweep %llu of %llu",
                     (unsigned long long)r->position, (unsigned long long)r->total);
+            /* the replicas continue at the temperatures the checkpoint gave them */
+            for (size_t k = r->first; k < r->last && r->pt && !rc; k++)
+                rc = pt_set_temperatures(r, k, 0);
+            rc = mcf_mpi_agree(rc);
+            if (rc)
+                goto done;
         }
     }
 
@@ -818,6 +1143,9 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
             n = r->total - r->position;
         if (every && n > every - r->position % every)
             n = every - r->position % every;
+        /* an exchange round is a synchronisation point: chunks end there */
+        if (r->pt && n > r->pt->every - r->position % r->pt->every)
+            n = r->pt->every - r->position % r->pt->every;
         double t0 = now_seconds();
         uint64_t pos = r->position;
         if (threads == 1) {
@@ -845,6 +1173,13 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
         if (rc)
             break;
         r->position += n;
+        if (r->pt) {
+            rc = pt_flush(r);
+            if (!rc && r->position % r->pt->every == 0 && r->position < r->total)
+                rc = pt_exchange(r);
+            if (rc)
+                break;
+        }
         double shared[2] = {now_seconds() - t0, (double)stop_signal};
         mcf_mpi_max_doubles(shared, 2);
         double dt = shared[0];

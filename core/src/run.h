@@ -26,7 +26,37 @@ typedef struct mcf_chain {
     double *axis;                /* curve axes, concatenated in curve order */
     size_t curve_values;         /* sum of the curves' lengths */
     double *curve_bin_sum;       /* bins x curve_values sums of the curve values */
+    /* parallel tempering: this replica's measurements and measured-phase move counts of
+       the current chunk, recorded at the chunk's end into the accumulators of the
+       temperature slot it holds (which may be another rank's chain); never checkpointed:
+       empty at every chunk boundary */
+    double *pending;             /* pending_rows x n_values */
+    size_t pending_rows, pending_cap;
+    uint64_t pending_accepted, pending_proposed;
 } mcf_chain;
+
+/* Parallel tempering ([schedule] exchange_every > 0; docs/architecture.md, "Parallel
+ * tempering").  A replica is a chain's model instance and random stream; a slot is a
+ * chain's temperature, parameters and accumulators.  Replica k starts in slot k; exchanges
+ * swap the slots of two replicas of one tempering group (the chains that differ only in
+ * T: one per other scan point and walker).  Every rank holds all of this, identically. */
+typedef struct mcf_tempering {
+    uint64_t every;              /* sweeps between exchange rounds */
+    size_t n_temps, n_groups;    /* temperatures per group; other scan points x walkers */
+    double *temps;               /* n_temps: the temperature axis's values */
+    size_t *order;               /* n_temps: the axis index of the j-th lowest temperature */
+    size_t *slot;                /* n_chains: the slot (chain) replica k holds now */
+    size_t *replica;             /* n_chains: the replica in slot k (inverse of slot) */
+    mcf_rng rng;                 /* decisions: stream (seed, MCF_EXCHANGE_STREAM) */
+    /* counted from the first round after thermalization: pair j of group g (the j-th and
+       (j+1)-th lowest temperatures) at [g * (n_temps - 1) + j] */
+    uint64_t *attempts, *accepted;
+    /* round trips per replica (lowest T -> highest T -> lowest T), in sweeps */
+    uint64_t *trips, *trip_sweeps, *trip_start;
+    uint8_t *trip_state;         /* 0: not yet at the lowest T; 1: left from it; 2: reached
+                                    the highest T since */
+    double *energy;              /* n_chains: scratch for a round */
+} mcf_tempering;
 
 struct mcf_run {
     mcf_setup *setup;            /* borrowed */
@@ -48,6 +78,7 @@ struct mcf_run {
     uint64_t total;              /* thermalize + sweeps */
     uint64_t n_meas;             /* measurements per chain when finished */
     uint64_t config_hash;
+    mcf_tempering *pt;           /* parallel tempering, NULL when off */
 };
 
 /* checkpoint.c: DIR/checkpoint, atomic, versioned, checksummed. */
@@ -59,14 +90,20 @@ int mcf_checkpoint_read(struct mcf_run *r);
  * from the records of all chains in order; the records of a checkpoint file after checking
  * it (1 when there is none; *records owned by the caller, free()); and loading the records
  * of chains [first, last) from all chains' records (a chain without a model instance takes
- * the accumulators only).  origin names the source in messages. */
+ * the accumulators only; tempering: the records end with the tempering state, as in the
+ * file, rather than being the bare chains gathered from the ranks).  origin names the
+ * source in messages. */
 int mcf_checkpoint_records(const struct mcf_run *r, size_t first, size_t last, mcf_stream *out);
 int mcf_checkpoint_write_records(const struct mcf_run *r, const unsigned char *records,
                                  size_t size);
 int mcf_checkpoint_read_file(const struct mcf_run *r, unsigned char **records,
                              size_t *records_size, uint64_t *position);
 int mcf_checkpoint_load_records(struct mcf_run *r, const unsigned char *records, size_t size,
-                                size_t first, size_t last, const char *origin);
+                                size_t first, size_t last, int tempering, const char *origin);
+
+/* checkpoint.c: the tempering state, behind the chains' records (only when on). */
+int mcf_checkpoint_tempering_write(const struct mcf_run *r, mcf_stream *out);
+int mcf_checkpoint_tempering_read(struct mcf_run *r, mcf_stream *in, const char *origin);
 
 /* results.c: DIR/results.tsv, atomic. */
 /* Writes results.tsv and the curve files; *summary (owned by the caller, free()) gets a

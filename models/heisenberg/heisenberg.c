@@ -21,6 +21,8 @@
  *
  * Observables (per site, N sites): energy E/N, abs_m |M|/N, m2 (|M|/N)^2, m4 (|M|/N)^4.
  *
+ * Parallel tempering: set_temperature() sets beta, energy() returns the running energy.
+ *
  * Checkpoint record (host byte order): magic "HSB1", int32 lattice kind, int32 boundary,
  * int64 L, int64 N, 3N doubles of spins, 3 doubles M, double E, int64 refresh counter. */
 #include "mcf/mcf.h"
@@ -263,6 +265,21 @@ static int heis_measure(void *chain, double *values)
     return MCF_OK;
 }
 
+/* Parallel tempering: the moves do not depend on T, so a new temperature is a new beta;
+ * the energy is the running sum (refreshed from the spins every N accepted moves). */
+static int heis_set_temperature(void *chain, double T)
+{
+    if (!(T > 0))
+        return mcf_fail(MCF_EINVAL, "heisenberg: temperature T = %g must be > 0", T);
+    ((heis_chain *)chain)->beta = 1.0 / T;
+    return MCF_OK;
+}
+
+static double heis_energy(const void *chain)
+{
+    return ((const heis_chain *)chain)->energy;
+}
+
 static int heis_save(const void *chain, mcf_stream *out)
 {
     const heis_chain *c = chain;
@@ -380,6 +397,8 @@ static const mcf_model_ops heis_ops = {
     .save = heis_save,
     .load = heis_load,
     .adapt = NULL,
+    .set_temperature = heis_set_temperature,
+    .energy = heis_energy,
 };
 
 static const mcf_plugin_info heis_info = {

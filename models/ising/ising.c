@@ -18,6 +18,10 @@
  * Observables (per site, N = L^2): energy E/N, abs_m |M|/N, m2 (M/N)^2, m4 (M/N)^4, with
  * the roles the core uses for specific heat, susceptibility and the Binder cumulant.
  *
+ * Parallel tempering: set_temperature() changes beta only; energy() is -J B - h M from the
+ * running sums.  The temperature is not in the checkpoint record: the core sets it again
+ * on resume.
+ *
  * Checkpoint record (host byte order): magic "ISG1", int64 L, int32 boundary, int32 0,
  * int64 N, N int8 spins, int64 B, int64 M.  load() checks L, boundary and N against the
  * chain's parameters, that every spin is +-1 and that B and M agree with the spins. */
@@ -221,6 +225,22 @@ static int ising_measure(void *chain, double *values)
     return MCF_OK;
 }
 
+/* Parallel tempering: the core moves the chain to another temperature between sweeps. */
+static int ising_set_temperature(void *chain, double T)
+{
+    if (!(T > 0))
+        return mcf_fail(MCF_EINVAL, "ising: temperature T = %g must be > 0", T);
+    ((ising_chain *)chain)->beta = 1.0 / T;
+    return MCF_OK;
+}
+
+/* The total energy from the running sums: exact at any moment, not only at measurements. */
+static double ising_energy(const void *chain)
+{
+    const ising_chain *c = chain;
+    return -c->J * (double)c->bond_sum - c->h * (double)c->mag;
+}
+
 static int ising_save(const void *chain, mcf_stream *out)
 {
     const ising_chain *c = chain;
@@ -321,6 +341,8 @@ static const mcf_model_ops ising_ops = {
     .save = ising_save,
     .load = ising_load,
     .adapt = NULL,
+    .set_temperature = ising_set_temperature,
+    .energy = ising_energy,
 };
 
 static const mcf_plugin_info ising_info = {

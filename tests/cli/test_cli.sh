@@ -19,6 +19,7 @@ has() { # description, command output file, pattern...
 "$mcf" --help >h.txt && has "--help" h.txt "mcf run CONFIG" "mcf resume DIR" "mcf plugins" "mcf describe NAME" "mcf plot DIR"
 "$mcf" plugins >p.txt 2>/dev/null && has "plugins lists ising and heisenberg" p.txt "^ising *model" "^heisenberg *model"
 "$mcf" describe ising >d.txt && has "describe ising" d.txt "L *= 16" "boundary" "abs_m" "energy"
+"$mcf" describe ising >dpt.txt && has "describe ising: tempering" dpt.txt "exchange_every): supported"
 "$mcf" rnu x.ini 2>u.txt; [ $? -eq 2 ] && has "misspelled command" u.txt "did you mean 'run'" || bad "exit status for unknown command"
 
 cat > bad.ini <<'INI'

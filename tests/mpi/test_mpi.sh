@@ -135,26 +135,34 @@ else
 fi
 cd ..
 
-# --- 3b. SIGTERM to mpirun, which passes it to every rank: resumed on 2 ranks ------------
-mkdir mterm && cd mterm
-mpi 3 "$mcf" run ../long.ini --no-progress >o 2>e &
-job=$!   # the subshell running mpi(): mpirun is its child
-wait_for out/checkpoint
-launcher=$(pgrep -P "$job" | head -n 1)
-kill -TERM "${launcher:-$job}"
-wait "$job"; rc=$?
-stopped=$(grep -o 'stopped by signal 15 at sweep [0-9]*' out/log | awk '{ print $7 }' | sort -u)
-if [ "$rc" -ne 0 ] && [ -n "$stopped" ] && [ ! -e out/results.tsv ]; then
-  ok "SIGTERM to mpirun: the ranks stopped at sweep $stopped (exit status $rc)"
-  if mpi 2 "$mcf" resume out --no-progress >o2 2>e2; then
-    same_files "stopped on 3 ranks by mpirun, resumed on 2" ../lsingle/out out results.tsv \
-      checkpoint
+# term_and_resume DIR INI LABEL: runs INI on 3 ranks in DIR, sends SIGTERM to mpirun
+# (which passes it to every rank) once a checkpoint exists, resumes on 2 ranks, and compares
+# with the uninterrupted single process in lsingle/ (next to DIR)
+term_and_resume() {
+  mkdir "$1" && cd "$1"
+  mpi 3 "$mcf" run "../$2" --no-progress >o 2>e &
+  local job=$!   # the subshell running mpi(): mpirun is its child
+  wait_for out/checkpoint
+  local launcher rc stopped
+  launcher=$(pgrep -P "$job" | head -n 1)
+  kill -TERM "${launcher:-$job}"
+  wait "$job"; rc=$?
+  stopped=$(grep -o 'stopped by signal 15 at sweep [0-9]*' out/log | awk '{ print $7 }' | sort -u)
+  if [ "$rc" -ne 0 ] && [ -n "$stopped" ] && [ ! -e out/results.tsv ]; then
+    ok "$3: SIGTERM to mpirun stopped the ranks at sweep $stopped (exit status $rc)"
+    if mpi 2 "$mcf" resume out --no-progress >o2 2>e2; then
+      same_files "$3: stopped on 3 ranks by mpirun, resumed on 2" ../lsingle/out out \
+        results.tsv checkpoint
+    else
+      bad "$3: resume on 2 ranks failed"; cat e2
+    fi
   else
-    bad "resume on 2 ranks failed"; cat e2
+    bad "$3: SIGTERM to mpirun: exit status $rc, log: $(tail -n 3 out/log)"
   fi
-else
-  bad "SIGTERM to mpirun: exit status $rc, log: $(tail -n 3 out/log)"
-fi
+}
+
+# --- 3b. SIGTERM to mpirun, which passes it to every rank: resumed on 2 ranks ------------
+term_and_resume mterm long.ini "plain run"
 cd ..
 
 # --- 4. a rank killed outright: the job ends, the last checkpoint stays valid ------------
@@ -219,6 +227,45 @@ mpi 2 "$mcf" run ../scan.ini --set model.L=1 --no-progress >o 2>e; rc=$?
   && ok "a refused configuration: one message, exit status 2, no output folder" \
   || { bad "refused configuration under mpirun (exit status $rc)"; cat e; }
 cd ..
+
+# --- 7. parallel tempering: exchanges among chains of different ranks ---------------------
+# 2 L x 2 walkers x 4 temperatures (out of order) = 16 chains, so with 2 or 3 ranks most
+# tempering groups span ranks: energies and forwarded measurements cross ranks every 3
+# sweeps; results and checkpoint must still be the single process's, byte for byte
+mkdir pt && cd pt
+cat > pt.ini <<'INI'
+[run]
+model = ising
+seed = 20261124
+walkers = 2
+output = out
+[schedule]
+thermalize = 300
+sweeps = 3000
+checkpoint_every = 500
+exchange_every = 3
+temperatures = 2.6, 2.0, 2.3, 2.45
+[model]
+L = 8, 12
+INI
+sed 's/^sweeps = 3000/sweeps = 40000/' pt.ini > ptlong.ini
+mkdir single && (cd single && "$mcf" run ../pt.ini --no-progress >o 2>e) \
+  || { cat single/e; bad "tempering: single-process run failed"; }
+for np in 1 2 3; do
+  mkdir np$np
+  if (cd np$np && mpi "$np" "$mcf" run ../pt.ini --no-progress >o 2>e); then
+    same_files "tempering, mpirun -np $np" single/out np$np/out results.tsv checkpoint
+  else
+    bad "tempering: mpirun -np $np failed"; cat np$np/e
+  fi
+done
+grep -q '^# exchange: L=8, walker 0: T 2.0 <-> 2.3' single/out/results.tsv \
+  && ok "tempering: results.tsv has the exchange lines" || bad "tempering: no exchange lines"
+# stopped on 3 ranks by SIGTERM to mpirun, resumed on 2
+mkdir lsingle && (cd lsingle && "$mcf" run ../ptlong.ini --no-progress >o 2>e) \
+  || { cat lsingle/e; bad "tempering: long single-process run failed"; }
+term_and_resume term ptlong.ini tempering
+cd ../..
 
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]

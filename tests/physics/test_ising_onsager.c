@@ -30,19 +30,10 @@
 #include "physics_util.h"
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_mode.h>
-#include <gsl/gsl_sf_ellint.h>
+
+#include "ising_exact.h" /* onsager_energy(), shared with test_tempering */
 
 #define LSIZE 48
-
-static double onsager_energy(double T)
-{
-    const double K = 1.0 / T; /* J = 1 */
-    const double k = 2.0 * sinh(2 * K) / (cosh(2 * K) * cosh(2 * K));
-    const double th = tanh(2 * K);
-    const double K1 = gsl_sf_ellint_Kcomp(k, GSL_PREC_DOUBLE);
-    return -1.0 / tanh(2 * K) * (1.0 + (2.0 / M_PI) * (2.0 * th * th - 1.0) * K1);
-}
 
 static double onsager_magnetization(double T)
 {

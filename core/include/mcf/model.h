@@ -134,6 +134,17 @@ typedef struct mcf_model_ops {
 
     /* Appended (read only when struct_size covers it). */
     int evaluator_kind; /* MCF_PLUGIN_FERMION_EVALUATOR or MCF_PLUGIN_ORBITAL_EVALUATOR: the kind `evaluator = auto` looks for; 0: the model takes no evaluator */
+
+    /* Appended for parallel tempering ([schedule] exchange_every > 0; both required then,
+     * read only when struct_size covers them).  The core swaps temperatures, not
+     * configurations, between chains that differ only in T:
+     * set_temperature() makes the chain sample exp(-H/T) from its next move on (T > 0; a
+     * nonzero return stops the run with the message), and energy() returns the total
+     * energy H of the current configuration (not per unit: the exchange acceptance is
+     * min(1, exp[(1/T_i - 1/T_j)(E_i - E_j)])).  energy() is asked between sweeps, when
+     * the last measurement may be sweeps old; it must not change the chain. */
+    int (*set_temperature)(void *chain, double T);
+    double (*energy)(const void *chain);
 } mcf_model_ops;
 
 #ifdef __cplusplus
