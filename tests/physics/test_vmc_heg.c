@@ -24,7 +24,8 @@
  * (e) the blip evaluator gives the same energy (see test_blip).
  * (g) polarized = true: the same identities for the spin-polarized gas (test_polarized).
  * (d) refusals: N = 16 (not a closed shell: the message names 14 and 38), rs = 0, a
- *     Jastrow cutoff beyond L/2.
+ *     Jastrow cutoff beyond L/2, determinants = evaluator with an evaluator without the
+ *     determinant ops.
  * (f) move = qs (quasi-simultaneous updating) against move = pbp: the bias is measured and
  *     printed; only completion, a finite energy and acceptance in (0, 1) are asserted (the
  *     scheme is not exact; see test_qs). */
@@ -203,6 +204,10 @@ static void test_refusals(void)
     expect_refusal("vmc_heg_rs0", "rs = 0\n", (const char *const[]){"rs", NULL});
     expect_refusal("vmc_heg_cutoff", "jastrow = rpa\njastrow_cutoff = 5\n",
                    (const char *const[]){"jastrow_cutoff", "L/2", "config.ini", NULL});
+    /* planewave keeps no determinants (blip-cuda does): asking it to is refused */
+    expect_refusal("vmc_heg_dets", "determinants = evaluator\n",
+                   (const char *const[]){"determinants = evaluator", "planewave",
+                                         "blip-cuda", "auto or model", NULL});
 }
 
 /* (f) move = qs, quasi-simultaneous updating: every electron's Metropolis ratio is taken
