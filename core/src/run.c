@@ -334,6 +334,22 @@ static void count_moves(const mcf_run *r, uint64_t counts[2])
 
 /* ---- ranks (mcf_mpi.h): rank 0 keeps a copy, without model, of every other chain ---- */
 
+/* The ranks agree on rc (each rank's status while it wrote *out); on success every rank's
+ * bytes go to rank 0 (to_all = 0) or to every rank (1) in rank order, into *all (malloc'ed,
+ * the caller frees; NULL on ranks that get nothing).  *out is released either way. */
+static int send_stream(int rc, mcf_stream *out, int to_all, unsigned char **all, size_t *size)
+{
+    rc = mcf_mpi_agree(rc);
+    if (!rc) {
+        if (to_all)
+            mcf_mpi_allgather_bytes(out->data, out->size, all, size);
+        else
+            mcf_mpi_gather_bytes(out->data, out->size, all, size);
+    }
+    mcf_stream_release(out);
+    return rc;
+}
+
 /* Collective: rank 0 learns the layout (units, curve points and axes) of the chains the
  * other ranks created, and sets up their copies: results.tsv needs it, the checkpoint
  * records do not carry it. */
@@ -353,15 +369,10 @@ static int share_layouts(mcf_run *r)
         if (!rc && c->curve_values)
             rc = mcf_stream_write(&out, c->axis, c->curve_values * sizeof *c->axis);
     }
-    rc = mcf_mpi_agree(rc);
-    if (rc) {
-        mcf_stream_release(&out);
-        return rc;
-    }
     unsigned char *all;
     size_t size;
-    mcf_mpi_gather_bytes(out.data, out.size, &all, &size);
-    mcf_stream_release(&out);
+    if ((rc = send_stream(rc, &out, 0, &all, &size)))
+        return rc;
     if (r->rank == 0) {
         mcf_stream in;
         mcf_stream_init_reader(&in, all, size);
@@ -797,15 +808,10 @@ static int pt_flush(mcf_run *r)
         }
         pt_clear_pending(c);
     }
-    rc = mcf_mpi_agree(rc);
-    if (rc) {
-        mcf_stream_release(&out);
-        return rc;
-    }
     unsigned char *all;
     size_t size;
-    mcf_mpi_allgather_bytes(out.data, out.size, &all, &size);
-    mcf_stream_release(&out);
+    if ((rc = send_stream(rc, &out, 1, &all, &size)))
+        return rc;
     mcf_stream in;
     mcf_stream_init_reader(&in, all, size);
     while (in.pos < in.size && !rc) {
