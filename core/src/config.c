@@ -720,7 +720,7 @@ done:
 
 /* [schedule] exchange_every > 0: tempering needs a temperature axis of >= 2 values (the
  * last axis, so the chains of one tempering group are nT consecutive scan points) and a
- * model with set_temperature and energy. */
+ * model with set_temperature and energy or exchange_action. */
 static int check_tempering(const mcf_config *c, const mcf_setup *s)
 {
     const mcf_config_entry *e = mcf_config_find(c, "schedule", "exchange_every");
@@ -738,11 +738,11 @@ static int check_tempering(const mcf_config *c, const mcf_setup *s)
                         "= 0", where, s->exchange_every,
                         nT ? "has a single value" : "is not given");
     const mcf_model_ops *mops = s->model->info->ops;
-    if (mops->struct_size < offsetof(mcf_model_ops, energy) + sizeof mops->energy ||
-        !mops->set_temperature || !mops->energy)
+    if (!mcf_model_tempering(mops))
         return mcf_fail(MCF_EINVAL, "%s: [schedule] exchange_every = %ld: model '%s' does not "
-                        "support parallel tempering (its plugin has no set_temperature and "
-                        "energy ops); set exchange_every = 0", where, s->exchange_every,
+                        "support parallel tempering (its plugin has no set_temperature with "
+                        "energy or exchange_action ops); set exchange_every = 0", where,
+                        s->exchange_every,
                         s->model_name);
     return MCF_OK;
 }

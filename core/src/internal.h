@@ -106,6 +106,11 @@ int mcf_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
 /* The search path as a colon-separated string (static buffer). */
 const char *mcf_plugin_search_path(void);
 const char *mcf_plugin_kind_name(int kind);
+/* How a model's parallel tempering weighs an exchange (mcf/model.h): 0 not supported,
+ * MCF_TEMPERING_ENERGY (set_temperature + energy: exp(-H/T)), MCF_TEMPERING_ACTION
+ * (set_temperature + exchange_action, which wins when both are there). */
+enum { MCF_TEMPERING_NONE, MCF_TEMPERING_ENERGY, MCF_TEMPERING_ACTION };
+int mcf_model_tempering(const mcf_model_ops *ops);
 
 /* ---- a validated run setup (config.c) --------------------------------------------- */
 typedef struct mcf_axis {

@@ -191,10 +191,12 @@ static int cmd_describe(int argc, char **argv)
                    mcf_plugin_kind_name(kind));
         else
             printf("evaluator: none (the model takes no evaluator)\n\n");
-        int pt = mops->struct_size >= offsetof(mcf_model_ops, energy) + sizeof mops->energy &&
-                 mops->set_temperature && mops->energy;
+        int pt = mcf_model_tempering(mops);
         printf("parallel tempering ([schedule] exchange_every): %s\n\n",
-               pt ? "supported" : "not supported");
+               pt == MCF_TEMPERING_ACTION   ? "supported (exchange weight from the model's "
+                                              "action at the other temperature)"
+               : pt == MCF_TEMPERING_ENERGY ? "supported"
+                                            : "not supported");
     }
     const char *section = in->kind == MCF_PLUGIN_MODEL ? "model" : "evaluator";
     printf("parameters ([%s] section):\n", section);

@@ -123,6 +123,18 @@ static int check_model_ops(const char *path, const mcf_model_ops *ops)
     return MCF_OK;
 }
 
+int mcf_model_tempering(const mcf_model_ops *ops)
+{
+    if (ops->struct_size < offsetof(mcf_model_ops, energy) + sizeof ops->energy ||
+        !ops->set_temperature)
+        return MCF_TEMPERING_NONE;
+    if (ops->struct_size >= offsetof(mcf_model_ops, exchange_action) +
+                                sizeof ops->exchange_action &&
+        ops->exchange_action)
+        return MCF_TEMPERING_ACTION;
+    return ops->energy ? MCF_TEMPERING_ENERGY : MCF_TEMPERING_NONE;
+}
+
 /* the first fermion-evaluator ABI ends with occupation; delta_action was appended */
 #define FERMION_OPS_MIN_SIZE (offsetof(mcf_fermion_ops, occupation) + sizeof(void *))
 

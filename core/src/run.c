@@ -673,6 +673,10 @@ static void pt_free(mcf_tempering *pt)
     free(pt->trip_start);
     free(pt->trip_state);
     free(pt->energy);
+    free(pt->batch_chain);
+    free(pt->batch_state);
+    free(pt->batch_T);
+    free(pt->batch_dS);
     free(pt);
 }
 
@@ -701,10 +705,16 @@ static int pt_create(mcf_run *r)
         pt->trip_start = calloc(n, sizeof *pt->trip_start);
         pt->trip_state = calloc(n, sizeof *pt->trip_state);
         pt->energy = calloc(n, sizeof *pt->energy);
+        pt->weigh = mcf_model_tempering(r->ops);
+        pt->batch_chain = calloc(n, sizeof *pt->batch_chain);
+        pt->batch_state = calloc(n, sizeof *pt->batch_state);
+        pt->batch_T = calloc(n, sizeof *pt->batch_T);
+        pt->batch_dS = calloc(n, sizeof *pt->batch_dS);
     }
     if (!pt || !pt->temps || !pt->order || !pt->slot || !pt->replica || !pt->attempts ||
         !pt->accepted || !pt->trips || !pt->trip_sweeps || !pt->trip_start ||
-        !pt->trip_state || !pt->energy) {
+        !pt->trip_state || !pt->energy || !pt->batch_chain || !pt->batch_state ||
+        !pt->batch_T || !pt->batch_dS) {
         pt_free(pt);
         return mcf_mpi_agree(mcf_fail(MCF_ENOMEM, "out of memory for parallel tempering"));
     }
@@ -842,16 +852,79 @@ static int pt_flush(mcf_run *r)
     return mcf_mpi_agree(rc);
 }
 
+/* The numbers one exchange round of `parity` needs from this process's replicas, into
+ * pt->energy[first, last): with energy() the energies; with exchange_action() dS_k =
+ * S_k(T') - S_k(T) at the temperature T' of the slot its own is paired with this round (0
+ * for a replica whose slot is not paired), all of the process's in one call. */
+static int pt_round_weights(mcf_run *r, size_t parity)
+{
+    mcf_tempering *pt = r->pt;
+    size_t R = (size_t)r->setup->walkers, nT = pt->n_temps;
+    if (pt->weigh == MCF_TEMPERING_ENERGY) {
+        for (size_t k = r->first; k < r->last; k++)
+            pt->energy[k] = r->ops->energy(r->chains[k].state);
+        return MCF_OK;
+    }
+    size_t cnt = 0;
+    for (size_t k = r->first; k < r->last; k++)
+        pt->energy[k] = 0.0;
+    for (size_t g = 0; g < pt->n_groups; g++)
+        for (size_t j = parity; j + 1 < nT; j += 2) {
+            size_t ta = pt->order[j], tb = pt->order[j + 1];
+            size_t ra = pt->replica[pt_chain(pt, R, g, ta)];
+            size_t rb = pt->replica[pt_chain(pt, R, g, tb)];
+            if (ra >= r->first && ra < r->last) {
+                pt->batch_chain[cnt] = ra;
+                pt->batch_state[cnt] = r->chains[ra].state;
+                pt->batch_T[cnt++] = pt->temps[tb];
+            }
+            if (rb >= r->first && rb < r->last) {
+                pt->batch_chain[cnt] = rb;
+                pt->batch_state[cnt] = r->chains[rb].state;
+                pt->batch_T[cnt++] = pt->temps[ta];
+            }
+        }
+    if (!cnt)
+        return MCF_OK;
+    int rc = r->ops->exchange_action(pt->batch_state, cnt, pt->batch_T, pt->batch_dS);
+    if (rc)
+        return mcf_fail_prefix(rc, "model %s: exchange_action for %zu chains (chains %zu..)",
+                               r->setup->model_name, cnt, pt->batch_chain[0]);
+    for (size_t i = 0; i < cnt; i++) {
+        if (!isfinite(pt->batch_dS[i]))
+            return mcf_fail(MCF_EPLUGIN, "model %s: exchange_action gave dS = %g for chain "
+                            "%zu at T = %g", r->setup->model_name, pt->batch_dS[i],
+                            pt->batch_chain[i], pt->batch_T[i]);
+        pt->energy[pt->batch_chain[i]] = pt->batch_dS[i];
+    }
+    return MCF_OK;
+}
+
+/* Collective, before the first sweep of a run or resume with exchange_action: the round
+ * that comes next is weighed once and forgotten, so that a refusal (an evaluator that
+ * cannot give the action exactly, say) stops the run before hours of sweeps. */
+static int pt_check_weights(mcf_run *r)
+{
+    if (r->pt->weigh != MCF_TEMPERING_ACTION)
+        return MCF_OK;
+    return mcf_mpi_agree(pt_round_weights(r, (size_t)((r->position / r->pt->every) % 2)));
+}
+
 /* Collective, every `every` sweeps (a chunk boundary): one exchange round.  The energies
- * of all replicas reach every rank (allgather); every rank then draws the same decisions
- * from the exchange stream, so the permutation stays identical without more messages. */
+ * (or action changes) of all replicas reach every rank (allgather); every rank then draws
+ * the same decisions from the exchange stream, so the permutation stays identical without
+ * more messages. */
 static int pt_exchange(mcf_run *r)
 {
     mcf_tempering *pt = r->pt;
     const mcf_setup *s = r->setup;
     size_t R = (size_t)s->walkers, nT = pt->n_temps;
-    for (size_t k = r->first; k < r->last; k++)
-        pt->energy[k] = r->ops->energy(r->chains[k].state);
+    /* even rounds try the pairs (0,1), (2,3), ... of the temperatures in ascending order,
+       odd rounds (1,2), (3,4), ...: the pairs of a round are disjoint */
+    const size_t parity = (size_t)((r->position / pt->every) % 2);
+    int rc = mcf_mpi_agree(pt_round_weights(r, parity));
+    if (rc)
+        return rc;
     if (r->ranks > 1) {
         unsigned char *all;
         size_t size;
@@ -866,17 +939,15 @@ static int pt_exchange(mcf_run *r)
     }
     /* counted from the first round after thermalization, like the chains' acceptance */
     const int counting = r->position >= (uint64_t)s->thermalize;
-    /* even rounds try the pairs (0,1), (2,3), ... of the temperatures in ascending order,
-       odd rounds (1,2), (3,4), ...: the pairs of a round are disjoint */
-    const size_t parity = (size_t)((r->position / pt->every) % 2);
-    int rc = MCF_OK;
     for (size_t g = 0; g < pt->n_groups; g++) {
         for (size_t j = parity; j + 1 < nT; j += 2) {
             size_t ta = pt->order[j], tb = pt->order[j + 1];
             size_t a = pt_chain(pt, R, g, ta), b = pt_chain(pt, R, g, tb);
             size_t ra = pt->replica[a], rb = pt->replica[b];
-            double lr = (1.0 / pt->temps[ta] - 1.0 / pt->temps[tb]) *
-                        (pt->energy[ra] - pt->energy[rb]);
+            double lr = pt->weigh == MCF_TEMPERING_ACTION
+                            ? -(pt->energy[ra] + pt->energy[rb])
+                            : (1.0 / pt->temps[ta] - 1.0 / pt->temps[tb]) *
+                                  (pt->energy[ra] - pt->energy[rb]);
             double u = mcf_rng_uniform(&pt->rng); /* drawn always: a fixed consumption */
             int accept = lr >= 0 || u < exp(lr);
             if (counting) {
@@ -1129,6 +1200,8 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
         }
     }
     rc = mcf_mpi_agree(rc);
+    if (!rc && r->pt)
+        rc = pt_check_weights(r);
     if (rc)
         goto done;
 

@@ -55,7 +55,12 @@ typedef struct mcf_tempering {
     uint64_t *trips, *trip_sweeps, *trip_start;
     uint8_t *trip_state;         /* 0: not yet at the lowest T; 1: left from it; 2: reached
                                     the highest T since */
-    double *energy;              /* n_chains: scratch for a round */
+    double *energy;              /* n_chains: a round's energies or action changes */
+    int weigh;                   /* MCF_TEMPERING_ENERGY or _ACTION (internal.h) */
+    /* exchange_action's batch (n_chains each): chain, state, T' and dS */
+    size_t *batch_chain;
+    void **batch_state;
+    double *batch_T, *batch_dS;
 } mcf_tempering;
 
 struct mcf_run {

@@ -19,6 +19,10 @@
  *   delta_action  GFMC for the whole batch of chains in one kernel launch (Lorentz
  *                 kernel, energy_points nodes, optional two-point extrapolation), the
  *                 same estimator as kpm; the resolution warning as kpm's.
+ *   action        kpm's (vectors = 0 required): the exact trace by device unit-vector
+ *                 moments, once per workspace and call, then the plain Chebyshev series of
+ *                 every point on the host (kpm_action_series); err = dim times the dropped
+ *                 coefficients' magnitudes.  Equal to kpm's up to the moments' rounding.
  *
  * Double precision throughout.  A machine without a usable device makes create() fail
  * with MCF_EDEVICE and the reason; [run] evaluator = auto then takes the CPU plugin

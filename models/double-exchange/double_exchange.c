@@ -77,6 +77,18 @@
  * measure_batch() calls occupation() once for all chains of a batch that share (mu, T)
  * (the op takes one mu and one T; a temperature scan gives one call per temperature).
  *
+ * Parallel tempering ([schedule] exchange_every = k; mcf/model.h).  set_temperature()
+ * changes the chain's T (mu stays), and exchange_action() gives dS = S_eff(T') - S_eff(T)
+ * of the chain's current Hamiltonian from the evaluator's action() at the two points (T, mu)
+ * and (T', mu) (one call for the batch): the weight is exp(-S_eff) with no spin-only term,
+ * so the swap of two replicas' temperatures is accepted with min(1, exp(-dS_a - dS_b)).
+ * The evaluator must give S_eff deterministically — ed, or kpm/kpm-cuda with [evaluator]
+ * vectors = 0 (the exact trace of the Chebyshev series of the log-Fermi function; its cost
+ * is about dim / 2 GFMC moves, once per chain per exchange round) — and a stochastic one is
+ * refused before the first sweep.  When the evaluator's truncation bound on dS exceeds
+ * 0.01 the chain warns once (raise moments).  The GFMC moves keep their own truncation
+ * (Lorentz kernel); both approach the exact weight as M grows.
+ *
  * Random numbers.  The chain's stream (the core's) draws the initial spins and the moves;
  * the measurement stream (seed, DE_MEASURE_STREAM + chain index), kept in the chain and
  * saved, feeds the random vectors of a stochastic evaluator's occupation().
@@ -205,7 +217,9 @@ typedef struct de_chain {
     void **b_ws;
     const mcf_local_change **b_change;
     mcf_rng **b_rng;
-    double *b_num;             /* 5 cap doubles: T, mu, dS / density, energy, spare */
+    double *b_num;             /* 8 cap doubles: T, mu, dS / density, energy, or the
+                                  2 x 4 of exchange_action (T, mu, S, err per point) */
+    int warned_exchange;       /* the truncation warning of exchange_action was given */
     size_t *b_idx;
     /* the optional DOS curve */
     long dos_every;            /* 0: off */
@@ -540,7 +554,7 @@ static int de_reserve(de_chain *c, size_t n)
     mcf_rng **rng = realloc(c->b_rng, n * sizeof *rng);
     if (rng)
         c->b_rng = rng;
-    double *num = realloc(c->b_num, 5 * n * sizeof *num);
+    double *num = realloc(c->b_num, 8 * n * sizeof *num);
     if (num)
         c->b_num = num;
     size_t *idx = realloc(c->b_idx, n * sizeof *idx);
@@ -1023,6 +1037,75 @@ static int de_measure_batch(void *const *chains, size_t n, double *const *values
     return de_measure_dos(chains, n, values);
 }
 
+/* ---- parallel tempering (mcf/model.h) ------------------------------------------------- */
+
+/* The chain samples exp(-S_eff) at temperature T from its next move on (mu stays). */
+static int de_set_temperature(void *chain, double T)
+{
+    de_chain *c = chain;
+    if (!(T > 0.0) || !isfinite(T))
+        return mcf_fail(MCF_EINVAL, "double-exchange: set_temperature(%g) (chain %llu): the "
+                        "temperature must be positive and finite", T,
+                        (unsigned long long)c->chain_index);
+    c->T = T;
+    return MCF_OK;
+}
+
+/* A bound on |dS - dS_exact| above which exchange_action warns: the exchange acceptance
+ * exp(-dS_a - dS_b) is then off by more than about 1%. */
+#define DE_EXCHANGE_ERR 0.01
+
+/* dS[k] = S_eff(T_new[k]) - S_eff(T_k) of chain k's Hamiltonian at its mu (the weight is
+ * exp(-S_eff) and there is no spin-only energy): one action() call for the batch, two
+ * points per chain.  The evaluator must give the action deterministically (ed; kpm with
+ * vectors = 0): a noisy estimate would bias every exchange. */
+static int de_exchange_action(void *const *chains, size_t n, const double *T_new, double *dS)
+{
+    if (n == 0)
+        return MCF_OK;
+    de_chain *c0 = chains[0];
+    const mcf_fermion_ops *ev = c0->ev;
+    if (ev->struct_size < offsetof(mcf_fermion_ops, action) + sizeof ev->action ||
+        !ev->action)
+        return mcf_fail(MCF_EINVAL, "double-exchange: parallel tempering ([schedule] "
+                        "exchange_every) needs the fermion action at another temperature, "
+                        "but evaluator %s has no action op; use evaluator = ed, kpm or "
+                        "kpm-cuda (with [evaluator] vectors = 0), or set exchange_every = 0",
+                        c0->ev_name);
+    int rc = de_reserve(c0, 2 * n);
+    if (rc)
+        return rc;
+    double *T = c0->b_num, *mu = T + 2 * n, *S = mu + 2 * n, *err = S + 2 * n;
+    for (size_t k = 0; k < n; k++) {
+        const de_chain *c = chains[k];
+        if (c->ev != ev)
+            return mcf_fail(MCF_EINTERNAL, "double-exchange: chains of one batch use different "
+                            "evaluators (a bug, please report it)");
+        c0->b_ws[k] = c->ws;
+        T[2 * k] = c->T;
+        T[2 * k + 1] = T_new[k];
+        mu[2 * k] = mu[2 * k + 1] = c->mu;
+    }
+    rc = ev->action(c0->b_ws, n, 2, T, mu, S, err);
+    if (rc)
+        return mcf_fail_prefix(rc, "double-exchange: evaluator %s: action (parallel "
+                               "tempering)", c0->ev_name);
+    for (size_t k = 0; k < n; k++) {
+        de_chain *c = chains[k];
+        dS[k] = S[2 * k + 1] - S[2 * k];
+        const double bound = err[2 * k] + err[2 * k + 1];
+        if (bound > DE_EXCHANGE_ERR && !c->warned_exchange) {
+            c->warned_exchange = 1;
+            mcf_log(MCF_LOG_WARN, "double-exchange: chain %llu: the evaluator's truncation "
+                    "bound on the action change between T = %g and %g is %.3g (> %g): "
+                    "exchanges are biased by up to a factor exp(%.3g); raise [evaluator] "
+                    "moments", (unsigned long long)c->chain_index, c->T, T_new[k], bound,
+                    DE_EXCHANGE_ERR, bound);
+        }
+    }
+    return MCF_OK;
+}
+
 static size_t de_curve_points(const void *chain, size_t index, double *axis)
 {
     const de_chain *c = chain;
@@ -1175,6 +1258,9 @@ static const mcf_model_ops de_ops = {
     .curve_points = de_curve_points,
     .measure_batch = de_measure_batch,
     .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
+    .set_temperature = de_set_temperature,
+    .energy = NULL,
+    .exchange_action = de_exchange_action,
 };
 
 static const mcf_plugin_info de_info = {

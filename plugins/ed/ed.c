@@ -12,8 +12,8 @@
  *   Green     G_rr(E)   = sum_k |psi_k(r)|^2 / (E - eps_k + i eta)
  *   density   n         = (1/dim) sum_k f(eps_k)
  *   energy    e         = (1/dim) sum_k eps_k f(eps_k)
- *   action    dS        = S_eff(H + Delta) - S_eff(H),
- *                         S_eff(H) = -sum_k log(1 + exp(-(eps_k - mu) / T))
+ *   action    S         = S_eff(H) = -sum_k log(1 + exp(-(eps_k - mu) / T))
+ *   delta     dS        = S_eff(H + Delta) - S_eff(H)
  *
  * with g the normalized Gaussian of width sigma = `broadening`,
  * g(x) = exp(-x^2 / (2 sigma^2)) / (sqrt(2 pi) sigma), and eta = sigma.  Note that
@@ -24,6 +24,14 @@
  * function 1 / (1 + exp((E - mu) / T)), evaluated as exp(-x) / (1 + exp(-x)) for x > 0
  * (no overflow for any |E - mu| / T), and at T = 0 the step 1 (E < mu), 1/2 (E = mu),
  * 0 (E > mu).
+ *
+ * Action (action).  From the cached eigenvalues (the cache of dos/delta_action: no new
+ * diagonalization for a known h->version), for m points (T, mu) per workspace:
+ * S = -sum_k softplus(y_k), y_k = (mu - eps_k) / T, softplus(y) = log(1 + e^y) evaluated as
+ * max(y, 0) + log1p(exp(-|y|)) (no overflow for any T > 0), added with Neumaier's
+ * compensated summation in level order; err (when not NULL) is 0: the only error is the
+ * eigensolver's (see below: ~3e-15 ||H|| per level, times the occupied levels / T) and
+ * rounding.  T, mu and the arrays are checked before any work, naming workspace and point.
  *
  * Action differences (delta_action).  The action is a sum over every level, not per state.
  * The eigenvalues of H come from the cache below; those of H' = H + Delta are computed
@@ -68,8 +76,9 @@
  *
  * Laziness.  A workspace remembers h->version of its last diagonalization (eigenvalues
  * only, or with eigenvectors) and diagonalizes again only when the version changed or
- * eigenvectors are needed for the first time; delta_action shares that cache, so calls
- * for many changes of one H diagonalize H once and H' once per call.  Before diagonalizing
+ * eigenvectors are needed for the first time; delta_action and action share that cache,
+ * so calls for many changes of one H diagonalize H once and H' once per call, and action
+ * diagonalizes nothing for a known version.  Before diagonalizing
  * it checks the Hamiltonian (mcf_hamiltonian_check), so a corrupted table is refused
  * instead of giving wrong numbers.  Like every op, it trusts h->version: a Hamiltonian
  * edited without a version bump is a stale cache (and delta_action would then pair the old
@@ -92,7 +101,7 @@
  * calling thread, naming the workspace's index in the batch.  Each workspace's numbers are
  * computed by one thread in a fixed order, so a batch reproduces single calls bit for bit.
  * delta_action checks every change, T and mu before any work, naming the workspace (also
- * in a batch of one). */
+ * in a batch of one); action checks every T and mu likewise, naming workspace and point. */
 #include "mcf/mcf.h"
 
 #include <float.h>
@@ -618,9 +627,36 @@ static int ed_delta_one(ed_ws *w, const mcf_local_change *c, double T, double mu
     return MCF_OK;
 }
 
+/* S_eff of the cached spectrum at m points (T, mu checked by the caller) */
+static int ed_action_one(ed_ws *w, size_t m, const double *T, const double *mu, double *S,
+                         double *err)
+{
+    int rc = ed_diagonalize(w, 0);
+    if (rc)
+        return rc;
+    for (size_t p = 0; p < m; p++) {
+        double sum = 0.0, comp = 0.0;
+        for (size_t k = 0; k < w->dim; k++) {
+            const double y = (mu[p] - w->eval[k]) / T[p];
+            const double term = -(fmax(y, 0.0) + ed_log1p_exp_neg(fabs(y)));
+            const double t = sum + term;
+            comp += fabs(sum) >= fabs(term) ? (sum - t) + term : (term - t) + sum;
+            sum = t;
+        }
+        S[p] = sum + comp;
+        if (err)
+            err[p] = 0.0;
+        if (!isfinite(S[p]))
+            return mcf_fail(MCF_EINVAL, "ed: action: point %zu: the action is not finite "
+                            "(T = %g, mu = %g, levels from %g to %g): use a larger T", p,
+                            T[p], mu[p], w->eval[0], w->eval[w->dim - 1]);
+    }
+    return MCF_OK;
+}
+
 /* ---- batches ---------------------------------------------------------------------- */
 
-enum { ED_DOS, ED_LDOS, ED_GREEN, ED_OCC, ED_DELTA };
+enum { ED_DOS, ED_LDOS, ED_GREEN, ED_OCC, ED_DELTA, ED_ACTION };
 
 typedef struct ed_request {
     int what;
@@ -633,6 +669,8 @@ typedef struct ed_request {
     const mcf_local_change *const *changes; /* delta_action: per workspace */
     const double *Ts, *mus;
     double *dS;
+    size_t m;                  /* action: points per workspace (Ts, mus, S, err: n m) */
+    double *S, *err;
 } ed_request;
 
 static void ed_run_one(ed_ws *w, const ed_request *q, size_t k)
@@ -649,6 +687,10 @@ static void ed_run_one(ed_ws *w, const ed_request *q, size_t k)
         break;
     case ED_OCC: rc = ed_occupation_one(w, q->mu, q->T, &q->density[k], &q->energy[k]); break;
     case ED_DELTA: rc = ed_delta_one(w, q->changes[k], q->Ts[k], q->mus[k], &q->dS[k]); break;
+    case ED_ACTION:
+        rc = ed_action_one(w, q->m, q->Ts + k * q->m, q->mus + k * q->m, q->S + k * q->m,
+                           q->err ? q->err + k * q->m : NULL);
+        break;
     }
     w->rc = rc;
     if (rc)
@@ -656,7 +698,7 @@ static void ed_run_one(ed_ws *w, const ed_request *q, size_t k)
 }
 
 static const char *const ed_op_names[] = {"dos", "ldos", "green", "occupation",
-                                          "delta_action"};
+                                          "delta_action", "action"};
 
 /* delta_action's input, checked on the calling thread before any work. */
 static int ed_delta_check(void *const *ws, size_t n, const ed_request *q)
@@ -681,6 +723,27 @@ static int ed_delta_check(void *const *ws, size_t n, const ed_request *q)
     return MCF_OK;
 }
 
+/* action's input, checked on the calling thread before any work. */
+static int ed_action_check(size_t n, const ed_request *q)
+{
+    for (size_t k = 0; k < n; k++)
+        for (size_t p = 0; p < q->m; p++) {
+            const double T = q->Ts[k * q->m + p], mu = q->mus[k * q->m + p];
+            if (!(T > 0.0) || !isfinite(T))
+                return mcf_fail(MCF_EINVAL,
+                                "ed: action: workspace %zu of %zu, point %zu: temperature "
+                                "T = %g must be a finite number > 0 (the grand-canonical action "
+                                "needs T > 0)",
+                                k, n, p, T);
+            if (!isfinite(mu))
+                return mcf_fail(MCF_EINVAL,
+                                "ed: action: workspace %zu of %zu, point %zu: chemical "
+                                "potential mu = %g must be finite",
+                                k, n, p, mu);
+        }
+    return MCF_OK;
+}
+
 static int ed_run(void *const *ws, size_t n, const ed_request *q)
 {
     const char *op = ed_op_names[q->what];
@@ -701,6 +764,16 @@ static int ed_run(void *const *ws, size_t n, const ed_request *q)
             return mcf_fail(MCF_EINVAL, "ed: delta_action: the %s array is NULL",
                             !q->changes ? "change" : !q->Ts ? "T" : !q->mus ? "mu" : "dS");
         const int rc = ed_delta_check(ws, n, q);
+        if (rc)
+            return rc;
+    }
+    if (q->what == ED_ACTION) {
+        if (!q->m)
+            return MCF_OK;
+        if (!q->Ts || !q->mus || !q->S)
+            return mcf_fail(MCF_EINVAL, "ed: action: the %s array is NULL",
+                            !q->Ts ? "T" : !q->mus ? "mu" : "S");
+        const int rc = ed_action_check(n, q);
         if (rc)
             return rc;
     }
@@ -760,6 +833,14 @@ static int ed_delta_action(void *const *ws, size_t n, const mcf_local_change *co
     return ed_run(ws, n, &q);
 }
 
+static int ed_action(void *const *ws, size_t n, size_t m, const double *T, const double *mu,
+                     double *S, double *err)
+{
+    const ed_request q = {
+        .what = ED_ACTION, .m = m, .Ts = T, .mus = mu, .S = S, .err = err};
+    return ed_run(ws, n, &q);
+}
+
 static const mcf_fermion_ops ed_ops = {
     .struct_size = sizeof(mcf_fermion_ops),
     .create = ed_create,
@@ -771,6 +852,7 @@ static const mcf_fermion_ops ed_ops = {
     .green = ed_green,
     .occupation = ed_occupation,
     .delta_action = ed_delta_action,
+    .action = ed_action,
 };
 
 static const mcf_plugin_info ed_info = {
@@ -780,8 +862,8 @@ static const mcf_plugin_info ed_info = {
     .name = "ed",
     .version = "1.0",
     .summary = "exact diagonalization (GSL, dense Hermitian): exact DOS, LDOS, Green's "
-               "functions, occupations and action differences of local changes for small "
-               "Hamiltonians; the reference for kpm",
+               "functions, occupations, actions and action differences of local changes for "
+               "small Hamiltonians; the reference for kpm",
     .params = ed_params,
     .ops = &ed_ops,
     .auto_priority = 0, /* an exact reference: never chosen by evaluator = auto */

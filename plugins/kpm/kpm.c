@@ -27,6 +27,14 @@
  *                 dos/ldos/green/occupation, where Jackson's positivity matters (the
  *                 Lorentzian tails would bias the energy).  Warns once per workspace and T
  *                 when lambda a / M is coarser than T.
+ *   action        S_eff(H) = -sum_nu log(1 + exp(-(eps_nu - mu)/T)) for m points (T, mu)
+ *                 per workspace: the exact trace (vectors = 0 required, else MCF_EINVAL
+ *                 naming `vectors`) once per workspace and call, then per point the plain
+ *                 Chebyshev series (no kernel) of the function, its coefficients from
+ *                 K = max(8 M, 1024) Chebyshev-Gauss nodes (kpm_action_series):
+ *                 S = dim sum_{n<M} c_n mu_n, err = dim sum_{M<=n<K/2} |c_n| (the truncation
+ *                 bound when the coefficients decay, as rho^-n with rho the Bernstein ellipse
+ *                 through (mu - b + i pi T)/a; rounding not included).  Deterministic.
  *
  * Scaling is cached per workspace and recomputed whenever h->version changes.  Batches
  * loop over the workspaces in order (the random streams advance the same whatever the

@@ -211,6 +211,31 @@ KPM_API int kpm_dct_density_stats(kpm_dct *d, const double *mu_vec, size_t R,
 KPM_API int kpm_occupation(const double *mu, const double *g, size_t M, double a, double b,
                            double mu_chem, double T, double *density, double *energy);
 
+/* ---- the grand-canonical action from exact moments --------------------------------------
+ *
+ * S_eff / dim = (1/dim) Tr F(H~),  F(x) = -softplus(-(a x + b - mu) / T),
+ * softplus(y) = log(1 + e^y) = max(y, 0) + log1p(e^-|y|) (no overflow for any y), from the
+ * plain (undamped: no kernel) Chebyshev series F(x) = sum_n c_n T_n(x) truncated at M:
+ *
+ *   S / dim = sum_{n<M} c_n mu_n,     err / dim = sum_{M<=n<K/2} |c_n|,
+ *
+ * mu_n = (1/dim) Tr T_n(H~) the exact-trace moments (|mu_n| <= 1).  The coefficients are
+ * Chebyshev-Gauss sums on K = max(8 M, 1024) nodes theta_j = pi (j + 1/2) / K,
+ * c_n = (2 - delta_n0) / K sum_{j<K} F(cos theta_j) cos(n theta_j), computed as one DCT-II
+ * by a complex GSL FFT of length 2 K (deterministic: a fixed sequence of operations).
+ * F is analytic inside the Bernstein ellipse through its nearest singularities
+ * x = (mu - b -+ i pi T) / a (the poles of the Fermi function), so |c_n| ~ rho^-n with rho the
+ * sum of that ellipse's semi-axes: the series converges exponentially for T > 0, the
+ * discrete c_n differ from the exact ones by aliases ~ c_{2K-n} (negligible for n < K/2),
+ * and err bounds the truncation |sum_{n>=M} c_n mu_n| when the coefficients decay (the
+ * dropped tail beyond K/2 < rho^-(K/2 - M) of the counted part).  Rounding is not
+ * included: each c_n carries ~1e-16 max|F| of FFT rounding, so err does not fall below
+ * ~1e-16 max|F| (K/2 - M).  Sums in a fixed order (same bits for the same input).
+ * Errors: MCF_EINVAL (M < 1, a <= 0, T <= 0, non-finite input), MCF_ENOMEM. */
+KPM_API size_t kpm_action_nodes(size_t M);
+KPM_API int kpm_action_series(const double *mu, size_t M, double a, double b, double T,
+                              double mu_chem, double *S, double *err);
+
 /* ---- GFMC: the change of the fermion action under a local change --------------------
  *
  * Green's-function Monte Carlo (A. Weisse, PRL 102, 150604 (2009); seed thesis ch. 6).

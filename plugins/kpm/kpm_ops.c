@@ -266,3 +266,54 @@ int kpm_ops_delta_action(const kpm_backend *be, void *const *ws, size_t n,
             return rc;
     return be->gfmc_batch(ws, n, changes, T, mu, dS);
 }
+
+/* the action: per workspace the exact trace once, then the plain Chebyshev series of every
+ * point (kpm_action_series); everything checked before any work */
+int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, size_t m, const double *T,
+                   const double *mu, double *S, double *err)
+{
+    if (n && !ws)
+        return mcf_fail(MCF_EINVAL, "%s: action: the workspace array is NULL", be->name);
+    int rc = ops_check_batch(be, ws, n, "action");
+    if (rc)
+        return rc;
+    if (n && m && (!T || !mu || !S))
+        return mcf_fail(MCF_EINVAL, "%s: action: the %s array is NULL", be->name,
+                        !T ? "T" : !mu ? "mu" : "S");
+    for (size_t k = 0; k < n; k++) {
+        const kpm_ops_ws *w = ws[k];
+        if (m && w->R != 0)
+            return mcf_fail(MCF_EINVAL, "%s: action needs the exact trace: set [evaluator] "
+                            "vectors = 0 (now %zu, workspace %zu); a stochastic trace would "
+                            "make the action random", be->name, w->R, k);
+        for (size_t p = 0; p < m; p++) {
+            const double t = T[k * m + p], u = mu[k * m + p];
+            if (!(t > 0.0) || !isfinite(t))
+                return mcf_fail(MCF_EINVAL, "%s: action of workspace %zu, point %zu: "
+                                "temperature T = %g must be a finite number > 0", be->name, k,
+                                p, t);
+            if (!isfinite(u))
+                return mcf_fail(MCF_EINVAL, "%s: action of workspace %zu, point %zu: chemical "
+                                "potential mu = %g must be finite", be->name, k, p, u);
+        }
+    }
+    if (!m)
+        return MCF_OK;
+    for (size_t k = 0; k < n; k++) {
+        kpm_ops_ws *w = ws[k];
+        if ((rc = ops_trace(w, NULL)))
+            return mcf_fail_prefix(rc, "%s: action of workspace %zu", be->name, k);
+        const double dim = (double)w->h->dim;
+        for (size_t p = 0; p < m; p++) {
+            const size_t q = k * m + p;
+            double s, e;
+            if ((rc = kpm_action_series(w->mu, w->M, w->a, w->b, T[q], mu[q], &s, &e)))
+                return mcf_fail_prefix(rc, "%s: action of workspace %zu, point %zu", be->name,
+                                       k, p);
+            S[q] = dim * s;
+            if (err)
+                err[q] = dim * e;
+        }
+    }
+    return MCF_OK;
+}

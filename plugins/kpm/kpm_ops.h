@@ -24,6 +24,13 @@
  *                 GFMC batch does not check them itself), the GFMC scratch created on
  *                 first use, the resolution warning (kpm_gfmc_warn_resolution, the Lorentz
  *                 kernel's lambda a / M); then the backend's batch over all workspaces.
+ *   action        all inputs checked first (T > 0 finite, mu finite, vectors = 0: a
+ *                 stochastic trace is refused naming `vectors`); per workspace the exact
+ *                 trace once (the backend's rows_moments), then per point the plain
+ *                 Chebyshev series of F(x) = -softplus(-(a x + b - mu)/T) on the host
+ *                 (kpm_action_series: K = max(8 M, 1024) Chebyshev-Gauss nodes, no kernel),
+ *                 S = dim sum_{n<M} c_n mu_n, err = dim sum_{M<=n<K/2} |c_n|; the same bits
+ *                 whatever the batch or the number of points (fixed order).
  *
  * Every message starts with the backend's name ("kpm: ...", "kpm-cuda: ...").
  * Errors: MCF_OK or an MCF_E* code with a message (mcf_fail). */
@@ -117,6 +124,8 @@ KPM_API int kpm_ops_occupation(const kpm_backend *be, void *const *ws, size_t n,
 KPM_API int kpm_ops_delta_action(const kpm_backend *be, void *const *ws, size_t n,
                                  const mcf_local_change *const *changes, const double *T,
                                  const double *mu, double *dS);
+KPM_API int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, size_t m,
+                           const double *T, const double *mu, double *S, double *err);
 
 /* Defines `static const mcf_fermion_ops table` over the backend `be` (a static
  * kpm_backend of the plugin): create and the batch ops need the backend before there is a
@@ -154,6 +163,11 @@ KPM_API int kpm_ops_delta_action(const kpm_backend *be, void *const *ws, size_t 
     {                                                                                       \
         return kpm_ops_delta_action(&(be), ws, n, changes, T, mu, dS);                      \
     }                                                                                       \
+    static int table##_action(void *const *ws, size_t n, size_t m, const double *T,         \
+                              const double *mu, double *S, double *err)                     \
+    {                                                                                       \
+        return kpm_ops_action(&(be), ws, n, m, T, mu, S, err);                              \
+    }                                                                                       \
     static const mcf_fermion_ops table = {                                                  \
         .struct_size = sizeof(mcf_fermion_ops),                                             \
         .create = table##_create,                                                           \
@@ -165,6 +179,7 @@ KPM_API int kpm_ops_delta_action(const kpm_backend *be, void *const *ws, size_t 
         .green = table##_green,                                                             \
         .occupation = table##_occupation,                                                   \
         .delta_action = table##_delta_action,                                               \
+        .action = table##_action,                                                           \
     }
 
 #ifdef __cplusplus

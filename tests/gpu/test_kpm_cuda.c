@@ -23,6 +23,11 @@
  *   (f) the plugin through the loader: ldos, green, dos and occupation with vectors = 0
  *       (exact trace) equal the kpm plugin's to 1e-12; delta_action equals kpm's;
  *       bad input (T = 0, a change with a row out of range) is refused naming it;
+ *       action (vectors = 0) at 6 points (T, mu) equals kpm's: S within 1e-10 dim max|F|
+ *       (the exact-trace moments agree to 1e-12 mu_0, (a), and S = dim sum c_n mu_n with
+ *       sum |c_n| <~ a few max|F|, F = -softplus(-(E - mu)/T), max|F| <= (a + |b - mu|)/T +
+ *       log 2 on the spectrum), err within the same slack (the coefficients come from the
+ *       same host code: equal); T = 0 refused naming the point;
  *   (g) out of device memory: vectors for 2^30 rows in blocks of 64 (2 TiB) are refused
  *       with MCF_ENOMEM and a message giving the sizes.
  *
@@ -33,6 +38,7 @@
  * (pi T), a factor 10 above the worst-case linear sum. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,25 +58,13 @@ static double max_abs_diff(const double *a, const double *b, size_t n)
     return m;
 }
 
-/* a lattice of random spins */
-static de_lattice lattice(size_t L, double hund, uint64_t seed)
-{
-    de_lattice d = {.L = L, .n = L * L * L, .hund = hund};
-    d.s = malloc(3 * d.n * sizeof *d.s);
-    mcf_rng rng;
-    mcf_rng_init(&rng, seed, 0);
-    for (size_t i = 0; i < d.n; i++)
-        de_unit(&rng, d.s + 3 * i);
-    return d;
-}
-
 /* (a) unit-vector moments, CPU vs GPU */
 static void test_moments(void)
 {
     mcf_rng rng;
     mcf_rng_init(&rng, 11, 0);
     mcf_hamiltonian *hr = kt_random_h(&rng, 300, 5, 600, 1.0, 2.0);
-    de_lattice d = lattice(6, 3.0, 5);
+    de_lattice d = de_random_lattice(6, 3.0, 5);
     mcf_hamiltonian *hd = de_build(&d);
     mcf_hamiltonian *hs[2] = {hr, hd};
     const size_t M = 256;
@@ -111,7 +105,7 @@ static void test_moments(void)
 /* (b) random vectors */
 static void test_random(void)
 {
-    de_lattice d = lattice(6, 0.0, 9);
+    de_lattice d = de_random_lattice(6, 0.0, 9);
     mcf_hamiltonian *h = de_build(&d);
     double a, b;
     mcf_hamiltonian_scaling(h, 0.01, &a, &b);
@@ -226,7 +220,7 @@ static void gchain_init(gchain *c, size_t L, double hund, double T, double mu, s
                         int extrapolate, uint64_t seed)
 {
     memset(c, 0, sizeof *c);
-    c->d = lattice(L, hund, seed);
+    c->d = de_random_lattice(L, hund, seed);
     c->h = de_build(&c->d);
     c->T = T;
     c->mu = mu;
@@ -478,7 +472,7 @@ static void test_plugin(void)
     CHECK(pg->info->params == NULL || mcf_spec_count(pg->info->params) ==
                                           mcf_spec_count(pc->info->params),
           "kpm-cuda declares other parameters than kpm");
-    de_lattice d = lattice(4, 0.0, 21);
+    de_lattice d = de_random_lattice(4, 0.0, 21);
     mcf_hamiltonian *h = de_build(&d);
     test_params *tc = test_params_make(pc->info->params, "test_kpm_cuda.ini", "vectors", "0",
                                        "moments", "128", "block", "5", NULL);
@@ -545,6 +539,38 @@ static void test_plugin(void)
           "row out of range: %d %s", rc, mcf_last_error());
     printf("    delta_action: kpm %.12f, kpm-cuda %.12f; refusals: %s\n", sc, sgp,
            mcf_last_error());
+    /* action: the exact trace on the device, the series on the host */
+    if (oc->struct_size >= offsetof(mcf_fermion_ops, action) + sizeof oc->action &&
+        og->struct_size >= offsetof(mcf_fermion_ops, action) + sizeof og->action) {
+        CHECK(oc->action && og->action, "kpm or kpm-cuda lacks the action op");
+        if (oc->action && og->action) {
+            const double aT[6] = {0.05, 0.05, 0.2, 0.2, 1.0, 1.0};
+            const double amu[6] = {-1.0, 0.7, 0.0, -0.5, 0.7, 0.0};
+            double Sc[6], Sg[6], Ec[6], Eg[6];
+            rc = oc->action(wsc, 1, 6, aT, amu, Sc, Ec);
+            CHECK(rc == MCF_OK, "kpm action: %s", mcf_last_error());
+            rc = og->action(wsg, 1, 6, aT, amu, Sg, Eg);
+            CHECK(rc == MCF_OK, "kpm-cuda action: %s", mcf_last_error());
+            double ah, bh, worst = 0.0;
+            mcf_hamiltonian_scaling(h, 0.01, &ah, &bh);
+            int err_bits = 1;
+            for (int p = 0; p < 6; p++) {
+                const double fmaxp = (ah + fabs(bh - amu[p])) / aT[p] + log(2.0);
+                const double tol = 1e-10 * (double)h->dim * fmaxp;
+                CHECK(fabs(Sc[p] - Sg[p]) <= tol && fabs(Ec[p] - Eg[p]) <= tol,
+                      "action T = %g mu = %g: S kpm %.15g kpm-cuda %.15g, err %.3e vs %.3e "
+                      "(tol %.1e)", aT[p], amu[p], Sc[p], Sg[p], Ec[p], Eg[p], tol);
+                worst = fmax(worst, fabs(Sc[p] - Sg[p]) / ((double)h->dim * fmaxp));
+                err_bits &= Ec[p] == Eg[p];
+            }
+            const double T0a[2] = {0.2, 0.0}, mu0a[2] = {0.0, 0.0};
+            rc = og->action(wsg, 1, 2, T0a, mu0a, Sg, Eg);
+            CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "point 1"),
+                  "kpm-cuda action T = 0: %d %s", rc, mcf_last_error());
+            printf("    action: max |S_gpu - S_cpu| / (dim max|F|) = %.1e, err %s; T = 0: %s\n",
+                   worst, err_bits ? "bitwise equal" : "differs", mcf_last_error());
+        }
+    }
     oc->destroy(wc);
     og->destroy(wg);
     test_params_free(tc);

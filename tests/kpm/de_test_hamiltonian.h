@@ -56,6 +56,18 @@ static inline void de_unit(mcf_rng *rng, double *v)
     v[2] = z;
 }
 
+/* L^3 independent uniform spins from stream (seed, 0); free d.s with free() */
+static inline de_lattice de_random_lattice(size_t L, double hund, uint64_t seed)
+{
+    de_lattice d = {.L = L, .n = L * L * L, .hund = hund};
+    d.s = malloc(3 * d.n * sizeof *d.s);
+    mcf_rng rng;
+    mcf_rng_init(&rng, seed, 0);
+    for (size_t i = 0; d.s && i < d.n; i++)
+        de_unit(&rng, d.s + 3 * i);
+    return d;
+}
+
 /* the Hamiltonian of the spins (bounds fixed to +-(6 + hund) like the model) */
 static inline mcf_hamiltonian *de_build(const de_lattice *d)
 {

@@ -265,6 +265,41 @@ grep -q '^# exchange: L=8, walker 0: T 2.0 <-> 2.3' single/out/results.tsv \
 mkdir lsingle && (cd lsingle && "$mcf" run ../ptlong.ini --no-progress >o 2>e) \
   || { cat lsingle/e; bad "tempering: long single-process run failed"; }
 term_and_resume term ptlong.ini tempering
+cd ..
+
+# --- 8. tempering of double exchange: exchange_action through the exact evaluator --------
+# 2 walkers x 3 temperatures of a 3 x 3 torus with ed: the action changes of the replicas
+# travel between ranks; results and checkpoint must be the single process's
+mkdir ptde && cd ptde
+cat > de.ini <<'INI'
+[run]
+model = double-exchange
+evaluator = ed
+seed = 77
+walkers = 2
+output = out
+[schedule]
+thermalize = 50
+sweeps = 300
+checkpoint_every = 100
+exchange_every = 2
+temperatures = 0.3, 0.05, 0.1
+[model]
+lattice = square
+L = 3
+mu = -1
+INI
+mkdir single && (cd single && "$mcf" run ../de.ini --no-progress >o 2>e) \
+  || { cat single/e; bad "double-exchange tempering: single-process run failed"; }
+for np in 2 3; do
+  mkdir np$np
+  if (cd np$np && mpi "$np" "$mcf" run ../de.ini --no-progress >o 2>e); then
+    same_files "double-exchange tempering, mpirun -np $np" single/out np$np/out results.tsv \
+      checkpoint
+  else
+    bad "double-exchange tempering: mpirun -np $np failed"; cat np$np/e
+  fi
+done
 cd ../..
 
 echo "$passed passed, $fail failed"

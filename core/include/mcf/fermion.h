@@ -111,6 +111,28 @@ typedef struct mcf_fermion_ops {
      * MCF_EINVAL (a change that fails mcf_local_change_check, T <= 0, non-finite input). */
     int (*delta_action)(void *const *ws, size_t n, const mcf_local_change *const *changes,
                         const double *T, const double *mu, double *dS);
+
+    /* ---- appended for parallel tempering of fermion models (same rule: check struct_size
+     * and NULL) --------------------------------------------------------------------------
+     *
+     * For n workspaces and m points each: the grand-canonical fermion action of workspace
+     * k's current Hamiltonian,
+     *
+     *     S[k m + p] = S_eff(H_k) = -sum_nu log(1 + exp(-(eps_nu - mu[k m + p]) / T[k m + p])),
+     *
+     * every one-particle state counted (not per state), T > 0.  Deterministic: the same
+     * Hamiltonian gives the same bits whatever the batch or thread count, and no random
+     * stream is used; an evaluator that could only estimate it stochastically refuses
+     * (MCF_EINVAL naming the setting that makes it exact).  When err is not NULL, err[k m + p]
+     * receives a bound on |S - S_exact| from the method's truncation (0 for an exact
+     * diagonalization; rounding not included).  The points of one workspace share its
+     * spectrum, so an evaluator computes the spectral data once per workspace and call.
+     * ed: from the eigenvalues.  kpm/kpm-cuda: the exact trace over the dim unit vectors
+     * (needs [evaluator] vectors = 0) of the Chebyshev series of the function, no kernel;
+     * err = dim times the sum of the dropped coefficients' magnitudes.  Errors: MCF_EINVAL
+     * (T <= 0, non-finite input, a stochastic trace), ENOMEM. */
+    int (*action)(void *const *ws, size_t n, size_t m, const double *T, const double *mu,
+                  double *S, double *err);
 } mcf_fermion_ops;
 
 #ifdef __cplusplus

@@ -145,6 +145,21 @@ typedef struct mcf_model_ops {
      * the last measurement may be sweeps old; it must not change the chain. */
     int (*set_temperature)(void *chain, double T);
     double (*energy)(const void *chain);
+
+    /* Appended for parallel tempering of models whose weight is not exp(-H/T) with a
+     * T-independent H (fermions: exp(-S_eff(T))).  Optional; a model that has it may leave
+     * energy() NULL, and the core then uses it instead.  For n chains: dS[k] = S_k(T_new[k])
+     * - S_k(T_k), the change of -log(weight) of chain k's current configuration if it were
+     * sampled at T_new[k] instead of its present temperature T_k (terms that do not depend
+     * on the configuration cancel in the exchange and may be left out).  The acceptance of
+     * swapping the temperatures of replicas a and b is min(1, exp(-dS_a - dS_b)), each at
+     * the other's temperature: for S = H/T that is the energy formula above.  Asked between
+     * sweeps, for the chains of this process that try an exchange in the round, in one call
+     * (a GPU evaluator gets the batch); must not change the configurations and must give the
+     * same bits whatever the batch (results do not depend on thread or rank counts).  The
+     * core also calls it once before the first sweep, so that a refusal (e.g. an evaluator
+     * that cannot compute the action exactly) stops the run at once. */
+    int (*exchange_action)(void *const *chains, size_t n, const double *T_new, double *dS);
 } mcf_model_ops;
 
 #ifdef __cplusplus
