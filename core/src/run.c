@@ -986,6 +986,37 @@ static int pt_exchange(mcf_run *r)
 
 /* ---- the run ------------------------------------------------------------------------- */
 
+#define DEVICE_LINE 256
+
+/* Collective when the evaluator has a probe (a device plugin; the same on every rank): its
+ * one line (which device, e.g. "NVIDIA H100 ... device 1 of 2") from every rank into the
+ * log, so that a multi-GPU run shows which GPU each rank took.  The core does not read
+ * the text. */
+static void log_evaluator_devices(const mcf_run *r, const mcf_plugin_info *ev)
+{
+    if (!ev || !MCF_PLUGIN_INFO_HAS(ev, probe) || !ev->probe)
+        return;
+    char line[DEVICE_LINE];
+    memset(line, 0, sizeof line);
+    if (ev->probe(line, sizeof line) != 1 && !line[0])
+        snprintf(line, sizeof line, "its probe says it cannot run here");
+    line[sizeof line - 1] = '\0';
+    if (r->ranks == 1) {
+        mcf_log(MCF_LOG_INFO, "evaluator %s: %s", ev->name, line);
+        return;
+    }
+    unsigned char *all = NULL;
+    size_t size = 0;
+    mcf_mpi_allgather_bytes((const unsigned char *)line, sizeof line, &all, &size);
+    for (int k = 0; r->rank == 0 && all && k < r->ranks && ((size_t)k + 1) * DEVICE_LINE <= size;
+         k++) {
+        char *t = (char *)all + (size_t)k * DEVICE_LINE;
+        t[DEVICE_LINE - 1] = '\0';
+        mcf_log(MCF_LOG_INFO, "rank %d: evaluator %s: %s", k, ev->name, t);
+    }
+    free(all);
+}
+
 static int file_exists(const char *dir, const char *name)
 {
     char path[4200];
@@ -1145,6 +1176,8 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
                     "and only wait; use at most %zu ranks", r->ranks, r->n_chains,
                     (size_t)r->ranks - r->n_chains, r->n_chains);
     }
+
+    log_evaluator_devices(r, ev_info);
 
     if (setup->exchange_every > 0) {
         rc = pt_create(r);
