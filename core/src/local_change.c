@@ -53,24 +53,8 @@ int mcf_local_change_check(const mcf_local_change *c, size_t dim)
 
 void mcf_local_change_add_dense(const mcf_local_change *c, size_t dim, double *m)
 {
-    /* Delta_ij = sum_ab u_a(i) C_ab conj(u_b(j)) */
-    for (int a = 0; a < c->rank; a++)
-        for (int b = 0; b < c->rank; b++) {
-            const double cr = c->c_re[a][b], ci = c->c_im[a][b];
-            if (cr == 0.0 && ci == 0.0)
-                continue;
-            for (int e = 0; e < c->entries[a]; e++) {
-                /* w = u_a(i) C_ab */
-                const double ur = c->re[a][e], ui = c->im[a][e];
-                const double wr = ur * cr - ui * ci, wi = ur * ci + ui * cr;
-                const size_t i = (size_t)c->row[a][e];
-                for (int f = 0; f < c->entries[b]; f++) {
-                    /* w conj(u_b(j)) */
-                    const double vr = c->re[b][f], vi = -c->im[b][f];
-                    const size_t j = (size_t)c->row[b][f];
-                    m[2 * (i * dim + j)] += wr * vr - wi * vi;
-                    m[2 * (i * dim + j) + 1] += wr * vi + wi * vr;
-                }
-            }
-        }
+    /* the same sums as the general form (mcf_change_add_dense), so the same bits */
+    mcf_change g;
+    if (mcf_change_from_local(c, &g) == MCF_OK)
+        mcf_change_add_dense(&g, dim, m);
 }

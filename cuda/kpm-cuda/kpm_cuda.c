@@ -16,9 +16,14 @@
  *   ldos, green   unit vectors, `block` rows at a time; cuFFT.
  *   occupation    the DOS moments as for dos, integrated on the host (closed forms and
  *                 Gauss-Legendre, as kpm).
- *   delta_action  GFMC for the whole batch of chains in one kernel launch (Lorentz
- *                 kernel, energy_points nodes, optional two-point extrapolation), the
- *                 same estimator as kpm; the resolution warning as kpm's.
+ *   change_action GFMC on the contour (gfmc = contour, the default; kpm_core.h): for
+ *   delta_action  changes of rank <= 2 (every single-site move of the models here) the
+ *                 Chebyshev recursion of the whole batch in one kernel launch that ends
+ *                 after the moments (kcu_gfmc_moments), the contour finished per chain on
+ *                 the host's cores as kpm does (the same code, so the same bits given the
+ *                 moments); larger changes entirely on the host.  gfmc = real-axis: the
+ *                 seed thesis's method in one launch per batch (Lorentz kernel,
+ *                 energy_points nodes, optional two-point extrapolation), as kpm's.
  *   action        kpm's (vectors = 0 required): the exact trace by device unit-vector
  *                 moments, once per workspace and call, then the plain Chebyshev series of
  *                 every point on the host (kpm_action_series); err = dim times the dropped
@@ -45,6 +50,7 @@ typedef struct kc_ws {
     double *fft_re, *fft_im;  /* block x N, for green */
     kcu_gfmc_job *jobs;       /* the batch's job list, kept in the batch's first workspace */
     size_t jobs_cap;
+    mcf_local_change lchange; /* contour_moments: the change in the kernel's form */
 } kc_ws;
 
 /* ---- the backend of kpm_ops (kpm_ops.h) ----------------------------------------------- */
@@ -110,6 +116,19 @@ static int kc_gfmc_need(kpm_ops_ws *b)
                            b->extrapolate, &w->gfmc);
 }
 
+/* the job list lives in the batch's first workspace and grows once: no allocation per step */
+static int kc_jobs_reserve(kc_ws *w0, size_t n)
+{
+    if (w0->jobs_cap >= n)
+        return MCF_OK;
+    kcu_gfmc_job *jobs = realloc(w0->jobs, n * sizeof *jobs);
+    if (!jobs)
+        return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory for %zu GFMC jobs", n);
+    w0->jobs = jobs;
+    w0->jobs_cap = n;
+    return MCF_OK;
+}
+
 /* GFMC for the whole batch in one launch (the changes, T and mu were checked by the
  * preamble: kcu_gfmc_run expects them checked) */
 static int kc_gfmc_batch(void *const *ws, size_t n, const mcf_local_change *const *changes,
@@ -117,15 +136,10 @@ static int kc_gfmc_batch(void *const *ws, size_t n, const mcf_local_change *cons
 {
     if (n == 0)
         return MCF_OK;
-    /* the job list lives in the first workspace and grows once: no allocation per step */
     kc_ws *w0 = ws[0];
-    if (w0->jobs_cap < n) {
-        kcu_gfmc_job *jobs = realloc(w0->jobs, n * sizeof *jobs);
-        if (!jobs)
-            return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory for %zu GFMC jobs", n);
-        w0->jobs = jobs;
-        w0->jobs_cap = n;
-    }
+    int rc = kc_jobs_reserve(w0, n);
+    if (rc)
+        return rc;
     for (size_t k = 0; k < n; k++) {
         kc_ws *w = ws[k];
         w0->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h, .a = w->base.a,
@@ -133,6 +147,44 @@ static int kc_gfmc_batch(void *const *ws, size_t n, const mcf_local_change *cons
                                      .change = changes[k]};
     }
     return kcu_gfmc_run(w0->jobs, n, dS, NULL, NULL);
+}
+
+/* GFMC on the contour: the recursion of the whole batch in one launch that ends after the
+ * moments (kcu_gfmc_moments); kpm_ops finishes each chain's contour on the host.  The
+ * changes have rank <= 2 and <= MCF_CHANGE_MAX_ENTRIES entries (kpm_ops checks). */
+static int kc_contour_moments(void *const *ws, size_t n, const mcf_change *const *changes,
+                              const double *a, const double *b, double *const *dmu)
+{
+    if (n == 0)
+        return MCF_OK;
+    kc_ws *w0 = ws[0];
+    int rc = kc_jobs_reserve(w0, n);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        kc_ws *w = ws[k];
+        if ((rc = kc_gfmc_need(&w->base)))
+            return rc;
+        const mcf_change *c = changes[k];
+        mcf_local_change *l = &w->lchange;
+        memset(l, 0, sizeof *l);
+        l->rank = c->rank;
+        for (int p = 0; p < c->rank; p++) {
+            l->entries[p] = c->entries[p];
+            for (int e = 0; e < c->entries[p]; e++) {
+                l->row[p][e] = c->row[p][e];
+                l->re[p][e] = c->re[p][e];
+                l->im[p][e] = c->im[p][e];
+            }
+            for (int q = 0; q < c->rank; q++) {
+                l->c_re[p][q] = c->c_re[p][q];
+                l->c_im[p][q] = c->c_im[p][q];
+            }
+        }
+        w0->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h, .a = a[k],
+                                     .b = b[k], .T = 1.0, .mu = 0.0, .change = l};
+    }
+    return kcu_gfmc_moments(w0->jobs, n, dmu);
 }
 
 /* refuses early: no usable device, or more rows than the device layer indexes */
@@ -179,6 +231,7 @@ static const kpm_backend kc_backend = {
     .green = kc_green,
     .gfmc_need = kc_gfmc_need,
     .gfmc_batch = kc_gfmc_batch,
+    .contour_moments = kc_contour_moments,
 };
 
 KPM_OPS_TABLE(kc_ops, kc_backend);

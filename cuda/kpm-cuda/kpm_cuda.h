@@ -168,6 +168,13 @@ typedef struct kcu_gfmc_job {
 KCU_API int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, double *dS_M,
                          double *dS_2M);
 
+/* The moments only, for GFMC on the contour (finished on the host by
+ * kpm_contour_finish_diag): the same launch, ending after the recursion; into mu[k] the
+ * KCU_NV = 4 sets of M moments of u_0, u_1, u_0 + u_1, u_0 + i u_1 (set j at mu[k][j M];
+ * for rank 1 only set 0 means anything), in each job's scaling a, b (T and mu unused).  The
+ * jobs' scratches must share M and not extrapolate. */
+KCU_API int kcu_gfmc_moments(const kcu_gfmc_job *jobs, size_t n, double *const *mu);
+
 /* The moments of the last run of g (4 vectors x M_tot, vector-major; host), for tests. */
 KCU_API int kcu_gfmc_last_moments(const kcu_gfmc *g, double *mu);
 

@@ -937,6 +937,10 @@ struct kcu_task {
     int32_t row[2][MCF_CHANGE_MAX_ENTRIES];
     double ure[2][MCF_CHANGE_MAX_ENTRIES], uim[2][MCF_CHANGE_MAX_ENTRIES];
     int upd_first, upd_count;
+    /* moments only (GFMC on the contour, finished on the host): block 0 also writes the
+     * KCU_NV x Mtot moments here, and the kernel ends after them */
+    double *mu_out;
+    int moments_only;
 };
 
 /* status codes in out[3] */
@@ -1209,6 +1213,8 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
                 mu[j * Mtot + m] = v;
             if (g == 0) {
                 T->mu[j * Mtot + m] = v;
+                if (T->mu_out)
+                    T->mu_out[j * Mtot + m] = v;
                 if (!(fabs(v) <= mu0 * (1.0 + 1e-8) + DBL_MIN))
                     T->out[3] = KCU_ST_MOMENT;
             }
@@ -1224,6 +1230,13 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
         __syncthreads();
     else
         kcu_group_sync(G);
+    if (T->moments_only) {
+        /* every block of the cluster returns here together (none reads another's shared
+         * memory after the recursion's last barrier) */
+        if (timer)
+            kcu_phase_ns[2] = kcu_phase_ns[3] = kcu_timer_ns();
+        return;
+    }
 
     /* 4. the Green's functions of the 4 vectors at the nodes, into T->gnode; then d(E) at
      *    the block's nodes [i0, i1) */
@@ -1675,25 +1688,33 @@ static cudaError_t kcu_gfmc_launch_kernel(cudaLaunchConfig_t *cfg, const kcu_tas
                      : kcu_gfmc_launch_as<0, 0>(cfg, G, tasks_dev, upd_dev, L);
 }
 
-extern "C" int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, double *dS_M,
-                            double *dS_2M)
+/* the batch in one launch: dS (and its parts), or with mu_out the moments only */
+static int kcu_gfmc_batch(const kcu_gfmc_job *jobs, size_t n, double *dS, double *dS_M,
+                          double *dS_2M, double *const *mu_out)
 {
     if (n == 0)
         return MCF_OK;
     int rc = kcu_device_init();
     if (rc)
         return rc;
-    size_t maxdim = 0;
+    size_t maxdim = 0, mom = 0; /* doubles of moments per job (mu_out) */
     for (size_t k = 0; k < n; k++) {
         const kcu_gfmc_job *j = jobs + k;
         if (!j->g || !j->d || !j->h || j->h->dim != j->g->dim || j->d->dim != j->g->dim)
             return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC job %zu: workspace and Hamiltonian "
                             "dimensions differ", k);
-        if (!(j->T > 0) || !isfinite(j->T) || !isfinite(j->mu))
-            return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC: temperature T = %g must be finite and "
-                            "> 0, and mu = %g finite", j->T, j->mu);
-        if ((rc = kcu_gfmc_weights(j->g, j->a, j->b, j->T, j->mu)))
-            return rc;
+        if (mu_out) {
+            if (j->g->extrapolate || (k && j->g->Mtot * KCU_NV != mom))
+                return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC moments: the jobs' scratches must "
+                                "share the moments and not extrapolate");
+            mom = KCU_NV * j->g->Mtot;
+        } else {
+            if (!(j->T > 0) || !isfinite(j->T) || !isfinite(j->mu))
+                return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC: temperature T = %g must be finite "
+                                "and > 0, and mu = %g finite", j->T, j->mu);
+            if ((rc = kcu_gfmc_weights(j->g, j->a, j->b, j->T, j->mu)))
+                return rc;
+        }
         if (j->g->dim > maxdim)
             maxdim = j->g->dim;
     }
@@ -1701,7 +1722,7 @@ extern "C" int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, doub
     pthread_mutex_lock(&kcu_lock);
     /* staging: n tasks, then up to KCU_MAX_UPDATE_ROWS row updates per task */
     const size_t task_bytes = (n * sizeof(kcu_task) + 255) / 256 * 256;
-    const size_t res_bytes = (4 * n * sizeof(double) + 255) / 256 * 256;
+    const size_t res_bytes = ((4 + mom) * n * sizeof(double) + 255) / 256 * 256;
     rc = kcu_stage_reserve(task_bytes + res_bytes +
                            n * KCU_MAX_UPDATE_ROWS * sizeof(kcu_row_update));
     if (rc) {
@@ -1757,7 +1778,9 @@ extern "C" int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, doub
         t->ia = 1.0 / j->a;
         t->b = j->b;
         t->inv_a = 1.0 / j->a;
-        t->inv_piT = 1.0 / (KCU_PI * j->T);
+        t->inv_piT = mu_out ? 0.0 : 1.0 / (KCU_PI * j->T);
+        t->moments_only = mu_out != NULL;
+        t->mu_out = mu_out ? res_dev + 4 * n + mom * k : NULL;
         const mcf_local_change *c = j->change;
         t->rank = c->rank;
         for (int p = 0; p < 2; p++)
@@ -1810,9 +1833,9 @@ extern "C" int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, doub
             rc = kcu_fail(e, "launching the GFMC kernel", 0);
         kcu_last_G = G;
     }
-    /* results: 4 doubles per job, one copy back */
-    if (!rc && cudaMemcpyAsync(res, res_dev, 4 * n * sizeof(double), cudaMemcpyDeviceToHost,
-                               kcu_stream) != cudaSuccess)
+    /* results: 4 doubles per job (and the moments), one copy back */
+    if (!rc && cudaMemcpyAsync(res, res_dev, (4 + mom) * n * sizeof(double),
+                               cudaMemcpyDeviceToHost, kcu_stream) != cudaSuccess)
         rc = kcu_fail(cudaGetLastError(), "copying GFMC results", 0);
     if (!rc) {
         cudaError_t e = cudaStreamSynchronize(kcu_stream);
@@ -1831,10 +1854,14 @@ extern "C" int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, doub
                           "instead of 0 above the spectrum: the energy grid (%zu points) is too "
                           "coarse for the kernel's resolution; raise energy_points or lambda",
                           k, r[1], jobs[k].g->N);
-        else if (!isfinite(r[0]))
+        else if (!mu_out && !isfinite(r[0]))
             rc = mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC of job %zu: dS is not finite", k);
         if (rc)
             break;
+        if (mu_out) {
+            memcpy(mu_out[k], res + 4 * n + mom * k, mom * sizeof(double));
+            continue;
+        }
         dS[k] = r[0];
         if (dS_M)
             dS_M[k] = r[1];
@@ -1843,6 +1870,17 @@ extern "C" int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, doub
     }
     pthread_mutex_unlock(&kcu_lock);
     return rc;
+}
+
+extern "C" int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, double *dS_M,
+                            double *dS_2M)
+{
+    return kcu_gfmc_batch(jobs, n, dS, dS_M, dS_2M, NULL);
+}
+
+extern "C" int kcu_gfmc_moments(const kcu_gfmc_job *jobs, size_t n, double *const *mu)
+{
+    return kcu_gfmc_batch(jobs, n, NULL, NULL, NULL, mu);
 }
 
 extern "C" int kcu_gfmc_last_phases(double *recursion, double *green, double *rest)

@@ -36,7 +36,8 @@
  * Action differences (delta_action).  The action is a sum over every level, not per state.
  * The eigenvalues of H come from the cache below; those of H' = H + Delta are computed
  * (eigenvalues only) from the dense H (mcf_hamiltonian_dense) plus the dense change
- * (mcf_local_change_add_dense), with the real symmetric solver when the strict lower
+ * (mcf_change_add_dense; change_action takes any finite-rank change of mcf/change.h, whose
+ * err is 0), with the real symmetric solver when the strict lower
  * triangle of H' (the part GSL's solvers read) is real.  The diagonal of H' is made
  * exactly real first: its imaginary part can only be rounding of u_a C_ab u_b^*, or the
  * anti-Hermitian part of C below mcf_local_change_check's 1e-12 tolerance.  With both
@@ -578,7 +579,8 @@ static int ed_delta_scratch(ed_ws *w)
     return MCF_OK;
 }
 
-static int ed_delta_one(ed_ws *w, const mcf_local_change *c, double T, double mu, double *dS)
+static int ed_delta_one(ed_ws *w, const mcf_local_change *lc, const mcf_change *c, double T,
+                        double mu, double *dS)
 {
     int rc = ed_delta_scratch(w);
     if (rc || (rc = ed_diagonalize(w, 0))) /* H: cached by version */
@@ -586,7 +588,10 @@ static int ed_delta_one(ed_ws *w, const mcf_local_change *c, double T, double mu
     const size_t n = w->dim;
     double *m = w->dense;
     mcf_hamiltonian_dense(w->h, m);
-    mcf_local_change_add_dense(c, n, m);
+    if (c)
+        mcf_change_add_dense(c, n, m);
+    else
+        mcf_local_change_add_dense(lc, n, m);
     /* H' is Hermitian: its diagonal is real (see the top of this file); the solvers read
      * the lower triangle, so that decides whether the real one applies */
     int real = 1;
@@ -667,6 +672,7 @@ typedef struct ed_request {
     double mu, T;
     double *density, *energy;
     const mcf_local_change *const *changes; /* delta_action: per workspace */
+    const mcf_change *const *gchanges;      /* change_action: per workspace */
     const double *Ts, *mus;
     double *dS;
     size_t m;                  /* action: points per workspace (Ts, mus, S, err: n m) */
@@ -686,7 +692,12 @@ static void ed_run_one(ed_ws *w, const ed_request *q, size_t k)
             rc = ed_rows_one(w, q->rows[k], q->n_rows, q->out[k], q->out_im[k]);
         break;
     case ED_OCC: rc = ed_occupation_one(w, q->mu, q->T, &q->density[k], &q->energy[k]); break;
-    case ED_DELTA: rc = ed_delta_one(w, q->changes[k], q->Ts[k], q->mus[k], &q->dS[k]); break;
+    case ED_DELTA:
+        rc = ed_delta_one(w, q->changes ? q->changes[k] : NULL,
+                          q->gchanges ? q->gchanges[k] : NULL, q->Ts[k], q->mus[k], &q->dS[k]);
+        if (!rc && q->err)
+            q->err[k] = 0.0;
+        break;
     case ED_ACTION:
         rc = ed_action_one(w, q->m, q->Ts + k * q->m, q->mus + k * q->m, q->S + k * q->m,
                            q->err ? q->err + k * q->m : NULL);
@@ -705,7 +716,8 @@ static int ed_delta_check(void *const *ws, size_t n, const ed_request *q)
 {
     for (size_t k = 0; k < n; k++) {
         const ed_ws *w = ws[k];
-        int rc = mcf_local_change_check(q->changes[k], w->h->dim);
+        int rc = q->gchanges ? mcf_change_check(q->gchanges[k], w->h->dim)
+                             : mcf_local_change_check(q->changes[k], w->h->dim);
         if (rc)
             return mcf_fail_prefix(rc, "ed: delta_action: workspace %zu of %zu", k, n);
         if (!(q->Ts[k] > 0.0) || !isfinite(q->Ts[k]))
@@ -760,7 +772,7 @@ static int ed_run(void *const *ws, size_t n, const ed_request *q)
         (q->what == ED_OCC && (!q->density || !q->energy)))
         return mcf_fail(MCF_EINVAL, "ed: %s: an output or row array is NULL", op);
     if (q->what == ED_DELTA) {
-        if (!q->changes || !q->Ts || !q->mus || !q->dS)
+        if ((!q->changes && !q->gchanges) || !q->Ts || !q->mus || !q->dS)
             return mcf_fail(MCF_EINVAL, "ed: delta_action: the %s array is NULL",
                             !q->changes ? "change" : !q->Ts ? "T" : !q->mus ? "mu" : "dS");
         const int rc = ed_delta_check(ws, n, q);
@@ -833,6 +845,14 @@ static int ed_delta_action(void *const *ws, size_t n, const mcf_local_change *co
     return ed_run(ws, n, &q);
 }
 
+static int ed_change_action(void *const *ws, size_t n, const mcf_change *const *changes,
+                            const double *T, const double *mu, double *dS, double *err)
+{
+    const ed_request q = {
+        .what = ED_DELTA, .gchanges = changes, .Ts = T, .mus = mu, .dS = dS, .err = err};
+    return ed_run(ws, n, &q);
+}
+
 static int ed_action(void *const *ws, size_t n, size_t m, const double *T, const double *mu,
                      double *S, double *err)
 {
@@ -853,6 +873,7 @@ static const mcf_fermion_ops ed_ops = {
     .occupation = ed_occupation,
     .delta_action = ed_delta_action,
     .action = ed_action,
+    .change_action = ed_change_action,
 };
 
 static const mcf_plugin_info ed_info = {

@@ -18,15 +18,14 @@
  *   green         G_rr(E + i0) from the same moments, -Im G / pi = the LDOS;
  *   occupation    int rho f dE and int E rho f dE of the stochastic DOS expansion (closed
  *                 forms at T = 0, Gauss-Legendre on the Fermi edge for T > 0).
- *   delta_action  GFMC (kpm_gfmc.c): dS from the k^2 diagonal Green's functions of the
- *                 change's vectors, one block of vectors per change; with `extrapolate`,
- *                 2M moments and the two-point estimate 2 dS(2M) - dS(M).  Always with
- *                 the Lorentz kernel of `lambda`, whatever `kernel` says: it makes G(E + i
- *                 eta), whose determinant d has a smooth phase (the Jackson-damped G does
- *                 not, and its d can vanish near the real axis); `kernel` still applies to
- *                 dos/ldos/green/occupation, where Jackson's positivity matters (the
- *                 Lorentzian tails would bias the energy).  Warns once per workspace and T
- *                 when lambda a / M is coarser than T.
+ *   change_action GFMC on the contour (kpm_contour.c, gfmc = contour, the default): dS of
+ *   delta_action  any change of rank <= 8 from log det(1 - G Delta) on a Bernstein ellipse
+ *                 around the spectrum plus the residues of the Fermi poles inside it, with
+ *                 an error bound (err) falling as e^{-pi T M / a}; warns once per workspace
+ *                 and T when the bound exceeds 0.05, naming the moments that would do.
+ *                 gfmc = real-axis: the seed thesis's method (kpm_gfmc.c: k^2 diagonal
+ *                 Green's functions, always with the Lorentz kernel of `lambda`; with
+ *                 `extrapolate`, 2M moments and 2 dS(2M) - dS(M)), rank <= 2 only.
  *   action        S_eff(H) = -sum_nu log(1 + exp(-(eps_nu - mu)/T)) for m points (T, mu)
  *                 per workspace: the exact trace (vectors = 0 required, else MCF_EINVAL
  *                 naming `vectors`) once per workspace and call, then per point the plain

@@ -37,6 +37,7 @@ void kpm_config_default(kpm_config *c)
     c->random = KPM_RANDOM_PHASE;
     c->margin = 0.01;
     c->block = 8;
+    c->gfmc = KPM_GFMC_CONTOUR;
 }
 
 int kpm_config_check(const kpm_config *c)
@@ -902,10 +903,10 @@ const mcf_param_spec kpm_param_specs[] = {
     {"kernel", MCF_PARAM_CHOICE, "jackson", MCF_PARAM_NO_SCAN, 0, 0, "jackson|lorentz|none",
      "kernel damping the moments of DOS, LDOS, Green's functions and occupations: jackson "
      "(positive, near-Gaussian peaks of width pi/M), lorentz (Lorentzian peaks), none (Gibbs "
-     "oscillations); GFMC (delta_action) always uses lorentz"},
+     "oscillations); GFMC with gfmc = real-axis always uses lorentz"},
     {"lambda", MCF_PARAM_REAL, "4", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
      "parameter of the Lorentz kernel, g_n = sinh(lambda (1 - n/M)) / sinh(lambda): the "
-     "broadening is lambda a / M (used by kernel = lorentz and always by GFMC)"},
+     "broadening is lambda a / M (used by kernel = lorentz and by gfmc = real-axis)"},
     {"energy_points", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
      "number N >= moments of Chebyshev nodes of the energy grid; 0 means 2 x moments"},
     {"random", MCF_PARAM_CHOICE, "phase", MCF_PARAM_NO_SCAN, 0, 0, "phase|gaussian",
@@ -919,13 +920,19 @@ const mcf_param_spec kpm_param_specs[] = {
      "vectors advanced together (the Hamiltonian is read once per step for all of them); "
      "results do not depend on it"},
     {"extrapolate", MCF_PARAM_BOOL, "false", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "GFMC (delta_action): compute 2 x moments and use the truncation-free two-point "
-     "estimate 2 dS(2M) - dS(M) (error ~ 1/M^2 instead of 1/M, at twice the cost)"},
+     "GFMC with gfmc = real-axis: compute 2 x moments and use the two-point estimate "
+     "2 dS(2M) - dS(M) (error ~ 1/M^2 instead of 1/M, at twice the cost)"},
+    {"gfmc", MCF_PARAM_CHOICE, "contour", MCF_PARAM_NO_SCAN, 0, 0, "contour|real-axis",
+     "how GFMC computes the action change of a move: contour (log det(1 - G Delta) on an "
+     "ellipse around the spectrum: every finite-rank change, error falling exponentially "
+     "with moments and reported) or real-axis (the Lorentz-damped phase on the real axis of "
+     "the seed thesis: changes that keep the spectrum inside H's bounds only, error ~ "
+     "lambda a / (M T))"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 int kpm_config_read(const mcf_params *params, kpm_config *c, int *extrapolate)
 {
-    const char *kernel = NULL, *random = NULL;
+    const char *kernel = NULL, *random = NULL, *gfmc = NULL;
     int rc;
     kpm_config_default(c);
     if ((rc = mcf_params_int(params, "moments", &c->moments)) ||
@@ -936,8 +943,19 @@ int kpm_config_read(const mcf_params *params, kpm_config *c, int *extrapolate)
         (rc = mcf_params_string(params, "random", &random)) ||
         (rc = mcf_params_real(params, "margin", &c->margin)) ||
         (rc = mcf_params_int(params, "block", &c->block)) ||
-        (rc = mcf_params_bool(params, "extrapolate", extrapolate)))
+        (rc = mcf_params_bool(params, "extrapolate", extrapolate)) ||
+        (rc = mcf_params_string(params, "gfmc", &gfmc)))
         return rc;
+    if (!strcmp(gfmc, "contour"))
+        c->gfmc = KPM_GFMC_CONTOUR;
+    else if (!strcmp(gfmc, "real-axis"))
+        c->gfmc = KPM_GFMC_REAL_AXIS;
+    else
+        return mcf_fail(MCF_EINVAL, "kpm: gfmc = %s; use contour or real-axis", gfmc);
+    if (*extrapolate && c->gfmc == KPM_GFMC_CONTOUR)
+        return mcf_fail(MCF_EINVAL, "kpm: extrapolate = true belongs to gfmc = real-axis; "
+                        "on the contour (the default) the error falls exponentially with "
+                        "moments: raise moments instead, or set gfmc = real-axis");
     if (!strcmp(kernel, "jackson"))
         c->kernel = KPM_KERNEL_JACKSON;
     else if (!strcmp(kernel, "lorentz"))

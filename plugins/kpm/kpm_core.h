@@ -58,6 +58,12 @@ typedef enum kpm_kernel {
     KPM_KERNEL_NONE = 2     /* g_n = 1 (Dirichlet: Gibbs oscillations) */
 } kpm_kernel;
 
+typedef enum kpm_gfmc_method {
+    KPM_GFMC_CONTOUR = 0,   /* on a Bernstein ellipse around the spectrum (any change) */
+    KPM_GFMC_REAL_AXIS = 1  /* Lorentz-damped, on the real axis (the seed thesis; only
+                               changes that keep the spectrum inside H's bounds) */
+} kpm_gfmc_method;
+
 typedef enum kpm_random {
     KPM_RANDOM_PHASE = 0,   /* xi = exp(i phi), phi uniform in [0, 2 pi) */
     KPM_RANDOM_GAUSSIAN = 1 /* xi = (g1 + i g2) / sqrt(2), g1, g2 standard normal */
@@ -74,10 +80,11 @@ typedef struct kpm_config {
     kpm_random random;
     double margin;      /* rescaling margin in (0, 0.5) */
     long block;         /* vectors advanced together, 1..KPM_MAX_BLOCK */
+    kpm_gfmc_method gfmc; /* how delta_action / change_action compute dS */
 } kpm_config;
 
 /* The defaults of the plugin's declaration: M = 256, R = 8, Jackson, lambda = 4,
- * N = 0 (2 M), random phases, margin 0.01, block 8. */
+ * N = 0 (2 M), random phases, margin 0.01, block 8, GFMC on the contour. */
 KPM_API void kpm_config_default(kpm_config *c);
 
 /* Checks every field (ranges, N >= M) and returns MCF_EINVAL with a message naming the
@@ -302,14 +309,149 @@ KPM_API double kpm_gfmc_resolution(const kpm_gfmc *g, double a);
 KPM_API void kpm_gfmc_warn_resolution(double res, double T, size_t M, int extrapolate,
                                       double *warned_T, const char *who);
 
+
+/* ---- GFMC on a contour: any finite-rank change ------------------------------------------
+ *
+ * For a change Delta = U C U^+ of rank k <= MCF_CHANGE_RANK (mcf/change.h) and
+ * d(z) = det(1 - G(z) Delta) = det(z - H') / det(z - H), G = (z - H)^-1,
+ *
+ *   dS = S_eff(H') - S_eff(H) = -(1 / (2 pi i T)) contour-integral f(z) log d(z) dz
+ *        - sum_{Fermi poles z_n inside the contour} 2 log|d(z_n)|
+ *
+ * over a closed contour around both spectra: by Cauchy, sum_nu [g(eps'_nu) - g(eps_nu)]
+ * with g = log(1 + e^{-(E-mu)/T}), integrated by parts (log d is single-valued on the
+ * contour: d has as many zeros as poles inside), f(z) = 1 / (1 + e^{(z-mu)/T}) with simple
+ * poles z_n = mu +- i (2n + 1) pi T of residue -T, each conjugate pair adding 2 log|d(z_n)|
+ * (the Matsubara sum: with the contour at infinity the formula becomes
+ * dS = tr Delta / (2T) - 2 sum_n log|d(z_n)|).  Off the real axis d is smooth, so nothing is
+ * ill conditioned: no phase to follow through the spectrum, no kernel, no bias.  The
+ * contour is the Bernstein ellipse z = a cos(theta - i gamma) + b, theta in [0, 2 pi):
+ *
+ *   - G there is the undamped Chebyshev series times e^{-n gamma}: with the moment matrix
+ *     mu_n^{pq} = <u_p|T_n(H~)|u_q>, W~_pq = (-2i / sin(theta - i gamma)) sum_n c_n e^{-i n
+ *     theta}, c_0 = mu_0 / 2, c_n = mu_n e^{-n gamma}: one FFT of length L = 2N per pair
+ *     p <= q gives all N + 1 nodes theta_j = pi j / N of the upper half and, through
+ *     W_qp(z) = conj(W_pq(conj z)), the lower partners; at a pole W~ = 4 t chi / (1 - t^2),
+ *     chi = sum_n c_n t^n undamped, t = z~ - sqrt(z~^2 - 1) (|t| < 1);
+ *   - the moment matrix: rank 1 and 2 from the engine's diagonal moments of u_0 [, u_1,
+ *     u_0 + u_1, u_0 + i u_1] (kpm_moments_diag: its fastest path, and what the GPU kernel
+ *     computes), rank 3 to 8 from kpm_moment_matrix's pair sums;
+ *   - the lower half of the ellipse is the mirror image (H Hermitian), so its integral is
+ *     (a / (pi T)) int_0^pi Im[f(z) log d(z) sin(theta - i gamma)] dtheta, summed by the
+ *     trapezoidal rule (spectrally accurate for a periodic analytic integrand);
+ *   - log d = log det of the k x k matrix 1 - (C/a) W~ (closed forms for k <= 2, LU with
+ *     partial pivoting beyond), its phase followed node by node from theta = 0 (z real above
+ *     both spectra, d > 0) and back to 0 at theta = pi (else MCF_EINVAL naming
+ *     energy_points);
+ *   - where: the Bernstein parameters gamma_0 < gamma_1 < ... of the poles decide.  Either
+ *     below the first pole, gamma = 2N gamma_0 / (M + 2N) (truncation e^{-M gamma} and
+ *     quadrature e^{-2N (gamma_0 - gamma)} balanced), or in the middle of the gap between
+ *     poles n - 1 and n (n <= 16), the n poles inside added as residues (the residue at the
+ *     nearest pole converges as e^{-M gamma_0}, the ellipse as e^{-M gamma}, the quadrature
+ *     as e^{-2N tau}, tau half the gap): the placement with the fastest rate wins, always
+ *     with gamma >= 8 pi / N so that the nodes follow the phase.  With mu inside the band the
+ *     first gap wins (rate M gamma_0 against 2/3 M gamma_0 below the pole at N = M); with mu
+ *     outside at low T the poles crowd together and the ellipse below them wins;
+ *   - a, b cover H and H': the Gershgorin discs of the changed rows of H' are added to H's
+ *     bounds (kpm_contour_scaling; unchanged when they lie inside), so a change that moves
+ *     a level out of H's band (a traceful on-site change) stays inside the ellipse.
+ *
+ * Error bound err = truncation + quadrature.  Truncation: |mu_n^{pq}| <= |u_p||u_q|, so on
+ * the ellipse |dW~| <= 2 (sum_p |u_p|^2) e^{-M gamma} / ((1 - e^{-gamma}) |sin(theta - i
+ * gamma)|) (at a pole: |t|^M / (1 - |t|) instead), propagated to first order through
+ * |d log d| <= ||(1 - C~W~)^-1 C~||_F ||dW~||_F at every node and pole.  Quadrature: the
+ * larger of the trapezoidal rule's bound 2 pi max|F| e^{-2N tau} / (1 - e^{-2N tau}) and
+ * the difference from the rule on every other node (times e^{-N tau} once N tau >= 8).
+ * Rounding is not included.  The bound is rigorous to first order and pessimistic: on
+ * double-exchange flips it exceeds the actual error 10 to 1000 times (tests/kpm,
+ * docs/benchmarks.md).  Cost per change: M/2 Chebyshev steps of 1, 4 (rank 2) or k vectors,
+ * k(k+1)/2 FFTs of length 2N, N + 1 k x k determinants, k^2 M per enclosed pole. */
+
+typedef struct kpm_contour kpm_contour;
+
+/* Scratch for Hamiltonians of dimension dim, M moments, N >= M half-contour intervals (0:
+ * M; rounded up to even), the rescaling margin.  *out owned by the caller:
+ * kpm_contour_destroy().  Errors: MCF_EINVAL, MCF_ENOMEM. */
+KPM_API int kpm_contour_create(size_t dim, size_t M, size_t N, double margin,
+                               kpm_contour **out);
+KPM_API void kpm_contour_destroy(kpm_contour *g);
+KPM_API size_t kpm_contour_nodes(const kpm_contour *g);
+
+/* dS (and, when err is not NULL, its bound) of the change c (checked here) to h, whose own
+ * scaling is a, b, at T > 0 and mu.  Errors: MCF_EINVAL (a bad change, T, mu; a phase the
+ * nodes cannot follow: the message names energy_points and moments that would do). */
+KPM_API int kpm_contour_delta_action(kpm_contour *g, const mcf_hamiltonian *h, double a,
+                                     double b, const mcf_change *c, double T, double mu,
+                                     double *dS, double *err);
+
+/* The same from diagonal moments computed elsewhere (a GPU): for a change of rank 1 or 2,
+ * dmu holds M moments <v|T_n(H~)|v> of v = u_0 [, u_1, u_0 + u_1, u_0 + i u_1] (set j at
+ * dmu[j M]) in the scaling a2, b2 of kpm_contour_scaling. */
+KPM_API int kpm_contour_finish_diag(kpm_contour *g, double a2, double b2, const mcf_change *c,
+                                    const double *dmu, double T, double mu, double *dS,
+                                    double *err);
+
+/* The scaling a2, b2 that covers H (scaled by a, b with margin) and H + Delta (Gershgorin
+ * discs of the rows c touches); a2 = a, b2 = b when those lie inside. */
+KPM_API void kpm_contour_scaling(const mcf_hamiltonian *h, double a, double b, double margin,
+                                 const mcf_change *c, double *a2, double *b2);
+
+/* The Bernstein parameter of the pole (mu - b + i pi T) / a of the Fermi function. */
+KPM_API double kpm_contour_pole_gamma(double a, double b, double T, double mu);
+
+/* The moments that would bring a bound err of the last call down to target: err falls as
+ * e^{-M r}, r the rate of the chosen placement per moment (gamma_0 or gamma); M itself when
+ * err <= target. */
+KPM_API double kpm_contour_moments_for(const kpm_contour *g, double err, double target);
+
+/* Adds amplitude (re, im) at row r of the change's vector q (0 or 1) to the start block of
+ * the nv = 1 or 4 combinations u_0 [, u_1, u_0 + u_1, u_0 + i u_1] in the engine's layout
+ * (kpm_engine_start; vector j of row r: real part at v[2 nv r + j], imaginary at
+ * v[2 nv r + nv + j]): the block whose diagonal moments give a rank-2 change's Green's
+ * functions (GFMC on the real axis and on the contour). */
+static inline void kpm_combo_add(double *v, size_t nv, int q, size_t r, double re, double im)
+{
+    double *row = v + 2 * nv * r;
+    if (q == 0) {
+        row[0] += re;
+        row[nv] += im;
+        if (nv > 1) {
+            row[2] += re;
+            row[nv + 2] += im;
+            row[3] += re;
+            row[nv + 3] += im;
+        }
+    } else {
+        row[1] += re;
+        row[nv + 1] += im;
+        row[2] += re;
+        row[nv + 2] += im;
+        row[3] -= im; /* i (re + i im) = -im + i re */
+        row[nv + 3] += re;
+    }
+}
+
+/* ---- moment matrices ------------------------------------------------------------------
+ *
+ * mu[2 ((p K + q) M + n)] (+1: imaginary part) = <u_p| T_n(H~) |u_q> for p, q < K <=
+ * MCF_CHANGE_RANK, n < M, two moments per step (mu_2n = 2 <r_n^p|r_n^q> - mu_0,
+ * mu_2n+1 = 2 <r_n+1^p|r_n^q> - mu_1, r_n = T_n(H~) u), pairs p <= q computed and the
+ * rest filled by Hermiticity.  v0 holds the u_p on entry (row-major, split complex:
+ * element (row r, vector p) at v0[2 K r + p], its imaginary part at v0[2 K r + K + p]) and
+ * is consumed; v1 is scratch of the same size.  One thread, sums in row order.  Refuses (MCF_EINVAL) a diagonal moment beyond
+ * mu_0 (a spectrum outside [b - a, b + a]). */
+KPM_API int kpm_moment_matrix(const mcf_hamiltonian *h, double a, double b, size_t K,
+                              size_t M, double *v0, double *v1, double *mu);
+
 /* ---- the [evaluator] parameters, shared by the plugins kpm and kpm-cuda ---------------- */
 
 /* The declared parameters (NULL-name terminated): moments, vectors, kernel, lambda,
- * energy_points, random, margin, block, extrapolate. */
+ * energy_points, random, margin, block, extrapolate, gfmc. */
 KPM_API extern const mcf_param_spec kpm_param_specs[];
 
 /* Reads the validated [evaluator] params into c (and extrapolate); MCF_EINVAL for an
- * unknown kernel or random choice.  kpm_config_check() is the caller's next step. */
+ * unknown kernel, random or gfmc choice, or extrapolate = true with gfmc = contour.
+ * kpm_config_check() is the caller's next step. */
 KPM_API int kpm_config_read(const mcf_params *params, kpm_config *c, int *extrapolate);
 
 #ifdef __cplusplus

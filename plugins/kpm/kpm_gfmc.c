@@ -195,28 +195,8 @@ static size_t gfmc_start(kpm_gfmc *g, const mcf_local_change *c)
     double *v = kpm_engine_start(g->eng);
     memset(v, 0, 2 * nv * g->dim * sizeof *v);
     for (int a = 0; a < c->rank; a++)
-        for (int e = 0; e < c->entries[a]; e++) {
-            double *row = v + 2 * nv * (size_t)c->row[a][e];
-            const double re = c->re[a][e], im = c->im[a][e];
-            if (a == 0) {
-                row[0] += re;
-                row[nv] += im;
-                if (nv > 1) {
-                    row[2] += re;
-                    row[nv + 2] += im;
-                    row[3] += re;
-                    row[nv + 3] += im;
-                }
-            } else {
-                row[1] += re;
-                row[nv + 1] += im;
-                row[2] += re;
-                row[nv + 2] += im;
-                /* i (re + i im) = -im + i re */
-                row[3] -= im;
-                row[nv + 3] += re;
-            }
-        }
+        for (int e = 0; e < c->entries[a]; e++)
+            kpm_combo_add(v, nv, a, (size_t)c->row[a][e], c->re[a][e], c->im[a][e]);
     return nv;
 }
 

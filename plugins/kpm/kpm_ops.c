@@ -5,6 +5,7 @@
 #include "mcf/mcf.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* ---- workspace -------------------------------------------------------------------- */
@@ -17,6 +18,9 @@ void kpm_ops_destroy(void *p)
     if (w->be->release)
         w->be->release(w);
     kpm_dct_destroy(w->grid);
+    kpm_contour_destroy(w->contour);
+    free(w->converted);
+    free(w->contour_dmu);
     free(w->g);
     free(w->mu_vec);
     free(w->mu);
@@ -254,6 +258,188 @@ static int ops_gfmc_prepare(const kpm_backend *be, kpm_ops_ws *w, size_t k,
     return MCF_OK;
 }
 
+/* ---- GFMC on the contour ------------------------------------------------------------ */
+
+/* change_action's input for workspace k, checked before any work */
+static int ops_contour_check(const kpm_backend *be, kpm_ops_ws *w, size_t k,
+                             const mcf_change *change, double T, double mu, const char *what)
+{
+    int rc = mcf_change_check(change, w->h->dim);
+    if (rc)
+        return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
+    if (!(T > 0) || !isfinite(T) || !isfinite(mu))
+        return mcf_fail(MCF_EINVAL, "%s: %s of workspace %zu: temperature T = %g must be "
+                        "finite and > 0, and mu = %g finite", be->name, what, k, T, mu);
+    kpm_ops_scale(w);
+    if (!w->contour &&
+        (rc = kpm_contour_create(w->h->dim, w->M, (size_t)w->cfg.points, w->cfg.margin,
+                                 &w->contour)))
+        return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
+    return MCF_OK;
+}
+
+/* the bound against 0.05 (5% of the acceptance ratio), once per workspace and T */
+static void ops_contour_warn(const kpm_backend *be, kpm_ops_ws *w, double T, double err)
+{
+    if (!(err > 0.05) || w->warned_err_T == T)
+        return;
+    w->warned_err_T = T;
+    const double need = kpm_contour_moments_for(w->contour, err, 0.01);
+    double m2 = 2;
+    while (m2 < need)
+        m2 *= 2;
+    mcf_log(MCF_LOG_WARN,
+            "%s: GFMC at T = %.3g with moments = %zu: the error bound of dS is %.2g "
+            "(above 0.05, a 5%% error of the acceptance ratio); moments >= %.0f bring it "
+            "below 0.01",
+            be->name, T, w->M, err, m2);
+}
+
+/* the contour for a batch: chains are independent, so the batch is shared among OpenMP
+ * threads; the first failure (lowest workspace) is reported */
+static int ops_contour_batch(const kpm_backend *be, void *const *ws, size_t n,
+                             const mcf_change *const *changes, const double *T,
+                             const double *mu, double *dS, double *err, const char *what)
+{
+    int failed = 0;
+    size_t bad = 0;
+    char msg[1024] = "";
+    const long nn = (long)n;
+    /* a backend that computes the moments (a GPU: one launch for the batch) when every change
+     * is one it takes */
+    int device = be->contour_moments != NULL;
+    for (size_t k = 0; device && k < n; k++) {
+        const mcf_change *c = changes[k];
+        device = c->rank <= 2;
+        for (int q = 0; device && q < c->rank; q++)
+            device = c->entries[q] <= MCF_CHANGE_MAX_ENTRIES;
+    }
+    if (device) {
+        double *a2 = calloc(2 * n, sizeof *a2), **dmu = calloc(n, sizeof *dmu);
+        int rc = a2 && dmu ? MCF_OK
+                           : mcf_fail(MCF_ENOMEM, "%s: %s: out of memory", be->name, what);
+        for (size_t k = 0; !rc && k < n; k++) {
+            kpm_ops_ws *w = ws[k];
+            if (!w->contour_dmu && !(w->contour_dmu = malloc(4 * w->M * sizeof *w->contour_dmu)))
+                rc = mcf_fail(MCF_ENOMEM, "%s: %s: out of memory", be->name, what);
+            kpm_contour_scaling(w->h, w->a, w->b, w->cfg.margin, changes[k], a2 + k, a2 + n + k);
+            dmu[k] = w->contour_dmu;
+        }
+        if (!rc)
+            rc = be->contour_moments(ws, n, changes, a2, a2 + n, dmu);
+        for (size_t k = 0; !rc && k < n; k++) {
+            ((kpm_ops_ws *)ws[k])->contour_a = a2[k];
+            ((kpm_ops_ws *)ws[k])->contour_b = a2[n + k];
+        }
+        free(a2);
+        free(dmu);
+        if (rc)
+            return mcf_fail_prefix(rc, "%s: %s", be->name, what);
+    }
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+    for (long i = 0; i < nn; i++) {
+        const size_t k = (size_t)i;
+        kpm_ops_ws *w = ws[k];
+        int r = device ? kpm_contour_finish_diag(w->contour, w->contour_a, w->contour_b,
+                                                 changes[k], w->contour_dmu, T[k], mu[k],
+                                                 dS + k, err + k)
+                       : kpm_contour_delta_action(w->contour, w->h, w->a, w->b, changes[k],
+                                                  T[k], mu[k], dS + k, err + k);
+        if (r) {
+#pragma omp critical(kpm_contour_error)
+            if (!failed || k < bad) {
+                failed = r;
+                bad = k;
+                snprintf(msg, sizeof msg, "%s", mcf_last_error());
+            }
+        }
+    }
+    if (failed)
+        return mcf_fail(failed, "%s: %s of workspace %zu: %s", be->name, what, bad, msg);
+    for (size_t k = 0; k < n; k++)
+        ops_contour_warn(be, ws[k], T[k], err[k]);
+    return MCF_OK;
+}
+
+/* dS of n changes on the contour; err may be NULL */
+static int ops_contour(const kpm_backend *be, void *const *ws, size_t n,
+                       const mcf_change *const *changes, const double *T, const double *mu,
+                       double *dS, double *err, const char *what)
+{
+    int rc;
+    for (size_t k = 0; k < n; k++)
+        if ((rc = ops_contour_check(be, ws[k], k, changes[k], T[k], mu[k], what)))
+            return rc;
+    double *e = err;
+    if (!e && n && !(e = malloc(n * sizeof *e)))
+        return mcf_fail(MCF_ENOMEM, "%s: %s: out of memory", be->name, what);
+    rc = ops_contour_batch(be, ws, n, changes, T, mu, dS, e, what);
+    if (e != err)
+        free(e);
+    return rc;
+}
+
+int kpm_ops_change_action(const kpm_backend *be, void *const *ws, size_t n,
+                          const mcf_change *const *changes, const double *T,
+                          const double *mu, double *dS, double *err)
+{
+    int rc = ops_check_batch(be, ws, n, "change_action");
+    if (rc)
+        return rc;
+    if (n && (!changes || !T || !mu || !dS))
+        return mcf_fail(MCF_EINVAL, "%s: change_action: the %s array is NULL", be->name,
+                        !changes ? "change" : !T ? "T" : !mu ? "mu" : "dS");
+    if (n && ((const kpm_ops_ws *)ws[0])->cfg.gfmc == KPM_GFMC_REAL_AXIS) {
+        /* the real axis takes the older changes only */
+        mcf_local_change *lc = calloc(n, sizeof *lc);
+        const mcf_local_change **lp = malloc(n * sizeof *lp);
+        if (!lc || !lp) {
+            free(lc);
+            free(lp);
+            return mcf_fail(MCF_ENOMEM, "%s: change_action: out of memory", be->name);
+        }
+        for (size_t k = 0; k < n && !rc; k++) {
+            const mcf_change *c = changes[k];
+            if (!c || c->rank < 1 || c->rank > MCF_CHANGE_MAX_RANK) {
+                rc = mcf_fail(MCF_EINVAL, "%s: change_action of workspace %zu: gfmc = "
+                              "real-axis takes changes of rank <= %d (this one has %d); use "
+                              "gfmc = contour", be->name, k, MCF_CHANGE_MAX_RANK,
+                              c ? c->rank : 0);
+                break;
+            }
+            lc[k].rank = c->rank;
+            for (int a = 0; a < c->rank && !rc; a++) {
+                if (c->entries[a] < 1 || c->entries[a] > MCF_CHANGE_MAX_ENTRIES) {
+                    rc = mcf_fail(MCF_EINVAL, "%s: change_action of workspace %zu: gfmc = "
+                                  "real-axis takes at most %d entries per vector (vector %d "
+                                  "has %d); use gfmc = contour", be->name, k,
+                                  MCF_CHANGE_MAX_ENTRIES, a, c->entries[a]);
+                    break;
+                }
+                lc[k].entries[a] = c->entries[a];
+                for (int e = 0; e < c->entries[a]; e++) {
+                    lc[k].row[a][e] = c->row[a][e];
+                    lc[k].re[a][e] = c->re[a][e];
+                    lc[k].im[a][e] = c->im[a][e];
+                }
+                for (int b = 0; b < c->rank; b++) {
+                    lc[k].c_re[a][b] = c->c_re[a][b];
+                    lc[k].c_im[a][b] = c->c_im[a][b];
+                }
+            }
+            lp[k] = lc + k;
+        }
+        if (!rc)
+            rc = kpm_ops_delta_action(be, ws, n, lp, T, mu, dS);
+        for (size_t k = 0; !rc && err && k < n; k++)
+            err[k] = NAN;
+        free(lc);
+        free(lp);
+        return rc;
+    }
+    return ops_contour(be, ws, n, changes, T, mu, dS, err, "change_action");
+}
+
 int kpm_ops_delta_action(const kpm_backend *be, void *const *ws, size_t n,
                          const mcf_local_change *const *changes, const double *T,
                          const double *mu, double *dS)
@@ -261,6 +447,23 @@ int kpm_ops_delta_action(const kpm_backend *be, void *const *ws, size_t n,
     int rc = ops_check_batch(be, ws, n, "delta_action");
     if (rc)
         return rc;
+    if (n && ((const kpm_ops_ws *)ws[0])->cfg.gfmc == KPM_GFMC_CONTOUR) {
+        const mcf_change **cp = malloc(n * sizeof *cp);
+        if (!cp)
+            return mcf_fail(MCF_ENOMEM, "%s: delta_action: out of memory", be->name);
+        for (size_t k = 0; k < n && !rc; k++) {
+            kpm_ops_ws *w = ws[k];
+            if (!w->converted && !(w->converted = malloc(sizeof *w->converted)))
+                rc = mcf_fail(MCF_ENOMEM, "%s: delta_action: out of memory", be->name);
+            else if ((rc = mcf_change_from_local(changes[k], w->converted)))
+                rc = mcf_fail_prefix(rc, "%s: delta_action of workspace %zu", be->name, k);
+            cp[k] = w->converted;
+        }
+        if (!rc)
+            rc = ops_contour(be, ws, n, cp, T, mu, dS, NULL, "delta_action");
+        free(cp);
+        return rc;
+    }
     for (size_t k = 0; k < n; k++)
         if ((rc = ops_gfmc_prepare(be, ws[k], k, changes[k], T[k], mu[k])))
             return rc;

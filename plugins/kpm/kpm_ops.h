@@ -20,10 +20,21 @@
  *   ldos, green   moments of the rows' unit vectors, `block` rows at a time, each block
  *                 reconstructed by the backend;
  *   occupation    kpm_occupation of the trace's mean moments (host);
- *   delta_action  per workspace: scaling, the change, T and mu checked (backends whose
- *                 GFMC batch does not check them itself), the GFMC scratch created on
- *                 first use, the resolution warning (kpm_gfmc_warn_resolution, the Lorentz
- *                 kernel's lambda a / M); then the backend's batch over all workspaces.
+ *   change_action GFMC on the contour (gfmc = contour, the default; kpm_core.h): every
+ *                 change, T and mu checked first; per workspace the scaling and the contour
+ *                 scratch (created on first use); the batch's chains shared among OpenMP
+ *                 threads on the host (one chain per thread, the same bits on any thread
+ *                 count: kpm-cuda too, whose device kernel does not know the contour yet);
+ *                 warns once per workspace and T when the error bound exceeds 0.05, naming
+ *                 the moments that bring it to 0.01.  gfmc = real-axis: the change must have
+ *                 rank <= 2 and at most 16 entries per vector, and goes to the backend's
+ *                 batch as for delta_action (err is then NaN: that method has no bound).
+ *   delta_action  gfmc = contour: each change converted (mcf_change_from_local) and
+ *                 computed as change_action.  gfmc = real-axis: per workspace: scaling,
+ *                 the change, T and mu checked (backends whose GFMC batch does not check
+ *                 them itself), the GFMC scratch created on first use, the resolution
+ *                 warning (kpm_gfmc_warn_resolution, the Lorentz kernel's lambda a / M);
+ *                 then the backend's batch over all workspaces.
  *   action        all inputs checked first (T > 0 finite, mu finite, vectors = 0: a
  *                 stochastic trace is refused naming `vectors`); per workspace the exact
  *                 trace once (the backend's rows_moments), then per point the plain
@@ -77,6 +88,12 @@ typedef struct kpm_backend {
      * created), and the messages of failures name the workspace */
     int (*gfmc_batch)(void *const *ws, size_t n, const mcf_local_change *const *changes,
                       const double *T, const double *mu, double *dS);
+    /* optional (NULL: the host computes them): GFMC on the contour, the diagonal moments of
+     * u_0 [, u_1, u_0 + u_1, u_0 + i u_1] of n changes of rank <= 2 with at most
+     * MCF_CHANGE_MAX_ENTRIES entries per vector (the caller checks), each in its scaling
+     * a[k], b[k], into dmu[k] (1 or 4 sets of M: set j at dmu[k][j M]) */
+    int (*contour_moments)(void *const *ws, size_t n, const mcf_change *const *changes,
+                           const double *a, const double *b, double *const *dmu);
 } kpm_backend;
 
 /* The common head of a plugin's workspace (its first member). */
@@ -94,6 +111,11 @@ struct kpm_ops_ws {
     uint64_t version;         /* h->version of a, b */
     double a, b;
     double warned_T;          /* the last T the resolution warning was given for */
+    kpm_contour *contour;     /* GFMC on the contour: created on first use */
+    mcf_change *converted;    /* delta_action's change as an mcf_change (contour) */
+    double warned_err_T;      /* the last T the contour's error warning was given for */
+    double *contour_dmu;      /* 4 M: the backend's diagonal moments (contour_moments) */
+    double contour_a, contour_b; /* the change's scaling for them */
 };
 
 /* create() and destroy() of mcf/fermion.h: refuses a missing or empty h, reads and checks
@@ -124,6 +146,9 @@ KPM_API int kpm_ops_occupation(const kpm_backend *be, void *const *ws, size_t n,
 KPM_API int kpm_ops_delta_action(const kpm_backend *be, void *const *ws, size_t n,
                                  const mcf_local_change *const *changes, const double *T,
                                  const double *mu, double *dS);
+KPM_API int kpm_ops_change_action(const kpm_backend *be, void *const *ws, size_t n,
+                                  const mcf_change *const *changes, const double *T,
+                                  const double *mu, double *dS, double *err);
 KPM_API int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, size_t m,
                            const double *T, const double *mu, double *S, double *err);
 
@@ -168,6 +193,12 @@ KPM_API int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, siz
     {                                                                                       \
         return kpm_ops_action(&(be), ws, n, m, T, mu, S, err);                              \
     }                                                                                       \
+    static int table##_change_action(void *const *ws, size_t n,                             \
+                                     const mcf_change *const *changes, const double *T,     \
+                                     const double *mu, double *dS, double *err)             \
+    {                                                                                       \
+        return kpm_ops_change_action(&(be), ws, n, changes, T, mu, dS, err);                \
+    }                                                                                       \
     static const mcf_fermion_ops table = {                                                  \
         .struct_size = sizeof(mcf_fermion_ops),                                             \
         .create = table##_create,                                                           \
@@ -180,6 +211,7 @@ KPM_API int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, siz
         .occupation = table##_occupation,                                                   \
         .delta_action = table##_delta_action,                                               \
         .action = table##_action,                                                           \
+        .change_action = table##_change_action,                                             \
     }
 
 #ifdef __cplusplus

@@ -5,7 +5,7 @@
 #   tests/bench/mpi_scaling.sh [MCF_BINARY]     (an MPI build: cmake -DMCF_MPI=ON; default
 #                                                build-mpi/bin/mcf; builds nothing)
 #
-# The scan is examples/de-scan.ini (open 4^3 cube, GFMC with M = 128 moments extrapolated)
+# The scan is examples/de-scan.ini (open 4^3 cube, GFMC on the contour with M = 256 moments)
 # with SWEEPS sweeps after THERM thermalization sweeps and no checkpoint but the final one;
 # wall time of the whole `mpirun ... mcf run` (start-up, gathers and files included).  One
 # thread per rank (OMP_NUM_THREADS=1: the kpm evaluator's own OpenMP loops stay serial), and

@@ -267,7 +267,7 @@ static void test_delta_action(void)
     for (int extra = 0; extra < 2; extra++) {
         /* kernel = jackson: GFMC uses the Lorentz kernel whatever `kernel` says */
         test_params *tp = make_params("moments", "128", "kernel", "jackson", "extrapolate",
-                                      extra ? "true" : "false", NULL);
+                                      extra ? "true" : "false", "gfmc", "real-axis", NULL);
         CHECK(tp->ok, "params: %s", mcf_last_error());
         void *ws[2] = {NULL, NULL};
         for (int k = 0; k < 2; k++)
@@ -298,6 +298,42 @@ static void test_delta_action(void)
             ops->destroy(ws[k]);
         test_params_free(tp);
     }
+    /* gfmc = contour (the default): batch = single calls = kpm_contour called directly, and
+     * extrapolate = true is refused naming gfmc */
+    test_params *tc = make_params("moments", "128", NULL);
+    CHECK(tc->ok, "params: %s", mcf_last_error());
+    void *wc[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++)
+        CHECK(ops->create(&tc->p, h[k], &wc[k]) == MCF_OK, "create: %s", mcf_last_error());
+    double cb[2], cs[2];
+    int rc = ops->delta_action(wc, 2, cp, T, mu, cb);
+    CHECK(rc == MCF_OK, "contour delta_action: %s", mcf_last_error());
+    for (int k = 0; k < 2; k++) {
+        rc = ops->delta_action(&wc[k], 1, &cp[k], &T[k], &mu[k], &cs[k]);
+        CHECK(rc == MCF_OK && cs[k] == cb[k], "contour entry %d: single %.17g vs batch %.17g",
+              k, cs[k], cb[k]);
+        kpm_contour *g = NULL;
+        mcf_change c;
+        double a, b, ds, err;
+        mcf_hamiltonian_scaling(h[k], 0.01, &a, &b);
+        mcf_change_from_local(&ch[k], &c);
+        kpm_contour_create(h[k]->dim, 128, 0, 0.01, &g);
+        kpm_contour_delta_action(g, h[k], a, b, &c, T[k], mu[k], &ds, &err);
+        CHECK(ds == cb[k], "contour entry %d: plugin %.17g vs kpm_contour %.17g", k, cb[k], ds);
+        kpm_contour_destroy(g);
+    }
+    printf("delta_action (contour): %.6f %.6f\n", cb[0], cb[1]);
+    for (int k = 0; k < 2; k++)
+        ops->destroy(wc[k]);
+    test_params_free(tc);
+    test_params *tx = make_params("moments", "128", "extrapolate", "true", NULL);
+    void *wx = NULL;
+    rc = tx->ok ? ops->create(&tx->p, h[0], &wx) : MCF_EINVAL;
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "gfmc = real-axis"),
+          "extrapolate with the contour: rc %d, %s", rc, mcf_last_error());
+    if (wx)
+        ops->destroy(wx);
+    test_params_free(tx);
     for (int k = 0; k < 2; k++)
         mcf_hamiltonian_destroy(h[k]);
 }

@@ -4,7 +4,7 @@
  * (a) The same seeded run, cubic 4^3 with open boundaries (no level at mu = 0, see
  *     test_double_exchange.c (b)), hund = inf, mu = 0, move = rotation, at a low, an
  *     intermediate and a high temperature (T = 0.05, 0.2, 1.0), once with evaluator = ed and
- *     once with evaluator = kpm (M = 256 with the two-point extrapolation, vectors = 0: the
+ *     once with evaluator = kpm (GFMC on the contour, the default, M = 512, vectors = 0: the
  *     exact trace, so the energy and density carry no stochastic-trace noise).  The chains
  *     use the same random streams, but they diverge at the first acceptance decided
  *     differently, so the two runs are independent estimates of the same averages.  The
@@ -12,9 +12,10 @@
  *     configurations, must agree within 3.5 combined standard errors at every T.  Why 3.5:
  *     9 such comparisons; a threshold of 3 would be crossed by one of 9 independent
  *     Gaussian differences with probability 2.4%, 3.5 with 0.4%.  What may not hide there:
- *     GFMC's bias.  With the two-point estimate the error of dS is ~0.03 at T = 0.05 and
- *     ~0.005 at T = 0.2 (docs/methods.md), a change of the acceptance by a few percent at
- *     worst, which moves these averages far less than their errors.
+ *     GFMC's truncation.  On the contour its bound falls as e^{-M gamma}, gamma ~ 0.8 pi T / a
+ *     (kpm_core.h): M gamma = 11 at T = 0.05 and M = 512, a bound below the 0.05 of kpm's
+ *     warning, a change of the acceptance by a few percent at worst, which moves these
+ *     averages far less than their errors.
  *     The energy is another matter: KPM's occupation() integrates the Jackson-broadened
  *     spectrum, which differs from the exact one by the kernel, not by the sampling.  For
  *     one level at E_nu the broadened value of h(E) = E f(E) differs from h(E_nu) by
@@ -31,7 +32,8 @@
  *     the odd moments vanish and dos(E) = dos(-E) on the symmetric Chebyshev grid to
  *     rounding (1e-10 of the maximum); and the Chebyshev-Gauss sum (pi / N) sum a sin(theta)
  *     dos(E) is exactly g_0 mu_0 = 1 (the quadrature is exact for the expansion).
- * (c) kpm's warning when the kernel's resolution is too coarse for T (M = 32, T = 0.05).
+ * (c) kpm's warning when its truncation bound is too large for T (M = 32, T = 0.05), and
+ *     that the moments it advises silence it.
  *
  * Usage: test_gfmc_vs_ed MCF_PROGRAM (through ctest). */
 #include "physics_util.h"
@@ -56,8 +58,7 @@ static void test_ed_vs_kpm(void)
         return;
     }
     snprintf(sections, sizeof sections,
-             "evaluator = kpm\n\n%s\n[evaluator]\nmoments = 256\nextrapolate = true\n"
-             "vectors = 0\n",
+             "evaluator = kpm\n\n%s\n[evaluator]\nmoments = 512\nvectors = 0\n",
              common);
     if (phys_run_mcf(mcf_program, "gfmc_kpm", "double-exchange", 4242, sections, &kpm)) {
         CHECK(0, "the kpm run failed");
@@ -137,39 +138,61 @@ static void test_dos_curve(void)
     phys_table_free(&d);
 }
 
-/* (c) The resolution warning: M = 32 moments at T = 0.05 on 3^3 (half-width a = 6.06):
- * lambda a / M = 0.76 = 15 T, an estimated bias of dS of 0.12 x 15 = 1.8 (docs/methods.md),
- * so kpm must warn, once per chain, naming T, the moments and what to use instead; the run
- * still completes (a warning, not an error). */
-static void test_resolution_warning(void)
+/* the number of GFMC warnings in the log of run `name`, the log into text */
+static int gfmc_warnings(const char *name, char *text, size_t cap)
 {
-    printf("(c) kpm warns when its resolution is too coarse for T\n");
-    const char *sections = "evaluator = kpm\n\n"
-                           "[schedule]\nthermalize = 2\nsweeps = 32\ntemperatures = 0.05\n\n"
-                           "[model]\nL = 3\n\n[evaluator]\nmoments = 32\n";
-    phys_table tab;
-    if (phys_run_mcf(mcf_program, "gfmc_warn", "double-exchange", 3, sections, &tab)) {
-        CHECK(0, "the run with a coarse resolution failed (it should only warn)");
-        return;
-    }
-    phys_table_free(&tab);
     char path[PHYS_PATH_MAX];
     const char *tmp = getenv("MCF_TEST_TMP");
-    snprintf(path, sizeof path, "%s/gfmc_warn/mcf.log", tmp ? tmp : ".");
-    static char text[65536];
+    snprintf(path, sizeof path, "%s/%s/mcf.log", tmp ? tmp : ".", name);
     FILE *f = fopen(path, "r");
-    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    size_t n = f ? fread(text, 1, cap - 1, f) : 0;
     text[n] = '\0';
     if (f)
         fclose(f);
     int count = 0;
     for (const char *q = text; (q = strstr(q, "warning: kpm: GFMC")); q++)
         count++;
-    printf("  %d resolution warning(s)\n", count);
-    CHECK(count == 1, "expected one resolution warning for the one chain, found %d", count);
-    CHECK(strstr(text, "T = 0.05") && strstr(text, "moments = 32") &&
-              strstr(text, "use moments >="),
+    return count;
+}
+
+/* (c) The truncation warning: M = 32 moments at T = 0.05 on 3^3 (a = 6.06): M gamma ~ 0.7,
+ * a bound of dS far above 0.05, so kpm must warn, once per chain, naming T, the moments
+ * and the moments that would do; the run still completes (a warning, not an error).  The
+ * advice must be right: a second run with the moments it names gives no warning. */
+static void test_resolution_warning(void)
+{
+    printf("(c) kpm warns when its truncation bound is too large for T\n");
+#define WARN_RUN                                                                           \
+    "evaluator = kpm\n\n[schedule]\nthermalize = 2\nsweeps = 32\ntemperatures = 0.05\n\n"    \
+    "[model]\nL = 3\n\n[evaluator]\nmoments = %ld\n"
+    char sections[512];
+    snprintf(sections, sizeof sections, WARN_RUN, 32L);
+    phys_table tab;
+    if (phys_run_mcf(mcf_program, "gfmc_warn", "double-exchange", 3, sections, &tab)) {
+        CHECK(0, "the run with too few moments failed (it should only warn)");
+        return;
+    }
+    phys_table_free(&tab);
+    static char text[65536];
+    int count = gfmc_warnings("gfmc_warn", text, sizeof text);
+    printf("  %d truncation warning(s)\n", count);
+    CHECK(count == 1, "expected one truncation warning for the one chain, found %d", count);
+    const char *adv = strstr(text, "moments >= ");
+    CHECK(strstr(text, "T = 0.05") && strstr(text, "moments = 32") && adv,
           "the warning does not name T, the moments and the remedy:\n%s", text);
+    const long need = adv ? strtol(adv + strlen("moments >= "), NULL, 10) : 0;
+    CHECK(need > 32 && need <= 65536, "the advised moments (%ld) are not a remedy", need);
+    if (need <= 32 || need > 65536)
+        return;
+    snprintf(sections, sizeof sections, WARN_RUN, need);
+    if (phys_run_mcf(mcf_program, "gfmc_warn2", "double-exchange", 3, sections, &tab)) {
+        CHECK(0, "the run with the advised moments = %ld failed", need);
+        return;
+    }
+    phys_table_free(&tab);
+    count = gfmc_warnings("gfmc_warn2", text, sizeof text);
+    printf("  with the advised moments = %ld: %d warning(s)\n", need, count);
+    CHECK(count == 0, "moments = %ld, as advised, still warns:\n%s", need, text);
 }
 
 int main(int argc, char **argv)

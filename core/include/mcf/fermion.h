@@ -17,6 +17,7 @@
 #define MCF_FERMION_H
 
 #include <stddef.h>
+#include "mcf/change.h"
 #include "mcf/hamiltonian.h"
 #include "mcf/params.h"
 #include "mcf/rng.h"
@@ -59,6 +60,11 @@ int mcf_local_change_check(const mcf_local_change *c, size_t dim);
 /* Adds Delta to the dense row-major interleaved-complex matrix m (2 dim^2 doubles, as
  * written by mcf_hamiltonian_dense): for exact methods.  c must pass the check. */
 void mcf_local_change_add_dense(const mcf_local_change *c, size_t dim, double *m);
+
+/* The same change as an mcf_change (mcf/change.h), which every evaluator's change_action
+ * takes.  Overwrites *out.  MCF_EINVAL for a rank or entry count out of range (the rest is
+ * mcf_change_check's). */
+int mcf_change_from_local(const mcf_local_change *in, mcf_change *out);
 
 typedef struct mcf_fermion_ops {
     uint32_t struct_size;  /* sizeof(mcf_fermion_ops) the plugin was built with */
@@ -133,6 +139,22 @@ typedef struct mcf_fermion_ops {
      * (T <= 0, non-finite input, a stochastic trace), ENOMEM. */
     int (*action)(void *const *ws, size_t n, size_t m, const double *T, const double *mu,
                   double *S, double *err);
+
+    /* ---- appended for every finite-rank change (same rule: check struct_size and NULL;
+     * every evaluator of this tree has it) ---------------------------------------
+     *
+     * For n workspaces: dS[k] = S_eff(H_k + Delta_k) - S_eff(H_k) as delta_action, for the
+     * change changes[k] (borrowed; mcf/change.h: rank up to MCF_CHANGE_RANK, traceful or
+     * traceless, on-site and hopping parts mixed), at T[k] > 0 and mu[k] (inside, at or
+     * outside the spectrum).  When err is not NULL, err[k] receives a bound on the method's
+     * truncation error of dS[k] (0 for an exact diagonalization; rounding not included).
+     * ed diagonalizes H + Delta; kpm and kpm-cuda integrate T-weighted log det(1 - G Delta)
+     * on a contour around the spectrum (docs/methods.md, "GFMC on a contour"): exact up to
+     * a truncation error that falls exponentially with the moments.  The Hamiltonian is not
+     * changed.  Errors: MCF_EINVAL (a change that fails mcf_change_check, T <= 0,
+     * non-finite input; the message says what to change), MCF_ENOMEM. */
+    int (*change_action)(void *const *ws, size_t n, const mcf_change *const *changes,
+                         const double *T, const double *mu, double *dS, double *err);
 } mcf_fermion_ops;
 
 #ifdef __cplusplus

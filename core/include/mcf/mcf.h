@@ -10,6 +10,7 @@
 #include "mcf/lattice.h"
 #include "mcf/plugin.h"
 #include "mcf/model.h"
+#include "mcf/change.h"
 #include "mcf/hamiltonian.h"
 #include "mcf/fermion.h"
 #include "mcf/orbital.h"
