@@ -22,13 +22,14 @@
  *   occupation    kpm_occupation of the trace's mean moments (host);
  *   change_action GFMC on the contour (gfmc = contour, the default; kpm_core.h): every
  *                 change, T and mu checked first; per workspace the scaling and the contour
- *                 scratch (created on first use); the batch's chains shared among OpenMP
- *                 threads on the host (one chain per thread, the same bits on any thread
- *                 count: kpm-cuda too, whose device kernel does not know the contour yet);
- *                 warns once per workspace and T when the error bound exceeds 0.05, naming
- *                 the moments that bring it to 0.01.  gfmc = real-axis: the change must have
- *                 rank <= 2 and at most 16 entries per vector, and goes to the backend's
- *                 batch as for delta_action (err is then NaN: that method has no bound).
+ *                 scratch (created on first use); a backend with contour_moments (kpm-cuda)
+ *                 computes the moments of a batch of rank <= 2 changes (one launch), the
+ *                 host the rest; then the batch's chains shared among OpenMP threads on the
+ *                 host (one chain per thread: the same bits on any thread count); warns once
+ *                 per workspace and T when the error bound exceeds 0.05, naming the moments
+ *                 that bring it to 0.01.  gfmc = real-axis: the change must have rank <= 2
+ *                 and at most 16 entries per vector, and goes to the backend's batch as for
+ *                 delta_action (err is then NaN: that method has no bound).
  *   delta_action  gfmc = contour: each change converted (mcf_change_from_local) and
  *                 computed as change_action.  gfmc = real-axis: per workspace: scaling,
  *                 the change, T and mu checked (backends whose GFMC batch does not check
