@@ -50,7 +50,6 @@ typedef struct kc_ws {
     double *fft_re, *fft_im;  /* block x N, for green */
     kcu_gfmc_job *jobs;       /* the batch's job list, kept in the batch's first workspace */
     size_t jobs_cap;
-    mcf_local_change lchange; /* contour_moments: the change in the kernel's form */
 } kc_ws;
 
 /* ---- the backend of kpm_ops (kpm_ops.h) ----------------------------------------------- */
@@ -150,10 +149,9 @@ static int kc_gfmc_batch(void *const *ws, size_t n, const mcf_local_change *cons
 }
 
 /* GFMC on the contour: the recursion of the whole batch in one launch that ends after the
- * moments (kcu_gfmc_moments); kpm_ops finishes each chain's contour on the host.  The
- * changes have rank <= 2 and <= MCF_CHANGE_MAX_ENTRIES entries (kpm_ops checks). */
-static int kc_contour_moments(void *const *ws, size_t n, const mcf_change *const *changes,
-                              const double *a, const double *b, double *const *dmu)
+ * moments (kcu_gfmc_moments); kpm_ops finishes each chain's contour on the host and has put
+ * each change, in the kernel's form, its scaling and the moments' place in the head. */
+static int kc_contour_moments(void *const *ws, size_t n)
 {
     if (n == 0)
         return MCF_OK;
@@ -161,28 +159,15 @@ static int kc_contour_moments(void *const *ws, size_t n, const mcf_change *const
     int rc = kc_jobs_reserve(w0, n);
     if (rc)
         return rc;
+    double *dmu[n];
     for (size_t k = 0; k < n; k++) {
         kc_ws *w = ws[k];
         if ((rc = kc_gfmc_need(&w->base)))
             return rc;
-        const mcf_change *c = changes[k];
-        mcf_local_change *l = &w->lchange;
-        memset(l, 0, sizeof *l);
-        l->rank = c->rank;
-        for (int p = 0; p < c->rank; p++) {
-            l->entries[p] = c->entries[p];
-            for (int e = 0; e < c->entries[p]; e++) {
-                l->row[p][e] = c->row[p][e];
-                l->re[p][e] = c->re[p][e];
-                l->im[p][e] = c->im[p][e];
-            }
-            for (int q = 0; q < c->rank; q++) {
-                l->c_re[p][q] = c->c_re[p][q];
-                l->c_im[p][q] = c->c_im[p][q];
-            }
-        }
-        w0->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h, .a = a[k],
-                                     .b = b[k], .T = 1.0, .mu = 0.0, .change = l};
+        w0->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h,
+                                     .a = w->base.contour_a, .b = w->base.contour_b, .T = 1.0,
+                                     .mu = 0.0, .change = &w->base.contour_local};
+        dmu[k] = w->base.contour_dmu;
     }
     return kcu_gfmc_moments(w0->jobs, n, dmu);
 }

@@ -774,7 +774,10 @@ static int ed_run(void *const *ws, size_t n, const ed_request *q)
     if (q->what == ED_DELTA) {
         if ((!q->changes && !q->gchanges) || !q->Ts || !q->mus || !q->dS)
             return mcf_fail(MCF_EINVAL, "ed: delta_action: the %s array is NULL",
-                            !q->changes ? "change" : !q->Ts ? "T" : !q->mus ? "mu" : "dS");
+                            !q->changes && !q->gchanges ? "change"
+                            : !q->Ts                    ? "T"
+                            : !q->mus                   ? "mu"
+                                                        : "dS");
         const int rc = ed_delta_check(ws, n, q);
         if (rc)
             return rc;

@@ -41,7 +41,6 @@ struct kpm_contour {
     size_t poles_cap;
     double complex *pole_t;/* t_n = z~_n - sqrt(z~_n^2 - 1) of each enclosed pole (|t| < 1) */
     double *damp;          /* M: 1/2, e^-gamma, e^-2 gamma, ... */
-    double complex *sphi;  /* N + 1: sin(theta_j - i gamma) */
     double complex *fz;    /* N + 1: the Fermi function at z_j */
     double complex *wfac;  /* N + 1: -2i / (a sin(theta_j - i gamma)) */
     double complex *msphi; /* N + 1: -a sin(theta_j - i gamma) */
@@ -59,7 +58,6 @@ void kpm_contour_destroy(kpm_contour *g)
     free(g->mu);
     free(g->chi);
     free(g->damp);
-    free(g->sphi);
     free(g->fz);
     free(g->wfac);
     free(g->msphi);
@@ -96,7 +94,6 @@ int kpm_contour_create(size_t dim, size_t M, size_t N, double margin, kpm_contou
     g->mu = malloc(2 * K * K * M * sizeof *g->mu);
     g->chi = malloc(KC_PAIRS * 2 * g->L * sizeof *g->chi);
     g->damp = malloc(M * sizeof *g->damp);
-    g->sphi = malloc((N + 1) * sizeof *g->sphi);
     g->fz = malloc((N + 1) * sizeof *g->fz);
     g->wfac = malloc((N + 1) * sizeof *g->wfac);
     g->msphi = malloc((N + 1) * sizeof *g->msphi);
@@ -105,7 +102,7 @@ int kpm_contour_create(size_t dim, size_t M, size_t N, double margin, kpm_contou
     g->fw = gsl_fft_complex_workspace_alloc(g->L);
     g->dmu = malloc(4 * M * sizeof *g->dmu);
     int erc = kpm_engine_create(dim, 4, &g->eng);
-    if (erc || !g->v0 || !g->v1 || !g->mu || !g->chi || !g->damp || !g->sphi || !g->fz ||
+    if (erc || !g->v0 || !g->v1 || !g->mu || !g->chi || !g->damp || !g->fz ||
         !g->wt || !g->fw || !g->dmu || !g->wfac || !g->msphi || !g->afz) {
         kpm_contour_destroy(g);
         return mcf_fail(MCF_ENOMEM, "kpm: out of memory for the contour workspace (dimension "
@@ -114,8 +111,6 @@ int kpm_contour_create(size_t dim, size_t M, size_t N, double margin, kpm_contou
     *out = g;
     return MCF_OK;
 }
-
-size_t kpm_contour_nodes(const kpm_contour *g) { return g->N; }
 
 /* ---- bounds: the spectrum of H' = H + Delta must lie inside the ellipse --------------- */
 
@@ -369,11 +364,11 @@ static int kc_prepare(kpm_contour *g, double a, double b, double T, double mu)
     for (size_t j = 0; j <= N; j++) {
         const double th = kc_pi * (double)j / (double)N;
         const double ct = j == N ? -1.0 : cos(th), st = j == 0 || j == N ? 0.0 : sin(th);
-        g->sphi[j] = st * ch - I * ct * sh;
+        const double complex sphi = st * ch - I * ct * sh; /* sin(theta_j - i gamma) */
         const double complex z = a * (ct * ch + I * st * sh) + b;
         g->fz[j] = kc_fermi((z - mu) / T);
-        g->wfac[j] = -2.0 * I / (a * g->sphi[j]);
-        g->msphi[j] = -a * g->sphi[j];
+        g->wfac[j] = -2.0 * I / (a * sphi);
+        g->msphi[j] = -a * sphi;
         g->afz[j] = cabs(g->fz[j]);
     }
     g->cached = 1;

@@ -375,7 +375,6 @@ typedef struct kpm_contour kpm_contour;
 KPM_API int kpm_contour_create(size_t dim, size_t M, size_t N, double margin,
                                kpm_contour **out);
 KPM_API void kpm_contour_destroy(kpm_contour *g);
-KPM_API size_t kpm_contour_nodes(const kpm_contour *g);
 
 /* dS (and, when err is not NULL, its bound) of the change c (checked here) to h, whose own
  * scaling is a, b, at T > 0 and mu.  Errors: MCF_EINVAL (a bad change, T, mu; a phase the
@@ -430,6 +429,11 @@ static inline void kpm_combo_add(double *v, size_t nv, int q, size_t r, double r
         row[nv + 3] += re;
     }
 }
+
+/* The change c as the older mcf_local_change that the real-axis method and the GPU kernel
+ * take (rank <= 2, <= MCF_CHANGE_MAX_ENTRIES entries a vector): 1 and *out written when it
+ * fits, 0 (out untouched) when not. */
+KPM_API int kpm_change_to_local(const mcf_change *c, mcf_local_change *out);
 
 /* ---- moment matrices ------------------------------------------------------------------
  *

@@ -251,6 +251,30 @@ static int gfmc_integral(kpm_gfmc *g, const mcf_local_change *c, size_t nv, cons
     return MCF_OK;
 }
 
+int kpm_change_to_local(const mcf_change *c, mcf_local_change *out)
+{
+    if (!c || c->rank < 1 || c->rank > MCF_CHANGE_MAX_RANK)
+        return 0;
+    for (int a = 0; a < c->rank; a++)
+        if (c->entries[a] < 1 || c->entries[a] > MCF_CHANGE_MAX_ENTRIES)
+            return 0;
+    memset(out, 0, sizeof *out);
+    out->rank = c->rank;
+    for (int a = 0; a < c->rank; a++) {
+        out->entries[a] = c->entries[a];
+        for (int e = 0; e < c->entries[a]; e++) {
+            out->row[a][e] = c->row[a][e];
+            out->re[a][e] = c->re[a][e];
+            out->im[a][e] = c->im[a][e];
+        }
+        for (int b = 0; b < c->rank; b++) {
+            out->c_re[a][b] = c->c_re[a][b];
+            out->c_im[a][b] = c->c_im[a][b];
+        }
+    }
+    return 1;
+}
+
 int kpm_gfmc_delta_action(kpm_gfmc *g, const mcf_hamiltonian *h, double a, double b,
                           const mcf_local_change *c, double T, double mu, double *dS,
                           double *dS_M, double *dS_2M)

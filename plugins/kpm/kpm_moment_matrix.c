@@ -180,10 +180,10 @@ int kpm_moment_matrix(const mcf_hamiltonian *h, double a, double b, size_t K, si
         return mcf_fail(MCF_EINVAL, "kpm: moment matrix: scale a = %g must be finite and > 0, "
                         "and the shift b = %g finite", a, b);
     const size_t dim = h->dim, np = kmm_pairs(K);
-    double mu0[2 * MCF_CHANGE_RANK * (MCF_CHANGE_RANK + 1) / 2];
-    double mu1[2 * MCF_CHANGE_RANK * (MCF_CHANGE_RANK + 1) / 2];
-    double p[2 * MCF_CHANGE_RANK * (MCF_CHANGE_RANK + 1) / 2];
-    double q[2 * MCF_CHANGE_RANK * (MCF_CHANGE_RANK + 1) / 2];
+    double mu0[2 * KC_MM_PAIRS];
+    double mu1[2 * KC_MM_PAIRS];
+    double p[2 * KC_MM_PAIRS];
+    double q[2 * KC_MM_PAIRS];
     memset(mu0, 0, sizeof mu0);
     for (size_t r = 0; r < dim; r++) {
         const double *x = v0 + 2 * K * r;
@@ -202,7 +202,7 @@ int kpm_moment_matrix(const mcf_hamiltonian *h, double a, double b, size_t K, si
     step(h, ia, b, v0, v1, 1, p, q);
     memcpy(mu1, q, 2 * np * sizeof *q);
     kmm_put(mu, K, M, 1, mu1);
-    double v[2 * MCF_CHANGE_RANK * (MCF_CHANGE_RANK + 1) / 2];
+    double v[2 * KC_MM_PAIRS];
     if (M > 2) {
         for (size_t t = 0; t < 2 * np; t++)
             v[t] = 2.0 * p[t] - mu0[t];

@@ -296,7 +296,7 @@ static void ops_contour_warn(const kpm_backend *be, kpm_ops_ws *w, double T, dou
 }
 
 /* the contour for a batch: chains are independent, so the batch is shared among OpenMP
- * threads; the first failure (lowest workspace) is reported */
+ * threads; the first failure (lowest workspace) is reported; err may be NULL */
 static int ops_contour_batch(const kpm_backend *be, void *const *ws, size_t n,
                              const mcf_change *const *changes, const double *T,
                              const double *mu, double *dS, double *err, const char *what)
@@ -306,33 +306,23 @@ static int ops_contour_batch(const kpm_backend *be, void *const *ws, size_t n,
     char msg[1024] = "";
     const long nn = (long)n;
     /* a backend that computes the moments (a GPU: one launch for the batch) when every change
-     * is one it takes */
+     * is one it takes; each workspace gets its change's scaling for it */
     int device = be->contour_moments != NULL;
     for (size_t k = 0; device && k < n; k++) {
-        const mcf_change *c = changes[k];
-        device = c->rank <= 2;
-        for (int q = 0; device && q < c->rank; q++)
-            device = c->entries[q] <= MCF_CHANGE_MAX_ENTRIES;
+        kpm_ops_ws *w = ws[k];
+        device = kpm_change_to_local(changes[k], &w->contour_local);
     }
     if (device) {
-        double *a2 = calloc(2 * n, sizeof *a2), **dmu = calloc(n, sizeof *dmu);
-        int rc = a2 && dmu ? MCF_OK
-                           : mcf_fail(MCF_ENOMEM, "%s: %s: out of memory", be->name, what);
+        int rc = MCF_OK;
         for (size_t k = 0; !rc && k < n; k++) {
             kpm_ops_ws *w = ws[k];
             if (!w->contour_dmu && !(w->contour_dmu = malloc(4 * w->M * sizeof *w->contour_dmu)))
                 rc = mcf_fail(MCF_ENOMEM, "%s: %s: out of memory", be->name, what);
-            kpm_contour_scaling(w->h, w->a, w->b, w->cfg.margin, changes[k], a2 + k, a2 + n + k);
-            dmu[k] = w->contour_dmu;
+            kpm_contour_scaling(w->h, w->a, w->b, w->cfg.margin, changes[k], &w->contour_a,
+                                &w->contour_b);
         }
         if (!rc)
-            rc = be->contour_moments(ws, n, changes, a2, a2 + n, dmu);
-        for (size_t k = 0; !rc && k < n; k++) {
-            ((kpm_ops_ws *)ws[k])->contour_a = a2[k];
-            ((kpm_ops_ws *)ws[k])->contour_b = a2[n + k];
-        }
-        free(a2);
-        free(dmu);
+            rc = be->contour_moments(ws, n);
         if (rc)
             return mcf_fail_prefix(rc, "%s: %s", be->name, what);
     }
@@ -342,9 +332,9 @@ static int ops_contour_batch(const kpm_backend *be, void *const *ws, size_t n,
         kpm_ops_ws *w = ws[k];
         int r = device ? kpm_contour_finish_diag(w->contour, w->contour_a, w->contour_b,
                                                  changes[k], w->contour_dmu, T[k], mu[k],
-                                                 dS + k, err + k)
+                                                 dS + k, &w->contour_err)
                        : kpm_contour_delta_action(w->contour, w->h, w->a, w->b, changes[k],
-                                                  T[k], mu[k], dS + k, err + k);
+                                                  T[k], mu[k], dS + k, &w->contour_err);
         if (r) {
 #pragma omp critical(kpm_contour_error)
             if (!failed || k < bad) {
@@ -356,8 +346,12 @@ static int ops_contour_batch(const kpm_backend *be, void *const *ws, size_t n,
     }
     if (failed)
         return mcf_fail(failed, "%s: %s of workspace %zu: %s", be->name, what, bad, msg);
-    for (size_t k = 0; k < n; k++)
-        ops_contour_warn(be, ws[k], T[k], err[k]);
+    for (size_t k = 0; k < n; k++) {
+        kpm_ops_ws *w = ws[k];
+        if (err)
+            err[k] = w->contour_err;
+        ops_contour_warn(be, w, T[k], w->contour_err);
+    }
     return MCF_OK;
 }
 
@@ -370,13 +364,7 @@ static int ops_contour(const kpm_backend *be, void *const *ws, size_t n,
     for (size_t k = 0; k < n; k++)
         if ((rc = ops_contour_check(be, ws[k], k, changes[k], T[k], mu[k], what)))
             return rc;
-    double *e = err;
-    if (!e && n && !(e = malloc(n * sizeof *e)))
-        return mcf_fail(MCF_ENOMEM, "%s: %s: out of memory", be->name, what);
-    rc = ops_contour_batch(be, ws, n, changes, T, mu, dS, e, what);
-    if (e != err)
-        free(e);
-    return rc;
+    return ops_contour_batch(be, ws, n, changes, T, mu, dS, err, what);
 }
 
 int kpm_ops_change_action(const kpm_backend *be, void *const *ws, size_t n,
@@ -399,34 +387,12 @@ int kpm_ops_change_action(const kpm_backend *be, void *const *ws, size_t n,
             return mcf_fail(MCF_ENOMEM, "%s: change_action: out of memory", be->name);
         }
         for (size_t k = 0; k < n && !rc; k++) {
-            const mcf_change *c = changes[k];
-            if (!c || c->rank < 1 || c->rank > MCF_CHANGE_MAX_RANK) {
+            if (!kpm_change_to_local(changes[k], lc + k))
                 rc = mcf_fail(MCF_EINVAL, "%s: change_action of workspace %zu: gfmc = "
-                              "real-axis takes changes of rank <= %d (this one has %d); use "
-                              "gfmc = contour", be->name, k, MCF_CHANGE_MAX_RANK,
-                              c ? c->rank : 0);
-                break;
-            }
-            lc[k].rank = c->rank;
-            for (int a = 0; a < c->rank && !rc; a++) {
-                if (c->entries[a] < 1 || c->entries[a] > MCF_CHANGE_MAX_ENTRIES) {
-                    rc = mcf_fail(MCF_EINVAL, "%s: change_action of workspace %zu: gfmc = "
-                                  "real-axis takes at most %d entries per vector (vector %d "
-                                  "has %d); use gfmc = contour", be->name, k,
-                                  MCF_CHANGE_MAX_ENTRIES, a, c->entries[a]);
-                    break;
-                }
-                lc[k].entries[a] = c->entries[a];
-                for (int e = 0; e < c->entries[a]; e++) {
-                    lc[k].row[a][e] = c->row[a][e];
-                    lc[k].re[a][e] = c->re[a][e];
-                    lc[k].im[a][e] = c->im[a][e];
-                }
-                for (int b = 0; b < c->rank; b++) {
-                    lc[k].c_re[a][b] = c->c_re[a][b];
-                    lc[k].c_im[a][b] = c->c_im[a][b];
-                }
-            }
+                              "real-axis takes changes of rank <= %d with <= %d entries a "
+                              "vector (this one has rank %d); use gfmc = contour", be->name, k,
+                              MCF_CHANGE_MAX_RANK, MCF_CHANGE_MAX_ENTRIES,
+                              changes[k] ? changes[k]->rank : 0);
             lp[k] = lc + k;
         }
         if (!rc)

@@ -89,12 +89,11 @@ typedef struct kpm_backend {
      * created), and the messages of failures name the workspace */
     int (*gfmc_batch)(void *const *ws, size_t n, const mcf_local_change *const *changes,
                       const double *T, const double *mu, double *dS);
-    /* optional (NULL: the host computes them): GFMC on the contour, the diagonal moments of
-     * u_0 [, u_1, u_0 + u_1, u_0 + i u_1] of n changes of rank <= 2 with at most
-     * MCF_CHANGE_MAX_ENTRIES entries per vector (the caller checks), each in its scaling
-     * a[k], b[k], into dmu[k] (1 or 4 sets of M: set j at dmu[k][j M]) */
-    int (*contour_moments)(void *const *ws, size_t n, const mcf_change *const *changes,
-                           const double *a, const double *b, double *const *dmu);
+    /* optional (NULL: the host computes them): GFMC on the contour, for n workspaces whose
+     * changes fit the older form (contour_local: rank <= 2, <= MCF_CHANGE_MAX_ENTRIES
+     * entries a vector), the diagonal moments of u_0 [, u_1, u_0 + u_1, u_0 + i u_1] in the
+     * scaling contour_a, contour_b into contour_dmu (1 or 4 sets of M: set j at j M) */
+    int (*contour_moments)(void *const *ws, size_t n);
 } kpm_backend;
 
 /* The common head of a plugin's workspace (its first member). */
@@ -115,8 +114,11 @@ struct kpm_ops_ws {
     kpm_contour *contour;     /* GFMC on the contour: created on first use */
     mcf_change *converted;    /* delta_action's change as an mcf_change (contour) */
     double warned_err_T;      /* the last T the contour's error warning was given for */
-    double *contour_dmu;      /* 4 M: the backend's diagonal moments (contour_moments) */
-    double contour_a, contour_b; /* the change's scaling for them */
+    double contour_err;       /* the error bound of the last dS on the contour */
+    /* contour_moments: the change in the older form, its scaling, the moments (4 M) */
+    mcf_local_change contour_local;
+    double contour_a, contour_b;
+    double *contour_dmu;
 };
 
 /* create() and destroy() of mcf/fermion.h: refuses a missing or empty h, reads and checks
