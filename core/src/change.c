@@ -61,12 +61,14 @@ int mcf_change_check(const mcf_change *c, size_t dim)
 
 void mcf_change_onsite(mcf_change *c, size_t r, double delta)
 {
-    memset(c, 0, sizeof *c);
+    /* only what a rank-1, one-entry change reads: not the 7 KB of the whole struct */
     c->rank = 1;
     c->entries[0] = 1;
     c->row[0][0] = (int64_t)r;
     c->re[0][0] = 1.0;
+    c->im[0][0] = 0.0;
     c->c_re[0][0] = delta;
+    c->c_im[0][0] = 0.0;
 }
 
 int mcf_change_from_local(const mcf_local_change *in, mcf_change *out)

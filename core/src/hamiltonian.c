@@ -32,6 +32,7 @@
  *     uint32_t (dim fits 32 bits, see create()). */
 #include "mcf/hamiltonian.h"
 #include "mcf/error.h"
+#include "mcf/lattice.h"
 
 #include <float.h>
 #include <math.h>
@@ -179,6 +180,32 @@ int mcf_hamiltonian_set(mcf_hamiltonian *h, size_t i, size_t j, double re, doubl
     h->version++;
     journal_record(h, i);
     journal_record(h, j);
+    return MCF_OK;
+}
+
+int mcf_hamiltonian_set_hopping(mcf_hamiltonian *h, const mcf_lattice *lat, double t)
+{
+    if (!h || !lat || lat->sites != h->sites)
+        return mcf_fail(MCF_EINVAL, "hamiltonian: set_hopping needs a lattice of the "
+                        "Hamiltonian's %zu sites", h ? h->sites : (size_t)0);
+    const size_t z = (size_t)lat->coordination;
+    const size_t orb = (size_t)h->orbitals;
+    for (size_t i = 0; i < lat->sites; i++)
+        for (size_t s = 0; s < z; s += 2) { /* even slots: every bond once */
+            const int32_t j = lat->neighbours[i * z + s];
+            if (j < 0)
+                continue;
+            if (lat->boundary == MCF_BOUNDARY_PERIODIC && lat->L < 3 &&
+                lat->kind != MCF_LATTICE_BCC)
+                return mcf_fail(MCF_EINVAL, "hamiltonian: set_hopping on a periodic L = %ld "
+                                "lattice, whose table lists a neighbour twice; use L >= 3 "
+                                "or open boundaries", lat->L);
+            for (size_t o = 0; o < orb; o++) {
+                int rc = mcf_hamiltonian_set(h, i * orb + o, (size_t)j * orb + o, -t, 0.0);
+                if (rc)
+                    return rc;
+            }
+        }
     return MCF_OK;
 }
 

@@ -237,3 +237,64 @@ size_t mcf_lattice_bonds(const mcf_lattice *lattice)
                 bonds++;
     return bonds;
 }
+
+int mcf_lattice_from_params(const mcf_params *params, const char *model, unsigned flags,
+                            mcf_lattice **out)
+{
+    const char *kind_name, *boundary_name;
+    long L;
+    mcf_lattice_kind kind;
+    mcf_boundary boundary;
+    const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
+    int rc;
+    *out = NULL;
+    if ((rc = mcf_params_string(params, "lattice", &kind_name)) ||
+        (rc = mcf_params_int(params, "L", &L)) ||
+        (rc = mcf_params_string(params, "boundary", &boundary_name)))
+        return mcf_fail_prefix(rc, "%s: declare the lattice with MCF_LATTICE_PARAMS", model);
+    if ((rc = mcf_lattice_kind_from_name(kind_name, &kind)))
+        return mcf_fail_prefix(rc, "%s: [%s] lattice in %s", model, sec, origin);
+    if ((rc = mcf_boundary_from_name(boundary_name, &boundary)))
+        return mcf_fail_prefix(rc, "%s: [%s] boundary in %s", model, sec, origin);
+    if ((flags & MCF_LATTICE_SIMPLE_BONDS) && boundary == MCF_BOUNDARY_PERIODIC && L < 3 &&
+        kind != MCF_LATTICE_BCC) /* bcc's 8 diagonal neighbours stay distinct at L = 2 */
+        return mcf_fail(MCF_EINVAL, "%s: [%s] L = %ld in %s with periodic boundaries: on the "
+                        "L = 2 torus the +d and -d neighbours of a site coincide, so a "
+                        "neighbour would appear twice; use L >= 3, or boundary = open", model,
+                        sec, L, origin);
+    if ((rc = mcf_lattice_create(kind, L, boundary, out)))
+        return mcf_fail_prefix(rc, "%s: [%s] lattice = %s, L = %ld in %s", model, sec,
+                               kind_name, L, origin);
+    return MCF_OK;
+}
+
+int mcf_lattice_parity(const mcf_lattice *lattice, size_t site)
+{
+    if (lattice->kind == MCF_LATTICE_BCC)
+        return site % 2 ? -1 : 1;
+    const size_t L = (size_t)lattice->L;
+    size_t sum = 0;
+    for (int d = 0; d < lattice->dim; d++, site /= L)
+        sum += site % L;
+    return sum % 2 ? -1 : 1;
+}
+
+const char *mcf_lattice_kind_name(mcf_lattice_kind kind)
+{
+    switch (kind) {
+    case MCF_LATTICE_CHAIN: return "chain";
+    case MCF_LATTICE_SQUARE: return "square";
+    case MCF_LATTICE_CUBIC: return "cubic";
+    case MCF_LATTICE_BCC: return "bcc";
+    }
+    return "unknown";
+}
+
+const char *mcf_boundary_name(mcf_boundary boundary)
+{
+    switch (boundary) {
+    case MCF_BOUNDARY_PERIODIC: return "periodic";
+    case MCF_BOUNDARY_OPEN: return "open";
+    }
+    return "unknown";
+}

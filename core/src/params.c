@@ -313,6 +313,10 @@ int mcf_params_temperature(const mcf_params *p, double *out)
         return mcf_fail(MCF_EINVAL,
                         "this model needs a temperature: set [schedule] temperatures "
                         "(a list like 1.5, 2.0 or a linspace like 1.0:3.0:11)");
+    if (!(p->temperature > 0) || !isfinite(p->temperature))
+        return mcf_fail(MCF_EINVAL, "temperature T = %g in %s: a Boltzmann weight needs a "
+                        "finite T > 0; fix [schedule] temperatures", p->temperature,
+                        p->origin);
     *out = p->temperature;
     return MCF_OK;
 }

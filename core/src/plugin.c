@@ -81,18 +81,22 @@ static int check_model_ops(const char *path, const mcf_model_ops *ops)
                         "%zu bytes; rebuild the plugin against these headers", path,
                         ops->struct_size, MCF_ABI_VERSION, (size_t)MODEL_OPS_MIN_SIZE);
     struct {
-        const char *name;
+        const char *name, *or_else;
         int missing;
     } req[] = {
-        {"create", !ops->create},   {"destroy", !ops->destroy}, {"units", !ops->units},
-        {"propose", !ops->propose}, {"log_ratio", !ops->log_ratio},
-        {"accept", !ops->accept},   {"reject", !ops->reject},   {"measure", !ops->measure},
-        {"save", !ops->save},       {"load", !ops->load},
+        {"create", "", !ops->create},   {"destroy", "", !ops->destroy},
+        {"units", "", !ops->units},     {"propose", "", !ops->propose},
+        {"log_ratio", " and so is batch_log_ratio",
+         !ops->log_ratio && !MCF_HAS(mcf_model_ops, ops, batch_log_ratio)},
+        {"accept", "", !ops->accept},
+        {"measure", " and so is batch_measure",
+         !ops->measure && !MCF_HAS(mcf_model_ops, ops, batch_measure)},
+        {"save", "", !ops->save},       {"load", "", !ops->load},
     };
     for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
         if (req[k].missing)
-            return mcf_fail(MCF_EPLUGIN, "%s: required model op '%s' is NULL", path,
-                            req[k].name);
+            return mcf_fail(MCF_EPLUGIN, "%s: required model op '%s' is NULL%s", path,
+                            req[k].name, req[k].or_else);
     if (ops->move_size == 0)
         return mcf_fail(MCF_EPLUGIN, "%s: model ops move_size is 0", path);
     if (!ops->observables || !ops->observables[0].name)
@@ -128,9 +132,8 @@ int mcf_model_tempering(const mcf_model_ops *ops)
     if (ops->struct_size < offsetof(mcf_model_ops, energy) + sizeof ops->energy ||
         !ops->set_temperature)
         return MCF_TEMPERING_NONE;
-    if (ops->struct_size >= offsetof(mcf_model_ops, exchange_action) +
-                                sizeof ops->exchange_action &&
-        ops->exchange_action)
+    if (MCF_HAS(mcf_model_ops, ops, exchange_action) ||
+        MCF_HAS(mcf_model_ops, ops, batch_exchange_action))
         return MCF_TEMPERING_ACTION;
     return ops->energy ? MCF_TEMPERING_ENERGY : MCF_TEMPERING_NONE;
 }

@@ -524,6 +524,7 @@ typedef struct group {
     double *log_ratio;
     double *values;        /* n x stride: each chain's measured values */
     double **value_rows;   /* n pointers into values */
+    mcf_batch *batch;      /* the context of the model's batched ops */
     size_t stride;
     int status;
     char message[4096];
@@ -567,7 +568,9 @@ static int sweep_group(mcf_run *r, group *g, uint64_t sweep)
             g->active_states[na] = chains[k].state;
             na++;
         }
-        int rc = ops->log_ratio(g->active_states, g->moves, na, g->log_ratio);
+        int rc = r->batch_log_ratio
+                     ? r->batch_log_ratio(g->batch, g->active_states, g->moves, na, g->log_ratio)
+                     : ops->log_ratio(g->active_states, g->moves, na, g->log_ratio);
         if (rc)
             return group_fail(g, mcf_fail_prefix(rc, "model %s: log_ratio", s->model_name));
         for (size_t a = 0; a < na; a++) {
@@ -584,7 +587,7 @@ static int sweep_group(mcf_run *r, group *g, uint64_t sweep)
                 if (rc)
                     return group_fail(g, mcf_fail_prefix(rc, "model %s: accept (chain %zu)",
                                                          s->model_name, c->index));
-            } else {
+            } else if (ops->reject) {
                 ops->reject(c->state, move);
             }
             if (measuring && r->pt) {
@@ -616,7 +619,11 @@ static int sweep_group(mcf_run *r, group *g, uint64_t sweep)
     if ((m + 1) % (uint64_t)s->measure_every != 0)
         return MCF_OK;
     int rc;
-    if (r->measure_batch) {
+    if (r->batch_measure) {
+        rc = r->batch_measure(g->batch, g->states, g->n, g->value_rows);
+        if (rc)
+            return group_fail(g, mcf_fail_prefix(rc, "model %s: batch_measure", s->model_name));
+    } else if (r->measure_batch) {
         rc = r->measure_batch(g->states, g->n, g->value_rows);
         if (rc)
             return group_fail(g, mcf_fail_prefix(rc, "model %s: measure_batch", s->model_name));
@@ -677,6 +684,7 @@ static void pt_free(mcf_tempering *pt)
     free(pt->batch_state);
     free(pt->batch_T);
     free(pt->batch_dS);
+    mcf_batch_destroy(pt->batch);
     free(pt);
 }
 
@@ -710,11 +718,12 @@ static int pt_create(mcf_run *r)
         pt->batch_state = calloc(n, sizeof *pt->batch_state);
         pt->batch_T = calloc(n, sizeof *pt->batch_T);
         pt->batch_dS = calloc(n, sizeof *pt->batch_dS);
+        pt->batch = mcf_batch_create();
     }
     if (!pt || !pt->temps || !pt->order || !pt->slot || !pt->replica || !pt->attempts ||
         !pt->accepted || !pt->trips || !pt->trip_sweeps || !pt->trip_start ||
         !pt->trip_state || !pt->energy || !pt->batch_chain || !pt->batch_state ||
-        !pt->batch_T || !pt->batch_dS) {
+        !pt->batch_T || !pt->batch_dS || !pt->batch) {
         pt_free(pt);
         return mcf_mpi_agree(mcf_fail(MCF_ENOMEM, "out of memory for parallel tempering"));
     }
@@ -886,7 +895,10 @@ static int pt_round_weights(mcf_run *r, size_t parity)
         }
     if (!cnt)
         return MCF_OK;
-    int rc = r->ops->exchange_action(pt->batch_state, cnt, pt->batch_T, pt->batch_dS);
+    int rc = r->batch_exchange_action
+                 ? r->batch_exchange_action(pt->batch, pt->batch_state, cnt, pt->batch_T,
+                                            pt->batch_dS)
+                 : r->ops->exchange_action(pt->batch_state, cnt, pt->batch_T, pt->batch_dS);
     if (rc)
         return mcf_fail_prefix(rc, "model %s: exchange_action for %zu chains (chains %zu..)",
                                r->setup->model_name, cnt, pt->batch_chain[0]);
@@ -1101,6 +1113,12 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     r->nvars = r->n_obs + (r->role[MCF_ROLE_ENERGY] >= 0 ? 1 : 0);
     if (r->ops->struct_size >= offsetof(mcf_model_ops, measure_batch) + sizeof(void *))
         r->measure_batch = r->ops->measure_batch;
+    if (MCF_HAS(mcf_model_ops, r->ops, batch_log_ratio))
+        r->batch_log_ratio = r->ops->batch_log_ratio;
+    if (MCF_HAS(mcf_model_ops, r->ops, batch_measure))
+        r->batch_measure = r->ops->batch_measure;
+    if (MCF_HAS(mcf_model_ops, r->ops, batch_exchange_action))
+        r->batch_exchange_action = r->ops->batch_exchange_action;
     r->total = (uint64_t)setup->thermalize + (uint64_t)setup->sweeps;
     r->n_meas = (uint64_t)setup->sweeps / (uint64_t)setup->measure_every;
     r->config_hash = mcf_fnv1a64(setup->canonical, strlen(setup->canonical), MCF_FNV_OFFSET);
@@ -1222,8 +1240,9 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
                 gr->stride = r->chains[gr->first + k].n_values;
         gr->values = calloc(gr->n * gr->stride, sizeof *gr->values);
         gr->value_rows = calloc(gr->n, sizeof *gr->value_rows);
+        gr->batch = mcf_batch_create();
         if (!gr->states || !gr->active_states || !gr->active || !gr->moves || !gr->log_ratio ||
-            !gr->values || !gr->value_rows) {
+            !gr->values || !gr->value_rows || !gr->batch) {
             rc = mcf_fail(MCF_ENOMEM, "out of memory");
             break;
         }
@@ -1368,6 +1387,7 @@ done:
             free(groups[g].log_ratio);
             free(groups[g].values);
             free(groups[g].value_rows);
+            mcf_batch_destroy(groups[g].batch);
         }
     free(groups);
     {

@@ -61,6 +61,7 @@ typedef struct mcf_tempering {
     size_t *batch_chain;
     void **batch_state;
     double *batch_T, *batch_dS;
+    mcf_batch *batch;            /* the context of batch_exchange_action */
 } mcf_tempering;
 
 struct mcf_run {
@@ -74,6 +75,10 @@ struct mcf_run {
     size_t *curve;               /* n_curves: declared index of each curve */
     int role[5];                 /* scalar index of each role, -1 if none */
     int (*measure_batch)(void *const *, size_t, double *const *); /* NULL if the model has none */
+    /* the appended batched ops with a context (mcf/model.h), NULL when the model has none */
+    int (*batch_log_ratio)(mcf_batch *, void *const *, const void *, size_t, double *);
+    int (*batch_measure)(mcf_batch *, void *const *, size_t, double *const *);
+    int (*batch_exchange_action)(mcf_batch *, void *const *, size_t, const double *, double *);
     mcf_chain *chains;           /* all n_chains; a rank steps [first, last) and keeps
                                     model instances for those only (mcf_mpi.h) */
     size_t n_chains;

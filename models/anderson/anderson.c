@@ -3,18 +3,26 @@
  *     H = -t sum_<ij> (c_i^+ c_j + h.c.) + sum_i eps_i c_i^+ c_i,   eps_i uniform in [-W/2, W/2],
  *
  * on a square, simple cubic or bcc lattice of linear size L with periodic or open
- * boundaries (mcf_lattice_create).  The model measures, per disorder realization, the
- * density of states, the typical density of states and the local density of states of
- * chosen sites, all as curves over the energy E computed by the configured fermion
- * evaluator ([run] evaluator = kpm, or ed for small lattices); it never knows how.
+ * boundaries (read and built by mcf_lattice_from_params).  The model measures, per
+ * disorder realization, the density of states, the typical density of states and the local
+ * density of states of chosen sites, all as curves over the energy E computed by the
+ * configured fermion evaluator ([run] evaluator = kpm, or ed for small lattices; bound and
+ * checked for dos and ldos by mcf_fermion_bind); it never knows how.
  *
  * Sweeps.  A "sweep" is one new disorder realization: units() = 1, propose() draws a
  * 64-bit key from the chain's stream into the move, log_ratio() is 0 (always accepted: the
- * realizations are independent draws, not a Markov chain with a weight), and accept()
- * draws eps_i, i = 0..N-1, from the Philox stream (key, ANDERSON_DISORDER_STREAM) and
- * installs them with mcf_hamiltonian_set_onsite().  So propose() does not touch the chain,
- * the move is self-contained, and a realization depends only on the chain's stream.
- * [schedule] thermalize = 0 is right for this model: there is nothing to equilibrate.
+ * realizations are independent draws, not a Markov chain with a weight; there is no
+ * reject()), and accept() draws eps_i, i = 0..N-1, from the Philox stream (key,
+ * ANDERSON_DISORDER_STREAM) and installs them with mcf_hamiltonian_set_onsite().  So
+ * propose() does not touch the chain, the move is self-contained, and a realization
+ * depends only on the chain's stream.  [schedule] thermalize = 0 is right for this model:
+ * there is nothing to equilibrate.
+ *
+ * Hopping.  The model fills -t itself (anderson_hopping), not with
+ * mcf_hamiltonian_set_hopping: it also takes periodic L = 2 (a pair joined by two bonds of
+ * the torus gets -2t), and it fills each row's ELL slots in neighbour-slot order, the
+ * order every result so far was computed with (set_hopping sets every bond from its even
+ * slot, which reorders the slots of periodic and bcc rows and so the rounding of KPM).
  *
  * Spectral bounds are fixed to +-(z |t| + W/2) (z = coordination), which bound the
  * spectrum of every realization (Gershgorin), so every realization shares one energy grid
@@ -37,19 +45,23 @@
  *                the DOS from the very sites whose geometric mean is typical_dos, so that
  *                typical_dos / ldos compares like with like).  Observables are declared
  *                statically, so the curve exists in every run; it cannot be left out.
+ * All three come from batch_measure(): one ldos and one dos call of the evaluator for the
+ * chains of a batch, with the argument arrays carved from the core's batch scratch
+ * (mcf_batch_scratch).
  *
  * Random numbers.  Three streams, all fixed by the run's seed and the chain index:
  *   - the chain's own stream (the core's rng, handed to create() and propose()): the
  *     initial realization and the key of every later one;
  *   - (key, ANDERSON_DISORDER_STREAM) for each key: the on-site energies of one realization;
  *   - the measurement stream (seed, ANDERSON_MEASURE_STREAM + chain_index), kept in the
- *     chain (measure() is handed no rng): the sampled sites of typical_dos and the random
- *     vectors of a stochastic evaluator.  It is saved in checkpoints.
+ *     chain (measurements are handed no rng): the sampled sites of typical_dos and the
+ *     random vectors of a stochastic evaluator.  It is saved in checkpoints.
  *
- * Checkpoint record (host byte order): magic "AND1", int32 lattice kind, int32 boundary,
- * int64 L, int64 N, N doubles eps_i, uint64 realizations drawn, the measurement mcf_rng.
- * load() checks kind, boundary, L and N against the chain's parameters and that every
- * eps_i is finite and inside [-W/2, W/2]. */
+ * Checkpoint record (host byte order), described once in anderson_state() for save() and
+ * load() (mcf/state.h): magic "AND1", int32 lattice kind, int32 boundary, int64 L, int64 N
+ * (all four must match the configuration), N doubles eps_i (finite), uint64 realizations
+ * drawn, the measurement mcf_rng (a valid stream).  After mcf_state_load, load() checks that
+ * every eps_i lies inside [-W/2, W/2] and records the new diagonal in the Hamiltonian. */
 #include "mcf/mcf.h"
 
 #include <math.h>
@@ -105,15 +117,13 @@ typedef struct anderson_move {
 } anderson_move;
 
 typedef struct anderson_chain {
-    mcf_lattice_kind kind;
-    mcf_boundary boundary;
-    long L;
+    int32_t lattice[2];          /* mcf_lattice_kind, mcf_boundary: as the record stores them */
+    int64_t L, sites;            /* likewise */
     size_t n;                    /* sites */
     double W, t;
     uint64_t chain_index;
     mcf_hamiltonian *h;
-    const mcf_fermion_ops *ev;   /* the evaluator's ops (static storage of the plugin) */
-    const char *ev_name;
+    mcf_fermion ev;              /* the bound evaluator (mcf_fermion_bind) */
     void *ws;                    /* the evaluator's workspace, bound to h */
     size_t points;               /* energy grid */
     double *E;
@@ -205,7 +215,7 @@ static void anderson_destroy(void *chain)
     if (!c)
         return;
     if (c->ws)
-        c->ev->destroy(c->ws);
+        c->ev.ops->destroy(c->ws);
     mcf_hamiltonian_destroy(c->h);
     free(c->E);
     free(c->rows);
@@ -248,14 +258,12 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
                            void **chain)
 {
     *chain = NULL;
-    long L, n_typical;
+    long n_typical;
     double W, t;
-    const char *lattice_name, *boundary_name, *sites_text;
+    const char *lattice_name, *sites_text;
     int rc;
     if ((rc = mcf_params_string(params, "lattice", &lattice_name)) ||
-        (rc = mcf_params_int(params, "L", &L)) || (rc = mcf_params_real(params, "W", &W)) ||
-        (rc = mcf_params_real(params, "t", &t)) ||
-        (rc = mcf_params_string(params, "boundary", &boundary_name)) ||
+        (rc = mcf_params_real(params, "W", &W)) || (rc = mcf_params_real(params, "t", &t)) ||
         (rc = mcf_params_int(params, "typical_sites", &n_typical)) ||
         (rc = mcf_params_string(params, "ldos_sites", &sites_text)))
         return mcf_fail_prefix(rc, "anderson");
@@ -277,51 +285,20 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
     if (n_typical < 1)
         return mcf_fail(MCF_EINVAL, "anderson: [%s] typical_sites = %ld in %s must be >= 1",
                         sec, n_typical, origin);
-    mcf_lattice_kind kind;
-    mcf_boundary boundary;
-    if ((rc = mcf_lattice_kind_from_name(lattice_name, &kind)))
-        return mcf_fail_prefix(rc, "anderson: [%s] lattice", sec);
-    if ((rc = mcf_boundary_from_name(boundary_name, &boundary)))
-        return mcf_fail_prefix(rc, "anderson: [%s] boundary", sec);
 
     /* the evaluator: a fermion evaluator is what computes every observable */
-    const mcf_plugin_info *ev_info =
-        services->struct_size >= offsetof(mcf_services, evaluator_params) +
-                                     sizeof services->evaluator_params
-            ? services->evaluator
-            : NULL;
-    if (!ev_info)
-        return mcf_fail(MCF_EINVAL,
-                        "anderson: %s names no evaluator, but the Anderson model computes its "
-                        "DOS, typical DOS and LDOS with a fermion evaluator; set [run] "
-                        "evaluator = kpm (or ed for small lattices)",
-                        origin);
-    if (ev_info->kind != MCF_PLUGIN_FERMION_EVALUATOR)
-        return mcf_fail(MCF_EINVAL,
-                        "anderson: [run] evaluator = %s in %s is not a fermion evaluator; set "
-                        "[run] evaluator = kpm (or ed)",
-                        ev_info->name, origin);
-    const mcf_fermion_ops *ev = ev_info->ops;
-    if (!ev || ev->struct_size < offsetof(mcf_fermion_ops, ldos) + sizeof ev->ldos ||
-        !ev->create || !ev->destroy || !ev->energy_points || !ev->energies || !ev->dos ||
-        !ev->ldos)
-        return mcf_fail(MCF_EPLUGIN,
-                        "anderson: the evaluator %s lacks the DOS/LDOS operations this model "
-                        "needs; choose [run] evaluator = kpm (or ed)",
-                        ev_info->name);
+    mcf_fermion ev;
+    if ((rc = mcf_fermion_bind(services, params, "anderson", MCF_FERMION_DOS | MCF_FERMION_LDOS,
+                               &ev)))
+        return rc;
 
+    /* periodic L = 2 is allowed: anderson_hopping gives a doubled bond -2t */
     mcf_lattice *lat = NULL;
-    if ((rc = mcf_lattice_create(kind, L, boundary, &lat)))
-        return mcf_fail_prefix(rc, "anderson: [%s] lattice = %s, L = %ld in %s", sec,
-                               lattice_name, L, origin);
-    if (lat->sites > (size_t)INT32_MAX) {
-        size_t sites = lat->sites;
-        mcf_lattice_destroy(lat);
-        return mcf_fail(MCF_EINVAL, "anderson: [%s] L = %ld in %s gives %zu sites, too many "
-                        "for the Hamiltonian's 32-bit column indices", sec, L, origin, sites);
-    }
+    if ((rc = mcf_lattice_from_params(params, "anderson", 0, &lat)))
+        return rc;
     if ((size_t)n_typical > lat->sites) {
-        size_t sites = lat->sites;
+        const size_t sites = lat->sites;
+        const long L = lat->L;
         mcf_lattice_destroy(lat);
         return mcf_fail(MCF_EINVAL,
                         "anderson: [%s] typical_sites = %ld in %s exceeds the %zu sites of the "
@@ -335,20 +312,21 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
         mcf_lattice_destroy(lat);
         return mcf_fail(MCF_ENOMEM, "anderson: out of memory");
     }
-    c->kind = kind;
-    c->boundary = boundary;
-    c->L = L;
+    c->lattice[0] = (int32_t)lat->kind;
+    c->lattice[1] = (int32_t)lat->boundary;
+    c->L = lat->L;
+    c->sites = (int64_t)lat->sites;
     c->n = lat->sites;
     c->W = W;
     c->t = t;
     c->chain_index = services->chain_index;
     c->ev = ev;
-    c->ev_name = ev_info->name;
     c->n_typical = (size_t)n_typical;
     mcf_rng_init(&c->mrng, services->seed, ANDERSON_MEASURE_STREAM + services->chain_index);
 
     size_t *listed = NULL;
-    rc = anderson_parse_sites(params, sites_text, c->n, lattice_name, L, &listed, &c->n_ldos);
+    rc = anderson_parse_sites(params, sites_text, c->n, lattice_name, lat->L, &listed,
+                              &c->n_ldos);
     if (rc)
         goto fail;
     const size_t n_rows = c->n_typical + c->n_ldos;
@@ -390,15 +368,12 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
         goto fail;
     }
 
-    if ((rc = ev->create(services->evaluator_params, c->h, &c->ws))) {
-        c->ws = NULL;
-        rc = mcf_fail_prefix(rc, "anderson: evaluator %s", c->ev_name);
+    if ((rc = mcf_fermion_workspace(&c->ev, c->h, &c->ws)))
         goto fail;
-    }
-    c->points = ev->energy_points(c->ws);
+    c->points = c->ev.ops->energy_points(c->ws);
     if (c->points == 0) {
         rc = mcf_fail(MCF_EPLUGIN, "anderson: evaluator %s has an empty energy grid",
-                      c->ev_name);
+                      c->ev.name);
         goto fail;
     }
     c->E = malloc(c->points * sizeof *c->E);
@@ -408,14 +383,14 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
                       n_rows, c->points);
         goto fail;
     }
-    if ((rc = ev->energies(c->ws, c->E))) {
-        rc = mcf_fail_prefix(rc, "anderson: evaluator %s: energy grid", c->ev_name);
+    if ((rc = c->ev.ops->energies(c->ws, c->E))) {
+        rc = mcf_fail_prefix(rc, "anderson: evaluator %s: energy grid", c->ev.name);
         goto fail;
     }
     for (size_t e = 0; e < c->points; e++)
         if (!isfinite(c->E[e]) || (e && !(c->E[e] > c->E[e - 1]))) {
             rc = mcf_fail(MCF_EPLUGIN, "anderson: evaluator %s: its energy grid is not finite "
-                          "and ascending at point %zu (E = %g)", c->ev_name, e, c->E[e]);
+                          "and ascending at point %zu (E = %g)", c->ev.name, e, c->E[e]);
             goto fail;
         }
     mcf_lattice_destroy(lat);
@@ -461,12 +436,6 @@ static int anderson_accept(void *chain, const void *move)
     return MCF_OK;
 }
 
-static void anderson_reject(void *chain, const void *move)
-{
-    (void)chain;
-    (void)move;
-}
-
 static size_t anderson_curve_points(const void *chain, size_t index, double *axis)
 {
     const anderson_chain *c = chain;
@@ -509,7 +478,7 @@ static int anderson_reduce(const anderson_chain *c, double *values)
     for (size_t e = 0; e < P; e++) {
         if (!isfinite(dos[e]))
             return mcf_fail(MCF_EPLUGIN, "anderson: evaluator %s returned DOS = %g at E = %g "
-                            "(chain %llu, realization %llu)", c->ev_name, dos[e], c->E[e],
+                            "(chain %llu, realization %llu)", c->ev.name, dos[e], c->E[e],
                             (unsigned long long)c->chain_index,
                             (unsigned long long)c->realizations);
     }
@@ -517,7 +486,7 @@ static int anderson_reduce(const anderson_chain *c, double *values)
         for (size_t e = 0; e < P; e++)
             if (!isfinite(buf[j * P + e]))
                 return mcf_fail(MCF_EPLUGIN, "anderson: evaluator %s returned LDOS = %g at "
-                                "site %zu, E = %g (chain %llu, realization %llu)", c->ev_name,
+                                "site %zu, E = %g (chain %llu, realization %llu)", c->ev.name,
                                 buf[j * P + e], c->rows[j], c->E[e],
                                 (unsigned long long)c->chain_index,
                                 (unsigned long long)c->realizations);
@@ -543,34 +512,34 @@ static int anderson_reduce(const anderson_chain *c, double *values)
 
 /* One evaluator call for all chains of the batch (a GPU evaluator gets them at once); the
  * LDOS call groups chains by their row count, which differs only when typical_sites is a
- * scan axis. */
-static int anderson_measure_batch(void *const *chains, size_t n, double *const *values)
+ * scan axis.  The argument arrays come from the batch's scratch, in one call. */
+static int anderson_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
+                                  double *const *values)
 {
     if (n == 0)
         return MCF_OK;
-    void **ws = calloc(n, sizeof *ws);
-    mcf_rng **rngs = calloc(n, sizeof *rngs);
-    double **out = calloc(n, sizeof *out);
-    const size_t **rows = calloc(n, sizeof *rows);
-    unsigned char *done = calloc(n, 1);
-    int rc = MCF_OK;
-    if (!ws || !rngs || !out || !rows || !done) {
-        rc = mcf_fail(MCF_ENOMEM, "anderson: out of memory measuring %zu chains", n);
-        goto out;
-    }
-    const mcf_fermion_ops *ev = ((anderson_chain *)chains[0])->ev;
+    /* n workspaces, streams, outputs and row lists, then n "done" flags */
+    void **ws = mcf_batch_scratch(batch, 4 * n * sizeof(void *) + n);
+    if (!ws)
+        return mcf_fail_prefix(MCF_ENOMEM, "anderson: measuring %zu chains", n);
+    mcf_rng **rngs = (mcf_rng **)(ws + n);
+    double **out = (double **)(ws + 2 * n);
+    const size_t **rows = (const size_t **)(ws + 3 * n);
+    unsigned char *done = (unsigned char *)(ws + 4 * n);
+    memset(done, 0, n);
+    const anderson_chain *c0 = chains[0];
+    const mcf_fermion_ops *ev = c0->ev.ops;
     for (size_t k = 0; k < n; k++)
-        if (((anderson_chain *)chains[k])->ev != ev) {
-            rc = mcf_fail(MCF_EINTERNAL, "anderson: chains of one batch use different "
-                          "evaluators (a bug, please report it)");
-            goto out;
-        }
+        if (((anderson_chain *)chains[k])->ev.ops != ev)
+            return mcf_fail(MCF_EINTERNAL, "anderson: chains of one batch use different "
+                            "evaluators (a bug, please report it)");
     /* per chain, from its measurement stream: first the sampled sites, then (inside the
      * evaluator's dos()) the random vectors; so each stream advances the same way whatever
      * the batch.  The LDOS comes first: an exact evaluator then diagonalizes once, for the
      * eigenvectors, and dos() reuses the eigenvalues. */
     for (size_t k = 0; k < n; k++)
         anderson_sample_sites(chains[k]);
+    int rc;
     for (size_t first = 0; first < n; first++) {
         if (done[first])
             continue;
@@ -587,12 +556,9 @@ static int anderson_measure_batch(void *const *chains, size_t n, double *const *
             out[m] = c->ldos_buf;
             m++;
         }
-        rc = ev->ldos(ws, m, rows, n_rows, out);
-        if (rc) {
-            rc = mcf_fail_prefix(rc, "anderson: evaluator %s: LDOS",
-                                 ((anderson_chain *)chains[first])->ev_name);
-            goto out;
-        }
+        if ((rc = ev->ldos(ws, m, rows, n_rows, out)))
+            return mcf_fail_prefix(rc, "anderson: evaluator %s: LDOS",
+                                   ((anderson_chain *)chains[first])->ev.name);
     }
     for (size_t k = 0; k < n; k++) {
         anderson_chain *c = chains[k];
@@ -600,105 +566,55 @@ static int anderson_measure_batch(void *const *chains, size_t n, double *const *
         rngs[k] = &c->mrng;
         out[k] = values[k] + OBS_DOS * c->points;
     }
-    rc = ev->dos(ws, n, rngs, out);
-    if (rc) {
-        rc = mcf_fail_prefix(rc, "anderson: evaluator %s: DOS",
-                             ((anderson_chain *)chains[0])->ev_name);
-        goto out;
-    }
+    if ((rc = ev->dos(ws, n, rngs, out)))
+        return mcf_fail_prefix(rc, "anderson: evaluator %s: DOS", c0->ev.name);
     for (size_t k = 0; k < n; k++)
         if ((rc = anderson_reduce(chains[k], values[k])))
-            goto out;
-out:
-    free(ws);
-    free(rngs);
-    free(out);
-    free(rows);
-    free(done);
-    return rc;
+            return rc;
+    return MCF_OK;
 }
 
-static int anderson_measure(void *chain, double *values)
+/* The checkpoint record "AND1" after its magic, for save() and load() alike: what the
+ * configuration fixes (the lattice), then the realization and the counters.  The on-site
+ * energies are read straight into the Hamiltonian's diagonal; load() then records them
+ * in its journal. */
+static size_t anderson_state(anderson_chain *c, mcf_state_field f[6])
 {
-    void *const chains[1] = {chain};
-    double *const rows[1] = {values};
-    return anderson_measure_batch(chains, 1, rows);
+    f[0] = MCF_STATE_FIXED("lattice (kind, boundary)", c->lattice, sizeof c->lattice);
+    f[1] = MCF_STATE_FIXED("L", &c->L, sizeof c->L);
+    f[2] = MCF_STATE_FIXED("number of sites", &c->sites, sizeof c->sites);
+    f[3] = MCF_STATE_REALS("on-site energies", c->h->onsite, c->n);
+    f[4] = MCF_STATE_DATA("realization count", &c->realizations, sizeof c->realizations);
+    f[5] = MCF_STATE_RNG("measurement stream", &c->mrng);
+    return 6;
 }
 
 static int anderson_save(const void *chain, mcf_stream *out)
 {
-    const anderson_chain *c = chain;
-    const int32_t head[2] = {(int32_t)c->kind, (int32_t)c->boundary};
-    const int64_t L = c->L, n = (int64_t)c->n;
-    int rc;
-    if ((rc = mcf_stream_write(out, anderson_magic, sizeof anderson_magic)) ||
-        (rc = mcf_stream_write(out, head, sizeof head)) ||
-        (rc = mcf_stream_write(out, &L, sizeof L)) ||
-        (rc = mcf_stream_write(out, &n, sizeof n)) ||
-        (rc = mcf_stream_write(out, c->h->onsite, c->n * sizeof *c->h->onsite)) ||
-        (rc = mcf_stream_write(out, &c->realizations, sizeof c->realizations)) ||
-        (rc = mcf_stream_write(out, &c->mrng, sizeof c->mrng)))
-        return mcf_fail_prefix(rc, "anderson: saving the chain");
-    return MCF_OK;
+    mcf_state_field f[6];
+    int rc = mcf_state_save(out, anderson_magic, f, anderson_state((anderson_chain *)chain, f));
+    return rc ? mcf_fail_prefix(rc, "anderson: saving the chain") : MCF_OK;
 }
 
 static int anderson_load(void *chain, mcf_stream *in)
 {
     anderson_chain *c = chain;
-    char magic[4];
-    int32_t head[2];
-    int64_t L, n;
-    int rc;
-    if ((rc = mcf_stream_read(in, magic, sizeof magic)))
-        return mcf_fail_prefix(rc, "anderson: loading the chain");
-    if (memcmp(magic, anderson_magic, sizeof magic) != 0)
-        return mcf_fail(MCF_EFORMAT, "anderson: the checkpoint record is not an anderson chain "
-                                     "(bad magic); was it written by another model?");
-    if ((rc = mcf_stream_read(in, head, sizeof head)) || (rc = mcf_stream_read(in, &L, sizeof L)) ||
-        (rc = mcf_stream_read(in, &n, sizeof n)))
-        return mcf_fail_prefix(rc, "anderson: loading the chain");
-    if (head[0] != (int32_t)c->kind || head[1] != (int32_t)c->boundary || L != c->L ||
-        n != (int64_t)c->n)
-        return mcf_fail(MCF_EFORMAT,
-                        "anderson: the checkpoint's lattice (kind %d, boundary %d, L = %lld, "
-                        "%lld sites) does not match the configuration's (kind %d, boundary %d, "
-                        "L = %ld, %zu sites); resume with the configuration the run was "
-                        "started with",
-                        (int)head[0], (int)head[1], (long long)L, (long long)n, (int)c->kind,
-                        (int)c->boundary, c->L, c->n);
-    double *eps = malloc(c->n * sizeof *eps);
-    if (!eps)
-        return mcf_fail(MCF_ENOMEM, "anderson: out of memory loading the chain");
-    uint64_t realizations;
-    mcf_rng mrng;
-    if ((rc = mcf_stream_read(in, eps, c->n * sizeof *eps)) ||
-        (rc = mcf_stream_read(in, &realizations, sizeof realizations)) ||
-        (rc = mcf_stream_read(in, &mrng, sizeof mrng))) {
-        free(eps);
-        return mcf_fail_prefix(rc, "anderson: loading the chain");
-    }
+    mcf_state_field f[6];
+    int rc = mcf_state_load(in, anderson_magic, "anderson", f, anderson_state(c, f));
+    if (rc)
+        return rc;
     for (size_t i = 0; i < c->n; i++)
-        if (!isfinite(eps[i]) || fabs(eps[i]) > 0.5 * c->W) {
-            const double bad = eps[i];
-            free(eps);
+        if (fabs(c->h->onsite[i]) > 0.5 * c->W)
             return mcf_fail(MCF_EFORMAT,
                             "anderson: the checkpoint has on-site energy %g at site %zu, outside "
                             "[-W/2, W/2] with W = %g (the checkpoint is corrupt or from another "
                             "configuration)",
-                            bad, i, c->W);
-        }
-    if (mrng.used > 4) {
-        free(eps);
-        return mcf_fail(MCF_EFORMAT, "anderson: the checkpoint's measurement stream is corrupt");
-    }
+                            c->h->onsite[i], i, c->W);
+    /* the diagonal was written in place: record every row as changed, as installing a
+     * realization does, so that an evaluator re-reads it */
     for (size_t i = 0; i < c->n; i++)
-        if ((rc = mcf_hamiltonian_set_onsite(c->h, i, eps[i]))) {
-            free(eps);
+        if ((rc = mcf_hamiltonian_set_onsite(c->h, i, c->h->onsite[i])))
             return mcf_fail_prefix(rc, "anderson: loading the chain");
-        }
-    free(eps);
-    c->realizations = realizations;
-    c->mrng = mrng;
     return MCF_OK;
 }
 
@@ -713,14 +629,15 @@ static const mcf_model_ops anderson_ops = {
     .propose = anderson_propose,
     .log_ratio = anderson_log_ratio,
     .accept = anderson_accept,
-    .reject = anderson_reject,
-    .measure = anderson_measure,
+    .reject = NULL, /* a proposal changes nothing */
+    .measure = NULL, /* batch_measure */
     .save = anderson_save,
     .load = anderson_load,
     .adapt = NULL,
     .curve_points = anderson_curve_points,
-    .measure_batch = anderson_measure_batch,
+    .measure_batch = NULL, /* batch_measure */
     .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
+    .batch_measure = anderson_batch_measure,
 };
 
 static const mcf_plugin_info anderson_info = {

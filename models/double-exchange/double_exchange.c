@@ -11,7 +11,9 @@
  * no spin-only energy).  The model builds H; the configured fermion evaluator ([run]
  * evaluator = kpm, or ed for small lattices) computes dS = S_eff(H + Delta) - S_eff(H) of a
  * proposed change Delta (mcf_fermion_ops.delta_action) and the occupation of H; the model
- * never knows how.
+ * never knows how.  create() binds it with mcf_fermion_bind (mcf/fermion_model.h), which
+ * refuses an evaluator without delta_action or occupation; dos is checked only with
+ * dos_every > 0, action only when the run exchanges temperatures.
  *
  * Hamiltonian conventions (mcf/hamiltonian.h; z the coordination, 4 or 6).
  *   hund = inf (the default): one orbital per site (row i = site i), spinless fermions
@@ -42,9 +44,10 @@
  * Both proposal densities depend only on S_o . S' (the cap's is 1 / (2 pi (1 - cos alpha))
  * when S_o . S' >= cos alpha, else 0), so q(S'|S) = q(S|S'): the proposal is symmetric and
  * the log of the Metropolis ratio is -dS, detailed balance holds for exp(-S_eff).  alpha is
- * adapted during thermalization (the `adapt` op) toward acceptance 0.5, alpha *=
- * clamp(acceptance / 0.5, 0.5, 2), kept in [1e-3, pi]; it is part of the saved state.  The
- * new direction is renormalized to |S'| = 1 (a rounding-level correction).
+ * adapted during thermalization (the `adapt` op, mcf_adapt_step) toward acceptance 0.5,
+ * alpha *= clamp(acceptance / 0.5, 0.5, 2), kept in [1e-3, pi]; it is part of the saved
+ * state.  The new direction is renormalized to |S'| = 1 (a rounding-level correction).  A
+ * rejected move changes nothing (no reject op).
  *
  * The move carries its change Delta = H' - H as an mcf_local_change, built in propose()
  * from the chain's current spins:
@@ -53,8 +56,8 @@
  *                C = [[0, 1], [1, 0]], so Delta = |o><v| + |v><o|;
  *   finite J_H:  u_0 = |o up>, u_1 = |o dn>, C = the change of the 2 x 2 block,
  *                -J_H (S' - S_o).sigma, as differences of the block's entries.
- * log_ratio() hands the changes of every chain of its batch to one delta_action call (T and
- * mu per chain).
+ * batch_log_ratio() hands the changes of every chain of its batch to one delta_action call
+ * (T and mu per chain), its arrays taken from the core's per-batch scratch (mcf/batch.h).
  *
  * accept() stores S', rewrites the Hamiltonian entries touching o (mcf_hamiltonian_set /
  * mcf_hamiltonian_set_onsite) and updates the running magnetization M = sum_i S_i.  After
@@ -74,14 +77,16 @@
  *   dos             (a curve over E, only with dos_every = k > 0) the fermion DOS per state
  *                   from the evaluator's dos(), new at every k-th measurement and repeated
  *                   in between (equal weights: the mean is that of the measured curves)
- * measure_batch() calls occupation() once for all chains of a batch that share (mu, T)
- * (the op takes one mu and one T; a temperature scan gives one call per temperature).
+ * batch_measure() gets density and energy from mcf_fermion_occupation, which calls
+ * occupation() once for all chains of a batch that share (mu, T) (the op takes one mu and
+ * one T; a temperature scan gives one call per temperature).
  *
  * Parallel tempering ([schedule] exchange_every = k; mcf/model.h).  set_temperature()
- * changes the chain's T (mu stays), and exchange_action() gives dS = S_eff(T') - S_eff(T)
- * of the chain's current Hamiltonian from the evaluator's action() at the two points (T, mu)
- * and (T', mu) (one call for the batch): the weight is exp(-S_eff) with no spin-only term,
- * so the swap of two replicas' temperatures is accepted with min(1, exp(-dS_a - dS_b)).
+ * changes the chain's T (mu stays), and batch_exchange_action() gives dS = S_eff(T') -
+ * S_eff(T) of the chain's current Hamiltonian from the evaluator's action() at the two
+ * points (T, mu) and (T', mu) (one call for the batch): the weight is exp(-S_eff) with no
+ * spin-only term, so the swap of two replicas' temperatures is accepted with
+ * min(1, exp(-dS_a - dS_b)).
  * The evaluator must give S_eff deterministically — ed, or kpm/kpm-cuda with [evaluator]
  * vectors = 0 (the exact trace of the Chebyshev series of the log-Fermi function; its cost
  * is about dim / 2 GFMC moves, once per chain per exchange round) — and a stochastic one is
@@ -106,9 +111,12 @@
  * (inf for the infinite coupling), 3N doubles of spins, 3 doubles M, int64 accepted moves
  * since the last refresh, uint64 accepted moves in total, uint64 consistency checks passed,
  * double alpha, the measurement mcf_rng, uint64 measurements so far, and with dos_every > 0
- * the last DOS (energy_points doubles).  load() checks the lattice, move and hund against
- * the configuration, every |S| = 1 within 1e-9 (MCF_EFORMAT naming the site and the length),
- * M against the spins, and rebuilds the Hamiltonian from the spins. */
+ * the last DOS (energy_points doubles).  de_state() describes this record once (mcf/state.h)
+ * for both save() and load(); mcf_state_load checks the magic, the lattice, move, L, N and
+ * hund against the configuration (FIXED fields) and that spins, M and alpha are finite.
+ * load() then checks every |S| = 1 within 1e-9 (MCF_EFORMAT naming the site and the length),
+ * M against the spins, the counter and alpha ranges, and rebuilds the Hamiltonian from the
+ * spins. */
 #include "mcf/mcf.h"
 
 #include <errno.h>
@@ -203,30 +211,19 @@ typedef struct de_chain {
     int32_t *nb;               /* N x z, -1 = missing (open boundary) */
     mcf_hamiltonian *h;        /* the Hamiltonian the evaluator reads */
     mcf_hamiltonian *scratch;  /* same layout, rebuilt from the spins by the check */
-    const mcf_fermion_ops *ev; /* static storage of the evaluator plugin */
-    const char *ev_name;
+    mcf_fermion fermion;       /* the bound evaluator (mcf/fermion_model.h) */
     void *ws;                  /* the evaluator's workspace, bound to h */
     mcf_rng mrng;              /* the measurement stream */
     double mag[3];             /* running sum_i S_i */
     int64_t since_refresh;     /* accepted moves since the last refresh and check */
     uint64_t accepted;         /* accepted moves in total */
     uint64_t checks;           /* consistency checks passed */
-    /* scratch of the batched calls, used while this chain is the first of a batch (the
-     * chains of a batch belong to one thread), grown on demand */
-    size_t cap;
-    void **b_ws;
-    const mcf_local_change **b_change;
-    mcf_rng **b_rng;
-    double *b_num;             /* 8 cap doubles: T, mu, dS / density, energy, or the
-                                  2 x 4 of exchange_action (T, mu, S, err per point) */
     int warned_exchange;       /* the truncation warning of exchange_action was given */
-    size_t *b_idx;
     /* the optional DOS curve */
     long dos_every;            /* 0: off */
     size_t dos_points;         /* the evaluator's energy grid */
     double *dos_last;          /* the last DOS measured (repeated in between) */
     uint64_t measured;         /* measurements so far */
-    unsigned char *b_done;
 } de_chain;
 
 /* ---- the Hamiltonian, a function of the spins -------------------------------------- */
@@ -525,64 +522,25 @@ static void de_destroy(void *chain)
     if (!c)
         return;
     if (c->ws)
-        c->ev->destroy(c->ws);
+        c->fermion.ops->destroy(c->ws);
     mcf_hamiltonian_destroy(c->h);
     mcf_hamiltonian_destroy(c->scratch);
     free(c->spin);
     free(c->nb);
-    free(c->b_ws);
-    free(c->b_change);
-    free(c->b_rng);
-    free(c->b_num);
-    free(c->b_idx);
-    free(c->b_done);
     free(c->dos_last);
     free(c);
-}
-
-/* Makes sure the batch scratch of c holds n chains. */
-static int de_reserve(de_chain *c, size_t n)
-{
-    if (n <= c->cap)
-        return MCF_OK;
-    void **ws = realloc(c->b_ws, n * sizeof *ws);
-    if (ws)
-        c->b_ws = ws;
-    const mcf_local_change **ch = realloc(c->b_change, n * sizeof *ch);
-    if (ch)
-        c->b_change = ch;
-    mcf_rng **rng = realloc(c->b_rng, n * sizeof *rng);
-    if (rng)
-        c->b_rng = rng;
-    double *num = realloc(c->b_num, 8 * n * sizeof *num);
-    if (num)
-        c->b_num = num;
-    size_t *idx = realloc(c->b_idx, n * sizeof *idx);
-    if (idx)
-        c->b_idx = idx;
-    unsigned char *done = realloc(c->b_done, n);
-    if (done)
-        c->b_done = done;
-    if (!ws || !ch || !rng || !num || !idx || !done)
-        return mcf_fail(MCF_ENOMEM, "double-exchange: out of memory for a batch of %zu chains",
-                        n);
-    c->cap = n;
-    return MCF_OK;
 }
 
 static int de_create(const mcf_params *params, const mcf_services *services, mcf_rng *rng,
                      void **chain)
 {
     *chain = NULL;
-    long L, dos_every;
+    long dos_every;
     double t, mu, hund, T;
-    const char *lattice_name, *boundary_name, *move_name, *start, *spins_path;
+    const char *move_name, *start, *spins_path;
     int rc;
-    if ((rc = mcf_params_string(params, "lattice", &lattice_name)) ||
-        (rc = mcf_params_int(params, "L", &L)) || (rc = mcf_params_real(params, "t", &t)) ||
-        (rc = mcf_params_real(params, "mu", &mu)) ||
+    if ((rc = mcf_params_real(params, "t", &t)) || (rc = mcf_params_real(params, "mu", &mu)) ||
         (rc = mcf_params_real(params, "hund", &hund)) ||
-        (rc = mcf_params_string(params, "boundary", &boundary_name)) ||
         (rc = mcf_params_string(params, "move", &move_name)) ||
         (rc = mcf_params_string(params, "start", &start)) ||
         (rc = mcf_params_string(params, "spins", &spins_path)) ||
@@ -610,87 +568,51 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
                         "double-exchange: temperature T = %g in %s: the fermion weight needs a "
                         "finite T > 0; fix [schedule] temperatures",
                         T, origin);
-    mcf_lattice_kind kind;
-    mcf_boundary boundary;
-    if ((rc = mcf_lattice_kind_from_name(lattice_name, &kind)))
-        return mcf_fail_prefix(rc, "double-exchange: [%s] lattice", sec);
-    if ((rc = mcf_boundary_from_name(boundary_name, &boundary)))
-        return mcf_fail_prefix(rc, "double-exchange: [%s] boundary", sec);
-    if (boundary == MCF_BOUNDARY_PERIODIC && L < 3)
-        return mcf_fail(MCF_EINVAL,
-                        "double-exchange: [%s] L = %ld in %s with periodic boundaries: on the "
-                        "L = 2 torus the +d and -d neighbours of a site coincide, so a "
-                        "neighbour would appear twice; use L >= 3, or boundary = open",
-                        sec, L, origin);
-    const double h_bound_t = (kind == MCF_LATTICE_SQUARE ? 4.0 : 6.0) * fabs(t);
+
+    /* the lattice (lattice, L, boundary; periodic L = 2 refused: one entry per bond) */
+    mcf_lattice *lat = NULL;
+    de_chain *c = NULL;
+    if ((rc = mcf_lattice_from_params(params, "double-exchange", MCF_LATTICE_SIMPLE_BONDS,
+                                      &lat)))
+        return rc;
+    const long L = lat->L;
+    const double h_bound_t = (lat->kind == MCF_LATTICE_SQUARE ? 4.0 : 6.0) * fabs(t);
     const int finite = isfinite(hund);
     const double bound = finite ? h_bound_t + hund : h_bound_t;
-    if (!isfinite(bound))
-        return mcf_fail(MCF_EINVAL,
-                        "double-exchange: [%s] t = %g, hund = %g in %s: the spectral bound "
-                        "z|t| + J_H overflows; choose smaller values",
-                        sec, t, hund, origin);
+    if (!isfinite(bound)) {
+        rc = mcf_fail(MCF_EINVAL,
+                      "double-exchange: [%s] t = %g, hund = %g in %s: the spectral bound "
+                      "z|t| + J_H overflows; choose smaller values",
+                      sec, t, hund, origin);
+        goto fail;
+    }
 
     /* the evaluator: delta_action for the moves, occupation for the observables */
-    const mcf_plugin_info *ev_info =
-        services->struct_size >= offsetof(mcf_services, evaluator_params) +
-                                     sizeof services->evaluator_params
-            ? services->evaluator
-            : NULL;
-    if (!ev_info)
-        return mcf_fail(MCF_EINVAL,
-                        "double-exchange: [run] evaluator = none in %s, but the fermion weight "
-                        "exp(-S_eff) of every move needs a fermion evaluator; set [run] "
-                        "evaluator = kpm (or ed for small lattices)",
-                        origin);
-    if (ev_info->kind != MCF_PLUGIN_FERMION_EVALUATOR)
-        return mcf_fail(MCF_EINVAL,
-                        "double-exchange: [run] evaluator = %s in %s is not a fermion "
-                        "evaluator; set [run] evaluator = kpm (or ed for small lattices)",
-                        ev_info->name, origin);
-    const mcf_fermion_ops *ev = ev_info->ops;
-    if (!ev ||
-        ev->struct_size < offsetof(mcf_fermion_ops, delta_action) + sizeof ev->delta_action ||
-        !ev->delta_action)
-        return mcf_fail(MCF_EINVAL,
-                        "double-exchange: [run] evaluator = %s in %s does not provide "
-                        "delta_action (the change of the fermion action of a move, mcf 0.2), "
-                        "which every move of this model needs; set [run] evaluator = kpm (or "
-                        "ed for small lattices), built with delta_action",
-                        ev_info->name, origin);
-    if (!ev->create || !ev->destroy || !ev->occupation)
-        return mcf_fail(MCF_EINVAL,
-                        "double-exchange: [run] evaluator = %s in %s lacks the occupation "
-                        "operation the observables need; set [run] evaluator = kpm (or ed for "
-                        "small lattices)",
-                        ev_info->name, origin);
-
-    mcf_lattice *lat = NULL;
-    if ((rc = mcf_lattice_create(kind, L, boundary, &lat)))
-        return mcf_fail_prefix(rc, "double-exchange: [%s] lattice = %s, L = %ld in %s", sec,
-                               lattice_name, L, origin);
+    mcf_fermion fermion;
+    if ((rc = mcf_fermion_bind(services, params, "double-exchange",
+                               MCF_FERMION_DELTA_ACTION | MCF_FERMION_OCCUPATION, &fermion)))
+        goto fail;
     if (lat->sites > (size_t)INT32_MAX / 2) {
-        const size_t sites = lat->sites;
-        mcf_lattice_destroy(lat);
-        return mcf_fail(MCF_EINVAL,
-                        "double-exchange: [%s] L = %ld in %s gives %zu sites, too many for the "
-                        "Hamiltonian's 32-bit column indices; choose a smaller L",
-                        sec, L, origin, sites);
+        rc = mcf_fail(MCF_EINVAL,
+                      "double-exchange: [%s] L = %ld in %s gives %zu sites, too many for the "
+                      "Hamiltonian's 32-bit column indices; choose a smaller L",
+                      sec, L, origin, lat->sites);
+        goto fail;
     }
     if (lat->coordination > MCF_CHANGE_MAX_ENTRIES) {
-        mcf_lattice_destroy(lat);
-        return mcf_fail(MCF_EINTERNAL, "double-exchange: coordination %d exceeds the %d entries "
-                        "of a local change (a bug, please report it)",
-                        lat->coordination, MCF_CHANGE_MAX_ENTRIES);
+        rc = mcf_fail(MCF_EINTERNAL, "double-exchange: coordination %d exceeds the %d entries "
+                      "of a local change (a bug, please report it)",
+                      lat->coordination, MCF_CHANGE_MAX_ENTRIES);
+        goto fail;
     }
 
-    de_chain *c = calloc(1, sizeof *c);
+    c = calloc(1, sizeof *c);
     if (!c) {
-        mcf_lattice_destroy(lat);
-        return mcf_fail(MCF_ENOMEM, "double-exchange: out of memory");
+        rc = mcf_fail(MCF_ENOMEM, "double-exchange: out of memory");
+        goto fail;
     }
-    c->kind = kind;
-    c->boundary = boundary;
+    c->kind = lat->kind;
+    c->boundary = lat->boundary;
     c->L = L;
     c->n = lat->sites;
     c->z = lat->coordination;
@@ -703,8 +625,7 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     c->rotation = strcmp(move_name, "rotation") == 0;
     c->alpha = DE_ALPHA_START;
     c->chain_index = services->chain_index;
-    c->ev = ev;
-    c->ev_name = ev_info->name;
+    c->fermion = fermion;
     mcf_rng_init(&c->mrng, services->seed, DE_MEASURE_STREAM + services->chain_index);
     c->spin = malloc(3 * c->n * sizeof *c->spin);
     c->nb = malloc(c->n * (size_t)c->z * sizeof *c->nb);
@@ -752,24 +673,17 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
                              "report it)");
         goto fail;
     }
-    if ((rc = de_verify(c)))
-        goto fail;
-    if ((rc = ev->create(services->evaluator_params, c->h, &c->ws))) {
-        c->ws = NULL;
-        rc = mcf_fail_prefix(rc, "double-exchange: evaluator %s", c->ev_name);
-        goto fail;
-    }
-    if ((rc = de_reserve(c, 1)))
+    if ((rc = de_verify(c)) || (rc = mcf_fermion_workspace(&c->fermion, c->h, &c->ws)))
         goto fail;
     c->dos_every = dos_every;
     if (dos_every > 0) {
-        if (!ev->dos || !ev->energy_points || !ev->energies) {
+        if (!mcf_fermion_has(&c->fermion, MCF_FERMION_DOS)) {
             rc = mcf_fail(MCF_EINVAL, "double-exchange: [%s] dos_every = %ld in %s, but the "
                           "evaluator %s computes no DOS; set dos_every = 0", sec, dos_every,
-                          origin, c->ev_name);
+                          origin, c->fermion.name);
             goto fail;
         }
-        c->dos_points = ev->energy_points(c->ws);
+        c->dos_points = c->fermion.ops->energy_points(c->ws);
         c->dos_last = calloc(c->dos_points ? c->dos_points : 1, sizeof *c->dos_last);
         if (!c->dos_last) {
             rc = mcf_fail(MCF_ENOMEM, "double-exchange: out of memory for the DOS curve");
@@ -851,29 +765,32 @@ static int de_propose(void *chain, mcf_rng *rng, void *move)
     return MCF_OK;
 }
 
-static int de_log_ratio(void *const *chains, const void *moves, size_t n, double *out)
+/* One delta_action call for the batch.  mcf_fermion_batch has no array of local changes
+ * (it carries mcf_change pointers for change_action), so the arrays come from one raw
+ * scratch call: n workspaces, n change pointers, then T, mu, dS. */
+static int de_batch_log_ratio(mcf_batch *batch, void *const *chains, const void *moves,
+                              size_t n, double *out)
 {
     if (n == 0)
         return MCF_OK;
-    de_chain *c0 = chains[0];
-    int rc = de_reserve(c0, n);
-    if (rc)
-        return rc;
+    const de_chain *c0 = chains[0];
+    void **ws = mcf_batch_scratch(batch, n * (2 * sizeof(void *) + 3 * sizeof(double)));
+    if (!ws)
+        return mcf_fail_prefix(MCF_ENOMEM, "double-exchange: a batch of %zu chains", n);
+    const mcf_local_change **change = (const mcf_local_change **)(ws + n);
+    double *T = (double *)(change + n), *mu = T + n, *dS = mu + n;
     const de_move *mv = moves;
-    double *T = c0->b_num, *mu = T + n, *dS = mu + n;
     for (size_t k = 0; k < n; k++) {
         const de_chain *c = chains[k];
-        if (c->ev != c0->ev)
-            return mcf_fail(MCF_EINTERNAL, "double-exchange: chains of one batch use different "
-                            "evaluators (a bug, please report it)");
-        c0->b_ws[k] = c->ws;
-        c0->b_change[k] = &mv[k].change;
+        ws[k] = c->ws;
+        change[k] = &mv[k].change;
         T[k] = c->T;
         mu[k] = c->mu;
     }
-    rc = c0->ev->delta_action(c0->b_ws, n, c0->b_change, T, mu, dS);
+    int rc = c0->fermion.ops->delta_action(ws, n, change, T, mu, dS);
     if (rc)
-        return mcf_fail_prefix(rc, "double-exchange: evaluator %s: delta_action", c0->ev_name);
+        return mcf_fail_prefix(rc, "double-exchange: evaluator %s: delta_action",
+                               c0->fermion.name);
     for (size_t k = 0; k < n; k++)
         out[k] = -dS[k];
     return MCF_OK;
@@ -901,27 +818,12 @@ static int de_accept(void *chain, const void *move)
     return MCF_OK;
 }
 
-static void de_reject(void *chain, const void *move)
-{
-    (void)chain;
-    (void)move;
-}
-
 static void de_adapt(void *chain, double acceptance)
 {
     de_chain *c = chain;
-    if (!c->rotation)
-        return;
-    double f = acceptance / DE_TARGET_ACCEPTANCE;
-    if (f < 0.5)
-        f = 0.5;
-    if (f > 2.0)
-        f = 2.0;
-    c->alpha *= f;
-    if (c->alpha < DE_ALPHA_MIN)
-        c->alpha = DE_ALPHA_MIN;
-    if (c->alpha > DE_ALPHA_MAX)
-        c->alpha = DE_ALPHA_MAX;
+    if (c->rotation)
+        c->alpha = mcf_adapt_step(c->alpha, acceptance, DE_TARGET_ACCEPTANCE, DE_ALPHA_MIN,
+                                  DE_ALPHA_MAX);
 }
 
 /* ---- measurements ---------------------------------------------------------------------- */
@@ -953,30 +855,37 @@ static void de_spin_observables(const de_chain *c, double *values)
  * from their measurement streams, after occupation()) at every dos_every-th measurement,
  * the last one repeated in between.  Repeating a value k times gives every measured DOS
  * the same weight, so the mean is that of the measured ones; the jackknife bins of the
- * core are much longer than k, so the error bars stay right. */
-static int de_measure_dos(void *const *chains, size_t n, double *const *values)
+ * core are much longer than k, so the error bars stay right.  Its arrays (workspaces,
+ * streams, output rows) come from the batch scratch, taken anew: the occupation's arrays
+ * are no longer needed. */
+static int de_measure_dos(mcf_batch *batch, void *const *chains, size_t n,
+                          double *const *values)
 {
-    de_chain *c0 = chains[0];
+    const de_chain *c0 = chains[0];
+    void **ws = NULL;
+    mcf_rng **rngs = NULL;
+    double **out = NULL;
     size_t m = 0;
     for (size_t k = 0; k < n; k++) {
         de_chain *c = chains[k];
         if (c->dos_every > 0 && c->measured % (uint64_t)c->dos_every == 0) {
-            c0->b_ws[m] = c->ws;
-            c0->b_rng[m] = &c->mrng;
-            c0->b_idx[m] = k;
+            if (!ws) {
+                ws = mcf_batch_scratch(batch, 3 * n * sizeof(void *));
+                if (!ws)
+                    return mcf_fail_prefix(MCF_ENOMEM, "double-exchange: the DOS");
+                rngs = (mcf_rng **)(ws + n);
+                out = (double **)(rngs + n);
+            }
+            ws[m] = c->ws;
+            rngs[m] = &c->mrng;
+            out[m] = c->dos_last;
             m++;
         }
     }
     if (m) {
-        double **out = malloc(m * sizeof *out);
-        if (!out)
-            return mcf_fail(MCF_ENOMEM, "double-exchange: out of memory measuring the DOS");
-        for (size_t q = 0; q < m; q++)
-            out[q] = ((de_chain *)chains[c0->b_idx[q]])->dos_last;
-        int rc = c0->ev->dos(c0->b_ws, m, c0->b_rng, out);
-        free(out);
+        int rc = c0->fermion.ops->dos(ws, m, rngs, out);
         if (rc)
-            return mcf_fail_prefix(rc, "double-exchange: evaluator %s: dos", c0->ev_name);
+            return mcf_fail_prefix(rc, "double-exchange: evaluator %s: dos", c0->fermion.name);
     }
     for (size_t k = 0; k < n; k++) {
         de_chain *c = chains[k];
@@ -987,54 +896,35 @@ static int de_measure_dos(void *const *chains, size_t n, double *const *values)
     return MCF_OK;
 }
 
-/* One occupation() call per distinct (mu, T) among the chains of the batch. */
-static int de_measure_batch(void *const *chains, size_t n, double *const *values)
+/* Density and energy of every chain from mcf_fermion_occupation (one occupation() call per
+ * distinct (mu, T) among the chains of the batch), the spin observables, then the DOS. */
+static int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
+                            double *const *values)
 {
     if (n == 0)
         return MCF_OK;
-    de_chain *c0 = chains[0];
-    int rc = de_reserve(c0, n);
+    const de_chain *c0 = chains[0];
+    mcf_fermion_batch a;
+    int rc = mcf_fermion_batch_get(batch, n, &a);
     if (rc)
-        return rc;
-    double *dens = c0->b_num, *en = dens + n;
-    memset(c0->b_done, 0, n);
-    for (size_t first = 0; first < n; first++) {
-        if (c0->b_done[first])
-            continue;
-        const de_chain *cf = chains[first];
-        size_t m = 0;
-        for (size_t k = first; k < n; k++) {
-            de_chain *c = chains[k];
-            if (c0->b_done[k] || c->T != cf->T || c->mu != cf->mu)
-                continue;
-            if (c->ev != c0->ev)
-                return mcf_fail(MCF_EINTERNAL, "double-exchange: chains of one batch use "
-                                "different evaluators (a bug, please report it)");
-            c0->b_done[k] = 1;
-            c0->b_idx[m] = k;
-            c0->b_ws[m] = c->ws;
-            c0->b_rng[m] = &c->mrng;
-            m++;
-        }
-        rc = c0->ev->occupation(c0->b_ws, m, c0->b_rng, cf->mu, cf->T, dens, en);
-        if (rc)
-            return mcf_fail_prefix(rc, "double-exchange: evaluator %s: occupation",
-                                   c0->ev_name);
-        for (size_t q = 0; q < m; q++) {
-            const de_chain *c = chains[c0->b_idx[q]];
-            double *v = values[c0->b_idx[q]];
-            const double per_site = (double)c->h->dim / (double)c->n;
-            if (!isfinite(dens[q]) || !isfinite(en[q]))
-                return mcf_fail(MCF_EPLUGIN,
-                                "double-exchange: evaluator %s returned density %g, energy %g "
-                                "(chain %llu): not finite",
-                                c->ev_name, dens[q], en[q], (unsigned long long)c->chain_index);
-            v[OBS_ENERGY] = en[q] * per_site;
-            v[OBS_DENSITY] = dens[q] * per_site;
-            de_spin_observables(c, v);
-        }
+        return mcf_fail_prefix(rc, "double-exchange");
+    for (size_t k = 0; k < n; k++) {
+        de_chain *c = chains[k];
+        a.ws[k] = c->ws;
+        a.rngs[k] = &c->mrng;
+        a.T[k] = c->T;
+        a.mu[k] = c->mu;
     }
-    return de_measure_dos(chains, n, values);
+    if ((rc = mcf_fermion_occupation(&c0->fermion, &a, n)))
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        const de_chain *c = chains[k];
+        const double per_site = (double)c->h->dim / (double)c->n;
+        values[k][OBS_ENERGY] = a.energy[k] * per_site;
+        values[k][OBS_DENSITY] = a.density[k] * per_site;
+        de_spin_observables(c, values[k]);
+    }
+    return de_measure_dos(batch, chains, n, values);
 }
 
 /* ---- parallel tempering (mcf/model.h) ------------------------------------------------- */
@@ -1059,37 +949,35 @@ static int de_set_temperature(void *chain, double T)
  * exp(-S_eff) and there is no spin-only energy): one action() call for the batch, two
  * points per chain.  The evaluator must give the action deterministically (ed; kpm with
  * vectors = 0): a noisy estimate would bias every exchange. */
-static int de_exchange_action(void *const *chains, size_t n, const double *T_new, double *dS)
+static int de_batch_exchange_action(mcf_batch *batch, void *const *chains, size_t n,
+                                    const double *T_new, double *dS)
 {
     if (n == 0)
         return MCF_OK;
-    de_chain *c0 = chains[0];
-    const mcf_fermion_ops *ev = c0->ev;
-    if (ev->struct_size < offsetof(mcf_fermion_ops, action) + sizeof ev->action ||
-        !ev->action)
+    const de_chain *c0 = chains[0];
+    if (!mcf_fermion_has(&c0->fermion, MCF_FERMION_ACTION))
         return mcf_fail(MCF_EINVAL, "double-exchange: parallel tempering ([schedule] "
                         "exchange_every) needs the fermion action at another temperature, "
                         "but evaluator %s has no action op; use evaluator = ed, kpm or "
                         "kpm-cuda (with [evaluator] vectors = 0), or set exchange_every = 0",
-                        c0->ev_name);
-    int rc = de_reserve(c0, 2 * n);
+                        c0->fermion.name);
+    /* the arrays of 2n points (n workspaces used): T, mu, S (in dS), err */
+    mcf_fermion_batch a;
+    int rc = mcf_fermion_batch_get(batch, 2 * n, &a);
     if (rc)
-        return rc;
-    double *T = c0->b_num, *mu = T + 2 * n, *S = mu + 2 * n, *err = S + 2 * n;
+        return mcf_fail_prefix(rc, "double-exchange");
+    double *T = a.T, *mu = a.mu, *S = a.dS, *err = a.err;
     for (size_t k = 0; k < n; k++) {
         const de_chain *c = chains[k];
-        if (c->ev != ev)
-            return mcf_fail(MCF_EINTERNAL, "double-exchange: chains of one batch use different "
-                            "evaluators (a bug, please report it)");
-        c0->b_ws[k] = c->ws;
+        a.ws[k] = c->ws;
         T[2 * k] = c->T;
         T[2 * k + 1] = T_new[k];
         mu[2 * k] = mu[2 * k + 1] = c->mu;
     }
-    rc = ev->action(c0->b_ws, n, 2, T, mu, S, err);
+    rc = c0->fermion.ops->action(a.ws, n, 2, T, mu, S, err);
     if (rc)
         return mcf_fail_prefix(rc, "double-exchange: evaluator %s: action (parallel "
-                               "tempering)", c0->ev_name);
+                               "tempering)", c0->fermion.name);
     for (size_t k = 0; k < n; k++) {
         de_chain *c = chains[k];
         dS[k] = S[2 * k + 1] - S[2 * k];
@@ -1111,131 +999,97 @@ static size_t de_curve_points(const void *chain, size_t index, double *axis)
     const de_chain *c = chain;
     if (index != OBS_DOS || c->dos_every <= 0)
         return 0;
-    if (axis && c->ev->energies(c->ws, axis))
+    if (axis && c->fermion.ops->energies(c->ws, axis))
         return 0;
     return c->dos_points;
 }
 
-static int de_measure(void *chain, double *values)
-{
-    void *const chains[1] = {chain};
-    double *const rows[1] = {values};
-    return de_measure_batch(chains, 1, rows);
-}
-
 /* ---- checkpoints ------------------------------------------------------------------------ */
+
+/* The values of the record that the configuration fixes, in the record's types. */
+typedef struct de_fixed {
+    int32_t head[4]; /* lattice kind, boundary, move (0 uniform, 1 rotation), reserved (0) */
+    int64_t L, n;
+} de_fixed;
+
+#define DE_STATE_FIELDS 16
+
+/* The checkpoint record after its magic "DEX2" (the layout in the comment at the top),
+ * described once for save() and load(); fx holds the fixed values, from the chain's
+ * configuration.  The reserved word is read but not checked; the last DOS is raw data. */
+static size_t de_state(de_chain *c, de_fixed *fx, mcf_state_field f[DE_STATE_FIELDS])
+{
+    *fx = (de_fixed){{(int32_t)c->kind, (int32_t)c->boundary, (int32_t)c->rotation, 0},
+                     (int64_t)c->L, (int64_t)c->n};
+    size_t k = 0;
+    f[k++] = MCF_STATE_FIXED("lattice kind", &fx->head[0], sizeof fx->head[0]);
+    f[k++] = MCF_STATE_FIXED("boundary", &fx->head[1], sizeof fx->head[1]);
+    f[k++] = MCF_STATE_FIXED("move", &fx->head[2], sizeof fx->head[2]);
+    f[k++] = MCF_STATE_DATA("reserved word", &fx->head[3], sizeof fx->head[3]);
+    f[k++] = MCF_STATE_FIXED("L", &fx->L, sizeof fx->L);
+    f[k++] = MCF_STATE_FIXED("number of sites", &fx->n, sizeof fx->n);
+    f[k++] = MCF_STATE_FIXED("hund", &c->hund, sizeof c->hund); /* inf: equal bytes too */
+    f[k++] = MCF_STATE_REALS("spins", c->spin, 3 * c->n);
+    f[k++] = MCF_STATE_REALS("running magnetization", c->mag, 3);
+    f[k++] = MCF_STATE_DATA("moves since the last refresh", &c->since_refresh,
+                            sizeof c->since_refresh);
+    f[k++] = MCF_STATE_DATA("accepted moves", &c->accepted, sizeof c->accepted);
+    f[k++] = MCF_STATE_DATA("consistency checks", &c->checks, sizeof c->checks);
+    f[k++] = MCF_STATE_REALS("rotation half-angle", &c->alpha, 1);
+    f[k++] = MCF_STATE_RNG("measurement stream", &c->mrng);
+    f[k++] = MCF_STATE_DATA("measurements", &c->measured, sizeof c->measured);
+    if (c->dos_every > 0)
+        f[k++] = MCF_STATE_DATA("last DOS", c->dos_last, c->dos_points * sizeof *c->dos_last);
+    return k;
+}
 
 static int de_save(const void *chain, mcf_stream *out)
 {
-    const de_chain *c = chain;
-    const int32_t head[4] = {(int32_t)c->kind, (int32_t)c->boundary, (int32_t)c->rotation, 0};
-    const int64_t L = c->L, n = (int64_t)c->n;
-    int rc;
-    if ((rc = mcf_stream_write(out, de_magic, sizeof de_magic)) ||
-        (rc = mcf_stream_write(out, head, sizeof head)) ||
-        (rc = mcf_stream_write(out, &L, sizeof L)) ||
-        (rc = mcf_stream_write(out, &n, sizeof n)) ||
-        (rc = mcf_stream_write(out, &c->hund, sizeof c->hund)) ||
-        (rc = mcf_stream_write(out, c->spin, 3 * c->n * sizeof *c->spin)) ||
-        (rc = mcf_stream_write(out, c->mag, sizeof c->mag)) ||
-        (rc = mcf_stream_write(out, &c->since_refresh, sizeof c->since_refresh)) ||
-        (rc = mcf_stream_write(out, &c->accepted, sizeof c->accepted)) ||
-        (rc = mcf_stream_write(out, &c->checks, sizeof c->checks)) ||
-        (rc = mcf_stream_write(out, &c->alpha, sizeof c->alpha)) ||
-        (rc = mcf_stream_write(out, &c->mrng, sizeof c->mrng)) ||
-        (rc = mcf_stream_write(out, &c->measured, sizeof c->measured)) ||
-        (c->dos_every > 0 &&
-         (rc = mcf_stream_write(out, c->dos_last, c->dos_points * sizeof *c->dos_last))))
+    de_fixed fx;
+    mcf_state_field f[DE_STATE_FIELDS];
+    int rc = mcf_state_save(out, de_magic, f, de_state((de_chain *)chain, &fx, f));
+    if (rc)
         return mcf_fail_prefix(rc, "double-exchange: saving the chain");
     return MCF_OK;
 }
 
+/* Loads straight into the chain (a refused load aborts the resume), then checks what the
+ * description cannot and rebuilds the Hamiltonian from the spins.  The running values stay
+ * bit for bit as saved, so the chain continues exactly as it would have. */
 static int de_load(void *chain, mcf_stream *in)
 {
     de_chain *c = chain;
-    char magic[4];
-    int32_t head[4];
-    int64_t L, n, since;
-    uint64_t accepted, checks, measured;
-    double hund, mag[3], alpha;
-    mcf_rng mrng;
-    int rc;
-    if ((rc = mcf_stream_read(in, magic, sizeof magic)))
-        return mcf_fail_prefix(rc, "double-exchange: loading the chain");
-    if (memcmp(magic, de_magic, sizeof magic) != 0)
-        return mcf_fail(MCF_EFORMAT, "double-exchange: the checkpoint record is not a "
-                        "double-exchange chain (bad magic); was it written by another model?");
-    if ((rc = mcf_stream_read(in, head, sizeof head)) ||
-        (rc = mcf_stream_read(in, &L, sizeof L)) || (rc = mcf_stream_read(in, &n, sizeof n)) ||
-        (rc = mcf_stream_read(in, &hund, sizeof hund)))
-        return mcf_fail_prefix(rc, "double-exchange: loading the chain");
-    const int same_hund = (isinf(hund) && isinf(c->hund)) || hund == c->hund;
-    if (head[0] != (int32_t)c->kind || head[1] != (int32_t)c->boundary ||
-        head[2] != (int32_t)c->rotation || L != c->L || n != (int64_t)c->n || !same_hund)
-        return mcf_fail(MCF_EFORMAT,
-                        "double-exchange: the checkpoint's chain (lattice kind %d, boundary %d, "
-                        "move %d, L = %lld, %lld sites, hund = %g) does not match the "
-                        "configuration's (kind %d, boundary %d, move %d, L = %ld, %zu sites, "
-                        "hund = %g); resume with the configuration the run was started with",
-                        (int)head[0], (int)head[1], (int)head[2], (long long)L, (long long)n,
-                        hund, (int)c->kind, (int)c->boundary, c->rotation, c->L, c->n,
-                        c->hund);
-    double *spin = malloc(3 * c->n * sizeof *spin);
-    if (!spin)
-        return mcf_fail(MCF_ENOMEM, "double-exchange: out of memory loading the chain");
-    if ((rc = mcf_stream_read(in, spin, 3 * c->n * sizeof *spin)) ||
-        (rc = mcf_stream_read(in, mag, sizeof mag)) ||
-        (rc = mcf_stream_read(in, &since, sizeof since)) ||
-        (rc = mcf_stream_read(in, &accepted, sizeof accepted)) ||
-        (rc = mcf_stream_read(in, &checks, sizeof checks)) ||
-        (rc = mcf_stream_read(in, &alpha, sizeof alpha)) ||
-        (rc = mcf_stream_read(in, &mrng, sizeof mrng)) ||
-        (rc = mcf_stream_read(in, &measured, sizeof measured)) ||
-        (c->dos_every > 0 &&
-         (rc = mcf_stream_read(in, c->dos_last, c->dos_points * sizeof *c->dos_last)))) {
-        free(spin);
-        return mcf_fail_prefix(rc, "double-exchange: loading the chain");
-    }
+    de_fixed fx;
+    mcf_state_field f[DE_STATE_FIELDS];
+    int rc = mcf_state_load(in, de_magic, "double-exchange", f, de_state(c, &fx, f));
+    if (rc)
+        return rc;
     double sum[3] = {0, 0, 0};
     for (size_t i = 0; i < c->n; i++) {
-        const double *s = spin + 3 * i;
+        const double *s = c->spin + 3 * i;
         const double length = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
-        if (!(fabs(length - 1.0) <= DE_LOAD_TOL)) {
-            free(spin);
+        if (!(fabs(length - 1.0) <= DE_LOAD_TOL))
             return mcf_fail(MCF_EFORMAT,
                             "double-exchange: the checkpoint's spin at site %zu has length "
                             "%.17g, not 1 (tolerance %g): the checkpoint is corrupt",
                             i, length, DE_LOAD_TOL);
-        }
         for (int a = 0; a < 3; a++)
             sum[a] += s[a];
     }
     /* the running M must agree with the spins up to accumulated rounding (a loose bound,
      * 1e-9 per site) */
     const double tol = 1e-9 * (double)c->n;
-    int bad = since < 0 || since >= (int64_t)c->n || mrng.used > 4 ||
-              !(alpha >= DE_ALPHA_MIN && alpha <= DE_ALPHA_MAX);
+    int bad = c->since_refresh < 0 || c->since_refresh >= (int64_t)c->n ||
+              !(c->alpha >= DE_ALPHA_MIN && c->alpha <= DE_ALPHA_MAX);
     for (int a = 0; a < 3; a++)
-        bad |= !(fabs(mag[a] - sum[a]) <= tol);
-    if (bad) {
-        free(spin);
+        bad |= !(fabs(c->mag[a] - sum[a]) <= tol);
+    if (bad)
         return mcf_fail(MCF_EFORMAT, "double-exchange: the checkpoint's running magnetization, "
-                        "counters, step or measurement stream are invalid or do not match its "
-                        "spins: the checkpoint is corrupt");
-    }
-    memcpy(c->spin, spin, 3 * c->n * sizeof *spin);
-    free(spin);
+                        "counters or step are invalid or do not match its spins: the "
+                        "checkpoint is corrupt");
     if ((rc = de_build(c, c->h)))
         return mcf_fail_prefix(rc, "double-exchange: rebuilding the Hamiltonian from the "
                                "checkpoint's spins");
-    /* the saved running values bit for bit, so the chain continues exactly as it would */
-    memcpy(c->mag, mag, sizeof mag);
-    c->since_refresh = since;
-    c->accepted = accepted;
-    c->checks = checks;
-    c->alpha = alpha;
-    c->mrng = mrng;
-    c->measured = measured;
     return MCF_OK;
 }
 
@@ -1248,19 +1102,22 @@ static const mcf_model_ops de_ops = {
     .units = de_units,
     .begin_sweep = NULL,
     .propose = de_propose,
-    .log_ratio = de_log_ratio,
+    .log_ratio = NULL,         /* batch_log_ratio */
     .accept = de_accept,
-    .reject = de_reject,
-    .measure = de_measure,
+    .reject = NULL,            /* a rejected move changes nothing */
+    .measure = NULL,           /* batch_measure */
     .save = de_save,
     .load = de_load,
     .adapt = de_adapt,
     .curve_points = de_curve_points,
-    .measure_batch = de_measure_batch,
+    .measure_batch = NULL,     /* batch_measure */
     .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
     .set_temperature = de_set_temperature,
     .energy = NULL,
-    .exchange_action = de_exchange_action,
+    .exchange_action = NULL,   /* batch_exchange_action */
+    .batch_log_ratio = de_batch_log_ratio,
+    .batch_measure = de_batch_measure,
+    .batch_exchange_action = de_batch_exchange_action,
 };
 
 static const mcf_plugin_info de_info = {

@@ -53,8 +53,10 @@ typedef struct mcf_change {
  * largest entry).  MCF_EINVAL with a message naming the first problem. */
 int mcf_change_check(const mcf_change *c, size_t dim);
 
-/* The rank-1 change of one diagonal entry: H'_rr = H_rr + delta.  Overwrites *c.  Cannot
- * fail (the check catches a row out of range or a non-finite delta). */
+/* The rank-1 change of one diagonal entry: H'_rr = H_rr + delta.  Writes rank, entries[0]
+ * and the [0][0] elements only (what a change of rank 1 with one entry consists of; no
+ * reader looks past rank and entries), so a move can carry an mcf_change at no cost per
+ * proposal.  Cannot fail (the check catches a row out of range or a non-finite delta). */
 void mcf_change_onsite(mcf_change *c, size_t r, double delta);
 
 /* The change whose nonzero entries are the n x n Hermitian block B = H' - H on the rows

@@ -77,6 +77,17 @@ void mcf_hamiltonian_destroy(mcf_hamiltonian *h);
  * and the width). */
 int mcf_hamiltonian_set(mcf_hamiltonian *h, size_t i, size_t j, double re, double im);
 
+/* Nearest-neighbour hopping on a lattice (mcf/lattice.h; lattice->sites == h->sites):
+ * H[(i,o)][(j,o)] = -t for every bond i-j and every orbital o of the site (a spin-diagonal
+ * hopping), each bond once: sites i ascending, for each its even neighbour slots 0, 2, ...
+ * (the ELL slots of a row therefore fill in that order, which KPM's rounding follows; a
+ * model with its own loop in another order gets other last bits).  Errors as mcf_hamiltonian_set
+ * (a full row), MCF_EINVAL for a lattice of another size or a periodic L = 2 lattice whose
+ * table lists a neighbour twice (chain, square, cubic) (mcf_lattice_from_params' MCF_LATTICE_SIMPLE_BONDS). */
+struct mcf_lattice;
+int mcf_hamiltonian_set_hopping(mcf_hamiltonian *h, const struct mcf_lattice *lattice,
+                                double t);
+
 /* Sets the diagonal entry of row r.  MCF_EINVAL when out of range or not finite. */
 int mcf_hamiltonian_set_onsite(mcf_hamiltonian *h, size_t r, double e);
 

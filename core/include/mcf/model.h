@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "mcf/batch.h"
 #include "mcf/plugin.h"
 #include "mcf/params.h"
 #include "mcf/rng.h"
@@ -100,7 +101,8 @@ typedef struct mcf_model_ops {
     int (*log_ratio)(void *const *chains, const void *moves, size_t n, double *out);
 
     /* Applies an accepted move / forgets a rejected one.  accept() returning nonzero
-     * stops the run with its message (e.g. a failed consistency check). */
+     * stops the run with its message (e.g. a failed consistency check).  reject may be
+     * NULL for a model whose proposals change nothing (the core then skips it). */
     int (*accept)(void *chain, const void *move);
     void (*reject)(void *chain, const void *move);
 
@@ -160,7 +162,28 @@ typedef struct mcf_model_ops {
      * core also calls it once before the first sweep, so that a refusal (e.g. an evaluator
      * that cannot compute the action exactly) stops the run at once. */
     int (*exchange_action)(void *const *chains, size_t n, const double *T_new, double *dS);
+
+    /* Appended: the batched ops with the core's per-batch context (mcf/batch.h), whose
+     * scratch holds the arrays a batched evaluator call needs (mcf/fermion_model.h), so a
+     * model keeps no batch scratch of its own.  Each, when set (read only when struct_size
+     * covers it), replaces the op without a context, which may then be NULL:
+     *   batch_log_ratio        replaces log_ratio
+     *   batch_measure          replaces measure and measure_batch
+     *   batch_exchange_action  replaces exchange_action (parallel tempering)
+     * Arguments and rules otherwise as those ops. */
+    int (*batch_log_ratio)(mcf_batch *batch, void *const *chains, const void *moves, size_t n,
+                           double *out);
+    int (*batch_measure)(mcf_batch *batch, void *const *chains, size_t n,
+                         double *const *values);
+    int (*batch_exchange_action)(mcf_batch *batch, void *const *chains, size_t n,
+                                 const double *T_new, double *dS);
 } mcf_model_ops;
+
+/* The multiplicative step adaptation every model with a tunable move size repeats: returns
+ * step * clamp(acceptance / target, 1/2, 2), clamped to [min, max]; for adapt().  A larger
+ * step lowers the acceptance, so a rate above target widens the step and one below
+ * narrows it, by at most a factor 2 per call. */
+double mcf_adapt_step(double step, double acceptance, double target, double min, double max);
 
 #ifdef __cplusplus
 }

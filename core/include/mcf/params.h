@@ -55,8 +55,9 @@ int mcf_params_real(const mcf_params *p, const char *key, double *out);
 int mcf_params_bool(const mcf_params *p, const char *key, int *out);
 int mcf_params_string(const mcf_params *p, const char *key, const char **out);
 
-/* The chain's temperature from [schedule] temperatures.  Returns MCF_EINVAL with a
- * message telling the user to set [schedule] temperatures when the run has none. */
+/* The chain's temperature from [schedule] temperatures: finite and > 0.  Returns MCF_EINVAL
+ * with a message telling the user to set (or fix) [schedule] temperatures when the run has
+ * none or it is not finite. */
 int mcf_params_temperature(const mcf_params *p, double *out);
 
 /* The section ("model" or "evaluator") and configuration file these values came from,

@@ -65,12 +65,33 @@ typedef struct mcf_plugin_info {
     MCF_EXPORT const mcf_plugin_info *mcf_plugin_entry(void);              \
     MCF_EXPORT const mcf_plugin_info *mcf_plugin_entry(void) { return &(info); }
 
+/* The descriptor and entry function of a plugin in one statement, for the common case (no
+ * auto_priority, probe or one_batch: write the descriptor and MCF_PLUGIN(info) for those):
+ *     MCF_PLUGIN_DEFINE(MCF_PLUGIN_MODEL, "holstein", "1.1", "one line", my_params, &my_ops)
+ */
+#define MCF_PLUGIN_DEFINE(kind_, name_, version_, summary_, params_, ops_)                \
+    static const mcf_plugin_info mcf_plugin_info_ = {                                     \
+        .abi_version = MCF_ABI_VERSION, .struct_size = sizeof(mcf_plugin_info),          \
+        .kind = (kind_), .name = (name_), .version = (version_), .summary = (summary_),   \
+        .params = (params_), .ops = (ops_)};                                              \
+    MCF_PLUGIN(mcf_plugin_info_)
+
 /* The fields of the first ABI's descriptor: a shorter struct_size is refused. */
 #define MCF_PLUGIN_INFO_MIN_SIZE (offsetof(mcf_plugin_info, ops) + sizeof(const void *))
 
 /* Whether a descriptor's struct_size covers field `field` (an appended one). */
 #define MCF_PLUGIN_INFO_HAS(info, field)                                   \
     ((info)->struct_size >= offsetof(mcf_plugin_info, field) + sizeof((info)->field))
+
+/* Whether the versioned table *ptr (any SDK struct that starts with uint32_t struct_size:
+ * a descriptor, mcf_model_ops, mcf_fermion_ops, mcf_services, ...) of type `type` was built
+ * with field `field` (an appended one) AND has it set (not NULL / not 0), e.g.
+ *     if (MCF_HAS(mcf_fermion_ops, ops, change_action)) ops->change_action(...);
+ * The one check every reader of an appended field needs.  ptr is a pointer variable (NULL
+ * gives 0); gcc warns about a constant address such as &my_ops. */
+#define MCF_HAS(type, ptr, field)                                                      \
+    ((ptr) && (ptr)->struct_size >= offsetof(type, field) + sizeof((ptr)->field) &&    \
+     (ptr)->field)
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,103 @@
+/* mcf/fermion_model.h — a fermion model's side of its evaluator: bind it once, make
+ * workspaces, and call the batched ops with arrays from the core's batch scratch.
+ *
+ * What every lattice-fermion model repeats, once:
+ *
+ *   create():  mcf_fermion_bind(services, params, "holstein", MCF_FERMION_CHANGE_ACTION |
+ *              MCF_FERMION_OCCUPATION, &c->fermion) — refuses a missing evaluator, one of
+ *              another kind, or one without the ops asked for, with a message naming the
+ *              configuration file and the fix; then mcf_fermion_workspace(&c->fermion, h,
+ *              &c->ws) for the chain's Hamiltonian.
+ *   batch_log_ratio(): mcf_fermion_batch_get(batch, n, &a), fill a.ws[k], a.changes[k],
+ *              a.T[k], a.mu[k] per chain, mcf_fermion_change_action(&c0->fermion, &a, n):
+ *              dS in a.dS, truncation bounds in a.err.
+ *   batch_measure(): fill a.ws, a.rngs, a.T, a.mu; mcf_fermion_occupation(): density and
+ *              band energy per state in a.density, a.energy, whatever (mu, T) each chain has.
+ *
+ * The evaluator never learns which model asked; the model never learns which hardware
+ * answered.  mcf_fermion and mcf_fermion_batch are plain structs of this SDK version: a later
+ * version that needs more fields adds new functions, never grows these. */
+#ifndef MCF_FERMION_MODEL_H
+#define MCF_FERMION_MODEL_H
+
+#include <stddef.h>
+
+#include "mcf/batch.h"
+#include "mcf/change.h"
+#include "mcf/fermion.h"
+#include "mcf/hamiltonian.h"
+#include "mcf/model.h"
+#include "mcf/params.h"
+#include "mcf/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a model needs of its evaluator (bits of mcf_fermion_bind's `needs`). */
+enum {
+    MCF_FERMION_CHANGE_ACTION = 1u << 0, /* change_action: dS of any finite-rank change */
+    MCF_FERMION_OCCUPATION = 1u << 1,    /* occupation: density and band energy */
+    MCF_FERMION_DOS = 1u << 2,           /* dos, energy_points, energies */
+    MCF_FERMION_LDOS = 1u << 3,          /* ldos, energy_points, energies */
+    MCF_FERMION_GREEN = 1u << 4,         /* green, energy_points, energies */
+    MCF_FERMION_DELTA_ACTION = 1u << 5,  /* delta_action: the rank <= 2 change of mcf 0.2 */
+    MCF_FERMION_ACTION = 1u << 6         /* action: S_eff itself (parallel tempering) */
+};
+
+/* A model's handle on its fermion evaluator (static storage of the plugin; borrowed). */
+typedef struct mcf_fermion {
+    const mcf_fermion_ops *ops;  /* the evaluator's vtable */
+    const char *name;            /* its name, for messages ("kpm") */
+    const mcf_params *params;    /* its validated [evaluator] values */
+    const char *model;           /* the model's name, for messages */
+    const char *origin;          /* the configuration file, for messages */
+} mcf_fermion;
+
+/* Binds the run's evaluator (services->evaluator) for `model`, checking it is a fermion
+ * evaluator with every op in `needs` (MCF_FERMION_* bits; create, destroy are always
+ * checked).  model_params gives the configuration file for messages.  Errors: MCF_EINVAL
+ * "<model>: [run] evaluator = <name> in <file> <what is wrong>; set [run] evaluator = kpm
+ * (or ed for small lattices)". */
+int mcf_fermion_bind(const mcf_services *services, const mcf_params *model_params,
+                     const char *model, unsigned needs, mcf_fermion *out);
+
+/* 1 when the bound evaluator has every op in `needs`, else 0 (no message): for optional
+ * features (a DOS curve only when asked for, tempering only when the run exchanges). */
+int mcf_fermion_has(const mcf_fermion *f, unsigned needs);
+
+/* The evaluator's workspace for h (borrowed: must outlive the workspace): ops->create with
+ * the [evaluator] values, errors prefixed "<model>: evaluator <name>".  Free it with
+ * f->ops->destroy(ws).  *ws is NULL after a failure. */
+int mcf_fermion_workspace(const mcf_fermion *f, const mcf_hamiltonian *h, void **ws);
+
+/* The arrays of one batched evaluator call for up to n chains, carved from the batch's
+ * scratch (valid until the op returns; uninitialised).  A model fills the inputs it needs
+ * per chain and calls one of the functions below. */
+typedef struct mcf_fermion_batch {
+    void **ws;                    /* inputs: the chains' workspaces */
+    mcf_rng **rngs;               /*   their measurement streams (stochastic evaluators) */
+    const mcf_change **changes;   /*   their proposed changes */
+    double *T, *mu;               /*   their temperatures and chemical potentials */
+    double *dS, *err;             /* outputs of mcf_fermion_change_action */
+    double *density, *energy;     /* outputs of mcf_fermion_occupation */
+    size_t *index;                /* n entries free for the model (e.g. which chain) */
+} mcf_fermion_batch;
+
+/* Carves the arrays for n chains from b.  MCF_ENOMEM with a message. */
+int mcf_fermion_batch_get(mcf_batch *b, size_t n, mcf_fermion_batch *out);
+
+/* dS[k] = S_eff(H_k + changes[k]) - S_eff(H_k) and its truncation bound err[k] for k < n,
+ * from ws, changes, T, mu: one change_action call.  Errors prefixed "<model>: evaluator
+ * <name>: change_action". */
+int mcf_fermion_change_action(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n);
+
+/* density[k] and energy[k] (per state) for k < n from ws, rngs, T, mu: one occupation call
+ * per distinct (mu, T), in order of first appearance (results do not depend on the
+ * grouping).  Refuses a non-finite result (MCF_EPLUGIN).  Uses a->index as scratch. */
+int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

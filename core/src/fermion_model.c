@@ -1,0 +1,186 @@
+/* fermion_model.c — binding, workspaces and batched calls of a fermion model's evaluator
+ * (mcf/fermion_model.h). */
+#include "mcf/fermion_model.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcf/error.h"
+#include "mcf/plugin.h"
+
+/* The first of `needs` that ops lacks, as "lacks <op> (<what for>)", or NULL. */
+static const char *fermion_missing(const mcf_fermion_ops *ops, unsigned needs)
+{
+    const int grid = ops->energy_points && ops->energies;
+    if (!ops->create || !ops->destroy)
+        return "lacks create or destroy (a malformed evaluator)";
+    if ((needs & MCF_FERMION_CHANGE_ACTION) && !MCF_HAS(mcf_fermion_ops, ops, change_action))
+        return "lacks change_action (the action change of a move, every finite-rank change)";
+    if ((needs & MCF_FERMION_DELTA_ACTION) && !MCF_HAS(mcf_fermion_ops, ops, delta_action))
+        return "lacks delta_action (the action change of a move, mcf 0.2)";
+    if ((needs & MCF_FERMION_ACTION) && !MCF_HAS(mcf_fermion_ops, ops, action))
+        return "lacks action (the fermion action itself, for parallel tempering)";
+    if ((needs & MCF_FERMION_OCCUPATION) && !ops->occupation)
+        return "lacks occupation (density and band energy, for the observables)";
+    if ((needs & MCF_FERMION_DOS) && (!ops->dos || !grid))
+        return "lacks dos (the density of states curve)";
+    if ((needs & MCF_FERMION_LDOS) && (!ops->ldos || !grid))
+        return "lacks ldos (the local density of states)";
+    if ((needs & MCF_FERMION_GREEN) && (!ops->green || !grid))
+        return "lacks green (diagonal Green's functions)";
+    return NULL;
+}
+
+int mcf_fermion_bind(const mcf_services *s, const mcf_params *model_params, const char *model,
+                     unsigned needs, mcf_fermion *out)
+{
+    const char *origin = model_params ? mcf_params_origin(model_params) : "the configuration";
+    const mcf_plugin_info *e =
+        s && s->struct_size >= offsetof(mcf_services, evaluator_params) +
+                                   sizeof s->evaluator_params
+            ? s->evaluator
+            : NULL;
+    const mcf_fermion_ops *ops = e && e->kind == MCF_PLUGIN_FERMION_EVALUATOR ? e->ops : NULL;
+    const char *why = !e     ? "gives no fermion evaluator, which this model needs"
+                      : !ops ? "is not a fermion evaluator"
+                             : fermion_missing(ops, needs);
+    if (why)
+        return mcf_fail(MCF_EINVAL, "%s: [run] evaluator = %s in %s %s; set [run] evaluator "
+                        "= kpm (or ed for small lattices)", model, e ? e->name : "none",
+                        origin, why);
+    *out = (mcf_fermion){.ops = ops, .name = e->name, .params = s->evaluator_params,
+                         .model = model, .origin = origin};
+    return MCF_OK;
+}
+
+int mcf_fermion_has(const mcf_fermion *f, unsigned needs)
+{
+    return f && f->ops && !fermion_missing(f->ops, needs);
+}
+
+int mcf_fermion_workspace(const mcf_fermion *f, const mcf_hamiltonian *h, void **ws)
+{
+    *ws = NULL;
+    int rc = f->ops->create(f->params, h, ws);
+    if (rc) {
+        *ws = NULL;
+        return mcf_fail_prefix(rc, "%s: evaluator %s", f->model, f->name);
+    }
+    return MCF_OK;
+}
+
+/* bytes of part k of a batch of n, aligned to 16 */
+static size_t batch_part(size_t bytes)
+{
+    return (bytes + 15) & ~(size_t)15;
+}
+
+int mcf_fermion_batch_get(mcf_batch *b, size_t n, mcf_fermion_batch *out)
+{
+    const size_t m = n ? n : 1;
+    if (m > SIZE_MAX / 128)
+        return mcf_fail(MCF_ENOMEM, "a batch of %zu chains is too large", n);
+    const size_t p = batch_part(m * sizeof(void *)), d = batch_part(m * sizeof(double));
+    const size_t total = 3 * p + 6 * d + batch_part(m * sizeof(size_t));
+    unsigned char *s = mcf_batch_scratch(b, total);
+    if (!s)
+        return b ? MCF_ENOMEM : MCF_EINTERNAL;
+    out->ws = (void **)s;
+    out->rngs = (mcf_rng **)(s + p);
+    out->changes = (const mcf_change **)(s + 2 * p);
+    double *x = (double *)(s + 3 * p);
+    const size_t dn = d / sizeof(double);
+    out->T = x;
+    out->mu = x + dn;
+    out->dS = x + 2 * dn;
+    out->err = x + 3 * dn;
+    out->density = x + 4 * dn;
+    out->energy = x + 5 * dn;
+    out->index = (size_t *)(s + 3 * p + 6 * d);
+    return MCF_OK;
+}
+
+int mcf_fermion_change_action(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n)
+{
+    if (n == 0)
+        return MCF_OK;
+    if (!MCF_HAS(mcf_fermion_ops, f->ops, change_action))
+        return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without "
+                        "MCF_FERMION_CHANGE_ACTION (a bug in the model)", f->model, f->name);
+    int rc = f->ops->change_action(a->ws, n, a->changes, a->T, a->mu, a->dS, a->err);
+    if (rc)
+        return mcf_fail_prefix(rc, "%s: evaluator %s: change_action", f->model, f->name);
+    return MCF_OK;
+}
+
+/* One occupation call for the chains idx[0..m) (all with mu, T). */
+static int occupation_group(const mcf_fermion *f, const mcf_fermion_batch *a,
+                            const size_t *idx, size_t m, void **ws, mcf_rng **rngs,
+                            double *dens, double *en)
+{
+    for (size_t q = 0; q < m; q++) {
+        ws[q] = a->ws[idx[q]];
+        rngs[q] = a->rngs[idx[q]];
+    }
+    int rc = f->ops->occupation(ws, m, rngs, a->mu[idx[0]], a->T[idx[0]], dens, en);
+    if (rc)
+        return mcf_fail_prefix(rc, "%s: evaluator %s: occupation", f->model, f->name);
+    for (size_t q = 0; q < m; q++) {
+        a->density[idx[q]] = dens[q];
+        a->energy[idx[q]] = en[q];
+    }
+    return MCF_OK;
+}
+
+int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n)
+{
+    if (n == 0)
+        return MCF_OK;
+    if (!f->ops->occupation)
+        return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without "
+                        "MCF_FERMION_OCCUPATION (a bug in the model)", f->model, f->name);
+    for (size_t k = 0; k < n; k++) /* NaN would also break the grouping by equality */
+        if (!(a->T[k] > 0) || !isfinite(a->T[k]) || !isfinite(a->mu[k]))
+            return mcf_fail(MCF_EINVAL, "%s: occupation at T = %g, mu = %g (chain %zu of the "
+                            "batch): T must be finite and > 0 and mu finite", f->model,
+                            a->T[k], a->mu[k], k);
+    int rc = MCF_OK;
+    size_t same = 1;
+    while (same < n && a->T[same] == a->T[0] && a->mu[same] == a->mu[0])
+        same++;
+    if (same == n) { /* the usual case: one (mu, T) for the whole batch */
+        rc = f->ops->occupation(a->ws, n, a->rngs, a->mu[0], a->T[0], a->density, a->energy);
+        if (rc)
+            return mcf_fail_prefix(rc, "%s: evaluator %s: occupation", f->model, f->name);
+    } else {
+        void **ws = malloc(n * (2 * sizeof(void *) + 2 * sizeof(double) + 1));
+        if (!ws)
+            return mcf_fail(MCF_ENOMEM, "%s: out of memory measuring %zu chains", f->model, n);
+        mcf_rng **rngs = (mcf_rng **)(ws + n);
+        double *dens = (double *)(rngs + n), *en = dens + n;
+        unsigned char *done = (unsigned char *)(en + n);
+        memset(done, 0, n);
+        for (size_t first = 0; first < n && !rc; first++) {
+            if (done[first])
+                continue;
+            size_t m = 0;
+            for (size_t k = first; k < n; k++)
+                if (!done[k] && a->T[k] == a->T[first] && a->mu[k] == a->mu[first]) {
+                    done[k] = 1;
+                    a->index[m++] = k;
+                }
+            rc = occupation_group(f, a, a->index, m, ws, rngs, dens, en);
+        }
+        free(ws);
+        if (rc)
+            return rc;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(a->density[k]) || !isfinite(a->energy[k]))
+            return mcf_fail(MCF_EPLUGIN, "%s: evaluator %s returned density %g, energy %g "
+                            "(chain %zu of the batch): not finite", f->model, f->name,
+                            a->density[k], a->energy[k], k);
+    return MCF_OK;
+}
