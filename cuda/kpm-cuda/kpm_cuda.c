@@ -50,6 +50,8 @@ typedef struct kc_ws {
     double *fft_re, *fft_im;  /* block x N, for green */
     kcu_gfmc_job *jobs;       /* the batch's job list, kept in the batch's first workspace */
     size_t jobs_cap;
+    kcu_contour contour;      /* the contour of the workspace's change (contour_action) */
+    double *contour_errs;     /* the batch's error bounds, in the batch's first workspace */
 } kc_ws;
 
 /* ---- the backend of kpm_ops (kpm_ops.h) ----------------------------------------------- */
@@ -121,9 +123,13 @@ static int kc_jobs_reserve(kc_ws *w0, size_t n)
     if (w0->jobs_cap >= n)
         return MCF_OK;
     kcu_gfmc_job *jobs = realloc(w0->jobs, n * sizeof *jobs);
-    if (!jobs)
+    if (jobs)
+        w0->jobs = jobs;
+    double *errs = realloc(w0->contour_errs, n * sizeof *errs);
+    if (errs)
+        w0->contour_errs = errs;
+    if (!jobs || !errs)
         return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory for %zu GFMC jobs", n);
-    w0->jobs = jobs;
     w0->jobs_cap = n;
     return MCF_OK;
 }
@@ -172,6 +178,43 @@ static int kc_contour_moments(void *const *ws, size_t n)
     return kcu_gfmc_moments(w0->jobs, n, dmu);
 }
 
+/* GFMC on the contour, all of it in one launch: each workspace's change in the older form,
+ * its scaling and its plan (the ellipse, the enclosed poles) are in the head; dS, and the
+ * bound into each head's contour_err */
+static int kc_contour_action(void *const *ws, size_t n, const double *T, const double *mu,
+                             double *dS)
+{
+    if (n == 0)
+        return MCF_OK;
+    kc_ws *w0 = ws[0];
+    int rc = kc_jobs_reserve(w0, n);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        kc_ws *w = ws[k];
+        if ((rc = kc_gfmc_need(&w->base)))
+            return rc;
+        const kpm_contour_plan *p = &w->base.contour_plan;
+        w->contour.gamma = p->gamma;
+        w->contour.tau = p->tau;
+        w->contour.N = (int)p->N;
+        w->contour.poles = (int)p->poles;
+        for (size_t q = 0; q < p->poles; q++) {
+            w->contour.pole_re[q] = p->pole_re[q];
+            w->contour.pole_im[q] = p->pole_im[q];
+        }
+        w0->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h,
+                                     .a = w->base.contour_a, .b = w->base.contour_b, .T = T[k],
+                                     .mu = mu[k], .change = &w->base.contour_local,
+                                     .contour = &w->contour};
+    }
+    if ((rc = kcu_gfmc_contour(w0->jobs, n, dS, w0->contour_errs)))
+        return rc;
+    for (size_t k = 0; k < n; k++)
+        ((kc_ws *)ws[k])->base.contour_err = w0->contour_errs[k];
+    return MCF_OK;
+}
+
 /* refuses early: no usable device, or more rows than the device layer indexes */
 static int kc_admit(const mcf_hamiltonian *h)
 {
@@ -200,6 +243,7 @@ static void kc_release(kpm_ops_ws *b)
     free(w->fft_re);
     free(w->fft_im);
     free(w->jobs);
+    free(w->contour_errs);
 }
 
 static const kpm_backend kc_backend = {
@@ -217,6 +261,7 @@ static const kpm_backend kc_backend = {
     .gfmc_need = kc_gfmc_need,
     .gfmc_batch = kc_gfmc_batch,
     .contour_moments = kc_contour_moments,
+    .contour_action = kc_contour_action,
 };
 
 KPM_OPS_TABLE(kc_ops, kc_backend);

@@ -160,7 +160,29 @@ typedef struct kcu_gfmc_job {
     double a, b;                    /* rescaling of h */
     double T, mu;                   /* > 0; finite */
     const mcf_local_change *change; /* checked by the caller (mcf_local_change_check) */
+    const struct kcu_contour *contour; /* kcu_gfmc_contour only: the job's contour */
 } kcu_gfmc_job;
+
+/* GFMC on the contour, all of it on the device (kpm_core.h, "GFMC on a contour"): the
+ * ellipse e^{gamma} of the rescaled spectrum with N half-contour intervals (N + 1 nodes,
+ * N + 1 <= 2 x the scratch's nodes), the quadrature strip tau, and the enclosed Fermi poles
+ * t_k (at most 16), chosen on the host (kpm_contour_plan_for) for the job's T, mu, a, b. */
+#define KCU_CONTOUR_POLES 16
+typedef struct kcu_contour {
+    double gamma, tau;
+    int N, poles;
+    double pole_re[KCU_CONTOUR_POLES], pole_im[KCU_CONTOUR_POLES];
+} kcu_contour;
+
+/* dS and its error bound err (as kpm_contour_finish_diag gives them) of every job in one
+ * launch: the recursion, then per chain the Green's functions at the N + 1 nodes (an FFT
+ * of length 2N of the damped moments in shared memory when the launch has room and 2N is a
+ * power of 2, as kcu_gfmc_last_fft reports; else Horner's rule at e^{-gamma - i theta_j}),
+ * det(1 - C W) and its phase followed node by node
+ * (a warp's scan), the trapezoidal sum with its error estimates, and the residues at the
+ * enclosed poles.  Errors (MCF_EINVAL) as the host's: a determinant that vanishes, a phase
+ * the nodes cannot follow (naming energy_points). */
+KCU_API int kcu_gfmc_contour(const kcu_gfmc_job *jobs, size_t n, double *dS, double *err);
 
 /* dS of every job in one launch; with extrapolate dS = 2 dS_2M - dS_M, and the parts into
  * dS_M / dS_2M when not NULL.  Every job's d is brought up to its h first (row updates

@@ -941,12 +941,22 @@ struct kcu_task {
      * KCU_NV x Mtot moments here, and the kernel ends after them */
     double *mu_out;
     int moments_only;
+    /* GFMC on the contour, finished on the device (kcu_gfmc_contour): the ellipse e^gam,
+     * cN half-contour intervals, the strip tau, T and mu, the enclosed poles; out = dS, err,
+     * aux, status */
+    int contour, cN, np;
+    double gam, tau, cT, cmu;
+    double pole_re[KCU_CONTOUR_POLES], pole_im[KCU_CONTOUR_POLES];
 };
 
 /* status codes in out[3] */
 #define KCU_ST_OK 0
 #define KCU_ST_MOMENT 1 /* |mu_n| > mu_0 */
 #define KCU_ST_PHASE 2  /* the phase did not come back to 0 above the spectrum */
+#define KCU_ST_CDET 3   /* contour: det(1 - G Delta) vanishes at node out[1] */
+#define KCU_ST_CPHASE 4 /* contour: the nodes do not follow the phase (out[1] largest step,
+                           out[2] end phase) */
+#define KCU_ST_CPOLE 5  /* contour: det(1 - G Delta) vanishes at pole out[1] */
 
 /* %globaltimer (ns) at the phase boundaries of the first chain's first block in the last
  * launch: start, recursion done, Green's functions done, end (for the benchmark) */
@@ -990,6 +1000,336 @@ struct kcu_gfmc_launch {
 };
 
 extern __shared__ double kcu_dyn_smem[];
+
+/* The block's share of the GFMC transforms in shared memory (radix 2, decimation in time):
+ * the twiddles e^{-2 pi i k / Lf}, k < Lf / 2, and, on `mine` bit-reversed inputs of length
+ * Lf at buf, the butterflies (ending with the block synchronized). */
+__device__ void kcu_fft_twiddles(double2 *tw, int Lf)
+{
+    for (int k = threadIdx.x; k < Lf / 2; k += blockDim.x) {
+        double sn, cs;
+        sincospi(-2.0 * (double)k / (double)Lf, &sn, &cs);
+        tw[k] = make_double2(cs, sn);
+    }
+}
+
+__device__ void kcu_fft_butterflies(double2 *buf, const double2 *tw, int Lf, int mine)
+{
+    for (int len = 2; len <= Lf; len <<= 1) {
+        const int half = len >> 1, stride = Lf / len;
+        for (int q = threadIdx.x; q < mine * (Lf / 2); q += blockDim.x) {
+            const int b = q / (Lf / 2), r = q % (Lf / 2);
+            const int grp = r / half, k = r % half;
+            double2 *p = buf + b * Lf + grp * len + k;
+            const double2 w = tw[k * stride], u = p[0], v = p[half];
+            const double2 wv = make_double2(w.x * v.x - w.y * v.y, w.x * v.y + w.y * v.x);
+            p[0] = make_double2(u.x + wv.x, u.y + wv.y);
+            p[half] = make_double2(u.x - wv.x, u.y - wv.y);
+        }
+        __syncthreads();
+    }
+}
+
+/* ---- GFMC on the contour, finished on the device ------------------------------------- */
+
+__device__ __forceinline__ double2 kcc_mul(double2 a, double2 b)
+{
+    return make_double2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+__device__ __forceinline__ double2 kcc_sub(double2 a, double2 b)
+{
+    return make_double2(a.x - b.x, a.y - b.y);
+}
+
+__device__ __forceinline__ double2 kcc_scale(double2 a, double s)
+{
+    return make_double2(a.x * s, a.y * s);
+}
+
+__device__ __forceinline__ double2 kcc_div(double2 a, double2 b)
+{
+    const double d = b.x * b.x + b.y * b.y;
+    return make_double2((a.x * b.x + a.y * b.y) / d, (a.y * b.x - a.x * b.y) / d);
+}
+
+__device__ __forceinline__ double2 kcc_exp(double2 y)
+{
+    double sn, cs;
+    sincos(y.y, &sn, &cs);
+    const double e = exp(y.x);
+    return make_double2(e * cs, e * sn);
+}
+
+/* 1 / (1 + e^y) without overflow (kc_fermi of kpm_contour.c) */
+__device__ double2 kcc_fermi(double2 y)
+{
+    if (y.x > 0.0) {
+        const double2 e = kcc_exp(make_double2(-y.x, -y.y));
+        return kcc_div(e, make_double2(1.0 + e.x, e.y));
+    }
+    const double2 e = kcc_exp(y);
+    return kcc_div(make_double2(1.0, 0.0), make_double2(1.0 + e.x, e.y));
+}
+
+/* The change's matrix A = 1 - s C W at one point from the Green's functions G4 of the
+ * KCU_NV combinations (W = [[G0, (P - iQ)/2], [(P + iQ)/2, G1]], P = G2 - G0 - G1,
+ * Q = G3 - G0 - G1; rank 1: W = G0): d = det A and ||adj(A) C||_F^2 into *adj2. */
+__device__ double2 kcc_det(const kcu_task *T, const double2 *G4, double s, double *adj2)
+{
+    double2 C[2][2];
+    for (int p = 0; p < 2; p++)
+        for (int q = 0; q < 2; q++)
+            C[p][q] = make_double2(T->c_re[p][q], T->c_im[p][q]);
+    if (T->rank == 1) {
+        const double2 d = kcc_sub(make_double2(1.0, 0.0), kcc_scale(kcc_mul(C[0][0], G4[0]), s));
+        *adj2 = C[0][0].x * C[0][0].x + C[0][0].y * C[0][0].y;
+        return d;
+    }
+    const double2 P = kcc_sub(kcc_sub(G4[2], G4[0]), G4[1]);
+    const double2 Q = kcc_sub(kcc_sub(G4[3], G4[0]), G4[1]);
+    double2 W[2][2];
+    W[0][0] = G4[0];
+    W[1][1] = G4[1];
+    W[0][1] = make_double2(0.5 * (P.x + Q.y), 0.5 * (P.y - Q.x)); /* (P - iQ)/2 */
+    W[1][0] = make_double2(0.5 * (P.x - Q.y), 0.5 * (P.y + Q.x)); /* (P + iQ)/2 */
+    double2 A[2][2];
+    for (int p = 0; p < 2; p++)
+        for (int q = 0; q < 2; q++) {
+            const double2 v = kcc_scale(
+                make_double2(kcc_mul(C[p][0], W[0][q]).x + kcc_mul(C[p][1], W[1][q]).x,
+                             kcc_mul(C[p][0], W[0][q]).y + kcc_mul(C[p][1], W[1][q]).y),
+                s);
+            A[p][q] = make_double2((p == q ? 1.0 : 0.0) - v.x, -v.y);
+        }
+    const double2 d = kcc_sub(kcc_mul(A[0][0], A[1][1]), kcc_mul(A[0][1], A[1][0]));
+    /* adj(A) = [[A11, -A01], [-A10, A00]] */
+    double2 adjC[4];
+    adjC[0] = kcc_sub(kcc_mul(A[1][1], C[0][0]), kcc_mul(A[0][1], C[1][0]));
+    adjC[1] = kcc_sub(kcc_mul(A[1][1], C[0][1]), kcc_mul(A[0][1], C[1][1]));
+    adjC[2] = kcc_sub(kcc_mul(A[0][0], C[1][0]), kcc_mul(A[1][0], C[0][0]));
+    adjC[3] = kcc_sub(kcc_mul(A[0][0], C[1][1]), kcc_mul(A[1][0], C[0][1]));
+    double ss = 0.0;
+    for (int k = 0; k < 4; k++)
+        ss += adjC[k].x * adjC[k].x + adjC[k].y * adjC[k].y;
+    *adj2 = ss;
+    return d;
+}
+
+/* The contour after the moments (kpm_contour.c's kc_finish for rank <= 2, kc_prepare's
+ * nodes per task): every block its share of the N + 1 nodes, then block 0 the phase, the
+ * sums and the poles.  mu: the KCU_NV x M moments (this block's copy or the global one). */
+__device__ void kcu_contour_finish(const kcu_task *T, const double *mu, int g, int G,
+                                   bool timer, const kcu_gfmc_launch &L)
+{
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int M = T->M, N = T->cN, Nn = N + 1, K = T->rank == 1 ? 1 : KCU_NV;
+    const double a = 1.0 / T->inv_a, b = T->b, gam = T->gam;
+    const double eg = exp(-gam), ch = cosh(gam), sh = sinh(gam);
+    const int npb = (Nn + G - 1) / G;
+    const int i0 = g * npb < Nn ? g * npb : Nn, i1 = i0 + npb < Nn ? i0 + npb : Nn;
+    double2 *W = T->gnode; /* node j: the KCU_NV Green's functions, then d, (log|d|, ...), g */
+
+    /* Green's functions W_c(z_j) = -2i chi_j / (a sin(theta_j - i gamma)), chi_j = sum_m
+     * c_m e^{-i m theta_j}, c_0 = mu_0 / 2, c_m = mu_m e^{-m gamma}: by FFT of length 2N in
+     * shared memory when the launch made room for it (the cluster's blocks share the K
+     * transforms, as the real-axis path does), else by Horner's rule at e^{-gamma - i
+     * theta_j} */
+    const int Lf = 2 * N;
+    if (L.fft && (Lf & (Lf - 1)) == 0 && N <= T->N) {
+        const int logL = 31 - __clz(Lf);
+        double2 *tw = (double2 *)(kcu_dyn_smem + L.fft_off / 8);
+        double2 *buf = tw + Lf / 2;
+        int mine = 0; /* transforms of this block: c = g, g + G, ... < K */
+        for (int c = g; c < K; c += G)
+            mine++;
+        kcu_fft_twiddles(tw, Lf);
+        for (int q = tid; q < mine * Lf; q += blockDim.x) {
+            const int b = q / Lf, n = q % Lf, c = g + b * G;
+            const double v =
+                n < M ? mu[(size_t)c * M + n] * exp(-(double)n * gam) * (n == 0 ? 0.5 : 1.0)
+                      : 0.0;
+            buf[b * Lf + (int)(__brev((unsigned)n) >> (32 - logL))] = make_double2(v, 0.0);
+        }
+        __syncthreads();
+        kcu_fft_butterflies(buf, tw, Lf, mine);
+        for (int q = tid; q < mine * Nn; q += blockDim.x) {
+            const int b = q / Nn, j = q % Nn, c = g + b * G;
+            double st, ct;
+            sincospi((double)j / (double)N, &st, &ct);
+            const double2 sphi = make_double2(st * ch, -ct * sh);
+            const double2 wf = kcc_div(make_double2(0.0, -2.0), kcc_scale(sphi, a));
+            W[(size_t)j * KCU_NV + c] = kcc_mul(wf, buf[b * Lf + j]);
+        }
+        kcu_group_sync(G);
+    } else {
+    for (int q = tid; q < (i1 - i0) * KCU_NV; q += blockDim.x) {
+        const int j = i0 + q / KCU_NV, c = q % KCU_NV;
+        if (c >= K)
+            continue;
+        double st, ct;
+        sincospi((double)j / (double)N, &st, &ct);
+        const double2 s = make_double2(eg * ct, -eg * st);
+        const double *mc = mu + (size_t)c * M;
+        double2 acc = make_double2(0.0, 0.0);
+        for (int m = M - 1; m >= 1; m--)
+            acc = kcc_mul(make_double2(acc.x + mc[m], acc.y), s);
+        acc.x += 0.5 * mc[0];
+        const double2 sphi = make_double2(st * ch, -ct * sh); /* sin(theta - i gamma) */
+        /* -2i / (a sphi) */
+        const double2 wf = kcc_div(make_double2(0.0, -2.0), kcc_scale(sphi, a));
+        W[(size_t)j * KCU_NV + c] = kcc_mul(wf, acc);
+    }
+    __syncthreads();
+    }
+    /* per node: d, log|d|, |f(z_j)| ||A^-1 C||_F, and g_j = f(z_j) (-a sin(theta_j - i gamma)) */
+    for (int j = i0 + tid; j < i1; j += blockDim.x) {
+        double2 G4[KCU_NV];
+        for (int c = 0; c < KCU_NV; c++)
+            G4[c] = c < K ? W[(size_t)j * KCU_NV + c] : make_double2(0.0, 0.0);
+        double adj2;
+        const double2 d = kcc_det(T, G4, 1.0, &adj2);
+        const double d2 = d.x * d.x + d.y * d.y;
+        double st, ct;
+        sincospi((double)j / (double)N, &st, &ct);
+        const double2 sphi = make_double2(st * ch, -ct * sh);
+        const double2 z = make_double2(a * ct * ch + b, a * st * sh);
+        const double2 fz = kcc_fermi(make_double2((z.x - T->cmu) / T->cT, z.y / T->cT));
+        const double2 gj = kcc_mul(fz, kcc_scale(sphi, -a));
+        if (!(d2 > 0.0)) {
+            T->out[3] = KCU_ST_CDET;
+            T->out[1] = j;
+        }
+        W[(size_t)j * KCU_NV + 0] = d;
+        W[(size_t)j * KCU_NV + 1] =
+            make_double2(0.5 * log(d2), sqrt(fz.x * fz.x + fz.y * fz.y) * sqrt(adj2 / d2));
+        W[(size_t)j * KCU_NV + 2] = gj;
+    }
+    kcu_group_sync(G);
+    if (g != 0)
+        return;
+
+    /* block 0: warp 0 follows the phase over the nodes (a scan of the steps), the sums and
+     * bounds; warps 1.. the Green's functions at the poles (Horner, undamped) */
+    __shared__ double2 pchi[KCU_CONTOUR_POLES][KCU_NV];
+    __shared__ double sums[6];
+    if (warp == 0) {
+        double carry = 0.0, qf = 0.0, qc = 0.0, et = 0.0, fm = 0.0, smax = 0.0;
+        for (int base = 0; base < Nn; base += 32) {
+            const int j = base + lane;
+            const bool ok = j < Nn;
+            double step = 0.0;
+            double2 la = make_double2(0.0, 0.0), gj = make_double2(0.0, 0.0);
+            if (ok) {
+                const double2 d = W[(size_t)j * KCU_NV];
+                la = W[(size_t)j * KCU_NV + 1];
+                gj = W[(size_t)j * KCU_NV + 2];
+                if (j == 0) {
+                    step = atan2(d.y, d.x);
+                } else {
+                    const double2 p = W[(size_t)(j - 1) * KCU_NV]; /* d conj(p) */
+                    step = atan2(d.y * p.x - d.x * p.y, d.x * p.x + d.y * p.y);
+                    smax = fmax(smax, fabs(step));
+                }
+            }
+            double x = step;
+            for (int o = 1; o < 32; o <<= 1) {
+                const double y = __shfl_up_sync(0xffffffffu, x, o);
+                if (lane >= o)
+                    x += y;
+            }
+            const double phase = carry + x;
+            carry += __shfl_sync(0xffffffffu, x, 31);
+            if (ok) {
+                const double w = j == 0 || j == N ? 0.5 : 1.0;
+                const double imF = gj.y * la.x + gj.x * phase;
+                const double reF = gj.x * la.x - gj.y * phase;
+                fm = fmax(fm, reF * reF + imF * imF);
+                qf += w * imF;
+                if (j % 2 == 0)
+                    qc += w * imF;
+                et += w * la.y;
+            }
+        }
+        qf = kcu_warp_sum(qf);
+        qc = kcu_warp_sum(qc);
+        et = kcu_warp_sum(et);
+        for (int o = 16; o > 0; o >>= 1) {
+            fm = fmax(fm, __shfl_down_sync(0xffffffffu, fm, o));
+            smax = fmax(smax, __shfl_down_sync(0xffffffffu, smax, o));
+        }
+        if (lane == 0) {
+            sums[0] = qf;
+            sums[1] = qc;
+            sums[2] = et;
+            sums[3] = fm;
+            sums[4] = smax;
+            sums[5] = carry;
+        }
+    } else if (tid - 32 < T->np * KCU_NV) {
+        const int k = (tid - 32) / KCU_NV, c = (tid - 32) % KCU_NV;
+        double2 acc = make_double2(0.0, 0.0);
+        if (c < K) {
+            const double2 tp = make_double2(T->pole_re[k], T->pole_im[k]);
+            const double *mc = mu + (size_t)c * M;
+            for (int m = M - 1; m >= 1; m--)
+                acc = kcc_mul(make_double2(acc.x + mc[m], acc.y), tp);
+            acc.x += 0.5 * mc[0];
+        }
+        pchi[k][c] = acc;
+    }
+    __syncthreads();
+    if (tid != 0)
+        return;
+    const double Tk = T->cT, pi = KCU_PI;
+    double st = T->out[3];
+    if (st == KCU_ST_OK && (sums[4] > 2.0 || fabs(sums[5]) > 1.0)) {
+        st = KCU_ST_CPHASE;
+        T->out[1] = sums[4];
+        T->out[2] = sums[5];
+    }
+    const double su = mu[0] + (K > 1 ? mu[M] : 0.0); /* sum_a |u_a|^2 */
+    const double pref = 1.0 / (pi * Tk), h_th = pi / (double)N;
+    const double tail = 2.0 * su * exp(-(double)M * gam) / -expm1(-gam);
+    const double dq = pref * fabs(h_th * sums[0] - 2.0 * h_th * sums[1]);
+    const double Nt = (double)N * T->tau;
+    const double e_half = Nt >= 8.0 ? dq * exp(-Nt) : dq;
+    const double r2 = exp(-2.0 * Nt);
+    const double e_strip = pref * 2.0 * pi * sqrt(sums[3]) * r2 / (1.0 - r2);
+    double ds = -pref * h_th * sums[0];
+    double e = pref * h_th * sums[2] * tail + (e_half > e_strip ? e_half : e_strip);
+    for (int k = 0; k < T->np && st == KCU_ST_OK; k++) {
+        const double2 tp = make_double2(T->pole_re[k], T->pole_im[k]);
+        /* W~ = 4 t chi / (1 - t^2) */
+        const double2 f = kcc_div(kcc_scale(tp, 4.0),
+                                  kcc_sub(make_double2(1.0, 0.0), kcc_mul(tp, tp)));
+        double2 G4[KCU_NV];
+        for (int c = 0; c < KCU_NV; c++)
+            G4[c] = kcc_mul(f, pchi[k][c]);
+        double adj2;
+        const double2 d = kcc_det(T, G4, T->inv_a, &adj2);
+        const double d2 = d.x * d.x + d.y * d.y;
+        if (!(d2 > 0.0)) {
+            st = KCU_ST_CPOLE;
+            T->out[1] = k;
+            break;
+        }
+        ds -= log(d2); /* 2 log|d| */
+        const double at = sqrt(tp.x * tp.x + tp.y * tp.y);
+        const double2 it = kcc_div(make_double2(1.0, 0.0), tp);
+        const double sphi = 0.5 * sqrt((it.x - tp.x) * (it.x - tp.x) + (it.y - tp.y) * (it.y - tp.y));
+        const double dW = 2.0 * su * pow(at, (double)M) / ((1.0 - at) * sphi);
+        e += 2.0 * sqrt(adj2 / d2) * T->inv_a * dW;
+    }
+    if (st == KCU_ST_OK) {
+        T->out[0] = ds;
+        T->out[1] = e;
+    }
+    T->out[3] = st;
+    if (timer)
+        kcu_phase_ns[2] = kcu_phase_ns[3] = kcu_timer_ns();
+}
+
 
 /* One Chebyshev step of a block's rows [r0, r1) for the KCU_NV GFMC vectors: y = 2 H~ x -
  * y (first step: y = H~ x), and the block's dot products into s0, s1, s2.  MODE 0: H and
@@ -1237,6 +1577,10 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
             kcu_phase_ns[2] = kcu_phase_ns[3] = kcu_timer_ns();
         return;
     }
+    if (T->contour) {
+        kcu_contour_finish(T, mu, g, G, timer, L);
+        return;
+    }
 
     /* 4. the Green's functions of the 4 vectors at the nodes, into T->gnode; then d(E) at
      *    the block's nodes [i0, i1) */
@@ -1256,11 +1600,7 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
         int mine = 0; /* transforms of this block: t = g, g + G, ... */
         for (int t = g; t < nT; t += G)
             mine++;
-        for (int k = tid; k < Lf / 2; k += blockDim.x) {
-            double sn, cs;
-            sincospi(-2.0 * (double)k / (double)Lf, &sn, &cs);
-            tw[k] = make_double2(cs, sn);
-        }
+        kcu_fft_twiddles(tw, Lf);
         for (int q = tid; q < mine * Lf; q += blockDim.x) {
             const int b = q / Lf, n = q % Lf, t = g + b * G;
             const int j = t % KCU_NV, o = t / KCU_NV;
@@ -1276,19 +1616,7 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
             buf[b * Lf + (int)(__brev((unsigned)n) >> (32 - logL))] = v;
         }
         __syncthreads();
-        for (int len = 2; len <= Lf; len <<= 1) {
-            const int half = len >> 1, stride = Lf / len;
-            for (int q = tid; q < mine * (Lf / 2); q += blockDim.x) {
-                const int b = q / (Lf / 2), r = q % (Lf / 2);
-                const int grp = r / half, k = r % half;
-                double2 *p = buf + b * Lf + grp * len + k;
-                const double2 w = tw[k * stride], u = p[0], v = p[half];
-                const double2 wv = make_double2(w.x * v.x - w.y * v.y, w.x * v.y + w.y * v.x);
-                p[0] = make_double2(u.x + wv.x, u.y + wv.y);
-                p[half] = make_double2(u.x - wv.x, u.y - wv.y);
-            }
-            __syncthreads();
-        }
+        kcu_fft_butterflies(buf, tw, Lf, mine);
         for (int q = tid; q < mine * N; q += blockDim.x) {
             const int b = q / N, k = q % N, t = g + b * G;
             const int j = t % KCU_NV, o = t / KCU_NV, i = N - 1 - k;
@@ -1688,9 +2016,10 @@ static cudaError_t kcu_gfmc_launch_kernel(cudaLaunchConfig_t *cfg, const kcu_tas
                      : kcu_gfmc_launch_as<0, 0>(cfg, G, tasks_dev, upd_dev, L);
 }
 
-/* the batch in one launch: dS (and its parts), or with mu_out the moments only */
+/* the batch in one launch: dS (and its parts), or with mu_out the moments only, or with
+ * contour the whole contour (dS and its bound into dS_M) */
 static int kcu_gfmc_batch(const kcu_gfmc_job *jobs, size_t n, double *dS, double *dS_M,
-                          double *dS_2M, double *const *mu_out)
+                          double *dS_2M, double *const *mu_out, int contour)
 {
     if (n == 0)
         return MCF_OK;
@@ -1712,8 +2041,18 @@ static int kcu_gfmc_batch(const kcu_gfmc_job *jobs, size_t n, double *dS, double
             if (!(j->T > 0) || !isfinite(j->T) || !isfinite(j->mu))
                 return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC: temperature T = %g must be finite "
                                 "and > 0, and mu = %g finite", j->T, j->mu);
-            if ((rc = kcu_gfmc_weights(j->g, j->a, j->b, j->T, j->mu)))
+            if (contour) {
+                const kcu_contour *c = j->contour;
+                if (!c || j->g->extrapolate || c->N < 2 || c->N % 2 ||
+                    (size_t)c->N + 1 > 2 * j->g->N || c->poles < 0 ||
+                    c->poles > KCU_CONTOUR_POLES || !(c->gamma > 0.0))
+                    return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC on the contour, job %zu: no "
+                                    "contour, or one that does not fit the scratch (N = %d, "
+                                    "%d poles; a bug, please report it)", k, c ? c->N : 0,
+                                    c ? c->poles : 0);
+            } else if ((rc = kcu_gfmc_weights(j->g, j->a, j->b, j->T, j->mu))) {
                 return rc;
+            }
         }
         if (j->g->dim > maxdim)
             maxdim = j->g->dim;
@@ -1781,6 +2120,20 @@ static int kcu_gfmc_batch(const kcu_gfmc_job *jobs, size_t n, double *dS, double
         t->inv_piT = mu_out ? 0.0 : 1.0 / (KCU_PI * j->T);
         t->moments_only = mu_out != NULL;
         t->mu_out = mu_out ? res_dev + 4 * n + mom * k : NULL;
+        if (contour) {
+            const kcu_contour *cc = j->contour;
+            t->contour = 1;
+            t->cN = cc->N;
+            t->np = cc->poles;
+            t->gam = cc->gamma;
+            t->tau = cc->tau;
+            t->cT = j->T;
+            t->cmu = j->mu;
+            for (int q = 0; q < cc->poles; q++) {
+                t->pole_re[q] = cc->pole_re[q];
+                t->pole_im[q] = cc->pole_im[q];
+            }
+        }
         const mcf_local_change *c = j->change;
         t->rank = c->rank;
         for (int p = 0; p < 2; p++)
@@ -1849,6 +2202,22 @@ static int kcu_gfmc_batch(const kcu_gfmc_job *jobs, size_t n, double *dS, double
                           "<r|r>: the spectrum of the Hamiltonian reaches outside [%g, %g], the "
                           "bounds used for rescaling (fixed bounds too narrow, or a damaged ELL "
                           "table)", k, jobs[k].b - jobs[k].a, jobs[k].b + jobs[k].a);
+        else if (r[3] == KCU_ST_CDET)
+            rc = mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC of job %zu: det(1 - G Delta) vanishes on "
+                          "the contour at node %.0f: the change is not Hermitian or the "
+                          "Hamiltonian is damaged", k, r[1]);
+        else if (r[3] == KCU_ST_CPOLE)
+            rc = mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC of job %zu: det(1 - G Delta) vanishes at "
+                          "the Fermi pole %.0f: too few moments for T = %g; raise moments", k,
+                          r[1], jobs[k].T);
+        else if (r[3] == KCU_ST_CPHASE)
+            rc = mcf_fail(MCF_EINVAL,
+                          "kpm-cuda: GFMC of job %zu: the %d contour nodes do not follow the "
+                          "phase of det(1 - G Delta) (largest step %.2f rad, end phase %.3g "
+                          "instead of 0) at T = %g, mu = %g: the change moves levels by more "
+                          "than the contour's distance %.3g (rescaled) resolves; raise "
+                          "energy_points (now %d)", k, jobs[k].contour->N, r[1], r[2],
+                          jobs[k].T, jobs[k].mu, jobs[k].contour->gamma, jobs[k].contour->N);
         else if (r[3] == KCU_ST_PHASE)
             rc = mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC of job %zu: Im log d(E) ends at %.3g "
                           "instead of 0 above the spectrum: the energy grid (%zu points) is too "
@@ -1875,12 +2244,17 @@ static int kcu_gfmc_batch(const kcu_gfmc_job *jobs, size_t n, double *dS, double
 extern "C" int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, double *dS_M,
                             double *dS_2M)
 {
-    return kcu_gfmc_batch(jobs, n, dS, dS_M, dS_2M, NULL);
+    return kcu_gfmc_batch(jobs, n, dS, dS_M, dS_2M, NULL, 0);
 }
 
 extern "C" int kcu_gfmc_moments(const kcu_gfmc_job *jobs, size_t n, double *const *mu)
 {
-    return kcu_gfmc_batch(jobs, n, NULL, NULL, NULL, mu);
+    return kcu_gfmc_batch(jobs, n, NULL, NULL, NULL, mu, 0);
+}
+
+extern "C" int kcu_gfmc_contour(const kcu_gfmc_job *jobs, size_t n, double *dS, double *err)
+{
+    return kcu_gfmc_batch(jobs, n, dS, err, NULL, NULL, 1);
 }
 
 extern "C" int kcu_gfmc_last_phases(double *recursion, double *green, double *rest)

@@ -45,6 +45,10 @@ struct kpm_contour {
     double complex *wfac;  /* N + 1: -2i / (a sin(theta_j - i gamma)) */
     double complex *msphi; /* N + 1: -a sin(theta_j - i gamma) */
     double *afz;           /* N + 1: |f(z_j)| */
+    /* the last plan (kpm_contour_plan_for) and what it was made for */
+    int planned;
+    double p_T, p_mu, p_a, p_b;
+    kpm_contour_plan plan;
 };
 
 void kpm_contour_destroy(kpm_contour *g)
@@ -376,6 +380,43 @@ static int kc_prepare(kpm_contour *g, double a, double b, double T, double mu)
     g->c_mu = mu;
     g->c_a = a;
     g->c_b = b;
+    return MCF_OK;
+}
+
+int kpm_contour_plan_for(kpm_contour *g, double a2, double b2, double T, double mu,
+                         kpm_contour_plan *out)
+{
+    g->cached = 0; /* the nodes of kc_prepare follow the ellipse set here */
+    if (g->planned && g->p_T == T && g->p_mu == mu && g->p_a == a2 && g->p_b == b2) {
+        /* the same placement as last time (a change inside H's bounds, the same T and mu):
+         * what kc_ellipse would set again */
+        *out = g->plan;
+        g->gamma = out->gamma;
+        g->tau = out->tau;
+        g->rate = out->rate;
+        return MCF_OK;
+    }
+    g->planned = 0;
+    int rc = kc_ellipse(g, a2, b2, T, mu);
+    if (rc)
+        return rc;
+    out->gamma = g->gamma;
+    out->tau = g->tau;
+    out->rate = g->rate;
+    out->N = g->N;
+    out->M = g->M;
+    out->too_many = g->poles > KPM_CONTOUR_PLAN_POLES;
+    out->poles = out->too_many ? 0 : g->poles;
+    for (size_t k = 0; k < out->poles; k++) {
+        out->pole_re[k] = creal(g->pole_t[k]);
+        out->pole_im[k] = cimag(g->pole_t[k]);
+    }
+    g->plan = *out;
+    g->planned = 1;
+    g->p_T = T;
+    g->p_mu = mu;
+    g->p_a = a2;
+    g->p_b = b2;
     return MCF_OK;
 }
 

@@ -398,6 +398,23 @@ KPM_API void kpm_contour_scaling(const mcf_hamiltonian *h, double a, double b, d
 /* The Bernstein parameter of the pole (mu - b + i pi T) / a of the Fermi function. */
 KPM_API double kpm_contour_pole_gamma(double a, double b, double T, double mu);
 
+/* Where the contour goes for (T, mu) in the scaling a2, b2 (what a device finishing the
+ * contour itself needs): the ellipse's Bernstein parameter gamma, the quadrature strip's
+ * half-width tau, the rate of the error per moment, N (half-contour intervals), M, and the
+ * enclosed Fermi poles t_k = z~_k - sqrt(z~_k^2 - 1) (|t| < 1), at most
+ * KPM_CONTOUR_PLAN_POLES of them (poles = 0 with too_many = 1 when more are needed: finish
+ * such a change on the host).  Sets g's rate for kpm_contour_moments_for.  Errors: as
+ * kpm_contour_delta_action's for a T too low for the nodes. */
+#define KPM_CONTOUR_PLAN_POLES 16
+typedef struct kpm_contour_plan {
+    double gamma, tau, rate;
+    size_t N, M, poles;
+    int too_many;
+    double pole_re[KPM_CONTOUR_PLAN_POLES], pole_im[KPM_CONTOUR_PLAN_POLES];
+} kpm_contour_plan;
+KPM_API int kpm_contour_plan_for(kpm_contour *g, double a2, double b2, double T, double mu,
+                                 kpm_contour_plan *out);
+
 /* The moments that would bring a bound err of the last call down to target: err falls as
  * e^{-M r}, r the rate of the chosen placement per moment (gamma_0 or gamma); M itself when
  * err <= target. */

@@ -295,6 +295,18 @@ static void ops_contour_warn(const kpm_backend *be, kpm_ops_ws *w, double T, dou
             be->name, T, w->M, err, m2);
 }
 
+/* the batch's error bounds into err (may be NULL), and the warnings */
+static void ops_contour_bounds(const kpm_backend *be, void *const *ws, size_t n,
+                               const double *T, double *err)
+{
+    for (size_t k = 0; k < n; k++) {
+        kpm_ops_ws *w = ws[k];
+        if (err)
+            err[k] = w->contour_err;
+        ops_contour_warn(be, w, T[k], w->contour_err);
+    }
+}
+
 /* the contour for a batch: chains are independent, so the batch is shared among OpenMP
  * threads; the first failure (lowest workspace) is reported; err may be NULL */
 static int ops_contour_batch(const kpm_backend *be, void *const *ws, size_t n,
@@ -318,8 +330,38 @@ static int ops_contour_batch(const kpm_backend *be, void *const *ws, size_t n,
             kpm_ops_ws *w = ws[k];
             if (!w->contour_dmu && !(w->contour_dmu = malloc(4 * w->M * sizeof *w->contour_dmu)))
                 rc = mcf_fail(MCF_ENOMEM, "%s: %s: out of memory", be->name, what);
+        }
+        /* every change's scaling, and, for a backend that finishes the contour itself, its
+         * plan (the ellipse and the enclosed poles): per chain, so over the host's cores */
+        const int plans = be->contour_action != NULL;
+        int whole = plans;
+#pragma omp parallel for schedule(static) if (n > 8) reduction(&& : whole)
+        for (long i = 0; i < nn; i++) {
+            const size_t k = (size_t)i;
+            kpm_ops_ws *w = ws[k];
             kpm_contour_scaling(w->h, w->a, w->b, w->cfg.margin, changes[k], &w->contour_a,
                                 &w->contour_b);
+            if (!plans)
+                continue;
+            const int r = kpm_contour_plan_for(w->contour, w->contour_a, w->contour_b, T[k],
+                                               mu[k], &w->contour_plan);
+            if (r) {
+#pragma omp critical(kpm_contour_error)
+                if (!failed || k < bad) {
+                    failed = r;
+                    bad = k;
+                    snprintf(msg, sizeof msg, "%s", mcf_last_error());
+                }
+            }
+            whole = whole && !r && !w->contour_plan.too_many;
+        }
+        if (!rc && failed)
+            return mcf_fail(failed, "%s: %s of workspace %zu: %s", be->name, what, bad, msg);
+        if (!rc && whole) {
+            if ((rc = be->contour_action(ws, n, T, mu, dS)))
+                return mcf_fail_prefix(rc, "%s: %s", be->name, what);
+            ops_contour_bounds(be, ws, n, T, err);
+            return MCF_OK;
         }
         if (!rc)
             rc = be->contour_moments(ws, n);
@@ -346,12 +388,7 @@ static int ops_contour_batch(const kpm_backend *be, void *const *ws, size_t n,
     }
     if (failed)
         return mcf_fail(failed, "%s: %s of workspace %zu: %s", be->name, what, bad, msg);
-    for (size_t k = 0; k < n; k++) {
-        kpm_ops_ws *w = ws[k];
-        if (err)
-            err[k] = w->contour_err;
-        ops_contour_warn(be, w, T[k], w->contour_err);
-    }
+    ops_contour_bounds(be, ws, n, T, err);
     return MCF_OK;
 }
 

@@ -22,9 +22,10 @@
  *   occupation    kpm_occupation of the trace's mean moments (host);
  *   change_action GFMC on the contour (gfmc = contour, the default; kpm_core.h): every
  *                 change, T and mu checked first; per workspace the scaling and the contour
- *                 scratch (created on first use); a backend with contour_moments (kpm-cuda)
- *                 computes the moments of a batch of rank <= 2 changes (one launch), the
- *                 host the rest; then the batch's chains shared among OpenMP threads on the
+ *                 scratch (created on first use); a backend with contour_action (kpm-cuda)
+ *                 does the whole contour of a batch of rank <= 2 changes in one launch (the
+ *                 host plans each ellipse), with only contour_moments it computes their
+ *                 moments, the host the rest; then the batch's chains shared among OpenMP threads on the
  *                 host (one chain per thread: the same bits on any thread count); warns once
  *                 per workspace and T when the error bound exceeds 0.05, naming the moments
  *                 that bring it to 0.01.  gfmc = real-axis: the change must have rank <= 2
@@ -94,6 +95,12 @@ typedef struct kpm_backend {
      * entries a vector), the diagonal moments of u_0 [, u_1, u_0 + u_1, u_0 + i u_1] in the
      * scaling contour_a, contour_b into contour_dmu (1 or 4 sets of M: set j at j M) */
     int (*contour_moments)(void *const *ws, size_t n);
+    /* optional (NULL: contour_moments and the host's finish): the whole contour on the
+     * backend for the same workspaces, each with its plan (contour_plan: the ellipse and
+     * the enclosed poles, kpm_contour_plan_for), at T[k], mu[k]: dS[k] and the error bound
+     * into contour_err.  Errors name the workspace and what to change, as the host's. */
+    int (*contour_action)(void *const *ws, size_t n, const double *T, const double *mu,
+                          double *dS);
 } kpm_backend;
 
 /* The common head of a plugin's workspace (its first member). */
@@ -119,6 +126,7 @@ struct kpm_ops_ws {
     mcf_local_change contour_local;
     double contour_a, contour_b;
     double *contour_dmu;
+    kpm_contour_plan contour_plan; /* contour_action: the ellipse and poles of the change */
 };
 
 /* create() and destroy() of mcf/fermion.h: refuses a missing or empty h, reads and checks
