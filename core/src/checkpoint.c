@@ -10,14 +10,15 @@
  *            says whether it is there): "MCF-PT01", u64 every, temperatures, groups, chains,
  *            per replica u64 slot, the exchange stream, per pair u64 attempts and accepted,
  *            per replica u64 round trips, their sweeps, the start of the current one, and
- *            u8 its state (mcf_tempering in run.h)
+ *            u8 its state (mcf_tempering in run_state.h)
  *   trailer  u64 FNV-1a checksum of every byte before it
  * The file is written to a temporary name and renamed, so a kill at any moment leaves
  * either the old or the new checkpoint, never a torn one; a corrupt, truncated or foreign
  * file is refused before anything is read from it.
  * The chains' records are also what MPI ranks exchange: rank 0 gathers every rank's
  * records and writes them behind the header, so the file does not depend on the ranks. */
-#include "run.h"
+#include "checkpoint.h"
+#include "fileio.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -19,11 +19,10 @@ void mcf_stream_init_writer(mcf_stream *s);
 void mcf_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t size);
 void mcf_stream_release(mcf_stream *s);
 
-/* ---- log (log.c) and progress line (run.c) ---------------------------------------- */
+/* ---- log (log.c; the progress line: progress.h) ------------------------------------ */
 void mcf_log_set_file(FILE *f);       /* borrowed; NULL = no log file */
 void mcf_log_set_echo_info(int echo); /* 1: INFO lines also go to stderr */
 void mcf_log_set_rank(int rank);      /* MPI rank > 0: its warnings on stderr name it */
-void mcf_progress_clear(void);        /* erases the terminal progress line, if shown */
 
 /* ---- configuration files (config.c) ----------------------------------------------- */
 typedef struct mcf_config_entry {
@@ -160,31 +159,10 @@ int mcf_setup_params(const mcf_setup *s, size_t point, int section, mcf_params *
 /* The value text of axis a at scan point `point`. */
 const mcf_value *mcf_setup_axis_value(const mcf_setup *s, size_t a, size_t point);
 
-/* ---- running (run.c, checkpoint.c, results.c) ------------------------------------- */
+/* ---- running (run_state.h, run.h) ----------------------------------------------- */
 typedef struct mcf_run mcf_run;
 
-typedef struct mcf_run_options {
-    const char *output;   /* output folder (overrides [run] output when not NULL) */
-    int resume;           /* continue from output/checkpoint when present */
-    int force;            /* overwrite an output folder that holds a run */
-    int progress;         /* -1 auto (terminal), 0 off, 1 on */
-} mcf_run_options;
-
-/* Runs (or resumes) the whole schedule and writes the results.  MCF_EINTR when a signal
- * stopped it (after writing a checkpoint). */
-int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt);
-/* The signal that stopped the last run (0 if none): main exits with 128 + it. */
-int mcf_run_stop_signal(void);
-
-/* Utilities (util in run.c) */
-int mcf_mkdir_p(const char *path);
-/* Writes `size` bytes to path atomically (temporary file in the same folder, fsync, rename). */
-int mcf_write_atomic(const char *path, const void *data, size_t size);
-/* Reads a whole file; *data owned by caller (free). */
-int mcf_read_file(const char *path, unsigned char **data, size_t *size);
-uint64_t mcf_fnv1a64(const void *data, size_t size, uint64_t h);
-#define MCF_FNV_OFFSET 1469598103934665603ull
-
+/* ---- text (config.c) -------------------------------------------------------------- */
 /* Growable text buffer */
 typedef struct mcf_text {
     char *s;

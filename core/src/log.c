@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "mcf/log.h"
 #include "internal.h"
+#include "progress.h"
 
 #include <pthread.h>
 #include <stdarg.h>

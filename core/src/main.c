@@ -2,7 +2,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "mcf_mpi.h"
+#include "run.h"
 #include "plot.h"
+#include "progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,8 @@
  * (blocking) and autocorrelation time, derived quantities with jackknife errors, and the
  * acceptance rate.  Nothing time- or host-dependent goes in it, so a resumed run writes
  * the same bytes as an uninterrupted one. */
-#include "run.h"
+#include "results.h"
+#include "fileio.h"
 
 #include <math.h>
 #include <stdlib.h>

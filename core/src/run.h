@@ -1,123 +1,20 @@
-/* run.h — the state of a run, shared by run.c, checkpoint.c and results.c (internal). */
+/* run.h — running (or resuming) a whole schedule (run.c; internal). */
 #ifndef MCF_RUN_H
 #define MCF_RUN_H
 
 #include "internal.h"
 
-typedef struct mcf_chain {
-    size_t index;
-    void *state;                 /* the model's chain, owned through ops->destroy */
-    mcf_rng rng;
-    mcf_params *model_params;    /* owned (free); values borrowed from the setup */
-    mcf_params *evaluator_params; /* owned or NULL */
-    mcf_services services;
-    size_t units;
-    /* counters: measured phase, and the current adaptation block */
-    uint64_t accepted, proposed;
-    uint64_t block_accepted, block_proposed;
-    uint64_t measurements;
-    mcf_blocking *blocking;      /* one per scalar observable */
-    double *bin_sum;             /* bins x nvars sums of the measured variables */
-    double *bin_count;           /* measurements per bin */
-    /* the layout of measure()'s values and the curves (per chain: lengths may differ) */
-    size_t n_values;             /* values written by measure() */
-    size_t *offset;              /* per declared observable: its first value */
-    size_t *points;              /* per declared observable: 1, or the curve's length */
-    double *axis;                /* curve axes, concatenated in curve order */
-    size_t curve_values;         /* sum of the curves' lengths */
-    double *curve_bin_sum;       /* bins x curve_values sums of the curve values */
-    /* parallel tempering: this replica's measurements and measured-phase move counts of
-       the current chunk, recorded at the chunk's end into the accumulators of the
-       temperature slot it holds (which may be another rank's chain); never checkpointed:
-       empty at every chunk boundary */
-    double *pending;             /* pending_rows x n_values */
-    size_t pending_rows, pending_cap;
-    uint64_t pending_accepted, pending_proposed;
-} mcf_chain;
+typedef struct mcf_run_options {
+    const char *output;   /* output folder (overrides [run] output when not NULL) */
+    int resume;           /* continue from output/checkpoint when present */
+    int force;            /* overwrite an output folder that holds a run */
+    int progress;         /* -1 auto (terminal), 0 off, 1 on */
+} mcf_run_options;
 
-/* Parallel tempering ([schedule] exchange_every > 0; docs/architecture.md, "Parallel
- * tempering").  A replica is a chain's model instance and random stream; a slot is a
- * chain's temperature, parameters and accumulators.  Replica k starts in slot k; exchanges
- * swap the slots of two replicas of one tempering group (the chains that differ only in
- * T: one per other scan point and walker).  Every rank holds all of this, identically. */
-typedef struct mcf_tempering {
-    uint64_t every;              /* sweeps between exchange rounds */
-    size_t n_temps, n_groups;    /* temperatures per group; other scan points x walkers */
-    double *temps;               /* n_temps: the temperature axis's values */
-    size_t *order;               /* n_temps: the axis index of the j-th lowest temperature */
-    size_t *slot;                /* n_chains: the slot (chain) replica k holds now */
-    size_t *replica;             /* n_chains: the replica in slot k (inverse of slot) */
-    mcf_rng rng;                 /* decisions: stream (seed, MCF_EXCHANGE_STREAM) */
-    /* counted from the first round after thermalization: pair j of group g (the j-th and
-       (j+1)-th lowest temperatures) at [g * (n_temps - 1) + j] */
-    uint64_t *attempts, *accepted;
-    /* round trips per replica (lowest T -> highest T -> lowest T), in sweeps */
-    uint64_t *trips, *trip_sweeps, *trip_start;
-    uint8_t *trip_state;         /* 0: not yet at the lowest T; 1: left from it; 2: reached
-                                    the highest T since */
-    double *energy;              /* n_chains: a round's energies or action changes */
-    int weigh;                   /* MCF_TEMPERING_ENERGY or _ACTION (internal.h) */
-    /* exchange_action's batch (n_chains each): chain, state, T' and dS */
-    size_t *batch_chain;
-    void **batch_state;
-    double *batch_T, *batch_dS;
-    mcf_batch *batch;            /* the context of batch_exchange_action */
-} mcf_tempering;
-
-struct mcf_run {
-    mcf_setup *setup;            /* borrowed */
-    const mcf_model_ops *ops;
-    char *dir;
-    size_t n_declared;           /* observables declared by the model */
-    size_t n_obs, nvars;         /* scalar observables; nvars = n_obs (+1 for e^2 with an energy) */
-    size_t *scalar;              /* n_obs: declared index of each scalar */
-    size_t n_curves;
-    size_t *curve;               /* n_curves: declared index of each curve */
-    int role[5];                 /* scalar index of each role, -1 if none */
-    int (*measure_batch)(void *const *, size_t, double *const *); /* NULL if the model has none */
-    /* the appended batched ops with a context (mcf/model.h), NULL when the model has none */
-    int (*batch_log_ratio)(mcf_batch *, void *const *, const void *, size_t, double *);
-    int (*batch_measure)(mcf_batch *, void *const *, size_t, double *const *);
-    int (*batch_exchange_action)(mcf_batch *, void *const *, size_t, const double *, double *);
-    mcf_chain *chains;           /* all n_chains; a rank steps [first, last) and keeps
-                                    model instances for those only (mcf_mpi.h) */
-    size_t n_chains;
-    size_t first, last;          /* the chains this rank owns: [n r / P, n (r + 1) / P) */
-    int rank, ranks;             /* MPI rank and number of ranks (0 and 1 without MPI) */
-    uint64_t position;           /* sweeps completed by every chain */
-    uint64_t total;              /* thermalize + sweeps */
-    uint64_t n_meas;             /* measurements per chain when finished */
-    uint64_t config_hash;
-    mcf_tempering *pt;           /* parallel tempering, NULL when off */
-};
-
-/* checkpoint.c: DIR/checkpoint, atomic, versioned, checksummed. */
-int mcf_checkpoint_write(const struct mcf_run *r);
-/* Returns MCF_OK when loaded, 1 when there is no checkpoint, an error otherwise (nothing
- * of the run is changed on error, except model chains, which the caller then discards). */
-int mcf_checkpoint_read(struct mcf_run *r);
-/* The pieces, for ranks: the records of chains [first, last), appended to out; the file
- * from the records of all chains in order; the records of a checkpoint file after checking
- * it (1 when there is none; *records owned by the caller, free()); and loading the records
- * of chains [first, last) from all chains' records (a chain without a model instance takes
- * the accumulators only; tempering: the records end with the tempering state, as in the
- * file, rather than being the bare chains gathered from the ranks).  origin names the
- * source in messages. */
-int mcf_checkpoint_records(const struct mcf_run *r, size_t first, size_t last, mcf_stream *out);
-int mcf_checkpoint_write_records(const struct mcf_run *r, const unsigned char *records,
-                                 size_t size);
-int mcf_checkpoint_read_file(const struct mcf_run *r, unsigned char **records,
-                             size_t *records_size, uint64_t *position);
-int mcf_checkpoint_load_records(struct mcf_run *r, const unsigned char *records, size_t size,
-                                size_t first, size_t last, int tempering, const char *origin);
-
-/* checkpoint.c: the tempering state, behind the chains' records (only when on). */
-int mcf_checkpoint_tempering_write(const struct mcf_run *r, mcf_stream *out);
-int mcf_checkpoint_tempering_read(struct mcf_run *r, mcf_stream *in, const char *origin);
-
-/* results.c: DIR/results.tsv, atomic. */
-/* Writes results.tsv and the curve files; *summary (owned by the caller, free()) gets a
- * few lines for the terminal: per scan point the headline estimates and the acceptance. */
-int mcf_results_write(const struct mcf_run *r, char **summary);
+/* Runs (or resumes) the whole schedule and writes the results.  MCF_EINTR when a signal
+ * stopped it (after writing a checkpoint). */
+int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt);
+/* The signal that stopped the last run (0 if none): main exits with 128 + it. */
+int mcf_run_stop_signal(void);
 
 #endif

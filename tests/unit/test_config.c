@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "internal.h"
+#include "fileio.h"
 
 static char dir[4096];
 

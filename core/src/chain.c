@@ -1,0 +1,169 @@
+/* chain.c — a chain's lifecycle and accumulators: parameters, random stream, model
+ * instance, the layout of its measurements, and recording them. */
+#include "chain.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mcf_chain_release(const mcf_run *r, mcf_chain *c)
+{
+    if (c->state)
+        r->ops->destroy(c->state);
+    free(c->model_params);
+    free(c->evaluator_params);
+    free(c->blocking);
+    free(c->bin_sum);
+    free(c->bin_count);
+    free(c->offset);
+    free(c->points);
+    free(c->axis);
+    free(c->curve_bin_sum);
+    free(c->pending);
+    memset(c, 0, sizeof *c);
+}
+
+/* "L=16 T=2.27" for messages */
+static void describe_point(const mcf_setup *s, size_t point, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t a = 0; a < s->n_axes && used < n; a++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", a ? " " : "", s->axes[a].name,
+                                 mcf_setup_axis_value(s, a, point)->text);
+}
+
+/* Parameters, random stream and accumulators of chain i: what every copy of a chain has,
+ * with or without a model instance. */
+int mcf_chain_init(mcf_run *r, size_t i)
+{
+    mcf_chain *c = &r->chains[i];
+    mcf_setup *s = r->setup;
+    /* chain i = point * walkers + walker: the walkers of a point share its parameters,
+       the chain index (and so the random stream) tells them apart */
+    size_t pt = i / (size_t)s->walkers;
+    c->index = i;
+    int rc = mcf_setup_params(s, pt, 0, &c->model_params);
+    if (!rc && s->evaluator)
+        rc = mcf_setup_params(s, pt, 1, &c->evaluator_params);
+    if (rc)
+        return rc;
+    c->services.struct_size = sizeof c->services;
+    c->services.seed = s->seed;
+    c->services.chain_index = i;
+    c->services.evaluator = s->evaluator ? s->evaluator->info : NULL;
+    c->services.evaluator_params = c->evaluator_params;
+    mcf_rng_init(&c->rng, s->seed, i);
+    c->blocking = calloc(r->n_obs ? r->n_obs : 1, sizeof *c->blocking);
+    c->bin_sum = calloc((size_t)s->bins * r->nvars, sizeof *c->bin_sum);
+    c->bin_count = calloc((size_t)s->bins, sizeof *c->bin_count);
+    c->offset = calloc(r->n_declared, sizeof *c->offset);
+    c->points = calloc(r->n_declared, sizeof *c->points);
+    if (!c->blocking || !c->bin_sum || !c->bin_count || !c->offset || !c->points)
+        return mcf_fail(MCF_ENOMEM, "out of memory for chain %zu's accumulators", i);
+    for (size_t k = 0; k < r->n_obs; k++)
+        mcf_blocking_init(&c->blocking[k]);
+    return MCF_OK;
+}
+
+/* The layout of the measured values from c->points (scalars take one value, curves their
+ * length), and the curves' accumulators. */
+int mcf_chain_layout(const mcf_run *r, mcf_chain *c)
+{
+    const mcf_observable_spec *obs = r->ops->observables;
+    c->n_values = c->curve_values = 0;
+    for (size_t o = 0; o < r->n_declared; o++) {
+        c->offset[o] = c->n_values;
+        c->n_values += c->points[o];
+        if (obs[o].axis)
+            c->curve_values += c->points[o];
+    }
+    if (r->n_curves) {
+        c->axis = calloc(c->curve_values + 1, sizeof *c->axis);
+        c->curve_bin_sum = calloc((size_t)r->setup->bins * c->curve_values + 1,
+                                  sizeof *c->curve_bin_sum);
+        if (!c->axis || !c->curve_bin_sum)
+            return mcf_fail(MCF_ENOMEM, "out of memory for chain %zu's curves", c->index);
+    }
+    return MCF_OK;
+}
+
+int mcf_chain_create(mcf_run *r, size_t i)
+{
+    mcf_chain *c = &r->chains[i];
+    mcf_setup *s = r->setup;
+    int rc = mcf_chain_init(r, i);
+    if (rc)
+        return rc;
+    mcf_clear_error();
+    rc = r->ops->create(c->model_params, &c->services, &c->rng, &c->state);
+    if (rc) {
+        char point[512];
+        describe_point(s, i / (size_t)s->walkers, point, sizeof point);
+        c->state = NULL;
+        if (!point[0])
+            return mcf_fail_prefix(rc, "model %s, chain %zu", s->model_name, i);
+        return mcf_fail_prefix(rc, "model %s, chain %zu (%s)", s->model_name, i, point);
+    }
+    c->units = r->ops->units(c->state);
+    if (c->units == 0)
+        return mcf_fail(MCF_EPLUGIN, "model %s: units() returned 0 for chain %zu",
+                        s->model_name, i);
+    const mcf_observable_spec *obs = r->ops->observables;
+    for (size_t o = 0; o < r->n_declared; o++)
+        c->points[o] = obs[o].axis ? r->ops->curve_points(c->state, o, NULL) : 1;
+    rc = mcf_chain_layout(r, c);
+    if (rc)
+        return rc;
+    size_t at = 0;
+    for (size_t k = 0; k < r->n_curves; k++) {
+        size_t o = r->curve[k];
+        r->ops->curve_points(c->state, o, c->axis + at);
+        at += c->points[o];
+    }
+    return MCF_OK;
+}
+
+/* Adds one measurement (values laid out as measure() writes them) to the accumulators. */
+void mcf_chain_record(const mcf_run *r, mcf_chain *c, const double *values)
+{
+    uint64_t t = c->measurements++;
+    size_t bin = (size_t)(t * (uint64_t)r->setup->bins / r->n_meas);
+    double *sum = c->bin_sum + bin * r->nvars;
+    for (size_t k = 0; k < r->n_obs; k++) {
+        double x = values[c->offset[r->scalar[k]]];
+        mcf_blocking_add(&c->blocking[k], x);
+        sum[k] += x;
+    }
+    if (r->role[MCF_ROLE_ENERGY] >= 0) {
+        double e = values[c->offset[r->scalar[r->role[MCF_ROLE_ENERGY]]]];
+        sum[r->n_obs] += e * e;
+    }
+    c->bin_count[bin] += 1.0;
+    double *csum = c->curve_bin_sum + bin * c->curve_values;
+    size_t at = 0;
+    for (size_t k = 0; k < r->n_curves; k++) {
+        size_t o = r->curve[k];
+        const double *v = values + c->offset[o];
+        for (size_t p = 0; p < c->points[o]; p++)
+            csum[at + p] += v[p];
+        at += c->points[o];
+    }
+}
+
+/* Keeps one measurement of a tempering replica until the chunk's end (0, or -1 when out
+ * of memory). */
+int mcf_chain_pend(mcf_chain *c, const double *values)
+{
+    if (c->pending_rows == c->pending_cap) {
+        size_t cap = c->pending_cap ? 2 * c->pending_cap : 16;
+        double *p = realloc(c->pending, cap * (c->n_values ? c->n_values : 1) * sizeof *p);
+        if (!p)
+            return -1;
+        c->pending = p;
+        c->pending_cap = cap;
+    }
+    memcpy(c->pending + c->pending_rows * c->n_values, values, c->n_values * sizeof *values);
+    c->pending_rows++;
+    return 0;
+}

@@ -1,0 +1,16 @@
+/* fileio.h — file and hash utilities (fileio.c; internal). */
+#ifndef MCF_FILEIO_H
+#define MCF_FILEIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int mcf_mkdir_p(const char *path);
+/* Writes `size` bytes to path atomically (temporary file in the same folder, fsync, rename). */
+int mcf_write_atomic(const char *path, const void *data, size_t size);
+/* Reads a whole file; *data owned by caller (free). */
+int mcf_read_file(const char *path, unsigned char **data, size_t *size);
+uint64_t mcf_fnv1a64(const void *data, size_t size, uint64_t h);
+#define MCF_FNV_OFFSET 1469598103934665603ull
+
+#endif

@@ -1,0 +1,74 @@
+/* progress.c — the clock and the progress line (on the terminal, or INFO lines in the log). */
+#define _POSIX_C_SOURCE 200809L
+#include "progress.h"
+#include "run_state.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+double mcf_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- progress line ------------------------------------------------------------------ */
+
+static int progress_on_terminal;
+static int progress_shown;
+
+void mcf_progress_set_terminal(int on) { progress_on_terminal = on; }
+
+void mcf_progress_clear(void)
+{
+    if (progress_on_terminal && progress_shown) {
+        fputs("\r\033[K", stderr);
+        progress_shown = 0;
+    }
+}
+
+static void format_duration(double s, char *buf, size_t n)
+{
+    if (!isfinite(s) || s < 0)
+        snprintf(buf, n, "?");
+    else if (s < 60)
+        snprintf(buf, n, "%.0fs", s);
+    else if (s < 3600)
+        snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else
+        snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+}
+
+/* acc, prop: accepted and proposed moves of all chains (summed over the ranks) */
+void mcf_progress(const mcf_run *r, double started, uint64_t start_pos, uint64_t acc,
+                     uint64_t prop, int final)
+{
+    static double last;
+    double t = mcf_now_seconds();
+    double interval = progress_on_terminal ? 0.2 : 5.0;
+    if (!final && t - last < interval)
+        return;
+    last = t;
+    double rate = (double)(r->position - start_pos) / (t - started);
+    char eta[32], el[32];
+    format_duration((double)(r->total - r->position) / rate, eta, sizeof eta);
+    format_duration(t - started, el, sizeof el);
+    char line[512];
+    snprintf(line, sizeof line,
+             "sweep %llu/%llu (%s) | %zu chains | acceptance %.3f | %s elapsed, ETA %s",
+             (unsigned long long)r->position, (unsigned long long)r->total,
+             r->position < (uint64_t)r->setup->thermalize ? "thermalizing" : "measuring",
+             r->n_chains, prop ? (double)acc / (double)prop : 0.0, el, eta);
+    if (progress_on_terminal) {
+        fprintf(stderr, "\r\033[K%s", line);
+        progress_shown = 1;
+        if (final) {
+            fputc('\n', stderr);
+            progress_shown = 0;
+        }
+    } else {
+        mcf_log(MCF_LOG_INFO, "%s", line);
+    }
+}

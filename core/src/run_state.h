@@ -1,0 +1,95 @@
+/* run_state.h — the state of a run: its chains, the parallel-tempering state and struct
+ * mcf_run, shared by the files that run, save and report it (internal; types only). */
+#ifndef MCF_RUN_STATE_H
+#define MCF_RUN_STATE_H
+
+#include "internal.h"
+
+typedef struct mcf_chain {
+    size_t index;
+    void *state;                 /* the model's chain, owned through ops->destroy */
+    mcf_rng rng;
+    mcf_params *model_params;    /* owned (free); values borrowed from the setup */
+    mcf_params *evaluator_params; /* owned or NULL */
+    mcf_services services;
+    size_t units;
+    /* counters: measured phase, and the current adaptation block */
+    uint64_t accepted, proposed;
+    uint64_t block_accepted, block_proposed;
+    uint64_t measurements;
+    mcf_blocking *blocking;      /* one per scalar observable */
+    double *bin_sum;             /* bins x nvars sums of the measured variables */
+    double *bin_count;           /* measurements per bin */
+    /* the layout of measure()'s values and the curves (per chain: lengths may differ) */
+    size_t n_values;             /* values written by measure() */
+    size_t *offset;              /* per declared observable: its first value */
+    size_t *points;              /* per declared observable: 1, or the curve's length */
+    double *axis;                /* curve axes, concatenated in curve order */
+    size_t curve_values;         /* sum of the curves' lengths */
+    double *curve_bin_sum;       /* bins x curve_values sums of the curve values */
+    /* parallel tempering: this replica's measurements and measured-phase move counts of
+       the current chunk, recorded at the chunk's end into the accumulators of the
+       temperature slot it holds (which may be another rank's chain); never checkpointed:
+       empty at every chunk boundary */
+    double *pending;             /* pending_rows x n_values */
+    size_t pending_rows, pending_cap;
+    uint64_t pending_accepted, pending_proposed;
+} mcf_chain;
+
+/* Parallel tempering (tempering.c; [schedule] exchange_every > 0; docs/architecture.md, "Parallel
+ * tempering").  A replica is a chain's model instance and random stream; a slot is a
+ * chain's temperature, parameters and accumulators.  Replica k starts in slot k; exchanges
+ * swap the slots of two replicas of one tempering group (the chains that differ only in
+ * T: one per other scan point and walker).  Every rank holds all of this, identically. */
+typedef struct mcf_tempering {
+    uint64_t every;              /* sweeps between exchange rounds */
+    size_t n_temps, n_groups;    /* temperatures per group; other scan points x walkers */
+    double *temps;               /* n_temps: the temperature axis's values */
+    size_t *order;               /* n_temps: the axis index of the j-th lowest temperature */
+    size_t *slot;                /* n_chains: the slot (chain) replica k holds now */
+    size_t *replica;             /* n_chains: the replica in slot k (inverse of slot) */
+    mcf_rng rng;                 /* decisions: stream (seed, MCF_EXCHANGE_STREAM) */
+    /* counted from the first round after thermalization: pair j of group g (the j-th and
+       (j+1)-th lowest temperatures) at [g * (n_temps - 1) + j] */
+    uint64_t *attempts, *accepted;
+    /* round trips per replica (lowest T -> highest T -> lowest T), in sweeps */
+    uint64_t *trips, *trip_sweeps, *trip_start;
+    uint8_t *trip_state;         /* 0: not yet at the lowest T; 1: left from it; 2: reached
+                                    the highest T since */
+    double *energy;              /* n_chains: a round's energies or action changes */
+    int weigh;                   /* MCF_TEMPERING_ENERGY or _ACTION (internal.h) */
+    /* exchange_action's batch (n_chains each): chain, state, T' and dS */
+    size_t *batch_chain;
+    void **batch_state;
+    double *batch_T, *batch_dS;
+    mcf_batch *batch;            /* the context of batch_exchange_action */
+} mcf_tempering;
+
+struct mcf_run {
+    mcf_setup *setup;            /* borrowed */
+    const mcf_model_ops *ops;
+    char *dir;
+    size_t n_declared;           /* observables declared by the model */
+    size_t n_obs, nvars;         /* scalar observables; nvars = n_obs (+1 for e^2 with an energy) */
+    size_t *scalar;              /* n_obs: declared index of each scalar */
+    size_t n_curves;
+    size_t *curve;               /* n_curves: declared index of each curve */
+    int role[5];                 /* scalar index of each role, -1 if none */
+    int (*measure_batch)(void *const *, size_t, double *const *); /* NULL if the model has none */
+    /* the appended batched ops with a context (mcf/model.h), NULL when the model has none */
+    int (*batch_log_ratio)(mcf_batch *, void *const *, const void *, size_t, double *);
+    int (*batch_measure)(mcf_batch *, void *const *, size_t, double *const *);
+    int (*batch_exchange_action)(mcf_batch *, void *const *, size_t, const double *, double *);
+    mcf_chain *chains;           /* all n_chains; a rank steps [first, last) and keeps
+                                    model instances for those only (mcf_mpi.h) */
+    size_t n_chains;
+    size_t first, last;          /* the chains this rank owns: [n r / P, n (r + 1) / P) */
+    int rank, ranks;             /* MPI rank and number of ranks (0 and 1 without MPI) */
+    uint64_t position;           /* sweeps completed by every chain */
+    uint64_t total;              /* thermalize + sweeps */
+    uint64_t n_meas;             /* measurements per chain when finished */
+    uint64_t config_hash;
+    mcf_tempering *pt;           /* parallel tempering, NULL when off */
+};
+
+#endif

@@ -1,0 +1,161 @@
+/* sweep.c — one group of chains advanced in lockstep: the Metropolis sweep of a batch,
+ * with the model's batch context (mcf_batch), adaptation and measurement. */
+#include "sweep.h"
+#include "chain.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int group_fail(mcf_group *g, int rc)
+{
+    g->status = rc;
+    snprintf(g->message, sizeof g->message, "%s", mcf_last_error());
+    return rc;
+}
+
+int mcf_group_init(const mcf_run *r, mcf_group *gr, size_t first, size_t n)
+{
+    gr->first = first;
+    gr->n = n;
+    gr->states = calloc(gr->n, sizeof *gr->states);
+    gr->active_states = calloc(gr->n, sizeof *gr->active_states);
+    gr->active = calloc(gr->n, sizeof *gr->active);
+    gr->moves = calloc(gr->n, r->ops->move_size);
+    gr->log_ratio = calloc(gr->n, sizeof *gr->log_ratio);
+    for (size_t k = 0; k < gr->n; k++)
+        if (r->chains[gr->first + k].n_values > gr->stride)
+            gr->stride = r->chains[gr->first + k].n_values;
+    gr->values = calloc(gr->n * gr->stride, sizeof *gr->values);
+    gr->value_rows = calloc(gr->n, sizeof *gr->value_rows);
+    gr->batch = mcf_batch_create();
+    if (!gr->states || !gr->active_states || !gr->active || !gr->moves || !gr->log_ratio ||
+        !gr->values || !gr->value_rows || !gr->batch)
+        return mcf_fail(MCF_ENOMEM, "out of memory");
+    for (size_t k = 0; k < gr->n; k++) {
+        gr->value_rows[k] = gr->values + k * gr->stride;
+        gr->states[k] = r->chains[gr->first + k].state;
+    }
+    return MCF_OK;
+}
+
+void mcf_group_release(mcf_group *g)
+{
+    free(g->states);
+    free(g->active_states);
+    free(g->active);
+    free(g->moves);
+    free(g->log_ratio);
+    free(g->values);
+    free(g->value_rows);
+    mcf_batch_destroy(g->batch);
+}
+
+int mcf_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
+{
+    const mcf_model_ops *ops = r->ops;
+    const mcf_setup *s = r->setup;
+    mcf_chain *chains = r->chains + g->first;
+    size_t ms = ops->move_size;
+    int measuring = sweep >= (uint64_t)s->thermalize;
+    size_t max_units = 0;
+    for (size_t k = 0; k < g->n; k++) {
+        g->states[k] = chains[k].state;
+        if (chains[k].units > max_units)
+            max_units = chains[k].units;
+    }
+    if (ops->begin_sweep) {
+        int rc = ops->begin_sweep(g->states, g->n);
+        if (rc)
+            return group_fail(g, mcf_fail_prefix(rc, "model %s: begin_sweep", s->model_name));
+    }
+    for (size_t step = 0; step < max_units; step++) {
+        size_t na = 0;
+        for (size_t k = 0; k < g->n; k++) {
+            if (chains[k].units <= step)
+                continue;
+            int rc = ops->propose(chains[k].state, &chains[k].rng, g->moves + na * ms);
+            if (rc)
+                return group_fail(g, mcf_fail_prefix(rc, "model %s: propose (chain %zu)",
+                                                     s->model_name, chains[k].index));
+            g->active[na] = k;
+            g->active_states[na] = chains[k].state;
+            na++;
+        }
+        int rc = r->batch_log_ratio
+                     ? r->batch_log_ratio(g->batch, g->active_states, g->moves, na, g->log_ratio)
+                     : ops->log_ratio(g->active_states, g->moves, na, g->log_ratio);
+        if (rc)
+            return group_fail(g, mcf_fail_prefix(rc, "model %s: log_ratio", s->model_name));
+        for (size_t a = 0; a < na; a++) {
+            mcf_chain *c = &chains[g->active[a]];
+            double lr = g->log_ratio[a];
+            const void *move = g->moves + a * ms;
+            if (isnan(lr))
+                return group_fail(g, mcf_fail(MCF_EPLUGIN, "model %s returned a NaN log-ratio "
+                                              "(chain %zu, sweep %llu)", s->model_name,
+                                              c->index, (unsigned long long)sweep));
+            int accept = lr >= 0 || mcf_rng_uniform(&c->rng) < exp(lr);
+            if (accept) {
+                rc = ops->accept(c->state, move);
+                if (rc)
+                    return group_fail(g, mcf_fail_prefix(rc, "model %s: accept (chain %zu)",
+                                                         s->model_name, c->index));
+            } else if (ops->reject) {
+                ops->reject(c->state, move);
+            }
+            if (measuring && r->pt) {
+                /* tempering: counted for the slot the replica holds, at the chunk's end */
+                c->pending_accepted += (uint64_t)accept;
+                c->pending_proposed++;
+            } else if (measuring) {
+                c->accepted += (uint64_t)accept;
+                c->proposed++;
+            } else {
+                c->block_accepted += (uint64_t)accept;
+                c->block_proposed++;
+            }
+        }
+    }
+    /* after the sweep: adapt during thermalization, measure afterwards */
+    if (!measuring) {
+        for (size_t k = 0; k < g->n; k++) {
+            mcf_chain *c = &chains[k];
+            if ((sweep + 1) % (uint64_t)s->adapt_every == 0 || sweep + 1 == (uint64_t)s->thermalize) {
+                if (ops->adapt && c->block_proposed)
+                    ops->adapt(c->state, (double)c->block_accepted / (double)c->block_proposed);
+                c->block_accepted = c->block_proposed = 0;
+            }
+        }
+        return MCF_OK;
+    }
+    uint64_t m = sweep - (uint64_t)s->thermalize;
+    if ((m + 1) % (uint64_t)s->measure_every != 0)
+        return MCF_OK;
+    int rc;
+    if (r->batch_measure) {
+        rc = r->batch_measure(g->batch, g->states, g->n, g->value_rows);
+        if (rc)
+            return group_fail(g, mcf_fail_prefix(rc, "model %s: batch_measure", s->model_name));
+    } else if (r->measure_batch) {
+        rc = r->measure_batch(g->states, g->n, g->value_rows);
+        if (rc)
+            return group_fail(g, mcf_fail_prefix(rc, "model %s: measure_batch", s->model_name));
+    } else {
+        for (size_t k = 0; k < g->n; k++) {
+            rc = ops->measure(chains[k].state, g->value_rows[k]);
+            if (rc)
+                return group_fail(g, mcf_fail_prefix(rc, "model %s: measure (chain %zu)",
+                                                     s->model_name, chains[k].index));
+        }
+    }
+    for (size_t k = 0; k < g->n; k++) {
+        if (!r->pt) {
+            mcf_chain_record(r, &chains[k], g->value_rows[k]);
+        } else if (mcf_chain_pend(&chains[k], g->value_rows[k])) {
+            return group_fail(g, mcf_fail(MCF_ENOMEM, "out of memory for the measurements of "
+                                          "chain %zu", chains[k].index));
+        }
+    }
+    return MCF_OK;
+}

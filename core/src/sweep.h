@@ -1,0 +1,28 @@
+/* sweep.h — one group of chains advanced in lockstep (sweep.c; internal). */
+#ifndef MCF_SWEEP_H
+#define MCF_SWEEP_H
+
+#include "run_state.h"
+
+typedef struct mcf_group {
+    size_t first, n;
+    void **states, **active_states;
+    size_t *active;
+    unsigned char *moves;
+    double *log_ratio;
+    double *values;        /* n x stride: each chain's measured values */
+    double **value_rows;   /* n pointers into values */
+    mcf_batch *batch;      /* the context of the model's batched ops */
+    size_t stride;
+    int status;
+    char message[4096];
+} mcf_group;
+
+/* Allocates group g's arrays for chains [first, first + n) (MCF_ENOMEM on failure). */
+int mcf_group_init(const mcf_run *r, mcf_group *g, size_t first, size_t n);
+void mcf_group_release(mcf_group *g);
+/* Sweep `sweep` of the group's chains: thermalization with adaptation, or a measured sweep.
+ * A failure is kept in g->status and g->message (the group may run on a worker thread). */
+int mcf_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep);
+
+#endif
