@@ -28,8 +28,9 @@
  *
  * Files: kpm_config.c (kpm_config, kpm_param_specs), kpm_kernel.c, kpm_engine.c (the
  * recursion and the stochastic trace on it), kpm_dct.c (reconstruction), kpm_occupation.c,
- * kpm_action.c, kpm_gfmc.c (GFMC on the real axis), kpm_contour.c (GFMC on a contour),
- * kpm_moment_matrix.c, kpm_ops.c (the fermion ops over a backend).
+ * kpm_action.c, kpm_gfmc.c (GFMC on the real axis), kpm_contour.c and kpm_contour_finish.c
+ * (GFMC on a contour: the ellipse; the integral on it), kpm_moment_matrix.c, kpm_ops.c (the
+ * fermion ops over a backend).
  *
  * Errors: functions returning int give MCF_OK or an MCF_E* code with a message
  * (mcf_fail).  Pointers are borrowed unless said otherwise. */
