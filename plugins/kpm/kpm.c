@@ -1,9 +1,9 @@
 /* kpm.c — the kernel-polynomial-method fermion evaluator "kpm" (CPU, OpenMP).
  *
- * The mathematics lives in kpm_core.c (see kpm_core.h for every formula) and the glue to
- * mcf/fermion.h, shared with the GPU plugin kpm-cuda, in kpm_ops.c (kpm_ops.h); this file is
- * the CPU backend of kpm_ops (moments by kpm_core's engine, reconstruction by its FFT, the
- * GFMC batch).  What the ops compute:
+ * The mathematics lives in the library mcf_kpm_core (kpm_core.h has every formula and
+ * lists its files) and the glue to mcf/fermion.h, shared with the GPU plugin kpm-cuda, in
+ * kpm_ops.c (kpm_ops.h); this file is the CPU backend of kpm_ops (moments by kpm_core's
+ * engine, reconstruction by its FFT, the GFMC batch).  What the ops compute:
  *
  *   energy grid   the N = energy_points Chebyshev nodes x_k = cos(pi (k + 1/2) / N),
  *                 ascending, at E = a x + b with a, b from mcf_hamiltonian_scaling(margin)

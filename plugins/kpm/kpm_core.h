@@ -26,6 +26,12 @@
  * are bit-for-bit the same on any number of threads and for any block size (each vector's
  * arithmetic does not depend on its neighbours in the block).
  *
+ * Files: kpm_config.c (kpm_config, kpm_param_specs), kpm_kernel.c, kpm_engine.c (the
+ * recursion and the stochastic trace on it), kpm_dct.c (reconstruction), kpm_occupation.c,
+ * kpm_action.c, kpm_gfmc.c (GFMC on the real axis), kpm_contour.c and kpm_contour_finish.c
+ * (GFMC on a contour: the ellipse; the integral on it), kpm_moment_matrix.c, kpm_ops.c (the
+ * fermion ops over a backend).
+ *
  * Errors: functions returning int give MCF_OK or an MCF_E* code with a message
  * (mcf_fail).  Pointers are borrowed unless said otherwise. */
 #ifndef MCF_KPM_CORE_H
@@ -83,8 +89,8 @@ typedef struct kpm_config {
     kpm_gfmc_method gfmc; /* how delta_action / change_action compute dS */
 } kpm_config;
 
-/* The defaults of the plugin's declaration: M = 256, R = 8, Jackson, lambda = 4,
- * N = 0 (2 M), random phases, margin 0.01, block 8, GFMC on the contour. */
+/* The defaults of the plugin's declaration kpm_param_specs (both take the numbers from
+ * one list in kpm_config.c): Jackson, N = 0 (2 M), random phases, GFMC on the contour. */
 KPM_API void kpm_config_default(kpm_config *c);
 
 /* Checks every field (ranges, N >= M) and returns MCF_EINVAL with a message naming the

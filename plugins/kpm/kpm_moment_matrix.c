@@ -1,7 +1,7 @@
 /* kpm_moment_matrix.c — the Chebyshev moment matrix of a small block of vectors,
  * mu_n^{ab} = <u_a| T_n(H~) |u_b> for every pair a, b < k, two moments per step
  * (kpm_core.h, "Moment matrices").  What GFMC on a contour needs for a rank-k change; the
- * DOS and LDOS paths use the wider engine of kpm_core.c instead.
+ * DOS and LDOS paths use the wider engine of kpm_engine.c instead.
  *
  * One thread: GFMC spreads the chains of a batch over the threads, and its lattices are
  * small.  The sums run over rows in order, so the bits do not depend on anything but the
@@ -26,7 +26,7 @@
 static KMM_INLINE size_t kmm_pairs(size_t k) { return k * (k + 1) / 2; }
 
 /* Versions with the block size known to the compiler, each also compiled for AVX2 and
- * picked at run time on x86-64 with GCC (as kpm_core.c's engine; no FMA, and ISO C mode
+ * picked at run time on x86-64 with GCC (as kpm_engine.c's engine; no FMA, and ISO C mode
  * keeps -ffp-contract=off, so every clone computes the same bits). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)

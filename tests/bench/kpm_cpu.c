@@ -1,4 +1,4 @@
-/* kpm_cpu.c — benchmark of the CPU Chebyshev step of the kpm evaluator (kpm_core.c):
+/* kpm_cpu.c — benchmark of the CPU Chebyshev step of the kpm evaluator (kpm_engine.c):
  * time per step per site, bytes moved per step, achieved bandwidth against the machine's
  * copy bandwidth measured here with the same thread count.
  *

@@ -1,8 +1,8 @@
 /* kpm_test_util.h — helpers shared by the KPM tests: Hamiltonians (random Hermitian,
  * periodic square and cubic lattices), exact eigen-decomposition with GSL, exact Chebyshev
  * moments, and direct (O(N M)) sums of Chebyshev series, the references the FFT
- * reconstruction is checked against.  Everything here is independent of kpm_core.c except
- * the types it fills. */
+ * reconstruction is checked against.  Everything here is independent of the library
+ * mcf_kpm_core except the types it fills. */
 #ifndef MCF_KPM_TEST_UTIL_H
 #define MCF_KPM_TEST_UTIL_H
 

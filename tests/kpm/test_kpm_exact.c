@@ -1,4 +1,4 @@
-/* test_kpm_exact.c — KPM (plugins/kpm/kpm_core.c) against exact diagonalization of small
+/* test_kpm_exact.c — KPM (plugins/kpm, kpm_core.h) against exact diagonalization of small
  * random Hermitian Hamiltonians (dim 50..200, complex hoppings, GSL gsl_eigen_hermv):
  *
  *   (a) moments <r|T_n(H~)|r> of unit vectors and random vectors, blocks of 1, 3 and 8,
