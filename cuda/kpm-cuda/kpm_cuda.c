@@ -50,7 +50,6 @@ typedef struct kc_ws {
     double *fft_re, *fft_im;  /* block x N, for green */
     kcu_gfmc_job *jobs;       /* the batch's job list, kept in the batch's first workspace */
     size_t jobs_cap;
-    kcu_contour contour;      /* the contour of the workspace's change (contour_action) */
     double *contour_errs;     /* the batch's error bounds, in the batch's first workspace */
 } kc_ws;
 
@@ -194,19 +193,10 @@ static int kc_contour_action(void *const *ws, size_t n, const double *T, const d
         kc_ws *w = ws[k];
         if ((rc = kc_gfmc_need(&w->base)))
             return rc;
-        const kpm_contour_plan *p = &w->base.contour_plan;
-        w->contour.gamma = p->gamma;
-        w->contour.tau = p->tau;
-        w->contour.N = (int)p->N;
-        w->contour.poles = (int)p->poles;
-        for (size_t q = 0; q < p->poles; q++) {
-            w->contour.pole_re[q] = p->pole_re[q];
-            w->contour.pole_im[q] = p->pole_im[q];
-        }
         w0->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h,
                                      .a = w->base.contour_a, .b = w->base.contour_b, .T = T[k],
                                      .mu = mu[k], .change = &w->base.contour_local,
-                                     .contour = &w->contour};
+                                     .contour = &w->base.contour_plan};
     }
     if ((rc = kcu_gfmc_contour(w0->jobs, n, dS, w0->contour_errs)))
         return rc;

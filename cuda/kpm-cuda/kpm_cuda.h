@@ -160,19 +160,12 @@ typedef struct kcu_gfmc_job {
     double a, b;                    /* rescaling of h */
     double T, mu;                   /* > 0; finite */
     const mcf_local_change *change; /* checked by the caller (mcf_local_change_check) */
-    const struct kcu_contour *contour; /* kcu_gfmc_contour only: the job's contour */
+    /* kcu_gfmc_contour only: the job's contour (kpm_core.h, "GFMC on a contour"), chosen on
+     * the host by kpm_contour_plan_for for the job's T, mu, a, b: the ellipse e^{gamma} with
+     * N half-contour intervals (N + 1 nodes, N + 1 <= 2 x the scratch's nodes), the
+     * quadrature strip tau, the enclosed Fermi poles (borrowed) */
+    const struct kpm_contour_plan *contour;
 } kcu_gfmc_job;
-
-/* GFMC on the contour, all of it on the device (kpm_core.h, "GFMC on a contour"): the
- * ellipse e^{gamma} of the rescaled spectrum with N half-contour intervals (N + 1 nodes,
- * N + 1 <= 2 x the scratch's nodes), the quadrature strip tau, and the enclosed Fermi poles
- * t_k (at most 16), chosen on the host (kpm_contour_plan_for) for the job's T, mu, a, b. */
-#define KCU_CONTOUR_POLES 16
-typedef struct kcu_contour {
-    double gamma, tau;
-    int N, poles;
-    double pole_re[KCU_CONTOUR_POLES], pole_im[KCU_CONTOUR_POLES];
-} kcu_contour;
 
 /* dS and its error bound err (as kpm_contour_finish_diag gives them) of every job in one
  * launch: the recursion, then per chain the Green's functions at the N + 1 nodes (an FFT

@@ -946,7 +946,7 @@ struct kcu_task {
      * aux, status */
     int contour, cN, np;
     double gam, tau, cT, cmu;
-    double pole_re[KCU_CONTOUR_POLES], pole_im[KCU_CONTOUR_POLES];
+    double pole_re[KPM_CONTOUR_PLAN_POLES], pole_im[KPM_CONTOUR_PLAN_POLES];
 };
 
 /* status codes in out[3] */
@@ -1211,7 +1211,7 @@ __device__ void kcu_contour_finish(const kcu_task *T, const double *mu, int g, i
 
     /* block 0: warp 0 follows the phase over the nodes (a scan of the steps), the sums and
      * bounds; warps 1.. the Green's functions at the poles (Horner, undamped) */
-    __shared__ double2 pchi[KCU_CONTOUR_POLES][KCU_NV];
+    __shared__ double2 pchi[KPM_CONTOUR_PLAN_POLES][KCU_NV];
     __shared__ double sums[6];
     if (warp == 0) {
         double carry = 0.0, qf = 0.0, qc = 0.0, et = 0.0, fm = 0.0, smax = 0.0;
@@ -2042,13 +2042,13 @@ static int kcu_gfmc_batch(const kcu_gfmc_job *jobs, size_t n, double *dS, double
                 return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC: temperature T = %g must be finite "
                                 "and > 0, and mu = %g finite", j->T, j->mu);
             if (contour) {
-                const kcu_contour *c = j->contour;
+                const kpm_contour_plan *c = j->contour;
                 if (!c || j->g->extrapolate || c->N < 2 || c->N % 2 ||
-                    (size_t)c->N + 1 > 2 * j->g->N || c->poles < 0 ||
-                    c->poles > KCU_CONTOUR_POLES || !(c->gamma > 0.0))
+                    c->N + 1 > 2 * j->g->N || c->too_many ||
+                    c->poles > KPM_CONTOUR_PLAN_POLES || !(c->gamma > 0.0))
                     return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC on the contour, job %zu: no "
-                                    "contour, or one that does not fit the scratch (N = %d, "
-                                    "%d poles; a bug, please report it)", k, c ? c->N : 0,
+                                    "contour, or one that does not fit the scratch (N = %zu, "
+                                    "%zu poles; a bug, please report it)", k, c ? c->N : 0,
                                     c ? c->poles : 0);
             } else if ((rc = kcu_gfmc_weights(j->g, j->a, j->b, j->T, j->mu))) {
                 return rc;
@@ -2121,15 +2121,15 @@ static int kcu_gfmc_batch(const kcu_gfmc_job *jobs, size_t n, double *dS, double
         t->moments_only = mu_out != NULL;
         t->mu_out = mu_out ? res_dev + 4 * n + mom * k : NULL;
         if (contour) {
-            const kcu_contour *cc = j->contour;
+            const kpm_contour_plan *cc = j->contour;
             t->contour = 1;
-            t->cN = cc->N;
-            t->np = cc->poles;
+            t->cN = (int)cc->N;
+            t->np = (int)cc->poles;
             t->gam = cc->gamma;
             t->tau = cc->tau;
             t->cT = j->T;
             t->cmu = j->mu;
-            for (int q = 0; q < cc->poles; q++) {
+            for (size_t q = 0; q < cc->poles; q++) {
                 t->pole_re[q] = cc->pole_re[q];
                 t->pole_im[q] = cc->pole_im[q];
             }
@@ -2212,11 +2212,11 @@ static int kcu_gfmc_batch(const kcu_gfmc_job *jobs, size_t n, double *dS, double
                           r[1], jobs[k].T);
         else if (r[3] == KCU_ST_CPHASE)
             rc = mcf_fail(MCF_EINVAL,
-                          "kpm-cuda: GFMC of job %zu: the %d contour nodes do not follow the "
+                          "kpm-cuda: GFMC of job %zu: the %zu contour nodes do not follow the "
                           "phase of det(1 - G Delta) (largest step %.2f rad, end phase %.3g "
                           "instead of 0) at T = %g, mu = %g: the change moves levels by more "
                           "than the contour's distance %.3g (rescaled) resolves; raise "
-                          "energy_points (now %d)", k, jobs[k].contour->N, r[1], r[2],
+                          "energy_points (now %zu)", k, jobs[k].contour->N, r[1], r[2],
                           jobs[k].T, jobs[k].mu, jobs[k].contour->gamma, jobs[k].contour->N);
         else if (r[3] == KCU_ST_PHASE)
             rc = mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC of job %zu: Im log d(E) ends at %.3g "

@@ -74,6 +74,20 @@ static double kc_solve_norm(const double complex *LU, const int *perm, int K,
     return sqrt(s);
 }
 
+/* A = 1 - (C W) / s for K x K matrices (row-major): the matrix whose determinant is d, at a
+ * node (W with the 1/a of its node factor, s = 1) or a pole (s = a). */
+static void kc_one_minus(const double complex *C, const double complex *W, int K, double s,
+                         double complex *A)
+{
+    for (int p = 0; p < K; p++)
+        for (int q = 0; q < K; q++) {
+            double complex v = 0.0;
+            for (int r = 0; r < K; r++)
+                v += C[p * K + r] * W[r * K + q];
+            A[p * K + q] = (p == q ? 1.0 : 0.0) - v / s;
+        }
+}
+
 static void kc_combine(kpm_contour *g, size_t K, const double *dmu);
 
 /* The moment matrix of the change's vectors into g->mu.  Rank 1 and 2 (every single-site
@@ -220,13 +234,7 @@ static int kc_finish(kpm_contour *g, double a2, double b2, const mcf_change *c, 
                     Wm[q * K + p] = wf * CMPLX(x[2 * jc], -x[2 * jc + 1]);
             }
         double complex A[MCF_CHANGE_RANK * MCF_CHANGE_RANK];
-        for (int p = 0; p < K; p++)
-            for (int q = 0; q < K; q++) {
-                double complex v = 0.0;
-                for (int r = 0; r < K; r++)
-                    v += C[p * K + r] * Wm[r * K + q];
-                A[p * K + q] = (p == q ? 1.0 : 0.0) - v;
-            }
+        kc_one_minus(C, Wm, K, 1.0, A);
         /* d = det A: its log modulus and its phase, followed node by node, and
          * ||A^-1 C||_F for the error bound */
         double logabs, xnorm;
@@ -328,13 +336,7 @@ static int kc_finish(kpm_contour *g, double a2, double b2, const mcf_change *c, 
                 Wm[p * K + q] = 4.0 * tp * chi / (1.0 - tp * tp);
             }
         double complex A[MCF_CHANGE_RANK * MCF_CHANGE_RANK];
-        for (int p = 0; p < K; p++)
-            for (int q = 0; q < K; q++) {
-                double complex v = 0.0;
-                for (int r = 0; r < K; r++)
-                    v += C[p * K + r] * Wm[r * K + q];
-                A[p * K + q] = (p == q ? 1.0 : 0.0) - v / a2;
-            }
+        kc_one_minus(C, Wm, K, a2, A);
         int perm[MCF_CHANGE_RANK], swaps;
         if (kc_lu(A, K, perm, &swaps))
             return mcf_fail(MCF_EINVAL, "kpm: GFMC: det(1 - G Delta) vanishes at the Fermi pole "

@@ -295,6 +295,19 @@ static void ops_contour_warn(const kpm_backend *be, kpm_ops_ws *w, double T, dou
             be->name, T, w->M, err, m2);
 }
 
+/* keeps the failure of the lowest workspace k of a parallel loop (its code and message):
+ * the batch reports the same one on any thread count */
+static void ops_first_failure(int r, size_t k, int *failed, size_t *bad, char *msg,
+                              size_t len)
+{
+#pragma omp critical(kpm_contour_error)
+    if (!*failed || k < *bad) {
+        *failed = r;
+        *bad = k;
+        snprintf(msg, len, "%s", mcf_last_error());
+    }
+}
+
 /* the batch's error bounds into err (may be NULL), and the warnings */
 static void ops_contour_bounds(const kpm_backend *be, void *const *ws, size_t n,
                                const double *T, double *err)
@@ -345,14 +358,8 @@ static int ops_contour_batch(const kpm_backend *be, void *const *ws, size_t n,
                 continue;
             const int r = kpm_contour_plan_for(w->contour, w->contour_a, w->contour_b, T[k],
                                                mu[k], &w->contour_plan);
-            if (r) {
-#pragma omp critical(kpm_contour_error)
-                if (!failed || k < bad) {
-                    failed = r;
-                    bad = k;
-                    snprintf(msg, sizeof msg, "%s", mcf_last_error());
-                }
-            }
+            if (r)
+                ops_first_failure(r, k, &failed, &bad, msg, sizeof msg);
             whole = whole && !r && !w->contour_plan.too_many;
         }
         if (!rc && failed)
@@ -377,14 +384,8 @@ static int ops_contour_batch(const kpm_backend *be, void *const *ws, size_t n,
                                                  dS + k, &w->contour_err)
                        : kpm_contour_delta_action(w->contour, w->h, w->a, w->b, changes[k],
                                                   T[k], mu[k], dS + k, &w->contour_err);
-        if (r) {
-#pragma omp critical(kpm_contour_error)
-            if (!failed || k < bad) {
-                failed = r;
-                bad = k;
-                snprintf(msg, sizeof msg, "%s", mcf_last_error());
-            }
-        }
+        if (r)
+            ops_first_failure(r, k, &failed, &bad, msg, sizeof msg);
     }
     if (failed)
         return mcf_fail(failed, "%s: %s of workspace %zu: %s", be->name, what, bad, msg);
