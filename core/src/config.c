@@ -523,11 +523,22 @@ static void checked_release(checked *ck)
     memset(ck, 0, sizeof *ck);
 }
 
+/* Whether key j goes into config.ini: it has a value, and MCF_PARAM_ECHO_IF_CHANGED keys
+ * only when it is not the default's text. */
+static int echoed(const checked *ck, size_t j)
+{
+    const mcf_param_spec *s = &ck->specs[j];
+    if (!ck->text[j])
+        return 0;
+    return !(s->flags & MCF_PARAM_ECHO_IF_CHANGED) || !s->default_value ||
+           strcmp(ck->text[j], s->default_value) != 0;
+}
+
 static void write_section(mcf_text *t, const checked *ck)
 {
     mcf_text_printf(t, "[%s]\n", ck->section);
     for (size_t j = 0; j < ck->n; j++)
-        if (ck->text[j])
+        if (echoed(ck, j))
             mcf_text_printf(t, "%s = %s\n", ck->specs[j].name, ck->text[j]);
     mcf_text_printf(t, "\n");
 }
@@ -542,12 +553,12 @@ static void write_section_given(mcf_text *t, const checked *ck, const mcf_config
     }
     size_t given = 0;
     for (size_t j = 0; j < ck->n; j++)
-        given += ck->text[j] && mcf_config_find(c, ck->section, ck->specs[j].name);
+        given += echoed(ck, j) && mcf_config_find(c, ck->section, ck->specs[j].name);
     if (!given)
         return;
     mcf_text_printf(t, "[%s]\n", ck->section);
     for (size_t j = 0; j < ck->n; j++)
-        if (ck->text[j] && mcf_config_find(c, ck->section, ck->specs[j].name))
+        if (echoed(ck, j) && mcf_config_find(c, ck->section, ck->specs[j].name))
             mcf_text_printf(t, "%s = %s\n", ck->specs[j].name, ck->text[j]);
     mcf_text_printf(t, "\n");
 }

@@ -163,6 +163,8 @@ static const mcf_param_spec params[] = {
     {"lattice", MCF_PARAM_CHOICE, "square", 0, 0, 0, MCF_LATTICE_CHOICES, "a choice"},
     {"flag", MCF_PARAM_BOOL, "false", 0, 0, 0, NULL, "a boolean"},
     {"seed_like", MCF_PARAM_INT, "0", MCF_PARAM_NO_SCAN, 0, 0, NULL, "not scannable"},
+    {"late_key", MCF_PARAM_INT, "0", MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
+     "a key added later: in config.ini only when not 0"},
 #ifdef TEST_VARIANT_FAIL
     {"fail_after", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
      "propose() fails at this proposal of the chain (0 = never)"},

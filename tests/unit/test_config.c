@@ -100,6 +100,9 @@ int main(void)
                   strstr(s->canonical, "n = 2:8:4"),
               "canonical config has defaults and the scan text:\n%s", s->canonical);
         CHECK(!strcmp(s->output, "good.out"), "default output %s", s->output);
+        CHECK(!strstr(s->canonical, "late_key"),
+              "a MCF_PARAM_ECHO_IF_CHANGED key at its default is not in config.ini:\n%s",
+              s->canonical);
         /* what `mcf resume` does: read config.ini as used back; the grid must be the same
          * point by point, or the checkpoint's chains would meet other scan points */
         mcf_setup *r = NULL;
@@ -120,6 +123,22 @@ int main(void)
             mcf_setup_free(r);
         }
         mcf_setup_free(s);
+    }
+
+    /* ... and is written (entering the configuration hash) once it is given another value;
+     * given its default, it stays out */
+    for (int k = 0; k < 2; k++) {
+        mcf_setup *e = NULL;
+        CHECK(setup_of("late.ini", k ? HEAD "[model]\nlate_key = 3\n"
+                                      : HEAD "[model]\nlate_key = 0\n", &e) == MCF_OK,
+              "late_key: %s", mcf_last_error());
+        if (e) {
+            CHECK(!strstr(e->canonical, "late_key = 3") == !k,
+                  "late_key = %d: config.ini as used:\n%s", k ? 3 : 0, e->canonical);
+            CHECK(k || !strstr(e->canonical, "late_key"), "late_key = 0 echoed:\n%s",
+                  e->canonical);
+            mcf_setup_free(e);
+        }
     }
 
     /* --set overrides a value and records where it came from */

@@ -29,7 +29,11 @@ enum {
     MCF_PARAM_HAS_MAX = 1u << 1,        /* value <= max (or < max with MAX_EXCLUSIVE) */
     MCF_PARAM_MIN_EXCLUSIVE = 1u << 2,
     MCF_PARAM_MAX_EXCLUSIVE = 1u << 3,
-    MCF_PARAM_NO_SCAN = 1u << 4         /* may not be a scan axis (a list or a linspace) */
+    MCF_PARAM_NO_SCAN = 1u << 4,        /* may not be a scan axis (a list or a linspace) */
+    /* written into config.ini (and so the checkpoint's configuration hash) only when the
+     * value differs from the default: a key added to a plugin after runs were checkpointed
+     * leaves those checkpoints resumable */
+    MCF_PARAM_ECHO_IF_CHANGED = 1u << 5
 };
 
 typedef struct mcf_param_spec {
