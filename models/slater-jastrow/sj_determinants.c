@@ -1,0 +1,161 @@
+/* sj_determinants.c — the Slater determinants D_sigma = det A_sigma of the slater-jastrow
+ * model as the model keeps them (determinants = model, or auto below the evaluator's
+ * threshold): the inverses by LU and their drift, the ratio of one electron's move, and the
+ * update when the move is accepted (accept_move, which also hands an accepted move to the
+ * evaluator when it keeps the determinants: sj_determinants_ev.c).
+ *
+ * A_sigma[i][l] = phi_l(r_i) (row = electron i of spin sigma, column = orbital l) is kept
+ * as the rows A[s][i * m + l], its inverse as Ainv[s][l * m + i] (m electrons of spin s).
+ * The ratio of moving electron i to r_i' is R = sum_l phi_l(r_i') Ainv[l][i].
+ *
+ * accept: Sherman-Morrison, A' = A + e_i (v - a_i)^T, with w = v^T Ainv (w_i = R),
+ *     Ainv'[:, j] = Ainv[:, j] - Ainv[:, i] (w_j - delta_ij) / R.
+ * Every N accepted moves of a chain the inverses are recomputed from the stored rows A by
+ * LU (GSL); the drift max |Ainv_SM A - 1| is measured before, logged (MCF_LOG_DEBUG) and its
+ * maximum kept (logged at destroy). */
+#include "slater_jastrow_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <gsl/gsl_linalg.h>
+
+/* Inverse of the m x m matrix of rows A (row-major) into Ainv by GSL LU; MCF_EINVAL if
+ * singular.  Ainv[l * m + i]: Ainv is the matrix inverse (A Ainv = 1). */
+int invert(sj_chain *c, const double *A, size_t m, double *Ainv)
+{
+    gsl_matrix_view lu = gsl_matrix_submatrix(c->lu, 0, 0, m, m);
+    gsl_matrix_view inv = gsl_matrix_submatrix(c->inv, 0, 0, m, m);
+    gsl_permutation *p = c->perm;
+    p->size = m;
+    for (size_t i = 0; i < m; i++)
+        for (size_t l = 0; l < m; l++)
+            gsl_matrix_set(&lu.matrix, i, l, A[i * m + l]);
+    int sign;
+    if (gsl_linalg_LU_decomp(&lu.matrix, p, &sign))
+        return MCF_EINVAL;
+    for (size_t i = 0; i < m; i++)
+        if (gsl_matrix_get(&lu.matrix, i, i) == 0.0)
+            return MCF_EINVAL;
+    if (gsl_linalg_LU_invert(&lu.matrix, p, &inv.matrix))
+        return MCF_EINVAL;
+    for (size_t l = 0; l < m; l++)
+        for (size_t i = 0; i < m; i++)
+            Ainv[l * m + i] = gsl_matrix_get(&inv.matrix, l, i);
+    return MCF_OK;
+}
+
+/* max |Ainv A - 1| over the entries (m x m). */
+double drift(const double *A, const double *Ainv, size_t m)
+{
+    double worst = 0.0;
+    for (size_t l = 0; l < m; l++)
+        for (size_t j = 0; j < m; j++) {
+            double s = 0.0;
+            for (size_t i = 0; i < m; i++)
+                s += Ainv[l * m + i] * A[i * m + j];
+            const double d = fabs(s - (l == j ? 1.0 : 0.0));
+            if (d > worst)
+                worst = d;
+        }
+    return worst;
+}
+
+/* Fills the rows A from phi (n x norb at the electrons); refresh_inverses inverts them. */
+int rows_from_phi(sj_chain *c, const double *phi, double *A_out[2])
+{
+    for (size_t s = 0; s < 2; s++) {
+        const size_t m = spin_count(c, s), first = s == 0 ? 0 : c->n_up;
+        for (size_t i = 0; i < m; i++)
+            memcpy(A_out[s] + i * m, phi + (first + i) * c->norb, m * sizeof(double));
+    }
+    return MCF_OK;
+}
+
+/* Recomputes the inverses from the rows A by LU; measure: first logs the drift of the
+ * Sherman-Morrison inverses and keeps its maximum. */
+int refresh_inverses(sj_chain *c, int measure)
+{
+    for (size_t s = 0; s < 2; s++) {
+        const size_t m = spin_count(c, s);
+        if (!m)
+            continue;
+        if (measure) {
+            const double d = drift(c->A[s], c->Ainv[s], m);
+            if (d > c->max_drift)
+                c->max_drift = d;
+            mcf_log(MCF_LOG_DEBUG, "slater-jastrow: spin %s, after %llu accepted moves: "
+                    "Sherman-Morrison drift max|Ainv A - 1| = %.3e", s ? "down" : "up",
+                    (unsigned long long)c->accepted_since, d);
+        }
+        if (invert(c, c->A[s], m, c->Ainv[s]))
+            return mcf_fail(MCF_EINTERNAL, "slater-jastrow: the %s-spin Slater matrix is "
+                            "singular (two electrons of one spin at the same point?)",
+                            s ? "down" : "up");
+    }
+    c->accepted_since = 0;
+    c->refreshes++;
+    return MCF_OK;
+}
+
+/* The determinant ratio of moving electron e to its trial position. */
+double det_ratio(const sj_chain *c, size_t e)
+{
+    const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
+    const double *v = c->trial_phi + e * c->norb, *Ai = c->Ainv[s];
+    double R = 0.0;
+    for (size_t l = 0; l < m; l++)
+        R += v[l] * Ai[l * m + i];
+    return R;
+}
+
+/* The accepted move of electron e: the update of its spin's inverse (Sherman-Morrison
+ * here, det_accept on the evaluator), its row and its position; the turn advances, and
+ * every N accepted moves the inverses are refreshed. */
+int accept_move(sj_chain *c, const void *move)
+{
+    const size_t e = (size_t)((const sj_move *)move)->e;
+    const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
+    if (c->on_ev) {
+        int rc = c->ev->det_accept(c->det[s], i);
+        if (rc)
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_accept", c->ev_name);
+        for (int a = 0; a < 3; a++)
+            c->r[3 * e + a] = c->trial[3 * e + a]; /* wrapped in begin_sweep */
+        c->turn++;
+        if (++c->accepted_since >= c->n)
+            return refresh_on_ev(c);
+        return MCF_OK;
+    }
+    const double *v = c->trial_phi + e * c->norb;
+    double *Ai = c->Ainv[s], *w = c->w, *col = c->col;
+    for (size_t j = 0; j < m; j++) {
+        double x = 0.0;
+        for (size_t l = 0; l < m; l++)
+            x += v[l] * Ai[l * m + j];
+        w[j] = x;
+    }
+    const double R = w[i]; /* against the current configuration (for qs: not the ratio used) */
+    if (R == 0.0 || !isfinite(R)) {
+        if (c->qs)
+            return mcf_fail(MCF_EINTERNAL, "slater-jastrow: move = qs: the moves accepted in "
+                            "this sweep together make the Slater matrix singular (ratio %g); "
+                            "use move = pbp", R);
+        return mcf_fail(MCF_EINTERNAL, "slater-jastrow: accepted a move with determinant "
+                        "ratio %g (a bug, please report it)", R);
+    }
+    for (size_t l = 0; l < m; l++)
+        col[l] = Ai[l * m + i] / R;
+    for (size_t l = 0; l < m; l++) {
+        double *row = Ai + l * m;
+        for (size_t j = 0; j < m; j++)
+            row[j] -= col[l] * (w[j] - (j == i ? 1.0 : 0.0));
+    }
+    memcpy(c->A[s] + i * m, v, m * sizeof *v);
+    for (int a = 0; a < 3; a++)
+        c->r[3 * e + a] = wrap(c->trial[3 * e + a], c->L);
+    c->turn++;
+    if (++c->accepted_since >= c->n)
+        return refresh_inverses(c, 1);
+    return MCF_OK;
+}

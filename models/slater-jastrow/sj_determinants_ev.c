@@ -1,0 +1,93 @@
+/* sj_determinants_ev.c — the Slater determinants of the slater-jastrow model kept by the
+ * orbital evaluator (determinants = auto | evaluator; c->on_ev): handing the rows and
+ * inverses over (create, load) and back (save), and the refresh every N accepted moves.
+ * The calls of the sweep and the measurement (det_trial, det_ratio, det_accept, det_local)
+ * sit beside the host's path in sj_sweep.c, sj_determinants.c and sj_local_energy.c.
+ *
+ * An orbital evaluator may offer the optional determinant ops of mcf/orbital.h (blip-cuda
+ * does: the matrices stay on the GPU).  With determinants = evaluator, or auto when move =
+ * pbp and N_up >= 90 (below that the host's O(m^2) update beats a device round trip of
+ * ~15 us per move for one walker: docs/benchmarks.md), the model hands each chain's up and
+ * down rows and inverses to the evaluator (det_set, at create and load) and from then on:
+ * begin_sweep asks for the orbital rows at the trial positions (det_trial: they stay with
+ * the evaluator; the trial positions are wrapped into the cell first, so that the
+ * evaluator's positions are the model's), log_ratio asks for the determinant ratios of the
+ * whole batch in one det_ratio call and adds the Jastrow ratio, accept calls det_accept
+ * (the evaluator applies the same Sherman-Morrison update, possibly at its next op), every
+ * N accepted moves det_refresh reports the drift max |Ainv A - 1| and restores the inverse
+ * (a drift >= 0.25 is recomputed in the model by LU from the rows, det_get / det_set),
+ * measure_batch asks det_local for grad_i D / D and lap_i D / D, and save copies rows and
+ * inverses back (det_get), so checkpoints are the same bytes whoever keeps the matrices.
+ * determinants = model keeps them in the model (sj_determinants.c).  The chains of a batch
+ * compute their Jastrow ratios and local energies in parallel over the cores (OpenMP; a
+ * device evaluator's batch steps on one thread), each exactly as alone. */
+#include "slater_jastrow_internal.h"
+
+/* Hands the host's rows and inverses (and the positions) to the evaluator's determinants. */
+int push_dets(sj_chain *c)
+{
+    for (size_t s = 0; s < 2; s++) {
+        if (!c->det[s])
+            continue;
+        int rc = c->ev->det_set(c->det[s], c->r + 3 * spin_first(c, s), c->A[s], c->Ainv[s]);
+        if (rc)
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_set", c->ev_name);
+    }
+    return MCF_OK;
+}
+
+/* Copies the evaluator's rows and inverses into the host's A and Ainv (for a checkpoint). */
+int pull_dets(sj_chain *c)
+{
+    for (size_t s = 0; s < 2; s++) {
+        if (!c->det[s])
+            continue;
+        int rc = c->ev->det_get(c->det[s], NULL, c->A[s], c->Ainv[s]);
+        if (rc)
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_get", c->ev_name);
+    }
+    return MCF_OK;
+}
+
+/* Every N accepted moves: the evaluator measures the drift and restores its inverses (a
+ * Newton step); a drift of 0.25 or more is recomputed here by LU from the rows. */
+int refresh_on_ev(sj_chain *c)
+{
+    void *dets[2];
+    size_t spin[2], nd = 0;
+    double drift[2];
+    for (size_t s = 0; s < 2; s++)
+        if (c->det[s]) {
+            dets[nd] = c->det[s];
+            spin[nd++] = s;
+        }
+    int rc = c->ev->det_refresh(dets, nd, drift);
+    if (rc)
+        return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_refresh", c->ev_name);
+    for (size_t k = 0; k < nd; k++) {
+        const size_t s = spin[k], m = spin_count(c, s);
+        if (drift[k] > c->max_drift || drift[k] != drift[k])
+            c->max_drift = drift[k];
+        mcf_log(MCF_LOG_DEBUG, "slater-jastrow: spin %s, after %llu accepted moves: "
+                "Sherman-Morrison drift max|Ainv A - 1| = %.3e (evaluator %s)",
+                s ? "down" : "up", (unsigned long long)c->accepted_since, drift[k],
+                c->ev_name);
+        if (drift[k] < 0.25)
+            continue;
+        if ((rc = c->ev->det_get(dets[k], NULL, c->A[s], c->Ainv[s])))
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_get", c->ev_name);
+        if (invert(c, c->A[s], m, c->Ainv[s]))
+            return mcf_fail(MCF_EINTERNAL, "slater-jastrow: the %s-spin Slater matrix is "
+                            "singular (two electrons of one spin at the same point?)",
+                            s ? "down" : "up");
+        rc = c->ev->det_set(dets[k], c->r + 3 * spin_first(c, s), c->A[s], c->Ainv[s]);
+        if (rc)
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_set", c->ev_name);
+        const double *rt[1] = {c->trial + 3 * spin_first(c, s)}; /* det_set forgot them */
+        if ((rc = c->ev->det_trial(&dets[k], 1, rt)))
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_trial", c->ev_name);
+    }
+    c->accepted_since = 0;
+    c->refreshes++;
+    return MCF_OK;
+}

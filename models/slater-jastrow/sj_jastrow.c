@@ -1,0 +1,124 @@
+/* sj_jastrow.c — the Jastrow factor exp(J) of the slater-jastrow model, J = sum_{i<j}
+ * u_{s_i s_j}(r_ij): its parameters (set at create), the change of J when one electron
+ * moves (log_ratio) and its gradient and Laplacian (the local energy).  With jastrow = none
+ * nothing here is called.
+ *
+ * Jastrow (jastrow = rpa): with t(r) = (1 - r/r_c)^3 and h(r) = -(A/r)(1 - exp(-r/F)),
+ *     u(r) = t(r) h(r) for r < r_c, 0 beyond,
+ * an RPA-like (Gaskell / Ceperley) short-range form truncated by a factor whose value,
+ * first and second derivatives vanish at r_c, so u, grad u and lap u are continuous and the
+ * local energy has no delta function at r_c.  Pairs interact through the nearest image
+ * (r_c <= L/2, the Wigner-Seitz radius of the cube's inscribed sphere: at most one image of
+ * r_j lies within r_c of r_i).  The cusp conditions (Kato; Foulkes et al. RMP 73, 33, eq.
+ * 36) fix F: u'(0) = gamma with gamma = 1/2 for antiparallel, 1/4 for parallel spins.
+ * u'(0) = t'(0) h(0) + h'(0) = 3A/(r_c F) + A/(2F^2), so gamma F^2 - (3A/r_c) F - A/2 = 0,
+ *     F = [3A/r_c + sqrt(9A^2/r_c^2 + 2 gamma A)] / (2 gamma)   (the positive root).
+ * A (jastrow_a, bohr) defaults to the RPA value 1/omega_p = sqrt(r_s^3 / 3); r_c
+ * (jastrow_cutoff) defaults to L/2. */
+#include "slater_jastrow_internal.h"
+
+#include <math.h>
+
+/* Nearest-image separation ri - rj, returns its length. */
+static double min_image(const sj_chain *c, const double *ri, const double *rj, double d[3])
+{
+    double s2 = 0.0;
+    for (int a = 0; a < 3; a++) {
+        double x = ri[a] - rj[a];
+        x -= c->L * nearbyint(x / c->L);
+        d[a] = x;
+        s2 += x * x;
+    }
+    return sqrt(s2);
+}
+
+/* u(r), u'(r), u''(r) of the rpa Jastrow for the parameter set p (see the header). */
+static void jastrow_u(const sj_jastrow *p, double r, double *u, double *du, double *d2u)
+{
+    if (r >= p->rc) {
+        *u = *du = *d2u = 0.0;
+        return;
+    }
+    const double A = p->A, F = p->F, x = 1.0 - r / p->rc;
+    const double t = x * x * x, t1 = -3.0 * x * x / p->rc, t2 = 6.0 * x / (p->rc * p->rc);
+    double h, h1, h2;
+    if (r < 1e-6 * F) { /* series: h = -A/F + A r/(2F^2) - A r^2/(6F^3) */
+        h = -A / F + A * r / (2 * F * F) - A * r * r / (6 * F * F * F);
+        h1 = A / (2 * F * F) - A * r / (3 * F * F * F);
+        h2 = -A / (3 * F * F * F);
+    } else {
+        const double E = exp(-r / F), omE = -expm1(-r / F);
+        h = -A * omE / r;
+        h1 = A * omE / (r * r) - A * E / (F * r);
+        h2 = -2.0 * A * omE / (r * r * r) + 2.0 * A * E / (F * r * r) + A * E / (F * F * r);
+    }
+    *u = t * h;
+    *du = t1 * h + t * h1;
+    *d2u = t2 * h + 2.0 * t1 * h1 + t * h2;
+}
+
+/* u(r) alone: the same operations as jastrow_u's value, so the same bits, without the
+ * derivatives (and their exp) that a ratio does not need. */
+static double jastrow_u_value(const sj_jastrow *p, double r)
+{
+    if (r >= p->rc)
+        return 0.0;
+    const double A = p->A, F = p->F, x = 1.0 - r / p->rc;
+    const double t = x * x * x;
+    double h;
+    if (r < 1e-6 * F)
+        h = -A / F + A * r / (2 * F * F) - A * r * r / (6 * F * F * F);
+    else
+        h = -A * -expm1(-r / F) / r;
+    return t * h;
+}
+
+/* The rpa parameters of the two spin pairs (see the header): jp[0] parallel (gamma = 1/4),
+ * jp[1] antiparallel (gamma = 1/2). */
+void jastrow_init(sj_jastrow jp[2], double ja, double jrc, double rs, double L)
+{
+    const double A = ja > 0.0 ? ja : sqrt(rs * rs * rs / 3.0);
+    const double rcut = jrc > 0.0 ? jrc : 0.5 * L;
+    for (int k = 0; k < 2; k++) {
+        const double gamma = k == 0 ? 0.25 : 0.5, b = 3.0 * A / rcut;
+        jp[k].A = A;
+        jp[k].rc = rcut;
+        jp[k].F = (b + sqrt(b * b + 2.0 * gamma * A)) / (2.0 * gamma);
+    }
+    mcf_log(MCF_LOG_INFO, "slater-jastrow: rpa Jastrow A = %.6g bohr, cutoff %.6g bohr "
+            "(L/2 = %.6g), F = %.6g (parallel), %.6g (antiparallel)", A, rcut, 0.5 * L,
+            jp[0].F, jp[1].F);
+}
+
+/* Sum over j != e of u(|x - r_j|) (x the position of electron e, old or trial). */
+double jastrow_one(const sj_chain *c, size_t e, const double *x)
+{
+    double sum = 0.0, d[3];
+    const size_t se = spin_of(c, e);
+    for (size_t j = 0; j < c->n; j++) {
+        if (j == e)
+            continue;
+        const double r = min_image(c, x, c->r + 3 * j, d);
+        sum += jastrow_u_value(&c->jp[spin_of(c, j) == se ? 0 : 1], r);
+    }
+    return sum;
+}
+
+/* grad_e J = sum_j u'(r_ej) r_ej / r_ej and lap_e J = sum_j [u''(r_ej) + 2 u'(r_ej)/r_ej] at
+ * the current positions, added into gJ and *lJ. */
+void jastrow_grad_lap(const sj_chain *c, size_t e, double gJ[3], double *lJ)
+{
+    const size_t n = c->n, s = spin_of(c, e);
+    for (size_t j = 0; j < n; j++) {
+        if (j == e)
+            continue;
+        double d[3], u, du, d2u;
+        const double r = min_image(c, c->r + 3 * e, c->r + 3 * j, d);
+        jastrow_u(&c->jp[spin_of(c, j) == s ? 0 : 1], r, &u, &du, &d2u);
+        if (r <= 0.0)
+            continue;
+        for (int a = 0; a < 3; a++)
+            gJ[a] += du * d[a] / r;
+        *lJ += d2u + 2.0 * du / r;
+    }
+}

@@ -1,0 +1,93 @@
+/* sj_local_energy.c — the measurements of the slater-jastrow model: the local energy of
+ * every chain of a batch, its kinetic part from the determinants and the Jastrow factor,
+ * its potential part from the Ewald sum.
+ *
+ * One vgl call for the current positions of all chains.  With D = D_up D_down,
+ *     grad_i D / D = sum_l grad phi_l(r_i) Ainv[l][i],  lap_i D / D likewise,
+ *     grad_i J = sum_j u'(r_ij) r_ij / r_ij,  lap_i J = sum_j [u''(r_ij) + 2 u'(r_ij)/r_ij],
+ *     E_kin = -(1/2) sum_i [lap_i D/D + 2 grad_i D/D . grad_i J + lap_i J + |grad_i J|^2],
+ * E_pot = the Ewald energy of the electrons in the neutralizing background (ewald.h),
+ * recomputed from scratch.  Observables per electron (hartree): energy, kinetic,
+ * potential, energy_sq (= energy^2, so var(E_L) = N^2 (<energy_sq> - <energy>^2)). */
+#include "slater_jastrow_internal.h"
+
+/* The observables (energy, kinetic, potential, energy_sq) of one chain into values. */
+static void local_energy(sj_chain *c, double *values)
+{
+    const size_t n = c->n, no = c->norb;
+    double kin = 0.0;
+    sj_timing *t = c->tm;
+    for (size_t e = 0; e < n; e++) {
+        const double t0 = t ? now_s() : 0.0;
+        const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
+        const double *Ai = c->Ainv[s];
+        double gD[3] = {0, 0, 0}, lD = 0.0;
+        if (c->on_ev) { /* from det_local */
+            gD[0] = c->gD[3 * e];
+            gD[1] = c->gD[3 * e + 1];
+            gD[2] = c->gD[3 * e + 2];
+            lD = c->lD[e];
+        } else
+            for (size_t l = 0; l < m; l++) {
+                const double a = Ai[l * m + i];
+                const double *g = c->grad + (e * no + l) * 3;
+                gD[0] += g[0] * a;
+                gD[1] += g[1] * a;
+                gD[2] += g[2] * a;
+                lD += c->lap[e * no + l] * a;
+            }
+        double gJ[3] = {0, 0, 0}, lJ = 0.0;
+        const double t1 = t ? now_s() : 0.0;
+        if (t)
+            t->det_m += t1 - t0;
+        if (c->jastrow) {
+            jastrow_grad_lap(c, e, gJ, &lJ);
+            if (t)
+                t->jastrow_m += now_s() - t1;
+        }
+        kin += lD + 2.0 * (gD[0] * gJ[0] + gD[1] * gJ[1] + gD[2] * gJ[2]) + lJ +
+               gJ[0] * gJ[0] + gJ[1] * gJ[1] + gJ[2] * gJ[2];
+    }
+    kin *= -0.5 / (double)n;
+    const double te = t ? now_s() : 0.0;
+    mcf_ewald_set_positions(c->ew, c->r);
+    const double pot = mcf_ewald_energy(c->ew, NULL) / (double)n;
+    if (t)
+        t->ewald_m += now_s() - te;
+    values[0] = kin + pot;
+    values[1] = kin;
+    values[2] = pot;
+    values[3] = (kin + pot) * (kin + pot);
+}
+
+int sj_measure_batch(void *const *chains, size_t n, double *const *values)
+{
+    for (size_t k0 = 0; k0 < n; k0 += SJ_BATCH) {
+        const size_t nb = n - k0 < SJ_BATCH ? n - k0 : SJ_BATCH;
+        const sj_chain *c0 = chains[k0];
+        const double t0 = c0->tm ? now_s() : 0.0;
+        int rc = orbitals_batch(chains + k0, nb, 1); /* grad D / D, lap D / D: on_ev */
+        if (rc)
+            return rc;
+        const double vshare = c0->tm ? (now_s() - t0) / (double)nb : 0.0;
+#pragma omp parallel for schedule(static) if (nb > 1)
+        for (size_t k = 0; k < nb; k++) {
+            sj_chain *c = chains[k0 + k];
+            const double tl = c->tm ? now_s() : 0.0;
+            local_energy(c, values[k0 + k]);
+            if (c->tm) {
+                c->tm->vgl += vshare;
+                c->tm->measure += vshare + (now_s() - tl);
+                c->tm->measurements++;
+            }
+        }
+    }
+    return MCF_OK;
+}
+
+int sj_measure(void *chain, double *values)
+{
+    void *chains[1] = {chain};
+    double *rows[1] = {values};
+    return sj_measure_batch(chains, 1, rows);
+}

@@ -1,0 +1,221 @@
+/* sj_sweep.c — the moves of the slater-jastrow model: begin_sweep draws every electron's
+ * trial position and its orbital row, then per electron propose / log_ratio / accept or
+ * reject (the update of the determinants on accept is sj_determinants.c's accept_move),
+ * and adapt tunes the step while thermalizing.
+ *
+ * ---- Moves (move = pbp) ----------------------------------------------------------------
+ * The core proposes units = N moves per sweep, in order, one per step, and calls
+ * accept or reject after each; the model moves electron s at step s.  begin_sweep draws,
+ * for every chain of the batch, N Gaussian displacements d_i (sigma = step * r_s per
+ * component) from the chain's own move stream (seed, 0x5c1a7e0000000000 + chain index),
+ * and asks the evaluator for the orbital values at all trial points r_i + d_i of all
+ * chains in one `values` call.  Electron i is not moved before its own turn, so r_i at its
+ * turn equals r_i at the start of the sweep and the precomputed row is exactly the row of
+ * the trial position.  log_ratio: the determinant ratio R = sum_l phi_l(r_i') Ainv[l][i]
+ * (A^{-1} of the electron's spin), and log |Psi'/Psi|^2 = 2 log|R| + 2 dJ.  The proposal is
+ * symmetric.  The acceptance uniforms come from the core's stream.
+ *
+ * ---- Moves (move = qs) -----------------------------------------------------------------
+ * Quasi-simultaneous updating (Q.S., the seed paper's eq. 11, proposed for GPUs): the
+ * trial positions and their orbital rows are made in begin_sweep as for pbp, and then
+ * every electron's ratio is taken against the configuration R^(alpha) at the start of the
+ * sweep, p(r_1, .., r_e', .., r_N) / p(R^(alpha)), all N of them in begin_sweep (N
+ * independent tasks), instead of against the configuration left by the electrons moved
+ * before it in the sweep.  The core then accepts or rejects electron e with that stored
+ * ratio (one uniform each, from the core's stream as for pbp), and accept applies the
+ * move to the current configuration exactly (Sherman-Morrison against the current Ainv,
+ * the same code as pbp), so after the sweep the state holds all accepted moves together.
+ * The state between sweeps is the same as pbp's (qs_lr is recomputed at every sweep), so
+ * checkpoints are unchanged.
+ *
+ * qs is an APPROXIMATION.  Its N-electron transition satisfies detailed balance with
+ * respect to |Psi|^2 only if Psi is a product of one-electron factors; the determinant and
+ * the Jastrow couple the electrons (two electrons may both be accepted moving onto each
+ * other, each judged against the other's old position), so its stationary distribution
+ * is not |Psi|^2: it does not vanish as |Psi|^2 at the nodes, nor is it suppressed by the
+ * Jastrow at short range.  Measured (test_vmc_heg (f): N = 14, r_s = 1, jastrow = rpa,
+ * planewave, seed 20240605, 20000 sweeps, step adapted to acceptance 0.5 while
+ * thermalizing): potential energy per electron -0.44938 +- 0.00154 (qs) vs -0.54176 +-
+ * 0.00146 (pbp), a bias of +0.0924 +- 0.0021 hartree (43 sigma); total energy 0.6236 +-
+ * 0.0260 (qs) vs 0.58648 +- 0.00091 (pbp), E_qs - E_pbp = +0.037 +- 0.026 (1.4 sigma);
+ * <energy_sq> - <energy>^2 = 13.4 (energy_sq error 10.8) for qs vs 0.0059 for pbp,
+ * acceptance 0.585 (qs) vs 0.500 (pbp).  The qs local energy is heavy-tailed (the
+ * density near the nodes, where E_L ~ 1/distance, is not suppressed), so its energy error
+ * bar is not reliable and its variance may not exist.  Use pbp for results; qs is there to
+ * measure the scheme. */
+#include "slater_jastrow_internal.h"
+
+#include <math.h>
+
+/* log |Psi(R with r_e -> trial_e) / Psi(R)|^2 against the chain's current configuration. */
+static double log_ratio_now(const sj_chain *c, size_t e)
+{
+    sj_timing *t = c->tm;
+    const double t0 = t ? now_s() : 0.0;
+    const double R = det_ratio(c, e);
+    double lr = R == 0.0 ? -INFINITY : 2.0 * log(fabs(R));
+    const double t1 = t ? now_s() : 0.0;
+    if (t)
+        t->det += t1 - t0;
+    if (c->jastrow) {
+        lr += 2.0 * (jastrow_one(c, e, c->trial + 3 * e) - jastrow_one(c, e, c->r + 3 * e));
+        if (t)
+            t->jastrow += now_s() - t1;
+    }
+    return lr;
+}
+
+int sj_begin_sweep(void *const *chains, size_t n)
+{
+    for (size_t k0 = 0; k0 < n; k0 += SJ_BATCH) {
+        const size_t nb = n - k0 < SJ_BATCH ? n - k0 : SJ_BATCH;
+        for (size_t k = 0; k < nb; k++) {
+            sj_chain *c = chains[k0 + k];
+            if (c->tm) {
+                c->tm->sweep_t0 = now_s();
+                c->tm->sweep_share = 1.0 / (double)n;
+                c->tm->sweeps++;
+            }
+            for (size_t i = 0; i < 3 * c->n; i++) {
+                c->disp[i] = c->step * mcf_rng_normal(&c->mv);
+                c->trial[i] = c->r[i] + c->disp[i];
+                if (c->on_ev) /* the evaluator's positions then stay those of c->r */
+                    c->trial[i] = wrap(c->trial[i], c->L);
+            }
+            c->turn = 0;
+            if (c->on_ev && c->index == 0 && !c->announced) {
+                mcf_log(MCF_LOG_INFO, "slater-jastrow: the Slater determinants are kept by "
+                        "evaluator %s (determinants = auto or evaluator; model keeps them on "
+                        "the host)", c->ev_name);
+                c->announced = 1;
+            }
+        }
+        const sj_chain *c0 = chains[k0];
+        const double tv0 = c0->tm ? now_s() : 0.0;
+        int rc = orbitals_batch(chains + k0, nb, 0); /* on_ev: the rows stay there */
+        if (rc)
+            return rc;
+        if (c0->tm) {
+            const double share = (now_s() - tv0) / (double)nb;
+            for (size_t k = 0; k < nb; k++) {
+                sj_timing *t = ((sj_chain *)chains[k0 + k])->tm;
+                if (t)
+                    t->orbitals += share;
+            }
+        }
+        /* move = qs: every ratio against the configuration R^(alpha) at the sweep's start */
+        for (size_t k = 0; k < nb; k++) {
+            sj_chain *c = chains[k0 + k];
+            if (c->qs)
+                for (size_t e = 0; e < c->n; e++)
+                    c->qs_lr[e] = log_ratio_now(c, e);
+        }
+    }
+    return MCF_OK;
+}
+
+int sj_propose(void *chain, mcf_rng *rng, void *move)
+{
+    (void)rng; /* the displacements were drawn in begin_sweep from the move stream */
+    const sj_chain *c = chain;
+    sj_move *m = move;
+    if (c->turn >= c->n)
+        return mcf_fail(MCF_EINTERNAL, "slater-jastrow: more than N = %zu proposals in a sweep "
+                        "(the core must call begin_sweep every sweep)", c->n);
+    m->e = c->turn;
+    return MCF_OK;
+}
+
+/* log_ratio with the determinants on the evaluator: one det_ratio call per 64 chains. */
+static int log_ratio_on_ev(void *const *chains, const sj_move *mv, size_t n, double *out)
+{
+    for (size_t k0 = 0; k0 < n; k0 += SJ_BATCH) {
+        const size_t nb = n - k0 < SJ_BATCH ? n - k0 : SJ_BATCH;
+        void *dets[SJ_BATCH];
+        size_t el[SJ_BATCH];
+        double R[SJ_BATCH];
+        const sj_chain *c0 = chains[k0];
+        for (size_t k = 0; k < nb; k++) {
+            const sj_chain *c = chains[k0 + k];
+            const size_t e = (size_t)mv[k0 + k].e;
+            if (!c->on_ev || c->ev != c0->ev)
+                return mcf_fail(MCF_EINTERNAL, "slater-jastrow: one batch holds chains with "
+                                "different evaluators (a bug, please report it)");
+            dets[k] = c->det[spin_of(c, e)];
+            el[k] = index_in_spin(c, e);
+        }
+        const double t0 = c0->tm ? now_s() : 0.0;
+        int rc = c0->ev->det_ratio(dets, nb, el, R);
+        if (rc)
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_ratio", c0->ev_name);
+        const double share = c0->tm ? (now_s() - t0) / (double)nb : 0.0;
+        /* the chains' Jastrow ratios are independent: spread over the cores (a device
+         * evaluator's batch steps on one thread); each is computed as alone */
+#pragma omp parallel for schedule(static) if (nb > 1)
+        for (size_t k = 0; k < nb; k++) {
+            const sj_chain *c = chains[k0 + k];
+            const size_t e = (size_t)mv[k0 + k].e;
+            double lr = R[k] == 0.0 ? -INFINITY : 2.0 * log(fabs(R[k]));
+            const double t1 = c->tm ? now_s() : 0.0;
+            if (c->jastrow)
+                lr += 2.0 * (jastrow_one(c, e, c->trial + 3 * e) -
+                             jastrow_one(c, e, c->r + 3 * e));
+            if (c->tm) {
+                c->tm->det += share;
+                c->tm->jastrow += now_s() - t1;
+            }
+            out[k0 + k] = lr;
+        }
+    }
+    return MCF_OK;
+}
+
+int sj_log_ratio(void *const *chains, const void *moves, size_t n, double *out)
+{
+    const sj_move *mv = moves;
+    if (n && ((const sj_chain *)chains[0])->on_ev)
+        return log_ratio_on_ev(chains, mv, n, out);
+#pragma omp parallel for schedule(static) if (n > 1)
+    for (size_t k = 0; k < n; k++) {
+        const sj_chain *c = chains[k];
+        const size_t e = (size_t)mv[k].e;
+        out[k] = c->qs ? c->qs_lr[e] : log_ratio_now(c, e);
+    }
+    return MCF_OK;
+}
+
+int sj_accept(void *chain, const void *move)
+{
+    sj_chain *c = chain;
+    const double t0 = c->tm ? now_s() : 0.0;
+    int rc = accept_move(c, move);
+    if (c->tm) {
+        const double t1 = now_s();
+        c->tm->update += t1 - t0;
+        end_turn_timing(c, t1);
+    }
+    return rc;
+}
+
+void sj_reject(void *chain, const void *move)
+{
+    (void)move;
+    sj_chain *c = chain;
+    c->turn++;
+    if (c->tm)
+        end_turn_timing(c, now_s());
+}
+
+void sj_adapt(void *chain, double acceptance)
+{
+    sj_chain *c = chain;
+    if (!(acceptance >= 0.0 && acceptance <= 1.0))
+        return;
+    double f = acceptance / 0.5;
+    f = f < 0.5 ? 0.5 : f > 2.0 ? 2.0 : f;
+    c->step *= f;
+    if (c->step > c->L)
+        c->step = c->L;
+    if (c->step < 1e-4 * c->rs)
+        c->step = 1e-4 * c->rs;
+}

@@ -1,0 +1,184 @@
+/* slater_jastrow_internal.h — what the files of the slater-jastrow model share: the chain
+ * (sj_chain: one walker's parameters, positions, Slater matrices, scratch and timers), the
+ * index helpers, and the functions one file defines for another.  Not installed and no
+ * interface: the plugin exports only its descriptor (slater_jastrow.c, whose header says
+ * which file holds what).  Every function here reports its errors through mcf_fail and
+ * returns the MCF_E* code, unless it says otherwise. */
+#ifndef MCF_SLATER_JASTROW_INTERNAL_H
+#define MCF_SLATER_JASTROW_INTERNAL_H
+
+#include "mcf/mcf.h"
+#include "mcf/orbital.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_permutation.h>
+
+#include "ewald.h"
+
+/* The chains of one evaluator call (the batches of begin_sweep, log_ratio, measure_batch). */
+#define SJ_BATCH 64
+
+/* The move the core carries from propose to log_ratio and accept / reject. */
+typedef struct sj_move {
+    uint64_t e; /* the electron moved */
+} sj_move;
+
+typedef struct sj_jastrow {
+    double A, F, rc; /* F per spin pair: see sj_jastrow.c */
+} sj_jastrow;
+
+/* Accumulated wall times in seconds (MCF_TIMING=1; see sj_timing.c). */
+typedef struct sj_timing {
+    double sweep, orbitals, det, update, jastrow;          /* per sweep */
+    double measure, vgl, det_m, jastrow_m, ewald_m;        /* per measurement */
+    double sweep_t0, sweep_share;                          /* the current sweep's start, 1/n */
+    uint64_t sweeps, measurements;
+} sj_timing;
+
+/* One chain (walker): its parameters, positions, Slater matrices and scratch. */
+typedef struct sj_chain {
+    size_t n, n_up, n_dn, norb; /* electrons, per spin, orbitals (= n_up) */
+    double L, rs, step;         /* cell side, r_s, Gaussian step (bohr) */
+    int jastrow;                /* 0 none, 1 rpa */
+    int qs;                     /* move = qs (quasi-simultaneous) */
+    sj_jastrow jp[2];           /* [0] parallel, [1] antiparallel */
+    const mcf_orbital_ops *ev;
+    const char *ev_name;
+    void *ws;
+    int on_ev;         /* the evaluator keeps the determinants (det ops) */
+    int announced;     /* on_ev, chain 0: the log says so (at the first sweep: the log file
+                          opens after the chains are created) */
+    void *det[2];      /* on_ev: its determinant of spin s (NULL when the spin is empty) */
+    double *gD, *lD;   /* on_ev: n x 3 and n: grad_i D / D, lap_i D / D at measurement */
+    mcf_ewald *ew;
+    mcf_rng mv;        /* the move stream */
+    double *r;         /* n x 3 positions in the cell */
+    double *disp;      /* n x 3 displacements of this sweep */
+    double *trial;     /* n x 3 trial positions of this sweep */
+    double *trial_phi; /* n x norb orbital values at the trial positions */
+    double *qs_lr;     /* move = qs: n log ratios against the start-of-sweep configuration */
+    double *A[2];      /* rows: A[s][i * norb + l], i the electron within spin s */
+    double *Ainv[2];   /* Ainv[s][l * m + i] (m = electrons of spin s) */
+    double *w;         /* norb scratch */
+    double *col;       /* norb scratch */
+    double *phi, *grad, *lap; /* measure buffers: n x norb (x 3) */
+    gsl_matrix *lu;
+    gsl_matrix *inv;
+    gsl_permutation *perm;
+    size_t turn;                  /* the step within the sweep */
+    uint64_t accepted_since;      /* accepted moves since the last recomputation */
+    uint64_t refreshes;           /* recomputations done */
+    double max_drift;             /* the largest drift measured */
+    size_t index;                 /* the chain index (for the timing log) */
+    sj_timing *tm;                /* MCF_TIMING=1: the timers; NULL otherwise */
+} sj_chain;
+
+/* ---- electrons, spins and the cell ------------------------------------------------------- */
+
+/* Electrons 0 .. n_up-1 are spin up (s = 0), n_up .. n-1 spin down (s = 1). */
+static inline size_t spin_of(const sj_chain *c, size_t e) { return e < c->n_up ? 0 : 1; }
+
+/* The index of electron e within its spin. */
+static inline size_t index_in_spin(const sj_chain *c, size_t e)
+{
+    return e < c->n_up ? e : e - c->n_up;
+}
+
+/* The electrons of spin s. */
+static inline size_t spin_count(const sj_chain *c, size_t s) { return s == 0 ? c->n_up : c->n_dn; }
+
+/* The first electron of spin s. */
+static inline size_t spin_first(const sj_chain *c, size_t s) { return s == 0 ? 0 : c->n_up; }
+
+/* x wrapped into [0, L). */
+static inline double wrap(double x, double L)
+{
+    double y = x - L * floor(x / L);
+    return y >= L ? y - L : y;
+}
+
+/* ---- sj_orbitals.c: the plane-wave orbitals ---------------------------------------------- */
+
+/* The real plane waves of the occupied closed shell of norb orbitals in the cube of side L
+ * as mcf_pw_orbitals arrays: g (3 x ng), a and b (norb x ng), owned by the caller (free). */
+int build_orbitals(size_t norb, double L, int32_t **g_out, double **a_out, double **b_out,
+                   size_t *ng_out);
+/* Orbital values of one chain at its current positions into c->phi. */
+int values_here(sj_chain *c);
+/* One evaluator call for the nb <= SJ_BATCH chains of a batch.  measure = 0: the orbital
+ * values at the trial positions into trial_phi (on_ev: det_trial, the rows stay with the
+ * evaluator); measure = 1: values, gradients and Laplacians at the current positions into
+ * phi, grad, lap (on_ev: det_local, grad_i D / D and lap_i D / D into gD, lD).  MCF_EINTERNAL
+ * if the chains do not share one evaluator and one keeper of the determinants. */
+int orbitals_batch(void *const *chains, size_t nb, int measure);
+
+/* ---- sj_jastrow.c: the Jastrow factor ---------------------------------------------------- */
+
+/* The rpa parameters jp[0] (parallel) and jp[1] (antiparallel spins) from jastrow_a = ja and
+ * jastrow_cutoff = jrc (0: their defaults), F from the cusps; logs them. */
+void jastrow_init(sj_jastrow jp[2], double ja, double jrc, double rs, double L);
+/* Sum over j != e of u(|x - r_j|) (x the position of electron e, old or trial). */
+double jastrow_one(const sj_chain *c, size_t e, const double *x);
+/* Adds grad_e J and lap_e J at the current positions into gJ and *lJ. */
+void jastrow_grad_lap(const sj_chain *c, size_t e, double gJ[3], double *lJ);
+
+/* ---- sj_determinants.c: the Slater determinants kept by the model ------------------------ */
+
+/* Inverse of the m x m matrix of rows A (row-major) into Ainv by GSL LU; MCF_EINVAL if
+ * singular (not reported: the caller says what it means). */
+int invert(sj_chain *c, const double *A, size_t m, double *Ainv);
+/* max |Ainv A - 1| over the entries (m x m). */
+double drift(const double *A, const double *Ainv, size_t m);
+/* Fills the rows A_out from phi (n x norb at the electrons); refresh_inverses inverts them. */
+int rows_from_phi(sj_chain *c, const double *phi, double *A_out[2]);
+/* Recomputes both inverses from the rows by LU; measure: logs the drift before. */
+int refresh_inverses(sj_chain *c, int measure);
+/* The determinant ratio of moving electron e to its trial position. */
+double det_ratio(const sj_chain *c, size_t e);
+/* Applies the accepted move (an sj_move) to the determinants and the positions. */
+int accept_move(sj_chain *c, const void *move);
+
+/* ---- sj_determinants_ev.c: the Slater determinants kept by the evaluator (on_ev) --------- */
+
+/* Hands the host's rows and inverses (and the positions) to the evaluator's determinants. */
+int push_dets(sj_chain *c);
+/* Copies the evaluator's rows and inverses into the host's A and Ainv (for a checkpoint). */
+int pull_dets(sj_chain *c);
+/* Every N accepted moves: the evaluator's drift and refresh (LU here when it is large). */
+int refresh_on_ev(sj_chain *c);
+
+/* ---- sj_sweep.c: the moves (ops of mcf_model_ops) ---------------------------------------- */
+
+int sj_begin_sweep(void *const *chains, size_t n);
+int sj_propose(void *chain, mcf_rng *rng, void *move);
+int sj_log_ratio(void *const *chains, const void *moves, size_t n, double *out);
+int sj_accept(void *chain, const void *move);
+void sj_reject(void *chain, const void *move);
+void sj_adapt(void *chain, double acceptance);
+
+/* ---- sj_local_energy.c: the measurements (ops) ------------------------------------------- */
+
+int sj_measure_batch(void *const *chains, size_t n, double *const *values);
+int sj_measure(void *chain, double *values);
+
+/* ---- sj_checkpoint.c: save / load (ops) -------------------------------------------------- */
+
+int sj_save(const void *chain, mcf_stream *out);
+int sj_load(void *chain, mcf_stream *in);
+
+/* ---- sj_timing.c: the MCF_TIMING=1 diagnostics ------------------------------------------- */
+
+/* CLOCK_MONOTONIC in seconds. */
+double now_s(void);
+/* c->tm: the timers when the environment says MCF_TIMING=1, else NULL. */
+int timing_create(sj_chain *c);
+/* Logs the chain's timing line (when timed) and frees the timers. */
+void timing_destroy(sj_chain *c);
+/* After the chain's last accept/reject of the sweep, its share of the sweep (c->tm set). */
+void end_turn_timing(sj_chain *c, double t);
+
+#endif
