@@ -6,7 +6,7 @@
 # Short runs (SWEEPS sweeps after THERM thermalization sweeps, one measurement per sweep,
 # jastrow = rpa, r_s = 1, seed 5) for the unpolarized closed shells N = 54, 114, 246 with
 # [run] evaluator = planewave and blip, with MCF_TIMING=1 so that the model logs its timing
-# line (see models/slater-jastrow/slater_jastrow.c); prints one table row per run, parsed
+# line (see models/slater-jastrow/sj_timing.c); prints one table row per run, parsed
 # from the output folder's log.  Outputs go to a temporary directory (removed at exit unless
 # KEEP=1).  Environment: SWEEPS (200), THERM (50), SIZES ("54 114 246"),
 # EVALUATORS ("planewave blip"; NAME:DETS sets [model] determinants = DETS, e.g.
