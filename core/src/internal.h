@@ -48,6 +48,10 @@ mcf_config_entry *mcf_config_find(const mcf_config *c, const char *section, cons
 void mcf_config_free(mcf_config *c);
 /* "file:line" of an entry, into buf. */
 const char *mcf_config_where(const mcf_config_entry *e, char *buf, size_t size);
+/* "file:line" of [section] key into buf, or the configuration's path (borrowed from c)
+ * when the key is not given. */
+const char *mcf_config_key_where(const mcf_config *c, const char *section, const char *key,
+                                 char *buf, size_t size);
 
 /* ---- parameter values (params.c) -------------------------------------------------- */
 typedef struct mcf_value {
@@ -111,7 +115,7 @@ const char *mcf_plugin_kind_name(int kind);
 enum { MCF_TEMPERING_NONE, MCF_TEMPERING_ENERGY, MCF_TEMPERING_ACTION };
 int mcf_model_tempering(const mcf_model_ops *ops);
 
-/* ---- a validated run setup (config.c) --------------------------------------------- */
+/* ---- a validated run setup (setup.c; its files share setup.h) -------------------- */
 typedef struct mcf_axis {
     char *name;        /* column name: the key, or "T" */
     int section;       /* 0 = model, 1 = evaluator, 2 = temperature */
@@ -121,7 +125,7 @@ typedef struct mcf_axis {
 } mcf_axis;
 
 typedef struct mcf_section {
-    const char *name;             /* "model", "evaluator" */
+    const char *name;             /* "run", "schedule", "model", "evaluator" */
     const mcf_param_spec *specs;  /* NULL when the section has no plugin */
     size_t n;
     mcf_value *single;            /* value for parameters that are not axes */
@@ -153,8 +157,9 @@ typedef struct mcf_setup {
  * file:line, section, key and the allowed values. */
 int mcf_setup_create(mcf_config *config, mcf_setup **out);
 void mcf_setup_free(mcf_setup *s);
-/* Builds the parameters of scan point `point` (0 <= point < n_points) for section 0
- * (model) or 1 (evaluator).  Borrowed from s; free the returned struct with free(). */
+/* The grid (axes.c).  Builds the parameters of scan point `point` (0 <= point < n_points)
+ * for section 0 (model) or 1 (evaluator).  Borrowed from s; free the returned struct with
+ * free(). */
 int mcf_setup_params(const mcf_setup *s, size_t point, int section, mcf_params **out);
 /* The value text of axis a at scan point `point`. */
 const mcf_value *mcf_setup_axis_value(const mcf_setup *s, size_t a, size_t point);
@@ -162,8 +167,9 @@ const mcf_value *mcf_setup_axis_value(const mcf_setup *s, size_t a, size_t point
 /* ---- running (run_state.h, run.h) ----------------------------------------------- */
 typedef struct mcf_run mcf_run;
 
-/* ---- text (config.c) -------------------------------------------------------------- */
-/* Growable text buffer */
+/* ---- text (text.c) ---------------------------------------------------------------- */
+/* Growable text buffer: start from {0}; after any failed append .failed is set and the
+ * text stays as it was.  s is owned by the caller (free). */
 typedef struct mcf_text {
     char *s;
     size_t len, cap;
@@ -174,5 +180,7 @@ void mcf_text_printf(mcf_text *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* s without leading and trailing blanks and tabs: the trailing ones are cut in place. */
+char *mcf_trim(char *s);
 
 #endif

@@ -1,4 +1,5 @@
-/* main.c — the `mcf` program. */
+/* main.c — the `mcf` program: its commands (run, resume, plugins, describe, plot) over
+ * libmcf, and the plots drawn at the end of a run (plot.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 #include "mcf_mpi.h"
@@ -44,6 +45,18 @@ static int report(int rc)
     return 0;
 }
 
+/* The run's results_written hook: the plots of a finished run, named in its log (a plot
+ * that cannot be drawn is a warning, not a failed run). */
+static void draw_plots(const char *dir, void *ctx)
+{
+    (void)ctx;
+    int n_plots = 0;
+    if (mcf_plot_dir(dir, &n_plots) == MCF_OK)
+        mcf_log(MCF_LOG_INFO, "plots: %d SVG files %s/plot-*.svg", n_plots, dir);
+    else
+        mcf_log(MCF_LOG_WARN, "no plots drawn: %s", mcf_last_error());
+}
+
 static int run_config(mcf_config *c, const mcf_run_options *opt)
 {
     mcf_setup *s;
@@ -68,7 +81,7 @@ static int run_config(mcf_config *c, const mcf_run_options *opt)
 static int cmd_run(int argc, char **argv)
 {
     const char *path = NULL;
-    mcf_run_options opt = {.progress = -1};
+    mcf_run_options opt = {.progress = -1, .results_written = draw_plots};
     for (int k = 0; k < argc; k++) {
         if (!strcmp(argv[k], "--force"))
             opt.force = 1;
@@ -108,7 +121,8 @@ static int cmd_resume(int argc, char **argv)
 {
     if (argc < 1)
         return mcf_fail(MCF_EINVAL, "resume: missing DIR (usage: mcf resume DIR)");
-    mcf_run_options opt = {.progress = -1, .resume = 1, .output = argv[0]};
+    mcf_run_options opt = {.progress = -1, .resume = 1, .output = argv[0],
+                           .results_written = draw_plots};
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--no-progress"))
             opt.progress = 0;

@@ -1,4 +1,6 @@
-/* plot.c — `mcf plot DIR`: SVG plots of a run's results.tsv drawn with gnuplot.
+/* plot.c — `mcf plot DIR`, part of the mcf program (not of libmcf): SVG plots of a run's
+ * results.tsv drawn with gnuplot.  Reading the tables is plot_tsv.c's, choosing the x
+ * column and the curves plot_layout.c's; this file drives gnuplot.
  *
  * results.tsv is read whole into a table of strings (numbers parsed alongside), then each
  * column X that has an X_err column becomes DIR/plot-X.svg (error bars), and the
@@ -18,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "plot.h"
+#include "plot_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -35,9 +38,6 @@
 
 #define GNUPLOT_MISSING "gnuplot not found: install it with `apt-get install gnuplot-nox`"
 
-/* ---------------------------------------------------------------------------------- */
-/* small string helpers                                                                */
-
 /* "dir/name", without doubling a trailing '/'.  Owned by the caller; NULL on ENOMEM. */
 static char *join_path(const char *dir, const char *name)
 {
@@ -51,31 +51,6 @@ static char *join_path(const char *dir, const char *name)
         p[nd++] = '/';
     memcpy(p + nd, name, nn + 1);
     return p;
-}
-
-static char *dup_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
-
-/* Parses the whole of s as a floating point number ("nan" and "inf" included). */
-static int parse_number(const char *s, double *out)
-{
-    char *end;
-    if (*s == '\0')
-        return 0;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0')
-        return 0;
-    /* ERANGE on underflow still gives a usable (tiny) value; overflow gives +-HUGE_VAL,
-     * which the plot treats like any other non-finite value. */
-    *out = v;
-    return 1;
 }
 
 /* Writes s to f as a gnuplot single-quoted string (a quote inside is doubled). */
@@ -117,7 +92,7 @@ static char *shell_quote(const char *s)
 /* A file-name-safe copy of a column name: anything but [A-Za-z0-9_.-] becomes '_'. */
 static char *file_safe(const char *name)
 {
-    char *s = dup_string(name);
+    char *s = strdup(name);
     if (!s)
         return NULL;
     for (char *c = s; *c; c++) {
@@ -130,314 +105,6 @@ static char *file_safe(const char *name)
         s[0] = '_';
     return s;
 }
-
-/* ---------------------------------------------------------------------------------- */
-/* the table                                                                           */
-
-typedef struct table {
-    const char *path;       /* DIR/results.tsv, for messages (borrowed) */
-    size_t ncol;
-    char **names;           /* ncol column names */
-    size_t header_line;
-    size_t nrow, cap;
-    char **cells;           /* nrow x ncol, owned strings */
-    double *values;         /* nrow x ncol; NAN where the cell is not a number */
-    unsigned char *numeric; /* nrow x ncol; 1 where the cell parsed as a number */
-    size_t *row_line;       /* line number of each row */
-    char **scan_names;      /* from "# scan:", owned */
-    size_t nscan_names;
-    size_t scan_line;       /* 0 when there is no scan line */
-    size_t *scan;           /* column index of each scan name */
-    size_t nscan;
-} table;
-
-static void table_free(table *t)
-{
-    for (size_t i = 0; i < t->ncol; i++)
-        free(t->names[i]);
-    free(t->names);
-    for (size_t i = 0; i < t->nrow * t->ncol; i++)
-        free(t->cells[i]);
-    free(t->cells);
-    free(t->values);
-    free(t->numeric);
-    free(t->row_line);
-    for (size_t i = 0; i < t->nscan_names; i++)
-        free(t->scan_names[i]);
-    free(t->scan_names);
-    free(t->scan);
-    memset(t, 0, sizeof *t);
-}
-
-static long table_column(const table *t, const char *name)
-{
-    for (size_t i = 0; i < t->ncol; i++)
-        if (strcmp(t->names[i], name) == 0)
-            return (long)i;
-    return -1;
-}
-
-static int is_scan_column(const table *t, size_t col)
-{
-    for (size_t i = 0; i < t->nscan; i++)
-        if (t->scan[i] == col)
-            return 1;
-    return 0;
-}
-
-/* Splits line (modified in place) at tabs into a freshly allocated array of pointers
- * into line.  *n receives the number of fields. */
-static char **split_tabs(char *line, size_t *n)
-{
-    size_t count = 1;
-    for (const char *c = line; *c; c++)
-        count += *c == '\t';
-    char **f = malloc(count * sizeof *f);
-    if (!f)
-        return NULL;
-    size_t k = 0;
-    f[k++] = line;
-    for (char *c = line; *c; c++) {
-        if (*c == '\t') {
-            *c = '\0';
-            f[k++] = c + 1;
-        }
-    }
-    *n = count;
-    return f;
-}
-
-/* "# scan: L T" — stores the names.  Any other metadata line is ignored. */
-static int parse_metadata(table *t, const char *line, size_t lineno)
-{
-    const char *p = line + 1;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (strncmp(p, "scan:", 5) != 0)
-        return MCF_OK;
-    if (t->scan_line)
-        return mcf_fail(MCF_EFORMAT,
-                        "%s:%zu: a second '# scan:' line (the first is line %zu); "
-                        "a results file lists its scan columns once",
-                        t->path, lineno, t->scan_line);
-    t->scan_line = lineno;
-    p += 5;
-    for (;;) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p == '\0')
-            break;
-        const char *start = p;
-        while (*p && *p != ' ' && *p != '\t')
-            p++;
-        char **grown = realloc(t->scan_names, (t->nscan_names + 1) * sizeof *grown);
-        if (!grown)
-            return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
-        t->scan_names = grown;
-        size_t len = (size_t)(p - start);
-        char *name = malloc(len + 1);
-        if (!name)
-            return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
-        memcpy(name, start, len);
-        name[len] = '\0';
-        t->scan_names[t->nscan_names++] = name;
-    }
-    return MCF_OK;
-}
-
-static int parse_header(table *t, char *line, size_t lineno)
-{
-    size_t n;
-    char **f = split_tabs(line, &n);
-    if (!f)
-        return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
-    t->names = calloc(n, sizeof *t->names);
-    if (!t->names) {
-        free(f);
-        return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
-    }
-    t->header_line = lineno;
-    for (size_t i = 0; i < n; i++) {
-        if (f[i][0] == '\0') {
-            free(f);
-            return mcf_fail(MCF_EFORMAT,
-                            "%s:%zu: column %zu of the header has no name "
-                            "(an empty field between tabs)",
-                            t->path, lineno, i + 1);
-        }
-        for (size_t j = 0; j < i; j++) {
-            if (strcmp(t->names[j], f[i]) == 0) {
-                free(f);
-                return mcf_fail(MCF_EFORMAT,
-                                "%s:%zu: column '%s' appears twice in the header "
-                                "(columns %zu and %zu)",
-                                t->path, lineno, t->names[j], j + 1, i + 1);
-            }
-        }
-        t->names[i] = dup_string(f[i]);
-        if (!t->names[i]) {
-            free(f);
-            return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
-        }
-        t->ncol = i + 1;
-    }
-    free(f);
-    return MCF_OK;
-}
-
-/* Resolves the "# scan:" names to header columns. */
-static int resolve_scan(table *t)
-{
-    if (t->nscan_names == 0)
-        return MCF_OK;
-    t->scan = malloc(t->nscan_names * sizeof *t->scan);
-    if (!t->scan)
-        return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
-    for (size_t i = 0; i < t->nscan_names; i++) {
-        long c = table_column(t, t->scan_names[i]);
-        if (c < 0)
-            return mcf_fail(MCF_EFORMAT,
-                            "%s:%zu: scan column '%s' is not in the header on line %zu",
-                            t->path, t->scan_line, t->scan_names[i], t->header_line);
-        t->scan[t->nscan++] = (size_t)c;
-    }
-    return MCF_OK;
-}
-
-static int add_row(table *t, char *line, size_t lineno)
-{
-    size_t n;
-    char **f = split_tabs(line, &n);
-    if (!f)
-        return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
-    if (n != t->ncol) {
-        free(f);
-        return mcf_fail(MCF_EFORMAT,
-                        "%s:%zu: %zu tab-separated fields, but the header on line %zu has "
-                        "%zu columns",
-                        t->path, lineno, n, t->header_line, t->ncol);
-    }
-    if (t->nrow == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 32;
-        char **cells = realloc(t->cells, cap * t->ncol * sizeof *cells);
-        if (cells)
-            t->cells = cells;
-        double *values = realloc(t->values, cap * t->ncol * sizeof *values);
-        if (values)
-            t->values = values;
-        unsigned char *numeric = realloc(t->numeric, cap * t->ncol);
-        if (numeric)
-            t->numeric = numeric;
-        size_t *row_line = realloc(t->row_line, cap * sizeof *row_line);
-        if (row_line)
-            t->row_line = row_line;
-        if (!cells || !values || !numeric || !row_line) {
-            free(f);
-            return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
-        }
-        t->cap = cap;
-    }
-    size_t base = t->nrow * t->ncol;
-    for (size_t i = 0; i < n; i++) {
-        double v = NAN;
-        int num = parse_number(f[i], &v);
-        if (!num && !is_scan_column(t, i)) {
-            int code = mcf_fail(MCF_EFORMAT,
-                                "%s:%zu: column '%s' (field %zu): '%s' is not a number",
-                                t->path, lineno, t->names[i], i + 1, f[i]);
-            for (size_t j = 0; j < i; j++)
-                free(t->cells[base + j]);
-            free(f);
-            return code;
-        }
-        t->cells[base + i] = dup_string(f[i]);
-        if (!t->cells[base + i]) {
-            for (size_t j = 0; j < i; j++)
-                free(t->cells[base + j]);
-            free(f);
-            return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
-        }
-        t->values[base + i] = num ? v : NAN;
-        t->numeric[base + i] = (unsigned char)num;
-    }
-    t->row_line[t->nrow] = lineno;
-    t->nrow++;
-    free(f);
-    return MCF_OK;
-}
-
-static int is_blank(const char *s)
-{
-    for (; *s; s++)
-        if (*s != ' ' && *s != '\t')
-            return 0;
-    return 1;
-}
-
-static int table_read(table *t, const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            return mcf_fail(MCF_EIO, "%s: no such file; run `mcf run` first", path);
-        return mcf_fail(MCF_EIO, "%s: cannot open: %s", path, strerror(errno));
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    size_t lineno = 0;
-    int rc = MCF_OK;
-    int have_header = 0;
-    ssize_t len;
-    errno = 0;
-    while ((len = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = '\0';
-        if ((size_t)len != strlen(line)) {
-            rc = mcf_fail(MCF_EFORMAT, "%s:%zu: a NUL byte in a text file; the file is "
-                                       "corrupt or not a results table",
-                          path, lineno);
-            break;
-        }
-        if (line[0] == '#') {
-            rc = parse_metadata(t, line, lineno);
-        } else if (is_blank(line)) {
-            continue;
-        } else if (!have_header) {
-            rc = parse_header(t, line, lineno);
-            have_header = 1;
-            /* the scan line normally precedes the header; a later one is resolved below */
-        } else {
-            if (t->nrow == 0 && t->nscan == 0 && t->nscan_names > 0)
-                rc = resolve_scan(t);
-            if (rc == MCF_OK)
-                rc = add_row(t, line, lineno);
-        }
-        if (rc != MCF_OK)
-            break;
-    }
-    if (rc == MCF_OK && ferror(f))
-        rc = mcf_fail(MCF_EIO, "%s: read error: %s", path, strerror(errno));
-    free(line);
-    fclose(f);
-    if (rc != MCF_OK)
-        return rc;
-    if (!have_header)
-        return mcf_fail(MCF_EFORMAT,
-                        "%s:%zu: no header line (only comments or nothing); the run wrote "
-                        "no results yet",
-                        path, lineno);
-    if (t->nscan == 0 && t->nscan_names > 0 && (rc = resolve_scan(t)) != MCF_OK)
-        return rc;
-    if (t->nrow == 0)
-        return mcf_fail(MCF_EFORMAT,
-                        "%s:%zu: a header but no data rows; no scan point has finished yet",
-                        path, lineno);
-    return MCF_OK;
-}
-
-/* ---------------------------------------------------------------------------------- */
-/* curves                                                                              */
 
 typedef struct point {
     double x, y, err;
@@ -454,172 +121,6 @@ static int point_cmp(const void *a, const void *b)
     return (p->row > q->row) - (p->row < q->row);
 }
 
-/* The layout shared by every plot of one table: x of each row, and the curve (group)
- * each row belongs to.  The x column is the last scan column that takes more than one
- * value (the last scan column when none does); the other scan columns that take more
- * than one value split the rows into curves; those that keep one value are named in the
- * plot title instead. */
-typedef struct layout {
-    const char *xlabel;    /* name of the x column, or "row" (borrowed) */
-    long xcol;             /* the x column, -1 when plotting against the row number */
-    double *x;             /* nrow */
-    int x_categorical;     /* x column holds words: x is the index of the distinct word */
-    size_t ncat;
-    size_t *cat_row;       /* first row of each category, for the tic labels */
-    size_t *gcol;          /* the varying scan columns other than x, in scan order */
-    size_t ngcol;
-    size_t *group;         /* nrow: curve index of each row */
-    size_t ngroup;
-    char **group_title;    /* ngroup titles, "" when there is one curve */
-    char *fixed;           /* "T=2.3" or "L=16, T=2.3": the one-valued scan columns */
-    int scalar;            /* results.tsv (scalar observables), not a curve file */
-} layout;
-
-static void layout_free(layout *l)
-{
-    free(l->x);
-    free(l->cat_row);
-    free(l->gcol);
-    free(l->group);
-    if (l->group_title)
-        for (size_t g = 0; g < l->ngroup; g++)
-            free(l->group_title[g]);
-    free(l->group_title);
-    free(l->fixed);
-    memset(l, 0, sizeof *l);
-}
-
-/* 1 when column col holds more than one distinct value (compared as text). */
-static int column_varies(const table *t, size_t col)
-{
-    for (size_t r = 1; r < t->nrow; r++)
-        if (strcmp(t->cells[r * t->ncol + col], t->cells[col]) != 0)
-            return 1;
-    return 0;
-}
-
-/* "name=value, name=value" for the n columns cols of row r.  Owned by the caller. */
-static char *assignments(const table *t, const size_t *cols, size_t n, size_t r)
-{
-    size_t len = 1;
-    for (size_t i = 0; i < n; i++)
-        len += strlen(t->names[cols[i]]) + strlen(t->cells[r * t->ncol + cols[i]]) + 3;
-    char *s = malloc(len);
-    if (!s)
-        return NULL;
-    s[0] = '\0';
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++) {
-        int k = snprintf(s + w, len - w, "%s%s=%s", i ? ", " : "", t->names[cols[i]],
-                         t->cells[r * t->ncol + cols[i]]);
-        if (k > 0)
-            w += (size_t)k;
-    }
-    return s;
-}
-
-static int same_group(const table *t, const layout *l, size_t r1, size_t r2)
-{
-    for (size_t i = 0; i < l->ngcol; i++) {
-        size_t c = l->gcol[i];
-        if (strcmp(t->cells[r1 * t->ncol + c], t->cells[r2 * t->ncol + c]) != 0)
-            return 0;
-    }
-    return 1;
-}
-
-static int layout_build(const table *t, layout *l, int scalar)
-{
-    memset(l, 0, sizeof *l);
-    l->scalar = scalar;
-    l->xcol = -1;
-    l->x = malloc(t->nrow * sizeof *l->x);
-    l->group = malloc(t->nrow * sizeof *l->group);
-    size_t *first = malloc(t->nrow * sizeof *first); /* first row of each group */
-    l->cat_row = malloc(t->nrow * sizeof *l->cat_row);
-    l->gcol = malloc((t->nscan + 1) * sizeof *l->gcol);
-    size_t *fixed = malloc((t->nscan + 1) * sizeof *fixed);
-    size_t nfixed = 0;
-    if (!l->x || !l->group || !first || !l->cat_row || !l->gcol || !fixed) {
-        free(first);
-        free(fixed);
-        return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
-    }
-
-    if (t->nscan == 0) {
-        l->xlabel = "row";
-        for (size_t r = 0; r < t->nrow; r++)
-            l->x[r] = (double)(r + 1);
-    } else {
-        /* x: the last scan column with more than one value, so that a scan of a model
-         * parameter at one temperature is drawn against that parameter */
-        size_t xi = t->nscan - 1;
-        for (size_t i = t->nscan; i-- > 0;)
-            if (column_varies(t, t->scan[i])) {
-                xi = i;
-                break;
-            }
-        size_t xc = t->scan[xi];
-        l->xcol = (long)xc;
-        for (size_t i = 0; i < t->nscan; i++) {
-            if (i == xi)
-                continue;
-            if (column_varies(t, t->scan[i]))
-                l->gcol[l->ngcol++] = t->scan[i];
-            else
-                fixed[nfixed++] = t->scan[i];
-        }
-        l->xlabel = t->names[xc];
-        for (size_t r = 0; r < t->nrow; r++)
-            if (!t->numeric[r * t->ncol + xc])
-                l->x_categorical = 1;
-        for (size_t r = 0; r < t->nrow; r++) {
-            if (!l->x_categorical) {
-                l->x[r] = t->values[r * t->ncol + xc];
-                continue;
-            }
-            const char *word = t->cells[r * t->ncol + xc];
-            size_t k = 0;
-            while (k < l->ncat && strcmp(t->cells[l->cat_row[k] * t->ncol + xc], word) != 0)
-                k++;
-            if (k == l->ncat)
-                l->cat_row[l->ncat++] = r;
-            l->x[r] = (double)k;
-        }
-    }
-    l->fixed = assignments(t, fixed, nfixed, 0);
-    free(fixed);
-    if (!l->fixed) {
-        free(first);
-        return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
-    }
-
-    for (size_t r = 0; r < t->nrow; r++) {
-        size_t g = 0;
-        while (g < l->ngroup && !same_group(t, l, first[g], r))
-            g++;
-        if (g == l->ngroup)
-            first[l->ngroup++] = r;
-        l->group[r] = g;
-    }
-    l->group_title = calloc(l->ngroup, sizeof *l->group_title);
-    if (!l->group_title) {
-        free(first);
-        return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
-    }
-    for (size_t g = 0; g < l->ngroup; g++) {
-        l->group_title[g] = assignments(t, l->gcol, l->ngcol, first[g]);
-        if (!l->group_title[g]) {
-            free(first);
-            return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
-        }
-    }
-    free(first);
-    return MCF_OK;
-}
-
-/* ---------------------------------------------------------------------------------- */
-/* gnuplot                                                                             */
 
 static int gnuplot_available(void)
 {
@@ -638,7 +139,7 @@ static void first_line(const char *path, char *buf, size_t n)
         size_t len = strlen(buf);
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
             buf[--len] = '\0';
-        if (!is_blank(buf))
+        if (!tsv_is_blank(buf))
             break;
         buf[0] = '\0';
     }
@@ -647,7 +148,7 @@ static void first_line(const char *path, char *buf, size_t n)
 
 /* Writes the script and data of one plot to gnuplot.  ycol: the value column;
  * ecol: its error column, or -1 for a plot without error bars. */
-static void write_script(FILE *g, const table *t, const layout *l, const point *pts,
+static void write_script(FILE *g, const tsv_table *t, const plot_layout *l, const point *pts,
                          const size_t *npts, size_t ycol, long ecol, const char *tmp_path)
 {
     fputs("set terminal svg size 800,560 dynamic noenhanced font 'sans,12' "
@@ -742,7 +243,7 @@ static void write_script(FILE *g, const table *t, const layout *l, const point *
 
 /* Draws DIR/plot-<name>.svg.  Sets *drawn to 1 when a file was written, 0 when the
  * column has no finite values (skipped with a warning). */
-static int draw(const char *dir, const table *t, const layout *l, size_t ycol, long ecol,
+static int draw(const char *dir, const tsv_table *t, const plot_layout *l, size_t ycol, long ecol,
                 int *drawn)
 {
     *drawn = 0;
@@ -891,21 +392,21 @@ done:
 /* Draws every column with an _err partner (and acceptance) of one table file. */
 static int plot_table(const char *dir, char *path, int scalar, int *n_written)
 {
-    table t;
+    tsv_table t;
     memset(&t, 0, sizeof t);
     t.path = path;
-    layout l;
+    plot_layout l;
     memset(&l, 0, sizeof l);
     int written = 0;
 
-    int rc = table_read(&t, path);
+    int rc = tsv_read(&t, path);
     if (rc != MCF_OK)
         goto out;
     if (!gnuplot_available()) {
         rc = mcf_fail(MCF_EIO, GNUPLOT_MISSING);
         goto out;
     }
-    if ((rc = layout_build(&t, &l, scalar)) != MCF_OK)
+    if ((rc = plot_layout_build(&t, &l, scalar)) != MCF_OK)
         goto out;
     if (t.nscan == 0)
         mcf_log(MCF_LOG_INFO, "%s: no '# scan:' columns; plotting against the row number",
@@ -921,10 +422,10 @@ static int plot_table(const char *dir, char *path, int scalar, int *n_written)
         goto out;
     }
     for (size_t c = 0; c < t.ncol && rc == MCF_OK; c++) {
-        if (is_scan_column(&t, c))
+        if (tsv_is_scan_column(&t, c))
             continue;
         snprintf(errname, namecap + 8, "%s_err", t.names[c]);
-        long e = table_column(&t, errname);
+        long e = tsv_column(&t, errname);
         int drawn = 0;
         if (e >= 0) {
             rc = draw(dir, &t, &l, c, e, &drawn);
@@ -937,28 +438,11 @@ static int plot_table(const char *dir, char *path, int scalar, int *n_written)
 
 out:
     *n_written += written;
-    layout_free(&l);
-    table_free(&t);
+    plot_layout_free(&l);
+    tsv_free(&t);
     return rc;
 }
 
-/* The names after "# curves:" in results.tsv, space separated, into buf ("" if none). */
-static void curve_names(const char *path, char *buf, size_t size)
-{
-    buf[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    char line[4096];
-    while (fgets(line, sizeof line, f) && line[0] == '#') {
-        if (strncmp(line, "# curves:", 9) == 0) {
-            snprintf(buf, size, "%s", line + 9);
-            buf[strcspn(buf, "\r\n")] = '\0';
-            break;
-        }
-    }
-    fclose(f);
-}
 
 int mcf_plot_dir(const char *dir, int *n_written)
 {
@@ -975,7 +459,7 @@ int mcf_plot_dir(const char *dir, int *n_written)
      * which varies along every curve) */
     char names[4096];
     if (rc == MCF_OK)
-        curve_names(path, names, sizeof names);
+        tsv_curve_names(path, names, sizeof names);
     else
         names[0] = '\0';
     free(path);
@@ -993,3 +477,4 @@ int mcf_plot_dir(const char *dir, int *n_written)
         *n_written = written;
     return rc;
 }
+

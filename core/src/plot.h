@@ -1,4 +1,5 @@
-/* plot.h — `mcf plot DIR` (internal to libmcf). */
+/* plot.h — `mcf plot DIR`: the mcf program's plot module (plot.c, plot_tsv.c,
+ * plot_layout.c; not part of libmcf).  main.c also draws a finished run's plots with it. */
 #ifndef MCF_PLOT_H
 #define MCF_PLOT_H
 

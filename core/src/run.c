@@ -9,7 +9,6 @@
 #include "checkpoint.h"
 #include "fileio.h"
 #include "mcf_mpi.h"
-#include "plot.h"
 #include "progress.h"
 #include "ranks.h"
 #include "results.h"
@@ -386,9 +385,9 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
     return rc;
 }
 
-/* results.tsv, the summary and the plots: rank 0, from every chain's accumulators.
- * Collective. */
-static int finish(mcf_run *r)
+/* results.tsv and the summary: rank 0, from every chain's accumulators; then the caller's
+ * results_written hook (the program's plots).  Collective. */
+static int finish(mcf_run *r, const mcf_run_options *opt)
 {
     int rc = MCF_OK;
     char *summary = NULL;
@@ -402,11 +401,8 @@ static int finish(mcf_run *r)
             fflush(stdout);
         }
         mcf_log(MCF_LOG_INFO, "finished: results in %s/results.tsv", r->dir);
-        int n_plots = 0;
-        if (mcf_plot_dir(r->dir, &n_plots) == MCF_OK)
-            mcf_log(MCF_LOG_INFO, "plots: %d SVG files %s/plot-*.svg", n_plots, r->dir);
-        else
-            mcf_log(MCF_LOG_WARN, "no plots drawn: %s", mcf_last_error());
+        if (opt->results_written)
+            opt->results_written(r->dir, opt->results_ctx);
     }
     free(summary);
     return rc;
@@ -460,7 +456,7 @@ int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     sigaction(SIGTERM, &old_term, NULL);
     signals_set = 0;
     if (!rc)
-        rc = finish(r);
+        rc = finish(r, opt);
 
 done:
     if (signals_set) {

@@ -9,6 +9,11 @@ typedef struct mcf_run_options {
     int resume;           /* continue from output/checkpoint when present */
     int force;            /* overwrite an output folder that holds a run */
     int progress;         /* -1 auto (terminal), 0 off, 1 on */
+    /* called on rank 0 once results.tsv is written, with the output folder, while the
+     * run's log is still open (NULL: nothing); the mcf program draws the plots here,
+     * which keeps gnuplot out of libmcf */
+    void (*results_written)(const char *dir, void *ctx);
+    void *results_ctx;    /* handed to results_written */
 } mcf_run_options;
 
 /* Runs (or resumes) the whole schedule and writes the results.  MCF_EINTR when a signal

@@ -1,0 +1,181 @@
+/* core_keys.c — the core's own keys, [run] and [schedule]: their declarations (the same
+ * mcf_param_spec tables a plugin declares, checked by section.c), the temperature axis of
+ * [schedule] temperatures, and reading the checked values into the run setup by key name
+ * through the getters of mcf/params.h, as a plugin reads its own section.  Plugin sections
+ * and the order of the whole check are setup.c's. */
+#define _POSIX_C_SOURCE 200809L
+#include "setup.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const mcf_param_spec run_specs[] = {
+    {"model", MCF_PARAM_STRING, NULL, MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     "the model plugin (see `mcf plugins`)"},
+    {"evaluator", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     "the evaluator plugin, none, or auto: the fastest usable evaluator of the kind the "
+     "model takes (a GPU plugin when a device is present, else the CPU one); the log says "
+     "which and why"},
+    {"seed", MCF_PARAM_INT, "1", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
+     "the run's seed: chain k uses random stream (seed, k)"},
+    {"output", MCF_PARAM_STRING, NULL, MCF_PARAM_NO_SCAN | MCF_PARAM_OPTIONAL_, 0, 0, NULL,
+     "output folder (default: the config's name with .out)"},
+    {"threads", MCF_PARAM_INT, "0", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
+     "worker threads; 0 = all cores (results do not depend on it)"},
+    /* added after runs were checkpointed: at its default, config.ini (and with it the
+     * checkpoint's configuration hash) stays as it was before the key existed */
+    {"walkers", MCF_PARAM_INT, "1",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 1, 0, NULL,
+     "independent chains (walkers) per scan point, combined into one row of results.tsv; "
+     "chain point * walkers + w uses stream (seed, point * walkers + w)"},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+static const mcf_param_spec schedule_specs[] = {
+    {"thermalize", MCF_PARAM_INT, "1000", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
+     "sweeps before measuring"},
+    {"sweeps", MCF_PARAM_INT, "10000", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 1, 0, NULL,
+     "measured sweeps"},
+    {"measure_every", MCF_PARAM_INT, "1", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 1, 0, NULL,
+     "sweeps between measurements"},
+    {"checkpoint_every", MCF_PARAM_INT, "0", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0,
+     NULL, "sweeps between checkpoints; 0 = at the end and on SIGINT/SIGTERM only"},
+    {"temperatures", MCF_PARAM_REAL, NULL, MCF_PARAM_OPTIONAL_ | MCF_PARAM_SKIP_, 0, 0, NULL,
+     "temperatures: a list (1.5, 2.0) or a linspace first:last:count"},
+    {"bins", MCF_PARAM_INT, "32", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX,
+     2, 4096, NULL, "jackknife bins for derived quantities"},
+    {"adapt_every", MCF_PARAM_INT, "100", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 1, 0, NULL,
+     "thermalization sweeps between step-size adaptations"},
+    /* like walkers: runs without tempering keep their checkpoints */
+    {"exchange_every", MCF_PARAM_INT, "0",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
+     "parallel tempering: sweeps between replica exchanges of neighbouring temperatures "
+     "(chains differing only in T); 0 = off"},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+/* [schedule] temperatures, checked a second time as the temperature axis: every value
+ * (one, or a list or linspace) an axis value named T, each > 0. */
+static const mcf_param_spec temperature_spec[] = {
+    {"temperatures", MCF_PARAM_REAL, NULL, MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0,
+     NULL, "temperatures"},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+static char *default_output(const char *config_path)
+{
+    const char *base = strrchr(config_path, '/');
+    base = base ? base + 1 : config_path;
+    size_t len = strlen(base);
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        len = (size_t)(dot - base);
+    char *out = malloc(len + 5);
+    if (out) {
+        memcpy(out, base, len);
+        memcpy(out + len, ".out", 5);
+    }
+    return out;
+}
+
+/* The checked values into s, each by its key's name. */
+static int read_values(const mcf_config *c, const mcf_section *run, const mcf_section *sched,
+                       mcf_setup *s)
+{
+    mcf_params rp, sp;
+    mcf_section_params(run, c->path, &rp);
+    mcf_section_params(sched, c->path, &sp);
+    const char *model = NULL, *evaluator = NULL, *output = NULL;
+    long seed = 0;
+    int rc = mcf_params_string(&rp, "model", &model);
+    if (!rc)
+        rc = mcf_params_string(&rp, "evaluator", &evaluator);
+    if (!rc)
+        rc = mcf_params_int(&rp, "seed", &seed);
+    /* output is optional: no text when not given */
+    if (!rc && mcf_section_text(run, "output"))
+        rc = mcf_params_string(&rp, "output", &output);
+    const struct {
+        const mcf_params *p;
+        const char *key;
+        long *to;
+    } ints[] = {
+        {&rp, "threads", &s->threads},
+        {&rp, "walkers", &s->walkers},
+        {&sp, "thermalize", &s->thermalize},
+        {&sp, "sweeps", &s->sweeps},
+        {&sp, "measure_every", &s->measure_every},
+        {&sp, "checkpoint_every", &s->checkpoint_every},
+        {&sp, "bins", &s->bins},
+        {&sp, "adapt_every", &s->adapt_every},
+        {&sp, "exchange_every", &s->exchange_every},
+    };
+    for (size_t k = 0; k < sizeof ints / sizeof *ints && !rc; k++)
+        rc = mcf_params_int(ints[k].p, ints[k].key, ints[k].to);
+    if (rc)
+        return rc;
+    s->seed = (uint64_t)seed;
+    s->model_name = strdup(model);
+    s->evaluator_name = strdup(evaluator);
+    s->output = output ? strdup(output) : default_output(c->path);
+    if (!s->model_name || !s->evaluator_name || !s->output)
+        return mcf_fail(MCF_ENOMEM, "out of memory");
+    return MCF_OK;
+}
+
+int mcf_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf_axis **axes,
+                       size_t *n_axes, mcf_setup *s)
+{
+    int rc = mcf_section_check(c, "run", run_specs, "[run]", 0, run, axes, n_axes);
+    if (!rc)
+        rc = mcf_section_check(c, "schedule", schedule_specs, "[schedule]", 0, sched, axes,
+                               n_axes);
+    if (rc)
+        return rc;
+    /* temperatures is the only scanned core key; re-check it as the temperature axis */
+    if (mcf_section_text(sched, "temperatures")) {
+        mcf_section tmp;
+        rc = mcf_section_check(c, "schedule", temperature_spec, "[schedule]", 2, &tmp, axes,
+                               n_axes);
+        mcf_section_release(&tmp);
+        if (rc)
+            return rc;
+        s->has_temperature = 1;
+    }
+    if ((rc = read_values(c, run, sched, s)))
+        return rc;
+    if (s->sweeps / s->measure_every < s->bins) {
+        char where[512];
+        return mcf_fail(MCF_EINVAL, "%s: [schedule] sweeps = %ld with measure_every = %ld "
+                        "gives %ld measurements, fewer than the %ld jackknife bins; raise "
+                        "sweeps to at least %ld",
+                        mcf_config_key_where(c, "schedule", "sweeps", where, sizeof where),
+                        s->sweeps,
+                        s->measure_every, s->sweeps / s->measure_every, s->bins,
+                        s->bins * s->measure_every);
+    }
+    return MCF_OK;
+}
+
+/* [schedule] exchange_every > 0: tempering needs a temperature axis of >= 2 values (the
+ * last axis, so the chains of one tempering group are nT consecutive scan points) and a
+ * model with set_temperature and energy or exchange_action. */
+int mcf_core_check_tempering(const mcf_config *c, const mcf_setup *s)
+{
+    char where[512];
+    mcf_config_key_where(c, "schedule", "exchange_every", where, sizeof where);
+    size_t nT = 0;
+    if (s->n_axes && s->axes[s->n_axes - 1].section == 2)
+        nT = s->axes[s->n_axes - 1].n;
+    if (nT < 2)
+        return mcf_fail(MCF_EINVAL, "%s: [schedule] exchange_every = %ld: parallel tempering "
+                        "exchanges temperatures, but [schedule] temperatures %s; give at least "
+                        "two temperatures (a list or first:last:count), or set exchange_every "
+                        "= 0", where, s->exchange_every,
+                        nT ? "has a single value" : "is not given");
+    const mcf_model_ops *mops = s->model->info->ops;
+    if (!mcf_model_tempering(mops))
+        return mcf_fail(MCF_EINVAL, "%s: [schedule] exchange_every = %ld: model '%s' does not "
+                        "support parallel tempering (its plugin has no set_temperature with "
+                        "energy or exchange_action ops); set exchange_every = 0", where,
+                        s->exchange_every,
+                        s->model_name);
+    return MCF_OK;
+}

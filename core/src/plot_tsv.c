@@ -1,0 +1,345 @@
+/* plot_tsv.c — the plot module's reader of a run's tables: results.tsv or a curve file
+ * <name>.tsv read whole into a table of strings (numbers parsed alongside), its "# scan:"
+ * metadata resolved to header columns, and the "# curves:" names.  Every malformed line
+ * is an MCF_EFORMAT error naming file and line.  Drawing is plot.c's. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "plot_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "mcf/error.h"
+
+static char *dup_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+/* Parses the whole of s as a floating point number ("nan" and "inf" included). */
+static int parse_number(const char *s, double *out)
+{
+    char *end;
+    if (*s == '\0')
+        return 0;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0')
+        return 0;
+    /* ERANGE on underflow still gives a usable (tiny) value; overflow gives +-HUGE_VAL,
+     * which the plot treats like any other non-finite value. */
+    *out = v;
+    return 1;
+}
+
+
+void tsv_free(tsv_table *t)
+{
+    for (size_t i = 0; i < t->ncol; i++)
+        free(t->names[i]);
+    free(t->names);
+    for (size_t i = 0; i < t->nrow * t->ncol; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    free(t->values);
+    free(t->numeric);
+    free(t->row_line);
+    for (size_t i = 0; i < t->nscan_names; i++)
+        free(t->scan_names[i]);
+    free(t->scan_names);
+    free(t->scan);
+    memset(t, 0, sizeof *t);
+}
+
+long tsv_column(const tsv_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->ncol; i++)
+        if (strcmp(t->names[i], name) == 0)
+            return (long)i;
+    return -1;
+}
+
+int tsv_is_scan_column(const tsv_table *t, size_t col)
+{
+    for (size_t i = 0; i < t->nscan; i++)
+        if (t->scan[i] == col)
+            return 1;
+    return 0;
+}
+
+/* Splits line (modified in place) at tabs into a freshly allocated array of pointers
+ * into line.  *n receives the number of fields. */
+static char **split_tabs(char *line, size_t *n)
+{
+    size_t count = 1;
+    for (const char *c = line; *c; c++)
+        count += *c == '\t';
+    char **f = malloc(count * sizeof *f);
+    if (!f)
+        return NULL;
+    size_t k = 0;
+    f[k++] = line;
+    for (char *c = line; *c; c++) {
+        if (*c == '\t') {
+            *c = '\0';
+            f[k++] = c + 1;
+        }
+    }
+    *n = count;
+    return f;
+}
+
+/* "# scan: L T" — stores the names.  Any other metadata line is ignored. */
+static int parse_metadata(tsv_table *t, const char *line, size_t lineno)
+{
+    const char *p = line + 1;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (strncmp(p, "scan:", 5) != 0)
+        return MCF_OK;
+    if (t->scan_line)
+        return mcf_fail(MCF_EFORMAT,
+                        "%s:%zu: a second '# scan:' line (the first is line %zu); "
+                        "a results file lists its scan columns once",
+                        t->path, lineno, t->scan_line);
+    t->scan_line = lineno;
+    p += 5;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\0')
+            break;
+        const char *start = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        char **grown = realloc(t->scan_names, (t->nscan_names + 1) * sizeof *grown);
+        if (!grown)
+            return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
+        t->scan_names = grown;
+        size_t len = (size_t)(p - start);
+        char *name = malloc(len + 1);
+        if (!name)
+            return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
+        memcpy(name, start, len);
+        name[len] = '\0';
+        t->scan_names[t->nscan_names++] = name;
+    }
+    return MCF_OK;
+}
+
+static int parse_header(tsv_table *t, char *line, size_t lineno)
+{
+    size_t n;
+    char **f = split_tabs(line, &n);
+    if (!f)
+        return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
+    t->names = calloc(n, sizeof *t->names);
+    if (!t->names) {
+        free(f);
+        return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
+    }
+    t->header_line = lineno;
+    for (size_t i = 0; i < n; i++) {
+        if (f[i][0] == '\0') {
+            free(f);
+            return mcf_fail(MCF_EFORMAT,
+                            "%s:%zu: column %zu of the header has no name "
+                            "(an empty field between tabs)",
+                            t->path, lineno, i + 1);
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(t->names[j], f[i]) == 0) {
+                free(f);
+                return mcf_fail(MCF_EFORMAT,
+                                "%s:%zu: column '%s' appears twice in the header "
+                                "(columns %zu and %zu)",
+                                t->path, lineno, t->names[j], j + 1, i + 1);
+            }
+        }
+        t->names[i] = dup_string(f[i]);
+        if (!t->names[i]) {
+            free(f);
+            return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
+        }
+        t->ncol = i + 1;
+    }
+    free(f);
+    return MCF_OK;
+}
+
+/* Resolves the "# scan:" names to header columns. */
+static int resolve_scan(tsv_table *t)
+{
+    if (t->nscan_names == 0)
+        return MCF_OK;
+    t->scan = malloc(t->nscan_names * sizeof *t->scan);
+    if (!t->scan)
+        return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
+    for (size_t i = 0; i < t->nscan_names; i++) {
+        long c = tsv_column(t, t->scan_names[i]);
+        if (c < 0)
+            return mcf_fail(MCF_EFORMAT,
+                            "%s:%zu: scan column '%s' is not in the header on line %zu",
+                            t->path, t->scan_line, t->scan_names[i], t->header_line);
+        t->scan[t->nscan++] = (size_t)c;
+    }
+    return MCF_OK;
+}
+
+static int add_row(tsv_table *t, char *line, size_t lineno)
+{
+    size_t n;
+    char **f = split_tabs(line, &n);
+    if (!f)
+        return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
+    if (n != t->ncol) {
+        free(f);
+        return mcf_fail(MCF_EFORMAT,
+                        "%s:%zu: %zu tab-separated fields, but the header on line %zu has "
+                        "%zu columns",
+                        t->path, lineno, n, t->header_line, t->ncol);
+    }
+    if (t->nrow == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 32;
+        char **cells = realloc(t->cells, cap * t->ncol * sizeof *cells);
+        if (cells)
+            t->cells = cells;
+        double *values = realloc(t->values, cap * t->ncol * sizeof *values);
+        if (values)
+            t->values = values;
+        unsigned char *numeric = realloc(t->numeric, cap * t->ncol);
+        if (numeric)
+            t->numeric = numeric;
+        size_t *row_line = realloc(t->row_line, cap * sizeof *row_line);
+        if (row_line)
+            t->row_line = row_line;
+        if (!cells || !values || !numeric || !row_line) {
+            free(f);
+            return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
+        }
+        t->cap = cap;
+    }
+    size_t base = t->nrow * t->ncol;
+    for (size_t i = 0; i < n; i++) {
+        double v = NAN;
+        int num = parse_number(f[i], &v);
+        if (!num && !tsv_is_scan_column(t, i)) {
+            int code = mcf_fail(MCF_EFORMAT,
+                                "%s:%zu: column '%s' (field %zu): '%s' is not a number",
+                                t->path, lineno, t->names[i], i + 1, f[i]);
+            for (size_t j = 0; j < i; j++)
+                free(t->cells[base + j]);
+            free(f);
+            return code;
+        }
+        t->cells[base + i] = dup_string(f[i]);
+        if (!t->cells[base + i]) {
+            for (size_t j = 0; j < i; j++)
+                free(t->cells[base + j]);
+            free(f);
+            return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
+        }
+        t->values[base + i] = num ? v : NAN;
+        t->numeric[base + i] = (unsigned char)num;
+    }
+    t->row_line[t->nrow] = lineno;
+    t->nrow++;
+    free(f);
+    return MCF_OK;
+}
+
+int tsv_is_blank(const char *s)
+{
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\t')
+            return 0;
+    return 1;
+}
+
+int tsv_read(tsv_table *t, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return mcf_fail(MCF_EIO, "%s: no such file; run `mcf run` first", path);
+        return mcf_fail(MCF_EIO, "%s: cannot open: %s", path, strerror(errno));
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    size_t lineno = 0;
+    int rc = MCF_OK;
+    int have_header = 0;
+    ssize_t len;
+    errno = 0;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if ((size_t)len != strlen(line)) {
+            rc = mcf_fail(MCF_EFORMAT, "%s:%zu: a NUL byte in a text file; the file is "
+                                       "corrupt or not a results table",
+                          path, lineno);
+            break;
+        }
+        if (line[0] == '#') {
+            rc = parse_metadata(t, line, lineno);
+        } else if (tsv_is_blank(line)) {
+            continue;
+        } else if (!have_header) {
+            rc = parse_header(t, line, lineno);
+            have_header = 1;
+            /* the scan line normally precedes the header; a later one is resolved below */
+        } else {
+            if (t->nrow == 0 && t->nscan == 0 && t->nscan_names > 0)
+                rc = resolve_scan(t);
+            if (rc == MCF_OK)
+                rc = add_row(t, line, lineno);
+        }
+        if (rc != MCF_OK)
+            break;
+    }
+    if (rc == MCF_OK && ferror(f))
+        rc = mcf_fail(MCF_EIO, "%s: read error: %s", path, strerror(errno));
+    free(line);
+    fclose(f);
+    if (rc != MCF_OK)
+        return rc;
+    if (!have_header)
+        return mcf_fail(MCF_EFORMAT,
+                        "%s:%zu: no header line (only comments or nothing); the run wrote "
+                        "no results yet",
+                        path, lineno);
+    if (t->nscan == 0 && t->nscan_names > 0 && (rc = resolve_scan(t)) != MCF_OK)
+        return rc;
+    if (t->nrow == 0)
+        return mcf_fail(MCF_EFORMAT,
+                        "%s:%zu: a header but no data rows; no scan point has finished yet",
+                        path, lineno);
+    return MCF_OK;
+}
+
+/* The names after "# curves:" in results.tsv, space separated, into buf ("" if none). */
+void tsv_curve_names(const char *path, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[4096];
+    while (fgets(line, sizeof line, f) && line[0] == '#') {
+        if (strncmp(line, "# curves:", 9) == 0) {
+            snprintf(buf, size, "%s", line + 9);
+            buf[strcspn(buf, "\r\n")] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
