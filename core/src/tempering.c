@@ -55,7 +55,7 @@ int mcf_pt_create(mcf_run *r)
 {
     const mcf_setup *s = r->setup;
     size_t n = r->n_chains, R = (size_t)s->walkers;
-    const mcf_axis *ax = &s->axes[s->n_axes - 1]; /* the temperature axis (config.c) */
+    const mcf_axis *ax = &s->axes[s->n_axes - 1]; /* the temperature axis (setup.c) */
     mcf_tempering *pt = calloc(1, sizeof *pt);
     int rc = MCF_OK;
     if (pt) {
