@@ -13,6 +13,12 @@
  * (double), so that a particle-by-particle sweep sends a few numbers per move across the
  * bus instead of orbital rows (blip_cuda.h describes the kernels).
  *
+ * Parameters: blip's grid and grid_factor, and two settings of the kernels that create()
+ * hands to the device layer with the table (bcu_settings, per workspace): sum_precision
+ * (single or double sums of the 64 terms) and orbitals_per_thread (1, 2, 4 in the values
+ * kernel: speed only).  They were added after runs had been checkpointed, so config.ini
+ * names them only when they are not at their defaults (MCF_PARAM_ECHO_IF_CHANGED).
+ *
  * Precision: single (a relative error of about 1e-6 of the sum of |terms|, against the
  * CPU's 1e-15; tests/gpu/test_blip_cuda derives and checks the bound).  A machine without a
  * usable device makes create() fail with MCF_EDEVICE and the reason; [run] evaluator = auto
@@ -23,6 +29,21 @@
 #include "blip_cuda.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* the defaults are those of bcu_table_alloc (float sums, 2 orbitals per thread) */
+static const mcf_param_spec bc_params[] = {
+    BLIP_GRID_PARAM_SPECS,
+    {"sum_precision", MCF_PARAM_CHOICE, "single",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "single|double",
+     "precision of the sum of 64 blip terms in each orbital value (the table is single "
+     "precision either way): single, or double for measurements (up to ~25% slower; values "
+     "change at the 1e-7 level)"},
+    {"orbitals_per_thread", MCF_PARAM_CHOICE, "2",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "1|2|4",
+     "orbitals per GPU thread in the values kernel (fewer when the number of orbitals is "
+     "not a multiple): speed only, the results are the same bits"},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 typedef struct bc_ws {
     size_t L;
@@ -60,11 +81,18 @@ static int bc_create(const mcf_params *params, const mcf_pw_orbitals *o, void **
     const size_t L = o->n_orbitals;
     if ((rc = blip_table_fits("blip-cuda", n, L, sizeof(double))))
         return rc;
+    const char *precision = NULL, *per_thread = NULL;
+    if ((rc = mcf_params_string(params, "sum_precision", &precision)) ||
+        (rc = mcf_params_string(params, "orbitals_per_thread", &per_thread)))
+        return rc;
+    const bcu_settings set = {.accumulate_double = strcmp(precision, "double") == 0,
+                              .vec = atoi(per_thread)};
     bc_ws *w = calloc(1, sizeof *w);
     if (!w)
         return mcf_fail(MCF_ENOMEM, "blip-cuda: out of memory");
     w->L = L;
-    if ((rc = bcu_table_alloc(n, L, o->cell, &w->t))) {
+    if ((rc = bcu_table_alloc(n, L, o->cell, &w->t)) ||
+        (rc = bcu_table_set_settings(w->t, &set))) {
         bc_destroy(w);
         return rc;
     }
@@ -86,8 +114,9 @@ static int bc_create(const mcf_params *params, const mcf_pw_orbitals *o, void **
         return rc;
     }
     mcf_log(MCF_LOG_DEBUG, "blip-cuda: %zu orbitals on a %zu x %zu x %zu grid (%.3g MB of "
-            "float coefficients on %s)", L, n[0], n[1], n[2],
-            (double)bcu_table_bytes(w->t) / 1e6, bcu_device_name());
+            "float coefficients on %s); sums in %s, %d orbitals per thread (values)", L, n[0],
+            n[1], n[2], (double)bcu_table_bytes(w->t) / 1e6, bcu_device_name(), precision,
+            set.vec);
     *out = w;
     return MCF_OK;
 }
@@ -205,7 +234,7 @@ static const mcf_plugin_info bc_info = {
     .summary = "blip orbitals (cubic B-splines fitted by FFT, the parameters of blip) on an "
                "NVIDIA GPU: single-precision table, values, gradients and Laplacians of all "
                "points of a batch of walkers in one kernel launch",
-    .params = blip_param_specs,
+    .params = bc_params,
     .ops = &bc_ops,
     .auto_priority = 20, /* before blip (10) when a device is present */
     .probe = bc_probe,

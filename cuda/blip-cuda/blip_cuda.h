@@ -1,7 +1,7 @@
 /* blip_cuda.h — the device layer of the GPU blip orbital evaluator blip-cuda: plain C
- * functions over CUDA (blip_cuda_device.cu), linked into the plugin (blip_cuda.c), its tests
- * (tests/gpu) and the benchmark (tests/bench/blip_gpu).  Not part of the SDK: symbols carry
- * the prefix bcu_ and hidden visibility.
+ * functions over CUDA (blip_cuda_*.cu; blip_cuda_internal.h lists the files), linked into
+ * the plugin (blip_cuda.c), its tests (tests/gpu) and the benchmark (tests/bench/blip_gpu).
+ * Not part of the SDK: symbols carry the prefix bcu_ and hidden visibility.
  *
  * The mathematics is that of plugins/blip (blip.c); the table is built on the host by
  * mcf_blip_core (blip_core.h) and only evaluated here:
@@ -11,10 +11,12 @@
  *   kernel       one thread per (point, orbital), the orbital index fastest across threads,
  *                so the 32 threads of a warp read consecutive floats of one coefficient row
  *                (coalesced); for values, 2 orbitals per thread (float2 loads) when every L
- *                of the batch is even (MCF_BLIP_CUDA_VEC=1|2|4 chooses; same bits).  Each thread reduces its point into the cell and computes the 4
- *                weights per axis (and their derivatives) in double (blip_axis_setup, the
- *                CPU's code), rounds them to float, and accumulates the 64 terms in float
- *                (default) or double (bcu_set_accumulate_double, for measurements; see
+ *                of the batch is even (the settings choose 1, 2 or 4: blip-cuda's
+ *                [evaluator] orbitals_per_thread; the same bits).  Each thread reduces its
+ *                point into the cell and computes the 4 weights per axis (and their
+ *                derivatives) in double (blip_axis_setup, the CPU's code), rounds them to
+ *                float, and accumulates the 64 terms in float (default) or double (the
+ *                settings: [evaluator] sum_precision = double, for measurements; see
  *                docs/architecture.md).  All workspaces of a batch go in ONE launch: each
  *                gets a range of thread blocks and a descriptor (its table, grid, cell, where
  *                its points and results are), found by binary search over the block ranges.
@@ -71,6 +73,20 @@ BCU_API int bcu_table_alloc(const size_t n[3], size_t L, const double cell[3],
  * float.  Synchronous. */
 BCU_API int bcu_table_upload(bcu_table *t, const double *c);
 
+/* How the kernels read a table: one evaluator's settings (blip-cuda's [evaluator] keys
+ * sum_precision and orbitals_per_thread), kept with its table, so that every batch (and the
+ * determinant ops on the table) takes them from its tables; the tables of one batch must
+ * agree (MCF_EINVAL otherwise). */
+typedef struct bcu_settings {
+    int accumulate_double; /* the 64 terms summed in double (1) or in float (0) */
+    int vec;               /* orbitals per thread of the values kernel: 1, 2 or 4 (fewer
+                              when an L of the batch is not a multiple) */
+} bcu_settings;
+
+/* Sets the table's settings; a new table has the keys' defaults {0, 2} (float sums, 2
+ * orbitals per thread).  MCF_EINVAL for vec other than 1, 2, 4. */
+BCU_API int bcu_table_set_settings(bcu_table *t, const bcu_settings *s);
+
 BCU_API void bcu_table_destroy(bcu_table *t);
 
 /* L, and the bytes of the device table. */
@@ -86,11 +102,6 @@ BCU_API size_t bcu_table_bytes(const bcu_table *t);
 BCU_API int bcu_eval(const bcu_table *const *t, size_t n, const double *const *r,
                      const size_t *n_points, double *const *phi, double *const *grad,
                      double *const *lap, int want_gl);
-
-/* Accumulate the 64 terms in double (1) or float (0, the default; the environment variable
- * MCF_BLIP_CUDA_ACCUMULATE=double sets 1 at initialization).  Process-wide. */
-BCU_API void bcu_set_accumulate_double(int on);
-BCU_API int bcu_accumulate_double(void);
 
 /* Seconds of the last bcu_eval's kernel alone (CUDA events), and of the whole call
  * (staging, both copies and the kernel; host clock). */

@@ -1,18 +1,86 @@
-/* blip_cuda_internal.h — what the two halves of the blip-cuda device layer share: the table
- * (blip_cuda_device.cu) and the determinant ops (blip_cuda_det.cu).  Not installed, not
- * part of the plugin's interface (blip_cuda.h is). */
+/* blip_cuda_internal.h — what the files of the blip-cuda device layer share (CUDA only: the
+ * .cu files include it).  Not installed, not part of the plugin's interface (blip_cuda.h
+ * is).  The files, one concept each:
+ *
+ *   blip_cuda_device.cu        the device: selection, the kernel's timing events, CUDA
+ *                              errors as mcf errors
+ *   blip_cuda_table.cu         the coefficient table on the device and its settings
+ *   blip_cuda_eval.cu          the values / vgl kernel and its batch launcher (the staging
+ *                              buffers of the positions and results, and their lock)
+ *   blip_cuda_det.cu           a determinant's storage (create, destroy, set, get) and the
+ *                              staging shared by the determinant ops
+ *   blip_cuda_det_ratio.cu     trial rows, ratios and accepted moves (dot and update kernels)
+ *   blip_cuda_det_refresh.cu   the drift and the Newton step of the inverses (a tiled DGEMM)
+ *   blip_cuda_det_local.cu     grad_i D / D and lap_i D / D at the electrons */
 #ifndef MCF_BLIP_CUDA_INTERNAL_H
 #define MCF_BLIP_CUDA_INTERNAL_H
 
 #include "blip_cuda.h"
 
+#include "mcf_cuda.h"
+
+#include <cuda_runtime.h>
+
 #include <stddef.h>
+#include <time.h>
+
+/* ---- the device (blip_cuda_device.cu) ---------------------------------------------- */
+
+/* the one stream of the plugin (cuda/common) */
+#define bcu_stream mcu_stream()
+
+/* Around the values / vgl kernel of the last batch (bcu_last_times); created by
+ * bcu_device_init. */
+BCU_API extern cudaEvent_t bcu_ev0, bcu_ev1;
+
+/* A CUDA runtime failure as an mcf error naming what failed: out of memory is MCF_ENOMEM
+ * with the bytes asked and free, and the advice of a coarser grid or evaluator = blip. */
+BCU_API int bcu_fail(cudaError_t e, const char *what, size_t bytes);
+
+#define BCU_TRY(call, what, bytes)                    \
+    do {                                              \
+        cudaError_t bcu_e_ = (call);                  \
+        if (bcu_e_ != cudaSuccess)                    \
+            return bcu_fail(bcu_e_, (what), (bytes)); \
+    } while (0)
+
+/* Seconds on the monotonic clock (the host timings of bcu_last_times and
+ * bcu_det_last_ratio_time). */
+static inline double bcu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The job owning block (or warp) b of a launch whose jobs start at Job::*first, ascending:
+ * the last k with first(k) <= b (jobs of 0 blocks are skipped because the next job has the
+ * same first).  How each kernel of a batch finds its workspace or determinant. */
+template <typename Job, unsigned int Job::*first>
+static __device__ __forceinline__ int bcu_find_job(const Job *jobs, int njobs, unsigned int b)
+{
+    int hi = njobs - 1, lo = 0; /* in this order the kernels' machine code is bit for bit that
+                                   of the loops this helper replaced */
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (jobs[mid].*first <= b)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* ---- the table (blip_cuda_table.cu) ------------------------------------------------ */
 
 struct bcu_table {
     float *c;                  /* device: n[0] n[1] n[2] L floats, orbital index fastest */
     size_t n[3], L, bytes;
     double cell[3], inv_h[3];
+    bcu_settings set;          /* how the kernels evaluate it (bcu_table_set_settings) */
 };
+
+/* ---- a batch of evaluations (blip_cuda_eval.cu) ------------------------------------- */
 
 /* The process-wide lock of the staging buffers and the stream's order of batches. */
 BCU_API void bcu_lock(void);
@@ -27,7 +95,55 @@ BCU_API int bcu_eval_to_device(const bcu_table *const *t, size_t n, const double
                                const size_t *n_points, double *const *dev_out,
                                int want_gl);
 
-/* A CUDA error (cudaError_t) as an mcf error naming what failed (MCF_ENOMEM with bytes). */
-BCU_API int bcu_fail_cuda(int cuda_error, const char *what, size_t bytes);
+/* ---- determinants (blip_cuda_det*.cu) ---------------------------------------------- */
+
+#define DET_THREADS 256  /* 8 warps: the dot, update and local kernels */
+#define DET_MAX_BATCH 64 /* dets per launch of the dot and update kernels */
+
+struct bcu_det {
+    const bcu_table *t;
+    unsigned int m, L;
+    double *A, *Ainv, *trial, *col, *w; /* device: m*m, m*m, m*L, m, m */
+    double *scratch;                    /* device, m*m, at the first refresh */
+    double *vgl;                        /* device, m*L*5, at the first det_local */
+    double *r, *rt;                     /* host: m x 3 positions, trial positions */
+    int have_trial;                     /* det_trial was called since det_set */
+    int pending;                        /* an accepted move not yet applied */
+    unsigned int pend_i;
+    double pend_R;
+    int have_last; /* the last det_ratio's move, which det_accept may accept */
+    unsigned int last_i;
+    double last_R;
+};
+
+/* The staging of the determinant ops, one per process, used under bcu_lock
+ * (blip_cuda_det.cu): jobs up and results down through pinned buffers, and the ratios'
+ * numbers in mapped pinned memory. */
+typedef struct det_staging {
+    unsigned char *h_in, *d_in; /* jobs (pinned host / device) */
+    double *h_out, *d_out;      /* results */
+    size_t in_cap, out_cap;     /* bytes */
+    double *res, *res_dev;      /* mapped pinned: the ratios' numbers, 3 per det */
+    cudaEvent_t res_ready;
+    int event_made;
+} det_staging;
+
+BCU_API extern det_staging det_sg;
+
+/* Grows the job and result staging to in / out bytes (under the lock; waits for the stream
+ * first when a buffer must be replaced); makes the event and the mapped results. */
+BCU_API int det_stage(size_t in, size_t out);
+
+/* MCF_EINVAL naming op when the array is NULL, an entry is NULL or appears twice. */
+BCU_API int det_check_batch(const char *op, bcu_det *const *d, size_t n);
+
+/* With the lock: the orbital rows of n dets on the device — with r_trial, the values at
+ * the trial positions r_trial[k] into d[k]->trial (det_trial); with NULL, the values,
+ * gradients and Laplacians at the electrons d[k]->r into d[k]->vgl (allocated by the
+ * caller; det_local).  Waits for them. */
+BCU_API int det_rows_locked(bcu_det *const *d, size_t n, const double *const *r_trial);
+
+/* Applies the pending accepted moves of n dets (the lock held; blip_cuda_det_ratio.cu). */
+BCU_API int det_flush_locked(bcu_det *const *d, size_t n);
 
 #endif

@@ -4,7 +4,8 @@
  * keeps and reads it its own way.  blip.c describes the representation, the fit and the
  * parameters.  Not part of the SDK: symbols carry the prefix blip_ and hidden visibility.
  *
- *   parameters   blip_param_specs: grid, grid_factor (the [evaluator] section of both).
+ *   parameters   blip_param_specs: grid, grid_factor (the [evaluator] section of blip;
+ *                blip-cuda declares BLIP_GRID_PARAM_SPECS and its own settings).
  *   grid         blip_choose_grid: n_x, n_y, n_z from the parameters and the orbitals'
  *                cutoff; refuses a grid below Nyquist naming the minimum.
  *   table        blip_build_table: c[((i n_y + j) n_z + k) L + l], double, the orbital
@@ -41,7 +42,19 @@ extern "C" {
 #define BLIP_HD
 #endif
 
-/* The parameters of blip and blip-cuda (NULL-name terminated). */
+/* The grid's parameters, grid and grid_factor: the initializers of two mcf_param_spec, for
+ * the declarations of blip (blip_param_specs) and blip-cuda. */
+#define BLIP_GRID_PARAM_SPECS                                                                 \
+    {"grid", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,          \
+     "blip grid points along each side of the cell (the same on all three sides); must "     \
+     "exceed 2 max|n_d| of the orbitals' plane waves (Nyquist); 0 = automatic from the "     \
+     "cutoff: grid_factor x the plane-wave grid"},                                           \
+    {"grid_factor", MCF_PARAM_REAL, "4", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 1, 0, NULL,  \
+     "with grid = 0: blip grid = ceil(grid_factor x (2 m + 1)) points per side, 2 m + 1 the " \
+     "plane-wave FFT grid of the cutoff sphere; errors of values, gradients, Laplacians "   \
+     "fall as grid^-4, ^-3, ^-2 (about 1e-3, 6e-3, 4e-2 relative at the cutoff for 4)"}
+
+/* The parameters of blip (NULL-name terminated). */
 BLIP_API extern const mcf_param_spec blip_param_specs[];
 
 /* The grid n[3] for orbitals o (checked by the caller) with the validated parameters.

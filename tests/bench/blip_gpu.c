@@ -4,7 +4,9 @@
  *
  * Usage: blip_gpu [grid]            (default 60: blip grids of grid^3 points)
  * Environment: BLIP_BENCH_SIZES="216:56 648:168 1536:384 4096:1024" (points N : orbitals L),
- * BLIP_BENCH_CPU=0 (skip the CPU timings).  Without a device: "skipped: no device".
+ * BLIP_BENCH_CPU=0 (skip the CPU timings), BLIP_BENCH_VEC=1|2|4 (orbitals per thread of the
+ * values kernel, blip-cuda's [evaluator] orbitals_per_thread; default 2, the plugin's).
+ * Without a device: "skipped: no device".
  *
  * Method (as blip_cpu): L real orbitals on the L shortest plane waves of a cubic cell with
  * dense random coefficients; the table is built once by mcf_blip_core (the same as both
@@ -22,7 +24,7 @@
  *               (read + write bytes per second) measured in the same run.
  *   speedup     CPU blip time (all cores; one core) / GPU time, kernel and total.
  * The accumulation precision of the 64-term sums is measured both ways (float: the
- * plugin's choice; double). */
+ * plugin's default; double: [evaluator] sum_precision = double). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,6 +80,12 @@ int main(int argc, char **argv)
     const int nsize = bench_sizes_env(sizes, 4);
     const char *ec = getenv("BLIP_BENCH_CPU");
     const int do_cpu = !(ec && !strcmp(ec, "0"));
+    const char *ev = getenv("BLIP_BENCH_VEC");
+    const int vec = ev ? atoi(ev) : 2;
+    if (vec != 1 && vec != 2 && vec != 4) {
+        fprintf(stderr, "blip_gpu: BLIP_BENCH_VEC=%s; use 1, 2 or 4\n", ev);
+        return 2;
+    }
     mcf_plugin *pb = NULL;
     if (mcf_plugin_open("blip", MCF_PLUGIN_ORBITAL_EVALUATOR, &pb)) {
         fprintf(stderr, "blip_gpu: %s\n", mcf_last_error());
@@ -89,8 +97,8 @@ int main(int argc, char **argv)
     const int threads[2] = {max_threads(), 1};
     const double bw = bcu_copy_bandwidth((size_t)1 << 30, 10);
     printf("blip_gpu: device %s\nhost: %s, %d cores\ndevice copy bandwidth (cudaMemcpy D2D, "
-           "2 x 1 GiB, read + write): %.1f GB/s\ngrid %ld^3\n", why, cpu, threads[0], bw,
-           grid);
+           "2 x 1 GiB, read + write): %.1f GB/s\ngrid %ld^3, values with %d orbitals per "
+           "thread\n", why, cpu, threads[0], bw, grid, vec);
     printf("\n| N | L | table (float) | op | accumulate | kernel ms | GB/s | %% of copy | total "
            "ms | CPU %d cores ms | CPU 1 core ms | speedup kernel (all, 1) | speedup total "
            "(all, 1) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", threads[0]);
@@ -137,9 +145,9 @@ int main(int argc, char **argv)
             }
             set_threads(threads[0]);
             for (int acc = 0; acc < 2; acc++) {
-                bcu_set_accumulate_double(acc);
+                const bcu_settings set = {acc, vec};
                 double tk, tt;
-                if (time_gpu(t, op, &bo, &tk, &tt))
+                if (bcu_table_set_settings(t, &set) || time_gpu(t, op, &bo, &tk, &tt))
                     return 1;
                 const double bytes = (double)N * 64.0 * (double)L * 4.0;
                 const double gbs = bytes / tk / 1e9;
@@ -151,7 +159,6 @@ int main(int argc, char **argv)
                        tc[1] / tt);
                 fflush(stdout);
             }
-            bcu_set_accumulate_double(0);
         }
         if (bws)
             bops->destroy(bws);

@@ -18,11 +18,15 @@
  *
  *   (a) device layer, float and double accumulation: values, gradients, Laplacians of the
  *       GPU vs the CPU blip plugin within the bound; max |gpu - cpu| / S printed; also for
- *       56 and 54 orbitals (the values kernel's float4 and float2 variants);
+ *       56 and 54 orbitals with 4 orbitals per thread asked (the values kernel's float4 and
+ *       float2 variants), whose values must equal those of 1 orbital per thread bit for bit;
  *   (b) vs planewave (exact): |gpu - pw| <= |cpu - pw| + the bound, per entry;
  *   (c) the plugin through the loader: name, probe, auto_priority 20, one_batch, the
- *       parameters of blip; a batch of two workspaces (19 and 57 orbitals) equals the
- *       device layer's results bit for bit and two single calls bit for bit;
+ *       parameters of blip and the two settings (sum_precision, orbitals_per_thread, in
+ *       config.ini only when changed); a batch of two workspaces (19 and 57 orbitals) equals
+ *       the device layer's results bit for bit and two single calls bit for bit; a workspace
+ *       made with sum_precision = double equals the device layer's double sums bit for bit
+ *       (the key reaches the kernel), and a batch mixing it with a float one is refused;
  *   (d) refusals: a grid too coarse (naming the minimum), a non-finite position (naming the
  *       workspace), a NULL array;
  *   (e) out of device memory: a 600^3 x 1024 table (885 GB) is refused with MCF_ENOMEM
@@ -207,9 +211,11 @@ static int grid_of(const evaluator *e, const mcf_pw_orbitals *o, const char *gri
 
 static evaluator cpu, gpu, pw;
 
-/* (a), (b) for one orbital set and grid; the device results with float accumulation into
- * *dev (P points r) for (c) */
-static void test_accuracy(const heg *s, const char *grid, const double *r, size_t P, vgl *dev)
+/* (a), (b) for one orbital set and grid, vec orbitals per thread asked of the values
+ * kernel; the device results with float and double accumulation into dev[0], dev[1] (P
+ * points r) for (c) */
+static void test_accuracy(const heg *s, const char *grid, const double *r, size_t P, int vec,
+                          vgl *dev)
 {
     const mcf_pw_orbitals *o = &s->o;
     const size_t L = o->n_orbitals;
@@ -232,23 +238,29 @@ static void test_accuracy(const heg *s, const char *grid, const double *r, size_
     CHECK(rc == MCF_OK, "CPU evaluation: %s", mcf_last_error());
     vgl S = term_sums(c, n, o->cell, L, r, P);
     for (int acc = 0; acc < 2; acc++) {
-        bcu_set_accumulate_double(acc);
+        const bcu_settings one = {acc, 1}, set = {acc, vec};
         vgl G = vgl_alloc(P, L);
-        double *vonly = malloc(P * L * sizeof *vonly);
+        double *vonly = malloc(P * L * sizeof *vonly), *v1 = malloc(P * L * sizeof *v1);
         const bcu_table *tt = t;
-        rc = bcu_eval(&tt, 1, &r, &np, &G.v, &G.g, &G.l, 1) ||
+        rc = bcu_table_set_settings(t, &one) ||
+             bcu_eval(&tt, 1, &r, &np, &v1, NULL, NULL, 0) ||
+             bcu_table_set_settings(t, &set) ||
+             bcu_eval(&tt, 1, &r, &np, &G.v, &G.g, &G.l, 1) ||
              bcu_eval(&tt, 1, &r, &np, &vonly, NULL, NULL, 0);
         CHECK(rc == MCF_OK, "GPU evaluation: %s", mcf_last_error());
+        CHECK(!memcmp(vonly, v1, P * L * sizeof *v1), "%zu orbitals, %s accumulation: the "
+              "values with %d orbitals per thread asked differ from those with 1", L,
+              acc ? "double" : "float", vec);
         double rel[4] = {0, 0, 0, 0}, ratio[4] = {0, 0, 0, 0};
         compare(G.v, C.v, S.v, P * L, &rel[0], &ratio[0]);
         compare(G.g, C.g, S.g, 3 * P * L, &rel[1], &ratio[1]);
         compare(G.l, C.l, S.l, P * L, &rel[2], &ratio[2]);
         compare(vonly, C.v, S.v, P * L, &rel[3], &ratio[3]);
-        printf("(a) %zu orbitals, grid %zu^3, %s accumulation: max |gpu - cpu| / S = %.2e "
-               "(values), %.2e (gradients), %.2e (Laplacians), %.2e (values op); / bound "
-               "(64 FLT_EPSILON S) = %.3f %.3f %.3f %.3f\n", L, n[0],
-               acc ? "double" : "float", rel[0], rel[1], rel[2], rel[3], ratio[0], ratio[1],
-               ratio[2], ratio[3]);
+        printf("(a) %zu orbitals, grid %zu^3, %s accumulation, %d orbitals per thread asked: "
+               "max |gpu - cpu| / S = %.2e (values), %.2e (gradients), %.2e (Laplacians), "
+               "%.2e (values op); / bound (64 FLT_EPSILON S) = %.3f %.3f %.3f %.3f\n", L, n[0],
+               acc ? "double" : "float", vec, rel[0], rel[1], rel[2], rel[3], ratio[0],
+               ratio[1], ratio[2], ratio[3]);
         CHECK(ratio[0] <= 1 && ratio[1] <= 1 && ratio[2] <= 1 && ratio[3] <= 1,
               "%zu orbitals grid %s: error / float bound = %.3g %.3g %.3g %.3g", L, grid,
               ratio[0], ratio[1], ratio[2], ratio[3]);
@@ -273,16 +285,16 @@ static void test_accuracy(const heg *s, const char *grid, const double *r, size_
                    "(|cpu - pw| + float bound) = %.3f (all of v, g, l)\n", egpu, ecpu, worst);
             CHECK(worst <= 1, "gpu vs planewave beyond the CPU's error + float bound: %.3g",
                   worst);
-            if (dev) {
-                memcpy(dev->v, G.v, P * L * sizeof(double));
-                memcpy(dev->g, G.g, 3 * P * L * sizeof(double));
-                memcpy(dev->l, G.l, P * L * sizeof(double));
-            }
+        }
+        if (dev) {
+            memcpy(dev[acc].v, G.v, P * L * sizeof(double));
+            memcpy(dev[acc].g, G.g, 3 * P * L * sizeof(double));
+            memcpy(dev[acc].l, G.l, P * L * sizeof(double));
         }
         free(vonly);
+        free(v1);
         vgl_free(&G);
     }
-    bcu_set_accumulate_double(0);
     vgl_free(&C);
     vgl_free(&X);
     vgl_free(&S);
@@ -298,7 +310,7 @@ static void random_points(mcf_rng *rng, double side, size_t P, double *r)
         r[i] = side * (3.0 * mcf_rng_uniform(rng) - 1.0);
 }
 
-/* (c), (d) */
+/* (c), (d); d1, d2: the device layer's float sums, d1[1] its double sums */
 static void test_plugin(heg *s1, heg *s2, const double *r1, const double *r2, size_t P,
                         const vgl *d1, const vgl *d2)
 {
@@ -308,9 +320,13 @@ static void test_plugin(heg *s1, heg *s2, const double *r1, const double *r2, si
               info->probe && info->probe(why, sizeof why) == 1,
           "blip-cuda's descriptor: name %s, auto_priority %d, one_batch %d", info->name,
           info->auto_priority, info->one_batch);
-    CHECK(mcf_spec_count(info->params) == mcf_spec_count(cpu.pl->info->params) &&
-              !strcmp(info->params[0].name, cpu.pl->info->params[0].name),
-          "blip-cuda declares other parameters than blip");
+    const mcf_param_spec *ps = info->params, *pc = cpu.pl->info->params;
+    CHECK(mcf_spec_count(pc) == 2 && mcf_spec_count(ps) == 4 && !strcmp(ps[0].name, pc[0].name) &&
+              !strcmp(ps[1].name, pc[1].name) && !strcmp(ps[2].name, "sum_precision") &&
+              !strcmp(ps[3].name, "orbitals_per_thread") &&
+              (ps[2].flags & ps[3].flags & MCF_PARAM_ECHO_IF_CHANGED),
+          "blip-cuda declares other parameters than blip's grid, grid_factor and its "
+          "sum_precision, orbitals_per_thread (echoed only when changed)");
     void *w[2] = {ev_create(&gpu, &s1->o, "24"), ev_create(&gpu, &s2->o, "24")};
     if (!w[0] || !w[1])
         return;
@@ -344,6 +360,39 @@ static void test_plugin(heg *s1, heg *s2, const double *r1, const double *r2, si
            "workspaces (%zu + %zu orbitals): = device layer %s, = single calls %s\n",
            info->auto_priority, info->one_batch, why, L1, L2, same_dev ? "bit for bit" : "NO",
            same_single ? "bit for bit" : "NO");
+    /* the settings reach the kernel: [evaluator] sum_precision = double is the device
+     * layer's double sums, which differ from the float ones */
+    test_params *tpd = test_params_make(info->params, "test_blip_cuda.ini", "grid", "24",
+                                        "sum_precision", "double", "orbitals_per_thread", "4",
+                                        NULL);
+    void *wd = NULL;
+    rc = tpd->ok ? gpu.ops->create(&tpd->p, &s1->o, &wd) : MCF_EINVAL;
+    test_params_free(tpd);
+    CHECK(rc == MCF_OK && wd, "create with sum_precision = double: %s", mcf_last_error());
+    if (wd) {
+        vgl D = vgl_alloc(P, L1);
+        rc = gpu.ops->vgl(&wd, 1, &r[0], &np[0], &D.v, &D.g, &D.l);
+        CHECK(rc == MCF_OK, "vgl with sum_precision = double: %s", mcf_last_error());
+        const int same_double = !memcmp(D.v, d1[1].v, P * L1 * 8) &&
+                                !memcmp(D.g, d1[1].g, 3 * P * L1 * 8) &&
+                                !memcmp(D.l, d1[1].l, P * L1 * 8);
+        const int float_too = !memcmp(D.v, d1[0].v, P * L1 * 8);
+        CHECK(same_double && !float_too, "sum_precision = double: = device layer's double "
+              "sums %s, = its float sums %s", same_double ? "yes" : "NO",
+              float_too ? "YES" : "no");
+        void *mix[2] = {w[0], wd};
+        const double *rm[2] = {r1, r1};
+        const size_t nm[2] = {P, P};
+        double *vm[2] = {B1.v, D.v};
+        rc = gpu.ops->values(mix, 2, rm, nm, vm);
+        CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "different settings"),
+              "a batch of float and double workspaces: rc %d, %s", rc, mcf_last_error());
+        printf("(c) [evaluator] sum_precision = double, orbitals_per_thread = 4: = the device "
+               "layer's double sums %s; a batch mixing settings: %s\n",
+               same_double ? "bit for bit" : "NO", mcf_last_error());
+        vgl_free(&D);
+        gpu.ops->destroy(wd);
+    }
     /* (d) refusals */
     void *bad = NULL;
     test_params *tp = test_params_make(info->params, "test_blip_cuda.ini", "grid", "4", NULL);
@@ -751,23 +800,26 @@ int main(void)
     double *r1 = malloc(3 * P * sizeof *r1), *r2 = malloc(3 * P * sizeof *r2);
     random_points(&rng, s1->o.cell[0], P, r1);
     random_points(&rng, s2->o.cell[0], P, r2);
-    vgl d1 = vgl_alloc(P, s1->o.n_orbitals), d2 = vgl_alloc(P, s2->o.n_orbitals);
-    test_accuracy(s1, "24", r1, P, &d1);
-    test_accuracy(s2, "24", r2, P, &d2);
-    test_accuracy(s2, "0", r2, P, NULL);
-    { /* 56 and 54 of the 57 orbitals: L a multiple of 4 or of 2 only, so the values take
-       * the float4 and the float2 variant of the kernel */
+    vgl d1[2] = {vgl_alloc(P, s1->o.n_orbitals), vgl_alloc(P, s1->o.n_orbitals)};
+    vgl d2[2] = {vgl_alloc(P, s2->o.n_orbitals), vgl_alloc(P, s2->o.n_orbitals)};
+    test_accuracy(s1, "24", r1, P, 2, d1);
+    test_accuracy(s2, "24", r2, P, 2, d2);
+    test_accuracy(s2, "0", r2, P, 2, NULL);
+    { /* 56 and 54 of the 57 orbitals, 4 per thread asked: L a multiple of 4 or of 2 only,
+       * so the values take the float4 and the float2 variant of the kernel */
         heg s3 = *s2;
         s3.o.n_orbitals = 56;
-        test_accuracy(&s3, "24", r2, P, NULL);
+        test_accuracy(&s3, "24", r2, P, 4, NULL);
         s3.o.n_orbitals = 54;
-        test_accuracy(&s3, "24", r2, P, NULL);
+        test_accuracy(&s3, "24", r2, P, 4, NULL);
     }
-    test_plugin(s1, s2, r1, r2, P, &d1, &d2);
+    test_plugin(s1, s2, r1, r2, P, d1, d2);
     test_out_of_memory();
     test_determinants(s1, s2);
-    vgl_free(&d1);
-    vgl_free(&d2);
+    for (int k = 0; k < 2; k++) {
+        vgl_free(&d1[k]);
+        vgl_free(&d2[k]);
+    }
     free(r1);
     free(r2);
     heg_free(s1);

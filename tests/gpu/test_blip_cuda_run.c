@@ -22,6 +22,14 @@
  * agreement as above (always valid), the log naming who keeps the determinants; printed:
  * the differences, which are ~1e-12 when the decisions agree.
  *
+ * The settings of blip-cuda's [evaluator] (sum_precision, orbitals_per_thread) reach the
+ * kernels in a run: two short runs with the device's determinants, the same seed, one at the
+ * defaults and one with sum_precision = double and orbitals_per_thread = 4 (MCF_DEBUG=1:
+ * the plugin logs the settings it hands to the device layer).  Asserted: the defaults stay
+ * out of config.ini (so checkpoints from before the keys resume), the changed keys are in
+ * it, the log names them, and the results differ (double sums move the orbital values by
+ * ~1e-7 of their terms, which the energies printed to 10 digits show).
+ *
  * Usage: test_blip_cuda_run MCF_PROGRAM (through ctest). */
 #include "physics_util.h"
 
@@ -96,6 +104,55 @@ static void run_pair(void)
     phys_table_free(&host);
 }
 
+static void run_settings(void)
+{
+    /* [0] at the defaults, [1] with the keys changed (MCF_DEBUG=1: the plugin logs them) */
+    const char *names[2] = {"blip_cuda_defaults", "blip_cuda_double"};
+    const char *keys[2] = {"", "\n[evaluator]\nsum_precision = double\norbitals_per_thread = 4\n"};
+    phys_table runs[2];
+    for (int k = 0; k < 2; k++) {
+        char text[1024];
+        snprintf(text, sizeof text, "evaluator = blip-cuda\nwalkers = 4\n\n[schedule]\n"
+                 "thermalize = 20\nsweeps = 100\n\n[model]\nsystem = heg\nelectrons = 38\n"
+                 "rs = 1\njastrow = rpa\nmove = pbp\nstep = 0.5\ndeterminants = evaluator\n%s",
+                 keys[k]);
+        if (k)
+            setenv("MCF_DEBUG", "1", 1);
+        const int failed =
+            phys_run_mcf(mcf_program, names[k], "slater-jastrow", 3838, text, &runs[k]);
+        unsetenv("MCF_DEBUG");
+        if (failed) {
+            CHECK(0, "the blip-cuda run %s failed", names[k]);
+            if (k)
+                phys_table_free(&runs[0]);
+            return;
+        }
+    }
+    const phys_table *def = &runs[0], *dbl = &runs[1];
+    const char *obs[] = {"energy", "kinetic", "energy_sq", "variance"};
+    int differ = 0;
+    for (size_t o = 0; o < sizeof obs / sizeof *obs; o++) {
+        const double a = phys_get(def, 0, obs[o]), b = phys_get(dbl, 0, obs[o]);
+        printf("settings: %s %.10g (single sums), %.10g (double sums, 4 orbitals per thread)\n",
+               obs[o], a, b);
+        differ += isfinite(a) && isfinite(b) && a != b;
+    }
+    CHECK(differ > 0, "sum_precision = double changed none of the results: the key does not "
+          "reach the kernel");
+    CHECK(run_log_has("blip_cuda_double", "sums in double, 4 orbitals per thread"),
+          "the log of the run with sum_precision = double does not name the settings");
+    CHECK(!phys_file_has("blip_cuda_defaults", "out/config.ini", "sum_precision", NULL) &&
+              !phys_file_has("blip_cuda_defaults", "out/config.ini", "orbitals_per_thread",
+                             NULL),
+          "the settings at their defaults are written into config.ini");
+    CHECK(phys_file_has("blip_cuda_double", "out/config.ini", "sum_precision = double", NULL) &&
+              phys_file_has("blip_cuda_double", "out/config.ini", "orbitals_per_thread = 4",
+                            NULL),
+          "the changed settings are missing from config.ini");
+    phys_table_free(&runs[0]);
+    phys_table_free(&runs[1]);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -118,5 +175,6 @@ int main(int argc, char **argv)
     }
     printf("device: %s\n", why);
     run_pair();
+    run_settings();
     return check_exit();
 }
