@@ -4,7 +4,7 @@
  * (blip_cuda_det_ratio.cu), the refresh (blip_cuda_det_refresh.cu) and the local-energy
  * part (blip_cuda_det_local.cu) are in their own files; what is computed and how is
  * described in blip_cuda.h, the mathematics is the Slater-Jastrow model's
- * (models/slater-jastrow/slater_jastrow.c). */
+ * (models/slater-jastrow/sj_determinants.c and sj_determinants_ev.c). */
 #include "blip_cuda.h"
 #include "blip_cuda_internal.h"
 
