@@ -1,0 +1,45 @@
+/* anderson_internal.h — what the two files of the Anderson model share: the chain, the
+ * positions of the observables, and the measurement functions that the descriptor
+ * (anderson.c) lists.  Not installed and not part of the SDK.
+ *
+ * Files: anderson.c (parameters, the disorder realizations, create/destroy, the checkpoint
+ * record, the descriptor), anderson_measure.c (DOS, typical DOS and LDOS from the
+ * evaluator). */
+#ifndef MCF_ANDERSON_INTERNAL_H
+#define MCF_ANDERSON_INTERNAL_H
+
+#include "mcf/mcf.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* positions in anderson_observables (anderson.c); every curve has the evaluator's `points`
+ * values */
+enum { OBS_DOS = 0, OBS_TYPICAL = 1, OBS_LDOS = 2 };
+
+typedef struct anderson_chain {
+    int32_t lattice[2];          /* mcf_lattice_kind, mcf_boundary: as the record stores them */
+    int64_t L, sites;            /* likewise */
+    size_t n;                    /* sites */
+    double W, t;
+    uint64_t chain_index;
+    mcf_hamiltonian *h;
+    mcf_fermion ev;              /* the bound evaluator (mcf_fermion_bind) */
+    void *ws;                    /* the evaluator's workspace, bound to h */
+    size_t points;               /* energy grid */
+    double *E;
+    mcf_rng mrng;                /* the measurement stream */
+    uint64_t realizations;       /* realizations drawn so far, the initial one included */
+    size_t n_typical, n_ldos;    /* sampled sites; listed sites */
+    size_t *rows;                /* n_typical sampled, then the n_ldos listed sites */
+    unsigned char *mark;         /* n: scratch for sampling without replacement */
+    double *ldos_buf;            /* (n_typical + n_ldos) x points */
+} anderson_chain;
+
+/* ---- anderson_measure.c --------------------------------------------------------------- */
+
+int anderson_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
+                           double *const *values);
+size_t anderson_curve_points(const void *chain, size_t index, double *axis);
+
+#endif

@@ -1,0 +1,117 @@
+/* de_internal.h — what the files of the double-exchange model share: the chain and the move,
+ * the positions of the observables, the range of the rotation half-angle, and the functions
+ * that one file calls in another.  Not installed and not part of the SDK: the plugin's only
+ * interface is its descriptor (double_exchange.c).
+ *
+ * Files: double_exchange.c (the weight; parameters, observables, create/destroy, the
+ * descriptor), de_spins_file.c (initial spins from a file), de_hamiltonian.c (the Hamiltonian
+ * as a function of the spins, its consistency check, the change of a move), de_moves.c (the
+ * single-spin move, its acceptance and adaptation), de_measure.c (the observables and the DOS
+ * curve), de_tempering.c (parallel tempering), de_checkpoint.c (the checkpoint record).
+ *
+ * Errors: functions returning int give MCF_OK or an MCF_E* code with a message (mcf_fail).
+ * Pointers are borrowed. */
+#ifndef MCF_DE_INTERNAL_H
+#define MCF_DE_INTERNAL_H
+
+#include "mcf/mcf.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DE_PI 3.14159265358979323846
+
+#define DE_ALPHA_MIN 1e-3   /* rotation half-angle range while adapting */
+#define DE_ALPHA_MAX DE_PI
+#define DE_ALPHA_START 1.0  /* initial half-angle of move = rotation, radians */
+
+/* positions in de_observables (double_exchange.c): the scalars, then the optional DOS curve */
+enum { OBS_ENERGY, OBS_ABS_M, OBS_M2, OBS_M4, OBS_DENSITY, OBS_NN, OBS_COUNT, OBS_DOS = OBS_COUNT };
+
+typedef struct de_move {
+    int64_t site;
+    double s[3];               /* the proposed direction */
+    mcf_local_change change;   /* H' - H, for delta_action */
+} de_move;
+
+typedef struct de_chain {
+    mcf_lattice_kind kind;
+    mcf_boundary boundary;
+    long L;
+    size_t n;                  /* sites */
+    int z;                     /* neighbour slots per site */
+    size_t bonds;
+    int finite;                /* 1: finite Hund coupling, two orbitals per site */
+    double hund;               /* J_H, inf when infinite */
+    double t, mu, T;
+    int rotation;              /* move = rotation */
+    double alpha;              /* cap half-angle of move = rotation */
+    uint64_t chain_index;
+    double *spin;              /* 3N */
+    int32_t *nb;               /* N x z, -1 = missing (open boundary) */
+    mcf_hamiltonian *h;        /* the Hamiltonian the evaluator reads */
+    mcf_hamiltonian *scratch;  /* same layout, rebuilt from the spins by the check */
+    mcf_fermion fermion;       /* the bound evaluator (mcf/fermion_model.h) */
+    void *ws;                  /* the evaluator's workspace, bound to h */
+    mcf_rng mrng;              /* the measurement stream */
+    double mag[3];             /* running sum_i S_i */
+    int64_t since_refresh;     /* accepted moves since the last refresh and check */
+    uint64_t accepted;         /* accepted moves in total */
+    uint64_t checks;           /* consistency checks passed */
+    int warned_exchange;       /* the truncation warning of exchange_action was given */
+    /* the optional DOS curve */
+    long dos_every;            /* 0: off */
+    size_t dos_points;         /* the evaluator's energy grid */
+    double *dos_last;          /* the last DOS measured (repeated in between) */
+    uint64_t measured;         /* measurements so far */
+} de_chain;
+
+/* ---- de_hamiltonian.c: the Hamiltonian, a function of the spins ------------------------ */
+
+/* Writes every entry of h that depends on the spin of site o, from the spins `spin`. */
+int de_set_site(const de_chain *c, mcf_hamiltonian *h, size_t o, const double *spin);
+
+/* Writes every entry of h from the chain's spins (an empty h gets the same slot layout
+ * every time). */
+int de_build(const de_chain *c, mcf_hamiltonian *h);
+
+/* The consistency check: rebuilds H from the spins into c->scratch and compares bit for bit
+ * (MCF_EINTERNAL on a difference); counts the checks passed. */
+int de_verify(de_chain *c);
+
+/* The change H' - H of the move of site o to the direction s_new, into *ch. */
+void de_make_change(const de_chain *c, size_t o, const double s_new[3], mcf_local_change *ch);
+
+/* ---- de_moves.c: the single-spin move ----------------------------------------------------- */
+
+/* M = sum_i S_i from scratch; restarts the count of moves since the last refresh. */
+void de_refresh(de_chain *c);
+
+int de_propose(void *chain, mcf_rng *rng, void *move);
+int de_batch_log_ratio(mcf_batch *batch, void *const *chains, const void *moves, size_t n,
+                       double *out);
+int de_accept(void *chain, const void *move);
+void de_adapt(void *chain, double acceptance);
+
+/* ---- de_spins_file.c: initial spins from a file ------------------------------------------- */
+
+/* Reads the n unit spins of [model] spins = path into spin (3n doubles, renormalized). */
+int de_read_spins(const mcf_params *params, const char *path, size_t n, double *spin);
+
+/* ---- de_measure.c: measurements ------------------------------------------------------------ */
+
+int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *values);
+size_t de_curve_points(const void *chain, size_t index, double *axis);
+
+/* ---- de_tempering.c: parallel tempering ---------------------------------------------------- */
+
+int de_set_temperature(void *chain, double T);
+int de_batch_exchange_action(mcf_batch *batch, void *const *chains, size_t n,
+                             const double *T_new, double *dS);
+
+/* ---- de_checkpoint.c: the checkpoint record ------------------------------------------------ */
+
+int de_save(const void *chain, mcf_stream *out);
+int de_load(void *chain, mcf_stream *in);
+
+#endif

@@ -1,0 +1,132 @@
+/* de_measure.c — the measurements of the double-exchange model: the spin observables, the
+ * fermion density and energy from the evaluator's occupation(), and the optional DOS curve.
+ *
+ * Observables (per site, N sites):
+ *   energy          fermion energy <H> / N = sum_nu eps_nu f(eps_nu) / N, from the
+ *                   evaluator's occupation() (per state, so times dim / N)
+ *   abs_m, m2, m4   |M| / N and its square and fourth power (order-parameter roles)
+ *   density         electrons per site, sum_nu f(eps_nu) / N (0..1 for hund = inf, 0..2
+ *                   for finite J_H)
+ *   nn_correlation  the mean of S_i . S_j over nearest-neighbour bonds
+ *   dos             (a curve over E, only with dos_every = k > 0) the fermion DOS per state
+ *                   from the evaluator's dos(), new at every k-th measurement and repeated
+ *                   in between (equal weights: the mean is that of the measured curves)
+ * batch_measure() gets density and energy from mcf_fermion_occupation, which calls
+ * occupation() once for all chains of a batch that share (mu, T) (the op takes one mu and
+ * one T; a temperature scan gives one call per temperature).
+ * The measurement stream of the chain feeds the random vectors of a stochastic evaluator's
+ * occupation() and dos(). */
+#include "de_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The observables that need no evaluator. */
+static void de_spin_observables(const de_chain *c, double *values)
+{
+    const double n = (double)c->n;
+    const double m2 =
+        (c->mag[0] * c->mag[0] + c->mag[1] * c->mag[1] + c->mag[2] * c->mag[2]) / (n * n);
+    double bond = 0.0;
+    for (size_t i = 0; i < c->n; i++) {
+        const double *s = c->spin + 3 * i;
+        const int32_t *nb = c->nb + (size_t)c->z * i;
+        for (int k = 0; k < c->z; k += 2) { /* even slots: every bond once */
+            if (nb[k] < 0)
+                continue;
+            const double *r = c->spin + 3 * (size_t)nb[k];
+            bond += s[0] * r[0] + s[1] * r[1] + s[2] * r[2];
+        }
+    }
+    values[OBS_ABS_M] = sqrt(m2);
+    values[OBS_M2] = m2;
+    values[OBS_M4] = m2 * m2;
+    values[OBS_NN] = c->bonds ? bond / (double)c->bonds : 0.0;
+}
+
+/* The DOS curve of the chains that measure it: a new one (one dos() call for all of them,
+ * from their measurement streams, after occupation()) at every dos_every-th measurement,
+ * the last one repeated in between.  Repeating a value k times gives every measured DOS
+ * the same weight, so the mean is that of the measured ones; the jackknife bins of the
+ * core are much longer than k, so the error bars stay right.  Its arrays (workspaces,
+ * streams, output rows) come from the batch scratch, taken anew: the occupation's arrays
+ * are no longer needed. */
+static int de_measure_dos(mcf_batch *batch, void *const *chains, size_t n,
+                          double *const *values)
+{
+    const de_chain *c0 = chains[0];
+    void **ws = NULL;
+    mcf_rng **rngs = NULL;
+    double **out = NULL;
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        de_chain *c = chains[k];
+        if (c->dos_every > 0 && c->measured % (uint64_t)c->dos_every == 0) {
+            if (!ws) {
+                ws = mcf_batch_scratch(batch, 3 * n * sizeof(void *));
+                if (!ws)
+                    return mcf_fail_prefix(MCF_ENOMEM, "double-exchange: the DOS");
+                rngs = (mcf_rng **)(ws + n);
+                out = (double **)(rngs + n);
+            }
+            ws[m] = c->ws;
+            rngs[m] = &c->mrng;
+            out[m] = c->dos_last;
+            m++;
+        }
+    }
+    if (m) {
+        int rc = c0->fermion.ops->dos(ws, m, rngs, out);
+        if (rc)
+            return mcf_fail_prefix(rc, "double-exchange: evaluator %s: dos", c0->fermion.name);
+    }
+    for (size_t k = 0; k < n; k++) {
+        de_chain *c = chains[k];
+        if (c->dos_every > 0)
+            memcpy(values[k] + OBS_DOS, c->dos_last, c->dos_points * sizeof *c->dos_last);
+        c->measured++;
+    }
+    return MCF_OK;
+}
+
+/* Density and energy of every chain from mcf_fermion_occupation (one occupation() call per
+ * distinct (mu, T) among the chains of the batch), the spin observables, then the DOS. */
+int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
+                     double *const *values)
+{
+    if (n == 0)
+        return MCF_OK;
+    const de_chain *c0 = chains[0];
+    mcf_fermion_batch a;
+    int rc = mcf_fermion_batch_get(batch, n, &a);
+    if (rc)
+        return mcf_fail_prefix(rc, "double-exchange");
+    for (size_t k = 0; k < n; k++) {
+        de_chain *c = chains[k];
+        a.ws[k] = c->ws;
+        a.rngs[k] = &c->mrng;
+        a.T[k] = c->T;
+        a.mu[k] = c->mu;
+    }
+    if ((rc = mcf_fermion_occupation(&c0->fermion, &a, n)))
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        const de_chain *c = chains[k];
+        const double per_site = (double)c->h->dim / (double)c->n;
+        values[k][OBS_ENERGY] = a.energy[k] * per_site;
+        values[k][OBS_DENSITY] = a.density[k] * per_site;
+        de_spin_observables(c, values[k]);
+    }
+    return de_measure_dos(batch, chains, n, values);
+}
+
+/* The axis of the DOS curve: the evaluator's energy grid (no other curve). */
+size_t de_curve_points(const void *chain, size_t index, double *axis)
+{
+    const de_chain *c = chain;
+    if (index != OBS_DOS || c->dos_every <= 0)
+        return 0;
+    if (axis && c->fermion.ops->energies(c->ws, axis))
+        return 0;
+    return c->dos_points;
+}
