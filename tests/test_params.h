@@ -30,7 +30,7 @@ static inline test_params *test_params_make(const mcf_param_spec *specs, const c
     tp->p.section = "evaluator";
     tp->p.origin = origin;
     tp->p.specs = specs;
-    tp->p.n = mcf_spec_count(specs);
+    tp->p.n = mcfi_spec_count(specs);
     tp->p.values = tp->values;
     for (size_t k = 0; k < tp->p.n && k < TEST_PARAMS_MAX; k++) {
         const mcf_param_spec *s = &specs[k];
@@ -43,7 +43,7 @@ static inline test_params *test_params_make(const mcf_param_spec *specs, const c
                 text = val;
         }
         va_end(ap);
-        if (mcf_value_parse(s, text, &tp->values[k]) != MCF_OK) {
+        if (mcfi_value_parse(s, text, &tp->values[k]) != MCF_OK) {
             tp->ok = 0;
             tp->p.n = k;
             break;
@@ -57,7 +57,7 @@ static inline void test_params_free(test_params *tp)
     if (!tp)
         return;
     for (size_t k = 0; k < tp->p.n; k++)
-        mcf_value_release(&tp->values[k]);
+        mcfi_value_release(&tp->values[k]);
     free(tp);
 }
 

@@ -35,11 +35,11 @@ static const char usage[] =
 /* Under MPI every rank ends with the same agreed status; rank 0 says it. */
 static int report(int rc)
 {
-    mcf_progress_clear();
-    if (rc && mcf_mpi_rank() == 0)
+    mcfi_progress_clear();
+    if (rc && mcfi_mpi_rank() == 0)
         fprintf(stderr, "mcf: %s%s\n", rc == MCF_EINTR ? "" : "error: ", mcf_last_error());
     if (rc == MCF_EINTR)
-        return 128 + (mcf_run_stop_signal() ? mcf_run_stop_signal() : 2);
+        return 128 + (mcfi_run_stop_signal() ? mcfi_run_stop_signal() : 2);
     if (rc)
         return rc == MCF_EINVAL ? 2 : 1;
     return 0;
@@ -51,7 +51,7 @@ static void draw_plots(const char *dir, void *ctx)
 {
     (void)ctx;
     int n_plots = 0;
-    if (mcf_plot_dir(dir, &n_plots) == MCF_OK)
+    if (mcfi_plot_dir(dir, &n_plots) == MCF_OK)
         mcf_log(MCF_LOG_INFO, "plots: %d SVG files %s/plot-*.svg", n_plots, dir);
     else
         mcf_log(MCF_LOG_WARN, "no plots drawn: %s", mcf_last_error());
@@ -61,20 +61,20 @@ static int run_config(mcf_config *c, const mcf_run_options *opt)
 {
     mcf_setup *s;
     /* a rank that cannot load a plugin (another node) stops every rank, naming itself */
-    int local = mcf_setup_create(c, &s);
-    int rc = mcf_mpi_agree(local);
+    int local = mcfi_setup_create(c, &s);
+    int rc = mcfi_mpi_agree(local);
     if (rc) {
         if (!local)
-            mcf_setup_free(s);
+            mcfi_setup_free(s);
         return rc;
     }
-    rc = mcf_run_execute(s, opt);
-    if (!rc && mcf_mpi_rank() == 0) {
+    rc = mcfi_run_execute(s, opt);
+    if (!rc && mcfi_mpi_rank() == 0) {
         const char *dir = opt->output ? opt->output : s->output;
         fprintf(stderr, "mcf: results in %s/results.tsv, plots %s/plot-*.svg, log %s/log\n",
                 dir, dir, dir);
     }
-    mcf_setup_free(s);
+    mcfi_setup_free(s);
     return rc;
 }
 
@@ -103,17 +103,17 @@ static int cmd_run(int argc, char **argv)
         return mcf_fail(MCF_EINVAL, "run: missing CONFIG (usage: mcf run CONFIG [--set "
                         "section.key=value]...)");
     mcf_config *c;
-    int rc = mcf_config_read(path, &c);
+    int rc = mcfi_config_read(path, &c);
     for (int k = 0; k < argc && !rc; k++) {
         if (!strcmp(argv[k], "--set") && k + 1 < argc)
-            rc = mcf_config_override(c, argv[++k]);
+            rc = mcfi_config_override(c, argv[++k]);
         else if (!strncmp(argv[k], "--set=", 6))
-            rc = mcf_config_override(c, argv[k] + 6);
+            rc = mcfi_config_override(c, argv[k] + 6);
     }
-    rc = mcf_mpi_agree(rc);
+    rc = mcfi_mpi_agree(rc);
     if (!rc)
         rc = run_config(c, &opt);
-    mcf_config_free(c);
+    mcfi_config_free(c);
     return rc;
 }
 
@@ -132,14 +132,14 @@ static int cmd_resume(int argc, char **argv)
     char path[4200];
     snprintf(path, sizeof path, "%s/config.ini", argv[0]);
     mcf_config *c;
-    int rc = mcf_mpi_agree(mcf_config_read(path, &c));
+    int rc = mcfi_mpi_agree(mcfi_config_read(path, &c));
     if (rc) {
         if (c)
-            mcf_config_free(c);
+            mcfi_config_free(c);
         return mcf_fail_prefix(rc, "resume: %s does not look like an mcf output folder", argv[0]);
     }
     rc = run_config(c, &opt);
-    mcf_config_free(c);
+    mcfi_config_free(c);
     return rc;
 }
 
@@ -148,7 +148,7 @@ static void print_plugin(const mcf_plugin *p, void *ctx)
     (void)ctx;
     const mcf_plugin_info *in = p->info;
     int priority = MCF_PLUGIN_INFO_HAS(in, auto_priority) ? in->auto_priority : 0;
-    printf("%-20s %-18s %s", in->name, mcf_plugin_kind_name(in->kind),
+    printf("%-20s %-18s %s", in->name, mcfi_plugin_kind_name(in->kind),
            in->summary ? in->summary : "");
     if (in->kind != MCF_PLUGIN_MODEL && priority > 0)
         printf(" [auto priority %d]", priority);
@@ -165,8 +165,8 @@ static void print_bad(const char *path, const char *message, void *ctx)
 static int cmd_plugins(void)
 {
     printf("%-20s %-18s %s\n", "NAME", "KIND", "SUMMARY");
-    int rc = mcf_plugin_foreach(print_plugin, print_bad, NULL);
-    fprintf(stderr, "(search path: %s)\n", mcf_plugin_search_path());
+    int rc = mcfi_plugin_foreach(print_plugin, print_bad, NULL);
+    fprintf(stderr, "(search path: %s)\n", mcfi_plugin_search_path());
     return rc;
 }
 
@@ -175,12 +175,12 @@ static int cmd_describe(int argc, char **argv)
     if (argc < 1)
         return mcf_fail(MCF_EINVAL, "describe: missing NAME (see `mcf plugins`)");
     mcf_plugin *p;
-    int rc = mcf_plugin_open(argv[0], 0, &p);
+    int rc = mcfi_plugin_open(argv[0], 0, &p);
     if (rc)
         return rc;
     const mcf_plugin_info *in = p->info;
     printf("%s %s (%s plugin, %s)\n  %s\n\n", in->name, in->version ? in->version : "",
-           mcf_plugin_kind_name(in->kind), p->path, in->summary ? in->summary : "");
+           mcfi_plugin_kind_name(in->kind), p->path, in->summary ? in->summary : "");
     if (in->kind != MCF_PLUGIN_MODEL) {
         int priority = MCF_PLUGIN_INFO_HAS(in, auto_priority) ? in->auto_priority : 0;
         if (priority > 0) {
@@ -204,10 +204,10 @@ static int cmd_describe(int argc, char **argv)
                        : 0;
         if (kind)
             printf("evaluator: a %s (evaluator = auto picks one)\n\n",
-                   mcf_plugin_kind_name(kind));
+                   mcfi_plugin_kind_name(kind));
         else
             printf("evaluator: none (the model takes no evaluator)\n\n");
-        int pt = mcf_model_tempering(mops);
+        int pt = mcfi_model_tempering(mops);
         printf("parallel tempering ([schedule] exchange_every): %s\n\n",
                pt == MCF_TEMPERING_ACTION   ? "supported (exchange weight from the model's "
                                               "action at the other temperature)"
@@ -221,7 +221,7 @@ static int cmd_describe(int argc, char **argv)
     for (size_t k = 0; in->params && in->params[k].name; k++) {
         const mcf_param_spec *s = &in->params[k];
         char allowed[512];
-        mcf_spec_describe(s, allowed, sizeof allowed);
+        mcfi_spec_describe(s, allowed, sizeof allowed);
         printf("  %-16s = %-10s %s\n  %-16s   %-10s %s%s\n", s->name,
                s->default_value ? s->default_value : "(required)", s->doc ? s->doc : "", "",
                "", allowed, (s->flags & MCF_PARAM_NO_SCAN) ? "; not scannable" : "");
@@ -236,7 +236,7 @@ static int cmd_describe(int argc, char **argv)
                    ops->observables[k].doc ? ops->observables[k].doc : "",
                    roles[ops->observables[k].role]);
     }
-    mcf_plugin_close(p);
+    mcfi_plugin_close(p);
     return MCF_OK;
 }
 
@@ -244,15 +244,15 @@ static int command(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
-    mcf_mpi_init(&argc, &argv);
+    mcfi_mpi_init(&argc, &argv);
     int status;
     /* under mpirun only `run` and `resume` are distributed; the others are rank 0's */
-    if (mcf_mpi_rank() > 0 && argc >= 2 && strcmp(argv[1], "run") != 0 &&
+    if (mcfi_mpi_rank() > 0 && argc >= 2 && strcmp(argv[1], "run") != 0 &&
         strcmp(argv[1], "resume") != 0)
         status = 0;
     else
         status = command(argc, argv);
-    mcf_mpi_finalize();
+    mcfi_mpi_finalize();
     return status;
 }
 
@@ -283,13 +283,13 @@ static int command(int argc, char **argv)
         if (argc < 3)
             return report(mcf_fail(MCF_EINVAL, "plot: missing DIR (usage: mcf plot DIR)"));
         int n = 0;
-        int rc = mcf_plot_dir(argv[2], &n);
+        int rc = mcfi_plot_dir(argv[2], &n);
         if (!rc)
             printf("mcf: %d plots written to %s/plot-*.svg\n", n, argv[2]);
         return report(rc);
     }
     static const char *const cmds[] = {"run", "resume", "plugins", "describe", "plot"};
-    const char *near = mcf_nearest_word(cmd, cmds, 5);
+    const char *near = mcfi_nearest_word(cmd, cmds, 5);
     fprintf(stderr, "mcf: unknown command '%s'%s%s%s; see mcf --help\n", cmd,
             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
     return 2;

@@ -444,7 +444,7 @@ out:
 }
 
 
-int mcf_plot_dir(const char *dir, int *n_written)
+int mcfi_plot_dir(const char *dir, int *n_written)
 {
     int written = 0;
     if (n_written)

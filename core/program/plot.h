@@ -10,6 +10,6 @@
  * Writes the number of files written to *n_written (may be NULL).  Errors: MCF_EIO when
  * DIR/results.tsv is missing or gnuplot cannot be run (message says to install
  * gnuplot-nox), MCF_EFORMAT when results.tsv is malformed (with its line number). */
-int mcf_plot_dir(const char *dir, int *n_written);
+int mcfi_plot_dir(const char *dir, int *n_written);
 
 #endif

@@ -20,10 +20,10 @@ static int parse_linspace(const mcf_param_spec *spec, const char *text, char *co
     if (!p2 || strchr(p2 + 1, ':') || strchr(copy, ','))
         return mcf_fail(MCF_EINVAL, "'%s' is not a linspace: write first:last:count", text);
     *p1 = *p2 = '\0';
-    double a = strtod(mcf_trim(copy), &e1), b = strtod(mcf_trim(p1 + 1), &e2);
-    long cnt = strtol(mcf_trim(p2 + 1), &e3, 10);
-    if (*e1 || *e2 || *e3 || !mcf_trim(copy)[0] || !mcf_trim(p1 + 1)[0] ||
-        !mcf_trim(p2 + 1)[0] || !isfinite(a) || !isfinite(b))
+    double a = strtod(mcfi_trim(copy), &e1), b = strtod(mcfi_trim(p1 + 1), &e2);
+    long cnt = strtol(mcfi_trim(p2 + 1), &e3, 10);
+    if (*e1 || *e2 || *e3 || !mcfi_trim(copy)[0] || !mcfi_trim(p1 + 1)[0] ||
+        !mcfi_trim(p2 + 1)[0] || !isfinite(a) || !isfinite(b))
         return mcf_fail(MCF_EINVAL,
                         "'%s' is not a linspace: write first:last:count with numbers", text);
     if (cnt < 2 || cnt > 1000000)
@@ -46,7 +46,7 @@ static int parse_linspace(const mcf_param_spec *spec, const char *text, char *co
         } else {
             snprintf(buf, sizeof buf, "%.17g", x);
         }
-        rc = mcf_value_parse(spec, buf, &v[k]);
+        rc = mcfi_value_parse(spec, buf, &v[k]);
         if (!rc && spec->type == MCF_PARAM_REAL) {
             /* keep the exact double of the formula and a readable text */
             v[k].r = x;
@@ -79,12 +79,12 @@ static int parse_list(const mcf_param_spec *spec, const char *text, char *copy,
         char *comma = strchr(p, ',');
         if (comma)
             *comma = '\0';
-        char *item = mcf_trim(p);
+        char *item = mcfi_trim(p);
         if (!item[0]) {
             rc = mcf_fail(MCF_EINVAL, "'%s': item %zu of the list is empty", text, i + 1);
             break;
         }
-        rc = mcf_value_parse(spec, item, &v[k]);
+        rc = mcfi_value_parse(spec, item, &v[k]);
         if (!rc)
             k++;
         p = comma ? comma + 1 : p + strlen(p);
@@ -94,7 +94,7 @@ static int parse_list(const mcf_param_spec *spec, const char *text, char *copy,
     return rc;
 }
 
-int mcf_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **values, size_t *n)
+int mcfi_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **values, size_t *n)
 {
     *values = NULL;
     *n = 0;
@@ -108,24 +108,24 @@ int mcf_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **val
     return rc;
 }
 
-int mcf_is_axis_text(const mcf_param_spec *spec, const char *text)
+int mcfi_is_axis_text(const mcf_param_spec *spec, const char *text)
 {
     int numeric = spec->type == MCF_PARAM_INT || spec->type == MCF_PARAM_REAL;
     return strchr(text, ',') || (numeric && strchr(text, ':'));
 }
 
-void mcf_axes_free(mcf_axis *axes, size_t n)
+void mcfi_axes_free(mcf_axis *axes, size_t n)
 {
     for (size_t a = 0; a < n; a++) {
         for (size_t v = 0; v < axes[a].n; v++)
-            mcf_value_release(&axes[a].values[v]);
+            mcfi_value_release(&axes[a].values[v]);
         free(axes[a].values);
         free(axes[a].name);
     }
     free(axes);
 }
 
-const mcf_value *mcf_setup_axis_value(const mcf_setup *s, size_t a, size_t point)
+const mcf_value *mcfi_setup_axis_value(const mcf_setup *s, size_t a, size_t point)
 {
     size_t stride = 1;
     for (size_t b = a + 1; b < s->n_axes; b++)
@@ -133,7 +133,7 @@ const mcf_value *mcf_setup_axis_value(const mcf_setup *s, size_t a, size_t point
     return &s->axes[a].values[(point / stride) % s->axes[a].n];
 }
 
-int mcf_setup_params(const mcf_setup *s, size_t point, int section, mcf_params **out)
+int mcfi_setup_params(const mcf_setup *s, size_t point, int section, mcf_params **out)
 {
     const mcf_section *sec = &s->sections[section];
     size_t n = sec->n;
@@ -146,12 +146,12 @@ int mcf_setup_params(const mcf_setup *s, size_t point, int section, mcf_params *
     p->specs = sec->specs;
     p->n = n;
     for (size_t j = 0; j < n; j++)
-        p->values[j] = sec->axis[j] >= 0 ? *mcf_setup_axis_value(s, (size_t)sec->axis[j], point)
+        p->values[j] = sec->axis[j] >= 0 ? *mcfi_setup_axis_value(s, (size_t)sec->axis[j], point)
                                          : sec->single[j];
     for (size_t a = 0; a < s->n_axes; a++)
         if (s->axes[a].section == 2) {
             p->has_temperature = 1;
-            p->temperature = mcf_setup_axis_value(s, a, point)->r;
+            p->temperature = mcfi_setup_axis_value(s, a, point)->r;
         }
     *out = p;
     return MCF_OK;

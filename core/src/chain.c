@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mcf_chain_release(const mcf_run *r, mcf_chain *c)
+void mcfi_chain_release(const mcf_run *r, mcf_chain *c)
 {
     if (c->state)
         r->ops->destroy(c->state);
@@ -30,12 +30,12 @@ static void describe_point(const mcf_setup *s, size_t point, char *buf, size_t n
     buf[0] = '\0';
     for (size_t a = 0; a < s->n_axes && used < n; a++)
         used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", a ? " " : "", s->axes[a].name,
-                                 mcf_setup_axis_value(s, a, point)->text);
+                                 mcfi_setup_axis_value(s, a, point)->text);
 }
 
 /* Parameters, random stream and accumulators of chain i: what every copy of a chain has,
  * with or without a model instance. */
-int mcf_chain_init(mcf_run *r, size_t i)
+int mcfi_chain_init(mcf_run *r, size_t i)
 {
     mcf_chain *c = &r->chains[i];
     mcf_setup *s = r->setup;
@@ -43,9 +43,9 @@ int mcf_chain_init(mcf_run *r, size_t i)
        the chain index (and so the random stream) tells them apart */
     size_t pt = i / (size_t)s->walkers;
     c->index = i;
-    int rc = mcf_setup_params(s, pt, 0, &c->model_params);
+    int rc = mcfi_setup_params(s, pt, 0, &c->model_params);
     if (!rc && s->evaluator)
-        rc = mcf_setup_params(s, pt, 1, &c->evaluator_params);
+        rc = mcfi_setup_params(s, pt, 1, &c->evaluator_params);
     if (rc)
         return rc;
     c->services.struct_size = sizeof c->services;
@@ -62,13 +62,13 @@ int mcf_chain_init(mcf_run *r, size_t i)
     if (!c->blocking || !c->bin_sum || !c->bin_count || !c->offset || !c->points)
         return mcf_fail(MCF_ENOMEM, "out of memory for chain %zu's accumulators", i);
     for (size_t k = 0; k < r->n_obs; k++)
-        mcf_blocking_init(&c->blocking[k]);
+        mcfi_blocking_init(&c->blocking[k]);
     return MCF_OK;
 }
 
 /* The layout of the measured values from c->points (scalars take one value, curves their
  * length), and the curves' accumulators. */
-int mcf_chain_layout(const mcf_run *r, mcf_chain *c)
+int mcfi_chain_layout(const mcf_run *r, mcf_chain *c)
 {
     const mcf_observable_spec *obs = r->ops->observables;
     c->n_values = c->curve_values = 0;
@@ -88,11 +88,11 @@ int mcf_chain_layout(const mcf_run *r, mcf_chain *c)
     return MCF_OK;
 }
 
-int mcf_chain_create(mcf_run *r, size_t i)
+int mcfi_chain_create(mcf_run *r, size_t i)
 {
     mcf_chain *c = &r->chains[i];
     mcf_setup *s = r->setup;
-    int rc = mcf_chain_init(r, i);
+    int rc = mcfi_chain_init(r, i);
     if (rc)
         return rc;
     mcf_clear_error();
@@ -112,7 +112,7 @@ int mcf_chain_create(mcf_run *r, size_t i)
     const mcf_observable_spec *obs = r->ops->observables;
     for (size_t o = 0; o < r->n_declared; o++)
         c->points[o] = obs[o].axis ? r->ops->curve_points(c->state, o, NULL) : 1;
-    rc = mcf_chain_layout(r, c);
+    rc = mcfi_chain_layout(r, c);
     if (rc)
         return rc;
     size_t at = 0;
@@ -125,14 +125,14 @@ int mcf_chain_create(mcf_run *r, size_t i)
 }
 
 /* Adds one measurement (values laid out as measure() writes them) to the accumulators. */
-void mcf_chain_record(const mcf_run *r, mcf_chain *c, const double *values)
+void mcfi_chain_record(const mcf_run *r, mcf_chain *c, const double *values)
 {
     uint64_t t = c->measurements++;
     size_t bin = (size_t)(t * (uint64_t)r->setup->bins / r->n_meas);
     double *sum = c->bin_sum + bin * r->nvars;
     for (size_t k = 0; k < r->n_obs; k++) {
         double x = values[c->offset[r->scalar[k]]];
-        mcf_blocking_add(&c->blocking[k], x);
+        mcfi_blocking_add(&c->blocking[k], x);
         sum[k] += x;
     }
     if (r->role[MCF_ROLE_ENERGY] >= 0) {
@@ -153,7 +153,7 @@ void mcf_chain_record(const mcf_run *r, mcf_chain *c, const double *values)
 
 /* Keeps one measurement of a tempering replica until the chunk's end (0, or -1 when out
  * of memory). */
-int mcf_chain_pend(mcf_chain *c, const double *values)
+int mcfi_chain_pend(mcf_chain *c, const double *values)
 {
     if (c->pending_rows == c->pending_cap) {
         size_t cap = c->pending_cap ? 2 * c->pending_cap : 16;

@@ -4,18 +4,18 @@
 
 #include "run_state.h"
 
-void mcf_chain_release(const mcf_run *r, mcf_chain *c);
+void mcfi_chain_release(const mcf_run *r, mcf_chain *c);
 /* Parameters, random stream and accumulators of chain i: what every copy of a chain has,
  * with or without a model instance. */
-int mcf_chain_init(mcf_run *r, size_t i);
+int mcfi_chain_init(mcf_run *r, size_t i);
 /* The layout of the measured values from c->points, and the curves' accumulators. */
-int mcf_chain_layout(const mcf_run *r, mcf_chain *c);
-/* mcf_chain_init, then the model instance and its layout. */
-int mcf_chain_create(mcf_run *r, size_t i);
+int mcfi_chain_layout(const mcf_run *r, mcf_chain *c);
+/* mcfi_chain_init, then the model instance and its layout. */
+int mcfi_chain_create(mcf_run *r, size_t i);
 /* Adds one measurement (values laid out as measure() writes them) to the accumulators. */
-void mcf_chain_record(const mcf_run *r, mcf_chain *c, const double *values);
+void mcfi_chain_record(const mcf_run *r, mcf_chain *c, const double *values);
 /* Keeps one measurement of a tempering replica until the chunk's end (0, or -1 when out
  * of memory). */
-int mcf_chain_pend(mcf_chain *c, const double *values);
+int mcfi_chain_pend(mcf_chain *c, const double *values);
 
 #endif

@@ -39,8 +39,8 @@ static int put(mcf_stream *s, const void *p, size_t n) { return mcf_stream_write
 static int write_chain(const mcf_run *r, const mcf_chain *c, mcf_stream *out)
 {
     mcf_stream rec, model;
-    mcf_stream_init_writer(&rec);
-    mcf_stream_init_writer(&model);
+    mcfi_stream_init_writer(&rec);
+    mcfi_stream_init_writer(&model);
     uint64_t index = c->index;
     int rc = put(&rec, &index, sizeof index);
     if (!rc) rc = put(&rec, &c->rng, sizeof c->rng);
@@ -66,12 +66,12 @@ static int write_chain(const mcf_run *r, const mcf_chain *c, mcf_stream *out)
     uint64_t rsize = rec.size;
     if (!rc) rc = put(out, &rsize, sizeof rsize);
     if (!rc) rc = put(out, rec.data, rec.size);
-    mcf_stream_release(&rec);
-    mcf_stream_release(&model);
+    mcfi_stream_release(&rec);
+    mcfi_stream_release(&model);
     return rc;
 }
 
-int mcf_checkpoint_records(const mcf_run *r, size_t first, size_t last, mcf_stream *out)
+int mcfi_checkpoint_records(const mcf_run *r, size_t first, size_t last, mcf_stream *out)
 {
     int rc = MCF_OK;
     for (size_t k = first; k < last && !rc; k++)
@@ -81,7 +81,7 @@ int mcf_checkpoint_records(const mcf_run *r, size_t first, size_t last, mcf_stre
 
 #define PT_MAGIC "MCF-PT01"
 
-int mcf_checkpoint_tempering_write(const mcf_run *r, mcf_stream *out)
+int mcfi_checkpoint_tempering_write(const mcf_run *r, mcf_stream *out)
 {
     const mcf_tempering *pt = r->pt;
     size_t n = r->n_chains, np = pt->n_groups * (pt->n_temps - 1);
@@ -104,7 +104,7 @@ int mcf_checkpoint_tempering_write(const mcf_run *r, mcf_stream *out)
 
 /* Reads into temporaries and commits only a consistent block: the slots must be a
  * permutation that keeps every replica in its tempering group. */
-int mcf_checkpoint_tempering_read(mcf_run *r, mcf_stream *in, const char *origin)
+int mcfi_checkpoint_tempering_read(mcf_run *r, mcf_stream *in, const char *origin)
 {
     mcf_tempering *pt = r->pt;
     size_t n = r->n_chains, np = pt->n_groups * (pt->n_temps - 1);
@@ -166,10 +166,10 @@ int mcf_checkpoint_tempering_read(mcf_run *r, mcf_stream *in, const char *origin
     return MCF_OK;
 }
 
-int mcf_checkpoint_write_records(const mcf_run *r, const unsigned char *records, size_t size)
+int mcfi_checkpoint_write_records(const mcf_run *r, const unsigned char *records, size_t size)
 {
     mcf_stream out;
-    mcf_stream_init_writer(&out);
+    mcfi_stream_init_writer(&out);
     ckpt_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, CKPT_MAGIC, 8);
@@ -186,30 +186,30 @@ int mcf_checkpoint_write_records(const mcf_run *r, const unsigned char *records,
     if (!rc)
         rc = put(&out, records, size);
     if (!rc && r->pt)
-        rc = mcf_checkpoint_tempering_write(r, &out);
-    uint64_t sum = mcf_fnv1a64(out.data, out.size, MCF_FNV_OFFSET);
+        rc = mcfi_checkpoint_tempering_write(r, &out);
+    uint64_t sum = mcfi_fnv1a64(out.data, out.size, MCF_FNV_OFFSET);
     if (!rc)
         rc = put(&out, &sum, sizeof sum);
     if (!rc) {
         char path[4200];
         snprintf(path, sizeof path, "%s/checkpoint", r->dir);
-        rc = mcf_write_atomic(path, out.data, out.size);
+        rc = mcfi_write_atomic(path, out.data, out.size);
         if (!rc)
             mcf_log(MCF_LOG_DEBUG, "checkpoint at sweep %llu: %zu bytes",
                     (unsigned long long)r->position, out.size);
     }
-    mcf_stream_release(&out);
+    mcfi_stream_release(&out);
     return rc;
 }
 
-int mcf_checkpoint_write(const mcf_run *r)
+int mcfi_checkpoint_write(const mcf_run *r)
 {
     mcf_stream rec;
-    mcf_stream_init_writer(&rec);
-    int rc = mcf_checkpoint_records(r, 0, r->n_chains, &rec);
+    mcfi_stream_init_writer(&rec);
+    int rc = mcfi_checkpoint_records(r, 0, r->n_chains, &rec);
     if (!rc)
-        rc = mcf_checkpoint_write_records(r, rec.data, rec.size);
-    mcf_stream_release(&rec);
+        rc = mcfi_checkpoint_write_records(r, rec.data, rec.size);
+    mcfi_stream_release(&rec);
     return rc;
 }
 
@@ -220,7 +220,7 @@ static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path
     if (rc || rsize > in->size - in->pos)
         return mcf_fail(MCF_EFORMAT, "%s: chain %zu's record is truncated", path, c->index);
     mcf_stream rec;
-    mcf_stream_init_reader(&rec, in->data + in->pos, (size_t)rsize);
+    mcfi_stream_init_reader(&rec, in->data + in->pos, (size_t)rsize);
     in->pos += (size_t)rsize;
     /* read into temporaries, commit only when the whole record is consistent */
     mcf_chain t = *c;
@@ -256,7 +256,7 @@ static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path
                       (unsigned long long)msize);
     if (!rc && c->state) {
         mcf_stream model;
-        mcf_stream_init_reader(&model, rec.data + rec.pos, (size_t)msize);
+        mcfi_stream_init_reader(&model, rec.data + rec.pos, (size_t)msize);
         rc = r->ops->load(c->state, &model);
         if (!rc && model.pos != model.size)
             rc = mcf_fail(MCF_EFORMAT, "model %s left %zu bytes of its state unread",
@@ -298,25 +298,25 @@ static int skip_chain(mcf_stream *in, size_t k, const char *origin)
     return MCF_OK;
 }
 
-int mcf_checkpoint_load_records(mcf_run *r, const unsigned char *records, size_t size,
-                                size_t first, size_t last, int tempering, const char *origin)
+int mcfi_checkpoint_load_records(mcf_run *r, const unsigned char *records, size_t size,
+                                 size_t first, size_t last, int tempering, const char *origin)
 {
     mcf_stream in;
-    mcf_stream_init_reader(&in, records, size);
+    mcfi_stream_init_reader(&in, records, size);
     int rc = MCF_OK;
     for (size_t k = 0; k < r->n_chains && !rc; k++)
         rc = k >= first && k < last ? read_chain(r, &r->chains[k], &in, origin)
                                     : skip_chain(&in, k, origin);
     if (!rc && tempering && r->pt)
-        rc = mcf_checkpoint_tempering_read(r, &in, origin);
+        rc = mcfi_checkpoint_tempering_read(r, &in, origin);
     if (!rc && in.pos != in.size)
         rc = mcf_fail(MCF_EFORMAT, "%s: %zu unexpected bytes after the last chain", origin,
                       in.size - in.pos);
     return rc;
 }
 
-int mcf_checkpoint_read_file(const mcf_run *r, unsigned char **records, size_t *records_size,
-                             uint64_t *position)
+int mcfi_checkpoint_read_file(const mcf_run *r, unsigned char **records, size_t *records_size,
+                              uint64_t *position)
 {
     *records = NULL;
     *records_size = 0;
@@ -326,7 +326,7 @@ int mcf_checkpoint_read_file(const mcf_run *r, unsigned char **records, size_t *
         return 1;
     unsigned char *data;
     size_t size;
-    int rc = mcf_read_file(path, &data, &size);
+    int rc = mcfi_read_file(path, &data, &size);
     if (rc)
         return rc;
     ckpt_header h;
@@ -342,7 +342,7 @@ int mcf_checkpoint_read_file(const mcf_run *r, unsigned char **records, size_t *
         free(data);
         return mcf_fail(MCF_EFORMAT, "%s: written on a machine of another byte order", path);
     }
-    if (mcf_fnv1a64(data, size - sizeof sum, MCF_FNV_OFFSET) != sum) {
+    if (mcfi_fnv1a64(data, size - sizeof sum, MCF_FNV_OFFSET) != sum) {
         free(data);
         return mcf_fail(MCF_EFORMAT, "%s: checksum mismatch: the file is corrupt or truncated; "
                         "remove it to start the run over", path);
@@ -369,17 +369,17 @@ int mcf_checkpoint_read_file(const mcf_run *r, unsigned char **records, size_t *
     return MCF_OK;
 }
 
-int mcf_checkpoint_read(mcf_run *r)
+int mcfi_checkpoint_read(mcf_run *r)
 {
     unsigned char *records;
     size_t size;
     uint64_t position = 0;
-    int rc = mcf_checkpoint_read_file(r, &records, &size, &position);
+    int rc = mcfi_checkpoint_read_file(r, &records, &size, &position);
     if (rc)
         return rc;
     char path[4200];
     snprintf(path, sizeof path, "%s/checkpoint", r->dir);
-    rc = mcf_checkpoint_load_records(r, records, size, 0, r->n_chains, 1, path);
+    rc = mcfi_checkpoint_load_records(r, records, size, 0, r->n_chains, 1, path);
     if (!rc)
         r->position = position;
     free(records);

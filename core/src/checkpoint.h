@@ -5,10 +5,10 @@
 #include "run_state.h"
 
 /* checkpoint.c: DIR/checkpoint, atomic, versioned, checksummed. */
-int mcf_checkpoint_write(const struct mcf_run *r);
+int mcfi_checkpoint_write(const struct mcf_run *r);
 /* Returns MCF_OK when loaded, 1 when there is no checkpoint, an error otherwise (nothing
  * of the run is changed on error, except model chains, which the caller then discards). */
-int mcf_checkpoint_read(struct mcf_run *r);
+int mcfi_checkpoint_read(struct mcf_run *r);
 /* The pieces, for ranks: the records of chains [first, last), appended to out; the file
  * from the records of all chains in order; the records of a checkpoint file after checking
  * it (1 when there is none; *records owned by the caller, free()); and loading the records
@@ -16,16 +16,16 @@ int mcf_checkpoint_read(struct mcf_run *r);
  * the accumulators only; tempering: the records end with the tempering state, as in the
  * file, rather than being the bare chains gathered from the ranks).  origin names the
  * source in messages. */
-int mcf_checkpoint_records(const struct mcf_run *r, size_t first, size_t last, mcf_stream *out);
-int mcf_checkpoint_write_records(const struct mcf_run *r, const unsigned char *records,
-                                 size_t size);
-int mcf_checkpoint_read_file(const struct mcf_run *r, unsigned char **records,
-                             size_t *records_size, uint64_t *position);
-int mcf_checkpoint_load_records(struct mcf_run *r, const unsigned char *records, size_t size,
-                                size_t first, size_t last, int tempering, const char *origin);
+int mcfi_checkpoint_records(const struct mcf_run *r, size_t first, size_t last, mcf_stream *out);
+int mcfi_checkpoint_write_records(const struct mcf_run *r, const unsigned char *records,
+                                  size_t size);
+int mcfi_checkpoint_read_file(const struct mcf_run *r, unsigned char **records,
+                              size_t *records_size, uint64_t *position);
+int mcfi_checkpoint_load_records(struct mcf_run *r, const unsigned char *records, size_t size,
+                                 size_t first, size_t last, int tempering, const char *origin);
 
 /* checkpoint.c: the tempering state, behind the chains' records (only when on). */
-int mcf_checkpoint_tempering_write(const struct mcf_run *r, mcf_stream *out);
-int mcf_checkpoint_tempering_read(struct mcf_run *r, mcf_stream *in, const char *origin);
+int mcfi_checkpoint_tempering_write(const struct mcf_run *r, mcf_stream *out);
+int mcfi_checkpoint_tempering_read(struct mcf_run *r, mcf_stream *in, const char *origin);
 
 #endif

@@ -71,7 +71,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
                                c->path, ctx->line, name);
         return 0;
     }
-    mcf_config_entry *old = mcf_config_find(c, section, name);
+    mcf_config_entry *old = mcfi_config_find(c, section, name);
     if (old) {
         ctx->failed = mcf_fail(MCF_EINVAL, "%s:%d: [%s] %s is given twice (first at line %d)",
                                c->path, ctx->line, section, name, old->line);
@@ -85,7 +85,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
     return 1;
 }
 
-int mcf_config_read(const char *path, mcf_config **out)
+int mcfi_config_read(const char *path, mcf_config **out)
 {
     *out = NULL;
     mcf_config *c = calloc(1, sizeof *c);
@@ -95,7 +95,7 @@ int mcf_config_read(const char *path, mcf_config **out)
     }
     FILE *f = fopen(path, "r");
     if (!f) {
-        mcf_config_free(c);
+        mcfi_config_free(c);
         return mcf_fail(MCF_EIO, "%s: cannot open the configuration file (%s)", path,
                         strerror(errno));
     }
@@ -116,14 +116,14 @@ int mcf_config_read(const char *path, mcf_config **out)
                       "starting with ; or #",
                       path, r);
     if (rc) {
-        mcf_config_free(c);
+        mcfi_config_free(c);
         return rc;
     }
     *out = c;
     return MCF_OK;
 }
 
-int mcf_config_override(mcf_config *c, const char *assignment)
+int mcfi_config_override(mcf_config *c, const char *assignment)
 {
     const char *dot = strchr(assignment, '.');
     const char *eq = strchr(assignment, '=');
@@ -141,11 +141,11 @@ int mcf_config_override(mcf_config *c, const char *assignment)
     key[lk] = '\0';
     char value_buf[4096];
     snprintf(value_buf, sizeof value_buf, "%s", eq + 1);
-    const char *value = mcf_trim(value_buf);
-    char *sec = mcf_trim(section), *k = mcf_trim(key);
+    const char *value = mcfi_trim(value_buf);
+    char *sec = mcfi_trim(section), *k = mcfi_trim(key);
     memmove(section, sec, strlen(sec) + 1);
     memmove(key, k, strlen(k) + 1);
-    mcf_config_entry *e = mcf_config_find(c, section, key);
+    mcf_config_entry *e = mcfi_config_find(c, section, key);
     if (e) {
         char *v = strdup(value), *file = strdup("command line (--set)");
         if (!v || !file) {
@@ -163,7 +163,7 @@ int mcf_config_override(mcf_config *c, const char *assignment)
     return add_entry(c, section, key, value, "command line (--set)", 0);
 }
 
-mcf_config_entry *mcf_config_find(const mcf_config *c, const char *section, const char *key)
+mcf_config_entry *mcfi_config_find(const mcf_config *c, const char *section, const char *key)
 {
     for (size_t k = 0; k < c->n; k++)
         if (!strcmp(c->entries[k].section, section) && !strcmp(c->entries[k].key, key))
@@ -171,7 +171,7 @@ mcf_config_entry *mcf_config_find(const mcf_config *c, const char *section, cons
     return NULL;
 }
 
-void mcf_config_free(mcf_config *c)
+void mcfi_config_free(mcf_config *c)
 {
     if (!c)
         return;
@@ -186,7 +186,7 @@ void mcf_config_free(mcf_config *c)
     free(c);
 }
 
-const char *mcf_config_where(const mcf_config_entry *e, char *buf, size_t size)
+const char *mcfi_config_where(const mcf_config_entry *e, char *buf, size_t size)
 {
     if (e->line > 0)
         snprintf(buf, size, "%s:%d", e->file, e->line);
@@ -195,9 +195,9 @@ const char *mcf_config_where(const mcf_config_entry *e, char *buf, size_t size)
     return buf;
 }
 
-const char *mcf_config_key_where(const mcf_config *c, const char *section, const char *key,
-                                 char *buf, size_t size)
+const char *mcfi_config_key_where(const mcf_config *c, const char *section, const char *key,
+                                  char *buf, size_t size)
 {
-    const mcf_config_entry *e = mcf_config_find(c, section, key);
-    return e ? mcf_config_where(e, buf, size) : c->path;
+    const mcf_config_entry *e = mcfi_config_find(c, section, key);
+    return e ? mcfi_config_where(e, buf, size) : c->path;
 }

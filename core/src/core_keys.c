@@ -80,8 +80,8 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
                        mcf_setup *s)
 {
     mcf_params rp, sp;
-    mcf_section_params(run, c->path, &rp);
-    mcf_section_params(sched, c->path, &sp);
+    mcfi_section_params(run, c->path, &rp);
+    mcfi_section_params(sched, c->path, &sp);
     const char *model = NULL, *evaluator = NULL, *output = NULL;
     long seed = 0;
     int rc = mcf_params_string(&rp, "model", &model);
@@ -90,7 +90,7 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
     if (!rc)
         rc = mcf_params_int(&rp, "seed", &seed);
     /* output is optional: no text when not given */
-    if (!rc && mcf_section_text(run, "output"))
+    if (!rc && mcfi_section_text(run, "output"))
         rc = mcf_params_string(&rp, "output", &output);
     const struct {
         const mcf_params *p;
@@ -120,21 +120,21 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
     return MCF_OK;
 }
 
-int mcf_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf_axis **axes,
-                       size_t *n_axes, mcf_setup *s)
+int mcfi_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf_axis **axes,
+                        size_t *n_axes, mcf_setup *s)
 {
-    int rc = mcf_section_check(c, "run", run_specs, "[run]", 0, run, axes, n_axes);
+    int rc = mcfi_section_check(c, "run", run_specs, "[run]", 0, run, axes, n_axes);
     if (!rc)
-        rc = mcf_section_check(c, "schedule", schedule_specs, "[schedule]", 0, sched, axes,
-                               n_axes);
+        rc = mcfi_section_check(c, "schedule", schedule_specs, "[schedule]", 0, sched, axes,
+                                n_axes);
     if (rc)
         return rc;
     /* temperatures is the only scanned core key; re-check it as the temperature axis */
-    if (mcf_section_text(sched, "temperatures")) {
+    if (mcfi_section_text(sched, "temperatures")) {
         mcf_section tmp;
-        rc = mcf_section_check(c, "schedule", temperature_spec, "[schedule]", 2, &tmp, axes,
-                               n_axes);
-        mcf_section_release(&tmp);
+        rc = mcfi_section_check(c, "schedule", temperature_spec, "[schedule]", 2, &tmp, axes,
+                                n_axes);
+        mcfi_section_release(&tmp);
         if (rc)
             return rc;
         s->has_temperature = 1;
@@ -146,7 +146,7 @@ int mcf_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf_
         return mcf_fail(MCF_EINVAL, "%s: [schedule] sweeps = %ld with measure_every = %ld "
                         "gives %ld measurements, fewer than the %ld jackknife bins; raise "
                         "sweeps to at least %ld",
-                        mcf_config_key_where(c, "schedule", "sweeps", where, sizeof where),
+                        mcfi_config_key_where(c, "schedule", "sweeps", where, sizeof where),
                         s->sweeps,
                         s->measure_every, s->sweeps / s->measure_every, s->bins,
                         s->bins * s->measure_every);
@@ -157,10 +157,10 @@ int mcf_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf_
 /* [schedule] exchange_every > 0: tempering needs a temperature axis of >= 2 values (the
  * last axis, so the chains of one tempering group are nT consecutive scan points) and a
  * model with set_temperature and energy or exchange_action. */
-int mcf_core_check_tempering(const mcf_config *c, const mcf_setup *s)
+int mcfi_core_check_tempering(const mcf_config *c, const mcf_setup *s)
 {
     char where[512];
-    mcf_config_key_where(c, "schedule", "exchange_every", where, sizeof where);
+    mcfi_config_key_where(c, "schedule", "exchange_every", where, sizeof where);
     size_t nT = 0;
     if (s->n_axes && s->axes[s->n_axes - 1].section == 2)
         nT = s->axes[s->n_axes - 1].n;
@@ -171,7 +171,7 @@ int mcf_core_check_tempering(const mcf_config *c, const mcf_setup *s)
                         "= 0", where, s->exchange_every,
                         nT ? "has a single value" : "is not given");
     const mcf_model_ops *mops = s->model->info->ops;
-    if (!mcf_model_tempering(mops))
+    if (!mcfi_model_tempering(mops))
         return mcf_fail(MCF_EINVAL, "%s: [schedule] exchange_every = %ld: model '%s' does not "
                         "support parallel tempering (its plugin has no set_temperature with "
                         "energy or exchange_action ops); set exchange_every = 0", where,

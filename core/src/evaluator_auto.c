@@ -68,10 +68,10 @@ static int auto_order(const void *a, const void *b)
  * s->evaluator, replaces s->evaluator_name by its name and keeps the one-line account of
  * the choice in s->evaluator_note (logged by the run once the log is open).  The setup
  * is made before the run's log exists, hence the note. */
-int mcf_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
+int mcfi_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
 {
     char where[512];
-    const char *at = mcf_config_key_where(c, "run", "evaluator", where, sizeof where);
+    const char *at = mcfi_config_key_where(c, "run", "evaluator", where, sizeof where);
     const mcf_model_ops *mops = s->model->info->ops;
     int kind = mops->struct_size >= offsetof(mcf_model_ops, evaluator_kind) +
                                         sizeof mops->evaluator_kind
@@ -82,7 +82,7 @@ int mcf_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
                         "evaluator, so there is nothing to choose; use evaluator = none",
                         at, s->model_name);
     auto_list l = {.kind = kind};
-    mcf_plugin_foreach(auto_collect, auto_unloadable, &l);
+    mcfi_plugin_foreach(auto_collect, auto_unloadable, &l);
     int rc = MCF_OK;
     mcf_text skipped = {0};
     if (l.failed) {
@@ -93,8 +93,8 @@ int mcf_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
     for (size_t k = 0; k < l.n && !s->evaluator; k++) {
         mcf_plugin *p;
         char why[256] = "";
-        if (mcf_plugin_open_file(l.v[k].path, kind, &p)) {
-            mcf_text_printf(&skipped, "%s skipped (%s); ", l.v[k].name, mcf_last_error());
+        if (mcfi_plugin_open_file(l.v[k].path, kind, &p)) {
+            mcfi_text_printf(&skipped, "%s skipped (%s); ", l.v[k].name, mcf_last_error());
             continue;
         }
         const mcf_plugin_info *in = p->info;
@@ -105,24 +105,24 @@ int mcf_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
             why[strcspn(why, "\r\n")] = '\0';
         }
         if (!usable) {
-            mcf_text_printf(&skipped, "%s skipped (%s); ", l.v[k].name,
-                            why[0] ? why : "its probe says it cannot run here");
-            mcf_plugin_close(p);
+            mcfi_text_printf(&skipped, "%s skipped (%s); ", l.v[k].name,
+                             why[0] ? why : "its probe says it cannot run here");
+            mcfi_plugin_close(p);
             continue;
         }
         s->evaluator = p;
         free(s->evaluator_name);
         s->evaluator_name = strdup(in->name);
         mcf_text note = {0};
-        mcf_text_printf(&note, "evaluator = auto: %susing %s (", skipped.s ? skipped.s : "",
+        mcfi_text_printf(&note, "evaluator = auto: %susing %s (", skipped.s ? skipped.s : "",
                         in->name);
         if (why[0])
-            mcf_text_printf(&note, "%s; priority %d)", why, l.v[k].priority);
+            mcfi_text_printf(&note, "%s; priority %d)", why, l.v[k].priority);
         else
-            mcf_text_printf(&note, "priority %d; no probe: always usable)", l.v[k].priority);
+            mcfi_text_printf(&note, "priority %d; no probe: always usable)", l.v[k].priority);
         if (l.unloadable)
-            mcf_text_printf(&note, "; %d plugin file%s on the search path could not be loaded "
-                            "(see `mcf plugins`)", l.unloadable, l.unloadable == 1 ? "" : "s");
+            mcfi_text_printf(&note, "; %d plugin file%s on the search path could not be loaded "
+                             "(see `mcf plugins`)", l.unloadable, l.unloadable == 1 ? "" : "s");
         if (note.failed || !s->evaluator_name) {
             free(note.s);
             rc = mcf_fail(MCF_ENOMEM, "out of memory");
@@ -131,12 +131,12 @@ int mcf_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
         s->evaluator_note = note.s;
     }
     if (!s->evaluator) {
-        const char *kname = mcf_plugin_kind_name(kind);
+        const char *kname = mcfi_plugin_kind_name(kind);
         if (!l.n)
             rc = mcf_fail(MCF_EPLUGIN, "%s: [run] evaluator = auto: no %s plugin on the search "
                           "path (%s) is a candidate (auto_priority > 0) for model '%s'; name "
                           "the evaluator instead (see `mcf plugins`)",
-                          at, kname, mcf_plugin_search_path(), s->model_name);
+                          at, kname, mcfi_plugin_search_path(), s->model_name);
         else {
             size_t len = skipped.s ? strlen(skipped.s) : 0;
             if (len >= 2)

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-uint64_t mcf_fnv1a64(const void *data, size_t size, uint64_t h)
+uint64_t mcfi_fnv1a64(const void *data, size_t size, uint64_t h)
 {
     const unsigned char *p = data;
     for (size_t k = 0; k < size; k++) {
@@ -22,7 +22,7 @@ uint64_t mcf_fnv1a64(const void *data, size_t size, uint64_t h)
     return h;
 }
 
-int mcf_mkdir_p(const char *path)
+int mcfi_mkdir_p(const char *path)
 {
     char buf[4096];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
@@ -44,7 +44,7 @@ int mcf_mkdir_p(const char *path)
     return MCF_OK;
 }
 
-int mcf_write_atomic(const char *path, const void *data, size_t size)
+int mcfi_write_atomic(const char *path, const void *data, size_t size)
 {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
@@ -78,7 +78,7 @@ int mcf_write_atomic(const char *path, const void *data, size_t size)
     return MCF_OK;
 }
 
-int mcf_read_file(const char *path, unsigned char **data, size_t *size)
+int mcfi_read_file(const char *path, unsigned char **data, size_t *size)
 {
     *data = NULL;
     *size = 0;

@@ -5,12 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-int mcf_mkdir_p(const char *path);
+int mcfi_mkdir_p(const char *path);
 /* Writes `size` bytes to path atomically (temporary file in the same folder, fsync, rename). */
-int mcf_write_atomic(const char *path, const void *data, size_t size);
+int mcfi_write_atomic(const char *path, const void *data, size_t size);
 /* Reads a whole file; *data owned by caller (free). */
-int mcf_read_file(const char *path, unsigned char **data, size_t *size);
-uint64_t mcf_fnv1a64(const void *data, size_t size, uint64_t h);
+int mcfi_read_file(const char *path, unsigned char **data, size_t *size);
+uint64_t mcfi_fnv1a64(const void *data, size_t size, uint64_t h);
 #define MCF_FNV_OFFSET 1469598103934665603ull
 
 #endif

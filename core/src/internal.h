@@ -1,4 +1,6 @@
-/* internal.h — types shared by the files of libmcf; not part of the SDK. */
+/* internal.h — types shared by the files of libmcf; not part of the SDK.  Functions
+ * declared in core/src (and core/program) are named mcfi_*: the i says internal, so that a
+ * reader tells them from the SDK's mcf_* (core/include/mcf) at a glance. */
 #ifndef MCF_INTERNAL_H
 #define MCF_INTERNAL_H
 
@@ -14,15 +16,15 @@ struct mcf_stream {
     size_t size, capacity, pos;
     int reading;
 };
-void mcf_stream_init_writer(mcf_stream *s);
+void mcfi_stream_init_writer(mcf_stream *s);
 /* data is borrowed for the reader's lifetime */
-void mcf_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t size);
-void mcf_stream_release(mcf_stream *s);
+void mcfi_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t size);
+void mcfi_stream_release(mcf_stream *s);
 
 /* ---- log (log.c; the progress line: progress.h) ------------------------------------ */
-void mcf_log_set_file(FILE *f);       /* borrowed; NULL = no log file */
-void mcf_log_set_echo_info(int echo); /* 1: INFO lines also go to stderr */
-void mcf_log_set_rank(int rank);      /* MPI rank > 0: its warnings on stderr name it */
+void mcfi_log_set_file(FILE *f);       /* borrowed; NULL = no log file */
+void mcfi_log_set_echo_info(int echo); /* 1: INFO lines also go to stderr */
+void mcfi_log_set_rank(int rank);      /* MPI rank > 0: its warnings on stderr name it */
 
 /* ---- configuration files (config.c) ----------------------------------------------- */
 typedef struct mcf_config_entry {
@@ -40,18 +42,18 @@ typedef struct mcf_config {
 
 /* Reads an INI file (inih), recording file and line of every key.  Errors: MCF_EIO
  * (cannot open), MCF_EINVAL (syntax error, duplicate key, key outside a section, line too
- * long) with file:line.  *out owned by the caller: mcf_config_free(). */
-int mcf_config_read(const char *path, mcf_config **out);
+ * long) with file:line.  *out owned by the caller: mcfi_config_free(). */
+int mcfi_config_read(const char *path, mcf_config **out);
 /* Applies "section.key=value" from the command line (replacing a value from the file). */
-int mcf_config_override(mcf_config *c, const char *assignment);
-mcf_config_entry *mcf_config_find(const mcf_config *c, const char *section, const char *key);
-void mcf_config_free(mcf_config *c);
+int mcfi_config_override(mcf_config *c, const char *assignment);
+mcf_config_entry *mcfi_config_find(const mcf_config *c, const char *section, const char *key);
+void mcfi_config_free(mcf_config *c);
 /* "file:line" of an entry, into buf. */
-const char *mcf_config_where(const mcf_config_entry *e, char *buf, size_t size);
+const char *mcfi_config_where(const mcf_config_entry *e, char *buf, size_t size);
 /* "file:line" of [section] key into buf, or the configuration's path (borrowed from c)
  * when the key is not given. */
-const char *mcf_config_key_where(const mcf_config *c, const char *section, const char *key,
-                                 char *buf, size_t size);
+const char *mcfi_config_key_where(const mcf_config *c, const char *section, const char *key,
+                                  char *buf, size_t size);
 
 /* ---- parameter values (params.c) -------------------------------------------------- */
 typedef struct mcf_value {
@@ -76,17 +78,17 @@ struct mcf_params {
 /* Internal spec flag: stored as text only; validated by a later pass. */
 #define MCF_PARAM_SKIP_ 0x20000000u
 
-size_t mcf_spec_count(const mcf_param_spec *specs);
+size_t mcfi_spec_count(const mcf_param_spec *specs);
 /* Parses one scalar per the spec (type and range).  On failure returns MCF_EINVAL with
  * the reason (no location) in the error message. */
-int mcf_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out);
-void mcf_value_release(mcf_value *v);
+int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out);
+void mcfi_value_release(mcf_value *v);
 /* Describes the allowed values of a spec ("integer >= 2", "one of: a, b"). */
-void mcf_spec_describe(const mcf_param_spec *spec, char *buf, size_t size);
+void mcfi_spec_describe(const mcf_param_spec *spec, char *buf, size_t size);
 /* Checks a declaration (types, choices, defaults in range); MCF_EPLUGIN with message. */
-int mcf_specs_check(const mcf_param_spec *specs, const char *owner);
+int mcfi_specs_check(const mcf_param_spec *specs, const char *owner);
 /* The closest of n candidate words to `word`, or NULL if none is close. */
-const char *mcf_nearest_word(const char *word, const char *const *candidates, size_t n);
+const char *mcfi_nearest_word(const char *word, const char *const *candidates, size_t n);
 
 /* ---- plugins (plugin.c) ----------------------------------------------------------- */
 typedef struct mcf_plugin {
@@ -96,24 +98,24 @@ typedef struct mcf_plugin {
 } mcf_plugin;
 
 /* Loads plugin `name` (file mcf-<name>.so) from the search path.  `want` is the kind
- * required (0 = any).  Errors name the file and the problem.  mcf_plugin_close() frees. */
-int mcf_plugin_open(const char *name, int want, mcf_plugin **out);
+ * required (0 = any).  Errors name the file and the problem.  mcfi_plugin_close() frees. */
+int mcfi_plugin_open(const char *name, int want, mcf_plugin **out);
 /* Loads a plugin from an explicit file path. */
-int mcf_plugin_open_file(const char *path, int want, mcf_plugin **out);
-void mcf_plugin_close(mcf_plugin *p);
+int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out);
+void mcfi_plugin_close(mcf_plugin *p);
 /* Calls fn for every loadable plugin on the search path (first of a name wins); files
  * that fail to load are reported through bad(path, message) when bad is not NULL. */
-int mcf_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
-                       void (*bad)(const char *path, const char *message, void *ctx),
-                       void *ctx);
+int mcfi_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
+                        void (*bad)(const char *path, const char *message, void *ctx),
+                        void *ctx);
 /* The search path as a colon-separated string (static buffer). */
-const char *mcf_plugin_search_path(void);
-const char *mcf_plugin_kind_name(int kind);
+const char *mcfi_plugin_search_path(void);
+const char *mcfi_plugin_kind_name(int kind);
 /* How a model's parallel tempering weighs an exchange (mcf/model.h): 0 not supported,
  * MCF_TEMPERING_ENERGY (set_temperature + energy: exp(-H/T)), MCF_TEMPERING_ACTION
  * (set_temperature + exchange_action, which wins when both are there). */
 enum { MCF_TEMPERING_NONE, MCF_TEMPERING_ENERGY, MCF_TEMPERING_ACTION };
-int mcf_model_tempering(const mcf_model_ops *ops);
+int mcfi_model_tempering(const mcf_model_ops *ops);
 
 /* ---- a validated run setup (setup.c; its files share setup.h) -------------------- */
 typedef struct mcf_axis {
@@ -155,14 +157,14 @@ typedef struct mcf_setup {
 /* Validates a configuration completely: loads the plugins it names, checks every key
  * against the declarations, builds the scan grid.  Every problem stops here with
  * file:line, section, key and the allowed values. */
-int mcf_setup_create(mcf_config *config, mcf_setup **out);
-void mcf_setup_free(mcf_setup *s);
+int mcfi_setup_create(mcf_config *config, mcf_setup **out);
+void mcfi_setup_free(mcf_setup *s);
 /* The grid (axes.c).  Builds the parameters of scan point `point` (0 <= point < n_points)
  * for section 0 (model) or 1 (evaluator).  Borrowed from s; free the returned struct with
  * free(). */
-int mcf_setup_params(const mcf_setup *s, size_t point, int section, mcf_params **out);
+int mcfi_setup_params(const mcf_setup *s, size_t point, int section, mcf_params **out);
 /* The value text of axis a at scan point `point`. */
-const mcf_value *mcf_setup_axis_value(const mcf_setup *s, size_t a, size_t point);
+const mcf_value *mcfi_setup_axis_value(const mcf_setup *s, size_t a, size_t point);
 
 /* ---- running (run_state.h, run.h) ----------------------------------------------- */
 typedef struct mcf_run mcf_run;
@@ -175,12 +177,12 @@ typedef struct mcf_text {
     size_t len, cap;
     int failed;
 } mcf_text;
-void mcf_text_printf(mcf_text *t, const char *fmt, ...)
+void mcfi_text_printf(mcf_text *t, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* s without leading and trailing blanks and tabs: the trailing ones are cut in place. */
-char *mcf_trim(char *s);
+char *mcfi_trim(char *s);
 
 #endif

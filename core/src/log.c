@@ -16,19 +16,19 @@ static FILE *log_file;
 static int log_quiet_info = 1;
 static int log_rank; /* MPI rank: the log file is rank 0's, other ranks' warnings name them */
 
-void mcf_log_set_file(FILE *f)
+void mcfi_log_set_file(FILE *f)
 {
     pthread_mutex_lock(&log_lock);
     log_file = f;
     pthread_mutex_unlock(&log_lock);
 }
 
-void mcf_log_set_rank(int rank)
+void mcfi_log_set_rank(int rank)
 {
     log_rank = rank;
 }
 
-void mcf_log_set_echo_info(int echo)
+void mcfi_log_set_echo_info(int echo)
 {
     log_quiet_info = !echo;
 }
@@ -58,13 +58,13 @@ void mcf_log(mcf_log_level level, const char *fmt, ...)
         fflush(log_file);
     }
     if (level == MCF_LOG_WARN) {
-        mcf_progress_clear();
+        mcfi_progress_clear();
         if (log_rank > 0)
             fprintf(stderr, "warning: rank %d: %s\n", log_rank, text);
         else
             fprintf(stderr, "warning: %s\n", text);
     } else if (level == MCF_LOG_INFO && !log_quiet_info) {
-        mcf_progress_clear();
+        mcfi_progress_clear();
         fprintf(stderr, "%s\n", text);
     }
     pthread_mutex_unlock(&log_lock);

@@ -16,60 +16,60 @@
 /* Initializes MPI when the process was started by a launcher (mpirun, srun, Hydra), and
  * sets MCF_CUDA_DEVICE to the node-local rank unless the user set it; a plain `mcf run`
  * stays a single process without MPI.  Not collective when not launched. */
-void mcf_mpi_init(int *argc, char ***argv);
-void mcf_mpi_finalize(void);
-int mcf_mpi_active(void);
-int mcf_mpi_rank(void);
-int mcf_mpi_size(void);
+void mcfi_mpi_init(int *argc, char ***argv);
+void mcfi_mpi_finalize(void);
+int mcfi_mpi_active(void);
+int mcfi_mpi_rank(void);
+int mcfi_mpi_size(void);
 
 /* The job-wide status: MCF_OK when rc is MCF_OK on every rank; otherwise the code and the
  * message of the lowest failing rank on every rank, the message prefixed with that rank
  * unless every rank failed (then it is the job's problem, not one rank's). */
-int mcf_mpi_agree(int rc);
+int mcfi_mpi_agree(int rc);
 /* Element-wise maximum (doubles) and sum (uint64) over the ranks, in place. */
-void mcf_mpi_max_doubles(double *v, int n);
-void mcf_mpi_sum_u64(uint64_t *v, int n);
+void mcfi_mpi_max_doubles(double *v, int n);
+void mcfi_mpi_sum_u64(uint64_t *v, int n);
 /* Rank 0 receives the concatenation of every rank's bytes in rank order in *all (malloc,
  * the caller frees; NULL with *all_size 0 on the other ranks). */
-void mcf_mpi_gather_bytes(const unsigned char *data, size_t size, unsigned char **all,
-                          size_t *all_size);
+void mcfi_mpi_gather_bytes(const unsigned char *data, size_t size, unsigned char **all,
+                           size_t *all_size);
 /* Rank 0's *data (size *size) to every rank; the others get a malloc'd copy. */
-void mcf_mpi_bcast_bytes(unsigned char **data, size_t *size);
-void mcf_mpi_bcast_u64(uint64_t *v, int n);
+void mcfi_mpi_bcast_bytes(unsigned char **data, size_t *size);
+void mcfi_mpi_bcast_u64(uint64_t *v, int n);
 /* Every rank receives the concatenation of every rank's bytes in rank order in *all
  * (malloc, the caller frees): the chains' energies and forwarded measurements of
  * parallel tempering. */
-void mcf_mpi_allgather_bytes(const unsigned char *data, size_t size, unsigned char **all,
-                             size_t *all_size);
+void mcfi_mpi_allgather_bytes(const unsigned char *data, size_t size, unsigned char **all,
+                              size_t *all_size);
 
 #else
 
-static inline void mcf_mpi_init(int *argc, char ***argv) { (void)argc; (void)argv; }
-static inline void mcf_mpi_finalize(void) {}
-static inline int mcf_mpi_active(void) { return 0; }
-static inline int mcf_mpi_rank(void) { return 0; }
-static inline int mcf_mpi_size(void) { return 1; }
-static inline int mcf_mpi_agree(int rc) { return rc; }
-static inline void mcf_mpi_max_doubles(double *v, int n) { (void)v; (void)n; }
-static inline void mcf_mpi_sum_u64(uint64_t *v, int n) { (void)v; (void)n; }
-static inline void mcf_mpi_bcast_u64(uint64_t *v, int n) { (void)v; (void)n; }
+static inline void mcfi_mpi_init(int *argc, char ***argv) { (void)argc; (void)argv; }
+static inline void mcfi_mpi_finalize(void) {}
+static inline int mcfi_mpi_active(void) { return 0; }
+static inline int mcfi_mpi_rank(void) { return 0; }
+static inline int mcfi_mpi_size(void) { return 1; }
+static inline int mcfi_mpi_agree(int rc) { return rc; }
+static inline void mcfi_mpi_max_doubles(double *v, int n) { (void)v; (void)n; }
+static inline void mcfi_mpi_sum_u64(uint64_t *v, int n) { (void)v; (void)n; }
+static inline void mcfi_mpi_bcast_u64(uint64_t *v, int n) { (void)v; (void)n; }
 /* never called in a single process: run.c gathers and broadcasts only with ranks > 1 */
-static inline void mcf_mpi_gather_bytes(const unsigned char *data, size_t size,
-                                        unsigned char **all, size_t *all_size)
+static inline void mcfi_mpi_gather_bytes(const unsigned char *data, size_t size,
+                                         unsigned char **all, size_t *all_size)
 {
     (void)data;
     (void)size;
     *all = NULL;
     *all_size = 0;
 }
-static inline void mcf_mpi_bcast_bytes(unsigned char **data, size_t *size)
+static inline void mcfi_mpi_bcast_bytes(unsigned char **data, size_t *size)
 {
     (void)data;
     (void)size;
 }
 /* never called in a single process either: run.c uses the local bytes directly */
-static inline void mcf_mpi_allgather_bytes(const unsigned char *data, size_t size,
-                                           unsigned char **all, size_t *all_size)
+static inline void mcfi_mpi_allgather_bytes(const unsigned char *data, size_t size,
+                                            unsigned char **all, size_t *all_size)
 {
     (void)data;
     (void)size;

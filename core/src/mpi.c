@@ -33,7 +33,7 @@ static int launched(void)
     return 0;
 }
 
-void mcf_mpi_init(int *argc, char ***argv)
+void mcfi_mpi_init(int *argc, char ***argv)
 {
     if (!launched())
         return;
@@ -71,16 +71,16 @@ void mcf_mpi_init(int *argc, char ***argv)
     }
 }
 
-void mcf_mpi_finalize(void)
+void mcfi_mpi_finalize(void)
 {
     if (active)
         MPI_Finalize();
     active = 0;
 }
 
-int mcf_mpi_active(void) { return active; }
-int mcf_mpi_rank(void) { return my_rank; }
-int mcf_mpi_size(void) { return n_ranks; }
+int mcfi_mpi_active(void) { return active; }
+int mcfi_mpi_rank(void) { return my_rank; }
+int mcfi_mpi_size(void) { return n_ranks; }
 
 /* For failures that cannot be agreed on (the other ranks are inside a transfer): the job
  * ends here; the last checkpoint, written whole or not at all, stays valid. */
@@ -92,7 +92,7 @@ static void abort_job(const char *what, size_t bytes)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-int mcf_mpi_agree(int rc)
+int mcfi_mpi_agree(int rc)
 {
     if (n_ranks == 1)
         return rc;
@@ -119,26 +119,26 @@ int mcf_mpi_agree(int rc)
     return mcf_fail(msg.code, "rank %d of %d: %s", root, n_ranks, msg.text);
 }
 
-void mcf_mpi_max_doubles(double *v, int n)
+void mcfi_mpi_max_doubles(double *v, int n)
 {
     if (n_ranks > 1)
         MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 }
 
-void mcf_mpi_sum_u64(uint64_t *v, int n)
+void mcfi_mpi_sum_u64(uint64_t *v, int n)
 {
     if (n_ranks > 1)
         MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
 }
 
-void mcf_mpi_bcast_u64(uint64_t *v, int n)
+void mcfi_mpi_bcast_u64(uint64_t *v, int n)
 {
     if (n_ranks > 1)
         MPI_Bcast(v, n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 }
 
-void mcf_mpi_gather_bytes(const unsigned char *data, size_t size, unsigned char **all,
-                          size_t *all_size)
+void mcfi_mpi_gather_bytes(const unsigned char *data, size_t size, unsigned char **all,
+                           size_t *all_size)
 {
     *all = NULL;
     *all_size = 0;
@@ -179,7 +179,7 @@ void mcf_mpi_gather_bytes(const unsigned char *data, size_t size, unsigned char 
     *all_size = total;
 }
 
-void mcf_mpi_bcast_bytes(unsigned char **data, size_t *size)
+void mcfi_mpi_bcast_bytes(unsigned char **data, size_t *size)
 {
     if (n_ranks == 1)
         return;
@@ -197,12 +197,12 @@ void mcf_mpi_bcast_bytes(unsigned char **data, size_t *size)
     }
 }
 
-void mcf_mpi_allgather_bytes(const unsigned char *data, size_t size, unsigned char **all,
-                             size_t *all_size)
+void mcfi_mpi_allgather_bytes(const unsigned char *data, size_t size, unsigned char **all,
+                              size_t *all_size)
 {
     /* the gather of the checkpoint records and a broadcast: messages of at most CHUNK
        bytes whatever the total, and no second code path to get wrong */
-    mcf_mpi_gather_bytes(data, size, all, all_size);
+    mcfi_mpi_gather_bytes(data, size, all, all_size);
     if (n_ranks > 1)
-        mcf_mpi_bcast_bytes(all, all_size);
+        mcfi_mpi_bcast_bytes(all, all_size);
 }

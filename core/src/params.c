@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-size_t mcf_spec_count(const mcf_param_spec *specs)
+size_t mcfi_spec_count(const mcf_param_spec *specs)
 {
     size_t n = 0;
     while (specs && specs[n].name)
@@ -18,7 +18,7 @@ size_t mcf_spec_count(const mcf_param_spec *specs)
     return n;
 }
 
-void mcf_value_release(mcf_value *v)
+void mcfi_value_release(mcf_value *v)
 {
     free(v->text);
     v->text = NULL;
@@ -53,7 +53,7 @@ static int choice_index(const char *choices, const char *word)
     return -1;
 }
 
-void mcf_spec_describe(const mcf_param_spec *spec, char *buf, size_t size)
+void mcfi_spec_describe(const mcf_param_spec *spec, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -92,13 +92,13 @@ static int check_range(const mcf_param_spec *spec, double x, const char *text)
         bad |= (spec->flags & MCF_PARAM_MAX_EXCLUSIVE) ? !(x < spec->max) : !(x <= spec->max);
     if (bad) {
         char allowed[256];
-        mcf_spec_describe(spec, allowed, sizeof allowed);
+        mcfi_spec_describe(spec, allowed, sizeof allowed);
         return mcf_fail(MCF_EINVAL, "%s is out of range: must be %s", text, allowed);
     }
     return MCF_OK;
 }
 
-int mcf_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out)
+int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out)
 {
     char *end;
     memset(out, 0, sizeof *out);
@@ -111,7 +111,7 @@ int mcf_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out
         if (*end || errno)
         {
             char allowed[256];
-            mcf_spec_describe(spec, allowed, sizeof allowed);
+            mcfi_spec_describe(spec, allowed, sizeof allowed);
             return mcf_fail(MCF_EINVAL, "'%s' is not an integer: must be %s", text, allowed);
         }
         int rc = check_range(spec, (double)v, text);
@@ -127,7 +127,7 @@ int mcf_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out
         if (*end || errno == ERANGE)
         {
             char allowed[256];
-            mcf_spec_describe(spec, allowed, sizeof allowed);
+            mcfi_spec_describe(spec, allowed, sizeof allowed);
             return mcf_fail(MCF_EINVAL, "'%s' is not a real number: must be %s", text, allowed);
         }
         if (isnan(v))
@@ -158,8 +158,8 @@ int mcf_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out
             snprintf(words, sizeof words, "%s", spec->choices ? spec->choices : "");
             for (char *w = strtok(words, "|"); w && nc < 64; w = strtok(NULL, "|"))
                 cands[nc++] = w;
-            const char *near = mcf_nearest_word(text, cands, nc);
-            mcf_spec_describe(spec, allowed, sizeof allowed);
+            const char *near = mcfi_nearest_word(text, cands, nc);
+            mcfi_spec_describe(spec, allowed, sizeof allowed);
             if (near)
                 return mcf_fail(MCF_EINVAL, "'%s' is not allowed: must be %s; did you mean '%s'?",
                                 text, allowed, near);
@@ -180,7 +180,7 @@ int mcf_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out
     return MCF_OK;
 }
 
-int mcf_specs_check(const mcf_param_spec *specs, const char *owner)
+int mcfi_specs_check(const mcf_param_spec *specs, const char *owner)
 {
     for (size_t k = 0; specs && specs[k].name; k++) {
         const mcf_param_spec *s = &specs[k];
@@ -196,11 +196,11 @@ int mcf_specs_check(const mcf_param_spec *specs, const char *owner)
                                 s->name);
         if (s->default_value) {
             mcf_value v;
-            int rc = mcf_value_parse(s, s->default_value, &v);
+            int rc = mcfi_value_parse(s, s->default_value, &v);
             if (rc)
                 return mcf_fail_prefix(MCF_EPLUGIN, "%s: the default of parameter '%s'", owner,
                                        s->name);
-            mcf_value_release(&v);
+            mcfi_value_release(&v);
         }
     }
     return MCF_OK;
@@ -232,7 +232,7 @@ static size_t edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
-const char *mcf_nearest_word(const char *word, const char *const *candidates, size_t n)
+const char *mcfi_nearest_word(const char *word, const char *const *candidates, size_t n)
 {
     const char *best = NULL;
     size_t best_d = (size_t)-1;

@@ -35,7 +35,7 @@ static int ensure_ltdl(void)
     return MCF_OK;
 }
 
-const char *mcf_plugin_kind_name(int kind)
+const char *mcfi_plugin_kind_name(int kind)
 {
     switch (kind) {
     case MCF_PLUGIN_MODEL: return "model";
@@ -45,7 +45,7 @@ const char *mcf_plugin_kind_name(int kind)
     }
 }
 
-const char *mcf_plugin_search_path(void)
+const char *mcfi_plugin_search_path(void)
 {
     static char path[8192];
     size_t used = 0;
@@ -54,7 +54,7 @@ const char *mcf_plugin_search_path(void)
     if (env && env[0])
         used += (size_t)snprintf(path, sizeof path, "%s", env);
     Dl_info info;
-    if (dladdr((void *)&mcf_plugin_search_path, &info) && info.dli_fname) {
+    if (dladdr((void *)&mcfi_plugin_search_path, &info) && info.dli_fname) {
         char lib[4096];
         snprintf(lib, sizeof lib, "%s", info.dli_fname);
         char *slash = strrchr(lib, '/');
@@ -127,7 +127,7 @@ static int check_model_ops(const char *path, const mcf_model_ops *ops)
     return MCF_OK;
 }
 
-int mcf_model_tempering(const mcf_model_ops *ops)
+int mcfi_model_tempering(const mcf_model_ops *ops)
 {
     if (ops->struct_size < offsetof(mcf_model_ops, energy) + sizeof ops->energy ||
         !ops->set_temperature)
@@ -228,7 +228,7 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
         return mcf_fail(MCF_EPLUGIN, "%s: unknown plugin kind %d", path, (int)info->kind);
     if (want && (int)info->kind != want)
         return mcf_fail(MCF_EPLUGIN, "%s: '%s' is a %s plugin, not a %s", path, info->name,
-                        mcf_plugin_kind_name(info->kind), mcf_plugin_kind_name(want));
+                        mcfi_plugin_kind_name(info->kind), mcfi_plugin_kind_name(want));
     if (!info->ops)
         return mcf_fail(MCF_EPLUGIN, "%s: the descriptor has no ops table", path);
     if (info->kind == MCF_PLUGIN_MODEL) {
@@ -246,10 +246,10 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
         if (rc)
             return rc;
     }
-    return mcf_specs_check(info->params, path);
+    return mcfi_specs_check(info->params, path);
 }
 
-int mcf_plugin_open_file(const char *path, int want, mcf_plugin **out)
+int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out)
 {
     *out = NULL;
     int rc = ensure_ltdl();
@@ -284,7 +284,7 @@ int mcf_plugin_open_file(const char *path, int want, mcf_plugin **out)
     return MCF_OK;
 }
 
-void mcf_plugin_close(mcf_plugin *p)
+void mcfi_plugin_close(mcf_plugin *p)
 {
     if (!p)
         return;
@@ -306,24 +306,24 @@ static void collect_name(const mcf_plugin *p, void *ctx)
         snprintf(l->names[l->n++], sizeof l->names[0], "%s", p->info->name);
 }
 
-int mcf_plugin_open(const char *name, int want, mcf_plugin **out)
+int mcfi_plugin_open(const char *name, int want, mcf_plugin **out)
 {
     *out = NULL;
     if (!name || !name[0] || strchr(name, '/'))
         return mcf_fail(MCF_EINVAL, "'%s' is not a plugin name", name ? name : "");
     char path[8192];
-    snprintf(path, sizeof path, "%s", mcf_plugin_search_path());
+    snprintf(path, sizeof path, "%s", mcfi_plugin_search_path());
     for (char *save = NULL, *dir = strtok_r(path, ":", &save); dir;
          dir = strtok_r(NULL, ":", &save)) {
         char file[8192];
         snprintf(file, sizeof file, "%s/mcf-%s.so", dir, name);
         if (access(file, F_OK) == 0)
-            return mcf_plugin_open_file(file, want, out);
+            return mcfi_plugin_open_file(file, want, out);
     }
     name_list *l = calloc(1, sizeof *l);
     if (!l)
         return mcf_fail(MCF_ENOMEM, "out of memory");
-    mcf_plugin_foreach(collect_name, NULL, l);
+    mcfi_plugin_foreach(collect_name, NULL, l);
     const char *cands[256];
     char all[4096] = "";
     size_t used = 0;
@@ -333,23 +333,23 @@ int mcf_plugin_open(const char *name, int want, mcf_plugin **out)
             used += (size_t)snprintf(all + used, sizeof all - used, "%s%s", k ? ", " : "",
                                      l->names[k]);
     }
-    const char *near = mcf_nearest_word(name, cands, l->n);
+    const char *near = mcfi_nearest_word(name, cands, l->n);
     int rc = mcf_fail(MCF_EPLUGIN, "no plugin named '%s' (looked for mcf-%s.so in %s)%s%s%s; "
                       "available: %s; add folders with MCF_PLUGIN_PATH",
-                      name, name, mcf_plugin_search_path(), near ? "; did you mean '" : "",
+                      name, name, mcfi_plugin_search_path(), near ? "; did you mean '" : "",
                       near ? near : "", near ? "'?" : "", l->n ? all : "none");
     free(l);
     return rc;
 }
 
-int mcf_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
-                       void (*bad)(const char *path, const char *message, void *ctx),
-                       void *ctx)
+int mcfi_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
+                        void (*bad)(const char *path, const char *message, void *ctx),
+                        void *ctx)
 {
     char path[8192];
     char seen[256][128];
     size_t n_seen = 0;
-    snprintf(path, sizeof path, "%s", mcf_plugin_search_path());
+    snprintf(path, sizeof path, "%s", mcfi_plugin_search_path());
     for (char *save = NULL, *dir = strtok_r(path, ":", &save); dir;
          dir = strtok_r(NULL, ":", &save)) {
         struct dirent **list = NULL;
@@ -367,11 +367,11 @@ int mcf_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
                     char file[8192];
                     mcf_plugin *p;
                     snprintf(file, sizeof file, "%s/%s", dir, f);
-                    if (mcf_plugin_open_file(file, 0, &p) == MCF_OK) {
+                    if (mcfi_plugin_open_file(file, 0, &p) == MCF_OK) {
                         if (n_seen < 256)
                             snprintf(seen[n_seen++], sizeof seen[0], "%s", name);
                         fn(p, ctx);
-                        mcf_plugin_close(p);
+                        mcfi_plugin_close(p);
                     } else if (bad) {
                         bad(file, mcf_last_error(), ctx);
                     }

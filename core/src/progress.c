@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <time.h>
 
-double mcf_now_seconds(void)
+double mcfi_now_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -19,9 +19,9 @@ double mcf_now_seconds(void)
 static int progress_on_terminal;
 static int progress_shown;
 
-void mcf_progress_set_terminal(int on) { progress_on_terminal = on; }
+void mcfi_progress_set_terminal(int on) { progress_on_terminal = on; }
 
-void mcf_progress_clear(void)
+void mcfi_progress_clear(void)
 {
     if (progress_on_terminal && progress_shown) {
         fputs("\r\033[K", stderr);
@@ -42,11 +42,11 @@ static void format_duration(double s, char *buf, size_t n)
 }
 
 /* acc, prop: accepted and proposed moves of all chains (summed over the ranks) */
-void mcf_progress(const mcf_run *r, double started, uint64_t start_pos, uint64_t acc,
+void mcfi_progress(const mcf_run *r, double started, uint64_t start_pos, uint64_t acc,
                      uint64_t prop, int final)
 {
     static double last;
-    double t = mcf_now_seconds();
+    double t = mcfi_now_seconds();
     double interval = progress_on_terminal ? 0.2 : 5.0;
     if (!final && t - last < interval)
         return;

@@ -5,13 +5,13 @@
 #include "internal.h"
 
 /* Seconds on the monotonic clock. */
-double mcf_now_seconds(void);
+double mcfi_now_seconds(void);
 /* 1: the progress line is redrawn on the terminal (stderr); 0: INFO lines every 5 s. */
-void mcf_progress_set_terminal(int on);
-void mcf_progress_clear(void);        /* erases the terminal progress line, if shown */
+void mcfi_progress_set_terminal(int on);
+void mcfi_progress_clear(void);        /* erases the terminal progress line, if shown */
 /* acc, prop: accepted and proposed moves of all chains (summed over the ranks); final: the
  * last line, shown whatever the time since the previous one. */
-void mcf_progress(const mcf_run *r, double started, uint64_t start_pos, uint64_t acc,
-                  uint64_t prop, int final);
+void mcfi_progress(const mcf_run *r, double started, uint64_t start_pos, uint64_t acc,
+                   uint64_t prop, int final);
 
 #endif

@@ -9,14 +9,14 @@
 #include <stdlib.h>
 
 /* Collective: accepted and proposed moves of all chains, for the progress line. */
-void mcf_count_moves(const mcf_run *r, uint64_t counts[2])
+void mcfi_count_moves(const mcf_run *r, uint64_t counts[2])
 {
     counts[0] = counts[1] = 0;
     for (size_t k = r->first; k < r->last; k++) {
         counts[0] += r->chains[k].accepted + r->chains[k].block_accepted;
         counts[1] += r->chains[k].proposed + r->chains[k].block_proposed;
     }
-    mcf_mpi_sum_u64(counts, 2);
+    mcfi_mpi_sum_u64(counts, 2);
 }
 
 /* ---- ranks (mcf_mpi.h): rank 0 keeps a copy, without model, of every other chain ---- */
@@ -24,26 +24,26 @@ void mcf_count_moves(const mcf_run *r, uint64_t counts[2])
 /* The ranks agree on rc (each rank's status while it wrote *out); on success every rank's
  * bytes go to rank 0 (to_all = 0) or to every rank (1) in rank order, into *all (malloc'ed,
  * the caller frees; NULL on ranks that get nothing).  *out is released either way. */
-int mcf_send_stream(int rc, mcf_stream *out, int to_all, unsigned char **all, size_t *size)
+int mcfi_send_stream(int rc, mcf_stream *out, int to_all, unsigned char **all, size_t *size)
 {
-    rc = mcf_mpi_agree(rc);
+    rc = mcfi_mpi_agree(rc);
     if (!rc) {
         if (to_all)
-            mcf_mpi_allgather_bytes(out->data, out->size, all, size);
+            mcfi_mpi_allgather_bytes(out->data, out->size, all, size);
         else
-            mcf_mpi_gather_bytes(out->data, out->size, all, size);
+            mcfi_mpi_gather_bytes(out->data, out->size, all, size);
     }
-    mcf_stream_release(out);
+    mcfi_stream_release(out);
     return rc;
 }
 
 /* Collective: rank 0 learns the layout (units, curve points and axes) of the chains the
  * other ranks created, and sets up their copies: results.tsv needs it, the checkpoint
  * records do not carry it. */
-int mcf_share_layouts(mcf_run *r)
+int mcfi_share_layouts(mcf_run *r)
 {
     mcf_stream out;
-    mcf_stream_init_writer(&out);
+    mcfi_stream_init_writer(&out);
     int rc = MCF_OK;
     for (size_t k = r->first; k < r->last && !rc; k++) {
         const mcf_chain *c = &r->chains[k];
@@ -58,18 +58,18 @@ int mcf_share_layouts(mcf_run *r)
     }
     unsigned char *all;
     size_t size;
-    if ((rc = mcf_send_stream(rc, &out, 0, &all, &size)))
+    if ((rc = mcfi_send_stream(rc, &out, 0, &all, &size)))
         return rc;
     if (r->rank == 0) {
         mcf_stream in;
-        mcf_stream_init_reader(&in, all, size);
+        mcfi_stream_init_reader(&in, all, size);
         for (size_t k = 0; k < r->n_chains && !rc; k++) {
             mcf_chain *c = &r->chains[k];
             int own = k >= r->first && k < r->last;
             uint64_t units, points;
             rc = mcf_stream_read(&in, &units, sizeof units);
             if (!rc && !own)
-                rc = mcf_chain_init(r, k);
+                rc = mcfi_chain_init(r, k);
             for (size_t o = 0; o < r->n_declared && !rc; o++) {
                 rc = mcf_stream_read(&in, &points, sizeof points);
                 if (!own)
@@ -77,7 +77,7 @@ int mcf_share_layouts(mcf_run *r)
             }
             if (!rc && !own) {
                 c->units = (size_t)units;
-                rc = mcf_chain_layout(r, c);
+                rc = mcfi_chain_layout(r, c);
             }
             size_t bytes = c->curve_values * sizeof *c->axis;
             if (!rc && !own && bytes)
@@ -91,66 +91,66 @@ int mcf_share_layouts(mcf_run *r)
             rc = mcf_fail_prefix(MCF_EINTERNAL, "layouts of the chains from the ranks");
     }
     free(all);
-    return mcf_mpi_agree(rc);
+    return mcfi_mpi_agree(rc);
 }
 
 /* Collective: every chain's checkpoint record to rank 0, which writes the same checkpoint
  * file a single process writes and takes the other ranks' accumulators into its copies
  * (results.tsv is computed from them). */
-int mcf_save_checkpoint(mcf_run *r)
+int mcfi_save_checkpoint(mcf_run *r)
 {
     if (r->ranks == 1)
-        return mcf_checkpoint_write(r);
+        return mcfi_checkpoint_write(r);
     mcf_stream rec;
-    mcf_stream_init_writer(&rec);
-    int rc = mcf_mpi_agree(mcf_checkpoint_records(r, r->first, r->last, &rec));
+    mcfi_stream_init_writer(&rec);
+    int rc = mcfi_mpi_agree(mcfi_checkpoint_records(r, r->first, r->last, &rec));
     if (rc) {
-        mcf_stream_release(&rec);
+        mcfi_stream_release(&rec);
         return rc;
     }
     unsigned char *all;
     size_t size;
-    mcf_mpi_gather_bytes(rec.data, rec.size, &all, &size);
-    mcf_stream_release(&rec);
+    mcfi_mpi_gather_bytes(rec.data, rec.size, &all, &size);
+    mcfi_stream_release(&rec);
     if (r->rank == 0) {
-        rc = mcf_checkpoint_load_records(r, all, size, r->last, r->n_chains, 0,
-                                         "the records gathered from the ranks");
+        rc = mcfi_checkpoint_load_records(r, all, size, r->last, r->n_chains, 0,
+                                          "the records gathered from the ranks");
         if (!rc)
-            rc = mcf_checkpoint_write_records(r, all, size);
+            rc = mcfi_checkpoint_write_records(r, all, size);
     }
     free(all);
-    return mcf_mpi_agree(rc);
+    return mcfi_mpi_agree(rc);
 }
 
 /* Collective: rank 0 reads and checks DIR/checkpoint, every rank loads the records of its
  * chains.  MCF_OK when resumed, 1 when there is no checkpoint, an error otherwise. */
-int mcf_load_checkpoint(mcf_run *r)
+int mcfi_load_checkpoint(mcf_run *r)
 {
     if (r->ranks == 1)
-        return mcf_checkpoint_read(r);
+        return mcfi_checkpoint_read(r);
     unsigned char *records = NULL;
     size_t size = 0;
     uint64_t head[2] = {0, 0}; /* found, position */
     int rc = MCF_OK;
     if (r->rank == 0) {
-        rc = mcf_checkpoint_read_file(r, &records, &size, &head[1]);
+        rc = mcfi_checkpoint_read_file(r, &records, &size, &head[1]);
         head[0] = rc == MCF_OK;
         if (rc == 1)
             rc = MCF_OK;
     }
-    rc = mcf_mpi_agree(rc);
+    rc = mcfi_mpi_agree(rc);
     if (rc) {
         free(records);
         return rc;
     }
-    mcf_mpi_bcast_u64(head, 2);
+    mcfi_mpi_bcast_u64(head, 2);
     if (!head[0])
         return 1;
-    mcf_mpi_bcast_bytes(&records, &size);
+    mcfi_mpi_bcast_bytes(&records, &size);
     char path[4200];
     snprintf(path, sizeof path, "%s/checkpoint", r->dir);
-    rc = mcf_mpi_agree(mcf_checkpoint_load_records(r, records, size, r->first, r->last, 1,
-                                                   path));
+    rc = mcfi_mpi_agree(mcfi_checkpoint_load_records(r, records, size, r->first, r->last, 1,
+                                                     path));
     free(records);
     if (!rc)
         r->position = head[1];

@@ -46,9 +46,9 @@ static void put_estimate(mcf_text *t, const char *name, double mean, double erro
             digits = 0;
         if (digits > 15)
             digits = 15;
-        mcf_text_printf(t, "  %s %.*f +- %.*f", name, digits, mean, digits, error);
+        mcfi_text_printf(t, "  %s %.*f +- %.*f", name, digits, mean, digits, error);
     } else {
-        mcf_text_printf(t, "  %s %.10g", name, mean);
+        mcfi_text_printf(t, "  %s %.10g", name, mean);
     }
 }
 
@@ -62,9 +62,9 @@ static double binder(const double *m, void *ctx)
 static void put_number(mcf_text *t, double x)
 {
     if (isnan(x))
-        mcf_text_printf(t, "\tnan");
+        mcfi_text_printf(t, "\tnan");
     else
-        mcf_text_printf(t, "\t%.10g", x);
+        mcfi_text_printf(t, "\t%.10g", x);
 }
 
 /* Mean and jackknife error of one curve point from its bins: the leave-one-bin-out means
@@ -129,20 +129,20 @@ static int write_curves(const mcf_run *r)
             continue;
         int geometric = (obs[o].flags & MCF_OBS_GEOMETRIC_MEAN) != 0;
         mcf_text t = {0};
-        mcf_text_printf(&t, "# mcf %s curve: %s — %s\n", MCF_VERSION_STRING, obs[o].name,
-                        obs[o].doc ? obs[o].doc : "");
-        mcf_text_printf(&t, "# errors: jackknife over %zu bins of the measurements%s\n", nb,
-                        geometric ? "; geometric mean exp<log x>, error exp(mean) x error of "
+        mcfi_text_printf(&t, "# mcf %s curve: %s — %s\n", MCF_VERSION_STRING, obs[o].name,
+                         obs[o].doc ? obs[o].doc : "");
+        mcfi_text_printf(&t, "# errors: jackknife over %zu bins of the measurements%s\n", nb,
+                         geometric ? "; geometric mean exp<log x>, error exp(mean) x error of "
                                     "<log x>" : "");
-        mcf_text_printf(&t, "# scan:");
+        mcfi_text_printf(&t, "# scan:");
         for (size_t a = 0; a < s->n_axes; a++)
-            mcf_text_printf(&t, " %s", s->axes[a].name);
-        mcf_text_printf(&t, " %s\n", obs[o].axis);
+            mcfi_text_printf(&t, " %s", s->axes[a].name);
+        mcfi_text_printf(&t, " %s\n", obs[o].axis);
         if (!s->n_axes)
-            mcf_text_printf(&t, "point");
+            mcfi_text_printf(&t, "point");
         for (size_t a = 0; a < s->n_axes; a++)
-            mcf_text_printf(&t, "%s%s", a ? "\t" : "", s->axes[a].name);
-        mcf_text_printf(&t, "\t%s\t%s\t%s_err\n", obs[o].axis, obs[o].name, obs[o].name);
+            mcfi_text_printf(&t, "%s%s", a ? "\t" : "", s->axes[a].name);
+        mcfi_text_printf(&t, "\t%s\t%s\t%s_err\n", obs[o].axis, obs[o].name, obs[o].name);
         /* one block of rows per scan point: the jackknife runs over the bins of all its
            walkers (bin b of walker w is a bin of its own) */
         for (size_t ci = 0; ci < n_points && !rc; ci++) {
@@ -174,13 +174,13 @@ static int write_curves(const mcf_run *r)
                     err *= mean;
                 }
                 if (!s->n_axes)
-                    mcf_text_printf(&t, "%zu", ci);
+                    mcfi_text_printf(&t, "%zu", ci);
                 for (size_t a = 0; a < s->n_axes; a++)
-                    mcf_text_printf(&t, "%s%s", a ? "\t" : "", mcf_setup_axis_value(s, a, ci)->text);
+                    mcfi_text_printf(&t, "%s%s", a ? "\t" : "", mcfi_setup_axis_value(s, a, ci)->text);
                 put_number(&t, c->axis[at + p]);
                 put_number(&t, mean);
                 put_number(&t, err);
-                mcf_text_printf(&t, "\n");
+                mcfi_text_printf(&t, "\n");
             }
         }
         if (rc) {
@@ -189,7 +189,7 @@ static int write_curves(const mcf_run *r)
         } else {
             char path[4200];
             snprintf(path, sizeof path, "%s/%s.tsv", r->dir, obs[o].name);
-            rc = mcf_write_atomic(path, t.s, t.len);
+            rc = mcfi_write_atomic(path, t.s, t.len);
         }
         free(t.s);
     }
@@ -206,7 +206,7 @@ static void describe_group(const mcf_run *r, size_t k, char *buf, size_t n)
     buf[0] = '\0';
     for (size_t a = 0; a + 1 < s->n_axes && used < n; a++)
         used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", a ? " " : "",
-                                 s->axes[a].name, mcf_setup_axis_value(s, a, k / R)->text);
+                                 s->axes[a].name, mcfi_setup_axis_value(s, a, k / R)->text);
     if (R > 1 && used < n)
         snprintf(buf + used, n - used, "%swalker %zu", used ? ", " : "", k % R);
 }
@@ -218,11 +218,11 @@ static void write_tempering(const mcf_run *r, mcf_text *t, mcf_text *sum)
     const mcf_tempering *pt = r->pt;
     const mcf_setup *s = r->setup;
     size_t R = (size_t)s->walkers, nT = pt->n_temps;
-    mcf_text_printf(t, "# tempering: exchange_every %llu sweeps: neighbouring temperatures "
-                    "of a group (chains differing only in T) swap with probability min(1, "
-                    "exp[(1/T_i - 1/T_j)(E_i - E_j)]), even and odd pairs in turn; counted "
-                    "after thermalization; a round trip is lowest T -> highest T -> lowest T\n",
-                    (unsigned long long)pt->every);
+    mcfi_text_printf(t, "# tempering: exchange_every %llu sweeps: neighbouring temperatures "
+                     "of a group (chains differing only in T) swap with probability min(1, "
+                     "exp[(1/T_i - 1/T_j)(E_i - E_j)]), even and odd pairs in turn; counted "
+                     "after thermalization; a round trip is lowest T -> highest T -> lowest T\n",
+                     (unsigned long long)pt->every);
     for (size_t g = 0; g < pt->n_groups; g++) {
         size_t c0 = ((g / R) * nT) * R + g % R;
         char grp[512], pre[520];
@@ -232,10 +232,10 @@ static void write_tempering(const mcf_run *r, mcf_text *t, mcf_text *sum)
         for (size_t j = 0; j + 1 < nT; j++) {
             uint64_t at = pt->attempts[g * (nT - 1) + j], ac = pt->accepted[g * (nT - 1) + j];
             double rate = at ? (double)ac / (double)at : NAN;
-            mcf_text_printf(t, "# exchange: %sT %s <-> %s: accepted %llu of %llu (%.4f)\n",
-                            pre, s->axes[s->n_axes - 1].values[pt->order[j]].text,
-                            s->axes[s->n_axes - 1].values[pt->order[j + 1]].text,
-                            (unsigned long long)ac, (unsigned long long)at, rate);
+            mcfi_text_printf(t, "# exchange: %sT %s <-> %s: accepted %llu of %llu (%.4f)\n",
+                             pre, s->axes[s->n_axes - 1].values[pt->order[j]].text,
+                             s->axes[s->n_axes - 1].values[pt->order[j + 1]].text,
+                             (unsigned long long)ac, (unsigned long long)at, rate);
             if (at && rate < amin)
                 amin = rate;
             if (at && rate > amax)
@@ -247,27 +247,27 @@ static void write_tempering(const mcf_run *r, mcf_text *t, mcf_text *sum)
             trips += pt->trips[k];
             sweeps += pt->trip_sweeps[k];
             if (pt->trips[k])
-                mcf_text_printf(t, "# round trips: %sreplica starting at T %s: %llu, mean %.1f "
-                                "sweeps\n", pre,
-                                s->axes[s->n_axes - 1].values[pt->order[j]].text,
-                                (unsigned long long)pt->trips[k],
-                                (double)pt->trip_sweeps[k] / (double)pt->trips[k]);
+                mcfi_text_printf(t, "# round trips: %sreplica starting at T %s: %llu, mean %.1f "
+                                 "sweeps\n", pre,
+                                 s->axes[s->n_axes - 1].values[pt->order[j]].text,
+                                 (unsigned long long)pt->trips[k],
+                                 (double)pt->trip_sweeps[k] / (double)pt->trips[k]);
             else
-                mcf_text_printf(t, "# round trips: %sreplica starting at T %s: 0\n", pre,
-                                s->axes[s->n_axes - 1].values[pt->order[j]].text);
+                mcfi_text_printf(t, "# round trips: %sreplica starting at T %s: 0\n", pre,
+                                 s->axes[s->n_axes - 1].values[pt->order[j]].text);
         }
         if (g < 24) {
-            mcf_text_printf(sum, "tempering %sexchange acceptance %.3f to %.3f over %zu pairs; "
-                            "%llu round trips", pre, amin, amax, nT - 1,
-                            (unsigned long long)trips);
+            mcfi_text_printf(sum, "tempering %sexchange acceptance %.3f to %.3f over %zu pairs; "
+                             "%llu round trips", pre, amin, amax, nT - 1,
+                             (unsigned long long)trips);
             if (trips)
-                mcf_text_printf(sum, ", mean %.0f sweeps", (double)sweeps / (double)trips);
-            mcf_text_printf(sum, "\n");
+                mcfi_text_printf(sum, ", mean %.0f sweeps", (double)sweeps / (double)trips);
+            mcfi_text_printf(sum, "\n");
         }
     }
 }
 
-int mcf_results_write(const mcf_run *r, char **summary)
+int mcfi_results_write(const mcf_run *r, char **summary)
 {
     mcf_text sum = {0};
     *summary = NULL;
@@ -289,31 +289,31 @@ int mcf_results_write(const mcf_run *r, char **summary)
         return mcf_fail(MCF_ENOMEM, "out of memory writing results");
     }
 
-    mcf_text_printf(&t, "# mcf %s results\n", MCF_VERSION_STRING);
-    mcf_text_printf(&t, "# model: %s %s\n", s->model_name, s->model->info->version);
-    mcf_text_printf(&t, "# evaluator: %s%s%s%s\n", s->evaluator_name,
-                    s->evaluator ? " " : "", s->evaluator ? s->evaluator->info->version : "",
-                    s->evaluator_auto ? " (auto)" : "");
-    mcf_text_printf(&t, "# seed: %llu\n", (unsigned long long)s->seed);
-    mcf_text_printf(&t, "# schedule: thermalize %ld, sweeps %ld, measure_every %ld, "
-                    "measurements %llu per chain\n", s->thermalize, s->sweeps,
-                    s->measure_every, (unsigned long long)r->n_meas);
+    mcfi_text_printf(&t, "# mcf %s results\n", MCF_VERSION_STRING);
+    mcfi_text_printf(&t, "# model: %s %s\n", s->model_name, s->model->info->version);
+    mcfi_text_printf(&t, "# evaluator: %s%s%s%s\n", s->evaluator_name,
+                     s->evaluator ? " " : "", s->evaluator ? s->evaluator->info->version : "",
+                     s->evaluator_auto ? " (auto)" : "");
+    mcfi_text_printf(&t, "# seed: %llu\n", (unsigned long long)s->seed);
+    mcfi_text_printf(&t, "# schedule: thermalize %ld, sweeps %ld, measure_every %ld, "
+                     "measurements %llu per chain\n", s->thermalize, s->sweeps,
+                     s->measure_every, (unsigned long long)r->n_meas);
     if (R > 1)
-        mcf_text_printf(&t, "# walkers: %zu chains per scan point, combined: mean of the walkers' "
-                        "means, error sqrt(sum err^2) / %zu, tau the walkers' mean; jackknife "
-                        "over the %zu x %zu bins of all walkers\n", R, R, R, nb);
-    mcf_text_printf(&t, "# errors: blocking analysis (Flyvbjerg-Petersen); tau_<name> in "
-                    "sweeps; derived quantities: jackknife over %zu bins\n", nb);
-    mcf_text_printf(&t, "# scan:");
+        mcfi_text_printf(&t, "# walkers: %zu chains per scan point, combined: mean of the walkers' "
+                         "means, error sqrt(sum err^2) / %zu, tau the walkers' mean; jackknife "
+                         "over the %zu x %zu bins of all walkers\n", R, R, R, nb);
+    mcfi_text_printf(&t, "# errors: blocking analysis (Flyvbjerg-Petersen); tau_<name> in "
+                     "sweeps; derived quantities: jackknife over %zu bins\n", nb);
+    mcfi_text_printf(&t, "# scan:");
     for (size_t a = 0; a < s->n_axes; a++)
-        mcf_text_printf(&t, " %s", s->axes[a].name);
-    mcf_text_printf(&t, "\n");
+        mcfi_text_printf(&t, " %s", s->axes[a].name);
+    mcfi_text_printf(&t, "\n");
     if (r->n_curves) {
-        mcf_text_printf(&t, "# curves:");
+        mcfi_text_printf(&t, "# curves:");
         for (size_t k = 0; k < r->n_curves; k++)
             if (curve_total_points(r, k))
-                mcf_text_printf(&t, " %s", obs[r->curve[k]].name);
-        mcf_text_printf(&t, "\n");
+                mcfi_text_printf(&t, " %s", obs[r->curve[k]].name);
+        mcfi_text_printf(&t, "\n");
     }
 
     mcf_text pt_sum = {0};
@@ -324,32 +324,32 @@ int mcf_results_write(const mcf_run *r, char **summary)
     mcf_text rows = {0};
     /* first the scan columns (a single point without axes is row "point" 0) */
     if (!s->n_axes)
-        mcf_text_printf(&rows, "point");
+        mcfi_text_printf(&rows, "point");
     for (size_t a = 0; a < s->n_axes; a++)
-        mcf_text_printf(&rows, "%s%s", a ? "\t" : "", s->axes[a].name);
+        mcfi_text_printf(&rows, "%s%s", a ? "\t" : "", s->axes[a].name);
     for (size_t k = 0; k < r->n_obs; k++) {
         const char *name = obs[r->scalar[k]].name;
-        mcf_text_printf(&rows, "\t%s\t%s_err\ttau_%s", name, name, name);
+        mcfi_text_printf(&rows, "\t%s\t%s_err\ttau_%s", name, name, name);
     }
     if (want_c)
-        mcf_text_printf(&rows, "\tspecific_heat\tspecific_heat_err");
+        mcfi_text_printf(&rows, "\tspecific_heat\tspecific_heat_err");
     if (want_chi)
-        mcf_text_printf(&rows, "\tsusceptibility\tsusceptibility_err");
+        mcfi_text_printf(&rows, "\tsusceptibility\tsusceptibility_err");
     if (want_u)
-        mcf_text_printf(&rows, "\tbinder\tbinder_err");
+        mcfi_text_printf(&rows, "\tbinder\tbinder_err");
     if (want_var)
-        mcf_text_printf(&rows, "\tvariance\tvariance_err");
-    mcf_text_printf(&rows, "\tacceptance\n");
+        mcfi_text_printf(&rows, "\tvariance\tvariance_err");
+    mcfi_text_printf(&rows, "\tacceptance\n");
 
     for (size_t k = 0; k < n_points; k++) {
         const mcf_chain *c = &r->chains[k * R];
         char point[512] = "";
         size_t used = 0;
         if (!s->n_axes)
-            mcf_text_printf(&rows, "%zu", k);
+            mcfi_text_printf(&rows, "%zu", k);
         for (size_t a = 0; a < s->n_axes; a++) {
-            const char *v = mcf_setup_axis_value(s, a, k)->text;
-            mcf_text_printf(&rows, "%s%s", a ? "\t" : "", v);
+            const char *v = mcfi_setup_axis_value(s, a, k)->text;
+            mcfi_text_printf(&rows, "%s%s", a ? "\t" : "", v);
             if (used < sizeof point)
                 used += (size_t)snprintf(point + used, sizeof point - used, "%s%s=%s",
                                          a ? " " : "", s->axes[a].name, v);
@@ -357,10 +357,10 @@ int mcf_results_write(const mcf_run *r, char **summary)
         /* the summary on the terminal: the first chains, their headline quantities */
         const size_t max_summary = 24;
         if (k < max_summary)
-            mcf_text_printf(&sum, "%s", s->n_axes ? point : "result");
+            mcfi_text_printf(&sum, "%s", s->n_axes ? point : "result");
         else if (k == max_summary)
-            mcf_text_printf(&sum, "... (%zu scan points in all: see results.tsv)\n",
-                            n_points);
+            mcfi_text_printf(&sum, "... (%zu scan points in all: see results.tsv)\n",
+                             n_points);
         /* one warning line per chain (walker): which errors did not reach a plateau */
         for (size_t w = 0; w < R; w++) {
             const mcf_chain *cw = &r->chains[k * R + w];
@@ -370,7 +370,7 @@ int mcf_results_write(const mcf_run *r, char **summary)
             uint64_t count = 0;
             for (size_t o = 0; o < r->n_obs; o++) {
                 mcf_estimate est;
-                mcf_blocking_estimate(&cw->blocking[o], &est);
+                mcfi_blocking_estimate(&cw->blocking[o], &est);
                 if (!est.converged && est.count > 1) {
                     if (nu < sizeof unconverged)
                         nu += (size_t)snprintf(unconverged + nu, sizeof unconverged - nu,
@@ -384,21 +384,21 @@ int mcf_results_write(const mcf_run *r, char **summary)
             if (R > 1)
                 snprintf(which, sizeof which, "%swalker %zu", point[0] ? ", " : "", w);
             if (nu)
-                mcf_text_printf(&warn, "# warning: chain %zu (%s%s): the errors of %s did not "
-                                "reach a plateau (tau >= %.3g sweeps with %llu measurements; "
-                                "about 500 tau are needed); run longer before trusting them\n",
-                                k * R + w, point, which, unconverged,
-                                tau_max * (double)s->measure_every, (unsigned long long)count);
+                mcfi_text_printf(&warn, "# warning: chain %zu (%s%s): the errors of %s did not "
+                                 "reach a plateau (tau >= %.3g sweeps with %llu measurements; "
+                                 "about 500 tau are needed); run longer before trusting them\n",
+                                 k * R + w, point, which, unconverged,
+                                 tau_max * (double)s->measure_every, (unsigned long long)count);
         }
         for (size_t o = 0; o < r->n_obs; o++) {
             mcf_estimate est;
-            mcf_blocking_estimate(&c->blocking[o], &est);
+            mcfi_blocking_estimate(&c->blocking[o], &est);
             if (R > 1) {
                 /* independent walkers with equal measurement counts */
                 double sm = est.mean, se2 = est.error * est.error, st = est.tau;
                 for (size_t w = 1; w < R; w++) {
                     mcf_estimate ew;
-                    mcf_blocking_estimate(&r->chains[k * R + w].blocking[o], &ew);
+                    mcfi_blocking_estimate(&r->chains[k * R + w].blocking[o], &ew);
                     sm += ew.mean;
                     se2 += ew.error * ew.error;
                     st += ew.tau;
@@ -445,7 +445,7 @@ int mcf_results_write(const mcf_run *r, char **summary)
                 continue;
             derived_ctx ctx = {d[q].a, d[q].b, N, T};
             double value, error;
-            mcf_jackknife(means, weights, used_bins, r->nvars, d[q].f, &ctx, &value, &error);
+            mcfi_jackknife(means, weights, used_bins, r->nvars, d[q].f, &ctx, &value, &error);
             put_number(&rows, value);
             put_number(&rows, error);
             if (k < max_summary && (q == 2 || q == 3))
@@ -458,15 +458,15 @@ int mcf_results_write(const mcf_run *r, char **summary)
         }
         const double acc = proposed ? (double)accepted / (double)proposed : NAN;
         put_number(&rows, acc);
-        mcf_text_printf(&rows, "\n");
+        mcfi_text_printf(&rows, "\n");
         if (k < max_summary)
-            mcf_text_printf(&sum, "  acceptance %.3f\n", acc);
+            mcfi_text_printf(&sum, "  acceptance %.3f\n", acc);
     }
     free(means);
     free(weights);
     if (pt_sum.len) {
         /* the tempering lines go to the terminal with the summary and into the log */
-        mcf_text_printf(&sum, "%s", pt_sum.s);
+        mcfi_text_printf(&sum, "%s", pt_sum.s);
         for (char *line = pt_sum.s; line && *line;) {
             char *nl = strchr(line, '\n');
             if (nl)
@@ -479,8 +479,8 @@ int mcf_results_write(const mcf_run *r, char **summary)
         sum.failed = 1;
     free(pt_sum.s);
     if (warn.len)
-        mcf_text_printf(&t, "%s", warn.s);
-    mcf_text_printf(&t, "%s", rows.s ? rows.s : "");
+        mcfi_text_printf(&t, "%s", warn.s);
+    mcfi_text_printf(&t, "%s", rows.s ? rows.s : "");
     int rc = MCF_OK;
     if (t.failed || rows.failed || warn.failed)
         rc = mcf_fail(MCF_ENOMEM, "out of memory writing results");
@@ -489,7 +489,7 @@ int mcf_results_write(const mcf_run *r, char **summary)
         rc = write_curves(r);
         snprintf(path, sizeof path, "%s/results.tsv", r->dir);
         if (!rc)
-            rc = mcf_write_atomic(path, t.s, t.len);
+            rc = mcfi_write_atomic(path, t.s, t.len);
         if (!rc && warn.len) {
             /* each warning once on the terminal and in the log */
             char *line = warn.s;

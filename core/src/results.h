@@ -7,6 +7,6 @@
 /* results.c: DIR/results.tsv, atomic. */
 /* Writes results.tsv and the curve files; *summary (owned by the caller, free()) gets a
  * few lines for the terminal: per scan point the headline estimates and the acceptance. */
-int mcf_results_write(const struct mcf_run *r, char **summary);
+int mcfi_results_write(const struct mcf_run *r, char **summary);
 
 #endif

@@ -28,7 +28,7 @@
 static volatile sig_atomic_t stop_signal;
 static int last_stop_signal;
 
-int mcf_run_stop_signal(void) { return last_stop_signal; }
+int mcfi_run_stop_signal(void) { return last_stop_signal; }
 
 static void on_signal(int sig)
 {
@@ -62,7 +62,7 @@ static void log_evaluator_devices(const mcf_run *r, const mcf_plugin_info *ev)
     }
     unsigned char *all = NULL;
     size_t size = 0;
-    mcf_mpi_allgather_bytes((const unsigned char *)line, sizeof line, &all, &size);
+    mcfi_mpi_allgather_bytes((const unsigned char *)line, sizeof line, &all, &size);
     for (int k = 0; r->rank == 0 && all && k < r->ranks && ((size_t)k + 1) * DEVICE_LINE <= size;
          k++) {
         char *t = (char *)all + (size_t)k * DEVICE_LINE;
@@ -83,12 +83,12 @@ static void run_release(mcf_run *r)
 {
     if (r->chains)
         for (size_t k = 0; k < r->n_chains; k++)
-            mcf_chain_release(r, &r->chains[k]);
+            mcfi_chain_release(r, &r->chains[k]);
     free(r->chains);
     free(r->dir);
     free(r->scalar);
     free(r->curve);
-    mcf_pt_free(r->pt);
+    mcfi_pt_free(r->pt);
 }
 
 /* Refuses to start a fresh run over an earlier one (no side effects). */
@@ -107,7 +107,7 @@ static int prepare_output(const mcf_run *r, const mcf_run_options *opt)
 {
     if (opt->resume)
         return MCF_OK;
-    int rc = mcf_mkdir_p(r->dir);
+    int rc = mcfi_mkdir_p(r->dir);
     if (rc)
         return rc;
     char path[4200];
@@ -118,7 +118,7 @@ static int prepare_output(const mcf_run *r, const mcf_run_options *opt)
         unlink(path);
     }
     snprintf(path, sizeof path, "%s/config.ini", r->dir);
-    return mcf_write_atomic(path, r->setup->canonical, strlen(r->setup->canonical));
+    return mcfi_write_atomic(path, r->setup->canonical, strlen(r->setup->canonical));
 }
 
 /* The run's description from the setup: observables and their roles, the model's batched
@@ -128,8 +128,8 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
     memset(r, 0, sizeof *r);
     r->setup = setup;
     r->ops = setup->model->info->ops;
-    r->rank = mcf_mpi_rank();
-    r->ranks = mcf_mpi_size();
+    r->rank = mcfi_mpi_rank();
+    r->ranks = mcfi_mpi_size();
     for (int k = 0; k < 5; k++)
         r->role[k] = -1;
     while (r->ops->observables[r->n_declared].name)
@@ -138,7 +138,7 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
     r->scalar = calloc(r->n_declared, sizeof *r->scalar);
     r->curve = calloc(r->n_declared, sizeof *r->curve);
     /* every failure from here on is agreed by all ranks before they leave together */
-    int rc = mcf_mpi_agree(!r->dir || !r->scalar || !r->curve
+    int rc = mcfi_mpi_agree(!r->dir || !r->scalar || !r->curve
                                ? mcf_fail(MCF_ENOMEM, "out of memory") : MCF_OK);
     if (rc)
         return rc;
@@ -163,7 +163,7 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
         r->batch_exchange_action = r->ops->batch_exchange_action;
     r->total = (uint64_t)setup->thermalize + (uint64_t)setup->sweeps;
     r->n_meas = (uint64_t)setup->sweeps / (uint64_t)setup->measure_every;
-    r->config_hash = mcf_fnv1a64(setup->canonical, strlen(setup->canonical), MCF_FNV_OFFSET);
+    r->config_hash = mcfi_fnv1a64(setup->canonical, strlen(setup->canonical), MCF_FNV_OFFSET);
     r->n_chains = setup->n_points * (size_t)setup->walkers;
     /* the cut that splits a rank's chains into thread groups, one level up: contiguous
        chains, so the gathered records are in chain order */
@@ -177,7 +177,7 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
  * groups (zeroed).  Collective. */
 static int create_chains(mcf_run *r, const mcf_run_options *opt, int threads, mcf_group **groups)
 {
-    int rc = mcf_mpi_agree(r->rank == 0 ? check_output(r, opt) : MCF_OK);
+    int rc = mcfi_mpi_agree(r->rank == 0 ? check_output(r, opt) : MCF_OK);
     if (rc)
         return rc;
     r->chains = calloc(r->n_chains, sizeof *r->chains);
@@ -185,15 +185,15 @@ static int create_chains(mcf_run *r, const mcf_run_options *opt, int threads, mc
     if (!r->chains || !*groups)
         rc = mcf_fail(MCF_ENOMEM, "out of memory for %zu chains", r->n_chains);
     for (size_t k = r->first; k < r->last && !rc; k++)
-        rc = mcf_chain_create(r, k);
-    rc = mcf_mpi_agree(rc);
+        rc = mcfi_chain_create(r, k);
+    rc = mcfi_mpi_agree(rc);
     if (!rc && r->ranks > 1)
-        rc = mcf_share_layouts(r);
+        rc = mcfi_share_layouts(r);
     return rc;
 }
 
 /* Rank 0 creates the output folder and opens DIR/log; the log, the progress line and the
- * terminal are rank 0's, the other ranks' failures reach them through mcf_mpi_agree().
+ * terminal are rank 0's, the other ranks' failures reach them through mcfi_mpi_agree().
  * Collective. */
 static int open_log(mcf_run *r, const mcf_run_options *opt, int threads, int one_batch,
                     FILE **logf)
@@ -208,15 +208,15 @@ static int open_log(mcf_run *r, const mcf_run_options *opt, int threads, int one
         if (!rc && !(*logf = fopen(logpath, "a")))
             rc = mcf_fail(MCF_EIO, "%s: cannot open the log (%s)", logpath, strerror(errno));
     }
-    rc = mcf_mpi_agree(rc);
+    rc = mcfi_mpi_agree(rc);
     if (rc)
         return rc;
     int on_terminal = r->rank > 0 ? 0 : opt->progress < 0 ? isatty(STDERR_FILENO)
                                                             : opt->progress;
-    mcf_progress_set_terminal(on_terminal);
-    mcf_log_set_file(*logf);
-    mcf_log_set_echo_info(!on_terminal && r->rank == 0);
-    mcf_log_set_rank(r->rank);
+    mcfi_progress_set_terminal(on_terminal);
+    mcfi_log_set_file(*logf);
+    mcfi_log_set_echo_info(!on_terminal && r->rank == 0);
+    mcfi_log_set_rank(r->rank);
     if (r->rank == 0) {
         char ranks[64] = "";
         if (r->ranks > 1)
@@ -245,7 +245,7 @@ static int start_tempering(mcf_run *r)
 {
     const mcf_setup *setup = r->setup;
     if (setup->exchange_every > 0) {
-        int rc = mcf_pt_create(r);
+        int rc = mcfi_pt_create(r);
         if (rc)
             return rc;
         if (r->rank == 0)
@@ -260,7 +260,7 @@ static int start_tempering(mcf_run *r)
  * when there is none.  Collective. */
 static int resume(mcf_run *r)
 {
-    int rc = mcf_load_checkpoint(r);
+    int rc = mcfi_load_checkpoint(r);
     if (rc == 1) {
         mcf_log(MCF_LOG_INFO, "no checkpoint in %s: starting from the first sweep", r->dir);
         return MCF_OK;
@@ -271,8 +271,8 @@ static int resume(mcf_run *r)
             (unsigned long long)r->position, (unsigned long long)r->total);
     /* the replicas continue at the temperatures the checkpoint gave them */
     for (size_t k = r->first; k < r->last && r->pt && !rc; k++)
-        rc = mcf_pt_set_temperatures(r, k, 0);
-    return mcf_mpi_agree(rc);
+        rc = mcfi_pt_set_temperatures(r, k, 0);
+    return mcfi_mpi_agree(rc);
 }
 
 /* This rank's chains cut into `threads` groups of contiguous chains.  Collective. */
@@ -282,12 +282,12 @@ static int prepare_groups(mcf_run *r, mcf_group *groups, int threads)
     int rc = MCF_OK;
     for (int g = 0; g < threads && !rc; g++) {
         size_t first = r->first + owned * (size_t)g / (size_t)threads;
-        rc = mcf_group_init(r, &groups[g], first,
-                            r->first + owned * (size_t)(g + 1) / (size_t)threads - first);
+        rc = mcfi_group_init(r, &groups[g], first,
+                             r->first + owned * (size_t)(g + 1) / (size_t)threads - first);
     }
-    rc = mcf_mpi_agree(rc);
+    rc = mcfi_mpi_agree(rc);
     if (!rc && r->pt)
-        rc = mcf_pt_check_weights(r);
+        rc = mcfi_pt_check_weights(r);
     return rc;
 }
 
@@ -299,7 +299,7 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
 {
     const mcf_setup *setup = r->setup;
     int rc = MCF_OK;
-    double started = mcf_now_seconds();
+    double started = mcfi_now_seconds();
     uint64_t start_pos = r->position, chunk = 1;
     uint64_t every = (uint64_t)setup->checkpoint_every;
     while (r->position < r->total && !rc) {
@@ -311,7 +311,7 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
         /* an exchange round is a synchronisation point: chunks end there */
         if (r->pt && n > r->pt->every - r->position % r->pt->every)
             n = r->pt->every - r->position % r->pt->every;
-        double t0 = mcf_now_seconds();
+        double t0 = mcfi_now_seconds();
         uint64_t pos = r->position;
         if (threads == 1) {
             /* no parallel region around a single group: a model may spread its batch's
@@ -319,12 +319,12 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
                of its regions would be a nested team (measured: 4-7x slower sweeps of 16
                slater-jastrow walkers with blip-cuda than with no model threads at all) */
             for (uint64_t k = 0; k < n && !groups[0].status; k++)
-                mcf_sweep_group(r, &groups[0], pos + k);
+                mcfi_sweep_group(r, &groups[0], pos + k);
         } else if (threads > 1) {
 #pragma omp parallel for schedule(static, 1) num_threads(threads)
             for (int g = 0; g < threads; g++)
                 for (uint64_t k = 0; k < n && !groups[g].status; k++)
-                    mcf_sweep_group(r, &groups[g], pos + k);
+                    mcfi_sweep_group(r, &groups[g], pos + k);
         }
         for (int g = 0; g < threads && !rc; g++)
             if (groups[g].status) {
@@ -334,19 +334,19 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
         /* a synchronisation point: the ranks agree on failures, the stop signal (caught
            by any of them) and the next chunk, so they write the same checkpoints and
            stop together */
-        rc = mcf_mpi_agree(rc);
+        rc = mcfi_mpi_agree(rc);
         if (rc)
             break;
         r->position += n;
         if (r->pt) {
-            rc = mcf_pt_flush(r);
+            rc = mcfi_pt_flush(r);
             if (!rc && r->position % r->pt->every == 0 && r->position < r->total)
-                rc = mcf_pt_exchange(r);
+                rc = mcfi_pt_exchange(r);
             if (rc)
                 break;
         }
-        double shared[2] = {mcf_now_seconds() - t0, (double)stop_signal};
-        mcf_mpi_max_doubles(shared, 2);
+        double shared[2] = {mcfi_now_seconds() - t0, (double)stop_signal};
+        mcfi_mpi_max_doubles(shared, 2);
         double dt = shared[0];
         int stop = (int)shared[1];
         if (dt < 0.05 && chunk < (1u << 20))
@@ -354,13 +354,13 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
         else if (dt > 0.5 && chunk > 1)
             chunk /= 2;
         uint64_t counts[2];
-        mcf_count_moves(r, counts);
+        mcfi_count_moves(r, counts);
         if (r->rank == 0)
-            mcf_progress(r, started, start_pos, counts[0], counts[1], 0);
+            mcfi_progress(r, started, start_pos, counts[0], counts[1], 0);
         if (stop) {
             last_stop_signal = stop;
-            mcf_progress_clear();
-            rc = mcf_save_checkpoint(r);
+            mcfi_progress_clear();
+            rc = mcfi_save_checkpoint(r);
             if (!rc) {
                 mcf_log(MCF_LOG_INFO, "stopped by signal %d at sweep %llu; checkpoint written; "
                         "continue with `mcf resume %s`", stop,
@@ -373,14 +373,14 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
             break;
         }
         if (every && r->position % every == 0 && r->position < r->total)
-            rc = mcf_save_checkpoint(r);
+            rc = mcfi_save_checkpoint(r);
     }
     if (!rc) {
         uint64_t counts[2];
-        mcf_count_moves(r, counts);
+        mcfi_count_moves(r, counts);
         if (r->rank == 0)
-            mcf_progress(r, started, start_pos, counts[0], counts[1], 1);
-        rc = mcf_save_checkpoint(r);
+            mcfi_progress(r, started, start_pos, counts[0], counts[1], 1);
+        rc = mcfi_save_checkpoint(r);
     }
     return rc;
 }
@@ -392,8 +392,8 @@ static int finish(mcf_run *r, const mcf_run_options *opt)
     int rc = MCF_OK;
     char *summary = NULL;
     if (r->rank == 0)
-        rc = mcf_results_write(r, &summary);
-    rc = mcf_mpi_agree(rc);
+        rc = mcfi_results_write(r, &summary);
+    rc = mcfi_mpi_agree(rc);
     if (!rc && r->rank == 0) {
         /* the headline numbers on standard output (the run's results, not a log line) */
         if (summary) {
@@ -408,7 +408,7 @@ static int finish(mcf_run *r, const mcf_run_options *opt)
     return rc;
 }
 
-int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt)
+int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt)
 {
     mcf_run run, *r = &run;
     int rc = run_open(r, setup, opt);
@@ -465,7 +465,7 @@ done:
     }
     if (groups)
         for (int g = 0; g < threads; g++)
-            mcf_group_release(&groups[g]);
+            mcfi_group_release(&groups[g]);
     free(groups);
     {
         /* keep the message: releasing chains may not clobber it */
@@ -476,10 +476,10 @@ done:
         if (rc && logf)
             fprintf(logf, "%s: %s\n", rc == MCF_EINTR ? "stopped" : "error", msg);
     }
-    mcf_log_set_file(NULL);
-    mcf_log_set_echo_info(0);
-    mcf_log_set_rank(0);
-    mcf_progress_set_terminal(0);
+    mcfi_log_set_file(NULL);
+    mcfi_log_set_echo_info(0);
+    mcfi_log_set_rank(0);
+    mcfi_progress_set_terminal(0);
     if (logf)
         fclose(logf);
     return rc;

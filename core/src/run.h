@@ -18,8 +18,8 @@ typedef struct mcf_run_options {
 
 /* Runs (or resumes) the whole schedule and writes the results.  MCF_EINTR when a signal
  * stopped it (after writing a checkpoint). */
-int mcf_run_execute(mcf_setup *setup, const mcf_run_options *opt);
+int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt);
 /* The signal that stopped the last run (0 if none): main exits with 128 + it. */
-int mcf_run_stop_signal(void);
+int mcfi_run_stop_signal(void);
 
 #endif

@@ -21,8 +21,8 @@ static int unknown_key_error(const mcf_config_entry *e, const mcf_param_spec *sp
         used += (size_t)snprintf(valid + used, used < sizeof valid ? sizeof valid - used : 0,
                                  "%s%s", n ? ", " : "", specs[n].name);
     }
-    const char *near = mcf_nearest_word(e->key, cands, n);
-    mcf_config_where(e, where, sizeof where);
+    const char *near = mcfi_nearest_word(e->key, cands, n);
+    mcfi_config_where(e, where, sizeof where);
     if (near)
         return mcf_fail(MCF_EINVAL, "%s: [%s] unknown key '%s' for %s; did you mean '%s'? "
                         "(valid keys: %s)", where, e->section, e->key, owner, near, valid);
@@ -30,11 +30,11 @@ static int unknown_key_error(const mcf_config_entry *e, const mcf_param_spec *sp
                     e->section, e->key, owner, n ? valid : "none");
 }
 
-int mcf_section_check(mcf_config *c, const char *section, const mcf_param_spec *specs,
-                      const char *owner, int section_index, mcf_section *out, mcf_axis **axes,
-                      size_t *n_axes)
+int mcfi_section_check(mcf_config *c, const char *section, const mcf_param_spec *specs,
+                       const char *owner, int section_index, mcf_section *out, mcf_axis **axes,
+                       size_t *n_axes)
 {
-    size_t n = mcf_spec_count(specs);
+    size_t n = mcfi_spec_count(specs);
     memset(out, 0, sizeof *out);
     out->name = section;
     out->specs = specs;
@@ -58,20 +58,20 @@ int mcf_section_check(mcf_config *c, const char *section, const mcf_param_spec *
     }
     for (size_t j = 0; j < n; j++) {
         const mcf_param_spec *s = &specs[j];
-        mcf_config_entry *e = mcf_config_find(c, section, s->name);
+        mcf_config_entry *e = mcfi_config_find(c, section, s->name);
         out->axis[j] = -1;
         char where[512] = "";
         const char *text;
         if (e) {
             text = e->value;
-            mcf_config_where(e, where, sizeof where);
+            mcfi_config_where(e, where, sizeof where);
         } else if (s->default_value) {
             text = s->default_value;
         } else if (s->flags & MCF_PARAM_OPTIONAL_) {
             continue;
         } else {
             char allowed[256];
-            mcf_spec_describe(s, allowed, sizeof allowed);
+            mcfi_spec_describe(s, allowed, sizeof allowed);
             return mcf_fail(MCF_EINVAL, "%s: [%s] %s is required (%s): %s; add `%s = ...` "
                             "under [%s]", c->path, section, s->name, allowed,
                             s->doc ? s->doc : "", s->name, section);
@@ -82,7 +82,7 @@ int mcf_section_check(mcf_config *c, const char *section, const mcf_param_spec *
         if (s->flags & MCF_PARAM_SKIP_)
             continue;
         int scan_ok = !(s->flags & MCF_PARAM_NO_SCAN);
-        int as_axis = mcf_is_axis_text(s, text) || (section_index == 2);
+        int as_axis = mcfi_is_axis_text(s, text) || (section_index == 2);
         if (as_axis && !scan_ok)
             return mcf_fail(MCF_EINVAL, "%s: [%s] %s = %s: this key takes one value, not a "
                             "list or linspace", where, section, s->name, text);
@@ -97,14 +97,14 @@ int mcf_section_check(mcf_config *c, const char *section, const mcf_param_spec *
             a->section = section_index;
             a->spec_index = j;
             (*n_axes)++;
-            int rc = a->name ? mcf_axis_parse(s, text, &a->values, &a->n)
+            int rc = a->name ? mcfi_axis_parse(s, text, &a->values, &a->n)
                              : mcf_fail(MCF_ENOMEM, "out of memory");
             if (rc)
                 return mcf_fail_prefix(rc, "%s: [%s] %s", where[0] ? where : c->path, section,
                                        s->name);
             out->axis[j] = (long)(*n_axes - 1);
         } else {
-            int rc = mcf_value_parse(s, text, &out->single[j]);
+            int rc = mcfi_value_parse(s, text, &out->single[j]);
             if (rc)
                 return mcf_fail_prefix(rc, "%s: [%s] %s", where[0] ? where : c->path, section,
                                        s->name);
@@ -113,11 +113,11 @@ int mcf_section_check(mcf_config *c, const char *section, const mcf_param_spec *
     return MCF_OK;
 }
 
-void mcf_section_release(mcf_section *sec)
+void mcfi_section_release(mcf_section *sec)
 {
     for (size_t j = 0; j < sec->n; j++) {
         if (sec->single)
-            mcf_value_release(&sec->single[j]);
+            mcfi_value_release(&sec->single[j]);
         if (sec->text)
             free(sec->text[j]);
     }
@@ -136,13 +136,13 @@ static long find_key(const mcf_section *sec, const char *key)
     return -1;
 }
 
-const char *mcf_section_text(const mcf_section *sec, const char *key)
+const char *mcfi_section_text(const mcf_section *sec, const char *key)
 {
     long j = find_key(sec, key);
     return j >= 0 ? sec->text[j] : NULL;
 }
 
-void mcf_section_params(const mcf_section *sec, const char *origin, mcf_params *out)
+void mcfi_section_params(const mcf_section *sec, const char *origin, mcf_params *out)
 {
     memset(out, 0, sizeof *out);
     out->section = sec->name;
@@ -157,7 +157,7 @@ void mcf_section_params(const mcf_section *sec, const char *origin, mcf_params *
 static int is_default(const mcf_param_spec *s, const mcf_value *v)
 {
     mcf_value d;
-    if (!v->text || mcf_value_parse(s, s->default_value, &d))
+    if (!v->text || mcfi_value_parse(s, s->default_value, &d))
         return 0;
     int same;
     switch (s->type) {
@@ -167,7 +167,7 @@ static int is_default(const mcf_param_spec *s, const mcf_value *v)
     case MCF_PARAM_CHOICE: same = v->i == d.i; break;
     default: same = !strcmp(v->text, d.text); break;
     }
-    mcf_value_release(&d);
+    mcfi_value_release(&d);
     return same;
 }
 
@@ -186,24 +186,24 @@ static int echoed(const mcf_section *sec, size_t j)
 /* echoed(), and with c given also in c. */
 static int written(const mcf_section *sec, size_t j, const mcf_config *c)
 {
-    return echoed(sec, j) && (!c || mcf_config_find(c, sec->name, sec->specs[j].name));
+    return echoed(sec, j) && (!c || mcfi_config_find(c, sec->name, sec->specs[j].name));
 }
 
-void mcf_section_write(mcf_text *t, const mcf_section *sec)
+void mcfi_section_write(mcf_text *t, const mcf_section *sec)
 {
-    mcf_section_write_given(t, sec, NULL);
+    mcfi_section_write_given(t, sec, NULL);
 }
 
-void mcf_section_write_given(mcf_text *t, const mcf_section *sec, const mcf_config *c)
+void mcfi_section_write_given(mcf_text *t, const mcf_section *sec, const mcf_config *c)
 {
     size_t given = 0;
     for (size_t j = 0; j < sec->n; j++)
         given += written(sec, j, c);
     if (c && !given)
         return;
-    mcf_text_printf(t, "[%s]\n", sec->name);
+    mcfi_text_printf(t, "[%s]\n", sec->name);
     for (size_t j = 0; j < sec->n; j++)
         if (written(sec, j, c))
-            mcf_text_printf(t, "%s = %s\n", sec->specs[j].name, sec->text[j]);
-    mcf_text_printf(t, "\n");
+            mcfi_text_printf(t, "%s = %s\n", sec->specs[j].name, sec->text[j]);
+    mcfi_text_printf(t, "\n");
 }

@@ -22,8 +22,8 @@ static int check_section_names(const mcf_config *c)
             known |= !strcmp(e->section, section_names[j]);
         if (!known) {
             char where[512];
-            const char *near = mcf_nearest_word(e->section, section_names, 4);
-            mcf_config_where(e, where, sizeof where);
+            const char *near = mcfi_nearest_word(e->section, section_names, 4);
+            mcfi_config_where(e, where, sizeof where);
             return mcf_fail(MCF_EINVAL, "%s: unknown section [%s]%s%s%s (sections: [run], "
                             "[schedule], [model], [evaluator])", where, e->section,
                             near ? "; did you mean [" : "", near ? near : "", near ? "]?" : "");
@@ -35,24 +35,24 @@ static int check_section_names(const mcf_config *c)
 /* The model plugin, and the evaluator [run] evaluator names (a plugin, none or auto). */
 static int open_plugins(mcf_config *c, mcf_setup *s)
 {
-    int rc = mcf_plugin_open(s->model_name, MCF_PLUGIN_MODEL, &s->model);
+    int rc = mcfi_plugin_open(s->model_name, MCF_PLUGIN_MODEL, &s->model);
     char where[512];
     if (rc)
         return mcf_fail_prefix(rc, "%s: [run] model = %s",
-                               mcf_config_key_where(c, "run", "model", where, sizeof where),
+                               mcfi_config_key_where(c, "run", "model", where, sizeof where),
                                s->model_name);
     if (!strcmp(s->evaluator_name, "auto")) {
         s->evaluator_auto = 1;
-        return mcf_resolve_auto_evaluator(c, s);
+        return mcfi_resolve_auto_evaluator(c, s);
     }
     if (strcmp(s->evaluator_name, "none") != 0) {
-        rc = mcf_plugin_open(s->evaluator_name, 0, &s->evaluator);
+        rc = mcfi_plugin_open(s->evaluator_name, 0, &s->evaluator);
         if (!rc && s->evaluator->info->kind == MCF_PLUGIN_MODEL)
             rc = mcf_fail(MCF_EPLUGIN, "%s is a model, not an evaluator", s->evaluator->path);
         if (rc)
             return mcf_fail_prefix(rc, "%s: [run] evaluator = %s",
-                                   mcf_config_key_where(c, "run", "evaluator", where,
-                                                        sizeof where),
+                                   mcfi_config_key_where(c, "run", "evaluator", where,
+                                                         sizeof where),
                                    s->evaluator_name);
     }
     return MCF_OK;
@@ -69,34 +69,34 @@ static int check_plugin_sections(mcf_config *c, mcf_setup *s, mcf_section sec[2]
     size_t n_axes = 0;
     snprintf(owner, sizeof owner, "model '%s' (see `mcf describe %s`)", s->model_name,
              s->model_name);
-    int rc = mcf_section_check(c, "model", s->model->info->params, owner, 0, &sec[0], &axes,
-                               &n_axes);
+    int rc = mcfi_section_check(c, "model", s->model->info->params, owner, 0, &sec[0], &axes,
+                                &n_axes);
     if (!rc) {
         if (s->evaluator) {
             snprintf(owner, sizeof owner, "evaluator '%s'%s (see `mcf describe %s`)",
                      s->evaluator_name, s->evaluator_auto ? ", chosen by evaluator = auto" : "",
                      s->evaluator_name);
-            rc = mcf_section_check(c, "evaluator", s->evaluator->info->params, owner, 1,
-                                   &sec[1], &axes, &n_axes);
+            rc = mcfi_section_check(c, "evaluator", s->evaluator->info->params, owner, 1,
+                                    &sec[1], &axes, &n_axes);
         } else {
             for (size_t k = 0; k < c->n && !rc; k++)
                 if (!strcmp(c->entries[k].section, "evaluator")) {
                     char where[512];
                     rc = mcf_fail(MCF_EINVAL, "%s: [evaluator] %s is given but [run] "
                                   "evaluator = none; name an evaluator or remove the key",
-                                  mcf_config_where(&c->entries[k], where, sizeof where),
+                                  mcfi_config_where(&c->entries[k], where, sizeof where),
                                   c->entries[k].key);
                 }
             sec[1].name = "evaluator";
         }
     }
-    /* the axes parsed so far belong to s even after a failure, which mcf_setup_free()
+    /* the axes parsed so far belong to s even after a failure, which mcfi_setup_free()
      * releases */
     s->n_axes = n_axes + *n_core_axes;
     s->axes = calloc(s->n_axes ? s->n_axes : 1, sizeof *s->axes);
     if (!s->axes) {
         s->n_axes = 0;
-        mcf_axes_free(axes, n_axes);
+        mcfi_axes_free(axes, n_axes);
         return mcf_fail(MCF_ENOMEM, "out of memory");
     }
     if (n_axes)
@@ -109,7 +109,7 @@ static int check_plugin_sections(mcf_config *c, mcf_setup *s, mcf_section sec[2]
     *n_core_axes = 0;
     if (rc)
         return rc;
-    /* Axes stay in declaration order (mcf_section_check walks the specs), not in the order
+    /* Axes stay in declaration order (mcfi_section_check walks the specs), not in the order
      * of the file: config.ini as used is written in declaration order and `mcf resume`
      * reads it back, so any other order would differ on resume and the chains of the
      * checkpoint would meet other scan points. */
@@ -126,16 +126,16 @@ static int write_config_used(const mcf_config *c, mcf_setup *s, const mcf_sectio
                              const mcf_section *sched, const mcf_section sec[2])
 {
     mcf_text t = {0};
-    mcf_text_printf(&t, "; configuration as used by mcf %s (defaults filled in%s)\n",
-                    MCF_VERSION_STRING,
-                    s->evaluator_auto ? "; [evaluator] as given, for evaluator = auto" : "");
-    mcf_section_write(&t, run);
-    mcf_section_write(&t, sched);
-    mcf_section_write(&t, &sec[0]);
+    mcfi_text_printf(&t, "; configuration as used by mcf %s (defaults filled in%s)\n",
+                     MCF_VERSION_STRING,
+                     s->evaluator_auto ? "; [evaluator] as given, for evaluator = auto" : "");
+    mcfi_section_write(&t, run);
+    mcfi_section_write(&t, sched);
+    mcfi_section_write(&t, &sec[0]);
     /* with evaluator = auto, [evaluator] keeps only the keys given: the defaults of the
      * plugin chosen here need not exist in the one a resume elsewhere chooses */
     if (s->evaluator)
-        mcf_section_write_given(&t, &sec[1], s->evaluator_auto ? c : NULL);
+        mcfi_section_write_given(&t, &sec[1], s->evaluator_auto ? c : NULL);
     if (t.failed) {
         free(t.s);
         return mcf_fail(MCF_ENOMEM, "out of memory");
@@ -144,7 +144,7 @@ static int write_config_used(const mcf_config *c, mcf_setup *s, const mcf_sectio
     return MCF_OK;
 }
 
-int mcf_setup_create(mcf_config *c, mcf_setup **out)
+int mcfi_setup_create(mcf_config *c, mcf_setup **out)
 {
     *out = NULL;
     mcf_setup *s = calloc(1, sizeof *s);
@@ -158,22 +158,22 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
     if (!rc && !(s->config_path = strdup(c->path)))
         rc = mcf_fail(MCF_ENOMEM, "out of memory");
     if (!rc)
-        rc = mcf_core_keys_read(c, &run, &sched, &core_axes, &n_core_axes, s);
+        rc = mcfi_core_keys_read(c, &run, &sched, &core_axes, &n_core_axes, s);
     if (!rc)
         rc = open_plugins(c, s);
     if (!rc)
         rc = check_plugin_sections(c, s, sec, &core_axes, &n_core_axes);
     if (!rc && s->exchange_every > 0)
-        rc = mcf_core_check_tempering(c, s);
+        rc = mcfi_core_check_tempering(c, s);
     if (!rc)
         rc = write_config_used(c, s, &run, &sched, sec);
-    mcf_section_release(&run);
-    mcf_section_release(&sched);
-    mcf_axes_free(core_axes, n_core_axes);
+    mcfi_section_release(&run);
+    mcfi_section_release(&sched);
+    mcfi_axes_free(core_axes, n_core_axes);
     if (rc) {
-        mcf_section_release(&sec[0]);
-        mcf_section_release(&sec[1]);
-        mcf_setup_free(s);
+        mcfi_section_release(&sec[0]);
+        mcfi_section_release(&sec[1]);
+        mcfi_setup_free(s);
         return rc;
     }
     s->sections[0] = sec[0];
@@ -182,15 +182,15 @@ int mcf_setup_create(mcf_config *c, mcf_setup **out)
     return MCF_OK;
 }
 
-void mcf_setup_free(mcf_setup *s)
+void mcfi_setup_free(mcf_setup *s)
 {
     if (!s)
         return;
-    mcf_section_release(&s->sections[0]);
-    mcf_section_release(&s->sections[1]);
-    mcf_axes_free(s->axes, s->n_axes);
-    mcf_plugin_close(s->model);
-    mcf_plugin_close(s->evaluator);
+    mcfi_section_release(&s->sections[0]);
+    mcfi_section_release(&s->sections[1]);
+    mcfi_axes_free(s->axes, s->n_axes);
+    mcfi_plugin_close(s->model);
+    mcfi_plugin_close(s->evaluator);
     free(s->config_path);
     free(s->model_name);
     free(s->evaluator_name);

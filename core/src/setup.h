@@ -11,14 +11,14 @@
 
 /* ---- scan axes (axes.c) ------------------------------------------------------------ */
 /* Parses a scan value, a list "a, b, c" or a linspace "first:last:count" (numeric keys
- * only), into *n values per spec (owned: mcf_value_release each, then free).  MCF_EINVAL
+ * only), into *n values per spec (owned: mcfi_value_release each, then free).  MCF_EINVAL
  * with the reason, no location. */
-int mcf_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **values,
-                   size_t *n);
+int mcfi_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **values,
+                    size_t *n);
 /* Whether a value's text is a list or a linspace (an axis) rather than one value. */
-int mcf_is_axis_text(const mcf_param_spec *spec, const char *text);
+int mcfi_is_axis_text(const mcf_param_spec *spec, const char *text);
 /* Frees n axes and the array. */
-void mcf_axes_free(mcf_axis *axes, size_t n);
+void mcfi_axes_free(mcf_axis *axes, size_t n);
 
 /* ---- one section against its declaration (section.c) ------------------------------ */
 /* Checks [section] of c against specs: unknown keys first, in file order (the known ones
@@ -26,37 +26,37 @@ void mcf_axes_free(mcf_axis *axes, size_t n);
  * ranged, the default filled in.  A list or linspace becomes an axis appended to *axes
  * (section_index: 0 model, 1 evaluator, 2 the temperature pass, which makes every value
  * an axis named T).  owner names the declaration in errors.  *out is owned:
- * mcf_section_release(), also after a failure. */
-int mcf_section_check(mcf_config *c, const char *section, const mcf_param_spec *specs,
-                      const char *owner, int section_index, mcf_section *out, mcf_axis **axes,
-                      size_t *n_axes);
-void mcf_section_release(mcf_section *sec);
+ * mcfi_section_release(), also after a failure. */
+int mcfi_section_check(mcf_config *c, const char *section, const mcf_param_spec *specs,
+                       const char *owner, int section_index, mcf_section *out, mcf_axis **axes,
+                       size_t *n_axes);
+void mcfi_section_release(mcf_section *sec);
 /* The text of a declared key as config.ini writes it (given or the default), or NULL for
  * an optional key not given.  Borrowed. */
-const char *mcf_section_text(const mcf_section *sec, const char *key);
+const char *mcfi_section_text(const mcf_section *sec, const char *key);
 /* The section's single values as an mcf_params, for the typed getters of mcf/params.h
  * (the core reads [run] and [schedule] as a plugin reads its section).  Borrows sec. */
-void mcf_section_params(const mcf_section *sec, const char *origin, mcf_params *out);
+void mcfi_section_params(const mcf_section *sec, const char *origin, mcf_params *out);
 /* Appends "[name]" and "key = text" for every key with a text to t: defaults filled in,
  * MCF_PARAM_ECHO_IF_CHANGED keys only when their value is not the default. */
-void mcf_section_write(mcf_text *t, const mcf_section *sec);
-/* mcf_section_write(), keeping only the keys given in c (and nothing when none is). */
-void mcf_section_write_given(mcf_text *t, const mcf_section *sec, const mcf_config *c);
+void mcfi_section_write(mcf_text *t, const mcf_section *sec);
+/* mcfi_section_write(), keeping only the keys given in c (and nothing when none is). */
+void mcfi_section_write_given(mcf_text *t, const mcf_section *sec, const mcf_config *c);
 
 /* ---- [run] and [schedule] (core_keys.c) -------------------------------------------- */
 /* Checks [run] and [schedule] into run and sched (owned by the caller, released also after
  * a failure), [schedule] temperatures into the temperature axis appended to *axes, and
  * reads the core keys into s (names, seed, output, threads, walkers, the schedule,
  * has_temperature), checking that the schedule has enough measurements for its bins. */
-int mcf_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf_axis **axes,
-                       size_t *n_axes, mcf_setup *s);
+int mcfi_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf_axis **axes,
+                        size_t *n_axes, mcf_setup *s);
 /* [schedule] exchange_every > 0: the temperature axis and the model's tempering support,
  * once the model is open and the axes are in place. */
-int mcf_core_check_tempering(const mcf_config *c, const mcf_setup *s);
+int mcfi_core_check_tempering(const mcf_config *c, const mcf_setup *s);
 
 /* ---- evaluator = auto (evaluator_auto.c) ------------------------------------------- */
 /* Opens the first usable evaluator of the model's kind into s->evaluator, names it in
  * s->evaluator_name and keeps the account of the choice in s->evaluator_note. */
-int mcf_resolve_auto_evaluator(mcf_config *c, mcf_setup *s);
+int mcfi_resolve_auto_evaluator(mcf_config *c, mcf_setup *s);
 
 #endif

@@ -49,12 +49,12 @@
 
 #define MIN_BLOCKS 32
 
-void mcf_blocking_init(mcf_blocking *b)
+void mcfi_blocking_init(mcf_blocking *b)
 {
     memset(b, 0, sizeof *b);
 }
 
-void mcf_blocking_add(mcf_blocking *b, double x)
+void mcfi_blocking_add(mcf_blocking *b, double x)
 {
     if (b->count == 0)
         b->shift = x;
@@ -87,7 +87,7 @@ static void level_error(const mcf_blocking *b, int k, double *sigma, double *del
     *delta = *sigma / sqrt(2.0 * (n - 1.0));
 }
 
-void mcf_blocking_estimate(const mcf_blocking *b, mcf_estimate *e)
+void mcfi_blocking_estimate(const mcf_blocking *b, mcf_estimate *e)
 {
     memset(e, 0, sizeof *e);
     e->count = b->count;
@@ -164,9 +164,9 @@ void mcf_blocking_estimate(const mcf_blocking *b, mcf_estimate *e)
     e->tau = e->error * e->error / (2.0 * s0 * s0);
 }
 
-int mcf_jackknife(const double *bin_means, const double *bin_weights, size_t nbins,
-                  size_t nvars, mcf_jackknife_fn f, void *ctx, double *value,
-                  double *error)
+int mcfi_jackknife(const double *bin_means, const double *bin_weights, size_t nbins,
+                   size_t nvars, mcf_jackknife_fn f, void *ctx, double *value,
+                   double *error)
 {
     *value = NAN;
     *error = NAN;

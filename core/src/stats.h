@@ -6,7 +6,7 @@
  * plain data of fixed-width fields: the core checkpoints it byte for byte, so a resumed
  * run continues with exactly the same sums.
  *
- * mcf_jackknife: error of a nonlinear function of several means, from bins. */
+ * mcfi_jackknife: error of a nonlinear function of several means, from bins. */
 #ifndef MCF_STATS_H
 #define MCF_STATS_H
 
@@ -37,15 +37,15 @@ typedef struct mcf_estimate {
 } mcf_estimate;
 
 /* Resets b to the empty series. */
-void mcf_blocking_init(mcf_blocking *b);
+void mcfi_blocking_init(mcf_blocking *b);
 
 /* Adds one value.  Non-finite values are added like any other (and poison the mean, which
  * is then reported as NaN: the model has a bug worth seeing). */
-void mcf_blocking_add(mcf_blocking *b, double x);
+void mcfi_blocking_add(mcf_blocking *b, double x);
 
 /* Fills *e from b.  With fewer than 2 values: mean as far as defined, error NaN,
  * converged 0. */
-void mcf_blocking_estimate(const mcf_blocking *b, mcf_estimate *e);
+void mcfi_blocking_estimate(const mcf_blocking *b, mcf_estimate *e);
 
 /* Jackknife of f over bins.  bin_means is nbins x nvars (row per bin, the mean of each
  * variable within the bin), bin_weights[b] the number of measurements in bin b (> 0).
@@ -54,8 +54,8 @@ void mcf_blocking_estimate(const mcf_blocking *b, mcf_estimate *e);
  * weights).  Returns MCF_OK; MCF_EINVAL if nbins < 2 (then *value = f(all) and
  * *error = NaN); MCF_ENOMEM if scratch memory cannot be had. */
 typedef double (*mcf_jackknife_fn)(const double *means, void *ctx);
-int mcf_jackknife(const double *bin_means, const double *bin_weights, size_t nbins,
-                  size_t nvars, mcf_jackknife_fn f, void *ctx, double *value,
-                  double *error);
+int mcfi_jackknife(const double *bin_means, const double *bin_weights, size_t nbins,
+                   size_t nvars, mcf_jackknife_fn f, void *ctx, double *value,
+                   double *error);
 
 #endif

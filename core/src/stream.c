@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mcf_stream_init_writer(mcf_stream *s)
+void mcfi_stream_init_writer(mcf_stream *s)
 {
     memset(s, 0, sizeof *s);
 }
 
-void mcf_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t size)
+void mcfi_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t size)
 {
     memset(s, 0, sizeof *s);
     s->data = (unsigned char *)data;
@@ -18,7 +18,7 @@ void mcf_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t siz
     s->reading = 1;
 }
 
-void mcf_stream_release(mcf_stream *s)
+void mcfi_stream_release(mcf_stream *s)
 {
     if (!s->reading)
         free(s->data);

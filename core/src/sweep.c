@@ -14,7 +14,7 @@ static int group_fail(mcf_group *g, int rc)
     return rc;
 }
 
-int mcf_group_init(const mcf_run *r, mcf_group *gr, size_t first, size_t n)
+int mcfi_group_init(const mcf_run *r, mcf_group *gr, size_t first, size_t n)
 {
     gr->first = first;
     gr->n = n;
@@ -39,7 +39,7 @@ int mcf_group_init(const mcf_run *r, mcf_group *gr, size_t first, size_t n)
     return MCF_OK;
 }
 
-void mcf_group_release(mcf_group *g)
+void mcfi_group_release(mcf_group *g)
 {
     free(g->states);
     free(g->active_states);
@@ -51,7 +51,7 @@ void mcf_group_release(mcf_group *g)
     mcf_batch_destroy(g->batch);
 }
 
-int mcf_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
+int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
 {
     const mcf_model_ops *ops = r->ops;
     const mcf_setup *s = r->setup;
@@ -151,8 +151,8 @@ int mcf_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
     }
     for (size_t k = 0; k < g->n; k++) {
         if (!r->pt) {
-            mcf_chain_record(r, &chains[k], g->value_rows[k]);
-        } else if (mcf_chain_pend(&chains[k], g->value_rows[k])) {
+            mcfi_chain_record(r, &chains[k], g->value_rows[k]);
+        } else if (mcfi_chain_pend(&chains[k], g->value_rows[k])) {
             return group_fail(g, mcf_fail(MCF_ENOMEM, "out of memory for the measurements of "
                                           "chain %zu", chains[k].index));
         }

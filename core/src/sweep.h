@@ -19,10 +19,10 @@ typedef struct mcf_group {
 } mcf_group;
 
 /* Allocates group g's arrays for chains [first, first + n) (MCF_ENOMEM on failure). */
-int mcf_group_init(const mcf_run *r, mcf_group *g, size_t first, size_t n);
-void mcf_group_release(mcf_group *g);
+int mcfi_group_init(const mcf_run *r, mcf_group *g, size_t first, size_t n);
+void mcfi_group_release(mcf_group *g);
 /* Sweep `sweep` of the group's chains: thermalization with adaptation, or a measured sweep.
  * A failure is kept in g->status and g->message (the group may run on a worker thread). */
-int mcf_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep);
+int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep);
 
 #endif

@@ -26,7 +26,7 @@ static double pt_temperature(const mcf_run *r, size_t chain)
     return pt->temps[(chain / (size_t)r->setup->walkers) % pt->n_temps];
 }
 
-void mcf_pt_free(mcf_tempering *pt)
+void mcfi_pt_free(mcf_tempering *pt)
 {
     if (!pt)
         return;
@@ -51,7 +51,7 @@ void mcf_pt_free(mcf_tempering *pt)
 
 /* Collective.  Replica k starts in slot k; the chains of a group must lay out their
    measurements alike, since a replica's rows go to another chain's accumulators. */
-int mcf_pt_create(mcf_run *r)
+int mcfi_pt_create(mcf_run *r)
 {
     const mcf_setup *s = r->setup;
     size_t n = r->n_chains, R = (size_t)s->walkers;
@@ -74,7 +74,7 @@ int mcf_pt_create(mcf_run *r)
         pt->trip_start = calloc(n, sizeof *pt->trip_start);
         pt->trip_state = calloc(n, sizeof *pt->trip_state);
         pt->energy = calloc(n, sizeof *pt->energy);
-        pt->weigh = mcf_model_tempering(r->ops);
+        pt->weigh = mcfi_model_tempering(r->ops);
         pt->batch_chain = calloc(n, sizeof *pt->batch_chain);
         pt->batch_state = calloc(n, sizeof *pt->batch_state);
         pt->batch_T = calloc(n, sizeof *pt->batch_T);
@@ -85,8 +85,8 @@ int mcf_pt_create(mcf_run *r)
         !pt->accepted || !pt->trips || !pt->trip_sweeps || !pt->trip_start ||
         !pt->trip_state || !pt->energy || !pt->batch_chain || !pt->batch_state ||
         !pt->batch_T || !pt->batch_dS || !pt->batch) {
-        mcf_pt_free(pt);
-        return mcf_mpi_agree(mcf_fail(MCF_ENOMEM, "out of memory for parallel tempering"));
+        mcfi_pt_free(pt);
+        return mcfi_mpi_agree(mcf_fail(MCF_ENOMEM, "out of memory for parallel tempering"));
     }
     r->pt = pt;
     for (size_t t = 0; t < pt->n_temps; t++) {
@@ -103,7 +103,7 @@ int mcf_pt_create(mcf_run *r)
     for (size_t k = 0; k < n; k++)
         pt->slot[k] = pt->replica[k] = k;
     mcf_rng_init(&pt->rng, s->seed, MCF_EXCHANGE_STREAM);
-    /* rank 0 knows every chain's layout (mcf_share_layouts) */
+    /* rank 0 knows every chain's layout (mcfi_share_layouts) */
     for (size_t g = 0; g < pt->n_groups && r->rank == 0 && !rc; g++) {
         const mcf_chain *c0 = &r->chains[pt_chain(pt, R, g, 0)];
         for (size_t t = 1; t < pt->n_temps && !rc; t++) {
@@ -118,12 +118,12 @@ int mcf_pt_create(mcf_run *r)
                               s->model_name, c0->index, c->index);
         }
     }
-    return mcf_mpi_agree(rc);
+    return mcfi_mpi_agree(rc);
 }
 
 /* Tells owned replica k the temperature of the slot it holds (unless force is 0 and that
  * is its own, which it was created with). */
-int mcf_pt_set_temperatures(mcf_run *r, size_t k, int force)
+int mcfi_pt_set_temperatures(mcf_run *r, size_t k, int force)
 {
     mcf_chain *c = &r->chains[k];
     if (!force && r->pt->slot[k] == k)
@@ -141,7 +141,7 @@ static void pt_record(mcf_run *r, mcf_chain *c, const double *rows, size_t nrows
                       uint64_t accepted, uint64_t proposed)
 {
     for (size_t i = 0; i < nrows; i++)
-        mcf_chain_record(r, c, rows + i * c->n_values);
+        mcfi_chain_record(r, c, rows + i * c->n_values);
     c->accepted += accepted;
     c->proposed += proposed;
 }
@@ -157,7 +157,7 @@ static void pt_clear_pending(mcf_chain *c)
  * of one replica per chunk, in sweep order, so every slot's series is the same whatever
  * the ranks and threads.  Under MPI the rows for another rank's slot travel in one
  * allgather: u64 slot, rows, accepted, proposed, values per row, then the rows. */
-int mcf_pt_flush(mcf_run *r)
+int mcfi_pt_flush(mcf_run *r)
 {
     const mcf_tempering *pt = r->pt;
     if (r->ranks == 1) {
@@ -170,7 +170,7 @@ int mcf_pt_flush(mcf_run *r)
         return MCF_OK;
     }
     mcf_stream out;
-    mcf_stream_init_writer(&out);
+    mcfi_stream_init_writer(&out);
     int rc = MCF_OK;
     for (size_t k = r->first; k < r->last && !rc; k++) {
         mcf_chain *c = &r->chains[k];
@@ -190,10 +190,10 @@ int mcf_pt_flush(mcf_run *r)
     }
     unsigned char *all;
     size_t size;
-    if ((rc = mcf_send_stream(rc, &out, 1, &all, &size)))
+    if ((rc = mcfi_send_stream(rc, &out, 1, &all, &size)))
         return rc;
     mcf_stream in;
-    mcf_stream_init_reader(&in, all, size);
+    mcfi_stream_init_reader(&in, all, size);
     while (in.pos < in.size && !rc) {
         uint64_t head[5];
         rc = mcf_stream_read(&in, head, sizeof head);
@@ -219,7 +219,7 @@ int mcf_pt_flush(mcf_run *r)
         in.pos += bytes;
     }
     free(all);
-    return mcf_mpi_agree(rc);
+    return mcfi_mpi_agree(rc);
 }
 
 /* The numbers one exchange round of `parity` needs from this process's replicas, into
@@ -276,18 +276,18 @@ static int pt_round_weights(mcf_run *r, size_t parity)
 /* Collective, before the first sweep of a run or resume with exchange_action: the round
  * that comes next is weighed once and forgotten, so that a refusal (an evaluator that
  * cannot give the action exactly, say) stops the run before hours of sweeps. */
-int mcf_pt_check_weights(mcf_run *r)
+int mcfi_pt_check_weights(mcf_run *r)
 {
     if (r->pt->weigh != MCF_TEMPERING_ACTION)
         return MCF_OK;
-    return mcf_mpi_agree(pt_round_weights(r, (size_t)((r->position / r->pt->every) % 2)));
+    return mcfi_mpi_agree(pt_round_weights(r, (size_t)((r->position / r->pt->every) % 2)));
 }
 
 /* Collective, every `every` sweeps (a chunk boundary): one exchange round.  The energies
  * (or action changes) of all replicas reach every rank (allgather); every rank then draws
  * the same decisions from the exchange stream, so the permutation stays identical without
  * more messages. */
-int mcf_pt_exchange(mcf_run *r)
+int mcfi_pt_exchange(mcf_run *r)
 {
     mcf_tempering *pt = r->pt;
     const mcf_setup *s = r->setup;
@@ -295,20 +295,20 @@ int mcf_pt_exchange(mcf_run *r)
     /* even rounds try the pairs (0,1), (2,3), ... of the temperatures in ascending order,
        odd rounds (1,2), (3,4), ...: the pairs of a round are disjoint */
     const size_t parity = (size_t)((r->position / pt->every) % 2);
-    int rc = mcf_mpi_agree(pt_round_weights(r, parity));
+    int rc = mcfi_mpi_agree(pt_round_weights(r, parity));
     if (rc)
         return rc;
     if (r->ranks > 1) {
         unsigned char *all;
         size_t size;
-        mcf_mpi_allgather_bytes((const unsigned char *)(pt->energy + r->first),
-                                (r->last - r->first) * sizeof *pt->energy, &all, &size);
+        mcfi_mpi_allgather_bytes((const unsigned char *)(pt->energy + r->first),
+                                 (r->last - r->first) * sizeof *pt->energy, &all, &size);
         if (size == r->n_chains * sizeof *pt->energy)
             memcpy(pt->energy, all, size);
         free(all);
         if (size != r->n_chains * sizeof *pt->energy)
-            return mcf_mpi_agree(mcf_fail(MCF_EINTERNAL, "parallel tempering: %zu bytes of "
-                                          "energies from the ranks", size));
+            return mcfi_mpi_agree(mcf_fail(MCF_EINTERNAL, "parallel tempering: %zu bytes of "
+                                           "energies from the ranks", size));
     }
     /* counted from the first round after thermalization, like the chains' acceptance */
     const int counting = r->position >= (uint64_t)s->thermalize;
@@ -334,9 +334,9 @@ int mcf_pt_exchange(mcf_run *r)
             pt->slot[ra] = b;
             pt->slot[rb] = a;
             if (!rc && ra >= r->first && ra < r->last)
-                rc = mcf_pt_set_temperatures(r, ra, 1);
+                rc = mcfi_pt_set_temperatures(r, ra, 1);
             if (!rc && rb >= r->first && rb < r->last)
-                rc = mcf_pt_set_temperatures(r, rb, 1);
+                rc = mcfi_pt_set_temperatures(r, rb, 1);
         }
         if (!counting)
             continue;
@@ -354,5 +354,5 @@ int mcf_pt_exchange(mcf_run *r)
             pt->trip_start[lo] = r->position;
         }
     }
-    return mcf_mpi_agree(rc);
+    return mcfi_mpi_agree(rc);
 }

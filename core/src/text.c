@@ -36,7 +36,7 @@ static void text_vprintf(mcf_text *t, const char *fmt, va_list ap)
     t->len += (size_t)need;
 }
 
-void mcf_text_printf(mcf_text *t, const char *fmt, ...)
+void mcfi_text_printf(mcf_text *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -44,7 +44,7 @@ void mcf_text_printf(mcf_text *t, const char *fmt, ...)
     va_end(ap);
 }
 
-char *mcf_trim(char *s)
+char *mcfi_trim(char *s)
 {
     while (*s == ' ' || *s == '\t')
         s++;

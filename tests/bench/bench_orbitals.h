@@ -146,7 +146,7 @@ static inline int bench_params(const mcf_plugin_info *info, const char *who, lon
     p->section = "evaluator";
     p->origin = who;
     p->specs = info->params;
-    p->n = mcf_spec_count(info->params);
+    p->n = mcfi_spec_count(info->params);
     p->values = values;
     if (p->n > cap)
         return mcf_fail(MCF_EINVAL, "%s: too many parameters", who);
@@ -157,7 +157,7 @@ static inline int bench_params(const mcf_plugin_info *info, const char *who, lon
             snprintf(text, sizeof text, "%ld", grid);
             t = text;
         }
-        int rc = mcf_value_parse(&info->params[k], t, &values[k]);
+        int rc = mcfi_value_parse(&info->params[k], t, &values[k]);
         if (rc)
             return rc;
     }
@@ -167,7 +167,7 @@ static inline int bench_params(const mcf_plugin_info *info, const char *who, lon
 static inline void bench_params_release(mcf_params *p)
 {
     for (size_t k = 0; k < p->n; k++)
-        mcf_value_release(&p->values[k]);
+        mcfi_value_release(&p->values[k]);
 }
 
 /* seconds per call of ops' values (vgl 0) or vgl (vgl 1) on all N points of b in one

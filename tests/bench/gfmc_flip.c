@@ -111,7 +111,7 @@ int main(int argc, char **argv)
            "us/flip (ms)");
     for (int e = 0; e < nn; e++) {
         mcf_plugin *pl = NULL;
-        if (mcf_plugin_open(names[e], MCF_PLUGIN_FERMION_EVALUATOR, &pl)) {
+        if (mcfi_plugin_open(names[e], MCF_PLUGIN_FERMION_EVALUATOR, &pl)) {
             printf("# %s: not loaded (%s)\n", names[e], mcf_last_error());
             continue;
         }
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
         char why[256] = "";
         if (pl->info->probe && !pl->info->probe(why, sizeof why)) {
             printf("# %s: skipped (%s)\n", names[e], why);
-            mcf_plugin_close(pl);
+            mcfi_plugin_close(pl);
             continue;
         }
         for (int method = 0; method < 2; method++)
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
                     free(cs);
                     test_params_free(tp);
                 }
-        mcf_plugin_close(pl);
+        mcfi_plugin_close(pl);
     }
     return 0;
 }

@@ -110,7 +110,7 @@ typedef struct evaluator {
 static evaluator ev_open(const char *name)
 {
     evaluator e = {NULL, NULL};
-    int rc = mcf_plugin_open(name, MCF_PLUGIN_ORBITAL_EVALUATOR, &e.pl);
+    int rc = mcfi_plugin_open(name, MCF_PLUGIN_ORBITAL_EVALUATOR, &e.pl);
     CHECK(rc == MCF_OK, "loading %s: %s", name, mcf_last_error());
     if (!rc)
         e.ops = e.pl->info->ops;
@@ -321,7 +321,7 @@ static void test_plugin(heg *s1, heg *s2, const double *r1, const double *r2, si
           "blip-cuda's descriptor: name %s, auto_priority %d, one_batch %d", info->name,
           info->auto_priority, info->one_batch);
     const mcf_param_spec *ps = info->params, *pc = cpu.pl->info->params;
-    CHECK(mcf_spec_count(pc) == 2 && mcf_spec_count(ps) == 4 && !strcmp(ps[0].name, pc[0].name) &&
+    CHECK(mcfi_spec_count(pc) == 2 && mcfi_spec_count(ps) == 4 && !strcmp(ps[0].name, pc[0].name) &&
               !strcmp(ps[1].name, pc[1].name) && !strcmp(ps[2].name, "sum_precision") &&
               !strcmp(ps[3].name, "orbitals_per_thread") &&
               (ps[2].flags & ps[3].flags & MCF_PARAM_ECHO_IF_CHANGED),
@@ -824,8 +824,8 @@ int main(void)
     free(r2);
     heg_free(s1);
     heg_free(s2);
-    mcf_plugin_close(cpu.pl);
-    mcf_plugin_close(gpu.pl);
-    mcf_plugin_close(pw.pl);
+    mcfi_plugin_close(cpu.pl);
+    mcfi_plugin_close(gpu.pl);
+    mcfi_plugin_close(pw.pl);
     return check_exit();
 }

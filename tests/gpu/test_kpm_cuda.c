@@ -462,15 +462,15 @@ static void *workspace(const mcf_plugin_info *info, test_params *tp, const mcf_h
 static void test_plugin(void)
 {
     mcf_plugin *pc = NULL, *pg = NULL;
-    int rc = mcf_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pc);
+    int rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pc);
     if (!rc)
-        rc = mcf_plugin_open("kpm-cuda", MCF_PLUGIN_FERMION_EVALUATOR, &pg);
+        rc = mcfi_plugin_open("kpm-cuda", MCF_PLUGIN_FERMION_EVALUATOR, &pg);
     CHECK(rc == MCF_OK, "loading kpm and kpm-cuda: %s", mcf_last_error());
     if (rc)
         return;
     const mcf_fermion_ops *oc = pc->info->ops, *og = pg->info->ops;
-    CHECK(pg->info->params == NULL || mcf_spec_count(pg->info->params) ==
-                                          mcf_spec_count(pc->info->params),
+    CHECK(pg->info->params == NULL || mcfi_spec_count(pg->info->params) ==
+                                          mcfi_spec_count(pc->info->params),
           "kpm-cuda declares other parameters than kpm");
     de_lattice d = de_random_lattice(4, 0.0, 21);
     mcf_hamiltonian *h = de_build(&d);
@@ -579,8 +579,8 @@ static void test_plugin(void)
     free(d.s);
     free(ec); free(eg); free(lc); free(lg); free(rc_); free(rg); free(ic); free(ig);
     free(dc); free(dgp);
-    mcf_plugin_close(pc);
-    mcf_plugin_close(pg);
+    mcfi_plugin_close(pc);
+    mcfi_plugin_close(pg);
 }
 
 /* (g) */

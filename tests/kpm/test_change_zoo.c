@@ -602,16 +602,16 @@ int main(int argc, char **argv)
     const clock_t t0 = clock();
     const char *name = argc > 1 ? argv[1] : "kpm"; /* or kpm-cuda (label gpu) */
     mcf_plugin *pe = NULL, *pk = NULL, *pt = NULL;
-    int rc = mcf_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &pe);
+    int rc = mcfi_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &pe);
     if (!rc)
-        rc = mcf_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pk);
+        rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pk);
     CHECK(rc == MCF_OK, "loading ed and kpm: %s", mcf_last_error());
     if (rc)
         return check_exit();
     ed_info = pe->info;
     cpu_info = kpm_info = pk->info;
     if (strcmp(name, "kpm")) {
-        rc = mcf_plugin_open(name, MCF_PLUGIN_FERMION_EVALUATOR, &pt);
+        rc = mcfi_plugin_open(name, MCF_PLUGIN_FERMION_EVALUATOR, &pt);
         CHECK(rc == MCF_OK, "loading %s: %s", name, mcf_last_error());
         if (rc)
             return check_exit();
@@ -656,9 +656,9 @@ int main(int argc, char **argv)
     older_op();
     refusals();
     if (pt)
-        mcf_plugin_close(pt);
-    mcf_plugin_close(pk);
-    mcf_plugin_close(pe);
+        mcfi_plugin_close(pt);
+    mcfi_plugin_close(pk);
+    mcfi_plugin_close(pe);
     printf("cpu time %.2f s\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
     return check_exit();
 }

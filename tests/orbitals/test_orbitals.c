@@ -877,7 +877,7 @@ static void test_batch(void)
 
 static int open_evaluator(const char *name, evaluator *ev)
 {
-    int rc = mcf_plugin_open(name, MCF_PLUGIN_ORBITAL_EVALUATOR, &ev->plugin);
+    int rc = mcfi_plugin_open(name, MCF_PLUGIN_ORBITAL_EVALUATOR, &ev->plugin);
     CHECK(rc == MCF_OK && ev->plugin, "loading the %s plugin: %s", name, mcf_last_error());
     if (rc)
         return rc;
@@ -894,8 +894,8 @@ int main(void)
 {
     if (open_evaluator("planewave", &pw_ev) || open_evaluator("blip", &blip_ev))
         return check_exit();
-    CHECK(mcf_spec_count(pw_ev.info->params) == 0, "planewave declares %zu parameters",
-          mcf_spec_count(pw_ev.info->params));
+    CHECK(mcfi_spec_count(pw_ev.info->params) == 0, "planewave declares %zu parameters",
+          mcfi_spec_count(pw_ev.info->params));
     const char *keys[] = {"grid", "grid_factor"};
     for (int k = 0; k < 2; k++) {
         int found = 0;
@@ -911,7 +911,7 @@ int main(void)
     test_periodicity();
     test_refusals();
     test_batch();
-    mcf_plugin_close(pw_ev.plugin);
-    mcf_plugin_close(blip_ev.plugin);
+    mcfi_plugin_close(pw_ev.plugin);
+    mcfi_plugin_close(blip_ev.plugin);
     return check_exit();
 }

@@ -34,11 +34,11 @@ static int setup_of(const char *name, const char *text, mcf_setup **out)
 {
     mcf_config *c;
     *out = NULL;
-    int rc = mcf_config_read(write_ini(name, text), &c);
+    int rc = mcfi_config_read(write_ini(name, text), &c);
     if (rc)
         return rc;
-    rc = mcf_setup_create(c, out);
-    mcf_config_free(c);
+    rc = mcfi_setup_create(c, out);
+    mcfi_config_free(c);
     return rc;
 }
 
@@ -48,7 +48,7 @@ static void expect_error(const char *name, const char *text, ...)
     mcf_setup *s;
     int rc = setup_of(name, text, &s);
     CHECK(rc != MCF_OK, "%s: expected an error, got none", name);
-    mcf_setup_free(s);
+    mcfi_setup_free(s);
     va_list ap;
     va_start(ap, text);
     for (const char *part = va_arg(ap, const char *); part; part = va_arg(ap, const char *))
@@ -61,7 +61,7 @@ int main(void)
 {
     const char *tmp = getenv("MCF_TEST_TMP");
     snprintf(dir, sizeof dir, "%s/test_config", tmp ? tmp : "/tmp");
-    CHECK(mcf_mkdir_p(dir) == MCF_OK, "mkdir %s", mcf_last_error());
+    CHECK(mcfi_mkdir_p(dir) == MCF_OK, "mkdir %s", mcf_last_error());
 
     /* a good configuration: grid, defaults, canonical text */
     mcf_setup *s;
@@ -79,10 +79,10 @@ int main(void)
               s->axes[1].name, s->axes[2].name);
         CHECK(s->axes[1].values[3].i == 8 && s->axes[1].values[1].i == 4, "linspace of ints");
         /* last axis fastest: point 1 is (h=0.5, n=2, T=2) */
-        CHECK(mcf_setup_axis_value(s, 2, 1)->r == 2.0 && mcf_setup_axis_value(s, 0, 1)->r == 0.5,
+        CHECK(mcfi_setup_axis_value(s, 2, 1)->r == 2.0 && mcfi_setup_axis_value(s, 0, 1)->r == 0.5,
               "grid order");
         mcf_params *p;
-        CHECK(mcf_setup_params(s, 5, 0, &p) == MCF_OK, "params");
+        CHECK(mcfi_setup_params(s, 5, 0, &p) == MCF_OK, "params");
         long n;
         double h, T;
         const char *lat;
@@ -114,15 +114,15 @@ int main(void)
                 same = !strcmp(r->axes[a].name, s->axes[a].name);
             for (size_t i = 0; same && i < s->n_points; i++)
                 for (size_t a = 0; same && a < s->n_axes; a++) {
-                    const mcf_value *x = mcf_setup_axis_value(r, a, i),
-                                    *y = mcf_setup_axis_value(s, a, i);
+                    const mcf_value *x = mcfi_setup_axis_value(r, a, i),
+                                    *y = mcfi_setup_axis_value(s, a, i);
                     same = x->i == y->i && x->r == y->r && x->b == y->b &&
                            !strcmp(x->text, y->text);
                 }
             CHECK(same, "config.ini as used gives another grid than the original file");
-            mcf_setup_free(r);
+            mcfi_setup_free(r);
         }
-        mcf_setup_free(s);
+        mcfi_setup_free(s);
     }
 
     /* ... and is written (entering the configuration hash) once it is given another value;
@@ -137,29 +137,29 @@ int main(void)
                   "late_key = %d: config.ini as used:\n%s", k ? 3 : 0, e->canonical);
             CHECK(k || !strstr(e->canonical, "late_key"), "late_key = 0 echoed:\n%s",
                   e->canonical);
-            mcf_setup_free(e);
+            mcfi_setup_free(e);
         }
     }
 
     /* --set overrides a value and records where it came from */
     {
         mcf_config *c;
-        rc = mcf_config_read(write_ini("set.ini", HEAD "[model]\nn = 4\n"), &c);
+        rc = mcfi_config_read(write_ini("set.ini", HEAD "[model]\nn = 4\n"), &c);
         CHECK(rc == 0, "read: %s", mcf_last_error());
-        CHECK(mcf_config_override(c, "model.n=16") == 0, "override");
-        CHECK(mcf_config_override(c, "model.h = 2.5") == 0, "override new key");
-        CHECK(mcf_config_override(c, "nodot=1") == MCF_EINVAL &&
+        CHECK(mcfi_config_override(c, "model.n=16") == 0, "override");
+        CHECK(mcfi_config_override(c, "model.h = 2.5") == 0, "override new key");
+        CHECK(mcfi_config_override(c, "nodot=1") == MCF_EINVAL &&
                   strstr(mcf_last_error(), "section.key=value"),
               "bad --set: %s", mcf_last_error());
-        rc = mcf_setup_create(c, &s);
+        rc = mcfi_setup_create(c, &s);
         CHECK(rc == 0 && s->sections[0].single[1].i == 16, "--set value used");
-        mcf_setup_free(s);
-        mcf_config_override(c, "model.n=99");
-        rc = mcf_setup_create(c, &s);
+        mcfi_setup_free(s);
+        mcfi_config_override(c, "model.n=99");
+        rc = mcfi_setup_create(c, &s);
         CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "command line (--set)") &&
                   strstr(mcf_last_error(), "[model] n"),
               "--set error location: %s", mcf_last_error());
-        mcf_config_free(c);
+        mcfi_config_free(c);
     }
 
     /* every validation error */
@@ -220,7 +220,7 @@ int main(void)
     }
     {
         mcf_config *c;
-        rc = mcf_config_read("/nonexistent/dir/x.ini", &c);
+        rc = mcfi_config_read("/nonexistent/dir/x.ini", &c);
         CHECK(rc == MCF_EIO && strstr(mcf_last_error(), "/nonexistent/dir/x.ini"),
               "missing file: %s", mcf_last_error());
     }

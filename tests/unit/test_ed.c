@@ -443,9 +443,9 @@ static void test_max_dim(void)
     mcf_value v;
     for (const mcf_param_spec *s = info->params; s->name; s++) {
         if (!strcmp(s->name, "broadening"))
-            CHECK(mcf_value_parse(s, "0", &v) == MCF_EINVAL, "broadening 0 accepted");
+            CHECK(mcfi_value_parse(s, "0", &v) == MCF_EINVAL, "broadening 0 accepted");
         if (!strcmp(s->name, "energy_points"))
-            CHECK(mcf_value_parse(s, "1", &v) == MCF_EINVAL, "energy_points 1 accepted");
+            CHECK(mcfi_value_parse(s, "1", &v) == MCF_EINVAL, "energy_points 1 accepted");
     }
 }
 
@@ -1006,7 +1006,7 @@ static void test_delta_batch(void)
 int main(void)
 {
     mcf_plugin *p = NULL;
-    int rc = mcf_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &p);
+    int rc = mcfi_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &p);
     CHECK(rc == MCF_OK && p, "loading the ed plugin: %s", mcf_last_error());
     if (rc)
         return check_exit();
@@ -1039,6 +1039,6 @@ int main(void)
         test_delta_refusals();
         test_delta_batch();
     }
-    mcf_plugin_close(p);
+    mcfi_plugin_close(p);
     return check_exit();
 }

@@ -44,11 +44,11 @@ static void test_ar1(void)
     ar1(x, N, rho, 20240601);
 
     mcf_blocking b;
-    mcf_blocking_init(&b);
+    mcfi_blocking_init(&b);
     for (size_t t = 0; t < N; t++)
-        mcf_blocking_add(&b, x[t]);
+        mcfi_blocking_add(&b, x[t]);
     mcf_estimate e;
-    mcf_blocking_estimate(&b, &e);
+    mcfi_blocking_estimate(&b, &e);
 
     /* Exact standard error of the mean of a stationary AR(1) series of unit variance:
      *   Var(mean) = (1/N) [(1+rho)/(1-rho) - 2 rho (1 - rho^N) / (N (1-rho)^2)],
@@ -99,15 +99,15 @@ static void test_ar1(void)
      * relative comparison is meaningful).  Both are plain double sums of 2^20 terms of
      * size ~5; their rounding errors are ~ sqrt(N) eps ~ 1e-13 relative. */
     mcf_blocking c;
-    mcf_blocking_init(&c);
+    mcfi_blocking_init(&c);
     double direct = 0;
     for (size_t t = 0; t < N; t++) {
-        mcf_blocking_add(&c, x[t] + 5.0);
+        mcfi_blocking_add(&c, x[t] + 5.0);
         direct += x[t] + 5.0;
     }
     direct /= n;
     mcf_estimate ec;
-    mcf_blocking_estimate(&c, &ec);
+    mcfi_blocking_estimate(&c, &ec);
     CHECK(fabs(ec.mean - direct) <= 1e-12 * fabs(direct), "mean %.17g vs direct %.17g",
           ec.mean, direct);
     /* Shifting the data changes no error (the sums are of x - first value). */
@@ -117,17 +117,17 @@ static void test_ar1(void)
     /* Checkpoint: a blocking struct copied byte for byte mid-series (at an odd count, so
      * pending blocks are in flight) and continued gives the same state and estimate. */
     mcf_blocking first, resumed;
-    mcf_blocking_init(&first);
+    mcfi_blocking_init(&first);
     const size_t cut = N / 2 + 12345;
     for (size_t t = 0; t < cut; t++)
-        mcf_blocking_add(&first, x[t]);
+        mcfi_blocking_add(&first, x[t]);
     unsigned char bytes[sizeof(mcf_blocking)];
     memcpy(bytes, &first, sizeof first);
     memcpy(&resumed, bytes, sizeof resumed);
     for (size_t t = cut; t < N; t++)
-        mcf_blocking_add(&resumed, x[t]);
+        mcfi_blocking_add(&resumed, x[t]);
     mcf_estimate er;
-    mcf_blocking_estimate(&resumed, &er);
+    mcfi_blocking_estimate(&resumed, &er);
     CHECK(memcmp(&resumed, &b, sizeof b) == 0, "resumed state differs from uninterrupted");
     CHECK(er.mean == e.mean && er.error == e.error && er.naive_error == e.naive_error &&
               er.tau == e.tau && er.level == e.level && er.converged == e.converged &&
@@ -143,11 +143,11 @@ static void test_uncorrelated(void)
     mcf_rng r;
     mcf_rng_init(&r, 777, 0);
     mcf_blocking b;
-    mcf_blocking_init(&b);
+    mcfi_blocking_init(&b);
     for (size_t t = 0; t < N; t++)
-        mcf_blocking_add(&b, mcf_rng_normal(&r));
+        mcfi_blocking_add(&b, mcf_rng_normal(&r));
     mcf_estimate e;
-    mcf_blocking_estimate(&b, &e);
+    mcfi_blocking_estimate(&b, &e);
     const double n = (double)N, delta = level_delta(&b, &e);
     /* iid N(0,1): every level estimates 1/sqrt(N) without bias.  tau = 0.5 (error /
      * naive)^2 with relative sd 2 delta/error (the naive error, from all N values, is far
@@ -169,11 +169,11 @@ static void test_too_short(void)
     static double x[N];
     ar1(x, N, 0.999, 99);
     mcf_blocking b;
-    mcf_blocking_init(&b);
+    mcfi_blocking_init(&b);
     for (size_t t = 0; t < N; t++)
-        mcf_blocking_add(&b, x[t]);
+        mcfi_blocking_add(&b, x[t]);
     mcf_estimate e;
-    mcf_blocking_estimate(&b, &e);
+    mcfi_blocking_estimate(&b, &e);
     /* Exact finite-N standard error, with the formula of test_ar1: ~0.75. */
     const double rho = 0.999, n = N;
     const double exact = sqrt(((1 + rho) / (1 - rho) - 2 * rho * (1 - pow(rho, n)) /
@@ -191,36 +191,36 @@ static void test_edge_cases(void)
 {
     mcf_blocking b;
     mcf_estimate e;
-    mcf_blocking_init(&b);
-    mcf_blocking_estimate(&b, &e);
+    mcfi_blocking_init(&b);
+    mcfi_blocking_estimate(&b, &e);
     CHECK(e.count == 0 && isnan(e.mean) && isnan(e.error) && e.converged == 0,
           "empty series: mean %g error %g", e.mean, e.error);
-    mcf_blocking_add(&b, 3.25);
-    mcf_blocking_estimate(&b, &e);
+    mcfi_blocking_add(&b, 3.25);
+    mcfi_blocking_estimate(&b, &e);
     CHECK(e.count == 1 && e.mean == 3.25 && isnan(e.error) && e.converged == 0,
           "one value: mean %g error %g", e.mean, e.error);
 
     /* Constant series: exact mean, zero error. */
-    mcf_blocking_init(&b);
+    mcfi_blocking_init(&b);
     for (int i = 0; i < 1000; i++)
-        mcf_blocking_add(&b, 1e10 + 0.5);
-    mcf_blocking_estimate(&b, &e);
+        mcfi_blocking_add(&b, 1e10 + 0.5);
+    mcfi_blocking_estimate(&b, &e);
     CHECK(e.mean == 1e10 + 0.5 && e.error == 0.0, "constant: mean %.17g error %g", e.mean,
           e.error);
 
     /* A non-finite value poisons the mean. */
-    mcf_blocking_init(&b);
+    mcfi_blocking_init(&b);
     for (int i = 0; i < 100; i++)
-        mcf_blocking_add(&b, i == 50 ? INFINITY : (double)i);
-    mcf_blocking_estimate(&b, &e);
+        mcfi_blocking_add(&b, i == 50 ? INFINITY : (double)i);
+    mcfi_blocking_estimate(&b, &e);
     CHECK(isnan(e.mean), "infinite value: mean %g", e.mean);
 
     /* Few values: mean exact, error the naive one, not converged.  Values 1..10:
      * mean 5.5, biased variance 8.25, naive error sqrt(8.25/9). */
-    mcf_blocking_init(&b);
+    mcfi_blocking_init(&b);
     for (int i = 1; i <= 10; i++)
-        mcf_blocking_add(&b, (double)i);
-    mcf_blocking_estimate(&b, &e);
+        mcfi_blocking_add(&b, (double)i);
+    mcfi_blocking_estimate(&b, &e);
     CHECK(e.mean == 5.5 && fabs(e.naive_error - sqrt(8.25 / 9)) < 1e-15 && e.converged == 0,
           "1..10: mean %g naive %.17g converged %d", e.mean, e.naive_error, e.converged);
 }
@@ -264,7 +264,7 @@ static void test_jackknife(void)
         bins[2 * i + 1] = s2 / PER;
     }
     double value, error;
-    int rc = mcf_jackknife(bins, NULL, NB, 2, f_variance, NULL, &value, &error);
+    int rc = mcfi_jackknife(bins, NULL, NB, 2, f_variance, NULL, &value, &error);
     const double N = (double)NB * PER;
     const double exact = sqrt(2.0 / N) * sigma * sigma;
     /* The jackknife error is a sum over NB nearly independent, nearly Gaussian pseudo-values
@@ -285,7 +285,7 @@ static void test_jackknife(void)
     for (int i = 0; i < NB; i++)
         w[i] = PER;
     double v2, e2;
-    rc = mcf_jackknife(bins, w, NB, 2, f_variance, NULL, &v2, &e2);
+    rc = mcfi_jackknife(bins, w, NB, 2, f_variance, NULL, &v2, &e2);
     CHECK(rc == 0 && fabs(v2 - value) <= 1e-12 * fabs(value) &&
               fabs(e2 - error) <= 1e-10 * error,
           "explicit equal weights: %.17g/%.17g vs %.17g/%.17g", v2, e2, value, error);
@@ -305,14 +305,14 @@ static void test_jackknife(void)
     for (int i = 0; i < NL; i++)
         ss += (lin[2 * i] - M) * (lin[2 * i] - M);
     const double se = sqrt(ss / (NL * (NL - 1.0)));
-    rc = mcf_jackknife(lin, NULL, NL, 2, f_first, NULL, &value, &error);
+    rc = mcfi_jackknife(lin, NULL, NL, 2, f_first, NULL, &value, &error);
     CHECK(rc == 0 && fabs(value - M) <= 1e-12 * fabs(M), "linear: %.17g vs mean %.17g", value,
           M);
     CHECK(fabs(error - se) <= 1e-12 * se, "linear: error %.17g vs %.17g", error, se);
 
     /* Bias correction: for f = <x>^2 and equal bins the jackknife estimate is exactly
      * M^2 - sum (m_i - M)^2 / (n (n - 1)), the unbiased estimator of mu^2. */
-    rc = mcf_jackknife(lin, NULL, NL, 2, f_square, NULL, &value, &error);
+    rc = mcfi_jackknife(lin, NULL, NL, 2, f_square, NULL, &value, &error);
     const double unbiased = M * M - ss / (NL * (NL - 1.0));
     CHECK(fabs(value - unbiased) <= 1e-12 * fabs(unbiased), "square: %.17g vs %.17g", value,
           unbiased);
@@ -333,18 +333,18 @@ static void test_jackknife(void)
     double vw = 0;
     for (int i = 0; i < NL; i++)
         vw += wl[i] * (lin[2 * i] - Mw) * (lin[2 * i] - Mw) / (NL * (W - wl[i]));
-    rc = mcf_jackknife(lin, wl, NL, 2, f_first, NULL, &value, &error);
+    rc = mcfi_jackknife(lin, wl, NL, 2, f_first, NULL, &value, &error);
     CHECK(rc == 0 && fabs(value - Mw) <= 1e-12 * fabs(Mw), "weighted linear: %.17g vs %.17g",
           value, Mw);
     CHECK(fabs(error - sqrt(vw)) <= 1e-12 * sqrt(vw), "weighted linear: error %.17g vs %.17g",
           error, sqrt(vw));
 
     /* Fewer than 2 bins: -1, value f(all), error NaN.  Bad weights refused. */
-    rc = mcf_jackknife(lin, NULL, 1, 2, f_first, NULL, &value, &error);
+    rc = mcfi_jackknife(lin, NULL, 1, 2, f_first, NULL, &value, &error);
     CHECK(rc == -1 && value == lin[0] && isnan(error), "one bin: rc %d value %g error %g", rc,
           value, error);
     wl[3] = 0.0;
-    rc = mcf_jackknife(lin, wl, NL, 2, f_first, NULL, &value, &error);
+    rc = mcfi_jackknife(lin, wl, NL, 2, f_first, NULL, &value, &error);
     CHECK(rc != 0, "zero weight refused (rc %d)", rc);
 }
 
