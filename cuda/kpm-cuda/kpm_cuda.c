@@ -3,7 +3,10 @@
  * plugin kpm (plugins/kpm/kpm.c says what each op computes; kpm_core.h has the formulas).
  * The ops themselves (batches, scaling, the traces, row blocks, occupation, the
  * delta_action preamble) are kpm's, shared through plugins/kpm/kpm_ops.h; this file is
- * their device backend over kpm_cuda_device.cu (kpm_cuda.h describes it).
+ * their device backend over the device layer (kpm_cuda.h describes it), and the plugin's
+ * declaration: kpm's parameters and three of its own, how the GFMC kernel may run
+ * (gfmc_blocks, gfmc_fft, gfmc_on_chip; kc_param_specs below), read by create() into
+ * the workspace's settings and handed to every GFMC launch.
  *
  *   Hamiltonian   each workspace keeps a device copy of its chain's Hamiltonian, brought
  *                 up to date before every op from the Hamiltonian's change journal: an
@@ -51,6 +54,8 @@ typedef struct kc_ws {
     kcu_gfmc_job *jobs;       /* the batch's job list, kept in the batch's first workspace */
     size_t jobs_cap;
     double *contour_errs;     /* the batch's error bounds, in the batch's first workspace */
+    kcu_gfmc_settings gfmc_settings; /* from [evaluator] (the batch's first workspace's: the
+                                        keys cannot be scanned, so every chain has the same) */
 } kc_ws;
 
 /* ---- the backend of kpm_ops (kpm_ops.h) ----------------------------------------------- */
@@ -150,7 +155,7 @@ static int kc_gfmc_batch(void *const *ws, size_t n, const mcf_local_change *cons
                                      .b = w->base.b, .T = T[k], .mu = mu[k],
                                      .change = changes[k]};
     }
-    return kcu_gfmc_run(w0->jobs, n, dS, NULL, NULL);
+    return kcu_gfmc_run(w0->jobs, n, &w0->gfmc_settings, dS, NULL, NULL, NULL);
 }
 
 /* GFMC on the contour: the recursion of the whole batch in one launch that ends after the
@@ -174,7 +179,7 @@ static int kc_contour_moments(void *const *ws, size_t n)
                                      .mu = 0.0, .change = &w->base.contour_local};
         dmu[k] = w->base.contour_dmu;
     }
-    return kcu_gfmc_moments(w0->jobs, n, dmu);
+    return kcu_gfmc_moments(w0->jobs, n, &w0->gfmc_settings, dmu, NULL);
 }
 
 /* GFMC on the contour, all of it in one launch: each workspace's change in the older form,
@@ -198,7 +203,7 @@ static int kc_contour_action(void *const *ws, size_t n, const double *T, const d
                                      .mu = mu[k], .change = &w->base.contour_local,
                                      .contour = &w->base.contour_plan};
     }
-    if ((rc = kcu_gfmc_contour(w0->jobs, n, dS, w0->contour_errs)))
+    if ((rc = kcu_gfmc_contour(w0->jobs, n, &w0->gfmc_settings, dS, w0->contour_errs, NULL)))
         return rc;
     for (size_t k = 0; k < n; k++)
         ((kc_ws *)ws[k])->base.contour_err = w0->contour_errs[k];
@@ -254,7 +259,65 @@ static const kpm_backend kc_backend = {
     .contour_action = kc_contour_action,
 };
 
-KPM_OPS_TABLE(kc_ops, kc_backend);
+/* ---- the plugin: kpm's ops over the backend, create() reading the device keys ---------- */
+
+KPM_OPS_TABLE(kc_kpm_ops, kc_backend);
+
+/* kpm's parameters, then how the GFMC kernel may run (kcu_gfmc_settings).  At their
+ * defaults these keys are not written into config.ini (MCF_PARAM_ECHO_IF_CHANGED), so
+ * checkpoints written before they existed still resume. */
+static const mcf_param_spec kc_param_specs[] = {
+    KPM_PARAM_SPEC_ENTRIES
+    {"gfmc_blocks", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0,
+     0, "auto|1|2|4|8|16",
+     "thread blocks working on one chain in the GFMC kernel (a thread-block cluster): auto "
+     "picks them from the lattice size and the number of chains; other values change the "
+     "order of the sums, so results differ in the last digits"},
+    {"gfmc_fft", MCF_PARAM_BOOL, "true", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
+     NULL,
+     "GFMC on the GPU: sum the Chebyshev series of the Green's functions at the energy nodes "
+     "by an FFT in shared memory where it fits and energy_points is a power of 2; false: by "
+     "Horner's rule at every node (results differ in the last digits)"},
+    {"gfmc_on_chip", MCF_PARAM_BOOL, "true", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0,
+     0, NULL,
+     "GFMC on the GPU: keep the Chebyshev vectors on the chip, in the thread blocks' shared "
+     "memory, where they fit (small lattices); false: in device memory.  Speed only: the "
+     "same results"},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+/* kpm's create, then the device keys into the workspace's settings */
+static int kc_create(const mcf_params *params, const mcf_hamiltonian *h, void **out)
+{
+    const char *blocks = NULL;
+    kcu_gfmc_settings s = KCU_GFMC_SETTINGS_DEFAULT;
+    int rc;
+    if ((rc = mcf_params_string(params, "gfmc_blocks", &blocks)) ||
+        (rc = mcf_params_bool(params, "gfmc_fft", &s.fft)) ||
+        (rc = mcf_params_bool(params, "gfmc_on_chip", &s.shared_vectors)))
+        return rc;
+    s.blocks_per_chain = strcmp(blocks, "auto") ? atoi(blocks) : 0;
+    if ((rc = kc_kpm_ops.create(params, h, out)))
+        return rc;
+    ((kc_ws *)*out)->gfmc_settings = s;
+    return MCF_OK;
+}
+
+/* kc_kpm_ops with kc_create: the same entries as KPM_OPS_TABLE's table (an op added there
+ * is added here too) */
+static const mcf_fermion_ops kc_ops = {
+    .struct_size = sizeof(mcf_fermion_ops),
+    .create = kc_create,
+    .destroy = kpm_ops_destroy,
+    .energy_points = kpm_ops_energy_points,
+    .energies = kpm_ops_energies,
+    .dos = kc_kpm_ops_dos,
+    .ldos = kc_kpm_ops_ldos,
+    .green = kc_kpm_ops_green,
+    .occupation = kc_kpm_ops_occupation,
+    .delta_action = kc_kpm_ops_delta_action,
+    .action = kc_kpm_ops_action,
+    .change_action = kc_kpm_ops_change_action,
+};
 
 static int kc_probe(char *why, size_t len) { return kcu_probe(why, len); }
 
@@ -266,8 +329,9 @@ static const mcf_plugin_info kc_info = {
     .version = "1.0",
     .summary = "kernel polynomial method on an NVIDIA GPU (CUDA, cuFFT, cuRAND): DOS, LDOS, "
                "Green's functions, occupations, and GFMC action changes of a whole batch of "
-               "chains in one kernel launch; the parameters of kpm",
-    .params = kpm_param_specs,
+               "chains in one kernel launch; the parameters of kpm, and how the GFMC kernel "
+               "may run",
+    .params = kc_param_specs,
     .ops = &kc_ops,
     .auto_priority = 20, /* before kpm (10) when a device is present */
     .probe = kc_probe,

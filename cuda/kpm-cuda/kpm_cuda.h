@@ -1,7 +1,9 @@
 /* kpm_cuda.h — the device layer of the GPU kernel-polynomial-method evaluator kpm-cuda:
- * plain C functions over CUDA (kpm_cuda_device.cu), linked into the plugin (kpm_cuda.c),
- * its tests (tests/gpu) and the benchmark (tests/bench/kpm_gpu).  Not part of the SDK:
- * symbols carry the prefix kcu_ and hidden visibility.
+ * plain C functions over CUDA (the static library mcf_kpm_cuda: kpm_cuda_device.cu,
+ * kpm_cuda_ham.cu, kpm_cuda_engine.cu, kpm_cuda_dct.cu, kpm_cuda_gfmc.cu,
+ * kpm_cuda_gfmc_kernel.cu; kpm_cuda_internal.cuh says what each holds), linked into the
+ * plugin (kpm_cuda.c), its tests (tests/gpu) and the benchmark (tests/bench/kpm_gpu).  Not
+ * part of the SDK: symbols carry the prefix kcu_ and hidden visibility.
  *
  * The mathematics is that of plugins/kpm (kpm_core.h has every formula); this layer only
  * moves it onto an NVIDIA GPU:
@@ -30,18 +32,18 @@
  *                 the tests hold both to the CPU's FFT).
  *
  * GFMC kernel (kcu_gfmc_run).  A batch of n changes, one per chain: n clusters of G
- * thread blocks (G = 1, 2, 4, 8 or 16 from the largest dimension and the batch size;
- * thread-block clusters with hardware cluster barriers when G > 1), each cluster one
- * chain; each block keeps its rows of H, and where they fit its rows of the vectors, in
- * shared memory (the other blocks gather from them through distributed shared memory).
- * In one launch:
- * apply the chain's pending Hamiltonian row updates, build the 4 start vectors (u_0, u_1,
- * u_0 + u_1, u_0 + i u_1), run the M_tot / 2 Chebyshev steps (two moments per step) with
- * one cluster barrier per step, reduce the moments in a fixed order, sum the Green's
- * functions at the N nodes, d(E) = det(1 - C W(E)), the unwrapped phase and the
- * Fermi-weighted integral dS = (1 / (pi T)) sum_i W_i delta_i (W the suffix sums of the
- * quadrature weights, delta_i the phase increments), and write dS per chain.  One copy
- * to the device (the batch's tasks and row updates) and one back (dS and status).
+ * thread blocks (G = 1, 2, 4, 8 or 16 from the largest dimension and the batch size, or
+ * as the settings say; thread-block clusters with hardware cluster barriers when G > 1),
+ * each cluster one chain; each block keeps its rows of H, and where they fit its rows of
+ * the vectors, in shared memory (the other blocks gather from them through distributed
+ * shared memory).  In one launch: apply the chain's pending Hamiltonian row updates, build
+ * the 4 start vectors (u_0, u_1, u_0 + u_1, u_0 + i u_1), run the M_tot / 2 Chebyshev
+ * steps (two moments per step) with one cluster barrier per step, reduce the moments in a
+ * fixed order, sum the Green's functions at the N nodes, d(E) = det(1 - C W(E)), the
+ * unwrapped phase and the Fermi-weighted integral dS = (1 / (pi T)) sum_i W_i delta_i (W
+ * the suffix sums of the quadrature weights, delta_i the phase increments), and write dS
+ * per chain.  One copy to the device (the batch's tasks and row updates) and one back (dS,
+ * status and the launch's phase timers).
  *
  * Errors: functions returning int give MCF_OK or an MCF_E* code with a message
  * (mcf_fail): MCF_EDEVICE for a missing or failing device, MCF_ENOMEM when device memory
@@ -147,6 +149,40 @@ KCU_API int kcu_dct_green(kcu_dct *p, const double *mu, size_t nb, const double 
 
 typedef struct kcu_gfmc kcu_gfmc;
 
+/* How a GFMC launch may run (the plugin's [evaluator] keys gfmc_blocks, gfmc_fft and
+ * gfmc_on_chip).  NULL where a function takes settings: KCU_GFMC_SETTINGS_DEFAULT,
+ * the automatic choices. */
+typedef struct kcu_gfmc_settings {
+    /* blocks per chain G (the cluster size): 1, 2, 4, 8 or 16 (16 is a non-portable
+     * cluster size: a device that cannot place one gets 8); 0: about two rows per thread,
+     * more while the batch leaves SMs idle.  G sets the order in which the blocks' sums
+     * are added, so results differ in the last bits between values of G */
+    int blocks_per_chain;
+    /* 1: the Green's functions at the nodes by FFT in shared memory where the launch has
+     * room and 2N is a power of 2; 0: Horner's rule (the direct sums) at every node.  The
+     * two differ in the last bits */
+    int fft;
+    /* 1: each block keeps its rows of the vectors in shared memory where they fit beside
+     * its rows of H (the cluster's blocks gather through distributed shared memory); 0: the
+     * vectors stay in global memory.  Speed only: the same bits either way */
+    int shared_vectors;
+} kcu_gfmc_settings;
+
+#define KCU_GFMC_SETTINGS_DEFAULT {0, 1, 1}
+
+/* What one GFMC launch did (for the tests and the benchmark): filled by the call that
+ * launched, when its `info` is not NULL. */
+typedef struct kcu_gfmc_info {
+    int cluster;        /* blocks per chain G of the launch */
+    int h_shared;       /* 1: the blocks kept their rows of H in shared memory; 0: the table */
+    int v_shared;       /* 1: and their rows of the vectors (distributed shared memory) */
+    int fft;            /* 1: the Green's functions by FFT in shared memory; 0: Horner's rule */
+    /* seconds the first chain's first block spent in the recursion (start vectors and row
+     * updates included), in the Green's functions and d at the nodes (the fused transform),
+     * and in the phase sum (the device's %globaltimer); 0 where the launch failed */
+    double recursion, green, rest;
+} kcu_gfmc_info;
+
 /* Scratch for one chain of dimension dim: M moments (2 M with extrapolate), N nodes (0:
  * twice the moments computed; N >= that number), the Lorentz kernel of lambda. */
 KCU_API int kcu_gfmc_create(size_t dim, size_t M, size_t N, double lambda, int extrapolate,
@@ -167,48 +203,36 @@ typedef struct kcu_gfmc_job {
     const struct kpm_contour_plan *contour;
 } kcu_gfmc_job;
 
+/* The three launches below take the settings s (NULL: the defaults) and, when info is not
+ * NULL, say there what the launch did.  An invalid s->blocks_per_chain is MCF_EINVAL. */
+
 /* dS and its error bound err (as kpm_contour_finish_diag gives them) of every job in one
  * launch: the recursion, then per chain the Green's functions at the N + 1 nodes (an FFT
- * of length 2N of the damped moments in shared memory when the launch has room and 2N is a
- * power of 2, as kcu_gfmc_last_fft reports; else Horner's rule at e^{-gamma - i theta_j}),
- * det(1 - C W) and its phase followed node by node
- * (a warp's scan), the trapezoidal sum with its error estimates, and the residues at the
- * enclosed poles.  Errors (MCF_EINVAL) as the host's: a determinant that vanishes, a phase
- * the nodes cannot follow (naming energy_points). */
-KCU_API int kcu_gfmc_contour(const kcu_gfmc_job *jobs, size_t n, double *dS, double *err);
+ * of length 2N of the damped moments in shared memory when the launch has room, 2N is a
+ * power of 2 and s->fft allows it, as info->fft reports; else Horner's rule at
+ * e^{-gamma - i theta_j}), det(1 - C W) and its phase followed node by node (a warp's
+ * scan), the trapezoidal sum with its error estimates, and the residues at the enclosed
+ * poles.  Errors (MCF_EINVAL) as the host's: a determinant that vanishes, a phase the nodes
+ * cannot follow (naming energy_points). */
+KCU_API int kcu_gfmc_contour(const kcu_gfmc_job *jobs, size_t n, const kcu_gfmc_settings *s,
+                             double *dS, double *err, kcu_gfmc_info *info);
 
 /* dS of every job in one launch; with extrapolate dS = 2 dS_2M - dS_M, and the parts into
  * dS_M / dS_2M when not NULL.  Every job's d is brought up to its h first (row updates
  * ride along with the launch).  The jobs' scratches must be distinct. */
-KCU_API int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, double *dS, double *dS_M,
-                         double *dS_2M);
+KCU_API int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, const kcu_gfmc_settings *s,
+                         double *dS, double *dS_M, double *dS_2M, kcu_gfmc_info *info);
 
 /* The moments only, for GFMC on the contour (finished on the host by
  * kpm_contour_finish_diag): the same launch, ending after the recursion; into mu[k] the
  * KCU_NV = 4 sets of M moments of u_0, u_1, u_0 + u_1, u_0 + i u_1 (set j at mu[k][j M];
  * for rank 1 only set 0 means anything), in each job's scaling a, b (T and mu unused).  The
  * jobs' scratches must share M and not extrapolate. */
-KCU_API int kcu_gfmc_moments(const kcu_gfmc_job *jobs, size_t n, double *const *mu);
+KCU_API int kcu_gfmc_moments(const kcu_gfmc_job *jobs, size_t n, const kcu_gfmc_settings *s,
+                             double *const *mu, kcu_gfmc_info *info);
 
 /* The moments of the last run of g (4 vectors x M_tot, vector-major; host), for tests. */
 KCU_API int kcu_gfmc_last_moments(const kcu_gfmc *g, double *mu);
-
-/* Seconds the first chain of the last launch spent in the recursion (start vectors and row
- * updates included), in the Green's functions and d at the nodes (the fused transform),
- * and in the phase sum (the device's %globaltimer; for the benchmark). */
-KCU_API int kcu_gfmc_last_phases(double *recursion, double *green, double *rest);
-
-/* Blocks per chain of the last launch (the cluster size G: about two rows per thread, a
- * power of 2 up to 8; the environment variable MCF_KPM_CUDA_CLUSTER = 1, 2, 4, 8 or 16
- * overrides it, for tests and benchmarks), and whether its blocks kept their rows of H in
- * shared memory (1) or read the device table (0).  Process-wide: the last call's. */
-KCU_API int kcu_gfmc_last_cluster(void);
-KCU_API int kcu_gfmc_last_shared(void);
-
-/* 1 when the last launch summed the Green's functions by FFT in shared memory (2N a power
- * of 2 and room for the transforms; MCF_KPM_CUDA_NO_FFT=1 forbids it), 0 when directly by
- * the Chebyshev recurrence at every node. */
-KCU_API int kcu_gfmc_last_fft(void);
 
 #ifdef __cplusplus
 }

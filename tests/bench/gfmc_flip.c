@@ -17,7 +17,9 @@
  * launch and finishes each chain's contour on the host's cores.
  *
  * Usage: gfmc_flip [evaluator ...]
- * Environment: GFMC_FLIP_L="4 8 16"  GFMC_FLIP_C="1 16 64"  GFMC_FLIP_M=256 */
+ * Environment: GFMC_FLIP_L="4 8 16"  GFMC_FLIP_C="1 16 64"  GFMC_FLIP_M=256
+ *   GFMC_FLIP_SET="key=value ..."  up to 3 more [evaluator] keys, given to every evaluator
+ *   that declares them (e.g. "gfmc_fft=false": kpm-cuda by Horner's rule at the nodes). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@
 
 #define MAX_LIST 8
 #define MAX_C 256
+#define MAX_SET 3
 
 typedef struct chain {
     de_lattice d;
@@ -47,6 +50,26 @@ static int parse(const char *env, const char *def, size_t *out)
     for (char *t = strtok(buf, " ,"); t && n < MAX_LIST; t = strtok(NULL, " ,"))
         out[n++] = (size_t)strtoul(t, NULL, 10);
     return n;
+}
+
+/* GFMC_FLIP_SET's key=value pairs into key[], val[] (text kept in buf); unused slots NULL */
+static void parse_set(char *buf, size_t len, const char **key, const char **val)
+{
+    const char *e = getenv("GFMC_FLIP_SET");
+    snprintf(buf, len, "%s", e ? e : "");
+    int n = 0;
+    for (int k = 0; k < MAX_SET; k++)
+        key[k] = val[k] = NULL;
+    for (char *t = strtok(buf, " ,"); t && n < MAX_SET; t = strtok(NULL, " ,")) {
+        char *eq = strchr(t, '=');
+        if (!eq) {
+            fprintf(stderr, "gfmc_flip: GFMC_FLIP_SET: ignoring \"%s\" (not key=value)\n", t);
+            continue;
+        }
+        *eq = '\0';
+        key[n] = t;
+        val[n++] = eq + 1;
+    }
 }
 
 /* a new trial change per chain: a spin turned (rank 2) or an on-site shift (rank 1) */
@@ -100,6 +123,9 @@ int main(int argc, char **argv)
     size_t Ls[MAX_LIST], Cs[MAX_LIST], Ms[1];
     const int nL = parse("GFMC_FLIP_L", "4 8 16", Ls), nC = parse("GFMC_FLIP_C", "1 16 64", Cs);
     parse("GFMC_FLIP_M", "256", Ms);
+    char set_buf[256];
+    const char *set_key[MAX_SET], *set_val[MAX_SET];
+    parse_set(set_buf, sizeof set_buf, set_key, set_val);
     const char *defaults[] = {"kpm", "kpm-cuda"};
     const char **names = argc > 1 ? (const char **)argv + 1 : defaults;
     const int nn = argc > 1 ? argc - 1 : 2;
@@ -107,6 +133,8 @@ int main(int argc, char **argv)
     snprintf(M_text, sizeof M_text, "%zu", Ms[0]);
     printf("# gfmc_flip: %d cores, M = %zu, T = 0.1, mu = 0; microseconds per flip (ms per "
            "batch)\n", max_threads(), Ms[0]);
+    for (int k = 0; k < MAX_SET && set_key[k]; k++)
+        printf("# %s = %s where declared\n", set_key[k], set_val[k]);
     printf("%-9s %-10s %-7s %4s %4s %14s\n", "evaluator", "gfmc", "change", "L", "C",
            "us/flip (ms)");
     for (int e = 0; e < nn; e++) {
@@ -126,9 +154,11 @@ int main(int argc, char **argv)
             for (int onsite = 0; onsite < 2; onsite++)
                 for (int il = 0; il < nL; il++) {
                     const size_t L = Ls[il];
+                    /* the GFMC_FLIP_SET pairs last: the list ends at the first NULL key */
                     test_params *tp = test_params_make(
                         pl->info->params, "gfmc_flip", "moments", M_text, "vectors", "0",
-                        "gfmc", method ? "real-axis" : "contour", NULL);
+                        "gfmc", method ? "real-axis" : "contour", set_key[0], set_val[0],
+                        set_key[1], set_val[1], set_key[2], set_val[2], NULL);
                     chain *cs = calloc(MAX_C, sizeof *cs);
                     size_t Cmax = 0;
                     for (int ic = 0; ic < nC; ic++)

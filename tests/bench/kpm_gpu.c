@@ -11,9 +11,15 @@
  *   KPM_GPU_BENCH_M=256                    GFMC moments M (Lorentz kernel, lambda = 4,
  *                                          N = 2M nodes, no extrapolation)
  *   KPM_GPU_BENCH_CPU=0                    skip every CPU measurement (and the speedups)
- *   MCF_KPM_CUDA_CLUSTER=G                 (read by the library) overrides the GFMC
- *                                          cluster size, the thread blocks per chain:
- *                                          G = 1, 2, 4, 8 or 16 (16 is non-portable)
+ *   KPM_GPU_BENCH_CLUSTER=G                the GFMC cluster size, thread blocks per chain
+ *                                          (kcu_gfmc_settings.blocks_per_chain; the
+ *                                          plugin's gfmc_blocks): G = 1, 2, 4, 8 or 16 (16
+ *                                          is non-portable); unset or 0: automatic
+ *   KPM_GPU_BENCH_NO_FFT=1                 GFMC: Horner's rule at the nodes, no FFT
+ *                                          (settings.fft = 0; the plugin's gfmc_fft)
+ *   KPM_GPU_BENCH_NO_DSMEM=1               GFMC: the vectors out of shared memory
+ *                                          (settings.shared_vectors = 0; the plugin's
+ *                                          gfmc_on_chip)
  * Without a usable CUDA device (kcu_probe() == 0) it prints "skipped: no device (...)"
  * and exits 0.  On an H100 and a 16-core host the default run takes a few minutes.
  * Any error prints mcf_last_error() and exits 1.
@@ -57,7 +63,7 @@
  * count C: one warm-up batch, then repetitions (about 0.5 s, 3..200), each with new
  * changes; only the kcu_gfmc_run() calls are timed (wall clock; the call is synchronous).
  * Columns:
- *   G                  kcu_gfmc_last_cluster(): thread blocks per chain
+ *   G                  the launch's kcu_gfmc_info.cluster: thread blocks per chain
  *   ms/batch           mean time of one batch (min in parentheses)
  *   flips/s            C / ms/batch
  *   us/flip            ms/batch / C: the amortized time per flip
@@ -95,6 +101,9 @@
 #define ANDERSON_W 16.5
 #define GFMC_T 0.1
 #define GFMC_MU 0.0
+
+/* the GFMC launches' settings (main: from KPM_GPU_BENCH_CLUSTER, _NO_FFT, _NO_DSMEM) */
+static kcu_gfmc_settings gfmc_settings = KCU_GFMC_SETTINGS_DEFAULT;
 
 static void die(const char *what)
 {
@@ -326,8 +335,10 @@ static void new_changes(chain *cs, size_t C)
     }
 }
 
-/* seconds of one GPU batch of the current changes of chains 0..C) */
-static double gpu_batch(chain *cs, size_t C, kcu_gfmc_job *jobs, double *dS)
+/* seconds of one GPU batch of the current changes of chains 0..C); what the launch did
+ * into info */
+static double gpu_batch(chain *cs, size_t C, kcu_gfmc_job *jobs, double *dS,
+                        kcu_gfmc_info *info)
 {
     for (size_t k = 0; k < C; k++) {
         jobs[k].g = cs[k].g;
@@ -340,7 +351,7 @@ static double gpu_batch(chain *cs, size_t C, kcu_gfmc_job *jobs, double *dS)
         jobs[k].change = &cs[k].ch;
     }
     const double t0 = now();
-    CHECK(kcu_gfmc_run(jobs, C, dS, NULL, NULL), "kcu_gfmc_run");
+    CHECK(kcu_gfmc_run(jobs, C, &gfmc_settings, dS, NULL, NULL, info), "kcu_gfmc_run");
     const double t = now() - t0;
     for (size_t k = 0; k < C; k++)
         if (!isfinite(dS[k])) {
@@ -428,15 +439,16 @@ static void gfmc_part(const size_t *Ls, int nL, const size_t *chains, int nC, si
         size_t best_gpu_C = 0;
         for (int ci = 0; ci < nC; ci++) {
             const size_t C = chains[ci];
+            kcu_gfmc_info info;
             new_changes(cs, C);
-            gpu_batch(cs, C, jobs, dS); /* warm-up: weights, first launch */
+            gpu_batch(cs, C, jobs, dS, &info); /* warm-up: weights, first launch */
             new_changes(cs, C);
-            const double t1 = gpu_batch(cs, C, jobs, dS);
+            const double t1 = gpu_batch(cs, C, jobs, dS, &info);
             const size_t reps = clampz(0.5 / t1, 3, 200);
             double sum = 0, tmin = 1e30;
             for (size_t r = 0; r < reps; r++) {
                 new_changes(cs, C);
-                const double t = gpu_batch(cs, C, jobs, dS);
+                const double t = gpu_batch(cs, C, jobs, dS, &info);
                 sum += t;
                 if (t < tmin)
                     tmin = t;
@@ -450,18 +462,16 @@ static void gfmc_part(const size_t *Ls, int nL, const size_t *chains, int nC, si
             const double fb = bytes_flip * (double)C, floor_t = fb / (bw_dev * 1e9);
             printf("| %zu^3 | %zu | GPU | %zu | %d | %zu | %.3f (%.3f) | %.0f | %.2f | %.1f | "
                    "%.3f | %.0f%% | |\n",
-                   L, n, C, kcu_gfmc_last_cluster(), reps, 1e3 * t, 1e3 * tmin, (double)C / t,
+                   L, n, C, info.cluster, reps, 1e3 * t, 1e3 * tmin, (double)C / t,
                    1e6 * t / (double)C, fb / 1e6, 1e3 * floor_t, 100.0 * floor_t / t);
-            double ph_rec, ph_green, ph_rest;
-            if (kcu_gfmc_last_phases(&ph_rec, &ph_green, &ph_rest) == MCF_OK)
-                printf("#   in the kernel, chain 0: recursion %.1f us (%.2f us/step; H read "
-                       "from %s), Green's functions at the nodes %.1f us (%s), phase sum %.1f us\n",
-                       1e6 * ph_rec, 1e6 * ph_rec / (double)(M / 2),
-                       kcu_gfmc_last_shared() > 1   ? "shared memory, vectors too"
-                       : kcu_gfmc_last_shared() > 0 ? "shared memory"
-                                                    : "the device table",
-                       1e6 * ph_green, kcu_gfmc_last_fft() ? "FFT" : "direct sums",
-                       1e6 * ph_rest);
+            /* the phases of the last repetition's launch */
+            printf("#   in the kernel, chain 0: recursion %.1f us (%.2f us/step; H read "
+                   "from %s), Green's functions at the nodes %.1f us (%s), phase sum %.1f us\n",
+                   1e6 * info.recursion, 1e6 * info.recursion / (double)(M / 2),
+                   info.v_shared   ? "shared memory, vectors too"
+                   : info.h_shared ? "shared memory"
+                                   : "the device table",
+                   1e6 * info.green, info.fft ? "FFT" : "direct sums", 1e6 * info.rest);
             fflush(stdout);
         }
         if (cpu && Cmax > 0) {
@@ -546,9 +556,20 @@ int main(void)
     bench_machine("kpm_gpu", "KPM_GPU_BENCH_CPU", threads, 1, bw_cpu);
     CHECK(kcu_device_init(), "initializing the device");
     printf("device: %s, %d SMs; %s\n", kcu_device_name(), kcu_device_sms(), why);
-    const char *cl = getenv("MCF_KPM_CUDA_CLUSTER");
-    if (cl && *cl)
-        printf("MCF_KPM_CUDA_CLUSTER=%s (GFMC cluster size overridden)\n", cl);
+    size_t G[1];
+    if (parse_list("KPM_GPU_BENCH_CLUSTER", "0", 0, 16, G) == 1 && G[0] > 0) {
+        gfmc_settings.blocks_per_chain = (int)G[0];
+        printf("KPM_GPU_BENCH_CLUSTER=%zu (GFMC cluster size fixed)\n", G[0]);
+    }
+    const char *nf = getenv("KPM_GPU_BENCH_NO_FFT"), *nd = getenv("KPM_GPU_BENCH_NO_DSMEM");
+    if (nf && !strcmp(nf, "1")) {
+        gfmc_settings.fft = 0;
+        printf("KPM_GPU_BENCH_NO_FFT=1 (GFMC: Horner's rule at the nodes)\n");
+    }
+    if (nd && !strcmp(nd, "1")) {
+        gfmc_settings.shared_vectors = 0;
+        printf("KPM_GPU_BENCH_NO_DSMEM=1 (GFMC: vectors in device memory)\n");
+    }
     const double bw_dev = kcu_copy_bandwidth((size_t)1 << 30, 5);
     if (!(bw_dev > 0))
         die("measuring the device copy bandwidth");

@@ -16,7 +16,8 @@
  *       the rounding bound below, the device moments equal the CPU's to 1e-12 mu_0, and
  *       every cluster size G = 1, 2, 4, 8, 16 gives the same dS to 1e-12, and so do the
  *       two ways of summing the Green's functions at the nodes (FFT in shared memory,
- *       direct Chebyshev sums);
+ *       direct Chebyshev sums), each asked for through kcu_gfmc_settings and confirmed by
+ *       the launch's kcu_gfmc_info;
  *   (e) Hamiltonian updates: after accepted moves (mcf_hamiltonian_set on the host) only the
  *       changed rows travel (the journal), and dS still equals the CPU's; a change the
  *       journal cannot name (mcf_hamiltonian_touch_all) makes a full upload;
@@ -31,12 +32,17 @@
  *   (g) out of device memory: vectors for 2^30 rows in blocks of 64 (2 TiB) are refused
  *       with MCF_ENOMEM and a message giving the sizes.
  *
+ * Before the device is probed (so also where the test is skipped): kpm-cuda declares kpm's
+ * parameters, in kpm's order, and then its three device keys gfmc_blocks, gfmc_fft and
+ * gfmc_on_chip, each with a default (auto, true, true) and MCF_PARAM_ECHO_IF_CHANGED
+ * (a key at its default stays out of config.ini: older checkpoints resume); a failure
+ * there fails the test instead of skipping it.
+ *
  * The rounding bound of (d): the phase increments delta_i of d(E_i) carry a relative error
  * of about 1e-13 (moments to ~1e-14, the series summed by FFT on the CPU and by the
  * Chebyshev recurrence on the GPU, each ~M eps); dS = (1/(pi T)) sum_i W_i delta_i with
  * |W_i| <= the width of the spectrum, so |dS_gpu - dS_cpu| <= N 1e-12 (E_max - E_min) /
  * (pi T), a factor 10 above the worst-case linear sum. */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -271,16 +277,18 @@ static void gchain_accept(gchain *c)
     }
 }
 
-/* dS of every chain on the GPU (one batch) and the CPU; the largest difference over the
- * rounding bound (see the top of the file) */
-static double gfmc_compare(gchain *c, size_t n, const char *what, int verbose)
+/* dS of every chain on the GPU (one batch, default settings; what the launch did into info
+ * when not NULL) and the CPU; the largest difference over the rounding bound (see the top
+ * of the file) */
+static double gfmc_compare(gchain *c, size_t n, const char *what, int verbose,
+                           kcu_gfmc_info *info)
 {
     kcu_gfmc_job *jobs = calloc(n, sizeof *jobs);
     double *gpu = calloc(n, sizeof *gpu);
     for (size_t k = 0; k < n; k++)
         jobs[k] = (kcu_gfmc_job){.g = c[k].gg, .d = c[k].dh, .h = c[k].h, .a = c[k].a,
                                  .b = c[k].b, .T = c[k].T, .mu = c[k].mu, .change = &c[k].c};
-    int rc = kcu_gfmc_run(jobs, n, gpu, NULL, NULL);
+    int rc = kcu_gfmc_run(jobs, n, NULL, gpu, NULL, NULL, info);
     CHECK(rc == MCF_OK, "%s: kcu_gfmc_run: %s", what, mcf_last_error());
     double worst = 0.0;
     for (size_t k = 0; k < n && !rc; k++) {
@@ -321,9 +329,9 @@ static void test_gfmc(void)
         }
         printf("(d) GFMC, M = %zu%s, a batch of %d chains:\n", M,
                ex ? " with extrapolation" : "", NC);
-        const double w = gfmc_compare(c, NC, "GFMC", 1);
-        printf("    largest |GPU - CPU| / bound = %.2e, cluster size %d\n", w,
-               kcu_gfmc_last_cluster());
+        kcu_gfmc_info info;
+        const double w = gfmc_compare(c, NC, "GFMC", 1, &info);
+        printf("    largest |GPU - CPU| / bound = %.2e, cluster size %d\n", w, info.cluster);
         /* the device moments of the last run vs the CPU's */
         for (int k = 0; k < NC; k += 3) {
             const size_t Mt = ex ? 2 * M : M;
@@ -374,33 +382,39 @@ static void test_gfmc(void)
                 jobs[k] = (kcu_gfmc_job){.g = c[k].gg, .d = c[k].dh, .h = c[k].h, .a = c[k].a,
                                          .b = c[k].b, .T = c[k].T, .mu = c[k].mu,
                                          .change = &c[k].c};
-            const char *Gs[5] = {"1", "2", "4", "8", "16"};
+            const int Gs[5] = {1, 2, 4, 8, 16};
             double spread = 0.0;
             for (int q = 0; q < 5; q++) {
                 double out[NC];
-                setenv("MCF_KPM_CUDA_CLUSTER", Gs[q], 1);
-                int rc = kcu_gfmc_run(jobs, NC, out, NULL, NULL);
+                kcu_gfmc_settings s = KCU_GFMC_SETTINGS_DEFAULT;
+                s.blocks_per_chain = Gs[q];
+                int rc = kcu_gfmc_run(jobs, NC, &s, out, NULL, NULL, &info);
                 /* 16 is a non-portable cluster size: a device that cannot place it gets 8 */
-                const int G = kcu_gfmc_last_cluster();
-                CHECK(rc == MCF_OK && (G == atoi(Gs[q]) || (q == 4 && G == 8)),
-                      "cluster size %s (got %d): %s", Gs[q], G, mcf_last_error());
+                const int G = info.cluster;
+                CHECK(rc == MCF_OK && (G == Gs[q] || (q == 4 && G == 8)),
+                      "cluster size %d (got %d): %s", Gs[q], G, mcf_last_error());
                 for (int k = 0; k < NC; k++) {
                     if (q == 0)
                         ref[k] = out[k];
                     spread = fmax(spread, fabs(out[k] - ref[k]) / fmax(1.0, fabs(ref[k])));
                 }
             }
-            unsetenv("MCF_KPM_CUDA_CLUSTER");
             printf("    cluster sizes 1, 2, 4, 8, 16: largest relative spread of dS %.2e\n", spread);
             CHECK(spread <= 1e-12, "cluster sizes disagree by %.3e", spread);
+            /* a cluster size the kernel has no launch for is refused */
+            kcu_gfmc_settings bad = KCU_GFMC_SETTINGS_DEFAULT;
+            bad.blocks_per_chain = 3;
+            double refused[NC];
+            CHECK(kcu_gfmc_run(jobs, NC, &bad, refused, NULL, NULL, NULL) == MCF_EINVAL,
+                  "3 blocks per chain were not refused");
             /* the Green's functions by the in-kernel FFT and by direct Chebyshev sums */
             double fft[NC], direct[NC];
-            int rc = kcu_gfmc_run(jobs, NC, fft, NULL, NULL);
-            const int used_fft = kcu_gfmc_last_fft();
-            setenv("MCF_KPM_CUDA_NO_FFT", "1", 1);
-            rc = rc || kcu_gfmc_run(jobs, NC, direct, NULL, NULL);
-            const int used_direct = !kcu_gfmc_last_fft();
-            unsetenv("MCF_KPM_CUDA_NO_FFT");
+            kcu_gfmc_settings horner = KCU_GFMC_SETTINGS_DEFAULT;
+            horner.fft = 0;
+            int rc = kcu_gfmc_run(jobs, NC, NULL, fft, NULL, NULL, &info);
+            const int used_fft = info.fft;
+            rc = rc || kcu_gfmc_run(jobs, NC, &horner, direct, NULL, NULL, &info);
+            const int used_direct = !info.fft;
             double dd = 0.0;
             for (int k = 0; k < NC; k++)
                 dd = fmax(dd, fabs(fft[k] - direct[k]) / fmax(1.0, fabs(direct[k])));
@@ -421,7 +435,7 @@ static void test_gfmc(void)
                     gchain_accept(&c[k]);
                     gchain_propose(&c[k], &rng);
                 }
-                worst = fmax(worst, gfmc_compare(c, NC, "after accepted moves", 0));
+                worst = fmax(worst, gfmc_compare(c, NC, "after accepted moves", 0, NULL));
             }
             int rows_ok = 1;
             for (int k = 0; k < NC; k++) {
@@ -437,7 +451,7 @@ static void test_gfmc(void)
             CHECK(rows_ok, "accepted moves did not travel as row updates");
             /* a change the journal cannot name: a full upload, still right */
             mcf_hamiltonian_touch_all(c[0].h);
-            gfmc_compare(c, 1, "after touch_all", 0);
+            gfmc_compare(c, 1, "after touch_all", 0, NULL);
             uint64_t rows, full;
             kcu_ham_stats(c[0].dh, &rows, &full);
             CHECK(full == full0[0] + 1, "touch_all did not make a full upload (%llu)",
@@ -459,19 +473,23 @@ static void *workspace(const mcf_plugin_info *info, test_params *tp, const mcf_h
     return ws;
 }
 
+/* the plugins kpm and kpm-cuda through the loader (MCF_OK, or a failed check) */
+static int open_plugins(mcf_plugin **pc, mcf_plugin **pg)
+{
+    int rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, pc);
+    if (!rc)
+        rc = mcfi_plugin_open("kpm-cuda", MCF_PLUGIN_FERMION_EVALUATOR, pg);
+    CHECK(rc == MCF_OK, "loading kpm and kpm-cuda: %s", mcf_last_error());
+    return rc;
+}
+
 static void test_plugin(void)
 {
     mcf_plugin *pc = NULL, *pg = NULL;
-    int rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pc);
-    if (!rc)
-        rc = mcfi_plugin_open("kpm-cuda", MCF_PLUGIN_FERMION_EVALUATOR, &pg);
-    CHECK(rc == MCF_OK, "loading kpm and kpm-cuda: %s", mcf_last_error());
+    int rc = open_plugins(&pc, &pg);
     if (rc)
         return;
     const mcf_fermion_ops *oc = pc->info->ops, *og = pg->info->ops;
-    CHECK(pg->info->params == NULL || mcfi_spec_count(pg->info->params) ==
-                                          mcfi_spec_count(pc->info->params),
-          "kpm-cuda declares other parameters than kpm");
     de_lattice d = de_random_lattice(4, 0.0, 21);
     mcf_hamiltonian *h = de_build(&d);
     test_params *tc = test_params_make(pc->info->params, "test_kpm_cuda.ini", "vectors", "0",
@@ -599,9 +617,41 @@ static void test_out_of_memory(void)
     kcu_dct_destroy(p);
 }
 
+/* kpm-cuda's declaration: kpm's keys, then the device keys (see the top of the file) */
+static void test_param_specs(void)
+{
+    mcf_plugin *pc = NULL, *pg = NULL;
+    if (open_plugins(&pc, &pg))
+        return;
+    const mcf_param_spec *sc = pc->info->params, *sg = pg->info->params;
+    const size_t nc = mcfi_spec_count(sc), ng = mcfi_spec_count(sg);
+    static const char *const device[3][2] = {
+        {"gfmc_blocks", "auto"}, {"gfmc_fft", "true"}, {"gfmc_on_chip", "true"}};
+    CHECK(ng == nc + 3, "kpm-cuda declares %zu parameters, kpm %zu (+ 3 expected)", ng, nc);
+    for (size_t k = 0; k < nc && k < ng; k++)
+        CHECK(!strcmp(sc[k].name, sg[k].name) && sc[k].type == sg[k].type &&
+                  sc[k].flags == sg[k].flags && !strcmp(sc[k].doc, sg[k].doc),
+              "kpm-cuda's parameter %zu (%s) is not kpm's (%s)", k, sg[k].name, sc[k].name);
+    for (size_t k = 0; k < 3 && nc + k < ng; k++) {
+        const mcf_param_spec *s = &sg[nc + k];
+        CHECK(!strcmp(s->name, device[k][0]) && s->default_value &&
+                  !strcmp(s->default_value, device[k][1]) &&
+                  (s->flags & MCF_PARAM_ECHO_IF_CHANGED) && s->doc && *s->doc,
+              "kpm-cuda's device key %zu: %s = %s (expected %s = %s, echoed only if changed, "
+              "with a doc line)", k, s->name, s->default_value ? s->default_value : "(none)",
+              device[k][0], device[k][1]);
+    }
+    printf("parameters: kpm's %zu, then gfmc_blocks, gfmc_fft, gfmc_on_chip\n", nc);
+    mcfi_plugin_close(pc);
+    mcfi_plugin_close(pg);
+}
+
 int main(void)
 {
     char why[512];
+    test_param_specs();
+    if (check_failed_count)
+        return check_exit();
     if (!kcu_probe(why, sizeof why)) {
         printf("skipped: no device (%s)\n", why);
         return 77;

@@ -1,0 +1,439 @@
+/* kpm_cuda_engine.cu — Chebyshev moments of blocks of vectors on the device (kcu_engine):
+ * the DOS's random vectors (Philox), the LDOS's and Green's functions' unit vectors, the
+ * recursion one kernel launch per step (replayed as one CUDA graph), the moments from the
+ * steps' dot products, and the benchmark's timing of steps.  The row product it shares with
+ * the GFMC kernel is in kpm_cuda_internal.cuh; the transforms are kpm_cuda_dct.cu's. */
+#include "kpm_cuda_internal.cuh"
+
+#include <curand_kernel.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* ---- one Chebyshev step for a block of vectors (grid-wide, one launch per step) -------
+ *
+ * Thread (row, j): j = tid % Bp (Bp the block size rounded up to a power of 2, dividing the
+ * thread count), row from the block and a grid-stride loop; threads with j >= B idle.
+ * Sums per vector: s0 = <x|x> (first step only), s1 = Re <y|x>, s2 = <y|y>; reduced in
+ * the block by a fixed tree, the block sums written to part[block], and the last block
+ * to finish (atomic ticket) adds the blocks in index order into tot[3 B]: deterministic. */
+
+struct kcu_step_args {
+    const int32_t *col;
+    const double *hre, *him, *ons;
+    long long dim;
+    int width, B, Bp, first;
+    const double2 *x;
+    double2 *y;
+    double ia, b;
+    double *part;      /* gridDim x 3 B */
+    double *tot;       /* 3 B */
+    unsigned *ticket;
+};
+
+template <int WT, int LP>
+__global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_step_kernel(kcu_step_args s)
+{
+    __shared__ double red[3][KCU_STEP_THREADS];
+    __shared__ bool last;
+    const int tid = threadIdx.x, B = s.B, Bp = s.Bp;
+    const int j = tid % Bp;
+    const int rows_per_block = KCU_STEP_THREADS / Bp;
+    const double ia = s.ia, ia2 = 2.0 * s.ia, shift = s.b;
+    const long long dim = s.dim;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+    if (j < B) {
+        for (long long r = (long long)blockIdx.x * rows_per_block + tid / Bp; r < dim;
+             r += (long long)gridDim.x * rows_per_block) {
+            const double2 xr = s.x[r * B + j];
+            double2 acc;
+            kcu_row_product<WT, 1, 0, LP>(s.col, s.hre, s.him, dim, r, s.width,
+                                              kcu_ld<LP>(s.ons + r) - shift,
+                                   s.x + j, B, &xr, &acc);
+            double2 yr;
+            if (s.first) {
+                yr.x = ia * acc.x;
+                yr.y = ia * acc.y;
+                s0 += xr.x * xr.x + xr.y * xr.y;
+            } else {
+                const double2 yo = LP == 2 ? __ldcs(s.y + r * B + j) : s.y[r * B + j];
+                yr.x = ia2 * acc.x - yo.x;
+                yr.y = ia2 * acc.y - yo.y;
+            }
+            s.y[r * B + j] = yr;
+            s1 += yr.x * xr.x + yr.y * xr.y;
+            s2 += yr.x * yr.x + yr.y * yr.y;
+        }
+    }
+    red[0][tid] = s0;
+    red[1][tid] = s1;
+    red[2][tid] = s2;
+    __syncthreads();
+    for (int st = KCU_STEP_THREADS / 2; st >= Bp; st >>= 1) {
+        if (tid < st)
+            for (int q = 0; q < 3; q++)
+                red[q][tid] += red[q][tid + st];
+        __syncthreads();
+    }
+    if (tid < B)
+        for (int q = 0; q < 3; q++)
+            s.part[(size_t)blockIdx.x * 3 * B + q * B + tid] = red[q][tid];
+    __threadfence();
+    __syncthreads();
+    if (tid == 0)
+        last = atomicInc(s.ticket, gridDim.x - 1) == gridDim.x - 1;
+    __syncthreads();
+    if (last) {
+        __threadfence();
+        for (int q = tid; q < 3 * B; q += blockDim.x) {
+            double t = 0.0;
+            for (unsigned g = 0; g < gridDim.x; g++)
+                t += ((volatile double *)s.part)[(size_t)g * 3 * B + q];
+            s.tot[q] = t;
+        }
+    }
+}
+
+/* Start vectors: nb random vectors in a block of stride B (the rest zero). */
+__global__ void kcu_random_vectors_kernel(double2 *v, long long dim, int B, int nb,
+                                          unsigned long long seed, unsigned long long first,
+                                          int gaussian)
+{
+    for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < dim * B;
+         q += (long long)gridDim.x * blockDim.x) {
+        const int j = (int)(q % B);
+        const long long r = q / B;
+        if (j >= nb) {
+            v[q] = make_double2(0.0, 0.0);
+            continue;
+        }
+        curandStatePhilox4_32_10_t st;
+        curand_init(seed, first + (unsigned long long)j, 4ull * (unsigned long long)r, &st);
+        if (gaussian) {
+            const double2 g = curand_normal2_double(&st);
+            v[q] = make_double2(g.x * 0.70710678118654752440, g.y * 0.70710678118654752440);
+        } else {
+            const double2 u = curand_uniform2_double(&st);
+            double sn, cs;
+            sincos(2.0 * KCU_PI * u.x, &sn, &cs);
+            v[q] = make_double2(cs, sn);
+        }
+    }
+}
+
+__global__ void kcu_zero_kernel(double2 *v, long long n)
+{
+    for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x; q < n;
+         q += (long long)gridDim.x * blockDim.x)
+        v[q] = make_double2(0.0, 0.0);
+}
+
+__global__ void kcu_set_units_kernel(double2 *v, int B, const long long *rows, int nb)
+{
+    const int j = threadIdx.x;
+    if (j < nb)
+        v[rows[j] * B + j] = make_double2(1.0, 0.0);
+}
+
+struct kcu_engine {
+    size_t dim, block;
+    double2 *v0, *v1;
+    double *part, *tot; /* part: grid x 3 block; tot: steps x 3 block */
+    size_t tot_steps;
+    unsigned *ticket;
+    long long *rows;
+    double *tot_host;
+    int grid;
+    /* the K step launches captured once as a CUDA graph, replayed while the Hamiltonian's
+     * device table, the rescaling and K stay the same (the table's contents may change) */
+    cudaGraphExec_t graph;
+    const kcu_ham *graph_d;
+    double graph_a, graph_b;
+    size_t graph_K;
+};
+
+extern "C" void kcu_engine_destroy(kcu_engine *e)
+{
+    if (!e)
+        return;
+    cudaFree(e->v0);
+    cudaFree(e->v1);
+    cudaFree(e->part);
+    cudaFree(e->tot);
+    cudaFree(e->ticket);
+    cudaFree(e->rows);
+    free(e->tot_host);
+    if (e->graph)
+        cudaGraphExecDestroy(e->graph);
+    free(e);
+}
+
+extern "C" int kcu_engine_create(size_t dim, size_t block, kcu_engine **out)
+{
+    *out = NULL;
+    int rc = kcu_device_init();
+    if (rc)
+        return rc;
+    if (dim < 1 || block < 1 || block > 64)
+        return mcf_fail(MCF_EINVAL, "kpm-cuda: engine of dimension %zu and block %zu (1..64)",
+                        dim, block);
+    kcu_engine *e = (kcu_engine *)calloc(1, sizeof *e);
+    if (!e)
+        return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory");
+    e->dim = dim;
+    e->block = block;
+    /* enough blocks to fill the device a few times over, no more than the rows need */
+    const size_t Bp = block <= 1 ? 1 : (size_t)1 << (64 - __builtin_clzll(block - 1));
+    const size_t rows_per_block = KCU_STEP_THREADS / Bp;
+    size_t grid = (dim + rows_per_block - 1) / rows_per_block;
+    const size_t cap = 8 * (size_t)mcu_props()->multiProcessorCount;
+    e->grid = (int)(grid < cap ? grid : cap);
+    const size_t vb = dim * block * sizeof(double2);
+    if ((rc = kcu_alloc((void **)&e->v0, vb, "KPM vectors")) ||
+        (rc = kcu_alloc((void **)&e->v1, vb, "KPM vectors")) ||
+        (rc = kcu_alloc((void **)&e->part, (size_t)e->grid * 3 * block * sizeof(double),
+                        "KPM partial sums")) ||
+        (rc = kcu_alloc((void **)&e->ticket, sizeof(unsigned), "a counter")) ||
+        (rc = kcu_alloc((void **)&e->rows, 64 * sizeof(long long), "row indices"))) {
+        kcu_engine_destroy(e);
+        return rc;
+    }
+    cudaMemset(e->ticket, 0, sizeof(unsigned));
+    *out = e;
+    return MCF_OK;
+}
+
+static int kcu_engine_reserve_steps(kcu_engine *e, size_t steps)
+{
+    if (steps <= e->tot_steps)
+        return MCF_OK;
+    cudaFree(e->tot);
+    free(e->tot_host);
+    e->tot = NULL;
+    e->tot_host = NULL;
+    e->tot_steps = 0;
+    const size_t n = steps * 3 * e->block;
+    int rc = kcu_alloc((void **)&e->tot, n * sizeof(double), "KPM moments");
+    if (rc)
+        return rc;
+    e->tot_host = (double *)malloc(n * sizeof(double));
+    if (!e->tot_host)
+        return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory for %zu moments", n);
+    e->tot_steps = steps;
+    return MCF_OK;
+}
+
+template <int LP>
+static void kcu_launch_step_lp(int width, int grid, const kcu_step_args &s)
+{
+    if (width == 6)
+        kcu_step_kernel<6, LP><<<grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s);
+    else if (width == 7)
+        kcu_step_kernel<7, LP><<<grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s);
+    else
+        kcu_step_kernel<0, LP><<<grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s);
+}
+
+/* The table through the read-only data cache for blocks of 4 or more vectors (measured on
+ * an H100 at 128^3: 58% of the copy bandwidth instead of 54% at B = 8, 51% instead of 47%
+ * at B = 64), plain loads for fewer (74% instead of 68% at B = 1); streaming loads
+ * (ld.global.cs) were in between. */
+static void kcu_launch_step(int width, int grid, const kcu_step_args &s)
+{
+    if (s.B >= 4)
+        kcu_launch_step_lp<1>(width, grid, s);
+    else
+        kcu_launch_step_lp<0>(width, grid, s);
+}
+
+/* The recursion for nb vectors already in e->v0 (stride e->block): K = M / 2 steps (at
+ * least 1), sums into tot_host[step][3 B]; then the moments mu[j M + n] * scale. */
+static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double b, size_t nb,
+                              size_t M, double scale, double *mu)
+{
+    const size_t B = e->block, K = M / 2 > 0 ? M / 2 : 1;
+    int rc = kcu_engine_reserve_steps(e, K);
+    if (rc)
+        return rc;
+    const int Bp = B <= 1 ? 1 : 1 << (32 - __builtin_clz((unsigned)B - 1));
+    kcu_step_args s;
+    s.col = d->col;
+    s.hre = d->hre;
+    s.him = d->him;
+    s.ons = d->ons;
+    s.dim = (long long)e->dim;
+    s.width = d->width;
+    s.B = (int)B;
+    s.Bp = Bp;
+    s.ia = 1.0 / a;
+    s.b = b;
+    s.part = e->part;
+    s.ticket = e->ticket;
+    if (!e->graph || e->graph_d != d || e->graph_a != a || e->graph_b != b || e->graph_K != K) {
+        /* capture the K launches (a few us each when launched one by one: 3-6% of a 128^3
+         * step) as one graph */
+        if (e->graph) {
+            cudaGraphExecDestroy(e->graph);
+            e->graph = NULL;
+        }
+        KCU_TRY(cudaStreamBeginCapture(kcu_stream, cudaStreamCaptureModeThreadLocal),
+                "capturing the Chebyshev steps", 0);
+        double2 *cur = e->v0, *old = e->v1;
+        for (size_t n = 1; n <= K; n++) {
+            s.first = n == 1;
+            s.x = n == 1 ? e->v0 : cur;
+            s.y = n == 1 ? e->v1 : old;
+            s.tot = e->tot + (n - 1) * 3 * B;
+            kcu_launch_step(d->width, e->grid, s);
+            if (n == 1) {
+                cur = e->v1;
+                old = e->v0;
+            } else {
+                double2 *t = cur;
+                cur = old;
+                old = t;
+            }
+        }
+        cudaGraph_t graph = NULL;
+        cudaError_t ce = cudaStreamEndCapture(kcu_stream, &graph);
+        if (ce == cudaSuccess)
+            ce = cudaGraphInstantiate(&e->graph, graph, 0);
+        if (graph)
+            cudaGraphDestroy(graph);
+        if (ce != cudaSuccess) {
+            e->graph = NULL;
+            return kcu_fail(ce, "building the graph of the Chebyshev steps", 0);
+        }
+        e->graph_d = d;
+        e->graph_a = a;
+        e->graph_b = b;
+        e->graph_K = K;
+    }
+    KCU_TRY(cudaGraphLaunch(e->graph, kcu_stream), "launching the Chebyshev steps", 0);
+    KCU_TRY(cudaMemcpyAsync(e->tot_host, e->tot, K * 3 * B * sizeof(double),
+                            cudaMemcpyDeviceToHost, kcu_stream), "copying moments", 0);
+    KCU_TRY(cudaStreamSynchronize(kcu_stream), "the Chebyshev recursion", 0);
+    const double *t = e->tot_host;
+    for (size_t j = 0; j < nb; j++) {
+        const double mu0 = t[j], mu1 = t[B + j];
+        double *m = mu + j * M;
+        m[0] = mu0;
+        if (M > 1)
+            m[1] = mu1;
+        if (M > 2)
+            m[2] = 2.0 * t[2 * B + j] - mu0;
+        for (size_t n = 2; n <= K; n++) {
+            const double *tn = t + (n - 1) * 3 * B;
+            m[2 * n - 1] = 2.0 * tn[B + j] - mu1;
+            if (2 * n < M)
+                m[2 * n] = 2.0 * tn[2 * B + j] - mu0;
+        }
+        for (size_t n = 1; n < M; n++)
+            if (!(fabs(m[n]) <= mu0 * (1.0 + 1e-8) + DBL_MIN))
+                return mcf_fail(MCF_EINVAL,
+                                "kpm-cuda: Chebyshev moment <r|T_%zu(H~)|r> of vector %zu is "
+                                "%g, beyond <r|r> = %g: the spectrum of the Hamiltonian "
+                                "reaches outside [%g, %g], the bounds used for rescaling "
+                                "(fixed bounds too narrow, or a damaged ELL table)",
+                                n, j, m[n], mu0, b - a, b + a);
+        for (size_t n = 0; n < M; n++)
+            m[n] *= scale;
+    }
+    return MCF_OK;
+}
+
+static void kcu_grid_for(size_t n, int *grid)
+{
+    size_t g = (n + 255) / 256;
+    const size_t cap = 8 * (size_t)mcu_props()->multiProcessorCount;
+    *grid = (int)(g < 1 ? 1 : g < cap ? g : cap);
+}
+
+extern "C" int kcu_random_moments(kcu_engine *e, const kcu_ham *d, double a, double b, int kind,
+                                  uint64_t seed, size_t R, size_t M, double *mu_vec)
+{
+    if (d->dim != e->dim)
+        return mcf_fail(MCF_EINVAL, "kpm-cuda: engine and Hamiltonian dimensions differ");
+    const size_t B = e->block;
+    for (size_t r0 = 0; r0 < R; r0 += B) {
+        const size_t nb = R - r0 < B ? R - r0 : B;
+        int grid;
+        kcu_grid_for(e->dim * B, &grid);
+        kcu_random_vectors_kernel<<<grid, 256, 0, kcu_stream>>>(
+            e->v0, (long long)e->dim, (int)B, (int)nb, (unsigned long long)seed,
+            (unsigned long long)r0, kind == 1);
+        int rc = kcu_engine_moments(e, d, a, b, nb, M, 1.0 / (double)e->dim, mu_vec + r0 * M);
+        if (rc)
+            return rc;
+    }
+    return MCF_OK;
+}
+
+extern "C" int kcu_rows_moments(kcu_engine *e, const kcu_ham *d, double a, double b,
+                                const size_t *rows, size_t n_rows, size_t M, double *mu)
+{
+    if (d->dim != e->dim)
+        return mcf_fail(MCF_EINVAL, "kpm-cuda: engine and Hamiltonian dimensions differ");
+    const size_t B = e->block;
+    for (size_t j = 0; j < n_rows; j++)
+        if (rows[j] >= e->dim)
+            return mcf_fail(MCF_EINVAL, "kpm-cuda: LDOS of row %zu asked for, but the "
+                            "Hamiltonian has rows 0 to %zu", rows[j], e->dim - 1);
+    for (size_t r0 = 0; r0 < n_rows; r0 += B) {
+        const size_t nb = n_rows - r0 < B ? n_rows - r0 : B;
+        long long idx[64];
+        for (size_t j = 0; j < nb; j++)
+            idx[j] = (long long)rows[r0 + j];
+        KCU_TRY(cudaMemcpyAsync(e->rows, idx, nb * sizeof(long long), cudaMemcpyHostToDevice,
+                                kcu_stream), "copying row indices", 0);
+        int grid;
+        kcu_grid_for(e->dim * B, &grid);
+        kcu_zero_kernel<<<grid, 256, 0, kcu_stream>>>(e->v0, (long long)(e->dim * B));
+        kcu_set_units_kernel<<<1, 64, 0, kcu_stream>>>(e->v0, (int)B, e->rows, (int)nb);
+        int rc = kcu_engine_moments(e, d, a, b, nb, M, 1.0, mu + r0 * M);
+        if (rc)
+            return rc;
+    }
+    return MCF_OK;
+}
+
+extern "C" int kcu_time_steps(kcu_engine *e, const kcu_ham *d, double a, double b, size_t nvec,
+                              size_t steps, double *seconds_per_step, double *bytes_per_step)
+{
+    if (nvec < 1 || nvec > e->block || steps < 2)
+        return mcf_fail(MCF_EINVAL, "kpm-cuda: timing %zu vectors (block %zu), %zu steps",
+                        nvec, e->block, steps);
+    int grid;
+    kcu_grid_for(e->dim * e->block, &grid);
+    kcu_random_vectors_kernel<<<grid, 256, 0, kcu_stream>>>(e->v0, (long long)e->dim,
+                                                            (int)e->block, (int)nvec, 1ull, 0ull,
+                                                            0);
+    /* one untimed warm-up run, then the timed one */
+    double *mu = (double *)malloc(nvec * 2 * steps * sizeof(double));
+    if (!mu)
+        return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory");
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    int rc = kcu_engine_moments(e, d, a, b, nvec, 2 * steps, 1.0, mu);
+    kcu_random_vectors_kernel<<<grid, 256, 0, kcu_stream>>>(e->v0, (long long)e->dim,
+                                                            (int)e->block, (int)nvec, 1ull, 0ull,
+                                                            0);
+    cudaEventRecord(e0, kcu_stream);
+    if (!rc)
+        rc = kcu_engine_moments(e, d, a, b, nvec, 2 * steps, 1.0, mu);
+    cudaEventRecord(e1, kcu_stream);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    free(mu);
+    if (rc)
+        return rc;
+    *seconds_per_step = ms * 1e-3 / (double)steps;
+    /* the table once, and per vector: the gathered x, the old y read, the new y written */
+    *bytes_per_step = (double)kcu_ham_bytes(d) + 3.0 * (double)e->dim * (double)e->block * 16.0;
+    return MCF_OK;
+}
