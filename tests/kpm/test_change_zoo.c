@@ -42,7 +42,8 @@
  *     real-axis with a rank-8 change: MCF_EINVAL naming gfmc = contour; a block of rank 10.
  * With an argument (kpm-cuda, label gpu) the same zoo runs on that evaluator, each dS also
  * held to kpm's within the rounding slack; without a device it prints "skipped: no
- * device" and exits 77.
+ * device" and exits 77.  A second argument KEY=VALUE sets one more [evaluator] key of it
+ * (kpm-cuda gfmc_fft=false: the Green's functions at the contour's nodes by Horner's rule).
  * (e) too few moments for T (M = 16, 32 at T = 0.01 W and 0.001 W): the contour passes
  *     beyond the first Fermi poles and adds their residues, so every shape gives a result
  *     within its bound of ed's (no failure, a large bound). */
@@ -276,12 +277,17 @@ static void *make_ws(const mcf_plugin_info *info, const mcf_hamiltonian *h, test
     return ws;
 }
 
+/* one more [evaluator] key of the evaluator under test, from the command line
+ * (`kpm-cuda gfmc_fft=false`: the contour's Green's functions by Horner's rule); NULL = none */
+static char extra_key[64];
+static const char *extra_value;
+
 static test_params *kpm_params(size_t M, const char *gfmc)
 {
     char m[32];
     snprintf(m, sizeof m, "%zu", M);
     return test_params_make(kpm_info->params, "test_change_zoo.ini", "moments", m, "gfmc",
-                            gfmc, NULL);
+                            gfmc, extra_value ? extra_key : NULL, extra_value, NULL);
 }
 
 /* gamma_p, the Bernstein parameter of the Fermi pole nearest to the spectrum, for the
@@ -601,6 +607,15 @@ int main(int argc, char **argv)
 {
     const clock_t t0 = clock();
     const char *name = argc > 1 ? argv[1] : "kpm"; /* or kpm-cuda (label gpu) */
+    if (argc > 2) { /* KEY=VALUE */
+        const char *eq = strchr(argv[2], '=');
+        CHECK(eq && (size_t)(eq - argv[2]) < sizeof extra_key, "usage: %s [EVALUATOR [KEY=VALUE]]",
+              argv[0]);
+        if (!eq || (size_t)(eq - argv[2]) >= sizeof extra_key)
+            return check_exit();
+        memcpy(extra_key, argv[2], (size_t)(eq - argv[2]));
+        extra_value = eq + 1;
+    }
     mcf_plugin *pe = NULL, *pk = NULL, *pt = NULL;
     int rc = mcfi_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &pe);
     if (!rc)
@@ -626,7 +641,17 @@ int main(int argc, char **argv)
     ed = ed_info->ops;
     kpm = kpm_info->ops;
     cpu = cpu_info->ops;
-    printf("evaluator under test: %s\n", kpm_info->name);
+    if (extra_value) { /* a key the evaluator does not declare would be ignored silently */
+        size_t j = 0;
+        while (kpm_info->params[j].name && strcmp(kpm_info->params[j].name, extra_key))
+            j++;
+        CHECK(kpm_info->params[j].name != NULL, "%s declares no [evaluator] %s", kpm_info->name,
+              extra_key);
+        if (!kpm_info->params[j].name)
+            return check_exit();
+    }
+    printf("evaluator under test: %s%s%s\n", kpm_info->name, extra_value ? " with " : "",
+           extra_value ? argv[2] : "");
     CHECK(has_change_action(ed) && has_change_action(kpm), "an evaluator lacks change_action");
     if (!has_change_action(ed) || !has_change_action(kpm))
         return check_exit();

@@ -1,0 +1,61 @@
+#!/bin/bash
+# test_source_layout.sh SRC — the rules of docs/architecture.md ("Map") that a change could
+# break without any other test noticing:
+#  (a) no source file outside tests/ is over 600 lines, unless its first 5 lines give the
+#      reason ("longer than 600 lines: ...");
+#  (b) the #include "..." graph of core/src and core/program has no cycle (tsort finds one);
+#  (c) getenv() outside tests/ reads only the variables that locate things or add log lines
+#      (MCF_PLUGIN_PATH, MCF_DEBUG, MCF_TIMING, MCF_CUDA_DEVICE, OMP_NUM_THREADS, and the
+#      MPI launchers' rank variables in core/src/mpi.c): a setting that changes results or
+#      speed belongs in the config file.
+set -u
+src=${1:?usage: test_source_layout.sh SRC}
+cd "$src" || exit 1
+fail=0
+checks=0
+
+# (a) file length
+while IFS= read -r f; do
+    checks=$((checks + 1))
+    n=$(wc -l < "$f")
+    if [ "$n" -gt 600 ] && ! head -5 "$f" | grep -q "longer than 600 lines:"; then
+        echo "FAIL (a): $f has $n lines (> 600) and no reason in its header"
+        fail=1
+    fi
+done < <(find core models plugins cuda examples -type f \
+              \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | sort)
+
+# (b) include cycles among core/src and core/program (quoted includes resolved by name)
+edges=$(mktemp)
+trap 'rm -f "$edges"' EXIT
+for f in core/src/*.[ch] core/program/*.[ch]; do
+    for inc in $(grep -oE '^#include "[A-Za-z0-9_]+\.h"' "$f" | sed 's/#include "//; s/"//'); do
+        if [ -e "core/src/$inc" ] || [ -e "core/program/$inc" ]; then
+            echo "$(basename "$f") $inc" >> "$edges"
+        fi
+    done
+done
+checks=$((checks + 1))
+if ! tsort "$edges" > /dev/null 2>&1; then
+    echo "FAIL (b): the includes of core/src and core/program form a cycle:"
+    tsort "$edges" 2>&1 >/dev/null | sed 's/^/    /'
+    fail=1
+fi
+
+# (c) environment variables
+allowed='MCF_PLUGIN_PATH|MCF_DEBUG|MCF_TIMING|MCF_CUDA_DEVICE|OMP_NUM_THREADS'
+while IFS= read -r hit; do
+    checks=$((checks + 1))
+    file=${hit%%:*}
+    if [ "$file" = core/src/mpi.c ] && echo "$hit" | grep -q 'getenv(vars\[k\])'; then
+        continue # the launchers' rank variables (OMPI_COMM_WORLD_RANK, PMI_RANK, ...)
+    fi
+    if ! echo "$hit" | grep -qE "getenv\(\"($allowed)\"\)"; then
+        echo "FAIL (c): $hit"
+        fail=1
+    fi
+done < <(grep -rnE 'getenv *\(' core models plugins cuda --include='*.c' --include='*.h' \
+             --include='*.cu' --include='*.cuh')
+
+echo "$checks checks"
+exit $fail
