@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 0)))
+#endif
 static void text_vprintf(mcf_text *t, const char *fmt, va_list ap)
 {
     va_list aq;

@@ -17,6 +17,7 @@
  * per measurement f ms (vgl g, ...)".  The times only go to the log: nothing
  * timing-related enters any result, the checkpoint or the random streams.  Without
  * MCF_TIMING=1 no clock is read. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC */
 #include "slater_jastrow_internal.h"
 
 #include <stdlib.h>

@@ -6,6 +6,9 @@
 #include "kpm_core.h"
 
 #include <complex.h>
+#ifndef CMPLX /* clang before 15 with glibc's complex.h has no CMPLX */
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
 
 #include <gsl/gsl_fft_complex.h>
 

@@ -352,7 +352,7 @@ static void test_exact_trace(void)
     mcf_rng_init(&r1, 1, 0);
     mcf_rng_init(&r2, 2, 0);
     mcf_rng *p1 = &r1, *p2 = &r2;
-    double n1, e1, n2, e2;
+    double n1 = NAN, e1 = NAN, n2 = NAN, e2 = NAN;
     CHECK(ops->occupation(&ws, 1, &p1, 0.3, 0.2, &n1, &e1) == MCF_OK &&
               ops->occupation(&ws, 1, &p2, 0.3, 0.2, &n2, &e2) == MCF_OK,
           "occupation: %s", mcf_last_error());

@@ -25,6 +25,9 @@
  *   (i) bad input refused with MCF_EINVAL and a message naming the problem and workspace;
  *   (j) a batch of three workspaces gives the single calls' numbers bit for bit. */
 #include <complex.h>
+#ifndef CMPLX /* clang before 15 with glibc's complex.h has no CMPLX */
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

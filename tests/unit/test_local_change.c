@@ -14,6 +14,9 @@
  *       exactly Delta_jo = v_j, Delta_oj = conj(v_j) and zero elsewhere, and the spin-block
  *       change (u = {|o up>, |o down>}) gives exactly C in that block. */
 #include <complex.h>
+#ifndef CMPLX /* clang before 15 with glibc's complex.h has no CMPLX */
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
