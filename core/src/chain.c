@@ -140,6 +140,8 @@ void mcfi_chain_record(const mcf_run *r, mcf_chain *c, const double *values)
         sum[r->n_obs] += e * e;
     }
     c->bin_count[bin] += 1.0;
+    if (!r->n_curves) /* and curve_bin_sum is NULL: no pointer arithmetic on it */
+        return;
     double *csum = c->curve_bin_sum + bin * c->curve_values;
     size_t at = 0;
     for (size_t k = 0; k < r->n_curves; k++) {
