@@ -15,14 +15,17 @@ ok()  { echo "ok: $*"; passed=$((passed + 1)); }
 bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
 wait_for() { for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
 
-cat > pt.ini <<'INI'
+# MCF_TEST_SWEEPS shortens the runs (the sanitizer tree of .ci/run: 10-20x slower there);
+# checkpoints stay every 700 sweeps, so a kill still lands between checkpoints
+sweeps=${MCF_TEST_SWEEPS:-30000}
+cat > pt.ini <<INI
 [run]
 model = ising
 seed = 20261123
 walkers = 2
 [schedule]
 thermalize = 500
-sweeps = 30000
+sweeps = $sweeps
 checkpoint_every = 700
 exchange_every = 9
 temperatures = 2.6, 2.0, 2.3, 2.45
