@@ -1,4 +1,7 @@
 /* checkpoint.c — the run's checkpoint: everything needed to continue bit for bit.
+ * The file is longer than 600 lines: the format's writer, its reader and the checks of
+ * what is read stay together, so that a field added to the writer is read and checked
+ * beside it.
  *
  * Layout (host byte order, recorded in the header):
  *   header   "MCF-CKPT", u32 format, u32 byte-order mark 0x01020304, u32 ABI, u32 n_obs,
@@ -11,22 +14,32 @@
  *            per replica u64 slot, the exchange stream, per pair u64 attempts and accepted,
  *            per replica u64 round trips, their sweeps, the start of the current one, and
  *            u8 its state (mcf_tempering in run_state.h)
- *   trailer  u64 FNV-1a checksum of every byte before it
+ *   trailer  u64 FNV-1a checksum of every byte before it, from CKPT_CHECKSUM_SEED
  * The file is written to a temporary name and renamed, so a kill at any moment leaves
- * either the old or the new checkpoint, never a torn one; a corrupt, truncated or foreign
- * file is refused before anything is read from it.
+ * either the old or the new checkpoint, never a torn one.  Reading back, only a regular
+ * file no larger than the configuration allows is read; a corrupt, truncated or foreign
+ * file is refused before anything is taken from it, and so is one whose checksum is right
+ * but whose counts, indices or sizes are out of range for the configuration.
  * The chains' records are also what MPI ranks exchange: rank 0 gathers every rank's
  * records and writes them behind the header, so the file does not depend on the ranks. */
+#define _POSIX_C_SOURCE 200809L
 #include "checkpoint.h"
 #include "fileio.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CKPT_MAGIC "MCF-CKPT"
 #define CKPT_FORMAT 1u
 #define CKPT_BOM 0x01020304u
+/* The checksum's start value.  MCF_FNV_OFFSET is FNV-1a's 64-bit offset basis,
+ * 14695981039346656037, without its last digit; every checkpoint since mcf 0.1 is summed
+ * from it, so it stays (any fixed start detects the corruption a checksum is for). */
+#define CKPT_CHECKSUM_SEED MCF_FNV_OFFSET
 
 typedef struct ckpt_header {
     char magic[8];
@@ -79,6 +92,24 @@ int mcfi_checkpoint_records(const mcf_run *r, size_t first, size_t last, mcf_str
     return rc;
 }
 
+/* A random stream read back must be the one it replaces (`fresh`: same seed and stream
+ * index) at some point of its sequence: at most 4 words of the block handed out. */
+static int rng_check(const mcf_rng *got, const mcf_rng *fresh)
+{
+    if (got->key[0] != fresh->key[0] || got->key[1] != fresh->key[1] ||
+        got->stream != fresh->stream)
+        return mcf_fail(MCF_EFORMAT, "rng: key %08x%08x, stream %llu; the run's stream has "
+                        "key %08x%08x, stream %llu (the seed and the chain index)",
+                        (unsigned)got->key[1], (unsigned)got->key[0],
+                        (unsigned long long)got->stream, (unsigned)fresh->key[1],
+                        (unsigned)fresh->key[0], (unsigned long long)fresh->stream);
+    if (got->used > 4 || (got->used < 4 && got->counter == 0) || got->reserved)
+        return mcf_fail(MCF_EFORMAT, "rng: used = %u of block %llu, reserved = %u; at most 4 "
+                        "words of a generated block, reserved 0", (unsigned)got->used,
+                        (unsigned long long)got->counter, (unsigned)got->reserved);
+    return MCF_OK;
+}
+
 #define PT_MAGIC "MCF-PT01"
 
 int mcfi_checkpoint_tempering_write(const mcf_run *r, mcf_stream *out)
@@ -102,65 +133,115 @@ int mcfi_checkpoint_tempering_write(const mcf_run *r, mcf_stream *out)
     return rc;
 }
 
-/* Reads into temporaries and commits only a consistent block: the slots must be a
- * permutation that keeps every replica in its tempering group. */
-int mcfi_checkpoint_tempering_read(mcf_run *r, mcf_stream *in, const char *origin)
+/* The tempering record read back (pt_read): the slots, and in one block, as in the file,
+ * the attempts and acceptances of the pairs and the replicas' round trips. */
+typedef struct ckpt_pt {
+    size_t *slot;
+    mcf_rng rng;
+    uint64_t *counts;      /* attempts, accepted (np each), trips, trip_sweeps, trip_start (n) */
+    uint8_t *trip_state;   /* n, behind the counts */
+} ckpt_pt;
+
+static void pt_release(ckpt_pt *p)
 {
-    mcf_tempering *pt = r->pt;
+    free(p->slot);
+    free(p->counts);
+}
+
+/* Reads the tempering record into *p (released by the caller, also on error) and checks
+ * what does not depend on the sweep: the schedule, and slots that are a permutation
+ * keeping every replica in its tempering group. */
+static int pt_read(const mcf_run *r, mcf_stream *in, ckpt_pt *p)
+{
+    const mcf_tempering *pt = r->pt;
     size_t n = r->n_chains, np = pt->n_groups * (pt->n_temps - 1);
     size_t R = (size_t)r->setup->walkers, nT = pt->n_temps;
+    memset(p, 0, sizeof *p);
     char magic[8];
     uint64_t head[4];
+    const uint64_t want[4] = {pt->every, nT, pt->n_groups, n};
+    const char *names[4] = {"exchange_every", "temperatures", "groups", "chains"};
     int rc = mcf_stream_read(in, magic, sizeof magic);
     if (!rc && memcmp(magic, PT_MAGIC, 8) != 0)
         rc = mcf_fail(MCF_EFORMAT, "no tempering record after the chains");
     if (!rc) rc = mcf_stream_read(in, head, sizeof head);
-    if (!rc && (head[0] != pt->every || head[1] != nT || head[2] != pt->n_groups ||
-                head[3] != n))
-        rc = mcf_fail(MCF_EFORMAT, "the tempering record is for another schedule");
-    size_t bytes = n * (3 * sizeof(uint64_t) + 1) + 2 * np * sizeof(uint64_t);
-    unsigned char *tmp = rc ? NULL : malloc(bytes + 1);
-    size_t *slot = rc ? NULL : malloc(n * sizeof *slot + 1);
+    for (int k = 0; k < 4 && !rc; k++)
+        if (head[k] != want[k])
+            rc = mcf_fail(MCF_EFORMAT, "%s = %llu; the schedule has %llu", names[k],
+                          (unsigned long long)head[k], (unsigned long long)want[k]);
+    p->slot = rc ? NULL : malloc(n * sizeof *p->slot + 1);
+    p->counts = rc ? NULL : malloc((2 * np + 3 * n) * sizeof *p->counts + n + 1);
     unsigned char *seen = rc ? NULL : calloc(n + 1, 1);
-    if (!rc && (!tmp || !slot || !seen))
+    if (!rc && (!p->slot || !p->counts || !seen))
         rc = mcf_fail(MCF_ENOMEM, "out of memory");
     for (size_t k = 0; k < n && !rc; k++) {
         uint64_t v;
         rc = mcf_stream_read(in, &v, sizeof v);
         /* same walker and same other scan point: only the temperature index may differ */
         if (!rc && (v >= n || v % R != k % R || v / R / nT != k / R / nT || seen[v]))
-            rc = mcf_fail(MCF_EFORMAT, "replica %zu holds an impossible slot %llu", k,
+            rc = mcf_fail(MCF_EFORMAT, "slot of replica %zu = %llu: an impossible slot; the "
+                          "slots permute the chains within their tempering groups", k,
                           (unsigned long long)v);
         if (!rc) {
-            slot[k] = (size_t)v;
+            p->slot[k] = (size_t)v;
             seen[v] = 1;
         }
     }
-    mcf_rng rng;
-    if (!rc) rc = mcf_stream_read(in, &rng, sizeof rng);
-    if (!rc) rc = mcf_stream_read(in, tmp, bytes);
-    if (!rc) {
-        unsigned char *p = tmp;
-        memcpy(pt->attempts, p, np * sizeof(uint64_t));
-        p += np * sizeof(uint64_t);
-        memcpy(pt->accepted, p, np * sizeof(uint64_t));
-        p += np * sizeof(uint64_t);
-        memcpy(pt->trips, p, n * sizeof(uint64_t));
-        p += n * sizeof(uint64_t);
-        memcpy(pt->trip_sweeps, p, n * sizeof(uint64_t));
-        p += n * sizeof(uint64_t);
-        memcpy(pt->trip_start, p, n * sizeof(uint64_t));
-        p += n * sizeof(uint64_t);
-        memcpy(pt->trip_state, p, n);
-        for (size_t k = 0; k < n; k++) {
-            pt->slot[k] = slot[k];
-            pt->replica[slot[k]] = k;
-        }
-        pt->rng = rng;
-    }
-    free(tmp);
-    free(slot);
     free(seen);
+    if (!rc) rc = mcf_stream_read(in, &p->rng, sizeof p->rng);
+    if (!rc) rc = mcf_stream_read(in, p->counts, (2 * np + 3 * n) * sizeof *p->counts + n);
+    if (!rc)
+        p->trip_state = (uint8_t *)(p->counts + 2 * np + 3 * n);
+    return rc;
+}
+
+/* What the sweep bounds: the exchange stream is the run's, a pair accepted at most as often
+ * as tried, and tried at most once a round; a round trip in a known state, started by now. */
+static int pt_check(const mcf_run *r, const ckpt_pt *p, uint64_t position)
+{
+    const mcf_tempering *pt = r->pt;
+    size_t n = r->n_chains, np = pt->n_groups * (pt->n_temps - 1);
+    const uint64_t *attempts = p->counts, *accepted = p->counts + np;
+    const uint64_t *trip_start = p->counts + 2 * np + 2 * n;
+    int rc = rng_check(&p->rng, &pt->rng);
+    for (size_t j = 0; j < np && !rc; j++)
+        if (accepted[j] > attempts[j] || attempts[j] > position / pt->every)
+            rc = mcf_fail(MCF_EFORMAT, "pair %zu: accepted = %llu of attempts = %llu; at most "
+                          "one attempt per exchange round, %llu rounds by sweep %llu", j,
+                          (unsigned long long)accepted[j], (unsigned long long)attempts[j],
+                          (unsigned long long)(position / pt->every),
+                          (unsigned long long)position);
+    for (size_t k = 0; k < n && !rc; k++)
+        if (p->trip_state[k] > 2 || trip_start[k] > position)
+            rc = mcf_fail(MCF_EFORMAT, "replica %zu: trip_state = %u, trip_start = %llu; "
+                          "the state is 0, 1 or 2 and the start at most sweep %llu", k,
+                          p->trip_state[k], (unsigned long long)trip_start[k],
+                          (unsigned long long)position);
+    return rc;
+}
+
+/* Reads into temporaries and commits only a consistent block. */
+int mcfi_checkpoint_tempering_read(mcf_run *r, mcf_stream *in, const char *origin)
+{
+    mcf_tempering *pt = r->pt;
+    size_t n = r->n_chains, np = pt->n_groups * (pt->n_temps - 1);
+    ckpt_pt p;
+    int rc = pt_read(r, in, &p);
+    if (!rc) {
+        const uint64_t *c = p.counts;
+        memcpy(pt->attempts, c, np * sizeof *c);
+        memcpy(pt->accepted, c + np, np * sizeof *c);
+        memcpy(pt->trips, c + 2 * np, n * sizeof *c);
+        memcpy(pt->trip_sweeps, c + 2 * np + n, n * sizeof *c);
+        memcpy(pt->trip_start, c + 2 * np + 2 * n, n * sizeof *c);
+        memcpy(pt->trip_state, p.trip_state, n);
+        for (size_t k = 0; k < n; k++) {
+            pt->slot[k] = p.slot[k];
+            pt->replica[p.slot[k]] = k;
+        }
+        pt->rng = p.rng;
+    }
+    pt_release(&p);
     if (rc)
         return mcf_fail_prefix(MCF_EFORMAT, "%s: parallel tempering", origin);
     return MCF_OK;
@@ -187,7 +268,7 @@ int mcfi_checkpoint_write_records(const mcf_run *r, const unsigned char *records
         rc = put(&out, records, size);
     if (!rc && r->pt)
         rc = mcfi_checkpoint_tempering_write(r, &out);
-    uint64_t sum = mcfi_fnv1a64(out.data, out.size, MCF_FNV_OFFSET);
+    uint64_t sum = mcfi_fnv1a64(out.data, out.size, CKPT_CHECKSUM_SEED);
     if (!rc)
         rc = put(&out, &sum, sizeof sum);
     if (!rc) {
@@ -213,77 +294,243 @@ int mcfi_checkpoint_write(const mcf_run *r)
     return rc;
 }
 
-static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path)
+
+/* ---- reading back: the checksum is integrity, not trust ------------------------------
+ * A file whose checksum is right may still be crafted, or written by a buggy mcf: every
+ * count, index and size in it is checked against the configuration before anything is
+ * taken into the run (mcfi_checkpoint_read_file), and the loading (read_chain) reads into
+ * temporaries that it commits only whole. */
+
+#define START_OVER "remove it to start the run over"
+
+/* Bytes of chain c's record without its model state (behind its u64 record size). */
+static uint64_t record_fixed_size(const mcf_run *r, const mcf_chain *c)
 {
-    uint64_t rsize, index, msize;
+    uint64_t nb = (uint64_t)r->setup->bins;
+    return 6 * sizeof(uint64_t) + sizeof(mcf_rng) + r->n_obs * sizeof(mcf_blocking) +
+           nb * (r->nvars + 1 + c->curve_values) * sizeof(double) + sizeof(uint64_t);
+}
+
+/* The largest checkpoint this configuration can have: *fixed, what the configuration sets
+ * (header, trailer, the records without model states, the tempering record), plus model
+ * states no larger than this machine's memory, into which the file is read whole. */
+static uint64_t size_limit(const mcf_run *r, uint64_t *fixed)
+{
+    size_t n = r->n_chains;
+    uint64_t bytes = sizeof(ckpt_header) + sizeof(uint64_t), memory = UINT64_MAX / 4;
+    for (size_t k = 0; k < n; k++)
+        bytes += sizeof(uint64_t) + record_fixed_size(r, &r->chains[k]);
+    if (r->pt)
+        bytes += 8 + 4 * sizeof(uint64_t) + sizeof(mcf_rng) + n +
+                 (2 * r->pt->n_groups * (r->pt->n_temps - 1) + 4 * n) * sizeof(uint64_t);
+#ifdef _SC_PHYS_PAGES
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0)
+        memory = (uint64_t)pages * (uint64_t)page;
+#endif
+    *fixed = bytes;
+    return bytes + memory;
+}
+
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a folder";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device";
+    return "a special file";
+}
+
+/* path into memory: a regular file of at most the configuration's size limit (a FIFO in
+ * its place would block, a device never end, a folder not be read at all). */
+static int read_regular(const mcf_run *r, const char *path, unsigned char **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return mcf_fail(MCF_EIO, "%s: cannot open (%s)", path, strerror(errno));
+    struct stat st;
+    uint64_t fixed, limit = size_limit(r, &fixed);
+    int rc = MCF_OK;
+    if (fstat(fd, &st) != 0)
+        rc = mcf_fail(MCF_EIO, "%s: cannot stat (%s)", path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        rc = mcf_fail(MCF_EFORMAT, "%s: not a regular file but %s; a checkpoint is a file "
+                      "written by mcf: " START_OVER, path, file_kind(st.st_mode));
+    else if ((uint64_t)st.st_size > limit || (uint64_t)st.st_size >= SIZE_MAX)
+        rc = mcf_fail(MCF_EFORMAT, "%s: size = %llu bytes, more than a checkpoint of this "
+                      "configuration can hold (%llu bytes of counters and accumulators, and "
+                      "model states no larger than this machine's %llu bytes of memory); "
+                      START_OVER, path, (unsigned long long)st.st_size,
+                      (unsigned long long)fixed, (unsigned long long)(limit - fixed));
+    size_t want = rc ? 0 : (size_t)st.st_size, len = 0;
+    unsigned char *buf = rc ? NULL : malloc(want + 1);
+    if (!rc && !buf)
+        rc = mcf_fail(MCF_ENOMEM, "%s: out of memory for %zu bytes", path, want);
+    while (!rc && len < want) {
+        ssize_t got = read(fd, buf + len, want - len);
+        if (got < 0 && errno != EINTR)
+            rc = mcf_fail(MCF_EIO, "%s: read error (%s)", path, strerror(errno));
+        else if (got == 0)
+            break; /* shrunk while read: the checksum refuses it */
+        else if (got > 0)
+            len += (size_t)got;
+    }
+    close(fd);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    *data = buf;
+    *size = len;
+    return MCF_OK;
+}
+
+/* One chain's record read back into temporaries (record_read; record_release frees). */
+typedef struct ckpt_record {
+    uint64_t index, accepted, proposed, block_accepted, block_proposed, measurements;
+    mcf_rng rng;
+    mcf_blocking *blk;
+    double *bsum, *bcnt, *csum;
+    mcf_stream model; /* a reader over the model state */
+} ckpt_record;
+
+static void record_release(ckpt_record *x)
+{
+    free(x->blk);
+    free(x->bsum);
+    free(x->bcnt);
+    free(x->csum);
+}
+
+/* Reads the record of chain c from in into *x (released by the caller, also on error):
+ * the sizes that frame it must fit. */
+static int record_read(const mcf_run *r, const mcf_chain *c, mcf_stream *in, ckpt_record *x)
+{
+    memset(x, 0, sizeof *x);
+    size_t nb = (size_t)r->setup->bins;
+    uint64_t rsize, msize;
     int rc = mcf_stream_read(in, &rsize, sizeof rsize);
-    if (rc || rsize > in->size - in->pos)
-        return mcf_fail(MCF_EFORMAT, "%s: chain %zu's record is truncated", path, c->index);
+    if (rc)
+        return rc;
+    if (rsize > in->size - in->pos)
+        return mcf_fail(MCF_EFORMAT, "record size = %llu bytes; %zu remain in the file",
+                        (unsigned long long)rsize, in->size - in->pos);
     mcf_stream rec;
     mcfi_stream_init_reader(&rec, in->data + in->pos, (size_t)rsize);
     in->pos += (size_t)rsize;
-    /* read into temporaries, commit only when the whole record is consistent */
-    mcf_chain t = *c;
-    size_t nb = (size_t)r->setup->bins;
-    mcf_blocking *blk = malloc(r->n_obs * sizeof *blk + 1);
-    double *bsum = malloc(nb * r->nvars * sizeof *bsum + 1);
-    double *bcnt = malloc(nb * sizeof *bcnt);
-    double *csum = malloc(nb * c->curve_values * sizeof *csum + 1);
-    if (!blk || !bsum || !bcnt || !csum) {
-        free(blk);
-        free(bsum);
-        free(bcnt);
-        free(csum);
-        return mcf_fail(MCF_ENOMEM, "out of memory reading %s", path);
-    }
-    rc = mcf_stream_read(&rec, &index, sizeof index);
-    if (!rc && index != c->index)
-        rc = mcf_fail(MCF_EFORMAT, "record %zu holds chain %llu", c->index,
-                      (unsigned long long)index);
-    if (!rc) rc = mcf_stream_read(&rec, &t.rng, sizeof t.rng);
-    if (!rc) rc = mcf_stream_read(&rec, &t.accepted, sizeof t.accepted);
-    if (!rc) rc = mcf_stream_read(&rec, &t.proposed, sizeof t.proposed);
-    if (!rc) rc = mcf_stream_read(&rec, &t.block_accepted, sizeof t.block_accepted);
-    if (!rc) rc = mcf_stream_read(&rec, &t.block_proposed, sizeof t.block_proposed);
-    if (!rc) rc = mcf_stream_read(&rec, &t.measurements, sizeof t.measurements);
-    if (!rc) rc = mcf_stream_read(&rec, blk, r->n_obs * sizeof *blk);
-    if (!rc) rc = mcf_stream_read(&rec, bsum, nb * r->nvars * sizeof *bsum);
-    if (!rc) rc = mcf_stream_read(&rec, bcnt, nb * sizeof *bcnt);
-    if (!rc) rc = mcf_stream_read(&rec, csum, nb * c->curve_values * sizeof *csum);
+    x->blk = malloc(r->n_obs * sizeof *x->blk + 1);
+    x->bsum = malloc(nb * r->nvars * sizeof *x->bsum + 1);
+    x->bcnt = malloc(nb * sizeof *x->bcnt + 1);
+    x->csum = malloc(nb * c->curve_values * sizeof *x->csum + 1);
+    if (!x->blk || !x->bsum || !x->bcnt || !x->csum)
+        return mcf_fail(MCF_ENOMEM, "out of memory");
+    rc = mcf_stream_read(&rec, &x->index, sizeof x->index);
+    if (!rc && x->index != c->index)
+        rc = mcf_fail(MCF_EFORMAT, "index = %llu; record %zu is chain %zu's",
+                      (unsigned long long)x->index, c->index, c->index);
+    if (!rc) rc = mcf_stream_read(&rec, &x->rng, sizeof x->rng);
+    if (!rc) rc = mcf_stream_read(&rec, &x->accepted, sizeof x->accepted);
+    if (!rc) rc = mcf_stream_read(&rec, &x->proposed, sizeof x->proposed);
+    if (!rc) rc = mcf_stream_read(&rec, &x->block_accepted, sizeof x->block_accepted);
+    if (!rc) rc = mcf_stream_read(&rec, &x->block_proposed, sizeof x->block_proposed);
+    if (!rc) rc = mcf_stream_read(&rec, &x->measurements, sizeof x->measurements);
+    if (!rc) rc = mcf_stream_read(&rec, x->blk, r->n_obs * sizeof *x->blk);
+    if (!rc) rc = mcf_stream_read(&rec, x->bsum, nb * r->nvars * sizeof *x->bsum);
+    if (!rc) rc = mcf_stream_read(&rec, x->bcnt, nb * sizeof *x->bcnt);
+    if (!rc) rc = mcf_stream_read(&rec, x->csum, nb * c->curve_values * sizeof *x->csum);
     if (!rc) rc = mcf_stream_read(&rec, &msize, sizeof msize);
     if (!rc && msize != rec.size - rec.pos)
-        rc = mcf_fail(MCF_EFORMAT, "model state of %llu bytes does not fill the record",
-                      (unsigned long long)msize);
+        rc = mcf_fail(MCF_EFORMAT, "model state size = %llu bytes; the record leaves %zu",
+                      (unsigned long long)msize, rec.size - rec.pos);
+    if (!rc)
+        mcfi_stream_init_reader(&x->model, rec.data + rec.pos, (size_t)msize);
+    return rc;
+}
+
+/* Measurements of a run of n_meas in `bins` bins that measurement t < made went to bin b
+ * (mcfi_chain_record: t * bins / n_meas), without the product's overflow. */
+static uint64_t bin_measurements(uint64_t made, uint64_t n_meas, uint64_t bins, uint64_t b)
+{
+    /* first t of bin b: ceil(b n_meas / bins) */
+    uint64_t q = n_meas / bins, rem = n_meas % bins;
+    uint64_t lo = b * q + (b * rem + bins - 1) / bins;
+    uint64_t hi = (b + 1) * q + ((b + 1) * rem + bins - 1) / bins;
+    return (hi < made ? hi : made) - (lo < made ? lo : made);
+}
+
+/* The counts of chain c's record against what sweep `position` of the schedule has done:
+ * the measurement counter (it picks the bin the next measurement goes to), the blocking
+ * levels and bin counts that follow from it, the move counts and the random stream. */
+static int record_check(const mcf_run *r, const mcf_chain *c, const ckpt_record *x,
+                        uint64_t position)
+{
+    const mcf_setup *s = r->setup;
+    uint64_t therm = (uint64_t)s->thermalize, nb = (uint64_t)s->bins;
+    uint64_t made = position > therm ? (position - therm) / (uint64_t)s->measure_every : 0;
+    int rc = rng_check(&x->rng, &c->rng);
+    if (!rc && x->measurements != made)
+        rc = mcf_fail(MCF_EFORMAT, "measurements = %llu; by sweep %llu the schedule "
+                      "(thermalize = %ld, measure_every = %ld) has made %llu",
+                      (unsigned long long)x->measurements, (unsigned long long)position,
+                      s->thermalize, s->measure_every, (unsigned long long)made);
+    /* measured-phase counts only after thermalization, the adaptation block's only before */
+    if (!rc && (x->accepted > x->proposed || x->block_accepted > x->block_proposed ||
+                (position <= therm && x->proposed) || (position >= therm && x->block_proposed)))
+        rc = mcf_fail(MCF_EFORMAT, "accepted = %llu, proposed = %llu, block_accepted = %llu, "
+                      "block_proposed = %llu at sweep %llu; no more accepted than proposed, "
+                      "and thermalize = %ld ends the block's counts and starts the others",
+                      (unsigned long long)x->accepted, (unsigned long long)x->proposed,
+                      (unsigned long long)x->block_accepted,
+                      (unsigned long long)x->block_proposed, (unsigned long long)position,
+                      s->thermalize);
+    for (size_t k = 0; k < r->n_obs && !rc; k++)
+        if (x->blk[k].count != made || !mcfi_blocking_consistent(&x->blk[k]))
+            rc = mcf_fail(MCF_EFORMAT, "blocking[%zu]: count = %llu, with the counts of its "
+                          "levels; the count is the %llu measurements, and level l holds "
+                          "count >> l blocks, one pending when that is odd", k,
+                          (unsigned long long)x->blk[k].count, (unsigned long long)made);
+    for (uint64_t b = 0; b < nb && !rc; b++) {
+        uint64_t want = bin_measurements(made, r->n_meas, nb, b);
+        if (x->bcnt[b] != (double)want)
+            rc = mcf_fail(MCF_EFORMAT, "bin_count[%llu] = %g; %llu measurements put %llu in "
+                          "that bin", (unsigned long long)b, x->bcnt[b],
+                          (unsigned long long)made, (unsigned long long)want);
+    }
+    return rc;
+}
+
+/* Loads chain c's record: its model state when c has a model instance, then the rest. */
+static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path)
+{
+    ckpt_record x;
+    int rc = record_read(r, c, in, &x);
     if (!rc && c->state) {
-        mcf_stream model;
-        mcfi_stream_init_reader(&model, rec.data + rec.pos, (size_t)msize);
-        rc = r->ops->load(c->state, &model);
-        if (!rc && model.pos != model.size)
+        rc = r->ops->load(c->state, &x.model);
+        if (!rc && x.model.pos != x.model.size)
             rc = mcf_fail(MCF_EFORMAT, "model %s left %zu bytes of its state unread",
-                          r->setup->model_name, model.size - model.pos);
+                          r->setup->model_name, x.model.size - x.model.pos);
     }
-    if (rc) {
-        free(blk);
-        free(bsum);
-        free(bcnt);
-        free(csum);
-        return mcf_fail_prefix(MCF_EFORMAT, "%s: chain %zu", path, c->index);
+    if (!rc) {
+        size_t nb = (size_t)r->setup->bins;
+        if (c->curve_values)
+            memcpy(c->curve_bin_sum, x.csum, nb * c->curve_values * sizeof *x.csum);
+        memcpy(c->blocking, x.blk, r->n_obs * sizeof *x.blk);
+        memcpy(c->bin_sum, x.bsum, nb * r->nvars * sizeof *x.bsum);
+        memcpy(c->bin_count, x.bcnt, nb * sizeof *x.bcnt);
+        c->rng = x.rng;
+        c->accepted = x.accepted;
+        c->proposed = x.proposed;
+        c->block_accepted = x.block_accepted;
+        c->block_proposed = x.block_proposed;
+        c->measurements = x.measurements;
     }
-    if (c->curve_values)
-        memcpy(c->curve_bin_sum, csum, nb * c->curve_values * sizeof *csum);
-    memcpy(c->blocking, blk, r->n_obs * sizeof *blk);
-    memcpy(c->bin_sum, bsum, nb * r->nvars * sizeof *bsum);
-    memcpy(c->bin_count, bcnt, nb * sizeof *bcnt);
-    c->rng = t.rng;
-    c->accepted = t.accepted;
-    c->proposed = t.proposed;
-    c->block_accepted = t.block_accepted;
-    c->block_proposed = t.block_proposed;
-    c->measurements = t.measurements;
-    free(csum);
-    free(blk);
-    free(bsum);
-    free(bcnt);
+    record_release(&x);
+    if (rc)
+        return mcf_fail_prefix(rc, "%s: chain %zu", path, c->index);
     return MCF_OK;
 }
 
@@ -293,8 +540,17 @@ static int skip_chain(mcf_stream *in, size_t k, const char *origin)
     uint64_t rsize;
     int rc = mcf_stream_read(in, &rsize, sizeof rsize);
     if (rc || rsize > in->size - in->pos)
-        return mcf_fail(MCF_EFORMAT, "%s: chain %zu's record is truncated", origin, k);
+        return mcf_fail(MCF_EFORMAT, "%s: chain %zu: record size beyond the end of the records",
+                        origin, k);
     in->pos += (size_t)rsize;
+    return MCF_OK;
+}
+
+static int no_trailing_bytes(const mcf_stream *in, const char *origin)
+{
+    if (in->pos != in->size)
+        return mcf_fail(MCF_EFORMAT, "%s: %zu unexpected bytes after the last record", origin,
+                        in->size - in->pos);
     return MCF_OK;
 }
 
@@ -309,10 +565,80 @@ int mcfi_checkpoint_load_records(mcf_run *r, const unsigned char *records, size_
                                     : skip_chain(&in, k, origin);
     if (!rc && tempering && r->pt)
         rc = mcfi_checkpoint_tempering_read(r, &in, origin);
-    if (!rc && in.pos != in.size)
-        rc = mcf_fail(MCF_EFORMAT, "%s: %zu unexpected bytes after the last chain", origin,
-                      in.size - in.pos);
+    if (!rc)
+        rc = no_trailing_bytes(&in, origin);
     return rc;
+}
+
+/* Every record of the file (all chains, also other ranks'; the tempering record) checked
+ * against the configuration at sweep `position`, nothing taken. */
+static int check_records(const mcf_run *r, const unsigned char *records, size_t size,
+                         uint64_t position, const char *path)
+{
+    mcf_stream in;
+    mcfi_stream_init_reader(&in, records, size);
+    int rc = MCF_OK;
+    for (size_t k = 0; k < r->n_chains && !rc; k++) {
+        ckpt_record x;
+        rc = record_read(r, &r->chains[k], &in, &x);
+        if (!rc)
+            rc = record_check(r, &r->chains[k], &x, position);
+        record_release(&x);
+        if (rc)
+            rc = mcf_fail_prefix(rc, "%s: chain %zu", path, k);
+    }
+    if (!rc && r->pt) {
+        ckpt_pt p;
+        rc = pt_read(r, &in, &p);
+        if (!rc)
+            rc = pt_check(r, &p, position);
+        pt_release(&p);
+        if (rc)
+            rc = mcf_fail_prefix(rc, "%s: parallel tempering", path);
+    }
+    if (!rc)
+        rc = no_trailing_bytes(&in, path);
+    return rc;
+}
+
+/* The header and the trailer of the file in data: an mcf checkpoint, intact, of this
+ * format, configuration and schedule. */
+static int check_frame(const mcf_run *r, const unsigned char *data, size_t size,
+                       ckpt_header *h, const char *path)
+{
+    uint64_t sum;
+    if (size < sizeof *h + sizeof sum || memcmp(data, CKPT_MAGIC, 8) != 0)
+        return mcf_fail(MCF_EFORMAT, "%s: not an mcf checkpoint (wrong magic or too short); "
+                        START_OVER, path);
+    memcpy(&sum, data + size - sizeof sum, sizeof sum);
+    memcpy(h, data, sizeof *h);
+    if (h->bom != CKPT_BOM)
+        return mcf_fail(MCF_EFORMAT, "%s: written on a machine of another byte order", path);
+    if (mcfi_fnv1a64(data, size - sizeof sum, CKPT_CHECKSUM_SEED) != sum)
+        return mcf_fail(MCF_EFORMAT, "%s: checksum mismatch: the file is corrupt or truncated; "
+                        START_OVER, path);
+    if (h->format != CKPT_FORMAT || h->abi != MCF_ABI_VERSION)
+        return mcf_fail(MCF_EFORMAT, "%s: checkpoint format %u / ABI %u, this mcf reads "
+                        "format %u / ABI %u", path, h->format, h->abi, CKPT_FORMAT,
+                        MCF_ABI_VERSION);
+    if (h->config_hash != r->config_hash)
+        return mcf_fail(MCF_EFORMAT, "%s: the checkpoint belongs to another configuration "
+                        "than %s/config.ini (edited since?); restore that file or start a new "
+                        "run", path, r->dir);
+    /* the configuration is the same: a count that differs was not written by this mcf */
+    const char *names[4] = {"chains", "n_obs", "nvars", "bins"};
+    const uint64_t got[4] = {h->chains, h->n_obs, h->nvars, h->bins};
+    const uint64_t want[4] = {r->n_chains, r->n_obs, r->nvars, (uint64_t)r->setup->bins};
+    for (int k = 0; k < 4; k++)
+        if (got[k] != want[k])
+            return mcf_fail(MCF_EFORMAT, "%s: header: %s = %llu; the configuration has %llu; "
+                            START_OVER, path, names[k], (unsigned long long)got[k],
+                            (unsigned long long)want[k]);
+    if (h->position > r->total)
+        return mcf_fail(MCF_EFORMAT, "%s: header: position = %llu; the schedule has %llu "
+                        "sweeps (thermalize + sweeps); " START_OVER, path,
+                        (unsigned long long)h->position, (unsigned long long)r->total);
+    return MCF_OK;
 }
 
 int mcfi_checkpoint_read_file(const mcf_run *r, unsigned char **records, size_t *records_size,
@@ -326,42 +652,20 @@ int mcfi_checkpoint_read_file(const mcf_run *r, unsigned char **records, size_t 
         return 1;
     unsigned char *data;
     size_t size;
-    int rc = mcfi_read_file(path, &data, &size);
+    int rc = read_regular(r, path, &data, &size);
     if (rc)
         return rc;
     ckpt_header h;
-    if (size < sizeof h + sizeof(uint64_t) || memcmp(data, CKPT_MAGIC, 8) != 0) {
+    memset(&h, 0, sizeof h);
+    rc = check_frame(r, data, size, &h, path);
+    size_t n = rc ? 0 : size - sizeof h - sizeof(uint64_t);
+    if (!rc)
+        rc = check_records(r, data + sizeof h, n, h.position, path);
+    if (rc) {
         free(data);
-        return mcf_fail(MCF_EFORMAT, "%s: not an mcf checkpoint (wrong magic or too short); "
-                        "remove it to start the run over", path);
-    }
-    uint64_t sum;
-    memcpy(&sum, data + size - sizeof sum, sizeof sum);
-    memcpy(&h, data, sizeof h);
-    if (h.bom != CKPT_BOM) {
-        free(data);
-        return mcf_fail(MCF_EFORMAT, "%s: written on a machine of another byte order", path);
-    }
-    if (mcfi_fnv1a64(data, size - sizeof sum, MCF_FNV_OFFSET) != sum) {
-        free(data);
-        return mcf_fail(MCF_EFORMAT, "%s: checksum mismatch: the file is corrupt or truncated; "
-                        "remove it to start the run over", path);
-    }
-    if (h.format != CKPT_FORMAT || h.abi != MCF_ABI_VERSION) {
-        free(data);
-        return mcf_fail(MCF_EFORMAT, "%s: checkpoint format %u / ABI %u, this mcf reads "
-                        "format %u / ABI %u", path, h.format, h.abi, CKPT_FORMAT,
-                        MCF_ABI_VERSION);
-    }
-    if (h.config_hash != r->config_hash || h.chains != r->n_chains || h.n_obs != r->n_obs ||
-        h.nvars != r->nvars || h.bins != (uint64_t)r->setup->bins || h.position > r->total) {
-        free(data);
-        return mcf_fail(MCF_EFORMAT, "%s: the checkpoint belongs to another configuration "
-                        "than %s/config.ini (edited since?); restore that file or start a new "
-                        "run", path, r->dir);
+        return rc;
     }
     /* the records move to the front: the buffer is what ranks receive and load */
-    size_t n = size - sizeof h - sizeof sum;
     memmove(data, data + sizeof h, n);
     *records = data;
     *records_size = n;

@@ -7,15 +7,18 @@
 /* checkpoint.c: DIR/checkpoint, atomic, versioned, checksummed. */
 int mcfi_checkpoint_write(const struct mcf_run *r);
 /* Returns MCF_OK when loaded, 1 when there is no checkpoint, an error otherwise (nothing
- * of the run is changed on error, except model chains, which the caller then discards). */
+ * of the run is changed on error, except model chains, which the caller then discards).
+ * The file must be a regular file of a size this configuration can have, intact, and
+ * every count, index and size in it in range for the configuration at its sweep; the
+ * message of a refusal names the file and the field. */
 int mcfi_checkpoint_read(struct mcf_run *r);
 /* The pieces, for ranks: the records of chains [first, last), appended to out; the file
  * from the records of all chains in order; the records of a checkpoint file after checking
- * it (1 when there is none; *records owned by the caller, free()); and loading the records
- * of chains [first, last) from all chains' records (a chain without a model instance takes
- * the accumulators only; tempering: the records end with the tempering state, as in the
- * file, rather than being the bare chains gathered from the ranks).  origin names the
- * source in messages. */
+ * all of it as above (1 when there is none; *records owned by the caller, free()); and
+ * loading the records of chains [first, last) from all chains' records (a chain without a
+ * model instance takes the accumulators only; tempering: the records end with the
+ * tempering state, as in the file, rather than being the bare chains gathered from the
+ * ranks).  origin names the source in messages. */
 int mcfi_checkpoint_records(const struct mcf_run *r, size_t first, size_t last, mcf_stream *out);
 int mcfi_checkpoint_write_records(const struct mcf_run *r, const unsigned char *records,
                                   size_t size);

@@ -75,6 +75,17 @@ void mcfi_blocking_add(mcf_blocking *b, double x)
     }
 }
 
+int mcfi_blocking_consistent(const mcf_blocking *b)
+{
+    /* each value reaches level k once per 2^k values, and toggles its pending flag */
+    for (int k = 0; k < MCF_BLOCK_LEVELS; k++) {
+        uint64_t n = b->count >> k;
+        if (b->n[k] != n || b->has_pending[k] != (uint8_t)(n & 1u))
+            return 0;
+    }
+    return 1;
+}
+
 /* sigma_k and delta_k of a level with n_k >= 2. */
 static void level_error(const mcf_blocking *b, int k, double *sigma, double *delta)
 {

@@ -43,6 +43,11 @@ void mcfi_blocking_init(mcf_blocking *b);
  * is then reported as NaN: the model has a bug worth seeing). */
 void mcfi_blocking_add(mcf_blocking *b, double x);
 
+/* 1 when b's counts are those of a series of b->count values (n[k] = count >> k blocks at
+ * level k, one pending exactly when that is odd), 0 otherwise: what a copy read back from
+ * a checkpoint must satisfy before values are added to it. */
+int mcfi_blocking_consistent(const mcf_blocking *b);
+
 /* Fills *e from b.  With fewer than 2 values: mean as far as defined, error NaN,
  * converged 0. */
 void mcfi_blocking_estimate(const mcf_blocking *b, mcf_estimate *e);
