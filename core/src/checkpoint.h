@@ -27,8 +27,16 @@ int mcfi_checkpoint_read_file(const struct mcf_run *r, unsigned char **records,
 int mcfi_checkpoint_load_records(struct mcf_run *r, const unsigned char *records, size_t size,
                                  size_t first, size_t last, int tempering, const char *origin);
 
-/* checkpoint.c: the tempering state, behind the chains' records (only when on). */
+/* checkpoint.c: a random stream read back must be the one it replaces (`fresh`: same seed
+ * and stream) at some point of its sequence; MCF_EFORMAT naming what differs. */
+int mcfi_checkpoint_rng_check(const mcf_rng *got, const mcf_rng *fresh);
+
+/* checkpoint_tempering.c: the tempering state, behind the chains' records (only when on). */
 int mcfi_checkpoint_tempering_write(const struct mcf_run *r, mcf_stream *out);
 int mcfi_checkpoint_tempering_read(struct mcf_run *r, mcf_stream *in, const char *origin);
+/* reads the tempering state from in and checks it against the schedule at position,
+ * changing nothing (the whole file is checked before any of it is loaded) */
+int mcfi_checkpoint_tempering_check(const struct mcf_run *r, mcf_stream *in,
+                                    uint64_t position);
 
 #endif
