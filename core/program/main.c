@@ -1,6 +1,7 @@
 /* main.c — the `mcf` program: its commands (run, resume, plugins, describe, plot) over
  * libmcf, and the plots drawn at the end of a run (plot.c). */
 #define _POSIX_C_SOURCE 200809L
+#include "fileio.h"
 #include "internal.h"
 #include "mcf_mpi.h"
 #include "run.h"
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char usage[] =
     "usage: mcf COMMAND [ARGS]\n"
@@ -45,16 +47,35 @@ static int report(int rc)
     return 0;
 }
 
-/* The run's results_written hook: the plots of a finished run, named in its log (a plot
- * that cannot be drawn is a warning, not a failed run). */
-static void draw_plots(const char *dir, void *ctx)
+/* The run's results_written hook: the plots of a finished run, named in its log.  Without
+ * gnuplot a run has no plots (a warning, not a failed run); a plot that was not written
+ * (a full disk, gnuplot failing) leaves the run's outputs incomplete: a failed run. */
+static int draw_plots(const char *dir, void *ctx)
 {
     (void)ctx;
     int n_plots = 0;
-    if (mcfi_plot_dir(dir, &n_plots) == MCF_OK)
+    int rc = mcfi_plot_dir(dir, &n_plots);
+    if (rc == MCF_OK) {
         mcf_log(MCF_LOG_INFO, "plots: %d SVG files %s/plot-*.svg", n_plots, dir);
-    else
+    } else if (n_plots == 0 && !strncmp(mcf_last_error(), "gnuplot not found", 17)) {
         mcf_log(MCF_LOG_WARN, "no plots drawn: %s", mcf_last_error());
+        rc = MCF_OK;
+    } else {
+        rc = mcf_fail_prefix(rc, "the results are written but not all plots (%d written)",
+                             n_plots);
+    }
+    return rc;
+}
+
+/* Locks the output folder DIR when it is one (otherwise the command's own message says
+ * what is missing): *lock for mcfi_outdir_unlock(), -1 when not taken.  Rank 0's. */
+static int lock_folder(const char *dir, int *lock)
+{
+    struct stat st;
+    *lock = -1;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return mcfi_outdir_lock(dir, lock);
+    return MCF_OK;
 }
 
 static int run_config(mcf_config *c, const mcf_run_options *opt)
@@ -122,24 +143,32 @@ static int cmd_resume(int argc, char **argv)
     if (argc < 1)
         return mcf_fail(MCF_EINVAL, "resume: missing DIR (usage: mcf resume DIR)");
     mcf_run_options opt = {.progress = -1, .resume = 1, .output = argv[0],
-                           .results_written = draw_plots};
+                           .results_written = draw_plots, .output_locked = 1};
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--no-progress"))
             opt.progress = 0;
         else
             return mcf_fail(MCF_EINVAL, "resume: unknown argument '%s'", argv[k]);
     }
+    /* locked before DIR/config.ini is read: the lock gives a folder whose `run --force` was
+       killed before its first checkpoint back to the run it was replacing */
+    int lock = -1;
+    int rc = mcfi_mpi_agree(mcfi_mpi_rank() == 0 ? lock_folder(argv[0], &lock) : MCF_OK);
+    if (rc)
+        return rc;
     char path[4200];
     snprintf(path, sizeof path, "%s/config.ini", argv[0]);
     mcf_config *c;
-    int rc = mcfi_mpi_agree(mcfi_config_read(path, &c));
+    rc = mcfi_mpi_agree(mcfi_config_read(path, &c));
     if (rc) {
         if (c)
             mcfi_config_free(c);
+        mcfi_outdir_unlock(lock);
         return mcf_fail_prefix(rc, "resume: %s does not look like an mcf output folder", argv[0]);
     }
     rc = run_config(c, &opt);
     mcfi_config_free(c);
+    mcfi_outdir_unlock(lock);
     return rc;
 }
 
@@ -282,8 +311,13 @@ static int command(int argc, char **argv)
     if (!strcmp(cmd, "plot")) {
         if (argc < 3)
             return report(mcf_fail(MCF_EINVAL, "plot: missing DIR (usage: mcf plot DIR)"));
-        int n = 0;
-        int rc = mcfi_plot_dir(argv[2], &n);
+        int n = 0, lock;
+        int rc = lock_folder(argv[2], &lock);
+        if (!rc) {
+            mcfi_outdir_clean(argv[2]);
+            rc = mcfi_plot_dir(argv[2], &n);
+        }
+        mcfi_outdir_unlock(lock);
         if (!rc)
             printf("mcf: %d plots written to %s/plot-*.svg\n", n, argv[2]);
         return report(rc);

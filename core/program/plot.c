@@ -15,8 +15,12 @@
  * Each plot is one gnuplot process fed through popen(): the script and the data (inline,
  * '-') go down the pipe, gnuplot's stderr goes to a scratch file in DIR so that its
  * warnings stay off the terminal and its errors can be quoted in our message.  Output
- * goes to DIR/.plot-X.svg.tmp and is renamed over DIR/plot-X.svg only when gnuplot
- * succeeded, so a reader never sees a half-written plot. */
+ * goes to DIR/.plot-X.svg.tmp, created by us first (never through a link planted under
+ * that name), and is renamed over DIR/plot-X.svg only when gnuplot succeeded and the file
+ * is whole (gnuplot does not report a full disk: a truncated SVG lacks its closing tag),
+ * so a reader never sees a half-written plot.  The scratch names are fixed or random, not
+ * per process: the caller holds the folder's lock (mcfi_outdir_lock), and the next lock
+ * holder removes what a killed plot left. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "plot.h"
@@ -35,6 +39,7 @@
 
 #include "mcf/error.h"
 #include "mcf/log.h"
+#include "fileio.h"
 
 #define GNUPLOT_MISSING "gnuplot not found: install it with `apt-get install gnuplot-nox`"
 
@@ -121,6 +126,24 @@ static int point_cmp(const void *a, const void *b)
     return (p->row > q->row) - (p->row < q->row);
 }
 
+
+/* Whether the file at path is a whole SVG: its last non-blank text is the closing tag. */
+static int svg_complete(const char *path)
+{
+    char tail[64];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = 0;
+    if (fseek(f, -(long)(sizeof tail - 1), SEEK_END) != 0)
+        rewind(f);
+    n = fread(tail, 1, sizeof tail - 1, f);
+    fclose(f);
+    while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' '))
+        n--;
+    tail[n] = '\0';
+    return n >= 6 && strcmp(tail + n - 6, "</svg>") == 0;
+}
 
 static int gnuplot_available(void)
 {
@@ -252,7 +275,7 @@ static int draw(const char *dir, const tsv_table *t, const plot_layout *l, size_
     char *log_path = NULL, *quoted_log = NULL, *cmd = NULL;
     point *pts = NULL;
     size_t *npts = NULL;
-    int log_fd = -1;
+    int log_fd = -1, tmp_made = 0;
 
     /* the points of every curve, sorted by x; rows with a non-finite x or y are left
      * out, a non-finite error is drawn as no error bar */
@@ -295,10 +318,18 @@ static int draw(const char *dir, const tsv_table *t, const plot_layout *l, size_
     log_path = join_path(dir, ".plot-gnuplot-XXXXXX");
     if (!out_path || !tmp_path || !log_path)
         goto nomem;
+    /* gnuplot opens its output by name, following links: the name is ours first */
+    int out_fd = mcfi_create_fresh(tmp_path);
+    tmp_made = out_fd >= 0;
+    if (out_fd < 0 || close(out_fd) != 0) {
+        rc = mcf_fail(MCF_EIO, "%s: not written: cannot create %s (%s)", out_path, tmp_path,
+                      strerror(errno));
+        goto done;
+    }
     log_fd = mkstemp(log_path);
     if (log_fd < 0) {
-        rc = mcf_fail(MCF_EIO, "%s: cannot create a scratch file in %s: %s", out_path, dir,
-                      strerror(errno));
+        rc = mcf_fail(MCF_EIO, "%s: not written: cannot create a scratch file in %s (%s)",
+                      out_path, dir, strerror(errno));
         free(log_path);
         log_path = NULL;
         goto done;
@@ -356,22 +387,25 @@ static int draw(const char *dir, const tsv_table *t, const plot_layout *l, size_
         struct stat sb;
         if (stat(tmp_path, &sb) != 0 || sb.st_size == 0) {
             first_line(log_path, msg, sizeof msg);
-            rc = mcf_fail(MCF_EIO, "gnuplot exited normally but wrote no %s%s%s", tmp_path,
-                          msg[0] ? ": " : "", msg);
+            rc = mcf_fail(MCF_EIO, "%s: not written: gnuplot exited normally but wrote "
+                          "nothing to %s%s%s", out_path, tmp_path, msg[0] ? ": " : "", msg);
+        } else if (!svg_complete(tmp_path)) {
+            rc = mcf_fail(MCF_EIO, "%s: not written: gnuplot's output %s is incomplete (is "
+                          "the disk full?)", out_path, tmp_path);
         } else if (rename(tmp_path, out_path) != 0) {
-            rc = mcf_fail(MCF_EIO, "cannot rename %s to %s: %s", tmp_path, out_path,
-                          strerror(errno));
+            rc = mcf_fail(MCF_EIO, "%s: not written: cannot rename %s into place (%s)",
+                          out_path, tmp_path, strerror(errno));
         } else {
             *drawn = 1;
         }
     }
-    if (rc != MCF_OK)
-        unlink(tmp_path);
     goto done;
 
 nomem:
     rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
 done:
+    if (tmp_made && !*drawn)
+        unlink(tmp_path);
     if (log_path && log_fd >= 0)
         unlink(log_path);
     free(cmd);

@@ -1,15 +1,26 @@
-/* fileio.c — file and hash utilities: folders, atomic writes, whole-file reads, FNV-1a. */
+/* fileio.c — file and hash utilities: folders, atomic writes, whole-file reads, FNV-1a; and
+ * the output folder's housekeeping (rank 0's): its lock, the leftovers of killed runs, and
+ * the earlier run that `run --force` keeps aside until the new one has a checkpoint.
+ *
+ * Every file mcf creates in an output folder is created with O_EXCL | O_NOFOLLOW: a link
+ * planted under a temporary's name is removed, never written through, and what a reader
+ * sees arrives by rename(), which replaces a link rather than following it. */
 #define _POSIX_C_SOURCE 200809L
 #include "fileio.h"
 
 #include "mcf/error.h"
+#include "mcf/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 uint64_t mcfi_fnv1a64(const void *data, size_t size, uint64_t h)
@@ -44,13 +55,51 @@ int mcfi_mkdir_p(const char *path)
     return MCF_OK;
 }
 
+int mcfi_create_fresh(const char *path)
+{
+    /* twice at most: a name already taken is removed once (a leftover of our own pid, or a
+       planted link), then the creation must succeed */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+        if (unlink(path) != 0 && errno != ENOENT)
+            return -1;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+int mcfi_open_regular(const char *path, int flags, const char *what, int *fd)
+{
+    /* O_NONBLOCK: a FIFO planted under the name must not block the open */
+    int f = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0666);
+    *fd = -1;
+    if (f < 0)
+        return mcf_fail(MCF_EIO, errno == ELOOP ? "%s: is a symbolic link; remove it (mcf "
+                        "never writes %s through a link)" : "%s: cannot open %s (%s)", path,
+                        what, strerror(errno));
+    struct stat st;
+    if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(f);
+        return mcf_fail(MCF_EIO, "%s: is not a regular file; remove it (it should hold %s)",
+                        path, what);
+    }
+    int fl = fcntl(f, F_GETFL);
+    if (fl != -1)
+        fcntl(f, F_SETFL, fl & ~O_NONBLOCK);
+    *fd = f;
+    return MCF_OK;
+}
+
 int mcfi_write_atomic(const char *path, const void *data, size_t size)
 {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    int fd = mcfi_create_fresh(tmp);
     if (fd < 0)
-        return mcf_fail(MCF_EIO, "%s: cannot write (%s)", tmp, strerror(errno));
+        return mcf_fail(MCF_EIO, "%s: not written: cannot create %s (%s)", path, tmp,
+                        strerror(errno));
     const unsigned char *p = data;
     size_t left = size;
     while (left) {
@@ -58,22 +107,29 @@ int mcfi_write_atomic(const char *path, const void *data, size_t size)
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            int e = errno;
+            int e = w < 0 ? errno : EIO;
             close(fd);
             unlink(tmp);
-            return mcf_fail(MCF_EIO, "%s: write failed (%s)", tmp, strerror(e));
+            return mcf_fail(MCF_EIO, "%s: not written (%s)", path, strerror(e));
         }
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0) {
+    int synced = fsync(fd) == 0, e = errno;
+    if (close(fd) != 0 && synced) {
+        synced = 0;
+        e = errno;
+    }
+    if (!synced) {
         unlink(tmp);
-        return mcf_fail(MCF_EIO, "%s: could not be flushed to disk (%s)", tmp, strerror(errno));
+        return mcf_fail(MCF_EIO, "%s: not written: could not be flushed to disk (%s)", path,
+                        strerror(e));
     }
     if (rename(tmp, path) != 0) {
-        int e = errno;
+        e = errno;
         unlink(tmp);
-        return mcf_fail(MCF_EIO, "%s: cannot rename into place (%s)", path, strerror(e));
+        return mcf_fail(MCF_EIO, "%s: not written: cannot rename %s into place (%s)", path, tmp,
+                        strerror(e));
     }
     return MCF_OK;
 }
@@ -113,3 +169,190 @@ int mcfi_read_file(const char *path, unsigned char **data, size_t *size)
     *size = len;
     return MCF_OK;
 }
+
+/* ---- the output folder ---------------------------------------------------------------- */
+
+#define LOCK_NAME ".lock"
+#define PREVIOUS ".previous"         /* the run that `run --force` replaces, until then */
+#define PREVIOUS_GONE ".previous.old" /* PREVIOUS being removed: never restored */
+
+/* the files that make a folder's run: moved aside together, restored together */
+static const char *const run_files[] = {"checkpoint", "results.tsv", "config.ini"};
+#define N_RUN_FILES (sizeof run_files / sizeof run_files[0])
+
+static void join(char *buf, size_t n, const char *dir, const char *name)
+{
+    snprintf(buf, n, "%s/%s", dir, name);
+}
+
+void mcfi_outdir_unlock(int fd)
+{
+    if (fd < 0)
+        return;
+    /* the file stays: removing it would let a second run lock a new file while a third
+       still holds the old one */
+    if (ftruncate(fd, 0)) {
+        /* a note left behind names a holder that no longer holds: harmless */
+    }
+    close(fd);
+}
+
+/* The pid of a NAME.tmp.<pid> temporary, 0 when the name is not one. */
+static long tmp_pid(const char *name)
+{
+    const char *p = NULL;
+    for (const char *q = strstr(name, ".tmp."); q; q = strstr(q + 1, ".tmp."))
+        p = q + 5;
+    if (!p || !*p || strspn(p, "0123456789") != strlen(p) || strlen(p) > 9)
+        return 0;
+    return strtol(p, NULL, 10);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+int mcfi_outdir_clean(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int removed = 0;
+    for (struct dirent *e = readdir(d); e; e = readdir(d)) {
+        const char *name = e->d_name;
+        long pid = tmp_pid(name);
+        int stale;
+        if (pid > 0)
+            stale = pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+        else
+            stale = !strncmp(name, ".plot-gnuplot-", 14) ||
+                    (!strncmp(name, ".plot-", 6) && ends_with(name, ".svg.tmp"));
+        struct stat st;
+        if (stale && fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            !S_ISDIR(st.st_mode) && unlinkat(dirfd(d), name, 0) == 0)
+            removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
+/* Removes folder path and the files in it (it holds no folders); ENOENT is no error. */
+static int remove_flat(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return errno == ENOENT ? 0 : -1;
+    for (struct dirent *e = readdir(d); e; e = readdir(d))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+    return rmdir(path);
+}
+
+/* Moves the run files from folder `from` to folder `to`, those that exist. */
+static int move_run(const char *from, const char *to)
+{
+    for (size_t k = 0; k < N_RUN_FILES; k++) {
+        char a[4200], b[4200];
+        join(a, sizeof a, from, run_files[k]);
+        join(b, sizeof b, to, run_files[k]);
+        if (rename(a, b) != 0 && errno != ENOENT)
+            return mcf_fail(MCF_EIO, "%s: cannot move it to %s (%s)", a, b, strerror(errno));
+    }
+    return MCF_OK;
+}
+
+int mcfi_outdir_set_aside(const char *dir)
+{
+    char prev[4200];
+    join(prev, sizeof prev, dir, PREVIOUS);
+    struct stat st;
+    if (mkdir(prev, 0777) != 0 &&
+        (errno != EEXIST || lstat(prev, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return mcf_fail(MCF_EIO, "%s: cannot create a folder to keep the earlier run in until "
+                        "the new one has a checkpoint (%s)", prev, strerror(errno));
+    return move_run(dir, prev);
+}
+
+void mcfi_outdir_drop_previous(const char *dir)
+{
+    char prev[4200], gone[4200];
+    join(prev, sizeof prev, dir, PREVIOUS);
+    join(gone, sizeof gone, dir, PREVIOUS_GONE);
+    remove_flat(gone);
+    if (rename(prev, gone) == 0)
+        remove_flat(gone);
+}
+
+/* See mcfi_outdir_lock: 1 when a run was restored, 0 when there was none to restore. */
+static int restore_previous(const char *dir)
+{
+    char prev[4200], gone[4200];
+    join(prev, sizeof prev, dir, PREVIOUS);
+    join(gone, sizeof gone, dir, PREVIOUS_GONE);
+    remove_flat(gone);
+    struct stat st;
+    if (lstat(prev, &st) != 0)
+        return errno == ENOENT ? 0 : mcf_fail(MCF_EIO, "%s: %s", prev, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return mcf_fail(MCF_EIO, "%s: is not a folder; remove it", prev);
+    int rc = move_run(prev, dir);
+    if (rc)
+        return rc;
+    if (remove_flat(prev) != 0)
+        return mcf_fail(MCF_EIO, "%s: cannot remove it (%s)", prev, strerror(errno));
+    return 1;
+}
+
+int mcfi_outdir_lock(const char *dir, int *fd)
+{
+    char path[4200];
+    join(path, sizeof path, dir, LOCK_NAME);
+    int f;
+    int rc = mcfi_open_regular(path, O_RDWR | O_CREAT, "the output folder's lock", &f);
+    *fd = -1;
+    if (rc)
+        return rc;
+    int locked = flock(f, LOCK_EX | LOCK_NB) == 0, e = errno;
+    if (!locked && (e == ENOLCK || e == EOPNOTSUPP)) {
+        /* a file system without locks (some network ones): run, but say it */
+        mcf_log(MCF_LOG_WARN, "%s: this file system cannot lock (%s); nothing stops a second "
+                "run in %s", path, strerror(e), dir);
+    } else if (!locked) {
+        char holder[256];
+        ssize_t n = pread(f, holder, sizeof holder - 1, 0);
+        holder[n > 0 ? n : 0] = '\0';
+        holder[strcspn(holder, "\n")] = '\0';
+        close(f);
+        if (e != EWOULDBLOCK)
+            return mcf_fail(MCF_EIO, "%s: cannot lock (%s)", path, strerror(e));
+        return mcf_fail(MCF_EIO, "output folder %s is in use by another mcf (%s); wait for it "
+                        "to finish, or stop it and continue with `mcf resume %s`", dir,
+                        holder[0] ? holder : "it has not written its pid yet", dir);
+    }
+    /* who holds it, for the message above; a lock whose note cannot be written (a full
+       disk) still locks */
+    char host[128] = "?", stamp[32] = "", note[256];
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = '\0';
+    time_t now = time(NULL);
+    struct tm tmv;
+    if (localtime_r(&now, &tmv))
+        strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &tmv);
+    int len = snprintf(note, sizeof note, "pid %ld on host %s since %s\n", (long)getpid(),
+                       host, stamp);
+    if (ftruncate(f, 0) == 0 && pwrite(f, note, (size_t)len, 0) != len && ftruncate(f, 0)) {
+        /* nothing more to do: the lock holds without its note */
+    }
+    *fd = f;
+    rc = restore_previous(dir);
+    if (rc < 0) {
+        mcfi_outdir_unlock(f);
+        *fd = -1;
+        return rc;
+    }
+    return MCF_OK;
+}
+

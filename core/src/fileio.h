@@ -1,4 +1,5 @@
-/* fileio.h — file and hash utilities (fileio.c; internal). */
+/* fileio.h — file and hash utilities, and the output folder's lock, leftovers and set-aside
+ * run (fileio.c; internal). */
 #ifndef MCF_FILEIO_H
 #define MCF_FILEIO_H
 
@@ -6,10 +7,43 @@
 #include <stdint.h>
 
 int mcfi_mkdir_p(const char *path);
-/* Writes `size` bytes to path atomically (temporary file in the same folder, fsync, rename). */
+/* Creates path for writing, never through a link nor over an existing file (O_EXCL |
+ * O_NOFOLLOW | O_CLOEXEC): a file or link already there under that name is removed first
+ * (unlinking a link does not touch its target).  Returns the descriptor, or -1 with errno. */
+int mcfi_create_fresh(const char *path);
+/* Opens path (flags: O_RDWR or O_WRONLY | O_APPEND, and O_CREAT) as a regular file, never
+ * through a link, close-on-exec.  MCF_EIO naming path and `what` (e.g. "the log") when it is
+ * a link or not a regular file. */
+int mcfi_open_regular(const char *path, int flags, const char *what, int *fd);
+/* Writes `size` bytes to path atomically (temporary path.tmp.<pid> in the same folder,
+ * created by mcfi_create_fresh, fsync, rename).  The message names path. */
 int mcfi_write_atomic(const char *path, const void *data, size_t size);
 /* Reads a whole file; *data owned by caller (free). */
 int mcfi_read_file(const char *path, unsigned char **data, size_t *size);
+/* ---- the output folder (rank 0 only) ----------------------------------------------- */
+
+/* Locks the output folder DIR (which exists) for this process's life: DIR/.lock, held with
+ * flock() (the kernel drops it when the process ends, SIGKILL included, so a dead holder
+ * never blocks) and holding "pid P on host H since T".  *fd receives the lock for
+ * mcfi_outdir_unlock().  MCF_EIO naming the holder when another process holds it, or when
+ * DIR/.lock is a link or not a regular file.
+ * Then, before anything reads DIR/config.ini: a DIR/.previous means that a `run --force`
+ * was killed before its first checkpoint; the run it was replacing is moved back (over
+ * what the killed run wrote) and is again the folder's run. */
+int mcfi_outdir_lock(const char *dir, int *fd);
+void mcfi_outdir_unlock(int fd);
+/* With the lock held: removes the temporaries a killed run left in DIR (NAME.tmp.<pid> of a
+ * pid that is not alive; .plot-*.svg.tmp and .plot-gnuplot-* of a killed plot, which only a
+ * lock holder writes).  Returns how many were removed. */
+int mcfi_outdir_clean(const char *dir);
+/* `run --force`: moves the earlier run's checkpoint, results.tsv and config.ini into
+ * DIR/.previous, where they stay until the new run's first checkpoint
+ * (mcfi_outdir_drop_previous) */
+int mcfi_outdir_set_aside(const char *dir);
+/* The new run has a checkpoint: DIR/.previous goes (renamed away first, so that a kill
+ * while removing it cannot bring it back). */
+void mcfi_outdir_drop_previous(const char *dir);
+
 uint64_t mcfi_fnv1a64(const void *data, size_t size, uint64_t h);
 /* Not FNV-1a's 64-bit offset basis, 14695981039346656037, but that number without its last
  * digit: kept, because every checkpoint's checksum and config hash since mcf 0.1 start

@@ -16,6 +16,7 @@
 #include "tempering.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -91,34 +92,62 @@ static void run_release(mcf_run *r)
     mcfi_pt_free(r->pt);
 }
 
+static int holds_run(const char *dir)
+{
+    return file_exists(dir, "checkpoint") || file_exists(dir, "results.tsv");
+}
+
 /* Refuses to start a fresh run over an earlier one (no side effects). */
 static int check_output(const mcf_run *r, const mcf_run_options *opt)
 {
-    if (!opt->resume && !opt->force &&
-        (file_exists(r->dir, "checkpoint") || file_exists(r->dir, "results.tsv")))
+    if (!opt->resume && !opt->force && holds_run(r->dir))
         return mcf_fail(MCF_EINVAL, "output folder %s already holds a run; continue it with "
                         "`mcf resume %s`, choose another [run] output, or pass --force to "
                         "overwrite it", r->dir, r->dir);
     return MCF_OK;
 }
 
-/* Creates the output folder of a fresh run with the configuration as used. */
-static int prepare_output(const mcf_run *r, const mcf_run_options *opt)
+/* Rank 0's: the earlier run that a --force run keeps in DIR/.previous until its first
+ * checkpoint (mcfi_run_execute is not reentrant: stop_signal above is one per process). */
+static int previous_kept;
+
+/* Rank 0's output folder, under its lock (taken here unless the caller holds it): created
+ * for a fresh run; a `run --force` killed before its first checkpoint gives the folder
+ * back to the run it was replacing (which a fresh run again refuses to overwrite without
+ * --force); the leftovers of killed runs go; a --force run keeps the earlier run aside; a
+ * fresh run writes the configuration as used.  *cleaned: leftovers removed. */
+static int prepare_output(const mcf_run *r, const mcf_run_options *opt, int *lock, int *cleaned)
 {
+    int rc = opt->resume ? MCF_OK : mcfi_mkdir_p(r->dir);
+    if (!rc && !opt->output_locked)
+        rc = mcfi_outdir_lock(r->dir, lock);
+    if (rc)
+        return rc;
+    *cleaned = mcfi_outdir_clean(r->dir);
     if (opt->resume)
         return MCF_OK;
-    int rc = mcfi_mkdir_p(r->dir);
+    /* again, under the lock: a run may have finished here since the first look */
+    rc = check_output(r, opt);
+    if (!rc && opt->force && holds_run(r->dir)) {
+        rc = mcfi_outdir_set_aside(r->dir);
+        previous_kept = !rc;
+    }
     if (rc)
         return rc;
     char path[4200];
-    if (opt->force) {
-        snprintf(path, sizeof path, "%s/checkpoint", r->dir);
-        unlink(path);
-        snprintf(path, sizeof path, "%s/results.tsv", r->dir);
-        unlink(path);
-    }
     snprintf(path, sizeof path, "%s/config.ini", r->dir);
     return mcfi_write_atomic(path, r->setup->canonical, strlen(r->setup->canonical));
+}
+
+/* A checkpoint (collective); the run that a --force run replaces goes with its first. */
+static int save_checkpoint(mcf_run *r)
+{
+    int rc = mcfi_save_checkpoint(r);
+    if (!rc && r->rank == 0 && previous_kept) {
+        mcfi_outdir_drop_previous(r->dir);
+        previous_kept = 0;
+    }
+    return rc;
 }
 
 /* The run's description from the setup: observables and their roles, the model's batched
@@ -192,21 +221,26 @@ static int create_chains(mcf_run *r, const mcf_run_options *opt, int threads, mc
     return rc;
 }
 
-/* Rank 0 creates the output folder and opens DIR/log; the log, the progress line and the
- * terminal are rank 0's, the other ranks' failures reach them through mcfi_mpi_agree().
- * Collective. */
+/* Rank 0 locks and prepares the output folder and opens DIR/log (never through a link);
+ * the log, the progress line and the terminal are rank 0's, the other ranks' failures
+ * reach them through mcfi_mpi_agree().  Collective. */
 static int open_log(mcf_run *r, const mcf_run_options *opt, int threads, int one_batch,
-                    FILE **logf)
+                    FILE **logf, int *lock)
 {
     const mcf_setup *setup = r->setup;
     const size_t owned = r->last - r->first;
-    int rc = MCF_OK;
-    char logpath[4200];
+    int rc = MCF_OK, cleaned = 0;
     if (r->rank == 0) {
-        rc = prepare_output(r, opt);
+        char logpath[4200];
+        int fd = -1;
+        rc = prepare_output(r, opt, lock, &cleaned);
         snprintf(logpath, sizeof logpath, "%s/log", r->dir);
-        if (!rc && !(*logf = fopen(logpath, "a")))
+        if (!rc)
+            rc = mcfi_open_regular(logpath, O_WRONLY | O_APPEND | O_CREAT, "the log", &fd);
+        if (!rc && !(*logf = fdopen(fd, "a"))) {
             rc = mcf_fail(MCF_EIO, "%s: cannot open the log (%s)", logpath, strerror(errno));
+            close(fd);
+        }
     }
     rc = mcfi_mpi_agree(rc);
     if (rc)
@@ -226,6 +260,9 @@ static int open_log(mcf_run *r, const mcf_run_options *opt, int threads, int one
                 opt->resume ? "resuming" : "starting", setup->config_path, setup->model_name,
                 setup->model->info->version, setup->evaluator_name, r->n_chains,
                 (unsigned long long)setup->seed, ranks, threads, r->dir);
+        if (cleaned)
+            mcf_log(MCF_LOG_INFO, "removed %d temporary file%s left by a run or plot that was "
+                    "killed", cleaned, cleaned == 1 ? "" : "s");
         if (setup->evaluator_note)
             mcf_log(MCF_LOG_INFO, "%s", setup->evaluator_note);
         if (one_batch && owned > 1)
@@ -360,7 +397,7 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
         if (stop) {
             last_stop_signal = stop;
             mcfi_progress_clear();
-            rc = mcfi_save_checkpoint(r);
+            rc = save_checkpoint(r);
             if (!rc) {
                 mcf_log(MCF_LOG_INFO, "stopped by signal %d at sweep %llu; checkpoint written; "
                         "continue with `mcf resume %s`", stop,
@@ -373,20 +410,20 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
             break;
         }
         if (every && r->position % every == 0 && r->position < r->total)
-            rc = mcfi_save_checkpoint(r);
+            rc = save_checkpoint(r);
     }
     if (!rc) {
         uint64_t counts[2];
         mcfi_count_moves(r, counts);
         if (r->rank == 0)
             mcfi_progress(r, started, start_pos, counts[0], counts[1], 1);
-        rc = mcfi_save_checkpoint(r);
+        rc = save_checkpoint(r);
     }
     return rc;
 }
 
 /* results.tsv and the summary: rank 0, from every chain's accumulators; then the caller's
- * results_written hook (the program's plots).  Collective. */
+ * results_written hook (the program's plots), whose failure fails the run.  Collective. */
 static int finish(mcf_run *r, const mcf_run_options *opt)
 {
     int rc = MCF_OK;
@@ -402,9 +439,10 @@ static int finish(mcf_run *r, const mcf_run_options *opt)
         }
         mcf_log(MCF_LOG_INFO, "finished: results in %s/results.tsv", r->dir);
         if (opt->results_written)
-            opt->results_written(r->dir, opt->results_ctx);
+            rc = opt->results_written(r->dir, opt->results_ctx);
     }
     free(summary);
+    rc = mcfi_mpi_agree(rc);
     return rc;
 }
 
@@ -426,13 +464,15 @@ int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     if (one_batch && threads > 1)
         threads = 1;
     FILE *logf = NULL;
+    int lock = -1;
     mcf_group *groups = NULL;
     int signals_set = 0;
     struct sigaction sa, old_int, old_term;
     rc = create_chains(r, opt, threads, &groups);
     if (rc)
         goto done;
-    rc = open_log(r, opt, threads, one_batch, &logf);
+    previous_kept = 0;
+    rc = open_log(r, opt, threads, one_batch, &logf, &lock);
     if (rc)
         goto done;
     log_evaluator_devices(r, ev_info);
@@ -480,7 +520,11 @@ done:
     mcfi_log_set_echo_info(0);
     mcfi_log_set_rank(0);
     mcfi_progress_set_terminal(0);
-    if (logf)
-        fclose(logf);
+    /* the log is no result: a line that could not be written (a full disk) is said, and
+       the run's status stays the results' */
+    if (logf && (ferror(logf) | fclose(logf)))
+        fprintf(stderr, "mcf: warning: %s/log: not every line could be written (is the disk "
+                "full?); the log is incomplete\n", opt->output ? opt->output : setup->output);
+    mcfi_outdir_unlock(lock);
     return rc;
 }
