@@ -112,6 +112,8 @@ static int cmd_run(int argc, char **argv)
             k++;
         else if (!strncmp(argv[k], "--set=", 6))
             ;
+        else if (!strcmp(argv[k], "--set"))
+            return mcf_fail(MCF_EINVAL, "run: --set needs section.key=value after it");
         else if (argv[k][0] == '-')
             return mcf_fail(MCF_EINVAL, "run: unknown option '%s' (see mcf --help)", argv[k]);
         else if (!path)
@@ -156,10 +158,16 @@ static int cmd_resume(int argc, char **argv)
     int rc = mcfi_mpi_agree(mcfi_mpi_rank() == 0 ? lock_folder(argv[0], &lock) : MCF_OK);
     if (rc)
         return rc;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/config.ini", argv[0]);
+    size_t len = strlen(argv[0]) + sizeof "/config.ini";
+    char *path = malloc(len);
+    if (!path) {
+        mcfi_outdir_unlock(lock);
+        return mcf_fail(MCF_ENOMEM, "out of memory");
+    }
+    snprintf(path, len, "%s/config.ini", argv[0]);
     mcf_config *c;
     rc = mcfi_mpi_agree(mcfi_config_read(path, &c));
+    free(path);
     if (rc) {
         if (c)
             mcfi_config_free(c);

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "setup.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,20 @@ static int parse_linspace(const mcf_param_spec *spec, const char *text, char *co
     for (long k = 0; k < cnt && !rc; k++) {
         double x = a + (b - a) * (double)k / (double)(cnt - 1);
         char buf[64];
+        if (!isfinite(x)) {
+            /* finite ends can still give inf: b - a overflows */
+            rc = mcf_fail(MCF_EINVAL, "'%s': point %ld of the linspace is not a finite number",
+                          text, k + 1);
+            break;
+        }
         if (spec->type == MCF_PARAM_INT) {
+            /* (long) of a double outside long's range is undefined: check first (LONG_MIN
+             * is a power of two, exact in a double; LONG_MAX is not) */
+            if (!(x >= (double)LONG_MIN && x < -(double)LONG_MIN)) {
+                rc = mcf_fail(MCF_EINVAL, "'%s': point %ld of the linspace is %.10g, outside "
+                              "the integers this key can hold", text, k + 1, x);
+                break;
+            }
             if (fabs(x - round(x)) > 1e-9) {
                 rc = mcf_fail(MCF_EINVAL,
                               "'%s': point %ld of the linspace is %.10g, not an integer",

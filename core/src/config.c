@@ -2,36 +2,90 @@
  * key, and the command line's --set overrides.  Nothing here knows what the keys mean:
  * section.c checks them against the declarations and setup.c builds the run setup. */
 #define _POSIX_C_SOURCE 200809L
-#include "internal.h"
+#include "setup.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* config.ini as used must read back through inih on `mcf resume` */
+_Static_assert(MCFI_CONFIG_LINE_MAX == INI_MAX_LINE - 1, "the line limit is inih's buffer");
 
 /* ---- reading ------------------------------------------------------------------------ */
+
+/* Why reading stopped before the end of the file (the line is in stop_line). */
+enum { STOP_NONE, STOP_TOO_LONG, STOP_NUL };
 
 typedef struct reader_ctx {
     FILE *f;
     int line;
-    int too_long;  /* first line longer than inih's buffer */
+    int stop, stop_line;  /* a line inih cannot be given: too long, or holding a NUL byte */
+    int unclosed;         /* first line "[name" without its ']' */
+    int indented;         /* the current line starts with a blank and holds text */
+    long last_entry;      /* the previous key's entry, or -1 after a header: inih reads an
+                             indented line below a key as the continuation of its value */
     mcf_config *config;
-    int failed;    /* status of the first handler failure */
+    int failed;           /* status of the first handler failure */
+    int failed_line;      /* ... and its line */
 } reader_ctx;
 
+/* Notes what inih will make of a line it is given: an indented line continues the
+ * previous key (inih's multi-line values), a header line starts a new section. */
+static void classify_line(reader_ctx *ctx, const char *buf)
+{
+    const char *p = buf;
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' || *p == '\v' || *p == '\f')
+        p++;
+    ctx->indented = p > buf && *p && *p != ';' && *p != '#';
+    if (*p == '[' && !(ctx->indented && ctx->last_entry >= 0)) {
+        ctx->last_entry = -1;
+        if (!strchr(p, ']') && !ctx->unclosed)
+            ctx->unclosed = ctx->line;
+    }
+}
+
 /* inih reads through this function one line per call, so ctx->line is the number of the
- * line the handler is called for. */
+ * line the handler is called for.  It reads byte by byte so that a NUL byte is seen (fgets
+ * would hide what follows it), and stops at a line longer than inih's buffer (the rest of
+ * it would reach inih as a line of its own) or once a handler failed. */
 static char *count_lines(char *buf, int size, void *stream)
 {
     reader_ctx *ctx = stream;
-    char *r = fgets(buf, size, ctx->f);
-    if (r) {
-        size_t len = strlen(buf);
-        ctx->line++;
-        if (len == (size_t)size - 1 && buf[len - 1] != '\n' && !feof(ctx->f) && !ctx->too_long)
-            ctx->too_long = ctx->line;
+    if (ctx->stop || ctx->failed)
+        return NULL;
+    int n = 0, ch = EOF;
+    while (n < size - 1 && (ch = getc(ctx->f)) != EOF) {
+        if (ch == '\0') {
+            ctx->stop = STOP_NUL;
+            ctx->stop_line = ctx->line + 1;
+            return NULL;
+        }
+        buf[n++] = (char)ch;
+        if (ch == '\n')
+            break;
     }
-    return r;
+    if (n == 0)
+        return NULL;
+    buf[n] = '\0';
+    ctx->line++;
+    if (n == size - 1 && buf[n - 1] != '\n') {
+        /* the buffer is full: the line fits when its end ("\n", "\r\n" or the end of the
+         * file) comes next */
+        ch = getc(ctx->f);
+        if (ch == '\r')
+            ch = getc(ctx->f);
+        if (ch != EOF && ch != '\n') {
+            ctx->stop = STOP_TOO_LONG;
+            ctx->stop_line = ctx->line;
+            return NULL;
+        }
+    }
+    classify_line(ctx, buf);
+    return buf;
 }
 
 static int add_entry(mcf_config *c, const char *section, const char *key, const char *value,
@@ -69,20 +123,78 @@ static int on_key(void *user, const char *section, const char *name, const char 
                                "%s:%d: key '%s' stands before any [section]; put it under "
                                "[run], [schedule], [model] or [evaluator]",
                                c->path, ctx->line, name);
+        ctx->failed_line = ctx->line;
+        return 0;
+    }
+    const mcf_config_entry *prev = ctx->last_entry >= 0 ? &c->entries[ctx->last_entry] : NULL;
+    if (ctx->indented && prev && !strcmp(prev->section, section) && !strcmp(prev->key, name)) {
+        ctx->failed = mcf_fail(MCF_EINVAL, "%s:%d: the line is indented, so it would continue "
+                               "the value of [%s] %s (line %d); values take one line: remove "
+                               "the indentation", c->path, ctx->line, prev->section,
+                               prev->key, prev->line);
+        ctx->failed_line = ctx->line;
         return 0;
     }
     mcf_config_entry *old = mcfi_config_find(c, section, name);
     if (old) {
         ctx->failed = mcf_fail(MCF_EINVAL, "%s:%d: [%s] %s is given twice (first at line %d)",
                                c->path, ctx->line, section, name, old->line);
+        ctx->failed_line = ctx->line;
         return 0;
     }
     int rc = add_entry(c, section, name, value, c->path, ctx->line);
     if (rc) {
         ctx->failed = rc;
+        ctx->failed_line = ctx->line;
         return 0;
     }
+    ctx->last_entry = (long)c->n - 1;
     return 1;
+}
+
+/* f is a regular file of at most MCFI_CONFIG_MAX_BYTES: a folder, a device such as
+ * /dev/zero or a pipe would be read as an empty or endless configuration. */
+static int check_config_file(FILE *f, const char *path)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0)
+        return mcf_fail(MCF_EIO, "%s: cannot read the configuration file (%s)", path,
+                        strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return mcf_fail(MCF_EINVAL, "%s: is a directory, not a configuration file; give the "
+                        "INI file (a run's folder holds its config.ini: mcf resume DIR)", path);
+    if (!S_ISREG(st.st_mode))
+        return mcf_fail(MCF_EINVAL, "%s: is not a regular file (a device, pipe or socket); a "
+                        "configuration is an INI text file", path);
+    if (st.st_size > MCFI_CONFIG_MAX_BYTES)
+        return mcf_fail(MCF_EINVAL, "%s: is %lld bytes, more than the %d bytes a configuration "
+                        "file may have", path, (long long)st.st_size, MCFI_CONFIG_MAX_BYTES);
+    return MCF_OK;
+}
+
+/* The error of a parse that ended with inih's status r (the first line inih found wrong,
+ * a handler failure included): the first line's. */
+static int parse_error(const reader_ctx *ctx, const char *path, int r)
+{
+    if (ctx->failed && !(r > 0 && r < ctx->failed_line))
+        return ctx->failed;
+    if (r > 0 && r == ctx->unclosed)
+        return mcf_fail(MCF_EINVAL, "%s:%d: the section header has no closing ']'; write "
+                        "[run], [schedule], [model] or [evaluator]", path, r);
+    if (r > 0)
+        return mcf_fail(MCF_EINVAL,
+                        "%s:%d: syntax error: expected '[section]', 'key = value' or a comment "
+                        "starting with ; or #",
+                        path, r);
+    if (ctx->stop == STOP_TOO_LONG)
+        return mcf_fail(MCF_EINVAL, "%s:%d: line is longer than %d characters", path,
+                        ctx->stop_line, MCFI_CONFIG_LINE_MAX);
+    if (ctx->stop == STOP_NUL)
+        return mcf_fail(MCF_EINVAL, "%s:%d: the line holds a NUL byte; a configuration is "
+                        "text (is this a binary file?)", path, ctx->stop_line);
+    if (r < 0 || ferror(ctx->f))
+        return mcf_fail(MCF_EIO, "%s: could not be read", path);
+    return MCF_OK;
 }
 
 int mcfi_config_read(const char *path, mcf_config **out)
@@ -93,28 +205,24 @@ int mcfi_config_read(const char *path, mcf_config **out)
         free(c);
         return mcf_fail(MCF_ENOMEM, "out of memory");
     }
-    FILE *f = fopen(path, "r");
+    /* O_NONBLOCK: opening a named pipe would wait for a writer; the check refuses it */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!f) {
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
         mcfi_config_free(c);
         return mcf_fail(MCF_EIO, "%s: cannot open the configuration file (%s)", path,
-                        strerror(errno));
+                        strerror(err));
     }
-    reader_ctx ctx = {.f = f, .config = c};
-    int r = ini_parse_stream(count_lines, &ctx, on_key, &ctx);
+    int rc = check_config_file(f, path);
+    if (!rc) {
+        reader_ctx ctx = {.f = f, .config = c, .last_entry = -1};
+        int r = ini_parse_stream(count_lines, &ctx, on_key, &ctx);
+        rc = parse_error(&ctx, path, r);
+    }
     fclose(f);
-    int rc = MCF_OK;
-    if (ctx.too_long)
-        rc = mcf_fail(MCF_EINVAL, "%s:%d: line is longer than %d characters", path,
-                      ctx.too_long, INI_MAX_LINE - 1);
-    else if (ctx.failed)
-        rc = ctx.failed;
-    else if (r < 0)
-        rc = mcf_fail(MCF_EIO, "%s: could not be read", path);
-    else if (r > 0)
-        rc = mcf_fail(MCF_EINVAL,
-                      "%s:%d: syntax error: expected '[section]', 'key = value' or a comment "
-                      "starting with ; or #",
-                      path, r);
     if (rc) {
         mcfi_config_free(c);
         return rc;
@@ -131,6 +239,9 @@ int mcfi_config_override(mcf_config *c, const char *assignment)
         return mcf_fail(MCF_EINVAL,
                         "--set %s: expected section.key=value, e.g. --set model.L=32",
                         assignment);
+    if (strpbrk(assignment, "\r\n"))
+        return mcf_fail(MCF_EINVAL, "--set %.*s: the value holds a line break; config.ini "
+                        "keeps every key on one line", (int)(eq - assignment), assignment);
     char section[128], key[128];
     size_t ls = (size_t)(dot - assignment), lk = (size_t)(eq - dot - 1);
     if (ls >= sizeof section || lk >= sizeof key)
@@ -139,28 +250,34 @@ int mcfi_config_override(mcf_config *c, const char *assignment)
     section[ls] = '\0';
     memcpy(key, dot + 1, lk);
     key[lk] = '\0';
-    char value_buf[4096];
-    snprintf(value_buf, sizeof value_buf, "%s", eq + 1);
+    /* the whole value, however long: section.c refuses one config.ini cannot hold */
+    char *value_buf = strdup(eq + 1);
+    if (!value_buf)
+        return mcf_fail(MCF_ENOMEM, "out of memory");
     const char *value = mcfi_trim(value_buf);
     char *sec = mcfi_trim(section), *k = mcfi_trim(key);
     memmove(section, sec, strlen(sec) + 1);
     memmove(key, k, strlen(k) + 1);
     mcf_config_entry *e = mcfi_config_find(c, section, key);
+    int rc = MCF_OK;
     if (e) {
         char *v = strdup(value), *file = strdup("command line (--set)");
         if (!v || !file) {
             free(v);
             free(file);
-            return mcf_fail(MCF_ENOMEM, "out of memory");
+            rc = mcf_fail(MCF_ENOMEM, "out of memory");
+        } else {
+            free(e->value);
+            free(e->file);
+            e->value = v;
+            e->file = file;
+            e->line = 0;
         }
-        free(e->value);
-        free(e->file);
-        e->value = v;
-        e->file = file;
-        e->line = 0;
-        return MCF_OK;
+    } else {
+        rc = add_entry(c, section, key, value, "command line (--set)", 0);
     }
-    return add_entry(c, section, key, value, "command line (--set)", 0);
+    free(value_buf);
+    return rc;
 }
 
 mcf_config_entry *mcfi_config_find(const mcf_config *c, const char *section, const char *key)

@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "setup.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +122,23 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
     return MCF_OK;
 }
 
+/* Every temperature of the axis is finite (a list item may be "inf", which the > 0 check
+ * of the declaration lets through): a Boltzmann weight needs 0 < T < inf. */
+static int check_temperatures_finite(const mcf_config *c, const mcf_axis *a)
+{
+    for (size_t k = 0; k < a->n; k++)
+        if (!isfinite(a->values[k].r)) {
+            char where[512];
+            return mcf_fail(MCF_EINVAL, "%s: [schedule] temperatures: %s (item %zu) is not "
+                            "finite: a Boltzmann weight needs a finite T > 0; fix [schedule] "
+                            "temperatures",
+                            mcfi_config_key_where(c, "schedule", "temperatures", where,
+                                                  sizeof where),
+                            a->values[k].text, k + 1);
+        }
+    return MCF_OK;
+}
+
 int mcfi_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf_axis **axes,
                         size_t *n_axes, mcf_setup *s)
 {
@@ -135,12 +154,25 @@ int mcfi_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf
         rc = mcfi_section_check(c, "schedule", temperature_spec, "[schedule]", 2, &tmp, axes,
                                 n_axes);
         mcfi_section_release(&tmp);
+        if (!rc)
+            rc = check_temperatures_finite(c, &(*axes)[*n_axes - 1]);
         if (rc)
             return rc;
         s->has_temperature = 1;
     }
     if ((rc = read_values(c, run, sched, s)))
         return rc;
+    uint64_t n_meas = (uint64_t)s->sweeps / (uint64_t)s->measure_every;
+    if (n_meas > UINT64_MAX / (uint64_t)s->bins) {
+        /* a measurement's bin is t * bins / n_meas in 64 bits */
+        char where[512];
+        return mcf_fail(MCF_EINVAL, "%s: [schedule] sweeps = %ld with measure_every = %ld "
+                        "gives %llu measurements, too many to count in %ld bins (at most "
+                        "%llu); lower sweeps or raise measure_every",
+                        mcfi_config_key_where(c, "schedule", "sweeps", where, sizeof where),
+                        s->sweeps, s->measure_every, (unsigned long long)n_meas, s->bins,
+                        (unsigned long long)(UINT64_MAX / (uint64_t)s->bins));
+    }
     if (s->sweeps / s->measure_every < s->bins) {
         char where[512];
         return mcf_fail(MCF_EINVAL, "%s: [schedule] sweeps = %ld with measure_every = %ld "

@@ -249,6 +249,29 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
     return mcfi_specs_check(info->params, path);
 }
 
+/* Why path could not be loaded.  libltdl answers "file not found" for a file that is there
+ * but is no shared library (after the loader refused it, it looked for other names); the
+ * system loader's own message says what is wrong ("invalid ELF header", a missing library,
+ * an undefined symbol). */
+static int not_loadable(const char *path)
+{
+    const char *lt = lt_dlerror();
+    char why[1024];
+    snprintf(why, sizeof why, "%s", lt ? lt : "unknown error");
+    dlerror();
+    void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+    const char *sys = h ? NULL : dlerror();
+    if (h)
+        dlclose(h);
+    else if (sys) {
+        size_t pl = strlen(path); /* dlerror() starts with the path, said already */
+        if (!strncmp(sys, path, pl) && !strncmp(sys + pl, ": ", 2))
+            sys += pl + 2;
+        snprintf(why, sizeof why, "%s", sys);
+    }
+    return mcf_fail(MCF_EPLUGIN, "%s: is not a loadable plugin: %s", path, why);
+}
+
 int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out)
 {
     *out = NULL;
@@ -257,7 +280,7 @@ int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out)
         return rc;
     lt_dlhandle h = lt_dlopen(path);
     if (!h)
-        return mcf_fail(MCF_EPLUGIN, "%s: cannot be loaded: %s", path, lt_dlerror());
+        return not_loadable(path);
     void *sym = lt_dlsym(h, MCF_PLUGIN_ENTRY_SYMBOL);
     if (!sym) {
         lt_dlclose(h);

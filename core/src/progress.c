@@ -31,8 +31,12 @@ void mcfi_progress_clear(void)
 
 static void format_duration(double s, char *buf, size_t n)
 {
+    /* (int) of a double beyond INT_MAX is undefined (an ETA of "-2147483648h" for
+     * thermalize = LONG_MAX): a million hours and more is shown as such */
     if (!isfinite(s) || s < 0)
         snprintf(buf, n, "?");
+    else if (s >= 3600e6)
+        snprintf(buf, n, ">1000000h");
     else if (s < 60)
         snprintf(buf, n, "%.0fs", s);
     else if (s < 3600)

@@ -65,6 +65,13 @@ int mcfi_section_check(mcf_config *c, const char *section, const mcf_param_spec 
         if (e) {
             text = e->value;
             mcfi_config_where(e, where, sizeof where);
+            size_t line = strlen(s->name) + 3 + strlen(text);
+            if (line > MCFI_CONFIG_LINE_MAX)
+                return mcf_fail(MCF_EINVAL, "%s: [%s] %s: the value is %zu characters, and "
+                                "config.ini would hold it in a line of %zu, more than the %d "
+                                "`mcf resume` reads back; shorten it (a scan: write "
+                                "first:last:count)", where, section, s->name, strlen(text),
+                                line, MCFI_CONFIG_LINE_MAX);
         } else if (s->default_value) {
             text = s->default_value;
         } else if (s->flags & MCF_PARAM_OPTIONAL_) {

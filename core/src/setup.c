@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "setup.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,14 @@ static int check_section_names(const mcf_config *c)
     return MCF_OK;
 }
 
+int mcfi_model_evaluator_kind(const mcf_model_ops *ops)
+{
+    /* evaluator_kind was appended to the ops table: older models have none */
+    return ops->struct_size >= offsetof(mcf_model_ops, evaluator_kind) + sizeof ops->evaluator_kind
+               ? ops->evaluator_kind
+               : 0;
+}
+
 /* The model plugin, and the evaluator [run] evaluator names (a plugin, none or auto). */
 static int open_plugins(mcf_config *c, mcf_setup *s)
 {
@@ -49,12 +58,50 @@ static int open_plugins(mcf_config *c, mcf_setup *s)
         rc = mcfi_plugin_open(s->evaluator_name, 0, &s->evaluator);
         if (!rc && s->evaluator->info->kind == MCF_PLUGIN_MODEL)
             rc = mcf_fail(MCF_EPLUGIN, "%s is a model, not an evaluator", s->evaluator->path);
+        else if (!rc && !mcfi_model_evaluator_kind(s->model->info->ops))
+            rc = mcf_fail(MCF_EINVAL, "model '%s' takes no evaluator (see `mcf describe %s`); "
+                          "set evaluator = none", s->model_name, s->model_name);
         if (rc)
             return mcf_fail_prefix(rc, "%s: [run] evaluator = %s",
                                    mcfi_config_key_where(c, "run", "evaluator", where,
                                                          sizeof where),
                                    s->evaluator_name);
     }
+    return MCF_OK;
+}
+
+/* "file:line: [section] key" of axis a, into buf. */
+static const char *axis_where(const mcf_config *c, const mcf_setup *s, size_t a, char *buf,
+                              size_t size)
+{
+    static const char *const sections[] = {"model", "evaluator", "schedule"};
+    const mcf_axis *ax = &s->axes[a];
+    const char *sec = sections[ax->section], *key = ax->section == 2 ? "temperatures" : ax->name;
+    char where[512];
+    snprintf(buf, size, "%s: [%s] %s",
+             mcfi_config_key_where(c, sec, key, where, sizeof where), sec, key);
+    return buf;
+}
+
+/* s->n_points, the product of the axes' lengths, and the chains (points x walkers), each at
+ * most MCFI_MAX_CHAINS: a product that wrapped around would run fewer chains than asked
+ * for (walkers = 2^62 with 4 temperatures: none) and still succeed. */
+static int count_chains(const mcf_config *c, mcf_setup *s)
+{
+    char where[1024];
+    s->n_points = 1;
+    for (size_t a = 0; a < s->n_axes; a++) {
+        if (s->axes[a].n > MCFI_MAX_CHAINS / s->n_points)
+            return mcf_fail(MCF_EINVAL, "%s: this axis of %zu values makes the scan grid more "
+                            "than %zu points; scan fewer values", axis_where(c, s, a, where,
+                            sizeof where), s->axes[a].n, MCFI_MAX_CHAINS);
+        s->n_points *= s->axes[a].n;
+    }
+    if ((size_t)s->walkers > MCFI_MAX_CHAINS / s->n_points)
+        return mcf_fail(MCF_EINVAL, "%s: [run] walkers = %ld with %zu scan points makes more "
+                        "than %zu chains; lower walkers",
+                        mcfi_config_key_where(c, "run", "walkers", where, sizeof where),
+                        s->walkers, s->n_points, MCFI_MAX_CHAINS);
     return MCF_OK;
 }
 
@@ -115,10 +162,7 @@ static int check_plugin_sections(mcf_config *c, mcf_setup *s, mcf_section sec[2]
      * checkpoint would meet other scan points. */
     for (size_t a = 0; a < n_axes; a++)
         sec[s->axes[a].section ? 1 : 0].axis[s->axes[a].spec_index] = (long)a;
-    s->n_points = 1;
-    for (size_t a = 0; a < s->n_axes; a++)
-        s->n_points *= s->axes[a].n;
-    return MCF_OK;
+    return count_chains(c, s);
 }
 
 /* config.ini as used, into s->canonical: every section with its defaults filled in. */

@@ -9,6 +9,15 @@
 
 #include "internal.h"
 
+/* The longest line of a configuration file (inih's buffer, less its NUL byte): config.ini
+ * as used holds "key = value" per line and `mcf resume` reads it back through inih. */
+#define MCFI_CONFIG_LINE_MAX 199
+/* The largest configuration file read (a folder, a device or a pipe is refused too). */
+#define MCFI_CONFIG_MAX_BYTES (1 << 20)
+/* The most chains a run may have (scan points x walkers): chain indices times the number
+ * of MPI ranks (< 2^31) stay within 64 bits. */
+#define MCFI_MAX_CHAINS ((size_t)1 << 32)
+
 /* ---- scan axes (axes.c) ------------------------------------------------------------ */
 /* Parses a scan value, a list "a, b, c" or a linspace "first:last:count" (numeric keys
  * only), into *n values per spec (owned: mcfi_value_release each, then free).  MCF_EINVAL
@@ -53,6 +62,11 @@ int mcfi_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf
 /* [schedule] exchange_every > 0: the temperature axis and the model's tempering support,
  * once the model is open and the axes are in place. */
 int mcfi_core_check_tempering(const mcf_config *c, const mcf_setup *s);
+
+/* ---- the setup (setup.c) ------------------------------------------------------------ */
+/* The evaluator kind a model takes (MCF_PLUGIN_FERMION_EVALUATOR or
+ * MCF_PLUGIN_ORBITAL_EVALUATOR), or 0: it takes none (also a model older than the field). */
+int mcfi_model_evaluator_kind(const mcf_model_ops *ops);
 
 /* ---- evaluator = auto (evaluator_auto.c) ------------------------------------------- */
 /* Opens the first usable evaluator of the model's kind into s->evaluator, names it in

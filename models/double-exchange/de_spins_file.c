@@ -4,7 +4,10 @@
  * 1e-6 (then renormalized), exactly N lines.  A relative FILE is relative to the working
  * directory, not to the configuration's folder: `mcf resume` reads the copy of the
  * configuration in the output folder, from which a config-relative path would point
- * elsewhere.  Every error names the file, the line and the configuration key. */
+ * elsewhere.  Only a regular file of at most n lines of DE_LINE_MAX bytes and 1 MiB more
+ * (comments) is read: a device such as /dev/zero or a pipe would be endless.  Every error
+ * names the file, the line and the configuration key. */
+#define _POSIX_C_SOURCE 200809L
 #include "de_internal.h"
 
 #include <errno.h>
@@ -12,13 +15,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define DE_FILE_TOL 1e-6    /* |S| - 1 allowed in a spins file */
 #define DE_LINE_MAX 4096
 
+/* st is a regular file of a size the format can hold (see above).  Checked on the path
+ * before opening (opening a named pipe would wait for a writer) and again on the file
+ * opened. */
+static int check_spins_file(const struct stat *st, const mcf_params *params, const char *path,
+                            size_t n)
+{
+    const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
+    if (!S_ISREG(st->st_mode))
+        return mcf_fail(MCF_EINVAL, "double-exchange: [%s] spins = %s in %s: not a regular "
+                        "file (%s); give a text file of one spin \"x y z\" per line",
+                        sec, path, origin, S_ISDIR(st->st_mode) ? "a directory"
+                                                            : "a device, pipe or socket");
+    const double most = (double)n * DE_LINE_MAX + (1 << 20);
+    if ((double)st->st_size > most)
+        return mcf_fail(MCF_EINVAL, "double-exchange: [%s] spins = %s in %s: the file has %lld "
+                        "bytes, more than the %.0f that %zu spin lines (and comments) can take",
+                        sec, path, origin, (long long)st->st_size, most, n);
+    return MCF_OK;
+}
+
 int de_read_spins(const mcf_params *params, const char *path, size_t n, double *spin)
 {
     const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
+    struct stat st;
+    int rc = stat(path, &st) == 0 ? check_spins_file(&st, params, path, n) : MCF_OK;
+    if (rc)
+        return rc;
     FILE *f = fopen(path, "r");
     if (!f)
         return mcf_fail(MCF_EINVAL,
@@ -26,18 +54,28 @@ int de_read_spins(const mcf_params *params, const char *path, size_t n, double *
                         "(a relative path is relative to the working directory); fix the path "
                         "or set spins = none",
                         sec, path, origin, strerror(errno));
-    char line[DE_LINE_MAX];
-    size_t count = 0;
+    if (fstat(fileno(f), &st) == 0)
+        rc = check_spins_file(&st, params, path, n);
+    char *line = NULL;
+    size_t cap = 0, count = 0;
     long lineno = 0;
-    int rc = MCF_OK;
-    while (fgets(line, sizeof line, f)) {
+    ssize_t got;
+    while (!rc && (got = getline(&line, &cap, f)) > 0) {
         lineno++;
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(f)) {
+        size_t len = (size_t)got;
+        if (len - (line[len - 1] == '\n') > DE_LINE_MAX - 2) {
             rc = mcf_fail(MCF_EINVAL,
                           "double-exchange: %s:%ld: line longer than %d characters ([%s] spins "
                           "in %s); write one spin \"x y z\" per line",
                           path, lineno, DE_LINE_MAX - 2, sec, origin);
+            break;
+        }
+        if (strlen(line) != len) {
+            /* a NUL byte would hide the rest of the line */
+            rc = mcf_fail(MCF_EINVAL,
+                          "double-exchange: %s:%ld: the line holds a NUL byte ([%s] spins in "
+                          "%s); a spins file is text, one spin \"x y z\" per line",
+                          path, lineno, sec, origin);
             break;
         }
         char *hash = strchr(line, '#');
@@ -88,6 +126,7 @@ int de_read_spins(const mcf_params *params, const char *path, size_t n, double *
             spin[3 * count + a] = v[a] / length;
         count++;
     }
+    free(line);
     if (!rc && ferror(f))
         rc = mcf_fail(MCF_EINVAL, "double-exchange: [%s] spins = %s in %s: read error", sec,
                       path, origin);

@@ -218,6 +218,74 @@ int main(void)
         snprintf(text, sizeof text, HEAD "[model]\n%s\n", longline);
         expect_error("long.ini", text, "long.ini:8:", "longer than", NULL);
     }
+    /* issue 17: the line limit said of a line that fits, continuation lines, unclosed
+     * headers, NUL bytes, folders and devices, temperatures = inf, --set values cut short */
+    {
+        char text[1024], line[256];
+        memset(line, 'x', sizeof line);
+        line[0] = ';';
+        line[199] = '\0';
+        snprintf(text, sizeof text, HEAD "[model]\n%s\n", line);
+        mcf_setup *fits;
+        rc = setup_of("fits.ini", text, &fits);
+        CHECK(rc == 0, "a 199-character line is read: %s", rc ? mcf_last_error() : "");
+        mcfi_setup_free(fits);
+        line[199] = 'x';
+        line[200] = '\0';
+        snprintf(text, sizeof text, HEAD "[model]\n%s\n", line);
+        expect_error("long200.ini", text, "long200.ini:8:", "longer than 199 characters", NULL);
+    }
+    expect_error("indented.ini", HEAD "[model]\nn = 4\n  h = 2\n", "indented.ini:9:",
+                 "indented", "[model] n (line 8)", NULL);
+    expect_error("unclosed.ini", HEAD "[model\nn = 4\n", "unclosed.ini:7:", "no closing ']'",
+                 NULL);
+    expect_error("inf.ini", "[run]\nmodel = tgood\n[schedule]\nsweeps = 100\n"
+                 "temperatures = 1, inf\n", "inf.ini:5:", "[schedule] temperatures",
+                 "not finite", NULL);
+    {
+        static const char nul[] = "[run]\nmodel = tgood\nseed = 3\0junk\n";
+        char path[4200];
+        snprintf(path, sizeof path, "%s/nul.ini", dir);
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fwrite(nul, 1, sizeof nul - 1, f) == sizeof nul - 1, "write nul.ini");
+        if (f)
+            fclose(f);
+        mcf_config *c;
+        rc = mcfi_config_read(path, &c);
+        CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "nul.ini:3:") &&
+                  strstr(mcf_last_error(), "NUL byte"),
+              "NUL byte: %s", mcf_last_error());
+        rc = mcfi_config_read(dir, &c);
+        CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "is a directory"),
+              "directory: %s", mcf_last_error());
+        rc = mcfi_config_read("/dev/null", &c);
+        CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "not a regular file"),
+              "device: %s", mcf_last_error());
+    }
+    {
+        /* a --set value of 5000 characters is kept whole (it was cut at 4095) */
+        mcf_config *c;
+        CHECK(mcfi_config_read(write_ini("set_long.ini", HEAD), &c) == 0, "read set_long");
+        char *set = malloc(6000);
+        CHECK(set != NULL, "malloc");
+        if (c && set) {
+            strcpy(set, "model.h=");
+            memset(set + 8, '1', 5000);
+            set[5008] = '\0';
+            CHECK(mcfi_config_override(c, set) == 0, "long --set");
+            mcf_config_entry *e = mcfi_config_find(c, "model", "h");
+            CHECK(e && strlen(e->value) == 5000, "the --set value is whole: %zu",
+                  e ? strlen(e->value) : 0);
+            mcf_setup *long_setup;
+            rc = mcfi_setup_create(c, &long_setup);
+            CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "command line (--set)") &&
+                      strstr(mcf_last_error(), "config.ini"),
+                  "long --set refused: %s", mcf_last_error());
+            mcfi_setup_free(long_setup);
+        }
+        free(set);
+        mcfi_config_free(c);
+    }
     {
         mcf_config *c;
         rc = mcfi_config_read("/nonexistent/dir/x.ini", &c);
