@@ -134,42 +134,6 @@ int mcfi_write_atomic(const char *path, const void *data, size_t size)
     return MCF_OK;
 }
 
-int mcfi_read_file(const char *path, unsigned char **data, size_t *size)
-{
-    *data = NULL;
-    *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return mcf_fail(MCF_EIO, "%s: cannot open (%s)", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    unsigned char *buf = malloc(cap);
-    while (buf) {
-        size_t r = fread(buf + len, 1, cap - len, f);
-        len += r;
-        if (len < cap)
-            break;
-        unsigned char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!buf)
-        return mcf_fail(MCF_ENOMEM, "%s: out of memory reading", path);
-    if (err) {
-        free(buf);
-        return mcf_fail(MCF_EIO, "%s: read error", path);
-    }
-    *data = buf;
-    *size = len;
-    return MCF_OK;
-}
-
 /* ---- the output folder ---------------------------------------------------------------- */
 
 #define LOCK_NAME ".lock"

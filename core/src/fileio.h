@@ -18,8 +18,6 @@ int mcfi_open_regular(const char *path, int flags, const char *what, int *fd);
 /* Writes `size` bytes to path atomically (temporary path.tmp.<pid> in the same folder,
  * created by mcfi_create_fresh, fsync, rename).  The message names path. */
 int mcfi_write_atomic(const char *path, const void *data, size_t size);
-/* Reads a whole file; *data owned by caller (free). */
-int mcfi_read_file(const char *path, unsigned char **data, size_t *size);
 /* ---- the output folder (rank 0 only) ----------------------------------------------- */
 
 /* Locks the output folder DIR (which exists) for this process's life: DIR/.lock, held with

@@ -158,6 +158,26 @@ static int kc_gfmc_batch(void *const *ws, size_t n, const mcf_local_change *cons
     return kcu_gfmc_run(w0->jobs, n, &w0->gfmc_settings, dS, NULL, NULL, NULL);
 }
 
+/* The batch's contour jobs in the first workspace: each change in the kernel's form with
+ * its scaling (kpm_ops put them in the head); with T and mu the whole contour (each plan
+ * too), without them the moments only. */
+static int kc_contour_jobs(void *const *ws, size_t n, const double *T, const double *mu)
+{
+    kc_ws *w0 = ws[0];
+    int rc = kc_jobs_reserve(w0, n);
+    for (size_t k = 0; !rc && k < n; k++) {
+        kc_ws *w = ws[k];
+        if ((rc = kc_gfmc_need(&w->base)))
+            break;
+        w0->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h,
+                                     .a = w->base.contour_a, .b = w->base.contour_b,
+                                     .T = T ? T[k] : 1.0, .mu = mu ? mu[k] : 0.0,
+                                     .change = &w->base.contour_local,
+                                     .contour = T ? &w->base.contour_plan : NULL};
+    }
+    return rc;
+}
+
 /* GFMC on the contour: the recursion of the whole batch in one launch that ends after the
  * moments (kcu_gfmc_moments); kpm_ops finishes each chain's contour on the host and has put
  * each change, in the kernel's form, its scaling and the moments' place in the head. */
@@ -166,19 +186,12 @@ static int kc_contour_moments(void *const *ws, size_t n)
     if (n == 0)
         return MCF_OK;
     kc_ws *w0 = ws[0];
-    int rc = kc_jobs_reserve(w0, n);
+    int rc = kc_contour_jobs(ws, n, NULL, NULL);
     if (rc)
         return rc;
     double *dmu[n];
-    for (size_t k = 0; k < n; k++) {
-        kc_ws *w = ws[k];
-        if ((rc = kc_gfmc_need(&w->base)))
-            return rc;
-        w0->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h,
-                                     .a = w->base.contour_a, .b = w->base.contour_b, .T = 1.0,
-                                     .mu = 0.0, .change = &w->base.contour_local};
-        dmu[k] = w->base.contour_dmu;
-    }
+    for (size_t k = 0; k < n; k++)
+        dmu[k] = ((kc_ws *)ws[k])->base.contour_dmu;
     return kcu_gfmc_moments(w0->jobs, n, &w0->gfmc_settings, dmu, NULL);
 }
 
@@ -191,19 +204,9 @@ static int kc_contour_action(void *const *ws, size_t n, const double *T, const d
     if (n == 0)
         return MCF_OK;
     kc_ws *w0 = ws[0];
-    int rc = kc_jobs_reserve(w0, n);
-    if (rc)
-        return rc;
-    for (size_t k = 0; k < n; k++) {
-        kc_ws *w = ws[k];
-        if ((rc = kc_gfmc_need(&w->base)))
-            return rc;
-        w0->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h,
-                                     .a = w->base.contour_a, .b = w->base.contour_b, .T = T[k],
-                                     .mu = mu[k], .change = &w->base.contour_local,
-                                     .contour = &w->base.contour_plan};
-    }
-    if ((rc = kcu_gfmc_contour(w0->jobs, n, &w0->gfmc_settings, dS, w0->contour_errs, NULL)))
+    int rc = kc_contour_jobs(ws, n, T, mu);
+    if (rc || (rc = kcu_gfmc_contour(w0->jobs, n, &w0->gfmc_settings, dS, w0->contour_errs,
+                                     NULL)))
         return rc;
     for (size_t k = 0; k < n; k++)
         ((kc_ws *)ws[k])->base.contour_err = w0->contour_errs[k];
