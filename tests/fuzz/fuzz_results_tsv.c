@@ -1,7 +1,8 @@
 /* fuzz_results_tsv.c — libFuzzer target: a results table as `mcf plot DIR` reads it
  * (core/program/plot_tsv.c: header, rows of numbers, the `#` lines).  Any bytes must be
  * read or refused with path:line — never a crash, an out-of-bounds read or an overflow. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* nftw */
+#include "fuzz_util.h"
 #include "plot_internal.h"
 
 #include <stdint.h>
@@ -13,9 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[64];
-    if (!path[0])
-        snprintf(path, sizeof path, "/tmp/mcf-fuzz-results-%ld.tsv", (long)getpid());
+    static const char *path;
+    if (!path)
+        path = fuzz_scratch_path("mcf-fuzz-results");
     FILE *f = fopen(path, "wb");
     if (!f)
         return 0;

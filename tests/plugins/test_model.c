@@ -10,8 +10,14 @@
  *   TEST_VARIANT_MISNAMED  mcf-tmisnamed.so  calls itself something else
  *   TEST_VARIANT_FAIL      mcf-tfail.so      the good model, whose chains fail in propose()
  *                                            at their proposal `fail_after` (0 = never): a
- *                                            model error in one chain of one MPI rank */
+ *                                            model error in one chain of one MPI rank; and
+ *                                            whose chain 0 sends its own process SIGTERM
+ *                                            at its proposal `signal_after` (0 = never,
+ *                                            once: a second signal stops at once): a run
+ *                                            stopped mid-way, at a sweep the test knows
+ *                                            (the seeds of tests/fuzz/fuzz_checkpoint) */
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include "mcf/mcf.h"
@@ -20,7 +26,7 @@ typedef struct chain {
     int s;
     double h, beta;
 #ifdef TEST_VARIANT_FAIL
-    long fail_after, proposals;
+    long fail_after, signal_after, proposals;
     size_t index;
 #endif
 } chain;
@@ -42,6 +48,8 @@ static int create(const mcf_params *p, const mcf_services *sv, mcf_rng *rng, voi
 #ifdef TEST_VARIANT_FAIL
     if (!rc)
         rc = mcf_params_int(p, "fail_after", &c->fail_after);
+    if (!rc)
+        rc = mcf_params_int(p, "signal_after", &c->signal_after);
     c->proposals = 0;
     c->index = sv->chain_index;
 #endif
@@ -64,9 +72,13 @@ static int propose(void *c, mcf_rng *rng, void *mv)
     (void)rng;
 #ifdef TEST_VARIANT_FAIL
     chain *fc = c;
-    if (fc->fail_after > 0 && ++fc->proposals >= fc->fail_after)
+    ++fc->proposals;
+    if (fc->fail_after > 0 && fc->proposals >= fc->fail_after)
         return mcf_fail(MCF_EPLUGIN, "test failure: chain %zu fails at its proposal %ld",
                         fc->index, fc->proposals);
+    /* as if the user pressed Ctrl-C: the run stops at the end of its current chunk */
+    if (fc->signal_after > 0 && fc->proposals == fc->signal_after && fc->index == 0)
+        raise(SIGTERM);
 #endif
     ((move *)mv)->flip = 1;
     return MCF_OK;
@@ -168,6 +180,8 @@ static const mcf_param_spec params[] = {
 #ifdef TEST_VARIANT_FAIL
     {"fail_after", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
      "propose() fails at this proposal of the chain (0 = never)"},
+    {"signal_after", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
+     NULL, "the process sends itself SIGTERM at this proposal of chain 0 (0 = never)"},
 #endif
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
