@@ -40,9 +40,17 @@ typedef struct mcf_config {
     size_t n, cap;
 } mcf_config;
 
-/* Reads an INI file (inih), recording file and line of every key.  Errors: MCF_EIO
- * (cannot open), MCF_EINVAL (syntax error, duplicate key, key outside a section, line too
- * long) with file:line.  *out owned by the caller: mcfi_config_free(). */
+/* Reads an INI file (inih), recording file and line of every key.  Errors, each naming
+ * the file:
+ *   MCF_EINVAL, without a line: path names nothing (no such file or folder); a folder, a
+ *     device, a pipe or a socket (not a regular file); more than MCFI_CONFIG_MAX_BYTES;
+ *   MCF_EINVAL, with file:line: a syntax error; a section header without its ']'; a section
+ *     name over MCFI_CONFIG_NAME_MAX characters; a line over MCFI_CONFIG_LINE_MAX; a NUL
+ *     byte; a key before any section; a key given twice in a section; an indented line
+ *     (inih would read it as more of the previous key's value);
+ *   MCF_EIO: the file is there but cannot be opened (permissions) or read;
+ *   MCF_ENOMEM.
+ * *out owned by the caller: mcfi_config_free(). */
 int mcfi_config_read(const char *path, mcf_config **out);
 /* Applies "section.key=value" from the command line (replacing a value from the file). */
 int mcfi_config_override(mcf_config *c, const char *assignment);
