@@ -203,7 +203,9 @@ static int cmd_plugins(void)
 {
     printf("%-20s %-18s %s\n", "NAME", "KIND", "SUMMARY");
     int rc = mcfi_plugin_foreach(print_plugin, print_bad, NULL);
-    fprintf(stderr, "(search path: %s)\n", mcfi_plugin_search_path());
+    char *search = mcfi_plugin_search_path();
+    fprintf(stderr, "(search path: %s)\n", search ? search : "? (out of memory)");
+    free(search);
     return rc;
 }
 

@@ -106,18 +106,22 @@ typedef struct mcf_plugin {
 } mcf_plugin;
 
 /* Loads plugin `name` (file mcf-<name>.so) from the search path.  `want` is the kind
- * required (0 = any).  Errors name the file and the problem.  mcfi_plugin_close() frees. */
+ * required (0 = any).  Errors name the file and the problem: MCF_EINVAL for a name no folder
+ * holds (with the nearest name) or a plugin of another kind than `want`, MCF_EPLUGIN for a
+ * file that is not a loadable, well-formed plugin.  mcfi_plugin_close() frees. */
 int mcfi_plugin_open(const char *name, int want, mcf_plugin **out);
 /* Loads a plugin from an explicit file path. */
 int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out);
 void mcfi_plugin_close(mcf_plugin *p);
 /* Calls fn for every loadable plugin on the search path (first of a name wins); files
- * that fail to load are reported through bad(path, message) when bad is not NULL. */
+ * that fail to load are reported through bad(path, message) when bad is not NULL.
+ * MCF_ENOMEM when a plugin may have been missed or listed twice. */
 int mcfi_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
                         void (*bad)(const char *path, const char *message, void *ctx),
                         void *ctx);
-/* The search path as a colon-separated string (static buffer). */
-const char *mcfi_plugin_search_path(void);
+/* The search path as a colon-separated string, however long MCF_PLUGIN_PATH is: allocated
+ * (free() it), NULL when out of memory. */
+char *mcfi_plugin_search_path(void);
 const char *mcfi_plugin_kind_name(int kind);
 /* How a model's parallel tempering weighs an exchange (mcf/model.h): 0 not supported,
  * MCF_TEMPERING_ENERGY (set_temperature + energy: exp(-H/T)), MCF_TEMPERING_ACTION
