@@ -8,6 +8,7 @@
 #include "plot.h"
 #include "progress.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +29,27 @@ static const char usage[] =
     "Threads: [run] threads or OMP_NUM_THREADS; results do not depend on it.\n"
     "A run stopped with Ctrl-C or SIGTERM writes a checkpoint; `mcf resume DIR` finishes it\n"
     "with exactly the results an uninterrupted run would have had.\n"
+    "Exit status: 0 done; 2 bad input or usage; 1 any other failure; 128+N stopped by\n"
+    "signal N (checkpoint written).\n"
 #ifdef MCF_MPI
     "MPI: `mpirun -np P mcf run|resume ...` splits the chains over P ranks (any P, also on\n"
     "resume); the files written are the same as a single process's.\n"
 #endif
     ;
 
-/* Under MPI every rank ends with the same agreed status; rank 0 says it. */
+/* The exit status of a command that returned rc.  Under MPI every rank ends with the same
+ * agreed status; rank 0 says it.
+ *   0    done;
+ *   2    bad input or usage (MCF_EINVAL): fix the command line or the input and run again
+ *        — an unknown command, option, section, key or plugin name, a value of the wrong
+ *        type or range, a path that names nothing (no such file or folder), a folder that
+ *        is not an mcf output, a configuration or spins file that is not a regular text
+ *        file;
+ *   1    anything else: a file that is there but cannot be read or written (a full disk,
+ *        permissions; standard output included), a file mcf wrote that is damaged or belongs
+ *        to another configuration (a checkpoint, results.tsv), a plugin that cannot be
+ *        loaded, out of memory, a device, a model's failure, a bug;
+ *   128 + N: stopped by signal N, a checkpoint written (`mcf resume DIR` continues). */
 static int report(int rc)
 {
     mcfi_progress_clear();
@@ -53,11 +68,11 @@ static int report(int rc)
 static int draw_plots(const char *dir, void *ctx)
 {
     (void)ctx;
-    int n_plots = 0;
-    int rc = mcfi_plot_dir(dir, &n_plots);
+    int n_plots = 0, no_gnuplot = 0;
+    int rc = mcfi_plot_dir(dir, &n_plots, &no_gnuplot);
     if (rc == MCF_OK) {
         mcf_log(MCF_LOG_INFO, "plots: %d SVG files %s/plot-*.svg", n_plots, dir);
-    } else if (n_plots == 0 && !strncmp(mcf_last_error(), "gnuplot not found", 17)) {
+    } else if (n_plots == 0 && no_gnuplot) {
         mcf_log(MCF_LOG_WARN, "no plots drawn: %s", mcf_last_error());
         rc = MCF_OK;
     } else {
@@ -97,6 +112,21 @@ static int run_config(mcf_config *c, const mcf_run_options *opt)
     }
     mcfi_setup_free(s);
     return rc;
+}
+
+/* What a command printed on standard output (a listing, a description, the plots' count)
+ * is its result: output that could not be written (a full disk, a closed descriptor) fails
+ * a command that otherwise succeeded, MCF_EIO.  `what` says what stands done all the same. */
+static int stdout_written(int rc, const char *what)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    int e = errno;
+    if (rc)
+        return rc;
+    return mcf_fail(MCF_EIO, "standard output: could not be written (%s)%s%s",
+                    e ? strerror(e) : "write error", what ? "; " : "", what ? what : "");
 }
 
 static int cmd_run(int argc, char **argv)
@@ -142,29 +172,37 @@ static int cmd_run(int argc, char **argv)
 
 static int cmd_resume(int argc, char **argv)
 {
-    if (argc < 1)
-        return mcf_fail(MCF_EINVAL, "resume: missing DIR (usage: mcf resume DIR)");
-    mcf_run_options opt = {.progress = -1, .resume = 1, .output = argv[0],
-                           .results_written = draw_plots, .output_locked = 1};
-    for (int k = 1; k < argc; k++) {
+    /* options before DIR or after it, as for `run` (an option was taken for DIR) */
+    const char *dir = NULL;
+    mcf_run_options opt = {.progress = -1, .resume = 1, .results_written = draw_plots,
+                           .output_locked = 1};
+    for (int k = 0; k < argc; k++) {
         if (!strcmp(argv[k], "--no-progress"))
             opt.progress = 0;
+        else if (argv[k][0] == '-')
+            return mcf_fail(MCF_EINVAL, "resume: unknown option '%s' (see mcf --help)",
+                            argv[k]);
+        else if (!dir)
+            dir = argv[k];
         else
-            return mcf_fail(MCF_EINVAL, "resume: unknown argument '%s'", argv[k]);
+            return mcf_fail(MCF_EINVAL, "resume: one folder only ('%s' is extra)", argv[k]);
     }
+    if (!dir)
+        return mcf_fail(MCF_EINVAL, "resume: missing DIR (usage: mcf resume DIR)");
+    opt.output = dir;
     /* locked before DIR/config.ini is read: the lock gives a folder whose `run --force` was
        killed before its first checkpoint back to the run it was replacing */
     int lock = -1;
-    int rc = mcfi_mpi_agree(mcfi_mpi_rank() == 0 ? lock_folder(argv[0], &lock) : MCF_OK);
+    int rc = mcfi_mpi_agree(mcfi_mpi_rank() == 0 ? lock_folder(dir, &lock) : MCF_OK);
     if (rc)
         return rc;
-    size_t len = strlen(argv[0]) + sizeof "/config.ini";
+    size_t len = strlen(dir) + sizeof "/config.ini";
     char *path = malloc(len);
     if (!path) {
         mcfi_outdir_unlock(lock);
         return mcf_fail(MCF_ENOMEM, "out of memory");
     }
-    snprintf(path, len, "%s/config.ini", argv[0]);
+    snprintf(path, len, "%s/config.ini", dir);
     mcf_config *c;
     rc = mcfi_mpi_agree(mcfi_config_read(path, &c));
     free(path);
@@ -172,7 +210,7 @@ static int cmd_resume(int argc, char **argv)
         if (c)
             mcfi_config_free(c);
         mcfi_outdir_unlock(lock);
-        return mcf_fail_prefix(rc, "resume: %s does not look like an mcf output folder", argv[0]);
+        return mcf_fail_prefix(rc, "resume: %s does not look like an mcf output folder", dir);
     }
     rc = run_config(c, &opt);
     mcfi_config_free(c);
@@ -203,7 +241,9 @@ static int cmd_plugins(void)
 {
     printf("%-20s %-18s %s\n", "NAME", "KIND", "SUMMARY");
     int rc = mcfi_plugin_foreach(print_plugin, print_bad, NULL);
-    fprintf(stderr, "(search path: %s)\n", mcfi_plugin_search_path());
+    char *search = mcfi_plugin_search_path();
+    fprintf(stderr, "(search path: %s)\n", search ? search : "? (out of memory)");
+    free(search);
     return rc;
 }
 
@@ -302,20 +342,20 @@ static int command(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
-        return 0;
+        return report(stdout_written(MCF_OK, NULL));
     }
     if (!strcmp(cmd, "--version")) {
         printf("mcf %s (plugin ABI %u)\n", MCF_VERSION_STRING, MCF_ABI_VERSION);
-        return 0;
+        return report(stdout_written(MCF_OK, NULL));
     }
     if (!strcmp(cmd, "run"))
         return report(cmd_run(argc - 2, argv + 2));
     if (!strcmp(cmd, "resume"))
         return report(cmd_resume(argc - 2, argv + 2));
     if (!strcmp(cmd, "plugins"))
-        return report(cmd_plugins());
+        return report(stdout_written(cmd_plugins(), NULL));
     if (!strcmp(cmd, "describe"))
-        return report(cmd_describe(argc - 2, argv + 2));
+        return report(stdout_written(cmd_describe(argc - 2, argv + 2), NULL));
     if (!strcmp(cmd, "plot")) {
         if (argc < 3)
             return report(mcf_fail(MCF_EINVAL, "plot: missing DIR (usage: mcf plot DIR)"));
@@ -323,11 +363,13 @@ static int command(int argc, char **argv)
         int rc = lock_folder(argv[2], &lock);
         if (!rc) {
             mcfi_outdir_clean(argv[2]);
-            rc = mcfi_plot_dir(argv[2], &n);
+            rc = mcfi_plot_dir(argv[2], &n, NULL);
         }
         mcfi_outdir_unlock(lock);
-        if (!rc)
+        if (!rc) {
             printf("mcf: %d plots written to %s/plot-*.svg\n", n, argv[2]);
+            rc = stdout_written(rc, "the plots are written");
+        }
         return report(rc);
     }
     static const char *const cmds[] = {"run", "resume", "plugins", "describe", "plot"};

@@ -265,9 +265,10 @@ static void write_script(FILE *g, const tsv_table *t, const plot_layout *l, cons
 }
 
 /* Draws DIR/plot-<name>.svg.  Sets *drawn to 1 when a file was written, 0 when the
- * column has no finite values (skipped with a warning). */
+ * column has no finite values (skipped with a warning); *no_gnuplot to 1 when the shell
+ * could not find gnuplot. */
 static int draw(const char *dir, const tsv_table *t, const plot_layout *l, size_t ycol, long ecol,
-                int *drawn)
+                int *drawn, int *no_gnuplot)
 {
     *drawn = 0;
     int rc = MCF_OK;
@@ -371,6 +372,7 @@ static int draw(const char *dir, const tsv_table *t, const plot_layout *l, size_
         rc = mcf_fail(MCF_EIO, "gnuplot for %s: cannot collect its status: %s", out_path,
                       strerror(errno));
     } else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+        *no_gnuplot = 1;
         rc = mcf_fail(MCF_EIO, GNUPLOT_MISSING);
     } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         first_line(log_path, msg, sizeof msg);
@@ -424,7 +426,7 @@ done:
 /* ---------------------------------------------------------------------------------- */
 
 /* Draws every column with an _err partner (and acceptance) of one table file. */
-static int plot_table(const char *dir, char *path, int scalar, int *n_written)
+static int plot_table(const char *dir, char *path, int scalar, int *n_written, int *no_gnuplot)
 {
     tsv_table t;
     memset(&t, 0, sizeof t);
@@ -437,6 +439,7 @@ static int plot_table(const char *dir, char *path, int scalar, int *n_written)
     if (rc != MCF_OK)
         goto out;
     if (!gnuplot_available()) {
+        *no_gnuplot = 1;
         rc = mcf_fail(MCF_EIO, GNUPLOT_MISSING);
         goto out;
     }
@@ -462,9 +465,9 @@ static int plot_table(const char *dir, char *path, int scalar, int *n_written)
         long e = tsv_column(&t, errname);
         int drawn = 0;
         if (e >= 0) {
-            rc = draw(dir, &t, &l, c, e, &drawn);
+            rc = draw(dir, &t, &l, c, e, &drawn, no_gnuplot);
         } else if (strcmp(t.names[c], "acceptance") == 0) {
-            rc = draw(dir, &t, &l, c, -1, &drawn);
+            rc = draw(dir, &t, &l, c, -1, &drawn, no_gnuplot);
         }
         written += drawn;
     }
@@ -478,17 +481,19 @@ out:
 }
 
 
-int mcfi_plot_dir(const char *dir, int *n_written)
+int mcfi_plot_dir(const char *dir, int *n_written, int *no_gnuplot)
 {
-    int written = 0;
+    int written = 0, missing = 0;
     if (n_written)
         *n_written = 0;
+    if (no_gnuplot)
+        *no_gnuplot = 0;
     if (!dir || !*dir)
         return mcf_fail(MCF_EINVAL, "mcf plot: no run folder given; usage: mcf plot DIR");
     char *path = join_path(dir, "results.tsv");
     if (!path)
         return mcf_fail(MCF_ENOMEM, "out of memory");
-    int rc = plot_table(dir, path, 1, &written);
+    int rc = plot_table(dir, path, 1, &written, &missing);
     /* curve observables: <dir>/<name>.tsv, x = the curve's axis (its last scan column,
      * which varies along every curve) */
     char names[4096];
@@ -504,11 +509,13 @@ int mcfi_plot_dir(const char *dir, int *n_written)
         char *cpath = join_path(dir, file);
         if (!cpath)
             return mcf_fail(MCF_ENOMEM, "out of memory");
-        rc = plot_table(dir, cpath, 0, &written);
+        rc = plot_table(dir, cpath, 0, &written, &missing);
         free(cpath);
     }
     if (n_written)
         *n_written = written;
+    if (no_gnuplot)
+        *no_gnuplot = missing;
     return rc;
 }
 

@@ -7,9 +7,12 @@
  * draws, with gnuplot, one SVG per scalar observable against the last scan column that
  * takes more than one value, with error bars (one curve per combination of values of the
  * other varying scan columns), into DIR/plot-<name>.svg.
- * Writes the number of files written to *n_written (may be NULL).  Errors: MCF_EIO when
- * DIR/results.tsv is missing or gnuplot cannot be run (message says to install
- * gnuplot-nox), MCF_EFORMAT when results.tsv is malformed (with its line number). */
-int mcfi_plot_dir(const char *dir, int *n_written);
+ * Writes the number of files written to *n_written (may be NULL), and to *no_gnuplot (may
+ * be NULL) 1 when the plotting failed because gnuplot cannot be run (not installed or not
+ * on PATH; the message says to install gnuplot-nox), else 0: a finished run only warns of
+ * that.  Errors: MCF_EINVAL when DIR/results.tsv does not exist, MCF_EIO when it cannot be
+ * read or gnuplot cannot be run or fails, MCF_EFORMAT when results.tsv or a curve file is
+ * malformed (with its line number) or not a regular file. */
+int mcfi_plot_dir(const char *dir, int *n_written, int *no_gnuplot);
 
 #endif

@@ -12,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "mcf/error.h"
+#include "fileio.h"
 
 static char *dup_string(const char *s)
 {
@@ -264,18 +267,41 @@ int tsv_is_blank(const char *s)
     return 1;
 }
 
+/* Opens a table mcf wrote: a regular file (a named pipe in its place would block the
+ * reader, a link to /dev/zero never end).  A folder without one is not a run's: bad input. */
+static int open_table(const char *path, FILE **f)
+{
+    struct stat st;
+    int fd;
+    *f = NULL;
+    switch (mcfi_open_file(path, O_RDONLY, 0, &fd, &st)) {
+    case MCFI_FILE_CANNOT_OPEN:
+        if (errno == ENOENT || errno == ENOTDIR)
+            return mcf_fail(MCF_EINVAL, "%s: no such file; run `mcf run` first", path);
+        return mcf_fail(MCF_EIO, "%s: cannot open: %s", path, strerror(errno));
+    case MCFI_FILE_NOT_REGULAR:
+        return mcf_fail(MCF_EFORMAT, "%s: is not a regular file (a folder, device, pipe or "
+                        "socket); mcf writes its tables as files: remove it and run `mcf "
+                        "resume` in the folder to write it again", path);
+    }
+    *f = fdopen(fd, "r");
+    if (!*f) {
+        int e = errno;
+        close(fd);
+        return mcf_fail(MCF_EIO, "%s: cannot open: %s", path, strerror(e));
+    }
+    return MCF_OK;
+}
+
 int tsv_read(tsv_table *t, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT || errno == ENOTDIR)
-            return mcf_fail(MCF_EIO, "%s: no such file; run `mcf run` first", path);
-        return mcf_fail(MCF_EIO, "%s: cannot open: %s", path, strerror(errno));
-    }
+    FILE *f;
+    int rc = open_table(path, &f);
+    if (rc)
+        return rc;
     char *line = NULL;
     size_t cap = 0;
     size_t lineno = 0;
-    int rc = MCF_OK;
     int have_header = 0;
     ssize_t len;
     errno = 0;

@@ -212,27 +212,26 @@ static int read_regular(const mcf_run *r, const char *path, unsigned char **data
 {
     *data = NULL;
     *size = 0;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return mcf_fail(MCF_EIO, "%s: cannot open (%s)", path, strerror(errno));
     struct stat st;
     uint64_t fixed, limit = size_limit(r, &fixed);
-    int rc = MCF_OK;
-    if (fstat(fd, &st) != 0)
-        rc = mcf_fail(MCF_EIO, "%s: cannot stat (%s)", path, strerror(errno));
-    else if (!S_ISREG(st.st_mode))
-        rc = mcf_fail(MCF_EFORMAT, "%s: not a regular file but %s; a checkpoint is a file "
-                      "written by mcf: " START_OVER, path, file_kind(st.st_mode));
-    else if ((uint64_t)st.st_size > limit || (uint64_t)st.st_size >= SIZE_MAX)
-        rc = mcf_fail(MCF_EFORMAT, "%s: size = %llu bytes, more than a checkpoint of this "
-                      "configuration can hold (%llu bytes of counters and accumulators, and "
-                      "model states no larger than this machine's %llu bytes of memory); "
-                      START_OVER, path, (unsigned long long)st.st_size,
-                      (unsigned long long)fixed, (unsigned long long)(limit - fixed));
-    size_t want = rc ? 0 : (size_t)st.st_size, len = 0;
-    unsigned char *buf = rc ? NULL : malloc(want + 1);
-    if (!rc && !buf)
-        rc = mcf_fail(MCF_ENOMEM, "%s: out of memory for %zu bytes", path, want);
+    int fd;
+    /* the whole file and a NUL go into one allocation */
+    int problem = mcfi_open_file(path, O_RDONLY, limit < SIZE_MAX - 1 ? limit : SIZE_MAX - 1,
+                                 &fd, &st);
+    if (problem == MCFI_FILE_CANNOT_OPEN)
+        return mcf_fail(MCF_EIO, "%s: cannot open (%s)", path, strerror(errno));
+    if (problem == MCFI_FILE_NOT_REGULAR)
+        return mcf_fail(MCF_EFORMAT, "%s: not a regular file but %s; a checkpoint is a file "
+                        "written by mcf: " START_OVER, path, file_kind(st.st_mode));
+    if (problem == MCFI_FILE_TOO_LARGE)
+        return mcf_fail(MCF_EFORMAT, "%s: size = %llu bytes, more than a checkpoint of this "
+                        "configuration can hold (%llu bytes of counters and accumulators, and "
+                        "model states no larger than this machine's %llu bytes of memory); "
+                        START_OVER, path, (unsigned long long)st.st_size,
+                        (unsigned long long)fixed, (unsigned long long)(limit - fixed));
+    size_t want = (size_t)st.st_size, len = 0;
+    unsigned char *buf = malloc(want + 1);
+    int rc = buf ? MCF_OK : mcf_fail(MCF_ENOMEM, "%s: out of memory for %zu bytes", path, want);
     while (!rc && len < want) {
         ssize_t got = read(fd, buf + len, want - len);
         if (got < 0 && errno != EINTR)

@@ -2,6 +2,7 @@
  * key, and the command line's --set overrides.  Nothing here knows what the keys mean:
  * section.c checks them against the declarations and setup.c builds the run setup. */
 #define _POSIX_C_SOURCE 200809L
+#include "fileio.h"
 #include "setup.h"
 
 #include <errno.h>
@@ -18,7 +19,7 @@ _Static_assert(MCFI_CONFIG_LINE_MAX == INI_MAX_LINE - 1, "the line limit is inih
 /* ---- reading ------------------------------------------------------------------------ */
 
 /* Why reading stopped before the end of the file (the line is in stop_line). */
-enum { STOP_NONE, STOP_TOO_LONG, STOP_NUL };
+enum { STOP_NONE, STOP_TOO_LONG, STOP_NUL, STOP_LONG_SECTION };
 
 typedef struct reader_ctx {
     FILE *f;
@@ -43,8 +44,13 @@ static void classify_line(reader_ctx *ctx, const char *buf)
     ctx->indented = p > buf && *p && *p != ';' && *p != '#';
     if (*p == '[' && !(ctx->indented && ctx->last_entry >= 0)) {
         ctx->last_entry = -1;
-        if (!strchr(p, ']') && !ctx->unclosed)
+        const char *close = strchr(p, ']');
+        if (!close && !ctx->unclosed)
             ctx->unclosed = ctx->line;
+        if (close && close - p - 1 > MCFI_CONFIG_NAME_MAX && !ctx->stop) {
+            ctx->stop = STOP_LONG_SECTION;
+            ctx->stop_line = ctx->line;
+        }
     }
 }
 
@@ -85,7 +91,7 @@ static char *count_lines(char *buf, int size, void *stream)
         }
     }
     classify_line(ctx, buf);
-    return buf;
+    return ctx->stop ? NULL : buf;
 }
 
 static int add_entry(mcf_config *c, const char *section, const char *key, const char *value,
@@ -126,8 +132,11 @@ static int on_key(void *user, const char *section, const char *name, const char 
         ctx->failed_line = ctx->line;
         return 0;
     }
+    /* inih hands an indented line after a key to the handler as more of that key's value,
+       under a name it keeps only MCFI_CONFIG_NAME_MAX characters of: the previous entry
+       says which key it continues */
     const mcf_config_entry *prev = ctx->last_entry >= 0 ? &c->entries[ctx->last_entry] : NULL;
-    if (ctx->indented && prev && !strcmp(prev->section, section) && !strcmp(prev->key, name)) {
+    if (ctx->indented && prev) {
         ctx->failed = mcf_fail(MCF_EINVAL, "%s:%d: the line is indented, so it would continue "
                                "the value of [%s] %s (line %d); values take one line: remove "
                                "the indentation", c->path, ctx->line, prev->section,
@@ -152,23 +161,37 @@ static int on_key(void *user, const char *section, const char *name, const char 
     return 1;
 }
 
-/* f is a regular file of at most MCFI_CONFIG_MAX_BYTES: a folder, a device such as
- * /dev/zero or a pipe would be read as an empty or endless configuration. */
-static int check_config_file(FILE *f, const char *path)
+/* Opens the configuration file path into *f: a regular file of at most
+ * MCFI_CONFIG_MAX_BYTES (a folder, a device such as /dev/zero or a pipe would be read as an
+ * empty or endless configuration).  A path that names nothing is bad input, like a typo in
+ * a key; a file that is there but cannot be opened is an I/O error. */
+static int open_config_file(const char *path, FILE **f)
 {
     struct stat st;
-    if (fstat(fileno(f), &st) != 0)
-        return mcf_fail(MCF_EIO, "%s: cannot read the configuration file (%s)", path,
-                        strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return mcf_fail(MCF_EINVAL, "%s: is a directory, not a configuration file; give the "
-                        "INI file (a run's folder holds its config.ini: mcf resume DIR)", path);
-    if (!S_ISREG(st.st_mode))
+    int fd;
+    *f = NULL;
+    switch (mcfi_open_file(path, O_RDONLY, MCFI_CONFIG_MAX_BYTES, &fd, &st)) {
+    case MCFI_FILE_CANNOT_OPEN:
+        return mcf_fail(errno == ENOENT || errno == ENOTDIR ? MCF_EINVAL : MCF_EIO,
+                        "%s: cannot open the configuration file (%s)", path, strerror(errno));
+    case MCFI_FILE_NOT_REGULAR:
+        if (S_ISDIR(st.st_mode))
+            return mcf_fail(MCF_EINVAL, "%s: is a directory, not a configuration file; give "
+                            "the INI file (a run's folder holds its config.ini: mcf resume "
+                            "DIR)", path);
         return mcf_fail(MCF_EINVAL, "%s: is not a regular file (a device, pipe or socket); a "
                         "configuration is an INI text file", path);
-    if (st.st_size > MCFI_CONFIG_MAX_BYTES)
+    case MCFI_FILE_TOO_LARGE:
         return mcf_fail(MCF_EINVAL, "%s: is %lld bytes, more than the %d bytes a configuration "
                         "file may have", path, (long long)st.st_size, MCFI_CONFIG_MAX_BYTES);
+    }
+    *f = fdopen(fd, "r");
+    if (!*f) {
+        int e = errno;
+        close(fd);
+        return mcf_fail(MCF_EIO, "%s: cannot read the configuration file (%s)", path,
+                        strerror(e));
+    }
     return MCF_OK;
 }
 
@@ -189,6 +212,10 @@ static int parse_error(const reader_ctx *ctx, const char *path, int r)
     if (ctx->stop == STOP_TOO_LONG)
         return mcf_fail(MCF_EINVAL, "%s:%d: line is longer than %d characters", path,
                         ctx->stop_line, MCFI_CONFIG_LINE_MAX);
+    if (ctx->stop == STOP_LONG_SECTION)
+        return mcf_fail(MCF_EINVAL, "%s:%d: the section name is longer than %d characters (the "
+                        "INI reader would cut it); the sections are [run], [schedule], [model] "
+                        "and [evaluator]", path, ctx->stop_line, MCFI_CONFIG_NAME_MAX);
     if (ctx->stop == STOP_NUL)
         return mcf_fail(MCF_EINVAL, "%s:%d: the line holds a NUL byte; a configuration is "
                         "text (is this a binary file?)", path, ctx->stop_line);
@@ -205,23 +232,15 @@ int mcfi_config_read(const char *path, mcf_config **out)
         free(c);
         return mcf_fail(MCF_ENOMEM, "out of memory");
     }
-    /* O_NONBLOCK: opening a named pipe would wait for a writer; the check refuses it */
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-    if (!f) {
-        int err = errno;
-        if (fd >= 0)
-            close(fd);
+    FILE *f;
+    int rc = open_config_file(path, &f);
+    if (rc) {
         mcfi_config_free(c);
-        return mcf_fail(MCF_EIO, "%s: cannot open the configuration file (%s)", path,
-                        strerror(err));
+        return rc;
     }
-    int rc = check_config_file(f, path);
-    if (!rc) {
-        reader_ctx ctx = {.f = f, .config = c, .last_entry = -1};
-        int r = ini_parse_stream(count_lines, &ctx, on_key, &ctx);
-        rc = parse_error(&ctx, path, r);
-    }
+    reader_ctx ctx = {.f = f, .config = c, .last_entry = -1};
+    int r = ini_parse_stream(count_lines, &ctx, on_key, &ctx);
+    rc = parse_error(&ctx, path, r);
     fclose(f);
     if (rc) {
         mcfi_config_free(c);
@@ -245,7 +264,9 @@ int mcfi_config_override(mcf_config *c, const char *assignment)
     char section[128], key[128];
     size_t ls = (size_t)(dot - assignment), lk = (size_t)(eq - dot - 1);
     if (ls >= sizeof section || lk >= sizeof key)
-        return mcf_fail(MCF_EINVAL, "--set %s: section or key too long", assignment);
+        return mcf_fail(MCF_EINVAL, "--set %.*s: the section or the key is longer than %zu "
+                        "characters (no section or key of mcf is)", (int)(eq - assignment),
+                        assignment, sizeof section - 1);
     memcpy(section, assignment, ls);
     section[ls] = '\0';
     memcpy(key, dot + 1, lk);

@@ -132,12 +132,14 @@ int mcfi_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
     }
     if (!s->evaluator) {
         const char *kname = mcfi_plugin_kind_name(kind);
-        if (!l.n)
+        if (!l.n) {
+            char *search = mcfi_plugin_search_path();
             rc = mcf_fail(MCF_EPLUGIN, "%s: [run] evaluator = auto: no %s plugin on the search "
                           "path (%s) is a candidate (auto_priority > 0) for model '%s'; name "
                           "the evaluator instead (see `mcf plugins`)",
-                          at, kname, mcfi_plugin_search_path(), s->model_name);
-        else {
+                          at, kname, search ? search : "?", s->model_name);
+            free(search);
+        } else {
             size_t len = skipped.s ? strlen(skipped.s) : 0;
             if (len >= 2)
                 skipped.s[len - 2] = '\0'; /* the last "; " */

@@ -70,25 +70,44 @@ int mcfi_create_fresh(const char *path)
     return -1;
 }
 
-int mcfi_open_regular(const char *path, int flags, const char *what, int *fd)
+int mcfi_open_file(const char *path, int flags, uint64_t max_bytes, int *fd, struct stat *st)
 {
-    /* O_NONBLOCK: a FIFO planted under the name must not block the open */
-    int f = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0666);
     *fd = -1;
+    memset(st, 0, sizeof *st);
+    int f = open(path, flags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0666);
     if (f < 0)
-        return mcf_fail(MCF_EIO, errno == ELOOP ? "%s: is a symbolic link; remove it (mcf "
-                        "never writes %s through a link)" : "%s: cannot open %s (%s)", path,
-                        what, strerror(errno));
-    struct stat st;
-    if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+        return MCFI_FILE_CANNOT_OPEN;
+    int problem = MCFI_FILE_OK;
+    if (fstat(f, st) != 0)
+        problem = MCFI_FILE_CANNOT_OPEN;
+    else if (!S_ISREG(st->st_mode))
+        problem = MCFI_FILE_NOT_REGULAR;
+    else if (max_bytes && (uint64_t)st->st_size > max_bytes)
+        problem = MCFI_FILE_TOO_LARGE;
+    if (problem) {
+        int e = errno;
         close(f);
-        return mcf_fail(MCF_EIO, "%s: is not a regular file; remove it (it should hold %s)",
-                        path, what);
+        errno = e;
+        return problem;
     }
     int fl = fcntl(f, F_GETFL);
     if (fl != -1)
         fcntl(f, F_SETFL, fl & ~O_NONBLOCK);
     *fd = f;
+    return MCFI_FILE_OK;
+}
+
+int mcfi_open_regular(const char *path, int flags, const char *what, int *fd)
+{
+    struct stat st;
+    int problem = mcfi_open_file(path, flags | O_NOFOLLOW, 0, fd, &st);
+    if (problem == MCFI_FILE_CANNOT_OPEN)
+        return mcf_fail(MCF_EIO, errno == ELOOP ? "%s: is a symbolic link; remove it (mcf "
+                        "never writes %s through a link)" : "%s: cannot open %s (%s)", path,
+                        what, strerror(errno));
+    if (problem)
+        return mcf_fail(MCF_EIO, "%s: is not a regular file; remove it (it should hold %s)",
+                        path, what);
     return MCF_OK;
 }
 

@@ -5,12 +5,31 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 int mcfi_mkdir_p(const char *path);
 /* Creates path for writing, never through a link nor over an existing file (O_EXCL |
  * O_NOFOLLOW | O_CLOEXEC): a file or link already there under that name is removed first
  * (unlinking a link does not touch its target).  Returns the descriptor, or -1 with errno. */
 int mcfi_create_fresh(const char *path);
+/* What mcfi_open_file found: a problem is returned, not worded, because only the caller
+ * knows what the file is for, what status a refusal is (bad input, a damaged file) and what
+ * to do about it. */
+enum {
+    MCFI_FILE_OK = 0,
+    MCFI_FILE_CANNOT_OPEN, /* open() or fstat() failed: errno says why */
+    MCFI_FILE_NOT_REGULAR, /* a folder, device, pipe or socket: st->st_mode says which */
+    MCFI_FILE_TOO_LARGE    /* more than max_bytes: st->st_size */
+};
+/* The one opener of files mcf reads or appends to.  Opens path with `flags` (O_RDONLY;
+ * O_RDWR or O_WRONLY | O_APPEND, with O_CREAT; O_NOFOLLOW to refuse a link), close-on-exec,
+ * never as a controlling terminal, and checks the file it opened, not the name (which may
+ * change in between): a regular file of at most max_bytes (0: any size).  A folder would
+ * read as empty, a device such as /dev/zero or a pipe as endless, and a named pipe would
+ * block the open itself (it is opened non-blocking; the descriptor returned blocks).
+ * MCFI_FILE_OK with *fd open, or a problem with *fd = -1 and errno (CANNOT_OPEN) or *st
+ * (the others) for the caller's message. */
+int mcfi_open_file(const char *path, int flags, uint64_t max_bytes, int *fd, struct stat *st);
 /* Opens path (flags: O_RDWR or O_WRONLY | O_APPEND, and O_CREAT) as a regular file, never
  * through a link, close-on-exec.  MCF_EIO naming path and `what` (e.g. "the log") when it is
  * a link or not a regular file. */

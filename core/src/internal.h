@@ -40,9 +40,17 @@ typedef struct mcf_config {
     size_t n, cap;
 } mcf_config;
 
-/* Reads an INI file (inih), recording file and line of every key.  Errors: MCF_EIO
- * (cannot open), MCF_EINVAL (syntax error, duplicate key, key outside a section, line too
- * long) with file:line.  *out owned by the caller: mcfi_config_free(). */
+/* Reads an INI file (inih), recording file and line of every key.  Errors, each naming
+ * the file:
+ *   MCF_EINVAL, without a line: path names nothing (no such file or folder); a folder, a
+ *     device, a pipe or a socket (not a regular file); more than MCFI_CONFIG_MAX_BYTES;
+ *   MCF_EINVAL, with file:line: a syntax error; a section header without its ']'; a section
+ *     name over MCFI_CONFIG_NAME_MAX characters; a line over MCFI_CONFIG_LINE_MAX; a NUL
+ *     byte; a key before any section; a key given twice in a section; an indented line
+ *     (inih would read it as more of the previous key's value);
+ *   MCF_EIO: the file is there but cannot be opened (permissions) or read;
+ *   MCF_ENOMEM.
+ * *out owned by the caller: mcfi_config_free(). */
 int mcfi_config_read(const char *path, mcf_config **out);
 /* Applies "section.key=value" from the command line (replacing a value from the file). */
 int mcfi_config_override(mcf_config *c, const char *assignment);
@@ -98,18 +106,22 @@ typedef struct mcf_plugin {
 } mcf_plugin;
 
 /* Loads plugin `name` (file mcf-<name>.so) from the search path.  `want` is the kind
- * required (0 = any).  Errors name the file and the problem.  mcfi_plugin_close() frees. */
+ * required (0 = any).  Errors name the file and the problem: MCF_EINVAL for a name no folder
+ * holds (with the nearest name) or a plugin of another kind than `want`, MCF_EPLUGIN for a
+ * file that is not a loadable, well-formed plugin.  mcfi_plugin_close() frees. */
 int mcfi_plugin_open(const char *name, int want, mcf_plugin **out);
 /* Loads a plugin from an explicit file path. */
 int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out);
 void mcfi_plugin_close(mcf_plugin *p);
 /* Calls fn for every loadable plugin on the search path (first of a name wins); files
- * that fail to load are reported through bad(path, message) when bad is not NULL. */
+ * that fail to load are reported through bad(path, message) when bad is not NULL.
+ * MCF_ENOMEM when a plugin may have been missed or listed twice. */
 int mcfi_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
                         void (*bad)(const char *path, const char *message, void *ctx),
                         void *ctx);
-/* The search path as a colon-separated string (static buffer). */
-const char *mcfi_plugin_search_path(void);
+/* The search path as a colon-separated string, however long MCF_PLUGIN_PATH is: allocated
+ * (free() it), NULL when out of memory. */
+char *mcfi_plugin_search_path(void);
 const char *mcfi_plugin_kind_name(int kind);
 /* How a model's parallel tempering weighs an exchange (mcf/model.h): 0 not supported,
  * MCF_TEMPERING_ENERGY (set_temperature + energy: exp(-H/T)), MCF_TEMPERING_ACTION

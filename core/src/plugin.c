@@ -45,30 +45,39 @@ const char *mcfi_plugin_kind_name(int kind)
     }
 }
 
-const char *mcfi_plugin_search_path(void)
+char *mcfi_plugin_search_path(void)
 {
-    static char path[8192];
-    size_t used = 0;
+    /* allocated: MCF_PLUGIN_PATH may be of any length, and a folder cut from its end would
+       hide the plugins in it */
+    mcf_text t = {0};
     const char *env = getenv("MCF_PLUGIN_PATH");
-    path[0] = '\0';
     if (env && env[0])
-        used += (size_t)snprintf(path, sizeof path, "%s", env);
+        mcfi_text_printf(&t, "%s", env);
     Dl_info info;
     if (dladdr((void *)&mcfi_plugin_search_path, &info) && info.dli_fname) {
-        char lib[4096];
-        snprintf(lib, sizeof lib, "%s", info.dli_fname);
-        char *slash = strrchr(lib, '/');
-        if (slash) {
-            *slash = '\0';
-            if (used < sizeof path)
-                used += (size_t)snprintf(path + used, sizeof path - used, "%s%s/mcf",
-                                         used ? ":" : "", lib);
-        }
+        const char *slash = strrchr(info.dli_fname, '/');
+        if (slash)
+            mcfi_text_printf(&t, "%s%.*s/mcf", t.len ? ":" : "",
+                             (int)(slash - info.dli_fname), info.dli_fname);
     }
-    if (used < sizeof path)
-        snprintf(path + used, sizeof path - used, "%s%s", used ? ":" : "",
-                 MCF_INSTALL_PLUGIN_DIR);
-    return path;
+    mcfi_text_printf(&t, "%s%s", t.len ? ":" : "", MCF_INSTALL_PLUGIN_DIR);
+    if (t.failed) {
+        free(t.s);
+        return NULL;
+    }
+    return t.s;
+}
+
+/* dir + "/" + name, allocated (NULL: out of memory). */
+static char *join_path(const char *dir, const char *name)
+{
+    mcf_text t = {0};
+    mcfi_text_printf(&t, "%s/%s", dir, name);
+    if (t.failed) {
+        free(t.s);
+        return NULL;
+    }
+    return t.s;
 }
 
 /* minimum sizes of the first ABI's vtables */
@@ -227,7 +236,7 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
     if (info->kind < MCF_PLUGIN_MODEL || info->kind > MCF_PLUGIN_ORBITAL_EVALUATOR)
         return mcf_fail(MCF_EPLUGIN, "%s: unknown plugin kind %d", path, (int)info->kind);
     if (want && (int)info->kind != want)
-        return mcf_fail(MCF_EPLUGIN, "%s: '%s' is a %s plugin, not a %s", path, info->name,
+        return mcf_fail(MCF_EINVAL, "%s: '%s' is a %s plugin, not a %s", path, info->name,
                         mcfi_plugin_kind_name(info->kind), mcfi_plugin_kind_name(want));
     if (!info->ops)
         return mcf_fail(MCF_EPLUGIN, "%s: the descriptor has no ops table", path);
@@ -317,16 +326,99 @@ void mcfi_plugin_close(mcf_plugin *p)
     free(p);
 }
 
+/* Plugin names, as many and as long as there are: a fixed table would drop names beyond
+ * its size, or merge two long names that differ only after its width. */
 typedef struct name_list {
-    char names[256][128];
-    size_t n;
+    char **names;
+    size_t n, cap;
+    int failed; /* out of memory: a name is missing */
 } name_list;
+
+static void name_list_add(name_list *l, const char *name, size_t len)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        char **names = realloc(l->names, cap * sizeof *names);
+        if (!names) {
+            l->failed = 1;
+            return;
+        }
+        l->names = names;
+        l->cap = cap;
+    }
+    char *copy = strndup(name, len);
+    if (!copy)
+        l->failed = 1;
+    else
+        l->names[l->n++] = copy;
+}
+
+static int name_list_has(const name_list *l, const char *name, size_t len)
+{
+    for (size_t k = 0; k < l->n; k++)
+        if (!strncmp(l->names[k], name, len) && l->names[k][len] == '\0')
+            return 1;
+    return 0;
+}
+
+static void name_list_free(name_list *l)
+{
+    for (size_t k = 0; k < l->n; k++)
+        free(l->names[k]);
+    free(l->names);
+}
 
 static void collect_name(const mcf_plugin *p, void *ctx)
 {
     name_list *l = ctx;
-    if (l->n < 256)
-        snprintf(l->names[l->n++], sizeof l->names[0], "%s", p->info->name);
+    name_list_add(l, p->info->name, strlen(p->info->name));
+}
+
+/* The messages' lists stay short: an error message is cut at 4 KiB (mcf/error.h), and a
+ * list cut there would lose the advice after it.  Longer ones are abbreviated, saying so. */
+#define LIST_SHOWN 1024
+
+/* The plugins available, for the message of a name that is not found: "a, b, c" or
+ * "a, b, ... and N more (`mcf plugins` lists them)". */
+static void list_available(mcf_text *t, const name_list *l)
+{
+    size_t shown = 0;
+    for (size_t k = 0; k < l->n; k++) {
+        if (t->len > LIST_SHOWN)
+            break;
+        mcfi_text_printf(t, "%s%s", k ? ", " : "", l->names[k]);
+        shown++;
+    }
+    if (!l->n)
+        mcfi_text_printf(t, "none");
+    else if (shown < l->n)
+        mcfi_text_printf(t, " and %zu more (`mcf plugins` lists them)", l->n - shown);
+}
+
+/* The message of a plugin name that no folder of the search path holds. */
+static int not_found(const char *name, const char *search)
+{
+    name_list l = {0};
+    mcfi_plugin_foreach(collect_name, NULL, &l);
+    const char *near = l.failed ? NULL
+                       : mcfi_nearest_word(name, (const char *const *)l.names, l.n);
+    mcf_text where = {0}, available = {0};
+    if (strlen(search) <= LIST_SHOWN)
+        mcfi_text_printf(&where, "%s", search);
+    else
+        mcfi_text_printf(&where, "the %zu bytes of MCF_PLUGIN_PATH and the folders after it; "
+                         "`mcf plugins` prints them", strlen(search));
+    list_available(&available, &l);
+    int rc = where.failed || available.failed || l.failed
+                 ? mcf_fail(MCF_ENOMEM, "out of memory")
+                 : mcf_fail(MCF_EINVAL, "no plugin named '%s' (looked for mcf-%s.so in %s)%s%s%s; "
+                            "available: %s; add folders with MCF_PLUGIN_PATH", name, name,
+                            where.s, near ? "; did you mean '" : "", near ? near : "",
+                            near ? "'?" : "", available.s);
+    free(where.s);
+    free(available.s);
+    name_list_free(&l);
+    return rc;
 }
 
 int mcfi_plugin_open(const char *name, int want, mcf_plugin **out)
@@ -334,75 +426,76 @@ int mcfi_plugin_open(const char *name, int want, mcf_plugin **out)
     *out = NULL;
     if (!name || !name[0] || strchr(name, '/'))
         return mcf_fail(MCF_EINVAL, "'%s' is not a plugin name", name ? name : "");
-    char path[8192];
-    snprintf(path, sizeof path, "%s", mcfi_plugin_search_path());
-    for (char *save = NULL, *dir = strtok_r(path, ":", &save); dir;
+    char *search = mcfi_plugin_search_path(), *path = search ? strdup(search) : NULL;
+    int rc = MCF_OK, found = 0;
+    for (char *save = NULL, *dir = path ? strtok_r(path, ":", &save) : NULL; dir && !found;
          dir = strtok_r(NULL, ":", &save)) {
-        char file[8192];
-        snprintf(file, sizeof file, "%s/mcf-%s.so", dir, name);
-        if (access(file, F_OK) == 0)
-            return mcfi_plugin_open_file(file, want, out);
+        mcf_text file = {0};
+        mcfi_text_printf(&file, "%s/mcf-%s.so", dir, name);
+        if (file.failed)
+            rc = mcf_fail(MCF_ENOMEM, "out of memory");
+        else if (access(file.s, F_OK) == 0) {
+            found = 1;
+            rc = mcfi_plugin_open_file(file.s, want, out);
+        }
+        free(file.s);
+        if (rc)
+            break;
     }
-    name_list *l = calloc(1, sizeof *l);
-    if (!l)
-        return mcf_fail(MCF_ENOMEM, "out of memory");
-    mcfi_plugin_foreach(collect_name, NULL, l);
-    const char *cands[256];
-    char all[4096] = "";
-    size_t used = 0;
-    for (size_t k = 0; k < l->n; k++) {
-        cands[k] = l->names[k];
-        if (used < sizeof all)
-            used += (size_t)snprintf(all + used, sizeof all - used, "%s%s", k ? ", " : "",
-                                     l->names[k]);
-    }
-    const char *near = mcfi_nearest_word(name, cands, l->n);
-    int rc = mcf_fail(MCF_EPLUGIN, "no plugin named '%s' (looked for mcf-%s.so in %s)%s%s%s; "
-                      "available: %s; add folders with MCF_PLUGIN_PATH",
-                      name, name, mcfi_plugin_search_path(), near ? "; did you mean '" : "",
-                      near ? near : "", near ? "'?" : "", l->n ? all : "none");
-    free(l);
+    if (!path)
+        rc = mcf_fail(MCF_ENOMEM, "out of memory");
+    else if (!found && !rc)
+        rc = not_found(name, search);
+    free(path);
+    free(search);
     return rc;
+}
+
+/* The plugins of one folder of the search path, in name order; names in `seen` (found in
+ * an earlier folder) are skipped, the others added to it. */
+static void foreach_in(const char *dir, name_list *seen,
+                       void (*fn)(const mcf_plugin *p, void *ctx),
+                       void (*bad)(const char *path, const char *message, void *ctx),
+                       void *ctx)
+{
+    struct dirent **list = NULL;
+    int n = scandir(dir, &list, NULL, alphasort);
+    for (int k = 0; k < n; k++) {
+        const char *f = list[k]->d_name;
+        size_t len = strlen(f);
+        if (strncmp(f, "mcf-", 4) == 0 && len > 7 && strcmp(f + len - 3, ".so") == 0 &&
+            !name_list_has(seen, f + 4, len - 7)) {
+            char *file = join_path(dir, f);
+            mcf_plugin *p;
+            if (!file) {
+                seen->failed = 1;
+            } else if (mcfi_plugin_open_file(file, 0, &p) == MCF_OK) {
+                name_list_add(seen, f + 4, len - 7);
+                fn(p, ctx);
+                mcfi_plugin_close(p);
+            } else if (bad) {
+                bad(file, mcf_last_error(), ctx);
+            }
+            free(file);
+        }
+        free(list[k]);
+    }
+    free(list);
 }
 
 int mcfi_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
                         void (*bad)(const char *path, const char *message, void *ctx),
                         void *ctx)
 {
-    char path[8192];
-    char seen[256][128];
-    size_t n_seen = 0;
-    snprintf(path, sizeof path, "%s", mcfi_plugin_search_path());
+    char *path = mcfi_plugin_search_path();
+    if (!path)
+        return mcf_fail(MCF_ENOMEM, "out of memory");
+    name_list seen = {0};
     for (char *save = NULL, *dir = strtok_r(path, ":", &save); dir;
-         dir = strtok_r(NULL, ":", &save)) {
-        struct dirent **list = NULL;
-        int n = scandir(dir, &list, NULL, alphasort);
-        for (int k = 0; k < n; k++) {
-            const char *f = list[k]->d_name;
-            size_t len = strlen(f);
-            if (strncmp(f, "mcf-", 4) == 0 && len > 7 && strcmp(f + len - 3, ".so") == 0) {
-                char name[128];
-                snprintf(name, sizeof name, "%.*s", (int)(len - 7), f + 4);
-                int dup = 0;
-                for (size_t j = 0; j < n_seen; j++)
-                    dup |= !strcmp(seen[j], name);
-                if (!dup) {
-                    char file[8192];
-                    mcf_plugin *p;
-                    snprintf(file, sizeof file, "%s/%s", dir, f);
-                    if (mcfi_plugin_open_file(file, 0, &p) == MCF_OK) {
-                        if (n_seen < 256)
-                            snprintf(seen[n_seen++], sizeof seen[0], "%s", name);
-                        fn(p, ctx);
-                        mcfi_plugin_close(p);
-                    } else if (bad) {
-                        bad(file, mcf_last_error(), ctx);
-                    }
-                }
-            }
-            free(list[k]);
-        }
-        free(list);
-    }
-    return MCF_OK;
+         dir = strtok_r(NULL, ":", &save))
+        foreach_in(dir, &seen, fn, bad, ctx);
+    int failed = seen.failed;
+    name_list_free(&seen);
+    free(path);
+    return failed ? mcf_fail(MCF_ENOMEM, "out of memory listing the plugins") : MCF_OK;
 }

@@ -422,8 +422,26 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
     return rc;
 }
 
+/* The headline numbers on standard output: the run's results, not a log line, so a
+ * summary that could not be written (a full disk, a closed pipe) fails the run, MCF_EIO —
+ * after results.tsv, whose message says so. */
+static int print_summary(const mcf_run *r, const char *summary)
+{
+    errno = 0;
+    if (summary && (fputs(summary, stdout) == EOF || fflush(stdout) != 0 || ferror(stdout))) {
+        int e = errno;
+        clearerr(stdout);
+        return mcf_fail(MCF_EIO, "standard output: the summary of the results could not be "
+                        "written (%s); the results are written: %s/results.tsv (`mcf resume "
+                        "%s` prints the summary again)", e ? strerror(e) : "write error",
+                        r->dir, r->dir);
+    }
+    return MCF_OK;
+}
+
 /* results.tsv and the summary: rank 0, from every chain's accumulators; then the caller's
- * results_written hook (the program's plots), whose failure fails the run.  Collective. */
+ * results_written hook (the program's plots), whose failure fails the run, as does a
+ * summary not printed (the plots are drawn all the same).  Collective. */
 static int finish(mcf_run *r, const mcf_run_options *opt)
 {
     int rc = MCF_OK;
@@ -432,14 +450,16 @@ static int finish(mcf_run *r, const mcf_run_options *opt)
         rc = mcfi_results_write(r, &summary);
     rc = mcfi_mpi_agree(rc);
     if (!rc && r->rank == 0) {
-        /* the headline numbers on standard output (the run's results, not a log line) */
-        if (summary) {
-            fputs(summary, stdout);
-            fflush(stdout);
-        }
+        int printed = print_summary(r, summary);
+        char why[4096];
+        snprintf(why, sizeof why, "%s", mcf_last_error());
         mcf_log(MCF_LOG_INFO, "finished: results in %s/results.tsv", r->dir);
         if (opt->results_written)
             rc = opt->results_written(r->dir, opt->results_ctx);
+        if (printed && !rc)
+            rc = mcf_fail(printed, "%s", why);
+        else if (printed)
+            rc = mcf_fail_prefix(rc, "%s; also", why);
     }
     free(summary);
     rc = mcfi_mpi_agree(rc);

@@ -57,7 +57,7 @@ static int open_plugins(mcf_config *c, mcf_setup *s)
     if (strcmp(s->evaluator_name, "none") != 0) {
         rc = mcfi_plugin_open(s->evaluator_name, 0, &s->evaluator);
         if (!rc && s->evaluator->info->kind == MCF_PLUGIN_MODEL)
-            rc = mcf_fail(MCF_EPLUGIN, "%s is a model, not an evaluator", s->evaluator->path);
+            rc = mcf_fail(MCF_EINVAL, "%s is a model, not an evaluator", s->evaluator->path);
         else if (!rc && !mcfi_model_evaluator_kind(s->model->info->ops))
             rc = mcf_fail(MCF_EINVAL, "model '%s' takes no evaluator (see `mcf describe %s`); "
                           "set evaluator = none", s->model_name, s->model_name);

@@ -12,6 +12,11 @@
 /* The longest line of a configuration file (inih's buffer, less its NUL byte): config.ini
  * as used holds "key = value" per line and `mcf resume` reads it back through inih. */
 #define MCFI_CONFIG_LINE_MAX 199
+/* The longest section name: inih (r55, ini.c's MAX_SECTION) cuts a longer one to this
+ * without a word, and keeps only as much of a key's name for a line that continues it.
+ * Not in inih's header, so tests/unit/test_config.c holds it: a name of this length is read
+ * whole. */
+#define MCFI_CONFIG_NAME_MAX 49
 /* The largest configuration file read (a folder, a device or a pipe is refused too). */
 #define MCFI_CONFIG_MAX_BYTES (1 << 20)
 /* The most chains a run may have (scan points x walkers): chain indices times the number

@@ -159,5 +159,17 @@ for pair in "kpm-cuda:kpm:anderson" "blip-cuda:blip:slater-jastrow"; do
   fi
 done
 
+# without gnuplot a finished run has no plots: a warning in its log, not a failed run (the
+# plot module says so with a flag, not a message main.c compares); `mcf plot` fails, exit 1
+printf '[run]\nmodel = ising\noutput = noplot.out\n[schedule]\nthermalize = 10\nsweeps = 64\ntemperatures = 2\n[model]\nL = 4\n' >noplot.ini
+PATH=/nonexistent-mcf-test "$mcf" run noplot.ini --no-progress >/dev/null 2>noplot.txt; rc=$?
+if [ $rc -eq 0 ]; then
+  has "no gnuplot: a warning in the log" noplot.out/log "no plots drawn: gnuplot not found"
+  ls noplot.out/plot-*.svg >/dev/null 2>&1 && bad "no gnuplot, yet plots" || ok "no gnuplot: no plots"
+else bad "no gnuplot: the run failed (exit $rc)"; cat noplot.txt; fi
+PATH=/nonexistent-mcf-test "$mcf" plot noplot.out >/dev/null 2>noplot.txt; rc=$?
+[ $rc -eq 1 ] && has "no gnuplot: mcf plot fails" noplot.txt "gnuplot not found" "gnuplot-nox" \
+  || bad "no gnuplot: mcf plot exit status $rc"
+
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -15,7 +15,15 @@
  *                                            at its proposal `signal_after` (0 = never,
  *                                            once: a second signal stops at once): a run
  *                                            stopped mid-way, at a sweep the test knows
- *                                            (the seeds of tests/fuzz/fuzz_checkpoint) */
+ *                                            (the seeds of tests/fuzz/fuzz_checkpoint)
+ *   TEST_VARIANT_SELF_NAMED mcf-tself.so     the good model, named after its file: copies
+ *                                            mcf-NAME.so are as many plugins as there are
+ *                                            copies, of names as long as a file's */
+#ifdef TEST_VARIANT_SELF_NAMED
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <string.h>
+#endif
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -195,6 +203,8 @@ static const mcf_param_spec params[] = {
 #define NAME "somethingelse"
 #elif defined(TEST_VARIANT_FAIL)
 #define NAME "tfail"
+#elif defined(TEST_VARIANT_SELF_NAMED)
+#define NAME "tself"
 #else
 #define NAME "tnoentry"
 #endif
@@ -216,7 +226,29 @@ static const mcf_plugin_info info = {
     .ops = &ops,
 };
 
-#ifndef TEST_VARIANT_NO_ENTRY
+#if defined(TEST_VARIANT_SELF_NAMED)
+/* the descriptor, named NAME for a file mcf-NAME.so (a copy, not a link: the loader would
+   take a hard link for the file already loaded) */
+static char self_name[256];
+static mcf_plugin_info self_info;
+MCF_EXPORT const mcf_plugin_info *mcf_plugin_entry(void);
+MCF_EXPORT const mcf_plugin_info *mcf_plugin_entry(void)
+{
+    Dl_info dl;
+    self_info = info;
+    if (dladdr((void *)&mcf_plugin_entry, &dl) && dl.dli_fname) {
+        const char *base = strrchr(dl.dli_fname, '/');
+        base = base ? base + 1 : dl.dli_fname;
+        size_t len = strlen(base);
+        if (!strncmp(base, "mcf-", 4) && len > 7 && len - 7 < sizeof self_name) {
+            memcpy(self_name, base + 4, len - 7);
+            self_name[len - 7] = '\0';
+            self_info.name = self_name;
+        }
+    }
+    return &self_info;
+}
+#elif !defined(TEST_VARIANT_NO_ENTRY)
 MCF_PLUGIN(info)
 #else
 /* keep the descriptor referenced so the compiler does not warn */

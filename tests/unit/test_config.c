@@ -10,6 +10,7 @@
 #include "check.h"
 #include "internal.h"
 #include "fileio.h"
+#include "setup.h"
 
 static char dir[4096];
 
@@ -287,10 +288,45 @@ int main(void)
         mcfi_config_free(c);
     }
     {
+        /* a path that names nothing is bad input, like a misspelt key */
         mcf_config *c;
         rc = mcfi_config_read("/nonexistent/dir/x.ini", &c);
-        CHECK(rc == MCF_EIO && strstr(mcf_last_error(), "/nonexistent/dir/x.ini"),
+        CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "/nonexistent/dir/x.ini"),
               "missing file: %s", mcf_last_error());
+    }
+    {
+        /* inih's names: a section of MCFI_CONFIG_NAME_MAX characters is read whole (were
+           inih's buffer smaller, it would be cut here), a longer one is refused at its line
+           (it was cut to 49 characters without a word) */
+        char name[80], text[512];
+        memset(name, 's', sizeof name);
+        name[MCFI_CONFIG_NAME_MAX] = '\0';
+        snprintf(text, sizeof text, "[run]\nmodel = tgood\n[%s]\nk = 1\n", name);
+        mcf_config *c;
+        rc = mcfi_config_read(write_ini("name49.ini", text), &c);
+        mcf_config_entry *e = rc ? NULL : mcfi_config_find(c, name, "k");
+        CHECK(e != NULL, "a section name of %d characters is read whole: %s",
+              MCFI_CONFIG_NAME_MAX, rc ? mcf_last_error() : "cut");
+        mcfi_config_free(rc ? NULL : c);
+        name[MCFI_CONFIG_NAME_MAX] = 's';
+        name[MCFI_CONFIG_NAME_MAX + 1] = '\0';
+        snprintf(text, sizeof text, "[run]\nmodel = tgood\n[%s]\nk = 1\n", name);
+        rc = mcfi_config_read(write_ini("name50.ini", text), &c);
+        CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "name50.ini:3:") &&
+                  strstr(mcf_last_error(), "section name is longer than 49"),
+              "a section name of 50 characters: %s", rc ? mcf_last_error() : "accepted");
+        mcfi_config_free(rc ? NULL : c);
+        /* an indented line below a key of more than 49 characters continues that key (inih
+           hands it over under the name cut to 49): refused like any continuation, naming
+           the whole key (it was read as a key of its own, with the cut name) */
+        memset(name, 'k', 60);
+        name[60] = '\0';
+        snprintf(text, sizeof text, "[run]\nmodel = tgood\n[model]\n%s = 1\n  2\n", name);
+        rc = mcfi_config_read(write_ini("longkey.ini", text), &c);
+        CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "longkey.ini:5:") &&
+                  strstr(mcf_last_error(), "indented") && strstr(mcf_last_error(), name),
+              "continuation of a 60-character key: %s", rc ? mcf_last_error() : "accepted");
+        mcfi_config_free(rc ? NULL : c);
     }
     return check_exit();
 }

@@ -247,7 +247,7 @@ int main(void)
     path_in(dir, sizeof dir, "scan", NULL);
     int n = -1;
     clear_gnuplot_input();
-    int rc = mcfi_plot_dir(dir, &n);
+    int rc = mcfi_plot_dir(dir, &n, NULL);
     CHECK(rc == MCF_OK, "mcfi_plot_dir(%s) = %d: %s", dir, rc, mcf_last_error());
     CHECK(n == 4, "expected 4 plots (energy, abs_m, binder, acceptance), got %d", n);
     {
@@ -308,7 +308,7 @@ int main(void)
     }
 
     /* plotting again replaces the files */
-    rc = mcfi_plot_dir(dir, &n);
+    rc = mcfi_plot_dir(dir, &n, NULL);
     CHECK(rc == MCF_OK && n == 4, "second mcfi_plot_dir: %d (%s), n = %d", rc,
           mcf_last_error(), n);
 
@@ -325,7 +325,7 @@ int main(void)
           "write %s", path);
     path_in(dir, sizeof dir, "l-scan", NULL);
     clear_gnuplot_input();
-    rc = mcfi_plot_dir(dir, &n);
+    rc = mcfi_plot_dir(dir, &n, NULL);
     CHECK(rc == MCF_OK, "L scan: %d: %s", rc, mcf_last_error());
     CHECK(n == 2, "L scan: expected 2 plots (energy, acceptance), got %d", n);
     {
@@ -376,7 +376,7 @@ int main(void)
           "write %s", path);
     path_in(dir, sizeof dir, "curve", NULL);
     clear_gnuplot_input();
-    rc = mcfi_plot_dir(dir, &n);
+    rc = mcfi_plot_dir(dir, &n, NULL);
     CHECK(rc == MCF_OK, "curve: %d: %s", rc, mcf_last_error());
     CHECK(n == 3, "curve: expected 3 plots (energy, acceptance, dos), got %d", n);
     {
@@ -409,7 +409,7 @@ int main(void)
                            "-1.25\t0.01\t3.5\t0.41\n") == 0,
           "write %s", path);
     path_in(dir, sizeof dir, "single", NULL);
-    rc = mcfi_plot_dir(dir, &n);
+    rc = mcfi_plot_dir(dir, &n, NULL);
     CHECK(rc == MCF_OK, "single point: %d: %s", rc, mcf_last_error());
     CHECK(n == 2, "single point: expected 2 plots, got %d", n);
     {
@@ -419,8 +419,8 @@ int main(void)
 
     /* --- a missing folder -------------------------------------------------------------- */
     path_in(dir, sizeof dir, "no-such-run", NULL);
-    rc = mcfi_plot_dir(dir, &n);
-    CHECK(rc == MCF_EIO, "missing folder: expected MCF_EIO, got %d", rc);
+    rc = mcfi_plot_dir(dir, &n, NULL);
+    CHECK(rc == MCF_EINVAL, "missing folder (bad input): expected MCF_EINVAL, got %d", rc);
     CHECK(n == 0, "missing folder: n = %d", n);
     CHECK(strstr(mcf_last_error(), "results.tsv") != NULL, "message: %s", mcf_last_error());
     CHECK(strstr(mcf_last_error(), "no such file") != NULL, "message: %s", mcf_last_error());
@@ -434,8 +434,10 @@ int main(void)
                            "1.0\t-1.9\t0.01\n2.0\t-1.5x\t0.01\n3.0\t-1.0\t0.01\n") == 0,
           "write %s", path);
     path_in(dir, sizeof dir, "bad-number", NULL);
-    rc = mcfi_plot_dir(dir, &n);
+    int no_gnuplot = -1;
+    rc = mcfi_plot_dir(dir, &n, &no_gnuplot);
     CHECK(rc == MCF_EFORMAT, "bad number: expected MCF_EFORMAT, got %d", rc);
+    CHECK(no_gnuplot == 0, "a malformed file is not a missing gnuplot: %d", no_gnuplot);
     CHECK(strstr(mcf_last_error(), "results.tsv:5:") != NULL, "message: %s",
           mcf_last_error());
     CHECK(strstr(mcf_last_error(), "energy") != NULL, "message: %s", mcf_last_error());
@@ -449,7 +451,7 @@ int main(void)
                            "1.0\t-1.9\t0.01\n\n2.0\t-1.5\n") == 0,
           "write %s", path);
     path_in(dir, sizeof dir, "bad-fields", NULL);
-    rc = mcfi_plot_dir(dir, &n);
+    rc = mcfi_plot_dir(dir, &n, NULL);
     CHECK(rc == MCF_EFORMAT, "missing field: expected MCF_EFORMAT, got %d", rc);
     CHECK(strstr(mcf_last_error(), "results.tsv:5:") != NULL, "message: %s",
           mcf_last_error());
@@ -459,7 +461,7 @@ int main(void)
     CHECK(write_file(path, "# scan: L T\nT\tenergy\tenergy_err\n1.0\t-1.9\t0.01\n") == 0,
           "write %s", path);
     path_in(dir, sizeof dir, "bad-scan", NULL);
-    rc = mcfi_plot_dir(dir, &n);
+    rc = mcfi_plot_dir(dir, &n, NULL);
     CHECK(rc == MCF_EFORMAT, "unknown scan column: expected MCF_EFORMAT, got %d", rc);
     CHECK(strstr(mcf_last_error(), "results.tsv:1:") != NULL &&
               strstr(mcf_last_error(), "'L'") != NULL,
@@ -470,8 +472,10 @@ int main(void)
     char *saved = old_path ? strdup(old_path) : NULL;
     setenv("PATH", "/nonexistent-mcf-test", 1);
     path_in(dir, sizeof dir, "scan", NULL);
-    rc = mcfi_plot_dir(dir, &n);
+    rc = mcfi_plot_dir(dir, &n, &no_gnuplot);
     CHECK(rc == MCF_EIO, "no gnuplot: expected MCF_EIO, got %d", rc);
+    CHECK(no_gnuplot == 1, "no gnuplot: the flag a finished run only warns of: %d",
+          no_gnuplot);
     CHECK(strstr(mcf_last_error(), "gnuplot not found") != NULL &&
               strstr(mcf_last_error(), "gnuplot-nox") != NULL,
           "message: %s", mcf_last_error());

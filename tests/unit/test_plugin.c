@@ -1,13 +1,158 @@
 /* test_plugin.c — plugin loading: a good plugin loads; a wrong ABI, a missing entry
- * symbol, a NULL required op (of a model and of a fermion evaluator) and a misnamed file are each refused with a message that
- * names the file and the problem.  Uses the test plugins in MCF_PLUGIN_PATH. */
+ * symbol, a NULL required op (of a model and of a fermion evaluator) and a misnamed file are
+ * each refused with a message that names the file and the problem; a name no folder holds
+ * and a plugin of the wrong kind are bad input (MCF_EINVAL).  Nothing about the search is
+ * cut short: an MCF_PLUGIN_PATH over 8 KiB, hundreds of plugins, names over 128 characters.
+ * Uses the test plugins in MCF_PLUGIN_PATH and scratch folders in MCF_TEST_TMP. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check.h"
 #include "internal.h"
 
 static int contains(const char *s, const char *part) { return strstr(s, part) != NULL; }
+
+/* Copies file from to file to (a copy, not a link: see mcf-tself.so). */
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    char buf[65536];
+    size_t n;
+    int ok = in && out;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        ok = fwrite(buf, 1, n, out) == n;
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
+/* name -> times seen, for the plugins that mcfi_plugin_foreach lists */
+typedef struct listing {
+    char *names[512];
+    int times[512];
+    size_t n;
+} listing;
+
+static void count_plugin(const mcf_plugin *p, void *ctx)
+{
+    listing *l = ctx;
+    for (size_t k = 0; k < l->n; k++)
+        if (!strcmp(l->names[k], p->info->name)) {
+            l->times[k]++;
+            return;
+        }
+    if (l->n < 512) {
+        l->names[l->n] = strdup(p->info->name);
+        l->times[l->n++] = 1;
+    }
+}
+
+static int times_listed(const listing *l, const char *name)
+{
+    for (size_t k = 0; k < l->n; k++)
+        if (!strcmp(l->names[k], name))
+            return l->times[k];
+    return 0;
+}
+
+/* MCF_PLUGIN_PATH of 9000 bytes before the test plugins' folder: the folder is searched (it
+ * was cut off at 8 KiB, and tgood not found). */
+static void long_search_path(const char *plugins)
+{
+    static const char junk[] = "/nonexistent-folder-of-mcf-test-plugin:";
+    size_t len = 9000 + sizeof junk + strlen(plugins);
+    char *env = malloc(len);
+    if (!env)
+        return;
+    env[0] = '\0';
+    while (strlen(env) < 9000)
+        strcat(env, junk);
+    strcat(env, plugins);
+    setenv("MCF_PLUGIN_PATH", env, 1);
+    char *search = mcfi_plugin_search_path();
+    CHECK(search && contains(search, env), "the search path holds all of MCF_PLUGIN_PATH");
+    free(search);
+    mcf_plugin *p;
+    int rc = mcfi_plugin_open("tgood", MCF_PLUGIN_MODEL, &p);
+    CHECK(rc == MCF_OK, "tgood after 9000 bytes of MCF_PLUGIN_PATH: %s", mcf_last_error());
+    if (!rc)
+        mcfi_plugin_close(p);
+    rc = mcfi_plugin_open("tgoood", 0, &p);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "did you mean 'tgood'") &&
+              contains(mcf_last_error(), "bytes of MCF_PLUGIN_PATH"),
+          "not found, long path: the message abbreviates the path and keeps its advice: %s",
+          mcf_last_error());
+    setenv("MCF_PLUGIN_PATH", plugins, 1);
+    free(env);
+}
+
+/* 300 plugins and two of 131-character names that differ only in their last character, in
+ * one folder, and a second folder that repeats two of the names: every plugin is listed
+ * once (a table of 256 names of 128 characters dropped the rest and merged the long ones),
+ * and the nearest name is found among all of them. */
+static void many_plugins(const char *plugins, const char *tmp)
+{
+    char self[4096], many[4096], dup[4096], file[4500], longa[200], longb[200];
+    snprintf(self, sizeof self, "%s/mcf-tself.so", plugins);
+    snprintf(many, sizeof many, "%s/many_plugins", tmp);
+    snprintf(dup, sizeof dup, "%s/many_plugins_again", tmp);
+    memset(longa, 'x', 130);
+    longa[130] = 'a';
+    longa[131] = '\0';
+    snprintf(longb, sizeof longb, "%s", longa);
+    longb[130] = 'b';
+    int made = (mkdir(many, 0777) == 0 || errno == EEXIST) &&
+               (mkdir(dup, 0777) == 0 || errno == EEXIST);
+    for (int k = 0; made && k < 300; k++) {
+        snprintf(file, sizeof file, "%s/mcf-many%03d.so", many, k);
+        made = copy_file(self, file) == 0;
+    }
+    const char *again[] = {"many299", longb};
+    for (int k = 0; made && k < 2; k++) {
+        snprintf(file, sizeof file, "%s/mcf-%s.so", many, k ? longa : longb);
+        made = copy_file(self, file) == 0;
+        snprintf(file, sizeof file, "%s/mcf-%s.so", dup, again[k]);
+        made = made && copy_file(self, file) == 0;
+    }
+    CHECK(made, "copies of %s in %s: %s", self, many, strerror(errno));
+    if (!made)
+        return;
+    char env[13000];
+    snprintf(env, sizeof env, "%s:%s:%s", many, dup, plugins);
+    setenv("MCF_PLUGIN_PATH", env, 1);
+    listing l = {.n = 0};
+    int rc = mcfi_plugin_foreach(count_plugin, NULL, &l);
+    CHECK(rc == MCF_OK, "foreach: %s", mcf_last_error());
+    int once = 0;
+    for (int k = 0; k < 300; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "many%03d", k);
+        once += times_listed(&l, name) == 1;
+    }
+    CHECK(once == 300, "%d of the 300 plugins listed exactly once", once);
+    CHECK(times_listed(&l, longa) == 1 && times_listed(&l, longb) == 1,
+          "the two long names: listed %d and %d times", times_listed(&l, longa),
+          times_listed(&l, longb));
+    CHECK(times_listed(&l, "tgood") == 1, "tgood, after 302 others: %d", times_listed(&l, "tgood"));
+    for (size_t k = 0; k < l.n; k++)
+        free(l.names[k]);
+    mcf_plugin *p;
+    rc = mcfi_plugin_open("many299x", 0, &p);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "did you mean 'many299'?") &&
+              contains(mcf_last_error(), "more (`mcf plugins` lists them)"),
+          "the nearest of 300 names, and the list of them abbreviated: %s", mcf_last_error());
+    rc = mcfi_plugin_open(longb, 0, &p);
+    CHECK(rc == MCF_OK && p && !strcmp(p->info->name, longb) && contains(p->path, many),
+          "the long name opens from the first folder: %s", rc ? mcf_last_error() : p->path);
+    if (!rc)
+        mcfi_plugin_close(p);
+    setenv("MCF_PLUGIN_PATH", plugins, 1);
+}
 
 int main(void)
 {
@@ -21,7 +166,7 @@ int main(void)
     }
 
     rc = mcfi_plugin_open("tgood", MCF_PLUGIN_FERMION_EVALUATOR, &p);
-    CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "not a fermion-evaluator"),
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "not a fermion-evaluator"),
           "kind mismatch: %s", mcf_last_error());
 
     rc = mcfi_plugin_open("tbadabi", 0, &p);
@@ -54,7 +199,7 @@ int main(void)
           "misnamed: rc %d, %s", rc, mcf_last_error());
 
     rc = mcfi_plugin_open("tgoood", 0, &p);
-    CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "no plugin named 'tgoood'") &&
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "no plugin named 'tgoood'") &&
               contains(mcf_last_error(), "did you mean 'tgood'"),
           "not found: rc %d, %s", rc, mcf_last_error());
 
@@ -66,5 +211,15 @@ int main(void)
     CHECK(rc == MCF_OK, "ising beside libmcf: %s", mcf_last_error());
     if (!rc)
         mcfi_plugin_close(p);
+
+    const char *env = getenv("MCF_PLUGIN_PATH"), *tmp = getenv("MCF_TEST_TMP");
+    char *plugins = env ? strdup(env) : NULL;
+    CHECK(plugins && tmp && !strchr(plugins, ':'), "MCF_PLUGIN_PATH (the test plugins' "
+          "folder) and MCF_TEST_TMP are set");
+    if (plugins && tmp && !strchr(plugins, ':')) {
+        long_search_path(plugins);
+        many_plugins(plugins, tmp);
+    }
+    free(plugins);
     return check_exit();
 }

@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# The bad-input catalogue (issue 17, "Keep it fixed"): every way of giving mcf bad input that
+# we know of, each refused before any work with the exact exit status (2: bad input or
+# usage, fix the command or the file; 1: a file that cannot be read or written, or one mcf
+# wrote that is damaged or foreign, or a plugin that cannot be loaded: core/program/main.c,
+# report()), a message that names the file, the line and the [section] key where there is
+# one, within the time limit, and the run already in the output folder `base` unchanged
+# (results.tsv, checkpoint, config.ini): the bad runs name that folder with --force, the
+# resumes work on copies of it.  A new defect found gets its case here.
+# usage: test_bad_inputs.sh MCF SCRATCH
+set -u
+mcf=$1
+dir=$2/bad_inputs
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+fail=0; passed=0; cases=0
+ok()  { echo "ok: $*"; passed=$((passed + 1)); }
+bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
+
+head_ini() { # the [run] and [schedule] of a small valid ising run into base
+  printf '[run]\nmodel = ising\nseed = 5\noutput = base\n[schedule]\nthermalize = 10\n'
+  printf 'sweeps = 64\ntemperatures = 2.0, 3.0\n'
+}
+{ head_ini; printf '[model]\nL = 4\n'; } >base.ini
+"$mcf" run base.ini --no-progress >/dev/null 2>&1 || { echo "the base run failed"; exit 1; }
+( cd base && md5sum results.tsv checkpoint config.ini ) >base.md5
+with() { # with SED: base.ini edited by sed expression SED, on stdout
+  sed "$1" base.ini
+}
+
+# refused NAME STATUS PATTERN... -- COMMAND ARGS...: `mcf COMMAND ARGS` (run and resume with
+# --no-progress) exits with STATUS within 60 s, its message (standard error) has every
+# pattern, and base is unchanged.  KEEP=DIR: DIR's checkpoint and results.tsv are unchanged
+# too (a resumed copy); OUT=FILE: standard output goes to FILE.
+refused() {
+  local name=$1 want=$2; shift 2
+  local pats=() extra=() keep=${KEEP:-} before=""
+  while [ "$1" != "--" ]; do pats+=("$1"); shift; done
+  shift
+  case ${1:-} in run|resume) extra=(--no-progress) ;; esac
+  cases=$((cases + 1))
+  [ -n "$keep" ] && before=$(cd "$keep" && md5sum checkpoint results.tsv 2>/dev/null)
+  timeout 60 "$mcf" "${@:1:1}" "${extra[@]}" "${@:2}" >"${OUT:-$name.out}" 2>"$name.err"
+  local rc=$?
+  if [ $rc -eq 124 ]; then bad "$name: still running after 60 s"; return; fi
+  if [ $rc -ne "$want" ]; then
+    bad "$name: exit status $rc, expected $want:"; head -c 600 "$name.err"; echo; return
+  fi
+  for p in "${pats[@]}"; do
+    grep -q -- "$p" "$name.err" || { bad "$name: message lacks '$p':"; cat "$name.err"; return; }
+  done
+  ( cd base && md5sum -c --quiet ../base.md5 ) >/dev/null 2>&1 ||
+    { bad "$name: the run in base changed"; return; }
+  if [ -n "$keep" ] && [ "$before" != "$(cd "$keep" && md5sum checkpoint results.tsv)" ]; then
+    bad "$name: the checkpoint or results.tsv of $keep changed"; return
+  fi
+  ok "$name (exit $rc): $( (grep -m1 'error\|usage' "$name.err" || cat "$name.err") | head -c 200)"
+}
+
+# ---- the configuration file: named wrongly, not a text file, too large --------------------
+refused missing_file 2 "nope.ini" "cannot open the configuration file" "No such file" -- \
+  run nope.ini --force --set run.output=base
+: >empty.ini
+refused empty_file 2 "empty.ini" "\[run\] model is required" -- run empty.ini
+head -c 4096 "$mcf" >elf.ini # the start of an executable: its first line holds a NUL byte
+refused binary_file 2 "elf.ini:1:" "NUL byte" "binary file" -- run elf.ini --force
+refused dev_zero 2 "/dev/zero" "not a regular file" -- run /dev/zero --force --set run.output=base
+mkfifo pipe.ini
+refused fifo 2 "pipe.ini" "not a regular file" -- run pipe.ini --force --set run.output=base
+mkdir -p cfgdir
+refused directory 2 "cfgdir" "is a directory" -- run cfgdir --force --set run.output=base
+{ head_ini; for _ in $(seq 11000); do printf ';%099d\n' 0; done; } >huge.ini
+refused huge 2 "huge.ini" "bytes" -- run huge.ini --force
+with 's/^seed = 5/seed = 5\x00L = 8/' >nul.ini
+refused nul_byte 2 "nul.ini:3:" "NUL byte" -- run nul.ini --force
+
+# ---- INI syntax: lines the reader cannot take whole -----------------------------------------
+{ head_ini; printf '[model]\nL = 4\nthis is not a key\n'; } >syntax.ini
+refused syntax 2 "syntax.ini:11:" "syntax error" -- run syntax.ini --force
+{ printf 'seed = 4\n'; head_ini; } >before.ini
+refused key_before_section 2 "before.ini:1:" "'seed' stands before any \[section\]" -- \
+  run before.ini --force
+with 's/^\[schedule\]/[schedule/' >unclosed.ini
+refused unclosed 2 "unclosed.ini:5:" "no closing ']'" -- run unclosed.ini --force
+with 's/^seed = 5/  seed = 5/' >indent.ini
+refused indented 2 "indent.ini:3:" "indented" "\[run\] model (line 2)" -- run indent.ini --force
+# a 200-character line is too long, a 199-character one is not ("longer than 199" was said
+# of a 199-character line)
+{ head_ini; printf ';%0199d\n' 0; } >line200.ini
+refused line200 2 "line200.ini:9:" "longer than 199 characters" -- run line200.ini --force
+{ head_ini | sed 's/^output = base/output = line199.out/'; printf ';%0198d\n' 0; } >line199.ini
+if "$mcf" run line199.ini --no-progress >/dev/null 2>line199.err; then ok "a 199-character line is read"
+else bad "a 199-character line refused:"; cat line199.err; fi
+# inih cuts a section name to 49 characters: the message named a section nobody wrote
+{ head_ini; printf '[%s]\nL = 4\n' "$(printf 'm%.0s' {1..60})"; } >long_section.ini
+refused long_section 2 "long_section.ini:9:" "section name is longer than 49" -- \
+  run long_section.ini --force
+# ... and a key name to 49 for the indented line below it, which then was a key of its own
+long_key=$(printf 'k%.0s' {1..60})
+{ head_ini; printf '[model]\n%s = 4\n  5\n' "$long_key"; } >long_key.ini
+refused long_key_continued 2 "long_key.ini:11:" "indented" "\[model\] $long_key (line 10)" -- \
+  run long_key.ini --force
+{ head_ini; printf '[model]\nL = 4\nL = 5\n'; } >twice.ini
+refused key_twice 2 "twice.ini:11:" "\[model\] L is given twice (first at line 10)" -- \
+  run twice.ini --force
+
+# ---- sections, keys and plugin names: unknown ones get the nearest ---------------------------
+{ head_ini; printf '[model]\nL = 4\n[modle]\nL = 4\n'; } >section.ini
+refused unknown_section 2 "section.ini:12:" "unknown section \[modle\]" "did you mean \[model\]" \
+  -- run section.ini --force
+{ head_ini; printf '[model]\nLL = 4\n'; } >key.ini
+refused unknown_key 2 "key.ini:10:" "\[model\] unknown key 'LL'" "did you mean 'L'" -- \
+  run key.ini --force
+with 's/^seed = 5/seed = 5\nbins = 16/' >wrong_section.ini
+refused key_in_wrong_section 2 "wrong_section.ini:4:" "\[run\] unknown key 'bins'" -- \
+  run wrong_section.ini --force
+with '/^model = /d' >no_model.ini
+refused missing_model 2 "no_model.ini" "\[run\] model is required" -- run no_model.ini --force
+with 's/^model = ising/model = isin/' >isin.ini
+refused unknown_model 2 "isin.ini:2:" "\[run\] model = isin" "did you mean 'ising'" -- \
+  run isin.ini --force
+with 's/^model = ising/model = kpm/' >kpm_model.ini
+refused model_not_a_model 2 "kpm_model.ini:2:" "\[run\] model = kpm" "not a model" -- \
+  run kpm_model.ini --force
+with 's/^model = ising/model = ising\nevaluator = ed/' >ed.ini
+refused evaluator_ed 2 "ed.ini:3:" "\[run\] evaluator = ed" "model 'ising' takes no evaluator" -- \
+  run ed.ini --force
+mkdir -p garbage && head -c 4096 /dev/urandom >garbage/mcf-garbage.so
+with 's/^model = ising/model = garbage/' >garbage.ini
+MCF_PLUGIN_PATH="$PWD/garbage${MCF_PLUGIN_PATH:+:$MCF_PLUGIN_PATH}" \
+  refused garbage_plugin 1 "garbage.ini:2:" "mcf-garbage.so" "not a loadable plugin" \
+  "ELF\|too short" -- run garbage.ini --force
+refused describe_unknown 2 "no plugin named 'isng'" "did you mean 'ising'" -- describe isng
+
+# ---- values: type, range, lists and linspaces -----------------------------------------------
+with 's/^sweeps = .*/sweeps = ten/' >type.ini
+refused wrong_type 2 "type.ini:7:" "\[schedule\] sweeps" "'ten' is not an integer" -- \
+  run type.ini --force
+with 's/^sweeps = .*/sweeps = -5/' >negative.ini
+refused negative 2 "negative.ini:7:" "\[schedule\] sweeps" "out of range" ">= 1" -- \
+  run negative.ini --force
+with 's/^sweeps = .*/sweeps = 0/' >zero.ini
+refused zero 2 "zero.ini:7:" "\[schedule\] sweeps" "out of range" -- run zero.ini --force
+with 's/^sweeps = 64/sweeps = 64\nbins = 100000/' >bins.ini
+refused bins_range 2 "bins.ini:8:" "\[schedule\] bins" "\[2, 4096\]" -- run bins.ini --force
+with 's/^sweeps = .*/sweeps = 10/' >few.ini
+refused fewer_measurements_than_bins 2 "few.ini:7:" "\[schedule\] sweeps = 10" "jackknife bins" \
+  -- run few.ini --force
+{ head_ini; printf '[model]\nL = 4\nboundary = wrap\n'; } >choice.ini
+refused choice 2 "choice.ini:11:" "\[model\] boundary" "one of: periodic, open" -- \
+  run choice.ini --force
+{ head_ini | sed 's/^model = ising/model = tgood/'; printf '[model]\nflag = maybe\n'; } >bool.ini
+refused boolean 2 "bool.ini:10:" "\[model\] flag" "not a boolean" -- run bool.ini --force
+{ head_ini; printf '[model]\nL = 4\nJ = nan\n'; } >nan.ini
+refused nan 2 "nan.ini:11:" "\[model\] J" "NaN" -- run nan.ini --force
+{ head_ini; printf '[model]\nL = 4\nJ =\n'; } >empty_value.ini
+refused empty_value 2 "empty_value.ini:11:" "\[model\] J" "empty" -- run empty_value.ini --force
+{ head_ini; printf '[model]\nL = 4\nJ = 1,,2\n'; } >empty_item.ini
+refused empty_list_item 2 "empty_item.ini:11:" "\[model\] J" "item 2 of the list is empty" -- \
+  run empty_item.ini --force
+{ head_ini | sed 's/^model = ising/model = tgood/'; printf '[model]\nseed_like = 1, 2\n'; } >noscan.ini
+refused list_not_scannable 2 "noscan.ini:10:" "\[model\] seed_like" "one value" -- \
+  run noscan.ini --force
+{ head_ini; printf '[model]\nL = 4\nJ = 0:1:0\n'; } >axis0.ini
+refused axis_zero_points 2 "axis0.ini:11:" "\[model\] J" "count of a linspace" -- \
+  run axis0.ini --force
+with 's/^temperatures = .*/temperatures = 2:3:1/' >taxis1.ini
+refused temperature_axis_one_point 2 "taxis1.ini:8:" "\[schedule\] temperatures" \
+  "count of a linspace" -- run taxis1.ini --force
+with 's/^temperatures = .*/temperatures = 0/' >t0.ini
+refused temperature_zero 2 "t0.ini:8:" "\[schedule\] temperatures" "> 0" -- run t0.ini --force
+with 's/^temperatures = .*/temperatures = 2, -1/' >tneg.ini
+refused temperature_negative 2 "tneg.ini:8:" "\[schedule\] temperatures" "-1 is out of range" \
+  -- run tneg.ini --force
+with 's/^temperatures = .*/temperatures = 2.0, inf/' >tinf.ini
+refused temperature_inf 2 "tinf.ini:8:" "\[schedule\] temperatures" "not finite" -- \
+  run tinf.ini --force
+
+# ---- counts that overflow, values cut short -------------------------------------------------
+with 's/^temperatures = .*/temperatures = 1, 2, 3, 4/;
+      s/^seed = 5/seed = 5\nwalkers = 4611686018427387904/' >walkers.ini
+refused walkers 2 "walkers.ini:4:" "\[run\] walkers = 4611686018427387904" "4 scan points" -- \
+  run walkers.ini --force
+{ head_ini; printf '[model]\nL = 4\nJ = 0:1:1000000\nh = 0:1:5000\n'; } >grid.ini
+refused grid 2 "grid.ini:12:" "\[model\] h" "scan grid" -- run grid.ini --force
+with 's/^sweeps = .*/sweeps = 9223372036854775807/' >sweeps.ini
+refused sweeps_overflow 2 "sweeps.ini:7:" "\[schedule\] sweeps" "measurements" -- \
+  run sweeps.ini --force
+{ head_ini; printf '[model]\nL = 2:1e300:3\n'; } >lin_int.ini
+refused linspace_beyond_long 2 "lin_int.ini:10:" "\[model\] L" "outside the integers" -- \
+  run lin_int.ini --force
+{ head_ini; printf '[model]\nJ = -1e308:1e308:3\n'; } >lin_inf.ini
+refused linspace_inf 2 "lin_inf.ini:10:" "\[model\] J" "not a finite number" -- \
+  run lin_inf.ini --force
+# a --set value longer than the 4095 bytes it used to be cut at: the whole value is read,
+# and refused because config.ini could not hold it on one line for `mcf resume`
+long=$(seq -f '2.%g' -s ', ' 1 1200)
+refused set_long_value 2 "command line (--set)" "\[schedule\] temperatures" "config.ini" -- \
+  run base.ini --force --set "schedule.temperatures=$long"
+# a file line that fits (199 characters) but whose config.ini line ("key = value") would not
+{ head_ini | grep -v '^temperatures'
+  printf 'temperatures=%s\n' "$(printf '2,%.0s' {1..91})2.25"; } >roundtrip.ini
+refused roundtrip 2 "roundtrip.ini:8:" "\[schedule\] temperatures" "line of 201" -- \
+  run roundtrip.ini --force
+# thermalize = LONG_MAX is no bad input: the progress line's ETA is large, not negative
+with 's/^thermalize = .*/thermalize = 9223372036854775807/; s/^output = base/output = eta.out/' \
+  >eta.ini
+"$mcf" run eta.ini --no-progress >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "ETA" eta.out/log 2>/dev/null && break; sleep 0.1; done
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+if grep -q "ETA >1000000h" eta.out/log 2>/dev/null && ! grep -q "ETA -" eta.out/log; then
+  ok "thermalize = LONG_MAX: $(grep -o 'ETA .*' eta.out/log | head -1)"
+else bad "thermalize = LONG_MAX: ETA"; grep ETA eta.out/log; fi
+
+# ---- the command line ------------------------------------------------------------------------
+refused unknown_command 2 "unknown command 'rnu'" "did you mean 'run'" -- rnu base.ini
+refused no_command 2 "usage: mcf COMMAND" --
+refused unknown_option 2 "unknown option '--frobnicate'" -- run base.ini --frobnicate
+refused no_config 2 "missing CONFIG" -- run
+refused two_configs 2 "'other.ini' is extra" -- run base.ini other.ini
+refused set_syntax 2 "\-\-set modelL=4" "expected section.key=value" -- \
+  run base.ini --force --set modelL=4
+refused set_no_value 2 "\-\-set needs section.key=value" -- run base.ini --force --set
+refused set_unknown_section 2 "command line (--set)" "unknown section \[modle\]" \
+  "did you mean \[model\]" -- run base.ini --force --set modle.L=5
+refused set_unknown_key 2 "command line (--set)" "\[model\] unknown key 'LL'" "did you mean 'L'" \
+  -- run base.ini --force --set model.LL=5
+refused set_range 2 "command line (--set)" "\[model\] L" "1 is out of range" -- \
+  run base.ini --force --set model.L=1
+refused set_long_section 2 "\-\-set aaaa" "longer than 127 characters" -- \
+  run base.ini --force --set "$(printf 'a%.0s' {1..200}).L=1"
+# a line break in a --set value would write a line of its own into config.ini
+refused set_newline 2 "\-\-set model.h" "line break" -- \
+  run base.ini --force --set "model.h=1
+[run]"
+
+# ---- mcf resume: a folder that is not a run's, a run that is not the checkpoint's -------------
+refused resume_missing 2 "nowhere does not look like an mcf output folder" \
+  "nowhere/config.ini" "No such file" -- resume nowhere
+mkdir -p not_a_run && echo hello >not_a_run/notes.txt
+refused resume_not_a_run 2 "not_a_run does not look like an mcf output folder" -- resume not_a_run
+refused resume_a_file 2 "base.ini does not look like an mcf output folder" -- resume base.ini
+refused resume_no_dir 2 "missing DIR" -- resume
+cp -r base edited && sed -i 's/^L = 4/L = 6/' edited/config.ini
+KEEP=edited refused resume_edited_config 1 "edited/checkpoint" \
+  "belongs to another configuration than edited/config.ini" -- resume edited
+cp -r base invalid && sed -i 's/^L = 4/L = x/' invalid/config.ini
+line=$(grep -n '^L = x' invalid/config.ini | cut -d: -f1)
+KEEP=invalid refused resume_invalid_config 2 "invalid/config.ini:$line:" "\[model\] L" \
+  "not an integer" -- resume invalid
+cp -r base again
+KEEP=again refused resume_unknown_option 2 "unknown option '--bogus'" -- resume again --bogus
+KEEP=again refused resume_two_dirs 2 "one folder only ('base' is extra)" -- resume again base
+
+# ---- mcf plot: a folder without a whole results.tsv ----------------------------------------
+refused plot_missing 2 "nowhere/results.tsv" "no such file" -- plot nowhere
+refused plot_no_dir 2 "missing DIR" -- plot
+row=$(( $(grep -n '^T' base/results.tsv | head -1 | cut -d: -f1) + 1 )) # the first data row
+mkdir -p fields && head -$row base/results.tsv >fields/results.tsv &&
+  printf '1.0\t2.0\n' >>fields/results.tsv
+refused plot_malformed 1 "fields/results.tsv:$((row + 1)):" "fields" -- plot fields
+mkdir -p number && head -$row base/results.tsv | sed "${row}s/\t[^\t]*/\t-1.5x/" \
+  >number/results.tsv
+refused plot_bad_number 1 "number/results.tsv:$row:" "-1.5x" -- plot number
+# a pipe in results.tsv's place blocked `mcf plot` for ever, a link to /dev/zero ate memory
+mkdir -p plot_fifo && mkfifo plot_fifo/results.tsv
+refused plot_fifo 1 "plot_fifo/results.tsv" "not a regular file" -- plot plot_fifo
+mkdir -p plot_zero && ln -s /dev/zero plot_zero/results.tsv
+refused plot_dev_zero 1 "plot_zero/results.tsv" "not a regular file" -- plot plot_zero
+
+# ---- double-exchange spins files --------------------------------------------------------------
+de() { # the sections of a double-exchange run with [model] spins = $1
+  printf '[run]\nmodel = double-exchange\nevaluator = ed\noutput = de.out\n[schedule]\n'
+  printf 'thermalize = 0\nsweeps = 32\ntemperatures = 0.1\n[model]\nlattice = square\n'
+  printf 'L = 3\nspins = %s\n' "$1"
+}
+spins() { # spins NAME LINE...: NAME.spins of the lines, and NAME.ini naming it
+  local name=$1; shift
+  printf '%s\n' "$@" >"$name.spins"
+  de "$name.spins" >"$name.ini"
+}
+up=("0 0 1" "0 0 1" "0 0 1" "0 0 1")
+spins few "${up[@]}" "${up[@]}"
+refused spins_too_few 2 "\[model\] spins = few.spins in few.ini" "8 spin lines" "9 sites" -- \
+  run few.ini
+spins many "${up[@]}" "${up[@]}" "0 0 1" "0 0 1"
+refused spins_too_many 2 "many.spins:10:" "more spins than the 9 sites" "\[model\] spins" -- \
+  run many.ini
+spins word "${up[@]}" "0 zero 1" "${up[@]}"
+refused spins_not_a_number 2 "word.spins:5:" "not a spin" "\[model\] spins" -- run word.ini
+spins zerovec "${up[@]}" "0 0 0" "${up[@]}"
+refused spins_zero_vector 2 "zerovec.spins:5:" "length 0, not 1" "\[model\] spins" -- \
+  run zerovec.ini
+spins short "${up[@]}" "0 0" "${up[@]}"
+refused spins_two_numbers 2 "short.spins:5:" "not a spin" -- run short.ini
+de nothing.spins >nothing.ini
+refused spins_missing 2 "\[model\] spins = nothing.spins in nothing.ini" "cannot open" -- \
+  run nothing.ini
+de /dev/zero >spins_zero.ini
+refused spins_dev_zero 2 "spins = /dev/zero" "spins_zero.ini" "not a regular file" -- \
+  run spins_zero.ini
+mkfifo fifo.spins
+de fifo.spins >spins_fifo.ini
+refused spins_fifo 2 "spins = fifo.spins" "not a regular file" -- run spins_fifo.ini
+printf '0 0 1\n0 0 1\0 garbage\n0 0 1\n0 0 1\n' >nul.spins
+de nul.spins >spins_nul.ini
+refused spins_nul 2 "nul.spins:2:" "\[model\] spins" "NUL" -- run spins_nul.ini
+[ -e de.out ] && bad "a refused spins file left de.out" || ok "no de.out"
+
+# ---- standard output that cannot be written: results not printed are a failure ----------
+with 's/^output = base/output = full.out/' >full.ini
+OUT=/dev/full refused summary_unwritable 1 "standard output" "No space left on device" \
+  "the results are written: full.out/results.tsv" -- run full.ini
+[ -s full.out/results.tsv ] && ok "the run to /dev/full wrote its results.tsv" ||
+  bad "the run to /dev/full has no results.tsv"
+OUT=/dev/full refused describe_unwritable 1 "standard output: could not be written" -- \
+  describe ising
+OUT=/dev/full refused plugins_unwritable 1 "standard output: could not be written" -- plugins
+
+echo "$cases cases; $passed passed, $fail failed"
+[ $cases -ge 45 ] || { echo "FAILED: the catalogue has $cases cases, fewer than 45"; fail=1; }
+[ $fail -eq 0 ]
