@@ -33,6 +33,8 @@ static void describe_point(const mcf_setup *s, size_t point, char *buf, size_t n
                                  mcfi_setup_axis_value(s, a, point)->text);
 }
 
+static char hot[] = "random", ordered[] = "ordered";
+
 /* Parameters, random stream and accumulators of chain i: what every copy of a chain has,
  * with or without a model instance. */
 int mcfi_chain_init(mcf_run *r, size_t i)
@@ -44,6 +46,11 @@ int mcfi_chain_init(mcf_run *r, size_t i)
     size_t pt = i / (size_t)s->walkers;
     c->index = i;
     int rc = mcfi_setup_params(s, pt, 0, &c->model_params);
+    /* [schedule] start = hot_cold: even walkers start random, odd ones ordered (the model
+       declares both: mcfi_core_check_start) */
+    for (size_t j = 0; !rc && s->start == MCFI_START_HOT_COLD && j < c->model_params->n; j++)
+        if (strcmp(c->model_params->specs[j].name, "start") == 0)
+            c->model_params->values[j].text = (i % (size_t)s->walkers) % 2 ? ordered : hot;
     if (!rc && s->evaluator)
         rc = mcfi_setup_params(s, pt, 1, &c->evaluator_params);
     if (rc)

@@ -52,6 +52,11 @@ static const mcf_param_spec schedule_specs[] = {
      MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
      "parallel tempering: sweeps between replica exchanges of neighbouring temperatures "
      "(chains differing only in T); 0 = off"},
+    {"start", MCF_PARAM_CHOICE, "model", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
+     "model|hot_cold",
+     "how chains start: model = as [model] says; hot_cold = the walkers of a scan point "
+     "alternate between [model] start = random and ordered (walkers >= 2), and the run "
+     "warns when they disagree (a chain frozen out of equilibrium)"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 /* [schedule] temperatures, checked a second time as the temperature axis: every value
@@ -111,8 +116,12 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
     };
     for (size_t k = 0; k < sizeof ints / sizeof *ints && !rc; k++)
         rc = mcf_params_int(ints[k].p, ints[k].key, ints[k].to);
+    const char *start = NULL;
+    if (!rc)
+        rc = mcf_params_string(&sp, "start", &start);
     if (rc)
         return rc;
+    s->start = strcmp(start, "hot_cold") == 0 ? MCFI_START_HOT_COLD : MCFI_START_MODEL;
     s->seed = (uint64_t)seed;
     s->model_name = strdup(model);
     s->evaluator_name = strdup(evaluator);
@@ -184,6 +193,36 @@ int mcfi_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf
                         s->bins * s->measure_every);
     }
     return MCF_OK;
+}
+
+/* 1 when choices ("a|b|c") has the word w */
+static int has_choice(const char *choices, const char *w)
+{
+    const size_t n = strlen(w);
+    for (const char *q = choices; q && *q; q = strchr(q, '|') ? strchr(q, '|') + 1 : NULL)
+        if (strncmp(q, w, n) == 0 && (q[n] == '|' || q[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+int mcfi_core_check_start(const mcf_config *c, const mcf_setup *s)
+{
+    if (s->start != MCFI_START_HOT_COLD)
+        return MCF_OK;
+    char where[512];
+    mcfi_config_key_where(c, "schedule", "start", where, sizeof where);
+    if (s->walkers < 2)
+        return mcf_fail(MCF_EINVAL, "%s: [schedule] start = hot_cold needs [run] walkers >= 2 "
+                        "(walkers alternate between a random and an ordered start); walkers "
+                        "is %ld", where, s->walkers);
+    const mcf_param_spec *p = s->model->info->params;
+    for (; p && p->name; p++)
+        if (strcmp(p->name, "start") == 0 && p->type == MCF_PARAM_CHOICE &&
+            has_choice(p->choices, "random") && has_choice(p->choices, "ordered"))
+            return MCF_OK;
+    return mcf_fail(MCF_EINVAL, "%s: [schedule] start = hot_cold: model '%s' has no [model] "
+                    "start = random | ordered to alternate between; use start = model",
+                    where, s->model_name);
 }
 
 /* [schedule] exchange_every > 0: tempering needs a temperature axis of >= 2 values (the

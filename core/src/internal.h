@@ -24,6 +24,9 @@ void mcfi_stream_release(mcf_stream *s);
 /* ---- log (log.c; the progress line: progress.h) ------------------------------------ */
 void mcfi_log_set_file(FILE *f);       /* borrowed; NULL = no log file */
 void mcfi_log_set_echo_info(int echo); /* 1: INFO lines also go to stderr */
+/* A line for the log file only (details the terminal gets in summary). */
+void mcfi_log_file_only(mcf_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void mcfi_log_set_rank(int rank);      /* MPI rank > 0: its warnings on stderr name it */
 
 /* ---- configuration files (config.c) ----------------------------------------------- */
@@ -147,6 +150,9 @@ typedef struct mcf_section {
     char **text;                  /* canonical text as written in config.ini */
 } mcf_section;
 
+/* [schedule] start: how chains begin */
+enum { MCFI_START_MODEL = 0, MCFI_START_HOT_COLD = 1 };
+
 typedef struct mcf_setup {
     char *config_path;
     char *model_name, *evaluator_name, *output;  /* evaluator_name: the plugin opened, or
@@ -158,6 +164,7 @@ typedef struct mcf_setup {
     long walkers;     /* chains per scan point (>= 1) */
     long thermalize, sweeps, measure_every, checkpoint_every, bins, adapt_every;
     long exchange_every; /* parallel tempering: sweeps between exchanges, 0 = off */
+    int start;           /* [schedule] start: MCFI_START_* */
     int has_temperature;
     mcf_plugin *model, *evaluator;
     mcf_section sections[2];

@@ -33,6 +33,32 @@ void mcfi_log_set_echo_info(int echo)
     log_quiet_info = !echo;
 }
 
+/* One line into the log file, stamped (under log_lock). */
+static void to_file(mcf_log_level level, const char *text)
+{
+    if (!log_file)
+        return;
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tmv;
+    localtime_r(&now, &tmv);
+    strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &tmv);
+    fprintf(log_file, "%s %s%s\n", stamp, level == MCF_LOG_WARN ? "warning: " : "", text);
+    fflush(log_file);
+}
+
+void mcfi_log_file_only(mcf_log_level level, const char *fmt, ...)
+{
+    char text[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&log_lock);
+    to_file(level, text);
+    pthread_mutex_unlock(&log_lock);
+}
+
 void mcf_log(mcf_log_level level, const char *fmt, ...)
 {
     char text[4096];
@@ -47,16 +73,7 @@ void mcf_log(mcf_log_level level, const char *fmt, ...)
     va_end(ap);
 
     pthread_mutex_lock(&log_lock);
-    if (log_file) {
-        char stamp[32];
-        time_t now = time(NULL);
-        struct tm tmv;
-        localtime_r(&now, &tmv);
-        strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", &tmv);
-        fprintf(log_file, "%s %s%s\n", stamp, level == MCF_LOG_WARN ? "warning: " : "",
-                text);
-        fflush(log_file);
-    }
+    to_file(level, text);
     if (level == MCF_LOG_WARN) {
         mcfi_progress_clear();
         if (log_rank > 0)

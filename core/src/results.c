@@ -3,6 +3,8 @@
  * acceptance rate.  Nothing time- or host-dependent goes in it, so a resumed run writes
  * the same bytes as an uninterrupted one. */
 #include "results.h"
+
+#include "equilibration.h"
 #include "fileio.h"
 
 #include <math.h>
@@ -267,6 +269,22 @@ static void write_tempering(const mcf_run *r, mcf_text *t, mcf_text *sum)
     }
 }
 
+/* Each line of text (cut into lines in place) into the log, without its first `skip`
+ * characters; file_only: not on the terminal. */
+static void log_lines(mcf_log_level level, char *text, size_t skip, int file_only)
+{
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (file_only)
+            mcfi_log_file_only(level, "%s", line + skip);
+        else
+            mcf_log(level, "%s", line + skip);
+        line = nl ? nl + 1 : NULL;
+    }
+}
+
 int mcfi_results_write(const mcf_run *r, char **summary)
 {
     mcf_text sum = {0};
@@ -361,35 +379,6 @@ int mcfi_results_write(const mcf_run *r, char **summary)
         else if (k == max_summary)
             mcfi_text_printf(&sum, "... (%zu scan points in all: see results.tsv)\n",
                              n_points);
-        /* one warning line per chain (walker): which errors did not reach a plateau */
-        for (size_t w = 0; w < R; w++) {
-            const mcf_chain *cw = &r->chains[k * R + w];
-            char unconverged[1024] = "";
-            size_t nu = 0;
-            double tau_max = 0;
-            uint64_t count = 0;
-            for (size_t o = 0; o < r->n_obs; o++) {
-                mcf_estimate est;
-                mcfi_blocking_estimate(&cw->blocking[o], &est);
-                if (!est.converged && est.count > 1) {
-                    if (nu < sizeof unconverged)
-                        nu += (size_t)snprintf(unconverged + nu, sizeof unconverged - nu,
-                                               "%s%s", nu ? ", " : "", obs[r->scalar[o]].name);
-                    if (est.tau > tau_max)
-                        tau_max = est.tau;
-                    count = est.count;
-                }
-            }
-            char which[64] = "";
-            if (R > 1)
-                snprintf(which, sizeof which, "%swalker %zu", point[0] ? ", " : "", w);
-            if (nu)
-                mcfi_text_printf(&warn, "# warning: chain %zu (%s%s): the errors of %s did not "
-                                 "reach a plateau (tau >= %.3g sweeps with %llu measurements; "
-                                 "about 500 tau are needed); run longer before trusting them\n",
-                                 k * R + w, point, which, unconverged,
-                                 tau_max * (double)s->measure_every, (unsigned long long)count);
-        }
         for (size_t o = 0; o < r->n_obs; o++) {
             mcf_estimate est;
             mcfi_blocking_estimate(&c->blocking[o], &est);
@@ -467,22 +456,19 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     if (pt_sum.len) {
         /* the tempering lines go to the terminal with the summary and into the log */
         mcfi_text_printf(&sum, "%s", pt_sum.s);
-        for (char *line = pt_sum.s; line && *line;) {
-            char *nl = strchr(line, '\n');
-            if (nl)
-                *nl = '\0';
-            mcf_log(MCF_LOG_INFO, "%s", line);
-            line = nl ? nl + 1 : NULL;
-        }
+        log_lines(MCF_LOG_INFO, pt_sum.s, 0, 0);
     }
     if (pt_sum.failed)
         sum.failed = 1;
     free(pt_sum.s);
+    /* the checks: one "# warning:" line per finding here and in the log, a line per kind
+       of finding on the terminal */
+    mcf_text checks = {0};
+    int rc = mcfi_equilibration_report(r, &warn, &checks);
     if (warn.len)
         mcfi_text_printf(&t, "%s", warn.s);
     mcfi_text_printf(&t, "%s", rows.s ? rows.s : "");
-    int rc = MCF_OK;
-    if (t.failed || rows.failed || warn.failed)
+    if (!rc && (t.failed || rows.failed || warn.failed))
         rc = mcf_fail(MCF_ENOMEM, "out of memory writing results");
     if (!rc) {
         char path[4200];
@@ -490,18 +476,13 @@ int mcfi_results_write(const mcf_run *r, char **summary)
         snprintf(path, sizeof path, "%s/results.tsv", r->dir);
         if (!rc)
             rc = mcfi_write_atomic(path, t.s, t.len);
-        if (!rc && warn.len) {
-            /* each warning once on the terminal and in the log */
-            char *line = warn.s;
-            while (line && *line) {
-                char *nl = strchr(line, '\n');
-                if (nl)
-                    *nl = '\0';
-                mcf_log(MCF_LOG_WARN, "%s", line + strlen("# warning: "));
-                line = nl ? nl + 1 : NULL;
-            }
+        /* the details into the log, the summary lines to the terminal (and the log) */
+        if (!rc) {
+            log_lines(MCF_LOG_WARN, warn.s, strlen("# warning: "), 1);
+            log_lines(MCF_LOG_WARN, checks.s, 0, 0);
         }
     }
+    free(checks.s);
     free(t.s);
     free(rows.s);
     free(warn.s);

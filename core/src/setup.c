@@ -210,6 +210,8 @@ int mcfi_setup_create(mcf_config *c, mcf_setup **out)
     if (!rc && s->exchange_every > 0)
         rc = mcfi_core_check_tempering(c, s);
     if (!rc)
+        rc = mcfi_core_check_start(c, s);
+    if (!rc)
         rc = write_config_used(c, s, &run, &sched, sec);
     mcfi_section_release(&run);
     mcfi_section_release(&sched);

@@ -67,6 +67,9 @@ int mcfi_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf
 /* [schedule] exchange_every > 0: the temperature axis and the model's tempering support,
  * once the model is open and the axes are in place. */
 int mcfi_core_check_tempering(const mcf_config *c, const mcf_setup *s);
+/* [schedule] start = hot_cold: walkers >= 2 and a model with [model] start = random |
+ * ordered (once the model is open). */
+int mcfi_core_check_start(const mcf_config *c, const mcf_setup *s);
 
 /* ---- the setup (setup.c) ------------------------------------------------------------ */
 /* The evaluator kind a model takes (MCF_PLUGIN_FERMION_EVALUATOR or

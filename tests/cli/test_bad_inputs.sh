@@ -175,6 +175,15 @@ with 's/^temperatures = .*/temperatures = 2.0, inf/' >tinf.ini
 refused temperature_inf 2 "tinf.ini:8:" "\[schedule\] temperatures" "not finite" -- \
   run tinf.ini --force
 
+# [schedule] start = hot_cold: walkers to alternate, a model with start = random | ordered
+with 's/^temperatures = .*/temperatures = 2.0\nstart = hot_cold/' >hot_cold1.ini
+refused hot_cold_one_walker 2 "hot_cold1.ini:9:" "\[schedule\] start = hot_cold" \
+  "walkers >= 2" -- run hot_cold1.ini --force
+{ head_ini | sed 's/^model = ising/model = tgood\nwalkers = 2/;
+                  s/^temperatures = .*/temperatures = 2.0\nstart = hot_cold/'; } >hot_cold2.ini
+refused hot_cold_no_start_key 2 "hot_cold2.ini:10:" "model 'tgood' has no \[model\] start" -- \
+  run hot_cold2.ini --force
+
 # ---- counts that overflow, values cut short -------------------------------------------------
 with 's/^temperatures = .*/temperatures = 1, 2, 3, 4/;
       s/^seed = 5/seed = 5\nwalkers = 4611686018427387904/' >walkers.ini
