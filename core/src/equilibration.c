@@ -27,6 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* relative differences this small are rounding, not physics */
+#define ROUNDING 1e-10
+
 int mcfi_drift_test(const double *bin_sum, const double *bin_count, size_t bins,
                     size_t nvars, size_t var, double *t, double *p, double *mean_first,
                     double *mean_last)
@@ -55,7 +58,11 @@ int mcfi_drift_test(const double *bin_sum, const double *bin_count, size_t bins,
         ss += v > 0 ? v : 0;
     }
     const double dof = n[0] + n[1] - 2, s2 = ss / dof;
-    const double diff = *mean_first - *mean_last;
+    double diff = *mean_first - *mean_last;
+    /* a difference at the level of rounding is none (a density fixed by symmetry at 0.5
+       varies by ~1e-17 from bin to bin, and 0 / 0 must not read as a drift) */
+    if (fabs(diff) <= ROUNDING * fmax(fabs(*mean_first), fabs(*mean_last)))
+        diff = 0;
     const double se = sqrt(s2 * (1.0 / n[0] + 1.0 / n[1]));
     if (!isfinite(diff))
         return 0;
@@ -79,7 +86,8 @@ int mcfi_agreement_test(const double *mean, const double *error, size_t R, doubl
     for (size_t w = 0; w < R; w++) {
         if (!isfinite(mean[w]))
             return 0;
-        all_equal = all_equal && mean[w] == mean[0];
+        all_equal = all_equal && fabs(mean[w] - mean[0]) <=
+                                     ROUNDING * fmax(fabs(mean[w]), fabs(mean[0]));
         if (!(error[w] > 0) || !isfinite(error[w]))
             continue;
         w_sum += 1.0 / (error[w] * error[w]);

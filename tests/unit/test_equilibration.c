@@ -71,17 +71,26 @@ int main(void)
         two[2 * b] = 1e6 * (b >= BINS / 2); /* a huge step in variable 0 */
         two[2 * b + 1] = sum[b];
     }
-    double t0, p0, t1, p1, a, b;
+    double t0, p0, t1, p1, a, b, chi2, p;
     mcfi_drift_test(two, count, BINS, 2, 0, &t0, &p0, &a, &b);
     mcfi_drift_test(two, count, BINS, 2, 1, &t1, &p1, &a, &b);
     CHECK(p0 == 0 && isinf(t0) && p1 > MCFI_DRIFT_P, "columns mixed up: p0 %g, p1 %g", p0, p1);
+    /* a density of 0.5 that varies only by rounding does not drift */
+    for (int k = 0; k < BINS; k++)
+        sum[k] = PER_BIN * (0.5 + (k % 3 - 1) * 1e-17 + (k >= BINS / 2 ? 2e-16 : 0));
+    CHECK(mcfi_drift_test(sum, count, BINS, 1, 0, &t0, &p0, &a, &b) && p0 == 1,
+          "rounding read as a drift: t %g, p %g", t0, p0);
+    double round_means[2] = {0.5, 0.5 + 1e-16}, round_err[2] = {1e-18, 1e-18};
+    CHECK(mcfi_agreement_test(round_means, round_err, 2, &chi2, &p) && p == 1,
+          "walkers equal to rounding disagree: chi2 %g", chi2);
+    binned_series(&rng, 0.0, sum, count);
     CHECK(!mcfi_drift_test(sum, count, 4, 1, 0, &t0, &p0, &a, &b),
           "4 bins (none in the first fifth) were tested");
 
     /* the walkers' agreement */
     below5 = 0;
     for (int k = 0; k < TRIALS; k++) {
-        double mean[4], err[4] = {0.5, 1.0, 2.0, 0.1}, chi2, p;
+        double mean[4], err[4] = {0.5, 1.0, 2.0, 0.1};
         for (int w = 0; w < 4; w++)
             mean[w] = 3.0 + err[w] * mcf_rng_normal(&rng);
         mcfi_agreement_test(mean, err, 4, &chi2, &p);
@@ -89,7 +98,7 @@ int main(void)
     }
     CHECK(within((double)below5 / TRIALS, 0.05), "agreement: p < 0.05 in %.4f of trials",
           (double)below5 / TRIALS);
-    double mean2[2] = {0.08, 0.95}, err2[2] = {0.01, 0.01}, chi2, p;
+    double mean2[2] = {0.08, 0.95}, err2[2] = {0.01, 0.01};
     CHECK(mcfi_agreement_test(mean2, err2, 2, &chi2, &p) && p < MCFI_AGREE_P &&
               fabs(chi2 - 0.87 * 0.87 / 0.0002) < 1e-6 * chi2,
           "walkers 0.08(1) and 0.95(1): chi2 %g, p %g", chi2, p);
