@@ -269,6 +269,48 @@ static void write_tempering(const mcf_run *r, mcf_text *t, mcf_text *sum)
     }
 }
 
+/* One line for the terminal: what the run measured, of what, where and how long.  The
+ * model's parameters that differ from their defaults (and the scanned ones as ranges)
+ * say "of what"; the observables with roles and the derived quantities "what". */
+static void what_was_measured(const mcf_run *r, mcf_text *sum, int want_c, int want_chi,
+                              int want_u, int want_var)
+{
+    const mcf_setup *s = r->setup;
+    const mcf_observable_spec *obs = r->ops->observables;
+    mcfi_text_printf(sum, "measured");
+    for (size_t o = 0; o < r->n_obs; o++)
+        mcfi_text_printf(sum, "%s%s", o ? ", " : " ", obs[r->scalar[o]].name);
+    const char *derived[4] = {"specific_heat", "susceptibility", "binder", "variance"};
+    const int want[4] = {want_c, want_chi, want_u, want_var};
+    for (int q = 0; q < 4; q++)
+        if (want[q])
+            mcfi_text_printf(sum, ", %s", derived[q]);
+    mcfi_text_printf(sum, " of %s", s->model_name);
+    const mcf_section *m = &s->sections[0];
+    int first = 1;
+    for (size_t j = 0; j < m->n; j++) {
+        const mcf_param_spec *spec = &m->specs[j];
+        if (m->axis[j] >= 0 || !m->text[j] ||
+            (spec->default_value && strcmp(spec->default_value, m->text[j]) == 0))
+            continue;
+        mcfi_text_printf(sum, "%s%s=%s", first ? " (" : ", ", spec->name, m->text[j]);
+        first = 0;
+    }
+    mcfi_text_printf(sum, "%s", first ? "" : ")");
+    if (s->evaluator)
+        mcfi_text_printf(sum, " with %s", s->evaluator_name);
+    for (size_t a = 0; a < s->n_axes; a++) {
+        const mcf_axis *ax = &s->axes[a];
+        if (ax->n == 1)
+            mcfi_text_printf(sum, "%s %s=%s", a ? "," : " at", ax->name, ax->values[0].text);
+        else
+            mcfi_text_printf(sum, "%s %zu values of %s from %s to %s", a ? "," : " at", ax->n,
+                             ax->name, ax->values[0].text, ax->values[ax->n - 1].text);
+    }
+    mcfi_text_printf(sum, "; %ld chain%s each, %ld sweeps after %ld of thermalization\n",
+                     s->walkers, s->walkers > 1 ? "s" : "", s->sweeps, s->thermalize);
+}
+
 /* Each line of text (cut into lines in place) into the log, without its first `skip`
  * characters; file_only: not on the terminal. */
 static void log_lines(mcf_log_level level, char *text, size_t skip, int file_only)
@@ -334,6 +376,7 @@ int mcfi_results_write(const mcf_run *r, char **summary)
         mcfi_text_printf(&t, "\n");
     }
 
+    what_was_measured(r, &sum, want_c, want_chi, want_u, want_var);
     mcf_text pt_sum = {0};
     if (r->pt)
         write_tempering(r, &t, &pt_sum);
