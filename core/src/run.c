@@ -12,6 +12,7 @@
 #include "progress.h"
 #include "ranks.h"
 #include "results.h"
+#include "results_h5.h"
 #include "sweep.h"
 #include "tempering.h"
 
@@ -422,14 +423,17 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
     return rc;
 }
 
-/* results.tsv and the summary: rank 0, from every chain's accumulators; then the caller's
- * results_written hook (the program's plots), whose failure fails the run.  Collective. */
+/* results.tsv, results.h5 and the summary: rank 0, from every chain's accumulators; then
+ * the caller's results_written hook (the program's plots), whose failure fails the run.
+ * Collective. */
 static int finish(mcf_run *r, const mcf_run_options *opt)
 {
     int rc = MCF_OK;
     char *summary = NULL;
     if (r->rank == 0)
         rc = mcfi_results_write(r, &summary);
+    if (r->rank == 0 && !rc)
+        rc = mcfi_results_h5_write(r);
     rc = mcfi_mpi_agree(rc);
     if (!rc && r->rank == 0) {
         /* the headline numbers on standard output (the run's results, not a log line) */
