@@ -159,8 +159,9 @@ int mcfi_write_atomic(const char *path, const void *data, size_t size)
 #define PREVIOUS ".previous"         /* the run that `run --force` replaces, until then */
 #define PREVIOUS_GONE ".previous.old" /* PREVIOUS being removed: never restored */
 
-/* the files that make a folder's run: moved aside together, restored together */
-static const char *const run_files[] = {"checkpoint", "results.tsv", "config.ini"};
+/* the files that make a folder's run: moved aside together, restored together (results.h5
+ * too, so that an earlier run's never sits beside a new run's results.tsv) */
+static const char *const run_files[] = {"checkpoint", "results.tsv", "config.ini", "results.h5"};
 #define N_RUN_FILES (sizeof run_files / sizeof run_files[0])
 
 static void join(char *buf, size_t n, const char *dir, const char *name)

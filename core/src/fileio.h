@@ -53,8 +53,8 @@ void mcfi_outdir_unlock(int fd);
  * pid that is not alive; .plot-*.svg.tmp and .plot-gnuplot-* of a killed plot, which only a
  * lock holder writes).  Returns how many were removed. */
 int mcfi_outdir_clean(const char *dir);
-/* `run --force`: moves the earlier run's checkpoint, results.tsv and config.ini into
- * DIR/.previous, where they stay until the new run's first checkpoint
+/* `run --force`: moves the earlier run's checkpoint, results.tsv, results.h5 and config.ini
+ * into DIR/.previous, where they stay until the new run's first checkpoint
  * (mcfi_outdir_drop_previous) */
 int mcfi_outdir_set_aside(const char *dir);
 /* The new run has a checkpoint: DIR/.previous goes (renamed away first, so that a kill

@@ -12,6 +12,7 @@
 #include "progress.h"
 #include "ranks.h"
 #include "results.h"
+#include "results_h5.h"
 #include "sweep.h"
 #include "tempering.h"
 
@@ -439,15 +440,17 @@ static int print_summary(const mcf_run *r, const char *summary)
     return MCF_OK;
 }
 
-/* results.tsv and the summary: rank 0, from every chain's accumulators; then the caller's
- * results_written hook (the program's plots), whose failure fails the run, as does a
- * summary not printed (the plots are drawn all the same).  Collective. */
+/* results.tsv, results.h5 and the summary: rank 0, from every chain's accumulators; then
+ * the caller's results_written hook (the program's plots), whose failure fails the run, as
+ * does a summary not printed (the plots are drawn all the same).  Collective. */
 static int finish(mcf_run *r, const mcf_run_options *opt)
 {
     int rc = MCF_OK;
     char *summary = NULL;
     if (r->rank == 0)
         rc = mcfi_results_write(r, &summary);
+    if (r->rank == 0 && !rc)
+        rc = mcfi_results_h5_write(r);
     rc = mcfi_mpi_agree(rc);
     if (!rc && r->rank == 0) {
         int printed = print_summary(r, summary);

@@ -58,21 +58,24 @@ if [ "$mode" = full-disk ]; then
   "$mcf" run small.ini --set run.output=ref --no-progress >/dev/null 2>ref.err \
     || { cat ref.err; echo "reference run failed"; exit 1; }
   mkdir full
-  if ! mount -t tmpfs -o size=64k tmpfs full 2>mount.err; then
+  if ! mount -t tmpfs -o size=128k tmpfs full 2>mount.err; then
     echo "skipped: cannot mount a small tmpfs to fill ($(head -c 200 mount.err))"
     exit 77
   fi
   trap 'umount "$dir/full" 2>/dev/null' EXIT
   # room for what comes before the plots (4 KiB pages, the checkpoint twice while it is
-  # replaced, and 2 pages to spare), filled up to that with a file of zeros
+  # replaced, results.h5 in a build with HDF5, and 2 pages to spare), filled up to that
+  # with a file of zeros
+  before_plots="config.ini checkpoint checkpoint results.tsv log"
+  [ -f ref/results.h5 ] && before_plots="$before_plots results.h5"
   pages=2
-  for f in config.ini checkpoint checkpoint results.tsv log; do
+  for f in $before_plots; do
     pages=$((pages + ($(stat -c %s "ref/$f") + 4095) / 4096))
   done
   plots=0
   for f in ref/plot-*.svg; do plots=$((plots + $(stat -c %s "$f"))); done
   [ "$plots" -gt $((2 * 4096)) ] || { bad "the plots are too small to overflow the disk"; finish; }
-  head -c $((64 * 1024 - pages * 4096)) /dev/zero > full/filler 2>/dev/null
+  head -c $((128 * 1024 - pages * 4096)) /dev/zero > full/filler 2>/dev/null
   "$mcf" run small.ini --set run.output=full/run --no-progress >/dev/null 2>full.err; rc=$?
   [ "$rc" -ne 0 ] && ok "a full disk fails the run (exit $rc)" \
     || bad "a run whose plots did not fit exited 0: $(cat full.err)"
@@ -90,6 +93,23 @@ if [ "$mode" = full-disk ]; then
   [ "$whole" -eq 1 ] && ok "every plot that is there is whole"
   ls -A full/run | grep -q -E '\.tmp|^\.plot-' && bad "temporaries left: $(ls -A full/run)" \
     || ok "no temporary files left"
+
+  # results.h5 (a build with HDF5) does not fit: the run fails naming it, results.tsv is
+  # whole and no temporary is left
+  if [ -f ref/results.h5 ]; then
+    rm -rf full/run full/filler
+    h5pages=$((($(stat -c %s ref/results.h5) + 4095) / 4096))
+    head -c $((128 * 1024 - (pages - h5pages) * 4096)) /dev/zero > full/filler 2>/dev/null
+    "$mcf" run small.ini --set run.output=full/run --no-progress >/dev/null 2>full.err; rc=$?
+    [ "$rc" -ne 0 ] && grep -q "results.h5: not written" full.err \
+      && ok "results.h5 that does not fit fails the run: $(tail -n 1 full.err)" \
+      || bad "results.h5 on a full disk: exit $rc: $(cat full.err)"
+    cmp -s ref/results.tsv full/run/results.tsv && ok "results.tsv complete before it" \
+      || bad "results.tsv differs from the reference run's"
+    [ -e full/run/results.h5 ] && bad "a results.h5 was left on the full disk"
+    ls -A full/run | grep -q -E '\.tmp' && bad "temporaries left: $(ls -A full/run)" \
+      || ok "no results.h5 and no temporary left"
+  fi
 
   # a disk with no room at all: even config.ini is not written, and the run says so
   rm -rf full/run
@@ -141,6 +161,7 @@ fi
 "$mcf" run small.ini --set run.output=keep --no-progress >/dev/null 2>keep.err \
   || { bad "small run: $(cat keep.err)"; finish; }
 cp keep/results.tsv keep.results; cp keep/config.ini keep.config; cp keep/checkpoint keep.ckpt
+[ -e keep/results.h5 ] && cp keep/results.h5 keep.h5   # a build with HDF5
 "$mcf" run long.ini --set run.output=keep --force --no-progress >/dev/null 2>force.err &
 pid=$!
 if wait_started keep 2; then
@@ -154,6 +175,10 @@ if wait_started keep 2; then
   cmp -s keep/checkpoint keep.ckpt && cmp -s keep/config.ini keep.config \
     && ok "the earlier checkpoint and config.ini are back, byte for byte" \
     || bad "the earlier checkpoint or config.ini was lost"
+  if [ -e keep.h5 ]; then
+    cmp -s keep/results.h5 keep.h5 && ok "the earlier results.h5 is back, byte for byte" \
+      || bad "the earlier results.h5 was lost"
+  fi
   "$mcf" run long.ini --set run.output=keep --force --no-progress >/dev/null 2>force2.err &
   pid=$!
   wait_started keep 3 && kill -KILL "$pid"; wait "$pid"
@@ -161,6 +186,8 @@ if wait_started keep 2; then
   [ "$rc" -eq 0 ] && cmp -s keep/results.tsv keep.results && cmp -s keep/config.ini keep.config \
     && ok "resume after a killed --force run finishes the earlier run, same results" \
     || bad "resume after a killed --force run: exit $rc: $(cat resume.err)"
+  [ ! -e keep.h5 ] || cmp -s keep/results.h5 keep.h5 \
+    || bad "resume after a killed --force run: results.h5 differs from the earlier run's"
   [ -e keep/.previous ] && bad "the earlier run's copy stayed after the resume"
 else
   bad "the --force run did not start: $(cat force.err)"; kill -KILL "$pid" 2>/dev/null; wait "$pid"

@@ -83,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* what the last input's resume left behind goes: each input starts from the same folder */
     remove_in(dir, "results.tsv");
+    remove_in(dir, "results.h5");
     remove_in(dir, "log");
     char path[512];
     snprintf(path, sizeof path, "%s/checkpoint", dir);

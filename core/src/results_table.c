@@ -1,0 +1,326 @@
+/* results_table.c — the numbers of results.tsv and of the curve files at full precision,
+ * column by column, for results.h5.  Every formula is results.c's: the blocking estimate
+ * per chain, the walkers combined (mean of the means, error sqrt(sum err^2) / R, tau the
+ * mean), derived quantities by the jackknife over the union of the walkers' bins, curve
+ * points by the jackknife of the bin ratio.  results.c prints them with 10 digits;
+ * tests/hdf5/test_results_h5.c checks that both give the same digits. */
+#define _POSIX_C_SOURCE 200809L
+#include "results_table.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mcfi_table_free(mcfi_table *t)
+{
+    for (size_t c = 0; c < t->n_cols; c++) {
+        free(t->cols[c].name);
+        free(t->cols[c].x);
+        free((void *)t->cols[c].text);
+    }
+    free(t->cols);
+    memset(t, 0, sizeof *t);
+}
+
+/* A new column of t->n_rows numbers (text = 0) or texts; NULL when out of memory.  The
+ * pointer is good until the next add_column (which may move the columns). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static mcfi_column *add_column(mcfi_table *t, int text, const char *fmt, ...)
+{
+    if (t->n_cols == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        mcfi_column *grown = realloc(t->cols, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        t->cols = grown;
+        t->cap = cap;
+    }
+    char name[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    mcfi_column *c = &t->cols[t->n_cols];
+    memset(c, 0, sizeof *c);
+    c->name = strdup(name);
+    if (text)
+        c->text = calloc(t->n_rows + 1, sizeof *c->text);
+    else
+        c->x = calloc(t->n_rows + 1, sizeof *c->x);
+    if (!c->name || (text ? !c->text : !c->x)) {
+        free(c->name);
+        free((void *)c->text);
+        free(c->x);
+        return NULL;
+    }
+    t->n_cols++;
+    return c;
+}
+
+/* 1 when scan axis a holds numbers (integers, reals, the temperature), 0 for text */
+static int axis_is_number(const mcf_setup *s, size_t a)
+{
+    const mcf_axis *ax = &s->axes[a];
+    if (ax->section == 2)
+        return 1;
+    int type = s->sections[ax->section].specs[ax->spec_index].type;
+    return type == MCF_PARAM_INT || type == MCF_PARAM_REAL;
+}
+
+/* The scan columns of `rows` rows, row j at scan point point_of[j] (or j when NULL). */
+static int add_scan_columns(const mcf_run *r, mcfi_table *t, const size_t *point_of)
+{
+    const mcf_setup *s = r->setup;
+    if (!s->n_axes) {
+        mcfi_column *c = add_column(t, 0, "point");
+        if (!c)
+            return -1;
+        for (size_t j = 0; j < t->n_rows; j++)
+            c->x[j] = (double)(point_of ? point_of[j] : j);
+    }
+    for (size_t a = 0; a < s->n_axes; a++) {
+        int number = axis_is_number(s, a);
+        mcfi_column *c = add_column(t, !number, "%s", s->axes[a].name);
+        if (!c)
+            return -1;
+        for (size_t j = 0; j < t->n_rows; j++) {
+            const mcf_value *v = mcfi_setup_axis_value(s, a, point_of ? point_of[j] : j);
+            if (number)
+                c->x[j] = v->r;
+            else
+                c->text[j] = v->text;
+        }
+    }
+    return 0;
+}
+
+typedef struct derived_ctx {
+    int a, b;     /* variable indices */
+    double N, T;
+} derived_ctx;
+
+/* results.c's derived quantities (the roles of mcf/model.h) */
+static double specific_heat(const double *m, void *ctx)
+{
+    derived_ctx *d = ctx;
+    return d->N * (m[d->b] - m[d->a] * m[d->a]) / (d->T * d->T);
+}
+
+static double susceptibility(const double *m, void *ctx)
+{
+    derived_ctx *d = ctx;
+    return d->N * (m[d->b] - m[d->a] * m[d->a]) / d->T;
+}
+
+static double binder(const double *m, void *ctx)
+{
+    derived_ctx *d = ctx;
+    return 1.0 - m[d->b] / (3.0 * m[d->a] * m[d->a]);
+}
+
+static double variance(const double *m, void *ctx)
+{
+    derived_ctx *d = ctx;
+    return d->N * (m[d->b] - m[d->a] * m[d->a]);
+}
+
+/* The jackknife bins of scan point `point` as results.c forms them: the union of its
+ * walkers' non-empty bins, means[b * r->nvars + v] and weights[b]; *n_bins of them. */
+static void point_bins(const mcf_run *r, size_t point, double *means, double *weights,
+                       size_t *n_bins)
+{
+    size_t R = (size_t)r->setup->walkers, nb = (size_t)r->setup->bins, used = 0;
+    for (size_t w = 0; w < R; w++) {
+        const mcf_chain *cw = &r->chains[point * R + w];
+        for (size_t b = 0; b < nb; b++) {
+            if (cw->bin_count[b] <= 0)
+                continue;
+            for (size_t v = 0; v < r->nvars; v++)
+                means[used * r->nvars + v] = cw->bin_sum[b * r->nvars + v] / cw->bin_count[b];
+            weights[used++] = cw->bin_count[b];
+        }
+    }
+    *n_bins = used;
+}
+
+int mcfi_results_table(const mcf_run *r, mcfi_table *t)
+{
+    const mcf_setup *s = r->setup;
+    const mcf_observable_spec *obs = r->ops->observables;
+    size_t R = (size_t)s->walkers, n_points = r->n_chains / R, nb = (size_t)s->bins;
+    int has_T = s->has_temperature;
+    int e = r->role[MCF_ROLE_ENERGY], m = r->role[MCF_ROLE_ORDER];
+    int m2 = r->role[MCF_ROLE_ORDER2], m4 = r->role[MCF_ROLE_ORDER4];
+    struct {
+        int want;
+        mcf_jackknife_fn f;
+        int a, b;
+        const char *name;
+        size_t col; /* the value's column; the error's is next */
+    } d[4] = {{has_T && e >= 0, specific_heat, e, (int)r->n_obs, "specific_heat", 0},
+              {has_T && m >= 0 && m2 >= 0, susceptibility, m, m2, "susceptibility", 0},
+              {m2 >= 0 && m4 >= 0, binder, m2, m4, "binder", 0},
+              {!has_T && e >= 0, variance, e, (int)r->n_obs, "variance", 0}};
+    memset(t, 0, sizeof *t);
+    t->n_rows = n_points;
+    double *means = malloc(R * nb * r->nvars * sizeof *means + 1);
+    double *weights = malloc(R * nb * sizeof *weights + 1);
+    int rc = !means || !weights || add_scan_columns(r, t, NULL);
+    const size_t first = t->n_cols; /* per scalar observable NAME, NAME_err, tau_NAME */
+    for (size_t o = 0; o < r->n_obs && !rc; o++) {
+        const char *name = obs[r->scalar[o]].name;
+        rc = !add_column(t, 0, "%s", name) || !add_column(t, 0, "%s_err", name) ||
+             !add_column(t, 0, "tau_%s", name);
+    }
+    for (int q = 0; q < 4 && !rc; q++)
+        if (d[q].want) {
+            d[q].col = t->n_cols;
+            rc = !add_column(t, 0, "%s", d[q].name) || !add_column(t, 0, "%s_err", d[q].name);
+        }
+    if (rc || !add_column(t, 0, "acceptance")) {
+        free(means);
+        free(weights);
+        mcfi_table_free(t);
+        return mcf_fail(MCF_ENOMEM, "out of memory for the table of results.h5");
+    }
+    for (size_t k = 0; k < n_points; k++) {
+        const mcf_chain *c = &r->chains[k * R];
+        for (size_t o = 0; o < r->n_obs; o++) {
+            mcf_estimate est;
+            mcfi_blocking_estimate(&c->blocking[o], &est);
+            if (R > 1) { /* in results.c's order, so that the same bits come out */
+                double sm = est.mean, se2 = est.error * est.error, st = est.tau;
+                for (size_t w = 1; w < R; w++) {
+                    mcf_estimate ew;
+                    mcfi_blocking_estimate(&r->chains[k * R + w].blocking[o], &ew);
+                    sm += ew.mean;
+                    se2 += ew.error * ew.error;
+                    st += ew.tau;
+                }
+                est.mean = sm / (double)R;
+                est.error = sqrt(se2) / (double)R;
+                est.tau = st / (double)R;
+            }
+            mcfi_column *col = &t->cols[first + 3 * o];
+            col[0].x[k] = est.mean;
+            col[1].x[k] = est.error;
+            col[2].x[k] = est.tau * (double)s->measure_every;
+        }
+        size_t used = 0;
+        point_bins(r, k, means, weights, &used);
+        for (int q = 0; q < 4; q++) {
+            if (!d[q].want)
+                continue;
+            derived_ctx ctx = {d[q].a, d[q].b, (double)c->units, c->model_params->temperature};
+            mcfi_jackknife(means, weights, used, r->nvars, d[q].f, &ctx,
+                           &t->cols[d[q].col].x[k], &t->cols[d[q].col + 1].x[k]);
+        }
+        uint64_t accepted = 0, proposed = 0;
+        for (size_t w = 0; w < R; w++) {
+            accepted += r->chains[k * R + w].accepted;
+            proposed += r->chains[k * R + w].proposed;
+        }
+        t->cols[t->n_cols - 1].x[k] = proposed ? (double)accepted / (double)proposed : NAN;
+    }
+    free(means);
+    free(weights);
+    return MCF_OK;
+}
+
+/* results.c's curve point: the jackknife of S / W over the non-empty bins (leave-one-bin-
+ * out means (S - s_b) / (W - w_b)). */
+static void curve_point(const double *sums, const double *count, size_t nb, double *mean,
+                        double *error)
+{
+    double S = 0, W = 0;
+    size_t n = 0;
+    for (size_t b = 0; b < nb; b++) {
+        if (count[b] <= 0)
+            continue;
+        S += sums[b];
+        W += count[b];
+        n++;
+    }
+    *mean = W > 0 ? S / W : NAN;
+    if (n < 2) {
+        *error = NAN;
+        return;
+    }
+    double avg = 0, sq = 0;
+    for (size_t b = 0; b < nb; b++)
+        if (count[b] > 0)
+            avg += (S - sums[b]) / (W - count[b]);
+    avg /= (double)n;
+    for (size_t b = 0; b < nb; b++)
+        if (count[b] > 0) {
+            double dv = (S - sums[b]) / (W - count[b]) - avg;
+            sq += dv * dv;
+        }
+    *error = sqrt((double)(n - 1) / (double)n * sq);
+}
+
+/* where curve k's values start in chain c's curve sums */
+static size_t curve_start(const mcf_run *r, const mcf_chain *c, size_t k)
+{
+    size_t at = 0;
+    for (size_t j = 0; j < k; j++)
+        at += c->points[r->curve[j]];
+    return at;
+}
+
+int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t)
+{
+    const mcf_setup *s = r->setup;
+    const mcf_observable_spec *obs = &r->ops->observables[r->curve[k]];
+    size_t o = r->curve[k], R = (size_t)s->walkers, n_points = r->n_chains / R;
+    size_t nb = (size_t)s->bins;
+    memset(t, 0, sizeof *t);
+    for (size_t p = 0; p < n_points; p++)
+        t->n_rows += r->chains[p * R].points[o];
+    size_t *point_of = malloc((t->n_rows + 1) * sizeof *point_of);
+    double *psum = malloc((R * nb + 1) * sizeof *psum);
+    double *pcount = malloc((R * nb + 1) * sizeof *pcount);
+    int rc = !point_of || !psum || !pcount;
+    for (size_t p = 0, j = 0; p < n_points && !rc; p++)
+        for (size_t i = 0; i < r->chains[p * R].points[o]; i++)
+            point_of[j++] = p;
+    if (rc || add_scan_columns(r, t, point_of) || !add_column(t, 0, "%s", obs->axis) ||
+        !add_column(t, 0, "%s", obs->name) || !add_column(t, 0, "%s_err", obs->name)) {
+        free(point_of);
+        free(psum);
+        free(pcount);
+        mcfi_table_free(t);
+        return mcf_fail(MCF_ENOMEM, "out of memory for curve %s in results.h5", obs->name);
+    }
+    /* the last three columns (pointers taken once the table has stopped growing) */
+    mcfi_column *axis = &t->cols[t->n_cols - 3], *value = axis + 1, *error = axis + 2;
+    for (size_t p = 0, j = 0; p < n_points; p++) {
+        const mcf_chain *c = &r->chains[p * R];
+        for (size_t i = 0; i < c->points[o]; i++, j++) {
+            for (size_t w = 0; w < R; w++) {
+                const mcf_chain *cw = &r->chains[p * R + w];
+                size_t at = curve_start(r, cw, k);
+                for (size_t b = 0; b < nb; b++) {
+                    /* a walker whose curve is shorter was refused by results.c already */
+                    psum[w * nb + b] = i < cw->points[o]
+                                           ? cw->curve_bin_sum[b * cw->curve_values + at + i]
+                                           : NAN;
+                    pcount[w * nb + b] = cw->bin_count[b];
+                }
+            }
+            curve_point(psum, pcount, R * nb, &value->x[j], &error->x[j]);
+            if (obs->flags & MCF_OBS_GEOMETRIC_MEAN) {
+                value->x[j] = exp(value->x[j]);
+                error->x[j] *= value->x[j];
+            }
+            axis->x[j] = c->axis[curve_start(r, c, k) + i];
+        }
+    }
+    free(point_of);
+    free(psum);
+    free(pcount);
+    return MCF_OK;
+}

@@ -1,0 +1,33 @@
+/* results_table.h — the rows of results.tsv and of the curve files as columns of full
+ * precision numbers (or text), for writers that keep numbers as numbers: results.h5
+ * (results_table.c; internal).  The estimates are results.c's, computed the same way (the
+ * same blocking estimates, walker combination, jackknife and derived quantities);
+ * tests/hdf5 holds the two to each other digit for digit. */
+#ifndef MCF_RESULTS_TABLE_H
+#define MCF_RESULTS_TABLE_H
+
+#include "run_state.h"
+
+typedef struct mcfi_column {
+    char *name;          /* the column's name in the .tsv header (owned) */
+    double *x;           /* n_rows numbers (owned), or NULL for a text column */
+    const char **text;   /* n_rows texts (the array owned, the strings borrowed from the
+                            setup) when x is NULL */
+} mcfi_column;
+
+typedef struct mcfi_table {
+    size_t n_rows, n_cols, cap;
+    mcfi_column *cols;
+} mcfi_table;
+
+/* results.tsv: one row per scan point, the columns of its header in order (scan columns
+ * or "point", then per scalar observable NAME, NAME_err, tau_NAME in sweeps, the derived
+ * quantities with _err, acceptance).  MCF_ENOMEM with a message; *t is then empty. */
+int mcfi_results_table(const mcf_run *r, mcfi_table *t);
+/* <name>.tsv of curve k (0 <= k < r->n_curves): one row per scan point and axis value
+ * (scan columns or "point", the axis, the value, its jackknife error).  A curve that no
+ * chain measures gives no rows. */
+int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t);
+void mcfi_table_free(mcfi_table *t);
+
+#endif

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# docs/examples/read_results_h5.py (h5py + numpy) on a small Ising scan: it redoes the
+# susceptibility's jackknife from the bins in results.h5 and asserts every row of
+# results.tsv's susceptibility and susceptibility_err.  Skipped (77) without HDF5 in the
+# build or without a python3 that imports h5py and numpy.
+# usage: test_results_h5_python.sh MCF SCRATCH hdf5|no-hdf5 EXAMPLE
+set -u
+mcf=$1
+dir=$2/results_h5_python
+example=$4
+[ "$3" = hdf5 ] || { echo "skipped: built without HDF5"; exit 77; }
+# the first python3 that has both (a python3 of pyenv or a venv may come before Debian's)
+py=""
+for candidate in python3 /usr/bin/python3; do
+  if command -v "$candidate" >/dev/null && "$candidate" -c "import h5py, numpy" 2>/dev/null; then
+    py=$candidate; break
+  fi
+done
+[ -n "$py" ] || { echo "skipped: python3-h5py not installed (apt-get install python3-h5py python3-numpy)"; exit 77; }
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+cat > scan.ini <<'INI'
+[run]
+model = ising
+seed = 99
+output = scan.out
+walkers = 2
+threads = 1
+[schedule]
+thermalize = 200
+sweeps = 2000
+temperatures = 1.8, 2.27, 2.8
+[model]
+L = 8
+INI
+"$mcf" run scan.ini --no-progress >/dev/null 2>run.err || { cat run.err; echo "mcf run failed"; exit 1; }
+"$py" "$example" scan.out
