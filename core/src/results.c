@@ -1,42 +1,17 @@
 /* results.c — results.tsv: one row per scan point with every observable's mean, error
  * (blocking) and autocorrelation time, derived quantities with jackknife errors, and the
- * acceptance rate.  Nothing time- or host-dependent goes in it, so a resumed run writes
- * the same bytes as an uninterrupted one. */
+ * acceptance rate (the numbers: results_table.c), the curve files, the checks' warnings
+ * (equilibration.c) and the summary for the terminal.  Nothing time- or host-dependent goes
+ * in them, so a resumed run writes the same bytes as an uninterrupted one. */
 #include "results.h"
 
 #include "equilibration.h"
 #include "fileio.h"
+#include "results_table.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct derived_ctx {
-    int a, b;     /* variable indices */
-    double N, T;
-} derived_ctx;
-
-/* specific heat N (<e^2> - <e>^2) / T^2: a = e, b = e^2 */
-static double specific_heat(const double *m, void *ctx)
-{
-    derived_ctx *d = ctx;
-    return d->N * (m[d->b] - m[d->a] * m[d->a]) / (d->T * d->T);
-}
-
-/* susceptibility N (<m^2> - <|m|>^2) / T: a = |m|, b = m^2 */
-static double susceptibility(const double *m, void *ctx)
-{
-    derived_ctx *d = ctx;
-    return d->N * (m[d->b] - m[d->a] * m[d->a]) / d->T;
-}
-
-/* variance of the energy per unit, times N: N (<e^2> - <e>^2) (runs without a
- * temperature, e.g. variational Monte Carlo: Var(E_L) / N for e = E_L / N) */
-static double variance(const double *m, void *ctx)
-{
-    derived_ctx *d = ctx;
-    return d->N * (m[d->b] - m[d->a] * m[d->a]);
-}
 
 /* "mean +- error" with the error to 2 significant digits and the mean to the same
  * decimal place (or %g when the error is not positive and finite) */
@@ -54,51 +29,12 @@ static void put_estimate(mcf_text *t, const char *name, double mean, double erro
     }
 }
 
-/* Binder cumulant 1 - <m^4> / (3 <m^2>^2): a = m^2, b = m^4 */
-static double binder(const double *m, void *ctx)
-{
-    derived_ctx *d = ctx;
-    return 1.0 - m[d->b] / (3.0 * m[d->a] * m[d->a]);
-}
-
 static void put_number(mcf_text *t, double x)
 {
     if (isnan(x))
         mcfi_text_printf(t, "\tnan");
     else
         mcfi_text_printf(t, "\t%.10g", x);
-}
-
-/* Mean and jackknife error of one curve point from its bins: the leave-one-bin-out means
- * m_(b) = (S - s_b) / (W - w_b) give err^2 = (n-1)/n sum_b (m_(b) - mean_b m_(b))^2. */
-static void curve_point(const double *sums, size_t stride, const double *count, size_t nb,
-                        double *mean, double *error)
-{
-    double S = 0, W = 0;
-    size_t n = 0;
-    for (size_t b = 0; b < nb; b++) {
-        if (count[b] <= 0)
-            continue;
-        S += sums[b * stride];
-        W += count[b];
-        n++;
-    }
-    *mean = W > 0 ? S / W : NAN;
-    if (n < 2) {
-        *error = NAN;
-        return;
-    }
-    double avg = 0, sq = 0;
-    for (size_t b = 0; b < nb; b++)
-        if (count[b] > 0)
-            avg += (S - sums[b * stride]) / (W - count[b]);
-    avg /= (double)n;
-    for (size_t b = 0; b < nb; b++)
-        if (count[b] > 0) {
-            double d = (S - sums[b * stride]) / (W - count[b]) - avg;
-            sq += d * d;
-        }
-    *error = sqrt((double)(n - 1) / (double)n * sq);
 }
 
 /* Points of curve k summed over the chains: 0 when the model switched it off. */
@@ -110,8 +46,32 @@ static size_t curve_total_points(const mcf_run *r, size_t k)
     return n;
 }
 
+/* The scan columns of scan point k, as config.ini wrote them (a row of results.tsv or of
+ * a curve file starts with them). */
+static void put_scan(mcf_text *t, const mcf_setup *s, size_t k)
+{
+    if (!s->n_axes)
+        mcfi_text_printf(t, "%zu", k);
+    for (size_t a = 0; a < s->n_axes; a++)
+        mcfi_text_printf(t, "%s%s", a ? "\t" : "", mcfi_setup_axis_value(s, a, k)->text);
+}
+
+/* The walkers of a scan point must agree on a curve's length (results_table.c reads the
+ * bins of all of them as one set). */
+static int check_curve_lengths(const mcf_run *r, size_t o)
+{
+    const size_t R = (size_t)r->setup->walkers;
+    for (size_t ci = 0; ci < r->n_chains; ci++)
+        if (r->chains[ci].points[o] != r->chains[ci - ci % R].points[o])
+            return mcf_fail(MCF_EPLUGIN, "model %s: curve %s has %zu points in chain %zu but "
+                            "%zu in chain %zu of the same scan point", r->setup->model_name,
+                            r->ops->observables[o].name, r->chains[ci].points[o], ci,
+                            r->chains[ci - ci % R].points[o], ci - ci % R);
+    return MCF_OK;
+}
+
 /* <dir>/<name>.tsv for every curve observable that some chain measures (curve_points() > 0):
- * scan columns, axis, value, error. */
+ * scan columns, axis, value, error; the numbers are results_table.c's. */
 static int write_curves(const mcf_run *r)
 {
     const mcf_setup *s = r->setup;
@@ -119,16 +79,13 @@ static int write_curves(const mcf_run *r)
     size_t nb = (size_t)s->bins;
     size_t R = (size_t)s->walkers, n_points = r->n_chains / R;
     int rc = MCF_OK;
-    double *psum = malloc(R * nb * sizeof *psum), *pcount = malloc(R * nb * sizeof *pcount);
-    if (!psum || !pcount) {
-        free(psum);
-        free(pcount);
-        return mcf_fail(MCF_ENOMEM, "out of memory writing the curves");
-    }
     for (size_t k = 0; k < r->n_curves && !rc; k++) {
         size_t o = r->curve[k];
         if (curve_total_points(r, k) == 0)
             continue;
+        mcfi_table tab;
+        if ((rc = check_curve_lengths(r, o)) || (rc = mcfi_curve_table(r, k, &tab)))
+            break;
         int geometric = (obs[o].flags & MCF_OBS_GEOMETRIC_MEAN) != 0;
         mcf_text t = {0};
         mcfi_text_printf(&t, "# mcf %s curve: %s — %s\n", MCF_VERSION_STRING, obs[o].name,
@@ -145,48 +102,19 @@ static int write_curves(const mcf_run *r)
         for (size_t a = 0; a < s->n_axes; a++)
             mcfi_text_printf(&t, "%s%s", a ? "\t" : "", s->axes[a].name);
         mcfi_text_printf(&t, "\t%s\t%s\t%s_err\n", obs[o].axis, obs[o].name, obs[o].name);
-        /* one block of rows per scan point: the jackknife runs over the bins of all its
-           walkers (bin b of walker w is a bin of its own) */
-        for (size_t ci = 0; ci < n_points && !rc; ci++) {
-            const mcf_chain *c = &r->chains[ci * R];
-            size_t at = 0;
-            for (size_t j = 0; j < k; j++)
-                at += c->points[r->curve[j]];
-            for (size_t w = 1; w < R && !rc; w++)
-                if (r->chains[ci * R + w].points[o] != c->points[o])
-                    rc = mcf_fail(MCF_EPLUGIN, "model %s: curve %s has %zu points in chain %zu "
-                                  "but %zu in chain %zu of the same scan point", s->model_name,
-                                  obs[o].name, r->chains[ci * R + w].points[o], ci * R + w,
-                                  c->points[o], ci * R);
-            for (size_t p = 0; p < c->points[o] && !rc; p++) {
-                double mean, err;
-                for (size_t w = 0; w < R; w++) {
-                    const mcf_chain *cw = &r->chains[ci * R + w];
-                    size_t atw = 0;
-                    for (size_t j = 0; j < k; j++)
-                        atw += cw->points[r->curve[j]];
-                    for (size_t b = 0; b < nb; b++) {
-                        psum[w * nb + b] = cw->curve_bin_sum[b * cw->curve_values + atw + p];
-                        pcount[w * nb + b] = cw->bin_count[b];
-                    }
-                }
-                curve_point(psum, 1, pcount, R * nb, &mean, &err);
-                if (geometric) {
-                    mean = exp(mean);
-                    err *= mean;
-                }
-                if (!s->n_axes)
-                    mcfi_text_printf(&t, "%zu", ci);
-                for (size_t a = 0; a < s->n_axes; a++)
-                    mcfi_text_printf(&t, "%s%s", a ? "\t" : "", mcfi_setup_axis_value(s, a, ci)->text);
-                put_number(&t, c->axis[at + p]);
-                put_number(&t, mean);
-                put_number(&t, err);
+        /* one block of rows per scan point, in the table's order; its last three columns
+           are the axis, the value and the error */
+        const mcfi_column *axis = &tab.cols[tab.n_cols - 3];
+        for (size_t ci = 0, j = 0; ci < n_points; ci++)
+            for (size_t p = 0; p < r->chains[ci * R].points[o]; p++, j++) {
+                put_scan(&t, s, ci);
+                put_number(&t, axis[0].x[j]);
+                put_number(&t, axis[1].x[j]);
+                put_number(&t, axis[2].x[j]);
                 mcfi_text_printf(&t, "\n");
             }
-        }
-        if (rc) {
-        } else if (t.failed) {
+        mcfi_table_free(&tab);
+        if (t.failed) {
             rc = mcf_fail(MCF_ENOMEM, "out of memory writing %s.tsv", obs[o].name);
         } else {
             char path[4200];
@@ -195,8 +123,6 @@ static int write_curves(const mcf_run *r)
         }
         free(t.s);
     }
-    free(psum);
-    free(pcount);
     return rc;
 }
 
@@ -341,13 +267,6 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     int want_var = !has_T && e >= 0;
     size_t nb = (size_t)s->bins;
     size_t R = (size_t)s->walkers, n_points = r->n_chains / R;
-    double *means = malloc(R * nb * r->nvars * sizeof *means + 1);
-    double *weights = malloc(R * nb * sizeof *weights + 1);
-    if (!means || !weights) {
-        free(means);
-        free(weights);
-        return mcf_fail(MCF_ENOMEM, "out of memory writing results");
-    }
 
     mcfi_text_printf(&t, "# mcf %s results\n", MCF_VERSION_STRING);
     mcfi_text_printf(&t, "# model: %s %s\n", s->model_name, s->model->info->version);
@@ -381,121 +300,54 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     if (r->pt)
         write_tempering(r, &t, &pt_sum);
 
-    /* rows first into a second buffer so the warnings can precede the header */
-    mcf_text rows = {0};
-    /* first the scan columns (a single point without axes is row "point" 0) */
-    if (!s->n_axes)
-        mcfi_text_printf(&rows, "point");
-    for (size_t a = 0; a < s->n_axes; a++)
-        mcfi_text_printf(&rows, "%s%s", a ? "\t" : "", s->axes[a].name);
-    for (size_t k = 0; k < r->n_obs; k++) {
-        const char *name = obs[r->scalar[k]].name;
-        mcfi_text_printf(&rows, "\t%s\t%s_err\ttau_%s", name, name, name);
+    /* rows first into a second buffer so the warnings can precede the header; the numbers
+       are results_table.c's (results.h5 has the same), printed with 10 digits */
+    mcfi_table tab;
+    int rc = mcfi_results_table(r, &tab);
+    if (rc) {
+        free(t.s);
+        free(sum.s);
+        free(pt_sum.s);
+        return rc;
     }
-    if (want_c)
-        mcfi_text_printf(&rows, "\tspecific_heat\tspecific_heat_err");
-    if (want_chi)
-        mcfi_text_printf(&rows, "\tsusceptibility\tsusceptibility_err");
-    if (want_u)
-        mcfi_text_printf(&rows, "\tbinder\tbinder_err");
-    if (want_var)
-        mcfi_text_printf(&rows, "\tvariance\tvariance_err");
-    mcfi_text_printf(&rows, "\tacceptance\n");
-
+    const size_t n_scan = s->n_axes ? s->n_axes : 1, first = n_scan;
+    mcf_text rows = {0};
+    for (size_t col = 0; col < tab.n_cols; col++)
+        mcfi_text_printf(&rows, "%s%s", col ? "\t" : "", tab.cols[col].name);
+    mcfi_text_printf(&rows, "\n");
+    /* the derived quantities' columns follow the observables' (name, _err, tau_) */
+    const size_t derived = first + 3 * r->n_obs;
     for (size_t k = 0; k < n_points; k++) {
-        const mcf_chain *c = &r->chains[k * R];
-        char point[512] = "";
-        size_t used = 0;
-        if (!s->n_axes)
-            mcfi_text_printf(&rows, "%zu", k);
-        for (size_t a = 0; a < s->n_axes; a++) {
-            const char *v = mcfi_setup_axis_value(s, a, k)->text;
-            mcfi_text_printf(&rows, "%s%s", a ? "\t" : "", v);
-            if (used < sizeof point)
-                used += (size_t)snprintf(point + used, sizeof point - used, "%s%s=%s",
-                                         a ? " " : "", s->axes[a].name, v);
-        }
-        /* the summary on the terminal: the first chains, their headline quantities */
+        put_scan(&rows, s, k);
+        for (size_t col = n_scan; col < tab.n_cols; col++)
+            put_number(&rows, tab.cols[col].x[k]);
+        mcfi_text_printf(&rows, "\n");
+        /* the summary on the terminal: the first points, their headline quantities (the
+           observables with a role, energy and |m|, or the first ones; the Binder cumulant
+           or the variance) and the acceptance */
         const size_t max_summary = 24;
-        if (k < max_summary)
-            mcfi_text_printf(&sum, "%s", s->n_axes ? point : "result");
-        else if (k == max_summary)
+        if (k == max_summary)
             mcfi_text_printf(&sum, "... (%zu scan points in all: see results.tsv)\n",
                              n_points);
+        if (k >= max_summary)
+            continue;
+        if (!s->n_axes)
+            mcfi_text_printf(&sum, "result");
+        for (size_t a = 0; a < s->n_axes; a++)
+            mcfi_text_printf(&sum, "%s%s=%s", a ? " " : "", s->axes[a].name,
+                             mcfi_setup_axis_value(s, a, k)->text);
         for (size_t o = 0; o < r->n_obs; o++) {
-            mcf_estimate est;
-            mcfi_blocking_estimate(&c->blocking[o], &est);
-            if (R > 1) {
-                /* independent walkers with equal measurement counts */
-                double sm = est.mean, se2 = est.error * est.error, st = est.tau;
-                for (size_t w = 1; w < R; w++) {
-                    mcf_estimate ew;
-                    mcfi_blocking_estimate(&r->chains[k * R + w].blocking[o], &ew);
-                    sm += ew.mean;
-                    se2 += ew.error * ew.error;
-                    st += ew.tau;
-                }
-                est.mean = sm / (double)R;
-                est.error = sqrt(se2) / (double)R;
-                est.tau = st / (double)R;
-            }
-            put_number(&rows, est.mean);
-            put_number(&rows, est.error);
-            put_number(&rows, est.tau * (double)s->measure_every);
-            /* headline: the observables with a role (energy, |m|), or the first ones */
             const int role = (int)obs[r->scalar[o]].role;
-            if (k < max_summary &&
-                (role == MCF_ROLE_ENERGY || role == MCF_ROLE_ORDER ||
-                 (e < 0 && m < 0 && o < 3)))
-                put_estimate(&sum, obs[r->scalar[o]].name, est.mean, est.error);
+            if (role == MCF_ROLE_ENERGY || role == MCF_ROLE_ORDER || (e < 0 && m < 0 && o < 3))
+                put_estimate(&sum, obs[r->scalar[o]].name, tab.cols[first + 3 * o].x[k],
+                             tab.cols[first + 3 * o + 1].x[k]);
         }
-        /* jackknife bins: the union of the walkers' bins, each with its weight */
-        size_t used_bins = 0;
-        for (size_t w = 0; w < R; w++) {
-            const mcf_chain *cw = &r->chains[k * R + w];
-            for (size_t b = 0; b < nb; b++) {
-                if (cw->bin_count[b] <= 0)
-                    continue;
-                for (size_t v = 0; v < r->nvars; v++)
-                    means[used_bins * r->nvars + v] =
-                        cw->bin_sum[b * r->nvars + v] / cw->bin_count[b];
-                weights[used_bins++] = cw->bin_count[b];
-            }
-        }
-        double N = (double)c->units, T = c->model_params->temperature;
-        struct {
-            int want;
-            mcf_jackknife_fn f;
-            int a, b;
-            const char *name;
-        } d[4] = {{want_c, specific_heat, e, (int)r->n_obs, "specific_heat"},
-                  {want_chi, susceptibility, m, m2, "susceptibility"},
-                  {want_u, binder, m2, m4, "binder"},
-                  {want_var, variance, e, (int)r->n_obs, "variance"}};
-        for (int q = 0; q < 4; q++) {
-            if (!d[q].want)
-                continue;
-            derived_ctx ctx = {d[q].a, d[q].b, N, T};
-            double value, error;
-            mcfi_jackknife(means, weights, used_bins, r->nvars, d[q].f, &ctx, &value, &error);
-            put_number(&rows, value);
-            put_number(&rows, error);
-            if (k < max_summary && (q == 2 || q == 3))
-                put_estimate(&sum, d[q].name, value, error);
-        }
-        uint64_t accepted = 0, proposed = 0;
-        for (size_t w = 0; w < R; w++) {
-            accepted += r->chains[k * R + w].accepted;
-            proposed += r->chains[k * R + w].proposed;
-        }
-        const double acc = proposed ? (double)accepted / (double)proposed : NAN;
-        put_number(&rows, acc);
-        mcfi_text_printf(&rows, "\n");
-        if (k < max_summary)
-            mcfi_text_printf(&sum, "  acceptance %.3f\n", acc);
+        for (size_t col = derived; col + 1 < tab.n_cols; col += 2)
+            if (!strcmp(tab.cols[col].name, "binder") || !strcmp(tab.cols[col].name, "variance"))
+                put_estimate(&sum, tab.cols[col].name, tab.cols[col].x[k], tab.cols[col + 1].x[k]);
+        mcfi_text_printf(&sum, "  acceptance %.3f\n", tab.cols[tab.n_cols - 1].x[k]);
     }
-    free(means);
-    free(weights);
+    mcfi_table_free(&tab);
     if (pt_sum.len) {
         /* the tempering lines go to the terminal with the summary and into the log */
         mcfi_text_printf(&sum, "%s", pt_sum.s);
@@ -507,7 +359,7 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     /* the checks: one "# warning:" line per finding here and in the log, a line per kind
        of finding on the terminal */
     mcf_text checks = {0};
-    int rc = mcfi_equilibration_report(r, &warn, &checks);
+    rc = mcfi_equilibration_report(r, &warn, &checks);
     if (warn.len)
         mcfi_text_printf(&t, "%s", warn.s);
     mcfi_text_printf(&t, "%s", rows.s ? rows.s : "");

@@ -1,9 +1,8 @@
 /* results_table.c — the numbers of results.tsv and of the curve files at full precision,
- * column by column, for results.h5.  Every formula is results.c's: the blocking estimate
- * per chain, the walkers combined (mean of the means, error sqrt(sum err^2) / R, tau the
- * mean), derived quantities by the jackknife over the union of the walkers' bins, curve
- * points by the jackknife of the bin ratio.  results.c prints them with 10 digits;
- * tests/hdf5/test_results_h5.c checks that both give the same digits. */
+ * column by column: results.c prints them with 10 digits, results_h5.c keeps them as they
+ * are.  The blocking estimate per chain, the walkers combined (mean of the means, error
+ * sqrt(sum err^2) / R, tau the mean), derived quantities by the jackknife over the union of
+ * the walkers' bins, curve points by the jackknife of the bin ratio. */
 #define _POSIX_C_SOURCE 200809L
 #include "results_table.h"
 
@@ -102,7 +101,8 @@ typedef struct derived_ctx {
     double N, T;
 } derived_ctx;
 
-/* results.c's derived quantities (the roles of mcf/model.h) */
+/* the derived quantities of the roles of mcf/model.h: C = N (<e^2> - <e>^2) / T^2,
+ * chi = N (<m^2> - <|m|>^2) / T, U = 1 - <m^4> / (3 <m^2>^2), var = N (<e^2> - <e>^2) */
 static double specific_heat(const double *m, void *ctx)
 {
     derived_ctx *d = ctx;
@@ -127,7 +127,7 @@ static double variance(const double *m, void *ctx)
     return d->N * (m[d->b] - m[d->a] * m[d->a]);
 }
 
-/* The jackknife bins of scan point `point` as results.c forms them: the union of its
+/* The jackknife bins of scan point `point`: the union of its
  * walkers' non-empty bins, means[b * r->nvars + v] and weights[b]; *n_bins of them. */
 static void point_bins(const mcf_run *r, size_t point, double *means, double *weights,
                        size_t *n_bins)
@@ -191,7 +191,7 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
         for (size_t o = 0; o < r->n_obs; o++) {
             mcf_estimate est;
             mcfi_blocking_estimate(&c->blocking[o], &est);
-            if (R > 1) { /* in results.c's order, so that the same bits come out */
+            if (R > 1) { /* independent walkers with equal measurement counts */
                 double sm = est.mean, se2 = est.error * est.error, st = est.tau;
                 for (size_t w = 1; w < R; w++) {
                     mcf_estimate ew;
@@ -230,8 +230,8 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
     return MCF_OK;
 }
 
-/* results.c's curve point: the jackknife of S / W over the non-empty bins (leave-one-bin-
- * out means (S - s_b) / (W - w_b)). */
+/* A curve point: the jackknife of S / W over the non-empty bins (leave-one-bin-out means
+ * (S - s_b) / (W - w_b), err^2 = (n-1)/n sum_b (m_(b) - mean m_(b))^2). */
 static void curve_point(const double *sums, const double *count, size_t nb, double *mean,
                         double *error)
 {
@@ -304,7 +304,7 @@ int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t)
                 const mcf_chain *cw = &r->chains[p * R + w];
                 size_t at = curve_start(r, cw, k);
                 for (size_t b = 0; b < nb; b++) {
-                    /* a walker whose curve is shorter was refused by results.c already */
+                    /* a walker whose curve is shorter: refused by results.c before */
                     psum[w * nb + b] = i < cw->points[o]
                                            ? cw->curve_bin_sum[b * cw->curve_values + at + i]
                                            : NAN;

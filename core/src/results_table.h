@@ -1,8 +1,6 @@
 /* results_table.h — the rows of results.tsv and of the curve files as columns of full
- * precision numbers (or text), for writers that keep numbers as numbers: results.h5
- * (results_table.c; internal).  The estimates are results.c's, computed the same way (the
- * same blocking estimates, walker combination, jackknife and derived quantities);
- * tests/hdf5 holds the two to each other digit for digit. */
+ * precision numbers (or text) (results_table.c; internal): results.c prints them,
+ * results_h5.c stores them. */
 #ifndef MCF_RESULTS_TABLE_H
 #define MCF_RESULTS_TABLE_H
 
