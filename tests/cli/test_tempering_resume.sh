@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
-# Parallel tempering reproducible from the seed: the same run with 1 and 2 threads, and
-# runs stopped by SIGTERM and SIGKILL after a checkpoint and finished with `mcf resume`,
-# write a results.tsv byte-identical to the uninterrupted run's (exchange rounds, slots,
-# per-pair counters and round trips included).  The scan has a second axis, 2 walkers,
-# temperatures not in order, and exchange and checkpoint intervals that cut each other's
-# chunks; runs without exchange_every keep config.ini without the key.
+# Parallel tempering reproducible from the seed: the same run with 1 and 2 threads, and one
+# run killed at >= 20 random instants (SIGKILL, SIGTERM, SIGINT; kill_lineage.sh) and
+# resumed after each kill, write files byte-identical to the uninterrupted run's
+# (results.tsv with its exchange rounds, slots, per-pair counters and round trips; the
+# checkpoint; the plots).  The scan has a second axis, 2 walkers, temperatures not in
+# order, and exchange and checkpoint intervals that cut each other's chunks; runs without
+# exchange_every keep config.ini without the key.
 # usage: test_tempering_resume.sh MCF SCRATCH
 set -u
-mcf=$1
+case $1 in */* | .*) mcf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") ;; *) mcf=$1 ;; esac
+here=$(cd "$(dirname "$0")" && pwd)
 dir=$2/tempering_resume
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 fail=0; passed=0
 ok()  { echo "ok: $*"; passed=$((passed + 1)); }
 bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
-wait_for() { for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
+. "$here/kill_lineage.sh"
 
 # MCF_TEST_SWEEPS shortens the runs (the sanitizer tree of .ci/run: 10-20x slower there);
-# checkpoints stay every 700 sweeps, so a kill still lands between checkpoints
+# checkpoint_every follows (700 of 30000 sweeps), so that kills land between checkpoints
 sweeps=${MCF_TEST_SWEEPS:-30000}
+every=$(((sweeps * 7 + 299) / 300))
+total=$((500 + sweeps)) # thermalize + sweeps
 cat > pt.ini <<INI
 [run]
 model = ising
@@ -26,75 +30,30 @@ walkers = 2
 [schedule]
 thermalize = 500
 sweeps = $sweeps
-checkpoint_every = 700
+checkpoint_every = $every
 exchange_every = 9
 temperatures = 2.6, 2.0, 2.3, 2.45
 [model]
 L = 10, 14
 INI
 
-t0=$(date +%s.%N)
-"$mcf" run pt.ini --set run.output=ref --set run.threads=2 --no-progress >ref.out 2>ref.err \
-  || { cat ref.err; echo "reference run failed"; exit 1; }
-duration=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-ok "reference run with tempering (${duration}s)"
-n_ex=$(grep -c '^# exchange: ' ref/results.tsv)
-n_rt=$(grep -c '^# round trips: ' ref/results.tsv)
+# the reference (2 threads), 1 thread = 2 threads, and the finished run resumed
+kl_reference pt.ini "$total"
+n_ex=$(grep -c '^# exchange: ' ref/run/results.tsv)
+n_rt=$(grep -c '^# round trips: ' ref/run/results.tsv)
 [ "$n_ex" -eq 12 ] && [ "$n_rt" -eq 16 ] \
   && ok "results.tsv: 12 exchange lines (2 L x 2 walkers x 3 pairs), 16 round-trip lines" \
   || bad "results.tsv has $n_ex exchange and $n_rt round-trip lines, expected 12 and 16"
-grep -q '^tempering L=10, walker 0: exchange acceptance' ref.out \
+grep -q '^tempering L=10, walker 0: exchange acceptance' ref/run.out \
   && ok "the summary reports the exchange acceptance" || bad "no tempering summary"
-grep -q 'round trips' ref/log && ok "the log reports the round trips" \
+grep -q 'round trips' ref/run/log && ok "the log reports the round trips" \
   || bad "the log does not report the round trips"
 
-"$mcf" run pt.ini --set run.output=one --set run.threads=1 --no-progress >/dev/null 2>&1 \
-  && cmp -s ref/results.tsv one/results.tsv && ok "1 thread = 2 threads, byte for byte" \
-  || bad "tempering results depend on the thread count"
-
-# a signal after the first checkpoint (it appears at sweep 700 of 30500); a signal that
-# came after the run had finished tests nothing and is retried sooner
-for sig in TERM KILL; do
-  landed=0
-  for try in 1 2 3 4; do
-    out=run_${sig}_$try
-    "$mcf" run pt.ini --set run.output="$out" --set run.threads=2 --no-progress \
-      >/dev/null 2>"$out.err" &
-    pid=$!
-    wait_for "$out/checkpoint"
-    sleep "0.$((RANDOM % 4))"
-    kill -s "$sig" "$pid" 2>/dev/null
-    wait "$pid"; rc=$?
-    if [ "$rc" -eq 0 ] || [ -f "$out/results.tsv" ]; then
-      echo "note: SIG$sig came after the run had finished; retrying"; continue
-    fi
-    landed=1
-    case $sig in TERM) want=143 ;; KILL) want=137 ;; esac
-    [ "$rc" -eq "$want" ] || bad "SIG$sig: exit status $rc, expected $want"
-    "$mcf" resume "$out" --no-progress >/dev/null 2>"$out.resume.err" \
-      || { bad "resume after SIG$sig failed"; cat "$out.resume.err"; break; }
-    at=$(grep -o 'resumed from the checkpoint at sweep [0-9]*' "$out/log" | awk '{ print $7 }')
-    if cmp -s ref/results.tsv "$out/results.tsv"; then
-      ok "SIG$sig, resumed from sweep $at: results.tsv identical"
-    else
-      bad "SIG$sig, resumed from sweep $at: results differ"
-      diff ref/results.tsv "$out/results.tsv" | head
-    fi
-    break
-  done
-  [ "$landed" -eq 1 ] || bad "SIG$sig: no signal landed during the sweeps"
-done
-
-# a finished run resumed again rewrites the same files (the tempering record round-trips)
-cp ref/checkpoint ref.checkpoint.before
-"$mcf" resume ref --no-progress >/dev/null 2>&1 && cmp -s ref.checkpoint.before ref/checkpoint \
-  && cmp -s one/results.tsv ref/results.tsv \
-  && ok "checkpoint with tempering: load and save give the same bytes" \
-  || bad "the checkpoint changed in a load/save round trip"
+kill_lineage pt.ini ref/run "$total" "$every" "$kl_dur" "$kl_up" "$kl_fin"
 
 # a damaged tempering record is refused (the checksum is fixed up, so the check that
 # reads the record is the one that must refuse it): slot of replica 0 set to 7
-python3 - ref/checkpoint bad.checkpoint <<'PY' || bad "could not make a damaged checkpoint"
+python3 - ref/run/checkpoint bad.checkpoint <<'PY' || bad "could not make a damaged checkpoint"
 import struct, sys
 data = bytearray(open(sys.argv[1], 'rb').read())
 at = data.rfind(b'MCF-PT01') + 8 + 4 * 8
@@ -106,8 +65,8 @@ struct.pack_into('<Q', data, len(data) - 8, h)
 open(sys.argv[2], 'wb').write(data)
 PY
 # the same folder name (config.ini names it, and the checkpoint carries its hash)
-mkdir -p damaged && cp -r ref damaged/ && cp bad.checkpoint damaged/ref/checkpoint
-if (cd damaged && "$mcf" resume ref --no-progress >/dev/null 2>../bad.err); then
+mkdir -p damaged && cp -r ref/run damaged/ && cp bad.checkpoint damaged/run/checkpoint
+if (cd damaged && "$mcf" resume run --no-progress >/dev/null 2>../bad.err); then
   bad "a checkpoint with an impossible slot was accepted"
 else
   grep -q 'parallel tempering' bad.err && grep -q 'impossible slot' bad.err \
