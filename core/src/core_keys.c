@@ -53,10 +53,12 @@ static const mcf_param_spec schedule_specs[] = {
      "parallel tempering: sweeps between replica exchanges of neighbouring temperatures "
      "(chains differing only in T); 0 = off"},
     {"start", MCF_PARAM_CHOICE, "model", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
-     "model|hot_cold",
+     "model|hot_cold|anneal",
      "how chains start: model = as [model] says; hot_cold = the walkers of a scan point "
      "alternate between [model] start = random and ordered (walkers >= 2), and the run "
-     "warns when they disagree (a chain frozen out of equilibrium)"},
+     "warns when they disagree (a chain frozen out of equilibrium); anneal = each chain "
+     "takes the configuration the next higher temperature reached after its part of the "
+     "thermalization (thermalize is cut into one part per temperature)"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 /* [schedule] temperatures, checked a second time as the temperature axis: every value
@@ -121,7 +123,9 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
         rc = mcf_params_string(&sp, "start", &start);
     if (rc)
         return rc;
-    s->start = strcmp(start, "hot_cold") == 0 ? MCFI_START_HOT_COLD : MCFI_START_MODEL;
+    s->start = strcmp(start, "hot_cold") == 0 ? MCFI_START_HOT_COLD
+               : strcmp(start, "anneal") == 0 ? MCFI_START_ANNEAL
+                                              : MCFI_START_MODEL;
     s->seed = (uint64_t)seed;
     s->model_name = strdup(model);
     s->evaluator_name = strdup(evaluator);
@@ -205,12 +209,43 @@ static int has_choice(const char *choices, const char *w)
     return 0;
 }
 
+/* [schedule] start = anneal: a temperature axis of >= 2 values, a part of thermalization
+ * per temperature, no tempering (it moves configurations between temperatures itself), and
+ * a model that hands over configurations. */
+static int check_anneal(const char *where, const mcf_setup *s)
+{
+    size_t nT = 0;
+    for (size_t a = 0; a < s->n_axes; a++)
+        if (s->axes[a].section == 2)
+            nT = s->axes[a].n;
+    const mcf_model_ops *ops = s->model->info->ops;
+    if (nT < 2)
+        return mcf_fail(MCF_EINVAL, "%s: [schedule] start = anneal needs at least two "
+                        "temperatures ([schedule] temperatures)", where);
+    if (s->thermalize < (long)nT)
+        return mcf_fail(MCF_EINVAL, "%s: [schedule] start = anneal cuts thermalize into one "
+                        "part per temperature: thermalize = %ld is less than the %zu "
+                        "temperatures", where, s->thermalize, nT);
+    if (s->exchange_every > 0)
+        return mcf_fail(MCF_EINVAL, "%s: [schedule] start = anneal and parallel tempering "
+                        "(exchange_every = %ld) both move configurations between "
+                        "temperatures; use one", where, s->exchange_every);
+    if (!MCF_HAS(mcf_model_ops, ops, save_configuration) ||
+        !MCF_HAS(mcf_model_ops, ops, load_configuration))
+        return mcf_fail(MCF_EINVAL, "%s: [schedule] start = anneal: model '%s' cannot hand "
+                        "its configuration to another chain (no save_configuration and "
+                        "load_configuration); use start = model", where, s->model_name);
+    return MCF_OK;
+}
+
 int mcfi_core_check_start(const mcf_config *c, const mcf_setup *s)
 {
-    if (s->start != MCFI_START_HOT_COLD)
+    if (s->start == MCFI_START_MODEL)
         return MCF_OK;
     char where[512];
     mcfi_config_key_where(c, "schedule", "start", where, sizeof where);
+    if (s->start == MCFI_START_ANNEAL)
+        return check_anneal(where, s);
     if (s->walkers < 2)
         return mcf_fail(MCF_EINVAL, "%s: [schedule] start = hot_cold needs [run] walkers >= 2 "
                         "(walkers alternate between a random and an ordered start); walkers "

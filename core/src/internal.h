@@ -151,7 +151,7 @@ typedef struct mcf_section {
 } mcf_section;
 
 /* [schedule] start: how chains begin */
-enum { MCFI_START_MODEL = 0, MCFI_START_HOT_COLD = 1 };
+enum { MCFI_START_MODEL = 0, MCFI_START_HOT_COLD = 1, MCFI_START_ANNEAL = 2 };
 
 typedef struct mcf_setup {
     char *config_path;

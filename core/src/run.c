@@ -5,6 +5,7 @@
  * checkpoint.c, results.c and progress.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "run.h"
+#include "anneal.h"
 #include "chain.h"
 #include "checkpoint.h"
 #include "fileio.h"
@@ -91,6 +92,7 @@ static void run_release(mcf_run *r)
     free(r->scalar);
     free(r->curve);
     mcfi_pt_free(r->pt);
+    mcfi_anneal_free(r->anneal);
 }
 
 static int holds_run(const char *dir)
@@ -349,6 +351,9 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
         /* an exchange round is a synchronisation point: chunks end there */
         if (r->pt && n > r->pt->every - r->position % r->pt->every)
             n = r->pt->every - r->position % r->pt->every;
+        /* and so is a hand-over of start = anneal */
+        if (r->anneal && n > mcfi_anneal_next(r, r->position) - r->position)
+            n = mcfi_anneal_next(r, r->position) - r->position;
         double t0 = mcfi_now_seconds();
         uint64_t pos = r->position;
         if (threads == 1) {
@@ -376,6 +381,9 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
         if (rc)
             break;
         r->position += n;
+        /* before a checkpoint or a stop at this sweep: a resume from there has it */
+        if (r->anneal && (rc = mcfi_anneal_hand_over(r)))
+            break;
         if (r->pt) {
             rc = mcfi_pt_flush(r);
             if (!rc && r->position % r->pt->every == 0 && r->position < r->total)
@@ -500,6 +508,8 @@ int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt)
         goto done;
     log_evaluator_devices(r, ev_info);
     rc = start_tempering(r);
+    if (!rc)
+        rc = mcfi_anneal_create(r);
     if (!rc && opt->resume)
         rc = resume(r);
     if (!rc)

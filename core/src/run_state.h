@@ -90,6 +90,7 @@ struct mcf_run {
     uint64_t n_meas;             /* measurements per chain when finished */
     uint64_t config_hash;
     mcf_tempering *pt;           /* parallel tempering, NULL when off */
+    struct mcfi_anneal *anneal;  /* [schedule] start = anneal (anneal.c), NULL when off */
 };
 
 #endif

@@ -113,5 +113,8 @@ int de_batch_exchange_action(mcf_batch *batch, void *const *chains, size_t n,
 
 int de_save(const void *chain, mcf_stream *out);
 int de_load(void *chain, mcf_stream *in);
+/* [schedule] start = anneal: the configuration alone (spins, M), de_checkpoint.c */
+int de_save_configuration(const void *chain, mcf_stream *out);
+int de_load_configuration(void *chain, mcf_stream *in);
 
 #endif

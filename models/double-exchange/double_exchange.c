@@ -304,6 +304,8 @@ static const mcf_model_ops de_ops = {
     .batch_log_ratio = de_batch_log_ratio,
     .batch_measure = de_batch_measure,
     .batch_exchange_action = de_batch_exchange_action,
+    .save_configuration = de_save_configuration,
+    .load_configuration = de_load_configuration,
 };
 
 static const mcf_plugin_info de_info = {

@@ -399,6 +399,11 @@ static const mcf_model_ops heis_ops = {
     .adapt = NULL,
     .set_temperature = heis_set_temperature,
     .energy = heis_energy,
+    /* start = anneal: the record is the configuration and what follows from it (spins,
+       running magnetization and energy, moves since their last refresh), no stream or step
+       size, so the same pair serves */
+    .save_configuration = heis_save,
+    .load_configuration = heis_load,
 };
 
 static const mcf_plugin_info heis_info = {

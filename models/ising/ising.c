@@ -343,6 +343,10 @@ static const mcf_model_ops ising_ops = {
     .adapt = NULL,
     .set_temperature = ising_set_temperature,
     .energy = ising_energy,
+    /* start = anneal: the record is the configuration alone (spins and their running sums;
+       no stream, counter or step size), so the same pair serves */
+    .save_configuration = ising_save,
+    .load_configuration = ising_load,
 };
 
 static const mcf_plugin_info ising_info = {

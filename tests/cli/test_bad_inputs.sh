@@ -184,6 +184,24 @@ refused hot_cold_one_walker 2 "hot_cold1.ini:9:" "\[schedule\] start = hot_cold"
 refused hot_cold_no_start_key 2 "hot_cold2.ini:10:" "model 'tgood' has no \[model\] start" -- \
   run hot_cold2.ini --force
 
+# [schedule] start = anneal: temperatures to anneal through, a part of thermalization each,
+# no tempering beside it, a model that hands over its configuration
+with 's/^temperatures = .*/temperatures = 2.0\nstart = anneal/' >anneal1.ini
+refused anneal_one_temperature 2 "anneal1.ini:9:" "\[schedule\] start = anneal" \
+  "at least two temperatures" -- run anneal1.ini --force
+with 's/^thermalize = .*/thermalize = 1/; s/^temperatures = .*/temperatures = 2, 3\nstart = anneal/' \
+  >anneal2.ini
+refused anneal_short_thermalize 2 "anneal2.ini:9:" "thermalize = 1 is less than the 2" -- \
+  run anneal2.ini --force
+with 's/^temperatures = .*/temperatures = 2, 3\nstart = anneal\nexchange_every = 5/' >anneal3.ini
+refused anneal_and_tempering 2 "anneal3.ini:9:" "parallel tempering" "use one" -- \
+  run anneal3.ini --force
+printf '[run]\nmodel = holstein\nevaluator = ed\noutput = h.out\n[schedule]\nthermalize = 10\n' \
+  >anneal4.ini
+printf 'sweeps = 64\ntemperatures = 0.1, 0.2\nstart = anneal\n[model]\nL = 4\n' >>anneal4.ini
+refused anneal_model_cannot 2 "anneal4.ini:9:" "model 'holstein' cannot hand" -- \
+  run anneal4.ini --force
+
 # ---- counts that overflow, values cut short -------------------------------------------------
 with 's/^temperatures = .*/temperatures = 1, 2, 3, 4/;
       s/^seed = 5/seed = 5\nwalkers = 4611686018427387904/' >walkers.ini

@@ -173,6 +173,8 @@ static const mcf_model_ops ops = {
 #endif
     .save = save,
     .load = load,
+    .save_configuration = save, /* the spin: the configuration alone */
+    .load_configuration = load,
     .curve_points = curve_points,
 };
 

@@ -177,6 +177,17 @@ typedef struct mcf_model_ops {
                          double *const *values);
     int (*batch_exchange_action)(mcf_batch *batch, void *const *chains, size_t n,
                                  const double *T_new, double *dS);
+
+    /* Appended for [schedule] start = anneal (optional, both or neither; read only when
+     * struct_size covers them).  The configuration alone: what the Metropolis moves change
+     * (spins, displacements), without random streams, counters or adapted step sizes.
+     * load_configuration() is given what save_configuration() of another chain of the
+     * same model wrote — same parameters but the temperature — between sweeps during
+     * thermalization; it replaces the configuration and everything computed from it
+     * (cached fields, the evaluator's Hamiltonian) and keeps the rest of the chain.  Errors
+     * as for save() and load(). */
+    int (*save_configuration)(const void *chain, mcf_stream *out);
+    int (*load_configuration)(void *chain, mcf_stream *in);
 } mcf_model_ops;
 
 /* The multiplicative step adaptation every model with a tunable move size repeats: returns
