@@ -270,6 +270,23 @@ mkdir lsingle && (cd lsingle && "$mcf" run ../ptlong.ini --no-progress >o 2>e) \
 term_and_resume term ptlong.ini tempering
 cd ..
 
+# --- 7a. start = anneal: configurations handed down the temperatures across ranks ---------
+# 2 L x 2 walkers x 4 temperatures (out of order) = 16 chains: with 2 or 3 ranks most
+# hand-overs cross ranks (an all-gather); results and checkpoint as the single process's
+mkdir anneal && cd anneal
+sed -e 's/^exchange_every = 3/start = anneal/' ../pt.ini > an.ini
+mkdir single && (cd single && "$mcf" run ../an.ini --no-progress >o 2>e) \
+  || { cat single/e; bad "anneal: single-process run failed"; }
+for np in 2 3; do
+  mkdir np$np
+  if (cd np$np && mpi "$np" "$mcf" run ../an.ini --no-progress >o 2>e); then
+    same_files "anneal, mpirun -np $np" single/out np$np/out results.tsv checkpoint
+  else
+    bad "anneal: mpirun -np $np failed"; cat np$np/e
+  fi
+done
+cd ..
+
 # --- 8. tempering of double exchange: exchange_action through the exact evaluator --------
 # 2 walkers x 3 temperatures of a 3 x 3 torus with ed: the action changes of the replicas
 # travel between ranks; results and checkpoint must be the single process's
