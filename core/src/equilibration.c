@@ -125,16 +125,11 @@ static void point_text(const mcf_setup *s, size_t k, char *buf, size_t n)
 /* "a(b)": mean with its error in the last two digits, as a physicist writes it */
 static void put_paren(char *buf, size_t n, double mean, double error)
 {
-    if (!(error > 0) || !isfinite(error) || !isfinite(mean)) {
+    const int digits = isfinite(mean) ? mcfi_error_decimals(error) : -1;
+    if (digits >= 0)
+        snprintf(buf, n, "%.*f(%.0f)", digits, mean, error * pow(10.0, digits));
+    else
         snprintf(buf, n, "%.6g", mean);
-        return;
-    }
-    int digits = 1 - (int)floor(log10(error));
-    if (digits < 0)
-        digits = 0;
-    if (digits > 15)
-        digits = 15;
-    snprintf(buf, n, "%.*f(%.0f)", digits, mean, error * pow(10.0, digits));
 }
 
 /* x rounded up to two significant digits: a number of sweeps to suggest */
@@ -194,8 +189,9 @@ typedef struct findings {
     point_list plateau_at, drift_at, disagree_at;
 } findings;
 
-static void check_plateau(const mcf_run *r, const mcf_chain *c, const char *where,
-                          mcf_text *details, findings *f)
+/* 1 when some error of chain c did not reach a plateau (a detail line written) */
+static int check_plateau(const mcf_run *r, const mcf_chain *c, const char *where,
+                         mcf_text *details, findings *f)
 {
     const mcf_setup *s = r->setup;
     const mcf_observable_spec *obs = r->ops->observables;
@@ -218,20 +214,22 @@ static void check_plateau(const mcf_run *r, const mcf_chain *c, const char *wher
             needed = need;
     }
     if (!names[0])
-        return;
+        return 0;
     const double every = (double)s->measure_every, sweeps = needed * every;
     mcfi_text_printf(details, "# warning: chain %zu (%s): the errors of %s did not reach a "
                      "plateau: tau is at least %.3g sweeps (a lower bound) with %llu "
                      "measurements; about %.0f measured sweeps are needed\n", c->index, where,
                      names, tau * every, (unsigned long long)count, round_up(sweeps));
-    f->plateau_chains++;
     if (sweeps > f->needed_sweeps)
         f->needed_sweeps = sweeps;
+    return 1;
 }
 
-static void check_drift(const mcf_run *r, const mcf_chain *c, const char *where,
-                        mcf_text *details, findings *f, int *drifts)
+/* 1 when some observable of chain c drifts (a detail line for each) */
+static int check_drift(const mcf_run *r, const mcf_chain *c, const char *where,
+                       mcf_text *details, findings *f)
 {
+    int drifts = 0;
     const mcf_observable_spec *obs = r->ops->observables;
     for (size_t o = 0; o < r->n_obs; o++) {
         double t, p, first, last;
@@ -244,8 +242,9 @@ static void check_drift(const mcf_run *r, const mcf_chain *c, const char *where,
                          obs[r->scalar[o]].name, first, last, t, p < 1e-99 ? "<" : "=",
                          p < 1e-99 ? 1e-99 : p);
         names_add(f->drift_obs, sizeof f->drift_obs, obs[r->scalar[o]].name);
-        *drifts = 1;
+        drifts = 1;
     }
+    return drifts;
 }
 
 static void check_walkers(const mcf_run *r, size_t k, const char *where, mcf_text *details,
@@ -329,13 +328,11 @@ int mcfi_equilibration_report(const mcf_run *r, mcf_text *details, mcf_text *sum
                 snprintf(where, sizeof where, "%s, walker %zu%s", point, w, start_of(s, w));
             else
                 snprintf(where, sizeof where, "%s", point);
-            const size_t before = f->plateau_chains;
-            check_plateau(r, c, where, details, f);
-            if (f->plateau_chains > before)
+            if (check_plateau(r, c, where, details, f)) {
+                f->plateau_chains++;
                 point_list_add(&f->plateau_at, s, k);
-            int drifts = 0;
-            check_drift(r, c, where, details, f, &drifts);
-            if (drifts) {
+            }
+            if (check_drift(r, c, where, details, f)) {
                 f->drift_chains++;
                 point_list_add(&f->drift_at, s, k);
             }

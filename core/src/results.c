@@ -17,16 +17,11 @@
  * decimal place (or %g when the error is not positive and finite) */
 static void put_estimate(mcf_text *t, const char *name, double mean, double error)
 {
-    if (isfinite(error) && error > 0 && isfinite(mean)) {
-        int digits = 1 - (int)floor(log10(error));
-        if (digits < 0)
-            digits = 0;
-        if (digits > 15)
-            digits = 15;
+    const int digits = isfinite(mean) ? mcfi_error_decimals(error) : -1;
+    if (digits >= 0)
         mcfi_text_printf(t, "  %s %.*f +- %.*f", name, digits, mean, digits, error);
-    } else {
+    else
         mcfi_text_printf(t, "  %s %.10g", name, mean);
-    }
 }
 
 static void put_number(mcf_text *t, double x)
@@ -197,20 +192,19 @@ static void write_tempering(const mcf_run *r, mcf_text *t, mcf_text *sum)
 
 /* One line for the terminal: what the run measured, of what, where and how long.  The
  * model's parameters that differ from their defaults (and the scanned ones as ranges)
- * say "of what"; the observables with roles and the derived quantities "what". */
-static void what_was_measured(const mcf_run *r, mcf_text *sum, int want_c, int want_chi,
-                              int want_u, int want_var)
+ * say "of what"; the observables and the derived quantities of the table "what" (the
+ * table's columns after the observables' NAME, NAME_err, tau_NAME come in pairs, value and
+ * error, up to the acceptance). */
+static void what_was_measured(const mcf_run *r, const mcfi_table *tab, mcf_text *sum)
 {
     const mcf_setup *s = r->setup;
     const mcf_observable_spec *obs = r->ops->observables;
     mcfi_text_printf(sum, "measured");
     for (size_t o = 0; o < r->n_obs; o++)
         mcfi_text_printf(sum, "%s%s", o ? ", " : " ", obs[r->scalar[o]].name);
-    const char *derived[4] = {"specific_heat", "susceptibility", "binder", "variance"};
-    const int want[4] = {want_c, want_chi, want_u, want_var};
-    for (int q = 0; q < 4; q++)
-        if (want[q])
-            mcfi_text_printf(sum, ", %s", derived[q]);
+    const size_t derived = (s->n_axes ? s->n_axes : 1) + 3 * r->n_obs;
+    for (size_t col = derived; col + 1 < tab->n_cols; col += 2)
+        mcfi_text_printf(sum, ", %s", tab->cols[col].name);
     mcfi_text_printf(sum, " of %s", s->model_name);
     const mcf_section *m = &s->sections[0];
     int first = 1;
@@ -260,13 +254,14 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     const mcf_setup *s = r->setup;
     const mcf_observable_spec *obs = r->ops->observables;
     mcf_text t = {0}, warn = {0};
-    int has_T = s->has_temperature;
-    int e = r->role[MCF_ROLE_ENERGY], m = r->role[MCF_ROLE_ORDER];
-    int m2 = r->role[MCF_ROLE_ORDER2], m4 = r->role[MCF_ROLE_ORDER4];
-    int want_c = has_T && e >= 0, want_chi = has_T && m >= 0 && m2 >= 0, want_u = m2 >= 0 && m4 >= 0;
-    int want_var = !has_T && e >= 0;
+    const int e = r->role[MCF_ROLE_ENERGY], m = r->role[MCF_ROLE_ORDER];
     size_t nb = (size_t)s->bins;
     size_t R = (size_t)s->walkers, n_points = r->n_chains / R;
+    /* the numbers are results_table.c's (results.h5 has the same), printed with 10 digits */
+    mcfi_table tab;
+    int rc = mcfi_results_table(r, &tab);
+    if (rc)
+        return rc;
 
     mcfi_text_printf(&t, "# mcf %s results\n", MCF_VERSION_STRING);
     mcfi_text_printf(&t, "# model: %s %s\n", s->model_name, s->model->info->version);
@@ -295,21 +290,12 @@ int mcfi_results_write(const mcf_run *r, char **summary)
         mcfi_text_printf(&t, "\n");
     }
 
-    what_was_measured(r, &sum, want_c, want_chi, want_u, want_var);
+    what_was_measured(r, &tab, &sum);
     mcf_text pt_sum = {0};
     if (r->pt)
         write_tempering(r, &t, &pt_sum);
 
-    /* rows first into a second buffer so the warnings can precede the header; the numbers
-       are results_table.c's (results.h5 has the same), printed with 10 digits */
-    mcfi_table tab;
-    int rc = mcfi_results_table(r, &tab);
-    if (rc) {
-        free(t.s);
-        free(sum.s);
-        free(pt_sum.s);
-        return rc;
-    }
+    /* rows first into a second buffer so the warnings can precede the header */
     const size_t n_scan = s->n_axes ? s->n_axes : 1, first = n_scan;
     mcf_text rows = {0};
     for (size_t col = 0; col < tab.n_cols; col++)

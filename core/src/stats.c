@@ -49,6 +49,14 @@
 
 #define MIN_BLOCKS 32
 
+int mcfi_error_decimals(double error)
+{
+    if (!(error > 0) || !isfinite(error))
+        return -1;
+    int digits = 1 - (int)floor(log10(error));
+    return digits < 0 ? 0 : digits > 15 ? 15 : digits;
+}
+
 void mcfi_blocking_init(mcf_blocking *b)
 {
     memset(b, 0, sizeof *b);

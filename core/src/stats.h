@@ -52,6 +52,10 @@ int mcfi_blocking_consistent(const mcf_blocking *b);
  * converged 0. */
 void mcfi_blocking_estimate(const mcf_blocking *b, mcf_estimate *e);
 
+/* The decimal places that show `error` with two significant digits (0 .. 15), for
+ * printing a mean and its error to the same place; -1 when error is not finite and > 0. */
+int mcfi_error_decimals(double error);
+
 /* Jackknife of f over bins.  bin_means is nbins x nvars (row per bin, the mean of each
  * variable within the bin), bin_weights[b] the number of measurements in bin b (> 0).
  * f maps nvars means to a value (ctx passed through).  Writes the bias-corrected

@@ -87,10 +87,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     remove_in(dir, "log");
     char path[512];
     snprintf(path, sizeof path, "%s/checkpoint", dir);
-    FILE *f = fopen(path, "wb");
-    const int written = f && fwrite(file, 1, size, f) == size;
+    const int written = fuzz_write_file(path, file, size);
     free(file);
-    if (!f || fclose(f) != 0 || !written)
+    if (!written)
         return 0;
     mcf_run_options opt = {.output = dir, .resume = 1, .progress = 0};
     (void)mcfi_run_execute(setups[which], &opt);

@@ -25,11 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         setenv("MCF_PLUGIN_PATH", MCF_FUZZ_PLUGIN_PATH, 0);
         fuzz_keep_plugins_loaded(getenv("MCF_PLUGIN_PATH"));
     }
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return 0;
-    const int ok = fwrite(data, 1, size, f) == size;
-    if (fclose(f) != 0 || !ok)
+    if (!fuzz_write_file(path, data, size))
         return 0;
     mcf_config *c = NULL;
     if (mcfi_config_read(path, &c) == MCF_OK) {

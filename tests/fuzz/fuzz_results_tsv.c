@@ -17,11 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char *path;
     if (!path)
         path = fuzz_scratch_path("mcf-fuzz-results");
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return 0;
-    const int ok = fwrite(data, 1, size, f) == size;
-    if (fclose(f) != 0 || !ok)
+    if (!fuzz_write_file(path, data, size))
         return 0;
     tsv_table t;
     memset(&t, 0, sizeof t);

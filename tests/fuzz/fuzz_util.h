@@ -38,6 +38,16 @@ static inline int fuzz_remove_one(const char *path, const struct stat *st, int f
     return 0;
 }
 
+/* The fuzzer's bytes into the file at path: 1 when all are written. */
+static inline int fuzz_write_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 0;
+    const int ok = fwrite(data, 1, size, f) == size;
+    return fclose(f) == 0 && ok;
+}
+
 /* The file or folder tree that a target writes to, removed when the process exits. */
 static char fuzz_scratch[256];
 
