@@ -160,6 +160,28 @@ void mcfi_chain_record(const mcf_run *r, mcf_chain *c, const double *values)
     }
 }
 
+/* Bin b of n bins of `width` doubles each := bins 2b and 2b + 1 (those that exist); in
+ * place, ascending: bin b is written after bins 2b and 2b + 1 >= b are read. */
+static void merge_pairs(double *bins, size_t n, size_t width)
+{
+    for (size_t b = 0; b < n; b++)
+        for (size_t v = 0; v < width; v++) {
+            double sum = 2 * b < n ? bins[2 * b * width + v] : 0.0;
+            if (2 * b + 1 < n)
+                sum += bins[(2 * b + 1) * width + v];
+            bins[b * width + v] = sum;
+        }
+}
+
+void mcfi_chain_merge_bins(const mcf_run *r, mcf_chain *c)
+{
+    size_t nb = (size_t)r->setup->bins;
+    merge_pairs(c->bin_sum, nb, r->nvars);
+    merge_pairs(c->bin_count, nb, 1);
+    if (c->curve_bin_sum && c->curve_values)
+        merge_pairs(c->curve_bin_sum, nb, c->curve_values);
+}
+
 /* Keeps one measurement of a tempering replica until the chunk's end (0, or -1 when out
  * of memory). */
 int mcfi_chain_pend(mcf_chain *c, const double *values)

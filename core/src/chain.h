@@ -17,5 +17,8 @@ void mcfi_chain_record(const mcf_run *r, mcf_chain *c, const double *values);
 /* Keeps one measurement of a tempering replica until the chunk's end (0, or -1 when out
  * of memory). */
 int mcfi_chain_pend(mcf_chain *c, const double *values);
+/* The jackknife bins of a chain whose measurements double (error_target.h): bin b takes
+ * the sums of bins 2b and 2b + 1, the upper half is emptied for the new measurements. */
+void mcfi_chain_merge_bins(const mcf_run *r, mcf_chain *c);
 
 #endif

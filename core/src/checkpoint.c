@@ -24,6 +24,7 @@
  * records and writes them behind the header, so the file does not depend on the ranks. */
 #define _POSIX_C_SOURCE 200809L
 #include "checkpoint.h"
+#include "error_target.h"
 #include "fileio.h"
 
 #include <errno.h>
@@ -333,6 +334,8 @@ static int record_check(const mcf_run *r, const mcf_chain *c, const ckpt_record 
     const mcf_setup *s = r->setup;
     uint64_t therm = (uint64_t)s->thermalize, nb = (uint64_t)s->bins;
     uint64_t made = position > therm ? (position - therm) / (uint64_t)s->measure_every : 0;
+    /* the bins are laid out for the measured phase of `position` (error_target.h) */
+    uint64_t n_meas = mcfi_measured_sweeps_at(s, position) / (uint64_t)s->measure_every;
     int rc = mcfi_checkpoint_rng_check(&x->rng, &c->rng);
     if (!rc && x->measurements != made)
         rc = mcf_fail(MCF_EFORMAT, "measurements = %llu; by sweep %llu the schedule "
@@ -356,7 +359,7 @@ static int record_check(const mcf_run *r, const mcf_chain *c, const ckpt_record 
                           "count >> l blocks, one pending when that is odd", k,
                           (unsigned long long)x->blk[k].count, (unsigned long long)made);
     for (uint64_t b = 0; b < nb && !rc; b++) {
-        uint64_t want = bin_measurements(made, r->n_meas, nb, b);
+        uint64_t want = bin_measurements(made, n_meas, nb, b);
         if (x->bcnt[b] != (double)want)
             rc = mcf_fail(MCF_EFORMAT, "bin_count[%llu] = %g; %llu measurements put %llu in "
                           "that bin", (unsigned long long)b, x->bcnt[b],
@@ -489,10 +492,11 @@ static int check_frame(const mcf_run *r, const unsigned char *data, size_t size,
             return mcf_fail(MCF_EFORMAT, "%s: header: %s = %llu; the configuration has %llu; "
                             START_OVER, path, names[k], (unsigned long long)got[k],
                             (unsigned long long)want[k]);
-    if (h->position > r->total)
+    if (h->position > r->max_total)
         return mcf_fail(MCF_EFORMAT, "%s: header: position = %llu; the schedule has %llu "
-                        "sweeps (thermalize + sweeps); " START_OVER, path,
-                        (unsigned long long)h->position, (unsigned long long)r->total);
+                        "sweeps (thermalize + sweeps%s); " START_OVER, path,
+                        (unsigned long long)h->position, (unsigned long long)r->max_total,
+                        r->setup->n_targets ? ", sweeps doubled up to max_sweeps" : "");
     return MCF_OK;
 }
 

@@ -5,6 +5,7 @@
  * and the order of the whole check are setup.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "setup.h"
+#include "error_target.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -59,6 +60,17 @@ static const mcf_param_spec schedule_specs[] = {
      "warns when they disagree (a chain frozen out of equilibrium); anneal = each chain "
      "takes the configuration the next higher temperature reached after its part of the "
      "thermalization (thermalize is cut into one part per temperature)"},
+    {"error_target", MCF_PARAM_STRING, NULL, MCF_PARAM_NO_SCAN | MCF_PARAM_OPTIONAL_, 0, 0,
+     NULL,
+     "run until the errors are small enough: NAME:VALUE (absolute: NAME_err <= VALUE) or "
+     "NAME:VALUE% (relative: NAME_err <= VALUE/100 |NAME|) for a column of results.tsv "
+     "with an error (an observable or specific_heat, susceptibility, binder, variance), "
+     "several separated by spaces; the measured sweeps double until every scan point "
+     "meets every target, or doubling would pass max_sweeps"},
+    {"max_sweeps", MCF_PARAM_INT, "0",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
+     "with error_target: the most measured sweeps (sweeps, 2 sweeps, 4 sweeps ... up to "
+     "it); 0 = 16 x sweeps"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 /* [schedule] temperatures, checked a second time as the temperature axis: every value
@@ -115,6 +127,7 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
         {&sp, "bins", &s->bins},
         {&sp, "adapt_every", &s->adapt_every},
         {&sp, "exchange_every", &s->exchange_every},
+        {&sp, "max_sweeps", &s->max_sweeps},
     };
     for (size_t k = 0; k < sizeof ints / sizeof *ints && !rc; k++)
         rc = mcf_params_int(ints[k].p, ints[k].key, ints[k].to);
@@ -123,6 +136,13 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
         rc = mcf_params_string(&sp, "start", &start);
     if (rc)
         return rc;
+    const char *target = mcfi_section_text(sched, "error_target");
+    if (target) {
+        char where[512];
+        mcfi_config_key_where(c, "schedule", "error_target", where, sizeof where);
+        if ((rc = mcfi_error_target_parse(target, where, s)))
+            return rc;
+    }
     s->start = strcmp(start, "hot_cold") == 0 ? MCFI_START_HOT_COLD
                : strcmp(start, "anneal") == 0 ? MCFI_START_ANNEAL
                                               : MCFI_START_MODEL;

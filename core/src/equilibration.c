@@ -287,10 +287,11 @@ static void summarize(const mcf_run *r, const findings *f, mcf_text *summary)
     const mcf_setup *s = r->setup;
     if (f->plateau_chains)
         mcfi_text_printf(summary, "the errors of %s in %zu of %zu chains (%s) did not reach a "
-                         "plateau: about %.0f measured sweeps are needed, this run has %ld "
-                         "([schedule] sweeps); details in %s/log\n", f->plateau_obs,
+                         "plateau: about %.0f measured sweeps are needed, this run has %llu "
+                         "([schedule] sweeps%s); details in %s/log\n", f->plateau_obs,
                          f->plateau_chains, r->n_chains, f->plateau_at.text,
-                         round_up(f->needed_sweeps), s->sweeps, r->dir);
+                         round_up(f->needed_sweeps), (unsigned long long)r->sweeps,
+                         s->n_targets ? ", doubled by error_target" : "", r->dir);
     if (f->drift_chains || f->disagree_at.count) {
         mcf_text what = {0};
         if (f->drift_chains)

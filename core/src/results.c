@@ -227,8 +227,9 @@ static void what_was_measured(const mcf_run *r, const mcfi_table *tab, mcf_text 
             mcfi_text_printf(sum, "%s %zu values of %s from %s to %s", a ? "," : " at", ax->n,
                              ax->name, ax->values[0].text, ax->values[ax->n - 1].text);
     }
-    mcfi_text_printf(sum, "; %ld chain%s each, %ld sweeps after %ld of thermalization\n",
-                     s->walkers, s->walkers > 1 ? "s" : "", s->sweeps, s->thermalize);
+    mcfi_text_printf(sum, "; %ld chain%s each, %llu sweeps after %ld of thermalization\n",
+                     s->walkers, s->walkers > 1 ? "s" : "", (unsigned long long)r->sweeps,
+                     s->thermalize);
 }
 
 /* Each line of text (cut into lines in place) into the log, without its first `skip`
@@ -269,9 +270,14 @@ int mcfi_results_write(const mcf_run *r, char **summary)
                      s->evaluator ? " " : "", s->evaluator ? s->evaluator->info->version : "",
                      s->evaluator_auto ? " (auto)" : "");
     mcfi_text_printf(&t, "# seed: %llu\n", (unsigned long long)s->seed);
-    mcfi_text_printf(&t, "# schedule: thermalize %ld, sweeps %ld, measure_every %ld, "
-                     "measurements %llu per chain\n", s->thermalize, s->sweeps,
-                     s->measure_every, (unsigned long long)r->n_meas);
+    mcfi_text_printf(&t, "# schedule: thermalize %ld, sweeps %llu, measure_every %ld, "
+                     "measurements %llu per chain\n", s->thermalize,
+                     (unsigned long long)r->sweeps, s->measure_every,
+                     (unsigned long long)r->n_meas);
+    /* error_target: met (a note), or missed at max_sweeps (a warning, also on the
+       terminal with the checks' lines) */
+    if (r->target_state == 1)
+        mcfi_text_printf(&t, "# %s\n", r->target_report);
     if (R > 1)
         mcfi_text_printf(&t, "# walkers: %zu chains per scan point, combined: mean of the walkers' "
                          "means, error sqrt(sum err^2) / %zu, tau the walkers' mean; jackknife "
@@ -345,6 +351,12 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     /* the checks: one "# warning:" line per finding here and in the log, a line per kind
        of finding on the terminal */
     mcf_text checks = {0};
+    if (r->target_state == 2) { /* the log has it from error_target.c */
+        mcfi_text_printf(&t, "# warning: %s\n", r->target_report);
+        mcfi_text_printf(&sum, "warning: %s\n", r->target_report);
+    } else if (r->target_state == 1) {
+        mcfi_text_printf(&sum, "%s\n", r->target_report);
+    }
     rc = mcfi_equilibration_report(r, &warn, &checks);
     if (warn.len)
         mcfi_text_printf(&t, "%s", warn.s);

@@ -207,7 +207,7 @@ static void describe_run(h5w *w, hid_t f, const mcf_run *r)
     attr_int(w, f, "evaluator_auto", s->evaluator_auto);
     attribute(w, f, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, &s->seed);
     attr_int(w, f, "thermalize", s->thermalize);
-    attr_int(w, f, "sweeps", s->sweeps);
+    attr_int(w, f, "sweeps", (long)r->sweeps); /* doubled by error_target */
     attr_int(w, f, "measure_every", s->measure_every);
     attribute(w, f, "measurements", H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, &r->n_meas);
     attr_int(w, f, "bins", s->bins);

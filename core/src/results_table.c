@@ -127,6 +127,39 @@ static double variance(const double *m, void *ctx)
     return d->N * (m[d->b] - m[d->a] * m[d->a]);
 }
 
+/* Whether derived quantity q (specific_heat, susceptibility, binder, variance, the order
+ * of the table below) is a column, from the roles' scalar indices (-1: none) */
+static int derived_wanted(int q, int has_T, const int role[5])
+{
+    int e = role[MCF_ROLE_ENERGY], m = role[MCF_ROLE_ORDER];
+    int m2 = role[MCF_ROLE_ORDER2], m4 = role[MCF_ROLE_ORDER4];
+    switch (q) {
+    case 0: return has_T && e >= 0;
+    case 1: return has_T && m >= 0 && m2 >= 0;
+    case 2: return m2 >= 0 && m4 >= 0;
+    default: return !has_T && e >= 0;
+    }
+}
+
+int mcfi_results_error_column(const mcf_setup *s, const char *name)
+{
+    static const char *const derived[4] = {"specific_heat", "susceptibility", "binder",
+                                           "variance"};
+    const mcf_model_ops *ops = s->model->info->ops;
+    const mcf_observable_spec *obs = ops->observables;
+    int role[5] = {-1, -1, -1, -1, -1}, found = 0;
+    for (int k = 0; obs[k].name; k++) {
+        if (obs[k].axis)
+            continue;
+        if (obs[k].role > 0 && obs[k].role < 5)
+            role[obs[k].role] = k;
+        found |= strcmp(obs[k].name, name) == 0;
+    }
+    for (int q = 0; q < 4 && !found; q++)
+        found = strcmp(derived[q], name) == 0 && derived_wanted(q, s->has_temperature, role);
+    return found;
+}
+
 /* The jackknife bins of scan point `point`: the union of its
  * walkers' non-empty bins, means[b * r->nvars + v] and weights[b]; *n_bins of them. */
 static void point_bins(const mcf_run *r, size_t point, double *means, double *weights,
@@ -151,7 +184,6 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
     const mcf_setup *s = r->setup;
     const mcf_observable_spec *obs = r->ops->observables;
     size_t R = (size_t)s->walkers, n_points = r->n_chains / R, nb = (size_t)s->bins;
-    int has_T = s->has_temperature;
     int e = r->role[MCF_ROLE_ENERGY], m = r->role[MCF_ROLE_ORDER];
     int m2 = r->role[MCF_ROLE_ORDER2], m4 = r->role[MCF_ROLE_ORDER4];
     struct {
@@ -160,10 +192,12 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
         int a, b;
         const char *name;
         size_t col; /* the value's column; the error's is next */
-    } d[4] = {{has_T && e >= 0, specific_heat, e, (int)r->n_obs, "specific_heat", 0},
-              {has_T && m >= 0 && m2 >= 0, susceptibility, m, m2, "susceptibility", 0},
-              {m2 >= 0 && m4 >= 0, binder, m2, m4, "binder", 0},
-              {!has_T && e >= 0, variance, e, (int)r->n_obs, "variance", 0}};
+    } d[4] = {{0, specific_heat, e, (int)r->n_obs, "specific_heat", 0},
+              {0, susceptibility, m, m2, "susceptibility", 0},
+              {0, binder, m2, m4, "binder", 0},
+              {0, variance, e, (int)r->n_obs, "variance", 0}};
+    for (int q = 0; q < 4; q++)
+        d[q].want = derived_wanted(q, s->has_temperature, r->role);
     memset(t, 0, sizeof *t);
     t->n_rows = n_points;
     double *means = malloc(R * nb * r->nvars * sizeof *means + 1);

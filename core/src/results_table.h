@@ -27,5 +27,8 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t);
  * chain measures gives no rows. */
 int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t);
 void mcfi_table_free(mcfi_table *t);
+/* 1 when results.tsv of a run of s has the columns NAME and NAME_err: a scalar observable
+ * of the model, or a derived quantity its roles and scan give; else 0. */
+int mcfi_results_error_column(const mcf_setup *s, const char *name);
 
 #endif

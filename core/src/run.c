@@ -8,6 +8,7 @@
 #include "anneal.h"
 #include "chain.h"
 #include "checkpoint.h"
+#include "error_target.h"
 #include "fileio.h"
 #include "mcf_mpi.h"
 #include "progress.h"
@@ -193,8 +194,8 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
         r->batch_measure = r->ops->batch_measure;
     if (MCF_HAS(mcf_model_ops, r->ops, batch_exchange_action))
         r->batch_exchange_action = r->ops->batch_exchange_action;
-    r->total = (uint64_t)setup->thermalize + (uint64_t)setup->sweeps;
-    r->n_meas = (uint64_t)setup->sweeps / (uint64_t)setup->measure_every;
+    mcfi_run_set_measured(r, (uint64_t)setup->sweeps);
+    r->max_total = (uint64_t)setup->thermalize + mcfi_measured_sweeps_max(setup);
     r->config_hash = mcfi_fnv1a64(setup->canonical, strlen(setup->canonical), MCF_FNV_OFFSET);
     r->n_chains = setup->n_points * (size_t)setup->walkers;
     /* the cut that splits a rank's chains into thread groups, one level up: contiguous
@@ -307,6 +308,8 @@ static int resume(mcf_run *r)
     } else if (rc) {
         return rc;
     }
+    /* error_target: the measured phase the position is in */
+    mcfi_run_set_measured(r, mcfi_measured_sweeps_at(r->setup, r->position));
     mcf_log(MCF_LOG_INFO, "resumed from the checkpoint at sweep %llu of %llu",
             (unsigned long long)r->position, (unsigned long long)r->total);
     /* the replicas continue at the temperatures the checkpoint gave them */
@@ -525,6 +528,14 @@ int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     sigaction(SIGTERM, &sa, &old_term);
     signals_set = 1;
     rc = run_schedule(r, groups, threads);
+    /* error_target: while a target is missed and max_sweeps allows, measure as long again */
+    for (int extend = 1; !rc && extend;) {
+        rc = mcfi_error_target_decide(r, &extend);
+        if (!rc && extend && r->pt && r->position % r->pt->every == 0)
+            rc = mcfi_pt_exchange(r); /* the round the phase's end skipped */
+        if (!rc && extend)
+            rc = run_schedule(r, groups, threads);
+    }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     signals_set = 0;

@@ -87,7 +87,13 @@ struct mcf_run {
     int rank, ranks;             /* MPI rank and number of ranks (0 and 1 without MPI) */
     uint64_t position;           /* sweeps completed by every chain */
     uint64_t total;              /* thermalize + sweeps */
-    uint64_t n_meas;             /* measurements per chain when finished */
+    uint64_t n_meas;             /* measurements per chain at the end of this phase */
+    uint64_t sweeps;             /* measured sweeps at the end of this phase: [schedule]
+                                    sweeps, doubled by error_target (error_target.h) */
+    uint64_t max_total;          /* the most thermalize + sweeps the run can reach */
+    int target_state;            /* error_target: 0 none or undecided, 1 met, 2 missed at
+                                    max_sweeps */
+    char target_report[768];     /* error_target: how the last decision stood, one line */
     uint64_t config_hash;
     mcf_tempering *pt;           /* parallel tempering, NULL when off */
     struct mcfi_anneal *anneal;  /* [schedule] start = anneal (anneal.c), NULL when off */

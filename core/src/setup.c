@@ -6,6 +6,7 @@
  * config.c's; running the setup is run.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "setup.h"
+#include "error_target.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -212,6 +213,8 @@ int mcfi_setup_create(mcf_config *c, mcf_setup **out)
     if (!rc)
         rc = mcfi_core_check_start(c, s);
     if (!rc)
+        rc = mcfi_error_target_check(c, s);
+    if (!rc)
         rc = write_config_used(c, s, &run, &sched, sec);
     mcfi_section_release(&run);
     mcfi_section_release(&sched);
@@ -243,5 +246,6 @@ void mcfi_setup_free(mcf_setup *s)
     free(s->evaluator_note);
     free(s->output);
     free(s->canonical);
+    mcfi_error_target_free(s);
     free(s);
 }

@@ -184,6 +184,33 @@ refused hot_cold_one_walker 2 "hot_cold1.ini:9:" "\[schedule\] start = hot_cold"
 refused hot_cold_no_start_key 2 "hot_cold2.ini:10:" "model 'tgood' has no \[model\] start" -- \
   run hot_cold2.ini --force
 
+# [schedule] error_target: NAME:VALUE[%] naming a column with an error, sweeps that double
+# into whole measurements, a max_sweeps of at least sweeps, and max_sweeps only with it
+with 's/^temperatures = .*/temperatures = 2, 3\nerror_target = magnetization:0.01/' >target1.ini
+refused target_unknown_column 2 "target1.ini:9:" "error_target" "no column magnetization" \
+  "mcf describe ising" -- run target1.ini --force
+with 's/^temperatures = .*/temperatures = 2, 3\nerror_target = abs_m=0.01/' >target2.ini
+refused target_syntax 2 "target2.ini:9:" "error_target" "is not NAME:VALUE" -- \
+  run target2.ini --force
+with 's/^temperatures = .*/temperatures = 2, 3\nerror_target = abs_m:-1%/' >target3.ini
+refused target_value 2 "target3.ini:9:" "finite value > 0" -- run target3.ini --force
+with 's/^temperatures = .*/temperatures = 2, 3\nerror_target = abs_m:0.1, binder:1%/' >target4.ini
+refused target_commas 2 "target4.ini:9:" "error_target" "one value, not a list" -- \
+  run target4.ini --force
+with 's/^temperatures = .*/temperatures = 2, 3\nmax_sweeps = 1000/' >target5.ini
+refused target_cap_alone 2 "target5.ini:9:" "max_sweeps = 1000" "error_target, which is not given" \
+  -- run target5.ini --force
+with 's/^temperatures = .*/temperatures = 2, 3\nerror_target = abs_m:0.1\nmax_sweeps = 10/' \
+  >target6.ini
+refused target_cap_low 2 "target6.ini:10:" "max_sweeps = 10 is below sweeps = 64" -- \
+  run target6.ini --force
+with 's/^temperatures = .*/temperatures = 2, 3\nerror_target = abs_m:0.1\nmeasure_every = 5\nbins = 4/' \
+  >target7.ini
+refused target_sweeps_measure_every 2 "target7.ini:7:" "multiple of measure_every = 5" \
+  "use sweeps = 65" -- run target7.ini --force
+with 's/^temperatures = .*/temperatures = 2, 3\nerror_target = abs_m:0.1 abs_m:1%/' >target8.ini
+refused target_twice 2 "target8.ini:9:" "names abs_m twice" -- run target8.ini --force
+
 # [schedule] start = anneal: temperatures to anneal through, a part of thermalization each,
 # no tempering beside it, a model that hands over its configuration
 with 's/^temperatures = .*/temperatures = 2.0\nstart = anneal/' >anneal1.ini

@@ -287,6 +287,27 @@ for np in 2 3; do
 done
 cd ..
 
+# --- 7b. error_target: the decision to measure on is rank 0's, from every rank's bins ------
+# the tempering scan measuring 500, 1000, 2000 ... sweeps until abs_m_err <= 0.012: on 2
+# and 3 ranks the same doublings, results.tsv and checkpoint as the single process's
+mkdir target && cd target
+sed -e 's/^sweeps = 3000/sweeps = 500\nerror_target = abs_m:0.012\nmax_sweeps = 16000/' \
+  ../pt.ini > et.ini
+mkdir single && (cd single && "$mcf" run ../et.ini --no-progress >o 2>e) \
+  || { cat single/e; bad "error_target: single-process run failed"; }
+grep -q "error target missed after 500 measured sweeps" single/out/log \
+  && ok "error_target: the single process doubled from 500 sweeps" \
+  || bad "error_target: no doubling in the single process (the test needs one)"
+for np in 2 3; do
+  mkdir np$np
+  if (cd np$np && mpi "$np" "$mcf" run ../et.ini --no-progress >o 2>e); then
+    same_files "error_target, mpirun -np $np" single/out np$np/out results.tsv checkpoint
+  else
+    bad "error_target: mpirun -np $np failed"; cat np$np/e
+  fi
+done
+cd ..
+
 # --- 8. tempering of double exchange: exchange_action through the exact evaluator --------
 # 2 walkers x 3 temperatures of a 3 x 3 torus with ed: the action changes of the replicas
 # travel between ranks; results and checkpoint must be the single process's
