@@ -331,6 +331,16 @@ static herr_t observable(hid_t og, const char *name, const H5L_info_t *info, voi
             if (H5Lexists(og, dname, H5P_DEFAULT) > 0)
                 read_curve(r, og, dname, 0, in, &in->density[k]);
         }
+        /* no chain measured it (an evaluator without moments): as if it were not there */
+        if (!r->rc && in->moments[k].rows == 0) {
+            free(in->moments[k].name);
+            free(in->moments[k].chain);
+            free(in->moments[k].bins);
+            free(in->density[k].name);
+            free(in->density[k].chain);
+            free(in->density[k].bins);
+            in->n_moments--;
+        }
     }
     return r->rc ? -1 : 0;
 }
