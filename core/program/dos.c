@@ -316,7 +316,7 @@ static int dos_table(const mcf_setup *s, const mcfi_dos_input *in, const dos_arg
         mcfi_text_printf(t, "# grid: %zu Chebyshev nodes of (b - a, b + a) (the evaluator's "
                          "grid, as the run's curves with energy_points = %zu)\n", N, N);
     mcfi_text_printf(t, "# errors: jackknife over the bins of the moments (%zu bins x %zu "
-                     "walkers a scan point)\n", in->bins, in->walkers);
+                     "walker(s) a scan point)\n", in->bins, in->walkers);
     for (size_t g = 0; g < in->n_geometric; g++)
         mcfi_text_printf(t, "# not reconstructed: %s, a geometric mean over sites, is not "
                          "linear in the moments (see %s.tsv for the run's, with errors from "
@@ -420,8 +420,9 @@ static int dos_locked(const dos_args *args, char *path, size_t len)
         rc = mcfi_write_atomic(path, t.s, t.len);
     }
     if (!rc)
-        printf("mcf: %zu densities of %zu scan points (kernel %s, %zu points) written to %s\n",
-               in.n_moments, in.points, label, N, path);
+        printf("mcf: %zu densit%s of %zu scan point%s (kernel %s, %zu points) written to %s\n",
+               in.n_moments, in.n_moments == 1 ? "y" : "ies", in.points,
+               in.points == 1 ? "" : "s", label, N, path);
     free(t.s);
     free(o.row_point);
     free(o.E);

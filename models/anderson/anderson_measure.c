@@ -19,7 +19,14 @@
  *                the DOS from the very sites whose geometric mean is typical_dos, so that
  *                typical_dos / ldos compares like with like).  Observables are declared
  *                statically, so the curve exists in every run; it cannot be left out.
- * All three come from batch_measure(): one ldos and one dos call of the evaluator for the
+ *   dos_moments, dos_moments_var, moment_scale (MCF_FERMION_MOMENT_CURVES) and
+ *   ldos_moments, curves over n: with an evaluator that has moments (kpm, kpm-cuda; 0
+ *                points, not measured, with ed), the Chebyshev moments of the very trace
+ *                behind dos, their per-vector variance, the scaling (a, b), and the mean
+ *                over ldos's sites of their exact LDOS moments: `mcf dos DIR` rebuilds
+ *                dos and ldos from them with another kernel or grid.  typical_dos cannot be
+ *                rebuilt (a geometric mean is not linear in the moments).
+ * All of them come from batch_measure(): one ldos and one dos call of the evaluator for the
  * chains of a batch, with the argument arrays carved from the core's batch scratch
  * (mcf_batch_scratch).
  *
