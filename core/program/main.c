@@ -1,6 +1,7 @@
-/* main.c — the `mcf` program: its commands (run, resume, plugins, describe, plot) over
- * libmcf, and the plots drawn at the end of a run (plot.c). */
+/* main.c — the `mcf` program: its commands (run, resume, plugins, describe, plot, dos)
+ * over libmcf, and the plots drawn at the end of a run (plot.c); `mcf dos` is dos.c's. */
 #define _POSIX_C_SOURCE 200809L
+#include "dos.h"
 #include "fileio.h"
 #include "internal.h"
 #include "mcf_mpi.h"
@@ -23,6 +24,9 @@ static const char usage[] =
     "  mcf plugins         list the plugins found (name, kind, summary)\n"
     "  mcf describe NAME   show a plugin's parameters with defaults and docs\n"
     "  mcf plot DIR        draw DIR/results.tsv as SVG plots in DIR\n"
+    "  mcf dos DIR [--kernel jackson|lorentz[:LAMBDA]|none] [--points N] [--range A:B]\n"
+    "        reconstruct DOS/LDOS with error bands from the Chebyshev moments in\n"
+    "        DIR/results.h5 (KPM runs) into DIR/dos-KERNEL-N.tsv\n"
     "  mcf --help | --version\n"
     "\n"
     "Plugins are searched in MCF_PLUGIN_PATH (colon separated), then beside libmcf.\n"
@@ -372,8 +376,11 @@ static int command(int argc, char **argv)
         }
         return report(rc);
     }
-    static const char *const cmds[] = {"run", "resume", "plugins", "describe", "plot"};
-    const char *near = mcfi_nearest_word(cmd, cmds, 5);
+    if (!strcmp(cmd, "dos"))
+        return report(stdout_written(mcfi_dos_command(argc - 2, argv + 2),
+                                     "the table is written"));
+    static const char *const cmds[] = {"run", "resume", "plugins", "describe", "plot", "dos"};
+    const char *near = mcfi_nearest_word(cmd, cmds, 6);
     fprintf(stderr, "mcf: unknown command '%s'%s%s%s; see mcf --help\n", cmd,
             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
     return 2;

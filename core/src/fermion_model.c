@@ -30,6 +30,12 @@ static const char *fermion_missing(const mcf_fermion_ops *ops, unsigned needs)
         return "lacks ldos (the local density of states)";
     if ((needs & MCF_FERMION_GREEN) && (!ops->green || !grid))
         return "lacks green (diagonal Green's functions)";
+    if ((needs & MCF_FERMION_MOMENTS) &&
+        (!MCF_HAS(mcf_fermion_ops, ops, moment_count) ||
+         !MCF_HAS(mcf_fermion_ops, ops, dos_moments) ||
+         !MCF_HAS(mcf_fermion_ops, ops, ldos_moments) ||
+         !MCF_HAS(mcf_fermion_ops, ops, reconstruct) || !grid))
+        return "lacks dos_moments (Chebyshev moments of the DOS and LDOS)";
     return NULL;
 }
 
@@ -183,4 +189,59 @@ int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, siz
                             "(chain %zu of the batch): not finite", f->model, f->name,
                             a->density[k], a->energy[k], k);
     return MCF_OK;
+}
+
+size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, size_t q, double *axis)
+{
+    if (q > 2 || !ws || !mcf_fermion_has(f, MCF_FERMION_MOMENTS))
+        return 0;
+    const size_t M = q == 2 ? 2 : f->ops->moment_count(ws);
+    for (size_t m = 0; axis && m < M; m++)
+        axis[m] = (double)m;
+    return M;
+}
+
+int mcf_fermion_dos_moments(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                            double *const *dos, double *const *moments)
+{
+    if (n == 0)
+        return MCF_OK;
+    if (!f->ops->dos)
+        return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without MCF_FERMION_DOS "
+                        "(a bug in the model)", f->model, f->name);
+    const int with = moments && mcf_fermion_has(f, MCF_FERMION_MOMENTS);
+    double **p = with ? malloc(3 * n * sizeof *p) : NULL;
+    if (with && !p)
+        return mcf_fail(MCF_ENOMEM, "%s: out of memory measuring %zu chains", f->model, n);
+    size_t M = 0;
+    int rc;
+    if (with) {
+        for (size_t k = 0; k < n; k++) {
+            M = f->ops->moment_count(a->ws[k]);
+            p[k] = moments[k];
+            p[n + k] = moments[k] + M;
+            p[2 * n + k] = moments[k] + 2 * M;
+        }
+        rc = f->ops->dos_moments(a->ws, n, a->rngs, p, p + n, p + 2 * n, dos);
+    } else {
+        rc = f->ops->dos(a->ws, n, a->rngs, dos);
+    }
+    if (rc) {
+        free(p);
+        return mcf_fail_prefix(rc, "%s: evaluator %s: dos", f->model, f->name);
+    }
+    for (size_t k = 0; k < n && with && !rc; k++) {
+        M = f->ops->moment_count(a->ws[k]);
+        for (size_t m = 0; m < 2 * M + 2 && !rc; m++) {
+            const double x = moments[k][m];
+            /* the variance of a single vector is NaN: not a failure */
+            if (!isfinite(x) && !(m >= M && m < 2 * M && isnan(x)))
+                rc = mcf_fail(MCF_EPLUGIN, "%s: evaluator %s returned the moment value %g "
+                              "(%s %zu, chain %zu of the batch): not finite", f->model,
+                              f->name, x, m < M ? "moment" : m < 2 * M ? "variance" : "scale",
+                              m < 2 * M ? m % M : m - 2 * M, k);
+        }
+    }
+    free(p);
+    return rc;
 }

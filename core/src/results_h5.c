@@ -366,6 +366,11 @@ static int observables_group(h5w *w, hid_t f, const mcf_run *r)
         attr_text(w, og, "kind", obs[d].axis ? "curve" : "scalar");
         attr_text(w, og, "axis", obs[d].axis ? obs[d].axis : "");
         attr_int(w, og, "geometric_mean", (obs[d].flags & MCF_OBS_GEOMETRIC_MEAN) != 0);
+        /* only where set: the files of runs without moments keep their bytes */
+        if (obs[d].flags & MCF_OBS_MOMENTS)
+            attr_int(w, og, "chebyshev_moments", 1);
+        if (obs[d].flags & MCF_OBS_MOMENT_SCALE)
+            attr_int(w, og, "moment_scale", 1);
         for (size_t o = 0; o < r->n_obs; o++)
             if (r->scalar[o] == d)
                 scalar_data(w, og, r, o, x, iv);

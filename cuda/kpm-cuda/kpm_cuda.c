@@ -320,6 +320,10 @@ static const mcf_fermion_ops kc_ops = {
     .delta_action = kc_kpm_ops_delta_action,
     .action = kc_kpm_ops_action,
     .change_action = kc_kpm_ops_change_action,
+    .moment_count = kpm_ops_moment_count,
+    .dos_moments = kc_kpm_ops_dos_moments,
+    .ldos_moments = kc_kpm_ops_ldos_moments,
+    .reconstruct = kc_kpm_ops_reconstruct,
 };
 
 static int kc_probe(char *why, size_t len) { return kcu_probe(why, len); }

@@ -28,7 +28,8 @@
  * spectrum of every realization (Gershgorin), so every realization shares one energy grid
  * and curves can be averaged point by point.
  *
- * Measurements.  dos, typical_dos and ldos, curves over E from the evaluator, are
+ * Measurements.  dos, typical_dos and ldos, curves over E from the evaluator, and the
+ * Chebyshev moments of dos and ldos (with an evaluator that has them), are
  * anderson_measure.c's; this file holds the parameters, the realizations, create/destroy,
  * the checkpoint record and the descriptor; anderson_internal.h is what the two share.
  *
@@ -82,6 +83,10 @@ static const mcf_observable_spec anderson_observables[] = {
      "E", MCF_OBS_GEOMETRIC_MEAN},
     {"ldos", MCF_ROLE_NONE,
      "mean LDOS of the ldos_sites (none: of the sampled typical_dos sites), 1/energy", "E", 0},
+    MCF_FERMION_MOMENT_CURVES,
+    {"ldos_moments", MCF_ROLE_NONE,
+     "Chebyshev moments of ldos (their mean over its sites; exact per site), no kernel", "n",
+     MCF_OBS_MOMENTS},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
 typedef struct anderson_move {
@@ -174,6 +179,7 @@ static void anderson_destroy(void *chain)
     free(c->rows);
     free(c->mark);
     free(c->ldos_buf);
+    free(c->ldos_mu);
     free(c);
 }
 
@@ -331,7 +337,10 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
     }
     c->E = malloc(c->points * sizeof *c->E);
     c->ldos_buf = malloc(n_rows * c->points * sizeof *c->ldos_buf);
-    if (!c->E || !c->ldos_buf) {
+    /* the moment curves, with an evaluator that has them (kpm, kpm-cuda; not ed) */
+    c->M = mcf_fermion_moment_points(&c->ev, c->ws, 0, NULL);
+    c->ldos_mu = c->M ? malloc(n_rows * c->M * sizeof *c->ldos_mu) : NULL;
+    if (!c->E || !c->ldos_buf || (c->M && !c->ldos_mu)) {
         rc = mcf_fail(MCF_ENOMEM, "anderson: out of memory for %zu LDOS curves of %zu points",
                       n_rows, c->points);
         goto fail;

@@ -13,9 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* positions in anderson_observables (anderson.c); every curve has the evaluator's `points`
- * values */
-enum { OBS_DOS = 0, OBS_TYPICAL = 1, OBS_LDOS = 2 };
+/* positions in anderson_observables (anderson.c): three curves of the evaluator's `points`
+ * values, then the moment curves (MCF_FERMION_MOMENT_CURVES: M, M and 2 values, and
+ * ldos_moments: M), which have no values when the evaluator has no moments (M = 0) */
+enum { OBS_DOS = 0, OBS_TYPICAL = 1, OBS_LDOS = 2, OBS_DOS_MOMENTS = 3, OBS_LDOS_MOMENTS = 6 };
 
 typedef struct anderson_chain {
     int32_t lattice[2];          /* mcf_lattice_kind, mcf_boundary: as the record stores them */
@@ -34,6 +35,8 @@ typedef struct anderson_chain {
     size_t *rows;                /* n_typical sampled, then the n_ldos listed sites */
     unsigned char *mark;         /* n: scratch for sampling without replacement */
     double *ldos_buf;            /* (n_typical + n_ldos) x points */
+    size_t M;                    /* moments per density, 0: the evaluator has none */
+    double *ldos_mu;             /* (n_typical + n_ldos) x M: the rows' LDOS moments */
 } anderson_chain;
 
 /* ---- anderson_measure.c --------------------------------------------------------------- */

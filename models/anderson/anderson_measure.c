@@ -19,7 +19,14 @@
  *                the DOS from the very sites whose geometric mean is typical_dos, so that
  *                typical_dos / ldos compares like with like).  Observables are declared
  *                statically, so the curve exists in every run; it cannot be left out.
- * All three come from batch_measure(): one ldos and one dos call of the evaluator for the
+ *   dos_moments, dos_moments_var, moment_scale (MCF_FERMION_MOMENT_CURVES) and
+ *   ldos_moments, curves over n: with an evaluator that has moments (kpm, kpm-cuda; 0
+ *                points, not measured, with ed), the Chebyshev moments of the very trace
+ *                behind dos, their per-vector variance, the scaling (a, b), and the mean
+ *                over ldos's sites of their exact LDOS moments: `mcf dos DIR` rebuilds
+ *                dos and ldos from them with another kernel or grid.  typical_dos cannot be
+ *                rebuilt (a geometric mean is not linear in the moments).
+ * All of them come from batch_measure(): one ldos and one dos call of the evaluator for the
  * chains of a batch, with the argument arrays carved from the core's batch scratch
  * (mcf_batch_scratch).
  *
@@ -42,10 +49,20 @@
 size_t anderson_curve_points(const void *chain, size_t index, double *axis)
 {
     const anderson_chain *c = chain;
-    (void)index; /* every curve lives on the evaluator's grid */
+    if (index >= OBS_DOS_MOMENTS && index < OBS_LDOS_MOMENTS)
+        return mcf_fermion_moment_points(&c->ev, c->ws, index - OBS_DOS_MOMENTS, axis);
+    if (index == OBS_LDOS_MOMENTS) /* over n, like dos_moments */
+        return mcf_fermion_moment_points(&c->ev, c->ws, 0, axis);
+    /* the other curves live on the evaluator's grid */
     if (axis)
         memcpy(axis, c->E, c->points * sizeof *axis);
     return c->points;
+}
+
+/* where the moment curves start in a chain's values: after the three curves over E */
+static double *anderson_moments_at(const anderson_chain *c, double *values)
+{
+    return values + 3 * c->points;
 }
 
 /* Draws c->n_typical distinct sites uniformly into c->rows[0..n_typical) (Floyd's
@@ -110,25 +127,43 @@ static int anderson_reduce(const anderson_chain *c, double *values)
             ldos[e] = sum / (double)S;
         }
     }
+    /* ldos_moments: the mean over the same sites as ldos, after dos_moments (M), its
+     * variance (M) and moment_scale (2) */
+    if (c->M) {
+        const size_t M = c->M, j0 = c->n_ldos ? S : 0, nj = c->n_ldos ? c->n_ldos : S;
+        double *mu = anderson_moments_at(c, values) + 2 * M + 2;
+        for (size_t m = 0; m < M; m++) {
+            double sum = 0;
+            for (size_t j = j0; j < j0 + nj; j++)
+                sum += c->ldos_mu[j * M + m];
+            mu[m] = sum / (double)nj;
+        }
+    }
     return MCF_OK;
 }
 
 /* One evaluator call for all chains of the batch (a GPU evaluator gets them at once); the
  * LDOS call groups chains by their row count, which differs only when typical_sites is a
- * scan axis.  The argument arrays come from the batch's scratch, in one call. */
+ * scan axis.  The argument arrays come from the batch's scratch, in one call.  With an
+ * evaluator that has moments (c->M > 0, the same for every chain of a batch: one
+ * evaluator) the LDOS comes with the rows' moments, and the DOS with its moments from the
+ * same random vectors (mcf_fermion_dos_moments). */
 int anderson_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
                            double *const *values)
 {
     if (n == 0)
         return MCF_OK;
-    /* n workspaces, streams, outputs and row lists, then n "done" flags */
-    void **ws = mcf_batch_scratch(batch, 4 * n * sizeof(void *) + n);
+    /* n workspaces, streams, outputs, row lists, moment outputs, LDOS moments and scales,
+     * then n "done" flags */
+    void **ws = mcf_batch_scratch(batch, 7 * n * sizeof(void *) + n);
     if (!ws)
         return mcf_fail_prefix(MCF_ENOMEM, "anderson: measuring %zu chains", n);
     mcf_rng **rngs = (mcf_rng **)(ws + n);
     double **out = (double **)(ws + 2 * n);
     const size_t **rows = (const size_t **)(ws + 3 * n);
-    unsigned char *done = (unsigned char *)(ws + 4 * n);
+    double **mom = (double **)(ws + 4 * n), **lmu = (double **)(ws + 5 * n);
+    double **lscale = (double **)(ws + 6 * n);
+    unsigned char *done = (unsigned char *)(ws + 7 * n);
     memset(done, 0, n);
     const anderson_chain *c0 = chains[0];
     const mcf_fermion_ops *ev = c0->ev.ops;
@@ -157,9 +192,14 @@ int anderson_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
             ws[m] = c->ws;
             rows[m] = c->rows;
             out[m] = c->ldos_buf;
+            lmu[m] = c->ldos_mu;
+            /* a and b go where moment_scale's values are; dos_moments writes the same */
+            lscale[m] = anderson_moments_at(c, values[k]) + 2 * c->M;
             m++;
         }
-        if ((rc = ev->ldos(ws, m, rows, n_rows, out)))
+        rc = c0->M ? ev->ldos_moments(ws, m, rows, n_rows, lmu, lscale, out)
+                   : ev->ldos(ws, m, rows, n_rows, out);
+        if (rc)
             return mcf_fail_prefix(rc, "anderson: evaluator %s: LDOS",
                                    ((anderson_chain *)chains[first])->ev.name);
     }
@@ -168,9 +208,12 @@ int anderson_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
         ws[k] = c->ws;
         rngs[k] = &c->mrng;
         out[k] = values[k] + OBS_DOS * c->points;
+        mom[k] = anderson_moments_at(c, values[k]);
     }
-    if ((rc = ev->dos(ws, n, rngs, out)))
-        return mcf_fail_prefix(rc, "anderson: evaluator %s: DOS", c0->ev.name);
+    /* the DOS, and with moments the DOS moments of the very same random vectors */
+    const mcf_fermion_batch a = {.ws = ws, .rngs = rngs};
+    if ((rc = mcf_fermion_dos_moments(&c0->ev, &a, n, out, mom)))
+        return mcf_fail_prefix(rc, "anderson");
     for (size_t k = 0; k < n; k++)
         if ((rc = anderson_reduce(chains[k], values[k])))
             return rc;

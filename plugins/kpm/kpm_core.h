@@ -28,7 +28,8 @@
  *
  * Files: kpm_config.c (kpm_config, kpm_param_specs), kpm_kernel.c, kpm_engine.c (the
  * recursion and the stochastic trace on it), kpm_dct.c (reconstruction), kpm_occupation.c,
- * kpm_action.c, kpm_gfmc.c (GFMC on the real axis), kpm_contour.c and kpm_contour_finish.c
+ * kpm_action.c, kpm_reconstruct.c (densities from stored moments), kpm_gfmc.c (GFMC on
+ * the real axis), kpm_contour.c and kpm_contour_finish.c
  * (GFMC on a contour: the ellipse; the integral on it), kpm_moment_matrix.c, kpm_ops.c (the
  * fermion ops over a backend).
  *
@@ -166,6 +167,25 @@ KPM_API int kpm_ldos_moments(kpm_engine *e, const mcf_hamiltonian *h, double a, 
  * the sets / sqrt(R); NaN when R < 2) when err is not NULL. */
 KPM_API void kpm_moments_mean(size_t R, size_t M, const double *mu_vec, double *mean,
                               double *err);
+
+/* The per-vector sample variance of R sets of M moments about their mean (mean[0..M), as
+ * kpm_moments_mean gives it): var[n] = sum_r (mu_vec[r M + n] - mean[n])^2 / (R - 1); NaN
+ * when R = 1, 0 when R = 0 (the exact trace: no randomness). */
+KPM_API void kpm_moments_variance(size_t R, size_t M, const double *mu_vec,
+                                  const double *mean, double *var);
+
+/* ---- reconstruction from stored moments (kpm_reconstruct.c) ----------------------------
+ *
+ * The density per unit energy at arbitrary energies E[i], x = (E[i] - b) / a, from real
+ * moments mu[0..M) and kernel g: (g_0 mu_0 + 2 sum_{n>=1} g_n mu_n T_n(x)) /
+ * (pi a sqrt(1 - x^2)) by Clenshaw's recurrence, 0 for |x| >= 1.  O(M) per energy. */
+KPM_API void kpm_density_at(const double *mu, const double *g, size_t M, double a, double b,
+                            const double *E, size_t points, double *out);
+
+/* A kernel by name: "jackson", "none", "lorentz" (lambda from *lambda, unchanged) or
+ * "lorentz:LAMBDA" (LAMBDA > 0 finite into *lambda).  MCF_EINVAL naming the text and the
+ * names allowed. */
+KPM_API int kpm_kernel_parse(const char *text, kpm_kernel *k, double *lambda);
 
 /* ---- reconstruction on the Chebyshev nodes --------------------------------------------
  *

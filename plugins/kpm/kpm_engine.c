@@ -449,3 +449,20 @@ void kpm_moments_mean(size_t R, size_t M, const double *mu_vec, double *mean, do
         }
     }
 }
+
+void kpm_moments_variance(size_t R, size_t M, const double *mu_vec, const double *mean,
+                          double *var)
+{
+    for (size_t n = 0; n < M; n++) {
+        if (R < 2) {
+            var[n] = R == 1 ? NAN : 0.0;
+            continue;
+        }
+        double ss = 0.0;
+        for (size_t r = 0; r < R; r++) {
+            const double d = mu_vec[r * M + n] - mean[n];
+            ss += d * d;
+        }
+        var[n] = ss / ((double)R - 1.0);
+    }
+}

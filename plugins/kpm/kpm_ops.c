@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- workspace -------------------------------------------------------------------- */
 
@@ -180,10 +181,38 @@ int kpm_ops_dos(const kpm_backend *be, void *const *ws, size_t n, mcf_rng *const
     return MCF_OK;
 }
 
-/* LDOS (out) or Green's functions (re, im) of rows, `block` rows at a time */
+/* dos() with the trace's moments, their per-vector variance and the scaling: the same
+ * trace and reconstruction as kpm_ops_dos, so the same DOS bit for bit */
+int kpm_ops_dos_moments(const kpm_backend *be, void *const *ws, size_t n,
+                        mcf_rng *const *rngs, double *const *mu, double *const *var,
+                        double *const *scale, double *const *dos)
+{
+    int rc = ops_check_traces(be, ws, n, rngs, "dos_moments");
+    if (rc)
+        return rc;
+    if (n && (!mu || !scale))
+        return mcf_fail(MCF_EINVAL, "%s: dos_moments: the %s array is NULL", be->name,
+                        !mu ? "mu" : "scale");
+    for (size_t k = 0; k < n; k++) {
+        kpm_ops_ws *w = ws[k];
+        if ((rc = ops_trace(w, rngs[k])) ||
+            (dos && dos[k] && (rc = be->density(w, w->mu, 1, dos[k]))))
+            return mcf_fail_prefix(rc, "%s: dos_moments of workspace %zu", be->name, k);
+        memcpy(mu[k], w->mu, w->M * sizeof *w->mu);
+        if (var)
+            kpm_moments_variance(w->R, w->M, w->mu_vec, w->mu, var[k]);
+        scale[k][0] = w->a;
+        scale[k][1] = w->b;
+    }
+    return MCF_OK;
+}
+
+/* LDOS (out) or Green's functions (re, im) of rows, `block` rows at a time; with mu (ldos
+ * only; out may then be NULL) also the rows' moments and the scaling */
 static int ops_rows(const kpm_backend *be, void *const *ws, size_t n,
                     const size_t *const *rows, size_t n_rows, double *const *out,
-                    double *const *re, double *const *im, const char *what)
+                    double *const *re, double *const *im, double *const *mu,
+                    double *const *scale, const char *what)
 {
     int rc = ops_check_batch(be, ws, n, what);
     if (rc)
@@ -192,11 +221,17 @@ static int ops_rows(const kpm_backend *be, void *const *ws, size_t n,
         kpm_ops_ws *w = ws[k];
         if ((rc = ops_prepare(w)))
             return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
-        const size_t P = w->N;
+        const size_t P = w->N, M = w->M;
+        if (scale) {
+            scale[k][0] = w->a;
+            scale[k][1] = w->b;
+        }
         for (size_t r0 = 0; r0 < n_rows; r0 += w->block) {
             const size_t nb = n_rows - r0 < w->block ? n_rows - r0 : w->block;
             rc = be->rows_moments(w, rows[k] + r0, nb);
-            if (!rc)
+            if (!rc && mu)
+                memcpy(mu[k] + r0 * M, w->mu_vec, nb * M * sizeof *w->mu_vec);
+            if (!rc && (out || !mu))
                 rc = out ? be->density(w, w->mu_vec, nb, out[k] + r0 * P)
                          : be->green(w, w->mu_vec, nb, re[k] + r0 * P, im[k] + r0 * P);
             if (rc)
@@ -209,14 +244,26 @@ static int ops_rows(const kpm_backend *be, void *const *ws, size_t n,
 int kpm_ops_ldos(const kpm_backend *be, void *const *ws, size_t n, const size_t *const *rows,
                  size_t n_rows, double *const *out)
 {
-    return ops_rows(be, ws, n, rows, n_rows, out, NULL, NULL, "ldos");
+    return ops_rows(be, ws, n, rows, n_rows, out, NULL, NULL, NULL, NULL, "ldos");
+}
+
+int kpm_ops_ldos_moments(const kpm_backend *be, void *const *ws, size_t n,
+                         const size_t *const *rows, size_t n_rows, double *const *mu,
+                         double *const *scale, double *const *ldos)
+{
+    if (n && (!mu || !scale))
+        return mcf_fail(MCF_EINVAL, "%s: ldos_moments: the %s array is NULL", be->name,
+                        !mu ? "mu" : "scale");
+    return ops_rows(be, ws, n, rows, n_rows, ldos, NULL, NULL, mu, scale, "ldos_moments");
 }
 
 int kpm_ops_green(const kpm_backend *be, void *const *ws, size_t n, const size_t *const *rows,
                   size_t n_rows, double *const *re, double *const *im)
 {
-    return ops_rows(be, ws, n, rows, n_rows, NULL, re, im, "green");
+    return ops_rows(be, ws, n, rows, n_rows, NULL, re, im, NULL, NULL, "green");
 }
+
+size_t kpm_ops_moment_count(const void *w) { return ((const kpm_ops_ws *)w)->M; }
 
 int kpm_ops_occupation(const kpm_backend *be, void *const *ws, size_t n,
                        mcf_rng *const *rngs, double mu, double T, double *density,

@@ -19,6 +19,10 @@
  *   dos           the trace's mean moments, reconstructed by the backend;
  *   ldos, green   moments of the rows' unit vectors, `block` rows at a time, each block
  *                 reconstructed by the backend;
+ *   dos_moments   dos()'s trace and reconstruction, and its mean moments, their per-vector
+ *                 variance (kpm_moments_variance) and a, b copied out;
+ *   ldos_moments  ldos()'s rows, their moments copied out (the LDOS only when asked for);
+ *   reconstruct   no workspace: kpm_ops_reconstruct on the host (kpm_reconstruct.c);
  *   occupation    kpm_occupation of the trace's mean moments (host);
  *   change_action GFMC on the contour (gfmc = contour, the default; kpm_core.h): every
  *                 change, T and mu checked first; per workspace the scaling and the contour
@@ -162,6 +166,21 @@ KPM_API int kpm_ops_change_action(const kpm_backend *be, void *const *ws, size_t
                                   const double *mu, double *dS, double *err);
 KPM_API int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, size_t m,
                            const double *T, const double *mu, double *S, double *err);
+KPM_API size_t kpm_ops_moment_count(const void *w);
+KPM_API int kpm_ops_dos_moments(const kpm_backend *be, void *const *ws, size_t n,
+                                mcf_rng *const *rngs, double *const *mu, double *const *var,
+                                double *const *scale, double *const *dos);
+KPM_API int kpm_ops_ldos_moments(const kpm_backend *be, void *const *ws, size_t n,
+                                 const size_t *const *rows, size_t n_rows, double *const *mu,
+                                 double *const *scale, double *const *ldos);
+/* reconstruct() of mcf/fermion.h (kpm_reconstruct.c): host arithmetic only, so kpm and
+ * kpm-cuda give the same bits; `name` prefixes the messages.  The kernel from
+ * kpm_kernel_parse, or params' kernel and lambda; E NULL: the N = points Chebyshev nodes
+ * by kpm_dct (points >= M) or by kpm_density_at (points < M). */
+KPM_API int kpm_ops_reconstruct(const char *name, const mcf_params *params,
+                                const char *kernel, size_t M, size_t sets, const double *mu,
+                                double a, double b, size_t points, const double *E,
+                                double *grid, double *out);
 
 /* Defines `static const mcf_fermion_ops table` over the backend `be` (a static
  * kpm_backend of the plugin): create and the batch ops need the backend before there is a
@@ -210,6 +229,26 @@ KPM_API int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, siz
     {                                                                                       \
         return kpm_ops_change_action(&(be), ws, n, changes, T, mu, dS, err);                \
     }                                                                                       \
+    static int table##_dos_moments(void *const *ws, size_t n, mcf_rng *const *rngs,         \
+                                   double *const *mu, double *const *var,                   \
+                                   double *const *scale, double *const *dos)                \
+    {                                                                                       \
+        return kpm_ops_dos_moments(&(be), ws, n, rngs, mu, var, scale, dos);                \
+    }                                                                                       \
+    static int table##_ldos_moments(void *const *ws, size_t n, const size_t *const *rows,   \
+                                    size_t n_rows, double *const *mu,                       \
+                                    double *const *scale, double *const *ldos)              \
+    {                                                                                       \
+        return kpm_ops_ldos_moments(&(be), ws, n, rows, n_rows, mu, scale, ldos);           \
+    }                                                                                       \
+    static int table##_reconstruct(const mcf_params *params, const char *kernel, size_t M,  \
+                                   size_t sets, const double *mu, double a, double b,       \
+                                   size_t points, const double *E, double *grid,            \
+                                   double *out)                                             \
+    {                                                                                       \
+        return kpm_ops_reconstruct((be).name, params, kernel, M, sets, mu, a, b, points, E, \
+                                   grid, out);                                              \
+    }                                                                                       \
     static const mcf_fermion_ops table = {                                                  \
         .struct_size = sizeof(mcf_fermion_ops),                                             \
         .create = table##_create,                                                           \
@@ -223,6 +262,10 @@ KPM_API int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, siz
         .delta_action = table##_delta_action,                                               \
         .action = table##_action,                                                           \
         .change_action = table##_change_action,                                             \
+        .moment_count = kpm_ops_moment_count,                                               \
+        .dos_moments = table##_dos_moments,                                                 \
+        .ldos_moments = table##_ldos_moments,                                               \
+        .reconstruct = table##_reconstruct,                                                 \
     }
 
 #ifdef __cplusplus

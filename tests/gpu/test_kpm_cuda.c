@@ -589,6 +589,54 @@ static void test_plugin(void)
                    worst, err_bits ? "bitwise equal" : "differs", mcf_last_error());
         }
     }
+    /* the moment ops: the exact trace's and the rows' moments agree with the CPU's to
+     * 1e-12 mu_0 (the same products in double, summed in another order), a and b are the
+     * same bits; with random vectors (Philox on the device) dos_moments' DOS is dos()'s from
+     * the same stream, bit for bit, and its variance is finite */
+    CHECK(MCF_HAS(mcf_fermion_ops, og, dos_moments) && MCF_HAS(mcf_fermion_ops, og, reconstruct),
+          "kpm-cuda lacks the moment ops");
+    if (MCF_HAS(mcf_fermion_ops, og, dos_moments) && MCF_HAS(mcf_fermion_ops, oc, dos_moments)) {
+        enum { MM = 128 };
+        double muc[MM], mug[MM], vc[MM], vg[MM], sc2[2], sg2[2];
+        double *pmc[1] = {muc}, *pmg[1] = {mug}, *pvc[1] = {vc}, *pvg[1] = {vg};
+        double *psc[1] = {sc2}, *psg[1] = {sg2};
+        rc = oc->dos_moments(wsc, 1, rr1, pmc, pvc, psc, NULL) ||
+             og->dos_moments(wsg, 1, rr2, pmg, pvg, psg, NULL);
+        CHECK(rc == MCF_OK, "dos_moments: %s", mcf_last_error());
+        double dm = max_abs_diff(muc, mug, MM);
+        CHECK(dm <= 1e-12 * muc[0] && sc2[0] == sg2[0] && sc2[1] == sg2[1] && vg[5] == 0.0,
+              "exact-trace moments differ by %.3e (or scale / variance)", dm);
+        double lmc[3 * MM], lmg[3 * MM], lsc[2], lsg[2];
+        double *plc[1] = {lmc}, *plg[1] = {lmg}, *pls[1] = {lsc}, *plh[1] = {lsg};
+        rc = oc->ldos_moments(wsc, 1, rl, 3, plc, pls, NULL) ||
+             og->ldos_moments(wsg, 1, rl, 3, plg, plh, NULL);
+        const double dlm = max_abs_diff(lmc, lmg, 3 * MM);
+        CHECK(rc == MCF_OK && dlm <= 1e-12, "ldos moments differ by %.3e (%s)", dlm,
+              mcf_last_error());
+        test_params *tr = test_params_make(pg->info->params, "test_kpm_cuda.ini", "vectors",
+                                           "4", "moments", "128", NULL);
+        void *wr = workspace(pg->info, tr, h);
+        if (wr) {
+            void *const wsr[1] = {wr};
+            double *dd1 = malloc(P * sizeof *dd1), *dd2 = malloc(P * sizeof *dd2);
+            double *pd1[1] = {dd1}, *pd2[1] = {dd2};
+            mcf_rng q1, q2;
+            mcf_rng_init(&q1, 9, 1);
+            mcf_rng_init(&q2, 9, 1);
+            mcf_rng *const qq1[1] = {&q1}, *const qq2[1] = {&q2};
+            rc = og->dos_moments(wsr, 1, qq1, pmg, pvg, psg, pd1) || og->dos(wsr, 1, qq2, pd2);
+            CHECK(rc == MCF_OK && !memcmp(dd1, dd2, P * sizeof *dd1) && isfinite(vg[7]) &&
+                      vg[7] > 0,
+                  "kpm-cuda dos_moments' DOS differs from dos() or bad variance %g (%s)", vg[7],
+                  mcf_last_error());
+            free(dd1);
+            free(dd2);
+            og->destroy(wr);
+        }
+        test_params_free(tr);
+        printf("    moments: exact trace %.1e (relative), rows %.1e; random vectors: the DOS "
+               "of dos_moments is dos()'s bit for bit\n", dm / muc[0], dlm);
+    }
     oc->destroy(wc);
     og->destroy(wg);
     test_params_free(tc);

@@ -155,6 +155,59 @@ typedef struct mcf_fermion_ops {
      * non-finite input; the message says what to change), MCF_ENOMEM. */
     int (*change_action)(void *const *ws, size_t n, const mcf_change *const *changes,
                          const double *T, const double *mu, double *dS, double *err);
+
+    /* ---- appended for the Chebyshev moments of a run's results (issue 18; same rule:
+     * check struct_size and NULL; all four or none: mcf_fermion_bind's MCF_FERMION_MOMENTS
+     * checks them together; kpm and kpm-cuda have them, ed has none) --------------------
+     *
+     * Moments mu_m = <r| T_m(H~) |r>, H~ = (H - b) / a, m < M, with a, b the scaling of the
+     * workspace's grid (E = a x + b; the same a, b as energies() uses), and NO kernel
+     * applied: the densities are linear in them, so averages of moments over measurements
+     * reconstruct averaged densities with any kernel and grid (reconstruct below).
+     *
+     * M, the number of moments per density of this workspace (> 0, fixed for its life). */
+    size_t (*moment_count)(const void *ws);
+
+    /* For n workspaces: the DOS and its moments from ONE trace, drawing from rngs[k]
+     * exactly what dos() draws (so a model that calls this instead of dos() gets the same
+     * DOS, bit for bit, and the moments of the very vectors behind it):
+     *   mu[k][m]     (1/dim) Tr T_m(H~) estimated as the mean over the R random vectors of
+     *                <r|T_m(H~)|r> / dim (the exact trace when the evaluator has no
+     *                randomness, e.g. kpm's vectors = 0), m < M;
+     *   var[k][m]    the per-vector sample variance of <r|T_m(H~)|r> / dim (denominator
+     *                R - 1), so that sqrt(var / R) is the standard error of mu[k][m]; 0 for
+     *                an exact trace, NaN with R = 1; var may be NULL;
+     *   scale[k][0], scale[k][1]  a and b;
+     *   dos[k]       the DOS on the grid exactly as dos() gives it (dos, or dos[k], may be
+     *                NULL: not reconstructed).
+     * Errors as dos(). */
+    int (*dos_moments)(void *const *ws, size_t n, mcf_rng *const *rngs, double *const *mu,
+                       double *const *var, double *const *scale, double *const *dos);
+
+    /* For n workspaces: the LDOS moments <j| T_m(H~) |j> of the rows rows[k][0..n_rows)
+     * (exact, no randomness) into mu[k][j M + m], a and b into scale[k][0..1], and, when
+     * ldos is not NULL, the LDOS exactly as ldos() gives it into ldos[k][j points + e].
+     * Errors as ldos(). */
+    int (*ldos_moments)(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
+                        double *const *mu, double *const *scale, double *const *ldos);
+
+    /* No workspace (the run may be long over: `mcf dos`): the densities per unit energy of
+     * `sets` sets of M moments mu[s M + m] that refer to the scaling a > 0, b, with the
+     * kernel `kernel` and the [evaluator] values `params` of the run that measured them
+     * (borrowed; the kernel's default parameters come from there):
+     *   kernel   NULL: the kernel of params; otherwise a name of the evaluator's (kpm:
+     *            "jackson", "lorentz" with params' lambda, "lorentz:LAMBDA", "none");
+     *   E        NULL: the evaluator's own grid of `points` energies for (a, b) — the grid
+     *            of energies() when points is its energy_points(), so that the moments of
+     *            dos_moments() give back dos() to rounding — written to grid (points
+     *            values, ascending; grid may be NULL); otherwise the `points` energies
+     *            E[0..points) (0 outside the scaled interval (b - a, b + a));
+     *   out      out[s points + i].
+     * Errors: MCF_EINVAL (an unknown kernel name, a > 0 not finite, points or M zero,
+     * non-finite moments), MCF_ENOMEM. */
+    int (*reconstruct)(const mcf_params *params, const char *kernel, size_t M, size_t sets,
+                       const double *mu, double a, double b, size_t points, const double *E,
+                       double *grid, double *out);
 } mcf_fermion_ops;
 
 #ifdef __cplusplus

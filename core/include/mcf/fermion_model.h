@@ -42,7 +42,9 @@ enum {
     MCF_FERMION_LDOS = 1u << 3,          /* ldos, energy_points, energies */
     MCF_FERMION_GREEN = 1u << 4,         /* green, energy_points, energies */
     MCF_FERMION_DELTA_ACTION = 1u << 5,  /* delta_action: the rank <= 2 change of mcf 0.2 */
-    MCF_FERMION_ACTION = 1u << 6         /* action: S_eff itself (parallel tempering) */
+    MCF_FERMION_ACTION = 1u << 6,        /* action: S_eff itself (parallel tempering) */
+    MCF_FERMION_MOMENTS = 1u << 7        /* moment_count, dos_moments, ldos_moments and
+                                            reconstruct: Chebyshev moments in the results */
 };
 
 /* A model's handle on its fermion evaluator (static storage of the plugin; borrowed). */
@@ -96,6 +98,51 @@ int mcf_fermion_change_action(const mcf_fermion *f, const mcf_fermion_batch *a, 
  * per distinct (mu, T), in order of first appearance (results do not depend on the
  * grouping).  Refuses a non-finite result (MCF_EPLUGIN).  Uses a->index as scratch. */
 int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n);
+
+/* ---- Chebyshev moments in the results (issue 18) ---------------------------------------
+ *
+ * A model that measures a DOS curve adds its moments in four lines, so that `mcf dos DIR`
+ * can reconstruct the DOS later with another kernel or grid, with a jackknife error band:
+ *
+ *   observables[]:  ..., {"dos", ..., "E", 0}, MCF_FERMION_MOMENT_CURVES, ...
+ *   curve_points(): for the three curves q = index - (index of "dos_moments"):
+ *                   return mcf_fermion_moment_points(&c->ev, c->ws, q, axis);
+ *   measure:        mcf_fermion_dos_moments(&c->ev, &a, n, dos, moments) instead of the
+ *                   evaluator's dos(), moments[k] = values[k] + the offset of dos_moments.
+ *
+ * With an evaluator that has no moments (ed) the three curves have 0 points: not measured,
+ * no file written (mcf/model.h, curve_points).  The moments refer to the scaling (a, b) of
+ * the chain's Hamiltonian; averaging them over measurements makes sense only when (a, b)
+ * stays put, i.e. with fixed spectral bounds (mcf_hamiltonian_fix_bounds): `mcf dos`
+ * refuses a run whose moment_scale changed between measurements. */
+#define MCF_FERMION_MOMENT_CURVES                                                          \
+    {"dos_moments", MCF_ROLE_NONE,                                                        \
+     "Chebyshev moments mu_n = Tr T_n((H - b) / a) / dim of the DOS, no kernel (mcf dos "  \
+     "reconstructs the DOS from them)", "n", MCF_OBS_MOMENTS},                             \
+    {"dos_moments_var", MCF_ROLE_NONE,                                                    \
+     "per-vector variance of the stochastic trace's moments: one measurement's mu_n has "  \
+     "the error sqrt(var / vectors); 0 for an exact trace", "n", 0},                       \
+    {"moment_scale", MCF_ROLE_NONE,                                                       \
+     "the scaling E = a x + b of the moments: a (k = 0) and b (k = 1), energy", "k",       \
+     MCF_OBS_MOMENT_SCALE}
+
+/* curve_points() of curve q of MCF_FERMION_MOMENT_CURVES (0 dos_moments, 1 dos_moments_var,
+ * 2 moment_scale) for a chain whose workspace is ws: M, M and 2 points (axis values n =
+ * 0..M-1, and k = 0, 1, into axis when it is not NULL), or 0 when the bound evaluator has no
+ * MCF_FERMION_MOMENTS (the curves are then not measured) or q > 2. */
+size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, size_t q, double *axis);
+
+/* The DOS of n chains (a->ws, a->rngs) into dos[k] (the grid's energy_points() values).
+ * When the evaluator has MCF_FERMION_MOMENTS, one dos_moments call: the same DOS, and from
+ * the same trace the curves of MCF_FERMION_MOMENT_CURVES into moments[k] (M moments, M
+ * variances, a and b: the chain's values of the three curves, declared together);
+ * otherwise one dos() call, and moments (which may then be NULL) is not touched.  Refuses a
+ * non-finite moment, scale or variance (MCF_EPLUGIN, naming chain k of the batch; the
+ * variance of a single vector is NaN by definition and passes); the DOS is the model's to
+ * check.  Errors
+ * prefixed "<model>: evaluator <name>: dos". */
+int mcf_fermion_dos_moments(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                            double *const *dos, double *const *moments);
 
 #ifdef __cplusplus
 }

@@ -51,7 +51,17 @@ enum {
     /* The model measures log x; the core averages log x and reports exp(mean) — the
      * geometric mean, e.g. a typical DOS exp<log rho_i(E)> — with the error propagated
      * (exp(mean) * error of the mean). */
-    MCF_OBS_GEOMETRIC_MEAN = 1u << 0
+    MCF_OBS_GEOMETRIC_MEAN = 1u << 0,
+    /* A curve over the axis n = 0..M-1 holding Chebyshev moments mu_n of a density (no
+     * kernel applied; mcf/fermion.h, dos_moments): results.h5 marks it (attribute
+     * chebyshev_moments), and `mcf dos DIR` reconstructs the density NAME (the curve's
+     * name without "_moments") from its bins with any kernel and grid.  Needs a curve with
+     * MCF_OBS_MOMENT_SCALE in the same model. */
+    MCF_OBS_MOMENTS = 1u << 1,
+    /* The 2-point curve (a, b) of the scaling E = a x + b the model's MCF_OBS_MOMENTS
+     * curves refer to (results.h5: attribute moment_scale).  `mcf dos` refuses a run in
+     * which it changed between measurements (a Hamiltonian without fixed bounds). */
+    MCF_OBS_MOMENT_SCALE = 1u << 2
 };
 
 typedef struct mcf_observable_spec {

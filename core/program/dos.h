@@ -1,0 +1,49 @@
+/* dos.h — `mcf dos DIR`: densities reconstructed from the Chebyshev moments a run stored in
+ * DIR/results.h5, with another kernel or energy grid, and a jackknife error band (dos.c:
+ * the command, the jackknife and the table; dos_h5.c: reading results.h5).  The program's,
+ * not libmcf's.  The kernel and Chebyshev mathematics stay in the evaluator: the command
+ * loads the run's evaluator plugin and calls its reconstruct() op (mcf/fermion.h). */
+#ifndef MCF_DOS_H
+#define MCF_DOS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One curve observable of results.h5 (/observables/NAME): rows in chain order. */
+typedef struct mcfi_dos_curve {
+    char *name;       /* the observable's name */
+    size_t rows;
+    int64_t *chain;   /* rows: the chain of each row */
+    double *bins;     /* rows x bins: the bin means (NULL when not read) */
+} mcfi_dos_curve;
+
+/* What `mcf dos` reads of results.h5.  Owned: mcfi_dos_input_free(). */
+typedef struct mcfi_dos_input {
+    char *evaluator;          /* the root attribute */
+    size_t chains, bins, walkers, points;
+    int64_t *point;           /* chains: the scan point of each chain */
+    double *weights;          /* chains x bins: measurements per bin */
+    size_t n_scan;
+    char **scan_names;        /* the scan columns */
+    char **scan_values;       /* n_scan x points: each value as text */
+    size_t n_moments;
+    mcfi_dos_curve *moments;  /* the curves marked chebyshev_moments, in file order */
+    mcfi_dos_curve *density;  /* per moments curve: the curve NAME without _moments, or
+                                 rows = 0 when there is none (chain only) */
+    mcfi_dos_curve scale;     /* the curve marked moment_scale (rows = 0: none) */
+    size_t n_geometric;
+    char **geometric;         /* curves measured as geometric means (not reconstructible) */
+} mcfi_dos_input;
+
+/* Reads path into *in (zeroed first).  Errors name path and the object: MCF_EINVAL when
+ * the file is not there, MCF_EFORMAT for a file that is not a results.h5 or is damaged (a
+ * missing dataset, a shape that does not fit), MCF_ENOMEM.  In a build without HDF5:
+ * MCF_EIO saying so. */
+int mcfi_dos_read(const char *path, mcfi_dos_input *in);
+void mcfi_dos_input_free(mcfi_dos_input *in);
+
+/* The command: argv after "dos".  MCF_EINVAL for usage and bad input (exit status 2),
+ * others for I/O and damaged files (1). */
+int mcfi_dos_command(int argc, char **argv);
+
+#endif
