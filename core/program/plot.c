@@ -354,8 +354,8 @@ static size_t choose_curves(const plot_layout *l, int band, size_t *shown)
     return PLOT_MAX_BANDS;
 }
 
-/* The Binder crossings of plot-binder, logged ("Binder crossing L = 4/6 at T = 2.27 ±
- * 0.01 J"); *cross owned by the caller. */
+/* The Binder crossings of plot-binder, logged ("Binder crossing L = 4/6 at T = 2.271 ±
+ * 0.008 J"); *cross owned by the caller. */
 static int binder_crossings(const tsv_table *t, const plot_layout *l, size_t ycol, long ecol,
                             plot_crossing **cross, size_t *n)
 {
@@ -365,12 +365,12 @@ static int binder_crossings(const tsv_table *t, const plot_layout *l, size_t yco
         return MCF_OK;
     int rc = plot_binder_crossings(t, l, ycol, ecol, cross, n);
     for (size_t k = 0; k < *n && !rc; k++) {
-        char where[256];
-        size_t gc = l->gcol[0];
-        plot_crossing_text(t, l, &(*cross)[k], where, sizeof where);
-        mcf_log(MCF_LOG_INFO, "Binder crossing %s = %s/%s at %s", tsv_symbol(t, t->names[gc]),
-                t->cells[l->group_row[(*cross)[k].g1] * t->ncol + gc],
-                t->cells[l->group_row[(*cross)[k].g2] * t->ncol + gc], where);
+        char *text = plot_crossing_text(t, l, &(*cross)[k], 0);
+        if (!text)
+            rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
+        else
+            mcf_log(MCF_LOG_INFO, "Binder crossing %s", text);
+        free(text);
     }
     return rc;
 }

@@ -179,15 +179,38 @@ int plot_binder_crossings(const tsv_table *t, const plot_layout *l, size_t ycol,
     return rc;
 }
 
-void plot_crossing_text(const tsv_table *t, const plot_layout *l, const plot_crossing *c,
-                        char *buf, size_t size)
+char *plot_crossing_text(const tsv_table *t, const plot_layout *l, const plot_crossing *c,
+                         int markup)
 {
     const char *xname = l->xcol >= 0 ? t->names[l->xcol] : "row";
-    const char *sym = tsv_symbol(t, xname), *unit = tsv_unit(t, xname);
+    const size_t gc = l->gcol[0];
+    char *size = markup ? plot_markup_symbol(t, t->names[gc])
+                        : strdup(tsv_symbol(t, t->names[gc]));
+    char *sym = markup ? plot_markup_symbol(t, xname) : strdup(tsv_symbol(t, xname));
+    char *unit = markup ? plot_markup_unit(t, xname) : strdup(tsv_unit(t, xname));
+    char number[128];
     int dec = mcfi_error_decimals(c->xerr);
     if (dec >= 0)
-        snprintf(buf, size, "%s = %.*f ± %.*f%s%s", sym, dec, c->x, dec, c->xerr,
-                 unit[0] ? " " : "", unit);
+        snprintf(number, sizeof number, "%.*f ± %.*f", dec, c->x, dec, c->xerr);
     else
-        snprintf(buf, size, "%s = %.6g%s%s", sym, c->x, unit[0] ? " " : "", unit);
+        snprintf(number, sizeof number, "%.6g", c->x);
+    char *text = NULL;
+    if (size && sym && unit) {
+        const char *s1 = t->cells[l->group_row[c->g1] * t->ncol + gc];
+        const char *s2 = t->cells[l->group_row[c->g2] * t->ncol + gc];
+        size_t n = strlen(size) + 4 * strlen(s1) + 4 * strlen(s2) + strlen(sym) + strlen(unit) +
+                   strlen(number) + 32;
+        char *v1 = markup ? plot_markup_plain(s1) : strdup(s1);
+        char *v2 = markup ? plot_markup_plain(s2) : strdup(s2);
+        text = v1 && v2 ? malloc(n) : NULL;
+        if (text)
+            snprintf(text, n, "%s = %s/%s at %s = %s%s%s", size, v1, v2, sym, number,
+                     unit[0] ? " " : "", unit);
+        free(v1);
+        free(v2);
+    }
+    free(size);
+    free(sym);
+    free(unit);
+    return text;
 }

@@ -79,11 +79,23 @@ typedef struct plot_layout {
 int plot_layout_build(const tsv_table *t, plot_layout *l, int scalar);
 void plot_layout_free(plot_layout *l);
 
+/* ---- the texts (plot_text.c) ---------------------------------------------------------- */
+/* Every text of a plot is gnuplot enhanced-text markup.  In a symbol or unit from
+ * "# labels:", "_x" and "^x" (x a run of ASCII letters and digits, or "{...}") are sub- and
+ * superscripts ("U_4", "ρ_typ(E)", "k_B T"); everything else, and every text that is not
+ * a label (values, column names, words), is drawn as written.  Each function returns a
+ * string owned by the caller, NULL when out of memory. */
+/* s drawn as written. */
+char *plot_markup_plain(const char *s);
+/* The symbol of column name, or its name without a label. */
+char *plot_markup_symbol(const tsv_table *t, const char *name);
+/* The unit of column name ("" without one). */
+char *plot_markup_unit(const tsv_table *t, const char *name);
 /* Axis text of column name: "symbol / unit" ("T / t"; a compound symbol or unit in
  * parentheses: "(E/N) / t"), "symbol · X" for a unit 1/X ("χ · J"), the symbol alone
- * without a unit.  Owned by the caller; NULL when out of memory. */
+ * without a unit. */
 char *plot_axis_text(const tsv_table *t, const char *name);
-/* "symbol = value unit" ("L = 16", "W = 4 t").  Owned; NULL when out of memory. */
+/* "symbol = value unit" ("L = 16", "W = 4 t"). */
 char *plot_value_text(const tsv_table *t, const char *name, const char *value);
 
 /* ---- the Binder crossings (plot_binder.c) ------------------------------------------- */
@@ -105,10 +117,12 @@ typedef struct plot_crossing {
  * and *n; none (n = 0) when the layout does not qualify.  MCF_ENOMEM only. */
 int plot_binder_crossings(const tsv_table *t, const plot_layout *l, size_t ycol, long ecol,
                           plot_crossing **out, size_t *n);
-/* "T = 2.271 ± 0.008 J": the crossing's x in the x column's symbol and unit, to the
- * decimals of its error (two significant digits; %.6g without one), into buf. */
-void plot_crossing_text(const tsv_table *t, const plot_layout *l, const plot_crossing *c,
-                        char *buf, size_t size);
+/* "L = 4/6 at T = 2.271 ± 0.008 J": the two sizes and the crossing's x in the x column's
+ * symbol and unit, to the decimals of its error (two significant digits; %.6g without
+ * one).  markup: as gnuplot markup (plot_text.c), else plain text.  Owned by the caller;
+ * NULL when out of memory. */
+char *plot_crossing_text(const tsv_table *t, const plot_layout *l, const plot_crossing *c,
+                         int markup);
 
 /* ---- the gnuplot script (plot_script.c) -------------------------------------------- */
 typedef struct plot_point {

@@ -40,52 +40,6 @@ static int column_varies(const tsv_table *t, size_t col)
     return 0;
 }
 
-/* 1 when s has a '/' outside parentheses: "E/N" is put in parentheses before " / t",
- * "(E/N)²" is not */
-static int has_bare_slash(const char *s)
-{
-    int depth = 0;
-    for (; *s; s++) {
-        depth += *s == '(' ? 1 : *s == ')' ? -1 : 0;
-        if (*s == '/' && depth <= 0)
-            return 1;
-    }
-    return 0;
-}
-
-static int compound_unit(const char *u)
-{
-    return strpbrk(u, "/ *^") != NULL || strstr(u, "·") != NULL;
-}
-
-char *plot_axis_text(const tsv_table *t, const char *name)
-{
-    const char *sym = tsv_symbol(t, name), *unit = tsv_unit(t, name);
-    size_t n = strlen(sym) + strlen(unit) + 16;
-    char *s = malloc(n);
-    if (!s)
-        return NULL;
-    if (!unit[0])
-        snprintf(s, n, "%s", sym);
-    else if (!strncmp(unit, "1/", 2) && unit[2] && !compound_unit(unit + 2))
-        snprintf(s, n, "%s · %s", sym, unit + 2); /* χ · J for χ in 1/J */
-    else
-        snprintf(s, n, "%s%s%s / %s%s%s", has_bare_slash(sym) ? "(" : "", sym,
-                 has_bare_slash(sym) ? ")" : "", compound_unit(unit) ? "(" : "", unit,
-                 compound_unit(unit) ? ")" : "");
-    return s;
-}
-
-char *plot_value_text(const tsv_table *t, const char *name, const char *value)
-{
-    const char *sym = tsv_symbol(t, name), *unit = tsv_unit(t, name);
-    size_t n = strlen(sym) + strlen(value) + strlen(unit) + 8;
-    char *s = malloc(n);
-    if (s)
-        snprintf(s, n, "%s = %s%s%s", sym, value, unit[0] ? " " : "", unit);
-    return s;
-}
-
 /* "L = 16, T = 2.3 J" for the n columns cols of row r.  Owned by the caller. */
 static char *assignments(const tsv_table *t, const size_t *cols, size_t n, size_t r)
 {

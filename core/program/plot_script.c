@@ -1,8 +1,8 @@
 /* plot_script.c — the gnuplot script of one plot: the points as datablocks (so that the
- * PNG is a replot of the SVG's plot, not a second copy of the data), the labels (symbols
- * and units from plot_layout.c; `noenhanced`, so that "U_4" and "⟨|m|⟩" are drawn as
- * written), error bars or, for a curve file, a shaded band of ± error around a line, and
- * the Binder crossings.  Running gnuplot and placing the files is plot.c's. */
+ * PNG is a replot of the SVG's plot, not a second copy of the data), the texts (enhanced
+ * markup from plot_text.c: "U_4" with a subscript, values and names as written), error
+ * bars or, for a curve file, a shaded band of ± error around a line, and the Binder
+ * crossings.  Running gnuplot and placing the files is plot.c's. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "plot_internal.h"
@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Writes s to f as a gnuplot single-quoted string (a quote inside is doubled). */
+/* Writes s to f as a gnuplot single-quoted string (a quote inside is doubled; no
+ * backslash escapes: the markup's backslashes reach the enhanced-text parser). */
 static void put_string(FILE *f, const char *s)
 {
     fputc('\'', f);
@@ -28,7 +29,11 @@ static void put_string(FILE *f, const char *s)
  * left out, how many are drawn: "ρ(E) (L = 16; 8 of 40 curves)" */
 static void put_title(FILE *g, const tsv_table *t, const plot_layout *l, const plot_data *d)
 {
-    const char *sym = tsv_symbol(t, t->names[d->ycol]);
+    char *sym = plot_markup_symbol(t, t->names[d->ycol]);
+    if (!sym) {
+        put_string(g, "");
+        return;
+    }
     char thinned[64] = "";
     if (d->nshown < l->ngroup)
         snprintf(thinned, sizeof thinned, "%zu of %zu curves", d->nshown, l->ngroup);
@@ -36,6 +41,7 @@ static void put_title(FILE *g, const tsv_table *t, const plot_layout *l, const p
     char *title = malloc(n);
     if (!title) {
         put_string(g, sym);
+        free(sym);
         return;
     }
     if (l->fixed[0] || thinned[0])
@@ -45,6 +51,17 @@ static void put_title(FILE *g, const tsv_table *t, const plot_layout *l, const p
         snprintf(title, n, "%s", sym);
     put_string(g, title);
     free(title);
+    free(sym);
+}
+
+/* about the characters markup s shows: UTF-8 characters but markup's braces and
+ * backslashes */
+static size_t text_width(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80 && !strchr("{}\\", *s);
+    return n;
 }
 
 /* the axes: labels, grid, key, ranges (an x of one value gets some width; words on x
@@ -57,11 +74,17 @@ static void put_axes(FILE *g, const tsv_table *t, const plot_layout *l, const pl
     put_string(g, l->xlabel);
     char *ylabel = plot_axis_text(t, t->names[d->ycol]);
     fputs("\nset ylabel ", g);
-    put_string(g, ylabel ? ylabel : t->names[d->ycol]);
+    put_string(g, ylabel ? ylabel : "");
     free(ylabel);
     fputs("\nset grid\nset bars small\n", g);
     /* a legend only when there are curves to tell apart, outside so it hides no point */
-    if (d->ncross) /* long entries: under the plot, so that they do not narrow it */
+    /* long entries (a crossing, two split columns) under the plot, so that they do not
+       narrow it */
+    size_t longest = 0;
+    for (size_t k = 0; k < d->nshown; k++)
+        longest = longest > text_width(l->group_title[d->shown[k]])
+                      ? longest : text_width(l->group_title[d->shown[k]]);
+    if (d->ncross || longest > 18)
         fputs("set key outside below center horizontal\n", g);
     else
         fputs(d->nshown > 1 ? "set key outside right top\n" : "unset key\n", g);
@@ -86,7 +109,9 @@ static void put_axes(FILE *g, const tsv_table *t, const plot_layout *l, const pl
         for (size_t k = 0; k < l->ncat; k++) {
             if (k)
                 fputs(", ", g);
-            put_string(g, t->cells[l->cat_row[k] * t->ncol + xc]);
+            char *word = plot_markup_plain(t->cells[l->cat_row[k] * t->ncol + xc]);
+            put_string(g, word ? word : "");
+            free(word);
             fprintf(g, " %zu", k);
         }
         fputs(")\n", g);
@@ -132,8 +157,8 @@ static void put_plot(FILE *g, const tsv_table *t, const plot_layout *l, const pl
         const size_t gi = d->shown[k];
         if (d->npts[gi] == 0)
             continue;
-        const char *title = l->group_title[gi][0] ? l->group_title[gi]
-                                                   : tsv_symbol(t, t->names[d->ycol]);
+        char *sym = plot_markup_symbol(t, t->names[d->ycol]);
+        const char *title = l->group_title[gi][0] ? l->group_title[gi] : sym ? sym : "";
         size_t color = k % 8 + 1;
         if (index)
             fputs(", \\\n     ", g);
@@ -151,20 +176,15 @@ static void put_plot(FILE *g, const tsv_table *t, const plot_layout *l, const pl
                     "pointtype 7 pointsize 0.6 title ", index, color);
         }
         put_string(g, title);
+        free(sym);
         index++;
     }
     for (size_t k = 0; k < d->ncross; k++) {
-        const plot_crossing *c = &d->cross[k];
-        char where[256], title[600];
-        plot_crossing_text(t, l, c, where, sizeof where);
-        /* "L = 4/6: T = 2.27 ± 0.01 J" */
-        size_t gc = l->gcol[0];
-        snprintf(title, sizeof title, "%s = %s/%s: %s", tsv_symbol(t, t->names[gc]),
-                 t->cells[l->group_row[c->g1] * t->ncol + gc],
-                 t->cells[l->group_row[c->g2] * t->ncol + gc], where);
+        char *title = plot_crossing_text(t, l, &d->cross[k], 1); /* "L = 4/6 at T = ..." */
         fprintf(g, ", \\\n     $mcf_cross index %zu using 1:2:3 with xerrorbars pointtype 6 "
                 "pointsize 1.6 linewidth 1.5 linecolor rgb 'black' title ", k);
-        put_string(g, title);
+        put_string(g, title ? title : "");
+        free(title);
     }
     fputc('\n', g);
 }
@@ -172,7 +192,7 @@ static void put_plot(FILE *g, const tsv_table *t, const plot_layout *l, const pl
 void plot_write_script(FILE *g, const tsv_table *t, const plot_layout *l, const plot_data *d,
                        const char *svg_path, const char *png_path)
 {
-    fputs("set terminal svg size 800,560 dynamic noenhanced font 'sans,12' "
+    fputs("set terminal svg size 800,560 dynamic enhanced font 'sans,12' "
           "background '#ffffff'\n", g);
     fputs("set output ", g);
     put_string(g, svg_path);
@@ -182,7 +202,7 @@ void plot_write_script(FILE *g, const tsv_table *t, const plot_layout *l, const 
     put_plot(g, t, l, d);
     if (png_path) {
         /* the same plot at twice the size, for slides */
-        fputs("set terminal pngcairo size 1600,1120 noenhanced font 'sans,12' fontscale 2 "
+        fputs("set terminal pngcairo size 1600,1120 enhanced font 'sans,12' fontscale 2 "
               "linewidth 2 pointscale 2 background '#ffffff'\nset output ", g);
         put_string(g, png_path);
         fputs("\nreplot\n", g);

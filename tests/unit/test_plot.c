@@ -445,7 +445,7 @@ int main(void)
         clear_gnuplot_input();
         rc = mcfi_plot_dir(dir, &n, NULL, NULL);
         gp = gnuplot_input("abs_m");
-        CHECK(gp && strstr(gp, "set ylabel 'abs_m'\n") && strstr(gp, "set xlabel 'T'\n"),
+        CHECK(gp && strstr(gp, "set ylabel 'abs\\_m'\n") && strstr(gp, "set xlabel 'T'\n"),
               "a file without labels: raw names on the axes:\n%s", gp ? gp : "(none)");
         free(gp);
     }
@@ -470,11 +470,15 @@ int main(void)
     {
         char *gp = gnuplot_input("abs_m");
         CHECK(gp && strstr(gp, "set ylabel '⟨|m|⟩'\n") && strstr(gp, "set xlabel 'T / J'\n") &&
-                  strstr(gp, "set title '⟨|m|⟩'\n") && strstr(gp, "noenhanced"),
+                  strstr(gp, "set title '⟨|m|⟩'\n") && strstr(gp, " enhanced"),
               "labels on the axes:\n%s", gp ? gp : "(none)");
         free(gp);
         gp = gnuplot_input("energy");
         CHECK(gp && strstr(gp, "set ylabel '(E/N) / J'\n"), "a compound symbol:\n%s",
+              gp ? gp : "(none)");
+        free(gp);
+        gp = gnuplot_input("binder");
+        CHECK(gp && strstr(gp, "set ylabel 'U_{4}'\n"), "U_4 as U with a subscript 4:\n%s",
               gp ? gp : "(none)");
         free(gp);
         gp = gnuplot_input("susceptibility");
@@ -488,7 +492,7 @@ int main(void)
            each beyond its error 0.014: at T = 2 + 0.5 * 0.04 / 0.14 = 2.1429, error
            0.5 sqrt(0.1^2 + 0.04^2) 0.01 sqrt(2) / 0.14^2 = 0.0389 */
         gp = gnuplot_input("binder");
-        CHECK(gp && strstr(gp, "$mcf_cross") && strstr(gp, "title 'L = 8/12: T = 2.143 ± 0.039 J'"),
+        CHECK(gp && strstr(gp, "$mcf_cross") && strstr(gp, "title 'L = 8/12 at T = 2.143 ± 0.039 J'"),
               "the Binder crossing:\n%s", gp ? gp : "(none)");
         free(gp);
         static const char *const names[] = {"abs_m", "energy", "susceptibility", "binder",
