@@ -32,14 +32,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t c = 0; c < t.ncol; c++) {
             free(plot_axis_text(&t, t.names[c]));
             free(plot_value_text(&t, t.names[c], t.cells[c]));
+            free(plot_markup_plain(t.cells[c]));
             plot_crossing *cross = NULL;
             size_t n = 0;
             if (plot_binder_crossings(&t, &l, c, c + 1 < t.ncol ? (long)c + 1 : -1, &cross,
                                       &n) == MCF_OK)
-                for (size_t k = 0; k < n; k++) {
-                    char text[256];
-                    plot_crossing_text(&t, &l, &cross[k], text, sizeof text);
-                }
+                for (size_t k = 0; k < 2 * n; k++)
+                    free(plot_crossing_text(&t, &l, &cross[k / 2], (int)(k % 2)));
             free(cross);
         }
     }
