@@ -23,7 +23,7 @@ static const char usage[] =
     "  mcf resume DIR      continue a stopped run from DIR/checkpoint\n"
     "  mcf plugins         list the plugins found (name, kind, summary)\n"
     "  mcf describe NAME   show a plugin's parameters with defaults and docs\n"
-    "  mcf plot DIR        draw DIR/results.tsv as SVG plots in DIR\n"
+    "  mcf plot DIR        draw DIR/results.tsv as SVG and PNG plots in DIR\n"
     "  mcf dos DIR [--kernel jackson|lorentz[:LAMBDA]|none] [--points N] [--range A:B]\n"
     "        reconstruct DOS/LDOS with error bands from the Chebyshev moments in\n"
     "        DIR/results.h5 (KPM runs) into DIR/dos-KERNEL-N.tsv\n"
@@ -72,10 +72,11 @@ static int report(int rc)
 static int draw_plots(const char *dir, void *ctx)
 {
     (void)ctx;
-    int n_plots = 0, no_gnuplot = 0;
-    int rc = mcfi_plot_dir(dir, &n_plots, &no_gnuplot);
+    int n_plots = 0, no_gnuplot = 0, n_png = 0;
+    int rc = mcfi_plot_dir(dir, &n_plots, &no_gnuplot, &n_png);
     if (rc == MCF_OK) {
-        mcf_log(MCF_LOG_INFO, "plots: %d SVG files %s/plot-*.svg", n_plots, dir);
+        mcf_log(MCF_LOG_INFO, "plots: %d SVG files %s/plot-*.svg%s", n_plots, dir,
+                n_png ? ", PNG beside them" : "");
     } else if (n_plots == 0 && no_gnuplot) {
         mcf_log(MCF_LOG_WARN, "no plots drawn: %s", mcf_last_error());
         rc = MCF_OK;
@@ -363,15 +364,17 @@ static int command(int argc, char **argv)
     if (!strcmp(cmd, "plot")) {
         if (argc < 3)
             return report(mcf_fail(MCF_EINVAL, "plot: missing DIR (usage: mcf plot DIR)"));
-        int n = 0, lock;
+        int n = 0, n_png = 0, lock;
         int rc = lock_folder(argv[2], &lock);
         if (!rc) {
             mcfi_outdir_clean(argv[2]);
-            rc = mcfi_plot_dir(argv[2], &n, NULL);
+            mcfi_log_set_echo_info(1); /* what the plots found: the Binder crossings */
+            rc = mcfi_plot_dir(argv[2], &n, NULL, &n_png);
         }
         mcfi_outdir_unlock(lock);
         if (!rc) {
-            printf("mcf: %d plots written to %s/plot-*.svg\n", n, argv[2]);
+            printf("mcf: %d plots written to %s/plot-*.svg%s\n", n, argv[2],
+                   n_png ? " (and .png)" : "");
             rc = stdout_written(rc, "the plots are written");
         }
         return report(rc);

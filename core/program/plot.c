@@ -1,26 +1,35 @@
-/* plot.c — `mcf plot DIR`, part of the mcf program (not of libmcf): SVG plots of a run's
- * results.tsv drawn with gnuplot.  Reading the tables is plot_tsv.c's, choosing the x
- * column and the curves plot_layout.c's; this file drives gnuplot.
+/* plot.c — `mcf plot DIR`, part of the mcf program (not of libmcf): plots of a run's
+ * results.tsv and curve files drawn with gnuplot, each as DIR/plot-X.svg and, where gnuplot
+ * has the pngcairo terminal, DIR/plot-X.png beside it.  Reading the tables is plot_tsv.c's,
+ * choosing the x column, the curves and the axis texts plot_layout.c's, the Binder
+ * crossings plot_binder.c's, the script plot_script.c's; this file runs gnuplot and puts
+ * the files in place.
  *
  * results.tsv is read whole into a table of strings (numbers parsed alongside), then each
- * column X that has an X_err column becomes DIR/plot-X.svg (error bars), and the
- * acceptance column becomes DIR/plot-acceptance.svg (no error bars).  The x axis is the
- * last of the scan columns named by the "# scan: ..." metadata line that takes more than
- * one value (so a scan of L at one temperature is drawn against L; the last scan column
- * when none varies); the other varying scan columns split the rows into curves, one per
- * distinct combination of their values, in order of first appearance, and the one-valued
- * ones go into the plot title.  Without scan columns the rows are plotted against their
- * row number.
+ * column X that has an X_err column becomes plot-X (error bars), and the acceptance column
+ * plot-acceptance (no error bars).  The x axis is the last of the scan columns named by
+ * the "# scan: ..." metadata line that takes more than one value (so a scan of L at one
+ * temperature is drawn against L; the last scan column when none varies); the other
+ * varying scan columns split the rows into curves, one per distinct combination of their
+ * values, in order of first appearance, with a legend ("L = 16"), and the one-valued ones
+ * go into the plot title.  Without scan columns the rows are plotted against their row
+ * number.  Axes and legends use the symbols and units of the "# labels:" line (an older
+ * file without one: the column names).  plot-binder of curves split by one numeric column
+ * (the lattice size) marks where consecutive sizes cross and logs each crossing.  A curve
+ * file NAME.tsv is drawn as one line per scan point inside a shaded band of ± its error;
+ * more than PLOT_MAX_BANDS scan points are thinned to PLOT_MAX_BANDS evenly spaced ones
+ * (the first and the last included; the title says "8 of 40 curves").
  *
- * Each plot is one gnuplot process fed through popen(): the script and the data (inline,
- * '-') go down the pipe, gnuplot's stderr goes to a scratch file in DIR so that its
- * warnings stay off the terminal and its errors can be quoted in our message.  Output
- * goes to DIR/.plot-X.svg.tmp, created by us first (never through a link planted under
- * that name), and is renamed over DIR/plot-X.svg only when gnuplot succeeded and the file
- * is whole (gnuplot does not report a full disk: a truncated SVG lacks its closing tag),
- * so a reader never sees a half-written plot.  The scratch names are fixed or random, not
- * per process: the caller holds the folder's lock (mcfi_outdir_lock), and the next lock
- * holder removes what a killed plot left. */
+ * Each plot is one gnuplot process fed through popen(): the script and the data go down
+ * the pipe, gnuplot's stderr goes to a scratch file in DIR so that its warnings stay off
+ * the terminal and its errors can be quoted in our message.  Output goes to
+ * DIR/.plot-X.svg.tmp and .plot-X.png.tmp, created by us first (never through a link
+ * planted under that name), and each is renamed over DIR/plot-X.svg / .png only when
+ * gnuplot succeeded and both files are whole (gnuplot does not report a full disk: a
+ * truncated SVG lacks its closing tag, a truncated PNG its IEND chunk), so a reader never
+ * sees a half-written plot.  The scratch names are fixed or random, not per process: the
+ * caller holds the folder's lock (mcfi_outdir_lock), and the next lock holder removes what
+ * a killed plot left. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "plot.h"
@@ -56,18 +65,6 @@ static char *join_path(const char *dir, const char *name)
         p[nd++] = '/';
     memcpy(p + nd, name, nn + 1);
     return p;
-}
-
-/* Writes s to f as a gnuplot single-quoted string (a quote inside is doubled). */
-static void put_gnuplot_string(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
-    }
-    fputc('\'', f);
 }
 
 /* s as one shell single-quoted word ('\'' for a quote inside).  Owned by the caller. */
@@ -111,21 +108,18 @@ static char *file_safe(const char *name)
     return s;
 }
 
-typedef struct point {
-    double x, y, err;
-    size_t row; /* for a stable sort */
-} point;
+/* Curves drawn at most in a plot of a curve file (its bands would hide each other). */
+#define PLOT_MAX_BANDS 8
 
 static int point_cmp(const void *a, const void *b)
 {
-    const point *p = a, *q = b;
+    const plot_point *p = a, *q = b;
     if (p->x < q->x)
         return -1;
     if (p->x > q->x)
         return 1;
     return (p->row > q->row) - (p->row < q->row);
 }
-
 
 /* Whether the file at path is a whole SVG: its last non-blank text is the closing tag. */
 static int svg_complete(const char *path)
@@ -145,10 +139,31 @@ static int svg_complete(const char *path)
     return n >= 6 && strcmp(tail + n - 6, "</svg>") == 0;
 }
 
-static int gnuplot_available(void)
+/* Whether the file at path is a whole PNG: the signature first, the IEND chunk (length 0,
+ * "IEND", its CRC) last. */
+static int png_complete(const char *path)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+    unsigned char head[8], tail[12];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    int ok = fread(head, 1, 8, f) == 8 && fseek(f, -12, SEEK_END) == 0 &&
+             fread(tail, 1, 12, f) == 12;
+    fclose(f);
+    return ok && !memcmp(head, sig, 8) && !memcmp(tail, iend, 12);
+}
+
+/* 0 when the shell finds no gnuplot; 1 when it has no pngcairo terminal; 2 with it. */
+static int gnuplot_terminals(void)
 {
     int st = system("command -v gnuplot >/dev/null 2>&1");
-    return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return 0;
+    fflush(NULL);
+    st = system("gnuplot -e 'set terminal pngcairo' </dev/null >/dev/null 2>&1");
+    return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 2 : 1;
 }
 
 /* The first non-empty line of the file at path, in buf ("" if none). */
@@ -169,123 +184,218 @@ static void first_line(const char *path, char *buf, size_t n)
     fclose(f);
 }
 
-/* Writes the script and data of one plot to gnuplot.  ycol: the value column;
- * ecol: its error column, or -1 for a plot without error bars. */
-static void write_script(FILE *g, const tsv_table *t, const plot_layout *l, const point *pts,
-                         const size_t *npts, size_t ycol, long ecol, const char *tmp_path)
+/* What mcfi_plot_dir keeps across the plots of a folder. */
+typedef struct plot_run {
+    const char *dir;
+    int terminals;  /* gnuplot_terminals(), asked once; -1 before */
+    int written, png_written;
+    int no_gnuplot;
+} plot_run;
+
+/* The files of one plot: the final names and the temporaries gnuplot writes. */
+typedef struct plot_files {
+    char *out[2], *tmp[2]; /* [0] SVG, [1] PNG (NULL without pngcairo) */
+    int made[2];
+} plot_files;
+
+static void files_free(plot_files *f)
 {
-    fputs("set terminal svg size 800,560 dynamic noenhanced font 'sans,12' "
-          "background '#ffffff'\n", g);
-    fputs("set output ", g);
-    put_gnuplot_string(g, tmp_path);
-    fputs("\nset title ", g);
-    if (l->fixed[0]) {
-        /* the scan columns that keep one value, which neither the x axis nor the legend
-         * shows: "energy (T=2.3)" */
-        size_t n = strlen(t->names[ycol]) + strlen(l->fixed) + 4;
-        char *title = malloc(n);
-        if (title)
-            snprintf(title, n, "%s (%s)", t->names[ycol], l->fixed);
-        put_gnuplot_string(g, title ? title : t->names[ycol]);
-        free(title);
-    } else {
-        put_gnuplot_string(g, t->names[ycol]);
+    for (int k = 0; k < 2; k++) {
+        if (f->made[k])
+            unlink(f->tmp[k]);
+        free(f->out[k]);
+        free(f->tmp[k]);
     }
-    fputs("\nset xlabel ", g);
-    put_gnuplot_string(g, l->xlabel);
-    fputs("\nset ylabel ", g);
-    put_gnuplot_string(g, t->names[ycol]);
-    fputs("\nset grid\nset bars small\n", g);
-    /* a legend only when there are curves to tell apart, outside so it hides no point */
-    fputs(l->ngroup > 1 ? "set key outside right top\n" : "unset key\n", g);
-    /* scalar plots: a margin of 3% of the x range on either side, so that the first and
-     * last points and their error bars are not drawn on the frame (autoscaled x only;
-     * the fixed ranges below already leave room) */
-    if (l->scalar)
-        fputs("set offsets graph 0.03, graph 0.03, 0, 0\n", g);
-
-    /* a plot of one x value (one row, or one temperature): give the axis some width */
-    double xmin = INFINITY, xmax = -INFINITY;
-    size_t total = 0;
-    for (size_t g2 = 0; g2 < l->ngroup; g2++) {
-        const point *p = pts + g2 * t->nrow;
-        for (size_t i = 0; i < npts[g2]; i++) {
-            xmin = fmin(xmin, p[i].x);
-            xmax = fmax(xmax, p[i].x);
-            total++;
-        }
-    }
-    if (l->x_categorical) {
-        fputs("set xtics (", g);
-        size_t xc = (size_t)l->xcol;
-        for (size_t k = 0; k < l->ncat; k++) {
-            if (k)
-                fputs(", ", g);
-            put_gnuplot_string(g, t->cells[l->cat_row[k] * t->ncol + xc]);
-            fprintf(g, " %zu", k);
-        }
-        fputs(")\n", g);
-        fprintf(g, "set xrange [-0.5:%.17g]\n", (double)l->ncat - 0.5);
-    } else if (total > 0 && xmin == xmax) {
-        double w = xmin != 0 ? 0.1 * fabs(xmin) : 1.0;
-        fprintf(g, "set xrange [%.17g:%.17g]\n", xmin - w, xmax + w);
-    }
-
-    fputs("plot ", g);
-    int first = 1;
-    for (size_t g2 = 0; g2 < l->ngroup; g2++) {
-        if (npts[g2] == 0)
-            continue;
-        if (!first)
-            fputs(", ", g);
-        first = 0;
-        if (ecol >= 0)
-            fputs("'-' using 1:2:3 with yerrorlines pointtype 7 pointsize 0.6 title ", g);
-        else
-            fputs("'-' using 1:2 with linespoints pointtype 7 pointsize 0.6 title ", g);
-        if (l->group_title[g2][0])
-            put_gnuplot_string(g, l->group_title[g2]);
-        else
-            put_gnuplot_string(g, t->names[ycol]);
-    }
-    fputc('\n', g);
-    for (size_t g2 = 0; g2 < l->ngroup; g2++) {
-        const point *p = pts + g2 * t->nrow;
-        if (npts[g2] == 0)
-            continue;
-        for (size_t i = 0; i < npts[g2]; i++) {
-            if (ecol >= 0)
-                fprintf(g, "%.17g %.17g %.17g\n", p[i].x, p[i].y, p[i].err);
-            else
-                fprintf(g, "%.17g %.17g\n", p[i].x, p[i].y);
-        }
-        fputs("e\n", g);
-    }
-    fputs("unset output\n", g);
+    memset(f, 0, sizeof *f);
 }
 
-/* Draws DIR/plot-<name>.svg.  Sets *drawn to 1 when a file was written, 0 when the
- * column has no finite values (skipped with a warning); *no_gnuplot to 1 when the shell
- * could not find gnuplot. */
-static int draw(const char *dir, const tsv_table *t, const plot_layout *l, size_t ycol, long ecol,
-                int *drawn, int *no_gnuplot)
+/* Names the files of plot-<safe> and creates the temporaries (ours before gnuplot opens
+ * them by name, following links). */
+static int files_create(plot_files *f, const char *dir, const char *safe, int png)
 {
-    *drawn = 0;
+    static const char *const ext[2] = {"svg", "png"};
+    memset(f, 0, sizeof *f);
+    size_t nb = strlen(safe) + 32;
+    char *base = malloc(nb);
+    if (!base)
+        return mcf_fail(MCF_ENOMEM, "out of memory plotting in %s", dir);
     int rc = MCF_OK;
-    char *safe = NULL, *base = NULL, *tmpbase = NULL, *out_path = NULL, *tmp_path = NULL;
-    char *log_path = NULL, *quoted_log = NULL, *cmd = NULL;
-    point *pts = NULL;
-    size_t *npts = NULL;
-    int log_fd = -1, tmp_made = 0;
+    for (int k = 0; k < 1 + (png != 0) && !rc; k++) {
+        snprintf(base, nb, "plot-%s.%s", safe, ext[k]);
+        f->out[k] = join_path(dir, base);
+        snprintf(base, nb, ".plot-%s.%s.tmp", safe, ext[k]);
+        f->tmp[k] = join_path(dir, base);
+        if (!f->out[k] || !f->tmp[k]) {
+            rc = mcf_fail(MCF_ENOMEM, "out of memory plotting in %s", dir);
+            break;
+        }
+        int fd = mcfi_create_fresh(f->tmp[k]);
+        f->made[k] = fd >= 0;
+        if (fd < 0 || close(fd) != 0)
+            rc = mcf_fail(MCF_EIO, "%s: not written: cannot create %s (%s)", f->out[k],
+                          f->tmp[k], strerror(errno));
+    }
+    free(base);
+    return rc;
+}
 
-    /* the points of every curve, sorted by x; rows with a non-finite x or y are left
-     * out, a non-finite error is drawn as no error bar */
-    pts = malloc(l->ngroup * t->nrow * sizeof *pts);
-    npts = calloc(l->ngroup, sizeof *npts);
-    if (!pts || !npts) {
+/* After gnuplot: both files whole, then renamed into place (the PNG first, so that an SVG
+ * in place means its PNG is too). */
+static int files_place(plot_files *f, const char *log_path)
+{
+    char msg[512];
+    for (int k = 0; k < 2 && f->tmp[k]; k++) {
+        struct stat sb;
+        if (stat(f->tmp[k], &sb) != 0 || sb.st_size == 0) {
+            first_line(log_path, msg, sizeof msg);
+            return mcf_fail(MCF_EIO, "%s: not written: gnuplot exited normally but wrote "
+                            "nothing to %s%s%s", f->out[k], f->tmp[k], msg[0] ? ": " : "", msg);
+        }
+        if (!(k ? png_complete(f->tmp[k]) : svg_complete(f->tmp[k])))
+            return mcf_fail(MCF_EIO, "%s: not written: gnuplot's output %s is incomplete (is "
+                            "the disk full?)", f->out[k], f->tmp[k]);
+    }
+    for (int k = 1; k >= 0; k--) {
+        if (!f->tmp[k])
+            continue;
+        if (rename(f->tmp[k], f->out[k]) != 0)
+            return mcf_fail(MCF_EIO, "%s: not written: cannot rename %s into place (%s)",
+                            f->out[k], f->tmp[k], strerror(errno));
+        f->made[k] = 0;
+    }
+    return MCF_OK;
+}
+
+/* Runs gnuplot on the script of d, its stderr into a scratch file of dir. */
+static int run_gnuplot(plot_run *pr, const tsv_table *t, const plot_layout *l,
+                       const plot_data *d, plot_files *f)
+{
+    char *log_path = join_path(pr->dir, ".plot-gnuplot-XXXXXX"), *quoted = NULL, *cmd = NULL;
+    if (!log_path)
+        return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
+    int log_fd = mkstemp(log_path), rc = MCF_OK;
+    if (log_fd < 0) {
+        rc = mcf_fail(MCF_EIO, "%s: not written: cannot create a scratch file in %s (%s)",
+                      f->out[0], pr->dir, strerror(errno));
+        free(log_path);
+        return rc;
+    }
+    close(log_fd);
+    quoted = shell_quote(log_path);
+    size_t nc = quoted ? strlen(quoted) + 32 : 0;
+    cmd = quoted ? malloc(nc) : NULL;
+    if (!cmd) {
         rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
         goto done;
     }
+    snprintf(cmd, nc, "gnuplot 2>%s", quoted);
+
+    /* a gnuplot that dies early must not kill us with SIGPIPE: ignore it while writing,
+     * so that writes fail with EPIPE instead */
+    struct sigaction ignore, old;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &old);
+    fflush(NULL);
+    FILE *g = popen(cmd, "w");
+    if (!g) {
+        int e = errno;
+        sigaction(SIGPIPE, &old, NULL);
+        rc = mcf_fail(MCF_EIO, "cannot start gnuplot for %s: %s", f->out[0], strerror(e));
+        goto done;
+    }
+    plot_write_script(g, t, l, d, f->tmp[0], f->tmp[1]);
+    int write_failed = ferror(g) || fflush(g) != 0;
+    int write_errno = errno;
+    int st = pclose(g);
+    sigaction(SIGPIPE, &old, NULL);
+
+    char msg[512];
+    if (st == -1) {
+        rc = mcf_fail(MCF_EIO, "gnuplot for %s: cannot collect its status: %s", f->out[0],
+                      strerror(errno));
+    } else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+        pr->no_gnuplot = 1;
+        rc = mcf_fail(MCF_EIO, GNUPLOT_MISSING);
+    } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        first_line(log_path, msg, sizeof msg);
+        if (WIFEXITED(st))
+            rc = mcf_fail(MCF_EIO, "gnuplot failed drawing %s (exit status %d)%s%s",
+                          f->out[0], WEXITSTATUS(st), msg[0] ? ": " : "", msg);
+        else
+            rc = mcf_fail(MCF_EIO, "gnuplot was killed by signal %d drawing %s",
+                          WIFSIGNALED(st) ? WTERMSIG(st) : 0, f->out[0]);
+    } else if (write_failed) {
+        rc = mcf_fail(MCF_EIO, "gnuplot for %s: writing its input failed: %s", f->out[0],
+                      strerror(write_errno));
+    } else {
+        rc = files_place(f, log_path);
+    }
+done:
+    unlink(log_path);
+    free(cmd);
+    free(quoted);
+    free(log_path);
+    return rc;
+}
+
+/* The curves drawn: all, or for a curve file with more than PLOT_MAX_BANDS, that many
+ * evenly spaced ones (first and last included).  shown has room for ngroup. */
+static size_t choose_curves(const plot_layout *l, int band, size_t *shown)
+{
+    if (!band || l->ngroup <= PLOT_MAX_BANDS) {
+        for (size_t g = 0; g < l->ngroup; g++)
+            shown[g] = g;
+        return l->ngroup;
+    }
+    for (size_t k = 0; k < PLOT_MAX_BANDS; k++)
+        shown[k] = (k * (l->ngroup - 1) + (PLOT_MAX_BANDS - 1) / 2) / (PLOT_MAX_BANDS - 1);
+    return PLOT_MAX_BANDS;
+}
+
+/* The Binder crossings of plot-binder, logged ("Binder crossing L = 4/6 at T = 2.271 ±
+ * 0.008 J"); *cross owned by the caller. */
+static int binder_crossings(const tsv_table *t, const plot_layout *l, size_t ycol, long ecol,
+                            plot_crossing **cross, size_t *n)
+{
+    *cross = NULL;
+    *n = 0;
+    if (!l->scalar || strcmp(t->names[ycol], "binder") != 0)
+        return MCF_OK;
+    int rc = plot_binder_crossings(t, l, ycol, ecol, cross, n);
+    for (size_t k = 0; k < *n && !rc; k++) {
+        char *text = plot_crossing_text(t, l, &(*cross)[k], 0);
+        if (!text)
+            rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
+        else
+            mcf_log(MCF_LOG_INFO, "Binder crossing %s", text);
+        free(text);
+    }
+    return rc;
+}
+
+/* Draws plot-<name>.svg (and .png).  Sets *drawn to 1 when a plot was written, 0 when the
+ * column has no finite values (skipped with a warning). */
+static int draw(plot_run *pr, const tsv_table *t, const plot_layout *l, size_t ycol, long ecol,
+                int *drawn)
+{
+    *drawn = 0;
+    int rc = MCF_OK;
+    plot_files files;
+    memset(&files, 0, sizeof files);
+    plot_crossing *cross = NULL;
+    size_t ncross = 0;
+    char *safe = NULL;
+    plot_point *pts = malloc(l->ngroup * t->nrow * sizeof *pts);
+    size_t *npts = calloc(l->ngroup, sizeof *npts);
+    size_t *shown = malloc((l->ngroup + 1) * sizeof *shown);
+    if (!pts || !npts || !shown) {
+        rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
+        goto done;
+    }
+    /* the points of every curve, sorted by x; rows with a non-finite x or y are left
+     * out, a non-finite error is drawn as no error bar */
     size_t total = 0;
     for (size_t r = 0; r < t->nrow; r++) {
         double x = l->x[r], y = t->values[r * t->ncol + ycol];
@@ -293,7 +403,7 @@ static int draw(const char *dir, const tsv_table *t, const plot_layout *l, size_
         if (!isfinite(x) || !isfinite(y))
             continue;
         size_t g = l->group[r];
-        pts[g * t->nrow + npts[g]++] = (point){x, y, isfinite(e) ? e : 0.0, r};
+        pts[g * t->nrow + npts[g]++] = (plot_point){x, y, isfinite(e) ? e : 0.0, r};
         total++;
     }
     if (total == 0) {
@@ -303,121 +413,26 @@ static int draw(const char *dir, const tsv_table *t, const plot_layout *l, size_
     }
     for (size_t g = 0; g < l->ngroup; g++)
         qsort(pts + g * t->nrow, npts[g], sizeof *pts, point_cmp);
-
-    safe = file_safe(t->names[ycol]);
-    if (!safe)
-        goto nomem;
-    size_t nb = strlen(safe) + 32;
-    base = malloc(nb);
-    tmpbase = malloc(nb);
-    if (!base || !tmpbase)
-        goto nomem;
-    snprintf(base, nb, "plot-%s.svg", safe);
-    snprintf(tmpbase, nb, ".plot-%s.svg.tmp", safe);
-    out_path = join_path(dir, base);
-    tmp_path = join_path(dir, tmpbase);
-    log_path = join_path(dir, ".plot-gnuplot-XXXXXX");
-    if (!out_path || !tmp_path || !log_path)
-        goto nomem;
-    /* gnuplot opens its output by name, following links: the name is ours first */
-    int out_fd = mcfi_create_fresh(tmp_path);
-    tmp_made = out_fd >= 0;
-    if (out_fd < 0 || close(out_fd) != 0) {
-        rc = mcf_fail(MCF_EIO, "%s: not written: cannot create %s (%s)", out_path, tmp_path,
-                      strerror(errno));
+    if ((rc = binder_crossings(t, l, ycol, ecol, &cross, &ncross)))
+        goto done;
+    int band = !l->scalar && ecol >= 0;
+    plot_data d = {pts, npts, ycol, ecol, band, shown, choose_curves(l, band, shown),
+                   cross, ncross};
+    if (!(safe = file_safe(t->names[ycol]))) {
+        rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
         goto done;
     }
-    log_fd = mkstemp(log_path);
-    if (log_fd < 0) {
-        rc = mcf_fail(MCF_EIO, "%s: not written: cannot create a scratch file in %s (%s)",
-                      out_path, dir, strerror(errno));
-        free(log_path);
-        log_path = NULL;
+    if ((rc = files_create(&files, pr->dir, safe, pr->terminals == 2)) ||
+        (rc = run_gnuplot(pr, t, l, &d, &files)))
         goto done;
-    }
-    close(log_fd);
-    quoted_log = shell_quote(log_path);
-    if (!quoted_log)
-        goto nomem;
-    size_t nc = strlen(quoted_log) + 32;
-    cmd = malloc(nc);
-    if (!cmd)
-        goto nomem;
-    snprintf(cmd, nc, "gnuplot 2>%s", quoted_log);
-
-    /* a gnuplot that dies early must not kill us with SIGPIPE: ignore it while writing,
-     * so that writes fail with EPIPE instead */
-    struct sigaction ignore, old;
-    memset(&ignore, 0, sizeof ignore);
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    sigaction(SIGPIPE, &ignore, &old);
-
-    fflush(NULL);
-    FILE *g = popen(cmd, "w");
-    if (!g) {
-        int e = errno;
-        sigaction(SIGPIPE, &old, NULL);
-        rc = mcf_fail(MCF_EIO, "cannot start gnuplot for %s: %s", out_path, strerror(e));
-        goto done;
-    }
-    write_script(g, t, l, pts, npts, ycol, ecol, tmp_path);
-    int write_failed = ferror(g) || fflush(g) != 0;
-    int write_errno = errno;
-    int st = pclose(g);
-    sigaction(SIGPIPE, &old, NULL);
-
-    char msg[512];
-    if (st == -1) {
-        rc = mcf_fail(MCF_EIO, "gnuplot for %s: cannot collect its status: %s", out_path,
-                      strerror(errno));
-    } else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-        *no_gnuplot = 1;
-        rc = mcf_fail(MCF_EIO, GNUPLOT_MISSING);
-    } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        first_line(log_path, msg, sizeof msg);
-        if (WIFEXITED(st))
-            rc = mcf_fail(MCF_EIO, "gnuplot failed drawing %s (exit status %d)%s%s",
-                          out_path, WEXITSTATUS(st), msg[0] ? ": " : "", msg);
-        else
-            rc = mcf_fail(MCF_EIO, "gnuplot was killed by signal %d drawing %s",
-                          WIFSIGNALED(st) ? WTERMSIG(st) : 0, out_path);
-    } else if (write_failed) {
-        rc = mcf_fail(MCF_EIO, "gnuplot for %s: writing its input failed: %s", out_path,
-                      strerror(write_errno));
-    } else {
-        struct stat sb;
-        if (stat(tmp_path, &sb) != 0 || sb.st_size == 0) {
-            first_line(log_path, msg, sizeof msg);
-            rc = mcf_fail(MCF_EIO, "%s: not written: gnuplot exited normally but wrote "
-                          "nothing to %s%s%s", out_path, tmp_path, msg[0] ? ": " : "", msg);
-        } else if (!svg_complete(tmp_path)) {
-            rc = mcf_fail(MCF_EIO, "%s: not written: gnuplot's output %s is incomplete (is "
-                          "the disk full?)", out_path, tmp_path);
-        } else if (rename(tmp_path, out_path) != 0) {
-            rc = mcf_fail(MCF_EIO, "%s: not written: cannot rename %s into place (%s)",
-                          out_path, tmp_path, strerror(errno));
-        } else {
-            *drawn = 1;
-        }
-    }
-    goto done;
-
-nomem:
-    rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
+    *drawn = 1;
+    pr->written++;
+    pr->png_written += files.out[1] != NULL;
 done:
-    if (tmp_made && !*drawn)
-        unlink(tmp_path);
-    if (log_path && log_fd >= 0)
-        unlink(log_path);
-    free(cmd);
-    free(quoted_log);
-    free(log_path);
-    free(tmp_path);
-    free(out_path);
-    free(tmpbase);
-    free(base);
+    files_free(&files);
     free(safe);
+    free(cross);
+    free(shown);
     free(npts);
     free(pts);
     return rc;
@@ -426,20 +441,25 @@ done:
 /* ---------------------------------------------------------------------------------- */
 
 /* Draws every column with an _err partner (and acceptance) of one table file. */
-static int plot_table(const char *dir, char *path, int scalar, int *n_written, int *no_gnuplot)
+static int plot_table(plot_run *pr, const char *path, int scalar)
 {
     tsv_table t;
     memset(&t, 0, sizeof t);
     t.path = path;
     plot_layout l;
     memset(&l, 0, sizeof l);
-    int written = 0;
 
     int rc = tsv_read(&t, path);
     if (rc != MCF_OK)
         goto out;
-    if (!gnuplot_available()) {
-        *no_gnuplot = 1;
+    if (pr->terminals < 0) {
+        pr->terminals = gnuplot_terminals();
+        if (pr->terminals == 1)
+            mcf_log(MCF_LOG_WARN, "gnuplot has no pngcairo terminal: SVG plots only (Debian's "
+                    "gnuplot-nox has it)");
+    }
+    if (pr->terminals == 0) {
+        pr->no_gnuplot = 1;
         rc = mcf_fail(MCF_EIO, GNUPLOT_MISSING);
         goto out;
     }
@@ -464,36 +484,35 @@ static int plot_table(const char *dir, char *path, int scalar, int *n_written, i
         snprintf(errname, namecap + 8, "%s_err", t.names[c]);
         long e = tsv_column(&t, errname);
         int drawn = 0;
-        if (e >= 0) {
-            rc = draw(dir, &t, &l, c, e, &drawn, no_gnuplot);
-        } else if (strcmp(t.names[c], "acceptance") == 0) {
-            rc = draw(dir, &t, &l, c, -1, &drawn, no_gnuplot);
-        }
-        written += drawn;
+        if (e >= 0)
+            rc = draw(pr, &t, &l, c, e, &drawn);
+        else if (strcmp(t.names[c], "acceptance") == 0)
+            rc = draw(pr, &t, &l, c, -1, &drawn);
     }
     free(errname);
 
 out:
-    *n_written += written;
     plot_layout_free(&l);
     tsv_free(&t);
     return rc;
 }
 
 
-int mcfi_plot_dir(const char *dir, int *n_written, int *no_gnuplot)
+int mcfi_plot_dir(const char *dir, int *n_written, int *no_gnuplot, int *n_png)
 {
-    int written = 0, missing = 0;
+    plot_run pr = {.dir = dir, .terminals = -1};
     if (n_written)
         *n_written = 0;
     if (no_gnuplot)
         *no_gnuplot = 0;
+    if (n_png)
+        *n_png = 0;
     if (!dir || !*dir)
         return mcf_fail(MCF_EINVAL, "mcf plot: no run folder given; usage: mcf plot DIR");
     char *path = join_path(dir, "results.tsv");
     if (!path)
         return mcf_fail(MCF_ENOMEM, "out of memory");
-    int rc = plot_table(dir, path, 1, &written, &missing);
+    int rc = plot_table(&pr, path, 1);
     /* curve observables: <dir>/<name>.tsv, x = the curve's axis (its last scan column,
      * which varies along every curve) */
     char names[4096];
@@ -509,13 +528,14 @@ int mcfi_plot_dir(const char *dir, int *n_written, int *no_gnuplot)
         char *cpath = join_path(dir, file);
         if (!cpath)
             return mcf_fail(MCF_ENOMEM, "out of memory");
-        rc = plot_table(dir, cpath, 0, &written, &missing);
+        rc = plot_table(&pr, cpath, 0);
         free(cpath);
     }
     if (n_written)
-        *n_written = written;
+        *n_written = pr.written;
     if (no_gnuplot)
-        *no_gnuplot = missing;
+        *no_gnuplot = pr.no_gnuplot;
+    if (n_png)
+        *n_png = pr.png_written;
     return rc;
 }
-

@@ -1,10 +1,12 @@
 /* plot_internal.h — shared by the files of the mcf program's plot module (plot_tsv.c,
- * plot_layout.c, plot.c): a results table read from TSV and the layout of its plots.
- * Not part of libmcf; plot.h is the module's entry point. */
+ * plot_layout.c, plot_binder.c, plot_script.c, plot.c): a results table read from TSV, the
+ * layout of its plots, the Binder crossings and the gnuplot script.  Not part of libmcf;
+ * plot.h is the module's entry point. */
 #ifndef MCF_PLOT_INTERNAL_H
 #define MCF_PLOT_INTERNAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* ---- the table (plot_tsv.c) ---------------------------------------------------------- */
 /* results.tsv (or a curve file) read whole: the header, every row as strings with the
@@ -24,6 +26,9 @@ typedef struct tsv_table {
     size_t scan_line;       /* 0 when there is no scan line */
     size_t *scan;           /* column index of each scan name */
     size_t nscan;
+    char **label_name, **label_symbol, **label_unit; /* from "# labels:", owned */
+    size_t nlabels;
+    size_t labels_line;     /* 0 when there is no labels line (an older file) */
 } tsv_table;
 
 /* Reads the file at path into t (zeroed by the caller; t->path set to path for messages).
@@ -35,6 +40,10 @@ void tsv_free(tsv_table *t);
 /* The index of the column called name, or -1. */
 long tsv_column(const tsv_table *t, const char *name);
 int tsv_is_scan_column(const tsv_table *t, size_t col);
+/* The symbol of column name from "# labels:" ("⟨|m|⟩"), or name itself; its unit ("" for
+ * none).  Borrowed from t. */
+const char *tsv_symbol(const tsv_table *t, const char *name);
+const char *tsv_unit(const tsv_table *t, const char *name);
 /* 1 when s holds only blanks and tabs. */
 int tsv_is_blank(const char *s);
 /* The names after "# curves:" in the metadata of the file at path, space separated, into
@@ -48,7 +57,7 @@ void tsv_curve_names(const char *path, char *buf, size_t size);
  * than one value split the rows into curves; those that keep one value are named in the
  * plot title instead. */
 typedef struct plot_layout {
-    const char *xlabel;    /* name of the x column, or "row" (borrowed) */
+    char *xlabel;          /* the x axis: "T / t" (plot_axis_text), or "row" (owned) */
     long xcol;             /* the x column, -1 when plotting against the row number */
     double *x;             /* nrow */
     int x_categorical;     /* x column holds words: x is the index of the distinct word */
@@ -58,8 +67,10 @@ typedef struct plot_layout {
     size_t ngcol;
     size_t *group;         /* nrow: curve index of each row */
     size_t ngroup;
-    char **group_title;    /* ngroup titles, "" when there is one curve */
-    char *fixed;           /* "T=2.3" or "L=16, T=2.3": the one-valued scan columns */
+    size_t *group_row;     /* ngroup: the first row of each curve */
+    char **group_title;    /* ngroup titles ("L = 16", "W = 4 t, L = 8"), "" for one curve */
+    char *fixed;           /* "T = 2.3 J" or "L = 16, T = 2.3 J": the one-valued scan
+                              columns */
     int scalar;            /* results.tsv (scalar observables), not a curve file */
 } plot_layout;
 
@@ -67,5 +78,76 @@ typedef struct plot_layout {
  * only; release with plot_layout_free(), also after a failure. */
 int plot_layout_build(const tsv_table *t, plot_layout *l, int scalar);
 void plot_layout_free(plot_layout *l);
+
+/* ---- the texts (plot_text.c) ---------------------------------------------------------- */
+/* Every text of a plot is gnuplot enhanced-text markup.  In a symbol or unit from
+ * "# labels:", "_x" and "^x" (x a run of ASCII letters and digits, or "{...}") are sub- and
+ * superscripts ("U_4", "ρ_typ(E)", "k_B T"); everything else, and every text that is not
+ * a label (values, column names, words), is drawn as written.  Each function returns a
+ * string owned by the caller, NULL when out of memory. */
+/* s drawn as written. */
+char *plot_markup_plain(const char *s);
+/* The symbol of column name, or its name without a label. */
+char *plot_markup_symbol(const tsv_table *t, const char *name);
+/* The unit of column name ("" without one). */
+char *plot_markup_unit(const tsv_table *t, const char *name);
+/* Axis text of column name: "symbol / unit" ("T / t"; a compound symbol or unit in
+ * parentheses: "(E/N) / t"), "symbol · X" for a unit 1/X ("χ · J"), the symbol alone
+ * without a unit. */
+char *plot_axis_text(const tsv_table *t, const char *name);
+/* "symbol = value unit" ("L = 16", "W = 4 t"). */
+char *plot_value_text(const tsv_table *t, const char *name, const char *value);
+
+/* ---- the Binder crossings (plot_binder.c) ------------------------------------------- */
+/* Where the curves of two consecutive sizes cross. */
+typedef struct plot_crossing {
+    size_t g1, g2;        /* the curves (groups), smaller size first */
+    double x, xerr;       /* the crossing and its error (linear propagation; 0 without
+                             errors) */
+    double y;             /* the value there */
+} plot_crossing;
+
+/* The crossings of column ycol (error column ecol, or -1) between the curves of
+ * consecutive sizes: when the rows split into curves by exactly one numeric scan column
+ * (the size, e.g. L) and x is numeric, for each pair of curves adjacent in that column's
+ * order, the points where d = U(size1) - U(size2) changes sign between neighbouring common
+ * x values, linearly interpolated: those where d exceeds its error (the two error bars
+ * added in quadrature) at one of the two neighbours, and, between two x values where it
+ * does with opposite signs and nowhere between, the first change.  *out (owned, free())
+ * and *n; none (n = 0) when the layout does not qualify.  MCF_ENOMEM only. */
+int plot_binder_crossings(const tsv_table *t, const plot_layout *l, size_t ycol, long ecol,
+                          plot_crossing **out, size_t *n);
+/* "L = 4/6 at T = 2.271 ± 0.008 J": the two sizes and the crossing's x in the x column's
+ * symbol and unit, to the decimals of its error (two significant digits; %.6g without
+ * one).  markup: as gnuplot markup (plot_text.c), else plain text.  Owned by the caller;
+ * NULL when out of memory. */
+char *plot_crossing_text(const tsv_table *t, const plot_layout *l, const plot_crossing *c,
+                         int markup);
+
+/* ---- the gnuplot script (plot_script.c) -------------------------------------------- */
+typedef struct plot_point {
+    double x, y, err;
+    size_t row; /* for a stable sort */
+} plot_point;
+
+/* What one plot shows: the curves' points, pts[g * nrow + i] for i < npts[g], sorted by
+ * x; which curves are drawn; the crossings to mark. */
+typedef struct plot_data {
+    const plot_point *pts;
+    const size_t *npts;
+    size_t ycol;
+    long ecol;                  /* the error column, -1: none */
+    int band;                   /* a curve file: the mean as a line in a band of ± error */
+    const size_t *shown;        /* the curves drawn, in order */
+    size_t nshown;              /* < ngroup: thinned (the title says so) */
+    const plot_crossing *cross;
+    size_t ncross;
+} plot_data;
+
+/* Writes the script of one plot to g: the SVG into svg_path and, when png_path is not
+ * NULL, the same plot as a PNG (pngcairo, twice the size) into png_path.  Errors show as
+ * ferror(g). */
+void plot_write_script(FILE *g, const tsv_table *t, const plot_layout *l, const plot_data *d,
+                       const char *svg_path, const char *png_path);
 
 #endif

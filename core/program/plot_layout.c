@@ -2,7 +2,9 @@
  * (the last scan column that takes more than one value; the row number without scan
  * columns; the index of the distinct word for a column of words), the curves (one per
  * combination of the other varying scan columns, in order of first appearance) and the
- * title's one-valued scan columns.  The same layout serves every plot of one table. */
+ * title's one-valued scan columns, named by their symbols and units ("L = 16", "T / t")
+ * where the table has a "# labels:" line.  The same layout serves every plot of one
+ * table. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "plot_internal.h"
@@ -15,6 +17,8 @@
 
 void plot_layout_free(plot_layout *l)
 {
+    free(l->xlabel);
+    free(l->group_row);
     free(l->x);
     free(l->cat_row);
     free(l->gcol);
@@ -36,23 +40,32 @@ static int column_varies(const tsv_table *t, size_t col)
     return 0;
 }
 
-/* "name=value, name=value" for the n columns cols of row r.  Owned by the caller. */
+/* "L = 16, T = 2.3 J" for the n columns cols of row r.  Owned by the caller. */
 static char *assignments(const tsv_table *t, const size_t *cols, size_t n, size_t r)
 {
     size_t len = 1;
-    for (size_t i = 0; i < n; i++)
-        len += strlen(t->names[cols[i]]) + strlen(t->cells[r * t->ncol + cols[i]]) + 3;
-    char *s = malloc(len);
-    if (!s)
+    char **parts = calloc(n + 1, sizeof *parts);
+    if (!parts)
         return NULL;
-    s[0] = '\0';
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++) {
-        int k = snprintf(s + w, len - w, "%s%s=%s", i ? ", " : "", t->names[cols[i]],
-                         t->cells[r * t->ncol + cols[i]]);
-        if (k > 0)
-            w += (size_t)k;
+    int oom = 0;
+    for (size_t i = 0; i < n && !oom; i++) {
+        parts[i] = plot_value_text(t, t->names[cols[i]], t->cells[r * t->ncol + cols[i]]);
+        oom = !parts[i];
+        if (parts[i])
+            len += strlen(parts[i]) + 2;
     }
+    char *s = oom ? NULL : malloc(len);
+    if (s) {
+        s[0] = '\0';
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                strcat(s, ", ");
+            strcat(s, parts[i]);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(parts[i]);
+    free(parts);
     return s;
 }
 
@@ -85,7 +98,7 @@ int plot_layout_build(const tsv_table *t, plot_layout *l, int scalar)
     }
 
     if (t->nscan == 0) {
-        l->xlabel = "row";
+        l->xlabel = plot_axis_text(t, "row");
         for (size_t r = 0; r < t->nrow; r++)
             l->x[r] = (double)(r + 1);
     } else {
@@ -107,7 +120,7 @@ int plot_layout_build(const tsv_table *t, plot_layout *l, int scalar)
             else
                 fixed[nfixed++] = t->scan[i];
         }
-        l->xlabel = t->names[xc];
+        l->xlabel = plot_axis_text(t, t->names[xc]);
         for (size_t r = 0; r < t->nrow; r++)
             if (!t->numeric[r * t->ncol + xc])
                 l->x_categorical = 1;
@@ -127,7 +140,7 @@ int plot_layout_build(const tsv_table *t, plot_layout *l, int scalar)
     }
     l->fixed = assignments(t, fixed, nfixed, 0);
     free(fixed);
-    if (!l->fixed) {
+    if (!l->fixed || !l->xlabel) {
         free(first);
         return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
     }
@@ -141,11 +154,13 @@ int plot_layout_build(const tsv_table *t, plot_layout *l, int scalar)
         l->group[r] = g;
     }
     l->group_title = calloc(l->ngroup, sizeof *l->group_title);
-    if (!l->group_title) {
+    l->group_row = malloc((l->ngroup + 1) * sizeof *l->group_row);
+    if (!l->group_title || !l->group_row) {
         free(first);
         return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
     }
     for (size_t g = 0; g < l->ngroup; g++) {
+        l->group_row[g] = first[g];
         l->group_title[g] = assignments(t, l->gcol, l->ngcol, first[g]);
         if (!l->group_title[g]) {
             free(first);

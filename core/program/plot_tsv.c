@@ -1,6 +1,7 @@
 /* plot_tsv.c — the plot module's reader of a run's tables: results.tsv or a curve file
  * <name>.tsv read whole into a table of strings (numbers parsed alongside), its "# scan:"
- * metadata resolved to header columns, and the "# curves:" names.  Every malformed line
+ * metadata resolved to header columns, its "# labels:" (symbols and units, written by
+ * core/src/labels.c) and the "# curves:" names.  Every malformed line
  * is an MCF_EFORMAT error naming file and line.  Drawing is plot.c's. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -59,6 +60,14 @@ void tsv_free(tsv_table *t)
         free(t->scan_names[i]);
     free(t->scan_names);
     free(t->scan);
+    for (size_t i = 0; i < t->nlabels; i++) {
+        free(t->label_name[i]);
+        free(t->label_symbol[i]);
+        free(t->label_unit[i]);
+    }
+    free(t->label_name);
+    free(t->label_symbol);
+    free(t->label_unit);
     memset(t, 0, sizeof *t);
 }
 
@@ -100,12 +109,112 @@ static char **split_tabs(char *line, size_t *n)
     return f;
 }
 
-/* "# scan: L T" — stores the names.  Any other metadata line is ignored. */
+static char *dup_range(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (p) {
+        memcpy(p, s, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
+const char *tsv_symbol(const tsv_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->nlabels; i++)
+        if (!strcmp(t->label_name[i], name))
+            return t->label_symbol[i];
+    return name;
+}
+
+const char *tsv_unit(const tsv_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->nlabels; i++)
+        if (!strcmp(t->label_name[i], name))
+            return t->label_unit[i];
+    return "";
+}
+
+/* One entry of "# labels:", "name: symbol [unit]" ("[unit]" left out for a pure number;
+ * the unit is what follows the last " [" of an entry that ends in ']'). */
+static int add_label(tsv_table *t, const char *e, size_t n, size_t lineno, size_t k)
+{
+    const char *colon = NULL;
+    for (size_t i = 0; i + 1 < n && !colon; i++)
+        if (e[i] == ':' && e[i + 1] == ' ')
+            colon = e + i;
+    if (!colon || colon == e || colon + 2 >= e + n)
+        return mcf_fail(MCF_EFORMAT, "%s:%zu: '# labels:' entry %zu '%.*s' is not "
+                        "'name: symbol [unit]'", t->path, lineno, k, (int)n, e);
+    const char *sym = colon + 2, *end = e + n, *sym_end = end, *unit = end;
+    if (end[-1] == ']')
+        for (const char *b = end - 1; b > sym + 1; b--)
+            if (b[-1] == ' ' && b[0] == '[') {
+                sym_end = b - 1;
+                unit = b + 1;
+                break;
+            }
+    if (sym_end == sym)
+        return mcf_fail(MCF_EFORMAT, "%s:%zu: '# labels:' entry %zu '%.*s' has no symbol",
+                        t->path, lineno, k, (int)n, e);
+    size_t cap = t->nlabels + 1;
+    char **a = realloc(t->label_name, cap * sizeof *a);
+    if (a)
+        t->label_name = a;
+    char **b = realloc(t->label_symbol, cap * sizeof *b);
+    if (b)
+        t->label_symbol = b;
+    char **c = realloc(t->label_unit, cap * sizeof *c);
+    if (c)
+        t->label_unit = c;
+    if (!a || !b || !c)
+        return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
+    char *name = dup_range(e, (size_t)(colon - e)), *symbol = dup_range(sym, (size_t)(sym_end - sym));
+    char *u = unit < end ? dup_range(unit, (size_t)(end - 1 - unit)) : dup_range("", 0);
+    if (!name || !symbol || !u) {
+        free(name);
+        free(symbol);
+        free(u);
+        return mcf_fail(MCF_ENOMEM, "out of memory reading %s", t->path);
+    }
+    t->label_name[t->nlabels] = name;
+    t->label_symbol[t->nlabels] = symbol;
+    t->label_unit[t->nlabels++] = u;
+    return MCF_OK;
+}
+
+/* "# labels: T: T [J]<TAB>abs_m: ⟨|m|⟩ ..." — the entries, tab separated. */
+static int parse_labels(tsv_table *t, const char *p, size_t lineno)
+{
+    if (t->labels_line)
+        return mcf_fail(MCF_EFORMAT, "%s:%zu: a second '# labels:' line (the first is line "
+                        "%zu)", t->path, lineno, t->labels_line);
+    t->labels_line = lineno;
+    while (*p == ' ')
+        p++;
+    for (size_t k = 1; *p; k++) {
+        size_t n = strcspn(p, "\t");
+        if (n > 0) {
+            int rc = add_label(t, p, n, lineno, k);
+            if (rc)
+                return rc;
+        }
+        p += n;
+        if (*p == '\t')
+            p++;
+    }
+    return MCF_OK;
+}
+
+/* "# scan: L T" — stores the names; "# labels:" the symbols and units.  Any other
+ * metadata line is ignored. */
 static int parse_metadata(tsv_table *t, const char *line, size_t lineno)
 {
     const char *p = line + 1;
     while (*p == ' ' || *p == '\t')
         p++;
+    if (strncmp(p, "labels:", 7) == 0)
+        return parse_labels(t, p + 7, lineno);
     if (strncmp(p, "scan:", 5) != 0)
         return MCF_OK;
     if (t->scan_line)

@@ -212,7 +212,8 @@ int mcfi_outdir_clean(const char *dir)
             stale = pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
         else
             stale = !strncmp(name, ".plot-gnuplot-", 14) ||
-                    (!strncmp(name, ".plot-", 6) && ends_with(name, ".svg.tmp"));
+                    (!strncmp(name, ".plot-", 6) &&
+                     (ends_with(name, ".svg.tmp") || ends_with(name, ".png.tmp")));
         struct stat st;
         if (stale && fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
             !S_ISDIR(st.st_mode) && unlinkat(dirfd(d), name, 0) == 0)

@@ -50,8 +50,8 @@ int mcfi_write_atomic(const char *path, const void *data, size_t size);
 int mcfi_outdir_lock(const char *dir, int *fd);
 void mcfi_outdir_unlock(int fd);
 /* With the lock held: removes the temporaries a killed run left in DIR (NAME.tmp.<pid> of a
- * pid that is not alive; .plot-*.svg.tmp and .plot-gnuplot-* of a killed plot, which only a
- * lock holder writes).  Returns how many were removed. */
+ * pid that is not alive; .plot-*.svg.tmp, .plot-*.png.tmp and .plot-gnuplot-* of a killed
+ * plot, which only a lock holder writes).  Returns how many were removed. */
 int mcfi_outdir_clean(const char *dir);
 /* `run --force`: moves the earlier run's checkpoint, results.tsv, results.h5 and config.ini
  * into DIR/.previous, where they stay until the new run's first checkpoint

@@ -8,6 +8,7 @@
  * is inconsistent. */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "labels.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -242,6 +243,8 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
         return mcf_fail(MCF_EPLUGIN, "%s: the descriptor has no ops table", path);
     if (info->kind == MCF_PLUGIN_MODEL) {
         int rc = check_model_ops(path, info->ops);
+        if (!rc)
+            rc = mcfi_labels_check(path, info->ops, info->params);
         if (rc)
             return rc;
     }

@@ -7,6 +7,7 @@
 
 #include "equilibration.h"
 #include "fileio.h"
+#include "labels.h"
 #include "results_table.h"
 
 #include <math.h>
@@ -65,9 +66,23 @@ static int check_curve_lengths(const mcf_run *r, size_t o)
     return MCF_OK;
 }
 
+/* The "# labels:" line of a table's columns. */
+static void put_labels(mcf_text *t, const mcfi_labels *labels, const mcfi_table *tab)
+{
+    const char **names = malloc((tab->n_cols + 1) * sizeof *names);
+    if (!names) {
+        t->failed = 1;
+        return;
+    }
+    for (size_t c = 0; c < tab->n_cols; c++)
+        names[c] = tab->cols[c].name;
+    mcfi_labels_line(labels, names, tab->n_cols, t);
+    free(names);
+}
+
 /* <dir>/<name>.tsv for every curve observable that some chain measures (curve_points() > 0):
  * scan columns, axis, value, error; the numbers are results_table.c's. */
-static int write_curves(const mcf_run *r)
+static int write_curves(const mcf_run *r, const mcfi_labels *labels)
 {
     const mcf_setup *s = r->setup;
     const mcf_observable_spec *obs = r->ops->observables;
@@ -92,6 +107,7 @@ static int write_curves(const mcf_run *r)
         for (size_t a = 0; a < s->n_axes; a++)
             mcfi_text_printf(&t, " %s", s->axes[a].name);
         mcfi_text_printf(&t, " %s\n", obs[o].axis);
+        put_labels(&t, labels, &tab);
         if (!s->n_axes)
             mcfi_text_printf(&t, "point");
         for (size_t a = 0; a < s->n_axes; a++)
@@ -260,9 +276,14 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     size_t R = (size_t)s->walkers, n_points = r->n_chains / R;
     /* the numbers are results_table.c's (results.h5 has the same), printed with 10 digits */
     mcfi_table tab;
+    mcfi_labels labels;
     int rc = mcfi_results_table(r, &tab);
     if (rc)
         return rc;
+    if ((rc = mcfi_labels_build(r, &labels))) {
+        mcfi_table_free(&tab);
+        return rc;
+    }
 
     mcfi_text_printf(&t, "# mcf %s results\n", MCF_VERSION_STRING);
     mcfi_text_printf(&t, "# model: %s %s\n", s->model_name, s->model->info->version);
@@ -295,6 +316,7 @@ int mcfi_results_write(const mcf_run *r, char **summary)
                 mcfi_text_printf(&t, " %s", obs[r->curve[k]].name);
         mcfi_text_printf(&t, "\n");
     }
+    put_labels(&t, &labels, &tab);
 
     what_was_measured(r, &tab, &sum);
     mcf_text pt_sum = {0};
@@ -365,7 +387,7 @@ int mcfi_results_write(const mcf_run *r, char **summary)
         rc = mcf_fail(MCF_ENOMEM, "out of memory writing results");
     if (!rc) {
         char path[4200];
-        rc = write_curves(r);
+        rc = write_curves(r, &labels);
         snprintf(path, sizeof path, "%s/results.tsv", r->dir);
         if (!rc)
             rc = mcfi_write_atomic(path, t.s, t.len);
@@ -375,6 +397,7 @@ int mcfi_results_write(const mcf_run *r, char **summary)
             log_lines(MCF_LOG_WARN, checks.s, 0, 0);
         }
     }
+    mcfi_labels_free(&labels);
     free(checks.s);
     free(t.s);
     free(rows.s);

@@ -22,6 +22,7 @@ int mcfi_results_h5_write(const mcf_run *r)
 #else
 
 #include "fileio.h"
+#include "labels.h"
 #include "results_table.h"
 
 #include <hdf5.h>
@@ -30,6 +31,7 @@ int mcfi_results_h5_write(const mcf_run *r)
 #include <string.h>
 
 typedef struct h5w {
+    const mcfi_labels *labels; /* symbols and units (labels.c) */
     hid_t str;    /* variable-length UTF-8 strings */
     hid_t gcpl;   /* groups: no times, links listed in creation order */
     hid_t dcpl;   /* datasets: no times */
@@ -166,8 +168,25 @@ static void attr_int(h5w *w, hid_t obj, const char *name, int64_t v)
     attribute(w, obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, 0, &v);
 }
 
-/* the columns of a table, in order, and the attribute "columns" listing their names as
- * stored */
+/* Attributes symbol and unit of the object at name (in parent) when the column or
+ * observable `label` is labelled. */
+static void label_attrs(h5w *w, hid_t parent, const char *name, const char *label)
+{
+    const mcfi_label *l = mcfi_labels_find(w->labels, label);
+    if (!l || w->failed)
+        return;
+    hid_t o = H5Oopen(parent, name, H5P_DEFAULT);
+    if (o < 0) {
+        failed(w, parent, name, "open");
+        return;
+    }
+    attr_text(w, o, "symbol", l->symbol);
+    attr_text(w, o, "unit", l->unit);
+    close_id(w, o, H5Oclose, "close an object");
+}
+
+/* the columns of a table, in order, with their symbols and units, and the attribute
+ * "columns" listing their names as stored */
 static void table(h5w *w, hid_t g, const mcfi_table *t)
 {
     enum { LEN = 512 };
@@ -187,6 +206,7 @@ static void table(h5w *w, hid_t g, const mcfi_table *t)
             doubles(w, g, names[c], t->n_rows, 0, t->cols[c].x);
         else
             texts(w, g, names[c], t->n_rows, t->cols[c].text);
+        label_attrs(w, g, names[c], t->cols[c].name);
     }
     if (t->n_cols)
         attribute(w, g, "columns", w->str, w->str, t->n_cols, names);
@@ -371,6 +391,11 @@ static int observables_group(h5w *w, hid_t f, const mcf_run *r)
             attr_int(w, og, "chebyshev_moments", 1);
         if (obs[d].flags & MCF_OBS_MOMENT_SCALE)
             attr_int(w, og, "moment_scale", 1);
+        const mcfi_label *l = mcfi_labels_find(w->labels, obs[d].name);
+        if (l) {
+            attr_text(w, og, "symbol", l->symbol);
+            attr_text(w, og, "unit", l->unit);
+        }
         for (size_t o = 0; o < r->n_obs; o++)
             if (r->scalar[o] == d)
                 scalar_data(w, og, r, o, x, iv);
@@ -466,6 +491,11 @@ int mcfi_results_h5_write(const mcf_run *r)
     h5w w = {.str = -1, .gcpl = -1, .dcpl = -1};
     void *image = NULL;
     size_t size = 0;
+    mcfi_labels labels;
+    int lrc = mcfi_labels_build(r, &labels);
+    if (lrc)
+        return mcf_fail_prefix(lrc, "%s: not written", path);
+    w.labels = &labels;
     /* HDF5 would print its error stack on stderr: the message below says it instead */
     int quiet = H5Eget_auto2(H5E_DEFAULT, &print, &print_data) >= 0 &&
                 H5Eset_auto2(H5E_DEFAULT, NULL, NULL) >= 0;
@@ -480,6 +510,7 @@ int mcfi_results_h5_write(const mcf_run *r)
     else
         rc = mcfi_write_atomic(path, image, size);
     free(image);
+    mcfi_labels_free(&labels);
     return rc;
 }
 

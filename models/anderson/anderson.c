@@ -89,6 +89,12 @@ static const mcf_observable_spec anderson_observables[] = {
      MCF_OBS_MOMENTS},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
+/* symbols and units for the plots (mcf_label) */
+static const mcf_label anderson_labels[] = {
+    {"L", "L", NULL}, {"W", "W", "t"}, {"dos", "ρ(E)", "1/t"},
+    {"typical_dos", "ρ_typ(E)", "1/t"}, {"ldos", "ρ_i(E)", "1/t"}, {"E", "E", "t"},
+    {NULL, NULL, NULL}};
+
 typedef struct anderson_move {
     uint64_t key; /* the Philox key of the new realization */
 } anderson_move;
@@ -446,6 +452,7 @@ static const mcf_model_ops anderson_ops = {
     .struct_size = sizeof(mcf_model_ops),
     .move_size = sizeof(anderson_move),
     .observables = anderson_observables,
+    .labels = anderson_labels,
     .create = anderson_create,
     .destroy = anderson_destroy,
     .units = anderson_units,

@@ -80,6 +80,13 @@ static const mcf_observable_spec de_observables[] = {
      "density of states per state of the fermions, 1/energy (only with dos_every > 0)", "E", 0},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
+/* symbols and units for the plots (mcf_label) */
+static const mcf_label de_labels[] = {
+    {"T", "T", "t"}, {"L", "L", NULL}, {"mu", "μ", "t"}, {"hund", "J_H", "t"},
+    {"energy", "E/N", "t"}, {"abs_m", "⟨|m|⟩", NULL}, {"m2", "⟨m²⟩", NULL},
+    {"m4", "⟨m⁴⟩", NULL}, {"density", "n", NULL}, {"nn_correlation", "⟨S_i·S_j⟩", NULL},
+    {"dos", "ρ(E)", "1/t"}, {"E", "E", "t"}, {NULL, NULL, NULL}};
+
 /* ---- create / destroy ---------------------------------------------------------------- */
 
 static void de_destroy(void *chain)
@@ -283,6 +290,7 @@ static const mcf_model_ops de_ops = {
     .struct_size = sizeof(mcf_model_ops),
     .move_size = sizeof(de_move),
     .observables = de_observables,
+    .labels = de_labels,
     .create = de_create,
     .destroy = de_destroy,
     .units = de_units,

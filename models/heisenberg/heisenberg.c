@@ -54,6 +54,11 @@ static const mcf_observable_spec heis_observables[] = {
     {"m4", MCF_ROLE_ORDER4, "its fourth power, |sum_i S_i / N|^4", NULL, 0},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
+/* symbols and units for the plots (mcf_label) */
+static const mcf_label heis_labels[] = {
+    {"T", "T", "J"}, {"L", "L", NULL}, {"energy", "E/N", "J"}, {"abs_m", "⟨|m|⟩", NULL},
+    {"m2", "⟨m²⟩", NULL}, {"m4", "⟨m⁴⟩", NULL}, {NULL, NULL, NULL}};
+
 typedef struct heis_move {
     int64_t site;
     double s[3]; /* the proposed new direction */
@@ -385,6 +390,7 @@ static const mcf_model_ops heis_ops = {
     .struct_size = sizeof(mcf_model_ops),
     .move_size = sizeof(heis_move),
     .observables = heis_observables,
+    .labels = heis_labels,
     .create = heis_create,
     .destroy = heis_destroy,
     .units = heis_units,

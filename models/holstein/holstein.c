@@ -47,6 +47,13 @@ static const mcf_observable_spec ho_observables[] = {
     {"density", MCF_ROLE_NONE, "electrons per site, sum_nu f(eps_nu) / N", NULL, 0},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
+/* symbols and units for the plots (mcf_label) */
+static const mcf_label ho_labels[] = {
+    {"T", "T", "t"}, {"L", "L", NULL}, {"g", "g", "t"}, {"k", "k", "t"}, {"mu", "μ", "t"},
+    {"energy", "E/N", "t"}, {"abs_m", "⟨|m|⟩", NULL}, {"m2", "⟨m²⟩", NULL},
+    {"m4", "⟨m⁴⟩", NULL}, {"x_mean", "⟨x⟩", NULL}, {"x2_mean", "⟨x²⟩", NULL},
+    {"density", "n", NULL}, {NULL, NULL, NULL}};
+
 typedef struct ho_move {
     size_t site;
     double x_new;
@@ -238,7 +245,8 @@ static int ho_load(void *chain, mcf_stream *in)
 
 static const mcf_model_ops ho_ops = {
     .struct_size = sizeof(mcf_model_ops), .move_size = sizeof(ho_move),
-    .observables = ho_observables, .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
+    .observables = ho_observables, .labels = ho_labels,
+    .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
     .create = ho_create, .destroy = ho_destroy, .units = ho_units, .propose = ho_propose,
     .accept = ho_accept, .adapt = ho_adapt, .save = ho_save, .load = ho_load,
     .batch_log_ratio = ho_log_ratio, .batch_measure = ho_measure};

@@ -55,6 +55,11 @@ static const mcf_observable_spec ising_observables[] = {
     {"m4", MCF_ROLE_ORDER4, "fourth power of the magnetization per site, (sum_i s_i / N)^4", NULL, 0},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
+/* symbols and units for the plots (mcf_label) */
+static const mcf_label ising_labels[] = {
+    {"T", "T", "J"}, {"L", "L", NULL}, {"h", "h", "J"}, {"energy", "E/N", "J"},
+    {"abs_m", "⟨|m|⟩", NULL}, {"m2", "⟨m²⟩", NULL}, {"m4", "⟨m⁴⟩", NULL}, {NULL, NULL, NULL}};
+
 typedef struct ising_move {
     int64_t site;
 } ising_move;
@@ -329,6 +334,7 @@ static const mcf_model_ops ising_ops = {
     .struct_size = sizeof(mcf_model_ops),
     .move_size = sizeof(ising_move),
     .observables = ising_observables,
+    .labels = ising_labels,
     .create = ising_create,
     .destroy = ising_destroy,
     .units = ising_units,

@@ -82,6 +82,12 @@ static const mcf_observable_spec sj_observables[] = {
      "square of the local energy per electron; var(E_L) = N^2 (energy_sq - energy^2)", NULL, 0},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
+/* symbols and units for the plots (mcf_label) */
+static const mcf_label sj_labels[] = {
+    {"electrons", "N", NULL}, {"rs", "r_s", "a_0"}, {"jastrow_a", "A", "a_0"},
+    {"jastrow_cutoff", "r_c", "a_0"}, {"energy", "E/N", "Ha"}, {"kinetic", "E_kin/N", "Ha"},
+    {"potential", "E_pot/N", "Ha"}, {"energy_sq", "(E/N)²", "Ha²"}, {NULL, NULL, NULL}};
+
 static void sj_destroy(void *chain)
 {
     sj_chain *c = chain;
@@ -334,6 +340,7 @@ static const mcf_model_ops sj_ops = {
     .struct_size = sizeof(mcf_model_ops),
     .move_size = sizeof(sj_move),
     .observables = sj_observables,
+    .labels = sj_labels,
     .create = sj_create,
     .destroy = sj_destroy,
     .units = sj_units,

@@ -327,7 +327,7 @@ kill_lineage() {
       pending=
     fi
     for f in $tmps; do
-      case $f in .plot-*.svg.tmp) ;; *) pending="$pending $f" ;; esac # those names recur
+      case $f in .plot-*.svg.tmp|.plot-*.png.tmp) ;; *) pending="$pending $f" ;; esac # those names recur
     done
     # did this command begin from that checkpoint?
     kl_count "$kl_re_sweeps"; local began=$((kl_n > sweeps0))

@@ -206,14 +206,16 @@ head -c 200000 /dev/zero > "left/checkpoint.tmp.$dead"
 : > "left/results.tsv.tmp.$dead"
 : > left/.plot-gnuplot-Ab12Cd
 : > left/.plot-energy.svg.tmp
+: > left/.plot-energy.png.tmp
 : > "left/config.ini.tmp.$$"               # this shell's: alive, kept
 "$mcf" resume left --no-progress >/dev/null 2>left2.err || bad "resume: $(cat left2.err)"
 [ ! -e "left/checkpoint.tmp.$dead" ] && [ ! -e "left/results.tsv.tmp.$dead" ] \
   && [ ! -e left/.plot-gnuplot-Ab12Cd ] && [ ! -e left/.plot-energy.svg.tmp ] \
+  && [ ! -e left/.plot-energy.png.tmp ] \
   && ok "leftovers of dead processes removed" || bad "leftovers remain: $(ls -A left)"
 [ -e "left/config.ini.tmp.$$" ] && ok "a live process's temporary is kept" \
   || bad "a live process's temporary was removed"
-grep -q "removed 4 temporary files" left/log && ok "the log says what was removed" \
+grep -q "removed 5 temporary files" left/log && ok "the log says what was removed" \
   || bad "the log does not say: $(tail -n 5 left/log)"
 rm -f "left/config.ini.tmp.$$"
 

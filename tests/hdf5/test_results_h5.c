@@ -306,6 +306,23 @@ static void check_ising(const char *mcf)
           "model attribute '%s'", text);
     CHECK(read_text_attr(f, "scan", 0, text, sizeof text) == 0 && !strcmp(text, "T"),
           "scan attribute '%s'", text);
+    /* symbols and units (mcf_model_ops.labels, and the core's for what it derives) */
+    static const char *const lab[][3] = {
+        {"/observables/abs_m", "⟨|m|⟩", ""}, {"/observables/energy", "E/N", "J"},
+        {"/results/abs_m", "⟨|m|⟩", ""},     {"/results/T", "T", "J"},
+        {"/results/susceptibility", "χ", "1/J"}, {"/results/binder", "U_4", ""},
+        {"/results/specific_heat", "C", ""}};
+    for (size_t k = 0; k < sizeof lab / sizeof lab[0]; k++) {
+        char sym[128] = "?", unit[128] = "?";
+        hid_t o = H5Oopen(f, lab[k][0], H5P_DEFAULT);
+        CHECK(o >= 0 && read_text_attr(o, "symbol", 0, sym, sizeof sym) == 0 &&
+                  read_text_attr(o, "unit", 0, unit, sizeof unit) == 0 &&
+                  !strcmp(sym, lab[k][1]) && !strcmp(unit, lab[k][2]),
+              "%s: symbol '%s' unit '%s', expected '%s' '%s'", lab[k][0], sym, unit,
+              lab[k][1], lab[k][2]);
+        if (o >= 0)
+            H5Oclose(o);
+    }
     snprintf(path, sizeof path, "%s/ising.out/config.ini", scratch);
     char *cfg = slurp(path);
     hid_t d = H5Dopen2(f, "config.ini", H5P_DEFAULT), st = H5Tcopy(H5T_C_S1);

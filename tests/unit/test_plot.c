@@ -163,7 +163,12 @@ static int install_gnuplot_spy(void)
     if (make_dir("bin") != 0 || setenv("MCF_TEST_GNUPLOT", real, 1) != 0 ||
         setenv("MCF_TEST_GNUPLOT_INPUT", gp_log, 1) != 0)
         return -1;
+    /* with MCF_TEST_NO_PNGCAIRO=1 it plays a gnuplot without pngcairo: asked whether it
+       has that terminal (-e 'set terminal pngcairo'), it fails as gnuplot does */
     if (write_file(spy, "#!/bin/sh\n"
+                        "if [ \"$MCF_TEST_NO_PNGCAIRO\" = 1 ]; then\n"
+                        "  case \"$*\" in *pngcairo*) echo 'unknown terminal' >&2; exit 1;; esac\n"
+                        "fi\n"
                         "tee -a \"$MCF_TEST_GNUPLOT_INPUT\" | \"$MCF_TEST_GNUPLOT\" \"$@\"\n") != 0 ||
         chmod(spy, 0755) != 0)
         return -1;
@@ -223,6 +228,17 @@ static size_t data_lines_at(const char *script, const char *x)
     return k;
 }
 
+/* Whether the file at path is a whole PNG: its signature, and the IEND chunk last. */
+static int png_whole(const char *path)
+{
+    size_t len = 0;
+    char *b = read_file(path, &len);
+    int ok = b && len > 20 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8) &&
+             !memcmp(b + len - 12, "\0\0\0\0IEND\xae\x42\x60\x82", 12);
+    free(b);
+    return ok;
+}
+
 int main(void)
 {
     if (!gnuplot_installed()) {
@@ -247,23 +263,23 @@ int main(void)
     path_in(dir, sizeof dir, "scan", NULL);
     int n = -1;
     clear_gnuplot_input();
-    int rc = mcfi_plot_dir(dir, &n, NULL);
+    int rc = mcfi_plot_dir(dir, &n, NULL, NULL);
     CHECK(rc == MCF_OK, "mcfi_plot_dir(%s) = %d: %s", dir, rc, mcf_last_error());
     CHECK(n == 4, "expected 4 plots (energy, abs_m, binder, acceptance), got %d", n);
     {
-        const char *titles[] = {"L=8", "L=12", "energy", ">T<", NULL};
+        const char *titles[] = {"L = 8", "L = 12", "energy", ">T<", NULL};
         check_svg("scan", "plot-energy.svg", titles);
     }
     {
-        const char *titles[] = {"L=8", "L=12", "abs_m", NULL};
+        const char *titles[] = {"L = 8", "L = 12", "abs_m", NULL};
         check_svg("scan", "plot-abs_m.svg", titles);
     }
     {
-        const char *titles[] = {"L=8", "L=12", "binder", NULL};
+        const char *titles[] = {"L = 8", "L = 12", "binder", NULL};
         check_svg("scan", "plot-binder.svg", titles);
     }
     {
-        const char *titles[] = {"L=8", "L=12", "acceptance", NULL};
+        const char *titles[] = {"L = 8", "L = 12", "acceptance", NULL};
         check_svg("scan", "plot-acceptance.svg", titles);
     }
     char path[4096];
@@ -294,9 +310,9 @@ int main(void)
         CHECK(gp != NULL, "no gnuplot input recorded for plot-energy.svg in %s", gp_log);
         if (gp) {
             CHECK(strstr(gp, "set xlabel 'T'\n") != NULL, "x axis not T:\n%s", gp);
-            CHECK(count_occurrences(gp, "'-'") == 2, "expected 2 curves (L=8, L=12):\n%s",
-                  gp);
-            CHECK(strstr(gp, "title 'L=8'") && strstr(gp, "title 'L=12'"),
+            CHECK(count_occurrences(gp, "$mcf_data index") == 2,
+                  "expected 2 curves (L = 8, L = 12):\n%s", gp);
+            CHECK(strstr(gp, "title 'L = 8'") && strstr(gp, "title 'L = 12'"),
                   "curve titles:\n%s", gp);
             CHECK(strstr(gp, "set title 'energy'\n") != NULL, "plot title:\n%s", gp);
             CHECK(data_lines_at(gp, "2") == 2 && data_lines_at(gp, "2.3999999999999999") == 2,
@@ -308,7 +324,7 @@ int main(void)
     }
 
     /* plotting again replaces the files */
-    rc = mcfi_plot_dir(dir, &n, NULL);
+    rc = mcfi_plot_dir(dir, &n, NULL, NULL);
     CHECK(rc == MCF_OK && n == 4, "second mcfi_plot_dir: %d (%s), n = %d", rc,
           mcf_last_error(), n);
 
@@ -325,7 +341,7 @@ int main(void)
           "write %s", path);
     path_in(dir, sizeof dir, "l-scan", NULL);
     clear_gnuplot_input();
-    rc = mcfi_plot_dir(dir, &n, NULL);
+    rc = mcfi_plot_dir(dir, &n, NULL, NULL);
     CHECK(rc == MCF_OK, "L scan: %d: %s", rc, mcf_last_error());
     CHECK(n == 2, "L scan: expected 2 plots (energy, acceptance), got %d", n);
     {
@@ -333,14 +349,14 @@ int main(void)
         CHECK(gp != NULL, "no gnuplot input recorded for l-scan/plot-energy.svg");
         if (gp) {
             CHECK(strstr(gp, "set xlabel 'L'\n") != NULL, "x axis not L:\n%s", gp);
-            CHECK(count_occurrences(gp, "'-'") == 1, "expected one curve:\n%s", gp);
-            CHECK(strstr(gp, "L=") == NULL, "a curve per L:\n%s", gp);
+            CHECK(count_occurrences(gp, "$mcf_data index") == 1, "expected one curve:\n%s", gp);
+            CHECK(strstr(gp, "L = ") == NULL, "a curve per L:\n%s", gp);
             CHECK(strstr(gp, "unset key\n") != NULL, "a legend for one curve:\n%s", gp);
             CHECK(data_lines_at(gp, "4") == 1 && data_lines_at(gp, "8") == 1 &&
                       data_lines_at(gp, "16") == 1,
                   "expected points at x = 4, 8, 16:\n%s", gp);
             CHECK(data_lines_at(gp, "2.2999999999999998") == 0, "points at x = T:\n%s", gp);
-            CHECK(strstr(gp, "set title 'energy (T=2.3)'\n") != NULL,
+            CHECK(strstr(gp, "set title 'energy (T = 2.3)'\n") != NULL,
                   "the fixed temperature is not in the title:\n%s", gp);
         }
         free(gp);
@@ -348,11 +364,11 @@ int main(void)
         CHECK(gp && strstr(gp, "set xlabel 'L'\n"), "acceptance x axis:\n%s",
               gp ? gp : "(none)");
         free(gp);
-        const char *titles[] = {">L<", "energy (T=2.3)", NULL};
+        const char *titles[] = {">L<", "energy (T = 2.3)", NULL};
         check_svg("l-scan", "plot-energy.svg", titles);
         path_in(path, sizeof path, "l-scan", "plot-energy.svg");
         char *svg = read_file(path, NULL);
-        CHECK(svg && !strstr(svg, ">T<") && !strstr(svg, "L=8"),
+        CHECK(svg && !strstr(svg, ">T<") && !strstr(svg, "L = 8"),
               "%s: T on the x axis or a curve per L", path);
         free(svg);
     }
@@ -376,7 +392,7 @@ int main(void)
           "write %s", path);
     path_in(dir, sizeof dir, "curve", NULL);
     clear_gnuplot_input();
-    rc = mcfi_plot_dir(dir, &n, NULL);
+    rc = mcfi_plot_dir(dir, &n, NULL, NULL);
     CHECK(rc == MCF_OK, "curve: %d: %s", rc, mcf_last_error());
     CHECK(n == 3, "curve: expected 3 plots (energy, acceptance, dos), got %d", n);
     {
@@ -384,20 +400,23 @@ int main(void)
         CHECK(gp != NULL, "no gnuplot input recorded for curve/plot-dos.svg");
         if (gp) {
             CHECK(strstr(gp, "set xlabel 'E'\n") != NULL, "curve x axis not E:\n%s", gp);
-            CHECK(count_occurrences(gp, "'-'") == 2, "expected 2 curves (T):\n%s", gp);
-            CHECK(strstr(gp, "title 'T=1.5'") && strstr(gp, "title 'T=2.5'"),
+            /* a band (filledcurves) and a line per T */
+            CHECK(count_occurrences(gp, "with filledcurves") == 2 &&
+                      count_occurrences(gp, "with lines") == 2,
+                  "expected 2 curves (T), each a band and a line:\n%s", gp);
+            CHECK(strstr(gp, "title 'T = 1.5'") && strstr(gp, "title 'T = 2.5'"),
                   "curve titles:\n%s", gp);
-            CHECK(strstr(gp, "set title 'dos (L=8)'\n") != NULL, "plot title:\n%s", gp);
+            CHECK(strstr(gp, "set title 'dos (L = 8)'\n") != NULL, "plot title:\n%s", gp);
             CHECK(data_lines_at(gp, "-1") == 2 && data_lines_at(gp, "0") == 2 &&
                       data_lines_at(gp, "1") == 2,
                   "expected two points at each E:\n%s", gp);
         }
         free(gp);
         gp = gnuplot_input("energy");
-        CHECK(gp && strstr(gp, "set xlabel 'T'\n") && count_occurrences(gp, "'-'") == 1,
+        CHECK(gp && strstr(gp, "set xlabel 'T'\n") && count_occurrences(gp, "$mcf_data index") == 1,
               "curve/results.tsv: energy against T in one curve:\n%s", gp ? gp : "(none)");
         free(gp);
-        const char *titles[] = {"T=1.5", "T=2.5", ">E<", NULL};
+        const char *titles[] = {"T = 1.5", "T = 2.5", ">E<", "<polygon", "fill-opacity", NULL};
         check_svg("curve", "plot-dos.svg", titles);
     }
 
@@ -409,7 +428,7 @@ int main(void)
                            "-1.25\t0.01\t3.5\t0.41\n") == 0,
           "write %s", path);
     path_in(dir, sizeof dir, "single", NULL);
-    rc = mcfi_plot_dir(dir, &n, NULL);
+    rc = mcfi_plot_dir(dir, &n, NULL, NULL);
     CHECK(rc == MCF_OK, "single point: %d: %s", rc, mcf_last_error());
     CHECK(n == 2, "single point: expected 2 plots, got %d", n);
     {
@@ -417,9 +436,141 @@ int main(void)
         check_svg("single", "plot-energy.svg", titles);
     }
 
+    /* --- labels: symbols and units from "# labels:" on the axes, in the legend and in
+     * the title; every plot also as a whole PNG; the old file above (no labels) keeps the
+     * column names ---------------------------------------------------------------------- */
+    {
+        char *gp = NULL;
+        path_in(dir, sizeof dir, "scan", NULL);
+        clear_gnuplot_input();
+        rc = mcfi_plot_dir(dir, &n, NULL, NULL);
+        gp = gnuplot_input("abs_m");
+        CHECK(gp && strstr(gp, "set ylabel 'abs\\_m'\n") && strstr(gp, "set xlabel 'T'\n"),
+              "a file without labels: raw names on the axes:\n%s", gp ? gp : "(none)");
+        free(gp);
+    }
+    CHECK(make_dir("labels") == 0, "mkdir labels");
+    path_in(path, sizeof path, "labels", "results.tsv");
+    CHECK(write_file(path, "# mcf 0.1.0 results\n# scan: L T\n"
+                           "# labels: L: L\tT: T [J]\tenergy: E/N [J]\tabs_m: ⟨|m|⟩\t"
+                           "susceptibility: χ [1/J]\tbinder: U_4\tacceptance: acceptance\n"
+                           "L\tT\tenergy\tenergy_err\tabs_m\tabs_m_err\tsusceptibility\t"
+                           "susceptibility_err\tbinder\tbinder_err\tacceptance\n"
+                           "8\t2.0\t-1.7\t0.01\t0.9\t0.01\t1.0\t0.1\t0.60\t0.01\t0.2\n"
+                           "8\t2.5\t-1.2\t0.01\t0.5\t0.01\t3.0\t0.1\t0.40\t0.01\t0.4\n"
+                           "12\t2.0\t-1.75\t0.01\t0.92\t0.01\t1.5\t0.1\t0.64\t0.01\t0.2\n"
+                           "12\t2.5\t-1.1\t0.01\t0.4\t0.01\t4.0\t0.1\t0.30\t0.01\t0.4\n") == 0,
+          "write %s", path);
+    path_in(dir, sizeof dir, "labels", NULL);
+    clear_gnuplot_input();
+    int n_png = -1;
+    rc = mcfi_plot_dir(dir, &n, NULL, &n_png);
+    CHECK(rc == MCF_OK && n == 5 && n_png == 5, "labels: %d (%s), %d plots, %d PNG", rc,
+          mcf_last_error(), n, n_png);
+    {
+        char *gp = gnuplot_input("abs_m");
+        CHECK(gp && strstr(gp, "set ylabel '⟨|m|⟩'\n") && strstr(gp, "set xlabel 'T / J'\n") &&
+                  strstr(gp, "set title '⟨|m|⟩'\n") && strstr(gp, " enhanced"),
+              "labels on the axes:\n%s", gp ? gp : "(none)");
+        free(gp);
+        gp = gnuplot_input("energy");
+        CHECK(gp && strstr(gp, "set ylabel '(E/N) / J'\n"), "a compound symbol:\n%s",
+              gp ? gp : "(none)");
+        free(gp);
+        gp = gnuplot_input("binder");
+        CHECK(gp && strstr(gp, "set ylabel 'U_{4}'\n"), "U_4 as U with a subscript 4:\n%s",
+              gp ? gp : "(none)");
+        free(gp);
+        gp = gnuplot_input("susceptibility");
+        CHECK(gp && strstr(gp, "set ylabel 'χ · J'\n"), "a unit 1/J:\n%s", gp ? gp : "(none)");
+        free(gp);
+        const char *titles[] = {"⟨|m|⟩", "T / J", "L = 8", "L = 12", NULL};
+        check_svg("labels", "plot-abs_m.svg", titles);
+        const char *chi[] = {"χ · J", NULL};
+        check_svg("labels", "plot-susceptibility.svg", chi);
+        /* the Binder cumulants cross: 0.60 - 0.64 < 0 at T = 2, 0.40 - 0.30 > 0 at 2.5,
+           each beyond its error 0.014: at T = 2 + 0.5 * 0.04 / 0.14 = 2.1429, error
+           0.5 sqrt(0.1^2 + 0.04^2) 0.01 sqrt(2) / 0.14^2 = 0.0389 */
+        gp = gnuplot_input("binder");
+        CHECK(gp && strstr(gp, "$mcf_cross") && strstr(gp, "title 'L = 8/12 at T = 2.143 ± 0.039 J'"),
+              "the Binder crossing:\n%s", gp ? gp : "(none)");
+        free(gp);
+        static const char *const names[] = {"abs_m", "energy", "susceptibility", "binder",
+                                             "acceptance"};
+        for (int k = 0; k < 5; k++) {
+            char name[64], tmpname[64];
+            snprintf(name, sizeof name, "plot-%s.png", names[k]);
+            snprintf(tmpname, sizeof tmpname, ".plot-%s.png.tmp", names[k]);
+            path_in(path, sizeof path, "labels", name);
+            CHECK(png_whole(path), "%s: not a whole PNG (signature, IEND)", path);
+            path_in(path, sizeof path, "labels", tmpname);
+            CHECK(access(path, F_OK) != 0, "%s left behind", path);
+        }
+    }
+
+    /* --- a malformed labels line: the file and the line ----------------------------- */
+    CHECK(make_dir("bad-labels") == 0, "mkdir bad-labels");
+    path_in(path, sizeof path, "bad-labels", "results.tsv");
+    CHECK(write_file(path, "# scan: T\n# labels: T: T [J]\tenergy E/N\n"
+                           "T\tenergy\tenergy_err\n1.0\t-1.9\t0.01\n") == 0,
+          "write %s", path);
+    path_in(dir, sizeof dir, "bad-labels", NULL);
+    rc = mcfi_plot_dir(dir, &n, NULL, NULL);
+    CHECK(rc == MCF_EFORMAT && strstr(mcf_last_error(), "results.tsv:2:") &&
+              strstr(mcf_last_error(), "'energy E/N'"),
+          "malformed labels: %d, %s", rc, mcf_last_error());
+
+    /* --- a curve file of 12 scan points: 8 of them drawn, evenly spaced ------------- */
+    CHECK(make_dir("many") == 0, "mkdir many");
+    path_in(path, sizeof path, "many", "results.tsv");
+    {
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL, "write %s", path);
+        if (f) {
+            fputs("# scan: W\n# curves: dos\nW\tacceptance\n", f);
+            for (int w = 0; w < 12; w++)
+                fprintf(f, "%d\t1\n", w);
+            fclose(f);
+        }
+        path_in(path, sizeof path, "many", "dos.tsv");
+        f = fopen(path, "w");
+        CHECK(f != NULL, "write %s", path);
+        if (f) {
+            fputs("# scan: W E\n# labels: W: W [t]\tE: E [t]\tdos: ρ(E) [1/t]\n"
+                  "W\tE\tdos\tdos_err\n", f);
+            for (int w = 0; w < 12; w++)
+                for (int e = -2; e <= 2; e++)
+                    fprintf(f, "%d\t%d\t%g\t0.01\n", w, e, 0.3 - 0.05 * abs(e) + 0.001 * w);
+            fclose(f);
+        }
+    }
+    path_in(dir, sizeof dir, "many", NULL);
+    clear_gnuplot_input();
+    rc = mcfi_plot_dir(dir, &n, NULL, NULL);
+    {
+        char *gp = gnuplot_input("dos");
+        CHECK(rc == MCF_OK && gp && count_occurrences(gp, "with lines") == 8 &&
+                  strstr(gp, "set title 'ρ(E) (8 of 12 curves)'\n") &&
+                  strstr(gp, "title 'W = 0 t'") && strstr(gp, "title 'W = 11 t'") &&
+                  strstr(gp, "set ylabel 'ρ(E) · t'\n") && strstr(gp, "set xlabel 'E / t'\n"),
+              "thinned curves: %d\n%s", rc, gp ? gp : "(none)");
+        free(gp);
+    }
+
+    /* --- gnuplot without pngcairo: SVG only, one warning, no PNG -------------------- */
+    setenv("MCF_TEST_NO_PNGCAIRO", "1", 1);
+    path_in(dir, sizeof dir, "labels", NULL);
+    path_in(path, sizeof path, "labels", "plot-abs_m.png");
+    unlink(path);
+    rc = mcfi_plot_dir(dir, &n, NULL, &n_png);
+    CHECK(rc == MCF_OK && n == 5 && n_png == 0, "no pngcairo: %d (%s), %d plots, %d PNG", rc,
+          mcf_last_error(), n, n_png);
+    CHECK(access(path, F_OK) != 0, "no pngcairo, yet %s", path);
+    unsetenv("MCF_TEST_NO_PNGCAIRO");
+
     /* --- a missing folder -------------------------------------------------------------- */
     path_in(dir, sizeof dir, "no-such-run", NULL);
-    rc = mcfi_plot_dir(dir, &n, NULL);
+    rc = mcfi_plot_dir(dir, &n, NULL, NULL);
     CHECK(rc == MCF_EINVAL, "missing folder (bad input): expected MCF_EINVAL, got %d", rc);
     CHECK(n == 0, "missing folder: n = %d", n);
     CHECK(strstr(mcf_last_error(), "results.tsv") != NULL, "message: %s", mcf_last_error());
@@ -435,7 +586,7 @@ int main(void)
           "write %s", path);
     path_in(dir, sizeof dir, "bad-number", NULL);
     int no_gnuplot = -1;
-    rc = mcfi_plot_dir(dir, &n, &no_gnuplot);
+    rc = mcfi_plot_dir(dir, &n, &no_gnuplot, NULL);
     CHECK(rc == MCF_EFORMAT, "bad number: expected MCF_EFORMAT, got %d", rc);
     CHECK(no_gnuplot == 0, "a malformed file is not a missing gnuplot: %d", no_gnuplot);
     CHECK(strstr(mcf_last_error(), "results.tsv:5:") != NULL, "message: %s",
@@ -451,7 +602,7 @@ int main(void)
                            "1.0\t-1.9\t0.01\n\n2.0\t-1.5\n") == 0,
           "write %s", path);
     path_in(dir, sizeof dir, "bad-fields", NULL);
-    rc = mcfi_plot_dir(dir, &n, NULL);
+    rc = mcfi_plot_dir(dir, &n, NULL, NULL);
     CHECK(rc == MCF_EFORMAT, "missing field: expected MCF_EFORMAT, got %d", rc);
     CHECK(strstr(mcf_last_error(), "results.tsv:5:") != NULL, "message: %s",
           mcf_last_error());
@@ -461,7 +612,7 @@ int main(void)
     CHECK(write_file(path, "# scan: L T\nT\tenergy\tenergy_err\n1.0\t-1.9\t0.01\n") == 0,
           "write %s", path);
     path_in(dir, sizeof dir, "bad-scan", NULL);
-    rc = mcfi_plot_dir(dir, &n, NULL);
+    rc = mcfi_plot_dir(dir, &n, NULL, NULL);
     CHECK(rc == MCF_EFORMAT, "unknown scan column: expected MCF_EFORMAT, got %d", rc);
     CHECK(strstr(mcf_last_error(), "results.tsv:1:") != NULL &&
               strstr(mcf_last_error(), "'L'") != NULL,
@@ -472,7 +623,7 @@ int main(void)
     char *saved = old_path ? strdup(old_path) : NULL;
     setenv("PATH", "/nonexistent-mcf-test", 1);
     path_in(dir, sizeof dir, "scan", NULL);
-    rc = mcfi_plot_dir(dir, &n, &no_gnuplot);
+    rc = mcfi_plot_dir(dir, &n, &no_gnuplot, NULL);
     CHECK(rc == MCF_EIO, "no gnuplot: expected MCF_EIO, got %d", rc);
     CHECK(no_gnuplot == 1, "no gnuplot: the flag a finished run only warns of: %d",
           no_gnuplot);

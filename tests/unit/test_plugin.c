@@ -3,6 +3,8 @@
  * each refused with a message that names the file and the problem; a name no folder holds
  * and a plugin of the wrong kind are bad input (MCF_EINVAL).  Nothing about the search is
  * cut short: an MCF_PLUGIN_PATH over 8 KiB, hundreds of plugins, names over 128 characters.
+ * A model's labels (mcf_model_ops.labels) are checked: each names something of the model,
+ * once, in short UTF-8 without control characters; a model built before the field has none.
  * Uses the test plugins in MCF_PLUGIN_PATH and scratch folders in MCF_TEST_TMP. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -12,6 +14,7 @@
 
 #include "check.h"
 #include "internal.h"
+#include "labels.h"
 
 static int contains(const char *s, const char *part) { return strstr(s, part) != NULL; }
 
@@ -154,6 +157,59 @@ static void many_plugins(const char *plugins, const char *tmp)
     setenv("MCF_PLUGIN_PATH", plugins, 1);
 }
 
+/* mcfi_labels_check on a model with observables e (energy) and dos (a curve over E) and a
+ * parameter L, declaring the given labels; the return code, the message in mcf_last_error(). */
+static int check_labels(const mcf_label *labels, uint32_t struct_size)
+{
+    static const mcf_observable_spec obs[] = {{"e", MCF_ROLE_ENERGY, "energy", NULL, 0},
+                                              {"dos", MCF_ROLE_NONE, "DOS", "E", 0},
+                                              {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
+    static const mcf_param_spec params[] = {{"L", MCF_PARAM_INT, "4", 0, 0, 0, NULL, "size"},
+                                            {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    mcf_model_ops ops;
+    memset(&ops, 0, sizeof ops);
+    ops.struct_size = struct_size;
+    ops.observables = obs;
+    ops.labels = labels;
+    return mcfi_labels_check("mcf-x.so", &ops, params);
+}
+
+static void test_labels(void)
+{
+    const mcf_label good[] = {{"T", "T", "t"}, {"L", NULL, NULL}, {"e", "E/N", "t"},
+                              {"dos", "ρ(E)", "1/t"}, {"E", "E", "t"}, {NULL, NULL, NULL}};
+    CHECK(check_labels(good, sizeof(mcf_model_ops)) == MCF_OK, "good labels refused: %s",
+          mcf_last_error());
+    const mcf_label unknown[] = {{"e", "E", NULL}, {"energy", "E", NULL}, {NULL, NULL, NULL}};
+    CHECK(check_labels(unknown, sizeof(mcf_model_ops)) == MCF_EPLUGIN &&
+              contains(mcf_last_error(), "mcf-x.so") &&
+              contains(mcf_last_error(), "label 'energy' names no observable"),
+          "a label of nothing: %s", mcf_last_error());
+    /* a model built before the field: its labels are not read */
+    CHECK(check_labels(unknown, (uint32_t)offsetof(mcf_model_ops, labels)) == MCF_OK,
+          "labels read beyond struct_size: %s", mcf_last_error());
+    const mcf_label twice[] = {{"L", "L", NULL}, {"L", "N", NULL}, {NULL, NULL, NULL}};
+    CHECK(check_labels(twice, sizeof(mcf_model_ops)) == MCF_EPLUGIN &&
+              contains(mcf_last_error(), "label 'L' is given twice"),
+          "a label twice: %s", mcf_last_error());
+    const mcf_label tab[] = {{"L", "L\tx", NULL}, {NULL, NULL, NULL}};
+    CHECK(check_labels(tab, sizeof(mcf_model_ops)) == MCF_EPLUGIN &&
+              contains(mcf_last_error(), "control character"),
+          "a tab in a symbol: %s", mcf_last_error());
+    const mcf_label utf[] = {{"L", "\xe2\x9f", NULL}, {NULL, NULL, NULL}};
+    CHECK(check_labels(utf, sizeof(mcf_model_ops)) == MCF_EPLUGIN &&
+              contains(mcf_last_error(), "not UTF-8"),
+          "a cut UTF-8 sequence: %s", mcf_last_error());
+    const mcf_label bracket[] = {{"e", "E", "[t]"}, {NULL, NULL, NULL}};
+    CHECK(check_labels(bracket, sizeof(mcf_model_ops)) == MCF_EPLUGIN &&
+              contains(mcf_last_error(), "unit '[t]'"),
+          "a bracket in a unit: %s", mcf_last_error());
+    const mcf_label empty[] = {{"e", "", NULL}, {NULL, NULL, NULL}};
+    CHECK(check_labels(empty, sizeof(mcf_model_ops)) == MCF_EPLUGIN &&
+              contains(mcf_last_error(), "is empty"),
+          "an empty symbol: %s", mcf_last_error());
+}
+
 int main(void)
 {
     mcf_plugin *p = NULL;
@@ -221,5 +277,6 @@ int main(void)
         many_plugins(plugins, tmp);
     }
     free(plugins);
+    test_labels();
     return check_exit();
 }

@@ -73,6 +73,18 @@ typedef struct mcf_observable_spec {
     unsigned flags;            /* MCF_OBS_* */
 } mcf_observable_spec;
 
+/* How a plot names a quantity: a symbol and its unit, for an observable, a model
+ * parameter, a curve's axis or the temperature "T" (mcf_model_ops.labels).  Both UTF-8,
+ * at most 63 bytes, no control characters (tabs, newlines).  Axes read "symbol / unit"
+ * ("T / t", "⟨|m|⟩" without a unit; a unit "1/t" reads "ρ(E) · t"); legends and titles
+ * "symbol = value unit" ("L = 16", "W = 4 t"). */
+typedef struct mcf_label {
+    const char *name;    /* an observable, a parameter of the model, a curve axis ("E"),
+                            or "T"; NULL terminates the array */
+    const char *symbol;  /* as set in a plot: "⟨|m|⟩", "E/N", "ρ(E)", "μ"; NULL: the name */
+    const char *unit;    /* "t", "J", "1/t", "Ha"; NULL or "": none (a pure number) */
+} mcf_label;
+
 /* What the core hands a model at creation.  Fields are only ever appended. */
 typedef struct mcf_services {
     uint32_t struct_size;
@@ -198,6 +210,16 @@ typedef struct mcf_model_ops {
      * as for save() and load(). */
     int (*save_configuration)(const void *chain, mcf_stream *out);
     int (*load_configuration)(void *chain, mcf_stream *in);
+
+    /* Appended (optional, read only when struct_size covers it; NULL: the plots name
+     * columns by their names): symbols and units of the observables, parameters, curve axes
+     * and "T", ending with a {NULL} entry.  The core labels the quantities it derives
+     * itself (specific_heat C, susceptibility χ, binder U_4, variance) and takes the unit
+     * of energy from the label of "T", else from that of the ENERGY observable.  The labels
+     * are written into results.tsv ("# labels:"), the curve files and results.h5, so a
+     * results folder is plotted later without the plugin.  A name that is none of those,
+     * a name given twice or a symbol or unit with control characters refuses the plugin. */
+    const mcf_label *labels;
 } mcf_model_ops;
 
 /* The multiplicative step adaptation every model with a tunable move size repeats: returns
