@@ -8,7 +8,7 @@
  * as results.c's curves), the total moments S / W and the leave-one-bin-out moments
  * (S - s_b) / (W - w_b) are reconstructed in one reconstruct() call of the run's evaluator
  * plugin (mcf/fermion.h: the kernels and the FFT stay in the evaluator), and the error is
- * sqrt((n - 1) / n sum_b (rho_(b) - mean rho_(b))^2), results_table.c's curve_point.  With
+ * the weighted jackknife of stats.h over them, as results_table.c's curve_point.  With
  * the run's kernel and grid the table gives back the run's own curves (dos.tsv) to
  * rounding.  Curves measured as geometric means (typical_dos) cannot be reconstructed from
  * averaged moments and are named as such.
@@ -195,20 +195,13 @@ static int out_grow(dos_out *o, size_t more)
     return MCF_OK;
 }
 
-/* the jackknife of one energy over sets 1..nb of x (stride N), mean x[0] */
-static double jackknife(const double *x, size_t nb, size_t N)
+/* the weighted jackknife error of one energy: x[0] from all bins, x[(1 + b) N] leaving
+ * bin b (weight w[b]) out, as results_table.c's curve_point */
+static double jackknife(const double *x, const double *w, size_t nb, size_t N)
 {
-    if (nb < 2)
-        return NAN;
-    double avg = 0, sq = 0;
-    for (size_t b = 0; b < nb; b++)
-        avg += x[(1 + b) * N];
-    avg /= (double)nb;
-    for (size_t b = 0; b < nb; b++) {
-        const double d = x[(1 + b) * N] - avg;
-        sq += d * d;
-    }
-    return sqrt((double)(nb - 1) / (double)nb * sq);
+    double estimate, error;
+    mcfi_jackknife_combine(x[0], x + N, N, w, nb, &estimate, &error);
+    return error;
 }
 
 /* scan point p: every moments curve reconstructed on one grid, appended to o */
@@ -282,7 +275,7 @@ static int dos_point(const mcf_setup *s, const mcf_fermion_ops *ops, const mcfi_
             }
             for (size_t i = 0; !rc && i < N; i++) {
                 o->val[(o->rows + i) * o->n_curves + k] = rho[i];
-                o->err[(o->rows + i) * o->n_curves + k] = jackknife(rho + i, nb, N);
+                o->err[(o->rows + i) * o->n_curves + k] = jackknife(rho + i, w, nb, N);
             }
             free(sum);
             free(w);

@@ -266,34 +266,29 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
 
 /* A curve point: the jackknife of S / W over the non-empty bins (leave-one-bin-out means
  * (S - s_b) / (W - w_b), err^2 = (n-1)/n sum_b (m_(b) - mean m_(b))^2). */
+/* A curve point over bins: the mean S / W of its weighted bins and the weighted jackknife
+ * error (stats.h), the mean being linear in the bin sums. */
 static void curve_point(const double *sums, const double *count, size_t nb, double *mean,
                         double *error)
 {
     double S = 0, W = 0;
-    size_t n = 0;
-    for (size_t b = 0; b < nb; b++) {
-        if (count[b] <= 0)
-            continue;
-        S += sums[b];
-        W += count[b];
-        n++;
-    }
-    *mean = W > 0 ? S / W : NAN;
-    if (n < 2) {
-        *error = NAN;
-        return;
-    }
-    double avg = 0, sq = 0;
-    for (size_t b = 0; b < nb; b++)
-        if (count[b] > 0)
-            avg += (S - sums[b]) / (W - count[b]);
-    avg /= (double)n;
     for (size_t b = 0; b < nb; b++)
         if (count[b] > 0) {
-            double dv = (S - sums[b]) / (W - count[b]) - avg;
-            sq += dv * dv;
+            S += sums[b];
+            W += count[b];
         }
-    *error = sqrt((double)(n - 1) / (double)n * sq);
+    *mean = W > 0 ? S / W : NAN;
+    *error = NAN;
+    double *loo = malloc((nb + 1) * sizeof *loo);
+    if (!loo || !(W > 0)) {
+        free(loo);
+        return;
+    }
+    for (size_t b = 0; b < nb; b++)
+        loo[b] = count[b] > 0 && W > count[b] ? (S - sums[b]) / (W - count[b]) : *mean;
+    double estimate;
+    mcfi_jackknife_combine(*mean, loo, 1, count, nb, &estimate, error);
+    free(loo);
 }
 
 /* where curve k's values start in chain c's curve sums */

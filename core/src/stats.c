@@ -224,29 +224,57 @@ int mcfi_jackknife(const double *bin_means, const double *bin_weights, size_t nb
     }
 
     /* Leave-one-out means, written as M + w_i (M - m_i) / (W - w_i) to avoid the
-     * cancellation of (W M - w_i m_i) / (W - w_i).  fi[i] keeps g_i = f_(i) - f(all):
-     * with G = sum_i (1 - w_i / W) g_i the formulas above become
-     *     estimate = f(all) - G,    pseudo_i - estimate = G - (h_i - 1) g_i,
-     * which involve only the small differences, not n f(all). */
-    const double n = (double)nbins;
-    double G = 0.0;
+     * cancellation of (W M - w_i m_i) / (W - w_i). */
     for (size_t i = 0; i < nbins; i++) {
         const double w = bin_weights ? bin_weights[i] : 1.0;
         for (size_t v = 0; v < nvars; v++)
             loo[v] = all[v] + w * (all[v] - bin_means[i * nvars + v]) / (W - w);
-        fi[i] = f(loo, ctx) - f_all;
-        G += (1.0 - w / W) * fi[i];
+        fi[i] = f(loo, ctx);
+    }
+    mcfi_jackknife_combine(f_all, fi, 1, bin_weights, nbins, value, error);
+    free(all);
+    return MCF_OK;
+}
+
+size_t mcfi_jackknife_combine(double f_all, const double *f_loo, size_t stride,
+                              const double *weights, size_t nbins, double *value,
+                              double *error)
+{
+    /* g_i = f_(i) - f(all); with h_i = W / w_i and G = sum_i (1 - w_i / W) g_i the
+     * weighted jackknife (Busing et al.) reads
+     *     estimate = f(all) - G,    pseudo_i - estimate = G - (h_i - 1) g_i,
+     *     error^2 = 1/n sum_i (pseudo_i - estimate)^2 / (h_i - 1),
+     * which involve only the small differences, not n f(all).  Equal weights give the
+     * textbook (n - 1)/n sum_i (f_(i) - mean f_(.))^2. */
+    double W = 0.0;
+    size_t n = 0;
+    for (size_t i = 0; i < nbins; i++) {
+        const double w = weights ? weights[i] : 1.0;
+        if (w > 0.0) {
+            W += w;
+            n++;
+        }
+    }
+    *value = f_all;
+    *error = NAN;
+    if (n < 2)
+        return n;
+    double G = 0.0;
+    for (size_t i = 0; i < nbins; i++) {
+        const double w = weights ? weights[i] : 1.0;
+        if (w > 0.0)
+            G += (1.0 - w / W) * (f_loo[i * stride] - f_all);
     }
     double var = 0.0;
     for (size_t i = 0; i < nbins; i++) {
-        const double w = bin_weights ? bin_weights[i] : 1.0;
+        const double w = weights ? weights[i] : 1.0;
+        if (!(w > 0.0))
+            continue;
         const double h = W / w;
-        const double d = G - (h - 1.0) * fi[i];
+        const double d = G - (h - 1.0) * (f_loo[i * stride] - f_all);
         var += d * d / (h - 1.0);
     }
-    var /= n;
-    free(all);
     *value = f_all - G;
-    *error = sqrt(var);
-    return MCF_OK;
+    *error = sqrt(var / (double)n);
+    return n;
 }

@@ -67,4 +67,13 @@ int mcfi_jackknife(const double *bin_means, const double *bin_weights, size_t nb
                    size_t nvars, mcf_jackknife_fn f, void *ctx, double *value,
                    double *error);
 
+/* The combination step of the jackknife above, for callers that compute the values
+ * themselves (curves, reconstructed densities): f_all = f of all bins, f_loo[i * stride]
+ * = f leaving bin i out, weights[i] bin i's weight (NULL: equal; bins of weight <= 0
+ * are no bins).  Writes the bias-corrected estimate and the weighted jackknife error
+ * (NaN below 2 bins, *value = f_all then) and returns the number of bins used. */
+size_t mcfi_jackknife_combine(double f_all, const double *f_loo, size_t stride,
+                              const double *weights, size_t nbins, double *value,
+                              double *error);
+
 #endif

@@ -339,6 +339,43 @@ static void test_jackknife(void)
     CHECK(fabs(error - sqrt(vw)) <= 1e-12 * sqrt(vw), "weighted linear: error %.17g vs %.17g",
           error, sqrt(vw));
 
+    /* The combination step alone, as curves and `mcf dos` use it: leave-one-out values
+     * (S - s_i) / (W - w_i) of bin sums, strided, with an empty bin (weight 0) among
+     * them, give the same weighted error; the empty bin is not counted. */
+    static double loo[2 * (NL + 1)], wz[NL + 1];
+    for (int i = 0, j = 0; i <= NL; i++) {
+        if (i == 5) {
+            wz[i] = 0.0;
+            loo[2 * i] = 1e300; /* must not be read as a bin */
+            continue;
+        }
+        wz[i] = wl[j];
+        loo[2 * i] = (S - wl[j] * lin[2 * j]) / (W - wl[j]);
+        j++;
+    }
+    double est, err;
+    size_t used = mcfi_jackknife_combine(Mw, loo, 2, wz, NL + 1, &est, &err);
+    CHECK(used == NL, "combine: %zu bins used, expected %d", used, NL);
+    CHECK(fabs(est - Mw) <= 1e-12 * fabs(Mw), "combine: %.17g vs %.17g", est, Mw);
+    CHECK(fabs(err - sqrt(vw)) <= 1e-10 * sqrt(vw), "combine: error %.17g vs %.17g", err,
+          sqrt(vw));
+    /* equal weights: the textbook sqrt((n - 1) / n sum (f_(i) - mean)^2) */
+    double avg = 0, sq = 0;
+    for (int i = 0; i < NL; i++)
+        avg += loo[2 * (i < 5 ? i : i + 1)] / NL;
+    for (int i = 0; i < NL; i++) {
+        const double d = loo[2 * (i < 5 ? i : i + 1)] - avg;
+        sq += d * d;
+    }
+    for (int i = 0; i <= NL; i++)
+        wz[i] = i == 5 ? 0.0 : 1.0;
+    mcfi_jackknife_combine(Mw, loo, 2, wz, NL + 1, &est, &err);
+    CHECK(fabs(err - sqrt((NL - 1.0) / NL * sq)) <= 1e-10 * err,
+          "combine, equal weights: error %.17g vs %.17g", err, sqrt((NL - 1.0) / NL * sq));
+    CHECK(mcfi_jackknife_combine(Mw, loo, 2, wz, 1, &est, &err) == 1 && est == Mw &&
+              isnan(err),
+          "combine, one bin: value %g error %g", est, err);
+
     /* Fewer than 2 bins: -1, value f(all), error NaN.  Bad weights refused. */
     rc = mcfi_jackknife(lin, NULL, 1, 2, f_first, NULL, &value, &error);
     CHECK(rc == -1 && value == lin[0] && isnan(error), "one bin: rc %d value %g error %g", rc,
