@@ -365,7 +365,7 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     if (pt_sum.len) {
         /* the tempering lines go to the terminal with the summary and into the log */
         mcfi_text_printf(&sum, "%s", pt_sum.s);
-        log_lines(MCF_LOG_INFO, pt_sum.s, 0, 0);
+        log_lines(MCF_LOG_INFO, pt_sum.s, 0, 1); /* the terminal has it in the summary */
     }
     if (pt_sum.failed)
         sum.failed = 1;

@@ -467,7 +467,8 @@ static int finish(mcf_run *r, const mcf_run_options *opt)
         int printed = print_summary(r, summary);
         char why[4096];
         snprintf(why, sizeof why, "%s", mcf_last_error());
-        mcf_log(MCF_LOG_INFO, "finished: results in %s/results.tsv", r->dir);
+        /* the terminal: the program says where the results are (main.c) */
+        mcfi_log_file_only(MCF_LOG_INFO, "finished: results in %s/results.tsv", r->dir);
         if (opt->results_written)
             rc = opt->results_written(r->dir, opt->results_ctx);
         if (printed && !rc)

@@ -26,6 +26,7 @@ fail=0; passed=0
 ok()  { echo "ok: $*"; passed=$((passed + 1)); }
 bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
 set_args=(--set run.evaluator=kpm-cuda --set schedule.thermalize=10 --set schedule.sweeps=40
+          --set schedule.measure_every=1
           --set schedule.checkpoint_every=0 --set run.output=out --no-progress)
 unset MCF_CUDA_DEVICE
 mkdir single && (cd single && "$mcf" run "$examples/de-scan.ini" "${set_args[@]}" >o 2>e) \
