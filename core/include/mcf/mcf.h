@@ -14,6 +14,7 @@
 #include "mcf/model.h"
 #include "mcf/change.h"
 #include "mcf/hamiltonian.h"
+#include "mcf/periodic.h"
 #include "mcf/fermion.h"
 #include "mcf/fermion_model.h"
 #include "mcf/orbital.h"

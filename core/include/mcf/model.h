@@ -25,6 +25,7 @@
 #include "mcf/batch.h"
 #include "mcf/plugin.h"
 #include "mcf/params.h"
+#include "mcf/periodic.h"
 #include "mcf/rng.h"
 #include "mcf/stream.h"
 
@@ -220,6 +221,18 @@ typedef struct mcf_model_ops {
      * results folder is plotted later without the plugin.  A name that is none of those,
      * a name given twice or a symbol or unit with control characters refuses the plugin. */
     const mcf_label *labels;
+
+    /* Appended for band structures (optional, read only when struct_size covers it): the
+     * chain's configuration, or an ideal one the model names, as a crystal (mcf/periodic.h),
+     * for an evaluator that integrates over the Brillouin zone.  state NULL or "": the
+     * current configuration, the whole lattice as one cell (periodic boundaries only);
+     * otherwise a state of the model's own, e.g. "ferro", "neel-g", "canted:THETA",
+     * "spiral:QX,QY,QZ" for double exchange.  Writes *out, whose hoppings the chain owns
+     * until its next periodic() call or destroy().  The model's parameters (t, mu, W, ...)
+     * enter the hoppings; the chemical potential does not (the caller integrates up to
+     * it).  Errors: MCF_EINVAL naming the state and the states the model knows, or why the
+     * configuration is not periodic (open boundaries, disorder); MCF_ENOMEM. */
+    int (*periodic)(void *chain, const char *state, mcf_periodic *out);
 } mcf_model_ops;
 
 /* The multiplicative step adaptation every model with a tunable move size repeats: returns
