@@ -172,3 +172,308 @@ void mcf_periodic_hk(const mcf_periodic *p, const double *k, double *hk)
         e[1] += t->re * sn + t->im * c;
     }
 }
+
+/* ---- the builder ---------------------------------------------------------------------- */
+
+struct mcf_cell {
+    mcf_periodic p;
+    mcf_cell_hopping *h;
+    size_t cap;
+    int shaped, status;
+};
+
+int mcf_cell_create(mcf_cell **out)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory for a cell");
+}
+
+void mcf_cell_destroy(mcf_cell *c)
+{
+    if (!c)
+        return;
+    free(c->h);
+    free(c);
+}
+
+const mcf_periodic *mcf_cell_view(const mcf_cell *c)
+{
+    return c && c->shaped ? &c->p : NULL;
+}
+
+int mcf_cell_status(const mcf_cell *c)
+{
+    return c ? c->status : MCF_EINVAL;
+}
+
+/* records the first error */
+static int cell_fail(mcf_cell *c, int rc)
+{
+    if (c && !c->status)
+        c->status = rc;
+    return rc;
+}
+
+int mcf_cell_shape(mcf_cell *c, unsigned dims, unsigned orbitals, unsigned sites,
+                   const double *lattice)
+{
+    if (!c)
+        return mcf_fail(MCF_EINVAL, "mcf_cell_shape: no cell");
+    if (c->status)
+        return c->status;
+    if (c->shaped)
+        return cell_fail(c, mcf_fail(MCF_EINVAL, "mcf_cell_shape: the cell has its shape "
+                                     "already (call it once, first)"));
+    if (dims < 1 || dims > 3 || orbitals < 1 || sites < 1 || !lattice)
+        return cell_fail(c, mcf_fail(MCF_EINVAL, "mcf_cell_shape: dims = %u (1..3), %u "
+                                     "orbitals and %u sites (>= 1)%s", dims, orbitals, sites,
+                                     lattice ? "" : ", no lattice vectors"));
+    memset(&c->p, 0, sizeof c->p);
+    c->p.dims = dims;
+    c->p.orbitals = orbitals;
+    c->p.sites = sites;
+    for (unsigned i = 0; i < dims; i++)
+        for (int d = 0; d < 3; d++)
+            c->p.lattice[i][d] = lattice[3 * i + d];
+    c->shaped = 1;
+    return MCF_OK;
+}
+
+static int cell_add(mcf_cell *c, const int R[3], unsigned to, unsigned from, double re,
+                    double im)
+{
+    if (c->p.n_hoppings == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        mcf_cell_hopping *h = realloc(c->h, cap * sizeof *h);
+        if (!h)
+            return cell_fail(c, mcf_fail(MCF_ENOMEM, "out of memory for %zu hoppings", cap));
+        c->h = h;
+        c->cap = cap;
+        c->p.hoppings = h;
+    }
+    mcf_cell_hopping *t = &c->h[c->p.n_hoppings++];
+    for (int d = 0; d < 3; d++)
+        t->R[d] = R[d];
+    t->to = to;
+    t->from = from;
+    t->re = re;
+    t->im = im;
+    return MCF_OK;
+}
+
+/* the checks common to bonds and on-site energies */
+static int cell_entry_check(mcf_cell *c, const char *what, const int R[3], unsigned to,
+                            unsigned from, double re, double im)
+{
+    if (!c)
+        return mcf_fail(MCF_EINVAL, "%s: no cell", what);
+    if (c->status)
+        return c->status;
+    if (!c->shaped)
+        return cell_fail(c, mcf_fail(MCF_EINVAL, "%s before mcf_cell_shape", what));
+    if (to >= c->p.orbitals || from >= c->p.orbitals)
+        return cell_fail(c, mcf_fail(MCF_EINVAL, "%s: orbital %u or %u; the cell has %u "
+                                     "(0..%u)", what, to, from, c->p.orbitals,
+                                     c->p.orbitals - 1));
+    for (unsigned d = c->p.dims; d < 3; d++)
+        if (R[d] != 0)
+            return cell_fail(c, mcf_fail(MCF_EINVAL, "%s: cell offset %d along direction %u, "
+                                         "but the cell is periodic in %u", what, R[d], d + 1,
+                                         c->p.dims));
+    if (!isfinite(re) || !isfinite(im))
+        return cell_fail(c, mcf_fail(MCF_EINVAL, "%s: %g%+gi is not finite", what, re, im));
+    return MCF_OK;
+}
+
+int mcf_cell_bond(mcf_cell *c, int Rx, int Ry, int Rz, unsigned to, unsigned from, double re,
+                  double im)
+{
+    const int R[3] = {Rx, Ry, Rz}, back[3] = {-Rx, -Ry, -Rz};
+    int rc = cell_entry_check(c, "mcf_cell_bond", R, to, from, re, im);
+    if (rc)
+        return rc;
+    if (Rx == 0 && Ry == 0 && Rz == 0 && to == from)
+        return cell_fail(c, mcf_fail(MCF_EINVAL, "mcf_cell_bond: from orbital %u to itself in "
+                                     "the same cell is an on-site energy: mcf_cell_onsite",
+                                     to));
+    if ((rc = cell_add(c, R, to, from, re, im)))
+        return rc;
+    return cell_add(c, back, from, to, re, -im);
+}
+
+int mcf_cell_onsite(mcf_cell *c, unsigned a, double energy)
+{
+    const int R[3] = {0, 0, 0};
+    int rc = cell_entry_check(c, "mcf_cell_onsite", R, a, a, energy, 0.0);
+    return rc ? rc : cell_add(c, R, a, a, energy, 0.0);
+}
+
+/* ---- a cell of a simple lattice --------------------------------------------------------- */
+
+typedef struct lattice_cell {
+    unsigned dims;
+    double inv[3][3]; /* the inverse of a (rows a_i): reduced f = r inv */
+    size_t n;
+    int (*site)[3];   /* n positions, sorted by (z, y, x) */
+} lattice_cell;
+
+static int site_cmp(const void *pa, const void *pb)
+{
+    const int *a = pa, *b = pb;
+    for (int d = 2; d >= 0; d--)
+        if (a[d] != b[d])
+            return a[d] < b[d] ? -1 : 1;
+    return 0;
+}
+
+/* the reduced coordinates of the integer point r */
+static void reduced(const lattice_cell *lc, const int r[3], double f[3])
+{
+    for (unsigned j = 0; j < 3; j++) {
+        f[j] = 0.0;
+        for (unsigned i = 0; i < lc->dims; i++)
+            f[j] += r[i] * lc->inv[i][j];
+    }
+}
+
+int mcf_cell_lattice(mcf_cell *c, unsigned dims, const int *a, unsigned per_site,
+                     void (*onsite)(void *ctx, const int r[3], double *block),
+                     void (*hop)(void *ctx, const int r[3], unsigned d, double *block),
+                     void *ctx)
+{
+    if (!c)
+        return mcf_fail(MCF_EINVAL, "mcf_cell_lattice: no cell");
+    if (c->status)
+        return c->status;
+    if (dims < 1 || dims > 3 || per_site < 1 || per_site > 64 || !a)
+        return cell_fail(c, mcf_fail(MCF_EINVAL, "mcf_cell_lattice: dims = %u (1..3), "
+                                     "per_site = %u (1..64)%s", dims, per_site,
+                                     a ? "" : ", no cell vectors"));
+    double m[3][3];
+    for (unsigned i = 0; i < 3; i++)
+        for (unsigned j = 0; j < 3; j++)
+            m[i][j] = i < dims && j < dims ? a[3 * i + j] : (double)(i == j);
+    for (unsigned i = 0; i < dims; i++)
+        for (unsigned j = dims; j < 3; j++)
+            if (a[3 * i + j] != 0)
+                return cell_fail(c, mcf_fail(MCF_EINVAL, "mcf_cell_lattice: cell vector %u has "
+                                             "a component %d along direction %u of a %u-dimensional "
+                                             "lattice", i + 1, a[3 * i + j], j + 1, dims));
+    const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                       m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                       m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    const long n = lround(fabs(det));
+    if (n < 1 || (unsigned long)n * per_site > (1ul << 20))
+        return cell_fail(c, mcf_fail(MCF_EINVAL, "mcf_cell_lattice: the cell vectors span %ld "
+                                     "sites (x %u orbitals); between 1 and 2^20 orbitals", n,
+                                     per_site));
+    lattice_cell lc = {dims, {{0}}, (size_t)n, NULL};
+    for (unsigned i = 0; i < 3; i++)
+        for (unsigned j = 0; j < 3; j++) {
+            const unsigned r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3, c1 = (i + 2) % 3;
+            lc.inv[i][j] = (m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0]) / det;
+        }
+    /* the lattice points of the cell: reduced coordinates in [0, 1) */
+    int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (unsigned corner = 0; corner < (1u << dims); corner++)
+        for (unsigned d = 0; d < dims; d++) {
+            int x = 0;
+            for (unsigned i = 0; i < dims; i++)
+                x += (corner >> i & 1u) ? a[3 * i + d] : 0;
+            lo[d] = x < lo[d] ? x : lo[d];
+            hi[d] = x > hi[d] ? x : hi[d];
+        }
+    lc.site = malloc((size_t)n * sizeof *lc.site);
+    double *block = malloc(2 * (size_t)per_site * per_site * sizeof *block);
+    if (!lc.site || !block) {
+        free(lc.site);
+        free(block);
+        return cell_fail(c, mcf_fail(MCF_ENOMEM, "mcf_cell_lattice: out of memory for %ld "
+                                     "sites", n));
+    }
+    size_t found = 0;
+    int r[3];
+    for (r[2] = lo[2]; r[2] <= hi[2]; r[2]++)
+        for (r[1] = lo[1]; r[1] <= hi[1]; r[1]++)
+            for (r[0] = lo[0]; r[0] <= hi[0]; r[0]++) {
+                double f[3];
+                reduced(&lc, r, f);
+                int inside = 1;
+                for (unsigned i = 0; i < dims; i++)
+                    inside &= f[i] > -1e-9 && f[i] < 1.0 - 1e-9;
+                if (inside && found < lc.n)
+                    memcpy(lc.site[found], r, sizeof r);
+                found += (size_t)inside;
+            }
+    int rc = MCF_OK;
+    if (found != lc.n)
+        rc = mcf_fail(MCF_EINTERNAL, "mcf_cell_lattice: found %zu lattice points in a cell of "
+                      "volume %ld", found, n);
+    if (!rc) {
+        qsort(lc.site, lc.n, sizeof *lc.site, site_cmp);
+        double lat[9] = {0};
+        for (unsigned i = 0; i < dims; i++)
+            for (unsigned j = 0; j < dims; j++)
+                lat[3 * i + j] = a[3 * i + j];
+        rc = mcf_cell_shape(c, dims, (unsigned)lc.n * per_site, (unsigned)lc.n, lat);
+    }
+    const size_t bb = 2 * (size_t)per_site * per_site;
+    for (size_t s = 0; s < lc.n && !rc; s++) {
+        const size_t o0 = s * per_site;
+        if (onsite) {
+            memset(block, 0, bb * sizeof *block);
+            onsite(ctx, lc.site[s], block);
+            for (unsigned o = 0; o < per_site && !rc; o++)
+                for (unsigned p = o; p < per_site && !rc; p++) {
+                    const double *e = block + 2 * (o * per_site + p),
+                                 *f = block + 2 * (p * per_site + o);
+                    const double scale = 1e-12 * (1.0 + fabs(e[0]) + fabs(e[1]));
+                    if (fabs(e[0] - f[0]) > scale || fabs(e[1] + f[1]) > scale)
+                        rc = cell_fail(c, mcf_fail(MCF_EINVAL, "mcf_cell_lattice: the on-site "
+                                                   "block of the site at (%d, %d, %d) is not "
+                                                   "Hermitian: <%u|H|%u> = %g%+gi, <%u|H|%u> = "
+                                                   "%g%+gi", lc.site[s][0], lc.site[s][1],
+                                                   lc.site[s][2], o, p, e[0], e[1], p, o, f[0],
+                                                   f[1]));
+                    else if (o == p && e[0] != 0.0)
+                        rc = mcf_cell_onsite(c, (unsigned)(o0 + o), e[0]);
+                    else if (o != p && (e[0] != 0.0 || e[1] != 0.0))
+                        rc = mcf_cell_bond(c, 0, 0, 0, (unsigned)(o0 + o), (unsigned)(o0 + p),
+                                           e[0], e[1]);
+                }
+        }
+        for (unsigned d = 0; hop && d < dims && !rc; d++) {
+            int y[3] = {lc.site[s][0], lc.site[s][1], lc.site[s][2]}, R[3] = {0, 0, 0};
+            y[d] += 1;
+            /* y = R a + (a site of the cell) */
+            double f[3];
+            reduced(&lc, y, f);
+            int q[3] = {y[0], y[1], y[2]};
+            for (unsigned i = 0; i < dims; i++) {
+                R[i] = (int)floor(f[i] + 1e-9);
+                for (unsigned j = 0; j < dims; j++)
+                    q[j] -= R[i] * a[3 * i + j];
+            }
+            const int(*hit)[3] = bsearch(q, lc.site, lc.n, sizeof *lc.site, site_cmp);
+            if (!hit) {
+                rc = cell_fail(c, mcf_fail(MCF_EINTERNAL, "mcf_cell_lattice: the neighbour "
+                                           "(%d, %d, %d) is no site of the cell", y[0], y[1],
+                                           y[2]));
+                break;
+            }
+            const size_t s2 = (size_t)(hit - (const int(*)[3])lc.site), o2 = s2 * per_site;
+            memset(block, 0, bb * sizeof *block);
+            hop(ctx, lc.site[s], d, block);
+            for (unsigned o = 0; o < per_site && !rc; o++)
+                for (unsigned p = 0; p < per_site && !rc; p++) {
+                    const double *e = block + 2 * (o * per_site + p);
+                    if (e[0] != 0.0 || e[1] != 0.0)
+                        rc = mcf_cell_bond(c, R[0], R[1], R[2], (unsigned)(o2 + o),
+                                           (unsigned)(o0 + p), e[0], e[1]);
+                }
+        }
+    }
+    free(lc.site);
+    free(block);
+    return rc ? cell_fail(c, rc) : MCF_OK;
+}

@@ -453,6 +453,7 @@ static const mcf_model_ops anderson_ops = {
     .move_size = sizeof(anderson_move),
     .observables = anderson_observables,
     .labels = anderson_labels,
+    .periodic = anderson_periodic,
     .create = anderson_create,
     .destroy = anderson_destroy,
     .units = anderson_units,

@@ -45,4 +45,8 @@ int anderson_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
                            double *const *values);
 size_t anderson_curve_points(const void *chain, size_t index, double *axis);
 
+/* anderson_periodic.c: the clean lattice as a crystal (mcf_model_ops.periodic) */
+int anderson_periodic(const mcf_params *params, const void *chain, const char *state,
+                      mcf_cell *cell);
+
 #endif

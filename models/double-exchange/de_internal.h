@@ -7,7 +7,8 @@
  * descriptor), de_spins_file.c (initial spins from a file), de_hamiltonian.c (the Hamiltonian
  * as a function of the spins, its consistency check, the change of a move), de_moves.c (the
  * single-spin move, its acceptance and adaptation), de_measure.c (the observables and the DOS
- * curve), de_tempering.c (parallel tempering), de_checkpoint.c (the checkpoint record).
+ * curve), de_tempering.c (parallel tempering), de_checkpoint.c (the checkpoint record),
+ * de_periodic.c (ideal spin states as crystals, for band evaluators).
  *
  * Errors: functions returning int give MCF_OK or an MCF_E* code with a message (mcf_fail).
  * Pointers are borrowed. */
@@ -65,6 +66,10 @@ typedef struct de_chain {
     double *dos_last;          /* the last DOS measured (repeated in between) */
     uint64_t measured;         /* measurements so far */
 } de_chain;
+
+/* ---- de_periodic.c: ideal states as crystals (mcf_model_ops.periodic) ------------------ */
+int de_periodic(const mcf_params *params, const void *chain, const char *state,
+                mcf_cell *cell);
 
 /* ---- de_hamiltonian.c: the Hamiltonian, a function of the spins ------------------------ */
 

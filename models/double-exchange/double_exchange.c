@@ -291,6 +291,7 @@ static const mcf_model_ops de_ops = {
     .move_size = sizeof(de_move),
     .observables = de_observables,
     .labels = de_labels,
+    .periodic = de_periodic,
     .create = de_create,
     .destroy = de_destroy,
     .units = de_units,

@@ -17,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* holstein_periodic.c: uniform and checkerboard displacements as crystals */
+int ho_periodic(const mcf_params *params, const void *chain, const char *state,
+                mcf_cell *cell);
+
 #define HO_MEASURE_STREAM ((UINT64_C(1) << 62) + (UINT64_C(1) << 59))
 #define HO_DELTA_MIN 1e-4
 #define HO_DELTA_MAX 1e4
@@ -245,7 +249,7 @@ static int ho_load(void *chain, mcf_stream *in)
 
 static const mcf_model_ops ho_ops = {
     .struct_size = sizeof(mcf_model_ops), .move_size = sizeof(ho_move),
-    .observables = ho_observables, .labels = ho_labels,
+    .observables = ho_observables, .labels = ho_labels, .periodic = ho_periodic,
     .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
     .create = ho_create, .destroy = ho_destroy, .units = ho_units, .propose = ho_propose,
     .accept = ho_accept, .adapt = ho_adapt, .save = ho_save, .load = ho_load,

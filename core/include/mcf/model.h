@@ -222,17 +222,19 @@ typedef struct mcf_model_ops {
      * a name given twice or a symbol or unit with control characters refuses the plugin. */
     const mcf_label *labels;
 
-    /* Appended for band structures (optional, read only when struct_size covers it): the
-     * chain's configuration, or an ideal one the model names, as a crystal (mcf/periodic.h),
-     * for an evaluator that integrates over the Brillouin zone.  state NULL or "": the
-     * current configuration, the whole lattice as one cell (periodic boundaries only);
-     * otherwise a state of the model's own, e.g. "ferro", "neel-g", "canted:THETA",
-     * "spiral:QX,QY,QZ" for double exchange.  Writes *out, whose hoppings the chain owns
-     * until its next periodic() call or destroy().  The model's parameters (t, mu, W, ...)
-     * enter the hoppings; the chemical potential does not (the caller integrates up to
-     * it).  Errors: MCF_EINVAL naming the state and the states the model knows, or why the
-     * configuration is not periodic (open boundaries, disorder); MCF_ENOMEM. */
-    int (*periodic)(void *chain, const char *state, mcf_periodic *out);
+    /* Appended for band structures (optional, read only when struct_size covers it): a
+     * configuration as a crystal (mcf/periodic.h), for an evaluator that integrates over
+     * the Brillouin zone.  params: the model's validated [model] values.  state: an ideal
+     * state of the model's own ("ferro", "neel-g", "canted:THETA", "spiral:QX,QY,QZ" for
+     * double exchange), with chain NULL; or NULL (or ""): the configuration of `chain`, the
+     * whole lattice as one cell (periodic boundaries only).  The model describes it into
+     * `cell` (mcf_cell_shape, then mcf_cell_bond / mcf_cell_onsite); the core checks it.
+     * The model's parameters (t, hund, W, ...) enter the hoppings; the chemical potential
+     * does not (the evaluator integrates up to it).  Errors: MCF_EINVAL naming the state
+     * and the states the model knows, or why a configuration is not periodic (open
+     * boundaries, disorder); MCF_ENOMEM. */
+    int (*periodic)(const mcf_params *params, const void *chain, const char *state,
+                    mcf_cell *cell);
 } mcf_model_ops;
 
 /* The multiplicative step adaptation every model with a tunable move size repeats: returns

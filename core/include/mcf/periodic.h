@@ -41,6 +41,62 @@ typedef struct mcf_periodic {
     const mcf_cell_hopping *hoppings;
 } mcf_periodic;
 
+/* ---- building a description: what a model's periodic() op does (mcf/model.h) ----------
+ *
+ * A model fills a core-owned mcf_cell: its shape once, then its bonds and on-site
+ * energies; the core checks the result and hands the evaluator the mcf_periodic view.
+ *
+ *     const double a[9] = {1, 0, 0,  0, 1, 0,  0, 0, 1};
+ *     mcf_cell_shape(cell, 3, 1, 1, a);               simple cubic, one orbital
+ *     mcf_cell_bond(cell, 1, 0, 0, 0, 0, -t, 0);      hopping -t to the cell at +x ...
+ *     mcf_cell_onsite(cell, 0, eps);                  ... and an on-site energy
+ *
+ * Errors (MCF_EINVAL with a message; MCF_ENOMEM) are sticky: the core reports the first
+ * when the op returns, so a model may check only the op's last call. */
+typedef struct mcf_cell mcf_cell;
+
+/* dims 1..3 periodic directions, `orbitals` per cell, `sites` lattice sites per cell,
+ * lattice[3 i + d] component d of lattice vector i < dims (Cartesian, lattice constants;
+ * 3 dims numbers).  Once, first. */
+int mcf_cell_shape(mcf_cell *c, unsigned dims, unsigned orbitals, unsigned sites,
+                   const double *lattice);
+
+/* The hopping <to, R| H |from, 0> = re + i im, R = (Rx, Ry, Rz) in lattice vectors (0
+ * beyond dims), AND its Hermitian conjugate <from, -R| H |to, 0> = re - i im: list each
+ * bond once.  R = 0 with to == from is an on-site energy: mcf_cell_onsite. */
+int mcf_cell_bond(mcf_cell *c, int Rx, int Ry, int Rz, unsigned to, unsigned from, double re,
+                  double im);
+
+/* The on-site energy of orbital a (adds up when given twice). */
+int mcf_cell_onsite(mcf_cell *c, unsigned a, double energy);
+
+/* A cell of the simple lattice with `dims` = 1, 2, 3 (chain, square, cubic; lattice constant
+ * 1) spanned by the integer vectors a_i (a[3 i + d] their components, 3 dims numbers), with `per_site` orbitals per site: shapes
+ * the cell (|det a| sites, ordered by the z, then y, then x of their positions; orbital
+ * s per_site + o is orbital o of site s) and asks the model for the matrix elements:
+ *   onsite(ctx, r, block)     for every site r of the cell (a lattice point r[0..dims),
+ *                             r[d] = 0 beyond dims): its on-site block, per_site x per_site,
+ *                             block[2 (o per_site + p)] + i block[... + 1] = <r, o| H |r, p>,
+ *                             Hermitian (zeroed before the call);
+ *   hop(ctx, r, d, block)     for every site r and direction d < dims: the block of the bond
+ *                             to r + e_d, block[2 (o per_site + p)] = <r + e_d, o| H |r, p>
+ *                             (zeroed before the call); its conjugate is added too.
+ * The site r + e_d may lie outside the cell: the model answers for it from its periodic
+ * pattern (e.g. the spin at r + e_d).  NULL callbacks add nothing.  Instead of
+ * mcf_cell_shape; MCF_EINVAL for a bad shape or a non-Hermitian on-site block. */
+int mcf_cell_lattice(mcf_cell *c, unsigned dims, const int *a, unsigned per_site,
+                     void (*onsite)(void *ctx, const int r[3], double *block),
+                     void (*hop)(void *ctx, const int r[3], unsigned d, double *block),
+                     void *ctx);
+
+/* For the core, evaluators and tests: an empty cell, the description built so far (NULL
+ * while the shape is missing; valid until the next call on c), and its end. */
+int mcf_cell_create(mcf_cell **out);
+const mcf_periodic *mcf_cell_view(const mcf_cell *c);
+/* MCF_OK, or the first error of the calls on c (code; the message was set then). */
+int mcf_cell_status(const mcf_cell *c);
+void mcf_cell_destroy(mcf_cell *c);
+
 /* Checks p: dims 1..3, orbitals and sites >= 1, linearly independent lattice vectors,
  * hoppings in range (orbitals, R zero beyond dims, finite values) and H(k) Hermitian (the
  * sums t_ab(R) and conj(t_ba(-R)) agree to 1e-12 of the largest |t|).  MCF_EINVAL with a
