@@ -1,6 +1,8 @@
-/* main.c — the `mcf` program: its commands (run, resume, plugins, describe, plot, dos)
- * over libmcf, and the plots drawn at the end of a run (plot.c); `mcf dos` is dos.c's. */
+/* main.c — the `mcf` program: its commands (run, resume, plugins, describe, plot, dos,
+ * band) over libmcf, and the plots drawn at the end of a run (plot.c); `mcf dos` is
+ * dos.c's, `mcf band` band.c's. */
 #define _POSIX_C_SOURCE 200809L
+#include "band.h"
 #include "dos.h"
 #include "fileio.h"
 #include "internal.h"
@@ -382,8 +384,12 @@ static int command(int argc, char **argv)
     if (!strcmp(cmd, "dos"))
         return report(stdout_written(mcfi_dos_command(argc - 2, argv + 2),
                                      "the table is written"));
-    static const char *const cmds[] = {"run", "resume", "plugins", "describe", "plot", "dos"};
-    const char *near = mcfi_nearest_word(cmd, cmds, 6);
+    if (!strcmp(cmd, "band"))
+        return report(stdout_written(mcfi_band_command(argc - 2, argv + 2),
+                                     "the tables are written"));
+    static const char *const cmds[] = {"run",  "resume", "plugins", "describe",
+                                       "plot", "dos",    "band"};
+    const char *near = mcfi_nearest_word(cmd, cmds, 7);
     fprintf(stderr, "mcf: unknown command '%s'%s%s%s; see mcf --help\n", cmd,
             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
     return 2;

@@ -42,6 +42,7 @@ const char *mcfi_plugin_kind_name(int kind)
     case MCF_PLUGIN_MODEL: return "model";
     case MCF_PLUGIN_FERMION_EVALUATOR: return "fermion-evaluator";
     case MCF_PLUGIN_ORBITAL_EVALUATOR: return "orbital-evaluator";
+    case MCF_PLUGIN_BAND_EVALUATOR: return "band-evaluator";
     default: return "unknown";
     }
 }
@@ -213,6 +214,29 @@ static int check_orbital_ops(const char *path, const mcf_orbital_ops *ops)
     return MCF_OK;
 }
 
+#define BAND_OPS_MIN_SIZE (offsetof(mcf_band_ops, fermi_level) + sizeof(void *))
+
+static int check_band_ops(const char *path, const mcf_band_ops *ops)
+{
+    if (ops->struct_size < BAND_OPS_MIN_SIZE)
+        return mcf_fail(MCF_EPLUGIN, "%s: band-evaluator ops struct_size %u is smaller than "
+                        "ABI %u's %zu bytes; rebuild the plugin against these headers", path,
+                        ops->struct_size, MCF_ABI_VERSION, (size_t)BAND_OPS_MIN_SIZE);
+    struct {
+        const char *name;
+        int missing;
+    } req[] = {
+        {"create", !ops->create}, {"destroy", !ops->destroy}, {"range", !ops->range},
+        {"dos", !ops->dos}, {"occupation", !ops->occupation},
+        {"fermi_level", !ops->fermi_level},
+    };
+    for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
+        if (req[k].missing)
+            return mcf_fail(MCF_EPLUGIN, "%s: required band-evaluator op '%s' is NULL", path,
+                            req[k].name);
+    return MCF_OK;
+}
+
 static int check_info(const char *path, const mcf_plugin_info *info, int want)
 {
     if (!info)
@@ -234,7 +258,7 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
         strcmp(base + 4 + nl, ".so") != 0)
         return mcf_fail(MCF_EPLUGIN, "%s: the plugin calls itself '%s'; its file must be "
                         "named mcf-%s.so", path, info->name, info->name);
-    if (info->kind < MCF_PLUGIN_MODEL || info->kind > MCF_PLUGIN_ORBITAL_EVALUATOR)
+    if (info->kind < MCF_PLUGIN_MODEL || info->kind > MCF_PLUGIN_BAND_EVALUATOR)
         return mcf_fail(MCF_EPLUGIN, "%s: unknown plugin kind %d", path, (int)info->kind);
     if (want && (int)info->kind != want)
         return mcf_fail(MCF_EINVAL, "%s: '%s' is a %s plugin, not a %s", path, info->name,
@@ -255,6 +279,11 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
     }
     if (info->kind == MCF_PLUGIN_ORBITAL_EVALUATOR) {
         int rc = check_orbital_ops(path, info->ops);
+        if (rc)
+            return rc;
+    }
+    if (info->kind == MCF_PLUGIN_BAND_EVALUATOR) {
+        int rc = check_band_ops(path, info->ops);
         if (rc)
             return rc;
     }

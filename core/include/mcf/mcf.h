@@ -15,6 +15,7 @@
 #include "mcf/change.h"
 #include "mcf/hamiltonian.h"
 #include "mcf/periodic.h"
+#include "mcf/band.h"
 #include "mcf/fermion.h"
 #include "mcf/fermion_model.h"
 #include "mcf/orbital.h"

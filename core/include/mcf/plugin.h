@@ -26,7 +26,8 @@ extern "C" {
 typedef enum mcf_plugin_kind {
     MCF_PLUGIN_MODEL = 1,              /* ops: mcf_model_ops (mcf/model.h) */
     MCF_PLUGIN_FERMION_EVALUATOR = 2,  /* ops: defined by the fermion evaluator header */
-    MCF_PLUGIN_ORBITAL_EVALUATOR = 3   /* ops: defined by the orbital evaluator header */
+    MCF_PLUGIN_ORBITAL_EVALUATOR = 3,  /* ops: defined by the orbital evaluator header */
+    MCF_PLUGIN_BAND_EVALUATOR = 4      /* ops: mcf_band_ops (mcf/band.h) */
 } mcf_plugin_kind;
 
 typedef struct mcf_plugin_info {

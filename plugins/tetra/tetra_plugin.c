@@ -1,0 +1,128 @@
+/* tetra_plugin.c — the band evaluator "tetra" (mcf/band.h) over the static library
+ * mcf_tetra_core (tetra.h): a crystal's bands on a Monkhorst-Pack grid of [evaluator]
+ * kpoints per direction, integrated with linear tetrahedra (Bloechl's correction on the
+ * band energy and the orbital DOS when bloechl = yes). */
+#include "tetra.h"
+
+#include "mcf/mcf.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const mcf_param_spec tetra_params[] = {
+    {"kpoints", MCF_PARAM_INT, "24", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN,
+     1, 1024, NULL,
+     "k points per periodic direction (n x n x n grid); the DOS converges as 1/n^2"},
+    {"shift", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX |
+     MCF_PARAM_MAX_EXCLUSIVE | MCF_PARAM_NO_SCAN, 0, 1, NULL,
+     "grid offset in grid steps: 0 Gamma-centred, 0.5 the shifted Monkhorst-Pack grid"},
+    {"bloechl", MCF_PARAM_BOOL, "yes", MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     "Bloechl's correction of the band energy and the orbital DOS (error 1/n^4 instead "
+     "of 1/n^2 for smooth bands)"},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+typedef struct tetra_ws {
+    tetra_grid *grid;
+    int bloechl;
+    int weights;
+} tetra_ws;
+
+/* the orbital weights are kept for cells up to this many orbitals (memory: points x
+ * orbitals^2 doubles) */
+#define TETRA_WEIGHTS_MAX_ORBITALS 64
+
+static int tp_create(const mcf_params *params, const mcf_periodic *p, void **out)
+{
+    *out = NULL;
+    long kp;
+    double shift;
+    int bloechl, rc;
+    if ((rc = mcf_params_int(params, "kpoints", &kp)) ||
+        (rc = mcf_params_real(params, "shift", &shift)) ||
+        (rc = mcf_params_bool(params, "bloechl", &bloechl)))
+        return mcf_fail_prefix(rc, "tetra");
+    if ((rc = mcf_periodic_check(p, "tetra")))
+        return rc;
+    size_t n[3] = {1, 1, 1};
+    double s[3] = {0, 0, 0};
+    for (uint32_t d = 0; d < p->dims; d++) {
+        n[d] = (size_t)kp;
+        s[d] = shift;
+    }
+    const double points = (double)n[0] * (double)n[1] * (double)n[2];
+    if (points * p->orbitals > 2e8)
+        return mcf_fail(MCF_EINVAL, "tetra: [evaluator] kpoints = %ld gives %.3g k points x %u "
+                        "bands, more than 2e8 band energies; use fewer k points", kp, points,
+                        p->orbitals);
+    tetra_ws *w = calloc(1, sizeof *w);
+    if (!w)
+        return mcf_fail(MCF_ENOMEM, "tetra: out of memory");
+    w->bloechl = bloechl;
+    w->weights = p->orbitals <= TETRA_WEIGHTS_MAX_ORBITALS;
+    if ((rc = tetra_grid_create(p, n, s, w->weights, &w->grid))) {
+        free(w);
+        return mcf_fail_prefix(rc, "tetra");
+    }
+    *out = w;
+    return MCF_OK;
+}
+
+static void tp_destroy(void *ws)
+{
+    tetra_ws *w = ws;
+    if (!w)
+        return;
+    tetra_grid_destroy(w->grid);
+    free(w);
+}
+
+static void tp_range(const void *ws, double *lowest, double *highest)
+{
+    const tetra_ws *w = ws;
+    *lowest = tetra_grid_emin(w->grid);
+    *highest = tetra_grid_emax(w->grid);
+}
+
+static int tp_dos(void *ws, size_t n, const double *E, double *dos, double *idos,
+                  double *orbital)
+{
+    tetra_ws *w = ws;
+    if (orbital && !w->weights)
+        return mcf_fail(MCF_EINVAL, "tetra: the orbital DOS of a cell of %zu orbitals (more "
+                        "than %d) is not kept", tetra_grid_bands(w->grid),
+                        TETRA_WEIGHTS_MAX_ORBITALS);
+    return tetra_dos(w->grid, n, E, w->bloechl, dos, idos, orbital);
+}
+
+static int tp_occupation(void *ws, double mu, double *electrons, double *energy)
+{
+    tetra_ws *w = ws;
+    if (!isfinite(mu))
+        return mcf_fail(MCF_EINVAL, "tetra: the chemical potential %g is not finite", mu);
+    return tetra_band_energy(w->grid, mu, w->bloechl, electrons, energy);
+}
+
+static int tp_fermi_level(void *ws, double electrons, double *mu)
+{
+    tetra_ws *w = ws;
+    const double bands = (double)tetra_grid_bands(w->grid);
+    if (!(electrons > 0.0 && electrons < bands))
+        return mcf_fail(MCF_EINVAL, "tetra: %g electrons per cell: a Fermi level needs between "
+                        "0 and %g (the number of bands), exclusive", electrons, bands);
+    return tetra_fermi_level(w->grid, electrons, mu);
+}
+
+static const mcf_band_ops tetra_ops = {
+    .struct_size = sizeof(mcf_band_ops),
+    .create = tp_create,
+    .destroy = tp_destroy,
+    .range = tp_range,
+    .dos = tp_dos,
+    .occupation = tp_occupation,
+    .fermi_level = tp_fermi_level,
+};
+
+MCF_PLUGIN_DEFINE(MCF_PLUGIN_BAND_EVALUATOR, "tetra", "0.1",
+                  "band evaluator: linear tetrahedra with Bloechl's correction on a "
+                  "Monkhorst-Pack grid (CPU)",
+                  tetra_params, &tetra_ops)
