@@ -176,9 +176,14 @@ static void occupied(const tetra_grid *g, double E_F, int bloechl, double *elect
         for (size_t c = g->nk * ch / nc; c < g->nk * (ch + 1) / nc; c++)
             for (unsigned t = 0; t < 6; t++)
                 for (size_t n = 0; n < nb; n++) {
-                    double e[4];
-                    size_t k[4];
-                    corners_sorted(g, c, t, n, e, k);
+                    double ebuf[4];
+                    const double *e = ebuf;
+                    if (g->tet_e)
+                        e = g->tet_e + 4 * ((c * 6 + t) * nb + n);
+                    else {
+                        size_t k[4];
+                        corners_sorted(g, c, t, n, ebuf, k);
+                    }
                     if (E_F <= e[0])
                         continue;
                     tetra_point pt;
@@ -234,6 +239,50 @@ static double bisect(const tetra_grid *g, double target, int above, double lo, d
     return above ? hi : lo;
 }
 
+/* where N(E) = target inside a band, N continuous and nondecreasing on [lo, hi] with
+ * N(lo) < target < N(hi): regula falsi with the Illinois modification (the end that stays
+ * twice loses half its weight), superlinear on the smooth pieces of N, where bisection
+ * needs ~45 sums over every tetrahedron; a step that does not halve the bracket twice in a
+ * row is replaced by the midpoint.  Ends when the bracket or the step is below tol. */
+static double crossing(const tetra_grid *g, double target, double lo, double hi, double tol)
+{
+    double ne, en, flo, fhi, last = lo;
+    occupied(g, lo, 0, &ne, &en);
+    flo = ne - target;
+    occupied(g, hi, 0, &ne, &en);
+    fhi = ne - target;
+    int side = 0, slow = 0;
+    for (int it = 0; it < 200 && hi - lo > tol; it++) {
+        const double width = hi - lo;
+        double x = 0.5 * (lo + hi);
+        if (slow < 2 && flo < 0.0 && fhi > 0.0) {
+            const double y = lo - flo * (hi - lo) / (fhi - flo);
+            if (y > lo && y < hi)
+                x = y;
+        }
+        occupied(g, x, 0, &ne, &en);
+        const double f = ne - target;
+        if (f == 0.0 || (it > 0 && fabs(x - last) <= tol))
+            return x;
+        last = x;
+        if (f > 0.0) {
+            hi = x;
+            fhi = f;
+            if (side == 1)
+                flo *= 0.5;
+            side = 1;
+        } else {
+            lo = x;
+            flo = f;
+            if (side == -1)
+                fhi *= 0.5;
+            side = -1;
+        }
+        slow = hi - lo > 0.5 * width ? slow + 1 : 0;
+    }
+    return 0.5 * (lo + hi);
+}
+
 int tetra_fermi_level(const tetra_grid *g, double electrons_per_cell, double *E_F)
 {
     const double q = electrons_per_cell, top = (double)(g ? g->bands : 0);
@@ -244,7 +293,21 @@ int tetra_fermi_level(const tetra_grid *g, double electrons_per_cell, double *E_
                         "bands; give 0 to %zu", q, g->bands, g->bands);
     const double width = g->emax - g->emin, tol = 1e-13 * fmax(width, 1e-300);
     const double delta = 1e-12 * top; /* the resolution of N(E) that we trust */
-    /* E_lo: the largest E with N(E) < q - delta; E_hi: the least with N(E) > q + delta */
+    /* where N crosses q; inside a band (rho > 0 there) that is the Fermi level */
+    if (q > delta && q < top - delta) {
+        const double x = crossing(g, q, g->emin, g->emax, tol);
+        double rho = 0.0;
+        int rc = tetra_dos(g, 1, &x, 0, &rho, NULL, NULL);
+        if (rc)
+            return rc;
+        if (rho > 1e-9 * top / fmax(width, 1e-300)) {
+            *E_F = x;
+            return MCF_OK;
+        }
+    }
+    /* in a gap (or at the bottom or top): the middle of the energies where N = q within
+     * delta.  E_lo: the largest E with N(E) < q - delta; E_hi: the least with N(E) > q +
+     * delta */
     const double lo = q - delta > 0.0 ? bisect(g, q - delta, 0, g->emin, g->emax, tol)
                                       : g->emin;
     const double hi = q + delta < top ? bisect(g, q + delta, 1, lo, g->emax, tol) : g->emax;
