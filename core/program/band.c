@@ -67,6 +67,11 @@ typedef struct band_job {
     double *mu, *E, *electrons;
     size_t n_mu, n_E, n_electrons;
     char *output;
+    /* the tables, written together once all are computed: a refused filling leaves no
+       half-written folder */
+    size_t n_tables;
+    char **table_name;
+    mcf_text *table;
 } band_job;
 
 static void job_free(band_job *j)
@@ -81,6 +86,12 @@ static void job_free(band_job *j)
     free(j->E);
     free(j->electrons);
     free(j->output);
+    for (size_t k = 0; k < j->n_tables; k++) {
+        free(j->table_name[k]);
+        free(j->table[k].s);
+    }
+    free(j->table_name);
+    free(j->table);
     for (int k = 0; k < 4; k++)
         mcfi_section_release(&j->sec[k]);
     if (j->model)
@@ -267,17 +278,39 @@ static void file_name(const char *state, char *out, size_t n)
             *q = '_';
 }
 
-static int write_table(const band_job *j, const char *name, mcf_text *t)
+/* keeps table t (taken over: *t is emptied) for the folder, under name */
+static int write_table(band_job *j, const char *name, mcf_text *t)
 {
     if (t->failed)
         return mcf_fail(MCF_ENOMEM, "out of memory for %s", name);
-    size_t n = strlen(j->output) + strlen(name) + 2;
-    char *path = malloc(n);
-    if (!path)
-        return mcf_fail(MCF_ENOMEM, "out of memory");
-    snprintf(path, n, "%s/%s", j->output, name);
-    int rc = mcfi_write_atomic(path, t->s, t->len);
-    free(path);
+    char **names = realloc(j->table_name, (j->n_tables + 1) * sizeof *names);
+    if (names)
+        j->table_name = names;
+    mcf_text *tables = names ? realloc(j->table, (j->n_tables + 1) * sizeof *tables) : NULL;
+    if (tables)
+        j->table = tables;
+    char *copy = tables ? strdup(name) : NULL;
+    if (!copy)
+        return mcf_fail(MCF_ENOMEM, "out of memory for %s", name);
+    j->table_name[j->n_tables] = copy;
+    j->table[j->n_tables++] = *t;
+    memset(t, 0, sizeof *t);
+    return MCF_OK;
+}
+
+/* every kept table into the output folder, atomically each */
+static int flush_tables(const band_job *j)
+{
+    int rc = MCF_OK;
+    for (size_t k = 0; k < j->n_tables && !rc; k++) {
+        size_t n = strlen(j->output) + strlen(j->table_name[k]) + 2;
+        char *path = malloc(n);
+        if (!path)
+            return mcf_fail(MCF_ENOMEM, "out of memory");
+        snprintf(path, n, "%s/%s", j->output, j->table_name[k]);
+        rc = mcfi_write_atomic(path, j->table[k].s, j->table[k].len);
+        free(path);
+    }
     return rc;
 }
 
@@ -288,7 +321,7 @@ static void header(const band_job *j, mcf_text *t, const char *what)
 }
 
 /* dos-STATE.tsv for every state */
-static int write_dos(const band_job *j)
+static int write_dos(band_job *j)
 {
     int rc = MCF_OK;
     for (size_t s = 0; s < j->n_states && !rc; s++) {
@@ -333,7 +366,7 @@ static int write_dos(const band_job *j)
 }
 
 /* bands.tsv and phases.tsv; the ground state's stretches of mu on the terminal */
-static int write_phases(const band_job *j)
+static int write_phases(band_job *j)
 {
     const size_t ns = j->n_states, nm = j->n_mu;
     double *n = malloc(ns * nm * sizeof *n), *om = malloc(ns * nm * sizeof *om);
@@ -391,7 +424,7 @@ static int write_phases(const band_job *j)
 }
 
 /* fillings.tsv: the Fermi level and the band energy per site at fixed densities */
-static int write_fillings(const band_job *j)
+static int write_fillings(band_job *j)
 {
     mcf_text t = {0};
     header(j, &t, "Fermi level mu and band energy e per site at n electrons per site");
@@ -447,10 +480,6 @@ static int job_run(band_job *j)
         rc = write_table(j, "config.ini", &t);
         free(t.s);
     }
-    if (!rc)
-        printf("mcf: %zu state%s of %s: %s/bands.tsv, phases.tsv and dos-*.tsv%s\n",
-               j->n_states, j->n_states == 1 ? "" : "s", j->model->info->name, j->output,
-               j->n_electrons ? ", fillings.tsv" : "");
     return rc;
 }
 
@@ -492,11 +521,17 @@ int mcfi_band_command(int argc, char **argv)
                           "replaces it", j.output);
     }
     int lock = -1;
+    if (!rc)
+        rc = job_run(&j);
     if (!rc && !(rc = mcfi_mkdir_p(j.output)) && !(rc = mcfi_outdir_lock(j.output, &lock))) {
         mcfi_outdir_clean(j.output);
-        rc = job_run(&j);
+        rc = flush_tables(&j);
         mcfi_outdir_unlock(lock);
     }
+    if (!rc)
+        printf("mcf: %zu state%s of %s: %s/bands.tsv, phases.tsv and dos-*.tsv%s\n",
+               j.n_states, j.n_states == 1 ? "" : "s", j.model->info->name, j.output,
+               j.n_electrons ? ", fillings.tsv" : "");
     job_free(&j);
     return rc;
 }

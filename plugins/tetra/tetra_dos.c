@@ -18,6 +18,7 @@
 
 #include "mcf/error.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,10 +244,12 @@ static double bisect(const tetra_grid *g, double target, int above, double lo, d
  * N(lo) < target < N(hi): regula falsi with the Illinois modification (the end that stays
  * twice loses half its weight), superlinear on the smooth pieces of N, where bisection
  * needs ~45 sums over every tetrahedron; a step that does not halve the bracket twice in a
- * row is replaced by the midpoint.  Ends when the bracket or the step is below tol. */
+ * row is replaced by the midpoint.  Ends when the bracket is below tol or N meets the target
+ * to rounding. */
 static double crossing(const tetra_grid *g, double target, double lo, double hi, double tol)
 {
-    double ne, en, flo, fhi, last = lo;
+    const double ftol = 8.0 * DBL_EPSILON * (double)g->bands;
+    double ne, en, flo, fhi;
     occupied(g, lo, 0, &ne, &en);
     flo = ne - target;
     occupied(g, hi, 0, &ne, &en);
@@ -262,9 +265,8 @@ static double crossing(const tetra_grid *g, double target, double lo, double hi,
         }
         occupied(g, x, 0, &ne, &en);
         const double f = ne - target;
-        if (f == 0.0 || (it > 0 && fabs(x - last) <= tol))
-            return x;
-        last = x;
+        if (fabs(f) <= ftol)
+            return x; /* N meets the target to rounding */
         if (f > 0.0) {
             hi = x;
             fhi = f;
