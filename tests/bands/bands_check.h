@@ -28,18 +28,15 @@ static const double pi = 3.14159265358979323846;
 static const mcf_model_ops *ops;
 static const mcf_param_spec *specs;
 
-/* the cell of `state` for the model parameters given as "key", "value", ..., NULL */
-static mcf_cell *describe(const char *state, ...)
+/* the cell of `state` for up to 3 model parameters "key", "value" from ap (NULL-ended) */
+static mcf_cell *describe_v(const char *state, va_list ap)
 {
     const char *kv[8] = {NULL};
-    va_list ap;
-    va_start(ap, state);
     for (int i = 0; i < 7; i++) {
         kv[i] = va_arg(ap, const char *);
         if (!kv[i])
             break;
     }
-    va_end(ap);
     test_params *tp = test_params_make(specs, "test.ini", kv[0], kv[1], kv[2], kv[3], kv[4],
                                        kv[5], kv[6], (const char *)NULL);
     mcf_cell *c = NULL;
@@ -50,6 +47,16 @@ static mcf_cell *describe(const char *state, ...)
         mcf_cell_destroy(c);
         return NULL;
     }
+    return c;
+}
+
+/* the cell of `state` for the model parameters given as "key", "value", ..., NULL */
+static mcf_cell *describe(const char *state, ...)
+{
+    va_list ap;
+    va_start(ap, state);
+    mcf_cell *c = describe_v(state, ap);
+    va_end(ap);
     return c;
 }
 
@@ -142,17 +149,10 @@ static mcf_plugin *load_model(const char *name)
  * containing needle */
 static int refused_with(const char *needle, const char *state, ...)
 {
-    const char *kv[8] = {NULL};
     va_list ap;
     va_start(ap, state);
-    for (int i = 0; i < 7; i++) {
-        kv[i] = va_arg(ap, const char *);
-        if (!kv[i])
-            break;
-    }
+    mcf_cell *c = describe_v(state, ap);
     va_end(ap);
-    mcf_cell *c = describe(state, kv[0], kv[1], kv[2], kv[3], kv[4], kv[5], kv[6],
-                           (const char *)NULL);
     int ok = c == NULL && strstr(mcf_last_error(), needle) != NULL;
     if (!ok)
         fprintf(stderr, "state %s: %s\n", state ? state : "(null)", mcf_last_error());
