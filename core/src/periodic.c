@@ -40,26 +40,28 @@ static int key_cmp(const term *a, const term *b)
     return a->from < b->from ? -1 : a->from > b->from;
 }
 
-/* the Gram determinant of the first dims lattice vectors, relative to their lengths */
+/* the determinant of a 3 x 3 matrix */
+static double det3(const double m[3][3])
+{
+    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+           m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+           m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+}
+
+/* the Gram determinant of the first dims lattice vectors, relative to their lengths (the
+ * Gram matrix padded with the identity beyond dims) */
 static double independence(const mcf_periodic *p)
 {
     double g[3][3], len = 1.0;
-    for (uint32_t i = 0; i < p->dims; i++)
-        for (uint32_t j = 0; j < p->dims; j++) {
-            g[i][j] = 0.0;
-            for (int d = 0; d < 3; d++)
+    for (uint32_t i = 0; i < 3; i++)
+        for (uint32_t j = 0; j < 3; j++) {
+            g[i][j] = i < p->dims && j < p->dims ? 0.0 : (double)(i == j);
+            for (int d = 0; d < 3 && i < p->dims && j < p->dims; d++)
                 g[i][j] += p->lattice[i][d] * p->lattice[j][d];
         }
     for (uint32_t i = 0; i < p->dims; i++)
         len *= g[i][i];
-    if (!(len > 0.0))
-        return 0.0;
-    double det = p->dims == 1   ? g[0][0]
-                 : p->dims == 2 ? g[0][0] * g[1][1] - g[0][1] * g[1][0]
-                                : g[0][0] * (g[1][1] * g[2][2] - g[1][2] * g[2][1]) -
-                                      g[0][1] * (g[1][0] * g[2][2] - g[1][2] * g[2][0]) +
-                                      g[0][2] * (g[1][0] * g[2][1] - g[1][1] * g[2][0]);
-    return det / len;
+    return len > 0.0 ? det3(g) / len : 0.0;
 }
 
 int mcf_periodic_check(const mcf_periodic *p, const char *who)
@@ -312,7 +314,8 @@ int mcf_cell_onsite(mcf_cell *c, unsigned a, double energy)
 
 typedef struct lattice_cell {
     unsigned dims;
-    double inv[3][3]; /* the inverse of a (rows a_i): reduced f = r inv */
+    const int *a;     /* the cell vectors a[3 i + d] */
+    double inv[3][3]; /* the inverse of a (rows a_i, identity beyond dims): f = r inv */
     size_t n;
     int (*site)[3];   /* n positions, sorted by (z, y, x) */
 } lattice_cell;
@@ -336,6 +339,107 @@ static void reduced(const lattice_cell *lc, const int r[3], double f[3])
     }
 }
 
+/* the cell's volume (sites), the inverse of its vectors and its sites, sorted: the lattice
+ * points of the parallelepiped with reduced coordinates in [0, 1).  MCF_EINVAL for a
+ * volume of 0 or too many orbitals, MCF_ENOMEM. */
+static int cell_sites(lattice_cell *lc, size_t per_site)
+{
+    const unsigned dims = lc->dims;
+    double m[3][3];
+    for (unsigned i = 0; i < 3; i++)
+        for (unsigned j = 0; j < 3; j++)
+            m[i][j] = i < dims && j < dims ? lc->a[3 * i + j] : (double)(i == j);
+    const double det = det3(m);
+    const long n = lround(fabs(det));
+    if (n < 1 || (unsigned long)n * per_site > (1ul << 20))
+        return mcf_fail(MCF_EINVAL, "mcf_cell_lattice: the cell vectors span %ld sites (x %zu "
+                        "orbitals); between 1 and 2^20 orbitals", n, per_site);
+    lc->n = (size_t)n;
+    for (unsigned i = 0; i < 3; i++)
+        for (unsigned j = 0; j < 3; j++) {
+            const unsigned r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3, c1 = (i + 2) % 3;
+            lc->inv[i][j] = (m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0]) / det;
+        }
+    int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (unsigned corner = 0; corner < (1u << dims); corner++)
+        for (unsigned d = 0; d < dims; d++) {
+            int x = 0;
+            for (unsigned i = 0; i < dims; i++)
+                x += (corner >> i & 1u) ? lc->a[3 * i + d] : 0;
+            lo[d] = x < lo[d] ? x : lo[d];
+            hi[d] = x > hi[d] ? x : hi[d];
+        }
+    lc->site = malloc(lc->n * sizeof *lc->site);
+    if (!lc->site)
+        return mcf_fail(MCF_ENOMEM, "mcf_cell_lattice: out of memory for %zu sites", lc->n);
+    size_t found = 0;
+    int r[3];
+    for (r[2] = lo[2]; r[2] <= hi[2]; r[2]++)
+        for (r[1] = lo[1]; r[1] <= hi[1]; r[1]++)
+            for (r[0] = lo[0]; r[0] <= hi[0]; r[0]++) {
+                double f[3];
+                reduced(lc, r, f);
+                int inside = 1;
+                for (unsigned i = 0; i < dims; i++)
+                    inside &= f[i] > -1e-9 && f[i] < 1.0 - 1e-9;
+                if (inside && found < lc->n)
+                    memcpy(lc->site[found], r, sizeof r);
+                found += (size_t)inside;
+            }
+    if (found != lc->n)
+        return mcf_fail(MCF_EINTERNAL, "mcf_cell_lattice: found %zu lattice points in a cell of "
+                        "volume %zu", found, lc->n);
+    qsort(lc->site, lc->n, sizeof *lc->site, site_cmp);
+    return MCF_OK;
+}
+
+/* site s's on-site block (Hermitian, checked) into the cell */
+static int add_onsite_block(mcf_cell *c, const lattice_cell *lc, size_t s, unsigned per_site,
+                            const double *block)
+{
+    const size_t o0 = s * per_site;
+    int rc = MCF_OK;
+    for (unsigned o = 0; o < per_site && !rc; o++)
+        for (unsigned p = o; p < per_site && !rc; p++) {
+            const double *e = block + 2 * (o * per_site + p), *f = block + 2 * (p * per_site + o);
+            const double scale = 1e-12 * (1.0 + fabs(e[0]) + fabs(e[1]));
+            if (fabs(e[0] - f[0]) > scale || fabs(e[1] + f[1]) > scale)
+                rc = cell_fail(c, mcf_fail(MCF_EINVAL, "mcf_cell_lattice: the on-site block of "
+                                           "the site at (%d, %d, %d) is not Hermitian: "
+                                           "<%u|H|%u> = %g%+gi, <%u|H|%u> = %g%+gi",
+                                           lc->site[s][0], lc->site[s][1], lc->site[s][2], o,
+                                           p, e[0], e[1], p, o, f[0], f[1]));
+            else if (o == p && e[0] != 0.0)
+                rc = mcf_cell_onsite(c, (unsigned)(o0 + o), e[0]);
+            else if (o != p && (e[0] != 0.0 || e[1] != 0.0))
+                rc = mcf_cell_bond(c, 0, 0, 0, (unsigned)(o0 + o), (unsigned)(o0 + p), e[0],
+                                   e[1]);
+        }
+    return rc;
+}
+
+/* the site index of r + e_d and its cell offset R: r + e_d = R a + (that site) */
+static int neighbour(mcf_cell *c, const lattice_cell *lc, size_t s, unsigned d, int R[3],
+                     size_t *s2)
+{
+    int y[3] = {lc->site[s][0], lc->site[s][1], lc->site[s][2]};
+    y[d] += 1;
+    double f[3];
+    reduced(lc, y, f);
+    int q[3] = {y[0], y[1], y[2]};
+    for (unsigned i = 0; i < 3; i++) {
+        R[i] = i < lc->dims ? (int)floor(f[i] + 1e-9) : 0;
+        for (unsigned j = 0; j < lc->dims; j++)
+            q[j] -= R[i] * lc->a[3 * i + j];
+    }
+    const int(*hit)[3] = bsearch(q, lc->site, lc->n, sizeof *lc->site, site_cmp);
+    if (!hit)
+        return cell_fail(c, mcf_fail(MCF_EINTERNAL, "mcf_cell_lattice: the neighbour (%d, %d, "
+                                     "%d) is no site of the cell", y[0], y[1], y[2]));
+    *s2 = (size_t)(hit - (const int(*)[3])lc->site);
+    return MCF_OK;
+}
+
 int mcf_cell_lattice(mcf_cell *c, unsigned dims, const int *a, unsigned per_site,
                      void (*onsite)(void *ctx, const int r[3], double *block),
                      void (*hop)(void *ctx, const int r[3], unsigned d, double *block),
@@ -349,127 +453,43 @@ int mcf_cell_lattice(mcf_cell *c, unsigned dims, const int *a, unsigned per_site
         return cell_fail(c, mcf_fail(MCF_EINVAL, "mcf_cell_lattice: dims = %u (1..3), "
                                      "per_site = %u (1..64)%s", dims, per_site,
                                      a ? "" : ", no cell vectors"));
-    double m[3][3];
-    for (unsigned i = 0; i < 3; i++)
-        for (unsigned j = 0; j < 3; j++)
-            m[i][j] = i < dims && j < dims ? a[3 * i + j] : (double)(i == j);
     for (unsigned i = 0; i < dims; i++)
         for (unsigned j = dims; j < 3; j++)
             if (a[3 * i + j] != 0)
                 return cell_fail(c, mcf_fail(MCF_EINVAL, "mcf_cell_lattice: cell vector %u has "
                                              "a component %d along direction %u of a %u-dimensional "
                                              "lattice", i + 1, a[3 * i + j], j + 1, dims));
-    const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-                       m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                       m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    const long n = lround(fabs(det));
-    if (n < 1 || (unsigned long)n * per_site > (1ul << 20))
-        return cell_fail(c, mcf_fail(MCF_EINVAL, "mcf_cell_lattice: the cell vectors span %ld "
-                                     "sites (x %u orbitals); between 1 and 2^20 orbitals", n,
-                                     per_site));
-    lattice_cell lc = {dims, {{0}}, (size_t)n, NULL};
-    for (unsigned i = 0; i < 3; i++)
-        for (unsigned j = 0; j < 3; j++) {
-            const unsigned r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3, c1 = (i + 2) % 3;
-            lc.inv[i][j] = (m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0]) / det;
-        }
-    /* the lattice points of the cell: reduced coordinates in [0, 1) */
-    int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-    for (unsigned corner = 0; corner < (1u << dims); corner++)
-        for (unsigned d = 0; d < dims; d++) {
-            int x = 0;
-            for (unsigned i = 0; i < dims; i++)
-                x += (corner >> i & 1u) ? a[3 * i + d] : 0;
-            lo[d] = x < lo[d] ? x : lo[d];
-            hi[d] = x > hi[d] ? x : hi[d];
-        }
-    lc.site = malloc((size_t)n * sizeof *lc.site);
-    double *block = malloc(2 * (size_t)per_site * per_site * sizeof *block);
-    if (!lc.site || !block) {
-        free(lc.site);
-        free(block);
-        return cell_fail(c, mcf_fail(MCF_ENOMEM, "mcf_cell_lattice: out of memory for %ld "
-                                     "sites", n));
-    }
-    size_t found = 0;
-    int r[3];
-    for (r[2] = lo[2]; r[2] <= hi[2]; r[2]++)
-        for (r[1] = lo[1]; r[1] <= hi[1]; r[1]++)
-            for (r[0] = lo[0]; r[0] <= hi[0]; r[0]++) {
-                double f[3];
-                reduced(&lc, r, f);
-                int inside = 1;
-                for (unsigned i = 0; i < dims; i++)
-                    inside &= f[i] > -1e-9 && f[i] < 1.0 - 1e-9;
-                if (inside && found < lc.n)
-                    memcpy(lc.site[found], r, sizeof r);
-                found += (size_t)inside;
-            }
-    int rc = MCF_OK;
-    if (found != lc.n)
-        rc = mcf_fail(MCF_EINTERNAL, "mcf_cell_lattice: found %zu lattice points in a cell of "
-                      "volume %ld", found, n);
+    lattice_cell lc = {dims, a, {{0}}, 0, NULL};
+    const size_t bb = 2 * (size_t)per_site * per_site;
+    double *block = malloc(bb * sizeof *block);
+    int rc = block ? cell_sites(&lc, per_site) : mcf_fail(MCF_ENOMEM, "out of memory");
     if (!rc) {
-        qsort(lc.site, lc.n, sizeof *lc.site, site_cmp);
         double lat[9] = {0};
         for (unsigned i = 0; i < dims; i++)
             for (unsigned j = 0; j < dims; j++)
                 lat[3 * i + j] = a[3 * i + j];
         rc = mcf_cell_shape(c, dims, (unsigned)lc.n * per_site, (unsigned)lc.n, lat);
     }
-    const size_t bb = 2 * (size_t)per_site * per_site;
     for (size_t s = 0; s < lc.n && !rc; s++) {
-        const size_t o0 = s * per_site;
         if (onsite) {
             memset(block, 0, bb * sizeof *block);
             onsite(ctx, lc.site[s], block);
-            for (unsigned o = 0; o < per_site && !rc; o++)
-                for (unsigned p = o; p < per_site && !rc; p++) {
-                    const double *e = block + 2 * (o * per_site + p),
-                                 *f = block + 2 * (p * per_site + o);
-                    const double scale = 1e-12 * (1.0 + fabs(e[0]) + fabs(e[1]));
-                    if (fabs(e[0] - f[0]) > scale || fabs(e[1] + f[1]) > scale)
-                        rc = cell_fail(c, mcf_fail(MCF_EINVAL, "mcf_cell_lattice: the on-site "
-                                                   "block of the site at (%d, %d, %d) is not "
-                                                   "Hermitian: <%u|H|%u> = %g%+gi, <%u|H|%u> = "
-                                                   "%g%+gi", lc.site[s][0], lc.site[s][1],
-                                                   lc.site[s][2], o, p, e[0], e[1], p, o, f[0],
-                                                   f[1]));
-                    else if (o == p && e[0] != 0.0)
-                        rc = mcf_cell_onsite(c, (unsigned)(o0 + o), e[0]);
-                    else if (o != p && (e[0] != 0.0 || e[1] != 0.0))
-                        rc = mcf_cell_bond(c, 0, 0, 0, (unsigned)(o0 + o), (unsigned)(o0 + p),
-                                           e[0], e[1]);
-                }
+            rc = add_onsite_block(c, &lc, s, per_site, block);
         }
         for (unsigned d = 0; hop && d < dims && !rc; d++) {
-            int y[3] = {lc.site[s][0], lc.site[s][1], lc.site[s][2]}, R[3] = {0, 0, 0};
-            y[d] += 1;
-            /* y = R a + (a site of the cell) */
-            double f[3];
-            reduced(&lc, y, f);
-            int q[3] = {y[0], y[1], y[2]};
-            for (unsigned i = 0; i < dims; i++) {
-                R[i] = (int)floor(f[i] + 1e-9);
-                for (unsigned j = 0; j < dims; j++)
-                    q[j] -= R[i] * a[3 * i + j];
-            }
-            const int(*hit)[3] = bsearch(q, lc.site, lc.n, sizeof *lc.site, site_cmp);
-            if (!hit) {
-                rc = cell_fail(c, mcf_fail(MCF_EINTERNAL, "mcf_cell_lattice: the neighbour "
-                                           "(%d, %d, %d) is no site of the cell", y[0], y[1],
-                                           y[2]));
+            int R[3];
+            size_t s2 = 0;
+            if ((rc = neighbour(c, &lc, s, d, R, &s2)))
                 break;
-            }
-            const size_t s2 = (size_t)(hit - (const int(*)[3])lc.site), o2 = s2 * per_site;
             memset(block, 0, bb * sizeof *block);
             hop(ctx, lc.site[s], d, block);
+            /* <r + e_d, o| H |r, p> with its conjugate */
             for (unsigned o = 0; o < per_site && !rc; o++)
                 for (unsigned p = 0; p < per_site && !rc; p++) {
                     const double *e = block + 2 * (o * per_site + p);
                     if (e[0] != 0.0 || e[1] != 0.0)
-                        rc = mcf_cell_bond(c, R[0], R[1], R[2], (unsigned)(o2 + o),
-                                           (unsigned)(o0 + p), e[0], e[1]);
+                        rc = mcf_cell_bond(c, R[0], R[1], R[2], (unsigned)(s2 * per_site + o),
+                                           (unsigned)(s * per_site + p), e[0], e[1]);
                 }
         }
     }
