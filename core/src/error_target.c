@@ -69,15 +69,13 @@ int mcfi_error_target_parse(const char *text, const char *where, mcf_setup *s)
     for (char *item = strtok_r(copy, " \t", &save); item && !rc;
          item = strtok_r(NULL, " \t", &save)) {
         item = mcfi_trim(item);
-        if (!*item)
+        if (!*item || (rc = parse_one(item, where, &s->targets[s->n_targets])))
             continue;
-        for (size_t k = 0; k < s->n_targets && !rc; k++)
-            if (strncmp(s->targets[k].name, item, strlen(s->targets[k].name)) == 0 &&
-                item[strlen(s->targets[k].name)] == ':')
+        const char *name = s->targets[s->n_targets++].name;
+        for (size_t k = 0; k + 1 < s->n_targets && !rc; k++)
+            if (strcmp(s->targets[k].name, name) == 0)
                 rc = mcf_fail(MCF_EINVAL, "%s: [schedule] error_target names %s twice", where,
-                              s->targets[k].name);
-        if (!rc && !(rc = parse_one(item, where, &s->targets[s->n_targets])))
-            s->n_targets++;
+                              name);
     }
     if (!rc && s->n_targets == 0)
         rc = mcf_fail(MCF_EINVAL, "%s: [schedule] error_target is empty; give NAME:VALUE (e.g. "

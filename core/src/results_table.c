@@ -264,12 +264,11 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
     return MCF_OK;
 }
 
-/* A curve point: the jackknife of S / W over the non-empty bins (leave-one-bin-out means
- * (S - s_b) / (W - w_b), err^2 = (n-1)/n sum_b (m_(b) - mean m_(b))^2). */
 /* A curve point over bins: the mean S / W of its weighted bins and the weighted jackknife
- * error (stats.h), the mean being linear in the bin sums. */
-static void curve_point(const double *sums, const double *count, size_t nb, double *mean,
-                        double *error)
+ * error (stats.h) of the leave-one-bin-out means (S - s_b) / (W - w_b), the mean being
+ * linear in the bin sums; loo is scratch for nb values. */
+static void curve_point(const double *sums, const double *count, size_t nb, double *loo,
+                        double *mean, double *error)
 {
     double S = 0, W = 0;
     for (size_t b = 0; b < nb; b++)
@@ -279,16 +278,12 @@ static void curve_point(const double *sums, const double *count, size_t nb, doub
         }
     *mean = W > 0 ? S / W : NAN;
     *error = NAN;
-    double *loo = malloc((nb + 1) * sizeof *loo);
-    if (!loo || !(W > 0)) {
-        free(loo);
+    if (!(W > 0))
         return;
-    }
     for (size_t b = 0; b < nb; b++)
         loo[b] = count[b] > 0 && W > count[b] ? (S - sums[b]) / (W - count[b]) : *mean;
     double estimate;
     mcfi_jackknife_combine(*mean, loo, 1, count, nb, &estimate, error);
-    free(loo);
 }
 
 /* where curve k's values start in chain c's curve sums */
@@ -312,7 +307,8 @@ int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t)
     size_t *point_of = malloc((t->n_rows + 1) * sizeof *point_of);
     double *psum = malloc((R * nb + 1) * sizeof *psum);
     double *pcount = malloc((R * nb + 1) * sizeof *pcount);
-    int rc = !point_of || !psum || !pcount;
+    double *ploo = malloc((R * nb + 1) * sizeof *ploo);
+    int rc = !point_of || !psum || !pcount || !ploo;
     for (size_t p = 0, j = 0; p < n_points && !rc; p++)
         for (size_t i = 0; i < r->chains[p * R].points[o]; i++)
             point_of[j++] = p;
@@ -321,6 +317,7 @@ int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t)
         free(point_of);
         free(psum);
         free(pcount);
+        free(ploo);
         mcfi_table_free(t);
         return mcf_fail(MCF_ENOMEM, "out of memory for curve %s in results.h5", obs->name);
     }
@@ -340,7 +337,7 @@ int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t)
                     pcount[w * nb + b] = cw->bin_count[b];
                 }
             }
-            curve_point(psum, pcount, R * nb, &value->x[j], &error->x[j]);
+            curve_point(psum, pcount, R * nb, ploo, &value->x[j], &error->x[j]);
             if (obs->flags & MCF_OBS_GEOMETRIC_MEAN) {
                 value->x[j] = exp(value->x[j]);
                 error->x[j] *= value->x[j];
@@ -351,5 +348,6 @@ int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t)
     free(point_of);
     free(psum);
     free(pcount);
+    free(ploo);
     return MCF_OK;
 }
