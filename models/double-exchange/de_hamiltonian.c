@@ -57,8 +57,7 @@ static void de_spinor(const double s[3], double *ch, double *sh, double *ph)
     *ph = atan2(s[1], s[0]);
 }
 
-/* H_ab = -t <chi_a|chi_b> for the spins a, b (hund = inf). */
-static void de_hop(double t, const double a[3], const double b[3], double *re, double *im)
+void de_hop(double t, const double a[3], const double b[3], double *re, double *im)
 {
     double ca, sa, pa, cb, sb, pb;
     de_spinor(a, &ca, &sa, &pa);

@@ -73,6 +73,9 @@ int de_periodic(const mcf_params *params, const void *chain, const char *state,
 
 /* ---- de_hamiltonian.c: the Hamiltonian, a function of the spins ------------------------ */
 
+/* H_ab = -t <chi_a|chi_b> for the unit spins a, b (hund = inf): the hopping to a from b. */
+void de_hop(double t, const double a[3], const double b[3], double *re, double *im);
+
 /* Writes every entry of h that depends on the spin of site o, from the spins `spin`. */
 int de_set_site(const de_chain *c, mcf_hamiltonian *h, size_t o, const double *spin);
 

@@ -56,17 +56,6 @@ static const double *spin_at(const de_pattern *p, const int r[3])
     return (s & 1) ? p->b : p->a;
 }
 
-/* <chi_a|chi_b> for unit spins a, b (de_hamiltonian.c's spinor) */
-static void spinor_overlap(const double a[3], const double b[3], double *re, double *im)
-{
-    const double tha = acos(fmax(-1.0, fmin(1.0, a[2]))), thb = acos(fmax(-1.0, fmin(1.0, b[2])));
-    const double pha = atan2(a[1], a[0]), phb = atan2(b[1], b[0]);
-    const double ca = cos(0.5 * tha), sa = sin(0.5 * tha), cb = cos(0.5 * thb),
-                 sb = sin(0.5 * thb);
-    *re = ca * cb + sa * sb * cos(phb - pha);
-    *im = sa * sb * sin(phb - pha);
-}
-
 /* mcf_cell_lattice's callbacks: -J_H S.sigma on site (finite J_H) ... */
 static void pattern_onsite(void *ctx, const int r[3], double *block)
 {
@@ -91,10 +80,7 @@ static void pattern_hop(void *ctx, const int r[3], unsigned d, double *block)
         block[6] = -p->t;
         return;
     }
-    double re, im;
-    spinor_overlap(spin_at(p, y), spin_at(p, r), &re, &im);
-    block[0] = -p->t * re;
-    block[1] = -p->t * im;
+    de_hop(p->t, spin_at(p, y), spin_at(p, r), &block[0], &block[1]);
 }
 
 /* the cell of a pattern: one site (uniform) or the two-sublattice cell of its parity */
