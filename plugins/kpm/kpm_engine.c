@@ -433,21 +433,14 @@ void kpm_moments_mean(size_t R, size_t M, const double *mu_vec, double *mean, do
         double m = 0.0;
         for (size_t r = 0; r < R; r++)
             m += mu_vec[r * M + n];
-        m /= (double)R;
-        mean[n] = m;
-        if (err) {
-            if (R < 2) {
-                err[n] = NAN;
-                continue;
-            }
-            double ss = 0.0;
-            for (size_t r = 0; r < R; r++) {
-                const double d = mu_vec[r * M + n] - m;
-                ss += d * d;
-            }
-            err[n] = sqrt(ss / ((double)R - 1.0) / (double)R);
-        }
+        mean[n] = m / (double)R;
     }
+    if (!err)
+        return;
+    /* the standard error of the mean, sqrt(var / R); NaN below 2 vectors */
+    kpm_moments_variance(R, M, mu_vec, mean, err);
+    for (size_t n = 0; n < M; n++)
+        err[n] = R < 2 ? NAN : sqrt(err[n] / (double)R);
 }
 
 void kpm_moments_variance(size_t R, size_t M, const double *mu_vec, const double *mean,
