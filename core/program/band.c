@@ -279,7 +279,7 @@ static void file_name(const char *state, char *out, size_t n)
 }
 
 /* keeps table t (taken over: *t is emptied) for the folder, under name */
-static int write_table(band_job *j, const char *name, mcf_text *t)
+static int keep_table(band_job *j, const char *name, mcf_text *t)
 {
     if (t->failed)
         return mcf_fail(MCF_ENOMEM, "out of memory for %s", name);
@@ -355,7 +355,7 @@ static int write_dos(band_job *j)
             char name[300], file[320];
             file_name(st->name, name, sizeof name);
             snprintf(file, sizeof file, "dos-%s.tsv", name);
-            rc = write_table(j, file, &t);
+            rc = keep_table(j, file, &t);
         }
         free(t.s);
         free(dos);
@@ -413,9 +413,9 @@ static int write_phases(band_job *j)
     if (!rc && prev < ns)
         printf("  mu %g .. %g: %s\n", j->mu[from], j->mu[nm - 1], j->states[prev].name);
     if (!rc)
-        rc = write_table(j, "bands.tsv", &bands);
+        rc = keep_table(j, "bands.tsv", &bands);
     if (!rc)
-        rc = write_table(j, "phases.tsv", &phases);
+        rc = keep_table(j, "phases.tsv", &phases);
     free(bands.s);
     free(phases.s);
     free(n);
@@ -445,7 +445,7 @@ static int write_fillings(band_job *j)
                                  mu, e / st->sites);
         }
     if (!rc)
-        rc = write_table(j, "fillings.tsv", &t);
+        rc = keep_table(j, "fillings.tsv", &t);
     free(t.s);
     return rc;
 }
@@ -477,7 +477,7 @@ static int job_run(band_job *j)
         mcf_text t = {0};
         for (int k = 0; k < 4; k++)
             mcfi_section_write(&t, &j->sec[k]);
-        rc = write_table(j, "config.ini", &t);
+        rc = keep_table(j, "config.ini", &t);
         free(t.s);
     }
     return rc;
