@@ -25,9 +25,12 @@ extern "C" {
 typedef struct mcf_band_ops {
     uint32_t struct_size; /* sizeof(mcf_band_ops) the plugin was built with */
 
-    /* A workspace for the crystal p (read during the call only) with validated
-     * [evaluator] params: the bands on the evaluator's k grid.  Errors: MCF_EINVAL (a
-     * description mcf_periodic_check refuses, a grid too large), MCF_ENOMEM. */
+    /* A workspace for the crystal p (read during the call only: the evaluator keeps what
+     * it needs) with validated [evaluator] params (borrowed for the call): the bands on the
+     * evaluator's k grid.  *ws is the caller's, freed with destroy(); NULL after a
+     * failure.  Errors: MCF_EINVAL (a description mcf_periodic_check refuses, a grid too
+     * large), MCF_ENOMEM.  The other ops return MCF_OK or MCF_EINVAL (non-finite input,
+     * an output the workspace cannot give) with a message. */
     int (*create)(const mcf_params *params, const mcf_periodic *p, void **ws);
     void (*destroy)(void *ws);
 
