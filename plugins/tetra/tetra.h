@@ -29,7 +29,8 @@
  * number of threads.
  *
  * Files: tetra_grid.c (the k grid, the eigenproblems, the tetrahedra), tetra_weights.c (the
- * corner weights of one tetrahedron), tetra_dos.c (DOS, N(E), band energy, Fermi level).
+ * corner weights of one tetrahedron; its formulas are tetra_point.inc, shared with the GPU),
+ * tetra_dos.c (DOS, N(E), band energy), tetra_fermi.c (the Fermi level of a filling).
  *
  * Errors: functions returning int give MCF_OK or an MCF_E* code with a message (mcf_fail).
  * Pointers are borrowed; a grid is owned by the caller of tetra_grid_create. */
@@ -90,6 +91,20 @@ TETRA_API int tetra_band_energy(const tetra_grid *g, double E_F, int bloechl, do
  * gap, the middle of the gap).  Bloechl's correction leaves N(E) unchanged, so there is
  * no option for it. */
 TETRA_API int tetra_fermi_level(const tetra_grid *g, double electrons_per_cell, double *E_F);
+
+/* The Fermi level search of tetra_fermi_level for any integrator of N(E) (tetra_fermi.c;
+ * the GPU plugin's grid uses it too): count(ctx, E, &N) the states per cell below E,
+ * density(ctx, E, &rho) the DOS, each MCF_OK or an error code (returned as it is); bands,
+ * emin and emax as the grid has them. */
+typedef struct tetra_counter {
+    void *ctx;
+    int (*count)(void *ctx, double E, double *N);
+    int (*density)(void *ctx, double E, double *rho);
+    double bands, emin, emax;
+} tetra_counter;
+
+TETRA_API int tetra_fermi_search(const tetra_counter *c, double electrons_per_cell,
+                                 double *E_F);
 
 /* ---- one tetrahedron (tetra_weights.c) ------------------------------------------------ */
 

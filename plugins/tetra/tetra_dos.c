@@ -18,7 +18,6 @@
 
 #include "mcf/error.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,98 +220,25 @@ int tetra_band_energy(const tetra_grid *g, double E_F, int bloechl, double *elec
     return MCF_OK;
 }
 
-/* ---- Fermi level --------------------------------------------------------------------- */
+/* ---- Fermi level: tetra_fermi_search (tetra_fermi.c) over this grid's N(E) and rho(E) --- */
 
-/* the least E with N(E) > target (above = 1) or the largest with N(E) < target (above = 0),
- * by bisection in [lo, hi] to tol */
-static double bisect(const tetra_grid *g, double target, int above, double lo, double hi,
-                     double tol)
+static int grid_count(void *ctx, double E, double *N)
 {
-    while (hi - lo > tol) {
-        const double mid = 0.5 * (lo + hi);
-        double ne, en;
-        occupied(g, mid, 0, &ne, &en);
-        if (above ? ne > target : ne >= target)
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return above ? hi : lo;
+    double en;
+    occupied(ctx, E, 0, N, &en);
+    return MCF_OK;
 }
 
-/* where N(E) = target inside a band, N continuous and nondecreasing on [lo, hi] with
- * N(lo) < target < N(hi): regula falsi with the Illinois modification (the end that stays
- * twice loses half its weight), superlinear on the smooth pieces of N, where bisection
- * needs ~45 sums over every tetrahedron; a step that does not halve the bracket twice in a
- * row is replaced by the midpoint.  Ends when the bracket is below tol or N meets the target
- * to rounding. */
-static double crossing(const tetra_grid *g, double target, double lo, double hi, double tol)
+static int grid_density(void *ctx, double E, double *rho)
 {
-    const double ftol = 8.0 * DBL_EPSILON * (double)g->bands;
-    double ne, en, flo, fhi;
-    occupied(g, lo, 0, &ne, &en);
-    flo = ne - target;
-    occupied(g, hi, 0, &ne, &en);
-    fhi = ne - target;
-    int side = 0, slow = 0;
-    for (int it = 0; it < 200 && hi - lo > tol; it++) {
-        const double width = hi - lo;
-        double x = 0.5 * (lo + hi);
-        if (slow < 2 && flo < 0.0 && fhi > 0.0) {
-            const double y = lo - flo * (hi - lo) / (fhi - flo);
-            if (y > lo && y < hi)
-                x = y;
-        }
-        occupied(g, x, 0, &ne, &en);
-        const double f = ne - target;
-        if (fabs(f) <= ftol)
-            return x; /* N meets the target to rounding */
-        if (f > 0.0) {
-            hi = x;
-            fhi = f;
-            if (side == 1)
-                flo *= 0.5;
-            side = 1;
-        } else {
-            lo = x;
-            flo = f;
-            if (side == -1)
-                fhi *= 0.5;
-            side = -1;
-        }
-        slow = hi - lo > 0.5 * width ? slow + 1 : 0;
-    }
-    return 0.5 * (lo + hi);
+    return tetra_dos(ctx, 1, &E, 0, rho, NULL, NULL);
 }
 
 int tetra_fermi_level(const tetra_grid *g, double electrons_per_cell, double *E_F)
 {
-    const double q = electrons_per_cell, top = (double)(g ? g->bands : 0);
     if (!g || !E_F)
         return mcf_fail(MCF_EINVAL, "tetra: the Fermi level needs a grid and an output");
-    if (!(q >= 0.0 && q <= top))
-        return mcf_fail(MCF_EINVAL, "tetra: %g electrons per cell cannot be placed in %zu "
-                        "bands; give 0 to %zu", q, g->bands, g->bands);
-    const double width = g->emax - g->emin, tol = 1e-13 * fmax(width, 1e-300);
-    const double delta = 1e-12 * top; /* the resolution of N(E) that we trust */
-    /* where N crosses q; inside a band (rho > 0 there) that is the Fermi level */
-    if (q > delta && q < top - delta) {
-        const double x = crossing(g, q, g->emin, g->emax, tol);
-        double rho = 0.0;
-        int rc = tetra_dos(g, 1, &x, 0, &rho, NULL, NULL);
-        if (rc)
-            return rc;
-        if (rho > 1e-9 * top / fmax(width, 1e-300)) {
-            *E_F = x;
-            return MCF_OK;
-        }
-    }
-    /* in a gap (or at the bottom or top): the middle of the energies where N = q within
-     * delta.  E_lo: the largest E with N(E) < q - delta; E_hi: the least with N(E) > q +
-     * delta */
-    const double lo = q - delta > 0.0 ? bisect(g, q - delta, 0, g->emin, g->emax, tol)
-                                      : g->emin;
-    const double hi = q + delta < top ? bisect(g, q + delta, 1, lo, g->emax, tol) : g->emax;
-    *E_F = 0.5 * (lo + hi);
-    return MCF_OK;
+    const tetra_counter c = {(void *)g, grid_count, grid_density, (double)g->bands, g->emin,
+                             g->emax};
+    return tetra_fermi_search(&c, electrons_per_cell, E_F);
 }
