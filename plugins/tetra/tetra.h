@@ -106,6 +106,15 @@ typedef struct tetra_counter {
 TETRA_API int tetra_fermi_search(const tetra_counter *c, double electrons_per_cell,
                                  double *E_F);
 
+/* The reciprocal metric (A A^T)^-1 of the lattice vectors (rows of A) over the first
+ * dims directions, zero elsewhere: b_i . b_j up to (2 pi)^2. */
+TETRA_API void tetra_reciprocal_metric(const mcf_periodic *p, double G[3][3]);
+
+/* The 6 tetrahedra of a cell of the n[0] x n[1] x n[2] grid with the metric G: corner[t][i]
+ * the corner i of tetrahedron t as bits (bit d: one step along reciprocal vector d), Kuhn's
+ * cut around the cell's shortest main diagonal (ties: the first; see tetra_grid.c). */
+TETRA_API void tetra_cut_cells(const double G[3][3], const size_t n[3], unsigned corner[6][4]);
+
 /* ---- one tetrahedron (tetra_weights.c) ------------------------------------------------ */
 
 /* What one tetrahedron of unit volume gives at the energy E, its corner energies e[0..4)

@@ -26,8 +26,7 @@
 
 #include <gsl/gsl_eigen.h>
 
-/* (A A^T)^-1 over the first dims directions; zero elsewhere */
-static void reciprocal_metric(const mcf_periodic *p, double G[3][3])
+void tetra_reciprocal_metric(const mcf_periodic *p, double G[3][3])
 {
     double M[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (uint32_t i = 0; i < p->dims; i++)
@@ -47,11 +46,8 @@ static void reciprocal_metric(const mcf_periodic *p, double G[3][3])
         }
 }
 
-/* the reflection (bits to flip) whose main diagonal is the shortest; Kuhn's 6 tetrahedra */
-static void cut_cells(const mcf_periodic *p, tetra_grid *g)
+void tetra_cut_cells(const double G[3][3], const size_t n[3], unsigned corner[6][4])
 {
-    double G[3][3];
-    reciprocal_metric(p, G);
     static const unsigned masks[4] = {0u, 1u, 2u, 4u};
     unsigned best = 0;
     double best_len = INFINITY;
@@ -61,7 +57,7 @@ static void cut_cells(const mcf_periodic *p, tetra_grid *g)
             for (int j = 0; j < 3; j++) {
                 const double si = (masks[m] >> i) & 1u ? -1.0 : 1.0;
                 const double sj = (masks[m] >> j) & 1u ? -1.0 : 1.0;
-                len += si * sj * G[i][j] / ((double)g->n[i] * (double)g->n[j]);
+                len += si * sj * G[i][j] / ((double)n[i] * (double)n[j]);
             }
         if (len < best_len * (1.0 - 1e-12)) { /* ties keep the first: deterministic */
             best_len = len;
@@ -74,7 +70,7 @@ static void cut_cells(const mcf_periodic *p, tetra_grid *g)
         const unsigned c1 = 1u << perm[t][0], c2 = c1 | (1u << perm[t][1]);
         const unsigned c[4] = {0u, c1, c2, 7u};
         for (int i = 0; i < 4; i++)
-            g->corner[t][i] = c[i] ^ best;
+            corner[t][i] = c[i] ^ best;
     }
 }
 
@@ -247,7 +243,9 @@ int tetra_grid_create(const mcf_periodic *p, const size_t n[3], const double shi
         g->emin = fmin(g->emin, g->eps[i]);
         g->emax = fmax(g->emax, g->eps[i]);
     }
-    cut_cells(p, g);
+    double G[3][3];
+    tetra_reciprocal_metric(p, G);
+    tetra_cut_cells(G, g->n, g->corner);
     sort_corners(g);
     *out = g;
     return MCF_OK;

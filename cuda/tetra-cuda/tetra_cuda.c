@@ -1,0 +1,137 @@
+/* tetra_cuda.c — the band evaluator "tetra-cuda" (mcf/band.h) over the static library
+ * mcf_tetra_cuda (tetra_cuda.h): the tetrahedron method of plugins/tetra with the bands of
+ * every k point found in one batched pass on the GPU and the sums over tetrahedra done
+ * there; the same keys as tetra, and the eigensolver and the precision of the sums. */
+#include "tetra_cuda.h"
+
+#include "mcf_cuda.h"
+
+#include "mcf/mcf.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const mcf_param_spec tc_params[] = {
+    {"kpoints", MCF_PARAM_INT, "24", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN,
+     1, 1024, NULL,
+     "k points per periodic direction (n x n x n grid); the DOS converges as 1/n^2"},
+    {"shift", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX |
+     MCF_PARAM_MAX_EXCLUSIVE | MCF_PARAM_NO_SCAN, 0, 1, NULL,
+     "grid offset in grid steps: 0 Gamma-centred, 0.5 the shifted Monkhorst-Pack grid"},
+    {"bloechl", MCF_PARAM_BOOL, "yes", MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     "Bloechl's correction of the band energy and the orbital DOS"},
+    {"eigensolver", MCF_PARAM_CHOICE, "jacobi", MCF_PARAM_NO_SCAN, 0, 0, "jacobi|cusolver",
+     "the batched eigensolver of all k points: mcf's Jacobi kernel (any size) or cuSOLVER's "
+     "zheevjBatched (up to 32 orbitals)"},
+    {"precision", MCF_PARAM_CHOICE, "double", MCF_PARAM_NO_SCAN, 0, 0, "double|mixed|single",
+     "the DOS sums: double throughout, float arithmetic with double sums, or float "
+     "throughout (docs/methods.md: the single-precision bound)"},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+/* the orbital weights are kept up to this many orbitals (the DOS kernel keeps one column
+ * of the orbital DOS per thread in shared memory), and the Jacobi kernel's matrices, one per
+ * thread, stay that small */
+#define TC_MAX_ORBITALS 64
+
+typedef struct tc_ws {
+    tcu_grid *grid;
+    int bloechl;
+    tcu_precision precision;
+} tc_ws;
+
+static int tc_create(const mcf_params *params, const mcf_periodic *p, void **out)
+{
+    *out = NULL;
+    long kp;
+    double shift;
+    int bloechl, rc;
+    const char *solver, *precision;
+    if ((rc = mcf_params_int(params, "kpoints", &kp)) ||
+        (rc = mcf_params_real(params, "shift", &shift)) ||
+        (rc = mcf_params_bool(params, "bloechl", &bloechl)) ||
+        (rc = mcf_params_string(params, "eigensolver", &solver)) ||
+        (rc = mcf_params_string(params, "precision", &precision)))
+        return mcf_fail_prefix(rc, "tetra-cuda");
+    if ((rc = mcf_periodic_check(p, "tetra-cuda")))
+        return rc;
+    if (p->orbitals > TC_MAX_ORBITALS)
+        return mcf_fail(MCF_EINVAL, "tetra-cuda: the crystal has %u orbitals per cell, more "
+                        "than the %d the GPU evaluator takes; use evaluator = tetra (CPU)",
+                        p->orbitals, TC_MAX_ORBITALS);
+    if ((rc = mcu_device_init("tetra-cuda", "tetra")))
+        return rc;
+    size_t n[3] = {1, 1, 1};
+    double s[3] = {0, 0, 0};
+    for (uint32_t d = 0; d < p->dims; d++) {
+        n[d] = (size_t)kp;
+        s[d] = shift;
+    }
+    tc_ws *w = calloc(1, sizeof *w);
+    if (!w)
+        return mcf_fail(MCF_ENOMEM, "tetra-cuda: out of memory");
+    w->bloechl = bloechl;
+    w->precision = !strcmp(precision, "single") ? TCU_SINGLE
+                   : !strcmp(precision, "mixed") ? TCU_MIXED : TCU_DOUBLE;
+    const tcu_solver sv = !strcmp(solver, "cusolver") ? TCU_CUSOLVER : TCU_JACOBI;
+    if ((rc = tcu_grid_create(p, n, s, 1, sv, &w->grid))) {
+        free(w);
+        return rc;
+    }
+    *out = w;
+    return MCF_OK;
+}
+
+static void tc_destroy(void *ws)
+{
+    tc_ws *w = ws;
+    if (!w)
+        return;
+    tcu_grid_destroy(w->grid);
+    free(w);
+}
+
+static void tc_range(const void *ws, double *lowest, double *highest)
+{
+    const tc_ws *w = ws;
+    *lowest = tcu_grid_emin(w->grid);
+    *highest = tcu_grid_emax(w->grid);
+}
+
+static int tc_dos(void *ws, size_t n, const double *E, double *dos, double *idos,
+                  double *orbital)
+{
+    tc_ws *w = ws;
+    return tcu_dos(w->grid, n, E, w->bloechl, w->precision, dos, idos, orbital);
+}
+
+static int tc_occupation(void *ws, double mu, double *electrons, double *energy)
+{
+    tc_ws *w = ws;
+    return tcu_band_energy(w->grid, mu, w->bloechl, electrons, energy);
+}
+
+static int tc_fermi_level(void *ws, double electrons, double *mu)
+{
+    tc_ws *w = ws;
+    const double bands = (double)tcu_grid_bands(w->grid);
+    if (!(electrons > 0.0 && electrons < bands))
+        return mcf_fail(MCF_EINVAL, "tetra-cuda: %g electrons per cell: a Fermi level needs "
+                        "between 0 and %g (the number of bands), exclusive", electrons, bands);
+    return tcu_fermi_level(w->grid, electrons, mu);
+}
+
+static const mcf_band_ops tc_ops = {
+    .struct_size = sizeof(mcf_band_ops),
+    .create = tc_create,
+    .destroy = tc_destroy,
+    .range = tc_range,
+    .dos = tc_dos,
+    .occupation = tc_occupation,
+    .fermi_level = tc_fermi_level,
+};
+
+MCF_PLUGIN_DEFINE(MCF_PLUGIN_BAND_EVALUATOR, "tetra-cuda", "0.1",
+                  "band evaluator: linear tetrahedra with Bloechl's correction on an NVIDIA "
+                  "GPU (CUDA; batched eigensolver, cuSOLVER)",
+                  tc_params, &tc_ops)
