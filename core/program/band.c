@@ -1,11 +1,13 @@
 /* band.c — `mcf band CONFIG [--set SECTION.KEY=VALUE ...] [--force]` (band.h).
  *
- * The configuration: [run] model, evaluator (a band evaluator, default tetra), output;
- * [band] states (space-separated names of the model's ideal states), mu, energies,
- * electrons; [model] and [evaluator] as the plugins declare them (one value per key: no
- * scans).  For every state the model describes a crystal (mcf_model_ops.periodic, no
- * chain), the evaluator integrates it, and the command writes into the output folder:
- *   dos-STATE.tsv   E, the DOS and the number of states below E per site, the orbital DOS;
+ * The configuration: [run] model, evaluator (a band evaluator, default tetra), output,
+ * seed; [band] states (space-separated names of the model's ideal states, or
+ * configuration), mu, energies, electrons, temperature; [model] and [evaluator] as the
+ * plugins declare them (one value per key: no scans).  For every state the model describes
+ * a crystal (mcf_model_ops.periodic), the evaluator integrates it, and the command writes
+ * into the output folder:
+ *   dos-STATE.tsv   E, the DOS and the number of states below E per site, the orbital DOS
+ *                   (not for configuration, whose orbitals are the sites of a box);
  *   bands.tsv       per state and mu: electrons n, band energy e and grand potential
  *                   omega = e - mu n, all per site (zero temperature);
  *   phases.tsv      per mu: the state of lowest omega, its n and omega, and every state's
@@ -13,11 +15,14 @@
  *   fillings.tsv    per state and electrons per site (when [band] electrons is given): the
  *                   Fermi level and the band energy per site at that density;
  *   config.ini      the configuration as used.
+ * An ideal state needs no chain; the state `configuration` is the configuration of chain
+ * 0 of a run of this [model] at [run] seed (band_chain.c).
  * The tables are written atomically under the folder's lock.  Not libmcf's: the program's,
  * beside dos.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "band.h"
 
+#include "band_chain.h"
 #include "fileio.h"
 #include "internal.h"
 #include "setup.h"
@@ -35,11 +40,17 @@ static const mcf_param_spec run_specs[] = {
      "the band evaluator (tetra: linear tetrahedra on a Monkhorst-Pack grid)"},
     {"output", MCF_PARAM_STRING, NULL, MCF_PARAM_SKIP_ | MCF_PARAM_OPTIONAL_, 0, 0, NULL,
      "the output folder (default: the configuration's name with .out)"},
+    {"seed", MCF_PARAM_INT, "1", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN |
+     MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
+     "state configuration: the chain is chain 0 of a run with this seed (random stream "
+     "(seed, 0))"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 static const mcf_param_spec band_specs[] = {
     {"states", MCF_PARAM_STRING, NULL, MCF_PARAM_SKIP_, 0, 0, NULL,
-     "space-separated ideal states of the model (e.g. ferro neel-g canted:60)"},
+     "space-separated ideal states of the model (e.g. ferro neel-g canted:60), or "
+     "configuration: the [model] configuration of a run's chain 0 (a spins file, a disorder "
+     "realization), its L^d box repeated periodically"},
     {"mu", MCF_PARAM_STRING, "auto", MCF_PARAM_SKIP_, 0, 0, NULL,
      "chemical potentials: a list, first:last:count, or auto (241 across all bands)"},
     {"energies", MCF_PARAM_STRING, "auto", MCF_PARAM_SKIP_, 0, 0, NULL,
@@ -47,12 +58,17 @@ static const mcf_param_spec band_specs[] = {
     {"electrons", MCF_PARAM_STRING, "none", MCF_PARAM_SKIP_, 0, 0, NULL,
      "electrons per site for the Fermi level at fixed density: a list, first:last:count, "
      "or none"},
+    {"temperature", MCF_PARAM_REAL, NULL, MCF_PARAM_OPTIONAL_ | MCF_PARAM_NO_SCAN |
+     MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
+     "state configuration: the temperature the chain is created at, as a run's first "
+     "[schedule] temperatures value (for a model that reads one: double-exchange, holstein)"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 typedef struct band_state {
     char *name;
     void *ws;
     unsigned sites, orbitals;
+    int box;              /* the chain's configuration: no orbital DOS */
     double lo, hi;
 } band_state;
 
@@ -187,6 +203,13 @@ static int job_setup(band_job *j)
         (rc = numbers(j, "energies", &j->E, &j->n_E)) ||
         (rc = numbers(j, "electrons", &j->electrons, &j->n_electrons)))
         return rc;
+    const char *T = mcfi_section_text(&j->sec[1], "temperature");
+    if (T && !isfinite(strtod(T, NULL))) {
+        char where[512];
+        return mcf_fail(MCF_EINVAL, "%s: [band] temperature = %s: a chain is created at a "
+                        "finite temperature > 0",
+                        mcfi_config_key_where(c, "band", "temperature", where, sizeof where), T);
+    }
     /* the output folder: given, or the configuration's name with .out */
     const char *out = mcfi_section_text(&j->sec[0], "output");
     if (out)
@@ -231,7 +254,9 @@ static int job_states(band_job *j)
             rc = rc ? rc : mcf_fail(MCF_ENOMEM, "out of memory");
             break;
         }
-        rc = mops->periodic(&j->model_params, NULL, w, cell);
+        st->box = !strcmp(w, "configuration");
+        rc = st->box ? mcfi_band_chain_cell(j->c, j->model, &j->model_params, j->sec, cell)
+                     : mops->periodic(&j->model_params, NULL, w, cell);
         if (!rc)
             rc = mcf_cell_status(cell);
         const mcf_periodic *p = rc ? NULL : mcf_cell_view(cell);
@@ -326,20 +351,20 @@ static int write_dos(band_job *j)
     int rc = MCF_OK;
     for (size_t s = 0; s < j->n_states && !rc; s++) {
         const band_state *st = &j->states[s];
-        const size_t n = j->n_E, no = st->orbitals;
+        const size_t n = j->n_E, no = st->box ? 0 : st->orbitals;
         double *dos = malloc(n * sizeof *dos), *idos = malloc(n * sizeof *idos);
-        double *orb = malloc(n * no * sizeof *orb);
+        double *orb = malloc((n * no + 1) * sizeof *orb);
         if (!dos || !idos || !orb)
             rc = mcf_fail(MCF_ENOMEM, "out of memory for the DOS of %s", st->name);
-        if (!rc && (rc = j->ops->dos(st->ws, n, j->E, dos, idos, orb)))
+        if (!rc && (rc = j->ops->dos(st->ws, n, j->E, dos, idos, no ? orb : NULL)))
             rc = mcf_fail_prefix(rc, "evaluator %s, state %s: dos", j->evaluator->info->name,
                                  st->name);
         mcf_text t = {0};
         if (!rc) {
             char what[256];
-            snprintf(what, sizeof what, "the density of states of state %s (%u site%s, %zu "
-                     "orbital%s per cell)", st->name, st->sites, st->sites == 1 ? "" : "s", no,
-                     no == 1 ? "" : "s");
+            snprintf(what, sizeof what, "the density of states of state %s (%u site%s, %u "
+                     "orbital%s per cell)", st->name, st->sites, st->sites == 1 ? "" : "s",
+                     st->orbitals, st->orbitals == 1 ? "" : "s");
             header(j, &t, what);
             mcfi_text_printf(&t, "E\tdos\tidos");
             for (size_t a = 0; a < no; a++)

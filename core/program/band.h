@@ -2,7 +2,8 @@
  * crystals, integrated over the Brillouin zone by a band evaluator (mcf/band.h): densities
  * of states, and per state and chemical potential the electrons, the band energy and the
  * grand potential per site — the variational phase diagram (band.c).  The program's, not
- * libmcf's; no Monte Carlo chain is made. */
+ * libmcf's; no Monte Carlo is run (the state configuration creates one chain and describes
+ * its configuration: band_chain.c). */
 #ifndef MCF_BAND_CMD_H
 #define MCF_BAND_CMD_H
 

@@ -35,6 +35,19 @@ static void describe_point(const mcf_setup *s, size_t point, char *buf, size_t n
 
 static char hot[] = "random", ordered[] = "ordered";
 
+void mcfi_chain_services(uint64_t seed, size_t index, const mcf_plugin_info *evaluator,
+                         const mcf_params *evaluator_params, mcf_services *services,
+                         mcf_rng *rng)
+{
+    memset(services, 0, sizeof *services);
+    services->struct_size = sizeof *services;
+    services->seed = seed;
+    services->chain_index = index;
+    services->evaluator = evaluator;
+    services->evaluator_params = evaluator_params;
+    mcf_rng_init(rng, seed, index);
+}
+
 /* Parameters, random stream and accumulators of chain i: what every copy of a chain has,
  * with or without a model instance. */
 int mcfi_chain_init(mcf_run *r, size_t i)
@@ -55,12 +68,8 @@ int mcfi_chain_init(mcf_run *r, size_t i)
         rc = mcfi_setup_params(s, pt, 1, &c->evaluator_params);
     if (rc)
         return rc;
-    c->services.struct_size = sizeof c->services;
-    c->services.seed = s->seed;
-    c->services.chain_index = i;
-    c->services.evaluator = s->evaluator ? s->evaluator->info : NULL;
-    c->services.evaluator_params = c->evaluator_params;
-    mcf_rng_init(&c->rng, s->seed, i);
+    mcfi_chain_services(s->seed, i, s->evaluator ? s->evaluator->info : NULL,
+                        c->evaluator_params, &c->services, &c->rng);
     c->blocking = calloc(r->n_obs ? r->n_obs : 1, sizeof *c->blocking);
     c->bin_sum = calloc((size_t)s->bins * r->nvars, sizeof *c->bin_sum);
     c->bin_count = calloc((size_t)s->bins, sizeof *c->bin_count);

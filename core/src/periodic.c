@@ -310,6 +310,16 @@ int mcf_cell_onsite(mcf_cell *c, unsigned a, double energy)
     return rc ? rc : cell_add(c, R, a, a, energy, 0.0);
 }
 
+int mcf_cell_box_boundary(const mcf_params *params, const char *model, mcf_boundary boundary)
+{
+    if (boundary == MCF_BOUNDARY_PERIODIC)
+        return MCF_OK;
+    return mcf_fail(MCF_EINVAL, "%s: [%s] boundary = %s in %s: the chain's configuration as a "
+                    "crystal repeats its L^d box periodically, which is not the open cluster; "
+                    "set boundary = periodic", model, mcf_params_section(params),
+                    mcf_boundary_name(boundary), mcf_params_origin(params));
+}
+
 /* ---- a cell of a simple lattice --------------------------------------------------------- */
 
 typedef struct lattice_cell {

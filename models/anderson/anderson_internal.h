@@ -4,7 +4,7 @@
  *
  * Files: anderson.c (parameters, the disorder realizations, create/destroy, the checkpoint
  * record, the descriptor), anderson_measure.c (DOS, typical DOS and LDOS from the
- * evaluator). */
+ * evaluator), anderson_periodic.c (crystals for band evaluators). */
 #ifndef MCF_ANDERSON_INTERNAL_H
 #define MCF_ANDERSON_INTERNAL_H
 
@@ -45,7 +45,8 @@ int anderson_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
                            double *const *values);
 size_t anderson_curve_points(const void *chain, size_t index, double *axis);
 
-/* anderson_periodic.c: the clean lattice as a crystal (mcf_model_ops.periodic) */
+/* anderson_periodic.c: the clean lattice, or a chain's realization in its box, as a crystal
+ * (mcf_model_ops.periodic) */
 int anderson_periodic(const mcf_params *params, const void *chain, const char *state,
                       mcf_cell *cell);
 

@@ -26,8 +26,15 @@
  * delta -t e^{i Delta sigma_z / 2}: one cell of two orbitals, the same spectrum (the
  * orbital weights then refer to the rotating frame).
  *
- * The cells come from mcf_cell_lattice (the sublattice pattern as callbacks).  Only the
- * ideal states: the chain's own configuration (state NULL) is not described yet. */
+ * The chain's own configuration (state NULL or "", a chain given): the L^d box as one cell,
+ * lattice vectors L e_d, its sites in the lattice's order (x fastest), 1 or 2 orbitals per
+ * site; a bond leaving the box wraps to the neighbouring cell, so H(k = 0) is the chain's
+ * Hamiltonian with periodic boundaries, entry for entry.  The spins are the chain's;
+ * everything else is the same formula as for the ideal states.  Open boundaries are
+ * refused: the periodic repetition of an open cluster is not that cluster.
+ *
+ * The cells come from mcf_cell_lattice (the sublattice pattern, or the chain's spins, as
+ * callbacks). */
 #include "de_internal.h"
 
 #include <math.h>
@@ -39,16 +46,25 @@
 #define DE_STATES_CUBIC \
     "ferro, neel-g, neel-a, neel-c, canted:THETA (degrees), spiral:QX,QY,QZ"
 
-/* a collinear or canted pattern: the spin of every site from its sublattice */
+/* a collinear or canted pattern: the spin of every site from its sublattice; or the
+ * chain's spins */
 typedef struct de_pattern {
     double t, hund;
     int finite;
     char parity;         /* 'u' uniform, 'g' x+y+z, 'a' z, 'c' x+y: which sites get spin b */
     double a[3], b[3];   /* the two spins */
+    const de_chain *chain; /* not NULL: the spins of this chain's L^d box instead */
 } de_pattern;
 
 static const double *spin_at(const de_pattern *p, const int r[3])
 {
+    if (p->chain) { /* site x + L (y + L z) of the box, r wrapped into it */
+        const long L = p->chain->L;
+        size_t i = 0;
+        for (int d = p->chain->kind == MCF_LATTICE_SQUARE ? 1 : 2; d >= 0; d--)
+            i = i * (size_t)L + (size_t)(((r[d] % L) + L) % L);
+        return p->chain->spin + 3 * i;
+    }
     const int s = p->parity == 'g'   ? r[0] + r[1] + r[2]
                   : p->parity == 'a' ? r[2]
                   : p->parity == 'c' ? r[0] + r[1]
@@ -160,10 +176,23 @@ static int numbers(const char *text, double *x, int max)
     return n;
 }
 
+/* the chain's own configuration: its L^d box as one cell */
+static int describe_chain(const mcf_params *params, const de_chain *c, mcf_cell *cell)
+{
+    int rc = mcf_cell_box_boundary(params, "double-exchange", c->boundary);
+    if (rc)
+        return rc;
+    const de_pattern p = {c->t, c->hund, c->finite, 'u', {0, 0, 1}, {0, 0, -1}, c};
+    const int L = (int)c->L, box[9] = {L, 0, 0, 0, L, 0, 0, 0, L};
+    const unsigned dims = c->kind == MCF_LATTICE_SQUARE ? 2 : 3;
+    mcf_cell_lattice(cell, dims, box, p.finite ? 2 : 1, p.finite ? pattern_onsite : NULL,
+                     pattern_hop, (void *)&p);
+    return mcf_cell_status(cell);
+}
+
 int de_periodic(const mcf_params *params, const void *chain, const char *state,
                 mcf_cell *cell)
 {
-    (void)chain;
     double t, hund;
     const char *lattice, *args;
     int rc;
@@ -172,10 +201,12 @@ int de_periodic(const mcf_params *params, const void *chain, const char *state,
         return mcf_fail_prefix(rc, "double-exchange");
     const unsigned dims = strcmp(lattice, "square") == 0 ? 2 : 3;
     const char *known = dims == 2 ? DE_STATES_SQUARE : DE_STATES_CUBIC;
+    if ((!state || !*state) && chain)
+        return describe_chain(params, chain, cell);
     if (!state || !*state)
-        return mcf_fail(MCF_EINVAL, "double-exchange: the chain's own configuration as a "
-                        "crystal is not available yet; name an ideal state: %s", known);
-    de_pattern p = {t, hund, isfinite(hund), 'u', {0, 0, 1}, {0, 0, -1}};
+        return mcf_fail(MCF_EINVAL, "double-exchange: no state named and no chain given (the "
+                        "chain's own configuration needs one); name an ideal state: %s", known);
+    de_pattern p = {t, hund, isfinite(hund), 'u', {0, 0, 1}, {0, 0, -1}, NULL};
     if (strcmp(state, "ferro") == 0)
         describe_pattern(dims, &p, cell);
     else if (strcmp(state, "neel-g") == 0) {

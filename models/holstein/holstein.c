@@ -17,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* holstein_periodic.c: uniform and checkerboard displacements as crystals */
+/* holstein_periodic.c: uniform and checkerboard displacements, or a chain's own, as
+ * crystals; it reads a chain through ho_chain_hamiltonian */
 int ho_periodic(const mcf_params *params, const void *chain, const char *state,
                 mcf_cell *cell);
+const mcf_hamiltonian *ho_chain_hamiltonian(const void *chain, const mcf_lattice **lat);
 
 #define HO_MEASURE_STREAM ((UINT64_C(1) << 62) + (UINT64_C(1) << 59))
 #define HO_DELTA_MIN 1e-4
@@ -74,6 +76,13 @@ typedef struct ho_chain {
     void *ws;            /* its workspace for h */
     mcf_rng mrng;        /* the measurement stream */
 } ho_chain;
+
+/* the chain's lattice and its Hamiltonian h(x), for holstein_periodic.c */
+const mcf_hamiltonian *ho_chain_hamiltonian(const void *chain, const mcf_lattice **lat)
+{
+    *lat = ((const ho_chain *)chain)->lat;
+    return ((const ho_chain *)chain)->h;
+}
 
 static void ho_destroy(void *chain)
 {

@@ -60,15 +60,10 @@ static mcf_cell *describe(const char *state, ...)
     return c;
 }
 
-/* the eigenvalues (ascending) of the cell's H(k) at the Cartesian K into e */
-static int bands_at(const mcf_periodic *p, const double K[3], double *e)
+/* the eigenvalues (ascending) of the n x n Hermitian hk (row-major, interleaved complex)
+ * into e */
+static inline void eigenvalues(size_t n, const double *hk, double *e)
 {
-    const size_t n = p->orbitals;
-    double k[3] = {0, 0, 0}, hk[2 * 8 * 8];
-    for (uint32_t i = 0; i < p->dims; i++)
-        for (int d = 0; d < 3; d++)
-            k[i] += K[d] * p->lattice[i][d] / (2 * pi);
-    mcf_periodic_hk(p, k, hk);
     gsl_matrix_complex *m = gsl_matrix_complex_alloc(n, n);
     gsl_vector *ev = gsl_vector_alloc(n);
     gsl_eigen_herm_workspace *w = gsl_eigen_herm_alloc(n);
@@ -83,6 +78,18 @@ static int bands_at(const mcf_periodic *p, const double K[3], double *e)
     gsl_eigen_herm_free(w);
     gsl_vector_free(ev);
     gsl_matrix_complex_free(m);
+}
+
+/* the eigenvalues (ascending) of the cell's H(k) at the Cartesian K into e */
+static inline int bands_at(const mcf_periodic *p, const double K[3], double *e)
+{
+    const size_t n = p->orbitals;
+    double k[3] = {0, 0, 0}, hk[2 * 8 * 8];
+    for (uint32_t i = 0; i < p->dims; i++)
+        for (int d = 0; d < 3; d++)
+            k[i] += K[d] * p->lattice[i][d] / (2 * pi);
+    mcf_periodic_hk(p, k, hk);
+    eigenvalues(n, hk, e);
     return (int)n;
 }
 
@@ -94,8 +101,8 @@ static int sort_cmp(const void *a, const void *b)
 
 /* compares the bands of `state` with want(K, out) at 40 random K; n bands expected */
 typedef void (*closed_form)(const double K[3], const double *arg, double *out);
-static void compare(const char *what, mcf_cell *c, unsigned n, closed_form want,
-                    const double *arg)
+static inline void compare(const char *what, mcf_cell *c, unsigned n, closed_form want,
+                           const double *arg)
 {
     const mcf_periodic *p = c ? mcf_cell_view(c) : NULL;
     CHECK(p != NULL, "%s: described (%s)", what, mcf_last_error());

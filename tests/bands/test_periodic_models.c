@@ -64,7 +64,7 @@ int main(void)
                 c3);
         CHECK(refused_with("uniform:X", "cdw", NULL), "holstein: cdw without X");
         CHECK(refused_with("uniform:X", "cdw:1x", NULL), "holstein: cdw:1x");
-        CHECK(refused_with("not available yet", NULL, NULL), "holstein: the chain's own");
+        CHECK(refused_with("with a chain", NULL, NULL), "holstein: no state and no chain");
         mcfi_plugin_close(p);
     }
     return check_exit();

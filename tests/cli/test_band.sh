@@ -9,9 +9,14 @@
 #    N = 1 above the band; bcc's band edges +-8t;
 #  - phases.tsv: for mu <= 0 canted:0 has the lowest omega (omega_TH(mu) = c omega_0(mu/c)
 #    and N is nondecreasing: N(E/c) <= N(E) for E < 0), ties below the band to the first;
+#  - state configuration (chain 0 of a run, its L^d box as one cell): anderson's disorder
+#    realization writes dos-configuration.tsv (27 sites, N from 0 to 1, no orbital columns),
+#    the same bytes again at the same [run] seed and another DOS at another; a
+#    double-exchange spins file of parallel spins has the ferromagnet's band range;
 #  - refusals (exit status 2): a model without crystals, a fermion evaluator, a section of a
 #    Monte Carlo run, a scan in [model], an unknown state, an existing output, a filling
-#    beyond the bands.
+#    beyond the bands; a configuration with boundary = open (naming the key), without the
+#    [band] temperature its model needs, at temperature inf.
 # usage: test_band.sh MCF SCRATCH
 set -u
 case $1 in */* | .*) mcf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") ;; *) mcf=$1 ;; esac
@@ -89,6 +94,58 @@ if "$mcf" band and.ini --set run.output=bcc.out --set model.lattice=bcc > bcc.tx
 then ok "clean bcc: bands -8t .. 8t"
 else bad "bcc band edges"; cat bcc.txt; fi
 
+# state configuration: chain 0 of a run at [run] seed, its L^d box as one cell
+cat > conf.ini <<'EOF'
+[run]
+model = anderson
+output = conf.out
+seed = 5
+[band]
+states = configuration
+energies = -8:8:161
+[model]
+lattice = cubic
+L = 3
+W = 4
+typical_sites = 4
+[evaluator]
+kpoints = 2
+EOF
+if "$mcf" band conf.ini > conf.txt 2> conf.err && [ -f conf.out/dos-configuration.tsv ]; then
+  ok "anderson configuration: ran, wrote dos-configuration.tsv"
+  if grep -q "27 sites, 27 orbitals per cell" conf.out/dos-configuration.tsv &&
+     [ "$(grep -v '^#' conf.out/dos-configuration.tsv | head -1)" = "$(printf 'E\tdos\tidos')" ] &&
+     col conf.out/dos-configuration.tsv idos | awk 'NR == 1 && $1 != 0 { exit 1 } { last = $1 }
+       END { if (last - 1 > 1e-12 || 1 - last > 1e-12) exit 1 }' &&
+     grep -q "^seed = 5" conf.out/config.ini
+  then ok "configuration: the 3^3 box as one cell, N from 0 to 1 per site, no orbital columns, seed in config.ini"
+  else bad "dos-configuration.tsv"; head -3 conf.out/dos-configuration.tsv; fi
+  cp conf.out/dos-configuration.tsv seed5.tsv
+  "$mcf" band conf.ini --force > /dev/null 2>&1 && cmp -s seed5.tsv conf.out/dos-configuration.tsv &&
+    ok "configuration: the same seed, the same bytes" || bad "configuration: not reproducible"
+  "$mcf" band conf.ini --force --set run.seed=6 > /dev/null 2>&1 &&
+    ! cmp -s seed5.tsv conf.out/dos-configuration.tsv &&
+    ok "configuration: another seed, another realization" || bad "configuration: seed 6 = seed 5"
+else bad "anderson configuration failed"; cat conf.err; fi
+for i in $(seq 27); do echo "1 0 0"; done > parallel.txt
+cat > spins.ini <<'EOF'
+[run]
+model = double-exchange
+output = spins.out
+[band]
+states = configuration
+temperature = 0.5
+[model]
+L = 3
+spins = parallel.txt
+[evaluator]
+kpoints = 2
+EOF
+if "$mcf" band spins.ini > spins.txt 2>&1 &&
+   grep -q "state configuration: 27 sites, 27 orbitals per cell, bands -6 .. 6" spins.txt
+then ok "double exchange: a spins file of parallel spins has the ferromagnet's bands -6 .. 6"
+else bad "double-exchange spins file"; cat spins.txt; fi
+
 # refusals: exit status 2 and a message naming the problem
 refused() { # NAME NEEDLE ARGS...
   local name=$1 needle=$2; shift 2
@@ -107,6 +164,13 @@ refused "an existing output" "--force replaces it" de.ini
 refused "a filling beyond the band" "electrons" and.ini --set band.electrons=1.5 --set run.output=x5
 [ ! -e x5 ] && ok "a refused filling leaves no output folder (the tables are written together)" ||
   bad "x5 was written in part"
+refused "a configuration with open boundaries" "\[model\] boundary = open" conf.ini \
+  --set model.boundary=open --set run.output=x6
+grep -v '^temperature' spins.ini > notemp.ini
+refused "a configuration without the temperature its model needs" "no \[band\] temperature" \
+  notemp.ini --set run.output=x7
+refused "a configuration at temperature inf" "temperature = inf" spins.ini \
+  --set band.temperature=inf --set run.output=x8
 if "$mcf" band de.ini --force > /dev/null 2>&1; then ok "--force replaces an output"
 else bad "--force"; fi
 

@@ -224,15 +224,19 @@ typedef struct mcf_model_ops {
 
     /* Appended for band structures (optional, read only when struct_size covers it): a
      * configuration as a crystal (mcf/periodic.h), for an evaluator that integrates over
-     * the Brillouin zone.  params: the model's validated [model] values.  state: an ideal
-     * state of the model's own ("ferro", "neel-g", "canted:THETA", "spiral:QX,QY,QZ" for
-     * double exchange), with chain NULL; or NULL (or ""): the configuration of `chain`, the
-     * whole lattice as one cell (periodic boundaries only).  The model describes it into
-     * `cell` (mcf_cell_shape, then mcf_cell_bond / mcf_cell_onsite); the core checks it.
-     * The model's parameters (t, hund, W, ...) enter the hoppings; the chemical potential
-     * does not (the evaluator integrates up to it).  Errors: MCF_EINVAL naming the state
-     * and the states the model knows, or why a configuration is not periodic (open
-     * boundaries, disorder); MCF_ENOMEM. */
+     * the Brillouin zone.  params: the model's validated [model] values (those `chain` was
+     * created with, when one is given).  state: an ideal state of the model's own
+     * ("ferro", "neel-g", "canted:THETA", "spiral:QX,QY,QZ" for double exchange), with
+     * chain NULL; or NULL (or ""): the configuration of `chain` (read only, during the call),
+     * its whole L^d box as one cell with lattice vectors L e_d and the box's sites in the
+     * lattice's order (mcf/lattice.h), so that a bond leaving the box goes to the
+     * neighbouring cell and H(k = 0) is the chain's Hamiltonian with periodic boundaries;
+     * disorder is fine in such a supercell.  The model describes it into `cell`
+     * (mcf_cell_shape, then mcf_cell_bond / mcf_cell_onsite, or mcf_cell_lattice); the core
+     * checks it.  The model's parameters (t, hund, W, ...) enter the hoppings; the chemical
+     * potential does not (the evaluator integrates up to it).  Errors: MCF_EINVAL naming the
+     * state and the states the model knows, or why a configuration is not periodic (a state
+     * with disorder; a chain with open boundaries, naming the key boundary); MCF_ENOMEM. */
     int (*periodic)(const mcf_params *params, const void *chain, const char *state,
                     mcf_cell *cell);
 } mcf_model_ops;

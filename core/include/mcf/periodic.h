@@ -20,6 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mcf/lattice.h"
+#include "mcf/params.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -88,6 +91,13 @@ int mcf_cell_lattice(mcf_cell *c, unsigned dims, const int *a, unsigned per_site
                      void (*onsite)(void *ctx, const int r[3], double *block),
                      void (*hop)(void *ctx, const int r[3], unsigned d, double *block),
                      void *ctx);
+
+/* A chain's own configuration (state NULL: mcf/model.h) is its L^d box as one cell, cell
+ * vectors L e_d: mcf_cell_lattice(c, dims, (int[9]){L, 0, 0, 0, L, 0, 0, 0, L}, ...) with
+ * callbacks that read the chain.  Only a periodic lattice is such a crystal; this is the
+ * check first: MCF_OK for periodic boundaries, else MCF_EINVAL "<model>: [<section>]
+ * boundary = open in <file> (params): ... set boundary = periodic". */
+int mcf_cell_box_boundary(const mcf_params *params, const char *model, mcf_boundary boundary);
 
 /* For the core, evaluators and tests: an empty cell, the description built so far (NULL
  * while the shape is missing; valid until the next call on c), and its end. */
