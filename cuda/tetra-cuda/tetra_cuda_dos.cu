@@ -124,8 +124,9 @@ struct dos_sums {
 /* NB > 0: the number of bands known at compile time, the orbital DOS in registers and the
  * weights of a corner loaded together; NB = 0: any number, the orbital DOS in shared memory */
 template <typename Real, typename Acc, int NB>
-__global__ void __launch_bounds__(256, TCU_DOS_MIN_BLOCKS) dos_kernel(tcu_shape s, const Real *eps, const Real *weight, const Real *E,
-                           dos_sums m, Acc *p_dos, Acc *p_idos, unsigned *p_below, Acc *p_orb)
+__global__ void __launch_bounds__(256, TCU_DOS_MIN_BLOCKS)
+    dos_kernel(tcu_shape s, const Real *eps, const Real *weight, const Real *E, dos_sums m,
+               Acc *p_dos, Acc *p_idos, unsigned *p_below, Acc *p_orb)
 {
     extern __shared__ double smem_d[];
     const unsigned T = blockDim.x, tid = threadIdx.x, nb = NB ? NB : s.bands;
