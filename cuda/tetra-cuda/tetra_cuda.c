@@ -5,6 +5,7 @@
 #include "tetra_cuda.h"
 
 #include "mcf_cuda.h"
+#include "tetra_params.h"
 
 #include "mcf/mcf.h"
 
@@ -13,14 +14,7 @@
 #include <string.h>
 
 static const mcf_param_spec tc_params[] = {
-    {"kpoints", MCF_PARAM_INT, "24", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN,
-     1, 1024, NULL,
-     "k points per periodic direction (n x n x n grid); the DOS converges as 1/n^2"},
-    {"shift", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX |
-     MCF_PARAM_MAX_EXCLUSIVE | MCF_PARAM_NO_SCAN, 0, 1, NULL,
-     "grid offset in grid steps: 0 Gamma-centred, 0.5 the shifted Monkhorst-Pack grid"},
-    {"bloechl", MCF_PARAM_BOOL, "yes", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "Bloechl's correction of the band energy and the orbital DOS"},
+    TETRA_GRID_PARAMS,
     {"eigensolver", MCF_PARAM_CHOICE, "jacobi", MCF_PARAM_NO_SCAN, 0, 0, "jacobi|cusolver",
      "the batched eigensolver of all k points: mcf's Jacobi kernel (any size) or cuSOLVER's "
      "zheevjBatched (up to 32 orbitals)"},

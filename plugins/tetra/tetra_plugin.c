@@ -3,6 +3,7 @@
  * kpoints per direction, integrated with linear tetrahedra (Bloechl's correction on the
  * band energy and the orbital DOS when bloechl = yes). */
 #include "tetra.h"
+#include "tetra_params.h"
 
 #include "mcf/mcf.h"
 
@@ -10,15 +11,7 @@
 #include <stdlib.h>
 
 static const mcf_param_spec tetra_params[] = {
-    {"kpoints", MCF_PARAM_INT, "24", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN,
-     1, 1024, NULL,
-     "k points per periodic direction (n x n x n grid); the DOS converges as 1/n^2"},
-    {"shift", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX |
-     MCF_PARAM_MAX_EXCLUSIVE | MCF_PARAM_NO_SCAN, 0, 1, NULL,
-     "grid offset in grid steps: 0 Gamma-centred, 0.5 the shifted Monkhorst-Pack grid"},
-    {"bloechl", MCF_PARAM_BOOL, "yes", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "Bloechl's correction of the band energy and the orbital DOS (error 1/n^4 instead "
-     "of 1/n^2 for smooth bands)"},
+    TETRA_GRID_PARAMS,
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 typedef struct tetra_ws {
