@@ -9,7 +9,6 @@
 
 #include "mcf/mcf.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,30 +36,22 @@ typedef struct tc_ws {
 static int tc_create(const mcf_params *params, const mcf_periodic *p, void **out)
 {
     *out = NULL;
-    long kp;
-    double shift;
-    int bloechl, rc;
+    size_t n[3];
+    double s[3];
+    int bloechl;
     const char *solver, *precision;
-    if ((rc = mcf_params_int(params, "kpoints", &kp)) ||
-        (rc = mcf_params_real(params, "shift", &shift)) ||
-        (rc = mcf_params_bool(params, "bloechl", &bloechl)) ||
-        (rc = mcf_params_string(params, "eigensolver", &solver)) ||
+    int rc = tetra_grid_settings(params, p, "tetra-cuda", n, s, &bloechl);
+    if (rc)
+        return rc;
+    if ((rc = mcf_params_string(params, "eigensolver", &solver)) ||
         (rc = mcf_params_string(params, "precision", &precision)))
         return mcf_fail_prefix(rc, "tetra-cuda");
-    if ((rc = mcf_periodic_check(p, "tetra-cuda")))
-        return rc;
     if (p->orbitals > TC_MAX_ORBITALS)
         return mcf_fail(MCF_EINVAL, "tetra-cuda: the crystal has %u orbitals per cell, more "
                         "than the %d the GPU evaluator takes; use evaluator = tetra (CPU)",
                         p->orbitals, TC_MAX_ORBITALS);
     if ((rc = mcu_device_init("tetra-cuda", "tetra")))
         return rc;
-    size_t n[3] = {1, 1, 1};
-    double s[3] = {0, 0, 0};
-    for (uint32_t d = 0; d < p->dims; d++) {
-        n[d] = (size_t)kp;
-        s[d] = shift;
-    }
     tc_ws *w = calloc(1, sizeof *w);
     if (!w)
         return mcf_fail(MCF_ENOMEM, "tetra-cuda: out of memory");
@@ -108,11 +99,8 @@ static int tc_occupation(void *ws, double mu, double *electrons, double *energy)
 static int tc_fermi_level(void *ws, double electrons, double *mu)
 {
     tc_ws *w = ws;
-    const double bands = (double)tcu_grid_bands(w->grid);
-    if (!(electrons > 0.0 && electrons < bands))
-        return mcf_fail(MCF_EINVAL, "tetra-cuda: %g electrons per cell: a Fermi level needs "
-                        "between 0 and %g (the number of bands), exclusive", electrons, bands);
-    return tcu_fermi_level(w->grid, electrons, mu);
+    const int rc = tetra_filling_check(electrons, tcu_grid_bands(w->grid), "tetra-cuda");
+    return rc ? rc : tcu_fermi_level(w->grid, electrons, mu);
 }
 
 static const mcf_band_ops tc_ops = {

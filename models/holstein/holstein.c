@@ -11,17 +11,11 @@
  * checkerboard CDW m = sum_i (-1)^(x+y+z) x_i / N as |m|, m^2, m^4, <x>, <x^2>, density; a
  * stochastic evaluator draws from the chain's measurement stream.  Checkpoint record:
  * "HOL1", int64 N, double delta, N doubles x, the measurement stream. */
-#include "mcf/mcf.h"
+#include "holstein_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* holstein_periodic.c: uniform and checkerboard displacements, or a chain's own, as
- * crystals; it reads a chain through ho_chain_hamiltonian */
-int ho_periodic(const mcf_params *params, const void *chain, const char *state,
-                mcf_cell *cell);
-const mcf_hamiltonian *ho_chain_hamiltonian(const void *chain, const mcf_lattice **lat);
 
 #define HO_MEASURE_STREAM ((UINT64_C(1) << 62) + (UINT64_C(1) << 59))
 #define HO_DELTA_MIN 1e-4

@@ -10,15 +10,11 @@
  *               the chain's h(x).  Open boundaries are refused.
  * The classical energy sum_i [(k/2) x_i^2 + (g/2) x_i] is not a band property and is not
  * described; add it per site to a band energy to compare patterns. */
-#include "mcf/mcf.h"
+#include "holstein_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-int ho_periodic(const mcf_params *params, const void *chain, const char *state,
-                mcf_cell *cell);
-const mcf_hamiltonian *ho_chain_hamiltonian(const void *chain, const mcf_lattice **lat);
 
 typedef struct ho_pattern {
     double t, g, X;

@@ -27,26 +27,12 @@ typedef struct tetra_ws {
 static int tp_create(const mcf_params *params, const mcf_periodic *p, void **out)
 {
     *out = NULL;
-    long kp;
-    double shift;
-    int bloechl, rc;
-    if ((rc = mcf_params_int(params, "kpoints", &kp)) ||
-        (rc = mcf_params_real(params, "shift", &shift)) ||
-        (rc = mcf_params_bool(params, "bloechl", &bloechl)))
-        return mcf_fail_prefix(rc, "tetra");
-    if ((rc = mcf_periodic_check(p, "tetra")))
+    size_t n[3];
+    double s[3];
+    int bloechl;
+    int rc = tetra_grid_settings(params, p, "tetra", n, s, &bloechl);
+    if (rc)
         return rc;
-    size_t n[3] = {1, 1, 1};
-    double s[3] = {0, 0, 0};
-    for (uint32_t d = 0; d < p->dims; d++) {
-        n[d] = (size_t)kp;
-        s[d] = shift;
-    }
-    const double points = (double)n[0] * (double)n[1] * (double)n[2];
-    if (points * p->orbitals > 2e8)
-        return mcf_fail(MCF_EINVAL, "tetra: [evaluator] kpoints = %ld gives %.3g k points x %u "
-                        "bands, more than 2e8 band energies; use fewer k points", kp, points,
-                        p->orbitals);
     tetra_ws *w = calloc(1, sizeof *w);
     if (!w)
         return mcf_fail(MCF_ENOMEM, "tetra: out of memory");
@@ -98,11 +84,8 @@ static int tp_occupation(void *ws, double mu, double *electrons, double *energy)
 static int tp_fermi_level(void *ws, double electrons, double *mu)
 {
     tetra_ws *w = ws;
-    const double bands = (double)tetra_grid_bands(w->grid);
-    if (!(electrons > 0.0 && electrons < bands))
-        return mcf_fail(MCF_EINVAL, "tetra: %g electrons per cell: a Fermi level needs between "
-                        "0 and %g (the number of bands), exclusive", electrons, bands);
-    return tetra_fermi_level(w->grid, electrons, mu);
+    const int rc = tetra_filling_check(electrons, tetra_grid_bands(w->grid), "tetra");
+    return rc ? rc : tetra_fermi_level(w->grid, electrons, mu);
 }
 
 static const mcf_band_ops tetra_ops = {

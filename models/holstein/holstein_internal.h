@@ -1,0 +1,16 @@
+/* holstein_internal.h — what holstein.c and holstein_periodic.c share (not an SDK header). */
+#ifndef MCF_HOLSTEIN_INTERNAL_H
+#define MCF_HOLSTEIN_INTERNAL_H
+
+#include "mcf/mcf.h"
+
+/* holstein_periodic.c: uniform and checkerboard displacements, or a chain's own, as
+ * crystals (mcf_model_ops.periodic) */
+int ho_periodic(const mcf_params *params, const void *chain, const char *state,
+                mcf_cell *cell);
+
+/* holstein.c: a chain's one-particle Hamiltonian h(x) and its lattice (borrowed from the
+ * chain, valid while it lives) */
+const mcf_hamiltonian *ho_chain_hamiltonian(const void *chain, const mcf_lattice **lat);
+
+#endif
