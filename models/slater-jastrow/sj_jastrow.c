@@ -1,7 +1,8 @@
 /* sj_jastrow.c — the Jastrow factor exp(J) of the slater-jastrow model, J = sum_{i<j}
- * u_{s_i s_j}(r_ij): its parameters (set at create), the change of J when one electron
- * moves (log_ratio) and its gradient and Laplacian (the local energy).  With jastrow = none
- * nothing here is called.
+ * u_{s_i s_j}(r_ij): the rpa form's parameters (set at create), the change of J when one
+ * electron moves (log_ratio), its gradient and Laplacian (the local energy) and their
+ * derivatives in the parameters of the bspline form (`mcf optimize`).  The bspline form's
+ * u = -w is sj_bspline.c's.  With jastrow = none nothing here is called.
  *
  * Jastrow (jastrow = rpa): with t(r) = (1 - r/r_c)^3 and h(r) = -(A/r)(1 - exp(-r/F)),
  *     u(r) = t(r) h(r) for r < r_c, 0 beyond,
@@ -57,10 +58,25 @@ static void jastrow_u(const sj_jastrow *p, double r, double *u, double *du, doub
     *d2u = t2 * h + 2.0 * t1 * h1 + t * h2;
 }
 
+/* u(r), u', u'' of either form. */
+static void pair_u(const sj_jastrow *p, double r, double *u, double *du, double *d2u)
+{
+    if (p->form == SJ_JASTROW_BSPLINE) {
+        bspline_w3(p, r, u, du, d2u);
+        *u = -*u;
+        *du = -*du;
+        *d2u = -*d2u;
+    } else {
+        jastrow_u(p, r, u, du, d2u);
+    }
+}
+
 /* u(r) alone: the same operations as jastrow_u's value, so the same bits, without the
  * derivatives (and their exp) that a ratio does not need. */
 static double jastrow_u_value(const sj_jastrow *p, double r)
 {
+    if (p->form == SJ_JASTROW_BSPLINE)
+        return -bspline_w(p, r);
     if (r >= p->rc)
         return 0.0;
     const double A = p->A, F = p->F, x = 1.0 - r / p->rc;
@@ -81,6 +97,7 @@ void jastrow_init(sj_jastrow jp[2], double ja, double jrc, double rs, double L)
     const double rcut = jrc > 0.0 ? jrc : 0.5 * L;
     for (int k = 0; k < 2; k++) {
         const double gamma = k == 0 ? 0.25 : 0.5, b = 3.0 * A / rcut;
+        jp[k].form = SJ_JASTROW_RPA;
         jp[k].A = A;
         jp[k].rc = rcut;
         jp[k].F = (b + sqrt(b * b + 2.0 * gamma * A)) / (2.0 * gamma);
@@ -114,11 +131,41 @@ void jastrow_grad_lap(const sj_chain *c, size_t e, double gJ[3], double *lJ)
             continue;
         double d[3], u, du, d2u;
         const double r = min_image(c, c->r + 3 * e, c->r + 3 * j, d);
-        jastrow_u(&c->jp[spin_of(c, j) == s ? 0 : 1], r, &u, &du, &d2u);
+        pair_u(&c->jp[spin_of(c, j) == s ? 0 : 1], r, &u, &du, &d2u);
         if (r <= 0.0)
             continue;
         for (int a = 0; a < 3; a++)
             gJ[a] += du * d[a] / r;
         *lJ += d2u + 2.0 * du / r;
+    }
+}
+
+/* With w the B-spline and J = -sum_{pairs} w: dJ/dp_m = -sum dw/dp_m, grad_e dJ/dp_m =
+ * -sum_j (dw'/dp_m) r_ej / r_ej, lap_e dJ/dp_m = -sum_j [dw''/dp_m + 2 (dw'/dp_m) / r_ej].
+ * Parameter m of pair kind k sits at offset (k = 1: jp[0].np) + m. */
+void jastrow_param_terms(const sj_chain *c, size_t e, double *O, double *gO, double *lO)
+{
+    const size_t n = c->n, s = spin_of(c, e);
+    for (size_t j = 0; j < n; j++) {
+        if (j == e)
+            continue;
+        double d[3];
+        const double r = min_image(c, c->r + 3 * e, c->r + 3 * j, d);
+        const int k = spin_of(c, j) == s ? 0 : 1;
+        const sj_jastrow *p = &c->jp[k];
+        if (r <= 0.0 || r >= p->rc)
+            continue;
+        int idx[4];
+        double w[4], dw[4], d2w[4];
+        const int nt = bspline_param_terms(p, r, idx, w, dw, d2w);
+        const size_t off = k ? c->jp[0].np : 0;
+        for (int a = 0; a < nt; a++) {
+            const size_t m = off + (size_t)idx[a];
+            for (int x = 0; x < 3; x++)
+                gO[3 * m + x] -= dw[a] * d[x] / r;
+            lO[m] -= d2w[a] + 2.0 * dw[a] / r;
+            if (O && j > e)
+                O[m] -= w[a];
+        }
     }
 }

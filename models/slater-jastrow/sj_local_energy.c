@@ -11,11 +11,17 @@
  * potential, energy_sq (= energy^2, so var(E_L) = N^2 (<energy_sq> - <energy>^2)). */
 #include "slater_jastrow_internal.h"
 
-/* The observables (energy, kinetic, potential, energy_sq) of one chain into values. */
-static void local_energy(sj_chain *c, double *values)
+/* The observables (energy, kinetic, potential, energy_sq) of one chain into values; with
+ * O and dE (bspline: P values each, zeroed here), also O_m = dJ/dp_m and the derivative of
+ * the local energy, dE_L/dp_m = -(1/2) sum_i [lap_i O_m + 2 grad_i ln Psi . grad_i O_m]
+ * (the potential does not depend on p), of the whole configuration. */
+void local_energy(sj_chain *c, double *values, double *O, double *dE)
 {
     const size_t n = c->n, no = c->norb;
-    double kin = 0.0;
+    const size_t P = O ? sj_variational_count(c) : 0;
+    double kin = 0.0, gO_buf[3 * 2 * SJ_BSPLINE_MAX], lO_buf[2 * SJ_BSPLINE_MAX];
+    for (size_t m = 0; m < P; m++)
+        O[m] = dE[m] = 0.0;
     sj_timing *t = c->tm;
     for (size_t e = 0; e < n; e++) {
         const double t0 = t ? now_s() : 0.0;
@@ -47,6 +53,17 @@ static void local_energy(sj_chain *c, double *values)
         }
         kin += lD + 2.0 * (gD[0] * gJ[0] + gD[1] * gJ[1] + gD[2] * gJ[2]) + lJ +
                gJ[0] * gJ[0] + gJ[1] * gJ[1] + gJ[2] * gJ[2];
+        if (P) {
+            for (size_t q = 0; q < P; q++) {
+                gO_buf[3 * q] = gO_buf[3 * q + 1] = gO_buf[3 * q + 2] = 0.0;
+                lO_buf[q] = 0.0;
+            }
+            jastrow_param_terms(c, e, O, gO_buf, lO_buf);
+            const double g[3] = {gD[0] + gJ[0], gD[1] + gJ[1], gD[2] + gJ[2]};
+            for (size_t q = 0; q < P; q++)
+                dE[q] -= 0.5 * (lO_buf[q] + 2.0 * (g[0] * gO_buf[3 * q] + g[1] * gO_buf[3 * q + 1] +
+                                                  g[2] * gO_buf[3 * q + 2]));
+        }
     }
     kin *= -0.5 / (double)n;
     const double te = t ? now_s() : 0.0;
@@ -74,7 +91,7 @@ int sj_measure_batch(void *const *chains, size_t n, double *const *values)
         for (size_t k = 0; k < nb; k++) {
             sj_chain *c = chains[k0 + k];
             const double tl = c->tm ? now_s() : 0.0;
-            local_energy(c, values[k0 + k]);
+            local_energy(c, values[k0 + k], NULL, NULL);
             if (c->tm) {
                 c->tm->vgl += vshare;
                 c->tm->measure += vshare + (now_s() - tl);

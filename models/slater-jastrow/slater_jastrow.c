@@ -5,7 +5,11 @@
  *
  *     slater_jastrow_internal.h  the chain (sj_chain) and what the files share
  *     sj_orbitals.c              the plane-wave orbitals, and the calls that evaluate them
- *     sj_jastrow.c               the rpa Jastrow factor: u(r), the cusps, ratio, gradient
+ *     sj_jastrow.c               the Jastrow factor: the rpa u(r), ratio, gradient, and
+ *                                the derivatives in the bspline parameters
+ *     sj_bspline.c               the B-spline u(r) (QMCPACK's convention), its parameter file
+ *     sj_variational.c           the parameters for `mcf optimize`: get, set, the local
+ *                                energy's derivatives, the parameter file
  *     sj_determinants.c          the Slater inverses kept here: LU, drift, Sherman-Morrison
  *     sj_determinants_ev.c       the Slater determinants kept by the evaluator
  *     sj_sweep.c                 the moves (move = pbp | qs): begin_sweep .. accept, adapt
@@ -22,7 +26,8 @@
  *     Psi(R) = D_up(R_up) D_down(R_down) exp(J(R)),   J = sum_{i<j} u_{s_i s_j}(r_ij),
  *
  * D_sigma = det A_sigma with A_sigma[i][l] = phi_l(r_i) (row = electron, column = orbital).
- * The orbitals phi_l are plane waves (sj_orbitals.c), u the rpa Jastrow (sj_jastrow.c).
+ * The orbitals phi_l are plane waves (sj_orbitals.c), u the rpa form (sj_jastrow.c) or a
+ * B-spline (sj_bspline.c).
  *
  * move = qs (the help of the key `move` sends readers here) is an APPROXIMATION, biased:
  * the scheme, why it is biased and the measured bias are in sj_sweep.c's header.  Use
@@ -56,12 +61,25 @@ static const mcf_param_spec sj_params[] = {
      "true: all N electrons spin up; false: N/2 up and N/2 down"},
     {"rs", MCF_PARAM_REAL, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
      "density parameter r_s (bohr): (4/3) pi r_s^3 = volume per electron"},
-    {"jastrow", MCF_PARAM_CHOICE, "none", MCF_PARAM_NO_SCAN, 0, 0, "none|rpa",
-     "Jastrow factor: none (Slater determinant only) or rpa (u = -(1-r/rc)^3 (A/r)(1-e^-r/F))"},
+    {"jastrow", MCF_PARAM_CHOICE, "none", MCF_PARAM_NO_SCAN, 0, 0, "none|rpa|bspline",
+     "Jastrow factor: none (Slater determinant only), rpa (u = -(1-r/rc)^3 (A/r)(1-e^-r/F)) "
+     "or bspline (exp(-sum w(r_ij)), w a cubic B-spline per spin pair with the cusps built "
+     "in, QMCPACK's convention; see jastrow_uu, jastrow_ud, jastrow_file)"},
     {"jastrow_a", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
      "rpa Jastrow amplitude A (bohr); 0 = the RPA value sqrt(rs^3/3); F from the cusps"},
     {"jastrow_cutoff", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
-     "rpa Jastrow cutoff r_c (bohr), at most L/2; 0 = L/2"},
+     "Jastrow cutoff r_c (bohr; rpa and bspline), at most L/2; 0 = L/2"},
+    {"jastrow_uu", MCF_PARAM_STRING, "zero", MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     "bspline: the parameters of w for like spins, e.g. 1.08 0.665 0.436 0.224 0.110 "
+     "(QMCPACK's coefficients); zero: jastrow_size zeros (w = 0 but for the cusp)"},
+    {"jastrow_ud", MCF_PARAM_STRING, "zero", MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     "bspline: the parameters of w for unlike spins; zero: jastrow_size zeros"},
+    {"jastrow_size", MCF_PARAM_INT, "8", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN,
+     2, SJ_BSPLINE_MAX, NULL,
+     "bspline: parameters per spin pair where jastrow_uu or jastrow_ud is zero"},
+    {"jastrow_file", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     "bspline: a parameter file (as `mcf optimize` writes it: form, cutoff, uu, ud lines) "
+     "instead of jastrow_uu, jastrow_ud and jastrow_cutoff; none: the keys"},
     {"move", MCF_PARAM_CHOICE, "pbp", MCF_PARAM_NO_SCAN, 0, 0, "pbp|qs",
      "pbp: particle-by-particle Metropolis (exact); qs: quasi-simultaneous, every ratio "
      "against the sweep's starting configuration (approximate: biased, see slater_jastrow.c)"},
@@ -85,7 +103,7 @@ static const mcf_observable_spec sj_observables[] = {
 /* symbols and units for the plots (mcf_label) */
 static const mcf_label sj_labels[] = {
     {"electrons", "N", NULL}, {"rs", "r_s", "a_0"}, {"jastrow_a", "A", "a_0"},
-    {"jastrow_cutoff", "r_c", "a_0"}, {"energy", "E/N", "Ha"}, {"kinetic", "E_kin/N", "Ha"},
+    {"jastrow_cutoff", "r_c", "a_0"}, {"jastrow_size", "n_w", NULL}, {"energy", "E/N", "Ha"}, {"kinetic", "E_kin/N", "Ha"},
     {"potential", "E_pot/N", "Ha"}, {"energy_sq", "(E/N)²", "Ha²"}, {NULL, NULL, NULL}};
 
 static void sj_destroy(void *chain)
@@ -134,8 +152,8 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
                      void **out)
 {
     const char *origin = mcf_params_origin(params), *sec = mcf_params_section(params);
-    const char *system, *jastrow, *move, *dets;
-    long n_el;
+    const char *system, *jastrow, *move, *dets, *juu, *jud, *jfile;
+    long n_el, jsize;
     int polarized, rc;
     double rs, ja, jrc, step;
     if ((rc = mcf_params_string(params, "system", &system)) ||
@@ -145,6 +163,10 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         (rc = mcf_params_string(params, "jastrow", &jastrow)) ||
         (rc = mcf_params_real(params, "jastrow_a", &ja)) ||
         (rc = mcf_params_real(params, "jastrow_cutoff", &jrc)) ||
+        (rc = mcf_params_string(params, "jastrow_uu", &juu)) ||
+        (rc = mcf_params_string(params, "jastrow_ud", &jud)) ||
+        (rc = mcf_params_int(params, "jastrow_size", &jsize)) ||
+        (rc = mcf_params_string(params, "jastrow_file", &jfile)) ||
         (rc = mcf_params_string(params, "move", &move)) ||
         (rc = mcf_params_string(params, "determinants", &dets)) ||
         (rc = mcf_params_real(params, "step", &step)))
@@ -162,8 +184,46 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     double L;
     if ((rc = mcf_heg_cell_side(rs, (size_t)n_el, &L)))
         return mcf_fail_prefix(rc, "slater-jastrow: [%s] rs = %g in %s", sec, rs, origin);
-    const int use_j = strcmp(jastrow, "rpa") == 0;
-    if (use_j && jrc > 0.5 * L)
+    const int use_j = !strcmp(jastrow, "rpa")       ? SJ_JASTROW_RPA
+                      : !strcmp(jastrow, "bspline") ? SJ_JASTROW_BSPLINE
+                                                    : SJ_JASTROW_NONE;
+    sj_bspline_input bin;
+    memset(&bin, 0, sizeof bin);
+    if (!strcmp(juu, "zero"))
+        juu = "";
+    if (!strcmp(jud, "zero"))
+        jud = "";
+    if (!strcmp(jfile, "none"))
+        jfile = "";
+    if (use_j != SJ_JASTROW_BSPLINE && (juu[0] || jud[0] || jfile[0]))
+        return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] %s in %s is read only with jastrow = "
+                        "bspline (here jastrow = %s); set jastrow = bspline or remove it", sec,
+                        jfile[0] ? "jastrow_file" : juu[0] ? "jastrow_uu" : "jastrow_ud", origin,
+                        jastrow);
+    if (use_j == SJ_JASTROW_BSPLINE) {
+        if (jfile[0] && (juu[0] || jud[0]))
+            return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] jastrow_file and %s in %s: give "
+                            "the parameters once, in the file or in the keys", sec,
+                            juu[0] ? "jastrow_uu" : "jastrow_ud", origin);
+        rc = jfile[0] ? bspline_read_file(jfile, &bin)
+                      : bspline_input_from_keys(juu, jud, jsize, &bin);
+        if (rc)
+            return mcf_fail_prefix(rc, "slater-jastrow: [%s] in %s", sec, origin);
+        if (jfile[0] && (bin.np[0] == 0 || (!polarized && bin.np[1] == 0)))
+            return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] jastrow_file = %s in %s has no %s "
+                            "line (%s spins need it)", sec, jfile, origin,
+                            bin.np[0] == 0 ? "uu" : "ud", bin.np[0] == 0 ? "like" : "unlike");
+        if (jfile[0] && bin.cutoff > 0.0) {
+            if (jrc > 0.0 && jrc != bin.cutoff)
+                return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] jastrow_cutoff = %g in %s "
+                                "differs from the cutoff %.17g of jastrow_file = %s; remove "
+                                "jastrow_cutoff", sec, jrc, origin, bin.cutoff, jfile);
+            jrc = bin.cutoff;
+        }
+        if (!jfile[0])
+            bin.cutoff = jrc;
+    }
+    if (use_j && jrc > 0.5 * L * (1.0 + 1e-14))
         return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] jastrow_cutoff = %g in %s is beyond "
                         "the Wigner-Seitz radius L/2 = %.6g bohr of the cell (N = %ld, rs = %g, "
                         "L = %.6g); set jastrow_cutoff <= %.6g, or 0 for L/2",
@@ -217,14 +277,30 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     c->ev = ev;
     c->ev_name = ev_info->name;
     c->jastrow = use_j;
+    c->polarized = polarized;
     c->qs = strcmp(move, "qs") == 0;
     c->index = services->chain_index;
     if ((rc = timing_create(c))) {
         free(c);
         return rc;
     }
-    if (use_j)
+    if (use_j == SJ_JASTROW_RPA)
         jastrow_init(c->jp, ja, jrc, rs, L);
+    if (use_j == SJ_JASTROW_BSPLINE) {
+        const double rcut = jrc > 0.0 ? (jrc < 0.5 * L ? jrc : 0.5 * L) : 0.5 * L;
+        for (int k = 0; k < 2 && !rc; k++)
+            if (bin.np[k] || k == 0)
+                rc = bspline_init(&c->jp[k], bin.p[k], bin.np[k], rcut, k == 0 ? -0.25 : -0.5);
+        if (rc) {
+            timing_destroy(c);
+            free(c);
+            return mcf_fail_prefix(rc, "slater-jastrow: [%s] in %s", sec, origin);
+        }
+        if (c->index == 0)
+            mcf_log(MCF_LOG_INFO, "slater-jastrow: bspline Jastrow, cutoff %.6g bohr (L/2 = "
+                    "%.6g), %zu parameters for like spins, %zu for unlike spins", rcut, 0.5 * L,
+                    c->jp[0].np, polarized ? (size_t)0 : c->jp[1].np);
+    }
     mcf_rng_init(&c->mv, services->seed, SJ_STREAM_BASE + services->chain_index);
 
     const size_t n = c->n, no = c->norb;
@@ -356,6 +432,12 @@ static const mcf_model_ops sj_ops = {
     .curve_points = NULL,
     .measure_batch = sj_measure_batch,
     .evaluator_kind = MCF_PLUGIN_ORBITAL_EVALUATOR,
+    .variational_count = sj_variational_count,
+    .variational_get = sj_variational_get,
+    .variational_set = sj_variational_set,
+    .variational_local = sj_variational_local,
+    .variational_write = sj_variational_write,
+    .variational_file_key = "jastrow_file",
 };
 
 static const mcf_plugin_info sj_info = {

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_permutation.h>
@@ -27,9 +28,29 @@ typedef struct sj_move {
     uint64_t e; /* the electron moved */
 } sj_move;
 
+/* The forms of the Jastrow pair function (sj_jastrow.c; [model] jastrow). */
+enum { SJ_JASTROW_NONE = 0, SJ_JASTROW_RPA = 1, SJ_JASTROW_BSPLINE = 2 };
+
+/* B-spline parameters per spin pair, at most. */
+#define SJ_BSPLINE_MAX 64
+
+/* The pair function of one spin pair: u(r) in J = sum_{i<j} u(r_ij). */
 typedef struct sj_jastrow {
-    double A, F, rc; /* F per spin pair: see sj_jastrow.c */
+    int form;          /* SJ_JASTROW_RPA or SJ_JASTROW_BSPLINE */
+    double rc;         /* cutoff (bohr), <= L/2 */
+    double A, F;       /* rpa: see sj_jastrow.c */
+    size_t np;         /* bspline: parameters p (sj_bspline.c) */
+    double gamma, dr, inv_dr;              /* bspline: the cusp of w = -u, knot spacing */
+    double p[SJ_BSPLINE_MAX];              /* bspline: the parameters */
+    double coef[SJ_BSPLINE_MAX + 4];       /* bspline: the spline coefficients */
 } sj_jastrow;
+
+/* B-spline parameters as given (keys or file), before the cell is known. */
+typedef struct sj_bspline_input {
+    double cutoff;                  /* bohr; 0: L/2 */
+    size_t np[2];                   /* [0] like (uu), [1] unlike (ud) spins */
+    double p[2][SJ_BSPLINE_MAX];
+} sj_bspline_input;
 
 /* Accumulated wall times in seconds (MCF_TIMING=1; see sj_timing.c). */
 typedef struct sj_timing {
@@ -43,7 +64,8 @@ typedef struct sj_timing {
 typedef struct sj_chain {
     size_t n, n_up, n_dn, norb; /* electrons, per spin, orbitals (= n_up) */
     double L, rs, step;         /* cell side, r_s, Gaussian step (bohr) */
-    int jastrow;                /* 0 none, 1 rpa */
+    int jastrow;                /* SJ_JASTROW_NONE, _RPA or _BSPLINE */
+    int polarized;              /* all electrons spin up */
     int qs;                     /* move = qs (quasi-simultaneous) */
     sj_jastrow jp[2];           /* [0] parallel, [1] antiparallel */
     const mcf_orbital_ops *ev;
@@ -126,6 +148,39 @@ double jastrow_one(const sj_chain *c, size_t e, const double *x);
 /* Adds grad_e J and lap_e J at the current positions into gJ and *lJ. */
 void jastrow_grad_lap(const sj_chain *c, size_t e, double gJ[3], double *lJ);
 
+/* Adds, for every parameter m of the bspline form (jp[0]'s np, then jp[1]'s), the
+ * derivatives in p_m of grad_e J and lap_e J at the current positions into gO (P x 3) and
+ * lO (P); and, when O is not NULL, the derivative of J over the pairs (e, j > e) into O. */
+void jastrow_param_terms(const sj_chain *c, size_t e, double *O, double *gO, double *lO);
+
+/* ---- sj_bspline.c: the B-spline pair function w = -u ------------------------------------- */
+
+/* p: np parameters, cutoff rc, cusp gamma = w'(0) (-1/4 like, -1/2 unlike spins). */
+int bspline_init(sj_jastrow *p, const double *par, size_t np, double rc, double gamma);
+/* Replaces the parameters (np of them) and the coefficients. */
+void bspline_set(sj_jastrow *p, const double *par);
+/* w(r), and w with w' and w''. */
+double bspline_w(const sj_jastrow *p, double r);
+void bspline_w3(const sj_jastrow *p, double r, double *w, double *dw, double *d2w);
+/* The parameters w(r) depends on at r (at most 4): their indices and dw/dp, dw'/dp,
+ * dw''/dp; returns their count (0 beyond the cutoff). */
+int bspline_param_terms(const sj_jastrow *p, double r, int idx[4], double w[4], double dw[4],
+                        double d2w[4]);
+/* The parameters from the keys jastrow_uu, jastrow_ud (lists of numbers; empty: size
+ * zeros) or from a parameter file.  MCF_EINVAL naming the key or file:line. */
+int bspline_input_from_keys(const char *uu, const char *ud, long size, sj_bspline_input *in);
+int bspline_read_file(const char *path, sj_bspline_input *in);
+/* Writes the parameter file of jp (uu only when polarized). */
+int bspline_write(FILE *f, const sj_jastrow jp[2], int polarized);
+
+/* ---- sj_variational.c: the parameters for `mcf optimize` (ops) ---------------------------- */
+
+size_t sj_variational_count(const void *chain);
+int sj_variational_get(const void *chain, double *p);
+int sj_variational_set(void *chain, const double *p);
+int sj_variational_local(void *const *chains, size_t n, double *const *out);
+int sj_variational_write(const void *chain, FILE *out);
+
 /* ---- sj_determinants.c: the Slater determinants kept by the model ------------------------ */
 
 /* Inverse of the m x m matrix of rows A (row-major) into Ainv by GSL LU; MCF_EINVAL if
@@ -163,6 +218,9 @@ void sj_adapt(void *chain, double acceptance);
 /* ---- sj_local_energy.c: the measurements (ops) ------------------------------------------- */
 
 int sj_measure_batch(void *const *chains, size_t n, double *const *values);
+/* The observables of one chain after orbitals_batch(.., 1); with O and dE (not NULL) also
+ * the bspline parameter derivatives of ln Psi and of the local energy (P values each). */
+void local_energy(sj_chain *c, double *values, double *O, double *dE);
 int sj_measure(void *chain, double *values);
 
 /* ---- sj_checkpoint.c: save / load (ops) -------------------------------------------------- */

@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "mcf/batch.h"
 #include "mcf/plugin.h"
 #include "mcf/params.h"
@@ -239,6 +240,28 @@ typedef struct mcf_model_ops {
      * with disorder; a chain with open boundaries, naming the key boundary); MCF_ENOMEM. */
     int (*periodic)(const mcf_params *params, const void *chain, const char *state,
                     mcf_cell *cell);
+
+    /* Appended for `mcf optimize` (optional: all of them or none; read only when struct_size
+     * covers them).  A model that samples |Psi(x; p)|^2 of a real trial function with
+     * variational parameters p_1 .. p_P and has a local energy E_L = (H Psi)(x) / Psi(x)
+     * (variational Monte Carlo) lets the core optimize p (the linear method; docs/methods.md).
+     *   variational_count: P (the same for every chain of a run).
+     *   variational_get / _set: the chain's p; set() changes the trial function of the
+     *     chain (the configuration stays; the core thermalizes again after a change).
+     *   variational_local: for each of the n chains at its current configuration, into
+     *     out[k] (1 + 2P values): E_L of the whole configuration (not per unit), then
+     *     O_m = d ln|Psi| / d p_m, then d E_L / d p_m (m = 1..P).  Batched like
+     *     measure_batch; the same numbers whatever the batch.
+     *   variational_write: the chain's p as a text file that the model reads back through
+     *     its [model] key variational_file_key (e.g. "jastrow_file"), so that an optimized
+     *     trial function is used by `mcf run CONFIG --set model.KEY=FILE`.
+     * Errors: MCF_EINVAL (p not allowed: say which and why), MCF_EIO. */
+    size_t (*variational_count)(const void *chain);
+    int (*variational_get)(const void *chain, double *p);
+    int (*variational_set)(void *chain, const double *p);
+    int (*variational_local)(void *const *chains, size_t n, double *const *out);
+    int (*variational_write)(const void *chain, FILE *out);
+    const char *variational_file_key;
 } mcf_model_ops;
 
 /* The multiplicative step adaptation every model with a tunable move size repeats: returns
