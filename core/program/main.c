@@ -22,7 +22,10 @@ static const char usage[] =
     "\n"
     "  mcf run CONFIG [--set section.key=value]... [--force]\n"
     "        run the scan described by the INI file CONFIG; results go to [run] output\n"
-    "  mcf resume DIR      continue a stopped run from DIR/checkpoint\n"
+    "  mcf optimize CONFIG [--set section.key=value]... [--force]\n"
+    "        optimize the model's variational parameters (linear method, [optimize]);\n"
+    "        DIR/optimize.tsv per iteration, DIR/parameters.txt the best parameters\n"
+    "  mcf resume DIR      continue a stopped run (or optimization) from DIR\n"
     "  mcf plugins         list the plugins found (name, kind, summary)\n"
     "  mcf describe NAME   show a plugin's parameters with defaults and docs\n"
     "  mcf plot DIR        draw DIR/results.tsv as SVG and PNG plots in DIR\n"
@@ -112,8 +115,12 @@ static int run_config(mcf_config *c, const mcf_run_options *opt)
         return rc;
     }
     rc = mcfi_run_execute(s, opt);
-    if (!rc && mcfi_mpi_rank() == 0) {
-        const char *dir = opt->output ? opt->output : s->output;
+    const char *dir = opt->output ? opt->output : s->output;
+    char opt_tsv[4200];
+    snprintf(opt_tsv, sizeof opt_tsv, "%s/optimize.tsv", dir);
+    struct stat st;
+    const int optimized = opt->optimize || stat(opt_tsv, &st) == 0; /* it said where */
+    if (!rc && mcfi_mpi_rank() == 0 && !optimized) {
         fprintf(stderr, "mcf: results in %s/results.tsv, plots %s/plot-*.svg, log %s/log\n",
                 dir, dir, dir);
     }
@@ -136,10 +143,11 @@ static int stdout_written(int rc, const char *what)
                     e ? strerror(e) : "write error", what ? "; " : "", what ? what : "");
 }
 
-static int cmd_run(int argc, char **argv)
+static int cmd_run(int argc, char **argv, int optimize)
 {
     const char *path = NULL;
-    mcf_run_options opt = {.progress = -1, .results_written = draw_plots};
+    const char *cmd = optimize ? "optimize" : "run";
+    mcf_run_options opt = {.progress = -1, .results_written = draw_plots, .optimize = optimize};
     for (int k = 0; k < argc; k++) {
         if (!strcmp(argv[k], "--force"))
             opt.force = 1;
@@ -150,18 +158,18 @@ static int cmd_run(int argc, char **argv)
         else if (!strncmp(argv[k], "--set=", 6))
             ;
         else if (!strcmp(argv[k], "--set"))
-            return mcf_fail(MCF_EINVAL, "run: --set needs section.key=value after it");
+            return mcf_fail(MCF_EINVAL, "%s: --set needs section.key=value after it", cmd);
         else if (argv[k][0] == '-')
-            return mcf_fail(MCF_EINVAL, "run: unknown option '%s' (see mcf --help)", argv[k]);
+            return mcf_fail(MCF_EINVAL, "%s: unknown option '%s' (see mcf --help)", cmd, argv[k]);
         else if (!path)
             path = argv[k];
         else
-            return mcf_fail(MCF_EINVAL, "run: one configuration file only ('%s' is extra)",
-                            argv[k]);
+            return mcf_fail(MCF_EINVAL, "%s: one configuration file only ('%s' is extra)",
+                            cmd, argv[k]);
     }
     if (!path)
-        return mcf_fail(MCF_EINVAL, "run: missing CONFIG (usage: mcf run CONFIG [--set "
-                        "section.key=value]...)");
+        return mcf_fail(MCF_EINVAL, "%s: missing CONFIG (usage: mcf %s CONFIG [--set "
+                        "section.key=value]...)", cmd, cmd);
     mcf_config *c;
     int rc = mcfi_config_read(path, &c);
     for (int k = 0; k < argc && !rc; k++) {
@@ -356,7 +364,9 @@ static int command(int argc, char **argv)
         return report(stdout_written(MCF_OK, NULL));
     }
     if (!strcmp(cmd, "run"))
-        return report(cmd_run(argc - 2, argv + 2));
+        return report(cmd_run(argc - 2, argv + 2, 0));
+    if (!strcmp(cmd, "optimize"))
+        return report(cmd_run(argc - 2, argv + 2, 1));
     if (!strcmp(cmd, "resume"))
         return report(cmd_resume(argc - 2, argv + 2));
     if (!strcmp(cmd, "plugins"))
@@ -387,9 +397,9 @@ static int command(int argc, char **argv)
     if (!strcmp(cmd, "band"))
         return report(stdout_written(mcfi_band_command(argc - 2, argv + 2),
                                      "the tables are written"));
-    static const char *const cmds[] = {"run",  "resume", "plugins", "describe",
-                                       "plot", "dos",    "band"};
-    const char *near = mcfi_nearest_word(cmd, cmds, 7);
+    static const char *const cmds[] = {"run", "resume", "plugins", "describe",
+                                       "plot", "dos",    "band",    "optimize"};
+    const char *near = mcfi_nearest_word(cmd, cmds, 8);
     fprintf(stderr, "mcf: unknown command '%s'%s%s%s; see mcf --help\n", cmd,
             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
     return 2;

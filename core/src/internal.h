@@ -173,6 +173,7 @@ typedef struct mcf_setup {
     int has_temperature;
     mcf_plugin *model, *evaluator;
     mcf_section sections[2];
+    mcf_section optimize;  /* [optimize] (optimize.c), checked; read by `mcf optimize` */
     mcf_axis *axes;
     size_t n_axes, n_points;
     char *canonical;  /* the configuration as used (defaults filled in), INI text */

@@ -21,6 +21,8 @@ static int progress_shown;
 
 void mcfi_progress_set_terminal(int on) { progress_on_terminal = on; }
 
+int mcfi_progress_on_terminal(void) { return progress_on_terminal; }
+
 void mcfi_progress_clear(void)
 {
     if (progress_on_terminal && progress_shown) {

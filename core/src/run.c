@@ -11,6 +11,7 @@
 #include "error_target.h"
 #include "fileio.h"
 #include "mcf_mpi.h"
+#include "optimize.h"
 #include "progress.h"
 #include "ranks.h"
 #include "results.h"
@@ -98,8 +99,11 @@ static void run_release(mcf_run *r)
 
 static int holds_run(const char *dir)
 {
-    return file_exists(dir, "checkpoint") || file_exists(dir, "results.tsv");
+    return file_exists(dir, "checkpoint") || file_exists(dir, "results.tsv") ||
+           file_exists(dir, "optimize.state");
 }
+
+int mcfi_run_stopping(void) { return stop_signal != 0; }
 
 /* Refuses to start a fresh run over an earlier one (no side effects). */
 static int check_output(const mcf_run *r, const mcf_run_options *opt)
@@ -503,6 +507,14 @@ int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     mcf_group *groups = NULL;
     int signals_set = 0;
     struct sigaction sa, old_int, old_term;
+    /* `mcf optimize`, or `mcf resume` of a folder an optimization left */
+    const int optimizing = opt->optimize || (opt->resume && file_exists(r->dir, "optimize.state"));
+    if (optimizing && (rc = mcfi_mpi_agree(r->ranks > 1 ? mcf_fail(MCF_EINVAL, "optimize: runs "
+                       "on one MPI rank (its walkers share one set of parameters); start it "
+                       "without mpirun") : mcfi_optimize_check(setup)))) {
+        run_release(r);
+        return rc;
+    }
     rc = create_chains(r, opt, threads, &groups);
     if (rc)
         goto done;
@@ -514,7 +526,7 @@ int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     rc = start_tempering(r);
     if (!rc)
         rc = mcfi_anneal_create(r);
-    if (!rc && opt->resume)
+    if (!rc && opt->resume && !optimizing)
         rc = resume(r);
     if (!rc)
         rc = prepare_groups(r, groups, threads);
@@ -528,6 +540,12 @@ int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     signals_set = 1;
+    if (optimizing) {
+        rc = mcfi_optimize_run(r, groups, threads, opt->resume);
+        if (rc == MCF_EINTR)
+            last_stop_signal = stop_signal;
+        goto done;
+    }
     rc = run_schedule(r, groups, threads);
     /* error_target: while a target is missed and max_sweeps allows, measure as long again */
     for (int extend = 1; !rc && extend;) {

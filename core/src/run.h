@@ -16,6 +16,7 @@ typedef struct mcf_run_options {
      * MCF_OK (an output not written) fails the run. */
     int (*results_written)(const char *dir, void *ctx);
     void *results_ctx;    /* handed to results_written */
+    int optimize;         /* `mcf optimize`: optimize.c's loop instead of the schedule */
     int output_locked;    /* rank 0's caller holds the output folder's lock (mcfi_outdir_lock:
                              `mcf resume` takes it before reading DIR/config.ini); otherwise
                              rank 0 takes it for the run's life */
@@ -28,5 +29,7 @@ typedef struct mcf_run_options {
 int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt);
 /* The signal that stopped the last run (0 if none): main exits with 128 + it. */
 int mcfi_run_stop_signal(void);
+/* A stop signal arrived during the current run (the loops end at the next sweep). */
+int mcfi_run_stopping(void);
 
 #endif

@@ -7,12 +7,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "setup.h"
 #include "error_target.h"
+#include "optimize.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const section_names[] = {"run", "schedule", "model", "evaluator"};
+static const char *const section_names[] = {"run", "schedule", "model", "evaluator",
+                                            "optimize"};
 
 /* Every section of c is one of the four, or the error names the nearest. */
 static int check_section_names(const mcf_config *c)
@@ -20,14 +22,14 @@ static int check_section_names(const mcf_config *c)
     for (size_t k = 0; k < c->n; k++) {
         const mcf_config_entry *e = &c->entries[k];
         int known = 0;
-        for (size_t j = 0; j < 4; j++)
+        for (size_t j = 0; j < 5; j++)
             known |= !strcmp(e->section, section_names[j]);
         if (!known) {
             char where[512];
-            const char *near = mcfi_nearest_word(e->section, section_names, 4);
+            const char *near = mcfi_nearest_word(e->section, section_names, 5);
             mcfi_config_where(e, where, sizeof where);
             return mcf_fail(MCF_EINVAL, "%s: unknown section [%s]%s%s%s (sections: [run], "
-                            "[schedule], [model], [evaluator])", where, e->section,
+                            "[schedule], [model], [evaluator], [optimize])", where, e->section,
                             near ? "; did you mean [" : "", near ? near : "", near ? "]?" : "");
         }
     }
@@ -181,6 +183,8 @@ static int write_config_used(const mcf_config *c, mcf_setup *s, const mcf_sectio
      * plugin chosen here need not exist in the one a resume elsewhere chooses */
     if (s->evaluator)
         mcfi_section_write_given(&t, &sec[1], s->evaluator_auto ? c : NULL);
+    /* [optimize] only when given: the configurations of runs stay as they were */
+    mcfi_section_write_given(&t, &s->optimize, c);
     if (t.failed) {
         free(t.s);
         return mcf_fail(MCF_ENOMEM, "out of memory");
@@ -204,6 +208,9 @@ int mcfi_setup_create(mcf_config *c, mcf_setup **out)
         rc = mcf_fail(MCF_ENOMEM, "out of memory");
     if (!rc)
         rc = mcfi_core_keys_read(c, &run, &sched, &core_axes, &n_core_axes, s);
+    if (!rc)
+        rc = mcfi_section_check(c, "optimize", mcfi_optimize_specs(), "[optimize]", 0,
+                                &s->optimize, &core_axes, &n_core_axes);
     if (!rc)
         rc = open_plugins(c, s);
     if (!rc)
@@ -237,6 +244,7 @@ void mcfi_setup_free(mcf_setup *s)
         return;
     mcfi_section_release(&s->sections[0]);
     mcfi_section_release(&s->sections[1]);
+    mcfi_section_release(&s->optimize);
     mcfi_axes_free(s->axes, s->n_axes);
     mcfi_plugin_close(s->model);
     mcfi_plugin_close(s->evaluator);

@@ -57,7 +57,7 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
     const mcf_setup *s = r->setup;
     mcf_chain *chains = r->chains + g->first;
     size_t ms = ops->move_size;
-    int measuring = sweep >= (uint64_t)s->thermalize;
+    int measuring = !g->plain && sweep >= (uint64_t)s->thermalize;
     size_t max_units = 0;
     for (size_t k = 0; k < g->n; k++) {
         g->states[k] = chains[k].state;
@@ -118,6 +118,8 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
         }
     }
     /* after the sweep: adapt during thermalization, measure afterwards */
+    if (g->plain)
+        return MCF_OK;
     if (!measuring) {
         for (size_t k = 0; k < g->n; k++) {
             mcf_chain *c = &chains[k];

@@ -14,6 +14,7 @@ typedef struct mcf_group {
     double **value_rows;   /* n pointers into values */
     mcf_batch *batch;      /* the context of the model's batched ops */
     size_t stride;
+    int plain;             /* sweeps neither adapt nor measure (`mcf optimize` samples) */
     int status;
     char message[4096];
 } mcf_group;

@@ -1,0 +1,18 @@
+/* optimize.h — `mcf optimize`: the linear-method loop over a run's chains (optimize.c;
+ * internal).  run.c opens the run, its chains, log and signals, then hands over. */
+#ifndef MCF_OPTIMIZE_H
+#define MCF_OPTIMIZE_H
+
+#include "run_state.h"
+#include "sweep.h"
+
+/* The keys of [optimize] (setup.c checks the section with them). */
+const mcf_param_spec *mcfi_optimize_specs(void);
+/* Before anything is written: the model offers the variational ops, one scan point, no
+ * tempering, readable [optimize] values.  MCF_EINVAL naming what is missing. */
+int mcfi_optimize_check(const mcf_setup *s);
+/* The iterations (resume: from DIR/optimize.state when there is one).  MCF_EINTR when a
+ * signal stopped it (the state of the unfinished iteration's start is kept). */
+int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume);
+
+#endif
