@@ -229,16 +229,12 @@ static int mcfi_lm_cholesky(const gsl_matrix *S, const double *o2, gsl_matrix *L
         double d = 1.0;
         for (size_t j = 1; j < k; j++)
             d -= gsl_matrix_get(L, k, j) * gsl_matrix_get(L, k, j);
-        if (!(d > DEPENDENT)) {
-            if (k == 1) /* cannot happen for R_11 = 1; kept for NaN */
-                return mcf_fail(MCF_EINVAL, "linear method: the overlap matrix of the "
-                                "parameter derivatives is not finite");
+        if (!(d > DEPENDENT)) /* never for k = 1 (d = R_11 = 1) */
             return mcf_fail(MCF_EINVAL, "linear method: the derivatives d ln psi / dp are "
                             "linearly dependent over the samples: dlogpsi[%zu] is a linear "
-                            "combination of dlogpsi[0..%zu] and a constant up to a fraction "
-                            "%.3g of its variance; remove one of these parameters",
-                            k - 1, k - 2, d);
-        }
+                            "combination of dlogpsi[0..%zu] and a constant (the part of its "
+                            "variance that is not, %.3g, is below %g); remove one of these "
+                            "parameters", k - 1, k - 2, d, DEPENDENT);
         const double lkk = sqrt(d);
         gsl_matrix_set(L, k, k, lkk);
         for (size_t i = k + 1; i < n; i++) {
@@ -342,8 +338,8 @@ int mcfi_lm_solve(const mcfi_lm_sums *s, const mcfi_lm_options *o, double *dp,
     if (!s || !o || !dp || !s->aa || s->P == 0)
         return mcf_fail(MCF_EINVAL, "linear method: no sums, options or step to solve for");
     if (!(s->count >= 2.0))
-        return mcf_fail(MCF_EINVAL, "linear method: the sums hold %g samples; at least 2 are "
-                        "needed", s->count);
+        return mcf_fail(MCF_EINVAL, "linear method: the sums hold a total weight of %g "
+                        "samples; at least 2 are needed", s->count);
     if (o->target != MCFI_LM_ENERGY && o->target != MCFI_LM_VARIANCE)
         return mcf_fail(MCF_EINVAL, "linear method: unknown target %d", (int)o->target);
     if (!(o->shift >= 0.0) || !isfinite(o->shift))

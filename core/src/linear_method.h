@@ -87,7 +87,8 @@ typedef struct mcfi_lm_result {
  * are out of range; a sum is not finite; the overlap matrix S is singular or indefinite
  * (a parameter whose O_i does not vary over the samples, named by its index in dlogpsi, or
  * parameters whose O_i are linearly dependent); no eigenvalue is acceptable.  MCF_ENOMEM;
- * MCF_EINTERNAL if GSL's eigensolver fails. */
+ * MCF_EINTERNAL if GSL's eigensolver fails.  On failure the fields of *res not yet known
+ * are NaN (energy and variance are set once the sums have passed the first checks). */
 int mcfi_lm_solve(const mcfi_lm_sums *s, const mcfi_lm_options *o, double *dp,
                   mcfi_lm_result *res);
 
