@@ -83,6 +83,13 @@ int sj_begin_sweep(void *const *chains, size_t n)
                     c->trial[i] = wrap(c->trial[i], c->L);
             }
             c->turn = 0;
+            if (c->index == 0 && !c->hf_said && isfinite(c->e_hf)) {
+                mcf_log(MCF_LOG_INFO, "slater-jastrow: N = %zu, r_s = %g, L = %.10g bohr: the "
+                        "exact Hartree-Fock energy of this cell (the determinant alone) is "
+                        "%.10f hartree per electron, %.10f per cell", c->n, c->rs, c->L,
+                        c->e_hf, c->e_hf * (double)c->n);
+                c->hf_said = 1;
+            }
             if (c->on_ev && c->index == 0 && !c->announced) {
                 mcf_log(MCF_LOG_INFO, "slater-jastrow: the Slater determinants are kept by "
                         "evaluator %s (determinants = auto or evaluator; model keeps them on "

@@ -280,6 +280,12 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     c->polarized = polarized;
     c->qs = strcmp(move, "qs") == 0;
     c->index = services->chain_index;
+    c->e_hf = NAN;
+    if (c->index == 0) { /* for the log: what the determinant alone gives, exactly */
+        mcf_heg_hf hf;
+        if (mcf_heg_hartree_fock((size_t)n_el, polarized, rs, 0.0, &hf) == MCF_OK)
+            c->e_hf = hf.total;
+    }
     if ((rc = timing_create(c))) {
         free(c);
         return rc;

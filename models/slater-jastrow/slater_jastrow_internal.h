@@ -74,6 +74,8 @@ typedef struct sj_chain {
     int on_ev;         /* the evaluator keeps the determinants (det ops) */
     int announced;     /* on_ev, chain 0: the log says so (at the first sweep: the log file
                           opens after the chains are created) */
+    int hf_said;       /* chain 0: the log has the exact Hartree-Fock energy (first sweep) */
+    double e_hf;       /* chain 0: that energy per electron (NAN: not computed) */
     void *det[2];      /* on_ev: its determinant of spin s (NULL when the spin is empty) */
     double *gD, *lD;   /* on_ev: n x 3 and n: grad_i D / D, lap_i D / D at measurement */
     mcf_ewald *ew;
