@@ -247,7 +247,9 @@ typedef struct mcf_model_ops {
      * (variational Monte Carlo) lets the core optimize p (the linear method; docs/methods.md).
      *   variational_count: P (the same for every chain of a run).
      *   variational_get / _set: the chain's p; set() changes the trial function of the
-     *     chain (the configuration stays; the core thermalizes again after a change).
+     *     chain (the configuration stays; the core thermalizes again after a change).  p is
+     *     the optimizer's state, not the chain's: save() and load() need not keep it (the
+     *     core calls set() after load()).
      *   variational_local: for each of the n chains at its current configuration, into
      *     out[k] (1 + 2P values): E_L of the whole configuration (not per unit), then
      *     O_m = d ln|Psi| / d p_m, then d E_L / d p_m (m = 1..P).  Batched like
