@@ -82,9 +82,25 @@
  * test_ewald.c): the Madelung constants of sc, bcc, fcc, NaCl and CsCl at eps = 1e-12
  * agree with the published values to 3e-13 relative or better.
  *
+ * ---- Evaluation ------------------------------------------------------------------------
+ * rho(k) is summed by rows of k vectors with equal (m_x, m_y): per charge, one phase
+ * q_j exp(i (k_x x_j + k_y y_j)) per row, and both signs of m_z from one cos and one sin
+ * of m_z t_z (exp(-i m t) is the conjugate of exp(i m t)), so each k vector costs two
+ * multiplications and two additions per charge.  The tables cos(m t_a), sin(m t_a),
+ * t_a = 2 pi r_a / L_a, come from libm at m = 1 and every 8th m and by the angle addition
+ * in between, which adds less than 1e-15 (measured) to the error that cos(t_a m) has
+ * anyway from the rounding of its argument.  Measured (tests/unit/test_ewald.c): the
+ * energy agrees with the same truncated sums evaluated term by term in long double to
+ * 1e-14 relative; for 14 electrons at r_s = 5 (2348 k vectors in the half space, 91
+ * pairs), set_positions + energy takes ~40 us on one core of an AMD EPYC: ~60% of it
+ * rho(k) with its tables and |rho(k)|^2, ~40% the real-space pairs (mostly erfc).
+ *
  * ---- Particle moves ------------------------------------------------------------------
- * The object caches rho(k) for the half space.  mcf_ewald_propose() computes the energy
- * change of moving particle i from r_i to r' in O(N * images + n_k):
+ * The object caches rho(k) for the half space.  mcf_ewald_create() and
+ * mcf_ewald_set_positions() only mark it stale; it is recomputed from the positions when
+ * next needed: by mcf_ewald_energy() (always) or mcf_ewald_propose() (when stale).
+ * mcf_ewald_propose() computes the energy change of moving particle i from r_i to r' in
+ * O(N * images + n_k):
  *   dE_real  = q_i sum_{j != i} q_j [psi(r' - r_j) - psi(r_i - r_j)],
  *   dE_recip = sum_k w_k (2 Re[conj(rho(k)) d(k)] + |d(k)|^2),
  *              d(k) = q_i (exp(i k.r') - exp(i k.r_i)),
@@ -153,8 +169,9 @@ size_t mcf_ewald_size(const mcf_ewald *ew);
 void mcf_ewald_get_info(const mcf_ewald *ew, mcf_ewald_info *info);
 const double *mcf_ewald_positions(const mcf_ewald *ew);
 
-/* Replaces all positions (3 n values) and recomputes rho(k); drops a pending move.
- * MCF_EINVAL for a non-finite coordinate (then nothing changes). */
+/* Replaces all positions (3 n values) and drops a pending move; O(N): rho(k) is
+ * recomputed when next needed (by mcf_ewald_energy or mcf_ewald_propose).  MCF_EINVAL for
+ * a non-finite coordinate (then nothing changes). */
 int mcf_ewald_set_positions(mcf_ewald *ew, const double *positions);
 
 /* Total energy of the current positions, from scratch: rho(k) is recomputed from the

@@ -16,7 +16,11 @@
  *    <= 2e-13 plus rounding ~2e-13: 1e-12 E_scale;
  *  - identities that hold exactly for the truncated sums (incremental vs total, the pair
  *    form, the cached vs fresh structure factor, the rs scaling of Hartree-Fock): rounding
- *    only, 1e-12 E_scale (or 1e-12 relative). */
+ *    only, 1e-12 E_scale (or 1e-12 relative);
+ *  - mcf_ewald_energy vs the same truncated sums evaluated directly in long double (cos and
+ *    sin of k.r per k vector and charge, erfcl per image): rounding of the double sums of
+ *    up to ~2e4 terms, ~1e-15 to 1e-14 relative (the long double ones ~1e-18): 1e-13
+ *    relative to max(|E|, E_scale) (the parts of E are of size E_scale and cancel in E). */
 #include "check.h"
 
 #include "ewald.h"
@@ -27,6 +31,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PI 3.14159265358979323846
 
@@ -422,6 +427,240 @@ static void test_hartree_fock(void)
     }
 }
 
+/* ---- a direct evaluation of the truncated Ewald sums -------------------------------------
+ * The sums of ewald.h over exactly the images and k vectors that mcf_ewald keeps (the
+ * cutoff tests are the double expressions of ewald.c; the search ranges are wider than the
+ * library's, so an image or k vector within the cutoffs that the library's ranges missed
+ * would show up as a difference), evaluated term by term in long double: erfcl per image, and rho(k) from cosl, sinl of k.r per k and
+ * charge, with k.r = 2 pi sum_a m_a r_a / L_a in long double.  part: real, recip, self,
+ * background; *n_k the k vectors in the half space. */
+static void reference_energy(const double cell[3], size_t n, const double *q, const double *r,
+                             const mcf_ewald_info *info, long double part[4], size_t *n_k)
+{
+    const long double pi = 3.141592653589793238462643383279502884L;
+    const double alpha = info->alpha, rc2 = info->rcut * info->rcut;
+    const double kc2 = info->kcut * info->kcut;
+    long double Q = 0.0L, Q2 = 0.0L;
+    for (size_t i = 0; i < n; i++) {
+        Q += q[i];
+        Q2 += (long double)q[i] * q[i];
+    }
+    int nimg[3], mm[3];
+    for (int a = 0; a < 3; a++) {
+        nimg[a] = (int)ceil(info->rcut / cell[a]) + 1;
+        mm[a] = (int)ceil(info->kcut * cell[a] / (2.0 * PI)) + 1;
+    }
+    /* real space: each pair (and each charge with its own images, i = j) from its
+     * minimum-image separation, every image with |d + R| < r_c */
+    long double er = 0.0L;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i; j < n; j++) {
+            double d[3];
+            for (int a = 0; a < 3; a++) {
+                const double x = r[3 * i + (size_t)a] - r[3 * j + (size_t)a];
+                d[a] = x - cell[a] * nearbyint(x / cell[a]);
+            }
+            long double s = 0.0L;
+            for (int nx = -nimg[0]; nx <= nimg[0]; nx++)
+                for (int ny = -nimg[1]; ny <= nimg[1]; ny++)
+                    for (int nz = -nimg[2]; nz <= nimg[2]; nz++) {
+                        if (i == j && nx == 0 && ny == 0 && nz == 0) continue;
+                        const double x = d[0] + nx * cell[0], y = d[1] + ny * cell[1];
+                        const double z = d[2] + nz * cell[2];
+                        if (x * x + y * y + z * z >= rc2) continue;
+                        const long double rr = sqrtl((long double)x * x + (long double)y * y +
+                                                     (long double)z * z);
+                        s += erfcl(alpha * rr) / rr;
+                    }
+            er += (i == j ? 0.5L : 1.0L) * q[i] * q[j] * s;
+        }
+    /* reciprocal space: the half space, 0 < |k| <= k_c */
+    const long double V = (long double)cell[0] * cell[1] * cell[2];
+    long double ek = 0.0L;
+    size_t count = 0;
+    for (int mx = 0; mx <= mm[0]; mx++)
+        for (int my = -mm[1]; my <= mm[1]; my++)
+            for (int mz = -mm[2]; mz <= mm[2]; mz++) {
+                if (mx == 0 && (my < 0 || (my == 0 && mz <= 0))) continue;
+                const double kx = 2.0 * PI * mx / cell[0], ky = 2.0 * PI * my / cell[1];
+                const double kz = 2.0 * PI * mz / cell[2];
+                if (kx * kx + ky * ky + kz * kz > kc2) continue;
+                count++;
+                const long double Kx = 2.0L * pi * mx / cell[0], Ky = 2.0L * pi * my / cell[1];
+                const long double Kz = 2.0L * pi * mz / cell[2];
+                const long double k2 = Kx * Kx + Ky * Ky + Kz * Kz;
+                long double re = 0.0L, im = 0.0L;
+                for (size_t j = 0; j < n; j++) {
+                    const long double kr =
+                        2.0L * pi * ((long double)mx * r[3 * j] / cell[0] +
+                                     (long double)my * r[3 * j + 1] / cell[1] +
+                                     (long double)mz * r[3 * j + 2] / cell[2]);
+                    re += q[j] * cosl(kr);
+                    im += q[j] * sinl(kr);
+                }
+                ek += 4.0L * pi / V * expl(-k2 / (4.0L * alpha * alpha)) / k2 *
+                      (re * re + im * im);
+            }
+    part[0] = er;
+    part[1] = ek;
+    part[2] = -alpha / sqrtl(pi) * Q2;
+    part[3] = -pi * Q * Q / (2.0L * V * alpha * alpha);
+    *n_k = count;
+}
+
+/* mcf_ewald_energy against reference_energy: N = 14, 38, 54 electrons at r_s = 1 and 5 in a
+ * cube and two orthorhombic cells, mixed charges (one of them zero), the default accuracy
+ * and 1e-14; positions in [-L/2, 3L/2). */
+static void test_reference(void)
+{
+    rng_state = 0x5DEECE66Dull;
+    const size_t ns[3] = {14, 38, 54};
+    const double shapes[3][3] = {{1, 1, 1}, {1, 1.3, 0.8}, {1.7, 1, 1}};
+    double worst_rel = 0.0, worst_scale = 0.0, worst_part = 0.0;
+    int cases = 0;
+    for (int in = 0; in < 3; in++)
+        for (int sh = 0; sh < 3; sh++)
+            for (int var = 0; var < 3; var++) { /* electrons r_s 5, r_s 1; mixed, 1e-14 */
+                const size_t n = ns[in];
+                const double rs = var == 0 ? 5.0 : 1.0;
+                const double f = rs * cbrt(4.0 * PI / 3.0 * (double)n /
+                                           (shapes[sh][0] * shapes[sh][1] * shapes[sh][2]));
+                const double cell[3] = {f * shapes[sh][0], f * shapes[sh][1], f * shapes[sh][2]};
+                double q[54], r[3 * 54];
+                for (size_t i = 0; i < n; i++)
+                    q[i] = var < 2 ? -1.0 : (i == 3 ? 0.0 : 0.7 * (double)((int)(i % 5) - 2) + 0.4);
+                random_config(cell, n, r);
+                const mcf_ewald_options o = {var == 2 ? 1e-14 : 0.0, 0.0, 0.0};
+                mcf_ewald *ew = NULL;
+                CHECK(mcf_ewald_create(cell, n, q, r, &o, &ew) == MCF_OK, "create: %s",
+                      mcf_last_error());
+                if (!ew) return;
+                mcf_ewald_parts p;
+                const double e = mcf_ewald_energy(ew, &p);
+                mcf_ewald_info info;
+                mcf_ewald_get_info(ew, &info);
+                long double ref[4];
+                size_t nk = 0;
+                reference_energy(cell, n, q, r, &info, ref, &nk);
+                const long double eref = ref[0] + ref[1] + ref[2] + ref[3];
+                double Q2 = 0.0;
+                for (size_t i = 0; i < n; i++) Q2 += q[i] * q[i];
+                const double Lmin = fmin(cell[0], fmin(cell[1], cell[2]));
+                const double escale = fmax(Q2, 1.0) / Lmin;
+                const double diff = (double)fabsl((long double)e - eref);
+                const double den = fmax((double)fabsl(eref), escale);
+                const double dreal = (double)fabsl((long double)p.real - ref[0]);
+                const double drec = (double)fabsl((long double)p.recip - ref[1]);
+                const double dself = (double)fabsl((long double)p.self - ref[2]);
+                const double dbg = (double)fabsl((long double)p.background - ref[3]);
+                const double dpart = fmax(fmax(dreal / fmax(fabs(p.real), escale),
+                                               drec / fmax(fabs(p.recip), escale)),
+                                          fmax(dself / fmax(fabs(p.self), escale),
+                                               dbg / fmax(fabs(p.background), escale)));
+                if (diff / (double)fabsl(eref) > worst_rel) worst_rel = diff / (double)fabsl(eref);
+                if (diff / escale > worst_scale) worst_scale = diff / escale;
+                if (dpart > worst_part) worst_part = dpart;
+                cases++;
+                CHECK(nk == info.n_kvectors, "N %zu shape %d: %zu k vectors, reference %zu", n,
+                      sh, info.n_kvectors, nk);
+                CHECK(diff <= 1e-13 * den, "N %zu shape %d case %d: E = %.17g, reference "
+                      "%.17Lg (diff %.3g relative to max(|E|, E_scale))", n, sh, var, e, eref,
+                      diff / den);
+                CHECK(dpart <= 1e-13, "N %zu shape %d case %d: parts off by %.3g: real %.17g "
+                      "(%.17Lg) recip %.17g (%.17Lg)", n, sh, var, dpart, p.real, ref[0],
+                      p.recip, ref[1]);
+                mcf_ewald_destroy(ew);
+            }
+    printf("energy vs long double reference, %d configurations: worst |dE| / |E| = %.3g, "
+           "|dE| / E_scale = %.3g, parts %.3g\n", cases, worst_rel, worst_scale, worst_part);
+}
+
+/* propose right after set_positions (structure factor not yet recomputed) and right after
+ * create: the delta equals the difference of two energies from scratch; accept installs
+ * the move. */
+static void test_propose_after_set(void)
+{
+    double L = 0.0;
+    CHECK(mcf_heg_cell_side(5.0, 38, &L) == MCF_OK, "cell side");
+    const double cell[3] = {L, 0.9 * L, 1.2 * L};
+    const size_t n = 38;
+    double q[38], r0[3 * 38], r1[3 * 38], r2[3 * 38];
+    for (size_t i = 0; i < n; i++) q[i] = i == 5 ? 0.0 : (i % 2 ? -1.0 : 0.5);
+    double Q2 = 0.0;
+    for (size_t i = 0; i < n; i++) Q2 += q[i] * q[i];
+    const double es = fmax(Q2, 1.0) / (0.9 * L); /* E_scale: L_min = 0.9 L */
+    double worst = 0.0;
+    for (int trial = 0; trial < 6; trial++) {
+        random_config(cell, n, r0);
+        random_config(cell, n, r1);
+        const size_t i = (size_t)trial * 7 % n; /* includes the zero charge 5 (trial 5) */
+        memcpy(r2, r1, sizeof r1);
+        for (int a = 0; a < 3; a++) r2[3 * i + (size_t)a] += 0.2 * L * (uniform01() - 0.5);
+        mcf_ewald *ew = NULL, *ref = NULL;
+        CHECK(mcf_ewald_create(cell, n, q, trial % 2 ? r1 : r0, NULL, &ew) == MCF_OK, "create");
+        CHECK(mcf_ewald_create(cell, n, q, r1, NULL, &ref) == MCF_OK, "create ref");
+        if (!ew || !ref) return;
+        if (trial % 2 == 0) { /* an energy at r0 first, then new positions */
+            (void)mcf_ewald_energy(ew, NULL);
+            CHECK(mcf_ewald_set_positions(ew, r1) == MCF_OK, "set_positions");
+        } /* else: propose straight after create */
+        double de = 0.0;
+        CHECK(mcf_ewald_propose(ew, i, r2 + 3 * i, &de) == MCF_OK, "propose: %s",
+              mcf_last_error());
+        const double e1 = mcf_ewald_energy(ref, NULL);
+        CHECK(mcf_ewald_set_positions(ref, r2) == MCF_OK, "set_positions");
+        const double e2 = mcf_ewald_energy(ref, NULL);
+        const double err = fabs(de - (e2 - e1)) / es;
+        if (err > worst) worst = err;
+        CHECK(err <= 1e-12, "trial %d: delta %.17g vs E2 - E1 = %.17g (%.3g E_scale)", trial,
+              de, e2 - e1, err);
+        CHECK(i != 5 || de == 0.0, "moving the zero charge changed the energy by %g", de);
+        CHECK(mcf_ewald_accept(ew) == MCF_OK, "accept");
+        const double e_acc = mcf_ewald_energy(ew, NULL);
+        CHECK(fabs(e_acc - e2) <= 1e-12 * es, "after accept %.17g vs %.17g", e_acc, e2);
+        CHECK(memcmp(mcf_ewald_positions(ew), r2, sizeof r2) == 0, "positions after accept");
+        mcf_ewald_destroy(ew);
+        mcf_ewald_destroy(ref);
+    }
+    printf("propose after set_positions/create: worst |dE - (E2 - E1)| = %.3g E_scale\n",
+           worst);
+}
+
+/* Timing, printed and not asserted: set_positions + energy for 14 electrons at r_s = 5
+ * (the measurement of the slater-jastrow model), one electron moved between calls. */
+static void test_timing(void)
+{
+    const size_t n = 14;
+    const double L = 5.0 * cbrt(4.0 / 3.0 * PI * (double)n), cell[3] = {L, L, L};
+    double q[14], r[42];
+    for (size_t i = 0; i < n; i++) q[i] = -1.0;
+    random_config(cell, n, r);
+    mcf_ewald *ew = NULL;
+    CHECK(mcf_ewald_create(cell, n, q, r, NULL, &ew) == MCF_OK, "create");
+    if (!ew) return;
+    mcf_ewald_info info;
+    mcf_ewald_get_info(ew, &info);
+    const int calls = 2000;
+    double best = INFINITY, sum = 0.0;
+    for (int rep = 0; rep < 5; rep++) {
+        struct timespec t0, t1;
+        timespec_get(&t0, TIME_UTC);
+        for (int c = 0; c < calls; c++) {
+            r[3 * (size_t)(c % 14)] += 0.01;
+            mcf_ewald_set_positions(ew, r);
+            sum += mcf_ewald_energy(ew, NULL);
+        }
+        timespec_get(&t1, TIME_UTC);
+        const double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+                           (double)(t1.tv_nsec - t0.tv_nsec)) / calls * 1e-3;
+        if (us < best) best = us;
+    }
+    printf("timing: N = 14, r_s = 5 (L = %.4f, %zu k vectors, alpha L = %.3f): set_positions + "
+           "energy %.1f us per call (best of 5 x %d; sum %.6g)\n", L, info.n_kvectors,
+           info.alpha * L, best, calls, sum);
+    mcf_ewald_destroy(ew);
+}
+
 static void test_refusals(void)
 {
     /* closed shells per spin: cumulative r_3(m) = 1, 6, 12, 8, 6, 24, 24, 0, 12, 30 */
@@ -484,6 +723,9 @@ int main(void)
     test_moves();
     test_zero_average();
     test_hartree_fock();
+    test_reference();
+    test_propose_after_set();
+    test_timing();
     test_refusals();
     return check_exit();
 }
