@@ -2,8 +2,9 @@
  * (mcf/model.h, variational_*) optimized by the linear method (linear_method.c), with the
  * chains of the run as walkers.  The settings are the [optimize] section; the run's output
  * folder receives optimize.tsv (one row per iteration), parameters-NNN.txt (the parameters
- * sampled in iteration NNN, in the model's file format), parameters.txt (those of the lowest
- * energy measured so far) and optimize.state (what `mcf resume DIR` continues from).
+ * sampled in iteration NNN, in the model's file format), parameters.txt (the average of the
+ * parameters sampled in the accepted iterations of the second half: the answer) and
+ * optimize.state (what `mcf resume DIR` continues from).
  *
  * ---- One iteration -----------------------------------------------------------------------
  *   1. After a change of the parameters, `thermalize` plain sweeps (no step adaptation; the
@@ -22,7 +23,12 @@
  *      accepted, the shift shrinks 2x (not below shift/100 of the setting), and the linear
  *      method gives the next parameters; a failed solve (no acceptable eigenvector) also
  *      grows the shift 10x and retries, at most 6 times.
- *   5. The state is written (atomically) before the next iteration starts: iteration, shift,
+ *   5. The answer, parameters.txt, is the mean of the parameters sampled in the accepted
+ *      iterations from iterations/2 on (before them: the last accepted ones).  Averaging
+ *      over iterations removes most of the statistical noise of a single update;  the
+ *      lowest measured energy would pick a noisy, unconverged iteration instead (measured:
+ *      one with an energy 7.6 sigma above the converged one).
+ *   6. The state is written (atomically) before the next iteration starts: iteration, shift,
  *      the parameters, the last accepted energy, every chain's model state and random
  *      stream.  A signal stops at the next sweep; the unfinished iteration is dropped, and
  *      `mcf resume DIR` redoes it from the state: the same numbers as without the stop.
@@ -44,7 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OPT_MAGIC "mcfoptS1"
+#define OPT_MAGIC "mcfoptS2"
 #define OPT_MAX_RETRIES 6
 
 static const mcf_param_spec optimize_specs[] = {
@@ -81,7 +87,8 @@ typedef struct opt_head {
     uint64_t P, chains;
     double shift;
     double e_acc, e_acc_err, v_acc, v_acc_err; /* the last accepted iteration (NAN: none) */
-    double e_best;                             /* the lowest energy measured */
+    uint64_t n_avg;                            /* iterations in the average */
+    double avg_e, avg_err2;                    /* sums of their energies, errors^2 */
 } opt_head;
 
 static int read_settings(const mcf_setup *s, opt_settings *o)
@@ -136,7 +143,7 @@ static int state_write(const mcf_run *r, const opt_head *h, const double *p)
     mcfi_stream_init_writer(&out);
     int rc = mcf_stream_write(&out, h, sizeof *h);
     if (!rc)
-        rc = mcf_stream_write(&out, p, h->P * sizeof *p);
+        rc = mcf_stream_write(&out, p, 2 * h->P * sizeof *p); /* p, then the average's sum */
     for (size_t k = 0; k < r->n_chains && !rc; k++) {
         const mcf_chain *c = &r->chains[k];
         mcf_stream model;
@@ -210,7 +217,7 @@ static int state_read(mcf_run *r, opt_head *h, double *p, size_t P)
                       "parameters, %llu walkers; config.ini changed?)", path,
                       (unsigned long long)h->P, (unsigned long long)h->chains);
     if (!rc)
-        rc = mcf_stream_read(&in, p, P * sizeof *p);
+        rc = mcf_stream_read(&in, p, 2 * P * sizeof *p);
     for (size_t k = 0; k < r->n_chains && !rc; k++) {
         mcf_chain *c = &r->chains[k];
         uint64_t msize;
@@ -358,7 +365,7 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
         if (ops->variational_count(r->chains[k].state) != P)
             return mcf_fail(MCF_EPLUGIN, "optimize: model %s: walkers with different numbers "
                             "of parameters", s->model_name);
-    double *p = calloc(P, sizeof *p), *p_acc = calloc(P, sizeof *p_acc),
+    double *p = calloc(2 * P, sizeof *p), *p_acc = calloc(P, sizeof *p_acc),
            *dp = calloc(P, sizeof *dp);
     opt_walker *w = calloc(W, sizeof *w);
     mcfi_lm_sums total = {0};
@@ -389,7 +396,8 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
         h.chains = W;
         h.shift = o.shift;
         h.e_acc = h.e_acc_err = h.v_acc = h.v_acc_err = NAN;
-        h.e_best = INFINITY;
+        h.n_avg = 0;
+        h.avg_e = h.avg_err2 = 0.0;
         mcf_log(MCF_LOG_INFO, "optimize: %zu parameters, %zu walkers, %ld iterations of %ld "
                 "sweeps, target %s; thermalizing %ld sweeps", P, W, o.iterations, o.samples,
                 o.target ? "variance" : "energy", s->thermalize);
@@ -441,14 +449,9 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
                                                            (total.ab[0] / total.count);
         const double samples_eff = E_err > 0.0 ? var / (E_err * E_err) : total.count;
         const double var_err = var * sqrt(2.0 / (samples_eff > 1.0 ? samples_eff : 1.0));
-        if (E < h.e_best) {
-            h.e_best = E;
-            rc = write_parameters(r, "parameters.txt");
-        }
         char name[64];
         snprintf(name, sizeof name, "parameters-%03llu.txt", (unsigned long long)it);
-        if (!rc)
-            rc = write_parameters(r, name);
+        rc = write_parameters(r, name);
         if (rc)
             break;
         /* 4. accept or reject the step that led here */
@@ -473,6 +476,13 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
             h.v_acc = var;
             h.v_acc_err = var_err;
             memcpy(p_acc, p, P * sizeof *p);
+            if (2 * it >= (uint64_t)o.iterations) { /* into the answer */
+                for (size_t m = 0; m < P; m++)
+                    p[P + m] += p[m];
+                h.n_avg++;
+                h.avg_e += E;
+                h.avg_err2 += E_err * E_err;
+            }
             mcfi_lm_result res;
             int tries = 0;
             for (;; tries++) {
@@ -494,7 +504,17 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
             predicted = res.predicted;
         }
         rc = set_all(r, p);
-        /* 5. the row, the log, the progress, the state */
+        /* 5. the answer: chain 0 holds it while its file is written */
+        if (!rc) {
+            for (size_t m = 0; m < P; m++)
+                dp[m] = h.n_avg ? p[P + m] / (double)h.n_avg : p_acc[m];
+            rc = ops->variational_set(r->chains[0].state, dp);
+            if (!rc)
+                rc = write_parameters(r, "parameters.txt");
+            if (!rc)
+                rc = ops->variational_set(r->chains[0].state, p);
+        }
+        /* 6. the row, the log, the progress, the state */
         char line[512];
         snprintf(line, sizeof line, "%llu\t%.10g\t%.3g\t%.10g\t%.3g\t%.3g\t%.4g\t%.10g\t%s\n",
                  (unsigned long long)it, E, E_err, var, var_err, h.shift, step, predicted,
@@ -520,11 +540,18 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
                       "`mcf resume %s`", (unsigned long long)h.iteration, o.iterations, r->dir);
     }
     if (!rc) {
-        mcf_log(MCF_LOG_INFO, "optimize: done; the parameters of the lowest energy measured "
-                "(%.8g) are in %s/parameters.txt", h.e_best, r->dir);
-        printf("optimize: %ld iterations; lowest energy measured %.8g hartree; parameters in "
-               "%s/parameters.txt\n  use them: mcf run CONFIG --set model.%s=%s/parameters.txt\n",
-               o.iterations, h.e_best, r->dir, ops->variational_file_key, r->dir);
+        char what[160];
+        if (h.n_avg)
+            snprintf(what, sizeof what, "the mean of the parameters of the %llu accepted "
+                     "iterations from %ld on (their energies: %.8g +- %.2g)",
+                     (unsigned long long)h.n_avg, (o.iterations + 1) / 2,
+                     h.avg_e / (double)h.n_avg, sqrt(h.avg_err2) / (double)h.n_avg);
+        else
+            snprintf(what, sizeof what, "the parameters of the last accepted iteration");
+        mcf_log(MCF_LOG_INFO, "optimize: done; %s/parameters.txt holds %s", r->dir, what);
+        printf("optimize: %ld iterations; %s/parameters.txt holds %s\n  use them: mcf run "
+               "CONFIG --set model.%s=%s/parameters.txt\n", o.iterations, r->dir, what,
+               ops->variational_file_key, r->dir);
     }
 done:
     if (w)
