@@ -24,7 +24,7 @@ static const char usage[] =
     "        run the scan described by the INI file CONFIG; results go to [run] output\n"
     "  mcf optimize CONFIG [--set section.key=value]... [--force]\n"
     "        optimize the model's variational parameters (linear method, [optimize]);\n"
-    "        DIR/optimize.tsv per iteration, DIR/parameters.txt the best parameters\n"
+    "        DIR/optimize.tsv per iteration, DIR/parameters.txt the optimized parameters\n"
     "  mcf resume DIR      continue a stopped run (or optimization) from DIR\n"
     "  mcf plugins         list the plugins found (name, kind, summary)\n"
     "  mcf describe NAME   show a plugin's parameters with defaults and docs\n"

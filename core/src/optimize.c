@@ -347,6 +347,25 @@ static int append_row(const mcf_run *r, const char *line, int header)
 
 /* ---- the loop ----------------------------------------------------------------------------- */
 
+int mcfi_optimize_check_chains(const mcf_run *r)
+{
+    const mcf_setup *s = r->setup;
+    const mcf_model_ops *ops = r->ops;
+    const size_t P = ops->variational_count(r->chains[0].state), W = r->n_chains;
+    if (P == 0) { /* the model says why (mcf/model.h: variational_write with no file) */
+        char why[1024] = "";
+        if (ops->variational_write(r->chains[0].state, NULL))
+            snprintf(why, sizeof why, ": %s", mcf_last_error());
+        return mcf_fail(MCF_EINVAL, "optimize: model %s has no variational parameters in this "
+                        "configuration%s", s->model_name, why);
+    }
+    for (size_t k = 1; k < W; k++)
+        if (ops->variational_count(r->chains[k].state) != P)
+            return mcf_fail(MCF_EPLUGIN, "optimize: model %s: walkers with different numbers "
+                            "of parameters", s->model_name);
+    return MCF_OK;
+}
+
 int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
 {
     const mcf_setup *s = r->setup;
@@ -356,15 +375,6 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
     if (rc)
         return rc;
     const size_t P = ops->variational_count(r->chains[0].state), W = r->n_chains;
-    if (P == 0)
-        return mcf_fail(MCF_EINVAL, "optimize: model %s has no variational parameters in this "
-                        "configuration%s", s->model_name,
-                        !strcmp(ops->variational_file_key, "jastrow_file")
-                            ? " (slater-jastrow: set [model] jastrow = bspline)" : "");
-    for (size_t k = 1; k < W; k++)
-        if (ops->variational_count(r->chains[k].state) != P)
-            return mcf_fail(MCF_EPLUGIN, "optimize: model %s: walkers with different numbers "
-                            "of parameters", s->model_name);
     double *p = calloc(2 * P, sizeof *p), *p_acc = calloc(P, sizeof *p_acc),
            *dp = calloc(P, sizeof *dp);
     opt_walker *w = calloc(W, sizeof *w);

@@ -11,6 +11,9 @@ const mcf_param_spec *mcfi_optimize_specs(void);
 /* Before anything is written: the model offers the variational ops, one scan point, no
  * tempering, readable [optimize] values.  MCF_EINVAL naming what is missing. */
 int mcfi_optimize_check(const mcf_setup *s);
+/* After the chains are created, before anything is written: they have parameters (else
+ * MCF_EINVAL with the model's advice), the same number each. */
+int mcfi_optimize_check_chains(const mcf_run *r);
 /* The iterations (resume: from DIR/optimize.state when there is one).  MCF_EINTR when a
  * signal stopped it (the state of the unfinished iteration's start is kept). */
 int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume);

@@ -516,6 +516,8 @@ int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt)
         return rc;
     }
     rc = create_chains(r, opt, threads, &groups);
+    if (!rc && optimizing)
+        rc = mcfi_optimize_check_chains(r);
     if (rc)
         goto done;
     previous_kept = 0;

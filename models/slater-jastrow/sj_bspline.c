@@ -61,11 +61,9 @@ int bspline_init(sj_jastrow *p, const double *par, size_t np, double rc, double 
     p->gamma = gamma;
     p->dr = rc / (double)(np + 1);
     p->inv_dr = 1.0 / p->dr;
-    for (size_t k = 0; k < np; k++) {
+    for (size_t k = 0; k < np; k++)
         if (!isfinite(par[k]))
             return mcf_fail(MCF_EINVAL, "B-spline Jastrow: parameter %zu is not finite", k);
-        p->p[k] = par[k];
-    }
     bspline_set(p, par);
     return MCF_OK;
 }

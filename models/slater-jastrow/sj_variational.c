@@ -59,8 +59,9 @@ int sj_variational_local(void *const *chains, size_t n, double *const *out)
 int sj_variational_write(const void *chain, FILE *out)
 {
     const sj_chain *c = chain;
-    if (c->jastrow != SJ_JASTROW_BSPLINE)
-        return mcf_fail(MCF_EINVAL, "slater-jastrow: only jastrow = bspline has a parameter "
-                        "file");
+    if (c->jastrow != SJ_JASTROW_BSPLINE || !out)
+        return mcf_fail(MCF_EINVAL, "slater-jastrow: jastrow = %s has no parameters to "
+                        "optimize; set [model] jastrow = bspline (jastrow_size parameters per "
+                        "spin pair, from zero)", c->jastrow == SJ_JASTROW_RPA ? "rpa" : "none");
     return bspline_write(out, c->jp, c->polarized);
 }

@@ -256,7 +256,9 @@ typedef struct mcf_model_ops {
      *     measure_batch; the same numbers whatever the batch.
      *   variational_write: the chain's p as a text file that the model reads back through
      *     its [model] key variational_file_key (e.g. "jastrow_file"), so that an optimized
-     *     trial function is used by `mcf run CONFIG --set model.KEY=FILE`.
+     *     trial function is used by `mcf run CONFIG --set model.KEY=FILE`.  With count 0
+     *     (nothing to optimize in this configuration) the core calls it with out NULL: it
+     *     then fails with MCF_EINVAL saying which [model] keys give parameters.
      * Errors: MCF_EINVAL (p not allowed: say which and why), MCF_EIO. */
     size_t (*variational_count)(const void *chain);
     int (*variational_get)(const void *chain, double *p);
