@@ -4,8 +4,8 @@
  * The ops themselves (batches, scaling, the traces, row blocks, occupation, the
  * delta_action preamble) are kpm's, shared through plugins/kpm/kpm_ops.h; this file is
  * their device backend over the device layer (kpm_cuda.h describes it), and the plugin's
- * declaration: kpm's parameters and three of its own, how the GFMC kernel may run
- * (gfmc_blocks, gfmc_fft, gfmc_on_chip; kc_param_specs below), read by create() into
+ * declaration: kpm's parameters and four of its own, how the GFMC kernel may run
+ * (gfmc_blocks, gfmc_fft, gfmc_on_chip, gfmc_recursion; kc_param_specs below), read by create() into
  * the workspace's settings and handed to every GFMC launch.
  *
  *   Hamiltonian   each workspace keeps a device copy of its chain's Hamiltonian, brought
@@ -56,6 +56,10 @@ typedef struct kc_ws {
     double *contour_errs;     /* the batch's error bounds, in the batch's first workspace */
     kcu_gfmc_settings gfmc_settings; /* from [evaluator] (the batch's first workspace's: the
                                         keys cannot be scanned, so every chain has the same) */
+    kcu_traces *traces;       /* the trace jobs' scratch (small lattices), on first use */
+    double *trace_mu;         /* host: their moments, 4 sets of M per job */
+    double **trace_dmu;       /* the batch's moment pointers, in the batch's first workspace */
+    size_t trace_dmu_cap;
 } kc_ws;
 
 /* ---- the backend of kpm_ops (kpm_ops.h) ----------------------------------------------- */
@@ -213,6 +217,107 @@ static int kc_contour_action(void *const *ws, size_t n, const double *T, const d
     return MCF_OK;
 }
 
+/* The traces of a batch of small lattices in ONE launch (kpm_ops' traces): every
+ * workspace with at most KC_TRACE_ROWS rows and KC_TRACE_JOBS jobs of 4 vectors (the R
+ * random vectors, or the dim unit vectors of the exact trace) becomes that many moments-only
+ * jobs of the GFMC kernel (kcu_gfmc_moments with start vectors: one block per job, the
+ * recursion by vector), where one launch per Chebyshev step and chain (the engine) would
+ * spend its time launching.  Random vectors as kc_random_moments draws them (one seed from
+ * the chain's stream; the same Philox entries), so only the order of the sums differs;
+ * the exact trace sums the rows in ascending order as kpm_ops does.  Larger lattices are
+ * left to the engine (done[k] = 0). */
+#define KC_TRACE_ROWS 4096
+#define KC_TRACE_JOBS 256
+
+static size_t kc_trace_jobs(const kpm_ops_ws *b)
+{
+    const size_t V = b->R ? b->R : b->h->dim;
+    return (V + KCU_JOB_VECTORS - 1) / KCU_JOB_VECTORS;
+}
+
+static int kc_traces(void *const *ws, size_t n, mcf_rng *const *rngs, unsigned char *done)
+{
+    kc_ws *w0 = ws[0];
+    size_t total = 0, M0 = 0;
+    int rc = MCF_OK;
+    for (size_t k = 0; k < n; k++) {
+        kc_ws *w = ws[k];
+        const size_t J = kc_trace_jobs(&w->base);
+        if (w->base.h->dim > KC_TRACE_ROWS || J > KC_TRACE_JOBS || (M0 && w->base.M != M0) ||
+            (w->base.R && !rngs))
+            continue;
+        if (!w->traces) {
+            if ((rc = kcu_traces_create(w->base.h->dim, w->base.M, J, &w->traces)))
+                return rc;
+            w->trace_mu = malloc(J * KCU_JOB_VECTORS * w->base.M * sizeof *w->trace_mu);
+            if (!w->trace_mu)
+                return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory for trace moments");
+        }
+        M0 = w->base.M;
+        done[k] = 1;
+        total += J;
+    }
+    if (!total)
+        return MCF_OK;
+    if ((rc = kc_jobs_reserve(w0, total)))
+        return rc;
+    if (w0->trace_dmu_cap < total) {
+        double **p = realloc(w0->trace_dmu, total * sizeof *p);
+        if (!p)
+            return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory for %zu trace jobs", total);
+        w0->trace_dmu = p;
+        w0->trace_dmu_cap = total;
+    }
+    size_t q = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (!done[k])
+            continue;
+        kc_ws *w = ws[k];
+        const kpm_ops_ws *b = &w->base;
+        const size_t V = b->R ? b->R : b->h->dim, J = kc_trace_jobs(b), M = b->M;
+        const uint64_t seed = b->R ? mcf_rng_u64(rngs[k]) : 0;
+        const int start = !b->R ? KCU_START_UNITS
+                          : b->cfg.random == KPM_RANDOM_GAUSSIAN ? KCU_START_GAUSS
+                                                                 : KCU_START_PHASES;
+        for (size_t i = 0; i < J; i++, q++) {
+            kcu_gfmc_job *j = w0->jobs + q;
+            *j = (kcu_gfmc_job){.g = kcu_traces_job(w->traces, i), .d = w->d, .h = b->h,
+                                .a = b->a, .b = b->b, .T = 1.0, .mu = 0.0, .start = start,
+                                .seed = seed, .first = KCU_JOB_VECTORS * i};
+            for (int v = 0; v < KCU_JOB_VECTORS; v++) {
+                const size_t r = KCU_JOB_VECTORS * i + (size_t)v;
+                j->start_row[v] = r < V ? (int32_t)r : -1;
+                j->start_n += r < V;
+            }
+            w0->trace_dmu[q] = w->trace_mu + i * KCU_JOB_VECTORS * M;
+        }
+    }
+    if ((rc = kcu_gfmc_moments(w0->jobs, total, &w0->gfmc_settings, w0->trace_dmu, NULL)))
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        if (!done[k])
+            continue;
+        kc_ws *w = ws[k];
+        kpm_ops_ws *b = &w->base;
+        const size_t M = b->M, dim = b->h->dim;
+        /* vector r's moments are set r % 4 of job r / 4: at trace_mu[r M] */
+        if (b->R) {
+            for (size_t r = 0; r < b->R; r++)
+                for (size_t m = 0; m < M; m++)
+                    b->mu_vec[r * M + m] = w->trace_mu[r * M + m] / (double)dim;
+        } else {
+            for (size_t m = 0; m < M; m++)
+                b->mu[m] = 0.0;
+            for (size_t r = 0; r < dim; r++)
+                for (size_t m = 0; m < M; m++)
+                    b->mu[m] += w->trace_mu[r * M + m];
+            for (size_t m = 0; m < M; m++)
+                b->mu[m] /= (double)dim;
+        }
+    }
+    return MCF_OK;
+}
+
 /* refuses early: no usable device, or more rows than the device layer indexes */
 static int kc_admit(const mcf_hamiltonian *h)
 {
@@ -242,6 +347,9 @@ static void kc_release(kpm_ops_ws *b)
     free(w->fft_im);
     free(w->jobs);
     free(w->contour_errs);
+    kcu_traces_destroy(w->traces);
+    free(w->trace_mu);
+    free(w->trace_dmu);
 }
 
 static const kpm_backend kc_backend = {
@@ -258,6 +366,7 @@ static const kpm_backend kc_backend = {
     .green = kc_green,
     .gfmc_need = kc_gfmc_need,
     .gfmc_batch = kc_gfmc_batch,
+    .traces = kc_traces,
     .contour_moments = kc_contour_moments,
     .contour_action = kc_contour_action,
 };
@@ -286,19 +395,27 @@ static const mcf_param_spec kc_param_specs[] = {
      "GFMC on the GPU: keep the Chebyshev vectors on the chip, in the thread blocks' shared "
      "memory, where they fit (small lattices); false: in device memory.  Speed only: the "
      "same results"},
+    {"gfmc_recursion", MCF_PARAM_CHOICE, "auto",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "auto|by-vector|by-row",
+     "GFMC on the GPU, a lattice that fits one thread block: the Chebyshev recursion by "
+     "vector (each warp runs one vector alone, no block barrier) or by row (the block's "
+     "threads share the rows); auto: by vector up to 64 rows.  Speed only, but the sums "
+     "differ in the last digits"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 /* kpm's create, then the device keys into the workspace's settings */
 static int kc_create(const mcf_params *params, const mcf_hamiltonian *h, void **out)
 {
-    const char *blocks = NULL;
+    const char *blocks = NULL, *recursion = NULL;
     kcu_gfmc_settings s = KCU_GFMC_SETTINGS_DEFAULT;
     int rc;
     if ((rc = mcf_params_string(params, "gfmc_blocks", &blocks)) ||
+        (rc = mcf_params_string(params, "gfmc_recursion", &recursion)) ||
         (rc = mcf_params_bool(params, "gfmc_fft", &s.fft)) ||
         (rc = mcf_params_bool(params, "gfmc_on_chip", &s.shared_vectors)))
         return rc;
     s.blocks_per_chain = strcmp(blocks, "auto") ? atoi(blocks) : 0;
+    s.by_vector = !strcmp(recursion, "by-vector") ? 1 : !strcmp(recursion, "by-row") ? 0 : -1;
     if ((rc = kc_kpm_ops.create(params, h, out)))
         return rc;
     ((kc_ws *)*out)->gfmc_settings = s;

@@ -166,9 +166,18 @@ typedef struct kcu_gfmc_settings {
      * its rows of H (the cluster's blocks gather through distributed shared memory); 0: the
      * vectors stay in global memory.  Speed only: the same bits either way */
     int shared_vectors;
+    /* the recursion of a chain whose lattice fits one block's shared memory: 1 by vector
+     * (warp j runs vector j's steps alone, no block barrier),
+     * 0 by row (the block's threads over rows, one barrier per step), -1 by vector up to
+     * KCU_BY_VECTOR_ROWS rows.  The sums differ in the last bits between the two */
+    int by_vector;
 } kcu_gfmc_settings;
 
-#define KCU_GFMC_SETTINGS_DEFAULT {0, 1, 1}
+#define KCU_GFMC_SETTINGS_DEFAULT {0, 1, 1, -1}
+
+/* Rows up to which the automatic choice runs the recursion by vector (measured on an H100:
+ * docs/benchmarks.md, "GFMC on small lattices"). */
+#define KCU_BY_VECTOR_ROWS 64
 
 /* What one GFMC launch did (for the tests and the benchmark): filled by the call that
  * launched, when its `info` is not NULL. */
@@ -177,6 +186,7 @@ typedef struct kcu_gfmc_info {
     int h_shared;       /* 1: the blocks kept their rows of H in shared memory; 0: the table */
     int v_shared;       /* 1: and their rows of the vectors (distributed shared memory) */
     int fft;            /* 1: the Green's functions by FFT in shared memory; 0: Horner's rule */
+    int by_vector;      /* 1: the recursion by vector (kcu_gfmc_settings.by_vector) */
     /* seconds the first chain's first block spent in the recursion (start vectors and row
      * updates included), in the Green's functions and d at the nodes (the fused transform),
      * and in the phase sum (the device's %globaltimer); 0 where the launch failed */
@@ -188,6 +198,8 @@ typedef struct kcu_gfmc_info {
 KCU_API int kcu_gfmc_create(size_t dim, size_t M, size_t N, double lambda, int extrapolate,
                             kcu_gfmc **out);
 KCU_API void kcu_gfmc_destroy(kcu_gfmc *g);
+
+#define KCU_JOB_VECTORS 4 /* vectors a GFMC job runs: u_0, u_1, u_0 + u_1, u_0 + i u_1 */
 
 typedef struct kcu_gfmc_job {
     kcu_gfmc *g;                    /* the chain's scratch */
@@ -201,7 +213,23 @@ typedef struct kcu_gfmc_job {
      * N half-contour intervals (N + 1 nodes, N + 1 <= 2 x the scratch's nodes), the
      * quadrature strip tau, the enclosed Fermi poles (borrowed) */
     const struct kpm_contour_plan *contour;
+    /* kcu_gfmc_moments only: the start vectors.  KCU_START_CHANGE (0, what a job not
+     * naming one gets): u_0, u_1, u_0 + u_1, u_0 + i u_1 of `change`.  Otherwise change is
+     * not read and the KCU_NV vectors are independent (the traces of kpm_ops): with
+     * KCU_START_UNITS the unit vectors of start_row[j] (-1: a zero vector); with
+     * KCU_START_PHASES or KCU_START_GAUSS random vectors j < start_n, drawn exactly as
+     * kcu_random_moments draws its vectors first + j from `seed` (random phases, complex
+     * Gaussians), the others zero.  The jobs of one Hamiltonian may share d: it is synced
+     * before the launch. */
+    int start, start_n;
+    int32_t start_row[KCU_JOB_VECTORS];
+    uint64_t seed, first;
 } kcu_gfmc_job;
+
+#define KCU_START_CHANGE 0
+#define KCU_START_UNITS 1
+#define KCU_START_PHASES 2
+#define KCU_START_GAUSS 3
 
 /* The three launches below take the settings s (NULL: the defaults) and, when info is not
  * NULL, say there what the launch did.  An invalid s->blocks_per_chain is MCF_EINVAL. */
@@ -230,6 +258,15 @@ KCU_API int kcu_gfmc_run(const kcu_gfmc_job *jobs, size_t n, const kcu_gfmc_sett
  * jobs' scratches must share M and not extrapolate. */
 KCU_API int kcu_gfmc_moments(const kcu_gfmc_job *jobs, size_t n, const kcu_gfmc_settings *s,
                              double *const *mu, kcu_gfmc_info *info);
+
+/* Scratch for `jobs` jobs of independent start vectors (kcu_gfmc_job.start other than
+ * KCU_START_CHANGE) of dimension dim and M moments, in one device allocation: job i's
+ * kcu_gfmc is kcu_traces_job(t, i), owned by t (not for kcu_gfmc_destroy).  Launches with
+ * such a job run one block per chain (by vector where the lattice allows). */
+typedef struct kcu_traces kcu_traces;
+KCU_API int kcu_traces_create(size_t dim, size_t M, size_t jobs, kcu_traces **out);
+KCU_API void kcu_traces_destroy(kcu_traces *t);
+KCU_API kcu_gfmc *kcu_traces_job(kcu_traces *t, size_t i);
 
 /* The moments of the last run of g (4 vectors x M_tot, vector-major; host), for tests. */
 KCU_API int kcu_gfmc_last_moments(const kcu_gfmc *g, double *mu);

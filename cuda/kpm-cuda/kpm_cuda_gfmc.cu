@@ -21,6 +21,7 @@ struct kcu_gfmc {
     double *hx, *hisin, *hw, *hE;       /* host */
     int w_valid;
     double w_T, w_mu, w_a, w_b;
+    int trace_view; /* a job of kcu_traces: moments of start vectors only, one block */
 };
 
 extern "C" void kcu_gfmc_destroy(kcu_gfmc *g)
@@ -131,6 +132,71 @@ extern "C" int kcu_gfmc_create(size_t dim, size_t M, size_t N, double lambda, in
     return MCF_OK;
 }
 
+/* ---- the scratch of trace jobs: views into one allocation ------------------------------ */
+
+struct kcu_traces {
+    size_t jobs;
+    unsigned char *mem; /* device: per job v0, v1, part, mu; then g (M zeros) */
+    kcu_gfmc *views;    /* host: job i's kcu_gfmc, pointing into mem */
+};
+
+extern "C" void kcu_traces_destroy(kcu_traces *t)
+{
+    if (!t)
+        return;
+    cudaFree(t->mem);
+    free(t->views);
+    free(t);
+}
+
+extern "C" int kcu_traces_create(size_t dim, size_t M, size_t jobs, kcu_traces **out)
+{
+    *out = NULL;
+    int rc = kcu_device_init();
+    if (rc)
+        return rc;
+    if (dim < 1 || M < 2 || jobs < 1 || dim > (size_t)INT32_MAX)
+        return mcf_fail(MCF_EINVAL, "kpm-cuda: traces of dimension %zu, %zu moments, %zu jobs",
+                        dim, M, jobs);
+    kcu_traces *t = (kcu_traces *)calloc(1, sizeof *t);
+    if (!t || !(t->views = (kcu_gfmc *)calloc(jobs, sizeof *t->views))) {
+        free(t);
+        return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory");
+    }
+    t->jobs = jobs;
+    const size_t K = M / 2;
+    const size_t vb = (dim + 31) / 32 * 32 * KCU_NV * sizeof(double2);
+    const size_t pb = (K * KCU_NS * sizeof(double) + 255) / 256 * 256;
+    const size_t mb = (KCU_NV * M * sizeof(double) + 255) / 256 * 256;
+    const size_t per = 2 * vb + pb + mb;
+    if ((rc = kcu_alloc((void **)&t->mem, jobs * per + M * sizeof(double), "trace vectors"))) {
+        kcu_traces_destroy(t);
+        return rc;
+    }
+    double *g = (double *)(t->mem + jobs * per);
+    KCU_TRY(cudaMemset(g, 0, M * sizeof(double)), "clearing the trace scratch", 0);
+    for (size_t i = 0; i < jobs; i++) {
+        kcu_gfmc *v = t->views + i;
+        unsigned char *p = t->mem + i * per;
+        v->dim = dim;
+        v->M = v->Mtot = v->N = M;
+        v->K = K;
+        v->v0 = (double2 *)p;
+        v->v1 = (double2 *)(p + vb);
+        v->part = (double *)(p + 2 * vb);
+        v->mu = (double *)(p + 2 * vb + pb);
+        v->g_lo = v->g_hi = g;
+        v->trace_view = 1;
+    }
+    *out = t;
+    return MCF_OK;
+}
+
+extern "C" kcu_gfmc *kcu_traces_job(kcu_traces *t, size_t i)
+{
+    return i < t->jobs ? t->views + i : NULL;
+}
+
 /* The suffix-summed quadrature weights for T, mu, a, b on the device (cached). */
 static int kcu_gfmc_weights(kcu_gfmc *g, double a, double b, double T, double mu)
 {
@@ -170,6 +236,8 @@ static int kcu_cluster_for(size_t dim, size_t n, const kcu_gfmc_settings *s)
 {
     if (s->blocks_per_chain)
         return s->blocks_per_chain;
+    if (s->by_vector > 0 || (s->by_vector < 0 && dim <= KCU_BY_VECTOR_ROWS))
+        return 1; /* the recursion by vector (one block per chain) */
     int G = 1;
     while (G < 16 && (size_t)G * KCU_GFMC_ROWS_PER_BLOCK < dim)
         G *= 2;
@@ -190,6 +258,15 @@ static int kcu_gfmc_check(const kcu_gfmc_job *jobs, size_t n, int moments, int c
         if (!j->g || !j->d || !j->h || j->h->dim != j->g->dim || j->d->dim != j->g->dim)
             return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC job %zu: workspace and Hamiltonian "
                             "dimensions differ", k);
+        if (j->start != KCU_START_CHANGE &&
+            (!moments || j->start > KCU_START_GAUSS || j->start_n < 0 || j->start_n > KCU_NV))
+            return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC job %zu: start vectors %d (%d of them) "
+                            "asked for outside the moments", k, j->start, j->start_n);
+        if (j->start == KCU_START_CHANGE && !j->change)
+            return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC job %zu has no change", k);
+        if (j->g->trace_view && j->start == KCU_START_CHANGE)
+            return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC job %zu: a trace scratch (kcu_traces) "
+                            "takes start vectors, not a change", k);
         if (moments) {
             if (j->g->extrapolate || (k && j->g->Mtot * KCU_NV != *mom))
                 return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC moments: the jobs' scratches must "
@@ -271,6 +348,14 @@ static void kcu_task_fill(kcu_task *t, const kcu_gfmc_job *j, double *out, doubl
             t->pole_im[q] = cc->pole_im[q];
         }
     }
+    t->start = j->start;
+    t->start_n = j->start_n;
+    for (int q = 0; q < KCU_NV; q++)
+        t->start_row[q] = j->start_row[q];
+    t->seed = (unsigned long long)j->seed;
+    t->first = (unsigned long long)j->first;
+    if (j->start != KCU_START_CHANGE)
+        return; /* a trace: rank 0, no change */
     const mcf_local_change *c = j->change;
     t->rank = c->rank;
     for (int p = 0; p < 2; p++)
@@ -382,7 +467,16 @@ static int kcu_gfmc_batch(const kcu_gfmc_job *jobs, size_t n, const kcu_gfmc_set
     size_t maxdim, mom;
     if ((rc = kcu_gfmc_check(jobs, n, mu_out != NULL, contour, &maxdim, &mom)))
         return rc;
-    const int G = kcu_cluster_for(maxdim, n, s);
+    /* jobs of independent start vectors may share a Hamiltonian: brought up to date here,
+     * so that no block of the launch applies row updates another block reads */
+    for (size_t k = 0; k < n; k++)
+        if (jobs[k].start != KCU_START_CHANGE && jobs[k].d->version != jobs[k].h->version &&
+            (rc = kcu_ham_sync(jobs[k].d, jobs[k].h)))
+            return rc;
+    int G = kcu_cluster_for(maxdim, n, s);
+    for (size_t k = 0; k < n; k++)
+        if (jobs[k].g->trace_view)
+            G = 1; /* its sums have room for one block */
     const size_t task_bytes = (n * sizeof(kcu_task) + 255) / 256 * 256;
     const size_t res_n = (4 + mom) * n; /* result doubles */
     const size_t res_bytes =

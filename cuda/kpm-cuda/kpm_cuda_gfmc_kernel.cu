@@ -12,6 +12,8 @@
 #include "kpm_cuda_internal.cuh"
 #include "kpm_cuda_contour.cuh"
 
+#include <curand_kernel.h>
+
 #include <float.h>
 #include <math.h>
 
@@ -20,7 +22,7 @@
  * the vectors in global memory; 1: the block's rows of H in shared memory; 2: the vectors
  * too, each block holding its own rows (local index r - r0), gathers through the cluster's
  * distributed shared memory; 3: one block per chain, H and the vectors in its shared
- * memory. */
+ * memory (4: the same, the recursion by vector instead, kcu_gfmc_by_vector). */
 template <int WT, int MODE>
 __device__ __forceinline__ void kcu_gfmc_step(const kcu_task *T, const int32_t *col,
                                               const double *hre, const double *him,
@@ -60,6 +62,86 @@ __device__ __forceinline__ void kcu_gfmc_step(const kcu_task *T, const int32_t *
     }
 }
 
+/* Entry (r, j) of the start vectors of a trace task (KCU_START_UNITS, _PHASES, _GAUSS), 0
+ * for a change's (whose entries are added afterwards).  Random entries as the DOS engine
+ * draws them (kcu_random_vectors_kernel), so the same seed gives the same vectors. */
+static __device__ double2 kcu_start_entry(const kcu_task *T, long long r, int j)
+{
+    if (T->start == KCU_START_UNITS)
+        return make_double2(T->start_row[j] == r ? 1.0 : 0.0, 0.0);
+    if (T->start == KCU_START_CHANGE || j >= T->start_n)
+        return make_double2(0.0, 0.0);
+    curandStatePhilox4_32_10_t st;
+    curand_init(T->seed, T->first + (unsigned long long)j, 4ull * (unsigned long long)r, &st);
+    if (T->start == KCU_START_GAUSS) {
+        const double2 g = curand_normal2_double(&st);
+        return make_double2(g.x * 0.70710678118654752440, g.y * 0.70710678118654752440);
+    }
+    const double2 u = curand_uniform2_double(&st);
+    double sn, cs;
+    sincos(2.0 * KCU_PI * u.x, &sn, &cs);
+    return make_double2(cs, sn);
+}
+
+/* The recursion by vector (launch by_vector: one block per chain, H and both vector blocks
+ * in this block's shared memory): warp j < KCU_NV runs the K steps of
+ * vector j alone, its lanes over the rows (r = lane, lane + 32, ...).  A step reads only
+ * vector j, which only warp j writes, so __syncwarp orders the steps; the sums of a step
+ * are 2 warp sums (3 at the first), written by lane 0 to the chain's part[] in the layout
+ * the moments' assembly reads (G = 1).  The other warps have nothing to do here. */
+template <int WT>
+__device__ __forceinline__ void kcu_gfmc_by_vector(const kcu_task *T, const int32_t *col,
+                                                   const double *hre, const double *him,
+                                                   const double *ons, long long hs,
+                                                   double2 *v0, double2 *v1)
+{
+    const int j = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (j >= KCU_NV)
+        return;
+    const double ia = T->ia, ia2 = 2.0 * T->ia, shift = T->b;
+    const long long dim = T->dim;
+    double2 *cur = v0, *old = v1;
+    for (int n = 1; n <= T->K; n++) {
+        const bool first = n == 1;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+        for (long long r = lane; r < dim; r += 32) {
+            const long long q = kcu_vidx(r, j);
+            const double2 xr = cur[q];
+            const double2 yo = first ? make_double2(0.0, 0.0) : old[q];
+            double2 acc;
+            kcu_row_product<WT, 1, 1>(col, hre, him, hs, r, T->width, ons[r] - shift,
+                                      cur + (j << 5), 1, &xr, &acc);
+            double2 yr;
+            if (first) {
+                yr.x = ia * acc.x;
+                yr.y = ia * acc.y;
+                s0 += xr.x * xr.x + xr.y * xr.y;
+            } else {
+                yr.x = ia2 * acc.x - yo.x;
+                yr.y = ia2 * acc.y - yo.y;
+            }
+            old[q] = yr;
+            s1 += yr.x * xr.x + yr.y * xr.y;
+            s2 += yr.x * yr.x + yr.y * yr.y;
+        }
+        __syncwarp();
+        s1 = kcu_warp_sum(s1);
+        s2 = kcu_warp_sum(s2);
+        if (first)
+            s0 = kcu_warp_sum(s0);
+        if (lane == 0) {
+            double *p = T->part + (size_t)(n - 1) * KCU_NS;
+            if (first)
+                p[j] = s0;
+            p[KCU_NV + j] = s1;
+            p[2 * KCU_NV + j] = s2;
+        }
+        double2 *tmp = cur;
+        cur = old;
+        old = tmp;
+    }
+}
+
 template <int WT, int MODE>
 __global__ void __launch_bounds__(KCU_GFMC_THREADS)
     kcu_gfmc_kernel(const kcu_task *tasks, const kcu_row_update *upd, kcu_gfmc_launch L)
@@ -94,9 +176,9 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
         kcu_apply_row_update(upd + T->upd_first + q);
     for (long long r = r0 + tid; r < r1; r += blockDim.x)
         for (int j = 0; j < KCU_NV; j++)
-            v0[kcu_vidx(r - voff, j)] = make_double2(0.0, 0.0);
+            v0[kcu_vidx(r - voff, j)] = kcu_start_entry(T, r, j);
     __syncthreads();
-    if (tid == 0) {
+    if (tid == 0 && T->start == KCU_START_CHANGE) {
         for (int a = 0; a < T->rank; a++)
             for (int e = 0; e < T->nent[a]; e++) {
                 const long long r = T->row[a][e];
@@ -149,9 +231,14 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
     }
 
     /* 2. the recursion: K steps, two moments each; the block's sums of step n go through
-     *    wred[n & 1] and are written out by warp 0 at the next step */
+     *    wred[n & 1] and are written out by warp 0 at the next step (or by vector: each
+     *    warp's lane 0 writes its vector's sums) */
     double2 *cur = v0, *old = v1;
-    for (int n = 1; n <= T->K; n++) {
+    if (MODE == 4) {
+        kcu_gfmc_by_vector<WT>(T, col, hre, him, ons, hs, v0, v1);
+        __syncthreads();
+    }
+    for (int n = 1; MODE != 4 && n <= T->K; n++) {
         if (n > 1 && warp == 0 && lane < KCU_NS) {
             double s = 0.0;
             for (int w = 0; w < nwarps; w++)
@@ -188,7 +275,7 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
         }
         kcu_group_sync(G);
     }
-    if (warp == 0 && lane < KCU_NS) {
+    if (MODE != 4 && warp == 0 && lane < KCU_NS) {
         double s = 0.0;
         for (int w = 0; w < nwarps; w++)
             s += wred[T->K & 1][w][lane];
@@ -499,6 +586,15 @@ cudaError_t kcu_gfmc_launch_kernel(cudaLaunchConfig_t *cfg, const kcu_task *task
     info->h_shared = L.h_smem;
     info->v_shared = L.v_smem;
     info->fft = L.fft;
+    /* by vector: one block per chain with everything on the chip and few rows
+     * (KCU_BY_VECTOR_ROWS: each lane then has one or two rows per step) */
+    L.by_vector = L.v_smem && G == 1 &&
+                  (s->by_vector > 0 || (s->by_vector < 0 && maxdim <= KCU_BY_VECTOR_ROWS));
+    info->by_vector = L.by_vector;
+    if (L.by_vector)
+        return WT == 6   ? kcu_gfmc_launch_as<6, 4>(cfg, G, tasks_dev, upd_dev, L)
+               : WT == 7 ? kcu_gfmc_launch_as<7, 4>(cfg, G, tasks_dev, upd_dev, L)
+                         : kcu_gfmc_launch_as<0, 4>(cfg, G, tasks_dev, upd_dev, L);
     if (L.v_smem && G == 1)
         return WT == 6   ? kcu_gfmc_launch_as<6, 3>(cfg, G, tasks_dev, upd_dev, L)
                : WT == 7 ? kcu_gfmc_launch_as<7, 3>(cfg, G, tasks_dev, upd_dev, L)

@@ -34,7 +34,7 @@
 namespace cg = cooperative_groups;
 
 #define KCU_PI 3.14159265358979323846
-#define KCU_NV 4            /* GFMC vectors: u0, u1, u0 + u1, u0 + i u1 */
+#define KCU_NV KCU_JOB_VECTORS /* GFMC vectors: u0, u1, u0 + u1, u0 + i u1 */
 #define KCU_NS (3 * KCU_NV) /* sums per GFMC step: <r0|r0> (step 1), <y|x>, <y|y> */
 #define KCU_GFMC_THREADS 256
 #define KCU_GFMC_ROWS_PER_BLOCK 512 /* the cluster size aims at this many rows per block */
@@ -251,7 +251,12 @@ struct kcu_task {
     int contour, cN, np;
     double gam, tau, cT, cmu;
     double pole_re[KPM_CONTOUR_PLAN_POLES], pole_im[KPM_CONTOUR_PLAN_POLES];
+    /* the start vectors (KCU_START_* of kpm_cuda.h, kcu_gfmc_job says what each means) */
+    int start, start_n;
+    int32_t start_row[KCU_NV];
+    unsigned long long seed, first;
 };
+
 
 /* status codes in out[3] */
 #define KCU_ST_OK 0
@@ -275,6 +280,10 @@ struct kcu_gfmc_launch {
     long long v_off;  /* their byte offset in the dynamic shared memory (after H) */
     int fft;          /* 1: the Green's functions by FFT in shared memory (2N a power of 2) */
     long long fft_off;/* its byte offset (after the moments), twiddles then buffers */
+    int by_vector;    /* 1: (one block per chain, everything in shared memory) the recursion
+                         by vector: warp j runs vector j's steps alone, lanes over rows,
+                         synchronized by __syncwarp only (small lattices: no block barrier
+                         and 2 warp sums per step instead of 12) */
     unsigned long long *phase_ns; /* the launch's %globaltimer stamps (ns) of the first
                                      chain's first block: start, recursion done, Green's
                                      functions done, end (device, 4; for the benchmark) */

@@ -236,11 +236,17 @@ KPM_API int kpm_dct_density_stats(kpm_dct *d, const double *mu_vec, size_t R,
  * rho(E), with the Fermi function f = 1 / (1 + exp((E - mu) / T)) (T = 0: the step).
  * In theta (x = cos theta) the integrals are (1/pi) int_0^pi S(theta) F(theta) dtheta with
  * the trigonometric polynomial S = g_0 mu_0 + 2 sum g_n mu_n cos(n theta): for T = 0 they
- * are closed forms (int cos(n theta) over [theta_mu, pi]); for T > 0 the difference
- * f - step, which is localized within ~40 T of mu, is added by composite 16-point
- * Gauss-Legendre quadrature on panels no wider than pi / (2 M) in theta nor than the
- * width of the Fermi edge, split at theta_mu.  No randomness; exact up to rounding for
- * T = 0, ~1e-12 relative for T > 0. */
+ * are closed forms (int cos(n theta) over [theta_mu, pi]).  For T > 0, (1/pi) int_0^pi
+ * cos(n theta) F(cos theta) dtheta are Chebyshev-Gauss sums (1/K) sum_j F(x_j) cos(n theta_j)
+ * on K nodes (kpm_chebyshev_sums, f and E f in one FFT), exact for the damped series up to
+ * aliases ~ e^{-gamma (2K - M)} of F's coefficients, gamma the Bernstein parameter of the
+ * Fermi pole mu + i pi T (kpm_contour_pole_gamma): K is the power of 2 >= max(M, 512,
+ * (40 / gamma + M) / 2), so the aliases stay below e^-40 of max|F|.  Where that would need
+ * more than 2^16 nodes (T below ~1e-3 of the bandwidth) the difference f - step, localized
+ * within ~40 T of mu, is added to the T = 0 closed form by composite 16-point
+ * Gauss-Legendre quadrature on panels no wider than pi / (2 M) in theta nor than the width
+ * of the Fermi edge.  No randomness; exact up to rounding for T = 0, ~1e-13 relative for
+ * T > 0. */
 KPM_API int kpm_occupation(const double *mu, const double *g, size_t M, double a, double b,
                            double mu_chem, double T, double *density, double *energy);
 
@@ -255,7 +261,7 @@ KPM_API int kpm_occupation(const double *mu, const double *g, size_t M, double a
  * mu_n = (1/dim) Tr T_n(H~) the exact-trace moments (|mu_n| <= 1).  The coefficients are
  * Chebyshev-Gauss sums on K = max(8 M, 1024) nodes theta_j = pi (j + 1/2) / K,
  * c_n = (2 - delta_n0) / K sum_{j<K} F(cos theta_j) cos(n theta_j), computed as one DCT-II
- * by a complex GSL FFT of length 2 K (deterministic: a fixed sequence of operations).
+ * (kpm_chebyshev_sums; deterministic: a fixed sequence of operations).
  * F is analytic inside the Bernstein ellipse through its nearest singularities
  * x = (mu - b -+ i pi T) / a (the poles of the Fermi function), so |c_n| ~ rho^-n with rho the
  * sum of that ellipse's semi-axes: the series converges exponentially for T > 0, the
@@ -266,6 +272,14 @@ KPM_API int kpm_occupation(const double *mu, const double *g, size_t M, double a
  * ~1e-16 max|F| (K/2 - M).  Sums in a fixed order (same bits for the same input).
  * Errors: MCF_EINVAL (M < 1, a <= 0, T <= 0, non-finite input), MCF_ENOMEM. */
 KPM_API size_t kpm_action_nodes(size_t M);
+
+/* Chebyshev sums by a DCT-II (kpm_chebyshev.c): z (4 K doubles, interleaved complex) holds
+ * in its first K entries f_j + i g_j, two real functions at the Chebyshev-Gauss nodes
+ * x_j = cos(pi (j + 1/2) / K); on return (z overwritten) cf[n] = sum_j f_j cos(n theta_j)
+ * and, when cg is not NULL, cg[n] = sum_j g_j cos(n theta_j), n < nout <= K.  One complex
+ * FFT of length 2 K of the even extension (GSL: radix 2 when 2 K is a power of 2, which
+ * allocates nothing; else mixed radix).  Deterministic.  Errors: MCF_EINVAL, MCF_ENOMEM. */
+KPM_API int kpm_chebyshev_sums(double *z, size_t K, size_t nout, double *cf, double *cg);
 KPM_API int kpm_action_series(const double *mu, size_t M, double a, double b, double T,
                               double mu_chem, double *S, double *err);
 

@@ -1,11 +1,12 @@
 /* kpm_occupation.c — integrated quantities: the electron density and energy at (mu, T)
- * from the moments, exact at T = 0 and by Gauss-Legendre panels across the Fermi edge
- * (kpm_core.h, "integrated quantities"). */
+ * from the moments, exact at T = 0, by Chebyshev-Gauss sums for T > 0, by Gauss-Legendre
+ * panels across the Fermi edge at very low T (kpm_core.h, "integrated quantities"). */
 #include "kpm_core.h"
 
 #include "mcf/error.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include <gsl/gsl_integration.h>
 
@@ -73,6 +74,58 @@ static void occ_side(const double *mu, const double *g, size_t M, double a, doub
     *de += se / kpm_pi;
 }
 
+#define OCC_MAX_NODES ((size_t)1 << 16)
+
+/* Chebyshev-Gauss nodes for T > 0: the power of 2 that keeps the aliases of the Fermi
+ * function's coefficients below e^-40 (0: more than OCC_MAX_NODES would be needed) */
+static size_t occ_nodes(size_t M, double a, double b, double mu_chem, double T)
+{
+    const double gamma = kpm_contour_pole_gamma(a, b, T, mu_chem);
+    const double need = 0.5 * (40.0 / gamma + (double)M);
+    if (!(gamma > 0.0) || !(need <= (double)OCC_MAX_NODES))
+        return 0;
+    size_t K = 512;
+    while ((double)K < need || K < M)
+        K *= 2;
+    return K <= OCC_MAX_NODES ? K : 0;
+}
+
+/* 1 / (1 + e^y) without overflow */
+static double occ_fermi(double y)
+{
+    const double t = exp(-fabs(y));
+    return y > 0.0 ? t / (1.0 + t) : 1.0 / (1.0 + t);
+}
+
+/* density and energy for T > 0 from K nodes: sum_n w_n mu_n C_F(n) / K, F = f and E f */
+static int occ_series(const double *mu, const double *g, size_t M, double a, double b,
+                      double mu_chem, double T, size_t K, double *density, double *energy)
+{
+    double *z = malloc((4 * K + 2 * M) * sizeof *z);
+    if (!z)
+        return mcf_fail(MCF_ENOMEM, "kpm: occupation: out of memory for %zu nodes", K);
+    double *cf = z + 4 * K, *ce = cf + M;
+    for (size_t j = 0; j < K; j++) {
+        const double E = a * cos(kpm_pi * ((double)j + 0.5) / (double)K) + b;
+        const double f = occ_fermi((E - mu_chem) / T);
+        z[2 * j] = f;
+        z[2 * j + 1] = E * f;
+    }
+    int rc = kpm_chebyshev_sums(z, K, M, cf, ce);
+    if (!rc) {
+        double n0 = 0.0, e0 = 0.0;
+        for (size_t n = 0; n < M; n++) {
+            const double wn = (n ? 2.0 : 1.0) * g[n] * mu[n];
+            n0 += wn * cf[n];
+            e0 += wn * ce[n];
+        }
+        *density = n0 / (double)K;
+        *energy = e0 / (double)K;
+    }
+    free(z);
+    return rc;
+}
+
 int kpm_occupation(const double *mu, const double *g, size_t M, double a, double b,
                    double mu_chem, double T, double *density, double *energy)
 {
@@ -85,6 +138,9 @@ int kpm_occupation(const double *mu, const double *g, size_t M, double a, double
     if (!(T >= 0.0) || !isfinite(T))
         return mcf_fail(MCF_EINVAL, "kpm: occupation: temperature T = %g must be finite and "
                         ">= 0", T);
+    const size_t K = T > 0.0 ? occ_nodes(M, a, b, mu_chem, T) : 0;
+    if (K)
+        return occ_series(mu, g, M, a, b, mu_chem, T, K, density, energy);
     const double xm = (mu_chem - b) / a;
     const double tm = xm >= 1.0 ? 0.0 : xm <= -1.0 ? kpm_pi : acos(xm);
     /* T = 0: I_m = int_{tm}^{pi} cos(m theta) dtheta */

@@ -153,17 +153,71 @@ static int ops_exact_trace(kpm_ops_ws *w)
     return MCF_OK;
 }
 
-/* the mean moments of one workspace's trace into w->mu (exact with vectors = 0) */
-static int ops_trace(kpm_ops_ws *w, mcf_rng *rng)
+/* an exact trace still valid: h unchanged since it was taken (the scaling with it) */
+static int ops_trace_kept(const kpm_ops_ws *w)
 {
-    int rc = ops_prepare(w);
-    if (rc)
-        return rc;
-    if (w->R == 0)
-        return ops_exact_trace(w);
-    if ((rc = w->be->random_moments(w, rng)))
-        return rc;
-    kpm_moments_mean(w->R, w->M, w->mu_vec, w->mu, NULL);
+    return w->R == 0 && w->trace_cached && w->trace_version == w->h->version;
+}
+
+/* the trace just taken: the random vectors' mean into w->mu, or the exact trace kept */
+static void ops_trace_taken(kpm_ops_ws *w)
+{
+    if (w->R) {
+        kpm_moments_mean(w->R, w->M, w->mu_vec, w->mu, NULL);
+    } else {
+        w->trace_cached = 1;
+        w->trace_version = w->h->version;
+    }
+}
+
+/* The mean moments of the batch's traces into each w->mu (exact with vectors = 0; an
+ * exact trace of an unchanged h is not taken again): the backend's traces for the
+ * workspaces it takes, then one by one.  `what` names the op in messages. */
+static int ops_traces(const kpm_backend *be, void *const *ws, size_t n, mcf_rng *const *rngs,
+                      const char *what)
+{
+    unsigned char done[n ? n : 1];
+    int rc;
+    for (size_t k = 0; k < n; k++) {
+        kpm_ops_ws *w = ws[k];
+        if ((rc = ops_prepare(w)))
+            return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
+        done[k] = (unsigned char)ops_trace_kept(w);
+    }
+    size_t left = 0;
+    for (size_t k = 0; k < n; k++)
+        left += !done[k];
+    if (left && be->traces) {
+        /* only the workspaces still to do go to the backend, in batch order */
+        void *todo[left];
+        mcf_rng *rng_todo[left];
+        unsigned char got[left];
+        size_t q = 0;
+        for (size_t k = 0; k < n; k++)
+            if (!done[k]) {
+                todo[q] = ws[k];
+                rng_todo[q] = rngs ? rngs[k] : NULL;
+                got[q++] = 0;
+            }
+        if ((rc = be->traces(todo, left, rng_todo, got)))
+            return mcf_fail_prefix(rc, "%s: %s of the batch", be->name, what);
+        for (size_t k = 0, p = 0; k < n; k++)
+            if (!done[k]) {
+                if (got[p++]) {
+                    done[k] = 1;
+                    ops_trace_taken(ws[k]);
+                }
+            }
+    }
+    for (size_t k = 0; k < n; k++) {
+        kpm_ops_ws *w = ws[k];
+        if (done[k])
+            continue;
+        rc = w->R == 0 ? ops_exact_trace(w) : be->random_moments(w, rngs[k]);
+        if (rc)
+            return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
+        ops_trace_taken(w);
+    }
     return MCF_OK;
 }
 
@@ -171,11 +225,11 @@ int kpm_ops_dos(const kpm_backend *be, void *const *ws, size_t n, mcf_rng *const
                 double *const *dos)
 {
     int rc = ops_check_traces(be, ws, n, rngs, "dos");
-    if (rc)
+    if (rc || (rc = ops_traces(be, ws, n, rngs, "dos")))
         return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
-        if ((rc = ops_trace(w, rngs[k])) || (rc = be->density(w, w->mu, 1, dos[k])))
+        if ((rc = be->density(w, w->mu, 1, dos[k])))
             return mcf_fail_prefix(rc, "%s: dos of workspace %zu", be->name, k);
     }
     return MCF_OK;
@@ -193,10 +247,11 @@ int kpm_ops_dos_moments(const kpm_backend *be, void *const *ws, size_t n,
     if (n && (!mu || !scale))
         return mcf_fail(MCF_EINVAL, "%s: dos_moments: the %s array is NULL", be->name,
                         !mu ? "mu" : "scale");
+    if ((rc = ops_traces(be, ws, n, rngs, "dos_moments")))
+        return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
-        if ((rc = ops_trace(w, rngs[k])) ||
-            (dos && dos[k] && (rc = be->density(w, w->mu, 1, dos[k]))))
+        if (dos && dos[k] && (rc = be->density(w, w->mu, 1, dos[k])))
             return mcf_fail_prefix(rc, "%s: dos_moments of workspace %zu", be->name, k);
         memcpy(mu[k], w->mu, w->M * sizeof *w->mu);
         if (var)
@@ -270,12 +325,11 @@ int kpm_ops_occupation(const kpm_backend *be, void *const *ws, size_t n,
                        double *energy)
 {
     int rc = ops_check_traces(be, ws, n, rngs, "occupation");
-    if (rc)
+    if (rc || (rc = ops_traces(be, ws, n, rngs, "occupation")))
         return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
-        if ((rc = ops_trace(w, rngs[k])) ||
-            (rc = kpm_occupation(w->mu, w->g, w->M, w->a, w->b, mu, T, density + k,
+        if ((rc = kpm_occupation(w->mu, w->g, w->M, w->a, w->b, mu, T, density + k,
                                  energy + k)))
             return mcf_fail_prefix(rc, "%s: occupation of workspace %zu", be->name, k);
     }
@@ -553,10 +607,10 @@ int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, size_t m, c
     }
     if (!m)
         return MCF_OK;
+    if ((rc = ops_traces(be, ws, n, NULL, "action")))
+        return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
-        if ((rc = ops_trace(w, NULL)))
-            return mcf_fail_prefix(rc, "%s: action of workspace %zu", be->name, k);
         const double dim = (double)w->h->dim;
         for (size_t p = 0; p < m; p++) {
             const size_t q = k * m + p;

@@ -15,7 +15,9 @@
  *   trace         vectors > 0: the backend's R random moment sets (drawn from the
  *                 chain's stream) and their mean; vectors = 0: the exact trace
  *                 (1/dim) sum_r <r|T_n(H~)|r> over all unit vectors, `block` rows at a
- *                 time (no randomness);
+ *                 time (no randomness), kept until h changes (h->version), so that a
+ *                 measurement and a tempering exchange of the same sweep share it; a
+ *                 backend with traces (kpm-cuda) does the batch's traces at once;
  *   dos           the trace's mean moments, reconstructed by the backend;
  *   ldos, green   moments of the rows' unit vectors, `block` rows at a time, each block
  *                 reconstructed by the backend;
@@ -94,6 +96,14 @@ typedef struct kpm_backend {
      * created), and the messages of failures name the workspace */
     int (*gfmc_batch)(void *const *ws, size_t n, const mcf_local_change *const *changes,
                       const double *T, const double *mu, double *dS);
+    /* optional (NULL: every trace by random_moments or rows_moments, one workspace after
+     * the other): the traces of n prepared workspaces at once (a device: one launch for the
+     * whole batch).  For each workspace k it takes, it sets done[k] = 1 and fills, with
+     * w->R > 0, w->mu_vec with the R vectors' moments <r|T_n(H~)|r> / dim, drawing from
+     * rngs[k] exactly what random_moments draws; with w->R = 0, w->mu with the exact trace
+     * (1/dim) sum_r <r|T_n(H~)|r>.  Workspaces left with done[k] = 0 take the one-by-one
+     * path.  rngs may be NULL when every R is 0. */
+    int (*traces)(void *const *ws, size_t n, mcf_rng *const *rngs, unsigned char *done);
     /* optional (NULL: the host computes them): GFMC on the contour, for n workspaces whose
      * changes fit the older form (contour_local: rank <= 2, <= MCF_CHANGE_MAX_ENTRIES
      * entries a vector), the diagonal moments of u_0 [, u_1, u_0 + u_1, u_0 + i u_1] in the
@@ -118,6 +128,8 @@ struct kpm_ops_ws {
     double *g;                /* M kernel coefficients */
     double *mu_vec;           /* max(R, block) x M moments */
     double *mu;               /* M: the trace's mean moments */
+    int trace_cached;         /* 1: mu is the exact trace (R = 0) of h at trace_version */
+    uint64_t trace_version;
     int scaled;
     uint64_t version;         /* h->version of a, b */
     double a, b;

@@ -33,8 +33,9 @@
  *       with MCF_ENOMEM and a message giving the sizes.
  *
  * Before the device is probed (so also where the test is skipped): kpm-cuda declares kpm's
- * parameters, in kpm's order, and then its three device keys gfmc_blocks, gfmc_fft and
- * gfmc_on_chip, each with a default (auto, true, true) and MCF_PARAM_ECHO_IF_CHANGED
+ * parameters, in kpm's order, and then its four device keys gfmc_blocks, gfmc_fft,
+ * gfmc_on_chip and gfmc_recursion, each with a default (auto, true, true, auto) and
+ * MCF_PARAM_ECHO_IF_CHANGED
  * (a key at its default stays out of config.ini: older checkpoints resume); a failure
  * there fails the test instead of skipping it.
  *
@@ -673,14 +674,16 @@ static void test_param_specs(void)
         return;
     const mcf_param_spec *sc = pc->info->params, *sg = pg->info->params;
     const size_t nc = mcfi_spec_count(sc), ng = mcfi_spec_count(sg);
-    static const char *const device[3][2] = {
-        {"gfmc_blocks", "auto"}, {"gfmc_fft", "true"}, {"gfmc_on_chip", "true"}};
-    CHECK(ng == nc + 3, "kpm-cuda declares %zu parameters, kpm %zu (+ 3 expected)", ng, nc);
+    static const char *const device[4][2] = {{"gfmc_blocks", "auto"},
+                                             {"gfmc_fft", "true"},
+                                             {"gfmc_on_chip", "true"},
+                                             {"gfmc_recursion", "auto"}};
+    CHECK(ng == nc + 4, "kpm-cuda declares %zu parameters, kpm %zu (+ 4 expected)", ng, nc);
     for (size_t k = 0; k < nc && k < ng; k++)
         CHECK(!strcmp(sc[k].name, sg[k].name) && sc[k].type == sg[k].type &&
                   sc[k].flags == sg[k].flags && !strcmp(sc[k].doc, sg[k].doc),
               "kpm-cuda's parameter %zu (%s) is not kpm's (%s)", k, sg[k].name, sc[k].name);
-    for (size_t k = 0; k < 3 && nc + k < ng; k++) {
+    for (size_t k = 0; k < 4 && nc + k < ng; k++) {
         const mcf_param_spec *s = &sg[nc + k];
         CHECK(!strcmp(s->name, device[k][0]) && s->default_value &&
                   !strcmp(s->default_value, device[k][1]) &&
@@ -689,7 +692,8 @@ static void test_param_specs(void)
               "with a doc line)", k, s->name, s->default_value ? s->default_value : "(none)",
               device[k][0], device[k][1]);
     }
-    printf("parameters: kpm's %zu, then gfmc_blocks, gfmc_fft, gfmc_on_chip\n", nc);
+    printf("parameters: kpm's %zu, then gfmc_blocks, gfmc_fft, gfmc_on_chip, gfmc_recursion\n",
+           nc);
     mcfi_plugin_close(pc);
     mcfi_plugin_close(pg);
 }
