@@ -396,11 +396,11 @@ static const mcf_param_spec kc_param_specs[] = {
      "memory, where they fit (small lattices); false: in device memory.  Speed only: the "
      "same results"},
     {"gfmc_recursion", MCF_PARAM_CHOICE, "auto",
-     MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "auto|by-vector|by-row",
-     "GFMC on the GPU, a lattice that fits one thread block: the Chebyshev recursion by "
-     "vector (each warp runs one vector alone, no block barrier) or by row (the block's "
-     "threads share the rows); auto: by vector up to 64 rows.  Speed only, but the sums "
-     "differ in the last digits"},
+     MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "auto|by-row",
+     "GFMC on the GPU: auto runs the Chebyshev recursion of lattices up to 64 rows by vector "
+     "(each warp one vector, no block barrier) and larger ones by row; by-row: always by row "
+     "(the block's threads share the rows).  Speed only, but the sums differ in the last "
+     "digits"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
 /* kpm's create, then the device keys into the workspace's settings */
@@ -415,7 +415,7 @@ static int kc_create(const mcf_params *params, const mcf_hamiltonian *h, void **
         (rc = mcf_params_bool(params, "gfmc_on_chip", &s.shared_vectors)))
         return rc;
     s.blocks_per_chain = strcmp(blocks, "auto") ? atoi(blocks) : 0;
-    s.by_vector = !strcmp(recursion, "by-vector") ? 1 : !strcmp(recursion, "by-row") ? 0 : -1;
+    s.by_vector = strcmp(recursion, "by-row") != 0;
     if ((rc = kc_kpm_ops.create(params, h, out)))
         return rc;
     ((kc_ws *)*out)->gfmc_settings = s;

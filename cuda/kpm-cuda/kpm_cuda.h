@@ -166,17 +166,18 @@ typedef struct kcu_gfmc_settings {
      * its rows of H (the cluster's blocks gather through distributed shared memory); 0: the
      * vectors stay in global memory.  Speed only: the same bits either way */
     int shared_vectors;
-    /* the recursion of a chain whose lattice fits one block's shared memory: 1 by vector
-     * (warp j runs vector j's steps alone, no block barrier),
-     * 0 by row (the block's threads over rows, one barrier per step), -1 by vector up to
-     * KCU_BY_VECTOR_ROWS rows.  The sums differ in the last bits between the two */
+    /* 1: the recursion by vector (warp j runs vector j's steps alone, its lanes' rows in
+     * registers, no block barrier) where a launch allows it: one block per chain, at most
+     * KCU_BY_VECTOR_ROWS rows, one width of 6 or 7 for the batch; 0: always by row (the
+     * block's threads over the rows, one barrier per step).  The sums differ in the last
+     * bits between the two */
     int by_vector;
 } kcu_gfmc_settings;
 
-#define KCU_GFMC_SETTINGS_DEFAULT {0, 1, 1, -1}
+#define KCU_GFMC_SETTINGS_DEFAULT {0, 1, 1, 1}
 
-/* Rows up to which the automatic choice runs the recursion by vector (measured on an H100:
- * docs/benchmarks.md, "GFMC on small lattices"). */
+/* Rows up to which the recursion runs by vector (two rows a lane; measured on an H100:
+ * docs/benchmarks.md, "Small lattices: the main job on the GPU"). */
 #define KCU_BY_VECTOR_ROWS 64
 
 /* What one GFMC launch did (for the tests and the benchmark): filled by the call that

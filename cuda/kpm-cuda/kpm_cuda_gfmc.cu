@@ -236,7 +236,7 @@ static int kcu_cluster_for(size_t dim, size_t n, const kcu_gfmc_settings *s)
 {
     if (s->blocks_per_chain)
         return s->blocks_per_chain;
-    if (s->by_vector > 0 || (s->by_vector < 0 && dim <= KCU_BY_VECTOR_ROWS))
+    if (s->by_vector && dim <= KCU_BY_VECTOR_ROWS)
         return 1; /* the recursion by vector (one block per chain) */
     int G = 1;
     while (G < 16 && (size_t)G * KCU_GFMC_ROWS_PER_BLOCK < dim)

@@ -10,6 +10,7 @@
  * kpm_cuda_contour.cuh, included here: without relocatable device code the kernel and
  * everything it calls share one translation unit. */
 #include "kpm_cuda_internal.cuh"
+#include "kpm_cuda_by_vector.cuh"
 #include "kpm_cuda_contour.cuh"
 
 #include <curand_kernel.h>
@@ -81,65 +82,6 @@ static __device__ double2 kcu_start_entry(const kcu_task *T, long long r, int j)
     double sn, cs;
     sincos(2.0 * KCU_PI * u.x, &sn, &cs);
     return make_double2(cs, sn);
-}
-
-/* The recursion by vector (launch by_vector: one block per chain, H and both vector blocks
- * in this block's shared memory): warp j < KCU_NV runs the K steps of
- * vector j alone, its lanes over the rows (r = lane, lane + 32, ...).  A step reads only
- * vector j, which only warp j writes, so __syncwarp orders the steps; the sums of a step
- * are 2 warp sums (3 at the first), written by lane 0 to the chain's part[] in the layout
- * the moments' assembly reads (G = 1).  The other warps have nothing to do here. */
-template <int WT>
-__device__ __forceinline__ void kcu_gfmc_by_vector(const kcu_task *T, const int32_t *col,
-                                                   const double *hre, const double *him,
-                                                   const double *ons, long long hs,
-                                                   double2 *v0, double2 *v1)
-{
-    const int j = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    if (j >= KCU_NV)
-        return;
-    const double ia = T->ia, ia2 = 2.0 * T->ia, shift = T->b;
-    const long long dim = T->dim;
-    double2 *cur = v0, *old = v1;
-    for (int n = 1; n <= T->K; n++) {
-        const bool first = n == 1;
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-        for (long long r = lane; r < dim; r += 32) {
-            const long long q = kcu_vidx(r, j);
-            const double2 xr = cur[q];
-            const double2 yo = first ? make_double2(0.0, 0.0) : old[q];
-            double2 acc;
-            kcu_row_product<WT, 1, 1>(col, hre, him, hs, r, T->width, ons[r] - shift,
-                                      cur + (j << 5), 1, &xr, &acc);
-            double2 yr;
-            if (first) {
-                yr.x = ia * acc.x;
-                yr.y = ia * acc.y;
-                s0 += xr.x * xr.x + xr.y * xr.y;
-            } else {
-                yr.x = ia2 * acc.x - yo.x;
-                yr.y = ia2 * acc.y - yo.y;
-            }
-            old[q] = yr;
-            s1 += yr.x * xr.x + yr.y * xr.y;
-            s2 += yr.x * yr.x + yr.y * yr.y;
-        }
-        __syncwarp();
-        s1 = kcu_warp_sum(s1);
-        s2 = kcu_warp_sum(s2);
-        if (first)
-            s0 = kcu_warp_sum(s0);
-        if (lane == 0) {
-            double *p = T->part + (size_t)(n - 1) * KCU_NS;
-            if (first)
-                p[j] = s0;
-            p[KCU_NV + j] = s1;
-            p[2 * KCU_NV + j] = s2;
-        }
-        double2 *tmp = cur;
-        cur = old;
-        old = tmp;
-    }
 }
 
 template <int WT, int MODE>
@@ -234,7 +176,7 @@ __global__ void __launch_bounds__(KCU_GFMC_THREADS)
      *    wred[n & 1] and are written out by warp 0 at the next step (or by vector: each
      *    warp's lane 0 writes its vector's sums) */
     double2 *cur = v0, *old = v1;
-    if (MODE == 4) {
+    if constexpr (MODE == 4) {
         kcu_gfmc_by_vector<WT>(T, col, hre, him, ons, hs, v0, v1);
         __syncthreads();
     }
@@ -586,15 +528,13 @@ cudaError_t kcu_gfmc_launch_kernel(cudaLaunchConfig_t *cfg, const kcu_task *task
     info->h_shared = L.h_smem;
     info->v_shared = L.v_smem;
     info->fft = L.fft;
-    /* by vector: one block per chain with everything on the chip and few rows
-     * (KCU_BY_VECTOR_ROWS: each lane then has one or two rows per step) */
-    L.by_vector = L.v_smem && G == 1 &&
-                  (s->by_vector > 0 || (s->by_vector < 0 && maxdim <= KCU_BY_VECTOR_ROWS));
+    /* by vector: one block per chain with everything on the chip, one width (6 or 7), and
+     * at most KCU_BY_VECTOR_ROWS rows (each lane then has one or two) */
+    L.by_vector = s->by_vector && L.v_smem && G == 1 && WT > 0 && maxdim <= KCU_BY_VECTOR_ROWS;
     info->by_vector = L.by_vector;
     if (L.by_vector)
-        return WT == 6   ? kcu_gfmc_launch_as<6, 4>(cfg, G, tasks_dev, upd_dev, L)
-               : WT == 7 ? kcu_gfmc_launch_as<7, 4>(cfg, G, tasks_dev, upd_dev, L)
-                         : kcu_gfmc_launch_as<0, 4>(cfg, G, tasks_dev, upd_dev, L);
+        return WT == 6 ? kcu_gfmc_launch_as<6, 4>(cfg, G, tasks_dev, upd_dev, L)
+                       : kcu_gfmc_launch_as<7, 4>(cfg, G, tasks_dev, upd_dev, L);
     if (L.v_smem && G == 1)
         return WT == 6   ? kcu_gfmc_launch_as<6, 3>(cfg, G, tasks_dev, upd_dev, L)
                : WT == 7 ? kcu_gfmc_launch_as<7, 3>(cfg, G, tasks_dev, upd_dev, L)

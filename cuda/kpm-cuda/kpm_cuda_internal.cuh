@@ -11,6 +11,7 @@
  *   kpm_cuda_dct.cu           reconstruction by batched cuFFT
  *   kpm_cuda_gfmc.cu          GFMC: the chain's scratch, the batch, its results
  *   kpm_cuda_gfmc_kernel.cu   the GFMC persistent kernel and its launch
+ *   kpm_cuda_by_vector.cuh    the kernel's recursion by vector (small lattices)
  *   kpm_cuda_contour.cuh      the kernel's finish on the contour (its translation unit)
  *
  * No relocatable device code (-rdc): a kernel and every device function it calls must be in
@@ -280,10 +281,7 @@ struct kcu_gfmc_launch {
     long long v_off;  /* their byte offset in the dynamic shared memory (after H) */
     int fft;          /* 1: the Green's functions by FFT in shared memory (2N a power of 2) */
     long long fft_off;/* its byte offset (after the moments), twiddles then buffers */
-    int by_vector;    /* 1: (one block per chain, everything in shared memory) the recursion
-                         by vector: warp j runs vector j's steps alone, lanes over rows,
-                         synchronized by __syncwarp only (small lattices: no block barrier
-                         and 2 warp sums per step instead of 12) */
+    int by_vector;    /* 1: the recursion by vector (kpm_cuda_by_vector.cuh) */
     unsigned long long *phase_ns; /* the launch's %globaltimer stamps (ns) of the first
                                      chain's first block: start, recursion done, Green's
                                      functions done, end (device, 4; for the benchmark) */

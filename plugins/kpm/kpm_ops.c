@@ -89,7 +89,7 @@ void kpm_ops_scale(kpm_ops_ws *w)
 }
 
 /* the scaling, then the backend's preparation (the device copy, scratch) */
-static int ops_prepare(kpm_ops_ws *w)
+int kpm_ops_prepare(kpm_ops_ws *w)
 {
     kpm_ops_scale(w);
     return w->be->prepare ? w->be->prepare(w) : MCF_OK;
@@ -129,103 +129,11 @@ static int ops_check_traces(const kpm_backend *be, void *const *ws, size_t n,
     return MCF_OK;
 }
 
-/* vectors = 0: the exact trace (1/dim) sum_r <r|T_n(H~)|r> over the unit vectors, `block`
- * rows at a time, into w->mu (no randomness) */
-static int ops_exact_trace(kpm_ops_ws *w)
-{
-    const size_t dim = w->h->dim, M = w->M, B = w->block;
-    size_t rows[KPM_MAX_BLOCK];
-    for (size_t n = 0; n < M; n++)
-        w->mu[n] = 0.0;
-    for (size_t r0 = 0; r0 < dim; r0 += B) {
-        const size_t nb = dim - r0 < B ? dim - r0 : B;
-        for (size_t j = 0; j < nb; j++)
-            rows[j] = r0 + j;
-        int rc = w->be->rows_moments(w, rows, nb);
-        if (rc)
-            return rc;
-        for (size_t j = 0; j < nb; j++)
-            for (size_t n = 0; n < M; n++)
-                w->mu[n] += w->mu_vec[j * M + n];
-    }
-    for (size_t n = 0; n < M; n++)
-        w->mu[n] /= (double)dim;
-    return MCF_OK;
-}
-
-/* an exact trace still valid: h unchanged since it was taken (the scaling with it) */
-static int ops_trace_kept(const kpm_ops_ws *w)
-{
-    return w->R == 0 && w->trace_cached && w->trace_version == w->h->version;
-}
-
-/* the trace just taken: the random vectors' mean into w->mu, or the exact trace kept */
-static void ops_trace_taken(kpm_ops_ws *w)
-{
-    if (w->R) {
-        kpm_moments_mean(w->R, w->M, w->mu_vec, w->mu, NULL);
-    } else {
-        w->trace_cached = 1;
-        w->trace_version = w->h->version;
-    }
-}
-
-/* The mean moments of the batch's traces into each w->mu (exact with vectors = 0; an
- * exact trace of an unchanged h is not taken again): the backend's traces for the
- * workspaces it takes, then one by one.  `what` names the op in messages. */
-static int ops_traces(const kpm_backend *be, void *const *ws, size_t n, mcf_rng *const *rngs,
-                      const char *what)
-{
-    unsigned char done[n ? n : 1];
-    int rc;
-    for (size_t k = 0; k < n; k++) {
-        kpm_ops_ws *w = ws[k];
-        if ((rc = ops_prepare(w)))
-            return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
-        done[k] = (unsigned char)ops_trace_kept(w);
-    }
-    size_t left = 0;
-    for (size_t k = 0; k < n; k++)
-        left += !done[k];
-    if (left && be->traces) {
-        /* only the workspaces still to do go to the backend, in batch order */
-        void *todo[left];
-        mcf_rng *rng_todo[left];
-        unsigned char got[left];
-        size_t q = 0;
-        for (size_t k = 0; k < n; k++)
-            if (!done[k]) {
-                todo[q] = ws[k];
-                rng_todo[q] = rngs ? rngs[k] : NULL;
-                got[q++] = 0;
-            }
-        if ((rc = be->traces(todo, left, rng_todo, got)))
-            return mcf_fail_prefix(rc, "%s: %s of the batch", be->name, what);
-        for (size_t k = 0, p = 0; k < n; k++)
-            if (!done[k]) {
-                if (got[p++]) {
-                    done[k] = 1;
-                    ops_trace_taken(ws[k]);
-                }
-            }
-    }
-    for (size_t k = 0; k < n; k++) {
-        kpm_ops_ws *w = ws[k];
-        if (done[k])
-            continue;
-        rc = w->R == 0 ? ops_exact_trace(w) : be->random_moments(w, rngs[k]);
-        if (rc)
-            return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
-        ops_trace_taken(w);
-    }
-    return MCF_OK;
-}
-
 int kpm_ops_dos(const kpm_backend *be, void *const *ws, size_t n, mcf_rng *const *rngs,
                 double *const *dos)
 {
     int rc = ops_check_traces(be, ws, n, rngs, "dos");
-    if (rc || (rc = ops_traces(be, ws, n, rngs, "dos")))
+    if (rc || (rc = kpm_ops_traces(be, ws, n, rngs, "dos")))
         return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
@@ -247,7 +155,7 @@ int kpm_ops_dos_moments(const kpm_backend *be, void *const *ws, size_t n,
     if (n && (!mu || !scale))
         return mcf_fail(MCF_EINVAL, "%s: dos_moments: the %s array is NULL", be->name,
                         !mu ? "mu" : "scale");
-    if ((rc = ops_traces(be, ws, n, rngs, "dos_moments")))
+    if ((rc = kpm_ops_traces(be, ws, n, rngs, "dos_moments")))
         return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
@@ -274,7 +182,7 @@ static int ops_rows(const kpm_backend *be, void *const *ws, size_t n,
         return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
-        if ((rc = ops_prepare(w)))
+        if ((rc = kpm_ops_prepare(w)))
             return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
         const size_t P = w->N, M = w->M;
         if (scale) {
@@ -325,7 +233,7 @@ int kpm_ops_occupation(const kpm_backend *be, void *const *ws, size_t n,
                        double *energy)
 {
     int rc = ops_check_traces(be, ws, n, rngs, "occupation");
-    if (rc || (rc = ops_traces(be, ws, n, rngs, "occupation")))
+    if (rc || (rc = kpm_ops_traces(be, ws, n, rngs, "occupation")))
         return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
@@ -607,7 +515,7 @@ int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, size_t m, c
     }
     if (!m)
         return MCF_OK;
-    if ((rc = ops_traces(be, ws, n, NULL, "action")))
+    if ((rc = kpm_ops_traces(be, ws, n, NULL, "action")))
         return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
