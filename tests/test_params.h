@@ -1,6 +1,7 @@
 /* test_params.h — [evaluator] / [model] parameter sets for tests that call a plugin's ops
  * directly: the declared defaults with overrides, parsed by the core's own value parser
- * (internal.h), as the config loader would. */
+ * (internal.h), as the config loader would; and a fermion evaluator's workspace made with
+ * them. */
 #ifndef MCF_TEST_PARAMS_H
 #define MCF_TEST_PARAMS_H
 
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "internal.h"
 
 #define TEST_PARAMS_MAX 32
@@ -50,6 +52,18 @@ static inline test_params *test_params_make(const mcf_param_spec *specs, const c
         }
     }
     return tp;
+}
+
+/* A fermion evaluator's workspace for h with the parameters tp (NULL, and a failed check
+ * naming the plugin, when create refuses).  Free with the plugin's destroy(). */
+static inline void *test_params_workspace(const mcf_plugin_info *info, test_params *tp,
+                                          const mcf_hamiltonian *h)
+{
+    void *ws = NULL;
+    const mcf_fermion_ops *ops = info->ops;
+    const int rc = ops->create(&tp->p, h, &ws);
+    CHECK(rc == MCF_OK && ws, "%s create: %s", info->name, mcf_last_error());
+    return ws;
 }
 
 static inline void test_params_free(test_params *tp)

@@ -5,8 +5,8 @@
  * delta_action preamble) are kpm's, shared through plugins/kpm/kpm_ops.h; this file is
  * their device backend over the device layer (kpm_cuda.h describes it), and the plugin's
  * declaration: kpm's parameters and four of its own, how the GFMC kernel may run
- * (gfmc_blocks, gfmc_fft, gfmc_on_chip, gfmc_recursion; kc_param_specs below), read by create() into
- * the workspace's settings and handed to every GFMC launch.
+ * (gfmc_blocks, gfmc_fft, gfmc_on_chip, gfmc_recursion; kc_param_specs below), read by
+ * create() into the workspace's settings and handed to every GFMC launch.
  *
  *   Hamiltonian   each workspace keeps a device copy of its chain's Hamiltonian, brought
  *                 up to date before every op from the Hamiltonian's change journal: an
@@ -240,11 +240,13 @@ static int kc_traces(void *const *ws, size_t n, mcf_rng *const *rngs, unsigned c
     kc_ws *w0 = ws[0];
     size_t total = 0, M0 = 0;
     int rc = MCF_OK;
+    unsigned char take[n ? n : 1];
     for (size_t k = 0; k < n; k++) {
         kc_ws *w = ws[k];
         const size_t J = kc_trace_jobs(&w->base);
-        if (w->base.h->dim > KC_TRACE_ROWS || J > KC_TRACE_JOBS || (M0 && w->base.M != M0) ||
-            (w->base.R && !rngs))
+        take[k] = 0;
+        if (done[k] || w->base.h->dim > KC_TRACE_ROWS || J > KC_TRACE_JOBS ||
+            (M0 && w->base.M != M0) || (w->base.R && !rngs))
             continue;
         if (!w->traces) {
             if ((rc = kcu_traces_create(w->base.h->dim, w->base.M, J, &w->traces)))
@@ -254,7 +256,7 @@ static int kc_traces(void *const *ws, size_t n, mcf_rng *const *rngs, unsigned c
                 return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory for trace moments");
         }
         M0 = w->base.M;
-        done[k] = 1;
+        take[k] = 1;
         total += J;
     }
     if (!total)
@@ -270,7 +272,7 @@ static int kc_traces(void *const *ws, size_t n, mcf_rng *const *rngs, unsigned c
     }
     size_t q = 0;
     for (size_t k = 0; k < n; k++) {
-        if (!done[k])
+        if (!take[k])
             continue;
         kc_ws *w = ws[k];
         const kpm_ops_ws *b = &w->base;
@@ -295,25 +297,21 @@ static int kc_traces(void *const *ws, size_t n, mcf_rng *const *rngs, unsigned c
     if ((rc = kcu_gfmc_moments(w0->jobs, total, &w0->gfmc_settings, w0->trace_dmu, NULL)))
         return rc;
     for (size_t k = 0; k < n; k++) {
-        if (!done[k])
+        if (!take[k])
             continue;
         kc_ws *w = ws[k];
         kpm_ops_ws *b = &w->base;
         const size_t M = b->M, dim = b->h->dim;
-        /* vector r's moments are set r % 4 of job r / 4: at trace_mu[r M] */
+        /* vector r's moments are set r % 4 of job r / 4: at trace_mu[r M]; the exact trace
+         * is their mean over the rows (summed in ascending order, as kpm_ops does) */
         if (b->R) {
             for (size_t r = 0; r < b->R; r++)
                 for (size_t m = 0; m < M; m++)
                     b->mu_vec[r * M + m] = w->trace_mu[r * M + m] / (double)dim;
         } else {
-            for (size_t m = 0; m < M; m++)
-                b->mu[m] = 0.0;
-            for (size_t r = 0; r < dim; r++)
-                for (size_t m = 0; m < M; m++)
-                    b->mu[m] += w->trace_mu[r * M + m];
-            for (size_t m = 0; m < M; m++)
-                b->mu[m] /= (double)dim;
+            kpm_moments_mean(dim, M, w->trace_mu, b->mu, NULL);
         }
+        done[k] = 1;
     }
     return MCF_OK;
 }

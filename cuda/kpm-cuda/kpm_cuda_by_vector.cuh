@@ -24,7 +24,7 @@ __device__ __forceinline__ void kcu_gfmc_by_vector_reg(const kcu_task *T, const 
 {
     const int j = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int dim = (int)T->dim, K = T->K;
-    const double ia = T->ia, ia2 = 2.0 * T->ia, shift = T->b;
+    const double ia = T->ia, shift = T->b;
     int off[RPL][WT], me[RPL];
     double hr[RPL][WT], hi[RPL][WT], e[RPL];
     double2 x[RPL], y[RPL];
@@ -63,18 +63,8 @@ __device__ __forceinline__ void kcu_gfmc_by_vector_reg(const kcu_task *T, const 
                 acc.x += hr[p][k] * v.x - hi[p][k] * v.y;
                 acc.y += hr[p][k] * v.y + hi[p][k] * v.x;
             }
-            double2 yr;
-            if (first) {
-                yr.x = ia * acc.x;
-                yr.y = ia * acc.y;
-                s0 += x[p].x * x[p].x + x[p].y * x[p].y;
-            } else {
-                yr.x = ia2 * acc.x - y[p].x;
-                yr.y = ia2 * acc.y - y[p].y;
-            }
+            const double2 yr = kcu_cheb_next(first, ia, acc, x[p], y[p], &s0, &s1, &s2);
             nxt[me[p]] = yr;
-            s1 += yr.x * x[p].x + yr.y * x[p].y;
-            s2 += yr.x * yr.x + yr.y * yr.y;
             y[p] = x[p];
             x[p] = yr;
         }

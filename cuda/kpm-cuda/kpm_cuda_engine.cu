@@ -5,8 +5,6 @@
  * the GFMC kernel is in kpm_cuda_internal.cuh; the transforms are kpm_cuda_dct.cu's. */
 #include "kpm_cuda_internal.cuh"
 
-#include <curand_kernel.h>
-
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -108,17 +106,7 @@ __global__ void kcu_random_vectors_kernel(double2 *v, long long dim, int B, int 
             v[q] = make_double2(0.0, 0.0);
             continue;
         }
-        curandStatePhilox4_32_10_t st;
-        curand_init(seed, first + (unsigned long long)j, 4ull * (unsigned long long)r, &st);
-        if (gaussian) {
-            const double2 g = curand_normal2_double(&st);
-            v[q] = make_double2(g.x * 0.70710678118654752440, g.y * 0.70710678118654752440);
-        } else {
-            const double2 u = curand_uniform2_double(&st);
-            double sn, cs;
-            sincos(2.0 * KCU_PI * u.x, &sn, &cs);
-            v[q] = make_double2(cs, sn);
-        }
+        v[q] = kcu_random_entry(seed, first + (unsigned long long)j, r, gaussian);
     }
 }
 

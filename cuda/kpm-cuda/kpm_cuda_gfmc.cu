@@ -174,7 +174,11 @@ extern "C" int kcu_traces_create(size_t dim, size_t M, size_t jobs, kcu_traces *
         return rc;
     }
     double *g = (double *)(t->mem + jobs * per);
-    KCU_TRY(cudaMemset(g, 0, M * sizeof(double)), "clearing the trace scratch", 0);
+    const cudaError_t e = cudaMemset(g, 0, M * sizeof(double));
+    if (e != cudaSuccess) {
+        kcu_traces_destroy(t);
+        return kcu_fail(e, "clearing the trace scratch", 0);
+    }
     for (size_t i = 0; i < jobs; i++) {
         kcu_gfmc *v = t->views + i;
         unsigned char *p = t->mem + i * per;

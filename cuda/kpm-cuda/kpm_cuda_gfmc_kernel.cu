@@ -13,8 +13,6 @@
 #include "kpm_cuda_by_vector.cuh"
 #include "kpm_cuda_contour.cuh"
 
-#include <curand_kernel.h>
-
 #include <float.h>
 #include <math.h>
 
@@ -32,7 +30,7 @@ __device__ __forceinline__ void kcu_gfmc_step(const kcu_task *T, const int32_t *
                                               double2 *__restrict__ y, bool first, int G,
                                               double *s0, double *s1, double *s2)
 {
-    const double ia = T->ia, ia2 = 2.0 * T->ia, shift = T->b;
+    const double ia = T->ia, shift = T->b;
     const int W = T->width;
     for (long long r = r0 + threadIdx.x; r < r1; r += blockDim.x) {
         const long long hr = MODE >= 1 ? r - r0 : r;
@@ -46,42 +44,23 @@ __device__ __forceinline__ void kcu_gfmc_step(const kcu_task *T, const int32_t *
         kcu_row_product<WT, KCU_NV, MODE == 2 ? 2 : 1>(col, hre, him, hs, hr, W, ons[hr] - shift,
                                                        x, G, xr, acc);
 #pragma unroll
-        for (int j = 0; j < KCU_NV; j++) {
-            double2 yr;
-            if (first) {
-                yr.x = ia * acc[j].x;
-                yr.y = ia * acc[j].y;
-                s0[j] += xr[j].x * xr[j].x + xr[j].y * xr[j].y;
-            } else {
-                yr.x = ia2 * acc[j].x - yo[j].x;
-                yr.y = ia2 * acc[j].y - yo[j].y;
-            }
-            y[kcu_vidx(vr, j)] = yr;
-            s1[j] += yr.x * xr[j].x + yr.y * xr[j].y;
-            s2[j] += yr.x * yr.x + yr.y * yr.y;
-        }
+        for (int j = 0; j < KCU_NV; j++)
+            y[kcu_vidx(vr, j)] =
+                kcu_cheb_next(first, ia, acc[j], xr[j], yo[j], &s0[j], &s1[j], &s2[j]);
     }
 }
 
 /* Entry (r, j) of the start vectors of a trace task (KCU_START_UNITS, _PHASES, _GAUSS), 0
  * for a change's (whose entries are added afterwards).  Random entries as the DOS engine
- * draws them (kcu_random_vectors_kernel), so the same seed gives the same vectors. */
+ * draws them (kcu_random_entry), so the same seed gives the same vectors. */
 static __device__ double2 kcu_start_entry(const kcu_task *T, long long r, int j)
 {
     if (T->start == KCU_START_UNITS)
         return make_double2(T->start_row[j] == r ? 1.0 : 0.0, 0.0);
     if (T->start == KCU_START_CHANGE || j >= T->start_n)
         return make_double2(0.0, 0.0);
-    curandStatePhilox4_32_10_t st;
-    curand_init(T->seed, T->first + (unsigned long long)j, 4ull * (unsigned long long)r, &st);
-    if (T->start == KCU_START_GAUSS) {
-        const double2 g = curand_normal2_double(&st);
-        return make_double2(g.x * 0.70710678118654752440, g.y * 0.70710678118654752440);
-    }
-    const double2 u = curand_uniform2_double(&st);
-    double sn, cs;
-    sincos(2.0 * KCU_PI * u.x, &sn, &cs);
-    return make_double2(cs, sn);
+    return kcu_random_entry(T->seed, T->first + (unsigned long long)j, r,
+                            T->start == KCU_START_GAUSS);
 }
 
 template <int WT, int MODE>
@@ -530,9 +509,9 @@ cudaError_t kcu_gfmc_launch_kernel(cudaLaunchConfig_t *cfg, const kcu_task *task
     info->fft = L.fft;
     /* by vector: one block per chain with everything on the chip, one width (6 or 7), and
      * at most KCU_BY_VECTOR_ROWS rows (each lane then has one or two) */
-    L.by_vector = s->by_vector && L.v_smem && G == 1 && WT > 0 && maxdim <= KCU_BY_VECTOR_ROWS;
-    info->by_vector = L.by_vector;
-    if (L.by_vector)
+    info->by_vector = s->by_vector && L.v_smem && G == 1 && WT > 0 &&
+                      maxdim <= KCU_BY_VECTOR_ROWS;
+    if (info->by_vector)
         return WT == 6 ? kcu_gfmc_launch_as<6, 4>(cfg, G, tasks_dev, upd_dev, L)
                        : kcu_gfmc_launch_as<7, 4>(cfg, G, tasks_dev, upd_dev, L);
     if (L.v_smem && G == 1)

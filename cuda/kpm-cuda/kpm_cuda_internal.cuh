@@ -28,6 +28,7 @@
 
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
+#include <curand_kernel.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -215,6 +216,25 @@ static __device__ __forceinline__ void kcu_row_product(const int32_t *col, const
     }
 }
 
+/* Entry r of random vector `vec` drawn from `seed` (the DOS engine's vectors, and the GFMC
+ * kernel's trace jobs, so that both draw the same): Philox from subsequence vec, offset
+ * 4 r; a random phase e^{2 pi i u}, or (gaussian) a complex Gaussian of unit variance. */
+static __device__ __forceinline__ double2 kcu_random_entry(unsigned long long seed,
+                                                           unsigned long long vec, long long r,
+                                                           int gaussian)
+{
+    curandStatePhilox4_32_10_t st;
+    curand_init(seed, vec, 4ull * (unsigned long long)r, &st);
+    if (gaussian) {
+        const double2 g = curand_normal2_double(&st);
+        return make_double2(g.x * 0.70710678118654752440, g.y * 0.70710678118654752440);
+    }
+    const double2 u = curand_uniform2_double(&st);
+    double sn, cs;
+    sincos(2.0 * KCU_PI * u.x, &sn, &cs);
+    return make_double2(cs, sn);
+}
+
 /* ---- GFMC: the task and launch records (kpm_cuda_gfmc.cu fills, the kernel reads) ---- */
 
 struct kcu_task {
@@ -258,7 +278,6 @@ struct kcu_task {
     unsigned long long seed, first;
 };
 
-
 /* status codes in out[3] */
 #define KCU_ST_OK 0
 #define KCU_ST_MOMENT 1 /* |mu_n| > mu_0 */
@@ -281,7 +300,6 @@ struct kcu_gfmc_launch {
     long long v_off;  /* their byte offset in the dynamic shared memory (after H) */
     int fft;          /* 1: the Green's functions by FFT in shared memory (2N a power of 2) */
     long long fft_off;/* its byte offset (after the moments), twiddles then buffers */
-    int by_vector;    /* 1: the recursion by vector (kpm_cuda_by_vector.cuh) */
     unsigned long long *phase_ns; /* the launch's %globaltimer stamps (ns) of the first
                                      chain's first block: start, recursion done, Green's
                                      functions done, end (device, 4; for the benchmark) */
@@ -300,6 +318,29 @@ KCU_API cudaError_t kcu_gfmc_launch_kernel(cudaLaunchConfig_t *cfg, const kcu_ta
                                            const kcu_gfmc_settings *s, kcu_gfmc_info *info);
 
 /* ---- GFMC: the kernel's device helpers (kpm_cuda_gfmc_kernel.cu, kpm_cuda_contour.cuh) */
+
+/* One row's entry of the next Chebyshev vector from acc = (H - b) x (ia = 1 / a): y = H~ x
+ * at the first step, else y = 2 H~ x - y_old; and the step's sums of the row:
+ * s0 += |x|^2 (first step only), s1 += Re <y|x>, s2 += |y|^2.  (Both recursions of the
+ * GFMC kernel, by row and by vector, so that they round alike.) */
+static __device__ __forceinline__ double2 kcu_cheb_next(bool first, double ia, double2 acc,
+                                                        double2 x, double2 y_old, double *s0,
+                                                        double *s1, double *s2)
+{
+    double2 y;
+    if (first) {
+        y.x = ia * acc.x;
+        y.y = ia * acc.y;
+        *s0 += x.x * x.x + x.y * x.y;
+    } else {
+        const double ia2 = 2.0 * ia;
+        y.x = ia2 * acc.x - y_old.x;
+        y.y = ia2 * acc.y - y_old.y;
+    }
+    *s1 += y.x * x.x + y.y * x.y;
+    *s2 += y.x * y.x + y.y * y.y;
+    return y;
+}
 
 static __device__ __forceinline__ unsigned long long kcu_timer_ns(void)
 {

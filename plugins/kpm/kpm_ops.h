@@ -98,11 +98,12 @@ typedef struct kpm_backend {
                       const double *T, const double *mu, double *dS);
     /* optional (NULL: every trace by random_moments or rows_moments, one workspace after
      * the other): the traces of n prepared workspaces at once (a device: one launch for the
-     * whole batch).  For each workspace k it takes, it sets done[k] = 1 and fills, with
-     * w->R > 0, w->mu_vec with the R vectors' moments <r|T_n(H~)|r> / dim, drawing from
-     * rngs[k] exactly what random_moments draws; with w->R = 0, w->mu with the exact trace
-     * (1/dim) sum_r <r|T_n(H~)|r>.  Workspaces left with done[k] = 0 take the one-by-one
-     * path.  rngs may be NULL when every R is 0. */
+     * whole batch), skipping those with done[k] = 1 (an exact trace kept).  For each
+     * workspace k it takes, it sets done[k] = 1 and fills, with w->R > 0, w->mu_vec with
+     * the R vectors' moments <r|T_n(H~)|r> / dim, drawing from rngs[k] exactly what
+     * random_moments draws; with w->R = 0, w->mu with the exact trace (1/dim) sum_r
+     * <r|T_n(H~)|r>.  Workspaces left with done[k] = 0 take the one-by-one path.  rngs may
+     * be NULL when every R is 0. */
     int (*traces)(void *const *ws, size_t n, mcf_rng *const *rngs, unsigned char *done);
     /* optional (NULL: the host computes them): GFMC on the contour, for n workspaces whose
      * changes fit the older form (contour_local: rank <= 2, <= MCF_CHANGE_MAX_ENTRIES

@@ -48,47 +48,22 @@ static void ops_trace_taken(kpm_ops_ws *w)
 }
 
 int kpm_ops_traces(const kpm_backend *be, void *const *ws, size_t n, mcf_rng *const *rngs,
-                      const char *what)
+                   const char *what)
 {
-    unsigned char done[n ? n : 1];
+    unsigned char kept[n ? n : 1], done[n ? n : 1];
     int rc;
     for (size_t k = 0; k < n; k++) {
-        kpm_ops_ws *w = ws[k];
-        if ((rc = kpm_ops_prepare(w)))
+        if ((rc = kpm_ops_prepare(ws[k])))
             return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
-        done[k] = (unsigned char)ops_trace_kept(w);
+        kept[k] = done[k] = (unsigned char)ops_trace_kept(ws[k]);
     }
-    size_t left = 0;
-    for (size_t k = 0; k < n; k++)
-        left += !done[k];
-    if (left && be->traces) {
-        /* only the workspaces still to do go to the backend, in batch order */
-        void *todo[left];
-        mcf_rng *rng_todo[left];
-        unsigned char got[left];
-        size_t q = 0;
-        for (size_t k = 0; k < n; k++)
-            if (!done[k]) {
-                todo[q] = ws[k];
-                rng_todo[q] = rngs ? rngs[k] : NULL;
-                got[q++] = 0;
-            }
-        if ((rc = be->traces(todo, left, rng_todo, got)))
-            return mcf_fail_prefix(rc, "%s: %s of the batch", be->name, what);
-        for (size_t k = 0, p = 0; k < n; k++)
-            if (!done[k]) {
-                if (got[p++]) {
-                    done[k] = 1;
-                    ops_trace_taken(ws[k]);
-                }
-            }
-    }
+    if (be->traces && (rc = be->traces(ws, n, rngs, done)))
+        return mcf_fail_prefix(rc, "%s: %s of the batch", be->name, what);
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
-        if (done[k])
+        if (kept[k])
             continue;
-        rc = w->R == 0 ? ops_exact_trace(w) : be->random_moments(w, rngs[k]);
-        if (rc)
+        if (!done[k] && (rc = w->R == 0 ? ops_exact_trace(w) : be->random_moments(w, rngs[k])))
             return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
         ops_trace_taken(w);
     }

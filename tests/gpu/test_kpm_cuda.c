@@ -57,14 +57,6 @@
 #include "kpm_test_util.h"
 #include "test_params.h"
 
-static double max_abs_diff(const double *a, const double *b, size_t n)
-{
-    double m = 0.0;
-    for (size_t i = 0; i < n; i++)
-        m = fmax(m, fabs(a[i] - b[i]));
-    return m;
-}
-
 /* (a) unit-vector moments, CPU vs GPU */
 static void test_moments(void)
 {
@@ -94,7 +86,7 @@ static void test_moments(void)
         if (!rc)
             rc = kcu_rows_moments(ge, dh, a, b, rows, 5, M, gpu);
         CHECK(rc == MCF_OK, "GPU moments: %s", mcf_last_error());
-        const double diff = max_abs_diff(cpu, gpu, 5 * M);
+        const double diff = kt_max_abs_diff(cpu, gpu, 5 * M);
         printf("(a) %s, dim %zu: unit-vector moments, max |GPU - CPU| = %.2e (mu_0 = 1)\n",
                q ? "double exchange 6^3, J_H = 3" : "random Hermitian", h->dim, diff);
         CHECK(diff <= 1e-12, "moments differ by %.3e", diff);
@@ -191,8 +183,8 @@ static void test_dct(void)
         rc = kcu_dct_density(gd, mu, nb, g, 2.5, g_f);
     CHECK(rc == MCF_OK, "transforms: %s", mcf_last_error());
     const double scale = fmax(kt_max_abs(c_re, nb * N), kt_max_abs(c_im, nb * N));
-    const double dg = fmax(max_abs_diff(c_re, g_re, nb * N), max_abs_diff(c_im, g_im, nb * N));
-    const double df = max_abs_diff(c_f, g_f, nb * N);
+    const double dg = fmax(kt_max_abs_diff(c_re, g_re, nb * N), kt_max_abs_diff(c_im, g_im, nb * N));
+    const double df = kt_max_abs_diff(c_f, g_f, nb * N);
     printf("(c) cuFFT vs GSL: Green's function %.2e, density %.2e (relative to the largest "
            "value)\n", dg / scale, df / kt_max_abs(c_f, nb * N));
     CHECK(dg <= 1e-12 * scale, "Green's functions differ by %.3e of %.3e", dg, scale);
@@ -365,7 +357,7 @@ static void test_gfmc(void)
             double scale = 0.0;
             for (int j = 0; j < 4; j++)
                 scale = fmax(scale, cm[j * Mt]);
-            const double diff = max_abs_diff(gm, cm, 4 * Mt);
+            const double diff = kt_max_abs_diff(gm, cm, 4 * Mt);
             CHECK(diff <= 1e-12 * scale, "chain %d: GFMC moments differ by %.3e (mu_0 %.3g)", k,
                   diff, scale);
             if (k == 0)
@@ -465,15 +457,6 @@ static void test_gfmc(void)
 
 /* ---- (f) the plugin through the loader --------------------------------------------- */
 
-static void *workspace(const mcf_plugin_info *info, test_params *tp, const mcf_hamiltonian *h)
-{
-    void *ws = NULL;
-    const mcf_fermion_ops *ops = info->ops;
-    int rc = ops->create(&tp->p, h, &ws);
-    CHECK(rc == MCF_OK && ws, "%s create: %s", info->name, mcf_last_error());
-    return ws;
-}
-
 /* the plugins kpm and kpm-cuda through the loader (MCF_OK, or a failed check) */
 static int open_plugins(mcf_plugin **pc, mcf_plugin **pg)
 {
@@ -497,7 +480,8 @@ static void test_plugin(void)
                                        "moments", "128", "block", "5", NULL);
     test_params *tg = test_params_make(pg->info->params, "test_kpm_cuda.ini", "vectors", "0",
                                        "moments", "128", "block", "5", NULL);
-    void *wc = workspace(pc->info, tc, h), *wg = workspace(pg->info, tg, h);
+    void *wc = test_params_workspace(pc->info, tc, h);
+    void *wg = test_params_workspace(pg->info, tg, h);
     if (!wc || !wg)
         return;
     const size_t P = oc->energy_points(wc);
@@ -505,7 +489,7 @@ static void test_plugin(void)
     double *ec = malloc(P * sizeof *ec), *eg = malloc(P * sizeof *eg);
     oc->energies(wc, ec);
     og->energies(wg, eg);
-    CHECK(max_abs_diff(ec, eg, P) == 0.0, "energy grids differ");
+    CHECK(kt_max_abs_diff(ec, eg, P) == 0.0, "energy grids differ");
     const size_t rows[3] = {0, 17, 63};
     const size_t *rl[1] = {rows};
     double *lc = malloc(3 * P * sizeof *lc), *lg = malloc(3 * P * sizeof *lg);
@@ -518,8 +502,8 @@ static void test_plugin(void)
          oc->green(wsc, 1, rl, 3, rec, imc) || og->green(wsg, 1, rl, 3, reg, img);
     CHECK(rc == MCF_OK, "ldos / green: %s", mcf_last_error());
     const double sl = kt_max_abs(lc, 3 * P), sg = kt_max_abs(ic, 3 * P);
-    const double dl = max_abs_diff(lc, lg, 3 * P);
-    const double dg = fmax(max_abs_diff(rc_, rg, 3 * P), max_abs_diff(ic, ig, 3 * P));
+    const double dl = kt_max_abs_diff(lc, lg, 3 * P);
+    const double dg = fmax(kt_max_abs_diff(rc_, rg, 3 * P), kt_max_abs_diff(ic, ig, 3 * P));
     CHECK(dl <= 1e-12 * sl && dg <= 1e-12 * sg, "ldos differ by %.3e, green by %.3e", dl, dg);
     double *dc = malloc(P * sizeof *dc), *dgp = malloc(P * sizeof *dgp);
     double *const doc[1] = {dc}, *const dog[1] = {dgp};
@@ -532,7 +516,7 @@ static void test_plugin(void)
          oc->occupation(wsc, 1, rr1, 0.3, 0.1, &nc, &ncE) ||
          og->occupation(wsg, 1, rr2, 0.3, 0.1, &ng, &ngE);
     CHECK(rc == MCF_OK, "dos / occupation: %s", mcf_last_error());
-    const double dd = max_abs_diff(dc, dgp, P);
+    const double dd = kt_max_abs_diff(dc, dgp, P);
     CHECK(dd <= 1e-12 * kt_max_abs(dc, P), "exact-trace DOS differs by %.3e", dd);
     CHECK(fabs(nc - ng) <= 1e-12 && fabs(ncE - ngE) <= 1e-12,
           "occupation: n %.15g vs %.15g, e %.15g vs %.15g", nc, ng, ncE, ngE);
@@ -604,19 +588,19 @@ static void test_plugin(void)
         rc = oc->dos_moments(wsc, 1, rr1, pmc, pvc, psc, NULL) ||
              og->dos_moments(wsg, 1, rr2, pmg, pvg, psg, NULL);
         CHECK(rc == MCF_OK, "dos_moments: %s", mcf_last_error());
-        double dm = max_abs_diff(muc, mug, MM);
+        double dm = kt_max_abs_diff(muc, mug, MM);
         CHECK(dm <= 1e-12 * muc[0] && sc2[0] == sg2[0] && sc2[1] == sg2[1] && vg[5] == 0.0,
               "exact-trace moments differ by %.3e (or scale / variance)", dm);
         double lmc[3 * MM], lmg[3 * MM], lsc[2], lsg[2];
         double *plc[1] = {lmc}, *plg[1] = {lmg}, *pls[1] = {lsc}, *plh[1] = {lsg};
         rc = oc->ldos_moments(wsc, 1, rl, 3, plc, pls, NULL) ||
              og->ldos_moments(wsg, 1, rl, 3, plg, plh, NULL);
-        const double dlm = max_abs_diff(lmc, lmg, 3 * MM);
+        const double dlm = kt_max_abs_diff(lmc, lmg, 3 * MM);
         CHECK(rc == MCF_OK && dlm <= 1e-12, "ldos moments differ by %.3e (%s)", dlm,
               mcf_last_error());
         test_params *tr = test_params_make(pg->info->params, "test_kpm_cuda.ini", "vectors",
                                            "4", "moments", "128", NULL);
-        void *wr = workspace(pg->info, tr, h);
+        void *wr = test_params_workspace(pg->info, tr, h);
         if (wr) {
             void *const wsr[1] = {wr};
             double *dd1 = malloc(P * sizeof *dd1), *dd2 = malloc(P * sizeof *dd2);

@@ -34,15 +34,8 @@
 #include "de_test_hamiltonian.h"
 #include "kpm_core.h"
 #include "kpm_cuda.h"
+#include "kpm_test_util.h"
 #include "test_params.h"
-
-static double max_abs_diff(const double *a, const double *b, size_t n)
-{
-    double m = 0.0;
-    for (size_t i = 0; i < n; i++)
-        m = fmax(m, fabs(a[i] - b[i]));
-    return m;
-}
 
 /* (a) jobs of unit or random start vectors against the engine */
 static void test_trace_jobs(void)
@@ -92,7 +85,7 @@ static void test_trace_jobs(void)
             CHECK(info.by_vector == expect && info.cluster == 1,
                   "%zu rows: by_vector %d expected, the launch says %d (G = %d)", dim, expect,
                   info.by_vector, info.cluster);
-            const double du = max_abs_diff(eng, got, dim * M);
+            const double du = kt_max_abs_diff(eng, got, dim * M);
             double pad = 0.0;
             for (size_t r = dim; r < 4 * J; r++)
                 for (size_t n = 0; n < M; n++)
@@ -236,15 +229,6 @@ static void test_by_vector(void)
 
 /* ---- (c) the plugin ---------------------------------------------------------------------- */
 
-static void *workspace(const mcf_plugin_info *info, test_params *tp, const mcf_hamiltonian *h)
-{
-    void *ws = NULL;
-    const mcf_fermion_ops *ops = info->ops;
-    int rc = ops->create(&tp->p, h, &ws);
-    CHECK(rc == MCF_OK && ws, "%s create: %s", info->name, mcf_last_error());
-    return ws;
-}
-
 static void test_plugin_traces(void)
 {
     enum { NW = 3, MM = 128 };
@@ -266,8 +250,8 @@ static void test_plugin_traces(void)
     for (int k = 0; k < NW; k++) {
         d[k] = de_random_lattice(k == 2 ? 4 : 3, k == 1 ? 2.0 : 0.0, 80 + (uint64_t)k);
         h[k] = de_build(&d[k]);
-        wg[k] = workspace(pg->info, tg, h[k]);
-        wc[k] = workspace(pc->info, tc, h[k]);
+        wg[k] = test_params_workspace(pg->info, tg, h[k]);
+        wc[k] = test_params_workspace(pc->info, tc, h[k]);
         if (!wg[k] || !wc[k])
             return;
     }
@@ -309,7 +293,7 @@ static void test_plugin_traces(void)
     double nf, ef;
     test_params *tc2 = test_params_make(pc->info->params, "test_kpm_cuda_traces.ini",
                                         "vectors", "0", "moments", "128", NULL);
-    void *fresh = workspace(pc->info, tc2, h[1]);
+    void *fresh = test_params_workspace(pc->info, tc2, h[1]);
     void *const one[1] = {fresh};
     if (!rc && fresh)
         rc = oc->occupation(one, 1, rsp, 0.1, 0.2, &nf, &ef);
@@ -334,9 +318,9 @@ static void test_plugin_traces(void)
     for (int k = 0; k < NW; k++) {
         dr[k] = de_random_lattice(k == 2 ? 4 : 3, 0.0, 85 + (uint64_t)k);
         hr[k] = de_build(&dr[k]);
-        wr[k] = workspace(pg->info, tr, hr[k]);
+        wr[k] = test_params_workspace(pg->info, tr, hr[k]);
     }
-    void *we0 = workspace(pg->info, tg, hr[1]);
+    void *we0 = test_params_workspace(pg->info, tg, hr[1]);
     mcf_rng r[NW], r1;
     mcf_rng *rp[NW];
     for (int k = 0; k < NW; k++) {

@@ -204,4 +204,12 @@ static inline double kt_max_abs(const double *v, size_t n)
     return m;
 }
 
+static inline double kt_max_abs_diff(const double *a, const double *b, size_t n)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, fabs(a[i] - b[i]));
+    return m;
+}
+
 #endif

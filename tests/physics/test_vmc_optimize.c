@@ -122,6 +122,27 @@ static int run_mcf(const char *args, const char *log, double *wall)
     return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* `mcf optimize` of DIR/<name>.ini written from body (write_config; the output folder into
+ * out, the log DIR/<name>.log): the exit status, printed with the wall time as `what`; -1
+ * (a failed check) when the configuration cannot be written; the log's tail on failure. */
+static int optimize_config(const char *dir, const char *name, unsigned long long seed,
+                           const char *body, const char *what, char *out, size_t out_size)
+{
+    char ini[PHYS_PATH_MAX], log[PHYS_PATH_MAX], args[2 * PHYS_PATH_MAX];
+    if (write_config(dir, name, seed, body, ini, sizeof ini, out, out_size)) {
+        CHECK(0, "%s: cannot write the configuration %s", what, ini);
+        return -1;
+    }
+    snprintf(log, sizeof log, "%s/%s.log", dir, name);
+    snprintf(args, sizeof args, "optimize '%s' --no-progress", ini);
+    double wall;
+    const int rc = run_mcf(args, log, &wall);
+    printf("  %s: mcf optimize exit %d, %.1f s\n", what, rc, wall);
+    if (rc)
+        phys_print_tail(log);
+    return rc;
+}
+
 /* The whole text of a file (static buffer, truncated at 64 KiB; "" when unreadable). */
 static const char *slurp(const char *path)
 {
@@ -225,23 +246,13 @@ static void test_from_scratch(const char *dir)
 {
     printf("(a) optimization from scratch vs QMCPACK heg_14_gamma (E_ref = %.6f +- %.6f)\n",
            E_REF, E_REF_ERR);
-    char ini[PHYS_PATH_MAX], out[PHYS_PATH_MAX], log[PHYS_PATH_MAX], args[2 * PHYS_PATH_MAX];
+    char out[PHYS_PATH_MAX];
     const char *body = HEG_RUN "[schedule]\nthermalize = 500\nmeasure_every = 2\n" HEG_MODEL
                        "[optimize]\niterations = 8\nsamples = 2000\n";
-    if (write_config(dir, "scratch", 20240611, body, ini, sizeof ini, out, sizeof out)) {
-        CHECK(0, "(a): cannot write the configuration");
-        return;
-    }
-    snprintf(log, sizeof log, "%s/scratch.log", dir);
-    snprintf(args, sizeof args, "optimize '%s' --no-progress", ini);
-    double wall;
-    const int rc = run_mcf(args, log, &wall);
-    printf("  mcf optimize: exit %d, %.1f s\n", rc, wall);
+    const int rc = optimize_config(dir, "scratch", 20240611, body, "(a)", out, sizeof out);
     CHECK(rc == 0, "(a): mcf optimize exited with %d", rc);
-    if (rc) {
-        phys_print_tail(log);
+    if (rc)
         return;
-    }
     phys_table t;
     if (read_optimize(out, &t)) {
         CHECK(0, "(a): no optimize.tsv");
@@ -390,20 +401,11 @@ static void test_resume(const char *dir)
     printf("(b) stop with SIGINT and mcf resume\n");
     char ini[PHYS_PATH_MAX], ref[PHYS_PATH_MAX], out[PHYS_PATH_MAX], log[PHYS_PATH_MAX],
         args[2 * PHYS_PATH_MAX];
-    if (write_config(dir, "whole", 777, RESUME_BODY, ini, sizeof ini, ref, sizeof ref)) {
-        CHECK(0, "(b): cannot write the configuration");
-        return;
-    }
-    snprintf(log, sizeof log, "%s/whole.log", dir);
-    snprintf(args, sizeof args, "optimize '%s' --no-progress", ini);
-    double wall;
-    int rc = run_mcf(args, log, &wall);
-    printf("  uninterrupted: exit %d, %.1f s\n", rc, wall);
+    int rc = optimize_config(dir, "whole", 777, RESUME_BODY, "(b) uninterrupted", ref,
+                             sizeof ref);
     CHECK(rc == 0, "(b): the uninterrupted optimization exited with %d", rc);
-    if (rc) {
-        phys_print_tail(log);
+    if (rc)
         return;
-    }
 
     if (write_config(dir, "stopped", 777, RESUME_BODY, ini, sizeof ini, out, sizeof out)) {
         CHECK(0, "(b): cannot write the configuration");
@@ -460,6 +462,7 @@ static void test_resume(const char *dir)
 
     snprintf(log, sizeof log, "%s/resumed.log", dir);
     snprintf(args, sizeof args, "resume '%s' --no-progress", out);
+    double wall;
     rc = run_mcf(args, log, &wall);
     printf("  mcf resume: exit %d, %.1f s; %s", rc, wall, slurp(log));
     CHECK(rc == 0, "(b): mcf resume exited with %d", rc);
@@ -486,22 +489,13 @@ static void test_resume(const char *dir)
 static void test_variance(const char *dir)
 {
     printf("(c) target = variance from scratch\n");
-    char ini[PHYS_PATH_MAX], out[PHYS_PATH_MAX], log[PHYS_PATH_MAX], args[2 * PHYS_PATH_MAX];
+    char out[PHYS_PATH_MAX];
     const char *body = HEG_RUN "[schedule]\nthermalize = 500\nmeasure_every = 2\n" HEG_MODEL
                        "[optimize]\niterations = 4\nsamples = 1000\ntarget = variance\n";
-    if (write_config(dir, "variance", 4242, body, ini, sizeof ini, out, sizeof out)) {
-        CHECK(0, "(c): cannot write the configuration");
-        return;
-    }
-    snprintf(log, sizeof log, "%s/variance.log", dir);
-    snprintf(args, sizeof args, "optimize '%s' --no-progress", ini);
-    double wall;
-    const int rc = run_mcf(args, log, &wall);
-    printf("  mcf optimize: exit %d, %.1f s\n", rc, wall);
+    const int rc = optimize_config(dir, "variance", 4242, body, "(c)", out, sizeof out);
     CHECK(rc == 0, "(c): mcf optimize exited with %d", rc);
     phys_table t;
     if (rc || read_optimize(out, &t)) {
-        phys_print_tail(log);
         CHECK(0, "(c): no optimize.tsv");
         return;
     }
