@@ -261,9 +261,11 @@ KCU_API int kcu_gfmc_moments(const kcu_gfmc_job *jobs, size_t n, const kcu_gfmc_
                              double *const *mu, kcu_gfmc_info *info);
 
 /* Scratch for `jobs` jobs of independent start vectors (kcu_gfmc_job.start other than
- * KCU_START_CHANGE) of dimension dim and M moments, in one device allocation: job i's
- * kcu_gfmc is kcu_traces_job(t, i), owned by t (not for kcu_gfmc_destroy).  Launches with
- * such a job run one block per chain (by vector where the lattice allows). */
+ * KCU_START_CHANGE) of dimension dim and M moments, in one device allocation: *out owned by
+ * the caller (kcu_traces_destroy); job i's kcu_gfmc is kcu_traces_job(t, i) (NULL for i out
+ * of range), owned by t (not for kcu_gfmc_destroy).  Launches with such a job run one
+ * block per chain (by vector where the lattice allows).  Errors: MCF_EDEVICE (no device),
+ * MCF_EINVAL (dim, M < 2 or jobs out of range), MCF_ENOMEM (with the sizes). */
 typedef struct kcu_traces kcu_traces;
 KCU_API int kcu_traces_create(size_t dim, size_t M, size_t jobs, kcu_traces **out);
 KCU_API void kcu_traces_destroy(kcu_traces *t);

@@ -158,13 +158,14 @@ KPM_API void kpm_ops_destroy(void *w);
 /* a, b of the current Hamiltonian (recomputed when its version changed). */
 KPM_API void kpm_ops_scale(kpm_ops_ws *w);
 
-/* The scaling of w (kpm_ops_scale), then the backend's prepare. */
+/* The scaling of w (kpm_ops_scale), then the backend's prepare (its error, if any). */
 KPM_API int kpm_ops_prepare(kpm_ops_ws *w);
 
 /* The mean moments of the batch's traces into each w->mu, every workspace prepared first
  * (kpm_ops_traces.c): with vectors = 0 the exact trace (kept while h->version stays: not
- * taken again), else the R random vectors' moments from rngs[k]; the backend's traces op
- * for the workspaces it takes, the others one by one.  `what` names the op in messages. */
+ * taken again), else the R random vectors' moments from rngs[k] (rngs may be NULL when
+ * every R is 0); the backend's traces op for the workspaces it takes, the others one by
+ * one.  Errors: the backend's, prefixed with its name, `what` and the workspace. */
 KPM_API int kpm_ops_traces(const kpm_backend *be, void *const *ws, size_t n,
                            mcf_rng *const *rngs, const char *what);
 
