@@ -23,6 +23,13 @@
 #define KPM_INLINE inline
 #endif
 
+/* complete unrolling of a short loop over the groups of a block */
+#if defined(__GNUC__) && !defined(__clang__)
+#define KPM_UNROLL _Pragma("GCC unroll 8")
+#else
+#define KPM_UNROLL
+#endif
+
 static const double kpm_pi = 3.14159265358979323846;
 
 /* ---- engine ------------------------------------------------------------------------ */
@@ -162,6 +169,125 @@ static KPM_INLINE void step_rows(const step_args *s, const size_t B, size_t r0, 
     }
 }
 
+/* The same step for blocks of 4 NG vectors with explicit 4-wide vectors (GCC's vector
+ * extension; two SSE2 halves in the baseline clone): the accumulators of PG groups (up to
+ * 16 vectors) stay in registers, where step_rows' arrays of B accumulators live on the
+ * stack; the rows' table entries are re-read from L1 for each pass of PG groups.  Every
+ * element goes through the same operations in the same order as in step_rows (element-
+ * wise products, sums and differences, no FMA), so the moments are the same bits for any
+ * block size (test_kpm_exact (b)).  The table and the gathered rows of x are prefetched
+ * KPM_PREFETCH and KPM_PREFETCH / 4 rows ahead: the step is bound by the latency of its
+ * 20-odd streams on one core rather than by the memory bus (docs/benchmarks.md). */
+#if defined(__GNUC__)
+typedef double kpm_v4 __attribute__((vector_size(32), aligned(8), may_alias));
+#define KPM_HAVE_V4 1
+#define KPM_PREFETCH 64
+/* macros, not functions: a function returning a 32-byte vector warns (-Wpsabi) */
+#define v4_load(p) (*(const kpm_v4 *)(p))
+#define v4_store(p, v) (*(kpm_v4 *)(p) = (v))
+#define v4_all(a) ((kpm_v4){(a), (a), (a), (a)})
+
+static KPM_INLINE void step_prefetch(const mcf_hamiltonian *h, const double *x, size_t B,
+                                     size_t r)
+{
+    const size_t dim = h->dim;
+    if (r + KPM_PREFETCH >= dim)
+        return;
+    if (!(r & 7))
+        for (int k = 0; k < h->width; k++) {
+            const size_t sp = (size_t)k * dim + r + KPM_PREFETCH;
+            __builtin_prefetch(h->col + sp);
+            __builtin_prefetch(h->hop_re + sp);
+            __builtin_prefetch(h->hop_im + sp);
+        }
+    for (int k = 0; k < h->width; k++) {
+        const int32_t c = h->col[(size_t)k * dim + r + KPM_PREFETCH / 4];
+        if (c >= 0)
+            for (size_t o = 0; o < 2 * B; o += 8)
+                __builtin_prefetch(x + 2 * B * (size_t)c + o);
+    }
+}
+
+static KPM_INLINE void step_rows_v4(const step_args *s, const size_t NG, const size_t PG,
+                                    size_t r0, size_t r1, double *part)
+{
+    const mcf_hamiltonian *h = s->h;
+    const size_t dim = h->dim, B = 4 * NG;
+    const int W = h->width;
+    const int32_t *col = h->col;
+    const double *hre = h->hop_re, *him = h->hop_im, *ons = h->onsite;
+    const double *restrict x = s->x;
+    double *restrict y = s->y;
+    const double *restrict w = s->w;
+    const double shift = s->b;
+    const kpm_v4 zero = {0.0, 0.0, 0.0, 0.0};
+    const kpm_v4 ia = v4_all(s->ia), ia2 = v4_all(2.0 * s->ia);
+    const int first = s->first, mode = s->mode;
+    kpm_v4 s1[KPM_MAX_BLOCK / 4], s2[KPM_MAX_BLOCK / 4];
+    for (size_t g = 0; g < NG; g++)
+        s1[g] = s2[g] = zero;
+    for (size_t r = r0; r < r1; r++) {
+        step_prefetch(h, x, B, r);
+        const double *restrict xr = x + 2 * B * r;
+        double *restrict yr = y + 2 * B * r;
+        const kpm_v4 e = v4_all(ons[r] - shift);
+        for (size_t g0 = 0; g0 < NG; g0 += PG) {
+            kpm_v4 ar[4], ai[4];
+            KPM_UNROLL
+            for (size_t q = 0; q < PG; q++) {
+                const size_t o = 4 * (g0 + q);
+                ar[q] = e * v4_load(xr + o);
+                ai[q] = e * v4_load(xr + B + o);
+            }
+            for (int k = 0; k < W; k++) {
+                const size_t sl = (size_t)k * dim + r;
+                const int32_t c = col[sl];
+                if (c < 0)
+                    continue;
+                const kpm_v4 hr = v4_all(hre[sl]), hi = v4_all(him[sl]);
+                const double *restrict xc = x + 2 * B * (size_t)c;
+                KPM_UNROLL
+                for (size_t q = 0; q < PG; q++) {
+                    const size_t o = 4 * (g0 + q);
+                    const kpm_v4 cr = v4_load(xc + o), ci = v4_load(xc + B + o);
+                    ar[q] += hr * cr - hi * ci;
+                    ai[q] += hr * ci + hi * cr;
+                }
+            }
+            KPM_UNROLL
+            for (size_t q = 0; q < PG; q++) {
+                const size_t o = 4 * (g0 + q);
+                kpm_v4 yre, yim;
+                if (first) {
+                    yre = ia * ar[q];
+                    yim = ia * ai[q];
+                } else {
+                    yre = ia2 * ar[q] - v4_load(yr + o);
+                    yim = ia2 * ai[q] - v4_load(yr + B + o);
+                }
+                v4_store(yr + o, yre);
+                v4_store(yr + B + o, yim);
+                if (mode == STEP_DIAG) {
+                    const kpm_v4 xre = v4_load(xr + o), xim = v4_load(xr + B + o);
+                    s1[g0 + q] += yre * xre + yim * xim;
+                    s2[g0 + q] += yre * yre + yim * yim;
+                } else {
+                    const kpm_v4 wre = v4_load(w + 2 * B * r + o);
+                    const kpm_v4 wim = v4_load(w + 2 * B * r + B + o);
+                    s1[g0 + q] += wre * yre + wim * yim;
+                    s2[g0 + q] += wre * yim - wim * yre;
+                }
+            }
+        }
+    }
+    for (size_t g = 0; g < NG; g++)
+        for (int l = 0; l < 4; l++) {
+            part[4 * g + (size_t)l] = s1[g][l];
+            part[B + 4 * g + (size_t)l] = s2[g][l];
+        }
+}
+#endif
+
 typedef void (*step_fn)(const step_args *s, size_t r0, size_t r1, double *part);
 
 /* Versions with the block size known to the compiler (the inner loops unroll and
@@ -183,12 +309,22 @@ typedef void (*step_fn)(const step_args *s, size_t r0, size_t r1, double *part);
     {                                                                                  \
         step_rows(s, NB, r0, r1, part);                                                \
     }
+#ifdef KPM_HAVE_V4
+#define KPM_STEP_V4(NB, PG)                                                            \
+    KPM_CLONES static void step_b##NB(const step_args *s, size_t r0, size_t r1,       \
+                                      double *part)                                    \
+    {                                                                                  \
+        step_rows_v4(s, NB / 4, PG, r0, r1, part);                                     \
+    }
+#else
+#define KPM_STEP_V4(NB, PG) KPM_STEP_FIXED(NB)
+#endif
 KPM_STEP_FIXED(1)
 KPM_STEP_FIXED(2)
-KPM_STEP_FIXED(4)
-KPM_STEP_FIXED(8)
-KPM_STEP_FIXED(16)
-KPM_STEP_FIXED(32)
+KPM_STEP_V4(4, 1)
+KPM_STEP_V4(8, 2)
+KPM_STEP_V4(16, 4)
+KPM_STEP_V4(32, 4)
 KPM_CLONES static void step_bn(const step_args *s, size_t r0, size_t r1, double *part)
 {
     step_rows(s, s->B, r0, r1, part);

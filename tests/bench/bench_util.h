@@ -58,23 +58,13 @@ static inline size_t llc_bytes(void)
     return s > 0 ? (size_t)s : (size_t)32 << 20;
 }
 
-/* STREAM copy bandwidth in GB/s (1e9 bytes) with the current thread count */
-static inline double copy_bandwidth(size_t n)
+/* STREAM copy c[i] = a[i] over two caller-owned arrays of n doubles (first touched by the
+ * current threads): GB/s (1e9 bytes, 16 bytes per element), best of reps. */
+static inline double copy_bandwidth_of(double *a, double *c, size_t n, int reps)
 {
-    double *a = malloc(n * sizeof *a), *c = malloc(n * sizeof *c);
-    if (!a || !c) {
-        free(a);
-        free(c);
-        return 0.0;
-    }
     const long nl = (long)n;
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < nl; i++) {
-        a[i] = 1.0 + (double)i;
-        c[i] = 0.0;
-    }
     double best = 1e30;
-    for (int rep = 0; rep < 5; rep++) {
+    for (int rep = 0; rep < reps; rep++) {
         const double t0 = now();
 #pragma omp parallel for schedule(static)
         for (long i = 0; i < nl; i++)
@@ -82,11 +72,42 @@ static inline double copy_bandwidth(size_t n)
         const double t = now() - t0;
         if (t < best)
             best = t;
-        a[rep] += c[n - 1 - (size_t)rep]; /* keep the copies observable */
+        a[rep % nl] += c[n - 1 - (size_t)rep % n]; /* keep the copies observable */
     }
+    return 16.0 * (double)n / best / 1e9;
+}
+
+/* Two arrays of n doubles for copy_bandwidth_of, first touched by the current threads;
+ * free both with free().  0 when out of memory. */
+static inline int copy_arrays(size_t n, double **a, double **c)
+{
+    *a = malloc(n * sizeof **a);
+    *c = malloc(n * sizeof **c);
+    if (!*a || !*c) {
+        free(*a);
+        free(*c);
+        return 0;
+    }
+    const long nl = (long)n;
+    double *pa = *a, *pc = *c;
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < nl; i++) {
+        pa[i] = 1.0 + (double)i;
+        pc[i] = 0.0;
+    }
+    return 1;
+}
+
+/* STREAM copy bandwidth in GB/s (1e9 bytes) with the current thread count, best of 5 */
+static inline double copy_bandwidth(size_t n)
+{
+    double *a, *c;
+    if (!copy_arrays(n, &a, &c))
+        return 0.0;
+    const double bw = copy_bandwidth_of(a, c, n, 5);
     free(a);
     free(c);
-    return 16.0 * (double)n / best / 1e9;
+    return bw;
 }
 
 /* The CPU's model name from /proc/cpuinfo ("unknown" elsewhere) into buf. */

@@ -17,7 +17,11 @@
  * from cache (each r_n row is read once from memory); extra misses of the +-L^2
  * neighbours are what the ratio to the copy bandwidth exposes.  Copy bandwidth: STREAM
  * "copy" c[i] = a[i] over arrays of max(4 x last-level cache, 256 MiB) each, counted as
- * 16 bytes per element (read + write, no write-allocate, STREAM's convention), best of 5. */
+ * 16 bytes per element (read + write, no write-allocate, STREAM's convention): best of 5 at
+ * the start (the machine line), and best of 3 right after every row's timing with the same
+ * threads (the "copy GB/s" column, which "% of copy" divides by): on a shared VM the copy
+ * bandwidth drifts by 2x within minutes, and only the adjacent measurement makes the ratio
+ * mean something. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,9 +85,17 @@ int main(int argc, char **argv)
 
     double bw[2] = {NAN, NAN};
     bench_machine("kpm_cpu", "KPM_BENCH_COPY", threads, nT, bw);
+    double *ca = NULL, *cc = NULL;
+    const size_t ncopy = bench_copy_len();
+    const char *ec = getenv("KPM_BENCH_COPY");
+    const int copy = !(ec && !strcmp(ec, "0"));
+    if (copy && !copy_arrays(ncopy, &ca, &cc)) {
+        fprintf(stderr, "kpm_cpu: no memory for the copy test\n");
+        return 1;
+    }
     printf("\n| lattice | sites | B | threads | ns/step/site | ns/step/site/vector | "
-           "bytes/step | GB/s | %% of copy |\n"
-           "|---|---|---|---|---|---|---|---|---|\n");
+           "bytes/step | GB/s | copy GB/s | %% of copy |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n");
     for (int li = 0; li < nL; li++) {
         const size_t L = Ls[li];
         mcf_hamiltonian *h = cubic(L);
@@ -122,9 +134,10 @@ int main(int argc, char **argv)
                 }
                 const double step = (t2 - t1) / (double)S;
                 const double gbs = bytes / step / 1e9;
-                printf("| %zu^3 | %zu | %zu | %d | %.3f | %.3f | %.0f | %.2f | %.0f%% |\n", L, n,
-                       B, threads[t], step / (double)n * 1e9,
-                       step / (double)n / (double)B * 1e9, bytes, gbs, 100.0 * gbs / bw[t]);
+                const double cbw = copy ? copy_bandwidth_of(ca, cc, ncopy, 3) : bw[t];
+                printf("| %zu^3 | %zu | %zu | %d | %.3f | %.3f | %.0f | %.2f | %.2f | %.0f%% "
+                       "|\n", L, n, B, threads[t], step / (double)n * 1e9,
+                       step / (double)n / (double)B * 1e9, bytes, gbs, cbw, 100.0 * gbs / cbw);
                 fflush(stdout);
             }
             free(mu);
@@ -132,5 +145,7 @@ int main(int argc, char **argv)
         }
         mcf_hamiltonian_destroy(h);
     }
+    free(ca);
+    free(cc);
     return 0;
 }
