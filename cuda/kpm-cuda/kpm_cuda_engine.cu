@@ -14,8 +14,13 @@
  * Thread (row, j): j = tid % Bp (Bp the block size rounded up to a power of 2, dividing the
  * thread count), row from the block and a grid-stride loop; threads with j >= B idle.
  * Sums per vector: s0 = <x|x> (first step only), s1 = Re <y|x>, s2 = <y|y>; reduced in
- * the block by a fixed tree, the block sums written to part[block], and the last block
- * to finish (atomic ticket) adds the blocks in index order into tot[3 B]: deterministic. */
+ * the block by a fixed tree and written to part[block][3 B].  The grid's block sums of a
+ * step are added by the NEXT step's kernel, while it runs: its blocks 0 .. 3 B - 1 each add
+ * one q over the previous part (alternating between two buffers) into the previous tot,
+ * in a fixed order, before their rows; after the last step one small kernel adds the last.
+ * So the sums are deterministic and no step waits for a last block to add them: the
+ * earlier "last block to finish adds everything" (an atomic ticket, one thread per q adding
+ * all blocks) cost 30 us a step: 0.166 -> 0.135 ms at 128^3, B = 1 (docs/benchmarks.md). */
 
 struct kcu_step_args {
     const int32_t *col;
@@ -25,17 +30,50 @@ struct kcu_step_args {
     const double2 *x;
     double2 *y;
     double ia, b;
-    double *part;      /* gridDim x 3 B */
-    double *tot;       /* 3 B */
-    unsigned *ticket;
+    double *part;            /* gridDim x 3 B: this step's block sums */
+    const double *prev_part; /* the previous step's, or NULL on the first step */
+    double *prev_tot;        /* 3 B: where the previous step's totals go */
 };
+
+/* tot[q] = the sum over g < G of part[g][q] (nq values per g), added by the calling block
+ * (KCU_STEP_THREADS threads, all calling): thread t the g = t, t + T, ... in order, then a
+ * fixed tree in red (T doubles of shared memory).  Deterministic. */
+static __device__ __forceinline__ void kcu_sum_blocks(const double *part, unsigned G, int nq,
+                                                      int q, double *red, double *tot)
+{
+    const int t = threadIdx.x;
+    double v = 0.0;
+    for (unsigned g = (unsigned)t; g < G; g += KCU_STEP_THREADS)
+        v += part[(size_t)g * (size_t)nq + (size_t)q];
+    red[t] = v;
+    __syncthreads();
+    for (int st = KCU_STEP_THREADS / 2; st > 0; st >>= 1) {
+        if (t < st)
+            red[t] += red[t + st];
+        __syncthreads();
+    }
+    if (t == 0)
+        tot[q] = red[0];
+    __syncthreads();
+}
+
+/* The block sums of the last step: block q adds q (grid 3 B, KCU_STEP_THREADS threads). */
+__global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_sum_blocks_kernel(const double *part,
+                                                                         unsigned G, int nq,
+                                                                         double *tot)
+{
+    __shared__ double red[KCU_STEP_THREADS];
+    kcu_sum_blocks(part, G, nq, (int)blockIdx.x, red, tot);
+}
 
 template <int WT, int LP>
 __global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_step_kernel(kcu_step_args s)
 {
     __shared__ double red[3][KCU_STEP_THREADS];
-    __shared__ bool last;
     const int tid = threadIdx.x, B = s.B, Bp = s.Bp;
+    if (s.prev_part) /* block-uniform: every thread of the block takes part */
+        for (int q = (int)blockIdx.x; q < 3 * B; q += (int)gridDim.x)
+            kcu_sum_blocks(s.prev_part, gridDim.x, 3 * B, q, red[0], s.prev_tot);
     const int j = tid % Bp;
     const int rows_per_block = KCU_STEP_THREADS / Bp;
     const double ia = s.ia, ia2 = 2.0 * s.ia, shift = s.b;
@@ -77,20 +115,6 @@ __global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_step_kernel(kcu_step_arg
     if (tid < B)
         for (int q = 0; q < 3; q++)
             s.part[(size_t)blockIdx.x * 3 * B + q * B + tid] = red[q][tid];
-    __threadfence();
-    __syncthreads();
-    if (tid == 0)
-        last = atomicInc(s.ticket, gridDim.x - 1) == gridDim.x - 1;
-    __syncthreads();
-    if (last) {
-        __threadfence();
-        for (int q = tid; q < 3 * B; q += blockDim.x) {
-            double t = 0.0;
-            for (unsigned g = 0; g < gridDim.x; g++)
-                t += ((volatile double *)s.part)[(size_t)g * 3 * B + q];
-            s.tot[q] = t;
-        }
-    }
 }
 
 /* Start vectors: nb random vectors in a block of stride B (the rest zero). */
@@ -127,9 +151,8 @@ __global__ void kcu_set_units_kernel(double2 *v, int B, const long long *rows, i
 struct kcu_engine {
     size_t dim, block;
     double2 *v0, *v1;
-    double *part, *tot; /* part: grid x 3 block; tot: steps x 3 block */
+    double *part, *tot; /* part: 2 buffers of grid x 3 block; tot: steps x 3 block */
     size_t tot_steps;
-    unsigned *ticket;
     long long *rows;
     double *tot_host;
     int grid;
@@ -149,7 +172,6 @@ extern "C" void kcu_engine_destroy(kcu_engine *e)
     cudaFree(e->v1);
     cudaFree(e->part);
     cudaFree(e->tot);
-    cudaFree(e->ticket);
     cudaFree(e->rows);
     free(e->tot_host);
     if (e->graph)
@@ -180,14 +202,12 @@ extern "C" int kcu_engine_create(size_t dim, size_t block, kcu_engine **out)
     const size_t vb = dim * block * sizeof(double2);
     if ((rc = kcu_alloc((void **)&e->v0, vb, "KPM vectors")) ||
         (rc = kcu_alloc((void **)&e->v1, vb, "KPM vectors")) ||
-        (rc = kcu_alloc((void **)&e->part, (size_t)e->grid * 3 * block * sizeof(double),
+        (rc = kcu_alloc((void **)&e->part, 2 * (size_t)e->grid * 3 * block * sizeof(double),
                         "KPM partial sums")) ||
-        (rc = kcu_alloc((void **)&e->ticket, sizeof(unsigned), "a counter")) ||
         (rc = kcu_alloc((void **)&e->rows, 64 * sizeof(long long), "row indices"))) {
         kcu_engine_destroy(e);
         return rc;
     }
-    cudaMemset(e->ticket, 0, sizeof(unsigned));
     *out = e;
     return MCF_OK;
 }
@@ -213,26 +233,49 @@ static int kcu_engine_reserve_steps(kcu_engine *e, size_t steps)
 }
 
 template <int LP>
-static void kcu_launch_step_lp(int width, int grid, const kcu_step_args &s)
+static const void *kcu_step_kernel_for(int width)
 {
     if (width == 6)
-        kcu_step_kernel<6, LP><<<grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s);
-    else if (width == 7)
-        kcu_step_kernel<7, LP><<<grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s);
-    else
-        kcu_step_kernel<0, LP><<<grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s);
+        return (const void *)kcu_step_kernel<6, LP>;
+    if (width == 7)
+        return (const void *)kcu_step_kernel<7, LP>;
+    return (const void *)kcu_step_kernel<0, LP>;
 }
 
 /* The table through the read-only data cache for blocks of 4 or more vectors (measured on
  * an H100 at 128^3: 58% of the copy bandwidth instead of 54% at B = 8, 51% instead of 47%
  * at B = 64), plain loads for fewer (74% instead of 68% at B = 1); streaming loads
  * (ld.global.cs) were in between. */
+static const void *kcu_step_kernel_of(int width, int B)
+{
+    return B >= 4 ? kcu_step_kernel_for<1>(width) : kcu_step_kernel_for<0>(width);
+}
+
+/* The step's grid: no more blocks than are resident at once (one wave, instead of 8 per SM
+ * in 1.6 waves), so that the rows in flight stay one narrow front of the grid-stride loop
+ * and the neighbours of the next rows are still in L2; and no more than the rows need or
+ * `cap` (the part buffers).  Measured on the H100 at 128^3: B = 8 0.625 -> 0.509 ms; at
+ * 256^3, B = 8 and 16 are 4% and 6% faster than with 8 per SM (docs/benchmarks.md). */
+static int kcu_step_grid(int width, int B, size_t rows_needed, int cap)
+{
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kcu_step_kernel_of(width, B),
+                                                      KCU_STEP_THREADS, 0) != cudaSuccess ||
+        per_sm < 1)
+        per_sm = 1;
+    size_t g = (size_t)per_sm * (size_t)mcu_props()->multiProcessorCount;
+    if (g > (size_t)cap)
+        g = (size_t)cap;
+    if (g > rows_needed)
+        g = rows_needed;
+    return g < 1 ? 1 : (int)g;
+}
+
 static void kcu_launch_step(int width, int grid, const kcu_step_args &s)
 {
-    if (s.B >= 4)
-        kcu_launch_step_lp<1>(width, grid, s);
-    else
-        kcu_launch_step_lp<0>(width, grid, s);
+    void *args[] = {(void *)&s};
+    cudaLaunchKernel(kcu_step_kernel_of(width, s.B), dim3((unsigned)grid),
+                     dim3(KCU_STEP_THREADS), args, 0, kcu_stream);
 }
 
 /* The recursion for nb vectors already in e->v0 (stride e->block): K = M / 2 steps (at
@@ -256,8 +299,6 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
     s.Bp = Bp;
     s.ia = 1.0 / a;
     s.b = b;
-    s.part = e->part;
-    s.ticket = e->ticket;
     if (!e->graph || e->graph_d != d || e->graph_a != a || e->graph_b != b || e->graph_K != K) {
         /* capture the K launches (a few us each when launched one by one: 3-6% of a 128^3
          * step) as one graph */
@@ -268,12 +309,18 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
         KCU_TRY(cudaStreamBeginCapture(kcu_stream, cudaStreamCaptureModeThreadLocal),
                 "capturing the Chebyshev steps", 0);
         double2 *cur = e->v0, *old = e->v1;
+        const size_t rows_per_block = KCU_STEP_THREADS / (size_t)Bp;
+        const int grid = kcu_step_grid(d->width, (int)B,
+                                       (e->dim + rows_per_block - 1) / rows_per_block, e->grid);
+        const size_t np = (size_t)grid * 3 * B;
         for (size_t n = 1; n <= K; n++) {
             s.first = n == 1;
             s.x = n == 1 ? e->v0 : cur;
             s.y = n == 1 ? e->v1 : old;
-            s.tot = e->tot + (n - 1) * 3 * B;
-            kcu_launch_step(d->width, e->grid, s);
+            s.part = e->part + (n & 1) * np;
+            s.prev_part = n == 1 ? NULL : e->part + ((n - 1) & 1) * np;
+            s.prev_tot = n == 1 ? NULL : e->tot + (n - 2) * 3 * B;
+            kcu_launch_step(d->width, grid, s);
             if (n == 1) {
                 cur = e->v1;
                 old = e->v0;
@@ -283,6 +330,8 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
                 old = t;
             }
         }
+        kcu_sum_blocks_kernel<<<(unsigned)(3 * B), KCU_STEP_THREADS, 0, kcu_stream>>>(
+            e->part + (K & 1) * np, (unsigned)grid, (int)(3 * B), e->tot + (K - 1) * 3 * B);
         cudaGraph_t graph = NULL;
         cudaError_t ce = cudaStreamEndCapture(kcu_stream, &graph);
         if (ce == cudaSuccess)
