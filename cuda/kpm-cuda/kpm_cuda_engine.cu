@@ -193,7 +193,8 @@ extern "C" int kcu_engine_create(size_t dim, size_t block, kcu_engine **out)
         return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory");
     e->dim = dim;
     e->block = block;
-    /* enough blocks to fill the device a few times over, no more than the rows need */
+    /* the most blocks a step may use (and the size of the part buffers): no more than the
+     * rows need, at most 8 per SM; a step uses one resident wave of them (kcu_step_grid) */
     const size_t Bp = block <= 1 ? 1 : (size_t)1 << (64 - __builtin_clzll(block - 1));
     const size_t rows_per_block = KCU_STEP_THREADS / Bp;
     size_t grid = (dim + rows_per_block - 1) / rows_per_block;
@@ -253,22 +254,18 @@ static const void *kcu_step_kernel_of(int width, int B)
 
 /* The step's grid: no more blocks than are resident at once (one wave, instead of 8 per SM
  * in 1.6 waves), so that the rows in flight stay one narrow front of the grid-stride loop
- * and the neighbours of the next rows are still in L2; and no more than the rows need or
- * `cap` (the part buffers).  Measured on the H100 at 128^3: B = 8 0.625 -> 0.509 ms; at
+ * and the neighbours of the next rows are still in L2; and no more than `cap` (the
+ * engine's grid: what the rows need, at most 8 per SM; the part buffers' size).  Measured on the H100 at 128^3: B = 8 0.625 -> 0.509 ms; at
  * 256^3, B = 8 and 16 are 4% and 6% faster than with 8 per SM (docs/benchmarks.md). */
-static int kcu_step_grid(int width, int B, size_t rows_needed, int cap)
+static int kcu_step_grid(int width, int B, int cap)
 {
     int per_sm = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kcu_step_kernel_of(width, B),
                                                       KCU_STEP_THREADS, 0) != cudaSuccess ||
         per_sm < 1)
         per_sm = 1;
-    size_t g = (size_t)per_sm * (size_t)mcu_props()->multiProcessorCount;
-    if (g > (size_t)cap)
-        g = (size_t)cap;
-    if (g > rows_needed)
-        g = rows_needed;
-    return g < 1 ? 1 : (int)g;
+    const size_t g = (size_t)per_sm * (size_t)mcu_props()->multiProcessorCount;
+    return g < (size_t)cap ? (int)g : cap;
 }
 
 static void kcu_launch_step(int width, int grid, const kcu_step_args &s)
@@ -309,9 +306,7 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
         KCU_TRY(cudaStreamBeginCapture(kcu_stream, cudaStreamCaptureModeThreadLocal),
                 "capturing the Chebyshev steps", 0);
         double2 *cur = e->v0, *old = e->v1;
-        const size_t rows_per_block = KCU_STEP_THREADS / (size_t)Bp;
-        const int grid = kcu_step_grid(d->width, (int)B,
-                                       (e->dim + rows_per_block - 1) / rows_per_block, e->grid);
+        const int grid = kcu_step_grid(d->width, (int)B, e->grid);
         const size_t np = (size_t)grid * 3 * B;
         for (size_t n = 1; n <= K; n++) {
             s.first = n == 1;

@@ -321,6 +321,9 @@ KPM_API int kpm_action_series(const double *mu, size_t M, double a, double b, do
  * MCF_EINVAL (N < 2, T <= 0, non-finite), MCF_ENOMEM. */
 KPM_API int kpm_fermi_weights(const double *E, size_t N, double T, double mu, double *w);
 
+/* The Fermi function 1 / (1 + e^y), y = (E - mu) / T, without overflow for any y. */
+KPM_API double kpm_fermi(double y);
+
 typedef struct kpm_gfmc kpm_gfmc;
 
 /* Scratch for Hamiltonians of dimension dim: M moments (2M with extrapolate), N >= the

@@ -107,8 +107,7 @@ double kpm_gfmc_resolution(const kpm_gfmc *g, double a)
     return g->kernel == KPM_KERNEL_LORENTZ ? g->lambda * a / M : gfmc_pi * a / M;
 }
 
-/* The Fermi function 1 / (1 + exp(y)), y = (E - mu) / T, without overflow. */
-static double gfmc_fermi(double y)
+double kpm_fermi(double y)
 {
     if (y > 0) {
         const double e = exp(-y);
@@ -130,7 +129,7 @@ static void gfmc_weights_panel(const gsl_integration_glfixed_table *gl, const do
         for (size_t q = 0; q < GFMC_GL_POINTS; q++) {
             double x, wq;
             gsl_integration_glfixed_point(a, b, q, &x, &wq, gl);
-            const double fw = wq * gfmc_fermi((x - mu) / T);
+            const double fw = wq * kpm_fermi((x - mu) / T);
             const double t = (x - Ei) / h;
             w[i] += fw * (1.0 - t);
             w[i + 1] += fw * t;

@@ -90,13 +90,6 @@ static size_t occ_nodes(size_t M, double a, double b, double mu_chem, double T)
     return K <= OCC_MAX_NODES ? K : 0;
 }
 
-/* 1 / (1 + e^y) without overflow */
-static double occ_fermi(double y)
-{
-    const double t = exp(-fabs(y));
-    return y > 0.0 ? t / (1.0 + t) : 1.0 / (1.0 + t);
-}
-
 /* density and energy for T > 0 from K nodes: sum_n w_n mu_n C_F(n) / K, F = f and E f */
 static int occ_series(const double *mu, const double *g, size_t M, double a, double b,
                       double mu_chem, double T, size_t K, double *density, double *energy)
@@ -107,7 +100,7 @@ static int occ_series(const double *mu, const double *g, size_t M, double a, dou
     double *cf = z + 4 * K, *ce = cf + M;
     for (size_t j = 0; j < K; j++) {
         const double E = a * cos(kpm_pi * ((double)j + 0.5) / (double)K) + b;
-        const double f = occ_fermi((E - mu_chem) / T);
+        const double f = kpm_fermi((E - mu_chem) / T);
         z[2 * j] = f;
         z[2 * j + 1] = E * f;
     }
