@@ -34,6 +34,8 @@
 #include "mcf/error.h"
 #include "mcf/lattice.h"
 
+#include "internal.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -122,6 +124,7 @@ void mcf_hamiltonian_destroy(mcf_hamiltonian *h)
     free(h->hop_im);
     free(h->onsite);
     free(h->journal);
+    mcfi_hamiltonian_factors_free(h->factors);
     free(h);
 }
 
@@ -135,6 +138,17 @@ static int find_slot(const mcf_hamiltonian *h, size_t r, int32_t c)
 }
 
 int mcf_hamiltonian_set(mcf_hamiltonian *h, size_t i, size_t j, double re, double im)
+{
+    if (h && h->factors)
+        return mcf_fail(MCF_EINVAL,
+                        "mcf_hamiltonian_set: entry (%zu, %zu): this Hamiltonian's hoppings "
+                        "are factorized (mcf_hamiltonian_factorize); change them through "
+                        "the field, with mcf_hamiltonian_set_field()",
+                        i, j);
+    return mcfi_hamiltonian_put(h, i, j, re, im);
+}
+
+int mcfi_hamiltonian_put(mcf_hamiltonian *h, size_t i, size_t j, double re, double im)
 {
     if (!h)
         return mcf_fail(MCF_EINVAL, "mcf_hamiltonian_set: the Hamiltonian is NULL");
@@ -460,5 +474,5 @@ int mcf_hamiltonian_check(const mcf_hamiltonian *h)
                                 h->hop_im[ps]);
         }
     }
-    return MCF_OK;
+    return mcfi_hamiltonian_factors_check(h);
 }

@@ -21,6 +21,15 @@ void mcfi_stream_init_writer(mcf_stream *s);
 void mcfi_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t size);
 void mcfi_stream_release(mcf_stream *s);
 
+/* ---- the Hamiltonian (hamiltonian.c, hamiltonian_factors.c) ----------------------- */
+/* mcf_hamiltonian_set without the refusal of a factorized Hamiltonian (set_field's writes) */
+int mcfi_hamiltonian_put(mcf_hamiltonian *h, size_t i, size_t j, double re, double im);
+/* frees h->factors (NULL is ignored) */
+void mcfi_hamiltonian_factors_free(const struct mcf_hamiltonian_factors *f);
+/* mcf_hamiltonian_check's part for factorized hoppings: every slot holds the lattice's
+ * neighbour and the field's entry, bit for bit (MCF_OK without factors) */
+int mcfi_hamiltonian_factors_check(const mcf_hamiltonian *h);
+
 /* ---- log (log.c; the progress line: progress.h) ------------------------------------ */
 void mcfi_log_set_file(FILE *f);       /* borrowed; NULL = no log file */
 void mcfi_log_set_echo_info(int echo); /* 1: INFO lines also go to stderr */

@@ -18,11 +18,12 @@
  * depends only on the chain's stream.  [schedule] thermalize = 0 is right for this model:
  * there is nothing to equilibrate.
  *
- * Hopping.  The model fills -t itself (anderson_hopping), not with
- * mcf_hamiltonian_set_hopping: it also takes periodic L = 2 (a pair joined by two bonds of
- * the torus gets -2t), and it fills each row's ELL slots in neighbour-slot order, the
- * order every result so far was computed with (set_hopping sets every bond from its even
- * slot, which reorders the slots of periodic and bcc rows and so the rounding of KPM).
+ * Hopping.  A uniform -t is a factorized hopping of rank 0 (mcf/hamiltonian_factors.h):
+ * mcf_hamiltonian_factorize(h, lattice, -t, 0) writes slot k of row i = neighbour k, and
+ * tells an evaluator that may compute the hoppings instead of reading the table (kpm,
+ * kpm-cuda: the DOS step then streams only the on-site energies).  A periodic L = 2
+ * lattice (a pair joined by two bonds of the torus, -2t) is written entry by entry
+ * (anderson_hopping), with each row's slots in neighbour-slot order as well.
  *
  * Spectral bounds are fixed to +-(z |t| + W/2) (z = coordination), which bound the
  * spectrum of every realization (Gershgorin), so every realization shares one energy grid
@@ -310,7 +311,11 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
         rc = mcf_fail_prefix(rc, "anderson: the Hamiltonian of %zu sites", c->n);
         goto fail;
     }
-    if ((rc = anderson_hopping(c, lat)))
+    if (lat->boundary == MCF_BOUNDARY_PERIODIC && lat->L == 2 && lat->kind != MCF_LATTICE_BCC)
+        rc = anderson_hopping(c, lat);
+    else if ((rc = mcf_hamiltonian_factorize(c->h, lat, -t, 0)))
+        rc = mcf_fail_prefix(rc, "anderson: the hopping");
+    if (rc)
         goto fail;
     /* every realization's spectrum lies within Gershgorin's discs, |E| <= z|t| + W/2 */
     const double bound = lat->coordination * fabs(t) + 0.5 * W;

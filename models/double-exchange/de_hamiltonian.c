@@ -11,7 +11,11 @@
  *              = -t [cos(th_i/2) cos(th_j/2) + sin(th_i/2) sin(th_j/2) e^{-i(ph_i - ph_j)}]
  *     for nearest neighbours i, j; no on-site term.  ELL width z.  |<chi_i|chi_j>| <= 1, so
  *     Gershgorin's discs give |E| <= z |t|; the bounds are fixed to +-z|t|, so the
- *     evaluator's energy grid never changes during a run.
+ *     evaluator's energy grid never changes during a run.  The hoppings are declared
+ *     factorized (mcf/hamiltonian_factors.h, rank 2, amplitude -t, field chi_i), so the
+ *     core writes every entry from the spinors (mcf_factors_hop: the cos/sin of th and ph
+ *     are taken per site, not per bond) and an evaluator may stream the spinors instead of
+ *     the table.
  *   hund = J_H > 0 finite: two orbitals per site, row 2i + sigma (sigma 0 = up, 1 = down),
  *     spin-diagonal hopping -t between nearest neighbours and on site the 2 x 2 block
  *     -J_H S_i.sigma:  H_{up,up} = -J_H S^z,  H_{dn,dn} = +J_H S^z,
@@ -57,6 +61,19 @@ static void de_spinor(const double s[3], double *ch, double *sh, double *ph)
     *ph = atan2(s[1], s[0]);
 }
 
+/* The field of a site for the factorized hoppings (mcf/hamiltonian_factors.h, rank 2):
+ * a = chi = (cos(th/2), sin(th/2) e^{i ph}) as (re, im) pairs, so that
+ * -t conj(a_i) . a_j = -t <chi_i|chi_j> = H_ij. */
+void de_field(const double s[3], double a[4])
+{
+    double ch, sh, ph;
+    de_spinor(s, &ch, &sh, &ph);
+    a[0] = ch;
+    a[1] = 0.0;
+    a[2] = sh * cos(ph);
+    a[3] = sh * sin(ph);
+}
+
 void de_hop(double t, const double a[3], const double b[3], double *re, double *im)
 {
     double ca, sa, pa, cb, sb, pb;
@@ -80,16 +97,10 @@ int de_set_site(const de_chain *c, mcf_hamiltonian *h, size_t o, const double *s
             return mcf_fail_prefix(rc, "double-exchange: the spin block of site %zu", o);
         return MCF_OK;
     }
-    const int32_t *nb = c->nb + (size_t)c->z * o;
-    for (int k = 0; k < c->z; k++) {
-        if (nb[k] < 0)
-            continue;
-        const size_t j = (size_t)nb[k], lo = o < j ? o : j, hi = o < j ? j : o;
-        double re, im;
-        de_hop(c->t, spin + 3 * lo, spin + 3 * hi, &re, &im);
-        if ((rc = mcf_hamiltonian_set(h, lo, hi, re, im)))
-            return mcf_fail_prefix(rc, "double-exchange: the hopping %zu -> %zu", lo, hi);
-    }
+    double a[4];
+    de_field(spin + 3 * o, a);
+    if ((rc = mcf_hamiltonian_set_field(h, o, a)))
+        return mcf_fail_prefix(rc, "double-exchange: the spinor of site %zu", o);
     return MCF_OK;
 }
 
@@ -131,9 +142,40 @@ static void de_clear(mcf_hamiltonian *h)
     mcf_hamiltonian_touch_all(h); /* written directly, not through set() */
 }
 
+/* The consistency check at hund = inf: every site's field is its spin's spinor, bit for
+ * bit, and the table follows the field (mcf_hamiltonian_check compares every entry). */
+static int de_verify_field(de_chain *c)
+{
+    const double *field = c->h->factors->field;
+    for (size_t i = 0; i < c->n; i++) {
+        double a[4];
+        de_field(c->spin + 3 * i, a);
+        if (memcmp(a, field + 4 * i, sizeof a))
+            return mcf_fail(MCF_EINTERNAL,
+                            "double-exchange: consistency check failed (chain %llu, after %llu "
+                            "accepted moves): the spinor of site %zu in the Hamiltonian is "
+                            "(%.17g%+.17gi, %.17g%+.17gi), but its spin gives (%.17g%+.17gi, "
+                            "%.17g%+.17gi) (a bug, please report it)",
+                            (unsigned long long)c->chain_index,
+                            (unsigned long long)c->accepted, i, field[4 * i],
+                            field[4 * i + 1], field[4 * i + 2], field[4 * i + 3], a[0], a[1],
+                            a[2], a[3]);
+    }
+    const int rc = mcf_hamiltonian_check(c->h);
+    if (rc)
+        return mcf_fail(MCF_EINTERNAL, "double-exchange: consistency check failed (chain %llu, "
+                        "after %llu accepted moves): %s (a bug, please report it)",
+                        (unsigned long long)c->chain_index, (unsigned long long)c->accepted,
+                        mcf_last_error());
+    c->checks++;
+    return MCF_OK;
+}
+
 /* The consistency check: rebuilds H from the spins and compares bit for bit. */
 int de_verify(de_chain *c)
 {
+    if (!c->finite)
+        return de_verify_field(c);
     mcf_hamiltonian *a = c->h, *b = c->scratch;
     de_clear(b);
     int rc = de_build(c, b);
@@ -168,16 +210,14 @@ int de_verify(de_chain *c)
 
 /* ---- the local change of a move ---------------------------------------------------- */
 
-/* H_jo (row j, column o) for the spins of j and o, o at direction so (hund = inf). */
-static void de_entry_jo(const de_chain *c, size_t j, size_t o, const double *sj,
-                        const double *so, double *re, double *im)
+/* H_jo (row j, column o) for the spins of j and o (hund = inf), as the table holds it. */
+static void de_entry_jo(const de_chain *c, const double *sj, const double *so, double *re,
+                        double *im)
 {
-    if (j < o) {
-        de_hop(c->t, sj, so, re, im);
-    } else {
-        de_hop(c->t, so, sj, re, im); /* H_oj; H_jo is its conjugate */
-        *im = -*im;
-    }
+    double aj[4], ao[4];
+    de_field(sj, aj);
+    de_field(so, ao);
+    mcf_factors_hop(2, -c->t, aj, ao, re, im);
 }
 
 void de_make_change(const de_chain *c, size_t o, const double s_new[3],
@@ -214,8 +254,8 @@ void de_make_change(const de_chain *c, size_t o, const double s_new[3],
         if (first < 0)
             first = (int)j;
         double r0, i0, r1, i1;
-        de_entry_jo(c, j, o, c->spin + 3 * j, s_old, &r0, &i0);
-        de_entry_jo(c, j, o, c->spin + 3 * j, s_new, &r1, &i1);
+        de_entry_jo(c, c->spin + 3 * j, s_old, &r0, &i0);
+        de_entry_jo(c, c->spin + 3 * j, s_new, &r1, &i1);
         const double dr = r1 - r0, di = i1 - i0;
         if (dr == 0.0 && di == 0.0)
             continue;

@@ -51,7 +51,8 @@ typedef struct de_chain {
     double *spin;              /* 3N */
     int32_t *nb;               /* N x z, -1 = missing (open boundary) */
     mcf_hamiltonian *h;        /* the Hamiltonian the evaluator reads */
-    mcf_hamiltonian *scratch;  /* same layout, rebuilt from the spins by the check */
+    mcf_hamiltonian *scratch;  /* finite hund: same layout, rebuilt from the spins by the
+                                  check (NULL at hund = inf) */
     mcf_fermion fermion;       /* the bound evaluator (mcf/fermion_model.h) */
     void *ws;                  /* the evaluator's workspace, bound to h */
     mcf_rng mrng;              /* the measurement stream */
@@ -73,8 +74,13 @@ int de_periodic(const mcf_params *params, const void *chain, const char *state,
 
 /* ---- de_hamiltonian.c: the Hamiltonian, a function of the spins ------------------------ */
 
-/* H_ab = -t <chi_a|chi_b> for the unit spins a, b (hund = inf): the hopping to a from b. */
+/* H_ab = -t <chi_a|chi_b> for the unit spins a, b (hund = inf): the hopping to a from b,
+ * by cosines of the angles (the ideal states' crystals, de_periodic.c). */
 void de_hop(double t, const double a[3], const double b[3], double *re, double *im);
+
+/* The spinor chi of the unit spin s as the factorized hoppings' field (rank 2: re, im of
+ * each component): what the chain's Hamiltonian holds at hund = inf. */
+void de_field(const double s[3], double a[4]);
 
 /* Writes every entry of h that depends on the spin of site o, from the spins `spin`. */
 int de_set_site(const de_chain *c, mcf_hamiltonian *h, size_t o, const double *spin);
@@ -84,7 +90,9 @@ int de_set_site(const de_chain *c, mcf_hamiltonian *h, size_t o, const double *s
 int de_build(const de_chain *c, mcf_hamiltonian *h);
 
 /* The consistency check: rebuilds H from the spins into c->scratch and compares bit for bit
- * (MCF_EINTERNAL on a difference); counts the checks passed. */
+ * (finite hund), or compares each site's field with its spin's spinor bit for bit and the
+ * table with the field (hund = inf); MCF_EINTERNAL on a difference; counts the checks
+ * passed. */
 int de_verify(de_chain *c);
 
 /* The change H' - H of the move of site o to the direction s_new, into *ch. */

@@ -230,14 +230,20 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     /* the Hamiltonian and its scratch twin */
     const int orbitals = finite ? 2 : 1, width = finite ? c->z + 1 : c->z;
     if ((rc = mcf_hamiltonian_create(c->n, orbitals, width, &c->h)) ||
-        (rc = mcf_hamiltonian_create(c->n, orbitals, width, &c->scratch))) {
+        (finite && (rc = mcf_hamiltonian_create(c->n, orbitals, width, &c->scratch)))) {
         rc = mcf_fail_prefix(rc, "double-exchange: the Hamiltonian of %zu sites", c->n);
+        goto fail;
+    }
+    /* hund = inf: H_ij = -t conj(chi_i) . chi_j, hoppings factorized over the spinors (an
+     * evaluator may stream them instead of the table) */
+    if (!finite && (rc = mcf_hamiltonian_factorize(c->h, lat, -t, 2))) {
+        rc = mcf_fail_prefix(rc, "double-exchange: the hoppings");
         goto fail;
     }
     if ((rc = de_build(c, c->h)))
         goto fail;
     if ((rc = mcf_hamiltonian_fix_bounds(c->h, -bound, bound)) ||
-        (rc = mcf_hamiltonian_fix_bounds(c->scratch, -bound, bound))) {
+        (finite && (rc = mcf_hamiltonian_fix_bounds(c->scratch, -bound, bound)))) {
         rc = mcf_fail_prefix(rc, "double-exchange: fixing the spectral bounds +-%g", bound);
         goto fail;
     }

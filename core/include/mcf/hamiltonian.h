@@ -60,6 +60,9 @@ typedef struct mcf_hamiltonian {
     double emin, emax;   /* valid when fixed_bounds */
     uint64_t version;    /* incremented by every change */
     struct mcf_hamiltonian_journal *journal; /* core-owned: rows changed by recent changes */
+    /* core-owned, NULL unless the model declared its hoppings factorized over a field on
+     * the sites (mcf/hamiltonian_factors.h: mcf_hamiltonian_factorize) */
+    const struct mcf_hamiltonian_factors *factors;
 } mcf_hamiltonian;
 
 /* Records kept by the change journal: (version, row) pairs; a set() takes two. */
@@ -73,8 +76,9 @@ void mcf_hamiltonian_destroy(mcf_hamiltonian *h);
 
 /* Sets H[i][j] = re + i im and H[j][i] = re - i im (i != j): updates the existing entries
  * if the pair is present, otherwise takes the first free slot of both rows.  Errors:
- * MCF_EINVAL (i == j, out of range, non-finite, or a full row: the message names the row
- * and the width). */
+ * MCF_EINVAL (i == j, out of range, non-finite, a full row: the message names the row
+ * and the width; or a Hamiltonian whose hoppings are factorized, whose bonds change
+ * through mcf_hamiltonian_set_field). */
 int mcf_hamiltonian_set(mcf_hamiltonian *h, size_t i, size_t j, double re, double im);
 
 /* Nearest-neighbour hopping on a lattice (mcf/lattice.h; lattice->sites == h->sites):

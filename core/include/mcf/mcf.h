@@ -14,6 +14,7 @@
 #include "mcf/model.h"
 #include "mcf/change.h"
 #include "mcf/hamiltonian.h"
+#include "mcf/hamiltonian_factors.h"
 #include "mcf/periodic.h"
 #include "mcf/band.h"
 #include "mcf/fermion.h"
