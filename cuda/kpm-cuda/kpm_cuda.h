@@ -98,7 +98,9 @@ KCU_API void kcu_ham_destroy(kcu_ham *d);
  * the whole table.  Synchronous. */
 KCU_API int kcu_ham_sync(kcu_ham *d, const mcf_hamiltonian *h);
 
-/* Bytes one pass over the table reads (col, hop_re, hop_im of every slot, onsite). */
+/* Bytes one pass over the Hamiltonian reads: col, hop_re, hop_im of every slot and onsite;
+ * with factorized hoppings onsite, the field and (unless computed from the row) the
+ * lattice's columns. */
 KCU_API size_t kcu_ham_bytes(const kcu_ham *d);
 
 /* Rows uploaded by row updates / full uploads so far (for the tests). */

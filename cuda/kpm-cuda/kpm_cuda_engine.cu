@@ -25,6 +25,9 @@
 struct kcu_step_args {
     const int32_t *col;
     const double *hre, *him, *ons;
+    const double2 *field; /* factorized hoppings (kcu_ham): the field, amplitude, side */
+    double famp;
+    long long fL;
     long long dim;
     int width, B, Bp, first;
     const double2 *x;
@@ -66,7 +69,10 @@ __global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_sum_blocks_kernel(const 
     kcu_sum_blocks(part, G, nq, (int)blockIdx.x, red, tot);
 }
 
-template <int WT, int LP>
+/* FR < 0: the rows from the table (WT its width if known, LP the table's loads); FR >= 0:
+ * factorized hoppings of rank FR, the neighbours computed (FD 2, 3) or from the columns
+ * (FD = 0; s.width = the coordination). */
+template <int WT, int LP, int FR = -1, int FD = 0>
 __global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_step_kernel(kcu_step_args s)
 {
     __shared__ double red[3][KCU_STEP_THREADS];
@@ -84,9 +90,14 @@ __global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_step_kernel(kcu_step_arg
              r += (long long)gridDim.x * rows_per_block) {
             const double2 xr = s.x[r * B + j];
             double2 acc;
-            kcu_row_product<WT, 1, 0, LP>(s.col, s.hre, s.him, dim, r, s.width,
-                                              kcu_ld<LP>(s.ons + r) - shift,
-                                   s.x + j, B, &xr, &acc);
+            if (FR < 0)
+                kcu_row_product<WT, 1, 0, LP>(s.col, s.hre, s.him, dim, r, s.width,
+                                              kcu_ld<LP>(s.ons + r) - shift, s.x + j, B, &xr,
+                                              &acc);
+            else
+                kcu_row_product_fac<FR < 0 ? 0 : FR, FD>(s.col, dim, s.width, s.field, s.famp,
+                                                         s.fL, r, s.ons[r] - shift, s.x + j,
+                                                         B, &xr, &acc);
             double2 yr;
             if (s.first) {
                 yr.x = ia * acc.x;
@@ -243,13 +254,29 @@ static const void *kcu_step_kernel_for(int width)
     return (const void *)kcu_step_kernel<0, LP>;
 }
 
+template <int FR>
+static const void *kcu_step_kernel_fac(int fdims)
+{
+    if (fdims == 3)
+        return (const void *)kcu_step_kernel<0, 0, FR, 3>;
+    if (fdims == 2)
+        return (const void *)kcu_step_kernel<0, 0, FR, 2>;
+    return (const void *)kcu_step_kernel<0, 0, FR, 0>;
+}
+
 /* The table through the read-only data cache for blocks of 4 or more vectors (measured on
  * an H100 at 128^3: 58% of the copy bandwidth instead of 54% at B = 8, 51% instead of 47%
  * at B = 64), plain loads for fewer (74% instead of 68% at B = 1); streaming loads
- * (ld.global.cs) were in between. */
-static const void *kcu_step_kernel_of(int width, int B)
+ * (ld.global.cs) were in between.  Factorized hoppings: the kernel of their rank. */
+static const void *kcu_step_kernel_of(const kcu_ham *d, int B)
 {
-    return B >= 4 ? kcu_step_kernel_for<1>(width) : kcu_step_kernel_for<0>(width);
+    if (d->frank == 0)
+        return kcu_step_kernel_fac<0>(d->fdims);
+    if (d->frank == 1)
+        return kcu_step_kernel_fac<1>(d->fdims);
+    if (d->frank == 2)
+        return kcu_step_kernel_fac<2>(d->fdims);
+    return B >= 4 ? kcu_step_kernel_for<1>(d->width) : kcu_step_kernel_for<0>(d->width);
 }
 
 /* The step's grid: no more blocks than are resident at once (one wave, instead of 8 per SM
@@ -257,10 +284,10 @@ static const void *kcu_step_kernel_of(int width, int B)
  * and the neighbours of the next rows are still in L2; and no more than `cap` (the
  * engine's grid: what the rows need, at most 8 per SM; the part buffers' size).  Measured on the H100 at 128^3: B = 8 0.625 -> 0.509 ms; at
  * 256^3, B = 8 and 16 are 4% and 6% faster than with 8 per SM (docs/benchmarks.md). */
-static int kcu_step_grid(int width, int B, int cap)
+static int kcu_step_grid(const kcu_ham *d, int B, int cap)
 {
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kcu_step_kernel_of(width, B),
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kcu_step_kernel_of(d, B),
                                                       KCU_STEP_THREADS, 0) != cudaSuccess ||
         per_sm < 1)
         per_sm = 1;
@@ -268,10 +295,10 @@ static int kcu_step_grid(int width, int B, int cap)
     return g < (size_t)cap ? (int)g : cap;
 }
 
-static void kcu_launch_step(int width, int grid, const kcu_step_args &s)
+static void kcu_launch_step(const kcu_ham *d, int grid, const kcu_step_args &s)
 {
     void *args[] = {(void *)&s};
-    cudaLaunchKernel(kcu_step_kernel_of(width, s.B), dim3((unsigned)grid),
+    cudaLaunchKernel(kcu_step_kernel_of(d, s.B), dim3((unsigned)grid),
                      dim3(KCU_STEP_THREADS), args, 0, kcu_stream);
 }
 
@@ -290,8 +317,11 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
     s.hre = d->hre;
     s.him = d->him;
     s.ons = d->ons;
+    s.field = d->field;
+    s.famp = d->famp;
+    s.fL = d->fL;
     s.dim = (long long)e->dim;
-    s.width = d->width;
+    s.width = d->frank >= 0 ? d->fz : d->width;
     s.B = (int)B;
     s.Bp = Bp;
     s.ia = 1.0 / a;
@@ -306,7 +336,7 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
         KCU_TRY(cudaStreamBeginCapture(kcu_stream, cudaStreamCaptureModeThreadLocal),
                 "capturing the Chebyshev steps", 0);
         double2 *cur = e->v0, *old = e->v1;
-        const int grid = kcu_step_grid(d->width, (int)B, e->grid);
+        const int grid = kcu_step_grid(d, (int)B, e->grid);
         const size_t np = (size_t)grid * 3 * B;
         for (size_t n = 1; n <= K; n++) {
             s.first = n == 1;
@@ -315,7 +345,7 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
             s.part = e->part + (n & 1) * np;
             s.prev_part = n == 1 ? NULL : e->part + ((n - 1) & 1) * np;
             s.prev_tot = n == 1 ? NULL : e->tot + (n - 2) * 3 * B;
-            kcu_launch_step(d->width, grid, s);
+            kcu_launch_step(d, grid, s);
             if (n == 1) {
                 cur = e->v1;
                 old = e->v0;

@@ -1,5 +1,5 @@
 /* kpm_cuda_ham.cu — the device copy of a Hamiltonian (kcu_ham: the model's slot-major ELL
- * table on the device) and its journal: what changed since the last sync travels as row
+ * table on the device, and the field of factorized hoppings) and its journal: what changed since the last sync travels as row
  * updates (kcu_row_update), or the whole table when the Hamiltonian's change journal cannot
  * name the rows; and the staging buffers the row updates (and the GFMC batches,
  * kpm_cuda_gfmc.cu) travel through.  The GFMC kernel applies its chains' row updates
@@ -20,6 +20,10 @@ int kcu_ham_upload_all(kcu_ham *d, const mcf_hamiltonian *h)
                             kcu_stream), "uploading the Hamiltonian", n * 8);
     KCU_TRY(cudaMemcpyAsync(d->ons, h->onsite, d->dim * sizeof(double), cudaMemcpyHostToDevice,
                             kcu_stream), "uploading the Hamiltonian", d->dim * 8);
+    if (d->frank > 0)
+        KCU_TRY(cudaMemcpyAsync(d->field, h->factors->field, d->dim * d->frank * sizeof(double2),
+                                cudaMemcpyHostToDevice, kcu_stream),
+                "uploading the Hamiltonian's field", d->dim * d->frank * 16);
     KCU_TRY(cudaStreamSynchronize(kcu_stream), "uploading the Hamiltonian", 0);
     d->version = h->version;
     d->full_uploads++;
@@ -34,7 +38,27 @@ extern "C" void kcu_ham_destroy(kcu_ham *d)
     cudaFree(d->hre);
     cudaFree(d->him);
     cudaFree(d->ons);
+    cudaFree(d->field);
     free(d);
+}
+
+/* The factorized form the device copy follows (d->frank = -1: none; the table then): any
+ * h->factors of one orbital per site and at most 8 neighbours; the neighbours computed on
+ * periodic square and cubic lattices with L >= 3, else read from the table's columns. */
+static void kcu_ham_factors(const mcf_hamiltonian *h, kcu_ham *d)
+{
+    const mcf_hamiltonian_factors *f = h->factors;
+    d->frank = -1;
+    if (!f || h->orbitals != 1 || f->coordination > 8 || f->coordination > h->width)
+        return;
+    d->frank = f->rank;
+    d->famp = f->amplitude;
+    d->fz = f->coordination;
+    d->fL = f->L;
+    const int periodic = f->boundary == MCF_BOUNDARY_PERIODIC && f->L >= 3;
+    d->fdims = periodic && f->kind == MCF_LATTICE_CUBIC    ? 3
+               : periodic && f->kind == MCF_LATTICE_SQUARE ? 2
+                                                           : 0;
 }
 
 extern "C" int kcu_ham_create(const mcf_hamiltonian *h, kcu_ham **out)
@@ -50,11 +74,15 @@ extern "C" int kcu_ham_create(const mcf_hamiltonian *h, kcu_ham **out)
         return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory");
     d->dim = h->dim;
     d->width = h->width;
+    kcu_ham_factors(h, d);
     const size_t n = (size_t)h->width * h->dim;
     if ((rc = kcu_alloc((void **)&d->col, n * sizeof(int32_t), "the Hamiltonian")) ||
         (rc = kcu_alloc((void **)&d->hre, n * sizeof(double), "the Hamiltonian")) ||
         (rc = kcu_alloc((void **)&d->him, n * sizeof(double), "the Hamiltonian")) ||
         (rc = kcu_alloc((void **)&d->ons, h->dim * sizeof(double), "the Hamiltonian")) ||
+        (d->frank > 0 && (rc = kcu_alloc((void **)&d->field,
+                                         h->dim * d->frank * sizeof(double2),
+                                         "the Hamiltonian's field"))) ||
         (rc = kcu_ham_upload_all(d, h))) {
         kcu_ham_destroy(d);
         return rc;
@@ -66,6 +94,8 @@ extern "C" int kcu_ham_create(const mcf_hamiltonian *h, kcu_ham **out)
 
 extern "C" size_t kcu_ham_bytes(const kcu_ham *d)
 {
+    if (d->frank >= 0) /* the on-site term, the field, the columns unless computed */
+        return d->dim * (8 + 16 * (size_t)d->frank + (d->fdims ? 0 : 4 * (size_t)d->fz));
     return d->dim * ((size_t)d->width * (4 + 8 + 8) + 8);
 }
 
@@ -87,6 +117,11 @@ static void kcu_pack_row(const mcf_hamiltonian *h, const kcu_ham *d, size_t r,
         u->im[k] = h->hop_im[sl];
     }
     u->onsite = h->onsite[r];
+    u->frank = d->frank > 0 ? d->frank : 0;
+    for (int c = 0; c < u->frank; c++)
+        u->a[c] = make_double2(h->factors->field[2 * (r * u->frank + c)],
+                               h->factors->field[2 * (r * u->frank + c) + 1]);
+    u->dfield = d->field;
     u->dcol = d->col;
     u->dre = d->hre;
     u->dim_ = d->him;

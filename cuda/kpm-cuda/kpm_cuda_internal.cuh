@@ -25,6 +25,7 @@
 #include "mcf_cuda.h"
 
 #include "mcf/error.h"
+#include "mcf/hamiltonian_factors.h"
 
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -70,6 +71,14 @@ struct kcu_ham {
     double *ons;      /* dim */
     uint64_t version; /* of the host Hamiltonian the copy equals */
     uint64_t rows_updated, full_uploads;
+    /* factorized hoppings (mcf/hamiltonian_factors.h; frank < 0: none, the table only):
+     * the field, site i's component c at field[i frank + c]; fdims 2 or 3: the neighbours
+     * follow from the row on a periodic square or cubic lattice of side fL, 0: they are
+     * the table's columns (slot k = neighbour k) */
+    int frank, fdims, fz; /* fz: the lattice's coordination (<= 8) */
+    double famp;
+    long long fL;
+    double2 *field;
 };
 
 /* One changed row as it travels to the device. */
@@ -78,14 +87,18 @@ struct kcu_row_update {
     int32_t col[KCU_MAX_WIDTH];
     double re[KCU_MAX_WIDTH], im[KCU_MAX_WIDTH];
     double onsite;
+    double2 a[MCF_FACTORS_RANK_MAX]; /* the site's field (frank > 0) */
+    int frank;
     /* the device table it goes to */
     int32_t *dcol;
     double *dre, *dim_, *dons;
+    double2 *dfield;
     long long dim;
 };
 
 /* Writes one row update into its device table: the slots by the block's threads, the
- * on-site term by thread 0 (the update kernel, and the GFMC kernel before its recursion). */
+ * on-site term and the field by thread 0 (the update kernel, and the GFMC kernel before
+ * its recursion). */
 static __device__ __forceinline__ void kcu_apply_row_update(const kcu_row_update *p)
 {
     for (int k = threadIdx.x; k < p->width; k += blockDim.x) {
@@ -94,8 +107,11 @@ static __device__ __forceinline__ void kcu_apply_row_update(const kcu_row_update
         p->dre[sl] = p->re[k];
         p->dim_[sl] = p->im[k];
     }
-    if (threadIdx.x == 0)
+    if (threadIdx.x == 0) {
         p->dons[p->row] = p->onsite;
+        for (int c = 0; c < p->frank; c++)
+            p->dfield[(long long)p->row * p->frank + c] = p->a[c];
+    }
 }
 
 /* The whole table of h into d (synchronous); d's version becomes h's. */
@@ -213,6 +229,95 @@ static __device__ __forceinline__ void kcu_row_product(const int32_t *col, const
                 acc[j].y += hrk * v.y + hik * v.x;
             }
         }
+    }
+}
+
+/* ---- the row product over factorized hoppings (mcf/hamiltonian_factors.h) ------------
+ *
+ * The entry amplitude conj(a_i) . a_j of FR components as mcf_factors_hop computes it on
+ * the host, with round-to-nearest intrinsics so that nvcc does not contract it into fused
+ * multiply-adds: the table's bits. */
+template <int FR>
+static __device__ __forceinline__ void kcu_fac_hop(double amp, const double2 *ai,
+                                                   const double2 *aj, double *re, double *im)
+{
+    if (FR == 0) {
+        *re = amp;
+        *im = 0.0;
+        return;
+    }
+    double sr = 0.0, si = 0.0;
+#pragma unroll
+    for (int c = 0; c < (FR > 0 ? FR : 1); c++) {
+        const double cr = __dadd_rn(__dmul_rn(ai[c].x, aj[c].x), __dmul_rn(ai[c].y, aj[c].y));
+        const double ci = __dsub_rn(__dmul_rn(ai[c].x, aj[c].y), __dmul_rn(ai[c].y, aj[c].x));
+        sr = c ? __dadd_rn(sr, cr) : cr;
+        si = c ? __dadd_rn(si, ci) : ci;
+    }
+    *re = __dmul_rn(amp, sr);
+    *im = __dmul_rn(amp, si);
+}
+
+/* The neighbours of row r in the lattice's slot order (2k: +e_k, 2k + 1: -e_k, wrapped) on
+ * a periodic lattice of FD = 2 or 3 dimensions and side L. */
+template <int FD>
+static __device__ __forceinline__ void kcu_fac_neighbours(long long r, long long L,
+                                                          int32_t *nb)
+{
+    const unsigned ur = (unsigned)r, uL = (unsigned)L;
+    unsigned c[3], st[3] = {1u, uL, uL * uL};
+    c[0] = ur % uL;
+    c[1] = (ur / uL) % uL;
+    c[2] = ur / (uL * uL);
+#pragma unroll
+    for (int k = 0; k < FD; k++) {
+        const unsigned wrap = (uL - 1u) * st[k];
+        nb[2 * k] = (int32_t)(c[k] == uL - 1u ? ur - wrap : ur + st[k]);
+        nb[2 * k + 1] = (int32_t)(c[k] == 0u ? ur + wrap : ur - st[k]);
+    }
+}
+
+/* kcu_row_product (one vector, x[c] at x + c xs) for a factorized row: the neighbours
+ * from the row (FD 2, 3) or the table's columns (FD = 0, the first `width` <= 8 slots: the
+ * lattice's coordination), the entries from
+ * the field (FR components; amplitude amp): the same numbers in the same order as the
+ * table gives. */
+template <int FR, int FD>
+static __device__ __forceinline__ void kcu_row_product_fac(const int32_t *col, long long dim,
+                                                           int width, const double2 *field,
+                                                           double amp, long long L,
+                                                           long long r, double e,
+                                                           const double2 *__restrict__ x,
+                                                           long long xs, const double2 *xr,
+                                                           double2 *acc)
+{
+    acc->x = e * xr->x;
+    acc->y = e * xr->y;
+    constexpr int Z = FD > 0 ? 2 * FD : 8;
+    int32_t nb[Z];
+    const int z = FD > 0 ? Z : width;
+    if (FD > 0)
+        kcu_fac_neighbours<FD>(r, L, nb);
+    else
+        for (int k = 0; k < Z; k++)
+            nb[k] = k < width ? col[k * dim + r] : -1;
+    double2 ar[FR > 0 ? FR : 1];
+#pragma unroll
+    for (int c = 0; c < FR; c++)
+        ar[c] = field[r * FR + c];
+#pragma unroll
+    for (int k = 0; k < Z; k++) {
+        if (k >= z || nb[k] < 0)
+            continue;
+        double2 aj[FR > 0 ? FR : 1];
+#pragma unroll
+        for (int c = 0; c < FR; c++)
+            aj[c] = field[(long long)nb[k] * FR + c];
+        double hr, hi;
+        kcu_fac_hop<FR>(amp, ar, aj, &hr, &hi);
+        const double2 v = x[(long long)nb[k] * xs];
+        acc->x += hr * v.x - hi * v.y;
+        acc->y += hr * v.y + hi * v.x;
     }
 }
 

@@ -38,6 +38,8 @@
 
 /* the most neighbours a factorized row may have (bcc: 8) */
 #define KPM_FAC_MAXZ 8
+/* how many rows ahead the factorized step prefetches its gathered rows */
+#define KPM_FAC_AHEAD 16
 
 /* ---- the rows' neighbours under factorized hoppings -------------------------------- */
 
@@ -85,6 +87,37 @@ static KPM_INLINE void walk_row(nb_walk *w, const mcf_hamiltonian_factors *f, si
         if (++w->c[k] < L)
             break;
         w->c[k] = 0;
+    }
+}
+
+/* The gathered rows of x that row r + KPM_PREFETCH / 4 will read, prefetched (the
+ * factorized rows' version of step_prefetch below): without it the step waits on the
+ * +-L and +-L^2 neighbours (measured on the device host: 26% of the copy bandwidth at
+ * B = 1 without, docs/benchmarks.md). */
+static KPM_INLINE void walk_prefetch(const nb_walk *w, const mcf_hamiltonian_factors *f,
+                                     const double *x, size_t B, size_t dim, size_t r)
+{
+    const size_t q = r + KPM_FAC_AHEAD;
+    if (q >= dim)
+        return;
+    if (w->implicit) {
+        for (int k = 1; k < w->d; k++) {
+            const size_t st = w->st[k];
+            if (q + st < dim)
+                for (size_t o = 0; o < 2 * B; o += 8)
+                    __builtin_prefetch(x + 2 * B * (q + st) + o);
+            if (q >= st)
+                for (size_t o = 0; o < 2 * B; o += 8)
+                    __builtin_prefetch(x + 2 * B * (q - st) + o);
+        }
+        return;
+    }
+    const int z = f->coordination;
+    for (int k = 0; k < z; k++) {
+        const int32_t c = f->neighbours[q * (size_t)z + (size_t)k];
+        if (c >= 0)
+            for (size_t o = 0; o < 2 * B; o += 8)
+                __builtin_prefetch(x + 2 * B * (size_t)c + o);
     }
 }
 
@@ -143,8 +176,10 @@ static KPM_INLINE void step_rows(const step_args *s, const int FAC, const size_t
             ai[j] = e * xr[B + j];
         }
         int32_t nbr[KPM_FAC_MAXZ];
-        if (FAC)
+        if (FAC) {
+            walk_prefetch(&wk, f, x, B, h->dim, r);
             walk_row(&wk, f, r, nbr);
+        }
         const int WK = FAC ? f->coordination : W;
         for (int k = 0; k < WK; k++) {
             int32_t c;
@@ -250,10 +285,12 @@ static KPM_INLINE void step_rows_v4(const step_args *s, const int FAC, const siz
         s1[g] = s2[g] = zero;
     for (size_t r = r0; r < r1; r++) {
         int32_t nbr[KPM_FAC_MAXZ];
-        if (FAC)
+        if (FAC) {
+            walk_prefetch(&wk, f, x, B, h->dim, r);
             walk_row(&wk, f, r, nbr);
-        else
+        } else {
             step_prefetch(h, x, B, r);
+        }
         const int WK = FAC ? f->coordination : W;
         const double *restrict xr = x + 2 * B * r;
         double *restrict yr = y + 2 * B * r;

@@ -5,7 +5,9 @@
  * Usage: kpm_cpu [L ...]          (default: 64 128; cubic lattices of L^3 sites)
  * Environment: KPM_BENCH_BLOCKS="1 4 16" (vectors per block), KPM_BENCH_STEPS (timed
  * steps; default 2e8 / (sites x B), within [6, 60]), KPM_BENCH_COPY=0 (skip the copy
- * bandwidth: the last column is then nan).
+ * bandwidth: the last column is then nan), KPM_BENCH_FORMS="table factorized" (which
+ * hoppings: the ELL table, the default, and/or factorized, mcf/hamiltonian_factors.h, where
+ * a row reads no table: its bytes count only the 8 B on-site term and the vectors).
  *
  * Method.  For every lattice, block size B and thread count (1, and all cores), the
  * recursion kpm_moments_diag() runs twice, with K1 = 2 and K2 = 2 + S Chebyshev steps; the
@@ -57,6 +59,22 @@ static mcf_hamiltonian *cubic(size_t L)
     return h;
 }
 
+/* The same lattice with the hopping declared factorized (rank 0, mcf/hamiltonian_factors.h):
+ * the step reads no table and computes the neighbours. */
+static mcf_hamiltonian *cubic_factorized(size_t L)
+{
+    mcf_hamiltonian *h = NULL;
+    mcf_lattice *lat = NULL;
+    if (mcf_lattice_create(MCF_LATTICE_CUBIC, (long)L, MCF_BOUNDARY_PERIODIC, &lat) ||
+        mcf_hamiltonian_create(lat->sites, 1, 6, &h) ||
+        mcf_hamiltonian_factorize(h, lat, -1.0, 0)) {
+        mcf_hamiltonian_destroy(h);
+        h = NULL;
+    }
+    mcf_lattice_destroy(lat);
+    return h;
+}
+
 int main(int argc, char **argv)
 {
     size_t Ls[8] = {64, 128};
@@ -93,12 +111,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "kpm_cpu: no memory for the copy test\n");
         return 1;
     }
-    printf("\n| lattice | sites | B | threads | ns/step/site | ns/step/site/vector | "
+    const char *ef = getenv("KPM_BENCH_FORMS");
+    const int form0 = ef && !strstr(ef, "table") ? 1 : 0;
+    const int form1 = ef && strstr(ef, "factor") ? 1 : 0;
+    printf("\n| lattice | hopping | sites | B | threads | ns/step/site | ns/step/site/vector | "
            "bytes/step | GB/s | copy GB/s | %% of copy |\n"
-           "|---|---|---|---|---|---|---|---|---|---|\n");
-    for (int li = 0; li < nL; li++) {
-        const size_t L = Ls[li];
-        mcf_hamiltonian *h = cubic(L);
+           "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int lf = 0; lf < nL * 2; lf++) {
+        const size_t L = Ls[lf / 2];
+        const int form = lf % 2;
+        if (form < form0 || form > form1)
+            continue;
+        mcf_hamiltonian *h = form ? cubic_factorized(L) : cubic(L);
         if (!h) {
             fprintf(stderr, "kpm_cpu: cannot build the %zu^3 lattice: %s\n", L,
                     mcf_last_error());
@@ -115,7 +139,8 @@ int main(int argc, char **argv)
                 return 1;
             }
             double *mu = malloc(B * 2 * 64 * sizeof *mu);
-            const double bytes = (double)n * (6.0 * 20.0 + 8.0 + 48.0 * (double)B);
+            const double bytes = (double)n * ((form ? 0.0 : 6.0 * 20.0) + 8.0 +
+                                              48.0 * (double)B);
             size_t S = (size_t)(2e8 / ((double)n * (double)B));
             const char *es = getenv("KPM_BENCH_STEPS");
             if (es)
@@ -135,8 +160,8 @@ int main(int argc, char **argv)
                 const double step = (t2 - t1) / (double)S;
                 const double gbs = bytes / step / 1e9;
                 const double cbw = copy ? copy_bandwidth_of(ca, cc, ncopy, 3) : bw[t];
-                printf("| %zu^3 | %zu | %zu | %d | %.3f | %.3f | %.0f | %.2f | %.2f | %.0f%% "
-                       "|\n", L, n, B, threads[t], step / (double)n * 1e9,
+                printf("| %zu^3 | %s | %zu | %zu | %d | %.3f | %.3f | %.0f | %.2f | %.2f | "
+                       "%.0f%% |\n", L, form ? "factorized" : "table", n, B, threads[t], step / (double)n * 1e9,
                        step / (double)n / (double)B * 1e9, bytes, gbs, cbw, 100.0 * gbs / cbw);
                 fflush(stdout);
             }

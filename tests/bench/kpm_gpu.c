@@ -190,18 +190,79 @@ static mcf_hamiltonian *anderson(size_t L, double W, uint64_t seed)
     return h;
 }
 
+/* ms/step per lattice, block and form (0 table, 1 factorized), GPU and CPU (B = 1, 8) */
+static size_t dos_L[MAX_LIST];
+static double dos_time[MAX_LIST][MAX_LIST][2][2];
+static double dos_cpu[MAX_LIST][2][2];
+static void dos_lattice(size_t L, int form, const size_t *blocks, int nB, double bw_dev,
+                        int cpu, double bw_cpu);
+
+/* The same Hamiltonian (the same on-site energies) with the hopping declared factorized
+ * (rank 0: a uniform -1, mcf/hamiltonian_factors.h), as the anderson model builds it: the
+ * step then reads the on-site energies only and computes the neighbours. */
+static mcf_hamiltonian *anderson_factorized(size_t L, double W, uint64_t seed)
+{
+    const size_t n = L * L * L;
+    mcf_lattice *lat = NULL;
+    mcf_hamiltonian *h = NULL;
+    CHECK(mcf_lattice_create(MCF_LATTICE_CUBIC, (long)L, MCF_BOUNDARY_PERIODIC, &lat) ||
+              mcf_hamiltonian_create(n, 1, 6, &h) ||
+              mcf_hamiltonian_factorize(h, lat, -1.0, 0),
+          "building the factorized Anderson Hamiltonian");
+    mcf_lattice_destroy(lat);
+    mcf_rng rng;
+    mcf_rng_init(&rng, seed, 0);
+    for (size_t s = 0; s < n; s++)
+        h->onsite[s] = W * (mcf_rng_uniform(&rng) - 0.5);
+    mcf_hamiltonian_touch_all(h);
+    CHECK(mcf_hamiltonian_fix_bounds(h, -(6.0 + W / 2), 6.0 + W / 2),
+          "fixing the Anderson bounds");
+    return h;
+}
+
 static void dos_part(const size_t *Ls, int nL, const size_t *blocks, int nB, double bw_dev,
                      int cpu, double bw_cpu)
 {
-    printf("\n## Anderson DOS (W = %.1f, bounds +-%.2f): Chebyshev steps of B random vectors\n",
-           ANDERSON_W, 6.0 + ANDERSON_W / 2);
+    for (int li = 0; li < MAX_LIST; li++)
+        for (int q = 0; q < 4; q++) {
+            dos_cpu[li][q / 2][q % 2] = NAN;
+            for (int bi = 0; bi < MAX_LIST; bi++)
+                dos_time[li][bi][q / 2][q % 2] = NAN;
+        }
+    for (int form = 0; form < 2; form++)
+        for (int li = 0; li < nL; li++)
+            dos_lattice(Ls[li], form, blocks, nB, bw_dev, cpu, bw_cpu);
+    printf("\n# the factorized step's speedup over the table's (ms/step of the table / of the "
+           "factorized, same run):\n");
+    for (int li = 0; li < nL; li++)
+        for (int bi = 0; bi < nB; bi++)
+            printf("#   %zu^3, B = %zu: GPU %.2fx\n", Ls[li], blocks[bi],
+                   dos_time[li][bi][0][0] / dos_time[li][bi][1][0]);
+    for (int li = 0; li < nL; li++)
+        for (int ci = 0; ci < 2; ci++)
+            if (!isnan(dos_cpu[li][ci][0]))
+                printf("#   %zu^3, B = %d: CPU %.2fx\n", Ls[li], ci ? 8 : 1,
+                       dos_cpu[li][ci][0] / dos_cpu[li][ci][1]);
+}
+
+static void dos_lattice(size_t L, int form, const size_t *blocks, int nB, double bw_dev,
+                        int cpu, double bw_cpu)
+{
+    int li = 0;
+    while (li < MAX_LIST - 1 && dos_L[li] && dos_L[li] != L)
+        li++;
+    dos_L[li] = L;
+    printf("\n## Anderson DOS (W = %.1f, bounds +-%.2f, %s): Chebyshev steps of B random "
+           "vectors\n", ANDERSON_W, 6.0 + ANDERSON_W / 2,
+           form ? "factorized hopping: the on-site energies only" : "the ELL table");
     printf("\n| lattice | sites | B | steps | ms/step | ms/step/vec | bytes/step | B/site/step "
            "| GB/s | %% copy |\n|---|---|---|---|---|---|---|---|---|---|\n");
     fflush(stdout);
-    for (int li = 0; li < nL; li++) {
-        const size_t L = Ls[li], n = L * L * L;
+    {
+        const size_t n = L * L * L;
         const double tb = now();
-        mcf_hamiltonian *h = anderson(L, ANDERSON_W, 2024);
+        mcf_hamiltonian *h = form ? anderson_factorized(L, ANDERSON_W, 2024)
+                                  : anderson(L, ANDERSON_W, 2024);
         double a, b;
         mcf_hamiltonian_scaling(h, 0.01, &a, &b);
         kcu_ham *d = NULL;
@@ -223,7 +284,7 @@ static void dos_part(const size_t *Ls, int nL, const size_t *blocks, int nB, dou
             }
             if (rc != MCF_OK)
                 die("creating a GPU engine");
-            const double est = (double)n * (128.0 + 48.0 * (double)B);
+            const double est = (double)n * ((form ? 8.0 : 128.0) + 48.0 * (double)B);
             const size_t steps = clampz(0.3 * bw_dev * 1e9 / est, 8, 1000);
             double sec = 0, bytes = 0;
             const int rt = kcu_time_steps(e, d, a, b, B, steps, &sec, &bytes);
@@ -237,6 +298,7 @@ static void dos_part(const size_t *Ls, int nL, const size_t *blocks, int nB, dou
             if (rt != MCF_OK)
                 die("timing GPU Chebyshev steps");
             gpu_step[bi] = sec;
+            dos_time[li][bi][form][0] = sec;
             const double gbs = bytes / sec / 1e9;
             printf("| %zu^3 | %zu | %zu | %zu | %.4f | %.5f | %.0f | %.1f | %.1f | %.1f%% |\n", L,
                    n, B, steps, 1e3 * sec, 1e3 * sec / (double)B, bytes, bytes / (double)n, gbs,
@@ -262,7 +324,9 @@ static void dos_part(const size_t *Ls, int nL, const size_t *blocks, int nB, dou
                 const double t2 = kpm_bench_cpu_steps(e, h, a, b, B, 2 + S, mu);
                 CHECK(t1 < 0 || t2 < 0, "CPU Chebyshev steps");
                 const double step = (t2 - t1) / (double)S;
-                const double bytes = (double)n * (6.0 * 20.0 + 8.0 + 48.0 * (double)B);
+                const double bytes = (double)n * ((form ? 0.0 : 6.0 * 20.0) + 8.0 +
+                                                  48.0 * (double)B);
+                dos_cpu[li][ci][form] = step;
                 double g = NAN;
                 for (int bi = 0; bi < nB; bi++)
                     if (blocks[bi] == B)
