@@ -115,7 +115,7 @@ static int ho_create(const mcf_params *p, const mcf_services *services, mcf_rng 
         goto fail;
     }
     if ((rc = mcf_hamiltonian_create(c->lat->sites, 1, c->lat->coordination, &c->h)) ||
-        (rc = mcf_hamiltonian_set_hopping(c->h, c->lat, t)))
+        (rc = mcf_hamiltonian_factorize(c->h, c->lat, -t, 0)))
         goto fail;
     for (size_t i = 0; i < c->lat->sites; i++) {
         c->x[i] = strcmp(start, "zero") ? sqrt(c->T / c->k) * mcf_rng_normal(rng) : 0.0;

@@ -10,9 +10,10 @@
  * mcf_factors_hop from the field of the row and of the neighbour.  Slot k of the table is
  * neighbour k and the table's entries were computed by the same function, so the step
  * adds the same numbers in the same order: the same bits as from the table
- * (test_kpm_exact (i)).  What a row then reads is 8 bytes of on-site energy and 16 rank
+ * (test_kpm_factors).  What a row then reads is 8 bytes of on-site energy and 16 rank
  * bytes of field, instead of the table's width x 20 + 8 (128 bytes on the cubic lattice);
- * docs/benchmarks.md has the measured gain. */
+ * blocks of fewer than 4 vectors keep the table (step_select says why); docs/benchmarks.md
+ * has the measured gain. */
 #include "kpm_step.h"
 
 #include "mcf/hamiltonian_factors.h"
@@ -409,10 +410,14 @@ KPM_CLONES static void step_fn_any(const step_args *s, size_t r0, size_t r1, dou
 }
 
 /* The step for B vectors: with the entries from the factorized hoppings when h has them
- * (and its lattice's coordination fits KPM_FAC_MAXZ), else from the table. */
+ * (and its lattice's coordination fits KPM_FAC_MAXZ) and B >= 4, else from the table.
+ * Below 4 vectors the factorized rows do not pay on the CPU: measured on the device host
+ * (16 threads, 128^3, docs/benchmarks.md) B = 1 took 3.08 ns a site against the table's
+ * 2.34 (the step is then bound by the latency of its gathers and its arithmetic, not by the
+ * bytes it saves), while B = 8 took 0.63 ns a site and vector against 0.94. */
 static step_fn step_select(const mcf_hamiltonian *h, size_t B)
 {
-    const int fac = h->factors && h->factors->coordination <= KPM_FAC_MAXZ;
+    const int fac = h->factors && h->factors->coordination <= KPM_FAC_MAXZ && B >= 4;
     switch (B) {
     case 1: return fac ? step_f1 : step_b1;
     case 2: return fac ? step_f2 : step_b2;

@@ -8,6 +8,8 @@
 #      and the installed models without it
 #   4. runs a very short XY temperature scan with the installed program and checks
 #      results.tsv; draws it with `mcf plot` when gnuplot is installed
+#   5. compiles and runs tests/install/gauge.c against the installed headers and library:
+#      factorized hoppings of a pure gauge field (mcf/hamiltonian_factors.h)
 #
 # Each step says what it does; a failure names the step, the command and the tail of its
 # output, and exits 1.  Environment (set by tests/install/CMakeLists.txt, all optional):
@@ -184,6 +186,15 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
     echo "   gnuplot not installed: 'mcf plot' not checked"
 fi
+
+# ---------------------------------------------------------------------------------------
+step "5. a program of one's own against the installed headers (factorized hoppings)"
+[ -f "$src/tests/install/gauge.c" ] || fail "$src/tests/install/gauge.c not found"
+libdir=$(dirname "$(find "$prefix" -name 'libmcf.so*' -print | head -n 1)")
+run "$scratch/gauge-build.log" "${MCF_C_COMPILER:-cc}" -std=c11 -Wall -Wextra -Werror \
+    -I"$prefix/include" "$src/tests/install/gauge.c" -o "$scratch/gauge" -L"$libdir" -lmcf -lm
+LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} run "$scratch/gauge.log" "$scratch/gauge"
+cat "$scratch/gauge.log"
 
 echo "== all steps passed"
 exit 0
