@@ -13,7 +13,8 @@
 #
 # Each step says what it does; a failure names the step, the command and the tail of its
 # output, and exits 1.  Environment (set by tests/install/CMakeLists.txt, all optional):
-# MCF_CMAKE (cmake to use), MCF_CMAKE_GENERATOR, MCF_C_COMPILER, MCF_MAKE, MCF_PKG_CONFIG.
+# MCF_CMAKE (cmake to use), MCF_CMAKE_GENERATOR, MCF_C_COMPILER, MCF_C_FLAGS (the build's
+# CMAKE_C_FLAGS, for step 5), MCF_MAKE, MCF_PKG_CONFIG.
 set -u
 
 if [ $# -ne 3 ]; then
@@ -191,8 +192,11 @@ fi
 step "5. a program of one's own against the installed headers (factorized hoppings)"
 [ -f "$src/tests/install/gauge.c" ] || fail "$src/tests/install/gauge.c not found"
 libdir=$(dirname "$(find "$prefix" -name 'libmcf.so*' -print | head -n 1)")
-run "$scratch/gauge-build.log" "${MCF_C_COMPILER:-cc}" -std=c11 -Wall -Wextra -Werror \
-    -I"$prefix/include" "$src/tests/install/gauge.c" -o "$scratch/gauge" -L"$libdir" -lmcf -lm
+# the build's own C flags: a sanitizer build's libmcf needs its runtime in the program
+# shellcheck disable=SC2086
+run "$scratch/gauge-build.log" "${MCF_C_COMPILER:-cc}" ${MCF_C_FLAGS:-} -std=c11 -Wall -Wextra \
+    -Werror -I"$prefix/include" "$src/tests/install/gauge.c" -o "$scratch/gauge" \
+    -L"$libdir" -lmcf -lm
 LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} run "$scratch/gauge.log" "$scratch/gauge"
 cat "$scratch/gauge.log"
 
