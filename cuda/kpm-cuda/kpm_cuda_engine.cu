@@ -282,8 +282,9 @@ static const void *kcu_step_kernel_of(const kcu_ham *d, int B)
 /* The step's grid: no more blocks than are resident at once (one wave, instead of 8 per SM
  * in 1.6 waves), so that the rows in flight stay one narrow front of the grid-stride loop
  * and the neighbours of the next rows are still in L2; and no more than `cap` (the
- * engine's grid: what the rows need, at most 8 per SM; the part buffers' size).  Measured on the H100 at 128^3: B = 8 0.625 -> 0.509 ms; at
- * 256^3, B = 8 and 16 are 4% and 6% faster than with 8 per SM (docs/benchmarks.md). */
+ * engine's grid: what the rows need, at most 8 per SM; the part buffers' size).  Measured
+ * on the H100 at 128^3: B = 8 0.625 -> 0.509 ms; at 256^3, B = 8 and 16 are 4% and 6%
+ * faster than with 8 per SM (docs/benchmarks.md). */
 static int kcu_step_grid(const kcu_ham *d, int B, int cap)
 {
     int per_sm = 0;

@@ -1,9 +1,9 @@
 /* kpm_cuda_ham.cu — the device copy of a Hamiltonian (kcu_ham: the model's slot-major ELL
- * table on the device, and the field of factorized hoppings) and its journal: what changed since the last sync travels as row
- * updates (kcu_row_update), or the whole table when the Hamiltonian's change journal cannot
- * name the rows; and the staging buffers the row updates (and the GFMC batches,
- * kpm_cuda_gfmc.cu) travel through.  The GFMC kernel applies its chains' row updates
- * itself; kcu_ham_sync launches its own small kernel. */
+ * table on the device, and the field of factorized hoppings) and its journal: what changed
+ * since the last sync travels as row updates (kcu_row_update), or the whole table when the
+ * Hamiltonian's change journal cannot name the rows; and the staging buffers the row
+ * updates (and the GFMC batches, kpm_cuda_gfmc.cu) travel through.  The GFMC kernel applies
+ * its chains' row updates itself; kcu_ham_sync launches its own small kernel. */
 #include "kpm_cuda_internal.cuh"
 
 #include <pthread.h>

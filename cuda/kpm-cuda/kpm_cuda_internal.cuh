@@ -279,9 +279,8 @@ static __device__ __forceinline__ void kcu_fac_neighbours(long long r, long long
 
 /* kcu_row_product (one vector, x[c] at x + c xs) for a factorized row: the neighbours
  * from the row (FD 2, 3) or the table's columns (FD = 0, the first `width` <= 8 slots: the
- * lattice's coordination), the entries from
- * the field (FR components; amplitude amp): the same numbers in the same order as the
- * table gives. */
+ * lattice's coordination), the entries from the field (FR components; amplitude amp): the
+ * same numbers in the same order as the table gives. */
 template <int FR, int FD>
 static __device__ __forceinline__ void kcu_row_product_fac(const int32_t *col, long long dim,
                                                            int width, const double2 *field,

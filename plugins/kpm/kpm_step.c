@@ -368,16 +368,12 @@ typedef void (*step_fn)(const step_args *s, size_t r0, size_t r1, double *part);
 #ifndef KPM_CLONES
 #define KPM_CLONES
 #endif
-#define KPM_STEP_FIXED(NB)                                                             \
-    KPM_CLONES static void step_b##NB(const step_args *s, size_t r0, size_t r1,       \
-                                      double *part)                                    \
+/* FAC 0: the table's step for NB vectors as step_b<NB>; 1: the factorized one, step_f<NB> */
+#define KPM_STEP_FIXED(NB, FAC, NAME)                                                  \
+    KPM_CLONES static void NAME##NB(const step_args *s, size_t r0, size_t r1,         \
+                                    double *part)                                      \
     {                                                                                  \
-        step_rows(s, 0, NB, r0, r1, part);                                             \
-    }                                                                                  \
-    KPM_CLONES static void step_f##NB(const step_args *s, size_t r0, size_t r1,       \
-                                      double *part)                                    \
-    {                                                                                  \
-        step_rows(s, 1, NB, r0, r1, part);                                             \
+        step_rows(s, FAC, NB, r0, r1, part);                                           \
     }
 #ifdef KPM_HAVE_V4
 #define KPM_STEP_V4(NB, PG)                                                            \
@@ -392,10 +388,10 @@ typedef void (*step_fn)(const step_args *s, size_t r0, size_t r1, double *part);
         step_rows_v4(s, 1, NB / 4, PG, r0, r1, part);                                  \
     }
 #else
-#define KPM_STEP_V4(NB, PG) KPM_STEP_FIXED(NB)
+#define KPM_STEP_V4(NB, PG) KPM_STEP_FIXED(NB, 0, step_b) KPM_STEP_FIXED(NB, 1, step_f)
 #endif
-KPM_STEP_FIXED(1)
-KPM_STEP_FIXED(2)
+KPM_STEP_FIXED(1, 0, step_b)
+KPM_STEP_FIXED(2, 0, step_b)
 KPM_STEP_V4(4, 1)
 KPM_STEP_V4(8, 2)
 KPM_STEP_V4(16, 4)
@@ -417,15 +413,22 @@ KPM_CLONES static void step_fn_any(const step_args *s, size_t r0, size_t r1, dou
  * bytes it saves), while B = 8 took 0.63 ns a site and vector against 0.94. */
 static step_fn step_select(const mcf_hamiltonian *h, size_t B)
 {
-    const int fac = h->factors && h->factors->coordination <= KPM_FAC_MAXZ && B >= 4;
+    if (h->factors && h->factors->coordination <= KPM_FAC_MAXZ && B >= 4)
+        switch (B) {
+        case 4: return step_f4;
+        case 8: return step_f8;
+        case 16: return step_f16;
+        case 32: return step_f32;
+        default: return step_fn_any;
+        }
     switch (B) {
-    case 1: return fac ? step_f1 : step_b1;
-    case 2: return fac ? step_f2 : step_b2;
-    case 4: return fac ? step_f4 : step_b4;
-    case 8: return fac ? step_f8 : step_b8;
-    case 16: return fac ? step_f16 : step_b16;
-    case 32: return fac ? step_f32 : step_b32;
-    default: return fac ? step_fn_any : step_bn;
+    case 1: return step_b1;
+    case 2: return step_b2;
+    case 4: return step_b4;
+    case 8: return step_b8;
+    case 16: return step_b16;
+    case 32: return step_b32;
+    default: return step_bn;
     }
 }
 

@@ -190,12 +190,12 @@ static mcf_hamiltonian *anderson(size_t L, double W, uint64_t seed)
     return h;
 }
 
-/* ms/step per lattice, block and form (0 table, 1 factorized), GPU and CPU (B = 1, 8) */
-static size_t dos_L[MAX_LIST];
-static double dos_time[MAX_LIST][MAX_LIST][2][2];
+/* seconds per step by lattice, form (0 table, 1 factorized) and block: the GPU's for the
+ * blocks asked for, the CPU's for B = 1 and 8 */
+static double dos_time[MAX_LIST][2][MAX_LIST];
 static double dos_cpu[MAX_LIST][2][2];
-static void dos_lattice(size_t L, int form, const size_t *blocks, int nB, double bw_dev,
-                        int cpu, double bw_cpu);
+static void dos_lattice(int li, size_t L, int form, const size_t *blocks, int nB,
+                        double bw_dev, int cpu, double bw_cpu);
 
 /* The same Hamiltonian (the same on-site energies) with the hopping declared factorized
  * (rank 0: a uniform -1, mcf/hamiltonian_factors.h), as the anderson model builds it: the
@@ -224,125 +224,121 @@ static void dos_part(const size_t *Ls, int nL, const size_t *blocks, int nB, dou
                      int cpu, double bw_cpu)
 {
     for (int li = 0; li < MAX_LIST; li++)
-        for (int q = 0; q < 4; q++) {
-            dos_cpu[li][q / 2][q % 2] = NAN;
+        for (int form = 0; form < 2; form++) {
+            dos_cpu[li][form][0] = dos_cpu[li][form][1] = NAN;
             for (int bi = 0; bi < MAX_LIST; bi++)
-                dos_time[li][bi][q / 2][q % 2] = NAN;
+                dos_time[li][form][bi] = NAN;
         }
     for (int form = 0; form < 2; form++)
         for (int li = 0; li < nL; li++)
-            dos_lattice(Ls[li], form, blocks, nB, bw_dev, cpu, bw_cpu);
+            dos_lattice(li, Ls[li], form, blocks, nB, bw_dev, cpu, bw_cpu);
     printf("\n# the factorized step's speedup over the table's (ms/step of the table / of the "
            "factorized, same run):\n");
     for (int li = 0; li < nL; li++)
         for (int bi = 0; bi < nB; bi++)
             printf("#   %zu^3, B = %zu: GPU %.2fx\n", Ls[li], blocks[bi],
-                   dos_time[li][bi][0][0] / dos_time[li][bi][1][0]);
+                   dos_time[li][0][bi] / dos_time[li][1][bi]);
     for (int li = 0; li < nL; li++)
         for (int ci = 0; ci < 2; ci++)
-            if (!isnan(dos_cpu[li][ci][0]))
+            if (!isnan(dos_cpu[li][0][ci]))
                 printf("#   %zu^3, B = %d: CPU %.2fx\n", Ls[li], ci ? 8 : 1,
-                       dos_cpu[li][ci][0] / dos_cpu[li][ci][1]);
+                       dos_cpu[li][0][ci] / dos_cpu[li][1][ci]);
 }
 
-static void dos_lattice(size_t L, int form, const size_t *blocks, int nB, double bw_dev,
-                        int cpu, double bw_cpu)
+static void dos_lattice(int li, size_t L, int form, const size_t *blocks, int nB,
+                        double bw_dev, int cpu, double bw_cpu)
 {
-    int li = 0;
-    while (li < MAX_LIST - 1 && dos_L[li] && dos_L[li] != L)
-        li++;
-    dos_L[li] = L;
     printf("\n## Anderson DOS (W = %.1f, bounds +-%.2f, %s): Chebyshev steps of B random "
            "vectors\n", ANDERSON_W, 6.0 + ANDERSON_W / 2,
            form ? "factorized hopping: the on-site energies only" : "the ELL table");
     printf("\n| lattice | sites | B | steps | ms/step | ms/step/vec | bytes/step | B/site/step "
            "| GB/s | %% copy |\n|---|---|---|---|---|---|---|---|---|---|\n");
     fflush(stdout);
-    {
-        const size_t n = L * L * L;
-        const double tb = now();
-        mcf_hamiltonian *h = form ? anderson_factorized(L, ANDERSON_W, 2024)
-                                  : anderson(L, ANDERSON_W, 2024);
-        double a, b;
-        mcf_hamiltonian_scaling(h, 0.01, &a, &b);
-        kcu_ham *d = NULL;
-        CHECK(kcu_ham_create(h, &d), "uploading the Anderson Hamiltonian");
-        printf("# %zu^3: built and uploaded in %.1f s (table %.0f MB on the device)\n", L,
-               now() - tb, (double)kcu_ham_bytes(d) / 1e6);
-        fflush(stdout);
-        double gpu_step[MAX_LIST];
-        for (int bi = 0; bi < nB; bi++) {
-            const size_t B = blocks[bi];
-            gpu_step[bi] = NAN;
-            kcu_engine *e = NULL;
-            const int rc = kcu_engine_create(n, B, &e);
-            if (rc == MCF_ENOMEM) {
-                printf("| %zu^3 | %zu | %zu | - | out of device memory (%s) | | | | | |\n", L,
-                       n, B, mcf_last_error());
-                fflush(stdout);
-                continue;
-            }
-            if (rc != MCF_OK)
-                die("creating a GPU engine");
-            const double est = (double)n * ((form ? 8.0 : 128.0) + 48.0 * (double)B);
-            const size_t steps = clampz(0.3 * bw_dev * 1e9 / est, 8, 1000);
-            double sec = 0, bytes = 0;
-            const int rt = kcu_time_steps(e, d, a, b, B, steps, &sec, &bytes);
-            kcu_engine_destroy(e);
-            if (rt == MCF_ENOMEM) {
-                printf("| %zu^3 | %zu | %zu | %zu | out of device memory (%s) | | | | | |\n",
-                       L, n, B, steps, mcf_last_error());
-                fflush(stdout);
-                continue;
-            }
-            if (rt != MCF_OK)
-                die("timing GPU Chebyshev steps");
-            gpu_step[bi] = sec;
-            dos_time[li][bi][form][0] = sec;
-            const double gbs = bytes / sec / 1e9;
-            printf("| %zu^3 | %zu | %zu | %zu | %.4f | %.5f | %.0f | %.1f | %.1f | %.1f%% |\n", L,
-                   n, B, steps, 1e3 * sec, 1e3 * sec / (double)B, bytes, bytes / (double)n, gbs,
-                   100.0 * gbs / bw_dev);
+    const size_t n = L * L * L;
+    const double tb = now();
+    mcf_hamiltonian *h = form ? anderson_factorized(L, ANDERSON_W, 2024)
+                              : anderson(L, ANDERSON_W, 2024);
+    double a, b;
+    mcf_hamiltonian_scaling(h, 0.01, &a, &b);
+    kcu_ham *d = NULL;
+    CHECK(kcu_ham_create(h, &d), "uploading the Anderson Hamiltonian");
+    printf("# %zu^3: built and uploaded in %.1f s (table %.0f MB on the device)\n", L,
+           now() - tb, (double)kcu_ham_bytes(d) / 1e6);
+    fflush(stdout);
+    double gpu_step[MAX_LIST];
+    for (int bi = 0; bi < nB; bi++) {
+        const size_t B = blocks[bi];
+        gpu_step[bi] = NAN;
+        kcu_engine *e = NULL;
+        const int rc = kcu_engine_create(n, B, &e);
+        if (rc == MCF_ENOMEM) {
+            printf("| %zu^3 | %zu | %zu | - | out of device memory (%s) | | | | | |\n", L,
+                   n, B, mcf_last_error());
             fflush(stdout);
+            continue;
         }
-        kcu_ham_destroy(d);
-        if (cpu && L <= 128) {
-            const int P = max_threads();
-            set_threads(P);
-            const size_t cpuB[2] = {1, 8};
-            for (int ci = 0; ci < 2; ci++) {
-                const size_t B = cpuB[ci];
-                kpm_engine *e = NULL;
-                CHECK(kpm_engine_create(n, B, &e), "creating a CPU engine");
-                size_t S = clampz(2e8 / ((double)n * (double)B), 6, 60);
-                double *mu = malloc(B * 2 * (2 + S) * sizeof *mu);
-                if (!mu) {
-                    fprintf(stderr, "kpm_gpu: out of memory\n");
-                    exit(1);
-                }
-                const double t1 = kpm_bench_cpu_steps(e, h, a, b, B, 2, mu);
-                const double t2 = kpm_bench_cpu_steps(e, h, a, b, B, 2 + S, mu);
-                CHECK(t1 < 0 || t2 < 0, "CPU Chebyshev steps");
-                const double step = (t2 - t1) / (double)S;
-                const double bytes = (double)n * ((form ? 0.0 : 6.0 * 20.0) + 8.0 +
-                                                  48.0 * (double)B);
-                dos_cpu[li][ci][form] = step;
-                double g = NAN;
-                for (int bi = 0; bi < nB; bi++)
-                    if (blocks[bi] == B)
-                        g = gpu_step[bi];
-                printf("# CPU %zu^3, B = %zu, %d threads: %.4f ms/step, %.5f ms/step/vec, "
-                       "%.2f GB/s (%.0f%% of the CPU copy bandwidth); GPU speedup per "
-                       "vector-step: %.1fx\n",
-                       L, B, P, 1e3 * step, 1e3 * step / (double)B, bytes / step / 1e9,
-                       100.0 * bytes / step / 1e9 / bw_cpu, step / g);
-                fflush(stdout);
-                free(mu);
-                kpm_engine_destroy(e);
-            }
+        if (rc != MCF_OK)
+            die("creating a GPU engine");
+        const double est = (double)n * ((form ? 8.0 : 128.0) + 48.0 * (double)B);
+        const size_t steps = clampz(0.3 * bw_dev * 1e9 / est, 8, 1000);
+        double sec = 0, bytes = 0;
+        const int rt = kcu_time_steps(e, d, a, b, B, steps, &sec, &bytes);
+        kcu_engine_destroy(e);
+        if (rt == MCF_ENOMEM) {
+            printf("| %zu^3 | %zu | %zu | %zu | out of device memory (%s) | | | | | |\n",
+                   L, n, B, steps, mcf_last_error());
+            fflush(stdout);
+            continue;
         }
-        mcf_hamiltonian_destroy(h);
+        if (rt != MCF_OK)
+            die("timing GPU Chebyshev steps");
+        gpu_step[bi] = sec;
+        dos_time[li][form][bi] = sec;
+        const double gbs = bytes / sec / 1e9;
+        printf("| %zu^3 | %zu | %zu | %zu | %.4f | %.5f | %.0f | %.1f | %.1f | %.1f%% |\n", L,
+               n, B, steps, 1e3 * sec, 1e3 * sec / (double)B, bytes, bytes / (double)n, gbs,
+               100.0 * gbs / bw_dev);
+        fflush(stdout);
     }
+    kcu_ham_destroy(d);
+    if (cpu && L <= 128) {
+        const int P = max_threads();
+        set_threads(P);
+        const size_t cpuB[2] = {1, 8};
+        for (int ci = 0; ci < 2; ci++) {
+            const size_t B = cpuB[ci];
+            kpm_engine *e = NULL;
+            CHECK(kpm_engine_create(n, B, &e), "creating a CPU engine");
+            size_t S = clampz(2e8 / ((double)n * (double)B), 6, 60);
+            double *mu = malloc(B * 2 * (2 + S) * sizeof *mu);
+            if (!mu) {
+                fprintf(stderr, "kpm_gpu: out of memory\n");
+                exit(1);
+            }
+            const double t1 = kpm_bench_cpu_steps(e, h, a, b, B, 2, mu);
+            const double t2 = kpm_bench_cpu_steps(e, h, a, b, B, 2 + S, mu);
+            CHECK(t1 < 0 || t2 < 0, "CPU Chebyshev steps");
+            const double step = (t2 - t1) / (double)S;
+            /* the CPU engine reads the table below 4 vectors whatever the form */
+            const int fac = form && B >= 4;
+            const double bytes = (double)n * ((fac ? 0.0 : 6.0 * 20.0) + 8.0 +
+                                              48.0 * (double)B);
+            dos_cpu[li][form][ci] = step;
+            double g = NAN;
+            for (int bi = 0; bi < nB; bi++)
+                if (blocks[bi] == B)
+                    g = gpu_step[bi];
+            printf("# CPU %zu^3, B = %zu, %d threads: %.4f ms/step, %.5f ms/step/vec, "
+                   "%.2f GB/s (%.0f%% of the CPU copy bandwidth); GPU speedup per "
+                   "vector-step: %.1fx\n",
+                   L, B, P, 1e3 * step, 1e3 * step / (double)B, bytes / step / 1e9,
+                   100.0 * bytes / step / 1e9 / bw_cpu, step / g);
+            fflush(stdout);
+            free(mu);
+            kpm_engine_destroy(e);
+        }
+    }
+    mcf_hamiltonian_destroy(h);
 }
 
 /* ---- part 2: GFMC trial flips --------------------------------------------------------- */

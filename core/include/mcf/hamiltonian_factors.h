@@ -75,10 +75,11 @@ typedef struct mcf_hamiltonian_factors {
 int mcf_hamiltonian_factorize(mcf_hamiltonian *h, const mcf_lattice *lattice, double amplitude,
                               int rank);
 
-/* Sets the field of `site` to a[0..2 rank) (re, im of each component) and rewrites the
- * entries of its bonds: version++ once, the site and its neighbours recorded in the
- * journal.  Errors: MCF_EINVAL for an h without factors, rank 0, a site out of range, or a
- * non-finite component. */
+/* Sets the field of `site` to a[0..2 rank) (re, im of each component; borrowed, copied)
+ * and rewrites the entries of its bonds, each as mcf_hamiltonian_set would: the version
+ * grows by one per bond, and the site and its neighbours are recorded in the journal.
+ * Errors: MCF_EINVAL for an h without factors, rank 0, a site out of range, or a
+ * non-finite component (nothing is written then). */
 int mcf_hamiltonian_set_field(mcf_hamiltonian *h, size_t site, const double *a);
 
 /* The hopping amplitude * conj(a_i) . a_j of two fields of `rank` components, as the table
