@@ -28,6 +28,12 @@ static double action_f(double E, double mu, double T)
 int kpm_action_series(const double *mu, size_t M, double a, double b, double T,
                       double mu_chem, double *S, double *err)
 {
+    return kpm_action_series_cached(NULL, mu, M, a, b, T, mu_chem, S, err);
+}
+
+int kpm_action_series_cached(kpm_series_cache *cache, const double *mu, size_t M, double a,
+                             double b, double T, double mu_chem, double *S, double *err)
+{
     if (M < 1 || !(a > 0.0) || !isfinite(a) || !isfinite(b))
         return mcf_fail(MCF_EINVAL, "kpm: action: invalid scaling a = %g, b = %g or %zu "
                         "moments", a, b, M);
@@ -35,32 +41,45 @@ int kpm_action_series(const double *mu, size_t M, double a, double b, double T,
         return mcf_fail(MCF_EINVAL, "kpm: action: temperature T = %g must be finite and > 0, "
                         "and mu = %g finite", T, mu_chem);
     const size_t K = kpm_action_nodes(M), half = K / 2;
-    double *z = malloc((4 * K + half) * sizeof *z);
-    if (!z)
-        return mcf_fail(MCF_ENOMEM, "kpm: action: out of memory for %zu Chebyshev nodes", K);
-    double *cs = z + 4 * K;
-    for (size_t j = 0; j < K; j++) {
-        const double x = cos(kpm_pi * ((double)j + 0.5) / (double)K);
-        z[2 * j] = action_f(a * x + b, mu_chem, T);
-        z[2 * j + 1] = 0.0;
+    /* the M weights (2 - d_n0) c_n / K and the tail bound: they do not depend on H */
+    double tail = 0.0;
+    const double *c = kpm_series_find(cache, KPM_SERIES_ACTION, M, a, b, T, mu_chem, &tail);
+    double *z = NULL;
+    if (!c) {
+        z = malloc((4 * K + half) * sizeof *z);
+        if (!z)
+            return mcf_fail(MCF_ENOMEM, "kpm: action: out of memory for %zu Chebyshev nodes",
+                            K);
+        double *cs = z + 4 * K;
+        for (size_t j = 0; j < K; j++) {
+            const double x = cos(kpm_pi * ((double)j + 0.5) / (double)K);
+            z[2 * j] = action_f(a * x + b, mu_chem, T);
+            z[2 * j + 1] = 0.0;
+        }
+        const int rc = kpm_chebyshev_sums(z, K, half, cs, NULL);
+        if (rc) {
+            free(z);
+            return rc;
+        }
+        for (size_t n = 0; n < half; n++) {
+            const double cn = (n ? 2.0 : 1.0) * cs[n] / (double)K;
+            if (n < M)
+                cs[n] = cn;
+            else
+                tail += fabs(cn);
+        }
+        kpm_series_keep(cache, KPM_SERIES_ACTION, M, a, b, T, mu_chem, cs, M, tail);
+        c = cs;
     }
-    int rc = kpm_chebyshev_sums(z, K, half, cs, NULL);
-    double s = 0.0, e = 0.0;
-    for (size_t n = 0; !rc && n < half; n++) {
-        const double c = (n ? 2.0 : 1.0) * cs[n] / (double)K;
-        if (n < M)
-            s += c * mu[n];
-        else
-            e += fabs(c);
-    }
-    if (!rc && !isfinite(s))
-        rc = mcf_fail(MCF_EINVAL, "kpm: action: the series is not finite (T = %g, mu = %g)", T,
-                      mu_chem);
-    if (!rc) {
-        *S = s;
-        if (err)
-            *err = e;
-    }
+    double s = 0.0;
+    for (size_t n = 0; n < M; n++)
+        s += c[n] * mu[n];
     free(z);
-    return rc;
+    if (!isfinite(s))
+        return mcf_fail(MCF_EINVAL, "kpm: action: the series is not finite (T = %g, mu = %g)",
+                        T, mu_chem);
+    *S = s;
+    if (err)
+        *err = tail;
+    return MCF_OK;
 }

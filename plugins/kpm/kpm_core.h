@@ -28,9 +28,10 @@
  *
  * Files: kpm_config.c (kpm_config, kpm_param_specs), kpm_kernel.c, kpm_engine.c (the
  * recursion and the stochastic trace on it), kpm_dct.c (reconstruction), kpm_occupation.c,
- * kpm_action.c, kpm_reconstruct.c (densities from stored moments), kpm_gfmc.c (GFMC on
- * the real axis), kpm_contour.c and kpm_contour_finish.c
- * (GFMC on a contour: the ellipse; the integral on it), kpm_moment_matrix.c, kpm_ops.c (the
+ * kpm_action.c, kpm_series_cache.c (their coefficients kept per workspace),
+ * kpm_reconstruct.c (densities from stored moments), kpm_gfmc.c (GFMC on the real axis),
+ * kpm_contour.c and kpm_contour_finish.c (GFMC on a contour: the ellipse; the integral on
+ * it), kpm_moment_matrix.c, kpm_ops.c (the
  * fermion ops over a backend).
  *
  * Errors: functions returning int give MCF_OK or an MCF_E* code with a message
@@ -45,6 +46,8 @@
 #include "mcf/hamiltonian.h"
 #include "mcf/params.h"
 #include "mcf/rng.h"
+
+#include "kpm_series_cache.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -249,6 +252,11 @@ KPM_API int kpm_dct_density_stats(kpm_dct *d, const double *mu_vec, size_t R,
  * T > 0. */
 KPM_API int kpm_occupation(const double *mu, const double *g, size_t M, double a, double b,
                            double mu_chem, double T, double *density, double *energy);
+/* The same, the expansion's coefficients (which do not depend on H) kept in and reused from
+ * cache (kpm_series_cache.h; NULL: computed every time): the same bits either way. */
+KPM_API int kpm_occupation_cached(kpm_series_cache *cache, const double *mu, const double *g,
+                                  size_t M, double a, double b, double mu_chem, double T,
+                                  double *density, double *energy);
 
 /* ---- the grand-canonical action from exact moments --------------------------------------
  *
@@ -282,6 +290,10 @@ KPM_API size_t kpm_action_nodes(size_t M);
 KPM_API int kpm_chebyshev_sums(double *z, size_t K, size_t nout, double *cf, double *cg);
 KPM_API int kpm_action_series(const double *mu, size_t M, double a, double b, double T,
                               double mu_chem, double *S, double *err);
+/* The same, the coefficients and the tail bound kept in and reused from cache (NULL: none). */
+KPM_API int kpm_action_series_cached(kpm_series_cache *cache, const double *mu, size_t M,
+                                     double a, double b, double T, double mu_chem, double *S,
+                                     double *err);
 
 /* ---- GFMC: the change of the fermion action under a local change --------------------
  *

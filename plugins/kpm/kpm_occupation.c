@@ -90,37 +90,55 @@ static size_t occ_nodes(size_t M, double a, double b, double mu_chem, double T)
     return K <= OCC_MAX_NODES ? K : 0;
 }
 
-/* density and energy for T > 0 from K nodes: sum_n w_n mu_n C_F(n) / K, F = f and E f */
-static int occ_series(const double *mu, const double *g, size_t M, double a, double b,
-                      double mu_chem, double T, size_t K, double *density, double *energy)
+/* density and energy for T > 0 from K nodes: sum_n w_n mu_n C_F(n) / K, F = f and E f; the
+ * C_F (2 M numbers that do not depend on H) from the cache when it holds them */
+static int occ_series(kpm_series_cache *cache, const double *mu, const double *g, size_t M,
+                      double a, double b, double mu_chem, double T, size_t K, double *density,
+                      double *energy)
 {
-    double *z = malloc((4 * K + 2 * M) * sizeof *z);
-    if (!z)
-        return mcf_fail(MCF_ENOMEM, "kpm: occupation: out of memory for %zu nodes", K);
-    double *cf = z + 4 * K, *ce = cf + M;
-    for (size_t j = 0; j < K; j++) {
-        const double E = a * cos(kpm_pi * ((double)j + 0.5) / (double)K) + b;
-        const double f = kpm_fermi((E - mu_chem) / T);
-        z[2 * j] = f;
-        z[2 * j + 1] = E * f;
-    }
-    int rc = kpm_chebyshev_sums(z, K, M, cf, ce);
-    if (!rc) {
-        double n0 = 0.0, e0 = 0.0;
-        for (size_t n = 0; n < M; n++) {
-            const double wn = (n ? 2.0 : 1.0) * g[n] * mu[n];
-            n0 += wn * cf[n];
-            e0 += wn * ce[n];
+    const double *cf = kpm_series_find(cache, KPM_SERIES_OCCUPATION, M, a, b, T, mu_chem, NULL);
+    double *z = NULL;
+    if (!cf) {
+        z = malloc((4 * K + 2 * M) * sizeof *z);
+        if (!z)
+            return mcf_fail(MCF_ENOMEM, "kpm: occupation: out of memory for %zu nodes", K);
+        double *f = z + 4 * K;
+        for (size_t j = 0; j < K; j++) {
+            const double E = a * cos(kpm_pi * ((double)j + 0.5) / (double)K) + b;
+            const double fj = kpm_fermi((E - mu_chem) / T);
+            z[2 * j] = fj;
+            z[2 * j + 1] = E * fj;
         }
-        *density = n0 / (double)K;
-        *energy = e0 / (double)K;
+        const int rc = kpm_chebyshev_sums(z, K, M, f, f + M);
+        if (rc) {
+            free(z);
+            return rc;
+        }
+        kpm_series_keep(cache, KPM_SERIES_OCCUPATION, M, a, b, T, mu_chem, f, 2 * M, 0.0);
+        cf = f;
     }
+    const double *ce = cf + M;
+    double n0 = 0.0, e0 = 0.0;
+    for (size_t n = 0; n < M; n++) {
+        const double wn = (n ? 2.0 : 1.0) * g[n] * mu[n];
+        n0 += wn * cf[n];
+        e0 += wn * ce[n];
+    }
+    *density = n0 / (double)K;
+    *energy = e0 / (double)K;
     free(z);
-    return rc;
+    return MCF_OK;
 }
 
 int kpm_occupation(const double *mu, const double *g, size_t M, double a, double b,
                    double mu_chem, double T, double *density, double *energy)
+{
+    return kpm_occupation_cached(NULL, mu, g, M, a, b, mu_chem, T, density, energy);
+}
+
+int kpm_occupation_cached(kpm_series_cache *cache, const double *mu, const double *g, size_t M,
+                          double a, double b, double mu_chem, double T, double *density,
+                          double *energy)
 {
     if (M < 1 || !(a > 0.0) || !isfinite(a) || !isfinite(b))
         return mcf_fail(MCF_EINVAL, "kpm: occupation: invalid scaling a = %g, b = %g or %zu "
@@ -133,7 +151,7 @@ int kpm_occupation(const double *mu, const double *g, size_t M, double a, double
                         ">= 0", T);
     const size_t K = T > 0.0 ? occ_nodes(M, a, b, mu_chem, T) : 0;
     if (K)
-        return occ_series(mu, g, M, a, b, mu_chem, T, K, density, energy);
+        return occ_series(cache, mu, g, M, a, b, mu_chem, T, K, density, energy);
     const double xm = (mu_chem - b) / a;
     const double tm = xm >= 1.0 ? 0.0 : xm <= -1.0 ? kpm_pi : acos(xm);
     /* T = 0: I_m = int_{tm}^{pi} cos(m theta) dtheta */

@@ -25,6 +25,7 @@ void kpm_ops_destroy(void *p)
     free(w->g);
     free(w->mu_vec);
     free(w->mu);
+    kpm_series_cache_free(&w->series);
     free(w);
 }
 
@@ -237,8 +238,8 @@ int kpm_ops_occupation(const kpm_backend *be, void *const *ws, size_t n,
         return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
-        if ((rc = kpm_occupation(w->mu, w->g, w->M, w->a, w->b, mu, T, density + k,
-                                 energy + k)))
+        if ((rc = kpm_occupation_cached(&w->series, w->mu, w->g, w->M, w->a, w->b, mu, T,
+                                        density + k, energy + k)))
             return mcf_fail_prefix(rc, "%s: occupation of workspace %zu", be->name, k);
     }
     return MCF_OK;
@@ -523,7 +524,8 @@ int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, size_t m, c
         for (size_t p = 0; p < m; p++) {
             const size_t q = k * m + p;
             double s, e;
-            if ((rc = kpm_action_series(w->mu, w->M, w->a, w->b, T[q], mu[q], &s, &e)))
+            if ((rc = kpm_action_series_cached(&w->series, w->mu, w->M, w->a, w->b, T[q], mu[q],
+                                               &s, &e)))
                 return mcf_fail_prefix(rc, "%s: action of workspace %zu, point %zu", be->name,
                                        k, p);
             S[q] = dim * s;

@@ -144,6 +144,7 @@ struct kpm_ops_ws {
     double contour_a, contour_b;
     double *contour_dmu;
     kpm_contour_plan contour_plan; /* contour_action: the ellipse and poles of the change */
+    kpm_series_cache series;  /* occupation and action coefficients (they do not depend on H) */
 };
 
 /* create() and destroy() of mcf/fermion.h: refuses a missing or empty h, reads and checks

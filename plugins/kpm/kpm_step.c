@@ -12,8 +12,8 @@
  * adds the same numbers in the same order: the same bits as from the table
  * (test_kpm_factors).  What a row then reads is 8 bytes of on-site energy and 16 rank
  * bytes of field, instead of the table's width x 20 + 8 (128 bytes on the cubic lattice);
- * blocks of fewer than 4 vectors keep the table (step_select says why); docs/benchmarks.md
- * has the measured gain. */
+ * it is taken only where it was measured faster (kpm_step_reads_field says where and
+ * why); docs/benchmarks.md has the measurements. */
 #include "kpm_step.h"
 
 #include "mcf/hamiltonian_factors.h"
@@ -39,6 +39,8 @@
 
 /* the most neighbours a factorized row may have (bcc: 8) */
 #define KPM_FAC_MAXZ 8
+/* the fewest rows whose step reads the field by default (kpm_step_reads_field) */
+#define KPM_FAC_MIN_ROWS 4096
 /* how many rows ahead the factorized step prefetches its gathered rows */
 #define KPM_FAC_AHEAD 16
 
@@ -411,9 +413,29 @@ KPM_CLONES static void step_fn_any(const step_args *s, size_t r0, size_t r1, dou
  * (16 threads, 128^3, docs/benchmarks.md) B = 1 took 3.08 ns a site against the table's
  * 2.34 (the step is then bound by the latency of its gathers and its arithmetic, not by the
  * bytes it saves), while B = 8 took 0.63 ns a site and vector against 0.94. */
+/* The process-wide choice of kpm_step_set_form. */
+static int step_form = KPM_FORM_AUTO;
+
+void kpm_step_set_form(int form) { step_form = form; }
+
+/* Measured (docs/benchmarks.md, "Factorized hoppings"): the field's rows pay only where the
+ * step waits for memory.  Below 4 vectors the table's step is faster on 16 cores (the
+ * field's rows become bound by arithmetic and gather latency), and there are no field steps
+ * for 1 and 2 vectors.  Below KPM_FAC_MIN_ROWS rows the table and the vectors stay in the
+ * core's cache: Anderson 8^3 costs 1.2-1.6x more by the field.  A rank-1 or rank-2 entry
+ * costs a spinor product per bond: the double-exchange GFMC at 3^3-10^3 ran 1.6-2.6x
+ * slower by the field, and no size where it pays has been measured. */
+int kpm_step_reads_field(const mcf_hamiltonian *h, size_t B)
+{
+    const mcf_hamiltonian_factors *f = h->factors;
+    if (!f || f->coordination > KPM_FAC_MAXZ || B < 4 || step_form == KPM_FORM_TABLE)
+        return 0;
+    return step_form == KPM_FORM_FIELD || (f->rank == 0 && h->dim >= KPM_FAC_MIN_ROWS);
+}
+
 static step_fn step_select(const mcf_hamiltonian *h, size_t B)
 {
-    if (h->factors && h->factors->coordination <= KPM_FAC_MAXZ && B >= 4)
+    if (kpm_step_reads_field(h, B))
         switch (B) {
         case 4: return step_f4;
         case 8: return step_f8;

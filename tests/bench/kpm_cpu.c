@@ -7,9 +7,10 @@
  * steps; default 2e8 / (sites x B), within [6, 60]), KPM_BENCH_COPY=0 (skip the copy
  * bandwidth: the last column is then nan), KPM_BENCH_FORMS="table factorized" (which
  * hoppings: the ELL table, the default, and/or factorized, mcf/hamiltonian_factors.h, where
- * a row of 4 or more vectors reads no table: its bytes count only the 8 B on-site term and
- * the vectors; below 4 vectors the engine reads the table either way, and the row says
- * "table").
+ * the engine reads the field for 4 or more vectors from 4096 rows (16^3) on, and a row's
+ * bytes count only the 8 B on-site term and the vectors; elsewhere it reads the table
+ * either way, and the row says "table"), KPM_BENCH_FIELD=1 (the field wherever a field
+ * step exists, kpm_step_set_form: to measure where the default does not take it).
  *
  * Method.  For every lattice, block size B and thread count (1, and all cores), the
  * recursion kpm_moments_diag() runs twice, with K1 = 2 and K2 = 2 + S Chebyshev steps; the
@@ -40,6 +41,7 @@
 
 #include "bench_util.h"
 #include "kpm_core.h"
+#include "kpm_step.h"
 #include "kpm_bench.h"
 #include "mcf/mcf.h"
 
@@ -116,6 +118,9 @@ int main(int argc, char **argv)
     const char *ef = getenv("KPM_BENCH_FORMS");
     const int form0 = ef && !strstr(ef, "table") ? 1 : 0;
     const int form1 = ef && strstr(ef, "factor") ? 1 : 0;
+    const char *efield = getenv("KPM_BENCH_FIELD");
+    if (efield && !strcmp(efield, "1"))
+        kpm_step_set_form(KPM_FORM_FIELD);
     printf("\n| lattice | hopping | sites | B | threads | ns/step/site | ns/step/site/vector | "
            "bytes/step | GB/s | copy GB/s | %% of copy |\n"
            "|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -141,8 +146,9 @@ int main(int argc, char **argv)
                 return 1;
             }
             double *mu = malloc(B * 2 * 64 * sizeof *mu);
-            /* the engine reads the table below 4 vectors whatever the form (step_select) */
-            const int fac = form && B >= 4;
+            /* where the engine reads the field (kpm_step_reads_field: rank 0, >= 4096 rows,
+             * >= 4 vectors); otherwise the table, whatever the form */
+            const int fac = kpm_step_reads_field(h, B);
             const double bytes = (double)n * ((fac ? 0.0 : 6.0 * 20.0) + 8.0 +
                                               48.0 * (double)B);
             size_t S = (size_t)(2e8 / ((double)n * (double)B));

@@ -92,6 +92,7 @@
 #include "bench_util.h"
 #include "de_test_hamiltonian.h"
 #include "kpm_core.h"
+#include "kpm_step.h"
 #include "kpm_bench.h"
 #include "kpm_cuda.h"
 #include "mcf/mcf.h"
@@ -319,8 +320,8 @@ static void dos_lattice(int li, size_t L, int form, const size_t *blocks, int nB
             const double t2 = kpm_bench_cpu_steps(e, h, a, b, B, 2 + S, mu);
             CHECK(t1 < 0 || t2 < 0, "CPU Chebyshev steps");
             const double step = (t2 - t1) / (double)S;
-            /* the CPU engine reads the table below 4 vectors whatever the form */
-            const int fac = form && B >= 4;
+            /* where the CPU engine reads the field (kpm_step_reads_field) */
+            const int fac = kpm_step_reads_field(h, B);
             const double bytes = (double)n * ((fac ? 0.0 : 6.0 * 20.0) + 8.0 +
                                               48.0 * (double)B);
             dos_cpu[li][form][ci] = step;

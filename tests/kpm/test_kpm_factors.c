@@ -13,10 +13,13 @@
  * (c) the moments of the factorized H equal the exact ones from the eigenvalues of its
  * dense matrix (1e-10 of mu_0, the reference's rounding), so the two paths do not merely
  * agree in a shared mistake; and (d) with the table's amplitudes scrambled the factorized
- * H gives the same bits (its step reads the field, not the table). */
+ * H gives the same bits (its step reads the field, not the table).  (a)-(d) take the field
+ * wherever a field step exists (kpm_step_set_form(KPM_FORM_FIELD)); (e) checks where the
+ * default takes it: rank 0 from 4096 rows with 4 or more vectors, nowhere else. */
 #include <stdio.h>
 
 #include "kpm_core.h"
+#include "kpm_step.h"
 #include "kpm_test_util.h"
 
 #ifdef _OPENMP
@@ -108,6 +111,29 @@ int main(void)
     const size_t R = 8, M = 40;
     mcf_rng rng;
     mcf_rng_init(&rng, 3, 9);
+    /* (e) the default's choice (before the field is forced below) */
+    const struct {
+        long L;
+        int rank;
+        size_t B;
+        int field;
+    } rule[] = {{16, 0, 4, 1}, {16, 0, 8, 1}, {16, 0, 1, 0}, {16, 0, 2, 0}, {15, 0, 8, 0},
+                {8, 0, 8, 0},  {16, 1, 8, 0}, {16, 2, 8, 0}, {3, 2, 4, 0}};
+    for (size_t q = 0; q < sizeof rule / sizeof rule[0]; q++) {
+        mcf_lattice *lat = NULL;
+        mcf_lattice_create(MCF_LATTICE_CUBIC, rule[q].L, MCF_BOUNDARY_PERIODIC, &lat);
+        mcf_hamiltonian *fac = NULL, *tab = NULL;
+        make_pair(lat, rule[q].rank, &rng, &fac, &tab);
+        const int got = kpm_step_reads_field(fac, rule[q].B);
+        CHECK(got == rule[q].field && !kpm_step_reads_field(tab, rule[q].B),
+              "cubic L = %ld rank %d, %zu vectors: the step reads the %s (expected the %s)",
+              rule[q].L, rule[q].rank, rule[q].B, got ? "field" : "table",
+              rule[q].field ? "field" : "table");
+        mcf_hamiltonian_destroy(fac);
+        mcf_hamiltonian_destroy(tab);
+        mcf_lattice_destroy(lat);
+    }
+    kpm_step_set_form(KPM_FORM_FIELD);
     for (size_t q = 0; q < ncase; q++)
         for (int rank = 0; rank <= MCF_FACTORS_RANK_MAX; rank++) {
             mcf_lattice *lat = NULL;
