@@ -10,6 +10,10 @@
  *
  * accept: Sherman-Morrison, A' = A + e_i (v - a_i)^T, with w = v^T Ainv (w_i = R),
  *     Ainv'[:, j] = Ainv[:, j] - Ainv[:, i] (w_j - delta_ij) / R.
+ * With [model] delay = k > 1 the update is delayed instead: the accepted moves of a spin
+ * wait in a window (sj_delayed.c), the ratios of later moves are corrected by them, and
+ * every k moves, at a row's second move, and at the end of every sweep, they are applied to
+ * Ainv as one rank-k product (Woodbury).
  * Every N accepted moves of a chain the inverses are recomputed from the stored rows A by
  * LU (GSL); the drift max |Ainv_SM A - 1| is measured before, logged (MCF_LOG_DEBUG) and its
  * maximum kept (logged at destroy). */
@@ -103,6 +107,8 @@ double det_ratio(const sj_chain *c, size_t e)
 {
     const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
     const double *v = c->trial_phi + e * c->norb, *Ai = c->Ainv[s];
+    if (c->delay > 1)
+        return sj_delay_ratio(&c->dl[s], Ai, i, v);
     double R = 0.0;
     for (size_t l = 0; l < m; l++)
         R += v[l] * Ai[l * m + i];
@@ -129,6 +135,23 @@ int accept_move(sj_chain *c, const void *move)
     }
     const double *v = c->trial_phi + e * c->norb;
     double *Ai = c->Ainv[s], *w = c->w, *col = c->col;
+    if (c->delay > 1) {
+        double R;
+        if (sj_delay_accept(&c->dl[s], Ai, i, v, &R))
+            return mcf_fail(MCF_EINTERNAL, "slater-jastrow: accepted a move with determinant "
+                            "ratio %g (a bug, please report it)", R);
+        memcpy(c->A[s] + i * m, v, m * sizeof *v);
+        for (int a = 0; a < 3; a++)
+            c->r[3 * e + a] = wrap(c->trial[3 * e + a], c->L);
+        c->turn++;
+        if (c->turn == c->n)
+            flush_delayed(c);
+        if (++c->accepted_since >= c->n) {
+            flush_delayed(c);
+            return refresh_inverses(c, 1);
+        }
+        return MCF_OK;
+    }
     for (size_t j = 0; j < m; j++) {
         double x = 0.0;
         for (size_t l = 0; l < m; l++)
@@ -158,4 +181,11 @@ int accept_move(sj_chain *c, const void *move)
     if (++c->accepted_since >= c->n)
         return refresh_inverses(c, 1);
     return MCF_OK;
+}
+
+void flush_delayed(sj_chain *c)
+{
+    if (c->delay > 1)
+        for (size_t s = 0; s < 2; s++)
+            sj_delay_flush(&c->dl[s], c->Ainv[s]);
 }

@@ -86,6 +86,11 @@ static const mcf_param_spec sj_params[] = {
     {"determinants", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN, 0, 0, "auto|model|evaluator",
      "who keeps the Slater matrices and their inverses: auto = the evaluator when it offers "
      "determinant ops (blip-cuda: on the GPU), move = pbp and N_up >= 90, else the model"},
+    {"delay", MCF_PARAM_INT, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN, 1,
+     SJ_DELAY_MAX, NULL,
+     "accepted moves of a spin whose update of the inverse Slater matrix waits, applied "
+     "together as one rank-k product (ratios corrected by them meanwhile); 1 = "
+     "Sherman-Morrison after every move; determinants = model and move = pbp"},
     {"step", MCF_PARAM_REAL, "0.5", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
      "initial Gaussian step per component in units of rs; adapted while thermalizing to "
      "acceptance 0.5"},
@@ -131,6 +136,7 @@ static void sj_destroy(void *chain)
     for (int s = 0; s < 2; s++) {
         free(c->A[s]);
         free(c->Ainv[s]);
+        sj_delay_free(&c->dl[s]);
     }
     free(c->w);
     free(c->col);
@@ -153,7 +159,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
 {
     const char *origin = mcf_params_origin(params), *sec = mcf_params_section(params);
     const char *system, *jastrow, *move, *dets, *juu, *jud, *jfile;
-    long n_el, jsize;
+    long n_el, jsize, delay;
     int polarized, rc;
     double rs, ja, jrc, step;
     if ((rc = mcf_params_string(params, "system", &system)) ||
@@ -169,6 +175,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         (rc = mcf_params_string(params, "jastrow_file", &jfile)) ||
         (rc = mcf_params_string(params, "move", &move)) ||
         (rc = mcf_params_string(params, "determinants", &dets)) ||
+        (rc = mcf_params_int(params, "delay", &delay)) ||
         (rc = mcf_params_real(params, "step", &step)))
         return rc;
     if (strcmp(system, "heg") != 0)
@@ -262,6 +269,12 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     const int on_ev = has_det && !is_qs &&
                       (strcmp(dets, "evaluator") == 0 ||
                        (strcmp(dets, "auto") == 0 && n_up >= SJ_AUTO_EV_DETS));
+    if (delay > 1 && (is_qs || on_ev))
+        return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] delay = %ld in %s needs the "
+                        "determinants kept by the model and move = pbp (here %s%s); set "
+                        "delay = 1%s", sec, delay, origin, is_qs ? "move = qs" : "",
+                        on_ev ? "determinants on the evaluator" : "",
+                        on_ev ? ", or determinants = model" : "");
 
     sj_chain *c = calloc(1, sizeof *c);
     if (!c)
@@ -279,6 +292,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     c->jastrow = use_j;
     c->polarized = polarized;
     c->qs = strcmp(move, "qs") == 0;
+    c->delay = (size_t)delay;
     c->index = services->chain_index;
     c->e_hf = NAN;
     if (c->index == 0) { /* for the log: what the determinant alone gives, exactly */
@@ -326,7 +340,8 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         const size_t m = spin_count(c, (size_t)s);
         c->A[s] = malloc((m ? m * m : 1) * sizeof(double));
         c->Ainv[s] = malloc((m ? m * m : 1) * sizeof(double));
-        bad = !c->A[s] || !c->Ainv[s];
+        bad = !c->A[s] || !c->Ainv[s] ||
+              (c->delay > 1 && sj_delay_init(&c->dl[s], c->delay, m) != MCF_OK);
     }
     if (!bad) {
         c->lu = gsl_matrix_alloc(no, no);

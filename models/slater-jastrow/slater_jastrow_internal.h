@@ -19,6 +19,7 @@
 #include <gsl/gsl_permutation.h>
 
 #include "ewald.h"
+#include "sj_delayed.h"
 
 /* The chains of one evaluator call (the batches of begin_sweep, log_ratio, measure_batch). */
 #define SJ_BATCH 64
@@ -85,6 +86,8 @@ typedef struct sj_chain {
     double *trial;     /* n x 3 trial positions of this sweep */
     double *trial_phi; /* n x norb orbital values at the trial positions */
     double *qs_lr;     /* move = qs: n log ratios against the start-of-sweep configuration */
+    size_t delay;      /* [model] delay: accepted moves per rank-k update (1: Sherman-Morrison) */
+    sj_delay dl[2];    /* delay > 1: each spin's window of pending moves (sj_delayed.h) */
     double *A[2];      /* rows: A[s][i * norb + l], i the electron within spin s */
     double *Ainv[2];   /* Ainv[s][l * m + i] (m = electrons of spin s) */
     double *w;         /* norb scratch */
@@ -198,6 +201,9 @@ int refresh_inverses(sj_chain *c, int measure);
 double det_ratio(const sj_chain *c, size_t e);
 /* Applies the accepted move (an sj_move) to the determinants and the positions. */
 int accept_move(sj_chain *c, const void *move);
+/* delay > 1: applies both spins' pending moves to the inverses (at the end of every sweep,
+ * so that measurements and checkpoints see the same inverses whatever the window). */
+void flush_delayed(sj_chain *c);
 
 /* ---- sj_determinants_ev.c: the Slater determinants kept by the evaluator (on_ev) --------- */
 

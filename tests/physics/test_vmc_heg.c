@@ -49,15 +49,17 @@ typedef struct vmc_result {
     int ok;
 } vmc_result;
 
-static vmc_result run_vmc_move(const char *name, const char *evaluator, long n, double rs,
-                               const char *jastrow, const char *move, long sweeps)
+/* extra: more [model] lines ("" for none) */
+static vmc_result run_vmc_keys(const char *name, const char *evaluator, long n, double rs,
+                               const char *jastrow, const char *move, long sweeps,
+                               const char *extra)
 {
     vmc_result v = {0};
     char sections[1024];
     snprintf(sections, sizeof sections,
              "evaluator = %s\n[schedule]\nthermalize = 500\nsweeps = %ld\n"
-             "[model]\nelectrons = %ld\nrs = %.17g\njastrow = %s\nmove = %s\n",
-             evaluator, sweeps, n, rs, jastrow, move);
+             "[model]\nelectrons = %ld\nrs = %.17g\njastrow = %s\nmove = %s\n%s",
+             evaluator, sweeps, n, rs, jastrow, move, extra);
     phys_table t;
     if (phys_run_mcf(mcf_program, name, "slater-jastrow", 20240605, sections, &t)) {
         CHECK(0, "%s: the run failed", name);
@@ -75,6 +77,12 @@ static vmc_result run_vmc_move(const char *name, const char *evaluator, long n, 
     v.ok = 1;
     phys_table_free(&t);
     return v;
+}
+
+static vmc_result run_vmc_move(const char *name, const char *evaluator, long n, double rs,
+                               const char *jastrow, const char *move, long sweeps)
+{
+    return run_vmc_keys(name, evaluator, n, rs, jastrow, move, sweeps, "");
 }
 
 static vmc_result run_vmc_with(const char *name, const char *evaluator, long n, double rs,
@@ -253,6 +261,34 @@ static void test_qs(void)
     }
 }
 
+/* (h) delayed updates, [model] delay = 8 (rank-8 Woodbury updates of the inverses, ratios
+ * corrected by the pending moves, sj_delayed.c) against delay = 1 (Sherman-Morrison after
+ * every move), same seed: the ratios differ by rounding only (~1e-15 relative), so the two
+ * chains make the same accept/reject decisions and visit the same configurations; the
+ * acceptance must be equal and the energies equal to the printed digits' rounding (1e-9
+ * relative; the inverses differ in the last bits, and so do the local energies).  A
+ * decision flipped by rounding would need a uniform within ~1e-15 of a ratio: probability
+ * ~1e-15 per move, ~1e-9 over the run.  And delay > 1 with move = qs is refused. */
+static void test_delay(void)
+{
+    const long sweeps = 1500;
+    vmc_result a = run_vmc_keys("vmc_heg_delay1", "planewave", 38, 1.0, "rpa", "pbp", sweeps,
+                                "delay = 1\n");
+    vmc_result b = run_vmc_keys("vmc_heg_delay8", "planewave", 38, 1.0, "rpa", "pbp", sweeps,
+                                "delay = 8\n");
+    if (!a.ok || !b.ok)
+        return;
+    printf("N = 38, r_s = 1, rpa, %ld sweeps: delay 1: E = %.10f, acceptance %.7f; delay 8: "
+           "E = %.10f, acceptance %.7f\n", sweeps, a.e, a.acc, b.e, b.acc);
+    CHECK(a.acc == b.acc, "(h) delay = 8 made other decisions: acceptance %.9g against %.9g",
+          b.acc, a.acc);
+    CHECK(fabs(a.e - b.e) <= 1e-9 * fabs(a.e) && fabs(a.kin - b.kin) <= 1e-9 * fabs(a.kin),
+          "(h) delay = 8: energy %.12g (kinetic %.12g) against delay = 1's %.12g (%.12g)", b.e,
+          b.kin, a.e, a.kin);
+    expect_refusal("vmc_heg_delay_qs", "move = qs\ndelay = 4\n",
+                   (const char *const[]){"delay = 4", "move = qs", "delay = 1", NULL});
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -262,6 +298,7 @@ int main(int argc, char **argv)
     mcf_program = argv[1];
     const double t0 = phys_now();
     test_refusals();
+    test_delay();
     test_qs();
     test_blip();
     test_polarized();
