@@ -11,6 +11,8 @@
  *     sj_variational.c           the parameters for `mcf optimize`: get, set, the local
  *                                energy's derivatives, the parameter file
  *     sj_determinants.c          the Slater inverses kept here: LU, drift, Sherman-Morrison
+ *     sj_delayed.c               their delayed rank-k updates ([model] delay > 1; a
+ *                                library, mcf_sj_delay, that its unit test links too)
  *     sj_determinants_ev.c       the Slater determinants kept by the evaluator
  *     sj_sweep.c                 the moves (move = pbp | qs): begin_sweep .. accept, adapt
  *     sj_local_energy.c          the local energy (measure_batch)
