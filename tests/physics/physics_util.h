@@ -13,8 +13,10 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,6 +380,65 @@ static inline void phys_compare(const char *what, double mc, double err, double 
     CHECK(isfinite(mc) && fabs(diff) <= nsigma * err + bound,
           "%s: mc = %.8g +- %.3g, exact = %.8g: |diff| = %.3g > %g sigma + %.3g", what, mc, err,
           exact, fabs(diff), nsigma, bound);
+}
+
+/* 1 when the two files exist and are equal byte for byte */
+static inline int phys_same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    while (same) {
+        const int ca = fgetc(fa), cb = fgetc(fb);
+        same = ca == cb;
+        if (ca == EOF)
+            break;
+    }
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+/* `mcf run ini` (its output folder out), stopped by SIGTERM as soon as out/checkpoint
+ * exists (after the first checkpoint: the run must be longer than that), which must exit
+ * with status 143; then `mcf resume out`, whose log line says from which sweep (printed).
+ * Standard output and error of both go to log.  Checks each step; 0 when all went as
+ * expected. */
+static inline int phys_stop_and_resume(const char *mcf, const char *ini, const char *out,
+                                       const char *log)
+{
+    char ckpt[PHYS_PATH_MAX];
+    static char cmd[3 * PHYS_PATH_MAX];
+    snprintf(ckpt, sizeof ckpt, "%s/checkpoint", out);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl(mcf, mcf, "run", ini, "--no-progress", (char *)NULL);
+        _exit(127);
+    }
+    struct stat st;
+    const struct timespec ms = {0, 1000000};
+    for (int i = 0; i < 60000 && stat(ckpt, &st) != 0; i++)
+        nanosleep(&ms, NULL);
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    printf("  stopped by SIGTERM: exit status %d\n", code);
+    CHECK(code == 143, "SIGTERM: exit status %d, not 143 (see %s)", code, log);
+    snprintf(cmd, sizeof cmd, "'%s' resume '%s' --no-progress >> '%s' 2>&1", mcf, out, log);
+    const int resumed = system(cmd) == 0;
+    CHECK(resumed, "`%s` failed", cmd);
+    snprintf(cmd, sizeof cmd, "grep -o 'resumed from the checkpoint at sweep [0-9]* of [0-9]*' "
+             "'%s/log'", out);
+    printf("  ");
+    fflush(stdout);
+    const int said = system(cmd) == 0;
+    CHECK(said, "the log does not say where the run resumed");
+    return code == 143 && resumed && said ? 0 : -1;
 }
 
 #endif

@@ -55,8 +55,6 @@
  * Usage: test_holstein MCF_PROGRAM (through ctest). */
 #include "physics_util.h"
 
-#include <fcntl.h>
-#include <signal.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
@@ -296,24 +294,6 @@ static int write_repro(const char *dir, const char *name, int threads, char *ini
     return fclose(f);
 }
 
-/* 1 when the two files exist and are equal byte for byte */
-static int same_file(const char *a, const char *b)
-{
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    int same = fa && fb;
-    while (same) {
-        const int ca = fgetc(fa), cb = fgetc(fb);
-        same = ca == cb;
-        if (ca == EOF)
-            break;
-    }
-    if (fa)
-        fclose(fa);
-    if (fb)
-        fclose(fb);
-    return same;
-}
-
 static void test_reproducible(void)
 {
     printf("(e) kpm with a stochastic occupation: threads, SIGTERM and resume\n");
@@ -335,45 +315,22 @@ static void test_reproducible(void)
     }
     snprintf(a, sizeof a, "%s/t1/results.tsv", dir);
     snprintf(b, sizeof b, "%s/t2/results.tsv", dir);
-    CHECK(same_file(a, b), "1 thread and 2 threads differ: %s, %s", a, b);
-    printf("  1 thread = 2 threads, byte for byte: %s\n", same_file(a, b) ? "yes" : "NO");
+    CHECK(phys_same_file(a, b), "1 thread and 2 threads differ: %s, %s", a, b);
+    printf("  1 thread = 2 threads, byte for byte: %s\n",
+           phys_same_file(a, b) ? "yes" : "NO");
 
     /* stop after the first checkpoint (sweep 20 of 1500 thermalization sweeps) */
-    char ckpt[PHYS_PATH_MAX], log[PHYS_PATH_MAX];
+    char out[PHYS_PATH_MAX], log[PHYS_PATH_MAX];
     CHECK(write_repro(dir, "stopped", 2, ini, sizeof ini) == 0, "cannot write %s", ini);
-    snprintf(ckpt, sizeof ckpt, "%s/stopped/checkpoint", dir);
+    snprintf(out, sizeof out, "%s/stopped", dir);
     snprintf(log, sizeof log, "%s/stopped.log", dir);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        const int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        execl(mcf_program, mcf_program, "run", ini, "--no-progress", (char *)NULL);
-        _exit(127);
-    }
-    struct stat st;
-    const struct timespec ms = {0, 1000000};
-    for (int i = 0; i < 60000 && stat(ckpt, &st) != 0; i++)
-        nanosleep(&ms, NULL);
-    kill(pid, SIGTERM);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    printf("  stopped by SIGTERM: exit status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 143, "SIGTERM: exit status %d, not 143",
-          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    snprintf(cmd, sizeof cmd, "'%s' resume '%s/stopped' --no-progress >> '%s' 2>&1",
-             mcf_program, dir, log);
-    CHECK(system(cmd) == 0, "`%s` failed", cmd);
-    snprintf(cmd, sizeof cmd, "grep -o 'resumed from the checkpoint at sweep [0-9]* of [0-9]*' "
-             "'%s/stopped/log'", dir);
-    printf("  ");
-    fflush(stdout);
-    CHECK(system(cmd) == 0, "the log does not say where the run resumed");
+    phys_stop_and_resume(mcf_program, ini, out, log);
     snprintf(b, sizeof b, "%s/stopped/results.tsv", dir);
     snprintf(a, sizeof a, "%s/t2/results.tsv", dir);
-    CHECK(same_file(a, b), "the resumed run differs from the uninterrupted one: %s, %s", a, b);
+    CHECK(phys_same_file(a, b), "the resumed run differs from the uninterrupted one: %s, %s",
+          a, b);
     printf("  stopped and resumed = uninterrupted, byte for byte: %s\n",
-           same_file(a, b) ? "yes" : "NO");
+           phys_same_file(a, b) ? "yes" : "NO");
 }
 
 /* ---- (f) refusals ----------------------------------------------------------------------- */

@@ -155,24 +155,6 @@ static const char *slurp(const char *path)
     return text;
 }
 
-/* 1 when the two files exist and are equal byte for byte */
-static int same_file(const char *a, const char *b)
-{
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    int same = fa && fb;
-    while (same) {
-        const int ca = fgetc(fa), cb = fgetc(fb);
-        same = ca == cb;
-        if (ca == EOF)
-            break;
-    }
-    if (fa)
-        fclose(fa);
-    if (fb)
-        fclose(fb);
-    return same;
-}
-
 /* Reads the parameters "uu ..." and "ud ..." (5 each) of a parameter file; 0 on success. */
 static int read_parameters(const char *path, double uu[5], double ud[5])
 {
@@ -473,7 +455,7 @@ static void test_resume(const char *dir)
         char a[PHYS_PATH_MAX], b[PHYS_PATH_MAX];
         snprintf(a, sizeof a, "%s/%s", ref, files[k]);
         snprintf(b, sizeof b, "%s/%s", out, files[k]);
-        const int same = same_file(a, b);
+        const int same = phys_same_file(a, b);
         printf("  %s: stopped and resumed = uninterrupted, byte for byte: %s\n", files[k],
                same ? "yes" : "NO");
         CHECK(same, "(b): %s and %s differ", a, b);
