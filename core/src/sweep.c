@@ -3,6 +3,8 @@
 #include "sweep.h"
 #include "chain.h"
 
+#include "mcf/rng_device.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,7 +97,7 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
                 return group_fail(g, mcf_fail(MCF_EPLUGIN, "model %s returned a NaN log-ratio "
                                               "(chain %zu, sweep %llu)", s->model_name,
                                               c->index, (unsigned long long)sweep));
-            int accept = lr >= 0 || mcf_rng_uniform(&c->rng) < exp(lr);
+            int accept = mcf_metropolis_accept(&c->rng, lr);
             if (accept) {
                 rc = ops->accept(c->state, move);
                 if (rc)

@@ -5,6 +5,7 @@
 #include "mcf/error.h"
 #include "mcf/log.h"
 #include "mcf/rng.h"
+#include "mcf/rng_device.h"
 #include "mcf/params.h"
 #include "mcf/stream.h"
 #include "mcf/state.h"
