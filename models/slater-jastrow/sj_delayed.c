@@ -107,9 +107,7 @@ int sj_delay_accept(sj_delay *d, double *Ainv, size_t i, const double *v, double
             sj_delay_flush(d, Ainv);
             break;
         }
-    if (d->np == k)
-        sj_delay_flush(d, Ainv);
-    const size_t p = d->np;
+    const size_t p = d->np; /* < k: a window is flushed as soon as it fills */
     /* Q_p = v^T Ainv - e_i^T, row by row of Ainv (contiguous) */
     double *q = d->Q + p * m;
     memset(q, 0, m * sizeof *q);

@@ -44,7 +44,7 @@ void sj_delay_free(sj_delay *d);
 double sj_delay_ratio(const sj_delay *d, const double *Ainv, size_t i, const double *v);
 
 /* Row i of the current matrix becomes v: appended to the window (a window already holding
- * row i, or full, is flushed first; a full window after it is flushed too).  *ratio: the
+ * row i is flushed first; a window that this move fills is flushed after it).  *ratio: the
  * move's ratio as the window computed it.  MCF_EINVAL when it is 0 or not finite (nothing
  * changed then). */
 int sj_delay_accept(sj_delay *d, double *Ainv, size_t i, const double *v, double *ratio);

@@ -115,43 +115,11 @@ double det_ratio(const sj_chain *c, size_t e)
     return R;
 }
 
-/* The accepted move of electron e: the update of its spin's inverse (Sherman-Morrison
- * here, det_accept on the evaluator), its row and its position; the turn advances, and
- * every N accepted moves the inverses are refreshed. */
-int accept_move(sj_chain *c, const void *move)
+/* Sherman-Morrison: row i of spin s's matrix becomes v, Ainv updated at once. */
+static int sherman_morrison(sj_chain *c, size_t s, size_t i, const double *v)
 {
-    const size_t e = (size_t)((const sj_move *)move)->e;
-    const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
-    if (c->on_ev) {
-        int rc = c->ev->det_accept(c->det[s], i);
-        if (rc)
-            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_accept", c->ev_name);
-        for (int a = 0; a < 3; a++)
-            c->r[3 * e + a] = c->trial[3 * e + a]; /* wrapped in begin_sweep */
-        c->turn++;
-        if (++c->accepted_since >= c->n)
-            return refresh_on_ev(c);
-        return MCF_OK;
-    }
-    const double *v = c->trial_phi + e * c->norb;
+    const size_t m = spin_count(c, s);
     double *Ai = c->Ainv[s], *w = c->w, *col = c->col;
-    if (c->delay > 1) {
-        double R;
-        if (sj_delay_accept(&c->dl[s], Ai, i, v, &R))
-            return mcf_fail(MCF_EINTERNAL, "slater-jastrow: accepted a move with determinant "
-                            "ratio %g (a bug, please report it)", R);
-        memcpy(c->A[s] + i * m, v, m * sizeof *v);
-        for (int a = 0; a < 3; a++)
-            c->r[3 * e + a] = wrap(c->trial[3 * e + a], c->L);
-        c->turn++;
-        if (c->turn == c->n)
-            flush_delayed(c);
-        if (++c->accepted_since >= c->n) {
-            flush_delayed(c);
-            return refresh_inverses(c, 1);
-        }
-        return MCF_OK;
-    }
     for (size_t j = 0; j < m; j++) {
         double x = 0.0;
         for (size_t l = 0; l < m; l++)
@@ -174,12 +142,43 @@ int accept_move(sj_chain *c, const void *move)
         for (size_t j = 0; j < m; j++)
             row[j] -= col[l] * (w[j] - (j == i ? 1.0 : 0.0));
     }
+    return MCF_OK;
+}
+
+/* The accepted move of electron e: the update of its spin's inverse (Sherman-Morrison, or
+ * the delayed window, here; det_accept on the evaluator), its row and its position; the
+ * turn advances, and every N accepted moves the inverses are refreshed. */
+int accept_move(sj_chain *c, const void *move)
+{
+    const size_t e = (size_t)((const sj_move *)move)->e;
+    const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
+    if (c->on_ev) {
+        int rc = c->ev->det_accept(c->det[s], i);
+        if (rc)
+            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_accept", c->ev_name);
+        for (int a = 0; a < 3; a++)
+            c->r[3 * e + a] = c->trial[3 * e + a]; /* wrapped in begin_sweep */
+        c->turn++;
+        if (++c->accepted_since >= c->n)
+            return refresh_on_ev(c);
+        return MCF_OK;
+    }
+    const double *v = c->trial_phi + e * c->norb;
+    double R;
+    if (c->delay > 1 && sj_delay_accept(&c->dl[s], c->Ainv[s], i, v, &R))
+        return mcf_fail(MCF_EINTERNAL, "slater-jastrow: accepted a move with determinant "
+                        "ratio %g (a bug, please report it)", R);
+    int rc = c->delay > 1 ? MCF_OK : sherman_morrison(c, s, i, v);
+    if (rc)
+        return rc;
     memcpy(c->A[s] + i * m, v, m * sizeof *v);
     for (int a = 0; a < 3; a++)
         c->r[3 * e + a] = wrap(c->trial[3 * e + a], c->L);
-    c->turn++;
-    if (++c->accepted_since >= c->n)
+    next_turn(c);
+    if (++c->accepted_since >= c->n) {
+        flush_delayed(c);
         return refresh_inverses(c, 1);
+    }
     return MCF_OK;
 }
 
@@ -188,4 +187,10 @@ void flush_delayed(sj_chain *c)
     if (c->delay > 1)
         for (size_t s = 0; s < 2; s++)
             sj_delay_flush(&c->dl[s], c->Ainv[s]);
+}
+
+void next_turn(sj_chain *c)
+{
+    if (++c->turn == c->n)
+        flush_delayed(c);
 }

@@ -208,9 +208,7 @@ void sj_reject(void *chain, const void *move)
 {
     (void)move;
     sj_chain *c = chain;
-    c->turn++;
-    if (c->turn == c->n)
-        flush_delayed(c);
+    next_turn(c);
     if (c->tm)
         end_turn_timing(c, now_s());
 }

@@ -204,6 +204,9 @@ int accept_move(sj_chain *c, const void *move);
 /* delay > 1: applies both spins' pending moves to the inverses (at the end of every sweep,
  * so that measurements and checkpoints see the same inverses whatever the window). */
 void flush_delayed(sj_chain *c);
+/* The turn advances past a decided move (accept or reject); after the sweep's last one the
+ * delayed windows are emptied (flush_delayed). */
+void next_turn(sj_chain *c);
 
 /* ---- sj_determinants_ev.c: the Slater determinants kept by the evaluator (on_ev) --------- */
 

@@ -31,8 +31,7 @@
  * kpm_action.c, kpm_series_cache.c (their coefficients kept per workspace),
  * kpm_reconstruct.c (densities from stored moments), kpm_gfmc.c (GFMC on the real axis),
  * kpm_contour.c and kpm_contour_finish.c (GFMC on a contour: the ellipse; the integral on
- * it), kpm_moment_matrix.c, kpm_ops.c (the
- * fermion ops over a backend).
+ * it), kpm_moment_matrix.c, kpm_ops.c (the fermion ops over a backend).
  *
  * Errors: functions returning int give MCF_OK or an MCF_E* code with a message
  * (mcf_fail).  Pointers are borrowed unless said otherwise. */

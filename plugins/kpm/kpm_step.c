@@ -93,7 +93,7 @@ static KPM_INLINE void walk_row(nb_walk *w, const mcf_hamiltonian_factors *f, si
     }
 }
 
-/* The gathered rows of x that row r + KPM_PREFETCH / 4 will read, prefetched (the
+/* The gathered rows of x that row r + KPM_FAC_AHEAD will read, prefetched (the
  * factorized rows' version of step_prefetch below): without it the step waits on the
  * +-L and +-L^2 neighbours (measured on the device host: 26% of the copy bandwidth at
  * B = 1 without, docs/benchmarks.md). */
@@ -407,21 +407,16 @@ KPM_CLONES static void step_fn_any(const step_args *s, size_t r0, size_t r1, dou
     step_rows(s, 1, s->B, r0, r1, part);
 }
 
-/* The step for B vectors: with the entries from the factorized hoppings when h has them
- * (and its lattice's coordination fits KPM_FAC_MAXZ) and B >= 4, else from the table.
- * Below 4 vectors the factorized rows do not pay on the CPU: measured on the device host
- * (16 threads, 128^3, docs/benchmarks.md) B = 1 took 3.08 ns a site against the table's
- * 2.34 (the step is then bound by the latency of its gathers and its arithmetic, not by the
- * bytes it saves), while B = 8 took 0.63 ns a site and vector against 0.94. */
 /* The process-wide choice of kpm_step_set_form. */
 static int step_form = KPM_FORM_AUTO;
 
 void kpm_step_set_form(int form) { step_form = form; }
 
 /* Measured (docs/benchmarks.md, "Factorized hoppings"): the field's rows pay only where the
- * step waits for memory.  Below 4 vectors the table's step is faster on 16 cores (the
- * field's rows become bound by arithmetic and gather latency), and there are no field steps
- * for 1 and 2 vectors.  Below KPM_FAC_MIN_ROWS rows the table and the vectors stay in the
+ * step waits for memory.  Below 4 vectors the table's step is faster on 16 cores (128^3,
+ * B = 1: 3.08 ns a site by the field against 2.34 by the table, the field's rows bound by
+ * arithmetic and gather latency; B = 8: 0.63 against 0.94 ns a site and vector), and there
+ * are no field steps for 1 and 2 vectors.  Below KPM_FAC_MIN_ROWS rows the table and the vectors stay in the
  * core's cache: Anderson 8^3 costs 1.2-1.6x more by the field.  A rank-1 or rank-2 entry
  * costs a spinor product per bond: the double-exchange GFMC at 3^3-10^3 ran 1.6-2.6x
  * slower by the field, and no size where it pays has been measured. */

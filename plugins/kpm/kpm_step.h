@@ -25,9 +25,6 @@ typedef struct step_args {
     int first, mode;
 } step_args;
 
-/* One step over the dim rows in nchunks chunks of KPM_CHUNK rows (OpenMP over chunks),
- * part: nchunks x 2 B scratch; the totals added chunk by chunk in a fixed order into
- * tot[0..2 B). */
 /* Whether the step of a block of B vectors over h reads the field of factorized hoppings
  * rather than the table (the same bits either way).  By default (KPM_FORM_AUTO) only where
  * it was measured faster: rank 0, at least 4096 rows, blocks of 4 or more (kpm_step.c says
@@ -38,6 +35,9 @@ enum { KPM_FORM_AUTO = 0, KPM_FORM_FIELD = 1, KPM_FORM_TABLE = 2 };
 KPM_API void kpm_step_set_form(int form);
 KPM_API int kpm_step_reads_field(const mcf_hamiltonian *h, size_t B);
 
+/* One step over the dim rows in nchunks chunks of KPM_CHUNK rows (OpenMP over chunks),
+ * part: nchunks x 2 B scratch; the totals added chunk by chunk in a fixed order into
+ * tot[0..2 B). */
 KPM_API void kpm_step_all(size_t dim, size_t nchunks, double *part, const step_args *s,
                           double *tot);
 
