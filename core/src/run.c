@@ -198,6 +198,8 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
         r->batch_measure = r->ops->batch_measure;
     if (MCF_HAS(mcf_model_ops, r->ops, batch_exchange_action))
         r->batch_exchange_action = r->ops->batch_exchange_action;
+    if (MCF_HAS(mcf_model_ops, r->ops, sweep))
+        r->sweep = r->ops->sweep;
     mcfi_run_set_measured(r, (uint64_t)setup->sweeps);
     r->max_total = (uint64_t)setup->thermalize + mcfi_measured_sweeps_max(setup);
     r->config_hash = mcfi_fnv1a64(setup->canonical, strlen(setup->canonical), MCF_FNV_OFFSET);

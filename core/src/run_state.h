@@ -80,6 +80,8 @@ struct mcf_run {
     int (*batch_log_ratio)(mcf_batch *, void *const *, const void *, size_t, double *);
     int (*batch_measure)(mcf_batch *, void *const *, size_t, double *const *);
     int (*batch_exchange_action)(mcf_batch *, void *const *, size_t, const double *, double *);
+    /* the appended whole-sweep op (mcf/model.h), NULL when the model has none */
+    int (*sweep)(void *const *, size_t, mcf_rng *const *, uint64_t *);
     mcf_chain *chains;           /* all n_chains; a rank steps [first, last) and keeps
                                     model instances for those only (mcf_mpi.h) */
     size_t n_chains;

@@ -25,6 +25,8 @@ int mcfi_group_init(const mcf_run *r, mcf_group *gr, size_t first, size_t n)
     gr->active = calloc(gr->n, sizeof *gr->active);
     gr->moves = calloc(gr->n, r->ops->move_size);
     gr->log_ratio = calloc(gr->n, sizeof *gr->log_ratio);
+    gr->rngs = calloc(gr->n, sizeof *gr->rngs);
+    gr->accepted = calloc(gr->n, sizeof *gr->accepted);
     for (size_t k = 0; k < gr->n; k++)
         if (r->chains[gr->first + k].n_values > gr->stride)
             gr->stride = r->chains[gr->first + k].n_values;
@@ -32,6 +34,7 @@ int mcfi_group_init(const mcf_run *r, mcf_group *gr, size_t first, size_t n)
     gr->value_rows = calloc(gr->n, sizeof *gr->value_rows);
     gr->batch = mcf_batch_create();
     if (!gr->states || !gr->active_states || !gr->active || !gr->moves || !gr->log_ratio ||
+        !gr->rngs || !gr->accepted ||
         !gr->values || !gr->value_rows || !gr->batch)
         return mcf_fail(MCF_ENOMEM, "out of memory");
     for (size_t k = 0; k < gr->n; k++) {
@@ -48,9 +51,53 @@ void mcfi_group_release(mcf_group *g)
     free(g->active);
     free(g->moves);
     free(g->log_ratio);
+    free(g->rngs);
+    free(g->accepted);
     free(g->values);
     free(g->value_rows);
     mcf_batch_destroy(g->batch);
+}
+
+/* Counts a chain's accepted and proposed moves where the phase keeps them. */
+static void count_moves(const mcf_run *r, mcf_chain *c, int measuring, uint64_t accepted,
+                        uint64_t proposed)
+{
+    if (measuring && r->pt) {
+        /* tempering: counted for the slot the replica holds, at the chunk's end */
+        c->pending_accepted += accepted;
+        c->pending_proposed += proposed;
+    } else if (measuring) {
+        c->accepted += accepted;
+        c->proposed += proposed;
+    } else {
+        c->block_accepted += accepted;
+        c->block_proposed += proposed;
+    }
+}
+
+/* The model's whole-sweep op (mcf/model.h), when it has one: 1 when it made the moves, 0
+ * when it declined (the core's loop makes them), or an error. */
+static int sweep_by_model(mcf_run *r, mcf_group *g, int measuring)
+{
+    if (!r->sweep)
+        return 0;
+    mcf_chain *chains = r->chains + g->first;
+    for (size_t k = 0; k < g->n; k++)
+        g->rngs[k] = &chains[k].rng;
+    int rc = r->sweep(g->states, g->n, g->rngs, g->accepted);
+    if (rc == MCF_SWEEP_DECLINED)
+        return 0;
+    if (rc)
+        return group_fail(g, mcf_fail_prefix(rc, "model %s: sweep", r->setup->model_name));
+    for (size_t k = 0; k < g->n; k++) {
+        if (g->accepted[k] > chains[k].units)
+            return group_fail(g, mcf_fail(MCF_EPLUGIN, "model %s: sweep accepted %llu of "
+                                          "%zu moves (chain %zu)", r->setup->model_name,
+                                          (unsigned long long)g->accepted[k],
+                                          chains[k].units, chains[k].index));
+        count_moves(r, &chains[k], measuring, g->accepted[k], chains[k].units);
+    }
+    return 1;
 }
 
 int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
@@ -71,7 +118,10 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
         if (rc)
             return group_fail(g, mcf_fail_prefix(rc, "model %s: begin_sweep", s->model_name));
     }
-    for (size_t step = 0; step < max_units; step++) {
+    int by_model = sweep_by_model(r, g, measuring);
+    if (by_model < 0)
+        return by_model;
+    for (size_t step = 0; step < (by_model ? 0 : max_units); step++) {
         size_t na = 0;
         for (size_t k = 0; k < g->n; k++) {
             if (chains[k].units <= step)
@@ -106,17 +156,7 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
             } else if (ops->reject) {
                 ops->reject(c->state, move);
             }
-            if (measuring && r->pt) {
-                /* tempering: counted for the slot the replica holds, at the chunk's end */
-                c->pending_accepted += (uint64_t)accept;
-                c->pending_proposed++;
-            } else if (measuring) {
-                c->accepted += (uint64_t)accept;
-                c->proposed++;
-            } else {
-                c->block_accepted += (uint64_t)accept;
-                c->block_proposed++;
-            }
+            count_moves(r, c, measuring, (uint64_t)accept, 1);
         }
     }
     /* after the sweep: adapt during thermalization, measure afterwards */

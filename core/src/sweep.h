@@ -10,6 +10,8 @@ typedef struct mcf_group {
     size_t *active;
     unsigned char *moves;
     double *log_ratio;
+    mcf_rng **rngs;        /* n: the chains' streams, for the model's sweep op */
+    uint64_t *accepted;    /* n: the moves its sweep accepted */
     double *values;        /* n x stride: each chain's measured values */
     double **value_rows;   /* n pointers into values */
     mcf_batch *batch;      /* the context of the model's batched ops */

@@ -207,6 +207,12 @@ static int bc_det_local(void *const *det, size_t n, double *const *grad_ratio,
 
 static int bc_probe(char *why, size_t len) { return bcu_probe(why, len); }
 
+static int bc_walker_sweep(mcf_walker_moves *w, size_t n, const mcf_pair_function u[2],
+                           const double cell[3], size_t delay)
+{
+    return bcu_walker_sweep(w, n, u, cell, delay);
+}
+
 static const mcf_orbital_ops bc_ops = {
     .struct_size = sizeof(mcf_orbital_ops),
     .create = bc_create,
@@ -223,6 +229,7 @@ static const mcf_orbital_ops bc_ops = {
     .det_accept = bc_det_accept,
     .det_refresh = bc_det_refresh,
     .det_local = bc_det_local,
+    .walker_sweep = bc_walker_sweep,
 };
 
 static const mcf_plugin_info bc_info = {

@@ -33,6 +33,8 @@
 
 #include <stddef.h>
 
+#include "mcf/orbital.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -144,6 +146,28 @@ BCU_API int bcu_det_local(bcu_det *const *d, size_t n, double *const *grad_ratio
 
 /* Seconds of the last bcu_det_ratio call (host clock, the whole call). */
 BCU_API double bcu_det_last_ratio_time(void);
+
+/* ---- whole sweeps of Slater-Jastrow walkers (the walker_sweep op of mcf/orbital.h) -----
+ *
+ * One launch for all n walkers, one thread block per walker making its N moves in order:
+ * ratios corrected by the pending moves of a delayed-update window of k accepted moves,
+ * the Jastrow sums over the walker's positions in shared memory, the decision by
+ * mcf_metropolis_accept from the walker's stream; the window applied as one rank-k update
+ * when full and at the end of each spin's moves (blip_cuda_det_sweep.cu says how).  The
+ * dets' det_trial rows are used; w[k].det[s] are bcu_dets.  k: the power of 2 <= delay (0:
+ * BCU_SWEEP_DELAY_DEFAULT), at most BCU_SWEEP_DELAY_MAX, halved until the block's shared
+ * memory fits the device (bcu_sweep_window says which). */
+#define BCU_SWEEP_DELAY_MAX 32
+#define BCU_SWEEP_DELAY_DEFAULT 16
+BCU_API int bcu_walker_sweep(mcf_walker_moves *w, size_t n, const mcf_pair_function u[2],
+                             const double cell[3], size_t delay);
+
+/* The window a sweep of walkers of n_electrons with at most m_max per spin would use for
+ * delay (0 when there is no device or not even k = 1 fits). */
+BCU_API size_t bcu_sweep_window(size_t delay, size_t m_max, size_t n_electrons);
+
+/* Seconds of the last bcu_walker_sweep call (host clock, the whole call). */
+BCU_API double bcu_sweep_last_time(void);
 
 #ifdef __cplusplus
 }

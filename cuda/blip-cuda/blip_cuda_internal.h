@@ -11,7 +11,9 @@
  *                              staging shared by the determinant ops
  *   blip_cuda_det_ratio.cu     trial rows, ratios and accepted moves (dot and update kernels)
  *   blip_cuda_det_refresh.cu   the drift and the Newton step of the inverses (a tiled DGEMM)
- *   blip_cuda_det_local.cu     grad_i D / D and lap_i D / D at the electrons */
+ *   blip_cuda_det_local.cu     grad_i D / D and lap_i D / D at the electrons
+ *   blip_cuda_det_sweep.cu     whole Metropolis sweeps of walkers (decisions, Jastrow and
+ *                              delayed updates on the device) */
 #ifndef MCF_BLIP_CUDA_INTERNAL_H
 #define MCF_BLIP_CUDA_INTERNAL_H
 

@@ -23,6 +23,8 @@
  * device evaluator's batch steps on one thread), each exactly as alone. */
 #include "slater_jastrow_internal.h"
 
+#include <stdlib.h>
+
 /* Hands the host's rows and inverses (and the positions) to the evaluator's determinants. */
 int push_dets(sj_chain *c)
 {
@@ -49,45 +51,69 @@ int pull_dets(sj_chain *c)
     return MCF_OK;
 }
 
-/* Every N accepted moves: the evaluator measures the drift and restores its inverses (a
- * Newton step); a drift of 0.25 or more is recomputed here by LU from the rows. */
-int refresh_on_ev(sj_chain *c)
+/* Every N accepted moves: the evaluator measures the drift and restores the inverses of the
+ * n chains (one det_refresh call for all of them: a Newton step each); a drift of 0.25 or
+ * more is recomputed here by LU from the rows. */
+int refresh_on_ev_batch(sj_chain *const *cs, size_t n)
 {
-    void *dets[2];
-    size_t spin[2], nd = 0;
-    double drift[2];
-    for (size_t s = 0; s < 2; s++)
-        if (c->det[s]) {
-            dets[nd] = c->det[s];
-            spin[nd++] = s;
-        }
-    int rc = c->ev->det_refresh(dets, nd, drift);
-    if (rc)
-        return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_refresh", c->ev_name);
-    for (size_t k = 0; k < nd; k++) {
-        const size_t s = spin[k], m = spin_count(c, s);
-        if (drift[k] > c->max_drift || drift[k] != drift[k])
-            c->max_drift = drift[k];
+    void *stack_d[2 * SJ_BATCH];
+    size_t stack_k[2 * SJ_BATCH];
+    double stack_x[2 * SJ_BATCH];
+    void **dets = n <= SJ_BATCH ? stack_d : malloc(2 * n * sizeof *dets);
+    size_t *who = n <= SJ_BATCH ? stack_k : malloc(2 * n * sizeof *who);
+    double *drift = n <= SJ_BATCH ? stack_x : malloc(2 * n * sizeof *drift);
+    int rc = MCF_OK;
+    if (!dets || !who || !drift)
+        rc = mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for a refresh");
+    size_t nd = 0;
+    for (size_t k = 0; k < n && !rc; k++)
+        for (size_t s = 0; s < 2; s++)
+            if (cs[k]->det[s]) {
+                dets[nd] = cs[k]->det[s];
+                who[nd++] = 2 * k + s;
+            }
+    if (!rc && nd && (rc = cs[0]->ev->det_refresh(dets, nd, drift)))
+        rc = mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_refresh", cs[0]->ev_name);
+    for (size_t q = 0; q < nd && !rc; q++) {
+        sj_chain *c = cs[who[q] / 2];
+        const size_t s = who[q] % 2, m = spin_count(c, s);
+        if (drift[q] > c->max_drift || drift[q] != drift[q])
+            c->max_drift = drift[q];
         mcf_log(MCF_LOG_DEBUG, "slater-jastrow: spin %s, after %llu accepted moves: "
                 "Sherman-Morrison drift max|Ainv A - 1| = %.3e (evaluator %s)",
-                s ? "down" : "up", (unsigned long long)c->accepted_since, drift[k],
+                s ? "down" : "up", (unsigned long long)c->accepted_since, drift[q],
                 c->ev_name);
-        if (drift[k] < 0.25)
+        if (drift[q] < 0.25)
             continue;
-        if ((rc = c->ev->det_get(dets[k], NULL, c->A[s], c->Ainv[s])))
-            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_get", c->ev_name);
-        if (invert(c, c->A[s], m, c->Ainv[s]))
-            return mcf_fail(MCF_EINTERNAL, "slater-jastrow: the %s-spin Slater matrix is "
-                            "singular (two electrons of one spin at the same point?)",
-                            s ? "down" : "up");
-        rc = c->ev->det_set(dets[k], c->r + 3 * spin_first(c, s), c->A[s], c->Ainv[s]);
-        if (rc)
-            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_set", c->ev_name);
+        if ((rc = c->ev->det_get(dets[q], NULL, c->A[s], c->Ainv[s]))) {
+            rc = mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_get", c->ev_name);
+            break;
+        }
+        if (invert(c, c->A[s], m, c->Ainv[s])) {
+            rc = mcf_fail(MCF_EINTERNAL, "slater-jastrow: the %s-spin Slater matrix is "
+                          "singular (two electrons of one spin at the same point?)",
+                          s ? "down" : "up");
+            break;
+        }
+        rc = c->ev->det_set(dets[q], c->r + 3 * spin_first(c, s), c->A[s], c->Ainv[s]);
+        if (rc) {
+            rc = mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_set", c->ev_name);
+            break;
+        }
         const double *rt[1] = {c->trial + 3 * spin_first(c, s)}; /* det_set forgot them */
-        if ((rc = c->ev->det_trial(&dets[k], 1, rt)))
-            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_trial", c->ev_name);
+        if ((rc = c->ev->det_trial(&dets[q], 1, rt)))
+            rc = mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_trial", c->ev_name);
     }
-    c->accepted_since = 0;
-    c->refreshes++;
-    return MCF_OK;
+    for (size_t k = 0; k < n && !rc; k++) {
+        cs[k]->accepted_since = 0;
+        cs[k]->refreshes++;
+    }
+    if (n > SJ_BATCH) {
+        free(dets);
+        free(who);
+        free(drift);
+    }
+    return rc;
 }
+
+int refresh_on_ev(sj_chain *c) { return refresh_on_ev_batch(&c, 1); }

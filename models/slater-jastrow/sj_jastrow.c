@@ -19,6 +19,7 @@
 #include "slater_jastrow_internal.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Nearest-image separation ri - rj, returns its length. */
 static double min_image(const sj_chain *c, const double *ri, const double *rj, double d[3])
@@ -71,24 +72,6 @@ static void pair_u(const sj_jastrow *p, double r, double *u, double *du, double 
     }
 }
 
-/* u(r) alone: the same operations as jastrow_u's value, so the same bits, without the
- * derivatives (and their exp) that a ratio does not need. */
-static double jastrow_u_value(const sj_jastrow *p, double r)
-{
-    if (p->form == SJ_JASTROW_BSPLINE)
-        return -bspline_w(p, r);
-    if (r >= p->rc)
-        return 0.0;
-    const double A = p->A, F = p->F, x = 1.0 - r / p->rc;
-    const double t = x * x * x;
-    double h;
-    if (r < 1e-6 * F)
-        h = -A / F + A * r / (2 * F * F) - A * r * r / (6 * F * F * F);
-    else
-        h = -A * -expm1(-r / F) / r;
-    return t * h;
-}
-
 /* The rpa parameters of the two spin pairs (see the header): jp[0] parallel (gamma = 1/4),
  * jp[1] antiparallel (gamma = 1/2). */
 void jastrow_init(sj_jastrow jp[2], double ja, double jrc, double rs, double L)
@@ -107,6 +90,33 @@ void jastrow_init(sj_jastrow jp[2], double ja, double jrc, double rs, double L)
             jp[0].F, jp[1].F);
 }
 
+_Static_assert(SJ_BSPLINE_MAX + 4 <= MCF_PAIR_COEF_MAX, "B-spline coefficients of a pair");
+
+void jastrow_pair_functions(const sj_chain *c, mcf_pair_function pf[2])
+{
+    for (int k = 0; k < 2; k++) {
+        const sj_jastrow *p = &c->jp[k];
+        mcf_pair_function *f = &pf[k];
+        memset(f, 0, sizeof *f);
+        f->form = MCF_PAIR_NONE;
+        if (c->jastrow == SJ_JASTROW_NONE ||
+            (p->form != SJ_JASTROW_BSPLINE && p->form != SJ_JASTROW_RPA))
+            continue; /* (a polarized run's unlike pair has none) */
+        f->cutoff = p->rc;
+        if (p->form == SJ_JASTROW_BSPLINE) { /* u = -w */
+            f->form = MCF_PAIR_BSPLINE;
+            f->sign = -1.0;
+            f->inv_dr = p->inv_dr;
+            f->n_coef = (uint32_t)(p->np + 4);
+            memcpy(f->coef, p->coef, (p->np + 4) * sizeof *p->coef);
+        } else {
+            f->form = MCF_PAIR_RPA;
+            f->A = p->A;
+            f->F = p->F;
+        }
+    }
+}
+
 /* Sum over j != e of u(|x - r_j|) (x the position of electron e, old or trial). */
 double jastrow_one(const sj_chain *c, size_t e, const double *x)
 {
@@ -116,7 +126,7 @@ double jastrow_one(const sj_chain *c, size_t e, const double *x)
         if (j == e)
             continue;
         const double r = min_image(c, x, c->r + 3 * j, d);
-        sum += jastrow_u_value(&c->jp[spin_of(c, j) == se ? 0 : 1], r);
+        sum += mcf_pair_value(&c->pf[spin_of(c, j) == se ? 0 : 1], r); /* the device's too */
     }
     return sum;
 }

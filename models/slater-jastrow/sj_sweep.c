@@ -15,6 +15,15 @@
  * (A^{-1} of the electron's spin), and log |Psi'/Psi|^2 = 2 log|R| + 2 dJ.  The proposal is
  * symmetric.  The acceptance uniforms come from the core's stream.
  *
+ * ---- Moves (move = pbp, the whole sweep on the evaluator) ---------------------------------
+ * With the determinants on an evaluator that offers walker_sweep (blip-cuda) and [model]
+ * sweep = auto | evaluator, the core calls sj_sweep after begin_sweep instead of its loop:
+ * one walker_sweep call for all chains makes the same N moves on the device (the ratios,
+ * the Jastrow from jastrow_pair_functions, the decisions from the chain's stream, delayed
+ * updates of [model] delay), and the positions come back moved.  sweep = core keeps the
+ * loop: det_ratio per move, the decision on the host (the reference the device's sweep is
+ * tested against: tests/gpu/test_blip_cuda_run).
+ *
  * ---- Moves (move = qs) -----------------------------------------------------------------
  * Quasi-simultaneous updating (Q.S., the seed paper's eq. 11, proposed for GPUs): the
  * trial positions and their orbital rows are made in begin_sweep as for pbp, and then
@@ -46,6 +55,7 @@
 #include "slater_jastrow_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* log |Psi(R with r_e -> trial_e) / Psi(R)|^2 against the chain's current configuration. */
 static double log_ratio_now(const sj_chain *c, size_t e)
@@ -189,6 +199,79 @@ int sj_log_ratio(void *const *chains, const void *moves, size_t n, double *out)
         out[k] = c->qs ? c->qs_lr[e] : log_ratio_now(c, e);
     }
     return MCF_OK;
+}
+
+/* The whole sweep on the evaluator (ev_sweep: [model] sweep = auto | evaluator with the
+ * determinants there): after begin_sweep (the trial positions and their rows), one
+ * walker_sweep call for all chains makes the N moves of each in order, with the decisions
+ * drawn from the chain's stream as the core's loop would draw them; the positions come back
+ * moved, and every N accepted moves (counted over sweeps) the inverses are refreshed, here
+ * at the end of the sweep rather than after the move that reached the count.  Chains whose
+ * moves go through the core's loop decline (MCF_SWEEP_DECLINED). */
+int sj_sweep(void *const *chains, size_t n, mcf_rng *const *rng, uint64_t *accepted)
+{
+    if (!n)
+        return MCF_SWEEP_DECLINED;
+    const sj_chain *c0 = chains[0];
+    for (size_t k = 0; k < n; k++) {
+        const sj_chain *c = chains[k];
+        if (!c->ev_sweep || c->ev != c0->ev)
+            return MCF_SWEEP_DECLINED;
+    }
+    mcf_walker_moves *w = calloc(n, sizeof *w);
+    if (!w)
+        return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for a sweep of %zu chains",
+                        n);
+    for (size_t k = 0; k < n; k++) {
+        sj_chain *c = chains[k];
+        w[k].det[0] = c->det[0];
+        w[k].det[1] = c->det[1];
+        w[k].r = c->r;
+        w[k].trial = c->trial;
+        w[k].rng = rng[k];
+        w[k].accepted = c->acc;
+    }
+    sj_chain *first = chains[0];
+    if (first->index == 0 && !first->sweep_said) {
+        mcf_log(MCF_LOG_INFO, "slater-jastrow: the moves of every sweep are made by evaluator "
+                "%s (sweep = auto or evaluator; core moves one at a time through the core's "
+                "loop), delay = %zu (0: the evaluator's choice)", c0->ev_name, c0->delay);
+        first->sweep_said = 1;
+    }
+    const double cell[3] = {c0->L, c0->L, c0->L};
+    const double t0 = now_s();
+    int rc = c0->ev->walker_sweep(w, n, c0->pf, cell, c0->delay);
+    const double t1 = now_s();
+    free(w);
+    if (rc)
+        return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: walker_sweep", c0->ev_name);
+    sj_chain **due = malloc(n * sizeof *due); /* the chains whose refresh is due */
+    if (!due)
+        return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for a sweep");
+    size_t nd = 0;
+    for (size_t k = 0; k < n; k++) {
+        sj_chain *c = chains[k];
+        uint64_t a = 0;
+        for (size_t e = 0; e < c->n; e++)
+            a += c->acc[e];
+        accepted[k] = a;
+        c->turn = c->n;
+        c->accepted_since += a;
+        if (c->accepted_since >= c->n)
+            due[nd++] = c;
+    }
+    rc = nd ? refresh_on_ev_batch(due, nd) : MCF_OK;
+    free(due);
+    const double t2 = now_s();
+    for (size_t k = 0; k < n; k++) {
+        sj_chain *c = chains[k];
+        if (c->tm) {
+            c->tm->det += (t1 - t0) / (double)n;
+            c->tm->update += (t2 - t1) / (double)n;
+            end_turn_timing(c, t2);
+        }
+    }
+    return rc;
 }
 
 int sj_accept(void *chain, const void *move)

@@ -34,6 +34,7 @@ int sj_variational_set(void *chain, const double *p)
     bspline_set(&c->jp[0], p);
     if (!c->polarized)
         bspline_set(&c->jp[1], p + c->jp[0].np);
+    jastrow_pair_functions(c, c->pf);
     return MCF_OK;
 }
 

@@ -14,7 +14,8 @@
  *     sj_delayed.c               their delayed rank-k updates ([model] delay > 1; a
  *                                library, mcf_sj_delay, that its unit test links too)
  *     sj_determinants_ev.c       the Slater determinants kept by the evaluator
- *     sj_sweep.c                 the moves (move = pbp | qs): begin_sweep .. accept, adapt
+ *     sj_sweep.c                 the moves (move = pbp | qs): begin_sweep .. accept, adapt,
+ *                                and whole sweeps on the evaluator (sweep)
  *     sj_local_energy.c          the local energy (measure_batch)
  *     sj_checkpoint.c            save and load
  *     sj_timing.c                the MCF_TIMING=1 diagnostics (the log's timing line)
@@ -88,11 +89,19 @@ static const mcf_param_spec sj_params[] = {
     {"determinants", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN, 0, 0, "auto|model|evaluator",
      "who keeps the Slater matrices and their inverses: auto = the evaluator when it offers "
      "determinant ops (blip-cuda: on the GPU), move = pbp and N_up >= 90, else the model"},
-    {"delay", MCF_PARAM_INT, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN, 1,
+    {"delay", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN, 0,
      SJ_DELAY_MAX, NULL,
      "accepted moves of a spin whose update of the inverse Slater matrix waits, applied "
      "together as one rank-k product (ratios corrected by them meanwhile); 1 = "
-     "Sherman-Morrison after every move; determinants = model and move = pbp"},
+     "Sherman-Morrison after every move; 0 = the measured best: 1 in the model, the "
+     "evaluator's choice in a sweep on the evaluator (blip-cuda: 16); > 1 needs move = pbp "
+     "and the determinants in the model, or the sweep on the evaluator"},
+    {"sweep", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
+     "auto|evaluator|core",
+     "with the determinants on the evaluator, who makes a sweep's moves: evaluator = all N "
+     "at once where the determinants are (ratios, Jastrow, the Metropolis decisions from the "
+     "chain's stream, delayed updates; no round trip per move: blip-cuda), core = one at a "
+     "time through the core's loop; auto = evaluator when it offers whole sweeps"},
     {"step", MCF_PARAM_REAL, "0.5", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
      "initial Gaussian step per component in units of rs; adapted while thermalizing to "
      "acceptance 0.5"},
@@ -135,6 +144,7 @@ static void sj_destroy(void *chain)
     free(c->trial);
     free(c->trial_phi);
     free(c->qs_lr);
+    free(c->acc);
     for (int s = 0; s < 2; s++) {
         free(c->A[s]);
         free(c->Ainv[s]);
@@ -162,6 +172,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     const char *origin = mcf_params_origin(params), *sec = mcf_params_section(params);
     const char *system, *jastrow, *move, *dets, *juu, *jud, *jfile;
     long n_el, jsize, delay;
+    const char *sweep_by = NULL;
     int polarized, rc;
     double rs, ja, jrc, step;
     if ((rc = mcf_params_string(params, "system", &system)) ||
@@ -178,6 +189,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         (rc = mcf_params_string(params, "move", &move)) ||
         (rc = mcf_params_string(params, "determinants", &dets)) ||
         (rc = mcf_params_int(params, "delay", &delay)) ||
+        (rc = mcf_params_string(params, "sweep", &sweep_by)) ||
         (rc = mcf_params_real(params, "step", &step)))
         return rc;
     if (strcmp(system, "heg") != 0)
@@ -271,12 +283,19 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     const int on_ev = has_det && !is_qs &&
                       (strcmp(dets, "evaluator") == 0 ||
                        (strcmp(dets, "auto") == 0 && n_up >= SJ_AUTO_EV_DETS));
-    if (delay > 1 && (is_qs || on_ev))
-        return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] delay = %ld in %s needs the "
-                        "determinants kept by the model and move = pbp (here %s%s); set "
-                        "delay = 1%s", sec, delay, origin, is_qs ? "move = qs" : "",
-                        on_ev ? "determinants on the evaluator" : "",
-                        on_ev ? ", or determinants = model" : "");
+    const int has_sweep = has_det && MCF_HAS(mcf_orbital_ops, ev, walker_sweep);
+    if (strcmp(sweep_by, "evaluator") == 0 && !(on_ev && has_sweep))
+        return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] sweep = evaluator in %s needs the "
+                        "determinants on an evaluator that makes whole sweeps (here %s); set "
+                        "sweep = auto or core", sec, origin,
+                        !on_ev ? "the model keeps them" : "the evaluator has no walker_sweep");
+    const int ev_sweep = on_ev && has_sweep && strcmp(sweep_by, "core") != 0;
+    if (delay > 1 && (is_qs || (on_ev && !ev_sweep)))
+        return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] delay = %ld in %s needs move = pbp "
+                        "with the determinants kept by the model or swept by the evaluator "
+                        "(here %s); set delay = 0 or 1%s", sec, delay, origin,
+                        is_qs ? "move = qs" : "the evaluator's det ops, move by move",
+                        on_ev ? ", determinants = model, or sweep = auto" : "");
 
     sj_chain *c = calloc(1, sizeof *c);
     if (!c)
@@ -294,7 +313,8 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     c->jastrow = use_j;
     c->polarized = polarized;
     c->qs = strcmp(move, "qs") == 0;
-    c->delay = (size_t)delay;
+    c->delay = ev_sweep ? (size_t)delay : delay > 1 ? (size_t)delay : 1;
+    c->ev_sweep = ev_sweep;
     c->index = services->chain_index;
     c->e_hf = NAN;
     if (c->index == 0) { /* for the log: what the determinant alone gives, exactly */
@@ -323,6 +343,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
                     "%.6g), %zu parameters for like spins, %zu for unlike spins", rcut, 0.5 * L,
                     c->jp[0].np, polarized ? (size_t)0 : c->jp[1].np);
     }
+    jastrow_pair_functions(c, c->pf);
     mcf_rng_init(&c->mv, services->seed, SJ_STREAM_BASE + services->chain_index);
 
     const size_t n = c->n, no = c->norb;
@@ -331,19 +352,20 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     c->trial = malloc(3 * n * sizeof *c->trial);
     c->trial_phi = malloc(n * no * sizeof *c->trial_phi);
     c->qs_lr = malloc(n * sizeof *c->qs_lr);
+    c->acc = malloc(n);
     c->phi = malloc(n * no * sizeof *c->phi);
     c->grad = malloc(3 * n * no * sizeof *c->grad);
     c->lap = malloc(n * no * sizeof *c->lap);
     c->w = malloc(no * sizeof *c->w);
     c->col = malloc(no * sizeof *c->col);
-    int bad = !c->r || !c->disp || !c->trial || !c->trial_phi || !c->qs_lr || !c->phi ||
-              !c->grad || !c->lap || !c->w || !c->col;
+    int bad = !c->r || !c->disp || !c->trial || !c->trial_phi || !c->qs_lr || !c->acc ||
+              !c->phi || !c->grad || !c->lap || !c->w || !c->col;
     for (int s = 0; s < 2 && !bad; s++) {
         const size_t m = spin_count(c, (size_t)s);
         c->A[s] = malloc((m ? m * m : 1) * sizeof(double));
         c->Ainv[s] = malloc((m ? m * m : 1) * sizeof(double));
         bad = !c->A[s] || !c->Ainv[s] ||
-              (c->delay > 1 && sj_delay_init(&c->dl[s], c->delay, m) != MCF_OK);
+              (c->delay > 1 && !c->on_ev && sj_delay_init(&c->dl[s], c->delay, m) != MCF_OK);
     }
     if (!bad) {
         c->lu = gsl_matrix_alloc(no, no);
@@ -461,6 +483,7 @@ static const mcf_model_ops sj_ops = {
     .variational_local = sj_variational_local,
     .variational_write = sj_variational_write,
     .variational_file_key = "jastrow_file",
+    .sweep = sj_sweep,
 };
 
 static const mcf_plugin_info sj_info = {

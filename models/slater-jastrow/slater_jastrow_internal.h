@@ -69,6 +69,7 @@ typedef struct sj_chain {
     int polarized;              /* all electrons spin up */
     int qs;                     /* move = qs (quasi-simultaneous) */
     sj_jastrow jp[2];           /* [0] parallel, [1] antiparallel */
+    mcf_pair_function pf[2];    /* their values' form (jastrow_pair_functions), kept with jp */
     const mcf_orbital_ops *ev;
     const char *ev_name;
     void *ws;
@@ -86,7 +87,11 @@ typedef struct sj_chain {
     double *trial;     /* n x 3 trial positions of this sweep */
     double *trial_phi; /* n x norb orbital values at the trial positions */
     double *qs_lr;     /* move = qs: n log ratios against the start-of-sweep configuration */
-    size_t delay;      /* [model] delay: accepted moves per rank-k update (1: Sherman-Morrison) */
+    size_t delay;      /* [model] delay: accepted moves per rank-k update (1: Sherman-Morrison;
+                          with ev_sweep, 0: the evaluator's choice) */
+    int ev_sweep;      /* on_ev and the evaluator makes whole sweeps (walker_sweep) */
+    int sweep_said;    /* ev_sweep, chain 0: the log says so (at the first sweep) */
+    unsigned char *acc; /* ev_sweep: n decisions of the last sweep */
     sj_delay dl[2];    /* delay > 1: each spin's window of pending moves (sj_delayed.h) */
     double *A[2];      /* rows: A[s][i * norb + l], i the electron within spin s */
     double *Ainv[2];   /* Ainv[s][l * m + i] (m = electrons of spin s) */
@@ -150,6 +155,11 @@ int orbitals_batch(void *const *chains, size_t nb, int measure);
 void jastrow_init(sj_jastrow jp[2], double ja, double jrc, double rs, double L);
 /* Sum over j != e of u(|x - r_j|) (x the position of electron e, old or trial). */
 double jastrow_one(const sj_chain *c, size_t e, const double *x);
+/* The chain's pair functions as mcf/pair_function.h describes them ([0] like, [1] unlike
+ * spins; MCF_PAIR_NONE without a Jastrow): the values of log_ratio (mcf_pair_value, the
+ * same operations on the host and in an evaluator's walker_sweep); c->pf is remade from
+ * c->jp whenever jp changes (create, variational_set). */
+void jastrow_pair_functions(const sj_chain *c, mcf_pair_function pf[2]);
 /* Adds grad_e J and lap_e J at the current positions into gJ and *lJ. */
 void jastrow_grad_lap(const sj_chain *c, size_t e, double gJ[3], double *lJ);
 
@@ -214,8 +224,10 @@ void next_turn(sj_chain *c);
 int push_dets(sj_chain *c);
 /* Copies the evaluator's rows and inverses into the host's A and Ainv (for a checkpoint). */
 int pull_dets(sj_chain *c);
-/* Every N accepted moves: the evaluator's drift and refresh (LU here when it is large). */
+/* Every N accepted moves: the evaluator's drift and refresh (LU here when it is large), for
+ * one chain or for n in one det_refresh call. */
 int refresh_on_ev(sj_chain *c);
+int refresh_on_ev_batch(sj_chain *const *cs, size_t n);
 
 /* ---- sj_sweep.c: the moves (ops of mcf_model_ops) ---------------------------------------- */
 
@@ -225,6 +237,7 @@ int sj_log_ratio(void *const *chains, const void *moves, size_t n, double *out);
 int sj_accept(void *chain, const void *move);
 void sj_reject(void *chain, const void *move);
 void sj_adapt(void *chain, double acceptance);
+int sj_sweep(void *const *chains, size_t n, mcf_rng *const *rng, uint64_t *accepted);
 
 /* ---- sj_local_energy.c: the measurements (ops) ------------------------------------------- */
 

@@ -12,7 +12,11 @@
 # EVALUATORS ("planewave blip"; NAME:DETS sets [model] determinants = DETS, e.g.
 # blip-cuda:model keeps the Slater matrices on the host, blip-cuda:auto on the device),
 # THREADS ([run] threads, default 0 = all cores), WALKERS ([run] walkers, default 1: with W
-# walkers the per-sweep columns are per walker, the chain's share of the batched calls).
+# walkers the per-sweep columns are per walker, the chain's share of the batched calls),
+# MEASURE_EVERY ([schedule] measure_every, default 1), DELAY ([model] delay), and a third
+# field of an evaluator sets [model] sweep (blip-cuda:evaluator:core moves through the
+# core's loop, one decision at a time on the host; blip-cuda:evaluator alone takes sweep =
+# auto, the whole sweep on the device).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,6 +46,7 @@ output = $tmp/out
 [schedule]
 thermalize = $therm
 sweeps = $sweeps
+measure_every = ${MEASURE_EVERY:-1}
 
 [model]
 system = heg
@@ -60,10 +65,13 @@ for n in $sizes; do
     for spec in $evaluators; do
         ev=${spec%%:*}
         dets=auto
+        by=auto
         [ "$spec" = "$ev" ] || dets=${spec#*:}
-        out="$tmp/n$n-$ev-$dets"
+        case $dets in *:*) by=${dets#*:}; dets=${dets%%:*} ;; esac
+        out="$tmp/n$n-$ev-$dets-$by"
         if ! MCF_TIMING=1 "$mcf" run "$tmp/vmc.ini" --set "model.electrons=$n" \
             --set "run.evaluator=$ev" --set "model.determinants=$dets" \
+            --set "model.sweep=$by" ${DELAY:+--set "model.delay=$DELAY"} \
             --set "run.output=$out" > "$out.stdout" 2> "$out.stderr"; then
             echo "vmc_cpu.sh: the run N = $n, evaluator = $ev failed:" >&2
             tail -5 "$out.stderr" >&2

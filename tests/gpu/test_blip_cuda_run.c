@@ -22,6 +22,13 @@
  * agreement as above (always valid), the log naming who keeps the determinants; printed:
  * the differences, which are ~1e-12 when the decisions agree.
  *
+ * A fourth run keeps the determinants on the device but makes the moves one at a time
+ * through the core's loop ([model] sweep = core: the decisions on the host), against the
+ * default, whole sweeps on the device with the decisions there from the same streams.  The
+ * ratios differ only in rounding (~1e-13), so over 4 x 4500 sweeps x 38 moves the decisions
+ * are asserted equal: the same acceptance, and the four observables within 1e-9 relative
+ * (the same configurations; the inverses' rounding alone separates the local energies).
+ *
  * The settings of blip-cuda's [evaluator] (sum_precision, orbitals_per_thread) reach the
  * kernels in a run: two short runs with the device's determinants, the same seed, one at the
  * defaults and one with sum_precision = double and orbitals_per_thread = 4 (MCF_DEBUG=1:
@@ -73,7 +80,37 @@ static void run_pair(void)
         phys_table_free(&gpu);
         return;
     }
+    /* the same device determinants, the moves one at a time through the core's loop (the
+     * decisions on the host) against the whole sweeps on the device (the default) */
+    phys_table core;
+    snprintf(sections, sizeof sections, "evaluator = blip-cuda\n\n%s"
+             "determinants = evaluator\nsweep = core\n", common);
+    if (phys_run_mcf(mcf_program, "blip_cuda_core_sweep", "slater-jastrow", 3838, sections,
+                     &core)) {
+        CHECK(0, "the blip-cuda run with sweep = core failed");
+        phys_table_free(&cpu);
+        phys_table_free(&gpu);
+        phys_table_free(&host);
+        return;
+    }
     const char *obs[] = {"energy", "kinetic", "potential", "variance"};
+    const double acc_dev = phys_get(&gpu, 0, "acceptance"), acc_core = phys_get(&core, 0,
+                                                                              "acceptance");
+    printf("decisions on the device vs on the host (the same device determinants, 4 walkers "
+           "x 4500 sweeps x 38 moves): acceptance %.9f vs %.9f\n", acc_dev, acc_core);
+    CHECK(acc_dev == acc_core, "sweep = evaluator accepted a fraction %.12g of the moves, "
+          "sweep = core %.12g: the decisions differ", acc_dev, acc_core);
+    for (size_t o = 0; o < sizeof obs / sizeof *obs; o++) {
+        const double a = phys_get(&gpu, 0, obs[o]), b = phys_get(&core, 0, obs[o]);
+        printf("  %-9s %.15g vs %.15g (relative difference %.2g)\n", obs[o], a, b,
+               fabs(a - b) / fabs(b));
+        /* the same configurations: only the inverses' rounding (~1e-13) separates them */
+        CHECK(fabs(a - b) <= 1e-9 * fabs(b), "%s: %.15g (sweep on the device) vs %.15g (core)",
+              obs[o], a, b);
+    }
+    CHECK(run_log_has("blip_cuda_gpu", "the moves of every sweep are made by evaluator "
+                      "blip-cuda"), "the log of the device run does not say who sweeps");
+    phys_table_free(&core);
     for (int pair = 0; pair < 2; pair++) {
         const phys_table *ref = pair == 0 ? &cpu : &host;
         printf("%s\n", pair == 0 ? "blip-cuda (determinants on the device) vs blip (CPU):"

@@ -266,7 +266,20 @@ typedef struct mcf_model_ops {
     int (*variational_local)(void *const *chains, size_t n, double *const *out);
     int (*variational_write)(const void *chain, FILE *out);
     const char *variational_file_key;
+
+    /* Appended (optional, read only when struct_size covers it): the moves of a whole sweep
+     * of n chains made by the model at once (e.g. on a device, without a round trip per
+     * move), called after begin_sweep instead of the core's propose / log_ratio / accept
+     * loop.  It makes the units(chain) moves that loop would make, in its order, decides
+     * each by mcf_metropolis_accept (mcf/rng_device.h) drawn from rng[k], chain k's stream,
+     * as the loop would, and writes accepted[k], the moves accepted (proposed: units).
+     * Returns MCF_OK, an MCF_E* error, or MCF_SWEEP_DECLINED having changed nothing: these
+     * chains take the core's loop this sweep (e.g. their settings have no such path). */
+    int (*sweep)(void *const *chains, size_t n, mcf_rng *const *rng, uint64_t *accepted);
 } mcf_model_ops;
+
+/* sweep(): "the core's loop makes the moves" (a positive code: not an error) */
+#define MCF_SWEEP_DECLINED 1
 
 /* The multiplicative step adaptation every model with a tunable move size repeats: returns
  * step * clamp(acceptance / target, 1/2, 2), clamped to [min, max]; for adapt().  A larger

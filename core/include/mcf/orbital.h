@@ -27,10 +27,24 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mcf/params.h"
+#include "mcf/pair_function.h"
+#include "mcf/rng.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* One walker of the walker_sweep op (below): a Slater-Jastrow wave function
+ * Psi = det A_up det A_down exp(sum_{i<j} u_{s_i s_j}(r_ij)) of N = m_up + m_down electrons,
+ * electrons 0 .. m_up - 1 spin up. */
+typedef struct mcf_walker_moves {
+    void *det[2];            /* the up and down determinants (NULL for an empty spin) */
+    double *r;               /* N x 3: the positions (those of the dets); moved on return */
+    const double *trial;     /* N x 3: the trial positions given to det_trial this sweep */
+    mcf_rng *rng;            /* the stream the decisions are drawn from; advanced on return */
+    unsigned char *accepted; /* N: 1 where the move was accepted, written */
+    double *log_ratio;       /* N or NULL: each move's log |Psi'/Psi|^2, written */
+} mcf_walker_moves;
 
 /* The plane-wave description of L real orbitals (see above).  Borrowed by create(), which
  * copies what it keeps. */
@@ -143,6 +157,20 @@ typedef struct mcf_orbital_ops {
      * determinant's part of the local kinetic energy. */
     int (*det_local)(void *const *det, size_t n, double *const *grad_ratio,
                      double *const *lap_ratio);
+
+    /* ---- Optional, appended (NULL: not offered; needs the determinant ops) -------------
+     * A whole particle-by-particle Metropolis sweep of n walkers (mcf_walker_moves) made by
+     * the evaluator where its determinants are, with no round trip per move: electrons 0 ..
+     * N-1 in order, each moved to its trial position (det_trial) with log ratio
+     *     log |Psi'/Psi|^2 = 2 log |R| + 2 sum_{j != e} [u(|r_e' - r_j|) - u(|r_e - r_j|)]
+     * (R the determinant ratio, R = 0 giving -infinity; u = u[0] for like spins, u[1] for
+     * unlike, the separation the nearest image in the orthorhombic cell[3]) and decided by
+     * mcf_metropolis_accept (mcf/rng_device.h) from the walker's stream, the draws in the
+     * order the core's loop would make them.  The inverses follow exactly (delayed rank-k
+     * updates with k = delay, 0: the evaluator's choice; all applied on return).  Errors as
+     * the determinant ops; MCF_EPLUGIN when a log ratio is NaN (the walker named). */
+    int (*walker_sweep)(mcf_walker_moves *w, size_t n, const mcf_pair_function u[2],
+                        const double cell[3], size_t delay);
 } mcf_orbital_ops;
 
 /* The size of mcf_orbital_ops up to and including the optional determinant ops: a caller
