@@ -15,14 +15,15 @@
  * current rows, the Jastrow sums by mcf_pair_value with its own nearest image, log ratio
  * = 2 log |R| + 2 (J' - J), and the decision by mcf_metropolis_accept from its own copy of
  * the walker's stream.  Checks:
- *   (a) every log ratio: |lr_dev - lr_host| <= 2 B max(1, |R|, T) / |R| + 2 (N + 2) eps U,
- *       B = (4 + a) m kappa eps the rounding of a ratio after the accepted moves since the last
- *       refresh (kappa = ||A|| ||A^-1||, Frobenius, of the current rows: the bound of
- *       test_sj_delayed, each accepted move adding a correction rounded to m kappa eps / |R|,
- *       since an update divides by its ratio R: a = sum over them of max(1, 1/|R|)),
- *       relative to the size of what the device sums: T = |R_0| + sum |x_a| |S^-1_ab| |b_b|
- *       of its window (R = R_0 - x^T S^-1 b, recomputed here from the inverse at the
- *       window's start: a small R left by cancelling terms is only as good as the terms),
+ *   (a) every log ratio: |lr_dev - lr_host| <= 2 b max(|v| |A^-1|, T) / |R| + 2 (N + 2) eps U,
+ *       b = (4 + a) m kappa eps the relative rounding of the device's inverse after the
+ *       accepted moves since the last refresh (kappa = ||A|| ||A^-1||, Frobenius, of the
+ *       current rows: the bound of test_sj_delayed, each accepted move adding a correction
+ *       rounded to m kappa eps / |R|, since an update divides by its ratio R: a = sum over
+ *       them of max(1, 1/|R|)); a ratio R = v . A^-1[:, i] inherits it times |v| |A^-1|
+ *       (Cauchy-Schwarz), and the device's own sum R = R_0 - x^T S^-1 b rounds relative to
+ *       T = |R_0| + sum |x_a| |S^-1_ab| |b_b| of its window (recomputed here from the inverse
+ *       at the window's start: a small R left by cancelling terms is only as good as them),
  *       and U = sum_j |u(r_e' - r_j)| + |u(r_e - r_j)|, two sums of N terms in different
  *       orders, each u with an exponential good to an ulp;
  *   (b) every decision equal to the host's (a difference is allowed only where the host's
@@ -250,7 +251,7 @@ static void host_sweep(walker *w, const mcf_pair_function u[2], const double *lr
             const double kappa = frob(w->A[s], m * m) * frob(inv, m * m);
             const double T = window_terms(inv0, m, v, i, p, row, Vrow);
             const double B = (4.0 + a) * (double)m * kappa * DBL_EPSILON *
-                             fmax(1.0, fmax(fabs(R), T)) / fmax(1.0, fabs(R));
+                             fmax(frob(v, m) * frob(inv, m * m), T);
             double jn = 0.0, jo = 0.0, U = 0.0;
             for (size_t j = 0; j < w->n; j++) {
                 if (j == e)
@@ -263,7 +264,7 @@ static void host_sweep(walker *w, const mcf_pair_function u[2], const double *lr
                 U += fabs(un) + fabs(uo);
             }
             const double lr_h = (R == 0.0 ? -INFINITY : 2.0 * log(fabs(R))) + 2.0 * (jn - jo);
-            const double tol = 2.0 * B * fmax(1.0, fabs(R)) / fabs(R) +
+            const double tol = 2.0 * B / fabs(R) +
                                2.0 * (double)(w->n + 2) * DBL_EPSILON * U;
             const double d = fabs(lr[e] - lr_h);
             if (d / tol > st->worst_lr)
