@@ -149,9 +149,9 @@ BCU_API double bcu_det_last_ratio_time(void);
 
 /* ---- whole sweeps of Slater-Jastrow walkers (the walker_sweep op of mcf/orbital.h) -----
  *
- * One launch for all n walkers, one thread block per walker making its N moves in order:
- * ratios corrected by the pending moves of a delayed-update window of k accepted moves,
- * the Jastrow sums over the walker's positions in shared memory, the decision by
+ * One launch for all n walkers, a cluster of thread blocks per walker making its N moves in
+ * order: ratios corrected by the pending moves of a delayed-update window of k accepted
+ * moves, the Jastrow sums over the walker's positions in shared memory, the decision by
  * mcf_metropolis_accept from the walker's stream; the window applied as one rank-k update
  * when full and at the end of each spin's moves (blip_cuda_det_sweep.cu says how).  The
  * dets' det_trial rows are used; w[k].det[s] are bcu_dets.  k: the power of 2 <= delay (0:
@@ -161,6 +161,16 @@ BCU_API double bcu_det_last_ratio_time(void);
 #define BCU_SWEEP_DELAY_DEFAULT 16
 BCU_API int bcu_walker_sweep(mcf_walker_moves *w, size_t n, const mcf_pair_function u[2],
                              const double cell[3], size_t delay);
+
+/* bcu_walker_sweep with `blocks` thread blocks per walker (a cluster: 1, 2, 4 or 8; 0: as
+ * many as the device's multiprocessors take, what bcu_walker_sweep does).  The results are
+ * the same bits for every number of blocks. */
+BCU_API int bcu_walker_sweep_blocks(mcf_walker_moves *w, size_t n,
+                                    const mcf_pair_function u[2], const double cell[3],
+                                    size_t delay, unsigned int blocks);
+
+/* The blocks per walker of the last bcu_walker_sweep launch. */
+BCU_API unsigned int bcu_sweep_last_blocks(void);
 
 /* The window a sweep of walkers of n_electrons with at most m_max per spin would use for
  * delay (0 when there is no device or not even k = 1 fits). */

@@ -1,27 +1,36 @@
-/* blip_cuda_det_sweep.cu — whole particle-by-particle Metropolis sweeps of Slater-Jastrow
- * walkers on the device (the walker_sweep op of mcf/orbital.h): one thread block per
- * walker runs all N moves of its sweep, deciding each from the walker's own stream
+/* blip_cuda_det_sweep.cu — the kernel of whole particle-by-particle Metropolis sweeps of
+ * Slater-Jastrow walkers (the walker_sweep op of mcf/orbital.h; blip_cuda_walker_sweep.cu
+ * stages it) and its launch: a cluster of C thread blocks (C = 1, 2, 4 or 8) per walker
+ * runs all N moves of its sweep, deciding each from the walker's own stream
  * (mcf/rng_device.h), with no round trip to the host per move.  All walkers of a call are
- * one launch.
+ * one launch; C is as large as the device's multiprocessors allow (one walker: 8 blocks on
+ * 8 multiprocessors; 128 walkers: one block each).
  *
  * Per move (electron e = row i of spin s, m electrons of that spin, p moves pending in the
  * window of the delayed update, sj_delayed.h's notation):
- *   the block reads the trial row v (det_trial's, on the device) and column i of Ainv, and
- *   reduces in one pass (fixed order)  R_0 = v . Ainv[:, i],  x_b = v . P_b,
- *   b_a = V_a . Ainv[:, i]  (P_b = the column of Ainv of pending row b and V_a the trial row
- *   of pending move a, both kept in shared memory), and the Jastrow sums over the other
- *   electrons sum_j u(|r_e' - r_j|) and sum_j u(|r_e - r_j|) (positions in shared memory);
- *   R = R_0 - x^T S^-1 b;  log ratio = 2 log |R| + 2 (J' - J);  thread 0 decides
- *   (mcf_metropolis_accept).  Accepting borders S^-1 (its Schur complement is R: O(p^2))
- *   and keeps v and Ainv[:, i]; no O(m^2) work.
+ *   the sums  R_0 = v . Ainv[:, i],  x_b = v . P_b,  b_a = V_a . Ainv[:, i]  (v the trial
+ *   row, P_b the column of Ainv of pending row b, V_a the trial row of pending move a) and
+ *   the Jastrow sums over the other electrons  sum_j u(|r_e' - r_j|), sum_j u(|r_e - r_j|)
+ *   are cut into items of 32 consecutive rows or electrons, each summed in a fixed order (a
+ *   thread in row order, a warp's shuffle tree), spread over the cluster's blocks and
+ *   written into every block's shared memory (distributed shared memory); after the
+ *   cluster's barrier every block adds them in item order.  So every block gets the same
+ *   bits, whatever C: a run's numbers do not depend on how many walkers share the device
+ *   (or on the number of GPUs).  R = R_0 - x^T S^-1 b; log ratio = 2 log |R| + 2 (J' - J);
+ *   warp 0 of each block decides (mcf_metropolis_accept, the same draw in every block).
+ *   Accepting borders S^-1 (its Schur complement is R: O(p^2)) and keeps v and
+ *   Ainv[:, i]; no O(m^2) work.
  *   After k accepted moves, and at the end of each spin's moves, the window is applied:
- *   Q = V^T Ainv - E^T (one read of Ainv) and Ainv -= P (S^-1 Q) (one read and one write),
- *   each thread a column j of Ainv (coalesced across the block), Q's and S^-1 Q's column
- *   in registers.  So an accepted move costs O(m) and the O(m^2) traffic is 3 passes over
+ *   Q = V^T Ainv - E^T and Ainv -= P (S^-1 Q), in chunks of 32 columns spread over the
+ *   cluster, a warp per eighth of the rows (sw_flush); the sums per column again in a
+ *   fixed order.  So an accepted move costs O(m), and the O(m^2) traffic is 3 passes over
  *   Ainv per k accepted moves instead of 3 per move (the rank-1 update, k = 1).
- * Reductions run in a fixed order: a run repeats bit for bit on the same device.  The
- * ratios equal the host's (sj_determinants.c, sj_delayed.c) up to rounding; a decision can
- * differ only where the uniform lies within that rounding of e^{log ratio}. */
+ * Three barriers per move: the cluster's after the items, the block's after the sums and
+ * after the decision.  A run repeats bit for bit on the same device.  The ratios equal the
+ * host's (sj_determinants.c, sj_delayed.c) up to rounding; a decision can differ only where
+ * the uniform lies within that rounding of e^{log ratio}.  Compiled with -DBCU_SWEEP_CLOCK,
+ * block 0 prints the cycles of each phase of its sweep (how docs/benchmarks.md's breakdown
+ * was measured). */
 #include "blip_cuda.h"
 #include "blip_cuda_internal.h"
 
@@ -29,36 +38,28 @@
 #include "mcf/pair_function.h"
 #include "mcf/rng_device.h"
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <math.h>
 #include <stdint.h>
+#ifdef BCU_SWEEP_CLOCK
+#include <stdio.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
 #define SW_THREADS 256
 #define SW_WARPS (SW_THREADS / 32)
-#define SW_SLOTS 4 /* elements of a row per thread: m <= SW_SLOTS SW_THREADS = 1024 */
+#define SW_SLOTS (SWEEP_M_MAX / SW_THREADS) /* elements of a row per thread */
+#define SW_CLUSTER_MAX 8 /* blocks per walker (the portable cluster size) */
 #define SW_STATIC_SHARED 1024 /* bytes kept from the dynamic share: the kernel's own */
-
-/* one walker of a launch */
-struct sweep_job {
-    double *Ainv[2], *A[2];
-    const double *trial[2]; /* the dets' trial rows, m x L */
-    unsigned int m[2], L[2];
-    unsigned int n;         /* electrons */
-    const double *pos;      /* n x 3 positions, then n x 3 trial positions */
-    double *lr;             /* n: log ratios (out) */
-    unsigned char *acc;     /* n: decisions (out) */
-    mcf_rng rng;
-};
-
-/* what a walker's sweep hands back besides lr and acc */
-struct sweep_out {
-    mcf_rng rng;
-    int status;             /* 0, or 1: a NaN log ratio at electron `bad` */
-    unsigned int accepted, bad;
-};
+#ifdef BCU_SWEEP_CLOCK
+#define SW_CLK(q) do { if (tid == 0) { long long t_ = clock64(); ph[q] += t_ - t_last; \
+    t_last = t_; } } while (0)
+#else
+#define SW_CLK(q) do { } while (0)
+#endif
 
 /* the nearest-image distance of a and b in the orthorhombic cell (sj_jastrow.c's min_image) */
 static __device__ __forceinline__ double sw_distance(const double *a, const double *b,
@@ -74,80 +75,162 @@ static __device__ __forceinline__ double sw_distance(const double *a, const doub
     return sqrt(s2);
 }
 
-/* the doubles of shared memory a launch of window K needs */
-static size_t sw_shared_doubles(unsigned int K, unsigned int m_max, unsigned int n_max)
+static __device__ __forceinline__ double sw_warp_sum(double x)
 {
-    const size_t nv = 3 + 2 * (size_t)K;
-    return 2 * sizeof(mcf_pair_function) / sizeof(double) + 3 * (size_t)n_max +
-           2 * (size_t)K * m_max + (size_t)K * K + 2 * (size_t)K +
-           SW_WARPS * nv + nv;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        x += __shfl_down_sync(0xffffffffu, x, o);
+    return x;
 }
 
+/* the shared memory of a block, in doubles from the start: pair functions, positions, the
+ * window's V and P (K rows of ld = m_max), S^-1, y, z, the move's sums, the items of two
+ * moves (G of the dot sums, GJ of the Jastrow's), the trial row and column of two moves,
+ * the flush's scratch */
+struct sw_layout {
+    unsigned int pos, V, P, Sinv, yv, zv, res, ditem, jitem, stage, scr, total;
+    unsigned int G, GJ;
+};
+
+static __host__ __device__ sw_layout sw_layout_of(unsigned int K, unsigned int m_max,
+                                                  unsigned int n_max)
+{
+    sw_layout o;
+    const unsigned int nv = 3 + 2 * K;
+    o.G = (m_max + 31) / 32;
+    o.GJ = (n_max + 31) / 32;
+    o.pos = 2 * sizeof(mcf_pair_function) / sizeof(double);
+    o.V = o.pos + 3 * n_max;
+    o.P = o.V + K * m_max;
+    o.Sinv = o.P + K * m_max;
+    o.yv = o.Sinv + K * K;
+    o.zv = o.yv + K;
+    o.res = o.zv + K;
+    o.ditem = o.res + nv;
+    o.jitem = o.ditem + 2 * o.G * nv;
+    o.stage = o.jitem + 2 * 2 * o.GJ;
+    o.scr = o.stage + 2 * 2 * m_max;
+    o.total = o.scr + SW_WARPS * K * 32;
+    return o;
+}
+
+/* the walker's blocks: rank c of C (C = 1 without a cluster) */
+struct sw_team {
+    unsigned int c, C;
+    __device__ void sync() const
+    {
+        if (C > 1)
+            cooperative_groups::this_cluster().sync();
+        else
+            __syncthreads();
+    }
+    /* x into *p of every block's shared memory (seen there after the next sync) */
+    __device__ void put(double *p, double x) const
+    {
+        if (C == 1) {
+            *p = x;
+            return;
+        }
+        cooperative_groups::cluster_group cl = cooperative_groups::this_cluster();
+        for (unsigned int r = 0; r < C; r++)
+            *cl.map_shared_rank(p, r) = x;
+    }
+};
+
 /* Applies the p pending moves of the window to Ainv (m x m): Q = V^T Ainv - E^T, T = S^-1 Q,
- * Ainv -= P T, column by column. */
+ * Ainv -= P T.  Chunks of 32 columns, chunk q by block q mod C; in a chunk, lane = column
+ * and warp w takes the rows l = w (mod 8): Q's sums per column in that order whatever C.
+ * scr: SW_WARPS K 32 doubles.  Ends with the cluster's barrier (Ainv is whole again). */
 template <int K>
 static __device__ void sw_flush(double *Ainv, unsigned int m, unsigned int ld, int p,
                                 const double *V, const double *P, const double *Sinv,
-                                const unsigned int *row)
+                                const unsigned int *row, double *scr, sw_team T)
 {
-    for (unsigned int j = threadIdx.x; j < m; j += SW_THREADS) {
-        double q[K], t[K];
+    const unsigned int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const unsigned int chunks = (m + 31) / 32;
+    for (unsigned int ch = T.c; ch < chunks; ch += T.C) {
+        const unsigned int j = 32 * ch + lane;
+        double q[K];
 #pragma unroll
         for (int a = 0; a < K; a++)
             q[a] = 0.0;
+        if (j < m) {
 #pragma unroll 4
-        for (unsigned int l = 0; l < m; l++) {
-            const double x = Ainv[(size_t)l * m + j];
+            for (unsigned int l = warp; l < m; l += SW_WARPS) {
+                const double x = Ainv[(size_t)l * m + j];
 #pragma unroll
-            for (int a = 0; a < K; a++)
-                if (a < p)
-                    q[a] += V[a * ld + l] * x;
+                for (int a = 0; a < K; a++)
+                    if (a < p)
+                        q[a] += V[a * ld + l] * x;
+            }
         }
 #pragma unroll
-        for (int a = 0; a < K; a++) {
-            if (a < p && row[a] == j)
-                q[a] -= 1.0;
-        }
+        for (int a = 0; a < K; a++)
+            if (a < p)
+                scr[(warp * K + a) * 32 + lane] = q[a];
+        __syncthreads();
+        for (unsigned int t = tid; t < (unsigned int)p * 32; t += SW_THREADS) {
+            const unsigned int a = t >> 5, cl = t & 31; /* Q[a][cl], into scr row 0 */
+            double x = 0.0;
 #pragma unroll
-        for (int a = 0; a < K; a++) {
-            double s = 0.0;
-#pragma unroll
-            for (int b = 0; b < K; b++)
-                if (a < p && b < p)
-                    s += Sinv[a * K + b] * q[b];
-            t[a] = s;
+            for (int w = 0; w < SW_WARPS; w++)
+                x += scr[(w * K + a) * 32 + cl];
+            if (row[a] == 32 * ch + cl)
+                x -= 1.0;
+            scr[a * 32 + cl] = x;
         }
+        __syncthreads();
+        for (unsigned int t = tid; t < (unsigned int)p * 32; t += SW_THREADS) {
+            const unsigned int a = t >> 5, cl = t & 31; /* (S^-1 Q)[a][cl], into scr row 1 */
+            double x = 0.0;
+            for (int b = 0; b < p; b++)
+                x += Sinv[a * K + b] * scr[b * 32 + cl];
+            scr[(K + a) * 32 + cl] = x;
+        }
+        __syncthreads();
+        double t[K];
+#pragma unroll
+        for (int a = 0; a < K; a++)
+            t[a] = a < p ? scr[(K + a) * 32 + lane] : 0.0;
+        if (j < m) {
 #pragma unroll 4
-        for (unsigned int l = 0; l < m; l++) {
-            double d = 0.0;
+            for (unsigned int l = warp; l < m; l += SW_WARPS) {
+                double d = 0.0;
 #pragma unroll
-            for (int a = 0; a < K; a++)
-                if (a < p)
-                    d += P[a * ld + l] * t[a];
-            Ainv[(size_t)l * m + j] -= d;
+                for (int a = 0; a < K; a++)
+                    if (a < p)
+                        d += P[a * ld + l] * t[a];
+                Ainv[(size_t)l * m + j] -= d;
+            }
         }
+        __syncthreads(); /* scr is the next chunk's */
     }
-    __syncthreads();
+    T.sync();
 }
 
 template <int K>
-__global__ void __launch_bounds__(SW_THREADS)
+__global__ void __launch_bounds__(SW_THREADS, 1)
     sw_kernel(const sweep_job *jobs, sweep_out *out, const mcf_pair_function *upair,
-              double cx, double cy, double cz, unsigned int m_max, unsigned int n_max)
+              double cx, double cy, double cz, unsigned int m_max, unsigned int n_max,
+              unsigned int C)
 {
     constexpr int NV = 3 + 2 * K; /* R_0, J', J, x_0..x_{K-1}, b_0..b_{K-1} */
     extern __shared__ double sm[];
-    const sweep_job &J = jobs[blockIdx.x];
+    sw_team T;
+    T.C = C;
+    T.c = C > 1 ? cooperative_groups::this_cluster().block_rank() : 0;
+    const sweep_job &J = jobs[blockIdx.x / C];
     const unsigned int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const unsigned int n = J.n, ld = m_max;
+    const sw_layout o = sw_layout_of(K, m_max, n_max);
     mcf_pair_function *su = (mcf_pair_function *)sm;
-    double *pos = sm + 2 * sizeof(mcf_pair_function) / sizeof(double);
-    double *V = pos + 3 * n_max, *P = V + K * ld;
-    double *Sinv = P + K * ld, *yv = Sinv + K * K, *zv = yv + K, *red = zv + K;
-    double *res = red + SW_WARPS * NV;
+    double *pos = sm + o.pos, *V = sm + o.V, *P = sm + o.P, *Sinv = sm + o.Sinv;
+    double *yv = sm + o.yv, *zv = sm + o.zv, *res = sm + o.res, *scr = sm + o.scr;
     __shared__ unsigned int s_row[K];
     __shared__ int s_acc, s_stop;
     const double cell[3] = {cx, cy, cz};
+    /* the rows of A this block writes: warp w holds rows 32 (w + 8 k) + lane */
+    const bool own_rows = warp % C == T.c;
 
     for (unsigned int q = tid; q < 2 * sizeof(mcf_pair_function) / sizeof(double);
          q += SW_THREADS)
@@ -163,6 +246,9 @@ __global__ void __launch_bounds__(SW_THREADS)
     unsigned int accepted = 0, bad = 0;
     int stop = 0;
     __syncthreads();
+#ifdef BCU_SWEEP_CLOCK
+    long long ph[8] = {0}, t_last = clock64();
+#endif
 
     unsigned int e = 0;
     for (int s = 0; s < 2 && !stop; s++) {
@@ -178,25 +264,47 @@ __global__ void __launch_bounds__(SW_THREADS)
             const unsigned int l = tid + k * SW_THREADS;
             vr[k] = l < m ? trial[l] : 0.0;
             cr[k] = l < m ? Ainv[(size_t)l * m] : 0.0;
+            if (l < m) {
+                sm[o.stage + (e & 1) * 2 * ld + l] = vr[k];
+                sm[o.stage + (e & 1) * 2 * ld + ld + l] = cr[k];
+            }
         }
+        __syncthreads();
+        const unsigned int Gs = (m + 31) / 32, GJ = (n + 31) / 32;
         for (unsigned int i = 0; i < m; i++, e++) {
-            double acc[NV];
-#pragma unroll
-            for (int q = 0; q < NV; q++)
-                acc[q] = 0.0;
+            double *ditem = sm + o.ditem + (e & 1) * o.G * NV;
+            double *jitem = sm + o.jitem + (e & 1) * 2 * o.GJ;
+            const double *vs = sm + o.stage + (e & 1) * 2 * ld, *cs = vs + ld;
+            /* this move's v and column as the window's next row, kept if it is accepted
+             * (each thread its own elements; read after the move's barriers) */
 #pragma unroll
             for (int k = 0; k < SW_SLOTS; k++) {
                 const unsigned int l = tid + k * SW_THREADS;
-                if (l >= m)
-                    break;
-                const double cl = cr[k], vl = vr[k];
-                acc[0] += vl * cl;
-#pragma unroll
-                for (int a = 0; a < K; a++)
-                    if (a < p) {
-                        acc[3 + a] += vl * P[a * ld + l];
-                        acc[3 + K + a] += V[a * ld + l] * cl;
-                    }
+                if (l < m) {
+                    V[p * ld + l] = vr[k];
+                    P[p * ld + l] = cr[k];
+                }
+            }
+            /* the dot sums: item g (rows 32 g ...) of this block's, one thread a sum, from
+             * warp 4 on (the Jastrow's items start at warp 0) */
+            const unsigned int nq = 1 + 2 * p, ng = (Gs + T.C - 1 - T.c) / T.C;
+            for (unsigned int t = (tid + SW_THREADS / 2) % SW_THREADS; t < ng * nq;
+                 t += SW_THREADS) {
+                const unsigned int g = T.c + T.C * (t / nq), q = t % nq;
+                const double *a, *b;
+                unsigned int slot;
+                if (q == 0) {
+                    a = vs, b = cs, slot = 0; /* R_0 */
+                } else if (q <= (unsigned int)p) {
+                    a = vs, b = P + (q - 1) * ld, slot = 3 + q - 1; /* x_b */
+                } else {
+                    a = V + (q - 1 - p) * ld, b = cs, slot = 3 + K + q - 1 - p; /* b_a */
+                }
+                const unsigned int l1 = min(32 * g + 32, m);
+                double x = 0.0;
+                for (unsigned int l = 32 * g; l < l1; l++)
+                    x += a[l] * b[l];
+                T.put(ditem + g * NV + slot, x);
             }
             const unsigned int inext = i + 1 < m ? i + 1 : i;
 #pragma unroll
@@ -207,60 +315,91 @@ __global__ void __launch_bounds__(SW_THREADS)
             }
             const double te[3] = {tpos[3 * e], tpos[3 * e + 1], tpos[3 * e + 2]};
             const double oe[3] = {pos[3 * e], pos[3 * e + 1], pos[3 * e + 2]};
-            for (unsigned int j = tid; j < n; j += SW_THREADS) {
-                if (j == e)
-                    continue;
-                const mcf_pair_function *u = &su[(j < J.m[0]) == (s == 0) ? 0 : 1];
-                acc[1] += mcf_pair_value(u, sw_distance(te, pos + 3 * j, cell));
-                acc[2] += mcf_pair_value(u, sw_distance(oe, pos + 3 * j, cell));
+            for (unsigned int r = warp; T.c + T.C * r < GJ; r += SW_WARPS) {
+                const unsigned int g = T.c + T.C * r, j = 32 * g + lane; /* item g */
+                double jt = 0.0, jo = 0.0;
+                if (j < n && j != e) {
+                    const mcf_pair_function *u = &su[(j < J.m[0]) == (s == 0) ? 0 : 1];
+                    jt = mcf_pair_value(u, sw_distance(te, pos + 3 * j, cell));
+                    jo = mcf_pair_value(u, sw_distance(oe, pos + 3 * j, cell));
+                }
+                jt = sw_warp_sum(jt);
+                jo = sw_warp_sum(jo);
+                if (lane == 0) {
+                    T.put(jitem + 2 * g, jt);
+                    T.put(jitem + 2 * g + 1, jo);
+                }
             }
-#pragma unroll
-            for (int q = 0; q < NV; q++) {
-                if ((q >= 3 + p && q < 3 + K) || q >= 3 + K + p)
-                    continue; /* no pending move there */
-                double x = acc[q];
-#pragma unroll
-                for (int o = 16; o > 0; o >>= 1)
-                    x += __shfl_down_sync(0xffffffffu, x, o);
-                if (lane == 0)
-                    red[warp * NV + q] = x;
-            }
-            __syncthreads();
+            SW_CLK(0);
+            T.sync(); /* every block's items written */
+            SW_CLK(1);
             if (tid < NV && !((tid >= 3 + p && tid < 3 + K) || tid >= 3 + K + p)) {
                 double t = 0.0;
-#pragma unroll
-                for (int w = 0; w < SW_WARPS; w++)
-                    t += red[w * NV + tid];
+                if (tid == 1 || tid == 2) {
+#pragma unroll 4
+                    for (unsigned int g = 0; g < GJ; g++)
+                        t += jitem[2 * g + tid - 1];
+                } else {
+#pragma unroll 4
+                    for (unsigned int g = 0; g < Gs; g++)
+                        t += ditem[g * NV + tid];
+                }
                 res[tid] = t;
             }
             __syncthreads();
-            if ((int)tid < p) { /* y = S^-1 b, z^T = x^T S^-1 */
-                double ya = 0.0, za = 0.0;
-                for (int b = 0; b < p; b++) {
-                    ya += Sinv[tid * K + b] * res[3 + K + b];
-                    za += res[3 + b] * Sinv[b * K + tid];
+            SW_CLK(2);
+            if (warp == 0) {
+                if ((int)lane < p) { /* y = S^-1 b, z^T = x^T S^-1 */
+                    double ya = 0.0, za = 0.0;
+#pragma unroll
+                    for (int b = 0; b < K; b++)
+                        if (b < p) {
+                            ya += Sinv[lane * K + b] * res[3 + K + b];
+                            za += res[3 + b] * Sinv[b * K + lane];
+                        }
+                    yv[lane] = ya;
+                    zv[lane] = za;
                 }
-                yv[tid] = ya;
-                zv[tid] = za;
+                __syncwarp();
+                if (lane == 0) {
+                    double R = res[0];
+#pragma unroll
+                    for (int b = 0; b < K; b++)
+                        if (b < p)
+                            R -= res[3 + b] * yv[b];
+                    double lr = R == 0.0 ? -INFINITY : 2.0 * log(fabs(R));
+                    lr += 2.0 * (res[1] - res[2]);
+                    int a = 0;
+                    if (isnan(lr))
+                        s_stop = 1;
+                    else
+                        a = mcf_metropolis_accept(&rng, lr);
+                    if (T.c == 0) {
+                        J.lr[e] = lr;
+                        J.acc[e] = (unsigned char)a;
+                    }
+                    s_acc = a;
+                    res[0] = R;
+                    if (a) {
+                        pos[3 * e] = te[0];
+                        pos[3 * e + 1] = te[1];
+                        pos[3 * e + 2] = te[2];
+                    }
+                }
+            }
+            { /* the next move's row and column (warp 0 after its decision) */
+                double *vs1 = sm + o.stage + ((e + 1) & 1) * 2 * ld;
+#pragma unroll
+                for (int k = 0; k < SW_SLOTS; k++) {
+                    const unsigned int l = tid + k * SW_THREADS;
+                    if (l < m) {
+                        vs1[l] = vn[k];
+                        vs1[ld + l] = cn[k];
+                    }
+                }
             }
             __syncthreads();
-            if (tid == 0) {
-                double R = res[0];
-                for (int b = 0; b < p; b++)
-                    R -= res[3 + b] * yv[b];
-                double lr = R == 0.0 ? -INFINITY : 2.0 * log(fabs(R));
-                lr += 2.0 * (res[1] - res[2]);
-                J.lr[e] = lr;
-                int a = 0;
-                if (isnan(lr))
-                    s_stop = 1;
-                else
-                    a = mcf_metropolis_accept(&rng, lr);
-                J.acc[e] = (unsigned char)a;
-                s_acc = a;
-                res[0] = R;
-            }
-            __syncthreads();
+            SW_CLK(3);
             if (s_stop) {
                 stop = 1;
                 bad = e;
@@ -288,29 +427,29 @@ __global__ void __launch_bounds__(SW_THREADS)
                     Sinv[p * K + p] = is;
             }
 #pragma unroll
-            for (int k = 0; k < SW_SLOTS; k++) {
+            for (int k = 0; k < SW_SLOTS; k++) { /* the new row of A */
                 const unsigned int l = tid + k * SW_THREADS;
-                if (l < m) {
-                    V[p * ld + l] = vr[k];
-                    P[p * ld + l] = cr[k];
+                if (l < m && own_rows)
                     A[(size_t)i * m + l] = vr[k];
-                }
             }
-            if (tid < 3)
-                pos[3 * e + tid] = te[tid];
             if (tid == 0)
                 s_row[p] = i;
             p++;
             accepted++;
-            __syncthreads();
+            SW_CLK(4);
             if (p == K) {
-                sw_flush<K>(Ainv, m, ld, p, V, P, Sinv, s_row);
+                __syncthreads();
+                sw_flush<K>(Ainv, m, ld, p, V, P, Sinv, s_row, scr, T);
                 p = 0;
 #pragma unroll
                 for (int k = 0; k < SW_SLOTS; k++) { /* the column changed */
                     const unsigned int l = tid + k * SW_THREADS;
                     cn[k] = l < m ? Ainv[(size_t)l * m + inext] : 0.0;
+                    if (l < m)
+                        sm[o.stage + ((e + 1) & 1) * 2 * ld + ld + l] = cn[k];
                 }
+                __syncthreads();
+                SW_CLK(5);
             }
 #pragma unroll
             for (int k = 0; k < SW_SLOTS; k++) {
@@ -318,22 +457,28 @@ __global__ void __launch_bounds__(SW_THREADS)
                 cr[k] = cn[k];
             }
         }
-        if (p && !stop)
-            sw_flush<K>(Ainv, m, ld, p, V, P, Sinv, s_row);
+        if (p && !stop) {
+            __syncthreads();
+            sw_flush<K>(Ainv, m, ld, p, V, P, Sinv, s_row, scr, T);
+        }
+        SW_CLK(5);
     }
-    if (tid == 0) {
-        out[blockIdx.x].rng = rng;
-        out[blockIdx.x].status = stop;
-        out[blockIdx.x].accepted = accepted;
-        out[blockIdx.x].bad = bad;
+#ifdef BCU_SWEEP_CLOCK
+    if (tid == 0 && blockIdx.x == 0)
+        printf("sweep clock K=%d C=%u n=%u acc=%u: moves %lld items %lld sums %lld decide "
+               "%lld accept %lld flush %lld (cycles)\n", K, C, n, accepted, ph[0], ph[1],
+               ph[2], ph[3], ph[4], ph[5]);
+#endif
+    if (tid == 0 && T.c == 0) {
+        out[blockIdx.x / C].rng = rng;
+        out[blockIdx.x / C].status = stop;
+        out[blockIdx.x / C].accepted = accepted;
+        out[blockIdx.x / C].bad = bad;
     }
+    T.sync(); /* no block leaves while another may read its items */
 }
 
-/* ---- the launcher ------------------------------------------------------------------------ */
-
-static double sw_last_s;
-
-extern "C" double bcu_sweep_last_time(void) { return sw_last_s; }
+/* ---- the launch ---------------------------------------------------------------------- */
 
 /* the largest window <= want (a power of 2, <= BCU_SWEEP_DELAY_MAX) whose shared memory fits
  * the device's limit per block; 0 when not even k = 1 fits */
@@ -343,207 +488,73 @@ static unsigned int sw_window(size_t want, unsigned int m_max, unsigned int n_ma
     unsigned int K = BCU_SWEEP_DELAY_MAX;
     while (K > want && K > 1)
         K /= 2;
-    while (K >= 1 && sw_shared_doubles(K, m_max, n_max) * sizeof(double) > limit)
+    while (K >= 1 && (size_t)sw_layout_of(K, m_max, n_max).total * sizeof(double) > limit)
         K /= 2;
     return K;
 }
 
-extern "C" size_t bcu_sweep_window(size_t delay, size_t m_max, size_t n_electrons)
+unsigned int sweep_window(size_t delay, unsigned int m_max, unsigned int n_max)
 {
-    if (bcu_device_init())
-        return 0;
     const size_t limit = mcu_props()->sharedMemPerBlockOptin - SW_STATIC_SHARED;
-    return sw_window(delay ? delay : BCU_SWEEP_DELAY_DEFAULT, (unsigned int)m_max,
-                     (unsigned int)n_electrons, limit);
+    return sw_window(delay ? delay : BCU_SWEEP_DELAY_DEFAULT, m_max, n_max, limit);
 }
 
+/* Launches nw walkers in clusters of C blocks; C = 0: the largest C <= SW_CLUSTER_MAX with
+ * nw C blocks on the device's multiprocessors, a cluster of them resident. */
 template <int K>
 static cudaError_t sw_launch(unsigned int nw, const sweep_job *jobs, sweep_out *out,
                              const mcf_pair_function *u, const double cell[3],
-                             unsigned int m_max, unsigned int n_max)
+                             unsigned int m_max, unsigned int n_max, unsigned int C,
+                             unsigned int *used)
 {
-    const size_t bytes = sw_shared_doubles(K, m_max, n_max) * sizeof(double);
+    const size_t bytes = (size_t)sw_layout_of(K, m_max, n_max).total * sizeof(double);
     cudaError_t e = cudaFuncSetAttribute(sw_kernel<K>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)bytes);
     if (e != cudaSuccess)
         return e;
-    sw_kernel<K><<<nw, SW_THREADS, bytes, bcu_stream>>>(jobs, out, u, cell[0], cell[1],
-                                                        cell[2], m_max, n_max);
-    return cudaGetLastError();
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.blockDim = dim3(SW_THREADS);
+    cfg.dynamicSmemBytes = bytes;
+    cfg.stream = bcu_stream;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    const unsigned int sms = (unsigned int)mcu_props()->multiProcessorCount;
+    unsigned int c = C ? C : SW_CLUSTER_MAX;
+    for (; c > 1; c /= 2) {
+        if (!C && (size_t)nw * c > sms)
+            continue;
+        at[0].val.clusterDim.x = c;
+        cfg.gridDim = dim3(nw * c);
+        int clusters = 0;
+        if (cudaOccupancyMaxActiveClusters(&clusters, sw_kernel<K>, &cfg) == cudaSuccess &&
+            clusters > 0)
+            break;
+        (void)cudaGetLastError();
+        if (C)
+            return cudaErrorInvalidClusterSize;
+    }
+    at[0].val.clusterDim.x = c;
+    cfg.gridDim = dim3(nw * c);
+    *used = c;
+    return cudaLaunchKernelEx(&cfg, sw_kernel<K>, jobs, out, u, cell[0], cell[1], cell[2],
+                              m_max, n_max, c);
 }
 
-static int sw_check(const mcf_walker_moves *w, size_t n, const mcf_pair_function u[2],
-                    const double cell[3])
+int sweep_launch(unsigned int K, unsigned int nw, const sweep_job *jobs, sweep_out *out,
+                 const mcf_pair_function *u, const double cell[3], unsigned int m_max,
+                 unsigned int n_max, unsigned int blocks, unsigned int *used)
 {
-    if (n && !w)
-        return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: NULL array of walkers");
-    if (!u || !cell)
-        return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: NULL pair functions or cell");
-    for (int a = 0; a < 3; a++)
-        if (!(cell[a] > 0.0) || !isfinite(cell[a]))
-            return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: cell side %d is %g", a,
-                            cell[a]);
-    for (int s = 0; s < 2; s++) {
-        const mcf_pair_function *f = &u[s];
-        if (f->form != MCF_PAIR_NONE && f->form != MCF_PAIR_BSPLINE && f->form != MCF_PAIR_RPA)
-            return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: pair function %d has form "
-                            "%d (MCF_PAIR_NONE, _BSPLINE or _RPA)", s, (int)f->form);
-        if (f->form == MCF_PAIR_BSPLINE && (f->n_coef < 4 || f->n_coef > MCF_PAIR_COEF_MAX))
-            return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: pair function %d has %u "
-                            "B-spline coefficients (4 to %d)", s, (unsigned)f->n_coef,
-                            MCF_PAIR_COEF_MAX);
+    switch (K) {
+    case 1: return sw_launch<1>(nw, jobs, out, u, cell, m_max, n_max, blocks, used);
+    case 2: return sw_launch<2>(nw, jobs, out, u, cell, m_max, n_max, blocks, used);
+    case 4: return sw_launch<4>(nw, jobs, out, u, cell, m_max, n_max, blocks, used);
+    case 8: return sw_launch<8>(nw, jobs, out, u, cell, m_max, n_max, blocks, used);
+    case 16: return sw_launch<16>(nw, jobs, out, u, cell, m_max, n_max, blocks, used);
+    case 32: return sw_launch<32>(nw, jobs, out, u, cell, m_max, n_max, blocks, used);
+    default: return cudaErrorInvalidValue;
     }
-    for (size_t k = 0; k < n; k++) {
-        const bcu_det *d0 = (const bcu_det *)w[k].det[0], *d1 = (const bcu_det *)w[k].det[1];
-        if (!d0 && !d1)
-            return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: walker %zu has no "
-                            "determinant", k);
-        if (!w[k].r || !w[k].trial || !w[k].rng || !w[k].accepted)
-            return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: walker %zu: NULL positions, "
-                            "trial positions, stream or decisions", k);
-        for (int s = 0; s < 2; s++) {
-            const bcu_det *d = s ? d1 : d0;
-            if (d && !d->have_trial)
-                return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: walker %zu, spin %d: "
-                                "no trial rows (det_trial first)", k, s);
-        }
-    }
-    return MCF_OK;
-}
-
-extern "C" int bcu_walker_sweep(mcf_walker_moves *w, size_t n, const mcf_pair_function u[2],
-                                const double cell[3], size_t delay)
-{
-    const double t0 = bcu_now();
-    int rc = sw_check(w, n, u, cell);
-    if (rc || n == 0)
-        return rc;
-    if ((rc = bcu_device_init()))
-        return rc;
-    bcu_det **dets = (bcu_det **)malloc(2 * n * sizeof *dets);
-    if (!dets)
-        return mcf_fail(MCF_ENOMEM, "blip-cuda: out of memory");
-    size_t nd = 0, n_elec = 0;
-    unsigned int m_max = 1, n_max = 1;
-    for (size_t k = 0; k < n; k++) {
-        size_t nk = 0;
-        for (int s = 0; s < 2; s++)
-            if (w[k].det[s]) {
-                dets[nd++] = (bcu_det *)w[k].det[s];
-                nk += ((bcu_det *)w[k].det[s])->m;
-                if (((bcu_det *)w[k].det[s])->m > m_max)
-                    m_max = ((bcu_det *)w[k].det[s])->m;
-            }
-        if (nk > n_max)
-            n_max = (unsigned int)nk;
-        n_elec += nk;
-    }
-    rc = det_check_batch("walker_sweep", dets, nd);
-    if (!rc && m_max > SW_SLOTS * SW_THREADS)
-        rc = mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: %u electrons of one spin; the "
-                      "kernel takes at most %d", m_max, SW_SLOTS * SW_THREADS);
-    const size_t limit = mcu_props()->sharedMemPerBlockOptin - SW_STATIC_SHARED;
-    const unsigned int K = sw_window(delay ? delay : BCU_SWEEP_DELAY_DEFAULT, m_max, n_max,
-                                     limit);
-    if (!rc && K == 0)
-        rc = mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: %u electrons per walker need "
-                      "more shared memory than the device's %zu bytes per block", n_max, limit);
-    const size_t jobs_b = n * sizeof(sweep_job), u_b = 2 * sizeof(mcf_pair_function);
-    const size_t in_b = jobs_b + u_b + 6 * n_elec * sizeof(double);
-    const size_t outs_b = n * sizeof(sweep_out), out_b = outs_b + n_elec * (sizeof(double) + 1);
-    if (!rc) {
-        bcu_lock();
-        rc = det_flush_locked(dets, nd);
-        if (!rc)
-            rc = det_stage(in_b, out_b);
-        if (!rc) {
-            sweep_job *jobs = (sweep_job *)det_sg.h_in;
-            memcpy(det_sg.h_in + jobs_b, u, u_b);
-            double *hp = (double *)(det_sg.h_in + jobs_b + u_b);
-            double *dp = (double *)(det_sg.d_in + jobs_b + u_b);
-            double *dlr = (double *)((unsigned char *)det_sg.d_out + outs_b);
-            unsigned char *dacc = (unsigned char *)(dlr + n_elec);
-            for (size_t k = 0; k < n; k++) {
-                sweep_job *J = &jobs[k];
-                memset(J, 0, sizeof *J);
-                for (int s = 0; s < 2; s++) {
-                    bcu_det *d = (bcu_det *)w[k].det[s];
-                    if (!d)
-                        continue;
-                    J->Ainv[s] = d->Ainv;
-                    J->A[s] = d->A;
-                    J->trial[s] = d->trial;
-                    J->m[s] = d->m;
-                    J->L[s] = d->L;
-                }
-                J->n = J->m[0] + J->m[1];
-                memcpy(hp, w[k].r, 3 * J->n * sizeof(double));
-                memcpy(hp + 3 * J->n, w[k].trial, 3 * J->n * sizeof(double));
-                J->pos = dp;
-                J->lr = dlr;
-                J->acc = dacc;
-                J->rng = *w[k].rng;
-                hp += 6 * J->n;
-                dp += 6 * J->n;
-                dlr += J->n;
-                dacc += J->n;
-            }
-            cudaError_t e = cudaMemcpyAsync(det_sg.d_in, det_sg.h_in, in_b,
-                                            cudaMemcpyHostToDevice, bcu_stream);
-            const sweep_job *djobs = (const sweep_job *)det_sg.d_in;
-            sweep_out *dout = (sweep_out *)det_sg.d_out;
-            const mcf_pair_function *du = (const mcf_pair_function *)(det_sg.d_in + jobs_b);
-            const unsigned int nw = (unsigned int)n;
-            if (e == cudaSuccess) {
-                switch (K) {
-                case 1: e = sw_launch<1>(nw, djobs, dout, du, cell, m_max, n_max); break;
-                case 2: e = sw_launch<2>(nw, djobs, dout, du, cell, m_max, n_max); break;
-                case 4: e = sw_launch<4>(nw, djobs, dout, du, cell, m_max, n_max); break;
-                case 8: e = sw_launch<8>(nw, djobs, dout, du, cell, m_max, n_max); break;
-                case 16: e = sw_launch<16>(nw, djobs, dout, du, cell, m_max, n_max); break;
-                default: e = sw_launch<32>(nw, djobs, dout, du, cell, m_max, n_max); break;
-                }
-            }
-            if (e == cudaSuccess)
-                e = cudaMemcpyAsync(det_sg.h_out, det_sg.d_out, out_b, cudaMemcpyDeviceToHost,
-                                    bcu_stream);
-            if (e == cudaSuccess)
-                e = cudaStreamSynchronize(bcu_stream);
-            if (e != cudaSuccess)
-                rc = bcu_fail(e, "the sweep of the walkers", 0);
-        }
-        if (!rc) { /* the results, while the lock still guards the staging */
-            const sweep_out *ho = (const sweep_out *)det_sg.h_out;
-            const double *hlr = (const double *)((const unsigned char *)det_sg.h_out + outs_b);
-            const unsigned char *hacc = (const unsigned char *)(hlr + n_elec);
-            for (size_t k = 0; k < n && !rc; k++) {
-                const size_t nk = ((const sweep_job *)det_sg.h_in)[k].n;
-                if (ho[k].status)
-                    rc = mcf_fail(MCF_EPLUGIN, "blip-cuda: walker_sweep: walker %zu: the log "
-                                  "ratio of electron %u is NaN", k, ho[k].bad);
-                *w[k].rng = ho[k].rng;
-                memcpy(w[k].accepted, hacc, nk);
-                if (w[k].log_ratio)
-                    memcpy(w[k].log_ratio, hlr, nk * sizeof(double));
-                size_t e = 0;
-                for (int s = 0; s < 2; s++) {
-                    bcu_det *d = (bcu_det *)w[k].det[s];
-                    const size_t m = d ? d->m : 0;
-                    for (size_t i = 0; i < m; i++, e++)
-                        if (hacc[e])
-                            for (int a = 0; a < 3; a++)
-                                w[k].r[3 * e + a] = d->r[3 * i + a] = w[k].trial[3 * e + a];
-                    if (d)
-                        d->have_last = d->pending = 0;
-                }
-                hlr += nk;
-                hacc += nk;
-            }
-        }
-        bcu_unlock();
-    }
-    free(dets);
-    sw_last_s = bcu_now() - t0;
-    return rc;
 }

@@ -12,14 +12,17 @@
  *   blip_cuda_det_ratio.cu     trial rows, ratios and accepted moves (dot and update kernels)
  *   blip_cuda_det_refresh.cu   the drift and the Newton step of the inverses (a tiled DGEMM)
  *   blip_cuda_det_local.cu     grad_i D / D and lap_i D / D at the electrons
- *   blip_cuda_det_sweep.cu     whole Metropolis sweeps of walkers (decisions, Jastrow and
- *                              delayed updates on the device) */
+ *   blip_cuda_det_sweep.cu     the kernel of whole Metropolis sweeps of walkers (decisions,
+ *                              Jastrow and delayed updates on the device) and its launch
+ *   blip_cuda_walker_sweep.cu  the walker_sweep op: checks, staging, results */
 #ifndef MCF_BLIP_CUDA_INTERNAL_H
 #define MCF_BLIP_CUDA_INTERNAL_H
 
 #include "blip_cuda.h"
 
 #include "mcf_cuda.h"
+#include "mcf/pair_function.h"
+#include "mcf/rng.h"
 
 #include <cuda_runtime.h>
 
@@ -147,5 +150,42 @@ BCU_API int det_rows_locked(bcu_det *const *d, size_t n, const double *const *r_
 
 /* Applies the pending accepted moves of n dets (the lock held; blip_cuda_det_ratio.cu). */
 BCU_API int det_flush_locked(bcu_det *const *d, size_t n);
+
+/* ---- whole sweeps (blip_cuda_walker_sweep.cu stages, blip_cuda_det_sweep.cu runs) ------ */
+
+#define SWEEP_M_MAX 1024 /* electrons of one spin the kernel takes */
+
+/* one walker of a sweep launch */
+typedef struct sweep_job {
+    double *Ainv[2], *A[2];
+    const double *trial[2]; /* the dets' trial rows, m x L */
+    unsigned int m[2], L[2];
+    unsigned int n;         /* electrons */
+    const double *pos;      /* n x 3 positions, then n x 3 trial positions */
+    double *lr;             /* n: log ratios (out) */
+    unsigned char *acc;     /* n: decisions (out) */
+    mcf_rng rng;
+} sweep_job;
+
+/* what a walker's sweep hands back besides lr and acc */
+typedef struct sweep_out {
+    mcf_rng rng;
+    int status;             /* 0, or 1: a NaN log ratio at electron `bad` */
+    unsigned int accepted, bad;
+} sweep_out;
+
+
+/* The window a sweep of walkers of at most m_max electrons per spin and n_max in all uses
+ * for delay (0: BCU_SWEEP_DELAY_DEFAULT): the largest power of 2 <= delay and
+ * BCU_SWEEP_DELAY_MAX whose shared memory fits a block; 0 when k = 1 does not fit. */
+BCU_API unsigned int sweep_window(size_t delay, unsigned int m_max, unsigned int n_max);
+
+/* Launches the sweep of nw walkers (jobs, out, u on the device) with window K on the stream,
+ * `blocks` per walker (0: as many as the multiprocessors take); *used: the blocks it took.
+ * A cudaError_t. */
+BCU_API int sweep_launch(unsigned int K, unsigned int nw, const sweep_job *jobs,
+                         sweep_out *out, const mcf_pair_function *u, const double cell[3],
+                         unsigned int m_max, unsigned int n_max, unsigned int blocks,
+                         unsigned int *used);
 
 #endif

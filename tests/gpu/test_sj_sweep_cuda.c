@@ -4,11 +4,12 @@
  * device it prints "skipped: no device" and returns 77, which ctest counts as skipped.
  *
  * Orbitals: 40 random B-spline orbitals on a 12^3 grid of a 6.3 x 6.3 x 6.3 cell (random
- * coefficients in [-1, 1]); walkers of 24 up and 19 down electrons (one walker polarized:
- * 24 up, no down determinant); pair functions none, rpa (A = 0.6, cusp-like F) and a
- * bspline of 12 random coefficients, with windows k = 1, 4, 16 and 32.  Six sweeps per
- * case, Gaussian trial moves; after each sweep the inverses are refreshed (det_refresh, as
- * the model does every N accepted moves).
+ * coefficients in [-1, 1]); walkers of 40 up and 35 down electrons (one walker polarized:
+ * 40 up, no down determinant; more than 32 rows and electrons, so that the kernel's sums
+ * have several items of 32); pair functions none, rpa (A = 0.6, cusp-like F) and a bspline
+ * of 12 random coefficients, with windows k = 1, 4, 16 and 32, each case on 1, 2, 4 or 8
+ * blocks per walker.  Six sweeps per case, Gaussian trial moves; after each sweep the
+ * inverses are refreshed (det_refresh, as the model does every N accepted moves).
  *
  * The host reference, move by move, from the rows the device uses (the values op: the
  * same kernel as det_trial, so the same bits): R = det A' / det A from a FRESH LU of its own
@@ -33,7 +34,11 @@
  *       rows, relative to ||A^-1||, within (4 + a) m kappa eps (a as in (a));
  *   (d) two identical walkers of one launch give the same log ratios and decisions bit for
  *       bit (fixed reduction orders);
- *   (e) refusals: no trial rows, a NULL walker array, a bad pair form. */
+ *   (e) refusals: no trial rows, a NULL walker array, a bad pair form, 3 blocks per walker;
+ *   (f) the same walkers and trial moves swept on 1 block per walker and on 2, 4 and 8: the
+ *       same log ratios, decisions, streams, positions and inverses, bit for bit (the
+ *       kernel's sums are the same whatever the number of blocks), and the launch used the
+ *       blocks asked for. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -50,8 +55,8 @@
 #include "mcf/rng_device.h"
 
 #define NORB 40
-#define MUP 24
-#define MDN 19
+#define MUP 40
+#define MDN 35
 #define NW 4 /* walkers: 0 and 3 identical, 2 polarized */
 #define SWEEPS 6
 #define SIDE 6.3
@@ -336,11 +341,11 @@ static void make_pairs(int form, mcf_rng *g, mcf_pair_function u[2])
     }
 }
 
-static void run_case(int form, size_t delay, mcf_rng *g)
+static void run_case(int form, size_t delay, unsigned int blocks, mcf_rng *g)
 {
     static const char *forms[] = {"none", "bspline", "rpa"};
     char what[96];
-    snprintf(what, sizeof what, "pair %s, delay %zu", forms[form], delay);
+    snprintf(what, sizeof what, "pair %s, delay %zu, %u blocks", forms[form], delay, blocks);
     mcf_pair_function u[2];
     make_pairs(form, g, u);
     walker w[NW];
@@ -370,7 +375,7 @@ static void run_case(int form, size_t delay, mcf_rng *g)
             mv[k] = (mcf_walker_moves){{w[k].det[0], w[k].det[1]}, r_dev[k], w[k].trial,
                                        &rng_dev[k], acc[k], lr[k]};
         }
-        int rc = bcu_walker_sweep(mv, NW, u, cell, delay);
+        int rc = bcu_walker_sweep_blocks(mv, NW, u, cell, delay, blocks);
         CHECK(rc == MCF_OK, "%s: walker_sweep: %s", what, mcf_last_error());
         if (rc)
             return;
@@ -396,7 +401,7 @@ static void run_case(int form, size_t delay, mcf_rng *g)
             CHECK(rc == MCF_OK && drift[0] < 0.25, "%s: refresh: %s", wk, mcf_last_error());
         }
     }
-    printf("%-22s window %2zu: %zu moves, %zu accepted; log ratios <= %.3f of the bound, "
+    printf("%-32s window %2zu: %zu moves, %zu accepted; log ratios <= %.3f of the bound, "
            "inverses <= %.3f; decisions differing %zu (ties %zu)\n", what, K, st.moves,
            st.accepted, st.worst_lr, st.worst_inv, st.differ, st.ties);
     CHECK(st.accepted > st.moves / 5 && st.accepted < st.moves, "%s: acceptance %zu of %zu "
@@ -425,7 +430,86 @@ static void test_refusals(mcf_rng *g)
     rc = bcu_walker_sweep(&mv, 1, u, cell, 0);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "form"), "(e) a bad pair form: rc %d, "
           "%s", rc, mcf_last_error());
+    u[1].form = MCF_PAIR_NONE;
+    rc = bcu_walker_sweep_blocks(&mv, 1, u, cell, 0, 3);
+    CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "blocks"), "(e) 3 blocks per walker: "
+          "rc %d, %s", rc, mcf_last_error());
     walker_free(&w);
+}
+
+/* (f): walkers a swept on one block each, b (the same states and trial moves) on `blocks` */
+static void test_blocks_bits(mcf_rng *g)
+{
+    mcf_pair_function u[2];
+    make_pairs(MCF_PAIR_RPA, g, u);
+    const double cell[3] = {SIDE, SIDE, SIDE};
+    static const unsigned int blocks[3] = {2, 4, 8};
+    static walker a[NW], b[NW];
+    for (int k = 0; k < NW; k++) {
+        walker_init(&a[k], g, k == 2, (uint64_t)k);
+        walker_init(&b[k], g, k == 2, (uint64_t)k);
+        memcpy(b[k].r, a[k].r, sizeof a[k].r);
+        memcpy(b[k].A, a[k].A, sizeof a[k].A);
+        walker_copy_device(&b[k], &a[k]);
+        b[k].rng = a[k].rng;
+    }
+    size_t moves = 0, accepted = 0;
+    for (int sweep = 0; sweep < 3; sweep++) {
+        const mcf_rng g0 = *g;
+        for (int k = 0; k < NW; k++)
+            propose(&a[k], g);
+        *g = g0;
+        for (int k = 0; k < NW; k++)
+            propose(&b[k], g);
+        mcf_walker_moves ma[NW], mb[NW];
+        double lra[NW][MUP + MDN], lrb[NW][MUP + MDN];
+        unsigned char acca[NW][MUP + MDN], accb[NW][MUP + MDN];
+        for (int k = 0; k < NW; k++) {
+            ma[k] = (mcf_walker_moves){{a[k].det[0], a[k].det[1]}, a[k].r, a[k].trial,
+                                       &a[k].rng, acca[k], lra[k]};
+            mb[k] = (mcf_walker_moves){{b[k].det[0], b[k].det[1]}, b[k].r, b[k].trial,
+                                       &b[k].rng, accb[k], lrb[k]};
+        }
+        int rc = bcu_walker_sweep_blocks(ma, NW, u, cell, 4, 1);
+        CHECK(rc == MCF_OK && bcu_sweep_last_blocks() == 1, "(f) 1 block: %s",
+              mcf_last_error());
+        rc = bcu_walker_sweep_blocks(mb, NW, u, cell, 4, blocks[sweep]);
+        CHECK(rc == MCF_OK && bcu_sweep_last_blocks() == blocks[sweep], "(f) %u blocks: %s "
+              "(launched %u)", blocks[sweep], mcf_last_error(), bcu_sweep_last_blocks());
+        if (rc)
+            break;
+        for (int k = 0; k < NW; k++) {
+            const size_t n = a[k].n;
+            moves += n;
+            for (size_t e = 0; e < n; e++)
+                accepted += acca[k][e];
+            CHECK(memcmp(lra[k], lrb[k], n * sizeof(double)) == 0 &&
+                  memcmp(acca[k], accb[k], n) == 0, "(f) sweep %d, walker %d: %u blocks give "
+                  "other log ratios or decisions than 1", sweep, k, blocks[sweep]);
+            CHECK(memcmp(&a[k].rng, &b[k].rng, sizeof(mcf_rng)) == 0 &&
+                  memcmp(a[k].r, b[k].r, 3 * n * sizeof(double)) == 0, "(f) sweep %d, "
+                  "walker %d: other streams or positions", sweep, k);
+            for (int s = 0; s < 2; s++) {
+                if (!a[k].m[s])
+                    continue;
+                static double ia[MUP * MUP], ib[MUP * MUP];
+                rc = bcu_det_get(a[k].det[s], NULL, NULL, ia);
+                if (!rc)
+                    rc = bcu_det_get(b[k].det[s], NULL, NULL, ib);
+                CHECK(rc == MCF_OK && memcmp(ia, ib, a[k].m[s] * a[k].m[s] * sizeof(double))
+                      == 0, "(f) sweep %d, walker %d, spin %d: %u blocks leave another "
+                      "inverse than 1", sweep, k, s, blocks[sweep]);
+            }
+        }
+    }
+    printf("(f) 1 block vs 2, 4, 8 blocks per walker: %zu moves, %zu accepted, compared bit "
+           "for bit\n", moves, accepted);
+    CHECK(accepted > moves / 5 && accepted < moves, "(f) acceptance %zu of %zu", accepted,
+          moves);
+    for (int k = 0; k < NW; k++) {
+        walker_free(&a[k]);
+        walker_free(&b[k]);
+    }
 }
 
 int main(void)
@@ -455,10 +539,12 @@ int main(void)
     free(c);
     const int forms[3] = {MCF_PAIR_NONE, MCF_PAIR_RPA, MCF_PAIR_BSPLINE};
     const size_t delays[4] = {1, 4, 16, 32};
+    const unsigned int blocks[4] = {1, 2, 4, 8};
     for (int f = 0; f < 3; f++)
         for (int d = 0; d < 4; d++)
-            run_case(forms[f], delays[d], &g);
+            run_case(forms[f], delays[d], blocks[(f + d) % 4], &g);
     test_refusals(&g);
+    test_blocks_bits(&g);
     bcu_table_destroy(table);
     return check_exit();
 }
