@@ -198,6 +198,7 @@ static int check_plateau(const mcf_run *r, const mcf_chain *c, const char *where
     char names[512] = "";
     double tau = 0, needed = 0;
     uint64_t count = 0;
+    int grew = 0; /* the largest need is a run long enough for its tau: the error still grew */
     for (size_t o = 0; o < r->n_obs; o++) {
         mcf_estimate est;
         mcfi_blocking_estimate(&c->blocking[o], &est);
@@ -210,16 +211,26 @@ static int check_plateau(const mcf_run *r, const mcf_chain *c, const char *where
             tau = est.tau;
         const double N = (double)est.count;
         const double need = N < 512.0 * est.tau ? 512.0 * est.tau : 2.0 * N;
-        if (need > needed)
+        if (need > needed) {
             needed = need;
+            grew = N >= 512.0 * est.tau;
+        }
     }
     if (!names[0])
         return 0;
     const double every = (double)s->measure_every, sweeps = needed * every;
-    mcfi_text_printf(details, "# warning: chain %zu (%s): the errors of %s did not reach a "
-                     "plateau: tau is at least %.3g sweeps (a lower bound) with %llu "
-                     "measurements; about %.0f measured sweeps are needed\n", c->index, where,
-                     names, tau * every, (unsigned long long)count, round_up(sweeps));
+    const double made = (double)count * every;
+    if (grew)
+        mcfi_text_printf(details, "# warning: chain %zu (%s): the errors of %s did not reach a "
+                         "plateau: %.0f measured sweeps would resolve a tau of %.3g sweeps, "
+                         "but the error still grew at the longest blocks, so tau is longer "
+                         "than that; about %.0f measured sweeps (twice this run) are needed\n",
+                         c->index, where, names, made, made / 512.0, round_up(sweeps));
+    else
+        mcfi_text_printf(details, "# warning: chain %zu (%s): the errors of %s did not reach a "
+                         "plateau: tau is at least %.3g sweeps (a lower bound), a plateau needs "
+                         "about 512 tau, %.0f measured sweeps (this run: %.0f)\n", c->index,
+                         where, names, tau * every, round_up(sweeps), made);
     if (sweeps > f->needed_sweeps)
         f->needed_sweeps = sweeps;
     return 1;

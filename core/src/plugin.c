@@ -251,6 +251,12 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
                         (size_t)MCF_PLUGIN_INFO_MIN_SIZE, MCF_ABI_VERSION);
     if (!info->name || !info->name[0])
         return mcf_fail(MCF_EPLUGIN, "%s: the descriptor has no name", path);
+    if (MCF_PLUGIN_INFO_HAS(info, min_mcf_version) && info->min_mcf_version > MCF_VERSION) {
+        const uint32_t v = info->min_mcf_version;
+        return mcf_fail(MCF_EPLUGIN, "%s: plugin '%s' needs mcf %u.%u.%u or newer; this is mcf "
+                        "%s", path, info->name, v / 10000u, v / 100u % 100u, v % 100u,
+                        MCF_VERSION_STRING);
+    }
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     size_t nl = strlen(info->name);

@@ -129,12 +129,13 @@ static double variance(const double *m, void *ctx)
 
 /* Whether derived quantity q (specific_heat, susceptibility, binder, variance, the order
  * of the table below) is a column, from the roles' scalar indices (-1: none) */
-static int derived_wanted(int q, int has_T, const int role[5])
+static int derived_wanted(int q, int has_T, const int role[5], const mcf_model_ops *ops)
 {
     int e = role[MCF_ROLE_ENERGY], m = role[MCF_ROLE_ORDER];
     int m2 = role[MCF_ROLE_ORDER2], m4 = role[MCF_ROLE_ORDER4];
     switch (q) {
-    case 0: return has_T && e >= 0;
+    case 0: /* the fluctuation formula is d<E>/dT for a Boltzmann weight only */
+        return has_T && e >= 0 && !MCF_HAS(mcf_model_ops, ops, weight_form);
     case 1: return has_T && m >= 0 && m2 >= 0;
     case 2: return m2 >= 0 && m4 >= 0;
     default: return !has_T && e >= 0;
@@ -156,7 +157,8 @@ int mcfi_results_error_column(const mcf_setup *s, const char *name)
         found |= strcmp(obs[k].name, name) == 0;
     }
     for (int q = 0; q < 4 && !found; q++)
-        found = strcmp(derived[q], name) == 0 && derived_wanted(q, s->has_temperature, role);
+        found = strcmp(derived[q], name) == 0 &&
+                derived_wanted(q, s->has_temperature, role, ops);
     return found;
 }
 
@@ -197,7 +199,7 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
               {0, binder, m2, m4, "binder", 0},
               {0, variance, e, (int)r->n_obs, "variance", 0}};
     for (int q = 0; q < 4; q++)
-        d[q].want = derived_wanted(q, s->has_temperature, r->role);
+        d[q].want = derived_wanted(q, s->has_temperature, r->role, r->ops);
     memset(t, 0, sizeof *t);
     t->n_rows = n_points;
     double *means = malloc(R * nb * r->nvars * sizeof *means + 1);

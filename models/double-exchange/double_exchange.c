@@ -321,6 +321,7 @@ static const mcf_model_ops de_ops = {
     .batch_exchange_action = de_batch_exchange_action,
     .save_configuration = de_save_configuration,
     .load_configuration = de_load_configuration,
+    .weight_form = MCF_WEIGHT_ACTION, /* exp(-S_eff(T)): no fluctuation-formula C */
 };
 
 static const mcf_plugin_info de_info = {

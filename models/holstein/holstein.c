@@ -256,7 +256,9 @@ static const mcf_model_ops ho_ops = {
     .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
     .create = ho_create, .destroy = ho_destroy, .units = ho_units, .propose = ho_propose,
     .accept = ho_accept, .adapt = ho_adapt, .save = ho_save, .load = ho_load,
-    .batch_log_ratio = ho_log_ratio, .batch_measure = ho_measure};
+    .batch_log_ratio = ho_log_ratio, .batch_measure = ho_measure,
+    .weight_form = MCF_WEIGHT_ACTION, /* exp(-S_eff(T)): no fluctuation-formula C */
+};
 
 MCF_PLUGIN_DEFINE(MCF_PLUGIN_MODEL, "holstein", "1.1",
                   "adiabatic Holstein model: classical displacements and spinless fermions, "

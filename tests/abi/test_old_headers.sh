@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_old_headers.sh MCF OLD_SO NEW_SO SCRATCH_DIR OLD_HEADERS [OLD_DEPFILE]
 #
-# ABI compatibility: OLD_SO is the XY plugin (tests/abi/xy-0.2.c) built against the frozen
-# previous SDK headers OLD_HEADERS (tests/abi/mcf-0.2-headers, from commit 9bc1cb7); NEW_SO
+# ABI compatibility: OLD_SO is the XY plugin (tests/abi/xy-9bc1cb7.c) built against the frozen
+# previous SDK headers OLD_HEADERS (tests/abi/sdk-9bc1cb7-headers, from commit 9bc1cb7); NEW_SO
 # is the same source built against today's headers.  With today's program MCF:
 #
 #   1. the old plugin was compiled against the snapshot only (OLD_DEPFILE, the compiler's

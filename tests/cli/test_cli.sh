@@ -5,6 +5,9 @@
 set -u
 mcf=$1
 dir=$2/cli
+# the release as mcf/version.h writes it (MAJOR, MINOR, PATCH in that order)
+version=$(awk '/^#define MCF_VERSION_(MAJOR|MINOR|PATCH) / { v = v (v == "" ? "" : ".") $3 }
+               END { print v }' "$(dirname "$0")/../../core/include/mcf/version.h")
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 fail=0; passed=0
 ok()  { echo "ok: $*"; passed=$((passed + 1)); }
@@ -15,7 +18,7 @@ has() { # description, command output file, pattern...
   ok "$what"
 }
 
-"$mcf" --version >v.txt && has "--version" v.txt "mcf 0.1.0" "ABI"
+"$mcf" --version >v.txt && has "--version" v.txt "mcf $version (" "ABI"
 "$mcf" --help >h.txt && has "--help" h.txt "mcf run CONFIG" "mcf resume DIR" "mcf plugins" "mcf describe NAME" "mcf plot DIR"
 "$mcf" plugins >p.txt 2>/dev/null && has "plugins lists ising and heisenberg" p.txt "^ising *model" "^heisenberg *model"
 "$mcf" describe ising >d.txt && has "describe ising" d.txt "L *= 16" "boundary" "abs_m" "energy"

@@ -6,7 +6,8 @@
  * (mcf/model.h), drawing exactly what the core's loop would (propose's three uniforms, then
  * the core's rule mcf_metropolis_accept of mcf/rng_device.h), so both must give the same
  * chain.  Observable u = sum_{i<j} u(r_ij); for N = 2 its mean is a ratio of two radial
- * integrals (the step computes them). */
+ * integrals (the step computes them).  It states the mcf it needs (0.2) to the compiler
+ * and, through the descriptor's min_mcf_version, to the loader. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,13 @@
 #include "mcf/mcf.h"
 #include "mcf/pair_function.h"
 #include "mcf/rng_device.h"
+
+#if !MCF_VERSION_AT_LEAST(0, 2, 0)
+#error "gas needs the mcf 0.2 SDK (the sweep op, mcf/pair_function.h)"
+#endif
+#ifndef GAS_NEEDS /* the oldest mcf it runs with; the install test also asks for 9.0.0 */
+#define GAS_NEEDS MCF_VERSION_NUMBER(0, 2, 0)
+#endif
 
 static const mcf_param_spec gas_params[] = {
     {"N", MCF_PARAM_INT, "2", MCF_PARAM_HAS_MIN, 2, 0, NULL, "particles"},
@@ -206,6 +214,7 @@ static const mcf_plugin_info gas_info = {
     .summary = "classical particles weighted by exp(2 sum u(r_ij)), u rpa",
     .params = gas_params,
     .ops = &gas_ops,
+    .min_mcf_version = GAS_NEEDS,
 };
 
 MCF_PLUGIN(gas_info)

@@ -235,6 +235,20 @@ done
 cmp "$scratch/gas-false/results.tsv" "$scratch/gas-true/results.tsv" >/dev/null ||
     fail "the model's own sweep and the core's loop wrote different results.tsv"
 echo "   the model's sweep and the core's loop: the same results.tsv"
+# a plugin that says it needs a newer mcf is refused, naming both versions
+mkdir -p "$gasdir/newer"
+# shellcheck disable=SC2086
+run "$scratch/gas-newer-build.log" "${MCF_C_COMPILER:-cc}" ${MCF_C_FLAGS:-} -std=c11 -Wall \
+    -Wextra -Werror -fPIC -shared -I"$prefix/include" '-DGAS_NEEDS=MCF_VERSION_NUMBER(9, 0, 0)' \
+    "$src/tests/install/gas.c" -o "$gasdir/newer/mcf-gas.so" -lm
+if MCF_PLUGIN_PATH=$gasdir/newer "$mcf" run "$scratch/gas.ini" \
+    --set "run.output=$scratch/gas-newer" >"$scratch/gas-newer.log" 2>&1; then
+    fail "a plugin needing mcf 9.0.0 was loaded"
+fi
+grep -q "needs mcf 9.0.0 or newer; this is mcf $("$mcf" --version | awk '{ print $2; exit }')" \
+    "$scratch/gas-newer.log" || { cat "$scratch/gas-newer.log" >&2
+    fail "the refusal of a plugin needing mcf 9.0.0 does not name both versions"; }
+echo "   a plugin needing mcf 9.0.0: refused, naming both versions"
 # <u> = int_0^rc 4 pi r^2 u e^{2u} dr / (int_0^rc 4 pi r^2 e^{2u} dr + L^3 - 4 pi rc^3 / 3),
 # rc = L / 2 (u = 0 beyond), by the midpoint rule on 200000 points (error ~1e-11)
 awk -F'\t' '/^#/ || $1 == "point" { next } { print $2, $3; exit }' \

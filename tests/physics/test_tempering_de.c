@@ -22,6 +22,9 @@
  *    while writing this test: |m| 0.425 against ed's 0.382 at T = 0.05, with or without
  *    exchanges.
  *
+ *    Its results.tsv has no specific_heat column (weight_form = MCF_WEIGHT_ACTION: the
+ *    fluctuation formula is not d<E>/dT for this weight; issue 24).
+ *
  * 3. Thread identity: the tempering run on 1 and on 2 threads writes the same results.tsv,
  *    byte for byte (the exchange decisions and the action do not depend on the batch).
  *
@@ -126,6 +129,10 @@ int main(int argc, char **argv)
     CHECK(!bad, "the ed runs failed");
     if (!bad)
         compare_runs("PT vs plain", &pt, &plain, observables, N_OBS);
+    /* the weight is exp(-S_eff(T)), not exp(-E/T): no fluctuation-formula specific heat */
+    for (size_t k = 0; !bad && k < pt.ncols; k++)
+        CHECK(strcmp(pt.names[k], "specific_heat") != 0, "results.tsv of double-exchange has "
+              "a specific_heat column (N Var(e)/T^2 is not d<E>/dT for its weight)");
     int lines, good;
     exchange_lines("de_pt_ed", &lines, &good);
     CHECK(lines == N_T - 1 && good == N_T - 1,

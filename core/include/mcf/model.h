@@ -36,7 +36,8 @@ extern "C" {
 
 /* What an observable means, so the core can derive quantities from it.  With temperature
  * T and N = units(chain):
- *   specific_heat  = N (<e^2> - <e>^2) / T^2        from the ENERGY observable e (per unit)
+ *   specific_heat  = N (<e^2> - <e>^2) / T^2        from the ENERGY observable e (per unit),
+ *                                                   for a Boltzmann weight only (weight_form)
  *   susceptibility = N (<m^2> - <|m|>^2) / T        from ORDER (|m|) and ORDER2 (m^2)
  *   binder         = 1 - <m^4> / (3 <m^2>^2)         from ORDER2 and ORDER4 (m^4)
  * each with a jackknife error.  At most one observable per role other than NONE. */
@@ -276,7 +277,19 @@ typedef struct mcf_model_ops {
      * Returns MCF_OK, an MCF_E* error, or MCF_SWEEP_DECLINED having changed nothing: these
      * chains take the core's loop this sweep (e.g. their settings have no such path). */
     int (*sweep)(void *const *chains, size_t n, mcf_rng *const *rng, uint64_t *accepted);
+
+    /* Appended (mcf 0.2; read only when struct_size covers it): the form of the chain's
+     * weight, for what the core derives from the ENERGY observable e.
+     * MCF_WEIGHT_BOLTZMANN (0, the default): exp(-N e / T), so that
+     * specific_heat = N (<e^2> - <e>^2) / T^2 is d<N e>/dT / N.  MCF_WEIGHT_ACTION: a
+     * general exp(-S(x; T)), e.g. a fermion model's grand-canonical action whose ENERGY is
+     * the fermions' sum eps f(eps): that formula is not d<E>/dT there, and the core writes
+     * no specific_heat. */
+    int weight_form;
 } mcf_model_ops;
+
+/* weight_form */
+enum { MCF_WEIGHT_BOLTZMANN = 0, MCF_WEIGHT_ACTION = 1 };
 
 /* sweep(): "the core's loop makes the moves" (a positive code: not an error) */
 #define MCF_SWEEP_DECLINED 1

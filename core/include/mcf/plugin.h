@@ -51,6 +51,12 @@ typedef struct mcf_plugin_info {
      * batch on one thread instead of one batch per thread (results do not change: they
      * never depend on the grouping).  0: the chains are split over the [run] threads. */
     int one_batch;
+    /* Appended (mcf 0.2): the oldest mcf release this plugin runs with,
+     * MCF_VERSION_NUMBER(0, 2, 0) for a plugin that uses the 0.2 SDK (mcf/version.h); the
+     * core refuses to load it when it is older, naming both versions.  0: any release.
+     * (A core older than 0.2 does not read the field: state the version to the build too,
+     * find_package(mcf 0.2).) */
+    uint32_t min_mcf_version;
 } mcf_plugin_info;
 
 #define MCF_PLUGIN_ENTRY_SYMBOL "mcf_plugin_entry"
