@@ -284,7 +284,8 @@ typedef struct mcf_model_ops {
      * specific_heat = N (<e^2> - <e>^2) / T^2 is d<N e>/dT / N.  MCF_WEIGHT_ACTION: a
      * general exp(-S(x; T)), e.g. a fermion model's grand-canonical action whose ENERGY is
      * the fermions' sum eps f(eps): that formula is not d<E>/dT there, and the core writes
-     * no specific_heat. */
+     * no specific_heat.  Any other value counts as MCF_WEIGHT_ACTION (no specific_heat
+     * rather than a wrong one). */
     int weight_form;
 } mcf_model_ops;
 
