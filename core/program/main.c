@@ -320,8 +320,10 @@ static int cmd_describe(int argc, char **argv)
     }
     if (in->kind == MCF_PLUGIN_MODEL) {
         const mcf_model_ops *ops = in->ops;
-        static const char *roles[] = {"", " [energy]", " [order parameter]",
-                                      " [order parameter squared]", " [order parameter^4]"};
+        static const char *roles[MCF_ROLE_COUNT] = {
+            "", " [energy]", " [order parameter]", " [order parameter squared]",
+            " [order parameter^4]", " [dE/dT at fixed configuration]",
+            " [dS/dT at fixed configuration]"};
         printf("\nobservables:\n");
         for (size_t k = 0; ops->observables[k].name; k++)
             printf("  %-16s %s%s\n", ops->observables[k].name,

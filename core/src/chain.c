@@ -154,6 +154,8 @@ void mcfi_chain_record(const mcf_run *r, mcf_chain *c, const double *values)
     if (r->role[MCF_ROLE_ENERGY] >= 0) {
         double e = values[c->offset[r->scalar[r->role[MCF_ROLE_ENERGY]]]];
         sum[r->n_obs] += e * e;
+        if (r->var_es >= 0)
+            sum[r->var_es] += e * values[c->offset[r->scalar[r->role[MCF_ROLE_ACTION_DT]]]];
     }
     c->bin_count[bin] += 1.0;
     if (!r->n_curves) /* and curve_bin_sum is NULL: no pointer arithmetic on it */

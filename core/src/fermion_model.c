@@ -24,6 +24,9 @@ static const char *fermion_missing(const mcf_fermion_ops *ops, unsigned needs)
         return "lacks action (the fermion action itself, for parallel tempering)";
     if ((needs & MCF_FERMION_OCCUPATION) && !ops->occupation)
         return "lacks occupation (density and band energy, for the observables)";
+    if ((needs & MCF_FERMION_OCCUPATION_DT) && !MCF_HAS(mcf_fermion_ops, ops, occupation_dT))
+        return "lacks occupation_dT (the temperature derivatives of density and band "
+               "energy, for the specific heat)";
     if ((needs & MCF_FERMION_DOS) && (!ops->dos || !grid))
         return "lacks dos (the density of states curve)";
     if ((needs & MCF_FERMION_LDOS) && (!ops->ldos || !grid))
@@ -121,32 +124,53 @@ int mcf_fermion_change_action(const mcf_fermion *f, const mcf_fermion_batch *a, 
     return MCF_OK;
 }
 
-/* One occupation call for the chains idx[0..m) (all with mu, T). */
+/* One occupation (dd NULL) or occupation_dT call for n chains (ws, rngs) at (mu, T). */
+static int occupation_call(const mcf_fermion *f, void *const *ws, size_t n,
+                           mcf_rng *const *rngs, double mu, double T, double *dens, double *en,
+                           double *dd, double *de)
+{
+    int rc = dd ? f->ops->occupation_dT(ws, n, rngs, mu, T, dens, en, dd, de)
+                : f->ops->occupation(ws, n, rngs, mu, T, dens, en);
+    if (rc)
+        return mcf_fail_prefix(rc, "%s: evaluator %s: %s", f->model, f->name,
+                               dd ? "occupation_dT" : "occupation");
+    return MCF_OK;
+}
+
+/* One call for the chains idx[0..m) (all with mu, T); tmp holds 4 m doubles. */
 static int occupation_group(const mcf_fermion *f, const mcf_fermion_batch *a,
                             const size_t *idx, size_t m, void **ws, mcf_rng **rngs,
-                            double *dens, double *en)
+                            double *tmp, double *dd, double *de)
 {
     for (size_t q = 0; q < m; q++) {
         ws[q] = a->ws[idx[q]];
         rngs[q] = a->rngs[idx[q]];
     }
-    int rc = f->ops->occupation(ws, m, rngs, a->mu[idx[0]], a->T[idx[0]], dens, en);
+    int rc = occupation_call(f, ws, m, rngs, a->mu[idx[0]], a->T[idx[0]], tmp, tmp + m,
+                             dd ? tmp + 2 * m : NULL, tmp + 3 * m);
     if (rc)
-        return mcf_fail_prefix(rc, "%s: evaluator %s: occupation", f->model, f->name);
+        return rc;
     for (size_t q = 0; q < m; q++) {
-        a->density[idx[q]] = dens[q];
-        a->energy[idx[q]] = en[q];
+        a->density[idx[q]] = tmp[q];
+        a->energy[idx[q]] = tmp[m + q];
+        if (dd) {
+            dd[idx[q]] = tmp[2 * m + q];
+            de[idx[q]] = tmp[3 * m + q];
+        }
     }
     return MCF_OK;
 }
 
-int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n)
+/* mcf_fermion_occupation (dd NULL) and mcf_fermion_occupation_dT */
+static int occupation_any(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                          double *dd, double *de)
 {
     if (n == 0)
         return MCF_OK;
-    if (!f->ops->occupation)
+    if (dd ? !mcf_fermion_has(f, MCF_FERMION_OCCUPATION_DT) : !f->ops->occupation)
         return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without "
-                        "MCF_FERMION_OCCUPATION (a bug in the model)", f->model, f->name);
+                        "MCF_FERMION_OCCUPATION%s (a bug in the model)", f->model, f->name,
+                        dd ? "_DT" : "");
     for (size_t k = 0; k < n; k++) /* NaN would also break the grouping by equality */
         if (!(a->T[k] > 0) || !isfinite(a->T[k]) || !isfinite(a->mu[k]))
             return mcf_fail(MCF_EINVAL, "%s: occupation at T = %g, mu = %g (chain %zu of the "
@@ -157,16 +181,17 @@ int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, siz
     while (same < n && a->T[same] == a->T[0] && a->mu[same] == a->mu[0])
         same++;
     if (same == n) { /* the usual case: one (mu, T) for the whole batch */
-        rc = f->ops->occupation(a->ws, n, a->rngs, a->mu[0], a->T[0], a->density, a->energy);
+        rc = occupation_call(f, a->ws, n, a->rngs, a->mu[0], a->T[0], a->density, a->energy,
+                             dd, de);
         if (rc)
-            return mcf_fail_prefix(rc, "%s: evaluator %s: occupation", f->model, f->name);
+            return rc;
     } else {
-        void **ws = malloc(n * (2 * sizeof(void *) + 2 * sizeof(double) + 1));
+        void **ws = malloc(n * (2 * sizeof(void *) + 4 * sizeof(double) + 1));
         if (!ws)
             return mcf_fail(MCF_ENOMEM, "%s: out of memory measuring %zu chains", f->model, n);
         mcf_rng **rngs = (mcf_rng **)(ws + n);
-        double *dens = (double *)(rngs + n), *en = dens + n;
-        unsigned char *done = (unsigned char *)(en + n);
+        double *tmp = (double *)(rngs + n);
+        unsigned char *done = (unsigned char *)(tmp + 4 * n);
         memset(done, 0, n);
         for (size_t first = 0; first < n && !rc; first++) {
             if (done[first])
@@ -177,18 +202,34 @@ int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, siz
                     done[k] = 1;
                     a->index[m++] = k;
                 }
-            rc = occupation_group(f, a, a->index, m, ws, rngs, dens, en);
+            rc = occupation_group(f, a, a->index, m, ws, rngs, tmp, dd, de);
         }
         free(ws);
         if (rc)
             return rc;
     }
     for (size_t k = 0; k < n; k++)
-        if (!isfinite(a->density[k]) || !isfinite(a->energy[k]))
-            return mcf_fail(MCF_EPLUGIN, "%s: evaluator %s returned density %g, energy %g "
+        if (!isfinite(a->density[k]) || !isfinite(a->energy[k]) ||
+            (dd && (!isfinite(dd[k]) || !isfinite(de[k]))))
+            return mcf_fail(MCF_EPLUGIN, "%s: evaluator %s returned density %g, energy %g%s "
                             "(chain %zu of the batch): not finite", f->model, f->name,
-                            a->density[k], a->energy[k], k);
+                            a->density[k], a->energy[k],
+                            dd ? " or their temperature derivatives" : "", k);
     return MCF_OK;
+}
+
+int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n)
+{
+    return occupation_any(f, a, n, NULL, NULL);
+}
+
+int mcf_fermion_occupation_dT(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                              double *ddensity, double *denergy)
+{
+    if (n && (!ddensity || !denergy))
+        return mcf_fail(MCF_EINVAL, "%s: mcf_fermion_occupation_dT without output arrays",
+                        f->model);
+    return occupation_any(f, a, n, ddensity, denergy);
 }
 
 size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, size_t q, double *axis)

@@ -112,7 +112,7 @@ static int check_model_ops(const char *path, const mcf_model_ops *ops)
         return mcf_fail(MCF_EPLUGIN, "%s: model ops move_size is 0", path);
     if (!ops->observables || !ops->observables[0].name)
         return mcf_fail(MCF_EPLUGIN, "%s: the model declares no observables", path);
-    int seen[5] = {0};
+    int seen[MCF_ROLE_COUNT] = {0};
     for (size_t k = 0; ops->observables[k].name; k++) {
         int r = (int)ops->observables[k].role;
         if (ops->observables[k].axis) {
@@ -124,7 +124,7 @@ static int check_model_ops(const char *path, const mcf_model_ops *ops)
                 return mcf_fail(MCF_EPLUGIN, "%s: curve observable '%s' has a role; roles "
                                 "are for scalars", path, ops->observables[k].name);
         }
-        if (r < 0 || r > MCF_ROLE_ORDER4)
+        if (r < 0 || r >= MCF_ROLE_COUNT)
             return mcf_fail(MCF_EPLUGIN, "%s: observable '%s' has an unknown role %d", path,
                             ops->observables[k].name, r);
         if (r && seen[r]++)

@@ -310,6 +310,10 @@ static void scalar_data(h5w *w, hid_t g, const mcf_run *r, size_t o, double *x, 
     if ((int)o == r->role[MCF_ROLE_ENERGY]) {
         bin_means(r, r->n_obs, x); /* <e^2>: the specific heat's second variable */
         doubles(w, g, "bin_means_squared", n, nb, x);
+        if (r->var_es >= 0) { /* <e s_T>: the general weight's specific heat */
+            bin_means(r, (size_t)r->var_es, x);
+            doubles(w, g, "bin_means_times_action_dT", n, nb, x);
+        }
     }
     static const char *const what[3] = {"mean", "error", "tau"};
     for (int q = 0; q < 3; q++) {

@@ -98,6 +98,7 @@ static int add_scan_columns(const mcf_run *r, mcfi_table *t, const size_t *point
 
 typedef struct derived_ctx {
     int a, b;     /* variable indices */
+    int c, d;     /* more of them: specific_heat_action's e_T and s_T */
     double N, T;
 } derived_ctx;
 
@@ -107,6 +108,14 @@ static double specific_heat(const double *m, void *ctx)
 {
     derived_ctx *d = ctx;
     return d->N * (m[d->b] - m[d->a] * m[d->a]) / (d->T * d->T);
+}
+
+/* a weight exp(-S(x; T)): C = <e_T> - N (<e s_T> - <e> <s_T>) = d<N e>/dT / N, with a = e,
+ * b = e s_T, c = e_T, d = s_T */
+static double specific_heat_action(const double *m, void *ctx)
+{
+    derived_ctx *d = ctx;
+    return m[d->c] - d->N * (m[d->b] - m[d->a] * m[d->d]);
 }
 
 static double susceptibility(const double *m, void *ctx)
@@ -127,15 +136,25 @@ static double variance(const double *m, void *ctx)
     return d->N * (m[d->b] - m[d->a] * m[d->a]);
 }
 
+/* 1 when the specific heat takes the general form (a weight exp(-S(x; T)) with e_T, s_T) */
+static int action_form(const int role[MCF_ROLE_COUNT], const mcf_model_ops *ops)
+{
+    return MCF_HAS(mcf_model_ops, ops, weight_form) && role[MCF_ROLE_ENERGY_DT] >= 0 &&
+           role[MCF_ROLE_ACTION_DT] >= 0;
+}
+
 /* Whether derived quantity q (specific_heat, susceptibility, binder, variance, the order
  * of the table below) is a column, from the roles' scalar indices (-1: none) */
-static int derived_wanted(int q, int has_T, const int role[5], const mcf_model_ops *ops)
+static int derived_wanted(int q, int has_T, const int role[MCF_ROLE_COUNT],
+                          const mcf_model_ops *ops)
 {
     int e = role[MCF_ROLE_ENERGY], m = role[MCF_ROLE_ORDER];
     int m2 = role[MCF_ROLE_ORDER2], m4 = role[MCF_ROLE_ORDER4];
     switch (q) {
-    case 0: /* the fluctuation formula is d<E>/dT for a Boltzmann weight only */
-        return has_T && e >= 0 && !MCF_HAS(mcf_model_ops, ops, weight_form);
+    case 0: /* the fluctuation formula is d<E>/dT for a Boltzmann weight only; a general
+               weight needs e_T and s_T */
+        return has_T && e >= 0 &&
+               (!MCF_HAS(mcf_model_ops, ops, weight_form) || action_form(role, ops));
     case 1: return has_T && m >= 0 && m2 >= 0;
     case 2: return m2 >= 0 && m4 >= 0;
     default: return !has_T && e >= 0;
@@ -148,11 +167,13 @@ int mcfi_results_error_column(const mcf_setup *s, const char *name)
                                            "variance"};
     const mcf_model_ops *ops = s->model->info->ops;
     const mcf_observable_spec *obs = ops->observables;
-    int role[5] = {-1, -1, -1, -1, -1}, found = 0;
+    int role[MCF_ROLE_COUNT], found = 0;
+    for (int k = 0; k < MCF_ROLE_COUNT; k++)
+        role[k] = -1;
     for (int k = 0; obs[k].name; k++) {
         if (obs[k].axis)
             continue;
-        if (obs[k].role > 0 && obs[k].role < 5)
+        if (obs[k].role > 0 && obs[k].role < MCF_ROLE_COUNT)
             role[obs[k].role] = k;
         found |= strcmp(obs[k].name, name) == 0;
     }
@@ -200,6 +221,10 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
               {0, variance, e, (int)r->n_obs, "variance", 0}};
     for (int q = 0; q < 4; q++)
         d[q].want = derived_wanted(q, s->has_temperature, r->role, r->ops);
+    if (action_form(r->role, r->ops)) { /* run.c made e s_T a variable */
+        d[0].f = specific_heat_action;
+        d[0].b = r->var_es;
+    }
     memset(t, 0, sizeof *t);
     t->n_rows = n_points;
     double *means = malloc(R * nb * r->nvars * sizeof *means + 1);
@@ -250,7 +275,9 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
         for (int q = 0; q < 4; q++) {
             if (!d[q].want)
                 continue;
-            derived_ctx ctx = {d[q].a, d[q].b, (double)c->units, c->model_params->temperature};
+            derived_ctx ctx = {d[q].a, d[q].b, r->role[MCF_ROLE_ENERGY_DT],
+                               r->role[MCF_ROLE_ACTION_DT], (double)c->units,
+                               c->model_params->temperature};
             mcfi_jackknife(means, weights, used, r->nvars, d[q].f, &ctx,
                            &t->cols[d[q].col].x[k], &t->cols[d[q].col + 1].x[k]);
         }

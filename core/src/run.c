@@ -167,7 +167,7 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
     r->ops = setup->model->info->ops;
     r->rank = mcfi_mpi_rank();
     r->ranks = mcfi_mpi_size();
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < MCF_ROLE_COUNT; k++)
         r->role[k] = -1;
     while (r->ops->observables[r->n_declared].name)
         r->n_declared++;
@@ -190,6 +190,9 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
         r->scalar[r->n_obs++] = o;
     }
     r->nvars = r->n_obs + (r->role[MCF_ROLE_ENERGY] >= 0 ? 1 : 0);
+    r->var_es = -1;
+    if (r->role[MCF_ROLE_ENERGY] >= 0 && r->role[MCF_ROLE_ACTION_DT] >= 0)
+        r->var_es = (int)r->nvars++; /* <e s_T>: the specific heat of a general weight */
     if (r->ops->struct_size >= offsetof(mcf_model_ops, measure_batch) + sizeof(void *))
         r->measure_batch = r->ops->measure_batch;
     if (MCF_HAS(mcf_model_ops, r->ops, batch_log_ratio))

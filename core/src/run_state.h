@@ -70,11 +70,13 @@ struct mcf_run {
     const mcf_model_ops *ops;
     char *dir;
     size_t n_declared;           /* observables declared by the model */
-    size_t n_obs, nvars;         /* scalar observables; nvars = n_obs (+1 for e^2 with an energy) */
+    size_t n_obs, nvars;         /* scalar observables; nvars = n_obs (+1 for e^2 with an
+                                    energy, +1 for e s_T with ENERGY and ACTION_DT) */
     size_t *scalar;              /* n_obs: declared index of each scalar */
     size_t n_curves;
     size_t *curve;               /* n_curves: declared index of each curve */
-    int role[5];                 /* scalar index of each role, -1 if none */
+    int role[MCF_ROLE_COUNT];    /* scalar index of each role, -1 if none */
+    int var_es;                  /* the variable of e s_T (n_obs + 1), -1 if none */
     int (*measure_batch)(void *const *, size_t, double *const *); /* NULL if the model has none */
     /* the appended batched ops with a context (mcf/model.h), NULL when the model has none */
     int (*batch_log_ratio)(mcf_batch *, void *const *, const void *, size_t, double *);

@@ -18,7 +18,8 @@
  *                 Reconstruction by batched cuFFT.
  *   ldos, green   unit vectors, `block` rows at a time; cuFFT.
  *   occupation    the DOS moments as for dos, integrated on the host (closed forms and
- *                 Gauss-Legendre, as kpm).
+ *   occupation_dT Gauss-Legendre, as kpm; occupation_dT adds the T-derivatives of the same
+ *                 moments, as kpm).
  *   change_action GFMC on the contour (gfmc = contour, the default; kpm_core.h): for
  *   delta_action  changes of rank <= 2 (every single-site move of the models here) the
  *                 Chebyshev recursion of the whole batch in one kernel launch that ends
@@ -439,6 +440,7 @@ static const mcf_fermion_ops kc_ops = {
     .dos_moments = kc_kpm_ops_dos_moments,
     .ldos_moments = kc_kpm_ops_ldos_moments,
     .reconstruct = kc_kpm_ops_reconstruct,
+    .occupation_dT = kc_kpm_ops_occupation_dT,
 };
 
 static int kc_probe(char *why, size_t len) { return kcu_probe(why, len); }

@@ -27,7 +27,10 @@
 #define DE_ALPHA_START 1.0  /* initial half-angle of move = rotation, radians */
 
 /* positions in de_observables (double_exchange.c): the scalars, then the optional DOS curve */
-enum { OBS_ENERGY, OBS_ABS_M, OBS_M2, OBS_M4, OBS_DENSITY, OBS_NN, OBS_COUNT, OBS_DOS = OBS_COUNT };
+enum {
+    OBS_ENERGY, OBS_ABS_M, OBS_M2, OBS_M4, OBS_DENSITY, OBS_NN, OBS_ENERGY_DT, OBS_ACTION_DT,
+    OBS_COUNT, OBS_DOS = OBS_COUNT
+};
 
 typedef struct de_move {
     int64_t site;

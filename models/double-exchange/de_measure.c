@@ -8,12 +8,17 @@
  *   density         electrons per site, sum_nu f(eps_nu) / N (0..1 for hund = inf, 0..2
  *                   for finite J_H)
  *   nn_correlation  the mean of S_i . S_j over nearest-neighbour bonds
+ *   energy_dT       d(energy)/dT at fixed spins, sum_nu eps_nu df/dT / N, from the
+ *                   evaluator's occupation_dT (NaN with an evaluator that lacks it)
+ *   action_dT       dS_eff/dT at fixed spins per site, -(energy - mu density) / T^2: with
+ *                   energy_dT the core's specific heat d<E>/dT (mcf/model.h)
  *   dos             (a curve over E, only with dos_every = k > 0) the fermion DOS per state
  *                   from the evaluator's dos(), new at every k-th measurement and repeated
  *                   in between (equal weights: the mean is that of the measured curves)
- * batch_measure() gets density and energy from mcf_fermion_occupation, which calls
- * occupation() once for all chains of a batch that share (mu, T) (the op takes one mu and
- * one T; a temperature scan gives one call per temperature).
+ * batch_measure() gets density and energy (and d(energy)/dT) from
+ * mcf_fermion_occupation_dT, which calls occupation_dT() once for all chains of a batch that
+ * share (mu, T) (the op takes one mu and one T; a temperature scan gives one call per
+ * temperature); an evaluator without it gets occupation() and NaN for energy_dT.
  * The measurement stream of the chain feeds the random vectors of a stochastic evaluator's
  * occupation() and dos(). */
 #include "de_internal.h"
@@ -108,13 +113,20 @@ int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
         a.T[k] = c->T;
         a.mu[k] = c->mu;
     }
-    if ((rc = mcf_fermion_occupation(&c0->fermion, &a, n)))
+    /* d(energy)/dT into a.err (free while measuring), d(density)/dT into a.dS */
+    const int dT = mcf_fermion_has(&c0->fermion, MCF_FERMION_OCCUPATION_DT);
+    rc = dT ? mcf_fermion_occupation_dT(&c0->fermion, &a, n, a.dS, a.err)
+            : mcf_fermion_occupation(&c0->fermion, &a, n);
+    if (rc)
         return rc;
     for (size_t k = 0; k < n; k++) {
         const de_chain *c = chains[k];
         const double per_site = (double)c->h->dim / (double)c->n;
         values[k][OBS_ENERGY] = a.energy[k] * per_site;
         values[k][OBS_DENSITY] = a.density[k] * per_site;
+        values[k][OBS_ENERGY_DT] = dT ? a.err[k] * per_site : NAN;
+        values[k][OBS_ACTION_DT] =
+            -(a.energy[k] - c->mu * a.density[k]) * per_site / (c->T * c->T);
         de_spin_observables(c, values[k]);
     }
     return de_measure_dos(batch, chains, n, values);

@@ -76,6 +76,12 @@ static const mcf_observable_spec de_observables[] = {
     {"density", MCF_ROLE_NONE, "electrons per site, sum_nu f(eps_nu) / N", NULL, 0},
     {"nn_correlation", MCF_ROLE_NONE,
      "mean of S_i . S_j over nearest-neighbour bonds", NULL, 0},
+    {"energy_dT", MCF_ROLE_ENERGY_DT,
+     "d(energy)/dT at fixed spins, sum_nu eps_nu df/dT / N (the specific heat's first term; "
+     "NaN with an evaluator without occupation_dT)", NULL, 0},
+    {"action_dT", MCF_ROLE_ACTION_DT,
+     "dS_eff/dT at fixed spins per site, -(energy - mu density) / T^2 (the specific heat's "
+     "covariance term)", NULL, 0},
     {"dos", MCF_ROLE_NONE,
      "density of states per state of the fermions, 1/energy (only with dos_every > 0)", "E", 0},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
@@ -85,6 +91,7 @@ static const mcf_label de_labels[] = {
     {"T", "T", "t"}, {"L", "L", NULL}, {"mu", "μ", "t"}, {"hund", "J_H", "t"},
     {"energy", "E/N", "t"}, {"abs_m", "⟨|m|⟩", NULL}, {"m2", "⟨m²⟩", NULL},
     {"m4", "⟨m⁴⟩", NULL}, {"density", "n", NULL}, {"nn_correlation", "⟨S_i·S_j⟩", NULL},
+    {"energy_dT", "∂_T E/N", NULL}, {"action_dT", "∂_T S/N", "1/t"},
     {"dos", "ρ(E)", "1/t"}, {"E", "E", "t"}, {NULL, NULL, NULL}};
 
 /* ---- create / destroy ---------------------------------------------------------------- */
@@ -321,7 +328,7 @@ static const mcf_model_ops de_ops = {
     .batch_exchange_action = de_batch_exchange_action,
     .save_configuration = de_save_configuration,
     .load_configuration = de_load_configuration,
-    .weight_form = MCF_WEIGHT_ACTION, /* exp(-S_eff(T)): no fluctuation-formula C */
+    .weight_form = MCF_WEIGHT_ACTION, /* exp(-S(T)): C from energy_dT and action_dT */
 };
 
 static const mcf_plugin_info de_info = {
@@ -329,11 +336,12 @@ static const mcf_plugin_info de_info = {
     .struct_size = sizeof(mcf_plugin_info),
     .kind = MCF_PLUGIN_MODEL,
     .name = "double-exchange",
-    .version = "1.0",
+    .version = "1.1",
     .summary = "double-exchange model: classical spins and fermions, infinite or finite Hund "
                "coupling, weight exp(-S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
     .params = de_params,
     .ops = &de_ops,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 3, 0), /* the roles energy_dT, action_dT */
 };
 
 MCF_PLUGIN(de_info)

@@ -35,7 +35,10 @@ static const mcf_param_spec ho_params[] = {
      "initial x_i: independent Gaussians of variance T/k (the g = 0 equilibrium), or 0"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
-enum { OBS_ENERGY, OBS_ABS_M, OBS_M2, OBS_M4, OBS_X, OBS_X2, OBS_DENSITY };
+enum {
+    OBS_ENERGY, OBS_ABS_M, OBS_M2, OBS_M4, OBS_X, OBS_X2, OBS_DENSITY, OBS_ENERGY_DT,
+    OBS_ACTION_DT
+};
 
 static const mcf_observable_spec ho_observables[] = {
     {"energy", MCF_ROLE_ENERGY, "(E_cl + fermion band energy) / N, units of t", NULL, 0},
@@ -45,6 +48,10 @@ static const mcf_observable_spec ho_observables[] = {
     {"x_mean", MCF_ROLE_NONE, "sum_i x_i / N", NULL, 0},
     {"x2_mean", MCF_ROLE_NONE, "sum_i x_i^2 / N", NULL, 0},
     {"density", MCF_ROLE_NONE, "electrons per site, sum_nu f(eps_nu) / N", NULL, 0},
+    {"energy_dT", MCF_ROLE_ENERGY_DT, "d(energy)/dT at fixed x: sum_nu eps_nu df/dT / N (NaN "
+     "with an evaluator without occupation_dT)", NULL, 0},
+    {"action_dT", MCF_ROLE_ACTION_DT, "d(E_cl / T + S_eff)/dT at fixed x per site: "
+     "-(E_cl / N + band energy - mu density) / T^2", NULL, 0},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
 /* symbols and units for the plots (mcf_label) */
@@ -52,7 +59,8 @@ static const mcf_label ho_labels[] = {
     {"T", "T", "t"}, {"L", "L", NULL}, {"g", "g", "t"}, {"k", "k", "t"}, {"mu", "μ", "t"},
     {"energy", "E/N", "t"}, {"abs_m", "⟨|m|⟩", NULL}, {"m2", "⟨m²⟩", NULL},
     {"m4", "⟨m⁴⟩", NULL}, {"x_mean", "⟨x⟩", NULL}, {"x2_mean", "⟨x²⟩", NULL},
-    {"density", "n", NULL}, {NULL, NULL, NULL}};
+    {"density", "n", NULL}, {"energy_dT", "∂_T E/N", NULL}, {"action_dT", "∂_T S/N", "1/t"},
+    {NULL, NULL, NULL}};
 
 typedef struct ho_move {
     size_t site;
@@ -195,7 +203,13 @@ static int ho_measure(mcf_batch *b, void *const *chains, size_t n, double *const
         a.T[q] = c->T;
         a.mu[q] = c->mu;
     }
-    if (rc || n == 0 || (rc = mcf_fermion_occupation(&((ho_chain *)chains[0])->fermion, &a, n)))
+    if (rc || n == 0)
+        return rc;
+    /* d(band energy)/dT into a.err (free while measuring), d(density)/dT into a.dS */
+    const mcf_fermion *f = &((ho_chain *)chains[0])->fermion;
+    const int dT = mcf_fermion_has(f, MCF_FERMION_OCCUPATION_DT);
+    if ((rc = dT ? mcf_fermion_occupation_dT(f, &a, n, a.dS, a.err)
+                 : mcf_fermion_occupation(f, &a, n)))
         return rc;
     for (size_t q = 0; q < n; q++) {
         const ho_chain *c = chains[q];
@@ -216,6 +230,8 @@ static int ho_measure(mcf_batch *b, void *const *chains, size_t n, double *const
         v[OBS_X] = x1 / N;
         v[OBS_X2] = x2 / N;
         v[OBS_DENSITY] = a.density[q];
+        v[OBS_ENERGY_DT] = dT ? a.err[q] : NAN;
+        v[OBS_ACTION_DT] = -(v[OBS_ENERGY] - c->mu * a.density[q]) / (c->T * c->T);
     }
     return MCF_OK;
 }
@@ -257,10 +273,11 @@ static const mcf_model_ops ho_ops = {
     .create = ho_create, .destroy = ho_destroy, .units = ho_units, .propose = ho_propose,
     .accept = ho_accept, .adapt = ho_adapt, .save = ho_save, .load = ho_load,
     .batch_log_ratio = ho_log_ratio, .batch_measure = ho_measure,
-    .weight_form = MCF_WEIGHT_ACTION, /* exp(-S_eff(T)): no fluctuation-formula C */
+    .weight_form = MCF_WEIGHT_ACTION, /* exp(-S(T)): C from energy_dT and action_dT */
 };
 
-MCF_PLUGIN_DEFINE(MCF_PLUGIN_MODEL, "holstein", "1.1",
-                  "adiabatic Holstein model: classical displacements and spinless fermions, "
-                  "weight exp(-E_cl/T - S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
-                  ho_params, &ho_ops)
+MCF_PLUGIN_DEFINE_NEEDS(MCF_PLUGIN_MODEL, "holstein", "1.2",
+                        "adiabatic Holstein model: classical displacements and spinless "
+                        "fermions, weight exp(-E_cl/T - S_eff) from a fermion evaluator (kpm, "
+                        "kpm-cuda or ed)",
+                        ho_params, &ho_ops, MCF_VERSION_NUMBER(0, 3, 0))

@@ -12,6 +12,7 @@
  *   Green     G_rr(E)   = sum_k |psi_k(r)|^2 / (E - eps_k + i eta)
  *   density   n         = (1/dim) sum_k f(eps_k)
  *   energy    e         = (1/dim) sum_k eps_k f(eps_k)
+ *   their T-derivatives   (1/dim) sum_k (1, eps_k) (eps_k - mu) / T^2 f (1 - f)
  *   action    S         = S_eff(H) = -sum_k log(1 + exp(-(eps_k - mu) / T))
  *   delta     dS        = S_eff(H + Delta) - S_eff(H)
  *
@@ -163,6 +164,7 @@ static const mcf_fermion_ops ed_ops = {
     .delta_action = ed_delta_action,
     .action = ed_action,
     .change_action = ed_change_action,
+    .occupation_dT = ed_occupation_dT,
 };
 
 static const mcf_plugin_info ed_info = {

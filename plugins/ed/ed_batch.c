@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 
-enum { ED_DOS, ED_LDOS, ED_GREEN, ED_OCC, ED_DELTA, ED_ACTION };
+enum { ED_DOS, ED_LDOS, ED_GREEN, ED_OCC, ED_DELTA, ED_ACTION, ED_OCC_DT };
 
 typedef struct ed_request {
     int what;
@@ -23,6 +23,7 @@ typedef struct ed_request {
     size_t n_rows;
     double mu, T;
     double *density, *energy;
+    double *ddensity, *denergy;             /* occupation_dT */
     const mcf_local_change *const *changes; /* delta_action: per workspace */
     const mcf_change *const *gchanges;      /* change_action: per workspace */
     const double *Ts, *mus;
@@ -44,6 +45,10 @@ static void ed_run_one(ed_ws *w, const ed_request *q, size_t k)
             rc = ed_rows_one(w, q->rows[k], q->n_rows, q->out[k], q->out_im[k]);
         break;
     case ED_OCC: rc = ed_occupation_one(w, q->mu, q->T, &q->density[k], &q->energy[k]); break;
+    case ED_OCC_DT:
+        rc = ed_occupation_dT_one(w, q->mu, q->T, &q->density[k], &q->energy[k],
+                                  &q->ddensity[k], &q->denergy[k]);
+        break;
     case ED_DELTA:
         rc = ed_delta_one(w, q->changes ? q->changes[k] : NULL,
                           q->gchanges ? q->gchanges[k] : NULL, q->Ts[k], q->mus[k], &q->dS[k]);
@@ -61,7 +66,7 @@ static void ed_run_one(ed_ws *w, const ed_request *q, size_t k)
 }
 
 static const char *const ed_op_names[] = {"dos", "ldos", "green", "occupation",
-                                          "delta_action", "action"};
+                                          "delta_action", "action", "occupation_dT"};
 
 /* delta_action's input, checked on the calling thread before any work. */
 static int ed_delta_check(void *const *ws, size_t n, const ed_request *q)
@@ -121,7 +126,8 @@ static int ed_run(void *const *ws, size_t n, const ed_request *q)
     const int curves = q->what == ED_DOS || q->what == ED_LDOS || q->what == ED_GREEN;
     if ((curves && !q->out) || (q->what == ED_GREEN && !q->out_im) ||
         ((q->what == ED_LDOS || q->what == ED_GREEN) && q->n_rows && !q->rows) ||
-        (q->what == ED_OCC && (!q->density || !q->energy)))
+        (q->what == ED_OCC && (!q->density || !q->energy)) ||
+        (q->what == ED_OCC_DT && (!q->density || !q->energy || !q->ddensity || !q->denergy)))
         return mcf_fail(MCF_EINVAL, "ed: %s: an output or row array is NULL", op);
     if (q->what == ED_DELTA) {
         if ((!q->changes && !q->gchanges) || !q->Ts || !q->mus || !q->dS)
@@ -190,6 +196,22 @@ int ed_occupation(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, do
         return mcf_fail(MCF_EINVAL, "ed: occupation: temperature T = %g must be >= 0", T);
     const ed_request q = {
         .what = ED_OCC, .mu = mu, .T = T, .density = density, .energy = energy};
+    return ed_run(ws, n, &q);
+}
+
+int ed_occupation_dT(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
+                     double *density, double *energy, double *ddensity, double *denergy)
+{
+    (void)rngs;
+    if (!isfinite(mu))
+        return mcf_fail(MCF_EINVAL, "ed: occupation_dT: chemical potential mu = %g must be "
+                        "finite", mu);
+    if (!(T > 0.0) || !isfinite(T))
+        return mcf_fail(MCF_EINVAL, "ed: occupation_dT: temperature T = %g must be a finite "
+                        "number > 0 (the T = 0 step has no temperature derivative; use a small "
+                        "T > 0)", T);
+    const ed_request q = {.what = ED_OCC_DT, .mu = mu, .T = T, .density = density,
+                          .energy = energy, .ddensity = ddensity, .denergy = denergy};
     return ed_run(ws, n, &q);
 }
 

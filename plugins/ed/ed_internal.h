@@ -70,6 +70,11 @@ int ed_rows_one(ed_ws *w, const size_t *rows, size_t n_rows, double *re, double 
 
 int ed_occupation_one(ed_ws *w, double mu, double T, double *density, double *energy);
 
+/* ed_occupation_one and the T-derivatives of density and energy (T > 0, checked by the
+ * caller). */
+int ed_occupation_dT_one(ed_ws *w, double mu, double T, double *density, double *energy,
+                         double *ddensity, double *denergy);
+
 /* dS of the change lc (delta_action) or c (change_action; lc NULL), T and mu checked by
  * the caller. */
 int ed_delta_one(ed_ws *w, const mcf_local_change *lc, const mcf_change *c, double T,
@@ -88,6 +93,8 @@ int ed_green(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows
              double *const *re, double *const *im);
 int ed_occupation(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
                   double *density, double *energy);
+int ed_occupation_dT(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
+                     double *density, double *energy, double *ddensity, double *denergy);
 int ed_delta_action(void *const *ws, size_t n, const mcf_local_change *const *changes,
                     const double *T, const double *mu, double *dS);
 int ed_change_action(void *const *ws, size_t n, const mcf_change *const *changes,

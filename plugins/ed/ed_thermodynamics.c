@@ -5,7 +5,12 @@
  * Occupation (occupation).  Density and energy use no broadening at all: f is the Fermi
  * function 1 / (1 + exp((E - mu) / T)), evaluated as exp(-x) / (1 + exp(-x)) for x > 0
  * (no overflow for any |E - mu| / T), and at T = 0 the step 1 (E < mu), 1/2 (E = mu),
- * 0 (E > mu).
+ * 0 (E > mu).  Their temperature derivatives (occupation_dT) take density and energy from
+ * the occupation (the same bits) and add, per level, df/dT = (E - mu) / T^2 f (1 - f) =
+ * G(y) / T, y = (E - mu) / T, with G(y) = y f (1 - f) = y / (4 cosh^2(y / 2)) (no f - f^2
+ * cancellation; 0 for |y| > 1400, where it is below 1e-600 and cosh^2 would overflow),
+ * summed over the levels as G and E G and divided by T dim at the end.  T > 0 (checked by
+ * the caller).
  *
  * Action (action).  From the cached eigenvalues (the cache of dos/delta_action: no new
  * diagonalization for a known h->version), for m points (T, mu) per workspace:
@@ -81,6 +86,35 @@ int ed_occupation_one(ed_ws *w, double mu, double T, double *density, double *en
     }
     *density = sn / (double)w->dim;
     *energy = se / (double)w->dim;
+    return MCF_OK;
+}
+
+/* G(y) = y f (1 - f), f = 1 / (1 + e^y) (see the top of this file) */
+static double ed_fermi_dT_y(double y)
+{
+    if (!(fabs(y) <= 1400.0))
+        return 0.0;
+    const double c = cosh(0.5 * y);
+    return y / (4.0 * c * c);
+}
+
+int ed_occupation_dT_one(ed_ws *w, double mu, double T, double *density, double *energy,
+                         double *ddensity, double *denergy)
+{
+    int rc = ed_occupation_one(w, mu, T, density, energy);
+    if (rc)
+        return rc;
+    double sn = 0.0, se = 0.0;
+    for (size_t k = 0; k < w->dim; k++) {
+        const double g = ed_fermi_dT_y((w->eval[k] - mu) / T);
+        sn += g;
+        se += w->eval[k] * g;
+    }
+    *ddensity = sn / (T * (double)w->dim);
+    *denergy = se / (T * (double)w->dim);
+    if (!isfinite(*ddensity) || !isfinite(*denergy))
+        return mcf_fail(MCF_EINVAL, "ed: occupation_dT: the temperature derivative overflows "
+                        "at T = %g (a level within ~T of mu = %g): use a larger T", T, mu);
     return MCF_OK;
 }
 

@@ -18,6 +18,8 @@
  *   green         G_rr(E + i0) from the same moments, -Im G / pi = the LDOS;
  *   occupation    int rho f dE and int E rho f dE of the stochastic DOS expansion (closed
  *                 forms at T = 0, Gauss-Legendre on the Fermi edge for T > 0).
+ *   occupation_dT the same, and from the same trace int rho df/dT dE, int E rho df/dT dE
+ *                 (T > 0: Chebyshev-Gauss sums, Gauss-Legendre panels at very low T).
  *   change_action GFMC on the contour (kpm_contour.c, gfmc = contour, the default): dS of
  *   delta_action  any change of rank <= 8 from log det(1 - G Delta) on a Bernstein ellipse
  *                 around the spectrum plus the residues of the Fermi poles inside it, with

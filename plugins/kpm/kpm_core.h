@@ -256,6 +256,16 @@ KPM_API int kpm_occupation(const double *mu, const double *g, size_t M, double a
 KPM_API int kpm_occupation_cached(kpm_series_cache *cache, const double *mu, const double *g,
                                   size_t M, double a, double b, double mu_chem, double T,
                                   double *density, double *energy);
+/* Their T-derivatives at fixed mu, T > 0: dn/dT = int rho G dE / T, de/dT = int E rho G dE / T,
+ * G = y f (1 - f), y = (E - mu) / T, the same two ways (G's double poles need aliases below
+ * e^-46 of max|G|; the panels cover |E - mu| <= 50 T, no step: kpm_occupation.c).  Cached as
+ * KPM_SERIES_OCCUPATION_DT.  MCF_EINVAL for T <= 0. */
+KPM_API int kpm_occupation_dT(const double *mu, const double *g, size_t M, double a, double b,
+                              double mu_chem, double T, double *ddensity, double *denergy);
+KPM_API int kpm_occupation_dT_cached(kpm_series_cache *cache, const double *mu,
+                                     const double *g, size_t M, double a, double b,
+                                     double mu_chem, double T, double *ddensity,
+                                     double *denergy);
 
 /* ---- the grand-canonical action from exact moments --------------------------------------
  *

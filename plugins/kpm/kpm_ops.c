@@ -245,6 +245,35 @@ int kpm_ops_occupation(const kpm_backend *be, void *const *ws, size_t n,
     return MCF_OK;
 }
 
+/* occupation() from the same trace and its T-derivatives: T checked before the trace is
+ * drawn (a refusal leaves the streams alone); density and energy by kpm_occupation_cached as
+ * in kpm_ops_occupation, so the same bits */
+int kpm_ops_occupation_dT(const kpm_backend *be, void *const *ws, size_t n,
+                          mcf_rng *const *rngs, double mu, double T, double *density,
+                          double *energy, double *ddensity, double *denergy)
+{
+    int rc = ops_check_traces(be, ws, n, rngs, "occupation_dT");
+    if (rc)
+        return rc;
+    if (!(T > 0.0) || !isfinite(T) || !isfinite(mu))
+        return mcf_fail(MCF_EINVAL, "%s: occupation_dT: temperature T = %g must be finite and "
+                        "> 0 (the T = 0 step has no temperature derivative; use a small T > 0) "
+                        "and mu = %g finite", be->name, T, mu);
+    if (n && (!density || !energy || !ddensity || !denergy))
+        return mcf_fail(MCF_EINVAL, "%s: occupation_dT: an output array is NULL", be->name);
+    if ((rc = kpm_ops_traces(be, ws, n, rngs, "occupation_dT")))
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        kpm_ops_ws *w = ws[k];
+        if ((rc = kpm_occupation_cached(&w->series, w->mu, w->g, w->M, w->a, w->b, mu, T,
+                                        density + k, energy + k)) ||
+            (rc = kpm_occupation_dT_cached(&w->series, w->mu, w->g, w->M, w->a, w->b, mu, T,
+                                           ddensity + k, denergy + k)))
+            return mcf_fail_prefix(rc, "%s: occupation_dT of workspace %zu", be->name, k);
+    }
+    return MCF_OK;
+}
+
 /* delta_action's preamble for workspace k of the batch */
 static int ops_gfmc_prepare(const kpm_backend *be, kpm_ops_ws *w, size_t k,
                             const mcf_local_change *change, double T, double mu)

@@ -26,6 +26,9 @@
  *   ldos_moments  ldos()'s rows, their moments copied out (the LDOS only when asked for);
  *   reconstruct   no workspace: kpm_ops_reconstruct on the host (kpm_reconstruct.c);
  *   occupation    kpm_occupation of the trace's mean moments (host);
+ *   occupation_dT T > 0 and mu checked first (nothing drawn on a refusal); then
+ *                 occupation's trace and kpm_occupation (the same bits), and
+ *                 kpm_occupation_dT of the same mean moments (host);
  *   change_action GFMC on the contour (gfmc = contour, the default; kpm_core.h): every
  *                 change, T and mu checked first; per workspace the scaling and the contour
  *                 scratch (created on first use); a backend with contour_action (kpm-cuda)
@@ -183,6 +186,9 @@ KPM_API int kpm_ops_green(const kpm_backend *be, void *const *ws, size_t n,
 KPM_API int kpm_ops_occupation(const kpm_backend *be, void *const *ws, size_t n,
                                mcf_rng *const *rngs, double mu, double T, double *density,
                                double *energy);
+KPM_API int kpm_ops_occupation_dT(const kpm_backend *be, void *const *ws, size_t n,
+                                  mcf_rng *const *rngs, double mu, double T, double *density,
+                                  double *energy, double *ddensity, double *denergy);
 KPM_API int kpm_ops_delta_action(const kpm_backend *be, void *const *ws, size_t n,
                                  const mcf_local_change *const *changes, const double *T,
                                  const double *mu, double *dS);
@@ -236,6 +242,13 @@ KPM_API int kpm_ops_reconstruct(const char *name, const mcf_params *params,
                                   double mu, double T, double *density, double *energy)     \
     {                                                                                       \
         return kpm_ops_occupation(&(be), ws, n, rngs, mu, T, density, energy);              \
+    }                                                                                       \
+    static int table##_occupation_dT(void *const *ws, size_t n, mcf_rng *const *rngs,       \
+                                     double mu, double T, double *density, double *energy,  \
+                                     double *ddensity, double *denergy)                     \
+    {                                                                                       \
+        return kpm_ops_occupation_dT(&(be), ws, n, rngs, mu, T, density, energy, ddensity,  \
+                                     denergy);                                              \
     }                                                                                       \
     static int table##_delta_action(void *const *ws, size_t n,                              \
                                     const mcf_local_change *const *changes,                 \
@@ -291,6 +304,7 @@ KPM_API int kpm_ops_reconstruct(const char *name, const mcf_params *params,
         .dos_moments = table##_dos_moments,                                                 \
         .ldos_moments = table##_ldos_moments,                                               \
         .reconstruct = table##_reconstruct,                                                 \
+        .occupation_dT = table##_occupation_dT,                                             \
     }
 
 #ifdef __cplusplus

@@ -1,7 +1,8 @@
 /* kpm_series_cache.h — a workspace's memory of Chebyshev coefficient sets (kpm_series_cache.c).
  * Part of mcf_kpm_core, not installed.
  *
- * The occupation (kpm_occupation_cached) and the action (kpm_action_series_cached) expand a
+ * The occupation (kpm_occupation_cached), its temperature derivatives
+ * (kpm_occupation_dT_cached) and the action (kpm_action_series_cached) expand a
  * function of the energy that depends on M, the scaling a, b, the temperature and the
  * chemical potential, not on H: its coefficients cost an FFT and K function values (K =
  * 1024-2048 nodes), the sum with the moments only M products.  A chain's H keeps its
@@ -14,10 +15,10 @@
 #include <stddef.h>
 
 /* sets kept per workspace: its own temperature and its two tempering neighbours', for the
- * occupation and the action */
-#define KPM_SERIES_SLOTS 6
+ * occupation, its derivatives and the action */
+#define KPM_SERIES_SLOTS 9
 
-enum { KPM_SERIES_OCCUPATION = 1, KPM_SERIES_ACTION = 2 };
+enum { KPM_SERIES_OCCUPATION = 1, KPM_SERIES_ACTION = 2, KPM_SERIES_OCCUPATION_DT = 3 };
 
 typedef struct kpm_series_slot {
     int kind;              /* 0: empty */

@@ -23,7 +23,14 @@
  *       in a batch of 3 lattices of one width as alone (same stream), and its DOS-moment
  *       mean agrees with the exact trace within 5 standard errors (from its own vectors)
  *       for every moment.  (Lattices of different widths in one batch run a kernel for any
- *       width, which rounds differently: the same to ~1e-16, not to the bit.) */
+ *       width, which rounds differently: the same to ~1e-16, not to the bit.)
+ *   (d) occupation_dT of the plugin: a batch of 3 workspaces with vectors = 0 on kpm-cuda
+ *       against kpm's (CPU) per workspace: density and energy to 1e-12 as in (c), their
+ *       T-derivatives to 2e-12 M max|G| max(1, E_max) / T (the moments agree to 1e-12 mu_0
+ *       and dn/dT = sum_n w_n mu_n C_G(n) / (K T), w_n <= 2, |C_G(n)| / K <= max|G| = 0.224,
+ *       G = y f (1 - f)); density and energy bit for bit those of kpm-cuda's own
+ *       occupation(), with the exact trace and (vectors = 8) with a copy of the same stream,
+ *       which occupation_dT leaves where occupation() does; T = 0 refused (MCF_EINVAL). */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -366,6 +373,111 @@ static void test_plugin_traces(void)
     test_params_free(tr);
 }
 
+/* ---- (d) occupation_dT ---------------------------------------------------------------- */
+
+static void test_plugin_occupation_dT(void)
+{
+    enum { NW = 3, MM = 128 };
+    mcf_plugin *pc = NULL, *pg = NULL;
+    int rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pc);
+    if (!rc)
+        rc = mcfi_plugin_open("kpm-cuda", MCF_PLUGIN_FERMION_EVALUATOR, &pg);
+    CHECK(rc == MCF_OK, "loading kpm and kpm-cuda: %s", mcf_last_error());
+    if (rc)
+        return;
+    const mcf_fermion_ops *oc = pc->info->ops, *og = pg->info->ops;
+    CHECK(MCF_HAS(mcf_fermion_ops, og, occupation_dT) && MCF_HAS(mcf_fermion_ops, oc,
+                                                                 occupation_dT),
+          "kpm-cuda or kpm lacks occupation_dT");
+    if (check_failed_count)
+        return;
+    de_lattice d[NW];
+    mcf_hamiltonian *h[NW];
+    void *wg[NW], *wc[NW], *wr = NULL;
+    test_params *tc = test_params_make(pc->info->params, "test_kpm_cuda_traces.ini", "vectors",
+                                       "0", "moments", "128", NULL);
+    test_params *tg = test_params_make(pg->info->params, "test_kpm_cuda_traces.ini", "vectors",
+                                       "0", "moments", "128", NULL);
+    test_params *tr = test_params_make(pg->info->params, "test_kpm_cuda_traces.ini", "vectors",
+                                       "8", "moments", "128", NULL);
+    for (int k = 0; k < NW; k++) {
+        d[k] = de_random_lattice(k == 2 ? 4 : 3, k == 1 ? 2.0 : 0.0, 60 + (uint64_t)k);
+        h[k] = de_build(&d[k]);
+        wg[k] = test_params_workspace(pg->info, tg, h[k]);
+        wc[k] = test_params_workspace(pc->info, tc, h[k]);
+        if (!wg[k] || !wc[k])
+            return;
+    }
+    const double mu = 0.1, T = 0.2;
+    mcf_rng rs[NW];
+    mcf_rng *rsp[NW];
+    for (int k = 0; k < NW; k++) {
+        mcf_rng_init(&rs[k], 50 + (uint64_t)k, 0);
+        rsp[k] = &rs[k];
+    }
+    double n[NW], e[NW], dn[NW], de[NW], n0[NW], e0[NW];
+    rc = og->occupation_dT(wg, NW, rsp, mu, T, n, e, dn, de);
+    if (!rc)
+        rc = og->occupation(wg, NW, rsp, mu, T, n0, e0);
+    CHECK(rc == MCF_OK, "kpm-cuda batch: %s", mcf_last_error());
+    double worst_ne = 0.0, worst_d = 0.0;
+    for (int k = 0; k < NW && !rc; k++) {
+        double v[4], a, b;
+        void *const one[1] = {wc[k]};
+        mcf_hamiltonian_scaling(h[k], 0.01, &a, &b);
+        const double emax = fmax(1.0, fmax(fabs(b - a), fabs(b + a)));
+        const double tol = 2e-12 * MM * 0.224 * emax / T;
+        rc = oc->occupation_dT(one, 1, rsp, mu, T, v, v + 1, v + 2, v + 3);
+        CHECK(rc == MCF_OK, "kpm: %s", mcf_last_error());
+        CHECK(n[k] == n0[k] && e[k] == e0[k], "workspace %d: occupation_dT's density %.17g "
+              "and energy %.17g, occupation()'s %.17g %.17g", k, n[k], e[k], n0[k], e0[k]);
+        const double dne = fmax(fabs(v[0] - n[k]), fabs(v[1] - e[k]));
+        const double dd = fmax(fabs(v[2] - dn[k]), fabs(v[3] - de[k]));
+        CHECK(dne <= 1e-12 && dd <= tol, "workspace %d: GPU - CPU: density/energy %.3g, "
+              "derivatives %.3g (tolerance %.3g): dn/dT %.17g vs %.17g", k, dne, dd, tol,
+              dn[k], v[2]);
+        worst_ne = fmax(worst_ne, dne);
+        worst_d = fmax(worst_d, dd);
+    }
+    printf("(d) occupation_dT, batch of %d, vectors = 0: max |GPU - CPU| density/energy %.1e, "
+           "derivatives %.1e; density and energy = occupation()'s bits\n", NW, worst_ne,
+           worst_d);
+    /* a stochastic trace: the same draws as occupation() */
+    wr = test_params_workspace(pg->info, tr, h[2]);
+    if (wr) {
+        mcf_rng r1, r2;
+        mcf_rng_init(&r1, 99, 1);
+        r2 = r1;
+        double v[4], n1, e1;
+        void *const one[1] = {wr};
+        mcf_rng *p1[1] = {&r1}, *p2[1] = {&r2};
+        rc = og->occupation(one, 1, p1, mu, T, &n1, &e1);
+        if (!rc)
+            rc = og->occupation_dT(one, 1, p2, mu, T, v, v + 1, v + 2, v + 3);
+        CHECK(rc == MCF_OK && n1 == v[0] && e1 == v[1] && !memcmp(&r1, &r2, sizeof r1),
+              "vectors = 8: occupation_dT %.17g %.17g, occupation() %.17g %.17g, streams %s "
+              "(%s)", v[0], v[1], n1, e1, memcmp(&r1, &r2, sizeof r1) ? "differ" : "equal",
+              mcf_last_error());
+        rc = og->occupation_dT(one, 1, p2, mu, 0.0, v, v + 1, v + 2, v + 3);
+        CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "T = 0"), "T = 0: rc %d, %s", rc,
+              mcf_last_error());
+        printf("    vectors = 8: occupation_dT's density and energy = occupation()'s bits, the "
+               "same draws; T = 0 refused\n");
+        og->destroy(wr);
+    }
+    for (int k = 0; k < NW; k++) {
+        og->destroy(wg[k]);
+        oc->destroy(wc[k]);
+        mcf_hamiltonian_destroy(h[k]);
+        free(d[k].s);
+    }
+    test_params_free(tc);
+    test_params_free(tg);
+    test_params_free(tr);
+    mcfi_plugin_close(pc);
+    mcfi_plugin_close(pg);
+}
+
 int main(void)
 {
     char why[512];
@@ -377,5 +489,6 @@ int main(void)
     test_trace_jobs();
     test_by_vector();
     test_plugin_traces();
+    test_plugin_occupation_dT();
     return check_exit();
 }

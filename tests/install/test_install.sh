@@ -14,6 +14,14 @@
 #      weight, against the installed headers; its sweep and the core's loop must give the
 #      same results.tsv, and <u> of two particles the radial integrals' value within 4
 #      error bars
+#   7. builds tests/install/falicov_kimball.c, a fermion model (mcf 0.3: the roles
+#      ENERGY_DT and ACTION_DT, mcf_fermion_occupation_dT), and tests/install/fk_exact.c,
+#      the exact enumeration of its 2^16 configurations on 4x4, against the installed
+#      headers; runs the model with evaluator = ed at T = 0.15 (near the checkerboard
+#      order) and 0.3 and compares 9 columns (the core's specific_heat of a general weight
+#      among them) with the exact values within 4 error bars; then 24 short independent
+#      chains at T = 0.15: the mean z^2 of energy and abs_m must lie in the window of its
+#      sampling distribution (error bars neither too small nor too large)
 #
 # Each step says what it does; a failure names the step, the command and the tail of its
 # output, and exits 1.  Environment (set by tests/install/CMakeLists.txt, all optional):
@@ -265,6 +273,100 @@ awk -F'\t' '/^#/ || $1 == "point" { next } { print $2, $3; exit }' \
     printf "   <u> = %.6f +- %.6f, the integrals %.6f: %.2f error bars\n", $1, $2, exact, z
     exit (z > 4 || z < -4) ? 1 : 0 }' ||
     fail "<u> of two particles is more than 4 error bars from the radial integrals"
+
+# ---------------------------------------------------------------------------------------
+step "7. a fermion model of one's own (tests/install/falicov_kimball.c) against exact enumeration"
+fkdir=$scratch/fk
+mkdir -p "$fkdir"
+# shellcheck disable=SC2086
+run "$scratch/fk-build.log" "${MCF_C_COMPILER:-cc}" ${MCF_C_FLAGS:-} -std=c11 -Wall -Wextra \
+    -Werror -fPIC -shared -I"$prefix/include" "$src/tests/install/falicov_kimball.c" \
+    -o "$fkdir/mcf-falicov-kimball.so" -lm
+# shellcheck disable=SC2086
+run "$scratch/fk-exact-build.log" "${MCF_C_COMPILER:-cc}" ${MCF_C_FLAGS:-} -std=c11 -O2 \
+    -Wall -Wextra -Werror -I"$prefix/include" "$src/tests/install/fk_exact.c" \
+    -o "$fkdir/fk_exact" -L"$libdir" -lmcf -lm
+# t = 1, U = 4, mu = mu_f = 2 (the model's defaults: half filling); fk_exact fails unless
+# the specific heat's two exact forms (covariance, central difference) agree to 1e-8
+LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} run "$fkdir/exact.tsv" \
+    "$fkdir/fk_exact" L=4 0.15 0.3
+cat >"$fkdir/fk.ini" <<EOF
+[run]
+model = falicov-kimball
+evaluator = ed
+seed = 3
+threads = 2
+output = $fkdir/long
+[schedule]
+thermalize = 1000
+sweeps = 20000
+temperatures = 0.15, 0.3
+[model]
+L = 4
+EOF
+MCF_PLUGIN_PATH=$fkdir run "$fkdir/long.log" "$mcf" run "$fkdir/fk.ini"
+# 2 temperatures x 9 columns = 18 comparisons of z = (mcf - exact) / (mcf's error), the
+# error from ~32-64 blocks or 32 jackknife bins: z is close to Student's t with >= 31
+# degrees of freedom, P(|z| > 4) ~ 4e-4, so all 18 pass for ~99 % of seeds, while a wrong
+# formula or a factor of N or T is many error bars off.
+awk -F'\t' -v cols="energy abs_m m2 m4 density occupation specific_heat susceptibility binder" '
+    FNR == 1 { header = 0; ex = (FILENAME == ARGV[1]) }
+    /^#/ || /^[ \t]*$/ { next }
+    !header { header = 1; for (i = 1; i <= NF; i++) col[ex, $i] = i; next }
+    ex { rows++; for (i = 1; i <= NF; i++) exact[rows, i] = $i; next }
+    {
+        T = $col[0, "T"]; k = 0
+        for (r = 1; r <= rows; r++)
+            if (exact[r, col[1, "T"]] - T < 1e-9 && T - exact[r, col[1, "T"]] < 1e-9) k = r
+        if (!k) { printf "   no exact row for T = %s\n", T; bad = 1; next }
+        n = split(cols, c, " ")
+        for (j = 1; j <= n; j++) {
+            if (!((0, c[j]) in col) || !((0, c[j] "_err") in col) || !((1, c[j]) in col)) {
+                printf "   column %s missing from results.tsv\n", c[j]; bad = 1; continue
+            }
+            x = $col[0, c[j]]; e = $col[0, c[j] "_err"]; xe = exact[k, col[1, c[j]]]
+            z = e > 0 ? (x - xe) / e : 1e9
+            printf "   T = %-5s %-15s mcf %11.6f +- %9.6f  exact %11.6f  %6.2f error bars\n",
+                T, c[j], x, e, xe, z
+            if (!(z <= 4 && z >= -4)) bad = 1
+            compared++
+        }
+    }
+    END { exit (bad || compared != 18) ? 1 : 0 }' "$fkdir/exact.tsv" "$fkdir/long/results.tsv" ||
+    fail "falicov-kimball with ed: more than 4 error bars from the exact values, or no column"
+# Are the error bars right?  R = 24 independent chains of 2048 sweeps at T = 0.15 (tau of
+# abs_m ~3 sweeps): one run whose temperatures list T 24 times, each chain with its own
+# random stream (seed, chain index) as 24 runs of different seeds would have, in a sixth of
+# their time (a run draws its plots, ~1 s).  With sigma from n ~ 32 blocks, z = (x - exact)
+# / sigma is ~ Student's t_nu, nu = n - 1 = 31: E z^2 = nu / (nu - 2), Var z^2 = 2 nu^2
+# (nu - 1) / ((nu - 2)^2 (nu - 4)).  The mean of z^2 over the R chains is taken as a scaled
+# chi^2_k with that mean mu and variance Var / R (k = 2 mu^2 R / Var z^2 = 21.6); its 0.1 %
+# and 99.9 % quantiles (Wilson-Hilferty) give the window [0.33, 2.37]: error bars wrong by
+# a factor ~1.6 either way fall outside; ~0.4 % false alarms for the two observables.
+R=24
+cal_temps=$(printf '0.15, %.0s' $(seq 2 $R))0.15
+MCF_PLUGIN_PATH=$fkdir run "$fkdir/cal.log" "$mcf" run "$fkdir/fk.ini" \
+    --set "run.output=$fkdir/cal" --set schedule.thermalize=500 --set schedule.sweeps=2048 \
+    --set "schedule.temperatures=$cal_temps"
+awk -F'\t' -v R="$R" -v nu=31 '
+    FNR == 1 { header = 0; ex = (FILENAME == ARGV[1]) }
+    /^#/ || /^[ \t]*$/ { next }
+    !header { header = 1; for (i = 1; i <= NF; i++) col[ex, $i] = i; next }
+    ex { if ($col[1, "T"] == 0.15) { e0 = $col[1, "energy"]; m0 = $col[1, "abs_m"] }; next }
+    $col[0, "T"] == 0.15 {
+        z = ($col[0, "energy"] - e0) / $col[0, "energy_err"]; ze += z * z
+        z = ($col[0, "abs_m"] - m0) / $col[0, "abs_m_err"]; zm += z * z
+        chains++
+    }
+    END {
+        mu = nu / (nu - 2); v = 2 * nu * nu * (nu - 1) / ((nu - 2) ^ 2 * (nu - 4))
+        k = 2 * mu * mu * R / v; a = 2 / (9 * k)
+        lo = mu * (1 - a - 3.090 * sqrt(a)) ^ 3; hi = mu * (1 - a + 3.090 * sqrt(a)) ^ 3
+        printf "   %d chains at T = 0.15: mean z^2 of energy %.3f, of abs_m %.3f; " \
+            "window [%.2f, %.2f]\n", chains, ze / R, zm / R, lo, hi
+        exit (chains == R && ze / R >= lo && ze / R <= hi && zm / R >= lo && zm / R <= hi) ? 0 : 1
+    }' "$fkdir/exact.tsv" "$fkdir/cal/results.tsv" ||
+    fail "the error bars of falicov-kimball at T = 0.15 are off: mean z^2 outside its window"
 
 echo "== all steps passed"
 exit 0

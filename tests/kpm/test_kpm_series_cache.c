@@ -1,11 +1,11 @@
 /* test_kpm_series_cache.c — the coefficient sets that a kpm workspace keeps for the
- * occupation and the action (plugins/kpm/kpm_series_cache.c):
+ * occupation, its temperature derivatives and the action (plugins/kpm/kpm_series_cache.c):
  *
- *   (a) 400 calls in random order over 12 keys (both kinds, 3 temperatures, 2 chemical
+ *   (a) 600 calls in random order over 18 keys (the three kinds, 3 temperatures, 2 chemical
  *       potentials; twice the cache's slots, so sets are evicted and computed again), each
- *       with new random moments: every result (density, energy; action and its tail
- *       bound) equal bit for bit to the uncached function's;
- *   (b) the cache is used: hits and misses counted, misses at least the 12 keys and at
+ *       with new random moments: every result (density, energy; their derivatives; action
+ *       and its tail bound) equal bit for bit to the uncached function's;
+ *   (b) the cache is used: hits and misses counted, misses at least the 18 keys and at
  *       most what the evictions allow, hits the rest;
  *   (c) keys differing in the last bit of T, mu, a or b, or in M, are different keys:
  *       each a miss, each result the uncached one's (a stale set would give other bits);
@@ -28,7 +28,8 @@ static void random_moments(mcf_rng *rng, double *mu)
         mu[n] = (2.0 * mcf_rng_uniform(rng) - 1.0) / (double)n;
 }
 
-/* one call of kind (1 occupation, 2 action), cached and not: the same bits? */
+/* one call of kind (1 occupation, 2 action, 3 occupation_dT), cached and not: the same
+ * bits? */
 static int same_bits(kpm_series_cache *cache, int kind, const double *mu, const double *g,
                      size_t m, double a, double b, double T, double mc)
 {
@@ -37,6 +38,11 @@ static int same_bits(kpm_series_cache *cache, int kind, const double *mu, const 
         CHECK(kpm_occupation_cached(cache, mu, g, m, a, b, mc, T, x1, x1 + 1) == MCF_OK, "%s",
               mcf_last_error());
         CHECK(kpm_occupation(mu, g, m, a, b, mc, T, x2, x2 + 1) == MCF_OK, "%s",
+              mcf_last_error());
+    } else if (kind == KPM_SERIES_OCCUPATION_DT) {
+        CHECK(kpm_occupation_dT_cached(cache, mu, g, m, a, b, mc, T, x1, x1 + 1) == MCF_OK,
+              "%s", mcf_last_error());
+        CHECK(kpm_occupation_dT(mu, g, m, a, b, mc, T, x2, x2 + 1) == MCF_OK, "%s",
               mcf_last_error());
     } else {
         CHECK(kpm_action_series_cached(cache, mu, m, a, b, T, mc, x1, x1 + 1) == MCF_OK, "%s",
@@ -60,8 +66,8 @@ int main(void)
     kpm_series_cache cache;
     memset(&cache, 0, sizeof cache);
     int all = 1, calls = 0;
-    for (int q = 0; q < 400; q++) {
-        const int kind = 1 + (int)(2.0 * mcf_rng_uniform(&rng));
+    for (int q = 0; q < 600; q++) {
+        const int kind = 1 + (int)(3.0 * mcf_rng_uniform(&rng));
         const double T = Ts[(int)(3.0 * mcf_rng_uniform(&rng))];
         const double mc = mus[(int)(2.0 * mcf_rng_uniform(&rng))];
         random_moments(&rng, mu);
@@ -69,9 +75,9 @@ int main(void)
         calls++;
     }
     CHECK(all, "(a) a cached result differs from the uncached one");
-    printf("(a) %d calls over 12 keys, %d slots: every result the uncached bits: %s\n", calls,
+    printf("(a) %d calls over 18 keys, %d slots: every result the uncached bits: %s\n", calls,
            KPM_SERIES_SLOTS, all ? "yes" : "NO");
-    CHECK(cache.hits + cache.misses == (unsigned long)calls && cache.misses >= 12 &&
+    CHECK(cache.hits + cache.misses == (unsigned long)calls && cache.misses >= 18 &&
               cache.hits > (unsigned long)calls / 4,
           "(b) hits %lu, misses %lu over %d calls", cache.hits, cache.misses, calls);
     printf("(b) hits %lu, misses %lu\n", cache.hits, cache.misses);
@@ -87,7 +93,7 @@ int main(void)
                 {"a", M, nextafter(a, 7.0), b, T0, m0},
                 {"b", M, a, nextafter(b, 1.0), T0, m0},
                 {"M", M - 1, a, b, T0, m0}};
-    for (int kind = 1; kind <= 2; kind++) {
+    for (int kind = 1; kind <= 3; kind++) {
         random_moments(&rng, mu);
         same_bits(&cache, kind, mu, g, M, a, b, T0, m0); /* the set of (T0, m0) is held */
         for (size_t k = 0; k < sizeof near / sizeof near[0]; k++) {

@@ -123,7 +123,7 @@ static void test_free(void)
 
 typedef struct site_law {
     double T, mu, g, k, shift; /* shift: log p at its maximum on the grid, against overflow */
-    int what;                  /* 0: 1, 1: x, 2: x^2, 3: n */
+    int what;                  /* 0: 1, 1: x, 2: x^2, 3: n, 4: x n */
 } site_law;
 
 static double log_p(double x, const site_law *s)
@@ -136,13 +136,13 @@ static double site_integrand(double x, void *p)
 {
     const site_law *s = p;
     const double w = exp(log_p(x, s) - s->shift);
-    if (s->what == 3) /* n = f(-g x - mu) = 1 / (1 + e^{-(g x + mu)/T}) */
-        return w / (1.0 + exp(-(s->g * x + s->mu) / s->T));
+    if (s->what >= 3) /* n = f(-g x - mu) = 1 / (1 + e^{-(g x + mu)/T}) */
+        return w / (1.0 + exp(-(s->g * x + s->mu) / s->T)) * (s->what == 4 ? x : 1.0);
     return s->what == 0 ? w : s->what == 1 ? w * x : w * x * x;
 }
 
-/* <x>, <x^2>, <n> of one site by quadrature over |x| <= g/k + 40 sqrt(T/k) + 1 */
-static void site_moments(double T, double mu, double g, double k, double out[3])
+/* <x>, <x^2>, <n>, <x n> of one site by quadrature over |x| <= g/k + 40 sqrt(T/k) + 1 */
+static void site_moments(double T, double mu, double g, double k, double out[4])
 {
     site_law s = {T, mu, g, k, -INFINITY, 0};
     const double R = fabs(g) / k + 40.0 * sqrt(T / k) + 1.0;
@@ -150,15 +150,31 @@ static void site_moments(double T, double mu, double g, double k, double out[3])
         s.shift = fmax(s.shift, log_p(-R + 2.0 * R * i / 4000.0, &s));
     gsl_integration_workspace *w = gsl_integration_workspace_alloc(1000);
     gsl_function f = {site_integrand, &s};
-    double m[4], err;
-    for (s.what = 0; s.what < 4; s.what++) { /* absolute 1e-12 of the norm: <x> may be 0 */
+    double m[5], err;
+    for (s.what = 0; s.what < 5; s.what++) { /* absolute 1e-12 of the norm: <x> may be 0 */
         const int rc = gsl_integration_qag(&f, -R, R, s.what ? 1e-12 * m[0] : 0.0, 1e-12, 1000,
                                            GSL_INTEG_GAUSS61, w, &m[s.what], &err);
         CHECK(rc == 0, "quadrature %d at T = %g, mu = %g: %s", s.what, T, mu, gsl_strerror(rc));
     }
     gsl_integration_workspace_free(w);
-    for (int q = 0; q < 3; q++)
+    for (int q = 0; q < 4; q++)
         out[q] = m[q + 1] / m[0];
+}
+
+/* The energy per site (k/2) <x^2> + (g/2) <x> - g <x n> (the level -g x filled with
+ * probability n), and C = d<e>/dT at fixed mu by a central difference of the quadratures:
+ * step h = 1e-3 T, truncation h^2 |d3e/dT3| / 6 ~ 1e-7 |e| (d3e/dT3 ~ e / T^3), rounding
+ * 1e-12 |e| / h ~ 1e-9 / T: both far below the Monte Carlo errors (~1e-2 C). */
+static void site_energy(double T, double mu, double g, double k, double *e, double *c)
+{
+    double m[4], eq[3];
+    const double h = 1e-3 * T;
+    for (int q = 0; q < 3; q++) {
+        site_moments(q == 0 ? T : q == 1 ? T + h : T - h, mu, g, k, m);
+        eq[q] = 0.5 * k * m[1] + 0.5 * g * m[0] - g * m[3];
+    }
+    *e = eq[0];
+    *c = (eq[1] - eq[2]) / (2.0 * h);
 }
 
 static void test_atomic(void)
@@ -174,12 +190,16 @@ static void test_atomic(void)
     }
     for (size_t r = 0; r < tab.nrows; r++) {
         const double T = phys_get(&tab, r, "T"), mu = phys_get(&tab, r, "mu");
-        double ex[3];
+        double ex[4], e, c;
         site_moments(T, mu, 1.0, 1.0, ex);
+        site_energy(T, mu, 1.0, 1.0, &e, &c);
         printf(" T = %g, mu = %g (acceptance %.3f):\n", T, mu, phys_get(&tab, r, "acceptance"));
         compare_col(&tab, r, "x_mean", ex[0], 0.0);
         compare_col(&tab, r, "x2_mean", ex[1], 0.0);
         compare_col(&tab, r, "density", ex[2], 0.0);
+        compare_col(&tab, r, "energy", e, 0.0);
+        /* d<e>/dT of a weight exp(-S(x; T)): <e_T> - N cov(e, s_T) (the core's) */
+        compare_col(&tab, r, "specific_heat", c, 0.0);
     }
     CHECK(tab.nrows == 4, "expected 4 rows (2 mu x 2 T), got %zu", tab.nrows);
     phys_table_free(&tab);

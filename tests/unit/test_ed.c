@@ -23,7 +23,20 @@
  *   (h) T -> 0: dS -> delta / T for a level far below mu (T = 1e-3 and 1e-300, finite),
  *       0 for one far above, and an overflowing dS refused;
  *   (i) bad input refused with MCF_EINVAL and a message naming the problem and workspace;
- *   (j) a batch of three workspaces gives the single calls' numbers bit for bit. */
+ *   (j) a batch of three workspaces gives the single calls' numbers bit for bit.
+ * occupation_dT, the T-derivatives dn/dT = (1/dim) sum_k g_k, de/dT = (1/dim) sum_k E_k g_k,
+ * g = (E - mu) / T^2 f (1 - f):
+ *   (k) density and energy bit for bit those of occupation() (chain, random complex H, at
+ *       9 (mu, T)), a batch of three = single calls; two levels +-t (H_01 = -t) against g
+ *       written here as (E - mu) / T^2 e^-|x| / (1 + e^-|x|)^2 (ed: y / (4 cosh^2(y/2)) / T)
+ *       to 10 x [eps_E (1 + |x|) e^-|x| / T^2 + 20 eps |g|] per level, x = (E - mu) / T
+ *       (|dg/dE| <= (1 + |x|) f (1 - f) / T^2; eps_E = 4 eps t, the eigenvalues' error;
+ *       20 eps, the two formulas' rounding); a random complex H
+ *       (dim 16) against the central difference (n(T + h) - n(T - h)) / 2h of occupation()
+ *       (h = 2e-5) to twice [truncation h^2 |n_TTT| / 6, n_TTT from a second difference of
+ *       occupation_dT itself at T -+ T/20, + rounding (dim + 2) eps max(1, |E|) / h: each
+ *       of the dim terms and the sum rounds by ~eps]; T = 1e-300 gives exactly 0 (no level
+ *       at mu); T = 0, -1, NaN, inf, mu = NaN and a NULL output refused (MCF_EINVAL). */
 #include <complex.h>
 #ifndef CMPLX /* clang before 15 with glibc's complex.h has no CMPLX */
 #define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
@@ -1006,6 +1019,146 @@ static void test_delta_batch(void)
     test_params_free(tp);
 }
 
+/* ---- (k) occupation_dT ------------------------------------------------------------- */
+
+/* (E - mu) / T^2 f (1 - f), f (1 - f) = e^-|x| / (1 + e^-|x|)^2, x = (E - mu) / T */
+static double dfdT(double E, double mu, double T)
+{
+    const double x = (E - mu) / T, q = exp(-fabs(x));
+    return (E - mu) / (T * T) * q / ((1.0 + q) * (1.0 + q));
+}
+
+static int occ_dT1(void *ws, double mu, double T, double *v)
+{
+    void *const w[1] = {ws};
+    return ops->occupation_dT(w, 1, NULL, mu, T, v, v + 1, v + 2, v + 3);
+}
+
+static void test_occupation_dT(void)
+{
+    test_params *tp = make_params(info, "energy_points", "64", NULL);
+    /* density and energy: occupation()'s bits */
+    mcf_hamiltonian *hs[3] = {chain(10, 1.0), random_h(8, 3), random_h(5, 4)};
+    void *ws[3];
+    for (int k = 0; k < 3; k++)
+        ws[k] = workspace(tp, hs[k]);
+    const double mus[3] = {-0.9, 0.2, 1.0}, Ts[3] = {0.05, 0.3, 2.0};
+    int same = 1;
+    for (int k = 0; k < 3; k++)
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) {
+                double v[4], n, e;
+                CHECK(occ_dT1(ws[k], mus[a], Ts[b], v) == MCF_OK &&
+                          ops->occupation(&ws[k], 1, NULL, mus[a], Ts[b], &n, &e) == MCF_OK,
+                      "%s", mcf_last_error());
+                same &= !memcmp(&n, v, sizeof n) && !memcmp(&e, v + 1, sizeof e);
+            }
+    CHECK(same, "occupation_dT's density or energy differs from occupation()'s");
+    double bn[3], be[3], bdn[3], bde[3];
+    CHECK(ops->occupation_dT(ws, 3, NULL, 0.1, 0.2, bn, be, bdn, bde) == MCF_OK, "%s",
+          mcf_last_error());
+    for (int k = 0; k < 3; k++) {
+        double v[4];
+        CHECK(occ_dT1(ws[k], 0.1, 0.2, v) == MCF_OK && v[0] == bn[k] && v[1] == be[k] &&
+                  v[2] == bdn[k] && v[3] == bde[k],
+              "batch occupation_dT %d differs from the single call", k);
+    }
+
+    /* two levels +-t */
+    const double t = 1.0, eps = DBL_EPSILON;
+    mcf_hamiltonian *h2 = NULL;
+    CHECK(mcf_hamiltonian_create(2, 1, 1, &h2) == MCF_OK &&
+              mcf_hamiltonian_set(h2, 0, 1, -t, 0.0) == MCF_OK,
+          "%s", mcf_last_error());
+    void *w2 = workspace(tp, h2);
+    double worst = 0.0, worst_abs = 0.0; /* error / tolerance, error */
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            const double mu = mus[a], T = Ts[b], gp = dfdT(t, mu, T), gm = dfdT(-t, mu, T);
+            const double dn = 0.5 * (gp + gm), de = 0.5 * (t * gp - t * gm);
+            double tol = 0.0;
+            for (int s = -1; s <= 1; s += 2) {
+                const double x = fabs((s * t - mu) / T);
+                tol += 10.0 * 0.5 * (4.0 * eps * t * (1.0 + x) * exp(-x) / (T * T) +
+                                     20.0 * eps * fabs(dfdT(s * t, mu, T)));
+            }
+            double v[4];
+            CHECK(occ_dT1(w2, mu, T, v) == MCF_OK, "%s", mcf_last_error());
+            const double r = fmax(fabs(v[2] - dn), fabs(v[3] - de)) / tol;
+            CHECK(r <= 1.0, "two levels, mu = %g, T = %g: dn/dT %.17g (closed form %.17g), "
+                  "de/dT %.17g (%.17g), tolerance %.3g", mu, T, v[2], dn, v[3], de, tol);
+            worst = fmax(worst, r);
+            worst_abs = fmax(worst_abs, fmax(fabs(v[2] - dn), fabs(v[3] - de)));
+            if (a == 1 && b == 0)
+                printf("two levels +-1, mu = 0.2, T = 0.05: dn/dT = %.15g (closed form %.15g), "
+                       "de/dT = %.15g (%.15g)\n", v[2], dn, v[3], de);
+        }
+    printf("two levels: largest |ed - closed form| = %.1e, %.3f of the tolerance\n",
+           worst_abs, worst);
+
+    /* central differences of occupation() in T */
+    double wfd = 0.0;
+    const double fd_mu[2] = {0.2, -0.5}, fd_T[2] = {0.4, 0.1};
+    for (int q = 0; q < 2; q++) {
+        const double mu = fd_mu[q], T = fd_T[q], h = 2e-5, k2 = 0.05 * T;
+        double v[4], vp[4], vm[4], np, ep, nm, em;
+        CHECK(occ_dT1(ws[1], mu, T, v) == MCF_OK && occ_dT1(ws[1], mu, T + k2, vp) == MCF_OK &&
+                  occ_dT1(ws[1], mu, T - k2, vm) == MCF_OK &&
+                  ops->occupation(&ws[1], 1, NULL, mu, T + h, &np, &ep) == MCF_OK &&
+                  ops->occupation(&ws[1], 1, NULL, mu, T - h, &nm, &em) == MCF_OK,
+              "%s", mcf_last_error());
+        double lo, hi;
+        mcf_hamiltonian_bounds(hs[1], &lo, &hi);
+        const double emax = fmax(1.0, fmax(fabs(lo), fabs(hi)));
+        const double round = (double)(hs[1]->dim + 2) * eps / h;
+        for (int j = 0; j < 2; j++) {
+            const double fd = j ? (ep - em) / (2.0 * h) : (np - nm) / (2.0 * h);
+            const double d3 = (vp[2 + j] - 2.0 * v[2 + j] + vm[2 + j]) / (k2 * k2);
+            const double tol = 2.0 * (h * h * fabs(d3) / 6.0 + round * (j ? emax : 1.0));
+            CHECK(fabs(v[2 + j] - fd) <= tol, "mu = %g, T = %g: d%s/dT %.15g, central "
+                  "difference %.15g, tolerance %.3g", mu, T, j ? "e" : "n", v[2 + j], fd, tol);
+            wfd = fmax(wfd, fabs(v[2 + j] - fd) / tol);
+        }
+        printf("random H (dim 16), mu = %g, T = %g: dn/dT = %.12f (central difference %.12f), "
+               "de/dT = %.12f (%.12f)\n", mu, T, v[2], (np - nm) / (2.0 * h), v[3],
+               (ep - em) / (2.0 * h));
+    }
+    printf("central differences: largest deviation %.3f of the tolerance\n", wfd);
+
+    /* T -> 0 without a level at mu: exactly 0 (chain N = 10 has none at 0) */
+    double v[4];
+    CHECK(occ_dT1(ws[0], 0.0, 1e-300, v) == MCF_OK && v[2] == 0.0 && v[3] == 0.0 &&
+              v[0] == 0.5,
+          "T = 1e-300: %.17g %.17g %.17g (%s)", v[0], v[2], v[3], mcf_last_error());
+
+    /* refusals */
+    const double bad_T[4] = {0.0, -1.0, NAN, INFINITY};
+    const char *bad_text[4] = {"T = 0", "T = -1", "T = nan", "T = inf"};
+    for (int k = 0; k < 4; k++) {
+        int rc = occ_dT1(ws[0], 0.0, bad_T[k], v);
+        CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), bad_text[k]) &&
+                  contains(mcf_last_error(), "occupation_dT"),
+              "T = %g: rc %d, %s", bad_T[k], rc, mcf_last_error());
+    }
+    CHECK(occ_dT1(ws[0], NAN, 0.1, v) == MCF_EINVAL && contains(mcf_last_error(), "mu"),
+          "mu = NaN: %s", mcf_last_error());
+    void *const w0[1] = {ws[0]};
+    CHECK(ops->occupation_dT(w0, 1, NULL, 0.0, 0.1, v, v + 1, NULL, v + 3) == MCF_EINVAL,
+          "a NULL output array accepted");
+    CHECK(ops->occupation_dT(w0, 0, NULL, 0.0, 0.1, NULL, NULL, NULL, NULL) == MCF_OK,
+          "an empty batch is fine");
+    occ_dT1(ws[0], 0.0, 0.0, v);
+    printf("occupation_dT at T = 0: %s\n", mcf_last_error());
+
+    ops->destroy(w2);
+    mcf_hamiltonian_destroy(h2);
+    for (int k = 0; k < 3; k++) {
+        ops->destroy(ws[k]);
+        mcf_hamiltonian_destroy(hs[k]);
+    }
+    test_params_free(tp);
+}
+
 int main(void)
 {
     mcf_plugin *p = NULL;
@@ -1035,6 +1188,10 @@ int main(void)
     test_max_dim();
     test_changes();
     test_degenerate();
+    const int has_dT = MCF_HAS(mcf_fermion_ops, ops, occupation_dT);
+    CHECK(has_dT, "ops struct_size %u: no occupation_dT", ops->struct_size);
+    if (has_dT)
+        test_occupation_dT();
     if (has_delta) {
         test_delta_random();
         test_delta_level();

@@ -208,6 +208,22 @@ typedef struct mcf_fermion_ops {
     int (*reconstruct)(const mcf_params *params, const char *kernel, size_t M, size_t sets,
                        const double *mu, double a, double b, size_t points, const double *E,
                        double *grid, double *out);
+
+    /* ---- appended for the specific heat of fermion models (issue 24; same rule: check
+     * struct_size and NULL; ed, kpm and kpm-cuda have it) ---------------------------------
+     *
+     * For n workspaces: occupation() — density[k] and energy[k] per state, drawing from
+     * rngs[k] exactly what occupation() draws, so the same bits — and, from the same trace,
+     * their temperature derivatives at fixed mu, per state:
+     *
+     *     ddensity[k] = int rho(E) df/dT dE,     denergy[k] = int rho(E) E df/dT dE,
+     *     df/dT = (E - mu) / T^2 f (1 - f),      f = 1 / (1 + exp((E - mu) / T)),
+     *
+     * at T > 0 (the derivative of the step at T = 0 is refused: MCF_EINVAL).  A fermion
+     * model whose weight is exp(-S_eff(T)) needs them for d<E>/dT (mcf/model.h,
+     * MCF_ROLE_ENERGY_DT).  Errors as occupation(), and MCF_EINVAL for T <= 0. */
+    int (*occupation_dT)(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
+                         double *density, double *energy, double *ddensity, double *denergy);
 } mcf_fermion_ops;
 
 #ifdef __cplusplus

@@ -12,7 +12,8 @@
  *              a.T[k], a.mu[k] per chain, mcf_fermion_change_action(&c0->fermion, &a, n):
  *              dS in a.dS, truncation bounds in a.err.
  *   batch_measure(): fill a.ws, a.rngs, a.T, a.mu; mcf_fermion_occupation(): density and
- *              band energy per state in a.density, a.energy, whatever (mu, T) each chain has.
+ *              band energy per state in a.density, a.energy, whatever (mu, T) each chain has
+ *              (mcf_fermion_occupation_dT: also their temperature derivatives, for C).
  *
  * The evaluator never learns which model asked; the model never learns which hardware
  * answered.  mcf_fermion and mcf_fermion_batch are plain structs of this SDK version: a later
@@ -43,8 +44,10 @@ enum {
     MCF_FERMION_GREEN = 1u << 4,         /* green, energy_points, energies */
     MCF_FERMION_DELTA_ACTION = 1u << 5,  /* delta_action: the rank <= 2 change of mcf 0.2 */
     MCF_FERMION_ACTION = 1u << 6,        /* action: S_eff itself (parallel tempering) */
-    MCF_FERMION_MOMENTS = 1u << 7        /* moment_count, dos_moments, ldos_moments and
+    MCF_FERMION_MOMENTS = 1u << 7,       /* moment_count, dos_moments, ldos_moments and
                                             reconstruct: Chebyshev moments in the results */
+    MCF_FERMION_OCCUPATION_DT = 1u << 8  /* occupation_dT: d(density)/dT and d(energy)/dT,
+                                            for the specific heat (mcf 0.3) */
 };
 
 /* A model's handle on its fermion evaluator (static storage of the plugin; borrowed). */
@@ -98,6 +101,18 @@ int mcf_fermion_change_action(const mcf_fermion *f, const mcf_fermion_batch *a, 
  * per distinct (mu, T), in order of first appearance (results do not depend on the
  * grouping).  Refuses a non-finite result (MCF_EPLUGIN).  Uses a->index as scratch. */
 int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n);
+
+/* The same as mcf_fermion_occupation (a->density, a->energy: the same bits, the same draws)
+ * and, from the same trace, their temperature derivatives at fixed mu per state into
+ * ddensity[k] and denergy[k] (n doubles each, the model's; a->dS and a->err, the outputs of
+ * change_action, are free during a measurement and may be passed; mcf/fermion.h,
+ * occupation_dT): one occupation_dT call per distinct (mu, T).  Needs MCF_FERMION_OCCUPATION_DT (bind with it, or ask mcf_fermion_has).  A model
+ * whose weight is exp(-S_eff) of its fermions turns them into its ENERGY_DT and ACTION_DT
+ * observables (mcf/model.h), and the core into the specific heat:
+ *     de/dT = denergy,   dS_eff/dT = -(energy - mu density) / T^2   (per state).
+ * Errors as mcf_fermion_occupation, prefixed "<model>: evaluator <name>: occupation_dT". */
+int mcf_fermion_occupation_dT(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                              double *ddensity, double *denergy);
 
 /* ---- Chebyshev moments in the results (issue 18) ---------------------------------------
  *

@@ -37,17 +37,34 @@ extern "C" {
 /* What an observable means, so the core can derive quantities from it.  With temperature
  * T and N = units(chain):
  *   specific_heat  = N (<e^2> - <e>^2) / T^2        from the ENERGY observable e (per unit),
- *                                                   for a Boltzmann weight only (weight_form)
+ *                                                   for a Boltzmann weight (weight_form);
+ *                  = <e_T> - N (<e s_T> - <e> <s_T>) for a weight exp(-S(x; T)) (weight_form
+ *                                                   MCF_WEIGHT_ACTION) from ENERGY (e),
+ *                                                   ENERGY_DT (e_T) and ACTION_DT (s_T)
  *   susceptibility = N (<m^2> - <|m|>^2) / T        from ORDER (|m|) and ORDER2 (m^2)
  *   binder         = 1 - <m^4> / (3 <m^2>^2)         from ORDER2 and ORDER4 (m^4)
- * each with a jackknife error.  At most one observable per role other than NONE. */
+ * each with a jackknife error.  At most one observable per role other than NONE.  Both
+ * forms of the specific heat are (1/N) d<N e>/dT: for any weight exp(-S(x; T)),
+ * d<O>/dT = <dO/dT> - <O dS/dT> + <O> <dS/dT>, and a Boltzmann S = N e / T has
+ * dS/dT = -N e / T^2 and de/dT = 0. */
 typedef enum mcf_observable_role {
     MCF_ROLE_NONE = 0,
     MCF_ROLE_ENERGY = 1,   /* energy per unit */
     MCF_ROLE_ORDER = 2,    /* |order parameter| per unit, e.g. abs_m */
     MCF_ROLE_ORDER2 = 3,   /* its square, e.g. m2 */
-    MCF_ROLE_ORDER4 = 4    /* its fourth power, e.g. m4 */
+    MCF_ROLE_ORDER4 = 4,   /* its fourth power, e.g. m4 */
+    /* mcf 0.3, for MCF_WEIGHT_ACTION: the partial derivatives in T at fixed configuration
+     * x, per unit, of the ENERGY observable (e_T; e.g. a fermion energy sum eps f(eps)
+     * depends on T through f) and of the whole action S(x; T) of the weight exp(-S)
+     * (s_T = (dS/dT) / N; e.g. -(E_f - mu N_f) / (N T^2) for a grand-canonical fermion
+     * action, minus E_classical / (N T^2) for a classical energy in the weight).  With
+     * both, the core writes the specific heat of the general form above. */
+    MCF_ROLE_ENERGY_DT = 5,
+    MCF_ROLE_ACTION_DT = 6
 } mcf_observable_role;
+
+/* the number of roles (NONE included): role values are below it */
+#define MCF_ROLE_COUNT 7
 
 /* Bits of mcf_observable_spec.flags. */
 enum {
@@ -283,9 +300,10 @@ typedef struct mcf_model_ops {
      * MCF_WEIGHT_BOLTZMANN (0, the default): exp(-N e / T), so that
      * specific_heat = N (<e^2> - <e>^2) / T^2 is d<N e>/dT / N.  MCF_WEIGHT_ACTION: a
      * general exp(-S(x; T)), e.g. a fermion model's grand-canonical action whose ENERGY is
-     * the fermions' sum eps f(eps): that formula is not d<E>/dT there, and the core writes
-     * no specific_heat.  Any other value counts as MCF_WEIGHT_ACTION (no specific_heat
-     * rather than a wrong one). */
+     * the fermions' sum eps f(eps): that formula is not d<E>/dT there.  The core then
+     * writes specific_heat = <e_T> - N (<e s_T> - <e> <s_T>) when the model has observables
+     * with the roles ENERGY_DT and ACTION_DT (mcf 0.3), and no specific_heat without them.
+     * Any other value counts as MCF_WEIGHT_ACTION. */
     int weight_form;
 } mcf_model_ops;
 

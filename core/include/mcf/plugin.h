@@ -83,6 +83,18 @@ typedef struct mcf_plugin_info {
         .params = (params_), .ops = (ops_)};                                              \
     MCF_PLUGIN(mcf_plugin_info_)
 
+/* The same, for a plugin that uses an SDK newer than 0.1 and states the oldest release it
+ * runs with (min_mcf_version; mcf 0.3):
+ *     MCF_PLUGIN_DEFINE_NEEDS(MCF_PLUGIN_MODEL, "fk", "1.0", "one line", my_params, &my_ops,
+ *                             MCF_VERSION_NUMBER(0, 3, 0))
+ */
+#define MCF_PLUGIN_DEFINE_NEEDS(kind_, name_, version_, summary_, params_, ops_, needs_)    \
+    static const mcf_plugin_info mcf_plugin_info_ = {                                     \
+        .abi_version = MCF_ABI_VERSION, .struct_size = sizeof(mcf_plugin_info),          \
+        .kind = (kind_), .name = (name_), .version = (version_), .summary = (summary_),   \
+        .params = (params_), .ops = (ops_), .min_mcf_version = (needs_)};                 \
+    MCF_PLUGIN(mcf_plugin_info_)
+
 /* The fields of the first ABI's descriptor: a shorter struct_size is refused. */
 #define MCF_PLUGIN_INFO_MIN_SIZE (offsetof(mcf_plugin_info, ops) + sizeof(const void *))
 
