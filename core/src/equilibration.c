@@ -3,7 +3,9 @@
  * Three questions, each answered from what the chains already accumulate (no extra memory,
  * nothing that a resume could change):
  *  - Did the error reach a plateau?  stats.c's blocking analysis says converged or not; when
- *    not, its tau is a lower bound.  The plateau rule needs about 512 tau measurements (a
+ *    not, its tau is extrapolated from blocks shorter than the plateau needs (an estimate
+ *    that assumes an exponential autocorrelation; a lower bound where even the longest
+ *    usable blocks are shorter than tau).  The plateau rule needs about 512 tau (a
  *    usable level of >= 32 blocks with B^3 > 8 N tau^2, i.e. N > 512 tau); when the run has
  *    that many already, the blocking error still rose at the longest blocks and tau is larger
  *    than it says: the estimate then asks for twice the measurements.
@@ -199,6 +201,7 @@ static int check_plateau(const mcf_run *r, const mcf_chain *c, const char *where
     double tau = 0, needed = 0;
     uint64_t count = 0;
     int grew = 0; /* the largest need is a run long enough for its tau: the error still grew */
+    int bound = 0; /* some tau is only a lower bound (blocks shorter than tau) */
     for (size_t o = 0; o < r->n_obs; o++) {
         mcf_estimate est;
         mcfi_blocking_estimate(&c->blocking[o], &est);
@@ -207,6 +210,7 @@ static int check_plateau(const mcf_run *r, const mcf_chain *c, const char *where
         names_add(names, sizeof names, obs[r->scalar[o]].name);
         names_add(f->plateau_obs, sizeof f->plateau_obs, obs[r->scalar[o]].name);
         count = est.count;
+        bound |= est.lower_bound;
         if (est.tau > tau)
             tau = est.tau;
         const double N = (double)est.count;
@@ -228,9 +232,12 @@ static int check_plateau(const mcf_run *r, const mcf_chain *c, const char *where
                          c->index, where, names, made, made / 512.0, round_up(sweeps));
     else
         mcfi_text_printf(details, "# warning: chain %zu (%s): the errors of %s did not reach a "
-                         "plateau: tau is at least %.3g sweeps (a lower bound), a plateau needs "
-                         "about 512 tau, %.0f measured sweeps (this run: %.0f)\n", c->index,
-                         where, names, tau * every, round_up(sweeps), made);
+                         "plateau: tau is %s %.3g sweeps (%s), a plateau needs about 512 "
+                         "tau, %.0f measured sweeps (this run: %.0f)\n", c->index, where,
+                         names, bound ? "at least" : "about", tau * every,
+                         bound ? "a lower bound: longer than the blocks"
+                               : "extrapolated from short blocks",
+                         round_up(sweeps), made);
     if (sweeps > f->needed_sweeps)
         f->needed_sweeps = sweeps;
     return 1;

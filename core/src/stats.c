@@ -24,10 +24,31 @@
  * (one-sided: only a rise signals a correlation time longer than the block; falling values
  * at the last levels are the usual chi-square scatter of few blocks).  Three combined
  * standard errors keep false alarms on converged series rare (~0.1 % per level).
- * If both hold, converged = 1 and the error is sigma_k.  Otherwise converged = 0 and the
- * error reported is the largest sigma over the usable levels (a lower bound on the true
- * error), at that level.  With no usable level at all (fewer than 32 values) the naive
- * level-0 error is reported with converged = 0.
+ * If both hold, converged = 1 at level k.  Otherwise converged = 0 at the longest usable
+ * level (the one whose blocks are longest, 32..63 of them).  With no usable level at all
+ * (fewer than 32 values) the naive level-0 error is reported with converged = 0.
+ *
+ * Finite blocks.  sigma_k of blocks that are not much longer than the correlation time
+ * falls short of the error: for a stationary series with autocorrelation rho^|t| (AR(1),
+ * tau = (1 + rho) / (2 (1 - rho))) the mean of B consecutive values has
+ *     B Var(mean_B) / Var(x) = h(B) = (1 + rho)/(1 - rho) - 2 rho (1 - rho^B) / (B (1 - rho)^2)
+ * and, n blocks covering N_k = n B of the N values (the sample variance of correlated
+ * block means also loses the variance of their common mean),
+ *     E sigma_k^2 = Var(x) (n h(B) - h(N_k)) / (N_k (n - 1)),
+ *     E sigma_0^2 = Var(x) (N - h(N)) / (N (N - 1)),      Var(mean) = Var(x) h(N) / N,
+ * a deficit of about tau / B (exactly 1 - 1/F below).  The error reported is sigma_k times
+ * sqrt(F), F = Var(mean) / E sigma_k^2 = h(N) N_k (n - 1) / (N (n h(B) - h(N_k))), with rho
+ * the AR(1) coefficient that reproduces the observed sigma_k^2 / sigma_0^2 (bisection; rho
+ * = 0 and F = N_k / N when the ratio is at or below that of uncorrelated data).  At the
+ * plateau of a long run F - 1 is a few per cent; for a run of a few hundred tau, whose
+ * longest usable blocks hold only 3..15 tau, it is 5..40 %, which the bare sigma_k missed
+ * (tests/physics/test_error_calibration.c: z-scores of short Ising runs near Tc against
+ * exact averages).  For a reversible Markov chain the autocorrelation is a positive
+ * mixture of decaying exponentials, whose deficit sum_t t rho(t) / (tau B) is at least the
+ * single exponential's tau / B: the correction is then, if anything, too small.  The fit
+ * stops at tau = B (level_factor): blocks shorter than tau cannot tell tau, and the error
+ * is then a lower bound (lower_bound = 1; runs shorter than ~60 tau).  The error never
+ * exceeds sqrt(N) sigma_0, the spread of the values themselves.
  *
  * Jackknife with bins of unequal size: the weighted delete-one jackknife of Busing, Meijer
  * & van der Leeden (Stat. Comput. 9, 3 (1999)), with h_i = W / w_i (W = sum of weights):
@@ -48,6 +69,74 @@
 #include <string.h>
 
 #define MIN_BLOCKS 32
+
+/* h(B) above: B Var(mean of B values) / Var(x) for AR(1) with coefficient rho in [0, 1).
+ * Written as 1 + (2 rho / q) (1 - (1 - rho^B) / (B q)), q = 1 - rho, with the bracket's
+ * Taylor series (B - 1) q / 2 - (B - 1)(B - 2) q^2 / 6 + ... where B q is small and the
+ * closed form would cancel. */
+static double ar1_h(double rho, double B)
+{
+    if (!(rho > 0.0) || B <= 1.0)
+        return 1.0;
+    const double q = 1.0 - rho;
+    double bracket;
+    if (B * q < 1e-3)
+        bracket = (B - 1.0) * q / 2.0 * (1.0 - (B - 2.0) * q / 3.0 +
+                                          (B - 2.0) * (B - 3.0) * q * q / 12.0);
+    else
+        bracket = 1.0 + expm1(B * log1p(-q)) / (B * q); /* 1 - (1 - rho^B) / (B q) */
+    return 1.0 + 2.0 * rho / q * bracket;
+}
+
+/* E sigma_k^2 / E sigma_0^2 for AR(1): n blocks of B values (N_k = n B) of N values */
+static double ar1_level_ratio(double rho, double B, double n, double N)
+{
+    const double Nk = n * B, hN = ar1_h(rho, N);
+    return (n * ar1_h(rho, B) - ar1_h(rho, Nk)) * N * (N - 1.0) / (Nk * (n - 1.0) * (N - hN));
+}
+
+/* F = Var(mean of N) / E sigma_k^2 for AR(1) */
+static double ar1_level_factor(double rho, double B, double n, double N)
+{
+    const double Nk = n * B;
+    return ar1_h(rho, N) * Nk * (n - 1.0) / (N * (n * ar1_h(rho, B) - ar1_h(rho, Nk)));
+}
+
+/* F of level k whose sigma_k^2 / sigma_0^2 is r: the rho that reproduces r, found by
+ * bisection (the ratio grows with rho).  As tau passes B the ratio saturates (at ~B: blocks
+ * shorter than tau all look alike) and the inversion amplifies the noise of r without
+ * bound, so rho stops at tau = B (F ~ 2.7); *capped = 1 then: the error is a lower bound. */
+static double level_factor(double r, double B, double n, double N, int *capped)
+{
+    *capped = 0;
+    if (!(r > ar1_level_ratio(0.0, B, n, N)))
+        return ar1_level_factor(0.0, B, n, N);
+    const double rho_max = (2.0 * B - 1.0) / (2.0 * B + 1.0); /* tau = B */
+    if (!(r < ar1_level_ratio(rho_max, B, n, N))) {
+        *capped = 1;
+        return ar1_level_factor(rho_max, B, n, N);
+    }
+    double lo = 0.0, hi = rho_max;
+    for (int it = 0; it < 64 && hi - lo > 1e-15; it++) {
+        const double mid = 0.5 * (lo + hi);
+        const double rm = ar1_level_ratio(mid, B, n, N);
+        if (rm < r && isfinite(rm))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return ar1_level_factor(0.5 * (lo + hi), B, n, N);
+}
+
+double mcfi_block_factor(double tau, double block, double n_blocks)
+{
+    if (!(tau > 0.5) || !(block >= 1.0) || !(n_blocks >= 2.0))
+        return 1.0;
+    if (!isfinite(tau))
+        return INFINITY;
+    const double rho = (2.0 * tau - 1.0) / (2.0 * tau + 1.0);
+    return ar1_level_factor(rho, block, n_blocks, block * n_blocks);
+}
 
 int mcfi_error_decimals(double error)
 {
@@ -170,16 +259,18 @@ void mcfi_blocking_estimate(const mcf_blocking *b, mcf_estimate *e)
             }
         }
     }
-    if (chosen >= 0) {
+    if (chosen >= 0)
         e->converged = 1;
-    } else {
-        chosen = 0;
-        for (int k = 1; k < usable; k++)
-            if (sigma[k] > sigma[chosen])
-                chosen = k;
-    }
+    else
+        chosen = usable - 1;
     e->level = chosen;
-    e->error = sigma[chosen];
+    const double B = ldexp(1.0, chosen), nk = (double)b->n[chosen];
+    const double ratio = sigma[chosen] * sigma[chosen] / (s0 * s0);
+    e->error = sigma[chosen] * sqrt(level_factor(ratio, B, nk, N, &e->lower_bound));
+    if (e->lower_bound)
+        e->converged = 0;
+    if (!(e->error <= sqrt(N) * s0))
+        e->error = sqrt(N) * s0;
     e->tau = e->error * e->error / (2.0 * s0 * s0);
 }
 

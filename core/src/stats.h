@@ -6,7 +6,8 @@
  * plain data of fixed-width fields: the core checkpoints it byte for byte, so a resumed
  * run continues with exactly the same sums.
  *
- * mcfi_jackknife: error of a nonlinear function of several means, from bins. */
+ * mcfi_jackknife: error of a nonlinear function of several means, from bins.
+ * mcfi_block_factor: what correlated bins miss of a variance. */
 #ifndef MCF_STATS_H
 #define MCF_STATS_H
 
@@ -27,12 +28,15 @@ typedef struct mcf_blocking {
 
 typedef struct mcf_estimate {
     double mean;         /* sample mean */
-    double error;        /* standard error of the mean from the blocking plateau */
+    double error;        /* standard error of the mean from the blocking plateau, corrected
+                            for the finite length of its blocks (stats.c) */
     double naive_error;  /* level 0 error, as if uncorrelated */
     double tau;          /* integrated autocorrelation time in units of the series step,
                             tau = error^2 / (2 naive_error^2); 0.5 for uncorrelated data */
     int level;           /* blocking level the error was taken from */
     int converged;       /* 1 if a plateau was found with enough blocks, 0 = do not trust */
+    int lower_bound;     /* 1 if even the longest usable blocks are shorter than tau: the
+                            error (and tau) are only lower bounds (converged is 0 then) */
     uint64_t count;      /* number of values */
 } mcf_estimate;
 
@@ -51,6 +55,13 @@ int mcfi_blocking_consistent(const mcf_blocking *b);
 /* Fills *e from b.  With fewer than 2 values: mean as far as defined, error NaN,
  * converged 0. */
 void mcfi_blocking_estimate(const mcf_blocking *b, mcf_estimate *e);
+
+/* F = Var(mean) / E[naive variance of the mean from the scatter of the block means] for
+ * n_blocks consecutive blocks of `block` values of a series whose autocorrelation is
+ * exponential with integrated time tau (in values; AR(1), stats.c): the factor by which
+ * an error from blocks (jackknife bins) that are not much longer than tau must be scaled
+ * in variance, sqrt(F) in error.  1 for tau <= 1/2; about 1 + tau / block otherwise. */
+double mcfi_block_factor(double tau, double block, double n_blocks);
 
 /* The decimal places that show `error` with two significant digits (0 .. 15), for
  * printing a mean and its error to the same place; -1 when error is not finite and > 0. */
