@@ -88,6 +88,29 @@ static void occ_side(const double *mu, const double *g, size_t M, double a, doub
     *de += se / kpm_pi;
 }
 
+/* Adds the panels of occ_side over |E - mu| <= width T on both sides of theta_mu, for F
+ * (f - step for the occupation, y f(1 - f) for its derivatives); `what` names the op in an
+ * out-of-memory message. */
+static int occ_panels(const char *what, const double *mu, const double *g, size_t M, double a,
+                      double b, double mu_chem, double T, double width, double (*F)(double),
+                      double *dn, double *de)
+{
+    const double xm = (mu_chem - b) / a;
+    const double tm = xm >= 1.0 ? 0.0 : xm <= -1.0 ? kpm_pi : acos(xm);
+    const double xl = (mu_chem - width * T - b) / a, xh = (mu_chem + width * T - b) / a;
+    const double th_lo = xh >= 1.0 ? 0.0 : xh <= -1.0 ? kpm_pi : acos(xh);
+    const double th_hi = xl >= 1.0 ? 0.0 : xl <= -1.0 ? kpm_pi : acos(xl);
+    gsl_integration_glfixed_table *tab = gsl_integration_glfixed_table_alloc(16);
+    if (!tab)
+        return mcf_fail(MCF_ENOMEM, "kpm: %s: out of memory", what);
+    if (tm > th_lo)
+        occ_side(mu, g, M, a, b, mu_chem, T, th_lo, tm, -1, tab, F, dn, de);
+    if (th_hi > tm)
+        occ_side(mu, g, M, a, b, mu_chem, T, tm, th_hi, +1, tab, F, dn, de);
+    gsl_integration_glfixed_table_free(tab);
+    return MCF_OK;
+}
+
 #define OCC_MAX_NODES ((size_t)1 << 16)
 
 /* Chebyshev-Gauss nodes for T > 0: the power of 2 that keeps the aliases of the Fermi
@@ -178,7 +201,7 @@ int kpm_occupation_cached(kpm_series_cache *cache, const double *mu, const doubl
                           double a, double b, double mu_chem, double T, double *density,
                           double *energy)
 {
-    const int rc = occ_check("occupation", 0, M, a, b, mu_chem, T);
+    int rc = occ_check("occupation", 0, M, a, b, mu_chem, T);
     if (rc)
         return rc;
     const size_t K = T > 0.0 ? occ_nodes(M, a, b, mu_chem, T, 40.0) : 0;
@@ -204,22 +227,10 @@ int kpm_occupation_cached(kpm_series_cache *cache, const double *mu, const doubl
         n0 /= kpm_pi;
         e0 = b * n0 + a * e0 / kpm_pi;
     }
-    if (T > 0.0) {
-        /* the Fermi edge within +-40 T of mu: beyond, f - step < 5e-18 */
-        const double xl = (mu_chem - 40.0 * T - b) / a, xh = (mu_chem + 40.0 * T - b) / a;
-        const double th_lo = xh >= 1.0 ? 0.0 : xh <= -1.0 ? kpm_pi : acos(xh);
-        const double th_hi = xl >= 1.0 ? 0.0 : xl <= -1.0 ? kpm_pi : acos(xl);
-        gsl_integration_glfixed_table *tab = gsl_integration_glfixed_table_alloc(16);
-        if (!tab)
-            return mcf_fail(MCF_ENOMEM, "kpm: occupation: out of memory");
-        if (tm > th_lo)
-            occ_side(mu, g, M, a, b, mu_chem, T, th_lo, tm, -1, tab, fermi_minus_step, &n0,
-                     &e0);
-        if (th_hi > tm)
-            occ_side(mu, g, M, a, b, mu_chem, T, tm, th_hi, +1, tab, fermi_minus_step, &n0,
-                     &e0);
-        gsl_integration_glfixed_table_free(tab);
-    }
+    /* the Fermi edge within +-40 T of mu: beyond, f - step < 5e-18 */
+    if (T > 0.0 && (rc = occ_panels("occupation", mu, g, M, a, b, mu_chem, T, 40.0,
+                                    fermi_minus_step, &n0, &e0)))
+        return rc;
     *density = n0;
     *energy = e0;
     return MCF_OK;
@@ -270,20 +281,9 @@ int kpm_occupation_dT_cached(kpm_series_cache *cache, const double *mu, const do
                         T, K, &dn, &de);
         if (rc)
             return rc;
-    } else {
-        const double xm = (mu_chem - b) / a;
-        const double tm = xm >= 1.0 ? 0.0 : xm <= -1.0 ? kpm_pi : acos(xm);
-        const double xl = (mu_chem - 50.0 * T - b) / a, xh = (mu_chem + 50.0 * T - b) / a;
-        const double th_lo = xh >= 1.0 ? 0.0 : xh <= -1.0 ? kpm_pi : acos(xh);
-        const double th_hi = xl >= 1.0 ? 0.0 : xl <= -1.0 ? kpm_pi : acos(xl);
-        gsl_integration_glfixed_table *tab = gsl_integration_glfixed_table_alloc(16);
-        if (!tab)
-            return mcf_fail(MCF_ENOMEM, "kpm: occupation_dT: out of memory");
-        if (tm > th_lo)
-            occ_side(mu, g, M, a, b, mu_chem, T, th_lo, tm, -1, tab, fermi_dT_y, &dn, &de);
-        if (th_hi > tm)
-            occ_side(mu, g, M, a, b, mu_chem, T, tm, th_hi, +1, tab, fermi_dT_y, &dn, &de);
-        gsl_integration_glfixed_table_free(tab);
+    } else if ((rc = occ_panels("occupation_dT", mu, g, M, a, b, mu_chem, T, 50.0, fermi_dT_y,
+                                &dn, &de))) {
+        return rc;
     }
     *ddensity = dn / T;
     *denergy = de / T;
