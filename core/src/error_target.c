@@ -180,8 +180,9 @@ static void describe_row(const mcf_run *r, const mcfi_table *t, size_t j, char *
 
 /* 1 when the errors behind column `name` at scan point p reached a plateau in every walker
  * (stats.c): an observable's own, or for a derived column (specific_heat, binder, ...) those
- * of the observables with a role.  An error without a plateau is only a lower bound, so a
- * target it seems to meet is not met. */
+ * of the observables with a role.  An error without a plateau is an extrapolation from
+ * blocks not much longer than tau (docs/methods.md), too uncertain to stop on, so a target
+ * it seems to meet is not met. */
 static int point_plateau(const mcf_run *r, size_t p, const char *name)
 {
     const size_t R = (size_t)r->setup->walkers;
@@ -237,7 +238,7 @@ static int targets_met(mcf_run *r, const mcfi_table *t, char *report, size_t n)
                 worst = ratio;
                 char point[256];
                 describe_row(r, t, j, point, sizeof point);
-                const char *lower = plateau ? "" : ", a lower bound: no plateau yet";
+                const char *lower = plateau ? "" : ", not trusted: no plateau yet";
                 if (g->relative)
                     snprintf(what, sizeof what, "%s_err = %.3g is %.3g%% of |%s| = %.6g "
                              "(target %.3g%%%s)%s%s", g->name, err,

@@ -3,7 +3,7 @@
  *
  * The measured phase is sweeps, 2 sweeps, 4 sweeps ... long: at its end rank 0 computes the
  * table of results.tsv and, when some scan point misses a target (its error too large, or
- * an error behind it without a plateau: a lower bound) and doubling stays within
+ * an error behind it without a plateau: an untrusted extrapolation) and doubling stays within
  * max_sweeps, every chain measures as long again.  Doubling keeps the jackknife bins
  * contiguous: measurement t of n goes to bin t bins / n, and with 2n measurements bin b
  * holds exactly the old bins 2b and 2b + 1, so the bins merge pairwise and the new

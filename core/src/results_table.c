@@ -2,7 +2,8 @@
  * column by column: results.c prints them with 10 digits, results_h5.c keeps them as they
  * are.  The blocking estimate per chain, the walkers combined (mean of the means, error
  * sqrt(sum err^2) / R, tau the mean), derived quantities by the jackknife over the union of
- * the walkers' bins, curve points by the jackknife of the bin ratio. */
+ * the walkers' bins (scaled for bins not much longer than tau), curve points by the
+ * jackknife of the bin ratio. */
 #define _POSIX_C_SOURCE 200809L
 #include "results_table.h"
 
@@ -202,6 +203,40 @@ static void point_bins(const mcf_run *r, size_t point, double *means, double *we
     *n_bins = used;
 }
 
+/* The jackknife's bins are consecutive stretches of one chain, correlated when they are not
+ * much longer than tau, and its variance then falls short by F = mcfi_block_factor (the
+ * same finite-block correction as the blocking error of the means, docs/methods.md):
+ * sqrt(F) for derived quantity `d` of scan point `point`, tau the walkers' mean blocking
+ * tau (in measurements, as tau_NAME) of the worst of the observables it is a function of
+ * (vars[], -1 for none), the bins those of walker 0 (all walkers measure alike). */
+static double jackknife_scale(const mcf_run *r, size_t point, const int vars[3])
+{
+    const size_t R = (size_t)r->setup->walkers, nb = (size_t)r->setup->bins;
+    double tau = 0.0, n_meas = 0.0, n_bins = 0.0;
+    for (int v = 0; v < 3; v++) {
+        if (vars[v] < 0 || (size_t)vars[v] >= r->n_obs)
+            continue;
+        double st = 0.0;
+        for (size_t w = 0; w < R; w++) {
+            mcf_estimate est;
+            mcfi_blocking_estimate(&r->chains[point * R + w].blocking[vars[v]], &est);
+            st += est.tau;
+        }
+        if (st / (double)R > tau)
+            tau = st / (double)R;
+    }
+    const mcf_chain *c = &r->chains[point * R];
+    for (size_t b = 0; b < nb; b++)
+        if (c->bin_count[b] > 0) {
+            n_meas += c->bin_count[b];
+            n_bins += 1.0;
+        }
+    if (!(n_bins >= 2.0))
+        return 1.0;
+    const double F = mcfi_block_factor(tau, n_meas / n_bins, n_bins);
+    return isfinite(F) && F > 1.0 ? sqrt(F) : 1.0;
+}
+
 int mcfi_results_table(const mcf_run *r, mcfi_table *t)
 {
     const mcf_setup *s = r->setup;
@@ -214,16 +249,19 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
         mcf_jackknife_fn f;
         int a, b;
         const char *name;
-        size_t col; /* the value's column; the error's is next */
-    } d[4] = {{0, specific_heat, e, (int)r->n_obs, "specific_heat", 0},
-              {0, susceptibility, m, m2, "susceptibility", 0},
-              {0, binder, m2, m4, "binder", 0},
-              {0, variance, e, (int)r->n_obs, "variance", 0}};
+        size_t col;  /* the value's column; the error's is next */
+        int tau_of[3]; /* the observables whose tau scales the error */
+    } d[4] = {{0, specific_heat, e, (int)r->n_obs, "specific_heat", 0, {e, -1, -1}},
+              {0, susceptibility, m, m2, "susceptibility", 0, {m, m2, -1}},
+              {0, binder, m2, m4, "binder", 0, {m2, m4, -1}},
+              {0, variance, e, (int)r->n_obs, "variance", 0, {e, -1, -1}}};
     for (int q = 0; q < 4; q++)
         d[q].want = derived_wanted(q, s->has_temperature, r->role, r->ops);
     if (action_form(r->role, r->ops)) { /* run.c made e s_T a variable */
         d[0].f = specific_heat_action;
         d[0].b = r->var_es;
+        d[0].tau_of[1] = r->role[MCF_ROLE_ENERGY_DT];
+        d[0].tau_of[2] = r->role[MCF_ROLE_ACTION_DT];
     }
     memset(t, 0, sizeof *t);
     t->n_rows = n_points;
@@ -280,6 +318,7 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
                                c->model_params->temperature};
             mcfi_jackknife(means, weights, used, r->nvars, d[q].f, &ctx,
                            &t->cols[d[q].col].x[k], &t->cols[d[q].col + 1].x[k]);
+            t->cols[d[q].col + 1].x[k] *= jackknife_scale(r, k, d[q].tau_of);
         }
         uint64_t accepted = 0, proposed = 0;
         for (size_t w = 0; w < R; w++) {

@@ -8,7 +8,8 @@ The susceptibility chi = N (<m^2> - <|m|>^2) / T is a function of two means, so 
 comes from the jackknife over the bins of the measurements.  results.h5 keeps, per chain,
 the mean of every observable in each bin and the number of measurements in the bin; this
 script forms the jackknife bins of every scan point (the bins of all its walkers), redoes
-the weighted delete-one jackknife, and asserts that value and error are the susceptibility
+the weighted delete-one jackknife, scales its error for bins that are not much longer than
+the autocorrelation time (block_factor), and asserts that value and error are the susceptibility
 and susceptibility_err columns of results.tsv, digit for digit.  Any other function of the
 means (a ratio, a Binder cumulant of your own) works the same way.
 
@@ -21,6 +22,7 @@ largest value.  `mcf dos DIR` does the same with any kernel and grid, and error 
 Needs h5py and numpy (Debian: apt-get install python3-h5py python3-numpy).  The layout of
 results.h5 is docs/results-h5.md.
 """
+import math
 import sys
 
 import h5py
@@ -58,6 +60,36 @@ def jackknife(means, weights, f):
         var += d * d / (h - 1.0)
     var /= n
     return f_all - G, np.sqrt(var)
+
+
+def ar1_h(rho, B):
+    """B Var(mean of B values) / Var(x) for a series with autocorrelation rho^t (AR(1))."""
+    if not rho > 0.0 or B <= 1.0:
+        return 1.0
+    q = 1.0 - rho
+    if B * q < 1e-3:  # the series of the bracket below, where the closed form would cancel
+        bracket = (B - 1.0) * q / 2.0 * (1.0 - (B - 2.0) * q / 3.0 +
+                                         (B - 2.0) * (B - 3.0) * q * q / 12.0)
+    else:
+        bracket = 1.0 + math.expm1(B * math.log1p(-q)) / (B * q)
+    return 1.0 + 2.0 * rho / q * bracket
+
+
+def block_factor(tau, block, n_blocks):
+    """F = Var(mean) / E[the variance of the mean from n_blocks consecutive blocks of `block`
+    values], for an exponential autocorrelation of integrated time tau (in values): the
+    factor by which the jackknife's variance falls short when its bins are not much longer
+    than tau (docs/methods.md, "Calibration of the error bars").  mcf scales the jackknife
+    error of every derived column by sqrt(F), tau being the largest of the walkers' mean
+    tau of the observables involved; the same arithmetic as core/src/stats.c."""
+    if not tau > 0.5 or not block >= 1.0 or not n_blocks >= 2.0:
+        return 1.0
+    if not math.isfinite(tau):
+        return math.inf
+    rho = (2.0 * tau - 1.0) / (2.0 * tau + 1.0)
+    n, N = n_blocks, block * n_blocks
+    Nk = n * block
+    return ar1_h(rho, N) * Nk * (n - 1.0) / (N * (n * ar1_h(rho, block) - ar1_h(rho, Nk)))
 
 
 def read_tsv(path):
@@ -133,6 +165,9 @@ def main(folder):
     point = h5["chains/point"][()]                               # the row of /results
     N = h5["chains/units"][()]
     T = h5["chains/T"][()]
+    # each chain's tau (in sweeps) of |m| and m^2; the jackknife error is scaled with it
+    tau = [h5["observables"][role[r]]["tau"][()] / h5.attrs["measure_every"]
+           for r in ("order", "order2")]
 
     table = h5["results"]
     tsv = read_tsv(f"{folder}/results.tsv")
@@ -149,6 +184,19 @@ def main(folder):
         n_units, temperature = N[chains[0]], T[chains[0]]
         chi, err = jackknife(means, np.array(w),
                              lambda m: n_units * (m[1] - m[0] * m[0]) / temperature)
+        # the bins are consecutive stretches of each walker's chain: scale for the part of
+        # the variance that bins not much longer than tau miss (walker 0's bins; all alike)
+        worst = 0.0
+        for t in tau:
+            s = 0.0
+            for c in chains:
+                s += t[c]
+            worst = max(worst, s / len(chains))
+        used = [x for x in weights[chains[0]] if x > 0]
+        n_meas = 0.0
+        for x in used:
+            n_meas += x
+        err *= math.sqrt(block_factor(worst, n_meas / len(used), float(len(used))))
         where = ", ".join(f"{a} = {tsv[a][k]}" for a in scan)
         print(f"{where}: susceptibility {chi:.10g} +- {err:.10g} from {len(w)} bins")
         # the full-precision table, and the digits of results.tsv

@@ -349,7 +349,7 @@ static void check_ising(const char *mcf)
     if (!point || !walker || !T || !units || !w || n != 6 || nbw != 6 * 32)
         return;
     static const char *const names[] = {"abs_m", "m2", "m4", "energy"};
-    double *bins[NV] = {0};
+    double *bins[NV] = {0}, tau_of[4][3] = {{0}};
     for (int o = 0; o < 4; o++) {
         char ds[256];
         size_t m;
@@ -362,6 +362,8 @@ static void check_ising(const char *mcf)
             snprintf(ds, sizeof ds, "/observables/%s/%s", names[o], what[q]);
             est[q] = read_doubles(f, ds, &m);
         }
+        for (int k = 0; k < 3 && est[2]; k++) /* the walkers' mean tau (measure_every = 1) */
+            tau_of[o][k] = (est[2][2 * k] + est[2][2 * k + 1]) / 2;
         for (int k = 0; k < 3 && est[0] && est[1] && est[2]; k++) {
             size_t a = (size_t)k * 2, b = a + 1;
             CHECK(point[a] == k && point[b] == k && walker[a] == 0 && walker[b] == 1,
@@ -390,7 +392,10 @@ static void check_ising(const char *mcf)
     struct {
         const char *name;
         mcf_jackknife_fn fn;
-    } derived[3] = {{"susceptibility", chi}, {"binder", binder}, {"specific_heat", heat}};
+        int tau_a, tau_b; /* the observables whose larger tau scales the error */
+    } derived[3] = {{"susceptibility", chi, V_M, V_M2},
+                    {"binder", binder, V_M2, V_M4},
+                    {"specific_heat", heat, V_E, V_E}};
     for (int k = 0; k < 3 && bins[V_E2]; k++) {
         double means[64 * NV], weights[64];
         size_t used = 0;
@@ -407,9 +412,20 @@ static void check_ising(const char *mcf)
         }
         CHECK(used == 64, "point %d: %zu bins", k, used);
         ctx cx = {(double)units[2 * k], T[2 * k]};
+        double n_meas = 0.0, n_bins = 0.0; /* walker 0's bins: consecutive, correlated */
+        for (size_t b = 0; b < 32; b++)
+            if (w[2 * (size_t)k * 32 + b] > 0) {
+                n_meas += w[2 * (size_t)k * 32 + b];
+                n_bins += 1.0;
+            }
         for (int q = 0; q < 3; q++) {
             double value, error;
             mcfi_jackknife(means, weights, used, NV, derived[q].fn, &cx, &value, &error);
+            double tau = fmax(tau_of[derived[q].tau_a][k], tau_of[derived[q].tau_b][k]);
+            double F = mcfi_block_factor(tau, n_meas / n_bins, n_bins);
+            CHECK(F > 1.0 && F < 1.5, "%s at point %d: block factor %g for tau %g, bins of "
+                  "%g", derived[q].name, k, F, tau, n_meas / n_bins);
+            error *= sqrt(F);
             int c = column(&t, derived[q].name);
             char v[64], e[64], ds[128];
             snprintf(v, sizeof v, "%.10g", value);

@@ -34,10 +34,12 @@
  *        correction in the observed ratio (tests/unit/test_stats.c derives ~2 tau / N and
  *        allows twice that).  Jackknife (the derived columns): its 32 bins hold N / 32
  *        sweeps each, only ~6 tau at N = 200 tau, so neighbouring bins are correlated and
- *        the jackknife variance falls short by the factor F = mcfi_block_factor(tau, N/32,
- *        32) (exponential autocorrelation with the tau of the observables it is made of:
- *        energy for C, the larger of abs_m, m2 for chi, of m2, m4 for the Binder
- *        cumulant), unless the caller applies it; we accept 1 - k sd_Q <= Q <= F + k sd_Q.
+ *        the jackknife variance falls short by the factor F_J = mcfi_block_factor(tau,
+ *        N/32, 32) (exponential autocorrelation with the tau of the observables it is made
+ *        of: energy for C, the larger of abs_m, m2 for chi, of m2, m4 for the Binder
+ *        cumulant).  mcf scales the error by sqrt(F_J) with the run's own tau
+ *        (results_table.c), so the same window as for blocking applies; F_J is printed
+ *        (Q would be ~F_J without the scaling).
  *    (c) Where a run holds at least 1000 tau (twice the 512 tau the blocking plateau
  *        needs), also z^2 as Student's t would have it.  With the error from nu effective
  *        blocks and Gaussian block means, z ~ t_nu: E z^2 = nu / (nu - 2), Var z^2 =
@@ -51,7 +53,7 @@
  *
  * CI: 1024 runs of 2000 sweeps (~220 tau, every row with the plateau warning) and 512 runs
  * of 16000 sweeps (~1700 tau), ~8e8 spin flips, ~20 s on 2 cores.  `--long` adds more runs,
- * run lengths of ~110..1700 tau, T = 2.5 and L = 6 (~3 min), and prints the table of
+ * run lengths of ~110..1700 tau, T = 2.5 and L = 6 (~2 min), and prints the table of
  * docs/methods.md; rows below 200 tau (outside the issue's regime of a few hundred tau)
  * are shown, not asserted.
  *
@@ -190,7 +192,7 @@ typedef struct result {
     double tau_m, ratio; /* tau of abs_m (sweeps), run length / tau_abs_m */
     double warned;       /* fraction of rows whose abs_m error had no plateau */
     int z2_checked;
-    double mz[NQ], sz[NQ], mz2[NQ], sz2[NQ], q[NQ], sq[NQ], qhi[NQ], bias[NQ];
+    double mz[NQ], sz[NQ], mz2[NQ], sz2[NQ], q[NQ], sq[NQ], qhi[NQ], fj[NQ], bias[NQ];
 } result;
 
 /* Marks plateau[row] = 1 for each chain whose error of `obs` results.tsv of run `name`
@@ -335,9 +337,10 @@ static int calibrate(const char *mcf, const setting *s, int index, result *res)
         const double Q = a->d2 / a->e2, me2 = a->e2 / n;
         const double vq = a->d4 / n - 2 * Q * a->d2e2 / n + Q * Q * a->e4 / n;
         const double sq = sqrt(fmax(vq, 0.0) / n) / me2;
-        /* blocking: calibrated up to the convexity allowance; jackknife: up to the
-         * predicted deficit of its correlated bins */
-        const double qhi = q < NOBS ? 1 + 4 * tau_q[q] / N : mcfi_block_factor(tau_q[q], bin, 32);
+        /* calibrated up to the convexity allowance (the jackknife error too: it is scaled
+         * for its correlated bins); qhi shows the deficit of the unscaled jackknife */
+        const double qhi = 1 + 4 * tau_q[q] / N;
+        const double fj = q < NOBS ? NAN : mcfi_block_factor(tau_q[q], bin, 32);
         const double st = sqrt(var_t / n);
         res->mz[q] = mz;
         res->sz[q] = sqrt(mz2 / n);
@@ -346,6 +349,7 @@ static int calibrate(const char *mcf, const setting *s, int index, result *res)
         res->q[q] = Q;
         res->sq[q] = sq;
         res->qhi[q] = qhi;
+        res->fj[q] = fj;
         res->bias[q] = md / (sdd / sqrt(n));
         char tw[32], qw[32];
         if (z2_checked)
@@ -372,21 +376,31 @@ static int calibrate(const char *mcf, const setting *s, int index, result *res)
     return 0;
 }
 
+/* F_J as a table cell: blank for the blocked observables */
+static const char *fjs(double fj)
+{
+    static char cell[32];
+    if (isnan(fj))
+        return "";
+    snprintf(cell, sizeof cell, "%.3f", fj);
+    return cell;
+}
+
 /* The summary in the form of the table in docs/methods.md. */
 static void print_summary(const result *res, size_t n)
 {
     printf("\n| L | T | N (sweeps) | N/tau | runs | no plateau | column | <z> | <z^2> | "
-           "E z^2 (t_31) | Q = <d^2>/<err^2> | E Q | bias/se |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "E z^2 (t_31) | Q = <d^2>/<err^2> | E Q | F_J | bias/se |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         const result *r = &res[i];
         for (int q = 0; q < NQ; q++)
             printf("| %d | %g | %d | %.0f | %d | %.0f %% | %s | %+.3f(%.0f) | %.3f(%.0f) | "
-                   "%.3f%s | %.3f(%.0f) | 1..%.3f | %+.1f |\n",
+                   "%.3f%s | %.3f(%.0f) | 1..%.3f | %s | %+.1f |\n",
                    r->s.L, r->s.T, r->s.sweeps, r->ratio, r->s.rows * r->s.runs,
                    100 * r->warned, qname[q], r->mz[q], 1000 * r->sz[q], r->mz2[q],
                    1000 * r->sz2[q], NU_MIN / (NU_MIN - 2), r->z2_checked ? " (checked)" : "",
-                   r->q[q], 1000 * r->sq[q], r->qhi[q], r->bias[q]);
+                   r->q[q], 1000 * r->sq[q], r->qhi[q], fjs(r->fj[q]), r->bias[q]);
     }
 }
 
