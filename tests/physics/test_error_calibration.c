@@ -57,17 +57,18 @@
  * docs/methods.md; rows below 200 tau (outside the issue's regime of a few hundred tau)
  * are shown, not asserted.
  *
+ * The statistics of 3. are calibration.h's, shared with test_error_calibration_fk.c (the
+ * fermion half: Falicov-Kimball 4 x 4 with ed against enumeration).
+ *
  * Usage: test_error_calibration PATH_TO_MCF [--long]  (through ctest: MCF_TEST_TMP). */
 #include "physics_util.h"
 
+#include "calibration.h"
 #include "ising_exact.h"
 #include "ising_transfer.h"
-#include "stats.h"
 
 #define NQ 7   /* energy, abs_m, m2, m4, specific_heat, susceptibility, binder */
 #define NOBS 4 /* the first NQ with a blocking error (and a tau column) */
-#define KSIG 4.0
-#define NU_MIN 31.0
 
 static const char *const qname[NQ] = {"energy",         "abs_m",         "m2",    "m4",
                                       "specific_heat", "susceptibility", "binder"};
@@ -166,33 +167,13 @@ typedef struct setting {
     int thermalize, sweeps, rows, runs;
 } setting;
 
-/* sums over the runs of one column: d = x - exact, e = err, z = d / e */
-typedef struct tally {
-    double n, d, d2, d4, e2, e4, d2e2, z, z2, z4;
-} tally;
-
-static void tally_add(tally *t, double d, double err)
-{
-    const double z = d / err, d2 = d * d, e2 = err * err;
-    t->n += 1;
-    t->d += d;
-    t->d2 += d2;
-    t->d4 += d2 * d2;
-    t->e2 += e2;
-    t->e4 += e2 * e2;
-    t->d2e2 += d2 * e2;
-    t->z += z;
-    t->z2 += z * z;
-    t->z4 += z * z * z * z;
-}
-
 /* The rows of the table in docs/methods.md, kept for the summary. */
 typedef struct result {
     setting s;
     double tau_m, ratio; /* tau of abs_m (sweeps), run length / tau_abs_m */
     double warned;       /* fraction of rows whose abs_m error had no plateau */
     int z2_checked;
-    double mz[NQ], sz[NQ], mz2[NQ], sz2[NQ], q[NQ], sq[NQ], qhi[NQ], fj[NQ], bias[NQ];
+    cal_row col[NQ];
 } result;
 
 /* Marks plateau[row] = 1 for each chain whose error of `obs` results.tsv of run `name`
@@ -270,7 +251,7 @@ static int calibrate(const char *mcf, const setting *s, int index, result *res)
         CHECK(0, "L = %d, T = %g: no exact reference or no tau", s->L, s->T);
         return -1;
     }
-    tally tl[NQ];
+    cal_tally tl[NQ];
     memset(tl, 0, sizeof tl);
     size_t warned = 0, bad = 0;
     unsigned char *plateau = calloc((size_t)s->rows, 1);
@@ -298,7 +279,7 @@ static int calibrate(const char *mcf, const setting *s, int index, result *res)
                 snprintf(col, sizeof col, "%s_err", qname[q]);
                 const double x = phys_get(&t, r, qname[q]), err = phys_get(&t, r, col);
                 if (isfinite(x) && isfinite(err) && err > 0)
-                    tally_add(&tl[q], x - exact_q(&ex, q), err);
+                    cal_tally_add(&tl[q], x - exact_q(&ex, q), err);
                 else if (bad++ < 5)
                     fprintf(stderr, "run %d row %zu: %s = %g +- %g\n", run, r, qname[q], x,
                             err);
@@ -309,11 +290,9 @@ static int calibrate(const char *mcf, const setting *s, int index, result *res)
     free(plateau);
     CHECK(bad == 0, "%zu values or errors are not finite and positive", bad);
 
-    const double N = s->sweeps, bin = N / 32.0;
+    const double N = s->sweeps;
     const double tau_q[NQ] = {tau[0], tau[1], tau[2], tau[3], tau[0], fmax(tau[1], tau[2]),
                               fmax(tau[2], tau[3])};
-    const double nu = NU_MIN, e_t = nu / (nu - 2);
-    const double var_t = nu * nu * (2 * nu - 2) / ((nu - 2) * (nu - 2) * (nu - 4));
     const double tau_max = fmax(fmax(tau[0], tau[1]), fmax(tau[2], tau[3]));
     /* the regime: runs of a few hundred tau and longer; shorter ones are shown */
     const int assert_it = N >= 200.0 * tau_max, z2_checked = N >= 1000.0 * tau_max;
@@ -328,62 +307,10 @@ static int calibrate(const char *mcf, const setting *s, int index, result *res)
            "%.0f %% of the runs%s\n",
            s->L, s->T, tl[0].n, s->sweeps, s->thermalize, tau[0], tau[1], tau[2], tau[3],
            res->ratio, 100 * res->warned, assert_it ? "" : " (shown, not asserted)");
-    printf("  %-15s %7s %6s %7s %6s %15s %7s %6s %15s %8s\n", "column", "<z>", "+-", "<z^2>",
-           "+-", z2_checked ? "t: allowed" : "t: E z^2", "Q", "+-", "Q allowed", "bias/se");
-    for (int q = 0; q < NQ; q++) {
-        const tally *a = &tl[q];
-        const double n = a->n, mz = a->z / n, mz2 = a->z2 / n;
-        const double md = a->d / n, sdd = sqrt(fmax(a->d2 / n - md * md, 0.0));
-        const double Q = a->d2 / a->e2, me2 = a->e2 / n;
-        const double vq = a->d4 / n - 2 * Q * a->d2e2 / n + Q * Q * a->e4 / n;
-        const double sq = sqrt(fmax(vq, 0.0) / n) / me2;
-        /* calibrated up to the convexity allowance (the jackknife error too: it is scaled
-         * for its correlated bins); qhi shows the deficit of the unscaled jackknife */
-        const double qhi = 1 + 4 * tau_q[q] / N;
-        const double fj = q < NOBS ? NAN : mcfi_block_factor(tau_q[q], bin, 32);
-        const double st = sqrt(var_t / n);
-        res->mz[q] = mz;
-        res->sz[q] = sqrt(mz2 / n);
-        res->mz2[q] = mz2;
-        res->sz2[q] = sqrt(fmax(a->z4 / n - mz2 * mz2, 0.0) / n);
-        res->q[q] = Q;
-        res->sq[q] = sq;
-        res->qhi[q] = qhi;
-        res->fj[q] = fj;
-        res->bias[q] = md / (sdd / sqrt(n));
-        char tw[32], qw[32];
-        if (z2_checked)
-            snprintf(tw, sizeof tw, "%.3f..%.3f", 1 - KSIG * st, e_t + KSIG * st);
-        else
-            snprintf(tw, sizeof tw, "%.3f", e_t);
-        snprintf(qw, sizeof qw, "%.3f..%.3f", 1 - KSIG * sq, qhi + KSIG * sq);
-        printf("  %-15s %+7.3f %6.3f %7.3f %6.3f %15s %7.3f %6.3f %15s %+8.2f\n", qname[q], mz,
-               res->sz[q], mz2, res->sz2[q], tw, Q, sq, qw, res->bias[q]);
-        if (!assert_it)
-            continue;
-        CHECK(fabs(md) <= KSIG * sdd / sqrt(n),
-              "L = %d, T = %g, N = %d: %s is biased: mean deviation %.3g, %.2f standard errors",
-              s->L, s->T, s->sweeps, qname[q], md, res->bias[q]);
-        CHECK(Q >= 1 - KSIG * sq && Q <= qhi + KSIG * sq,
-              "L = %d, T = %g, N = %d: %s: sum d^2 / sum err^2 = %.3f +- %.3f, allowed %s "
-              "(the error bars are %s)", s->L, s->T, s->sweeps, qname[q], Q, sq, qw,
-              Q > 1 ? "too small" : "too large");
-        if (z2_checked)
-            CHECK(mz2 >= 1 - KSIG * st && mz2 <= e_t + KSIG * st,
-                  "L = %d, T = %g, N = %d: %s: <z^2> = %.3f, allowed %s", s->L, s->T,
-                  s->sweeps, qname[q], mz2, tw);
-    }
+    char where[96];
+    snprintf(where, sizeof where, "L = %d, T = %g, N = %d", s->L, s->T, s->sweeps);
+    cal_evaluate_all(tl, qname, NQ, NOBS, where, tau_q, N, assert_it, z2_checked, res->col);
     return 0;
-}
-
-/* F_J as a table cell: blank for the blocked observables */
-static const char *fjs(double fj)
-{
-    static char cell[32];
-    if (isnan(fj))
-        return "";
-    snprintf(cell, sizeof cell, "%.3f", fj);
-    return cell;
 }
 
 /* The summary in the form of the table in docs/methods.md. */
@@ -394,13 +321,11 @@ static void print_summary(const result *res, size_t n)
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         const result *r = &res[i];
-        for (int q = 0; q < NQ; q++)
-            printf("| %d | %g | %d | %.0f | %d | %.0f %% | %s | %+.3f(%.0f) | %.3f(%.0f) | "
-                   "%.3f%s | %.3f(%.0f) | 1..%.3f | %s | %+.1f |\n",
-                   r->s.L, r->s.T, r->s.sweeps, r->ratio, r->s.rows * r->s.runs,
-                   100 * r->warned, qname[q], r->mz[q], 1000 * r->sz[q], r->mz2[q],
-                   1000 * r->sz2[q], NU_MIN / (NU_MIN - 2), r->z2_checked ? " (checked)" : "",
-                   r->q[q], 1000 * r->sq[q], r->qhi[q], fjs(r->fj[q]), r->bias[q]);
+        for (int q = 0; q < NQ; q++) {
+            printf("| %d | %g | %d | %.0f | %d | %.0f %% |", r->s.L, r->s.T, r->s.sweeps,
+                   r->ratio, r->s.rows * r->s.runs, 100 * r->warned);
+            cal_print_cells(qname[q], &r->col[q], r->z2_checked);
+        }
     }
 }
 

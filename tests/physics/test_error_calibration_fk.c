@@ -1,0 +1,199 @@
+/* test_error_calibration_fk — are mcf's error bars right for a fermion model, whose weight
+ * is exp(-S_eff(w; T)) and whose estimates pass through an evaluator?  The fermion half of
+ * the calibration of docs/methods.md ("Calibration of the error bars"; the Ising half is
+ * test_error_calibration.c, whose header derives the checks, calibration.h).
+ *
+ * Model: the spinless Falicov-Kimball model of tests/install/falicov_kimball.c (the issue's
+ * own case: classical occupations w_i coupled to fermions by U w_i n_i) on the 4 x 4 torus,
+ * t = 1, U = 4, mu = mu_f = 2 (half filling), with the exact evaluator ed.  Reference:
+ * tests/install/fk_exact.c, the enumeration of all 2^16 occupation configurations (Jacobi
+ * spectra, its own Hamiltonian; C by the covariance formula and by a central difference,
+ * which it requires to agree to 1e-8).  Columns: energy, abs_m, m2, m4, density, occupation
+ * by blocking; specific_heat (the general form <e_T> - N (<e s_T> - <e><s_T>), four
+ * means), susceptibility and binder by the jackknife over 32 bins, scaled by sqrt(F_J).
+ *
+ * Independent runs: one mcf run with temperatures = T:T:R is R chains at the same T, chain
+ * k on stream (seed, k), starting from random w.  tau (sweeps) of each column is the mean
+ * of the runs' own tau_NAME (the largest of those a derived column is made of).  Near the
+ * ordering (T = 0.15: |m| = 0.79 of 1) tau of |m| is the largest, ~3.3 sweeps, so runs of
+ * 700 sweeps hold ~210 tau, the regime of the issue.
+ *
+ * Asserted per column (calibration.h): no bias, Q = <d^2>/<err^2> = 1 within 4 standard
+ * errors (+ 4 tau/N), <z^2> at Student's t_31 where runs hold >= 1000 tau.  CI: 256 runs of
+ * 700 sweeps at T = 0.15 (~25 s on 2 cores); `--long` adds more runs, ~1060 tau and T = 0.2,
+ * and prints the table of docs/methods.md.
+ *
+ * Usage: test_error_calibration_fk PATH_TO_MCF PATH_TO_FK_EXACT [--long]
+ * (through ctest: MCF_TEST_TMP, and MCF_PLUGIN_PATH naming the folder of
+ * mcf-falicov-kimball.so). */
+#include "physics_util.h"
+
+#include "calibration.h"
+
+#define NQ 9   /* the columns below */
+#define NOBS 6 /* the first NQ with a blocking error (and a tau column) */
+
+static const char *const qname[NQ] = {"energy",        "abs_m",          "m2",
+                                      "m4",            "density",        "occupation",
+                                      "specific_heat", "susceptibility", "binder"};
+
+typedef struct setting {
+    double T;
+    int thermalize, sweeps, rows, runs;
+} setting;
+
+typedef struct result {
+    setting s;
+    double tau_m, ratio; /* tau of abs_m (sweeps), run length / tau_abs_m */
+    int z2_checked;
+    cal_row col[NQ];
+} result;
+
+/* The exact values at T from fk_exact (run into the scratch folder). 0 on success. */
+static int exact_values(const char *fk_exact, double T, double x[NQ])
+{
+    char path[PHYS_PATH_MAX], cmd[2 * PHYS_PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/error_calibration_fk_exact.tsv", getenv("MCF_TEST_TMP"));
+    snprintf(cmd, sizeof cmd, "'%s' L=4 %.10g > '%s'", fk_exact, T, path);
+    if (strchr(fk_exact, '\'') || strchr(path, '\'') || system(cmd) != 0) {
+        CHECK(0, "`%s` failed", cmd);
+        return -1;
+    }
+    phys_table t;
+    if (phys_read_table(path, &t))
+        return -1;
+    int rc = t.nrows == 1 ? 0 : -1;
+    for (int q = 0; q < NQ && !rc; q++) {
+        x[q] = phys_get(&t, 0, qname[q]);
+        rc = isfinite(x[q]) ? 0 : -1;
+    }
+    CHECK(rc == 0, "fk_exact at T = %g: no row with every column", T);
+    phys_table_free(&t);
+    return rc;
+}
+
+/* Runs setting s (seeds distinct per setting `index` and run), checks and fills *res. */
+static int calibrate(const char *mcf, const char *fk_exact, const setting *s, int index,
+                     result *res)
+{
+    double exact[NQ];
+    if (exact_values(fk_exact, s->T, exact))
+        return -1;
+    cal_tally tl[NQ];
+    memset(tl, 0, sizeof tl);
+    double tau_sum[NOBS] = {0}, tau_dt = 0; /* tau_dt: of energy_dT and action_dT */
+    size_t bad = 0, rows = 0;
+    char text[512];
+    snprintf(text, sizeof text,
+             "evaluator = ed\n\n[schedule]\nthermalize = %d\nsweeps = %d\nmeasure_every = 1\n"
+             "temperatures = %.10g:%.10g:%d\n\n[model]\nL = 4\nstart = random\n",
+             s->thermalize, s->sweeps, s->T, s->T, s->rows);
+    for (int run = 0; run < s->runs; run++) {
+        char name[64];
+        snprintf(name, sizeof name, "error_calibration_fk_%d", run);
+        const unsigned long long seed = 2000003ull * (unsigned long long)(index + 1) +
+                                        (unsigned long long)run;
+        phys_table t;
+        /* the [run] section phys_run_mcf writes goes on with the evaluator */
+        if (phys_run_mcf(mcf, name, "falicov-kimball", seed, text, &t)) {
+            CHECK(0, "calibration run %d failed", run);
+            return -1;
+        }
+        CHECK(t.nrows == (size_t)s->rows, "run %d: %zu rows, expected %d", run, t.nrows,
+              s->rows);
+        for (size_t r = 0; r < t.nrows; r++) {
+            rows++;
+            for (int o = 0; o < NOBS; o++) {
+                char col[64];
+                snprintf(col, sizeof col, "tau_%s", qname[o]);
+                tau_sum[o] += phys_get(&t, r, col);
+            }
+            for (int q = 0; q < NQ; q++) {
+                char col[64];
+                snprintf(col, sizeof col, "%s_err", qname[q]);
+                const double x = phys_get(&t, r, qname[q]), err = phys_get(&t, r, col);
+                if (isfinite(x) && isfinite(err) && err > 0)
+                    cal_tally_add(&tl[q], x - exact[q], err);
+                else if (bad++ < 5)
+                    fprintf(stderr, "run %d row %zu: %s = %g +- %g\n", run, r, qname[q], x,
+                            err);
+            }
+        }
+        double sdt = 0;
+        for (size_t r = 0; r < t.nrows; r++)
+            sdt += fmax(phys_get(&t, r, "tau_energy_dT"), phys_get(&t, r, "tau_action_dT"));
+        tau_dt += sdt;
+        phys_table_free(&t);
+    }
+    CHECK(bad == 0, "%zu values or errors are not finite and positive", bad);
+    if (!rows)
+        return -1;
+    double tau[NOBS];
+    for (int o = 0; o < NOBS; o++)
+        tau[o] = tau_sum[o] / (double)rows;
+    tau_dt /= (double)rows;
+    const double N = s->sweeps;
+    const double tau_q[NQ] = {tau[0], tau[1], tau[2], tau[3], tau[4], tau[5],
+                              fmax(tau[0], tau_dt), fmax(tau[1], tau[2]), fmax(tau[2], tau[3])};
+    double tau_max = 0;
+    for (int q = 0; q < NQ; q++)
+        tau_max = fmax(tau_max, tau_q[q]);
+    const int assert_it = N >= 200.0 * tau_max, z2_checked = N >= 1000.0 * tau_max;
+    memset(res, 0, sizeof *res);
+    res->s = *s;
+    res->tau_m = tau[1];
+    res->ratio = N / tau[1];
+    res->z2_checked = z2_checked;
+    printf("\nfalicov-kimball 4x4 (ed), T = %g: %zu runs of %d sweeps after %d; tau (sweeps): "
+           "energy %.2f, abs_m %.2f, m2 %.2f, m4 %.2f, density %.2f, occupation %.2f, "
+           "energy_dT/action_dT %.2f; N = %.0f tau_abs_m%s\n",
+           s->T, rows, s->sweeps, s->thermalize, tau[0], tau[1], tau[2], tau[3], tau[4],
+           tau[5], tau_dt, res->ratio, assert_it ? "" : " (shown, not asserted)");
+    char where[96];
+    snprintf(where, sizeof where, "falicov-kimball T = %g, N = %d", s->T, s->sweeps);
+    cal_evaluate_all(tl, qname, NQ, NOBS, where, tau_q, N, assert_it, z2_checked, res->col);
+    return 0;
+}
+
+/* The summary in the form of the table in docs/methods.md. */
+static void print_summary(const result *res, size_t n)
+{
+    printf("\n| T | N (sweeps) | N/tau | runs | column | <z> | <z^2> | E z^2 (t_31) | "
+           "Q = <d^2>/<err^2> | E Q | F_J | bias/se |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < n; i++) {
+        const result *r = &res[i];
+        for (int q = 0; q < NQ; q++) {
+            printf("| %g | %d | %.0f | %d |", r->s.T, r->s.sweeps, r->ratio,
+                   r->s.rows * r->s.runs);
+            cal_print_cells(qname[q], &r->col[q], r->z2_checked);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s PATH_TO_MCF PATH_TO_FK_EXACT [--long]\n", argv[0]);
+        return 2;
+    }
+    const int longer = argc >= 4 && strcmp(argv[3], "--long") == 0;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* in order with the messages on stderr */
+    const double t0 = phys_now();
+    /* {T, thermalize, sweeps, rows per run, runs}; thermalization >= 60 tau */
+    static const setting ci[] = {{0.15, 200, 700, 256, 1}};
+    static const setting more[] = {{0.15, 200, 700, 1024, 1},
+                                   {0.15, 200, 3500, 512, 1},
+                                   {0.2, 200, 500, 1024, 1}};
+    const setting *set = longer ? more : ci;
+    const size_t n_set = longer ? sizeof more / sizeof more[0] : sizeof ci / sizeof ci[0];
+    result res[sizeof more / sizeof more[0]];
+    size_t done = 0;
+    for (size_t i = 0; i < n_set; i++)
+        if (calibrate(argv[1], argv[2], &set[i], (int)i, &res[done]) == 0)
+            done++;
+    CHECK(done == n_set, "%zu of %zu settings ran", done, n_set);
+    print_summary(res, done);
+    printf("total %.1f s\n", phys_now() - t0);
+    return check_exit();
+}
