@@ -206,8 +206,8 @@ static void point_bins(const mcf_run *r, size_t point, double *means, double *we
 /* The jackknife's bins are consecutive stretches of one chain, correlated when they are not
  * much longer than tau, and its variance then falls short by F = mcfi_block_factor (the
  * same finite-block correction as the blocking error of the means, docs/methods.md):
- * sqrt(F) for derived quantity `d` of scan point `point`, tau the walkers' mean blocking
- * tau (in measurements, as tau_NAME) of the worst of the observables it is a function of
+ * sqrt(F) for a derived quantity of scan point `point`, tau the walkers' mean blocking tau
+ * (in measurements, as tau_NAME) of the worst of the observables it is a function of
  * (vars[], -1 for none), the bins those of walker 0 (all walkers measure alike). */
 static double jackknife_scale(const mcf_run *r, size_t point, const int vars[3])
 {

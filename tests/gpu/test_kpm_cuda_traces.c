@@ -236,15 +236,21 @@ static void test_by_vector(void)
 
 /* ---- (c) the plugin ---------------------------------------------------------------------- */
 
+/* the CPU and the GPU plugin, *pc and *pg; 0, or a failed CHECK and nonzero */
+static int open_kpm_pair(mcf_plugin **pc, mcf_plugin **pg)
+{
+    int rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, pc);
+    if (!rc)
+        rc = mcfi_plugin_open("kpm-cuda", MCF_PLUGIN_FERMION_EVALUATOR, pg);
+    CHECK(rc == MCF_OK, "loading kpm and kpm-cuda: %s", mcf_last_error());
+    return rc;
+}
+
 static void test_plugin_traces(void)
 {
     enum { NW = 3, MM = 128 };
     mcf_plugin *pc = NULL, *pg = NULL;
-    int rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pc);
-    if (!rc)
-        rc = mcfi_plugin_open("kpm-cuda", MCF_PLUGIN_FERMION_EVALUATOR, &pg);
-    CHECK(rc == MCF_OK, "loading kpm and kpm-cuda: %s", mcf_last_error());
-    if (rc)
+    if (open_kpm_pair(&pc, &pg))
         return;
     const mcf_fermion_ops *oc = pc->info->ops, *og = pg->info->ops;
     de_lattice d[NW];
@@ -271,7 +277,7 @@ static void test_plugin_traces(void)
         mcf_rng_init(&rs[k], 70 + (uint64_t)k, 0);
         rsp[k] = &rs[k];
     }
-    rc = og->occupation(wg, NW, rsp, 0.1, 0.2, ng, eg);
+    int rc = og->occupation(wg, NW, rsp, 0.1, 0.2, ng, eg);
     if (!rc)
         rc = og->action(wg, NW, 1, T, mu, Sg, Eg);
     if (!rc)
@@ -379,11 +385,7 @@ static void test_plugin_occupation_dT(void)
 {
     enum { NW = 3, MM = 128 };
     mcf_plugin *pc = NULL, *pg = NULL;
-    int rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pc);
-    if (!rc)
-        rc = mcfi_plugin_open("kpm-cuda", MCF_PLUGIN_FERMION_EVALUATOR, &pg);
-    CHECK(rc == MCF_OK, "loading kpm and kpm-cuda: %s", mcf_last_error());
-    if (rc)
+    if (open_kpm_pair(&pc, &pg))
         return;
     const mcf_fermion_ops *oc = pc->info->ops, *og = pg->info->ops;
     CHECK(MCF_HAS(mcf_fermion_ops, og, occupation_dT) && MCF_HAS(mcf_fermion_ops, oc,
@@ -416,7 +418,7 @@ static void test_plugin_occupation_dT(void)
         rsp[k] = &rs[k];
     }
     double n[NW], e[NW], dn[NW], de[NW], n0[NW], e0[NW];
-    rc = og->occupation_dT(wg, NW, rsp, mu, T, n, e, dn, de);
+    int rc = og->occupation_dT(wg, NW, rsp, mu, T, n, e, dn, de);
     if (!rc)
         rc = og->occupation(wg, NW, rsp, mu, T, n0, e0);
     CHECK(rc == MCF_OK, "kpm-cuda batch: %s", mcf_last_error());

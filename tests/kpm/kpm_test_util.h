@@ -83,6 +83,17 @@ static inline mcf_hamiltonian *kt_lattice(int d, size_t L, double t)
     return h;
 }
 
+/* kt_lattice(2, L, 1) with on-site disorder uniform in [-W/2, W/2) from stream (seed, 0) */
+static inline mcf_hamiltonian *kt_disordered(size_t L, double W, uint64_t seed)
+{
+    mcf_hamiltonian *h = kt_lattice(2, L, 1.0);
+    mcf_rng rng;
+    mcf_rng_init(&rng, seed, 0);
+    for (size_t r = 0; h && r < h->dim; r++)
+        mcf_hamiltonian_set_onsite(h, r, W * (mcf_rng_uniform(&rng) - 0.5));
+    return h;
+}
+
 /* ---- exact diagonalization --------------------------------------------------------- */
 
 typedef struct kt_eigen {

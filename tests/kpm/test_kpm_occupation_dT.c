@@ -62,17 +62,7 @@ static const mcf_fermion_ops *kpm, *ed;
 
 static int contains(const char *s, const char *part) { return strstr(s, part) != NULL; }
 
-/* ---- Hamiltonians --------------------------------------------------------------------- */
-
-static mcf_hamiltonian *disordered(size_t L, double W, uint64_t seed)
-{
-    mcf_hamiltonian *h = kt_lattice(2, L, 1.0);
-    mcf_rng rng;
-    mcf_rng_init(&rng, seed, 0);
-    for (size_t r = 0; r < h->dim; r++)
-        mcf_hamiltonian_set_onsite(h, r, W * (mcf_rng_uniform(&rng) - 0.5));
-    return h;
-}
+/* ---- Hamiltonians (and kt_disordered, kpm_test_util.h) -------------------------------- */
 
 static mcf_hamiltonian *ring(size_t N)
 {
@@ -210,7 +200,7 @@ static void against_ed(const char *what, mcf_hamiltonian *h, const char *moments
 
 static void test_series_vs_ed(void)
 {
-    mcf_hamiltonian *h = disordered(6, 2.0, 17);
+    mcf_hamiltonian *h = kt_disordered(6, 2.0, 17);
     const double mus[3] = {-1.5, 0.3, 2.0}, Ts[3] = {0.05, 0.2, 1.0};
     /* K/2 = 2^14: gamma >~ pi 0.05 / 5 = 0.03, M + 60 / gamma < 4100 */
     against_ed("(a) 6x6, M = 2048, series", h, "2048", (size_t)1 << 15, mus, 3, Ts, 3);
@@ -246,7 +236,7 @@ static double qag_integrand(double E, void *p)
 static void test_jackson_vs_quadrature(void)
 {
     enum { M = 256 };
-    mcf_hamiltonian *h = disordered(6, 2.0, 17);
+    mcf_hamiltonian *h = kt_disordered(6, 2.0, 17);
     test_params *tk = make_kpm("moments", "256", "vectors", "0", NULL); /* Jackson */
     void *wk = test_params_workspace(kpm_info, tk, h);
     if (!wk)
@@ -299,7 +289,7 @@ static void test_jackson_vs_quadrature(void)
 static void test_finite_difference(void)
 {
     const size_t M = 256;
-    mcf_hamiltonian *h = disordered(6, 2.0, 17);
+    mcf_hamiltonian *h = kt_disordered(6, 2.0, 17);
     test_params *tk = make_kpm("moments", "256", "vectors", "0", NULL);
     void *wk = test_params_workspace(kpm_info, tk, h);
     if (!wk)
@@ -342,7 +332,7 @@ static void test_finite_difference(void)
 static void test_stochastic(void)
 {
     enum { M = 256 };
-    mcf_hamiltonian *h[2] = {disordered(12, 2.0, 23), disordered(10, 1.0, 24)};
+    mcf_hamiltonian *h[2] = {kt_disordered(12, 2.0, 23), kt_disordered(10, 1.0, 24)};
     test_params *tk = make_kpm("moments", "256", "vectors", "8", NULL);
     void *ws[2] = {test_params_workspace(kpm_info, tk, h[0]),
                    test_params_workspace(kpm_info, tk, h[1])};

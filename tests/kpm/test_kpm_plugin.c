@@ -29,17 +29,6 @@ static int contains(const char *s, const char *part) { return strstr(s, part) !=
 /* Parameters from the declared defaults, with overrides "key", "text", ... NULL. */
 #define make_params(...) test_params_make(info->params, "test_kpm_plugin.ini", __VA_ARGS__)
 
-/* square lattice with on-site disorder */
-static mcf_hamiltonian *disordered(size_t L, double W, uint64_t seed)
-{
-    mcf_hamiltonian *h = kt_lattice(2, L, 1.0);
-    mcf_rng rng;
-    mcf_rng_init(&rng, seed, 0);
-    for (size_t r = 0; r < h->dim; r++)
-        mcf_hamiltonian_set_onsite(h, r, W * (mcf_rng_uniform(&rng) - 0.5));
-    return h;
-}
-
 static void test_descriptor(void)
 {
     CHECK(info->kind == MCF_PLUGIN_FERMION_EVALUATOR && !strcmp(info->name, "kpm"),
@@ -59,7 +48,7 @@ static void test_descriptor(void)
 static void test_against_core(void)
 {
     const size_t L = 24;
-    mcf_hamiltonian *h = disordered(L, 2.0, 11);
+    mcf_hamiltonian *h = kt_disordered(L, 2.0, 11);
     test_params *tp = make_params("moments", "128", "vectors", "6", "block", "4", NULL);
     void *ws = NULL;
     int rc = ops->create(&tp->p, h, &ws);
@@ -197,7 +186,7 @@ static void test_against_core(void)
 
 static void test_batch(void)
 {
-    mcf_hamiltonian *h[2] = {disordered(12, 1.0, 1), disordered(16, 3.0, 2)};
+    mcf_hamiltonian *h[2] = {kt_disordered(12, 1.0, 1), kt_disordered(16, 3.0, 2)};
     test_params *tp = make_params("moments", "64", "vectors", "3", "kernel", "lorentz",
                                   "random", "gaussian", "energy_points", "100", NULL);
     CHECK(tp->ok, "params: %s", mcf_last_error());
@@ -244,7 +233,7 @@ static void test_batch(void)
  * directly, bit for bit; with extrapolate the value is the two-point estimate. */
 static void test_delta_action(void)
 {
-    mcf_hamiltonian *h[2] = {disordered(8, 1.0, 21), disordered(10, 2.0, 22)};
+    mcf_hamiltonian *h[2] = {kt_disordered(8, 1.0, 21), kt_disordered(10, 2.0, 22)};
     mcf_local_change ch[2];
     mcf_rng rng;
     mcf_rng_init(&rng, 99, 0);
@@ -343,7 +332,7 @@ static void test_delta_action(void)
  * for bit whatever the stream. */
 static void test_exact_trace(void)
 {
-    mcf_hamiltonian *h = disordered(6, 2.0, 31);
+    mcf_hamiltonian *h = kt_disordered(6, 2.0, 31);
     test_params *tp = make_params("moments", "64", "vectors", "0", "block", "4", NULL);
     CHECK(tp->ok, "vectors = 0 refused by the declaration: %s", mcf_last_error());
     void *ws = NULL;

@@ -106,9 +106,10 @@ int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, siz
  * and, from the same trace, their temperature derivatives at fixed mu per state into
  * ddensity[k] and denergy[k] (n doubles each, the model's; a->dS and a->err, the outputs of
  * change_action, are free during a measurement and may be passed; mcf/fermion.h,
- * occupation_dT): one occupation_dT call per distinct (mu, T).  Needs MCF_FERMION_OCCUPATION_DT (bind with it, or ask mcf_fermion_has).  A model
- * whose weight is exp(-S_eff) of its fermions turns them into its ENERGY_DT and ACTION_DT
- * observables (mcf/model.h), and the core into the specific heat:
+ * occupation_dT): one occupation_dT call per distinct (mu, T).  Needs
+ * MCF_FERMION_OCCUPATION_DT (bind with it, or ask mcf_fermion_has).  A model whose weight
+ * is exp(-S_eff) of its fermions turns them into its ENERGY_DT and ACTION_DT observables
+ * (mcf/model.h), and the core into the specific heat:
  *     de/dT = denergy,   dS_eff/dT = -(energy - mu density) / T^2   (per state).
  * Errors as mcf_fermion_occupation, prefixed "<model>: evaluator <name>: occupation_dT". */
 int mcf_fermion_occupation_dT(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
