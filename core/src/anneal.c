@@ -115,7 +115,7 @@ int mcfi_anneal_hand_over(mcf_run *r)
     mcfi_stream_init_writer(&out);
     int rc = MCF_OK;
     for (size_t k = 0; k < r->n_chains && !rc; k++) {
-        if (an->part[k] != p || an->from[k] < r->first || an->from[k] >= r->last)
+        if (an->part[k] != p || !mcfi_owns(r, an->from[k]))
             continue;
         mcf_stream one;
         mcfi_stream_init_writer(&one);
@@ -148,7 +148,7 @@ int mcfi_anneal_hand_over(mcf_run *r)
             rc = mcf_fail(MCF_EFORMAT, "a configuration handed over is cut short");
             break;
         }
-        if (k >= r->first && k < r->last) {
+        if (mcfi_owns(r, k)) {
             mcf_stream one;
             mcfi_stream_init_reader(&one, in.data + in.pos, (size_t)head[1]);
             rc = r->ops->load_configuration(r->chains[k].state, &one);

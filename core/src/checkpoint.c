@@ -26,6 +26,7 @@
 #include "checkpoint.h"
 #include "error_target.h"
 #include "fileio.h"
+#include "ranks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,11 +86,11 @@ static int write_chain(const mcf_run *r, const mcf_chain *c, mcf_stream *out)
     return rc;
 }
 
-int mcfi_checkpoint_records(const mcf_run *r, size_t first, size_t last, mcf_stream *out)
+int mcfi_checkpoint_records(const mcf_run *r, mcf_stream *out)
 {
     int rc = MCF_OK;
-    for (size_t k = first; k < last && !rc; k++)
-        rc = write_chain(r, &r->chains[k], out);
+    for (size_t i = 0; i < r->n_own && !rc; i++)
+        rc = write_chain(r, &r->chains[r->own[i]], out);
     return rc;
 }
 
@@ -151,7 +152,7 @@ int mcfi_checkpoint_write(const mcf_run *r)
 {
     mcf_stream rec;
     mcfi_stream_init_writer(&rec);
-    int rc = mcfi_checkpoint_records(r, 0, r->n_chains, &rec);
+    int rc = mcfi_checkpoint_records(r, &rec); /* one process owns every chain */
     if (!rc)
         rc = mcfi_checkpoint_write_records(r, rec.data, rec.size);
     mcfi_stream_release(&rec);
@@ -420,14 +421,14 @@ static int no_trailing_bytes(const mcf_stream *in, const char *origin)
 }
 
 int mcfi_checkpoint_load_records(mcf_run *r, const unsigned char *records, size_t size,
-                                 size_t first, size_t last, int tempering, const char *origin)
+                                 int owned, int tempering, const char *origin)
 {
     mcf_stream in;
     mcfi_stream_init_reader(&in, records, size);
     int rc = MCF_OK;
     for (size_t k = 0; k < r->n_chains && !rc; k++)
-        rc = k >= first && k < last ? read_chain(r, &r->chains[k], &in, origin)
-                                    : skip_chain(&in, k, origin);
+        rc = mcfi_owns(r, k) == !!owned ? read_chain(r, &r->chains[k], &in, origin)
+                                        : skip_chain(&in, k, origin);
     if (!rc && tempering && r->pt)
         rc = mcfi_checkpoint_tempering_read(r, &in, origin);
     if (!rc)
@@ -542,7 +543,7 @@ int mcfi_checkpoint_read(mcf_run *r)
         return rc;
     char path[4200];
     snprintf(path, sizeof path, "%s/checkpoint", r->dir);
-    rc = mcfi_checkpoint_load_records(r, records, size, 0, r->n_chains, 1, path);
+    rc = mcfi_checkpoint_load_records(r, records, size, 1, 1, path);
     if (!rc)
         r->position = position;
     free(records);

@@ -12,20 +12,21 @@ int mcfi_checkpoint_write(const struct mcf_run *r);
  * every count, index and size in it in range for the configuration at its sweep; the
  * message of a refusal names the file and the field. */
 int mcfi_checkpoint_read(struct mcf_run *r);
-/* The pieces, for ranks: the records of chains [first, last), appended to out; the file
- * from the records of all chains in order; the records of a checkpoint file after checking
- * all of it as above (1 when there is none; *records owned by the caller, free()); and
- * loading the records of chains [first, last) from all chains' records (a chain without a
- * model instance takes the accumulators only; tempering: the records end with the
- * tempering state, as in the file, rather than being the bare chains gathered from the
- * ranks).  origin names the source in messages. */
-int mcfi_checkpoint_records(const struct mcf_run *r, size_t first, size_t last, mcf_stream *out);
+/* The pieces, for ranks: the records of the chains this rank owns (ranks.h), ascending,
+ * appended to out; the file from the records of all chains in order; the records of a
+ * checkpoint file after checking all of it as above (1 when there is none; *records owned
+ * by the caller, free()); and loading, from all chains' records in chain order, those of
+ * the chains this rank owns (owned = 1) or of the others (0; a chain without a model
+ * instance takes the accumulators only; tempering: the records end with the tempering
+ * state, as in the file, rather than being the bare chains gathered from the ranks).
+ * origin names the source in messages. */
+int mcfi_checkpoint_records(const struct mcf_run *r, mcf_stream *out);
 int mcfi_checkpoint_write_records(const struct mcf_run *r, const unsigned char *records,
                                   size_t size);
 int mcfi_checkpoint_read_file(const struct mcf_run *r, unsigned char **records,
                               size_t *records_size, uint64_t *position);
 int mcfi_checkpoint_load_records(struct mcf_run *r, const unsigned char *records, size_t size,
-                                 size_t first, size_t last, int tempering, const char *origin);
+                                 int owned, int tempering, const char *origin);
 
 /* checkpoint.c: a random stream read back must be the one it replaces (`fresh`: same seed
  * and stream) at some point of its sequence; MCF_EFORMAT naming what differs. */

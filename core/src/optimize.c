@@ -272,7 +272,7 @@ static int sweep_all(mcf_run *r, mcf_group *groups, int threads, uint64_t n, int
             for (size_t c0 = 0; c0 < gr->n && !gr->status; c0 += 4096) {
                 const size_t nb = gr->n - c0 < 4096 ? gr->n - c0 : 4096;
                 for (size_t j = 0; j < nb; j++)
-                    rows[j] = walkers[gr->first + c0 + j].row;
+                    rows[j] = walkers[gr->first + c0 + j].row; /* one rank: own[i] = i */
                 int rc = r->ops->variational_local(gr->states + c0, nb, rows);
                 if (rc) {
                     gr->status = rc;

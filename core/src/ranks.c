@@ -7,14 +7,16 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Collective: accepted and proposed moves of all chains, for the progress line. */
 void mcfi_count_moves(const mcf_run *r, uint64_t counts[2])
 {
     counts[0] = counts[1] = 0;
-    for (size_t k = r->first; k < r->last; k++) {
-        counts[0] += r->chains[k].accepted + r->chains[k].block_accepted;
-        counts[1] += r->chains[k].proposed + r->chains[k].block_proposed;
+    for (size_t i = 0; i < r->n_own; i++) {
+        const mcf_chain *c = &r->chains[r->own[i]];
+        counts[0] += c->accepted + c->block_accepted;
+        counts[1] += c->proposed + c->block_proposed;
     }
     mcfi_mpi_sum_u64(counts, 2);
 }
@@ -45,8 +47,8 @@ int mcfi_share_layouts(mcf_run *r)
     mcf_stream out;
     mcfi_stream_init_writer(&out);
     int rc = MCF_OK;
-    for (size_t k = r->first; k < r->last && !rc; k++) {
-        const mcf_chain *c = &r->chains[k];
+    for (size_t i = 0; i < r->n_own && !rc; i++) {
+        const mcf_chain *c = &r->chains[r->own[i]];
         uint64_t units = c->units;
         rc = mcf_stream_write(&out, &units, sizeof units);
         for (size_t o = 0; o < r->n_declared && !rc; o++) {
@@ -63,9 +65,10 @@ int mcfi_share_layouts(mcf_run *r)
     if (r->rank == 0) {
         mcf_stream in;
         mcfi_stream_init_reader(&in, all, size);
-        for (size_t k = 0; k < r->n_chains && !rc; k++) {
+        /* in rank order, each rank's chains ascending (mcfi_owns) */
+        for (size_t j = 0, k = 0; j < r->n_chains && !rc; j++, k = mcfi_gathered_next(r, k)) {
             mcf_chain *c = &r->chains[k];
-            int own = k >= r->first && k < r->last;
+            int own = mcfi_owns(r, k);
             uint64_t units, points;
             rc = mcf_stream_read(&in, &units, sizeof units);
             if (!rc && !own)
@@ -94,6 +97,38 @@ int mcfi_share_layouts(mcf_run *r)
     return mcfi_mpi_agree(rc);
 }
 
+/* The chains' checkpoint records (each a u64 size and its bytes) as gathered, in rank
+ * order, copied into *ordered (malloc'ed) in chain order: the file one process writes. */
+static int in_chain_order(const mcf_run *r, const unsigned char *all, size_t size,
+                          unsigned char **ordered, const char *origin)
+{
+    const unsigned char **at = malloc((r->n_chains + 1) * sizeof *at);
+    size_t *len = malloc((r->n_chains + 1) * sizeof *len);
+    *ordered = malloc(size + 1);
+    int rc = at && len && *ordered ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory for %zu "
+                                                      "bytes of checkpoint records", size);
+    size_t pos = 0;
+    for (size_t j = 0, k = 0; j < r->n_chains && !rc; j++, k = mcfi_gathered_next(r, k)) {
+        uint64_t rsize;
+        if (size - pos < sizeof rsize)
+            break;
+        memcpy(&rsize, all + pos, sizeof rsize);
+        if (rsize > size - pos - sizeof rsize)
+            break;
+        at[k] = all + pos;
+        len[k] = sizeof rsize + (size_t)rsize;
+        pos += len[k];
+    }
+    if (!rc && pos != size)
+        rc = mcf_fail(MCF_EINTERNAL, "%s: %zu of %zu bytes in %zu records", origin, pos, size,
+                      r->n_chains);
+    for (size_t k = 0, out = 0; k < r->n_chains && !rc; out += len[k], k++)
+        memcpy(*ordered + out, at[k], len[k]);
+    free(at);
+    free(len);
+    return rc;
+}
+
 /* Collective: every chain's checkpoint record to rank 0, which writes the same checkpoint
  * file a single process writes and takes the other ranks' accumulators into its copies
  * (results.tsv is computed from them). */
@@ -103,22 +138,25 @@ int mcfi_save_checkpoint(mcf_run *r)
         return mcfi_checkpoint_write(r);
     mcf_stream rec;
     mcfi_stream_init_writer(&rec);
-    int rc = mcfi_mpi_agree(mcfi_checkpoint_records(r, r->first, r->last, &rec));
+    int rc = mcfi_mpi_agree(mcfi_checkpoint_records(r, &rec));
     if (rc) {
         mcfi_stream_release(&rec);
         return rc;
     }
-    unsigned char *all;
+    unsigned char *all, *ordered = NULL;
     size_t size;
     mcfi_mpi_gather_bytes(rec.data, rec.size, &all, &size);
     mcfi_stream_release(&rec);
     if (r->rank == 0) {
-        rc = mcfi_checkpoint_load_records(r, all, size, r->last, r->n_chains, 0,
-                                          "the records gathered from the ranks");
+        const char *origin = "the records gathered from the ranks";
+        rc = in_chain_order(r, all, size, &ordered, origin);
         if (!rc)
-            rc = mcfi_checkpoint_write_records(r, all, size);
+            rc = mcfi_checkpoint_load_records(r, ordered, size, 0, 0, origin);
+        if (!rc)
+            rc = mcfi_checkpoint_write_records(r, ordered, size);
     }
     free(all);
+    free(ordered);
     return mcfi_mpi_agree(rc);
 }
 
@@ -149,8 +187,7 @@ int mcfi_load_checkpoint(mcf_run *r)
     mcfi_mpi_bcast_bytes(&records, &size);
     char path[4200];
     snprintf(path, sizeof path, "%s/checkpoint", r->dir);
-    rc = mcfi_mpi_agree(mcfi_checkpoint_load_records(r, records, size, r->first, r->last, 1,
-                                                     path));
+    rc = mcfi_mpi_agree(mcfi_checkpoint_load_records(r, records, size, 1, 1, path));
     free(records);
     if (!rc)
         r->position = head[1];

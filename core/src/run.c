@@ -90,6 +90,7 @@ static void run_release(mcf_run *r)
         for (size_t k = 0; k < r->n_chains; k++)
             mcfi_chain_release(r, &r->chains[k]);
     free(r->chains);
+    free(r->own);
     free(r->dir);
     free(r->scalar);
     free(r->curve);
@@ -207,11 +208,12 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
     r->max_total = (uint64_t)setup->thermalize + mcfi_measured_sweeps_max(setup);
     r->config_hash = mcfi_fnv1a64(setup->canonical, strlen(setup->canonical), MCF_FNV_OFFSET);
     r->n_chains = setup->n_points * (size_t)setup->walkers;
-    /* the cut that splits a rank's chains into thread groups, one level up: contiguous
-       chains, so the gathered records are in chain order */
-    r->first = r->n_chains * (size_t)r->rank / (size_t)r->ranks;
-    r->last = r->n_chains * (size_t)(r->rank + 1) / (size_t)r->ranks;
-    return MCF_OK;
+    /* this rank's chains: every P-th (ranks.h) */
+    r->own = malloc((r->n_chains / (size_t)r->ranks + 1) * sizeof *r->own);
+    rc = mcfi_mpi_agree(r->own ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory"));
+    for (size_t k = (size_t)r->rank; !rc && k < r->n_chains; k += (size_t)r->ranks)
+        r->own[r->n_own++] = k;
+    return rc;
 }
 
 /* Every chain is created (and so every model parameter checked) before anything is
@@ -226,8 +228,8 @@ static int create_chains(mcf_run *r, const mcf_run_options *opt, int threads, mc
     *groups = calloc((size_t)threads + 1, sizeof **groups);
     if (!r->chains || !*groups)
         rc = mcf_fail(MCF_ENOMEM, "out of memory for %zu chains", r->n_chains);
-    for (size_t k = r->first; k < r->last && !rc; k++)
-        rc = mcfi_chain_create(r, k);
+    for (size_t i = 0; i < r->n_own && !rc; i++)
+        rc = mcfi_chain_create(r, r->own[i]);
     rc = mcfi_mpi_agree(rc);
     if (!rc && r->ranks > 1)
         rc = mcfi_share_layouts(r);
@@ -241,7 +243,7 @@ static int open_log(mcf_run *r, const mcf_run_options *opt, int threads, int one
                     FILE **logf, int *lock)
 {
     const mcf_setup *setup = r->setup;
-    const size_t owned = r->last - r->first;
+    const size_t owned = r->n_own;
     int rc = MCF_OK, cleaned = 0;
     if (r->rank == 0) {
         char logpath[4200];
@@ -322,20 +324,21 @@ static int resume(mcf_run *r)
     mcf_log(MCF_LOG_INFO, "resumed from the checkpoint at sweep %llu of %llu",
             (unsigned long long)r->position, (unsigned long long)r->total);
     /* the replicas continue at the temperatures the checkpoint gave them */
-    for (size_t k = r->first; k < r->last && r->pt && !rc; k++)
-        rc = mcfi_pt_set_temperatures(r, k, 0);
+    for (size_t i = 0; i < r->n_own && r->pt && !rc; i++)
+        rc = mcfi_pt_set_temperatures(r, r->own[i], 0);
     return mcfi_mpi_agree(rc);
 }
 
-/* This rank's chains cut into `threads` groups of contiguous chains.  Collective. */
+/* This rank's chains cut into `threads` groups of consecutive chains of its own.
+ * Collective. */
 static int prepare_groups(mcf_run *r, mcf_group *groups, int threads)
 {
-    const size_t owned = r->last - r->first;
+    const size_t owned = r->n_own;
     int rc = MCF_OK;
     for (int g = 0; g < threads && !rc; g++) {
-        size_t first = r->first + owned * (size_t)g / (size_t)threads;
+        size_t first = owned * (size_t)g / (size_t)threads;
         rc = mcfi_group_init(r, &groups[g], first,
-                             r->first + owned * (size_t)(g + 1) / (size_t)threads - first);
+                             owned * (size_t)(g + 1) / (size_t)threads - first);
     }
     rc = mcfi_mpi_agree(rc);
     if (!rc && r->pt)
@@ -498,7 +501,7 @@ int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt)
         run_release(r);
         return rc;
     }
-    const size_t owned = r->last - r->first;
+    const size_t owned = r->n_own;
     int threads = setup->threads > 0 ? (int)setup->threads : omp_get_max_threads();
     if ((size_t)threads > owned)
         threads = (int)owned;

@@ -84,10 +84,11 @@ struct mcf_run {
     int (*batch_exchange_action)(mcf_batch *, void *const *, size_t, const double *, double *);
     /* the appended whole-sweep op (mcf/model.h), NULL when the model has none */
     int (*sweep)(void *const *, size_t, mcf_rng *const *, uint64_t *);
-    mcf_chain *chains;           /* all n_chains; a rank steps [first, last) and keeps
-                                    model instances for those only (mcf_mpi.h) */
+    mcf_chain *chains;           /* all n_chains; a rank steps the chains it owns and
+                                    keeps model instances for those only (mcf_mpi.h) */
     size_t n_chains;
-    size_t first, last;          /* the chains this rank owns: [n r / P, n (r + 1) / P) */
+    size_t *own, n_own;          /* the chains this rank owns, ascending: k = rank (mod
+                                    ranks), every P-th (ranks.h, mcfi_owns) */
     int rank, ranks;             /* MPI rank and number of ranks (0 and 1 without MPI) */
     uint64_t position;           /* sweeps completed by every chain */
     uint64_t total;              /* thermalize + sweeps */

@@ -20,6 +20,7 @@ int mcfi_group_init(const mcf_run *r, mcf_group *gr, size_t first, size_t n)
 {
     gr->first = first;
     gr->n = n;
+    gr->chains = calloc(gr->n, sizeof *gr->chains);
     gr->states = calloc(gr->n, sizeof *gr->states);
     gr->active_states = calloc(gr->n, sizeof *gr->active_states);
     gr->active = calloc(gr->n, sizeof *gr->active);
@@ -27,25 +28,28 @@ int mcfi_group_init(const mcf_run *r, mcf_group *gr, size_t first, size_t n)
     gr->log_ratio = calloc(gr->n, sizeof *gr->log_ratio);
     gr->rngs = calloc(gr->n, sizeof *gr->rngs);
     gr->accepted = calloc(gr->n, sizeof *gr->accepted);
-    for (size_t k = 0; k < gr->n; k++)
-        if (r->chains[gr->first + k].n_values > gr->stride)
-            gr->stride = r->chains[gr->first + k].n_values;
+    for (size_t k = 0; gr->chains && k < gr->n; k++) {
+        gr->chains[k] = &r->chains[r->own[gr->first + k]];
+        if (gr->chains[k]->n_values > gr->stride)
+            gr->stride = gr->chains[k]->n_values;
+    }
     gr->values = calloc(gr->n * gr->stride, sizeof *gr->values);
     gr->value_rows = calloc(gr->n, sizeof *gr->value_rows);
     gr->batch = mcf_batch_create();
-    if (!gr->states || !gr->active_states || !gr->active || !gr->moves || !gr->log_ratio ||
-        !gr->rngs || !gr->accepted ||
-        !gr->values || !gr->value_rows || !gr->batch)
+    if (!gr->chains || !gr->states || !gr->active_states || !gr->active || !gr->moves ||
+        !gr->log_ratio || !gr->rngs || !gr->accepted || !gr->values || !gr->value_rows ||
+        !gr->batch)
         return mcf_fail(MCF_ENOMEM, "out of memory");
     for (size_t k = 0; k < gr->n; k++) {
         gr->value_rows[k] = gr->values + k * gr->stride;
-        gr->states[k] = r->chains[gr->first + k].state;
+        gr->states[k] = gr->chains[k]->state;
     }
     return MCF_OK;
 }
 
 void mcfi_group_release(mcf_group *g)
 {
+    free(g->chains);
     free(g->states);
     free(g->active_states);
     free(g->active);
@@ -81,21 +85,21 @@ static int sweep_by_model(mcf_run *r, mcf_group *g, int measuring)
 {
     if (!r->sweep)
         return 0;
-    mcf_chain *chains = r->chains + g->first;
+    mcf_chain *const *chains = g->chains;
     for (size_t k = 0; k < g->n; k++)
-        g->rngs[k] = &chains[k].rng;
+        g->rngs[k] = &chains[k]->rng;
     int rc = r->sweep(g->states, g->n, g->rngs, g->accepted);
     if (rc == MCF_SWEEP_DECLINED)
         return 0;
     if (rc)
         return group_fail(g, mcf_fail_prefix(rc, "model %s: sweep", r->setup->model_name));
     for (size_t k = 0; k < g->n; k++) {
-        if (g->accepted[k] > chains[k].units)
+        if (g->accepted[k] > chains[k]->units)
             return group_fail(g, mcf_fail(MCF_EPLUGIN, "model %s: sweep accepted %llu of "
                                           "%zu moves (chain %zu)", r->setup->model_name,
                                           (unsigned long long)g->accepted[k],
-                                          chains[k].units, chains[k].index));
-        count_moves(r, &chains[k], measuring, g->accepted[k], chains[k].units);
+                                          chains[k]->units, chains[k]->index));
+        count_moves(r, chains[k], measuring, g->accepted[k], chains[k]->units);
     }
     return 1;
 }
@@ -104,14 +108,14 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
 {
     const mcf_model_ops *ops = r->ops;
     const mcf_setup *s = r->setup;
-    mcf_chain *chains = r->chains + g->first;
+    mcf_chain *const *chains = g->chains;
     size_t ms = ops->move_size;
     int measuring = !g->plain && sweep >= (uint64_t)s->thermalize;
     size_t max_units = 0;
     for (size_t k = 0; k < g->n; k++) {
-        g->states[k] = chains[k].state;
-        if (chains[k].units > max_units)
-            max_units = chains[k].units;
+        g->states[k] = chains[k]->state;
+        if (chains[k]->units > max_units)
+            max_units = chains[k]->units;
     }
     if (ops->begin_sweep) {
         int rc = ops->begin_sweep(g->states, g->n);
@@ -124,14 +128,14 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
     for (size_t step = 0; step < (by_model ? 0 : max_units); step++) {
         size_t na = 0;
         for (size_t k = 0; k < g->n; k++) {
-            if (chains[k].units <= step)
+            if (chains[k]->units <= step)
                 continue;
-            int rc = ops->propose(chains[k].state, &chains[k].rng, g->moves + na * ms);
+            int rc = ops->propose(chains[k]->state, &chains[k]->rng, g->moves + na * ms);
             if (rc)
                 return group_fail(g, mcf_fail_prefix(rc, "model %s: propose (chain %zu)",
-                                                     s->model_name, chains[k].index));
+                                                     s->model_name, chains[k]->index));
             g->active[na] = k;
-            g->active_states[na] = chains[k].state;
+            g->active_states[na] = chains[k]->state;
             na++;
         }
         int rc = r->batch_log_ratio
@@ -140,7 +144,7 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
         if (rc)
             return group_fail(g, mcf_fail_prefix(rc, "model %s: log_ratio", s->model_name));
         for (size_t a = 0; a < na; a++) {
-            mcf_chain *c = &chains[g->active[a]];
+            mcf_chain *c = chains[g->active[a]];
             double lr = g->log_ratio[a];
             const void *move = g->moves + a * ms;
             if (isnan(lr))
@@ -164,7 +168,7 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
         return MCF_OK;
     if (!measuring) {
         for (size_t k = 0; k < g->n; k++) {
-            mcf_chain *c = &chains[k];
+            mcf_chain *c = chains[k];
             if ((sweep + 1) % (uint64_t)s->adapt_every == 0 || sweep + 1 == (uint64_t)s->thermalize) {
                 if (ops->adapt && c->block_proposed)
                     ops->adapt(c->state, (double)c->block_accepted / (double)c->block_proposed);
@@ -187,18 +191,18 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
             return group_fail(g, mcf_fail_prefix(rc, "model %s: measure_batch", s->model_name));
     } else {
         for (size_t k = 0; k < g->n; k++) {
-            rc = ops->measure(chains[k].state, g->value_rows[k]);
+            rc = ops->measure(chains[k]->state, g->value_rows[k]);
             if (rc)
                 return group_fail(g, mcf_fail_prefix(rc, "model %s: measure (chain %zu)",
-                                                     s->model_name, chains[k].index));
+                                                     s->model_name, chains[k]->index));
         }
     }
     for (size_t k = 0; k < g->n; k++) {
         if (!r->pt) {
-            mcfi_chain_record(r, &chains[k], g->value_rows[k]);
-        } else if (mcfi_chain_pend(&chains[k], g->value_rows[k])) {
+            mcfi_chain_record(r, chains[k], g->value_rows[k]);
+        } else if (mcfi_chain_pend(chains[k], g->value_rows[k])) {
             return group_fail(g, mcf_fail(MCF_ENOMEM, "out of memory for the measurements of "
-                                          "chain %zu", chains[k].index));
+                                          "chain %zu", chains[k]->index));
         }
     }
     return MCF_OK;

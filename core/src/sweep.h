@@ -5,7 +5,8 @@
 #include "run_state.h"
 
 typedef struct mcf_group {
-    size_t first, n;
+    size_t first, n;       /* the rank's own chains r->own[first .. first + n) */
+    mcf_chain **chains;    /* n: those chains */
     void **states, **active_states;
     size_t *active;
     unsigned char *moves;
@@ -21,7 +22,8 @@ typedef struct mcf_group {
     char message[4096];
 } mcf_group;
 
-/* Allocates group g's arrays for chains [first, first + n) (MCF_ENOMEM on failure). */
+/* Allocates group g's arrays for the rank's own chains r->own[first .. first + n)
+ * (MCF_ENOMEM on failure). */
 int mcfi_group_init(const mcf_run *r, mcf_group *g, size_t first, size_t n);
 void mcfi_group_release(mcf_group *g);
 /* Sweep `sweep` of the group's chains: thermalization with adaptation, or a measured sweep.

@@ -172,10 +172,10 @@ int mcfi_pt_flush(mcf_run *r)
     mcf_stream out;
     mcfi_stream_init_writer(&out);
     int rc = MCF_OK;
-    for (size_t k = r->first; k < r->last && !rc; k++) {
-        mcf_chain *c = &r->chains[k];
-        size_t sl = pt->slot[k];
-        if (sl >= r->first && sl < r->last) {
+    for (size_t i = 0; i < r->n_own && !rc; i++) {
+        mcf_chain *c = &r->chains[r->own[i]];
+        size_t sl = pt->slot[r->own[i]];
+        if (mcfi_owns(r, sl)) {
             pt_record(r, &r->chains[sl], c->pending, c->pending_rows, c->pending_accepted,
                       c->pending_proposed);
         } else if (c->pending_rows || c->pending_proposed) {
@@ -197,7 +197,7 @@ int mcfi_pt_flush(mcf_run *r)
     while (in.pos < in.size && !rc) {
         uint64_t head[5];
         rc = mcf_stream_read(&in, head, sizeof head);
-        const int own = !rc && head[0] >= r->first && head[0] < r->last;
+        const int own = !rc && head[0] < r->n_chains && mcfi_owns(r, (size_t)head[0]);
         if (rc || head[0] >= r->n_chains || (own && head[4] != r->chains[head[0]].n_values) ||
             head[1] > (in.size - in.pos) / sizeof(double) / (head[4] ? head[4] : 1)) {
             rc = mcf_fail(MCF_EINTERNAL, "parallel tempering: a malformed measurement "
@@ -223,7 +223,7 @@ int mcfi_pt_flush(mcf_run *r)
 }
 
 /* The numbers one exchange round of `parity` needs from this process's replicas, into
- * pt->energy[first, last): with energy() the energies; with exchange_action() dS_k =
+ * pt->energy[k] of the chains k it owns: with energy() the energies; with exchange_action() dS_k =
  * S_k(T') - S_k(T) at the temperature T' of the slot its own is paired with this round (0
  * for a replica whose slot is not paired), all of the process's in one call. */
 static int pt_round_weights(mcf_run *r, size_t parity)
@@ -231,24 +231,24 @@ static int pt_round_weights(mcf_run *r, size_t parity)
     mcf_tempering *pt = r->pt;
     size_t R = (size_t)r->setup->walkers, nT = pt->n_temps;
     if (pt->weigh == MCF_TEMPERING_ENERGY) {
-        for (size_t k = r->first; k < r->last; k++)
-            pt->energy[k] = r->ops->energy(r->chains[k].state);
+        for (size_t i = 0; i < r->n_own; i++)
+            pt->energy[r->own[i]] = r->ops->energy(r->chains[r->own[i]].state);
         return MCF_OK;
     }
     size_t cnt = 0;
-    for (size_t k = r->first; k < r->last; k++)
-        pt->energy[k] = 0.0;
+    for (size_t i = 0; i < r->n_own; i++)
+        pt->energy[r->own[i]] = 0.0;
     for (size_t g = 0; g < pt->n_groups; g++)
         for (size_t j = parity; j + 1 < nT; j += 2) {
             size_t ta = pt->order[j], tb = pt->order[j + 1];
             size_t ra = pt->replica[pt_chain(pt, R, g, ta)];
             size_t rb = pt->replica[pt_chain(pt, R, g, tb)];
-            if (ra >= r->first && ra < r->last) {
+            if (mcfi_owns(r, ra)) {
                 pt->batch_chain[cnt] = ra;
                 pt->batch_state[cnt] = r->chains[ra].state;
                 pt->batch_T[cnt++] = pt->temps[tb];
             }
-            if (rb >= r->first && rb < r->last) {
+            if (mcfi_owns(r, rb)) {
                 pt->batch_chain[cnt] = rb;
                 pt->batch_state[cnt] = r->chains[rb].state;
                 pt->batch_T[cnt++] = pt->temps[ta];
@@ -299,12 +299,17 @@ int mcfi_pt_exchange(mcf_run *r)
     if (rc)
         return rc;
     if (r->ranks > 1) {
+        /* this rank's numbers packed (into batch_dS: the round has taken them), every
+           rank's back in place (ranks.h: gathered order) */
         unsigned char *all;
         size_t size;
-        mcfi_mpi_allgather_bytes((const unsigned char *)(pt->energy + r->first),
-                                 (r->last - r->first) * sizeof *pt->energy, &all, &size);
+        for (size_t i = 0; i < r->n_own; i++)
+            pt->batch_dS[i] = pt->energy[r->own[i]];
+        mcfi_mpi_allgather_bytes((const unsigned char *)pt->batch_dS,
+                                 r->n_own * sizeof *pt->energy, &all, &size);
         if (size == r->n_chains * sizeof *pt->energy)
-            memcpy(pt->energy, all, size);
+            for (size_t j = 0, k = 0; j < r->n_chains; j++, k = mcfi_gathered_next(r, k))
+                memcpy(&pt->energy[k], all + j * sizeof *pt->energy, sizeof *pt->energy);
         free(all);
         if (size != r->n_chains * sizeof *pt->energy)
             return mcfi_mpi_agree(mcf_fail(MCF_EINTERNAL, "parallel tempering: %zu bytes of "
@@ -333,9 +338,9 @@ int mcfi_pt_exchange(mcf_run *r)
             pt->replica[b] = ra;
             pt->slot[ra] = b;
             pt->slot[rb] = a;
-            if (!rc && ra >= r->first && ra < r->last)
+            if (!rc && mcfi_owns(r, ra))
                 rc = mcfi_pt_set_temperatures(r, ra, 1);
-            if (!rc && rb >= r->first && rb < r->last)
+            if (!rc && mcfi_owns(r, rb))
                 rc = mcfi_pt_set_temperatures(r, rb, 1);
         }
         if (!counting)

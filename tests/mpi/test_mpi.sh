@@ -198,22 +198,22 @@ cat > fail.ini <<'INI'
 model = tfail
 seed = 5
 output = out
-walkers = 2
+walkers = 1
 [schedule]
 thermalize = 100
 sweeps = 20000
 checkpoint_every = 700
 temperatures = 1.0
 [model]
-fail_after = 0, 5000
+fail_after = 0, 0, 0, 0, 0, 5000
 INI
 mkdir fsingle
 (cd fsingle && "$mcf" run ../fail.ini --no-progress >o 2>e) && bad "the failing model did not fail"
 for np in 2 3; do
   mkdir f$np
   (cd f$np && mpi $np "$mcf" run ../fail.ini --no-progress >o 2>e); rc=$?
-  # chains 2 and 3 fail; chain 2 belongs to rank 1 of 2 and to rank 2 of 3
-  want="mcf: error: rank $((np - 1)) of $np: model tfail: propose (chain 2): test failure"
+  # chain 5 fails; rank r of P owns the chains k = r (mod P): rank 1 of 2, rank 2 of 3
+  want="mcf: error: rank $((np - 1)) of $np: model tfail: propose (chain 5): test failure"
   [ "$rc" -ne 0 ] && grep -qF "$want" f$np/e && ok "-np $np: '$want'" \
     || { bad "-np $np: exit status $rc, expected the message '$want'"; cat f$np/e; }
   [ "$(grep -c '^mcf: error' f$np/e)" -eq 1 ] && ok "-np $np: the error is reported once" \
