@@ -272,7 +272,7 @@ static int sweep_all(mcf_run *r, mcf_group *groups, int threads, uint64_t n, int
             for (size_t c0 = 0; c0 < gr->n && !gr->status; c0 += 4096) {
                 const size_t nb = gr->n - c0 < 4096 ? gr->n - c0 : 4096;
                 for (size_t j = 0; j < nb; j++)
-                    rows[j] = walkers[gr->first + c0 + j].row; /* one rank: own[i] = i */
+                    rows[j] = walkers[gr->chains[c0 + j]->index].row;
                 int rc = r->ops->variational_local(gr->states + c0, nb, rows);
                 if (rc) {
                     gr->status = rc;
@@ -281,7 +281,7 @@ static int sweep_all(mcf_run *r, mcf_group *groups, int threads, uint64_t n, int
                     break;
                 }
                 for (size_t j = 0; j < nb; j++) {
-                    opt_walker *w = &walkers[gr->first + c0 + j];
+                    opt_walker *w = &walkers[gr->chains[c0 + j]->index];
                     if (!isfinite(w->row[0])) {
                         gr->status = mcf_fail(MCF_EPLUGIN, "model %s: a local energy that is "
                                               "not finite (%g)", r->setup->model_name,

@@ -329,17 +329,12 @@ static int resume(mcf_run *r)
     return mcfi_mpi_agree(rc);
 }
 
-/* This rank's chains cut into `threads` groups of consecutive chains of its own.
- * Collective. */
+/* This rank's chains dealt to `threads` groups, every threads-th to each.  Collective. */
 static int prepare_groups(mcf_run *r, mcf_group *groups, int threads)
 {
-    const size_t owned = r->n_own;
     int rc = MCF_OK;
-    for (int g = 0; g < threads && !rc; g++) {
-        size_t first = owned * (size_t)g / (size_t)threads;
-        rc = mcfi_group_init(r, &groups[g], first,
-                             owned * (size_t)(g + 1) / (size_t)threads - first);
-    }
+    for (int g = 0; g < threads && !rc; g++)
+        rc = mcfi_group_init(r, &groups[g], (size_t)g, (size_t)threads);
     rc = mcfi_mpi_agree(rc);
     if (!rc && r->pt)
         rc = mcfi_pt_check_weights(r);

@@ -16,10 +16,9 @@ static int group_fail(mcf_group *g, int rc)
     return rc;
 }
 
-int mcfi_group_init(const mcf_run *r, mcf_group *gr, size_t first, size_t n)
+int mcfi_group_init(const mcf_run *r, mcf_group *gr, size_t g, size_t groups)
 {
-    gr->first = first;
-    gr->n = n;
+    gr->n = g < r->n_own ? (r->n_own - g + groups - 1) / groups : 0;
     gr->chains = calloc(gr->n, sizeof *gr->chains);
     gr->states = calloc(gr->n, sizeof *gr->states);
     gr->active_states = calloc(gr->n, sizeof *gr->active_states);
@@ -29,7 +28,7 @@ int mcfi_group_init(const mcf_run *r, mcf_group *gr, size_t first, size_t n)
     gr->rngs = calloc(gr->n, sizeof *gr->rngs);
     gr->accepted = calloc(gr->n, sizeof *gr->accepted);
     for (size_t k = 0; gr->chains && k < gr->n; k++) {
-        gr->chains[k] = &r->chains[r->own[gr->first + k]];
+        gr->chains[k] = &r->chains[r->own[g + k * groups]];
         if (gr->chains[k]->n_values > gr->stride)
             gr->stride = gr->chains[k]->n_values;
     }

@@ -5,7 +5,7 @@
 #include "run_state.h"
 
 typedef struct mcf_group {
-    size_t first, n;       /* the rank's own chains r->own[first .. first + n) */
+    size_t n;              /* chains: of the rank's own, every `groups`-th (mcfi_group_init) */
     mcf_chain **chains;    /* n: those chains */
     void **states, **active_states;
     size_t *active;
@@ -22,9 +22,10 @@ typedef struct mcf_group {
     char message[4096];
 } mcf_group;
 
-/* Allocates group g's arrays for the rank's own chains r->own[first .. first + n)
- * (MCF_ENOMEM on failure). */
-int mcfi_group_init(const mcf_run *r, mcf_group *g, size_t first, size_t n);
+/* Group `g` of `groups`: the rank's own chains r->own[g], r->own[g + groups], ... (dealt
+ * like the chains to the ranks, so that every thread gets a like mix of lattice sizes);
+ * allocates its arrays (MCF_ENOMEM on failure). */
+int mcfi_group_init(const mcf_run *r, mcf_group *gr, size_t g, size_t groups);
 void mcfi_group_release(mcf_group *g);
 /* Sweep `sweep` of the group's chains: thermalization with adaptation, or a measured sweep.
  * A failure is kept in g->status and g->message (the group may run on a worker thread). */

@@ -18,10 +18,10 @@
 # During every run `nvidia-smi --query-compute-apps` is sampled every 2 s: the GPUs (bus ids)
 # the ranks used.  Wall time of the whole `mpirun ... mcf run` (start-up included).
 # Environment: PLIST ("2": the GPU counts besides 1), STEPS ("scale vmc resume"), SWEEPS
-# (100), THERM (20), VSWEEPS (20000), MPIRUN ("mpirun --bind-to none"), KPM (kpm-cuda) and
-# BLIP (blip-cuda): kpm and blip run the same steps on the CPU (a check of the script).
-# docs/benchmarks.md ("On two GPUs") has the results and why the scan's weak scaling is 89%
-# (the ranks' contiguous shares of chains: one rank gets every 6^3 chain).
+# (100), THERM (20), VSWEEPS (20000), THREADS (16: OpenMP threads a rank of the scan, the
+# same for every P), MPIRUN ("mpirun --bind-to none"), KPM (kpm-cuda) and BLIP
+# (blip-cuda): kpm and blip run the same steps on the CPU (a check of the script).
+# docs/benchmarks.md ("On two GPUs", "On four GPUs") has the results: 2 and 4 H200.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,7 +68,7 @@ timed() {
 echo "mcf: $mcf; host: $(nproc) cores; $(nvidia-smi -L | wc -l) GPU(s): $(nvidia-smi -L | head -1)"
 if [[ $steps == *" scale "* ]]; then
     sc="--set run.evaluator=${KPM:-kpm-cuda} --set schedule.thermalize=${THERM:-20}
-        --set schedule.sweeps=${SWEEPS:-100} --set schedule.checkpoint_every=0 --set run.threads=0"
+        --set schedule.sweeps=${SWEEPS:-100} --set schedule.checkpoint_every=0 --set run.threads=${THREADS:-16}"
     echo
     echo "de-scan-large, ${KPM:-kpm-cuda}: | ranks P | walkers | chains | wall s | speedup or efficiency | GPUs seen | results.tsv = P 1 |"
     echo "|---|---|---|---|---|---|---|"
