@@ -107,8 +107,8 @@ static int in_chain_order(const mcf_run *r, const unsigned char *all, size_t siz
     *ordered = malloc(size + 1);
     int rc = at && len && *ordered ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory for %zu "
                                                       "bytes of checkpoint records", size);
-    size_t pos = 0;
-    for (size_t j = 0, k = 0; j < r->n_chains && !rc; j++, k = mcfi_gathered_next(r, k)) {
+    size_t pos = 0, j = 0;
+    for (size_t k = 0; j < r->n_chains && !rc; j++, k = mcfi_gathered_next(r, k)) {
         uint64_t rsize;
         if (size - pos < sizeof rsize)
             break;
@@ -119,9 +119,9 @@ static int in_chain_order(const mcf_run *r, const unsigned char *all, size_t siz
         len[k] = sizeof rsize + (size_t)rsize;
         pos += len[k];
     }
-    if (!rc && pos != size)
-        rc = mcf_fail(MCF_EINTERNAL, "%s: %zu of %zu bytes in %zu records", origin, pos, size,
-                      r->n_chains);
+    if (!rc && (pos != size || j != r->n_chains))
+        rc = mcf_fail(MCF_EINTERNAL, "%s: %zu of %zu bytes in %zu of %zu records", origin, pos,
+                      size, j, r->n_chains);
     for (size_t k = 0, out = 0; k < r->n_chains && !rc; out += len[k], k++)
         memcpy(*ordered + out, at[k], len[k]);
     free(at);
