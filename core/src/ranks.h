@@ -9,7 +9,7 @@
 /* Rank p of P owns the chains k = p (mod P), every P-th: the scan's chain order puts the
  * walkers innermost and the temperatures next, so every rank gets a like share of every
  * lattice size, and a sweep of lockstep chains costs every rank alike (contiguous shares
- * gave one rank all the small lattices: docs/architecture.md, "Chains over ranks").
+ * gave one rank all the small lattices: docs/architecture.md, "MPI ranks").
  * Gathered bytes come in rank order, each rank's chains ascending. */
 static inline int mcfi_owns(const mcf_run *r, size_t k)
 {
