@@ -56,6 +56,7 @@
 #include "kpm_cuda.h"
 #include "kpm_test_util.h"
 #include "test_params.h"
+#include "kpm_plugin_pair.h" /* after test_params.h: the loader */
 
 /* (a) unit-vector moments, CPU vs GPU */
 static void test_moments(void)
@@ -457,20 +458,10 @@ static void test_gfmc(void)
 
 /* ---- (f) the plugin through the loader --------------------------------------------- */
 
-/* the plugins kpm and kpm-cuda through the loader (MCF_OK, or a failed check) */
-static int open_plugins(mcf_plugin **pc, mcf_plugin **pg)
-{
-    int rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, pc);
-    if (!rc)
-        rc = mcfi_plugin_open("kpm-cuda", MCF_PLUGIN_FERMION_EVALUATOR, pg);
-    CHECK(rc == MCF_OK, "loading kpm and kpm-cuda: %s", mcf_last_error());
-    return rc;
-}
-
 static void test_plugin(void)
 {
     mcf_plugin *pc = NULL, *pg = NULL;
-    int rc = open_plugins(&pc, &pg);
+    int rc = open_kpm_pair(&pc, &pg);
     if (rc)
         return;
     const mcf_fermion_ops *oc = pc->info->ops, *og = pg->info->ops;
@@ -654,7 +645,7 @@ static void test_out_of_memory(void)
 static void test_param_specs(void)
 {
     mcf_plugin *pc = NULL, *pg = NULL;
-    if (open_plugins(&pc, &pg))
+    if (open_kpm_pair(&pc, &pg))
         return;
     const mcf_param_spec *sc = pc->info->params, *sg = pg->info->params;
     const size_t nc = mcfi_spec_count(sc), ng = mcfi_spec_count(sg);

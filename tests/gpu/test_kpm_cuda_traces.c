@@ -43,6 +43,7 @@
 #include "kpm_cuda.h"
 #include "kpm_test_util.h"
 #include "test_params.h"
+#include "kpm_plugin_pair.h" /* after test_params.h: the loader */
 
 /* (a) jobs of unit or random start vectors against the engine */
 static void test_trace_jobs(void)
@@ -235,16 +236,6 @@ static void test_by_vector(void)
 }
 
 /* ---- (c) the plugin ---------------------------------------------------------------------- */
-
-/* the CPU and the GPU plugin, *pc and *pg; 0, or a failed CHECK and nonzero */
-static int open_kpm_pair(mcf_plugin **pc, mcf_plugin **pg)
-{
-    int rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, pc);
-    if (!rc)
-        rc = mcfi_plugin_open("kpm-cuda", MCF_PLUGIN_FERMION_EVALUATOR, pg);
-    CHECK(rc == MCF_OK, "loading kpm and kpm-cuda: %s", mcf_last_error());
-    return rc;
-}
 
 static void test_plugin_traces(void)
 {
