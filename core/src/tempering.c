@@ -223,9 +223,10 @@ int mcfi_pt_flush(mcf_run *r)
 }
 
 /* The numbers one exchange round of `parity` needs from this process's replicas, into
- * pt->energy[k] of the chains k it owns: with energy() the energies; with exchange_action() dS_k =
- * S_k(T') - S_k(T) at the temperature T' of the slot its own is paired with this round (0
- * for a replica whose slot is not paired), all of the process's in one call. */
+ * pt->energy[k] of the chains k it owns: with energy() the energies; with
+ * exchange_action() dS_k = S_k(T') - S_k(T) at the temperature T' of the slot its own is
+ * paired with this round (0 for a replica whose slot is not paired), all of the process's
+ * in one call. */
 static int pt_round_weights(mcf_run *r, size_t parity)
 {
     mcf_tempering *pt = r->pt;

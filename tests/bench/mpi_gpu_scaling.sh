@@ -68,7 +68,8 @@ timed() {
 echo "mcf: $mcf; host: $(nproc) cores; $(nvidia-smi -L | wc -l) GPU(s): $(nvidia-smi -L | head -1)"
 if [[ $steps == *" scale "* ]]; then
     sc="--set run.evaluator=${KPM:-kpm-cuda} --set schedule.thermalize=${THERM:-20}
-        --set schedule.sweeps=${SWEEPS:-100} --set schedule.checkpoint_every=0 --set run.threads=${THREADS:-16}"
+        --set schedule.sweeps=${SWEEPS:-100} --set schedule.checkpoint_every=0
+        --set run.threads=${THREADS:-16}"
     echo
     echo "de-scan-large, ${KPM:-kpm-cuda}: | ranks P | walkers | chains | wall s | speedup or efficiency | GPUs seen | results.tsv = P 1 |"
     echo "|---|---|---|---|---|---|---|"
