@@ -232,6 +232,55 @@ int mcf_fermion_occupation_dT(const mcf_fermion *f, const mcf_fermion_batch *a, 
     return occupation_any(f, a, n, ddensity, denergy);
 }
 
+int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, mcf_fermion_heat *h)
+{
+    const size_t m = n ? n : 1;
+    if (m > SIZE_MAX / 256)
+        return mcf_fail(MCF_ENOMEM, "a batch of %zu chains is too large", n);
+    const size_t p = batch_part(m * sizeof(void *)), d = batch_part(m * sizeof(double));
+    const size_t first = 3 * p + 6 * d + batch_part(m * sizeof(size_t));
+    const size_t total = first + 4 * d + batch_part(m * sizeof(mcf_rng));
+    /* mcf_fermion_batch_get's layout at the start, h's arrays after it: one scratch call */
+    unsigned char *s = mcf_batch_scratch(b, total);
+    if (!s)
+        return b ? MCF_ENOMEM : MCF_EINTERNAL;
+    int rc = mcf_fermion_batch_get(b, n, a); /* the same memory, not grown: no copy lost */
+    if (rc)
+        return rc;
+    double *x = (double *)(s + first);
+    const size_t dn = d / sizeof(double);
+    h->ddensity = x;
+    h->denergy = x + dn;
+    h->density2 = x + 2 * dn;
+    h->energy2 = x + 3 * dn;
+    h->before = (mcf_rng *)(s + first + 4 * d);
+    return MCF_OK;
+}
+
+int mcf_fermion_occupation_heat(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                                const mcf_fermion_heat *h)
+{
+    for (size_t k = 0; k < n; k++)
+        if (a->rngs[k]) /* NULL: an exact evaluator's chain without a stream */
+            h->before[k] = *a->rngs[k];
+    int rc = mcf_fermion_occupation_dT(f, a, n, h->ddensity, h->denergy);
+    if (rc)
+        return rc;
+    int drew = 0;
+    for (size_t k = 0; k < n && !drew; k++)
+        drew = a->rngs[k] && (a->rngs[k]->counter != h->before[k].counter ||
+                              a->rngs[k]->used != h->before[k].used);
+    if (!drew) {
+        memcpy(h->density2, a->density, n * sizeof *h->density2);
+        memcpy(h->energy2, a->energy, n * sizeof *h->energy2);
+        return MCF_OK;
+    }
+    mcf_fermion_batch again = *a;
+    again.density = h->density2;
+    again.energy = h->energy2;
+    return occupation_any(f, &again, n, NULL, NULL);
+}
+
 size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, size_t q, double *axis)
 {
     if (q > 2 || !ws || !mcf_fermion_has(f, MCF_FERMION_MOMENTS))

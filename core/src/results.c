@@ -379,6 +379,11 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     } else if (r->target_state == 1) {
         mcfi_text_printf(&sum, "%s\n", r->target_report);
     }
+    for (int q = 0; q < 4; q++) { /* the log and the terminal had it at the start */
+        char why[1024];
+        if (mcfi_results_noise_message(s, q, why, sizeof why))
+            mcfi_text_printf(&t, "# warning: %s\n", why);
+    }
     rc = mcfi_equilibration_report(r, &warn, &checks);
     if (warn.len)
         mcfi_text_printf(&t, "%s", warn.s);

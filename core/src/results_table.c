@@ -144,10 +144,47 @@ static int action_form(const int role[MCF_ROLE_COUNT], const mcf_model_ops *ops)
            role[MCF_ROLE_ACTION_DT] >= 0;
 }
 
+/* The roles (mcf/model.h) whose observables the core multiplies measurement by measurement
+ * for derived quantity q (specific_heat, susceptibility, binder, variance): e e for the
+ * fluctuation formula and the variance, e s_T for the general specific heat; none for the
+ * susceptibility and the Binder cumulant, whose m^2 and m^4 the model measures itself.
+ * 0 when q forms no such product. */
+static int product_roles(int q, const int role[MCF_ROLE_COUNT], const mcf_model_ops *ops,
+                         int pair[2])
+{
+    if (q == 1 || q == 2)
+        return 0;
+    pair[0] = MCF_ROLE_ENERGY;
+    pair[1] = q == 0 && action_form(role, ops) ? MCF_ROLE_ACTION_DT : MCF_ROLE_ENERGY;
+    return 1;
+}
+
+/* The noise set (mcf/model.h, MCF_OBS_NOISE) of the scalar observable of every role, 0 for
+ * a role without one. */
+static void role_noise(const mcf_observable_spec *obs, unsigned noise[MCF_ROLE_COUNT])
+{
+    for (int k = 0; k < MCF_ROLE_COUNT; k++)
+        noise[k] = 0;
+    for (size_t k = 0; obs[k].name; k++)
+        if (!obs[k].axis && obs[k].role > 0 && obs[k].role < MCF_ROLE_COUNT)
+            noise[obs[k].role] = MCF_OBS_NOISE_SET(obs[k].flags);
+}
+
+/* 1 when derived quantity q would multiply two observables of one noise set */
+static int shares_noise(int q, const int role[MCF_ROLE_COUNT], const mcf_model_ops *ops)
+{
+    unsigned noise[MCF_ROLE_COUNT];
+    int pair[2];
+    if (!product_roles(q, role, ops, pair))
+        return 0;
+    role_noise(ops->observables, noise);
+    return noise[pair[0]] != 0 && noise[pair[0]] == noise[pair[1]];
+}
+
 /* Whether derived quantity q (specific_heat, susceptibility, binder, variance, the order
- * of the table below) is a column, from the roles' scalar indices (-1: none) */
-static int derived_wanted(int q, int has_T, const int role[MCF_ROLE_COUNT],
-                          const mcf_model_ops *ops)
+ * of the table below) has the roles it needs, from the roles' indices (-1: none) */
+static int derived_possible(int q, int has_T, const int role[MCF_ROLE_COUNT],
+                            const mcf_model_ops *ops)
 {
     int e = role[MCF_ROLE_ENERGY], m = role[MCF_ROLE_ORDER];
     int m2 = role[MCF_ROLE_ORDER2], m4 = role[MCF_ROLE_ORDER4];
@@ -162,24 +199,64 @@ static int derived_wanted(int q, int has_T, const int role[MCF_ROLE_COUNT],
     }
 }
 
+/* Whether derived quantity q is a column: its roles are there and it multiplies no two
+ * estimates that share noise (the product's mean would carry their covariance, a bias no
+ * number of sweeps removes: mcfi_results_noise_message says so instead) */
+static int derived_wanted(int q, int has_T, const int role[MCF_ROLE_COUNT],
+                          const mcf_model_ops *ops)
+{
+    return derived_possible(q, has_T, role, ops) && !shares_noise(q, role, ops);
+}
+
+static const char *const derived_names[4] = {"specific_heat", "susceptibility", "binder",
+                                             "variance"};
+
+/* the roles of ops' scalar observables: role[ROLE] = its index among the declared ones */
+static void declared_roles(const mcf_model_ops *ops, int role[MCF_ROLE_COUNT])
+{
+    const mcf_observable_spec *obs = ops->observables;
+    for (int k = 0; k < MCF_ROLE_COUNT; k++)
+        role[k] = -1;
+    for (int k = 0; obs[k].name; k++)
+        if (!obs[k].axis && obs[k].role > 0 && obs[k].role < MCF_ROLE_COUNT)
+            role[obs[k].role] = k;
+}
+
+const char *mcfi_results_noise_message(const mcf_setup *s, int q, char *buf, size_t cap)
+{
+    const mcf_model_ops *ops = s->model->info->ops;
+    int role[MCF_ROLE_COUNT], pair[2];
+    declared_roles(ops, role);
+    if (q < 0 || q > 3 || !derived_possible(q, s->has_temperature, role, ops) ||
+        !shares_noise(q, role, ops) || !product_roles(q, role, ops, pair))
+        return NULL;
+    const mcf_observable_spec *a = &ops->observables[role[pair[0]]];
+    const mcf_observable_spec *b = &ops->observables[role[pair[1]]];
+    char what[160];
+    if (a == b)
+        snprintf(what, sizeof what, "the square of %s, a stochastic estimate (noise set %u),",
+                 a->name, MCF_OBS_NOISE_SET(a->flags));
+    else
+        snprintf(what, sizeof what, "the product of %s and %s, which share one draw of noise "
+                 "(noise set %u),", a->name, b->name, MCF_OBS_NOISE_SET(a->flags));
+    snprintf(buf, cap, "%s is left out: it needs %s whose mean carries the variance or "
+             "covariance of that noise, a bias no number of sweeps removes; model %s must "
+             "measure the two from independent draws (MCF_OBS_NOISE, mcf/model.h; "
+             "docs/methods.md, \"Products of noisy estimates\")", derived_names[q], what,
+             s->model_name);
+    return buf;
+}
+
 int mcfi_results_error_column(const mcf_setup *s, const char *name)
 {
-    static const char *const derived[4] = {"specific_heat", "susceptibility", "binder",
-                                           "variance"};
     const mcf_model_ops *ops = s->model->info->ops;
     const mcf_observable_spec *obs = ops->observables;
     int role[MCF_ROLE_COUNT], found = 0;
-    for (int k = 0; k < MCF_ROLE_COUNT; k++)
-        role[k] = -1;
-    for (int k = 0; obs[k].name; k++) {
-        if (obs[k].axis)
-            continue;
-        if (obs[k].role > 0 && obs[k].role < MCF_ROLE_COUNT)
-            role[obs[k].role] = k;
-        found |= strcmp(obs[k].name, name) == 0;
-    }
+    declared_roles(ops, role);
+    for (int k = 0; obs[k].name; k++)
+        found |= !obs[k].axis && strcmp(obs[k].name, name) == 0;
     for (int q = 0; q < 4 && !found; q++)
-        found = strcmp(derived[q], name) == 0 &&
+        found = strcmp(derived_names[q], name) == 0 &&
                 derived_wanted(q, s->has_temperature, role, ops);
     return found;
 }

@@ -30,5 +30,10 @@ void mcfi_table_free(mcfi_table *t);
 /* 1 when results.tsv of a run of s has the columns NAME and NAME_err: a scalar observable
  * of the model, or a derived quantity its roles and scan give; else 0. */
 int mcfi_results_error_column(const mcf_setup *s, const char *name);
+/* Derived quantity q (0 specific_heat, 1 susceptibility, 2 binder, 3 variance) left out
+ * because it would multiply two observables of one noise set (mcf/model.h, MCF_OBS_NOISE):
+ * one line saying which, why and what the model must do, in buf (cap bytes), returned;
+ * NULL when q is written or is not a column for other reasons. */
+const char *mcfi_results_noise_message(const mcf_setup *s, int q, char *buf, size_t cap);
 
 #endif

@@ -16,6 +16,7 @@
 #include "ranks.h"
 #include "results.h"
 #include "results_h5.h"
+#include "results_table.h"
 #include "sweep.h"
 #include "tempering.h"
 
@@ -288,6 +289,11 @@ static int open_log(mcf_run *r, const mcf_run_options *opt, int threads, int one
             mcf_log(MCF_LOG_WARN, "%d MPI ranks for %zu chains: %zu of the ranks own no chain "
                     "and only wait; use at most %zu ranks", r->ranks, r->n_chains,
                     (size_t)r->ranks - r->n_chains, r->n_chains);
+        for (int q = 0; q < 4; q++) { /* a derived quantity refused for shared noise */
+            char why[1024];
+            if (mcfi_results_noise_message(setup, q, why, sizeof why))
+                mcf_log(MCF_LOG_WARN, "%s", why);
+        }
     }
     return MCF_OK;
 }

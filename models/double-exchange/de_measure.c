@@ -11,12 +11,15 @@
  *   energy_dT       d(energy)/dT at fixed spins, sum_nu eps_nu df/dT / N, from the
  *                   evaluator's occupation_dT (NaN with an evaluator that lacks it)
  *   action_dT       dS_eff/dT at fixed spins per site, -(energy - mu density) / T^2: with
- *                   energy_dT the core's specific heat d<E>/dT (mcf/model.h)
+ *                   energy_dT the core's specific heat d<E>/dT (mcf/model.h); from a
+ *                   second trace, independent of energy's (mcf_fermion_occupation_heat:
+ *                   noise set 2 against energy's 1, so <energy action_dT> has no noise
+ *                   bias)
  *   dos             (a curve over E, only with dos_every = k > 0) the fermion DOS per state
  *                   from the evaluator's dos(), new at every k-th measurement and repeated
  *                   in between (equal weights: the mean is that of the measured curves)
  * batch_measure() gets density and energy (and d(energy)/dT) from
- * mcf_fermion_occupation_dT, which calls occupation_dT() once for all chains of a batch that
+ * mcf_fermion_occupation_heat, which calls occupation_dT() once for all chains of a batch that
  * share (mu, T) (the op takes one mu and one T; a temperature scan gives one call per
  * temperature); an evaluator without it gets occupation() and NaN for energy_dT.
  * The measurement stream of the chain feeds the random vectors of a stochastic evaluator's
@@ -103,7 +106,9 @@ int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
         return MCF_OK;
     const de_chain *c0 = chains[0];
     mcf_fermion_batch a;
-    int rc = mcf_fermion_batch_get(batch, n, &a);
+    mcf_fermion_heat heat;
+    const int dT = mcf_fermion_has(&c0->fermion, MCF_FERMION_OCCUPATION_DT);
+    int rc = dT ? mcf_fermion_heat_get(batch, n, &a, &heat) : mcf_fermion_batch_get(batch, n, &a);
     if (rc)
         return mcf_fail_prefix(rc, "double-exchange");
     for (size_t k = 0; k < n; k++) {
@@ -113,9 +118,9 @@ int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
         a.T[k] = c->T;
         a.mu[k] = c->mu;
     }
-    /* d(energy)/dT into a.err (free while measuring), d(density)/dT into a.dS */
-    const int dT = mcf_fermion_has(&c0->fermion, MCF_FERMION_OCCUPATION_DT);
-    rc = dT ? mcf_fermion_occupation_dT(&c0->fermion, &a, n, a.dS, a.err)
+    /* energy, density and energy_dT from one trace, action_dT from an independent one (the
+       same with an exact trace): their product in the specific heat has no noise bias */
+    rc = dT ? mcf_fermion_occupation_heat(&c0->fermion, &a, n, &heat)
             : mcf_fermion_occupation(&c0->fermion, &a, n);
     if (rc)
         return rc;
@@ -124,9 +129,10 @@ int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
         const double per_site = (double)c->h->dim / (double)c->n;
         values[k][OBS_ENERGY] = a.energy[k] * per_site;
         values[k][OBS_DENSITY] = a.density[k] * per_site;
-        values[k][OBS_ENERGY_DT] = dT ? a.err[k] * per_site : NAN;
-        values[k][OBS_ACTION_DT] =
-            -(a.energy[k] - c->mu * a.density[k]) * per_site / (c->T * c->T);
+        values[k][OBS_ENERGY_DT] = dT ? heat.denergy[k] * per_site : NAN;
+        const double e2 = dT ? heat.energy2[k] : a.energy[k];
+        const double n2 = dT ? heat.density2[k] : a.density[k];
+        values[k][OBS_ACTION_DT] = -(e2 - c->mu * n2) * per_site / (c->T * c->T);
         de_spin_observables(c, values[k]);
     }
     return de_measure_dos(batch, chains, n, values);

@@ -68,20 +68,22 @@ static const mcf_param_spec de_params[] = {
 
 static const mcf_observable_spec de_observables[] = {
     {"energy", MCF_ROLE_ENERGY,
-     "fermion energy per site, sum_nu eps_nu f(eps_nu) / N (units of t)", NULL, 0},
+     "fermion energy per site, sum_nu eps_nu f(eps_nu) / N (units of t)", NULL,
+     MCF_OBS_NOISE(1)},
     {"abs_m", MCF_ROLE_ORDER, "length of the magnetization per site, |sum_i S_i| / N", NULL,
      0},
     {"m2", MCF_ROLE_ORDER2, "its square, |sum_i S_i / N|^2", NULL, 0},
     {"m4", MCF_ROLE_ORDER4, "its fourth power, |sum_i S_i / N|^4", NULL, 0},
-    {"density", MCF_ROLE_NONE, "electrons per site, sum_nu f(eps_nu) / N", NULL, 0},
+    {"density", MCF_ROLE_NONE, "electrons per site, sum_nu f(eps_nu) / N", NULL,
+     MCF_OBS_NOISE(1)},
     {"nn_correlation", MCF_ROLE_NONE,
      "mean of S_i . S_j over nearest-neighbour bonds", NULL, 0},
     {"energy_dT", MCF_ROLE_ENERGY_DT,
      "d(energy)/dT at fixed spins, sum_nu eps_nu df/dT / N (the specific heat's first term; "
-     "NaN with an evaluator without occupation_dT)", NULL, 0},
+     "NaN with an evaluator without occupation_dT)", NULL, MCF_OBS_NOISE(1)},
     {"action_dT", MCF_ROLE_ACTION_DT,
      "dS_eff/dT at fixed spins per site, -(energy - mu density) / T^2 (the specific heat's "
-     "covariance term)", NULL, 0},
+     "covariance term; from a trace independent of energy's)", NULL, MCF_OBS_NOISE(2)},
     {"dos", MCF_ROLE_NONE,
      "density of states per state of the fermions, 1/energy (only with dos_every > 0)", "E", 0},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
@@ -341,7 +343,7 @@ static const mcf_plugin_info de_info = {
                "coupling, weight exp(-S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
     .params = de_params,
     .ops = &de_ops,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 3, 0), /* the roles energy_dT, action_dT */
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 4, 0), /* mcf_fermion_occupation_heat */
 };
 
 MCF_PLUGIN(de_info)

@@ -41,17 +41,20 @@ enum {
 };
 
 static const mcf_observable_spec ho_observables[] = {
-    {"energy", MCF_ROLE_ENERGY, "(E_cl + fermion band energy) / N, units of t", NULL, 0},
+    {"energy", MCF_ROLE_ENERGY, "(E_cl + fermion band energy) / N, units of t", NULL,
+     MCF_OBS_NOISE(1)},
     {"abs_m", MCF_ROLE_ORDER, "|m|, m = sum_i (-1)^(x+y+z) x_i / N (checkerboard)", NULL, 0},
     {"m2", MCF_ROLE_ORDER2, "m^2", NULL, 0},
     {"m4", MCF_ROLE_ORDER4, "m^4", NULL, 0},
     {"x_mean", MCF_ROLE_NONE, "sum_i x_i / N", NULL, 0},
     {"x2_mean", MCF_ROLE_NONE, "sum_i x_i^2 / N", NULL, 0},
-    {"density", MCF_ROLE_NONE, "electrons per site, sum_nu f(eps_nu) / N", NULL, 0},
+    {"density", MCF_ROLE_NONE, "electrons per site, sum_nu f(eps_nu) / N", NULL,
+     MCF_OBS_NOISE(1)},
     {"energy_dT", MCF_ROLE_ENERGY_DT, "d(energy)/dT at fixed x: sum_nu eps_nu df/dT / N (NaN "
-     "with an evaluator without occupation_dT)", NULL, 0},
+     "with an evaluator without occupation_dT)", NULL, MCF_OBS_NOISE(1)},
     {"action_dT", MCF_ROLE_ACTION_DT, "d(E_cl / T + S_eff)/dT at fixed x per site: "
-     "-(E_cl / N + band energy - mu density) / T^2", NULL, 0},
+     "-(E_cl / N + band energy - mu density) / T^2 (band energy and density from a trace "
+     "independent of energy's)", NULL, MCF_OBS_NOISE(2)},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
 /* symbols and units for the plots (mcf_label) */
@@ -159,7 +162,10 @@ static int ho_log_ratio(mcf_batch *b, void *const *chains, const void *moves, si
 {
     const ho_move *mv = moves;
     mcf_fermion_batch a;
-    int rc = mcf_fermion_batch_get(b, n, &a);
+    mcf_fermion_heat heat;
+    const mcf_fermion *f = n ? &((ho_chain *)chains[0])->fermion : NULL;
+    const int dT = f && mcf_fermion_has(f, MCF_FERMION_OCCUPATION_DT);
+    int rc = dT ? mcf_fermion_heat_get(b, n, &a, &heat) : mcf_fermion_batch_get(b, n, &a);
     for (size_t q = 0; q < n && !rc; q++) {
         const ho_chain *c = chains[q];
         a.ws[q] = c->ws;
@@ -195,7 +201,10 @@ static void ho_adapt(void *chain, double acceptance)
 static int ho_measure(mcf_batch *b, void *const *chains, size_t n, double *const *values)
 {
     mcf_fermion_batch a;
-    int rc = mcf_fermion_batch_get(b, n, &a);
+    mcf_fermion_heat heat;
+    const mcf_fermion *f = n ? &((ho_chain *)chains[0])->fermion : NULL;
+    const int dT = f && mcf_fermion_has(f, MCF_FERMION_OCCUPATION_DT);
+    int rc = dT ? mcf_fermion_heat_get(b, n, &a, &heat) : mcf_fermion_batch_get(b, n, &a);
     for (size_t q = 0; q < n && !rc; q++) {
         ho_chain *c = chains[q];
         a.ws[q] = c->ws;
@@ -205,10 +214,9 @@ static int ho_measure(mcf_batch *b, void *const *chains, size_t n, double *const
     }
     if (rc || n == 0)
         return rc;
-    /* d(band energy)/dT into a.err (free while measuring), d(density)/dT into a.dS */
-    const mcf_fermion *f = &((ho_chain *)chains[0])->fermion;
-    const int dT = mcf_fermion_has(f, MCF_FERMION_OCCUPATION_DT);
-    if ((rc = dT ? mcf_fermion_occupation_dT(f, &a, n, a.dS, a.err)
+    /* energy, density and energy_dT from one trace, action_dT from an independent one (the
+       same with an exact trace): their product in the specific heat has no noise bias */
+    if ((rc = dT ? mcf_fermion_occupation_heat(f, &a, n, &heat)
                  : mcf_fermion_occupation(f, &a, n)))
         return rc;
     for (size_t q = 0; q < n; q++) {
@@ -230,8 +238,10 @@ static int ho_measure(mcf_batch *b, void *const *chains, size_t n, double *const
         v[OBS_X] = x1 / N;
         v[OBS_X2] = x2 / N;
         v[OBS_DENSITY] = a.density[q];
-        v[OBS_ENERGY_DT] = dT ? a.err[q] : NAN;
-        v[OBS_ACTION_DT] = -(v[OBS_ENERGY] - c->mu * a.density[q]) / (c->T * c->T);
+        v[OBS_ENERGY_DT] = dT ? heat.denergy[q] : NAN;
+        const double e2 = dT ? heat.energy2[q] : a.energy[q];
+        const double n2 = dT ? heat.density2[q] : a.density[q];
+        v[OBS_ACTION_DT] = -(ecl / N + e2 - c->mu * n2) / (c->T * c->T);
     }
     return MCF_OK;
 }
@@ -280,4 +290,4 @@ MCF_PLUGIN_DEFINE_NEEDS(MCF_PLUGIN_MODEL, "holstein", "1.2",
                         "adiabatic Holstein model: classical displacements and spinless "
                         "fermions, weight exp(-E_cl/T - S_eff) from a fermion evaluator (kpm, "
                         "kpm-cuda or ed)",
-                        ho_params, &ho_ops, MCF_VERSION_NUMBER(0, 3, 0))
+                        ho_params, &ho_ops, MCF_VERSION_NUMBER(0, 4, 0))

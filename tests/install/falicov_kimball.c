@@ -10,14 +10,17 @@
  * m = (2/N) sum_i (-1)^(x+y) (w_i - 1/2) as |m|, m^2, m^4; density (fermions per site);
  * occupation (sum w / N); and for the core's specific heat d<energy>/dT at fixed mu, the
  * derivatives at fixed w: energy_dT (ENERGY_DT) and action_dT = dS/dT / N (ACTION_DT).
- * It uses the mcf 0.3 SDK (those roles, mcf_fermion_occupation_dT) and says so. */
+ * energy, density and energy_dT come from one trace of the evaluator, action_dT from a
+ * second, independent one (mcf_fermion_occupation_heat; declared noise sets 1 and 2), so
+ * that the core's <energy action_dT> carries no covariance of a stochastic trace's noise.
+ * It uses the mcf 0.4 SDK (those roles, mcf_fermion_occupation_heat) and says so. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mcf/mcf.h"
 
-#if !MCF_VERSION_AT_LEAST(0, 3, 0)
-#error "falicov-kimball needs the mcf 0.3 SDK (ENERGY_DT/ACTION_DT, occupation_dT)"
+#if !MCF_VERSION_AT_LEAST(0, 4, 0)
+#error "falicov-kimball needs the mcf 0.4 SDK (ENERGY_DT/ACTION_DT, mcf_fermion_occupation_heat)"
 #endif
 
 /* the measurement stream's index: far from the chains' own streams (0, 1, ...) */
@@ -37,15 +40,16 @@ static const mcf_param_spec fk_params[] = {
 enum { OBS_E, OBS_ABS_M, OBS_M2, OBS_M4, OBS_DENSITY, OBS_OCC, OBS_E_DT, OBS_S_DT };
 
 static const mcf_observable_spec fk_observables[] = {
-    {"energy", MCF_ROLE_ENERGY, "(sum eps f(eps) - mu_f sum w) / N, units of t", NULL, 0},
+    {"energy", MCF_ROLE_ENERGY, "(sum eps f(eps) - mu_f sum w) / N, units of t", NULL,
+     MCF_OBS_NOISE(1)},
     {"abs_m", MCF_ROLE_ORDER, "|m|, m = (2/N) sum_i (-1)^(x+y) (w_i - 1/2)", NULL, 0},
     {"m2", MCF_ROLE_ORDER2, "m^2", NULL, 0},
     {"m4", MCF_ROLE_ORDER4, "m^4", NULL, 0},
-    {"density", MCF_ROLE_NONE, "fermions per site, sum f(eps) / N", NULL, 0},
+    {"density", MCF_ROLE_NONE, "fermions per site, sum f(eps) / N", NULL, MCF_OBS_NOISE(1)},
     {"occupation", MCF_ROLE_NONE, "classical occupation, sum w / N", NULL, 0},
-    {"energy_dT", MCF_ROLE_ENERGY_DT, "d(energy)/dT at fixed w and mu", NULL, 0},
+    {"energy_dT", MCF_ROLE_ENERGY_DT, "d(energy)/dT at fixed w and mu", NULL, MCF_OBS_NOISE(1)},
     {"action_dT", MCF_ROLE_ACTION_DT, "dS/dT / N at fixed w: -(E_band - mu N_f + E_c) / "
-     "(N T^2)", NULL, 0},
+     "(N T^2), from a trace independent of energy's", NULL, MCF_OBS_NOISE(2)},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
 
 typedef struct fk_move {
@@ -135,7 +139,8 @@ static int fk_log_ratio(mcf_batch *b, void *const *chains, const void *moves, si
 {
     const fk_move *mv = moves;
     mcf_fermion_batch a;
-    int rc = mcf_fermion_batch_get(b, n, &a);
+    mcf_fermion_heat heat;
+    int rc = mcf_fermion_heat_get(b, n, &a, &heat);
     if (rc || n == 0)
         return rc;
     for (size_t q = 0; q < n; q++) {
@@ -166,7 +171,8 @@ static int fk_accept(void *chain, const void *move)
 static int fk_measure(mcf_batch *b, void *const *chains, size_t n, double *const *values)
 {
     mcf_fermion_batch a;
-    int rc = mcf_fermion_batch_get(b, n, &a);
+    mcf_fermion_heat heat;
+    int rc = mcf_fermion_heat_get(b, n, &a, &heat);
     if (rc || n == 0)
         return rc;
     for (size_t q = 0; q < n; q++) {
@@ -176,9 +182,9 @@ static int fk_measure(mcf_batch *b, void *const *chains, size_t n, double *const
         a.T[q] = c->T;
         a.mu[q] = c->mu;
     }
-    /* per state = per site (one orbital); d(density)/dT into a.dS, d(energy)/dT into a.err */
-    if ((rc = mcf_fermion_occupation_dT(&((fk_chain *)chains[0])->fermion, &a, n, a.dS,
-                                        a.err)))
+    /* per state = per site (one orbital); action_dT from a second trace, independent of the
+       energy's (with a stochastic trace; the same numbers with an exact one) */
+    if ((rc = mcf_fermion_occupation_heat(&((fk_chain *)chains[0])->fermion, &a, n, &heat)))
         return rc;
     for (size_t q = 0; q < n; q++) {
         const fk_chain *c = chains[q];
@@ -196,8 +202,8 @@ static int fk_measure(mcf_batch *b, void *const *chains, size_t n, double *const
         v[OBS_M4] = m * m * m * m;
         v[OBS_DENSITY] = a.density[q];
         v[OBS_OCC] = occ / N;
-        v[OBS_E_DT] = a.err[q];
-        v[OBS_S_DT] = -(eband - c->mu * a.density[q] + ec) / (c->T * c->T);
+        v[OBS_E_DT] = heat.denergy[q];
+        v[OBS_S_DT] = -(heat.energy2[q] - c->mu * heat.density2[q] + ec) / (c->T * c->T);
     }
     return MCF_OK;
 }
@@ -241,4 +247,4 @@ static const mcf_model_ops fk_ops = {
 
 MCF_PLUGIN_DEFINE_NEEDS(MCF_PLUGIN_MODEL, "falicov-kimball", "0.1.0",
                         "spinless Falicov-Kimball: classical w_i in {0,1}, fermions + U w_i n_i",
-                        fk_params, &fk_ops, MCF_VERSION_NUMBER(0, 3, 0))
+                        fk_params, &fk_ops, MCF_VERSION_NUMBER(0, 4, 0))

@@ -115,6 +115,47 @@ int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, siz
 int mcf_fermion_occupation_dT(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
                               double *ddensity, double *denergy);
 
+/* ---- The specific heat without shared noise (mcf 0.4) -----------------------------------
+ *
+ * The core's specific heat of a weight exp(-S_eff) multiplies the ENERGY and ACTION_DT
+ * observables of each measurement (<e s_T>, mcf/model.h).  Taken from one stochastic trace
+ * (R random vectors), both carry that trace's noise, and the product's mean carries their
+ * covariance: a bias of C of order 1/R that no number of sweeps removes and no lattice size
+ * shrinks (2-5x the true C with kpm's 8 vectors on small clusters).  These two functions
+ * give a model the density and energy twice, from two independent traces:
+ *
+ *     mcf_fermion_heat h;
+ *     mcf_fermion_heat_get(batch, n, &a, &h);    instead of mcf_fermion_batch_get
+ *     ... fill a.ws, a.rngs, a.T, a.mu ...
+ *     mcf_fermion_occupation_heat(f, &a, n, &h);
+ *     ENERGY, density and ENERGY_DT from a.energy, a.density, h.denergy (the first trace);
+ *     ACTION_DT = -(h.energy2 - mu h.density2) / T^2 (per state; the second trace), and
+ *     ACTION_DT declared in another noise set than ENERGY (MCF_OBS_NOISE(2) and (1)).
+ *
+ * A fermion model's other products are its own: a measured square of a stochastic estimate
+ * has the same bias. */
+typedef struct mcf_fermion_heat {
+    double *ddensity, *denergy; /* outputs: d(density)/dT and d(energy)/dT per state, from the
+                                   trace of a->density and a->energy */
+    double *density2, *energy2; /* outputs: density and energy per state from a second trace,
+                                   independent of the first */
+    mcf_rng *before;            /* scratch: the streams before the first trace */
+} mcf_fermion_heat;
+
+/* mcf_fermion_batch_get, and h's arrays for n chains from the same scratch (valid until the
+ * op returns).  MCF_ENOMEM with a message. */
+int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, mcf_fermion_heat *h);
+
+/* mcf_fermion_occupation_dT into a->density, a->energy, h->ddensity, h->denergy (the same
+ * bits and draws), then — when the evaluator drew random numbers for it (a stochastic trace:
+ * a chain's stream moved) — occupation() again from the streams where they now stand (fresh
+ * vectors, independent of the first) into h->density2, h->energy2; otherwise (an exact
+ * trace: nothing to be independent of) copies of a->density and a->energy, at no cost.  A
+ * stochastic trace costs one more occupation() per measurement.  Needs
+ * MCF_FERMION_OCCUPATION_DT.  Errors as mcf_fermion_occupation_dT. */
+int mcf_fermion_occupation_heat(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                                const mcf_fermion_heat *h);
+
 /* ---- Chebyshev moments in the results (issue 18) ---------------------------------------
  *
  * A model that measures a DOS curve adds its moments in four lines, so that `mcf dos DIR`

@@ -84,6 +84,22 @@ enum {
     MCF_OBS_MOMENT_SCALE = 1u << 2
 };
 
+/* mcf 0.4: the noise of a stochastic estimate (mcf_observable_spec.flags).  An observable
+ * measured with random numbers of its own beyond the chain's configuration — a trace over
+ * random vectors, say — carries noise that does not average out of a product: at a fixed
+ * configuration, E[a b] = a b + cov(a, b) when a and b come from the same draw.  A model
+ * declares such observables with MCF_OBS_NOISE(g), g = 1..3: observables of one set g share
+ * one draw, those of different sets come from independent draws (e.g. a second trace from
+ * fresh vectors, mcf_fermion_occupation_heat).  Flags 0: no noise of its own (exact at fixed
+ * configuration), or noise independent of every other observable's.  The core never forms
+ * a product of two observables of one set: a derived quantity that needs one (the
+ * specific heat from <e^2> or <e s_T>, the variance) is then left out, with a warning at
+ * setup and in results.tsv that says why (docs/methods.md, "Products of noisy estimates"). */
+#define MCF_OBS_NOISE(g) (((unsigned)(g) & 3u) << 3)
+#define MCF_OBS_NOISE_MASK (3u << 3)
+/* the noise set 0..3 of an observable's flags */
+#define MCF_OBS_NOISE_SET(flags) (((unsigned)(flags) >> 3) & 3u)
+
 typedef struct mcf_observable_spec {
     const char *name;          /* lower_snake_case; NULL terminates the array */
     mcf_observable_role role;  /* roles apply to scalars only */

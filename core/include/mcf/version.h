@@ -7,7 +7,9 @@
  * mcf/fermion_model.h, mcf/state.h, the orbital determinant and walker_sweep ops,
  * mcf/pair_function.h, mcf/rng_device.h, the model's sweep op and weight_form, the
  * descriptor's min_mcf_version; 0.3 the specific heat of a general weight (the roles
- * ENERGY_DT and ACTION_DT, the fermion op occupation_dT, mcf_fermion_occupation_dT).  A
+ * ENERGY_DT and ACTION_DT, the fermion op occupation_dT, mcf_fermion_occupation_dT); 0.4
+ * the noise sets of observables (MCF_OBS_NOISE) and the specific heat from two independent
+ * traces (mcf_fermion_heat_get, mcf_fermion_occupation_heat).  A
  * plugin states the oldest release whose SDK it uses:
  * find_package(mcf 0.2) or pkg-config --atleast-version=0.2 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
@@ -21,7 +23,7 @@
 #define MCF_VERSION_H
 
 #define MCF_VERSION_MAJOR 0
-#define MCF_VERSION_MINOR 3
+#define MCF_VERSION_MINOR 4
 #define MCF_VERSION_PATCH 0
 
 #define MCF_VERSION_STR_(x) #x
