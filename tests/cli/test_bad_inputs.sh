@@ -371,6 +371,57 @@ OUT=/dev/full refused describe_unwritable 1 "standard output: could not be writt
   describe ising
 OUT=/dev/full refused plugins_unwritable 1 "standard output: could not be written" -- plugins
 
+# ---- issue 42: lifecycle and non-finite numbers ---------------------------------------------
+# Non-finite numbers: parameters whose products overflow are refused at setup, naming the
+# key (before: NaN or inf in results.tsv, exit 0, no warning)
+{ head_ini; printf '[model]\nL = 4\nJ = 1e308\n'; } >j308.ini
+refused ising_J_overflow 2 "j308.ini:11:" "\[model\] J = 1e+308" "overflow" -- run j308.ini --force
+{ head_ini; printf '[model]\nL = 4\nh = 1e308\n'; } >h308.ini
+refused ising_h_overflow 2 "h308.ini:11:" "\[model\] h = 1e+308" "overflow" -- run h308.ini --force
+with 's/^temperatures = .*/temperatures = 2, 1e-300/' >t300.ini
+refused temperature_tiny 2 "t300.ini:8:" "\[schedule\] temperatures" "1e-300" "too small" -- \
+  run t300.ini --force
+{ printf '[run]\nmodel = double-exchange\nevaluator = ed\noutput = de_big.out\n'
+  printf '[schedule]\nthermalize = 0\nsweeps = 32\ntemperatures = 0.1\n[model]\n'
+  printf 'lattice = square\nL = 3\n'; } >de_big.ini
+sed 's/^L = 3/L = 3\nt = 1e300/' de_big.ini >de_t.ini
+refused de_t_overflow 2 "de_t.ini:12:" "\[model\] t = 1e+300" "overflow" -- run de_t.ini
+sed 's/^temperatures = .*/temperatures = 1e-300/' de_big.ini >de_T.ini
+refused de_T_tiny 2 "de_T.ini:8:" "\[schedule\] temperatures" "too small" -- run de_T.ini
+[ -e de_big.out ] && bad "a refused double-exchange run left de_big.out"
+{ head_ini; printf '[model]\nL = 4\nJ = 1e-320\n'; } >subnormal.ini
+refused subnormal 2 "subnormal.ini:11:" "\[model\] J" "too small" "subnormal" -- \
+  run subnormal.ini --force
+{ head_ini; printf '[model]\nL = 4\nJ = 1e400\n'; } >j400.ini
+refused real_overflow 2 "j400.ini:11:" "\[model\] J" "too large" -- run j400.ini --force
+# ... and a value that is not finite at run time is a run error naming the chain (its scan
+# point), the sweep and the observable; the checkpoint before it stays and resumes
+tf() { # tfail of two chains, checkpoints every 50 sweeps, [model] lines $2.. into $1.ini
+  local name=$1; shift
+  printf '[run]\nmodel = tfail\nseed = 5\noutput = %s\n[schedule]\nthermalize = 10\n' "$name"
+  printf 'sweeps = 200\ncheckpoint_every = 50\ntemperatures = 1.0, 2.0\n[model]\n'
+  printf 'nonfinite_chain = 1\n'; printf '%s\n' "$@"
+}
+sweep_of() { od -An -t u8 -j 32 -N 8 "$1/checkpoint" 2>/dev/null | tr -d ' '; }
+tf nf_scalar "nonfinite_after = 100" >nf_scalar.ini
+refused nonfinite_scalar 1 "not finite" "chain 1 (scan point T=2.0)" "sweep 110" \
+  "observable m = nan" -- run nf_scalar.ini
+tf nf_curve "nonfinite_after = 100" "nonfinite_curve = true" >nf_curve.ini
+refused nonfinite_curve 1 "not finite" "chain 1 (scan point T=2.0)" "sweep 110" \
+  "observable histogram at s = 1" "= inf" -- run nf_curve.ini
+tf nan_ratio "nan_ratio_after = 70" >nan_ratio.ini
+refused nan_log_ratio 1 "NaN log-ratio" "chain 1 (scan point T=2.0), sweep 70" -- \
+  run nan_ratio.ini
+for d in nf_scalar:100 nf_curve:100 nan_ratio:50; do
+  n=${d%:*}
+  if [ -e "$n/results.tsv" ] || [ "$(sweep_of "$n")" != "${d#*:}" ]; then
+    bad "$n: results.tsv written or checkpoint at sweep $(sweep_of "$n"), not ${d#*:}"; continue
+  fi
+  "$mcf" resume "$n" --no-progress >/dev/null 2>&1
+  grep -q "resumed from the checkpoint at sweep ${d#*:} " "$n/log" &&
+    ok "$n: the checkpoint at sweep ${d#*:} stays and resumes" || bad "$n: no resume from it"
+done
+
 echo "$cases cases; $passed passed, $fail failed"
 [ $cases -ge 45 ] || { echo "FAILED: the catalogue has $cases cases, fewer than 45"; fail=1; }
 [ $fail -eq 0 ]
