@@ -372,6 +372,71 @@ OUT=/dev/full refused describe_unwritable 1 "standard output: could not be writt
 OUT=/dev/full refused plugins_unwritable 1 "standard output: could not be written" -- plugins
 
 # ---- issue 42: lifecycle and non-finite numbers ---------------------------------------------
+# A folder knows its kind (DIR/kind): `mcf resume` does what it says, never a plain Monte Carlo
+# run in an optimization's place.  Before: an optimization without optimize.state ran Monte
+# Carlo and exited 0, and the checksum message's advice (remove the state) led there.
+printf '[run]\nmodel = slater-jastrow\nevaluator = planewave\nseed = 7\noutput = opt\n' >opt.ini
+printf 'walkers = 2\n[schedule]\nthermalize = 20\nsweeps = 100\n[model]\nelectrons = 14\n' >>opt.ini
+printf 'rs = 5\njastrow = bspline\njastrow_size = 5\n[optimize]\niterations = 2\n' >>opt.ini
+printf 'samples = 16\nthermalize = 4\n' >>opt.ini
+"$mcf" optimize opt.ini --no-progress >/dev/null 2>&1 || { bad "the optimization opt failed"; }
+[ "$(cat opt/kind 2>/dev/null)" = optimize ] && ok "opt/kind says optimize" ||
+  bad "opt/kind: '$(cat opt/kind 2>/dev/null)'"
+[ "$(cat base/kind 2>/dev/null)" = run ] && ok "base/kind says run" || bad "base/kind"
+cp -r opt opt_lost && rm opt_lost/optimize.state
+refused optimize_state_lost 1 "opt_lost/optimize.state is missing" \
+  "records 2 iterations" "mcf optimize opt_lost/config.ini --force --set run.output=opt_lost" \
+  -- resume opt_lost
+[ -e opt_lost/results.tsv ] && bad "opt_lost: a Monte Carlo run in the optimization's place"
+# killed before its first state (config.ini, kind and log only): it starts from its
+# configuration and ends where an uninterrupted optimization ends
+cp -r opt opt_early && rm opt_early/optimize.* opt_early/parameters*
+if "$mcf" resume opt_early --no-progress >/dev/null 2>opt_early.err &&
+   cmp -s opt/optimize.tsv opt_early/optimize.tsv &&
+   cmp -s opt/parameters.txt opt_early/parameters.txt
+then ok "an optimization stopped before its first state starts again from its configuration"
+else bad "opt_early: not the uninterrupted optimization:"; cat opt_early.err; fi
+# a damaged state: the advice, followed literally, gives a folder that resumes
+cp -r opt opt_bad && printf 'X' | dd of=opt_bad/optimize.state bs=1 seek=20 conv=notrunc 2>/dev/null
+refused optimize_state_damaged 1 "opt_bad/optimize.state is truncated or damaged" \
+  "start it again with" -- resume opt_bad
+advice=$(grep -o '`mcf optimize [^`]*`' optimize_state_damaged.err | tr -d '`' | sed 's/^mcf //')
+# shellcheck disable=SC2086 # the advice's words, as a user would type them
+if [ -n "$advice" ] && "$mcf" $advice --no-progress >/dev/null 2>advice.err &&
+   "$mcf" resume opt_bad --no-progress >/dev/null 2>>advice.err &&
+   cmp -s opt/optimize.tsv opt_bad/optimize.tsv && [ ! -e opt_bad/.previous ]; then
+  ok "the damaged state's advice ($advice) works, and the folder resumes"
+else bad "the damaged state's advice '$advice':"; cat advice.err; fi
+# a folder's kind, not its files, decides
+cp -r base as_band && echo band >as_band/kind
+KEEP=as_band refused resume_band_folder 2 "as_band holds a band calculation" -- resume as_band
+cp -r base bad_kind && echo frobnicate >bad_kind/kind
+KEEP=bad_kind refused resume_kind_damaged 1 "bad_kind/kind: is damaged" "frobnicate" -- \
+  resume bad_kind
+# folders of the previous version (no kind): inferred as before, the ambiguous one refused
+cp -r base legacy_run && rm legacy_run/kind
+"$mcf" resume legacy_run --no-progress >/dev/null 2>&1 && ok "a run folder without kind resumes" ||
+  bad "a run folder without kind does not resume"
+cp -r base legacy_bare && rm legacy_bare/kind legacy_bare/checkpoint legacy_bare/results.tsv
+refused resume_legacy_ambiguous 2 "legacy_bare has no file 'kind'" \
+  "mcf run legacy_bare/config.ini --force" -- resume legacy_bare
+[ -e legacy_bare/checkpoint ] && bad "legacy_bare: a Monte Carlo run started"
+# `run --force` over an optimization: the optimization's state goes with it, the folder is a
+# run's (before: resume took the run for an optimization of ising: refused)
+cp -r opt run_over_opt
+if "$mcf" run base.ini --force --set run.output=run_over_opt --no-progress >/dev/null 2>&1 &&
+   "$mcf" resume run_over_opt --no-progress >/dev/null 2>run_over_opt.err &&
+   [ ! -e run_over_opt/optimize.state ]; then ok "a run forced over an optimization resumes"
+else bad "run --force over an optimization:"; cat run_over_opt.err; fi
+# `optimize --force` over a run: the run kept aside goes with the optimization's first state
+# (before: .previous stayed, and the next command gave the folder back to the run)
+cp -r base opt_over_run
+"$mcf" optimize opt.ini --force --set run.output=opt_over_run --no-progress >/dev/null 2>&1
+"$mcf" resume opt_over_run --no-progress >/dev/null 2>opt_over_run.err
+if [ ! -e opt_over_run/.previous ] && [ ! -e opt_over_run/checkpoint ] &&
+   cmp -s opt/optimize.tsv opt_over_run/optimize.tsv; then ok "optimize --force over a run"
+else bad "optimize --force over a run: $(ls -A opt_over_run)"; cat opt_over_run.err; fi
+
 # Non-finite numbers: parameters whose products overflow are refused at setup, naming the
 # key (before: NaN or inf in results.tsv, exit 0, no warning)
 { head_ini; printf '[model]\nL = 4\nJ = 1e308\n'; } >j308.ini
