@@ -550,7 +550,18 @@ int mcfi_band_command(int argc, char **argv)
         rc = job_run(&j);
     if (!rc && !(rc = mcfi_mkdir_p(j.output)) && !(rc = mcfi_outdir_lock(j.output, &lock))) {
         mcfi_outdir_clean(j.output);
-        rc = flush_tables(&j);
+        /* the folder's kind (fileio.h): a band folder is never resumed as a run */
+        int kind = MCFI_KIND_NONE;
+        char kind_path[4200];
+        snprintf(kind_path, sizeof kind_path, "%s/kind", j.output);
+        if (!force && stat(kind_path, &st) == 0 && !(rc = mcfi_outdir_kind(j.output, &kind)) &&
+            kind != MCFI_KIND_BAND)
+            rc = mcf_fail(MCF_EINVAL, "band: %s holds an mcf %s already; choose another [run] "
+                          "output, or --force replaces it", j.output, mcfi_kind_name(kind));
+        if (!rc)
+            rc = mcfi_outdir_kind_write(j.output, MCFI_KIND_BAND);
+        if (!rc)
+            rc = flush_tables(&j);
         mcfi_outdir_unlock(lock);
     }
     if (!rc)

@@ -211,6 +211,18 @@ static int cmd_resume(int argc, char **argv)
     int rc = mcfi_mpi_agree(mcfi_mpi_rank() == 0 ? lock_folder(dir, &lock) : MCF_OK);
     if (rc)
         return rc;
+    /* what the folder is, before its configuration is read (fileio.h): a run resumes, an
+       optimization continues, anything else is refused */
+    int kind = MCFI_KIND_NONE;
+    rc = mcfi_mpi_agree(mcfi_outdir_kind(dir, &kind));
+    if (!rc && kind == MCFI_KIND_BAND)
+        rc = mcf_fail(MCF_EINVAL, "%s holds a band calculation (%s/kind), which has "
+                      "nothing to resume; `mcf band CONFIG --force` computes it again", dir, dir);
+    if (rc) {
+        mcfi_outdir_unlock(lock);
+        return mcf_fail_prefix(rc, "resume");
+    }
+    opt.optimize = kind == MCFI_KIND_OPTIMIZE;
     size_t len = strlen(dir) + sizeof "/config.ini";
     char *path = malloc(len);
     if (!path) {

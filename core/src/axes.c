@@ -158,6 +158,7 @@ int mcfi_setup_params(const mcf_setup *s, size_t point, int section, mcf_params 
     p->section = sec->name;
     p->origin = s->config_path;
     p->specs = sec->specs;
+    p->where = sec->where;
     p->n = n;
     for (size_t j = 0; j < n; j++)
         p->values[j] = sec->axis[j] >= 0 ? *mcfi_setup_axis_value(s, (size_t)sec->axis[j], point)

@@ -33,6 +33,14 @@ static void describe_point(const mcf_setup *s, size_t point, char *buf, size_t n
                                  mcfi_setup_axis_value(s, a, point)->text);
 }
 
+void mcfi_chain_where(const mcf_run *r, size_t index, char *buf, size_t n)
+{
+    char point[512];
+    describe_point(r->setup, index / (size_t)r->setup->walkers, point, sizeof point);
+    snprintf(buf, n, "chain %zu%s%s%s", index, point[0] ? " (scan point " : "", point,
+             point[0] ? ")" : "");
+}
+
 static char hot[] = "random", ordered[] = "ordered";
 
 void mcfi_chain_services(uint64_t seed, size_t index, const mcf_plugin_info *evaluator,

@@ -18,6 +18,8 @@ int mcfi_chain_init(mcf_run *r, size_t i);
 int mcfi_chain_layout(const mcf_run *r, mcf_chain *c);
 /* mcfi_chain_init, then the model instance and its layout. */
 int mcfi_chain_create(mcf_run *r, size_t i);
+/* "chain 3 (scan point L=16 T=2.27)" of chain `index`, for messages. */
+void mcfi_chain_where(const mcf_run *r, size_t index, char *buf, size_t n);
 /* Adds one measurement (values laid out as measure() writes them) to the accumulators. */
 void mcfi_chain_record(const mcf_run *r, mcf_chain *c, const double *values);
 /* Keeps one measurement of a tempering replica until the chunk's end (0, or -1 when out

@@ -169,6 +169,21 @@ static int check_temperatures_finite(const mcf_config *c, const mcf_axis *a)
                                                   sizeof where),
                             a->values[k].text, k + 1);
         }
+    /* issue 42: the specific heat divides by T^2 and the susceptibility by T: a T whose
+       T^2 leaves the normal doubles (T below ~1.5e-154 or above ~1.3e154) made them NaN or
+       0 in results.tsv */
+    for (size_t k = 0; k < a->n; k++) {
+        const double T = a->values[k].r;
+        if (!isnormal(T * T) || !isfinite(1.0 / (T * T))) {
+            char where[512];
+            return mcf_fail(MCF_EINVAL, "%s: [schedule] temperatures: %s (item %zu) is too %s: "
+                            "1/T^2 (the specific heat's) is not a finite number; give "
+                            "temperatures between 1e-150 and 1e150",
+                            mcfi_config_key_where(c, "schedule", "temperatures", where,
+                                                  sizeof where),
+                            a->values[k].text, k + 1, T < 1.0 ? "small" : "large");
+        }
+    }
     return MCF_OK;
 }
 

@@ -161,7 +161,9 @@ int mcfi_write_atomic(const char *path, const void *data, size_t size)
 
 /* the files that make a folder's run: moved aside together, restored together (results.h5
  * too, so that an earlier run's never sits beside a new run's results.tsv) */
-static const char *const run_files[] = {"checkpoint", "results.tsv", "config.ini", "results.h5"};
+static const char *const run_files[] = {"checkpoint", "results.tsv", "config.ini", "results.h5",
+                                        "kind", "optimize.state", "optimize.tsv",
+                                        "parameters.txt"};
 #define N_RUN_FILES (sizeof run_files / sizeof run_files[0])
 
 static void join(char *buf, size_t n, const char *dir, const char *name)
@@ -236,15 +238,21 @@ static int remove_flat(const char *path)
     return rmdir(path);
 }
 
-/* Moves the run files from folder `from` to folder `to`, those that exist. */
-static int move_run(const char *from, const char *to)
+/* Moves the run files from folder `from` to folder `to`, those that exist; with `exact`,
+ * a run file of `to` that `from` lacks goes too (the earlier run comes back whole: the
+ * killed run's kind or optimization state does not stay beside it). */
+static int move_run(const char *from, const char *to, int exact)
 {
     for (size_t k = 0; k < N_RUN_FILES; k++) {
         char a[4200], b[4200];
         join(a, sizeof a, from, run_files[k]);
         join(b, sizeof b, to, run_files[k]);
-        if (rename(a, b) != 0 && errno != ENOENT)
+        if (rename(a, b) == 0)
+            continue;
+        if (errno != ENOENT)
             return mcf_fail(MCF_EIO, "%s: cannot move it to %s (%s)", a, b, strerror(errno));
+        if (exact && unlink(b) != 0 && errno != ENOENT)
+            return mcf_fail(MCF_EIO, "%s: cannot remove it (%s)", b, strerror(errno));
     }
     return MCF_OK;
 }
@@ -258,7 +266,7 @@ int mcfi_outdir_set_aside(const char *dir)
         (errno != EEXIST || lstat(prev, &st) != 0 || !S_ISDIR(st.st_mode)))
         return mcf_fail(MCF_EIO, "%s: cannot create a folder to keep the earlier run in until "
                         "the new one has a checkpoint (%s)", prev, strerror(errno));
-    return move_run(dir, prev);
+    return move_run(dir, prev, 0);
 }
 
 void mcfi_outdir_drop_previous(const char *dir)
@@ -283,7 +291,7 @@ static int restore_previous(const char *dir)
         return errno == ENOENT ? 0 : mcf_fail(MCF_EIO, "%s: %s", prev, strerror(errno));
     if (!S_ISDIR(st.st_mode))
         return mcf_fail(MCF_EIO, "%s: is not a folder; remove it", prev);
-    int rc = move_run(prev, dir);
+    int rc = move_run(prev, dir, 1);
     if (rc)
         return rc;
     if (remove_flat(prev) != 0)
@@ -341,3 +349,79 @@ int mcfi_outdir_lock(const char *dir, int *fd)
     return MCF_OK;
 }
 
+
+/* ---- the folder's kind ---------------------------------------------------------------- */
+
+static const char *const kind_names[] = {"", "run", "optimize", "band"};
+
+const char *mcfi_kind_name(int kind)
+{
+    return kind > 0 && kind < 4 ? kind_names[kind] : "?";
+}
+
+int mcfi_outdir_kind_write(const char *dir, int kind)
+{
+    char path[4200], text[16];
+    join(path, sizeof path, dir, "kind");
+    int n = snprintf(text, sizeof text, "%s\n", mcfi_kind_name(kind));
+    return mcfi_write_atomic(path, text, (size_t)n);
+}
+
+static int has(const char *dir, const char *name)
+{
+    char path[4200];
+    join(path, sizeof path, dir, name);
+    return access(path, F_OK) == 0;
+}
+
+int mcfi_outdir_kind(const char *dir, int *kind)
+{
+    char path[4200], text[32] = "";
+    join(path, sizeof path, dir, "kind");
+    *kind = MCFI_KIND_NONE;
+    int fd;
+    struct stat st;
+    int problem = mcfi_open_file(path, O_RDONLY | O_NOFOLLOW, 16, &fd, &st);
+    if (problem == MCFI_FILE_OK) {
+        ssize_t n = read(fd, text, sizeof text - 1);
+        close(fd);
+        text[n > 0 ? n : 0] = '\0';
+        for (int k = 1; k < 4; k++) {
+            char want[16];
+            snprintf(want, sizeof want, "%s\n", kind_names[k]);
+            if (!strcmp(text, want))
+                *kind = k;
+        }
+        if (*kind)
+            return MCF_OK;
+        text[strcspn(text, "\n")] = '\0';
+        return mcf_fail(MCF_EFORMAT, "%s: is damaged: it holds '%.16s', not one of run, "
+                        "optimize, band (the kind of folder, which mcf writes once); write the "
+                        "folder's kind into it, e.g. `echo run > %s`", path, text, path);
+    }
+    if (problem != MCFI_FILE_CANNOT_OPEN || (errno != ENOENT && errno != ENOTDIR))
+        return mcf_fail(MCF_EFORMAT, "%s: cannot be read as the folder's kind (%s)", path,
+                        problem == MCFI_FILE_CANNOT_OPEN ? strerror(errno)
+                                                         : "not a small regular file");
+    /* no folder, or no configuration: the caller's reading of DIR/config.ini says so */
+    if (!has(dir, "config.ini"))
+        return MCF_OK;
+    /* a folder written before DIR/kind existed: its files say, or the user */
+    const int state = has(dir, "optimize.state"), tsv = has(dir, "optimize.tsv");
+    const int ckpt = has(dir, "checkpoint") || has(dir, "results.tsv");
+    if ((state || tsv) && !ckpt)
+        *kind = MCFI_KIND_OPTIMIZE;
+    else if (ckpt && !state && !tsv)
+        *kind = MCFI_KIND_RUN;
+    else if (has(dir, "bands.tsv") && !ckpt)
+        *kind = MCFI_KIND_BAND;
+    if (*kind)
+        return MCF_OK;
+    return mcf_fail(MCF_EINVAL, "%s has no file 'kind' (it was written by an earlier mcf) "
+                    "and its files do not tell whether it holds a run or an optimization (%s); "
+                    "start it again with `mcf run %s/config.ini --force --set run.output=%s` "
+                    "or `mcf optimize %s/config.ini --force --set run.output=%s`", dir,
+                    ckpt ? "a checkpoint or results.tsv beside an optimization's files"
+                         : "no checkpoint, results.tsv or optimize.state",
+                    dir, dir, dir, dir);
+}

@@ -61,6 +61,23 @@ int mcfi_outdir_set_aside(const char *dir);
  * while removing it cannot bring it back). */
 void mcfi_outdir_drop_previous(const char *dir);
 
+/* ---- the folder's kind (issue 42) -------------------------------------------------------
+ * DIR/kind holds one word and a newline, written once (atomically, never through a link)
+ * when a command creates its folder's contents: "run" (`mcf run`), "optimize" (`mcf
+ * optimize`), "band" (`mcf band`).  `mcf resume` reads it first and does what it says, so a
+ * folder knows what it is whichever of its files exist. */
+enum { MCFI_KIND_NONE = 0, MCFI_KIND_RUN, MCFI_KIND_OPTIMIZE, MCFI_KIND_BAND };
+/* The name of kind k ("run", ...). */
+const char *mcfi_kind_name(int kind);
+int mcfi_outdir_kind_write(const char *dir, int kind);
+/* The kind of folder DIR for `mcf resume`: DIR/kind's, or for a folder written before it
+ * existed, inferred from the files as before (optimize.state or optimize.tsv: optimize;
+ * checkpoint or results.tsv: run; bands.tsv: band).  MCF_EINVAL when the files do not say
+ * (only config.ini, or a checkpoint beside an optimization's state), MCF_EFORMAT when
+ * DIR/kind holds no kind; the message says what to run instead.  MCFI_KIND_NONE when DIR
+ * has neither DIR/kind nor DIR/config.ini (the caller's reading of it says what is wrong). */
+int mcfi_outdir_kind(const char *dir, int *kind);
+
 uint64_t mcfi_fnv1a64(const void *data, size_t size, uint64_t h);
 /* Not FNV-1a's 64-bit offset basis, 14695981039346656037, but that number without its last
  * digit: kept, because every checkpoint's checksum and config hash since mcf 0.1 start

@@ -89,6 +89,7 @@ struct mcf_params {
     const mcf_param_spec *specs;
     size_t n;
     mcf_value *values;   /* n values, borrowed from the setup */
+    char *const *where;  /* n places (mcf_section's), borrowed; NULL: none known */
     int has_temperature;
     double temperature;
 };
@@ -157,6 +158,7 @@ typedef struct mcf_section {
     mcf_value *single;            /* value for parameters that are not axes */
     long *axis;                   /* axis index or -1, per parameter */
     char **text;                  /* canonical text as written in config.ini */
+    char **where;                 /* "FILE:LINE" of a key given, NULL for a default */
 } mcf_section;
 
 /* [schedule] start: how chains begin */

@@ -205,8 +205,10 @@ static int state_read(mcf_run *r, opt_head *h, double *p, size_t P)
         (memcpy(&sum, data + size - sizeof sum, sizeof sum),
          sum != mcfi_fnv1a64(data, size - sizeof sum, MCF_FNV_OFFSET))) {
         free(data);
-        return mcf_fail(MCF_EFORMAT, "optimize: %s is truncated or damaged (checksum); remove "
-                        "it to start the optimization again", path);
+        return mcf_fail(MCF_EFORMAT, "optimize: %s is truncated or damaged (checksum); the "
+                        "optimization cannot continue from it: start it again with `mcf "
+                        "optimize %s/config.ini --force --set run.output=%s` (the same seed "
+                        "gives the same iterations)", path, r->dir, r->dir);
     }
     mcf_stream in;
     mcfi_stream_init_reader(&in, data, size - sizeof sum);
@@ -243,6 +245,37 @@ static int state_read(mcf_run *r, opt_head *h, double *p, size_t P)
     if (rc)
         return mcf_fail_prefix(rc, "optimize: resuming from %s", path);
     return MCF_OK;
+}
+
+/* `mcf resume` of an optimization without optimize.state: 1 when it had not written its
+ * first one (killed while thermalizing: optimize.tsv absent or its header alone), so that
+ * it starts from its configuration, as an uninterrupted one did (the same seed, the same
+ * iterations: as a run without a checkpoint starts from its first sweep); an error when
+ * iterations were recorded, whose state is lost (deleted, or never restored): continuing
+ * from the configuration would silently start again under the old rows. */
+static int missing_state(const mcf_run *r)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/optimize.tsv", r->dir);
+    FILE *f = fopen(path, "r");
+    int rows = 0, c, last = '\n';
+    while (f && (c = getc(f)) != EOF) {
+        rows += c == '\n';
+        last = c;
+    }
+    rows += last != '\n';
+    if (f)
+        fclose(f);
+    if (rows <= 1) {
+        mcf_log(MCF_LOG_INFO, "optimize: no optimize.state in %s: the optimization was stopped "
+                "before its first state; starting it from the configuration", r->dir);
+        return 1;
+    }
+    return mcf_fail(MCF_EFORMAT, "optimize: %s/optimize.state is missing, but %s records %d "
+                    "iterations: the optimization cannot continue without its state; start it "
+                    "again with `mcf optimize %s/config.ini --force --set run.output=%s` (the "
+                    "same seed gives the same iterations)", r->dir, path, rows - 1, r->dir,
+                    r->dir);
 }
 
 /* ---- sweeps and samples --------------------------------------------------------------- */
@@ -396,6 +429,10 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
     rc = resume ? state_read(r, &h, p, P) : 1;
     if (rc < 0)
         goto done;
+    if (rc == 1 && resume) /* no state: killed before its first one, or lost */
+        rc = missing_state(r);
+    if (rc < 0)
+        goto done;
     if (rc == 1) { /* a fresh start: the parameters of the configuration */
         rc = ops->variational_get(r->chains[0].state, p);
         if (rc)
@@ -417,6 +454,8 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
                                "shift\tstep\tpredicted\tstatus\n", 1);
         if (!rc)
             rc = state_write(r, &h, p);
+        if (!rc)
+            mcfi_run_committed(r);
     } else {
         mcf_log(MCF_LOG_INFO, "optimize: resuming at iteration %llu of %ld",
                 (unsigned long long)h.iteration, o.iterations);

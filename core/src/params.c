@@ -124,12 +124,20 @@ int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *ou
     case MCF_PARAM_REAL: {
         errno = 0;
         double v = strtod(text, &end);
-        if (*end || errno == ERANGE)
+        if (*end)
         {
             char allowed[256];
             mcfi_spec_describe(spec, allowed, sizeof allowed);
             return mcf_fail(MCF_EINVAL, "'%s' is not a real number: must be %s", text, allowed);
         }
+        /* a number, but not one a double holds: strtod's ERANGE is either side */
+        if (errno == ERANGE && isinf(v))
+            return mcf_fail(MCF_EINVAL, "'%s' is too large: beyond the largest double "
+                            "(about 1.8e308); give a finite value", text);
+        if (errno == ERANGE || (isfinite(v) && v != 0.0 && !isnormal(v)))
+            return mcf_fail(MCF_EINVAL, "'%s' is too small to be represented at full precision "
+                            "(a subnormal number, below about 2.2e-308 in magnitude); give 0 or "
+                            "a larger value", text);
         if (isnan(v))
             return mcf_fail(MCF_EINVAL, "'%s': NaN is not allowed", text);
         int rc = check_range(spec, v, text);
@@ -322,4 +330,31 @@ int mcf_params_temperature(const mcf_params *p, double *out)
 }
 
 const char *mcf_params_section(const mcf_params *p) { return p ? p->section : ""; }
+
+int mcf_params_check_scale(const mcf_params *p, const char *model, const char *key,
+                           const char *scale, double E, double T)
+{
+    const double e = fabs(E);
+    if (isfinite(e * e * 1e20) && isfinite(8.0 * e / T))
+        return MCF_OK;
+    double v = NAN;
+    for (size_t k = 0; p && k < p->n; k++)
+        if (!strcmp(p->specs[k].name, key))
+            v = p->values[k].r;
+    return mcf_fail(MCF_EINVAL, "%s: %s: [%s] %s = %g: at T = %g the energies overflow: the "
+                    "largest |energy| of a chain, %s = %g, must keep E^2 (summed over the "
+                    "measurements) and E/T finite doubles, so E below about 1e144 and T above "
+                    "E/1e307; give a smaller %s", model, mcf_params_where(p, key),
+                    mcf_params_section(p), key, v, T, scale, e, key);
+}
+
+const char *mcf_params_where(const mcf_params *p, const char *key)
+{
+    if (!p)
+        return "";
+    for (size_t k = 0; key && p->where && k < p->n; k++)
+        if (!strcmp(p->specs[k].name, key))
+            return p->where[k] ? p->where[k] : p->origin;
+    return p->origin;
+}
 const char *mcf_params_origin(const mcf_params *p) { return p ? p->origin : ""; }

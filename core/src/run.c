@@ -99,10 +99,18 @@ static void run_release(mcf_run *r)
     mcfi_anneal_free(r->anneal);
 }
 
-static int holds_run(const char *dir)
+/* Whether DIR holds a run (or an optimization) that a fresh command of kind `kind` would
+ * overwrite: its state or results, or a folder of another kind (DIR/kind: a band
+ * calculation's, say).  Not the kind while DIR/.previous waits to be given back by the lock
+ * (a --force run killed early): the look under the lock sees the folder's run. */
+static int holds_run(const char *dir, int kind)
 {
-    return file_exists(dir, "checkpoint") || file_exists(dir, "results.tsv") ||
-           file_exists(dir, "optimize.state");
+    if (file_exists(dir, "checkpoint") || file_exists(dir, "results.tsv") ||
+        file_exists(dir, "optimize.state"))
+        return 1;
+    int k = MCFI_KIND_NONE;
+    return file_exists(dir, "kind") && !file_exists(dir, ".previous") &&
+           (mcfi_outdir_kind(dir, &k) || k != kind);
 }
 
 int mcfi_run_stopping(void) { return stop_signal != 0; }
@@ -110,7 +118,8 @@ int mcfi_run_stopping(void) { return stop_signal != 0; }
 /* Refuses to start a fresh run over an earlier one (no side effects). */
 static int check_output(const mcf_run *r, const mcf_run_options *opt)
 {
-    if (!opt->resume && !opt->force && holds_run(r->dir))
+    if (!opt->resume && !opt->force &&
+        holds_run(r->dir, opt->optimize ? MCFI_KIND_OPTIMIZE : MCFI_KIND_RUN))
         return mcf_fail(MCF_EINVAL, "output folder %s already holds a run; continue it with "
                         "`mcf resume %s`, choose another [run] output, or pass --force to "
                         "overwrite it", r->dir, r->dir);
@@ -138,10 +147,15 @@ static int prepare_output(const mcf_run *r, const mcf_run_options *opt, int *loc
         return MCF_OK;
     /* again, under the lock: a run may have finished here since the first look */
     rc = check_output(r, opt);
-    if (!rc && opt->force && holds_run(r->dir)) {
+    const int kind = opt->optimize ? MCFI_KIND_OPTIMIZE : MCFI_KIND_RUN;
+    if (!rc && opt->force && holds_run(r->dir, kind)) {
         rc = mcfi_outdir_set_aside(r->dir);
         previous_kept = !rc;
     }
+    if (rc)
+        return rc;
+    /* the folder's kind first (fileio.h): a folder with a configuration knows what it is */
+    rc = mcfi_outdir_kind_write(r->dir, kind);
     if (rc)
         return rc;
     char path[4200];
@@ -149,14 +163,20 @@ static int prepare_output(const mcf_run *r, const mcf_run_options *opt, int *loc
     return mcfi_write_atomic(path, r->setup->canonical, strlen(r->setup->canonical));
 }
 
+void mcfi_run_committed(const mcf_run *r)
+{
+    if (r->rank == 0 && previous_kept) {
+        mcfi_outdir_drop_previous(r->dir);
+        previous_kept = 0;
+    }
+}
+
 /* A checkpoint (collective); the run that a --force run replaces goes with its first. */
 static int save_checkpoint(mcf_run *r)
 {
     int rc = mcfi_save_checkpoint(r);
-    if (!rc && r->rank == 0 && previous_kept) {
-        mcfi_outdir_drop_previous(r->dir);
-        previous_kept = 0;
-    }
+    if (!rc)
+        mcfi_run_committed(r);
     return rc;
 }
 
@@ -516,8 +536,8 @@ int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     mcf_group *groups = NULL;
     int signals_set = 0;
     struct sigaction sa, old_int, old_term;
-    /* `mcf optimize`, or `mcf resume` of a folder an optimization left */
-    const int optimizing = opt->optimize || (opt->resume && file_exists(r->dir, "optimize.state"));
+    /* `mcf optimize`, or `mcf resume` of a folder whose kind is optimize (main.c) */
+    const int optimizing = opt->optimize;
     if (optimizing && (rc = mcfi_mpi_agree(r->ranks > 1 ? mcf_fail(MCF_EINVAL, "optimize: runs "
                        "on one MPI rank (its walkers share one set of parameters); start it "
                        "without mpirun") : mcfi_optimize_check(setup)))) {

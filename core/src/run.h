@@ -16,7 +16,8 @@ typedef struct mcf_run_options {
      * MCF_OK (an output not written) fails the run. */
     int (*results_written)(const char *dir, void *ctx);
     void *results_ctx;    /* handed to results_written */
-    int optimize;         /* `mcf optimize`: optimize.c's loop instead of the schedule */
+    int optimize;         /* `mcf optimize`, or `mcf resume` of a folder of kind optimize
+                             (fileio.h): optimize.c's loop instead of the schedule */
     int output_locked;    /* rank 0's caller holds the output folder's lock (mcfi_outdir_lock:
                              `mcf resume` takes it before reading DIR/config.ini); otherwise
                              rank 0 takes it for the run's life */
@@ -31,5 +32,8 @@ int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt);
 int mcfi_run_stop_signal(void);
 /* A stop signal arrived during the current run (the loops end at the next sweep). */
 int mcfi_run_stopping(void);
+/* The run has written its first state (a checkpoint, an optimization's state): the run
+ * that a --force run replaces, kept in DIR/.previous until then, goes.  Rank 0's. */
+void mcfi_run_committed(const mcf_run *r);
 
 #endif

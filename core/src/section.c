@@ -42,7 +42,8 @@ int mcfi_section_check(mcf_config *c, const char *section, const mcf_param_spec 
     out->single = calloc(n ? n : 1, sizeof *out->single);
     out->axis = calloc(n ? n : 1, sizeof *out->axis);
     out->text = calloc(n ? n : 1, sizeof *out->text);
-    if (!out->single || !out->axis || !out->text)
+    out->where = calloc(n ? n : 1, sizeof *out->where);
+    if (!out->single || !out->axis || !out->text || !out->where)
         return mcf_fail(MCF_ENOMEM, "out of memory");
     /* unknown keys first, in file order (the temperature pass checks one key only) */
     for (size_t k = 0; k < c->n && section_index != 2; k++) {
@@ -84,6 +85,8 @@ int mcfi_section_check(mcf_config *c, const char *section, const mcf_param_spec 
                             s->doc ? s->doc : "", s->name, section);
         }
         out->text[j] = strdup(text);
+        if (where[0] && !(out->where[j] = strdup(where)))
+            return mcf_fail(MCF_ENOMEM, "out of memory");
         if (!out->text[j])
             return mcf_fail(MCF_ENOMEM, "out of memory");
         if (s->flags & MCF_PARAM_SKIP_)
@@ -127,7 +130,10 @@ void mcfi_section_release(mcf_section *sec)
             mcfi_value_release(&sec->single[j]);
         if (sec->text)
             free(sec->text[j]);
+        if (sec->where)
+            free(sec->where[j]);
     }
+    free(sec->where);
     free(sec->single);
     free(sec->axis);
     free(sec->text);
@@ -157,6 +163,7 @@ void mcfi_section_params(const mcf_section *sec, const char *origin, mcf_params 
     out->specs = sec->specs;
     out->n = sec->n;
     out->values = sec->single;
+    out->where = sec->where;
 }
 
 /* Whether a single value is its spec's default, compared as values (so that "walkers = 01"

@@ -103,6 +103,43 @@ static int sweep_by_model(mcf_run *r, mcf_group *g, int measuring)
     return 1;
 }
 
+/* Where curve observable o starts in chain c's axis (the curves in declaration order). */
+static size_t curve_at(const mcf_run *r, const mcf_chain *c, size_t o)
+{
+    size_t at = 0;
+    for (size_t k = 0; k < r->n_curves && r->curve[k] != o; k++)
+        at += c->points[r->curve[k]];
+    return at;
+}
+
+/* Issue 42: every value of a measurement is finite, or the run fails naming the chain (and
+ * its scan point), the sweep (counted from 1, as the progress line counts) and the
+ * observable; nothing of the measurement is recorded, so the last checkpoint stays the
+ * run's. */
+static int check_finite(const mcf_run *r, mcf_group *g, const mcf_chain *c,
+                        const double *values, uint64_t sweep)
+{
+    const mcf_observable_spec *obs = r->ops->observables;
+    for (size_t o = 0; o < r->n_declared; o++)
+        for (size_t p = 0; p < c->points[o]; p++) {
+            const double x = values[c->offset[o] + p];
+            if (isfinite(x))
+                continue;
+            char where[640], point[96] = "";
+            mcfi_chain_where(r, c->index, where, sizeof where);
+            if (obs[o].axis)
+                snprintf(point, sizeof point, " at %s = %g (point %zu of its curve)",
+                         obs[o].axis, c->axis ? c->axis[curve_at(r, c, o) + p] : NAN, p + 1);
+            return group_fail(g, mcf_fail(MCF_EPLUGIN, "model %s measured a value that is not "
+                                          "finite: %s, sweep %llu, observable %s%s = %g; the "
+                                          "run stops, its last checkpoint stays",
+                                          r->setup->model_name, where,
+                                          (unsigned long long)sweep + 1, obs[o].name, point,
+                                          x));
+        }
+    return MCF_OK;
+}
+
 int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
 {
     const mcf_model_ops *ops = r->ops;
@@ -146,10 +183,15 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
             mcf_chain *c = chains[g->active[a]];
             double lr = g->log_ratio[a];
             const void *move = g->moves + a * ms;
-            if (isnan(lr))
+            if (isnan(lr)) {
+                char where[640];
+                mcfi_chain_where(r, c->index, where, sizeof where);
                 return group_fail(g, mcf_fail(MCF_EPLUGIN, "model %s returned a NaN log-ratio "
-                                              "(chain %zu, sweep %llu)", s->model_name,
-                                              c->index, (unsigned long long)sweep));
+                                              "(%s, sweep %llu): the move can be neither "
+                                              "accepted nor rejected; the run stops, its last "
+                                              "checkpoint stays", s->model_name, where,
+                                              (unsigned long long)sweep + 1));
+            }
             int accept = mcf_metropolis_accept(&c->rng, lr);
             if (accept) {
                 rc = ops->accept(c->state, move);
@@ -196,6 +238,9 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
                                                      s->model_name, chains[k]->index));
         }
     }
+    for (size_t k = 0; k < g->n; k++)
+        if (check_finite(r, g, chains[k], g->value_rows[k], sweep))
+            return g->status;
     for (size_t k = 0; k < g->n; k++) {
         if (!r->pt) {
             mcfi_chain_record(r, chains[k], g->value_rows[k]);

@@ -327,6 +327,14 @@ int mcfi_pt_exchange(mcf_run *r)
                             ? -(pt->energy[ra] + pt->energy[rb])
                             : (1.0 / pt->temps[ta] - 1.0 / pt->temps[tb]) *
                                   (pt->energy[ra] - pt->energy[rb]);
+            if (isnan(lr)) /* issue 42: neither accepted nor rejected, silently */
+                return mcfi_mpi_agree(mcf_fail(MCF_EPLUGIN, "parallel tempering: the exchange "
+                                      "of chains %zu and %zu (T = %g and %g) at sweep %llu "
+                                      "has a NaN log-ratio (model %s: energies or actions "
+                                      "%g and %g); the run stops, its last checkpoint stays",
+                                      ra, rb, pt->temps[ta], pt->temps[tb],
+                                      (unsigned long long)r->position, r->setup->model_name,
+                                      pt->energy[ra], pt->energy[rb]));
             double u = mcf_rng_uniform(&pt->rng); /* drawn always: a fixed consumption */
             int accept = lr >= 0 || u < exp(lr);
             if (counting) {

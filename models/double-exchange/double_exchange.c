@@ -168,6 +168,27 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
                       sec, t, hund, origin);
         goto fail;
     }
+    /* issue 42: |E - mu N| <= N (z|t| + J_H + |mu|); t = 1e300 or hund = 1e300 made the
+       energy NaN in results.tsv */
+    {
+        const double hu = finite ? hund : 0.0;
+        const char *key = h_bound_t >= hu && h_bound_t >= fabs(mu) ? "t"
+                          : hu >= fabs(mu)                      ? "hund"
+                                                                : "mu";
+        if ((rc = mcf_params_check_scale(params, "double-exchange", key,
+                                         "sites (z|t| + hund + |mu|)",
+                                         (double)lat->sites * (bound + fabs(mu)), T)))
+            goto fail;
+        /* action_dT, the action's T-derivative, is of size E / T^2: summed squared too */
+        const double a = (double)lat->sites * (bound + fabs(mu)) / T / T;
+        if (!isfinite(a * a * 1e20)) {
+            rc = mcf_fail(MCF_EINVAL, "double-exchange: temperature T = %g in %s ([schedule] "
+                          "temperatures) is too small for the energy scale: the action's "
+                          "T-derivative, sites (z|t| + hund + |mu|) / T^2 = %g, overflows when "
+                          "squared and summed; give a larger T", T, origin, a);
+            goto fail;
+        }
+    }
 
     /* the evaluator: delta_action for the moves, occupation for the observables */
     mcf_fermion fermion;

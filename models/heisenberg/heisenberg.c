@@ -158,6 +158,12 @@ static int heis_create(const mcf_params *params, const mcf_services *services, m
     if ((rc = mcf_lattice_create(kind, L, boundary, &lat)))
         return mcf_fail_prefix(rc, "heisenberg: [%s] L = %ld in %s",
                                mcf_params_section(params), L, mcf_params_origin(params));
+    /* issue 42: |E| <= N z |J| / 2 (unit spins; N z / 2 bonds) */
+    if ((rc = mcf_params_check_scale(params, "heisenberg", "J", "sites z |J|",
+                                     (double)lat->sites * lat->coordination * fabs(J), T))) {
+        mcf_lattice_destroy(lat);
+        return rc;
+    }
 
     heis_chain *c = calloc(1, sizeof *c);
     if (!c) {

@@ -120,6 +120,15 @@ static int ho_create(const mcf_params *p, const mcf_services *services, mcf_rng 
         (rc = mcf_lattice_from_params(p, "holstein", MCF_LATTICE_SIMPLE_BONDS, &c->lat)))
         goto fail;
     c->n = (int64_t)c->lat->sites;
+    { /* issue 42: the electrons' |E - mu N| <= N (z|t| + |mu|), the phonons' scale N (g^2/k
+         + T); a product that overflows is refused, not written as NaN */
+        const double zt = c->lat->coordination * fabs(t), gk = c->g * c->g / c->k;
+        const char *key = zt >= fabs(c->mu) && zt >= gk ? "t" : fabs(c->mu) >= gk ? "mu" : "g";
+        if ((rc = mcf_params_check_scale(p, "holstein", key, "sites (z|t| + |mu| + g^2/k + T)",
+                                         (double)c->lat->sites * (zt + fabs(c->mu) + gk + c->T),
+                                         c->T)))
+            goto fail;
+    }
     mcf_rng_init(&c->mrng, services->seed, HO_MEASURE_STREAM + services->chain_index);
     if (!(c->x = malloc(c->lat->sites * sizeof *c->x))) {
         rc = mcf_fail(MCF_ENOMEM, "holstein: out of memory for %zu sites", c->lat->sites);

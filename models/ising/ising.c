@@ -133,6 +133,11 @@ static int ising_create(const mcf_params *params, const mcf_services *services, 
                         "ising: temperature T = %g in %s must be > 0; fix [schedule] "
                         "temperatures",
                         T, mcf_params_origin(params));
+    /* issue 42: |E| <= L^2 (2|J| + |h|) (2 L^2 bonds); J = 1e308 made results.tsv NaN */
+    if ((rc = mcf_params_check_scale(params, "ising", fabs(J) >= fabs(h) ? "J" : "h",
+                                     "L^2 (2|J| + |h|)",
+                                     (double)L * (double)L * (2.0 * fabs(J) + fabs(h)), T)))
+        return rc;
     mcf_boundary boundary;
     if ((rc = mcf_boundary_from_name(boundary_name, &boundary)))
         return mcf_fail_prefix(rc, "ising: [%s] boundary", mcf_params_section(params));

@@ -371,6 +371,122 @@ OUT=/dev/full refused describe_unwritable 1 "standard output: could not be writt
   describe ising
 OUT=/dev/full refused plugins_unwritable 1 "standard output: could not be written" -- plugins
 
+# ---- issue 42: lifecycle and non-finite numbers ---------------------------------------------
+# A folder knows its kind (DIR/kind): `mcf resume` does what it says, never a plain Monte Carlo
+# run in an optimization's place.  Before: an optimization without optimize.state ran Monte
+# Carlo and exited 0, and the checksum message's advice (remove the state) led there.
+printf '[run]\nmodel = slater-jastrow\nevaluator = planewave\nseed = 7\noutput = opt\n' >opt.ini
+printf 'walkers = 2\n[schedule]\nthermalize = 20\nsweeps = 100\n[model]\nelectrons = 14\n' >>opt.ini
+printf 'rs = 5\njastrow = bspline\njastrow_size = 5\n[optimize]\niterations = 2\n' >>opt.ini
+printf 'samples = 16\nthermalize = 4\n' >>opt.ini
+"$mcf" optimize opt.ini --no-progress >/dev/null 2>&1 || { bad "the optimization opt failed"; }
+[ "$(cat opt/kind 2>/dev/null)" = optimize ] && ok "opt/kind says optimize" ||
+  bad "opt/kind: '$(cat opt/kind 2>/dev/null)'"
+[ "$(cat base/kind 2>/dev/null)" = run ] && ok "base/kind says run" || bad "base/kind"
+cp -r opt opt_lost && rm opt_lost/optimize.state
+refused optimize_state_lost 1 "opt_lost/optimize.state is missing" \
+  "records 2 iterations" "mcf optimize opt_lost/config.ini --force --set run.output=opt_lost" \
+  -- resume opt_lost
+[ -e opt_lost/results.tsv ] && bad "opt_lost: a Monte Carlo run in the optimization's place"
+# killed before its first state (config.ini, kind and log only): it starts from its
+# configuration and ends where an uninterrupted optimization ends
+cp -r opt opt_early && rm opt_early/optimize.* opt_early/parameters*
+if "$mcf" resume opt_early --no-progress >/dev/null 2>opt_early.err &&
+   cmp -s opt/optimize.tsv opt_early/optimize.tsv &&
+   cmp -s opt/parameters.txt opt_early/parameters.txt
+then ok "an optimization stopped before its first state starts again from its configuration"
+else bad "opt_early: not the uninterrupted optimization:"; cat opt_early.err; fi
+# a damaged state: the advice, followed literally, gives a folder that resumes
+cp -r opt opt_bad && printf 'X' | dd of=opt_bad/optimize.state bs=1 seek=20 conv=notrunc 2>/dev/null
+refused optimize_state_damaged 1 "opt_bad/optimize.state is truncated or damaged" \
+  "start it again with" -- resume opt_bad
+advice=$(grep -o '`mcf optimize [^`]*`' optimize_state_damaged.err | tr -d '`' | sed 's/^mcf //')
+# shellcheck disable=SC2086 # the advice's words, as a user would type them
+if [ -n "$advice" ] && "$mcf" $advice --no-progress >/dev/null 2>advice.err &&
+   "$mcf" resume opt_bad --no-progress >/dev/null 2>>advice.err &&
+   cmp -s opt/optimize.tsv opt_bad/optimize.tsv && [ ! -e opt_bad/.previous ]; then
+  ok "the damaged state's advice ($advice) works, and the folder resumes"
+else bad "the damaged state's advice '$advice':"; cat advice.err; fi
+# a folder's kind, not its files, decides
+cp -r base as_band && echo band >as_band/kind
+KEEP=as_band refused resume_band_folder 2 "as_band holds a band calculation" -- resume as_band
+cp -r base bad_kind && echo frobnicate >bad_kind/kind
+KEEP=bad_kind refused resume_kind_damaged 1 "bad_kind/kind: is damaged" "frobnicate" -- \
+  resume bad_kind
+# folders of the previous version (no kind): inferred as before, the ambiguous one refused
+cp -r base legacy_run && rm legacy_run/kind
+"$mcf" resume legacy_run --no-progress >/dev/null 2>&1 && ok "a run folder without kind resumes" ||
+  bad "a run folder without kind does not resume"
+cp -r base legacy_bare && rm legacy_bare/kind legacy_bare/checkpoint legacy_bare/results.tsv
+refused resume_legacy_ambiguous 2 "legacy_bare has no file 'kind'" \
+  "mcf run legacy_bare/config.ini --force" -- resume legacy_bare
+[ -e legacy_bare/checkpoint ] && bad "legacy_bare: a Monte Carlo run started"
+# `run --force` over an optimization: the optimization's state goes with it, the folder is a
+# run's (before: resume took the run for an optimization of ising: refused)
+cp -r opt run_over_opt
+if "$mcf" run base.ini --force --set run.output=run_over_opt --no-progress >/dev/null 2>&1 &&
+   "$mcf" resume run_over_opt --no-progress >/dev/null 2>run_over_opt.err &&
+   [ ! -e run_over_opt/optimize.state ]; then ok "a run forced over an optimization resumes"
+else bad "run --force over an optimization:"; cat run_over_opt.err; fi
+# `optimize --force` over a run: the run kept aside goes with the optimization's first state
+# (before: .previous stayed, and the next command gave the folder back to the run)
+cp -r base opt_over_run
+"$mcf" optimize opt.ini --force --set run.output=opt_over_run --no-progress >/dev/null 2>&1
+"$mcf" resume opt_over_run --no-progress >/dev/null 2>opt_over_run.err
+if [ ! -e opt_over_run/.previous ] && [ ! -e opt_over_run/checkpoint ] &&
+   cmp -s opt/optimize.tsv opt_over_run/optimize.tsv; then ok "optimize --force over a run"
+else bad "optimize --force over a run: $(ls -A opt_over_run)"; cat opt_over_run.err; fi
+
+# Non-finite numbers: parameters whose products overflow are refused at setup, naming the
+# key (before: NaN or inf in results.tsv, exit 0, no warning)
+{ head_ini; printf '[model]\nL = 4\nJ = 1e308\n'; } >j308.ini
+refused ising_J_overflow 2 "j308.ini:11:" "\[model\] J = 1e+308" "overflow" -- run j308.ini --force
+{ head_ini; printf '[model]\nL = 4\nh = 1e308\n'; } >h308.ini
+refused ising_h_overflow 2 "h308.ini:11:" "\[model\] h = 1e+308" "overflow" -- run h308.ini --force
+with 's/^temperatures = .*/temperatures = 2, 1e-300/' >t300.ini
+refused temperature_tiny 2 "t300.ini:8:" "\[schedule\] temperatures" "1e-300" "too small" -- \
+  run t300.ini --force
+{ printf '[run]\nmodel = double-exchange\nevaluator = ed\noutput = de_big.out\n'
+  printf '[schedule]\nthermalize = 0\nsweeps = 32\ntemperatures = 0.1\n[model]\n'
+  printf 'lattice = square\nL = 3\n'; } >de_big.ini
+sed 's/^L = 3/L = 3\nt = 1e300/' de_big.ini >de_t.ini
+refused de_t_overflow 2 "de_t.ini:12:" "\[model\] t = 1e+300" "overflow" -- run de_t.ini
+sed 's/^temperatures = .*/temperatures = 1e-300/' de_big.ini >de_T.ini
+refused de_T_tiny 2 "de_T.ini:8:" "\[schedule\] temperatures" "too small" -- run de_T.ini
+[ -e de_big.out ] && bad "a refused double-exchange run left de_big.out"
+{ head_ini; printf '[model]\nL = 4\nJ = 1e-320\n'; } >subnormal.ini
+refused subnormal 2 "subnormal.ini:11:" "\[model\] J" "too small" "subnormal" -- \
+  run subnormal.ini --force
+{ head_ini; printf '[model]\nL = 4\nJ = 1e400\n'; } >j400.ini
+refused real_overflow 2 "j400.ini:11:" "\[model\] J" "too large" -- run j400.ini --force
+# ... and a value that is not finite at run time is a run error naming the chain (its scan
+# point), the sweep and the observable; the checkpoint before it stays and resumes
+tf() { # tfail of two chains, checkpoints every 50 sweeps, [model] lines $2.. into $1.ini
+  local name=$1; shift
+  printf '[run]\nmodel = tfail\nseed = 5\noutput = %s\n[schedule]\nthermalize = 10\n' "$name"
+  printf 'sweeps = 200\ncheckpoint_every = 50\ntemperatures = 1.0, 2.0\n[model]\n'
+  printf 'nonfinite_chain = 1\n'; printf '%s\n' "$@"
+}
+sweep_of() { od -An -t u8 -j 32 -N 8 "$1/checkpoint" 2>/dev/null | tr -d ' '; }
+tf nf_scalar "nonfinite_after = 100" >nf_scalar.ini
+refused nonfinite_scalar 1 "not finite" "chain 1 (scan point T=2.0)" "sweep 110" \
+  "observable m = nan" -- run nf_scalar.ini
+tf nf_curve "nonfinite_after = 100" "nonfinite_curve = true" >nf_curve.ini
+refused nonfinite_curve 1 "not finite" "chain 1 (scan point T=2.0)" "sweep 110" \
+  "observable histogram at s = 1" "= inf" -- run nf_curve.ini
+tf nan_ratio "nan_ratio_after = 70" >nan_ratio.ini
+refused nan_log_ratio 1 "NaN log-ratio" "chain 1 (scan point T=2.0), sweep 70" -- \
+  run nan_ratio.ini
+for d in nf_scalar:100 nf_curve:100 nan_ratio:50; do
+  n=${d%:*}
+  if [ -e "$n/results.tsv" ] || [ "$(sweep_of "$n")" != "${d#*:}" ]; then
+    bad "$n: results.tsv written or checkpoint at sweep $(sweep_of "$n"), not ${d#*:}"; continue
+  fi
+  "$mcf" resume "$n" --no-progress >/dev/null 2>&1
+  grep -q "resumed from the checkpoint at sweep ${d#*:} " "$n/log" &&
+    ok "$n: the checkpoint at sweep ${d#*:} stays and resumes" || bad "$n: no resume from it"
+done
+
 echo "$cases cases; $passed passed, $fail failed"
 [ $cases -ge 45 ] || { echo "FAILED: the catalogue has $cases cases, fewer than 45"; fail=1; }
 [ $fail -eq 0 ]

@@ -15,7 +15,13 @@
  *                                            at its proposal `signal_after` (0 = never,
  *                                            once: a second signal stops at once): a run
  *                                            stopped mid-way, at a sweep the test knows
- *                                            (the seeds of tests/fuzz/fuzz_checkpoint)
+ *                                            (the seeds of tests/fuzz/fuzz_checkpoint);
+ *                                            and whose chain `nonfinite_chain` measures m =
+ *                                            NaN (or, with nonfinite_curve, its histogram
+ *                                            at s = +1 as +inf) at its measurement
+ *                                            `nonfinite_after`, and returns a NaN log-ratio
+ *                                            at its proposal `nan_ratio_after` (0 = never:
+ *                                            a value that is not finite at run time)
  *   TEST_VARIANT_SELF_NAMED mcf-tself.so     the good model, named after its file: copies
  *                                            mcf-NAME.so are as many plugins as there are
  *                                            copies, of names as long as a file's */
@@ -35,6 +41,8 @@ typedef struct chain {
     double h, beta;
 #ifdef TEST_VARIANT_FAIL
     long fail_after, signal_after, proposals;
+    long nonfinite_chain, nonfinite_after, nan_ratio_after, measurements;
+    int nonfinite_curve;
     size_t index;
 #endif
 } chain;
@@ -58,7 +66,15 @@ static int create(const mcf_params *p, const mcf_services *sv, mcf_rng *rng, voi
         rc = mcf_params_int(p, "fail_after", &c->fail_after);
     if (!rc)
         rc = mcf_params_int(p, "signal_after", &c->signal_after);
-    c->proposals = 0;
+    if (!rc)
+        rc = mcf_params_int(p, "nonfinite_chain", &c->nonfinite_chain);
+    if (!rc)
+        rc = mcf_params_int(p, "nonfinite_after", &c->nonfinite_after);
+    if (!rc)
+        rc = mcf_params_int(p, "nan_ratio_after", &c->nan_ratio_after);
+    if (!rc)
+        rc = mcf_params_bool(p, "nonfinite_curve", &c->nonfinite_curve);
+    c->proposals = c->measurements = 0;
     c->index = sv->chain_index;
 #endif
     if (rc) {
@@ -99,6 +115,11 @@ static int log_ratio(void *const *chains, const void *moves, size_t n, double *o
         const chain *c = chains[k];
         /* flipping s changes e = -h s by 2 h s */
         out[k] = -c->beta * 2.0 * c->h * c->s;
+#ifdef TEST_VARIANT_FAIL
+        if (c->nan_ratio_after > 0 && (long)c->index == c->nonfinite_chain &&
+            c->proposals == c->nan_ratio_after)
+            out[k] = NAN;
+#endif
     }
     return MCF_OK;
 }
@@ -121,6 +142,15 @@ static int measure(void *cv, double *v)
     v[2] = c->s;
     v[3] = c->s < 0;
     v[4] = c->s > 0;
+#ifdef TEST_VARIANT_FAIL
+    chain *fc = cv;
+    if (++fc->measurements == c->nonfinite_after && (long)c->index == c->nonfinite_chain) {
+        if (c->nonfinite_curve)
+            v[4] = INFINITY;
+        else
+            v[2] = NAN;
+    }
+#endif
     return MCF_OK;
 }
 #endif
@@ -192,6 +222,14 @@ static const mcf_param_spec params[] = {
      "propose() fails at this proposal of the chain (0 = never)"},
     {"signal_after", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
      NULL, "the process sends itself SIGTERM at this proposal of chain 0 (0 = never)"},
+    {"nonfinite_chain", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
+     NULL, "the chain of nonfinite_after and nan_ratio_after"},
+    {"nonfinite_after", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
+     NULL, "that chain measures m = NaN at this measurement (0 = never)"},
+    {"nonfinite_curve", MCF_PARAM_BOOL, "false", MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
+     "nonfinite_after: the histogram at s = +1 is +inf instead of m NaN"},
+    {"nan_ratio_after", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
+     NULL, "that chain's log_ratio is NaN at this proposal (0 = never)"},
 #endif
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 

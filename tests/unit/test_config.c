@@ -171,6 +171,17 @@ int main(void)
     expect_error("real_type.ini", HEAD "[model]\nh = 1.0x\n", "real_type.ini:8:",
                  "not a real number", NULL);
     expect_error("nan.ini", HEAD "[model]\nh = nan\n", "nan.ini:8:", "NaN", NULL);
+    /* issue 42: a number a double cannot hold is said to be too small or too large, not
+       "not a real number" */
+    expect_error("subnormal.ini", HEAD "[model]\nh = 1e-320\n", "subnormal.ini:8:", "[model] h",
+                 "'1e-320' is too small", "subnormal", NULL);
+    expect_error("underflow.ini", HEAD "[model]\nh = -1e-400\n", "underflow.ini:8:",
+                 "too small", NULL);
+    expect_error("overflow.ini", HEAD "[model]\nh = 1e400\n", "overflow.ini:8:", "[model] h",
+                 "'1e400' is too large", NULL);
+    expect_error("tiny_temperature.ini", "[run]\nmodel = tgood\n[schedule]\nsweeps = 100\n"
+                 "temperatures = 2, 1e-300\n", "tiny_temperature.ini:5:",
+                 "[schedule] temperatures", "1e-300", "1/T^2", NULL);
     expect_error("range.ini", HEAD "[model]\nn = 65\n", "range.ini:8:", "[model] n",
                  "out of range", "in [2, 64]", NULL);
     expect_error("range_list.ini", HEAD "[model]\nn = 4, 1\n", "range_list.ini:8:",

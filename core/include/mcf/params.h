@@ -67,6 +67,18 @@ int mcf_params_temperature(const mcf_params *p, double *out);
 /* The section ("model" or "evaluator") and configuration file these values came from,
  * for error messages.  Borrowed. */
 const char *mcf_params_section(const mcf_params *p);
+/* Where `key` was given, "FILE:LINE" (or the command line's --set), or the configuration
+ * file when it has its default: for messages that name the line.  Borrowed. */
+const char *mcf_params_where(const mcf_params *p, const char *key);
+/* Whether numbers of the size of a chain's largest |energy| E (all its sites) at
+ * temperature T stay finite where the core and the model use them: E / T (a log-ratio, an
+ * action; 8x for a move's change) and E^2 summed over up to 2^64 measurements (a margin of
+ * 1e20: the specific heat's sums).  MCF_OK, or MCF_EINVAL saying "MODEL: FILE:LINE: [SECTION]
+ * KEY = VALUE: ..." with `scale` (how E is made, e.g. "L^2 (2|J| + |h|)") and E.  Models
+ * call it at create() with the key that sets the scale, so that parameters whose products
+ * overflow are refused before any work (issue 42), never written as NaN. */
+int mcf_params_check_scale(const mcf_params *p, const char *model, const char *key,
+                           const char *scale, double E, double T);
 const char *mcf_params_origin(const mcf_params *p);
 
 #ifdef __cplusplus
