@@ -9,7 +9,7 @@
  *                   for finite J_H)
  *   nn_correlation  the mean of S_i . S_j over nearest-neighbour bonds
  *   energy_dT       d(energy)/dT at fixed spins, sum_nu eps_nu df/dT / N, from the
- *                   evaluator's occupation_dT (NaN with an evaluator that lacks it)
+ *                   evaluator's occupation_dT (which the model binds as required)
  *   action_dT       dS_eff/dT at fixed spins per site, -(energy - mu density) / T^2: with
  *                   energy_dT the core's specific heat d<E>/dT (mcf/model.h); from a
  *                   second trace, independent of energy's (mcf_fermion_occupation_heat:
@@ -21,7 +21,7 @@
  * batch_measure() gets density and energy (and d(energy)/dT) from
  * mcf_fermion_occupation_heat, which calls occupation_dT() once for all chains of a batch that
  * share (mu, T) (the op takes one mu and one T; a temperature scan gives one call per
- * temperature); an evaluator without it gets occupation() and NaN for energy_dT.
+ * temperature), and, with a stochastic trace, occupation() again for action_dT.
  * The measurement stream of the chain feeds the random vectors of a stochastic evaluator's
  * occupation() and dos(). */
 #include "de_internal.h"
@@ -107,8 +107,7 @@ int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
     const de_chain *c0 = chains[0];
     mcf_fermion_batch a;
     mcf_fermion_heat heat;
-    const int dT = mcf_fermion_has(&c0->fermion, MCF_FERMION_OCCUPATION_DT);
-    int rc = dT ? mcf_fermion_heat_get(batch, n, &a, &heat) : mcf_fermion_batch_get(batch, n, &a);
+    int rc = mcf_fermion_heat_get(batch, n, &a, &heat);
     if (rc)
         return mcf_fail_prefix(rc, "double-exchange");
     for (size_t k = 0; k < n; k++) {
@@ -120,8 +119,7 @@ int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
     }
     /* energy, density and energy_dT from one trace, action_dT from an independent one (the
        same with an exact trace): their product in the specific heat has no noise bias */
-    rc = dT ? mcf_fermion_occupation_heat(&c0->fermion, &a, n, &heat)
-            : mcf_fermion_occupation(&c0->fermion, &a, n);
+    rc = mcf_fermion_occupation_heat(&c0->fermion, &a, n, &heat);
     if (rc)
         return rc;
     for (size_t k = 0; k < n; k++) {
@@ -129,10 +127,9 @@ int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
         const double per_site = (double)c->h->dim / (double)c->n;
         values[k][OBS_ENERGY] = a.energy[k] * per_site;
         values[k][OBS_DENSITY] = a.density[k] * per_site;
-        values[k][OBS_ENERGY_DT] = dT ? heat.denergy[k] * per_site : NAN;
-        const double e2 = dT ? heat.energy2[k] : a.energy[k];
-        const double n2 = dT ? heat.density2[k] : a.density[k];
-        values[k][OBS_ACTION_DT] = -(e2 - c->mu * n2) * per_site / (c->T * c->T);
+        values[k][OBS_ENERGY_DT] = heat.denergy[k] * per_site;
+        values[k][OBS_ACTION_DT] =
+            -(heat.energy2[k] - c->mu * heat.density2[k]) * per_site / (c->T * c->T);
         de_spin_observables(c, values[k]);
     }
     return de_measure_dos(batch, chains, n, values);

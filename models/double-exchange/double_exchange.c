@@ -12,7 +12,8 @@
  * evaluator = kpm, or ed for small lattices) computes dS = S_eff(H + Delta) - S_eff(H) of a
  * proposed change Delta (mcf_fermion_ops.delta_action) and the occupation of H; the model
  * never knows how.  create() binds it with mcf_fermion_bind (mcf/fermion_model.h), which
- * refuses an evaluator without delta_action or occupation; dos is checked only with
+ * refuses an evaluator without delta_action, occupation or occupation_dT (the specific
+ * heat: a refusal at setup, not a NaN in every measurement); dos is checked only with
  * dos_every > 0, action only when the run exchanges temperatures.
  *
  * This file holds the parameters, the observables, create() and destroy() and the
@@ -79,8 +80,8 @@ static const mcf_observable_spec de_observables[] = {
     {"nn_correlation", MCF_ROLE_NONE,
      "mean of S_i . S_j over nearest-neighbour bonds", NULL, 0},
     {"energy_dT", MCF_ROLE_ENERGY_DT,
-     "d(energy)/dT at fixed spins, sum_nu eps_nu df/dT / N (the specific heat's first term; "
-     "NaN with an evaluator without occupation_dT)", NULL, MCF_OBS_NOISE(1)},
+     "d(energy)/dT at fixed spins, sum_nu eps_nu df/dT / N (the specific heat's first term)",
+     NULL, MCF_OBS_NOISE(1)},
     {"action_dT", MCF_ROLE_ACTION_DT,
      "dS_eff/dT at fixed spins per site, -(energy - mu density) / T^2 (the specific heat's "
      "covariance term; from a trace independent of energy's)", NULL, MCF_OBS_NOISE(2)},
@@ -193,7 +194,8 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     /* the evaluator: delta_action for the moves, occupation for the observables */
     mcf_fermion fermion;
     if ((rc = mcf_fermion_bind(services, params, "double-exchange",
-                               MCF_FERMION_DELTA_ACTION | MCF_FERMION_OCCUPATION, &fermion)))
+                               MCF_FERMION_DELTA_ACTION | MCF_FERMION_OCCUPATION |
+                                   MCF_FERMION_OCCUPATION_DT, &fermion)))
         goto fail;
     if (lat->sites > (size_t)INT32_MAX / 2) {
         rc = mcf_fail(MCF_EINVAL,

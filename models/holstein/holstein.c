@@ -50,8 +50,8 @@ static const mcf_observable_spec ho_observables[] = {
     {"x2_mean", MCF_ROLE_NONE, "sum_i x_i^2 / N", NULL, 0},
     {"density", MCF_ROLE_NONE, "electrons per site, sum_nu f(eps_nu) / N", NULL,
      MCF_OBS_NOISE(1)},
-    {"energy_dT", MCF_ROLE_ENERGY_DT, "d(energy)/dT at fixed x: sum_nu eps_nu df/dT / N (NaN "
-     "with an evaluator without occupation_dT)", NULL, MCF_OBS_NOISE(1)},
+    {"energy_dT", MCF_ROLE_ENERGY_DT, "d(energy)/dT at fixed x: sum_nu eps_nu df/dT / N", NULL,
+     MCF_OBS_NOISE(1)},
     {"action_dT", MCF_ROLE_ACTION_DT, "d(E_cl / T + S_eff)/dT at fixed x per site: "
      "-(E_cl / N + band energy - mu density) / T^2 (band energy and density from a trace "
      "independent of energy's)", NULL, MCF_OBS_NOISE(2)},
@@ -115,7 +115,8 @@ static int ho_create(const mcf_params *p, const mcf_services *services, mcf_rng 
         (rc = mcf_params_string(p, "start", &start)) ||
         (rc = mcf_params_temperature(p, &c->T)) ||
         (rc = mcf_fermion_bind(services, p, "holstein",
-                               MCF_FERMION_CHANGE_ACTION | MCF_FERMION_OCCUPATION,
+                               MCF_FERMION_CHANGE_ACTION | MCF_FERMION_OCCUPATION |
+                                   MCF_FERMION_OCCUPATION_DT,
                                &c->fermion)) ||
         (rc = mcf_lattice_from_params(p, "holstein", MCF_LATTICE_SIMPLE_BONDS, &c->lat)))
         goto fail;
@@ -172,9 +173,7 @@ static int ho_log_ratio(mcf_batch *b, void *const *chains, const void *moves, si
     const ho_move *mv = moves;
     mcf_fermion_batch a;
     mcf_fermion_heat heat;
-    const mcf_fermion *f = n ? &((ho_chain *)chains[0])->fermion : NULL;
-    const int dT = f && mcf_fermion_has(f, MCF_FERMION_OCCUPATION_DT);
-    int rc = dT ? mcf_fermion_heat_get(b, n, &a, &heat) : mcf_fermion_batch_get(b, n, &a);
+    int rc = mcf_fermion_heat_get(b, n, &a, &heat);
     for (size_t q = 0; q < n && !rc; q++) {
         const ho_chain *c = chains[q];
         a.ws[q] = c->ws;
@@ -211,9 +210,7 @@ static int ho_measure(mcf_batch *b, void *const *chains, size_t n, double *const
 {
     mcf_fermion_batch a;
     mcf_fermion_heat heat;
-    const mcf_fermion *f = n ? &((ho_chain *)chains[0])->fermion : NULL;
-    const int dT = f && mcf_fermion_has(f, MCF_FERMION_OCCUPATION_DT);
-    int rc = dT ? mcf_fermion_heat_get(b, n, &a, &heat) : mcf_fermion_batch_get(b, n, &a);
+    int rc = mcf_fermion_heat_get(b, n, &a, &heat);
     for (size_t q = 0; q < n && !rc; q++) {
         ho_chain *c = chains[q];
         a.ws[q] = c->ws;
@@ -225,8 +222,8 @@ static int ho_measure(mcf_batch *b, void *const *chains, size_t n, double *const
         return rc;
     /* energy, density and energy_dT from one trace, action_dT from an independent one (the
        same with an exact trace): their product in the specific heat has no noise bias */
-    if ((rc = dT ? mcf_fermion_occupation_heat(f, &a, n, &heat)
-                 : mcf_fermion_occupation(f, &a, n)))
+    const mcf_fermion *f = &((ho_chain *)chains[0])->fermion;
+    if ((rc = mcf_fermion_occupation_heat(f, &a, n, &heat)))
         return rc;
     for (size_t q = 0; q < n; q++) {
         const ho_chain *c = chains[q];
@@ -247,10 +244,9 @@ static int ho_measure(mcf_batch *b, void *const *chains, size_t n, double *const
         v[OBS_X] = x1 / N;
         v[OBS_X2] = x2 / N;
         v[OBS_DENSITY] = a.density[q];
-        v[OBS_ENERGY_DT] = dT ? heat.denergy[q] : NAN;
-        const double e2 = dT ? heat.energy2[q] : a.energy[q];
-        const double n2 = dT ? heat.density2[q] : a.density[q];
-        v[OBS_ACTION_DT] = -(ecl / N + e2 - c->mu * n2) / (c->T * c->T);
+        v[OBS_ENERGY_DT] = heat.denergy[q];
+        v[OBS_ACTION_DT] =
+            -(ecl / N + heat.energy2[q] - c->mu * heat.density2[q]) / (c->T * c->T);
     }
     return MCF_OK;
 }
