@@ -15,7 +15,8 @@
  *     digest that mcf's reader and the reconstruction depend on is the fuzzer's.
  *
  * Either way `mcf dos` must refuse the file with a message or write its table — never
- * crash, hang, overflow or read out of bounds (ASan + UBSan). */
+ * crash, hang, overflow or read out of bounds (ASan + UBSan).  MCF_FUZZ_VERBOSE=1 prints
+ * what each input came to. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "dos.h"
 #include "fileio.h"
@@ -229,7 +230,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
         return 0;
     static char points_opt[] = "--points", points[] = "32";
     char *argv[] = {dir, points_opt, points, NULL};
-    (void)mcfi_dos_command((bytes[0] & 2) ? 1 : 3, argv);
+    const int rc = mcfi_dos_command((bytes[0] & 2) ? 1 : 3, argv);
+    /* MCF_FUZZ_VERBOSE=1: what each input came to (how far the seeds and a corpus reach) */
+    if (getenv("MCF_FUZZ_VERBOSE"))
+        fprintf(stderr, "fuzz_results_h5: %s\n", rc ? mcf_last_error() : "table written");
     glob_t g;
     char pattern[400];
     snprintf(pattern, sizeof pattern, "%s/dos-*.tsv", dir);
