@@ -204,6 +204,14 @@ static double jackknife(const double *x, const double *w, size_t nb, size_t N)
     return error;
 }
 
+/* rows x cols doubles and one more, or NULL (also when the count overflows) */
+static double *doubles_of(size_t rows, size_t cols)
+{
+    if (cols && rows > (SIZE_MAX / sizeof(double) - 1) / cols)
+        return NULL;
+    return malloc((rows * cols + 1) * sizeof(double));
+}
+
 /* scan point p: every moments curve reconstructed on one grid, appended to o */
 static int dos_point(const mcf_setup *s, const mcf_fermion_ops *ops, const mcfi_dos_input *in,
                      const dos_args *args, size_t p, const char *path, dos_out *o,
@@ -226,10 +234,10 @@ static int dos_point(const mcf_setup *s, const mcf_fermion_ops *ops, const mcfi_
         N = 2 * M0;
     *points_used = N;
     const size_t nbmax = R * in->bins;
-    double *E = malloc(N * sizeof *E);
+    double *E = doubles_of(N, 1);
     if (!E) {
         free(params);
-        return mcf_fail(MCF_ENOMEM, "dos: out of memory");
+        return mcf_fail(MCF_ENOMEM, "dos: out of memory for a grid of %zu energies", N);
     }
     if (args->range)
         for (size_t i = 0; i < N; i++)
@@ -239,14 +247,13 @@ static int dos_point(const mcf_setup *s, const mcf_fermion_ops *ops, const mcfi_
         for (size_t k = 0; k < in->n_moments && !rc; k++) {
             const mcfi_dos_curve *cv = &in->moments[k];
             const size_t M = chain_rows(cv, c0);
-            double *sum = malloc((nbmax * M + 1) * sizeof *sum);
-            double *w = malloc((nbmax + 1) * sizeof *w);
-            double *mu = malloc(((nbmax + 1) * M + 1) * sizeof *mu);
-            double *rho = malloc(((nbmax + 1) * N + 1) * sizeof *rho);
+            double *sum = doubles_of(nbmax, M), *w = doubles_of(nbmax, 1);
+            double *mu = doubles_of(nbmax + 1, M), *rho = doubles_of(nbmax + 1, N);
             size_t nb = 0;
             if (!sum || !w || !mu || !rho)
-                rc = mcf_fail(MCF_ENOMEM, "dos: out of memory for %zu bins of %zu moments",
-                              nbmax, M);
+                rc = mcf_fail(MCF_ENOMEM, "%s: /observables/%s: out of memory for %zu bins of "
+                              "%zu moments and %zu energies (scan point %zu)", path, cv->name,
+                              nbmax, M, N, p);
             if (!rc && M == 0)
                 rc = mcf_fail(MCF_EINVAL, "%s: /observables/%s: scan point %zu has no moments "
                               "(the evaluator gave none there)", path, cv->name, p);
@@ -360,7 +367,8 @@ static int dos_locked(const dos_args *args, char *path, size_t len)
     }
     mcfi_dos_input in;
     snprintf(path, len, "%s/results.h5", args->dir);
-    if ((rc = mcfi_dos_read(path, &in))) {
+    const mcfi_dos_shape want = {s->n_points, (size_t)s->walkers, (size_t)s->bins};
+    if ((rc = mcfi_dos_read(path, &want, &in))) {
         mcfi_setup_free(s);
         mcfi_config_free(c);
         return mcf_fail_prefix(rc, "dos");

@@ -35,11 +35,20 @@ typedef struct mcfi_dos_input {
     char **geometric;         /* curves measured as geometric means (not reconstructible) */
 } mcfi_dos_input;
 
-/* Reads path into *in (zeroed first).  Errors name path and the object: MCF_EINVAL when
- * the file is not there, MCF_EFORMAT for a file that is not a results.h5 or is damaged (a
- * missing dataset, a shape that does not fit), MCF_ENOMEM.  In a build without HDF5:
- * MCF_EIO saying so. */
-int mcfi_dos_read(const char *path, mcfi_dos_input *in);
+/* What the run's configuration allows: results.h5 must hold exactly this many scan
+ * points, walkers and bins. */
+typedef struct mcfi_dos_shape {
+    size_t points, walkers, bins;
+} mcfi_dos_shape;
+
+/* Reads path into *in (zeroed first): read whole through the bounded opener and its digest
+ * checked before HDF5 parses it (mcfi_results_h5_load), every extent checked against
+ * `want` or the file's size before anything is allocated for it.  Errors name path and the
+ * object: MCF_EINVAL when the file is not there, MCF_EIO when it is not a regular file or
+ * cannot be read, MCF_EFORMAT for a file without mcf's digest, a damaged one or one of
+ * another run (a missing dataset, a shape that does not fit, a value that is no count),
+ * MCF_ENOMEM.  In a build without HDF5: MCF_EIO saying so. */
+int mcfi_dos_read(const char *path, const mcfi_dos_shape *want, mcfi_dos_input *in);
 void mcfi_dos_input_free(mcfi_dos_input *in);
 
 /* The command: argv after "dos".  MCF_EINVAL for usage and bad input (exit status 2),

@@ -1,8 +1,15 @@
 /* dos_h5.c — what `mcf dos` reads of DIR/results.h5 (dos.h): the chains' scan points and
  * bin weights, the scan columns, the curves marked chebyshev_moments and moment_scale,
- * the density curves beside them and the names of the geometric-mean curves.  Every
- * shape is checked against the file's own chains and bins before use; a failure names the
- * file and the object.  Without HDF5 in the build mcfi_dos_read says so. */
+ * the density curves beside them and the names of the geometric-mean curves.
+ *
+ * HDF5 parses no byte that mcf did not write: the file is read whole through the bounded
+ * opener (a regular file, no link; a FIFO cannot block) and its digest checked
+ * (mcfi_results_h5_load), and HDF5 opens that image in memory, so the file checked is the
+ * file parsed.  Then every extent is checked before anything is allocated for it: the
+ * chains, walkers and bins against the run's configuration, every other count against
+ * what the file's bytes can hold, with overflow-checked products; every value that later
+ * arithmetic relies on (bin weights, the moment scale) is checked too.  A failure names
+ * the file and the object.  Without HDF5 in the build mcfi_dos_read says so. */
 #define _POSIX_C_SOURCE 200809L
 #include "dos.h"
 
@@ -42,8 +49,9 @@ void mcfi_dos_input_free(mcfi_dos_input *in)
 
 #ifndef MCF_HAVE_HDF5
 
-int mcfi_dos_read(const char *path, mcfi_dos_input *in)
+int mcfi_dos_read(const char *path, const mcfi_dos_shape *want, mcfi_dos_input *in)
 {
+    (void)want;
     memset(in, 0, sizeof *in);
     return mcf_fail(MCF_EIO, "%s: this mcf was built without HDF5, so it cannot read "
                     "results.h5; rebuild it with libhdf5-dev installed (cmake -DMCF_HDF5=ON)",
@@ -52,14 +60,17 @@ int mcfi_dos_read(const char *path, mcfi_dos_input *in)
 
 #else
 
-#include <hdf5.h>
-#include <stdio.h>
-#include <sys/stat.h>
+#include "results_h5.h"
 
-/* the reader's state: the file, its name for messages, the first failure */
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+
+/* the reader's state: the file, its name for messages, its size, the first failure */
 typedef struct rd {
     hid_t f;
     const char *path;
+    size_t bytes;
     int rc;
 } rd;
 
@@ -69,6 +80,21 @@ static int bad(rd *r, const char *object, const char *what)
         r->rc = mcf_fail(MCF_EFORMAT, "%s: %s: %s (a damaged file, or not mcf's results.h5)",
                          r->path, object, what);
     return r->rc;
+}
+
+/* Whether n values of `size` bytes (n = a x b, overflow-checked) fit in the file: mcf
+ * stores every dataset whole and uncompressed, so a count beyond the file's bytes is a
+ * damaged or crafted extent, refused before anything is allocated for it. */
+static int fits(rd *r, const char *object, uint64_t a, uint64_t b, size_t size)
+{
+    if (a && (b > UINT64_MAX / a || a * b > (uint64_t)(r->bytes / size))) {
+        char what[200];
+        snprintf(what, sizeof what, "%llu x %llu values of %zu bytes, more than the file's %zu "
+                 "bytes hold", (unsigned long long)a, (unsigned long long)b, size, r->bytes);
+        bad(r, object, what);
+        return 0;
+    }
+    return 1;
 }
 
 static int64_t attr_int(rd *r, hid_t obj, const char *object, const char *name)
@@ -102,8 +128,12 @@ static char **attr_texts(rd *r, hid_t obj, const char *object, const char *name,
     H5Tset_size(t, H5T_VARIABLE);
     H5Tset_cset(t, H5T_CSET_UTF8);
     hssize_t m = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    if (m > 0 && !fits(r, object, (uint64_t)m, 1, 2 * sizeof(char *)))
+        m = -1;
     char **raw = m > 0 ? calloc((size_t)m, sizeof *raw) : NULL;
-    if (!raw || H5Aread(a, t, raw) < 0) {
+    if (r->rc) {
+        /* refused above */
+    } else if (!raw || H5Aread(a, t, raw) < 0) {
         char what[128];
         snprintf(what, sizeof what, "the text attribute %s is missing or unreadable", name);
         bad(r, object, what);
@@ -147,8 +177,11 @@ static void *read_data(rd *r, hid_t at, const char *object, const char *name, hi
                  (unsigned long long)dims[0], (unsigned long long)dims[1], rank, rows,
                  cols ? cols : 1);
         bad(r, full, what);
+    } else if (!fits(r, full, rows, cols ? cols : 1, size)) {
+        /* refused */
     } else if (!(x = malloc((rows * (cols ? cols : 1) + 1) * size))) {
-        r->rc = mcf_fail(MCF_ENOMEM, "%s: out of memory for %s", r->path, full);
+        r->rc = mcf_fail(MCF_ENOMEM, "%s: %s: out of memory for %zu x %zu values", r->path,
+                         full, rows, cols ? cols : 1);
     } else if (rows && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0) {
         bad(r, full, "unreadable");
         free(x);
@@ -179,10 +212,30 @@ static long long data_rows(rd *r, hid_t at, const char *object, const char *name
                       : -1;
     if (n < 0)
         bad(r, full, "not one-dimensional");
+    else if (!fits(r, full, (uint64_t)n, 1, sizeof(int64_t)))
+        n = -1;
     if (sp >= 0)
         H5Sclose(sp);
     H5Dclose(d);
     return n;
+}
+
+/* every bin mean of curve c in a bin that holds measurements must be finite (mcf writes NaN
+ * only for an empty bin) */
+static void check_curve_bins(rd *r, const mcfi_dos_input *in, const mcfi_dos_curve *c)
+{
+    for (size_t j = 0; c->bins && j < c->rows && !r->rc; j++)
+        for (size_t b = 0; b < in->bins && !r->rc; b++) {
+            const double w = in->weights[(size_t)c->chain[j] * in->bins + b];
+            const double x = c->bins[j * in->bins + b];
+            if (w > 0 && !isfinite(x)) {
+                char object[320], what[200];
+                snprintf(object, sizeof object, "/observables/%s/bin_means", c->name);
+                snprintf(what, sizeof what, "row %zu (chain %lld), bin %zu is %g in a bin of %g "
+                         "measurements", j, (long long)c->chain[j], b, x, w);
+                bad(r, object, what);
+            }
+        }
 }
 
 /* a curve's chain column (and its bins when want_bins); chains in range, rows grouped
@@ -198,6 +251,8 @@ static void read_curve(rd *r, hid_t og, const char *name, int want_bins, const m
         return;
     }
     c->name = strdup(name);
+    char chain_column[320];
+    snprintf(chain_column, sizeof chain_column, "%s/chain", object);
     long long rows = data_rows(r, g, object, "chain");
     if (rows >= 0) {
         c->rows = (size_t)rows;
@@ -210,7 +265,9 @@ static void read_curve(rd *r, hid_t og, const char *name, int want_bins, const m
     for (size_t j = 0; c->chain && j < c->rows && !r->rc; j++)
         if (c->chain[j] < 0 || (uint64_t)c->chain[j] >= in->chains ||
             (j && c->chain[j] < c->chain[j - 1]))
-            bad(r, object, "its chain column is not in chain order within 0 .. chains - 1");
+            bad(r, chain_column, "not in chain order within 0 .. chains - 1");
+    if (!r->rc && c->chain)
+        check_curve_bins(r, in, c);
     if (!c->name)
         r->rc = mcf_fail(MCF_ENOMEM, "out of memory");
     H5Gclose(g);
@@ -292,6 +349,9 @@ static herr_t observable(hid_t og, const char *name, const H5L_info_t *info, voi
     H5Gclose(g);
     if (r->rc)
         return -1;
+    if (geo && (mom || scale))
+        return bad(r, object, "marked geometric_mean and also chebyshev_moments or "
+                   "moment_scale (mcf marks a curve with one of them)") ? -1 : 0;
     if (geo) {
         char **grown = realloc(in->geometric, (in->n_geometric + 1) * sizeof *grown);
         if (!grown || !(grown[in->n_geometric] = strdup(name))) {
@@ -345,18 +405,54 @@ static herr_t observable(hid_t og, const char *name, const H5L_info_t *info, voi
     return r->rc ? -1 : 0;
 }
 
-int mcfi_dos_read(const char *path, mcfi_dos_input *in)
+/* the moment scale (a, b) of every bin with measurements: a > 0 and b finite */
+static void check_scale(rd *r, const mcfi_dos_input *in)
+{
+    const mcfi_dos_curve *c = &in->scale;
+    for (size_t j = 0; c->bins && j < c->rows && !r->rc; j++) {
+        const size_t ch = (size_t)c->chain[j];
+        const int is_a = j == 0 || (size_t)c->chain[j - 1] != ch;
+        for (size_t b = 0; b < in->bins && !r->rc; b++) {
+            const double x = c->bins[j * in->bins + b];
+            if (in->weights[ch * in->bins + b] > 0 && (is_a ? !(x > 0) : !isfinite(x))) {
+                char object[320], what[200];
+                snprintf(object, sizeof object, "/observables/%s/bin_means", c->name);
+                snprintf(what, sizeof what, "chain %zu, bin %zu: %s = %g is not a moment "
+                         "scale (a > 0, b finite)", ch, b, is_a ? "a" : "b", x);
+                bad(r, object, what);
+            }
+        }
+    }
+}
+
+/* HDF5's handle of the checked image (a copy of it in HDF5's core driver; no file on disk
+ * is opened: the name only names it) */
+static hid_t open_image(const unsigned char *image, size_t size)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f = H5I_INVALID_HID;
+    if (fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) >= 0 &&
+        H5Pset_file_image(fapl, (void *)image, size) >= 0)
+        f = H5Fopen("results.h5 (image in memory)", H5F_ACC_RDONLY, fapl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return f;
+}
+
+int mcfi_dos_read(const char *path, const mcfi_dos_shape *want, mcfi_dos_input *in)
 {
     memset(in, 0, sizeof *in);
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return mcf_fail(MCF_EINVAL, "%s: no such file (a run writes it when mcf is built with "
-                        "HDF5; a run of an mcf without HDF5 has none)", path);
+    unsigned char *image = NULL;
+    size_t size = 0;
+    int rc = mcfi_results_h5_load(path, &image, &size);
+    if (rc)
+        return rc;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    rd r = {.path = path};
-    r.f = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : H5I_INVALID_HID;
+    rd r = {.path = path, .bytes = size};
+    r.f = open_image(image, size);
+    free(image);
     if (r.f < 0)
-        return mcf_fail(MCF_EFORMAT, "%s: not an HDF5 file that can be read (damaged?)", path);
+        return mcf_fail(MCF_EFORMAT, "%s: HDF5 cannot open it although its digest is mcf's "
+                        "(written by an mcf whose HDF5 this one cannot read?)", path);
     const int64_t format = attr_int(&r, r.f, "/", "format");
     const int64_t bins = attr_int(&r, r.f, "/", "bins");
     const int64_t walkers = attr_int(&r, r.f, "/", "walkers");
@@ -367,6 +463,10 @@ int mcfi_dos_read(const char *path, mcfi_dos_input *in)
         bad(&r, "/", "format is not 1 (a file from another version of mcf)");
     if (!r.rc && (bins < 1 || walkers < 1 || n_ev != 1 || n_scan < 1))
         bad(&r, "/", "bins, walkers, evaluator or scan out of range");
+    if (!r.rc && ((uint64_t)bins != want->bins || (uint64_t)walkers != want->walkers))
+        r.rc = mcf_fail(MCF_EFORMAT, "%s: bins = %lld and walkers = %lld, but the run's "
+                        "configuration has %zu and %zu: results.h5 of another run", path,
+                        (long long)bins, (long long)walkers, want->bins, want->walkers);
     if (!r.rc) {
         in->evaluator = strdup(ev[0]);
         in->bins = (size_t)bins;
@@ -376,6 +476,13 @@ int mcfi_dos_read(const char *path, mcfi_dos_input *in)
     if (!r.rc && cg < 0)
         bad(&r, "/chains", "missing");
     long long chains = r.rc ? -1 : data_rows(&r, cg, "/chains", "point");
+    if (chains >= 0 && (want->points > SIZE_MAX / want->walkers ||
+                        (uint64_t)chains != want->points * want->walkers)) {
+        r.rc = mcf_fail(MCF_EFORMAT, "%s: /chains/point: %lld chains, but the run's "
+                        "configuration has %zu scan points of %zu walkers: results.h5 of "
+                        "another run", path, chains, want->points, want->walkers);
+        chains = -1;
+    }
     if (chains >= 0) {
         in->chains = (size_t)chains;
         in->point = read_data(&r, cg, "/chains", "point", H5T_NATIVE_INT64, sizeof(int64_t),
@@ -385,6 +492,16 @@ int mcfi_dos_read(const char *path, mcfi_dos_input *in)
     }
     if (cg >= 0)
         H5Gclose(cg);
+    /* counts of measurements: what the jackknife divides by */
+    for (size_t k = 0; !r.rc && in->weights && k < in->chains * in->bins; k++) {
+        const double w = in->weights[k];
+        if (!(w >= 0 && w <= 9007199254740992.0 && w == floor(w))) {
+            char what[160];
+            snprintf(what, sizeof what, "chain %zu, bin %zu holds %g, not a count of "
+                     "measurements", k / in->bins, k % in->bins, w);
+            bad(&r, "/chains/bin_weights", what);
+        }
+    }
     if (!r.rc && (in->chains == 0 || in->chains % in->walkers))
         bad(&r, "/chains/point", "the number of chains is not a multiple of walkers");
     if (!r.rc) {
@@ -410,6 +527,8 @@ int mcfi_dos_read(const char *path, mcfi_dos_input *in)
         }
         H5Gclose(og);
     }
+    if (!r.rc && in->scale.name)
+        check_scale(&r, in);
     for (size_t j = 0; j < n_ev; j++)
         free(ev[j]);
     for (size_t j = 0; j < n_scan; j++)

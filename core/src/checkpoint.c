@@ -182,30 +182,14 @@ static uint64_t record_fixed_size(const mcf_run *r, const mcf_chain *c)
 static uint64_t size_limit(const mcf_run *r, uint64_t *fixed)
 {
     size_t n = r->n_chains;
-    uint64_t bytes = sizeof(ckpt_header) + sizeof(uint64_t), memory = UINT64_MAX / 4;
+    uint64_t bytes = sizeof(ckpt_header) + sizeof(uint64_t), memory = mcfi_memory_bytes();
     for (size_t k = 0; k < n; k++)
         bytes += sizeof(uint64_t) + record_fixed_size(r, &r->chains[k]);
     if (r->pt)
         bytes += 8 + 4 * sizeof(uint64_t) + sizeof(mcf_rng) + n +
                  (2 * r->pt->n_groups * (r->pt->n_temps - 1) + 4 * n) * sizeof(uint64_t);
-#ifdef _SC_PHYS_PAGES
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0)
-        memory = (uint64_t)pages * (uint64_t)page;
-#endif
     *fixed = bytes;
     return bytes + memory;
-}
-
-static const char *file_kind(mode_t mode)
-{
-    if (S_ISDIR(mode))
-        return "a folder";
-    if (S_ISFIFO(mode))
-        return "a FIFO";
-    if (S_ISCHR(mode) || S_ISBLK(mode))
-        return "a device";
-    return "a special file";
 }
 
 /* path into memory: a regular file of at most the configuration's size limit (a FIFO in
@@ -224,7 +208,7 @@ static int read_regular(const mcf_run *r, const char *path, unsigned char **data
         return mcf_fail(MCF_EIO, "%s: cannot open (%s)", path, strerror(errno));
     if (problem == MCFI_FILE_NOT_REGULAR)
         return mcf_fail(MCF_EFORMAT, "%s: not a regular file but %s; a checkpoint is a file "
-                        "written by mcf: " START_OVER, path, file_kind(st.st_mode));
+                        "written by mcf: " START_OVER, path, mcfi_file_kind(st.st_mode));
     if (problem == MCFI_FILE_TOO_LARGE)
         return mcf_fail(MCF_EFORMAT, "%s: size = %llu bytes, more than a checkpoint of this "
                         "configuration can hold (%llu bytes of counters and accumulators, and "

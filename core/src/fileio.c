@@ -97,6 +97,68 @@ int mcfi_open_file(const char *path, int flags, uint64_t max_bytes, int *fd, str
     return MCFI_FILE_OK;
 }
 
+int mcfi_read_file(const char *path, int flags, uint64_t max_bytes, unsigned char **data,
+                   size_t *size, struct stat *st)
+{
+    *data = NULL;
+    *size = 0;
+    if (!max_bytes || max_bytes > SIZE_MAX - 1)
+        max_bytes = SIZE_MAX - 1;
+    int fd;
+    int problem = mcfi_open_file(path, flags, max_bytes, &fd, st);
+    if (problem)
+        return problem;
+    /* the whole file and a NUL in one allocation; a file that grew while read is cut at
+       the size it had when opened (the caller's checks see that) */
+    const size_t want = (size_t)st->st_size;
+    size_t len = 0;
+    unsigned char *buf = malloc(want + 1);
+    int e = buf ? 0 : ENOMEM;
+    while (!e && len < want) {
+        ssize_t got = read(fd, buf + len, want - len);
+        if (got < 0 && errno != EINTR)
+            e = errno;
+        else if (got == 0)
+            break;
+        else if (got > 0)
+            len += (size_t)got;
+    }
+    close(fd);
+    if (e) {
+        free(buf);
+        errno = e;
+        return MCFI_FILE_CANNOT_OPEN;
+    }
+    buf[len] = 0;
+    *data = buf;
+    *size = len;
+    return MCFI_FILE_OK;
+}
+
+uint64_t mcfi_memory_bytes(void)
+{
+    uint64_t memory = UINT64_MAX / 4;
+#ifdef _SC_PHYS_PAGES
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0)
+        memory = (uint64_t)pages * (uint64_t)page;
+#endif
+    return memory;
+}
+
+const char *mcfi_file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a folder";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "a special file";
+}
+
 int mcfi_open_regular(const char *path, int flags, const char *what, int *fd)
 {
     struct stat st;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 int mcfi_mkdir_p(const char *path);
 /* Creates path for writing, never through a link nor over an existing file (O_EXCL |
@@ -30,6 +31,17 @@ enum {
  * MCFI_FILE_OK with *fd open, or a problem with *fd = -1 and errno (CANNOT_OPEN) or *st
  * (the others) for the caller's message. */
 int mcfi_open_file(const char *path, int flags, uint64_t max_bytes, int *fd, struct stat *st);
+/* The whole of path (opened by mcfi_open_file with `flags`, e.g. O_RDONLY | O_NOFOLLOW, and
+ * max_bytes; 0: what memory can hold) into *data (malloc'd, NUL-terminated, *size bytes).
+ * A problem as mcfi_open_file's; a read error or no memory for the bytes is
+ * MCFI_FILE_CANNOT_OPEN with errno. */
+int mcfi_read_file(const char *path, int flags, uint64_t max_bytes, unsigned char **data,
+                   size_t *size, struct stat *st);
+/* This machine's physical memory in bytes (a bound on what a file read whole can hold). */
+uint64_t mcfi_memory_bytes(void);
+/* "a folder", "a FIFO", "a device", "a socket" or "a special file": for a message about a
+ * file that mcfi_open_file found not regular. */
+const char *mcfi_file_kind(mode_t mode);
 /* Opens path (flags: O_RDWR or O_WRONLY | O_APPEND, and O_CREAT) as a regular file, never
  * through a link, close-on-exec.  MCF_EIO naming path and `what` (e.g. "the log") when it is
  * a link or not a regular file. */

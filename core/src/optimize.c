@@ -45,10 +45,13 @@
 #include "sweep.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define OPT_MAGIC "mcfoptS2"
 #define OPT_MAX_RETRIES 6
@@ -177,29 +180,29 @@ static int state_read(mcf_run *r, opt_head *h, double *p, size_t P)
     int rc = state_path(r, path, sizeof path);
     if (rc)
         return rc;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return errno == ENOENT ? 1 : mcf_fail(MCF_EIO, "optimize: cannot open %s: %s", path,
-                                              strerror(errno));
+    /* through the bounded opener: a FIFO would block the read, /dev/zero never end it */
     unsigned char *data = NULL;
-    size_t size = 0, cap = 0;
-    for (;;) {
-        if (size == cap) {
-            cap = cap ? 2 * cap : 1 << 16;
-            unsigned char *d = realloc(data, cap);
-            if (!d) {
-                free(data);
-                fclose(f);
-                return mcf_fail(MCF_ENOMEM, "out of memory reading %s", path);
-            }
-            data = d;
-        }
-        const size_t got = fread(data + size, 1, cap - size, f);
-        size += got;
-        if (got == 0)
-            break;
+    size_t size = 0;
+    struct stat st;
+    switch (mcfi_read_file(path, O_RDONLY | O_NOFOLLOW, mcfi_memory_bytes(), &data, &size,
+                           &st)) {
+    case MCFI_FILE_OK:
+        break;
+    case MCFI_FILE_CANNOT_OPEN:
+        if (errno == ENOENT)
+            return 1;
+        return mcf_fail(MCF_EIO, errno == ELOOP ? "optimize: %s is a symbolic link; remove it "
+                        "to start the optimization again (mcf reads its state only from the "
+                        "file it wrote)" : "optimize: cannot read %s: %s", path,
+                        strerror(errno));
+    case MCFI_FILE_NOT_REGULAR:
+        return mcf_fail(MCF_EFORMAT, "optimize: %s is not a regular file but %s; remove it to "
+                        "start the optimization again", path, mcfi_file_kind(st.st_mode));
+    default:
+        return mcf_fail(MCF_EFORMAT, "optimize: %s has %llu bytes, more than this machine's "
+                        "memory; remove it to start the optimization again", path,
+                        (unsigned long long)st.st_size);
     }
-    fclose(f);
     uint64_t sum;
     if (size < sizeof *h + sizeof sum ||
         (memcpy(&sum, data + size - sizeof sum, sizeof sum),
@@ -348,16 +351,25 @@ static int set_all(mcf_run *r, const double *p)
     return MCF_OK;
 }
 
-/* The model's parameter file of p (chain 0 holds p) at DIR/name. */
+/* The model's parameter file of p (chain 0 holds p) at DIR/name: written to a fresh
+ * temporary (O_EXCL | O_NOFOLLOW: a link planted under its name is removed, not written
+ * through), renamed into place. */
 static int write_parameters(const mcf_run *r, const char *name)
 {
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%s/%s", r->dir, name);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return mcf_fail(MCF_EIO, "optimize: cannot write %s: %s", tmp, strerror(errno));
+    int fd = mcfi_create_fresh(tmp);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return mcf_fail(MCF_EIO, "optimize: cannot write %s: %s", tmp, strerror(e));
+    }
     int rc = r->ops->variational_write(r->chains[0].state, f);
+    if ((fflush(f) || fsync(fd)) && !rc)
+        rc = mcf_fail(MCF_EIO, "optimize: cannot write %s: %s", tmp, strerror(errno));
     if (fclose(f) && !rc)
         rc = mcf_fail(MCF_EIO, "optimize: cannot write %s", tmp);
     if (!rc && rename(tmp, path))
@@ -367,15 +379,25 @@ static int write_parameters(const mcf_run *r, const char *name)
     return rc;
 }
 
+/* DIR/optimize.tsv: the header replaces the file atomically (a link in its place is
+ * replaced, not followed); a row is appended to the regular file only, never through a
+ * link. */
 static int append_row(const mcf_run *r, const char *line, int header)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/optimize.tsv", r->dir);
-    FILE *f = fopen(path, header ? "w" : "a");
-    if (!f)
-        return mcf_fail(MCF_EIO, "optimize: cannot write %s: %s", path, strerror(errno));
-    fputs(line, f);
-    return fclose(f) ? mcf_fail(MCF_EIO, "optimize: cannot write %s", path) : MCF_OK;
+    int fd, rc = header ? mcfi_write_atomic(path, line, strlen(line)) : MCF_OK;
+    if (header)
+        return rc ? mcf_fail_prefix(rc, "optimize") : MCF_OK;
+    rc = mcfi_open_regular(path, O_WRONLY | O_APPEND, "the optimization's table", &fd);
+    if (rc)
+        return mcf_fail_prefix(rc, "optimize");
+    const size_t len = strlen(line);
+    const ssize_t w = write(fd, line, len);
+    const int e = w < 0 ? errno : EIO;
+    if (close(fd) || w != (ssize_t)len)
+        return mcf_fail(MCF_EIO, "optimize: cannot write %s: %s", path, strerror(e));
+    return MCF_OK;
 }
 
 /* ---- the loop ----------------------------------------------------------------------------- */

@@ -16,4 +16,30 @@
  * MCF_OK without writing anything in a build without HDF5. */
 int mcfi_results_h5_write(const struct mcf_run *r);
 
+/* ---- the digest (docs/results-h5.md, "The digest"), in every build ------------------
+ * The file starts with an HDF5 user block of MCFI_H5_BLOCK bytes, which HDF5 (and h5py)
+ * skips: the magic MCFI_H5_MAGIC (16 bytes with its NUL), the file's length and the 64-bit
+ * FNV-1a hash (offset basis 14695981039346656037) of every byte after the block, both
+ * little-endian, then zeros.  A reader checks them before any HDF5 call parses a byte. */
+#define MCFI_H5_BLOCK 512
+#define MCFI_H5_MAGIC "mcf results.h5\n"
+/* What mcfi_results_h5_check found. */
+enum {
+    MCFI_H5_SEALED = 0,  /* magic, length and digest as written */
+    MCFI_H5_UNSEALED,    /* no magic: not a results.h5 this mcf wrote (foreign, or older) */
+    MCFI_H5_LENGTH,      /* cut short or extended: *written is the length mcf wrote */
+    MCFI_H5_DAMAGED      /* the digest or the block's zeros differ */
+};
+/* Writes the user block of image (size >= MCFI_H5_BLOCK bytes) over its first bytes. */
+void mcfi_results_h5_seal(unsigned char *image, size_t size);
+/* Checks the block of image against its bytes: MCFI_H5_*; *written (may be NULL) gets the
+ * length recorded. */
+int mcfi_results_h5_check(const unsigned char *image, size_t size, uint64_t *written);
+/* path (results.h5) into memory through the one bounded opener (a regular file, no link,
+ * at most this machine's memory; a FIFO never blocks), checked by mcfi_results_h5_check:
+ * *image (malloc'd) and *size.  MCF_EINVAL when there is no such file, MCF_EIO when it
+ * cannot be read or is not a regular file, MCF_EFORMAT when it is not sealed, or damaged;
+ * each message names path and says what to do. */
+int mcfi_results_h5_load(const char *path, unsigned char **image, size_t *size);
+
 #endif

@@ -28,12 +28,16 @@
  *     uu 1.08 0.665 0.436 ...     (like spins, w's parameters)
  *     ud 1.70 1.05 0.628 ...      (unlike spins)
  * `mcf optimize` writes it (sj_variational.c) with 17 significant digits. */
+#define _POSIX_C_SOURCE 200809L
 #include "slater_jastrow_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define SJ_LINE_MAX 4096
 
@@ -195,12 +199,57 @@ static int parse_list(const char *text, const char *what, double *out, size_t ma
     }
 }
 
-int bspline_read_file(const char *path, sj_bspline_input *in)
+/* The largest parameter file read: far more than any number of parameters a run takes. */
+#define SJ_FILE_MAX (1 << 20)
+
+/* path opened for reading as a regular file of at most SJ_FILE_MAX bytes, checked on the
+ * descriptor opened (a FIFO is opened non-blocking, so it cannot hang the open, and refused;
+ * a device such as /dev/zero is refused rather than read without end) */
+static int open_parameter_file(const char *path, FILE **out)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
         return mcf_fail(MCF_EINVAL, "cannot open the Jastrow parameter file %s: %s (a relative "
                         "path is relative to the working directory)", path, strerror(errno));
+    struct stat st;
+    const char *kind = NULL;
+    if (fstat(fd, &st) != 0)
+        kind = "a file that cannot be examined";
+    else if (S_ISDIR(st.st_mode))
+        kind = "a folder";
+    else if (S_ISFIFO(st.st_mode))
+        kind = "a FIFO";
+    else if (!S_ISREG(st.st_mode))
+        kind = "a device or socket";
+    int flags = kind ? -1 : fcntl(fd, F_GETFL);
+    FILE *f = NULL;
+    if (!kind && st.st_size <= SJ_FILE_MAX && flags != -1 &&
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != -1)
+        f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        if (kind)
+            return mcf_fail(MCF_EINVAL, "the Jastrow parameter file %s is not a regular file "
+                            "but %s; give the text file that `mcf optimize` writes "
+                            "(parameters.txt)", path, kind);
+        if (st.st_size > SJ_FILE_MAX)
+            return mcf_fail(MCF_EINVAL, "the Jastrow parameter file %s has %lld bytes, more "
+                            "than the %d a parameter file can need", path,
+                            (long long)st.st_size, SJ_FILE_MAX);
+        return mcf_fail(MCF_EINVAL, "cannot read the Jastrow parameter file %s: %s", path,
+                        strerror(errno));
+    }
+    *out = f;
+    return MCF_OK;
+}
+
+int bspline_read_file(const char *path, sj_bspline_input *in)
+{
+    FILE *f;
+    int open_rc = open_parameter_file(path, &f);
+    if (open_rc)
+        return open_rc;
     char line[SJ_LINE_MAX];
     int lineno = 0, rc = MCF_OK, has_form = 0;
     while (fgets(line, sizeof line, f)) {

@@ -6,6 +6,9 @@
 # fuzz_checkpoint's seeds are written here, by BUILD/bin/mcf running the configurations of
 # tests/fuzz/checkpoint (a checkpoint holds its configuration's hash: stored files would go
 # stale); an input is a selector byte (which configuration) and the checkpoint.
+# fuzz_results_h5's raw seed likewise: the results.h5 that BUILD/bin/mcf writes for
+# tests/fuzz/results_h5/kpm.ini (its digest is the build's); its description seeds are stored
+# (tests/fuzz/corpus/results_h5).  A build without HDF5 has no fuzz_results_h5: skipped.
 # JOBS (environment, default 1): parallel fuzzing processes per target (libFuzzer -jobs).
 # KEEP_CORPUS=DIR (environment): each target's corpus at the end is copied to DIR/<target>.
 set -u
@@ -13,7 +16,7 @@ build=${1:?usage: run_fuzz.sh BUILD SECONDS [TARGET...]}
 seconds=${2:?usage: run_fuzz.sh BUILD SECONDS [TARGET...]}
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
-targets=${*:-config checkpoint results_tsv}
+targets=${*:-config checkpoint results_tsv results_h5}
 jobs=${JOBS:-1}
 parallel=()
 [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
@@ -45,10 +48,31 @@ checkpoint_seeds() {
     fi
 }
 
+# results_h5_seeds DIR: selector 0 and the results.h5 of kpm.ini (mcf dos must read it whole)
+results_h5_seeds() {
+    mkdir -p "$scratch/seeds"
+    (cd "$scratch/seeds" && MCF_PLUGIN_PATH="$build/tests/plugins:$build/lib/mcf" \
+        "$build/bin/mcf" run "$here/results_h5/kpm.ini" --no-progress >/dev/null 2>&1)
+    local h5=$scratch/seeds/fuzz-results-h5/results.h5
+    if [ ! -s "$h5" ]; then
+        echo "FAIL: no results.h5 from $here/results_h5/kpm.ini"
+        return 1
+    fi
+    { printf '\0'; cat "$h5"; } >"$1/raw"
+    cp "$here"/corpus/results_h5/* "$1/"
+}
+
 for t in $targets; do
     mkdir -p "$scratch/$t"
     max_len=8192
+    if [ "$t" = results_h5 ] && [ ! -x "$build/tests/fuzz/fuzz_results_h5" ]; then
+        echo "fuzz_results_h5: skipped (built without HDF5)"
+        continue
+    fi
     case $t in
+        results_h5) results_h5_seeds "$scratch/$t" || { status=1; continue; }
+                    corpus="the results.h5 of $here/results_h5/kpm.ini, $here/corpus/results_h5"
+                    max_len=131072 ;;
         checkpoint) checkpoint_seeds "$scratch/$t" || { status=1; continue; }
                     corpus="checkpoints of tests/fuzz/checkpoint/*.ini"; max_len=65536 ;;
         results_tsv) corpus=$here/corpus/results; cp "$corpus"/* "$scratch/$t/" ;;
