@@ -19,15 +19,25 @@
  *       table's last: the tables are c = 1 and c = 2, the values must be 1x and 2x those
  *       of the first (synchronized) upload exactly;
  *   (c) tetra-cuda tcu_grid_from_bands (the extremes kernel follows the upload inside the
- *       call): bands all equal to k + 1 on the k-th grid, emin = emax = k + 1 exactly.
+ *       call): bands all equal to k + 1 on the k-th grid, emin = emax = k + 1 exactly;
+ *   (d) six processes (this program again, --det-worker), each for about 2 s: det_set of
+ *       small matrices (m = 57, one staging chunk: the whole DMA can still be in flight when
+ *       a plain cudaMemcpy returns), then at once det_get (a copy back on the stream) or
+ *       det_refresh (a kernel reading A and Ainv): A = Ainv = k everywhere must come back
+ *       as k; Ainv = s I, A = I / s must give drift 0 exactly.  This is the sequence of
+ *       test_blip_cuda's "det 1 perturbed" refresh, which failed in 5 of 6 concurrent
+ *       copies on an H200 before the fix.
  *
- * On the code before the fix these read stale data (on the device: see docs/reliability.md
- * for what was seen); with every transfer on the plugins' stream they cannot. */
+ * docs/reliability.md records what each part showed on the device before and after the
+ * fix; with every transfer on the plugins' stream none can read stale data. */
 #include <math.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 
@@ -275,8 +285,100 @@ static void test_tetra_bands(void)
 }
 #endif
 
-int main(void)
+/* ---- (d) det_set, then det_get or det_refresh, in six processes at once ------------------ */
+
+static double now_s(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* one process's loop: 0 when every read was the upload's, 1 otherwise (77: no device) */
+static int det_worker_main(int seed)
+{
+    enum { M = 57 };
+    if (!bcu_probe(NULL, 0))
+        return 77;
+    const size_t n[3] = {4, 4, 4};
+    const double cell[3] = {1.0, 1.0, 1.0};
+    bcu_table *t = NULL;
+    bcu_det *d = NULL;
+    static double A[M * M], Ai[M * M], gA[M * M], gAi[M * M], r[3 * M];
+    for (size_t q = 0; q < 3 * M; q++)
+        r[q] = 0.5;
+    if (bcu_table_alloc(n, 64, cell, &t) || bcu_det_create(t, M, &d)) {
+        fprintf(stderr, "(d) worker %d: %s\n", seed, mcf_last_error());
+        return 1;
+    }
+    size_t gets = 0, refreshes = 0, stale = 0, fails = 0;
+    const double t0 = now_s();
+    for (unsigned it = 0; now_s() - t0 < 2.0 && !fails; it++) {
+        if (it & 1) { /* A = Ainv = k: det_get must give k back */
+            const double k = (double)(it + 1000u * (unsigned)seed);
+            for (size_t q = 0; q < M * M; q++)
+                A[q] = Ai[q] = k;
+            if (bcu_det_set(d, r, A, Ai) || bcu_det_get(d, NULL, gA, gAi)) {
+                fails++;
+                break;
+            }
+            gets++;
+            stale += memcmp(gA, A, sizeof A) != 0 || memcmp(gAi, Ai, sizeof Ai) != 0;
+        } else { /* Ainv = s I, A = I / s (s = 1, 2, 4, 8): E = 1 - Ainv A = 0 exactly */
+            const double s = (double)(1u << (it / 2 % 4));
+            memset(A, 0, sizeof A);
+            memset(Ai, 0, sizeof Ai);
+            for (size_t i = 0; i < M; i++) {
+                A[i * M + i] = 1.0 / s;
+                Ai[i * M + i] = s;
+            }
+            double drift = -1.0;
+            if (bcu_det_set(d, r, A, Ai) || bcu_det_refresh(&d, 1, &drift)) {
+                fails++;
+                break;
+            }
+            refreshes++;
+            stale += drift != 0.0;
+        }
+    }
+    printf("(d) worker %d: %zu det_get and %zu det_refresh right after det_set, %zu stale%s\n",
+           seed, gets, refreshes, stale, fails ? ", and a failed op" : "");
+    if (fails)
+        fprintf(stderr, "(d) worker %d: %s\n", seed, mcf_last_error());
+    bcu_det_destroy(d);
+    bcu_table_destroy(t);
+    return stale || fails || !gets || !refreshes ? 1 : 0;
+}
+
+extern char **environ;
+
+static void test_processes(void)
+{
+    enum { P = 6 };
+    pid_t pid[P];
+    char seed[P][16];
+    for (int k = 0; k < P; k++) {
+        snprintf(seed[k], sizeof seed[k], "%d", k);
+        char *argv[] = {"test_cuda_stream_order", "--det-worker", seed[k], NULL};
+        const int rc = posix_spawn(&pid[k], "/proc/self/exe", NULL, NULL, argv, environ);
+        CHECK(rc == 0, "spawning worker %d: %s", k, strerror(rc));
+        if (rc)
+            pid[k] = 0;
+    }
+    fflush(stdout);
+    for (int k = 0; k < P; k++) {
+        int st = 0;
+        if (!pid[k] || waitpid(pid[k], &st, 0) != pid[k])
+            continue;
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "worker %d: status %d (1: stale reads "
+              "or a failed op, see above)", k, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "--det-worker"))
+        return det_worker_main(atoi(argv[2]));
     char why[512];
     if (!bcu_probe(why, sizeof why)) {
         printf("skipped: no device (%s)\n", why);
@@ -297,5 +399,7 @@ int main(void)
         pthread_join(nz[k].th, NULL);
     printf("noise: %zu copies to the device, %zu back, of 64 MiB\n", nz[0].copies,
            nz[1].copies);
+    fflush(stdout);
+    test_processes();
     return check_exit();
 }
