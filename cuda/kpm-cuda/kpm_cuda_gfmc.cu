@@ -116,20 +116,17 @@ extern "C" int kcu_gfmc_create(size_t dim, size_t M, size_t N, double lambda, in
     }
     kpm_kernel_coefficients(KPM_KERNEL_LORENTZ, lambda, M, glo);
     kpm_kernel_coefficients(KPM_KERNEL_LORENTZ, lambda, Mtot, ghi);
-    /* on the stream the GFMC kernel reads them on (a plain cudaMemcpy would go to the legacy
-     * stream, which the non-blocking stream does not wait for), waited for before the
-     * pageable glo and ghi are freed */
-    cudaError_t e = cudaMemcpyAsync(g->x, g->hx, N * sizeof(double), cudaMemcpyHostToDevice,
-                                    kcu_stream);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(g->isin, g->hisin, N * sizeof(double), cudaMemcpyHostToDevice,
-                            kcu_stream);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(g->g_lo, glo, M * sizeof(double), cudaMemcpyHostToDevice,
-                            kcu_stream);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(g->g_hi, ghi, Mtot * sizeof(double), cudaMemcpyHostToDevice,
-                            kcu_stream);
+    /* on the GFMC kernel's stream (a plain cudaMemcpy goes to the legacy stream, which it
+     * does not wait for), synchronized before the pageable glo and ghi are freed */
+    const struct {
+        double *dst;
+        const double *src;
+        size_t n;
+    } up[] = {{g->x, g->hx, N}, {g->isin, g->hisin, N}, {g->g_lo, glo, M}, {g->g_hi, ghi, Mtot}};
+    cudaError_t e = cudaSuccess;
+    for (int k = 0; k < 4 && e == cudaSuccess; k++)
+        e = cudaMemcpyAsync(up[k].dst, up[k].src, up[k].n * sizeof(double),
+                            cudaMemcpyHostToDevice, kcu_stream);
     const cudaError_t es = cudaStreamSynchronize(kcu_stream);
     if (e == cudaSuccess)
         e = es;
