@@ -19,7 +19,8 @@
 
 det_staging det_sg;
 
-/* replaces a pinned host buffer and its device twin by ones of >= bytes */
+/* replaces a pinned host buffer and its device twin by ones of >= bytes (the caller has
+ * synchronized the stream: no copy or launch may still use the old ones) */
 static int det_grow(void **host, void **dev, size_t *cap, size_t bytes, const char *what)
 {
     cudaFreeHost(*host);
@@ -107,6 +108,11 @@ extern "C" void bcu_det_destroy(bcu_det *d)
 {
     if (!d)
         return;
+    /* an accepted move's update kernel (det_step_chunk does not wait for it) or another
+     * thread's batch may still use this det's matrices on the stream: wait, then free */
+    bcu_lock();
+    cudaStreamSynchronize(bcu_stream);
+    bcu_unlock();
     cudaFree(d->A);
     cudaFree(d->Ainv);
     cudaFree(d->trial);
@@ -126,12 +132,19 @@ extern "C" int bcu_det_set(bcu_det *d, const double *r, const double *A, const d
     if (!d || !r || !A || !Ainv)
         return mcf_fail(MCF_EINVAL, "blip-cuda: det_set: NULL argument");
     const size_t m = d->m, mm = m * m * sizeof(double);
+    /* On the plugin's stream, behind whatever still reads or updates this det there (a
+     * pending move's update kernel), and ahead of every kernel that reads it next.  (A plain
+     * cudaMemcpy goes to the legacy default stream, which a non-blocking stream does not
+     * wait for, and from pageable memory it returns before its DMA has landed: the next
+     * ratio or refresh could read the old inverse, issue 42.)  Then wait: A and Ainv are
+     * the caller's pageable memory, free to reuse when this returns. */
     bcu_lock();
-    cudaError_t e = cudaStreamSynchronize(bcu_stream);
+    cudaError_t e = cudaMemcpyAsync(d->A, A, mm, cudaMemcpyHostToDevice, bcu_stream);
     if (e == cudaSuccess)
-        e = cudaMemcpy(d->A, A, mm, cudaMemcpyHostToDevice);
+        e = cudaMemcpyAsync(d->Ainv, Ainv, mm, cudaMemcpyHostToDevice, bcu_stream);
+    const cudaError_t es = cudaStreamSynchronize(bcu_stream);
     if (e == cudaSuccess)
-        e = cudaMemcpy(d->Ainv, Ainv, mm, cudaMemcpyHostToDevice);
+        e = es;
     bcu_unlock();
     if (e != cudaSuccess)
         return bcu_fail(e, "uploading a Slater matrix", mm);

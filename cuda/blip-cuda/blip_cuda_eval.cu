@@ -216,6 +216,8 @@ static double bcu_last_kernel, bcu_last_total;
 static int bcu_grow(void **host, void **dev, size_t *cap, size_t need, const char *what,
                     const char *dev_what)
 {
+    /* a copy or launch of an earlier batch may still use the old pair on the stream */
+    BCU_TRY(cudaStreamSynchronize(bcu_stream), "the previous batch", 0);
     cudaFreeHost(*host);
     cudaFree(*dev);
     *host = *dev = NULL;

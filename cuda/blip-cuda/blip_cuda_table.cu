@@ -67,7 +67,14 @@ extern "C" int bcu_table_upload(bcu_table *t, const double *c)
         const size_t m = total - s < chunk ? total - s : chunk;
         for (size_t i = 0; i < m; i++)
             buf[i] = (float)c[s + i];
-        cudaError_t e = cudaMemcpy(t->c + s, buf, m * sizeof(float), cudaMemcpyHostToDevice);
+        /* on the stream the kernels read the table on (not the legacy default stream,
+         * which the plugin's non-blocking stream does not wait for), then waited for:
+         * buf is pageable and refilled next */
+        cudaError_t e = cudaMemcpyAsync(t->c + s, buf, m * sizeof(float),
+                                        cudaMemcpyHostToDevice, bcu_stream);
+        const cudaError_t es = cudaStreamSynchronize(bcu_stream);
+        if (e == cudaSuccess)
+            e = es;
         if (e != cudaSuccess)
             rc = bcu_fail(e, "uploading the coefficient table", m * sizeof(float));
     }
@@ -91,6 +98,7 @@ extern "C" void bcu_table_destroy(bcu_table *t)
 {
     if (!t)
         return;
+    cudaStreamSynchronize(bcu_stream); /* no kernel may still read it */
     cudaFree(t->c);
     free(t);
 }

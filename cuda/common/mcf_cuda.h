@@ -50,7 +50,13 @@ MCU_API int mcu_fail(int cuda_error, const char *who, const char *what, size_t b
 MCU_API double mcu_copy_bandwidth(size_t bytes, int reps);
 
 #ifdef __CUDACC__
-/* The stream every launch and copy of the plugin goes to (after mcu_device_init). */
+/* The stream every launch and copy of the plugin goes to (after mcu_device_init).  It is
+ * non-blocking: it does not wait for the legacy default stream, so a plain cudaMemcpy or
+ * cudaMemset (which go there, and from pageable memory return before the DMA has landed)
+ * is not ordered with the kernels.  Copies are cudaMemcpyAsync / cudaMemsetAsync on this
+ * stream, synchronized before a pageable host buffer is reused or a result is read, and
+ * memory the stream may still use is freed only after a synchronize (issue 42;
+ * docs/reliability.md, "The GPU"). */
 MCU_API cudaStream_t mcu_stream(void);
 /* The device's properties (after mcu_device_init). */
 MCU_API const cudaDeviceProp *mcu_props(void);

@@ -24,6 +24,7 @@ extern "C" void kcu_dct_destroy(kcu_dct *p)
 {
     if (!p)
         return;
+    cudaStreamSynchronize(kcu_stream); /* the transform may still run on the stream */
     if (p->planned)
         cufftDestroy(p->plan);
     cudaFree(p->buf);

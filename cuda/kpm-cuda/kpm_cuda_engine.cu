@@ -152,11 +152,17 @@ __global__ void kcu_zero_kernel(double2 *v, long long n)
         v[q] = make_double2(0.0, 0.0);
 }
 
-__global__ void kcu_set_units_kernel(double2 *v, int B, const long long *rows, int nb)
+/* the rows of a block of unit vectors, passed by value (a kernel parameter: no copy from
+ * host memory that could be reused before it lands) */
+struct kcu_unit_rows {
+    long long r[64];
+};
+
+__global__ void kcu_set_units_kernel(double2 *v, int B, const kcu_unit_rows rows, int nb)
 {
     const int j = threadIdx.x;
     if (j < nb)
-        v[rows[j] * B + j] = make_double2(1.0, 0.0);
+        v[rows.r[j] * B + j] = make_double2(1.0, 0.0);
 }
 
 struct kcu_engine {
@@ -164,12 +170,14 @@ struct kcu_engine {
     double2 *v0, *v1;
     double *part, *tot; /* part: 2 buffers of grid x 3 block; tot: steps x 3 block */
     size_t tot_steps;
-    long long *rows;
     double *tot_host;
     int grid;
     /* the K step launches captured once as a CUDA graph, replayed while the Hamiltonian's
      * device table, the rescaling and K stay the same (the table's contents may change) */
     cudaGraphExec_t graph;
+    cudaStream_t capture; /* the engine's own stream, only captured on (made at the first
+                             capture): another thread's work on the plugin's shared stream
+                             cannot fall into the graph */
     const kcu_ham *graph_d;
     double graph_a, graph_b;
     size_t graph_K;
@@ -179,14 +187,16 @@ extern "C" void kcu_engine_destroy(kcu_engine *e)
 {
     if (!e)
         return;
+    cudaStreamSynchronize(kcu_stream); /* a replay of the graph may still use the buffers */
     cudaFree(e->v0);
     cudaFree(e->v1);
     cudaFree(e->part);
     cudaFree(e->tot);
-    cudaFree(e->rows);
     free(e->tot_host);
     if (e->graph)
         cudaGraphExecDestroy(e->graph);
+    if (e->capture)
+        cudaStreamDestroy(e->capture);
     free(e);
 }
 
@@ -215,8 +225,7 @@ extern "C" int kcu_engine_create(size_t dim, size_t block, kcu_engine **out)
     if ((rc = kcu_alloc((void **)&e->v0, vb, "KPM vectors")) ||
         (rc = kcu_alloc((void **)&e->v1, vb, "KPM vectors")) ||
         (rc = kcu_alloc((void **)&e->part, 2 * (size_t)e->grid * 3 * block * sizeof(double),
-                        "KPM partial sums")) ||
-        (rc = kcu_alloc((void **)&e->rows, 64 * sizeof(long long), "row indices"))) {
+                        "KPM partial sums"))) {
         kcu_engine_destroy(e);
         return rc;
     }
@@ -228,6 +237,7 @@ static int kcu_engine_reserve_steps(kcu_engine *e, size_t steps)
 {
     if (steps <= e->tot_steps)
         return MCF_OK;
+    KCU_TRY(cudaStreamSynchronize(kcu_stream), "the previous recursion", 0);
     cudaFree(e->tot);
     free(e->tot_host);
     e->tot = NULL;
@@ -296,11 +306,12 @@ static int kcu_step_grid(const kcu_ham *d, int B, int cap)
     return g < (size_t)cap ? (int)g : cap;
 }
 
-static void kcu_launch_step(const kcu_ham *d, int grid, const kcu_step_args &s)
+static void kcu_launch_step(const kcu_ham *d, int grid, const kcu_step_args &s,
+                            cudaStream_t stream)
 {
     void *args[] = {(void *)&s};
     cudaLaunchKernel(kcu_step_kernel_of(d, s.B), dim3((unsigned)grid),
-                     dim3(KCU_STEP_THREADS), args, 0, kcu_stream);
+                     dim3(KCU_STEP_THREADS), args, 0, stream);
 }
 
 /* The recursion for nb vectors already in e->v0 (stride e->block): K = M / 2 steps (at
@@ -334,7 +345,10 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
             cudaGraphExecDestroy(e->graph);
             e->graph = NULL;
         }
-        KCU_TRY(cudaStreamBeginCapture(kcu_stream, cudaStreamCaptureModeThreadLocal),
+        if (!e->capture)
+            KCU_TRY(cudaStreamCreateWithFlags(&e->capture, cudaStreamNonBlocking),
+                    "creating the capture stream", 0);
+        KCU_TRY(cudaStreamBeginCapture(e->capture, cudaStreamCaptureModeThreadLocal),
                 "capturing the Chebyshev steps", 0);
         double2 *cur = e->v0, *old = e->v1;
         const int grid = kcu_step_grid(d, (int)B, e->grid);
@@ -346,7 +360,7 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
             s.part = e->part + (n & 1) * np;
             s.prev_part = n == 1 ? NULL : e->part + ((n - 1) & 1) * np;
             s.prev_tot = n == 1 ? NULL : e->tot + (n - 2) * 3 * B;
-            kcu_launch_step(d, grid, s);
+            kcu_launch_step(d, grid, s, e->capture);
             if (n == 1) {
                 cur = e->v1;
                 old = e->v0;
@@ -356,10 +370,10 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
                 old = t;
             }
         }
-        kcu_sum_blocks_kernel<<<(unsigned)(3 * B), KCU_STEP_THREADS, 0, kcu_stream>>>(
+        kcu_sum_blocks_kernel<<<(unsigned)(3 * B), KCU_STEP_THREADS, 0, e->capture>>>(
             e->part + (K & 1) * np, (unsigned)grid, (int)(3 * B), e->tot + (K - 1) * 3 * B);
         cudaGraph_t graph = NULL;
-        cudaError_t ce = cudaStreamEndCapture(kcu_stream, &graph);
+        cudaError_t ce = cudaStreamEndCapture(e->capture, &graph);
         if (ce == cudaSuccess)
             ce = cudaGraphInstantiate(&e->graph, graph, 0);
         if (graph)
@@ -445,15 +459,13 @@ extern "C" int kcu_rows_moments(kcu_engine *e, const kcu_ham *d, double a, doubl
                             "Hamiltonian has rows 0 to %zu", rows[j], e->dim - 1);
     for (size_t r0 = 0; r0 < n_rows; r0 += B) {
         const size_t nb = n_rows - r0 < B ? n_rows - r0 : B;
-        long long idx[64];
+        kcu_unit_rows idx = {};
         for (size_t j = 0; j < nb; j++)
-            idx[j] = (long long)rows[r0 + j];
-        KCU_TRY(cudaMemcpyAsync(e->rows, idx, nb * sizeof(long long), cudaMemcpyHostToDevice,
-                                kcu_stream), "copying row indices", 0);
+            idx.r[j] = (long long)rows[r0 + j];
         int grid;
         kcu_grid_for(e->dim * B, &grid);
         kcu_zero_kernel<<<grid, 256, 0, kcu_stream>>>(e->v0, (long long)(e->dim * B));
-        kcu_set_units_kernel<<<1, 64, 0, kcu_stream>>>(e->v0, (int)B, e->rows, (int)nb);
+        kcu_set_units_kernel<<<1, 64, 0, kcu_stream>>>(e->v0, (int)B, idx, (int)nb);
         int rc = kcu_engine_moments(e, d, a, b, nb, M, 1.0, mu + r0 * M);
         if (rc)
             return rc;

@@ -28,6 +28,7 @@ extern "C" void kcu_gfmc_destroy(kcu_gfmc *g)
 {
     if (!g)
         return;
+    cudaStreamSynchronize(kcu_stream); /* nothing on the stream may still use it */
     cudaFree(g->v0);
     cudaFree(g->v1);
     cudaFree(g->part);
@@ -115,13 +116,20 @@ extern "C" int kcu_gfmc_create(size_t dim, size_t M, size_t N, double lambda, in
     }
     kpm_kernel_coefficients(KPM_KERNEL_LORENTZ, lambda, M, glo);
     kpm_kernel_coefficients(KPM_KERNEL_LORENTZ, lambda, Mtot, ghi);
-    cudaError_t e = cudaMemcpy(g->x, g->hx, N * sizeof(double), cudaMemcpyHostToDevice);
+    /* on the GFMC kernel's stream (a plain cudaMemcpy goes to the legacy stream, which it
+     * does not wait for), synchronized before the pageable glo and ghi are freed */
+    const struct {
+        double *dst;
+        const double *src;
+        size_t n;
+    } up[] = {{g->x, g->hx, N}, {g->isin, g->hisin, N}, {g->g_lo, glo, M}, {g->g_hi, ghi, Mtot}};
+    cudaError_t e = cudaSuccess;
+    for (int k = 0; k < 4 && e == cudaSuccess; k++)
+        e = cudaMemcpyAsync(up[k].dst, up[k].src, up[k].n * sizeof(double),
+                            cudaMemcpyHostToDevice, kcu_stream);
+    const cudaError_t es = cudaStreamSynchronize(kcu_stream);
     if (e == cudaSuccess)
-        e = cudaMemcpy(g->isin, g->hisin, N * sizeof(double), cudaMemcpyHostToDevice);
-    if (e == cudaSuccess)
-        e = cudaMemcpy(g->g_lo, glo, M * sizeof(double), cudaMemcpyHostToDevice);
-    if (e == cudaSuccess)
-        e = cudaMemcpy(g->g_hi, ghi, Mtot * sizeof(double), cudaMemcpyHostToDevice);
+        e = es;
     free(glo);
     free(ghi);
     if (e != cudaSuccess) {
@@ -144,6 +152,7 @@ extern "C" void kcu_traces_destroy(kcu_traces *t)
 {
     if (!t)
         return;
+    cudaStreamSynchronize(kcu_stream);
     cudaFree(t->mem);
     free(t->views);
     free(t);
@@ -174,7 +183,8 @@ extern "C" int kcu_traces_create(size_t dim, size_t M, size_t jobs, kcu_traces *
         return rc;
     }
     double *g = (double *)(t->mem + jobs * per);
-    const cudaError_t e = cudaMemset(g, 0, M * sizeof(double));
+    /* on the stream of the kernels that read it (cudaMemset would go to the legacy stream) */
+    const cudaError_t e = cudaMemsetAsync(g, 0, M * sizeof(double), kcu_stream);
     if (e != cudaSuccess) {
         kcu_traces_destroy(t);
         return kcu_fail(e, "clearing the trace scratch", 0);
@@ -216,8 +226,11 @@ static int kcu_gfmc_weights(kcu_gfmc *g, double a, double b, double T, double mu
      * sum of w_i over i >= k */
     for (size_t i = N - 1; i-- > 0;)
         g->hw[i] += g->hw[i + 1];
-    KCU_TRY(cudaMemcpy(g->W, g->hw, N * sizeof(double), cudaMemcpyHostToDevice),
-            "uploading GFMC weights", 0);
+    /* ahead of the launch that reads them, on its stream; waited for: hw is pageable and
+     * rewritten by the next change of T, mu, a or b */
+    KCU_TRY(cudaMemcpyAsync(g->W, g->hw, N * sizeof(double), cudaMemcpyHostToDevice,
+                            kcu_stream), "uploading GFMC weights", 0);
+    KCU_TRY(cudaStreamSynchronize(kcu_stream), "uploading GFMC weights", 0);
     g->w_valid = 1;
     g->w_T = T;
     g->w_mu = mu;
@@ -579,7 +592,9 @@ extern "C" int kcu_gfmc_contour(const kcu_gfmc_job *jobs, size_t n, const kcu_gf
 
 extern "C" int kcu_gfmc_last_moments(const kcu_gfmc *g, double *mu)
 {
-    KCU_TRY(cudaMemcpy(mu, g->mu, KCU_NV * g->Mtot * sizeof(double), cudaMemcpyDeviceToHost),
-            "copying GFMC moments", 0);
+    /* behind the launch that wrote them, on its stream */
+    KCU_TRY(cudaMemcpyAsync(mu, g->mu, KCU_NV * g->Mtot * sizeof(double),
+                            cudaMemcpyDeviceToHost, kcu_stream), "copying GFMC moments", 0);
+    KCU_TRY(cudaStreamSynchronize(kcu_stream), "copying GFMC moments", 0);
     return MCF_OK;
 }

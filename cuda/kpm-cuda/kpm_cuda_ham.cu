@@ -34,6 +34,7 @@ extern "C" void kcu_ham_destroy(kcu_ham *d)
 {
     if (!d)
         return;
+    cudaStreamSynchronize(kcu_stream); /* nothing on the stream may still read it */
     cudaFree(d->col);
     cudaFree(d->hre);
     cudaFree(d->him);
@@ -148,6 +149,9 @@ static int kcu_stage_reserve(size_t bytes)
     size_t n = kcu_stage_size ? kcu_stage_size : 65536;
     while (n < bytes)
         n *= 2;
+    /* a copy of the last batch may still read the old pair (an error path leaves it) */
+    if (kcu_stage_size)
+        KCU_TRY(cudaStreamSynchronize(kcu_stream), "the previous batch", 0);
     cudaFreeHost(kcu_stage_host);
     cudaFree(kcu_stage_dev);
     kcu_stage_host = kcu_stage_dev = NULL;

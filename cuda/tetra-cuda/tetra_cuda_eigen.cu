@@ -308,7 +308,8 @@ int tcu_solve_bands(const mcf_periodic *p, const double shift[3], tcu_grid *g,
     if (e == cudaSuccess)
         e = cudaMalloc((void **)&hop, hop_bytes ? hop_bytes : 1);
     if (e == cudaSuccess && hop_bytes)
-        e = cudaMemcpy(hop, p->hoppings, hop_bytes, cudaMemcpyHostToDevice);
+        e = cudaMemcpyAsync(hop, p->hoppings, hop_bytes, cudaMemcpyHostToDevice,
+                            mcu_stream()); /* ahead of hk_kernel, on its stream */
     for (int i = 0; i < 3 && e == cudaSuccess; i++)
         e = cudaEventCreate(&ev[i]);
     int rc = e == cudaSuccess ? MCF_OK : fail(e, "the batch of Hamiltonians", mat_bytes);
@@ -349,6 +350,7 @@ int tcu_solve_bands(const mcf_periodic *p, const double shift[3], tcu_grid *g,
             g->timing.eigen_ms += elapsed(ev[1], ev[2]);
         }
     }
+    cudaStreamSynchronize(mcu_stream()); /* an early exit may leave work that uses A, V, hop */
     if (solver != TCU_JACOBI)
         solver_close(&st);
     for (int i = 0; i < 3; i++)

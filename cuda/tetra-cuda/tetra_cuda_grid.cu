@@ -117,9 +117,17 @@ int tcu_grid_from_bands(const size_t n[3], size_t bands, const double *eps,
         return rc;
     set_cut(g, metric);
     const size_t bytes = g->nk * bands * sizeof(double);
-    cudaError_t e = cudaMemcpy(g->eps, eps, bytes, cudaMemcpyHostToDevice);
+    /* on the stream of the kernels that read them next (tcu_grid_extremes at once: a plain
+     * cudaMemcpy goes to the legacy stream, which the non-blocking stream does not wait
+     * for, and from pageable memory returns before its DMA has landed), waited for: the
+     * caller's arrays are pageable and theirs again when this returns */
+    cudaError_t e = cudaMemcpyAsync(g->eps, eps, bytes, cudaMemcpyHostToDevice, mcu_stream());
     if (e == cudaSuccess && weight)
-        e = cudaMemcpy(g->weight, weight, bytes * bands, cudaMemcpyHostToDevice);
+        e = cudaMemcpyAsync(g->weight, weight, bytes * bands, cudaMemcpyHostToDevice,
+                            mcu_stream());
+    const cudaError_t es = cudaStreamSynchronize(mcu_stream());
+    if (e == cudaSuccess)
+        e = es;
     if (e != cudaSuccess) {
         tcu_grid_destroy(g);
         return fail(e, "copying the bands to the device", bytes);
@@ -136,6 +144,7 @@ void tcu_grid_destroy(tcu_grid *g)
 {
     if (!g)
         return;
+    cudaStreamSynchronize(mcu_stream()); /* nothing on the stream may still use it */
     cudaFree(g->eps);
     cudaFree(g->weight);
     cudaFree(g->eps_f);
@@ -154,9 +163,16 @@ void tcu_grid_timing(const tcu_grid *g, tcu_timing *out) { *out = g->timing; }
 int tcu_grid_copy_bands(const tcu_grid *g, double *eps, double *weight)
 {
     const size_t bytes = g->nk * g->bands * sizeof(double);
-    cudaError_t e = eps ? cudaMemcpy(eps, g->eps, bytes, cudaMemcpyDeviceToHost) : cudaSuccess;
+    /* behind the kernels that wrote them (the eigensolver, on the stream), then waited for */
+    cudaError_t e = eps ? cudaMemcpyAsync(eps, g->eps, bytes, cudaMemcpyDeviceToHost,
+                                          mcu_stream())
+                        : cudaSuccess;
     if (e == cudaSuccess && weight && g->weight)
-        e = cudaMemcpy(weight, g->weight, bytes * g->bands, cudaMemcpyDeviceToHost);
+        e = cudaMemcpyAsync(weight, g->weight, bytes * g->bands, cudaMemcpyDeviceToHost,
+                            mcu_stream());
+    const cudaError_t es = cudaStreamSynchronize(mcu_stream());
+    if (e == cudaSuccess)
+        e = es;
     return e == cudaSuccess ? MCF_OK : fail(e, "copying the bands to the host", bytes);
 }
 
@@ -245,6 +261,11 @@ int tcu_grid_float_tables(tcu_grid *g)
 int tcu_grid_scratch(tcu_grid *g, size_t bytes, void **out)
 {
     if (bytes > g->scratch_bytes) {
+        if (g->scratch) { /* the last DOS or occupation may still use it */
+            const cudaError_t es = cudaStreamSynchronize(mcu_stream());
+            if (es != cudaSuccess)
+                return fail(es, "the previous sums over tetrahedra", 0);
+        }
         cudaFree(g->scratch);
         g->scratch = NULL;
         g->scratch_bytes = 0;
