@@ -26,7 +26,7 @@
 /* ---- scan axes (axes.c) ------------------------------------------------------------ */
 /* Parses a scan value, a list "a, b, c" or a linspace "first:last:count" (numeric keys
  * only), into *n values per spec (owned: mcfi_value_release each, then free).  MCF_EINVAL
- * with the reason, no location. */
+ * with the reason, no location; after a failure nothing is owned (*values NULL, *n 0). */
 int mcfi_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **values,
                     size_t *n);
 /* Whether a value's text is a list or a linspace (an axis) rather than one value. */
