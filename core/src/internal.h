@@ -221,7 +221,8 @@ void mcfi_text_printf(mcf_text *t, const char *fmt, ...)
 char *mcfi_trim(char *s);
 
 /* The warnings of degenerate shells at mu found at setup (shells.c), as "# warning: " lines
- * into t, or with t NULL as warnings on the terminal and into the log. */
+ * into t (from "[model] L = ...": without the file:line, so that results.tsv does not
+ * depend on the folder), or with t NULL as warnings on the terminal and into the log. */
 void mcfi_shells_report(const mcf_setup *s, mcf_text *t);
 
 #endif

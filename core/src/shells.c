@@ -324,8 +324,12 @@ void mcfi_shells_report(const mcf_setup *s, mcf_text *t)
     for (const char *w = s->shell_warnings; w && *w;) {
         const char *end = strchr(w, '\n');
         const int len = end ? (int)(end - w) : (int)strlen(w);
+        /* results.tsv without the file:line, which names the folder the run was started
+           from: the same run elsewhere writes the same bytes (config.ini lies beside it) */
+        const char *key = strstr(w, ": [model] L = ");
+        const int cut = key && key < w + len ? (int)(key + 2 - w) : 0;
         if (t)
-            mcfi_text_printf(t, "# warning: %.*s\n", len, w);
+            mcfi_text_printf(t, "# warning: %.*s\n", len - cut, w + cut);
         else
             mcf_log(MCF_LOG_WARN, "%.*s", len, w);
         w += len + (end != NULL);
