@@ -119,6 +119,13 @@ int mcfi_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **va
     int rc = numeric && strchr(copy, ':') ? parse_linspace(spec, text, copy, values, n)
                                           : parse_list(spec, text, copy, values, n);
     free(copy);
+    if (rc) { /* nothing owned after a failure: the values parsed before the bad one go */
+        for (size_t k = 0; *values && k < *n; k++)
+            mcfi_value_release(&(*values)[k]);
+        free(*values);
+        *values = NULL;
+        *n = 0;
+    }
     return rc;
 }
 

@@ -188,6 +188,7 @@ typedef struct mcf_setup {
     mcf_axis *axes;
     size_t n_axes, n_points;
     char *canonical;  /* the configuration as used (defaults filled in), INI text */
+    char *shell_warnings; /* degenerate shells at mu (shells.c): lines, or NULL */
 } mcf_setup;
 
 /* Validates a configuration completely: loads the plugins it names, checks every key
@@ -220,5 +221,10 @@ void mcfi_text_printf(mcf_text *t, const char *fmt, ...)
     ;
 /* s without leading and trailing blanks and tabs: the trailing ones are cut in place. */
 char *mcfi_trim(char *s);
+
+/* The warnings of degenerate shells at mu found at setup (shells.c), as "# warning: " lines
+ * into t (from "[model] L = ...": without the file:line, so that results.tsv does not
+ * depend on the folder), or with t NULL as warnings on the terminal and into the log. */
+void mcfi_shells_report(const mcf_setup *s, mcf_text *t);
 
 #endif

@@ -373,6 +373,7 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     /* the checks: one "# warning:" line per finding here and in the log, a line per kind
        of finding on the terminal */
     mcf_text checks = {0};
+    mcfi_shells_report(s, &t); /* degenerate shells at mu (the log had them at the start) */
     if (r->target_state == 2) { /* the log has it from error_target.c */
         mcfi_text_printf(&t, "# warning: %s\n", r->target_report);
         mcfi_text_printf(&sum, "warning: %s\n", r->target_report);

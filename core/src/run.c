@@ -301,6 +301,7 @@ static int open_log(mcf_run *r, const mcf_run_options *opt, int threads, int one
                     "killed", cleaned, cleaned == 1 ? "" : "s");
         if (setup->evaluator_note)
             mcf_log(MCF_LOG_INFO, "%s", setup->evaluator_note);
+        mcfi_shells_report(setup, NULL); /* degenerate shells at mu: terminal, log */
         if (one_batch && owned > 1)
             mcf_log(MCF_LOG_INFO, "evaluator %s takes all %zu chains %sin one batch: they step "
                     "on one thread, and every Monte Carlo step is one call to it",

@@ -223,6 +223,11 @@ int mcfi_setup_create(mcf_config *c, mcf_setup **out)
         rc = mcfi_error_target_check(c, s);
     if (!rc)
         rc = write_config_used(c, s, &run, &sched, sec);
+    if (!rc) { /* the check reads the scan points' [model] values */
+        s->sections[0] = sec[0];
+        rc = mcfi_shells_check(c, s);
+        memset(&s->sections[0], 0, sizeof s->sections[0]);
+    }
     mcfi_section_release(&run);
     mcfi_section_release(&sched);
     mcfi_axes_free(core_axes, n_core_axes);
@@ -254,6 +259,7 @@ void mcfi_setup_free(mcf_setup *s)
     free(s->evaluator_note);
     free(s->output);
     free(s->canonical);
+    free(s->shell_warnings);
     mcfi_error_target_free(s);
     free(s);
 }

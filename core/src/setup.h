@@ -26,7 +26,7 @@
 /* ---- scan axes (axes.c) ------------------------------------------------------------ */
 /* Parses a scan value, a list "a, b, c" or a linspace "first:last:count" (numeric keys
  * only), into *n values per spec (owned: mcfi_value_release each, then free).  MCF_EINVAL
- * with the reason, no location. */
+ * with the reason, no location; after a failure nothing is owned (*values NULL, *n 0). */
 int mcfi_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **values,
                     size_t *n);
 /* Whether a value's text is a list or a linspace (an axis) rather than one value. */
@@ -75,6 +75,21 @@ int mcfi_core_check_start(const mcf_config *c, const mcf_setup *s);
 /* The evaluator kind a model takes (MCF_PLUGIN_FERMION_EVALUATOR or
  * MCF_PLUGIN_ORBITAL_EVALUATOR), or 0: it takes none (also a model older than the field). */
 int mcfi_model_evaluator_kind(const mcf_model_ops *ops);
+
+/* ---- degenerate shells at mu (shells.c) ------------------------------------------- */
+/* The levels of crystal p on the L^dims torus (translations L e_d, Cartesian), sorted
+ * ascending into *eps (owned: free), each *repeat times (*n in all, cells x orbitals x
+ * repeat).  MCF_EINVAL (no message) when the torus is no multiple of the cell; MCF_ENOMEM. */
+int mcfi_torus_levels(const mcf_periodic *p, long L, double **eps, size_t *n, size_t *repeat);
+/* The levels (count / repeat) of the shell of sorted eps[0..n) at mu at temperature T: >= 2
+ * equal levels within 3 T of mu carrying more than half of the sum of f (1 - f) over all
+ * levels; its energy into *energy.  0: no such shell. */
+size_t mcfi_shell_at(const double *eps, size_t n, size_t repeat, double mu, double T,
+                     double *energy);
+/* For a model with ordered_state and mu_key (mcf/model.h): one warning line per lattice size
+ * whose torus has such a shell at some scan point, into s->shell_warnings ("file:line:
+ * [model] L = ...: ...", newline-terminated; NULL when none).  MCF_ENOMEM only. */
+int mcfi_shells_check(const mcf_config *c, mcf_setup *s);
 
 /* ---- evaluator = auto (evaluator_auto.c) ------------------------------------------- */
 /* Opens the first usable evaluator of the model's kind into s->evaluator, names it in

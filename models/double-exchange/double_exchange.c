@@ -354,6 +354,8 @@ static const mcf_model_ops de_ops = {
     .save_configuration = de_save_configuration,
     .load_configuration = de_load_configuration,
     .weight_form = MCF_WEIGHT_ACTION, /* exp(-S(T)): C from energy_dT and action_dT */
+    .ordered_state = "ferro", /* start = ordered: every spin along +z */
+    .mu_key = "mu",
 };
 
 static const mcf_plugin_info de_info = {

@@ -366,7 +366,8 @@ KPM_API int kpm_gfmc_delta_action(kpm_gfmc *g, const mcf_hamiltonian *h, double 
  * Lorentz, pi a / M for Jackson and none (M the smaller order with extrapolate). */
 KPM_API double kpm_gfmc_resolution(const kpm_gfmc *g, double a);
 
-/* Warns (once per T: *warned_T remembers the last) when the resolution res of a GFMC run
+/* Warns (once per T: *warned_T remembers the last; and once per process for a T, M and
+ * extrapolate, however many workspaces ask) when the resolution res of a GFMC run
  * with M moments at temperature T biases dS by more than 0.05 (the measured 0.12 res/T, or
  * 0.006 (res/T)^2 with extrapolate), naming the moments that would do; `who` prefixes the
  * message (the plugin's name). */

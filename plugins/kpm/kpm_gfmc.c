@@ -242,9 +242,12 @@ static int gfmc_integral(kpm_gfmc *g, const mcf_local_change *c, size_t nv, cons
      * left over means the grid missed a phase jump */
     if (!(fabs(phi) < 1.0))
         return mcf_fail(MCF_EINVAL,
-                        "kpm: GFMC: Im log d(E) ends at %.3g instead of 0 above the spectrum: "
-                        "the energy grid (%zu points) is too coarse for the kernel's "
-                        "resolution; raise energy_points or lambda",
+                        "kpm: GFMC: Im log d(E) ends at %.3g instead of 0 above the spectrum "
+                        "(energy grid of %zu points): the change moved a level out of H's "
+                        "spectral bounds, beyond the grid (what a traceful change such as an "
+                        "on-site shift does; no energy_points or lambda brings it back); the "
+                        "real axis cannot take this change: set [evaluator] gfmc = contour "
+                        "(the default), which widens its scale per change",
                         phi, N);
     *out = sum / (gfmc_pi * T);
     return MCF_OK;
@@ -327,6 +330,24 @@ void kpm_gfmc_warn_resolution(double res, double T, size_t M, int extrapolate,
     if (!(err > 0.05) || *warned_T == T)
         return;
     *warned_T = T;
+    /* once per process for a T, M and method (the first 64 such): the chains (workspaces)
+     * at one temperature share the advice (a benchmark of 64 workspaces printed it 64
+     * times per lattice) */
+    static struct { double T; size_t M; int extrapolate; } seen[64];
+    static size_t n_seen;
+    int repeated = 0;
+#pragma omp critical(kpm_gfmc_warn_resolution)
+    {
+        for (size_t k = 0; k < n_seen && !repeated; k++)
+            repeated = seen[k].T == T && seen[k].M == M && seen[k].extrapolate == extrapolate;
+        if (!repeated && n_seen < 64) {
+            seen[n_seen].T = T;
+            seen[n_seen].M = M;
+            seen[n_seen++].extrapolate = extrapolate;
+        }
+    }
+    if (repeated)
+        return;
     /* the smallest M with err <= 0.05, rounded up to a power of 2 */
     const double need = extrapolate ? (double)M * q / sqrt(0.05 / 0.006)
                                     : (double)M * q * 0.12 / 0.05;

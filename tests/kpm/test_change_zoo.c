@@ -577,6 +577,13 @@ static void refusals(void)
     const int rc = kpm->change_action(&wr, 1, &bp, &T, &mu, &dS, &err);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "gfmc = contour"),
           "real-axis with rank 8: rc %d, %s", rc, mcf_last_error());
+    /* ... and refuses a traceful change that moves a level out of H's bounds, advising
+       the contour: the energy grid and lambda cannot help (issue 42) */
+    mcf_change_onsite(&c, 3, 6.0);
+    const int rt = kpm->change_action(&wr, 1, &cp, &T, &mu, &dS, &err);
+    CHECK(rt == MCF_EINVAL && strstr(mcf_last_error(), "gfmc = contour") &&
+              !strstr(mcf_last_error(), "raise energy_points"),
+          "real-axis with an on-site shift of 6: rc %d, %s", rt, mcf_last_error());
     /* from_block refuses a block of rank above 8 */
     int64_t rows[10];
     double re[100] = {0};

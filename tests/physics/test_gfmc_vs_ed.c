@@ -195,6 +195,29 @@ static void test_resolution_warning(void)
     CHECK(count == 0, "moments = %ld, as advised, still warns:\n%s", need, text);
 }
 
+/* (c2) The real axis's resolution warning (lambda a / M = 0.9 T at M = 256, T = 0.1) is
+ * the same advice for every chain at that T: once per run, not once per chain (issue 42:
+ * tests/bench/gfmc_flip printed it 768 times) */
+static void test_resolution_warning_once(void)
+{
+    printf("(c2) the real axis's resolution warning, once for three chains at one T\n");
+    phys_table tab;
+    if (phys_run_mcf(mcf_program, "gfmc_warn_once", "double-exchange", 3,
+                     "evaluator = kpm\nwalkers = 3\n\n[schedule]\nthermalize = 2\nsweeps = 8\n"
+                     "bins = 2\ntemperatures = 0.1\n\n[model]\nL = 3\n\n[evaluator]\n"
+                     "moments = 256\ngfmc = real-axis\n", &tab)) {
+        CHECK(0, "the real-axis run failed (it should only warn)");
+        return;
+    }
+    phys_table_free(&tab);
+    static char text[65536];
+    const int count = gfmc_warnings("gfmc_warn_once", text, sizeof text);
+    printf("  %d resolution warning(s)\n", count);
+    CHECK(count == 1 && strstr(text, "resolution"),
+          "expected one resolution warning for the 3 chains at T = 0.1, found %d:\n%s", count,
+          text);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -205,6 +228,7 @@ int main(int argc, char **argv)
     const double t0 = phys_now();
     test_dos_curve();
     test_resolution_warning();
+    test_resolution_warning_once();
     test_ed_vs_kpm();
     printf("test_gfmc_vs_ed: %.1f s\n", phys_now() - t0);
     return check_exit();

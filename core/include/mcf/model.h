@@ -321,6 +321,17 @@ typedef struct mcf_model_ops {
      * with the roles ENERGY_DT and ACTION_DT (mcf 0.3), and no specific_heat without them.
      * Any other value counts as MCF_WEIGHT_ACTION. */
     int weight_form;
+
+    /* Appended (mcf 0.3; optional, read only when struct_size covers them): what the core
+     * needs to warn at setup of a degenerate shell of levels at the chemical potential on
+     * the run's finite lattice (docs/methods.md, "Degenerate shells at mu").  ordered_state:
+     * the ideal state, a name the periodic op knows, of the ordered phase the low
+     * temperatures approach (what [model] start = ordered gives), e.g. "ferro" for double
+     * exchange; mu_key: the [model] key
+     * of the chemical potential (a real), e.g. "mu".  The check also needs the lattice keys
+     * of MCF_LATTICE_PARAMS (mcf/lattice.h) and a temperature; NULL (either): no check. */
+    const char *ordered_state;
+    const char *mu_key;
 } mcf_model_ops;
 
 /* weight_form */
