@@ -35,6 +35,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "optimize.h"
+#include "optimize_state.h"
 #include "checkpoint.h"
 #include "fileio.h"
 #include "linear_method.h"
@@ -53,7 +54,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define OPT_MAGIC "mcfoptS2"
 #define OPT_MAX_RETRIES 6
 
 static const mcf_param_spec optimize_specs[] = {
@@ -82,17 +82,6 @@ typedef struct opt_settings {
     double shift, xi;
 } opt_settings;
 
-/* What optimize.state holds besides the chains. */
-typedef struct opt_head {
-    char magic[8];
-    uint64_t config_hash;
-    uint64_t iteration;   /* the next iteration to run */
-    uint64_t P, chains;
-    double shift;
-    double e_acc, e_acc_err, v_acc, v_acc_err; /* the last accepted iteration (NAN: none) */
-    uint64_t n_avg;                            /* iterations in the average */
-    double avg_e, avg_err2;                    /* sums of their energies, errors^2 */
-} opt_head;
 
 static int read_settings(const mcf_setup *s, opt_settings *o)
 {
@@ -129,156 +118,6 @@ int mcfi_optimize_check(const mcf_setup *s)
                         s->config_path);
     opt_settings o;
     return read_settings(s, &o);
-}
-
-/* ---- the state file ----------------------------------------------------------------------- */
-
-static int state_path(const mcf_run *r, char *buf, size_t size)
-{
-    return snprintf(buf, size, "%s/optimize.state", r->dir) >= (int)size
-               ? mcf_fail(MCF_EINVAL, "optimize: output folder name too long")
-               : MCF_OK;
-}
-
-static int state_write(const mcf_run *r, const opt_head *h, const double *p)
-{
-    mcf_stream out;
-    mcfi_stream_init_writer(&out);
-    int rc = mcf_stream_write(&out, h, sizeof *h);
-    if (!rc)
-        rc = mcf_stream_write(&out, p, 2 * h->P * sizeof *p); /* p, then the average's sum */
-    for (size_t k = 0; k < r->n_chains && !rc; k++) {
-        const mcf_chain *c = &r->chains[k];
-        mcf_stream model;
-        mcfi_stream_init_writer(&model);
-        rc = r->ops->save(c->state, &model);
-        const uint64_t size = model.size;
-        if (!rc)
-            rc = mcf_stream_write(&out, &c->rng, sizeof c->rng);
-        if (!rc)
-            rc = mcf_stream_write(&out, &size, sizeof size);
-        if (!rc)
-            rc = mcf_stream_write(&out, model.data, model.size);
-        mcfi_stream_release(&model);
-    }
-    const uint64_t sum = mcfi_fnv1a64(out.data, out.size, MCF_FNV_OFFSET);
-    if (!rc)
-        rc = mcf_stream_write(&out, &sum, sizeof sum);
-    char path[4200];
-    if (!rc)
-        rc = state_path(r, path, sizeof path);
-    if (!rc)
-        rc = mcfi_write_atomic(path, out.data, out.size);
-    mcfi_stream_release(&out);
-    return rc;
-}
-
-/* 1 when there is no state file; MCF_OK when loaded into h, p and the chains. */
-static int state_read(mcf_run *r, opt_head *h, double *p, size_t P)
-{
-    char path[4200];
-    int rc = state_path(r, path, sizeof path);
-    if (rc)
-        return rc;
-    /* through the bounded opener: a FIFO would block the read, /dev/zero never end it */
-    unsigned char *data = NULL;
-    size_t size = 0;
-    struct stat st;
-    switch (mcfi_read_file(path, O_RDONLY | O_NOFOLLOW, mcfi_memory_bytes(), &data, &size,
-                           &st)) {
-    case MCFI_FILE_OK:
-        break;
-    case MCFI_FILE_CANNOT_OPEN:
-        if (errno == ENOENT)
-            return 1;
-        return mcf_fail(MCF_EIO, errno == ELOOP ? "optimize: %s is a symbolic link; remove it "
-                        "to start the optimization again (mcf reads its state only from the "
-                        "file it wrote)" : "optimize: cannot read %s: %s", path,
-                        strerror(errno));
-    case MCFI_FILE_NOT_REGULAR:
-        return mcf_fail(MCF_EFORMAT, "optimize: %s is not a regular file but %s; remove it to "
-                        "start the optimization again", path, mcfi_file_kind(st.st_mode));
-    default:
-        return mcf_fail(MCF_EFORMAT, "optimize: %s has %llu bytes, more than this machine's "
-                        "memory; remove it to start the optimization again", path,
-                        (unsigned long long)st.st_size);
-    }
-    uint64_t sum;
-    if (size < sizeof *h + sizeof sum ||
-        (memcpy(&sum, data + size - sizeof sum, sizeof sum),
-         sum != mcfi_fnv1a64(data, size - sizeof sum, MCF_FNV_OFFSET))) {
-        free(data);
-        return mcf_fail(MCF_EFORMAT, "optimize: %s is truncated or damaged (checksum); the "
-                        "optimization cannot continue from it: start it again with `mcf "
-                        "optimize %s/config.ini --force --set run.output=%s` (the same seed "
-                        "gives the same iterations)", path, r->dir, r->dir);
-    }
-    mcf_stream in;
-    mcfi_stream_init_reader(&in, data, size - sizeof sum);
-    rc = mcf_stream_read(&in, h, sizeof *h);
-    if (!rc && (memcmp(h->magic, OPT_MAGIC, 8) != 0 || h->P != P ||
-                h->chains != r->n_chains || h->config_hash != r->config_hash))
-        rc = mcf_fail(MCF_EFORMAT, "optimize: %s belongs to another configuration (%llu "
-                      "parameters, %llu walkers; config.ini changed?)", path,
-                      (unsigned long long)h->P, (unsigned long long)h->chains);
-    if (!rc)
-        rc = mcf_stream_read(&in, p, 2 * P * sizeof *p);
-    for (size_t k = 0; k < r->n_chains && !rc; k++) {
-        mcf_chain *c = &r->chains[k];
-        uint64_t msize;
-        mcf_rng rng;
-        rc = mcf_stream_read(&in, &rng, sizeof rng);
-        if (!rc)
-            rc = mcfi_checkpoint_rng_check(&rng, &c->rng);
-        if (!rc)
-            rc = mcf_stream_read(&in, &msize, sizeof msize);
-        if (!rc && msize > in.size - in.pos)
-            rc = mcf_fail(MCF_EFORMAT, "optimize: %s: chain %zu's state is cut off", path, k);
-        if (!rc) {
-            mcf_stream model;
-            mcfi_stream_init_reader(&model, in.data + in.pos, (size_t)msize);
-            rc = r->ops->load(c->state, &model);
-            in.pos += (size_t)msize;
-            c->rng = rng;
-        }
-        if (!rc)
-            rc = r->ops->variational_set(c->state, p);
-    }
-    free(data);
-    if (rc)
-        return mcf_fail_prefix(rc, "optimize: resuming from %s", path);
-    return MCF_OK;
-}
-
-/* `mcf resume` of an optimization without optimize.state: 1 when it had not written its
- * first one (killed while thermalizing: optimize.tsv absent or its header alone), so that
- * it starts from its configuration, as an uninterrupted one did (the same seed, the same
- * iterations: as a run without a checkpoint starts from its first sweep); an error when
- * iterations were recorded, whose state is lost (deleted, or never restored): continuing
- * from the configuration would silently start again under the old rows. */
-static int missing_state(const mcf_run *r)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/optimize.tsv", r->dir);
-    FILE *f = fopen(path, "r");
-    int rows = 0, c, last = '\n';
-    while (f && (c = getc(f)) != EOF) {
-        rows += c == '\n';
-        last = c;
-    }
-    rows += last != '\n';
-    if (f)
-        fclose(f);
-    if (rows <= 1) {
-        mcf_log(MCF_LOG_INFO, "optimize: no optimize.state in %s: the optimization was stopped "
-                "before its first state; starting it from the configuration", r->dir);
-        return 1;
-    }
-    return mcf_fail(MCF_EFORMAT, "optimize: %s/optimize.state is missing, but %s records %d "
-                    "iterations: the optimization cannot continue without its state; start it "
-                    "again with `mcf optimize %s/config.ini --force --set run.output=%s` (the "
-                    "same seed gives the same iterations)", r->dir, path, rows - 1, r->dir,
-                    r->dir);
 }
 
 /* ---- sweeps and samples --------------------------------------------------------------- */
@@ -448,11 +287,11 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
 
     opt_head h;
     memset(&h, 0, sizeof h);
-    rc = resume ? state_read(r, &h, p, P) : 1;
+    rc = resume ? mcfi_opt_state_read(r, &h, p, P) : 1;
     if (rc < 0)
         goto done;
     if (rc == 1 && resume) /* no state: killed before its first one, or lost */
-        rc = missing_state(r);
+        rc = mcfi_opt_missing_state(r);
     if (rc < 0)
         goto done;
     if (rc == 1) { /* a fresh start: the parameters of the configuration */
@@ -475,7 +314,7 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
             rc = append_row(r, "iteration\tenergy\tenergy_err\tvariance\tvariance_err\t"
                                "shift\tstep\tpredicted\tstatus\n", 1);
         if (!rc)
-            rc = state_write(r, &h, p);
+            rc = mcfi_opt_state_write(r, &h, p);
         if (!rc)
             mcfi_run_committed(r);
     } else {
@@ -601,7 +440,7 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
                     status, step);
         h.iteration = it + 1;
         if (!rc)
-            rc = state_write(r, &h, p);
+            rc = mcfi_opt_state_write(r, &h, p);
         h.iteration = it;
     }
     if (rc == MCF_EINTR) {

@@ -111,12 +111,13 @@ if [ "$mode" = full-disk ]; then
       || ok "no results.h5 and no temporary left"
   fi
 
-  # a disk with no room at all: even config.ini is not written, and the run says so
+  # a disk with no room at all: not even the folder's first file, its kind (written before
+  # config.ini), is written, and the run says so
   rm -rf full/run
   mkdir full/run2
   head -c 1M /dev/zero > full/filler2 2>/dev/null
   "$mcf" run small.ini --set run.output=full/run2 --no-progress >/dev/null 2>full2.err; rc=$?
-  [ "$rc" -ne 0 ] && grep -q "config.ini: not written" full2.err \
+  [ "$rc" -ne 0 ] && grep -q "full/run2/kind: not written" full2.err \
     && ok "no room at all: $(tail -n 1 full2.err)" \
     || bad "no room at all: exit $rc: $(cat full2.err)"
   finish

@@ -9,7 +9,9 @@
  * descriptor's min_mcf_version; 0.3 the specific heat of a general weight (the roles
  * ENERGY_DT and ACTION_DT, the fermion op occupation_dT, mcf_fermion_occupation_dT); 0.4
  * the noise sets of observables (MCF_OBS_NOISE) and the specific heat from two independent
- * traces (mcf_fermion_heat_get, mcf_fermion_occupation_heat).  A
+ * traces (mcf_fermion_heat_get, mcf_fermion_occupation_heat), the model's ordered_state
+ * and mu_key (the setup's check of degenerate shells at mu), mcf_params_where and
+ * mcf_params_check_scale.  A
  * plugin states the oldest release whose SDK it uses:
  * find_package(mcf 0.2) or pkg-config --atleast-version=0.2 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
