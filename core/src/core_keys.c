@@ -156,33 +156,28 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
 }
 
 /* Every temperature of the axis is finite (a list item may be "inf", which the > 0 check
- * of the declaration lets through): a Boltzmann weight needs 0 < T < inf. */
+ * of the declaration lets through): a Boltzmann weight needs 0 < T < inf.  And (issue 42)
+ * its T^2 is a normal double: the specific heat divides by T^2 and the susceptibility by T,
+ * and a T below ~1.5e-154 or above ~1.3e154 made them NaN or 0 in results.tsv. */
 static int check_temperatures_finite(const mcf_config *c, const mcf_axis *a)
 {
-    for (size_t k = 0; k < a->n; k++)
-        if (!isfinite(a->values[k].r)) {
-            char where[512];
-            return mcf_fail(MCF_EINVAL, "%s: [schedule] temperatures: %s (item %zu) is not "
-                            "finite: a Boltzmann weight needs a finite T > 0; fix [schedule] "
-                            "temperatures",
-                            mcfi_config_key_where(c, "schedule", "temperatures", where,
-                                                  sizeof where),
-                            a->values[k].text, k + 1);
-        }
-    /* issue 42: the specific heat divides by T^2 and the susceptibility by T: a T whose
-       T^2 leaves the normal doubles (T below ~1.5e-154 or above ~1.3e154) made them NaN or
-       0 in results.tsv */
     for (size_t k = 0; k < a->n; k++) {
         const double T = a->values[k].r;
-        if (!isnormal(T * T) || !isfinite(1.0 / (T * T))) {
-            char where[512];
-            return mcf_fail(MCF_EINVAL, "%s: [schedule] temperatures: %s (item %zu) is too %s: "
-                            "1/T^2 (the specific heat's) is not a finite number; give "
-                            "temperatures between 1e-150 and 1e150",
-                            mcfi_config_key_where(c, "schedule", "temperatures", where,
-                                                  sizeof where),
-                            a->values[k].text, k + 1, T < 1.0 ? "small" : "large");
-        }
+        const int finite = isfinite(T);
+        if (finite && isnormal(T * T) && isfinite(1.0 / (T * T)))
+            continue;
+        char where[512], why[160];
+        if (!finite)
+            snprintf(why, sizeof why, "is not finite: a Boltzmann weight needs a finite T > 0; "
+                     "fix [schedule] temperatures");
+        else
+            snprintf(why, sizeof why, "is too %s: 1/T^2 (the specific heat's) is not a finite "
+                     "number; give temperatures between 1e-150 and 1e150",
+                     T < 1.0 ? "small" : "large");
+        return mcf_fail(MCF_EINVAL, "%s: [schedule] temperatures: %s (item %zu) %s",
+                        mcfi_config_key_where(c, "schedule", "temperatures", where,
+                                              sizeof where),
+                        a->values[k].text, k + 1, why);
     }
     return MCF_OK;
 }
