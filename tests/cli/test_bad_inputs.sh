@@ -454,6 +454,16 @@ refused de_t_overflow 2 "de_t.ini:12:" "\[model\] t = 1e+300" "overflow" -- run 
 sed 's/^temperatures = .*/temperatures = 1e-300/' de_big.ini >de_T.ini
 refused de_T_tiny 2 "de_T.ini:8:" "\[schedule\] temperatures" "too small" -- run de_T.ini
 [ -e de_big.out ] && bad "a refused double-exchange run left de_big.out"
+{ printf '[run]\nmodel = heisenberg\noutput = heis_big.out\n[schedule]\nthermalize = 0\n'
+  printf 'sweeps = 32\ntemperatures = 1\n[model]\nL = 4\nJ = 1e300\n'; } >heis_J.ini
+refused heisenberg_J_overflow 2 "heis_J.ini:10:" "\[model\] J = 1e+300" "overflow" -- \
+  run heis_J.ini
+{ printf '[run]\nmodel = holstein\nevaluator = ed\noutput = hol_big.out\n[schedule]\n'
+  printf 'thermalize = 0\nsweeps = 32\ntemperatures = 0.1\n[model]\nL = 4\nt = 1e300\n'; } \
+  >hol_t.ini
+refused holstein_t_overflow 2 "hol_t.ini:11:" "\[model\] t = 1e+300" "overflow" -- \
+  run hol_t.ini
+[ -e heis_big.out ] || [ -e hol_big.out ] && bad "a refused run left its output folder"
 { head_ini; printf '[model]\nL = 4\nJ = 1e-320\n'; } >subnormal.ini
 refused subnormal 2 "subnormal.ini:11:" "\[model\] J" "too small" "subnormal" -- \
   run subnormal.ini --force
