@@ -42,14 +42,26 @@ typedef struct mcfi_dos_shape {
 } mcfi_dos_shape;
 
 /* Reads path into *in (zeroed first): read whole through the bounded opener and its digest
- * checked before HDF5 parses it (mcfi_results_h5_load), every extent checked against
- * `want` or the file's size before anything is allocated for it.  Errors name path and the
+ * checked before HDF5 parses it (mcfi_results_h5_load), in a child process (below), every
+ * extent checked against `want` or the file's size before anything is allocated for it.  Errors name path and the
  * object: MCF_EINVAL when the file is not there, MCF_EIO when it is not a regular file or
  * cannot be read, MCF_EFORMAT for a file without mcf's digest, a damaged one or one of
- * another run (a missing dataset, a shape that does not fit, a value that is no count),
- * MCF_ENOMEM.  In a build without HDF5: MCF_EIO saying so. */
+ * another run (a missing dataset, a shape that does not fit, a value that is no count) or
+ * one on which HDF5 crashed or hung, MCF_ENOMEM.  In a build without HDF5: MCF_EIO saying
+ * so. */
 int mcfi_dos_read(const char *path, const mcfi_dos_shape *want, mcfi_dos_input *in);
 void mcfi_dos_input_free(mcfi_dos_input *in);
+
+/* mcfi_dos_read parses the checked image in a child process (dos_sandbox.c): libhdf5 1.10
+ * crashes and spins on damaged files, and a file crafted to match its digest reaches it.
+ * The child has a CPU-time limit (and, outside sanitizer builds, an address-space limit);
+ * its crash, hang or death is the file's refusal (MCF_EFORMAT naming it), not mcf's.  0
+ * parses in this process instead (the fuzz target, whose files only HDF5 itself wrote). */
+void mcfi_dos_parse_in_child(int on);
+/* What the child runs: the image (size bytes, its digest checked) of path into *in, as
+ * mcfi_dos_read describes. */
+int mcfi_dos_parse(const char *path, const unsigned char *image, size_t size,
+                   const mcfi_dos_shape *want, mcfi_dos_input *in);
 
 /* The command: argv after "dos".  MCF_EINVAL for usage and bad input (exit status 2),
  * others for I/O and damaged files (1). */

@@ -4,12 +4,14 @@
  *
  * HDF5 parses no byte that mcf did not write: the file is read whole through the bounded
  * opener (a regular file, no link; a FIFO cannot block) and its digest checked
- * (mcfi_results_h5_load), and HDF5 opens that image in memory, so the file checked is the
- * file parsed.  Then every extent is checked before anything is allocated for it: the
+ * (mcfi_results_h5_load, in dos_sandbox.c), and HDF5 opens that image in memory, in a child
+ * process (dos_sandbox.c), so the file checked is the file parsed and a file crafted to
+ * match its digest cannot crash or hang mcf.  Every extent is checked before anything is
+ * allocated for it: the
  * chains, walkers and bins against the run's configuration, every other count against
  * what the file's bytes can hold, with overflow-checked products; every value that later
  * arithmetic relies on (bin weights, the moment scale) is checked too.  A failure names
- * the file and the object.  Without HDF5 in the build mcfi_dos_read says so. */
+ * the file and the object.  Without HDF5 in the build mcfi_dos_parse says so. */
 #define _POSIX_C_SOURCE 200809L
 #include "dos.h"
 
@@ -49,8 +51,11 @@ void mcfi_dos_input_free(mcfi_dos_input *in)
 
 #ifndef MCF_HAVE_HDF5
 
-int mcfi_dos_read(const char *path, const mcfi_dos_shape *want, mcfi_dos_input *in)
+int mcfi_dos_parse(const char *path, const unsigned char *image, size_t size,
+                   const mcfi_dos_shape *want, mcfi_dos_input *in)
 {
+    (void)image;
+    (void)size;
     (void)want;
     memset(in, 0, sizeof *in);
     return mcf_fail(MCF_EIO, "%s: this mcf was built without HDF5, so it cannot read "
@@ -59,8 +64,6 @@ int mcfi_dos_read(const char *path, const mcfi_dos_shape *want, mcfi_dos_input *
 }
 
 #else
-
-#include "results_h5.h"
 
 #include <hdf5.h>
 #include <math.h>
@@ -438,18 +441,13 @@ static hid_t open_image(const unsigned char *image, size_t size)
     return f;
 }
 
-int mcfi_dos_read(const char *path, const mcfi_dos_shape *want, mcfi_dos_input *in)
+int mcfi_dos_parse(const char *path, const unsigned char *image, size_t size,
+                   const mcfi_dos_shape *want, mcfi_dos_input *in)
 {
     memset(in, 0, sizeof *in);
-    unsigned char *image = NULL;
-    size_t size = 0;
-    int rc = mcfi_results_h5_load(path, &image, &size);
-    if (rc)
-        return rc;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     rd r = {.path = path, .bytes = size};
     r.f = open_image(image, size);
-    free(image);
     if (r.f < 0)
         return mcf_fail(MCF_EFORMAT, "%s: HDF5 cannot open it although its digest is mcf's "
                         "(written by an mcf whose HDF5 this one cannot read?)", path);
