@@ -7,7 +7,12 @@
 #  (c) getenv() outside tests/ reads only the variables that locate things or add log lines
 #      (MCF_PLUGIN_PATH, MCF_DEBUG, MCF_TIMING, MCF_CUDA_DEVICE, OMP_NUM_THREADS, and the
 #      MPI launchers' rank variables in core/src/mpi.c): a setting that changes results or
-#      speed belongs in the config file.
+#      speed belongs in the config file;
+#  (d) the README's install line names every Debian package that .ci/run installs for the
+#      README's test command (its first two `packages=` lines: the build and results.h5 with
+#      its Python reader), so that the README's two commands give a full CPU suite with
+#      nothing skipped for a missing package (issue 42: python3-h5py and python3-numpy were
+#      missing, and test_results_h5_python said "skipped").
 set -u
 src=${1:?usage: test_source_layout.sh SRC}
 cd "$src" || exit 1
@@ -56,6 +61,16 @@ while IFS= read -r hit; do
     fi
 done < <(grep -rnE 'getenv *\(' core models plugins cuda --include='*.c' --include='*.h' \
              --include='*.cu' --include='*.cuh')
+
+# (d) the README's install line against .ci/run's packages for the main tree
+readme_line=$(grep -m1 'apt-get install' README.md)
+for p in $(grep -E '^packages="' .ci/run | head -2 | sed 's/^packages="//; s/"$//; s/\$packages//'); do
+    checks=$((checks + 1))
+    if ! printf '%s\n' "$readme_line" | grep -qw -- "$p"; then
+        echo "FAIL (d): README.md's install line lacks $p, which .ci/run installs for the tests"
+        fail=1
+    fi
+done
 
 echo "$checks checks"
 exit $fail
