@@ -348,31 +348,16 @@ static int dos_table(const mcf_setup *s, const mcfi_dos_input *in, const dos_arg
     return t->failed ? mcf_fail(MCF_ENOMEM, "dos: out of memory for the table") : MCF_OK;
 }
 
-/* everything after the lock: the run's setup, results.h5, the table */
-static int dos_locked(const dos_args *args, char *path, size_t len)
+/* after the run's setup s: results.h5, the densities, the table (path: len bytes for the
+ * names of files) */
+static int dos_with_setup(const dos_args *args, const mcf_setup *s, char *path, size_t len)
 {
-    snprintf(path, len, "%s/config.ini", args->dir);
-    mcf_config *c = NULL;
-    int rc = mcfi_config_read(path, &c);
-    if (rc) {
-        if (c)
-            mcfi_config_free(c);
-        return mcf_fail_prefix(rc, "dos: %s does not look like an mcf output folder",
-                               args->dir);
-    }
-    mcf_setup *s = NULL;
-    if ((rc = mcfi_setup_create(c, &s))) {
-        mcfi_config_free(c);
-        return mcf_fail_prefix(rc, "dos: the run's configuration %s", path);
-    }
     mcfi_dos_input in;
     snprintf(path, len, "%s/results.h5", args->dir);
     const mcfi_dos_shape want = {s->n_points, (size_t)s->walkers, (size_t)s->bins};
-    if ((rc = mcfi_dos_read(path, &want, &in))) {
-        mcfi_setup_free(s);
-        mcfi_config_free(c);
+    int rc = mcfi_dos_read(path, &want, &in);
+    if (rc)
         return mcf_fail_prefix(rc, "dos");
-    }
     const mcf_fermion_ops *ops = s->evaluator && s->evaluator->info->kind ==
                                                       MCF_PLUGIN_FERMION_EVALUATOR
                                      ? s->evaluator->info->ops
@@ -430,8 +415,42 @@ static int dos_locked(const dos_args *args, char *path, size_t len)
     free(o.val);
     free(o.err);
     mcfi_dos_input_free(&in);
+    return rc;
+}
+
+/* everything after the lock: the run's setup, then the rest */
+static int dos_locked(const dos_args *args, char *path, size_t len)
+{
+    snprintf(path, len, "%s/config.ini", args->dir);
+    mcf_config *c = NULL;
+    int rc = mcfi_config_read(path, &c);
+    if (rc) {
+        if (c)
+            mcfi_config_free(c);
+        return mcf_fail_prefix(rc, "dos: %s does not look like an mcf output folder",
+                               args->dir);
+    }
+    mcf_setup *s = NULL;
+    if ((rc = mcfi_setup_create(c, &s))) {
+        mcfi_config_free(c);
+        return mcf_fail_prefix(rc, "dos: the run's configuration %s", path);
+    }
+    rc = dos_with_setup(args, s, path, len);
     mcfi_setup_free(s);
     mcfi_config_free(c);
+    return rc;
+}
+
+int mcfi_dos_command_set_up(const mcf_setup *s, int argc, char **argv)
+{
+    dos_args args;
+    int rc = parse_args(argc, argv, &args);
+    if (rc)
+        return rc;
+    const size_t len = strlen(args.dir) + 256;
+    char *path = malloc(len);
+    rc = path ? dos_with_setup(&args, s, path, len) : mcf_fail(MCF_ENOMEM, "out of memory");
+    free(path);
     return rc;
 }
 

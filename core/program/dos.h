@@ -67,4 +67,11 @@ int mcfi_dos_parse(const char *path, const unsigned char *image, size_t size,
  * others for I/O and damaged files (1). */
 int mcfi_dos_command(int argc, char **argv);
 
+/* The command after the run's configuration: s is the setup of DIR/config.ini, made by the
+ * caller (mcfi_config_read, mcfi_setup_create) and kept; argv as above; no lock is taken.
+ * For tests/fuzz/fuzz_results_h5.c, whose configuration is fixed: it sets it up once, not
+ * for every input. */
+struct mcf_setup;
+int mcfi_dos_command_set_up(const struct mcf_setup *s, int argc, char **argv);
+
 #endif

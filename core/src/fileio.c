@@ -26,7 +26,21 @@
 uint64_t mcfi_fnv1a64(const void *data, size_t size, uint64_t h)
 {
     const unsigned char *p = data;
-    for (size_t k = 0; k < size; k++) {
+    size_t k = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* eight bytes a load, in their order in memory: the same hash, with one bounds check for
+     * eight bytes in a sanitizer build, which checks every access (fuzz_results_h5 hashes a
+     * whole results.h5 twice an input) */
+    for (; size - k >= 8; k += 8) {
+        uint64_t w;
+        memcpy(&w, p + k, 8);
+        for (int j = 0; j < 8; j++, w >>= 8) {
+            h ^= w & 0xff;
+            h *= 1099511628211ull;
+        }
+    }
+#endif
+    for (; k < size; k++) {
         h ^= p[k];
         h *= 1099511628211ull;
     }

@@ -14,13 +14,20 @@
  *     so only ever parses files it wrote itself, while every value and extent behind the
  *     digest that mcf's reader and the reconstruction depend on is the fuzzer's.
  *
+ * Selector bit 1 set: `mcf dos DIR` on the run's grid, else `--points 32`; bit 2 set: the
+ * described file's groups and datasets made as mcf's writer makes them (links in creation
+ * order, no times), else HDF5's defaults (old-style groups, which mcf's reader lists by name).
+ *
  * Either way `mcf dos` must refuse the file with a message or write its table — never
  * crash, hang, overflow or read out of bounds (ASan + UBSan).  MCF_FUZZ_VERBOSE=1 prints
- * what each input came to. */
+ * what each input came to.  What does not depend on the input is done once, not per input:
+ * the configuration read and set up (the whole command runs once at the start), HDF5's
+ * property lists; HDF5 keeps its freed blocks. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "dos.h"
 #include "fileio.h"
 #include "fuzz_util.h"
+#include "internal.h"
 #include "results_h5.h"
 
 #include "mcf/error.h"
@@ -37,6 +44,12 @@
 #include <unistd.h>
 
 static char dir[300], h5path[400];
+static mcf_config *config;
+static mcf_setup *setup;
+/* the description's file, in memory with mcf's user block: [0] HDF5's default objects (old
+ * groups: mcf's reader lists them by name), [1] as mcf writes them (groups that track their
+ * links' creation order, no times) */
+static hid_t fcpl[2], gcpl[2], dcpl[2], fapl;
 
 static void init(void)
 {
@@ -61,6 +74,29 @@ static void init(void)
     /* parsed in this process, not in a child (a fork per input): HDF5 only ever parses a
        file it wrote itself here; the child's refusals are the catalogue's (crafted files) */
     mcfi_dos_parse_in_child(0);
+    /* HDF5 keeps the blocks it frees for the next file (its metadata cache, ~0.5 MB a file,
+     * would otherwise be mapped and faulted in twice an input) */
+    H5set_free_list_limits(-1, -1, -1, -1, -1, -1);
+    for (int k = 0; k < 2; k++) {
+        fcpl[k] = H5Pcreate(H5P_FILE_CREATE);
+        H5Pset_userblock(fcpl[k], MCFI_H5_BLOCK);
+        gcpl[k] = H5Pcreate(H5P_GROUP_CREATE);
+        dcpl[k] = H5Pcreate(H5P_DATASET_CREATE);
+    }
+    H5Pset_obj_track_times(fcpl[1], 0);
+    H5Pset_obj_track_times(gcpl[1], 0);
+    H5Pset_obj_track_times(dcpl[1], 0);
+    H5Pset_link_creation_order(gcpl[1], H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_core(fapl, 1 << 16, 0);
+    /* the configuration is the same for every input: the whole command once (the lock, the
+     * configuration read and set up, results.h5 missing), then the setup is kept */
+    char *argv[] = {dir, NULL};
+    if (mcfi_dos_command(1, argv) != MCF_EINVAL || mcfi_config_read(path, &config) ||
+        mcfi_setup_create(config, &setup)) {
+        fprintf(stderr, "fuzz_results_h5: cannot set %s up: %s\n", path, mcf_last_error());
+        abort();
+    }
 }
 
 /* ---- the description: bytes taken one at a time, zeros when they run out --------------- */
@@ -123,12 +159,14 @@ static void attr_texts(hid_t o, const char *name, size_t n, const char **v)
     H5Tclose(t);
 }
 
+static int as_mcf; /* the properties of the file being built: 0 or 1 */
+
 static void data(hid_t at, const char *name, hid_t ft, hid_t mt, size_t rows, size_t cols,
                  const void *x)
 {
     hsize_t dims[2] = {rows, cols};
     hid_t sp = H5Screate_simple(cols ? 2 : 1, dims, NULL);
-    hid_t d = H5Dcreate2(at, name, ft, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d = H5Dcreate2(at, name, ft, sp, H5P_DEFAULT, dcpl[as_mcf], H5P_DEFAULT);
     if (rows)
         H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, x);
     H5Dclose(d);
@@ -142,12 +180,7 @@ static int build(src *s)
 {
     const size_t points = (size_t)often(s, 2, 4), walkers = (size_t)often(s, 2, 4);
     const size_t bins = (size_t)often(s, 12, 16), chains = points * walkers;
-    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_userblock(fcpl, MCFI_H5_BLOCK);
-    H5Pset_fapl_core(fapl, 1 << 16, 0);
-    hid_t f = H5Fcreate("fuzz.h5", H5F_ACC_TRUNC, fcpl, fapl);
-    H5Pclose(fcpl);
-    H5Pclose(fapl);
+    hid_t f = H5Fcreate("fuzz.h5", H5F_ACC_TRUNC, fcpl[as_mcf], fapl);
     if (f < 0)
         return 0;
     attr_i64(f, "format", often(s, 1, 3));
@@ -156,14 +189,14 @@ static int build(src *s)
     const char *ev = "kpm", *scan = "W";
     attr_texts(f, "evaluator", 1, &ev);
     attr_texts(f, "scan", 1, &scan);
-    hid_t g = H5Gcreate2(f, "results", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = H5Gcreate2(f, "results", H5P_DEFAULT, gcpl[as_mcf], H5P_DEFAULT);
     double x[MAX_ROWS * 16];
     int64_t iv[MAX_ROWS];
     for (size_t p = 0; p < points; p++)
         x[p] = value(s);
     data(g, "W", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, points, 0, x);
     H5Gclose(g);
-    g = H5Gcreate2(f, "chains", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    g = H5Gcreate2(f, "chains", H5P_DEFAULT, gcpl[as_mcf], H5P_DEFAULT);
     for (size_t c = 0; c < chains; c++)
         iv[c] = often(s, (long)(c / walkers), 8);
     data(g, "point", H5T_STD_I64LE, H5T_NATIVE_INT64, chains, 0, iv);
@@ -173,7 +206,7 @@ static int build(src *s)
     }
     data(g, "bin_weights", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, chains, bins, x);
     H5Gclose(g);
-    hid_t og = H5Gcreate2(f, "observables", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t og = H5Gcreate2(f, "observables", H5P_DEFAULT, gcpl[as_mcf], H5P_DEFAULT);
     static const char *const names[] = {"dos_moments", "moment_scale", "dos", "ldos_moments",
                                         "typical_dos", "x"};
     const unsigned n_obs = 1 + byte(s) % 6;
@@ -181,7 +214,7 @@ static int build(src *s)
         const char *name = names[(o + byte(s)) % 6];
         if (H5Lexists(og, name, H5P_DEFAULT) > 0)
             continue;
-        hid_t q = H5Gcreate2(og, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t q = H5Gcreate2(og, name, H5P_DEFAULT, gcpl[as_mcf], H5P_DEFAULT);
         const unsigned marks = byte(s);
         const int scale = !strcmp(name, "moment_scale"), moments = strstr(name, "_moments") != 0;
         attr_i64(q, "geometric_mean", (marks & 0xe0) == 0xe0);
@@ -229,20 +262,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
         return 0;
     src s = {bytes + 1, size - 1};
     /* the description's x[] holds MAX_ROWS x 16 values: bins < 16 and rows <= MAX_ROWS */
+    as_mcf = (bytes[0] & 4) != 0;
     if (!((bytes[0] & 1) ? build(&s) : fuzz_write_file(h5path, bytes + 1, size - 1)))
         return 0;
     static char points_opt[] = "--points", points[] = "32";
     char *argv[] = {dir, points_opt, points, NULL};
-    const int rc = mcfi_dos_command((bytes[0] & 2) ? 1 : 3, argv);
+    const int rc = mcfi_dos_command_set_up(setup, (bytes[0] & 2) ? 1 : 3, argv);
     /* MCF_FUZZ_VERBOSE=1: what each input came to (how far the seeds and a corpus reach) */
     if (getenv("MCF_FUZZ_VERBOSE"))
         fprintf(stderr, "fuzz_results_h5: %s\n", rc ? mcf_last_error() : "table written");
+    /* the table, when one was written */
     glob_t g;
     char pattern[400];
     snprintf(pattern, sizeof pattern, "%s/dos-*.tsv", dir);
-    if (glob(pattern, 0, NULL, &g) == 0)
+    if (rc == 0 && glob(pattern, 0, NULL, &g) == 0) {
         for (size_t k = 0; k < g.gl_pathc; k++)
             unlink(g.gl_pathv[k]);
-    globfree(&g);
+        globfree(&g);
+    }
     return 0;
 }

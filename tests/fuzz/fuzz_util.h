@@ -4,6 +4,7 @@
 #define MCF_FUZZ_UTIL_H
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <ftw.h>
 #include <glob.h>
@@ -38,14 +39,23 @@ static inline int fuzz_remove_one(const char *path, const struct stat *st, int f
     return 0;
 }
 
-/* The fuzzer's bytes into the file at path: 1 when all are written. */
+/* The fuzzer's bytes into the file at path: 1 when all are written (write(2), not stdio:
+ * a buffer less to allocate an input). */
 static inline int fuzz_write_file(const char *path, const void *data, size_t size)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
         return 0;
-    const int ok = fwrite(data, 1, size, f) == size;
-    return fclose(f) == 0 && ok;
+    const char *p = data;
+    size_t left = size;
+    while (left) {
+        const ssize_t w = write(fd, p, left);
+        if (w <= 0)
+            break;
+        p += w;
+        left -= (size_t)w;
+    }
+    return close(fd) == 0 && !left;
 }
 
 /* The file or folder tree that a target writes to, removed when the process exits. */
