@@ -15,8 +15,6 @@
 
 #include "fileio.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -389,6 +389,12 @@ refused optimize_state_lost 1 "opt_lost/optimize.state is missing" \
   "records 2 iterations" "mcf optimize opt_lost/config.ini --force --set run.output=opt_lost" \
   -- resume opt_lost
 [ -e opt_lost/results.tsv ] && bad "opt_lost: a Monte Carlo run in the optimization's place"
+# ... and its table, read to tell, through the bounded opener (a FIFO blocked `mcf resume`)
+cp -r opt opt_lost_fifo && rm opt_lost_fifo/optimize.state opt_lost_fifo/optimize.tsv &&
+  mkfifo opt_lost_fifo/optimize.tsv
+refused optimize_tsv_fifo 1 "opt_lost_fifo/optimize.tsv cannot be read" \
+  "not a regular file but a FIFO" "mcf optimize opt_lost_fifo/config.ini --force" \
+  -- resume opt_lost_fifo
 # killed before its first state (config.ini, kind and log only): it starts from its
 # configuration and ends where an uninterrupted optimization ends
 cp -r opt opt_early && rm opt_early/optimize.* opt_early/parameters*
