@@ -61,7 +61,7 @@ static const char usage[] =
  *   128 + N: stopped by signal N, a checkpoint written (`mcf resume DIR` continues). */
 static int report(int rc)
 {
-    mcfi_progress_clear();
+    mcf_log_status_clear();
     if (rc && mcfi_mpi_rank() == 0)
         fprintf(stderr, "mcf: %s%s\n", rc == MCF_EINTR ? "" : "error: ", mcf_last_error());
     if (rc == MCF_EINTR)
@@ -394,7 +394,7 @@ static int command(int argc, char **argv)
         int rc = lock_folder(argv[2], &lock);
         if (!rc) {
             mcfi_outdir_clean(argv[2]);
-            mcfi_log_set_echo_info(1); /* what the plots found: the Binder crossings */
+            mcf_log_set_echo_info(1); /* what the plots found: the Binder crossings */
             rc = mcfi_plot_dir(argv[2], &n, NULL, &n_png);
         }
         mcfi_outdir_unlock(lock);

@@ -1,7 +1,7 @@
 /* plot_tsv.c — the plot module's reader of a run's tables: results.tsv or a curve file
  * <name>.tsv read whole into a table of strings (numbers parsed alongside), its "# scan:"
  * metadata resolved to header columns, its "# labels:" (symbols and units, written by
- * core/src/labels.c) and the "# curves:" names.  Every malformed line
+ * core/engine/labels.c) and the "# curves:" names.  Every malformed line
  * is an MCF_EFORMAT error naming file and line.  Drawing is plot.c's. */
 #define _POSIX_C_SOURCE 200809L
 

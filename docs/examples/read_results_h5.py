@@ -33,7 +33,7 @@ def jackknife(means, weights, f):
     """Weighted delete-one jackknife of f(means) over bins: means[bin, variable] (the mean
     of each variable in the bin), weights[bin] (measurements in the bin).  Returns the
     bias-corrected estimate and its error.  The same arithmetic in the same order as mcf's
-    core/src/stats.c, so that the printed digits agree exactly."""
+    core/engine/stats.c, so that the printed digits agree exactly."""
     n, nvars = means.shape
     W = 0.0
     for w in weights:
@@ -81,7 +81,7 @@ def block_factor(tau, block, n_blocks):
     factor by which the jackknife's variance falls short when its bins are not much longer
     than tau (docs/methods.md, "Calibration of the error bars").  mcf scales the jackknife
     error of every derived column by sqrt(F), tau being the largest of the walkers' mean
-    tau of the observables involved; the same arithmetic as core/src/stats.c."""
+    tau of the observables involved; the same arithmetic as core/engine/stats.c."""
     if not tau > 0.5 or not block >= 1.0 or not n_blocks >= 2.0:
         return 1.0
     if not math.isfinite(tau):

@@ -87,7 +87,7 @@ if [ -n "$depfile" ] && [ -f "$depfile" ]; then
         esac
     done
     [ -z "$foreign" ] ||
-        fail "the old plugin read SDK headers outside $old_headers:$foreign (its include path must be the snapshot only, not core/include)"
+        fail "the old plugin read SDK headers outside $old_headers:$foreign (its include path must be the snapshot only, not core/sdk/include)"
     echo "   $(echo "$sdk" | wc -l) SDK headers, all from $old_headers/mcf"
 else
     echo "   not checked: no dependency file ${depfile:-(none given)}"

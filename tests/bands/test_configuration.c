@@ -107,14 +107,14 @@ static mcf_cell *chain_cell(const chain0 *c, const char *what)
 static unsigned char *record(const chain0 *c, int configuration, size_t *size)
 {
     mcf_stream s;
-    mcfi_stream_init_writer(&s);
+    mcf_stream_init_writer(&s);
     int rc = configuration ? ops->save_configuration(c->chain, &s) : ops->save(c->chain, &s);
     CHECK(rc == MCF_OK, "save: %s", mcf_last_error());
     unsigned char *out = rc ? NULL : malloc(s.size);
     if (out)
         memcpy(out, s.data, s.size);
     *size = s.size;
-    mcfi_stream_release(&s);
+    mcf_stream_release(&s);
     return out;
 }
 

@@ -1,4 +1,4 @@
-/* test_shells.c — degenerate shells of the ordered state at mu (core/src/shells.c): the
+/* test_shells.c — degenerate shells of the ordered state at mu (core/engine/shells.c): the
  * double-exchange ferromagnet (hund = inf, the model's ordered_state "ferro") on the
  * periodic L^d torus, against an independent count from its cosine band
  *

@@ -12,7 +12,7 @@
  *   bench_params         a plugin's parameters from its defaults, grid overridden when > 0;
  *   bench_time_cpu       seconds per call, best of R (at least 3, about 0.3 s, at most 1000),
  *                        cycling through the position sets.
- * Needs core/src (internal.h) on the include path. */
+ * Needs core/engine (internal.h) on the include path. */
 #ifndef MCF_BENCH_ORBITALS_H
 #define MCF_BENCH_ORBITALS_H
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# [schedule] start = anneal (core/src/anneal.c, issue 18): each chain begins from the
+# [schedule] start = anneal (core/engine/anneal.c, issue 18): each chain begins from the
 # configuration that the next higher temperature reached after its part of thermalization.
 #  - the hand-over happens: the test model with h = 0 flips its one spin at every sweep, so
 #    with measure_every = 2 a chain measures m = +1 or -1 for ever, fixed by its start; with

@@ -125,7 +125,7 @@ for e in edits:
     old = struct.unpack_from('<' + fmt, data, at)[0]
     new = old + float(value) if value[0] in '+-' else float(value)
     struct.pack_into('<' + fmt, data, at, new if fmt == 'd' else int(new))
-h = 1469598103934665603           # MCF_FNV_OFFSET (core/src/fileio.h), FNV-1a 64
+h = 1469598103934665603           # MCF_FNV_OFFSET (core/engine/fileio.h), FNV-1a 64
 for b in data[:-8]:
     h = ((h ^ b) * 1099511628211) & 0xffffffffffffffff
 struct.pack_into('<Q', data, len(data) - 8, h)

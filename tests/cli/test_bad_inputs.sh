@@ -613,7 +613,7 @@ echo "issue 42: $skipped42 group(s) skipped"
 
 # ---- issue 42: shells and messages ----------------------------------------------------------
 # a list whose second item is bad after a good one, and one whose first is: nothing of the
-# parsed list may stay behind (LeakSanitizer in the CI's sanitizer tree: core/src/axes.c)
+# parsed list may stay behind (LeakSanitizer in the CI's sanitizer tree: core/engine/axes.c)
 printf '[run]\nmodel = double-exchange\nevaluator = tetra\n[band]\nstates = ferro\n' >band.ini
 { cat band.ini; printf 'mu = nan, 1\n'; } >band_mu_nan.ini
 refused band_mu_nan 2 "band_mu_nan.ini:6: \[band\] mu = nan, 1" "NaN is not allowed" -- \

@@ -7,7 +7,7 @@ mcf=$1
 dir=$2/cli
 # the release as mcf/version.h writes it (MAJOR, MINOR, PATCH in that order)
 version=$(awk '/^#define MCF_VERSION_(MAJOR|MINOR|PATCH) / { v = v (v == "" ? "" : ".") $3 }
-               END { print v }' "$(dirname "$0")/../../core/include/mcf/version.h")
+               END { print v }' "$(dirname "$0")/../../core/sdk/include/mcf/version.h")
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 fail=0; passed=0
 ok()  { echo "ok: $*"; passed=$((passed + 1)); }

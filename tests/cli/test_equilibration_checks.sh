@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The checks of a finished run (core/src/equilibration.c, issue 18): each finding is one
+# The checks of a finished run (core/engine/equilibration.c, issue 18): each finding is one
 # "# warning:" line in results.tsv and the log, and the terminal gets one line per kind.
 #  - start = hot_cold at T = 1 on a 32x32 Ising lattice: the random start is far from its
 #    ordered equilibrium after 650 sweeps, the ordered start is not: the walkers disagree

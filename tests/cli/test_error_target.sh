@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# [schedule] error_target (core/src/error_target.c, issue 18): measure until the errors are
+# [schedule] error_target (core/engine/error_target.c, issue 18): measure until the errors are
 # small enough, doubling the measured sweeps up to max_sweeps.
 #  - it stops at the first doubling that meets the targets: every point meets them there
 #    (results.tsv), and a plain run of half as many sweeps misses one;

@@ -3,10 +3,11 @@
 # break without any other test noticing:
 #  (a) no source file outside tests/ is over 600 lines, unless its first 5 lines give the
 #      reason ("longer than 600 lines: ...");
-#  (b) the #include "..." graph of core/src and core/program has no cycle (tsort finds one);
+#  (b) the #include "..." graph of core/sdk, core/engine and core/program has no cycle (tsort
+#      finds one);
 #  (c) getenv() outside tests/ reads only the variables that locate things or add log lines
 #      (MCF_PLUGIN_PATH, MCF_DEBUG, MCF_TIMING, MCF_CUDA_DEVICE, OMP_NUM_THREADS, and the
-#      MPI launchers' rank variables in core/src/mpi.c): a setting that changes results or
+#      MPI launchers' rank variables in core/engine/mpi.c): a setting that changes results or
 #      speed belongs in the config file;
 #  (d) the README's install line names every Debian package that .ci/run installs for the
 #      README's test command (its first two `packages=` lines: the build and results.h5 with
@@ -30,19 +31,20 @@ while IFS= read -r f; do
 done < <(find core models plugins cuda examples -type f \
               \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | sort)
 
-# (b) include cycles among core/src and core/program (quoted includes resolved by name)
+# (b) include cycles among core/sdk, core/engine and core/program (quoted includes resolved
+# by name)
 edges=$(mktemp)
 trap 'rm -f "$edges"' EXIT
-for f in core/src/*.[ch] core/program/*.[ch]; do
+for f in core/sdk/*.[ch] core/engine/*.[ch] core/program/*.[ch]; do
     for inc in $(grep -oE '^#include "[A-Za-z0-9_]+\.h"' "$f" | sed 's/#include "//; s/"//'); do
-        if [ -e "core/src/$inc" ] || [ -e "core/program/$inc" ]; then
+        if [ -e "core/sdk/$inc" ] || [ -e "core/engine/$inc" ] || [ -e "core/program/$inc" ]; then
             echo "$(basename "$f") $inc" >> "$edges"
         fi
     done
 done
 checks=$((checks + 1))
 if ! tsort "$edges" > /dev/null 2>&1; then
-    echo "FAIL (b): the includes of core/src and core/program form a cycle:"
+    echo "FAIL (b): the includes of core/sdk, core/engine and core/program form a cycle:"
     tsort "$edges" 2>&1 >/dev/null | sed 's/^/    /'
     fail=1
 fi
@@ -52,7 +54,7 @@ allowed='MCF_PLUGIN_PATH|MCF_DEBUG|MCF_TIMING|MCF_CUDA_DEVICE|OMP_NUM_THREADS'
 while IFS= read -r hit; do
     checks=$((checks + 1))
     file=${hit%%:*}
-    if [ "$file" = core/src/mpi.c ] && echo "$hit" | grep -q 'getenv(vars\[k\])'; then
+    if [ "$file" = core/engine/mpi.c ] && echo "$hit" | grep -q 'getenv(vars\[k\])'; then
         continue # the launchers' rank variables (OMPI_COMM_WORLD_RANK, PMI_RANK, ...)
     fi
     if ! echo "$hit" | grep -qE "getenv\(\"($allowed)\"\)"; then

@@ -331,14 +331,14 @@ static void check_log_ratio(sjc *c, const char *what)
 static int positions(const sjc *c, double *r)
 {
     mcf_stream s;
-    mcfi_stream_init_writer(&s);
+    mcf_stream_init_writer(&s);
     int rc = ops->save(c->chain, &s);
     const size_t at = 3 * sizeof(uint64_t);
     if (!rc && s.size >= at + 3 * c->n * sizeof *r)
         memcpy(r, (const unsigned char *)s.data + at, 3 * c->n * sizeof *r);
     else
         rc = MCF_EINTERNAL;
-    mcfi_stream_release(&s);
+    mcf_stream_release(&s);
     CHECK(rc == MCF_OK, "save: %s", mcf_last_error());
     return rc;
 }

@@ -1,5 +1,5 @@
-/* test_vmc_optimize.c — `mcf optimize` (core/src/optimize.c, the linear method of
- * core/src/linear_method.c) on the slater-jastrow model with the B-spline Jastrow
+/* test_vmc_optimize.c — `mcf optimize` (core/engine/optimize.c, the linear method of
+ * core/engine/linear_method.c) on the slater-jastrow model with the B-spline Jastrow
  * (jastrow = bspline, models/slater-jastrow/sj_bspline.c), against QMCPACK's reference.
  *
  * ---- The reference ------------------------------------------------------------------------

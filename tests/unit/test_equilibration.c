@@ -1,4 +1,4 @@
-/* test_equilibration.c — the two tests behind "not in equilibrium" (core/src/equilibration.c):
+/* test_equilibration.c — the two tests behind "not in equilibrium" (core/engine/equilibration.c):
  *  - the drift test (first fifth against last half of the time-ordered bins, Student's t)
  *    gives uniform p-values for series in equilibrium: over 4000 white-noise series the
  *    fractions with p < 0.05 and p < 0.01 are within 3 binomial standard deviations of

@@ -1,5 +1,5 @@
 /* test_local_change.c — the low-rank Hamiltonian change of mcf/fermion.h and its two core
- * helpers (core/src/local_change.c):
+ * helpers (core/sdk/local_change.c):
  *
  *   (a) mcf_local_change_check accepts valid changes (rank 1 and 2, 1 and 16 entries, the
  *       last row, complex Hermitian C, C Hermitian within its 1e-12 tolerance) and refuses

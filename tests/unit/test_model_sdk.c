@@ -173,7 +173,7 @@ static void chain_fresh(test_chain *c)
 static int state_save_bytes(test_chain *c, const char *tag, mcf_stream *out)
 {
     mcf_state_field f[8];
-    mcfi_stream_init_writer(out);
+    mcf_stream_init_writer(out);
     return mcf_state_save(out, tag, f, chain_state(c, f));
 }
 
@@ -182,9 +182,9 @@ static int state_load_bytes(test_chain *c, const char *tag, const unsigned char 
 {
     mcf_state_field f[8];
     mcf_stream in;
-    mcfi_stream_init_reader(&in, data, size);
+    mcf_stream_init_reader(&in, data, size);
     int rc = mcf_state_load(&in, tag, TEST_MODEL, f, chain_state(c, f));
-    mcfi_stream_release(&in);
+    mcf_stream_release(&in);
     return rc;
 }
 
@@ -197,7 +197,7 @@ static void test_state(void)
     mcf_stream saved, hand;
     int rc = state_save_bytes(&c, TEST_TAG, &saved);
     CHECK(rc == MCF_OK, "state save: rc %d (%s)", rc, mcf_last_error());
-    mcfi_stream_init_writer(&hand);
+    mcf_stream_init_writer(&hand);
     mcf_stream_write(&hand, "TST1", 4);
     mcf_stream_write(&hand, c.spins, 13);
     mcf_stream_write(&hand, &c.sites, sizeof(int64_t));
@@ -211,7 +211,7 @@ static void test_state(void)
           hand.size);
     CHECK(saved.size >= 4 && !memcmp(saved.data, "TST1", 4), "record does not start with "
           "the tag");
-    mcfi_stream_release(&hand);
+    mcf_stream_release(&hand);
 
     /* load restores every field bit for bit, leaves the rest alone */
     test_chain d;
@@ -338,29 +338,29 @@ static void test_state(void)
 
     /* extra bytes after the record are not read (the next record may follow) */
     mcf_stream two;
-    mcfi_stream_init_writer(&two);
+    mcf_stream_init_writer(&two);
     mcf_stream_write(&two, saved.data, saved.size);
     mcf_stream_write(&two, "NEXT", 4);
     mcf_state_field f[8];
     mcf_stream in;
     chain_fresh(&d);
-    mcfi_stream_init_reader(&in, two.data, two.size);
+    mcf_stream_init_reader(&in, two.data, two.size);
     rc = mcf_state_load(&in, TEST_TAG, TEST_MODEL, f, chain_state(&d, f));
     CHECK(rc == MCF_OK && in.pos == saved.size, "load with a following record: rc %d, pos %zu, "
           "expected %zu", rc, in.pos, saved.size);
-    mcfi_stream_release(&in);
-    mcfi_stream_release(&two);
+    mcf_stream_release(&in);
+    mcf_stream_release(&two);
 
     /* only zero-byte fields: the record is the tag alone */
     mcf_stream t;
-    mcfi_stream_init_writer(&t);
+    mcf_stream_init_writer(&t);
     mcf_state_field z[2] = {MCF_STATE_DATA("a", NULL, 0), MCF_STATE_REALS("b", NULL, 0)};
     rc = mcf_state_save(&t, "ZZZZ", z, 2);
     CHECK(rc == MCF_OK && t.size == 4 && !memcmp(t.data, "ZZZZ", 4),
           "zero-byte fields: rc %d, %zu bytes", rc, t.size);
-    mcfi_stream_release(&t);
+    mcf_stream_release(&t);
 
-    mcfi_stream_release(&saved);
+    mcf_stream_release(&saved);
 }
 
 /* ==== 3. mcf_adapt_step ================================================================= */

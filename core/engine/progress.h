@@ -6,11 +6,8 @@
 
 /* Seconds on the monotonic clock. */
 double mcfi_now_seconds(void);
-/* 1: the progress line is redrawn on the terminal (stderr); 0: INFO lines every 5 s. */
-void mcfi_progress_set_terminal(int on);
-int mcfi_progress_on_terminal(void);   /* the progress goes to a terminal */
-void mcfi_progress_clear(void);        /* erases the terminal progress line, if shown */
-/* acc, prop: accepted and proposed moves of all chains (summed over the ranks); final: the
+/* The progress line: libmcf's status line (mcf/host.h) after mcf_log_set_status_line(1)
+ * (standard error is a terminal), else INFO lines every 5 s.  acc, prop: accepted and proposed moves of all chains (summed over the ranks); final: the
  * last line, shown whatever the time since the previous one. */
 void mcfi_progress(const mcf_run *r, double started, uint64_t start_pos, uint64_t acc,
                    uint64_t prop, int final);

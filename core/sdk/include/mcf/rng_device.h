@@ -7,7 +7,7 @@
  * copies a chain's state to the device, draws there exactly what the host would have
  * drawn, and copies the advanced state back: host and device then make the same
  * decisions from the same numbers.  mcf_metropolis_accept is the rule the core's sweep
- * applies to every proposed move (core/src/sweep.c calls it), one definition for both.
+ * applies to every proposed move (core/engine/sweep.c calls it), one definition for both.
  *
  * Self-contained: building a plugin needs no Random123.  tests/unit/test_rng_device.c ties
  * it to libmcf's streams bit for bit, tests/gpu/test_rng_device_cuda.cu to the device.

@@ -54,8 +54,8 @@ static int put(mcf_stream *s, const void *p, size_t n) { return mcf_stream_write
 static int write_chain(const mcf_run *r, const mcf_chain *c, mcf_stream *out)
 {
     mcf_stream rec, model;
-    mcfi_stream_init_writer(&rec);
-    mcfi_stream_init_writer(&model);
+    mcf_stream_init_writer(&rec);
+    mcf_stream_init_writer(&model);
     uint64_t index = c->index;
     int rc = put(&rec, &index, sizeof index);
     if (!rc) rc = put(&rec, &c->rng, sizeof c->rng);
@@ -81,8 +81,8 @@ static int write_chain(const mcf_run *r, const mcf_chain *c, mcf_stream *out)
     uint64_t rsize = rec.size;
     if (!rc) rc = put(out, &rsize, sizeof rsize);
     if (!rc) rc = put(out, rec.data, rec.size);
-    mcfi_stream_release(&rec);
-    mcfi_stream_release(&model);
+    mcf_stream_release(&rec);
+    mcf_stream_release(&model);
     return rc;
 }
 
@@ -115,7 +115,7 @@ int mcfi_checkpoint_rng_check(const mcf_rng *got, const mcf_rng *fresh)
 int mcfi_checkpoint_write_records(const mcf_run *r, const unsigned char *records, size_t size)
 {
     mcf_stream out;
-    mcfi_stream_init_writer(&out);
+    mcf_stream_init_writer(&out);
     ckpt_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, CKPT_MAGIC, 8);
@@ -144,18 +144,18 @@ int mcfi_checkpoint_write_records(const mcf_run *r, const unsigned char *records
             mcf_log(MCF_LOG_DEBUG, "checkpoint at sweep %llu: %zu bytes",
                     (unsigned long long)r->position, out.size);
     }
-    mcfi_stream_release(&out);
+    mcf_stream_release(&out);
     return rc;
 }
 
 int mcfi_checkpoint_write(const mcf_run *r)
 {
     mcf_stream rec;
-    mcfi_stream_init_writer(&rec);
+    mcf_stream_init_writer(&rec);
     int rc = mcfi_checkpoint_records(r, &rec); /* one process owns every chain */
     if (!rc)
         rc = mcfi_checkpoint_write_records(r, rec.data, rec.size);
-    mcfi_stream_release(&rec);
+    mcf_stream_release(&rec);
     return rc;
 }
 
@@ -268,7 +268,7 @@ static int record_read(const mcf_run *r, const mcf_chain *c, mcf_stream *in, ckp
         return mcf_fail(MCF_EFORMAT, "record size = %llu bytes; %zu remain in the file",
                         (unsigned long long)rsize, in->size - in->pos);
     mcf_stream rec;
-    mcfi_stream_init_reader(&rec, in->data + in->pos, (size_t)rsize);
+    mcf_stream_init_reader(&rec, in->data + in->pos, (size_t)rsize);
     in->pos += (size_t)rsize;
     x->blk = malloc(r->n_obs * sizeof *x->blk + 1);
     x->bsum = malloc(nb * r->nvars * sizeof *x->bsum + 1);
@@ -295,7 +295,7 @@ static int record_read(const mcf_run *r, const mcf_chain *c, mcf_stream *in, ckp
         rc = mcf_fail(MCF_EFORMAT, "model state size = %llu bytes; the record leaves %zu",
                       (unsigned long long)msize, rec.size - rec.pos);
     if (!rc)
-        mcfi_stream_init_reader(&x->model, rec.data + rec.pos, (size_t)msize);
+        mcf_stream_init_reader(&x->model, rec.data + rec.pos, (size_t)msize);
     return rc;
 }
 
@@ -408,7 +408,7 @@ int mcfi_checkpoint_load_records(mcf_run *r, const unsigned char *records, size_
                                  int owned, int tempering, const char *origin)
 {
     mcf_stream in;
-    mcfi_stream_init_reader(&in, records, size);
+    mcf_stream_init_reader(&in, records, size);
     int rc = MCF_OK;
     for (size_t k = 0; k < r->n_chains && !rc; k++)
         rc = mcfi_owns(r, k) == !!owned ? read_chain(r, &r->chains[k], &in, origin)
@@ -426,7 +426,7 @@ static int check_records(const mcf_run *r, const unsigned char *records, size_t 
                          uint64_t position, const char *path)
 {
     mcf_stream in;
-    mcfi_stream_init_reader(&in, records, size);
+    mcf_stream_init_reader(&in, records, size);
     int rc = MCF_OK;
     for (size_t k = 0; k < r->n_chains && !rc; k++) {
         ckpt_record x;

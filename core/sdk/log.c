@@ -1,8 +1,8 @@
-/* log.c — mcf_log(): the run's log file, and warnings on standard error. */
+/* log.c — mcf_log(): the run's log file, and warnings on standard error; the host's
+ * settings of where lines go and its status line (mcf/host.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "mcf/log.h"
-#include "internal.h"
-#include "progress.h"
+#include "mcf/host.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -15,20 +15,46 @@ static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *log_file;
 static int log_quiet_info = 1;
 static int log_rank; /* MPI rank: the log file is rank 0's, other ranks' warnings name them */
+static int status_on_terminal; /* the host draws a status line on standard error */
+static int status_shown;        /* ... and one is shown now */
 
-void mcfi_log_set_file(FILE *f)
+void mcf_log_set_status_line(int on) { status_on_terminal = on; }
+
+int mcf_log_status_line(void) { return status_on_terminal; }
+
+void mcf_log_status_clear(void)
+{
+    if (status_on_terminal && status_shown) {
+        fputs("\r\033[K", stderr);
+        status_shown = 0;
+    }
+}
+
+void mcf_log_status_show(const char *line, int final)
+{
+    if (!status_on_terminal)
+        return;
+    fprintf(stderr, "\r\033[K%s", line);
+    status_shown = 1;
+    if (final) {
+        fputc('\n', stderr);
+        status_shown = 0;
+    }
+}
+
+void mcf_log_set_file(FILE *f)
 {
     pthread_mutex_lock(&log_lock);
     log_file = f;
     pthread_mutex_unlock(&log_lock);
 }
 
-void mcfi_log_set_rank(int rank)
+void mcf_log_set_rank(int rank)
 {
     log_rank = rank;
 }
 
-void mcfi_log_set_echo_info(int echo)
+void mcf_log_set_echo_info(int echo)
 {
     log_quiet_info = !echo;
 }
@@ -47,7 +73,7 @@ static void to_file(mcf_log_level level, const char *text)
     fflush(log_file);
 }
 
-void mcfi_log_file_only(mcf_log_level level, const char *fmt, ...)
+void mcf_log_file_only(mcf_log_level level, const char *fmt, ...)
 {
     char text[4096];
     va_list ap;
@@ -75,13 +101,13 @@ void mcf_log(mcf_log_level level, const char *fmt, ...)
     pthread_mutex_lock(&log_lock);
     to_file(level, text);
     if (level == MCF_LOG_WARN) {
-        mcfi_progress_clear();
+        mcf_log_status_clear();
         if (log_rank > 0)
             fprintf(stderr, "warning: rank %d: %s\n", log_rank, text);
         else
             fprintf(stderr, "warning: %s\n", text);
     } else if (level == MCF_LOG_INFO && !log_quiet_info) {
-        mcfi_progress_clear();
+        mcf_log_status_clear();
         fprintf(stderr, "%s\n", text);
     }
     pthread_mutex_unlock(&log_lock);

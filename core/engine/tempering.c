@@ -170,7 +170,7 @@ int mcfi_pt_flush(mcf_run *r)
         return MCF_OK;
     }
     mcf_stream out;
-    mcfi_stream_init_writer(&out);
+    mcf_stream_init_writer(&out);
     int rc = MCF_OK;
     for (size_t i = 0; i < r->n_own && !rc; i++) {
         mcf_chain *c = &r->chains[r->own[i]];
@@ -193,7 +193,7 @@ int mcfi_pt_flush(mcf_run *r)
     if ((rc = mcfi_send_stream(rc, &out, 1, &all, &size)))
         return rc;
     mcf_stream in;
-    mcfi_stream_init_reader(&in, all, size);
+    mcf_stream_init_reader(&in, all, size);
     while (in.pos < in.size && !rc) {
         uint64_t head[5];
         rc = mcf_stream_read(&in, head, sizeof head);

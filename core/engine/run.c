@@ -250,10 +250,10 @@ static int open_log(mcf_run *r, const mcf_run_options *opt, int threads, int one
         return rc;
     int on_terminal = r->rank > 0 ? 0 : opt->progress < 0 ? isatty(STDERR_FILENO)
                                                             : opt->progress;
-    mcfi_progress_set_terminal(on_terminal);
-    mcfi_log_set_file(*logf);
-    mcfi_log_set_echo_info(!on_terminal && r->rank == 0);
-    mcfi_log_set_rank(r->rank);
+    mcf_log_set_status_line(on_terminal);
+    mcf_log_set_file(*logf);
+    mcf_log_set_echo_info(!on_terminal && r->rank == 0);
+    mcf_log_set_rank(r->rank);
     if (r->rank == 0)
         mcfi_run_log_start(r, opt, threads, one_batch, cleaned);
     return MCF_OK;
@@ -382,7 +382,7 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
             mcfi_progress(r, started, start_pos, counts[0], counts[1], 0);
         if (stop) {
             last_stop_signal = stop;
-            mcfi_progress_clear();
+            mcf_log_status_clear();
             rc = save_checkpoint(r);
             if (!rc) {
                 mcf_log(MCF_LOG_INFO, "stopped by signal %d at sweep %llu; checkpoint written; "
@@ -442,7 +442,7 @@ static int finish(mcf_run *r, const mcf_run_options *opt)
         char why[4096];
         snprintf(why, sizeof why, "%s", mcf_last_error());
         /* the terminal: the program says where the results are (main.c) */
-        mcfi_log_file_only(MCF_LOG_INFO, "finished: results in %s/results.tsv", r->dir);
+        mcf_log_file_only(MCF_LOG_INFO, "finished: results in %s/results.tsv", r->dir);
         if (opt->results_written)
             rc = opt->results_written(r->dir, opt->results_ctx);
         if (printed && !rc)
@@ -551,10 +551,10 @@ done:
         if (rc && logf)
             fprintf(logf, "%s: %s\n", rc == MCF_EINTR ? "stopped" : "error", msg);
     }
-    mcfi_log_set_file(NULL);
-    mcfi_log_set_echo_info(0);
-    mcfi_log_set_rank(0);
-    mcfi_progress_set_terminal(0);
+    mcf_log_set_file(NULL);
+    mcf_log_set_echo_info(0);
+    mcf_log_set_rank(0);
+    mcf_log_set_status_line(0);
     /* the log is no result: a line that could not be written (a full disk) is said, and
        the run's status stays the results' */
     if (logf && (ferror(logf) | fclose(logf)))

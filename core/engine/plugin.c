@@ -55,12 +55,11 @@ char *mcfi_plugin_search_path(void)
     const char *env = getenv("MCF_PLUGIN_PATH");
     if (env && env[0])
         mcfi_text_printf(&t, "%s", env);
-    Dl_info info;
-    if (dladdr((void *)&mcfi_plugin_search_path, &info) && info.dli_fname) {
-        const char *slash = strrchr(info.dli_fname, '/');
+    const char *lib = mcf_library_path();
+    if (lib) {
+        const char *slash = strrchr(lib, '/');
         if (slash)
-            mcfi_text_printf(&t, "%s%.*s/mcf", t.len ? ":" : "",
-                             (int)(slash - info.dli_fname), info.dli_fname);
+            mcfi_text_printf(&t, "%s%.*s/mcf", t.len ? ":" : "", (int)(slash - lib), lib);
     }
     mcfi_text_printf(&t, "%s%s", t.len ? ":" : "", MCF_INSTALL_PLUGIN_DIR);
     if (t.failed) {

@@ -1,6 +1,8 @@
-/* internal.h — types shared by the files of libmcf; not part of the SDK.  Functions
- * declared in core/src (and core/program) are named mcfi_*: the i says internal, so that a
- * reader tells them from the SDK's mcf_* (core/include/mcf) at a glance. */
+/* internal.h — types shared by the files of the engine (core/engine); not part of the SDK.
+ * Functions declared in core/engine (and core/program) are named mcfi_*: the i says
+ * internal, so that a reader tells them from the SDK's mcf_* (core/sdk/include/mcf) at a
+ * glance.  The engine uses libmcf through its public headers only: mcf/mcf.h, and
+ * mcf/host.h for what a host needs (streams, parameter values, where log lines go). */
 #ifndef MCF_INTERNAL_H
 #define MCF_INTERNAL_H
 
@@ -8,35 +10,8 @@
 #include <stdio.h>
 
 #include "mcf/mcf.h"
+#include "mcf/host.h"
 #include "stats.h"
-
-/* ---- streams (stream.c) ---------------------------------------------------------- */
-struct mcf_stream {
-    unsigned char *data;
-    size_t size, capacity, pos;
-    int reading;
-};
-void mcfi_stream_init_writer(mcf_stream *s);
-/* data is borrowed for the reader's lifetime */
-void mcfi_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t size);
-void mcfi_stream_release(mcf_stream *s);
-
-/* ---- the Hamiltonian (hamiltonian.c, hamiltonian_factors.c) ----------------------- */
-/* mcf_hamiltonian_set without the refusal of a factorized Hamiltonian (set_field's writes) */
-int mcfi_hamiltonian_put(mcf_hamiltonian *h, size_t i, size_t j, double re, double im);
-/* frees h->factors (NULL is ignored) */
-void mcfi_hamiltonian_factors_free(const struct mcf_hamiltonian_factors *f);
-/* mcf_hamiltonian_check's part for factorized hoppings: every slot holds the lattice's
- * neighbour and the field's entry, bit for bit (MCF_OK without factors) */
-int mcfi_hamiltonian_factors_check(const mcf_hamiltonian *h);
-
-/* ---- log (log.c; the progress line: progress.h) ------------------------------------ */
-void mcfi_log_set_file(FILE *f);       /* borrowed; NULL = no log file */
-void mcfi_log_set_echo_info(int echo); /* 1: INFO lines also go to stderr */
-/* A line for the log file only (details the terminal gets in summary). */
-void mcfi_log_file_only(mcf_log_level level, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void mcfi_log_set_rank(int rank);      /* MPI rank > 0: its warnings on stderr name it */
 
 /* ---- configuration files (config.c) ----------------------------------------------- */
 typedef struct mcf_config_entry {
@@ -75,25 +50,7 @@ const char *mcfi_config_where(const mcf_config_entry *e, char *buf, size_t size)
 const char *mcfi_config_key_where(const mcf_config *c, const char *section, const char *key,
                                   char *buf, size_t size);
 
-/* ---- parameter values (params.c) -------------------------------------------------- */
-typedef struct mcf_value {
-    char *text;  /* canonical text (owned) */
-    long i;
-    double r;
-    int b;
-} mcf_value;
-
-struct mcf_params {
-    const char *section;
-    const char *origin;  /* the config file */
-    const mcf_param_spec *specs;
-    size_t n;
-    mcf_value *values;   /* n values, borrowed from the setup */
-    char *const *where;  /* n places (mcf_section's), borrowed; NULL: none known */
-    int has_temperature;
-    double temperature;
-};
-
+/* ---- parameter values (param_values.c) ---------------------------------------------- */
 /* Internal spec flag: the key may be absent (no default, not required). */
 #define MCF_PARAM_OPTIONAL_ 0x40000000u
 /* Internal spec flag: stored as text only; validated by a later pass. */

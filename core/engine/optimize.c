@@ -434,7 +434,7 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
         mcf_log(MCF_LOG_INFO, "optimize: iteration %llu of %ld: energy %.8g +- %.2g, variance "
                 "%.6g, %s; step |dp| = %.4g, shift %.3g", (unsigned long long)it, o.iterations,
                 E, E_err, var, status, step, h.shift);
-        if (mcfi_progress_on_terminal())
+        if (mcf_log_status_line())
             fprintf(stderr, "\roptimize: iteration %llu/%ld  E = %.8g +- %.2g  var = %.5g  %s"
                     "  |dp| = %.3g\n", (unsigned long long)it + 1, o.iterations, E, E_err, var,
                     status, step);

@@ -257,7 +257,7 @@ static void log_lines(mcf_log_level level, char *text, size_t skip, int file_onl
         if (nl)
             *nl = '\0';
         if (file_only)
-            mcfi_log_file_only(level, "%s", line + skip);
+            mcf_log_file_only(level, "%s", line + skip);
         else
             mcf_log(level, "%s", line + skip);
         line = nl ? nl + 1 : NULL;

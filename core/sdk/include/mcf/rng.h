@@ -10,7 +10,7 @@
  *   counter = { c & 0xffffffff, c >> 32, stream & 0xffffffff, stream >> 32 }
  * for block c = 0, 1, 2, ... of the stream; each block's four 32-bit words are handed out
  * in order.  u64 = (first word << 32) | second word; uniform = (u64 >> 11) 2^-53.  How
- * many words each derived draw consumes is written at the top of core/src/rng.c.
+ * many words each derived draw consumes is written at the top of core/sdk/rng.c.
  *
  * The state is a plain struct of fixed-width fields; the core saves it in checkpoints.
  * Plugins use the mcf_rng they are handed and never keep a copy of it. */

@@ -35,7 +35,7 @@ int mcfi_send_stream(int rc, mcf_stream *out, int to_all, unsigned char **all, s
         else
             mcfi_mpi_gather_bytes(out->data, out->size, all, size);
     }
-    mcfi_stream_release(out);
+    mcf_stream_release(out);
     return rc;
 }
 
@@ -45,7 +45,7 @@ int mcfi_send_stream(int rc, mcf_stream *out, int to_all, unsigned char **all, s
 int mcfi_share_layouts(mcf_run *r)
 {
     mcf_stream out;
-    mcfi_stream_init_writer(&out);
+    mcf_stream_init_writer(&out);
     int rc = MCF_OK;
     for (size_t i = 0; i < r->n_own && !rc; i++) {
         const mcf_chain *c = &r->chains[r->own[i]];
@@ -64,7 +64,7 @@ int mcfi_share_layouts(mcf_run *r)
         return rc;
     if (r->rank == 0) {
         mcf_stream in;
-        mcfi_stream_init_reader(&in, all, size);
+        mcf_stream_init_reader(&in, all, size);
         /* in rank order, each rank's chains ascending (mcfi_owns) */
         for (size_t j = 0, k = 0; j < r->n_chains && !rc; j++, k = mcfi_gathered_next(r, k)) {
             mcf_chain *c = &r->chains[k];
@@ -137,16 +137,16 @@ int mcfi_save_checkpoint(mcf_run *r)
     if (r->ranks == 1)
         return mcfi_checkpoint_write(r);
     mcf_stream rec;
-    mcfi_stream_init_writer(&rec);
+    mcf_stream_init_writer(&rec);
     int rc = mcfi_mpi_agree(mcfi_checkpoint_records(r, &rec));
     if (rc) {
-        mcfi_stream_release(&rec);
+        mcf_stream_release(&rec);
         return rc;
     }
     unsigned char *all, *ordered = NULL;
     size_t size;
     mcfi_mpi_gather_bytes(rec.data, rec.size, &all, &size);
-    mcfi_stream_release(&rec);
+    mcf_stream_release(&rec);
     if (r->rank == 0) {
         const char *origin = "the records gathered from the ranks";
         rc = in_chain_order(r, all, size, &ordered, origin);

@@ -1,16 +1,17 @@
 /* stream.c — growable byte buffers behind mcf_stream (checkpoint records). */
 #define _POSIX_C_SOURCE 200809L
-#include "internal.h"
+#include "mcf/host.h"
+#include "mcf/error.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void mcfi_stream_init_writer(mcf_stream *s)
+void mcf_stream_init_writer(mcf_stream *s)
 {
     memset(s, 0, sizeof *s);
 }
 
-void mcfi_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t size)
+void mcf_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t size)
 {
     memset(s, 0, sizeof *s);
     s->data = (unsigned char *)data;
@@ -18,7 +19,7 @@ void mcfi_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t si
     s->reading = 1;
 }
 
-void mcfi_stream_release(mcf_stream *s)
+void mcf_stream_release(mcf_stream *s)
 {
     if (!s->reading)
         free(s->data);

@@ -13,7 +13,7 @@
 #include "mcf/hamiltonian_factors.h"
 #include "mcf/error.h"
 
-#include "internal.h"
+#include "hamiltonian_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -34,7 +34,7 @@
 #include "mcf/error.h"
 #include "mcf/lattice.h"
 
-#include "internal.h"
+#include "hamiltonian_internal.h"
 
 #include <float.h>
 #include <math.h>

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "progress.h"
 #include "run_state.h"
+#include "mcf/host.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,22 +15,7 @@ double mcfi_now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* ---- progress line ------------------------------------------------------------------ */
-
-static int progress_on_terminal;
-static int progress_shown;
-
-void mcfi_progress_set_terminal(int on) { progress_on_terminal = on; }
-
-int mcfi_progress_on_terminal(void) { return progress_on_terminal; }
-
-void mcfi_progress_clear(void)
-{
-    if (progress_on_terminal && progress_shown) {
-        fputs("\r\033[K", stderr);
-        progress_shown = 0;
-    }
-}
+/* ---- progress line (drawn as libmcf's status line, mcf/host.h) --------------------- */
 
 static void format_duration(double s, char *buf, size_t n)
 {
@@ -53,7 +39,8 @@ void mcfi_progress(const mcf_run *r, double started, uint64_t start_pos, uint64_
 {
     static double last;
     double t = mcfi_now_seconds();
-    double interval = progress_on_terminal ? 0.2 : 5.0;
+    const int on_terminal = mcf_log_status_line();
+    double interval = on_terminal ? 0.2 : 5.0;
     if (!final && t - last < interval)
         return;
     last = t;
@@ -67,13 +54,8 @@ void mcfi_progress(const mcf_run *r, double started, uint64_t start_pos, uint64_
              (unsigned long long)r->position, (unsigned long long)r->total,
              r->position < (uint64_t)r->setup->thermalize ? "thermalizing" : "measuring",
              r->n_chains, prop ? (double)acc / (double)prop : 0.0, el, eta);
-    if (progress_on_terminal) {
-        fprintf(stderr, "\r\033[K%s", line);
-        progress_shown = 1;
-        if (final) {
-            fputc('\n', stderr);
-            progress_shown = 0;
-        }
+    if (on_terminal) {
+        mcf_log_status_show(line, final);
     } else {
         mcf_log(MCF_LOG_INFO, "%s", line);
     }

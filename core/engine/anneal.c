@@ -112,20 +112,20 @@ int mcfi_anneal_hand_over(mcf_run *r)
         return MCF_OK;
     /* this rank's sources of part p: (the chain that takes it, size, configuration) */
     mcf_stream out;
-    mcfi_stream_init_writer(&out);
+    mcf_stream_init_writer(&out);
     int rc = MCF_OK;
     for (size_t k = 0; k < r->n_chains && !rc; k++) {
         if (an->part[k] != p || !mcfi_owns(r, an->from[k]))
             continue;
         mcf_stream one;
-        mcfi_stream_init_writer(&one);
+        mcf_stream_init_writer(&one);
         rc = r->ops->save_configuration(r->chains[an->from[k]].state, &one);
         uint64_t head[2] = {k, one.size};
         if (!rc)
             rc = mcf_stream_write(&out, head, sizeof head);
         if (!rc)
             rc = mcf_stream_write(&out, one.data, one.size);
-        mcfi_stream_release(&one);
+        mcf_stream_release(&one);
     }
     unsigned char *all = NULL;
     size_t size = 0;
@@ -137,7 +137,7 @@ int mcfi_anneal_hand_over(mcf_run *r)
     }
     /* every rank reads them all and loads the chains it owns */
     mcf_stream in;
-    mcfi_stream_init_reader(&in, all, size);
+    mcf_stream_init_reader(&in, all, size);
     while (!rc && in.pos < size) {
         uint64_t head[2];
         rc = mcf_stream_read(&in, head, sizeof head);
@@ -150,7 +150,7 @@ int mcfi_anneal_hand_over(mcf_run *r)
         }
         if (mcfi_owns(r, k)) {
             mcf_stream one;
-            mcfi_stream_init_reader(&one, in.data + in.pos, (size_t)head[1]);
+            mcf_stream_init_reader(&one, in.data + in.pos, (size_t)head[1]);
             rc = r->ops->load_configuration(r->chains[k].state, &one);
         }
         in.pos += (size_t)head[1];
@@ -158,7 +158,7 @@ int mcfi_anneal_hand_over(mcf_run *r)
     if (r->ranks > 1)
         free(all);
     else
-        mcfi_stream_release(&out);
+        mcf_stream_release(&out);
     if (rc)
         rc = mcf_fail_prefix(rc, "start = anneal, at sweep %llu",
                              (unsigned long long)r->position);

@@ -27,14 +27,14 @@ static int state_path(const mcf_run *r, char *buf, size_t size)
 int mcfi_opt_state_write(const mcf_run *r, const opt_head *h, const double *p)
 {
     mcf_stream out;
-    mcfi_stream_init_writer(&out);
+    mcf_stream_init_writer(&out);
     int rc = mcf_stream_write(&out, h, sizeof *h);
     if (!rc)
         rc = mcf_stream_write(&out, p, 2 * h->P * sizeof *p); /* p, then the average's sum */
     for (size_t k = 0; k < r->n_chains && !rc; k++) {
         const mcf_chain *c = &r->chains[k];
         mcf_stream model;
-        mcfi_stream_init_writer(&model);
+        mcf_stream_init_writer(&model);
         rc = r->ops->save(c->state, &model);
         const uint64_t size = model.size;
         if (!rc)
@@ -43,7 +43,7 @@ int mcfi_opt_state_write(const mcf_run *r, const opt_head *h, const double *p)
             rc = mcf_stream_write(&out, &size, sizeof size);
         if (!rc)
             rc = mcf_stream_write(&out, model.data, model.size);
-        mcfi_stream_release(&model);
+        mcf_stream_release(&model);
     }
     const uint64_t sum = mcfi_fnv1a64(out.data, out.size, MCF_FNV_OFFSET);
     if (!rc)
@@ -53,7 +53,7 @@ int mcfi_opt_state_write(const mcf_run *r, const opt_head *h, const double *p)
         rc = state_path(r, path, sizeof path);
     if (!rc)
         rc = mcfi_write_atomic(path, out.data, out.size);
-    mcfi_stream_release(&out);
+    mcf_stream_release(&out);
     return rc;
 }
 
@@ -98,7 +98,7 @@ int mcfi_opt_state_read(mcf_run *r, opt_head *h, double *p, size_t P)
                         "gives the same iterations)", path, r->dir, r->dir);
     }
     mcf_stream in;
-    mcfi_stream_init_reader(&in, data, size - sizeof sum);
+    mcf_stream_init_reader(&in, data, size - sizeof sum);
     rc = mcf_stream_read(&in, h, sizeof *h);
     if (!rc && (memcmp(h->magic, OPT_MAGIC, 8) != 0 || h->P != P ||
                 h->chains != r->n_chains || h->config_hash != r->config_hash))
@@ -120,7 +120,7 @@ int mcfi_opt_state_read(mcf_run *r, opt_head *h, double *p, size_t P)
             rc = mcf_fail(MCF_EFORMAT, "optimize: %s: chain %zu's state is cut off", path, k);
         if (!rc) {
             mcf_stream model;
-            mcfi_stream_init_reader(&model, in.data + in.pos, (size_t)msize);
+            mcf_stream_init_reader(&model, in.data + in.pos, (size_t)msize);
             rc = r->ops->load(c->state, &model);
             in.pos += (size_t)msize;
             c->rng = rng;

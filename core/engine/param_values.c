@@ -1,5 +1,7 @@
-/* params.c — typed parameter values: parsing against a declaration, range checks,
- * the getters of mcf/params.h, and "did you mean" suggestions. */
+/* param_values.c — typed parameter values of a configuration: parsing against a
+ * declaration, range checks, the description of the allowed values, the check of a
+ * plugin's declarations, and "did you mean" suggestions.  The getters that hand the values
+ * to a plugin are the SDK's (core/sdk/params.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
@@ -22,18 +24,6 @@ void mcfi_value_release(mcf_value *v)
 {
     free(v->text);
     v->text = NULL;
-}
-
-static const char *type_name(mcf_param_type t)
-{
-    switch (t) {
-    case MCF_PARAM_INT: return "integer";
-    case MCF_PARAM_REAL: return "real number";
-    case MCF_PARAM_BOOL: return "boolean (true/false)";
-    case MCF_PARAM_STRING: return "text";
-    case MCF_PARAM_CHOICE: return "choice";
-    }
-    return "?";
 }
 
 /* Is `word` one of the '|'-separated choices? */
@@ -68,7 +58,7 @@ void mcfi_spec_describe(const mcf_param_spec *spec, char *buf, size_t size)
         }
         return;
     }
-    used += (size_t)snprintf(buf, size, "%s", type_name(spec->type));
+    used += (size_t)snprintf(buf, size, "%s", mcf_param_type_name(spec->type));
     if ((spec->type == MCF_PARAM_INT || spec->type == MCF_PARAM_REAL) && used < size) {
         if ((spec->flags & MCF_PARAM_HAS_MIN) && (spec->flags & MCF_PARAM_HAS_MAX))
             snprintf(buf + used, size - used, " in %s%.10g, %.10g%s",
@@ -103,7 +93,7 @@ int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *ou
     char *end;
     memset(out, 0, sizeof *out);
     if (!text[0])
-        return mcf_fail(MCF_EINVAL, "the value is empty; expected %s", type_name(spec->type));
+        return mcf_fail(MCF_EINVAL, "the value is empty; expected %s", mcf_param_type_name(spec->type));
     switch (spec->type) {
     case MCF_PARAM_INT: {
         errno = 0;
@@ -256,105 +246,3 @@ const char *mcfi_nearest_word(const char *word, const char *const *candidates, s
     }
     return best_d <= limit ? best : NULL;
 }
-
-/* ---- the getters of mcf/params.h ---------------------------------------------------- */
-
-static int lookup(const mcf_params *p, const char *key, mcf_param_type want, const mcf_value **v)
-{
-    if (!p || !key)
-        return mcf_fail(MCF_EINVAL, "mcf_params getter called with NULL");
-    for (size_t k = 0; k < p->n; k++) {
-        if (strcmp(p->specs[k].name, key) != 0)
-            continue;
-        mcf_param_type t = p->specs[k].type;
-        int ok = t == want || (want == MCF_PARAM_STRING && t == MCF_PARAM_CHOICE);
-        if (!ok)
-            return mcf_fail(MCF_EINVAL, "[%s] %s is declared as %s, not %s", p->section, key,
-                            type_name(t), type_name(want));
-        if (!p->values[k].text)
-            return mcf_fail(MCF_EINVAL, "[%s] %s has no value", p->section, key);
-        *v = &p->values[k];
-        return MCF_OK;
-    }
-    return mcf_fail(MCF_EINVAL, "[%s] %s is not a declared parameter", p->section, key);
-}
-
-int mcf_params_int(const mcf_params *p, const char *key, long *out)
-{
-    const mcf_value *v;
-    int rc = lookup(p, key, MCF_PARAM_INT, &v);
-    if (!rc)
-        *out = v->i;
-    return rc;
-}
-
-int mcf_params_real(const mcf_params *p, const char *key, double *out)
-{
-    const mcf_value *v;
-    int rc = lookup(p, key, MCF_PARAM_REAL, &v);
-    if (!rc)
-        *out = v->r;
-    return rc;
-}
-
-int mcf_params_bool(const mcf_params *p, const char *key, int *out)
-{
-    const mcf_value *v;
-    int rc = lookup(p, key, MCF_PARAM_BOOL, &v);
-    if (!rc)
-        *out = v->b;
-    return rc;
-}
-
-int mcf_params_string(const mcf_params *p, const char *key, const char **out)
-{
-    const mcf_value *v;
-    int rc = lookup(p, key, MCF_PARAM_STRING, &v);
-    if (!rc)
-        *out = v->text;
-    return rc;
-}
-
-int mcf_params_temperature(const mcf_params *p, double *out)
-{
-    if (!p || !p->has_temperature)
-        return mcf_fail(MCF_EINVAL,
-                        "this model needs a temperature: set [schedule] temperatures "
-                        "(a list like 1.5, 2.0 or a linspace like 1.0:3.0:11)");
-    if (!(p->temperature > 0) || !isfinite(p->temperature))
-        return mcf_fail(MCF_EINVAL, "temperature T = %g in %s: a Boltzmann weight needs a "
-                        "finite T > 0; fix [schedule] temperatures", p->temperature,
-                        p->origin);
-    *out = p->temperature;
-    return MCF_OK;
-}
-
-const char *mcf_params_section(const mcf_params *p) { return p ? p->section : ""; }
-
-int mcf_params_check_scale(const mcf_params *p, const char *model, const char *key,
-                           const char *scale, double E, double T)
-{
-    const double e = fabs(E);
-    if (isfinite(e * e * 1e20) && isfinite(8.0 * e / T))
-        return MCF_OK;
-    double v = NAN;
-    for (size_t k = 0; p && k < p->n; k++)
-        if (!strcmp(p->specs[k].name, key))
-            v = p->values[k].r;
-    return mcf_fail(MCF_EINVAL, "%s: %s: [%s] %s = %g: at T = %g the energies overflow: the "
-                    "largest |energy| of a chain, %s = %g, must keep E^2 (summed over the "
-                    "measurements) and E/T finite doubles, so E below about 1e144 and T above "
-                    "E/1e307; give a smaller %s", model, mcf_params_where(p, key),
-                    mcf_params_section(p), key, v, T, scale, e, key);
-}
-
-const char *mcf_params_where(const mcf_params *p, const char *key)
-{
-    if (!p)
-        return "";
-    for (size_t k = 0; key && p->where && k < p->n; k++)
-        if (!strcmp(p->specs[k].name, key))
-            return p->where[k] ? p->where[k] : p->origin;
-    return p->origin;
-}
-const char *mcf_params_origin(const mcf_params *p) { return p ? p->origin : ""; }

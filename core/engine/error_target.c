@@ -301,7 +301,7 @@ int mcfi_error_target_decide(mcf_run *r, int *extend)
         if (!met && can_double)
             mcf_log(MCF_LOG_INFO, "%s", r->target_report);
         else
-            mcfi_log_file_only(met ? MCF_LOG_INFO : MCF_LOG_WARN, "%s", r->target_report);
+            mcf_log_file_only(met ? MCF_LOG_INFO : MCF_LOG_WARN, "%s", r->target_report);
     }
     if (!*extend)
         return MCF_OK;
