@@ -12,6 +12,8 @@
 #ifndef MCF_BAND_H
 #define MCF_BAND_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 

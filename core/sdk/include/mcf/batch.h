@@ -13,6 +13,8 @@
 #ifndef MCF_BATCH_H
 #define MCF_BATCH_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -25,12 +27,12 @@ typedef struct mcf_batch mcf_batch;
  * core for the next call; contents undefined).  A second call in the same op returns the
  * same memory (grown, its old contents lost): take all scratch of an op in one call.
  * NULL with an MCF_ENOMEM message when out of memory. */
-void *mcf_batch_scratch(mcf_batch *b, size_t bytes);
+MCF_API void *mcf_batch_scratch(mcf_batch *b, size_t bytes);
 
 /* For the core and for tests that call batched ops themselves: a new empty batch (NULL when
  * out of memory) and its release (NULL is ignored). */
-mcf_batch *mcf_batch_create(void);
-void mcf_batch_destroy(mcf_batch *b);
+MCF_API mcf_batch *mcf_batch_create(void);
+MCF_API void mcf_batch_destroy(mcf_batch *b);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,8 @@
 #ifndef MCF_CHANGE_H
 #define MCF_CHANGE_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,13 +53,13 @@ typedef struct mcf_change {
 /* Checks a change (borrowed) against a Hamiltonian of dimension dim: rank, entry counts,
  * rows in range and distinct within a vector, finite values, C Hermitian (to 1e-12 of its
  * largest entry).  MCF_EINVAL with a message naming the first problem. */
-int mcf_change_check(const mcf_change *c, size_t dim);
+MCF_API int mcf_change_check(const mcf_change *c, size_t dim);
 
 /* The rank-1 change of one diagonal entry: H'_rr = H_rr + delta.  Writes rank, entries[0]
  * and the [0][0] elements only (what a change of rank 1 with one entry consists of; no
  * reader looks past rank and entries), so a move can carry an mcf_change at no cost per
  * proposal.  Cannot fail (the check catches a row out of range or a non-finite delta). */
-void mcf_change_onsite(mcf_change *c, size_t r, double delta);
+MCF_API void mcf_change_onsite(mcf_change *c, size_t r, double delta);
 
 /* The change whose nonzero entries are the n x n Hermitian block B = H' - H on the rows
  * rows[0..n) (distinct; n <= MCF_CHANGE_ENTRIES), given row-major as re[i n + j] and
@@ -69,15 +71,15 @@ void mcf_change_onsite(mcf_change *c, size_t r, double delta);
  * bits).  Errors: MCF_EINVAL (n out of range, a repeated row, a non-finite entry, a block
  * that is not Hermitian to 1e-12 of its largest entry, or a rank above MCF_CHANGE_RANK:
  * the message names the rank and says to split the move), MCF_ENOMEM. */
-int mcf_change_from_block(mcf_change *c, const int64_t *rows, int n, const double *re,
-                          const double *im);
+MCF_API int mcf_change_from_block(mcf_change *c, const int64_t *rows, int n, const double *re,
+                                  const double *im);
 
 /* Adds Delta to the dense row-major interleaved-complex matrix m (2 dim^2 doubles, as
  * written by mcf_hamiltonian_dense): for exact methods.  c must pass the check. */
-void mcf_change_add_dense(const mcf_change *c, size_t dim, double *m);
+MCF_API void mcf_change_add_dense(const mcf_change *c, size_t dim, double *m);
 
 /* The trace of Delta, sum_ab C_ab <u_b|u_a> (real for a Hermitian change). */
-double mcf_change_trace(const mcf_change *c);
+MCF_API double mcf_change_trace(const mcf_change *c);
 
 #ifdef __cplusplus
 }

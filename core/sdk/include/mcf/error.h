@@ -7,6 +7,8 @@
 #ifndef MCF_ERROR_H
 #define MCF_ERROR_H
 
+#include "mcf/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -26,14 +28,14 @@ enum {
 /* Records a printf-style message for the calling thread and returns `code`, so that
  * `return mcf_fail(MCF_EINVAL, "L = %ld must be >= 2", L);` is one line.
  * The message is copied (truncated at 4 KiB); fmt is not retained. */
-int mcf_fail(int code, const char *fmt, ...)
+MCF_API int mcf_fail(int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
 /* Prepends "<prefix>: " to the calling thread's current message and returns `code`. */
-int mcf_fail_prefix(int code, const char *fmt, ...)
+MCF_API int mcf_fail_prefix(int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -41,13 +43,13 @@ int mcf_fail_prefix(int code, const char *fmt, ...)
 
 /* The calling thread's last message ("" when none).  Borrowed: valid until the next
  * mcf_fail* call on this thread.  Never NULL. */
-const char *mcf_last_error(void);
+MCF_API const char *mcf_last_error(void);
 
 /* Clears the calling thread's message. */
-void mcf_clear_error(void);
+MCF_API void mcf_clear_error(void);
 
 /* A short name of a status code ("invalid input", ...).  Static storage. */
-const char *mcf_status_name(int code);
+MCF_API const char *mcf_status_name(int code);
 
 #ifdef __cplusplus
 }

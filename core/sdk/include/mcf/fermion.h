@@ -16,6 +16,8 @@
 #ifndef MCF_FERMION_H
 #define MCF_FERMION_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 #include "mcf/change.h"
 #include "mcf/hamiltonian.h"
@@ -55,16 +57,16 @@ typedef struct mcf_local_change {
 /* Checks a change (borrowed) against a Hamiltonian of dimension dim: rank, entry counts, rows in
  * range and distinct within a vector, finite values, C Hermitian (to 1e-12 of its largest
  * entry).  MCF_EINVAL with a message naming the first problem. */
-int mcf_local_change_check(const mcf_local_change *c, size_t dim);
+MCF_API int mcf_local_change_check(const mcf_local_change *c, size_t dim);
 
 /* Adds Delta to the dense row-major interleaved-complex matrix m (2 dim^2 doubles, as
  * written by mcf_hamiltonian_dense): for exact methods.  c must pass the check. */
-void mcf_local_change_add_dense(const mcf_local_change *c, size_t dim, double *m);
+MCF_API void mcf_local_change_add_dense(const mcf_local_change *c, size_t dim, double *m);
 
 /* The same change as an mcf_change (mcf/change.h), which every evaluator's change_action
  * takes.  Overwrites *out.  MCF_EINVAL for a rank or entry count out of range (the rest is
  * mcf_change_check's). */
-int mcf_change_from_local(const mcf_local_change *in, mcf_change *out);
+MCF_API int mcf_change_from_local(const mcf_local_change *in, mcf_change *out);
 
 typedef struct mcf_fermion_ops {
     uint32_t struct_size;  /* sizeof(mcf_fermion_ops) the plugin was built with */

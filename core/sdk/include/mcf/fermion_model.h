@@ -21,6 +21,8 @@
 #ifndef MCF_FERMION_MODEL_H
 #define MCF_FERMION_MODEL_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 
 #include "mcf/batch.h"
@@ -64,17 +66,17 @@ typedef struct mcf_fermion {
  * checked).  model_params gives the configuration file for messages.  Errors: MCF_EINVAL
  * "<model>: [run] evaluator = <name> in <file> <what is wrong>; set [run] evaluator = kpm
  * (or ed for small lattices)". */
-int mcf_fermion_bind(const mcf_services *services, const mcf_params *model_params,
-                     const char *model, unsigned needs, mcf_fermion *out);
+MCF_API int mcf_fermion_bind(const mcf_services *services, const mcf_params *model_params,
+                             const char *model, unsigned needs, mcf_fermion *out);
 
 /* 1 when the bound evaluator has every op in `needs`, else 0 (no message): for optional
  * features (a DOS curve only when asked for, tempering only when the run exchanges). */
-int mcf_fermion_has(const mcf_fermion *f, unsigned needs);
+MCF_API int mcf_fermion_has(const mcf_fermion *f, unsigned needs);
 
 /* The evaluator's workspace for h (borrowed: must outlive the workspace): ops->create with
  * the [evaluator] values, errors prefixed "<model>: evaluator <name>".  Free it with
  * f->ops->destroy(ws).  *ws is NULL after a failure. */
-int mcf_fermion_workspace(const mcf_fermion *f, const mcf_hamiltonian *h, void **ws);
+MCF_API int mcf_fermion_workspace(const mcf_fermion *f, const mcf_hamiltonian *h, void **ws);
 
 /* The arrays of one batched evaluator call for up to n chains, carved from the batch's
  * scratch (valid until the op returns; uninitialised).  A model fills the inputs it needs
@@ -90,17 +92,17 @@ typedef struct mcf_fermion_batch {
 } mcf_fermion_batch;
 
 /* Carves the arrays for n chains from b.  MCF_ENOMEM with a message. */
-int mcf_fermion_batch_get(mcf_batch *b, size_t n, mcf_fermion_batch *out);
+MCF_API int mcf_fermion_batch_get(mcf_batch *b, size_t n, mcf_fermion_batch *out);
 
 /* dS[k] = S_eff(H_k + changes[k]) - S_eff(H_k) and its truncation bound err[k] for k < n,
  * from ws, changes, T, mu: one change_action call.  Errors prefixed "<model>: evaluator
  * <name>: change_action". */
-int mcf_fermion_change_action(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n);
+MCF_API int mcf_fermion_change_action(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n);
 
 /* density[k] and energy[k] (per state) for k < n from ws, rngs, T, mu: one occupation call
  * per distinct (mu, T), in order of first appearance (results do not depend on the
  * grouping).  Refuses a non-finite result (MCF_EPLUGIN).  Uses a->index as scratch. */
-int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n);
+MCF_API int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n);
 
 /* The same as mcf_fermion_occupation (a->density, a->energy: the same bits, the same draws)
  * and, from the same trace, their temperature derivatives at fixed mu per state into
@@ -112,8 +114,8 @@ int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, siz
  * (mcf/model.h), and the core into the specific heat:
  *     de/dT = denergy,   dS_eff/dT = -(energy - mu density) / T^2   (per state).
  * Errors as mcf_fermion_occupation, prefixed "<model>: evaluator <name>: occupation_dT". */
-int mcf_fermion_occupation_dT(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
-                              double *ddensity, double *denergy);
+MCF_API int mcf_fermion_occupation_dT(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                                      double *ddensity, double *denergy);
 
 /* ---- The specific heat without shared noise (mcf 0.4) -----------------------------------
  *
@@ -144,7 +146,7 @@ typedef struct mcf_fermion_heat {
 
 /* mcf_fermion_batch_get, and h's arrays for n chains from the same scratch (valid until the
  * op returns).  MCF_ENOMEM with a message. */
-int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, mcf_fermion_heat *h);
+MCF_API int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, mcf_fermion_heat *h);
 
 /* mcf_fermion_occupation_dT into a->density, a->energy, h->ddensity, h->denergy (the same
  * bits and draws), then — when the evaluator drew random numbers for it (a stochastic trace:
@@ -153,8 +155,8 @@ int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, mcf_fermi
  * trace: nothing to be independent of) copies of a->density and a->energy, at no cost.  A
  * stochastic trace costs one more occupation() per measurement.  Needs
  * MCF_FERMION_OCCUPATION_DT.  Errors as mcf_fermion_occupation_dT. */
-int mcf_fermion_occupation_heat(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
-                                const mcf_fermion_heat *h);
+MCF_API int mcf_fermion_occupation_heat(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                                        const mcf_fermion_heat *h);
 
 /* ---- Chebyshev moments in the results (issue 18) ---------------------------------------
  *
@@ -187,7 +189,8 @@ int mcf_fermion_occupation_heat(const mcf_fermion *f, const mcf_fermion_batch *a
  * 2 moment_scale) for a chain whose workspace is ws: M, M and 2 points (axis values n =
  * 0..M-1, and k = 0, 1, into axis when it is not NULL), or 0 when the bound evaluator has no
  * MCF_FERMION_MOMENTS (the curves are then not measured) or q > 2. */
-size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, size_t q, double *axis);
+MCF_API size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, size_t q,
+                                          double *axis);
 
 /* The DOS of n chains (a->ws, a->rngs) into dos[k] (the grid's energy_points() values).
  * When the evaluator has MCF_FERMION_MOMENTS, one dos_moments call: the same DOS, and from
@@ -198,8 +201,8 @@ size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, size_t q,
  * variance of a single vector is NaN by definition and passes); the DOS is the model's to
  * check.  Errors
  * prefixed "<model>: evaluator <name>: dos". */
-int mcf_fermion_dos_moments(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
-                            double *const *dos, double *const *moments);
+MCF_API int mcf_fermion_dos_moments(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                                    double *const *dos, double *const *moments);
 
 #ifdef __cplusplus
 }

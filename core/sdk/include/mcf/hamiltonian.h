@@ -40,6 +40,8 @@
 #ifndef MCF_HAMILTONIAN_H
 #define MCF_HAMILTONIAN_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,15 +73,15 @@ typedef struct mcf_hamiltonian {
 /* An empty Hamiltonian (all zero, every slot empty).  sites >= 1, orbitals >= 1,
  * width >= 1.  *out owned by the caller: mcf_hamiltonian_destroy().  Errors: MCF_EINVAL,
  * MCF_ENOMEM. */
-int mcf_hamiltonian_create(size_t sites, int orbitals, int width, mcf_hamiltonian **out);
-void mcf_hamiltonian_destroy(mcf_hamiltonian *h);
+MCF_API int mcf_hamiltonian_create(size_t sites, int orbitals, int width, mcf_hamiltonian **out);
+MCF_API void mcf_hamiltonian_destroy(mcf_hamiltonian *h);
 
 /* Sets H[i][j] = re + i im and H[j][i] = re - i im (i != j): updates the existing entries
  * if the pair is present, otherwise takes the first free slot of both rows.  Errors:
  * MCF_EINVAL (i == j, out of range, non-finite, a full row: the message names the row
  * and the width; or a Hamiltonian whose hoppings are factorized, whose bonds change
  * through mcf_hamiltonian_set_field). */
-int mcf_hamiltonian_set(mcf_hamiltonian *h, size_t i, size_t j, double re, double im);
+MCF_API int mcf_hamiltonian_set(mcf_hamiltonian *h, size_t i, size_t j, double re, double im);
 
 /* Nearest-neighbour hopping on a lattice (mcf/lattice.h; lattice->sites == h->sites):
  * H[(i,o)][(j,o)] = -t for every bond i-j and every orbital o of the site (a spin-diagonal
@@ -89,14 +91,14 @@ int mcf_hamiltonian_set(mcf_hamiltonian *h, size_t i, size_t j, double re, doubl
  * (a full row), MCF_EINVAL for a lattice of another size or a periodic L = 2 lattice whose
  * table lists a neighbour twice (chain, square, cubic) (mcf_lattice_from_params' MCF_LATTICE_SIMPLE_BONDS). */
 struct mcf_lattice;
-int mcf_hamiltonian_set_hopping(mcf_hamiltonian *h, const struct mcf_lattice *lattice,
-                                double t);
+MCF_API int mcf_hamiltonian_set_hopping(mcf_hamiltonian *h, const struct mcf_lattice *lattice,
+                                        double t);
 
 /* Sets the diagonal entry of row r.  MCF_EINVAL when out of range or not finite. */
-int mcf_hamiltonian_set_onsite(mcf_hamiltonian *h, size_t r, double e);
+MCF_API int mcf_hamiltonian_set_onsite(mcf_hamiltonian *h, size_t r, double e);
 
 /* Fixes the spectral bounds (emin < emax, both finite) used instead of Gershgorin's. */
-int mcf_hamiltonian_fix_bounds(mcf_hamiltonian *h, double emin, double emax);
+MCF_API int mcf_hamiltonian_fix_bounds(mcf_hamiltonian *h, double emin, double emax);
 
 /* The rows changed since version `since` (the version an evaluator last synced):
  *   - since == h->version: returns 0;
@@ -111,35 +113,35 @@ int mcf_hamiltonian_fix_bounds(mcf_hamiltonian *h, double emin, double emax);
  * rows may be NULL when max_rows is 0.  Cost: O(records since `since`) plus sorting them;
  * nothing proportional to dim.  Does not modify h; concurrent queries of one h are safe,
  * a query concurrent with a change is not. */
-long mcf_hamiltonian_changed_rows(const mcf_hamiltonian *h, uint64_t since, size_t *rows,
-                                  size_t max_rows);
+MCF_API long mcf_hamiltonian_changed_rows(const mcf_hamiltonian *h, uint64_t since, size_t *rows,
+                                          size_t max_rows);
 
 /* For code that writes col/hop_re/hop_im/onsite directly: version++, and the journal
  * records that every row changed (queries with since < the new version return -1; later
  * changes are tracked again from it).  Does nothing when h is NULL. */
-void mcf_hamiltonian_touch_all(mcf_hamiltonian *h);
+MCF_API void mcf_hamiltonian_touch_all(mcf_hamiltonian *h);
 
 /* Spectral bounds: the fixed ones, or Gershgorin's discs (min/max of
  * onsite_r -+ sum_k |H_rk|).  Cannot fail on a valid h. */
-void mcf_hamiltonian_bounds(const mcf_hamiltonian *h, double *emin, double *emax);
+MCF_API void mcf_hamiltonian_bounds(const mcf_hamiltonian *h, double *emin, double *emax);
 
 /* The rescaling H~ = (H - b) / a onto [-1 + margin/2, 1 - margin/2] (0 <= margin < 1;
  * 0.01 is customary).  Writes a and b. */
-void mcf_hamiltonian_scaling(const mcf_hamiltonian *h, double margin, double *a, double *b);
+MCF_API void mcf_hamiltonian_scaling(const mcf_hamiltonian *h, double margin, double *a, double *b);
 
 /* y = alpha (H x) + beta y for complex vectors stored as separate re/im arrays of length
  * dim: the reference product, for tests and exact methods.  Borrowed arrays; x and y must
  * not overlap. */
-void mcf_hamiltonian_apply(const mcf_hamiltonian *h, const double *x_re, const double *x_im,
-                           double alpha, double beta, double *y_re, double *y_im);
+MCF_API void mcf_hamiltonian_apply(const mcf_hamiltonian *h, const double *x_re, const double *x_im,
+                                   double alpha, double beta, double *y_re, double *y_im);
 
 /* Writes the dense matrix, row-major, interleaved complex (2 dim^2 doubles, caller's
  * buffer): for exact diagonalization. */
-void mcf_hamiltonian_dense(const mcf_hamiltonian *h, double *out);
+MCF_API void mcf_hamiltonian_dense(const mcf_hamiltonian *h, double *out);
 
 /* Checks Hermiticity and the ELL structure (every entry has its conjugate partner, no
  * duplicate columns in a row, finite values).  MCF_EINVAL with the first offending row. */
-int mcf_hamiltonian_check(const mcf_hamiltonian *h);
+MCF_API int mcf_hamiltonian_check(const mcf_hamiltonian *h);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,8 @@
 #ifndef MCF_HAMILTONIAN_FACTORS_H
 #define MCF_HAMILTONIAN_FACTORS_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,15 +74,15 @@ typedef struct mcf_hamiltonian_factors {
  * width below the coordination, a hopping already written, a rank outside 0..2, a
  * non-finite amplitude, a lattice of another size, or a periodic L = 2 chain, square or
  * cubic lattice (a neighbour listed twice).  MCF_ENOMEM. */
-int mcf_hamiltonian_factorize(mcf_hamiltonian *h, const mcf_lattice *lattice, double amplitude,
-                              int rank);
+MCF_API int mcf_hamiltonian_factorize(mcf_hamiltonian *h, const mcf_lattice *lattice,
+                                      double amplitude, int rank);
 
 /* Sets the field of `site` to a[0..2 rank) (re, im of each component; borrowed, copied)
  * and rewrites the entries of its bonds, each as mcf_hamiltonian_set would: the version
  * grows by one per bond, and the site and its neighbours are recorded in the journal.
  * Errors: MCF_EINVAL for an h without factors, rank 0, a site out of range, or a
  * non-finite component (nothing is written then). */
-int mcf_hamiltonian_set_field(mcf_hamiltonian *h, size_t site, const double *a);
+MCF_API int mcf_hamiltonian_set_field(mcf_hamiltonian *h, size_t site, const double *a);
 
 /* The hopping amplitude * conj(a_i) . a_j of two fields of `rank` components, as the table
  * holds it: per component c, re_c = ai.re aj.re + ai.im aj.im and

@@ -9,6 +9,8 @@
 #ifndef MCF_HOST_H
 #define MCF_HOST_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -29,11 +31,11 @@ struct mcf_stream {
     int reading;
 };
 /* An empty stream to write to; its bytes are data[0 .. size) afterwards. */
-void mcf_stream_init_writer(mcf_stream *s);
+MCF_API void mcf_stream_init_writer(mcf_stream *s);
 /* A stream that reads size bytes from data (borrowed for the reader's lifetime). */
-void mcf_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t size);
+MCF_API void mcf_stream_init_reader(mcf_stream *s, const unsigned char *data, size_t size);
 /* Frees a writer's bytes (a reader's are the caller's) and empties s. */
-void mcf_stream_release(mcf_stream *s);
+MCF_API void mcf_stream_release(mcf_stream *s);
 
 /* ---- parameter values (mcf/params.h) ---------------------------------------------- */
 /* One validated value: its canonical text and, per the declared type, the number. */
@@ -59,17 +61,17 @@ struct mcf_params {
 };
 
 /* The name of a parameter type in messages ("integer", "real number", ...).  Static. */
-const char *mcf_param_type_name(mcf_param_type t);
+MCF_API const char *mcf_param_type_name(mcf_param_type t);
 
 /* ---- the log (mcf/log.h) ---------------------------------------------------------- */
 /* Where mcf_log() lines go: the run's log file (borrowed; NULL = none, the default). */
-void mcf_log_set_file(FILE *f);
+MCF_API void mcf_log_set_file(FILE *f);
 /* 1: INFO lines also go to standard error; 0 (the default): the log file only. */
-void mcf_log_set_echo_info(int echo);
+MCF_API void mcf_log_set_echo_info(int echo);
 /* The MPI rank of this process: > 0 names the rank in the warnings on standard error. */
-void mcf_log_set_rank(int rank);
+MCF_API void mcf_log_set_rank(int rank);
 /* A line for the log file only (details the terminal gets in summary). */
-void mcf_log_file_only(mcf_log_level level, const char *fmt, ...)
+MCF_API void mcf_log_file_only(mcf_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -78,19 +80,19 @@ void mcf_log_file_only(mcf_log_level level, const char *fmt, ...)
 /* The status line: one line on standard error that the host redraws in place (mcf's
  * progress line).  Warnings and echoed INFO lines erase it first.  on = 1: the host draws
  * it (standard error is a terminal); 0 (the default): mcf_log_status_show does nothing. */
-void mcf_log_set_status_line(int on);
-int mcf_log_status_line(void);
+MCF_API void mcf_log_set_status_line(int on);
+MCF_API int mcf_log_status_line(void);
 /* Draws `line` as the status line (with on = 1); final = 1 ends it with a newline, for
  * good. */
-void mcf_log_status_show(const char *line, int final);
+MCF_API void mcf_log_status_show(const char *line, int final);
 /* Erases the status line if it is shown. */
-void mcf_log_status_clear(void);
+MCF_API void mcf_log_status_clear(void);
 
 /* ---- the library ------------------------------------------------------------------ */
 /* The file libmcf was loaded from (build tree: build/lib/libmcf.so.0; installed:
  * <prefix>/<libdir>/libmcf.so.0): the host looks for plugins in the folder mcf/ beside it.
  * Borrowed from the dynamic loader (valid while libmcf is loaded); NULL when unknown. */
-const char *mcf_library_path(void);
+MCF_API const char *mcf_library_path(void);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,8 @@
 #ifndef MCF_LATTICE_H
 #define MCF_LATTICE_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,22 +55,22 @@ typedef struct mcf_lattice {
 /* Builds a lattice.  L >= 2.  On success *out owns the tables; free with
  * mcf_lattice_destroy().  Errors: MCF_EINVAL (bad kind, boundary or L, with a message),
  * MCF_ENOMEM. */
-int mcf_lattice_create(mcf_lattice_kind kind, long L, mcf_boundary boundary,
-                       mcf_lattice **out);
+MCF_API int mcf_lattice_create(mcf_lattice_kind kind, long L, mcf_boundary boundary,
+                               mcf_lattice **out);
 
 /* Frees a lattice from mcf_lattice_create(); NULL is ignored. */
-void mcf_lattice_destroy(mcf_lattice *lattice);
+MCF_API void mcf_lattice_destroy(mcf_lattice *lattice);
 
 /* Parse "chain"/"square"/"cubic"/"bcc" and "periodic"/"open".  MCF_OK or MCF_EINVAL. */
-int mcf_lattice_kind_from_name(const char *name, mcf_lattice_kind *out);
-int mcf_boundary_from_name(const char *name, mcf_boundary *out);
+MCF_API int mcf_lattice_kind_from_name(const char *name, mcf_lattice_kind *out);
+MCF_API int mcf_boundary_from_name(const char *name, mcf_boundary *out);
 /* ... and back, for messages: "chain", "square", "cubic", "bcc", "periodic", "open"
  * ("unknown" otherwise).  Static storage. */
-const char *mcf_lattice_kind_name(mcf_lattice_kind kind);
-const char *mcf_boundary_name(mcf_boundary boundary);
+MCF_API const char *mcf_lattice_kind_name(mcf_lattice_kind kind);
+MCF_API const char *mcf_boundary_name(mcf_boundary boundary);
 
 /* Number of bonds (each counted once): what a bond energy per site is normalized by. */
-size_t mcf_lattice_bonds(const mcf_lattice *lattice);
+MCF_API size_t mcf_lattice_bonds(const mcf_lattice *lattice);
 
 /* ---- a model's lattice from its configuration, in one spec and one call ----------------
  *
@@ -103,13 +105,13 @@ enum {
 /* Builds the lattice of the parameters "lattice", "L" and "boundary" (declared with
  * MCF_LATTICE_PARAMS).  Errors: MCF_EINVAL "<model>: [<section>] ... in <file>: ..." saying
  * what to change, MCF_ENOMEM.  *out as from mcf_lattice_create(). */
-int mcf_lattice_from_params(const mcf_params *params, const char *model, unsigned flags,
-                            mcf_lattice **out);
+MCF_API int mcf_lattice_from_params(const mcf_params *params, const char *model, unsigned flags,
+                                    mcf_lattice **out);
 
 /* The checkerboard sign of a site, +1 or -1: (-1)^(x+y+z) of its cell on chain, square and
  * cubic lattices (staggered order: with periodic boundaries a true sublattice for even L),
  * +1 for bcc corners and -1 for body centres. */
-int mcf_lattice_parity(const mcf_lattice *lattice, size_t site);
+MCF_API int mcf_lattice_parity(const mcf_lattice *lattice, size_t site);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,8 @@
 #ifndef MCF_LOG_H
 #define MCF_LOG_H
 
+#include "mcf/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -13,7 +15,7 @@ typedef enum mcf_log_level {
 } mcf_log_level;
 
 /* printf-style; thread safe; a newline is added.  fmt is not retained. */
-void mcf_log(mcf_log_level level, const char *fmt, ...)
+MCF_API void mcf_log(mcf_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif

@@ -1,6 +1,8 @@
 /* mcf/mcf.h — everything a plugin needs: include this one header. */
 #ifndef MCF_MCF_H
 #define MCF_MCF_H
+
+#include "mcf/api.h"
 #include "mcf/version.h"
 #include "mcf/error.h"
 #include "mcf/log.h"

@@ -20,6 +20,8 @@
 #ifndef MCF_MODEL_H
 #define MCF_MODEL_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -344,7 +346,8 @@ enum { MCF_WEIGHT_BOLTZMANN = 0, MCF_WEIGHT_ACTION = 1 };
  * step * clamp(acceptance / target, 1/2, 2), clamped to [min, max]; for adapt().  A larger
  * step lowers the acceptance, so a rate above target widens the step and one below
  * narrows it, by at most a factor 2 per call. */
-double mcf_adapt_step(double step, double acceptance, double target, double min, double max);
+MCF_API double mcf_adapt_step(double step, double acceptance, double target, double min,
+                              double max);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,8 @@
 #ifndef MCF_ORBITAL_H
 #define MCF_ORBITAL_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "mcf/params.h"
@@ -59,11 +61,11 @@ typedef struct mcf_pw_orbitals {
 
 /* Checks an orbital description (borrowed): positive finite cell, L >= 1, n_g >= 1, distinct G
  * triples, finite coefficients.  MCF_EINVAL with a message naming the first problem. */
-int mcf_pw_orbitals_check(const mcf_pw_orbitals *o);
+MCF_API int mcf_pw_orbitals_check(const mcf_pw_orbitals *o);
 
 /* The largest |G|^2 (in the cell's units) among the plane waves with a nonzero
  * coefficient: the cutoff an evaluator's grid must resolve. */
-double mcf_pw_orbitals_gmax2(const mcf_pw_orbitals *o);
+MCF_API double mcf_pw_orbitals_gmax2(const mcf_pw_orbitals *o);
 
 /* For evaluator plugins: checks a batch of the values/vgl ops (non-NULL arrays, one entry
  * per workspace, finite positions; grad and lap only when want_gl) and flattens it: on
@@ -71,14 +73,14 @@ double mcf_pw_orbitals_gmax2(const mcf_pw_orbitals *o);
  * the first flat point index of each workspace and *total the number of points.  `who`
  * and `op` name the evaluator and op in messages.  Errors: MCF_EINVAL naming the
  * workspace, array or coordinate; MCF_ENOMEM. */
-int mcf_orbital_batch_check(const char *who, const char *op, void *const *ws, size_t n,
-                            const double *const *r, const size_t *n_points,
-                            double *const *phi, double *const *grad, double *const *lap,
-                            int want_gl, size_t **offsets, size_t *total);
+MCF_API int mcf_orbital_batch_check(const char *who, const char *op, void *const *ws, size_t n,
+                                    const double *const *r, const size_t *n_points,
+                                    double *const *phi, double *const *grad, double *const *lap,
+                                    int want_gl, size_t **offsets, size_t *total);
 
 /* The workspace of flat point q of a batch flattened by mcf_orbital_batch_check: the last
  * k < n with offsets[k] <= q.  Cannot fail for q < total. */
-size_t mcf_orbital_batch_owner(const size_t *offsets, size_t n, size_t q);
+MCF_API size_t mcf_orbital_batch_owner(const size_t *offsets, size_t n, size_t q);
 
 typedef struct mcf_orbital_ops {
     uint32_t struct_size;  /* sizeof(mcf_orbital_ops) the plugin was built with */

@@ -20,6 +20,8 @@
 #ifndef MCF_PAIR_FUNCTION_H
 #define MCF_PAIR_FUNCTION_H
 
+#include "mcf/api.h"
+
 #include <math.h>
 #include <stdint.h>
 

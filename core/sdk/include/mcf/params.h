@@ -9,6 +9,8 @@
 #ifndef MCF_PARAMS_H
 #define MCF_PARAMS_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -54,22 +56,22 @@ typedef struct mcf_params mcf_params;
 /* Getters.  `key` must be a declared parameter of the matching type.  Return MCF_OK, or
  * MCF_EINVAL (with a message) when the key is not declared or has another type.
  * Strings are borrowed: valid as long as the mcf_params. */
-int mcf_params_int(const mcf_params *p, const char *key, long *out);
-int mcf_params_real(const mcf_params *p, const char *key, double *out);
-int mcf_params_bool(const mcf_params *p, const char *key, int *out);
-int mcf_params_string(const mcf_params *p, const char *key, const char **out);
+MCF_API int mcf_params_int(const mcf_params *p, const char *key, long *out);
+MCF_API int mcf_params_real(const mcf_params *p, const char *key, double *out);
+MCF_API int mcf_params_bool(const mcf_params *p, const char *key, int *out);
+MCF_API int mcf_params_string(const mcf_params *p, const char *key, const char **out);
 
 /* The chain's temperature from [schedule] temperatures: finite and > 0.  Returns MCF_EINVAL
  * with a message telling the user to set (or fix) [schedule] temperatures when the run has
  * none or it is not finite. */
-int mcf_params_temperature(const mcf_params *p, double *out);
+MCF_API int mcf_params_temperature(const mcf_params *p, double *out);
 
 /* The section ("model" or "evaluator") and configuration file these values came from,
  * for error messages.  Borrowed. */
-const char *mcf_params_section(const mcf_params *p);
+MCF_API const char *mcf_params_section(const mcf_params *p);
 /* Where `key` was given, "FILE:LINE" (or the command line's --set), or the configuration
  * file when it has its default: for messages that name the line.  Borrowed. */
-const char *mcf_params_where(const mcf_params *p, const char *key);
+MCF_API const char *mcf_params_where(const mcf_params *p, const char *key);
 /* Whether numbers of the size of a chain's largest |energy| E (all its sites) at
  * temperature T stay finite where the core and the model use them: E / T (a log-ratio, an
  * action; 8x for a move's change) and E^2 summed over up to 2^64 measurements (a margin of
@@ -77,9 +79,9 @@ const char *mcf_params_where(const mcf_params *p, const char *key);
  * KEY = VALUE: ..." with `scale` (how E is made, e.g. "L^2 (2|J| + |h|)") and E.  Models
  * call it at create() with the key that sets the scale, so that parameters whose products
  * overflow are refused before any work (issue 42), never written as NaN. */
-int mcf_params_check_scale(const mcf_params *p, const char *model, const char *key,
-                           const char *scale, double E, double T);
-const char *mcf_params_origin(const mcf_params *p);
+MCF_API int mcf_params_check_scale(const mcf_params *p, const char *model, const char *key,
+                                   const char *scale, double E, double T);
+MCF_API const char *mcf_params_origin(const mcf_params *p);
 
 #ifdef __cplusplus
 }

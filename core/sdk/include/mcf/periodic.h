@@ -17,6 +17,8 @@
 #ifndef MCF_PERIODIC_H
 #define MCF_PERIODIC_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,17 +63,17 @@ typedef struct mcf_cell mcf_cell;
 /* dims 1..3 periodic directions, `orbitals` per cell, `sites` lattice sites per cell,
  * lattice[3 i + d] component d of lattice vector i < dims (Cartesian, lattice constants;
  * 3 dims numbers).  Once, first. */
-int mcf_cell_shape(mcf_cell *c, unsigned dims, unsigned orbitals, unsigned sites,
-                   const double *lattice);
+MCF_API int mcf_cell_shape(mcf_cell *c, unsigned dims, unsigned orbitals, unsigned sites,
+                           const double *lattice);
 
 /* The hopping <to, R| H |from, 0> = re + i im, R = (Rx, Ry, Rz) in lattice vectors (0
  * beyond dims), AND its Hermitian conjugate <from, -R| H |to, 0> = re - i im: list each
  * bond once.  R = 0 with to == from is an on-site energy: mcf_cell_onsite. */
-int mcf_cell_bond(mcf_cell *c, int Rx, int Ry, int Rz, unsigned to, unsigned from, double re,
-                  double im);
+MCF_API int mcf_cell_bond(mcf_cell *c, int Rx, int Ry, int Rz, unsigned to, unsigned from,
+                          double re, double im);
 
 /* The on-site energy of orbital a (adds up when given twice). */
-int mcf_cell_onsite(mcf_cell *c, unsigned a, double energy);
+MCF_API int mcf_cell_onsite(mcf_cell *c, unsigned a, double energy);
 
 /* A cell of the simple lattice with `dims` = 1, 2, 3 (chain, square, cubic; lattice constant
  * 1) spanned by the integer vectors a_i (a[3 i + d] their components, 3 dims numbers), with `per_site` orbitals per site: shapes
@@ -87,36 +89,37 @@ int mcf_cell_onsite(mcf_cell *c, unsigned a, double energy);
  * The site r + e_d may lie outside the cell: the model answers for it from its periodic
  * pattern (e.g. the spin at r + e_d).  NULL callbacks add nothing.  Instead of
  * mcf_cell_shape; MCF_EINVAL for a bad shape or a non-Hermitian on-site block. */
-int mcf_cell_lattice(mcf_cell *c, unsigned dims, const int *a, unsigned per_site,
-                     void (*onsite)(void *ctx, const int r[3], double *block),
-                     void (*hop)(void *ctx, const int r[3], unsigned d, double *block),
-                     void *ctx);
+MCF_API int mcf_cell_lattice(mcf_cell *c, unsigned dims, const int *a, unsigned per_site,
+                             void (*onsite)(void *ctx, const int r[3], double *block),
+                             void (*hop)(void *ctx, const int r[3], unsigned d, double *block),
+                             void *ctx);
 
 /* A chain's own configuration (state NULL: mcf/model.h) is its L^d box as one cell, cell
  * vectors L e_d: mcf_cell_lattice(c, dims, (int[9]){L, 0, 0, 0, L, 0, 0, 0, L}, ...) with
  * callbacks that read the chain.  Only a periodic lattice is such a crystal; this is the
  * check first: MCF_OK for periodic boundaries, else MCF_EINVAL "<model>: [<section>]
  * boundary = open in <file> (params): ... set boundary = periodic". */
-int mcf_cell_box_boundary(const mcf_params *params, const char *model, mcf_boundary boundary);
+MCF_API int mcf_cell_box_boundary(const mcf_params *params, const char *model,
+                                  mcf_boundary boundary);
 
 /* For the core, evaluators and tests: an empty cell, the description built so far (NULL
  * while the shape is missing; valid until the next call on c), and its end. */
-int mcf_cell_create(mcf_cell **out);
-const mcf_periodic *mcf_cell_view(const mcf_cell *c);
+MCF_API int mcf_cell_create(mcf_cell **out);
+MCF_API const mcf_periodic *mcf_cell_view(const mcf_cell *c);
 /* MCF_OK, or the first error of the calls on c (code; the message was set then). */
-int mcf_cell_status(const mcf_cell *c);
-void mcf_cell_destroy(mcf_cell *c);
+MCF_API int mcf_cell_status(const mcf_cell *c);
+MCF_API void mcf_cell_destroy(mcf_cell *c);
 
 /* Checks p: dims 1..3, orbitals and sites >= 1, linearly independent lattice vectors,
  * hoppings in range (orbitals, R zero beyond dims, finite values) and H(k) Hermitian (the
  * sums t_ab(R) and conj(t_ba(-R)) agree to 1e-12 of the largest |t|).  MCF_EINVAL with a
  * message naming the first problem (the hopping's index); `who` prefixes it. */
-int mcf_periodic_check(const mcf_periodic *p, const char *who);
+MCF_API int mcf_periodic_check(const mcf_periodic *p, const char *who);
 
 /* H(k) at the reduced k[0..dims) into hk, row-major interleaved complex: hk[2 (a n + b)]
  * and hk[2 (a n + b) + 1] the real and imaginary parts of H(k)_ab, n = orbitals
  * (2 n^2 doubles). */
-void mcf_periodic_hk(const mcf_periodic *p, const double *k, double *hk);
+MCF_API void mcf_periodic_hk(const mcf_periodic *p, const double *k, double *hk);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,8 @@
 #ifndef MCF_PLUGIN_H
 #define MCF_PLUGIN_H
 
+#include "mcf/api.h"
+
 #include <stdint.h>
 #include <stddef.h>
 #include "mcf/version.h"

@@ -17,6 +17,8 @@
 #ifndef MCF_RNG_H
 #define MCF_RNG_H
 
+#include "mcf/api.h"
+
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -33,26 +35,26 @@ typedef struct mcf_rng {
 } mcf_rng;
 
 /* Sets *rng to the start of stream `stream` of seed `seed`.  Cannot fail. */
-void mcf_rng_init(mcf_rng *rng, uint64_t seed, uint64_t stream);
+MCF_API void mcf_rng_init(mcf_rng *rng, uint64_t seed, uint64_t stream);
 
 /* Uniform 32-bit and 64-bit words. */
-uint32_t mcf_rng_u32(mcf_rng *rng);
-uint64_t mcf_rng_u64(mcf_rng *rng);
+MCF_API uint32_t mcf_rng_u32(mcf_rng *rng);
+MCF_API uint64_t mcf_rng_u64(mcf_rng *rng);
 
 /* Uniform double in [0, 1) with 53 random bits. */
-double mcf_rng_uniform(mcf_rng *rng);
+MCF_API double mcf_rng_uniform(mcf_rng *rng);
 
 /* Uniform double in (0, 1): never 0, safe for log(). */
-double mcf_rng_uniform_pos(mcf_rng *rng);
+MCF_API double mcf_rng_uniform_pos(mcf_rng *rng);
 
 /* Uniform integer in [0, n), without modulo bias.  n must be > 0 (returns 0 if not). */
-uint64_t mcf_rng_below(mcf_rng *rng, uint64_t n);
+MCF_API uint64_t mcf_rng_below(mcf_rng *rng, uint64_t n);
 
 /* Standard normal deviate (Box–Muller; consumes two uniforms per call). */
-double mcf_rng_normal(mcf_rng *rng);
+MCF_API double mcf_rng_normal(mcf_rng *rng);
 
 /* A unit vector uniformly distributed on the sphere S^2, written to v[0..2]. */
-void mcf_rng_unit_vector(mcf_rng *rng, double v[3]);
+MCF_API void mcf_rng_unit_vector(mcf_rng *rng, double v[3]);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,8 @@
 #ifndef MCF_RNG_DEVICE_H
 #define MCF_RNG_DEVICE_H
 
+#include "mcf/api.h"
+
 #include <math.h>
 #include <stdint.h>
 

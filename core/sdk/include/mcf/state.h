@@ -32,6 +32,8 @@
 #ifndef MCF_STATE_H
 #define MCF_STATE_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 
 #include "mcf/rng.h"
@@ -66,15 +68,15 @@ typedef struct mcf_state_field {
 
 /* Writes tag[0..4) and the fields.  MCF_OK, or the stream's error (MCF_ENOMEM) with a
  * message naming the field. */
-int mcf_state_save(mcf_stream *out, const char tag[4], const mcf_state_field *fields,
-                   size_t n);
+MCF_API int mcf_state_save(mcf_stream *out, const char tag[4], const mcf_state_field *fields,
+                           size_t n);
 
 /* Reads a record written by mcf_state_save with the same tag and fields.  MCF_EFORMAT with
  * a message "<model>: ..." naming the field and saying to resume with the configuration the
  * run was started with, for a foreign tag, a FIXED mismatch, a non-finite REALS value, an
  * invalid RNG or a truncated record; MCF_ENOMEM. */
-int mcf_state_load(mcf_stream *in, const char tag[4], const char *model,
-                   const mcf_state_field *fields, size_t n);
+MCF_API int mcf_state_load(mcf_stream *in, const char tag[4], const char *model,
+                           const mcf_state_field *fields, size_t n);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@
 #ifndef MCF_STREAM_H
 #define MCF_STREAM_H
 
+#include "mcf/api.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -15,11 +17,11 @@ extern "C" {
 typedef struct mcf_stream mcf_stream;
 
 /* Appends `bytes` bytes from `data` (not retained).  MCF_OK or MCF_ENOMEM. */
-int mcf_stream_write(mcf_stream *s, const void *data, size_t bytes);
+MCF_API int mcf_stream_write(mcf_stream *s, const void *data, size_t bytes);
 
 /* Reads the next `bytes` bytes into `data`.  MCF_OK, or MCF_EFORMAT with a message when
  * fewer than `bytes` remain (a truncated or foreign record): never a partial read. */
-int mcf_stream_read(mcf_stream *s, void *data, size_t bytes);
+MCF_API int mcf_stream_read(mcf_stream *s, void *data, size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,8 @@
 #ifndef MCF_VERSION_H
 #define MCF_VERSION_H
 
+#include "mcf/api.h"
+
 #define MCF_VERSION_MAJOR 0
 #define MCF_VERSION_MINOR 4
 #define MCF_VERSION_PATCH 0
