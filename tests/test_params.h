@@ -71,7 +71,7 @@ static inline void test_params_free(test_params *tp)
     if (!tp)
         return;
     for (size_t k = 0; k < tp->p.n; k++)
-        mcfi_value_release(&tp->values[k]);
+        mcfe_value_release(&tp->values[k]);
     free(tp);
 }
 

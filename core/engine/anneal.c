@@ -162,5 +162,5 @@ int mcfi_anneal_hand_over(mcf_run *r)
     if (rc)
         rc = mcf_fail_prefix(rc, "start = anneal, at sweep %llu",
                              (unsigned long long)r->position);
-    return mcfi_mpi_agree(rc);
+    return mcfe_mpi_agree(rc);
 }

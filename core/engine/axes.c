@@ -108,7 +108,7 @@ static int parse_list(const mcf_param_spec *spec, const char *text, char *copy,
     return rc;
 }
 
-int mcfi_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **values, size_t *n)
+int mcfe_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **values, size_t *n)
 {
     *values = NULL;
     *n = 0;
@@ -121,7 +121,7 @@ int mcfi_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **va
     free(copy);
     if (rc) { /* nothing owned after a failure: the values parsed before the bad one go */
         for (size_t k = 0; *values && k < *n; k++)
-            mcfi_value_release(&(*values)[k]);
+            mcfe_value_release(&(*values)[k]);
         free(*values);
         *values = NULL;
         *n = 0;
@@ -135,11 +135,11 @@ int mcfi_is_axis_text(const mcf_param_spec *spec, const char *text)
     return strchr(text, ',') || (numeric && strchr(text, ':'));
 }
 
-void mcfi_axes_free(mcf_axis *axes, size_t n)
+void mcfe_axes_free(mcf_axis *axes, size_t n)
 {
     for (size_t a = 0; a < n; a++) {
         for (size_t v = 0; v < axes[a].n; v++)
-            mcfi_value_release(&axes[a].values[v]);
+            mcfe_value_release(&axes[a].values[v]);
         free(axes[a].values);
         free(axes[a].name);
     }
@@ -154,7 +154,7 @@ const mcf_value *mcfi_setup_axis_value(const mcf_setup *s, size_t a, size_t poin
     return &s->axes[a].values[(point / stride) % s->axes[a].n];
 }
 
-int mcfi_setup_params(const mcf_setup *s, size_t point, int section, mcf_params **out)
+int mcfe_setup_params(const mcf_setup *s, size_t point, int section, mcf_params **out)
 {
     const mcf_section *sec = &s->sections[section];
     size_t n = sec->n;

@@ -43,7 +43,7 @@ void mcfi_chain_where(const mcf_run *r, size_t index, char *buf, size_t n)
 
 static char hot[] = "random", ordered[] = "ordered";
 
-void mcfi_chain_services(uint64_t seed, size_t index, const mcf_plugin_info *evaluator,
+void mcfe_chain_services(uint64_t seed, size_t index, const mcf_plugin_info *evaluator,
                          const mcf_params *evaluator_params, mcf_services *services,
                          mcf_rng *rng)
 {
@@ -66,17 +66,17 @@ int mcfi_chain_init(mcf_run *r, size_t i)
        the chain index (and so the random stream) tells them apart */
     size_t pt = i / (size_t)s->walkers;
     c->index = i;
-    int rc = mcfi_setup_params(s, pt, 0, &c->model_params);
+    int rc = mcfe_setup_params(s, pt, 0, &c->model_params);
     /* [schedule] start = hot_cold: even walkers start random, odd ones ordered (the model
        declares both: mcfi_core_check_start) */
     for (size_t j = 0; !rc && s->start == MCFI_START_HOT_COLD && j < c->model_params->n; j++)
         if (strcmp(c->model_params->specs[j].name, "start") == 0)
             c->model_params->values[j].text = (i % (size_t)s->walkers) % 2 ? ordered : hot;
     if (!rc && s->evaluator)
-        rc = mcfi_setup_params(s, pt, 1, &c->evaluator_params);
+        rc = mcfe_setup_params(s, pt, 1, &c->evaluator_params);
     if (rc)
         return rc;
-    mcfi_chain_services(s->seed, i, s->evaluator ? s->evaluator->info : NULL,
+    mcfe_chain_services(s->seed, i, s->evaluator ? s->evaluator->info : NULL,
                         c->evaluator_params, &c->services, &c->rng);
     c->blocking = calloc(r->n_obs ? r->n_obs : 1, sizeof *c->blocking);
     c->bin_sum = calloc((size_t)s->bins * r->nvars, sizeof *c->bin_sum);

@@ -5,12 +5,6 @@
 #include "run_state.h"
 
 void mcfi_chain_release(const mcf_run *r, mcf_chain *c);
-/* What the model's create() of chain `index` gets besides its parameters, in a run and
- * outside one (`mcf band`'s state configuration): the services (seed, chain index, the
- * evaluator and its values, borrowed) and the chain's random stream (seed, index). */
-void mcfi_chain_services(uint64_t seed, size_t index, const mcf_plugin_info *evaluator,
-                         const mcf_params *evaluator_params, mcf_services *services,
-                         mcf_rng *rng);
 /* Parameters, random stream and accumulators of chain i: what every copy of a chain has,
  * with or without a model instance. */
 int mcfi_chain_init(mcf_run *r, size_t i);

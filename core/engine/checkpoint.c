@@ -139,7 +139,7 @@ int mcfi_checkpoint_write_records(const mcf_run *r, const unsigned char *records
     if (!rc) {
         char path[4200];
         snprintf(path, sizeof path, "%s/checkpoint", r->dir);
-        rc = mcfi_write_atomic(path, out.data, out.size);
+        rc = mcfe_write_atomic(path, out.data, out.size);
         if (!rc)
             mcf_log(MCF_LOG_DEBUG, "checkpoint at sweep %llu: %zu bytes",
                     (unsigned long long)r->position, out.size);
@@ -202,7 +202,7 @@ static int read_regular(const mcf_run *r, const char *path, unsigned char **data
     uint64_t fixed, limit = size_limit(r, &fixed);
     int fd;
     /* the whole file and a NUL go into one allocation */
-    int problem = mcfi_open_file(path, O_RDONLY, limit < SIZE_MAX - 1 ? limit : SIZE_MAX - 1,
+    int problem = mcfe_open_file(path, O_RDONLY, limit < SIZE_MAX - 1 ? limit : SIZE_MAX - 1,
                                  &fd, &st);
     if (problem == MCFI_FILE_CANNOT_OPEN)
         return mcf_fail(MCF_EIO, "%s: cannot open (%s)", path, strerror(errno));

@@ -170,7 +170,7 @@ static int open_config_file(const char *path, FILE **f)
     struct stat st;
     int fd;
     *f = NULL;
-    switch (mcfi_open_file(path, O_RDONLY, MCFI_CONFIG_MAX_BYTES, &fd, &st)) {
+    switch (mcfe_open_file(path, O_RDONLY, MCFI_CONFIG_MAX_BYTES, &fd, &st)) {
     case MCFI_FILE_CANNOT_OPEN:
         return mcf_fail(errno == ENOENT || errno == ENOTDIR ? MCF_EINVAL : MCF_EIO,
                         "%s: cannot open the configuration file (%s)", path, strerror(errno));
@@ -224,7 +224,7 @@ static int parse_error(const reader_ctx *ctx, const char *path, int r)
     return MCF_OK;
 }
 
-int mcfi_config_read(const char *path, mcf_config **out)
+int mcfe_config_read(const char *path, mcf_config **out)
 {
     *out = NULL;
     mcf_config *c = calloc(1, sizeof *c);
@@ -235,7 +235,7 @@ int mcfi_config_read(const char *path, mcf_config **out)
     FILE *f;
     int rc = open_config_file(path, &f);
     if (rc) {
-        mcfi_config_free(c);
+        mcfe_config_free(c);
         return rc;
     }
     reader_ctx ctx = {.f = f, .config = c, .last_entry = -1};
@@ -243,14 +243,14 @@ int mcfi_config_read(const char *path, mcf_config **out)
     rc = parse_error(&ctx, path, r);
     fclose(f);
     if (rc) {
-        mcfi_config_free(c);
+        mcfe_config_free(c);
         return rc;
     }
     *out = c;
     return MCF_OK;
 }
 
-int mcfi_config_override(mcf_config *c, const char *assignment)
+int mcfe_config_override(mcf_config *c, const char *assignment)
 {
     const char *dot = strchr(assignment, '.');
     const char *eq = strchr(assignment, '=');
@@ -309,7 +309,7 @@ mcf_config_entry *mcfi_config_find(const mcf_config *c, const char *section, con
     return NULL;
 }
 
-void mcfi_config_free(mcf_config *c)
+void mcfe_config_free(mcf_config *c)
 {
     if (!c)
         return;
@@ -324,7 +324,7 @@ void mcfi_config_free(mcf_config *c)
     free(c);
 }
 
-const char *mcfi_config_where(const mcf_config_entry *e, char *buf, size_t size)
+const char *mcfe_config_where(const mcf_config_entry *e, char *buf, size_t size)
 {
     if (e->line > 0)
         snprintf(buf, size, "%s:%d", e->file, e->line);
@@ -333,9 +333,9 @@ const char *mcfi_config_where(const mcf_config_entry *e, char *buf, size_t size)
     return buf;
 }
 
-const char *mcfi_config_key_where(const mcf_config *c, const char *section, const char *key,
+const char *mcfe_config_key_where(const mcf_config *c, const char *section, const char *key,
                                   char *buf, size_t size)
 {
     const mcf_config_entry *e = mcfi_config_find(c, section, key);
-    return e ? mcfi_config_where(e, buf, size) : c->path;
+    return e ? mcfe_config_where(e, buf, size) : c->path;
 }

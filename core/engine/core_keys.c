@@ -101,8 +101,8 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
                        mcf_setup *s)
 {
     mcf_params rp, sp;
-    mcfi_section_params(run, c->path, &rp);
-    mcfi_section_params(sched, c->path, &sp);
+    mcfe_section_params(run, c->path, &rp);
+    mcfe_section_params(sched, c->path, &sp);
     const char *model = NULL, *evaluator = NULL, *output = NULL;
     long seed = 0;
     int rc = mcf_params_string(&rp, "model", &model);
@@ -111,7 +111,7 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
     if (!rc)
         rc = mcf_params_int(&rp, "seed", &seed);
     /* output is optional: no text when not given */
-    if (!rc && mcfi_section_text(run, "output"))
+    if (!rc && mcfe_section_text(run, "output"))
         rc = mcf_params_string(&rp, "output", &output);
     const struct {
         const mcf_params *p;
@@ -136,10 +136,10 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
         rc = mcf_params_string(&sp, "start", &start);
     if (rc)
         return rc;
-    const char *target = mcfi_section_text(sched, "error_target");
+    const char *target = mcfe_section_text(sched, "error_target");
     if (target) {
         char where[512];
-        mcfi_config_key_where(c, "schedule", "error_target", where, sizeof where);
+        mcfe_config_key_where(c, "schedule", "error_target", where, sizeof where);
         if ((rc = mcfi_error_target_parse(target, where, s)))
             return rc;
     }
@@ -175,7 +175,7 @@ static int check_temperatures_finite(const mcf_config *c, const mcf_axis *a)
                      "number; give temperatures between 1e-150 and 1e150",
                      T < 1.0 ? "small" : "large");
         return mcf_fail(MCF_EINVAL, "%s: [schedule] temperatures: %s (item %zu) %s",
-                        mcfi_config_key_where(c, "schedule", "temperatures", where,
+                        mcfe_config_key_where(c, "schedule", "temperatures", where,
                                               sizeof where),
                         a->values[k].text, k + 1, why);
     }
@@ -185,18 +185,18 @@ static int check_temperatures_finite(const mcf_config *c, const mcf_axis *a)
 int mcfi_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf_axis **axes,
                         size_t *n_axes, mcf_setup *s)
 {
-    int rc = mcfi_section_check(c, "run", run_specs, "[run]", 0, run, axes, n_axes);
+    int rc = mcfe_section_check(c, "run", run_specs, "[run]", 0, run, axes, n_axes);
     if (!rc)
-        rc = mcfi_section_check(c, "schedule", schedule_specs, "[schedule]", 0, sched, axes,
+        rc = mcfe_section_check(c, "schedule", schedule_specs, "[schedule]", 0, sched, axes,
                                 n_axes);
     if (rc)
         return rc;
     /* temperatures is the only scanned core key; re-check it as the temperature axis */
-    if (mcfi_section_text(sched, "temperatures")) {
+    if (mcfe_section_text(sched, "temperatures")) {
         mcf_section tmp;
-        rc = mcfi_section_check(c, "schedule", temperature_spec, "[schedule]", 2, &tmp, axes,
+        rc = mcfe_section_check(c, "schedule", temperature_spec, "[schedule]", 2, &tmp, axes,
                                 n_axes);
-        mcfi_section_release(&tmp);
+        mcfe_section_release(&tmp);
         if (!rc)
             rc = check_temperatures_finite(c, &(*axes)[*n_axes - 1]);
         if (rc)
@@ -212,7 +212,7 @@ int mcfi_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf
         return mcf_fail(MCF_EINVAL, "%s: [schedule] sweeps = %ld with measure_every = %ld "
                         "gives %llu measurements, too many to count in %ld bins (at most "
                         "%llu); lower sweeps or raise measure_every",
-                        mcfi_config_key_where(c, "schedule", "sweeps", where, sizeof where),
+                        mcfe_config_key_where(c, "schedule", "sweeps", where, sizeof where),
                         s->sweeps, s->measure_every, (unsigned long long)n_meas, s->bins,
                         (unsigned long long)(UINT64_MAX / (uint64_t)s->bins));
     }
@@ -221,7 +221,7 @@ int mcfi_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf
         return mcf_fail(MCF_EINVAL, "%s: [schedule] sweeps = %ld with measure_every = %ld "
                         "gives %ld measurements, fewer than the %ld jackknife bins; raise "
                         "sweeps to at least %ld",
-                        mcfi_config_key_where(c, "schedule", "sweeps", where, sizeof where),
+                        mcfe_config_key_where(c, "schedule", "sweeps", where, sizeof where),
                         s->sweeps,
                         s->measure_every, s->sweeps / s->measure_every, s->bins,
                         s->bins * s->measure_every);
@@ -273,7 +273,7 @@ int mcfi_core_check_start(const mcf_config *c, const mcf_setup *s)
     if (s->start == MCFI_START_MODEL)
         return MCF_OK;
     char where[512];
-    mcfi_config_key_where(c, "schedule", "start", where, sizeof where);
+    mcfe_config_key_where(c, "schedule", "start", where, sizeof where);
     if (s->start == MCFI_START_ANNEAL)
         return check_anneal(where, s);
     if (s->walkers < 2)
@@ -296,7 +296,7 @@ int mcfi_core_check_start(const mcf_config *c, const mcf_setup *s)
 int mcfi_core_check_tempering(const mcf_config *c, const mcf_setup *s)
 {
     char where[512];
-    mcfi_config_key_where(c, "schedule", "exchange_every", where, sizeof where);
+    mcfe_config_key_where(c, "schedule", "exchange_every", where, sizeof where);
     size_t nT = 0;
     if (s->n_axes && s->axes[s->n_axes - 1].section == 2)
         nT = s->axes[s->n_axes - 1].n;
@@ -307,7 +307,7 @@ int mcfi_core_check_tempering(const mcf_config *c, const mcf_setup *s)
                         "= 0", where, s->exchange_every,
                         nT ? "has a single value" : "is not given");
     const mcf_model_ops *mops = s->model->info->ops;
-    if (!mcfi_model_tempering(mops))
+    if (!mcfe_model_tempering(mops))
         return mcf_fail(MCF_EINVAL, "%s: [schedule] exchange_every = %ld: model '%s' does not "
                         "support parallel tempering (its plugin has no set_temperature with "
                         "energy or exchange_action ops); set exchange_every = 0", where,

@@ -127,7 +127,7 @@ static void point_text(const mcf_setup *s, size_t k, char *buf, size_t n)
 /* "a(b)": mean with its error in the last two digits, as a physicist writes it */
 static void put_paren(char *buf, size_t n, double mean, double error)
 {
-    const int digits = isfinite(mean) ? mcfi_error_decimals(error) : -1;
+    const int digits = isfinite(mean) ? mcfe_error_decimals(error) : -1;
     if (digits >= 0)
         snprintf(buf, n, "%.*f(%.0f)", digits, mean, error * pow(10.0, digits));
     else
@@ -225,13 +225,13 @@ static int check_plateau(const mcf_run *r, const mcf_chain *c, const char *where
     const double every = (double)s->measure_every, sweeps = needed * every;
     const double made = (double)count * every;
     if (grew)
-        mcfi_text_printf(details, "# warning: chain %zu (%s): the errors of %s did not reach a "
+        mcfe_text_printf(details, "# warning: chain %zu (%s): the errors of %s did not reach a "
                          "plateau: %.0f measured sweeps would resolve a tau of %.3g sweeps, "
                          "but the error still grew at the longest blocks, so tau is longer "
                          "than that; about %.0f measured sweeps (twice this run) are needed\n",
                          c->index, where, names, made, made / 512.0, round_up(sweeps));
     else
-        mcfi_text_printf(details, "# warning: chain %zu (%s): the errors of %s did not reach a "
+        mcfe_text_printf(details, "# warning: chain %zu (%s): the errors of %s did not reach a "
                          "plateau: tau is %s %.3g sweeps (%s), a plateau needs about 512 "
                          "tau, %.0f measured sweeps (this run: %.0f)\n", c->index, where,
                          names, bound ? "at least" : "about", tau * every,
@@ -254,7 +254,7 @@ static int check_drift(const mcf_run *r, const mcf_chain *c, const char *where,
         if (!mcfi_drift_test(c->bin_sum, c->bin_count, (size_t)r->setup->bins, r->nvars, o,
                              &t, &p, &first, &last) || !(p < MCFI_DRIFT_P))
             continue;
-        mcfi_text_printf(details, "# warning: chain %zu (%s): %s drifts: %.6g over the first "
+        mcfe_text_printf(details, "# warning: chain %zu (%s): %s drifts: %.6g over the first "
                          "fifth of the measurements, %.6g over the last half (t = %.3g, p %s "
                          "%.2g); not in equilibrium: thermalize longer\n", c->index, where,
                          obs[r->scalar[o]].name, first, last, t, p < 1e-99 ? "<" : "=",
@@ -286,10 +286,10 @@ static void check_walkers(const mcf_run *r, size_t k, const char *where, mcf_tex
             char v[64];
             put_paren(v, sizeof v, mean[w], error[w]);
             const char *st = start_of(s, w);
-            mcfi_text_printf(&list, "%s%s%s%s%s", w ? ", " : "", v, st[0] ? " (" : "",
+            mcfe_text_printf(&list, "%s%s%s%s%s", w ? ", " : "", v, st[0] ? " (" : "",
                              st[0] ? st + 2 : "", st[0] ? ")" : "");
         }
-        mcfi_text_printf(details, "# warning: %s: the %zu walkers disagree on %s: %s%s "
+        mcfe_text_printf(details, "# warning: %s: the %zu walkers disagree on %s: %s%s "
                          "(chi2 = %.3g for %zu degree%s of freedom, p %s %.2g); not in "
                          "equilibrium: thermalize longer\n", where, R, obs[r->scalar[o]].name,
                          list.s ? list.s : "", R > 8 ? ", ..." : "", chi2, R - 1,
@@ -304,7 +304,7 @@ static void summarize(const mcf_run *r, const findings *f, mcf_text *summary)
 {
     const mcf_setup *s = r->setup;
     if (f->plateau_chains)
-        mcfi_text_printf(summary, "the errors of %s in %zu of %zu chains (%s) did not reach a "
+        mcfe_text_printf(summary, "the errors of %s in %zu of %zu chains (%s) did not reach a "
                          "plateau: about %.0f measured sweeps are needed, this run has %llu "
                          "([schedule] sweeps%s); details in %s/log\n", f->plateau_obs,
                          f->plateau_chains, r->n_chains, f->plateau_at.text,
@@ -313,12 +313,12 @@ static void summarize(const mcf_run *r, const findings *f, mcf_text *summary)
     if (f->drift_chains || f->disagree_at.count) {
         mcf_text what = {0};
         if (f->drift_chains)
-            mcfi_text_printf(&what, "a drift of %s in %zu chain%s (%s)", f->drift_obs,
+            mcfe_text_printf(&what, "a drift of %s in %zu chain%s (%s)", f->drift_obs,
                              f->drift_chains, f->drift_chains > 1 ? "s" : "", f->drift_at.text);
         if (f->disagree_at.count)
-            mcfi_text_printf(&what, "%sthe walkers disagree on %s (%s)",
+            mcfe_text_printf(&what, "%sthe walkers disagree on %s (%s)",
                              f->drift_chains ? "; " : "", f->disagree_obs, f->disagree_at.text);
-        mcfi_text_printf(summary, "not in equilibrium: %s; thermalize longer, or use parallel "
+        mcfe_text_printf(summary, "not in equilibrium: %s; thermalize longer, or use parallel "
                          "tempering ([schedule] exchange_every); details in %s/log\n",
                          what.s ? what.s : "", r->dir);
         free(what.s);

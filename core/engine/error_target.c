@@ -88,14 +88,14 @@ int mcfi_error_target_check(const mcf_config *c, mcf_setup *s)
 {
     char where[512];
     if (!s->n_targets) {
-        mcfi_config_key_where(c, "schedule", "max_sweeps", where, sizeof where);
+        mcfe_config_key_where(c, "schedule", "max_sweeps", where, sizeof where);
         if (s->max_sweeps)
             return mcf_fail(MCF_EINVAL, "%s: [schedule] max_sweeps = %ld caps the doubling of "
                             "error_target, which is not given; give error_target or leave "
                             "max_sweeps out", where, s->max_sweeps);
         return MCF_OK;
     }
-    mcfi_config_key_where(c, "schedule", "error_target", where, sizeof where);
+    mcfe_config_key_where(c, "schedule", "error_target", where, sizeof where);
     for (size_t k = 0; k < s->n_targets; k++)
         if (!mcfi_results_error_column(s, s->targets[k].name))
             return mcf_fail(MCF_EINVAL, "%s: [schedule] error_target: results.tsv of model '%s' "
@@ -105,7 +105,7 @@ int mcfi_error_target_check(const mcf_config *c, mcf_setup *s)
                             s->model_name, s->targets[k].name, s->targets[k].name,
                             s->model_name);
     if (s->sweeps % s->measure_every != 0) {
-        mcfi_config_key_where(c, "schedule", "sweeps", where, sizeof where);
+        mcfe_config_key_where(c, "schedule", "sweeps", where, sizeof where);
         return mcf_fail(MCF_EINVAL, "%s: [schedule] error_target doubles the measured sweeps, "
                         "which needs sweeps = %ld to be a multiple of measure_every = %ld; "
                         "use sweeps = %ld", where, s->sweeps, s->measure_every,
@@ -114,7 +114,7 @@ int mcfi_error_target_check(const mcf_config *c, mcf_setup *s)
     if (s->max_sweeps == 0)
         s->max_sweeps = s->sweeps <= LONG_MAX / 16 ? 16 * s->sweeps : s->sweeps;
     if (s->max_sweeps < s->sweeps) {
-        mcfi_config_key_where(c, "schedule", "max_sweeps", where, sizeof where);
+        mcfe_config_key_where(c, "schedule", "max_sweeps", where, sizeof where);
         return mcf_fail(MCF_EINVAL, "%s: [schedule] max_sweeps = %ld is below sweeps = %ld; "
                         "the run measures sweeps, then doubles up to max_sweeps", where,
                         s->max_sweeps, s->sweeps);
@@ -125,7 +125,7 @@ int mcfi_error_target_check(const mcf_config *c, mcf_setup *s)
     s->max_sweeps = top;
     /* a measurement's bin is t * bins / n_meas in 64 bits (core_keys.c checked sweeps) */
     if ((uint64_t)top / (uint64_t)s->measure_every > UINT64_MAX / (uint64_t)s->bins) {
-        mcfi_config_key_where(c, "schedule", "max_sweeps", where, sizeof where);
+        mcfe_config_key_where(c, "schedule", "max_sweeps", where, sizeof where);
         return mcf_fail(MCF_EINVAL, "%s: [schedule] max_sweeps: %ld measured sweeps are too "
                         "many to count in %ld bins; lower max_sweeps", where, top, s->bins);
     }
@@ -277,7 +277,7 @@ int mcfi_error_target_decide(mcf_run *r, int *extend)
         head[1] = (uint64_t)rc;
     }
     mcfi_mpi_bcast_u64(head, 2);
-    int rc = mcfi_mpi_agree((int)head[1]);
+    int rc = mcfe_mpi_agree((int)head[1]);
     if (rc)
         return rc;
     const int met = (int)head[0];

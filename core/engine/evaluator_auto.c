@@ -71,7 +71,7 @@ static int auto_order(const void *a, const void *b)
 int mcfi_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
 {
     char where[512];
-    const char *at = mcfi_config_key_where(c, "run", "evaluator", where, sizeof where);
+    const char *at = mcfe_config_key_where(c, "run", "evaluator", where, sizeof where);
     const mcf_model_ops *mops = s->model->info->ops;
     int kind = mops->struct_size >= offsetof(mcf_model_ops, evaluator_kind) +
                                         sizeof mops->evaluator_kind
@@ -82,7 +82,7 @@ int mcfi_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
                         "evaluator, so there is nothing to choose; use evaluator = none",
                         at, s->model_name);
     auto_list l = {.kind = kind};
-    mcfi_plugin_foreach(auto_collect, auto_unloadable, &l);
+    mcfe_plugin_foreach(auto_collect, auto_unloadable, &l);
     int rc = MCF_OK;
     mcf_text skipped = {0};
     if (l.failed) {
@@ -94,7 +94,7 @@ int mcfi_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
         mcf_plugin *p;
         char why[256] = "";
         if (mcfi_plugin_open_file(l.v[k].path, kind, &p)) {
-            mcfi_text_printf(&skipped, "%s skipped (%s); ", l.v[k].name, mcf_last_error());
+            mcfe_text_printf(&skipped, "%s skipped (%s); ", l.v[k].name, mcf_last_error());
             continue;
         }
         const mcf_plugin_info *in = p->info;
@@ -105,23 +105,23 @@ int mcfi_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
             why[strcspn(why, "\r\n")] = '\0';
         }
         if (!usable) {
-            mcfi_text_printf(&skipped, "%s skipped (%s); ", l.v[k].name,
+            mcfe_text_printf(&skipped, "%s skipped (%s); ", l.v[k].name,
                              why[0] ? why : "its probe says it cannot run here");
-            mcfi_plugin_close(p);
+            mcfe_plugin_close(p);
             continue;
         }
         s->evaluator = p;
         free(s->evaluator_name);
         s->evaluator_name = strdup(in->name);
         mcf_text note = {0};
-        mcfi_text_printf(&note, "evaluator = auto: %susing %s (", skipped.s ? skipped.s : "",
+        mcfe_text_printf(&note, "evaluator = auto: %susing %s (", skipped.s ? skipped.s : "",
                         in->name);
         if (why[0])
-            mcfi_text_printf(&note, "%s; priority %d)", why, l.v[k].priority);
+            mcfe_text_printf(&note, "%s; priority %d)", why, l.v[k].priority);
         else
-            mcfi_text_printf(&note, "priority %d; no probe: always usable)", l.v[k].priority);
+            mcfe_text_printf(&note, "priority %d; no probe: always usable)", l.v[k].priority);
         if (l.unloadable)
-            mcfi_text_printf(&note, "; %d plugin file%s on the search path could not be loaded "
+            mcfe_text_printf(&note, "; %d plugin file%s on the search path could not be loaded "
                              "(see `mcf plugins`)", l.unloadable, l.unloadable == 1 ? "" : "s");
         if (note.failed || !s->evaluator_name) {
             free(note.s);
@@ -131,9 +131,9 @@ int mcfi_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
         s->evaluator_note = note.s;
     }
     if (!s->evaluator) {
-        const char *kname = mcfi_plugin_kind_name(kind);
+        const char *kname = mcfe_plugin_kind_name(kind);
         if (!l.n) {
-            char *search = mcfi_plugin_search_path();
+            char *search = mcfe_plugin_search_path();
             rc = mcf_fail(MCF_EPLUGIN, "%s: [run] evaluator = auto: no %s plugin on the search "
                           "path (%s) is a candidate (auto_priority > 0) for model '%s'; name "
                           "the evaluator instead (see `mcf plugins`)",

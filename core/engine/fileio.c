@@ -47,7 +47,7 @@ uint64_t mcfi_fnv1a64(const void *data, size_t size, uint64_t h)
     return h;
 }
 
-int mcfi_mkdir_p(const char *path)
+int mcfe_mkdir_p(const char *path)
 {
     char buf[4096];
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
@@ -69,7 +69,7 @@ int mcfi_mkdir_p(const char *path)
     return MCF_OK;
 }
 
-int mcfi_create_fresh(const char *path)
+int mcfe_create_fresh(const char *path)
 {
     /* twice at most: a name already taken is removed once (a leftover of our own pid, or a
        planted link), then the creation must succeed */
@@ -84,7 +84,7 @@ int mcfi_create_fresh(const char *path)
     return -1;
 }
 
-int mcfi_open_file(const char *path, int flags, uint64_t max_bytes, int *fd, struct stat *st)
+int mcfe_open_file(const char *path, int flags, uint64_t max_bytes, int *fd, struct stat *st)
 {
     *fd = -1;
     memset(st, 0, sizeof *st);
@@ -119,7 +119,7 @@ int mcfi_read_file(const char *path, int flags, uint64_t max_bytes, unsigned cha
     if (!max_bytes || max_bytes > SIZE_MAX - 1)
         max_bytes = SIZE_MAX - 1;
     int fd;
-    int problem = mcfi_open_file(path, flags, max_bytes, &fd, st);
+    int problem = mcfe_open_file(path, flags, max_bytes, &fd, st);
     if (problem)
         return problem;
     /* the whole file and a NUL in one allocation; a file that grew while read is cut at
@@ -176,7 +176,7 @@ const char *mcfi_file_kind(mode_t mode)
 int mcfi_open_regular(const char *path, int flags, const char *what, int *fd)
 {
     struct stat st;
-    int problem = mcfi_open_file(path, flags | O_NOFOLLOW, 0, fd, &st);
+    int problem = mcfe_open_file(path, flags | O_NOFOLLOW, 0, fd, &st);
     if (problem == MCFI_FILE_CANNOT_OPEN)
         return mcf_fail(MCF_EIO, errno == ELOOP ? "%s: is a symbolic link; remove it (mcf "
                         "never writes %s through a link)" : "%s: cannot open %s (%s)", path,
@@ -187,11 +187,11 @@ int mcfi_open_regular(const char *path, int flags, const char *what, int *fd)
     return MCF_OK;
 }
 
-int mcfi_write_atomic(const char *path, const void *data, size_t size)
+int mcfe_write_atomic(const char *path, const void *data, size_t size)
 {
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int fd = mcfi_create_fresh(tmp);
+    int fd = mcfe_create_fresh(tmp);
     if (fd < 0)
         return mcf_fail(MCF_EIO, "%s: not written: cannot create %s (%s)", path, tmp,
                         strerror(errno));
@@ -247,7 +247,7 @@ static void join(char *buf, size_t n, const char *dir, const char *name)
     snprintf(buf, n, "%s/%s", dir, name);
 }
 
-void mcfi_outdir_unlock(int fd)
+void mcfe_outdir_unlock(int fd)
 {
     if (fd < 0)
         return;
@@ -276,7 +276,7 @@ static int ends_with(const char *s, const char *tail)
     return n >= m && strcmp(s + n - m, tail) == 0;
 }
 
-int mcfi_outdir_clean(const char *dir)
+int mcfe_outdir_clean(const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -355,7 +355,7 @@ void mcfi_outdir_drop_previous(const char *dir)
         remove_flat(gone);
 }
 
-/* See mcfi_outdir_lock: 1 when a run was restored, 0 when there was none to restore. */
+/* See mcfe_outdir_lock: 1 when a run was restored, 0 when there was none to restore. */
 static int restore_previous(const char *dir)
 {
     char prev[4200], gone[4200];
@@ -375,7 +375,7 @@ static int restore_previous(const char *dir)
     return 1;
 }
 
-int mcfi_outdir_lock(const char *dir, int *fd)
+int mcfe_outdir_lock(const char *dir, int *fd)
 {
     char path[4200];
     join(path, sizeof path, dir, LOCK_NAME);
@@ -418,7 +418,7 @@ int mcfi_outdir_lock(const char *dir, int *fd)
     *fd = f;
     rc = restore_previous(dir);
     if (rc < 0) {
-        mcfi_outdir_unlock(f);
+        mcfe_outdir_unlock(f);
         *fd = -1;
         return rc;
     }
@@ -430,17 +430,17 @@ int mcfi_outdir_lock(const char *dir, int *fd)
 
 static const char *const kind_names[] = {"", "run", "optimize", "band"};
 
-const char *mcfi_kind_name(int kind)
+const char *mcfe_kind_name(int kind)
 {
     return kind > 0 && kind < 4 ? kind_names[kind] : "?";
 }
 
-int mcfi_outdir_kind_write(const char *dir, int kind)
+int mcfe_outdir_kind_write(const char *dir, int kind)
 {
     char path[4200], text[16];
     join(path, sizeof path, dir, "kind");
-    int n = snprintf(text, sizeof text, "%s\n", mcfi_kind_name(kind));
-    return mcfi_write_atomic(path, text, (size_t)n);
+    int n = snprintf(text, sizeof text, "%s\n", mcfe_kind_name(kind));
+    return mcfe_write_atomic(path, text, (size_t)n);
 }
 
 static int has(const char *dir, const char *name)
@@ -450,14 +450,14 @@ static int has(const char *dir, const char *name)
     return access(path, F_OK) == 0;
 }
 
-int mcfi_outdir_kind(const char *dir, int *kind)
+int mcfe_outdir_kind(const char *dir, int *kind)
 {
     char path[4200], text[32] = "";
     join(path, sizeof path, dir, "kind");
     *kind = MCFI_KIND_NONE;
     int fd;
     struct stat st;
-    int problem = mcfi_open_file(path, O_RDONLY | O_NOFOLLOW, 16, &fd, &st);
+    int problem = mcfe_open_file(path, O_RDONLY | O_NOFOLLOW, 16, &fd, &st);
     if (problem == MCFI_FILE_OK) {
         ssize_t n = read(fd, text, sizeof text - 1);
         close(fd);

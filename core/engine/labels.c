@@ -177,10 +177,10 @@ void mcfi_labels_line(const mcfi_labels *l, const char *const *columns, size_t n
             continue;
         size_t ls = strlen(x->symbol);
         int bracket = x->unit[0] || (ls && x->symbol[ls - 1] == ']');
-        mcfi_text_printf(t, "%s%s: %s%s%s%s", first ? "# labels: " : "\t", x->name, x->symbol,
+        mcfe_text_printf(t, "%s%s: %s%s%s%s", first ? "# labels: " : "\t", x->name, x->symbol,
                          bracket ? " [" : "", x->unit, bracket ? "]" : "");
         first = 0;
     }
     if (!first)
-        mcfi_text_printf(t, "\n");
+        mcfe_text_printf(t, "\n");
 }

@@ -11,21 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mcf_engine.h"
+
 #ifdef MCF_MPI
 
-/* Initializes MPI when the process was started by a launcher (mpirun, srun, Hydra), and
- * sets MCF_CUDA_DEVICE to the node-local rank unless the user set it; a plain `mcf run`
- * stays a single process without MPI.  Not collective when not launched. */
-void mcfi_mpi_init(int *argc, char ***argv);
-void mcfi_mpi_finalize(void);
 int mcfi_mpi_active(void);
-int mcfi_mpi_rank(void);
 int mcfi_mpi_size(void);
 
-/* The job-wide status: MCF_OK when rc is MCF_OK on every rank; otherwise the code and the
- * message of the lowest failing rank on every rank, the message prefixed with that rank
- * unless every rank failed (then it is the job's problem, not one rank's). */
-int mcfi_mpi_agree(int rc);
 /* Element-wise maximum (doubles) and sum (uint64) over the ranks, in place. */
 void mcfi_mpi_max_doubles(double *v, int n);
 void mcfi_mpi_sum_u64(uint64_t *v, int n);
@@ -44,12 +36,8 @@ void mcfi_mpi_allgather_bytes(const unsigned char *data, size_t size, unsigned c
 
 #else
 
-static inline void mcfi_mpi_init(int *argc, char ***argv) { (void)argc; (void)argv; }
-static inline void mcfi_mpi_finalize(void) {}
 static inline int mcfi_mpi_active(void) { return 0; }
-static inline int mcfi_mpi_rank(void) { return 0; }
 static inline int mcfi_mpi_size(void) { return 1; }
-static inline int mcfi_mpi_agree(int rc) { return rc; }
 static inline void mcfi_mpi_max_doubles(double *v, int n) { (void)v; (void)n; }
 static inline void mcfi_mpi_sum_u64(uint64_t *v, int n) { (void)v; (void)n; }
 static inline void mcfi_mpi_bcast_u64(uint64_t *v, int n) { (void)v; (void)n; }

@@ -33,7 +33,7 @@ static int launched(void)
     return 0;
 }
 
-void mcfi_mpi_init(int *argc, char ***argv)
+void mcfe_mpi_init(int *argc, char ***argv)
 {
     if (!launched())
         return;
@@ -71,7 +71,7 @@ void mcfi_mpi_init(int *argc, char ***argv)
     }
 }
 
-void mcfi_mpi_finalize(void)
+void mcfe_mpi_finalize(void)
 {
     if (active)
         MPI_Finalize();
@@ -79,7 +79,7 @@ void mcfi_mpi_finalize(void)
 }
 
 int mcfi_mpi_active(void) { return active; }
-int mcfi_mpi_rank(void) { return my_rank; }
+int mcfe_mpi_rank(void) { return my_rank; }
 int mcfi_mpi_size(void) { return n_ranks; }
 
 /* For failures that cannot be agreed on (the other ranks are inside a transfer): the job
@@ -92,7 +92,7 @@ static void abort_job(const char *what, size_t bytes)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-int mcfi_mpi_agree(int rc)
+int mcfe_mpi_agree(int rc)
 {
     if (n_ranks == 1)
         return rc;

@@ -86,7 +86,7 @@ typedef struct opt_settings {
 static int read_settings(const mcf_setup *s, opt_settings *o)
 {
     mcf_params p;
-    mcfi_section_params(&s->optimize, s->config_path, &p);
+    mcfe_section_params(&s->optimize, s->config_path, &p);
     const char *target;
     int rc;
     if ((rc = mcf_params_int(&p, "iterations", &o->iterations)) ||
@@ -198,7 +198,7 @@ static int write_parameters(const mcf_run *r, const char *name)
     char path[4200], tmp[4300];
     snprintf(path, sizeof path, "%s/%s", r->dir, name);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = mcfi_create_fresh(tmp);
+    int fd = mcfe_create_fresh(tmp);
     FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
     if (!f) {
         int e = errno;
@@ -225,7 +225,7 @@ static int append_row(const mcf_run *r, const char *line, int header)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/optimize.tsv", r->dir);
-    int fd, rc = header ? mcfi_write_atomic(path, line, strlen(line)) : MCF_OK;
+    int fd, rc = header ? mcfe_write_atomic(path, line, strlen(line)) : MCF_OK;
     if (header)
         return rc ? mcf_fail_prefix(rc, "optimize") : MCF_OK;
     rc = mcfi_open_regular(path, O_WRONLY | O_APPEND, "the optimization's table", &fd);

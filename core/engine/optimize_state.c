@@ -52,7 +52,7 @@ int mcfi_opt_state_write(const mcf_run *r, const opt_head *h, const double *p)
     if (!rc)
         rc = state_path(r, path, sizeof path);
     if (!rc)
-        rc = mcfi_write_atomic(path, out.data, out.size);
+        rc = mcfe_write_atomic(path, out.data, out.size);
     mcf_stream_release(&out);
     return rc;
 }

@@ -20,7 +20,7 @@ size_t mcfi_spec_count(const mcf_param_spec *specs)
     return n;
 }
 
-void mcfi_value_release(mcf_value *v)
+void mcfe_value_release(mcf_value *v)
 {
     free(v->text);
     v->text = NULL;
@@ -43,7 +43,7 @@ static int choice_index(const char *choices, const char *word)
     return -1;
 }
 
-void mcfi_spec_describe(const mcf_param_spec *spec, char *buf, size_t size)
+void mcfe_spec_describe(const mcf_param_spec *spec, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -82,7 +82,7 @@ static int check_range(const mcf_param_spec *spec, double x, const char *text)
         bad |= (spec->flags & MCF_PARAM_MAX_EXCLUSIVE) ? !(x < spec->max) : !(x <= spec->max);
     if (bad) {
         char allowed[256];
-        mcfi_spec_describe(spec, allowed, sizeof allowed);
+        mcfe_spec_describe(spec, allowed, sizeof allowed);
         return mcf_fail(MCF_EINVAL, "%s is out of range: must be %s", text, allowed);
     }
     return MCF_OK;
@@ -101,7 +101,7 @@ int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *ou
         if (*end || errno)
         {
             char allowed[256];
-            mcfi_spec_describe(spec, allowed, sizeof allowed);
+            mcfe_spec_describe(spec, allowed, sizeof allowed);
             return mcf_fail(MCF_EINVAL, "'%s' is not an integer: must be %s", text, allowed);
         }
         int rc = check_range(spec, (double)v, text);
@@ -117,7 +117,7 @@ int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *ou
         if (*end)
         {
             char allowed[256];
-            mcfi_spec_describe(spec, allowed, sizeof allowed);
+            mcfe_spec_describe(spec, allowed, sizeof allowed);
             return mcf_fail(MCF_EINVAL, "'%s' is not a real number: must be %s", text, allowed);
         }
         /* a number, but not one a double holds: strtod's ERANGE is either side */
@@ -156,8 +156,8 @@ int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *ou
             snprintf(words, sizeof words, "%s", spec->choices ? spec->choices : "");
             for (char *w = strtok(words, "|"); w && nc < 64; w = strtok(NULL, "|"))
                 cands[nc++] = w;
-            const char *near = mcfi_nearest_word(text, cands, nc);
-            mcfi_spec_describe(spec, allowed, sizeof allowed);
+            const char *near = mcfe_nearest_word(text, cands, nc);
+            mcfe_spec_describe(spec, allowed, sizeof allowed);
             if (near)
                 return mcf_fail(MCF_EINVAL, "'%s' is not allowed: must be %s; did you mean '%s'?",
                                 text, allowed, near);
@@ -198,7 +198,7 @@ int mcfi_specs_check(const mcf_param_spec *specs, const char *owner)
             if (rc)
                 return mcf_fail_prefix(MCF_EPLUGIN, "%s: the default of parameter '%s'", owner,
                                        s->name);
-            mcfi_value_release(&v);
+            mcfe_value_release(&v);
         }
     }
     return MCF_OK;
@@ -230,7 +230,7 @@ static size_t edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
-const char *mcfi_nearest_word(const char *word, const char *const *candidates, size_t n)
+const char *mcfe_nearest_word(const char *word, const char *const *candidates, size_t n)
 {
     const char *best = NULL;
     size_t best_d = (size_t)-1;

@@ -36,7 +36,7 @@ static int ensure_ltdl(void)
     return MCF_OK;
 }
 
-const char *mcfi_plugin_kind_name(int kind)
+const char *mcfe_plugin_kind_name(int kind)
 {
     switch (kind) {
     case MCF_PLUGIN_MODEL: return "model";
@@ -47,21 +47,21 @@ const char *mcfi_plugin_kind_name(int kind)
     }
 }
 
-char *mcfi_plugin_search_path(void)
+char *mcfe_plugin_search_path(void)
 {
     /* allocated: MCF_PLUGIN_PATH may be of any length, and a folder cut from its end would
        hide the plugins in it */
     mcf_text t = {0};
     const char *env = getenv("MCF_PLUGIN_PATH");
     if (env && env[0])
-        mcfi_text_printf(&t, "%s", env);
+        mcfe_text_printf(&t, "%s", env);
     const char *lib = mcf_library_path();
     if (lib) {
         const char *slash = strrchr(lib, '/');
         if (slash)
-            mcfi_text_printf(&t, "%s%.*s/mcf", t.len ? ":" : "", (int)(slash - lib), lib);
+            mcfe_text_printf(&t, "%s%.*s/mcf", t.len ? ":" : "", (int)(slash - lib), lib);
     }
-    mcfi_text_printf(&t, "%s%s", t.len ? ":" : "", MCF_INSTALL_PLUGIN_DIR);
+    mcfe_text_printf(&t, "%s%s", t.len ? ":" : "", MCF_INSTALL_PLUGIN_DIR);
     if (t.failed) {
         free(t.s);
         return NULL;
@@ -73,7 +73,7 @@ char *mcfi_plugin_search_path(void)
 static char *join_path(const char *dir, const char *name)
 {
     mcf_text t = {0};
-    mcfi_text_printf(&t, "%s/%s", dir, name);
+    mcfe_text_printf(&t, "%s/%s", dir, name);
     if (t.failed) {
         free(t.s);
         return NULL;
@@ -137,7 +137,7 @@ static int check_model_ops(const char *path, const mcf_model_ops *ops)
     return MCF_OK;
 }
 
-int mcfi_model_tempering(const mcf_model_ops *ops)
+int mcfe_model_tempering(const mcf_model_ops *ops)
 {
     if (ops->struct_size < offsetof(mcf_model_ops, energy) + sizeof ops->energy ||
         !ops->set_temperature)
@@ -267,7 +267,7 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
         return mcf_fail(MCF_EPLUGIN, "%s: unknown plugin kind %d", path, (int)info->kind);
     if (want && (int)info->kind != want)
         return mcf_fail(MCF_EINVAL, "%s: '%s' is a %s plugin, not a %s", path, info->name,
-                        mcfi_plugin_kind_name(info->kind), mcfi_plugin_kind_name(want));
+                        mcfe_plugin_kind_name(info->kind), mcfe_plugin_kind_name(want));
     if (!info->ops)
         return mcf_fail(MCF_EPLUGIN, "%s: the descriptor has no ops table", path);
     if (info->kind == MCF_PLUGIN_MODEL) {
@@ -353,7 +353,7 @@ int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out)
     return MCF_OK;
 }
 
-void mcfi_plugin_close(mcf_plugin *p)
+void mcfe_plugin_close(mcf_plugin *p)
 {
     if (!p)
         return;
@@ -423,27 +423,27 @@ static void list_available(mcf_text *t, const name_list *l)
     for (size_t k = 0; k < l->n; k++) {
         if (t->len > LIST_SHOWN)
             break;
-        mcfi_text_printf(t, "%s%s", k ? ", " : "", l->names[k]);
+        mcfe_text_printf(t, "%s%s", k ? ", " : "", l->names[k]);
         shown++;
     }
     if (!l->n)
-        mcfi_text_printf(t, "none");
+        mcfe_text_printf(t, "none");
     else if (shown < l->n)
-        mcfi_text_printf(t, " and %zu more (`mcf plugins` lists them)", l->n - shown);
+        mcfe_text_printf(t, " and %zu more (`mcf plugins` lists them)", l->n - shown);
 }
 
 /* The message of a plugin name that no folder of the search path holds. */
 static int not_found(const char *name, const char *search)
 {
     name_list l = {0};
-    mcfi_plugin_foreach(collect_name, NULL, &l);
+    mcfe_plugin_foreach(collect_name, NULL, &l);
     const char *near = l.failed ? NULL
-                       : mcfi_nearest_word(name, (const char *const *)l.names, l.n);
+                       : mcfe_nearest_word(name, (const char *const *)l.names, l.n);
     mcf_text where = {0}, available = {0};
     if (strlen(search) <= LIST_SHOWN)
-        mcfi_text_printf(&where, "%s", search);
+        mcfe_text_printf(&where, "%s", search);
     else
-        mcfi_text_printf(&where, "the %zu bytes of MCF_PLUGIN_PATH and the folders after it; "
+        mcfe_text_printf(&where, "the %zu bytes of MCF_PLUGIN_PATH and the folders after it; "
                          "`mcf plugins` prints them", strlen(search));
     list_available(&available, &l);
     int rc = where.failed || available.failed || l.failed
@@ -458,17 +458,17 @@ static int not_found(const char *name, const char *search)
     return rc;
 }
 
-int mcfi_plugin_open(const char *name, int want, mcf_plugin **out)
+int mcfe_plugin_open(const char *name, int want, mcf_plugin **out)
 {
     *out = NULL;
     if (!name || !name[0] || strchr(name, '/'))
         return mcf_fail(MCF_EINVAL, "'%s' is not a plugin name", name ? name : "");
-    char *search = mcfi_plugin_search_path(), *path = search ? strdup(search) : NULL;
+    char *search = mcfe_plugin_search_path(), *path = search ? strdup(search) : NULL;
     int rc = MCF_OK, found = 0;
     for (char *save = NULL, *dir = path ? strtok_r(path, ":", &save) : NULL; dir && !found;
          dir = strtok_r(NULL, ":", &save)) {
         mcf_text file = {0};
-        mcfi_text_printf(&file, "%s/mcf-%s.so", dir, name);
+        mcfe_text_printf(&file, "%s/mcf-%s.so", dir, name);
         if (file.failed)
             rc = mcf_fail(MCF_ENOMEM, "out of memory");
         else if (access(file.s, F_OK) == 0) {
@@ -509,7 +509,7 @@ static void foreach_in(const char *dir, name_list *seen,
             } else if (mcfi_plugin_open_file(file, 0, &p) == MCF_OK) {
                 name_list_add(seen, f + 4, len - 7);
                 fn(p, ctx);
-                mcfi_plugin_close(p);
+                mcfe_plugin_close(p);
             } else if (bad) {
                 bad(file, mcf_last_error(), ctx);
             }
@@ -520,11 +520,11 @@ static void foreach_in(const char *dir, name_list *seen,
     free(list);
 }
 
-int mcfi_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
+int mcfe_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
                         void (*bad)(const char *path, const char *message, void *ctx),
                         void *ctx)
 {
-    char *path = mcfi_plugin_search_path();
+    char *path = mcfe_plugin_search_path();
     if (!path)
         return mcf_fail(MCF_ENOMEM, "out of memory");
     name_list seen = {0};

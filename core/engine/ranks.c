@@ -28,7 +28,7 @@ void mcfi_count_moves(const mcf_run *r, uint64_t counts[2])
  * the caller frees; NULL on ranks that get nothing).  *out is released either way. */
 int mcfi_send_stream(int rc, mcf_stream *out, int to_all, unsigned char **all, size_t *size)
 {
-    rc = mcfi_mpi_agree(rc);
+    rc = mcfe_mpi_agree(rc);
     if (!rc) {
         if (to_all)
             mcfi_mpi_allgather_bytes(out->data, out->size, all, size);
@@ -94,7 +94,7 @@ int mcfi_share_layouts(mcf_run *r)
             rc = mcf_fail_prefix(MCF_EINTERNAL, "layouts of the chains from the ranks");
     }
     free(all);
-    return mcfi_mpi_agree(rc);
+    return mcfe_mpi_agree(rc);
 }
 
 /* The chains' checkpoint records (each a u64 size and its bytes) as gathered, in rank
@@ -138,7 +138,7 @@ int mcfi_save_checkpoint(mcf_run *r)
         return mcfi_checkpoint_write(r);
     mcf_stream rec;
     mcf_stream_init_writer(&rec);
-    int rc = mcfi_mpi_agree(mcfi_checkpoint_records(r, &rec));
+    int rc = mcfe_mpi_agree(mcfi_checkpoint_records(r, &rec));
     if (rc) {
         mcf_stream_release(&rec);
         return rc;
@@ -157,7 +157,7 @@ int mcfi_save_checkpoint(mcf_run *r)
     }
     free(all);
     free(ordered);
-    return mcfi_mpi_agree(rc);
+    return mcfe_mpi_agree(rc);
 }
 
 /* Collective: rank 0 reads and checks DIR/checkpoint, every rank loads the records of its
@@ -176,7 +176,7 @@ int mcfi_load_checkpoint(mcf_run *r)
         if (rc == 1)
             rc = MCF_OK;
     }
-    rc = mcfi_mpi_agree(rc);
+    rc = mcfe_mpi_agree(rc);
     if (rc) {
         free(records);
         return rc;
@@ -187,7 +187,7 @@ int mcfi_load_checkpoint(mcf_run *r)
     mcfi_mpi_bcast_bytes(&records, &size);
     char path[4200];
     snprintf(path, sizeof path, "%s/checkpoint", r->dir);
-    rc = mcfi_mpi_agree(mcfi_checkpoint_load_records(r, records, size, 1, 1, path));
+    rc = mcfe_mpi_agree(mcfi_checkpoint_load_records(r, records, size, 1, 1, path));
     free(records);
     if (!rc)
         r->position = head[1];

@@ -18,19 +18,19 @@
  * decimal place (or %g when the error is not positive and finite) */
 static void put_estimate(mcf_text *t, const char *name, double mean, double error)
 {
-    const int digits = isfinite(mean) ? mcfi_error_decimals(error) : -1;
+    const int digits = isfinite(mean) ? mcfe_error_decimals(error) : -1;
     if (digits >= 0)
-        mcfi_text_printf(t, "  %s %.*f +- %.*f", name, digits, mean, digits, error);
+        mcfe_text_printf(t, "  %s %.*f +- %.*f", name, digits, mean, digits, error);
     else
-        mcfi_text_printf(t, "  %s %.10g", name, mean);
+        mcfe_text_printf(t, "  %s %.10g", name, mean);
 }
 
 static void put_number(mcf_text *t, double x)
 {
     if (isnan(x))
-        mcfi_text_printf(t, "\tnan");
+        mcfe_text_printf(t, "\tnan");
     else
-        mcfi_text_printf(t, "\t%.10g", x);
+        mcfe_text_printf(t, "\t%.10g", x);
 }
 
 /* Points of curve k summed over the chains: 0 when the model switched it off. */
@@ -47,9 +47,9 @@ static size_t curve_total_points(const mcf_run *r, size_t k)
 static void put_scan(mcf_text *t, const mcf_setup *s, size_t k)
 {
     if (!s->n_axes)
-        mcfi_text_printf(t, "%zu", k);
+        mcfe_text_printf(t, "%zu", k);
     for (size_t a = 0; a < s->n_axes; a++)
-        mcfi_text_printf(t, "%s%s", a ? "\t" : "", mcfi_setup_axis_value(s, a, k)->text);
+        mcfe_text_printf(t, "%s%s", a ? "\t" : "", mcfi_setup_axis_value(s, a, k)->text);
 }
 
 /* The walkers of a scan point must agree on a curve's length (results_table.c reads the
@@ -98,21 +98,21 @@ static int write_curves(const mcf_run *r, const mcfi_labels *labels)
             break;
         int geometric = (obs[o].flags & MCF_OBS_GEOMETRIC_MEAN) != 0;
         mcf_text t = {0};
-        mcfi_text_printf(&t, "# mcf %s curve: %s — %s\n", MCF_VERSION_STRING, obs[o].name,
+        mcfe_text_printf(&t, "# mcf %s curve: %s — %s\n", MCF_VERSION_STRING, obs[o].name,
                          obs[o].doc ? obs[o].doc : "");
-        mcfi_text_printf(&t, "# errors: jackknife over %zu bins of the measurements%s\n", nb,
+        mcfe_text_printf(&t, "# errors: jackknife over %zu bins of the measurements%s\n", nb,
                          geometric ? "; geometric mean exp<log x>, error exp(mean) x error of "
                                     "<log x>" : "");
-        mcfi_text_printf(&t, "# scan:");
+        mcfe_text_printf(&t, "# scan:");
         for (size_t a = 0; a < s->n_axes; a++)
-            mcfi_text_printf(&t, " %s", s->axes[a].name);
-        mcfi_text_printf(&t, " %s\n", obs[o].axis);
+            mcfe_text_printf(&t, " %s", s->axes[a].name);
+        mcfe_text_printf(&t, " %s\n", obs[o].axis);
         put_labels(&t, labels, &tab);
         if (!s->n_axes)
-            mcfi_text_printf(&t, "point");
+            mcfe_text_printf(&t, "point");
         for (size_t a = 0; a < s->n_axes; a++)
-            mcfi_text_printf(&t, "%s%s", a ? "\t" : "", s->axes[a].name);
-        mcfi_text_printf(&t, "\t%s\t%s\t%s_err\n", obs[o].axis, obs[o].name, obs[o].name);
+            mcfe_text_printf(&t, "%s%s", a ? "\t" : "", s->axes[a].name);
+        mcfe_text_printf(&t, "\t%s\t%s\t%s_err\n", obs[o].axis, obs[o].name, obs[o].name);
         /* one block of rows per scan point, in the table's order; its last three columns
            are the axis, the value and the error */
         const mcfi_column *axis = &tab.cols[tab.n_cols - 3];
@@ -122,7 +122,7 @@ static int write_curves(const mcf_run *r, const mcfi_labels *labels)
                 put_number(&t, axis[0].x[j]);
                 put_number(&t, axis[1].x[j]);
                 put_number(&t, axis[2].x[j]);
-                mcfi_text_printf(&t, "\n");
+                mcfe_text_printf(&t, "\n");
             }
         mcfi_table_free(&tab);
         if (t.failed) {
@@ -130,7 +130,7 @@ static int write_curves(const mcf_run *r, const mcfi_labels *labels)
         } else {
             char path[4200];
             snprintf(path, sizeof path, "%s/%s.tsv", r->dir, obs[o].name);
-            rc = mcfi_write_atomic(path, t.s, t.len);
+            rc = mcfe_write_atomic(path, t.s, t.len);
         }
         free(t.s);
     }
@@ -157,7 +157,7 @@ static void write_tempering(const mcf_run *r, mcf_text *t, mcf_text *sum)
     const mcf_tempering *pt = r->pt;
     const mcf_setup *s = r->setup;
     size_t R = (size_t)s->walkers, nT = pt->n_temps;
-    mcfi_text_printf(t, "# tempering: exchange_every %llu sweeps: neighbouring temperatures "
+    mcfe_text_printf(t, "# tempering: exchange_every %llu sweeps: neighbouring temperatures "
                      "of a group (chains differing only in T) swap with probability min(1, "
                      "exp[(1/T_i - 1/T_j)(E_i - E_j)]), even and odd pairs in turn; counted "
                      "after thermalization; a round trip is lowest T -> highest T -> lowest T\n",
@@ -171,7 +171,7 @@ static void write_tempering(const mcf_run *r, mcf_text *t, mcf_text *sum)
         for (size_t j = 0; j + 1 < nT; j++) {
             uint64_t at = pt->attempts[g * (nT - 1) + j], ac = pt->accepted[g * (nT - 1) + j];
             double rate = at ? (double)ac / (double)at : NAN;
-            mcfi_text_printf(t, "# exchange: %sT %s <-> %s: accepted %llu of %llu (%.4f)\n",
+            mcfe_text_printf(t, "# exchange: %sT %s <-> %s: accepted %llu of %llu (%.4f)\n",
                              pre, s->axes[s->n_axes - 1].values[pt->order[j]].text,
                              s->axes[s->n_axes - 1].values[pt->order[j + 1]].text,
                              (unsigned long long)ac, (unsigned long long)at, rate);
@@ -186,22 +186,22 @@ static void write_tempering(const mcf_run *r, mcf_text *t, mcf_text *sum)
             trips += pt->trips[k];
             sweeps += pt->trip_sweeps[k];
             if (pt->trips[k])
-                mcfi_text_printf(t, "# round trips: %sreplica starting at T %s: %llu, mean %.1f "
+                mcfe_text_printf(t, "# round trips: %sreplica starting at T %s: %llu, mean %.1f "
                                  "sweeps\n", pre,
                                  s->axes[s->n_axes - 1].values[pt->order[j]].text,
                                  (unsigned long long)pt->trips[k],
                                  (double)pt->trip_sweeps[k] / (double)pt->trips[k]);
             else
-                mcfi_text_printf(t, "# round trips: %sreplica starting at T %s: 0\n", pre,
+                mcfe_text_printf(t, "# round trips: %sreplica starting at T %s: 0\n", pre,
                                  s->axes[s->n_axes - 1].values[pt->order[j]].text);
         }
         if (g < 24) {
-            mcfi_text_printf(sum, "tempering %sexchange acceptance %.3f to %.3f over %zu pairs; "
+            mcfe_text_printf(sum, "tempering %sexchange acceptance %.3f to %.3f over %zu pairs; "
                              "%llu round trips", pre, amin, amax, nT - 1,
                              (unsigned long long)trips);
             if (trips)
-                mcfi_text_printf(sum, ", mean %.0f sweeps", (double)sweeps / (double)trips);
-            mcfi_text_printf(sum, "\n");
+                mcfe_text_printf(sum, ", mean %.0f sweeps", (double)sweeps / (double)trips);
+            mcfe_text_printf(sum, "\n");
         }
     }
 }
@@ -215,13 +215,13 @@ static void what_was_measured(const mcf_run *r, const mcfi_table *tab, mcf_text 
 {
     const mcf_setup *s = r->setup;
     const mcf_observable_spec *obs = r->ops->observables;
-    mcfi_text_printf(sum, "measured");
+    mcfe_text_printf(sum, "measured");
     for (size_t o = 0; o < r->n_obs; o++)
-        mcfi_text_printf(sum, "%s%s", o ? ", " : " ", obs[r->scalar[o]].name);
+        mcfe_text_printf(sum, "%s%s", o ? ", " : " ", obs[r->scalar[o]].name);
     const size_t derived = (s->n_axes ? s->n_axes : 1) + 3 * r->n_obs;
     for (size_t col = derived; col + 1 < tab->n_cols; col += 2)
-        mcfi_text_printf(sum, ", %s", tab->cols[col].name);
-    mcfi_text_printf(sum, " of %s", s->model_name);
+        mcfe_text_printf(sum, ", %s", tab->cols[col].name);
+    mcfe_text_printf(sum, " of %s", s->model_name);
     const mcf_section *m = &s->sections[0];
     int first = 1;
     for (size_t j = 0; j < m->n; j++) {
@@ -229,21 +229,21 @@ static void what_was_measured(const mcf_run *r, const mcfi_table *tab, mcf_text 
         if (m->axis[j] >= 0 || !m->text[j] ||
             (spec->default_value && strcmp(spec->default_value, m->text[j]) == 0))
             continue;
-        mcfi_text_printf(sum, "%s%s=%s", first ? " (" : ", ", spec->name, m->text[j]);
+        mcfe_text_printf(sum, "%s%s=%s", first ? " (" : ", ", spec->name, m->text[j]);
         first = 0;
     }
-    mcfi_text_printf(sum, "%s", first ? "" : ")");
+    mcfe_text_printf(sum, "%s", first ? "" : ")");
     if (s->evaluator)
-        mcfi_text_printf(sum, " with %s", s->evaluator_name);
+        mcfe_text_printf(sum, " with %s", s->evaluator_name);
     for (size_t a = 0; a < s->n_axes; a++) {
         const mcf_axis *ax = &s->axes[a];
         if (ax->n == 1)
-            mcfi_text_printf(sum, "%s %s=%s", a ? "," : " at", ax->name, ax->values[0].text);
+            mcfe_text_printf(sum, "%s %s=%s", a ? "," : " at", ax->name, ax->values[0].text);
         else
-            mcfi_text_printf(sum, "%s %zu values of %s from %s to %s", a ? "," : " at", ax->n,
+            mcfe_text_printf(sum, "%s %zu values of %s from %s to %s", a ? "," : " at", ax->n,
                              ax->name, ax->values[0].text, ax->values[ax->n - 1].text);
     }
-    mcfi_text_printf(sum, "; %ld chain%s each, %llu sweeps after %ld of thermalization\n",
+    mcfe_text_printf(sum, "; %ld chain%s each, %llu sweeps after %ld of thermalization\n",
                      s->walkers, s->walkers > 1 ? "s" : "", (unsigned long long)r->sweeps,
                      s->thermalize);
 }
@@ -285,36 +285,36 @@ int mcfi_results_write(const mcf_run *r, char **summary)
         return rc;
     }
 
-    mcfi_text_printf(&t, "# mcf %s results\n", MCF_VERSION_STRING);
-    mcfi_text_printf(&t, "# model: %s %s\n", s->model_name, s->model->info->version);
-    mcfi_text_printf(&t, "# evaluator: %s%s%s%s\n", s->evaluator_name,
+    mcfe_text_printf(&t, "# mcf %s results\n", MCF_VERSION_STRING);
+    mcfe_text_printf(&t, "# model: %s %s\n", s->model_name, s->model->info->version);
+    mcfe_text_printf(&t, "# evaluator: %s%s%s%s\n", s->evaluator_name,
                      s->evaluator ? " " : "", s->evaluator ? s->evaluator->info->version : "",
                      s->evaluator_auto ? " (auto)" : "");
-    mcfi_text_printf(&t, "# seed: %llu\n", (unsigned long long)s->seed);
-    mcfi_text_printf(&t, "# schedule: thermalize %ld, sweeps %llu, measure_every %ld, "
+    mcfe_text_printf(&t, "# seed: %llu\n", (unsigned long long)s->seed);
+    mcfe_text_printf(&t, "# schedule: thermalize %ld, sweeps %llu, measure_every %ld, "
                      "measurements %llu per chain\n", s->thermalize,
                      (unsigned long long)r->sweeps, s->measure_every,
                      (unsigned long long)r->n_meas);
     /* error_target: met (a note), or missed at max_sweeps (a warning, also on the
        terminal with the checks' lines) */
     if (r->target_state == 1)
-        mcfi_text_printf(&t, "# %s\n", r->target_report);
+        mcfe_text_printf(&t, "# %s\n", r->target_report);
     if (R > 1)
-        mcfi_text_printf(&t, "# walkers: %zu chains per scan point, combined: mean of the walkers' "
+        mcfe_text_printf(&t, "# walkers: %zu chains per scan point, combined: mean of the walkers' "
                          "means, error sqrt(sum err^2) / %zu, tau the walkers' mean; jackknife "
                          "over the %zu x %zu bins of all walkers\n", R, R, R, nb);
-    mcfi_text_printf(&t, "# errors: blocking analysis (Flyvbjerg-Petersen); tau_<name> in "
+    mcfe_text_printf(&t, "# errors: blocking analysis (Flyvbjerg-Petersen); tau_<name> in "
                      "sweeps; derived quantities: jackknife over %zu bins\n", nb);
-    mcfi_text_printf(&t, "# scan:");
+    mcfe_text_printf(&t, "# scan:");
     for (size_t a = 0; a < s->n_axes; a++)
-        mcfi_text_printf(&t, " %s", s->axes[a].name);
-    mcfi_text_printf(&t, "\n");
+        mcfe_text_printf(&t, " %s", s->axes[a].name);
+    mcfe_text_printf(&t, "\n");
     if (r->n_curves) {
-        mcfi_text_printf(&t, "# curves:");
+        mcfe_text_printf(&t, "# curves:");
         for (size_t k = 0; k < r->n_curves; k++)
             if (curve_total_points(r, k))
-                mcfi_text_printf(&t, " %s", obs[r->curve[k]].name);
-        mcfi_text_printf(&t, "\n");
+                mcfe_text_printf(&t, " %s", obs[r->curve[k]].name);
+        mcfe_text_printf(&t, "\n");
     }
     put_labels(&t, &labels, &tab);
 
@@ -327,28 +327,28 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     const size_t n_scan = s->n_axes ? s->n_axes : 1, first = n_scan;
     mcf_text rows = {0};
     for (size_t col = 0; col < tab.n_cols; col++)
-        mcfi_text_printf(&rows, "%s%s", col ? "\t" : "", tab.cols[col].name);
-    mcfi_text_printf(&rows, "\n");
+        mcfe_text_printf(&rows, "%s%s", col ? "\t" : "", tab.cols[col].name);
+    mcfe_text_printf(&rows, "\n");
     /* the derived quantities' columns follow the observables' (name, _err, tau_) */
     const size_t derived = first + 3 * r->n_obs;
     for (size_t k = 0; k < n_points; k++) {
         put_scan(&rows, s, k);
         for (size_t col = n_scan; col < tab.n_cols; col++)
             put_number(&rows, tab.cols[col].x[k]);
-        mcfi_text_printf(&rows, "\n");
+        mcfe_text_printf(&rows, "\n");
         /* the summary on the terminal: the first points, their headline quantities (the
            observables with a role, energy and |m|, or the first ones; the Binder cumulant
            or the variance) and the acceptance */
         const size_t max_summary = 24;
         if (k == max_summary)
-            mcfi_text_printf(&sum, "... (%zu scan points in all: see results.tsv)\n",
+            mcfe_text_printf(&sum, "... (%zu scan points in all: see results.tsv)\n",
                              n_points);
         if (k >= max_summary)
             continue;
         if (!s->n_axes)
-            mcfi_text_printf(&sum, "result");
+            mcfe_text_printf(&sum, "result");
         for (size_t a = 0; a < s->n_axes; a++)
-            mcfi_text_printf(&sum, "%s%s=%s", a ? " " : "", s->axes[a].name,
+            mcfe_text_printf(&sum, "%s%s=%s", a ? " " : "", s->axes[a].name,
                              mcfi_setup_axis_value(s, a, k)->text);
         for (size_t o = 0; o < r->n_obs; o++) {
             const int role = (int)obs[r->scalar[o]].role;
@@ -359,12 +359,12 @@ int mcfi_results_write(const mcf_run *r, char **summary)
         for (size_t col = derived; col + 1 < tab.n_cols; col += 2)
             if (!strcmp(tab.cols[col].name, "binder") || !strcmp(tab.cols[col].name, "variance"))
                 put_estimate(&sum, tab.cols[col].name, tab.cols[col].x[k], tab.cols[col + 1].x[k]);
-        mcfi_text_printf(&sum, "  acceptance %.3f\n", tab.cols[tab.n_cols - 1].x[k]);
+        mcfe_text_printf(&sum, "  acceptance %.3f\n", tab.cols[tab.n_cols - 1].x[k]);
     }
     mcfi_table_free(&tab);
     if (pt_sum.len) {
         /* the tempering lines go to the terminal with the summary and into the log */
-        mcfi_text_printf(&sum, "%s", pt_sum.s);
+        mcfe_text_printf(&sum, "%s", pt_sum.s);
         log_lines(MCF_LOG_INFO, pt_sum.s, 0, 1); /* the terminal has it in the summary */
     }
     if (pt_sum.failed)
@@ -375,20 +375,20 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     mcf_text checks = {0};
     mcfi_shells_report(s, &t); /* degenerate shells at mu (the log had them at the start) */
     if (r->target_state == 2) { /* the log has it from error_target.c */
-        mcfi_text_printf(&t, "# warning: %s\n", r->target_report);
-        mcfi_text_printf(&sum, "warning: %s\n", r->target_report);
+        mcfe_text_printf(&t, "# warning: %s\n", r->target_report);
+        mcfe_text_printf(&sum, "warning: %s\n", r->target_report);
     } else if (r->target_state == 1) {
-        mcfi_text_printf(&sum, "%s\n", r->target_report);
+        mcfe_text_printf(&sum, "%s\n", r->target_report);
     }
     for (int q = 0; q < 4; q++) { /* the log and the terminal had it at the start */
         char why[1024];
         if (mcfi_results_noise_message(s, q, why, sizeof why))
-            mcfi_text_printf(&t, "# warning: %s\n", why);
+            mcfe_text_printf(&t, "# warning: %s\n", why);
     }
     rc = mcfi_equilibration_report(r, &warn, &checks);
     if (warn.len)
-        mcfi_text_printf(&t, "%s", warn.s);
-    mcfi_text_printf(&t, "%s", rows.s ? rows.s : "");
+        mcfe_text_printf(&t, "%s", warn.s);
+    mcfe_text_printf(&t, "%s", rows.s ? rows.s : "");
     if (!rc && (t.failed || rows.failed || warn.failed))
         rc = mcf_fail(MCF_ENOMEM, "out of memory writing results");
     if (!rc) {
@@ -396,7 +396,7 @@ int mcfi_results_write(const mcf_run *r, char **summary)
         rc = write_curves(r, &labels);
         snprintf(path, sizeof path, "%s/results.tsv", r->dir);
         if (!rc)
-            rc = mcfi_write_atomic(path, t.s, t.len);
+            rc = mcfe_write_atomic(path, t.s, t.len);
         /* the details into the log, the summary lines to the terminal (and the log) */
         if (!rc) {
             log_lines(MCF_LOG_WARN, warn.s, strlen("# warning: "), 1);

@@ -4,7 +4,7 @@
  * curves, config.ini as used and the run's description.  Layout: docs/results-h5.md.
  *
  * The file is built in memory (HDF5's core driver, no backing store) and its image goes to
- * disk through mcfi_write_atomic: a temporary name, fsync, rename, never through a link,
+ * disk through mcfe_write_atomic: a temporary name, fsync, rename, never through a link,
  * a failure naming the file, like every other output.  Object times are not recorded, so
  * a run and its resumed twin write the same bytes.  In front of HDF5's image goes a 512-byte
  * user block with its length and FNV-1a 64 digest (results_h5.h), which `mcf dos` checks
@@ -523,7 +523,7 @@ int mcfi_results_h5_write(const mcf_run *r)
     else if (rc)
         rc = mcf_fail(MCF_EIO, "%s: not written: %s", path, w.why);
     else
-        rc = mcfi_write_atomic(path, image, size);
+        rc = mcfe_write_atomic(path, image, size);
     free(image);
     mcfi_labels_free(&labels);
     return rc;

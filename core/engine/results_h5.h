@@ -35,11 +35,5 @@ void mcfi_results_h5_seal(unsigned char *image, size_t size);
 /* Checks the block of image against its bytes: MCFI_H5_*; *written (may be NULL) gets the
  * length recorded. */
 int mcfi_results_h5_check(const unsigned char *image, size_t size, uint64_t *written);
-/* path (results.h5) into memory through the one bounded opener (a regular file, no link,
- * at most this machine's memory; a FIFO never blocks), checked by mcfi_results_h5_check:
- * *image (malloc'd) and *size.  MCF_EINVAL when there is no such file, MCF_EIO when it
- * cannot be read or is not a regular file, MCF_EFORMAT when it is not sealed, or damaged;
- * each message names path and says what to do. */
-int mcfi_results_h5_load(const char *path, unsigned char **image, size_t *size);
 
 #endif

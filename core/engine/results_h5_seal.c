@@ -1,7 +1,7 @@
 /* results_h5_seal.c — the 512-byte user block in front of results.h5 (results_h5.h): its
  * magic, the length of the HDF5 image after it and that image's FNV-1a 64 digest, written
  * when mcf writes the file (mcfi_results_h5_seal) and checked when `mcf dos` reads it
- * (mcfi_results_h5_check, mcfi_results_h5_load) before HDF5 parses a byte: libhdf5 crashes
+ * (mcfi_results_h5_check, mcfe_results_h5_load) before HDF5 parses a byte: libhdf5 crashes
  * and hangs on damaged files, so a file that is not whole as mcf wrote it never reaches it.
  * No HDF5 call here (moved out of results_h5.c, which builds the image). */
 #define _POSIX_C_SOURCE 200809L
@@ -66,7 +66,7 @@ int mcfi_results_h5_check(const unsigned char *image, size_t size, uint64_t *wri
 #define WRITE_AGAIN "`mcf resume` of its output folder writes it again (a finished run's " \
                     "results too)"
 
-int mcfi_results_h5_load(const char *path, unsigned char **image, size_t *size)
+int mcfe_results_h5_load(const char *path, unsigned char **image, size_t *size)
 {
     struct stat st;
     unsigned char *data = NULL;

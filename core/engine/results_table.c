@@ -428,7 +428,7 @@ static void curve_point(const double *sums, const double *count, size_t nb, doub
     for (size_t b = 0; b < nb; b++)
         loo[b] = count[b] > 0 && W > count[b] ? (S - sums[b]) / (W - count[b]) : *mean;
     double estimate;
-    mcfi_jackknife_combine(*mean, loo, 1, count, nb, &estimate, error);
+    mcfe_jackknife_combine(*mean, loo, 1, count, nb, &estimate, error);
 }
 
 /* where curve k's values start in chain c's curve sums */

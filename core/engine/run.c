@@ -34,7 +34,7 @@
 static volatile sig_atomic_t stop_signal;
 static int last_stop_signal;
 
-int mcfi_run_stop_signal(void) { return last_stop_signal; }
+int mcfe_run_stop_signal(void) { return last_stop_signal; }
 
 static void on_signal(int sig)
 {
@@ -79,7 +79,7 @@ static int holds_run(const char *dir, int kind)
         return 1;
     int k = MCFI_KIND_NONE;
     return file_exists(dir, "kind") && !file_exists(dir, ".previous") &&
-           (mcfi_outdir_kind(dir, &k) || k != kind);
+           (mcfe_outdir_kind(dir, &k) || k != kind);
 }
 
 int mcfi_run_stopping(void) { return stop_signal != 0; }
@@ -96,7 +96,7 @@ static int check_output(const mcf_run *r, const mcf_run_options *opt)
 }
 
 /* Rank 0's: the earlier run that a --force run keeps in DIR/.previous until its first
- * checkpoint (mcfi_run_execute is not reentrant: stop_signal above is one per process). */
+ * checkpoint (mcfe_run_execute is not reentrant: stop_signal above is one per process). */
 static int previous_kept;
 
 /* Rank 0's output folder, under its lock (taken here unless the caller holds it): created
@@ -106,12 +106,12 @@ static int previous_kept;
  * fresh run writes the configuration as used.  *cleaned: leftovers removed. */
 static int prepare_output(const mcf_run *r, const mcf_run_options *opt, int *lock, int *cleaned)
 {
-    int rc = opt->resume ? MCF_OK : mcfi_mkdir_p(r->dir);
+    int rc = opt->resume ? MCF_OK : mcfe_mkdir_p(r->dir);
     if (!rc && !opt->output_locked)
-        rc = mcfi_outdir_lock(r->dir, lock);
+        rc = mcfe_outdir_lock(r->dir, lock);
     if (rc)
         return rc;
-    *cleaned = mcfi_outdir_clean(r->dir);
+    *cleaned = mcfe_outdir_clean(r->dir);
     if (opt->resume)
         return MCF_OK;
     /* again, under the lock: a run may have finished here since the first look */
@@ -124,12 +124,12 @@ static int prepare_output(const mcf_run *r, const mcf_run_options *opt, int *loc
     if (rc)
         return rc;
     /* the folder's kind first (fileio.h): a folder with a configuration knows what it is */
-    rc = mcfi_outdir_kind_write(r->dir, kind);
+    rc = mcfe_outdir_kind_write(r->dir, kind);
     if (rc)
         return rc;
     char path[4200];
     snprintf(path, sizeof path, "%s/config.ini", r->dir);
-    return mcfi_write_atomic(path, r->setup->canonical, strlen(r->setup->canonical));
+    return mcfe_write_atomic(path, r->setup->canonical, strlen(r->setup->canonical));
 }
 
 void mcfi_run_committed(const mcf_run *r)
@@ -156,7 +156,7 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
     memset(r, 0, sizeof *r);
     r->setup = setup;
     r->ops = setup->model->info->ops;
-    r->rank = mcfi_mpi_rank();
+    r->rank = mcfe_mpi_rank();
     r->ranks = mcfi_mpi_size();
     for (int k = 0; k < MCF_ROLE_COUNT; k++)
         r->role[k] = -1;
@@ -166,7 +166,7 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
     r->scalar = calloc(r->n_declared, sizeof *r->scalar);
     r->curve = calloc(r->n_declared, sizeof *r->curve);
     /* every failure from here on is agreed by all ranks before they leave together */
-    int rc = mcfi_mpi_agree(!r->dir || !r->scalar || !r->curve
+    int rc = mcfe_mpi_agree(!r->dir || !r->scalar || !r->curve
                                ? mcf_fail(MCF_ENOMEM, "out of memory") : MCF_OK);
     if (rc)
         return rc;
@@ -200,7 +200,7 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
     r->n_chains = setup->n_points * (size_t)setup->walkers;
     /* this rank's chains: every P-th (ranks.h) */
     r->own = malloc((r->n_chains / (size_t)r->ranks + 1) * sizeof *r->own);
-    rc = mcfi_mpi_agree(r->own ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory"));
+    rc = mcfe_mpi_agree(r->own ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory"));
     for (size_t k = (size_t)r->rank; !rc && k < r->n_chains; k += (size_t)r->ranks)
         r->own[r->n_own++] = k;
     return rc;
@@ -211,7 +211,7 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
  * groups (zeroed).  Collective. */
 static int create_chains(mcf_run *r, const mcf_run_options *opt, int threads, mcf_group **groups)
 {
-    int rc = mcfi_mpi_agree(r->rank == 0 ? check_output(r, opt) : MCF_OK);
+    int rc = mcfe_mpi_agree(r->rank == 0 ? check_output(r, opt) : MCF_OK);
     if (rc)
         return rc;
     r->chains = calloc(r->n_chains, sizeof *r->chains);
@@ -220,7 +220,7 @@ static int create_chains(mcf_run *r, const mcf_run_options *opt, int threads, mc
         rc = mcf_fail(MCF_ENOMEM, "out of memory for %zu chains", r->n_chains);
     for (size_t i = 0; i < r->n_own && !rc; i++)
         rc = mcfi_chain_create(r, r->own[i]);
-    rc = mcfi_mpi_agree(rc);
+    rc = mcfe_mpi_agree(rc);
     if (!rc && r->ranks > 1)
         rc = mcfi_share_layouts(r);
     return rc;
@@ -228,7 +228,7 @@ static int create_chains(mcf_run *r, const mcf_run_options *opt, int threads, mc
 
 /* Rank 0 locks and prepares the output folder and opens DIR/log (never through a link);
  * the log, the progress line and the terminal are rank 0's, the other ranks' failures
- * reach them through mcfi_mpi_agree().  Collective. */
+ * reach them through mcfe_mpi_agree().  Collective. */
 static int open_log(mcf_run *r, const mcf_run_options *opt, int threads, int one_batch,
                     FILE **logf, int *lock)
 {
@@ -245,7 +245,7 @@ static int open_log(mcf_run *r, const mcf_run_options *opt, int threads, int one
             close(fd);
         }
     }
-    rc = mcfi_mpi_agree(rc);
+    rc = mcfe_mpi_agree(rc);
     if (rc)
         return rc;
     int on_terminal = r->rank > 0 ? 0 : opt->progress < 0 ? isatty(STDERR_FILENO)
@@ -293,7 +293,7 @@ static int resume(mcf_run *r)
     /* the replicas continue at the temperatures the checkpoint gave them */
     for (size_t i = 0; i < r->n_own && r->pt && !rc; i++)
         rc = mcfi_pt_set_temperatures(r, r->own[i], 0);
-    return mcfi_mpi_agree(rc);
+    return mcfe_mpi_agree(rc);
 }
 
 /* This rank's chains dealt to `threads` groups, every threads-th to each.  Collective. */
@@ -302,7 +302,7 @@ static int prepare_groups(mcf_run *r, mcf_group *groups, int threads)
     int rc = MCF_OK;
     for (int g = 0; g < threads && !rc; g++)
         rc = mcfi_group_init(r, &groups[g], (size_t)g, (size_t)threads);
-    rc = mcfi_mpi_agree(rc);
+    rc = mcfe_mpi_agree(rc);
     if (!rc && r->pt)
         rc = mcfi_pt_check_weights(r);
     return rc;
@@ -354,7 +354,7 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
         /* a synchronisation point: the ranks agree on failures, the stop signal (caught
            by any of them) and the next chunk, so they write the same checkpoints and
            stop together */
-        rc = mcfi_mpi_agree(rc);
+        rc = mcfe_mpi_agree(rc);
         if (rc)
             break;
         r->position += n;
@@ -436,7 +436,7 @@ static int finish(mcf_run *r, const mcf_run_options *opt)
         rc = mcfi_results_write(r, &summary);
     if (r->rank == 0 && !rc)
         rc = mcfi_results_h5_write(r);
-    rc = mcfi_mpi_agree(rc);
+    rc = mcfe_mpi_agree(rc);
     if (!rc && r->rank == 0) {
         int printed = print_summary(r, summary);
         char why[4096];
@@ -451,11 +451,11 @@ static int finish(mcf_run *r, const mcf_run_options *opt)
             rc = mcf_fail_prefix(rc, "%s; also", why);
     }
     free(summary);
-    rc = mcfi_mpi_agree(rc);
+    rc = mcfe_mpi_agree(rc);
     return rc;
 }
 
-int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt)
+int mcfe_run_execute(mcf_setup *setup, const mcf_run_options *opt)
 {
     mcf_run run, *r = &run;
     int rc = run_open(r, setup, opt);
@@ -479,7 +479,7 @@ int mcfi_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     struct sigaction sa, old_int, old_term;
     /* `mcf optimize`, or `mcf resume` of a folder whose kind is optimize (main.c) */
     const int optimizing = opt->optimize;
-    if (optimizing && (rc = mcfi_mpi_agree(r->ranks > 1 ? mcf_fail(MCF_EINVAL, "optimize: runs "
+    if (optimizing && (rc = mcfe_mpi_agree(r->ranks > 1 ? mcf_fail(MCF_EINVAL, "optimize: runs "
                        "on one MPI rank (its walkers share one set of parameters); start it "
                        "without mpirun") : mcfi_optimize_check(setup)))) {
         run_release(r);
@@ -560,6 +560,6 @@ done:
     if (logf && (ferror(logf) | fclose(logf)))
         fprintf(stderr, "mcf: warning: %s/log: not every line could be written (is the disk "
                 "full?); the log is incomplete\n", opt->output ? opt->output : setup->output);
-    mcfi_outdir_unlock(lock);
+    mcfe_outdir_unlock(lock);
     return rc;
 }

@@ -21,8 +21,8 @@ static int unknown_key_error(const mcf_config_entry *e, const mcf_param_spec *sp
         used += (size_t)snprintf(valid + used, used < sizeof valid ? sizeof valid - used : 0,
                                  "%s%s", n ? ", " : "", specs[n].name);
     }
-    const char *near = mcfi_nearest_word(e->key, cands, n);
-    mcfi_config_where(e, where, sizeof where);
+    const char *near = mcfe_nearest_word(e->key, cands, n);
+    mcfe_config_where(e, where, sizeof where);
     if (near)
         return mcf_fail(MCF_EINVAL, "%s: [%s] unknown key '%s' for %s; did you mean '%s'? "
                         "(valid keys: %s)", where, e->section, e->key, owner, near, valid);
@@ -30,7 +30,7 @@ static int unknown_key_error(const mcf_config_entry *e, const mcf_param_spec *sp
                     e->section, e->key, owner, n ? valid : "none");
 }
 
-int mcfi_section_check(mcf_config *c, const char *section, const mcf_param_spec *specs,
+int mcfe_section_check(mcf_config *c, const char *section, const mcf_param_spec *specs,
                        const char *owner, int section_index, mcf_section *out, mcf_axis **axes,
                        size_t *n_axes)
 {
@@ -65,7 +65,7 @@ int mcfi_section_check(mcf_config *c, const char *section, const mcf_param_spec 
         const char *text;
         if (e) {
             text = e->value;
-            mcfi_config_where(e, where, sizeof where);
+            mcfe_config_where(e, where, sizeof where);
             size_t line = strlen(s->name) + 3 + strlen(text);
             if (line > MCFI_CONFIG_LINE_MAX)
                 return mcf_fail(MCF_EINVAL, "%s: [%s] %s: the value is %zu characters, and "
@@ -79,7 +79,7 @@ int mcfi_section_check(mcf_config *c, const char *section, const mcf_param_spec 
             continue;
         } else {
             char allowed[256];
-            mcfi_spec_describe(s, allowed, sizeof allowed);
+            mcfe_spec_describe(s, allowed, sizeof allowed);
             return mcf_fail(MCF_EINVAL, "%s: [%s] %s is required (%s): %s; add `%s = ...` "
                             "under [%s]", c->path, section, s->name, allowed,
                             s->doc ? s->doc : "", s->name, section);
@@ -107,7 +107,7 @@ int mcfi_section_check(mcf_config *c, const char *section, const mcf_param_spec 
             a->section = section_index;
             a->spec_index = j;
             (*n_axes)++;
-            int rc = a->name ? mcfi_axis_parse(s, text, &a->values, &a->n)
+            int rc = a->name ? mcfe_axis_parse(s, text, &a->values, &a->n)
                              : mcf_fail(MCF_ENOMEM, "out of memory");
             if (rc)
                 return mcf_fail_prefix(rc, "%s: [%s] %s", where[0] ? where : c->path, section,
@@ -123,11 +123,11 @@ int mcfi_section_check(mcf_config *c, const char *section, const mcf_param_spec 
     return MCF_OK;
 }
 
-void mcfi_section_release(mcf_section *sec)
+void mcfe_section_release(mcf_section *sec)
 {
     for (size_t j = 0; j < sec->n; j++) {
         if (sec->single)
-            mcfi_value_release(&sec->single[j]);
+            mcfe_value_release(&sec->single[j]);
         if (sec->text)
             free(sec->text[j]);
         if (sec->where)
@@ -149,13 +149,13 @@ static long find_key(const mcf_section *sec, const char *key)
     return -1;
 }
 
-const char *mcfi_section_text(const mcf_section *sec, const char *key)
+const char *mcfe_section_text(const mcf_section *sec, const char *key)
 {
     long j = find_key(sec, key);
     return j >= 0 ? sec->text[j] : NULL;
 }
 
-void mcfi_section_params(const mcf_section *sec, const char *origin, mcf_params *out)
+void mcfe_section_params(const mcf_section *sec, const char *origin, mcf_params *out)
 {
     memset(out, 0, sizeof *out);
     out->section = sec->name;
@@ -181,7 +181,7 @@ static int is_default(const mcf_param_spec *s, const mcf_value *v)
     case MCF_PARAM_CHOICE: same = v->i == d.i; break;
     default: same = !strcmp(v->text, d.text); break;
     }
-    mcfi_value_release(&d);
+    mcfe_value_release(&d);
     return same;
 }
 
@@ -203,7 +203,7 @@ static int written(const mcf_section *sec, size_t j, const mcf_config *c)
     return echoed(sec, j) && (!c || mcfi_config_find(c, sec->name, sec->specs[j].name));
 }
 
-void mcfi_section_write(mcf_text *t, const mcf_section *sec)
+void mcfe_section_write(mcf_text *t, const mcf_section *sec)
 {
     mcfi_section_write_given(t, sec, NULL);
 }
@@ -215,9 +215,9 @@ void mcfi_section_write_given(mcf_text *t, const mcf_section *sec, const mcf_con
         given += written(sec, j, c);
     if (c && !given)
         return;
-    mcfi_text_printf(t, "[%s]\n", sec->name);
+    mcfe_text_printf(t, "[%s]\n", sec->name);
     for (size_t j = 0; j < sec->n; j++)
         if (written(sec, j, c))
-            mcfi_text_printf(t, "%s = %s\n", sec->specs[j].name, sec->text[j]);
-    mcfi_text_printf(t, "\n");
+            mcfe_text_printf(t, "%s = %s\n", sec->specs[j].name, sec->text[j]);
+    mcfe_text_printf(t, "\n");
 }

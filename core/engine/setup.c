@@ -26,8 +26,8 @@ static int check_section_names(const mcf_config *c)
             known |= !strcmp(e->section, section_names[j]);
         if (!known) {
             char where[512];
-            const char *near = mcfi_nearest_word(e->section, section_names, 5);
-            mcfi_config_where(e, where, sizeof where);
+            const char *near = mcfe_nearest_word(e->section, section_names, 5);
+            mcfe_config_where(e, where, sizeof where);
             return mcf_fail(MCF_EINVAL, "%s: unknown section [%s]%s%s%s (sections: [run], "
                             "[schedule], [model], [evaluator], [optimize])", where, e->section,
                             near ? "; did you mean [" : "", near ? near : "", near ? "]?" : "");
@@ -36,7 +36,7 @@ static int check_section_names(const mcf_config *c)
     return MCF_OK;
 }
 
-int mcfi_model_evaluator_kind(const mcf_model_ops *ops)
+int mcfe_model_evaluator_kind(const mcf_model_ops *ops)
 {
     /* evaluator_kind was appended to the ops table: older models have none */
     return ops->struct_size >= offsetof(mcf_model_ops, evaluator_kind) + sizeof ops->evaluator_kind
@@ -47,26 +47,26 @@ int mcfi_model_evaluator_kind(const mcf_model_ops *ops)
 /* The model plugin, and the evaluator [run] evaluator names (a plugin, none or auto). */
 static int open_plugins(mcf_config *c, mcf_setup *s)
 {
-    int rc = mcfi_plugin_open(s->model_name, MCF_PLUGIN_MODEL, &s->model);
+    int rc = mcfe_plugin_open(s->model_name, MCF_PLUGIN_MODEL, &s->model);
     char where[512];
     if (rc)
         return mcf_fail_prefix(rc, "%s: [run] model = %s",
-                               mcfi_config_key_where(c, "run", "model", where, sizeof where),
+                               mcfe_config_key_where(c, "run", "model", where, sizeof where),
                                s->model_name);
     if (!strcmp(s->evaluator_name, "auto")) {
         s->evaluator_auto = 1;
         return mcfi_resolve_auto_evaluator(c, s);
     }
     if (strcmp(s->evaluator_name, "none") != 0) {
-        rc = mcfi_plugin_open(s->evaluator_name, 0, &s->evaluator);
+        rc = mcfe_plugin_open(s->evaluator_name, 0, &s->evaluator);
         if (!rc && s->evaluator->info->kind == MCF_PLUGIN_MODEL)
             rc = mcf_fail(MCF_EINVAL, "%s is a model, not an evaluator", s->evaluator->path);
-        else if (!rc && !mcfi_model_evaluator_kind(s->model->info->ops))
+        else if (!rc && !mcfe_model_evaluator_kind(s->model->info->ops))
             rc = mcf_fail(MCF_EINVAL, "model '%s' takes no evaluator (see `mcf describe %s`); "
                           "set evaluator = none", s->model_name, s->model_name);
         if (rc)
             return mcf_fail_prefix(rc, "%s: [run] evaluator = %s",
-                                   mcfi_config_key_where(c, "run", "evaluator", where,
+                                   mcfe_config_key_where(c, "run", "evaluator", where,
                                                          sizeof where),
                                    s->evaluator_name);
     }
@@ -82,7 +82,7 @@ static const char *axis_where(const mcf_config *c, const mcf_setup *s, size_t a,
     const char *sec = sections[ax->section], *key = ax->section == 2 ? "temperatures" : ax->name;
     char where[512];
     snprintf(buf, size, "%s: [%s] %s",
-             mcfi_config_key_where(c, sec, key, where, sizeof where), sec, key);
+             mcfe_config_key_where(c, sec, key, where, sizeof where), sec, key);
     return buf;
 }
 
@@ -103,7 +103,7 @@ static int count_chains(const mcf_config *c, mcf_setup *s)
     if ((size_t)s->walkers > MCFI_MAX_CHAINS / s->n_points)
         return mcf_fail(MCF_EINVAL, "%s: [run] walkers = %ld with %zu scan points makes more "
                         "than %zu chains; lower walkers",
-                        mcfi_config_key_where(c, "run", "walkers", where, sizeof where),
+                        mcfe_config_key_where(c, "run", "walkers", where, sizeof where),
                         s->walkers, s->n_points, MCFI_MAX_CHAINS);
     return MCF_OK;
 }
@@ -119,14 +119,14 @@ static int check_plugin_sections(mcf_config *c, mcf_setup *s, mcf_section sec[2]
     size_t n_axes = 0;
     snprintf(owner, sizeof owner, "model '%s' (see `mcf describe %s`)", s->model_name,
              s->model_name);
-    int rc = mcfi_section_check(c, "model", s->model->info->params, owner, 0, &sec[0], &axes,
+    int rc = mcfe_section_check(c, "model", s->model->info->params, owner, 0, &sec[0], &axes,
                                 &n_axes);
     if (!rc) {
         if (s->evaluator) {
             snprintf(owner, sizeof owner, "evaluator '%s'%s (see `mcf describe %s`)",
                      s->evaluator_name, s->evaluator_auto ? ", chosen by evaluator = auto" : "",
                      s->evaluator_name);
-            rc = mcfi_section_check(c, "evaluator", s->evaluator->info->params, owner, 1,
+            rc = mcfe_section_check(c, "evaluator", s->evaluator->info->params, owner, 1,
                                     &sec[1], &axes, &n_axes);
         } else {
             for (size_t k = 0; k < c->n && !rc; k++)
@@ -134,19 +134,19 @@ static int check_plugin_sections(mcf_config *c, mcf_setup *s, mcf_section sec[2]
                     char where[512];
                     rc = mcf_fail(MCF_EINVAL, "%s: [evaluator] %s is given but [run] "
                                   "evaluator = none; name an evaluator or remove the key",
-                                  mcfi_config_where(&c->entries[k], where, sizeof where),
+                                  mcfe_config_where(&c->entries[k], where, sizeof where),
                                   c->entries[k].key);
                 }
             sec[1].name = "evaluator";
         }
     }
-    /* the axes parsed so far belong to s even after a failure, which mcfi_setup_free()
+    /* the axes parsed so far belong to s even after a failure, which mcfe_setup_free()
      * releases */
     s->n_axes = n_axes + *n_core_axes;
     s->axes = calloc(s->n_axes ? s->n_axes : 1, sizeof *s->axes);
     if (!s->axes) {
         s->n_axes = 0;
-        mcfi_axes_free(axes, n_axes);
+        mcfe_axes_free(axes, n_axes);
         return mcf_fail(MCF_ENOMEM, "out of memory");
     }
     if (n_axes)
@@ -159,7 +159,7 @@ static int check_plugin_sections(mcf_config *c, mcf_setup *s, mcf_section sec[2]
     *n_core_axes = 0;
     if (rc)
         return rc;
-    /* Axes stay in declaration order (mcfi_section_check walks the specs), not in the order
+    /* Axes stay in declaration order (mcfe_section_check walks the specs), not in the order
      * of the file: config.ini as used is written in declaration order and `mcf resume`
      * reads it back, so any other order would differ on resume and the chains of the
      * checkpoint would meet other scan points. */
@@ -173,12 +173,12 @@ static int write_config_used(const mcf_config *c, mcf_setup *s, const mcf_sectio
                              const mcf_section *sched, const mcf_section sec[2])
 {
     mcf_text t = {0};
-    mcfi_text_printf(&t, "; configuration as used by mcf %s (defaults filled in%s)\n",
+    mcfe_text_printf(&t, "; configuration as used by mcf %s (defaults filled in%s)\n",
                      MCF_VERSION_STRING,
                      s->evaluator_auto ? "; [evaluator] as given, for evaluator = auto" : "");
-    mcfi_section_write(&t, run);
-    mcfi_section_write(&t, sched);
-    mcfi_section_write(&t, &sec[0]);
+    mcfe_section_write(&t, run);
+    mcfe_section_write(&t, sched);
+    mcfe_section_write(&t, &sec[0]);
     /* with evaluator = auto, [evaluator] keeps only the keys given: the defaults of the
      * plugin chosen here need not exist in the one a resume elsewhere chooses */
     if (s->evaluator)
@@ -193,7 +193,7 @@ static int write_config_used(const mcf_config *c, mcf_setup *s, const mcf_sectio
     return MCF_OK;
 }
 
-int mcfi_setup_create(mcf_config *c, mcf_setup **out)
+int mcfe_setup_create(mcf_config *c, mcf_setup **out)
 {
     *out = NULL;
     mcf_setup *s = calloc(1, sizeof *s);
@@ -209,7 +209,7 @@ int mcfi_setup_create(mcf_config *c, mcf_setup **out)
     if (!rc)
         rc = mcfi_core_keys_read(c, &run, &sched, &core_axes, &n_core_axes, s);
     if (!rc)
-        rc = mcfi_section_check(c, "optimize", mcfi_optimize_specs(), "[optimize]", 0,
+        rc = mcfe_section_check(c, "optimize", mcfi_optimize_specs(), "[optimize]", 0,
                                 &s->optimize, &core_axes, &n_core_axes);
     if (!rc)
         rc = open_plugins(c, s);
@@ -228,13 +228,13 @@ int mcfi_setup_create(mcf_config *c, mcf_setup **out)
         rc = mcfi_shells_check(c, s);
         memset(&s->sections[0], 0, sizeof s->sections[0]);
     }
-    mcfi_section_release(&run);
-    mcfi_section_release(&sched);
-    mcfi_axes_free(core_axes, n_core_axes);
+    mcfe_section_release(&run);
+    mcfe_section_release(&sched);
+    mcfe_axes_free(core_axes, n_core_axes);
     if (rc) {
-        mcfi_section_release(&sec[0]);
-        mcfi_section_release(&sec[1]);
-        mcfi_setup_free(s);
+        mcfe_section_release(&sec[0]);
+        mcfe_section_release(&sec[1]);
+        mcfe_setup_free(s);
         return rc;
     }
     s->sections[0] = sec[0];
@@ -243,16 +243,16 @@ int mcfi_setup_create(mcf_config *c, mcf_setup **out)
     return MCF_OK;
 }
 
-void mcfi_setup_free(mcf_setup *s)
+void mcfe_setup_free(mcf_setup *s)
 {
     if (!s)
         return;
-    mcfi_section_release(&s->sections[0]);
-    mcfi_section_release(&s->sections[1]);
-    mcfi_section_release(&s->optimize);
-    mcfi_axes_free(s->axes, s->n_axes);
-    mcfi_plugin_close(s->model);
-    mcfi_plugin_close(s->evaluator);
+    mcfe_section_release(&s->sections[0]);
+    mcfe_section_release(&s->sections[1]);
+    mcfe_section_release(&s->optimize);
+    mcfe_axes_free(s->axes, s->n_axes);
+    mcfe_plugin_close(s->model);
+    mcfe_plugin_close(s->evaluator);
     free(s->config_path);
     free(s->model_name);
     free(s->evaluator_name);

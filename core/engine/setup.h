@@ -24,37 +24,11 @@
 #define MCFI_MAX_CHAINS ((size_t)1 << 32)
 
 /* ---- scan axes (axes.c) ------------------------------------------------------------ */
-/* Parses a scan value, a list "a, b, c" or a linspace "first:last:count" (numeric keys
- * only), into *n values per spec (owned: mcfi_value_release each, then free).  MCF_EINVAL
- * with the reason, no location; after a failure nothing is owned (*values NULL, *n 0). */
-int mcfi_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **values,
-                    size_t *n);
 /* Whether a value's text is a list or a linspace (an axis) rather than one value. */
 int mcfi_is_axis_text(const mcf_param_spec *spec, const char *text);
-/* Frees n axes and the array. */
-void mcfi_axes_free(mcf_axis *axes, size_t n);
 
 /* ---- one section against its declaration (section.c) ------------------------------ */
-/* Checks [section] of c against specs: unknown keys first, in file order (the known ones
- * are marked used), then every declared key in declaration order: required, typed,
- * ranged, the default filled in.  A list or linspace becomes an axis appended to *axes
- * (section_index: 0 model, 1 evaluator, 2 the temperature pass, which makes every value
- * an axis named T).  owner names the declaration in errors.  *out is owned:
- * mcfi_section_release(), also after a failure. */
-int mcfi_section_check(mcf_config *c, const char *section, const mcf_param_spec *specs,
-                       const char *owner, int section_index, mcf_section *out, mcf_axis **axes,
-                       size_t *n_axes);
-void mcfi_section_release(mcf_section *sec);
-/* The text of a declared key as config.ini writes it (given or the default), or NULL for
- * an optional key not given.  Borrowed. */
-const char *mcfi_section_text(const mcf_section *sec, const char *key);
-/* The section's single values as an mcf_params, for the typed getters of mcf/params.h
- * (the core reads [run] and [schedule] as a plugin reads its section).  Borrows sec. */
-void mcfi_section_params(const mcf_section *sec, const char *origin, mcf_params *out);
-/* Appends "[name]" and "key = text" for every key with a text to t: defaults filled in,
- * MCF_PARAM_ECHO_IF_CHANGED keys only when their value is not the default. */
-void mcfi_section_write(mcf_text *t, const mcf_section *sec);
-/* mcfi_section_write(), keeping only the keys given in c (and nothing when none is). */
+/* mcfe_section_write(), keeping only the keys given in c (and nothing when none is). */
 void mcfi_section_write_given(mcf_text *t, const mcf_section *sec, const mcf_config *c);
 
 /* ---- [run] and [schedule] (core_keys.c) -------------------------------------------- */
@@ -72,9 +46,6 @@ int mcfi_core_check_tempering(const mcf_config *c, const mcf_setup *s);
 int mcfi_core_check_start(const mcf_config *c, const mcf_setup *s);
 
 /* ---- the setup (setup.c) ------------------------------------------------------------ */
-/* The evaluator kind a model takes (MCF_PLUGIN_FERMION_EVALUATOR or
- * MCF_PLUGIN_ORBITAL_EVALUATOR), or 0: it takes none (also a model older than the field). */
-int mcfi_model_evaluator_kind(const mcf_model_ops *ops);
 
 /* ---- degenerate shells at mu (shells.c) ------------------------------------------- */
 /* The levels of crystal p on the L^dims torus (translations L e_d, Cartesian), sorted

@@ -250,7 +250,7 @@ int mcfi_shells_check(const mcf_config *c, mcf_setup *s)
     const size_t points = s->n_points < SHELL_MAX_POINTS ? s->n_points : SHELL_MAX_POINTS;
     for (size_t k = 0; k < points && !rc; k++) {
         mcf_params *p = NULL;
-        if ((rc = mcfi_setup_params(s, k, 0, &p)))
+        if ((rc = mcfe_setup_params(s, k, 0, &p)))
             break;
         const mcf_value *L = value_of(p, "L", MCF_PARAM_INT), *mu = value_of(p, ops->mu_key,
                                                                           MCF_PARAM_REAL);
@@ -294,12 +294,12 @@ int mcfi_shells_check(const mcf_config *c, mcf_setup *s)
                 char where[512], sizes[256];
                 free_sizes(mcf_cell_view(cur.cell), L->i, min_L, mu->r, p->temperature, sizes,
                            sizeof sizes);
-                mcfi_text_printf(&t, "%s: [model] L = %ld (periodic): %zu of %zu levels of "
+                mcfe_text_printf(&t, "%s: [model] L = %ld (periodic): %zu of %zu levels of "
                                  "the ordered state '%s' form one degenerate shell at eps = "
                                  "%g, within %g T of %s = %g at T = %g, which biases "
                                  "finite-size results (docs/methods.md, \"Degenerate shells "
                                  "at mu\"); %s\n",
-                                 mcfi_config_key_where(c, "model", "L", where, sizeof where),
+                                 mcfe_config_key_where(c, "model", "L", where, sizeof where),
                                  L->i, count, cur.n / cur.repeat, ops->ordered_state, energy,
                                  SHELL_WINDOW, ops->mu_key, mu->r, p->temperature, sizes);
             }
@@ -329,7 +329,7 @@ void mcfi_shells_report(const mcf_setup *s, mcf_text *t)
         const char *key = strstr(w, ": [model] L = ");
         const int cut = key && key < w + len ? (int)(key + 2 - w) : 0;
         if (t)
-            mcfi_text_printf(t, "# warning: %.*s\n", len - cut, w + cut);
+            mcfe_text_printf(t, "# warning: %.*s\n", len - cut, w + cut);
         else
             mcf_log(MCF_LOG_WARN, "%.*s", len, w);
         w += len + (end != NULL);

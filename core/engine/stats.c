@@ -138,7 +138,7 @@ double mcfi_block_factor(double tau, double block, double n_blocks)
     return ar1_level_factor(rho, block, n_blocks, block * n_blocks);
 }
 
-int mcfi_error_decimals(double error)
+int mcfe_error_decimals(double error)
 {
     if (!(error > 0) || !isfinite(error))
         return -1;
@@ -322,12 +322,12 @@ int mcfi_jackknife(const double *bin_means, const double *bin_weights, size_t nb
             loo[v] = all[v] + w * (all[v] - bin_means[i * nvars + v]) / (W - w);
         fi[i] = f(loo, ctx);
     }
-    mcfi_jackknife_combine(f_all, fi, 1, bin_weights, nbins, value, error);
+    mcfe_jackknife_combine(f_all, fi, 1, bin_weights, nbins, value, error);
     free(all);
     return MCF_OK;
 }
 
-size_t mcfi_jackknife_combine(double f_all, const double *f_loo, size_t stride,
+size_t mcfe_jackknife_combine(double f_all, const double *f_loo, size_t stride,
                               const double *weights, size_t nbins, double *value,
                               double *error)
 {

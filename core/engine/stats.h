@@ -11,6 +11,8 @@
 #ifndef MCF_STATS_H
 #define MCF_STATS_H
 
+#include "mcf_engine.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,9 +65,6 @@ void mcfi_blocking_estimate(const mcf_blocking *b, mcf_estimate *e);
  * in variance, sqrt(F) in error.  1 for tau <= 1/2; about 1 + tau / block otherwise. */
 double mcfi_block_factor(double tau, double block, double n_blocks);
 
-/* The decimal places that show `error` with two significant digits (0 .. 15), for
- * printing a mean and its error to the same place; -1 when error is not finite and > 0. */
-int mcfi_error_decimals(double error);
 
 /* Jackknife of f over bins.  bin_means is nbins x nvars (row per bin, the mean of each
  * variable within the bin), bin_weights[b] the number of measurements in bin b (> 0).
@@ -78,13 +77,5 @@ int mcfi_jackknife(const double *bin_means, const double *bin_weights, size_t nb
                    size_t nvars, mcf_jackknife_fn f, void *ctx, double *value,
                    double *error);
 
-/* The combination step of the jackknife above, for callers that compute the values
- * themselves (curves, reconstructed densities): f_all = f of all bins, f_loo[i * stride]
- * = f leaving bin i out, weights[i] bin i's weight (NULL: equal; bins of weight <= 0
- * are no bins).  Writes the bias-corrected estimate and the weighted jackknife error
- * (NaN below 2 bins, *value = f_all then) and returns the number of bins used. */
-size_t mcfi_jackknife_combine(double f_all, const double *f_loo, size_t stride,
-                              const double *weights, size_t nbins, double *value,
-                              double *error);
 
 #endif

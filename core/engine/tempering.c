@@ -74,7 +74,7 @@ int mcfi_pt_create(mcf_run *r)
         pt->trip_start = calloc(n, sizeof *pt->trip_start);
         pt->trip_state = calloc(n, sizeof *pt->trip_state);
         pt->energy = calloc(n, sizeof *pt->energy);
-        pt->weigh = mcfi_model_tempering(r->ops);
+        pt->weigh = mcfe_model_tempering(r->ops);
         pt->batch_chain = calloc(n, sizeof *pt->batch_chain);
         pt->batch_state = calloc(n, sizeof *pt->batch_state);
         pt->batch_T = calloc(n, sizeof *pt->batch_T);
@@ -86,7 +86,7 @@ int mcfi_pt_create(mcf_run *r)
         !pt->trip_state || !pt->energy || !pt->batch_chain || !pt->batch_state ||
         !pt->batch_T || !pt->batch_dS || !pt->batch) {
         mcfi_pt_free(pt);
-        return mcfi_mpi_agree(mcf_fail(MCF_ENOMEM, "out of memory for parallel tempering"));
+        return mcfe_mpi_agree(mcf_fail(MCF_ENOMEM, "out of memory for parallel tempering"));
     }
     r->pt = pt;
     for (size_t t = 0; t < pt->n_temps; t++) {
@@ -118,7 +118,7 @@ int mcfi_pt_create(mcf_run *r)
                               s->model_name, c0->index, c->index);
         }
     }
-    return mcfi_mpi_agree(rc);
+    return mcfe_mpi_agree(rc);
 }
 
 /* Tells owned replica k the temperature of the slot it holds (unless force is 0 and that
@@ -219,7 +219,7 @@ int mcfi_pt_flush(mcf_run *r)
         in.pos += bytes;
     }
     free(all);
-    return mcfi_mpi_agree(rc);
+    return mcfe_mpi_agree(rc);
 }
 
 /* The numbers one exchange round of `parity` needs from this process's replicas, into
@@ -281,7 +281,7 @@ int mcfi_pt_check_weights(mcf_run *r)
 {
     if (r->pt->weigh != MCF_TEMPERING_ACTION)
         return MCF_OK;
-    return mcfi_mpi_agree(pt_round_weights(r, (size_t)((r->position / r->pt->every) % 2)));
+    return mcfe_mpi_agree(pt_round_weights(r, (size_t)((r->position / r->pt->every) % 2)));
 }
 
 /* Collective, every `every` sweeps (a chunk boundary): one exchange round.  The energies
@@ -296,7 +296,7 @@ int mcfi_pt_exchange(mcf_run *r)
     /* even rounds try the pairs (0,1), (2,3), ... of the temperatures in ascending order,
        odd rounds (1,2), (3,4), ...: the pairs of a round are disjoint */
     const size_t parity = (size_t)((r->position / pt->every) % 2);
-    int rc = mcfi_mpi_agree(pt_round_weights(r, parity));
+    int rc = mcfe_mpi_agree(pt_round_weights(r, parity));
     if (rc)
         return rc;
     if (r->ranks > 1) {
@@ -313,7 +313,7 @@ int mcfi_pt_exchange(mcf_run *r)
                 memcpy(&pt->energy[k], all + j * sizeof *pt->energy, sizeof *pt->energy);
         free(all);
         if (size != r->n_chains * sizeof *pt->energy)
-            return mcfi_mpi_agree(mcf_fail(MCF_EINTERNAL, "parallel tempering: %zu bytes of "
+            return mcfe_mpi_agree(mcf_fail(MCF_EINTERNAL, "parallel tempering: %zu bytes of "
                                            "energies from the ranks", size));
     }
     /* counted from the first round after thermalization, like the chains' acceptance */
@@ -328,7 +328,7 @@ int mcfi_pt_exchange(mcf_run *r)
                             : (1.0 / pt->temps[ta] - 1.0 / pt->temps[tb]) *
                                   (pt->energy[ra] - pt->energy[rb]);
             if (isnan(lr)) /* issue 42: neither accepted nor rejected, silently */
-                return mcfi_mpi_agree(mcf_fail(MCF_EPLUGIN, "parallel tempering: the exchange "
+                return mcfe_mpi_agree(mcf_fail(MCF_EPLUGIN, "parallel tempering: the exchange "
                                       "of chains %zu and %zu (T = %g and %g) at sweep %llu "
                                       "has a NaN log-ratio (model %s: energies or actions "
                                       "%g and %g); the run stops, its last checkpoint stays",
@@ -368,5 +368,5 @@ int mcfi_pt_exchange(mcf_run *r)
             pt->trip_start[lo] = r->position;
         }
     }
-    return mcfi_mpi_agree(rc);
+    return mcfe_mpi_agree(rc);
 }

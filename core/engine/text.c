@@ -39,7 +39,7 @@ static void text_vprintf(mcf_text *t, const char *fmt, va_list ap)
     t->len += (size_t)need;
 }
 
-void mcfi_text_printf(mcf_text *t, const char *fmt, ...)
+void mcfe_text_printf(mcf_text *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

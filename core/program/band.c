@@ -23,9 +23,7 @@
 #include "band.h"
 
 #include "band_chain.h"
-#include "fileio.h"
-#include "internal.h"
-#include "setup.h"
+#include "mcf_engine.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -109,12 +107,12 @@ static void job_free(band_job *j)
     free(j->table_name);
     free(j->table);
     for (int k = 0; k < 4; k++)
-        mcfi_section_release(&j->sec[k]);
+        mcfe_section_release(&j->sec[k]);
     if (j->model)
-        mcfi_plugin_close(j->model);
+        mcfe_plugin_close(j->model);
     if (j->evaluator)
-        mcfi_plugin_close(j->evaluator);
-    mcfi_config_free(j->c);
+        mcfe_plugin_close(j->evaluator);
+    mcfe_config_free(j->c);
 }
 
 /* a [band] key's numbers: "auto"/"none" give *n = 0, else a list or linspace (the keys of
@@ -122,24 +120,24 @@ static void job_free(band_job *j)
  * of numbers are no scan) */
 static int numbers(const band_job *j, const char *key, double **out, size_t *n)
 {
-    const char *text = mcfi_section_text(&j->sec[1], key);
+    const char *text = mcfe_section_text(&j->sec[1], key);
     *out = NULL;
     *n = 0;
     if (!text || !strcmp(text, "auto") || !strcmp(text, "none"))
         return MCF_OK;
     const mcf_param_spec spec = {key, MCF_PARAM_REAL, NULL, 0, 0, 0, NULL, NULL};
     mcf_value *v = NULL;
-    int rc = mcfi_axis_parse(&spec, text, &v, n);
+    int rc = mcfe_axis_parse(&spec, text, &v, n);
     char where[512];
     if (rc)
         return mcf_fail_prefix(rc, "%s: [band] %s = %s",
-                               mcfi_config_key_where(j->c, "band", key, where, sizeof where),
+                               mcfe_config_key_where(j->c, "band", key, where, sizeof where),
                                key, text);
     *out = malloc((*n + 1) * sizeof **out);
     for (size_t k = 0; k < *n; k++) {
         if (*out)
             (*out)[k] = v[k].r;
-        mcfi_value_release(&v[k]);
+        mcfe_value_release(&v[k]);
     }
     free(v);
     return *out ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory");
@@ -158,60 +156,60 @@ static int job_setup(band_job *j)
             char where[512];
             return mcf_fail(MCF_EINVAL, "%s: [%s] is no section of a band calculation (they "
                             "are [run], [band], [model], [evaluator])",
-                            mcfi_config_where(&c->entries[k], where, sizeof where),
+                            mcfe_config_where(&c->entries[k], where, sizeof where),
                             c->entries[k].section);
         }
     }
     mcf_axis *axes = NULL;
     size_t n_axes = 0;
-    int rc = mcfi_section_check(c, "run", run_specs, "mcf band", 3, &j->sec[0], &axes, &n_axes);
+    int rc = mcfe_section_check(c, "run", run_specs, "mcf band", 3, &j->sec[0], &axes, &n_axes);
     if (!rc)
-        rc = mcfi_section_check(c, "band", band_specs, "mcf band", 3, &j->sec[1], &axes,
+        rc = mcfe_section_check(c, "band", band_specs, "mcf band", 3, &j->sec[1], &axes,
                                 &n_axes);
-    const char *model = rc ? NULL : mcfi_section_text(&j->sec[0], "model");
-    const char *ev = rc ? NULL : mcfi_section_text(&j->sec[0], "evaluator");
-    if (!rc && (rc = mcfi_plugin_open(model, MCF_PLUGIN_MODEL, &j->model)))
+    const char *model = rc ? NULL : mcfe_section_text(&j->sec[0], "model");
+    const char *ev = rc ? NULL : mcfe_section_text(&j->sec[0], "evaluator");
+    if (!rc && (rc = mcfe_plugin_open(model, MCF_PLUGIN_MODEL, &j->model)))
         rc = mcf_fail_prefix(rc, "%s: [run] model = %s", c->path, model);
     if (!rc && !MCF_HAS(mcf_model_ops, (const mcf_model_ops *)j->model->info->ops, periodic))
         rc = mcf_fail(MCF_EINVAL, "%s: [run] model = %s describes no ideal states as crystals "
                       "(its plugin has no periodic op: docs/plugin-guide.md)", c->path, model);
-    if (!rc && (rc = mcfi_plugin_open(ev, MCF_PLUGIN_BAND_EVALUATOR, &j->evaluator)))
+    if (!rc && (rc = mcfe_plugin_open(ev, MCF_PLUGIN_BAND_EVALUATOR, &j->evaluator)))
         rc = mcf_fail_prefix(rc, "%s: [run] evaluator = %s", c->path, ev);
     char owner[256];
     if (!rc) {
         snprintf(owner, sizeof owner, "model %s", model);
-        rc = mcfi_section_check(c, "model", j->model->info->params, owner, 0, &j->sec[2], &axes,
+        rc = mcfe_section_check(c, "model", j->model->info->params, owner, 0, &j->sec[2], &axes,
                                 &n_axes);
     }
     if (!rc) {
         snprintf(owner, sizeof owner, "evaluator %s", ev);
-        rc = mcfi_section_check(c, "evaluator", j->evaluator->info->params, owner, 1,
+        rc = mcfe_section_check(c, "evaluator", j->evaluator->info->params, owner, 1,
                                 &j->sec[3], &axes, &n_axes);
     }
     if (!rc && n_axes)
         rc = mcf_fail(MCF_EINVAL, "%s: %s = %s: mcf band takes one value per key (a scan over "
                       "[model] or [evaluator] values: one band calculation per value)",
                       c->path, axes[0].name,
-                      mcfi_section_text(&j->sec[axes[0].section == 0 ? 2 : 3], axes[0].name));
-    mcfi_axes_free(axes, n_axes);
+                      mcfe_section_text(&j->sec[axes[0].section == 0 ? 2 : 3], axes[0].name));
+    mcfe_axes_free(axes, n_axes);
     if (rc)
         return rc;
     j->ops = j->evaluator->info->ops;
-    mcfi_section_params(&j->sec[2], c->path, &j->model_params);
-    mcfi_section_params(&j->sec[3], c->path, &j->ev_params);
+    mcfe_section_params(&j->sec[2], c->path, &j->model_params);
+    mcfe_section_params(&j->sec[3], c->path, &j->ev_params);
     if ((rc = numbers(j, "mu", &j->mu, &j->n_mu)) ||
         (rc = numbers(j, "energies", &j->E, &j->n_E)) ||
         (rc = numbers(j, "electrons", &j->electrons, &j->n_electrons)))
         return rc;
-    const char *T = mcfi_section_text(&j->sec[1], "temperature");
+    const char *T = mcfe_section_text(&j->sec[1], "temperature");
     if (T && !isfinite(strtod(T, NULL))) {
         char where[512];
         return mcf_fail(MCF_EINVAL, "%s: [band] temperature = %s: a chain is created at a "
                         "finite temperature > 0",
-                        mcfi_config_key_where(c, "band", "temperature", where, sizeof where), T);
+                        mcfe_config_key_where(c, "band", "temperature", where, sizeof where), T);
     }
     /* the output folder: given, or the configuration's name with .out */
-    const char *out = mcfi_section_text(&j->sec[0], "output");
+    const char *out = mcfe_section_text(&j->sec[0], "output");
     if (out)
         j->output = strdup(out);
     else {
@@ -230,7 +228,7 @@ static int job_setup(band_job *j)
 /* every state: the model's crystal, the evaluator's workspace, the band range */
 static int job_states(band_job *j)
 {
-    char *list = strdup(mcfi_section_text(&j->sec[1], "states"));
+    char *list = strdup(mcfe_section_text(&j->sec[1], "states"));
     if (!list)
         return mcf_fail(MCF_ENOMEM, "out of memory");
     int rc = MCF_OK;
@@ -333,7 +331,7 @@ static int flush_tables(const band_job *j)
         if (!path)
             return mcf_fail(MCF_ENOMEM, "out of memory");
         snprintf(path, n, "%s/%s", j->output, j->table_name[k]);
-        rc = mcfi_write_atomic(path, j->table[k].s, j->table[k].len);
+        rc = mcfe_write_atomic(path, j->table[k].s, j->table[k].len);
         free(path);
     }
     return rc;
@@ -341,7 +339,7 @@ static int flush_tables(const band_job *j)
 
 static void header(const band_job *j, mcf_text *t, const char *what)
 {
-    mcfi_text_printf(t, "# mcf band: %s of %s with %s (%s); per site, zero temperature\n",
+    mcfe_text_printf(t, "# mcf band: %s of %s with %s (%s); per site, zero temperature\n",
                      what, j->model->info->name, j->evaluator->info->name, j->c->path);
 }
 
@@ -366,16 +364,16 @@ static int write_dos(band_job *j)
                      "orbital%s per cell)", st->name, st->sites, st->sites == 1 ? "" : "s",
                      st->orbitals, st->orbitals == 1 ? "" : "s");
             header(j, &t, what);
-            mcfi_text_printf(&t, "E\tdos\tidos");
+            mcfe_text_printf(&t, "E\tdos\tidos");
             for (size_t a = 0; a < no; a++)
-                mcfi_text_printf(&t, "\tdos_orbital_%zu", a);
-            mcfi_text_printf(&t, "\n");
+                mcfe_text_printf(&t, "\tdos_orbital_%zu", a);
+            mcfe_text_printf(&t, "\n");
             for (size_t i = 0; i < n; i++) {
-                mcfi_text_printf(&t, "%.10g\t%.10g\t%.10g", j->E[i], dos[i] / st->sites,
+                mcfe_text_printf(&t, "%.10g\t%.10g\t%.10g", j->E[i], dos[i] / st->sites,
                                  idos[i] / st->sites);
                 for (size_t a = 0; a < no; a++)
-                    mcfi_text_printf(&t, "\t%.10g", orb[i * no + a] / st->sites);
-                mcfi_text_printf(&t, "\n");
+                    mcfe_text_printf(&t, "\t%.10g", orb[i * no + a] / st->sites);
+                mcfe_text_printf(&t, "\n");
             }
             char name[300], file[320];
             file_name(st->name, name, sizeof name);
@@ -398,7 +396,7 @@ static int write_phases(band_job *j)
     int rc = n && om ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory");
     mcf_text bands = {0}, phases = {0};
     header(j, &bands, "electrons n, band energy e and grand potential omega = e - mu n");
-    mcfi_text_printf(&bands, "state\tmu\telectrons\tenergy\tgrand_potential\n");
+    mcfe_text_printf(&bands, "state\tmu\telectrons\tenergy\tgrand_potential\n");
     for (size_t s = 0; s < ns && !rc; s++)
         for (size_t m = 0; m < nm && !rc; m++) {
             const band_state *st = &j->states[s];
@@ -410,25 +408,25 @@ static int write_phases(band_job *j)
             e /= st->sites;
             n[s * nm + m] = el;
             om[s * nm + m] = e - j->mu[m] * el;
-            mcfi_text_printf(&bands, "%s\t%.10g\t%.12g\t%.12g\t%.12g\n", st->name, j->mu[m], el,
+            mcfe_text_printf(&bands, "%s\t%.10g\t%.12g\t%.12g\t%.12g\n", st->name, j->mu[m], el,
                              e, om[s * nm + m]);
         }
     header(j, &phases, "the state of lowest grand potential omega per site");
-    mcfi_text_printf(&phases, "mu\tground_state\telectrons\tgrand_potential");
+    mcfe_text_printf(&phases, "mu\tground_state\telectrons\tgrand_potential");
     for (size_t s = 0; s < ns; s++)
-        mcfi_text_printf(&phases, "\tomega_%s", j->states[s].name);
-    mcfi_text_printf(&phases, "\n");
+        mcfe_text_printf(&phases, "\tomega_%s", j->states[s].name);
+    mcfe_text_printf(&phases, "\n");
     size_t prev = ns, from = 0;
     for (size_t m = 0; m < nm && !rc; m++) {
         size_t g = 0;
         for (size_t s = 1; s < ns; s++)
             if (om[s * nm + m] < om[g * nm + m] - 1e-12)
                 g = s;
-        mcfi_text_printf(&phases, "%.10g\t%s\t%.12g\t%.12g", j->mu[m], j->states[g].name,
+        mcfe_text_printf(&phases, "%.10g\t%s\t%.12g\t%.12g", j->mu[m], j->states[g].name,
                          n[g * nm + m], om[g * nm + m]);
         for (size_t s = 0; s < ns; s++)
-            mcfi_text_printf(&phases, "\t%.12g", om[s * nm + m]);
-        mcfi_text_printf(&phases, "\n");
+            mcfe_text_printf(&phases, "\t%.12g", om[s * nm + m]);
+        mcfe_text_printf(&phases, "\n");
         if (g != prev && prev < ns)
             printf("  mu %g .. %g: %s\n", j->mu[from], j->mu[m - 1], j->states[prev].name);
         if (g != prev)
@@ -453,7 +451,7 @@ static int write_fillings(band_job *j)
 {
     mcf_text t = {0};
     header(j, &t, "Fermi level mu and band energy e per site at n electrons per site");
-    mcfi_text_printf(&t, "state\telectrons\tmu\tenergy\n");
+    mcfe_text_printf(&t, "state\telectrons\tmu\tenergy\n");
     int rc = MCF_OK;
     for (size_t s = 0; s < j->n_states && !rc; s++)
         for (size_t k = 0; k < j->n_electrons && !rc; k++) {
@@ -466,7 +464,7 @@ static int write_fillings(band_job *j)
                 rc = mcf_fail_prefix(rc, "%s: [band] electrons = %g, state %s", j->c->path,
                                      j->electrons[k], st->name);
             else
-                mcfi_text_printf(&t, "%s\t%.10g\t%.12g\t%.12g\n", st->name, j->electrons[k],
+                mcfe_text_printf(&t, "%s\t%.10g\t%.12g\t%.12g\n", st->name, j->electrons[k],
                                  mu, e / st->sites);
         }
     if (!rc)
@@ -501,7 +499,7 @@ static int job_run(band_job *j)
     if (!rc) {
         mcf_text t = {0};
         for (int k = 0; k < 4; k++)
-            mcfi_section_write(&t, &j->sec[k]);
+            mcfe_section_write(&t, &j->sec[k]);
         rc = keep_table(j, "config.ini", &t);
         free(t.s);
     }
@@ -526,10 +524,10 @@ int mcfi_band_command(int argc, char **argv)
     }
     if (!path)
         return mcf_fail(MCF_EINVAL, "band: no configuration file (mcf band CONFIG)");
-    int force = 0, rc = mcfi_config_read(path, &j.c);
+    int force = 0, rc = mcfe_config_read(path, &j.c);
     for (int k = 0; k < argc && !rc; k++) {
         if (!strcmp(argv[k], "--set") && k + 1 < argc)
-            rc = mcfi_config_override(j.c, argv[++k]);
+            rc = mcfe_config_override(j.c, argv[++k]);
         else if (!strcmp(argv[k], "--force"))
             force = 1;
     }
@@ -548,21 +546,21 @@ int mcfi_band_command(int argc, char **argv)
     int lock = -1;
     if (!rc)
         rc = job_run(&j);
-    if (!rc && !(rc = mcfi_mkdir_p(j.output)) && !(rc = mcfi_outdir_lock(j.output, &lock))) {
-        mcfi_outdir_clean(j.output);
+    if (!rc && !(rc = mcfe_mkdir_p(j.output)) && !(rc = mcfe_outdir_lock(j.output, &lock))) {
+        mcfe_outdir_clean(j.output);
         /* the folder's kind (fileio.h): a band folder is never resumed as a run */
         int kind = MCFI_KIND_NONE;
         char kind_path[4200];
         snprintf(kind_path, sizeof kind_path, "%s/kind", j.output);
-        if (!force && stat(kind_path, &st) == 0 && !(rc = mcfi_outdir_kind(j.output, &kind)) &&
+        if (!force && stat(kind_path, &st) == 0 && !(rc = mcfe_outdir_kind(j.output, &kind)) &&
             kind != MCFI_KIND_BAND)
             rc = mcf_fail(MCF_EINVAL, "band: %s holds an mcf %s already; choose another [run] "
-                          "output, or --force replaces it", j.output, mcfi_kind_name(kind));
+                          "output, or --force replaces it", j.output, mcfe_kind_name(kind));
         if (!rc)
-            rc = mcfi_outdir_kind_write(j.output, MCFI_KIND_BAND);
+            rc = mcfe_outdir_kind_write(j.output, MCFI_KIND_BAND);
         if (!rc)
             rc = flush_tables(&j);
-        mcfi_outdir_unlock(lock);
+        mcfe_outdir_unlock(lock);
     }
     if (!rc)
         printf("mcf: %zu state%s of %s: %s/bands.tsv, phases.tsv and dos-*.tsv%s\n",

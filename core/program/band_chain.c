@@ -1,7 +1,7 @@
 /* band_chain.c — `mcf band`'s state configuration (band_chain.h): chain 0 of a run of the
  * [model] at [run] seed, as the crystal that repeats its L^d box.
  *
- * The chain is made as a run makes chain 0: mcfi_chain_services (seed, index 0, the random
+ * The chain is made as a run makes chain 0: mcfe_chain_services (seed, index 0, the random
  * stream (seed, 0)) and the model's create with the [model] values, at [band] temperature
  * when given (a run's chain 0 has the first of [schedule] temperatures).  A fermion model
  * binds its evaluator in create and refuses to exist without one, so the chain gets ed at
@@ -10,8 +10,7 @@
  * chain, which is destroyed at once: the cell is all that is kept. */
 #include "band_chain.h"
 
-#include "chain.h"
-#include "setup.h"
+#include "mcf_engine.h"
 
 int mcfi_band_chain_cell(mcf_config *c, const mcf_plugin *model,
                          const mcf_params *model_params, const mcf_section sec[2],
@@ -20,30 +19,30 @@ int mcfi_band_chain_cell(mcf_config *c, const mcf_plugin *model,
     const mcf_model_ops *mops = model->info->ops;
     mcf_params rp, bp, mp = *model_params, ep;
     long seed = 0;
-    mcfi_section_params(&sec[0], c->path, &rp);
-    mcfi_section_params(&sec[1], c->path, &bp);
+    mcfe_section_params(&sec[0], c->path, &rp);
+    mcfe_section_params(&sec[1], c->path, &bp);
     int rc = mcf_params_int(&rp, "seed", &seed);
-    if (!rc && mcfi_section_text(&sec[1], "temperature")) {
+    if (!rc && mcfe_section_text(&sec[1], "temperature")) {
         mp.has_temperature = 1;
         rc = mcf_params_real(&bp, "temperature", &mp.temperature);
     }
     mcf_plugin *ed = NULL;
     mcf_section eds = {0};
-    if (!rc && mcfi_model_evaluator_kind(mops) == MCF_PLUGIN_FERMION_EVALUATOR) {
+    if (!rc && mcfe_model_evaluator_kind(mops) == MCF_PLUGIN_FERMION_EVALUATOR) {
         mcf_axis *axes = NULL;
         size_t n_axes = 0;
-        rc = mcfi_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &ed);
+        rc = mcfe_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &ed);
         if (!rc) /* a section no band configuration has: ed's defaults */
-            rc = mcfi_section_check(c, "ed (the chain's evaluator)", ed->info->params,
+            rc = mcfe_section_check(c, "ed (the chain's evaluator)", ed->info->params,
                                     "evaluator ed", 1, &eds, &axes, &n_axes);
-        mcfi_axes_free(axes, n_axes);
-        mcfi_section_params(&eds, c->path, &ep);
+        mcfe_axes_free(axes, n_axes);
+        mcfe_section_params(&eds, c->path, &ep);
     }
     mcf_services services;
     mcf_rng rng;
     void *chain = NULL;
     if (!rc) {
-        mcfi_chain_services((uint64_t)seed, 0, ed ? ed->info : NULL, ed ? &ep : NULL,
+        mcfe_chain_services((uint64_t)seed, 0, ed ? ed->info : NULL, ed ? &ep : NULL,
                             &services, &rng);
         mcf_clear_error();
         if ((rc = mops->create(&mp, &services, &rng, &chain)))
@@ -53,9 +52,9 @@ int mcfi_band_chain_cell(mcf_config *c, const mcf_plugin *model,
         rc = mops->periodic(&mp, chain, NULL, cell);
     if (chain)
         mops->destroy(chain);
-    mcfi_section_release(&eds);
+    mcfe_section_release(&eds);
     if (ed)
-        mcfi_plugin_close(ed);
+        mcfe_plugin_close(ed);
     if (rc && mp.has_temperature)
         return mcf_fail_prefix(rc, "configuration: chain 0 of a run at [run] seed = %ld, "
                                "[band] temperature = %g", seed, mp.temperature);

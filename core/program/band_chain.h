@@ -3,7 +3,7 @@
 #ifndef MCF_BAND_CHAIN_H
 #define MCF_BAND_CHAIN_H
 
-#include "internal.h"
+#include "mcf_engine.h"
 
 /* The configuration of chain 0 of a run of `model` with model_params at [run] seed (sec[0],
  * the band command's [run]; sec[1], its [band], may give the temperature), created as a run

@@ -18,9 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dos.h"
 
-#include "fileio.h"
-#include "internal.h"
-#include "setup.h"
+#include "mcf_engine.h"
 
 #include <errno.h>
 #include <math.h>
@@ -200,7 +198,7 @@ static int out_grow(dos_out *o, size_t more)
 static double jackknife(const double *x, const double *w, size_t nb, size_t N)
 {
     double estimate, error;
-    mcfi_jackknife_combine(x[0], x + N, N, w, nb, &estimate, &error);
+    mcfe_jackknife_combine(x[0], x + N, N, w, nb, &estimate, &error);
     return error;
 }
 
@@ -223,7 +221,7 @@ static int dos_point(const mcf_setup *s, const mcf_fermion_ops *ops, const mcfi_
     if (rc)
         return rc;
     mcf_params *params = NULL;
-    if ((rc = mcfi_setup_params(s, p, 1, &params)))
+    if ((rc = mcfe_setup_params(s, p, 1, &params)))
         return rc;
     /* the grid: --points, else the run's density curve, else 2 M */
     const size_t M0 = chain_rows(&in->moments[0], c0);
@@ -305,45 +303,45 @@ static int dos_point(const mcf_setup *s, const mcf_fermion_ops *ops, const mcfi_
 static int dos_table(const mcf_setup *s, const mcfi_dos_input *in, const dos_args *args,
                      const char *label, size_t N, const dos_out *o, mcf_text *t)
 {
-    mcfi_text_printf(t, "# mcf %s: densities reconstructed from the Chebyshev moments in "
+    mcfe_text_printf(t, "# mcf %s: densities reconstructed from the Chebyshev moments in "
                      "results.h5 (mcf dos)\n", MCF_VERSION_STRING);
-    mcfi_text_printf(t, "# kernel: %s%s; evaluator %s\n", label,
+    mcfe_text_printf(t, "# kernel: %s%s; evaluator %s\n", label,
                      args->kernel ? "" : " (the run's)", s->evaluator_name);
     if (args->range)
-        mcfi_text_printf(t, "# grid: %zu uniform energies from %.17g to %.17g\n", N,
+        mcfe_text_printf(t, "# grid: %zu uniform energies from %.17g to %.17g\n", N,
                          args->emin, args->emax);
     else
-        mcfi_text_printf(t, "# grid: %zu Chebyshev nodes of (b - a, b + a) (the evaluator's "
+        mcfe_text_printf(t, "# grid: %zu Chebyshev nodes of (b - a, b + a) (the evaluator's "
                          "grid, as the run's curves with energy_points = %zu)\n", N, N);
-    mcfi_text_printf(t, "# errors: jackknife over the bins of the moments (%zu bins x %zu "
+    mcfe_text_printf(t, "# errors: jackknife over the bins of the moments (%zu bins x %zu "
                      "walker(s) a scan point)\n", in->bins, in->walkers);
     for (size_t g = 0; g < in->n_geometric; g++)
-        mcfi_text_printf(t, "# not reconstructed: %s, a geometric mean over sites, is not "
+        mcfe_text_printf(t, "# not reconstructed: %s, a geometric mean over sites, is not "
                          "linear in the moments (see %s.tsv for the run's, with errors from "
                          "its bins)\n", in->geometric[g], in->geometric[g]);
-    mcfi_text_printf(t, "# scan:");
+    mcfe_text_printf(t, "# scan:");
     for (size_t j = 0; j < in->n_scan; j++)
-        mcfi_text_printf(t, " %s", in->scan_names[j]);
-    mcfi_text_printf(t, "\n");
+        mcfe_text_printf(t, " %s", in->scan_names[j]);
+    mcfe_text_printf(t, "\n");
     for (size_t j = 0; j < in->n_scan; j++)
-        mcfi_text_printf(t, "%s\t", in->scan_names[j]);
-    mcfi_text_printf(t, "E");
+        mcfe_text_printf(t, "%s\t", in->scan_names[j]);
+    mcfe_text_printf(t, "E");
     for (size_t k = 0; k < in->n_moments; k++) {
         const char *n = in->moments[k].name;
         const size_t len = strlen(n);
         const int cut = len > 8 && !strcmp(n + len - 8, "_moments");
-        mcfi_text_printf(t, "\t%.*s\t%.*s_err", (int)(cut ? len - 8 : len), n,
+        mcfe_text_printf(t, "\t%.*s\t%.*s_err", (int)(cut ? len - 8 : len), n,
                          (int)(cut ? len - 8 : len), n);
     }
-    mcfi_text_printf(t, "\n");
+    mcfe_text_printf(t, "\n");
     for (size_t r = 0; r < o->rows; r++) {
         for (size_t j = 0; j < in->n_scan; j++)
-            mcfi_text_printf(t, "%s\t", in->scan_values[j * in->points + o->row_point[r]]);
-        mcfi_text_printf(t, "%.17g", o->E[r]);
+            mcfe_text_printf(t, "%s\t", in->scan_values[j * in->points + o->row_point[r]]);
+        mcfe_text_printf(t, "%.17g", o->E[r]);
         for (size_t k = 0; k < in->n_moments; k++)
-            mcfi_text_printf(t, "\t%.17g\t%.17g", o->val[r * o->n_curves + k],
+            mcfe_text_printf(t, "\t%.17g\t%.17g", o->val[r * o->n_curves + k],
                              o->err[r * o->n_curves + k]);
-        mcfi_text_printf(t, "\n");
+        mcfe_text_printf(t, "\n");
     }
     return t->failed ? mcf_fail(MCF_ENOMEM, "dos: out of memory for the table") : MCF_OK;
 }
@@ -387,7 +385,7 @@ static int dos_with_setup(const dos_args *args, const mcf_setup *s, char *path, 
     }
     /* the kernel's name for the file: asked for, else the run's [evaluator] kernel */
     char label[64];
-    const char *run_kernel = s->evaluator ? mcfi_section_text(&s->sections[1], "kernel") : NULL;
+    const char *run_kernel = s->evaluator ? mcfe_section_text(&s->sections[1], "kernel") : NULL;
     snprintf(label, sizeof label, "%s", args->kernel ? args->kernel
                                         : run_kernel ? run_kernel
                                                      : "default");
@@ -403,7 +401,7 @@ static int dos_with_setup(const dos_args *args, const mcf_setup *s, char *path, 
                      args->emax);
         else
             snprintf(path, len, "%s/dos-%s-%zu.tsv", args->dir, label, N);
-        rc = mcfi_write_atomic(path, t.s, t.len);
+        rc = mcfe_write_atomic(path, t.s, t.len);
     }
     if (!rc)
         printf("mcf: %zu densit%s of %zu scan point%s (kernel %s, %zu points) written to %s\n",
@@ -423,21 +421,21 @@ static int dos_locked(const dos_args *args, char *path, size_t len)
 {
     snprintf(path, len, "%s/config.ini", args->dir);
     mcf_config *c = NULL;
-    int rc = mcfi_config_read(path, &c);
+    int rc = mcfe_config_read(path, &c);
     if (rc) {
         if (c)
-            mcfi_config_free(c);
+            mcfe_config_free(c);
         return mcf_fail_prefix(rc, "dos: %s does not look like an mcf output folder",
                                args->dir);
     }
     mcf_setup *s = NULL;
-    if ((rc = mcfi_setup_create(c, &s))) {
-        mcfi_config_free(c);
+    if ((rc = mcfe_setup_create(c, &s))) {
+        mcfe_config_free(c);
         return mcf_fail_prefix(rc, "dos: the run's configuration %s", path);
     }
     rc = dos_with_setup(args, s, path, len);
-    mcfi_setup_free(s);
-    mcfi_config_free(c);
+    mcfe_setup_free(s);
+    mcfe_config_free(c);
     return rc;
 }
 
@@ -465,13 +463,13 @@ int mcfi_dos_command(int argc, char **argv)
         return mcf_fail(MCF_EINVAL, "dos: %s is not a folder (an mcf output folder is wanted)",
                         args.dir);
     int lock = -1;
-    if ((rc = mcfi_outdir_lock(args.dir, &lock)))
+    if ((rc = mcfe_outdir_lock(args.dir, &lock)))
         return rc;
-    mcfi_outdir_clean(args.dir);
+    mcfe_outdir_clean(args.dir);
     const size_t len = strlen(args.dir) + 256;
     char *path = malloc(len);
     rc = path ? dos_locked(&args, path, len) : mcf_fail(MCF_ENOMEM, "out of memory");
     free(path);
-    mcfi_outdir_unlock(lock);
+    mcfe_outdir_unlock(lock);
     return rc;
 }

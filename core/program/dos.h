@@ -42,7 +42,7 @@ typedef struct mcfi_dos_shape {
 } mcfi_dos_shape;
 
 /* Reads path into *in (zeroed first): read whole through the bounded opener and its digest
- * checked before HDF5 parses it (mcfi_results_h5_load), in a child process (below), every
+ * checked before HDF5 parses it (mcfe_results_h5_load), in a child process (below), every
  * extent checked against `want` or the file's size before anything is allocated for it.  Errors name path and the
  * object: MCF_EINVAL when the file is not there, MCF_EIO when it is not a regular file or
  * cannot be read, MCF_EFORMAT for a file without mcf's digest, a damaged one or one of
@@ -68,7 +68,7 @@ int mcfi_dos_parse(const char *path, const unsigned char *image, size_t size,
 int mcfi_dos_command(int argc, char **argv);
 
 /* The command after the run's configuration: s is the setup of DIR/config.ini, made by the
- * caller (mcfi_config_read, mcfi_setup_create) and kept; argv as above; no lock is taken.
+ * caller (mcfe_config_read, mcfe_setup_create) and kept; argv as above; no lock is taken.
  * For tests/fuzz/fuzz_results_h5.c, whose configuration is fixed: it sets it up once, not
  * for every input. */
 struct mcf_setup;

@@ -4,7 +4,7 @@
  *
  * HDF5 parses no byte that mcf did not write: the file is read whole through the bounded
  * opener (a regular file, no link; a FIFO cannot block) and its digest checked
- * (mcfi_results_h5_load, in dos_sandbox.c), and HDF5 opens that image in memory, in a child
+ * (mcfe_results_h5_load, in dos_sandbox.c), and HDF5 opens that image in memory, in a child
  * process (dos_sandbox.c), so the file checked is the file parsed and a file crafted to
  * match its digest cannot crash or hang mcf.  Every extent is checked before anything is
  * allocated for it: the

@@ -1,5 +1,5 @@
 /* dos_sandbox.c — mcfi_dos_read (dos.h): results.h5 read through the bounded opener, its
- * digest checked (mcfi_results_h5_load), then parsed by HDF5 (mcfi_dos_parse, dos_h5.c) in
+ * digest checked (mcfe_results_h5_load), then parsed by HDF5 (mcfi_dos_parse, dos_h5.c) in
  * a child process whose result comes back through a pipe.
  *
  * Why a child.  The digest shows that a file is whole as mcf wrote it; it cannot show who
@@ -23,7 +23,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "dos.h"
 
-#include "results_h5.h"
+#include "mcf_engine.h"
 
 #include "mcf/error.h"
 
@@ -362,7 +362,7 @@ int mcfi_dos_read(const char *path, const mcfi_dos_shape *want, mcfi_dos_input *
     memset(in, 0, sizeof *in);
     unsigned char *image = NULL;
     size_t size = 0;
-    int rc = mcfi_results_h5_load(path, &image, &size);
+    int rc = mcfe_results_h5_load(path, &image, &size);
     if (rc)
         return rc;
     if (!in_child) {

@@ -4,12 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "band.h"
 #include "dos.h"
-#include "fileio.h"
-#include "internal.h"
-#include "mcf_mpi.h"
-#include "run.h"
+#include "mcf_engine.h"
 #include "plot.h"
-#include "progress.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -62,10 +58,10 @@ static const char usage[] =
 static int report(int rc)
 {
     mcf_log_status_clear();
-    if (rc && mcfi_mpi_rank() == 0)
+    if (rc && mcfe_mpi_rank() == 0)
         fprintf(stderr, "mcf: %s%s\n", rc == MCF_EINTR ? "" : "error: ", mcf_last_error());
     if (rc == MCF_EINTR)
-        return 128 + (mcfi_run_stop_signal() ? mcfi_run_stop_signal() : 2);
+        return 128 + (mcfe_run_stop_signal() ? mcfe_run_stop_signal() : 2);
     if (rc)
         return rc == MCF_EINVAL ? 2 : 1;
     return 0;
@@ -93,13 +89,13 @@ static int draw_plots(const char *dir, void *ctx)
 }
 
 /* Locks the output folder DIR when it is one (otherwise the command's own message says
- * what is missing): *lock for mcfi_outdir_unlock(), -1 when not taken.  Rank 0's. */
+ * what is missing): *lock for mcfe_outdir_unlock(), -1 when not taken.  Rank 0's. */
 static int lock_folder(const char *dir, int *lock)
 {
     struct stat st;
     *lock = -1;
     if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-        return mcfi_outdir_lock(dir, lock);
+        return mcfe_outdir_lock(dir, lock);
     return MCF_OK;
 }
 
@@ -107,24 +103,24 @@ static int run_config(mcf_config *c, const mcf_run_options *opt)
 {
     mcf_setup *s;
     /* a rank that cannot load a plugin (another node) stops every rank, naming itself */
-    int local = mcfi_setup_create(c, &s);
-    int rc = mcfi_mpi_agree(local);
+    int local = mcfe_setup_create(c, &s);
+    int rc = mcfe_mpi_agree(local);
     if (rc) {
         if (!local)
-            mcfi_setup_free(s);
+            mcfe_setup_free(s);
         return rc;
     }
-    rc = mcfi_run_execute(s, opt);
+    rc = mcfe_run_execute(s, opt);
     const char *dir = opt->output ? opt->output : s->output;
     char opt_tsv[4200];
     snprintf(opt_tsv, sizeof opt_tsv, "%s/optimize.tsv", dir);
     struct stat st;
     const int optimized = opt->optimize || stat(opt_tsv, &st) == 0; /* it said where */
-    if (!rc && mcfi_mpi_rank() == 0 && !optimized) {
+    if (!rc && mcfe_mpi_rank() == 0 && !optimized) {
         fprintf(stderr, "mcf: results in %s/results.tsv, plots %s/plot-*.svg, log %s/log\n",
                 dir, dir, dir);
     }
-    mcfi_setup_free(s);
+    mcfe_setup_free(s);
     return rc;
 }
 
@@ -171,17 +167,17 @@ static int cmd_run(int argc, char **argv, int optimize)
         return mcf_fail(MCF_EINVAL, "%s: missing CONFIG (usage: mcf %s CONFIG [--set "
                         "section.key=value]...)", cmd, cmd);
     mcf_config *c;
-    int rc = mcfi_config_read(path, &c);
+    int rc = mcfe_config_read(path, &c);
     for (int k = 0; k < argc && !rc; k++) {
         if (!strcmp(argv[k], "--set") && k + 1 < argc)
-            rc = mcfi_config_override(c, argv[++k]);
+            rc = mcfe_config_override(c, argv[++k]);
         else if (!strncmp(argv[k], "--set=", 6))
-            rc = mcfi_config_override(c, argv[k] + 6);
+            rc = mcfe_config_override(c, argv[k] + 6);
     }
-    rc = mcfi_mpi_agree(rc);
+    rc = mcfe_mpi_agree(rc);
     if (!rc)
         rc = run_config(c, &opt);
-    mcfi_config_free(c);
+    mcfe_config_free(c);
     return rc;
 }
 
@@ -208,40 +204,40 @@ static int cmd_resume(int argc, char **argv)
     /* locked before DIR/config.ini is read: the lock gives a folder whose `run --force` was
        killed before its first checkpoint back to the run it was replacing */
     int lock = -1;
-    int rc = mcfi_mpi_agree(mcfi_mpi_rank() == 0 ? lock_folder(dir, &lock) : MCF_OK);
+    int rc = mcfe_mpi_agree(mcfe_mpi_rank() == 0 ? lock_folder(dir, &lock) : MCF_OK);
     if (rc)
         return rc;
     /* what the folder is, before its configuration is read (fileio.h): a run resumes, an
        optimization continues, anything else is refused */
     int kind = MCFI_KIND_NONE;
-    rc = mcfi_mpi_agree(mcfi_outdir_kind(dir, &kind));
+    rc = mcfe_mpi_agree(mcfe_outdir_kind(dir, &kind));
     if (!rc && kind == MCFI_KIND_BAND)
         rc = mcf_fail(MCF_EINVAL, "%s holds a band calculation (%s/kind), which has "
                       "nothing to resume; `mcf band CONFIG --force` computes it again", dir, dir);
     if (rc) {
-        mcfi_outdir_unlock(lock);
+        mcfe_outdir_unlock(lock);
         return mcf_fail_prefix(rc, "resume");
     }
     opt.optimize = kind == MCFI_KIND_OPTIMIZE;
     size_t len = strlen(dir) + sizeof "/config.ini";
     char *path = malloc(len);
     if (!path) {
-        mcfi_outdir_unlock(lock);
+        mcfe_outdir_unlock(lock);
         return mcf_fail(MCF_ENOMEM, "out of memory");
     }
     snprintf(path, len, "%s/config.ini", dir);
     mcf_config *c;
-    rc = mcfi_mpi_agree(mcfi_config_read(path, &c));
+    rc = mcfe_mpi_agree(mcfe_config_read(path, &c));
     free(path);
     if (rc) {
         if (c)
-            mcfi_config_free(c);
-        mcfi_outdir_unlock(lock);
+            mcfe_config_free(c);
+        mcfe_outdir_unlock(lock);
         return mcf_fail_prefix(rc, "resume: %s does not look like an mcf output folder", dir);
     }
     rc = run_config(c, &opt);
-    mcfi_config_free(c);
-    mcfi_outdir_unlock(lock);
+    mcfe_config_free(c);
+    mcfe_outdir_unlock(lock);
     return rc;
 }
 
@@ -250,7 +246,7 @@ static void print_plugin(const mcf_plugin *p, void *ctx)
     (void)ctx;
     const mcf_plugin_info *in = p->info;
     int priority = MCF_PLUGIN_INFO_HAS(in, auto_priority) ? in->auto_priority : 0;
-    printf("%-20s %-18s %s", in->name, mcfi_plugin_kind_name(in->kind),
+    printf("%-20s %-18s %s", in->name, mcfe_plugin_kind_name(in->kind),
            in->summary ? in->summary : "");
     if (in->kind != MCF_PLUGIN_MODEL && priority > 0)
         printf(" [auto priority %d]", priority);
@@ -267,8 +263,8 @@ static void print_bad(const char *path, const char *message, void *ctx)
 static int cmd_plugins(void)
 {
     printf("%-20s %-18s %s\n", "NAME", "KIND", "SUMMARY");
-    int rc = mcfi_plugin_foreach(print_plugin, print_bad, NULL);
-    char *search = mcfi_plugin_search_path();
+    int rc = mcfe_plugin_foreach(print_plugin, print_bad, NULL);
+    char *search = mcfe_plugin_search_path();
     fprintf(stderr, "(search path: %s)\n", search ? search : "? (out of memory)");
     free(search);
     return rc;
@@ -279,12 +275,12 @@ static int cmd_describe(int argc, char **argv)
     if (argc < 1)
         return mcf_fail(MCF_EINVAL, "describe: missing NAME (see `mcf plugins`)");
     mcf_plugin *p;
-    int rc = mcfi_plugin_open(argv[0], 0, &p);
+    int rc = mcfe_plugin_open(argv[0], 0, &p);
     if (rc)
         return rc;
     const mcf_plugin_info *in = p->info;
     printf("%s %s (%s plugin, %s)\n  %s\n\n", in->name, in->version ? in->version : "",
-           mcfi_plugin_kind_name(in->kind), p->path, in->summary ? in->summary : "");
+           mcfe_plugin_kind_name(in->kind), p->path, in->summary ? in->summary : "");
     if (in->kind != MCF_PLUGIN_MODEL) {
         int priority = MCF_PLUGIN_INFO_HAS(in, auto_priority) ? in->auto_priority : 0;
         if (priority > 0) {
@@ -308,10 +304,10 @@ static int cmd_describe(int argc, char **argv)
                        : 0;
         if (kind)
             printf("evaluator: a %s (evaluator = auto picks one)\n\n",
-                   mcfi_plugin_kind_name(kind));
+                   mcfe_plugin_kind_name(kind));
         else
             printf("evaluator: none (the model takes no evaluator)\n\n");
-        int pt = mcfi_model_tempering(mops);
+        int pt = mcfe_model_tempering(mops);
         printf("parallel tempering ([schedule] exchange_every): %s\n\n",
                pt == MCF_TEMPERING_ACTION   ? "supported (exchange weight from the model's "
                                               "action at the other temperature)"
@@ -325,7 +321,7 @@ static int cmd_describe(int argc, char **argv)
     for (size_t k = 0; in->params && in->params[k].name; k++) {
         const mcf_param_spec *s = &in->params[k];
         char allowed[512];
-        mcfi_spec_describe(s, allowed, sizeof allowed);
+        mcfe_spec_describe(s, allowed, sizeof allowed);
         printf("  %-16s = %-10s %s\n  %-16s   %-10s %s%s\n", s->name,
                s->default_value ? s->default_value : "(required)", s->doc ? s->doc : "", "",
                "", allowed, (s->flags & MCF_PARAM_NO_SCAN) ? "; not scannable" : "");
@@ -342,7 +338,7 @@ static int cmd_describe(int argc, char **argv)
                    ops->observables[k].doc ? ops->observables[k].doc : "",
                    roles[ops->observables[k].role]);
     }
-    mcfi_plugin_close(p);
+    mcfe_plugin_close(p);
     return MCF_OK;
 }
 
@@ -350,15 +346,15 @@ static int command(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
-    mcfi_mpi_init(&argc, &argv);
+    mcfe_mpi_init(&argc, &argv);
     int status;
     /* under mpirun only `run` and `resume` are distributed; the others are rank 0's */
-    if (mcfi_mpi_rank() > 0 && argc >= 2 && strcmp(argv[1], "run") != 0 &&
+    if (mcfe_mpi_rank() > 0 && argc >= 2 && strcmp(argv[1], "run") != 0 &&
         strcmp(argv[1], "resume") != 0)
         status = 0;
     else
         status = command(argc, argv);
-    mcfi_mpi_finalize();
+    mcfe_mpi_finalize();
     return status;
 }
 
@@ -393,11 +389,11 @@ static int command(int argc, char **argv)
         int n = 0, n_png = 0, lock;
         int rc = lock_folder(argv[2], &lock);
         if (!rc) {
-            mcfi_outdir_clean(argv[2]);
+            mcfe_outdir_clean(argv[2]);
             mcf_log_set_echo_info(1); /* what the plots found: the Binder crossings */
             rc = mcfi_plot_dir(argv[2], &n, NULL, &n_png);
         }
-        mcfi_outdir_unlock(lock);
+        mcfe_outdir_unlock(lock);
         if (!rc) {
             printf("mcf: %d plots written to %s/plot-*.svg%s\n", n, argv[2],
                    n_png ? " (and .png)" : "");
@@ -413,7 +409,7 @@ static int command(int argc, char **argv)
                                      "the tables are written"));
     static const char *const cmds[] = {"run", "resume", "plugins", "describe",
                                        "plot", "dos",    "band",    "optimize"};
-    const char *near = mcfi_nearest_word(cmd, cmds, 8);
+    const char *near = mcfe_nearest_word(cmd, cmds, 8);
     fprintf(stderr, "mcf: unknown command '%s'%s%s%s; see mcf --help\n", cmd,
             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
     return 2;

@@ -28,7 +28,7 @@
  * gnuplot succeeded and both files are whole (gnuplot does not report a full disk: a
  * truncated SVG lacks its closing tag, a truncated PNG its IEND chunk), so a reader never
  * sees a half-written plot.  The scratch names are fixed or random, not per process: the
- * caller holds the folder's lock (mcfi_outdir_lock), and the next lock holder removes what
+ * caller holds the folder's lock (mcfe_outdir_lock), and the next lock holder removes what
  * a killed plot left. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -48,7 +48,7 @@
 
 #include "mcf/error.h"
 #include "mcf/log.h"
-#include "fileio.h"
+#include "mcf_engine.h"
 
 #define GNUPLOT_MISSING "gnuplot not found: install it with `apt-get install gnuplot-nox`"
 
@@ -229,7 +229,7 @@ static int files_create(plot_files *f, const char *dir, const char *safe, int pn
             rc = mcf_fail(MCF_ENOMEM, "out of memory plotting in %s", dir);
             break;
         }
-        int fd = mcfi_create_fresh(f->tmp[k]);
+        int fd = mcfe_create_fresh(f->tmp[k]);
         f->made[k] = fd >= 0;
         if (fd < 0 || close(fd) != 0)
             rc = mcf_fail(MCF_EIO, "%s: not written: cannot create %s (%s)", f->out[k],

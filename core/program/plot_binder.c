@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "mcf/error.h"
-#include "stats.h"
+#include "mcf_engine.h"
 
 typedef struct xy {
     double x, y, e;
@@ -189,7 +189,7 @@ char *plot_crossing_text(const tsv_table *t, const plot_layout *l, const plot_cr
     char *sym = markup ? plot_markup_symbol(t, xname) : strdup(tsv_symbol(t, xname));
     char *unit = markup ? plot_markup_unit(t, xname) : strdup(tsv_unit(t, xname));
     char number[128];
-    int dec = mcfi_error_decimals(c->xerr);
+    int dec = mcfe_error_decimals(c->xerr);
     if (dec >= 0)
         snprintf(number, sizeof number, "%.*f ± %.*f", dec, c->x, dec, c->xerr);
     else

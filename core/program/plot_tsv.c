@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "mcf/error.h"
-#include "fileio.h"
+#include "mcf_engine.h"
 
 static char *dup_string(const char *s)
 {
@@ -383,7 +383,7 @@ static int open_table(const char *path, FILE **f)
     struct stat st;
     int fd;
     *f = NULL;
-    switch (mcfi_open_file(path, O_RDONLY, 0, &fd, &st)) {
+    switch (mcfe_open_file(path, O_RDONLY, 0, &fd, &st)) {
     case MCFI_FILE_CANNOT_OPEN:
         if (errno == ENOENT || errno == ENOTDIR)
             return mcf_fail(MCF_EINVAL, "%s: no such file; run `mcf run` first", path);

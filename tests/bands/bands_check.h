@@ -136,7 +136,7 @@ static inline void compare(const char *what, mcf_cell *c, unsigned n, closed_for
 static mcf_plugin *load_model(const char *name)
 {
     mcf_plugin *p = NULL;
-    int rc = mcfi_plugin_open(name, MCF_PLUGIN_MODEL, &p);
+    int rc = mcfe_plugin_open(name, MCF_PLUGIN_MODEL, &p);
     CHECK(rc == MCF_OK && p, "loading the %s plugin: %s", name, mcf_last_error());
     if (rc)
         return NULL;
@@ -146,7 +146,7 @@ static mcf_plugin *load_model(const char *name)
               ops->periodic,
           "%s has the periodic op", name);
     if (!ops->periodic) {
-        mcfi_plugin_close(p);
+        mcfe_plugin_close(p);
         return NULL;
     }
     return p;

@@ -1,6 +1,6 @@
 /* test_configuration.c — a chain's own configuration as a crystal (the periodic op with
  * state NULL): the chain's L^d box as one cell, lattice vectors L e_d.  Chains are created
- * as a run creates chain 0 (mcfi_chain_services, the model's create, ed as the evaluator),
+ * as a run creates chain 0 (mcfe_chain_services, the model's create, ed as the evaluator),
  * as `mcf band`'s state configuration does.
  *
  *   (a) H(k = 0) of the cell is the chain's Hamiltonian with periodic boundaries: its
@@ -77,7 +77,7 @@ static int chain0_make(chain0 *c, uint64_t seed, double T, ...)
     c->mp->p.has_temperature = 1;
     c->mp->p.temperature = T;
     c->ep = test_params_make(ed->info->params, "test.ini", (const char *)NULL);
-    mcfi_chain_services(seed, 0, ed->info, &c->ep->p, &c->services, &c->rng);
+    mcfe_chain_services(seed, 0, ed->info, &c->ep->p, &c->services, &c->rng);
     int rc = c->mp->ok && c->ep->ok ? ops->create(&c->mp->p, &c->services, &c->rng, &c->chain)
                                     : MCF_EINVAL;
     if (rc) {
@@ -489,9 +489,9 @@ static void test_double_exchange(void)
 
 int main(void)
 {
-    int rc = mcfi_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &ed);
+    int rc = mcfe_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &ed);
     CHECK(rc == MCF_OK, "loading ed: %s", mcf_last_error());
-    rc = rc ? rc : mcfi_plugin_open("tetra", MCF_PLUGIN_BAND_EVALUATOR, &tetra);
+    rc = rc ? rc : mcfe_plugin_open("tetra", MCF_PLUGIN_BAND_EVALUATOR, &tetra);
     CHECK(rc == MCF_OK, "loading tetra: %s", mcf_last_error());
     if (rc)
         return check_exit();
@@ -499,17 +499,17 @@ int main(void)
     mcf_plugin *p = load_model("anderson");
     if (p) {
         test_anderson();
-        mcfi_plugin_close(p);
+        mcfe_plugin_close(p);
     }
     if ((p = load_model("holstein"))) {
         test_holstein();
-        mcfi_plugin_close(p);
+        mcfe_plugin_close(p);
     }
     if ((p = load_model("double-exchange"))) {
         test_double_exchange();
-        mcfi_plugin_close(p);
+        mcfe_plugin_close(p);
     }
-    mcfi_plugin_close(ed);
-    mcfi_plugin_close(tetra);
+    mcfe_plugin_close(ed);
+    mcfe_plugin_close(tetra);
     return check_exit();
 }

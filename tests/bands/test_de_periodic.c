@@ -163,7 +163,7 @@ int main(void)
         test_states();
         test_large_hund();
         test_refusals();
-        mcfi_plugin_close(p);
+        mcfe_plugin_close(p);
     }
     return check_exit();
 }

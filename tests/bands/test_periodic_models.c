@@ -46,7 +46,7 @@ int main(void)
         CHECK(refused_with("random on-site energies have no unit cell", "clean", "W", "2", NULL),
               "anderson: W > 0 refused");
         CHECK(refused_with("the one state is clean", "ferro", NULL), "anderson: unknown state");
-        mcfi_plugin_close(p);
+        mcfe_plugin_close(p);
     }
     p = load_model("holstein");
     if (p) {
@@ -65,7 +65,7 @@ int main(void)
         CHECK(refused_with("uniform:X", "cdw", NULL), "holstein: cdw without X");
         CHECK(refused_with("uniform:X", "cdw:1x", NULL), "holstein: cdw:1x");
         CHECK(refused_with("with a chain", NULL, NULL), "holstein: no state and no chain");
-        mcfi_plugin_close(p);
+        mcfe_plugin_close(p);
     }
     return check_exit();
 }

@@ -128,12 +128,12 @@ static char *setup_warnings(const char *cfg)
     mcf_config *c = NULL;
     mcf_setup *s = NULL;
     char *w = NULL;
-    CHECK(f && mcfi_config_read(path, &c) == MCF_OK && mcfi_setup_create(c, &s) == MCF_OK,
+    CHECK(f && mcfe_config_read(path, &c) == MCF_OK && mcfe_setup_create(c, &s) == MCF_OK,
           "setup of %s: %s", path, mcf_last_error());
     if (s && s->shell_warnings)
         w = strdup(s->shell_warnings);
-    mcfi_setup_free(s);
-    mcfi_config_free(c);
+    mcfe_setup_free(s);
+    mcfe_config_free(c);
     return w ? w : strdup("");
 }
 
@@ -217,13 +217,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_shells MCF_PROGRAM\n");
         return 2;
     }
-    if (mcfi_plugin_open("double-exchange", MCF_PLUGIN_MODEL, &model) != MCF_OK) {
+    if (mcfe_plugin_open("double-exchange", MCF_PLUGIN_MODEL, &model) != MCF_OK) {
         fprintf(stderr, "cannot load double-exchange: %s\n", mcf_last_error());
         return 1;
     }
     test_levels();
     test_setup();
     test_run(argv[1]);
-    mcfi_plugin_close(model);
+    mcfe_plugin_close(model);
     return check_exit();
 }

@@ -167,7 +167,7 @@ static inline int bench_params(const mcf_plugin_info *info, const char *who, lon
 static inline void bench_params_release(mcf_params *p)
 {
     for (size_t k = 0; k < p->n; k++)
-        mcfi_value_release(&p->values[k]);
+        mcfe_value_release(&p->values[k]);
 }
 
 /* seconds per call of ops' values (vgl 0) or vgl (vgl 1) on all N points of b in one

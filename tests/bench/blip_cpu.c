@@ -55,8 +55,8 @@ int main(int argc, char **argv)
     const int nsize = bench_sizes_env(sizes, 3);
 
     mcf_plugin *pb = NULL, *pp = NULL;
-    if (mcfi_plugin_open("blip", MCF_PLUGIN_ORBITAL_EVALUATOR, &pb) ||
-        mcfi_plugin_open("planewave", MCF_PLUGIN_ORBITAL_EVALUATOR, &pp)) {
+    if (mcfe_plugin_open("blip", MCF_PLUGIN_ORBITAL_EVALUATOR, &pb) ||
+        mcfe_plugin_open("planewave", MCF_PLUGIN_ORBITAL_EVALUATOR, &pp)) {
         fprintf(stderr, "blip_cpu: %s\n", mcf_last_error());
         return 1;
     }
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
         }
         bench_orbitals_free(&bo);
     }
-    mcfi_plugin_close(pb);
-    mcfi_plugin_close(pp);
+    mcfe_plugin_close(pb);
+    mcfe_plugin_close(pp);
     return 0;
 }

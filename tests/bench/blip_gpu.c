@@ -87,7 +87,7 @@ int main(int argc, char **argv)
         return 2;
     }
     mcf_plugin *pb = NULL;
-    if (mcfi_plugin_open("blip", MCF_PLUGIN_ORBITAL_EVALUATOR, &pb)) {
+    if (mcfe_plugin_open("blip", MCF_PLUGIN_ORBITAL_EVALUATOR, &pb)) {
         fprintf(stderr, "blip_gpu: %s\n", mcf_last_error());
         return 1;
     }
@@ -166,6 +166,6 @@ int main(int argc, char **argv)
         bench_params_release(&prm);
         bench_orbitals_free(&bo);
     }
-    mcfi_plugin_close(pb);
+    mcfe_plugin_close(pb);
     return 0;
 }

@@ -139,7 +139,7 @@ int main(int argc, char **argv)
            "us/flip (ms)");
     for (int e = 0; e < nn; e++) {
         mcf_plugin *pl = NULL;
-        if (mcfi_plugin_open(names[e], MCF_PLUGIN_FERMION_EVALUATOR, &pl)) {
+        if (mcfe_plugin_open(names[e], MCF_PLUGIN_FERMION_EVALUATOR, &pl)) {
             printf("# %s: not loaded (%s)\n", names[e], mcf_last_error());
             continue;
         }
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
         char why[256] = "";
         if (pl->info->probe && !pl->info->probe(why, sizeof why)) {
             printf("# %s: skipped (%s)\n", names[e], why);
-            mcfi_plugin_close(pl);
+            mcfe_plugin_close(pl);
             continue;
         }
         for (int method = 0; method < 2; method++)
@@ -195,7 +195,7 @@ int main(int argc, char **argv)
                     free(cs);
                     test_params_free(tp);
                 }
-        mcfi_plugin_close(pl);
+        mcfe_plugin_close(pl);
     }
     return 0;
 }

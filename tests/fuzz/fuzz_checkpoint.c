@@ -4,7 +4,7 @@
  * of three fixed configurations (tests/fuzz/checkpoint/: a run stopped mid-way with a curve
  * observable, parallel tempering, a fermion model with exact diagonalization); the
  * checkpoint goes into that configuration's output folder and the run resumes from it with
- * mcfi_run_execute, as `mcf resume` would.  Unless the selector's bit 2 is set, the
+ * mcfe_run_execute, as `mcf resume` would.  Unless the selector's bit 2 is set, the
  * checkpoint's last 8 bytes are replaced by the FNV-1a checksum of the rest: the checksum
  * is integrity, not trust, and a crafted file has a valid one — every count, index and size
  * behind it must still be checked before use.  The resume must either refuse the file with a
@@ -44,11 +44,11 @@ static void init(void)
         char path[4200];
         snprintf(path, sizeof path, "%s/%s.ini", MCF_FUZZ_CHECKPOINT_CONFIGS, config_names[k]);
         mcf_config *c = NULL;
-        if (mcfi_config_read(path, &c) != MCF_OK || mcfi_setup_create(c, &setups[k]) != MCF_OK) {
+        if (mcfe_config_read(path, &c) != MCF_OK || mcfe_setup_create(c, &setups[k]) != MCF_OK) {
             fprintf(stderr, "fuzz_checkpoint: %s\n", mcf_last_error());
             abort();
         }
-        mcfi_config_free(c);
+        mcfe_config_free(c);
         snprintf(outdirs[k], sizeof outdirs[k], "%s/%s", base, config_names[k]);
         mkdir(outdirs[k], 0700);
     }
@@ -92,6 +92,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!written)
         return 0;
     mcf_run_options opt = {.output = dir, .resume = 1, .progress = 0};
-    (void)mcfi_run_execute(setups[which], &opt);
+    (void)mcfe_run_execute(setups[which], &opt);
     return 0;
 }

@@ -1,6 +1,6 @@
 /* fuzz_config.c — libFuzzer target: a configuration file as `mcf run` reads it.  The bytes
  * become an INI file; the reader (inih, file:line per key) and, when it accepts the file,
- * the whole check of mcfi_setup_create (core keys, plugin loading, every section against
+ * the whole check of mcfe_setup_create (core keys, plugin loading, every section against
  * the plugins' specs, scan axes, config.ini as used) must either accept or refuse with a
  * message — never crash, hang, read out of bounds or overflow (ASan + UBSan).  Plugins come
  * from MCF_PLUGIN_PATH (the test plugins and the build's, set by the CMake target), each
@@ -28,11 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!fuzz_write_file(path, data, size))
         return 0;
     mcf_config *c = NULL;
-    if (mcfi_config_read(path, &c) == MCF_OK) {
+    if (mcfe_config_read(path, &c) == MCF_OK) {
         mcf_setup *s = NULL;
-        if (mcfi_setup_create(c, &s) == MCF_OK)
-            mcfi_setup_free(s);
+        if (mcfe_setup_create(c, &s) == MCF_OK)
+            mcfe_setup_free(s);
     }
-    mcfi_config_free(c);
+    mcfe_config_free(c);
     return 0;
 }

@@ -92,8 +92,8 @@ static void init(void)
     /* the configuration is the same for every input: the whole command once (the lock, the
      * configuration read and set up, results.h5 missing), then the setup is kept */
     char *argv[] = {dir, NULL};
-    if (mcfi_dos_command(1, argv) != MCF_EINVAL || mcfi_config_read(path, &config) ||
-        mcfi_setup_create(config, &setup)) {
+    if (mcfi_dos_command(1, argv) != MCF_EINVAL || mcfe_config_read(path, &config) ||
+        mcfe_setup_create(config, &setup)) {
         fprintf(stderr, "fuzz_results_h5: cannot set %s up: %s\n", path, mcf_last_error());
         abort();
     }

@@ -110,7 +110,7 @@ typedef struct evaluator {
 static evaluator ev_open(const char *name)
 {
     evaluator e = {NULL, NULL};
-    int rc = mcfi_plugin_open(name, MCF_PLUGIN_ORBITAL_EVALUATOR, &e.pl);
+    int rc = mcfe_plugin_open(name, MCF_PLUGIN_ORBITAL_EVALUATOR, &e.pl);
     CHECK(rc == MCF_OK, "loading %s: %s", name, mcf_last_error());
     if (!rc)
         e.ops = e.pl->info->ops;
@@ -824,8 +824,8 @@ int main(void)
     free(r2);
     heg_free(s1);
     heg_free(s2);
-    mcfi_plugin_close(cpu.pl);
-    mcfi_plugin_close(gpu.pl);
-    mcfi_plugin_close(pw.pl);
+    mcfe_plugin_close(cpu.pl);
+    mcfe_plugin_close(gpu.pl);
+    mcfe_plugin_close(pw.pl);
     return check_exit();
 }

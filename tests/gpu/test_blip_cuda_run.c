@@ -196,13 +196,13 @@ int main(int argc, char **argv)
     mcf_program = argv[1];
     /* the plugin's own probe decides whether there is a device */
     mcf_plugin *p = NULL;
-    if (mcfi_plugin_open("blip-cuda", MCF_PLUGIN_ORBITAL_EVALUATOR, &p) != MCF_OK) {
+    if (mcfe_plugin_open("blip-cuda", MCF_PLUGIN_ORBITAL_EVALUATOR, &p) != MCF_OK) {
         CHECK(0, "loading blip-cuda: %s", mcf_last_error());
         return check_exit();
     }
     char why[512] = "";
     const int usable = !p->info->probe || p->info->probe(why, sizeof why);
-    mcfi_plugin_close(p);
+    mcfe_plugin_close(p);
     if (!usable) {
         printf("skipped: no device (%s)\n", why);
         return 77;

@@ -621,8 +621,8 @@ static void test_plugin(void)
     free(d.s);
     free(ec); free(eg); free(lc); free(lg); free(rc_); free(rg); free(ic); free(ig);
     free(dc); free(dgp);
-    mcfi_plugin_close(pc);
-    mcfi_plugin_close(pg);
+    mcfe_plugin_close(pc);
+    mcfe_plugin_close(pg);
 }
 
 /* (g) */
@@ -669,8 +669,8 @@ static void test_param_specs(void)
     }
     printf("parameters: kpm's %zu, then gfmc_blocks, gfmc_fft, gfmc_on_chip, gfmc_recursion\n",
            nc);
-    mcfi_plugin_close(pc);
-    mcfi_plugin_close(pg);
+    mcfe_plugin_close(pc);
+    mcfe_plugin_close(pg);
 }
 
 int main(void)

@@ -467,8 +467,8 @@ static void test_plugin_occupation_dT(void)
     test_params_free(tc);
     test_params_free(tg);
     test_params_free(tr);
-    mcfi_plugin_close(pc);
-    mcfi_plugin_close(pg);
+    mcfe_plugin_close(pc);
+    mcfe_plugin_close(pg);
 }
 
 int main(void)

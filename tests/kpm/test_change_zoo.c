@@ -624,16 +624,16 @@ int main(int argc, char **argv)
         extra_value = eq + 1;
     }
     mcf_plugin *pe = NULL, *pk = NULL, *pt = NULL;
-    int rc = mcfi_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &pe);
+    int rc = mcfe_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &pe);
     if (!rc)
-        rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pk);
+        rc = mcfe_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pk);
     CHECK(rc == MCF_OK, "loading ed and kpm: %s", mcf_last_error());
     if (rc)
         return check_exit();
     ed_info = pe->info;
     cpu_info = kpm_info = pk->info;
     if (strcmp(name, "kpm")) {
-        rc = mcfi_plugin_open(name, MCF_PLUGIN_FERMION_EVALUATOR, &pt);
+        rc = mcfe_plugin_open(name, MCF_PLUGIN_FERMION_EVALUATOR, &pt);
         CHECK(rc == MCF_OK, "loading %s: %s", name, mcf_last_error());
         if (rc)
             return check_exit();
@@ -688,9 +688,9 @@ int main(int argc, char **argv)
     older_op();
     refusals();
     if (pt)
-        mcfi_plugin_close(pt);
-    mcfi_plugin_close(pk);
-    mcfi_plugin_close(pe);
+        mcfe_plugin_close(pt);
+    mcfe_plugin_close(pk);
+    mcfe_plugin_close(pe);
     printf("cpu time %.2f s\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
     return check_exit();
 }

@@ -422,9 +422,9 @@ int main(void)
 {
     const clock_t t0 = clock();
     mcf_plugin *pe = NULL, *pk = NULL;
-    int rc = mcfi_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &pe);
+    int rc = mcfe_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &pe);
     if (!rc)
-        rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pk);
+        rc = mcfe_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pk);
     CHECK(rc == MCF_OK, "loading ed and kpm: %s", mcf_last_error());
     if (rc)
         return check_exit();
@@ -457,8 +457,8 @@ int main(void)
     determinism(kpm_info, kpm_exact256);
     determinism(ed_info, ed_params);
     refusals();
-    mcfi_plugin_close(pk);
-    mcfi_plugin_close(pe);
+    mcfe_plugin_close(pk);
+    mcfe_plugin_close(pe);
     printf("cpu time %.2f s\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
     return check_exit();
 }

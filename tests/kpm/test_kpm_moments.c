@@ -271,7 +271,7 @@ static void test_random(const mcf_hamiltonian *h, const kt_eigen *e)
 static void test_ed(void)
 {
     mcf_plugin *p = NULL;
-    int rc = mcfi_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &p);
+    int rc = mcfe_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &p);
     CHECK(rc == MCF_OK, "loading ed: %s", mcf_last_error());
     if (rc)
         return;
@@ -282,13 +282,13 @@ static void test_ed(void)
               && mcf_fermion_has(&k, MCF_FERMION_MOMENTS),
           "ed offers moments, or kpm does not");
     printf("(e) ed: no moment ops; kpm: MCF_FERMION_MOMENTS\n");
-    mcfi_plugin_close(p);
+    mcfe_plugin_close(p);
 }
 
 int main(void)
 {
     mcf_plugin *p = NULL;
-    int rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &p);
+    int rc = mcfe_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &p);
     CHECK(rc == MCF_OK && p, "loading the kpm plugin: %s", mcf_last_error());
     if (rc)
         return check_exit();
@@ -304,6 +304,6 @@ int main(void)
     test_ed();
     kt_eigen_free(&e);
     mcf_hamiltonian_destroy(h);
-    mcfi_plugin_close(p);
+    mcfe_plugin_close(p);
     return check_exit();
 }

@@ -407,9 +407,9 @@ static void test_stochastic(void)
 int main(void)
 {
     mcf_plugin *pk = NULL, *pe = NULL;
-    int rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pk);
+    int rc = mcfe_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pk);
     if (!rc)
-        rc = mcfi_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &pe);
+        rc = mcfe_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &pe);
     CHECK(rc == MCF_OK, "loading kpm and ed: %s", mcf_last_error());
     if (rc)
         return check_exit();
@@ -427,7 +427,7 @@ int main(void)
     test_jackson_vs_quadrature();
     test_finite_difference();
     test_stochastic();
-    mcfi_plugin_close(pk);
-    mcfi_plugin_close(pe);
+    mcfe_plugin_close(pk);
+    mcfe_plugin_close(pe);
     return check_exit();
 }

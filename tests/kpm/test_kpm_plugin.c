@@ -447,7 +447,7 @@ static void test_refusals(void)
 int main(void)
 {
     mcf_plugin *p = NULL;
-    int rc = mcfi_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &p);
+    int rc = mcfe_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &p);
     CHECK(rc == MCF_OK && p, "loading the kpm plugin: %s", mcf_last_error());
     if (rc)
         return check_exit();
@@ -459,6 +459,6 @@ int main(void)
     test_delta_action();
     test_exact_trace();
     test_refusals();
-    mcfi_plugin_close(p);
+    mcfe_plugin_close(p);
     return check_exit();
 }

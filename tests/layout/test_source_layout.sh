@@ -9,6 +9,11 @@
 #      (MCF_PLUGIN_PATH, MCF_DEBUG, MCF_TIMING, MCF_CUDA_DEVICE, OMP_NUM_THREADS, and the
 #      MPI launchers' rank variables in core/engine/mpi.c): a setting that changes results or
 #      speed belongs in the config file;
+#  (e) the program (core/program) includes only its own headers, libmcf's public headers
+#      (mcf/NAME.h, core/sdk/include) and the engine's public header (core/engine/include:
+#      mcf_engine.h), never the engine's internal headers; the engine includes its own
+#      headers and libmcf's public ones, never libmcf's internal headers (core/sdk/NAME.h):
+#      docs/architecture.md, "Two libraries";
 #  (d) the README's install line names every Debian package that .ci/run installs for the
 #      README's test command (its first two `packages=` lines: the build and results.h5 with
 #      its Python reader), so that the README's two commands give a full CPU suite with
@@ -35,9 +40,10 @@ done < <(find core models plugins cuda examples -type f \
 # by name)
 edges=$(mktemp)
 trap 'rm -f "$edges"' EXIT
-for f in core/sdk/*.[ch] core/engine/*.[ch] core/program/*.[ch]; do
+for f in core/sdk/*.[ch] core/engine/*.[ch] core/engine/include/*.h core/program/*.[ch]; do
     for inc in $(grep -oE '^#include "[A-Za-z0-9_]+\.h"' "$f" | sed 's/#include "//; s/"//'); do
-        if [ -e "core/sdk/$inc" ] || [ -e "core/engine/$inc" ] || [ -e "core/program/$inc" ]; then
+        if [ -e "core/sdk/$inc" ] || [ -e "core/engine/$inc" ] || [ -e "core/engine/include/$inc" ] ||
+            [ -e "core/program/$inc" ]; then
             echo "$(basename "$f") $inc" >> "$edges"
         fi
     done
@@ -63,6 +69,30 @@ while IFS= read -r hit; do
     fi
 done < <(grep -rnE 'getenv *\(' core models plugins cuda --include='*.c' --include='*.h' \
              --include='*.cu' --include='*.cuh')
+
+# (e) what the program and the engine may include (quoted includes)
+for f in core/program/*.[ch]; do
+    for inc in $(grep -oE '^#include "[^"]+"' "$f" | sed 's/#include "//; s/"//'); do
+        checks=$((checks + 1))
+        if [ -e "core/program/$inc" ] || [ -e "core/engine/include/$inc" ] ||
+            { [ "${inc#mcf/}" != "$inc" ] && [ -e "core/sdk/include/$inc" ]; }; then
+            continue
+        fi
+        echo "FAIL (e): $f includes \"$inc\": the program includes only its own headers, mcf/... (the SDK) and the engine's public mcf_engine.h"
+        fail=1
+    done
+done
+for f in core/engine/*.[ch] core/engine/include/*.h; do
+    for inc in $(grep -oE '^#include "[^"]+"' "$f" | sed 's/#include "//; s/"//'); do
+        checks=$((checks + 1))
+        if [ -e "core/engine/$inc" ] || [ -e "core/engine/include/$inc" ] ||
+            { [ "${inc#mcf/}" != "$inc" ] && [ -e "core/sdk/include/$inc" ]; }; then
+            continue
+        fi
+        echo "FAIL (e): $f includes \"$inc\": the engine includes its own headers and libmcf's public mcf/... only"
+        fail=1
+    done
+done
 
 # (d) the README's install line against .ci/run's packages for the main tree
 readme_line=$(grep -m1 'apt-get install' README.md)

@@ -877,7 +877,7 @@ static void test_batch(void)
 
 static int open_evaluator(const char *name, evaluator *ev)
 {
-    int rc = mcfi_plugin_open(name, MCF_PLUGIN_ORBITAL_EVALUATOR, &ev->plugin);
+    int rc = mcfe_plugin_open(name, MCF_PLUGIN_ORBITAL_EVALUATOR, &ev->plugin);
     CHECK(rc == MCF_OK && ev->plugin, "loading the %s plugin: %s", name, mcf_last_error());
     if (rc)
         return rc;
@@ -911,7 +911,7 @@ int main(void)
     test_periodicity();
     test_refusals();
     test_batch();
-    mcfi_plugin_close(pw_ev.plugin);
-    mcfi_plugin_close(blip_ev.plugin);
+    mcfe_plugin_close(pw_ev.plugin);
+    mcfe_plugin_close(blip_ev.plugin);
     return check_exit();
 }

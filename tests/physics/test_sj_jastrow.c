@@ -1,6 +1,6 @@
 /* test_sj_jastrow.c — the slater-jastrow model's B-spline Jastrow (jastrow = bspline) and
  * its variational ops (mcf/model.h: variational_count/get/set/local/write), called directly
- * on chains made as a run makes them (mcfi_chain_services, the model's create, the planewave
+ * on chains made as a run makes them (mcfe_chain_services, the model's create, the planewave
  * evaluator), like tests/bands/test_configuration.c.  The homogeneous electron gas at r_s = 5:
  * N = 14 unpolarized (7 + 7) and N = 19 polarized (one spin, a closed shell), with QMCPACK's
  * heg_14_gamma coefficients (5 per spin pair).  (a) runs on three configurations of each
@@ -142,7 +142,7 @@ static int sjc_make(sjc *c, uint64_t seed, ...)
                              (const char *)NULL);
     c->mp->p.section = "model";
     c->ep = test_params_make(planewave->info->params, "test.ini", (const char *)NULL);
-    mcfi_chain_services(seed, 0, planewave->info, &c->ep->p, &c->services, &c->rng);
+    mcfe_chain_services(seed, 0, planewave->info, &c->ep->p, &c->services, &c->rng);
     int rc = c->mp->ok && c->ep->ok
                  ? ops->create(&c->mp->p, &c->services, &c->rng, &c->chain)
                  : MCF_EINVAL;
@@ -674,10 +674,10 @@ static void check_derivatives(int polarized)
 
 int main(void)
 {
-    int rc = mcfi_plugin_open("planewave", MCF_PLUGIN_ORBITAL_EVALUATOR, &planewave);
+    int rc = mcfe_plugin_open("planewave", MCF_PLUGIN_ORBITAL_EVALUATOR, &planewave);
     CHECK(rc == MCF_OK, "loading planewave: %s", mcf_last_error());
     mcf_plugin *model = NULL;
-    rc = rc ? rc : mcfi_plugin_open("slater-jastrow", MCF_PLUGIN_MODEL, &model);
+    rc = rc ? rc : mcfe_plugin_open("slater-jastrow", MCF_PLUGIN_MODEL, &model);
     CHECK(rc == MCF_OK, "loading slater-jastrow: %s", mcf_last_error());
     if (rc)
         return check_exit();
@@ -696,7 +696,7 @@ int main(void)
         check_file_round_trip(1);
         check_refusals();
     }
-    mcfi_plugin_close(model);
-    mcfi_plugin_close(planewave);
+    mcfe_plugin_close(model);
+    mcfe_plugin_close(planewave);
     return check_exit();
 }

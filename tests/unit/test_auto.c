@@ -33,11 +33,11 @@ static int setup_of(const char *name, const char *text, mcf_setup **out)
 {
     mcf_config *c;
     *out = NULL;
-    int rc = mcfi_config_read(write_ini(name, text), &c);
+    int rc = mcfe_config_read(write_ini(name, text), &c);
     if (rc)
         return rc;
-    rc = mcfi_setup_create(c, out);
-    mcfi_config_free(c);
+    rc = mcfe_setup_create(c, out);
+    mcfe_config_free(c);
     return rc;
 }
 
@@ -69,7 +69,7 @@ int main(void)
         CHECK(!has(s->canonical, "\n[evaluator]\n"), "no [evaluator] key was given:\n%s",
               s->canonical);
     }
-    mcfi_setup_free(s);
+    mcfe_setup_free(s);
 
     /* without: tautogpu skipped, then kpm-cuda (if built and usable) or kpm */
     setenv("MCF_TEST_AUTO_GPU", "0", 1);
@@ -89,7 +89,7 @@ int main(void)
                   has(s->canonical, "[evaluator]\nmoments = 64\n"),
               "config.ini as used:\n%s", s->canonical);
     }
-    mcfi_setup_free(s);
+    mcfe_setup_free(s);
 
     /* the [evaluator] section is checked against the plugin chosen */
     setenv("MCF_TEST_AUTO_GPU", "1", 1);
@@ -97,7 +97,7 @@ int main(void)
     CHECK(rc != MCF_OK && has(mcf_last_error(), "moments") &&
               has(mcf_last_error(), "tautogpu"),
           "a key tautogpu lacks: rc %d: %s", rc, mcf_last_error());
-    mcfi_setup_free(s);
+    mcfe_setup_free(s);
     unsetenv("MCF_TEST_AUTO_GPU");
 
     /* a model that takes no evaluator */
@@ -110,7 +110,7 @@ int main(void)
               has(mcf_last_error(), "takes no evaluator") &&
               has(mcf_last_error(), "evaluator = none"),
           "auto for ising: rc %d: %s", rc, mcf_last_error());
-    mcfi_setup_free(s);
+    mcfe_setup_free(s);
 
     /* a named evaluator is unchanged: no note, no (auto) */
     rc = setup_of("named.ini",
@@ -121,6 +121,6 @@ int main(void)
               !strcmp(s->evaluator_name, "kpm") && has(s->canonical, "evaluator = kpm\n") &&
               has(s->canonical, "[evaluator]\n"),
           "named evaluator: %s", rc ? mcf_last_error() : "setup differs");
-    mcfi_setup_free(s);
+    mcfe_setup_free(s);
     return check_exit();
 }

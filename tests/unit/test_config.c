@@ -35,11 +35,11 @@ static int setup_of(const char *name, const char *text, mcf_setup **out)
 {
     mcf_config *c;
     *out = NULL;
-    int rc = mcfi_config_read(write_ini(name, text), &c);
+    int rc = mcfe_config_read(write_ini(name, text), &c);
     if (rc)
         return rc;
-    rc = mcfi_setup_create(c, out);
-    mcfi_config_free(c);
+    rc = mcfe_setup_create(c, out);
+    mcfe_config_free(c);
     return rc;
 }
 
@@ -49,7 +49,7 @@ static void expect_error(const char *name, const char *text, ...)
     mcf_setup *s;
     int rc = setup_of(name, text, &s);
     CHECK(rc != MCF_OK, "%s: expected an error, got none", name);
-    mcfi_setup_free(s);
+    mcfe_setup_free(s);
     va_list ap;
     va_start(ap, text);
     for (const char *part = va_arg(ap, const char *); part; part = va_arg(ap, const char *))
@@ -62,7 +62,7 @@ int main(void)
 {
     const char *tmp = getenv("MCF_TEST_TMP");
     snprintf(dir, sizeof dir, "%s/test_config", tmp ? tmp : "/tmp");
-    CHECK(mcfi_mkdir_p(dir) == MCF_OK, "mkdir %s", mcf_last_error());
+    CHECK(mcfe_mkdir_p(dir) == MCF_OK, "mkdir %s", mcf_last_error());
 
     /* a good configuration: grid, defaults, canonical text */
     mcf_setup *s;
@@ -83,7 +83,7 @@ int main(void)
         CHECK(mcfi_setup_axis_value(s, 2, 1)->r == 2.0 && mcfi_setup_axis_value(s, 0, 1)->r == 0.5,
               "grid order");
         mcf_params *p;
-        CHECK(mcfi_setup_params(s, 5, 0, &p) == MCF_OK, "params");
+        CHECK(mcfe_setup_params(s, 5, 0, &p) == MCF_OK, "params");
         long n;
         double h, T;
         const char *lat;
@@ -121,9 +121,9 @@ int main(void)
                            !strcmp(x->text, y->text);
                 }
             CHECK(same, "config.ini as used gives another grid than the original file");
-            mcfi_setup_free(r);
+            mcfe_setup_free(r);
         }
-        mcfi_setup_free(s);
+        mcfe_setup_free(s);
     }
 
     /* ... and is written (entering the configuration hash) once it is given another value;
@@ -138,29 +138,29 @@ int main(void)
                   "late_key = %d: config.ini as used:\n%s", k ? 3 : 0, e->canonical);
             CHECK(k || !strstr(e->canonical, "late_key"), "late_key = 0 echoed:\n%s",
                   e->canonical);
-            mcfi_setup_free(e);
+            mcfe_setup_free(e);
         }
     }
 
     /* --set overrides a value and records where it came from */
     {
         mcf_config *c;
-        rc = mcfi_config_read(write_ini("set.ini", HEAD "[model]\nn = 4\n"), &c);
+        rc = mcfe_config_read(write_ini("set.ini", HEAD "[model]\nn = 4\n"), &c);
         CHECK(rc == 0, "read: %s", mcf_last_error());
-        CHECK(mcfi_config_override(c, "model.n=16") == 0, "override");
-        CHECK(mcfi_config_override(c, "model.h = 2.5") == 0, "override new key");
-        CHECK(mcfi_config_override(c, "nodot=1") == MCF_EINVAL &&
+        CHECK(mcfe_config_override(c, "model.n=16") == 0, "override");
+        CHECK(mcfe_config_override(c, "model.h = 2.5") == 0, "override new key");
+        CHECK(mcfe_config_override(c, "nodot=1") == MCF_EINVAL &&
                   strstr(mcf_last_error(), "section.key=value"),
               "bad --set: %s", mcf_last_error());
-        rc = mcfi_setup_create(c, &s);
+        rc = mcfe_setup_create(c, &s);
         CHECK(rc == 0 && s->sections[0].single[1].i == 16, "--set value used");
-        mcfi_setup_free(s);
-        mcfi_config_override(c, "model.n=99");
-        rc = mcfi_setup_create(c, &s);
+        mcfe_setup_free(s);
+        mcfe_config_override(c, "model.n=99");
+        rc = mcfe_setup_create(c, &s);
         CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "command line (--set)") &&
                   strstr(mcf_last_error(), "[model] n"),
               "--set error location: %s", mcf_last_error());
-        mcfi_config_free(c);
+        mcfe_config_free(c);
     }
 
     /* every validation error */
@@ -241,7 +241,7 @@ int main(void)
         mcf_setup *fits;
         rc = setup_of("fits.ini", text, &fits);
         CHECK(rc == 0, "a 199-character line is read: %s", rc ? mcf_last_error() : "");
-        mcfi_setup_free(fits);
+        mcfe_setup_free(fits);
         line[199] = 'x';
         line[200] = '\0';
         snprintf(text, sizeof text, HEAD "[model]\n%s\n", line);
@@ -263,45 +263,45 @@ int main(void)
         if (f)
             fclose(f);
         mcf_config *c;
-        rc = mcfi_config_read(path, &c);
+        rc = mcfe_config_read(path, &c);
         CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "nul.ini:3:") &&
                   strstr(mcf_last_error(), "NUL byte"),
               "NUL byte: %s", mcf_last_error());
-        rc = mcfi_config_read(dir, &c);
+        rc = mcfe_config_read(dir, &c);
         CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "is a directory"),
               "directory: %s", mcf_last_error());
-        rc = mcfi_config_read("/dev/null", &c);
+        rc = mcfe_config_read("/dev/null", &c);
         CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "not a regular file"),
               "device: %s", mcf_last_error());
     }
     {
         /* a --set value of 5000 characters is kept whole (it was cut at 4095) */
         mcf_config *c;
-        CHECK(mcfi_config_read(write_ini("set_long.ini", HEAD), &c) == 0, "read set_long");
+        CHECK(mcfe_config_read(write_ini("set_long.ini", HEAD), &c) == 0, "read set_long");
         char *set = malloc(6000);
         CHECK(set != NULL, "malloc");
         if (c && set) {
             strcpy(set, "model.h=");
             memset(set + 8, '1', 5000);
             set[5008] = '\0';
-            CHECK(mcfi_config_override(c, set) == 0, "long --set");
+            CHECK(mcfe_config_override(c, set) == 0, "long --set");
             mcf_config_entry *e = mcfi_config_find(c, "model", "h");
             CHECK(e && strlen(e->value) == 5000, "the --set value is whole: %zu",
                   e ? strlen(e->value) : 0);
             mcf_setup *long_setup;
-            rc = mcfi_setup_create(c, &long_setup);
+            rc = mcfe_setup_create(c, &long_setup);
             CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "command line (--set)") &&
                       strstr(mcf_last_error(), "config.ini"),
                   "long --set refused: %s", mcf_last_error());
-            mcfi_setup_free(long_setup);
+            mcfe_setup_free(long_setup);
         }
         free(set);
-        mcfi_config_free(c);
+        mcfe_config_free(c);
     }
     {
         /* a path that names nothing is bad input, like a misspelt key */
         mcf_config *c;
-        rc = mcfi_config_read("/nonexistent/dir/x.ini", &c);
+        rc = mcfe_config_read("/nonexistent/dir/x.ini", &c);
         CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "/nonexistent/dir/x.ini"),
               "missing file: %s", mcf_last_error());
     }
@@ -314,30 +314,30 @@ int main(void)
         name[MCFI_CONFIG_NAME_MAX] = '\0';
         snprintf(text, sizeof text, "[run]\nmodel = tgood\n[%s]\nk = 1\n", name);
         mcf_config *c;
-        rc = mcfi_config_read(write_ini("name49.ini", text), &c);
+        rc = mcfe_config_read(write_ini("name49.ini", text), &c);
         mcf_config_entry *e = rc ? NULL : mcfi_config_find(c, name, "k");
         CHECK(e != NULL, "a section name of %d characters is read whole: %s",
               MCFI_CONFIG_NAME_MAX, rc ? mcf_last_error() : "cut");
-        mcfi_config_free(rc ? NULL : c);
+        mcfe_config_free(rc ? NULL : c);
         name[MCFI_CONFIG_NAME_MAX] = 's';
         name[MCFI_CONFIG_NAME_MAX + 1] = '\0';
         snprintf(text, sizeof text, "[run]\nmodel = tgood\n[%s]\nk = 1\n", name);
-        rc = mcfi_config_read(write_ini("name50.ini", text), &c);
+        rc = mcfe_config_read(write_ini("name50.ini", text), &c);
         CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "name50.ini:3:") &&
                   strstr(mcf_last_error(), "section name is longer than 49"),
               "a section name of 50 characters: %s", rc ? mcf_last_error() : "accepted");
-        mcfi_config_free(rc ? NULL : c);
+        mcfe_config_free(rc ? NULL : c);
         /* an indented line below a key of more than 49 characters continues that key (inih
            hands it over under the name cut to 49): refused like any continuation, naming
            the whole key (it was read as a key of its own, with the cut name) */
         memset(name, 'k', 60);
         name[60] = '\0';
         snprintf(text, sizeof text, "[run]\nmodel = tgood\n[model]\n%s = 1\n  2\n", name);
-        rc = mcfi_config_read(write_ini("longkey.ini", text), &c);
+        rc = mcfe_config_read(write_ini("longkey.ini", text), &c);
         CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "longkey.ini:5:") &&
                   strstr(mcf_last_error(), "indented") && strstr(mcf_last_error(), name),
               "continuation of a 60-character key: %s", rc ? mcf_last_error() : "accepted");
-        mcfi_config_free(rc ? NULL : c);
+        mcfe_config_free(rc ? NULL : c);
     }
     return check_exit();
 }

@@ -1162,7 +1162,7 @@ static void test_occupation_dT(void)
 int main(void)
 {
     mcf_plugin *p = NULL;
-    int rc = mcfi_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &p);
+    int rc = mcfe_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &p);
     CHECK(rc == MCF_OK && p, "loading the ed plugin: %s", mcf_last_error());
     if (rc)
         return check_exit();
@@ -1199,6 +1199,6 @@ int main(void)
         test_delta_refusals();
         test_delta_batch();
     }
-    mcfi_plugin_close(p);
+    mcfe_plugin_close(p);
     return check_exit();
 }

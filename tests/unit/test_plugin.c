@@ -34,7 +34,7 @@ static int copy_file(const char *from, const char *to)
     return ok ? 0 : -1;
 }
 
-/* name -> times seen, for the plugins that mcfi_plugin_foreach lists */
+/* name -> times seen, for the plugins that mcfe_plugin_foreach lists */
 typedef struct listing {
     char *names[512];
     int times[512];
@@ -77,15 +77,15 @@ static void long_search_path(const char *plugins)
         strcat(env, junk);
     strcat(env, plugins);
     setenv("MCF_PLUGIN_PATH", env, 1);
-    char *search = mcfi_plugin_search_path();
+    char *search = mcfe_plugin_search_path();
     CHECK(search && contains(search, env), "the search path holds all of MCF_PLUGIN_PATH");
     free(search);
     mcf_plugin *p;
-    int rc = mcfi_plugin_open("tgood", MCF_PLUGIN_MODEL, &p);
+    int rc = mcfe_plugin_open("tgood", MCF_PLUGIN_MODEL, &p);
     CHECK(rc == MCF_OK, "tgood after 9000 bytes of MCF_PLUGIN_PATH: %s", mcf_last_error());
     if (!rc)
-        mcfi_plugin_close(p);
-    rc = mcfi_plugin_open("tgoood", 0, &p);
+        mcfe_plugin_close(p);
+    rc = mcfe_plugin_open("tgoood", 0, &p);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "did you mean 'tgood'") &&
               contains(mcf_last_error(), "bytes of MCF_PLUGIN_PATH"),
           "not found, long path: the message abbreviates the path and keeps its advice: %s",
@@ -129,7 +129,7 @@ static void many_plugins(const char *plugins, const char *tmp)
     snprintf(env, sizeof env, "%s:%s:%s", many, dup, plugins);
     setenv("MCF_PLUGIN_PATH", env, 1);
     listing l = {.n = 0};
-    int rc = mcfi_plugin_foreach(count_plugin, NULL, &l);
+    int rc = mcfe_plugin_foreach(count_plugin, NULL, &l);
     CHECK(rc == MCF_OK, "foreach: %s", mcf_last_error());
     int once = 0;
     for (int k = 0; k < 300; k++) {
@@ -145,15 +145,15 @@ static void many_plugins(const char *plugins, const char *tmp)
     for (size_t k = 0; k < l.n; k++)
         free(l.names[k]);
     mcf_plugin *p;
-    rc = mcfi_plugin_open("many299x", 0, &p);
+    rc = mcfe_plugin_open("many299x", 0, &p);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "did you mean 'many299'?") &&
               contains(mcf_last_error(), "more (`mcf plugins` lists them)"),
           "the nearest of 300 names, and the list of them abbreviated: %s", mcf_last_error());
-    rc = mcfi_plugin_open(longb, 0, &p);
+    rc = mcfe_plugin_open(longb, 0, &p);
     CHECK(rc == MCF_OK && p && !strcmp(p->info->name, longb) && contains(p->path, many),
           "the long name opens from the first folder: %s", rc ? mcf_last_error() : p->path);
     if (!rc)
-        mcfi_plugin_close(p);
+        mcfe_plugin_close(p);
     setenv("MCF_PLUGIN_PATH", plugins, 1);
 }
 
@@ -213,19 +213,19 @@ static void test_labels(void)
 int main(void)
 {
     mcf_plugin *p = NULL;
-    int rc = mcfi_plugin_open("tgood", MCF_PLUGIN_MODEL, &p);
+    int rc = mcfe_plugin_open("tgood", MCF_PLUGIN_MODEL, &p);
     CHECK(rc == MCF_OK && p, "good plugin: %s", mcf_last_error());
     if (p) {
         CHECK(!strcmp(p->info->name, "tgood"), "name %s", p->info->name);
         CHECK(contains(p->path, "mcf-tgood.so"), "path %s", p->path);
-        mcfi_plugin_close(p);
+        mcfe_plugin_close(p);
     }
 
-    rc = mcfi_plugin_open("tgood", MCF_PLUGIN_FERMION_EVALUATOR, &p);
+    rc = mcfe_plugin_open("tgood", MCF_PLUGIN_FERMION_EVALUATOR, &p);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "not a fermion-evaluator"),
           "kind mismatch: %s", mcf_last_error());
 
-    rc = mcfi_plugin_open("tbadabi", 0, &p);
+    rc = mcfe_plugin_open("tbadabi", 0, &p);
     {
         char want[64], have[64];
         snprintf(want, sizeof want, "ABI version %u", MCF_ABI_VERSION + 1);
@@ -235,38 +235,38 @@ int main(void)
               "bad ABI: rc %d, %s", rc, mcf_last_error());
     }
 
-    rc = mcfi_plugin_open("tnoentry", 0, &p);
+    rc = mcfe_plugin_open("tnoentry", 0, &p);
     CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "mcf-tnoentry.so") &&
               contains(mcf_last_error(), "mcf_plugin_entry"),
           "missing symbol: rc %d, %s", rc, mcf_last_error());
 
-    rc = mcfi_plugin_open("tnullop", 0, &p);
+    rc = mcfe_plugin_open("tnullop", 0, &p);
     CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "mcf-tnullop.so") &&
               contains(mcf_last_error(), "'measure' is NULL"),
           "NULL op: rc %d, %s", rc, mcf_last_error());
 
-    rc = mcfi_plugin_open("tnullev", 0, &p);
+    rc = mcfe_plugin_open("tnullev", 0, &p);
     CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "mcf-tnullev.so") &&
               contains(mcf_last_error(), "fermion-evaluator op 'dos' is NULL"),
           "NULL evaluator op: rc %d, %s", rc, mcf_last_error());
 
-    rc = mcfi_plugin_open("tmisnamed", 0, &p);
+    rc = mcfe_plugin_open("tmisnamed", 0, &p);
     CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "mcf-somethingelse.so"),
           "misnamed: rc %d, %s", rc, mcf_last_error());
 
-    rc = mcfi_plugin_open("tgoood", 0, &p);
+    rc = mcfe_plugin_open("tgoood", 0, &p);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "no plugin named 'tgoood'") &&
               contains(mcf_last_error(), "did you mean 'tgood'"),
           "not found: rc %d, %s", rc, mcf_last_error());
 
-    rc = mcfi_plugin_open("../etc/passwd", 0, &p);
+    rc = mcfe_plugin_open("../etc/passwd", 0, &p);
     CHECK(rc == MCF_EINVAL, "a path is not a name: rc %d", rc);
 
     /* the real plugins beside libmcf are found too */
-    rc = mcfi_plugin_open("ising", MCF_PLUGIN_MODEL, &p);
+    rc = mcfe_plugin_open("ising", MCF_PLUGIN_MODEL, &p);
     CHECK(rc == MCF_OK, "ising beside libmcf: %s", mcf_last_error());
     if (!rc)
-        mcfi_plugin_close(p);
+        mcfe_plugin_close(p);
 
     const char *env = getenv("MCF_PLUGIN_PATH"), *tmp = getenv("MCF_TEST_TMP");
     char *plugins = env ? strdup(env) : NULL;

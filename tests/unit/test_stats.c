@@ -458,7 +458,7 @@ static void test_jackknife(void)
         j++;
     }
     double est, err;
-    size_t used = mcfi_jackknife_combine(Mw, loo, 2, wz, NL + 1, &est, &err);
+    size_t used = mcfe_jackknife_combine(Mw, loo, 2, wz, NL + 1, &est, &err);
     CHECK(used == NL, "combine: %zu bins used, expected %d", used, NL);
     CHECK(fabs(est - Mw) <= 1e-12 * fabs(Mw), "combine: %.17g vs %.17g", est, Mw);
     CHECK(fabs(err - sqrt(vw)) <= 1e-10 * sqrt(vw), "combine: error %.17g vs %.17g", err,
@@ -473,10 +473,10 @@ static void test_jackknife(void)
     }
     for (int i = 0; i <= NL; i++)
         wz[i] = i == 5 ? 0.0 : 1.0;
-    mcfi_jackknife_combine(Mw, loo, 2, wz, NL + 1, &est, &err);
+    mcfe_jackknife_combine(Mw, loo, 2, wz, NL + 1, &est, &err);
     CHECK(fabs(err - sqrt((NL - 1.0) / NL * sq)) <= 1e-10 * err,
           "combine, equal weights: error %.17g vs %.17g", err, sqrt((NL - 1.0) / NL * sq));
-    CHECK(mcfi_jackknife_combine(Mw, loo, 2, wz, 1, &est, &err) == 1 && est == Mw &&
+    CHECK(mcfe_jackknife_combine(Mw, loo, 2, wz, 1, &est, &err) == 1 && est == Mw &&
               isnan(err),
           "combine, one bin: value %g error %g", est, err);
 
