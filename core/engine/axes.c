@@ -3,7 +3,7 @@
  * maps to one value per axis (the last axis fastest).  Which keys may be axes, and in
  * which order the axes stand, is section.c's and setup.c's business. */
 #define _POSIX_C_SOURCE 200809L
-#include "setup.h"
+#include "axes.h"
 
 #include <limits.h>
 #include <math.h>

@@ -26,7 +26,7 @@
 #include "checkpoint.h"
 #include "error_target.h"
 #include "fileio.h"
-#include "ranks.h"
+#include "ownership.h"
 
 #include <errno.h>
 #include <fcntl.h>

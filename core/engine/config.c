@@ -3,7 +3,7 @@
  * section.c checks them against the declarations and setup.c builds the run setup. */
 #define _POSIX_C_SOURCE 200809L
 #include "fileio.h"
-#include "setup.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

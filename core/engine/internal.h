@@ -1,7 +1,7 @@
 /* internal.h — types shared by the files of the engine (core/engine); not part of the SDK.
  * Functions declared in core/engine (and core/program) are named mcfi_*: the i says
- * internal, so that a reader tells them from the SDK's mcf_* (core/sdk/include/mcf) at a
- * glance.  The engine uses libmcf through its public headers only: mcf/mcf.h, and
+ * internal, so that a reader tells them from the SDK's mcf_* (core/sdk/include/mcf) and the
+ * engine's program-facing mcfe_* (core/engine/include/mcf_engine.h) at a glance.  The engine uses libmcf through its public headers only: mcf/mcf.h, and
  * mcf/host.h for what a host needs (streams, parameter values, where log lines go). */
 #ifndef MCF_INTERNAL_H
 #define MCF_INTERNAL_H
@@ -14,8 +14,18 @@
 #include "mcf_engine.h"
 #include "stats.h"
 
-/* ---- configuration files (config.c) ----------------------------------------------- */
-
+/* ---- configuration files (config.c; its API: mcf_engine.h) ------------------------ */
+/* The longest line of a configuration file (inih's buffer, less its NUL byte): config.ini
+ * as used holds "key = value" per line and `mcf resume` reads it back through inih. */
+#define MCFI_CONFIG_LINE_MAX 199
+/* The longest section name: inih (r55, ini.c's MAX_SECTION) cuts a longer one to this
+ * without a word, and keeps only as much of a key's name for a line that continues it.
+ * Not in inih's header, so tests/unit/test_config.c holds it: a name of this length is read
+ * whole. */
+#define MCFI_CONFIG_NAME_MAX 49
+/* The largest configuration file read (a folder, a device or a pipe is refused too). */
+#define MCFI_CONFIG_MAX_BYTES (1 << 20)
+/* The entry of [section] key, or NULL. */
 mcf_config_entry *mcfi_config_find(const mcf_config *c, const char *section, const char *key);
 
 /* ---- parameter values (param_values.c) ---------------------------------------------- */
@@ -32,12 +42,12 @@ int mcfi_specs_check(const mcf_param_spec *specs, const char *owner);
 /* Loads a plugin from an explicit file path. */
 int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out);
 
-/* ---- a validated run setup (setup.c; its files share setup.h) -------------------- */
+/* ---- a validated run setup (setup.c, axes.c; the files of setup share setup.h) ---- */
 
 /* The value text of axis a at scan point `point`. */
 const mcf_value *mcfi_setup_axis_value(const mcf_setup *s, size_t a, size_t point);
 
-/* ---- running (run_state.h, run.h) ----------------------------------------------- */
+/* ---- running (run_state.h; run.c, run_output.c, stop.c) ------------------------- */
 typedef struct mcf_run mcf_run;
 
 /* ---- text (text.c) ---------------------------------------------------------------- */

@@ -40,8 +40,8 @@
 #include "fileio.h"
 #include "linear_method.h"
 #include "progress.h"
-#include "run.h"
-#include "setup.h"
+#include "run_output.h"
+#include "stop.h"
 #include "stats.h"
 #include "sweep.h"
 
@@ -140,7 +140,7 @@ static int sweep_all(mcf_run *r, mcf_group *groups, int threads, uint64_t n, int
         mcf_group *gr = &groups[g];
         gr->plain = !adapt;
         double *rows[4096];
-        for (uint64_t k = 0; k < n && !gr->status && !mcfi_run_stopping(); k++) {
+        for (uint64_t k = 0; k < n && !gr->status && !mcfi_stop_pending(); k++) {
             mcfi_sweep_group(r, gr, first_sweep + k);
             if (!walkers || gr->status || (k + 1) % every != 0)
                 continue;
@@ -174,7 +174,7 @@ static int sweep_all(mcf_run *r, mcf_group *groups, int threads, uint64_t n, int
     for (int g = 0; g < threads; g++)
         if (groups[g].status)
             return mcf_fail(groups[g].status, "%s", groups[g].message);
-    if (mcfi_run_stopping())
+    if (mcfi_stop_pending())
         return MCF_EINTR;
     return MCF_OK;
 }

@@ -2,10 +2,12 @@
  * the log, start tempering or resume from the checkpoint, thermalize and measure (chunks of
  * sweeps between synchronisation points: progress, exchanges, checkpoints, signals), then
  * write the results.  The pieces live in chain.c, sweep.c, tempering.c, ranks.c,
- * checkpoint.c, results.c and progress.c. */
+ * checkpoint.c, results.c and progress.c; the output folder in run_output.c, the stop
+ * signals in stop.c. */
 #define _POSIX_C_SOURCE 200809L
-#include "run.h"
 #include "run_log.h"
+#include "run_output.h"
+#include "stop.h"
 #include "anneal.h"
 #include "chain.h"
 #include "checkpoint.h"
@@ -29,30 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---- signals ------------------------------------------------------------------------ */
-
-static volatile sig_atomic_t stop_signal;
-static int last_stop_signal;
-
-int mcfe_run_stop_signal(void) { return last_stop_signal; }
-
-static void on_signal(int sig)
-{
-    if (stop_signal) { /* a second signal: stop now, the last checkpoint stays valid */
-        signal(sig, SIG_DFL);
-        raise(sig);
-    }
-    stop_signal = sig;
-}
-
 /* ---- the run ------------------------------------------------------------------------- */
-
-static int file_exists(const char *dir, const char *name)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return access(path, F_OK) == 0;
-}
 
 static void run_release(mcf_run *r)
 {
@@ -66,78 +45,6 @@ static void run_release(mcf_run *r)
     free(r->curve);
     mcfi_pt_free(r->pt);
     mcfi_anneal_free(r->anneal);
-}
-
-/* Whether DIR holds a run (or an optimization) that a fresh command of kind `kind` would
- * overwrite: its state or results, or a folder of another kind (DIR/kind: a band
- * calculation's, say).  Not the kind while DIR/.previous waits to be given back by the lock
- * (a --force run killed early): the look under the lock sees the folder's run. */
-static int holds_run(const char *dir, int kind)
-{
-    if (file_exists(dir, "checkpoint") || file_exists(dir, "results.tsv") ||
-        file_exists(dir, "optimize.state"))
-        return 1;
-    int k = MCFI_KIND_NONE;
-    return file_exists(dir, "kind") && !file_exists(dir, ".previous") &&
-           (mcfe_outdir_kind(dir, &k) || k != kind);
-}
-
-int mcfi_run_stopping(void) { return stop_signal != 0; }
-
-/* Refuses to start a fresh run over an earlier one (no side effects). */
-static int check_output(const mcf_run *r, const mcf_run_options *opt)
-{
-    if (!opt->resume && !opt->force &&
-        holds_run(r->dir, opt->optimize ? MCFI_KIND_OPTIMIZE : MCFI_KIND_RUN))
-        return mcf_fail(MCF_EINVAL, "output folder %s already holds a run; continue it with "
-                        "`mcf resume %s`, choose another [run] output, or pass --force to "
-                        "overwrite it", r->dir, r->dir);
-    return MCF_OK;
-}
-
-/* Rank 0's: the earlier run that a --force run keeps in DIR/.previous until its first
- * checkpoint (mcfe_run_execute is not reentrant: stop_signal above is one per process). */
-static int previous_kept;
-
-/* Rank 0's output folder, under its lock (taken here unless the caller holds it): created
- * for a fresh run; a `run --force` killed before its first checkpoint gives the folder
- * back to the run it was replacing (which a fresh run again refuses to overwrite without
- * --force); the leftovers of killed runs go; a --force run keeps the earlier run aside; a
- * fresh run writes the configuration as used.  *cleaned: leftovers removed. */
-static int prepare_output(const mcf_run *r, const mcf_run_options *opt, int *lock, int *cleaned)
-{
-    int rc = opt->resume ? MCF_OK : mcfe_mkdir_p(r->dir);
-    if (!rc && !opt->output_locked)
-        rc = mcfe_outdir_lock(r->dir, lock);
-    if (rc)
-        return rc;
-    *cleaned = mcfe_outdir_clean(r->dir);
-    if (opt->resume)
-        return MCF_OK;
-    /* again, under the lock: a run may have finished here since the first look */
-    rc = check_output(r, opt);
-    const int kind = opt->optimize ? MCFI_KIND_OPTIMIZE : MCFI_KIND_RUN;
-    if (!rc && opt->force && holds_run(r->dir, kind)) {
-        rc = mcfi_outdir_set_aside(r->dir);
-        previous_kept = !rc;
-    }
-    if (rc)
-        return rc;
-    /* the folder's kind first (fileio.h): a folder with a configuration knows what it is */
-    rc = mcfe_outdir_kind_write(r->dir, kind);
-    if (rc)
-        return rc;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/config.ini", r->dir);
-    return mcfe_write_atomic(path, r->setup->canonical, strlen(r->setup->canonical));
-}
-
-void mcfi_run_committed(const mcf_run *r)
-{
-    if (r->rank == 0 && previous_kept) {
-        mcfi_outdir_drop_previous(r->dir);
-        previous_kept = 0;
-    }
 }
 
 /* A checkpoint (collective); the run that a --force run replaces goes with its first. */
@@ -211,7 +118,7 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
  * groups (zeroed).  Collective. */
 static int create_chains(mcf_run *r, const mcf_run_options *opt, int threads, mcf_group **groups)
 {
-    int rc = mcfe_mpi_agree(r->rank == 0 ? check_output(r, opt) : MCF_OK);
+    int rc = mcfe_mpi_agree(r->rank == 0 ? mcfi_run_check_output(r, opt) : MCF_OK);
     if (rc)
         return rc;
     r->chains = calloc(r->n_chains, sizeof *r->chains);
@@ -236,7 +143,7 @@ static int open_log(mcf_run *r, const mcf_run_options *opt, int threads, int one
     if (r->rank == 0) {
         char logpath[4200];
         int fd = -1;
-        rc = prepare_output(r, opt, lock, &cleaned);
+        rc = mcfi_run_prepare_output(r, opt, lock, &cleaned);
         snprintf(logpath, sizeof logpath, "%s/log", r->dir);
         if (!rc)
             rc = mcfi_open_regular(logpath, O_WRONLY | O_APPEND | O_CREAT, "the log", &fd);
@@ -368,7 +275,7 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
             if (rc)
                 break;
         }
-        double shared[2] = {mcfi_now_seconds() - t0, (double)stop_signal};
+        double shared[2] = {mcfi_now_seconds() - t0, (double)mcfi_stop_pending()};
         mcfi_mpi_max_doubles(shared, 2);
         double dt = shared[0];
         int stop = (int)shared[1];
@@ -381,7 +288,7 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
         if (r->rank == 0)
             mcfi_progress(r, started, start_pos, counts[0], counts[1], 0);
         if (stop) {
-            last_stop_signal = stop;
+            mcfi_stop_record(stop);
             mcf_log_status_clear();
             rc = save_checkpoint(r);
             if (!rc) {
@@ -476,7 +383,7 @@ int mcfe_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     int lock = -1;
     mcf_group *groups = NULL;
     int signals_set = 0;
-    struct sigaction sa, old_int, old_term;
+    struct sigaction old_int, old_term;
     /* `mcf optimize`, or `mcf resume` of a folder whose kind is optimize (main.c) */
     const int optimizing = opt->optimize;
     if (optimizing && (rc = mcfe_mpi_agree(r->ranks > 1 ? mcf_fail(MCF_EINVAL, "optimize: runs "
@@ -490,7 +397,7 @@ int mcfe_run_execute(mcf_setup *setup, const mcf_run_options *opt)
         rc = mcfi_optimize_check_chains(r);
     if (rc)
         goto done;
-    previous_kept = 0;
+    mcfi_run_output_reset();
     rc = open_log(r, opt, threads, one_batch, &logf, &lock);
     if (rc)
         goto done;
@@ -505,17 +412,12 @@ int mcfe_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     if (rc)
         goto done;
 
-    stop_signal = 0;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    mcfi_stop_catch(&old_int, &old_term);
     signals_set = 1;
     if (optimizing) {
         rc = mcfi_optimize_run(r, groups, threads, opt->resume);
         if (rc == MCF_EINTR)
-            last_stop_signal = stop_signal;
+            mcfi_stop_record(mcfi_stop_pending());
         goto done;
     }
     rc = run_schedule(r, groups, threads);

@@ -2,7 +2,6 @@
 #ifndef MCF_RUN_LOG_H
 #define MCF_RUN_LOG_H
 
-#include "run.h"
 #include "run_state.h"
 
 /* Rank 0, once DIR/log is open: the run's first lines (mcf and its version, resuming or

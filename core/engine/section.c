@@ -5,6 +5,7 @@
  * are checked and written, is setup.c's business. */
 #define _POSIX_C_SOURCE 200809L
 #include "setup.h"
+#include "axes.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* setup.h — shared by the files that turn a configuration into a run setup (axes.c,
- * section.c, core_keys.c, evaluator_auto.c, setup.c); internal to them.  The order a
+/* setup.h — shared by the files that turn a configuration into a run setup (section.c,
+ * core_keys.c, evaluator_auto.c, shells.c, setup.c); internal to them.  The order a
  * configuration passes through them: config.c reads it, setup.c checks [run] and
  * [schedule] through core_keys.c, opens the plugins (evaluator = auto: evaluator_auto.c),
  * checks [model] and [evaluator] through section.c (scan axes: axes.c) and writes
@@ -9,23 +9,9 @@
 
 #include "internal.h"
 
-/* The longest line of a configuration file (inih's buffer, less its NUL byte): config.ini
- * as used holds "key = value" per line and `mcf resume` reads it back through inih. */
-#define MCFI_CONFIG_LINE_MAX 199
-/* The longest section name: inih (r55, ini.c's MAX_SECTION) cuts a longer one to this
- * without a word, and keeps only as much of a key's name for a line that continues it.
- * Not in inih's header, so tests/unit/test_config.c holds it: a name of this length is read
- * whole. */
-#define MCFI_CONFIG_NAME_MAX 49
-/* The largest configuration file read (a folder, a device or a pipe is refused too). */
-#define MCFI_CONFIG_MAX_BYTES (1 << 20)
 /* The most chains a run may have (scan points x walkers): chain indices times the number
  * of MPI ranks (< 2^31) stay within 64 bits. */
 #define MCFI_MAX_CHAINS ((size_t)1 << 32)
-
-/* ---- scan axes (axes.c) ------------------------------------------------------------ */
-/* Whether a value's text is a list or a linspace (an axis) rather than one value. */
-int mcfi_is_axis_text(const mcf_param_spec *spec, const char *text);
 
 /* ---- one section against its declaration (section.c) ------------------------------ */
 /* mcfe_section_write(), keeping only the keys given in c (and nothing when none is). */

@@ -115,6 +115,47 @@ int mcf_hamiltonian_create(size_t sites, int orbitals, int width, mcf_hamiltonia
     return MCF_OK;
 }
 
+/* frees h->factors (NULL is ignored) */
+static void factors_free(const struct mcf_hamiltonian_factors *f)
+{
+    if (!f)
+        return;
+    free((void *)f->neighbours);
+    free((void *)f->field);
+    free((void *)f);
+}
+
+/* mcf_hamiltonian_check's part for factorized hoppings: every slot holds the lattice's
+ * neighbour and the field's entry, bit for bit (MCF_OK without factors) */
+static int factors_check(const mcf_hamiltonian *h)
+{
+    const struct mcf_hamiltonian_factors *f = h->factors;
+    if (!f)
+        return MCF_OK;
+    const int z = f->coordination, rank = f->rank;
+    for (size_t i = 0; i < h->sites; i++)
+        for (int k = 0; k < h->width; k++) {
+            const size_t s = (size_t)k * h->dim + i;
+            const int32_t want = k < z ? f->neighbours[i * (size_t)z + (size_t)k] : -1;
+            if (h->col[s] != want)
+                return mcf_fail(MCF_EINVAL, "mcf_hamiltonian_check: row %zu: slot %d holds "
+                                "column %ld, but the factorized hoppings put neighbour %ld "
+                                "there (was the table written with set()?)", i, k,
+                                (long)h->col[s], (long)want);
+            if (want < 0)
+                continue;
+            double re, im;
+            mcf_factors_hop(rank, f->amplitude, rank ? f->field + 2 * (size_t)rank * i : NULL,
+                            rank ? f->field + 2 * (size_t)rank * (size_t)want : NULL, &re,
+                            &im);
+            if (h->hop_re[s] != re || h->hop_im[s] != im)
+                return mcf_fail(MCF_EINVAL, "mcf_hamiltonian_check: row %zu: entry (%zu, %ld) "
+                                "= %.17g + %.17gi, but the field gives %.17g + %.17gi", i, i,
+                                (long)want, h->hop_re[s], h->hop_im[s], re, im);
+        }
+    return MCF_OK;
+}
+
 void mcf_hamiltonian_destroy(mcf_hamiltonian *h)
 {
     if (!h)
@@ -124,7 +165,7 @@ void mcf_hamiltonian_destroy(mcf_hamiltonian *h)
     free(h->hop_im);
     free(h->onsite);
     free(h->journal);
-    mcfi_hamiltonian_factors_free(h->factors);
+    factors_free(h->factors);
     free(h);
 }
 
@@ -474,5 +515,5 @@ int mcf_hamiltonian_check(const mcf_hamiltonian *h)
                                 h->hop_im[ps]);
         }
     }
-    return mcfi_hamiltonian_factors_check(h);
+    return factors_check(h);
 }

@@ -1,6 +1,7 @@
 /* hamiltonian_factors.c — hoppings factorized over a field on the sites
- * (mcf/hamiltonian_factors.h): the declaration, the field's changes, and the check that the
- * table still follows the field.
+ * (mcf/hamiltonian_factors.h): the declaration and the field's changes.  The form's data
+ * and the check that the table still follows the field are hamiltonian.c's (the table's
+ * destroy and check see them there).
  *
  * Choices made here, beyond the header:
  *   - factorize() copies the lattice's neighbour table, so the model may drop its lattice;
@@ -18,15 +19,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-void mcfi_hamiltonian_factors_free(const struct mcf_hamiltonian_factors *f)
-{
-    if (!f)
-        return;
-    free((void *)f->neighbours);
-    free((void *)f->field);
-    free((void *)f);
-}
 
 int mcf_hamiltonian_factorize(mcf_hamiltonian *h, const mcf_lattice *lat, double amplitude,
                               int rank)
@@ -132,34 +124,5 @@ int mcf_hamiltonian_set_field(mcf_hamiltonian *h, size_t site, const double *a)
         if (rc)
             return rc; /* cannot happen: the pair's slots exist */
     }
-    return MCF_OK;
-}
-
-int mcfi_hamiltonian_factors_check(const mcf_hamiltonian *h)
-{
-    const struct mcf_hamiltonian_factors *f = h->factors;
-    if (!f)
-        return MCF_OK;
-    const int z = f->coordination, rank = f->rank;
-    for (size_t i = 0; i < h->sites; i++)
-        for (int k = 0; k < h->width; k++) {
-            const size_t s = (size_t)k * h->dim + i;
-            const int32_t want = k < z ? f->neighbours[i * (size_t)z + (size_t)k] : -1;
-            if (h->col[s] != want)
-                return mcf_fail(MCF_EINVAL, "mcf_hamiltonian_check: row %zu: slot %d holds "
-                                "column %ld, but the factorized hoppings put neighbour %ld "
-                                "there (was the table written with set()?)", i, k,
-                                (long)h->col[s], (long)want);
-            if (want < 0)
-                continue;
-            double re, im;
-            mcf_factors_hop(rank, f->amplitude, rank ? f->field + 2 * (size_t)rank * i : NULL,
-                            rank ? f->field + 2 * (size_t)rank * (size_t)want : NULL, &re,
-                            &im);
-            if (h->hop_re[s] != re || h->hop_im[s] != im)
-                return mcf_fail(MCF_EINVAL, "mcf_hamiltonian_check: row %zu: entry (%zu, %ld) "
-                                "= %.17g + %.17gi, but the field gives %.17g + %.17gi", i, i,
-                                (long)want, h->hop_re[s], h->hop_im[s], re, im);
-        }
     return MCF_OK;
 }

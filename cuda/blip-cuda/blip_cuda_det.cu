@@ -1,5 +1,6 @@
 /* blip_cuda_det.cu — a Slater determinant kept on the device for blip-cuda (the optional
- * det ops of mcf/orbital.h): its storage (create, destroy, set, get), the checks of a
+ * det ops of mcf/orbital.h): its storage (create, destroy, set; get, which applies the
+ * pending moves first, is blip_cuda_det_ratio.cu's), the checks of a
  * batch of determinants, and the pinned staging that the determinant ops share.  The moves
  * (blip_cuda_det_ratio.cu), the refresh (blip_cuda_det_refresh.cu) and the local-energy
  * part (blip_cuda_det_local.cu) are in their own files; what is computed and how is
@@ -150,30 +151,6 @@ extern "C" int bcu_det_set(bcu_det *d, const double *r, const double *A, const d
         return bcu_fail(e, "uploading a Slater matrix", mm);
     memcpy(d->r, r, 3 * m * sizeof(double));
     d->have_trial = d->pending = d->have_last = 0;
-    return MCF_OK;
-}
-
-extern "C" int bcu_det_get(bcu_det *d, double *r, double *A, double *Ainv)
-{
-    if (!d)
-        return mcf_fail(MCF_EINVAL, "blip-cuda: det_get: NULL determinant");
-    const size_t m = d->m, mm = m * m * sizeof(double);
-    bcu_lock();
-    int rc = det_flush_locked(&d, 1);
-    cudaError_t e = cudaSuccess;
-    if (!rc && A)
-        e = cudaMemcpyAsync(A, d->A, mm, cudaMemcpyDeviceToHost, bcu_stream);
-    if (!rc && e == cudaSuccess && Ainv)
-        e = cudaMemcpyAsync(Ainv, d->Ainv, mm, cudaMemcpyDeviceToHost, bcu_stream);
-    if (!rc && e == cudaSuccess)
-        e = cudaStreamSynchronize(bcu_stream);
-    bcu_unlock();
-    if (rc)
-        return rc;
-    if (e != cudaSuccess)
-        return bcu_fail(e, "fetching a Slater matrix", mm);
-    if (r)
-        memcpy(r, d->r, 3 * m * sizeof(double));
     return MCF_OK;
 }
 

@@ -2,7 +2,8 @@
  * the orbital rows at the trial positions (det_trial), the ratios of proposed moves for a
  * batch of determinants in one launch (det_ratio), and accepted moves (det_accept), which
  * are applied lazily, by the next op on their determinant (a Sherman-Morrison update
- * launched behind the next ratios).  blip_cuda.h describes the arithmetic. */
+ * launched behind the next ratios); and det_get, the matrices with those moves applied.
+ * blip_cuda.h describes the arithmetic. */
 #include "blip_cuda.h"
 #include "blip_cuda_internal.h"
 
@@ -179,6 +180,32 @@ int det_flush_locked(bcu_det *const *d, size_t n)
     for (size_t k = 0; k < n; k++)
         any += d[k]->pending != 0;
     return any ? det_step_locked(d, n, NULL, NULL) : MCF_OK;
+}
+
+/* ---- the matrices, pending moves applied ---------------------------------------------- */
+
+extern "C" int bcu_det_get(bcu_det *d, double *r, double *A, double *Ainv)
+{
+    if (!d)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: det_get: NULL determinant");
+    const size_t m = d->m, mm = m * m * sizeof(double);
+    bcu_lock();
+    int rc = det_flush_locked(&d, 1);
+    cudaError_t e = cudaSuccess;
+    if (!rc && A)
+        e = cudaMemcpyAsync(A, d->A, mm, cudaMemcpyDeviceToHost, bcu_stream);
+    if (!rc && e == cudaSuccess && Ainv)
+        e = cudaMemcpyAsync(Ainv, d->Ainv, mm, cudaMemcpyDeviceToHost, bcu_stream);
+    if (!rc && e == cudaSuccess)
+        e = cudaStreamSynchronize(bcu_stream);
+    bcu_unlock();
+    if (rc)
+        return rc;
+    if (e != cudaSuccess)
+        return bcu_fail(e, "fetching a Slater matrix", mm);
+    if (r)
+        memcpy(r, d->r, 3 * m * sizeof(double));
+    return MCF_OK;
 }
 
 /* ---- trial rows, ratios, accept ------------------------------------------------------------ */

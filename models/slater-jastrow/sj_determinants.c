@@ -1,7 +1,7 @@
 /* sj_determinants.c — the Slater determinants D_sigma = det A_sigma of the slater-jastrow
  * model as the model keeps them (determinants = model, or auto below the evaluator's
- * threshold): the inverses by LU and their drift, the ratio of one electron's move, and the
- * update when the move is accepted (accept_move, which also hands an accepted move to the
+ * threshold): the inverses (by LU, sj_inverse.c) and their drift, the ratio of one
+ * electron's move, and the update when the move is accepted (accept_move, which also hands an accepted move to the
  * evaluator when it keeps the determinants: sj_determinants_ev.c).
  *
  * A_sigma[i][l] = phi_l(r_i) (row = electron i of spin sigma, column = orbital l) is kept
@@ -22,48 +22,6 @@
 #include <math.h>
 #include <string.h>
 
-#include <gsl/gsl_linalg.h>
-
-/* Inverse of the m x m matrix of rows A (row-major) into Ainv by GSL LU; MCF_EINVAL if
- * singular.  Ainv[l * m + i]: Ainv is the matrix inverse (A Ainv = 1). */
-int invert(sj_chain *c, const double *A, size_t m, double *Ainv)
-{
-    gsl_matrix_view lu = gsl_matrix_submatrix(c->lu, 0, 0, m, m);
-    gsl_matrix_view inv = gsl_matrix_submatrix(c->inv, 0, 0, m, m);
-    gsl_permutation *p = c->perm;
-    p->size = m;
-    for (size_t i = 0; i < m; i++)
-        for (size_t l = 0; l < m; l++)
-            gsl_matrix_set(&lu.matrix, i, l, A[i * m + l]);
-    int sign;
-    if (gsl_linalg_LU_decomp(&lu.matrix, p, &sign))
-        return MCF_EINVAL;
-    for (size_t i = 0; i < m; i++)
-        if (gsl_matrix_get(&lu.matrix, i, i) == 0.0)
-            return MCF_EINVAL;
-    if (gsl_linalg_LU_invert(&lu.matrix, p, &inv.matrix))
-        return MCF_EINVAL;
-    for (size_t l = 0; l < m; l++)
-        for (size_t i = 0; i < m; i++)
-            Ainv[l * m + i] = gsl_matrix_get(&inv.matrix, l, i);
-    return MCF_OK;
-}
-
-/* max |Ainv A - 1| over the entries (m x m). */
-double drift(const double *A, const double *Ainv, size_t m)
-{
-    double worst = 0.0;
-    for (size_t l = 0; l < m; l++)
-        for (size_t j = 0; j < m; j++) {
-            double s = 0.0;
-            for (size_t i = 0; i < m; i++)
-                s += Ainv[l * m + i] * A[i * m + j];
-            const double d = fabs(s - (l == j ? 1.0 : 0.0));
-            if (d > worst)
-                worst = d;
-        }
-    return worst;
-}
 
 /* Fills the rows A from phi (n x norb at the electrons); refresh_inverses inverts them. */
 int rows_from_phi(sj_chain *c, const double *phi, double *A_out[2])

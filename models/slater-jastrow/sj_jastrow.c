@@ -179,3 +179,11 @@ void jastrow_param_terms(const sj_chain *c, size_t e, double *O, double *gO, dou
         }
     }
 }
+
+size_t sj_variational_count(const void *chain)
+{
+    const sj_chain *c = chain;
+    if (c->jastrow != SJ_JASTROW_BSPLINE)
+        return 0;
+    return c->jp[0].np + (c->polarized ? 0 : c->jp[1].np);
+}

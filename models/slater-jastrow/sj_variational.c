@@ -2,17 +2,9 @@
  * (mcf/model.h, variational_*): the B-spline Jastrow's parameters p = (like spins' p_0 ..
  * p_{P_uu - 1}, then unlike spins'; a polarized gas has like spins only), the local energy
  * with its derivatives in p, and the parameter file (sj_bspline.c's format).  The
- * determinants have no parameters; the rpa form and jastrow = none offer none (count 0:
- * `mcf optimize` says to set jastrow = bspline). */
+ * determinants have no parameters; the rpa form and jastrow = none offer none (count 0,
+ * sj_jastrow.c's sj_variational_count: `mcf optimize` says to set jastrow = bspline). */
 #include "slater_jastrow_internal.h"
-
-size_t sj_variational_count(const void *chain)
-{
-    const sj_chain *c = chain;
-    if (c->jastrow != SJ_JASTROW_BSPLINE)
-        return 0;
-    return c->jp[0].np + (c->polarized ? 0 : c->jp[1].np);
-}
 
 int sj_variational_get(const void *chain, double *p)
 {

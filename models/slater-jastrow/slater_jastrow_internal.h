@@ -167,6 +167,9 @@ void jastrow_grad_lap(const sj_chain *c, size_t e, double gJ[3], double *lJ);
  * derivatives in p_m of grad_e J and lap_e J at the current positions into gO (P x 3) and
  * lO (P); and, when O is not NULL, the derivative of J over the pairs (e, j > e) into O. */
 void jastrow_param_terms(const sj_chain *c, size_t e, double *O, double *gO, double *lO);
+/* The number P of the bspline form's parameters (the variational parameters of `mcf
+ * optimize`, in sj_variational.c's order); 0 for the rpa form and jastrow = none. */
+size_t sj_variational_count(const void *chain);
 
 /* ---- sj_bspline.c: the B-spline pair function w = -u ------------------------------------- */
 
@@ -190,19 +193,21 @@ int bspline_write(FILE *f, const sj_jastrow jp[2], int polarized);
 
 /* ---- sj_variational.c: the parameters for `mcf optimize` (ops) ---------------------------- */
 
-size_t sj_variational_count(const void *chain);
 int sj_variational_get(const void *chain, double *p);
 int sj_variational_set(void *chain, const double *p);
 int sj_variational_local(void *const *chains, size_t n, double *const *out);
 int sj_variational_write(const void *chain, FILE *out);
 
-/* ---- sj_determinants.c: the Slater determinants kept by the model ------------------------ */
+/* ---- sj_inverse.c: the inverse of a Slater matrix ------------------------------------- */
 
 /* Inverse of the m x m matrix of rows A (row-major) into Ainv by GSL LU; MCF_EINVAL if
  * singular (not reported: the caller says what it means). */
 int invert(sj_chain *c, const double *A, size_t m, double *Ainv);
 /* max |Ainv A - 1| over the entries (m x m). */
 double drift(const double *A, const double *Ainv, size_t m);
+
+/* ---- sj_determinants.c: the Slater determinants kept by the model ------------------------ */
+
 /* Fills the rows A_out from phi (n x norb at the electrons); refresh_inverses inverts them. */
 int rows_from_phi(sj_chain *c, const double *phi, double *A_out[2]);
 /* Recomputes both inverses from the rows by LU; measure: logs the drift before. */

@@ -18,7 +18,6 @@
 #include "fileio.h"
 #include "fuzz_util.h"
 #include "internal.h"
-#include "run.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -3,24 +3,26 @@
 # break without any other test noticing:
 #  (a) no source file outside tests/ is over 600 lines, unless its first 5 lines give the
 #      reason ("longer than 600 lines: ...");
-#  (b) the #include "..." graph of core/sdk, core/engine and core/program has no cycle (tsort
-#      finds one);
+#  (b) no circle of files in core (sdk, engine, program), plugins/*, models/* and cuda/*:
+#      a .c with its .h is one node, an edge is an include or a call (file_graph.py says
+#      exactly how), and the graph must have no circle (docs/architecture.md, "Map");
 #  (c) getenv() outside tests/ reads only the variables that locate things or add log lines
 #      (MCF_PLUGIN_PATH, MCF_DEBUG, MCF_TIMING, MCF_CUDA_DEVICE, OMP_NUM_THREADS, and the
 #      MPI launchers' rank variables in core/engine/mpi.c): a setting that changes results or
 #      speed belongs in the config file;
-#  (e) the program (core/program) includes only its own headers, libmcf's public headers
-#      (mcf/NAME.h, core/sdk/include) and the engine's public header (core/engine/include:
-#      mcf_engine.h), never the engine's internal headers; the engine includes its own
-#      headers and libmcf's public ones, never libmcf's internal headers (core/sdk/NAME.h):
-#      docs/architecture.md, "Two libraries";
 #  (d) the README's install line names every Debian package that .ci/run installs for the
 #      README's test command (its first two `packages=` lines: the build and results.h5 with
 #      its Python reader), so that the README's two commands give a full CPU suite with
 #      nothing skipped for a missing package (issue 42: python3-h5py and python3-numpy were
-#      missing, and test_results_h5_python said "skipped").
+#      missing, and test_results_h5_python said "skipped");
+#  (e) the program (core/program) includes only its own headers, libmcf's public headers
+#      (mcf/NAME.h, core/sdk/include) and the engine's public header (core/engine/include:
+#      mcf_engine.h), never the engine's internal headers; the engine includes its own
+#      headers and libmcf's public ones, never libmcf's internal headers (core/sdk/NAME.h):
+#      docs/architecture.md, "Two libraries".
 set -u
 src=${1:?usage: test_source_layout.sh SRC}
+here=$(cd "$(dirname "$0")" && pwd)
 cd "$src" || exit 1
 fail=0
 checks=0
@@ -36,22 +38,13 @@ while IFS= read -r f; do
 done < <(find core models plugins cuda examples -type f \
               \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | sort)
 
-# (b) include cycles among core/sdk, core/engine and core/program (quoted includes resolved
-# by name)
-edges=$(mktemp)
-trap 'rm -f "$edges"' EXIT
-for f in core/sdk/*.[ch] core/engine/*.[ch] core/engine/include/*.h core/program/*.[ch]; do
-    for inc in $(grep -oE '^#include "[A-Za-z0-9_]+\.h"' "$f" | sed 's/#include "//; s/"//'); do
-        if [ -e "core/sdk/$inc" ] || [ -e "core/engine/$inc" ] || [ -e "core/engine/include/$inc" ] ||
-            [ -e "core/program/$inc" ]; then
-            echo "$(basename "$f") $inc" >> "$edges"
-        fi
-    done
-done
+# (b) circles of files (file_graph.py; python3 is what CI has for tests/hdf5 too)
 checks=$((checks + 1))
-if ! tsort "$edges" > /dev/null 2>&1; then
-    echo "FAIL (b): the includes of core/sdk, core/engine and core/program form a cycle:"
-    tsort "$edges" 2>&1 >/dev/null | sed 's/^/    /'
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "FAIL (b): python3 not found: the file graph (tests/layout/file_graph.py) needs it"
+    fail=1
+elif ! graph=$(python3 "$here/file_graph.py" . 2>&1); then
+    printf '%s\n' "$graph"
     fail=1
 fi
 

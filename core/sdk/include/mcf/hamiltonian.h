@@ -45,10 +45,56 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mcf/lattice.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* ---- factorized hoppings (a model declares them: mcf/hamiltonian_factors.h) -------- */
+/* The largest rank of a field. */
+#define MCF_FACTORS_RANK_MAX 2
+
+/* The form, as an evaluator reads it (h->factors; core-owned, read-only). */
+typedef struct mcf_hamiltonian_factors {
+    int rank;                 /* 0 .. MCF_FACTORS_RANK_MAX */
+    double amplitude;         /* H_ij = amplitude conj(a_i) . a_j */
+    mcf_lattice_kind kind;    /* the lattice's geometry, for evaluators that compute the */
+    mcf_boundary boundary;    /*   neighbours instead of reading them */
+    long L;
+    int coordination;         /* neighbour slots per site (= the ELL slots used) */
+    const int32_t *neighbours;/* sites x coordination, the lattice's table (-1: none) */
+    const double *field;      /* site i's component c at field[2 (i rank + c)] (re) and
+                                 [... + 1] (im); NULL for rank 0 */
+} mcf_hamiltonian_factors;
+
+/* The hopping amplitude * conj(a_i) . a_j of two fields of `rank` components, as the table
+ * holds it: per component c, re_c = ai.re aj.re + ai.im aj.im and
+ * im_c = ai.re aj.im - ai.im aj.re, summed over c in ascending order, then times the
+ * amplitude (rank 0: the amplitude itself).  Written so that no compiler contracts it
+ * into fused multiply-adds under ISO C (-ffp-contract=off); device code must use
+ * round-to-nearest intrinsics for the same bits. */
+static inline void mcf_factors_hop(int rank, double amplitude, const double *ai,
+                                   const double *aj, double *re, double *im)
+{
+    if (rank == 0) {
+        *re = amplitude;
+        *im = 0.0;
+        return;
+    }
+    double sr = 0.0, si = 0.0;
+    for (int c = 0; c < rank; c++) {
+        const double pr = ai[2 * c] * aj[2 * c], qr = ai[2 * c + 1] * aj[2 * c + 1];
+        const double pi = ai[2 * c] * aj[2 * c + 1], qi = ai[2 * c + 1] * aj[2 * c];
+        const double cr = pr + qr, ci = pi - qi;
+        sr = c ? sr + cr : cr;
+        si = c ? si + ci : ci;
+    }
+    *re = amplitude * sr;
+    *im = amplitude * si;
+}
+
+/* ---- the Hamiltonian ------------------------------------------------------------------ */
 typedef struct mcf_hamiltonian {
     size_t sites;
     int orbitals;        /* per site */
