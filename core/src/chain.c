@@ -78,6 +78,8 @@ int mcfi_chain_init(mcf_run *r, size_t i)
         return rc;
     mcfi_chain_services(s->seed, i, s->evaluator ? s->evaluator->info : NULL,
                         c->evaluator_params, &c->services, &c->rng);
+    if (MCF_PLUGIN_INFO_HAS(s->model->info, app_data))
+        c->services.app_data = s->model->info->app_data;
     c->blocking = calloc(r->n_obs ? r->n_obs : 1, sizeof *c->blocking);
     c->bin_sum = calloc((size_t)s->bins * r->nvars, sizeof *c->bin_sum);
     c->bin_count = calloc((size_t)s->bins, sizeof *c->bin_count);

@@ -2,6 +2,9 @@
  * independently in this file:
  *
  *   mcf_batch            scratch of growing sizes writable end to end, aligned, reused;
+ *                        keep slots: zeroed once, the same memory per owner across scratch
+ *                        calls, distinct per owner and per batch, refused when asked larger,
+ *                        released newest first exactly once at destroy;
  *   mcf_state            save() equals hand-written mcf_stream_write calls byte for byte,
  *                        load() restores every field bit for bit and refuses foreign, corrupt
  *                        and truncated records with MCF_EFORMAT naming the field;
@@ -100,6 +103,65 @@ static void test_batch(void)
     mcf_batch_destroy(b);
     mcf_batch_destroy(NULL); /* ignored */
     CHECK(1, "destroy(NULL) returned");
+}
+
+/* keep slots: what a plugin keeps per batch across calls */
+static int released[8], n_released;
+static void record_release(void *slot) { released[n_released++ % 8] = *(int *)slot; }
+
+static void test_batch_keep(void)
+{
+    static char owner_a, owner_b; /* any addresses of the plugin's own */
+    mcf_batch *b = mcf_batch_create(), *b2 = mcf_batch_create();
+    CHECK(b && b2, "mcf_batch_create returned NULL");
+    if (!b || !b2)
+        return;
+    int *a = mcf_batch_keep(b, &owner_a, 64 * sizeof(int), record_release);
+    CHECK(a != NULL, "first keep: NULL (%s)", mcf_last_error());
+    if (!a)
+        return;
+    int zero = 1;
+    for (int i = 0; i < 64; i++)
+        zero &= a[i] == 0;
+    CHECK(zero, "a new slot is not zeroed");
+    CHECK(aligned_to(a, alignof(max_align_t)), "slot at %p not aligned", (void *)a);
+    a[0] = 11;
+    a[63] = 12;
+    /* scratch of the same batch, grown, does not move or clobber the slot */
+    unsigned char *sc = mcf_batch_scratch(b, 1u << 20);
+    CHECK(sc != NULL, "scratch after a slot: NULL");
+    if (sc)
+        memset(sc, 0xA5, 1u << 20);
+    int *again = mcf_batch_keep(b, &owner_a, 64 * sizeof(int), record_release);
+    CHECK(again == a && a[0] == 11 && a[63] == 12,
+          "keep again: %p (first %p), contents %d %d, expected 11 12", (void *)again,
+          (void *)a, a[0], a[63]);
+    int *smaller = mcf_batch_keep(b, &owner_a, 4, NULL);
+    CHECK(smaller == a, "keep with fewer bytes: %p, expected the same slot %p", (void *)smaller,
+          (void *)a);
+    int *other = mcf_batch_keep(b, &owner_b, sizeof(int), record_release);
+    CHECK(other && other != a && *other == 0, "second owner: %p (first %p)", (void *)other,
+          (void *)a);
+    if (other)
+        *other = 22;
+    int *elsewhere = mcf_batch_keep(b2, &owner_a, sizeof(int), record_release);
+    CHECK(elsewhere && elsewhere != a && *elsewhere == 0,
+          "the same owner in another batch: %p, expected a zeroed slot of its own", (void *)elsewhere);
+    if (elsewhere)
+        *elsewhere = 33;
+    mcf_clear_error();
+    int *larger = mcf_batch_keep(b, &owner_a, 65 * sizeof(int), NULL);
+    CHECK(larger == NULL && contains(mcf_last_error(), "never grows"),
+          "a larger request: %p, message '%s'", (void *)larger, mcf_last_error());
+    CHECK(mcf_batch_keep(b, NULL, 8, NULL) == NULL, "a NULL owner was accepted");
+    CHECK(mcf_batch_keep(NULL, &owner_a, 8, NULL) == NULL, "a NULL batch was accepted");
+    n_released = 0;
+    mcf_batch_destroy(b);
+    CHECK(n_released == 2 && released[0] == 22 && released[1] == 11,
+          "release at destroy: %d calls (%d, %d), expected 2 newest first (22, 11)", n_released,
+          released[0], released[1]);
+    mcf_batch_destroy(b2);
+    CHECK(n_released == 3 && released[2] == 33, "second batch's release: %d calls", n_released);
 }
 
 /* ==== 2. mcf_state ====================================================================== */
@@ -1587,6 +1649,7 @@ int main(void)
 {
     fake_reset();
     test_batch();
+    test_batch_keep();
     test_state();
     test_adapt();
     test_parity();

@@ -128,6 +128,8 @@ typedef struct mcf_services {
     uint64_t chain_index;                /* this chain's index in the run */
     const struct mcf_plugin_info *evaluator;  /* [run] evaluator, or NULL for none */
     const mcf_params *evaluator_params;  /* its validated [evaluator] values, or NULL */
+    void *app_data;                      /* mcf 0.5: the model descriptor's app_data
+                                            (mcf/plugin.h), or NULL */
 } mcf_services;
 
 typedef struct mcf_model_ops {
