@@ -45,8 +45,7 @@ int mcfi_band_chain_cell(mcf_config *c, const mcf_plugin *model,
     if (!rc) {
         mcfi_chain_services((uint64_t)seed, 0, ed ? ed->info : NULL, ed ? &ep : NULL,
                             &services, &rng);
-        if (MCF_PLUGIN_INFO_HAS(model->info, app_data))
-            services.app_data = model->info->app_data;
+        mcfi_model_services(model->info, &services);
         mcf_clear_error();
         if ((rc = mops->create(&mp, &services, &rng, &chain)))
             chain = NULL;

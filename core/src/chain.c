@@ -56,6 +56,15 @@ void mcfi_chain_services(uint64_t seed, size_t index, const mcf_plugin_info *eva
     mcf_rng_init(rng, seed, index);
 }
 
+void mcfi_model_services(const mcf_plugin_info *model, mcf_services *services)
+{
+    const mcf_model_ops *ops = model->ops;
+    if (MCF_PLUGIN_INFO_HAS(model, app_data))
+        services->app_data = model->app_data;
+    if (MCF_HAS(mcf_model_ops, ops, streams))
+        services->streams = ops->streams;
+}
+
 /* Parameters, random stream and accumulators of chain i: what every copy of a chain has,
  * with or without a model instance. */
 int mcfi_chain_init(mcf_run *r, size_t i)
@@ -78,8 +87,7 @@ int mcfi_chain_init(mcf_run *r, size_t i)
         return rc;
     mcfi_chain_services(s->seed, i, s->evaluator ? s->evaluator->info : NULL,
                         c->evaluator_params, &c->services, &c->rng);
-    if (MCF_PLUGIN_INFO_HAS(s->model->info, app_data))
-        c->services.app_data = s->model->info->app_data;
+    mcfi_model_services(s->model->info, &c->services);
     c->blocking = calloc(r->n_obs ? r->n_obs : 1, sizeof *c->blocking);
     c->bin_sum = calloc((size_t)s->bins * r->nvars, sizeof *c->bin_sum);
     c->bin_count = calloc((size_t)s->bins, sizeof *c->bin_count);

@@ -135,7 +135,8 @@ static int check_model_ops(const char *path, const mcf_model_ops *ops)
                 return mcf_fail(MCF_EPLUGIN, "%s: observable '%s' is declared twice", path,
                                 ops->observables[k].name);
     }
-    return MCF_OK;
+    return MCF_HAS(mcf_model_ops, ops, streams) ? mcf_streams_check(path, ops->streams)
+                                                : MCF_OK;
 }
 
 int mcfi_model_tempering(const mcf_model_ops *ops)

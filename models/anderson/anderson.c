@@ -37,8 +37,9 @@
  * Random numbers.  Three streams, all fixed by the run's seed and the chain index:
  *   - the chain's own stream (the core's rng, handed to create() and propose()): the
  *     initial realization and the key of every later one;
- *   - (key, ANDERSON_DISORDER_STREAM) for each key: the on-site energies of one realization;
- *   - the measurement stream (seed, ANDERSON_MEASURE_STREAM + chain_index), kept in the
+ *   - the keyed stream "disorder" for each key (anderson_streams): the on-site energies of
+ *     one realization;
+ *   - the measurement stream ("measurement", anderson_streams), kept in the
  *     chain (measurements are handed no rng): the sampled sites of typical_dos and the
  *     random vectors of a stochastic evaluator.  It is saved in checkpoints.
  *
@@ -54,9 +55,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Stream indices: chain k of the core uses stream k of the run's seed (k < 2^62). */
-#define ANDERSON_MEASURE_STREAM (UINT64_C(1) << 62)
-#define ANDERSON_DISORDER_STREAM (UINT64_C(1) << 63)
+/* The model's own random streams (mcf/model.h), with the numbers they have had since the
+ * model's first release (so results stay the same): chain k's measurement stream is
+ * stream 2^62 + k of the run's seed; realization `key` draws from stream 2^63 of Philox
+ * key `key`. */
+static const mcf_stream_spec anderson_streams[] = {
+    {"measurement", UINT64_C(1) << 62, 0,
+     "the sites sampled for typical_dos and a stochastic evaluator's random vectors"},
+    {"disorder", UINT64_C(1) << 63, MCF_STREAM_KEYED,
+     "the on-site energies of one realization, per key"},
+    {NULL, 0, 0, NULL}};
 
 static const char anderson_magic[4] = {'A', 'N', 'D', '1'};
 
@@ -104,7 +112,9 @@ typedef struct anderson_move {
 static int anderson_install(anderson_chain *c, uint64_t key)
 {
     mcf_rng r;
-    mcf_rng_init(&r, key, ANDERSON_DISORDER_STREAM);
+    int rc0 = mcf_services_keyed_stream(c->services, "disorder", key, &r);
+    if (rc0)
+        return mcf_fail_prefix(rc0, "anderson");
     for (size_t i = 0; i < c->n; i++) {
         const double eps = c->W * (mcf_rng_uniform(&r) - 0.5);
         int rc = mcf_hamiltonian_set_onsite(c->h, i, eps);
@@ -286,13 +296,14 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
     c->W = W;
     c->t = t;
     c->chain_index = services->chain_index;
+    c->services = services;
     c->ev = ev;
     c->n_typical = (size_t)n_typical;
-    mcf_rng_init(&c->mrng, services->seed, ANDERSON_MEASURE_STREAM + services->chain_index);
-
     size_t *listed = NULL;
-    rc = anderson_parse_sites(params, sites_text, c->n, lattice_name, lat->L, &listed,
-                              &c->n_ldos);
+    rc = mcf_services_stream(services, "measurement", &c->mrng);
+    if (!rc)
+        rc = anderson_parse_sites(params, sites_text, c->n, lattice_name, lat->L, &listed,
+                                  &c->n_ldos);
     if (rc)
         goto fail;
     const size_t n_rows = c->n_typical + c->n_ldos;
@@ -458,6 +469,7 @@ static const mcf_model_ops anderson_ops = {
     .move_size = sizeof(anderson_move),
     .observables = anderson_observables,
     .labels = anderson_labels,
+    .streams = anderson_streams,
     .periodic = anderson_periodic,
     .create = anderson_create,
     .destroy = anderson_destroy,
@@ -487,6 +499,7 @@ static const mcf_plugin_info anderson_info = {
                "realizations (needs a fermion evaluator)",
     .params = anderson_params,
     .ops = &anderson_ops,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_services_stream */
 };
 
 MCF_PLUGIN(anderson_info)

@@ -24,6 +24,7 @@ typedef struct anderson_chain {
     size_t n;                    /* sites */
     double W, t;
     uint64_t chain_index;
+    const mcf_services *services; /* borrowed until destroy: the keyed disorder stream */
     mcf_hamiltonian *h;
     mcf_fermion ev;              /* the bound evaluator (mcf_fermion_bind) */
     void *ws;                    /* the evaluator's workspace, bound to h */

@@ -30,7 +30,7 @@
  * chains of a batch, with the argument arrays carved from the core's batch scratch
  * (mcf_batch_scratch).
  *
- * The measurement stream (seed, ANDERSON_MEASURE_STREAM + chain_index; anderson.c), kept in
+ * The measurement stream ("measurement" of anderson_streams, anderson.c), kept in
  * the chain, draws the sampled sites of typical_dos and the random vectors of a stochastic
  * evaluator. */
 #include "anderson_internal.h"

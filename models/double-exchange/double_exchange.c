@@ -23,8 +23,7 @@
  * and the checkpoint record (de_checkpoint.c); de_internal.h is what they share.
  *
  * Random numbers.  The chain's stream (the core's) draws the initial spins and the moves;
- * the measurement stream (seed, DE_MEASURE_STREAM + chain index), kept in the chain and
- * saved, feeds the random vectors of a stochastic evaluator's occupation().
+ * the measurement stream (de_streams, from the core), kept in the chain and saved, feeds the random vectors of a stochastic evaluator's occupation().
  *
  * Initial spins.  start = random (independent uniform directions) or ordered (all +z); or
  * [model] spins = FILE (de_spins_file.c): one line "x y z" per site; it replaces `start`. */
@@ -35,9 +34,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Stream index of the measurement stream of chain k: DE_MEASURE_STREAM + k (the core's
- * chain streams are 0, 1, 2, ...). */
-#define DE_MEASURE_STREAM ((UINT64_C(1) << 62) + (UINT64_C(1) << 60))
+/* The model's own random stream (mcf/model.h, mcf_stream_spec): chain k's measurement
+ * stream is stream 2^62 + 2^60 + k of the run's seed, the number it has had since the
+ * model's first release (so results stay the same). */
+static const mcf_stream_spec de_streams[] = {
+    {"measurement", (UINT64_C(1) << 62) + (UINT64_C(1) << 60), 0,
+     "the random vectors of a stochastic evaluator's traces"},
+    {NULL, 0, 0, NULL}};
 
 static const mcf_param_spec de_params[] = {
     {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, "square|cubic",
@@ -231,7 +234,8 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     c->alpha = DE_ALPHA_START;
     c->chain_index = services->chain_index;
     c->fermion = fermion;
-    mcf_rng_init(&c->mrng, services->seed, DE_MEASURE_STREAM + services->chain_index);
+    if ((rc = mcf_services_stream(services, "measurement", &c->mrng)))
+        goto fail;
     c->spin = malloc(3 * c->n * sizeof *c->spin);
     c->nb = malloc(c->n * (size_t)c->z * sizeof *c->nb);
     if (!c->spin || !c->nb) {
@@ -356,6 +360,7 @@ static const mcf_model_ops de_ops = {
     .weight_form = MCF_WEIGHT_ACTION, /* exp(-S(T)): C from energy_dT and action_dT */
     .ordered_state = "ferro", /* start = ordered: every spin along +z */
     .mu_key = "mu",
+    .streams = de_streams,
 };
 
 static const mcf_plugin_info de_info = {
@@ -368,7 +373,7 @@ static const mcf_plugin_info de_info = {
                "coupling, weight exp(-S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
     .params = de_params,
     .ops = &de_ops,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 4, 0), /* mcf_fermion_occupation_heat */
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_services_stream */
 };
 
 MCF_PLUGIN(de_info)

@@ -17,7 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HO_MEASURE_STREAM ((UINT64_C(1) << 62) + (UINT64_C(1) << 59))
+/* the model's own random stream (mcf/model.h): chain k's measurement stream is stream
+ * 2^62 + 2^59 + k of the run's seed, as since the model's first release */
+static const mcf_stream_spec ho_streams[] = {
+    {"measurement", (UINT64_C(1) << 62) + (UINT64_C(1) << 59), 0,
+     "the random vectors of a stochastic evaluator's traces"},
+    {NULL, 0, 0, NULL}};
 #define HO_DELTA_MIN 1e-4
 #define HO_DELTA_MAX 1e4
 
@@ -130,7 +135,8 @@ static int ho_create(const mcf_params *p, const mcf_services *services, mcf_rng 
                                          c->T)))
             goto fail;
     }
-    mcf_rng_init(&c->mrng, services->seed, HO_MEASURE_STREAM + services->chain_index);
+    if ((rc = mcf_services_stream(services, "measurement", &c->mrng)))
+        goto fail;
     if (!(c->x = malloc(c->lat->sites * sizeof *c->x))) {
         rc = mcf_fail(MCF_ENOMEM, "holstein: out of memory for %zu sites", c->lat->sites);
         goto fail;
@@ -287,6 +293,7 @@ static const mcf_model_ops ho_ops = {
     .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
     .create = ho_create, .destroy = ho_destroy, .units = ho_units, .propose = ho_propose,
     .accept = ho_accept, .adapt = ho_adapt, .save = ho_save, .load = ho_load,
+    .streams = ho_streams,
     .batch_log_ratio = ho_log_ratio, .batch_measure = ho_measure,
     .weight_form = MCF_WEIGHT_ACTION, /* exp(-S(T)): C from energy_dT and action_dT */
 };
@@ -295,4 +302,4 @@ MCF_PLUGIN_DEFINE_NEEDS(MCF_PLUGIN_MODEL, "holstein", "1.2",
                         "adiabatic Holstein model: classical displacements and spinless "
                         "fermions, weight exp(-E_cl/T - S_eff) from a fermion evaluator (kpm, "
                         "kpm-cuda or ed)",
-                        ho_params, &ho_ops, MCF_VERSION_NUMBER(0, 4, 0))
+                        ho_params, &ho_ops, MCF_VERSION_NUMBER(0, 5, 0))

@@ -48,7 +48,11 @@
 #include "ewald.h"
 #include "heg.h"
 
-#define SJ_STREAM_BASE 0x5c1a7e0000000000ULL /* the move streams (seed, base + chain) */
+/* The model's own random stream (mcf/model.h): chain k's moves come from stream
+ * 0x5c1a7e0000000000 + k of the run's seed, as since the model's first release. */
+static const mcf_stream_spec sj_streams[] = {
+    {"moves", 0x5c1a7e0000000000ULL, 0, "the electrons' trial moves and their decisions"},
+    {NULL, 0, 0, NULL}};
 /* determinants = auto hands the matrices to an evaluator that offers them from this many
  * electrons per spin on: on an H100 a device step costs ~15 us whatever m, the host's
  * Sherman-Morrison ~6.5 us (m / 57)^2 per move (docs/benchmarks.md), equal at m ~ 87 */
@@ -344,7 +348,10 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
                     c->jp[0].np, polarized ? (size_t)0 : c->jp[1].np);
     }
     jastrow_pair_functions(c, c->pf);
-    mcf_rng_init(&c->mv, services->seed, SJ_STREAM_BASE + services->chain_index);
+    if ((rc = mcf_services_stream(services, "moves", &c->mv))) {
+        sj_destroy(c);
+        return mcf_fail_prefix(rc, "slater-jastrow");
+    }
 
     const size_t n = c->n, no = c->norb;
     c->r = malloc(3 * n * sizeof *c->r);
@@ -462,6 +469,7 @@ static const mcf_model_ops sj_ops = {
     .move_size = sizeof(sj_move),
     .observables = sj_observables,
     .labels = sj_labels,
+    .streams = sj_streams,
     .create = sj_create,
     .destroy = sj_destroy,
     .units = sj_units,
@@ -496,6 +504,7 @@ static const mcf_plugin_info sj_info = {
                "evaluator, Ewald interaction)",
     .params = sj_params,
     .ops = &sj_ops,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_services_stream */
 };
 
 MCF_PLUGIN(sj_info)

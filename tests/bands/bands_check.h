@@ -132,7 +132,10 @@ static inline void compare(const char *what, mcf_cell *c, unsigned n, closed_for
 }
 
 
-/* loads model `name` into ops and specs; returns the plugin (close it) or NULL */
+/* the loaded model's descriptor (load_model), for its services (mcfi_model_services) */
+static const mcf_plugin_info *model_info;
+
+/* loads model `name` into ops, specs and model_info; returns the plugin (close it) or NULL */
 static mcf_plugin *load_model(const char *name)
 {
     mcf_plugin *p = NULL;
@@ -142,6 +145,7 @@ static mcf_plugin *load_model(const char *name)
         return NULL;
     ops = p->info->ops;
     specs = p->info->params;
+    model_info = p->info;
     CHECK(ops->struct_size >= offsetof(mcf_model_ops, periodic) + sizeof ops->periodic &&
               ops->periodic,
           "%s has the periodic op", name);

@@ -78,6 +78,7 @@ static int chain0_make(chain0 *c, uint64_t seed, double T, ...)
     c->mp->p.temperature = T;
     c->ep = test_params_make(ed->info->params, "test.ini", (const char *)NULL);
     mcfi_chain_services(seed, 0, ed->info, &c->ep->p, &c->services, &c->rng);
+    mcfi_model_services(model_info, &c->services);
     int rc = c->mp->ok && c->ep->ok ? ops->create(&c->mp->p, &c->services, &c->rng, &c->chain)
                                     : MCF_EINVAL;
     if (rc) {

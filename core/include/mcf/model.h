@@ -121,6 +121,30 @@ typedef struct mcf_label {
     const char *unit;    /* "t", "J", "1/t", "Ha"; NULL or "": none (a pure number) */
 } mcf_label;
 
+/* mcf 0.5: a random stream of the model's own, beside the chain's stream (the rng that
+ * create() and propose() are handed, stream chain_index of the run's seed): e.g. the
+ * measurement stream from which a stochastic evaluator draws its random vectors, kept in
+ * the chain and saved in its checkpoint.  The model declares its streams
+ * (mcf_model_ops.streams) and takes each from the core (mcf_services_stream), so no model
+ * picks stream numbers that could meet the core's or another of its own: the core refuses
+ * at load a declaration whose streams overlap, naming both.
+ *   first 0: the core chooses the numbers (a new model does this; the choice is fixed
+ *            forever: the j-th declared stream of chain k is 2^61 + j 2^33 + k);
+ *   first > 0: chain k uses stream first + k of the run's seed — the numbers a model used
+ *            before mcf 0.5, so that its results stay the same.
+ * With MCF_STREAM_KEYED the stream is not the chain's but one per key of the model's own
+ * (a disorder realization drawn by key): mcf_services_keyed_stream gives stream `first` of
+ * Philox key `key`.  Streams of one run: the chains' [0, 2^32), the core's exchange stream
+ * 2^64 - 1, and the model's [first, first + 2^32) (one number for a keyed one). */
+typedef struct mcf_stream_spec {
+    const char *name;  /* lower_snake_case ("measurement", "disorder"); NULL terminates */
+    uint64_t first;    /* 0: the core chooses; else the stream of chain 0 (see above) */
+    unsigned flags;    /* MCF_STREAM_* */
+    const char *doc;   /* one line: what is drawn from it */
+} mcf_stream_spec;
+
+enum { MCF_STREAM_KEYED = 1u << 0 };
+
 /* What the core hands a model at creation.  Fields are only ever appended. */
 typedef struct mcf_services {
     uint32_t struct_size;
@@ -130,7 +154,28 @@ typedef struct mcf_services {
     const mcf_params *evaluator_params;  /* its validated [evaluator] values, or NULL */
     void *app_data;                      /* mcf 0.5: the model descriptor's app_data
                                             (mcf/plugin.h), or NULL */
+    const mcf_stream_spec *streams;      /* mcf 0.5: the model's declared streams (its
+                                            mcf_model_ops.streams), for
+                                            mcf_services_stream; NULL: none */
 } mcf_services;
+
+/* mcf 0.5: the chain's stream `name` (declared in mcf_model_ops.streams, not KEYED),
+ * initialized at its start: stream first + chain_index of the run's seed (see
+ * mcf_stream_spec).  MCF_EINVAL with a message naming the declared streams for a name the
+ * model did not declare, or a KEYED one. */
+int mcf_services_stream(const mcf_services *s, const char *name, mcf_rng *out);
+
+/* mcf 0.5: stream `name` (declared KEYED) of Philox key `key`, at its start.  MCF_EINVAL as
+ * above for an undeclared name or one not KEYED. */
+int mcf_services_keyed_stream(const mcf_services *s, const char *name, uint64_t key,
+                              mcf_rng *out);
+
+/* mcf 0.5: the check the core makes of a model's stream declaration when it loads the
+ * plugin (also for a plugin's own tests): lower_snake_case names, each once, known flags,
+ * and no two of the run's streams overlapping (the chains', the core's, the model's;
+ * mcf_stream_spec).  MCF_EPLUGIN with a message that starts with `path` (the plugin's
+ * file) and names the streams. */
+int mcf_streams_check(const char *path, const mcf_stream_spec *spec);
 
 typedef struct mcf_model_ops {
     uint32_t struct_size;      /* sizeof(mcf_model_ops) the plugin was built with */
@@ -334,6 +379,10 @@ typedef struct mcf_model_ops {
      * of MCF_LATTICE_PARAMS (mcf/lattice.h) and a temperature; NULL (either): no check. */
     const char *ordered_state;
     const char *mu_key;
+
+    /* Appended (mcf 0.5; optional, read only when struct_size covers it): the model's own
+     * random streams (mcf_stream_spec above), ending with a {NULL} entry; NULL: none. */
+    const mcf_stream_spec *streams;
 } mcf_model_ops;
 
 /* weight_form */

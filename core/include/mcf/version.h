@@ -11,7 +11,9 @@
  * the noise sets of observables (MCF_OBS_NOISE) and the specific heat from two independent
  * traces (mcf_fermion_heat_get, mcf_fermion_occupation_heat), the model's ordered_state
  * and mu_key (the setup's check of degenerate shells at mu), mcf_params_where and
- * mcf_params_check_scale.  A
+ * mcf_params_check_scale; 0.5 the first pieces of SDK 1.0 (docs/sdk-1.md): the batch's
+ * keep slots (mcf_batch_keep), the descriptor's app_data (mcf_services.app_data), a
+ * model's declared random streams (mcf_stream_spec, mcf_services_stream).  A
  * plugin states the oldest release whose SDK it uses:
  * find_package(mcf 0.2) or pkg-config --atleast-version=0.2 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
@@ -25,7 +27,7 @@
 #define MCF_VERSION_H
 
 #define MCF_VERSION_MAJOR 0
-#define MCF_VERSION_MINOR 4
+#define MCF_VERSION_MINOR 5
 #define MCF_VERSION_PATCH 0
 
 #define MCF_VERSION_STR_(x) #x
