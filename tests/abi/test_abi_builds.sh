@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_abi_builds.sh --mcf MCF --scratch DIR --model NAME --ini FILE --rows N
-#                    [--compile-dir DIR]
+#                    [--compile-dir DIR] [--ninja NINJA]
 #                    [--exact PROGRAM [--exact-arg ARG]... --exact-columns "COL..."]
 #                    --build LABEL SO SOURCE HEADERS OBJDIR  (two or more times)
 #
@@ -9,7 +9,9 @@
 # SDK headers HEADERS/mcf/*.h only (a frozen snapshot, or today's SDK folder); OBJDIR is
 # its CMake object folder, where the compiler's dependency file (*.o.d) lies (relative paths
 # in it are relative to --compile-dir, the compiler's working folder: with ccache's
-# CCACHE_BASEDIR they are; default the current folder).  The FIRST
+# CCACHE_BASEDIR they are; default the current folder).  Ninja keeps no dependency files:
+# with --ninja, `NINJA -t deps` in --compile-dir (the build folder) gives the same list.
+# The FIRST
 # build is the reference.  With today's program MCF:
 #
 #   1. every build was compiled from its SOURCE against its HEADERS only (the dependency
@@ -33,7 +35,7 @@ usage() {
     exit 2
 }
 
-mcf="" scratch="" model="" ini="" rows="" exact="" exact_cols="" compile_dir=.
+mcf="" scratch="" model="" ini="" rows="" exact="" exact_cols="" compile_dir=. ninja=""
 exact_args=() labels=() sos=() srcs=() hdrs=() objdirs=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
         --ini) [ $# -ge 2 ] || usage; ini=$2; shift 2 ;;
         --rows) [ $# -ge 2 ] || usage; rows=$2; shift 2 ;;
         --compile-dir) [ $# -ge 2 ] || usage; compile_dir=$2; shift 2 ;;
+        --ninja) [ $# -ge 2 ] || usage; ninja=$2; shift 2 ;;
         --exact) [ $# -ge 2 ] || usage; exact=$2; shift 2 ;;
         --exact-arg) [ $# -ge 2 ] || usage; exact_args+=("$2"); shift 2 ;;
         --exact-columns) [ $# -ge 2 ] || usage; exact_cols=$2; shift 2 ;;
@@ -150,13 +153,23 @@ step "1. every build was compiled from its source against its SDK headers only"
 for ((b = 0; b < nb; b++)); do
     label=${labels[b]}
     depfiles=$(find "${objdirs[b]}" -name '*.o.d' -print 2>/dev/null)
-    if [ -z "$depfiles" ]; then
+    if [ -n "$depfiles" ]; then
+        [ "$(echo "$depfiles" | wc -l)" = 1 ] ||
+            fail "build $label: more than one dependency file under ${objdirs[b]}: $depfiles"
+        words=$(tr -s '[:space:]' '\n' <"$depfiles" | grep -vx '[\\]')
+    elif [ -n "$ninja" ]; then
+        obj=$(find "${objdirs[b]}" -name '*.o' -print 2>/dev/null)
+        if [ -z "$obj" ] || [ "$(echo "$obj" | wc -l)" != 1 ]; then
+            fail "build $label: not one object file under ${objdirs[b]}: ${obj:-none}"
+        fi
+        rel=${obj#"$(cd "$compile_dir" && pwd)"/}
+        words=$(cd "$compile_dir" && "$ninja" -t deps "$rel" | tr -s '[:space:]' '\n') ||
+            fail "build $label: '$ninja -t deps $rel' in $compile_dir failed"
+        depfiles="ninja's record of $rel"
+    else
         echo "   $label: not checked, no dependency file under ${objdirs[b]}"
         continue
     fi
-    [ "$(echo "$depfiles" | wc -l)" = 1 ] ||
-        fail "build $label: more than one dependency file under ${objdirs[b]}: $depfiles"
-    words=$(tr -s '[:space:]' '\n' <"$depfiles" | grep -vx '[\\]')
     src_real=$(real "${srcs[b]}") found_src=0
     while IFS= read -r f; do
         [ "$(in_compile_dir "$f" 2>/dev/null)" = "$src_real" ] && found_src=1
