@@ -36,8 +36,7 @@ static const char *type_name(mcf_param_type t)
     return "?";
 }
 
-/* Is `word` one of the '|'-separated choices? */
-static int choice_index(const char *choices, const char *word)
+int mcfi_choice_index(const char *choices, const char *word)
 {
     size_t wl = strlen(word);
     int k = 0;
@@ -157,7 +156,7 @@ int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *ou
             return mcf_fail(MCF_EINVAL, "'%s' is not a boolean: use true or false", text);
         break;
     case MCF_PARAM_CHOICE: {
-        int k = choice_index(spec->choices, text);
+        int k = mcfi_choice_index(spec->choices, text);
         if (k < 0) {
             char allowed[512];
             const char *cands[64];
@@ -312,6 +311,15 @@ int mcf_params_string(const mcf_params *p, const char *key, const char **out)
     int rc = lookup(p, key, MCF_PARAM_STRING, &v);
     if (!rc)
         *out = v->text;
+    return rc;
+}
+
+int mcf_params_choice(const mcf_params *p, const char *key, int *index)
+{
+    const mcf_value *v;
+    int rc = lookup(p, key, MCF_PARAM_CHOICE, &v);
+    if (!rc)
+        *index = (int)v->i;
     return rc;
 }
 

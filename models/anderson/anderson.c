@@ -61,7 +61,7 @@
 static const char anderson_magic[4] = {'A', 'N', 'D', '1'};
 
 static const mcf_param_spec anderson_params[] = {
-    {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, "square|cubic|bcc",
+    {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, ANDERSON_LATTICES,
      "lattice: square (L^2 sites, z = 4), simple cubic (L^3, z = 6) or bcc (2 L^3, z = 8)"},
     {"L", MCF_PARAM_INT, "16", MCF_PARAM_HAS_MIN, 2, 0, NULL,
      "linear size in conventional cells"},
@@ -487,6 +487,7 @@ static const mcf_plugin_info anderson_info = {
                "realizations (needs a fermion evaluator)",
     .params = anderson_params,
     .ops = &anderson_ops,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
 };
 
 MCF_PLUGIN(anderson_info)

@@ -40,7 +40,7 @@
 #define DE_MEASURE_STREAM ((UINT64_C(1) << 62) + (UINT64_C(1) << 60))
 
 static const mcf_param_spec de_params[] = {
-    {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, "square|cubic",
+    {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, DE_LATTICES,
      "lattice: square (L^2 sites, z = 4) or simple cubic (L^3 sites, z = 6)"},
     {"L", MCF_PARAM_INT, "4", MCF_PARAM_HAS_MIN, 2, 0, NULL,
      "linear size; L >= 3 with periodic boundaries (L = 2 would list a neighbour twice)"},
@@ -66,6 +66,10 @@ static const mcf_param_spec de_params[] = {
      "measure the DOS curve (dos.tsv) at every k-th measurement, repeating the last one in "
      "between; 0 = no DOS curve"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+/* [model] move and start, in the order of their choices (mcf_params_choice) */
+enum { DE_MOVE_UNIFORM, DE_MOVE_ROTATION };
+enum { DE_START_RANDOM, DE_START_ORDERED };
 
 static const mcf_observable_spec de_observables[] = {
     {"energy", MCF_ROLE_ENERGY,
@@ -120,12 +124,12 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     *chain = NULL;
     long dos_every;
     double t, mu, hund, T;
-    const char *move_name, *start, *spins_path;
-    int rc;
+    const char *spins_path;
+    int move, start, rc;
     if ((rc = mcf_params_real(params, "t", &t)) || (rc = mcf_params_real(params, "mu", &mu)) ||
         (rc = mcf_params_real(params, "hund", &hund)) ||
-        (rc = mcf_params_string(params, "move", &move_name)) ||
-        (rc = mcf_params_string(params, "start", &start)) ||
+        (rc = mcf_params_choice(params, "move", &move)) ||
+        (rc = mcf_params_choice(params, "start", &start)) ||
         (rc = mcf_params_string(params, "spins", &spins_path)) ||
         (rc = mcf_params_int(params, "dos_every", &dos_every)) ||
         (rc = mcf_params_temperature(params, &T)))
@@ -227,7 +231,7 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     c->t = t;
     c->mu = mu;
     c->T = T;
-    c->rotation = strcmp(move_name, "rotation") == 0;
+    c->rotation = move == DE_MOVE_ROTATION;
     c->alpha = DE_ALPHA_START;
     c->chain_index = services->chain_index;
     c->fermion = fermion;
@@ -246,7 +250,7 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
         if ((rc = de_read_spins(params, spins_path, c->n, c->spin)))
             goto fail;
     } else {
-        const int ordered = strcmp(start, "ordered") == 0;
+        const int ordered = start == DE_START_ORDERED;
         for (size_t i = 0; i < c->n; i++) {
             double *s = c->spin + 3 * i;
             if (ordered) {
@@ -368,7 +372,7 @@ static const mcf_plugin_info de_info = {
                "coupling, weight exp(-S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
     .params = de_params,
     .ops = &de_ops,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 4, 0), /* mcf_fermion_occupation_heat */
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
 };
 
 MCF_PLUGIN(de_info)

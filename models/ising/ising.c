@@ -48,6 +48,9 @@ static const mcf_param_spec ising_params[] = {
      "initial spins: independent random signs, or all +1"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
+/* [model] start, in the order of its choices (mcf_params_choice) */
+enum { ISING_START_RANDOM, ISING_START_ORDERED };
+
 static const mcf_observable_spec ising_observables[] = {
     {"energy", MCF_ROLE_ENERGY, "energy per site, (-J sum_<ij> s_i s_j - h sum_i s_i) / N", NULL, 0},
     {"abs_m", MCF_ROLE_ORDER, "absolute magnetization per site, |sum_i s_i| / N", NULL, 0},
@@ -114,12 +117,12 @@ static int ising_create(const mcf_params *params, const mcf_services *services, 
     *chain = NULL;
     long L;
     double J, h, T;
-    const char *boundary_name, *start;
-    int rc;
+    const char *boundary_name;
+    int start, rc;
     if ((rc = mcf_params_int(params, "L", &L)) || (rc = mcf_params_real(params, "J", &J)) ||
         (rc = mcf_params_real(params, "h", &h)) ||
         (rc = mcf_params_string(params, "boundary", &boundary_name)) ||
-        (rc = mcf_params_string(params, "start", &start)) ||
+        (rc = mcf_params_choice(params, "start", &start)) ||
         (rc = mcf_params_temperature(params, &T)))
         return mcf_fail_prefix(rc, "ising");
     if (!isfinite(J))
@@ -172,7 +175,7 @@ static int ising_create(const mcf_params *params, const mcf_services *services, 
     }
     mcf_lattice_destroy(lat);
 
-    const int ordered = strcmp(start, "ordered") == 0;
+    const int ordered = start == ISING_START_ORDERED;
     for (size_t i = 0; i < c->n; i++)
         c->spin[i] = ordered ? 1 : ((mcf_rng_u32(rng) >> 31) ? 1 : -1);
     c->spin[c->n] = 0;
@@ -369,6 +372,7 @@ static const mcf_plugin_info ising_info = {
     .summary = "2D square-lattice Ising model, single-spin-flip Metropolis (reference model)",
     .params = ising_params,
     .ops = &ising_ops,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
 };
 
 MCF_PLUGIN(ising_info)

@@ -58,6 +58,14 @@ int mcf_params_int(const mcf_params *p, const char *key, long *out);
 int mcf_params_real(const mcf_params *p, const char *key, double *out);
 int mcf_params_bool(const mcf_params *p, const char *key, int *out);
 int mcf_params_string(const mcf_params *p, const char *key, const char **out);
+/* A CHOICE key's value as its position among the spec's '|'-separated choices: *index = 0
+ * for the first, 1 for the second, ... (mcf 0.5).  A plugin declares an enum in the order of
+ * its choices string and switches over it, with no string comparisons:
+ *     {"move", MCF_PARAM_CHOICE, "pbp", ..., "pbp|qs", ...}     enum { MOVE_PBP, MOVE_QS };
+ *     int move;  if ((rc = mcf_params_choice(params, "move", &move))) return rc;
+ * Returns MCF_OK, or MCF_EINVAL (with a message) when the key is not declared or is not a
+ * CHOICE (mcf_params_string still gives a CHOICE's text, for messages). */
+int mcf_params_choice(const mcf_params *p, const char *key, int *index);
 
 /* The chain's temperature from [schedule] temperatures: finite and > 0.  Returns MCF_EINVAL
  * with a message telling the user to set (or fix) [schedule] temperatures when the run has
