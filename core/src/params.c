@@ -67,7 +67,8 @@ void mcfi_spec_describe(const mcf_param_spec *spec, char *buf, size_t size)
         }
         return;
     }
-    used += (size_t)snprintf(buf, size, "%s", type_name(spec->type));
+    const int finite = spec->type == MCF_PARAM_REAL && (spec->flags & MCF_PARAM_FINITE);
+    used += (size_t)snprintf(buf, size, "%s%s", finite ? "finite " : "", type_name(spec->type));
     if ((spec->type == MCF_PARAM_INT || spec->type == MCF_PARAM_REAL) && used < size) {
         if ((spec->flags & MCF_PARAM_HAS_MIN) && (spec->flags & MCF_PARAM_HAS_MAX))
             snprintf(buf + used, size - used, " in %s%.10g, %.10g%s",
@@ -139,6 +140,11 @@ int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *ou
                             "a larger value", text);
         if (isnan(v))
             return mcf_fail(MCF_EINVAL, "'%s': NaN is not allowed", text);
+        if (isinf(v) && (spec->flags & MCF_PARAM_FINITE)) {
+            char allowed[256];
+            mcfi_spec_describe(spec, allowed, sizeof allowed);
+            return mcf_fail(MCF_EINVAL, "'%s' is not finite: must be %s", text, allowed);
+        }
         int rc = check_range(spec, v, text);
         if (rc)
             return rc;

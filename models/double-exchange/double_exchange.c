@@ -44,10 +44,10 @@ static const mcf_param_spec de_params[] = {
      "lattice: square (L^2 sites, z = 4) or simple cubic (L^3 sites, z = 6)"},
     {"L", MCF_PARAM_INT, "4", MCF_PARAM_HAS_MIN, 2, 0, NULL,
      "linear size; L >= 3 with periodic boundaries (L = 2 would list a neighbour twice)"},
-    {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL,
+    {"t", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
      "hopping amplitude, finite and nonzero: H_ij = -t <chi_i|chi_j> (hund = inf) or -t "
      "per spin (finite hund)"},
-    {"mu", MCF_PARAM_REAL, "0", 0, 0, 0, NULL,
+    {"mu", MCF_PARAM_REAL, "0", MCF_PARAM_FINITE, 0, 0, NULL,
      "chemical potential (grand canonical); 0 is half filling of the hund = inf band"},
     {"hund", MCF_PARAM_REAL, "inf", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
      "Hund coupling J_H > 0: inf = spinless fermions slaved to the spins (N x N), a number = "
@@ -135,21 +135,11 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
         (rc = mcf_params_temperature(params, &T)))
         return mcf_fail_prefix(rc, "double-exchange");
     const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
-    if (!isfinite(t) || t == 0.0)
+    if (t == 0.0) /* finite: the declaration's; nonzero is no range */
         return mcf_fail(MCF_EINVAL,
                         "double-exchange: [%s] t = %g in %s: the hopping must be a finite "
                         "nonzero number (t = 1 sets the energy unit)",
                         sec, t, origin);
-    if (!isfinite(mu))
-        return mcf_fail(MCF_EINVAL,
-                        "double-exchange: [%s] mu = %g in %s: the chemical potential must be a "
-                        "finite number",
-                        sec, mu, origin);
-    if (!(hund > 0.0))
-        return mcf_fail(MCF_EINVAL,
-                        "double-exchange: [%s] hund = %g in %s: the Hund coupling must be > 0; "
-                        "write inf for infinite coupling or a positive number",
-                        sec, hund, origin);
     if (!(T > 0.0) || !isfinite(T))
         return mcf_fail(MCF_EINVAL,
                         "double-exchange: temperature T = %g in %s: the fermion weight needs a "

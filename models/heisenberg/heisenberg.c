@@ -39,7 +39,7 @@ static const mcf_param_spec heis_params[] = {
      "lattice: chain (1D), square (2D), simple cubic or bcc (3D)"},
     {"L", MCF_PARAM_INT, "6", MCF_PARAM_HAS_MIN, 2, 0, NULL,
      "linear size in conventional cells (L^d sites; bcc 2 L^3)"},
-    {"J", MCF_PARAM_REAL, "1", 0, 0, 0, NULL,
+    {"J", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
      "nearest-neighbour exchange (J > 0 ferromagnetic), in units of temperature"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
      "boundary conditions of the lattice"},
@@ -143,9 +143,6 @@ static int heis_create(const mcf_params *params, const mcf_services *services, m
         (rc = mcf_params_choice(params, "start", &start)) ||
         (rc = mcf_params_temperature(params, &T)))
         return mcf_fail_prefix(rc, "heisenberg");
-    if (!isfinite(J))
-        return mcf_fail(MCF_EINVAL, "heisenberg: [%s] J = %g in %s must be a finite number",
-                        mcf_params_section(params), J, mcf_params_origin(params));
     if (!(T > 0))
         return mcf_fail(MCF_EINVAL,
                         "heisenberg: temperature T = %g in %s must be > 0; fix [schedule] "

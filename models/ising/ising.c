@@ -33,15 +33,18 @@
 #include <string.h>
 
 #define ISING_COORD 4
+/* the largest L: L^2 sites must fit the lattice's int32_t site numbers (mcf_lattice_create) */
+#define ISING_MAX_L 46340
 
 static const char ising_magic[4] = {'I', 'S', 'G', '1'};
 
 static const mcf_param_spec ising_params[] = {
-    {"L", MCF_PARAM_INT, "16", MCF_PARAM_HAS_MIN, 2, 0, NULL,
+    {"L", MCF_PARAM_INT, "16", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, 2, ISING_MAX_L, NULL,
      "linear size: the lattice has L x L sites"},
-    {"J", MCF_PARAM_REAL, "1", 0, 0, 0, NULL,
+    {"J", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
      "nearest-neighbour coupling (J > 0 ferromagnetic), in units of temperature"},
-    {"h", MCF_PARAM_REAL, "0", 0, 0, 0, NULL, "uniform magnetic field, energy -h sum_i s_i"},
+    {"h", MCF_PARAM_REAL, "0", MCF_PARAM_FINITE, 0, 0, NULL,
+     "uniform magnetic field, energy -h sum_i s_i"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
      "boundary conditions of the lattice"},
     {"start", MCF_PARAM_CHOICE, "random", MCF_PARAM_NO_SCAN, 0, 0, "random|ordered",
@@ -125,12 +128,6 @@ static int ising_create(const mcf_params *params, const mcf_services *services, 
         (rc = mcf_params_choice(params, "start", &start)) ||
         (rc = mcf_params_temperature(params, &T)))
         return mcf_fail_prefix(rc, "ising");
-    if (!isfinite(J))
-        return mcf_fail(MCF_EINVAL, "ising: [%s] J = %g in %s must be a finite number",
-                        mcf_params_section(params), J, mcf_params_origin(params));
-    if (!isfinite(h))
-        return mcf_fail(MCF_EINVAL, "ising: [%s] h = %g in %s must be a finite number",
-                        mcf_params_section(params), h, mcf_params_origin(params));
     if (!(T > 0))
         return mcf_fail(MCF_EINVAL,
                         "ising: temperature T = %g in %s must be > 0; fix [schedule] "

@@ -62,7 +62,8 @@ static const mcf_param_spec sj_params[] = {
      "total number of electrons N (closed shells: 2, 14, 38, 54, 66, 114, ... unpolarized)"},
     {"polarized", MCF_PARAM_BOOL, "false", MCF_PARAM_NO_SCAN, 0, 0, NULL,
      "true: all N electrons spin up; false: N/2 up and N/2 down"},
-    {"rs", MCF_PARAM_REAL, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
+    {"rs", MCF_PARAM_REAL, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE,
+     0, 0, NULL,
      "density parameter r_s (bohr): (4/3) pi r_s^3 = volume per electron"},
     {"jastrow", MCF_PARAM_CHOICE, "none", MCF_PARAM_NO_SCAN, 0, 0, "none|rpa|bspline",
      "Jastrow factor: none (Slater determinant only), rpa (u = -(1-r/rc)^3 (A/r)(1-e^-r/F)) "
@@ -200,9 +201,6 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         (rc = mcf_params_choice(params, "sweep", &sweep_by)) ||
         (rc = mcf_params_real(params, "step", &step)))
         return rc;
-    if (!(rs > 0.0) || !isfinite(rs))
-        return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] rs = %g in %s: the density parameter "
-                        "must be positive and finite; set e.g. rs = 1", sec, rs, origin);
     size_t n_up, n_dn;
     if ((rc = mcf_heg_electrons((size_t)n_el, polarized, &n_up, &n_dn)))
         return mcf_fail_prefix(rc, "slater-jastrow: [%s] electrons = %ld (polarized = %s) in %s",

@@ -561,7 +561,7 @@ KPM_API int kpm_moment_matrix(const mcf_hamiltonian *h, double a, double b, size
      "(positive, near-Gaussian peaks of width pi/M), lorentz (Lorentzian peaks), none (Gibbs "     \
      "oscillations); GFMC with gfmc = real-axis always uses lorentz"},                             \
     {"lambda", MCF_PARAM_REAL, KPM_STR(KPM_DEFAULT_LAMBDA),                                        \
-     MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,                                      \
+     MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE, 0, 0, NULL,                   \
      "parameter of the Lorentz kernel, g_n = sinh(lambda (1 - n/M)) / sinh(lambda): the "          \
      "broadening is lambda a / M (used by kernel = lorentz and by gfmc = real-axis)"},             \
     {"energy_points", MCF_PARAM_INT, KPM_STR(KPM_DEFAULT_POINTS),                                  \

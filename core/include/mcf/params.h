@@ -17,7 +17,8 @@ extern "C" {
 
 typedef enum mcf_param_type {
     MCF_PARAM_INT = 1,     /* decimal integer (long) */
-    MCF_PARAM_REAL = 2,    /* floating point (strtod syntax; "inf" allowed if the range allows) */
+    MCF_PARAM_REAL = 2,    /* floating point (strtod syntax; "inf" allowed if the range allows
+                              and the key is not MCF_PARAM_FINITE; NaN never) */
     MCF_PARAM_BOOL = 3,    /* true/false, yes/no, on/off, 1/0 */
     MCF_PARAM_STRING = 4,  /* free text */
     MCF_PARAM_CHOICE = 5   /* one of the '|'-separated words in `choices` */
@@ -33,7 +34,10 @@ enum {
     /* written into config.ini (and so the checkpoint's configuration hash) only when the
      * value differs from the default: a key added to a plugin after runs were checkpointed
      * leaves those checkpoints resumable */
-    MCF_PARAM_ECHO_IF_CHANGED = 1u << 5
+    MCF_PARAM_ECHO_IF_CHANGED = 1u << 5,
+    /* REAL: the value must be finite: "inf" and "-inf" are refused even where the range
+     * would take them (mcf 0.5; a core before 0.5 ignores the bit) */
+    MCF_PARAM_FINITE = 1u << 6
 };
 
 typedef struct mcf_param_spec {
