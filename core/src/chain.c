@@ -79,8 +79,11 @@ int mcfi_chain_init(mcf_run *r, size_t i)
     /* [schedule] start = hot_cold: even walkers start random, odd ones ordered (the model
        declares both: mcfi_core_check_start) */
     for (size_t j = 0; !rc && s->start == MCFI_START_HOT_COLD && j < c->model_params->n; j++)
-        if (strcmp(c->model_params->specs[j].name, "start") == 0)
-            c->model_params->values[j].text = (i % (size_t)s->walkers) % 2 ? ordered : hot;
+        if (strcmp(c->model_params->specs[j].name, "start") == 0) {
+            mcf_value *v = &c->model_params->values[j];
+            v->text = (i % (size_t)s->walkers) % 2 ? ordered : hot;
+            v->i = mcfi_choice_index(c->model_params->specs[j].choices, v->text); /* choice */
+        }
     if (!rc && s->evaluator)
         rc = mcfi_setup_params(s, pt, 1, &c->evaluator_params);
     if (rc)

@@ -104,6 +104,9 @@ size_t mcfi_spec_count(const mcf_param_spec *specs);
  * the reason (no location) in the error message. */
 int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out);
 void mcfi_value_release(mcf_value *v);
+/* The position of `word` among the '|'-separated `choices` (0 for the first), or -1: what a
+ * CHOICE value's i holds, and mcf_params_choice returns. */
+int mcfi_choice_index(const char *choices, const char *word);
 /* Describes the allowed values of a spec ("integer >= 2", "one of: a, b"). */
 void mcfi_spec_describe(const mcf_param_spec *spec, char *buf, size_t size);
 /* Checks a declaration (types, choices, defaults in range); MCF_EPLUGIN with message. */

@@ -36,8 +36,7 @@ static const char *type_name(mcf_param_type t)
     return "?";
 }
 
-/* Is `word` one of the '|'-separated choices? */
-static int choice_index(const char *choices, const char *word)
+int mcfi_choice_index(const char *choices, const char *word)
 {
     size_t wl = strlen(word);
     int k = 0;
@@ -68,7 +67,8 @@ void mcfi_spec_describe(const mcf_param_spec *spec, char *buf, size_t size)
         }
         return;
     }
-    used += (size_t)snprintf(buf, size, "%s", type_name(spec->type));
+    const int finite = spec->type == MCF_PARAM_REAL && (spec->flags & MCF_PARAM_FINITE);
+    used += (size_t)snprintf(buf, size, "%s%s", finite ? "finite " : "", type_name(spec->type));
     if ((spec->type == MCF_PARAM_INT || spec->type == MCF_PARAM_REAL) && used < size) {
         if ((spec->flags & MCF_PARAM_HAS_MIN) && (spec->flags & MCF_PARAM_HAS_MAX))
             snprintf(buf + used, size - used, " in %s%.10g, %.10g%s",
@@ -140,6 +140,11 @@ int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *ou
                             "a larger value", text);
         if (isnan(v))
             return mcf_fail(MCF_EINVAL, "'%s': NaN is not allowed", text);
+        if (isinf(v) && (spec->flags & MCF_PARAM_FINITE)) {
+            char allowed[256];
+            mcfi_spec_describe(spec, allowed, sizeof allowed);
+            return mcf_fail(MCF_EINVAL, "'%s' is not finite: must be %s", text, allowed);
+        }
         int rc = check_range(spec, v, text);
         if (rc)
             return rc;
@@ -157,7 +162,7 @@ int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *ou
             return mcf_fail(MCF_EINVAL, "'%s' is not a boolean: use true or false", text);
         break;
     case MCF_PARAM_CHOICE: {
-        int k = choice_index(spec->choices, text);
+        int k = mcfi_choice_index(spec->choices, text);
         if (k < 0) {
             char allowed[512];
             const char *cands[64];
@@ -312,6 +317,15 @@ int mcf_params_string(const mcf_params *p, const char *key, const char **out)
     int rc = lookup(p, key, MCF_PARAM_STRING, &v);
     if (!rc)
         *out = v->text;
+    return rc;
+}
+
+int mcf_params_choice(const mcf_params *p, const char *key, int *index)
+{
+    const mcf_value *v;
+    int rc = lookup(p, key, MCF_PARAM_CHOICE, &v);
+    if (!rc)
+        *index = (int)v->i;
     return rc;
 }
 

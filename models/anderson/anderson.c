@@ -69,13 +69,14 @@ static const mcf_stream_spec anderson_streams[] = {
 static const char anderson_magic[4] = {'A', 'N', 'D', '1'};
 
 static const mcf_param_spec anderson_params[] = {
-    {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, "square|cubic|bcc",
+    {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, ANDERSON_LATTICES,
      "lattice: square (L^2 sites, z = 4), simple cubic (L^3, z = 6) or bcc (2 L^3, z = 8)"},
     {"L", MCF_PARAM_INT, "16", MCF_PARAM_HAS_MIN, 2, 0, NULL,
      "linear size in conventional cells"},
-    {"W", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
+    {"W", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_FINITE, 0, 0, NULL,
      "disorder strength: on-site energies uniform in [-W/2, W/2] (W_c = 16.5 t, cubic)"},
-    {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "nearest-neighbour hopping, H_ij = -t"},
+    {"t", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
+     "nearest-neighbour hopping, H_ij = -t"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
      "boundary conditions of the lattice"},
     {"typical_sites", MCF_PARAM_INT, "32", MCF_PARAM_HAS_MIN, 1, 0, NULL,
@@ -244,23 +245,12 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
         (rc = mcf_params_string(params, "ldos_sites", &sites_text)))
         return mcf_fail_prefix(rc, "anderson");
     const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
-    if (!isfinite(W) || W < 0)
-        return mcf_fail(MCF_EINVAL,
-                        "anderson: [%s] W = %g in %s: the disorder strength must be a finite "
-                        "number >= 0 (on-site energies are uniform in [-W/2, W/2])",
-                        sec, W, origin);
-    if (!isfinite(t))
-        return mcf_fail(MCF_EINVAL, "anderson: [%s] t = %g in %s must be a finite number", sec,
-                        t, origin);
     if (t == 0 && W == 0)
         return mcf_fail(MCF_EINVAL,
                         "anderson: [%s] t = 0 and W = 0 in %s: the Hamiltonian is zero and its "
                         "spectrum a single point, so there is no density of states to compute; "
                         "set t != 0 or W > 0",
                         sec, origin);
-    if (n_typical < 1)
-        return mcf_fail(MCF_EINVAL, "anderson: [%s] typical_sites = %ld in %s must be >= 1",
-                        sec, n_typical, origin);
 
     /* the evaluator: a fermion evaluator is what computes every observable */
     mcf_fermion ev;
@@ -499,7 +489,7 @@ static const mcf_plugin_info anderson_info = {
                "realizations (needs a fermion evaluator)",
     .params = anderson_params,
     .ops = &anderson_ops,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_services_stream */
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_services_stream, mcf_params_choice */
 };
 
 MCF_PLUGIN(anderson_info)

@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* [model] lattice: its choices, and their positions (mcf_params_choice) */
+#define ANDERSON_LATTICES "square|cubic|bcc"
+enum { ANDERSON_SQUARE, ANDERSON_CUBIC, ANDERSON_BCC };
+
 /* positions in anderson_observables (anderson.c): three curves of the evaluator's `points`
  * values, then the moment curves (MCF_FERMION_MOMENT_CURVES: M, M and 2 values, and
  * ldos_moments: M), which have no values when the evaluator has no moments (M = 0) */

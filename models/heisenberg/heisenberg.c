@@ -39,13 +39,16 @@ static const mcf_param_spec heis_params[] = {
      "lattice: chain (1D), square (2D), simple cubic or bcc (3D)"},
     {"L", MCF_PARAM_INT, "6", MCF_PARAM_HAS_MIN, 2, 0, NULL,
      "linear size in conventional cells (L^d sites; bcc 2 L^3)"},
-    {"J", MCF_PARAM_REAL, "1", 0, 0, 0, NULL,
+    {"J", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
      "nearest-neighbour exchange (J > 0 ferromagnetic), in units of temperature"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
      "boundary conditions of the lattice"},
     {"start", MCF_PARAM_CHOICE, "random", MCF_PARAM_NO_SCAN, 0, 0, "random|ordered",
      "initial spins: independent uniform directions, or all along +z"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+/* [model] start, in the order of its choices (mcf_params_choice) */
+enum { HEIS_START_RANDOM, HEIS_START_ORDERED };
 
 static const mcf_observable_spec heis_observables[] = {
     {"energy", MCF_ROLE_ENERGY, "energy per site, -J sum_<ij> S_i.S_j / N", NULL, 0},
@@ -131,17 +134,15 @@ static int heis_create(const mcf_params *params, const mcf_services *services, m
     *chain = NULL;
     long L;
     double J, T;
-    const char *lattice_name, *boundary_name, *start;
+    const char *lattice_name, *boundary_name;
+    int start;
     int rc;
     if ((rc = mcf_params_string(params, "lattice", &lattice_name)) ||
         (rc = mcf_params_int(params, "L", &L)) || (rc = mcf_params_real(params, "J", &J)) ||
         (rc = mcf_params_string(params, "boundary", &boundary_name)) ||
-        (rc = mcf_params_string(params, "start", &start)) ||
+        (rc = mcf_params_choice(params, "start", &start)) ||
         (rc = mcf_params_temperature(params, &T)))
         return mcf_fail_prefix(rc, "heisenberg");
-    if (!isfinite(J))
-        return mcf_fail(MCF_EINVAL, "heisenberg: [%s] J = %g in %s must be a finite number",
-                        mcf_params_section(params), J, mcf_params_origin(params));
     if (!(T > 0))
         return mcf_fail(MCF_EINVAL,
                         "heisenberg: temperature T = %g in %s must be > 0; fix [schedule] "
@@ -191,7 +192,7 @@ static int heis_create(const mcf_params *params, const mcf_services *services, m
     }
     mcf_lattice_destroy(lat);
 
-    const int ordered = strcmp(start, "ordered") == 0;
+    const int ordered = start == HEIS_START_ORDERED;
     for (size_t i = 0; i < c->n; i++) {
         double *s = c->spin + 3 * i;
         if (ordered) {
@@ -427,6 +428,7 @@ static const mcf_plugin_info heis_info = {
     .summary = "classical Heisenberg model of unit 3-vectors (double exchange without fermions)",
     .params = heis_params,
     .ops = &heis_ops,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
 };
 
 MCF_PLUGIN(heis_info)

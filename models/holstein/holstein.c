@@ -27,7 +27,7 @@ static const mcf_stream_spec ho_streams[] = {
 #define HO_DELTA_MAX 1e4
 
 static const mcf_param_spec ho_params[] = {
-    MCF_LATTICE_PARAMS("square|cubic", "square", "4"),
+    MCF_LATTICE_PARAMS(HO_LATTICES, "square", "4"),
     {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "nearest-neighbour hopping (0: isolated sites)"},
     {"g", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "electron-phonon coupling, -g x_i (n_i - 1/2)"},
     {"k", MCF_PARAM_REAL, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
@@ -39,6 +39,9 @@ static const mcf_param_spec ho_params[] = {
     {"start", MCF_PARAM_CHOICE, "random", MCF_PARAM_NO_SCAN, 0, 0, "random|zero",
      "initial x_i: independent Gaussians of variance T/k (the g = 0 equilibrium), or 0"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+/* [model] start, in the order of its choices (mcf_params_choice) */
+enum { HO_START_RANDOM, HO_START_ZERO };
 
 enum {
     OBS_ENERGY, OBS_ABS_M, OBS_M2, OBS_M4, OBS_X, OBS_X2, OBS_DENSITY, OBS_ENERGY_DT,
@@ -109,15 +112,14 @@ static int ho_create(const mcf_params *p, const mcf_services *services, mcf_rng 
                      void **chain)
 {
     double t;
-    const char *start;
-    int rc;
+    int start, rc;
     ho_chain *c = calloc(1, sizeof *c);
     if (!c)
         return mcf_fail(MCF_ENOMEM, "holstein: out of memory");
     if ((rc = mcf_params_real(p, "t", &t)) || (rc = mcf_params_real(p, "g", &c->g)) ||
         (rc = mcf_params_real(p, "k", &c->k)) || (rc = mcf_params_real(p, "mu", &c->mu)) ||
         (rc = mcf_params_real(p, "delta", &c->delta)) ||
-        (rc = mcf_params_string(p, "start", &start)) ||
+        (rc = mcf_params_choice(p, "start", &start)) ||
         (rc = mcf_params_temperature(p, &c->T)) ||
         (rc = mcf_fermion_bind(services, p, "holstein",
                                MCF_FERMION_CHANGE_ACTION | MCF_FERMION_OCCUPATION |
@@ -145,7 +147,7 @@ static int ho_create(const mcf_params *p, const mcf_services *services, mcf_rng 
         (rc = mcf_hamiltonian_factorize(c->h, c->lat, -t, 0)))
         goto fail;
     for (size_t i = 0; i < c->lat->sites; i++) {
-        c->x[i] = strcmp(start, "zero") ? sqrt(c->T / c->k) * mcf_rng_normal(rng) : 0.0;
+        c->x[i] = start != HO_START_ZERO ? sqrt(c->T / c->k) * mcf_rng_normal(rng) : 0.0;
         if ((rc = mcf_hamiltonian_set_onsite(c->h, i, -c->g * c->x[i])))
             goto fail;
     }

@@ -33,20 +33,26 @@
 #include <string.h>
 
 #define ISING_COORD 4
+/* the largest L: L^2 sites must fit the lattice's int32_t site numbers (mcf_lattice_create) */
+#define ISING_MAX_L 46340
 
 static const char ising_magic[4] = {'I', 'S', 'G', '1'};
 
 static const mcf_param_spec ising_params[] = {
-    {"L", MCF_PARAM_INT, "16", MCF_PARAM_HAS_MIN, 2, 0, NULL,
+    {"L", MCF_PARAM_INT, "16", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, 2, ISING_MAX_L, NULL,
      "linear size: the lattice has L x L sites"},
-    {"J", MCF_PARAM_REAL, "1", 0, 0, 0, NULL,
+    {"J", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
      "nearest-neighbour coupling (J > 0 ferromagnetic), in units of temperature"},
-    {"h", MCF_PARAM_REAL, "0", 0, 0, 0, NULL, "uniform magnetic field, energy -h sum_i s_i"},
+    {"h", MCF_PARAM_REAL, "0", MCF_PARAM_FINITE, 0, 0, NULL,
+     "uniform magnetic field, energy -h sum_i s_i"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
      "boundary conditions of the lattice"},
     {"start", MCF_PARAM_CHOICE, "random", MCF_PARAM_NO_SCAN, 0, 0, "random|ordered",
      "initial spins: independent random signs, or all +1"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+/* [model] start, in the order of its choices (mcf_params_choice) */
+enum { ISING_START_RANDOM, ISING_START_ORDERED };
 
 static const mcf_observable_spec ising_observables[] = {
     {"energy", MCF_ROLE_ENERGY, "energy per site, (-J sum_<ij> s_i s_j - h sum_i s_i) / N", NULL, 0},
@@ -114,20 +120,14 @@ static int ising_create(const mcf_params *params, const mcf_services *services, 
     *chain = NULL;
     long L;
     double J, h, T;
-    const char *boundary_name, *start;
-    int rc;
+    const char *boundary_name;
+    int start, rc;
     if ((rc = mcf_params_int(params, "L", &L)) || (rc = mcf_params_real(params, "J", &J)) ||
         (rc = mcf_params_real(params, "h", &h)) ||
         (rc = mcf_params_string(params, "boundary", &boundary_name)) ||
-        (rc = mcf_params_string(params, "start", &start)) ||
+        (rc = mcf_params_choice(params, "start", &start)) ||
         (rc = mcf_params_temperature(params, &T)))
         return mcf_fail_prefix(rc, "ising");
-    if (!isfinite(J))
-        return mcf_fail(MCF_EINVAL, "ising: [%s] J = %g in %s must be a finite number",
-                        mcf_params_section(params), J, mcf_params_origin(params));
-    if (!isfinite(h))
-        return mcf_fail(MCF_EINVAL, "ising: [%s] h = %g in %s must be a finite number",
-                        mcf_params_section(params), h, mcf_params_origin(params));
     if (!(T > 0))
         return mcf_fail(MCF_EINVAL,
                         "ising: temperature T = %g in %s must be > 0; fix [schedule] "
@@ -172,7 +172,7 @@ static int ising_create(const mcf_params *params, const mcf_services *services, 
     }
     mcf_lattice_destroy(lat);
 
-    const int ordered = strcmp(start, "ordered") == 0;
+    const int ordered = start == ISING_START_ORDERED;
     for (size_t i = 0; i < c->n; i++)
         c->spin[i] = ordered ? 1 : ((mcf_rng_u32(rng) >> 31) ? 1 : -1);
     c->spin[c->n] = 0;
@@ -369,6 +369,7 @@ static const mcf_plugin_info ising_info = {
     .summary = "2D square-lattice Ising model, single-spin-flip Metropolis (reference model)",
     .params = ising_params,
     .ops = &ising_ops,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
 };
 
 MCF_PLUGIN(ising_info)
