@@ -17,7 +17,7 @@ int mcfi_band_chain_cell(mcf_config *c, const mcf_plugin *model,
                          const mcf_params *model_params, const mcf_section sec[2],
                          mcf_cell *cell)
 {
-    const mcf_model_ops *mops = model->info->ops;
+    const mcfi_model *mops = model->model;
     mcf_params rp, bp, mp = *model_params, ep;
     long seed = 0;
     mcfi_section_params(&sec[0], c->path, &rp);
@@ -29,7 +29,7 @@ int mcfi_band_chain_cell(mcf_config *c, const mcf_plugin *model,
     }
     mcf_plugin *ed = NULL;
     mcf_section eds = {0};
-    if (!rc && mcfi_model_evaluator_kind(mops) == MCF_PLUGIN_FERMION_EVALUATOR) {
+    if (!rc && mcfi_model_evaluator_kind(model) == MCF_PLUGIN_FERMION_EVALUATOR) {
         mcf_axis *axes = NULL;
         size_t n_axes = 0;
         rc = mcfi_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &ed);
@@ -45,15 +45,15 @@ int mcfi_band_chain_cell(mcf_config *c, const mcf_plugin *model,
     if (!rc) {
         mcfi_chain_services((uint64_t)seed, 0, ed ? ed->info : NULL, ed ? &ep : NULL,
                             &services, &rng);
-        mcfi_model_services(model->info, &services);
+        mcfi_model_services(model, &services);
         mcf_clear_error();
-        if ((rc = mops->create(&mp, &services, &rng, &chain)))
+        if ((rc = MCFI_MODEL(mops, create, &mp, &services, &rng, &chain)))
             chain = NULL;
     }
     if (!rc)
-        rc = mops->periodic(&mp, chain, NULL, cell);
+        rc = MCFI_MODEL(mops, periodic, &mp, chain, NULL, cell);
     if (chain)
-        mops->destroy(chain);
+        MCFI_MODEL(mops, destroy, chain);
     mcfi_section_release(&eds);
     if (ed)
         mcfi_plugin_close(ed);

@@ -6,6 +6,7 @@
 #include "dos.h"
 #include "fileio.h"
 #include "internal.h"
+#include "model_ops.h"
 #include "mcf_mpi.h"
 #include "run.h"
 #include "plot.h"
@@ -301,17 +302,14 @@ static int cmd_describe(int argc, char **argv)
             printf("evaluator = auto: never chosen (priority 0); name it to use it\n\n");
         }
     } else {
-        const mcf_model_ops *mops = in->ops;
-        int kind = mops->struct_size >= offsetof(mcf_model_ops, evaluator_kind) +
-                                            sizeof mops->evaluator_kind
-                       ? mops->evaluator_kind
-                       : 0;
+        const mcfi_model *mops = p->model;
+        int kind = mops->evaluator_kind;
         if (kind)
             printf("evaluator: a %s (evaluator = auto picks one)\n\n",
                    mcfi_plugin_kind_name(kind));
         else
             printf("evaluator: none (the model takes no evaluator)\n\n");
-        int pt = mcfi_model_tempering(mops);
+        int pt = mops->tempering;
         printf("parallel tempering ([schedule] exchange_every): %s\n\n",
                pt == MCF_TEMPERING_ACTION   ? "supported (exchange weight from the model's "
                                               "action at the other temperature)"
@@ -331,7 +329,7 @@ static int cmd_describe(int argc, char **argv)
                "", allowed, (s->flags & MCF_PARAM_NO_SCAN) ? "; not scannable" : "");
     }
     if (in->kind == MCF_PLUGIN_MODEL) {
-        const mcf_model_ops *ops = in->ops;
+        const mcfi_model *ops = p->model;
         static const char *roles[MCF_ROLE_COUNT] = {
             "", " [energy]", " [order parameter]", " [order parameter squared]",
             " [order parameter^4]", " [dE/dT at fixed configuration]",

@@ -7,7 +7,7 @@
 void mcfi_chain_release(const mcf_run *r, mcf_chain *c);
 /* The fields of services that come from the model's descriptor (mcf 0.5): app_data and
  * the model's declared streams. */
-void mcfi_model_services(const mcf_plugin_info *model, mcf_services *services);
+void mcfi_model_services(const mcf_plugin *model, mcf_services *services);
 /* What the model's create() of chain `index` gets besides its parameters, in a run and
  * outside one (`mcf band`'s state configuration): the services (seed, chain index, the
  * evaluator and its values, borrowed) and the chain's random stream (seed, index). */

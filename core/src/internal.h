@@ -115,10 +115,12 @@ int mcfi_specs_check(const mcf_param_spec *specs, const char *owner);
 const char *mcfi_nearest_word(const char *word, const char *const *candidates, size_t n);
 
 /* ---- plugins (plugin.c) ----------------------------------------------------------- */
+typedef struct mcfi_model mcfi_model;
 typedef struct mcf_plugin {
     void *handle;  /* lt_dlhandle */
     const mcf_plugin_info *info;
     char *path;
+    mcfi_model *model; /* a model plugin's table, opened for the core (model_ops.h) */
 } mcf_plugin;
 
 /* Loads plugin `name` (file mcf-<name>.so) from the search path.  `want` is the kind
@@ -139,11 +141,6 @@ int mcfi_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
  * (free() it), NULL when out of memory. */
 char *mcfi_plugin_search_path(void);
 const char *mcfi_plugin_kind_name(int kind);
-/* How a model's parallel tempering weighs an exchange (mcf/model.h): 0 not supported,
- * MCF_TEMPERING_ENERGY (set_temperature + energy: exp(-H/T)), MCF_TEMPERING_ACTION
- * (set_temperature + exchange_action, which wins when both are there). */
-enum { MCF_TEMPERING_NONE, MCF_TEMPERING_ENERGY, MCF_TEMPERING_ACTION };
-int mcfi_model_tempering(const mcf_model_ops *ops);
 
 /* ---- a validated run setup (setup.c; its files share setup.h) -------------------- */
 typedef struct mcf_axis {

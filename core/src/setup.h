@@ -8,6 +8,7 @@
 #define MCF_SETUP_H
 
 #include "internal.h"
+#include "model_ops.h"
 
 /* The longest line of a configuration file (inih's buffer, less its NUL byte): config.ini
  * as used holds "key = value" per line and `mcf resume` reads it back through inih. */
@@ -74,7 +75,7 @@ int mcfi_core_check_start(const mcf_config *c, const mcf_setup *s);
 /* ---- the setup (setup.c) ------------------------------------------------------------ */
 /* The evaluator kind a model takes (MCF_PLUGIN_FERMION_EVALUATOR or
  * MCF_PLUGIN_ORBITAL_EVALUATOR), or 0: it takes none (also a model older than the field). */
-int mcfi_model_evaluator_kind(const mcf_model_ops *ops);
+int mcfi_model_evaluator_kind(const mcf_plugin *model);
 
 /* ---- degenerate shells at mu (shells.c) ------------------------------------------- */
 /* The levels of crystal p on the L^dims torus (translations L e_d, Cartesian), sorted

@@ -132,8 +132,8 @@ static inline void compare(const char *what, mcf_cell *c, unsigned n, closed_for
 }
 
 
-/* the loaded model's descriptor (load_model), for its services (mcfi_model_services) */
-static const mcf_plugin_info *model_info;
+/* the loaded model (load_model), for its services (mcfi_model_services) */
+static const mcf_plugin *model_info;
 
 /* loads model `name` into ops, specs and model_info; returns the plugin (close it) or NULL */
 static mcf_plugin *load_model(const char *name)
@@ -145,7 +145,7 @@ static mcf_plugin *load_model(const char *name)
         return NULL;
     ops = p->info->ops;
     specs = p->info->params;
-    model_info = p->info;
+    model_info = p;
     CHECK(ops->struct_size >= offsetof(mcf_model_ops, periodic) + sizeof ops->periodic &&
               ops->periodic,
           "%s has the periodic op", name);

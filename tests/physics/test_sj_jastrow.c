@@ -101,7 +101,7 @@
 
 static const double pi = 3.14159265358979323846;
 static mcf_plugin *planewave;
-static const mcf_plugin_info *model_info; /* slater-jastrow's descriptor: its services */
+static const mcf_plugin *model_info; /* slater-jastrow, for its services */
 static const mcf_model_ops *ops;
 static const mcf_param_spec *specs;
 /* the seeds of the unpolarized and polarized chains of (a) - (c) (covering_seed) */
@@ -684,7 +684,7 @@ int main(void)
     if (rc)
         return check_exit();
     ops = model->info->ops;
-    model_info = model->info;
+    model_info = model;
     specs = model->info->params;
     CHECK(ops->struct_size >= offsetof(mcf_model_ops, variational_file_key) +
                                   sizeof ops->variational_file_key &&

@@ -257,7 +257,7 @@ static const mcf_param_spec params[] = {
 #endif
 
 #ifdef TEST_VARIANT_BAD_ABI
-#define ABI (MCF_ABI_VERSION + 1)
+#define ABI (MCF_ABI_VERSION + 40) /* neither ABI 1 nor ABI 2 */
 #else
 #define ABI MCF_ABI_VERSION
 #endif

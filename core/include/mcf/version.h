@@ -18,7 +18,10 @@
  * order of the choices), the parameter flag MCF_PARAM_FINITE (a REAL refuses inf) and
  * mcf/orbital_model.h (mcf_orbital_bind, mcf_orbital_has, mcf_orbital_workspace: an
  * orbital model's evaluator bound and checked once, as mcf_fermion_bind does for fermion
- * models).  A plugin states the oldest release whose SDK it uses:
+ * models); 0.6 the model of ABI 2 (mcf_model, abi_version MCF_ABI_2: one op per verb,
+ * batched; the chain's state described once; observables with their symbols and units),
+ * which the core runs natively beside ABI-1 models.  A plugin states the oldest release
+ * whose SDK it uses:
  * find_package(mcf 0.2) or pkg-config --atleast-version=0.2 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
  * when it is loaded.
@@ -31,7 +34,7 @@
 #define MCF_VERSION_H
 
 #define MCF_VERSION_MAJOR 0
-#define MCF_VERSION_MINOR 5
+#define MCF_VERSION_MINOR 6
 #define MCF_VERSION_PATCH 0
 
 #define MCF_VERSION_STR_(x) #x
