@@ -44,8 +44,9 @@ static int a1_propose(const mcfi_model *m, mcf_batch *b, void *const *chains, si
         }
     }
     *failed = n;
-    return HAS(m, batch_log_ratio) ? ops->batch_log_ratio(b, chains, moves, n, log_ratio)
-                                   : ops->log_ratio(chains, moves, n, log_ratio);
+    int rc = HAS(m, batch_log_ratio) ? ops->batch_log_ratio(b, chains, moves, n, log_ratio)
+                                     : ops->log_ratio(chains, moves, n, log_ratio);
+    return rc ? mcf_fail_prefix(rc, "log_ratio") : MCF_OK;
 }
 
 static int a1_apply(const mcfi_model *m, mcf_batch *b, void *const *chains, const void *moves,

@@ -187,8 +187,7 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
         int rc = MCFI_MODEL(md, propose, g->batch, g->active_states, na, g->active_rngs,
                             g->moves, g->log_ratio, &failed);
         if (rc)
-            return op_fail(r, g, rc, failed < na ? "propose" : "log_ratio", failed, na,
-                           g->active_chains);
+            return op_fail(r, g, rc, "propose", failed, na, g->active_chains);
         for (size_t a = 0; a < na; a++) {
             mcf_chain *c = g->active_chains[a];
             double lr = g->log_ratio[a];
