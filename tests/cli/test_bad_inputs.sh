@@ -9,6 +9,9 @@
 # resumes work on copies of it.  A new defect found gets its case here.
 # usage: test_bad_inputs.sh MCF SCRATCH
 set -u
+# OUT=FILE is set per case (refused() below); one from the environment must not leak into
+# the other cases (the device machines export OUT)
+unset OUT
 mcf=$1
 dir=$2/bad_inputs
 here=$(cd "$(dirname "$0")" && pwd)
