@@ -119,7 +119,7 @@ int mcfi_anneal_hand_over(mcf_run *r)
             continue;
         mcf_stream one;
         mcf_stream_init_writer(&one);
-        rc = r->ops->save_configuration(r->chains[an->from[k]].state, &one);
+        rc = MCFI_MODEL(r->model, save_configuration, r->chains[an->from[k]].state, &one);
         uint64_t head[2] = {k, one.size};
         if (!rc)
             rc = mcf_stream_write(&out, head, sizeof head);
@@ -151,7 +151,7 @@ int mcfi_anneal_hand_over(mcf_run *r)
         if (mcfi_owns(r, k)) {
             mcf_stream one;
             mcf_stream_init_reader(&one, in.data + in.pos, (size_t)head[1]);
-            rc = r->ops->load_configuration(r->chains[k].state, &one);
+            rc = MCFI_MODEL(r->model, load_configuration, r->chains[k].state, &one);
         }
         in.pos += (size_t)head[1];
     }

@@ -9,7 +9,7 @@
 void mcfi_chain_release(const mcf_run *r, mcf_chain *c)
 {
     if (c->state)
-        r->ops->destroy(c->state);
+        MCFI_MODEL(r->model, destroy, c->state);
     free(c->model_params);
     free(c->evaluator_params);
     free(c->blocking);
@@ -56,6 +56,13 @@ void mcfe_chain_services(uint64_t seed, size_t index, const mcf_plugin_info *eva
     mcf_rng_init(rng, seed, index);
 }
 
+void mcfe_model_services(const mcf_plugin *model, mcf_services *services)
+{
+    if (MCF_PLUGIN_INFO_HAS(model->info, app_data))
+        services->app_data = model->info->app_data;
+    services->streams = model->model->streams;
+}
+
 /* Parameters, random stream and accumulators of chain i: what every copy of a chain has,
  * with or without a model instance. */
 int mcfi_chain_init(mcf_run *r, size_t i)
@@ -70,14 +77,18 @@ int mcfi_chain_init(mcf_run *r, size_t i)
     /* [schedule] start = hot_cold: even walkers start random, odd ones ordered (the model
        declares both: mcfi_core_check_start) */
     for (size_t j = 0; !rc && s->start == MCFI_START_HOT_COLD && j < c->model_params->n; j++)
-        if (strcmp(c->model_params->specs[j].name, "start") == 0)
-            c->model_params->values[j].text = (i % (size_t)s->walkers) % 2 ? ordered : hot;
+        if (strcmp(c->model_params->specs[j].name, "start") == 0) {
+            mcf_value *v = &c->model_params->values[j];
+            v->text = (i % (size_t)s->walkers) % 2 ? ordered : hot;
+            v->i = mcfi_choice_index(c->model_params->specs[j].choices, v->text); /* choice */
+        }
     if (!rc && s->evaluator)
         rc = mcfe_setup_params(s, pt, 1, &c->evaluator_params);
     if (rc)
         return rc;
     mcfe_chain_services(s->seed, i, s->evaluator ? s->evaluator->info : NULL,
                         c->evaluator_params, &c->services, &c->rng);
+    mcfe_model_services(s->model, &c->services);
     c->blocking = calloc(r->n_obs ? r->n_obs : 1, sizeof *c->blocking);
     c->bin_sum = calloc((size_t)s->bins * r->nvars, sizeof *c->bin_sum);
     c->bin_count = calloc((size_t)s->bins, sizeof *c->bin_count);
@@ -94,7 +105,7 @@ int mcfi_chain_init(mcf_run *r, size_t i)
  * length), and the curves' accumulators. */
 int mcfi_chain_layout(const mcf_run *r, mcf_chain *c)
 {
-    const mcf_observable_spec *obs = r->ops->observables;
+    const mcf_observable_spec *obs = r->model->observables;
     c->n_values = c->curve_values = 0;
     for (size_t o = 0; o < r->n_declared; o++) {
         c->offset[o] = c->n_values;
@@ -120,7 +131,7 @@ int mcfi_chain_create(mcf_run *r, size_t i)
     if (rc)
         return rc;
     mcf_clear_error();
-    rc = r->ops->create(c->model_params, &c->services, &c->rng, &c->state);
+    rc = MCFI_MODEL(r->model, create, c->model_params, &c->services, &c->rng, &c->state);
     if (rc) {
         char point[512];
         describe_point(s, i / (size_t)s->walkers, point, sizeof point);
@@ -129,20 +140,20 @@ int mcfi_chain_create(mcf_run *r, size_t i)
             return mcf_fail_prefix(rc, "model %s, chain %zu", s->model_name, i);
         return mcf_fail_prefix(rc, "model %s, chain %zu (%s)", s->model_name, i, point);
     }
-    c->units = r->ops->units(c->state);
+    c->units = MCFI_MODEL(r->model, units, c->state);
     if (c->units == 0)
         return mcf_fail(MCF_EPLUGIN, "model %s: units() returned 0 for chain %zu",
                         s->model_name, i);
-    const mcf_observable_spec *obs = r->ops->observables;
+    const mcf_observable_spec *obs = r->model->observables;
     for (size_t o = 0; o < r->n_declared; o++)
-        c->points[o] = obs[o].axis ? r->ops->curve_points(c->state, o, NULL) : 1;
+        c->points[o] = obs[o].axis ? MCFI_MODEL(r->model, curve_points, c->state, o, NULL) : 1;
     rc = mcfi_chain_layout(r, c);
     if (rc)
         return rc;
     size_t at = 0;
     for (size_t k = 0; k < r->n_curves; k++) {
         size_t o = r->curve[k];
-        r->ops->curve_points(c->state, o, c->axis + at);
+        MCFI_MODEL(r->model, curve_points, c->state, o, c->axis + at);
         at += c->points[o];
     }
     return MCF_OK;

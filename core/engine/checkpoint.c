@@ -70,7 +70,7 @@ static int write_chain(const mcf_run *r, const mcf_chain *c, mcf_stream *out)
     if (!rc) rc = put(&rec, c->curve_bin_sum,
                       (size_t)r->setup->bins * c->curve_values * sizeof(double));
     if (!rc) {
-        rc = r->ops->save(c->state, &model);
+        rc = MCFI_MODEL(r->model, save, c->state, &model);
         if (rc)
             rc = mcf_fail_prefix(rc, "model %s: save (chain %zu)", r->setup->model_name,
                                  c->index);
@@ -359,7 +359,7 @@ static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path
     ckpt_record x;
     int rc = record_read(r, c, in, &x);
     if (!rc && c->state) {
-        rc = r->ops->load(c->state, &x.model);
+        rc = MCFI_MODEL(r->model, load, c->state, &x.model);
         if (!rc && x.model.pos != x.model.size)
             rc = mcf_fail(MCF_EFORMAT, "model %s left %zu bytes of its state unread",
                           r->setup->model_name, x.model.size - x.model.pos);
@@ -464,7 +464,8 @@ static int check_frame(const mcf_run *r, const unsigned char *data, size_t size,
         return mcf_fail(MCF_EFORMAT, "%s: checkpoint format %u / ABI %u, this mcf reads "
                         "format %u / ABI %u", path, h->format, h->abi, CKPT_FORMAT,
                         MCF_ABI_VERSION);
-    if (h->config_hash != r->config_hash)
+    if (h->config_hash != r->config_hash &&
+        (!r->config_hash_before || h->config_hash != r->config_hash_before))
         return mcf_fail(MCF_EFORMAT, "%s: the checkpoint belongs to another configuration "
                         "than %s/config.ini (edited since?); restore that file or start a new "
                         "run", path, r->dir);

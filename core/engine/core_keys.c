@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "setup.h"
 #include "error_target.h"
+#include "model_ops.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -248,7 +249,6 @@ static int check_anneal(const char *where, const mcf_setup *s)
     for (size_t a = 0; a < s->n_axes; a++)
         if (s->axes[a].section == 2)
             nT = s->axes[a].n;
-    const mcf_model_ops *ops = s->model->info->ops;
     if (nT < 2)
         return mcf_fail(MCF_EINVAL, "%s: [schedule] start = anneal needs at least two "
                         "temperatures ([schedule] temperatures)", where);
@@ -260,8 +260,7 @@ static int check_anneal(const char *where, const mcf_setup *s)
         return mcf_fail(MCF_EINVAL, "%s: [schedule] start = anneal and parallel tempering "
                         "(exchange_every = %ld) both move configurations between "
                         "temperatures; use one", where, s->exchange_every);
-    if (!MCF_HAS(mcf_model_ops, ops, save_configuration) ||
-        !MCF_HAS(mcf_model_ops, ops, load_configuration))
+    if (!s->model->model->has_anneal)
         return mcf_fail(MCF_EINVAL, "%s: [schedule] start = anneal: model '%s' cannot hand "
                         "its configuration to another chain (no save_configuration and "
                         "load_configuration); use start = model", where, s->model_name);
@@ -306,8 +305,7 @@ int mcfi_core_check_tempering(const mcf_config *c, const mcf_setup *s)
                         "two temperatures (a list or first:last:count), or set exchange_every "
                         "= 0", where, s->exchange_every,
                         nT ? "has a single value" : "is not given");
-    const mcf_model_ops *mops = s->model->info->ops;
-    if (!mcfe_model_tempering(mops))
+    if (s->model->model->tempering == MCF_TEMPERING_NONE)
         return mcf_fail(MCF_EINVAL, "%s: [schedule] exchange_every = %ld: model '%s' does not "
                         "support parallel tempering (its plugin has no set_temperature with "
                         "energy or exchange_action ops); set exchange_every = 0", where,

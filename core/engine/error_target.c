@@ -188,7 +188,7 @@ static int point_plateau(const mcf_run *r, size_t p, const char *name)
     const size_t R = (size_t)r->setup->walkers;
     int own = -1;
     for (size_t o = 0; o < r->n_obs && own < 0; o++)
-        if (strcmp(r->ops->observables[r->scalar[o]].name, name) == 0)
+        if (strcmp(r->model->observables[r->scalar[o]].name, name) == 0)
             own = (int)o;
     for (size_t w = 0; w < R; w++) {
         const mcf_chain *c = &r->chains[p * R + w];

@@ -72,11 +72,7 @@ int mcfi_resolve_auto_evaluator(mcf_config *c, mcf_setup *s)
 {
     char where[512];
     const char *at = mcfe_config_key_where(c, "run", "evaluator", where, sizeof where);
-    const mcf_model_ops *mops = s->model->info->ops;
-    int kind = mops->struct_size >= offsetof(mcf_model_ops, evaluator_kind) +
-                                        sizeof mops->evaluator_kind
-                   ? mops->evaluator_kind
-                   : 0;
+    int kind = s->model->model->evaluator_kind;
     if (kind != MCF_PLUGIN_FERMION_EVALUATOR && kind != MCF_PLUGIN_ORBITAL_EVALUATOR)
         return mcf_fail(MCF_EINVAL, "%s: [run] evaluator = auto: model '%s' takes no "
                         "evaluator, so there is nothing to choose; use evaluator = none",

@@ -34,6 +34,9 @@ size_t mcfi_spec_count(const mcf_param_spec *specs);
 /* Parses one scalar per the spec (type and range).  On failure returns MCF_EINVAL with
  * the reason (no location) in the error message. */
 int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *out);
+/* The position of `word` among the '|'-separated `choices` (0 for the first), or -1: what a
+ * CHOICE value's i holds, and mcf_params_choice returns. */
+int mcfi_choice_index(const char *choices, const char *word);
 /* Checks a declaration (types, choices, defaults in range); MCF_EPLUGIN with message. */
 int mcfi_specs_check(const mcf_param_spec *specs, const char *owner);
 

@@ -34,17 +34,14 @@ static const char *bad_text(const char *s)
     return NULL;
 }
 
-int mcfi_labels_check(const char *path, const mcf_model_ops *ops, const mcf_param_spec *params)
+int mcfi_labels_check(const char *path, const mcf_observable_spec *obs, const mcf_label *l,
+                      const mcf_param_spec *params)
 {
-    if (!MCF_HAS(mcf_model_ops, ops, labels))
-        return MCF_OK;
-    const mcf_label *l = ops->labels;
-    for (size_t k = 0; l[k].name; k++) {
+    for (size_t k = 0; l && l[k].name; k++) {
         const char *name = l[k].name;
         int known = !strcmp(name, "T");
-        for (size_t o = 0; !known && ops->observables[o].name; o++)
-            known = !strcmp(ops->observables[o].name, name) ||
-                    (ops->observables[o].axis && !strcmp(ops->observables[o].axis, name));
+        for (size_t o = 0; !known && obs[o].name; o++)
+            known = !strcmp(obs[o].name, name) || (obs[o].axis && !strcmp(obs[o].axis, name));
         for (size_t p = 0; !known && params && params[p].name; p++)
             known = !strcmp(params[p].name, name);
         if (!known)
@@ -129,10 +126,10 @@ static void squared(const char *u, char *out, size_t n)
 int mcfi_labels_build(const mcf_run *r, mcfi_labels *out)
 {
     memset(out, 0, sizeof *out);
-    const mcf_model_ops *ops = r->ops;
+    const mcfi_model *ops = r->model;
     const mcf_observable_spec *obs = ops->observables;
     int rc = 0;
-    if (MCF_HAS(mcf_model_ops, ops, labels))
+    if (ops->labels)
         for (const mcf_label *l = ops->labels; l->name && !rc; l++)
             rc = add(out, l->name, l->symbol, l->unit);
     /* the unit of energy: T's (k_B = 1), else the energy observable's */

@@ -102,10 +102,7 @@ static int read_settings(const mcf_setup *s, opt_settings *o)
 
 int mcfi_optimize_check(const mcf_setup *s)
 {
-    const mcf_model_ops *ops = s->model->info->ops;
-    if (!MCF_HAS(mcf_model_ops, ops, variational_file_key) || !ops->variational_count ||
-        !ops->variational_get || !ops->variational_set || !ops->variational_local ||
-        !ops->variational_write)
+    if (!s->model->model->has_variational)
         return mcf_fail(MCF_EINVAL, "optimize: model %s has no variational parameters (it "
                         "offers no variational ops; mcf/model.h)", s->model_name);
     if (s->n_points != 1)
@@ -148,7 +145,8 @@ static int sweep_all(mcf_run *r, mcf_group *groups, int threads, uint64_t n, int
                 const size_t nb = gr->n - c0 < 4096 ? gr->n - c0 : 4096;
                 for (size_t j = 0; j < nb; j++)
                     rows[j] = walkers[gr->chains[c0 + j]->index].row;
-                int rc = r->ops->variational_local(gr->states + c0, nb, rows);
+                int rc = MCFI_MODEL(r->model, variational_local, gr->batch, gr->states + c0,
+                                    nb, rows);
                 if (rc) {
                     gr->status = rc;
                     snprintf(gr->message, sizeof gr->message, "model %s: variational_local: "
@@ -182,7 +180,7 @@ static int sweep_all(mcf_run *r, mcf_group *groups, int threads, uint64_t n, int
 static int set_all(mcf_run *r, const double *p)
 {
     for (size_t k = 0; k < r->n_chains; k++) {
-        int rc = r->ops->variational_set(r->chains[k].state, p);
+        int rc = MCFI_MODEL(r->model, variational_set, r->chains[k].state, p);
         if (rc)
             return mcf_fail_prefix(rc, "optimize: model %s: variational_set",
                                    r->setup->model_name);
@@ -206,7 +204,7 @@ static int write_parameters(const mcf_run *r, const char *name)
             close(fd);
         return mcf_fail(MCF_EIO, "optimize: cannot write %s: %s", tmp, strerror(e));
     }
-    int rc = r->ops->variational_write(r->chains[0].state, f);
+    int rc = MCFI_MODEL(r->model, variational_write, r->chains[0].state, f);
     if ((fflush(f) || fsync(fd)) && !rc)
         rc = mcf_fail(MCF_EIO, "optimize: cannot write %s: %s", tmp, strerror(errno));
     if (fclose(f) && !rc)
@@ -244,17 +242,17 @@ static int append_row(const mcf_run *r, const char *line, int header)
 int mcfi_optimize_check_chains(const mcf_run *r)
 {
     const mcf_setup *s = r->setup;
-    const mcf_model_ops *ops = r->ops;
-    const size_t P = ops->variational_count(r->chains[0].state), W = r->n_chains;
+    const mcfi_model *ops = r->model;
+    const size_t P = MCFI_MODEL(ops, variational_count, r->chains[0].state), W = r->n_chains;
     if (P == 0) { /* the model says why (mcf/model.h: variational_write with no file) */
         char why[1024] = "";
-        if (ops->variational_write(r->chains[0].state, NULL))
+        if (MCFI_MODEL(ops, variational_write, r->chains[0].state, NULL))
             snprintf(why, sizeof why, ": %s", mcf_last_error());
         return mcf_fail(MCF_EINVAL, "optimize: model %s has no variational parameters in this "
                         "configuration%s", s->model_name, why);
     }
     for (size_t k = 1; k < W; k++)
-        if (ops->variational_count(r->chains[k].state) != P)
+        if (MCFI_MODEL(ops, variational_count, r->chains[k].state) != P)
             return mcf_fail(MCF_EPLUGIN, "optimize: model %s: walkers with different numbers "
                             "of parameters", s->model_name);
     return MCF_OK;
@@ -263,12 +261,12 @@ int mcfi_optimize_check_chains(const mcf_run *r)
 int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
 {
     const mcf_setup *s = r->setup;
-    const mcf_model_ops *ops = r->ops;
+    const mcfi_model *ops = r->model;
     opt_settings o;
     int rc = read_settings(s, &o);
     if (rc)
         return rc;
-    const size_t P = ops->variational_count(r->chains[0].state), W = r->n_chains;
+    const size_t P = MCFI_MODEL(ops, variational_count, r->chains[0].state), W = r->n_chains;
     double *p = calloc(2 * P, sizeof *p), *p_acc = calloc(P, sizeof *p_acc),
            *dp = calloc(P, sizeof *dp);
     opt_walker *w = calloc(W, sizeof *w);
@@ -295,7 +293,7 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
     if (rc < 0)
         goto done;
     if (rc == 1) { /* a fresh start: the parameters of the configuration */
-        rc = ops->variational_get(r->chains[0].state, p);
+        rc = MCFI_MODEL(ops, variational_get, r->chains[0].state, p);
         if (rc)
             goto done;
         memcpy(h.magic, OPT_MAGIC, 8);
@@ -418,11 +416,11 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
         if (!rc) {
             for (size_t m = 0; m < P; m++)
                 dp[m] = h.n_avg ? p[P + m] / (double)h.n_avg : p_acc[m];
-            rc = ops->variational_set(r->chains[0].state, dp);
+            rc = MCFI_MODEL(ops, variational_set, r->chains[0].state, dp);
             if (!rc)
                 rc = write_parameters(r, "parameters.txt");
             if (!rc)
-                rc = ops->variational_set(r->chains[0].state, p);
+                rc = MCFI_MODEL(ops, variational_set, r->chains[0].state, p);
         }
         /* 6. the row, the log, the progress, the state */
         char line[512];

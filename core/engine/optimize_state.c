@@ -35,7 +35,7 @@ int mcfi_opt_state_write(const mcf_run *r, const opt_head *h, const double *p)
         const mcf_chain *c = &r->chains[k];
         mcf_stream model;
         mcf_stream_init_writer(&model);
-        rc = r->ops->save(c->state, &model);
+        rc = MCFI_MODEL(r->model, save, c->state, &model);
         const uint64_t size = model.size;
         if (!rc)
             rc = mcf_stream_write(&out, &c->rng, sizeof c->rng);
@@ -101,7 +101,9 @@ int mcfi_opt_state_read(mcf_run *r, opt_head *h, double *p, size_t P)
     mcf_stream_init_reader(&in, data, size - sizeof sum);
     rc = mcf_stream_read(&in, h, sizeof *h);
     if (!rc && (memcmp(h->magic, OPT_MAGIC, 8) != 0 || h->P != P ||
-                h->chains != r->n_chains || h->config_hash != r->config_hash))
+                h->chains != r->n_chains ||
+                (h->config_hash != r->config_hash &&
+                 (!r->config_hash_before || h->config_hash != r->config_hash_before))))
         rc = mcf_fail(MCF_EFORMAT, "optimize: %s belongs to another configuration (%llu "
                       "parameters, %llu walkers; config.ini changed?)", path,
                       (unsigned long long)h->P, (unsigned long long)h->chains);
@@ -121,12 +123,12 @@ int mcfi_opt_state_read(mcf_run *r, opt_head *h, double *p, size_t P)
         if (!rc) {
             mcf_stream model;
             mcf_stream_init_reader(&model, in.data + in.pos, (size_t)msize);
-            rc = r->ops->load(c->state, &model);
+            rc = MCFI_MODEL(r->model, load, c->state, &model);
             in.pos += (size_t)msize;
             c->rng = rng;
         }
         if (!rc)
-            rc = r->ops->variational_set(c->state, p);
+            rc = MCFI_MODEL(r->model, variational_set, c->state, p);
     }
     free(data);
     if (rc)

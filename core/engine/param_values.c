@@ -26,8 +26,7 @@ void mcfe_value_release(mcf_value *v)
     v->text = NULL;
 }
 
-/* Is `word` one of the '|'-separated choices? */
-static int choice_index(const char *choices, const char *word)
+int mcfi_choice_index(const char *choices, const char *word)
 {
     size_t wl = strlen(word);
     int k = 0;
@@ -58,7 +57,9 @@ void mcfe_spec_describe(const mcf_param_spec *spec, char *buf, size_t size)
         }
         return;
     }
-    used += (size_t)snprintf(buf, size, "%s", mcf_param_type_name(spec->type));
+    const int finite = spec->type == MCF_PARAM_REAL && (spec->flags & MCF_PARAM_FINITE);
+    used += (size_t)snprintf(buf, size, "%s%s", finite ? "finite " : "",
+                             mcf_param_type_name(spec->type));
     if ((spec->type == MCF_PARAM_INT || spec->type == MCF_PARAM_REAL) && used < size) {
         if ((spec->flags & MCF_PARAM_HAS_MIN) && (spec->flags & MCF_PARAM_HAS_MAX))
             snprintf(buf + used, size - used, " in %s%.10g, %.10g%s",
@@ -130,6 +131,11 @@ int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *ou
                             "a larger value", text);
         if (isnan(v))
             return mcf_fail(MCF_EINVAL, "'%s': NaN is not allowed", text);
+        if (isinf(v) && (spec->flags & MCF_PARAM_FINITE)) {
+            char allowed[256];
+            mcfe_spec_describe(spec, allowed, sizeof allowed);
+            return mcf_fail(MCF_EINVAL, "'%s' is not finite: must be %s", text, allowed);
+        }
         int rc = check_range(spec, v, text);
         if (rc)
             return rc;
@@ -147,7 +153,7 @@ int mcfi_value_parse(const mcf_param_spec *spec, const char *text, mcf_value *ou
             return mcf_fail(MCF_EINVAL, "'%s' is not a boolean: use true or false", text);
         break;
     case MCF_PARAM_CHOICE: {
-        int k = choice_index(spec->choices, text);
+        int k = mcfi_choice_index(spec->choices, text);
         if (k < 0) {
             char allowed[512];
             const char *cands[64];

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 #include "labels.h"
+#include "model_ops.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -82,71 +83,6 @@ static char *join_path(const char *dir, const char *name)
 }
 
 /* minimum sizes of the first ABI's vtables */
-#define MODEL_OPS_MIN_SIZE (offsetof(mcf_model_ops, adapt) + sizeof(void *))
-
-static int check_model_ops(const char *path, const mcf_model_ops *ops)
-{
-    if (ops->struct_size < MODEL_OPS_MIN_SIZE)
-        return mcf_fail(MCF_EPLUGIN, "%s: model ops struct_size %u is smaller than ABI %u's "
-                        "%zu bytes; rebuild the plugin against these headers", path,
-                        ops->struct_size, MCF_ABI_VERSION, (size_t)MODEL_OPS_MIN_SIZE);
-    struct {
-        const char *name, *or_else;
-        int missing;
-    } req[] = {
-        {"create", "", !ops->create},   {"destroy", "", !ops->destroy},
-        {"units", "", !ops->units},     {"propose", "", !ops->propose},
-        {"log_ratio", " and so is batch_log_ratio",
-         !ops->log_ratio && !MCF_HAS(mcf_model_ops, ops, batch_log_ratio)},
-        {"accept", "", !ops->accept},
-        {"measure", " and so is batch_measure",
-         !ops->measure && !MCF_HAS(mcf_model_ops, ops, batch_measure)},
-        {"save", "", !ops->save},       {"load", "", !ops->load},
-    };
-    for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
-        if (req[k].missing)
-            return mcf_fail(MCF_EPLUGIN, "%s: required model op '%s' is NULL%s", path,
-                            req[k].name, req[k].or_else);
-    if (ops->move_size == 0)
-        return mcf_fail(MCF_EPLUGIN, "%s: model ops move_size is 0", path);
-    if (!ops->observables || !ops->observables[0].name)
-        return mcf_fail(MCF_EPLUGIN, "%s: the model declares no observables", path);
-    int seen[MCF_ROLE_COUNT] = {0};
-    for (size_t k = 0; ops->observables[k].name; k++) {
-        int r = (int)ops->observables[k].role;
-        if (ops->observables[k].axis) {
-            if (ops->struct_size < offsetof(mcf_model_ops, curve_points) + sizeof(void *) ||
-                !ops->curve_points)
-                return mcf_fail(MCF_EPLUGIN, "%s: observable '%s' is a curve but the model "
-                                "has no curve_points op", path, ops->observables[k].name);
-            if (r)
-                return mcf_fail(MCF_EPLUGIN, "%s: curve observable '%s' has a role; roles "
-                                "are for scalars", path, ops->observables[k].name);
-        }
-        if (r < 0 || r >= MCF_ROLE_COUNT)
-            return mcf_fail(MCF_EPLUGIN, "%s: observable '%s' has an unknown role %d", path,
-                            ops->observables[k].name, r);
-        if (r && seen[r]++)
-            return mcf_fail(MCF_EPLUGIN, "%s: two observables have role %d (at most one each)",
-                            path, r);
-        for (size_t j = 0; j < k; j++)
-            if (!strcmp(ops->observables[j].name, ops->observables[k].name))
-                return mcf_fail(MCF_EPLUGIN, "%s: observable '%s' is declared twice", path,
-                                ops->observables[k].name);
-    }
-    return MCF_OK;
-}
-
-int mcfe_model_tempering(const mcf_model_ops *ops)
-{
-    if (ops->struct_size < offsetof(mcf_model_ops, energy) + sizeof ops->energy ||
-        !ops->set_temperature)
-        return MCF_TEMPERING_NONE;
-    if (MCF_HAS(mcf_model_ops, ops, exchange_action) ||
-        MCF_HAS(mcf_model_ops, ops, batch_exchange_action))
-        return MCF_TEMPERING_ACTION;
-    return ops->energy ? MCF_TEMPERING_ENERGY : MCF_TEMPERING_NONE;
-}
 
 /* the first fermion-evaluator ABI ends with occupation; delta_action was appended */
 #define FERMION_OPS_MIN_SIZE (offsetof(mcf_fermion_ops, occupation) + sizeof(void *))
@@ -240,10 +176,13 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
 {
     if (!info)
         return mcf_fail(MCF_EPLUGIN, "%s: mcf_plugin_entry() returned NULL", path);
-    if (info->abi_version != MCF_ABI_VERSION)
+    /* ABI 2 (docs/sdk-1.md) is being built: models may use it already */
+    if (info->abi_version != MCF_ABI_VERSION &&
+        !(info->abi_version == MCF_ABI_2 && info->kind == MCF_PLUGIN_MODEL))
         return mcf_fail(MCF_EPLUGIN, "%s: built for mcf ABI version %u, but this mcf (%s) has "
-                        "ABI version %u; rebuild the plugin against these headers", path,
-                        info->abi_version, MCF_VERSION_STRING, MCF_ABI_VERSION);
+                        "ABI version %u%s; rebuild the plugin against these headers", path,
+                        info->abi_version, MCF_VERSION_STRING, MCF_ABI_VERSION,
+                        info->abi_version == MCF_ABI_2 ? " (and ABI 2 for models only)" : "");
     if (info->struct_size < MCF_PLUGIN_INFO_MIN_SIZE)
         return mcf_fail(MCF_EPLUGIN, "%s: descriptor struct_size %u is smaller than the "
                         "%zu bytes of ABI %u", path, info->struct_size,
@@ -270,13 +209,6 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
                         mcfe_plugin_kind_name(info->kind), mcfe_plugin_kind_name(want));
     if (!info->ops)
         return mcf_fail(MCF_EPLUGIN, "%s: the descriptor has no ops table", path);
-    if (info->kind == MCF_PLUGIN_MODEL) {
-        int rc = check_model_ops(path, info->ops);
-        if (!rc)
-            rc = mcfi_labels_check(path, info->ops, info->params);
-        if (rc)
-            return rc;
-    }
     if (info->kind == MCF_PLUGIN_FERMION_EVALUATOR) {
         int rc = check_fermion_ops(path, info->ops);
         if (rc)
@@ -337,6 +269,14 @@ int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out)
     memcpy(&entry, &sym, sizeof entry);
     const mcf_plugin_info *info = entry();
     rc = check_info(path, info, want);
+    mcfi_model *model = NULL;
+    if (!rc && info->kind == MCF_PLUGIN_MODEL)
+        rc = mcfi_model_open(path, info, &model); /* checks its table, whatever the ABI */
+    if (!rc && model && (rc = mcfi_labels_check(path, model->observables, model->labels,
+                                                info->params))) {
+        mcfi_model_close(model);
+        model = NULL;
+    }
     if (rc) {
         lt_dlclose(h);
         return rc;
@@ -344,11 +284,13 @@ int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out)
     mcf_plugin *p = calloc(1, sizeof *p);
     if (!p || !(p->path = strdup(path))) {
         free(p);
+        mcfi_model_close(model);
         lt_dlclose(h);
         return mcf_fail(MCF_ENOMEM, "out of memory");
     }
     p->handle = h;
     p->info = info;
+    p->model = model;
     *out = p;
     return MCF_OK;
 }
@@ -357,6 +299,7 @@ void mcfe_plugin_close(mcf_plugin *p)
 {
     if (!p)
         return;
+    mcfi_model_close(p->model);
     if (p->handle)
         lt_dlclose((lt_dlhandle)p->handle);
     free(p->path);

@@ -381,7 +381,7 @@ static const char *role_name(int role)
 /* /observables: every declared observable, in declaration order */
 static int observables_group(h5w *w, hid_t f, const mcf_run *r)
 {
-    const mcf_observable_spec *obs = r->ops->observables;
+    const mcf_observable_spec *obs = r->model->observables;
     size_t n = r->n_chains, nb = (size_t)r->setup->bins;
     double *x = malloc((n * nb + 1) * sizeof *x);
     int64_t *iv = malloc((n + 1) * sizeof *iv);
@@ -437,7 +437,7 @@ static int tables(h5w *w, hid_t f, const mcf_run *r)
         if (t.n_rows) { /* like the curve files: none for a curve no chain measures */
             if (cg < 0)
                 cg = group(w, f, "curves");
-            hid_t one = group(w, cg, r->ops->observables[r->curve[k]].name);
+            hid_t one = group(w, cg, r->model->observables[r->curve[k]].name);
             table(w, one, &t);
             close_id(w, one, H5Gclose, "close a curve's group");
         }

@@ -138,9 +138,9 @@ static double variance(const double *m, void *ctx)
 }
 
 /* 1 when the specific heat takes the general form (a weight exp(-S(x; T)) with e_T, s_T) */
-static int action_form(const int role[MCF_ROLE_COUNT], const mcf_model_ops *ops)
+static int action_form(const int role[MCF_ROLE_COUNT], const mcfi_model *ops)
 {
-    return MCF_HAS(mcf_model_ops, ops, weight_form) && role[MCF_ROLE_ENERGY_DT] >= 0 &&
+    return ops->weight_form && role[MCF_ROLE_ENERGY_DT] >= 0 &&
            role[MCF_ROLE_ACTION_DT] >= 0;
 }
 
@@ -149,7 +149,7 @@ static int action_form(const int role[MCF_ROLE_COUNT], const mcf_model_ops *ops)
  * fluctuation formula and the variance, e s_T for the general specific heat; none for the
  * susceptibility and the Binder cumulant, whose m^2 and m^4 the model measures itself.
  * 0 when q forms no such product. */
-static int product_roles(int q, const int role[MCF_ROLE_COUNT], const mcf_model_ops *ops,
+static int product_roles(int q, const int role[MCF_ROLE_COUNT], const mcfi_model *ops,
                          int pair[2])
 {
     if (q == 1 || q == 2)
@@ -171,7 +171,7 @@ static void role_noise(const mcf_observable_spec *obs, unsigned noise[MCF_ROLE_C
 }
 
 /* 1 when derived quantity q would multiply two observables of one noise set */
-static int shares_noise(int q, const int role[MCF_ROLE_COUNT], const mcf_model_ops *ops)
+static int shares_noise(int q, const int role[MCF_ROLE_COUNT], const mcfi_model *ops)
 {
     unsigned noise[MCF_ROLE_COUNT];
     int pair[2];
@@ -184,7 +184,7 @@ static int shares_noise(int q, const int role[MCF_ROLE_COUNT], const mcf_model_o
 /* Whether derived quantity q (specific_heat, susceptibility, binder, variance, the order
  * of the table below) has the roles it needs, from the roles' indices (-1: none) */
 static int derived_possible(int q, int has_T, const int role[MCF_ROLE_COUNT],
-                            const mcf_model_ops *ops)
+                            const mcfi_model *ops)
 {
     int e = role[MCF_ROLE_ENERGY], m = role[MCF_ROLE_ORDER];
     int m2 = role[MCF_ROLE_ORDER2], m4 = role[MCF_ROLE_ORDER4];
@@ -192,7 +192,7 @@ static int derived_possible(int q, int has_T, const int role[MCF_ROLE_COUNT],
     case 0: /* the fluctuation formula is d<E>/dT for a Boltzmann weight only; a general
                weight needs e_T and s_T */
         return has_T && e >= 0 &&
-               (!MCF_HAS(mcf_model_ops, ops, weight_form) || action_form(role, ops));
+               (!ops->weight_form || action_form(role, ops));
     case 1: return has_T && m >= 0 && m2 >= 0;
     case 2: return m2 >= 0 && m4 >= 0;
     default: return !has_T && e >= 0;
@@ -203,7 +203,7 @@ static int derived_possible(int q, int has_T, const int role[MCF_ROLE_COUNT],
  * estimates that share noise (the product's mean would carry their covariance, a bias no
  * number of sweeps removes: mcfi_results_noise_message says so instead) */
 static int derived_wanted(int q, int has_T, const int role[MCF_ROLE_COUNT],
-                          const mcf_model_ops *ops)
+                          const mcfi_model *ops)
 {
     return derived_possible(q, has_T, role, ops) && !shares_noise(q, role, ops);
 }
@@ -212,7 +212,7 @@ static const char *const derived_names[4] = {"specific_heat", "susceptibility", 
                                              "variance"};
 
 /* the roles of ops' scalar observables: role[ROLE] = its index among the declared ones */
-static void declared_roles(const mcf_model_ops *ops, int role[MCF_ROLE_COUNT])
+static void declared_roles(const mcfi_model *ops, int role[MCF_ROLE_COUNT])
 {
     const mcf_observable_spec *obs = ops->observables;
     for (int k = 0; k < MCF_ROLE_COUNT; k++)
@@ -224,7 +224,7 @@ static void declared_roles(const mcf_model_ops *ops, int role[MCF_ROLE_COUNT])
 
 const char *mcfi_results_noise_message(const mcf_setup *s, int q, char *buf, size_t cap)
 {
-    const mcf_model_ops *ops = s->model->info->ops;
+    const mcfi_model *ops = s->model->model;
     int role[MCF_ROLE_COUNT], pair[2];
     declared_roles(ops, role);
     if (q < 0 || q > 3 || !derived_possible(q, s->has_temperature, role, ops) ||
@@ -249,7 +249,7 @@ const char *mcfi_results_noise_message(const mcf_setup *s, int q, char *buf, siz
 
 int mcfi_results_error_column(const mcf_setup *s, const char *name)
 {
-    const mcf_model_ops *ops = s->model->info->ops;
+    const mcfi_model *ops = s->model->model;
     const mcf_observable_spec *obs = ops->observables;
     int role[MCF_ROLE_COUNT], found = 0;
     declared_roles(ops, role);
@@ -317,7 +317,7 @@ static double jackknife_scale(const mcf_run *r, size_t point, const int vars[3])
 int mcfi_results_table(const mcf_run *r, mcfi_table *t)
 {
     const mcf_setup *s = r->setup;
-    const mcf_observable_spec *obs = r->ops->observables;
+    const mcf_observable_spec *obs = r->model->observables;
     size_t R = (size_t)s->walkers, n_points = r->n_chains / R, nb = (size_t)s->bins;
     int e = r->role[MCF_ROLE_ENERGY], m = r->role[MCF_ROLE_ORDER];
     int m2 = r->role[MCF_ROLE_ORDER2], m4 = r->role[MCF_ROLE_ORDER4];
@@ -333,8 +333,8 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
               {0, binder, m2, m4, "binder", 0, {m2, m4, -1}},
               {0, variance, e, (int)r->n_obs, "variance", 0, {e, -1, -1}}};
     for (int q = 0; q < 4; q++)
-        d[q].want = derived_wanted(q, s->has_temperature, r->role, r->ops);
-    if (action_form(r->role, r->ops)) { /* run.c made e s_T a variable */
+        d[q].want = derived_wanted(q, s->has_temperature, r->role, r->model);
+    if (action_form(r->role, r->model)) { /* run.c made e s_T a variable */
         d[0].f = specific_heat_action;
         d[0].b = r->var_es;
         d[0].tau_of[1] = r->role[MCF_ROLE_ENERGY_DT];
@@ -443,7 +443,7 @@ static size_t curve_start(const mcf_run *r, const mcf_chain *c, size_t k)
 int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t)
 {
     const mcf_setup *s = r->setup;
-    const mcf_observable_spec *obs = &r->ops->observables[r->curve[k]];
+    const mcf_observable_spec *obs = &r->model->observables[r->curve[k]];
     size_t o = r->curve[k], R = (size_t)s->walkers, n_points = r->n_chains / R;
     size_t nb = (size_t)s->bins;
     memset(t, 0, sizeof *t);

@@ -27,6 +27,7 @@
 #include <omp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,18 +57,45 @@ static int save_checkpoint(mcf_run *r)
     return rc;
 }
 
+/* The checkpoint's name for the configuration: the hash of config.ini as used without its
+ * first line, which names the mcf release that wrote it (so a run resumes under a later
+ * release); and, for a checkpoint of mcf 0.5 or older, which hashed the whole text, the
+ * hash with the first line of the configuration file being read (config.ini, when
+ * resuming, names the release that wrote the checkpoint); 0 when there is none. */
+static void config_hashes(const mcf_setup *s, uint64_t *hash, uint64_t *before)
+{
+    static const char head[] = "; configuration as used by mcf ";
+    const char *body = strchr(s->canonical, '\n');
+    body = body ? body + 1 : s->canonical;
+    *hash = mcfi_fnv1a64(body, strlen(body), MCF_FNV_OFFSET);
+    *before = 0;
+    unsigned char *text = NULL;
+    size_t size = 0;
+    struct stat st;
+    if (!s->config_path ||
+        mcfi_read_file(s->config_path, O_RDONLY | O_NOFOLLOW, MCFI_CONFIG_MAX_BYTES, &text,
+                       &size, &st) != MCFI_FILE_OK)
+        return;
+    const char *nl = strchr((const char *)text, '\n');
+    if (nl && !strncmp((const char *)text, head, sizeof head - 1)) {
+        uint64_t h = mcfi_fnv1a64(text, (size_t)(nl + 1 - (const char *)text), MCF_FNV_OFFSET);
+        *before = mcfi_fnv1a64(body, strlen(body), h);
+    }
+    free(text);
+}
+
 /* The run's description from the setup: observables and their roles, the model's batched
  * ops, the schedule's lengths, the chains and the ones this rank owns.  Collective. */
 static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
 {
     memset(r, 0, sizeof *r);
     r->setup = setup;
-    r->ops = setup->model->info->ops;
+    r->model = setup->model->model;
     r->rank = mcfe_mpi_rank();
     r->ranks = mcfi_mpi_size();
     for (int k = 0; k < MCF_ROLE_COUNT; k++)
         r->role[k] = -1;
-    while (r->ops->observables[r->n_declared].name)
+    while (r->model->observables[r->n_declared].name)
         r->n_declared++;
     r->dir = strdup(opt->output ? opt->output : setup->output);
     r->scalar = calloc(r->n_declared, sizeof *r->scalar);
@@ -78,7 +106,7 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
     if (rc)
         return rc;
     for (size_t o = 0; o < r->n_declared; o++) {
-        const mcf_observable_spec *spec = &r->ops->observables[o];
+        const mcf_observable_spec *spec = &r->model->observables[o];
         if (spec->axis) {
             r->curve[r->n_curves++] = o;
             continue;
@@ -91,19 +119,9 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
     r->var_es = -1;
     if (r->role[MCF_ROLE_ENERGY] >= 0 && r->role[MCF_ROLE_ACTION_DT] >= 0)
         r->var_es = (int)r->nvars++; /* <e s_T>: the specific heat of a general weight */
-    if (r->ops->struct_size >= offsetof(mcf_model_ops, measure_batch) + sizeof(void *))
-        r->measure_batch = r->ops->measure_batch;
-    if (MCF_HAS(mcf_model_ops, r->ops, batch_log_ratio))
-        r->batch_log_ratio = r->ops->batch_log_ratio;
-    if (MCF_HAS(mcf_model_ops, r->ops, batch_measure))
-        r->batch_measure = r->ops->batch_measure;
-    if (MCF_HAS(mcf_model_ops, r->ops, batch_exchange_action))
-        r->batch_exchange_action = r->ops->batch_exchange_action;
-    if (MCF_HAS(mcf_model_ops, r->ops, sweep))
-        r->sweep = r->ops->sweep;
     mcfi_run_set_measured(r, (uint64_t)setup->sweeps);
     r->max_total = (uint64_t)setup->thermalize + mcfi_measured_sweeps_max(setup);
-    r->config_hash = mcfi_fnv1a64(setup->canonical, strlen(setup->canonical), MCF_FNV_OFFSET);
+    config_hashes(setup, &r->config_hash, &r->config_hash_before);
     r->n_chains = setup->n_points * (size_t)setup->walkers;
     /* this rank's chains: every P-th (ranks.h) */
     r->own = malloc((r->n_chains / (size_t)r->ranks + 1) * sizeof *r->own);

@@ -4,6 +4,7 @@
 #define MCF_RUN_STATE_H
 
 #include "internal.h"
+#include "model_ops.h"
 
 typedef struct mcf_chain {
     size_t index;
@@ -67,7 +68,7 @@ typedef struct mcf_tempering {
 
 struct mcf_run {
     mcf_setup *setup;            /* borrowed */
-    const mcf_model_ops *ops;
+    const mcfi_model *model;     /* the model, whatever its ABI (model_ops.h) */
     char *dir;
     size_t n_declared;           /* observables declared by the model */
     size_t n_obs, nvars;         /* scalar observables; nvars = n_obs (+1 for e^2 with an
@@ -77,13 +78,6 @@ struct mcf_run {
     size_t *curve;               /* n_curves: declared index of each curve */
     int role[MCF_ROLE_COUNT];    /* scalar index of each role, -1 if none */
     int var_es;                  /* the variable of e s_T (n_obs + 1), -1 if none */
-    int (*measure_batch)(void *const *, size_t, double *const *); /* NULL if the model has none */
-    /* the appended batched ops with a context (mcf/model.h), NULL when the model has none */
-    int (*batch_log_ratio)(mcf_batch *, void *const *, const void *, size_t, double *);
-    int (*batch_measure)(mcf_batch *, void *const *, size_t, double *const *);
-    int (*batch_exchange_action)(mcf_batch *, void *const *, size_t, const double *, double *);
-    /* the appended whole-sweep op (mcf/model.h), NULL when the model has none */
-    int (*sweep)(void *const *, size_t, mcf_rng *const *, uint64_t *);
     mcf_chain *chains;           /* all n_chains; a rank steps the chains it owns and
                                     keeps model instances for those only (mcf_mpi.h) */
     size_t n_chains;
@@ -99,7 +93,8 @@ struct mcf_run {
     int target_state;            /* error_target: 0 none or undecided, 1 met, 2 missed at
                                     max_sweeps */
     char target_report[768];     /* error_target: how the last decision stood, one line */
-    uint64_t config_hash;
+    uint64_t config_hash;        /* run.c's config_hashes: this release's, and the one a */
+    uint64_t config_hash_before; /*   checkpoint of mcf 0.5 or older has (0: none) */
     mcf_tempering *pt;           /* parallel tempering, NULL when off */
     struct mcfi_anneal *anneal;  /* [schedule] start = anneal (anneal.c), NULL when off */
 };

@@ -36,12 +36,9 @@ static int check_section_names(const mcf_config *c)
     return MCF_OK;
 }
 
-int mcfe_model_evaluator_kind(const mcf_model_ops *ops)
+int mcfe_model_evaluator_kind(const mcf_plugin *model)
 {
-    /* evaluator_kind was appended to the ops table: older models have none */
-    return ops->struct_size >= offsetof(mcf_model_ops, evaluator_kind) + sizeof ops->evaluator_kind
-               ? ops->evaluator_kind
-               : 0;
+    return model->model->evaluator_kind;
 }
 
 /* The model plugin, and the evaluator [run] evaluator names (a plugin, none or auto). */
@@ -61,7 +58,7 @@ static int open_plugins(mcf_config *c, mcf_setup *s)
         rc = mcfe_plugin_open(s->evaluator_name, 0, &s->evaluator);
         if (!rc && s->evaluator->info->kind == MCF_PLUGIN_MODEL)
             rc = mcf_fail(MCF_EINVAL, "%s is a model, not an evaluator", s->evaluator->path);
-        else if (!rc && !mcfe_model_evaluator_kind(s->model->info->ops))
+        else if (!rc && !mcfe_model_evaluator_kind(s->model))
             rc = mcf_fail(MCF_EINVAL, "model '%s' takes no evaluator (see `mcf describe %s`); "
                           "set evaluator = none", s->model_name, s->model_name);
         if (rc)

@@ -8,6 +8,7 @@
 #define MCF_SETUP_H
 
 #include "internal.h"
+#include "model_ops.h"
 
 /* The most chains a run may have (scan points x walkers): chain indices times the number
  * of MPI ranks (< 2^31) stay within 64 bits. */

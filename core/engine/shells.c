@@ -1,7 +1,7 @@
 /* shells.c — degenerate shells of levels at the chemical potential on the run's finite
  * lattice, a warning at setup (docs/methods.md, "Degenerate shells at mu").
  *
- * A model that names its ordered state (mcf_model_ops.ordered_state, an ideal state of its
+ * A model that names its ordered state (its ordered_state, an ideal state of its
  * periodic op) and the key of its chemical potential (mu_key) describes that state as a
  * crystal; the L^d torus of its lattice (translations L e_d, Cartesian, lattice constant 1:
  * MCF_LATTICE_PARAMS's chain, square, cubic, and bcc's conventional cube) allows the wave
@@ -238,9 +238,8 @@ static void free_sizes(const mcf_periodic *p, long L, long min_L, double mu, dou
 
 int mcfi_shells_check(const mcf_config *c, mcf_setup *s)
 {
-    const mcf_model_ops *ops = s->model->info->ops;
-    if (!MCF_HAS(mcf_model_ops, ops, mu_key) || !ops->ordered_state || !ops->mu_key ||
-        !ops->periodic || !s->has_temperature)
+    const mcfi_model *ops = s->model->model;
+    if (!ops->ordered_state || !ops->mu_key || !ops->has_periodic || !s->has_temperature)
         return MCF_OK;
     mcf_text t = {0};
     long *warned = NULL; /* the sizes warned about */
@@ -263,7 +262,7 @@ int mcfi_shells_check(const mcf_config *c, mcf_setup *s)
         if (!skip && (rc = mcf_cell_create(&cell)))
             skip = 1;
         /* a state the op refuses here (e.g. a lattice it has no such state on): no check */
-        if (!skip && (ops->periodic(p, NULL, ops->ordered_state, cell) ||
+        if (!skip && (MCFI_MODEL(ops, periodic, p, NULL, ops->ordered_state, cell) ||
                       mcf_cell_status(cell) || !mcf_cell_view(cell) ||
                       mcf_periodic_check(mcf_cell_view(cell), "shells")))
             skip = 1;

@@ -23,7 +23,10 @@ int mcfi_group_init(const mcf_run *r, mcf_group *gr, size_t g, size_t groups)
     gr->states = calloc(gr->n, sizeof *gr->states);
     gr->active_states = calloc(gr->n, sizeof *gr->active_states);
     gr->active = calloc(gr->n, sizeof *gr->active);
-    gr->moves = calloc(gr->n, r->ops->move_size);
+    gr->moves = calloc(gr->n, r->model->move_size);
+    gr->decided = calloc(gr->n, 1);
+    gr->active_chains = calloc(gr->n, sizeof *gr->active_chains);
+    gr->active_rngs = calloc(gr->n, sizeof *gr->active_rngs);
     gr->log_ratio = calloc(gr->n, sizeof *gr->log_ratio);
     gr->rngs = calloc(gr->n, sizeof *gr->rngs);
     gr->accepted = calloc(gr->n, sizeof *gr->accepted);
@@ -36,6 +39,7 @@ int mcfi_group_init(const mcf_run *r, mcf_group *gr, size_t g, size_t groups)
     gr->value_rows = calloc(gr->n, sizeof *gr->value_rows);
     gr->batch = mcf_batch_create();
     if (!gr->chains || !gr->states || !gr->active_states || !gr->active || !gr->moves ||
+        !gr->decided || !gr->active_rngs || !gr->active_chains ||
         !gr->log_ratio || !gr->rngs || !gr->accepted || !gr->values || !gr->value_rows ||
         !gr->batch)
         return mcf_fail(MCF_ENOMEM, "out of memory");
@@ -53,6 +57,9 @@ void mcfi_group_release(mcf_group *g)
     free(g->active_states);
     free(g->active);
     free(g->moves);
+    free(g->decided);
+    free(g->active_chains);
+    free(g->active_rngs);
     free(g->log_ratio);
     free(g->rngs);
     free(g->accepted);
@@ -82,12 +89,12 @@ static void count_moves(const mcf_run *r, mcf_chain *c, int measuring, uint64_t 
  * when it declined (the core's loop makes them), or an error. */
 static int sweep_by_model(mcf_run *r, mcf_group *g, int measuring)
 {
-    if (!r->sweep)
+    if (!r->model->has_sweep)
         return 0;
     mcf_chain *const *chains = g->chains;
     for (size_t k = 0; k < g->n; k++)
         g->rngs[k] = &chains[k]->rng;
-    int rc = r->sweep(g->states, g->n, g->rngs, g->accepted);
+    int rc = MCFI_MODEL(r->model, sweep, g->batch, g->states, g->n, g->rngs, g->accepted);
     if (rc == MCF_SWEEP_DECLINED)
         return 0;
     if (rc)
@@ -119,7 +126,7 @@ static size_t curve_at(const mcf_run *r, const mcf_chain *c, size_t o)
 static int check_finite(const mcf_run *r, mcf_group *g, const mcf_chain *c,
                         const double *values, uint64_t sweep)
 {
-    const mcf_observable_spec *obs = r->ops->observables;
+    const mcf_observable_spec *obs = r->model->observables;
     for (size_t o = 0; o < r->n_declared; o++)
         for (size_t p = 0; p < c->points[o]; p++) {
             const double x = values[c->offset[o] + p];
@@ -140,12 +147,21 @@ static int check_finite(const mcf_run *r, mcf_group *g, const mcf_chain *c,
     return MCF_OK;
 }
 
+/* A failed op of the model, naming the chain when the op was one chain's. */
+static int op_fail(const mcf_run *r, mcf_group *g, int rc, const char *op, size_t failed,
+                   size_t n, mcf_chain *const *chain_of)
+{
+    if (failed < n)
+        return group_fail(g, mcf_fail_prefix(rc, "model %s: %s (chain %zu)",
+                                             r->setup->model_name, op, chain_of[failed]->index));
+    return group_fail(g, mcf_fail_prefix(rc, "model %s: %s", r->setup->model_name, op));
+}
+
 int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
 {
-    const mcf_model_ops *ops = r->ops;
+    const mcfi_model *md = r->model;
     const mcf_setup *s = r->setup;
     mcf_chain *const *chains = g->chains;
-    size_t ms = ops->move_size;
     int measuring = !g->plain && sweep >= (uint64_t)s->thermalize;
     size_t max_units = 0;
     for (size_t k = 0; k < g->n; k++) {
@@ -153,36 +169,28 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
         if (chains[k]->units > max_units)
             max_units = chains[k]->units;
     }
-    if (ops->begin_sweep) {
-        int rc = ops->begin_sweep(g->states, g->n);
-        if (rc)
-            return group_fail(g, mcf_fail_prefix(rc, "model %s: begin_sweep", s->model_name));
-    }
     int by_model = sweep_by_model(r, g, measuring);
     if (by_model < 0)
         return by_model;
     for (size_t step = 0; step < (by_model ? 0 : max_units); step++) {
-        size_t na = 0;
+        /* the chains with a move left at this step: their moves and log ratios in one call */
+        size_t na = 0, failed;
         for (size_t k = 0; k < g->n; k++) {
             if (chains[k]->units <= step)
                 continue;
-            int rc = ops->propose(chains[k]->state, &chains[k]->rng, g->moves + na * ms);
-            if (rc)
-                return group_fail(g, mcf_fail_prefix(rc, "model %s: propose (chain %zu)",
-                                                     s->model_name, chains[k]->index));
             g->active[na] = k;
             g->active_states[na] = chains[k]->state;
+            g->active_rngs[na] = &chains[k]->rng;
+            g->active_chains[na] = chains[k];
             na++;
         }
-        int rc = r->batch_log_ratio
-                     ? r->batch_log_ratio(g->batch, g->active_states, g->moves, na, g->log_ratio)
-                     : ops->log_ratio(g->active_states, g->moves, na, g->log_ratio);
+        int rc = MCFI_MODEL(md, propose, g->batch, g->active_states, na, g->active_rngs,
+                            g->moves, g->log_ratio, &failed);
         if (rc)
-            return group_fail(g, mcf_fail_prefix(rc, "model %s: log_ratio", s->model_name));
+            return op_fail(r, g, rc, "propose", failed, na, g->active_chains);
         for (size_t a = 0; a < na; a++) {
-            mcf_chain *c = chains[g->active[a]];
+            mcf_chain *c = g->active_chains[a];
             double lr = g->log_ratio[a];
-            const void *move = g->moves + a * ms;
             if (isnan(lr)) {
                 char where[640];
                 mcfi_chain_where(r, c->index, where, sizeof where);
@@ -192,17 +200,13 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
                                               "checkpoint stays", s->model_name, where,
                                               (unsigned long long)sweep + 1));
             }
-            int accept = mcf_metropolis_accept(&c->rng, lr);
-            if (accept) {
-                rc = ops->accept(c->state, move);
-                if (rc)
-                    return group_fail(g, mcf_fail_prefix(rc, "model %s: accept (chain %zu)",
-                                                         s->model_name, c->index));
-            } else if (ops->reject) {
-                ops->reject(c->state, move);
-            }
-            count_moves(r, c, measuring, (uint64_t)accept, 1);
+            g->decided[a] = (unsigned char)mcf_metropolis_accept(&c->rng, lr);
         }
+        rc = MCFI_MODEL(md, apply, g->batch, g->active_states, g->moves, na, g->decided, &failed);
+        if (rc)
+            return op_fail(r, g, rc, "accept", failed, na, g->active_chains);
+        for (size_t a = 0; a < na; a++)
+            count_moves(r, g->active_chains[a], measuring, (uint64_t)g->decided[a], 1);
     }
     /* after the sweep: adapt during thermalization, measure afterwards */
     if (g->plain)
@@ -211,8 +215,9 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
         for (size_t k = 0; k < g->n; k++) {
             mcf_chain *c = chains[k];
             if ((sweep + 1) % (uint64_t)s->adapt_every == 0 || sweep + 1 == (uint64_t)s->thermalize) {
-                if (ops->adapt && c->block_proposed)
-                    ops->adapt(c->state, (double)c->block_accepted / (double)c->block_proposed);
+                if (c->block_proposed)
+                    MCFI_MODEL(md, adapt, c->state,
+                               (double)c->block_accepted / (double)c->block_proposed);
                 c->block_accepted = c->block_proposed = 0;
             }
         }
@@ -221,23 +226,10 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
     uint64_t m = sweep - (uint64_t)s->thermalize;
     if ((m + 1) % (uint64_t)s->measure_every != 0)
         return MCF_OK;
-    int rc;
-    if (r->batch_measure) {
-        rc = r->batch_measure(g->batch, g->states, g->n, g->value_rows);
-        if (rc)
-            return group_fail(g, mcf_fail_prefix(rc, "model %s: batch_measure", s->model_name));
-    } else if (r->measure_batch) {
-        rc = r->measure_batch(g->states, g->n, g->value_rows);
-        if (rc)
-            return group_fail(g, mcf_fail_prefix(rc, "model %s: measure_batch", s->model_name));
-    } else {
-        for (size_t k = 0; k < g->n; k++) {
-            rc = ops->measure(chains[k]->state, g->value_rows[k]);
-            if (rc)
-                return group_fail(g, mcf_fail_prefix(rc, "model %s: measure (chain %zu)",
-                                                     s->model_name, chains[k]->index));
-        }
-    }
+    size_t failed;
+    int rc = MCFI_MODEL(md, measure, g->batch, g->states, g->n, g->value_rows, &failed);
+    if (rc)
+        return op_fail(r, g, rc, "measure", failed, g->n, g->chains);
     for (size_t k = 0; k < g->n; k++)
         if (check_finite(r, g, chains[k], g->value_rows[k], sweep))
             return g->status;

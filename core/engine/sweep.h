@@ -9,8 +9,11 @@ typedef struct mcf_group {
     mcf_chain **chains;    /* n: those chains */
     void **states, **active_states;
     size_t *active;
-    unsigned char *moves;
-    double *log_ratio;
+    mcf_chain **active_chains; /* the chains with a move left at this step, */
+    mcf_rng **active_rngs;     /*   their streams, */
+    unsigned char *moves;      /*   their moves (move_size each), */
+    double *log_ratio;         /*   log ratios */
+    unsigned char *decided;    /*   and decisions (1 accepted) */
     mcf_rng **rngs;        /* n: the chains' streams, for the model's sweep op */
     uint64_t *accepted;    /* n: the moves its sweep accepted */
     double *values;        /* n x stride: each chain's measured values */

@@ -74,7 +74,7 @@ int mcfi_pt_create(mcf_run *r)
         pt->trip_start = calloc(n, sizeof *pt->trip_start);
         pt->trip_state = calloc(n, sizeof *pt->trip_state);
         pt->energy = calloc(n, sizeof *pt->energy);
-        pt->weigh = mcfe_model_tempering(r->ops);
+        pt->weigh = r->model->tempering;
         pt->batch_chain = calloc(n, sizeof *pt->batch_chain);
         pt->batch_state = calloc(n, sizeof *pt->batch_state);
         pt->batch_T = calloc(n, sizeof *pt->batch_T);
@@ -129,7 +129,7 @@ int mcfi_pt_set_temperatures(mcf_run *r, size_t k, int force)
     if (!force && r->pt->slot[k] == k)
         return MCF_OK;
     double T = pt_temperature(r, r->pt->slot[k]);
-    int rc = r->ops->set_temperature(c->state, T);
+    int rc = MCFI_MODEL(r->model, set_temperature, c->state, T);
     if (rc)
         return mcf_fail_prefix(rc, "model %s: set_temperature(%g) (chain %zu)",
                                r->setup->model_name, T, k);
@@ -233,7 +233,14 @@ static int pt_round_weights(mcf_run *r, size_t parity)
     size_t R = (size_t)r->setup->walkers, nT = pt->n_temps;
     if (pt->weigh == MCF_TEMPERING_ENERGY) {
         for (size_t i = 0; i < r->n_own; i++)
-            pt->energy[r->own[i]] = r->ops->energy(r->chains[r->own[i]].state);
+            pt->batch_state[i] = r->chains[r->own[i]].state;
+        int rc = MCFI_MODEL(r->model, exchange, pt->batch, pt->batch_state, r->n_own, NULL,
+                            pt->batch_dS);
+        if (rc)
+            return mcf_fail_prefix(rc, "model %s: the energies for parallel tempering",
+                                   r->setup->model_name);
+        for (size_t i = 0; i < r->n_own; i++)
+            pt->energy[r->own[i]] = pt->batch_dS[i];
         return MCF_OK;
     }
     size_t cnt = 0;
@@ -257,10 +264,8 @@ static int pt_round_weights(mcf_run *r, size_t parity)
         }
     if (!cnt)
         return MCF_OK;
-    int rc = r->batch_exchange_action
-                 ? r->batch_exchange_action(pt->batch, pt->batch_state, cnt, pt->batch_T,
-                                            pt->batch_dS)
-                 : r->ops->exchange_action(pt->batch_state, cnt, pt->batch_T, pt->batch_dS);
+    int rc = MCFI_MODEL(r->model, exchange, pt->batch, pt->batch_state, cnt, pt->batch_T,
+                        pt->batch_dS);
     if (rc)
         return mcf_fail_prefix(rc, "model %s: exchange_action for %zu chains (chains %zu..)",
                                r->setup->model_name, cnt, pt->batch_chain[0]);

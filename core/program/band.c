@@ -4,7 +4,7 @@
  * seed; [band] states (space-separated names of the model's ideal states, or
  * configuration), mu, energies, electrons, temperature; [model] and [evaluator] as the
  * plugins declare them (one value per key: no scans).  For every state the model describes
- * a crystal (mcf_model_ops.periodic), the evaluator integrates it, and the command writes
+ * a crystal (the model's periodic op), the evaluator integrates it, and the command writes
  * into the output folder:
  *   dos-STATE.tsv   E, the DOS and the number of states below E per site, the orbital DOS
  *                   (not for configuration, whose orbitals are the sites of a box);
@@ -170,7 +170,7 @@ static int job_setup(band_job *j)
     const char *ev = rc ? NULL : mcfe_section_text(&j->sec[0], "evaluator");
     if (!rc && (rc = mcfe_plugin_open(model, MCF_PLUGIN_MODEL, &j->model)))
         rc = mcf_fail_prefix(rc, "%s: [run] model = %s", c->path, model);
-    if (!rc && !MCF_HAS(mcf_model_ops, (const mcf_model_ops *)j->model->info->ops, periodic))
+    if (!rc && !mcfe_model_has_periodic(j->model))
         rc = mcf_fail(MCF_EINVAL, "%s: [run] model = %s describes no ideal states as crystals "
                       "(its plugin has no periodic op: docs/plugin-guide.md)", c->path, model);
     if (!rc && (rc = mcfe_plugin_open(ev, MCF_PLUGIN_BAND_EVALUATOR, &j->evaluator)))
@@ -232,7 +232,6 @@ static int job_states(band_job *j)
     if (!list)
         return mcf_fail(MCF_ENOMEM, "out of memory");
     int rc = MCF_OK;
-    const mcf_model_ops *mops = j->model->info->ops;
     for (char *save = NULL, *w = strtok_r(list, " \t", &save); w && !rc;
          w = strtok_r(NULL, " \t", &save)) {
         for (size_t s = 0; s < j->n_states && !rc; s++)
@@ -254,7 +253,7 @@ static int job_states(band_job *j)
         }
         st->box = !strcmp(w, "configuration");
         rc = st->box ? mcfi_band_chain_cell(j->c, j->model, &j->model_params, j->sec, cell)
-                     : mops->periodic(&j->model_params, NULL, w, cell);
+                     : mcfe_model_periodic(j->model, &j->model_params, NULL, w, cell);
         if (!rc)
             rc = mcf_cell_status(cell);
         const mcf_periodic *p = rc ? NULL : mcf_cell_view(cell);

@@ -16,7 +16,6 @@ int mcfi_band_chain_cell(mcf_config *c, const mcf_plugin *model,
                          const mcf_params *model_params, const mcf_section sec[2],
                          mcf_cell *cell)
 {
-    const mcf_model_ops *mops = model->info->ops;
     mcf_params rp, bp, mp = *model_params, ep;
     long seed = 0;
     mcfe_section_params(&sec[0], c->path, &rp);
@@ -28,7 +27,7 @@ int mcfi_band_chain_cell(mcf_config *c, const mcf_plugin *model,
     }
     mcf_plugin *ed = NULL;
     mcf_section eds = {0};
-    if (!rc && mcfe_model_evaluator_kind(mops) == MCF_PLUGIN_FERMION_EVALUATOR) {
+    if (!rc && mcfe_model_evaluator_kind(model) == MCF_PLUGIN_FERMION_EVALUATOR) {
         mcf_axis *axes = NULL;
         size_t n_axes = 0;
         rc = mcfe_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &ed);
@@ -44,14 +43,15 @@ int mcfi_band_chain_cell(mcf_config *c, const mcf_plugin *model,
     if (!rc) {
         mcfe_chain_services((uint64_t)seed, 0, ed ? ed->info : NULL, ed ? &ep : NULL,
                             &services, &rng);
+        mcfe_model_services(model, &services);
         mcf_clear_error();
-        if ((rc = mops->create(&mp, &services, &rng, &chain)))
+        if ((rc = mcfe_model_create(model, &mp, &services, &rng, &chain)))
             chain = NULL;
     }
     if (!rc)
-        rc = mops->periodic(&mp, chain, NULL, cell);
+        rc = mcfe_model_periodic(model, &mp, chain, NULL, cell);
     if (chain)
-        mops->destroy(chain);
+        mcfe_model_destroy(model, chain);
     mcfe_section_release(&eds);
     if (ed)
         mcfe_plugin_close(ed);

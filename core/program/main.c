@@ -297,17 +297,13 @@ static int cmd_describe(int argc, char **argv)
             printf("evaluator = auto: never chosen (priority 0); name it to use it\n\n");
         }
     } else {
-        const mcf_model_ops *mops = in->ops;
-        int kind = mops->struct_size >= offsetof(mcf_model_ops, evaluator_kind) +
-                                            sizeof mops->evaluator_kind
-                       ? mops->evaluator_kind
-                       : 0;
+        int kind = mcfe_model_evaluator_kind(p);
         if (kind)
             printf("evaluator: a %s (evaluator = auto picks one)\n\n",
                    mcfe_plugin_kind_name(kind));
         else
             printf("evaluator: none (the model takes no evaluator)\n\n");
-        int pt = mcfe_model_tempering(mops);
+        int pt = mcfe_model_tempering(p);
         printf("parallel tempering ([schedule] exchange_every): %s\n\n",
                pt == MCF_TEMPERING_ACTION   ? "supported (exchange weight from the model's "
                                               "action at the other temperature)"
@@ -327,16 +323,15 @@ static int cmd_describe(int argc, char **argv)
                "", allowed, (s->flags & MCF_PARAM_NO_SCAN) ? "; not scannable" : "");
     }
     if (in->kind == MCF_PLUGIN_MODEL) {
-        const mcf_model_ops *ops = in->ops;
+        const mcf_observable_spec *obs = mcfe_model_observables(p);
         static const char *roles[MCF_ROLE_COUNT] = {
             "", " [energy]", " [order parameter]", " [order parameter squared]",
             " [order parameter^4]", " [dE/dT at fixed configuration]",
             " [dS/dT at fixed configuration]"};
         printf("\nobservables:\n");
-        for (size_t k = 0; ops->observables[k].name; k++)
-            printf("  %-16s %s%s\n", ops->observables[k].name,
-                   ops->observables[k].doc ? ops->observables[k].doc : "",
-                   roles[ops->observables[k].role]);
+        for (size_t k = 0; obs[k].name; k++)
+            printf("  %-16s %s%s\n", obs[k].name, obs[k].doc ? obs[k].doc : "",
+                   roles[obs[k].role]);
     }
     mcfe_plugin_close(p);
     return MCF_OK;

@@ -1,13 +1,23 @@
-/* batch.c — per-batch scratch handed to a model's batched ops (mcf/batch.h). */
+/* batch.c — per-batch scratch and keep slots handed to a model's batched ops
+ * (mcf/batch.h). */
 #include "mcf/batch.h"
 
 #include <stdlib.h>
 
 #include "mcf/error.h"
 
+typedef struct batch_slot {
+    const void *owner;
+    void *mem;
+    size_t bytes;
+    void (*release)(void *slot);
+} batch_slot;
+
 struct mcf_batch {
     void *buf;
     size_t cap;
+    batch_slot *slot; /* in the order they were made */
+    size_t n_slots, slots_cap;
 };
 
 mcf_batch *mcf_batch_create(void)
@@ -19,6 +29,12 @@ void mcf_batch_destroy(mcf_batch *b)
 {
     if (!b)
         return;
+    for (size_t k = b->n_slots; k-- > 0;) {
+        if (b->slot[k].release)
+            b->slot[k].release(b->slot[k].mem);
+        free(b->slot[k].mem);
+    }
+    free(b->slot);
     free(b->buf);
     free(b);
 }
@@ -40,4 +56,40 @@ void *mcf_batch_scratch(mcf_batch *b, size_t bytes)
     if (!b->buf)
         mcf_fail(MCF_ENOMEM, "out of memory for %zu bytes of batch scratch", bytes);
     return b->buf;
+}
+
+void *mcf_batch_keep(mcf_batch *b, const void *owner, size_t bytes, void (*release)(void *slot))
+{
+    if (!b || !owner) {
+        mcf_fail(MCF_EINVAL, "mcf_batch_keep: %s", !b ? "no batch" : "no owner (NULL)");
+        return NULL;
+    }
+    for (size_t k = 0; k < b->n_slots; k++) {
+        if (b->slot[k].owner != owner)
+            continue;
+        if (bytes > b->slot[k].bytes) {
+            mcf_fail(MCF_EINVAL, "mcf_batch_keep: the slot of this owner holds %zu bytes; "
+                     "%zu asked (a slot never grows: ask for its full size the first time)",
+                     b->slot[k].bytes, bytes);
+            return NULL;
+        }
+        return b->slot[k].mem;
+    }
+    if (b->n_slots == b->slots_cap) {
+        size_t cap = b->slots_cap ? 2 * b->slots_cap : 4;
+        batch_slot *s = realloc(b->slot, cap * sizeof *s);
+        if (!s) {
+            mcf_fail(MCF_ENOMEM, "out of memory for a batch slot");
+            return NULL;
+        }
+        b->slot = s;
+        b->slots_cap = cap;
+    }
+    void *mem = calloc(1, bytes ? bytes : 1);
+    if (!mem) {
+        mcf_fail(MCF_ENOMEM, "out of memory for a batch slot of %zu bytes", bytes);
+        return NULL;
+    }
+    b->slot[b->n_slots++] = (batch_slot){owner, mem, bytes, release};
+    return mem;
 }

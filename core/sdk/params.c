@@ -78,6 +78,15 @@ int mcf_params_string(const mcf_params *p, const char *key, const char **out)
     return rc;
 }
 
+int mcf_params_choice(const mcf_params *p, const char *key, int *index)
+{
+    const mcf_value *v;
+    int rc = lookup(p, key, MCF_PARAM_CHOICE, &v);
+    if (!rc)
+        *index = (int)v->i;
+    return rc;
+}
+
 int mcf_params_temperature(const mcf_params *p, double *out)
 {
     if (!p || !p->has_temperature)

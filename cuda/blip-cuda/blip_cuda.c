@@ -81,12 +81,17 @@ static int bc_create(const mcf_params *params, const mcf_pw_orbitals *o, void **
     const size_t L = o->n_orbitals;
     if ((rc = blip_table_fits("blip-cuda", n, L, sizeof(double))))
         return rc;
-    const char *precision = NULL, *per_thread = NULL;
-    if ((rc = mcf_params_string(params, "sum_precision", &precision)) ||
-        (rc = mcf_params_string(params, "orbitals_per_thread", &per_thread)))
+    /* sum_precision: single, double; orbitals_per_thread: 1, 2, 4 (the order of their
+       choices, mcf_params_choice) */
+    enum { BC_SUM_SINGLE, BC_SUM_DOUBLE };
+    const char *precision = NULL;
+    int sum, per_thread;
+    if ((rc = mcf_params_choice(params, "sum_precision", &sum)) ||
+        (rc = mcf_params_string(params, "sum_precision", &precision)) ||
+        (rc = mcf_params_choice(params, "orbitals_per_thread", &per_thread)))
         return rc;
-    const bcu_settings set = {.accumulate_double = strcmp(precision, "double") == 0,
-                              .vec = atoi(per_thread)};
+    const bcu_settings set = {.accumulate_double = sum == BC_SUM_DOUBLE,
+                              .vec = 1 << per_thread};
     bc_ws *w = calloc(1, sizeof *w);
     if (!w)
         return mcf_fail(MCF_ENOMEM, "blip-cuda: out of memory");
@@ -246,6 +251,7 @@ static const mcf_plugin_info bc_info = {
     .auto_priority = 20, /* before blip (10) when a device is present */
     .probe = bc_probe,
     .one_batch = 1,      /* one kernel launch for all walkers of a step */
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
 };
 
 MCF_PLUGIN(bc_info)

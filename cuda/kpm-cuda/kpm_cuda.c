@@ -405,16 +405,18 @@ static const mcf_param_spec kc_param_specs[] = {
 /* kpm's create, then the device keys into the workspace's settings */
 static int kc_create(const mcf_params *params, const mcf_hamiltonian *h, void **out)
 {
-    const char *blocks = NULL, *recursion = NULL;
+    /* gfmc_blocks: auto (0), then 2^(index - 1) blocks; gfmc_recursion: auto, by-row (the
+       order of their choices) */
+    enum { KC_RECURSION_AUTO, KC_RECURSION_BY_ROW };
+    int blocks, recursion, rc;
     kcu_gfmc_settings s = KCU_GFMC_SETTINGS_DEFAULT;
-    int rc;
-    if ((rc = mcf_params_string(params, "gfmc_blocks", &blocks)) ||
-        (rc = mcf_params_string(params, "gfmc_recursion", &recursion)) ||
+    if ((rc = mcf_params_choice(params, "gfmc_blocks", &blocks)) ||
+        (rc = mcf_params_choice(params, "gfmc_recursion", &recursion)) ||
         (rc = mcf_params_bool(params, "gfmc_fft", &s.fft)) ||
         (rc = mcf_params_bool(params, "gfmc_on_chip", &s.shared_vectors)))
         return rc;
-    s.blocks_per_chain = strcmp(blocks, "auto") ? atoi(blocks) : 0;
-    s.by_vector = strcmp(recursion, "by-row") != 0;
+    s.blocks_per_chain = blocks ? 1 << (blocks - 1) : 0;
+    s.by_vector = recursion != KC_RECURSION_BY_ROW;
     if ((rc = kc_kpm_ops.create(params, h, out)))
         return rc;
     ((kc_ws *)*out)->gfmc_settings = s;
@@ -460,6 +462,7 @@ static const mcf_plugin_info kc_info = {
     .auto_priority = 20, /* before kpm (10) when a device is present */
     .probe = kc_probe,
     .one_batch = 1,      /* one kernel launch for all chains of a step */
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
 };
 
 MCF_PLUGIN(kc_info)

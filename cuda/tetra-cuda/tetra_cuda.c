@@ -39,12 +39,14 @@ static int tc_create(const mcf_params *params, const mcf_periodic *p, void **out
     size_t n[3];
     double s[3];
     int bloechl;
-    const char *solver, *precision;
+    /* eigensolver: jacobi, cusolver; precision: double, mixed, single (the order of their
+       choices, mcf_params_choice; the same as tcu_solver's and tcu_precision's) */
+    int solver, precision;
     int rc = tetra_grid_settings(params, p, "tetra-cuda", n, s, &bloechl);
     if (rc)
         return rc;
-    if ((rc = mcf_params_string(params, "eigensolver", &solver)) ||
-        (rc = mcf_params_string(params, "precision", &precision)))
+    if ((rc = mcf_params_choice(params, "eigensolver", &solver)) ||
+        (rc = mcf_params_choice(params, "precision", &precision)))
         return mcf_fail_prefix(rc, "tetra-cuda");
     if (p->orbitals > TC_MAX_ORBITALS)
         return mcf_fail(MCF_EINVAL, "tetra-cuda: the crystal has %u orbitals per cell, more "
@@ -56,9 +58,10 @@ static int tc_create(const mcf_params *params, const mcf_periodic *p, void **out
     if (!w)
         return mcf_fail(MCF_ENOMEM, "tetra-cuda: out of memory");
     w->bloechl = bloechl;
-    w->precision = !strcmp(precision, "single") ? TCU_SINGLE
-                   : !strcmp(precision, "mixed") ? TCU_MIXED : TCU_DOUBLE;
-    const tcu_solver sv = !strcmp(solver, "cusolver") ? TCU_CUSOLVER : TCU_JACOBI;
+    static const tcu_precision precisions[] = {TCU_DOUBLE, TCU_MIXED, TCU_SINGLE};
+    static const tcu_solver solvers[] = {TCU_JACOBI, TCU_CUSOLVER};
+    w->precision = precisions[precision];
+    const tcu_solver sv = solvers[solver];
     if ((rc = tcu_grid_create(p, n, s, 1, sv, &w->grid))) {
         free(w);
         return rc;
@@ -113,7 +116,7 @@ static const mcf_band_ops tc_ops = {
     .fermi_level = tc_fermi_level,
 };
 
-MCF_PLUGIN_DEFINE(MCF_PLUGIN_BAND_EVALUATOR, "tetra-cuda", "0.1",
-                  "band evaluator: linear tetrahedra with Bloechl's correction on an NVIDIA "
-                  "GPU (CUDA; batched eigensolver, cuSOLVER)",
-                  tc_params, &tc_ops)
+MCF_PLUGIN_DEFINE_NEEDS(MCF_PLUGIN_BAND_EVALUATOR, "tetra-cuda", "0.1",
+                        "band evaluator: linear tetrahedra with Bloechl's correction on an "
+                        "NVIDIA GPU (CUDA; batched eigensolver, cuSOLVER)",
+                        tc_params, &tc_ops, MCF_VERSION_NUMBER(0, 5, 0)) /* mcf_params_choice */

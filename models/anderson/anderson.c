@@ -9,13 +9,16 @@
  * configured fermion evaluator ([run] evaluator = kpm, or ed for small lattices; bound and
  * checked for dos and ldos by mcf_fermion_bind); it never knows how.
  *
- * Sweeps.  A "sweep" is one new disorder realization: units() = 1, propose() draws a
- * 64-bit key from the chain's stream into the move, log_ratio() is 0 (always accepted: the
- * realizations are independent draws, not a Markov chain with a weight; there is no
- * reject()), and accept() draws eps_i, i = 0..N-1, from the Philox stream (key,
- * ANDERSON_DISORDER_STREAM) and installs them with mcf_hamiltonian_set_onsite().  So
- * propose() does not touch the chain, the move is self-contained, and a realization
- * depends only on the chain's stream.  [schedule] thermalize = 0 is right for this model:
+ * Written against ABI 2 (mcf_model, mcf/model.h; docs/sdk-1.md), like ising.c; the fermion
+ * evaluator is called through the SDK helpers of mcf/fermion_model.h.
+ *
+ * Sweeps.  A "sweep" is one new disorder realization: the layout's units are 1, propose()
+ * draws a 64-bit key from the chain's stream into the move with log ratio 0 (always
+ * accepted: the realizations are independent draws, not a Markov chain with a weight), and
+ * apply() of an accepted move draws eps_i, i = 0..N-1, from the keyed stream "disorder"
+ * for that key and installs them with mcf_hamiltonian_set_onsite().  So propose() does not
+ * touch the chain, the move is self-contained, and a realization depends only on the
+ * chain's stream.  [schedule] thermalize = 0 is right for this model:
  * there is nothing to equilibrate.
  *
  * Hopping.  A uniform -t is a factorized hopping of rank 0 (mcf/hamiltonian_factors.h):
@@ -37,15 +40,17 @@
  * Random numbers.  Three streams, all fixed by the run's seed and the chain index:
  *   - the chain's own stream (the core's rng, handed to create() and propose()): the
  *     initial realization and the key of every later one;
- *   - (key, ANDERSON_DISORDER_STREAM) for each key: the on-site energies of one realization;
- *   - the measurement stream (seed, ANDERSON_MEASURE_STREAM + chain_index), kept in the
+ *   - the keyed stream "disorder" for each key (anderson_streams): the on-site energies of
+ *     one realization;
+ *   - the measurement stream ("measurement", anderson_streams), kept in the
  *     chain (measurements are handed no rng): the sampled sites of typical_dos and the
  *     random vectors of a stochastic evaluator.  It is saved in checkpoints.
  *
- * Checkpoint record (host byte order), described once in anderson_state() for save() and
- * load() (mcf/state.h): magic "AND1", int32 lattice kind, int32 boundary, int64 L, int64 N
- * (all four must match the configuration), N doubles eps_i (finite), uint64 realizations
- * drawn, the measurement mcf_rng (a valid stream).  After mcf_state_load, load() checks that
+ * Checkpoint record (host byte order), described once in anderson_state() (mcf/state.h;
+ * the core saves and loads it): tag "AND1", int32 lattice kind, int32 boundary, int64 L,
+ * int64 N (all four must match the configuration), N doubles eps_i (finite), uint64
+ * realizations drawn, the measurement mcf_rng (a valid stream) — the bytes of the ABI-1
+ * version of this model, so its checkpoints resume.  After a load, rebuild() checks that
  * every eps_i lies inside [-W/2, W/2] and records the new diagonal in the Hamiltonian. */
 #include "anderson_internal.h"
 
@@ -54,20 +59,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Stream indices: chain k of the core uses stream k of the run's seed (k < 2^62). */
-#define ANDERSON_MEASURE_STREAM (UINT64_C(1) << 62)
-#define ANDERSON_DISORDER_STREAM (UINT64_C(1) << 63)
-
-static const char anderson_magic[4] = {'A', 'N', 'D', '1'};
+/* The model's own random streams (mcf/model.h), with the numbers they have had since the
+ * model's first release (so results stay the same): chain k's measurement stream is
+ * stream 2^62 + k of the run's seed; realization `key` draws from stream 2^63 of Philox
+ * key `key`. */
+static const mcf_stream_spec anderson_streams[] = {
+    {"measurement", UINT64_C(1) << 62, 0,
+     "the sites sampled for typical_dos and a stochastic evaluator's random vectors"},
+    {"disorder", UINT64_C(1) << 63, MCF_STREAM_KEYED,
+     "the on-site energies of one realization, per key"},
+    {NULL, 0, 0, NULL}};
 
 static const mcf_param_spec anderson_params[] = {
-    {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, "square|cubic|bcc",
+    {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, ANDERSON_LATTICES,
      "lattice: square (L^2 sites, z = 4), simple cubic (L^3, z = 6) or bcc (2 L^3, z = 8)"},
     {"L", MCF_PARAM_INT, "16", MCF_PARAM_HAS_MIN, 2, 0, NULL,
      "linear size in conventional cells"},
-    {"W", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
+    {"W", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_FINITE, 0, 0, NULL,
      "disorder strength: on-site energies uniform in [-W/2, W/2] (W_c = 16.5 t, cubic)"},
-    {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "nearest-neighbour hopping, H_ij = -t"},
+    {"t", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
+     "nearest-neighbour hopping, H_ij = -t"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
      "boundary conditions of the lattice"},
     {"typical_sites", MCF_PARAM_INT, "32", MCF_PARAM_HAS_MIN, 1, 0, NULL,
@@ -77,24 +88,24 @@ static const mcf_param_spec anderson_params[] = {
      "typical_dos sites)"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
-static const mcf_observable_spec anderson_observables[] = {
-    {"dos", MCF_ROLE_NONE, "density of states per state, 1/energy", "E", 0},
+static const mcf_observable anderson_observables[] = {
+    {"dos", MCF_ROLE_NONE, "density of states per state, 1/energy", "E", 0, "ρ(E)", "1/t", "E",
+     "t"},
     {"typical_dos", MCF_ROLE_NONE,
      "typical DOS exp<log rho_i(E)>, geometric mean of the LDOS over sites and realizations",
-     "E", MCF_OBS_GEOMETRIC_MEAN},
+     "E", MCF_OBS_GEOMETRIC_MEAN, "ρ_typ(E)", "1/t", "E", "t"},
     {"ldos", MCF_ROLE_NONE,
-     "mean LDOS of the ldos_sites (none: of the sampled typical_dos sites), 1/energy", "E", 0},
-    MCF_FERMION_MOMENT_CURVES,
+     "mean LDOS of the ldos_sites (none: of the sampled typical_dos sites), 1/energy", "E", 0,
+     "ρ_i(E)", "1/t", "E", "t"},
+    MCF_FERMION_MOMENT_OBSERVABLES,
     {"ldos_moments", MCF_ROLE_NONE,
      "Chebyshev moments of ldos (their mean over its sites; exact per site), no kernel", "n",
-     MCF_OBS_MOMENTS},
-    {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
+     MCF_OBS_MOMENTS, NULL, NULL, NULL, NULL},
+    {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
-/* symbols and units for the plots (mcf_label) */
-static const mcf_label anderson_labels[] = {
-    {"L", "L", NULL}, {"W", "W", "t"}, {"dos", "ρ(E)", "1/t"},
-    {"typical_dos", "ρ_typ(E)", "1/t"}, {"ldos", "ρ_i(E)", "1/t"}, {"E", "E", "t"},
-    {NULL, NULL, NULL}};
+/* symbols and units of the parameters, for the plots (the observables carry theirs) */
+static const mcf_label anderson_parameter_labels[] = {
+    {"L", "L", NULL}, {"W", "W", "t"}, {NULL, NULL, NULL}};
 
 typedef struct anderson_move {
     uint64_t key; /* the Philox key of the new realization */
@@ -104,7 +115,9 @@ typedef struct anderson_move {
 static int anderson_install(anderson_chain *c, uint64_t key)
 {
     mcf_rng r;
-    mcf_rng_init(&r, key, ANDERSON_DISORDER_STREAM);
+    int rc0 = mcf_services_keyed_stream(c->services, "disorder", key, &r);
+    if (rc0)
+        return mcf_fail_prefix(rc0, "anderson");
     for (size_t i = 0; i < c->n; i++) {
         const double eps = c->W * (mcf_rng_uniform(&r) - 0.5);
         int rc = mcf_hamiltonian_set_onsite(c->h, i, eps);
@@ -234,23 +247,12 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
         (rc = mcf_params_string(params, "ldos_sites", &sites_text)))
         return mcf_fail_prefix(rc, "anderson");
     const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
-    if (!isfinite(W) || W < 0)
-        return mcf_fail(MCF_EINVAL,
-                        "anderson: [%s] W = %g in %s: the disorder strength must be a finite "
-                        "number >= 0 (on-site energies are uniform in [-W/2, W/2])",
-                        sec, W, origin);
-    if (!isfinite(t))
-        return mcf_fail(MCF_EINVAL, "anderson: [%s] t = %g in %s must be a finite number", sec,
-                        t, origin);
     if (t == 0 && W == 0)
         return mcf_fail(MCF_EINVAL,
                         "anderson: [%s] t = 0 and W = 0 in %s: the Hamiltonian is zero and its "
                         "spectrum a single point, so there is no density of states to compute; "
                         "set t != 0 or W > 0",
                         sec, origin);
-    if (n_typical < 1)
-        return mcf_fail(MCF_EINVAL, "anderson: [%s] typical_sites = %ld in %s must be >= 1",
-                        sec, n_typical, origin);
 
     /* the evaluator: a fermion evaluator is what computes every observable */
     mcf_fermion ev;
@@ -286,13 +288,14 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
     c->W = W;
     c->t = t;
     c->chain_index = services->chain_index;
+    c->services = services;
     c->ev = ev;
     c->n_typical = (size_t)n_typical;
-    mcf_rng_init(&c->mrng, services->seed, ANDERSON_MEASURE_STREAM + services->chain_index);
-
     size_t *listed = NULL;
-    rc = anderson_parse_sites(params, sites_text, c->n, lattice_name, lat->L, &listed,
-                              &c->n_ldos);
+    rc = mcf_services_stream(services, "measurement", &c->mrng);
+    if (!rc)
+        rc = anderson_parse_sites(params, sites_text, c->n, lattice_name, lat->L, &listed,
+                                  &c->n_ldos);
     if (rc)
         goto fail;
     const size_t n_rows = c->n_typical + c->n_ldos;
@@ -376,68 +379,75 @@ fail:
     return rc;
 }
 
-static size_t anderson_units(const void *chain)
+/* units 1 (a sweep is one realization); the curves' lengths and axes (anderson_measure.c) */
+static int anderson_layout(const void *chain, mcf_layout *layout)
 {
-    (void)chain;
-    return 1;
-}
-
-static int anderson_propose(void *chain, mcf_rng *rng, void *move)
-{
-    (void)chain;
-    ((anderson_move *)move)->key = mcf_rng_u64(rng);
+    layout->units = 1;
+    for (size_t o = 0; anderson_observables[o].name; o++)
+        layout->points[o] = anderson_curve_points(chain, o, layout->axis ? layout->axis[o] : NULL);
     return MCF_OK;
 }
 
-/* Every realization is an independent draw: the move is always accepted. */
-static int anderson_log_ratio(void *const *chains, const void *moves, size_t n, double *out)
+/* Per chain: the key of the next realization from the chain's stream; log ratio 0 (every
+ * realization is an independent draw: the move is always accepted). */
+static int anderson_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                            void *moves, double *log_ratio)
 {
-    (void)chains;
-    (void)moves;
+    (void)b, (void)chains;
+    anderson_move *mv = moves;
     for (size_t k = 0; k < n; k++)
-        out[k] = 0.0;
+        mv[k].key = mcf_rng_u64(rngs[k]);
+    for (size_t k = 0; k < n; k++)
+        log_ratio[k] = 0.0;
     return MCF_OK;
 }
 
-static int anderson_accept(void *chain, const void *move)
+/* an accepted move installs its realization; a rejected one changed nothing */
+static int anderson_apply(mcf_batch *b, void *const *chains, const void *moves, size_t n,
+                          const unsigned char *accepted)
 {
-    anderson_chain *c = chain;
-    int rc = anderson_install(c, ((const anderson_move *)move)->key);
-    if (rc)
-        return rc;
-    c->realizations++;
+    (void)b;
+    const anderson_move *mv = moves;
+    for (size_t k = 0; k < n; k++) {
+        if (!accepted[k])
+            continue;
+        anderson_chain *c = chains[k];
+        int rc = anderson_install(c, mv[k].key);
+        if (rc)
+            return rc;
+        c->realizations++;
+    }
     return MCF_OK;
 }
 
-/* The checkpoint record "AND1" after its magic, for save() and load() alike: what the
- * configuration fixes (the lattice), then the realization and the counters.  The on-site
- * energies are read straight into the Hamiltonian's diagonal; load() then records them
- * in its journal. */
-static size_t anderson_state(anderson_chain *c, mcf_state_field f[6])
-{
-    f[0] = MCF_STATE_FIXED("lattice (kind, boundary)", c->lattice, sizeof c->lattice);
-    f[1] = MCF_STATE_FIXED("L", &c->L, sizeof c->L);
-    f[2] = MCF_STATE_FIXED("number of sites", &c->sites, sizeof c->sites);
-    f[3] = MCF_STATE_REALS("on-site energies", c->h->onsite, c->n);
-    f[4] = MCF_STATE_DATA("realization count", &c->realizations, sizeof c->realizations);
-    f[5] = MCF_STATE_RNG("measurement stream", &c->mrng);
-    return 6;
-}
-
-static int anderson_save(const void *chain, mcf_stream *out)
-{
-    mcf_state_field f[6];
-    int rc = mcf_state_save(out, anderson_magic, f, anderson_state((anderson_chain *)chain, f));
-    return rc ? mcf_fail_prefix(rc, "anderson: saving the chain") : MCF_OK;
-}
-
-static int anderson_load(void *chain, mcf_stream *in)
+/* The checkpoint record "AND1", described once: what the configuration fixes (the
+ * lattice), then the realization and the counters, the bytes of the ABI-1 version of this
+ * model.  The on-site energies are read straight into the Hamiltonian's diagonal; rebuild()
+ * then records them in its journal. */
+static int anderson_state(void *chain, mcf_chain_state *st)
 {
     anderson_chain *c = chain;
-    mcf_state_field f[6];
-    int rc = mcf_state_load(in, anderson_magic, "anderson", f, anderson_state(c, f));
-    if (rc)
-        return rc;
+    int rc;
+    if ((rc = mcf_chain_state_add(st, MCF_STATE_FIXED("lattice (kind, boundary)", c->lattice,
+                                                      sizeof c->lattice), 0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_FIXED("L", &c->L, sizeof c->L), 0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_FIXED("number of sites", &c->sites,
+                                                      sizeof c->sites), 0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_REALS("on-site energies", c->h->onsite, c->n),
+                                  0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_DATA("realization count", &c->realizations,
+                                                     sizeof c->realizations), 0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_RNG("measurement stream", &c->mrng), 0)))
+        return mcf_fail(rc, "anderson: too many state fields (a bug, please report it)");
+    return MCF_OK;
+}
+
+/* After a load: every eps_i inside [-W/2, W/2], and the new diagonal recorded. */
+static int anderson_rebuild(void *chain, unsigned what)
+{
+    anderson_chain *c = chain;
+    if (!(what & MCF_REBUILD_LOAD))
+        return MCF_OK;
     for (size_t i = 0; i < c->n; i++)
         if (fabs(c->h->onsite[i]) > 0.5 * c->W)
             return mcf_fail(MCF_EFORMAT,
@@ -447,38 +457,35 @@ static int anderson_load(void *chain, mcf_stream *in)
                             c->h->onsite[i], i, c->W);
     /* the diagonal was written in place: record every row as changed, as installing a
      * realization does, so that an evaluator re-reads it */
-    for (size_t i = 0; i < c->n; i++)
-        if ((rc = mcf_hamiltonian_set_onsite(c->h, i, c->h->onsite[i])))
+    for (size_t i = 0; i < c->n; i++) {
+        int rc = mcf_hamiltonian_set_onsite(c->h, i, c->h->onsite[i]);
+        if (rc)
             return mcf_fail_prefix(rc, "anderson: loading the chain");
+    }
     return MCF_OK;
 }
 
-static const mcf_model_ops anderson_ops = {
-    .struct_size = sizeof(mcf_model_ops),
+static const mcf_model anderson_model = {
+    .struct_size = sizeof(mcf_model),
     .move_size = sizeof(anderson_move),
     .observables = anderson_observables,
-    .labels = anderson_labels,
-    .periodic = anderson_periodic,
+    .parameter_labels = anderson_parameter_labels,
+    .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
+    .streams = anderson_streams,
+    .state_tag = {'A', 'N', 'D', '1'},
     .create = anderson_create,
     .destroy = anderson_destroy,
-    .units = anderson_units,
-    .begin_sweep = NULL,
+    .layout = anderson_layout,
     .propose = anderson_propose,
-    .log_ratio = anderson_log_ratio,
-    .accept = anderson_accept,
-    .reject = NULL, /* a proposal changes nothing */
-    .measure = NULL, /* batch_measure */
-    .save = anderson_save,
-    .load = anderson_load,
-    .adapt = NULL,
-    .curve_points = anderson_curve_points,
-    .measure_batch = NULL, /* batch_measure */
-    .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
-    .batch_measure = anderson_batch_measure,
+    .apply = anderson_apply,
+    .measure = anderson_measure,
+    .state = anderson_state,
+    .rebuild = anderson_rebuild,
+    .periodic = anderson_periodic,
 };
 
 static const mcf_plugin_info anderson_info = {
-    .abi_version = MCF_ABI_VERSION,
+    .abi_version = MCF_ABI_2,
     .struct_size = sizeof(mcf_plugin_info),
     .kind = MCF_PLUGIN_MODEL,
     .name = "anderson",
@@ -486,7 +493,8 @@ static const mcf_plugin_info anderson_info = {
     .summary = "Anderson model of disorder: DOS, typical DOS and LDOS over disorder "
                "realizations (needs a fermion evaluator)",
     .params = anderson_params,
-    .ops = &anderson_ops,
+    .ops = &anderson_model,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model */
 };
 
 MCF_PLUGIN(anderson_info)

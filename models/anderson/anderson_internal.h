@@ -13,8 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* [model] lattice: its choices, and their positions (mcf_params_choice) */
+#define ANDERSON_LATTICES "square|cubic|bcc"
+enum { ANDERSON_SQUARE, ANDERSON_CUBIC, ANDERSON_BCC };
+
 /* positions in anderson_observables (anderson.c): three curves of the evaluator's `points`
- * values, then the moment curves (MCF_FERMION_MOMENT_CURVES: M, M and 2 values, and
+ * values, then the moment curves (MCF_FERMION_MOMENT_OBSERVABLES: M, M and 2 values, and
  * ldos_moments: M), which have no values when the evaluator has no moments (M = 0) */
 enum { OBS_DOS = 0, OBS_TYPICAL = 1, OBS_LDOS = 2, OBS_DOS_MOMENTS = 3, OBS_LDOS_MOMENTS = 6 };
 
@@ -24,6 +28,7 @@ typedef struct anderson_chain {
     size_t n;                    /* sites */
     double W, t;
     uint64_t chain_index;
+    const mcf_services *services; /* borrowed until destroy: the keyed disorder stream */
     mcf_hamiltonian *h;
     mcf_fermion ev;              /* the bound evaluator (mcf_fermion_bind) */
     void *ws;                    /* the evaluator's workspace, bound to h */
@@ -41,12 +46,12 @@ typedef struct anderson_chain {
 
 /* ---- anderson_measure.c --------------------------------------------------------------- */
 
-int anderson_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
-                           double *const *values);
+int anderson_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *values);
+/* curve `index`'s length for the chain, and its axis into `axis` unless NULL (layout) */
 size_t anderson_curve_points(const void *chain, size_t index, double *axis);
 
 /* anderson_periodic.c: the clean lattice, or a chain's realization in its box, as a crystal
- * (mcf_model_ops.periodic) */
+ * (mcf_model.periodic) */
 int anderson_periodic(const mcf_params *params, const void *chain, const char *state,
                       mcf_cell *cell);
 

@@ -19,18 +19,18 @@
  *                the DOS from the very sites whose geometric mean is typical_dos, so that
  *                typical_dos / ldos compares like with like).  Observables are declared
  *                statically, so the curve exists in every run; it cannot be left out.
- *   dos_moments, dos_moments_var, moment_scale (MCF_FERMION_MOMENT_CURVES) and
+ *   dos_moments, dos_moments_var, moment_scale (MCF_FERMION_MOMENT_OBSERVABLES) and
  *   ldos_moments, curves over n: with an evaluator that has moments (kpm, kpm-cuda; 0
  *                points, not measured, with ed), the Chebyshev moments of the very trace
  *                behind dos, their per-vector variance, the scaling (a, b), and the mean
  *                over ldos's sites of their exact LDOS moments: `mcf dos DIR` rebuilds
  *                dos and ldos from them with another kernel or grid.  typical_dos cannot be
  *                rebuilt (a geometric mean is not linear in the moments).
- * All of them come from batch_measure(): one ldos and one dos call of the evaluator for the
+ * All of them come from anderson_measure(): one ldos and one dos call of the evaluator for the
  * chains of a batch, with the argument arrays carved from the core's batch scratch
  * (mcf_batch_scratch).
  *
- * The measurement stream (seed, ANDERSON_MEASURE_STREAM + chain_index; anderson.c), kept in
+ * The measurement stream ("measurement" of anderson_streams, anderson.c), kept in
  * the chain, draws the sampled sites of typical_dos and the random vectors of a stochastic
  * evaluator. */
 #include "anderson_internal.h"
@@ -148,8 +148,7 @@ static int anderson_reduce(const anderson_chain *c, double *values)
  * evaluator that has moments (c->M > 0, the same for every chain of a batch: one
  * evaluator) the LDOS comes with the rows' moments, and the DOS with its moments from the
  * same random vectors (mcf_fermion_dos_moments). */
-int anderson_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
-                           double *const *values)
+int anderson_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *values)
 {
     if (n == 0)
         return MCF_OK;

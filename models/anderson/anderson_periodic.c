@@ -61,10 +61,9 @@ int anderson_periodic(const mcf_params *params, const void *chain, const char *s
                       mcf_cell *cell)
 {
     double W, t;
-    const char *lattice;
-    int rc;
+    int lattice, rc;
     if ((rc = mcf_params_real(params, "W", &W)) || (rc = mcf_params_real(params, "t", &t)) ||
-        (rc = mcf_params_string(params, "lattice", &lattice)))
+        (rc = mcf_params_choice(params, "lattice", &lattice)))
         return mcf_fail_prefix(rc, "anderson");
     if ((!state || !*state) && chain)
         return describe_chain(params, chain, cell);
@@ -76,7 +75,7 @@ int anderson_periodic(const mcf_params *params, const void *chain, const char *s
         return mcf_fail(MCF_EINVAL, "anderson: state clean with [%s] W = %g in %s: random "
                         "on-site energies have no unit cell; set W = 0",
                         mcf_params_section(params), W, mcf_params_origin(params));
-    if (strcmp(lattice, "bcc") == 0) {
+    if (lattice == ANDERSON_BCC) {
         static const double a[9] = {-0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0.5, 0.5, -0.5};
         mcf_cell_shape(cell, 3, 1, 1, a);
         mcf_cell_bond(cell, 1, 0, 0, 0, 0, -t, 0);
@@ -85,6 +84,6 @@ int anderson_periodic(const mcf_params *params, const void *chain, const char *s
         return mcf_cell_bond(cell, 1, 1, 1, 0, 0, -t, 0);
     }
     static const int one[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    return mcf_cell_lattice(cell, strcmp(lattice, "square") == 0 ? 2 : 3, one, 1, NULL,
+    return mcf_cell_lattice(cell, lattice == ANDERSON_SQUARE ? 2 : 3, one, 1, NULL,
                             clean_hop, &t);
 }

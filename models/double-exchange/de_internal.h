@@ -26,6 +26,10 @@
 #define DE_ALPHA_MAX DE_PI
 #define DE_ALPHA_START 1.0  /* initial half-angle of move = rotation, radians */
 
+/* [model] lattice: its choices, and their positions (mcf_params_choice) */
+#define DE_LATTICES "square|cubic"
+enum { DE_LATTICE_SQUARE, DE_LATTICE_CUBIC };
+
 /* positions in de_observables (double_exchange.c): the scalars, then the optional DOS curve */
 enum {
     OBS_ENERGY, OBS_ABS_M, OBS_M2, OBS_M4, OBS_DENSITY, OBS_NN, OBS_ENERGY_DT, OBS_ACTION_DT,

@@ -194,12 +194,12 @@ int de_periodic(const mcf_params *params, const void *chain, const char *state,
                 mcf_cell *cell)
 {
     double t, hund;
-    const char *lattice, *args;
-    int rc;
+    const char *args;
+    int lattice, rc;
     if ((rc = mcf_params_real(params, "t", &t)) || (rc = mcf_params_real(params, "hund", &hund)) ||
-        (rc = mcf_params_string(params, "lattice", &lattice)))
+        (rc = mcf_params_choice(params, "lattice", &lattice)))
         return mcf_fail_prefix(rc, "double-exchange");
-    const unsigned dims = strcmp(lattice, "square") == 0 ? 2 : 3;
+    const unsigned dims = lattice == DE_LATTICE_SQUARE ? 2 : 3;
     const char *known = dims == 2 ? DE_STATES_SQUARE : DE_STATES_CUBIC;
     if ((!state || !*state) && chain)
         return describe_chain(params, chain, cell);
@@ -236,6 +236,6 @@ int de_periodic(const mcf_params *params, const void *chain, const char *state,
         describe_spiral(dims, Q, t, hund, cell);
     } else
         return mcf_fail(MCF_EINVAL, "double-exchange: unknown state '%s' on the %s lattice; "
-                        "states: %s", state, lattice, known);
+                        "states: %s", state, dims == 2 ? "square" : "cubic", known);
     return mcf_cell_status(cell);
 }

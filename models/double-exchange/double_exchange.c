@@ -23,8 +23,7 @@
  * and the checkpoint record (de_checkpoint.c); de_internal.h is what they share.
  *
  * Random numbers.  The chain's stream (the core's) draws the initial spins and the moves;
- * the measurement stream (seed, DE_MEASURE_STREAM + chain index), kept in the chain and
- * saved, feeds the random vectors of a stochastic evaluator's occupation().
+ * the measurement stream (de_streams, from the core), kept in the chain and saved, feeds the random vectors of a stochastic evaluator's occupation().
  *
  * Initial spins.  start = random (independent uniform directions) or ordered (all +z); or
  * [model] spins = FILE (de_spins_file.c): one line "x y z" per site; it replaces `start`. */
@@ -35,19 +34,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Stream index of the measurement stream of chain k: DE_MEASURE_STREAM + k (the core's
- * chain streams are 0, 1, 2, ...). */
-#define DE_MEASURE_STREAM ((UINT64_C(1) << 62) + (UINT64_C(1) << 60))
+/* The model's own random stream (mcf/model.h, mcf_stream_spec): chain k's measurement
+ * stream is stream 2^62 + 2^60 + k of the run's seed, the number it has had since the
+ * model's first release (so results stay the same). */
+static const mcf_stream_spec de_streams[] = {
+    {"measurement", (UINT64_C(1) << 62) + (UINT64_C(1) << 60), 0,
+     "the random vectors of a stochastic evaluator's traces"},
+    {NULL, 0, 0, NULL}};
 
 static const mcf_param_spec de_params[] = {
-    {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, "square|cubic",
+    {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, DE_LATTICES,
      "lattice: square (L^2 sites, z = 4) or simple cubic (L^3 sites, z = 6)"},
     {"L", MCF_PARAM_INT, "4", MCF_PARAM_HAS_MIN, 2, 0, NULL,
      "linear size; L >= 3 with periodic boundaries (L = 2 would list a neighbour twice)"},
-    {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL,
+    {"t", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
      "hopping amplitude, finite and nonzero: H_ij = -t <chi_i|chi_j> (hund = inf) or -t "
      "per spin (finite hund)"},
-    {"mu", MCF_PARAM_REAL, "0", 0, 0, 0, NULL,
+    {"mu", MCF_PARAM_REAL, "0", MCF_PARAM_FINITE, 0, 0, NULL,
      "chemical potential (grand canonical); 0 is half filling of the hund = inf band"},
     {"hund", MCF_PARAM_REAL, "inf", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
      "Hund coupling J_H > 0: inf = spinless fermions slaved to the spins (N x N), a number = "
@@ -66,6 +69,10 @@ static const mcf_param_spec de_params[] = {
      "measure the DOS curve (dos.tsv) at every k-th measurement, repeating the last one in "
      "between; 0 = no DOS curve"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+/* [model] move and start, in the order of their choices (mcf_params_choice) */
+enum { DE_MOVE_UNIFORM, DE_MOVE_ROTATION };
+enum { DE_START_RANDOM, DE_START_ORDERED };
 
 static const mcf_observable_spec de_observables[] = {
     {"energy", MCF_ROLE_ENERGY,
@@ -120,32 +127,22 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     *chain = NULL;
     long dos_every;
     double t, mu, hund, T;
-    const char *move_name, *start, *spins_path;
-    int rc;
+    const char *spins_path;
+    int move, start, rc;
     if ((rc = mcf_params_real(params, "t", &t)) || (rc = mcf_params_real(params, "mu", &mu)) ||
         (rc = mcf_params_real(params, "hund", &hund)) ||
-        (rc = mcf_params_string(params, "move", &move_name)) ||
-        (rc = mcf_params_string(params, "start", &start)) ||
+        (rc = mcf_params_choice(params, "move", &move)) ||
+        (rc = mcf_params_choice(params, "start", &start)) ||
         (rc = mcf_params_string(params, "spins", &spins_path)) ||
         (rc = mcf_params_int(params, "dos_every", &dos_every)) ||
         (rc = mcf_params_temperature(params, &T)))
         return mcf_fail_prefix(rc, "double-exchange");
     const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
-    if (!isfinite(t) || t == 0.0)
+    if (t == 0.0) /* finite: the declaration's; nonzero is no range */
         return mcf_fail(MCF_EINVAL,
                         "double-exchange: [%s] t = %g in %s: the hopping must be a finite "
                         "nonzero number (t = 1 sets the energy unit)",
                         sec, t, origin);
-    if (!isfinite(mu))
-        return mcf_fail(MCF_EINVAL,
-                        "double-exchange: [%s] mu = %g in %s: the chemical potential must be a "
-                        "finite number",
-                        sec, mu, origin);
-    if (!(hund > 0.0))
-        return mcf_fail(MCF_EINVAL,
-                        "double-exchange: [%s] hund = %g in %s: the Hund coupling must be > 0; "
-                        "write inf for infinite coupling or a positive number",
-                        sec, hund, origin);
     if (!(T > 0.0) || !isfinite(T))
         return mcf_fail(MCF_EINVAL,
                         "double-exchange: temperature T = %g in %s: the fermion weight needs a "
@@ -227,11 +224,12 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     c->t = t;
     c->mu = mu;
     c->T = T;
-    c->rotation = strcmp(move_name, "rotation") == 0;
+    c->rotation = move == DE_MOVE_ROTATION;
     c->alpha = DE_ALPHA_START;
     c->chain_index = services->chain_index;
     c->fermion = fermion;
-    mcf_rng_init(&c->mrng, services->seed, DE_MEASURE_STREAM + services->chain_index);
+    if ((rc = mcf_services_stream(services, "measurement", &c->mrng)))
+        goto fail;
     c->spin = malloc(3 * c->n * sizeof *c->spin);
     c->nb = malloc(c->n * (size_t)c->z * sizeof *c->nb);
     if (!c->spin || !c->nb) {
@@ -246,7 +244,7 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
         if ((rc = de_read_spins(params, spins_path, c->n, c->spin)))
             goto fail;
     } else {
-        const int ordered = strcmp(start, "ordered") == 0;
+        const int ordered = start == DE_START_ORDERED;
         for (size_t i = 0; i < c->n; i++) {
             double *s = c->spin + 3 * i;
             if (ordered) {
@@ -356,6 +354,7 @@ static const mcf_model_ops de_ops = {
     .weight_form = MCF_WEIGHT_ACTION, /* exp(-S(T)): C from energy_dT and action_dT */
     .ordered_state = "ferro", /* start = ordered: every spin along +z */
     .mu_key = "mu",
+    .streams = de_streams,
 };
 
 static const mcf_plugin_info de_info = {
@@ -368,7 +367,7 @@ static const mcf_plugin_info de_info = {
                "coupling, weight exp(-S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
     .params = de_params,
     .ops = &de_ops,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 4, 0), /* mcf_fermion_occupation_heat */
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_services_stream, mcf_params_choice */
 };
 
 MCF_PLUGIN(de_info)

@@ -19,12 +19,18 @@
  * moves since the last refresh is part of the saved state, so a resumed chain refreshes
  * at the same moves and gives bit-identical numbers.
  *
+ * Written against ABI 2 (mcf_model, mcf/model.h; docs/sdk-1.md), like ising.c.
+ *
  * Observables (per site, N sites): energy E/N, abs_m |M|/N, m2 (|M|/N)^2, m4 (|M|/N)^4.
  *
- * Parallel tempering: set_temperature() sets beta, energy() returns the running energy.
+ * Parallel tempering: the core writes the chain's T (state's temperature) and rebuild()
+ * sets beta; exchange() gives the running energy.  The temperature is not in the record.
  *
- * Checkpoint record (host byte order): magic "HSB1", int32 lattice kind, int32 boundary,
- * int64 L, int64 N, 3N doubles of spins, 3 doubles M, double E, int64 refresh counter. */
+ * Checkpoint record (host byte order), described once in heis_state(): tag "HSB1", int32
+ * lattice kind, int32 boundary, int64 L, int64 N (fixed by the configuration), 3N doubles
+ * of spins, 3 doubles M, double E, int64 refresh counter — the bytes of the ABI-1 version
+ * of this model, so its checkpoints resume.  The whole record is the configuration that
+ * start = anneal hands on (no stream or step size in it). */
 #include "mcf/mcf.h"
 
 #include <math.h>
@@ -32,14 +38,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char heis_magic[4] = {'H', 'S', 'B', '1'};
-
 static const mcf_param_spec heis_params[] = {
     {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, MCF_LATTICE_CHOICES,
      "lattice: chain (1D), square (2D), simple cubic or bcc (3D)"},
     {"L", MCF_PARAM_INT, "6", MCF_PARAM_HAS_MIN, 2, 0, NULL,
      "linear size in conventional cells (L^d sites; bcc 2 L^3)"},
-    {"J", MCF_PARAM_REAL, "1", 0, 0, 0, NULL,
+    {"J", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
      "nearest-neighbour exchange (J > 0 ferromagnetic), in units of temperature"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
      "boundary conditions of the lattice"},
@@ -47,17 +51,21 @@ static const mcf_param_spec heis_params[] = {
      "initial spins: independent uniform directions, or all along +z"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
-static const mcf_observable_spec heis_observables[] = {
-    {"energy", MCF_ROLE_ENERGY, "energy per site, -J sum_<ij> S_i.S_j / N", NULL, 0},
-    {"abs_m", MCF_ROLE_ORDER, "length of the magnetization per site, |sum_i S_i| / N", NULL, 0},
-    {"m2", MCF_ROLE_ORDER2, "its square, |sum_i S_i / N|^2", NULL, 0},
-    {"m4", MCF_ROLE_ORDER4, "its fourth power, |sum_i S_i / N|^4", NULL, 0},
-    {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
+/* [model] start, in the order of its choices (mcf_params_choice) */
+enum { HEIS_START_RANDOM, HEIS_START_ORDERED };
 
-/* symbols and units for the plots (mcf_label) */
-static const mcf_label heis_labels[] = {
-    {"T", "T", "J"}, {"L", "L", NULL}, {"energy", "E/N", "J"}, {"abs_m", "⟨|m|⟩", NULL},
-    {"m2", "⟨m²⟩", NULL}, {"m4", "⟨m⁴⟩", NULL}, {NULL, NULL, NULL}};
+static const mcf_observable heis_observables[] = {
+    {"energy", MCF_ROLE_ENERGY, "energy per site, -J sum_<ij> S_i.S_j / N", NULL, 0, "E/N", "J",
+     NULL, NULL},
+    {"abs_m", MCF_ROLE_ORDER, "length of the magnetization per site, |sum_i S_i| / N", NULL, 0,
+     "⟨|m|⟩", NULL, NULL, NULL},
+    {"m2", MCF_ROLE_ORDER2, "its square, |sum_i S_i / N|^2", NULL, 0, "⟨m²⟩", NULL, NULL, NULL},
+    {"m4", MCF_ROLE_ORDER4, "its fourth power, |sum_i S_i / N|^4", NULL, 0, "⟨m⁴⟩", NULL, NULL,
+     NULL},
+    {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
+
+/* symbols and units of the parameters, for the plots (the observables carry theirs) */
+static const mcf_label heis_parameter_labels[] = {{"L", "L", NULL}, {NULL, NULL, NULL}};
 
 typedef struct heis_move {
     int64_t site;
@@ -70,7 +78,9 @@ typedef struct heis_chain {
     long L;
     size_t n;          /* sites */
     int z;             /* neighbour slots per site */
-    double J, beta;
+    double J, T, beta; /* beta = 1 / T */
+    int32_t fixed_lattice[2];  /* the record's fixed fields: kind and boundary, */
+    int64_t fixed_L, fixed_n;  /*   L and N */
     double *spin;      /* 3 (N + 1) doubles; site N is the zero vector (missing neighbour) */
     int32_t *nb;       /* N x z; a missing neighbour is N */
     double mag[3];     /* running sum_i S_i */
@@ -95,9 +105,10 @@ static inline void heis_field(const heis_chain *c, size_t i, double f[3])
 }
 
 /* M and E from scratch: bonds along the even slots, each bond once (mcf/lattice.h). */
-static void heis_refresh(heis_chain *c)
+static void heis_sums(const heis_chain *c, double m[3], double *energy)
 {
-    double m[3] = {0, 0, 0}, bonds = 0;
+    double bonds = 0;
+    m[0] = m[1] = m[2] = 0;
     for (size_t i = 0; i < c->n; i++) {
         const double *s = c->spin + 3 * i;
         const int32_t *nb = c->nb + (size_t)c->z * i;
@@ -109,8 +120,12 @@ static void heis_refresh(heis_chain *c)
         m[1] += s[1];
         m[2] += s[2];
     }
-    memcpy(c->mag, m, sizeof m);
-    c->energy = -c->J * bonds;
+    *energy = -c->J * bonds;
+}
+
+static void heis_refresh(heis_chain *c)
+{
+    heis_sums(c, c->mag, &c->energy);
     c->since_refresh = 0;
 }
 
@@ -131,17 +146,15 @@ static int heis_create(const mcf_params *params, const mcf_services *services, m
     *chain = NULL;
     long L;
     double J, T;
-    const char *lattice_name, *boundary_name, *start;
+    const char *lattice_name, *boundary_name;
+    int start;
     int rc;
     if ((rc = mcf_params_string(params, "lattice", &lattice_name)) ||
         (rc = mcf_params_int(params, "L", &L)) || (rc = mcf_params_real(params, "J", &J)) ||
         (rc = mcf_params_string(params, "boundary", &boundary_name)) ||
-        (rc = mcf_params_string(params, "start", &start)) ||
+        (rc = mcf_params_choice(params, "start", &start)) ||
         (rc = mcf_params_temperature(params, &T)))
         return mcf_fail_prefix(rc, "heisenberg");
-    if (!isfinite(J))
-        return mcf_fail(MCF_EINVAL, "heisenberg: [%s] J = %g in %s must be a finite number",
-                        mcf_params_section(params), J, mcf_params_origin(params));
     if (!(T > 0))
         return mcf_fail(MCF_EINVAL,
                         "heisenberg: temperature T = %g in %s must be > 0; fix [schedule] "
@@ -176,7 +189,12 @@ static int heis_create(const mcf_params *params, const mcf_services *services, m
     c->n = lat->sites;
     c->z = lat->coordination;
     c->J = J;
+    c->T = T;
     c->beta = 1.0 / T; /* T = inf gives beta = 0 */
+    c->fixed_lattice[0] = (int32_t)kind;
+    c->fixed_lattice[1] = (int32_t)boundary;
+    c->fixed_L = L;
+    c->fixed_n = (int64_t)lat->sites;
     c->spin = calloc(3 * (c->n + 1), sizeof *c->spin);
     c->nb = malloc(c->n * (size_t)c->z * sizeof *c->nb);
     if (!c->spin || !c->nb) {
@@ -191,7 +209,7 @@ static int heis_create(const mcf_params *params, const mcf_services *services, m
     }
     mcf_lattice_destroy(lat);
 
-    const int ordered = strcmp(start, "ordered") == 0;
+    const int ordered = start == HEIS_START_ORDERED;
     for (size_t i = 0; i < c->n; i++) {
         double *s = c->spin + 3 * i;
         if (ordered) {
@@ -207,17 +225,9 @@ static int heis_create(const mcf_params *params, const mcf_services *services, m
     return MCF_OK;
 }
 
-static size_t heis_units(const void *chain)
+static int heis_layout(const void *chain, mcf_layout *layout)
 {
-    return ((const heis_chain *)chain)->n;
-}
-
-static int heis_propose(void *chain, mcf_rng *rng, void *move)
-{
-    const heis_chain *c = chain;
-    heis_move *mv = move;
-    mv->site = (int64_t)mcf_rng_below(rng, c->n);
-    mcf_rng_unit_vector(rng, mv->s);
+    layout->units = ((const heis_chain *)chain)->n;
     return MCF_OK;
 }
 
@@ -232,201 +242,155 @@ static inline double heis_delta(const heis_chain *c, const heis_move *mv)
                     (mv->s[2] - old[2]) * f[2]);
 }
 
-static int heis_log_ratio(void *const *chains, const void *moves, size_t n, double *out)
+/* per chain: the site, then the new direction, from the chain's stream; log ratio -dE/T */
+static int heis_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                        void *moves, double *log_ratio)
 {
-    const heis_move *mv = moves;
+    (void)b;
+    heis_move *mv = moves;
     for (size_t k = 0; k < n; k++) {
         const heis_chain *c = chains[k];
-        out[k] = -c->beta * heis_delta(c, &mv[k]);
+        mv[k].site = (int64_t)mcf_rng_below(rngs[k], c->n);
+        mcf_rng_unit_vector(rngs[k], mv[k].s);
+        log_ratio[k] = -c->beta * heis_delta(c, &mv[k]);
     }
     return MCF_OK;
 }
 
-static int heis_accept(void *chain, const void *move)
+static int heis_apply(mcf_batch *b, void *const *chains, const void *moves, size_t n,
+                      const unsigned char *accepted)
 {
-    heis_chain *c = chain;
-    const heis_move *mv = move;
-    double *s = c->spin + 3 * (size_t)mv->site;
-    c->energy += heis_delta(c, mv);
-    for (int a = 0; a < 3; a++) {
-        c->mag[a] += mv->s[a] - s[a];
-        s[a] = mv->s[a];
-    }
-    if (++c->since_refresh >= (int64_t)c->n)
-        heis_refresh(c);
-    return MCF_OK;
-}
-
-static void heis_reject(void *chain, const void *move)
-{
-    (void)chain;
-    (void)move;
-}
-
-static int heis_measure(void *chain, double *values)
-{
-    const heis_chain *c = chain;
-    const double n = (double)c->n;
-    const double m2 = (c->mag[0] * c->mag[0] + c->mag[1] * c->mag[1] + c->mag[2] * c->mag[2]) /
-                      (n * n);
-    values[0] = c->energy / n;
-    values[1] = sqrt(m2);
-    values[2] = m2;
-    values[3] = m2 * m2;
-    return MCF_OK;
-}
-
-/* Parallel tempering: the moves do not depend on T, so a new temperature is a new beta;
- * the energy is the running sum (refreshed from the spins every N accepted moves). */
-static int heis_set_temperature(void *chain, double T)
-{
-    if (!(T > 0))
-        return mcf_fail(MCF_EINVAL, "heisenberg: temperature T = %g must be > 0", T);
-    ((heis_chain *)chain)->beta = 1.0 / T;
-    return MCF_OK;
-}
-
-static double heis_energy(const void *chain)
-{
-    return ((const heis_chain *)chain)->energy;
-}
-
-static int heis_save(const void *chain, mcf_stream *out)
-{
-    const heis_chain *c = chain;
-    const int32_t head[2] = {(int32_t)c->kind, (int32_t)c->boundary};
-    const int64_t L = c->L, n = (int64_t)c->n;
-    int rc;
-    if ((rc = mcf_stream_write(out, heis_magic, sizeof heis_magic)) ||
-        (rc = mcf_stream_write(out, head, sizeof head)) ||
-        (rc = mcf_stream_write(out, &L, sizeof L)) ||
-        (rc = mcf_stream_write(out, &n, sizeof n)) ||
-        (rc = mcf_stream_write(out, c->spin, 3 * c->n * sizeof *c->spin)) ||
-        (rc = mcf_stream_write(out, c->mag, sizeof c->mag)) ||
-        (rc = mcf_stream_write(out, &c->energy, sizeof c->energy)) ||
-        (rc = mcf_stream_write(out, &c->since_refresh, sizeof c->since_refresh)))
-        return mcf_fail_prefix(rc, "heisenberg: saving the chain");
-    return MCF_OK;
-}
-
-static int heis_load(void *chain, mcf_stream *in)
-{
-    heis_chain *c = chain;
-    char magic[4];
-    int32_t head[2];
-    int64_t L, n, since;
-    double mag[3], energy;
-    int rc;
-    if ((rc = mcf_stream_read(in, magic, sizeof magic)))
-        return mcf_fail_prefix(rc, "heisenberg: loading the chain");
-    if (memcmp(magic, heis_magic, sizeof magic) != 0)
-        return mcf_fail(MCF_EFORMAT, "heisenberg: the checkpoint record is not a heisenberg "
-                                     "chain (bad magic); was it written by another model?");
-    if ((rc = mcf_stream_read(in, head, sizeof head)) || (rc = mcf_stream_read(in, &L, sizeof L)) ||
-        (rc = mcf_stream_read(in, &n, sizeof n)))
-        return mcf_fail_prefix(rc, "heisenberg: loading the chain");
-    if (head[0] != (int32_t)c->kind || head[1] != (int32_t)c->boundary || L != c->L ||
-        n != (int64_t)c->n)
-        return mcf_fail(MCF_EFORMAT,
-                        "heisenberg: the checkpoint's lattice (kind %d, boundary %d, L = %lld) "
-                        "does not match the configuration's (kind %d, boundary %d, L = %ld); "
-                        "resume with the configuration the run was started with",
-                        (int)head[0], (int)head[1], (long long)L, (int)c->kind,
-                        (int)c->boundary, c->L);
-    const size_t bytes = 3 * c->n * sizeof *c->spin;
-    /* N + 1 entries like c->spin, the last the zero vector, so it can replace c->spin */
-    double *spin = calloc(3 * (c->n + 1), sizeof *spin);
-    if (!spin)
-        return mcf_fail(MCF_ENOMEM, "heisenberg: out of memory loading the chain");
-    if ((rc = mcf_stream_read(in, spin, bytes)) || (rc = mcf_stream_read(in, mag, sizeof mag)) ||
-        (rc = mcf_stream_read(in, &energy, sizeof energy)) ||
-        (rc = mcf_stream_read(in, &since, sizeof since))) {
-        free(spin);
-        return mcf_fail_prefix(rc, "heisenberg: loading the chain");
-    }
-    for (size_t i = 0; i < c->n; i++) {
-        const double *s = spin + 3 * i;
-        const double len2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
-        if (!(fabs(len2 - 1.0) < 1e-9)) {
-            free(spin);
-            return mcf_fail(MCF_EFORMAT,
-                            "heisenberg: the checkpoint's spin at site %zu has length^2 %.17g, "
-                            "not 1 (the checkpoint is corrupt)",
-                            i, len2);
+    (void)b;
+    const heis_move *mv = moves;
+    for (size_t k = 0; k < n; k++) {
+        if (!accepted[k])
+            continue;
+        heis_chain *c = chains[k];
+        double *s = c->spin + 3 * (size_t)mv[k].site;
+        c->energy += heis_delta(c, &mv[k]);
+        for (int a = 0; a < 3; a++) {
+            c->mag[a] += mv[k].s[a] - s[a];
+            s[a] = mv[k].s[a];
         }
+        if (++c->since_refresh >= (int64_t)c->n)
+            heis_refresh(c);
     }
-    if (!isfinite(mag[0]) || !isfinite(mag[1]) || !isfinite(mag[2]) || !isfinite(energy) ||
-        since < 0 || since >= (int64_t)c->n) {
-        free(spin);
-        return mcf_fail(MCF_EFORMAT, "heisenberg: the checkpoint's running sums are invalid "
-                                     "(the checkpoint is corrupt)");
-    }
-    /* Swap the loaded spins in; the running sums must agree with them up to accumulated
-     * rounding (a loose bound: 1e-9 per site); a larger difference means a corrupt record,
-     * and the chain is put back as it was. */
-    double *old = c->spin, old_mag[3], old_energy = c->energy;
-    const int64_t old_since = c->since_refresh;
-    memcpy(old_mag, c->mag, sizeof old_mag);
-    c->spin = spin;
-    heis_refresh(c);
-    const double tol = 1e-9 * (double)c->n * (1.0 + fabs(c->J));
-    if (fabs(energy - c->energy) > tol || fabs(mag[0] - c->mag[0]) > tol ||
-        fabs(mag[1] - c->mag[1]) > tol || fabs(mag[2] - c->mag[2]) > tol) {
-        const double recomputed = c->energy;
-        c->spin = old;
-        memcpy(c->mag, old_mag, sizeof old_mag);
-        c->energy = old_energy;
-        c->since_refresh = old_since;
-        free(spin);
-        return mcf_fail(MCF_EFORMAT,
-                        "heisenberg: the checkpoint's energy %.17g and magnetization do not "
-                        "match its spins (energy %.17g): the checkpoint is corrupt",
-                        energy, recomputed);
-    }
-    free(old);
-    /* Restore the saved running values bit for bit, so the resumed chain continues
-     * exactly as the saved one would have. */
-    memcpy(c->mag, mag, sizeof mag);
-    c->energy = energy;
-    c->since_refresh = since;
     return MCF_OK;
 }
 
-static const mcf_model_ops heis_ops = {
-    .struct_size = sizeof(mcf_model_ops),
+static int heis_measure(mcf_batch *b, void *const *chains, size_t n, double *const *values)
+{
+    (void)b;
+    for (size_t k = 0; k < n; k++) {
+        const heis_chain *c = chains[k];
+        const double N = (double)c->n;
+        const double m2 =
+            (c->mag[0] * c->mag[0] + c->mag[1] * c->mag[1] + c->mag[2] * c->mag[2]) / (N * N);
+        values[k][0] = c->energy / N;
+        values[k][1] = sqrt(m2);
+        values[k][2] = m2;
+        values[k][3] = m2 * m2;
+    }
+    return MCF_OK;
+}
+
+/* Parallel tempering: the energies (a Boltzmann weight), the running sums refreshed from
+ * the spins every N accepted moves. */
+static int heis_exchange(mcf_batch *b, void *const *chains, size_t n, const double *T_new,
+                         double *out)
+{
+    (void)b, (void)T_new;
+    for (size_t k = 0; k < n; k++)
+        out[k] = ((const heis_chain *)chains[k])->energy;
+    return MCF_OK;
+}
+
+/* The record (all of it the configuration and what follows from it: spins, running
+ * magnetization and energy, moves since their last refresh; no stream or step size) and
+ * the temperature tempering writes. */
+static int heis_state(void *chain, mcf_chain_state *st)
+{
+    heis_chain *c = chain;
+    const unsigned conf = MCF_STATE_CONFIGURATION;
+    int rc;
+    if ((rc = mcf_chain_state_add(st, MCF_STATE_FIXED("lattice (kind, boundary)",
+                                                      c->fixed_lattice, 8), conf)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_FIXED("L", &c->fixed_L, 8), conf)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_FIXED("site count", &c->fixed_n, 8), conf)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_REALS("spins", c->spin, 3 * c->n), conf)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_REALS("magnetization", c->mag, 3), conf)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_REALS("energy", &c->energy, 1), conf)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_DATA("moves since the refresh",
+                                                     &c->since_refresh, 8), conf)))
+        return mcf_fail(rc, "heisenberg: too many state fields (a bug, please report it)");
+    st->temperature = &c->T;
+    return MCF_OK;
+}
+
+/* After a load or an anneal hand-over: unit spins, and running sums that agree with them
+ * up to accumulated rounding (a loose bound: 1e-9 per site).  The record's running values
+ * are kept bit for bit, so the chain continues exactly as the saved one would have.  After
+ * tempering moved the chain: beta. */
+static int heis_rebuild(void *chain, unsigned what)
+{
+    heis_chain *c = chain;
+    if (what & MCF_REBUILD_TEMPERATURE) {
+        if (!(c->T > 0))
+            return mcf_fail(MCF_EINVAL, "heisenberg: temperature T = %g must be > 0", c->T);
+        c->beta = 1.0 / c->T;
+    }
+    if (!(what & (MCF_REBUILD_LOAD | MCF_REBUILD_CONFIGURATION)))
+        return MCF_OK;
+    for (size_t i = 0; i < c->n; i++) {
+        const double *s = c->spin + 3 * i;
+        const double len2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
+        if (!(fabs(len2 - 1.0) < 1e-9))
+            return mcf_fail(MCF_EFORMAT, "heisenberg: the checkpoint's spin at site %zu has "
+                            "length^2 %.17g, not 1 (the checkpoint is corrupt)", i, len2);
+    }
+    if (c->since_refresh < 0 || c->since_refresh >= (int64_t)c->n)
+        return mcf_fail(MCF_EFORMAT, "heisenberg: the checkpoint's running sums are invalid "
+                        "(the checkpoint is corrupt)");
+    double mag[3], energy;
+    heis_sums(c, mag, &energy);
+    const double tol = 1e-9 * (double)c->n * (1.0 + fabs(c->J));
+    if (fabs(c->energy - energy) > tol || fabs(c->mag[0] - mag[0]) > tol ||
+        fabs(c->mag[1] - mag[1]) > tol || fabs(c->mag[2] - mag[2]) > tol)
+        return mcf_fail(MCF_EFORMAT, "heisenberg: the checkpoint's energy %.17g and "
+                        "magnetization do not match its spins (energy %.17g): the checkpoint "
+                        "is corrupt", c->energy, energy);
+    return MCF_OK;
+}
+
+static const mcf_model heis_model = {
+    .struct_size = sizeof(mcf_model),
     .move_size = sizeof(heis_move),
     .observables = heis_observables,
-    .labels = heis_labels,
+    .parameter_labels = heis_parameter_labels,
+    .energy_unit = "J",
+    .state_tag = {'H', 'S', 'B', '1'},
+    .configuration_tag = {'H', 'S', 'B', '1'},
     .create = heis_create,
     .destroy = heis_destroy,
-    .units = heis_units,
-    .begin_sweep = NULL,
+    .layout = heis_layout,
     .propose = heis_propose,
-    .log_ratio = heis_log_ratio,
-    .accept = heis_accept,
-    .reject = heis_reject,
+    .apply = heis_apply,
     .measure = heis_measure,
-    .save = heis_save,
-    .load = heis_load,
-    .adapt = NULL,
-    .set_temperature = heis_set_temperature,
-    .energy = heis_energy,
-    /* start = anneal: the record is the configuration and what follows from it (spins,
-       running magnetization and energy, moves since their last refresh), no stream or step
-       size, so the same pair serves */
-    .save_configuration = heis_save,
-    .load_configuration = heis_load,
+    .state = heis_state,
+    .rebuild = heis_rebuild,
+    .exchange = heis_exchange,
 };
 
 static const mcf_plugin_info heis_info = {
-    .abi_version = MCF_ABI_VERSION,
+    .abi_version = MCF_ABI_2,
     .struct_size = sizeof(mcf_plugin_info),
     .kind = MCF_PLUGIN_MODEL,
     .name = "heisenberg",
     .version = "1.0",
     .summary = "classical Heisenberg model of unit 3-vectors (double exchange without fermions)",
     .params = heis_params,
-    .ops = &heis_ops,
+    .ops = &heis_model,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model */
 };
 
 MCF_PLUGIN(heis_info)

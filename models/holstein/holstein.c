@@ -3,26 +3,34 @@
  *     H = -t sum_<ij> (c+_i c_j + h.c.) - g sum_i x_i (n_i - 1/2) + (k/2) sum_i x_i^2,
  * weight exp(-E_cl / T - S_eff), E_cl = sum_i [(k/2) x_i^2 + (g/2) x_i], S_eff = -sum_nu
  * log(1 + exp(-(eps_nu - mu) / T)) over the eigenvalues of h(x) (hopping -t, on-site -g x_i).
- * docs/plugin-guide.md walks through this file; docs/methods.md has the physics.
+ * Written against ABI 2 (mcf_model, mcf/model.h; docs/sdk-1.md), like ising.c; the fermion
+ * evaluator is called through the SDK helpers of mcf/fermion_model.h.  docs/plugin-guide.md
+ * walks through the ABI-1 form of this file; docs/methods.md has the physics.
  *
  * Move: x_i += delta (2u - 1) at a uniform site (symmetric), log-ratio -dE_cl / T - dS with
  * dS from the evaluator for the rank-1 change -g dx of row i; delta adapts toward acceptance
- * 0.5 while thermalizing.  Observables per site: energy (E_cl + band energy) / N, the
- * checkerboard CDW m = sum_i (-1)^(x+y+z) x_i / N as |m|, m^2, m^4, <x>, <x^2>, density; a
- * stochastic evaluator draws from the chain's measurement stream.  Checkpoint record:
- * "HOL1", int64 N, double delta, N doubles x, the measurement stream. */
+ * 0.5 while thermalizing (the core does it: state's step).  Observables per site: energy
+ * (E_cl + band energy) / N, the checkerboard CDW m = sum_i (-1)^(x+y+z) x_i / N as |m|,
+ * m^2, m^4, <x>, <x^2>, density; a stochastic evaluator draws from the chain's measurement
+ * stream.  Checkpoint record (ho_state): "HOL1", int64 N, double delta, N doubles x, the
+ * measurement stream. */
 #include "holstein_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define HO_MEASURE_STREAM ((UINT64_C(1) << 62) + (UINT64_C(1) << 59))
+/* the model's own random stream (mcf/model.h): chain k's measurement stream is stream
+ * 2^62 + 2^59 + k of the run's seed, as since the model's first release */
+static const mcf_stream_spec ho_streams[] = {
+    {"measurement", (UINT64_C(1) << 62) + (UINT64_C(1) << 59), 0,
+     "the random vectors of a stochastic evaluator's traces"},
+    {NULL, 0, 0, NULL}};
 #define HO_DELTA_MIN 1e-4
 #define HO_DELTA_MAX 1e4
 
 static const mcf_param_spec ho_params[] = {
-    MCF_LATTICE_PARAMS("square|cubic", "square", "4"),
+    MCF_LATTICE_PARAMS(HO_LATTICES, "square", "4"),
     {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "nearest-neighbour hopping (0: isolated sites)"},
     {"g", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "electron-phonon coupling, -g x_i (n_i - 1/2)"},
     {"k", MCF_PARAM_REAL, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
@@ -35,35 +43,35 @@ static const mcf_param_spec ho_params[] = {
      "initial x_i: independent Gaussians of variance T/k (the g = 0 equilibrium), or 0"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
+/* [model] start, in the order of its choices (mcf_params_choice) */
+enum { HO_START_RANDOM, HO_START_ZERO };
+
 enum {
     OBS_ENERGY, OBS_ABS_M, OBS_M2, OBS_M4, OBS_X, OBS_X2, OBS_DENSITY, OBS_ENERGY_DT,
     OBS_ACTION_DT
 };
 
-static const mcf_observable_spec ho_observables[] = {
+static const mcf_observable ho_observables[] = {
     {"energy", MCF_ROLE_ENERGY, "(E_cl + fermion band energy) / N, units of t", NULL,
-     MCF_OBS_NOISE(1)},
-    {"abs_m", MCF_ROLE_ORDER, "|m|, m = sum_i (-1)^(x+y+z) x_i / N (checkerboard)", NULL, 0},
-    {"m2", MCF_ROLE_ORDER2, "m^2", NULL, 0},
-    {"m4", MCF_ROLE_ORDER4, "m^4", NULL, 0},
-    {"x_mean", MCF_ROLE_NONE, "sum_i x_i / N", NULL, 0},
-    {"x2_mean", MCF_ROLE_NONE, "sum_i x_i^2 / N", NULL, 0},
+     MCF_OBS_NOISE(1), "E/N", "t", NULL, NULL},
+    {"abs_m", MCF_ROLE_ORDER, "|m|, m = sum_i (-1)^(x+y+z) x_i / N (checkerboard)", NULL, 0,
+     "⟨|m|⟩", NULL, NULL, NULL},
+    {"m2", MCF_ROLE_ORDER2, "m^2", NULL, 0, "⟨m²⟩", NULL, NULL, NULL},
+    {"m4", MCF_ROLE_ORDER4, "m^4", NULL, 0, "⟨m⁴⟩", NULL, NULL, NULL},
+    {"x_mean", MCF_ROLE_NONE, "sum_i x_i / N", NULL, 0, "⟨x⟩", NULL, NULL, NULL},
+    {"x2_mean", MCF_ROLE_NONE, "sum_i x_i^2 / N", NULL, 0, "⟨x²⟩", NULL, NULL, NULL},
     {"density", MCF_ROLE_NONE, "electrons per site, sum_nu f(eps_nu) / N", NULL,
-     MCF_OBS_NOISE(1)},
+     MCF_OBS_NOISE(1), "n", NULL, NULL, NULL},
     {"energy_dT", MCF_ROLE_ENERGY_DT, "d(energy)/dT at fixed x: sum_nu eps_nu df/dT / N", NULL,
-     MCF_OBS_NOISE(1)},
+     MCF_OBS_NOISE(1), "∂_T E/N", NULL, NULL, NULL},
     {"action_dT", MCF_ROLE_ACTION_DT, "d(E_cl / T + S_eff)/dT at fixed x per site: "
      "-(E_cl / N + band energy - mu density) / T^2 (band energy and density from a trace "
-     "independent of energy's)", NULL, MCF_OBS_NOISE(2)},
-    {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
+     "independent of energy's)", NULL, MCF_OBS_NOISE(2), "∂_T S/N", "1/t", NULL, NULL},
+    {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
-/* symbols and units for the plots (mcf_label) */
-static const mcf_label ho_labels[] = {
-    {"T", "T", "t"}, {"L", "L", NULL}, {"g", "g", "t"}, {"k", "k", "t"}, {"mu", "μ", "t"},
-    {"energy", "E/N", "t"}, {"abs_m", "⟨|m|⟩", NULL}, {"m2", "⟨m²⟩", NULL},
-    {"m4", "⟨m⁴⟩", NULL}, {"x_mean", "⟨x⟩", NULL}, {"x2_mean", "⟨x²⟩", NULL},
-    {"density", "n", NULL}, {"energy_dT", "∂_T E/N", NULL}, {"action_dT", "∂_T S/N", "1/t"},
-    {NULL, NULL, NULL}};
+/* symbols and units of the parameters, for the plots (the observables carry theirs) */
+static const mcf_label ho_parameter_labels[] = {
+    {"L", "L", NULL}, {"g", "g", "t"}, {"k", "k", "t"}, {"mu", "μ", "t"}, {NULL, NULL, NULL}};
 
 typedef struct ho_move {
     size_t site;
@@ -104,15 +112,14 @@ static int ho_create(const mcf_params *p, const mcf_services *services, mcf_rng 
                      void **chain)
 {
     double t;
-    const char *start;
-    int rc;
+    int start, rc;
     ho_chain *c = calloc(1, sizeof *c);
     if (!c)
         return mcf_fail(MCF_ENOMEM, "holstein: out of memory");
     if ((rc = mcf_params_real(p, "t", &t)) || (rc = mcf_params_real(p, "g", &c->g)) ||
         (rc = mcf_params_real(p, "k", &c->k)) || (rc = mcf_params_real(p, "mu", &c->mu)) ||
         (rc = mcf_params_real(p, "delta", &c->delta)) ||
-        (rc = mcf_params_string(p, "start", &start)) ||
+        (rc = mcf_params_choice(p, "start", &start)) ||
         (rc = mcf_params_temperature(p, &c->T)) ||
         (rc = mcf_fermion_bind(services, p, "holstein",
                                MCF_FERMION_CHANGE_ACTION | MCF_FERMION_OCCUPATION |
@@ -130,7 +137,8 @@ static int ho_create(const mcf_params *p, const mcf_services *services, mcf_rng 
                                          c->T)))
             goto fail;
     }
-    mcf_rng_init(&c->mrng, services->seed, HO_MEASURE_STREAM + services->chain_index);
+    if ((rc = mcf_services_stream(services, "measurement", &c->mrng)))
+        goto fail;
     if (!(c->x = malloc(c->lat->sites * sizeof *c->x))) {
         rc = mcf_fail(MCF_ENOMEM, "holstein: out of memory for %zu sites", c->lat->sites);
         goto fail;
@@ -139,7 +147,7 @@ static int ho_create(const mcf_params *p, const mcf_services *services, mcf_rng 
         (rc = mcf_hamiltonian_factorize(c->h, c->lat, -t, 0)))
         goto fail;
     for (size_t i = 0; i < c->lat->sites; i++) {
-        c->x[i] = strcmp(start, "zero") ? sqrt(c->T / c->k) * mcf_rng_normal(rng) : 0.0;
+        c->x[i] = start != HO_START_ZERO ? sqrt(c->T / c->k) * mcf_rng_normal(rng) : 0.0;
         if ((rc = mcf_hamiltonian_set_onsite(c->h, i, -c->g * c->x[i])))
             goto fail;
     }
@@ -152,25 +160,25 @@ fail: /* every message above names the model, the file and the fix */
     return rc;
 }
 
-static size_t ho_units(const void *chain)
+static int ho_layout(const void *chain, mcf_layout *layout)
 {
-    return ((const ho_chain *)chain)->lat->sites;
-}
-
-static int ho_propose(void *chain, mcf_rng *rng, void *move)
-{
-    const ho_chain *c = chain;
-    ho_move *m = move;
-    m->site = (size_t)mcf_rng_below(rng, c->lat->sites);
-    m->x_new = c->x[m->site] + c->delta * (2.0 * mcf_rng_uniform(rng) - 1.0);
-    mcf_change_onsite(&m->change, m->site, -c->g * m->x_new - -c->g * c->x[m->site]);
+    layout->units = ((const ho_chain *)chain)->lat->sites;
     return MCF_OK;
 }
 
-static int ho_log_ratio(mcf_batch *b, void *const *chains, const void *moves, size_t n,
-                        double *out)
+/* Per chain: the site and the shift from the chain's stream, then the log ratios of the
+ * batch, dS from one batched call of the evaluator. */
+static int ho_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                      void *moves, double *log_ratio)
 {
-    const ho_move *mv = moves;
+    ho_move *mv = moves;
+    for (size_t q = 0; q < n; q++) {
+        const ho_chain *c = chains[q];
+        ho_move *m = &mv[q];
+        m->site = (size_t)mcf_rng_below(rngs[q], c->lat->sites);
+        m->x_new = c->x[m->site] + c->delta * (2.0 * mcf_rng_uniform(rngs[q]) - 1.0);
+        mcf_change_onsite(&m->change, m->site, -c->g * m->x_new - -c->g * c->x[m->site]);
+    }
     mcf_fermion_batch a;
     mcf_fermion_heat heat;
     int rc = mcf_fermion_heat_get(b, n, &a, &heat);
@@ -181,29 +189,34 @@ static int ho_log_ratio(mcf_batch *b, void *const *chains, const void *moves, si
         a.T[q] = c->T;
         a.mu[q] = c->mu;
     }
+    /* the evaluator's handle is the same in every chain: chains[0]'s (docs/sdk-1.md: until
+       evaluators see the batch) */
     if (rc || n == 0 || (rc = mcf_fermion_change_action(&((ho_chain *)chains[0])->fermion, &a, n)))
         return rc;
     for (size_t q = 0; q < n; q++) {
         const ho_chain *c = chains[q];
         const double x0 = c->x[mv[q].site], x1 = mv[q].x_new;
         const double dE = 0.5 * c->k * (x1 * x1 - x0 * x0) + 0.5 * c->g * (x1 - x0);
-        out[q] = -dE / c->T - a.dS[q];
+        log_ratio[q] = -dE / c->T - a.dS[q];
     }
     return MCF_OK;
 }
 
-static int ho_accept(void *chain, const void *move)
+static int ho_apply(mcf_batch *b, void *const *chains, const void *moves, size_t n,
+                    const unsigned char *accepted)
 {
-    ho_chain *c = chain;
-    const ho_move *m = move;
-    c->x[m->site] = m->x_new;
-    return mcf_hamiltonian_set_onsite(c->h, m->site, -c->g * m->x_new);
-}
-
-static void ho_adapt(void *chain, double acceptance)
-{
-    ho_chain *c = chain;
-    c->delta = mcf_adapt_step(c->delta, acceptance, 0.5, HO_DELTA_MIN, HO_DELTA_MAX);
+    (void)b;
+    const ho_move *mv = moves;
+    for (size_t q = 0; q < n; q++) {
+        if (!accepted[q])
+            continue;
+        ho_chain *c = chains[q];
+        c->x[mv[q].site] = mv[q].x_new;
+        int rc = mcf_hamiltonian_set_onsite(c->h, mv[q].site, -c->g * mv[q].x_new);
+        if (rc)
+            return rc;
+    }
+    return MCF_OK;
 }
 
 static int ho_measure(mcf_batch *b, void *const *chains, size_t n, double *const *values)
@@ -251,48 +264,73 @@ static int ho_measure(mcf_batch *b, void *const *chains, size_t n, double *const
     return MCF_OK;
 }
 
-/* The checkpointed state, one description for save and load. */
-static size_t ho_state(ho_chain *c, mcf_state_field f[4])
-{
-    f[0] = MCF_STATE_FIXED("number of sites", &c->n, sizeof c->n);
-    f[1] = MCF_STATE_REALS("step delta", &c->delta, 1);
-    f[2] = MCF_STATE_REALS("displacements x", c->x, c->lat->sites);
-    f[3] = MCF_STATE_RNG("measurement stream", &c->mrng);
-    return 4;
-}
-
-static int ho_save(const void *chain, mcf_stream *out)
-{
-    mcf_state_field f[4];
-    return mcf_state_save(out, "HOL1", f, ho_state((ho_chain *)chain, f));
-}
-
-static int ho_load(void *chain, mcf_stream *in)
+/* The checkpointed state, described once: the record "HOL1" of the ABI-1 version of this
+ * model, so its checkpoints resume; and the step the core adapts toward acceptance 0.5
+ * while thermalizing (mcf_adapt_step, as the ABI-1 adapt did). */
+static int ho_state(void *chain, mcf_chain_state *st)
 {
     ho_chain *c = chain;
-    mcf_state_field f[4];
-    int rc = mcf_state_load(in, "HOL1", "holstein", f, ho_state(c, f));
-    if (rc)
-        return rc;
+    int rc;
+    if ((rc = mcf_chain_state_add(st, MCF_STATE_FIXED("number of sites", &c->n, sizeof c->n),
+                                  0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_REALS("step delta", &c->delta, 1), 0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_REALS("displacements x", c->x, c->lat->sites),
+                                  0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_RNG("measurement stream", &c->mrng), 0)))
+        return mcf_fail(rc, "holstein: too many state fields (a bug, please report it)");
+    st->step = &c->delta;
+    st->step_target = 0.5;
+    st->step_min = HO_DELTA_MIN;
+    st->step_max = HO_DELTA_MAX;
+    return MCF_OK;
+}
+
+/* After a load: the step's range, and h(x), which follows from x. */
+static int ho_rebuild(void *chain, unsigned what)
+{
+    ho_chain *c = chain;
+    int rc = MCF_OK;
+    if (!(what & MCF_REBUILD_LOAD))
+        return MCF_OK;
     if (!(c->delta >= HO_DELTA_MIN && c->delta <= HO_DELTA_MAX))
         return mcf_fail(MCF_EFORMAT, "holstein: the checkpoint's step %g is corrupt", c->delta);
-    for (size_t i = 0; i < c->lat->sites && !rc; i++) /* H follows from x */
+    for (size_t i = 0; i < c->lat->sites && !rc; i++)
         rc = mcf_hamiltonian_set_onsite(c->h, i, -c->g * c->x[i]);
     return rc;
 }
 
-static const mcf_model_ops ho_ops = {
-    .struct_size = sizeof(mcf_model_ops), .move_size = sizeof(ho_move),
-    .observables = ho_observables, .labels = ho_labels, .periodic = ho_periodic,
+static const mcf_model ho_model = {
+    .struct_size = sizeof(mcf_model),
+    .move_size = sizeof(ho_move),
+    .observables = ho_observables,
+    .parameter_labels = ho_parameter_labels,
+    .energy_unit = "t",
     .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
-    .create = ho_create, .destroy = ho_destroy, .units = ho_units, .propose = ho_propose,
-    .accept = ho_accept, .adapt = ho_adapt, .save = ho_save, .load = ho_load,
-    .batch_log_ratio = ho_log_ratio, .batch_measure = ho_measure,
     .weight_form = MCF_WEIGHT_ACTION, /* exp(-S(T)): C from energy_dT and action_dT */
+    .streams = ho_streams,
+    .state_tag = {'H', 'O', 'L', '1'},
+    .create = ho_create,
+    .destroy = ho_destroy,
+    .layout = ho_layout,
+    .propose = ho_propose,
+    .apply = ho_apply,
+    .measure = ho_measure,
+    .state = ho_state,
+    .rebuild = ho_rebuild,
+    .periodic = ho_periodic,
 };
 
-MCF_PLUGIN_DEFINE_NEEDS(MCF_PLUGIN_MODEL, "holstein", "1.2",
-                        "adiabatic Holstein model: classical displacements and spinless "
-                        "fermions, weight exp(-E_cl/T - S_eff) from a fermion evaluator (kpm, "
-                        "kpm-cuda or ed)",
-                        ho_params, &ho_ops, MCF_VERSION_NUMBER(0, 4, 0))
+static const mcf_plugin_info ho_info = {
+    .abi_version = MCF_ABI_2,
+    .struct_size = sizeof(mcf_plugin_info),
+    .kind = MCF_PLUGIN_MODEL,
+    .name = "holstein",
+    .version = "1.2",
+    .summary = "adiabatic Holstein model: classical displacements and spinless fermions, "
+               "weight exp(-E_cl/T - S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
+    .params = ho_params,
+    .ops = &ho_model,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model */
+};
+
+MCF_PLUGIN(ho_info)

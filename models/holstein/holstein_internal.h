@@ -4,6 +4,10 @@
 
 #include "mcf/mcf.h"
 
+/* [model] lattice: its choices, and their positions (mcf_params_choice) */
+#define HO_LATTICES "square|cubic"
+enum { HO_LATTICE_SQUARE, HO_LATTICE_CUBIC };
+
 /* holstein_periodic.c: uniform and checkerboard displacements, or a chain's own, as
  * crystals (mcf_model_ops.periodic) */
 int ho_periodic(const mcf_params *params, const void *chain, const char *state,

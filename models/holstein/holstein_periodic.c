@@ -63,11 +63,10 @@ static int describe_chain(const mcf_params *params, ho_pattern *p, const void *c
 int ho_periodic(const mcf_params *params, const void *chain, const char *state,
                 mcf_cell *cell)
 {
-    const char *lattice;
     ho_pattern p = {0, 0, 0, 0, NULL, 0, 0};
-    int rc;
+    int lattice, rc;
     if ((rc = mcf_params_real(params, "t", &p.t)) || (rc = mcf_params_real(params, "g", &p.g)) ||
-        (rc = mcf_params_string(params, "lattice", &lattice)))
+        (rc = mcf_params_choice(params, "lattice", &lattice)))
         return mcf_fail_prefix(rc, "holstein");
     if ((!state || !*state) && chain)
         return describe_chain(params, &p, chain, cell);
@@ -80,7 +79,7 @@ int ho_periodic(const mcf_params *params, const void *chain, const char *state,
         return mcf_fail(MCF_EINVAL, "holstein: state '%s': the states are uniform:X (x_i = X) "
                         "and cdw:X (x_i = X (-1)^(x+y+z)), or, with a chain, its own "
                         "displacements (state configuration of mcf band)", state ? state : "");
-    const unsigned dims = strcmp(lattice, "square") == 0 ? 2 : 3;
+    const unsigned dims = lattice == HO_LATTICE_SQUARE ? 2 : 3;
     static const int one[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     static const int g2[9] = {1, 1, 0, 1, -1, 0, 0, 0, 1};
     static const int g3[9] = {1, 1, 0, 1, 0, 1, 0, 1, 1};

@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+size_t sj_delay_window(size_t delay, int ev_sweep)
+{
+    return ev_sweep || delay ? delay : SJ_DELAY_MODEL_AUTO;
+}
+
 int sj_delay_init(sj_delay *d, size_t k, size_t m)
 {
     memset(d, 0, sizeof *d);

@@ -25,6 +25,18 @@
 /* the largest window */
 #define SJ_DELAY_MAX 64
 
+/* [model] delay = 0 means one thing wherever the updates are made: automatic, the window the
+ * code making them was measured fastest with.  Where the model makes them (determinants =
+ * model, or the evaluator's det ops move by move) that is SJ_DELAY_MODEL_AUTO, Sherman-Morrison
+ * after every move: on the CPU a window gains nothing (docs/benchmarks.md, "Delayed updates
+ * on the CPU"); where the evaluator makes whole sweeps (walker_sweep) it is the evaluator's
+ * own, asked for by passing 0 on (mcf/orbital.h; blip-cuda: 16). */
+#define SJ_DELAY_MODEL_AUTO 1
+
+/* The window a chain keeps for [model] delay (0 .. SJ_DELAY_MAX): delay itself where the
+ * evaluator sweeps (ev_sweep; 0 passed on to it), else delay, SJ_DELAY_MODEL_AUTO for 0. */
+size_t sj_delay_window(size_t delay, int ev_sweep);
+
 typedef struct sj_delay {
     size_t k, m;   /* the window and the matrix order */
     size_t np;     /* moves pending */

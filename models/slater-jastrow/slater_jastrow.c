@@ -48,7 +48,11 @@
 #include "ewald.h"
 #include "heg.h"
 
-#define SJ_STREAM_BASE 0x5c1a7e0000000000ULL /* the move streams (seed, base + chain) */
+/* The model's own random stream (mcf/model.h): chain k's moves come from stream
+ * 0x5c1a7e0000000000 + k of the run's seed, as since the model's first release. */
+static const mcf_stream_spec sj_streams[] = {
+    {"moves", 0x5c1a7e0000000000ULL, 0, "the electrons' trial moves and their decisions"},
+    {NULL, 0, 0, NULL}};
 /* determinants = auto hands the matrices to an evaluator that offers them from this many
  * electrons per spin on: on an H100 a device step costs ~15 us whatever m, the host's
  * Sherman-Morrison ~6.5 us (m / 57)^2 per move (docs/benchmarks.md), equal at m ~ 87 */
@@ -62,7 +66,8 @@ static const mcf_param_spec sj_params[] = {
      "total number of electrons N (closed shells: 2, 14, 38, 54, 66, 114, ... unpolarized)"},
     {"polarized", MCF_PARAM_BOOL, "false", MCF_PARAM_NO_SCAN, 0, 0, NULL,
      "true: all N electrons spin up; false: N/2 up and N/2 down"},
-    {"rs", MCF_PARAM_REAL, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
+    {"rs", MCF_PARAM_REAL, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE,
+     0, 0, NULL,
      "density parameter r_s (bohr): (4/3) pi r_s^3 = volume per electron"},
     {"jastrow", MCF_PARAM_CHOICE, "none", MCF_PARAM_NO_SCAN, 0, 0, "none|rpa|bspline",
      "Jastrow factor: none (Slater determinant only), rpa (u = -(1-r/rc)^3 (A/r)(1-e^-r/F)) "
@@ -91,11 +96,14 @@ static const mcf_param_spec sj_params[] = {
      "determinant ops (blip-cuda: on the GPU), move = pbp and N_up >= 90, else the model"},
     {"delay", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN, 0,
      SJ_DELAY_MAX, NULL,
-     "accepted moves of a spin whose update of the inverse Slater matrix waits, applied "
-     "together as one rank-k product (ratios corrected by them meanwhile); 1 = "
-     "Sherman-Morrison after every move; 0 = the measured best: 1 in the model, the "
-     "evaluator's choice in a sweep on the evaluator (blip-cuda: 16); > 1 needs move = pbp "
-     "and the determinants in the model, or the sweep on the evaluator"},
+     "k: at most k accepted moves of a spin wait for the update of the inverse Slater "
+     "matrix, then go in as one rank-k product (ratios corrected by them meanwhile); 1 = "
+     "Sherman-Morrison after every move; whole sweeps on the evaluator may wait for fewer "
+     "(blip-cuda: the largest power of 2 <= k its shared memory holds); 0 = automatic, "
+     "wherever the updates are made: the window the code making them was measured fastest "
+     "with, 1 where the model makes them (sj_delay_window), the evaluator's own in its "
+     "whole sweeps (blip-cuda: 16); > 1 needs move = pbp and the determinants in the model, "
+     "or the sweep on the evaluator"},
     {"sweep", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
      "auto|evaluator|core",
      "with the determinants on the evaluator, who makes a sweep's moves: evaluator = all N "
@@ -106,6 +114,12 @@ static const mcf_param_spec sj_params[] = {
      "initial Gaussian step per component in units of rs; adapted while thermalizing to "
      "acceptance 0.5"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+/* [model] system, jastrow (enum SJ_JASTROW_*), move, determinants and sweep: in the order of
+ * their choices (mcf_params_choice) */
+enum { SJ_MOVE_PBP, SJ_MOVE_QS };
+enum { SJ_DETS_AUTO, SJ_DETS_MODEL, SJ_DETS_EVALUATOR };
+enum { SJ_SWEEP_AUTO, SJ_SWEEP_EVALUATOR, SJ_SWEEP_CORE };
 
 static const mcf_observable_spec sj_observables[] = {
     {"energy", MCF_ROLE_ENERGY, "local energy per electron (hartree)", NULL, 0},
@@ -170,34 +184,27 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
                      void **out)
 {
     const char *origin = mcf_params_origin(params), *sec = mcf_params_section(params);
-    const char *system, *jastrow, *move, *dets, *juu, *jud, *jfile;
+    const char *jastrow_name, *juu, *jud, *jfile;
     long n_el, jsize, delay;
-    const char *sweep_by = NULL;
-    int polarized, rc;
+    int use_j, move, dets, sweep_by, polarized, rc;
     double rs, ja, jrc, step;
-    if ((rc = mcf_params_string(params, "system", &system)) ||
-        (rc = mcf_params_int(params, "electrons", &n_el)) ||
+    if ((rc = mcf_params_int(params, "electrons", &n_el)) || /* system: heg, the one choice */
         (rc = mcf_params_bool(params, "polarized", &polarized)) ||
         (rc = mcf_params_real(params, "rs", &rs)) ||
-        (rc = mcf_params_string(params, "jastrow", &jastrow)) ||
+        (rc = mcf_params_choice(params, "jastrow", &use_j)) ||
+        (rc = mcf_params_string(params, "jastrow", &jastrow_name)) ||
         (rc = mcf_params_real(params, "jastrow_a", &ja)) ||
         (rc = mcf_params_real(params, "jastrow_cutoff", &jrc)) ||
         (rc = mcf_params_string(params, "jastrow_uu", &juu)) ||
         (rc = mcf_params_string(params, "jastrow_ud", &jud)) ||
         (rc = mcf_params_int(params, "jastrow_size", &jsize)) ||
         (rc = mcf_params_string(params, "jastrow_file", &jfile)) ||
-        (rc = mcf_params_string(params, "move", &move)) ||
-        (rc = mcf_params_string(params, "determinants", &dets)) ||
+        (rc = mcf_params_choice(params, "move", &move)) ||
+        (rc = mcf_params_choice(params, "determinants", &dets)) ||
         (rc = mcf_params_int(params, "delay", &delay)) ||
-        (rc = mcf_params_string(params, "sweep", &sweep_by)) ||
+        (rc = mcf_params_choice(params, "sweep", &sweep_by)) ||
         (rc = mcf_params_real(params, "step", &step)))
         return rc;
-    if (strcmp(system, "heg") != 0)
-        return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] system = %s in %s: only heg is "
-                        "implemented; set system = heg", sec, system, origin);
-    if (!(rs > 0.0) || !isfinite(rs))
-        return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] rs = %g in %s: the density parameter "
-                        "must be positive and finite; set e.g. rs = 1", sec, rs, origin);
     size_t n_up, n_dn;
     if ((rc = mcf_heg_electrons((size_t)n_el, polarized, &n_up, &n_dn)))
         return mcf_fail_prefix(rc, "slater-jastrow: [%s] electrons = %ld (polarized = %s) in %s",
@@ -205,9 +212,6 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     double L;
     if ((rc = mcf_heg_cell_side(rs, (size_t)n_el, &L)))
         return mcf_fail_prefix(rc, "slater-jastrow: [%s] rs = %g in %s", sec, rs, origin);
-    const int use_j = !strcmp(jastrow, "rpa")       ? SJ_JASTROW_RPA
-                      : !strcmp(jastrow, "bspline") ? SJ_JASTROW_BSPLINE
-                                                    : SJ_JASTROW_NONE;
     sj_bspline_input bin;
     memset(&bin, 0, sizeof bin);
     if (!strcmp(juu, "zero"))
@@ -220,7 +224,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] %s in %s is read only with jastrow = "
                         "bspline (here jastrow = %s); set jastrow = bspline or remove it", sec,
                         jfile[0] ? "jastrow_file" : juu[0] ? "jastrow_uu" : "jastrow_ud", origin,
-                        jastrow);
+                        jastrow_name);
     if (use_j == SJ_JASTROW_BSPLINE) {
         if (jfile[0] && (juu[0] || jud[0]))
             return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] jastrow_file and %s in %s: give "
@@ -250,46 +254,29 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
                         "L = %.6g); set jastrow_cutoff <= %.6g, or 0 for L/2",
                         sec, jrc, origin, 0.5 * L, n_el, rs, L, 0.5 * L);
 
-    const mcf_plugin_info *ev_info =
-        services->struct_size >= offsetof(mcf_services, evaluator_params) +
-                                     sizeof services->evaluator_params
-            ? services->evaluator
-            : NULL;
-    if (!ev_info)
-        return mcf_fail(MCF_EINVAL, "slater-jastrow: [run] evaluator = none in %s, but the "
-                        "Slater determinants need orbitals; set [run] evaluator = planewave "
-                        "(exact) or blip", origin);
-    if (ev_info->kind != MCF_PLUGIN_ORBITAL_EVALUATOR)
-        return mcf_fail(MCF_EINVAL, "slater-jastrow: [run] evaluator = %s in %s is not an "
-                        "orbital evaluator; set [run] evaluator = planewave or blip",
-                        ev_info->name, origin);
-    const mcf_orbital_ops *ev = ev_info->ops;
-    if (!ev || ev->struct_size < offsetof(mcf_orbital_ops, vgl) + sizeof ev->vgl ||
-        !ev->create || !ev->destroy || !ev->values || !ev->vgl)
-        return mcf_fail(MCF_EINVAL, "slater-jastrow: [run] evaluator = %s in %s lacks the "
-                        "values/vgl operations; set [run] evaluator = planewave or blip",
-                        ev_info->name, origin);
-
-    const int has_det = ev->struct_size >= MCF_ORBITAL_OPS_DET_SIZE && ev->det_create;
-    const int is_qs = strcmp(move, "qs") == 0;
-    if (strcmp(dets, "evaluator") == 0 && !has_det)
+    mcf_orbital ev;
+    if ((rc = mcf_orbital_bind(services, params, "slater-jastrow", MCF_ORBITAL_VALUES, &ev)))
+        return rc;
+    const int has_det = mcf_orbital_has(&ev, MCF_ORBITAL_DETERMINANTS);
+    const int is_qs = move == SJ_MOVE_QS;
+    if (dets == SJ_DETS_EVALUATOR && !has_det)
         return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] determinants = evaluator in %s, but "
                         "evaluator %s keeps no determinants (blip-cuda does); set "
-                        "determinants = auto or model", sec, origin, ev_info->name);
-    if (strcmp(dets, "evaluator") == 0 && is_qs)
+                        "determinants = auto or model", sec, origin, ev.name);
+    if (dets == SJ_DETS_EVALUATOR && is_qs)
         return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] determinants = evaluator in %s works "
                         "with move = pbp only (qs takes every ratio against the sweep's "
                         "start); set determinants = auto or model, or move = pbp", sec, origin);
     const int on_ev = has_det && !is_qs &&
-                      (strcmp(dets, "evaluator") == 0 ||
-                       (strcmp(dets, "auto") == 0 && n_up >= SJ_AUTO_EV_DETS));
-    const int has_sweep = has_det && MCF_HAS(mcf_orbital_ops, ev, walker_sweep);
-    if (strcmp(sweep_by, "evaluator") == 0 && !(on_ev && has_sweep))
+                      (dets == SJ_DETS_EVALUATOR ||
+                       (dets == SJ_DETS_AUTO && n_up >= SJ_AUTO_EV_DETS));
+    const int has_sweep = mcf_orbital_has(&ev, MCF_ORBITAL_WALKER_SWEEP);
+    if (sweep_by == SJ_SWEEP_EVALUATOR && !(on_ev && has_sweep))
         return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] sweep = evaluator in %s needs the "
                         "determinants on an evaluator that makes whole sweeps (here %s); set "
                         "sweep = auto or core", sec, origin,
                         !on_ev ? "the model keeps them" : "the evaluator has no walker_sweep");
-    const int ev_sweep = on_ev && has_sweep && strcmp(sweep_by, "core") != 0;
+    const int ev_sweep = on_ev && has_sweep && sweep_by != SJ_SWEEP_CORE;
     if (delay > 1 && (is_qs || (on_ev && !ev_sweep)))
         return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] delay = %ld in %s needs move = pbp "
                         "with the determinants kept by the model or swept by the evaluator "
@@ -308,12 +295,12 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     c->L = L;
     c->rs = rs;
     c->step = step * rs;
-    c->ev = ev;
-    c->ev_name = ev_info->name;
+    c->ev = ev.ops;
+    c->ev_name = ev.name;
     c->jastrow = use_j;
     c->polarized = polarized;
-    c->qs = strcmp(move, "qs") == 0;
-    c->delay = ev_sweep ? (size_t)delay : delay > 1 ? (size_t)delay : 1;
+    c->qs = is_qs;
+    c->delay = sj_delay_window((size_t)delay, ev_sweep);
     c->ev_sweep = ev_sweep;
     c->index = services->chain_index;
     c->e_hf = NAN;
@@ -344,7 +331,10 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
                     c->jp[0].np, polarized ? (size_t)0 : c->jp[1].np);
     }
     jastrow_pair_functions(c, c->pf);
-    mcf_rng_init(&c->mv, services->seed, SJ_STREAM_BASE + services->chain_index);
+    if ((rc = mcf_services_stream(services, "moves", &c->mv))) {
+        sj_destroy(c);
+        return mcf_fail_prefix(rc, "slater-jastrow");
+    }
 
     const size_t n = c->n, no = c->norb;
     c->r = malloc(3 * n * sizeof *c->r);
@@ -388,14 +378,13 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         return rc;
     }
     mcf_pw_orbitals orb = {{L, L, L}, no, ng, g, a, b};
-    rc = ev->create(services->evaluator_params, &orb, &c->ws);
+    rc = mcf_orbital_workspace(&ev, &orb, &c->ws);
     free(g);
     free(a);
     free(b);
     if (rc) {
-        c->ws = NULL;
         sj_destroy(c);
-        return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s", ev_info->name);
+        return rc;
     }
 
     /* initial positions: uniform in the cell (redrawn if a Slater matrix is singular) */
@@ -424,11 +413,11 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         }
         for (size_t s = 0; s < 2; s++) {
             const size_t m = spin_count(c, s);
-            if (m && (rc = ev->det_create(c->ws, m, &c->det[s]))) {
+            if (m && (rc = ev.ops->det_create(c->ws, m, &c->det[s]))) {
                 c->det[s] = NULL;
                 sj_destroy(c);
                 return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_create",
-                                       ev_info->name);
+                                       ev.name);
             }
         }
         if ((rc = push_dets(c))) {
@@ -462,6 +451,7 @@ static const mcf_model_ops sj_ops = {
     .move_size = sizeof(sj_move),
     .observables = sj_observables,
     .labels = sj_labels,
+    .streams = sj_streams,
     .create = sj_create,
     .destroy = sj_destroy,
     .units = sj_units,
@@ -496,6 +486,7 @@ static const mcf_plugin_info sj_info = {
                "evaluator, Ewald interaction)",
     .params = sj_params,
     .ops = &sj_ops,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_services_stream, mcf_orbital_bind, mcf_params_choice */
 };
 
 MCF_PLUGIN(sj_info)

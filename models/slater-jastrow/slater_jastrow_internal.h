@@ -87,8 +87,8 @@ typedef struct sj_chain {
     double *trial;     /* n x 3 trial positions of this sweep */
     double *trial_phi; /* n x norb orbital values at the trial positions */
     double *qs_lr;     /* move = qs: n log ratios against the start-of-sweep configuration */
-    size_t delay;      /* [model] delay: accepted moves per rank-k update (1: Sherman-Morrison;
-                          with ev_sweep, 0: the evaluator's choice) */
+    size_t delay;      /* sj_delay_window of [model] delay: accepted moves per rank-k update
+                          (1: Sherman-Morrison; with ev_sweep, 0: the evaluator's choice) */
     int ev_sweep;      /* on_ev and the evaluator makes whole sweeps (walker_sweep) */
     int sweep_said;    /* ev_sweep, chain 0: the log says so (at the first sweep) */
     unsigned char *acc; /* ev_sweep: n decisions of the last sweep */

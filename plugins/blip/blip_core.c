@@ -50,9 +50,6 @@ int blip_choose_grid(const char *who, const mcf_params *params, const mcf_pw_orb
     if ((rc = mcf_params_int(params, "grid", &grid)) ||
         (rc = mcf_params_real(params, "grid_factor", &factor)))
         return rc;
-    if (grid < 0 || !(factor >= 1) || !isfinite(factor))
-        return mcf_fail(MCF_EINVAL, "%s: grid = %ld, grid_factor = %g; use grid >= 0 (0 = "
-                        "automatic) and a finite grid_factor >= 1", who, grid, factor);
     /* Nyquist: the largest |m_d| of the used plane waves must be < n_d / 2 */
     long mmax[3] = {0, 0, 0};
     for (size_t g = 0; g < o->n_g; g++) {

@@ -49,7 +49,8 @@ extern "C" {
      "blip grid points along each side of the cell (the same on all three sides); must "     \
      "exceed 2 max|n_d| of the orbitals' plane waves (Nyquist); 0 = automatic from the "     \
      "cutoff: grid_factor x the plane-wave grid"},                                           \
-    {"grid_factor", MCF_PARAM_REAL, "4", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 1, 0, NULL,  \
+    {"grid_factor", MCF_PARAM_REAL, "4",                                                     \
+     MCF_PARAM_HAS_MIN | MCF_PARAM_FINITE | MCF_PARAM_NO_SCAN, 1, 0, NULL,                   \
      "with grid = 0: blip grid = ceil(grid_factor x (2 m + 1)) points per side, 2 m + 1 the " \
      "plane-wave FFT grid of the cutoff sphere; errors of values, gradients, Laplacians "   \
      "fall as grid^-4, ^-3, ^-2 (about 1e-3, 6e-3, 4e-2 relative at the cutoff for 4)"}

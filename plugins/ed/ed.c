@@ -40,8 +40,8 @@
 static const mcf_param_spec ed_params[] = {
     {"energy_points", MCF_PARAM_INT, "512", MCF_PARAM_HAS_MIN, 2, 0, NULL,
      "number of energies of the uniform grid from emin to emax of the Hamiltonian's bounds"},
-    {"broadening", MCF_PARAM_REAL, "0.01", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0,
-     NULL,
+    {"broadening", MCF_PARAM_REAL, "0.01",
+     MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE, 0, 0, NULL,
      "width sigma of the Gaussian replacing each level in DOS/LDOS curves, and the "
      "imaginary part eta of the Green's functions' energy (energy units of the Hamiltonian)"},
     {"max_dim", MCF_PARAM_INT, "4096", MCF_PARAM_HAS_MIN, 1, 0, NULL,
@@ -85,14 +85,7 @@ static int ed_create(const mcf_params *params, const mcf_hamiltonian *h, void **
         (rc = mcf_params_int(params, "max_dim", &max_dim)))
         return mcf_fail_prefix(rc, "ed");
     const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
-    if (points < 2)
-        return mcf_fail(MCF_EINVAL, "ed: [%s] energy_points = %ld in %s must be >= 2", sec,
-                        points, origin);
-    if (!(sigma > 0) || !isfinite(sigma))
-        return mcf_fail(MCF_EINVAL,
-                        "ed: [%s] broadening = %g in %s must be a finite number > 0", sec,
-                        sigma, origin);
-    if (h->dim > (size_t)max_dim || max_dim < 1)
+    if (h->dim > (size_t)max_dim)
         return mcf_fail(MCF_EINVAL,
                         "ed: the Hamiltonian has dimension %zu, more than [%s] max_dim = %ld "
                         "(%s); exact diagonalization costs O(dim^3) time and 40 dim^2 bytes, "

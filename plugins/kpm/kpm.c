@@ -170,6 +170,7 @@ static const mcf_plugin_info kpm_info = {
     .params = kpm_param_specs,
     .ops = &kpm_fermion_ops,
     .auto_priority = 10, /* the CPU choice of evaluator = auto */
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
 };
 
 MCF_PLUGIN(kpm_info)

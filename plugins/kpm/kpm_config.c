@@ -8,7 +8,6 @@
 #include "mcf/error.h"
 
 #include <math.h>
-#include <string.h>
 
 void kpm_config_default(kpm_config *c)
 {
@@ -30,9 +29,9 @@ int kpm_config_check(const kpm_config *c)
                         "kpm: moments = %ld is too small; the Chebyshev expansion needs at "
                         "least 2 moments (typical: 256 to 4096, resolution ~ pi a / moments)",
                         c->moments);
-    if (c->moments > (1L << 24))
+    if (c->moments > KPM_MAX_MOMENTS)
         return mcf_fail(MCF_EINVAL, "kpm: moments = %ld is too large (at most %ld)",
-                        c->moments, 1L << 24);
+                        c->moments, KPM_MAX_MOMENTS);
     if (c->vectors < 0)
         return mcf_fail(MCF_EINVAL,
                         "kpm: vectors = %ld; the stochastic trace needs at least 1 random "
@@ -51,9 +50,9 @@ int kpm_config_check(const kpm_config *c)
                         "reconstruction needs at least as many Chebyshev nodes as moments "
                         "(set energy_points >= %ld, or 0 for 2 x moments = %ld)",
                         c->points, c->moments, c->moments, 2 * c->moments);
-    if (c->points < 0 || c->points > (1L << 26))
+    if (c->points < 0 || c->points > KPM_MAX_POINTS)
         return mcf_fail(MCF_EINVAL, "kpm: energy_points = %ld is out of range [0, %ld]",
-                        c->points, 1L << 26);
+                        c->points, KPM_MAX_POINTS);
     if (c->random != KPM_RANDOM_PHASE && c->random != KPM_RANDOM_GAUSSIAN)
         return mcf_fail(MCF_EINVAL, "kpm: unknown random vector kind %d; use phase or gaussian",
                         (int)c->random);
@@ -80,44 +79,27 @@ const mcf_param_spec kpm_param_specs[] = {
 
 int kpm_config_read(const mcf_params *params, kpm_config *c, int *extrapolate)
 {
-    const char *kernel = NULL, *random = NULL, *gfmc = NULL;
-    int rc;
+    int kernel, random, gfmc, rc;
     kpm_config_default(c);
     if ((rc = mcf_params_int(params, "moments", &c->moments)) ||
         (rc = mcf_params_int(params, "vectors", &c->vectors)) ||
-        (rc = mcf_params_string(params, "kernel", &kernel)) ||
+        (rc = mcf_params_choice(params, "kernel", &kernel)) ||
         (rc = mcf_params_real(params, "lambda", &c->lambda)) ||
         (rc = mcf_params_int(params, "energy_points", &c->points)) ||
-        (rc = mcf_params_string(params, "random", &random)) ||
+        (rc = mcf_params_choice(params, "random", &random)) ||
         (rc = mcf_params_real(params, "margin", &c->margin)) ||
         (rc = mcf_params_int(params, "block", &c->block)) ||
         (rc = mcf_params_bool(params, "extrapolate", extrapolate)) ||
-        (rc = mcf_params_string(params, "gfmc", &gfmc)))
+        (rc = mcf_params_choice(params, "gfmc", &gfmc)))
         return rc;
-    if (!strcmp(gfmc, "contour"))
-        c->gfmc = KPM_GFMC_CONTOUR;
-    else if (!strcmp(gfmc, "real-axis"))
-        c->gfmc = KPM_GFMC_REAL_AXIS;
-    else
-        return mcf_fail(MCF_EINVAL, "kpm: gfmc = %s; use contour or real-axis", gfmc);
+    /* the enums are in the order of the choices (kpm_core.h) */
+    c->gfmc = (kpm_gfmc_method)gfmc;
+    c->kernel = (kpm_kernel)kernel;
+    c->random = (kpm_random)random;
     if (*extrapolate && c->gfmc == KPM_GFMC_CONTOUR)
         return mcf_fail(MCF_EINVAL, "kpm: extrapolate = true belongs to gfmc = real-axis; "
                         "on the contour (the default) the error falls exponentially with "
                         "moments: raise moments instead, or set gfmc = real-axis");
-    if (!strcmp(kernel, "jackson"))
-        c->kernel = KPM_KERNEL_JACKSON;
-    else if (!strcmp(kernel, "lorentz"))
-        c->kernel = KPM_KERNEL_LORENTZ;
-    else if (!strcmp(kernel, "none"))
-        c->kernel = KPM_KERNEL_NONE;
-    else
-        return mcf_fail(MCF_EINVAL, "kpm: kernel = %s; use jackson, lorentz or none", kernel);
-    if (!strcmp(random, "phase"))
-        c->random = KPM_RANDOM_PHASE;
-    else if (!strcmp(random, "gaussian"))
-        c->random = KPM_RANDOM_GAUSSIAN;
-    else
-        return mcf_fail(MCF_EINVAL, "kpm: random = %s; use phase or gaussian", random);
     return MCF_OK;
 }
 

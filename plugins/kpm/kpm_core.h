@@ -59,8 +59,11 @@ extern "C" {
 #endif
 
 #define KPM_MAX_BLOCK 64   /* largest block of vectors advanced together */
+#define KPM_MAX_MOMENTS (1L << 24) /* most Chebyshev moments ([evaluator] moments) */
+#define KPM_MAX_POINTS (1L << 26)  /* most energy nodes ([evaluator] energy_points) */
 #define KPM_CHUNK 2048     /* rows per chunk of the threaded row loop */
 
+/* kernel, gfmc, random: in the order of their choices (kpm_config_read: mcf_params_choice) */
 typedef enum kpm_kernel {
     KPM_KERNEL_JACKSON = 0, /* g_n of eq. (71): positive, resolution ~ pi / M */
     KPM_KERNEL_LORENTZ = 1, /* g_n = sinh(lambda (1 - n/M)) / sinh(lambda) */
@@ -96,8 +99,8 @@ typedef struct kpm_config {
  * one list in kpm_config.c): Jackson, N = 0 (2 M), random phases, GFMC on the contour. */
 KPM_API void kpm_config_default(kpm_config *c);
 
-/* Checks every field (ranges, N >= M) and returns MCF_EINVAL with a message naming the
- * key ("moments", "energy_points", ...) and how to fix it. */
+/* Checks every field (ranges, for a config made in code: the declaration has them; N >= M)
+ * and returns MCF_EINVAL with a message naming the key and how to fix it. */
 KPM_API int kpm_config_check(const kpm_config *c);
 
 /* N: the number of energy points, c->points or 2 M when 0. */
@@ -545,7 +548,8 @@ KPM_API int kpm_moment_matrix(const mcf_hamiltonian *h, double a, double b, size
  * kpm_param_specs and kpm-cuda's spec (these, then its device keys): moments, vectors,
  * kernel, lambda, energy_points, random, margin, block, extrapolate, gfmc. */
 #define KPM_PARAM_SPEC_ENTRIES \
-    {"moments", MCF_PARAM_INT, KPM_STR(KPM_DEFAULT_MOMENTS), MCF_PARAM_HAS_MIN, 2, 0, NULL,        \
+    {"moments", MCF_PARAM_INT, KPM_STR(KPM_DEFAULT_MOMENTS),                                       \
+     MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, 2, (double)KPM_MAX_MOMENTS, NULL,                      \
      "number M of Chebyshev moments (>= 2); the resolution is about pi a / M, a the "              \
      "half-width of the rescaled spectrum"},                                                       \
     {"vectors", MCF_PARAM_INT, KPM_STR(KPM_DEFAULT_VECTORS), MCF_PARAM_HAS_MIN, 0, 0, NULL,        \
@@ -557,10 +561,11 @@ KPM_API int kpm_moment_matrix(const mcf_hamiltonian *h, double a, double b, size
      "(positive, near-Gaussian peaks of width pi/M), lorentz (Lorentzian peaks), none (Gibbs "     \
      "oscillations); GFMC with gfmc = real-axis always uses lorentz"},                             \
     {"lambda", MCF_PARAM_REAL, KPM_STR(KPM_DEFAULT_LAMBDA),                                        \
-     MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,                                      \
+     MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE, 0, 0, NULL,                   \
      "parameter of the Lorentz kernel, g_n = sinh(lambda (1 - n/M)) / sinh(lambda): the "          \
      "broadening is lambda a / M (used by kernel = lorentz and by gfmc = real-axis)"},             \
-    {"energy_points", MCF_PARAM_INT, KPM_STR(KPM_DEFAULT_POINTS), MCF_PARAM_HAS_MIN, 0, 0, NULL,   \
+    {"energy_points", MCF_PARAM_INT, KPM_STR(KPM_DEFAULT_POINTS),                                  \
+     MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, 0, (double)KPM_MAX_POINTS, NULL,                       \
      "number N >= moments of Chebyshev nodes of the energy grid; 0 means 2 x moments"},            \
     {"random", MCF_PARAM_CHOICE, "phase", MCF_PARAM_NO_SCAN, 0, 0, "phase|gaussian",               \
      "entries of the random vectors: random phases exp(i phi) or complex Gaussians"},              \
@@ -585,9 +590,8 @@ KPM_API int kpm_moment_matrix(const mcf_hamiltonian *h, double a, double b, size
 /* The declared parameters (NULL-name terminated): KPM_PARAM_SPEC_ENTRIES. */
 KPM_API extern const mcf_param_spec kpm_param_specs[];
 
-/* Reads the validated [evaluator] params into c (and extrapolate); MCF_EINVAL for an
- * unknown kernel, random or gfmc choice, or extrapolate = true with gfmc = contour.
- * kpm_config_check() is the caller's next step. */
+/* Reads the validated [evaluator] params into c (and extrapolate); MCF_EINVAL for extrapolate
+ * = true with gfmc = contour.  kpm_config_check() (N >= M) is the caller's next step. */
 KPM_API int kpm_config_read(const mcf_params *params, kpm_config *c, int *extrapolate);
 
 #ifdef __cplusplus

@@ -45,7 +45,7 @@ has "unknown key message" b.txt "bad.ini:9:" "\[model\]" "'Lx'" "did you mean 'L
 has "--set errors" c.txt "'Lx'"
 sed -i '/^Lx/d' bad.ini
 "$mcf" run bad.ini --set model.L=1 2>c.txt
-has "range error from --set" c.txt "command line (--set)" "\[model\] L" "1 is out of range" ">= 2"
+has "range error from --set" c.txt "command line (--set)" "\[model\] L" "1 is out of range" "must be integer in \[2, 46340\]"
 
 # a model that needs a temperature, run without one: refused before anything is written
 sed 's/^temperatures.*//' bad.ini > notemp.ini

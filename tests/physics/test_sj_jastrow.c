@@ -101,6 +101,7 @@
 
 static const double pi = 3.14159265358979323846;
 static mcf_plugin *planewave;
+static const mcf_plugin *model_info; /* slater-jastrow, for its services */
 static const mcf_model_ops *ops;
 static const mcf_param_spec *specs;
 /* the seeds of the unpolarized and polarized chains of (a) - (c) (covering_seed) */
@@ -143,6 +144,7 @@ static int sjc_make(sjc *c, uint64_t seed, ...)
     c->mp->p.section = "model";
     c->ep = test_params_make(planewave->info->params, "test.ini", (const char *)NULL);
     mcfe_chain_services(seed, 0, planewave->info, &c->ep->p, &c->services, &c->rng);
+    mcfe_model_services(model_info, &c->services);
     int rc = c->mp->ok && c->ep->ok
                  ? ops->create(&c->mp->p, &c->services, &c->rng, &c->chain)
                  : MCF_EINVAL;
@@ -682,6 +684,7 @@ int main(void)
     if (rc)
         return check_exit();
     ops = model->info->ops;
+    model_info = model;
     specs = model->info->params;
     CHECK(ops->struct_size >= offsetof(mcf_model_ops, variational_file_key) +
                                   sizeof ops->variational_file_key &&

@@ -51,9 +51,16 @@ typedef struct move {
     int flip;
 } move;
 
+/* the descriptor's app_data (mcf 0.5): create() refuses to run without it, so every run
+   of this plugin checks that the core hands it over */
+static char app_data_marker[] = "test-model app_data";
+
 static int create(const mcf_params *p, const mcf_services *sv, mcf_rng *rng, void **out)
 {
-    (void)sv;
+    if (sv->struct_size < offsetof(mcf_services, app_data) + sizeof sv->app_data ||
+        sv->app_data != app_data_marker)
+        return mcf_fail(MCF_EPLUGIN, "test model: services.app_data is %p, not the "
+                        "descriptor's %p", sv->app_data, (void *)app_data_marker);
     double T;
     chain *c = malloc(sizeof *c);
     if (!c)
@@ -250,7 +257,7 @@ static const mcf_param_spec params[] = {
 #endif
 
 #ifdef TEST_VARIANT_BAD_ABI
-#define ABI (MCF_ABI_VERSION + 1)
+#define ABI (MCF_ABI_VERSION + 40) /* neither ABI 1 nor ABI 2 */
 #else
 #define ABI MCF_ABI_VERSION
 #endif
@@ -264,6 +271,7 @@ static const mcf_plugin_info info = {
     .summary = "test model: one spin in a field",
     .params = params,
     .ops = &ops,
+    .app_data = app_data_marker,
 };
 
 #if defined(TEST_VARIANT_SELF_NAMED)

@@ -2,6 +2,12 @@
  * independently in this file:
  *
  *   mcf_batch            scratch of growing sizes writable end to end, aligned, reused;
+ *                        keep slots: zeroed once, the same memory per owner across scratch
+ *                        calls, distinct per owner and per batch, refused when asked larger,
+ *                        released newest first exactly once at destroy;
+ *   mcf_services_stream  a model's own streams: the declared numbers (first + chain), the
+ *                        core's choice 2^61 + j 2^33 + k, keyed streams, refusals; and
+ *                        mcf_streams_check's overlaps, names and flags;
  *   mcf_state            save() equals hand-written mcf_stream_write calls byte for byte,
  *                        load() restores every field bit for bit and refuses foreign, corrupt
  *                        and truncated records with MCF_EFORMAT naming the field;
@@ -100,6 +106,154 @@ static void test_batch(void)
     mcf_batch_destroy(b);
     mcf_batch_destroy(NULL); /* ignored */
     CHECK(1, "destroy(NULL) returned");
+}
+
+/* keep slots: what a plugin keeps per batch across calls */
+static int released[8], n_released;
+static void record_release(void *slot) { released[n_released++ % 8] = *(int *)slot; }
+
+static void test_batch_keep(void)
+{
+    static char owner_a, owner_b; /* any addresses of the plugin's own */
+    mcf_batch *b = mcf_batch_create(), *b2 = mcf_batch_create();
+    CHECK(b && b2, "mcf_batch_create returned NULL");
+    if (!b || !b2)
+        return;
+    int *a = mcf_batch_keep(b, &owner_a, 64 * sizeof(int), record_release);
+    CHECK(a != NULL, "first keep: NULL (%s)", mcf_last_error());
+    if (!a)
+        return;
+    int zero = 1;
+    for (int i = 0; i < 64; i++)
+        zero &= a[i] == 0;
+    CHECK(zero, "a new slot is not zeroed");
+    CHECK(aligned_to(a, alignof(max_align_t)), "slot at %p not aligned", (void *)a);
+    a[0] = 11;
+    a[63] = 12;
+    /* scratch of the same batch, grown, does not move or clobber the slot */
+    unsigned char *sc = mcf_batch_scratch(b, 1u << 20);
+    CHECK(sc != NULL, "scratch after a slot: NULL");
+    if (sc)
+        memset(sc, 0xA5, 1u << 20);
+    int *again = mcf_batch_keep(b, &owner_a, 64 * sizeof(int), record_release);
+    CHECK(again == a && a[0] == 11 && a[63] == 12,
+          "keep again: %p (first %p), contents %d %d, expected 11 12", (void *)again,
+          (void *)a, a[0], a[63]);
+    int *smaller = mcf_batch_keep(b, &owner_a, 4, NULL);
+    CHECK(smaller == a, "keep with fewer bytes: %p, expected the same slot %p", (void *)smaller,
+          (void *)a);
+    int *other = mcf_batch_keep(b, &owner_b, sizeof(int), record_release);
+    CHECK(other && other != a && *other == 0, "second owner: %p (first %p)", (void *)other,
+          (void *)a);
+    if (other)
+        *other = 22;
+    int *elsewhere = mcf_batch_keep(b2, &owner_a, sizeof(int), record_release);
+    CHECK(elsewhere && elsewhere != a && *elsewhere == 0,
+          "the same owner in another batch: %p, expected a zeroed slot of its own", (void *)elsewhere);
+    if (elsewhere)
+        *elsewhere = 33;
+    mcf_clear_error();
+    int *larger = mcf_batch_keep(b, &owner_a, 65 * sizeof(int), NULL);
+    CHECK(larger == NULL && contains(mcf_last_error(), "never grows"),
+          "a larger request: %p, message '%s'", (void *)larger, mcf_last_error());
+    CHECK(mcf_batch_keep(b, NULL, 8, NULL) == NULL, "a NULL owner was accepted");
+    CHECK(mcf_batch_keep(NULL, &owner_a, 8, NULL) == NULL, "a NULL batch was accepted");
+    n_released = 0;
+    mcf_batch_destroy(b);
+    CHECK(n_released == 2 && released[0] == 22 && released[1] == 11,
+          "release at destroy: %d calls (%d, %d), expected 2 newest first (22, 11)", n_released,
+          released[0], released[1]);
+    mcf_batch_destroy(b2);
+    CHECK(n_released == 3 && released[2] == 33, "second batch's release: %d calls", n_released);
+}
+
+/* a model's own random streams (mcf 0.5): the numbers the docs promise, drawn by hand */
+static int same_stream(mcf_rng *a, uint64_t seed, uint64_t stream)
+{
+    mcf_rng b;
+    mcf_rng_init(&b, seed, stream);
+    for (int i = 0; i < 4; i++)
+        if (mcf_rng_u64(a) != mcf_rng_u64(&b))
+            return 0;
+    return 1;
+}
+
+static void test_streams(void)
+{
+    static const mcf_stream_spec spec[] = {
+        {"measurement", (UINT64_C(1) << 62) + 5, 0, "declared"},
+        {"chosen", 0, 0, "the core's choice"},
+        {"disorder", UINT64_C(1) << 63, MCF_STREAM_KEYED, "keyed"},
+        {"chosen_keyed", 0, MCF_STREAM_KEYED, "keyed, the core's choice"},
+        {NULL, 0, 0, NULL}};
+    mcf_services sv;
+    memset(&sv, 0, sizeof sv);
+    sv.struct_size = sizeof sv;
+    sv.seed = 0x1234567890abcdefULL;
+    sv.chain_index = 77;
+    sv.streams = spec;
+    mcf_rng r;
+    CHECK(mcf_services_stream(&sv, "measurement", &r) == MCF_OK &&
+              same_stream(&r, sv.seed, (UINT64_C(1) << 62) + 5 + 77),
+          "declared stream: not stream first + chain of the seed (%s)", mcf_last_error());
+    CHECK(mcf_services_stream(&sv, "chosen", &r) == MCF_OK &&
+              same_stream(&r, sv.seed, (UINT64_C(1) << 61) + (UINT64_C(1) << 33) + 77),
+          "the core's choice for stream 1: not 2^61 + 2^33 + chain");
+    CHECK(mcf_services_keyed_stream(&sv, "disorder", 999, &r) == MCF_OK &&
+              same_stream(&r, 999, UINT64_C(1) << 63),
+          "keyed stream: not stream first of the key");
+    CHECK(mcf_services_keyed_stream(&sv, "chosen_keyed", 5, &r) == MCF_OK &&
+              same_stream(&r, 5, (UINT64_C(1) << 61) + 3 * (UINT64_C(1) << 33)),
+          "keyed, chosen: not 2^61 + 3 2^33 of the key");
+    mcf_clear_error();
+    CHECK(mcf_services_stream(&sv, "nonesuch", &r) == MCF_EINVAL &&
+              contains(mcf_last_error(), "nonesuch") && contains(mcf_last_error(), "measurement"),
+          "an undeclared stream: '%s'", mcf_last_error());
+    CHECK(mcf_services_stream(&sv, "disorder", &r) == MCF_EINVAL &&
+              contains(mcf_last_error(), "mcf_services_keyed_stream"),
+          "a keyed stream taken per chain: '%s'", mcf_last_error());
+    CHECK(mcf_services_keyed_stream(&sv, "measurement", 1, &r) == MCF_EINVAL,
+          "a chain stream taken keyed was accepted");
+    sv.struct_size = (uint32_t)offsetof(mcf_services, streams); /* a core before 0.5 */
+    CHECK(mcf_services_stream(&sv, "measurement", &r) == MCF_EINVAL,
+          "services without the streams field: accepted");
+
+    CHECK(mcf_streams_check("p.so", spec) == MCF_OK, "a good declaration refused: %s",
+          mcf_last_error());
+    CHECK(mcf_streams_check("p.so", NULL) == MCF_OK, "no declaration refused");
+    static const struct {
+        mcf_stream_spec spec[3];
+        const char *says;
+    } bad[] = {
+        {{{"a", (UINT64_C(1) << 32) - 1, 0, ""}, {NULL, 0, 0, NULL}}, "chains' streams"},
+        {{{"a", UINT64_MAX - (UINT64_C(1) << 32) + 1, 0, ""}, {NULL, 0, 0, NULL}}, "exchange"},
+        {{{"a", UINT64_MAX, MCF_STREAM_KEYED, ""}, {NULL, 0, 0, NULL}}, "exchange"},
+        {{{"a", UINT64_C(1) << 40, 0, ""}, {"b", (UINT64_C(1) << 40) + (UINT64_C(1) << 32) - 1,
+                                            MCF_STREAM_KEYED, ""}, {NULL, 0, 0, NULL}}, "overlap"},
+        /* b is the core's choice for stream 1: [2^61 + 2^33, 2^61 + 2^33 + 2^32) */
+        {{{"a", (UINT64_C(1) << 61) + (UINT64_C(1) << 33) - 5, 0, ""}, {"b", 0, 0, ""},
+          {NULL, 0, 0, NULL}}, "overlap"},
+        {{{"a", UINT64_C(1) << 40, 0, ""}, {"a", UINT64_C(1) << 50, 0, ""}, {NULL, 0, 0, NULL}},
+         "twice"},
+        {{{"Measure", UINT64_C(1) << 40, 0, ""}, {NULL, 0, 0, NULL}}, "lower_snake_case"},
+        {{{"a", UINT64_C(1) << 40, 4u, ""}, {NULL, 0, 0, NULL}}, "flags"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        mcf_clear_error();
+        int rc = mcf_streams_check("p.so", bad[k].spec);
+        CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), bad[k].says) &&
+                  contains(mcf_last_error(), "p.so"),
+              "bad declaration %zu: rc %d, '%s' (expected '%s')", k, rc, mcf_last_error(),
+              bad[k].says);
+    }
+    /* the edges: a declared range right after the chains' and right below the exchange */
+    static const mcf_stream_spec edges[] = {
+        {"low", UINT64_C(1) << 32, 0, ""},
+        {"high", UINT64_MAX - (UINT64_C(1) << 32), 0, ""},
+        {"key", UINT64_MAX - 1 - (UINT64_C(1) << 32), MCF_STREAM_KEYED, ""},
+        {NULL, 0, 0, NULL}};
+    CHECK(mcf_streams_check("p.so", edges) == MCF_OK, "ranges that just touch refused: %s",
+          mcf_last_error());
 }
 
 /* ==== 2. mcf_state ====================================================================== */
@@ -1587,6 +1741,8 @@ int main(void)
 {
     fake_reset();
     test_batch();
+    test_batch_keep();
+    test_streams();
     test_state();
     test_adapt();
     test_parity();

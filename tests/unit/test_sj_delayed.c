@@ -14,7 +14,10 @@
  * rounded to that order, and a few windows' errors carry over between flushes, so |error| <=
  * (4 + k) m kappa eps (a ratio relative to max(1, |R|), the inverse relative to ||A^-1||).
  * Measured errors are printed as fractions of the bound.
- *   (d) a move to a zero row (ratio exactly 0) is refused and changes nothing. */
+ *   (d) a move to a zero row (ratio exactly 0) is refused and changes nothing;
+ *   (e) sj_delay_window: [model] delay = 0 is the model's automatic 1 where it makes the
+ *       updates and 0 (the evaluator's choice) passed on to an evaluator's sweep; k >= 1 is
+ *       k on both. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -141,5 +144,16 @@ int main(void)
               !memcmp(before, Ainv, sizeof Ainv),
           "(d) a move to a zero row (ratio %g) was accepted", Ra);
     sj_delay_free(&d);
+    /* (e) [model] delay = 0 is automatic wherever the updates are made: the model's own
+     * choice (Sherman-Morrison) where it makes them, passed on (0) to an evaluator's sweep;
+     * any k >= 1 is kept on both paths */
+    CHECK(sj_delay_window(0, 0) == SJ_DELAY_MODEL_AUTO && SJ_DELAY_MODEL_AUTO == 1,
+          "(e) delay = 0 in the model: window %zu, expected 1", sj_delay_window(0, 0));
+    CHECK(sj_delay_window(0, 1) == 0, "(e) delay = 0 on the evaluator's sweep: %zu, expected 0 "
+          "(its own choice)", sj_delay_window(0, 1));
+    for (size_t k = 1; k <= SJ_DELAY_MAX; k *= 2)
+        CHECK(sj_delay_window(k, 0) == k && sj_delay_window(k, 1) == k,
+              "(e) delay = %zu: windows %zu (model), %zu (evaluator)", k, sj_delay_window(k, 0),
+              sj_delay_window(k, 1));
     return check_exit();
 }

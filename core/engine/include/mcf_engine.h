@@ -82,6 +82,8 @@ typedef struct mcf_plugin {
     void *handle;  /* lt_dlhandle */
     const mcf_plugin_info *info;
     char *path;
+    struct mcfi_model *model; /* a model plugin's table, opened for the engine (its own
+                                 model_ops.h; the program asks through mcfe_model_*) */
 } mcf_plugin;
 
 /* Loads plugin `name` (file mcf-<name>.so) from the search path.  `want` is the kind
@@ -100,11 +102,24 @@ int mcfe_plugin_foreach(void (*fn)(const mcf_plugin *p, void *ctx),
  * (free() it), NULL when out of memory. */
 char *mcfe_plugin_search_path(void);
 const char *mcfe_plugin_kind_name(int kind);
-/* How a model's parallel tempering weighs an exchange (mcf/model.h): 0 not supported,
- * MCF_TEMPERING_ENERGY (set_temperature + energy: exp(-H/T)), MCF_TEMPERING_ACTION
- * (set_temperature + exchange_action, which wins when both are there). */
+
+/* ---- a model plugin's model, whatever its ABI (model_ops.c) -------------------------- */
+/* How a model's parallel tempering weighs an exchange: not at all, by the energies of the
+ * weight exp(-H/T), or by action changes (ABI 1: set_temperature + energy, or
+ * set_temperature + exchange_action, which wins when both are there). */
 enum { MCF_TEMPERING_NONE, MCF_TEMPERING_ENERGY, MCF_TEMPERING_ACTION };
-int mcfe_model_tempering(const mcf_model_ops *ops);
+/* The MCF_TEMPERING_* of model plugin `model`. */
+int mcfe_model_tempering(const mcf_plugin *model);
+/* Its scalar and curve observables, as declared (terminated by a NULL name).  Borrowed. */
+const mcf_observable_spec *mcfe_model_observables(const mcf_plugin *model);
+/* 1 when it describes ideal states as crystals (the periodic op), else 0. */
+int mcfe_model_has_periodic(const mcf_plugin *model);
+/* Its create, destroy and periodic ops (mcf/model.h), for a chain outside a run. */
+int mcfe_model_create(const mcf_plugin *model, const mcf_params *params,
+                      const mcf_services *services, mcf_rng *rng, void **chain);
+void mcfe_model_destroy(const mcf_plugin *model, void *chain);
+int mcfe_model_periodic(const mcf_plugin *model, const mcf_params *params, const void *chain,
+                        const char *state, mcf_cell *cell);
 
 /* ---- a validated run setup (setup.c, section.c, axes.c) ------------------------------ */
 typedef struct mcf_axis {
@@ -166,7 +181,7 @@ void mcfe_setup_free(mcf_setup *s);
 int mcfe_setup_params(const mcf_setup *s, size_t point, int section, mcf_params **out);
 /* The evaluator kind a model takes (MCF_PLUGIN_FERMION_EVALUATOR or
  * MCF_PLUGIN_ORBITAL_EVALUATOR), or 0: it takes none (also a model older than the field). */
-int mcfe_model_evaluator_kind(const mcf_model_ops *ops);
+int mcfe_model_evaluator_kind(const mcf_plugin *model);
 /* Checks [section] of c against specs: unknown keys first, in file order (the known ones
  * are marked used), then every declared key in declaration order: required, typed,
  * ranged, the default filled in.  A list or linspace becomes an axis appended to *axes
@@ -280,6 +295,9 @@ int mcfe_results_h5_load(const char *path, unsigned char **image, size_t *size);
 void mcfe_chain_services(uint64_t seed, size_t index, const mcf_plugin_info *evaluator,
                          const mcf_params *evaluator_params, mcf_services *services,
                          mcf_rng *rng);
+/* The fields of services that come from the model's descriptor (mcf 0.5): app_data and
+ * the model's declared streams. */
+void mcfe_model_services(const mcf_plugin *model, mcf_services *services);
 
 /* ---- the run (run.c) ----------------------------------------------------------------- */
 typedef struct mcf_run_options {

@@ -8,7 +8,8 @@
  * its own (and never borrows the first chain of the batch for it).
  *
  * A batch is used by one thread at a time; its scratch is valid until the op returns and
- * its contents are not kept between calls.  mcf/fermion_model.h carves the arrays of a
+ * its contents are not kept between calls; its keep slots (mcf_batch_keep) last as long as
+ * the batch.  mcf/fermion_model.h carves the arrays of a
  * fermion evaluator call from it (mcf_fermion_batch_get). */
 #ifndef MCF_BATCH_H
 #define MCF_BATCH_H
@@ -28,6 +29,19 @@ typedef struct mcf_batch mcf_batch;
  * same memory (grown, its old contents lost): take all scratch of an op in one call.
  * NULL with an MCF_ENOMEM message when out of memory. */
 MCF_API void *mcf_batch_scratch(mcf_batch *b, size_t bytes);
+
+/* mcf 0.5: a slot the batch keeps for `owner` across calls, for what a plugin keeps per
+ * batch: device buffers, FFT plans, job lists, caches (docs/sdk-1.md).  `owner` is any
+ * address the plugin owns (a static variable, its ops table), so the slots of a model and
+ * of its evaluator cannot collide.  The first call for an owner returns `bytes` zeroed
+ * bytes, aligned for any type, and remembers `release` (may be NULL); later calls return
+ * the same memory (the plugin keeps its state there) as long as `bytes` is not larger than
+ * the first call's — a larger request is refused with MCF_EINVAL (a slot never moves, so
+ * pointers into it stay valid).  When the core destroys the batch (the run's end), it
+ * calls release(slot) for every slot, newest first, then frees the slot's memory.  NULL
+ * with a message (MCF_ENOMEM, MCF_EINVAL) on failure. */
+MCF_API void *mcf_batch_keep(mcf_batch *b, const void *owner, size_t bytes,
+                             void (*release)(void *slot));
 
 /* For the core and for tests that call batched ops themselves: a new empty batch (NULL when
  * out of memory) and its release (NULL is ignored). */

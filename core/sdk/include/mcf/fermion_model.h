@@ -175,15 +175,29 @@ MCF_API int mcf_fermion_occupation_heat(const mcf_fermion *f, const mcf_fermion_
  * stays put, i.e. with fixed spectral bounds (mcf_hamiltonian_fix_bounds): `mcf dos`
  * refuses a run whose moment_scale changed between measurements. */
 #define MCF_FERMION_MOMENT_CURVES                                                          \
-    {"dos_moments", MCF_ROLE_NONE,                                                        \
-     "Chebyshev moments mu_n = Tr T_n((H - b) / a) / dim of the DOS, no kernel (mcf dos "  \
-     "reconstructs the DOS from them)", "n", MCF_OBS_MOMENTS},                             \
-    {"dos_moments_var", MCF_ROLE_NONE,                                                    \
-     "per-vector variance of the stochastic trace's moments: one measurement's mu_n has "  \
-     "the error sqrt(var / vectors); 0 for an exact trace", "n", 0},                       \
-    {"moment_scale", MCF_ROLE_NONE,                                                       \
-     "the scaling E = a x + b of the moments: a (k = 0) and b (k = 1), energy", "k",       \
+    {"dos_moments", MCF_ROLE_NONE, MCF_FERMION_DOS_MOMENTS_DOC_, "n", MCF_OBS_MOMENTS},     \
+    {"dos_moments_var", MCF_ROLE_NONE, MCF_FERMION_DOS_MOMENTS_VAR_DOC_, "n", 0},          \
+    {"moment_scale", MCF_ROLE_NONE, MCF_FERMION_MOMENT_SCALE_DOC_, "k",                    \
      MCF_OBS_MOMENT_SCALE}
+
+/* The same three curves as mcf_observable entries, for a model of ABI 2 (MCF_ABI_2). */
+#define MCF_FERMION_MOMENT_OBSERVABLES                                                     \
+    {"dos_moments", MCF_ROLE_NONE, MCF_FERMION_DOS_MOMENTS_DOC_, "n", MCF_OBS_MOMENTS,      \
+     NULL, NULL, NULL, NULL},                                                              \
+    {"dos_moments_var", MCF_ROLE_NONE, MCF_FERMION_DOS_MOMENTS_VAR_DOC_, "n", 0, NULL,     \
+     NULL, NULL, NULL},                                                                    \
+    {"moment_scale", MCF_ROLE_NONE, MCF_FERMION_MOMENT_SCALE_DOC_, "k",                    \
+     MCF_OBS_MOMENT_SCALE, NULL, NULL, NULL, NULL}
+
+/* their docs, shared by the two forms (written into the curve files) */
+#define MCF_FERMION_DOS_MOMENTS_DOC_                                                       \
+    "Chebyshev moments mu_n = Tr T_n((H - b) / a) / dim of the DOS, no kernel (mcf dos "   \
+    "reconstructs the DOS from them)"
+#define MCF_FERMION_DOS_MOMENTS_VAR_DOC_                                                   \
+    "per-vector variance of the stochastic trace's moments: one measurement's mu_n has "   \
+    "the error sqrt(var / vectors); 0 for an exact trace"
+#define MCF_FERMION_MOMENT_SCALE_DOC_                                                      \
+    "the scaling E = a x + b of the moments: a (k = 0) and b (k = 1), energy"
 
 /* curve_points() of curve q of MCF_FERMION_MOMENT_CURVES (0 dos_moments, 1 dos_moments_var,
  * 2 moment_scale) for a chain whose workspace is ws: M, M and 2 points (axis values n =

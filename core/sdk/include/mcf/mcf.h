@@ -23,4 +23,5 @@
 #include "mcf/fermion.h"
 #include "mcf/fermion_model.h"
 #include "mcf/orbital.h"
+#include "mcf/orbital_model.h"
 #endif

@@ -30,7 +30,9 @@
 #include "mcf/params.h"
 #include "mcf/periodic.h"
 #include "mcf/rng.h"
+#include "mcf/state.h"
 #include "mcf/stream.h"
+#include "mcf/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -123,6 +125,30 @@ typedef struct mcf_label {
     const char *unit;    /* "t", "J", "1/t", "Ha"; NULL or "": none (a pure number) */
 } mcf_label;
 
+/* mcf 0.5: a random stream of the model's own, beside the chain's stream (the rng that
+ * create() and propose() are handed, stream chain_index of the run's seed): e.g. the
+ * measurement stream from which a stochastic evaluator draws its random vectors, kept in
+ * the chain and saved in its checkpoint.  The model declares its streams
+ * (mcf_model_ops.streams) and takes each from the core (mcf_services_stream), so no model
+ * picks stream numbers that could meet the core's or another of its own: the core refuses
+ * at load a declaration whose streams overlap, naming both.
+ *   first 0: the core chooses the numbers (a new model does this; the choice is fixed
+ *            forever: the j-th declared stream of chain k is 2^61 + j 2^33 + k);
+ *   first > 0: chain k uses stream first + k of the run's seed — the numbers a model used
+ *            before mcf 0.5, so that its results stay the same.
+ * With MCF_STREAM_KEYED the stream is not the chain's but one per key of the model's own
+ * (a disorder realization drawn by key): mcf_services_keyed_stream gives stream `first` of
+ * Philox key `key`.  Streams of one run: the chains' [0, 2^32), the core's exchange stream
+ * 2^64 - 1, and the model's [first, first + 2^32) (one number for a keyed one). */
+typedef struct mcf_stream_spec {
+    const char *name;  /* lower_snake_case ("measurement", "disorder"); NULL terminates */
+    uint64_t first;    /* 0: the core chooses; else the stream of chain 0 (see above) */
+    unsigned flags;    /* MCF_STREAM_* */
+    const char *doc;   /* one line: what is drawn from it */
+} mcf_stream_spec;
+
+enum { MCF_STREAM_KEYED = 1u << 0 };
+
 /* What the core hands a model at creation.  Fields are only ever appended. */
 typedef struct mcf_services {
     uint32_t struct_size;
@@ -130,7 +156,30 @@ typedef struct mcf_services {
     uint64_t chain_index;                /* this chain's index in the run */
     const struct mcf_plugin_info *evaluator;  /* [run] evaluator, or NULL for none */
     const mcf_params *evaluator_params;  /* its validated [evaluator] values, or NULL */
+    void *app_data;                      /* mcf 0.5: the model descriptor's app_data
+                                            (mcf/plugin.h), or NULL */
+    const mcf_stream_spec *streams;      /* mcf 0.5: the model's declared streams (its
+                                            mcf_model_ops.streams), for
+                                            mcf_services_stream; NULL: none */
 } mcf_services;
+
+/* mcf 0.5: the chain's stream `name` (declared in mcf_model_ops.streams, not KEYED),
+ * initialized at its start: stream first + chain_index of the run's seed (see
+ * mcf_stream_spec).  MCF_EINVAL with a message naming the declared streams for a name the
+ * model did not declare, or a KEYED one. */
+MCF_API int mcf_services_stream(const mcf_services *s, const char *name, mcf_rng *out);
+
+/* mcf 0.5: stream `name` (declared KEYED) of Philox key `key`, at its start.  MCF_EINVAL as
+ * above for an undeclared name or one not KEYED. */
+MCF_API int mcf_services_keyed_stream(const mcf_services *s, const char *name, uint64_t key,
+                                      mcf_rng *out);
+
+/* mcf 0.5: the check the core makes of a model's stream declaration when it loads the
+ * plugin (also for a plugin's own tests): lower_snake_case names, each once, known flags,
+ * and no two of the run's streams overlapping (the chains', the core's, the model's;
+ * mcf_stream_spec).  MCF_EPLUGIN with a message that starts with `path` (the plugin's
+ * file) and names the streams. */
+MCF_API int mcf_streams_check(const char *path, const mcf_stream_spec *spec);
 
 typedef struct mcf_model_ops {
     uint32_t struct_size;      /* sizeof(mcf_model_ops) the plugin was built with */
@@ -334,10 +383,172 @@ typedef struct mcf_model_ops {
      * of MCF_LATTICE_PARAMS (mcf/lattice.h) and a temperature; NULL (either): no check. */
     const char *ordered_state;
     const char *mu_key;
+
+    /* Appended (mcf 0.5; optional, read only when struct_size covers it): the model's own
+     * random streams (mcf_stream_spec above), ending with a {NULL} entry; NULL: none. */
+    const mcf_stream_spec *streams;
 } mcf_model_ops;
 
 /* weight_form */
 enum { MCF_WEIGHT_BOLTZMANN = 0, MCF_WEIGHT_ACTION = 1 };
+
+/* ==== ABI 2: the model of SDK 1.0 (docs/sdk-1.md) ========================================
+ *
+ * Being built: a model may use it today (its descriptor says abi_version = MCF_ABI_2 and
+ * its ops point to an mcf_model), and the core runs it natively; it is not frozen until
+ * every plugin of the tree is ported (then MCF_ABI_VERSION becomes 2 and the ABI-1 table
+ * above leaves this header).  The ABI-1 table keeps working through the core's adapter.
+ *
+ * One operation per verb, batched, with the core's batch (mcf/batch.h).  Compared with
+ * ABI 1: propose draws the moves AND their log ratios of a batch of chains in one call;
+ * apply settles them (accept / reject); measure is batched; the chain's state is
+ * described once (mcf_chain_state) and the core saves, loads, hands down configurations
+ * (start = anneal), adapts the step and sets the temperature (tempering) from that
+ * description, calling rebuild() afterwards; exchange() gives what tempering needs.  The
+ * order of random draws is the one of ABI 1, so a model ported from ABI 1 gives the same
+ * bits. */
+
+#define MCF_ABI_2 2u /* abi_version of a plugin whose ops are an mcf_model */
+
+/* An observable, with its symbol and unit (no parallel label list). */
+typedef struct mcf_observable {
+    const char *name;          /* lower_snake_case; NULL terminates the array */
+    mcf_observable_role role;  /* roles apply to scalars only */
+    const char *doc;           /* one line: meaning and units */
+    const char *axis;          /* NULL: a scalar; otherwise a curve over this axis ("E") */
+    unsigned flags;            /* MCF_OBS_* */
+    const char *symbol;        /* as set in a plot ("⟨|m|⟩", "E/N"); NULL: the name */
+    const char *unit;          /* "J", "1/t"; NULL or "": a pure number */
+    const char *axis_symbol;   /* a curve's axis as set in a plot; NULL: the axis name */
+    const char *axis_unit;     /* its unit; NULL or "": none */
+} mcf_observable;
+
+/* What layout() reports about a chain: its units and, for each curve observable o, its
+ * length points[o] and, when axis is not NULL, its axis values into axis[o] (points[o]
+ * doubles).  The core calls it once with axis NULL, then with buffers of those lengths.
+ * A curve of length 0 is not measured by this chain (as in ABI 1's curve_points). */
+typedef struct mcf_layout {
+    size_t units;         /* written: proposals per sweep (sites, electrons), > 0; the N of
+                             per-unit observables */
+    size_t *points;       /* one per declared observable; scalars are 1 (leave them) */
+    double *const *axis;  /* NULL on the first call; then one buffer per curve */
+} mcf_layout;
+
+/* The fields of a chain's state, described by state() into the core's struct.  The core
+ * writes the checkpoint record with mcf_state_save(state_tag, fields) — the same bytes as
+ * an ABI-1 model's save() made with those fields — reads it back with mcf_state_load, and
+ * calls rebuild(chain, MCF_REBUILD_LOAD).  Fields flagged MCF_STATE_CONFIGURATION are the
+ * configuration alone (what the moves change) that [schedule] start = anneal hands to
+ * another chain of the same model, as a record with the model's configuration_tag (zero:
+ * the model has no anneal), then rebuild(chain, MCF_REBUILD_CONFIGURATION).  The pointers
+ * stay in the chain: the description is valid while the chain lives. */
+#define MCF_STATE_MAX_FIELDS 32
+enum { MCF_STATE_CONFIGURATION = 1u << 0 };
+
+typedef struct mcf_chain_state {
+    size_t n;                        /* fields used */
+    mcf_state_field field[MCF_STATE_MAX_FIELDS]; /* mcf/state.h, in record order */
+    unsigned flags[MCF_STATE_MAX_FIELDS];        /* MCF_STATE_* per field */
+    /* The chain's temperature, or NULL: parallel tempering writes it, then calls
+     * rebuild(chain, MCF_REBUILD_TEMPERATURE).  (Not part of the record unless also a field.) */
+    double *temperature;
+    /* One step size adapted during thermalization, or NULL: every block the core sets
+     * *step = mcf_adapt_step(*step, acceptance, step_target, step_min, step_max). */
+    double *step;
+    double step_target, step_min, step_max;
+} mcf_chain_state;
+
+/* Adds a field (an mcf_state_field from MCF_STATE_DATA, _FIXED, _REALS, _RNG) with flags;
+ * MCF_EINTERNAL past MCF_STATE_MAX_FIELDS. */
+static inline int mcf_chain_state_add(mcf_chain_state *s, mcf_state_field f, unsigned flags)
+{
+    if (s->n >= MCF_STATE_MAX_FIELDS)
+        return MCF_EINTERNAL;
+    s->field[s->n] = f;
+    s->flags[s->n++] = flags;
+    return 0;
+}
+
+/* rebuild()'s reasons (bits): what the core replaced since the last call */
+enum {
+    MCF_REBUILD_LOAD = 1u << 0,          /* every field, from a checkpoint */
+    MCF_REBUILD_CONFIGURATION = 1u << 1, /* the CONFIGURATION fields (start = anneal) */
+    MCF_REBUILD_TEMPERATURE = 1u << 2,   /* *temperature (parallel tempering) */
+    MCF_REBUILD_VARIATIONAL = 1u << 3    /* the variational parameters (mcf optimize) */
+};
+
+/* A model's variational parameters for `mcf optimize` (ABI 1: variational_count, _get,
+ * _set, _write): variational() points p at the chain's P parameters (the core reads them,
+ * writes new ones and calls rebuild(chain, MCF_REBUILD_VARIATIONAL)); when the core sets
+ * `write`, the model writes them there as the text file its [model] key
+ * variational_file_key reads back.  When the core sets why_none (the chain has count 0),
+ * the model fails with MCF_EINVAL saying which [model] keys give parameters. */
+typedef struct mcf_variational {
+    double *p;      /* written: the chain's parameters (count values) */
+    size_t count;   /* written: P, the same for every chain of a run */
+    FILE *write;    /* set by the core when the file is wanted */
+    int why_none;   /* set by the core: say why there are no parameters (an error) */
+} mcf_variational;
+
+typedef struct mcf_model {
+    uint32_t struct_size;      /* sizeof(mcf_model) the plugin was built with */
+    size_t move_size;          /* bytes of one move; the core provides the storage */
+    const mcf_observable *observables;
+    /* Until mcf_param_spec carries its own: symbols and units of the model's parameters
+     * (mcf_label; NULL: none).  Observables, axes and T take theirs from the fields above
+     * and energy_unit. */
+    const mcf_label *parameter_labels;
+    const char *energy_unit;   /* the unit of T and energies ("J", "t", "Ha"); NULL: none */
+    int evaluator_kind;        /* as in ABI 1 */
+    int weight_form;           /* MCF_WEIGHT_* */
+    const char *ordered_state; /* as in ABI 1 (the degenerate-shell check), or NULL */
+    const char *mu_key;
+    const mcf_stream_spec *streams; /* the model's own random streams, or NULL */
+    const char *variational_file_key; /* with variational(), else NULL */
+    char state_tag[4];         /* the checkpoint record's tag ("ISG1"; mcf_chain_state) */
+    char configuration_tag[4]; /* the configuration record's (start = anneal), or zeros */
+
+    /* Creates one chain (as ABI 1's create; services carry app_data and the streams). */
+    int (*create)(const mcf_params *params, const mcf_services *services, mcf_rng *rng,
+                  void **chain);
+    void (*destroy)(void *chain);
+    /* The chain's units and curves (mcf_layout). */
+    int (*layout)(const void *chain, mcf_layout *layout);
+    /* For n chains: draws a move for chain k from rngs[k] into moves + k move_size and
+     * writes log_ratio[k], the log of its Metropolis acceptance ratio (proposal asymmetry
+     * included).  The chains may differ in size (a scan over L). */
+    int (*propose)(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                   void *moves, double *log_ratio);
+    /* For n chains: applies move k where accepted[k] is 1, forgets it where 0. */
+    int (*apply)(mcf_batch *b, void *const *chains, const void *moves, size_t n,
+                 const unsigned char *accepted);
+    /* Optional: a whole sweep of n chains at once (ABI 1's sweep, begin_sweep folded in:
+     * prefetch, then MCF_SWEEP_DECLINED to let the core's loop make the moves). */
+    int (*sweep)(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                 uint64_t *accepted);
+    /* For n chains: the declared observables, in order, into values[k]. */
+    int (*measure)(mcf_batch *b, void *const *chains, size_t n, double *const *values);
+    /* Describes the chain's state into *state (zeroed by the core). */
+    int (*state)(void *chain, mcf_chain_state *state);
+    /* Optional: recomputes what follows from the fields the core replaced (`what`:
+     * MCF_REBUILD_* bits); MCF_EFORMAT with a message refuses a loaded record whose values
+     * do not fit the configuration (the resume is refused). */
+    int (*rebuild)(void *chain, unsigned what);
+    /* Optional (parallel tempering, with state's temperature): for n chains, with weight
+     * MCF_WEIGHT_BOLTZMANN out[k] = the total energy H of chain k (T_new unused); otherwise
+     * out[k] = S_k(T_new[k]) - S_k(T_k) (ABI 1's exchange_action).  Must not change the
+     * chains; the same bits whatever the batch. */
+    int (*exchange)(mcf_batch *b, void *const *chains, size_t n, const double *T_new,
+                    double *out);
+    /* Optional: as ABI 1's periodic. */
+    int (*periodic)(const mcf_params *params, const void *chain, const char *state,
+                    mcf_cell *cell);
+    /* Optional (mcf optimize; both or neither): the parameters (mcf_variational), and for
+     * n chains E_L, O_m, dE_L/dp_m into out[k] (1 + 2P values, ABI 1's variational_local). */
+    int (*variational)(void *chain, mcf_variational *v);
+    int (*variational_local)(mcf_batch *b, void *const *chains, size_t n,
+                             double *const *out);
+} mcf_model;
 
 /* sweep(): "the core's loop makes the moves" (a positive code: not an error) */
 #define MCF_SWEEP_DECLINED 1

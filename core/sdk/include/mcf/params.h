@@ -19,7 +19,8 @@ extern "C" {
 
 typedef enum mcf_param_type {
     MCF_PARAM_INT = 1,     /* decimal integer (long) */
-    MCF_PARAM_REAL = 2,    /* floating point (strtod syntax; "inf" allowed if the range allows) */
+    MCF_PARAM_REAL = 2,    /* floating point (strtod syntax; "inf" allowed if the range allows
+                              and the key is not MCF_PARAM_FINITE; NaN never) */
     MCF_PARAM_BOOL = 3,    /* true/false, yes/no, on/off, 1/0 */
     MCF_PARAM_STRING = 4,  /* free text */
     MCF_PARAM_CHOICE = 5   /* one of the '|'-separated words in `choices` */
@@ -35,7 +36,10 @@ enum {
     /* written into config.ini (and so the checkpoint's configuration hash) only when the
      * value differs from the default: a key added to a plugin after runs were checkpointed
      * leaves those checkpoints resumable */
-    MCF_PARAM_ECHO_IF_CHANGED = 1u << 5
+    MCF_PARAM_ECHO_IF_CHANGED = 1u << 5,
+    /* REAL: the value must be finite: "inf" and "-inf" are refused even where the range
+     * would take them (mcf 0.5; a core before 0.5 ignores the bit) */
+    MCF_PARAM_FINITE = 1u << 6
 };
 
 typedef struct mcf_param_spec {
@@ -60,6 +64,14 @@ MCF_API int mcf_params_int(const mcf_params *p, const char *key, long *out);
 MCF_API int mcf_params_real(const mcf_params *p, const char *key, double *out);
 MCF_API int mcf_params_bool(const mcf_params *p, const char *key, int *out);
 MCF_API int mcf_params_string(const mcf_params *p, const char *key, const char **out);
+/* A CHOICE key's value as its position among the spec's '|'-separated choices: *index = 0
+ * for the first, 1 for the second, ... (mcf 0.5).  A plugin declares an enum in the order of
+ * its choices string and switches over it, with no string comparisons:
+ *     {"move", MCF_PARAM_CHOICE, "pbp", ..., "pbp|qs", ...}     enum { MOVE_PBP, MOVE_QS };
+ *     int move;  if ((rc = mcf_params_choice(params, "move", &move))) return rc;
+ * Returns MCF_OK, or MCF_EINVAL (with a message) when the key is not declared or is not a
+ * CHOICE (mcf_params_string still gives a CHOICE's text, for messages). */
+MCF_API int mcf_params_choice(const mcf_params *p, const char *key, int *index);
 
 /* The chain's temperature from [schedule] temperatures: finite and > 0.  Returns MCF_EINVAL
  * with a message telling the user to set (or fix) [schedule] temperatures when the run has

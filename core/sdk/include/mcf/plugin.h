@@ -59,6 +59,11 @@ typedef struct mcf_plugin_info {
      * (A core older than 0.2 does not read the field: state the version to the build too,
      * find_package(mcf 0.2).) */
     uint32_t min_mcf_version;
+    /* Appended (mcf 0.5; read only when struct_size covers it): the plugin's own pointer,
+     * handed to its model's create() as mcf_services.app_data (SQLite's pAppData): one
+     * source file can register variants that share code, each descriptor pointing at its
+     * own settings.  The core never reads what it points to.  NULL: none. */
+    void *app_data;
 } mcf_plugin_info;
 
 #define MCF_PLUGIN_ENTRY_SYMBOL "mcf_plugin_entry"

@@ -11,8 +11,17 @@
  * the noise sets of observables (MCF_OBS_NOISE) and the specific heat from two independent
  * traces (mcf_fermion_heat_get, mcf_fermion_occupation_heat), the model's ordered_state
  * and mu_key (the setup's check of degenerate shells at mu), mcf_params_where and
- * mcf_params_check_scale.  A
- * plugin states the oldest release whose SDK it uses:
+ * mcf_params_check_scale; 0.5 the first pieces of SDK 1.0 (docs/sdk-1.md): the batch's
+ * keep slots (mcf_batch_keep), the descriptor's app_data (mcf_services.app_data), a
+ * model's declared random streams (mcf_stream_spec, mcf_services_stream),
+ * mcf_params_choice (a CHOICE key's value as the position of its word, for enums in the
+ * order of the choices), the parameter flag MCF_PARAM_FINITE (a REAL refuses inf) and
+ * mcf/orbital_model.h (mcf_orbital_bind, mcf_orbital_has, mcf_orbital_workspace: an
+ * orbital model's evaluator bound and checked once, as mcf_fermion_bind does for fermion
+ * models); 0.6 the model of ABI 2 (mcf_model, abi_version MCF_ABI_2: one op per verb,
+ * batched; the chain's state described once; observables with their symbols and units),
+ * which the core runs natively beside ABI-1 models.  A plugin states the oldest release
+ * whose SDK it uses:
  * find_package(mcf 0.2) or pkg-config --atleast-version=0.2 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
  * when it is loaded.
@@ -27,7 +36,7 @@
 #include "mcf/api.h"
 
 #define MCF_VERSION_MAJOR 0
-#define MCF_VERSION_MINOR 4
+#define MCF_VERSION_MINOR 6
 #define MCF_VERSION_PATCH 0
 
 #define MCF_VERSION_STR_(x) #x
