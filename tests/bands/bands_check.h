@@ -8,6 +8,7 @@
 #include "test_params.h"
 
 #include "internal.h"
+#include "model_ops.h"
 #include "mcf/error.h"
 #include "mcf/model.h"
 #include "mcf/periodic.h"
@@ -24,8 +25,9 @@
 #include <string.h>
 
 static const double pi = 3.14159265358979323846;
-/* the model under test (set by main from the loaded plugin) */
-static const mcf_model_ops *ops;
+/* the model under test, as the core calls it whatever its ABI (model_ops.h; set by main
+ * from the loaded plugin) */
+static const mcfi_model *model;
 static const mcf_param_spec *specs;
 
 /* the cell of `state` for up to 3 model parameters "key", "value" from ap (NULL-ended) */
@@ -41,7 +43,7 @@ static mcf_cell *describe_v(const char *state, va_list ap)
                                        kv[5], kv[6], (const char *)NULL);
     mcf_cell *c = NULL;
     mcf_cell_create(&c);
-    int rc = tp->ok ? ops->periodic(&tp->p, NULL, state, c) : MCF_EINVAL;
+    int rc = tp->ok ? MCFI_MODEL(model, periodic, &tp->p, NULL, state, c) : MCF_EINVAL;
     test_params_free(tp);
     if (rc) {
         mcf_cell_destroy(c);
@@ -135,7 +137,8 @@ static inline void compare(const char *what, mcf_cell *c, unsigned n, closed_for
 /* the loaded model (load_model), for its services (mcfi_model_services) */
 static const mcf_plugin *model_info;
 
-/* loads model `name` into ops, specs and model_info; returns the plugin (close it) or NULL */
+/* loads model `name` into model, specs and model_info; returns the plugin (close it) or
+ * NULL */
 static mcf_plugin *load_model(const char *name)
 {
     mcf_plugin *p = NULL;
@@ -143,13 +146,11 @@ static mcf_plugin *load_model(const char *name)
     CHECK(rc == MCF_OK && p, "loading the %s plugin: %s", name, mcf_last_error());
     if (rc)
         return NULL;
-    ops = p->info->ops;
+    model = p->model;
     specs = p->info->params;
     model_info = p;
-    CHECK(ops->struct_size >= offsetof(mcf_model_ops, periodic) + sizeof ops->periodic &&
-              ops->periodic,
-          "%s has the periodic op", name);
-    if (!ops->periodic) {
+    CHECK(model->has_periodic, "%s has the periodic op", name);
+    if (!model->has_periodic) {
         mcfi_plugin_close(p);
         return NULL;
     }

@@ -54,7 +54,7 @@ typedef struct chain0 {
 static void chain0_free(chain0 *c)
 {
     if (c->chain)
-        ops->destroy(c->chain);
+        MCFI_MODEL(model, destroy, c->chain);
     test_params_free(c->mp);
     test_params_free(c->ep);
     memset(c, 0, sizeof *c);
@@ -79,7 +79,8 @@ static int chain0_make(chain0 *c, uint64_t seed, double T, ...)
     c->ep = test_params_make(ed->info->params, "test.ini", (const char *)NULL);
     mcfi_chain_services(seed, 0, ed->info, &c->ep->p, &c->services, &c->rng);
     mcfi_model_services(model_info, &c->services);
-    int rc = c->mp->ok && c->ep->ok ? ops->create(&c->mp->p, &c->services, &c->rng, &c->chain)
+    int rc = c->mp->ok && c->ep->ok ? MCFI_MODEL(model, create, &c->mp->p, &c->services, &c->rng,
+                                                 &c->chain)
                                     : MCF_EINVAL;
     if (rc) {
         c->chain = NULL;
@@ -93,7 +94,7 @@ static mcf_cell *chain_cell(const chain0 *c, const char *what)
 {
     mcf_cell *cell = NULL;
     mcf_cell_create(&cell);
-    int rc = ops->periodic(&c->mp->p, c->chain, NULL, cell);
+    int rc = MCFI_MODEL(model, periodic, &c->mp->p, c->chain, NULL, cell);
     const mcf_periodic *p = rc ? NULL : mcf_cell_view(cell);
     CHECK(p && mcf_periodic_check(p, what) == MCF_OK, "%s: the chain's cell: %s", what,
           mcf_last_error());
@@ -109,7 +110,8 @@ static unsigned char *record(const chain0 *c, int configuration, size_t *size)
 {
     mcf_stream s;
     mcfi_stream_init_writer(&s);
-    int rc = configuration ? ops->save_configuration(c->chain, &s) : ops->save(c->chain, &s);
+    int rc = configuration ? MCFI_MODEL(model, save_configuration, c->chain, &s)
+                           : MCFI_MODEL(model, save, c->chain, &s);
     CHECK(rc == MCF_OK, "save: %s", mcf_last_error());
     unsigned char *out = rc ? NULL : malloc(s.size);
     if (out)
@@ -196,7 +198,7 @@ static int chain_refused(const chain0 *c, const char *needle)
 {
     mcf_cell *cell = NULL;
     mcf_cell_create(&cell);
-    int rc = ops->periodic(&c->mp->p, c->chain, NULL, cell);
+    int rc = MCFI_MODEL(model, periodic, &c->mp->p, c->chain, NULL, cell);
     mcf_cell_destroy(cell);
     if (rc == MCF_OK || !strstr(mcf_last_error(), needle))
         fprintf(stderr, "expected a refusal with '%s': %s\n", needle,
