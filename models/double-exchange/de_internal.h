@@ -36,7 +36,7 @@ enum {
 typedef struct de_move {
     int64_t site;
     double s[3];               /* the proposed direction */
-    mcf_local_change change;   /* H' - H, for the evaluator's delta_action */
+    mcf_change change;         /* H' - H, for the evaluator's change_action */
 } de_move;
 
 /* The values of the checkpoint record that the configuration fixes, in the record's types
@@ -115,7 +115,7 @@ int de_build(const de_chain *c, mcf_hamiltonian *h);
 int de_verify(de_chain *c);
 
 /* The change H' - H of the move of site o to the direction s_new, into *ch. */
-void de_make_change(const de_chain *c, size_t o, const double s_new[3], mcf_local_change *ch);
+void de_make_change(const de_chain *c, size_t o, const double s_new[3], mcf_change *ch);
 
 /* ---- de_moves.c: the single-spin move ----------------------------------------------------- */
 

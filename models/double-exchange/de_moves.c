@@ -1,10 +1,10 @@
 /* de_moves.c — the single-spin move of the double-exchange model: propose() (the moves of a
- * batch and their Metropolis ratios, from the evaluator's delta_action), apply() (the
- * accepted ones), and the running magnetization M = sum_i S_i that apply() keeps.  The Hamiltonian entries a move rewrites and its change H' - H are
- * de_hamiltonian.c's.
+ * batch and their Metropolis ratios, from the evaluator's change_action), apply() (the
+ * accepted ones), and the running magnetization M = sum_i S_i that apply() keeps.  The
+ * Hamiltonian entries a move rewrites and its change H' - H are de_hamiltonian.c's.
  *
- * Moves.  At a site o chosen uniformly (mcf_rng_below; units() = number of sites, N), a
- * new direction S' drawn either
+ * Moves.  At a site o chosen uniformly (mcf_rng_below; the layout's units = the number of
+ * sites, N), a new direction S' drawn either
  *   move = uniform:   uniformly on the sphere, independent of S_o, or
  *   move = rotation:  uniformly in the spherical cap of half-angle alpha around S_o
  *                     (cos of the angle uniform in [cos alpha, 1], azimuth uniform).
@@ -17,10 +17,15 @@
  * |S'| = 1 (a rounding-level correction).  A rejected move changes nothing.
  *
  * propose() draws every chain's move in turn from its stream (site, then direction), each
- * carrying its change Delta = H' - H as an mcf_local_change built from the chain's current
- * spins (de_make_change), then hands the changes of the whole batch to one delta_action
- * call (T and mu per chain), its arrays taken from the core's per-batch scratch
- * (mcf/batch.h) and the evaluator from the batch (de_evaluator).
+ * carrying its change Delta = H' - H as an mcf_change of rank 2 built from the chain's
+ * current spins (de_make_change), then hands the changes of the whole batch to one
+ * change_action call (mcf_fermion_change_action; T and mu per chain), its arrays taken
+ * from the core's per-batch scratch (mcf_fermion_batch_get) and the evaluator from the
+ * batch (de_evaluator).  change_action gives the same dS, bit for bit, as the rank <= 2
+ * delta_action of mcf 0.2 that this model called before: ed adds either change to the
+ * dense H through mcf_change_add_dense, kpm converts a local change with
+ * mcf_change_from_local into the same contour computation (gfmc = real-axis: back, into
+ * the same GFMC), so the results did not change.
  *
  * apply() stores S' of an accepted move, rewrites the Hamiltonian entries touching o
  * (mcf_hamiltonian_set / mcf_hamiltonian_set_onsite) and updates the running magnetization
@@ -93,10 +98,7 @@ static void de_propose_one(const de_chain *c, mcf_rng *rng, de_move *m)
     de_make_change(c, o, m->s, &m->change);
 }
 
-/* The moves of the batch, then one delta_action call for all of them.
- * mcf_fermion_batch has no array of local changes (it carries mcf_change pointers for
- * change_action), so the arrays come from one raw scratch call: n workspaces, n change
- * pointers, then T, mu, dS. */
+/* The moves of the batch, then one change_action call for all of them. */
 int de_propose(mcf_batch *batch, void *const *chains, size_t n, mcf_rng *const *rngs,
                void *moves, double *log_ratio)
 {
@@ -106,26 +108,21 @@ int de_propose(mcf_batch *batch, void *const *chains, size_t n, mcf_rng *const *
     for (size_t k = 0; k < n; k++)
         de_propose_one(chains[k], rngs[k], &mv[k]);
     const mcf_fermion *f;
+    mcf_fermion_batch a;
     int rc = de_evaluator(batch, chains, n, &f);
-    if (rc)
+    if (rc || (rc = mcf_fermion_batch_get(batch, n, &a)))
         return rc;
-    void **ws = mcf_batch_scratch(batch, n * (2 * sizeof(void *) + 3 * sizeof(double)));
-    if (!ws)
-        return mcf_fail_prefix(MCF_ENOMEM, "double-exchange: a batch of %zu chains", n);
-    const mcf_local_change **change = (const mcf_local_change **)(ws + n);
-    double *T = (double *)(change + n), *mu = T + n, *dS = mu + n;
     for (size_t k = 0; k < n; k++) {
         const de_chain *c = chains[k];
-        ws[k] = c->ws;
-        change[k] = &mv[k].change;
-        T[k] = c->T;
-        mu[k] = c->mu;
+        a.ws[k] = c->ws;
+        a.changes[k] = &mv[k].change;
+        a.T[k] = c->T;
+        a.mu[k] = c->mu;
     }
-    rc = f->ops->delta_action(ws, n, change, T, mu, dS);
-    if (rc)
-        return mcf_fail_prefix(rc, "double-exchange: evaluator %s: delta_action", f->name);
+    if ((rc = mcf_fermion_change_action(f, &a, n)))
+        return rc;
     for (size_t k = 0; k < n; k++)
-        log_ratio[k] = -dS[k];
+        log_ratio[k] = -a.dS[k];
     return MCF_OK;
 }
 

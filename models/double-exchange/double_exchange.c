@@ -10,9 +10,9 @@
  * eps_nu the eigenvalues of the one-particle Hamiltonian H({S}) (every state counted once;
  * no spin-only energy).  The model builds H; the configured fermion evaluator ([run]
  * evaluator = kpm, or ed for small lattices) computes dS = S_eff(H + Delta) - S_eff(H) of a
- * proposed change Delta (mcf_fermion_ops.delta_action) and the occupation of H; the model
+ * proposed change Delta (mcf_fermion_ops.change_action) and the occupation of H; the model
  * never knows how.  create() binds it with mcf_fermion_bind (mcf/fermion_model.h), which
- * refuses an evaluator without delta_action, occupation or occupation_dT (the specific
+ * refuses an evaluator without change_action, occupation or occupation_dT (the specific
  * heat: a refusal at setup, not a NaN in every measurement); dos is checked only with
  * dos_every > 0, action only when the run exchanges temperatures.
  *
@@ -199,11 +199,11 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
         }
     }
 
-    /* the evaluator: delta_action for the moves, occupation for the observables (each
+    /* the evaluator: change_action for the moves, occupation for the observables (each
        chain keeps its own copy of the handle; a batch's calls use the batch's, de_evaluator) */
     mcf_fermion fermion;
     if ((rc = mcf_fermion_bind(services, params, "double-exchange",
-                               MCF_FERMION_DELTA_ACTION | MCF_FERMION_OCCUPATION |
+                               MCF_FERMION_CHANGE_ACTION | MCF_FERMION_OCCUPATION |
                                    MCF_FERMION_OCCUPATION_DT, &fermion)))
         goto fail;
     if (lat->sites > (size_t)INT32_MAX / 2) {
@@ -213,10 +213,10 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
                       sec, L, origin, lat->sites);
         goto fail;
     }
-    if (lat->coordination > MCF_CHANGE_MAX_ENTRIES) {
+    if (lat->coordination > MCF_CHANGE_ENTRIES) {
         rc = mcf_fail(MCF_EINTERNAL, "double-exchange: coordination %d exceeds the %d entries "
-                      "of a local change (a bug, please report it)",
-                      lat->coordination, MCF_CHANGE_MAX_ENTRIES);
+                      "of a change's vector (a bug, please report it)",
+                      lat->coordination, MCF_CHANGE_ENTRIES);
         goto fail;
     }
 
