@@ -1,76 +1,93 @@
-/* de_checkpoint.c — the checkpoint record of a double-exchange chain: save() and load().
+/* de_checkpoint.c — the state of a double-exchange chain as the core sees it (mcf_model's
+ * state() and rebuild(), mcf/model.h): the checkpoint record, the configuration that
+ * start = anneal hands on, the adapted step and the temperature.
  *
- * Checkpoint record (host byte order): magic "DEX2", int32 lattice kind, int32 boundary,
- * int32 move (0 uniform, 1 rotation), int32 reserved, int64 L, int64 N, double hund
- * (inf for the infinite coupling), 3N doubles of spins, 3 doubles M, int64 accepted moves
- * since the last refresh, uint64 accepted moves in total, uint64 consistency checks passed,
- * double alpha, the measurement mcf_rng, uint64 measurements so far, and with dos_every > 0
- * the last DOS (energy_points doubles).  de_state() describes this record once (mcf/state.h)
- * for both save() and load(); mcf_state_load checks the magic, the lattice, move, L, N and
- * hund against the configuration (FIXED fields) and that spins, M and alpha are finite.
- * load() then checks every |S| = 1 within 1e-9 (MCF_EFORMAT naming the site and the length),
- * M against the spins, the counter and alpha ranges, and rebuilds the Hamiltonian from the
- * spins. */
+ * Checkpoint record (host byte order; the core writes it with mcf_state_save under the tag
+ * "DEX2", the bytes of the ABI-1 version of this model, so its checkpoints resume): int32
+ * lattice kind, int32 boundary, int32 move (0 uniform, 1 rotation), int32 reserved, int64 L,
+ * int64 N, double hund (inf for the infinite coupling), 3N doubles of spins, 3 doubles M,
+ * int64 accepted moves since the last refresh, uint64 accepted moves in total, uint64
+ * consistency checks passed, double alpha, the measurement mcf_rng, uint64 measurements so
+ * far, and with dos_every > 0 the last DOS (energy_points doubles).  mcf_state_load checks
+ * the tag, the lattice, move, L, N and hund against the configuration (FIXED fields) and
+ * that spins, M and alpha are finite; the reserved word is read but not checked, the last
+ * DOS is raw data.  rebuild() then checks every |S| = 1 within 1e-9 (MCF_EFORMAT naming the
+ * site and the length), M against the spins, the counter and alpha ranges, and rebuilds the
+ * Hamiltonian from the spins.
+ *
+ * Configuration (start = anneal, tag "DEC1"): the fields flagged CONFIGURATION, in the
+ * record's order — lattice kind, boundary, L, N, hund, the spins, M and the moves since its
+ * refresh; not the move kind, the step, the measurement stream or the counters, which stay
+ * the chain's own.  The bytes of the ABI-1 version's configuration record.
+ *
+ * Step: with move = rotation, alpha, adapted by the core toward acceptance 0.5 within
+ * [1e-3, pi] (mcf_adapt_step).  Temperature: c->T, written by parallel tempering
+ * (de_tempering.c checks it); not in the record (the core sets it on resume). */
 #include "de_internal.h"
 
 #include <math.h>
 
 #define DE_LOAD_TOL 1e-9    /* |S| - 1 allowed in a checkpoint */
 
-static const char de_magic[4] = {'D', 'E', 'X', '2'};
-
-/* The values of the record that the configuration fixes, in the record's types. */
-typedef struct de_fixed {
-    int32_t head[4]; /* lattice kind, boundary, move (0 uniform, 1 rotation), reserved (0) */
-    int64_t L, n;
-} de_fixed;
-
-#define DE_STATE_FIELDS 16
-
-/* The checkpoint record after its magic "DEX2" (the layout in the comment at the top),
- * described once for save() and load(); fx holds the fixed values, from the chain's
- * configuration.  The reserved word is read but not checked; the last DOS is raw data. */
-static size_t de_state(de_chain *c, de_fixed *fx, mcf_state_field f[DE_STATE_FIELDS])
+/* The record's fields (the layout above), with the configuration flagged; c->fixed is
+ * written afresh from the chain's configuration at every call (so the reserved word is
+ * saved as 0, whatever a load read into it). */
+int de_state(void *chain, mcf_chain_state *st)
 {
+    de_chain *c = chain;
+    de_fixed *fx = &c->fixed;
     *fx = (de_fixed){{(int32_t)c->kind, (int32_t)c->boundary, (int32_t)c->rotation, 0},
                      (int64_t)c->L, (int64_t)c->n};
-    size_t k = 0;
-    f[k++] = MCF_STATE_FIXED("lattice kind", &fx->head[0], sizeof fx->head[0]);
-    f[k++] = MCF_STATE_FIXED("boundary", &fx->head[1], sizeof fx->head[1]);
-    f[k++] = MCF_STATE_FIXED("move", &fx->head[2], sizeof fx->head[2]);
-    f[k++] = MCF_STATE_DATA("reserved word", &fx->head[3], sizeof fx->head[3]);
-    f[k++] = MCF_STATE_FIXED("L", &fx->L, sizeof fx->L);
-    f[k++] = MCF_STATE_FIXED("number of sites", &fx->n, sizeof fx->n);
-    f[k++] = MCF_STATE_FIXED("hund", &c->hund, sizeof c->hund); /* inf: equal bytes too */
-    f[k++] = MCF_STATE_REALS("spins", c->spin, 3 * c->n);
-    f[k++] = MCF_STATE_REALS("running magnetization", c->mag, 3);
-    f[k++] = MCF_STATE_DATA("moves since the last refresh", &c->since_refresh,
-                            sizeof c->since_refresh);
-    f[k++] = MCF_STATE_DATA("accepted moves", &c->accepted, sizeof c->accepted);
-    f[k++] = MCF_STATE_DATA("consistency checks", &c->checks, sizeof c->checks);
-    f[k++] = MCF_STATE_REALS("rotation half-angle", &c->alpha, 1);
-    f[k++] = MCF_STATE_RNG("measurement stream", &c->mrng);
-    f[k++] = MCF_STATE_DATA("measurements", &c->measured, sizeof c->measured);
-    if (c->dos_every > 0)
-        f[k++] = MCF_STATE_DATA("last DOS", c->dos_last, c->dos_points * sizeof *c->dos_last);
-    return k;
-}
-
-int de_save(const void *chain, mcf_stream *out)
-{
-    de_fixed fx;
-    mcf_state_field f[DE_STATE_FIELDS];
-    int rc = mcf_state_save(out, de_magic, f, de_state((de_chain *)chain, &fx, f));
-    if (rc)
-        return mcf_fail_prefix(rc, "double-exchange: saving the chain");
+    const unsigned conf = MCF_STATE_CONFIGURATION;
+    int rc;
+    if ((rc = mcf_chain_state_add(
+             st, MCF_STATE_FIXED("lattice kind", &fx->head[0], sizeof fx->head[0]), conf)) ||
+        (rc = mcf_chain_state_add(
+             st, MCF_STATE_FIXED("boundary", &fx->head[1], sizeof fx->head[1]), conf)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_FIXED("move", &fx->head[2], sizeof fx->head[2]),
+                                  0)) ||
+        (rc = mcf_chain_state_add(
+             st, MCF_STATE_DATA("reserved word", &fx->head[3], sizeof fx->head[3]), 0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_FIXED("L", &fx->L, sizeof fx->L), conf)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_FIXED("number of sites", &fx->n, sizeof fx->n),
+                                  conf)) ||
+        /* inf: equal bytes too */
+        (rc = mcf_chain_state_add(st, MCF_STATE_FIXED("hund", &c->hund, sizeof c->hund),
+                                  conf)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_REALS("spins", c->spin, 3 * c->n), conf)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_REALS("running magnetization", c->mag, 3),
+                                  conf)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_DATA("moves since the last refresh",
+                                                     &c->since_refresh,
+                                                     sizeof c->since_refresh), conf)) ||
+        (rc = mcf_chain_state_add(
+             st, MCF_STATE_DATA("accepted moves", &c->accepted, sizeof c->accepted), 0)) ||
+        (rc = mcf_chain_state_add(
+             st, MCF_STATE_DATA("consistency checks", &c->checks, sizeof c->checks), 0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_REALS("rotation half-angle", &c->alpha, 1),
+                                  0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_RNG("measurement stream", &c->mrng), 0)) ||
+        (rc = mcf_chain_state_add(
+             st, MCF_STATE_DATA("measurements", &c->measured, sizeof c->measured), 0)) ||
+        (c->dos_every > 0 &&
+         (rc = mcf_chain_state_add(st, MCF_STATE_DATA("last DOS", c->dos_last,
+                                                      c->dos_points * sizeof *c->dos_last),
+                                   0))))
+        return mcf_fail(rc, "double-exchange: too many state fields (a bug, please report it)");
+    if (c->rotation) {
+        st->step = &c->alpha;
+        st->step_target = DE_TARGET_ACCEPTANCE;
+        st->step_min = DE_ALPHA_MIN;
+        st->step_max = DE_ALPHA_MAX;
+    }
+    st->temperature = &c->T;
     return MCF_OK;
 }
 
-/* Loads straight into the chain (a refused load aborts the resume), then checks what the
- * description cannot and rebuilds the Hamiltonian from the spins.  The running values stay
- * bit for bit as saved, so the chain continues exactly as it would have. */
 /* The spins loaded into c: each of length 1, the running M their sum, the refresh counter
- * in range (and, for a whole chain, the step); then the Hamiltonian rebuilt from them. */
+ * in range (and, for a whole chain, the step); then the Hamiltonian rebuilt from them.  The
+ * running values stay bit for bit as saved, so the chain continues exactly as it would
+ * have. */
 static int de_check_and_build(de_chain *c, int whole, const char *what)
 {
     double sum[3] = {0, 0, 0};
@@ -103,54 +120,17 @@ static int de_check_and_build(de_chain *c, int whole, const char *what)
     return MCF_OK;
 }
 
-int de_load(void *chain, mcf_stream *in)
+/* After the core replaced fields: a whole record (a resume), the configuration (anneal) or
+ * the temperature (tempering). */
+int de_rebuild(void *chain, unsigned what)
 {
     de_chain *c = chain;
-    de_fixed fx;
-    mcf_state_field f[DE_STATE_FIELDS];
-    int rc = mcf_state_load(in, de_magic, "double-exchange", f, de_state(c, &fx, f));
-    if (rc)
-        return rc;
-    return de_check_and_build(c, 1, "checkpoint");
-}
-
-/* start = anneal: the configuration alone, "DEC1": the fixed values of the record above,
- * the spins, M and the moves since its refresh — not the step, the measurement stream or
- * the counters, which stay the chain's own. */
-static const char de_configuration_magic[4] = {'D', 'E', 'C', '1'};
-
-static size_t de_configuration(de_chain *c, de_fixed *fx, mcf_state_field f[DE_STATE_FIELDS])
-{
-    *fx = (de_fixed){{(int32_t)c->kind, (int32_t)c->boundary, (int32_t)c->rotation, 0},
-                     (int64_t)c->L, (int64_t)c->n};
-    size_t k = 0;
-    f[k++] = MCF_STATE_FIXED("lattice kind", &fx->head[0], sizeof fx->head[0]);
-    f[k++] = MCF_STATE_FIXED("boundary", &fx->head[1], sizeof fx->head[1]);
-    f[k++] = MCF_STATE_FIXED("L", &fx->L, sizeof fx->L);
-    f[k++] = MCF_STATE_FIXED("number of sites", &fx->n, sizeof fx->n);
-    f[k++] = MCF_STATE_FIXED("hund", &c->hund, sizeof c->hund);
-    f[k++] = MCF_STATE_REALS("spins", c->spin, 3 * c->n);
-    f[k++] = MCF_STATE_REALS("running magnetization", c->mag, 3);
-    f[k++] = MCF_STATE_DATA("moves since the last refresh", &c->since_refresh,
-                            sizeof c->since_refresh);
-    return k;
-}
-
-int de_save_configuration(const void *chain, mcf_stream *out)
-{
-    de_fixed fx;
-    mcf_state_field f[DE_STATE_FIELDS];
-    int rc = mcf_state_save(out, de_configuration_magic, f,
-                            de_configuration((de_chain *)chain, &fx, f));
-    return rc ? mcf_fail_prefix(rc, "double-exchange: saving the configuration") : MCF_OK;
-}
-
-int de_load_configuration(void *chain, mcf_stream *in)
-{
-    de_chain *c = chain;
-    de_fixed fx;
-    mcf_state_field f[DE_STATE_FIELDS];
-    int rc = mcf_state_load(in, de_configuration_magic, "double-exchange", f,
-                            de_configuration(c, &fx, f));
-    return rc ? rc : de_check_and_build(c, 0, "configuration handed over");
+    int rc = MCF_OK;
+    if (what & MCF_REBUILD_LOAD)
+        rc = de_check_and_build(c, 1, "checkpoint");
+    else if (what & MCF_REBUILD_CONFIGURATION)
+        rc = de_check_and_build(c, 0, "configuration handed over");
+    if (!rc && (what & MCF_REBUILD_TEMPERATURE))
+        rc = de_temperature_rebuild(c);
+    return rc;
 }

@@ -28,8 +28,10 @@
  *   bond is written in one canonical orientation (lower site index first) so that an entry
  *   computed after a move is bit for bit the entry a rebuild from scratch gives.
  *
- * The change of a move.  A move of site o to S' carries Delta = H' - H as an
- * mcf_local_change, built in propose() from the chain's current spins:
+ * The change of a move.  A move of site o to S' carries Delta = H' - H as an mcf_change
+ * (mcf/change.h) of rank 2, built in propose() from the chain's current spins (every entry
+ * past the rank and the entry counts zero, as mcf_change_from_local left the rank-2
+ * mcf_local_change this model built before, so an evaluator sees the same change):
  *   hund = inf:  u_0 = |o>, u_1 = |v> = sum_j (H'_jo - H_jo) |j> over the neighbours j of
  *                o (zero differences skipped; if all are zero one is kept),
  *                C = [[0, 1], [1, 0]], so Delta = |o><v| + |v><o|;
@@ -220,8 +222,7 @@ static void de_entry_jo(const de_chain *c, const double *sj, const double *so, d
     mcf_factors_hop(2, -c->t, aj, ao, re, im);
 }
 
-void de_make_change(const de_chain *c, size_t o, const double s_new[3],
-                    mcf_local_change *ch)
+void de_make_change(const de_chain *c, size_t o, const double s_new[3], mcf_change *ch)
 {
     memset(ch, 0, sizeof *ch);
     ch->rank = 2;

@@ -1,14 +1,15 @@
 /* de_internal.h — what the files of the double-exchange model share: the chain and the move,
  * the positions of the observables, the range of the rotation half-angle, and the functions
  * that one file calls in another.  Not installed and not part of the SDK: the plugin's only
- * interface is its descriptor (double_exchange.c).
+ * interface is its descriptor (double_exchange.c), an ABI-2 model table (mcf_model).
  *
- * Files: double_exchange.c (the weight; parameters, observables, create/destroy, the
- * descriptor), de_spins_file.c (initial spins from a file), de_hamiltonian.c (the Hamiltonian
- * as a function of the spins, its consistency check, the change of a move), de_moves.c (the
- * single-spin move, its acceptance and adaptation), de_measure.c (the observables and the DOS
- * curve), de_tempering.c (parallel tempering), de_checkpoint.c (the checkpoint record),
- * de_periodic.c (ideal spin states as crystals, for band evaluators).
+ * Files: double_exchange.c (the weight; parameters, observables, create/destroy, layout, the
+ * model table and the descriptor), de_spins_file.c (initial spins from a file),
+ * de_hamiltonian.c (the Hamiltonian as a function of the spins, its consistency check, the
+ * change of a move), de_moves.c (the single-spin move: propose and apply), de_measure.c
+ * (the observables and the DOS curve), de_tempering.c (parallel tempering), de_checkpoint.c
+ * (the chain's state for the core: the checkpoint record, the configuration, the step, the
+ * temperature; rebuild), de_periodic.c (ideal spin states as crystals, for band evaluators).
  *
  * Errors: functions returning int give MCF_OK or an MCF_E* code with a message (mcf_fail).
  * Pointers are borrowed. */
@@ -39,8 +40,16 @@ enum {
 typedef struct de_move {
     int64_t site;
     double s[3];               /* the proposed direction */
-    mcf_local_change change;   /* H' - H, for delta_action */
+    mcf_change change;         /* H' - H, for the evaluator's change_action */
 } de_move;
+
+/* The values of the checkpoint record that the configuration fixes, in the record's types
+ * (de_checkpoint.c): kept in the chain, since the core reads the state's fields after
+ * state() returns. */
+typedef struct de_fixed {
+    int32_t head[4]; /* lattice kind, boundary, move (0 uniform, 1 rotation), reserved (0) */
+    int64_t L, n;
+} de_fixed;
 
 typedef struct de_chain {
     mcf_lattice_kind kind;
@@ -60,7 +69,8 @@ typedef struct de_chain {
     mcf_hamiltonian *h;        /* the Hamiltonian the evaluator reads */
     mcf_hamiltonian *scratch;  /* finite hund: same layout, rebuilt from the spins by the
                                   check (NULL at hund = inf) */
-    mcf_fermion fermion;       /* the bound evaluator (mcf/fermion_model.h) */
+    mcf_fermion fermion;       /* the bound evaluator (mcf/fermion_model.h): the chain's
+                                  own copy of the run's one handle */
     void *ws;                  /* the evaluator's workspace, bound to h */
     mcf_rng mrng;              /* the measurement stream */
     double mag[3];             /* running sum_i S_i */
@@ -73,9 +83,17 @@ typedef struct de_chain {
     size_t dos_points;         /* the evaluator's energy grid */
     double *dos_last;          /* the last DOS measured (repeated in between) */
     uint64_t measured;         /* measurements so far */
+    de_fixed fixed;            /* the record's fixed values (state(), de_checkpoint.c) */
 } de_chain;
 
-/* ---- de_periodic.c: ideal states as crystals (mcf_model_ops.periodic) ------------------ */
+/* ---- de_evaluator.c: the batch's evaluator handle ---------------------------------------- */
+
+/* The run's fermion evaluator for a batched call over chains[0..n): a handle the batch
+ * keeps (mcf_batch_keep), taken from the chains' own copies, which must all name the same
+ * evaluator (MCF_EINTERNAL otherwise), into *f; MCF_ENOMEM likewise with a message. */
+int de_evaluator(mcf_batch *batch, void *const *chains, size_t n, const mcf_fermion **f);
+
+/* ---- de_periodic.c: ideal states as crystals (mcf_model.periodic) ---------------------- */
 int de_periodic(const mcf_params *params, const void *chain, const char *state,
                 mcf_cell *cell);
 
@@ -103,18 +121,21 @@ int de_build(const de_chain *c, mcf_hamiltonian *h);
 int de_verify(de_chain *c);
 
 /* The change H' - H of the move of site o to the direction s_new, into *ch. */
-void de_make_change(const de_chain *c, size_t o, const double s_new[3], mcf_local_change *ch);
+void de_make_change(const de_chain *c, size_t o, const double s_new[3], mcf_change *ch);
 
 /* ---- de_moves.c: the single-spin move ----------------------------------------------------- */
 
 /* M = sum_i S_i from scratch; restarts the count of moves since the last refresh. */
 void de_refresh(de_chain *c);
 
-int de_propose(void *chain, mcf_rng *rng, void *move);
-int de_batch_log_ratio(mcf_batch *batch, void *const *chains, const void *moves, size_t n,
-                       double *out);
-int de_accept(void *chain, const void *move);
-void de_adapt(void *chain, double acceptance);
+/* The target acceptance of move = rotation, toward which the core adapts alpha (state's
+ * step, mcf_adapt_step, within [DE_ALPHA_MIN, DE_ALPHA_MAX]). */
+#define DE_TARGET_ACCEPTANCE 0.5
+
+int de_propose(mcf_batch *batch, void *const *chains, size_t n, mcf_rng *const *rngs,
+               void *moves, double *log_ratio);
+int de_apply(mcf_batch *batch, void *const *chains, const void *moves, size_t n,
+             const unsigned char *accepted);
 
 /* ---- de_spins_file.c: initial spins from a file ------------------------------------------- */
 
@@ -123,21 +144,24 @@ int de_read_spins(const mcf_params *params, const char *path, size_t n, double *
 
 /* ---- de_measure.c: measurements ------------------------------------------------------------ */
 
-int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *values);
-size_t de_curve_points(const void *chain, size_t index, double *axis);
+int de_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *values);
+/* units, and the DOS curve's length and axis (mcf_layout) */
+int de_layout(const void *chain, mcf_layout *layout);
 
 /* ---- de_tempering.c: parallel tempering ---------------------------------------------------- */
 
-int de_set_temperature(void *chain, double T);
-int de_batch_exchange_action(mcf_batch *batch, void *const *chains, size_t n,
-                             const double *T_new, double *dS);
+/* After the core wrote c->T (tempering): checks it. */
+int de_temperature_rebuild(de_chain *c);
+int de_exchange(mcf_batch *batch, void *const *chains, size_t n, const double *T_new,
+                double *dS);
 
-/* ---- de_checkpoint.c: the checkpoint record ------------------------------------------------ */
+/* ---- de_checkpoint.c: the chain's state, described for the core ---------------------------- */
 
-int de_save(const void *chain, mcf_stream *out);
-int de_load(void *chain, mcf_stream *in);
-/* [schedule] start = anneal: the configuration alone (spins, M), de_checkpoint.c */
-int de_save_configuration(const void *chain, mcf_stream *out);
-int de_load_configuration(void *chain, mcf_stream *in);
+/* the record's tags: the whole state, and the configuration (start = anneal) */
+#define DE_STATE_TAG {'D', 'E', 'X', '2'}
+#define DE_CONFIGURATION_TAG {'D', 'E', 'C', '1'}
+
+int de_state(void *chain, mcf_chain_state *state);
+int de_rebuild(void *chain, unsigned what);
 
 #endif

@@ -18,12 +18,13 @@
  *   dos             (a curve over E, only with dos_every = k > 0) the fermion DOS per state
  *                   from the evaluator's dos(), new at every k-th measurement and repeated
  *                   in between (equal weights: the mean is that of the measured curves)
- * batch_measure() gets density and energy (and d(energy)/dT) from
+ * measure() gets density and energy (and d(energy)/dT) from
  * mcf_fermion_occupation_heat, which calls occupation_dT() once for all chains of a batch that
  * share (mu, T) (the op takes one mu and one T; a temperature scan gives one call per
  * temperature), and, with a stochastic trace, occupation() again for action_dT.
  * The measurement stream of the chain feeds the random vectors of a stochastic evaluator's
- * occupation() and dos(). */
+ * occupation() and dos().  The evaluator of the batch's calls is the batch's (de_evaluator);
+ * the arrays come from the batch's scratch. */
 #include "de_internal.h"
 
 #include <math.h>
@@ -59,10 +60,9 @@ static void de_spin_observables(const de_chain *c, double *values)
  * core are much longer than k, so the error bars stay right.  Its arrays (workspaces,
  * streams, output rows) come from the batch scratch, taken anew: the occupation's arrays
  * are no longer needed. */
-static int de_measure_dos(mcf_batch *batch, void *const *chains, size_t n,
-                          double *const *values)
+static int de_measure_dos(mcf_batch *batch, const mcf_fermion *f, void *const *chains,
+                          size_t n, double *const *values)
 {
-    const de_chain *c0 = chains[0];
     void **ws = NULL;
     mcf_rng **rngs = NULL;
     double **out = NULL;
@@ -84,9 +84,9 @@ static int de_measure_dos(mcf_batch *batch, void *const *chains, size_t n,
         }
     }
     if (m) {
-        int rc = c0->fermion.ops->dos(ws, m, rngs, out);
+        int rc = f->ops->dos(ws, m, rngs, out);
         if (rc)
-            return mcf_fail_prefix(rc, "double-exchange: evaluator %s: dos", c0->fermion.name);
+            return mcf_fail_prefix(rc, "double-exchange: evaluator %s: dos", f->name);
     }
     for (size_t k = 0; k < n; k++) {
         de_chain *c = chains[k];
@@ -99,15 +99,17 @@ static int de_measure_dos(mcf_batch *batch, void *const *chains, size_t n,
 
 /* Density and energy of every chain from mcf_fermion_occupation (one occupation() call per
  * distinct (mu, T) among the chains of the batch), the spin observables, then the DOS. */
-int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
-                     double *const *values)
+int de_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *values)
 {
     if (n == 0)
         return MCF_OK;
-    const de_chain *c0 = chains[0];
+    const mcf_fermion *f;
+    int rc = de_evaluator(batch, chains, n, &f);
+    if (rc)
+        return rc;
     mcf_fermion_batch a;
     mcf_fermion_heat heat;
-    int rc = mcf_fermion_heat_get(batch, n, &a, &heat);
+    rc = mcf_fermion_heat_get(batch, n, &a, &heat);
     if (rc)
         return mcf_fail_prefix(rc, "double-exchange");
     for (size_t k = 0; k < n; k++) {
@@ -119,7 +121,7 @@ int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
     }
     /* energy, density and energy_dT from one trace, action_dT from an independent one (the
        same with an exact trace): their product in the specific heat has no noise bias */
-    rc = mcf_fermion_occupation_heat(&c0->fermion, &a, n, &heat);
+    rc = mcf_fermion_occupation_heat(f, &a, n, &heat);
     if (rc)
         return rc;
     for (size_t k = 0; k < n; k++) {
@@ -132,16 +134,22 @@ int de_batch_measure(mcf_batch *batch, void *const *chains, size_t n,
             -(heat.energy2[k] - c->mu * heat.density2[k]) * per_site / (c->T * c->T);
         de_spin_observables(c, values[k]);
     }
-    return de_measure_dos(batch, chains, n, values);
+    return de_measure_dos(batch, f, chains, n, values);
 }
 
-/* The axis of the DOS curve: the evaluator's energy grid (no other curve). */
-size_t de_curve_points(const void *chain, size_t index, double *axis)
+/* The units (sites), and the DOS curve: the evaluator's energy grid as its axis, or no
+ * points with dos_every = 0 (not measured). */
+int de_layout(const void *chain, mcf_layout *layout)
 {
     const de_chain *c = chain;
-    if (index != OBS_DOS || c->dos_every <= 0)
-        return 0;
-    if (axis && c->fermion.ops->energies(c->ws, axis))
-        return 0;
-    return c->dos_points;
+    layout->units = c->n;
+    layout->points[OBS_DOS] = c->dos_every > 0 ? c->dos_points : 0;
+    double *axis = layout->axis ? layout->axis[OBS_DOS] : NULL;
+    if (axis && c->dos_every > 0) {
+        int rc = c->fermion.ops->energies(c->ws, axis);
+        if (rc)
+            return mcf_fail_prefix(rc, "double-exchange: evaluator %s: energies",
+                                   c->fermion.name);
+    }
+    return MCF_OK;
 }

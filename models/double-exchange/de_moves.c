@@ -1,38 +1,43 @@
-/* de_moves.c — the single-spin move of the double-exchange model: the proposal, the
- * Metropolis ratio of a batch (from the evaluator's delta_action), the acceptance, the
- * adaptation of the rotation half-angle, and the running magnetization M = sum_i S_i that
- * the acceptance keeps.  The Hamiltonian entries a move rewrites and its change H' - H are
- * de_hamiltonian.c's.
+/* de_moves.c — the single-spin move of the double-exchange model: propose() (the moves of a
+ * batch and their Metropolis ratios, from the evaluator's change_action), apply() (the
+ * accepted ones), and the running magnetization M = sum_i S_i that apply() keeps.  The
+ * Hamiltonian entries a move rewrites and its change H' - H are de_hamiltonian.c's.
  *
- * Moves.  At a site o chosen uniformly (mcf_rng_below; units() = number of sites, N), a
- * new direction S' drawn either
+ * Moves.  At a site o chosen uniformly (mcf_rng_below; the layout's units = the number of
+ * sites, N), a new direction S' drawn either
  *   move = uniform:   uniformly on the sphere, independent of S_o, or
  *   move = rotation:  uniformly in the spherical cap of half-angle alpha around S_o
  *                     (cos of the angle uniform in [cos alpha, 1], azimuth uniform).
  * Both proposal densities depend only on S_o . S' (the cap's is 1 / (2 pi (1 - cos alpha))
  * when S_o . S' >= cos alpha, else 0), so q(S'|S) = q(S|S'): the proposal is symmetric and
  * the log of the Metropolis ratio is -dS, detailed balance holds for exp(-S_eff).  alpha is
- * adapted during thermalization (the `adapt` op, mcf_adapt_step) toward acceptance 0.5,
- * alpha *= clamp(acceptance / 0.5, 0.5, 2), kept in [1e-3, pi]; it is part of the saved
- * state.  The new direction is renormalized to |S'| = 1 (a rounding-level correction).  A
- * rejected move changes nothing (no reject op).
+ * adapted during thermalization toward acceptance 0.5 by the core (the state's step,
+ * de_checkpoint.c: mcf_adapt_step, alpha *= clamp(acceptance / 0.5, 0.5, 2), kept in
+ * [1e-3, pi]); it is part of the saved state.  The new direction is renormalized to
+ * |S'| = 1 (a rounding-level correction).  A rejected move changes nothing.
  *
- * The move carries its change Delta = H' - H as an mcf_local_change, built in propose()
- * from the chain's current spins (de_make_change).
- * batch_log_ratio() hands the changes of every chain of its batch to one delta_action call
- * (T and mu per chain), its arrays taken from the core's per-batch scratch (mcf/batch.h).
+ * propose() draws every chain's move in turn from its stream (site, then direction), each
+ * carrying its change Delta = H' - H as an mcf_change of rank 2 built from the chain's
+ * current spins (de_make_change), then hands the changes of the whole batch to one
+ * change_action call (mcf_fermion_change_action; T and mu per chain), its arrays taken
+ * from the core's per-batch scratch (mcf_fermion_batch_get) and the evaluator from the
+ * batch (de_evaluator).  change_action gives the same dS, bit for bit, as the rank <= 2
+ * delta_action of mcf 0.2 that this model called before: ed adds either change to the
+ * dense H through mcf_change_add_dense, kpm converts a local change with
+ * mcf_change_from_local into the same contour computation (gfmc = real-axis: back, into
+ * the same GFMC), so the results did not change.
  *
- * accept() stores S', rewrites the Hamiltonian entries touching o (mcf_hamiltonian_set /
- * mcf_hamiltonian_set_onsite) and updates the running magnetization M = sum_i S_i.  After
- * every N accepted moves M is recomputed from the spins (as in the heisenberg model:
- * rounding drift stays at one sweep's worth) and the consistency check (de_verify) runs. */
+ * apply() stores S' of an accepted move, rewrites the Hamiltonian entries touching o
+ * (mcf_hamiltonian_set / mcf_hamiltonian_set_onsite) and updates the running magnetization
+ * M = sum_i S_i.  After every N accepted moves M is recomputed from the spins (as in the
+ * heisenberg model: rounding drift stays at one sweep's worth) and the consistency check
+ * (de_verify) runs. */
 #include "de_internal.h"
 
 #include <math.h>
 #include <string.h>
 
 #define DE_TWO_PI 6.28318530717958647692
-#define DE_TARGET_ACCEPTANCE 0.5
 
 /* M from scratch. */
 void de_refresh(de_chain *c)
@@ -78,10 +83,9 @@ static void de_rotate(mcf_rng *rng, const double s[3], double alpha, double out[
         out[k] = cg * s[k] + sg * (cp * e1[k] + sp * e2[k]);
 }
 
-int de_propose(void *chain, mcf_rng *rng, void *move)
+/* One chain's move from its stream: the site, the direction, the change. */
+static void de_propose_one(const de_chain *c, mcf_rng *rng, de_move *m)
 {
-    const de_chain *c = chain;
-    de_move *m = move;
     const size_t o = (size_t)mcf_rng_below(rng, c->n);
     m->site = (int64_t)o;
     if (c->rotation)
@@ -92,44 +96,39 @@ int de_propose(void *chain, mcf_rng *rng, void *move)
     for (int a = 0; a < 3; a++)
         m->s[a] /= len;
     de_make_change(c, o, m->s, &m->change);
-    return MCF_OK;
 }
 
-/* One delta_action call for the batch.  mcf_fermion_batch has no array of local changes
- * (it carries mcf_change pointers for change_action), so the arrays come from one raw
- * scratch call: n workspaces, n change pointers, then T, mu, dS. */
-int de_batch_log_ratio(mcf_batch *batch, void *const *chains, const void *moves,
-                       size_t n, double *out)
+/* The moves of the batch, then one change_action call for all of them. */
+int de_propose(mcf_batch *batch, void *const *chains, size_t n, mcf_rng *const *rngs,
+               void *moves, double *log_ratio)
 {
     if (n == 0)
         return MCF_OK;
-    const de_chain *c0 = chains[0];
-    void **ws = mcf_batch_scratch(batch, n * (2 * sizeof(void *) + 3 * sizeof(double)));
-    if (!ws)
-        return mcf_fail_prefix(MCF_ENOMEM, "double-exchange: a batch of %zu chains", n);
-    const mcf_local_change **change = (const mcf_local_change **)(ws + n);
-    double *T = (double *)(change + n), *mu = T + n, *dS = mu + n;
-    const de_move *mv = moves;
+    de_move *mv = moves;
+    for (size_t k = 0; k < n; k++)
+        de_propose_one(chains[k], rngs[k], &mv[k]);
+    const mcf_fermion *f;
+    mcf_fermion_batch a;
+    int rc = de_evaluator(batch, chains, n, &f);
+    if (rc || (rc = mcf_fermion_batch_get(batch, n, &a)))
+        return rc;
     for (size_t k = 0; k < n; k++) {
         const de_chain *c = chains[k];
-        ws[k] = c->ws;
-        change[k] = &mv[k].change;
-        T[k] = c->T;
-        mu[k] = c->mu;
+        a.ws[k] = c->ws;
+        a.changes[k] = &mv[k].change;
+        a.T[k] = c->T;
+        a.mu[k] = c->mu;
     }
-    int rc = c0->fermion.ops->delta_action(ws, n, change, T, mu, dS);
-    if (rc)
-        return mcf_fail_prefix(rc, "double-exchange: evaluator %s: delta_action",
-                               c0->fermion.name);
+    if ((rc = mcf_fermion_change_action(f, &a, n)))
+        return rc;
     for (size_t k = 0; k < n; k++)
-        out[k] = -dS[k];
+        log_ratio[k] = -a.dS[k];
     return MCF_OK;
 }
 
-int de_accept(void *chain, const void *move)
+/* The accepted move m of chain c. */
+static int de_accept(de_chain *c, const de_move *m)
 {
-    de_chain *c = chain;
-    const de_move *m = move;
     const size_t o = (size_t)m->site;
     double *s = c->spin + 3 * o;
     for (int a = 0; a < 3; a++) {
@@ -148,10 +147,15 @@ int de_accept(void *chain, const void *move)
     return MCF_OK;
 }
 
-void de_adapt(void *chain, double acceptance)
+int de_apply(mcf_batch *batch, void *const *chains, const void *moves, size_t n,
+             const unsigned char *accepted)
 {
-    de_chain *c = chain;
-    if (c->rotation)
-        c->alpha = mcf_adapt_step(c->alpha, acceptance, DE_TARGET_ACCEPTANCE, DE_ALPHA_MIN,
-                                  DE_ALPHA_MAX);
+    (void)batch;
+    const de_move *mv = moves;
+    for (size_t k = 0; k < n; k++) {
+        int rc = accepted[k] ? de_accept(chains[k], &mv[k]) : MCF_OK;
+        if (rc)
+            return rc;
+    }
+    return MCF_OK;
 }

@@ -1,10 +1,11 @@
 /* de_tempering.c — parallel tempering of the double-exchange model: a chain's new
  * temperature and the action change of a temperature swap.
  *
- * Parallel tempering ([schedule] exchange_every = k; mcf/model.h).  set_temperature()
- * changes the chain's T (mu stays), and batch_exchange_action() gives dS = S_eff(T') -
- * S_eff(T) of the chain's current Hamiltonian from the evaluator's action() at the two
- * points (T, mu) and (T', mu) (one call for the batch): the weight is exp(-S_eff) with no
+ * Parallel tempering ([schedule] exchange_every = k; mcf/model.h).  The core writes the
+ * chain's T (the state's temperature, de_checkpoint.c; mu stays) and rebuild() checks it
+ * (de_temperature_rebuild); exchange() gives dS = S_eff(T') - S_eff(T) of the chain's
+ * current Hamiltonian from the evaluator's action() at the two points (T, mu) and (T', mu)
+ * (one call for the batch; weight_form ACTION): the weight is exp(-S_eff) with no
  * spin-only term, so the swap of two replicas' temperatures is accepted with
  * min(1, exp(-dS_a - dS_b)).
  * The evaluator must give S_eff deterministically — ed, or kpm/kpm-cuda with [evaluator]
@@ -17,19 +18,18 @@
 
 #include <math.h>
 
-/* The chain samples exp(-S_eff) at temperature T from its next move on (mu stays). */
-int de_set_temperature(void *chain, double T)
+/* The chain samples exp(-S_eff) at the temperature c->T the core wrote from its next move
+ * on (mu stays); nothing depends on T but the evaluator's calls. */
+int de_temperature_rebuild(de_chain *c)
 {
-    de_chain *c = chain;
-    if (!(T > 0.0) || !isfinite(T))
-        return mcf_fail(MCF_EINVAL, "double-exchange: set_temperature(%g) (chain %llu): the "
-                        "temperature must be positive and finite", T,
+    if (!(c->T > 0.0) || !isfinite(c->T))
+        return mcf_fail(MCF_EINVAL, "double-exchange: temperature %g (chain %llu): the "
+                        "temperature must be positive and finite", c->T,
                         (unsigned long long)c->chain_index);
-    c->T = T;
     return MCF_OK;
 }
 
-/* A bound on |dS - dS_exact| above which exchange_action warns: the exchange acceptance
+/* A bound on |dS - dS_exact| above which exchange() warns: the exchange acceptance
  * exp(-dS_a - dS_b) is then off by more than about 1%. */
 #define DE_EXCHANGE_ERR 0.01
 
@@ -37,21 +37,24 @@ int de_set_temperature(void *chain, double T)
  * exp(-S_eff) and there is no spin-only energy): one action() call for the batch, two
  * points per chain.  The evaluator must give the action deterministically (ed; kpm with
  * vectors = 0): a noisy estimate would bias every exchange. */
-int de_batch_exchange_action(mcf_batch *batch, void *const *chains, size_t n,
-                             const double *T_new, double *dS)
+int de_exchange(mcf_batch *batch, void *const *chains, size_t n, const double *T_new,
+                double *dS)
 {
     if (n == 0)
         return MCF_OK;
-    const de_chain *c0 = chains[0];
-    if (!mcf_fermion_has(&c0->fermion, MCF_FERMION_ACTION))
+    const mcf_fermion *f;
+    int rc = de_evaluator(batch, chains, n, &f);
+    if (rc)
+        return rc;
+    if (!mcf_fermion_has(f, MCF_FERMION_ACTION))
         return mcf_fail(MCF_EINVAL, "double-exchange: parallel tempering ([schedule] "
                         "exchange_every) needs the fermion action at another temperature, "
                         "but evaluator %s has no action op; use evaluator = ed, kpm or "
                         "kpm-cuda (with [evaluator] vectors = 0), or set exchange_every = 0",
-                        c0->fermion.name);
+                        f->name);
     /* the arrays of 2n points (n workspaces used): T, mu, S (in dS), err */
     mcf_fermion_batch a;
-    int rc = mcf_fermion_batch_get(batch, 2 * n, &a);
+    rc = mcf_fermion_batch_get(batch, 2 * n, &a);
     if (rc)
         return mcf_fail_prefix(rc, "double-exchange");
     double *T = a.T, *mu = a.mu, *S = a.dS, *err = a.err;
@@ -62,10 +65,10 @@ int de_batch_exchange_action(mcf_batch *batch, void *const *chains, size_t n,
         T[2 * k + 1] = T_new[k];
         mu[2 * k] = mu[2 * k + 1] = c->mu;
     }
-    rc = c0->fermion.ops->action(a.ws, n, 2, T, mu, S, err);
+    rc = f->ops->action(a.ws, n, 2, T, mu, S, err);
     if (rc)
         return mcf_fail_prefix(rc, "double-exchange: evaluator %s: action (parallel "
-                               "tempering)", c0->fermion.name);
+                               "tempering)", f->name);
     for (size_t k = 0; k < n; k++) {
         de_chain *c = chains[k];
         dS[k] = S[2 * k + 1] - S[2 * k];

@@ -10,20 +10,25 @@
  * eps_nu the eigenvalues of the one-particle Hamiltonian H({S}) (every state counted once;
  * no spin-only energy).  The model builds H; the configured fermion evaluator ([run]
  * evaluator = kpm, or ed for small lattices) computes dS = S_eff(H + Delta) - S_eff(H) of a
- * proposed change Delta (mcf_fermion_ops.delta_action) and the occupation of H; the model
+ * proposed change Delta (mcf_fermion_ops.change_action) and the occupation of H; the model
  * never knows how.  create() binds it with mcf_fermion_bind (mcf/fermion_model.h), which
- * refuses an evaluator without delta_action, occupation or occupation_dT (the specific
+ * refuses an evaluator without change_action, occupation or occupation_dT (the specific
  * heat: a refusal at setup, not a NaN in every measurement); dos is checked only with
  * dos_every > 0, action only when the run exchanges temperatures.
  *
- * This file holds the parameters, the observables, create() and destroy() and the
- * descriptor; the model's parts are files of their own: the Hamiltonian from the spins
- * (de_hamiltonian.c), the single-spin move (de_moves.c), initial spins from a file
- * (de_spins_file.c), the measurements (de_measure.c), parallel tempering (de_tempering.c)
- * and the checkpoint record (de_checkpoint.c); de_internal.h is what they share.
+ * Written against ABI 2 (mcf_model, mcf/model.h; docs/sdk-1.md), with the random draws,
+ * evaluator calls and checkpoint bytes of its ABI-1 version, so its results and checkpoints
+ * are the same.  This file holds the parameters, the observables (with their symbols and
+ * units), create() and destroy() and the model table; the model's parts are files of
+ * their own: the batch's evaluator handle (de_evaluator.c), the Hamiltonian from the spins
+ * (de_hamiltonian.c), the single-spin move (de_moves.c: propose, apply), initial spins from
+ * a file (de_spins_file.c), the measurements and the layout (de_measure.c), parallel tempering
+ * (de_tempering.c: exchange) and the state the core saves, hands over and adapts
+ * (de_checkpoint.c: state, rebuild); de_internal.h is what they share.
  *
  * Random numbers.  The chain's stream (the core's) draws the initial spins and the moves;
- * the measurement stream (de_streams, from the core), kept in the chain and saved, feeds the random vectors of a stochastic evaluator's occupation().
+ * the measurement stream (de_streams, from the core), kept in the chain and saved, feeds
+ * the random vectors of a stochastic evaluator's occupation().
  *
  * Initial spins.  start = random (independent uniform directions) or ordered (all +z); or
  * [model] spins = FILE (de_spins_file.c): one line "x y z" per site; it replaces `start`. */
@@ -74,35 +79,35 @@ static const mcf_param_spec de_params[] = {
 enum { DE_MOVE_UNIFORM, DE_MOVE_ROTATION };
 enum { DE_START_RANDOM, DE_START_ORDERED };
 
-static const mcf_observable_spec de_observables[] = {
+/* The observables, with the symbols and units of the plots (the DOS curve's axis too). */
+static const mcf_observable de_observables[] = {
     {"energy", MCF_ROLE_ENERGY,
      "fermion energy per site, sum_nu eps_nu f(eps_nu) / N (units of t)", NULL,
-     MCF_OBS_NOISE(1)},
+     MCF_OBS_NOISE(1), "E/N", "t", NULL, NULL},
     {"abs_m", MCF_ROLE_ORDER, "length of the magnetization per site, |sum_i S_i| / N", NULL,
-     0},
-    {"m2", MCF_ROLE_ORDER2, "its square, |sum_i S_i / N|^2", NULL, 0},
-    {"m4", MCF_ROLE_ORDER4, "its fourth power, |sum_i S_i / N|^4", NULL, 0},
+     0, "⟨|m|⟩", NULL, NULL, NULL},
+    {"m2", MCF_ROLE_ORDER2, "its square, |sum_i S_i / N|^2", NULL, 0, "⟨m²⟩", NULL, NULL, NULL},
+    {"m4", MCF_ROLE_ORDER4, "its fourth power, |sum_i S_i / N|^4", NULL, 0, "⟨m⁴⟩", NULL, NULL,
+     NULL},
     {"density", MCF_ROLE_NONE, "electrons per site, sum_nu f(eps_nu) / N", NULL,
-     MCF_OBS_NOISE(1)},
+     MCF_OBS_NOISE(1), "n", NULL, NULL, NULL},
     {"nn_correlation", MCF_ROLE_NONE,
-     "mean of S_i . S_j over nearest-neighbour bonds", NULL, 0},
+     "mean of S_i . S_j over nearest-neighbour bonds", NULL, 0, "⟨S_i·S_j⟩", NULL, NULL, NULL},
     {"energy_dT", MCF_ROLE_ENERGY_DT,
      "d(energy)/dT at fixed spins, sum_nu eps_nu df/dT / N (the specific heat's first term)",
-     NULL, MCF_OBS_NOISE(1)},
+     NULL, MCF_OBS_NOISE(1), "∂_T E/N", NULL, NULL, NULL},
     {"action_dT", MCF_ROLE_ACTION_DT,
      "dS_eff/dT at fixed spins per site, -(energy - mu density) / T^2 (the specific heat's "
-     "covariance term; from a trace independent of energy's)", NULL, MCF_OBS_NOISE(2)},
+     "covariance term; from a trace independent of energy's)", NULL, MCF_OBS_NOISE(2),
+     "∂_T S/N", "1/t", NULL, NULL},
     {"dos", MCF_ROLE_NONE,
-     "density of states per state of the fermions, 1/energy (only with dos_every > 0)", "E", 0},
-    {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
+     "density of states per state of the fermions, 1/energy (only with dos_every > 0)", "E", 0,
+     "ρ(E)", "1/t", "E", "t"},
+    {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
-/* symbols and units for the plots (mcf_label) */
-static const mcf_label de_labels[] = {
-    {"T", "T", "t"}, {"L", "L", NULL}, {"mu", "μ", "t"}, {"hund", "J_H", "t"},
-    {"energy", "E/N", "t"}, {"abs_m", "⟨|m|⟩", NULL}, {"m2", "⟨m²⟩", NULL},
-    {"m4", "⟨m⁴⟩", NULL}, {"density", "n", NULL}, {"nn_correlation", "⟨S_i·S_j⟩", NULL},
-    {"energy_dT", "∂_T E/N", NULL}, {"action_dT", "∂_T S/N", "1/t"},
-    {"dos", "ρ(E)", "1/t"}, {"E", "E", "t"}, {NULL, NULL, NULL}};
+/* symbols and units of the parameters, for the plots (T's unit is energy_unit) */
+static const mcf_label de_parameter_labels[] = {
+    {"L", "L", NULL}, {"mu", "μ", "t"}, {"hund", "J_H", "t"}, {NULL, NULL, NULL}};
 
 /* ---- create / destroy ---------------------------------------------------------------- */
 
@@ -188,10 +193,11 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
         }
     }
 
-    /* the evaluator: delta_action for the moves, occupation for the observables */
+    /* the evaluator: change_action for the moves, occupation for the observables (each
+       chain keeps its own copy of the handle; a batch's calls use the batch's, de_evaluator) */
     mcf_fermion fermion;
     if ((rc = mcf_fermion_bind(services, params, "double-exchange",
-                               MCF_FERMION_DELTA_ACTION | MCF_FERMION_OCCUPATION |
+                               MCF_FERMION_CHANGE_ACTION | MCF_FERMION_OCCUPATION |
                                    MCF_FERMION_OCCUPATION_DT, &fermion)))
         goto fail;
     if (lat->sites > (size_t)INT32_MAX / 2) {
@@ -201,10 +207,10 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
                       sec, L, origin, lat->sites);
         goto fail;
     }
-    if (lat->coordination > MCF_CHANGE_MAX_ENTRIES) {
+    if (lat->coordination > MCF_CHANGE_ENTRIES) {
         rc = mcf_fail(MCF_EINTERNAL, "double-exchange: coordination %d exceeds the %d entries "
-                      "of a local change (a bug, please report it)",
-                      lat->coordination, MCF_CHANGE_MAX_ENTRIES);
+                      "of a change's vector (a bug, please report it)",
+                      lat->coordination, MCF_CHANGE_ENTRIES);
         goto fail;
     }
 
@@ -317,48 +323,33 @@ fail:
     return rc;
 }
 
-static size_t de_units(const void *chain)
-{
-    return ((const de_chain *)chain)->n;
-}
-
-static const mcf_model_ops de_ops = {
-    .struct_size = sizeof(mcf_model_ops),
+static const mcf_model de_model = {
+    .struct_size = sizeof(mcf_model),
     .move_size = sizeof(de_move),
     .observables = de_observables,
-    .labels = de_labels,
-    .periodic = de_periodic,
-    .create = de_create,
-    .destroy = de_destroy,
-    .units = de_units,
-    .begin_sweep = NULL,
-    .propose = de_propose,
-    .log_ratio = NULL,         /* batch_log_ratio */
-    .accept = de_accept,
-    .reject = NULL,            /* a rejected move changes nothing */
-    .measure = NULL,           /* batch_measure */
-    .save = de_save,
-    .load = de_load,
-    .adapt = de_adapt,
-    .curve_points = de_curve_points,
-    .measure_batch = NULL,     /* batch_measure */
+    .parameter_labels = de_parameter_labels,
+    .energy_unit = "t",
     .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
-    .set_temperature = de_set_temperature,
-    .energy = NULL,
-    .exchange_action = NULL,   /* batch_exchange_action */
-    .batch_log_ratio = de_batch_log_ratio,
-    .batch_measure = de_batch_measure,
-    .batch_exchange_action = de_batch_exchange_action,
-    .save_configuration = de_save_configuration,
-    .load_configuration = de_load_configuration,
     .weight_form = MCF_WEIGHT_ACTION, /* exp(-S(T)): C from energy_dT and action_dT */
-    .ordered_state = "ferro", /* start = ordered: every spin along +z */
+    .ordered_state = "ferro",         /* start = ordered: every spin along +z */
     .mu_key = "mu",
     .streams = de_streams,
+    .state_tag = DE_STATE_TAG,
+    .configuration_tag = DE_CONFIGURATION_TAG,
+    .create = de_create,
+    .destroy = de_destroy,
+    .layout = de_layout,
+    .propose = de_propose,
+    .apply = de_apply,
+    .measure = de_measure,
+    .state = de_state,
+    .rebuild = de_rebuild,
+    .exchange = de_exchange,
+    .periodic = de_periodic,
 };
 
 static const mcf_plugin_info de_info = {
-    .abi_version = MCF_ABI_VERSION,
+    .abi_version = MCF_ABI_2,
     .struct_size = sizeof(mcf_plugin_info),
     .kind = MCF_PLUGIN_MODEL,
     .name = "double-exchange",
@@ -366,8 +357,8 @@ static const mcf_plugin_info de_info = {
     .summary = "double-exchange model: classical spins and fermions, infinite or finite Hund "
                "coupling, weight exp(-S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
     .params = de_params,
-    .ops = &de_ops,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_services_stream, mcf_params_choice */
+    .ops = &de_model,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model */
 };
 
 MCF_PLUGIN(de_info)

@@ -15,6 +15,7 @@
  *      into its log and as a "# warning:" line of results.tsv; open boundaries: none. */
 #include "../physics/physics_util.h"
 
+#include "model_ops.h"
 #include "setup.h"
 #include "test_params.h"
 
@@ -61,27 +62,27 @@ static mcf_plugin *model;
 /* the ferro crystal of the double-exchange model at t, hund = inf, on `lattice` */
 static mcf_cell *ferro(const char *lattice, double t)
 {
-    const mcf_model_ops *ops = model->info->ops;
+    const mcfi_model *m = model->model;
     char tt[32];
     snprintf(tt, sizeof tt, "%.17g", t);
     test_params *tp = test_params_make(model->info->params, "test.ini", "lattice", lattice,
                                        "t", tt, "hund", "inf", NULL);
     mcf_cell *cell = NULL;
     CHECK(tp && mcf_cell_create(&cell) == MCF_OK, "a cell");
-    CHECK(ops->periodic(&tp->p, NULL, ops->ordered_state, cell) == MCF_OK &&
+    CHECK(MCFI_MODEL(m, periodic, &tp->p, NULL, m->ordered_state, cell) == MCF_OK &&
               mcf_cell_view(cell), "the ordered state '%s': %s",
-          ops->ordered_state ? ops->ordered_state : "(none)", mcf_last_error());
+          m->ordered_state ? m->ordered_state : "(none)", mcf_last_error());
     test_params_free(tp);
     return cell;
 }
 
 static void test_levels(void)
 {
-    const mcf_model_ops *ops = model->info->ops;
-    CHECK(MCF_HAS(mcf_model_ops, ops, mu_key) && ops->ordered_state && ops->mu_key &&
-              !strcmp(ops->ordered_state, "ferro") && !strcmp(ops->mu_key, "mu"),
+    const mcfi_model *m = model->model;
+    CHECK(m->has_periodic && m->ordered_state && m->mu_key &&
+              !strcmp(m->ordered_state, "ferro") && !strcmp(m->mu_key, "mu"),
           "double exchange names its ordered state ferro and its chemical potential mu");
-    if (!ops->ordered_state)
+    if (!m->ordered_state)
         return;
     const double t = 0.7; /* not 1: a lost factor t shows */
     mcf_cell *cell = ferro("cubic", t);

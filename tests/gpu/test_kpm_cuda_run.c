@@ -3,7 +3,7 @@
  * device" and exit 77 without a usable device).
  *
  * Cubic 4^3 with open boundaries, hund = inf, mu = 0, move = rotation, three temperatures
- * (0.05, 0.2, 1.0) as lockstep chains batched into one delta_action call, 20
+ * (0.05, 0.2, 1.0) as lockstep chains batched into one change_action call, 20
  * thermalization and 80 measured sweeps (100 sweeps of 64 trial moves per chain), GFMC
  * with M = 256 and the exact trace (vectors = 0) for the observables.  The chains draw the
  * same moves from the same streams; every acceptance compares exp(-dS) with the same
