@@ -20,55 +20,47 @@ static int v2_create(const mcfi_model *m, const mcf_params *params,
 
 static void v2_destroy(const mcfi_model *m, void *chain) { V2(m)->destroy(chain); }
 
-/* layout() with the curves' lengths; with `axis`, the axis of curve `index` */
-static int v2_layout(const mcfi_model *m, const void *chain, size_t index, double *axis,
-                     mcf_layout *l, size_t *points)
+/* layout() asked for the chain's units and the length of observable `index` (and, with
+ * `axis`, that curve's axis values); 0 units on failure */
+static void v2_layout(const mcfi_model *m, const void *chain, size_t index, double *axis,
+                      size_t *units, size_t *points_of_index)
 {
     size_t n = 0;
     while (m->observables[n].name)
         n++;
-    double **bufs = NULL;
-    if (axis) {
-        if (!(bufs = calloc(n, sizeof *bufs)))
-            return mcf_fail(MCF_ENOMEM, "out of memory");
-        bufs[index] = axis;
+    size_t *points = calloc(n, sizeof *points);
+    double **bufs = axis ? calloc(n, sizeof *bufs) : NULL;
+    *units = *points_of_index = 0;
+    if (!points || (axis && !bufs)) {
+        free(points);
+        free(bufs);
+        return;
     }
     for (size_t o = 0; o < n; o++)
         points[o] = 1;
-    *l = (mcf_layout){.units = 0, .points = points, .axis = bufs};
-    int rc = V2(m)->layout(chain, l);
+    if (bufs)
+        bufs[index] = axis;
+    mcf_layout l = {.units = 0, .points = points, .axis = bufs};
+    if (V2(m)->layout(chain, &l) == MCF_OK) {
+        *units = l.units;
+        *points_of_index = points[index];
+    }
+    free(points);
     free(bufs);
-    return rc;
 }
 
-/* the chain's units and curve lengths: layout() asked with no axis */
 static size_t v2_units(const mcfi_model *m, const void *chain)
 {
-    size_t points[64], *p = points, n = 0;
-    while (m->observables[n].name)
-        n++;
-    if (n > 64 && !(p = malloc(n * sizeof *p)))
-        return 0;
-    mcf_layout l;
-    int rc = v2_layout(m, chain, 0, NULL, &l, p);
-    if (p != points)
-        free(p);
-    return rc ? 0 : l.units;
+    size_t units, count;
+    v2_layout(m, chain, 0, NULL, &units, &count);
+    return units;
 }
 
 static size_t v2_curve_points(const mcfi_model *m, const void *chain, size_t index,
                               double *axis)
 {
-    size_t points[64], *p = points, n = 0;
-    while (m->observables[n].name)
-        n++;
-    if (n > 64 && !(p = malloc(n * sizeof *p)))
-        return 0;
-    mcf_layout l;
-    int rc = v2_layout(m, chain, index, axis, &l, p);
-    size_t count = rc ? 0 : p[index];
-    if (p != points)
-        free(p);
+    size_t units, count;
+    v2_layout(m, chain, index, axis, &units, &count);
     return count;
 }
 

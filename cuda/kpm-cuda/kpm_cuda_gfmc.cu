@@ -416,13 +416,9 @@ static int kcu_gfmc_status(const kcu_gfmc_job *jobs, size_t k, const double *r, 
                         jobs[k].T, jobs[k].mu, jobs[k].contour->gamma, jobs[k].contour->N);
     if (r[3] == KCU_ST_PHASE)
         return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC of job %zu: Im log d(E) ends at %.3g "
-                        "instead of 0 above the spectrum (energy grid of %zu points): the "
-                        "change moved a level out of H's spectral bounds, beyond the grid "
-                        "(what a traceful change such as an on-site shift does; no "
-                        "energy_points or lambda brings it back); the real axis cannot take "
-                        "this change: set [evaluator] gfmc = contour (the default), which "
-                        "widens its scale per change",
-                        k, r[1], jobs[k].g->N);
+                        "instead of 0 above the spectrum (grid of %zu points): the change moved "
+                        "a level out of H's bounds (no energy_points or lambda brings it back); "
+                        "the real axis cannot take it: set gfmc = contour", k, r[1], jobs[k].g->N);
     if (!moments && !isfinite(r[0]))
         return mcf_fail(MCF_EINVAL, "kpm-cuda: GFMC of job %zu: dS is not finite", k);
     return MCF_OK;

@@ -77,7 +77,7 @@ typedef struct de_chain {
     int64_t since_refresh;     /* accepted moves since the last refresh and check */
     uint64_t accepted;         /* accepted moves in total */
     uint64_t checks;           /* consistency checks passed */
-    int warned_exchange;       /* the truncation warning of exchange_action was given */
+    int warned_exchange;       /* the truncation warning of exchange() was given */
     /* the optional DOS curve */
     long dos_every;            /* 0: off */
     size_t dos_points;         /* the evaluator's energy grid */
