@@ -390,6 +390,38 @@ static void kcu_task_fill(kcu_task *t, const kcu_gfmc_job *j, double *out, doubl
     }
 }
 
+/* The kernel for n tasks in clusters of G blocks (a cluster of 16, non-portable, falls back
+ * to 8 where the device cannot place it); the G launched into info->cluster. */
+static cudaError_t kcu_gfmc_launch_clusters(const kcu_task *tasks, size_t n, int G,
+                                            size_t maxdim, const kcu_task *tasks_dev,
+                                            const kcu_row_update *upd_dev,
+                                            unsigned long long *phase_dev,
+                                            const kcu_gfmc_settings *s, kcu_gfmc_info *info)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)(n * (size_t)G));
+    cfg.blockDim = dim3(KCU_GFMC_THREADS);
+    cfg.stream = kcu_stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)G;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    cudaError_t e = kcu_gfmc_launch_kernel(&cfg, tasks, n, G, maxdim, tasks_dev, upd_dev,
+                                           phase_dev, s, info);
+    if (e != cudaSuccess && G == 16) {
+        cudaGetLastError();
+        G = 8;
+        cfg.gridDim = dim3((unsigned)(n * (size_t)G));
+        attr[0].val.clusterDim.x = (unsigned)G;
+        e = kcu_gfmc_launch_kernel(&cfg, tasks, n, G, maxdim, tasks_dev, upd_dev, phase_dev, s,
+                                   info);
+    }
+    return e;
+}
+
 /* The message for job k's status r[3] (r: its 4 result doubles), MCF_OK for none. */
 static int kcu_gfmc_status(const kcu_gfmc_job *jobs, size_t k, const double *r, int moments)
 {

@@ -420,14 +420,6 @@ KCU_API cudaError_t kcu_gfmc_launch_kernel(cudaLaunchConfig_t *cfg, const kcu_ta
                                            const kcu_row_update *upd_dev,
                                            unsigned long long *phase_dev,
                                            const kcu_gfmc_settings *s, kcu_gfmc_info *info);
-/* The kernel for n tasks in clusters of G blocks (a cluster of 16, non-portable, falls back
- * to 8 where the device cannot place it); the G launched into info->cluster
- * (kpm_cuda_gfmc_kernel.cu; kpm_cuda_gfmc.cu's batch calls it). */
-KCU_API cudaError_t kcu_gfmc_launch_clusters(const kcu_task *tasks, size_t n, int G,
-                                             size_t maxdim, const kcu_task *tasks_dev,
-                                             const kcu_row_update *upd_dev,
-                                             unsigned long long *phase_dev,
-                                             const kcu_gfmc_settings *s, kcu_gfmc_info *info);
 
 /* ---- GFMC: the kernel's device helpers (kpm_cuda_gfmc_kernel.cu, kpm_cuda_contour.cuh) */
 
