@@ -39,6 +39,9 @@ int mcfi_core_check_start(const mcf_config *c, const mcf_setup *s);
  * ascending into *eps (owned: free), each *repeat times (*n in all, cells x orbitals x
  * repeat).  MCF_EINVAL (no message) when the torus is no multiple of the cell; MCF_ENOMEM. */
 int mcfi_torus_levels(const mcf_periodic *p, long L, double **eps, size_t *n, size_t *repeat);
+/* The count mcfi_torus_levels would give (its cost), 0 when the torus is no multiple of the
+ * cell, SIZE_MAX past that. */
+size_t mcfi_torus_level_count(const mcf_periodic *p, long L);
 /* The levels (count / repeat) of the shell of sorted eps[0..n) at mu at temperature T: >= 2
  * equal levels within 3 T of mu carrying more than half of the sum of f (1 - f) over all
  * levels; its energy into *energy.  0: no such shell. */

@@ -26,6 +26,7 @@
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_matrix.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,11 @@
 #define SHELL_ABOVE 8
 /* the scan points looked at (a grid beyond this is looked at in its first points only) */
 #define SHELL_MAX_POINTS 65536
+/* the most levels (k points of the box x orbitals) computed for one torus, and for all the
+ * sizes searched for one without a shell together: 2^21 levels (128^3 cubic) take ~0.3 s
+ * here and more under the sanitizers; a torus beyond it is not checked, and says so */
+#define SHELL_MAX_LEVELS ((size_t)1 << 21)
+#define SHELL_SEARCH_LEVELS ((size_t)1 << 22)
 
 /* ---- levels of a crystal on the L^d torus ------------------------------------------ */
 
@@ -87,6 +93,19 @@ static int by_value(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+size_t mcfi_torus_level_count(const mcf_periodic *p, long L)
+{
+    int q;
+    size_t cells;
+    if (L < 1 || !torus_fits(p, L, &q, &cells))
+        return 0;
+    const size_t P = (size_t)L * (size_t)q;
+    size_t n = p->orbitals;
+    for (unsigned d = 0; d < p->dims; d++)
+        n = n > SIZE_MAX / P ? SIZE_MAX : n * P;
+    return n;
 }
 
 int mcfi_torus_levels(const mcf_periodic *p, long L, double **eps, size_t *n_levels,
@@ -218,9 +237,16 @@ static void free_sizes(const mcf_periodic *p, long L, long min_L, double mu, dou
     const long lo = L - SHELL_BELOW > min_L ? L - SHELL_BELOW : min_L;
     int any = 0;
     buf[0] = '\0';
+    size_t spent = 0;
+    long last = lo - 1; /* the last size searched */
     for (long l = lo; l <= L + SHELL_ABOVE; l++) {
         double *eps;
         size_t n, repeat;
+        const size_t cost = mcfi_torus_level_count(p, l);
+        if (cost > SHELL_MAX_LEVELS || spent + cost > SHELL_SEARCH_LEVELS)
+            break;
+        spent += cost;
+        last = l;
         if (l == L || mcfi_torus_levels(p, l, &eps, &n, &repeat))
             continue;
         if (!level_near(eps, n, mu, T) && used + 24 < size) {
@@ -231,9 +257,37 @@ static void free_sizes(const mcf_periodic *p, long L, long min_L, double mu, dou
         }
         free(eps);
     }
-    if (!any)
+    if (!any && last < lo)
+        snprintf(buf, size, "the sizes near L were not searched (over the check's limit)");
+    else if (!any)
         snprintf(buf, size, "every L from %ld to %ld has levels within %g T of mu at this T",
-                 lo, L + SHELL_ABOVE, SHELL_WINDOW);
+                 lo, last, SHELL_WINDOW);
+    else if (last < L + SHELL_ABOVE && used + 40 < size)
+        snprintf(buf + used, size - used, " (sizes above L = %ld not searched)", last);
+}
+
+static int remember(long **warned, size_t *n_warned, long L)
+{
+    long *grown = realloc(*warned, (*n_warned + 1) * sizeof *grown);
+    if (!grown)
+        return mcf_fail(MCF_ENOMEM, "out of memory");
+    *warned = grown;
+    grown[(*n_warned)++] = L;
+    return MCF_OK;
+}
+
+/* the torus of size L is too large to check: say so once for L */
+static int too_many_levels(const mcf_config *c, mcf_text *t, long **warned, size_t *n_warned,
+                           long L, size_t levels, const mcfi_model *ops)
+{
+    char where[512];
+    mcfi_text_printf(t, "%s: [model] L = %ld (periodic): the check for degenerate shells at "
+                     "%s was not made: the ordered state '%s' has %zu levels (with repeats) on "
+                     "this torus, more than the check's limit of %zu (docs/methods.md, "
+                     "\"Degenerate shells at mu\")\n",
+                     mcfi_config_key_where(c, "model", "L", where, sizeof where), L,
+                     ops->mu_key, ops->ordered_state, levels, SHELL_MAX_LEVELS);
+    return remember(warned, n_warned, L);
 }
 
 int mcfi_shells_check(const mcf_config *c, mcf_setup *s)
@@ -272,21 +326,21 @@ int mcfi_shells_check(const mcf_config *c, mcf_setup *s)
             free(cur.eps);
             cur = (shell_case){cell, L->i, NULL, 0, 0};
             cell = NULL;
-            if (mcfi_torus_levels(mcf_cell_view(cur.cell), cur.L, &cur.eps, &cur.n,
-                                  &cur.repeat))
+            const size_t levels = mcfi_torus_level_count(mcf_cell_view(cur.cell), cur.L);
+            if (levels > SHELL_MAX_LEVELS) {
+                rc = too_many_levels(c, &t, &warned, &n_warned, L->i, levels, ops);
+                skip = 1;
+            } else if (mcfi_torus_levels(mcf_cell_view(cur.cell), cur.L, &cur.eps, &cur.n,
+                                         &cur.repeat)) {
                 cur.n = 0; /* the state does not fit on this torus */
+            }
         }
         mcf_cell_destroy(cell);
         double energy;
         const size_t count = skip ? 0 : mcfi_shell_at(cur.eps, cur.n, cur.repeat, mu->r,
                                                        p->temperature, &energy);
         if (count) {
-            long *grown = realloc(warned, (n_warned + 1) * sizeof *grown);
-            if (!grown) {
-                rc = mcf_fail(MCF_ENOMEM, "out of memory");
-            } else {
-                warned = grown;
-                warned[n_warned++] = L->i;
+            if (!(rc = remember(&warned, &n_warned, L->i))) {
                 const mcf_param_spec *spec = &p->specs[L - p->values];
                 const long min_L = (spec->flags & MCF_PARAM_HAS_MIN) && spec->min > 3
                                        ? (long)spec->min : 3;

@@ -94,6 +94,9 @@ static void test_levels(void)
         CHECK(mcfi_torus_levels(mcf_cell_view(cell), sizes[j], &eps, &n, &repeat) == MCF_OK &&
                   repeat == 1 && n == want_n, "L = %ld: %zu levels, want %zu", sizes[j], n,
               want_n);
+        CHECK(mcfi_torus_level_count(mcf_cell_view(cell), sizes[j]) == n,
+              "L = %ld: the count without the levels is %zu, the levels %zu", sizes[j],
+              mcfi_torus_level_count(mcf_cell_view(cell), sizes[j]), n);
         double worst = 0;
         for (size_t k = 0; eps && k < n && k < want_n; k++)
             worst = fmax(worst, fabs(eps[k] - want[k]));
@@ -191,6 +194,17 @@ static void test_setup(void)
                        "[schedule]\ntemperatures = 0.05\n"
                        "[model]\nlattice = cubic\nL = 6\nmu = 0.5\n");
     CHECK(!*w, "mu = 0.5 on 6^3 (levels at 0 and 1 only): no warning, got %s", w);
+    free(w);
+    /* 129^3 = 2146689 levels, past the check's limit of 2^21: not computed (a setup of
+       seconds), and the run says the check was not made rather than nothing */
+    w = setup_warnings("[run]\nmodel = double-exchange\nevaluator = kpm\n"
+                       "[schedule]\ntemperatures = 0.05, 0.1\n"
+                       "[model]\nlattice = cubic\nL = 128, 129\nmu = 0.5\n");
+    CHECK(lines_with(w, "\n") == 1 &&
+              lines_with(w, "shells.ini:8: [model] L = 129 (periodic): the check for "
+                            "degenerate shells at mu was not made: the ordered state 'ferro' "
+                            "has 2146689 levels") == 1,
+          "L = 129 (not L = 128) says once that it was not checked, got:\n%s", w);
     free(w);
 }
 
