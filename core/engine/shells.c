@@ -281,11 +281,11 @@ static int too_many_levels(const mcf_config *c, mcf_text *t, long **warned, size
                            long L, size_t levels, const mcfi_model *ops)
 {
     char where[512];
-    mcfi_text_printf(t, "%s: [model] L = %ld (periodic): the check for degenerate shells at "
+    mcfe_text_printf(t, "%s: [model] L = %ld (periodic): the check for degenerate shells at "
                      "%s was not made: the ordered state '%s' has %zu levels (with repeats) on "
                      "this torus, more than the check's limit of %zu (docs/methods.md, "
                      "\"Degenerate shells at mu\")\n",
-                     mcfi_config_key_where(c, "model", "L", where, sizeof where), L,
+                     mcfe_config_key_where(c, "model", "L", where, sizeof where), L,
                      ops->mu_key, ops->ordered_state, levels, SHELL_MAX_LEVELS);
     return remember(warned, n_warned, L);
 }
