@@ -109,6 +109,34 @@ static int check_fermion_ops(const char *path, const mcf_fermion_ops *ops)
     return MCF_OK;
 }
 
+/* an ABI-2 table: every op present, what `provides` promises with it */
+static int check_fermion_evaluator(const char *path, const mcf_fermion_evaluator *ops)
+{
+    if (ops->struct_size < sizeof(mcf_fermion_evaluator))
+        return mcf_fail(MCF_EPLUGIN, "%s: fermion-evaluator table struct_size %u is smaller "
+                        "than ABI 2's %zu bytes; rebuild the plugin against these headers",
+                        path, ops->struct_size, sizeof(mcf_fermion_evaluator));
+    const unsigned p = ops->provides;
+    struct {
+        const char *name;
+        int missing;
+    } req[] = {
+        {"create", !ops->create},
+        {"destroy", !ops->destroy},
+        {"spectra", !ops->spectra},
+        {"occupation", (p & (MCF_PROVIDES_OCCUPATION | MCF_PROVIDES_OCCUPATION_DT)) &&
+                           !ops->occupation},
+        {"change_action", (p & MCF_PROVIDES_CHANGE_ACTION) && !ops->change_action},
+        {"action", (p & MCF_PROVIDES_ACTION) && !ops->action},
+        {"reconstruct", (p & MCF_PROVIDES_MOMENTS) && !ops->reconstruct},
+    };
+    for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
+        if (req[k].missing)
+            return mcf_fail(MCF_EPLUGIN, "%s: fermion-evaluator op '%s' is NULL%s", path,
+                            req[k].name, k < 3 ? "" : " though `provides` promises it");
+    return MCF_OK;
+}
+
 #define ORBITAL_OPS_MIN_SIZE (offsetof(mcf_orbital_ops, vgl) + sizeof(void *))
 
 static int check_orbital_ops(const char *path, const mcf_orbital_ops *ops)
@@ -177,12 +205,16 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
     if (!info)
         return mcf_fail(MCF_EPLUGIN, "%s: mcf_plugin_entry() returned NULL", path);
     /* ABI 2 (docs/sdk-1.md) is being built: models may use it already */
-    if (info->abi_version != MCF_ABI_VERSION &&
-        !(info->abi_version == MCF_ABI_2 && info->kind == MCF_PLUGIN_MODEL))
+    const int abi2 = info->abi_version == MCF_ABI_2 &&
+                     (info->kind == MCF_PLUGIN_MODEL ||
+                      info->kind == MCF_PLUGIN_FERMION_EVALUATOR);
+    if (info->abi_version != MCF_ABI_VERSION && !abi2)
         return mcf_fail(MCF_EPLUGIN, "%s: built for mcf ABI version %u, but this mcf (%s) has "
                         "ABI version %u%s; rebuild the plugin against these headers", path,
                         info->abi_version, MCF_VERSION_STRING, MCF_ABI_VERSION,
-                        info->abi_version == MCF_ABI_2 ? " (and ABI 2 for models only)" : "");
+                        info->abi_version == MCF_ABI_2
+                            ? " (and ABI 2 for models and fermion evaluators only)"
+                            : "");
     if (info->struct_size < MCF_PLUGIN_INFO_MIN_SIZE)
         return mcf_fail(MCF_EPLUGIN, "%s: descriptor struct_size %u is smaller than the "
                         "%zu bytes of ABI %u", path, info->struct_size,
@@ -210,7 +242,8 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
     if (!info->ops)
         return mcf_fail(MCF_EPLUGIN, "%s: the descriptor has no ops table", path);
     if (info->kind == MCF_PLUGIN_FERMION_EVALUATOR) {
-        int rc = check_fermion_ops(path, info->ops);
+        int rc = abi2 ? check_fermion_evaluator(path, info->ops)
+                      : check_fermion_ops(path, info->ops);
         if (rc)
             return rc;
     }

@@ -38,6 +38,9 @@ int mcfi_group_init(const mcf_run *r, mcf_group *gr, size_t g, size_t groups)
     gr->values = calloc(gr->n * gr->stride, sizeof *gr->values);
     gr->value_rows = calloc(gr->n, sizeof *gr->value_rows);
     gr->batch = mcf_batch_create();
+    if (gr->batch) /* the evaluator of ABI 2's batched helpers (mcf/fermion_model.h) */
+        mcf_batch_set_evaluator(gr->batch, r->setup->evaluator ? r->setup->evaluator->info : NULL,
+                                r->setup->model->info->name);
     if (!gr->chains || !gr->states || !gr->active_states || !gr->active || !gr->moves ||
         !gr->decided || !gr->active_rngs || !gr->active_chains ||
         !gr->log_ratio || !gr->rngs || !gr->accepted || !gr->values || !gr->value_rows ||

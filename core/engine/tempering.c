@@ -80,6 +80,9 @@ int mcfi_pt_create(mcf_run *r)
         pt->batch_T = calloc(n, sizeof *pt->batch_T);
         pt->batch_dS = calloc(n, sizeof *pt->batch_dS);
         pt->batch = mcf_batch_create();
+        if (pt->batch) /* the evaluator of ABI 2's batched helpers (mcf/fermion_model.h) */
+            mcf_batch_set_evaluator(pt->batch, r->setup->evaluator ? r->setup->evaluator->info : NULL,
+                                    r->setup->model->info->name);
     }
     if (!pt || !pt->temps || !pt->order || !pt->slot || !pt->replica || !pt->attempts ||
         !pt->accepted || !pt->trips || !pt->trip_sweeps || !pt->trip_start ||

@@ -211,7 +211,7 @@ static double *doubles_of(size_t rows, size_t cols)
 }
 
 /* scan point p: every moments curve reconstructed on one grid, appended to o */
-static int dos_point(const mcf_setup *s, const mcf_fermion_ops *ops, const mcfi_dos_input *in,
+static int dos_point(const mcf_setup *s, const mcf_plugin_info *ev, const mcfi_dos_input *in,
                      const dos_args *args, size_t p, const char *path, dos_out *o,
                      size_t *points_used)
 {
@@ -272,8 +272,8 @@ static int dos_point(const mcf_setup *s, const mcf_fermion_ops *ops, const mcfi_
                     for (size_t j = 0; j < nb; j++)
                         mu[(1 + j) * M + m] = nb > 1 ? (S - sum[j * M + m]) / (W - w[j]) : S / W;
                 }
-                rc = ops->reconstruct(params, args->kernel, M, nb + 1, mu, a, b, N,
-                                      args->range ? E : NULL, args->range ? NULL : E, rho);
+                rc = mcf_fermion_reconstruct(ev, params, args->kernel, M, nb + 1, mu, a, b, N,
+                                             args->range ? E : NULL, args->range ? NULL : E, rho);
                 if (rc)
                     rc = mcf_fail_prefix(rc, "dos: evaluator %s, scan point %zu, %s",
                                          s->evaluator_name, p, cv->name);
@@ -356,10 +356,7 @@ static int dos_with_setup(const dos_args *args, const mcf_setup *s, char *path, 
     int rc = mcfi_dos_read(path, &want, &in);
     if (rc)
         return mcf_fail_prefix(rc, "dos");
-    const mcf_fermion_ops *ops = s->evaluator && s->evaluator->info->kind ==
-                                                      MCF_PLUGIN_FERMION_EVALUATOR
-                                     ? s->evaluator->info->ops
-                                     : NULL;
+    const mcf_plugin_info *ev = s->evaluator ? s->evaluator->info : NULL;
     if (in.n_moments == 0)
         rc = mcf_fail(MCF_EINVAL, "dos: %s holds no Chebyshev moments: model %s with evaluator "
                       "%s measured none (kpm and kpm-cuda give them to a model that declares "
@@ -368,7 +365,7 @@ static int dos_with_setup(const dos_args *args, const mcf_setup *s, char *path, 
     else if (!in.scale.name)
         rc = mcf_fail(MCF_EFORMAT, "dos: %s: moments without a curve marked moment_scale (the "
                       "model must declare one: MCF_FERMION_MOMENT_CURVES)", path);
-    else if (!MCF_HAS(mcf_fermion_ops, ops, reconstruct))
+    else if (!(mcf_fermion_provides(ev) & MCF_PROVIDES_MOMENTS))
         rc = mcf_fail(MCF_EINVAL, "dos: evaluator %s (%s's [run] evaluator) cannot reconstruct "
                       "densities from moments (no reconstruct op)", s->evaluator_name,
                       s->config_path);
@@ -379,7 +376,7 @@ static int dos_with_setup(const dos_args *args, const mcf_setup *s, char *path, 
     dos_out o = {.n_curves = in.n_moments};
     size_t N = 0, Np = 0;
     for (size_t p = 0; p < in.points && !rc; p++) {
-        rc = dos_point(s, ops, &in, args, p, path, &o, &Np);
+        rc = dos_point(s, ev, &in, args, p, path, &o, &Np);
         if (p == 0)
             N = Np;
     }

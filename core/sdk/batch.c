@@ -18,6 +18,8 @@ struct mcf_batch {
     size_t cap;
     batch_slot *slot; /* in the order they were made */
     size_t n_slots, slots_cap;
+    const struct mcf_plugin_info *evaluator; /* the run's (mcf_batch_set_evaluator) */
+    const char *model;
 };
 
 mcf_batch *mcf_batch_create(void)
@@ -92,4 +94,23 @@ void *mcf_batch_keep(mcf_batch *b, const void *owner, size_t bytes, void (*relea
     }
     b->slot[b->n_slots++] = (batch_slot){owner, mem, bytes, release};
     return mem;
+}
+
+void mcf_batch_set_evaluator(mcf_batch *b, const struct mcf_plugin_info *evaluator,
+                             const char *model)
+{
+    if (b) {
+        b->evaluator = evaluator;
+        b->model = model;
+    }
+}
+
+const struct mcf_plugin_info *mcf_batch_evaluator(const mcf_batch *b)
+{
+    return b ? b->evaluator : NULL;
+}
+
+const char *mcf_batch_model(const mcf_batch *b)
+{
+    return b && b->model ? b->model : "model";
 }

@@ -1,6 +1,9 @@
 /* fermion_model.c — binding, workspaces and batched calls of a fermion model's evaluator
- * (mcf/fermion_model.h). */
+ * (mcf/fermion_model.h): the helpers of both ABIs over a target (fermion_calls.h), and
+ * ABI 1's public helpers over them (ABI 2's: fermion_model2.c). */
 #include "mcf/fermion_model.h"
+
+#include "fermion_calls.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -10,55 +13,73 @@
 #include "mcf/error.h"
 #include "mcf/plugin.h"
 
-/* The first of `needs` that ops lacks, as "lacks <op> (<what for>)", or NULL. */
-static const char *fermion_missing(const mcf_fermion_ops *ops, unsigned needs)
+const char *mcfi_fm_missing(const mcfi_fermion_target *t, unsigned needs)
 {
-    const int grid = ops->energy_points && ops->energies;
-    if (!ops->create || !ops->destroy)
+    const unsigned p = mcfi_fermion_provides(t);
+    if (!p && (!t->ops1 || !t->ops1->create || !t->ops1->destroy) && !t->ops2)
         return "lacks create or destroy (a malformed evaluator)";
-    if ((needs & MCF_FERMION_CHANGE_ACTION) && !MCF_HAS(mcf_fermion_ops, ops, change_action))
+    if ((needs & MCF_FERMION_CHANGE_ACTION) && !(p & MCF_PROVIDES_CHANGE_ACTION))
         return "lacks change_action (the action change of a move, every finite-rank change)";
-    if ((needs & MCF_FERMION_DELTA_ACTION) && !MCF_HAS(mcf_fermion_ops, ops, delta_action))
+    if ((needs & MCF_FERMION_DELTA_ACTION) &&
+        !(t->ops1 && MCF_HAS(mcf_fermion_ops, t->ops1, delta_action)))
         return "lacks delta_action (the action change of a move, mcf 0.2)";
-    if ((needs & MCF_FERMION_ACTION) && !MCF_HAS(mcf_fermion_ops, ops, action))
+    if ((needs & MCF_FERMION_ACTION) && !(p & MCF_PROVIDES_ACTION))
         return "lacks action (the fermion action itself, for parallel tempering)";
-    if ((needs & MCF_FERMION_OCCUPATION) && !ops->occupation)
+    if ((needs & MCF_FERMION_OCCUPATION) && !(p & MCF_PROVIDES_OCCUPATION))
         return "lacks occupation (density and band energy, for the observables)";
-    if ((needs & MCF_FERMION_OCCUPATION_DT) && !MCF_HAS(mcf_fermion_ops, ops, occupation_dT))
+    if ((needs & MCF_FERMION_OCCUPATION_DT) && !(p & MCF_PROVIDES_OCCUPATION_DT))
         return "lacks occupation_dT (the temperature derivatives of density and band "
                "energy, for the specific heat)";
-    if ((needs & MCF_FERMION_DOS) && (!ops->dos || !grid))
+    if ((needs & MCF_FERMION_DOS) && !(p & MCF_PROVIDES_DOS))
         return "lacks dos (the density of states curve)";
-    if ((needs & MCF_FERMION_LDOS) && (!ops->ldos || !grid))
+    if ((needs & MCF_FERMION_LDOS) && !(p & MCF_PROVIDES_LDOS))
         return "lacks ldos (the local density of states)";
-    if ((needs & MCF_FERMION_GREEN) && (!ops->green || !grid))
+    if ((needs & MCF_FERMION_GREEN) && !(p & MCF_PROVIDES_GREEN))
         return "lacks green (diagonal Green's functions)";
-    if ((needs & MCF_FERMION_MOMENTS) &&
-        (!MCF_HAS(mcf_fermion_ops, ops, moment_count) ||
-         !MCF_HAS(mcf_fermion_ops, ops, dos_moments) ||
-         !MCF_HAS(mcf_fermion_ops, ops, ldos_moments) ||
-         !MCF_HAS(mcf_fermion_ops, ops, reconstruct) || !grid))
+    if ((needs & MCF_FERMION_MOMENTS) && !(p & MCF_PROVIDES_MOMENTS))
         return "lacks dos_moments (Chebyshev moments of the DOS and LDOS)";
     return NULL;
 }
 
-int mcf_fermion_bind(const mcf_services *s, const mcf_params *model_params, const char *model,
-                     unsigned needs, mcf_fermion *out)
+const mcf_plugin_info *mcfi_fm_bind(const mcf_services *s, const mcf_params *model_params,
+                                    const char *model, unsigned needs, const char **origin)
 {
-    const char *origin = model_params ? mcf_params_origin(model_params) : "the configuration";
+    *origin = model_params ? mcf_params_origin(model_params) : "the configuration";
     const mcf_plugin_info *e =
         s && s->struct_size >= offsetof(mcf_services, evaluator_params) +
                                    sizeof s->evaluator_params
             ? s->evaluator
             : NULL;
-    const mcf_fermion_ops *ops = e && e->kind == MCF_PLUGIN_FERMION_EVALUATOR ? e->ops : NULL;
-    const char *why = !e     ? "gives no fermion evaluator, which this model needs"
-                      : !ops ? "is not a fermion evaluator"
-                             : fermion_missing(ops, needs);
-    if (why)
-        return mcf_fail(MCF_EINVAL, "%s: [run] evaluator = %s in %s %s; set [run] evaluator "
-                        "= kpm (or ed for small lattices)", model, e ? e->name : "none",
-                        origin, why);
+    const int fermion = e && e->kind == MCF_PLUGIN_FERMION_EVALUATOR && e->ops;
+    const mcfi_fermion_target t = mcfi_fermion_target_of(e, NULL, model);
+    const char *why = !e        ? "gives no fermion evaluator, which this model needs"
+                      : !fermion ? "is not a fermion evaluator"
+                                 : mcfi_fm_missing(&t, needs);
+    if (why) {
+        mcf_fail(MCF_EINVAL, "%s: [run] evaluator = %s in %s %s; set [run] evaluator = kpm "
+                 "(or ed for small lattices)", model, e ? e->name : "none", *origin, why);
+        return NULL;
+    }
+    return e;
+}
+
+/* the target of an ABI-1 handle */
+static mcfi_fermion_target target1(const mcf_fermion *f)
+{
+    return (mcfi_fermion_target){.ops1 = f->ops, .model = f->model, .name = f->name};
+}
+
+/* ---- ABI 1's public helpers ------------------------------------------------------- */
+
+int mcf_fermion_bind(const mcf_services *s, const mcf_params *model_params, const char *model,
+                     unsigned needs, mcf_fermion *out)
+{
+    const char *origin;
+    const mcf_plugin_info *e = mcfi_fm_bind(s, model_params, model, needs, &origin);
+    if (!e)
+        return MCF_EINVAL;
+    /* an ABI-2 evaluator: the ABI-1 view of it (the down adapter) */
+    const mcf_fermion_ops *ops = mcfi_fermion_is_abi2(e) ? mcfi_fermion_abi1_view(e) : e->ops;
     *out = (mcf_fermion){.ops = ops, .name = e->name, .params = s->evaluator_params,
                          .model = model, .origin = origin};
     return MCF_OK;
@@ -66,7 +87,10 @@ int mcf_fermion_bind(const mcf_services *s, const mcf_params *model_params, cons
 
 int mcf_fermion_has(const mcf_fermion *f, unsigned needs)
 {
-    return f && f->ops && !fermion_missing(f->ops, needs);
+    if (!f || !f->ops)
+        return 0;
+    const mcfi_fermion_target t = target1(f);
+    return !mcfi_fm_missing(&t, needs);
 }
 
 int mcf_fermion_workspace(const mcf_fermion *f, const mcf_hamiltonian *h, void **ws)
@@ -80,13 +104,94 @@ int mcf_fermion_workspace(const mcf_fermion *f, const mcf_hamiltonian *h, void *
     return MCF_OK;
 }
 
+static mcfi_fermion_arrays arrays1(const mcf_fermion_batch *a)
+{
+    return (mcfi_fermion_arrays){a->ws, a->rngs, a->changes, a->T, a->mu, a->dS,
+                                 a->err, a->density, a->energy, a->index};
+}
+
+static void from_arrays1(const mcfi_fermion_arrays *x, mcf_fermion_batch *a)
+{
+    *a = (mcf_fermion_batch){x->ws, x->rngs, x->changes, x->T, x->mu, x->dS,
+                             x->err, x->density, x->energy, x->index};
+}
+
+int mcf_fermion_batch_get(mcf_batch *b, size_t n, mcf_fermion_batch *out)
+{
+    mcfi_fermion_arrays x;
+    const int rc = mcfi_fm_batch_get(b, n, &x);
+    if (!rc)
+        from_arrays1(&x, out);
+    return rc;
+}
+
+int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, mcf_fermion_heat *h)
+{
+    mcfi_fermion_arrays x;
+    const int rc = mcfi_fm_heat_get(b, n, &x, h);
+    if (!rc)
+        from_arrays1(&x, a);
+    return rc;
+}
+
+int mcf_fermion_change_action(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n)
+{
+    const mcfi_fermion_target t = target1(f);
+    const mcfi_fermion_arrays x = arrays1(a);
+    return mcfi_fm_change_action(&t, &x, n);
+}
+
+int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n)
+{
+    const mcfi_fermion_target t = target1(f);
+    const mcfi_fermion_arrays x = arrays1(a);
+    return mcfi_fm_occupation(&t, &x, n, NULL, NULL);
+}
+
+int mcf_fermion_occupation_dT(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                              double *ddensity, double *denergy)
+{
+    if (n && (!ddensity || !denergy))
+        return mcf_fail(MCF_EINVAL, "%s: mcf_fermion_occupation_dT without output arrays",
+                        f->model);
+    const mcfi_fermion_target t = target1(f);
+    const mcfi_fermion_arrays x = arrays1(a);
+    return mcfi_fm_occupation(&t, &x, n, ddensity, denergy);
+}
+
+int mcf_fermion_occupation_heat(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                                const mcf_fermion_heat *h)
+{
+    const mcfi_fermion_target t = target1(f);
+    const mcfi_fermion_arrays x = arrays1(a);
+    return mcfi_fm_occupation_heat(&t, &x, n, h);
+}
+
+size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, size_t q, double *axis)
+{
+    if (!f || !f->ops)
+        return 0;
+    const mcfi_fermion_target t = target1(f);
+    return mcfi_fm_moment_points(&t, ws, q, axis);
+}
+
+int mcf_fermion_dos_moments(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
+                            double *const *dos, double *const *moments)
+{
+    const mcfi_fermion_target t = target1(f);
+    const mcfi_fermion_arrays x = arrays1(a);
+    return mcfi_fm_dos_moments(&t, &x, n, dos, moments);
+}
+
+/* ---- the helpers over a target ---------------------------------------------------- */
+
 /* bytes of part k of a batch of n, aligned to 16 */
 static size_t batch_part(size_t bytes)
 {
     return (bytes + 15) & ~(size_t)15;
 }
 
-int mcf_fermion_batch_get(mcf_batch *b, size_t n, mcf_fermion_batch *out)
+int mcfi_fm_batch_get(mcf_batch *b, size_t n, mcfi_fermion_arrays *out)
 {
     const size_t m = n ? n : 1;
     if (m > SIZE_MAX / 128)
@@ -111,34 +216,34 @@ int mcf_fermion_batch_get(mcf_batch *b, size_t n, mcf_fermion_batch *out)
     return MCF_OK;
 }
 
-int mcf_fermion_change_action(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n)
+int mcfi_fm_change_action(const mcfi_fermion_target *t, const mcfi_fermion_arrays *a, size_t n)
 {
     if (n == 0)
         return MCF_OK;
-    if (!MCF_HAS(mcf_fermion_ops, f->ops, change_action))
+    if (!(mcfi_fermion_provides(t) & MCF_PROVIDES_CHANGE_ACTION))
         return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without "
-                        "MCF_FERMION_CHANGE_ACTION (a bug in the model)", f->model, f->name);
-    int rc = f->ops->change_action(a->ws, n, a->changes, a->T, a->mu, a->dS, a->err);
+                        "MCF_FERMION_CHANGE_ACTION (a bug in the model)", t->model, t->name);
+    int rc = mcfi_fermion_change_action(t, a->ws, n, a->changes, a->T, a->mu, a->dS, a->err);
     if (rc)
-        return mcf_fail_prefix(rc, "%s: evaluator %s: change_action", f->model, f->name);
+        return mcf_fail_prefix(rc, "%s: evaluator %s: change_action", t->model, t->name);
     return MCF_OK;
 }
 
 /* One occupation (dd NULL) or occupation_dT call for n chains (ws, rngs) at (mu, T). */
-static int occupation_call(const mcf_fermion *f, void *const *ws, size_t n,
+static int occupation_call(const mcfi_fermion_target *t, void *const *ws, size_t n,
                            mcf_rng *const *rngs, double mu, double T, double *dens, double *en,
                            double *dd, double *de)
 {
-    int rc = dd ? f->ops->occupation_dT(ws, n, rngs, mu, T, dens, en, dd, de)
-                : f->ops->occupation(ws, n, rngs, mu, T, dens, en);
+    const mcf_occupation out = {dens, en, dd, dd ? de : NULL};
+    int rc = mcfi_fermion_occupation(t, ws, n, rngs, mu, T, &out);
     if (rc)
-        return mcf_fail_prefix(rc, "%s: evaluator %s: %s", f->model, f->name,
+        return mcf_fail_prefix(rc, "%s: evaluator %s: %s", t->model, t->name,
                                dd ? "occupation_dT" : "occupation");
     return MCF_OK;
 }
 
 /* One call for the chains idx[0..m) (all with mu, T); tmp holds 4 m doubles. */
-static int occupation_group(const mcf_fermion *f, const mcf_fermion_batch *a,
+static int occupation_group(const mcfi_fermion_target *t, const mcfi_fermion_arrays *a,
                             const size_t *idx, size_t m, void **ws, mcf_rng **rngs,
                             double *tmp, double *dd, double *de)
 {
@@ -146,7 +251,7 @@ static int occupation_group(const mcf_fermion *f, const mcf_fermion_batch *a,
         ws[q] = a->ws[idx[q]];
         rngs[q] = a->rngs[idx[q]];
     }
-    int rc = occupation_call(f, ws, m, rngs, a->mu[idx[0]], a->T[idx[0]], tmp, tmp + m,
+    int rc = occupation_call(t, ws, m, rngs, a->mu[idx[0]], a->T[idx[0]], tmp, tmp + m,
                              dd ? tmp + 2 * m : NULL, tmp + 3 * m);
     if (rc)
         return rc;
@@ -161,34 +266,35 @@ static int occupation_group(const mcf_fermion *f, const mcf_fermion_batch *a,
     return MCF_OK;
 }
 
-/* mcf_fermion_occupation (dd NULL) and mcf_fermion_occupation_dT */
-static int occupation_any(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
-                          double *dd, double *de)
+/* occupation (dd NULL) and occupation_dT, grouped by (mu, T) */
+int mcfi_fm_occupation(const mcfi_fermion_target *t, const mcfi_fermion_arrays *a, size_t n,
+                       double *dd, double *de)
 {
     if (n == 0)
         return MCF_OK;
-    if (dd ? !mcf_fermion_has(f, MCF_FERMION_OCCUPATION_DT) : !f->ops->occupation)
+    if (!(mcfi_fermion_provides(t) &
+          (dd ? MCF_PROVIDES_OCCUPATION_DT : MCF_PROVIDES_OCCUPATION)))
         return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without "
-                        "MCF_FERMION_OCCUPATION%s (a bug in the model)", f->model, f->name,
+                        "MCF_FERMION_OCCUPATION%s (a bug in the model)", t->model, t->name,
                         dd ? "_DT" : "");
     for (size_t k = 0; k < n; k++) /* NaN would also break the grouping by equality */
         if (!(a->T[k] > 0) || !isfinite(a->T[k]) || !isfinite(a->mu[k]))
             return mcf_fail(MCF_EINVAL, "%s: occupation at T = %g, mu = %g (chain %zu of the "
-                            "batch): T must be finite and > 0 and mu finite", f->model,
+                            "batch): T must be finite and > 0 and mu finite", t->model,
                             a->T[k], a->mu[k], k);
     int rc = MCF_OK;
     size_t same = 1;
     while (same < n && a->T[same] == a->T[0] && a->mu[same] == a->mu[0])
         same++;
     if (same == n) { /* the usual case: one (mu, T) for the whole batch */
-        rc = occupation_call(f, a->ws, n, a->rngs, a->mu[0], a->T[0], a->density, a->energy,
+        rc = occupation_call(t, a->ws, n, a->rngs, a->mu[0], a->T[0], a->density, a->energy,
                              dd, de);
         if (rc)
             return rc;
     } else {
         void **ws = malloc(n * (2 * sizeof(void *) + 4 * sizeof(double) + 1));
         if (!ws)
-            return mcf_fail(MCF_ENOMEM, "%s: out of memory measuring %zu chains", f->model, n);
+            return mcf_fail(MCF_ENOMEM, "%s: out of memory measuring %zu chains", t->model, n);
         mcf_rng **rngs = (mcf_rng **)(ws + n);
         double *tmp = (double *)(rngs + n);
         unsigned char *done = (unsigned char *)(tmp + 4 * n);
@@ -202,7 +308,7 @@ static int occupation_any(const mcf_fermion *f, const mcf_fermion_batch *a, size
                     done[k] = 1;
                     a->index[m++] = k;
                 }
-            rc = occupation_group(f, a, a->index, m, ws, rngs, tmp, dd, de);
+            rc = occupation_group(t, a, a->index, m, ws, rngs, tmp, dd, de);
         }
         free(ws);
         if (rc)
@@ -212,27 +318,13 @@ static int occupation_any(const mcf_fermion *f, const mcf_fermion_batch *a, size
         if (!isfinite(a->density[k]) || !isfinite(a->energy[k]) ||
             (dd && (!isfinite(dd[k]) || !isfinite(de[k]))))
             return mcf_fail(MCF_EPLUGIN, "%s: evaluator %s returned density %g, energy %g%s "
-                            "(chain %zu of the batch): not finite", f->model, f->name,
+                            "(chain %zu of the batch): not finite", t->model, t->name,
                             a->density[k], a->energy[k],
                             dd ? " or their temperature derivatives" : "", k);
     return MCF_OK;
 }
 
-int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n)
-{
-    return occupation_any(f, a, n, NULL, NULL);
-}
-
-int mcf_fermion_occupation_dT(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
-                              double *ddensity, double *denergy)
-{
-    if (n && (!ddensity || !denergy))
-        return mcf_fail(MCF_EINVAL, "%s: mcf_fermion_occupation_dT without output arrays",
-                        f->model);
-    return occupation_any(f, a, n, ddensity, denergy);
-}
-
-int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, mcf_fermion_heat *h)
+int mcfi_fm_heat_get(mcf_batch *b, size_t n, mcfi_fermion_arrays *a, mcf_fermion_heat *h)
 {
     const size_t m = n ? n : 1;
     if (m > SIZE_MAX / 256)
@@ -240,11 +332,11 @@ int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, mcf_fermi
     const size_t p = batch_part(m * sizeof(void *)), d = batch_part(m * sizeof(double));
     const size_t first = 3 * p + 6 * d + batch_part(m * sizeof(size_t));
     const size_t total = first + 4 * d + batch_part(m * sizeof(mcf_rng));
-    /* mcf_fermion_batch_get's layout at the start, h's arrays after it: one scratch call */
+    /* mcfi_fm_batch_get's layout at the start, h's arrays after it: one scratch call */
     unsigned char *s = mcf_batch_scratch(b, total);
     if (!s)
         return b ? MCF_ENOMEM : MCF_EINTERNAL;
-    int rc = mcf_fermion_batch_get(b, n, a); /* the same memory, not grown: no copy lost */
+    int rc = mcfi_fm_batch_get(b, n, a); /* the same memory, not grown: no copy lost */
     if (rc)
         return rc;
     double *x = (double *)(s + first);
@@ -257,13 +349,16 @@ int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, mcf_fermi
     return MCF_OK;
 }
 
-int mcf_fermion_occupation_heat(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
-                                const mcf_fermion_heat *h)
+int mcfi_fm_occupation_heat(const mcfi_fermion_target *t, const mcfi_fermion_arrays *a,
+                            size_t n, const mcf_fermion_heat *h)
 {
     for (size_t k = 0; k < n; k++)
         if (a->rngs[k]) /* NULL: an exact evaluator's chain without a stream */
             h->before[k] = *a->rngs[k];
-    int rc = mcf_fermion_occupation_dT(f, a, n, h->ddensity, h->denergy);
+    if (n && (!h->ddensity || !h->denergy))
+        return mcf_fail(MCF_EINVAL, "%s: mcf_fermion_occupation_dT without output arrays",
+                        t->model);
+    int rc = mcfi_fm_occupation(t, a, n, h->ddensity, h->denergy);
     if (rc)
         return rc;
     int drew = 0;
@@ -275,60 +370,67 @@ int mcf_fermion_occupation_heat(const mcf_fermion *f, const mcf_fermion_batch *a
         memcpy(h->energy2, a->energy, n * sizeof *h->energy2);
         return MCF_OK;
     }
-    mcf_fermion_batch again = *a;
+    mcfi_fermion_arrays again = *a;
     again.density = h->density2;
     again.energy = h->energy2;
-    return occupation_any(f, &again, n, NULL, NULL);
+    return mcfi_fm_occupation(t, &again, n, NULL, NULL);
 }
 
-size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, size_t q, double *axis)
+/* M of ws (0: no moments) */
+static size_t moment_count(const mcfi_fermion_target *t, const void *ws)
 {
-    if (q > 2 || !ws || !mcf_fermion_has(f, MCF_FERMION_MOMENTS))
+    mcf_spectra s = {0};
+    void *w = (void *)ws;
+    return mcfi_fermion_spectra(t, &w, 1, NULL, &s) ? 0 : s.moments;
+}
+
+size_t mcfi_fm_moment_points(const mcfi_fermion_target *t, const void *ws, size_t q,
+                             double *axis)
+{
+    if (q > 2 || !ws || mcfi_fm_missing(t, MCF_FERMION_MOMENTS))
         return 0;
-    const size_t M = q == 2 ? 2 : f->ops->moment_count(ws);
+    const size_t M = q == 2 ? 2 : moment_count(t, ws);
     for (size_t m = 0; axis && m < M; m++)
         axis[m] = (double)m;
     return M;
 }
 
-int mcf_fermion_dos_moments(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
-                            double *const *dos, double *const *moments)
+int mcfi_fm_dos_moments(const mcfi_fermion_target *t, const mcfi_fermion_arrays *a, size_t n,
+                        double *const *dos, double *const *moments)
 {
     if (n == 0)
         return MCF_OK;
-    if (!f->ops->dos)
+    if (mcfi_fm_missing(t, MCF_FERMION_DOS))
         return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without MCF_FERMION_DOS "
-                        "(a bug in the model)", f->model, f->name);
-    const int with = moments && mcf_fermion_has(f, MCF_FERMION_MOMENTS);
+                        "(a bug in the model)", t->model, t->name);
+    const int with = moments && !mcfi_fm_missing(t, MCF_FERMION_MOMENTS);
     double **p = with ? malloc(3 * n * sizeof *p) : NULL;
     if (with && !p)
-        return mcf_fail(MCF_ENOMEM, "%s: out of memory measuring %zu chains", f->model, n);
+        return mcf_fail(MCF_ENOMEM, "%s: out of memory measuring %zu chains", t->model, n);
     size_t M = 0;
-    int rc;
-    if (with) {
-        for (size_t k = 0; k < n; k++) {
-            M = f->ops->moment_count(a->ws[k]);
-            p[k] = moments[k];
-            p[n + k] = moments[k] + M;
-            p[2 * n + k] = moments[k] + 2 * M;
-        }
-        rc = f->ops->dos_moments(a->ws, n, a->rngs, p, p + n, p + 2 * n, dos);
-    } else {
-        rc = f->ops->dos(a->ws, n, a->rngs, dos);
+    for (size_t k = 0; with && k < n; k++) {
+        M = moment_count(t, a->ws[k]);
+        p[k] = moments[k];
+        p[n + k] = moments[k] + M;
+        p[2 * n + k] = moments[k] + 2 * M;
     }
+    mcf_spectra s = {.dos = dos, .dos_moments = with ? p : NULL,
+                     .dos_moments_var = with ? p + n : NULL,
+                     .moment_scale = with ? p + 2 * n : NULL};
+    int rc = mcfi_fermion_spectra(t, a->ws, n, a->rngs, &s);
     if (rc) {
         free(p);
-        return mcf_fail_prefix(rc, "%s: evaluator %s: dos", f->model, f->name);
+        return mcf_fail_prefix(rc, "%s: evaluator %s: dos", t->model, t->name);
     }
     for (size_t k = 0; k < n && with && !rc; k++) {
-        M = f->ops->moment_count(a->ws[k]);
+        M = moment_count(t, a->ws[k]);
         for (size_t m = 0; m < 2 * M + 2 && !rc; m++) {
             const double x = moments[k][m];
             /* the variance of a single vector is NaN: not a failure */
             if (!isfinite(x) && !(m >= M && m < 2 * M && isnan(x)))
                 rc = mcf_fail(MCF_EPLUGIN, "%s: evaluator %s returned the moment value %g "
-                              "(%s %zu, chain %zu of the batch): not finite", f->model,
-                              f->name, x, m < M ? "moment" : m < 2 * M ? "variance" : "scale",
+                              "(%s %zu, chain %zu of the batch): not finite", t->model,
+                              t->name, x, m < M ? "moment" : m < 2 * M ? "variance" : "scale",
                               m < 2 * M ? m % M : m - 2 * M, k);
         }
     }

@@ -48,6 +48,16 @@ MCF_API void *mcf_batch_keep(mcf_batch *b, const void *owner, size_t bytes,
 MCF_API mcf_batch *mcf_batch_create(void);
 MCF_API void mcf_batch_destroy(mcf_batch *b);
 
+/* mcf 0.7: the run's evaluator (its descriptor, borrowed: static storage of the loaded
+ * plugin) and the model's name, for messages, which the batched helpers of ABI 2
+ * (mcf/fermion_model.h) reach through the batch; the core sets them on every batch it makes,
+ * a test on the batches it makes.  evaluator NULL: none. */
+struct mcf_plugin_info;
+MCF_API void mcf_batch_set_evaluator(mcf_batch *b, const struct mcf_plugin_info *evaluator,
+                                     const char *model);
+MCF_API const struct mcf_plugin_info *mcf_batch_evaluator(const mcf_batch *b);
+MCF_API const char *mcf_batch_model(const mcf_batch *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,7 @@
 #include "mcf/api.h"
 
 #include <stddef.h>
+#include "mcf/batch.h"
 #include "mcf/change.h"
 #include "mcf/hamiltonian.h"
 #include "mcf/params.h"
@@ -227,6 +228,92 @@ typedef struct mcf_fermion_ops {
     int (*occupation_dT)(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
                          double *density, double *energy, double *ddensity, double *denergy);
 } mcf_fermion_ops;
+
+/* ==== ABI 2 (docs/sdk-1.md): the fermion evaluator, one operation per verb ===============
+ *
+ * An evaluator of ABI 2 has a descriptor with abi_version = MCF_ABI_2 (mcf/model.h) and
+ * kind MCF_PLUGIN_FERMION_EVALUATOR, whose ops is an mcf_fermion_evaluator.  Every batched
+ * operation gets the core's batch (mcf/batch.h): what the evaluator keeps per batch (job
+ * lists, device buffers, plans) lives in the batch's keep slots, never in the first
+ * workspace.  The meaning of every result is that of the ABI-1 op it replaces (above):
+ * the same normalizations, the same draws from the same streams, the same errors.  A model
+ * reaches these through mcf/fermion_model.h, never directly. */
+
+/* What an evaluator provides (mcf_fermion_evaluator.provides), the bits a model asks for
+ * (mcf/fermion_model.h's MCF_FERMION_* needs have the same values). */
+enum {
+    MCF_PROVIDES_CHANGE_ACTION = 1u << 0, /* change_action */
+    MCF_PROVIDES_OCCUPATION = 1u << 1,    /* occupation: density and band energy */
+    MCF_PROVIDES_DOS = 1u << 2,           /* spectra: the grid and the DOS */
+    MCF_PROVIDES_LDOS = 1u << 3,          /* spectra: the grid and the LDOS */
+    MCF_PROVIDES_GREEN = 1u << 4,         /* spectra: the grid and G_rr */
+    MCF_PROVIDES_ACTION = 1u << 6,        /* action: S_eff itself */
+    MCF_PROVIDES_MOMENTS = 1u << 7,       /* spectra: Chebyshev moments; reconstruct */
+    MCF_PROVIDES_OCCUPATION_DT = 1u << 8  /* occupation: ddensity and denergy */
+};
+
+/* One spectra() call: the inputs, then the outputs, each NULL when not wanted (an output
+ * the evaluator does not provide must be NULL).  Per workspace k: */
+typedef struct mcf_spectra {
+    const size_t *const *rows;   /* in: rows[k][0..n_rows), for ldos, green, ldos_moments */
+    size_t n_rows;
+    size_t points;               /* out, always: the grid's energies (energy_points) */
+    size_t moments;              /* out, always: M per density (moment_count; 0: none) */
+    double *const *energies;     /* points values, ascending (energies(); h's bounds now) */
+    double *const *dos;          /* points values (dos(); stochastic: draws from rngs[k]) */
+    double *const *dos_moments;  /* M values, dos_moments()'s mu, from dos's very trace */
+    double *const *dos_moments_var; /* M values: its var (with dos_moments only) */
+    double *const *moment_scale; /* 2 values: a, b (with dos_ or ldos_moments only) */
+    double *const *ldos;         /* n_rows x points values (ldos()) */
+    double *const *ldos_moments; /* n_rows x M values (ldos_moments()'s mu) */
+    double *const *green_re;     /* n_rows x points values each (green()) */
+    double *const *green_im;
+} mcf_spectra;
+
+/* One occupation() call's outputs per workspace k; density and energy always, the
+ * derivatives (occupation_dT(), from the same trace) when not NULL. */
+typedef struct mcf_occupation {
+    double *density, *energy;    /* per state */
+    double *ddensity, *denergy;  /* NULL, or d/dT at fixed mu per state (T > 0) */
+} mcf_occupation;
+
+typedef struct mcf_fermion_evaluator {
+    uint32_t struct_size;  /* sizeof(mcf_fermion_evaluator) the plugin was built with */
+    unsigned provides;     /* MCF_PROVIDES_* bits */
+
+    /* A workspace for h (borrowed; the model changes h only between calls) with the
+     * validated [evaluator] params and the descriptor's app_data.  Free with destroy(). */
+    int (*create)(const mcf_params *params, const mcf_hamiltonian *h, void *app_data,
+                  void **ws);
+    void (*destroy)(void *ws);
+
+    /* The sizes (always) and the curves asked for in *s, for n workspaces: energy_points,
+     * moment_count, energies, dos, dos_moments, ldos, ldos_moments and green of ABI 1 in
+     * one call.  With dos and dos_moments asked together the moments are those of the DOS's
+     * very trace (ABI 1's dos_moments); without dos, dos_moments draws what dos() draws.
+     * rngs may be NULL unless dos or dos_moments is asked for.  n = 0 is not an error. */
+    int (*spectra)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                   mcf_spectra *s);
+
+    /* occupation (and occupation_dT when out->ddensity is not NULL) at one (mu, T). */
+    int (*occupation)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs, double mu,
+                      double T, const mcf_occupation *out);
+
+    /* change_action of ABI 1 (every finite-rank change; a rank <= 2 mcf_local_change is
+     * passed as mcf_change_from_local makes it: ABI 1's delta_action goes). */
+    int (*change_action)(mcf_batch *b, void *const *ws, size_t n,
+                         const mcf_change *const *changes, const double *T, const double *mu,
+                         double *dS, double *err);
+
+    /* action of ABI 1. */
+    int (*action)(mcf_batch *b, void *const *ws, size_t n, size_t m, const double *T,
+                  const double *mu, double *S, double *err);
+
+    /* reconstruct of ABI 1, with the descriptor's app_data (no workspace: `mcf dos`). */
+    int (*reconstruct)(void *app_data, const mcf_params *params, const char *kernel, size_t M,
+                       size_t sets, const double *mu, double a, double b, size_t points,
+                       const double *E, double *grid, double *out);
+} mcf_fermion_evaluator;
 
 #ifdef __cplusplus
 }

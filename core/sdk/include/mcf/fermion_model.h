@@ -22,6 +22,7 @@
 #define MCF_FERMION_MODEL_H
 
 #include "mcf/api.h"
+#include "mcf/version.h"
 
 #include <stddef.h>
 
@@ -52,6 +53,18 @@ enum {
                                             for the specific heat (mcf 0.3) */
 };
 
+/* mcf 0.7: what evaluator e (a fermion evaluator's descriptor, either ABI) provides:
+ * MCF_PROVIDES_* bits (mcf/fermion.h), 0 for anything else.  For the core and tools. */
+MCF_API unsigned mcf_fermion_provides(const struct mcf_plugin_info *e);
+
+/* mcf 0.7: the densities of moments measured with evaluator e (its reconstruct op, either
+ * ABI; mcf/fermion.h), for `mcf dos`.  MCF_EINVAL when e has no MCF_PROVIDES_MOMENTS. */
+MCF_API int mcf_fermion_reconstruct(const struct mcf_plugin_info *e, const mcf_params *params,
+                                    const char *kernel, size_t M, size_t sets,
+                                    const double *mu, double a, double b, size_t points,
+                                    const double *E, double *grid, double *out);
+
+#if MCF_WANT_ABI < 2 /* ABI 1 (docs/sdk-1.md): the helpers of mcf 0.1-0.6 */
 /* A model's handle on its fermion evaluator (static storage of the plugin; borrowed). */
 typedef struct mcf_fermion {
     const mcf_fermion_ops *ops;  /* the evaluator's vtable */
@@ -117,6 +130,7 @@ MCF_API int mcf_fermion_occupation(const mcf_fermion *f, const mcf_fermion_batch
 MCF_API int mcf_fermion_occupation_dT(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
                                       double *ddensity, double *denergy);
 
+#endif /* MCF_WANT_ABI < 2 */
 /* ---- The specific heat without shared noise (mcf 0.4) -----------------------------------
  *
  * The core's specific heat of a weight exp(-S_eff) multiplies the ENERGY and ACTION_DT
@@ -144,6 +158,7 @@ typedef struct mcf_fermion_heat {
     mcf_rng *before;            /* scratch: the streams before the first trace */
 } mcf_fermion_heat;
 
+#if MCF_WANT_ABI < 2
 /* mcf_fermion_batch_get, and h's arrays for n chains from the same scratch (valid until the
  * op returns).  MCF_ENOMEM with a message. */
 MCF_API int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, mcf_fermion_heat *h);
@@ -157,6 +172,7 @@ MCF_API int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, m
  * MCF_FERMION_OCCUPATION_DT.  Errors as mcf_fermion_occupation_dT. */
 MCF_API int mcf_fermion_occupation_heat(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
                                         const mcf_fermion_heat *h);
+#endif /* MCF_WANT_ABI < 2 */
 
 /* ---- Chebyshev moments in the results (issue 18) ---------------------------------------
  *
@@ -199,6 +215,7 @@ MCF_API int mcf_fermion_occupation_heat(const mcf_fermion *f, const mcf_fermion_
 #define MCF_FERMION_MOMENT_SCALE_DOC_                                                      \
     "the scaling E = a x + b of the moments: a (k = 0) and b (k = 1), energy"
 
+#if MCF_WANT_ABI < 2
 /* curve_points() of curve q of MCF_FERMION_MOMENT_CURVES (0 dos_moments, 1 dos_moments_var,
  * 2 moment_scale) for a chain whose workspace is ws: M, M and 2 points (axis values n =
  * 0..M-1, and k = 0, 1, into axis when it is not NULL), or 0 when the bound evaluator has no
@@ -217,6 +234,99 @@ MCF_API size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, s
  * prefixed "<model>: evaluator <name>: dos". */
 MCF_API int mcf_fermion_dos_moments(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
                                     double *const *dos, double *const *moments);
+#endif /* MCF_WANT_ABI < 2 */
+
+#if MCF_WANT_ABI >= 2
+/* ==== ABI 2 (docs/sdk-1.md) ==============================================================
+ *
+ * The same helpers for a model of ABI 2, by the same names in the source (they are other
+ * symbols: mcf_fermion_bind_v2, ..., so a plugin built against ABI 1 keeps the helpers it
+ * was built with).  The differences:
+ *   - the batched calls take no handle: the core's batch knows the run's evaluator, so no
+ *     model reaches it through its first chain; mcf_fermion_batch carries the batch;
+ *   - the evaluator is never called directly: mcf_fermion_release frees a workspace,
+ *     mcf_fermion_grid gives the energy grid, mcf_fermion_spectra and mcf_fermion_action
+ *     pass the remaining verbs on;
+ *   - an ABI-1 evaluator (an mcf_fermion_ops) works the same: the core adapts it. */
+#define mcf_fermion mcf_fermion_v2
+#define mcf_fermion_bind mcf_fermion_bind_v2
+#define mcf_fermion_has mcf_fermion_has_v2
+#define mcf_fermion_workspace mcf_fermion_workspace_v2
+#define mcf_fermion_batch mcf_fermion_batch_v2
+#define mcf_fermion_batch_get mcf_fermion_batch_get_v2
+#define mcf_fermion_change_action mcf_fermion_change_action_v2
+#define mcf_fermion_occupation mcf_fermion_occupation_v2
+#define mcf_fermion_occupation_dT mcf_fermion_occupation_dT_v2
+#define mcf_fermion_heat_get mcf_fermion_heat_get_v2
+#define mcf_fermion_occupation_heat mcf_fermion_occupation_heat_v2
+#define mcf_fermion_moment_points mcf_fermion_moment_points_v2
+#define mcf_fermion_dos_moments mcf_fermion_dos_moments_v2
+
+/* A chain's handle on the run's evaluator (plain data; borrowed pointers). */
+typedef struct mcf_fermion {
+    const struct mcf_plugin_info *evaluator; /* the evaluator's descriptor (either ABI) */
+    const char *name;            /* its name, for messages ("kpm") */
+    const mcf_params *params;    /* this chain's validated [evaluator] values */
+    const char *model;           /* the model's name, for messages */
+    const char *origin;          /* the configuration file, for messages */
+} mcf_fermion;
+
+/* As ABI 1's: binds services->evaluator, refusing one without every op in `needs`. */
+MCF_API int mcf_fermion_bind(const mcf_services *services, const mcf_params *model_params,
+                             const char *model, unsigned needs, mcf_fermion *out);
+MCF_API int mcf_fermion_has(const mcf_fermion *f, unsigned needs);
+
+/* A workspace for h (borrowed: must outlive it); *ws NULL after a failure.  Freed by
+ * mcf_fermion_release (NULL is ignored). */
+MCF_API int mcf_fermion_workspace(const mcf_fermion *f, const mcf_hamiltonian *h, void **ws);
+MCF_API void mcf_fermion_release(const mcf_fermion *f, void *ws);
+
+/* The energy grid of ws: its number of points, and the energies (ascending; h's bounds
+ * now) into E when E is not NULL.  0 with a message when the evaluator has no grid (no
+ * MCF_FERMION_DOS, LDOS or GREEN) or fails. */
+MCF_API size_t mcf_fermion_grid(const mcf_fermion *f, void *ws, double *E);
+
+/* The arrays of one batched call, as ABI 1's, and the batch they came from. */
+typedef struct mcf_fermion_batch {
+    void **ws;                    /* inputs: the chains' workspaces */
+    mcf_rng **rngs;               /*   their measurement streams (stochastic evaluators) */
+    const mcf_change **changes;   /*   their proposed changes */
+    double *T, *mu;               /*   their temperatures and chemical potentials */
+    double *dS, *err;             /* outputs of mcf_fermion_change_action */
+    double *density, *energy;     /* outputs of mcf_fermion_occupation */
+    size_t *index;                /* n entries free for the model (e.g. which chain) */
+    mcf_batch *batch;             /* the batch (set by mcf_fermion_batch_get) */
+} mcf_fermion_batch;
+
+MCF_API int mcf_fermion_batch_get(mcf_batch *b, size_t n, mcf_fermion_batch *out);
+
+/* ABI 1's batched helpers, the evaluator being the batch's (mcf_batch_set_evaluator).
+ * Errors are prefixed "<model>: evaluator <name>: <op>". */
+MCF_API int mcf_fermion_change_action(const mcf_fermion_batch *a, size_t n);
+MCF_API int mcf_fermion_occupation(const mcf_fermion_batch *a, size_t n);
+MCF_API int mcf_fermion_occupation_dT(const mcf_fermion_batch *a, size_t n, double *ddensity,
+                                      double *denergy);
+MCF_API int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a,
+                                 mcf_fermion_heat *h);
+MCF_API int mcf_fermion_occupation_heat(const mcf_fermion_batch *a, size_t n,
+                                        const mcf_fermion_heat *h);
+MCF_API size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, size_t q,
+                                          double *axis);
+MCF_API int mcf_fermion_dos_moments(const mcf_fermion_batch *a, size_t n, double *const *dos,
+                                    double *const *moments);
+
+/* S[k m + p] = S_eff(H_k) at T[k m + p], mu[k m + p] for a->ws[0..n), m points each, and
+ * the truncation bounds into err (may be NULL): the evaluator's action (mcf/fermion.h).
+ * Needs MCF_FERMION_ACTION. */
+MCF_API int mcf_fermion_action(const mcf_fermion_batch *a, size_t n, size_t m,
+                               const double *T, const double *mu, double *S, double *err);
+
+/* The curves of *s (mcf/fermion.h, mcf_spectra) for a->ws[0..n), a->rngs (for dos and
+ * dos_moments): one spectra call, after checking that the evaluator provides every curve
+ * asked for (MCF_EINVAL naming it) and, when the evaluator has moments, that the moments
+ * and scales returned are finite (MCF_EPLUGIN). */
+MCF_API int mcf_fermion_spectra(const mcf_fermion_batch *a, size_t n, mcf_spectra *s);
+#endif /* MCF_WANT_ABI >= 2 */
 
 #ifdef __cplusplus
 }

@@ -56,4 +56,11 @@
 
 #define MCF_ABI_VERSION 1u
 
+/* The ABI whose helper declarations a source file sees (mcf/fermion_model.h): a plugin
+ * written against ABI 2 before MCF_ABI_VERSION becomes 2 defines MCF_WANT_ABI 2 before its
+ * first #include of an mcf header. */
+#ifndef MCF_WANT_ABI
+#define MCF_WANT_ABI 1
+#endif
+
 #endif

@@ -1,0 +1,102 @@
+/* fermion_calls.c — ABI 2's verbs over a fermion evaluator of either ABI
+ * (fermion_calls.h). */
+#include "fermion_calls.h"
+
+#include "mcf/error.h"
+#include "mcf/model.h"
+
+int mcfi_fermion_is_abi2(const mcf_plugin_info *e)
+{
+    return e && e->abi_version == MCF_ABI_2;
+}
+
+mcfi_fermion_target mcfi_fermion_target_of(const mcf_plugin_info *e, mcf_batch *b,
+                                           const char *model)
+{
+    mcfi_fermion_target t = {.batch = b, .model = model, .name = e ? e->name : "none"};
+    if (e && e->kind == MCF_PLUGIN_FERMION_EVALUATOR && e->ops) {
+        if (mcfi_fermion_is_abi2(e)) {
+            t.ops2 = e->ops;
+            t.app_data = MCF_PLUGIN_INFO_HAS(e, app_data) ? e->app_data : NULL;
+        } else {
+            t.ops1 = e->ops;
+        }
+    }
+    return t;
+}
+
+unsigned mcfi_fermion_provides(const mcfi_fermion_target *t)
+{
+    return t->ops2 ? t->ops2->provides : mcfi_abi1_fermion_provides(t->ops1);
+}
+
+int mcfi_fermion_create(const mcfi_fermion_target *t, const mcf_params *params,
+                        const mcf_hamiltonian *h, void **ws)
+{
+    return t->ops2 ? t->ops2->create(params, h, t->app_data, ws)
+                   : t->ops1->create(params, h, ws);
+}
+
+void mcfi_fermion_destroy(const mcfi_fermion_target *t, void *ws)
+{
+    if (!ws)
+        return;
+    if (t->ops2)
+        t->ops2->destroy(ws);
+    else
+        t->ops1->destroy(ws);
+}
+
+int mcfi_fermion_spectra(const mcfi_fermion_target *t, void *const *ws, size_t n,
+                         mcf_rng *const *rngs, mcf_spectra *s)
+{
+    return t->ops2 ? t->ops2->spectra(t->batch, ws, n, rngs, s)
+                   : mcfi_abi1_fermion_spectra(t->ops1, ws, n, rngs, s);
+}
+
+int mcfi_fermion_occupation(const mcfi_fermion_target *t, void *const *ws, size_t n,
+                            mcf_rng *const *rngs, double mu, double T,
+                            const mcf_occupation *out)
+{
+    if (t->ops2)
+        return t->ops2->occupation(t->batch, ws, n, rngs, mu, T, out);
+    return out->ddensity ? t->ops1->occupation_dT(ws, n, rngs, mu, T, out->density,
+                                                  out->energy, out->ddensity, out->denergy)
+                         : t->ops1->occupation(ws, n, rngs, mu, T, out->density, out->energy);
+}
+
+int mcfi_fermion_change_action(const mcfi_fermion_target *t, void *const *ws, size_t n,
+                               const mcf_change *const *changes, const double *T,
+                               const double *mu, double *dS, double *err)
+{
+    return t->ops2 ? t->ops2->change_action(t->batch, ws, n, changes, T, mu, dS, err)
+                   : t->ops1->change_action(ws, n, changes, T, mu, dS, err);
+}
+
+int mcfi_fermion_action(const mcfi_fermion_target *t, void *const *ws, size_t n, size_t m,
+                        const double *T, const double *mu, double *S, double *err)
+{
+    return t->ops2 ? t->ops2->action(t->batch, ws, n, m, T, mu, S, err)
+                   : t->ops1->action(ws, n, m, T, mu, S, err);
+}
+
+unsigned mcf_fermion_provides(const mcf_plugin_info *e)
+{
+    const mcfi_fermion_target t = mcfi_fermion_target_of(e, NULL, "");
+    return t.ops1 || t.ops2 ? mcfi_fermion_provides(&t) : 0;
+}
+
+int mcf_fermion_reconstruct(const mcf_plugin_info *e, const mcf_params *params,
+                            const char *kernel, size_t M, size_t sets, const double *mu,
+                            double a, double b, size_t points, const double *E, double *grid,
+                            double *out)
+{
+    if (!(mcf_fermion_provides(e) & MCF_PROVIDES_MOMENTS))
+        return mcf_fail(MCF_EINVAL, "evaluator %s cannot reconstruct densities from moments "
+                        "(no reconstruct op)", e ? e->name : "none");
+    const mcfi_fermion_target t = mcfi_fermion_target_of(e, NULL, "");
+    return t.ops2 ? t.ops2->reconstruct(t.app_data, params, kernel, M, sets, mu, a, b, points,
+                                        E, grid, out)
+                  : t.ops1->reconstruct(params, kernel, M, sets, mu, a, b, points, E, grid,
+                                        out);
+}

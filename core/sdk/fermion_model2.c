@@ -1,0 +1,234 @@
+/* fermion_model2.c — the helpers of mcf/fermion_model.h as a model of ABI 2 sees them
+ * (the _v2 symbols): the evaluator of a batched call is the batch's. */
+#define MCF_WANT_ABI 2
+#include "mcf/fermion_model.h"
+
+#include <math.h>
+
+#include "fermion_calls.h"
+#include "mcf/error.h"
+
+int mcf_fermion_bind(const mcf_services *s, const mcf_params *model_params, const char *model,
+                     unsigned needs, mcf_fermion *out)
+{
+    const char *origin;
+    const mcf_plugin_info *e = mcfi_fm_bind(s, model_params, model, needs, &origin);
+    if (!e)
+        return MCF_EINVAL;
+    *out = (mcf_fermion){.evaluator = e, .name = e->name, .params = s->evaluator_params,
+                         .model = model, .origin = origin};
+    return MCF_OK;
+}
+
+static mcfi_fermion_target target(const mcf_fermion *f)
+{
+    return mcfi_fermion_target_of(f->evaluator, NULL, f->model);
+}
+
+int mcf_fermion_has(const mcf_fermion *f, unsigned needs)
+{
+    if (!f || !f->evaluator)
+        return 0;
+    const mcfi_fermion_target t = target(f);
+    return !mcfi_fm_missing(&t, needs);
+}
+
+int mcf_fermion_workspace(const mcf_fermion *f, const mcf_hamiltonian *h, void **ws)
+{
+    *ws = NULL;
+    const mcfi_fermion_target t = target(f);
+    int rc = mcfi_fermion_create(&t, f->params, h, ws);
+    if (rc) {
+        *ws = NULL;
+        return mcf_fail_prefix(rc, "%s: evaluator %s", f->model, f->name);
+    }
+    return MCF_OK;
+}
+
+void mcf_fermion_release(const mcf_fermion *f, void *ws)
+{
+    if (f && f->evaluator && ws) {
+        const mcfi_fermion_target t = target(f);
+        mcfi_fermion_destroy(&t, ws);
+    }
+}
+
+size_t mcf_fermion_grid(const mcf_fermion *f, void *ws, double *E)
+{
+    const mcfi_fermion_target t = target(f);
+    if (mcfi_fm_missing(&t, MCF_FERMION_DOS) && mcfi_fm_missing(&t, MCF_FERMION_LDOS) &&
+        mcfi_fm_missing(&t, MCF_FERMION_GREEN)) {
+        mcf_fail(MCF_EINTERNAL, "%s: evaluator %s has no energy grid (bind it with "
+                 "MCF_FERMION_DOS, LDOS or GREEN)", f->model, f->name);
+        return 0;
+    }
+    mcf_spectra s = {.energies = E ? &E : NULL};
+    int rc = mcfi_fermion_spectra(&t, &ws, 1, NULL, &s);
+    if (rc) {
+        mcf_fail_prefix(rc, "%s: evaluator %s: energies", f->model, f->name);
+        return 0;
+    }
+    return s.points;
+}
+
+/* the target of a batched call: the batch's evaluator */
+static mcfi_fermion_target batch_target(const mcf_fermion_batch *a)
+{
+    return mcfi_fermion_target_of(mcf_batch_evaluator(a->batch), a->batch,
+                                  mcf_batch_model(a->batch));
+}
+
+static mcfi_fermion_arrays arrays(const mcf_fermion_batch *a)
+{
+    return (mcfi_fermion_arrays){a->ws, a->rngs, a->changes, a->T, a->mu, a->dS,
+                                 a->err, a->density, a->energy, a->index};
+}
+
+static void from_arrays(const mcfi_fermion_arrays *x, mcf_batch *b, mcf_fermion_batch *a)
+{
+    *a = (mcf_fermion_batch){x->ws, x->rngs, x->changes, x->T, x->mu, x->dS,
+                             x->err, x->density, x->energy, x->index, b};
+}
+
+int mcf_fermion_batch_get(mcf_batch *b, size_t n, mcf_fermion_batch *out)
+{
+    mcfi_fermion_arrays x;
+    const int rc = mcfi_fm_batch_get(b, n, &x);
+    if (!rc)
+        from_arrays(&x, b, out);
+    return rc;
+}
+
+int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, mcf_fermion_heat *h)
+{
+    mcfi_fermion_arrays x;
+    const int rc = mcfi_fm_heat_get(b, n, &x, h);
+    if (!rc)
+        from_arrays(&x, b, a);
+    return rc;
+}
+
+/* the batch's target, or a message when the core set no evaluator on it */
+static int bound(const mcf_fermion_batch *a, size_t n, mcfi_fermion_target *t)
+{
+    *t = batch_target(a);
+    if (n && !t->ops1 && !t->ops2)
+        return mcf_fail(MCF_EINTERNAL, "%s: the batch has no fermion evaluator (the core sets "
+                        "it: mcf_batch_set_evaluator; a bug, please report it)", t->model);
+    return MCF_OK;
+}
+
+int mcf_fermion_change_action(const mcf_fermion_batch *a, size_t n)
+{
+    mcfi_fermion_target t;
+    const mcfi_fermion_arrays x = arrays(a);
+    int rc = bound(a, n, &t);
+    return rc ? rc : mcfi_fm_change_action(&t, &x, n);
+}
+
+int mcf_fermion_occupation(const mcf_fermion_batch *a, size_t n)
+{
+    mcfi_fermion_target t;
+    const mcfi_fermion_arrays x = arrays(a);
+    int rc = bound(a, n, &t);
+    return rc ? rc : mcfi_fm_occupation(&t, &x, n, NULL, NULL);
+}
+
+int mcf_fermion_occupation_dT(const mcf_fermion_batch *a, size_t n, double *ddensity,
+                              double *denergy)
+{
+    mcfi_fermion_target t;
+    const mcfi_fermion_arrays x = arrays(a);
+    int rc = bound(a, n, &t);
+    if (!rc && n && (!ddensity || !denergy))
+        rc = mcf_fail(MCF_EINVAL, "%s: mcf_fermion_occupation_dT without output arrays",
+                      t.model);
+    return rc ? rc : mcfi_fm_occupation(&t, &x, n, ddensity, denergy);
+}
+
+int mcf_fermion_occupation_heat(const mcf_fermion_batch *a, size_t n, const mcf_fermion_heat *h)
+{
+    mcfi_fermion_target t;
+    const mcfi_fermion_arrays x = arrays(a);
+    int rc = bound(a, n, &t);
+    return rc ? rc : mcfi_fm_occupation_heat(&t, &x, n, h);
+}
+
+size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, size_t q, double *axis)
+{
+    if (!f || !f->evaluator)
+        return 0;
+    const mcfi_fermion_target t = target(f);
+    return mcfi_fm_moment_points(&t, ws, q, axis);
+}
+
+int mcf_fermion_dos_moments(const mcf_fermion_batch *a, size_t n, double *const *dos,
+                            double *const *moments)
+{
+    mcfi_fermion_target t;
+    const mcfi_fermion_arrays x = arrays(a);
+    int rc = bound(a, n, &t);
+    return rc ? rc : mcfi_fm_dos_moments(&t, &x, n, dos, moments);
+}
+
+int mcf_fermion_action(const mcf_fermion_batch *a, size_t n, size_t m, const double *T,
+                       const double *mu, double *S, double *err)
+{
+    mcfi_fermion_target t;
+    int rc = bound(a, n, &t);
+    if (rc || n == 0)
+        return rc;
+    if (mcfi_fm_missing(&t, MCF_FERMION_ACTION))
+        return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without "
+                        "MCF_FERMION_ACTION (a bug in the model)", t.model, t.name);
+    if ((rc = mcfi_fermion_action(&t, a->ws, n, m, T, mu, S, err)))
+        return mcf_fail_prefix(rc, "%s: evaluator %s: action", t.model, t.name);
+    return MCF_OK;
+}
+
+/* the first curve of s that t does not provide, or NULL */
+static const char *spectra_missing(const mcfi_fermion_target *t, const mcf_spectra *s)
+{
+    const unsigned p = mcfi_fermion_provides(t);
+    const unsigned grid = MCF_PROVIDES_DOS | MCF_PROVIDES_LDOS | MCF_PROVIDES_GREEN;
+    if (s->energies && !(p & grid))
+        return "energies";
+    if ((s->dos) && !(p & MCF_PROVIDES_DOS))
+        return "dos";
+    if (s->ldos && !(p & MCF_PROVIDES_LDOS))
+        return "ldos";
+    if ((s->green_re || s->green_im) && !(p & MCF_PROVIDES_GREEN))
+        return "green";
+    if ((s->dos_moments || s->dos_moments_var || s->ldos_moments || s->moment_scale) &&
+        !(p & MCF_PROVIDES_MOMENTS))
+        return "moments";
+    return NULL;
+}
+
+int mcf_fermion_spectra(const mcf_fermion_batch *a, size_t n, mcf_spectra *s)
+{
+    mcfi_fermion_target t;
+    int rc = bound(a, n, &t);
+    if (rc)
+        return rc;
+    const char *what = spectra_missing(&t, s);
+    if (what)
+        return mcf_fail(MCF_EINVAL, "%s: evaluator %s has no %s (ask mcf_fermion_has first)",
+                        t.model, t.name, what);
+    if ((rc = mcfi_fermion_spectra(&t, a->ws, n, a->rngs, s)))
+        return mcf_fail_prefix(rc, "%s: evaluator %s: spectra", t.model, t.name);
+    for (size_t k = 0; k < n && !rc; k++) {
+        const size_t M = s->moments;
+        for (size_t m = 0; s->moment_scale && m < 2 && !rc; m++)
+            if (!isfinite(s->moment_scale[k][m]))
+                rc = mcf_fail(MCF_EPLUGIN, "%s: evaluator %s returned the moment scale %g "
+                              "(chain %zu of the batch): not finite", t.model, t.name,
+                              s->moment_scale[k][m], k);
+        for (size_t m = 0; s->dos_moments && m < M && !rc; m++)
+            if (!isfinite(s->dos_moments[k][m]))
+                rc = mcf_fail(MCF_EPLUGIN, "%s: evaluator %s returned the moment %g (moment "
+                              "%zu, chain %zu of the batch): not finite", t.model, t.name,
+                              s->dos_moments[k][m], m, k);
+    }
+    return rc;
+}
