@@ -1,7 +1,7 @@
 /* test_params.h — [evaluator] / [model] parameter sets for tests that call a plugin's ops
  * directly: the declared defaults with overrides, parsed by the core's own value parser
  * (internal.h), as the config loader would; and a fermion evaluator's workspace made with
- * them. */
+ * them (evaluator_test.h: either ABI). */
 #ifndef MCF_TEST_PARAMS_H
 #define MCF_TEST_PARAMS_H
 
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "evaluator_test.h"
 #include "internal.h"
 
 #define TEST_PARAMS_MAX 32
@@ -55,13 +56,12 @@ static inline test_params *test_params_make(const mcf_param_spec *specs, const c
 }
 
 /* A fermion evaluator's workspace for h with the parameters tp (NULL, and a failed check
- * naming the plugin, when create refuses).  Free with the plugin's destroy(). */
+ * naming the plugin, when create refuses).  Free with tev_destroy(). */
 static inline void *test_params_workspace(const mcf_plugin_info *info, test_params *tp,
                                           const mcf_hamiltonian *h)
 {
     void *ws = NULL;
-    const mcf_fermion_ops *ops = info->ops;
-    const int rc = ops->create(&tp->p, h, &ws);
+    const int rc = tev_create(info, &tp->p, h, &ws);
     CHECK(rc == MCF_OK && ws, "%s create: %s", info->name, mcf_last_error());
     return ws;
 }
