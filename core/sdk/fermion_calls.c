@@ -79,24 +79,3 @@ int mcfi_fermion_action(const mcfi_fermion_target *t, void *const *ws, size_t n,
     return t->ops2 ? t->ops2->action(t->batch, ws, n, m, T, mu, S, err)
                    : t->ops1->action(ws, n, m, T, mu, S, err);
 }
-
-unsigned mcf_fermion_provides(const mcf_plugin_info *e)
-{
-    const mcfi_fermion_target t = mcfi_fermion_target_of(e, NULL, "");
-    return t.ops1 || t.ops2 ? mcfi_fermion_provides(&t) : 0;
-}
-
-int mcf_fermion_reconstruct(const mcf_plugin_info *e, const mcf_params *params,
-                            const char *kernel, size_t M, size_t sets, const double *mu,
-                            double a, double b, size_t points, const double *E, double *grid,
-                            double *out)
-{
-    if (!(mcf_fermion_provides(e) & MCF_PROVIDES_MOMENTS))
-        return mcf_fail(MCF_EINVAL, "evaluator %s cannot reconstruct densities from moments "
-                        "(no reconstruct op)", e ? e->name : "none");
-    const mcfi_fermion_target t = mcfi_fermion_target_of(e, NULL, "");
-    return t.ops2 ? t.ops2->reconstruct(t.app_data, params, kernel, M, sets, mu, a, b, points,
-                                        E, grid, out)
-                  : t.ops1->reconstruct(params, kernel, M, sets, mu, a, b, points, E, grid,
-                                        out);
-}

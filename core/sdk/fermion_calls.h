@@ -7,7 +7,6 @@
 #define MCF_FERMION_CALLS_H
 
 #include "mcf/fermion.h"
-#include "mcf/fermion_model.h"
 #include "mcf/plugin.h"
 
 /* 1 for a fermion evaluator of ABI 2 */
@@ -45,38 +44,6 @@ int mcfi_fermion_change_action(const mcfi_fermion_target *t, void *const *ws, si
                                const double *mu, double *dS, double *err);
 int mcfi_fermion_action(const mcfi_fermion_target *t, void *const *ws, size_t n, size_t m,
                         const double *T, const double *mu, double *S, double *err);
-
-/* The arrays of a batched helper call (the fields of either ABI's mcf_fermion_batch). */
-typedef struct mcfi_fermion_arrays {
-    void **ws;
-    mcf_rng **rngs;
-    const mcf_change **changes;
-    double *T, *mu;
-    double *dS, *err;
-    double *density, *energy;
-    size_t *index;
-} mcfi_fermion_arrays;
-
-/* fermion_model.c: the helpers of both ABIs over a target (messages prefixed
- * "<model>: evaluator <name>: <op>") */
-int mcfi_fm_batch_get(mcf_batch *b, size_t n, mcfi_fermion_arrays *out);
-int mcfi_fm_heat_get(mcf_batch *b, size_t n, mcfi_fermion_arrays *a, mcf_fermion_heat *h);
-int mcfi_fm_change_action(const mcfi_fermion_target *t, const mcfi_fermion_arrays *a,
-                          size_t n);
-int mcfi_fm_occupation(const mcfi_fermion_target *t, const mcfi_fermion_arrays *a, size_t n,
-                       double *ddensity, double *denergy);
-int mcfi_fm_occupation_heat(const mcfi_fermion_target *t, const mcfi_fermion_arrays *a,
-                            size_t n, const mcf_fermion_heat *h);
-size_t mcfi_fm_moment_points(const mcfi_fermion_target *t, const void *ws, size_t q,
-                             double *axis);
-int mcfi_fm_dos_moments(const mcfi_fermion_target *t, const mcfi_fermion_arrays *a, size_t n,
-                        double *const *dos, double *const *moments);
-/* "lacks <op> (<what for>)" for the first of `needs` that t lacks, or NULL */
-const char *mcfi_fm_missing(const mcfi_fermion_target *t, unsigned needs);
-/* the binding of services->evaluator (mcf_fermion_bind of either ABI): its descriptor, or
- * NULL with the message of ABI 1's bind */
-const mcf_plugin_info *mcfi_fm_bind(const mcf_services *s, const mcf_params *model_params,
-                                    const char *model, unsigned needs, const char **origin);
 
 /* fermion_abi1.c: the up adapter (an ABI-1 table called with ABI 2's verbs) */
 unsigned mcfi_abi1_fermion_provides(const mcf_fermion_ops *ops);

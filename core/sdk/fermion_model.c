@@ -3,7 +3,7 @@
  * ABI 1's public helpers over them (ABI 2's: fermion_model2.c). */
 #include "mcf/fermion_model.h"
 
-#include "fermion_calls.h"
+#include "fermion_model_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -67,6 +67,28 @@ const mcf_plugin_info *mcfi_fm_bind(const mcf_services *s, const mcf_params *mod
 static mcfi_fermion_target target1(const mcf_fermion *f)
 {
     return (mcfi_fermion_target){.ops1 = f->ops, .model = f->model, .name = f->name};
+}
+
+/* ---- what an evaluator provides; reconstruct (both ABIs) -------------------------- */
+unsigned mcf_fermion_provides(const mcf_plugin_info *e)
+{
+    const mcfi_fermion_target t = mcfi_fermion_target_of(e, NULL, "");
+    return t.ops1 || t.ops2 ? mcfi_fermion_provides(&t) : 0;
+}
+
+int mcf_fermion_reconstruct(const mcf_plugin_info *e, const mcf_params *params,
+                            const char *kernel, size_t M, size_t sets, const double *mu,
+                            double a, double b, size_t points, const double *E, double *grid,
+                            double *out)
+{
+    if (!(mcf_fermion_provides(e) & MCF_PROVIDES_MOMENTS))
+        return mcf_fail(MCF_EINVAL, "evaluator %s cannot reconstruct densities from moments "
+                        "(no reconstruct op)", e ? e->name : "none");
+    const mcfi_fermion_target t = mcfi_fermion_target_of(e, NULL, "");
+    return t.ops2 ? t.ops2->reconstruct(t.app_data, params, kernel, M, sets, mu, a, b, points,
+                                        E, grid, out)
+                  : t.ops1->reconstruct(params, kernel, M, sets, mu, a, b, points, E, grid,
+                                        out);
 }
 
 /* ---- ABI 1's public helpers ------------------------------------------------------- */

@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "fermion_calls.h"
+#include "fermion_model_internal.h"
 #include "mcf/error.h"
 
 int mcf_fermion_bind(const mcf_services *s, const mcf_params *model_params, const char *model,

@@ -193,7 +193,7 @@ static void anderson_destroy(void *chain)
     if (!c)
         return;
     if (c->ws)
-        c->ev.ops->destroy(c->ws);
+        mcf_fermion_release(&c->ev, c->ws);
     mcf_hamiltonian_destroy(c->h);
     free(c->E);
     free(c->rows);
@@ -343,7 +343,7 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
 
     if ((rc = mcf_fermion_workspace(&c->ev, c->h, &c->ws)))
         goto fail;
-    c->points = c->ev.ops->energy_points(c->ws);
+    c->points = mcf_fermion_grid(&c->ev, c->ws, NULL);
     if (c->points == 0) {
         rc = mcf_fail(MCF_EPLUGIN, "anderson: evaluator %s has an empty energy grid",
                       c->ev.name);
@@ -359,8 +359,8 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
                       n_rows, c->points);
         goto fail;
     }
-    if ((rc = c->ev.ops->energies(c->ws, c->E))) {
-        rc = mcf_fail_prefix(rc, "anderson: evaluator %s: energy grid", c->ev.name);
+    if (mcf_fermion_grid(&c->ev, c->ws, c->E) != c->points) {
+        rc = mcf_fail_prefix(MCF_EPLUGIN, "anderson: evaluator %s: energy grid", c->ev.name);
         goto fail;
     }
     for (size_t e = 0; e < c->points; e++)

@@ -165,11 +165,8 @@ int anderson_measure(mcf_batch *batch, void *const *chains, size_t n, double *co
     unsigned char *done = (unsigned char *)(ws + 7 * n);
     memset(done, 0, n);
     const anderson_chain *c0 = chains[0];
-    const mcf_fermion_ops *ev = c0->ev.ops;
-    for (size_t k = 0; k < n; k++)
-        if (((anderson_chain *)chains[k])->ev.ops != ev)
-            return mcf_fail(MCF_EINTERNAL, "anderson: chains of one batch use different "
-                            "evaluators (a bug, please report it)");
+    /* the evaluator's calls, with the batch that knows the run's evaluator */
+    mcf_fermion_batch a = {.ws = ws, .rngs = rngs, .batch = batch};
     /* per chain, from its measurement stream: first the sampled sites, then (inside the
      * evaluator's dos()) the random vectors; so each stream advances the same way whatever
      * the batch.  The LDOS comes first: an exact evaluator then diagonalizes once, for the
@@ -196,11 +193,11 @@ int anderson_measure(mcf_batch *batch, void *const *chains, size_t n, double *co
             lscale[m] = anderson_moments_at(c, values[k]) + 2 * c->M;
             m++;
         }
-        rc = c0->M ? ev->ldos_moments(ws, m, rows, n_rows, lmu, lscale, out)
-                   : ev->ldos(ws, m, rows, n_rows, out);
-        if (rc)
-            return mcf_fail_prefix(rc, "anderson: evaluator %s: LDOS",
-                                   ((anderson_chain *)chains[first])->ev.name);
+        mcf_spectra s = {.rows = rows, .n_rows = n_rows, .ldos = out,
+                         .ldos_moments = c0->M ? lmu : NULL,
+                         .moment_scale = c0->M ? lscale : NULL};
+        if ((rc = mcf_fermion_spectra(&a, m, &s)))
+            return mcf_fail_prefix(rc, "anderson: LDOS");
     }
     for (size_t k = 0; k < n; k++) {
         anderson_chain *c = chains[k];
@@ -210,8 +207,7 @@ int anderson_measure(mcf_batch *batch, void *const *chains, size_t n, double *co
         mom[k] = anderson_moments_at(c, values[k]);
     }
     /* the DOS, and with moments the DOS moments of the very same random vectors */
-    const mcf_fermion_batch a = {.ws = ws, .rngs = rngs};
-    if ((rc = mcf_fermion_dos_moments(&c0->ev, &a, n, out, mom)))
+    if ((rc = mcf_fermion_dos_moments(&a, n, out, mom)))
         return mcf_fail_prefix(rc, "anderson");
     for (size_t k = 0; k < n; k++)
         if ((rc = anderson_reduce(chains[k], values[k])))

@@ -16,6 +16,7 @@
 #ifndef MCF_DE_INTERNAL_H
 #define MCF_DE_INTERNAL_H
 
+#define MCF_WANT_ABI 2 /* ABI 2's helpers (mcf/fermion_model.h) */
 #include "mcf/mcf.h"
 
 #include <stddef.h>
@@ -85,13 +86,6 @@ typedef struct de_chain {
     uint64_t measured;         /* measurements so far */
     de_fixed fixed;            /* the record's fixed values (state(), de_checkpoint.c) */
 } de_chain;
-
-/* ---- de_evaluator.c: the batch's evaluator handle ---------------------------------------- */
-
-/* The run's fermion evaluator for a batched call over chains[0..n): a handle the batch
- * keeps (mcf_batch_keep), taken from the chains' own copies, which must all name the same
- * evaluator (MCF_EINTERNAL otherwise), into *f; MCF_ENOMEM likewise with a message. */
-int de_evaluator(mcf_batch *batch, void *const *chains, size_t n, const mcf_fermion **f);
 
 /* ---- de_periodic.c: ideal states as crystals (mcf_model.periodic) ---------------------- */
 int de_periodic(const mcf_params *params, const void *chain, const char *state,

@@ -23,7 +23,7 @@
  * share (mu, T) (the op takes one mu and one T; a temperature scan gives one call per
  * temperature), and, with a stochastic trace, occupation() again for action_dT.
  * The measurement stream of the chain feeds the random vectors of a stochastic evaluator's
- * occupation() and dos().  The evaluator of the batch's calls is the batch's (de_evaluator);
+ * occupation() and dos().  The evaluator of the batch's calls is the batch's (ABI 2's helpers);
  * the arrays come from the batch's scratch. */
 #include "de_internal.h"
 
@@ -60,8 +60,8 @@ static void de_spin_observables(const de_chain *c, double *values)
  * core are much longer than k, so the error bars stay right.  Its arrays (workspaces,
  * streams, output rows) come from the batch scratch, taken anew: the occupation's arrays
  * are no longer needed. */
-static int de_measure_dos(mcf_batch *batch, const mcf_fermion *f, void *const *chains,
-                          size_t n, double *const *values)
+static int de_measure_dos(mcf_batch *batch, void *const *chains, size_t n,
+                          double *const *values)
 {
     void **ws = NULL;
     mcf_rng **rngs = NULL;
@@ -84,9 +84,11 @@ static int de_measure_dos(mcf_batch *batch, const mcf_fermion *f, void *const *c
         }
     }
     if (m) {
-        int rc = f->ops->dos(ws, m, rngs, out);
+        const mcf_fermion_batch d = {.ws = ws, .rngs = rngs, .batch = batch};
+        mcf_spectra s = {.dos = out};
+        int rc = mcf_fermion_spectra(&d, m, &s);
         if (rc)
-            return mcf_fail_prefix(rc, "double-exchange: evaluator %s: dos", f->name);
+            return mcf_fail_prefix(rc, "double-exchange: the DOS");
     }
     for (size_t k = 0; k < n; k++) {
         de_chain *c = chains[k];
@@ -103,13 +105,9 @@ int de_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *v
 {
     if (n == 0)
         return MCF_OK;
-    const mcf_fermion *f;
-    int rc = de_evaluator(batch, chains, n, &f);
-    if (rc)
-        return rc;
     mcf_fermion_batch a;
     mcf_fermion_heat heat;
-    rc = mcf_fermion_heat_get(batch, n, &a, &heat);
+    int rc = mcf_fermion_heat_get(batch, n, &a, &heat);
     if (rc)
         return mcf_fail_prefix(rc, "double-exchange");
     for (size_t k = 0; k < n; k++) {
@@ -121,7 +119,7 @@ int de_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *v
     }
     /* energy, density and energy_dT from one trace, action_dT from an independent one (the
        same with an exact trace): their product in the specific heat has no noise bias */
-    rc = mcf_fermion_occupation_heat(f, &a, n, &heat);
+    rc = mcf_fermion_occupation_heat(&a, n, &heat);
     if (rc)
         return rc;
     for (size_t k = 0; k < n; k++) {
@@ -134,7 +132,7 @@ int de_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *v
             -(heat.energy2[k] - c->mu * heat.density2[k]) * per_site / (c->T * c->T);
         de_spin_observables(c, values[k]);
     }
-    return de_measure_dos(batch, f, chains, n, values);
+    return de_measure_dos(batch, chains, n, values);
 }
 
 /* The units (sites), and the DOS curve: the evaluator's energy grid as its axis, or no
@@ -146,9 +144,8 @@ int de_layout(const void *chain, mcf_layout *layout)
     layout->points[OBS_DOS] = c->dos_every > 0 ? c->dos_points : 0;
     double *axis = layout->axis ? layout->axis[OBS_DOS] : NULL;
     if (axis && c->dos_every > 0) {
-        int rc = c->fermion.ops->energies(c->ws, axis);
-        if (rc)
-            return mcf_fail_prefix(rc, "double-exchange: evaluator %s: energies",
+        if (mcf_fermion_grid(&c->fermion, c->ws, axis) != c->dos_points)
+            return mcf_fail_prefix(MCF_EPLUGIN, "double-exchange: evaluator %s: energies",
                                    c->fermion.name);
     }
     return MCF_OK;

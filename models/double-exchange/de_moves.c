@@ -21,7 +21,7 @@
  * current spins (de_make_change), then hands the changes of the whole batch to one
  * change_action call (mcf_fermion_change_action; T and mu per chain), its arrays taken
  * from the core's per-batch scratch (mcf_fermion_batch_get) and the evaluator from the
- * batch (de_evaluator).  change_action gives the same dS, bit for bit, as the rank <= 2
+ * batch (ABI 2's helpers).  change_action gives the same dS, bit for bit, as the rank <= 2
  * delta_action of mcf 0.2 that this model called before: ed adds either change to the
  * dense H through mcf_change_add_dense, kpm converts a local change with
  * mcf_change_from_local into the same contour computation (gfmc = real-axis: back, into
@@ -107,10 +107,9 @@ int de_propose(mcf_batch *batch, void *const *chains, size_t n, mcf_rng *const *
     de_move *mv = moves;
     for (size_t k = 0; k < n; k++)
         de_propose_one(chains[k], rngs[k], &mv[k]);
-    const mcf_fermion *f;
     mcf_fermion_batch a;
-    int rc = de_evaluator(batch, chains, n, &f);
-    if (rc || (rc = mcf_fermion_batch_get(batch, n, &a)))
+    int rc = mcf_fermion_batch_get(batch, n, &a);
+    if (rc)
         return rc;
     for (size_t k = 0; k < n; k++) {
         const de_chain *c = chains[k];
@@ -119,7 +118,7 @@ int de_propose(mcf_batch *batch, void *const *chains, size_t n, mcf_rng *const *
         a.T[k] = c->T;
         a.mu[k] = c->mu;
     }
-    if ((rc = mcf_fermion_change_action(f, &a, n)))
+    if ((rc = mcf_fermion_change_action(&a, n)))
         return rc;
     for (size_t k = 0; k < n; k++)
         log_ratio[k] = -a.dS[k];

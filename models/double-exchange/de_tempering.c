@@ -42,10 +42,7 @@ int de_exchange(mcf_batch *batch, void *const *chains, size_t n, const double *T
 {
     if (n == 0)
         return MCF_OK;
-    const mcf_fermion *f;
-    int rc = de_evaluator(batch, chains, n, &f);
-    if (rc)
-        return rc;
+    const mcf_fermion *f = &((const de_chain *)chains[0])->fermion; /* for the check */
     if (!mcf_fermion_has(f, MCF_FERMION_ACTION))
         return mcf_fail(MCF_EINVAL, "double-exchange: parallel tempering ([schedule] "
                         "exchange_every) needs the fermion action at another temperature, "
@@ -54,7 +51,7 @@ int de_exchange(mcf_batch *batch, void *const *chains, size_t n, const double *T
                         f->name);
     /* the arrays of 2n points (n workspaces used): T, mu, S (in dS), err */
     mcf_fermion_batch a;
-    rc = mcf_fermion_batch_get(batch, 2 * n, &a);
+    int rc = mcf_fermion_batch_get(batch, 2 * n, &a);
     if (rc)
         return mcf_fail_prefix(rc, "double-exchange");
     double *T = a.T, *mu = a.mu, *S = a.dS, *err = a.err;
@@ -65,10 +62,8 @@ int de_exchange(mcf_batch *batch, void *const *chains, size_t n, const double *T
         T[2 * k + 1] = T_new[k];
         mu[2 * k] = mu[2 * k + 1] = c->mu;
     }
-    rc = f->ops->action(a.ws, n, 2, T, mu, S, err);
-    if (rc)
-        return mcf_fail_prefix(rc, "double-exchange: evaluator %s: action (parallel "
-                               "tempering)", f->name);
+    if ((rc = mcf_fermion_action(&a, n, 2, T, mu, S, err)))
+        return mcf_fail_prefix(rc, "double-exchange: parallel tempering");
     for (size_t k = 0; k < n; k++) {
         de_chain *c = chains[k];
         dS[k] = S[2 * k + 1] - S[2 * k];

@@ -10,7 +10,7 @@
  * eps_nu the eigenvalues of the one-particle Hamiltonian H({S}) (every state counted once;
  * no spin-only energy).  The model builds H; the configured fermion evaluator ([run]
  * evaluator = kpm, or ed for small lattices) computes dS = S_eff(H + Delta) - S_eff(H) of a
- * proposed change Delta (mcf_fermion_ops.change_action) and the occupation of H; the model
+ * proposed change Delta (the evaluator's change_action) and the occupation of H; the model
  * never knows how.  create() binds it with mcf_fermion_bind (mcf/fermion_model.h), which
  * refuses an evaluator without change_action, occupation or occupation_dT (the specific
  * heat: a refusal at setup, not a NaN in every measurement); dos is checked only with
@@ -20,7 +20,7 @@
  * evaluator calls and checkpoint bytes of its ABI-1 version, so its results and checkpoints
  * are the same.  This file holds the parameters, the observables (with their symbols and
  * units), create() and destroy() and the model table; the model's parts are files of
- * their own: the batch's evaluator handle (de_evaluator.c), the Hamiltonian from the spins
+ * their own: the Hamiltonian from the spins
  * (de_hamiltonian.c), the single-spin move (de_moves.c: propose, apply), initial spins from
  * a file (de_spins_file.c), the measurements and the layout (de_measure.c), parallel tempering
  * (de_tempering.c: exchange) and the state the core saves, hands over and adapts
@@ -117,7 +117,7 @@ static void de_destroy(void *chain)
     if (!c)
         return;
     if (c->ws)
-        c->fermion.ops->destroy(c->ws);
+        mcf_fermion_release(&c->fermion, c->ws);
     mcf_hamiltonian_destroy(c->h);
     mcf_hamiltonian_destroy(c->scratch);
     free(c->spin);
@@ -194,7 +194,7 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     }
 
     /* the evaluator: change_action for the moves, occupation for the observables (each
-       chain keeps its own copy of the handle; a batch's calls use the batch's, de_evaluator) */
+       chain keeps its own copy of the handle; a batch's calls reach the batch's evaluator) */
     mcf_fermion fermion;
     if ((rc = mcf_fermion_bind(services, params, "double-exchange",
                                MCF_FERMION_CHANGE_ACTION | MCF_FERMION_OCCUPATION |
@@ -298,7 +298,7 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
                           origin, c->fermion.name);
             goto fail;
         }
-        c->dos_points = c->fermion.ops->energy_points(c->ws);
+        c->dos_points = mcf_fermion_grid(&c->fermion, c->ws, NULL);
         c->dos_last = calloc(c->dos_points ? c->dos_points : 1, sizeof *c->dos_last);
         if (!c->dos_last) {
             rc = mcf_fail(MCF_ENOMEM, "double-exchange: out of memory for the DOS curve");

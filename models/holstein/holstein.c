@@ -101,7 +101,7 @@ static void ho_destroy(void *chain)
 {
     ho_chain *c = chain;
     if (c->ws)
-        c->fermion.ops->destroy(c->ws);
+        mcf_fermion_release(&c->fermion, c->ws);
     mcf_hamiltonian_destroy(c->h);
     mcf_lattice_destroy(c->lat);
     free(c->x);
@@ -189,9 +189,8 @@ static int ho_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *cons
         a.T[q] = c->T;
         a.mu[q] = c->mu;
     }
-    /* the evaluator's handle is the same in every chain: chains[0]'s (docs/sdk-1.md: until
-       evaluators see the batch) */
-    if (rc || n == 0 || (rc = mcf_fermion_change_action(&((ho_chain *)chains[0])->fermion, &a, n)))
+    /* the run's evaluator is the batch's (mcf/fermion_model.h, ABI 2) */
+    if (rc || n == 0 || (rc = mcf_fermion_change_action(&a, n)))
         return rc;
     for (size_t q = 0; q < n; q++) {
         const ho_chain *c = chains[q];
@@ -235,8 +234,7 @@ static int ho_measure(mcf_batch *b, void *const *chains, size_t n, double *const
         return rc;
     /* energy, density and energy_dT from one trace, action_dT from an independent one (the
        same with an exact trace): their product in the specific heat has no noise bias */
-    const mcf_fermion *f = &((ho_chain *)chains[0])->fermion;
-    if ((rc = mcf_fermion_occupation_heat(f, &a, n, &heat)))
+    if ((rc = mcf_fermion_occupation_heat(&a, n, &heat)))
         return rc;
     for (size_t q = 0; q < n; q++) {
         const ho_chain *c = chains[q];

@@ -2,6 +2,7 @@
 #ifndef MCF_HOLSTEIN_INTERNAL_H
 #define MCF_HOLSTEIN_INTERNAL_H
 
+#define MCF_WANT_ABI 2 /* ABI 2's helpers (mcf/fermion_model.h) */
 #include "mcf/mcf.h"
 
 /* [model] lattice: its choices, and their positions (mcf_params_choice) */

@@ -24,6 +24,8 @@
  * ed_spectra.c, occupation and actions ed_thermodynamics.c, the batch loop of every op
  * ed_batch.c; ed_internal.h is what they share.
  *
+ * Written against ABI 2 (mcf_fermion_evaluator, docs/sdk-1.md).
+ *
  * Energy grid: energy_points values, uniform from emin to emax of mcf_hamiltonian_bounds
  * (the first and last exactly emin and emax).  Only when the bounds are degenerate
  * (emin == emax, H = c 1 with free bounds) the grid is widened to
@@ -112,11 +114,6 @@ static int ed_create(const mcf_params *params, const mcf_hamiltonian *h, void **
     return MCF_OK;
 }
 
-static size_t ed_energy_points(const void *p)
-{
-    return ((const ed_ws *)p)->points;
-}
-
 /* The grid for h's current bounds (see the top of this file). */
 void ed_grid(const ed_ws *w, double *E)
 {
@@ -135,33 +132,30 @@ void ed_grid(const ed_ws *w, double *E)
     E[n - 1] = hi;
 }
 
-static int ed_energies(void *p, double *E)
+/* create of ABI 2: no app_data */
+static int ed_create_abi2(const mcf_params *params, const mcf_hamiltonian *h, void *app_data,
+                          void **out)
 {
-    if (!p || !E)
-        return mcf_fail(MCF_EINVAL, "ed: energies: the %s is NULL",
-                        !p ? "workspace" : "output array");
-    ed_grid(p, E);
-    return MCF_OK;
+    (void)app_data;
+    return ed_create(params, h, out);
 }
 
-static const mcf_fermion_ops ed_ops = {
-    .struct_size = sizeof(mcf_fermion_ops),
-    .create = ed_create,
+static const mcf_fermion_evaluator ed_ops = {
+    .struct_size = sizeof(mcf_fermion_evaluator),
+    .provides = MCF_PROVIDES_CHANGE_ACTION | MCF_PROVIDES_OCCUPATION | MCF_PROVIDES_DOS |
+                MCF_PROVIDES_LDOS | MCF_PROVIDES_GREEN | MCF_PROVIDES_ACTION |
+                MCF_PROVIDES_OCCUPATION_DT,
+    .create = ed_create_abi2,
     .destroy = ed_destroy,
-    .energy_points = ed_energy_points,
-    .energies = ed_energies,
-    .dos = ed_dos,
-    .ldos = ed_ldos,
-    .green = ed_green,
+    .spectra = ed_spectra,
     .occupation = ed_occupation,
-    .delta_action = ed_delta_action,
-    .action = ed_action,
     .change_action = ed_change_action,
-    .occupation_dT = ed_occupation_dT,
+    .action = ed_action,
+    .reconstruct = NULL, /* no moments */
 };
 
 static const mcf_plugin_info ed_info = {
-    .abi_version = MCF_ABI_VERSION,
+    .abi_version = MCF_ABI_2,
     .struct_size = sizeof(mcf_plugin_info),
     .kind = MCF_PLUGIN_FERMION_EVALUATOR,
     .name = "ed",

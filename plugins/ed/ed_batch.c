@@ -1,4 +1,4 @@
-/* ed_batch.c — the fermion ops of the ed evaluator (mcf/fermion.h): each checks its
+/* ed_batch.c — the ops of the ed evaluator (mcf/fermion.h, ABI 2): each checks its
  * arguments and runs one workspace's work (ed_spectra.c, ed_thermodynamics.c) for every
  * workspace of the batch.
  *
@@ -6,7 +6,7 @@
  * workspaces of one call must be distinct.  A failure in any workspace is reported on the
  * calling thread, naming the workspace's index in the batch.  Each workspace's numbers are
  * computed by one thread in a fixed order, so a batch reproduces single calls bit for bit.
- * delta_action checks every change, T and mu before any work, naming the workspace (also
+ * change_action checks every change, T and mu before any work, naming the workspace (also
  * in a batch of one); action checks every T and mu likewise, naming workspace and point. */
 #include "ed_internal.h"
 
@@ -24,7 +24,6 @@ typedef struct ed_request {
     double mu, T;
     double *density, *energy;
     double *ddensity, *denergy;             /* occupation_dT */
-    const mcf_local_change *const *changes; /* delta_action: per workspace */
     const mcf_change *const *gchanges;      /* change_action: per workspace */
     const double *Ts, *mus;
     double *dS;
@@ -50,8 +49,7 @@ static void ed_run_one(ed_ws *w, const ed_request *q, size_t k)
                                   &q->ddensity[k], &q->denergy[k]);
         break;
     case ED_DELTA:
-        rc = ed_delta_one(w, q->changes ? q->changes[k] : NULL,
-                          q->gchanges ? q->gchanges[k] : NULL, q->Ts[k], q->mus[k], &q->dS[k]);
+        rc = ed_delta_one(w, q->gchanges[k], q->Ts[k], q->mus[k], &q->dS[k]);
         if (!rc && q->err)
             q->err[k] = 0.0;
         break;
@@ -66,26 +64,25 @@ static void ed_run_one(ed_ws *w, const ed_request *q, size_t k)
 }
 
 static const char *const ed_op_names[] = {"dos", "ldos", "green", "occupation",
-                                          "delta_action", "action", "occupation_dT"};
+                                          "change_action", "action", "occupation_dT"};
 
-/* delta_action's input, checked on the calling thread before any work. */
+/* change_action's input, checked on the calling thread before any work. */
 static int ed_delta_check(void *const *ws, size_t n, const ed_request *q)
 {
     for (size_t k = 0; k < n; k++) {
         const ed_ws *w = ws[k];
-        int rc = q->gchanges ? mcf_change_check(q->gchanges[k], w->h->dim)
-                             : mcf_local_change_check(q->changes[k], w->h->dim);
+        int rc = mcf_change_check(q->gchanges[k], w->h->dim);
         if (rc)
-            return mcf_fail_prefix(rc, "ed: delta_action: workspace %zu of %zu", k, n);
+            return mcf_fail_prefix(rc, "ed: change_action: workspace %zu of %zu", k, n);
         if (!(q->Ts[k] > 0.0) || !isfinite(q->Ts[k]))
             return mcf_fail(MCF_EINVAL,
-                            "ed: delta_action: workspace %zu of %zu: temperature T = %g must be "
+                            "ed: change_action: workspace %zu of %zu: temperature T = %g must be "
                             "a finite number > 0 (the grand-canonical action needs T > 0; "
                             "approach T = 0 with a small T)",
                             k, n, q->Ts[k]);
         if (!isfinite(q->mus[k]))
             return mcf_fail(MCF_EINVAL,
-                            "ed: delta_action: workspace %zu of %zu: chemical potential mu = %g "
+                            "ed: change_action: workspace %zu of %zu: chemical potential mu = %g "
                             "must be finite",
                             k, n, q->mus[k]);
     }
@@ -130,12 +127,9 @@ static int ed_run(void *const *ws, size_t n, const ed_request *q)
         (q->what == ED_OCC_DT && (!q->density || !q->energy || !q->ddensity || !q->denergy)))
         return mcf_fail(MCF_EINVAL, "ed: %s: an output or row array is NULL", op);
     if (q->what == ED_DELTA) {
-        if ((!q->changes && !q->gchanges) || !q->Ts || !q->mus || !q->dS)
-            return mcf_fail(MCF_EINVAL, "ed: delta_action: the %s array is NULL",
-                            !q->changes && !q->gchanges ? "change"
-                            : !q->Ts                    ? "T"
-                            : !q->mus                   ? "mu"
-                                                        : "dS");
+        if (!q->gchanges || !q->Ts || !q->mus || !q->dS)
+            return mcf_fail(MCF_EINVAL, "ed: change_action: the %s array is NULL",
+                            !q->gchanges ? "change" : !q->Ts ? "T" : !q->mus ? "mu" : "dS");
         const int rc = ed_delta_check(ws, n, q);
         if (rc)
             return rc;
@@ -163,76 +157,80 @@ static int ed_run(void *const *ws, size_t n, const ed_request *q)
     return MCF_OK;
 }
 
-int ed_dos(void *const *ws, size_t n, mcf_rng *const *rngs, double *const *dos)
+/* the grid's size and the curves asked for, in the order of the SDK's adapter for ABI 1
+ * (core/sdk/fermion_abi1.c): energies, LDOS, Green's functions, DOS.  No moments. */
+int ed_spectra(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs, mcf_spectra *s)
 {
+    (void)b;
     (void)rngs; /* exact: no random vectors */
-    const ed_request q = {.what = ED_DOS, .out = dos};
-    return ed_run(ws, n, &q);
+    if (!s)
+        return mcf_fail(MCF_EINVAL, "ed: spectra: the request is NULL");
+    s->points = n && ws && ws[0] ? ((const ed_ws *)ws[0])->points : 0;
+    s->moments = 0;
+    if (s->dos_moments || s->dos_moments_var || s->ldos_moments || s->moment_scale)
+        return mcf_fail(MCF_EINVAL, "ed: spectra: ed has no Chebyshev moments (use kpm)");
+    for (size_t k = 0; s->energies && k < n; k++) {
+        if (!ws || !ws[k] || !s->energies[k])
+            return mcf_fail(MCF_EINVAL, "ed: energies: the %s is NULL",
+                            !ws || !ws[k] ? "workspace" : "output array");
+        ed_grid(ws[k], s->energies[k]);
+    }
+    int rc = MCF_OK;
+    if (s->ldos) {
+        const ed_request q = {.what = ED_LDOS, .out = s->ldos, .rows = s->rows,
+                              .n_rows = s->n_rows};
+        rc = ed_run(ws, n, &q);
+    }
+    if (!rc && (s->green_re || s->green_im)) {
+        const ed_request q = {.what = ED_GREEN, .out = s->green_re, .out_im = s->green_im,
+                              .rows = s->rows, .n_rows = s->n_rows};
+        rc = ed_run(ws, n, &q);
+    }
+    if (!rc && s->dos) {
+        const ed_request q = {.what = ED_DOS, .out = s->dos};
+        rc = ed_run(ws, n, &q);
+    }
+    return rc;
 }
 
-int ed_ldos(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
-            double *const *out)
+int ed_occupation(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs, double mu,
+                  double T, const mcf_occupation *out)
 {
-    const ed_request q = {.what = ED_LDOS, .out = out, .rows = rows, .n_rows = n_rows};
-    return ed_run(ws, n, &q);
-}
-
-int ed_green(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
-             double *const *re, double *const *im)
-{
-    const ed_request q = {
-        .what = ED_GREEN, .out = re, .out_im = im, .rows = rows, .n_rows = n_rows};
-    return ed_run(ws, n, &q);
-}
-
-int ed_occupation(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
-                  double *density, double *energy)
-{
+    (void)b;
     (void)rngs;
+    const int dT = out && (out->ddensity || out->denergy);
+    const char *op = dT ? "occupation_dT" : "occupation";
+    if (!out || !out->ddensity != !out->denergy)
+        return mcf_fail(MCF_EINVAL, "ed: %s: an output array is NULL (the derivatives come in "
+                        "pairs)", op);
     if (!isfinite(mu))
-        return mcf_fail(MCF_EINVAL, "ed: occupation: chemical potential mu = %g must be finite",
+        return mcf_fail(MCF_EINVAL, "ed: %s: chemical potential mu = %g must be finite", op,
                         mu);
-    if (!(T >= 0.0))
-        return mcf_fail(MCF_EINVAL, "ed: occupation: temperature T = %g must be >= 0", T);
-    const ed_request q = {
-        .what = ED_OCC, .mu = mu, .T = T, .density = density, .energy = energy};
-    return ed_run(ws, n, &q);
-}
-
-int ed_occupation_dT(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
-                     double *density, double *energy, double *ddensity, double *denergy)
-{
-    (void)rngs;
-    if (!isfinite(mu))
-        return mcf_fail(MCF_EINVAL, "ed: occupation_dT: chemical potential mu = %g must be "
-                        "finite", mu);
-    if (!(T > 0.0) || !isfinite(T))
+    if (dT && (!(T > 0.0) || !isfinite(T)))
         return mcf_fail(MCF_EINVAL, "ed: occupation_dT: temperature T = %g must be a finite "
                         "number > 0 (the T = 0 step has no temperature derivative; use a small "
                         "T > 0)", T);
-    const ed_request q = {.what = ED_OCC_DT, .mu = mu, .T = T, .density = density,
-                          .energy = energy, .ddensity = ddensity, .denergy = denergy};
+    if (!(T >= 0.0))
+        return mcf_fail(MCF_EINVAL, "ed: occupation: temperature T = %g must be >= 0", T);
+    const ed_request q = {.what = dT ? ED_OCC_DT : ED_OCC, .mu = mu, .T = T,
+                          .density = out->density, .energy = out->energy,
+                          .ddensity = out->ddensity, .denergy = out->denergy};
     return ed_run(ws, n, &q);
 }
 
-int ed_delta_action(void *const *ws, size_t n, const mcf_local_change *const *changes,
-                    const double *T, const double *mu, double *dS)
-{
-    const ed_request q = {.what = ED_DELTA, .changes = changes, .Ts = T, .mus = mu, .dS = dS};
-    return ed_run(ws, n, &q);
-}
-
-int ed_change_action(void *const *ws, size_t n, const mcf_change *const *changes,
+int ed_change_action(mcf_batch *b, void *const *ws, size_t n, const mcf_change *const *changes,
                      const double *T, const double *mu, double *dS, double *err)
 {
+    (void)b;
     const ed_request q = {
         .what = ED_DELTA, .gchanges = changes, .Ts = T, .mus = mu, .dS = dS, .err = err};
     return ed_run(ws, n, &q);
 }
 
-int ed_action(void *const *ws, size_t n, size_t m, const double *T, const double *mu,
-              double *S, double *err)
+int ed_action(mcf_batch *b, void *const *ws, size_t n, size_t m, const double *T,
+              const double *mu, double *S, double *err)
 {
+    (void)b;
     const ed_request q = {
         .what = ED_ACTION, .m = m, .Ts = T, .mus = mu, .S = S, .err = err};
     return ed_run(ws, n, &q);

@@ -5,16 +5,16 @@
  *
  * Laziness.  A workspace remembers h->version of its last diagonalization (eigenvalues
  * only, or with eigenvectors) and diagonalizes again only when the version changed or
- * eigenvectors are needed for the first time; delta_action and action share that cache,
+ * eigenvectors are needed for the first time; change_action and action share that cache,
  * so calls for many changes of one H diagonalize H once and H' once per call, and action
  * diagonalizes nothing for a known version.  Before diagonalizing
  * it checks the Hamiltonian (mcf_hamiltonian_check), so a corrupted table is refused
  * instead of giving wrong numbers.  Like every op, it trusts h->version: a Hamiltonian
- * edited without a version bump is a stale cache (and delta_action would then pair the old
+ * edited without a version bump is a stale cache (and change_action would then pair the old
  * spectrum of H with the new H').  Memory: dim doubles of eigenvalues and, once the LDOS
  * or Green's functions were asked for, dim^2 doubles of |psi_k(r)|^2 per workspace; while
  * diagonalizing, 4 dim^2 doubles more (matrix and eigenvectors), freed at once.  The first
- * delta_action call allocates 2 dim^2 + dim doubles (the dense H', its eigenvalues) and
+ * change_action call allocates 2 dim^2 + dim doubles (the dense H', its eigenvalues) and
  * GSL's O(dim) eigenvalue workspaces, kept until destroy(), which the eigenvalue-only
  * diagonalizations of every op then reuse: later calls allocate nothing unless
  * eigenvectors are asked for.
@@ -138,7 +138,7 @@ int ed_diagonalize(ed_ws *w, int need_vec)
             return mcf_fail(MCF_ENOMEM, "ed: out of memory for the %zu x %zu eigenvector "
                             "weights", n, n);
     }
-    /* delta_action's kept scratch, when there is one, serves as the matrix */
+    /* change_action's kept scratch, when there is one, serves as the matrix */
     double *mat = w->dense ? w->dense : malloc(2 * n * n * sizeof *mat);
     double *vec = need_vec ? malloc(2 * n * n * sizeof *vec) : NULL;
     if (!mat || (need_vec && !vec)) {

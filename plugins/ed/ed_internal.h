@@ -29,7 +29,7 @@ typedef struct ed_ws {
     int has_val, has_vec;
     uint64_t val_version, vec_version;
     double *grid;             /* points energies, refreshed by every op */
-    double *dense;            /* 2 dim^2: scratch of delta_action (dense H'), lazy, kept */
+    double *dense;            /* 2 dim^2: scratch of change_action (dense H'), lazy, kept */
     double *eval2;            /* dim eigenvalues of H', ascending; lazy, with dense */
     gsl_eigen_herm_workspace *herm_ws; /* eigenvalue-only solvers' workspaces, with dense */
     gsl_eigen_symm_workspace *symm_ws;
@@ -75,31 +75,21 @@ int ed_occupation_one(ed_ws *w, double mu, double T, double *density, double *en
 int ed_occupation_dT_one(ed_ws *w, double mu, double T, double *density, double *energy,
                          double *ddensity, double *denergy);
 
-/* dS of the change lc (delta_action) or c (change_action; lc NULL), T and mu checked by
- * the caller. */
-int ed_delta_one(ed_ws *w, const mcf_local_change *lc, const mcf_change *c, double T,
-                 double mu, double *dS);
+/* dS of the change c (change_action), T and mu checked by the caller. */
+int ed_delta_one(ed_ws *w, const mcf_change *c, double T, double mu, double *dS);
 
 /* S_eff of the cached spectrum at m points (T, mu checked by the caller). */
 int ed_action_one(ed_ws *w, size_t m, const double *T, const double *mu, double *S,
                   double *err);
 
-/* ---- ed_batch.c: the fermion ops (mcf/fermion.h) ------------------------------------- */
+/* ---- ed_batch.c: the ops of ABI 2's table (mcf/fermion.h) ------------------------ */
 
-int ed_dos(void *const *ws, size_t n, mcf_rng *const *rngs, double *const *dos);
-int ed_ldos(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
-            double *const *out);
-int ed_green(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
-             double *const *re, double *const *im);
-int ed_occupation(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
-                  double *density, double *energy);
-int ed_occupation_dT(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
-                     double *density, double *energy, double *ddensity, double *denergy);
-int ed_delta_action(void *const *ws, size_t n, const mcf_local_change *const *changes,
-                    const double *T, const double *mu, double *dS);
-int ed_change_action(void *const *ws, size_t n, const mcf_change *const *changes,
+int ed_spectra(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs, mcf_spectra *s);
+int ed_occupation(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs, double mu,
+                  double T, const mcf_occupation *out);
+int ed_change_action(mcf_batch *b, void *const *ws, size_t n, const mcf_change *const *changes,
                      const double *T, const double *mu, double *dS, double *err);
-int ed_action(void *const *ws, size_t n, size_t m, const double *T, const double *mu,
-              double *S, double *err);
+int ed_action(mcf_batch *b, void *const *ws, size_t n, size_t m, const double *T,
+              const double *mu, double *S, double *err);
 
 #endif

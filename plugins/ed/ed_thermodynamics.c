@@ -12,7 +12,7 @@
  * summed over the levels as G and E G and divided by T dim at the end.  T > 0 (checked by
  * the caller).
  *
- * Action (action).  From the cached eigenvalues (the cache of dos/delta_action: no new
+ * Action (action).  From the cached eigenvalues (the cache of dos/change_action: no new
  * diagonalization for a known h->version), for m points (T, mu) per workspace:
  * S = -sum_k softplus(y_k), y_k = (mu - eps_k) / T, softplus(y) = log(1 + e^y) evaluated as
  * max(y, 0) + log1p(exp(-|y|)) (no overflow for any T > 0), added with Neumaier's
@@ -20,7 +20,7 @@
  * eigensolver's (see below: ~3e-15 ||H|| per level, times the occupied levels / T) and
  * rounding.  T, mu and the arrays are checked before any work, naming workspace and point.
  *
- * Action differences (delta_action).  The action is a sum over every level, not per state.
+ * Action differences (change_action).  The action is a sum over every level, not per state.
  * The eigenvalues of H come from the cache (ed_diagonalize.c); those of H' = H + Delta are
  * computed (eigenvalues only) from the dense H (mcf_hamiltonian_dense) plus the dense change
  * (mcf_change_add_dense; change_action takes any finite-rank change of mcf/change.h, whose
@@ -126,7 +126,7 @@ static double ed_log1p_exp_neg(double y)
     return log1p(exp(-y));
 }
 
-/* The kept scratch of delta_action: dense H', its eigenvalues, GSL's workspaces. */
+/* The kept scratch of change_action: dense H', its eigenvalues, GSL's workspaces. */
 static int ed_delta_scratch(ed_ws *w)
 {
     if (w->dense)
@@ -140,7 +140,7 @@ static int ed_delta_scratch(ed_ws *w)
         w->symm_ws = gsl_eigen_symm_alloc(n);
     if (!dense || !w->eval2 || !w->herm_ws || !w->symm_ws) {
         free(dense);
-        return mcf_fail(MCF_ENOMEM, "ed: delta_action: out of memory for the dense %zu x %zu "
+        return mcf_fail(MCF_ENOMEM, "ed: change_action: out of memory for the dense %zu x %zu "
                         "matrix H + Delta (%zu MiB per workspace)", n, n,
                         (2 * n * n * sizeof *dense) >> 20);
     }
@@ -148,8 +148,7 @@ static int ed_delta_scratch(ed_ws *w)
     return MCF_OK;
 }
 
-int ed_delta_one(ed_ws *w, const mcf_local_change *lc, const mcf_change *c, double T,
-                 double mu, double *dS)
+int ed_delta_one(ed_ws *w, const mcf_change *c, double T, double mu, double *dS)
 {
     int rc = ed_delta_scratch(w);
     if (rc || (rc = ed_diagonalize(w, 0))) /* H: cached by version */
@@ -157,10 +156,7 @@ int ed_delta_one(ed_ws *w, const mcf_local_change *lc, const mcf_change *c, doub
     const size_t n = w->dim;
     double *m = w->dense;
     mcf_hamiltonian_dense(w->h, m);
-    if (c)
-        mcf_change_add_dense(c, n, m);
-    else
-        mcf_local_change_add_dense(lc, n, m);
+    mcf_change_add_dense(c, n, m);
     /* H' is Hermitian: its diagonal is real (see the top of this file); the solvers read
      * the lower triangle, so that decides whether the real one applies */
     int real = 1;
@@ -172,11 +168,11 @@ int ed_delta_one(ed_ws *w, const mcf_local_change *lc, const mcf_change *c, doub
     const int status = real ? ed_eigen_real(m, NULL, n, w->eval2, NULL, w->symm_ws)
                             : ed_eigen_complex(m, NULL, n, w->eval2, NULL, w->herm_ws);
     if (status)
-        return mcf_fail(MCF_EINTERNAL, "ed: delta_action: the GSL eigensolver failed for H + "
+        return mcf_fail(MCF_EINTERNAL, "ed: change_action: the GSL eigensolver failed for H + "
                         "Delta of dimension %zu: %s", n, gsl_strerror(status));
     for (size_t k = 0; k < n; k++)
         if (!isfinite(w->eval2[k]))
-            return mcf_fail(MCF_EINVAL, "ed: delta_action: eigenvalue %zu of H + Delta is not "
+            return mcf_fail(MCF_EINVAL, "ed: change_action: eigenvalue %zu of H + Delta is not "
                             "finite (%g): the change's amplitudes are too large", k,
                             w->eval2[k]);
     /* sum_k [L(x_k) - L(x'_k)], both spectra ascending, compensated (Neumaier) */
@@ -194,7 +190,7 @@ int ed_delta_one(ed_ws *w, const mcf_local_change *lc, const mcf_change *c, doub
         double shift = 0.0;
         for (size_t k = 0; k < n; k++)
             shift = fmax(shift, fabs(w->eval2[k] - w->eval[k]));
-        return mcf_fail(MCF_EINVAL, "ed: delta_action: the action difference overflows: the "
+        return mcf_fail(MCF_EINVAL, "ed: change_action: the action difference overflows: the "
                         "change moves a level by up to %g, and that divided by T = %g exceeds "
                         "the double range; use a larger T", shift, T);
     }

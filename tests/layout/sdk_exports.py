@@ -12,6 +12,9 @@ library.  Fails (exit 1), naming each offender, when
       are not ours);
   (c) a function declared with MCF_API is not exported (a declaration without a definition,
       or a definition that lost its visibility).
+A function that a header renames for ABI 2 (`#define mcf_fermion_bind mcf_fermion_bind_v2`,
+seen by a source with MCF_WANT_ABI 2) is declared under both names: (b) accepts and (c)
+wants both symbols.
 `--list HEADER...` prints the declarations found (name, MCF_API or not), for a look.
 """
 import os
@@ -119,6 +122,16 @@ def classify(stmt):
     return name, "MCF_API" in words
 
 
+def renames(path):
+    """{name: alias} of the headers' `#define name alias` lines (ABI 2's _v2 symbols)."""
+    out = {}
+    for ln in open(path, encoding="utf-8"):
+        m = re.match(r"\s*#\s*define\s+(mcf_\w+)\s+(mcf_\w+_v2)\s*$", ln)
+        if m:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
 def exported(lib, nm):
     out = subprocess.run([nm, "-D", "--defined-only", lib], check=True,
                          capture_output=True, text=True).stdout
@@ -145,9 +158,14 @@ def main(argv):
     headers = sorted(os.path.join(hdir, f) for f in os.listdir(hdir) if f.endswith(".h"))
     fail = 0
     declared = {}
+    alias = {}
+    for h in headers:
+        alias.update(renames(h))
     for h in headers:
         for name, line, api in declarations(h):
             declared[name] = api
+            if name in alias:
+                declared[alias[name]] = api
             if not api:
                 print(f"FAIL (a): {h}:{line}: {name} is declared without MCF_API")
                 fail = 1

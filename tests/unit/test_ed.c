@@ -145,13 +145,12 @@ static double trapezoid(const double *E, const double *y, size_t n)
 
 /* ---- the tests --------------------------------------------------------------------- */
 
-static const mcf_fermion_ops *ops;
 static const mcf_plugin_info *info;
 
 static void *workspace(test_params *tp, const mcf_hamiltonian *h)
 {
     void *ws = NULL;
-    int rc = ops->create(&tp->p, h, &ws);
+    int rc = tev_create(info, &tp->p, h, &ws);
     CHECK(rc == MCF_OK && ws, "create: %s", mcf_last_error());
     return ws;
 }
@@ -166,10 +165,10 @@ static void test_chain(void)
     void *ws = workspace(tp, h);
     if (!ws)
         return;
-    const size_t P = ops->energy_points(ws);
+    const size_t P = tev_energy_points(info, ws);
     CHECK(P == 4001, "energy_points %zu", P);
     double *E = malloc(P * sizeof *E), *dos = malloc(P * sizeof *dos);
-    CHECK(ops->energies(ws, E) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_energies(info, ws, E) == MCF_OK, "%s", mcf_last_error());
     int asc = 1;
     for (size_t e = 0; e + 1 < P; e++)
         asc &= E[e] < E[e + 1];
@@ -184,7 +183,7 @@ static void test_chain(void)
 
     double *const outs[1] = {dos};
     void *const wss[1] = {ws};
-    CHECK(ops->dos(wss, 1, NULL, outs) == MCF_OK, "dos: %s", mcf_last_error());
+    CHECK(tev_dos(info, wss, 1, NULL, outs) == MCF_OK, "dos: %s", mcf_last_error());
     double err = 0.0;
     for (size_t e = 0; e < P; e++) {
         double s = 0.0;
@@ -210,16 +209,16 @@ static void test_chain(void)
     /* with bounds 12 sigma beyond the band, the grid holds all of every Gaussian */
     CHECK(mcf_hamiltonian_fix_bounds(h, -2.0 * t - 12 * sigma, 2.0 * t + 12 * sigma) == MCF_OK,
           "%s", mcf_last_error());
-    CHECK(ops->energies(ws, E) == MCF_OK && E[0] == -2.0 * t - 12 * sigma, "grid follows fixed "
+    CHECK(tev_energies(info, ws, E) == MCF_OK && E[0] == -2.0 * t - 12 * sigma, "grid follows fixed "
           "bounds: E0 %g", E[0]);
-    CHECK(ops->dos(wss, 1, NULL, outs) == MCF_OK, "dos: %s", mcf_last_error());
+    CHECK(tev_dos(info, wss, 1, NULL, outs) == MCF_OK, "dos: %s", mcf_last_error());
     const double full = trapezoid(E, dos, P);
     CHECK(fabs(full - 1.0) < 1e-9, "DOS integral with covered tails %.15g", full);
     printf("chain N = %zu: DOS integral with tails covered = %.15f\n", N, full);
 
     /* occupations: T = 0 exactly, T > 0 against the Fermi sum over analytic levels */
     double dens, en;
-    CHECK(ops->occupation(wss, 1, NULL, 0.0, 0.0, &dens, &en) == MCF_OK, "%s",
+    CHECK(tev_occupation(info, wss, 1, NULL, 0.0, 0.0, &dens, &en) == MCF_OK, "%s",
           mcf_last_error());
     size_t below = 0;
     double eband = 0.0;
@@ -238,7 +237,7 @@ static void test_chain(void)
     double worst = 0.0;
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) {
-            CHECK(ops->occupation(wss, 1, NULL, mus[a], Ts[b], &dens, &en) == MCF_OK, "%s",
+            CHECK(tev_occupation(info, wss, 1, NULL, mus[a], Ts[b], &dens, &en) == MCF_OK, "%s",
                   mcf_last_error());
             double sn = 0.0, se = 0.0;
             for (size_t k = 0; k < N; k++) {
@@ -250,15 +249,15 @@ static void test_chain(void)
         }
     CHECK(worst < 1e-13, "T > 0 occupations: max error %.3g", worst);
     /* huge |E - mu| / T: no overflow, the step */
-    CHECK(ops->occupation(wss, 1, NULL, 0.0, 1e-300, &dens, &en) == MCF_OK &&
+    CHECK(tev_occupation(info, wss, 1, NULL, 0.0, 1e-300, &dens, &en) == MCF_OK &&
               dens == (double)below / (double)N && isfinite(en),
           "T = 1e-300: density %.17g", dens);
-    CHECK(ops->occupation(wss, 1, NULL, 0.0, -1.0, &dens, &en) == MCF_EINVAL &&
+    CHECK(tev_occupation(info, wss, 1, NULL, 0.0, -1.0, &dens, &en) == MCF_EINVAL &&
               contains(mcf_last_error(), "T = -1"),
           "T < 0: %s", mcf_last_error());
-    CHECK(ops->occupation(wss, 1, NULL, NAN, 1.0, &dens, &en) == MCF_EINVAL, "mu NaN accepted");
+    CHECK(tev_occupation(info, wss, 1, NULL, NAN, 1.0, &dens, &en) == MCF_EINVAL, "mu NaN accepted");
 
-    ops->destroy(ws);
+    tev_destroy(info, ws);
     free(E);
     free(dos);
     test_params_free(tp);
@@ -279,21 +278,21 @@ static void test_rows(mcf_hamiltonian *h, const char *what)
     void *ws = workspace(tp, h);
     if (!ws)
         return;
-    const size_t n = h->dim, P = ops->energy_points(ws);
+    const size_t n = h->dim, P = tev_energy_points(info, ws);
     double *E = malloc(P * sizeof *E), *dos = malloc(P * sizeof *dos);
     double *ldos = malloc(n * P * sizeof *ldos);
     double *gre = malloc(n * P * sizeof *gre), *gim = malloc(n * P * sizeof *gim);
     size_t *rows = malloc(n * sizeof *rows);
     for (size_t r = 0; r < n; r++)
         rows[r] = r;
-    ops->energies(ws, E);
+    tev_energies(info, ws, E);
     void *const wss[1] = {ws};
     const size_t *const rl[1] = {rows};
     double *const o1[1] = {dos}, *const o2[1] = {ldos}, *const ore[1] = {gre},
                   *const oim[1] = {gim};
-    CHECK(ops->dos(wss, 1, NULL, o1) == MCF_OK, "%s", mcf_last_error());
-    CHECK(ops->ldos(wss, 1, rl, n, o2) == MCF_OK, "%s", mcf_last_error());
-    CHECK(ops->green(wss, 1, rl, n, ore, oim) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_dos(info, wss, 1, NULL, o1) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_ldos(info, wss, 1, rl, n, o2) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_green(info, wss, 1, rl, n, ore, oim) == MCF_OK, "%s", mcf_last_error());
 
     double worst_norm = 0.0, worst_avg = 0.0;
     for (size_t r = 0; r < n; r++)
@@ -339,10 +338,10 @@ static void test_rows(mcf_hamiltonian *h, const char *what)
     /* bad rows */
     size_t bad[2] = {0, n};
     const size_t *const bl[1] = {bad};
-    int rc = ops->ldos(wss, 1, bl, 2, o2);
+    int rc = tev_ldos(info, wss, 1, bl, 2, o2);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "out of range"), "row %zu: %s", n,
           mcf_last_error());
-    rc = ops->green(wss, 1, bl, 2, ore, oim);
+    rc = tev_green(info, wss, 1, bl, 2, ore, oim);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "out of range"), "green row %zu: %s",
           n, mcf_last_error());
     free(eval);
@@ -353,7 +352,7 @@ static void test_rows(mcf_hamiltonian *h, const char *what)
     free(gre);
     free(gim);
     free(rows);
-    ops->destroy(ws);
+    tev_destroy(info, ws);
     test_params_free(tp);
 }
 
@@ -377,15 +376,15 @@ static void test_batch(void)
         ib[k] = calloc(600, sizeof(double));
     }
     for (int k = 0; k < 3; k++) {
-        CHECK(ops->dos(&ws[k], 1, NULL, &single[k]) == MCF_OK, "%s", mcf_last_error());
-        CHECK(ops->green(&ws[k], 1, &rl[k], 2, &gs[k], &is[k]) == MCF_OK, "%s",
+        CHECK(tev_dos(info, &ws[k], 1, NULL, &single[k]) == MCF_OK, "%s", mcf_last_error());
+        CHECK(tev_green(info, &ws[k], 1, &rl[k], 2, &gs[k], &is[k]) == MCF_OK, "%s",
               mcf_last_error());
-        CHECK(ops->occupation(&ws[k], 1, NULL, 0.1, 0.2, &dens_s[k], &en_s[k]) == MCF_OK,
+        CHECK(tev_occupation(info, &ws[k], 1, NULL, 0.1, 0.2, &dens_s[k], &en_s[k]) == MCF_OK,
               "%s", mcf_last_error());
     }
-    CHECK(ops->dos(ws, 3, NULL, batch) == MCF_OK, "%s", mcf_last_error());
-    CHECK(ops->green(ws, 3, rl, 2, gb, ib) == MCF_OK, "%s", mcf_last_error());
-    CHECK(ops->occupation(ws, 3, NULL, 0.1, 0.2, dens_b, en_b) == MCF_OK, "%s",
+    CHECK(tev_dos(info, ws, 3, NULL, batch) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_green(info, ws, 3, rl, 2, gb, ib) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_occupation(info, ws, 3, NULL, 0.1, 0.2, dens_b, en_b) == MCF_OK, "%s",
           mcf_last_error());
     for (int k = 0; k < 3; k++) {
         CHECK(!memcmp(single[k], batch[k], 300 * sizeof(double)), "batch DOS %d differs", k);
@@ -396,15 +395,15 @@ static void test_batch(void)
     }
     /* an error in one workspace of a batch is reported with its index */
     rows[1][0] = 14; /* dim of hs[1] is 14 */
-    int rc = ops->ldos(ws, 3, rl, 2, gb);
+    int rc = tev_ldos(info, ws, 3, rl, 2, gb);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "row 14") &&
               contains(mcf_last_error(), "workspace 1 of 3"),
           "batch error: %s", mcf_last_error());
     void *const nulls[2] = {ws[0], NULL};
-    CHECK(ops->dos(nulls, 2, NULL, batch) == MCF_EINVAL, "NULL workspace accepted");
-    CHECK(ops->dos(ws, 0, NULL, NULL) == MCF_OK, "an empty batch is fine");
+    CHECK(tev_dos(info, nulls, 2, NULL, batch) == MCF_EINVAL, "NULL workspace accepted");
+    CHECK(tev_dos(info, ws, 0, NULL, NULL) == MCF_OK, "an empty batch is fine");
     for (int k = 0; k < 3; k++) {
-        ops->destroy(ws[k]);
+        tev_destroy(info, ws[k]);
         free(single[k]);
         free(batch[k]);
         free(gs[k]);
@@ -422,7 +421,7 @@ static void test_max_dim(void)
     mcf_hamiltonian *h = chain(20, 1.0);
     test_params *tp = make_params(info, "max_dim", "16", NULL);
     void *ws = NULL;
-    int rc = ops->create(&tp->p, h, &ws);
+    int rc = tev_create(info, &tp->p, h, &ws);
     CHECK(rc == MCF_EINVAL && !ws && contains(mcf_last_error(), "dimension 20") &&
               contains(mcf_last_error(), "max_dim = 16"),
           "dim 20 > max_dim 16: rc %d, %s", rc, mcf_last_error());
@@ -432,7 +431,7 @@ static void test_max_dim(void)
     /* the default limit, 4096 */
     CHECK(mcf_hamiltonian_create(4097, 1, 1, &h) == MCF_OK, "%s", mcf_last_error());
     tp = make_params(info, NULL);
-    rc = ops->create(&tp->p, h, &ws);
+    rc = tev_create(info, &tp->p, h, &ws);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "dimension 4097") &&
               contains(mcf_last_error(), "max_dim = 4096"),
           "dim 4097 with defaults: %s", mcf_last_error());
@@ -440,10 +439,10 @@ static void test_max_dim(void)
     /* exactly max_dim is fine */
     h = chain(16, 1.0);
     test_params *tq = make_params(info, "max_dim", "16", NULL);
-    rc = ops->create(&tq->p, h, &ws);
+    rc = tev_create(info, &tq->p, h, &ws);
     CHECK(rc == MCF_OK, "dim 16 = max_dim: %s", mcf_last_error());
     if (!rc)
-        ops->destroy(ws);
+        tev_destroy(info, ws);
     mcf_hamiltonian_destroy(h);
     test_params_free(tp);
     test_params_free(tq);
@@ -481,22 +480,22 @@ static void test_changes(void)
     size_t row0 = 0;
     const size_t *const rl[1] = {&row0};
     double d0, e0, d1, e1;
-    ops->energies(ws, E);
-    CHECK(ops->dos(wss, 1, NULL, oa) == MCF_OK, "%s", mcf_last_error());
-    CHECK(ops->occupation(wss, 1, NULL, 0.0, 0.0, &d0, &e0) == MCF_OK, "%s", mcf_last_error());
+    tev_energies(info, ws, E);
+    CHECK(tev_dos(info, wss, 1, NULL, oa) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_occupation(info, wss, 1, NULL, 0.0, 0.0, &d0, &e0) == MCF_OK, "%s", mcf_last_error());
 
     /* a change behind the workspace's back (no version bump) is not seen: cached */
     for (size_t r = 0; r < N; r++)
         h->onsite[r] = 0.5;
-    CHECK(ops->dos(wss, 1, NULL, ob) == MCF_OK && !memcmp(a, b, sizeof a),
+    CHECK(tev_dos(info, wss, 1, NULL, ob) == MCF_OK && !memcmp(a, b, sizeof a),
           "without a version bump the DOS was recomputed");
-    CHECK(ops->occupation(wss, 1, NULL, 0.0, 0.0, &d1, &e1) == MCF_OK && d1 == d0 && e1 == e0,
+    CHECK(tev_occupation(info, wss, 1, NULL, 0.0, 0.0, &d1, &e1) == MCF_OK && d1 == d0 && e1 == e0,
           "without a version bump the occupation was recomputed");
 
     /* through the API: every level moves up by 0.5 */
     for (size_t r = 0; r < N; r++)
         CHECK(mcf_hamiltonian_set_onsite(h, r, 0.5) == MCF_OK, "%s", mcf_last_error());
-    CHECK(ops->dos(wss, 1, NULL, oc) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_dos(info, wss, 1, NULL, oc) == MCF_OK, "%s", mcf_last_error());
     double err = 0.0;
     size_t below = 0;
     double eband = 0.0, lev[12];
@@ -514,7 +513,7 @@ static void test_changes(void)
         err = fmax(err, fabs(c[e] - s / (double)N));
     }
     CHECK(err < 1e-11, "shifted chain: DOS error %.3g", err);
-    CHECK(ops->occupation(wss, 1, NULL, 0.0, 0.0, &d1, &e1) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_occupation(info, wss, 1, NULL, 0.0, 0.0, &d1, &e1) == MCF_OK, "%s", mcf_last_error());
     CHECK(d1 == (double)below / (double)N && fabs(e1 - eband / (double)N) < 1e-14,
           "shifted chain: density %g (expected %zu/%zu), energy %.17g (expected %.17g)", d1,
           below, N, e1, eband / (double)N);
@@ -523,7 +522,7 @@ static void test_changes(void)
     /* a new hopping: compare the Green's function with our own decomposition */
     CHECK(mcf_hamiltonian_set(h, 0, 6, 0.3, -0.4) == MCF_OK, "%s", mcf_last_error());
     CHECK(mcf_hamiltonian_set(h, 0, 1, -1.2, 0.1) == MCF_OK, "%s", mcf_last_error());
-    CHECK(ops->green(wss, 1, rl, 1, ore, oim) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_green(info, wss, 1, rl, 1, ore, oim) == MCF_OK, "%s", mcf_last_error());
     double eval[12], w[144];
     eigen(h, eval, w);
     err = 0.0;
@@ -539,8 +538,8 @@ static void test_changes(void)
     CHECK(err < 1e-10, "after set(): Green's function error %.3g", err);
     /* eigenvalues only first, then eigenvectors of the same version */
     CHECK(mcf_hamiltonian_set(h, 3, 9, 0.2, 0.0) == MCF_OK, "%s", mcf_last_error());
-    CHECK(ops->occupation(wss, 1, NULL, 0.0, 0.0, &d1, &e1) == MCF_OK, "%s", mcf_last_error());
-    CHECK(ops->green(wss, 1, rl, 1, ore, oim) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_occupation(info, wss, 1, NULL, 0.0, 0.0, &d1, &e1) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_green(info, wss, 1, rl, 1, ore, oim) == MCF_OK, "%s", mcf_last_error());
     eigen(h, eval, w);
     err = 0.0;
     double sn = 0.0;
@@ -561,13 +560,13 @@ static void test_changes(void)
     const double keep = h->hop_im[0];
     h->hop_im[0] += 1.0;
     h->version++;
-    int rc = ops->dos(wss, 1, NULL, oa);
+    int rc = tev_dos(info, wss, 1, NULL, oa);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "Hermitian"), "corrupt H: %s",
           mcf_last_error());
     h->hop_im[0] = keep;
     h->version++;
-    CHECK(ops->dos(wss, 1, NULL, oa) == MCF_OK, "repaired: %s", mcf_last_error());
-    ops->destroy(ws);
+    CHECK(tev_dos(info, wss, 1, NULL, oa) == MCF_OK, "repaired: %s", mcf_last_error());
+    tev_destroy(info, ws);
     test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
@@ -583,12 +582,12 @@ static void test_degenerate(void)
     void *ws = workspace(tp, h);
     double E[101], d[101];
     double *const o[1] = {d};
-    ops->energies(ws, E);
+    tev_energies(info, ws, E);
     CHECK(E[0] < 1.5 && E[100] > 1.5 && fabs(E[50] - 1.5) < 1e-14, "degenerate grid [%g, %g]",
           E[0], E[100]);
-    CHECK(ops->dos(&ws, 1, NULL, o) == MCF_OK && fabs(d[50] - gauss(0.0, 0.1)) < 1e-12,
+    CHECK(tev_dos(info, &ws, 1, NULL, o) == MCF_OK && fabs(d[50] - gauss(0.0, 0.1)) < 1e-12,
           "degenerate DOS peak %g", d[50]);
-    ops->destroy(ws);
+    tev_destroy(info, ws);
     test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
@@ -711,7 +710,7 @@ static int delta1(void *ws, const mcf_local_change *c, double T, double mu, doub
 {
     void *const wss[1] = {ws};
     const mcf_local_change *const cs[1] = {c};
-    return ops->delta_action(wss, 1, cs, &T, &mu, dS);
+    return tev_delta_action(info, wss, 1, cs, &T, &mu, dS);
 }
 
 /* (f) random changes against eigenvalues computed here.  Both sides carry the eigensolvers'
@@ -780,9 +779,9 @@ static void test_delta_random(void)
         scale = fmax(fabs(ref), fro / T);
         CHECK(fabs(dS - ref) < 1e-10 * scale, "after a version bump: dS %.17g, reference "
               "%.17g", dS, ref);
-        /* the other ops, now diagonalizing in delta_action's scratch, are unaffected */
+        /* the other ops, now diagonalizing in change_action's scratch, are unaffected */
         double dens, en, sn = 0.0;
-        CHECK(ops->occupation(&ws, 1, NULL, mu, T, &dens, &en) == MCF_OK, "%s",
+        CHECK(tev_occupation(info, &ws, 1, NULL, mu, T, &dens, &en) == MCF_OK, "%s",
               mcf_last_error());
         for (size_t k = 0; k < n; k++)
             sn += 1.0 / (1.0 + exp((eval_new[k] - mu) / T));
@@ -792,7 +791,7 @@ static void test_delta_random(void)
         free(eval);
         free(dense0);
         free(dense1);
-        ops->destroy(ws);
+        tev_destroy(info, ws);
         mcf_hamiltonian_destroy(h);
     }
     CHECK(min_fro >= 0.1, "a change with ||Delta||_F = %g: the tolerance assumes >= 0.1",
@@ -856,7 +855,7 @@ static void test_delta_level(void)
                "form %.15g)\n", e, cs[k].delta, cs[k].T, cs[k].mu, dS, want);
     }
     printf("isolated level: max relative error %.3g\n", worst);
-    ops->destroy(ws);
+    tev_destroy(info, ws);
     test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
@@ -906,7 +905,7 @@ static void test_delta_cold(void)
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "overflows"), "T = 1e-310: rc %d, %s",
           rc, mcf_last_error());
     printf("refused: %s\n", mcf_last_error());
-    ops->destroy(ws);
+    tev_destroy(info, ws);
     test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
@@ -957,20 +956,23 @@ static void test_delta_refusals(void)
     rc = delta1(ws, &c, 1.0, 0.0, &dS);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "rank 3"), "rank 3: rc %d, %s", rc,
           mcf_last_error());
-    /* NULL arrays and changes */
+    /* NULL arrays and changes (ABI 2 takes every change as an mcf_change) */
     void *const wss[1] = {ws};
-    const mcf_local_change *const none[1] = {NULL};
+    const mcf_change *const none[1] = {NULL};
+    mcf_change whole;
+    CHECK(mcf_change_from_local(&good, &whole) == MCF_OK, "%s", mcf_last_error());
     const double T = 1.0, mu = 0.0;
-    rc = ops->delta_action(wss, 1, none, &T, &mu, &dS);
+    rc = tev_change_action(info, wss, 1, none, &T, &mu, &dS, NULL);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "NULL"), "NULL change: %s",
           mcf_last_error());
-    rc = ops->delta_action(wss, 1, NULL, &T, &mu, &dS);
+    rc = tev_change_action(info, wss, 1, NULL, &T, &mu, &dS, NULL);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "change array is NULL"),
           "NULL change array: %s", mcf_last_error());
-    rc = ops->delta_action(wss, 1, (const mcf_local_change *const[]){&good}, &T, &mu, NULL);
+    rc = tev_change_action(info, wss, 1, (const mcf_change *const[]){&whole}, &T, &mu, NULL,
+                           NULL);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "dS array is NULL"),
           "NULL dS array: %s", mcf_last_error());
-    ops->destroy(ws);
+    tev_destroy(info, ws);
     test_params_free(tp);
     mcf_hamiltonian_destroy(h);
 }
@@ -995,8 +997,8 @@ static void test_delta_batch(void)
         cl[k] = &c[k];
         CHECK(delta1(a[k], &c[k], T[k], mu[k], &single[k]) == MCF_OK, "%s", mcf_last_error());
     }
-    CHECK(ops->delta_action(b, 3, cl, T, mu, batch) == MCF_OK, "%s", mcf_last_error());
-    CHECK(ops->delta_action(a, 3, cl, T, mu, again) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_delta_action(info, b, 3, cl, T, mu, batch) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_delta_action(info, a, 3, cl, T, mu, again) == MCF_OK, "%s", mcf_last_error());
     for (int k = 0; k < 3; k++) {
         CHECK(!memcmp(&single[k], &batch[k], sizeof(double)) &&
                   !memcmp(&single[k], &again[k], sizeof(double)),
@@ -1007,13 +1009,14 @@ static void test_delta_batch(void)
     }
     /* an error in one workspace names it */
     const double Tbad[3] = {0.1, 0.7, -1.0};
-    int rc = ops->delta_action(b, 3, cl, Tbad, mu, batch);
+    int rc = tev_delta_action(info, b, 3, cl, Tbad, mu, batch);
     CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "workspace 2 of 3"),
           "batch with T < 0 in workspace 2: %s", mcf_last_error());
-    CHECK(ops->delta_action(b, 0, NULL, NULL, NULL, NULL) == MCF_OK, "an empty batch is fine");
+    CHECK(tev_change_action(info, b, 0, NULL, NULL, NULL, NULL, NULL) == MCF_OK,
+          "an empty batch is fine");
     for (int k = 0; k < 3; k++) {
-        ops->destroy(a[k]);
-        ops->destroy(b[k]);
+        tev_destroy(info, a[k]);
+        tev_destroy(info, b[k]);
         mcf_hamiltonian_destroy(hs[k]);
     }
     test_params_free(tp);
@@ -1031,7 +1034,7 @@ static double dfdT(double E, double mu, double T)
 static int occ_dT1(void *ws, double mu, double T, double *v)
 {
     void *const w[1] = {ws};
-    return ops->occupation_dT(w, 1, NULL, mu, T, v, v + 1, v + 2, v + 3);
+    return tev_occupation_dT(info, w, 1, NULL, mu, T, v, v + 1, v + 2, v + 3);
 }
 
 static void test_occupation_dT(void)
@@ -1049,13 +1052,13 @@ static void test_occupation_dT(void)
             for (int b = 0; b < 3; b++) {
                 double v[4], n, e;
                 CHECK(occ_dT1(ws[k], mus[a], Ts[b], v) == MCF_OK &&
-                          ops->occupation(&ws[k], 1, NULL, mus[a], Ts[b], &n, &e) == MCF_OK,
+                          tev_occupation(info, &ws[k], 1, NULL, mus[a], Ts[b], &n, &e) == MCF_OK,
                       "%s", mcf_last_error());
                 same &= !memcmp(&n, v, sizeof n) && !memcmp(&e, v + 1, sizeof e);
             }
     CHECK(same, "occupation_dT's density or energy differs from occupation()'s");
     double bn[3], be[3], bdn[3], bde[3];
-    CHECK(ops->occupation_dT(ws, 3, NULL, 0.1, 0.2, bn, be, bdn, bde) == MCF_OK, "%s",
+    CHECK(tev_occupation_dT(info, ws, 3, NULL, 0.1, 0.2, bn, be, bdn, bde) == MCF_OK, "%s",
           mcf_last_error());
     for (int k = 0; k < 3; k++) {
         double v[4];
@@ -1104,8 +1107,8 @@ static void test_occupation_dT(void)
         double v[4], vp[4], vm[4], np, ep, nm, em;
         CHECK(occ_dT1(ws[1], mu, T, v) == MCF_OK && occ_dT1(ws[1], mu, T + k2, vp) == MCF_OK &&
                   occ_dT1(ws[1], mu, T - k2, vm) == MCF_OK &&
-                  ops->occupation(&ws[1], 1, NULL, mu, T + h, &np, &ep) == MCF_OK &&
-                  ops->occupation(&ws[1], 1, NULL, mu, T - h, &nm, &em) == MCF_OK,
+                  tev_occupation(info, &ws[1], 1, NULL, mu, T + h, &np, &ep) == MCF_OK &&
+                  tev_occupation(info, &ws[1], 1, NULL, mu, T - h, &nm, &em) == MCF_OK,
               "%s", mcf_last_error());
         double lo, hi;
         mcf_hamiltonian_bounds(hs[1], &lo, &hi);
@@ -1143,17 +1146,17 @@ static void test_occupation_dT(void)
     CHECK(occ_dT1(ws[0], NAN, 0.1, v) == MCF_EINVAL && contains(mcf_last_error(), "mu"),
           "mu = NaN: %s", mcf_last_error());
     void *const w0[1] = {ws[0]};
-    CHECK(ops->occupation_dT(w0, 1, NULL, 0.0, 0.1, v, v + 1, NULL, v + 3) == MCF_EINVAL,
+    CHECK(tev_occupation_dT(info, w0, 1, NULL, 0.0, 0.1, v, v + 1, NULL, v + 3) == MCF_EINVAL,
           "a NULL output array accepted");
-    CHECK(ops->occupation_dT(w0, 0, NULL, 0.0, 0.1, NULL, NULL, NULL, NULL) == MCF_OK,
+    CHECK(tev_occupation_dT(info, w0, 0, NULL, 0.0, 0.1, NULL, NULL, NULL, NULL) == MCF_OK,
           "an empty batch is fine");
     occ_dT1(ws[0], 0.0, 0.0, v);
     printf("occupation_dT at T = 0: %s\n", mcf_last_error());
 
-    ops->destroy(w2);
+    tev_destroy(info, w2);
     mcf_hamiltonian_destroy(h2);
     for (int k = 0; k < 3; k++) {
-        ops->destroy(ws[k]);
+        tev_destroy(info, ws[k]);
         mcf_hamiltonian_destroy(hs[k]);
     }
     test_params_free(tp);
@@ -1167,13 +1170,14 @@ int main(void)
     if (rc)
         return check_exit();
     info = p->info;
-    ops = info->ops;
-    CHECK(ops->struct_size >= offsetof(mcf_fermion_ops, occupation) + sizeof ops->occupation,
-          "ops struct_size %u", ops->struct_size);
-    const int has_delta = ops->struct_size >= offsetof(mcf_fermion_ops, delta_action) +
-                                                  sizeof ops->delta_action &&
-                          ops->delta_action;
-    CHECK(has_delta, "ops struct_size %u: no delta_action", ops->struct_size);
+    const unsigned want = MCF_PROVIDES_CHANGE_ACTION | MCF_PROVIDES_OCCUPATION |
+                          MCF_PROVIDES_DOS | MCF_PROVIDES_LDOS | MCF_PROVIDES_GREEN |
+                          MCF_PROVIDES_ACTION | MCF_PROVIDES_OCCUPATION_DT;
+    CHECK(info->abi_version == MCF_ABI_2 &&
+              ((const mcf_fermion_evaluator *)info->ops)->provides == want,
+          "ed: ABI %u, provides 0x%x (want ABI 2, 0x%x: no moments)", info->abi_version,
+          info->abi_version == MCF_ABI_2 ? ((const mcf_fermion_evaluator *)info->ops)->provides
+                                         : 0u, want);
     CHECK(info->kind == MCF_PLUGIN_FERMION_EVALUATOR && !strcmp(info->name, "ed"),
           "descriptor kind %d name %s", (int)info->kind, info->name);
 
@@ -1188,17 +1192,12 @@ int main(void)
     test_max_dim();
     test_changes();
     test_degenerate();
-    const int has_dT = MCF_HAS(mcf_fermion_ops, ops, occupation_dT);
-    CHECK(has_dT, "ops struct_size %u: no occupation_dT", ops->struct_size);
-    if (has_dT)
-        test_occupation_dT();
-    if (has_delta) {
-        test_delta_random();
-        test_delta_level();
-        test_delta_cold();
-        test_delta_refusals();
-        test_delta_batch();
-    }
+    test_occupation_dT();
+    test_delta_random();
+    test_delta_level();
+    test_delta_cold();
+    test_delta_refusals();
+    test_delta_batch();
     mcfe_plugin_close(p);
     return check_exit();
 }

@@ -235,7 +235,9 @@ typedef struct mcf_fermion_ops {
  * kind MCF_PLUGIN_FERMION_EVALUATOR, whose ops is an mcf_fermion_evaluator.  Every batched
  * operation gets the core's batch (mcf/batch.h): what the evaluator keeps per batch (job
  * lists, device buffers, plans) lives in the batch's keep slots, never in the first
- * workspace.  The meaning of every result is that of the ABI-1 op it replaces (above):
+ * workspace.  The batch's scratch is the model's (the arrays of the call may live there):
+ * an evaluator never calls mcf_batch_scratch.  b is NULL when spectra is asked for nothing
+ * but its sizes and energies (a model's setup).  The meaning of every result is that of the ABI-1 op it replaces (above):
  * the same normalizations, the same draws from the same streams, the same errors.  A model
  * reaches these through mcf/fermion_model.h, never directly. */
 
