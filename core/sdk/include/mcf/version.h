@@ -20,7 +20,11 @@
  * orbital model's evaluator bound and checked once, as mcf_fermion_bind does for fermion
  * models); 0.6 the model of ABI 2 (mcf_model, abi_version MCF_ABI_2: one op per verb,
  * batched; the chain's state described once; observables with their symbols and units),
- * which the core runs natively beside ABI-1 models.  A plugin states the oldest release
+ * which the core runs natively beside ABI-1 models; 0.7 the fermion evaluator of ABI 2
+ * (mcf_fermion_evaluator: spectra, occupation, change_action, action, reconstruct; the
+ * MCF_PROVIDES_* bits), the batch's evaluator (mcf_batch_set_evaluator) and ABI 2's
+ * helpers of mcf/fermion_model.h (MCF_WANT_ABI 2), mcf_fermion_provides and
+ * mcf_fermion_reconstruct.  A plugin states the oldest release
  * whose SDK it uses:
  * find_package(mcf 0.2) or pkg-config --atleast-version=0.2 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
@@ -36,7 +40,7 @@
 #include "mcf/api.h"
 
 #define MCF_VERSION_MAJOR 0
-#define MCF_VERSION_MINOR 6
+#define MCF_VERSION_MINOR 7
 #define MCF_VERSION_PATCH 0
 
 #define MCF_VERSION_STR_(x) #x
