@@ -200,6 +200,23 @@ static int check_band_ops(const char *path, const mcf_band_ops *ops)
     return MCF_OK;
 }
 
+/* an ABI-2 band table: every op present */
+static int check_band_evaluator(const char *path, const mcf_band_evaluator *ops)
+{
+    if (ops->struct_size < sizeof(mcf_band_evaluator))
+        return mcf_fail(MCF_EPLUGIN, "%s: band-evaluator table struct_size %u is smaller than "
+                        "ABI 2's %zu bytes; rebuild the plugin against these headers", path,
+                        ops->struct_size, sizeof(mcf_band_evaluator));
+    const char *missing = !ops->create ? "create" : !ops->destroy ? "destroy"
+                          : !ops->range ? "range" : !ops->dos ? "dos"
+                          : !ops->occupation ? "occupation"
+                          : !ops->fermi_level ? "fermi_level" : NULL;
+    if (missing)
+        return mcf_fail(MCF_EPLUGIN, "%s: required band-evaluator op '%s' is NULL", path,
+                        missing);
+    return MCF_OK;
+}
+
 static int check_info(const char *path, const mcf_plugin_info *info, int want)
 {
     if (!info)
@@ -207,13 +224,14 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
     /* ABI 2 (docs/sdk-1.md) is being built: models may use it already */
     const int abi2 = info->abi_version == MCF_ABI_2 &&
                      (info->kind == MCF_PLUGIN_MODEL ||
-                      info->kind == MCF_PLUGIN_FERMION_EVALUATOR);
+                      info->kind == MCF_PLUGIN_FERMION_EVALUATOR ||
+                      info->kind == MCF_PLUGIN_BAND_EVALUATOR);
     if (info->abi_version != MCF_ABI_VERSION && !abi2)
         return mcf_fail(MCF_EPLUGIN, "%s: built for mcf ABI version %u, but this mcf (%s) has "
                         "ABI version %u%s; rebuild the plugin against these headers", path,
                         info->abi_version, MCF_VERSION_STRING, MCF_ABI_VERSION,
                         info->abi_version == MCF_ABI_2
-                            ? " (and ABI 2 for models and fermion evaluators only)"
+                            ? " (and ABI 2 for models, fermion and band evaluators only)"
                             : "");
     if (info->struct_size < MCF_PLUGIN_INFO_MIN_SIZE)
         return mcf_fail(MCF_EPLUGIN, "%s: descriptor struct_size %u is smaller than the "
@@ -253,7 +271,7 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
             return rc;
     }
     if (info->kind == MCF_PLUGIN_BAND_EVALUATOR) {
-        int rc = check_band_ops(path, info->ops);
+        int rc = abi2 ? check_band_evaluator(path, info->ops) : check_band_ops(path, info->ops);
         if (rc)
             return rc;
     }

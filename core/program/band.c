@@ -74,7 +74,8 @@ typedef struct band_job {
     mcf_config *c;
     mcf_section sec[4]; /* run, band, model, evaluator */
     mcf_plugin *model, *evaluator;
-    const mcf_band_ops *ops;
+    const mcf_plugin_info *ev; /* the band evaluator (either ABI: mcf_band_*) */
+    mcf_batch *batch;          /* the batch of its ops */
     mcf_params model_params, ev_params;
     band_state *states;
     size_t n_states;
@@ -92,10 +93,11 @@ static void job_free(band_job *j)
 {
     for (size_t s = 0; s < j->n_states; s++) {
         if (j->states[s].ws)
-            j->ops->destroy(j->states[s].ws);
+            mcf_band_destroy(j->ev, j->states[s].ws);
         free(j->states[s].name);
     }
     free(j->states);
+    mcf_batch_destroy(j->batch);
     free(j->mu);
     free(j->E);
     free(j->electrons);
@@ -194,7 +196,9 @@ static int job_setup(band_job *j)
     mcfe_axes_free(axes, n_axes);
     if (rc)
         return rc;
-    j->ops = j->evaluator->info->ops;
+    j->ev = j->evaluator->info;
+    if (!(j->batch = mcf_batch_create()))
+        return mcf_fail(MCF_ENOMEM, "out of memory");
     mcfe_section_params(&j->sec[2], c->path, &j->model_params);
     mcfe_section_params(&j->sec[3], c->path, &j->ev_params);
     if ((rc = numbers(j, "mu", &j->mu, &j->n_mu)) ||
@@ -264,12 +268,12 @@ static int job_states(band_job *j)
         snprintf(who, sizeof who, "model %s, state %s", j->model->info->name, w);
         if (!rc)
             rc = mcf_periodic_check(p, who);
-        if (!rc && (rc = j->ops->create(&j->ev_params, p, &st->ws)))
+        if (!rc && (rc = mcf_band_create(j->ev, &j->ev_params, p, &st->ws)))
             rc = mcf_fail_prefix(rc, "evaluator %s, state %s", j->evaluator->info->name, w);
         if (!rc) {
             st->sites = p->sites;
             st->orbitals = p->orbitals;
-            j->ops->range(st->ws, &st->lo, &st->hi);
+            mcf_band_range(j->ev, st->ws, &st->lo, &st->hi);
         }
         mcf_cell_destroy(cell);
         if (rc)
@@ -353,7 +357,8 @@ static int write_dos(band_job *j)
         double *orb = malloc((n * no + 1) * sizeof *orb);
         if (!dos || !idos || !orb)
             rc = mcf_fail(MCF_ENOMEM, "out of memory for the DOS of %s", st->name);
-        if (!rc && (rc = j->ops->dos(st->ws, n, j->E, dos, idos, no ? orb : NULL)))
+        if (!rc && (rc = mcf_band_dos(j->ev, j->batch, st->ws, n, j->E, dos, idos,
+                                 no ? orb : NULL)))
             rc = mcf_fail_prefix(rc, "evaluator %s, state %s: dos", j->evaluator->info->name,
                                  st->name);
         mcf_text t = {0};
@@ -400,7 +405,7 @@ static int write_phases(band_job *j)
         for (size_t m = 0; m < nm && !rc; m++) {
             const band_state *st = &j->states[s];
             double el, e;
-            if ((rc = j->ops->occupation(st->ws, j->mu[m], &el, &e)))
+            if ((rc = mcf_band_occupation(j->ev, j->batch, st->ws, j->mu[m], &el, &e)))
                 rc = mcf_fail_prefix(rc, "evaluator %s, state %s: occupation at mu = %g",
                                      j->evaluator->info->name, st->name, j->mu[m]);
             el /= st->sites;
@@ -456,9 +461,10 @@ static int write_fillings(band_job *j)
         for (size_t k = 0; k < j->n_electrons && !rc; k++) {
             const band_state *st = &j->states[s];
             double mu, el, e;
-            rc = j->ops->fermi_level(st->ws, j->electrons[k] * st->sites, &mu);
+            rc = mcf_band_fermi_level(j->ev, j->batch, st->ws,
+                                      j->electrons[k] * st->sites, &mu);
             if (!rc)
-                rc = j->ops->occupation(st->ws, mu, &el, &e);
+                rc = mcf_band_occupation(j->ev, j->batch, st->ws, mu, &el, &e);
             if (rc)
                 rc = mcf_fail_prefix(rc, "%s: [band] electrons = %g, state %s", j->c->path,
                                      j->electrons[k], st->name);

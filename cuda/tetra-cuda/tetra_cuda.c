@@ -33,8 +33,10 @@ typedef struct tc_ws {
     tcu_precision precision;
 } tc_ws;
 
-static int tc_create(const mcf_params *params, const mcf_periodic *p, void **out)
+static int tc_create(const mcf_params *params, const mcf_periodic *p, void *app_data,
+                     void **out)
 {
+    (void)app_data;
     *out = NULL;
     size_t n[3];
     double s[3];
@@ -86,28 +88,32 @@ static void tc_range(const void *ws, double *lowest, double *highest)
     *highest = tcu_grid_emax(w->grid);
 }
 
-static int tc_dos(void *ws, size_t n, const double *E, double *dos, double *idos,
-                  double *orbital)
+static int tc_dos(mcf_batch *b, void *ws, size_t n, const double *E, double *dos,
+                  double *idos, double *orbital)
 {
+    (void)b;
     tc_ws *w = ws;
     return tcu_dos(w->grid, n, E, w->bloechl, w->precision, dos, idos, orbital);
 }
 
-static int tc_occupation(void *ws, double mu, double *electrons, double *energy)
+static int tc_occupation(mcf_batch *b, void *ws, double mu, double *electrons,
+                         double *energy)
 {
+    (void)b;
     tc_ws *w = ws;
     return tcu_band_energy(w->grid, mu, w->bloechl, electrons, energy);
 }
 
-static int tc_fermi_level(void *ws, double electrons, double *mu)
+static int tc_fermi_level(mcf_batch *b, void *ws, double electrons, double *mu)
 {
+    (void)b;
     tc_ws *w = ws;
     const int rc = tetra_filling_check(electrons, tcu_grid_bands(w->grid), "tetra-cuda");
     return rc ? rc : tcu_fermi_level(w->grid, electrons, mu);
 }
 
-static const mcf_band_ops tc_ops = {
-    .struct_size = sizeof(mcf_band_ops),
+static const mcf_band_evaluator tc_ops = {
+    .struct_size = sizeof(mcf_band_evaluator),
     .create = tc_create,
     .destroy = tc_destroy,
     .range = tc_range,
@@ -116,7 +122,17 @@ static const mcf_band_ops tc_ops = {
     .fermi_level = tc_fermi_level,
 };
 
-MCF_PLUGIN_DEFINE_NEEDS(MCF_PLUGIN_BAND_EVALUATOR, "tetra-cuda", "0.1",
-                        "band evaluator: linear tetrahedra with Bloechl's correction on an "
-                        "NVIDIA GPU (CUDA; batched eigensolver, cuSOLVER)",
-                        tc_params, &tc_ops, MCF_VERSION_NUMBER(0, 5, 0)) /* mcf_params_choice */
+static const mcf_plugin_info tc_info = {
+    .abi_version = MCF_ABI_2, /* mcf_band_evaluator (mcf/band.h) */
+    .struct_size = sizeof(mcf_plugin_info),
+    .kind = MCF_PLUGIN_BAND_EVALUATOR,
+    .name = "tetra-cuda",
+    .version = "0.1",
+    .summary = "band evaluator: linear tetrahedra with Bloechl's correction on an NVIDIA GPU "
+               "(CUDA; batched eigensolver, cuSOLVER)",
+    .params = tc_params,
+    .ops = &tc_ops,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0), /* ABI 2's band evaluator */
+};
+
+MCF_PLUGIN(tc_info)

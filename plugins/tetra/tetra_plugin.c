@@ -24,8 +24,10 @@ typedef struct tetra_ws {
  * orbitals^2 doubles) */
 #define TETRA_WEIGHTS_MAX_ORBITALS 64
 
-static int tp_create(const mcf_params *params, const mcf_periodic *p, void **out)
+static int tp_create(const mcf_params *params, const mcf_periodic *p, void *app_data,
+                     void **out)
 {
+    (void)app_data;
     *out = NULL;
     size_t n[3];
     double s[3];
@@ -62,9 +64,10 @@ static void tp_range(const void *ws, double *lowest, double *highest)
     *highest = tetra_grid_emax(w->grid);
 }
 
-static int tp_dos(void *ws, size_t n, const double *E, double *dos, double *idos,
-                  double *orbital)
+static int tp_dos(mcf_batch *b, void *ws, size_t n, const double *E, double *dos,
+                  double *idos, double *orbital)
 {
+    (void)b;
     tetra_ws *w = ws;
     if (orbital && !w->weights)
         return mcf_fail(MCF_EINVAL, "tetra: the orbital DOS of a cell of %zu orbitals (more "
@@ -73,23 +76,26 @@ static int tp_dos(void *ws, size_t n, const double *E, double *dos, double *idos
     return tetra_dos(w->grid, n, E, w->bloechl, dos, idos, orbital);
 }
 
-static int tp_occupation(void *ws, double mu, double *electrons, double *energy)
+static int tp_occupation(mcf_batch *b, void *ws, double mu, double *electrons,
+                         double *energy)
 {
+    (void)b;
     tetra_ws *w = ws;
     if (!isfinite(mu))
         return mcf_fail(MCF_EINVAL, "tetra: the chemical potential %g is not finite", mu);
     return tetra_band_energy(w->grid, mu, w->bloechl, electrons, energy);
 }
 
-static int tp_fermi_level(void *ws, double electrons, double *mu)
+static int tp_fermi_level(mcf_batch *b, void *ws, double electrons, double *mu)
 {
+    (void)b;
     tetra_ws *w = ws;
     const int rc = tetra_filling_check(electrons, tetra_grid_bands(w->grid), "tetra");
     return rc ? rc : tetra_fermi_level(w->grid, electrons, mu);
 }
 
-static const mcf_band_ops tetra_ops = {
-    .struct_size = sizeof(mcf_band_ops),
+static const mcf_band_evaluator tetra_ops = {
+    .struct_size = sizeof(mcf_band_evaluator),
     .create = tp_create,
     .destroy = tp_destroy,
     .range = tp_range,
@@ -98,7 +104,16 @@ static const mcf_band_ops tetra_ops = {
     .fermi_level = tp_fermi_level,
 };
 
-MCF_PLUGIN_DEFINE(MCF_PLUGIN_BAND_EVALUATOR, "tetra", "0.1",
-                  "band evaluator: linear tetrahedra with Bloechl's correction on a "
-                  "Monkhorst-Pack grid (CPU)",
-                  tetra_params, &tetra_ops)
+static const mcf_plugin_info tetra_info = {
+    .abi_version = MCF_ABI_2, /* mcf_band_evaluator (mcf/band.h) */
+    .struct_size = sizeof(mcf_plugin_info),
+    .kind = MCF_PLUGIN_BAND_EVALUATOR,
+    .name = "tetra",
+    .version = "0.1",
+    .summary = "band evaluator: linear tetrahedra with Bloechl's correction on a "
+               "Monkhorst-Pack grid (CPU)",
+    .params = tetra_params,
+    .ops = &tetra_ops,
+};
+
+MCF_PLUGIN(tetra_info)

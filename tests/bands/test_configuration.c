@@ -40,7 +40,7 @@
 #include <stdio.h>
 
 static mcf_plugin *ed, *tetra;
-static const mcf_band_ops *band_ops;
+static const mcf_plugin_info *band_ev; /* tetra (either ABI: mcf_band_*) */
 
 /* a model's chain 0 of a run at `seed`, at temperature T, with the model parameters
  * "key", "value", ..., NULL; ed its evaluator */
@@ -307,7 +307,7 @@ static void *tetra_ws(const mcf_periodic *p, unsigned m)
     test_params *tp = test_params_make(tetra->info->params, "test.ini", "kpoints", kp,
                                        (const char *)NULL);
     void *ws = NULL;
-    int rc = band_ops->create(&tp->p, p, &ws);
+    int rc = mcf_band_create(band_ev, &tp->p, p, &ws);
     CHECK(rc == MCF_OK, "tetra, %u k points: %s", m, mcf_last_error());
     test_params_free(tp);
     return rc ? NULL : ws;
@@ -321,12 +321,12 @@ static void tetra_occupation(const mcf_periodic *p, unsigned m, double mu, doubl
     *n = *e = NAN;
     if (!ws)
         return;
-    band_ops->occupation(ws, mu, n, e);
+    mcf_band_occupation(band_ev, tev_batch(), ws, mu, n, e);
     *n /= p->sites;
     *e /= p->sites;
     if (range)
-        band_ops->range(ws, &range[0], &range[1]);
-    band_ops->destroy(ws);
+        mcf_band_range(band_ev, ws, &range[0], &range[1]);
+    mcf_band_destroy(band_ev, ws);
 }
 
 /* (b) the ferromagnet: start = ordered against the state ferro, square L = 4 */
@@ -367,14 +367,14 @@ static void de_ferro(const char *hund)
         for (int i = 0; wb && w1 && i <= 200; i++) {
             const double E = r1[0] + (r1[1] - r1[0]) * i / 200.0;
             double db, d1;
-            band_ops->dos(wb, 1, &E, &db, NULL, NULL);
-            band_ops->dos(w1, 1, &E, &d1, NULL, NULL);
+            mcf_band_dos(band_ev, tev_batch(), wb, 1, &E, &db, NULL, NULL);
+            mcf_band_dos(band_ev, tev_batch(), w1, 1, &E, &d1, NULL, NULL);
             dmax = fmax(dmax, fabs(db / pb->sites - d1));
         }
         if (wb)
-            band_ops->destroy(wb);
+            mcf_band_destroy(band_ev, wb);
         if (w1)
-            band_ops->destroy(w1);
+            mcf_band_destroy(band_ev, w1);
         printf("    tetra: band range equal; DOS per site differs by up to %.3g (sorted bands "
                "interpolated across crossings; not asserted)\n", dmax);
         if (isfinite(atof(hund))) {
@@ -498,7 +498,7 @@ int main(void)
     CHECK(rc == MCF_OK, "loading tetra: %s", mcf_last_error());
     if (rc)
         return check_exit();
-    band_ops = tetra->info->ops;
+    band_ev = tetra->info;
     mcf_plugin *p = load_model("anderson");
     if (p) {
         test_anderson();

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mcf/batch.h"
 #include "mcf/params.h"
 #include "mcf/periodic.h"
 
@@ -53,6 +54,38 @@ typedef struct mcf_band_ops {
      * orbitals); inside a gap, its middle.  MCF_EINVAL outside that range. */
     int (*fermi_level)(void *ws, double electrons, double *mu);
 } mcf_band_ops;
+
+/* ==== ABI 2 (docs/sdk-1.md): the band evaluator ==========================================
+ *
+ * A descriptor with abi_version = MCF_ABI_2 and kind MCF_PLUGIN_BAND_EVALUATOR has an
+ * mcf_band_evaluator: ABI 1's ops with the meaning above, create given the descriptor's
+ * app_data, and the computing ops given the caller's batch (mcf/batch.h: keep slots for
+ * what an evaluator keeps per batch; the scratch is the caller's). */
+typedef struct mcf_band_evaluator {
+    uint32_t struct_size; /* sizeof(mcf_band_evaluator) the plugin was built with */
+    int (*create)(const mcf_params *params, const mcf_periodic *p, void *app_data, void **ws);
+    void (*destroy)(void *ws);
+    void (*range)(const void *ws, double *lowest, double *highest);
+    int (*dos)(mcf_batch *b, void *ws, size_t n, const double *E, double *dos, double *idos,
+               double *orbital);
+    int (*occupation)(mcf_batch *b, void *ws, double mu, double *electrons, double *energy);
+    int (*fermi_level)(mcf_batch *b, void *ws, double electrons, double *mu);
+} mcf_band_evaluator;
+
+/* mcf 0.7: a band evaluator's ops, either ABI, for a program that uses one (`mcf band`):
+ * e is its descriptor; b any batch (one per thread).  The meanings are the ops' above. */
+struct mcf_plugin_info;
+MCF_API int mcf_band_create(const struct mcf_plugin_info *e, const mcf_params *params,
+                            const mcf_periodic *p, void **ws);
+MCF_API void mcf_band_destroy(const struct mcf_plugin_info *e, void *ws);
+MCF_API void mcf_band_range(const struct mcf_plugin_info *e, const void *ws, double *lowest,
+                            double *highest);
+MCF_API int mcf_band_dos(const struct mcf_plugin_info *e, mcf_batch *b, void *ws, size_t n,
+                         const double *E, double *dos, double *idos, double *orbital);
+MCF_API int mcf_band_occupation(const struct mcf_plugin_info *e, mcf_batch *b, void *ws,
+                                double mu, double *electrons, double *energy);
+MCF_API int mcf_band_fermi_level(const struct mcf_plugin_info *e, mcf_batch *b, void *ws,
+                                 double electrons, double *mu);
 
 #ifdef __cplusplus
 }
