@@ -122,17 +122,8 @@ static const mcf_band_evaluator tc_ops = {
     .fermi_level = tc_fermi_level,
 };
 
-static const mcf_plugin_info tc_info = {
-    .abi_version = MCF_ABI_2, /* mcf_band_evaluator (mcf/band.h) */
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_BAND_EVALUATOR,
-    .name = "tetra-cuda",
-    .version = "0.1",
-    .summary = "band evaluator: linear tetrahedra with Bloechl's correction on an NVIDIA GPU "
-               "(CUDA; batched eigensolver, cuSOLVER)",
-    .params = tc_params,
-    .ops = &tc_ops,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0), /* ABI 2's band evaluator */
-};
-
-MCF_PLUGIN(tc_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_BAND_EVALUATOR, "tetra-cuda", "0.1",
+                      "band evaluator: linear tetrahedra with Bloechl's correction on an NVIDIA "
+                      "GPU (CUDA; batched eigensolver, cuSOLVER)",
+                      tc_params, &tc_ops,
+                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's band evaluator */

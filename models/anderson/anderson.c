@@ -484,17 +484,8 @@ static const mcf_model anderson_model = {
     .periodic = anderson_periodic,
 };
 
-static const mcf_plugin_info anderson_info = {
-    .abi_version = MCF_ABI_2,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_MODEL,
-    .name = "anderson",
-    .version = "1.0",
-    .summary = "Anderson model of disorder: DOS, typical DOS and LDOS over disorder "
-               "realizations (needs a fermion evaluator)",
-    .params = anderson_params,
-    .ops = &anderson_model,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model */
-};
-
-MCF_PLUGIN(anderson_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "anderson", "1.0",
+                      "Anderson model of disorder: DOS, typical DOS and LDOS over disorder "
+                      "realizations (needs a fermion evaluator)",
+                      anderson_params, &anderson_model,
+                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's helpers */

@@ -348,17 +348,9 @@ static const mcf_model de_model = {
     .periodic = de_periodic,
 };
 
-static const mcf_plugin_info de_info = {
-    .abi_version = MCF_ABI_2,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_MODEL,
-    .name = "double-exchange",
-    .version = "1.1",
-    .summary = "double-exchange model: classical spins and fermions, infinite or finite Hund "
-               "coupling, weight exp(-S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
-    .params = de_params,
-    .ops = &de_model,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model */
-};
-
-MCF_PLUGIN(de_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "double-exchange", "1.1",
+                      "double-exchange model: classical spins and fermions, infinite or finite "
+                      "Hund coupling, weight exp(-S_eff) from a fermion evaluator (kpm, "
+                      "kpm-cuda or ed)",
+                      de_params, &de_model,
+                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's helpers */

@@ -381,16 +381,8 @@ static const mcf_model heis_model = {
     .exchange = heis_exchange,
 };
 
-static const mcf_plugin_info heis_info = {
-    .abi_version = MCF_ABI_2,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_MODEL,
-    .name = "heisenberg",
-    .version = "1.0",
-    .summary = "classical Heisenberg model of unit 3-vectors (double exchange without fermions)",
-    .params = heis_params,
-    .ops = &heis_model,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model */
-};
-
-MCF_PLUGIN(heis_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "heisenberg", "1.0",
+                      "classical Heisenberg model of unit 3-vectors (double exchange without "
+                      "fermions)",
+                      heis_params, &heis_model,
+                      .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0)) /* ABI 2's model */

@@ -318,17 +318,8 @@ static const mcf_model ho_model = {
     .periodic = ho_periodic,
 };
 
-static const mcf_plugin_info ho_info = {
-    .abi_version = MCF_ABI_2,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_MODEL,
-    .name = "holstein",
-    .version = "1.2",
-    .summary = "adiabatic Holstein model: classical displacements and spinless fermions, "
-               "weight exp(-E_cl/T - S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
-    .params = ho_params,
-    .ops = &ho_model,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model */
-};
-
-MCF_PLUGIN(ho_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "holstein", "1.2",
+                      "adiabatic Holstein model: classical displacements and spinless fermions, "
+                      "weight exp(-E_cl/T - S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
+                      ho_params, &ho_model,
+                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's helpers */

@@ -326,16 +326,8 @@ static const mcf_model ising_model = {
     .exchange = ising_exchange,
 };
 
-static const mcf_plugin_info ising_info = {
-    .abi_version = MCF_ABI_2,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_MODEL,
-    .name = "ising",
-    .version = "1.0",
-    .summary = "2D square-lattice Ising model, single-spin-flip Metropolis (reference model)",
-    .params = ising_params,
-    .ops = &ising_model,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model */
-};
-
-MCF_PLUGIN(ising_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "ising", "1.0",
+                      "2D square-lattice Ising model, single-spin-flip Metropolis (reference "
+                      "model)",
+                      ising_params, &ising_model,
+                      .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0)) /* ABI 2's model */

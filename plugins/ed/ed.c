@@ -154,18 +154,9 @@ static const mcf_fermion_evaluator ed_ops = {
     .reconstruct = NULL, /* no moments */
 };
 
-static const mcf_plugin_info ed_info = {
-    .abi_version = MCF_ABI_2,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_FERMION_EVALUATOR,
-    .name = "ed",
-    .version = "1.0",
-    .summary = "exact diagonalization (GSL, dense Hermitian): exact DOS, LDOS, Green's "
-               "functions, occupations, actions and action differences of local changes for "
-               "small Hamiltonians; the reference for kpm",
-    .params = ed_params,
-    .ops = &ed_ops,
-    .auto_priority = 0, /* an exact reference: never chosen by evaluator = auto */
-};
-
-MCF_PLUGIN(ed_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "ed", "1.0",
+                      "exact diagonalization (GSL, dense Hermitian): exact DOS, LDOS, Green's "
+                      "functions, occupations, actions and action differences of local "
+                      "changes for small Hamiltonians; the reference for kpm",
+                      ed_params, &ed_ops,
+                      .auto_priority = 0) /* an exact reference: never chosen by auto */

@@ -104,16 +104,7 @@ static const mcf_band_evaluator tetra_ops = {
     .fermi_level = tp_fermi_level,
 };
 
-static const mcf_plugin_info tetra_info = {
-    .abi_version = MCF_ABI_2, /* mcf_band_evaluator (mcf/band.h) */
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_BAND_EVALUATOR,
-    .name = "tetra",
-    .version = "0.1",
-    .summary = "band evaluator: linear tetrahedra with Bloechl's correction on a "
-               "Monkhorst-Pack grid (CPU)",
-    .params = tetra_params,
-    .ops = &tetra_ops,
-};
-
-MCF_PLUGIN(tetra_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_BAND_EVALUATOR, "tetra", "0.1",
+                      "band evaluator: linear tetrahedra with Bloechl's correction on a "
+                      "Monkhorst-Pack grid (CPU)",
+                      tetra_params, &tetra_ops)

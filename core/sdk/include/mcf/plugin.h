@@ -102,6 +102,21 @@ typedef struct mcf_plugin_info {
         .params = (params_), .ops = (ops_), .min_mcf_version = (needs_)};                 \
     MCF_PLUGIN(mcf_plugin_info_)
 
+/* mcf 0.7: the descriptor of a plugin of ABI 2 (docs/sdk-1.md) and its entry function in
+ * one statement.  After `params` come the ops table and any further fields, as designated
+ * initializers:
+ *     MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "ising", "1.0", "one line", ising_params,
+ *                           &ising_model)
+ *     MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "kpm", "1.0", "one line",
+ *                           kpm_params, &kpm_table, .app_data = &kpm_cpu, .auto_priority = 50)
+ */
+#define MCF_PLUGIN_DESCRIPTOR(kind_, name_, version_, summary_, params_, ...)              \
+    static const mcf_plugin_info mcf_plugin_info_ = {                                     \
+        .abi_version = 2u, .struct_size = sizeof(mcf_plugin_info), .kind = (kind_),       \
+        .name = (name_), .version = (version_), .summary = (summary_),                    \
+        .params = (params_), .ops = __VA_ARGS__};                                         \
+    MCF_PLUGIN(mcf_plugin_info_)
+
 /* The fields of the first ABI's descriptor: a shorter struct_size is refused. */
 #define MCF_PLUGIN_INFO_MIN_SIZE (offsetof(mcf_plugin_info, ops) + sizeof(const void *))
 
