@@ -61,30 +61,33 @@ static void view_destroy(void *ws)
 }
 
 /* the evaluator's workspaces of ws[0..n) (malloc'd: the batch's scratch is the evaluator's
- * during the call); NULL with a message */
-static void **unwrap(void *const *ws, size_t n)
+ * during the call) and the first workspace of the view, which lends its batch; NULL for
+ * n = 0 and, with a message, when out of memory */
+static void **unwrap(void *const *ws, size_t n, const view_ws **w0)
 {
-    void **in = malloc((n ? n : 1) * sizeof *in);
-    if (!in) {
+    void **in = n ? malloc(n * sizeof *in) : NULL;
+    if (n && !in)
         mcf_fail(MCF_ENOMEM, "out of memory");
-        return NULL;
-    }
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; in && k < n; k++)
         in[k] = ((view_ws *)ws[k])->inner;
+    *w0 = n ? ws[0] : NULL;
     return in;
+}
+
+/* the result of an ABI-2 call over `in` (n workspaces), after freeing in */
+static int done(void **in, int rc)
+{
+    free(in);
+    return rc;
 }
 
 static int spectra(void *const *ws, size_t n, mcf_rng *const *rngs, mcf_spectra *s)
 {
-    if (n == 0)
-        return MCF_OK;
-    const view_ws *w0 = ws[0];
-    void **in = unwrap(ws, n);
+    const view_ws *w0;
+    void **in = unwrap(ws, n, &w0);
     if (!in)
-        return MCF_ENOMEM;
-    int rc = w0->ops->spectra(w0->batch, in, n, rngs, s);
-    free(in);
-    return rc;
+        return n ? MCF_ENOMEM : MCF_OK;
+    return done(in, w0->ops->spectra(w0->batch, in, n, rngs, s));
 }
 
 static size_t view_energy_points(const void *ws)
@@ -123,15 +126,11 @@ static int view_green(void *const *ws, size_t n, const size_t *const *rows, size
 static int occupation(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
                       const mcf_occupation *out)
 {
-    if (n == 0)
-        return MCF_OK;
-    const view_ws *w0 = ws[0];
-    void **in = unwrap(ws, n);
+    const view_ws *w0;
+    void **in = unwrap(ws, n, &w0);
     if (!in)
-        return MCF_ENOMEM;
-    int rc = w0->ops->occupation(w0->batch, in, n, rngs, mu, T, out);
-    free(in);
-    return rc;
+        return n ? MCF_ENOMEM : MCF_OK;
+    return done(in, w0->ops->occupation(w0->batch, in, n, rngs, mu, T, out));
 }
 
 static int view_occupation(void *const *ws, size_t n, mcf_rng *const *rngs, double mu,
@@ -152,15 +151,11 @@ static int view_occupation_dT(void *const *ws, size_t n, mcf_rng *const *rngs, d
 static int view_change_action(void *const *ws, size_t n, const mcf_change *const *changes,
                               const double *T, const double *mu, double *dS, double *err)
 {
-    if (n == 0)
-        return MCF_OK;
-    const view_ws *w0 = ws[0];
-    void **in = unwrap(ws, n);
+    const view_ws *w0;
+    void **in = unwrap(ws, n, &w0);
     if (!in)
-        return MCF_ENOMEM;
-    int rc = w0->ops->change_action(w0->batch, in, n, changes, T, mu, dS, err);
-    free(in);
-    return rc;
+        return n ? MCF_ENOMEM : MCF_OK;
+    return done(in, w0->ops->change_action(w0->batch, in, n, changes, T, mu, dS, err));
 }
 
 /* ABI 1's rank <= 2 change as the mcf_change it is */
@@ -185,15 +180,11 @@ static int view_delta_action(void *const *ws, size_t n, const mcf_local_change *
 static int view_action(void *const *ws, size_t n, size_t m, const double *T, const double *mu,
                        double *S, double *err)
 {
-    if (n == 0)
-        return MCF_OK;
-    const view_ws *w0 = ws[0];
-    void **in = unwrap(ws, n);
+    const view_ws *w0;
+    void **in = unwrap(ws, n, &w0);
     if (!in)
-        return MCF_ENOMEM;
-    int rc = w0->ops->action(w0->batch, in, n, m, T, mu, S, err);
-    free(in);
-    return rc;
+        return n ? MCF_ENOMEM : MCF_OK;
+    return done(in, w0->ops->action(w0->batch, in, n, m, T, mu, S, err));
 }
 
 static size_t view_moment_count(const void *ws)
