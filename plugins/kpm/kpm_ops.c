@@ -215,7 +215,8 @@ static int ops_rows(const kpm_backend *be, void *const *ws, size_t n,
     return MCF_OK;
 }
 
-/* spectra's outputs that come in pairs: both or neither */
+/* a request whose outputs lack what they need (the rows, the scale, dos_moments, the
+ * other half of G) is refused */
 static int ops_spectra_check(const kpm_backend *be, const mcf_spectra *s)
 {
     const char *bad = (s->ldos || s->ldos_moments || s->green_re || s->green_im) &&
