@@ -1,12 +1,15 @@
 /* kpm_cuda.c — the GPU kernel-polynomial-method fermion evaluator "kpm-cuda": the ops of
- * mcf/fermion.h on an NVIDIA GPU, with the parameters and the mathematics of the CPU
- * plugin kpm (plugins/kpm/kpm.c says what each op computes; kpm_core.h has the formulas).
- * The ops themselves (batches, scaling, the traces, row blocks, occupation, the
- * delta_action preamble) are kpm's, shared through plugins/kpm/kpm_ops.h; this file is
- * their device backend over the device layer (kpm_cuda.h describes it), and the plugin's
- * declaration: kpm's parameters and four of its own, how the GFMC kernel may run
- * (gfmc_blocks, gfmc_fft, gfmc_on_chip, gfmc_recursion; kc_param_specs below), read by
- * create() into the workspace's settings and handed to every GFMC launch.
+ * mcf/fermion.h (ABI 2) on an NVIDIA GPU, with the parameters and the mathematics of the
+ * CPU plugin kpm (plugins/kpm/kpm.c says what each op computes; kpm_core.h has the
+ * formulas).  The ops themselves (batches, scaling, the traces, row blocks, occupation, the
+ * real axis's preamble) are kpm's, one table shared through plugins/kpm/kpm_ops.h; this
+ * file is their device backend over the device layer (kpm_cuda.h describes it), handed to
+ * the table as the descriptor's app_data, and the plugin's declaration: kpm's parameters
+ * and four of its own, how the GFMC kernel may run (gfmc_blocks, gfmc_fft, gfmc_on_chip,
+ * gfmc_recursion; kc_param_specs below), read by the backend's init into the workspace's
+ * settings and handed to every GFMC launch.  What a batch's launches need on the host (the
+ * job list, the error bounds, the trace jobs' moment pointers) is kept in a keep slot of
+ * the batch (kc_batch below), not in a workspace.
  *
  *   Hamiltonian   each workspace keeps a device copy of its chain's Hamiltonian, brought
  *                 up to date before every op from the Hamiltonian's change journal: an
@@ -21,7 +24,7 @@
  *   occupation_dT Gauss-Legendre, as kpm; occupation_dT adds the T-derivatives of the same
  *                 moments, as kpm).
  *   change_action GFMC on the contour (gfmc = contour, the default; kpm_core.h): for
- *   delta_action  changes of rank <= 2 (every single-site move of the models here) the
+ *                 changes of rank <= 2 (every single-site move of the models here) the
  *                 Chebyshev recursion of the whole batch in one kernel launch that ends
  *                 after the moments (kcu_gfmc_moments), the contour finished per chain on
  *                 the host's cores as kpm does (the same code, so the same bits given the
@@ -50,18 +53,46 @@ typedef struct kc_ws {
     kcu_ham *d;
     kcu_engine *eng;          /* created on first use */
     kcu_dct *dct;             /* batched cuFFT of `block` series, on first use */
-    kcu_gfmc *gfmc;           /* on the first delta_action */
+    kcu_gfmc *gfmc;           /* on the first change_action on the real axis or by device */
     double *fft_re, *fft_im;  /* block x N, for green */
-    kcu_gfmc_job *jobs;       /* the batch's job list, kept in the batch's first workspace */
-    size_t jobs_cap;
-    double *contour_errs;     /* the batch's error bounds, in the batch's first workspace */
-    kcu_gfmc_settings gfmc_settings; /* from [evaluator] (the batch's first workspace's: the
-                                        keys cannot be scanned, so every chain has the same) */
+    kcu_gfmc_settings gfmc_settings; /* from [evaluator] (a launch takes its first
+                                        workspace's: the keys cannot be scanned, so every
+                                        chain has the same) */
     kcu_traces *traces;       /* the trace jobs' scratch (small lattices), on first use */
     double *trace_mu;         /* host: their moments, 4 sets of M per job */
-    double **trace_dmu;       /* the batch's moment pointers, in the batch's first workspace */
-    size_t trace_dmu_cap;
 } kc_ws;
+
+/* What kpm-cuda keeps per batch, in the batch's keep slot (mcf_batch_keep): the host side
+ * of the batch's launches, grown with the batch (realloc) so that a step allocates nothing,
+ * freed by kc_batch_release when the core destroys the batch. */
+typedef struct kc_batch {
+    kcu_gfmc_job *jobs;       /* the launch's job list */
+    size_t jobs_cap;
+    double *contour_errs;     /* the contour's error bounds, one per job */
+    double **trace_dmu;       /* the trace jobs' moment pointers */
+    size_t trace_dmu_cap;
+} kc_batch;
+
+static const char kc_batch_owner; /* its address: the key of kpm-cuda's slot */
+
+static void kc_batch_release(void *slot)
+{
+    kc_batch *kb = slot;
+    free(kb->jobs);
+    free(kb->contour_errs);
+    free(kb->trace_dmu);
+}
+
+/* the batch's kc_batch into *kb (zeroed on the first call) */
+static int kc_batch_of(mcf_batch *b, kc_batch **kb)
+{
+    *kb = b ? mcf_batch_keep(b, &kc_batch_owner, sizeof **kb, kc_batch_release) : NULL;
+    if (*kb)
+        return MCF_OK;
+    return b ? mcf_fail_prefix(MCF_ENOMEM, "kpm-cuda: the batch's job list")
+             : mcf_fail(MCF_EINVAL, "kpm-cuda: a launch was asked for without its batch "
+                        "(mcf_batch: it keeps the launch's job list)");
+}
 
 /* ---- the backend of kpm_ops (kpm_ops.h) ----------------------------------------------- */
 
@@ -126,55 +157,57 @@ static int kc_gfmc_need(kpm_ops_ws *b)
                            b->extrapolate, &w->gfmc);
 }
 
-/* the job list lives in the batch's first workspace and grows once: no allocation per step */
-static int kc_jobs_reserve(kc_ws *w0, size_t n)
+/* the batch's job list for n jobs (and as many error bounds): grown, never shrunk */
+static int kc_jobs_reserve(kc_batch *kb, size_t n)
 {
-    if (w0->jobs_cap >= n)
+    if (kb->jobs_cap >= n)
         return MCF_OK;
-    kcu_gfmc_job *jobs = realloc(w0->jobs, n * sizeof *jobs);
+    kcu_gfmc_job *jobs = realloc(kb->jobs, n * sizeof *jobs);
     if (jobs)
-        w0->jobs = jobs;
-    double *errs = realloc(w0->contour_errs, n * sizeof *errs);
+        kb->jobs = jobs;
+    double *errs = realloc(kb->contour_errs, n * sizeof *errs);
     if (errs)
-        w0->contour_errs = errs;
+        kb->contour_errs = errs;
     if (!jobs || !errs)
         return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory for %zu GFMC jobs", n);
-    w0->jobs_cap = n;
+    kb->jobs_cap = n;
     return MCF_OK;
 }
 
 /* GFMC for the whole batch in one launch (the changes, T and mu were checked by the
  * preamble: kcu_gfmc_run expects them checked) */
-static int kc_gfmc_batch(void *const *ws, size_t n, const mcf_local_change *const *changes,
-                         const double *T, const double *mu, double *dS)
+static int kc_gfmc_batch(mcf_batch *b, void *const *ws, size_t n,
+                         const mcf_local_change *const *changes, const double *T,
+                         const double *mu, double *dS)
 {
     if (n == 0)
         return MCF_OK;
-    kc_ws *w0 = ws[0];
-    int rc = kc_jobs_reserve(w0, n);
-    if (rc)
+    kc_batch *kb;
+    int rc = kc_batch_of(b, &kb);
+    if (rc || (rc = kc_jobs_reserve(kb, n)))
         return rc;
     for (size_t k = 0; k < n; k++) {
         kc_ws *w = ws[k];
-        w0->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h, .a = w->base.a,
+        kb->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h, .a = w->base.a,
                                      .b = w->base.b, .T = T[k], .mu = mu[k],
                                      .change = changes[k]};
     }
-    return kcu_gfmc_run(w0->jobs, n, &w0->gfmc_settings, dS, NULL, NULL, NULL);
+    const kc_ws *w0 = ws[0];
+    return kcu_gfmc_run(kb->jobs, n, &w0->gfmc_settings, dS, NULL, NULL, NULL);
 }
 
-/* The batch's contour jobs in the first workspace: each change in the kernel's form with
- * its scaling (kpm_ops put them in the head); with T and mu the whole contour (each plan
- * too), without them the moments only. */
-static int kc_contour_jobs(void *const *ws, size_t n, const double *T, const double *mu)
+/* The batch's contour jobs into kb: each change in the kernel's form with its scaling
+ * (kpm_ops put them in the head); with T and mu the whole contour (each plan too),
+ * without them the moments only. */
+static int kc_contour_jobs(kc_batch *kb, void *const *ws, size_t n, const double *T,
+                           const double *mu)
 {
-    kc_ws *w0 = ws[0];
-    int rc = kc_jobs_reserve(w0, n);
+    int rc = kc_jobs_reserve(kb, n);
     for (size_t k = 0; !rc && k < n; k++) {
         kc_ws *w = ws[k];
         if ((rc = kc_gfmc_need(&w->base)))
             break;
-        w0->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h,
+        kb->jobs[k] = (kcu_gfmc_job){.g = w->gfmc, .d = w->d, .h = w->base.h,
                                      .a = w->base.contour_a, .b = w->base.contour_b,
                                      .T = T ? T[k] : 1.0, .mu = mu ? mu[k] : 0.0,
                                      .change = &w->base.contour_local,
@@ -186,35 +219,37 @@ static int kc_contour_jobs(void *const *ws, size_t n, const double *T, const dou
 /* GFMC on the contour: the recursion of the whole batch in one launch that ends after the
  * moments (kcu_gfmc_moments); kpm_ops finishes each chain's contour on the host and has put
  * each change, in the kernel's form, its scaling and the moments' place in the head. */
-static int kc_contour_moments(void *const *ws, size_t n)
+static int kc_contour_moments(mcf_batch *b, void *const *ws, size_t n)
 {
     if (n == 0)
         return MCF_OK;
-    kc_ws *w0 = ws[0];
-    int rc = kc_contour_jobs(ws, n, NULL, NULL);
-    if (rc)
+    const kc_ws *w0 = ws[0];
+    kc_batch *kb;
+    int rc = kc_batch_of(b, &kb);
+    if (rc || (rc = kc_contour_jobs(kb, ws, n, NULL, NULL)))
         return rc;
     double *dmu[n];
     for (size_t k = 0; k < n; k++)
         dmu[k] = ((kc_ws *)ws[k])->base.contour_dmu;
-    return kcu_gfmc_moments(w0->jobs, n, &w0->gfmc_settings, dmu, NULL);
+    return kcu_gfmc_moments(kb->jobs, n, &w0->gfmc_settings, dmu, NULL);
 }
 
 /* GFMC on the contour, all of it in one launch: each workspace's change in the older form,
  * its scaling and its plan (the ellipse, the enclosed poles) are in the head; dS, and the
  * bound into each head's contour_err */
-static int kc_contour_action(void *const *ws, size_t n, const double *T, const double *mu,
-                             double *dS)
+static int kc_contour_action(mcf_batch *b, void *const *ws, size_t n, const double *T,
+                             const double *mu, double *dS)
 {
     if (n == 0)
         return MCF_OK;
-    kc_ws *w0 = ws[0];
-    int rc = kc_contour_jobs(ws, n, T, mu);
-    if (rc || (rc = kcu_gfmc_contour(w0->jobs, n, &w0->gfmc_settings, dS, w0->contour_errs,
-                                     NULL)))
+    const kc_ws *w0 = ws[0];
+    kc_batch *kb;
+    int rc = kc_batch_of(b, &kb);
+    if (rc || (rc = kc_contour_jobs(kb, ws, n, T, mu)) ||
+        (rc = kcu_gfmc_contour(kb->jobs, n, &w0->gfmc_settings, dS, kb->contour_errs, NULL)))
         return rc;
     for (size_t k = 0; k < n; k++)
-        ((kc_ws *)ws[k])->base.contour_err = w0->contour_errs[k];
+        ((kc_ws *)ws[k])->base.contour_err = kb->contour_errs[k];
     return MCF_OK;
 }
 
@@ -236,9 +271,9 @@ static size_t kc_trace_jobs(const kpm_ops_ws *b)
     return (V + KCU_JOB_VECTORS - 1) / KCU_JOB_VECTORS;
 }
 
-static int kc_traces(void *const *ws, size_t n, mcf_rng *const *rngs, unsigned char *done)
+static int kc_traces(mcf_batch *batch, void *const *ws, size_t n, mcf_rng *const *rngs,
+                     unsigned char *done)
 {
-    kc_ws *w0 = ws[0];
     size_t total = 0, M0 = 0;
     int rc = MCF_OK;
     unsigned char take[n ? n : 1];
@@ -262,15 +297,17 @@ static int kc_traces(void *const *ws, size_t n, mcf_rng *const *rngs, unsigned c
     }
     if (!total)
         return MCF_OK;
-    if ((rc = kc_jobs_reserve(w0, total)))
+    kc_batch *kb;
+    if ((rc = kc_batch_of(batch, &kb)) || (rc = kc_jobs_reserve(kb, total)))
         return rc;
-    if (w0->trace_dmu_cap < total) {
-        double **p = realloc(w0->trace_dmu, total * sizeof *p);
+    if (kb->trace_dmu_cap < total) {
+        double **p = realloc(kb->trace_dmu, total * sizeof *p);
         if (!p)
             return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory for %zu trace jobs", total);
-        w0->trace_dmu = p;
-        w0->trace_dmu_cap = total;
+        kb->trace_dmu = p;
+        kb->trace_dmu_cap = total;
     }
+    const kc_ws *w0 = ws[0];
     size_t q = 0;
     for (size_t k = 0; k < n; k++) {
         if (!take[k])
@@ -283,7 +320,7 @@ static int kc_traces(void *const *ws, size_t n, mcf_rng *const *rngs, unsigned c
                           : b->cfg.random == KPM_RANDOM_GAUSSIAN ? KCU_START_GAUSS
                                                                  : KCU_START_PHASES;
         for (size_t i = 0; i < J; i++, q++) {
-            kcu_gfmc_job *j = w0->jobs + q;
+            kcu_gfmc_job *j = kb->jobs + q;
             *j = (kcu_gfmc_job){.g = kcu_traces_job(w->traces, i), .d = w->d, .h = b->h,
                                 .a = b->a, .b = b->b, .T = 1.0, .mu = 0.0, .start = start,
                                 .seed = seed, .first = KCU_JOB_VECTORS * i};
@@ -292,10 +329,10 @@ static int kc_traces(void *const *ws, size_t n, mcf_rng *const *rngs, unsigned c
                 j->start_row[v] = r < V ? (int32_t)r : -1;
                 j->start_n += r < V;
             }
-            w0->trace_dmu[q] = w->trace_mu + i * KCU_JOB_VECTORS * M;
+            kb->trace_dmu[q] = w->trace_mu + i * KCU_JOB_VECTORS * M;
         }
     }
-    if ((rc = kcu_gfmc_moments(w0->jobs, total, &w0->gfmc_settings, w0->trace_dmu, NULL)))
+    if ((rc = kcu_gfmc_moments(kb->jobs, total, &w0->gfmc_settings, kb->trace_dmu, NULL)))
         return rc;
     for (size_t k = 0; k < n; k++) {
         if (!take[k])
@@ -329,10 +366,31 @@ static int kc_admit(const mcf_hamiltonian *h)
     return MCF_OK;
 }
 
-/* the device copy of the Hamiltonian (engine and plans come on first use) */
-static int kc_init(kpm_ops_ws *b)
+/* How the GFMC kernel may run: the device keys (kc_param_specs) into *s.  gfmc_blocks:
+ * auto (0), then 2^(index - 1) blocks; gfmc_recursion: auto, by-row (the order of their
+ * choices). */
+static int kc_settings(const mcf_params *params, kcu_gfmc_settings *s)
 {
-    return kcu_ham_create(b->h, &((kc_ws *)b)->d);
+    enum { KC_RECURSION_AUTO, KC_RECURSION_BY_ROW };
+    int blocks, recursion, rc;
+    *s = (kcu_gfmc_settings)KCU_GFMC_SETTINGS_DEFAULT;
+    if ((rc = mcf_params_choice(params, "gfmc_blocks", &blocks)) ||
+        (rc = mcf_params_choice(params, "gfmc_recursion", &recursion)) ||
+        (rc = mcf_params_bool(params, "gfmc_fft", &s->fft)) ||
+        (rc = mcf_params_bool(params, "gfmc_on_chip", &s->shared_vectors)))
+        return rc;
+    s->blocks_per_chain = blocks ? 1 << (blocks - 1) : 0;
+    s->by_vector = recursion != KC_RECURSION_BY_ROW;
+    return MCF_OK;
+}
+
+/* the device keys, and the device copy of the Hamiltonian (engine and plans come on first
+ * use) */
+static int kc_init(kpm_ops_ws *b, const mcf_params *params)
+{
+    kc_ws *w = (kc_ws *)b;
+    int rc = kc_settings(params, &w->gfmc_settings);
+    return rc ? rc : kcu_ham_create(b->h, &w->d);
 }
 
 static void kc_release(kpm_ops_ws *b)
@@ -344,13 +402,11 @@ static void kc_release(kpm_ops_ws *b)
     kcu_gfmc_destroy(w->gfmc);
     free(w->fft_re);
     free(w->fft_im);
-    free(w->jobs);
-    free(w->contour_errs);
     kcu_traces_destroy(w->traces);
     free(w->trace_mu);
-    free(w->trace_dmu);
 }
 
+/* the descriptor's app_data: what the shared evaluator calls for the device */
 static const kpm_backend kc_backend = {
     .name = "kpm-cuda",
     .size = sizeof(kc_ws),
@@ -370,9 +426,7 @@ static const kpm_backend kc_backend = {
     .contour_action = kc_contour_action,
 };
 
-/* ---- the plugin: kpm's ops over the backend, create() reading the device keys ---------- */
-
-KPM_OPS_TABLE(kc_kpm_ops, kc_backend);
+/* ---- the plugin: kpm's evaluator over the backend, and the device keys ---------------- */
 
 /* kpm's parameters, then how the GFMC kernel may run (kcu_gfmc_settings).  At their
  * defaults these keys are not written into config.ini (MCF_PARAM_ECHO_IF_CHANGED), so
@@ -402,53 +456,10 @@ static const mcf_param_spec kc_param_specs[] = {
      "digits"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
-/* kpm's create, then the device keys into the workspace's settings */
-static int kc_create(const mcf_params *params, const mcf_hamiltonian *h, void **out)
-{
-    /* gfmc_blocks: auto (0), then 2^(index - 1) blocks; gfmc_recursion: auto, by-row (the
-       order of their choices) */
-    enum { KC_RECURSION_AUTO, KC_RECURSION_BY_ROW };
-    int blocks, recursion, rc;
-    kcu_gfmc_settings s = KCU_GFMC_SETTINGS_DEFAULT;
-    if ((rc = mcf_params_choice(params, "gfmc_blocks", &blocks)) ||
-        (rc = mcf_params_choice(params, "gfmc_recursion", &recursion)) ||
-        (rc = mcf_params_bool(params, "gfmc_fft", &s.fft)) ||
-        (rc = mcf_params_bool(params, "gfmc_on_chip", &s.shared_vectors)))
-        return rc;
-    s.blocks_per_chain = blocks ? 1 << (blocks - 1) : 0;
-    s.by_vector = recursion != KC_RECURSION_BY_ROW;
-    if ((rc = kc_kpm_ops.create(params, h, out)))
-        return rc;
-    ((kc_ws *)*out)->gfmc_settings = s;
-    return MCF_OK;
-}
-
-/* kc_kpm_ops with kc_create: the same entries as KPM_OPS_TABLE's table (an op added there
- * is added here too) */
-static const mcf_fermion_ops kc_ops = {
-    .struct_size = sizeof(mcf_fermion_ops),
-    .create = kc_create,
-    .destroy = kpm_ops_destroy,
-    .energy_points = kpm_ops_energy_points,
-    .energies = kpm_ops_energies,
-    .dos = kc_kpm_ops_dos,
-    .ldos = kc_kpm_ops_ldos,
-    .green = kc_kpm_ops_green,
-    .occupation = kc_kpm_ops_occupation,
-    .delta_action = kc_kpm_ops_delta_action,
-    .action = kc_kpm_ops_action,
-    .change_action = kc_kpm_ops_change_action,
-    .moment_count = kpm_ops_moment_count,
-    .dos_moments = kc_kpm_ops_dos_moments,
-    .ldos_moments = kc_kpm_ops_ldos_moments,
-    .reconstruct = kc_kpm_ops_reconstruct,
-    .occupation_dT = kc_kpm_ops_occupation_dT,
-};
-
 static int kc_probe(char *why, size_t len) { return kcu_probe(why, len); }
 
 static const mcf_plugin_info kc_info = {
-    .abi_version = MCF_ABI_VERSION,
+    .abi_version = MCF_ABI_2,
     .struct_size = sizeof(mcf_plugin_info),
     .kind = MCF_PLUGIN_FERMION_EVALUATOR,
     .name = "kpm-cuda",
@@ -458,11 +469,13 @@ static const mcf_plugin_info kc_info = {
                "chains in one kernel launch; the parameters of kpm, and how the GFMC kernel "
                "may run",
     .params = kc_param_specs,
-    .ops = &kc_ops,
+    .ops = &kpm_ops_evaluator,
     .auto_priority = 20, /* before kpm (10) when a device is present */
     .probe = kc_probe,
     .one_batch = 1,      /* one kernel launch for all chains of a step */
     .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
+    /* the shared evaluator reads the backend, never writes it (app_data is not const) */
+    .app_data = (void *)&kc_backend,
 };
 
 MCF_PLUGIN(kc_info)

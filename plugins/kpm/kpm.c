@@ -1,9 +1,12 @@
 /* kpm.c — the kernel-polynomial-method fermion evaluator "kpm" (CPU, OpenMP).
  *
  * The mathematics lives in the library mcf_kpm_core (kpm_core.h has every formula and
- * lists its files) and the glue to mcf/fermion.h, shared with the GPU plugin kpm-cuda, in
- * kpm_ops.c (kpm_ops.h); this file is the CPU backend of kpm_ops (moments by kpm_core's
- * engine, reconstruction by its FFT, the GFMC batch).  What the ops compute:
+ * lists its files) and the evaluator of mcf/fermion.h (ABI 2), shared with the GPU plugin
+ * kpm-cuda, in kpm_ops.c (kpm_ops.h); this file is the CPU backend of kpm_ops (moments by
+ * kpm_core's engine, reconstruction by its FFT, the GFMC batch of the real axis), handed
+ * to the shared evaluator as the descriptor's app_data.  What the ops compute (spectra
+ * gives the grid, dos, ldos, green and their moments; occupation with or without the
+ * T-derivatives of occupation_dT):
  *
  *   energy grid   the N = energy_points Chebyshev nodes x_k = cos(pi (k + 1/2) / N),
  *                 ascending, at E = a x + b with a, b from mcf_hamiltonian_scaling(margin)
@@ -21,7 +24,7 @@
  *   occupation_dT the same, and from the same trace int rho df/dT dE, int E rho df/dT dE
  *                 (T > 0: Chebyshev-Gauss sums, Gauss-Legendre panels at very low T).
  *   change_action GFMC on the contour (kpm_contour.c, gfmc = contour, the default): dS of
- *   delta_action  any change of rank <= 8 from log det(1 - G Delta) on a Bernstein ellipse
+ *                 any change of rank <= 8 from log det(1 - G Delta) on a Bernstein ellipse
  *                 around the spectrum plus the residues of the Fermi poles inside it, with
  *                 an error bound (err) falling as e^{-pi T M / a}; warns once per workspace
  *                 and T when the bound exceeds 0.05, naming the moments that would do.
@@ -53,7 +56,7 @@
 typedef struct kpm_ws {
     kpm_ops_ws base;          /* first: the shared head (base.grid is also the FFT plan) */
     kpm_engine *eng;
-    kpm_gfmc *gfmc;           /* created on the first delta_action */
+    kpm_gfmc *gfmc;           /* created on the first change_action on the real axis */
 } kpm_ws;
 
 /* ---- the backend of kpm_ops (kpm_ops.h) ----------------------------------------------- */
@@ -102,9 +105,11 @@ static int kpm_gfmc_need(kpm_ops_ws *b)
  * chain the row loop is threaded instead.  Every chain's arithmetic is the same either
  * way, so results do not depend on the thread count.  kpm_gfmc_delta_action checks the
  * change, T and mu. */
-static int kpm_gfmc_batch(void *const *ws, size_t n, const mcf_local_change *const *changes,
-                          const double *T, const double *mu, double *dS)
+static int kpm_gfmc_batch(mcf_batch *batch, void *const *ws, size_t n,
+                          const mcf_local_change *const *changes, const double *T,
+                          const double *mu, double *dS)
 {
+    (void)batch; /* nothing kept per batch: each chain's scratch is its workspace's */
     int failed = 0;
     size_t bad = 0;
     char msg[1024] = "";
@@ -114,7 +119,7 @@ static int kpm_gfmc_batch(void *const *ws, size_t n, const mcf_local_change *con
         int r = kpm_gfmc_delta_action(w->gfmc, w->base.h, w->base.a, w->base.b, changes[k],
                                       T[k], mu[k], dS + k, NULL, NULL);
         if (r) {
-#pragma omp critical(kpm_delta_action_error)
+#pragma omp critical(kpm_gfmc_error)
             if (!failed || k < bad) {
                 failed = r;
                 bad = k;
@@ -123,13 +128,14 @@ static int kpm_gfmc_batch(void *const *ws, size_t n, const mcf_local_change *con
         }
     }
     if (failed)
-        return mcf_fail(failed, "kpm: delta_action of workspace %zu: %s", bad, msg);
+        return mcf_fail(failed, "kpm: change_action of workspace %zu: %s", bad, msg);
     return MCF_OK;
 }
 
 /* the engine (the grid, base.grid, is also the FFT plan) */
-static int kpm_init(kpm_ops_ws *b)
+static int kpm_init(kpm_ops_ws *b, const mcf_params *params)
 {
+    (void)params; /* kpm's keys are all kpm_ops' */
     return kpm_engine_create(b->h->dim, b->block, &((kpm_ws *)b)->eng);
 }
 
@@ -140,6 +146,7 @@ static void kpm_release(kpm_ops_ws *b)
     kpm_gfmc_destroy(w->gfmc);
 }
 
+/* the descriptor's app_data: what the shared evaluator calls for the CPU */
 static const kpm_backend kpm_backend_cpu = {
     .name = "kpm",
     .size = sizeof(kpm_ws),
@@ -156,10 +163,8 @@ static const kpm_backend kpm_backend_cpu = {
     .gfmc_batch = kpm_gfmc_batch,
 };
 
-KPM_OPS_TABLE(kpm_fermion_ops, kpm_backend_cpu);
-
 static const mcf_plugin_info kpm_info = {
-    .abi_version = MCF_ABI_VERSION,
+    .abi_version = MCF_ABI_2,
     .struct_size = sizeof(mcf_plugin_info),
     .kind = MCF_PLUGIN_FERMION_EVALUATOR,
     .name = "kpm",
@@ -168,9 +173,11 @@ static const mcf_plugin_info kpm_info = {
                "reconstruction): DOS, LDOS, Green's functions, occupations and GFMC action "
                "changes, OpenMP",
     .params = kpm_param_specs,
-    .ops = &kpm_fermion_ops,
+    .ops = &kpm_ops_evaluator,
     .auto_priority = 10, /* the CPU choice of evaluator = auto */
     .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
+    /* the shared evaluator reads the backend, never writes it (app_data is not const) */
+    .app_data = (void *)&kpm_backend_cpu,
 };
 
 MCF_PLUGIN(kpm_info)

@@ -92,7 +92,7 @@ typedef struct kpm_config {
     kpm_random random;
     double margin;      /* rescaling margin in (0, 0.5) */
     long block;         /* vectors advanced together, 1..KPM_MAX_BLOCK */
-    kpm_gfmc_method gfmc; /* how delta_action / change_action compute dS */
+    kpm_gfmc_method gfmc; /* how change_action computes dS */
 } kpm_config;
 
 /* The defaults of the plugin's declaration kpm_param_specs (both take the numbers from

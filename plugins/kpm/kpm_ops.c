@@ -1,5 +1,6 @@
-/* kpm_ops.c — the fermion ops of the KPM evaluators over a backend (kpm_ops.h says what
- * each op does and what the backend supplies). */
+/* kpm_ops.c — the fermion evaluator of the KPM plugins over a backend (kpm_ops.h says what
+ * each op does and what the backend supplies): the workspace, spectra, occupation, action,
+ * reconstruct and the table; change_action is in kpm_ops_gfmc.c. */
 #include "kpm_ops.h"
 
 #include "mcf/mcf.h"
@@ -11,7 +12,7 @@
 
 /* ---- workspace -------------------------------------------------------------------- */
 
-void kpm_ops_destroy(void *p)
+static void kpm_ops_destroy(void *p)
 {
     kpm_ops_ws *w = p;
     if (!w)
@@ -20,7 +21,6 @@ void kpm_ops_destroy(void *p)
         w->be->release(w);
     kpm_dct_destroy(w->grid);
     kpm_contour_destroy(w->contour);
-    free(w->converted);
     free(w->contour_dmu);
     free(w->g);
     free(w->mu_vec);
@@ -43,10 +43,20 @@ static int ops_alloc(kpm_ops_ws *w)
     return MCF_OK;
 }
 
-int kpm_ops_create(const kpm_backend *be, const mcf_params *params, const mcf_hamiltonian *h,
-                   void **out)
+/* create (mcf/fermion.h): app_data is the plugin's backend; refuses a missing or empty h,
+ * reads and checks the [evaluator] parameters (messages name the section and file),
+ * be->admit, a zeroed workspace of be->size bytes with the head filled in, be->init (the
+ * plugin's members and keys), the host grid, the moment arrays and the kernel
+ * coefficients.  destroy: be->release, then the head's members and the workspace itself
+ * (NULL is fine). */
+static int kpm_ops_create(const mcf_params *params, const mcf_hamiltonian *h, void *app_data,
+                      void **out)
 {
+    const kpm_backend *be = app_data;
     *out = NULL;
+    if (!be)
+        return mcf_fail(MCF_EINTERNAL, "kpm: create without the plugin's backend (the "
+                        "descriptor's app_data is NULL; a bug, please report it)");
     if (!h || h->dim < 1)
         return mcf_fail(MCF_EINVAL, "%s: no Hamiltonian (or an empty one) was given",
                         be->name);
@@ -71,8 +81,8 @@ int kpm_ops_create(const kpm_backend *be, const mcf_params *params, const mcf_ha
     w->N = kpm_config_points(&c);
     w->R = (size_t)c.vectors;
     w->block = (size_t)c.block;
-    if ((be->init && (rc = be->init(w))) || (rc = kpm_dct_create(w->N, w->M, &w->grid)) ||
-        (rc = ops_alloc(w))) {
+    if ((be->init && (rc = be->init(w, params))) ||
+        (rc = kpm_dct_create(w->N, w->M, &w->grid)) || (rc = ops_alloc(w))) {
         kpm_ops_destroy(w);
         return rc;
     }
@@ -96,45 +106,52 @@ int kpm_ops_prepare(kpm_ops_ws *w)
     return w->be->prepare ? w->be->prepare(w) : MCF_OK;
 }
 
-size_t kpm_ops_energy_points(const void *p) { return ((const kpm_ops_ws *)p)->N; }
+/* ---- batches ------------------------------------------------------------------------ */
 
-int kpm_ops_energies(void *p, double *E)
+const kpm_backend *kpm_ops_batch(void *const *ws, size_t n, const char *what, int *rc)
 {
-    kpm_ops_ws *w = p;
-    kpm_ops_scale(w);
-    kpm_dct_energies(w->grid, w->a, w->b, E);
-    return MCF_OK;
+    *rc = MCF_OK;
+    if (n && !ws) {
+        *rc = mcf_fail(MCF_EINVAL, "kpm: %s: the workspace array is NULL", what);
+        return NULL;
+    }
+    const kpm_backend *be = NULL;
+    for (size_t k = 0; k < n && !be; k++)
+        if (ws[k])
+            be = ((const kpm_ops_ws *)ws[k])->be;
+    for (size_t k = 0; k < n; k++) {
+        const kpm_ops_ws *w = ws[k];
+        if (!w) {
+            *rc = mcf_fail(MCF_EINVAL, "%s: %s: workspace %zu of the batch is NULL",
+                           be ? be->name : "kpm", what, k);
+            return NULL;
+        }
+        if (w->be != be) {
+            *rc = mcf_fail(MCF_EINVAL, "%s: %s: workspace %zu of the batch was made by "
+                           "evaluator %s", be->name, what, k, w->be->name);
+            return NULL;
+        }
+    }
+    return be;
 }
 
-/* ---- ops ---------------------------------------------------------------------------- */
-
-static int ops_check_batch(const kpm_backend *be, void *const *ws, size_t n, const char *what)
+/* dos and occupation: the random streams of their traces */
+static int ops_check_rngs(const kpm_backend *be, size_t n, mcf_rng *const *rngs,
+                          const char *what)
 {
-    for (size_t k = 0; k < n; k++)
-        if (!ws[k])
-            return mcf_fail(MCF_EINVAL, "%s: %s: workspace %zu of the batch is NULL", be->name,
-                            what, k);
-    return MCF_OK;
-}
-
-/* dos and occupation: the workspaces, and the random streams of their traces */
-static int ops_check_traces(const kpm_backend *be, void *const *ws, size_t n,
-                            mcf_rng *const *rngs, const char *what)
-{
-    int rc = ops_check_batch(be, ws, n, what);
-    if (rc)
-        return rc;
     if (n && !rngs)
         return mcf_fail(MCF_EINVAL, "%s: %s: the stochastic trace needs the chains' random "
                         "streams, but rngs is NULL", be->name, what);
     return MCF_OK;
 }
 
-int kpm_ops_dos(const kpm_backend *be, void *const *ws, size_t n, mcf_rng *const *rngs,
-                double *const *dos)
+/* ---- spectra ------------------------------------------------------------------------ */
+
+static int ops_dos(const kpm_backend *be, mcf_batch *b, void *const *ws, size_t n,
+                   mcf_rng *const *rngs, double *const *dos)
 {
-    int rc = ops_check_traces(be, ws, n, rngs, "dos");
-    if (rc || (rc = kpm_ops_traces(be, ws, n, rngs, "dos")))
+    int rc = ops_check_rngs(be, n, rngs, "dos");
+    if (rc || (rc = kpm_ops_traces(be, b, ws, n, rngs, "dos")))
         return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
@@ -144,19 +161,14 @@ int kpm_ops_dos(const kpm_backend *be, void *const *ws, size_t n, mcf_rng *const
     return MCF_OK;
 }
 
-/* dos() with the trace's moments, their per-vector variance and the scaling: the same
- * trace and reconstruction as kpm_ops_dos, so the same DOS bit for bit */
-int kpm_ops_dos_moments(const kpm_backend *be, void *const *ws, size_t n,
-                        mcf_rng *const *rngs, double *const *mu, double *const *var,
-                        double *const *scale, double *const *dos)
+/* the DOS with the trace's moments, their per-vector variance and the scaling: the same
+ * trace and reconstruction as ops_dos, so the same DOS bit for bit */
+static int ops_dos_moments(const kpm_backend *be, mcf_batch *b, void *const *ws, size_t n,
+                           mcf_rng *const *rngs, double *const *mu, double *const *var,
+                           double *const *scale, double *const *dos)
 {
-    int rc = ops_check_traces(be, ws, n, rngs, "dos_moments");
-    if (rc)
-        return rc;
-    if (n && (!mu || !scale))
-        return mcf_fail(MCF_EINVAL, "%s: dos_moments: the %s array is NULL", be->name,
-                        !mu ? "mu" : "scale");
-    if ((rc = kpm_ops_traces(be, ws, n, rngs, "dos_moments")))
+    int rc = ops_check_rngs(be, n, rngs, "dos_moments");
+    if (rc || (rc = kpm_ops_traces(be, b, ws, n, rngs, "dos_moments")))
         return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
@@ -178,9 +190,7 @@ static int ops_rows(const kpm_backend *be, void *const *ws, size_t n,
                     double *const *re, double *const *im, double *const *mu,
                     double *const *scale, const char *what)
 {
-    int rc = ops_check_batch(be, ws, n, what);
-    if (rc)
-        return rc;
+    int rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
         if ((rc = kpm_ops_prepare(w)))
@@ -205,325 +215,110 @@ static int ops_rows(const kpm_backend *be, void *const *ws, size_t n,
     return MCF_OK;
 }
 
-int kpm_ops_ldos(const kpm_backend *be, void *const *ws, size_t n, const size_t *const *rows,
-                 size_t n_rows, double *const *out)
+/* a request whose outputs lack what they need (the rows, the scale, dos_moments, the
+ * other half of G) is refused */
+static int ops_spectra_check(const kpm_backend *be, const mcf_spectra *s)
 {
-    return ops_rows(be, ws, n, rows, n_rows, out, NULL, NULL, NULL, NULL, "ldos");
+    const char *bad = (s->ldos || s->ldos_moments || s->green_re || s->green_im) &&
+                              s->n_rows && !s->rows
+                          ? "rows is NULL, but LDOS or Green's functions were asked for"
+                      : (s->dos_moments || s->ldos_moments) && !s->moment_scale
+                          ? "moments were asked for without moment_scale"
+                      : s->dos_moments_var && !s->dos_moments
+                          ? "dos_moments_var was asked for without dos_moments"
+                      : !s->green_re != !s->green_im
+                          ? "the Green's functions need both green_re and green_im"
+                          : NULL;
+    return bad ? mcf_fail(MCF_EINVAL, "%s: spectra: %s", be->name, bad) : MCF_OK;
 }
 
-int kpm_ops_ldos_moments(const kpm_backend *be, void *const *ws, size_t n,
-                         const size_t *const *rows, size_t n_rows, double *const *mu,
-                         double *const *scale, double *const *ldos)
+/* spectra (mcf/fermion.h): the sizes of ws[0]; then the grid, the LDOS (with its moments),
+ * the Green's functions and the DOS (with its moments, from one trace), in that order */
+static int ops_spectra(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                       mcf_spectra *s)
 {
-    if (n && (!mu || !scale))
-        return mcf_fail(MCF_EINVAL, "%s: ldos_moments: the %s array is NULL", be->name,
-                        !mu ? "mu" : "scale");
-    return ops_rows(be, ws, n, rows, n_rows, ldos, NULL, NULL, mu, scale, "ldos_moments");
-}
-
-int kpm_ops_green(const kpm_backend *be, void *const *ws, size_t n, const size_t *const *rows,
-                  size_t n_rows, double *const *re, double *const *im)
-{
-    return ops_rows(be, ws, n, rows, n_rows, NULL, re, im, NULL, NULL, "green");
-}
-
-size_t kpm_ops_moment_count(const void *w) { return ((const kpm_ops_ws *)w)->M; }
-
-int kpm_ops_occupation(const kpm_backend *be, void *const *ws, size_t n,
-                       mcf_rng *const *rngs, double mu, double T, double *density,
-                       double *energy)
-{
-    int rc = ops_check_traces(be, ws, n, rngs, "occupation");
-    if (rc || (rc = kpm_ops_traces(be, ws, n, rngs, "occupation")))
+    if (!s)
+        return mcf_fail(MCF_EINVAL, "kpm: spectra: the request is NULL");
+    s->points = s->moments = 0;
+    int rc;
+    const kpm_backend *be = kpm_ops_batch(ws, n, "spectra", &rc);
+    if (rc || n == 0)
         return rc;
-    for (size_t k = 0; k < n; k++) {
+    if ((rc = ops_spectra_check(be, s)))
+        return rc;
+    const kpm_ops_ws *w0 = ws[0];
+    s->points = w0->N;
+    s->moments = w0->M;
+    for (size_t k = 0; s->energies && k < n; k++) {
         kpm_ops_ws *w = ws[k];
-        if ((rc = kpm_occupation_cached(&w->series, w->mu, w->g, w->M, w->a, w->b, mu, T,
-                                        density + k, energy + k)))
-            return mcf_fail_prefix(rc, "%s: occupation of workspace %zu", be->name, k);
+        kpm_ops_scale(w);
+        kpm_dct_energies(w->grid, w->a, w->b, s->energies[k]);
     }
-    return MCF_OK;
+    if (s->ldos_moments)
+        rc = ops_rows(be, ws, n, s->rows, s->n_rows, s->ldos, NULL, NULL, s->ldos_moments,
+                      s->moment_scale, "ldos_moments");
+    else if (s->ldos)
+        rc = ops_rows(be, ws, n, s->rows, s->n_rows, s->ldos, NULL, NULL, NULL, NULL, "ldos");
+    if (!rc && s->green_re)
+        rc = ops_rows(be, ws, n, s->rows, s->n_rows, NULL, s->green_re, s->green_im, NULL,
+                      NULL, "green");
+    if (!rc && s->dos_moments)
+        rc = ops_dos_moments(be, b, ws, n, rngs, s->dos_moments, s->dos_moments_var,
+                             s->moment_scale, s->dos);
+    else if (!rc && s->dos)
+        rc = ops_dos(be, b, ws, n, rngs, s->dos);
+    return rc;
 }
 
-/* occupation() from the same trace and its T-derivatives: T checked before the trace is
- * drawn (a refusal leaves the streams alone); density and energy by kpm_occupation_cached as
- * in kpm_ops_occupation, so the same bits */
-int kpm_ops_occupation_dT(const kpm_backend *be, void *const *ws, size_t n,
-                          mcf_rng *const *rngs, double mu, double T, double *density,
-                          double *energy, double *ddensity, double *denergy)
+/* ---- occupation --------------------------------------------------------------------- */
+
+/* density and energy from the trace's mean moments; with the T-derivatives asked for, T
+ * checked before the trace is drawn (a refusal leaves the streams alone) and the
+ * derivatives from the same moments, density and energy by the same call, so the same
+ * bits */
+static int ops_occupation(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                          double mu, double T, const mcf_occupation *out)
 {
-    int rc = ops_check_traces(be, ws, n, rngs, "occupation_dT");
-    if (rc)
+    const int dT = out && (out->ddensity || out->denergy);
+    const char *what = dT ? "occupation_dT" : "occupation";
+    int rc;
+    const kpm_backend *be = kpm_ops_batch(ws, n, what, &rc);
+    if (rc || n == 0)
         return rc;
-    if (!(T > 0.0) || !isfinite(T) || !isfinite(mu))
+    if ((rc = ops_check_rngs(be, n, rngs, what)))
+        return rc;
+    if (dT && (!(T > 0.0) || !isfinite(T) || !isfinite(mu)))
         return mcf_fail(MCF_EINVAL, "%s: occupation_dT: temperature T = %g must be finite and "
                         "> 0 (the T = 0 step has no temperature derivative; use a small T > 0) "
                         "and mu = %g finite", be->name, T, mu);
-    if (n && (!density || !energy || !ddensity || !denergy))
-        return mcf_fail(MCF_EINVAL, "%s: occupation_dT: an output array is NULL", be->name);
-    if ((rc = kpm_ops_traces(be, ws, n, rngs, "occupation_dT")))
+    if (!out || !out->density || !out->energy || (dT && (!out->ddensity || !out->denergy)))
+        return mcf_fail(MCF_EINVAL, "%s: %s: an output array is NULL", be->name, what);
+    if ((rc = kpm_ops_traces(be, b, ws, n, rngs, what)))
         return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
         if ((rc = kpm_occupation_cached(&w->series, w->mu, w->g, w->M, w->a, w->b, mu, T,
-                                        density + k, energy + k)) ||
-            (rc = kpm_occupation_dT_cached(&w->series, w->mu, w->g, w->M, w->a, w->b, mu, T,
-                                           ddensity + k, denergy + k)))
-            return mcf_fail_prefix(rc, "%s: occupation_dT of workspace %zu", be->name, k);
+                                        out->density + k, out->energy + k)) ||
+            (dT && (rc = kpm_occupation_dT_cached(&w->series, w->mu, w->g, w->M, w->a, w->b,
+                                                  mu, T, out->ddensity + k,
+                                                  out->denergy + k))))
+            return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
     }
     return MCF_OK;
 }
 
-/* delta_action's preamble for workspace k of the batch */
-static int ops_gfmc_prepare(const kpm_backend *be, kpm_ops_ws *w, size_t k,
-                            const mcf_local_change *change, double T, double mu)
-{
-    kpm_ops_scale(w);
-    int rc;
-    if (be->check_changes) {
-        if ((rc = mcf_local_change_check(change, w->h->dim)))
-            return mcf_fail_prefix(rc, "%s: delta_action of workspace %zu", be->name, k);
-        if (!(T > 0) || !isfinite(T) || !isfinite(mu))
-            return mcf_fail(MCF_EINVAL, "%s: delta_action of workspace %zu: temperature "
-                            "T = %g must be finite and > 0, and mu = %g finite", be->name, k,
-                            T, mu);
-    }
-    if ((rc = be->gfmc_need(w)))
-        return mcf_fail_prefix(rc, "%s: delta_action of workspace %zu", be->name, k);
-    /* the Lorentz kernel's resolution lambda a / M (= kpm_gfmc_resolution of the scratch) */
-    const double M_res = (double)w->M;
-    kpm_gfmc_warn_resolution(w->cfg.lambda * w->a / M_res, T, w->M, w->extrapolate,
-                             &w->warned_T, be->name);
-    return MCF_OK;
-}
-
-/* ---- GFMC on the contour ------------------------------------------------------------ */
-
-/* change_action's input for workspace k, checked before any work */
-static int ops_contour_check(const kpm_backend *be, kpm_ops_ws *w, size_t k,
-                             const mcf_change *change, double T, double mu, const char *what)
-{
-    int rc = mcf_change_check(change, w->h->dim);
-    if (rc)
-        return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
-    if (!(T > 0) || !isfinite(T) || !isfinite(mu))
-        return mcf_fail(MCF_EINVAL, "%s: %s of workspace %zu: temperature T = %g must be "
-                        "finite and > 0, and mu = %g finite", be->name, what, k, T, mu);
-    kpm_ops_scale(w);
-    if (!w->contour &&
-        (rc = kpm_contour_create(w->h->dim, w->M, (size_t)w->cfg.points, w->cfg.margin,
-                                 &w->contour)))
-        return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
-    return MCF_OK;
-}
-
-/* the bound against 0.05 (5% of the acceptance ratio), once per workspace and T */
-static void ops_contour_warn(const kpm_backend *be, kpm_ops_ws *w, double T, double err)
-{
-    if (!(err > 0.05) || w->warned_err_T == T)
-        return;
-    w->warned_err_T = T;
-    const double need = kpm_contour_moments_for(w->contour, err, 0.01);
-    double m2 = 2;
-    while (m2 < need)
-        m2 *= 2;
-    mcf_log(MCF_LOG_WARN,
-            "%s: GFMC at T = %.3g with moments = %zu: the error bound of dS is %.2g "
-            "(above 0.05, a 5%% error of the acceptance ratio); moments >= %.0f bring it "
-            "below 0.01",
-            be->name, T, w->M, err, m2);
-}
-
-/* keeps the failure of the lowest workspace k of a parallel loop (its code and message):
- * the batch reports the same one on any thread count */
-static void ops_first_failure(int r, size_t k, int *failed, size_t *bad, char *msg,
-                              size_t len)
-{
-#pragma omp critical(kpm_contour_error)
-    if (!*failed || k < *bad) {
-        *failed = r;
-        *bad = k;
-        snprintf(msg, len, "%s", mcf_last_error());
-    }
-}
-
-/* the batch's error bounds into err (may be NULL), and the warnings */
-static void ops_contour_bounds(const kpm_backend *be, void *const *ws, size_t n,
-                               const double *T, double *err)
-{
-    for (size_t k = 0; k < n; k++) {
-        kpm_ops_ws *w = ws[k];
-        if (err)
-            err[k] = w->contour_err;
-        ops_contour_warn(be, w, T[k], w->contour_err);
-    }
-}
-
-/* the contour for a batch: chains are independent, so the batch is shared among OpenMP
- * threads; the first failure (lowest workspace) is reported; err may be NULL */
-static int ops_contour_batch(const kpm_backend *be, void *const *ws, size_t n,
-                             const mcf_change *const *changes, const double *T,
-                             const double *mu, double *dS, double *err, const char *what)
-{
-    int failed = 0;
-    size_t bad = 0;
-    char msg[1024] = "";
-    const long nn = (long)n;
-    /* a backend that computes the moments (a GPU: one launch for the batch) when every change
-     * is one it takes; each workspace gets its change's scaling for it */
-    int device = be->contour_moments != NULL;
-    for (size_t k = 0; device && k < n; k++) {
-        kpm_ops_ws *w = ws[k];
-        device = kpm_change_to_local(changes[k], &w->contour_local);
-    }
-    if (device) {
-        int rc = MCF_OK;
-        for (size_t k = 0; !rc && k < n; k++) {
-            kpm_ops_ws *w = ws[k];
-            if (!w->contour_dmu && !(w->contour_dmu = malloc(4 * w->M * sizeof *w->contour_dmu)))
-                rc = mcf_fail(MCF_ENOMEM, "%s: %s: out of memory", be->name, what);
-        }
-        /* every change's scaling, and, for a backend that finishes the contour itself, its
-         * plan (the ellipse and the enclosed poles): per chain, so over the host's cores */
-        const int plans = be->contour_action != NULL;
-        int whole = plans;
-#pragma omp parallel for schedule(static) if (n > 8) reduction(&& : whole)
-        for (long i = 0; i < nn; i++) {
-            const size_t k = (size_t)i;
-            kpm_ops_ws *w = ws[k];
-            kpm_contour_scaling(w->h, w->a, w->b, w->cfg.margin, changes[k], &w->contour_a,
-                                &w->contour_b);
-            if (!plans)
-                continue;
-            const int r = kpm_contour_plan_for(w->contour, w->contour_a, w->contour_b, T[k],
-                                               mu[k], &w->contour_plan);
-            if (r)
-                ops_first_failure(r, k, &failed, &bad, msg, sizeof msg);
-            whole = whole && !r && !w->contour_plan.too_many;
-        }
-        if (!rc && failed)
-            return mcf_fail(failed, "%s: %s of workspace %zu: %s", be->name, what, bad, msg);
-        if (!rc && whole) {
-            if ((rc = be->contour_action(ws, n, T, mu, dS)))
-                return mcf_fail_prefix(rc, "%s: %s", be->name, what);
-            ops_contour_bounds(be, ws, n, T, err);
-            return MCF_OK;
-        }
-        if (!rc)
-            rc = be->contour_moments(ws, n);
-        if (rc)
-            return mcf_fail_prefix(rc, "%s: %s", be->name, what);
-    }
-#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
-    for (long i = 0; i < nn; i++) {
-        const size_t k = (size_t)i;
-        kpm_ops_ws *w = ws[k];
-        int r = device ? kpm_contour_finish_diag(w->contour, w->contour_a, w->contour_b,
-                                                 changes[k], w->contour_dmu, T[k], mu[k],
-                                                 dS + k, &w->contour_err)
-                       : kpm_contour_delta_action(w->contour, w->h, w->a, w->b, changes[k],
-                                                  T[k], mu[k], dS + k, &w->contour_err);
-        if (r)
-            ops_first_failure(r, k, &failed, &bad, msg, sizeof msg);
-    }
-    if (failed)
-        return mcf_fail(failed, "%s: %s of workspace %zu: %s", be->name, what, bad, msg);
-    ops_contour_bounds(be, ws, n, T, err);
-    return MCF_OK;
-}
-
-/* dS of n changes on the contour; err may be NULL */
-static int ops_contour(const kpm_backend *be, void *const *ws, size_t n,
-                       const mcf_change *const *changes, const double *T, const double *mu,
-                       double *dS, double *err, const char *what)
-{
-    int rc;
-    for (size_t k = 0; k < n; k++)
-        if ((rc = ops_contour_check(be, ws[k], k, changes[k], T[k], mu[k], what)))
-            return rc;
-    return ops_contour_batch(be, ws, n, changes, T, mu, dS, err, what);
-}
-
-int kpm_ops_change_action(const kpm_backend *be, void *const *ws, size_t n,
-                          const mcf_change *const *changes, const double *T,
-                          const double *mu, double *dS, double *err)
-{
-    int rc = ops_check_batch(be, ws, n, "change_action");
-    if (rc)
-        return rc;
-    if (n && (!changes || !T || !mu || !dS))
-        return mcf_fail(MCF_EINVAL, "%s: change_action: the %s array is NULL", be->name,
-                        !changes ? "change" : !T ? "T" : !mu ? "mu" : "dS");
-    if (n && ((const kpm_ops_ws *)ws[0])->cfg.gfmc == KPM_GFMC_REAL_AXIS) {
-        /* the real axis takes the older changes only */
-        mcf_local_change *lc = calloc(n, sizeof *lc);
-        const mcf_local_change **lp = malloc(n * sizeof *lp);
-        if (!lc || !lp) {
-            free(lc);
-            free(lp);
-            return mcf_fail(MCF_ENOMEM, "%s: change_action: out of memory", be->name);
-        }
-        for (size_t k = 0; k < n && !rc; k++) {
-            if (!kpm_change_to_local(changes[k], lc + k))
-                rc = mcf_fail(MCF_EINVAL, "%s: change_action of workspace %zu: gfmc = "
-                              "real-axis takes changes of rank <= %d with <= %d entries a "
-                              "vector (this one has rank %d); use gfmc = contour", be->name, k,
-                              MCF_CHANGE_MAX_RANK, MCF_CHANGE_MAX_ENTRIES,
-                              changes[k] ? changes[k]->rank : 0);
-            lp[k] = lc + k;
-        }
-        if (!rc)
-            rc = kpm_ops_delta_action(be, ws, n, lp, T, mu, dS);
-        for (size_t k = 0; !rc && err && k < n; k++)
-            err[k] = NAN;
-        free(lc);
-        free(lp);
-        return rc;
-    }
-    return ops_contour(be, ws, n, changes, T, mu, dS, err, "change_action");
-}
-
-int kpm_ops_delta_action(const kpm_backend *be, void *const *ws, size_t n,
-                         const mcf_local_change *const *changes, const double *T,
-                         const double *mu, double *dS)
-{
-    int rc = ops_check_batch(be, ws, n, "delta_action");
-    if (rc)
-        return rc;
-    if (n && ((const kpm_ops_ws *)ws[0])->cfg.gfmc == KPM_GFMC_CONTOUR) {
-        const mcf_change **cp = malloc(n * sizeof *cp);
-        if (!cp)
-            return mcf_fail(MCF_ENOMEM, "%s: delta_action: out of memory", be->name);
-        for (size_t k = 0; k < n && !rc; k++) {
-            kpm_ops_ws *w = ws[k];
-            if (!w->converted && !(w->converted = malloc(sizeof *w->converted)))
-                rc = mcf_fail(MCF_ENOMEM, "%s: delta_action: out of memory", be->name);
-            else if ((rc = mcf_change_from_local(changes[k], w->converted)))
-                rc = mcf_fail_prefix(rc, "%s: delta_action of workspace %zu", be->name, k);
-            cp[k] = w->converted;
-        }
-        if (!rc)
-            rc = ops_contour(be, ws, n, cp, T, mu, dS, NULL, "delta_action");
-        free(cp);
-        return rc;
-    }
-    for (size_t k = 0; k < n; k++)
-        if ((rc = ops_gfmc_prepare(be, ws[k], k, changes[k], T[k], mu[k])))
-            return rc;
-    return be->gfmc_batch(ws, n, changes, T, mu, dS);
-}
+/* ---- action ------------------------------------------------------------------------- */
 
 /* the action: per workspace the exact trace once, then the plain Chebyshev series of every
  * point (kpm_action_series); everything checked before any work */
-int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, size_t m, const double *T,
-                   const double *mu, double *S, double *err)
+static int ops_action(mcf_batch *b, void *const *ws, size_t n, size_t m, const double *T,
+                      const double *mu, double *S, double *err)
 {
-    if (n && !ws)
-        return mcf_fail(MCF_EINVAL, "%s: action: the workspace array is NULL", be->name);
-    int rc = ops_check_batch(be, ws, n, "action");
-    if (rc)
+    int rc;
+    const kpm_backend *be = kpm_ops_batch(ws, n, "action", &rc);
+    if (rc || n == 0)
         return rc;
-    if (n && m && (!T || !mu || !S))
+    if (m && (!T || !mu || !S))
         return mcf_fail(MCF_EINVAL, "%s: action: the %s array is NULL", be->name,
                         !T ? "T" : !mu ? "mu" : "S");
     for (size_t k = 0; k < n; k++) {
@@ -545,7 +340,7 @@ int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, size_t m, c
     }
     if (!m)
         return MCF_OK;
-    if ((rc = kpm_ops_traces(be, ws, n, NULL, "action")))
+    if ((rc = kpm_ops_traces(be, b, ws, n, NULL, "action")))
         return rc;
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];
@@ -564,3 +359,29 @@ int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, size_t m, c
     }
     return MCF_OK;
 }
+
+/* ---- the table ---------------------------------------------------------------------- */
+
+/* reconstruct: the host's arithmetic, the plugin's name in the messages */
+static int ops_reconstruct(void *app_data, const mcf_params *params, const char *kernel,
+                           size_t M, size_t sets, const double *mu, double a, double b,
+                           size_t points, const double *E, double *grid, double *out)
+{
+    const kpm_backend *be = app_data;
+    return kpm_ops_reconstruct(be ? be->name : "kpm", params, kernel, M, sets, mu, a, b,
+                               points, E, grid, out);
+}
+
+const mcf_fermion_evaluator kpm_ops_evaluator = {
+    .struct_size = sizeof(mcf_fermion_evaluator),
+    .provides = MCF_PROVIDES_CHANGE_ACTION | MCF_PROVIDES_OCCUPATION | MCF_PROVIDES_DOS |
+                MCF_PROVIDES_LDOS | MCF_PROVIDES_GREEN | MCF_PROVIDES_ACTION |
+                MCF_PROVIDES_MOMENTS | MCF_PROVIDES_OCCUPATION_DT,
+    .create = kpm_ops_create,
+    .destroy = kpm_ops_destroy,
+    .spectra = ops_spectra,
+    .occupation = ops_occupation,
+    .change_action = kpm_ops_change_action,
+    .action = ops_action,
+    .reconstruct = ops_reconstruct,
+};

@@ -1,15 +1,22 @@
-/* kpm_ops.h — the fermion ops (mcf/fermion.h) of the KPM evaluators, written once over a
- * backend: part of the static library mcf_kpm_core, shared by the CPU plugin kpm
- * (plugins/kpm/kpm.c, backend over kpm_core.h) and the GPU plugin kpm-cuda
- * (cuda/kpm-cuda/kpm_cuda.c, backend over kpm_cuda.h).  Not part of the SDK: symbols carry
- * the prefix kpm_ops_ and hidden visibility.
+/* kpm_ops.h — the fermion evaluator (mcf/fermion.h, ABI 2: mcf_fermion_evaluator) of the
+ * KPM plugins, written once over a backend: part of the static library mcf_kpm_core, shared
+ * by the CPU plugin kpm (plugins/kpm/kpm.c, backend over kpm_core.h) and the GPU plugin
+ * kpm-cuda (cuda/kpm-cuda/kpm_cuda.c, backend over kpm_cuda.h).  Not part of the SDK:
+ * symbols carry the prefix kpm_ops_ and hidden visibility.
  *
- * A plugin's workspace embeds kpm_ops_ws as its FIRST member (so a workspace pointer is a
- * kpm_ops_ws pointer) and fills in the backend: the few steps whose hardware differs.
- * Everything else lives here, once:
+ * Both plugins use the one table kpm_ops_evaluator.  A plugin's descriptor points app_data
+ * at its kpm_backend: create() receives it and records it in the workspace, so every
+ * batched op finds the backend in its workspaces and reconstruct() in app_data; nothing
+ * else tells the two plugins apart.  A plugin's workspace embeds kpm_ops_ws as its FIRST
+ * member (so a workspace pointer is a kpm_ops_ws pointer) and its backend supplies the few
+ * steps whose hardware differs.  Everything else lives here, once:
  *
- *   batches       every op refuses a NULL workspace and (dos, occupation) a NULL rngs,
- *                 then loops over the workspaces in order (GFMC: the backend's batch);
+ *   batches       every op refuses a NULL workspace, a workspace of another evaluator, and
+ *                 (dos, occupation) a NULL rngs, then loops over the workspaces in order
+ *                 (GFMC: the backend's batch).  What a backend keeps per batch (kpm-cuda's
+ *                 job lists) lives in a keep slot of the batch (mcf_batch_keep), never in
+ *                 the first workspace: the batch is handed on to the backend's batched
+ *                 steps;
  *   scaling       a, b from mcf_hamiltonian_scaling(margin), cached per workspace and
  *                 recomputed whenever h->version changes; then the backend's prepare;
  *   trace         vectors > 0: the backend's R random moment sets (drawn from the
@@ -18,34 +25,40 @@
  *                 time (no randomness), kept until h changes (h->version), so that a
  *                 measurement and a tempering exchange of the same sweep share it; a
  *                 backend with traces (kpm-cuda) does the batch's traces at once;
- *   dos           the trace's mean moments, reconstructed by the backend;
- *   ldos, green   moments of the rows' unit vectors, `block` rows at a time, each block
+ *   spectra       the sizes (energy_points, moments) of the first workspace; then, each
+ *                 only when asked for and in this order (the order in which the SDK called
+ *                 ABI 1's ops, so the same draws and bits): the grid of every workspace;
+ *                 the LDOS, or the LDOS moments with it; the Green's functions; the DOS, or
+ *                 the DOS moments with it.  With nothing but the sizes and the grid asked
+ *                 for, the batch may be NULL;
+ *     grid        the N Chebyshev nodes at a x + b (h's bounds now);
+ *     dos         the trace's mean moments, reconstructed by the backend;
+ *     ldos, green moments of the rows' unit vectors, `block` rows at a time, each block
  *                 reconstructed by the backend;
- *   dos_moments   dos()'s trace and reconstruction, and its mean moments, their per-vector
- *                 variance (kpm_moments_variance) and a, b copied out;
- *   ldos_moments  ldos()'s rows, their moments copied out (the LDOS only when asked for);
+ *     dos_moments the DOS's trace and reconstruction, and its mean moments, their
+ *                 per-vector variance (kpm_moments_variance) and a, b copied out;
+ *     ldos_moments the LDOS's rows, their moments copied out (the LDOS only when asked);
  *   reconstruct   no workspace: kpm_ops_reconstruct on the host (kpm_reconstruct.c);
- *   occupation    kpm_occupation of the trace's mean moments (host);
- *   occupation_dT T > 0 and mu checked first (nothing drawn on a refusal); then
- *                 occupation's trace and kpm_occupation (the same bits), and
+ *   occupation    kpm_occupation of the trace's mean moments (host); with the
+ *                 T-derivatives asked for, T > 0 and mu checked first (nothing drawn on a
+ *                 refusal), then the same trace and kpm_occupation (the same bits), and
  *                 kpm_occupation_dT of the same mean moments (host);
  *   change_action GFMC on the contour (gfmc = contour, the default; kpm_core.h): every
  *                 change, T and mu checked first; per workspace the scaling and the contour
  *                 scratch (created on first use); a backend with contour_action (kpm-cuda)
  *                 does the whole contour of a batch of rank <= 2 changes in one launch (the
  *                 host plans each ellipse), with only contour_moments it computes their
- *                 moments, the host the rest; then the batch's chains shared among OpenMP threads on the
- *                 host (one chain per thread: the same bits on any thread count); warns once
- *                 per workspace and T when the error bound exceeds 0.05, naming the moments
- *                 that bring it to 0.01.  gfmc = real-axis: the change must have rank <= 2
- *                 and at most 16 entries per vector, and goes to the backend's batch as for
- *                 delta_action (err is then NaN: that method has no bound).
- *   delta_action  gfmc = contour: each change converted (mcf_change_from_local) and
- *                 computed as change_action.  gfmc = real-axis: per workspace: scaling,
- *                 the change, T and mu checked (backends whose GFMC batch does not check
- *                 them itself), the GFMC scratch created on first use, the resolution
- *                 warning (kpm_gfmc_warn_resolution, the Lorentz kernel's lambda a / M);
- *                 then the backend's batch over all workspaces.
+ *                 moments, the host the rest; then the batch's chains shared among OpenMP
+ *                 threads on the host (one chain per thread: the same bits on any thread
+ *                 count); warns once per workspace and T when the error bound exceeds 0.05,
+ *                 naming the moments that bring it to 0.01.  gfmc = real-axis: the change
+ *                 must have rank <= 2 and at most 16 entries per vector (ABI 1's
+ *                 mcf_local_change); per workspace: scaling, the change, T and mu checked
+ *                 (backends whose GFMC batch does not check them itself), the GFMC scratch
+ *                 created on first use, the resolution warning (kpm_gfmc_warn_resolution,
+ *                 the Lorentz kernel's lambda a / M); then the backend's batch over all
+ *                 workspaces (err is then NaN: that method has no bound).
+ *                 (kpm_ops_gfmc.c)
  *   action        all inputs checked first (T > 0 finite, mu finite, vectors = 0: a
  *                 stochastic trace is refused naming `vectors`); per workspace the exact
  *                 trace once (the backend's rows_moments), then per point the plain
@@ -67,19 +80,20 @@ extern "C" {
 
 typedef struct kpm_ops_ws kpm_ops_ws;
 
-/* The hardware-dependent steps.  Moment sets are laid out mu[j M + n] (host arrays). */
+/* The hardware-dependent steps.  Moment sets are laid out mu[j M + n] (host arrays).  The
+ * batched steps get the op's batch b, for what the backend keeps per batch. */
 typedef struct kpm_backend {
     const char *name;  /* the plugin's name: the prefix of every message */
     size_t size;       /* sizeof the plugin's workspace (kpm_ops_ws its first member) */
     /* create(), after the parameters were read, before anything is allocated: may h be
      * evaluated here (NULL: yes) */
     int (*admit)(const mcf_hamiltonian *h);
-    /* create(), first allocation: the plugin's members (NULL: none); on failure the
-     * workspace is destroyed */
-    int (*init)(kpm_ops_ws *w);
+    /* create(), first allocation: the plugin's members and its own [evaluator] keys from
+     * params (NULL: none); on failure the workspace is destroyed */
+    int (*init)(kpm_ops_ws *w, const mcf_params *params);
     /* destroy(): frees the plugin's members, any of which may be NULL (NULL: none) */
     void (*release)(kpm_ops_ws *w);
-    /* 1: the delta_action preamble checks each change (mcf_local_change_check), T > 0 and
+    /* 1: the real axis's preamble checks each change (mcf_local_change_check), T > 0 and
      * mu (finite) before the batch; 0: the batch checks them itself */
     int check_changes;
     /* after the scaling, before any moments (NULL: nothing to do) */
@@ -93,12 +107,13 @@ typedef struct kpm_backend {
      * (per unit energy), or the Green's function re/im[j N + i] */
     int (*density)(kpm_ops_ws *w, const double *mu, size_t nb, double *out);
     int (*green)(kpm_ops_ws *w, const double *mu, size_t nb, double *re, double *im);
-    /* the workspace's GFMC scratch, created unless it already exists */
+    /* the workspace's GFMC scratch (the real axis), created unless it already exists */
     int (*gfmc_need)(kpm_ops_ws *w);
-    /* dS of the batch; every workspace has been through the preamble (scaled, scratch
-     * created), and the messages of failures name the workspace */
-    int (*gfmc_batch)(void *const *ws, size_t n, const mcf_local_change *const *changes,
-                      const double *T, const double *mu, double *dS);
+    /* dS of the batch on the real axis; every workspace has been through the preamble
+     * (scaled, scratch created), and the messages of failures name the workspace */
+    int (*gfmc_batch)(mcf_batch *b, void *const *ws, size_t n,
+                      const mcf_local_change *const *changes, const double *T,
+                      const double *mu, double *dS);
     /* optional (NULL: every trace by random_moments or rows_moments, one workspace after
      * the other): the traces of n prepared workspaces at once (a device: one launch for the
      * whole batch), skipping those with done[k] = 1 (an exact trace kept).  For each
@@ -107,23 +122,24 @@ typedef struct kpm_backend {
      * random_moments draws; with w->R = 0, w->mu with the exact trace (1/dim) sum_r
      * <r|T_n(H~)|r>.  Workspaces left with done[k] = 0 take the one-by-one path.  rngs may
      * be NULL when every R is 0. */
-    int (*traces)(void *const *ws, size_t n, mcf_rng *const *rngs, unsigned char *done);
+    int (*traces)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                  unsigned char *done);
     /* optional (NULL: the host computes them): GFMC on the contour, for n workspaces whose
      * changes fit the older form (contour_local: rank <= 2, <= MCF_CHANGE_MAX_ENTRIES
      * entries a vector), the diagonal moments of u_0 [, u_1, u_0 + u_1, u_0 + i u_1] in the
      * scaling contour_a, contour_b into contour_dmu (1 or 4 sets of M: set j at j M) */
-    int (*contour_moments)(void *const *ws, size_t n);
+    int (*contour_moments)(mcf_batch *b, void *const *ws, size_t n);
     /* optional (NULL: contour_moments and the host's finish): the whole contour on the
      * backend for the same workspaces, each with its plan (contour_plan: the ellipse and
      * the enclosed poles, kpm_contour_plan_for), at T[k], mu[k]: dS[k] and the error bound
      * into contour_err.  Errors name the workspace and what to change, as the host's. */
-    int (*contour_action)(void *const *ws, size_t n, const double *T, const double *mu,
-                          double *dS);
+    int (*contour_action)(mcf_batch *b, void *const *ws, size_t n, const double *T,
+                          const double *mu, double *dS);
 } kpm_backend;
 
-/* The common head of a plugin's workspace (its first member). */
+/* The common head of a plugin's workspace (its first member): one chain's state. */
 struct kpm_ops_ws {
-    const kpm_backend *be;
+    const kpm_backend *be;    /* the plugin's backend (the descriptor's app_data) */
     const mcf_hamiltonian *h; /* borrowed */
     kpm_config cfg;
     int extrapolate;
@@ -139,7 +155,6 @@ struct kpm_ops_ws {
     double a, b;
     double warned_T;          /* the last T the resolution warning was given for */
     kpm_contour *contour;     /* GFMC on the contour: created on first use */
-    mcf_change *converted;    /* delta_action's change as an mcf_change (contour) */
     double warned_err_T;      /* the last T the contour's error warning was given for */
     double contour_err;       /* the error bound of the last dS on the contour */
     /* contour_moments: the change in the older form, its scaling, the moments (4 M) */
@@ -150,14 +165,10 @@ struct kpm_ops_ws {
     kpm_series_cache series;  /* occupation and action coefficients (they do not depend on H) */
 };
 
-/* create() and destroy() of mcf/fermion.h: refuses a missing or empty h, reads and checks
- * the [evaluator] parameters (messages name the section and file), be->admit, a zeroed
- * workspace of be->size bytes with the head filled in, be->init, the host grid, the moment
- * arrays and the kernel coefficients.  destroy: be->release, then the head's members and
- * the workspace itself (NULL is fine). */
-KPM_API int kpm_ops_create(const kpm_backend *be, const mcf_params *params,
-                           const mcf_hamiltonian *h, void **out);
-KPM_API void kpm_ops_destroy(void *w);
+/* The evaluator table of kpm and kpm-cuda (the descriptor's ops; its app_data is the
+ * plugin's kpm_backend).  One table for both: every op takes the backend from the
+ * workspaces (create from app_data), so a table per plugin would only repeat it. */
+KPM_API extern const mcf_fermion_evaluator kpm_ops_evaluator;
 
 /* a, b of the current Hamiltonian (recomputed when its version changed). */
 KPM_API void kpm_ops_scale(kpm_ops_ws *w);
@@ -165,45 +176,26 @@ KPM_API void kpm_ops_scale(kpm_ops_ws *w);
 /* The scaling of w (kpm_ops_scale), then the backend's prepare (its error, if any). */
 KPM_API int kpm_ops_prepare(kpm_ops_ws *w);
 
+/* The backend of a batch: that of its workspaces, which must all be non-NULL and made by
+ * the same plugin.  *rc: MCF_OK, or MCF_EINVAL with a message naming `what` and the
+ * workspace (the result is then NULL); n = 0 is fine (NULL, MCF_OK). */
+KPM_API const kpm_backend *kpm_ops_batch(void *const *ws, size_t n, const char *what,
+                                         int *rc);
+
 /* The mean moments of the batch's traces into each w->mu, every workspace prepared first
  * (kpm_ops_traces.c): with vectors = 0 the exact trace (kept while h->version stays: not
  * taken again), else the R random vectors' moments from rngs[k] (rngs may be NULL when
- * every R is 0); the backend's traces op for the workspaces it takes, the others one by
- * one.  Errors: the backend's, prefixed with its name, `what` and the workspace. */
-KPM_API int kpm_ops_traces(const kpm_backend *be, void *const *ws, size_t n,
+ * every R is 0); the backend's traces op (with the batch b) for the workspaces it takes,
+ * the others one by one.  Errors: the backend's, prefixed with its name, `what` and the
+ * workspace. */
+KPM_API int kpm_ops_traces(const kpm_backend *be, mcf_batch *b, void *const *ws, size_t n,
                            mcf_rng *const *rngs, const char *what);
 
-/* The ops of mcf/fermion.h (w and ws[k] are kpm_ops_ws). */
-KPM_API size_t kpm_ops_energy_points(const void *w);
-KPM_API int kpm_ops_energies(void *w, double *E);
-KPM_API int kpm_ops_dos(const kpm_backend *be, void *const *ws, size_t n,
-                        mcf_rng *const *rngs, double *const *dos);
-KPM_API int kpm_ops_ldos(const kpm_backend *be, void *const *ws, size_t n,
-                         const size_t *const *rows, size_t n_rows, double *const *out);
-KPM_API int kpm_ops_green(const kpm_backend *be, void *const *ws, size_t n,
-                          const size_t *const *rows, size_t n_rows, double *const *re,
-                          double *const *im);
-KPM_API int kpm_ops_occupation(const kpm_backend *be, void *const *ws, size_t n,
-                               mcf_rng *const *rngs, double mu, double T, double *density,
-                               double *energy);
-KPM_API int kpm_ops_occupation_dT(const kpm_backend *be, void *const *ws, size_t n,
-                                  mcf_rng *const *rngs, double mu, double T, double *density,
-                                  double *energy, double *ddensity, double *denergy);
-KPM_API int kpm_ops_delta_action(const kpm_backend *be, void *const *ws, size_t n,
-                                 const mcf_local_change *const *changes, const double *T,
-                                 const double *mu, double *dS);
-KPM_API int kpm_ops_change_action(const kpm_backend *be, void *const *ws, size_t n,
+/* change_action of the table (kpm_ops_gfmc.c). */
+KPM_API int kpm_ops_change_action(mcf_batch *b, void *const *ws, size_t n,
                                   const mcf_change *const *changes, const double *T,
                                   const double *mu, double *dS, double *err);
-KPM_API int kpm_ops_action(const kpm_backend *be, void *const *ws, size_t n, size_t m,
-                           const double *T, const double *mu, double *S, double *err);
-KPM_API size_t kpm_ops_moment_count(const void *w);
-KPM_API int kpm_ops_dos_moments(const kpm_backend *be, void *const *ws, size_t n,
-                                mcf_rng *const *rngs, double *const *mu, double *const *var,
-                                double *const *scale, double *const *dos);
-KPM_API int kpm_ops_ldos_moments(const kpm_backend *be, void *const *ws, size_t n,
-                                 const size_t *const *rows, size_t n_rows, double *const *mu,
-                                 double *const *scale, double *const *ldos);
+
 /* reconstruct() of mcf/fermion.h (kpm_reconstruct.c): host arithmetic only, so kpm and
  * kpm-cuda give the same bits; `name` prefixes the messages.  The kernel from
  * kpm_kernel_parse, or params' kernel and lambda; E NULL: the N = points Chebyshev nodes
@@ -212,100 +204,6 @@ KPM_API int kpm_ops_reconstruct(const char *name, const mcf_params *params,
                                 const char *kernel, size_t M, size_t sets, const double *mu,
                                 double a, double b, size_t points, const double *E,
                                 double *grid, double *out);
-
-/* Defines `static const mcf_fermion_ops table` over the backend `be` (a static
- * kpm_backend of the plugin): create and the batch ops need the backend before there is a
- * workspace to trust (one may be NULL), so each gets a one-line static wrapper that passes
- * it. */
-#define KPM_OPS_TABLE(table, be)                                                            \
-    static int table##_create(const mcf_params *params, const mcf_hamiltonian *h,           \
-                              void **out)                                                   \
-    {                                                                                       \
-        return kpm_ops_create(&(be), params, h, out);                                       \
-    }                                                                                       \
-    static int table##_dos(void *const *ws, size_t n, mcf_rng *const *rngs,                 \
-                           double *const *dos)                                             \
-    {                                                                                       \
-        return kpm_ops_dos(&(be), ws, n, rngs, dos);                                        \
-    }                                                                                       \
-    static int table##_ldos(void *const *ws, size_t n, const size_t *const *rows,           \
-                            size_t n_rows, double *const *out)                              \
-    {                                                                                       \
-        return kpm_ops_ldos(&(be), ws, n, rows, n_rows, out);                               \
-    }                                                                                       \
-    static int table##_green(void *const *ws, size_t n, const size_t *const *rows,          \
-                             size_t n_rows, double *const *re, double *const *im)           \
-    {                                                                                       \
-        return kpm_ops_green(&(be), ws, n, rows, n_rows, re, im);                           \
-    }                                                                                       \
-    static int table##_occupation(void *const *ws, size_t n, mcf_rng *const *rngs,          \
-                                  double mu, double T, double *density, double *energy)     \
-    {                                                                                       \
-        return kpm_ops_occupation(&(be), ws, n, rngs, mu, T, density, energy);              \
-    }                                                                                       \
-    static int table##_occupation_dT(void *const *ws, size_t n, mcf_rng *const *rngs,       \
-                                     double mu, double T, double *density, double *energy,  \
-                                     double *ddensity, double *denergy)                     \
-    {                                                                                       \
-        return kpm_ops_occupation_dT(&(be), ws, n, rngs, mu, T, density, energy, ddensity,  \
-                                     denergy);                                              \
-    }                                                                                       \
-    static int table##_delta_action(void *const *ws, size_t n,                              \
-                                    const mcf_local_change *const *changes,                 \
-                                    const double *T, const double *mu, double *dS)          \
-    {                                                                                       \
-        return kpm_ops_delta_action(&(be), ws, n, changes, T, mu, dS);                      \
-    }                                                                                       \
-    static int table##_action(void *const *ws, size_t n, size_t m, const double *T,         \
-                              const double *mu, double *S, double *err)                     \
-    {                                                                                       \
-        return kpm_ops_action(&(be), ws, n, m, T, mu, S, err);                              \
-    }                                                                                       \
-    static int table##_change_action(void *const *ws, size_t n,                             \
-                                     const mcf_change *const *changes, const double *T,     \
-                                     const double *mu, double *dS, double *err)             \
-    {                                                                                       \
-        return kpm_ops_change_action(&(be), ws, n, changes, T, mu, dS, err);                \
-    }                                                                                       \
-    static int table##_dos_moments(void *const *ws, size_t n, mcf_rng *const *rngs,         \
-                                   double *const *mu, double *const *var,                   \
-                                   double *const *scale, double *const *dos)                \
-    {                                                                                       \
-        return kpm_ops_dos_moments(&(be), ws, n, rngs, mu, var, scale, dos);                \
-    }                                                                                       \
-    static int table##_ldos_moments(void *const *ws, size_t n, const size_t *const *rows,   \
-                                    size_t n_rows, double *const *mu,                       \
-                                    double *const *scale, double *const *ldos)              \
-    {                                                                                       \
-        return kpm_ops_ldos_moments(&(be), ws, n, rows, n_rows, mu, scale, ldos);           \
-    }                                                                                       \
-    static int table##_reconstruct(const mcf_params *params, const char *kernel, size_t M,  \
-                                   size_t sets, const double *mu, double a, double b,       \
-                                   size_t points, const double *E, double *grid,            \
-                                   double *out)                                             \
-    {                                                                                       \
-        return kpm_ops_reconstruct((be).name, params, kernel, M, sets, mu, a, b, points, E, \
-                                   grid, out);                                              \
-    }                                                                                       \
-    static const mcf_fermion_ops table = {                                                  \
-        .struct_size = sizeof(mcf_fermion_ops),                                             \
-        .create = table##_create,                                                           \
-        .destroy = kpm_ops_destroy,                                                         \
-        .energy_points = kpm_ops_energy_points,                                             \
-        .energies = kpm_ops_energies,                                                       \
-        .dos = table##_dos,                                                                 \
-        .ldos = table##_ldos,                                                               \
-        .green = table##_green,                                                             \
-        .occupation = table##_occupation,                                                   \
-        .delta_action = table##_delta_action,                                               \
-        .action = table##_action,                                                           \
-        .change_action = table##_change_action,                                             \
-        .moment_count = kpm_ops_moment_count,                                               \
-        .dos_moments = table##_dos_moments,                                                 \
-        .ldos_moments = table##_ldos_moments,                                               \
-        .reconstruct = table##_reconstruct,                                                 \
-        .occupation_dT = table##_occupation_dT,                                             \
-    }
 
 #ifdef __cplusplus
 }

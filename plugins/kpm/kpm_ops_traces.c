@@ -1,7 +1,7 @@
-/* kpm_ops_traces.c — the traces behind dos, dos_moments, occupation and action (kpm_ops.h):
- * the exact trace over the unit vectors or the backend's random vectors, a batch's traces
- * through the backend's traces op where it has one, and the exact trace kept while the
- * Hamiltonian is unchanged. */
+/* kpm_ops_traces.c — the traces behind the DOS and its moments, occupation and action
+ * (kpm_ops.h): the exact trace over the unit vectors or the backend's random vectors, a
+ * batch's traces through the backend's traces op where it has one, and the exact trace
+ * kept while the Hamiltonian is unchanged. */
 #include "kpm_ops.h"
 
 #include "mcf/mcf.h"
@@ -47,8 +47,8 @@ static void ops_trace_taken(kpm_ops_ws *w)
     }
 }
 
-int kpm_ops_traces(const kpm_backend *be, void *const *ws, size_t n, mcf_rng *const *rngs,
-                   const char *what)
+int kpm_ops_traces(const kpm_backend *be, mcf_batch *b, void *const *ws, size_t n,
+                   mcf_rng *const *rngs, const char *what)
 {
     unsigned char kept[n ? n : 1], done[n ? n : 1];
     int rc;
@@ -57,7 +57,7 @@ int kpm_ops_traces(const kpm_backend *be, void *const *ws, size_t n, mcf_rng *co
             return mcf_fail_prefix(rc, "%s: %s of workspace %zu", be->name, what, k);
         kept[k] = done[k] = (unsigned char)ops_trace_kept(ws[k]);
     }
-    if (be->traces && (rc = be->traces(ws, n, rngs, done)))
+    if (be->traces && (rc = be->traces(b, ws, n, rngs, done)))
         return mcf_fail_prefix(rc, "%s: %s of the batch", be->name, what);
     for (size_t k = 0; k < n; k++) {
         kpm_ops_ws *w = ws[k];

@@ -91,7 +91,7 @@ static void new_changes(chain *cs, size_t C, int onsite)
 }
 
 /* seconds per batch of C flips, or a negative number when the evaluator refused */
-static double time_batches(const mcf_fermion_ops *ops, chain *cs, size_t C, int onsite)
+static double time_batches(const mcf_plugin_info *e, chain *cs, size_t C, int onsite)
 {
     void *ws[MAX_C];
     const mcf_change *cp[MAX_C];
@@ -103,14 +103,14 @@ static double time_batches(const mcf_fermion_ops *ops, chain *cs, size_t C, int 
         mu[k] = 0.0;
     }
     new_changes(cs, C, onsite);
-    if (ops->change_action(ws, C, cp, T, mu, dS, err))
+    if (tev_change_action(e, ws, C, cp, T, mu, dS, err))
         return -1.0;
     double t = 0.0;
     int reps = 0;
     while ((t < 0.3 || reps < 3) && reps < 500) {
         new_changes(cs, C, onsite);
         const double t0 = now();
-        if (ops->change_action(ws, C, cp, T, mu, dS, err))
+        if (tev_change_action(e, ws, C, cp, T, mu, dS, err))
             return -1.0;
         t += now() - t0;
         reps++;
@@ -143,7 +143,6 @@ int main(int argc, char **argv)
             printf("# %s: not loaded (%s)\n", names[e], mcf_last_error());
             continue;
         }
-        const mcf_fermion_ops *ops = pl->info->ops;
         char why[256] = "";
         if (pl->info->probe && !pl->info->probe(why, sizeof why)) {
             printf("# %s: skipped (%s)\n", names[e], why);
@@ -169,11 +168,11 @@ int main(int argc, char **argv)
                         cs[k].d = de_random_lattice(L, 0.0, 1000 + k);
                         cs[k].h = de_build(&cs[k].d);
                         mcf_rng_init(&cs[k].rng, 77, k);
-                        ok = ops->create(&tp->p, cs[k].h, &cs[k].ws) == MCF_OK;
+                        ok = tev_create(pl->info, &tp->p, cs[k].h, &cs[k].ws) == MCF_OK;
                     }
                     for (int ic = 0; ok && ic < nC; ic++) {
                         const size_t C = Cs[ic] > MAX_C ? MAX_C : Cs[ic];
-                        const double t = time_batches(ops, cs, C, onsite);
+                        const double t = time_batches(pl->info, cs, C, onsite);
                         if (t < 0)
                             printf("%-9s %-10s %-7s %4zu %4zu %14s\n", names[e],
                                    method ? "real-axis" : "contour", onsite ? "onsite" : "spin",
@@ -188,13 +187,14 @@ int main(int argc, char **argv)
                         printf("# %s L = %zu: %s\n", names[e], L, mcf_last_error());
                     for (size_t k = 0; k < Cmax; k++) {
                         if (cs[k].ws)
-                            ops->destroy(cs[k].ws);
+                            tev_destroy(pl->info, cs[k].ws);
                         mcf_hamiltonian_destroy(cs[k].h);
                         free(cs[k].d.s);
                     }
                     free(cs);
                     test_params_free(tp);
                 }
+        tev_batch_free_(); /* before the plugin goes: its keep slots' release is its code */
         mcfe_plugin_close(pl);
     }
     return 0;

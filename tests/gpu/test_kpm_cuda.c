@@ -21,7 +21,8 @@
  *   (e) Hamiltonian updates: after accepted moves (mcf_hamiltonian_set on the host) only the
  *       changed rows travel (the journal), and dS still equals the CPU's; a change the
  *       journal cannot name (mcf_hamiltonian_touch_all) makes a full upload;
- *   (f) the plugin through the loader: ldos, green, dos and occupation with vectors = 0
+ *   (f) the plugin through the loader (ABI 1's call shapes on the ABI-2 tables:
+ *       tests/evaluator_test.h): ldos, green, dos and occupation with vectors = 0
  *       (exact trace) equal the kpm plugin's to 1e-12; delta_action equals kpm's;
  *       bad input (T = 0, a change with a row out of range) is refused naming it;
  *       action (vectors = 0) at 6 points (T, mu) equals kpm's: S within 1e-10 dim max|F|
@@ -464,7 +465,7 @@ static void test_plugin(void)
     int rc = open_kpm_pair(&pc, &pg);
     if (rc)
         return;
-    const mcf_fermion_ops *oc = pc->info->ops, *og = pg->info->ops;
+    const mcf_plugin_info *oc = pc->info, *og = pg->info; /* through evaluator_test.h */
     de_lattice d = de_random_lattice(4, 0.0, 21);
     mcf_hamiltonian *h = de_build(&d);
     test_params *tc = test_params_make(pc->info->params, "test_kpm_cuda.ini", "vectors", "0",
@@ -475,11 +476,11 @@ static void test_plugin(void)
     void *wg = test_params_workspace(pg->info, tg, h);
     if (!wc || !wg)
         return;
-    const size_t P = oc->energy_points(wc);
-    CHECK(og->energy_points(wg) == P, "energy grids differ in size");
+    const size_t P = tev_energy_points(oc, wc);
+    CHECK(tev_energy_points(og, wg) == P, "energy grids differ in size");
     double *ec = malloc(P * sizeof *ec), *eg = malloc(P * sizeof *eg);
-    oc->energies(wc, ec);
-    og->energies(wg, eg);
+    tev_energies(oc, wc, ec);
+    tev_energies(og, wg, eg);
     CHECK(kt_max_abs_diff(ec, eg, P) == 0.0, "energy grids differ");
     const size_t rows[3] = {0, 17, 63};
     const size_t *rl[1] = {rows};
@@ -489,8 +490,8 @@ static void test_plugin(void)
     void *const wsc[1] = {wc}, *const wsg[1] = {wg};
     double *const outc[1] = {lc}, *const outg[1] = {lg};
     double *const rec[1] = {rc_}, *const reg[1] = {rg}, *const imc[1] = {ic}, *const img[1] = {ig};
-    rc = oc->ldos(wsc, 1, rl, 3, outc) || og->ldos(wsg, 1, rl, 3, outg) ||
-         oc->green(wsc, 1, rl, 3, rec, imc) || og->green(wsg, 1, rl, 3, reg, img);
+    rc = tev_ldos(oc, wsc, 1, rl, 3, outc) || tev_ldos(og, wsg, 1, rl, 3, outg) ||
+         tev_green(oc, wsc, 1, rl, 3, rec, imc) || tev_green(og, wsg, 1, rl, 3, reg, img);
     CHECK(rc == MCF_OK, "ldos / green: %s", mcf_last_error());
     const double sl = kt_max_abs(lc, 3 * P), sg = kt_max_abs(ic, 3 * P);
     const double dl = kt_max_abs_diff(lc, lg, 3 * P);
@@ -503,9 +504,9 @@ static void test_plugin(void)
     mcf_rng_init(&r2, 1, 0);
     mcf_rng *const rr1[1] = {&r1}, *const rr2[1] = {&r2};
     double nc, ncE, ng, ngE;
-    rc = oc->dos(wsc, 1, rr1, doc) || og->dos(wsg, 1, rr2, dog) ||
-         oc->occupation(wsc, 1, rr1, 0.3, 0.1, &nc, &ncE) ||
-         og->occupation(wsg, 1, rr2, 0.3, 0.1, &ng, &ngE);
+    rc = tev_dos(oc, wsc, 1, rr1, doc) || tev_dos(og, wsg, 1, rr2, dog) ||
+         tev_occupation(oc, wsc, 1, rr1, 0.3, 0.1, &nc, &ncE) ||
+         tev_occupation(og, wsg, 1, rr2, 0.3, 0.1, &ng, &ngE);
     CHECK(rc == MCF_OK, "dos / occupation: %s", mcf_last_error());
     const double dd = kt_max_abs_diff(dc, dgp, P);
     CHECK(dd <= 1e-12 * kt_max_abs(dc, P), "exact-trace DOS differs by %.3e", dd);
@@ -519,31 +520,33 @@ static void test_plugin(void)
     de_change(&d, 5, snew, &ch);
     const mcf_local_change *chl[1] = {&ch};
     double T = 0.2, mu = -0.5, sc = 0, sgp = 0;
-    rc = oc->delta_action(wsc, 1, chl, &T, &mu, &sc) || og->delta_action(wsg, 1, chl, &T, &mu, &sgp);
+    rc = tev_delta_action(oc, wsc, 1, chl, &T, &mu, &sc) ||
+         tev_delta_action(og, wsg, 1, chl, &T, &mu, &sgp);
     CHECK(rc == MCF_OK && fabs(sc - sgp) <= 1e-9 * fmax(1.0, fabs(sc)),
           "delta_action: kpm %.15g, kpm-cuda %.15g (%s)", sc, sgp, mcf_last_error());
     double T0 = 0.0;
-    rc = og->delta_action(wsg, 1, chl, &T0, &mu, &sgp);
+    rc = tev_delta_action(og, wsg, 1, chl, &T0, &mu, &sgp);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "T = 0") &&
               strstr(mcf_last_error(), "workspace 0"),
           "T = 0: %d %s", rc, mcf_last_error());
     ch.row[1][2] = (int64_t)h->dim + 3;
-    rc = og->delta_action(wsg, 1, chl, &T, &mu, &sgp);
+    rc = tev_delta_action(og, wsg, 1, chl, &T, &mu, &sgp);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "workspace 0"),
           "row out of range: %d %s", rc, mcf_last_error());
     printf("    delta_action: kpm %.12f, kpm-cuda %.12f; refusals: %s\n", sc, sgp,
            mcf_last_error());
     /* action: the exact trace on the device, the series on the host */
-    if (oc->struct_size >= offsetof(mcf_fermion_ops, action) + sizeof oc->action &&
-        og->struct_size >= offsetof(mcf_fermion_ops, action) + sizeof og->action) {
-        CHECK(oc->action && og->action, "kpm or kpm-cuda lacks the action op");
-        if (oc->action && og->action) {
+    {
+        const int actions = (mcf_fermion_provides(oc) & MCF_PROVIDES_ACTION) &&
+                            (mcf_fermion_provides(og) & MCF_PROVIDES_ACTION);
+        CHECK(actions, "kpm or kpm-cuda lacks the action op");
+        if (actions) {
             const double aT[6] = {0.05, 0.05, 0.2, 0.2, 1.0, 1.0};
             const double amu[6] = {-1.0, 0.7, 0.0, -0.5, 0.7, 0.0};
             double Sc[6], Sg[6], Ec[6], Eg[6];
-            rc = oc->action(wsc, 1, 6, aT, amu, Sc, Ec);
+            rc = tev_action(oc, wsc, 1, 6, aT, amu, Sc, Ec);
             CHECK(rc == MCF_OK, "kpm action: %s", mcf_last_error());
-            rc = og->action(wsg, 1, 6, aT, amu, Sg, Eg);
+            rc = tev_action(og, wsg, 1, 6, aT, amu, Sg, Eg);
             CHECK(rc == MCF_OK, "kpm-cuda action: %s", mcf_last_error());
             double ah, bh, worst = 0.0;
             mcf_hamiltonian_scaling(h, 0.01, &ah, &bh);
@@ -558,7 +561,7 @@ static void test_plugin(void)
                 err_bits &= Ec[p] == Eg[p];
             }
             const double T0a[2] = {0.2, 0.0}, mu0a[2] = {0.0, 0.0};
-            rc = og->action(wsg, 1, 2, T0a, mu0a, Sg, Eg);
+            rc = tev_action(og, wsg, 1, 2, T0a, mu0a, Sg, Eg);
             CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "point 1"),
                   "kpm-cuda action T = 0: %d %s", rc, mcf_last_error());
             printf("    action: max |S_gpu - S_cpu| / (dim max|F|) = %.1e, err %s; T = 0: %s\n",
@@ -569,23 +572,23 @@ static void test_plugin(void)
      * 1e-12 mu_0 (the same products in double, summed in another order), a and b are the
      * same bits; with random vectors (Philox on the device) dos_moments' DOS is dos()'s from
      * the same stream, bit for bit, and its variance is finite */
-    CHECK(MCF_HAS(mcf_fermion_ops, og, dos_moments) && MCF_HAS(mcf_fermion_ops, og, reconstruct),
-          "kpm-cuda lacks the moment ops");
-    if (MCF_HAS(mcf_fermion_ops, og, dos_moments) && MCF_HAS(mcf_fermion_ops, oc, dos_moments)) {
+    CHECK(mcf_fermion_provides(og) & MCF_PROVIDES_MOMENTS, "kpm-cuda lacks the moment ops");
+    if ((mcf_fermion_provides(og) & MCF_PROVIDES_MOMENTS) &&
+        (mcf_fermion_provides(oc) & MCF_PROVIDES_MOMENTS)) {
         enum { MM = 128 };
         double muc[MM], mug[MM], vc[MM], vg[MM], sc2[2], sg2[2];
         double *pmc[1] = {muc}, *pmg[1] = {mug}, *pvc[1] = {vc}, *pvg[1] = {vg};
         double *psc[1] = {sc2}, *psg[1] = {sg2};
-        rc = oc->dos_moments(wsc, 1, rr1, pmc, pvc, psc, NULL) ||
-             og->dos_moments(wsg, 1, rr2, pmg, pvg, psg, NULL);
+        rc = tev_dos_moments(oc, wsc, 1, rr1, pmc, pvc, psc, NULL) ||
+             tev_dos_moments(og, wsg, 1, rr2, pmg, pvg, psg, NULL);
         CHECK(rc == MCF_OK, "dos_moments: %s", mcf_last_error());
         double dm = kt_max_abs_diff(muc, mug, MM);
         CHECK(dm <= 1e-12 * muc[0] && sc2[0] == sg2[0] && sc2[1] == sg2[1] && vg[5] == 0.0,
               "exact-trace moments differ by %.3e (or scale / variance)", dm);
         double lmc[3 * MM], lmg[3 * MM], lsc[2], lsg[2];
         double *plc[1] = {lmc}, *plg[1] = {lmg}, *pls[1] = {lsc}, *plh[1] = {lsg};
-        rc = oc->ldos_moments(wsc, 1, rl, 3, plc, pls, NULL) ||
-             og->ldos_moments(wsg, 1, rl, 3, plg, plh, NULL);
+        rc = tev_ldos_moments(oc, wsc, 1, rl, 3, plc, pls, NULL) ||
+             tev_ldos_moments(og, wsg, 1, rl, 3, plg, plh, NULL);
         const double dlm = kt_max_abs_diff(lmc, lmg, 3 * MM);
         CHECK(rc == MCF_OK && dlm <= 1e-12, "ldos moments differ by %.3e (%s)", dlm,
               mcf_last_error());
@@ -600,27 +603,29 @@ static void test_plugin(void)
             mcf_rng_init(&q1, 9, 1);
             mcf_rng_init(&q2, 9, 1);
             mcf_rng *const qq1[1] = {&q1}, *const qq2[1] = {&q2};
-            rc = og->dos_moments(wsr, 1, qq1, pmg, pvg, psg, pd1) || og->dos(wsr, 1, qq2, pd2);
+            rc = tev_dos_moments(og, wsr, 1, qq1, pmg, pvg, psg, pd1) ||
+                 tev_dos(og, wsr, 1, qq2, pd2);
             CHECK(rc == MCF_OK && !memcmp(dd1, dd2, P * sizeof *dd1) && isfinite(vg[7]) &&
                       vg[7] > 0,
                   "kpm-cuda dos_moments' DOS differs from dos() or bad variance %g (%s)", vg[7],
                   mcf_last_error());
             free(dd1);
             free(dd2);
-            og->destroy(wr);
+            tev_destroy(og, wr);
         }
         test_params_free(tr);
         printf("    moments: exact trace %.1e (relative), rows %.1e; random vectors: the DOS "
                "of dos_moments is dos()'s bit for bit\n", dm / muc[0], dlm);
     }
-    oc->destroy(wc);
-    og->destroy(wg);
+    tev_destroy(oc, wc);
+    tev_destroy(og, wg);
     test_params_free(tc);
     test_params_free(tg);
     mcf_hamiltonian_destroy(h);
     free(d.s);
     free(ec); free(eg); free(lc); free(lg); free(rc_); free(rg); free(ic); free(ig);
     free(dc); free(dgp);
+    tev_batch_free_(); /* before the plugins go: its keep slots' release is their code */
     mcfe_plugin_close(pc);
     mcfe_plugin_close(pg);
 }

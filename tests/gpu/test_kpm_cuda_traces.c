@@ -15,15 +15,17 @@
  *       1e-12 mu_0, and dS on the contour to 1e-10 (1 + |dS|) — dS is a sum of
  *       N phase increments weighted by |W| <= the spectrum's width over pi T, each carrying
  *       the moments' ~1e-14 relative error: 1e-10 leaves a factor 10;
- *   (c) the plugin: occupation and action with vectors = 0 of a batch of 3 workspaces on
- *       kpm-cuda (one launch) equal kpm's (CPU) per workspace to 1e-12; the exact trace of
- *       an unchanged Hamiltonian is kept (a second call gives the same bits), and after an
- *       accepted move (mcf_hamiltonian_set_onsite) it is taken again and equals a fresh
- *       CPU workspace's; with vectors = 8 the random trace of a workspace is the same bits
- *       in a batch of 3 lattices of one width as alone (same stream), and its DOS-moment
- *       mean agrees with the exact trace within 5 standard errors (from its own vectors)
- *       for every moment.  (Lattices of different widths in one batch run a kernel for any
- *       width, which rounds differently: the same to ~1e-16, not to the bit.)
+ *   (c) the plugin (ABI 1's call shapes on the ABI-2 tables: tests/evaluator_test.h; the
+ *       job lists in the test's batch): occupation and action with vectors = 0 of a batch
+ *       of 3 workspaces on kpm-cuda (one launch) equal kpm's (CPU) per workspace to 1e-12;
+ *       the exact trace of an unchanged Hamiltonian is kept (a second call gives the same
+ *       bits), and after an accepted move (mcf_hamiltonian_set_onsite) it is taken again
+ *       and equals a fresh CPU workspace's; with vectors = 8 the random trace of a workspace
+ *       is the same bits in a batch of 3 lattices of one width as alone (same stream), and
+ *       its DOS-moment mean agrees with the exact trace within 5 standard errors (from its
+ *       own vectors) for every moment.  (Lattices of different widths in one batch run a
+ *       kernel for any width, which rounds differently: the same to ~1e-16, not to the
+ *       bit.)
  *   (d) occupation_dT of the plugin: a batch of 3 workspaces with vectors = 0 on kpm-cuda
  *       against kpm's (CPU) per workspace: density and energy to 1e-12 as in (c), their
  *       T-derivatives to 2e-12 M max|G| max(1, E_max) / T (the moments agree to 1e-12 mu_0
@@ -243,7 +245,7 @@ static void test_plugin_traces(void)
     mcf_plugin *pc = NULL, *pg = NULL;
     if (open_kpm_pair(&pc, &pg))
         return;
-    const mcf_fermion_ops *oc = pc->info->ops, *og = pg->info->ops;
+    const mcf_plugin_info *oc = pc->info, *og = pg->info; /* through evaluator_test.h */
     de_lattice d[NW];
     mcf_hamiltonian *h[NW];
     void *wg[NW], *wc[NW];
@@ -268,18 +270,18 @@ static void test_plugin_traces(void)
         mcf_rng_init(&rs[k], 70 + (uint64_t)k, 0);
         rsp[k] = &rs[k];
     }
-    int rc = og->occupation(wg, NW, rsp, 0.1, 0.2, ng, eg);
+    int rc = tev_occupation(og, wg, NW, rsp, 0.1, 0.2, ng, eg);
     if (!rc)
-        rc = og->action(wg, NW, 1, T, mu, Sg, Eg);
+        rc = tev_action(og, wg, NW, 1, T, mu, Sg, Eg);
     if (!rc)
-        rc = og->occupation(wg, NW, rsp, 0.1, 0.2, ng2, eg2);
+        rc = tev_occupation(og, wg, NW, rsp, 0.1, 0.2, ng2, eg2);
     CHECK(rc == MCF_OK, "kpm-cuda batch: %s", mcf_last_error());
     double worst = 0.0, worst_S = 0.0;
     for (int k = 0; k < NW && !rc; k++) {
         double nc, ec, Sc, Ec;
         void *const one[1] = {wc[k]};
-        rc = oc->occupation(one, 1, rsp, 0.1, 0.2, &nc, &ec) ||
-             oc->action(one, 1, 1, T + k, mu + k, &Sc, &Ec);
+        rc = tev_occupation(oc, one, 1, rsp, 0.1, 0.2, &nc, &ec) ||
+             tev_action(oc, one, 1, 1, T + k, mu + k, &Sc, &Ec);
         CHECK(rc == MCF_OK, "kpm: %s", mcf_last_error());
         worst = fmax(worst, fmax(fabs(nc - ng[k]), fabs(ec - eg[k])));
         worst_S = fmax(worst_S, fabs(Sc - Sg[k]) / (double)h[k]->dim);
@@ -293,14 +295,14 @@ static void test_plugin_traces(void)
           "per site", worst, worst_S);
     /* an accepted move: workspace 1's trace is taken again and equals a fresh CPU one's */
     mcf_hamiltonian_set_onsite(h[1], 5, 0.75);
-    rc = og->occupation(wg, NW, rsp, 0.1, 0.2, ng2, eg2);
+    rc = tev_occupation(og, wg, NW, rsp, 0.1, 0.2, ng2, eg2);
     double nf, ef;
     test_params *tc2 = test_params_make(pc->info->params, "test_kpm_cuda_traces.ini",
                                         "vectors", "0", "moments", "128", NULL);
     void *fresh = test_params_workspace(pc->info, tc2, h[1]);
     void *const one[1] = {fresh};
     if (!rc && fresh)
-        rc = oc->occupation(one, 1, rsp, 0.1, 0.2, &nf, &ef);
+        rc = tev_occupation(oc, one, 1, rsp, 0.1, 0.2, &nf, &ef);
     CHECK(rc == MCF_OK, "after the move: %s", mcf_last_error());
     if (!rc) {
         printf("    after a move: workspace 1 energy %.12f -> %.12f (fresh CPU %.12f), the "
@@ -309,7 +311,7 @@ static void test_plugin_traces(void)
               "after the move: kpm-cuda %.15g, a fresh kpm workspace %.15g", eg2[1], ef);
         CHECK(eg2[0] == eg[0] && eg2[2] == eg[2], "an unchanged workspace's trace changed");
     }
-    oc->destroy(fresh);
+    tev_destroy(oc, fresh);
     test_params_free(tc2);
     /* random vectors: alone and in the batch, the same bits; the mean against the exact */
     test_params *tr = test_params_make(pg->info->params, "test_kpm_cuda_traces.ini", "vectors",
@@ -339,11 +341,11 @@ static void test_plugin_traces(void)
     double *mep[1] = {me}, *vep[1] = {ve}, *sep[1] = {se};
     mcf_rng *r1p[1] = {&r1};
     void *const w1[1] = {wr[1]}, *const we[1] = {we0};
-    rc = og->dos_moments(wr, NW, rp, mbp, vbp, sbp, NULL);
+    rc = tev_dos_moments(og, wr, NW, rp, mbp, vbp, sbp, NULL);
     if (!rc)
-        rc = og->dos_moments(w1, 1, r1p, map, vap, sap, NULL);
+        rc = tev_dos_moments(og, w1, 1, r1p, map, vap, sap, NULL);
     if (!rc)
-        rc = og->dos_moments(we, 1, rsp, mep, vep, sep, NULL);
+        rc = tev_dos_moments(og, we, 1, rsp, mep, vep, sep, NULL);
     CHECK(rc == MCF_OK, "dos_moments: %s", mcf_last_error());
     if (!rc) {
         CHECK(memcmp(mb[1], ma, sizeof ma) == 0 && memcmp(vb[1], va, sizeof va) == 0,
@@ -356,15 +358,15 @@ static void test_plugin_traces(void)
         CHECK(z < 5.0, "random trace off the exact one by %.2f standard errors", z);
     }
     for (int k = 0; k < NW; k++) {
-        og->destroy(wg[k]);
-        og->destroy(wr[k]);
-        oc->destroy(wc[k]);
+        tev_destroy(og, wg[k]);
+        tev_destroy(og, wr[k]);
+        tev_destroy(oc, wc[k]);
         mcf_hamiltonian_destroy(h[k]);
         mcf_hamiltonian_destroy(hr[k]);
         free(d[k].s);
         free(dr[k].s);
     }
-    og->destroy(we0);
+    tev_destroy(og, we0);
     test_params_free(tc);
     test_params_free(tg);
     test_params_free(tr);
@@ -378,9 +380,9 @@ static void test_plugin_occupation_dT(void)
     mcf_plugin *pc = NULL, *pg = NULL;
     if (open_kpm_pair(&pc, &pg))
         return;
-    const mcf_fermion_ops *oc = pc->info->ops, *og = pg->info->ops;
-    CHECK(MCF_HAS(mcf_fermion_ops, og, occupation_dT) && MCF_HAS(mcf_fermion_ops, oc,
-                                                                 occupation_dT),
+    const mcf_plugin_info *oc = pc->info, *og = pg->info; /* through evaluator_test.h */
+    CHECK((mcf_fermion_provides(og) & MCF_PROVIDES_OCCUPATION_DT) &&
+              (mcf_fermion_provides(oc) & MCF_PROVIDES_OCCUPATION_DT),
           "kpm-cuda or kpm lacks occupation_dT");
     if (check_failed_count)
         return;
@@ -409,9 +411,9 @@ static void test_plugin_occupation_dT(void)
         rsp[k] = &rs[k];
     }
     double n[NW], e[NW], dn[NW], de[NW], n0[NW], e0[NW];
-    int rc = og->occupation_dT(wg, NW, rsp, mu, T, n, e, dn, de);
+    int rc = tev_occupation_dT(og, wg, NW, rsp, mu, T, n, e, dn, de);
     if (!rc)
-        rc = og->occupation(wg, NW, rsp, mu, T, n0, e0);
+        rc = tev_occupation(og, wg, NW, rsp, mu, T, n0, e0);
     CHECK(rc == MCF_OK, "kpm-cuda batch: %s", mcf_last_error());
     double worst_ne = 0.0, worst_d = 0.0;
     for (int k = 0; k < NW && !rc; k++) {
@@ -420,7 +422,7 @@ static void test_plugin_occupation_dT(void)
         mcf_hamiltonian_scaling(h[k], 0.01, &a, &b);
         const double emax = fmax(1.0, fmax(fabs(b - a), fabs(b + a)));
         const double tol = 2e-12 * MM * 0.224 * emax / T;
-        rc = oc->occupation_dT(one, 1, rsp, mu, T, v, v + 1, v + 2, v + 3);
+        rc = tev_occupation_dT(oc, one, 1, rsp, mu, T, v, v + 1, v + 2, v + 3);
         CHECK(rc == MCF_OK, "kpm: %s", mcf_last_error());
         CHECK(n[k] == n0[k] && e[k] == e0[k], "workspace %d: occupation_dT's density %.17g "
               "and energy %.17g, occupation()'s %.17g %.17g", k, n[k], e[k], n0[k], e0[k]);
@@ -444,29 +446,30 @@ static void test_plugin_occupation_dT(void)
         double v[4], n1, e1;
         void *const one[1] = {wr};
         mcf_rng *p1[1] = {&r1}, *p2[1] = {&r2};
-        rc = og->occupation(one, 1, p1, mu, T, &n1, &e1);
+        rc = tev_occupation(og, one, 1, p1, mu, T, &n1, &e1);
         if (!rc)
-            rc = og->occupation_dT(one, 1, p2, mu, T, v, v + 1, v + 2, v + 3);
+            rc = tev_occupation_dT(og, one, 1, p2, mu, T, v, v + 1, v + 2, v + 3);
         CHECK(rc == MCF_OK && n1 == v[0] && e1 == v[1] && !memcmp(&r1, &r2, sizeof r1),
               "vectors = 8: occupation_dT %.17g %.17g, occupation() %.17g %.17g, streams %s "
               "(%s)", v[0], v[1], n1, e1, memcmp(&r1, &r2, sizeof r1) ? "differ" : "equal",
               mcf_last_error());
-        rc = og->occupation_dT(one, 1, p2, mu, 0.0, v, v + 1, v + 2, v + 3);
+        rc = tev_occupation_dT(og, one, 1, p2, mu, 0.0, v, v + 1, v + 2, v + 3);
         CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "T = 0"), "T = 0: rc %d, %s", rc,
               mcf_last_error());
         printf("    vectors = 8: occupation_dT's density and energy = occupation()'s bits, the "
                "same draws; T = 0 refused\n");
-        og->destroy(wr);
+        tev_destroy(og, wr);
     }
     for (int k = 0; k < NW; k++) {
-        og->destroy(wg[k]);
-        oc->destroy(wc[k]);
+        tev_destroy(og, wg[k]);
+        tev_destroy(oc, wc[k]);
         mcf_hamiltonian_destroy(h[k]);
         free(d[k].s);
     }
     test_params_free(tc);
     test_params_free(tg);
     test_params_free(tr);
+    tev_batch_free_(); /* before the plugins go: its keep slots' release is their code */
     mcfe_plugin_close(pc);
     mcfe_plugin_close(pg);
 }

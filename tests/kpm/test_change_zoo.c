@@ -57,8 +57,8 @@
 #include "kpm_test_util.h"
 #include "test_params.h"
 
+/* kpm_info: the evaluator under test; cpu_info: kpm */
 static const mcf_plugin_info *ed_info, *kpm_info, *cpu_info;
-static const mcf_fermion_ops *ed, *kpm, *cpu; /* kpm: the evaluator under test; cpu: kpm */
 
 #define NSHAPES 7
 static const char *shape_names[NSHAPES] = {
@@ -272,7 +272,7 @@ static void *make_ws(const mcf_plugin_info *info, const mcf_hamiltonian *h, test
 {
     void *ws = NULL;
     CHECK(tp->ok, "%s params: %s", info->name, mcf_last_error());
-    const int rc = ((const mcf_fermion_ops *)info->ops)->create(&tp->p, h, &ws);
+    const int rc = tev_create(info, &tp->p, h, &ws);
     CHECK(rc == MCF_OK && ws, "%s create: %s", info->name, mcf_last_error());
     return ws;
 }
@@ -313,9 +313,9 @@ static double ed_dS(const mcf_hamiltonian *h, const mcf_change *c, double T, dou
     test_params *tp = test_params_make(ed_info->params, "test_change_zoo.ini", NULL);
     void *w = make_ws(ed_info, h, tp);
     double dS = NAN, err = NAN;
-    int rc = ed->change_action(&w, 1, &c, &T, &mu, &dS, &err);
+    int rc = tev_change_action(ed_info, &w, 1, &c, &T, &mu, &dS, &err);
     CHECK(rc == MCF_OK && err == 0.0, "ed change_action: %s", mcf_last_error());
-    ed->destroy(w);
+    tev_destroy(ed_info, w);
     test_params_free(tp);
     return dS;
 }
@@ -323,11 +323,10 @@ static double ed_dS(const mcf_hamiltonian *h, const mcf_change *c, double T, dou
 static int eval_dS(const mcf_plugin_info *info, const mcf_hamiltonian *h, const mcf_change *c,
                    size_t M, double T, double mu, double *dS, double *err)
 {
-    const mcf_fermion_ops *ops = info->ops;
     test_params *tp = kpm_params(M, "contour");
     void *w = make_ws(info, h, tp);
-    int rc = ops->change_action(&w, 1, &c, &T, &mu, dS, err);
-    ops->destroy(w);
+    int rc = tev_change_action(info, &w, 1, &c, &T, &mu, dS, err);
+    tev_destroy(info, w);
     test_params_free(tp);
     return rc;
 }
@@ -498,9 +497,9 @@ static void older_op(void)
     double d_old = NAN, d_new = NAN, err = NAN;
     const mcf_local_change *lp = &lc;
     const mcf_change *cp = &c;
-    int rc = kpm->delta_action(w, 1, &lp, &T, &mu, &d_old);
+    int rc = tev_delta_action(kpm_info, w, 1, &lp, &T, &mu, &d_old);
     CHECK(rc == MCF_OK, "delta_action: %s", mcf_last_error());
-    rc = kpm->change_action(w, 1, &cp, &T, &mu, &d_new, &err);
+    rc = tev_change_action(kpm_info, w, 1, &cp, &T, &mu, &d_new, &err);
     CHECK(rc == MCF_OK, "change_action: %s", mcf_last_error());
     CHECK(d_old == d_new, "delta_action %.17g != change_action %.17g", d_old, d_new);
     const double de = ed_dS(h, &c, T, mu);
@@ -518,7 +517,7 @@ static void older_op(void)
         make_change(k + 2, h, &rng, 3.0, &cs[k]);
         cps[k] = &cs[k];
     }
-    rc = kpm->change_action(w, 3, cps, Ts, mus, db, eb);
+    rc = tev_change_action(kpm_info, w, 3, cps, Ts, mus, db, eb);
     CHECK(rc == MCF_OK, "batch: %s", mcf_last_error());
     /* bitwise on the CPU; kpm-cuda's cluster size follows the batch (docs/architecture.md),
      * and with it the order of the moments' sums: there, equal to the moments' rounding
@@ -526,14 +525,14 @@ static void older_op(void)
     const int gpu = kpm_info != cpu_info;
     for (int k = 0; k < 3; k++) {
         double d1 = NAN, e1 = NAN;
-        rc = kpm->change_action(&w[k], 1, &cps[k], &Ts[k], &mus[k], &d1, &e1);
+        rc = tev_change_action(kpm_info, &w[k], 1, &cps[k], &Ts[k], &mus[k], &d1, &e1);
         CHECK(rc == MCF_OK && (gpu ? fabs(d1 - db[k]) <= 1e-11 * (1.0 + fabs(db[k]))
                                    : d1 == db[k] && e1 == eb[k]),
               "batch member %d: %.17g/%.3g alone, %.17g/%.3g in the batch", k, d1, e1, db[k],
               eb[k]);
     }
     for (int k = 0; k < 3; k++)
-        kpm->destroy(w[k]);
+        tev_destroy(kpm_info, w[k]);
     test_params_free(tp);
     mcf_hamiltonian_destroy(h);
     free(d.s);
@@ -553,19 +552,19 @@ static void refusals(void)
     const mcf_change *cp = &c;
     double T = 0.5, mu = 0.0, dS, err;
     void *ws[2] = {wk, we};
-    const mcf_fermion_ops *ops[2] = {kpm, ed};
+    const mcf_plugin_info *evs[2] = {kpm_info, ed_info};
     for (int k = 0; k < 2; k++) {
         c.rank = MCF_CHANGE_RANK + 1;
-        CHECK(ops[k]->change_action(&ws[k], 1, &cp, &T, &mu, &dS, &err) == MCF_EINVAL,
+        CHECK(tev_change_action(evs[k], &ws[k], 1, &cp, &T, &mu, &dS, &err) == MCF_EINVAL,
               "rank 9 accepted");
         mcf_change_onsite(&c, 99, 1.0);
-        CHECK(ops[k]->change_action(&ws[k], 1, &cp, &T, &mu, &dS, &err) == MCF_EINVAL,
+        CHECK(tev_change_action(evs[k], &ws[k], 1, &cp, &T, &mu, &dS, &err) == MCF_EINVAL,
               "row 99 of 16 accepted");
         mcf_change_onsite(&c, 3, 1.0);
         double T0 = 0.0, mun = NAN;
-        CHECK(ops[k]->change_action(&ws[k], 1, &cp, &T0, &mu, &dS, &err) == MCF_EINVAL,
+        CHECK(tev_change_action(evs[k], &ws[k], 1, &cp, &T0, &mu, &dS, &err) == MCF_EINVAL,
               "T = 0 accepted");
-        CHECK(ops[k]->change_action(&ws[k], 1, &cp, &T, &mun, &dS, &err) == MCF_EINVAL,
+        CHECK(tev_change_action(evs[k], &ws[k], 1, &cp, &T, &mun, &dS, &err) == MCF_EINVAL,
               "mu = NaN accepted");
     }
     /* real-axis takes rank <= 2 only */
@@ -574,13 +573,13 @@ static void refusals(void)
     mcf_change big;
     make_change(6, h, &rng, 2.0, &big);
     const mcf_change *bp = &big;
-    const int rc = kpm->change_action(&wr, 1, &bp, &T, &mu, &dS, &err);
+    const int rc = tev_change_action(kpm_info, &wr, 1, &bp, &T, &mu, &dS, &err);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "gfmc = contour"),
           "real-axis with rank 8: rc %d, %s", rc, mcf_last_error());
     /* ... and refuses a traceful change that moves a level out of H's bounds, advising
        the contour: the energy grid and lambda cannot help (issue 42) */
     mcf_change_onsite(&c, 3, 6.0);
-    const int rt = kpm->change_action(&wr, 1, &cp, &T, &mu, &dS, &err);
+    const int rt = tev_change_action(kpm_info, &wr, 1, &cp, &T, &mu, &dS, &err);
     CHECK(rt == MCF_EINVAL && strstr(mcf_last_error(), "gfmc = contour") &&
               !strstr(mcf_last_error(), "raise energy_points"),
           "real-axis with an on-site shift of 6: rc %d, %s", rt, mcf_last_error());
@@ -594,20 +593,18 @@ static void refusals(void)
     CHECK(mcf_change_from_block(&big, rows, 10, re, NULL) == MCF_EINVAL &&
               strstr(mcf_last_error(), "rank 10"),
           "a rank-10 block accepted: %s", mcf_last_error());
-    kpm->destroy(wk);
-    kpm->destroy(wr);
-    ed->destroy(we);
+    tev_destroy(kpm_info, wk);
+    tev_destroy(kpm_info, wr);
+    tev_destroy(ed_info, we);
     test_params_free(tk);
     test_params_free(tr);
     test_params_free(te);
     mcf_hamiltonian_destroy(h);
 }
 
-static int has_change_action(const mcf_fermion_ops *ops)
+static int has_change_action(const mcf_plugin_info *e)
 {
-    return ops->struct_size >= offsetof(mcf_fermion_ops, change_action) +
-                                   sizeof ops->change_action &&
-           ops->change_action != NULL;
+    return (mcf_fermion_provides(e) & MCF_PROVIDES_CHANGE_ACTION) != 0;
 }
 
 int main(int argc, char **argv)
@@ -645,9 +642,6 @@ int main(int argc, char **argv)
         }
         kpm_info = pt->info;
     }
-    ed = ed_info->ops;
-    kpm = kpm_info->ops;
-    cpu = cpu_info->ops;
     if (extra_value) { /* a key the evaluator does not declare would be ignored silently */
         size_t j = 0;
         while (kpm_info->params[j].name && strcmp(kpm_info->params[j].name, extra_key))
@@ -659,8 +653,9 @@ int main(int argc, char **argv)
     }
     printf("evaluator under test: %s%s%s\n", kpm_info->name, extra_value ? " with " : "",
            extra_value ? argv[2] : "");
-    CHECK(has_change_action(ed) && has_change_action(kpm), "an evaluator lacks change_action");
-    if (!has_change_action(ed) || !has_change_action(kpm))
+    CHECK(has_change_action(ed_info) && has_change_action(kpm_info),
+          "an evaluator lacks change_action");
+    if (!has_change_action(ed_info) || !has_change_action(kpm_info))
         return check_exit();
 
     mcf_hamiltonian *ha = square_h(1);
@@ -687,6 +682,7 @@ int main(int argc, char **argv)
                worst_gpu);
     older_op();
     refusals();
+    tev_batch_free_(); /* before the plugins go: its keep slots' release is their code */
     if (pt)
         mcfe_plugin_close(pt);
     mcfe_plugin_close(pk);

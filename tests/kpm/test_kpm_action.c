@@ -1,5 +1,5 @@
 /* test_kpm_action.c — the `action` op of the fermion evaluators ed and kpm (loaded with
- * the core's plugin loader, used only through their ops):
+ * the core's plugin loader, used only through their ops: tests/evaluator_test.h):
  *
  *     S_eff(H) = -sum_nu log(1 + exp(-(eps_nu - mu) / T)),
  *
@@ -51,8 +51,7 @@
 
 #include <gsl/gsl_sort_vector.h>
 
-static const mcf_plugin_info *ed_info, *kpm_info;
-static const mcf_fermion_ops *ed, *kpm;
+static const mcf_plugin_info *ed, *kpm;
 
 #define NT 3
 #define NMU 3
@@ -153,20 +152,20 @@ static void *make_ws(const mcf_plugin_info *info, const mcf_hamiltonian *h, test
 {
     void *ws = NULL;
     CHECK(tp->ok, "%s params: %s", info->name, mcf_last_error());
-    const int rc = ((const mcf_fermion_ops *)info->ops)->create(&tp->p, h, &ws);
+    const int rc = tev_create(info, &tp->p, h, &ws);
     CHECK(rc == MCF_OK && ws, "%s create: %s", info->name, mcf_last_error());
     return ws;
 }
 
 static test_params *kpm_params(const char *M, const char *vectors)
 {
-    return test_params_make(kpm_info->params, "test_kpm_action.ini", "moments", M, "vectors",
+    return test_params_make(kpm->params, "test_kpm_action.ini", "moments", M, "vectors",
                             vectors, NULL);
 }
 
 static test_params *ed_params(void)
 {
-    return test_params_make(ed_info->params, "test_kpm_action.ini", NULL);
+    return test_params_make(ed->params, "test_kpm_action.ini", NULL);
 }
 
 /* the NP points (T, mu) of the grid */
@@ -193,8 +192,8 @@ static void compare(const char *name, const mcf_hamiltonian *h)
     double *ev = malloc(n * sizeof *ev);
     eigenvalues(h, ev);
     test_params *tpe = ed_params();
-    void *we = make_ws(ed_info, h, tpe);
-    int rc = ed->action(&we, 1, NP, T, mu, S_ed, e_ed);
+    void *we = make_ws(ed, h, tpe);
+    int rc = tev_action(ed, &we, 1, NP, T, mu, S_ed, e_ed);
     CHECK(rc == MCF_OK, "ed action: %s", mcf_last_error());
     double worst_a = 0.0;
     for (int p = 0; p < NP; p++) {
@@ -217,10 +216,10 @@ static void compare(const char *name, const mcf_hamiltonian *h)
     double S[2][NP], err[2][NP];
     for (int q = 0; q < 2; q++) {
         test_params *tp = kpm_params(Ms[q], "0");
-        void *wk = make_ws(kpm_info, h, tp);
-        rc = kpm->action(&wk, 1, NP, T, mu, S[q], err[q]);
+        void *wk = make_ws(kpm, h, tp);
+        rc = tev_action(kpm, &wk, 1, NP, T, mu, S[q], err[q]);
         CHECK(rc == MCF_OK, "kpm action M = %s: %s", Ms[q], mcf_last_error());
-        kpm->destroy(wk);
+        tev_destroy(kpm, wk);
         test_params_free(tp);
     }
     printf("  (c)   T     mu  |    M = 64: |dS|      err    est.   |   M = 256: |dS|      err"
@@ -256,7 +255,7 @@ static void compare(const char *name, const mcf_hamiltonian *h)
                   "%.3e at M = 256 (truncation rho^-256 = %.1e)", name, mu[p], err[1][p],
                   pow(rho, -256.0));
     }
-    ed->destroy(we);
+    tev_destroy(ed, we);
     test_params_free(tpe);
     free(ev);
 }
@@ -270,7 +269,7 @@ static void delta_vs_action(size_t L, double hund, uint64_t seed)
     mcf_rng_init(&rng, seed, 7);
     mcf_hamiltonian *h = de_build(&d);
     test_params *tp = ed_params();
-    void *w0 = make_ws(ed_info, h, tp);
+    void *w0 = make_ws(ed, h, tp);
     const size_t n = h->dim;
     double *ev = malloc(n * sizeof *ev);
     double worst = 0.0;
@@ -284,15 +283,15 @@ static void delta_vs_action(size_t L, double hund, uint64_t seed)
         memcpy(d.s + 3 * o, snew, sizeof old);
         mcf_hamiltonian *h1 = de_build(&d);
         memcpy(d.s + 3 * o, old, sizeof old);
-        void *w1 = make_ws(ed_info, h1, tp);
+        void *w1 = make_ws(ed, h1, tp);
         eigenvalues(h1, ev);
         for (int p = 0; p < NP; p++) {
             const double T = Ts[p / NMU], mu = mus[p % NMU];
             double S0, S1, dS;
             const mcf_local_change *cl[1] = {&c};
-            int rc = ed->action(&w0, 1, 1, &T, &mu, &S0, NULL);
-            rc |= ed->action(&w1, 1, 1, &T, &mu, &S1, NULL);
-            rc |= ed->delta_action(&w0, 1, cl, &T, &mu, &dS);
+            int rc = tev_action(ed, &w0, 1, 1, &T, &mu, &S0, NULL);
+            rc |= tev_action(ed, &w1, 1, 1, &T, &mu, &S1, NULL);
+            rc |= tev_delta_action(ed, &w0, 1, cl, &T, &mu, &dS);
             CHECK(rc == MCF_OK, "ed: %s", mcf_last_error());
             double lmax;
             s_direct(ev, n, T, mu, &lmax);
@@ -303,12 +302,12 @@ static void delta_vs_action(size_t L, double hund, uint64_t seed)
                   S1 - S0, tol);
             worst = fmax(worst, fabs(dS - (S1 - S0)) / ((double)n * lmax));
         }
-        ed->destroy(w1);
+        tev_destroy(ed, w1);
         mcf_hamiltonian_destroy(h1);
     }
     printf("(b) cubic %zu^3, hund %g: ed delta_action vs action(H') - action(H): max |diff| / "
            "(dim max|L|) = %.1e\n", L, hund, worst);
-    ed->destroy(w0);
+    tev_destroy(ed, w0);
     test_params_free(tp);
     mcf_hamiltonian_destroy(h);
     free(ev);
@@ -319,7 +318,6 @@ static void delta_vs_action(size_t L, double hund, uint64_t seed)
 
 static void determinism(const mcf_plugin_info *info, test_params *(*params)(void))
 {
-    const mcf_fermion_ops *ops = info->ops;
     de_lattice ds[3] = {de_random_lattice(3, 0.0, 31), de_random_lattice(3, 2.0, 32),
                         de_random_lattice(3, 0.0, 33)};
     mcf_hamiltonian *h[3];
@@ -332,17 +330,17 @@ static void determinism(const mcf_plugin_info *info, test_params *(*params)(void
     double T[3 * NP], mu[3 * NP], S[3 * NP], E[3 * NP];
     for (int k = 0; k < 3; k++)
         grid_points(T + k * NP, mu + k * NP);
-    int rc = ops->action(w, 3, NP, T, mu, S, E);
+    int rc = tev_action(info, w, 3, NP, T, mu, S, E);
     CHECK(rc == MCF_OK, "%s batch: %s", info->name, mcf_last_error());
     int same_batch = 1, same_points = 1;
     for (int k = 0; k < 3; k++) {
         double S1[NP], E1[NP];
-        rc = ops->action(&w[k], 1, NP, T + k * NP, mu + k * NP, S1, E1);
+        rc = tev_action(info, &w[k], 1, NP, T + k * NP, mu + k * NP, S1, E1);
         CHECK(rc == MCF_OK, "%s single: %s", info->name, mcf_last_error());
         same_batch &= !memcmp(S1, S + k * NP, sizeof S1) && !memcmp(E1, E + k * NP, sizeof E1);
         for (int p = 0; p < NP; p++) {
             double s1, e1;
-            rc = ops->action(&w[k], 1, 1, T + k * NP + p, mu + k * NP + p, &s1, &e1);
+            rc = tev_action(info, &w[k], 1, 1, T + k * NP + p, mu + k * NP + p, &s1, &e1);
             CHECK(rc == MCF_OK, "%s point: %s", info->name, mcf_last_error());
             same_points &= !memcmp(&s1, &S1[p], sizeof s1) && !memcmp(&e1, &E1[p], sizeof e1);
         }
@@ -352,13 +350,13 @@ static void determinism(const mcf_plugin_info *info, test_params *(*params)(void
           NP);
     /* err may be NULL */
     double S2[NP];
-    rc = ops->action(&w[0], 1, NP, T, mu, S2, NULL);
+    rc = tev_action(info, &w[0], 1, NP, T, mu, S2, NULL);
     CHECK(rc == MCF_OK && !memcmp(S2, S, sizeof S2), "%s: err = NULL changed S (%s)",
           info->name, mcf_last_error());
     printf("(d) %s: batch of 3 = single calls, %d points = single points: %s\n", info->name, NP,
            same_batch && same_points ? "bitwise" : "DIFFERENT");
     for (int k = 0; k < 3; k++) {
-        ops->destroy(w[k]);
+        tev_destroy(info, w[k]);
         mcf_hamiltonian_destroy(h[k]);
         free(ds[k].s);
     }
@@ -374,10 +372,10 @@ static void refusals(void)
     de_lattice d = de_random_lattice(3, 0.0, 41);
     mcf_hamiltonian *h = de_build(&d);
     test_params *tk8 = kpm_params("64", "8"), *tk0 = kpm_params("64", "0"), *te = ed_params();
-    void *wk8 = make_ws(kpm_info, h, tk8), *wk0 = make_ws(kpm_info, h, tk0);
-    void *we = make_ws(ed_info, h, te);
+    void *wk8 = make_ws(kpm, h, tk8), *wk0 = make_ws(kpm, h, tk0);
+    void *we = make_ws(ed, h, te);
     double T = 0.2, mu = 0.0, S = 0.0, err = 0.0;
-    int rc = kpm->action(&wk8, 1, 1, &T, &mu, &S, &err);
+    int rc = tev_action(kpm, &wk8, 1, 1, &T, &mu, &S, &err);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "vectors"),
           "kpm vectors = 8: rc %d, %s", rc, mcf_last_error());
     printf("(e) kpm, vectors = 8: %s\n", mcf_last_error());
@@ -387,24 +385,24 @@ static void refusals(void)
         /* the bad point second of two: the message names it */
         const double Tq[2] = {0.2, badT[q]}, muq[2] = {0.0, badmu[q]};
         double Sq[2], Eq[2];
-        rc = kpm->action(&wk0, 1, 2, Tq, muq, Sq, Eq);
+        rc = tev_action(kpm, &wk0, 1, 2, Tq, muq, Sq, Eq);
         CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "point 1"),
               "kpm %s: rc %d, %s", what[q], rc, mcf_last_error());
         printf("    kpm %s: %s\n", what[q], mcf_last_error());
-        rc = ed->action(&we, 1, 2, Tq, muq, Sq, Eq);
+        rc = tev_action(ed, &we, 1, 2, Tq, muq, Sq, Eq);
         CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "point 1") &&
                   strstr(mcf_last_error(), "workspace 0"),
               "ed %s: rc %d, %s", what[q], rc, mcf_last_error());
         printf("    ed %s: %s\n", what[q], mcf_last_error());
     }
     /* NULL arrays */
-    rc = ed->action(&we, 1, 1, NULL, &mu, &S, NULL);
+    rc = tev_action(ed, &we, 1, 1, NULL, &mu, &S, NULL);
     CHECK(rc == MCF_EINVAL, "ed: NULL T accepted");
-    rc = kpm->action(&wk0, 1, 1, &T, &mu, NULL, NULL);
+    rc = tev_action(kpm, &wk0, 1, 1, &T, &mu, NULL, NULL);
     CHECK(rc == MCF_EINVAL, "kpm: NULL S accepted");
-    kpm->destroy(wk8);
-    kpm->destroy(wk0);
-    ed->destroy(we);
+    tev_destroy(kpm, wk8);
+    tev_destroy(kpm, wk0);
+    tev_destroy(ed, we);
     test_params_free(tk8);
     test_params_free(tk0);
     test_params_free(te);
@@ -412,10 +410,9 @@ static void refusals(void)
     free(d.s);
 }
 
-static int has_action(const mcf_fermion_ops *ops)
+static int has_action(const mcf_plugin_info *e)
 {
-    return ops->struct_size >= offsetof(mcf_fermion_ops, action) + sizeof ops->action &&
-           ops->action != NULL;
+    return (mcf_fermion_provides(e) & MCF_PROVIDES_ACTION) != 0;
 }
 
 int main(void)
@@ -428,10 +425,8 @@ int main(void)
     CHECK(rc == MCF_OK, "loading ed and kpm: %s", mcf_last_error());
     if (rc)
         return check_exit();
-    ed_info = pe->info;
-    kpm_info = pk->info;
-    ed = ed_info->ops;
-    kpm = kpm_info->ops;
+    ed = pe->info;
+    kpm = pk->info;
     CHECK(has_action(ed) && has_action(kpm), "an evaluator lacks the action op");
     if (!has_action(ed) || !has_action(kpm))
         return check_exit();
@@ -454,8 +449,8 @@ int main(void)
 
     delta_vs_action(3, 0.0, 11);
     delta_vs_action(3, 2.0, 12);
-    determinism(kpm_info, kpm_exact256);
-    determinism(ed_info, ed_params);
+    determinism(kpm, kpm_exact256);
+    determinism(ed, ed_params);
     refusals();
     mcfe_plugin_close(pk);
     mcfe_plugin_close(pe);

@@ -1,6 +1,7 @@
-/* test_kpm_moments.c — the Chebyshev-moment ops of the kpm plugin (mcf/fermion.h:
- * moment_count, dos_moments, ldos_moments, reconstruct), loaded through the core's loader,
- * against dense diagonalization (GSL) of a random complex Hamiltonian:
+/* test_kpm_moments.c — the Chebyshev-moment ops of the kpm plugin (ABI 1's moment_count,
+ * dos_moments, ldos_moments, reconstruct, called through tests/evaluator_test.h: kpm's
+ * spectra and reconstruct of ABI 2), loaded through the core's loader, against dense
+ * diagonalization (GSL) of a random complex Hamiltonian:
  *
  *   (a) vectors = 0: the DOS moments equal Tr T_n(H~) / dim from the eigenvalues, to the
  *       rounding of the recursion (bound (n + 1) dim 8 eps), and their variance is 0;
@@ -17,7 +18,8 @@
  *       summation bound 4 M eps sum|c_n| / (pi a sin theta); with lorentz:3 on 300 nodes
  *       the Gauss-Chebyshev sum pi a / N sum rho_i sin theta_i equals mu_0 (normalization);
  *       unknown kernels are refused;
- *   (e) ed has none of these ops (MCF_FERMION_MOMENTS is not offered). */
+ *   (e) ed has none of these ops (MCF_FERMION_MOMENTS is not offered); kpm provides
+ *       MCF_PROVIDES_MOMENTS. */
 #include <float.h>
 #include <stdio.h>
 
@@ -27,7 +29,6 @@
 #include "test_params.h"
 
 static const mcf_plugin_info *info;
-static const mcf_fermion_ops *ops;
 
 #define make_params(...) test_params_make(info->params, "test_kpm_moments.ini", __VA_ARGS__)
 
@@ -36,7 +37,7 @@ enum { DIM = 60, M = 48 };
 static void *workspace(test_params *tp, const mcf_hamiltonian *h)
 {
     void *ws = NULL;
-    int rc = ops->create(&tp->p, h, &ws);
+    int rc = tev_create(info, &tp->p, h, &ws);
     CHECK(rc == MCF_OK && ws, "create: %s", mcf_last_error());
     return ws;
 }
@@ -102,14 +103,15 @@ static void test_exact(const mcf_hamiltonian *h, const kt_eigen *e)
     void *ws = workspace(tp, h);
     if (!ws)
         return;
-    CHECK(ops->moment_count(ws) == M, "moment_count %zu, want %d", ops->moment_count(ws), M);
+    CHECK(tev_moment_count(info, ws) == M, "moment_count %zu, want %d",
+          tev_moment_count(info, ws), M);
     double mu[M], var[M], scale[2], ex[M], exl[M];
     double *pm[1] = {mu}, *pv[1] = {var}, *ps[1] = {scale};
     void *const w1[1] = {ws};
     mcf_rng rng;
     mcf_rng_init(&rng, 3, 0);
     mcf_rng *r1[1] = {&rng};
-    int rc = ops->dos_moments(w1, 1, r1, pm, pv, ps, NULL);
+    int rc = tev_dos_moments(info, w1, 1, r1, pm, pv, ps, NULL);
     CHECK(rc == MCF_OK, "dos_moments: %s", mcf_last_error());
     const size_t row = 17;
     exact_moments(e, scale[0], scale[1], row, ex, exl);
@@ -125,11 +127,12 @@ static void test_exact(const mcf_hamiltonian *h, const kt_eigen *e)
     /* the LDOS moments of three rows, and the LDOS that comes with them */
     const size_t rows[3] = {row, 0, 59};
     const size_t *rl[1] = {rows};
-    const size_t P = ops->energy_points(ws);
+    const size_t P = tev_energy_points(info, ws);
     double lmu[3 * M], lsc[2];
     double *ld = malloc(3 * P * sizeof *ld), *ld2 = malloc(3 * P * sizeof *ld2);
     double *plm[1] = {lmu}, *pls[1] = {lsc}, *pld[1] = {ld}, *pld2[1] = {ld2};
-    rc = ops->ldos_moments(w1, 1, rl, 3, plm, pls, pld) || ops->ldos(w1, 1, rl, 3, pld2);
+    rc = tev_ldos_moments(info, w1, 1, rl, 3, plm, pls, pld) ||
+         tev_ldos(info, w1, 1, rl, 3, pld2);
     CHECK(rc == MCF_OK, "ldos_moments: %s", mcf_last_error());
     double lworst = 0.0;
     for (size_t n = 0; n < M; n++)
@@ -141,7 +144,7 @@ static void test_exact(const mcf_hamiltonian *h, const kt_eigen *e)
            "bound; variance 0\n", worst, lworst);
     free(ld);
     free(ld2);
-    ops->destroy(ws);
+    tev_destroy(info, ws);
     test_params_free(tp);
 }
 
@@ -161,7 +164,7 @@ static void test_random(const mcf_hamiltonian *h, const kt_eigen *e)
         mcf_rng rng;
         mcf_rng_init(&rng, 11, d);
         mcf_rng *r1[1] = {&rng};
-        rc = ops->dos_moments(w1, 1, r1, pm, pv, ps, NULL);
+        rc = tev_dos_moments(info, w1, 1, r1, pm, pv, ps, NULL);
         for (size_t n = 0; n < M; n++) {
             sum[n] += mu[n];
             vsum[n] += var[n];
@@ -199,14 +202,14 @@ static void test_random(const mcf_hamiltonian *h, const kt_eigen *e)
            vzmax, nv);
 
     /* (c) the DOS of dos_moments is dos()'s, bit for bit, from the same stream */
-    const size_t P = ops->energy_points(ws);
+    const size_t P = tev_energy_points(info, ws);
     double *d1 = malloc(P * sizeof *d1), *d2 = malloc(P * sizeof *d2);
     double *pd1[1] = {d1}, *pd2[1] = {d2};
     mcf_rng s1, s2;
     mcf_rng_init(&s1, 77, 5);
     mcf_rng_init(&s2, 77, 5);
     mcf_rng *q1[1] = {&s1}, *q2[1] = {&s2};
-    rc = ops->dos_moments(w1, 1, q1, pm, pv, ps, pd1) || ops->dos(w1, 1, q2, pd2);
+    rc = tev_dos_moments(info, w1, 1, q1, pm, pv, ps, pd1) || tev_dos(info, w1, 1, q2, pd2);
     CHECK(rc == MCF_OK && !memcmp(d1, d2, P * sizeof *d1) &&
               mcf_rng_u64(&s1) == mcf_rng_u64(&s2),
           "dos_moments' DOS or the stream differs from dos()'s (%s)", mcf_last_error());
@@ -215,15 +218,17 @@ static void test_random(const mcf_hamiltonian *h, const kt_eigen *e)
     /* (d) reconstruct */
     double *E = malloc(P * sizeof *E), *grid = malloc(P * sizeof *grid);
     double *rho = malloc(P * sizeof *rho), *direct = malloc(P * sizeof *direct);
-    ops->energies(ws, E);
-    rc = ops->reconstruct(&tp->p, NULL, M, 1, mu, scale[0], scale[1], P, NULL, grid, rho);
+    tev_energies(info, ws, E);
+    rc = tev_reconstruct(info, &tp->p, NULL, M, 1, mu, scale[0], scale[1], P, NULL, grid,
+                         rho);
     CHECK(rc == MCF_OK, "reconstruct: %s", mcf_last_error());
     double dmax = kt_max_abs(d1, P), diff = 0.0;
     for (size_t i = 0; i < P; i++)
         diff = fmax(diff, fabs(rho[i] - d1[i]));
     CHECK(diff <= 4 * DBL_EPSILON * dmax && !memcmp(E, grid, P * sizeof *E),
           "the run's kernel and grid: %.3g from dos() (max %.3g), or another grid", diff, dmax);
-    rc = ops->reconstruct(&tp->p, NULL, M, 1, mu, scale[0], scale[1], P, E, NULL, direct);
+    rc = tev_reconstruct(info, &tp->p, NULL, M, 1, mu, scale[0], scale[1], P, E, NULL,
+                         direct);
     double g[M], csum = 0.0, worst = 0.0;
     kpm_kernel_coefficients(KPM_KERNEL_JACKSON, 4, M, g);
     for (size_t n = 0; n < M; n++)
@@ -238,8 +243,8 @@ static void test_random(const mcf_hamiltonian *h, const kt_eigen *e)
           worst, mcf_last_error());
     enum { N2 = 300 };
     double rho2[N2], grid2[N2];
-    rc = ops->reconstruct(&tp->p, "lorentz:3", M, 1, mu, scale[0], scale[1], N2, NULL, grid2,
-                          rho2);
+    rc = tev_reconstruct(info, &tp->p, "lorentz:3", M, 1, mu, scale[0], scale[1], N2, NULL,
+                         grid2, rho2);
     double norm = 0.0;
     for (size_t i = 0; i < N2; i++) {
         const double x = (grid2[i] - scale[1]) / scale[0];
@@ -248,11 +253,12 @@ static void test_random(const mcf_hamiltonian *h, const kt_eigen *e)
     CHECK(rc == MCF_OK && fabs(norm - mu[0]) <= 64 * DBL_EPSILON,
           "lorentz:3 on %d nodes: integral %.17g, mu_0 %.17g (%s)", N2, norm, mu[0],
           mcf_last_error());
-    rc = ops->reconstruct(&tp->p, "gauss", M, 1, mu, scale[0], scale[1], 10, NULL, NULL, rho2);
+    rc = tev_reconstruct(info, &tp->p, "gauss", M, 1, mu, scale[0], scale[1], 10, NULL, NULL,
+                         rho2);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "jackson"), "kernel gauss: %d %s", rc,
           mcf_last_error());
-    rc = ops->reconstruct(&tp->p, "lorentz:-1", M, 1, mu, scale[0], scale[1], 10, NULL, NULL,
-                          rho2);
+    rc = tev_reconstruct(info, &tp->p, "lorentz:-1", M, 1, mu, scale[0], scale[1], 10, NULL,
+                         NULL, rho2);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "lambda"), "kernel lorentz:-1: %d %s", rc,
           mcf_last_error());
     printf("(d) reconstruct: the run's grid %.2g eps of dos(); Clenshaw within %.2g of the "
@@ -264,7 +270,7 @@ static void test_random(const mcf_hamiltonian *h, const kt_eigen *e)
     free(grid);
     free(rho);
     free(direct);
-    ops->destroy(ws);
+    tev_destroy(info, ws);
     test_params_free(tp);
 }
 
@@ -275,11 +281,14 @@ static void test_ed(void)
     CHECK(rc == MCF_OK, "loading ed: %s", mcf_last_error());
     if (rc)
         return;
+    /* ed's table as ABI 1's helpers see it (while ed is ABI 1), and the bits of both */
     const mcf_fermion_ops *eo = p->info->ops;
     mcf_fermion f = {.ops = eo, .name = "ed"};
-    mcf_fermion k = {.ops = ops, .name = "kpm"};
-    CHECK(!MCF_HAS(mcf_fermion_ops, eo, dos_moments) && !mcf_fermion_has(&f, MCF_FERMION_MOMENTS)
-              && mcf_fermion_has(&k, MCF_FERMION_MOMENTS),
+    const int ed_abi1 = p->info->abi_version != MCF_ABI_2;
+    CHECK((!ed_abi1 || (!MCF_HAS(mcf_fermion_ops, eo, dos_moments) &&
+                        !mcf_fermion_has(&f, MCF_FERMION_MOMENTS))) &&
+              !(mcf_fermion_provides(p->info) & MCF_PROVIDES_MOMENTS) &&
+              (mcf_fermion_provides(info) & MCF_PROVIDES_MOMENTS),
           "ed offers moments, or kpm does not");
     printf("(e) ed: no moment ops; kpm: MCF_FERMION_MOMENTS\n");
     mcfe_plugin_close(p);
@@ -293,8 +302,7 @@ int main(void)
     if (rc)
         return check_exit();
     info = p->info;
-    ops = info->ops;
-    CHECK(MCF_HAS(mcf_fermion_ops, ops, reconstruct), "kpm lacks the moment ops");
+    CHECK(mcf_fermion_provides(info) & MCF_PROVIDES_MOMENTS, "kpm lacks the moment ops");
     mcf_rng rng;
     mcf_rng_init(&rng, 2024, 0);
     mcf_hamiltonian *h = kt_random_h(&rng, DIM, 6, 120, 1.0, 2.0);

@@ -4,7 +4,8 @@
  *     dn/dT = int rho(E) F_1 dE,  de/dT = int rho(E) F_2 dE,
  *     F_1 = df/dT = (E - mu) / T^2 f (1 - f),  F_2 = E F_1,
  *
- * kpm and ed loaded with the core's plugin loader and used through their ops:
+ * kpm and ed loaded with the core's plugin loader and used through their ops (ABI 1's call
+ * shapes on either ABI: tests/evaluator_test.h):
  *
  *   (a) the Chebyshev-Gauss branch against ed: kpm with the exact trace (vectors = 0) and
  *       no kernel (kernel = none: int rho_M F dE = sum_{n<M} c_n mu_n, the truncated
@@ -57,8 +58,7 @@
 #include "kpm_test_util.h"
 #include "test_params.h"
 
-static const mcf_plugin_info *kpm_info, *ed_info;
-static const mcf_fermion_ops *kpm, *ed;
+static const mcf_plugin_info *kpm, *ed;
 
 static int contains(const char *s, const char *part) { return strstr(s, part) != NULL; }
 
@@ -117,14 +117,14 @@ static void coefficient_tails(int q0, size_t K, double a, double b, double mu, d
 /* ---- helpers -------------------------------------------------------------------------- */
 
 #define make_kpm(...) \
-    test_params_make(kpm_info->params, "test_kpm_occupation_dT.ini", __VA_ARGS__)
+    test_params_make(kpm->params, "test_kpm_occupation_dT.ini", __VA_ARGS__)
 
-static int occ_dT(const mcf_fermion_ops *ops, void *ws, mcf_rng *rng, double mu, double T,
+static int occ_dT(const mcf_plugin_info *e, void *ws, mcf_rng *rng, double mu, double T,
                   double *v)
 {
     void *const w[1] = {ws};
     mcf_rng *const r[1] = {rng};
-    return ops->occupation_dT(w, 1, r, mu, T, v, v + 1, v + 2, v + 3);
+    return tev_occupation_dT(e, w, 1, r, mu, T, v, v + 1, v + 2, v + 3);
 }
 
 /* the scaling a, b and (when mu is not NULL) the exact-trace moments of a kpm workspace */
@@ -136,7 +136,7 @@ static void kpm_scaling(void *ws, size_t M, double *a, double *b, double *mu)
     mcf_rng_init(&rng, 1, 0);
     mcf_rng *rp[1] = {&rng};
     void *const w[1] = {ws};
-    CHECK(kpm->dos_moments(w, 1, rp, mp, NULL, sp, NULL) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_dos_moments(kpm, w, 1, rp, mp, NULL, sp, NULL) == MCF_OK, "%s", mcf_last_error());
     *a = scale[0];
     *b = scale[1];
     if (!mu)
@@ -149,8 +149,8 @@ static void against_ed(const char *what, mcf_hamiltonian *h, const char *moments
                        const double *mus, size_t nmu, const double *Ts, size_t nT)
 {
     test_params *tk = make_kpm("moments", moments, "vectors", "0", "kernel", "none", NULL);
-    test_params *te = test_params_make(ed_info->params, "test_kpm_occupation_dT.ini", NULL);
-    void *wk = test_params_workspace(kpm_info, tk, h), *we = test_params_workspace(ed_info, te, h);
+    test_params *te = test_params_make(ed->params, "test_kpm_occupation_dT.ini", NULL);
+    void *wk = test_params_workspace(kpm, tk, h), *we = test_params_workspace(ed, te, h);
     if (!wk || !we)
         return;
     const size_t M = (size_t)atol(moments);
@@ -190,8 +190,8 @@ static void against_ed(const char *what, mcf_hamiltonian *h, const char *moments
         }
     printf("%s: max |kpm - ed|: n %.1e, e %.1e, dn/dT %.1e, de/dT %.1e; at most %.3f of the "
            "tolerance\n", what, worst_abs[0], worst_abs[1], worst_abs[2], worst_abs[3], worst);
-    kpm->destroy(wk);
-    ed->destroy(we);
+    tev_destroy(kpm, wk);
+    tev_destroy(ed, we);
     test_params_free(tk);
     test_params_free(te);
 }
@@ -238,7 +238,7 @@ static void test_jackson_vs_quadrature(void)
     enum { M = 256 };
     mcf_hamiltonian *h = kt_disordered(6, 2.0, 17);
     test_params *tk = make_kpm("moments", "256", "vectors", "0", NULL); /* Jackson */
-    void *wk = test_params_workspace(kpm_info, tk, h);
+    void *wk = test_params_workspace(kpm, tk, h);
     if (!wk)
         return;
     double mu[M], g[M], a, b;
@@ -279,7 +279,7 @@ static void test_jackson_vs_quadrature(void)
     printf("(c) max |kpm - quadrature| = %.1e of int |rho F| dE\n", worst);
     gsl_set_error_handler(old);
     gsl_integration_workspace_free(iw);
-    kpm->destroy(wk);
+    tev_destroy(kpm, wk);
     test_params_free(tk);
     mcf_hamiltonian_destroy(h);
 }
@@ -291,7 +291,7 @@ static void test_finite_difference(void)
     const size_t M = 256;
     mcf_hamiltonian *h = kt_disordered(6, 2.0, 17);
     test_params *tk = make_kpm("moments", "256", "vectors", "0", NULL);
-    void *wk = test_params_workspace(kpm_info, tk, h);
+    void *wk = test_params_workspace(kpm, tk, h);
     if (!wk)
         return;
     double a, b;
@@ -306,8 +306,8 @@ static void test_finite_difference(void)
     CHECK(occ_dT(kpm, wk, &rng, mu, T, v) == MCF_OK &&
               occ_dT(kpm, wk, &rng, mu, T + k2, vp) == MCF_OK &&
               occ_dT(kpm, wk, &rng, mu, T - k2, vm) == MCF_OK &&
-              kpm->occupation(w, 1, rp, mu, T + hT, &np, &ep) == MCF_OK &&
-              kpm->occupation(w, 1, rp, mu, T - hT, &nm, &em) == MCF_OK,
+              tev_occupation(kpm, w, 1, rp, mu, T + hT, &np, &ep) == MCF_OK &&
+              tev_occupation(kpm, w, 1, rp, mu, T - hT, &nm, &em) == MCF_OK,
           "%s", mcf_last_error());
     const double round = 4.0 * ((double)M + 10.0) * DBL_EPSILON / hT;
     double worst = 0.0;
@@ -322,7 +322,7 @@ static void test_finite_difference(void)
     printf("(d) Jackson M = 256, mu = 0.3, T = 0.2: dn/dT = %.12f (central difference %.12f), "
            "de/dT = %.12f (%.12f); %.3f of the tolerance\n", v[2], (np - nm) / (2.0 * hT),
            v[3], (ep - em) / (2.0 * hT), worst);
-    kpm->destroy(wk);
+    tev_destroy(kpm, wk);
     test_params_free(tk);
     mcf_hamiltonian_destroy(h);
 }
@@ -334,8 +334,8 @@ static void test_stochastic(void)
     enum { M = 256 };
     mcf_hamiltonian *h[2] = {kt_disordered(12, 2.0, 23), kt_disordered(10, 1.0, 24)};
     test_params *tk = make_kpm("moments", "256", "vectors", "8", NULL);
-    void *ws[2] = {test_params_workspace(kpm_info, tk, h[0]),
-                   test_params_workspace(kpm_info, tk, h[1])};
+    void *ws[2] = {test_params_workspace(kpm, tk, h[0]),
+                   test_params_workspace(kpm, tk, h[1])};
     if (!ws[0] || !ws[1])
         return;
     const double mu = 0.3, T = 0.1;
@@ -346,7 +346,7 @@ static void test_stochastic(void)
     double n1, e1, v[4];
     void *const w0[1] = {ws[0]};
     mcf_rng *p1[1] = {&r1}, *p3[1] = {&r3};
-    CHECK(kpm->occupation(w0, 1, p1, mu, T, &n1, &e1) == MCF_OK &&
+    CHECK(tev_occupation(kpm, w0, 1, p1, mu, T, &n1, &e1) == MCF_OK &&
               occ_dT(kpm, ws[0], &r2, mu, T, v) == MCF_OK,
           "%s", mcf_last_error());
     CHECK(!memcmp(&n1, &v[0], sizeof n1) && !memcmp(&e1, &v[1], sizeof e1),
@@ -355,7 +355,7 @@ static void test_stochastic(void)
     CHECK(!memcmp(&r1, &r2, sizeof r1), "(e) occupation_dT drew other numbers than occupation");
     /* its derivatives: kpm_occupation_dT of the same trace's mean moments */
     double mu3[M], g[M], sc[2], *mp[1] = {mu3}, *sp[1] = {sc};
-    CHECK(kpm->dos_moments(w0, 1, p3, mp, NULL, sp, NULL) == MCF_OK, "%s", mcf_last_error());
+    CHECK(tev_dos_moments(kpm, w0, 1, p3, mp, NULL, sp, NULL) == MCF_OK, "%s", mcf_last_error());
     kpm_kernel_coefficients(KPM_KERNEL_JACKSON, 0.0, M, g);
     double dn, de;
     CHECK(kpm_occupation_dT(mu3, g, M, sc[0], sc[1], mu, T, &dn, &de) == MCF_OK, "%s",
@@ -373,7 +373,7 @@ static void test_stochastic(void)
     }
     mcf_rng *sp2[2] = {&s[0], &s[1]};
     double bn[2], be[2], bdn[2], bde[2];
-    CHECK(kpm->occupation_dT(ws, 2, sp2, mu, T, bn, be, bdn, bde) == MCF_OK, "%s",
+    CHECK(tev_occupation_dT(kpm, ws, 2, sp2, mu, T, bn, be, bdn, bde) == MCF_OK, "%s",
           mcf_last_error());
     for (int k = 0; k < 2; k++) {
         CHECK(occ_dT(kpm, ws[k], &t[k], mu, T, v) == MCF_OK && v[0] == bn[k] && v[1] == be[k] &&
@@ -393,12 +393,12 @@ static void test_stochastic(void)
             printf("(f) T = 0: %s\n", mcf_last_error());
     }
     CHECK(occ_dT(kpm, ws[0], &r2, NAN, T, v) == MCF_EINVAL, "(f) mu = NaN accepted");
-    CHECK(kpm->occupation_dT(w0, 1, p1, mu, T, v, v + 1, NULL, v + 3) == MCF_EINVAL,
+    CHECK(tev_occupation_dT(kpm, w0, 1, p1, mu, T, v, v + 1, NULL, v + 3) == MCF_EINVAL,
           "(f) a NULL output accepted");
-    CHECK(kpm->occupation_dT(w0, 1, NULL, mu, T, v, v + 1, v + 2, v + 3) == MCF_EINVAL,
+    CHECK(tev_occupation_dT(kpm, w0, 1, NULL, mu, T, v, v + 1, v + 2, v + 3) == MCF_EINVAL,
           "(f) NULL streams accepted for a stochastic trace");
     for (int k = 0; k < 2; k++) {
-        kpm->destroy(ws[k]);
+        tev_destroy(kpm, ws[k]);
         mcf_hamiltonian_destroy(h[k]);
     }
     test_params_free(tk);
@@ -413,12 +413,10 @@ int main(void)
     CHECK(rc == MCF_OK, "loading kpm and ed: %s", mcf_last_error());
     if (rc)
         return check_exit();
-    kpm_info = pk->info;
-    ed_info = pe->info;
-    kpm = kpm_info->ops;
-    ed = ed_info->ops;
-    CHECK(MCF_HAS(mcf_fermion_ops, kpm, occupation_dT) && MCF_HAS(mcf_fermion_ops, ed,
-                                                                  occupation_dT),
+    kpm = pk->info;
+    ed = pe->info;
+    CHECK((mcf_fermion_provides(kpm) & MCF_PROVIDES_OCCUPATION_DT) &&
+              (mcf_fermion_provides(ed) & MCF_PROVIDES_OCCUPATION_DT),
           "kpm or ed lacks occupation_dT");
     if (check_failed_count)
         return check_exit();
