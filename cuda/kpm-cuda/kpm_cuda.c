@@ -458,24 +458,15 @@ static const mcf_param_spec kc_param_specs[] = {
 
 static int kc_probe(char *why, size_t len) { return kcu_probe(why, len); }
 
-static const mcf_plugin_info kc_info = {
-    .abi_version = MCF_ABI_2,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_FERMION_EVALUATOR,
-    .name = "kpm-cuda",
-    .version = "1.0",
-    .summary = "kernel polynomial method on an NVIDIA GPU (CUDA, cuFFT, cuRAND): DOS, LDOS, "
-               "Green's functions, occupations, and GFMC action changes of a whole batch of "
-               "chains in one kernel launch; the parameters of kpm, and how the GFMC kernel "
-               "may run",
-    .params = kc_param_specs,
-    .ops = &kpm_ops_evaluator,
-    .auto_priority = 20, /* before kpm (10) when a device is present */
-    .probe = kc_probe,
-    .one_batch = 1,      /* one kernel launch for all chains of a step */
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
-    /* the shared evaluator reads the backend, never writes it (app_data is not const) */
-    .app_data = (void *)&kc_backend,
-};
-
-MCF_PLUGIN(kc_info)
+/* the shared evaluator reads the backend, never writes it (app_data is not const) */
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "kpm-cuda", "1.0",
+                      "kernel polynomial method on an NVIDIA GPU (CUDA, cuFFT, cuRAND): DOS, "
+                      "LDOS, Green's functions, occupations, and GFMC action changes of a whole "
+                      "batch of chains in one kernel launch; the parameters of kpm, and how the "
+                      "GFMC kernel may run",
+                      kc_param_specs, &kpm_ops_evaluator,
+                      .app_data = (void *)&kc_backend,
+                      .auto_priority = 20, /* before kpm (10) when a device is present */
+                      .probe = kc_probe,
+                      .one_batch = 1, /* one kernel launch for all chains of a step */
+                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's evaluator */

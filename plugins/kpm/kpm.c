@@ -163,21 +163,12 @@ static const kpm_backend kpm_backend_cpu = {
     .gfmc_batch = kpm_gfmc_batch,
 };
 
-static const mcf_plugin_info kpm_info = {
-    .abi_version = MCF_ABI_2,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_FERMION_EVALUATOR,
-    .name = "kpm",
-    .version = "1.0",
-    .summary = "kernel polynomial method (Chebyshev moments, Jackson/Lorentz kernels, FFT "
-               "reconstruction): DOS, LDOS, Green's functions, occupations and GFMC action "
-               "changes, OpenMP",
-    .params = kpm_param_specs,
-    .ops = &kpm_ops_evaluator,
-    .auto_priority = 10, /* the CPU choice of evaluator = auto */
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
-    /* the shared evaluator reads the backend, never writes it (app_data is not const) */
-    .app_data = (void *)&kpm_backend_cpu,
-};
-
-MCF_PLUGIN(kpm_info)
+/* the shared evaluator reads the backend, never writes it (app_data is not const) */
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "kpm", "1.0",
+                      "kernel polynomial method (Chebyshev moments, Jackson/Lorentz kernels, "
+                      "FFT reconstruction): DOS, LDOS, Green's functions, occupations and GFMC "
+                      "action changes, OpenMP",
+                      kpm_param_specs, &kpm_ops_evaluator,
+                      .app_data = (void *)&kpm_backend_cpu,
+                      .auto_priority = 10, /* the CPU choice of evaluator = auto */
+                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's evaluator */
