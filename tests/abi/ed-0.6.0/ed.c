@@ -1,0 +1,178 @@
+/* FROZEN: the ABI-1 ed of mcf 0.6 (i43-layers-merge), for the up-adapter test; never edited. */
+/* ed.c — the exact-diagonalization fermion evaluator "ed": the reference every fast
+ * evaluator (kpm, kpm-cuda) is checked against, usable for small lattices.
+ *
+ * Method.  The dense Hermitian matrix of the Hamiltonian (mcf_hamiltonian_dense) is
+ * diagonalized with GSL (gsl_eigen_hermv: eigenvalues eps_k and eigenvectors psi_k, or
+ * gsl_eigen_herm when only eigenvalues are needed; when every amplitude is real, the real
+ * symmetric solvers gsl_eigen_symmv / gsl_eigen_symm, about 4x faster), and every answer
+ * is an exact sum over the spectrum, with each delta function broadened:
+ *
+ *   DOS       rho(E)    = (1/dim) sum_k g(E - eps_k)
+ *   LDOS      rho_r(E)  = sum_k |psi_k(r)|^2 g(E - eps_k)
+ *   Green     G_rr(E)   = sum_k |psi_k(r)|^2 / (E - eps_k + i eta)
+ *   density   n         = (1/dim) sum_k f(eps_k)
+ *   energy    e         = (1/dim) sum_k eps_k f(eps_k)
+ *   their T-derivatives   (1/dim) sum_k (1, eps_k) (eps_k - mu) / T^2 f (1 - f)
+ *   action    S         = S_eff(H) = -sum_k log(1 + exp(-(eps_k - mu) / T))
+ *   delta     dS        = S_eff(H + Delta) - S_eff(H)
+ *
+ * with g the normalized Gaussian of width sigma = `broadening`, eta = sigma (ed_spectra.c)
+ * and f the Fermi function (ed_thermodynamics.c).
+ *
+ * This file holds the parameters, the workspace (create, destroy) and its energy grid, and
+ * the descriptor; the diagonalization and its cache are ed_diagonalize.c, the curves
+ * ed_spectra.c, occupation and actions ed_thermodynamics.c, the batch loop of every op
+ * ed_batch.c; ed_internal.h is what they share.
+ *
+ * Energy grid: energy_points values, uniform from emin to emax of mcf_hamiltonian_bounds
+ * (the first and last exactly emin and emax).  Only when the bounds are degenerate
+ * (emin == emax, H = c 1 with free bounds) the grid is widened to
+ * c -+ max(5 sigma, sqrt(DBL_EPSILON) |c|), so that the broadened delta function is seen
+ * and the grid is strictly ascending.  Curves are not renormalized: a level within a few
+ * sigma of a grid end loses the part of its Gaussian that lies outside the grid. */
+#include "ed_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static const mcf_param_spec ed_params[] = {
+    {"energy_points", MCF_PARAM_INT, "512", MCF_PARAM_HAS_MIN, 2, 0, NULL,
+     "number of energies of the uniform grid from emin to emax of the Hamiltonian's bounds"},
+    {"broadening", MCF_PARAM_REAL, "0.01",
+     MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE, 0, 0, NULL,
+     "width sigma of the Gaussian replacing each level in DOS/LDOS curves, and the "
+     "imaginary part eta of the Green's functions' energy (energy units of the Hamiltonian)"},
+    {"max_dim", MCF_PARAM_INT, "4096", MCF_PARAM_HAS_MIN, 1, 0, NULL,
+     "largest Hamiltonian dimension accepted (time grows as dim^3; memory 8 dim^2 bytes per "
+     "workspace, 32 dim^2 bytes more while diagonalizing, 16 dim^2 bytes kept once "
+     "delta_action was used)"},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+
+/* ---- workspace -------------------------------------------------------------------- */
+
+static void ed_destroy(void *p)
+{
+    ed_ws *w = p;
+    if (!w)
+        return;
+    free(w->eval);
+    free(w->weight);
+    free(w->grid);
+    free(w->dense);
+    free(w->eval2);
+    if (w->herm_ws)
+        gsl_eigen_herm_free(w->herm_ws);
+    if (w->symm_ws)
+        gsl_eigen_symm_free(w->symm_ws);
+    free(w);
+}
+
+static int ed_create(const mcf_params *params, const mcf_hamiltonian *h, void **out)
+{
+    if (!out)
+        return mcf_fail(MCF_EINVAL, "ed: create: ws is NULL");
+    *out = NULL;
+    if (!params || !h)
+        return mcf_fail(MCF_EINVAL, "ed: create: the %s is NULL",
+                        !params ? "parameter set" : "Hamiltonian");
+    long points, max_dim;
+    double sigma;
+    int rc;
+    if ((rc = mcf_params_int(params, "energy_points", &points)) ||
+        (rc = mcf_params_real(params, "broadening", &sigma)) ||
+        (rc = mcf_params_int(params, "max_dim", &max_dim)))
+        return mcf_fail_prefix(rc, "ed");
+    const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
+    if (h->dim > (size_t)max_dim)
+        return mcf_fail(MCF_EINVAL,
+                        "ed: the Hamiltonian has dimension %zu, more than [%s] max_dim = %ld "
+                        "(%s); exact diagonalization costs O(dim^3) time and 40 dim^2 bytes, "
+                        "so use a smaller lattice, evaluator = kpm, or raise max_dim",
+                        h->dim, sec, max_dim, origin);
+    if (h->dim > SIZE_MAX / 4 / sizeof(double) / h->dim)
+        return mcf_fail(MCF_EINVAL, "ed: dimension %zu is too large to hold a dense matrix",
+                        h->dim);
+    ed_ws *w = calloc(1, sizeof *w);
+    if (!w)
+        return mcf_fail(MCF_ENOMEM, "ed: out of memory");
+    w->h = h;
+    w->dim = h->dim;
+    w->points = (size_t)points;
+    w->sigma = sigma;
+    w->eval = malloc(w->dim * sizeof *w->eval);
+    w->grid = malloc(w->points * sizeof *w->grid);
+    if (!w->eval || !w->grid) {
+        ed_destroy(w);
+        return mcf_fail(MCF_ENOMEM, "ed: out of memory for a workspace of dimension %zu with "
+                        "%ld energy points", h->dim, points);
+    }
+    *out = w;
+    return MCF_OK;
+}
+
+static size_t ed_energy_points(const void *p)
+{
+    return ((const ed_ws *)p)->points;
+}
+
+/* The grid for h's current bounds (see the top of this file). */
+void ed_grid(const ed_ws *w, double *E)
+{
+    double lo, hi;
+    mcf_hamiltonian_bounds(w->h, &lo, &hi);
+    if (!(hi > lo)) {
+        const double c = 0.5 * (lo + hi);
+        const double pad = fmax(5.0 * w->sigma, sqrt(DBL_EPSILON) * fabs(c));
+        lo = c - pad;
+        hi = c + pad;
+    }
+    const size_t n = w->points;
+    const double step = (hi - lo) / (double)(n - 1);
+    for (size_t e = 0; e + 1 < n; e++)
+        E[e] = lo + step * (double)e;
+    E[n - 1] = hi;
+}
+
+static int ed_energies(void *p, double *E)
+{
+    if (!p || !E)
+        return mcf_fail(MCF_EINVAL, "ed: energies: the %s is NULL",
+                        !p ? "workspace" : "output array");
+    ed_grid(p, E);
+    return MCF_OK;
+}
+
+static const mcf_fermion_ops ed_ops = {
+    .struct_size = sizeof(mcf_fermion_ops),
+    .create = ed_create,
+    .destroy = ed_destroy,
+    .energy_points = ed_energy_points,
+    .energies = ed_energies,
+    .dos = ed_dos,
+    .ldos = ed_ldos,
+    .green = ed_green,
+    .occupation = ed_occupation,
+    .delta_action = ed_delta_action,
+    .action = ed_action,
+    .change_action = ed_change_action,
+    .occupation_dT = ed_occupation_dT,
+};
+
+static const mcf_plugin_info ed_info = {
+    .abi_version = MCF_ABI_VERSION,
+    .struct_size = sizeof(mcf_plugin_info),
+    .kind = MCF_PLUGIN_FERMION_EVALUATOR,
+    .name = "ed",
+    .version = "1.0",
+    .summary = "exact diagonalization (GSL, dense Hermitian): exact DOS, LDOS, Green's "
+               "functions, occupations, actions and action differences of local changes for "
+               "small Hamiltonians; the reference for kpm",
+    .params = ed_params,
+    .ops = &ed_ops,
+    .auto_priority = 0, /* an exact reference: never chosen by evaluator = auto */
+};
+
+MCF_PLUGIN(ed_info)

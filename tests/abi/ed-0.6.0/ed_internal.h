@@ -1,0 +1,106 @@
+/* FROZEN: the ABI-1 ed of mcf 0.6 (i43-layers-merge), for the up-adapter test; never edited. */
+/* ed_internal.h — what the files of the ed evaluator share: the workspace and the functions
+ * that one file calls in another.  Not installed and not part of the SDK: the plugin's only
+ * interface is its descriptor (ed.c).
+ *
+ * Files: ed.c (the method; parameters, workspace, energy grid, the descriptor),
+ * ed_diagonalize.c (the cached diagonalization with GSL), ed_spectra.c (DOS, LDOS and Green's
+ * functions of one workspace), ed_thermodynamics.c (occupation, action and action differences
+ * of one workspace), ed_batch.c (the fermion ops: argument checks and the OpenMP loop over
+ * the workspaces of a batch).
+ *
+ * Errors: functions returning int give MCF_OK or an MCF_E* code with a message (mcf_fail).
+ * Pointers are borrowed. */
+#ifndef MCF_ED_INTERNAL_H
+#define MCF_ED_INTERNAL_H
+
+#include "mcf/mcf.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gsl/gsl_eigen.h>
+
+typedef struct ed_ws {
+    const mcf_hamiltonian *h; /* borrowed */
+    size_t dim, points;
+    double sigma;             /* Gaussian width = Lorentzian eta */
+    double *eval;             /* dim eigenvalues, ascending */
+    double *weight;           /* dim x dim, weight[r * dim + k] = |psi_k(r)|^2; lazy */
+    int has_val, has_vec;
+    uint64_t val_version, vec_version;
+    double *grid;             /* points energies, refreshed by every op */
+    double *dense;            /* 2 dim^2: scratch of delta_action (dense H'), lazy, kept */
+    double *eval2;            /* dim eigenvalues of H', ascending; lazy, with dense */
+    gsl_eigen_herm_workspace *herm_ws; /* eigenvalue-only solvers' workspaces, with dense */
+    gsl_eigen_symm_workspace *symm_ws;
+    int rc;                   /* status of this workspace in the current batch */
+    char err[1024];           /* its message (the failing thread's, copied) */
+} ed_ws;
+
+/* ---- ed.c ---------------------------------------------------------------------------- */
+
+/* The energy grid of h's current bounds into E (points values). */
+void ed_grid(const ed_ws *w, double *E);
+
+/* ---- ed_diagonalize.c ---------------------------------------------------------------- */
+
+/* Diagonalizes w->h unless its current version has been diagonalized already (with
+ * eigenvectors when need_vec): w->eval, and w->weight with need_vec. */
+int ed_diagonalize(ed_ws *w, int need_vec);
+
+/* The eigenvalues (ascending) of a dense matrix of order n, mat destroyed: complex
+ * Hermitian (mat 2 n^2 interleaved) or real symmetric (the real parts of mat, packed in
+ * place); with vec (2 n^2 scratch) not NULL also weight[r * n + k] = |psi_k(r)|^2; hw / sw
+ * GSL's eigenvalue workspace when not NULL.  A GSL status. */
+int ed_eigen_complex(double *mat, double *vec, size_t n, double *eval, double *weight,
+                     gsl_eigen_herm_workspace *hw);
+int ed_eigen_real(double *mat, double *vec, size_t n, double *eval, double *weight,
+                  gsl_eigen_symm_workspace *sw);
+
+/* ---- ed_spectra.c -------------------------------------------------------------------- */
+
+/* The DOS of w on its grid into out (points values). */
+int ed_dos_one(ed_ws *w, double *out);
+
+/* The LDOS (im == NULL) or Green's functions (re, im) of n_rows rows, row j at
+ * out[j * points ...]. */
+int ed_rows_one(ed_ws *w, const size_t *rows, size_t n_rows, double *re, double *im);
+
+/* ---- ed_thermodynamics.c ------------------------------------------------------------- */
+
+int ed_occupation_one(ed_ws *w, double mu, double T, double *density, double *energy);
+
+/* ed_occupation_one and the T-derivatives of density and energy (T > 0, checked by the
+ * caller). */
+int ed_occupation_dT_one(ed_ws *w, double mu, double T, double *density, double *energy,
+                         double *ddensity, double *denergy);
+
+/* dS of the change lc (delta_action) or c (change_action; lc NULL), T and mu checked by
+ * the caller. */
+int ed_delta_one(ed_ws *w, const mcf_local_change *lc, const mcf_change *c, double T,
+                 double mu, double *dS);
+
+/* S_eff of the cached spectrum at m points (T, mu checked by the caller). */
+int ed_action_one(ed_ws *w, size_t m, const double *T, const double *mu, double *S,
+                  double *err);
+
+/* ---- ed_batch.c: the fermion ops (mcf/fermion.h) ------------------------------------- */
+
+int ed_dos(void *const *ws, size_t n, mcf_rng *const *rngs, double *const *dos);
+int ed_ldos(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
+            double *const *out);
+int ed_green(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
+             double *const *re, double *const *im);
+int ed_occupation(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
+                  double *density, double *energy);
+int ed_occupation_dT(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
+                     double *density, double *energy, double *ddensity, double *denergy);
+int ed_delta_action(void *const *ws, size_t n, const mcf_local_change *const *changes,
+                    const double *T, const double *mu, double *dS);
+int ed_change_action(void *const *ws, size_t n, const mcf_change *const *changes,
+                     const double *T, const double *mu, double *dS, double *err);
+int ed_action(void *const *ws, size_t n, size_t m, const double *T, const double *mu,
+              double *S, double *err);
+
+#endif
