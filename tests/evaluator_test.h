@@ -15,14 +15,16 @@
 #include "mcf/model.h"
 #include "mcf/plugin.h"
 
-/* the test process's batch (released at exit, after the keep slots' release) */
-static inline void tev_batch_free_(void);
+/* The test process's batch, made on first use.  tev_batch_release() destroys it (the next
+ * tev_batch() makes a new one): call it before closing the plugins whose ops used it, since
+ * the release of their keep slots is their code; otherwise it goes at exit. */
+static inline void tev_batch_release(void);
 static inline mcf_batch **tev_batch_slot_(void)
 {
     static mcf_batch *b;
     return &b;
 }
-static inline void tev_batch_free_(void)
+static inline void tev_batch_release(void)
 {
     mcf_batch_destroy(*tev_batch_slot_());
     *tev_batch_slot_() = NULL;
@@ -33,7 +35,7 @@ static inline mcf_batch *tev_batch(void)
     if (!*b) {
         if (!(*b = mcf_batch_create()))
             abort();
-        atexit(tev_batch_free_);
+        atexit(tev_batch_release);
     }
     return *b;
 }

@@ -194,7 +194,7 @@ int main(int argc, char **argv)
                     free(cs);
                     test_params_free(tp);
                 }
-        tev_batch_free_(); /* before the plugin goes: its keep slots' release is its code */
+        tev_batch_release(); /* before the plugin goes: its keep slots' release is its code */
         mcfe_plugin_close(pl);
     }
     return 0;

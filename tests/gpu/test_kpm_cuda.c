@@ -625,7 +625,7 @@ static void test_plugin(void)
     free(d.s);
     free(ec); free(eg); free(lc); free(lg); free(rc_); free(rg); free(ic); free(ig);
     free(dc); free(dgp);
-    tev_batch_free_(); /* before the plugins go: its keep slots' release is their code */
+    tev_batch_release(); /* before the plugins go: its keep slots' release is their code */
     mcfe_plugin_close(pc);
     mcfe_plugin_close(pg);
 }

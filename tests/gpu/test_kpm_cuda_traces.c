@@ -469,7 +469,7 @@ static void test_plugin_occupation_dT(void)
     test_params_free(tc);
     test_params_free(tg);
     test_params_free(tr);
-    tev_batch_free_(); /* before the plugins go: its keep slots' release is their code */
+    tev_batch_release(); /* before the plugins go: its keep slots' release is their code */
     mcfe_plugin_close(pc);
     mcfe_plugin_close(pg);
 }

@@ -682,7 +682,7 @@ int main(int argc, char **argv)
                worst_gpu);
     older_op();
     refusals();
-    tev_batch_free_(); /* before the plugins go: its keep slots' release is their code */
+    tev_batch_release(); /* before the plugins go: its keep slots' release is their code */
     if (pt)
         mcfe_plugin_close(pt);
     mcfe_plugin_close(pk);
