@@ -115,11 +115,17 @@ static int v2_rebuild(const mcfi_model *m, void *chain, unsigned what)
     return V2(m)->rebuild ? V2(m)->rebuild(chain, what) : MCF_OK;
 }
 
+/* the checkpoint record's tag, or NULL: a state_tag of zeros writes none */
+static const char *state_tag(const mcfi_model *m)
+{
+    return memcmp(V2(m)->state_tag, "\0\0\0\0", 4) ? V2(m)->state_tag : NULL;
+}
+
 static int v2_save(const mcfi_model *m, void *chain, mcf_stream *out)
 {
     mcf_chain_state st;
     int rc = describe(m, chain, &st);
-    return rc ? rc : mcf_state_save(out, V2(m)->state_tag, st.field, st.n);
+    return rc ? rc : mcf_state_save(out, state_tag(m), st.field, st.n);
 }
 
 static int v2_load(const mcfi_model *m, void *chain, mcf_stream *in)
@@ -127,7 +133,7 @@ static int v2_load(const mcfi_model *m, void *chain, mcf_stream *in)
     mcf_chain_state st;
     int rc = describe(m, chain, &st);
     if (!rc)
-        rc = mcf_state_load(in, V2(m)->state_tag, m->name, st.field, st.n);
+        rc = mcf_state_load(in, state_tag(m), m->name, st.field, st.n);
     return rc ? rc : v2_rebuild(m, chain, MCF_REBUILD_LOAD);
 }
 

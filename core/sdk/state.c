@@ -9,7 +9,7 @@
 
 int mcf_state_save(mcf_stream *out, const char tag[4], const mcf_state_field *f, size_t n)
 {
-    int rc = mcf_stream_write(out, tag, 4);
+    int rc = tag ? mcf_stream_write(out, tag, 4) : MCF_OK; /* NULL: no tag */
     if (rc)
         return mcf_fail_prefix(rc, "saving the record tag %.4s", tag);
     for (size_t k = 0; k < n; k++)
@@ -40,10 +40,10 @@ int mcf_state_load(mcf_stream *in, const char tag[4], const char *model,
                    const mcf_state_field *f, size_t n)
 {
     char got[4];
-    int rc = mcf_stream_read(in, got, sizeof got);
+    int rc = tag ? mcf_stream_read(in, got, sizeof got) : MCF_OK; /* NULL: no tag */
     if (rc)
         return mcf_fail_prefix(rc, "%s: loading the chain", model);
-    if (memcmp(got, tag, sizeof got))
+    if (tag && memcmp(got, tag, sizeof got))
         return mcf_fail(MCF_EFORMAT, "%s: the checkpoint record (tag \"%.4s\") is not one of "
                         "this model's (\"%.4s\"): was it written by another model or version? "
                         "Resume with the configuration the run was started with", model, got,

@@ -505,7 +505,8 @@ typedef struct mcf_model {
     const char *mu_key;
     const mcf_stream_spec *streams; /* the model's own random streams, or NULL */
     const char *variational_file_key; /* with variational(), else NULL */
-    char state_tag[4];         /* the checkpoint record's tag ("ISG1"; mcf_chain_state) */
+    char state_tag[4];         /* the checkpoint record's tag ("ISG1"; mcf_chain_state), or
+                                  zeros: none (a model whose ABI-1 save wrote none) */
     char configuration_tag[4]; /* the configuration record's (start = anneal), or zeros */
 
     /* Creates one chain (as ABI 1's create; services carry app_data and the streams). */

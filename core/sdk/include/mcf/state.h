@@ -67,11 +67,12 @@ typedef struct mcf_state_field {
     ((mcf_state_field){(name), (void *)(ptr), sizeof(mcf_rng), MCF_STATE_KIND_RNG})
 
 /* Writes tag[0..4) and the fields.  MCF_OK, or the stream's error (MCF_ENOMEM) with a
- * message naming the field. */
+ * message naming the field.  mcf 0.7: tag NULL writes the fields alone (the record of a
+ * model whose hand-written save wrote no tag, e.g. the guide's xy of mcf 0.1). */
 MCF_API int mcf_state_save(mcf_stream *out, const char tag[4], const mcf_state_field *fields,
                            size_t n);
 
-/* Reads a record written by mcf_state_save with the same tag and fields.  MCF_EFORMAT with
+/* Reads a record written by mcf_state_save with the same tag (or none: NULL) and fields.  MCF_EFORMAT with
  * a message "<model>: ..." naming the field and saying to resume with the configuration the
  * run was started with, for a foreign tag, a FIXED mismatch, a non-finite REALS value, an
  * invalid RNG or a truncated record; MCF_ENOMEM. */
