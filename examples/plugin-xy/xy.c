@@ -6,24 +6,30 @@
  *
  * sampled with single-spin Metropolis moves θ_i -> θ_i + u, u uniform in [-δ, δ).
  * The proposal is symmetric, so the log of the acceptance ratio is -ΔE / T.  δ is the
- * parameter `step`; during thermalization the core reports the acceptance rate and
- * adapt() moves δ toward 50 % acceptance.
+ * parameter `step`; during thermalization the core moves δ toward 50 % acceptance.
  *
  * Observables, per site (N = L^2):  energy = E / N,  abs_m = |m|,  m2 = |m|^2,
  * m4 = |m|^4, with m = (1/N) Σ_i s_i.  From their roles the core derives the specific
  * heat, the susceptibility and the Binder cumulant.  The Berezinskii–Kosterlitz–Thouless
- * transition of this model is at T_BKT ≈ 0.893 J. */
+ * transition of this model is at T_BKT ≈ 0.893 J.
+ *
+ * Written against the model table of ABI 2 (mcf_model in mcf/model.h, SDK 0.6): every
+ * operation takes a batch of n chains, and the chain's state is described once, in
+ * xy_state(); the core saves and loads checkpoints and adapts δ from that description. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "mcf/mcf.h"
+
+#if !MCF_VERSION_AT_LEAST(0, 6, 0)
+#error "the XY example needs the mcf 0.6 SDK (ABI 2's model table, mcf_model)"
+#endif
 
 #define XY_PI 3.14159265358979323846
 #define XY_TWO_PI (2.0 * XY_PI)
 
-/* Smallest step adapt() will shrink δ to: far below anything a finite temperature
+/* Smallest step the adaptation will shrink δ to: far below anything a finite temperature
  * needs, it only keeps δ positive. */
 #define XY_MIN_STEP 1e-6
 
@@ -44,17 +50,26 @@ static const mcf_param_spec xy_params[] = {
      "initial state: random angles (hot) or all theta = 0 (cold)"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
-static const mcf_observable_spec xy_observables[] = {
-    {"energy", MCF_ROLE_ENERGY, "energy per site, in units of J", NULL, 0},
-    {"abs_m", MCF_ROLE_ORDER, "|m|, modulus of the magnetization per site", NULL, 0},
-    {"m2", MCF_ROLE_ORDER2, "|m|^2", NULL, 0},
-    {"m4", MCF_ROLE_ORDER4, "|m|^4", NULL, 0},
-    {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
+/* [model] start, in the order of its choices (mcf_params_choice) */
+enum { XY_START_RANDOM, XY_START_ORDERED };
+
+/* The observables, in the order measure() writes them.  The last four fields (a symbol
+ * and a unit for plots, and a curve's axis symbol and unit) are left NULL here:
+ * models/ising/ising.c shows them filled in. */
+static const mcf_observable xy_observables[] = {
+    {"energy", MCF_ROLE_ENERGY, "energy per site, in units of J", NULL, 0, NULL, NULL, NULL,
+     NULL},
+    {"abs_m", MCF_ROLE_ORDER, "|m|, modulus of the magnetization per site", NULL, 0, NULL,
+     NULL, NULL, NULL},
+    {"m2", MCF_ROLE_ORDER2, "|m|^2", NULL, 0, NULL, NULL, NULL, NULL},
+    {"m4", MCF_ROLE_ORDER4, "|m|^4", NULL, 0, NULL, NULL, NULL, NULL},
+    {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
 /* ---- one chain -------------------------------------------------------------------- */
 
 typedef struct xy_chain {
     mcf_lattice *lattice; /* owned */
+    uint64_t sites;       /* N = L^2, the first field of the checkpoint record */
     double *theta;        /* one angle per site, in [0, 2π) */
     double J;
     double beta;          /* 1 / T */
@@ -93,13 +108,13 @@ static int xy_create(const mcf_params *params, const mcf_services *services, mcf
     (void)services; /* the XY model needs no evaluator */
     long L;
     double J, step, T;
-    const char *boundary_name, *start;
-    int rc;
+    const char *boundary_name;
+    int start, rc;
     if ((rc = mcf_params_int(params, "L", &L)) != MCF_OK ||
         (rc = mcf_params_real(params, "J", &J)) != MCF_OK ||
         (rc = mcf_params_real(params, "step", &step)) != MCF_OK ||
         (rc = mcf_params_string(params, "boundary", &boundary_name)) != MCF_OK ||
-        (rc = mcf_params_string(params, "start", &start)) != MCF_OK ||
+        (rc = mcf_params_choice(params, "start", &start)) != MCF_OK ||
         (rc = mcf_params_temperature(params, &T)) != MCF_OK)
         return rc;
     if (!(T > 0))
@@ -117,6 +132,7 @@ static int xy_create(const mcf_params *params, const mcf_services *services, mcf
         free(c);
         return rc;
     }
+    c->sites = c->lattice->sites;
     c->theta = malloc(c->lattice->sites * sizeof *c->theta);
     if (!c->theta) {
         size_t sites = c->lattice->sites;
@@ -126,31 +142,22 @@ static int xy_create(const mcf_params *params, const mcf_services *services, mcf
     c->J = J;
     c->beta = 1.0 / T;
     c->step = step;
-    int ordered = strcmp(start, "ordered") == 0; /* the core admits only the choices */
     for (size_t i = 0; i < c->lattice->sites; i++)
-        c->theta[i] = ordered ? 0.0 : XY_TWO_PI * mcf_rng_uniform(rng);
+        c->theta[i] = start == XY_START_ORDERED ? 0.0 : XY_TWO_PI * mcf_rng_uniform(rng);
     *out = c;
     return MCF_OK;
 }
 
-static size_t xy_units(const void *chain)
+/* The proposals per sweep (also the N of per-site observables): one per site. */
+static int xy_layout(const void *chain, mcf_layout *layout)
 {
     const xy_chain *c = chain;
-    return c->lattice->sites;
-}
-
-static int xy_propose(void *chain, mcf_rng *rng, void *move)
-{
-    xy_chain *c = chain;
-    xy_move *m = move;
-    m->site = mcf_rng_below(rng, c->lattice->sites);
-    double u = 2.0 * mcf_rng_uniform(rng) - 1.0; /* [-1, 1) */
-    m->theta_new = wrap(c->theta[m->site] + c->step * u);
+    layout->units = c->lattice->sites;
     return MCF_OK;
 }
 
 /* -ΔE / T of one move: only the bonds of the moved site change. */
-static double xy_log_ratio_one(const xy_chain *c, const xy_move *m)
+static double xy_log_ratio(const xy_chain *c, const xy_move *m)
 {
     const mcf_lattice *lat = c->lattice;
     const int32_t *nb = lat->neighbours + m->site * (size_t)lat->coordination;
@@ -165,32 +172,43 @@ static double xy_log_ratio_one(const xy_chain *c, const xy_move *m)
     return -c->beta * delta_e;
 }
 
-/* Batched over chains: one call for the moves of n chains. */
-static int xy_log_ratio(void *const *chains, const void *moves, size_t n, double *out)
+/* For each of the n chains: a move drawn from the chain's own stream rngs[k], and the log
+ * of its acceptance ratio.  The batch b is the core's scratch space; this model needs
+ * none. */
+static int xy_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                      void *moves, double *log_ratio)
 {
+    (void)b;
+    xy_move *m = moves;
+    for (size_t k = 0; k < n; k++) {
+        const xy_chain *c = chains[k];
+        m[k].site = mcf_rng_below(rngs[k], c->lattice->sites);
+        double u = 2.0 * mcf_rng_uniform(rngs[k]) - 1.0; /* [-1, 1) */
+        m[k].theta_new = wrap(c->theta[m[k].site] + c->step * u);
+        log_ratio[k] = xy_log_ratio(c, &m[k]);
+    }
+    return MCF_OK;
+}
+
+/* The core decided each move: apply the accepted ones; propose() changed nothing, so a
+ * rejected move needs no undoing. */
+static int xy_apply(mcf_batch *b, void *const *chains, const void *moves, size_t n,
+                    const unsigned char *accepted)
+{
+    (void)b;
     const xy_move *m = moves;
-    for (size_t i = 0; i < n; i++)
-        out[i] = xy_log_ratio_one(chains[i], &m[i]);
+    for (size_t k = 0; k < n; k++) {
+        if (!accepted[k])
+            continue;
+        xy_chain *c = chains[k];
+        c->theta[m[k].site] = m[k].theta_new;
+    }
     return MCF_OK;
 }
 
-static int xy_accept(void *chain, const void *move)
+/* The observables of one chain, in the order of xy_observables. */
+static void xy_measure_one(const xy_chain *c, double *values)
 {
-    xy_chain *c = chain;
-    const xy_move *m = move;
-    c->theta[m->site] = m->theta_new;
-    return MCF_OK;
-}
-
-static void xy_reject(void *chain, const void *move)
-{
-    (void)chain; /* nothing was changed by propose() */
-    (void)move;
-}
-
-static int xy_measure(void *chain, double *values)
-{
-    const xy_chain *c = chain;
     const mcf_lattice *lat = c->lattice;
     size_t n = lat->sites;
     double bonds = 0.0, mx = 0.0, my = 0.0;
@@ -209,92 +227,76 @@ static int xy_measure(void *chain, double *values)
     values[1] = sqrt(m2);
     values[2] = m2;
     values[3] = m2 * m2;
+}
+
+static int xy_measure(mcf_batch *b, void *const *chains, size_t n, double *const *values)
+{
+    (void)b;
+    for (size_t k = 0; k < n; k++)
+        xy_measure_one(chains[k], values[k]);
     return MCF_OK;
 }
 
-/* Tunes δ toward 50 % acceptance: multiply by (acceptance / 0.5), by at most a factor
- * of two either way per call, and never beyond π (at high T every δ is accepted often). */
-static void xy_adapt(void *chain, double acceptance)
+/* The chain's state, described once.  The core writes the checkpoint record from it —
+ * the site count, δ, then every angle, bit for bit (a resumed chain continues exactly
+ * where it stopped) — reads it back, and calls xy_rebuild() after a load.  The site
+ * count is FIXED: a checkpoint of another L is refused.  REALS fields must be finite.
+ *
+ * It also names the step δ, which the core tunes toward 50 % acceptance while
+ * thermalizing: δ times acceptance / 0.5, by at most a factor of two either way per
+ * call, and never beyond π (at high T every δ is accepted often). */
+static int xy_state(void *chain, mcf_chain_state *st)
 {
     xy_chain *c = chain;
-    if (!(acceptance >= 0.0 && acceptance <= 1.0))
-        return;
-    double factor = acceptance / 0.5;
-    if (factor < 0.5)
-        factor = 0.5;
-    if (factor > 2.0)
-        factor = 2.0;
-    c->step *= factor;
-    if (c->step > XY_PI)
-        c->step = XY_PI;
-    if (c->step < XY_MIN_STEP)
-        c->step = XY_MIN_STEP;
-}
-
-/* Checkpoint record: site count, δ, then every angle, bit for bit.  Doubles are
- * written as their bytes, so a resumed chain continues exactly where it stopped. */
-static int xy_save(const void *chain, mcf_stream *out)
-{
-    const xy_chain *c = chain;
-    uint64_t n = c->lattice->sites;
     int rc;
-    if ((rc = mcf_stream_write(out, &n, sizeof n)) != MCF_OK ||
-        (rc = mcf_stream_write(out, &c->step, sizeof c->step)) != MCF_OK ||
-        (rc = mcf_stream_write(out, c->theta, n * sizeof *c->theta)) != MCF_OK)
-        return rc;
+    if ((rc = mcf_chain_state_add(st, MCF_STATE_FIXED("site count", &c->sites, 8), 0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_REALS("step", &c->step, 1), 0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_REALS("angles", c->theta, c->sites), 0)))
+        return mcf_fail(rc, "xy: too many state fields (a bug)");
+    st->step = &c->step;
+    st->step_target = 0.5;
+    st->step_min = XY_MIN_STEP;
+    st->step_max = XY_PI;
     return MCF_OK;
 }
 
-static int xy_load(void *chain, mcf_stream *in)
+/* After a load: refuse a step outside (0, π].  (Nothing else follows from the fields.) */
+static int xy_rebuild(void *chain, unsigned what)
 {
     xy_chain *c = chain;
-    uint64_t n;
-    double step;
-    int rc;
-    if ((rc = mcf_stream_read(in, &n, sizeof n)) != MCF_OK)
-        return rc;
-    if (n != c->lattice->sites)
-        return mcf_fail(MCF_EFORMAT, "xy: the checkpoint holds %llu spins, but this chain "
-                                     "has L^2 = %zu; it belongs to another configuration",
-                        (unsigned long long)n, c->lattice->sites);
-    if ((rc = mcf_stream_read(in, &step, sizeof step)) != MCF_OK)
-        return rc;
-    if (!(step > 0.0 && step <= XY_PI))
+    if ((what & MCF_REBUILD_LOAD) && !(c->step > 0.0 && c->step <= XY_PI))
         return mcf_fail(MCF_EFORMAT, "xy: the checkpoint holds step = %g, outside (0, pi]",
-                        step);
-    if ((rc = mcf_stream_read(in, c->theta, n * sizeof *c->theta)) != MCF_OK)
-        return rc;
-    c->step = step;
+                        c->step);
     return MCF_OK;
 }
 
-static const mcf_model_ops xy_ops = {
-    .struct_size = sizeof(mcf_model_ops),
+static const mcf_model xy_model = {
+    .struct_size = sizeof(mcf_model),
     .move_size = sizeof(xy_move),
     .observables = xy_observables,
+    /* No state_tag (zeros): the ABI-1 version of this example wrote its record without a
+     * tag, and for its checkpoints to resume the core must write none for a zero tag.  A
+     * new model names its record instead, e.g. .state_tag = {'X', 'Y', 'M', '1'}. */
     .create = xy_create,
     .destroy = xy_destroy,
-    .units = xy_units,
-    .begin_sweep = NULL,
+    .layout = xy_layout,
     .propose = xy_propose,
-    .log_ratio = xy_log_ratio,
-    .accept = xy_accept,
-    .reject = xy_reject,
+    .apply = xy_apply,
     .measure = xy_measure,
-    .save = xy_save,
-    .load = xy_load,
-    .adapt = xy_adapt,
+    .state = xy_state,
+    .rebuild = xy_rebuild,
 };
 
 static const mcf_plugin_info xy_info = {
-    .abi_version = MCF_ABI_VERSION,
+    .abi_version = MCF_ABI_2,
     .struct_size = sizeof(mcf_plugin_info),
     .kind = MCF_PLUGIN_MODEL,
     .name = "xy",
     .version = "0.1.0",
     .summary = "classical XY model (planar unit spins) on the square lattice",
     .params = xy_params,
-    .ops = &xy_ops,
+    .ops = &xy_model,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model table */
 };
 
 MCF_PLUGIN(xy_info)

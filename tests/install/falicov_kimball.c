@@ -13,18 +13,27 @@
  * energy, density and energy_dT come from one trace of the evaluator, action_dT from a
  * second, independent one (mcf_fermion_occupation_heat; declared noise sets 1 and 2), so
  * that the core's <energy action_dT> carries no covariance of a stochastic trace's noise.
- * It uses the mcf 0.4 SDK (those roles, mcf_fermion_occupation_heat) and says so. */
+ * Written against ABI 2 (mcf_model, mcf/model.h; the ABI-2 helpers of mcf/fermion_model.h,
+ * whose batched calls reach the batch's evaluator): the mcf 0.6 SDK, and it says so.
+ * Checkpoint record (fk_state): "FKM1", int64 N, N bytes w, the measurement stream — the
+ * bytes of this model's ABI-1 version. */
+#define MCF_WANT_ABI 2 /* ABI 2's helpers (mcf/fermion_model.h); before the first mcf header */
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "mcf/mcf.h"
 
-#if !MCF_VERSION_AT_LEAST(0, 4, 0)
-#error "falicov-kimball needs the mcf 0.4 SDK (ENERGY_DT/ACTION_DT, mcf_fermion_occupation_heat)"
+#if !MCF_VERSION_AT_LEAST(0, 6, 0)
+#error "falicov-kimball needs the mcf 0.6 SDK (ABI 2's mcf_model and fermion helpers)"
 #endif
 
-/* the measurement stream's index: far from the chains' own streams (0, 1, ...) */
-#define FK_MEASURE_STREAM (UINT64_C(1) << 61)
+/* the model's own random stream (mcf/model.h): chain k's measurement stream is stream
+ * 2^61 + k of the run's seed, far from the chains' own streams (0, 1, ...), as since the
+ * model's first version */
+static const mcf_stream_spec fk_streams[] = {
+    {"measurement", UINT64_C(1) << 61, 0, "the random vectors of a stochastic evaluator"},
+    {NULL, 0, 0, NULL}};
 
 static const mcf_param_spec fk_params[] = {
     MCF_LATTICE_PARAMS("chain|square|cubic", "square", "4"),
@@ -39,18 +48,24 @@ static const mcf_param_spec fk_params[] = {
 
 enum { OBS_E, OBS_ABS_M, OBS_M2, OBS_M4, OBS_DENSITY, OBS_OCC, OBS_E_DT, OBS_S_DT };
 
-static const mcf_observable_spec fk_observables[] = {
+/* no symbols or units (the four NULLs at the end of each): the results carry no labels */
+static const mcf_observable fk_observables[] = {
     {"energy", MCF_ROLE_ENERGY, "(sum eps f(eps) - mu_f sum w) / N, units of t", NULL,
-     MCF_OBS_NOISE(1)},
-    {"abs_m", MCF_ROLE_ORDER, "|m|, m = (2/N) sum_i (-1)^(x+y) (w_i - 1/2)", NULL, 0},
-    {"m2", MCF_ROLE_ORDER2, "m^2", NULL, 0},
-    {"m4", MCF_ROLE_ORDER4, "m^4", NULL, 0},
-    {"density", MCF_ROLE_NONE, "fermions per site, sum f(eps) / N", NULL, MCF_OBS_NOISE(1)},
-    {"occupation", MCF_ROLE_NONE, "classical occupation, sum w / N", NULL, 0},
-    {"energy_dT", MCF_ROLE_ENERGY_DT, "d(energy)/dT at fixed w and mu", NULL, MCF_OBS_NOISE(1)},
+     MCF_OBS_NOISE(1), NULL, NULL, NULL, NULL},
+    {"abs_m", MCF_ROLE_ORDER, "|m|, m = (2/N) sum_i (-1)^(x+y) (w_i - 1/2)", NULL, 0, NULL,
+     NULL, NULL, NULL},
+    {"m2", MCF_ROLE_ORDER2, "m^2", NULL, 0, NULL, NULL, NULL, NULL},
+    {"m4", MCF_ROLE_ORDER4, "m^4", NULL, 0, NULL, NULL, NULL, NULL},
+    {"density", MCF_ROLE_NONE, "fermions per site, sum f(eps) / N", NULL, MCF_OBS_NOISE(1),
+     NULL, NULL, NULL, NULL},
+    {"occupation", MCF_ROLE_NONE, "classical occupation, sum w / N", NULL, 0, NULL, NULL, NULL,
+     NULL},
+    {"energy_dT", MCF_ROLE_ENERGY_DT, "d(energy)/dT at fixed w and mu", NULL, MCF_OBS_NOISE(1),
+     NULL, NULL, NULL, NULL},
     {"action_dT", MCF_ROLE_ACTION_DT, "dS/dT / N at fixed w: -(E_band - mu N_f + E_c) / "
-     "(N T^2), from a trace independent of energy's", NULL, MCF_OBS_NOISE(2)},
-    {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
+     "(N T^2), from a trace independent of energy's", NULL, MCF_OBS_NOISE(2), NULL, NULL, NULL,
+     NULL},
+    {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
 typedef struct fk_move {
     size_t site;
@@ -72,7 +87,7 @@ static void fk_destroy(void *chain)
 {
     fk_chain *c = chain;
     if (c->ws)
-        c->fermion.ops->destroy(c->ws);
+        mcf_fermion_release(&c->fermion, c->ws);
     mcf_hamiltonian_destroy(c->h);
     mcf_lattice_destroy(c->lat);
     free(c->w);
@@ -94,10 +109,10 @@ static int fk_create(const mcf_params *p, const mcf_services *s, mcf_rng *rng, v
         (rc = mcf_fermion_bind(s, p, "falicov-kimball", MCF_FERMION_CHANGE_ACTION |
                                MCF_FERMION_OCCUPATION | MCF_FERMION_OCCUPATION_DT,
                                &c->fermion)) ||
-        (rc = mcf_lattice_from_params(p, "falicov-kimball", MCF_LATTICE_SIMPLE_BONDS, &c->lat)))
+        (rc = mcf_lattice_from_params(p, "falicov-kimball", MCF_LATTICE_SIMPLE_BONDS, &c->lat)) ||
+        (rc = mcf_services_stream(s, "measurement", &c->mrng)))
         goto fail;
     c->n = (int64_t)c->lat->sites;
-    mcf_rng_init(&c->mrng, s->seed, FK_MEASURE_STREAM + s->chain_index);
     if (!(c->w = malloc(c->lat->sites))) {
         rc = mcf_fail(MCF_ENOMEM, "falicov-kimball: out of memory");
         goto fail;
@@ -123,24 +138,25 @@ fail:
     return rc;
 }
 
-static size_t fk_units(const void *chain) { return ((const fk_chain *)chain)->lat->sites; }
-
-static int fk_propose(void *chain, mcf_rng *rng, void *move)
+static int fk_layout(const void *chain, mcf_layout *layout)
 {
-    const fk_chain *c = chain;
-    fk_move *m = move;
-    m->site = (size_t)mcf_rng_below(rng, c->lat->sites);
-    mcf_change_onsite(&m->change, m->site, c->w[m->site] ? -c->U : c->U);
+    layout->units = ((const fk_chain *)chain)->lat->sites;
     return MCF_OK;
 }
 
-static int fk_log_ratio(mcf_batch *b, void *const *chains, const void *moves, size_t n,
-                        double *out)
+/* Per chain a site from the chain's stream, then the log ratios of the batch: dS_eff from
+ * one call of the batch's evaluator. */
+static int fk_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                      void *moves, double *log_ratio)
 {
-    const fk_move *mv = moves;
+    fk_move *mv = moves;
+    for (size_t q = 0; q < n; q++) {
+        const fk_chain *c = chains[q];
+        mv[q].site = (size_t)mcf_rng_below(rngs[q], c->lat->sites);
+        mcf_change_onsite(&mv[q].change, mv[q].site, c->w[mv[q].site] ? -c->U : c->U);
+    }
     mcf_fermion_batch a;
-    mcf_fermion_heat heat;
-    int rc = mcf_fermion_heat_get(b, n, &a, &heat);
+    int rc = mcf_fermion_batch_get(b, n, &a);
     if (rc || n == 0)
         return rc;
     for (size_t q = 0; q < n; q++) {
@@ -150,22 +166,32 @@ static int fk_log_ratio(mcf_batch *b, void *const *chains, const void *moves, si
         a.T[q] = c->T;
         a.mu[q] = c->mu;
     }
-    if ((rc = mcf_fermion_change_action(&((fk_chain *)chains[0])->fermion, &a, n)))
+    if ((rc = mcf_fermion_change_action(&a, n)))
         return rc;
     for (size_t q = 0; q < n; q++) {
         const fk_chain *c = chains[q];
         const double dEc = c->w[mv[q].site] ? c->mu_f : -c->mu_f; /* E_c = -mu_f sum w */
-        out[q] = -a.dS[q] - dEc / c->T;
+        log_ratio[q] = -a.dS[q] - dEc / c->T;
     }
     return MCF_OK;
 }
 
-static int fk_accept(void *chain, const void *move)
+static int fk_apply(mcf_batch *b, void *const *chains, const void *moves, size_t n,
+                    const unsigned char *accepted)
 {
-    fk_chain *c = chain;
-    const size_t i = ((const fk_move *)move)->site;
-    c->w[i] = !c->w[i];
-    return mcf_hamiltonian_set_onsite(c->h, i, c->U * c->w[i]);
+    (void)b;
+    const fk_move *mv = moves;
+    for (size_t q = 0; q < n; q++) {
+        if (!accepted[q])
+            continue;
+        fk_chain *c = chains[q];
+        const size_t i = mv[q].site;
+        c->w[i] = !c->w[i];
+        int rc = mcf_hamiltonian_set_onsite(c->h, i, c->U * c->w[i]);
+        if (rc)
+            return rc;
+    }
+    return MCF_OK;
 }
 
 static int fk_measure(mcf_batch *b, void *const *chains, size_t n, double *const *values)
@@ -184,7 +210,7 @@ static int fk_measure(mcf_batch *b, void *const *chains, size_t n, double *const
     }
     /* per state = per site (one orbital); action_dT from a second trace, independent of the
        energy's (with a stochastic trace; the same numbers with an exact one) */
-    if ((rc = mcf_fermion_occupation_heat(&((fk_chain *)chains[0])->fermion, &a, n, &heat)))
+    if ((rc = mcf_fermion_occupation_heat(&a, n, &heat)))
         return rc;
     for (size_t q = 0; q < n; q++) {
         const fk_chain *c = chains[q];
@@ -208,43 +234,52 @@ static int fk_measure(mcf_batch *b, void *const *chains, size_t n, double *const
     return MCF_OK;
 }
 
-static size_t fk_state(fk_chain *c, mcf_state_field f[3])
-{
-    f[0] = MCF_STATE_FIXED("number of sites", &c->n, sizeof c->n);
-    f[1] = MCF_STATE_DATA("occupations w", c->w, c->lat->sites);
-    f[2] = MCF_STATE_RNG("measurement stream", &c->mrng);
-    return 3;
-}
-
-static int fk_save(const void *chain, mcf_stream *out)
-{
-    mcf_state_field f[3];
-    return mcf_state_save(out, "FKM1", f, fk_state((fk_chain *)chain, f));
-}
-
-static int fk_load(void *chain, mcf_stream *in)
+/* The checkpointed state, described once: the core writes the record "FKM1" from it and
+ * calls fk_rebuild after loading one. */
+static int fk_state(void *chain, mcf_chain_state *st)
 {
     fk_chain *c = chain;
-    mcf_state_field f[3];
-    int rc = mcf_state_load(in, "FKM1", "falicov-kimball", f, fk_state(c, f));
+    int rc;
+    if ((rc = mcf_chain_state_add(st, MCF_STATE_FIXED("number of sites", &c->n, sizeof c->n),
+                                  0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_DATA("occupations w", c->w, c->lat->sites),
+                                  0)) ||
+        (rc = mcf_chain_state_add(st, MCF_STATE_RNG("measurement stream", &c->mrng), 0)))
+        return mcf_fail(rc, "falicov-kimball: too many state fields (a bug)");
+    return MCF_OK;
+}
+
+/* After a load: every w_i is 0 or 1, and H follows from w. */
+static int fk_rebuild(void *chain, unsigned what)
+{
+    fk_chain *c = chain;
+    int rc = MCF_OK;
+    if (!(what & MCF_REBUILD_LOAD))
+        return MCF_OK;
     for (size_t i = 0; i < c->lat->sites && !rc; i++) {
         if (c->w[i] > 1)
             return mcf_fail(MCF_EFORMAT, "falicov-kimball: the checkpoint's w_%zu = %d is "
                             "not 0 or 1", i, c->w[i]);
-        rc = mcf_hamiltonian_set_onsite(c->h, i, c->U * c->w[i]); /* H follows from w */
+        rc = mcf_hamiltonian_set_onsite(c->h, i, c->U * c->w[i]);
     }
     return rc;
 }
 
-static const mcf_model_ops fk_ops = {
-    .struct_size = sizeof(mcf_model_ops), .move_size = sizeof(fk_move),
+static const mcf_model fk_model = {
+    .struct_size = sizeof(mcf_model), .move_size = sizeof(fk_move),
     .observables = fk_observables, .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
-    .create = fk_create, .destroy = fk_destroy, .units = fk_units, .propose = fk_propose,
-    .batch_log_ratio = fk_log_ratio, .accept = fk_accept, .batch_measure = fk_measure,
-    .save = fk_save, .load = fk_load,
     .weight_form = MCF_WEIGHT_ACTION, /* exp(-S(w; T)): C from energy_dT and action_dT */
+    .streams = fk_streams, .state_tag = {'F', 'K', 'M', '1'},
+    .create = fk_create, .destroy = fk_destroy, .layout = fk_layout, .propose = fk_propose,
+    .apply = fk_apply, .measure = fk_measure, .state = fk_state, .rebuild = fk_rebuild,
 };
 
-MCF_PLUGIN_DEFINE_NEEDS(MCF_PLUGIN_MODEL, "falicov-kimball", "0.1.0",
-                        "spinless Falicov-Kimball: classical w_i in {0,1}, fermions + U w_i n_i",
-                        fk_params, &fk_ops, MCF_VERSION_NUMBER(0, 4, 0))
+static const mcf_plugin_info fk_info = {
+    .abi_version = MCF_ABI_2, .struct_size = sizeof(mcf_plugin_info),
+    .kind = MCF_PLUGIN_MODEL, .name = "falicov-kimball", .version = "0.1.0",
+    .summary = "spinless Falicov-Kimball: classical w_i in {0,1}, fermions + U w_i n_i",
+    .params = fk_params, .ops = &fk_model,
+    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model and helpers */
+};
+
+MCF_PLUGIN(fk_info)

@@ -14,8 +14,9 @@
 #      weight, against the installed headers; its sweep and the core's loop must give the
 #      same results.tsv, and <u> of two particles the radial integrals' value within 4
 #      error bars
-#   7. builds tests/install/falicov_kimball.c, a fermion model (mcf 0.4: the roles
-#      ENERGY_DT and ACTION_DT, mcf_fermion_occupation_heat), and tests/install/fk_exact.c,
+#   7. builds tests/install/falicov_kimball.c, a fermion model (mcf 0.6: ABI 2's model
+#      table and fermion helpers; the roles ENERGY_DT and ACTION_DT,
+#      mcf_fermion_occupation_heat), and tests/install/fk_exact.c,
 #      the exact enumeration of its 2^16 configurations on 4x4, against the installed
 #      headers; runs the model with evaluator = ed at T = 0.15 (near the checkerboard
 #      order) and 0.3 and compares 9 columns (the core's specific_heat of a general weight
