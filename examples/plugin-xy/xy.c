@@ -13,7 +13,7 @@
  * heat, the susceptibility and the Binder cumulant.  The Berezinskii–Kosterlitz–Thouless
  * transition of this model is at T_BKT ≈ 0.893 J.
  *
- * Written against the model table of ABI 2 (mcf_model in mcf/model.h, SDK 0.6): every
+ * Written against the model table of ABI 2 (mcf_model in mcf/model.h, SDK 0.7): every
  * operation takes a batch of n chains, and the chain's state is described once, in
  * xy_state(); the core saves and loads checkpoints and adapts δ from that description. */
 #include <math.h>
@@ -22,8 +22,8 @@
 
 #include "mcf/mcf.h"
 
-#if !MCF_VERSION_AT_LEAST(0, 6, 0)
-#error "the XY example needs the mcf 0.6 SDK (ABI 2's model table, mcf_model)"
+#if !MCF_VERSION_AT_LEAST(0, 7, 0)
+#error "the XY example needs the mcf 0.7 SDK (ABI 2's model table, MCF_PLUGIN_DESCRIPTOR)"
 #endif
 
 #define XY_PI 3.14159265358979323846
@@ -275,7 +275,7 @@ static const mcf_model xy_model = {
     .move_size = sizeof(xy_move),
     .observables = xy_observables,
     /* No state_tag (zeros): the ABI-1 version of this example wrote its record without a
-     * tag, and for its checkpoints to resume the core must write none for a zero tag.  A
+     * tag, and the core writes none for a zero tag (mcf 0.7), so its checkpoints resume.  A
      * new model names its record instead, e.g. .state_tag = {'X', 'Y', 'M', '1'}. */
     .create = xy_create,
     .destroy = xy_destroy,
@@ -287,16 +287,6 @@ static const mcf_model xy_model = {
     .rebuild = xy_rebuild,
 };
 
-static const mcf_plugin_info xy_info = {
-    .abi_version = MCF_ABI_2,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_MODEL,
-    .name = "xy",
-    .version = "0.1.0",
-    .summary = "classical XY model (planar unit spins) on the square lattice",
-    .params = xy_params,
-    .ops = &xy_model,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model table */
-};
-
-MCF_PLUGIN(xy_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "xy", "0.1.0",
+                      "classical XY model (planar unit spins) on the square lattice", xy_params,
+                      &xy_model, .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0))

@@ -14,7 +14,7 @@
  * second, independent one (mcf_fermion_occupation_heat; declared noise sets 1 and 2), so
  * that the core's <energy action_dT> carries no covariance of a stochastic trace's noise.
  * Written against ABI 2 (mcf_model, mcf/model.h; the ABI-2 helpers of mcf/fermion_model.h,
- * whose batched calls reach the batch's evaluator): the mcf 0.6 SDK, and it says so.
+ * whose batched calls reach the batch's evaluator): the mcf 0.7 SDK, and it says so.
  * Checkpoint record (fk_state): "FKM1", int64 N, N bytes w, the measurement stream — the
  * bytes of this model's ABI-1 version. */
 #define MCF_WANT_ABI 2 /* ABI 2's helpers (mcf/fermion_model.h); before the first mcf header */
@@ -24,8 +24,8 @@
 
 #include "mcf/mcf.h"
 
-#if !MCF_VERSION_AT_LEAST(0, 6, 0)
-#error "falicov-kimball needs the mcf 0.6 SDK (ABI 2's mcf_model and fermion helpers)"
+#if !MCF_VERSION_AT_LEAST(0, 7, 0)
+#error "falicov-kimball needs the mcf 0.7 SDK (ABI 2's mcf_model and fermion helpers)"
 #endif
 
 /* the model's own random stream (mcf/model.h): chain k's measurement stream is stream
@@ -274,12 +274,6 @@ static const mcf_model fk_model = {
     .apply = fk_apply, .measure = fk_measure, .state = fk_state, .rebuild = fk_rebuild,
 };
 
-static const mcf_plugin_info fk_info = {
-    .abi_version = MCF_ABI_2, .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_MODEL, .name = "falicov-kimball", .version = "0.1.0",
-    .summary = "spinless Falicov-Kimball: classical w_i in {0,1}, fermions + U w_i n_i",
-    .params = fk_params, .ops = &fk_model,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0), /* ABI 2's model and helpers */
-};
-
-MCF_PLUGIN(fk_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "falicov-kimball", "0.1.0",
+                      "spinless Falicov-Kimball: classical w_i in {0,1}, fermions + U w_i n_i",
+                      fk_params, &fk_model, .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0))
