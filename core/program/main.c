@@ -1,10 +1,11 @@
 /* main.c — the `mcf` program: its commands (run, resume, plugins, describe, plot, dos,
- * band) over libmcf, and the plots drawn at the end of a run (plot.c); `mcf dos` is
- * dos.c's, `mcf band` band.c's. */
+ * band, new-model) over libmcf, and the plots drawn at the end of a run (plot.c); `mcf dos`
+ * is dos.c's, `mcf band` band.c's, `mcf new-model` new_model.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "band.h"
 #include "dos.h"
 #include "mcf_engine.h"
+#include "new_model.h"
 #include "plot.h"
 
 #include <errno.h>
@@ -28,6 +29,9 @@ static const char usage[] =
     "  mcf dos DIR [--kernel jackson|lorentz[:LAMBDA]|none] [--points N] [--range A:B]\n"
     "        reconstruct DOS/LDOS with error bands from the Chebyshev moments in\n"
     "        DIR/results.h5 (KPM runs) into DIR/dos-KERNEL-N.tsv\n"
+    "  mcf new-model NAME [--fermion] [--dir DIR]\n"
+    "        write the skeleton of a model plugin into DIR (default ./NAME): NAME.c (a\n"
+    "        working model against the SDK, to edit), CMakeLists.txt, NAME.ini, README.md\n"
     "  mcf --help | --version\n"
     "\n"
     "Plugins are searched in MCF_PLUGIN_PATH (colon separated), then beside libmcf.\n"
@@ -402,9 +406,12 @@ static int command(int argc, char **argv)
     if (!strcmp(cmd, "band"))
         return report(stdout_written(mcfi_band_command(argc - 2, argv + 2),
                                      "the tables are written"));
-    static const char *const cmds[] = {"run", "resume", "plugins", "describe",
-                                       "plot", "dos",    "band",    "optimize"};
-    const char *near = mcfe_nearest_word(cmd, cmds, 8);
+    if (!strcmp(cmd, "new-model"))
+        return report(stdout_written(mcfi_new_model_command(argc - 2, argv + 2),
+                                     "the files are written"));
+    static const char *const cmds[] = {"run",  "resume", "plugins",  "describe", "plot",
+                                       "dos",  "band",   "optimize", "new-model"};
+    const char *near = mcfe_nearest_word(cmd, cmds, sizeof cmds / sizeof cmds[0]);
     fprintf(stderr, "mcf: unknown command '%s'%s%s%s; see mcf --help\n", cmd,
             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
     return 2;

@@ -23,6 +23,10 @@
 #      among them) with the exact values within 4 error bars; then 24 short independent
 #      chains at T = 0.15: the mean z^2 of energy and abs_m must lie in the window of its
 #      sampling distribution (error bars neither too small nor too large)
+#   8. `mcf new-model` of the installed program: a classical and a --fermion skeleton, each
+#      built with its own CMakeLists.txt against the prefix (find_package(mcf)), as a newcomer
+#      would, and its NAME.ini run as written (one results.tsv row per temperature; the
+#      fermion one with the installed ed); the program names the prefix to build against
 #
 # Each step says what it does; a failure names the step, the command and the tail of its
 # output, and exits 1.  Environment (set by tests/install/CMakeLists.txt, all optional):
@@ -368,6 +372,36 @@ awk -F'\t' -v R="$R" -v nu=31 '
         exit (chains == R && ze / R >= lo && ze / R <= hi && zm / R >= lo && zm / R <= hi) ? 0 : 1
     }' "$fkdir/exact.tsv" "$fkdir/cal/results.tsv" ||
     fail "the error bars of falicov-kimball at T = 0.15 are off: mean z^2 outside its window"
+
+# ---------------------------------------------------------------------------------------
+step "8. a skeleton of one's own: mcf new-model, built with its CMakeLists.txt"
+real_prefix=$(cd "$prefix" && pwd -P)
+for kind in classical fermion; do
+    name=skel-$kind
+    kind_args=()
+    [ $kind = fermion ] && kind_args=(--fermion)
+    skel=$scratch/$name
+    run "$scratch/$name-new.log" "$mcf" new-model "$name" "${kind_args[@]}" --dir "$skel"
+    grep -qF -- "-DCMAKE_PREFIX_PATH=$real_prefix" "$scratch/$name-new.log" ||
+        { cat "$scratch/$name-new.log" >&2; fail "mcf new-model does not name the prefix $real_prefix to build against"; }
+    for f in "$name.c" CMakeLists.txt "$name.ini" README.md; do
+        [ -s "$skel/$f" ] || fail "mcf new-model $name ${kind_args[*]} wrote no $skel/$f"
+    done
+    run "$scratch/$name-configure.log" "$cmake_cmd" -S "$skel" -B "$skel/build" "${gen_args[@]}" \
+        "${cc_args[@]}" -DCMAKE_PREFIX_PATH="$prefix"
+    run "$scratch/$name-build.log" "$cmake_cmd" --build "$skel/build"
+    [ -f "$skel/build/mcf-$name.so" ] || fail "the skeleton's CMake build wrote no $skel/build/mcf-$name.so"
+    cd "$skel" || fail "cannot enter $skel"
+    MCF_PLUGIN_PATH=$skel/build run "$scratch/$name-run.log" "$mcf" run "$name.ini" --no-progress
+    cd - >/dev/null || fail "cannot go back from $skel"
+    results=$skel/$name.out/results.tsv
+    [ -f "$results" ] || fail "mcf run $name.ini wrote no $results"
+    want=$(awk -F= '/^[ \t]*temperatures[ \t]*=/ { v = $2; gsub(/[ \t]/, "", v)
+        if (split(v, p, ":") == 3) print p[3]; else print split(v, q, ","); exit }' "$skel/$name.ini")
+    rows=$(data_rows "$results")
+    [ "$rows" = "$want" ] || { cat "$results" >&2; fail "$results has $rows data rows; $name.ini lists $want temperatures"; }
+    echo "   $name ($kind): built with its CMakeLists.txt, $name.ini run as written: $rows rows"
+done
 
 echo "== all steps passed"
 exit 0
