@@ -335,9 +335,28 @@ static void test_verbs(void)
     mcfi_model_close(m);
 }
 
+/* the state's field limit is refused with a message naming the field (a model adds fields
+ * one by one, and a silent MCF_EINTERNAL left it to guess why) */
+static void test_state_limit(void)
+{
+    mcf_chain_state st = {0};
+    double x = 0;
+    int rc = MCF_OK;
+    for (int k = 0; k < MCF_STATE_MAX_FIELDS && !rc; k++)
+        rc = mcf_chain_state_add(&st, MCF_STATE_REALS("x", &x, 1), 0);
+    CHECK(rc == MCF_OK && st.n == MCF_STATE_MAX_FIELDS, "%d fields: rc %d, n %zu",
+          MCF_STATE_MAX_FIELDS, rc, st.n);
+    rc = mcf_chain_state_add(&st, MCF_STATE_REALS("one_too_many", &x, 1), 0);
+    CHECK(rc == MCF_EINTERNAL && st.n == MCF_STATE_MAX_FIELDS &&
+              contains(mcf_last_error(), "MCF_STATE_MAX_FIELDS") &&
+              contains(mcf_last_error(), "one_too_many"),
+          "field %d: rc %d, n %zu, '%s'", MCF_STATE_MAX_FIELDS + 1, rc, st.n, mcf_last_error());
+}
+
 int main(void)
 {
     test_open();
     test_verbs();
+    test_state_limit();
     return check_exit();
 }

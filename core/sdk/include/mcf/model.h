@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "mcf/batch.h"
+#include "mcf/error.h"
 #include "mcf/plugin.h"
 #include "mcf/params.h"
 #include "mcf/periodic.h"
@@ -459,11 +460,13 @@ typedef struct mcf_chain_state {
 } mcf_chain_state;
 
 /* Adds a field (an mcf_state_field from MCF_STATE_DATA, _FIXED, _REALS, _RNG) with flags;
- * MCF_EINTERNAL past MCF_STATE_MAX_FIELDS. */
+ * MCF_EINTERNAL with a message past MCF_STATE_MAX_FIELDS. */
 static inline int mcf_chain_state_add(mcf_chain_state *s, mcf_state_field f, unsigned flags)
 {
     if (s->n >= MCF_STATE_MAX_FIELDS)
-        return MCF_EINTERNAL;
+        return mcf_fail(MCF_EINTERNAL, "the chain's state has more than %d fields "
+                        "(MCF_STATE_MAX_FIELDS), at %s: join fields into one block",
+                        MCF_STATE_MAX_FIELDS, f.name);
     s->field[s->n] = f;
     s->flags[s->n++] = flags;
     return 0;
