@@ -169,7 +169,8 @@ MCF_API int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a, m
  * vectors, independent of the first) into h->density2, h->energy2; otherwise (an exact
  * trace: nothing to be independent of) copies of a->density and a->energy, at no cost.  A
  * stochastic trace costs one more occupation() per measurement.  Needs
- * MCF_FERMION_OCCUPATION_DT.  Errors as mcf_fermion_occupation_dT. */
+ * MCF_FERMION_OCCUPATION_DT (which provides plain occupation too: bind with that bit alone).
+ * Errors as mcf_fermion_occupation_dT. */
 MCF_API int mcf_fermion_occupation_heat(const mcf_fermion *f, const mcf_fermion_batch *a, size_t n,
                                         const mcf_fermion_heat *h);
 #endif /* MCF_WANT_ABI < 2 */

@@ -75,7 +75,9 @@ MCF_API int mcf_params_choice(const mcf_params *p, const char *key, int *index);
 
 /* The chain's temperature from [schedule] temperatures: finite and > 0.  Returns MCF_EINVAL
  * with a message telling the user to set (or fix) [schedule] temperatures when the run has
- * none or it is not finite. */
+ * none or it is not finite.  The core refuses every other T at setup (also where 1/T^2 is
+ * not a finite number) and tempering only swaps these, so a model need not check T again:
+ * this call's error is the only one it needs to pass on. */
 MCF_API int mcf_params_temperature(const mcf_params *p, double *out);
 
 /* The section ("model" or "evaluator") and configuration file these values came from,
