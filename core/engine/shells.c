@@ -83,6 +83,10 @@ static int torus_fits(const mcf_periodic *p, long L, int *q, size_t *cells)
     for (unsigned d = 0; d < n; d++)
         v *= (double)L;
     v /= fabs(det);
+    if (!(v < 0x1p52)) { /* more cells than a double counts exactly: too many to list */
+        *cells = SIZE_MAX;
+        return 1;
+    }
     if (fabs(v - nearbyint(v)) > 1e-6 || v < 1)
         return 0;
     *cells = (size_t)nearbyint(v);
@@ -101,6 +105,8 @@ size_t mcfi_torus_level_count(const mcf_periodic *p, long L)
     size_t cells;
     if (L < 1 || !torus_fits(p, L, &q, &cells))
         return 0;
+    if (cells == SIZE_MAX || (size_t)L > SIZE_MAX / (size_t)q)
+        return SIZE_MAX;
     const size_t P = (size_t)L * (size_t)q;
     size_t n = p->orbitals;
     for (unsigned d = 0; d < p->dims; d++)
@@ -117,6 +123,8 @@ int mcfi_torus_levels(const mcf_periodic *p, long L, double **eps, size_t *n_lev
     size_t cells;
     if (L < 1 || !torus_fits(p, L, &q, &cells))
         return MCF_EINVAL;
+    if (mcfi_torus_level_count(p, L) > SIZE_MAX / 16)
+        return mcf_fail(MCF_ENOMEM, "the levels of a torus of L = %ld are too many to list", L);
     const size_t P = (size_t)L * (size_t)q, nb = p->orbitals;
     size_t nk = 1;
     for (unsigned d = 0; d < p->dims; d++)
@@ -280,13 +288,17 @@ static int remember(long **warned, size_t *n_warned, long L)
 static int too_many_levels(const mcf_config *c, mcf_text *t, long **warned, size_t *n_warned,
                            long L, size_t levels, const mcfi_model *ops)
 {
-    char where[512];
+    char where[512], count[64];
+    if (levels == SIZE_MAX)
+        snprintf(count, sizeof count, "more levels than can be counted");
+    else
+        snprintf(count, sizeof count, "%zu levels (with repeats)", levels);
     mcfe_text_printf(t, "%s: [model] L = %ld (periodic): the check for degenerate shells at "
-                     "%s was not made: the ordered state '%s' has %zu levels (with repeats) on "
-                     "this torus, more than the check's limit of %zu (docs/methods.md, "
-                     "\"Degenerate shells at mu\")\n",
+                     "%s was not made: the ordered state '%s' has %s on this torus, more "
+                     "than the check's limit of %zu (docs/methods.md, \"Degenerate shells "
+                     "at mu\")\n",
                      mcfe_config_key_where(c, "model", "L", where, sizeof where), L,
-                     ops->mu_key, ops->ordered_state, levels, SHELL_MAX_LEVELS);
+                     ops->mu_key, ops->ordered_state, count, SHELL_MAX_LEVELS);
     return remember(warned, n_warned, L);
 }
 

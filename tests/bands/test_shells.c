@@ -206,6 +206,14 @@ static void test_setup(void)
                             "has 2146689 levels") == 1,
           "L = 129 (not L = 128) says once that it was not checked, got:\n%s", w);
     free(w);
+    /* more cells than a double counts (fuzz_config found the cast's overflow) */
+    w = setup_warnings("[run]\nmodel = double-exchange\nevaluator = kpm\n"
+                       "[schedule]\ntemperatures = 0.05\n"
+                       "[model]\nlattice = cubic\nL = 46666666666\nmu = 0.5\n");
+    CHECK(lines_with(w, "\n") == 1 && lines_with(w, "L = 46666666666 (periodic): the check for "
+                                                     "degenerate shells at mu was not made") == 1,
+          "L = 46666666666: the check not made, said once, got:\n%s", w);
+    free(w);
 }
 
 static void test_run(const char *mcf)
