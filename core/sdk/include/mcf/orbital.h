@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "mcf/batch.h"
 #include "mcf/params.h"
 #include "mcf/pair_function.h"
 #include "mcf/rng.h"
@@ -174,6 +175,88 @@ typedef struct mcf_orbital_ops {
     int (*walker_sweep)(mcf_walker_moves *w, size_t n, const mcf_pair_function u[2],
                         const double cell[3], size_t delay);
 } mcf_orbital_ops;
+
+/* ==== ABI 2 (docs/sdk-1.md): mcf_orbital_evaluator =======================================
+ *
+ * The same mathematics as mcf_orbital_ops in 11 operations instead of 15:
+ *   - every computing op gets the core's batch (mcf/batch.h): what an evaluator keeps per
+ *     batch (device buffers, job lists) lives in its keep slots (mcf_batch_keep), never in a
+ *     first workspace or a file static;
+ *   - create gets the descriptor's app_data; `orbitals` goes (the model described them);
+ *   - values and vgl are one op, evaluate (grad and lap NULL: values only);
+ *   - a walker's workspace holds its two Slater determinants, addressed by (workspace,
+ *     spin) with spin 0 (up) or 1 (down): det_create and det_destroy go (det_set with m
+ *     electrons makes one, m = 0 empties it; destroy frees them with the workspace);
+ *   - `provides` bits instead of NULL checks: every op of a bit it states is set.
+ * Each determinant op means what ABI 1's does (above: rows A[i * m + l], inverse
+ * Ainv[l * m + i], Sherman-Morrison on accept, lazily if the evaluator likes, the same
+ * numbers either way).  Batched determinant ops take n (ws[k], spin[k]) pairs, each pair at
+ * most once per call, and run them as one batch (one device launch).  Errors: MCF_EINVAL
+ * (bad arguments, naming them), MCF_ENOMEM, MCF_EDEVICE; an op the evaluator does not
+ * provide is NULL and never called. */
+
+/* What an orbital evaluator provides beyond create, destroy and evaluate (its `provides`;
+ * also the `needs` of mcf_orbital_bind, mcf/orbital_model.h). */
+enum {
+    MCF_ORBITAL_VALUES = 1u << 0,       /* evaluate: orbitals, gradients, Laplacians (always) */
+    MCF_ORBITAL_DETERMINANTS = 1u << 1, /* det_set .. det_local: the walkers' determinants */
+    MCF_ORBITAL_WALKER_SWEEP = 1u << 2  /* walker_sweep (with the determinants) */
+};
+
+/* One walker of walker_sweep (ABI 2): as mcf_walker_moves, the determinants being those of
+ * the walker's workspace (det_set: m_up = its spin-0 electrons, 0 .. m_up - 1, then the
+ * spin-1 ones). */
+typedef struct mcf_walker {
+    void *ws;                /* the walker's workspace */
+    double *r;               /* N x 3: the positions (those of the dets); moved on return */
+    const double *trial;     /* N x 3: the trial positions given to det_trial this sweep */
+    mcf_rng *rng;            /* the stream the decisions are drawn from; advanced on return */
+    unsigned char *accepted; /* N: 1 where the move was accepted, written */
+    double *log_ratio;       /* N or NULL: each move's log |Psi'/Psi|^2, written */
+} mcf_walker;
+
+typedef struct mcf_orbital_evaluator {
+    uint32_t struct_size;  /* sizeof(mcf_orbital_evaluator) the plugin was built with */
+    unsigned provides;     /* MCF_ORBITAL_* bits (MCF_ORBITAL_VALUES is implied) */
+
+    /* A workspace for the orbitals o (borrowed during the call only) with the validated
+     * [evaluator] params (borrowed until destroy) and the descriptor's app_data; it holds
+     * two empty determinants.  destroy frees it with its determinants. */
+    int (*create)(const mcf_params *params, const mcf_pw_orbitals *o, void *app_data,
+                  void **ws);
+    void (*destroy)(void *ws);
+
+    /* For n workspaces: the L orbitals' values at n_points[k] points r[k] into phi[k], and
+     * when grad and lap are not NULL their gradients and Laplacians (ABI 1's values and
+     * vgl; the layouts above). */
+    int (*evaluate)(mcf_batch *b, void *const *ws, size_t n, const double *const *r,
+                    const size_t *n_points, double *const *phi, double *const *grad,
+                    double *const *lap);
+
+    /* Determinant `spin` of ws: m electrons (m <= L; 0 empties it) at r (m x 3) with rows A
+     * and inverse Ainv (borrowed), replacing everything, pending moves and trial positions
+     * included (ABI 1's det_create + det_set). */
+    int (*det_set)(void *ws, int spin, size_t m, const double *r, const double *A,
+                   const double *Ainv);
+    /* Its current positions, rows and inverse (any may be NULL; ABI 1's det_get). */
+    int (*det_get)(void *ws, int spin, double *r, double *A, double *Ainv);
+
+    /* For n determinants (ws[k], spin[k]): ABI 1's det_trial, det_ratio, det_refresh and
+     * det_local; det_accept of one. */
+    int (*det_trial)(mcf_batch *b, void *const *ws, const int *spin, size_t n,
+                     const double *const *r_trial);
+    int (*det_ratio)(mcf_batch *b, void *const *ws, const int *spin, size_t n,
+                     const size_t *electron, double *ratio);
+    int (*det_accept)(mcf_batch *b, void *ws, int spin, size_t electron);
+    int (*det_refresh)(mcf_batch *b, void *const *ws, const int *spin, size_t n,
+                       double *drift);
+    int (*det_local)(mcf_batch *b, void *const *ws, const int *spin, size_t n,
+                     double *const *grad_ratio, double *const *lap_ratio);
+
+    /* ABI 1's walker_sweep for n walkers (mcf_walker). */
+    int (*walker_sweep)(mcf_batch *b, const mcf_walker *w, size_t n,
+                        const mcf_pair_function u[2], const double cell[3], size_t delay);
+} mcf_orbital_evaluator;
 
 /* The size of mcf_orbital_ops up to and including the optional determinant ops: a caller
  * uses them only when ops->struct_size >= MCF_ORBITAL_OPS_DET_SIZE and det_create != NULL. */
