@@ -426,12 +426,13 @@ int mcfi_fm_dos_moments(const mcfi_fermion_target *t, const mcfi_fermion_arrays 
         return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without MCF_FERMION_DOS "
                         "(a bug in the model)", t->model, t->name);
     const int with = moments && !mcfi_fm_missing(t, MCF_FERMION_MOMENTS);
-    double **p = with ? malloc(3 * n * sizeof *p) : NULL;
+    /* the arrays' pointers, then each chain's moment count (asked once per chain) */
+    double **p = with ? malloc(3 * n * sizeof *p + n * sizeof(size_t)) : NULL;
     if (with && !p)
         return mcf_fail(MCF_ENOMEM, "%s: out of memory measuring %zu chains", t->model, n);
-    size_t M = 0;
+    size_t *Mk = with ? (size_t *)(p + 3 * n) : NULL;
     for (size_t k = 0; with && k < n; k++) {
-        M = moment_count(t, a->ws[k]);
+        const size_t M = Mk[k] = moment_count(t, a->ws[k]);
         p[k] = moments[k];
         p[n + k] = moments[k] + M;
         p[2 * n + k] = moments[k] + 2 * M;
@@ -445,7 +446,7 @@ int mcfi_fm_dos_moments(const mcfi_fermion_target *t, const mcfi_fermion_arrays 
         return mcf_fail_prefix(rc, "%s: evaluator %s: dos", t->model, t->name);
     }
     for (size_t k = 0; k < n && with && !rc; k++) {
-        M = moment_count(t, a->ws[k]);
+        const size_t M = Mk[k];
         for (size_t m = 0; m < 2 * M + 2 && !rc; m++) {
             const double x = moments[k][m];
             /* the variance of a single vector is NaN: not a failure */
