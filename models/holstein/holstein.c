@@ -4,8 +4,8 @@
  * weight exp(-E_cl / T - S_eff), E_cl = sum_i [(k/2) x_i^2 + (g/2) x_i], S_eff = -sum_nu
  * log(1 + exp(-(eps_nu - mu) / T)) over the eigenvalues of h(x) (hopping -t, on-site -g x_i).
  * Written against ABI 2 (mcf_model, mcf/model.h; docs/sdk-1.md), like ising.c; the fermion
- * evaluator is called through the SDK helpers of mcf/fermion_model.h.  docs/plugin-guide.md
- * walks through the ABI-1 form of this file; docs/methods.md has the physics.
+ * evaluator is called through the SDK helpers of mcf/fermion_model.h.  The guide's appendix
+ * (docs/plugin-guide-abi1.md, 10a) walks through the ABI-1 form of this file; docs/methods.md has the physics.
  *
  * Move: x_i += delta (2u - 1) at a uniform site (symmetric), log-ratio -dE_cl / T - dS with
  * dS from the evaluator for the rank-1 change -g dx of row i; delta adapts toward acceptance

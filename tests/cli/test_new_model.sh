@@ -17,7 +17,10 @@
 #  4. stopped and resumed: a second build of each skeleton stops itself (SIGTERM) mid-run
 #     (new_model_stop.h); `mcf resume` ends with the results.tsv of a run that never stopped
 #     (the fermion one with kpm, whose random vectors come from the checkpointed measurement
-#     stream); a finished run resumed rewrites its checkpoint byte for byte.
+#     stream); a finished run resumed rewrites its checkpoint byte for byte;
+#  5. the guide's first page (docs/plugin-guide.md) shows exactly what `mcf new-model
+#     my-model` and `mcf new-model my-fermions --fermion` write (its listings are marked
+#     "<!-- listing: FILE ... -->"), so the page cannot drift from the skeletons.
 #
 # Environment (tests/cli/CMakeLists.txt): MCF_TEST_CC (the build's C compiler),
 # MCF_TEST_C_FLAGS (its CMAKE_C_FLAGS: a sanitizer build's), MCF_TEST_WARNINGS (its warning
@@ -324,6 +327,22 @@ stop_resume "$name (kpm)" "$dir/so" "$dir/stop" "$dir/fermion/$name.ini" 9000 \
   --set run.evaluator=kpm --set evaluator.moments=64 --set schedule.thermalize=100 \
   --set schedule.sweeps=600 --set "schedule.temperatures=0.5, 1" --set schedule.checkpoint_every=100
 cd "$dir" || exit 1
+
+# 5. the guide's listings
+guide=$here/../../docs/plugin-guide.md
+"$mcf" new-model my-model --dir guide/my-model >/dev/null 2>&1 &&
+  "$mcf" new-model my-fermions --fermion --dir guide/my-fermions >/dev/null 2>&1 ||
+  bad "new-model for the guide's listings"
+for f in my-model my-fermions; do
+  awk -v want="$f.c" '/^<!-- listing: / { on = ($3 == want); fence = 0; next }
+    on && /^```/ { if (fence++) exit; next } on && fence == 1 { print }' "$guide" >"guide/$f.listing"
+  if [ -s "guide/$f.listing" ] && cmp -s "guide/$f.listing" "guide/$f/$f.c"; then
+    ok "docs/plugin-guide.md shows $f.c as mcf new-model writes it"
+  else
+    bad "docs/plugin-guide.md's listing of $f.c differs from mcf new-model's (diff below)"
+    diff "guide/$f.listing" "guide/$f/$f.c" | head -20
+  fi
+done
 
 echo "$passed passed, $fail failed"
 [ $fail -eq 0 ]
