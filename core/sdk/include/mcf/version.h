@@ -24,7 +24,11 @@
  * (mcf_fermion_evaluator: spectra, occupation, change_action, action, reconstruct; the
  * MCF_PROVIDES_* bits), the batch's evaluator (mcf_batch_set_evaluator) and ABI 2's
  * helpers of mcf/fermion_model.h (MCF_WANT_ABI 2), mcf_fermion_provides and
- * mcf_fermion_reconstruct.  A plugin states the oldest release
+ * mcf_fermion_reconstruct; 0.8 the orbital evaluator of ABI 2 (mcf_orbital_evaluator:
+ * evaluate, determinants by (workspace, spin), walker_sweep; ABI 2's helpers of
+ * mcf/orbital_model.h), the variational parameters folded into the chain's state
+ * (mcf_chain_state.variational) and measure() (mcf_batch_variational).  A plugin states the
+ * oldest release
  * whose SDK it uses:
  * find_package(mcf 0.2) or pkg-config --atleast-version=0.2 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
@@ -40,7 +44,7 @@
 #include "mcf/api.h"
 
 #define MCF_VERSION_MAJOR 0
-#define MCF_VERSION_MINOR 7
+#define MCF_VERSION_MINOR 8
 #define MCF_VERSION_PATCH 0
 
 #define MCF_VERSION_STR_(x) #x
