@@ -238,6 +238,35 @@ size_t mcf_lattice_bonds(const mcf_lattice *lattice)
     return bonds;
 }
 
+size_t mcf_lattice_bond_slots(const mcf_lattice *lattice)
+{
+    return lattice ? lattice->sites * (size_t)(lattice->coordination / 2) : 0;
+}
+
+int64_t mcf_lattice_bond(const mcf_lattice *lattice, size_t b, size_t *site, int *direction)
+{
+    if (b >= mcf_lattice_bond_slots(lattice))
+        return -1;
+    const size_t half = (size_t)(lattice->coordination / 2), i = b / half;
+    const int k = (int)(b % half);
+    if (site)
+        *site = i;
+    if (direction)
+        *direction = k;
+    const int32_t j = lattice->neighbours[i * (size_t)lattice->coordination + 2 * (size_t)k];
+    return j >= 0 ? (int64_t)j : -1;
+}
+
+int64_t mcf_lattice_bond_next(const mcf_lattice *lattice, size_t b)
+{
+    int k;
+    const int64_t j = mcf_lattice_bond(lattice, b, NULL, &k);
+    if (j < 0)
+        return -1;
+    const size_t next = (size_t)j * (size_t)(lattice->coordination / 2) + (size_t)k;
+    return mcf_lattice_bond(lattice, next, NULL, NULL) < 0 ? -1 : (int64_t)next;
+}
+
 int mcf_lattice_from_params(const mcf_params *params, const char *model, unsigned flags,
                             mcf_lattice **out)
 {

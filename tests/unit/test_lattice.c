@@ -160,6 +160,45 @@ static void check_lattice(mcf_lattice_kind kind, long L, mcf_boundary bc)
     CHECK(2 * bonds == present, "%s L=%ld %s: %zu bonds but %zu occupied slots",
           kind_name(kind), L, bn, bonds, present);
 
+    /* Bond slots (mcf_lattice_bond): as many bonds as counted, each from site i along +d_k
+     * to the neighbour whose -d_k neighbour is i; following mcf_lattice_bond_next along a
+     * line comes back after L steps (bcc: 2L, its directions are half diagonals) on a torus
+     * and stops at the far end of an open line. */
+    const size_t slots = mcf_lattice_bond_slots(lat);
+    const size_t period = (size_t)(kind == MCF_LATTICE_BCC ? 2 * L : L);
+    size_t valid = 0;
+    int bad_end = 0, bad_line = 0;
+    for (size_t b = 0; b < slots; b++) {
+        size_t i = SIZE_MAX;
+        int k = -1;
+        const int64_t j = mcf_lattice_bond(lat, b, &i, &k);
+        if (i != b / (size_t)(z / 2) || k != (int)(b % (size_t)(z / 2)))
+            bad_end++;
+        if (j < 0)
+            continue;
+        valid++;
+        if (lat->neighbours[(size_t)j * (size_t)z + 2 * (size_t)k + 1] != (int32_t)i)
+            bad_end++;
+        size_t steps = 0;
+        int64_t c = (int64_t)b;
+        do {
+            c = mcf_lattice_bond_next(lat, (size_t)c);
+            steps++;
+        } while (c >= 0 && c != (int64_t)b && steps <= period);
+        if (bc == MCF_BOUNDARY_PERIODIC ? c != (int64_t)b || steps != period
+                                        : c >= 0 || steps > period)
+            bad_line++;
+    }
+    CHECK(valid == bonds, "%s L=%ld %s: %zu bond slots hold a bond, %zu bonds", kind_name(kind),
+          L, bn, valid, bonds);
+    CHECK(bad_end == 0, "%s L=%ld %s: %d bond slots with the wrong ends", kind_name(kind), L,
+          bn, bad_end);
+    CHECK(bad_line == 0, "%s L=%ld %s: %d bonds whose line of next bonds is wrong",
+          kind_name(kind), L, bn, bad_line);
+    CHECK(mcf_lattice_bond(lat, slots, NULL, NULL) == -1 &&
+              mcf_lattice_bond_next(lat, slots) == -1,
+          "%s L=%ld %s: the slot past the last is no bond", kind_name(kind), L, bn);
+
     mcf_lattice_destroy(lat);
 }
 

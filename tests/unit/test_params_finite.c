@@ -8,7 +8,8 @@
  *       them, so the flag is what refuses them;
  *   (c) mcfe_spec_describe says "finite real number", with the range after it;
  *   (d) a declaration whose default is inf under the flag is refused when the plugin is
- *       checked (mcfi_specs_check), naming the parameter. */
+ *       checked (mcfi_specs_check), naming the parameter;
+ *   (e) MCF_PARAM_RANGE(lo, hi) gives the flags and limits of [lo, hi] (mcf 0.8). */
 #include <math.h>
 #include <string.h>
 
@@ -86,5 +87,20 @@ int main(void)
     CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "tplugin") &&
               contains(mcf_last_error(), "default of parameter 'J'"),
           "a finite key defaulting to inf: rc %d, %s", rc, mcf_last_error());
+    /* (e) MCF_PARAM_RANGE(lo, hi) is the flags and limits of [lo, hi], other flags or-ed in
+     * front of it: 3 is taken, 4096.5 refused with the range */
+    const mcf_param_spec ranged = {"L", MCF_PARAM_REAL, "8",
+                                   MCF_PARAM_NO_SCAN | MCF_PARAM_RANGE(2, 4096), NULL, "size"};
+    CHECK(ranged.flags == (MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX) &&
+              ranged.min == 2 && ranged.max == 4096 && ranged.choices == NULL,
+          "MCF_PARAM_RANGE: flags %u, [%g, %g]", ranged.flags, ranged.min, ranged.max);
+    expect_value(&ranged, "3", 3.0);
+    mcf_value v;
+    mcf_clear_error();
+    rc = mcfi_value_parse(&ranged, "4096.5", &v);
+    CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "4096"), "L = 4096.5: rc %d, %s", rc,
+          mcf_last_error());
+    if (rc == MCF_OK)
+        mcfe_value_release(&v);
     return check_exit();
 }

@@ -72,6 +72,34 @@ MCF_API const char *mcf_boundary_name(mcf_boundary boundary);
 /* Number of bonds (each counted once): what a bond energy per site is normalized by. */
 MCF_API size_t mcf_lattice_bonds(const mcf_lattice *lattice);
 
+/* ---- variables on bonds (mcf 0.8) ---------------------------------------------------------
+ *
+ * A model whose degrees of freedom live on bonds (bond distortions, link variables) numbers
+ * them by bond slots: slot b = i * (coordination / 2) + k is the bond from site i along +d_k
+ * (neighbour slot 2k of site i).  There are mcf_lattice_bond_slots() slots; with periodic
+ * boundaries every slot is a bond, with open ones the slots whose neighbour is missing are
+ * none (mcf_lattice_bonds() counts the bonds).  A loop over bonds:
+ *
+ *     for (size_t b = 0; b < mcf_lattice_bond_slots(lat); b++) {
+ *         size_t i;  int k;
+ *         const int64_t j = mcf_lattice_bond(lat, b, &i, &k);
+ *         if (j < 0) continue;              (an open boundary: no bond)
+ *         ... the bond (i, j) along d_k; the next one along d_k: mcf_lattice_bond_next ...
+ *     }
+ */
+MCF_API size_t mcf_lattice_bond_slots(const mcf_lattice *lattice);
+
+/* The bond in slot b: its far end j (from site *site = i along direction *direction = k), or
+ * -1 when the slot has no bond (an open boundary) or b is out of range (*site and
+ * *direction are still written for b in range; either pointer may be NULL). */
+MCF_API int64_t mcf_lattice_bond(const mcf_lattice *lattice, size_t b, size_t *site,
+                                 int *direction);
+
+/* The slot of the next bond along the same direction (from b's far end along +d_k), or -1
+ * where there is none (an open end, or b is no bond).  Periodic: the bonds along one line
+ * close into a ring. */
+MCF_API int64_t mcf_lattice_bond_next(const mcf_lattice *lattice, size_t b);
+
 /* ---- a model's lattice from its configuration, in one spec and one call ----------------
  *
  * MCF_LATTICE_PARAMS(kinds, default_kind, default_L) expands to the three entries of a

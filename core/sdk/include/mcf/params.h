@@ -42,6 +42,12 @@ enum {
     MCF_PARAM_FINITE = 1u << 6
 };
 
+/* The flags and limits of a closed range, in one: a spec entry's `flags, min, max` written
+ * MCF_PARAM_RANGE(lo, hi) (mcf 0.8), other flags or-ed in front:
+ *     {"J", MCF_PARAM_REAL, "1", MCF_PARAM_RANGE(-100, 100), NULL, "coupling"},
+ *     {"L", MCF_PARAM_INT, "8", MCF_PARAM_NO_SCAN | MCF_PARAM_RANGE(2, 4096), NULL, "size"} */
+#define MCF_PARAM_RANGE(lo, hi) MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, (lo), (hi)
+
 typedef struct mcf_param_spec {
     const char *name;           /* the key: lower_snake_case, or the physicist's symbol
                                    (L, J, W); NULL terminates the array */
