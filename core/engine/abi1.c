@@ -187,6 +187,7 @@ static const mcfi_model_calls abi1_calls = {
     .create = a1_create,
     .destroy = a1_destroy,
     .units = a1_units,
+    .moves = a1_units,
     .curve_points = a1_curve_points,
     .propose = a1_propose,
     .apply = a1_apply,

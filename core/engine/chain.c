@@ -141,7 +141,8 @@ int mcfi_chain_create(mcf_run *r, size_t i)
         return mcf_fail_prefix(rc, "model %s, chain %zu (%s)", s->model_name, i, point);
     }
     c->units = MCFI_MODEL(r->model, units, c->state);
-    if (c->units == 0)
+    c->moves = MCFI_MODEL(r->model, moves, c->state);
+    if (c->units == 0 || c->moves == 0)
         return mcf_fail(MCF_EPLUGIN, "model %s: units() returned 0 for chain %zu",
                         s->model_name, i);
     const mcf_observable_spec *obs = r->model->observables;

@@ -34,14 +34,14 @@ static void v2_destroy(const mcfi_model *m, void *chain) { V2(m)->destroy(chain)
 /* layout() asked for the chain's units and the length of observable `index` (and, with
  * `axis`, that curve's axis values); 0 units on failure */
 static void v2_layout(const mcfi_model *m, const void *chain, size_t index, double *axis,
-                      size_t *units, size_t *points_of_index)
+                      size_t *units, size_t *points_of_index, size_t *moves)
 {
     size_t n = 0;
     while (m->observables[n].name)
         n++;
     size_t *points = calloc(n, sizeof *points);
     double **bufs = axis ? calloc(n, sizeof *bufs) : NULL;
-    *units = *points_of_index = 0;
+    *units = *points_of_index = *moves = 0;
     if (!points || (axis && !bufs)) {
         free(points);
         free(bufs);
@@ -54,6 +54,7 @@ static void v2_layout(const mcfi_model *m, const void *chain, size_t index, doub
     mcf_layout l = {.units = 0, .points = points, .axis = bufs};
     if (V2(m)->layout(chain, &l) == MCF_OK) {
         *units = l.units;
+        *moves = l.moves ? l.moves : l.units;
         *points_of_index = points[index];
     }
     free(points);
@@ -62,16 +63,23 @@ static void v2_layout(const mcfi_model *m, const void *chain, size_t index, doub
 
 static size_t v2_units(const mcfi_model *m, const void *chain)
 {
-    size_t units, count;
-    v2_layout(m, chain, 0, NULL, &units, &count);
+    size_t units, count, moves;
+    v2_layout(m, chain, 0, NULL, &units, &count, &moves);
     return units;
+}
+
+static size_t v2_moves(const mcfi_model *m, const void *chain)
+{
+    size_t units, count, moves;
+    v2_layout(m, chain, 0, NULL, &units, &count, &moves);
+    return moves;
 }
 
 static size_t v2_curve_points(const mcfi_model *m, const void *chain, size_t index,
                               double *axis)
 {
-    size_t units, count;
-    v2_layout(m, chain, index, axis, &units, &count);
+    size_t units, count, moves;
+    v2_layout(m, chain, index, axis, &units, &count, &moves);
     return count;
 }
 
@@ -316,6 +324,7 @@ static const mcfi_model_calls abi2_calls = {
     .create = v2_create,
     .destroy = v2_destroy,
     .units = v2_units,
+    .moves = v2_moves,
     .curve_points = v2_curve_points,
     .propose = v2_propose,
     .apply = v2_apply,

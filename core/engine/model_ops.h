@@ -26,6 +26,8 @@ typedef struct mcfi_model_calls {
                   mcf_rng *rng, void **chain);
     void (*destroy)(const mcfi_model *m, void *chain);
     size_t (*units)(const mcfi_model *m, const void *chain);
+    /* proposals per sweep (ABI 1: the units) */
+    size_t (*moves)(const mcfi_model *m, const void *chain);
     size_t (*curve_points)(const mcfi_model *m, const void *chain, size_t index, double *axis);
     int (*propose)(const mcfi_model *m, mcf_batch *b, void *const *chains, size_t n,
                    mcf_rng *const *rngs, void *moves, double *log_ratio, size_t *failed);

@@ -13,7 +13,8 @@ typedef struct mcf_chain {
     mcf_params *model_params;    /* owned (free); values borrowed from the setup */
     mcf_params *evaluator_params; /* owned or NULL */
     mcf_services services;
-    size_t units;
+    size_t units;        /* the N of per-unit observables */
+    size_t moves;        /* proposals per sweep (mcf_layout.moves; = units by default) */
     /* counters: measured phase, and the current adaptation block */
     uint64_t accepted, proposed;
     uint64_t block_accepted, block_proposed;

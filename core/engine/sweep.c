@@ -103,12 +103,12 @@ static int sweep_by_model(mcf_run *r, mcf_group *g, int measuring)
     if (rc)
         return group_fail(g, mcf_fail_prefix(rc, "model %s: sweep", r->setup->model_name));
     for (size_t k = 0; k < g->n; k++) {
-        if (g->accepted[k] > chains[k]->units)
+        if (g->accepted[k] > chains[k]->moves)
             return group_fail(g, mcf_fail(MCF_EPLUGIN, "model %s: sweep accepted %llu of "
                                           "%zu moves (chain %zu)", r->setup->model_name,
                                           (unsigned long long)g->accepted[k],
-                                          chains[k]->units, chains[k]->index));
-        count_moves(r, chains[k], measuring, g->accepted[k], chains[k]->units);
+                                          chains[k]->moves, chains[k]->index));
+        count_moves(r, chains[k], measuring, g->accepted[k], chains[k]->moves);
     }
     return 1;
 }
@@ -166,20 +166,20 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
     const mcf_setup *s = r->setup;
     mcf_chain *const *chains = g->chains;
     int measuring = !g->plain && sweep >= (uint64_t)s->thermalize;
-    size_t max_units = 0;
+    size_t max_moves = 0;
     for (size_t k = 0; k < g->n; k++) {
         g->states[k] = chains[k]->state;
-        if (chains[k]->units > max_units)
-            max_units = chains[k]->units;
+        if (chains[k]->moves > max_moves)
+            max_moves = chains[k]->moves;
     }
     int by_model = sweep_by_model(r, g, measuring);
     if (by_model < 0)
         return by_model;
-    for (size_t step = 0; step < (by_model ? 0 : max_units); step++) {
+    for (size_t step = 0; step < (by_model ? 0 : max_moves); step++) {
         /* the chains with a move left at this step: their moves and log ratios in one call */
         size_t na = 0, failed;
         for (size_t k = 0; k < g->n; k++) {
-            if (chains[k]->units <= step)
+            if (chains[k]->moves <= step)
                 continue;
             g->active[na] = k;
             g->active_states[na] = chains[k]->state;

@@ -429,10 +429,13 @@ typedef struct mcf_observable {
  * doubles).  The core calls it once with axis NULL, then with buffers of those lengths.
  * A curve of length 0 is not measured by this chain (as in ABI 1's curve_points). */
 typedef struct mcf_layout {
-    size_t units;         /* written: proposals per sweep (sites, electrons), > 0; the N of
-                             per-unit observables */
+    size_t units;         /* written: the N of per-unit observables (sites, electrons), > 0;
+                             also the proposals per sweep unless `moves` says otherwise */
     size_t *points;       /* one per declared observable; scalars are 1 (leave them) */
     double *const *axis;  /* NULL on the first call; then one buffer per curve */
+    size_t moves;         /* written or left 0 (= units): proposals per sweep when they are
+                             not the units, e.g. one per bond of a model of bond variables
+                             whose observables are per site (mcf 0.8) */
 } mcf_layout;
 
 /* A chain's variational parameters for `mcf optimize`, described by state() with the rest
