@@ -17,12 +17,12 @@
 static const char usage[] =
     "usage: mcf COMMAND [ARGS]\n"
     "\n"
-    "  mcf run CONFIG [--set section.key=value]... [--force]\n"
+    "  mcf run CONFIG [--set section.key=value]... [--force] [--no-plots]\n"
     "        run the scan described by the INI file CONFIG; results go to [run] output\n"
     "  mcf optimize CONFIG [--set section.key=value]... [--force]\n"
     "        optimize the model's variational parameters (linear method, [optimize]);\n"
     "        DIR/optimize.tsv per iteration, DIR/parameters.txt the optimized parameters\n"
-    "  mcf resume DIR      continue a stopped run (or optimization) from DIR\n"
+    "  mcf resume DIR [--no-plots]  continue a stopped run (or optimization) from DIR\n"
     "  mcf plugins         list the plugins found (name, kind, summary)\n"
     "  mcf describe NAME   show a plugin's parameters with defaults and docs\n"
     "  mcf plot DIR        draw DIR/results.tsv as SVG and PNG plots in DIR\n"
@@ -37,6 +37,7 @@ static const char usage[] =
     "        working model against the SDK, to edit), CMakeLists.txt, NAME.ini, README.md\n"
     "  mcf --help | --version\n"
     "\n"
+    "--no-plots: no gnuplot at the end (scripts, tests); `mcf plot DIR` draws them later.\n"
     "Plugins are searched in MCF_PLUGIN_PATH (colon separated), then beside libmcf.\n"
     "Threads: [run] threads or OMP_NUM_THREADS; results do not depend on it.\n"
     "A run stopped with Ctrl-C or SIGTERM writes a checkpoint; `mcf resume DIR` finishes it\n"
@@ -74,12 +75,18 @@ static int report(int rc)
     return 0;
 }
 
-/* The run's results_written hook: the plots of a finished run, named in its log.  Without
+static int no_plots; /* the address is the hook's context under --no-plots */
+
+/* The run's results_written hook: the plots of a finished run, named in its log (none with
+ * --no-plots: ctx is then &no_plots, and the log says how to draw them).  Without
  * gnuplot a run has no plots (a warning, not a failed run); a plot that was not written
  * (a full disk, gnuplot failing) leaves the run's outputs incomplete: a failed run. */
 static int draw_plots(const char *dir, void *ctx)
 {
-    (void)ctx;
+    if (ctx) { /* --no-plots */
+        mcf_log(MCF_LOG_INFO, "plots: not drawn (--no-plots; `mcf plot %s` draws them)", dir);
+        return MCF_OK;
+    }
     int n_plots = 0, no_gnuplot = 0, n_png = 0;
     int rc = mcfi_plot_dir(dir, &n_plots, &no_gnuplot, &n_png);
     if (rc == MCF_OK) {
@@ -124,8 +131,9 @@ static int run_config(mcf_config *c, const mcf_run_options *opt)
     struct stat st;
     const int optimized = opt->optimize || stat(opt_tsv, &st) == 0; /* it said where */
     if (!rc && mcfe_mpi_rank() == 0 && !optimized) {
-        fprintf(stderr, "mcf: results in %s/results.tsv, plots %s/plot-*.svg, log %s/log\n",
-                dir, dir, dir);
+        fprintf(stderr, "mcf: results in %s/results.tsv, %s%s%s, log %s/log\n", dir,
+                opt->results_ctx ? "no plots (--no-plots)" : "plots ",
+                opt->results_ctx ? "" : dir, opt->results_ctx ? "" : "/plot-*.svg", dir);
     }
     mcfe_setup_free(s);
     return rc;
@@ -156,6 +164,8 @@ static int cmd_run(int argc, char **argv, int optimize)
             opt.force = 1;
         else if (!strcmp(argv[k], "--no-progress"))
             opt.progress = 0;
+        else if (!strcmp(argv[k], "--no-plots"))
+            opt.results_ctx = &no_plots;
         else if (!strcmp(argv[k], "--set") && k + 1 < argc)
             k++;
         else if (!strncmp(argv[k], "--set=", 6))
@@ -197,6 +207,8 @@ static int cmd_resume(int argc, char **argv)
     for (int k = 0; k < argc; k++) {
         if (!strcmp(argv[k], "--no-progress"))
             opt.progress = 0;
+        else if (!strcmp(argv[k], "--no-plots"))
+            opt.results_ctx = &no_plots;
         else if (argv[k][0] == '-')
             return mcf_fail(MCF_EINVAL, "resume: unknown option '%s' (see mcf --help)",
                             argv[k]);

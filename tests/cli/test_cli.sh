@@ -63,6 +63,15 @@ for f in results.tsv config.ini log checkpoint plot-energy.svg plot-binder.svg; 
   [ -s should_not_exist/$f ] && ok "wrote $f" || bad "missing $f"
 done
 ls should_not_exist | grep -q tmp && bad "temporary files left" || ok "no temporary files left"
+# --no-plots: the same results, no plot files, the log and the last line say so
+"$mcf" run bad.ini --no-progress --no-plots --set run.output=noplots.out 2>np.txt ||
+  { bad "run --no-plots"; cat np.txt; }
+if cmp -s noplots.out/results.tsv should_not_exist/results.tsv &&
+   ! ls noplots.out | grep -q '^plot-'; then ok "--no-plots: the same results.tsv, no plots"
+else bad "--no-plots: results differ or plots drawn: $(ls noplots.out | tr '\n' ' ')"; fi
+has "--no-plots is said" np.txt "no plots (--no-plots)"
+grep -q "plots: not drawn (--no-plots" noplots.out/log && ok "--no-plots in the log" ||
+  bad "--no-plots: the log does not say so"
 grep -q "^L = 8" should_not_exist/config.ini && grep -q "^thermalize = 1000" should_not_exist/config.ini \
   && ok "config.ini as used has defaults filled in" || bad "config.ini: $(cat should_not_exist/config.ini)"
 head -20 should_not_exist/results.tsv | grep -q "^T	energy	energy_err	tau_energy" && ok "results header" \
