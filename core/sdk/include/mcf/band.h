@@ -27,8 +27,8 @@ extern "C" {
 
 /* The evaluator's table (ABI 2).  The computing ops get the caller's batch (mcf/batch.h:
  * keep slots for what an evaluator keeps per batch; the scratch is the caller's).  ABI 1's
- * table (mcf_band_ops, mcf 0.8 and before) is no longer declared here: evaluators built with it
- * keep working through the SDK's adapter. */
+ * table (mcf_band_ops, mcf 0.8 and before) is no longer declared here: evaluators built
+ * with it keep working through the SDK's adapter. */
 typedef struct mcf_band_evaluator {
     uint32_t struct_size; /* sizeof(mcf_band_evaluator) the plugin was built with */
 

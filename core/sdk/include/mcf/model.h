@@ -75,7 +75,7 @@ typedef enum mcf_observable_role {
 /* the number of roles (NONE included): role values are below it */
 #define MCF_ROLE_COUNT 7
 
-/* Bits of mcf_observable_spec.flags. */
+/* Bits of mcf_observable.flags. */
 enum {
     /* The model measures log x; the core averages log x and reports exp(mean) — the
      * geometric mean, e.g. a typical DOS exp<log rho_i(E)> — with the error propagated
@@ -93,7 +93,7 @@ enum {
     MCF_OBS_MOMENT_SCALE = 1u << 2
 };
 
-/* mcf 0.4: the noise of a stochastic estimate (mcf_observable_spec.flags).  An observable
+/* mcf 0.4: the noise of a stochastic estimate (mcf_observable.flags).  An observable
  * measured with random numbers of its own beyond the chain's configuration — a trace over
  * random vectors, say — carries noise that does not average out of a product: at a fixed
  * configuration, E[a b] = a b + cov(a, b) when a and b come from the same draw.  A model
@@ -240,8 +240,8 @@ typedef struct mcf_variational {
 
 /* The fields of a chain's state, described by state() into the core's struct.  The core
  * writes the checkpoint record with mcf_state_save(state_tag, fields) — the same bytes as
- * an ABI-1 model's save() made with those fields — reads it back with mcf_state_load, and
- * calls rebuild(chain, MCF_REBUILD_LOAD).  Fields flagged MCF_STATE_CONFIGURATION are the
+ * an ABI-1 model's save() (mcf 0.1-0.8) made with those fields — reads it back with
+ * mcf_state_load, and calls rebuild(chain, MCF_REBUILD_LOAD).  Fields flagged MCF_STATE_CONFIGURATION are the
  * configuration alone (what the moves change) that [schedule] start = anneal hands to
  * another chain of the same model, as a record with the model's configuration_tag (zero:
  * the model has no anneal), then rebuild(chain, MCF_REBUILD_CONFIGURATION).  The pointers
