@@ -241,11 +241,12 @@ typedef struct mcf_variational {
 /* The fields of a chain's state, described by state() into the core's struct.  The core
  * writes the checkpoint record with mcf_state_save(state_tag, fields) — the same bytes as
  * an ABI-1 model's save() (mcf 0.1-0.8) made with those fields — reads it back with
- * mcf_state_load, and calls rebuild(chain, MCF_REBUILD_LOAD).  Fields flagged MCF_STATE_CONFIGURATION are the
- * configuration alone (what the moves change) that [schedule] start = anneal hands to
- * another chain of the same model, as a record with the model's configuration_tag (zero:
- * the model has no anneal), then rebuild(chain, MCF_REBUILD_CONFIGURATION).  The pointers
- * stay in the chain: the description is valid while the chain lives. */
+ * mcf_state_load, and calls rebuild(chain, MCF_REBUILD_LOAD).  Fields flagged
+ * MCF_STATE_CONFIGURATION are the configuration alone (what the moves change) that
+ * [schedule] start = anneal hands to another chain of the same model, as a record with the
+ * model's configuration_tag (zero: the model has no anneal), then rebuild(chain,
+ * MCF_REBUILD_CONFIGURATION).  The pointers stay in the chain: the description is valid
+ * while the chain lives. */
 #define MCF_STATE_MAX_FIELDS 32
 enum { MCF_STATE_CONFIGURATION = 1u << 0 };
 
