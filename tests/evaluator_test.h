@@ -1,9 +1,9 @@
-/* evaluator_test.h — a fermion evaluator's verbs for tests that call a plugin directly,
- * whichever ABI it was built for: ABI 1's call shapes (one function per ABI-1 op), passed
- * to an ABI-1 table (mcf_fermion_ops) as they are, or to an ABI-2 table
- * (mcf_fermion_evaluator) as the SDK's adapter passes them (core/sdk/fermion_abi1.c,
- * fermion_abi1_view.c), with one batch for the test process.  So a test states what it
- * checks once, and checks it against either build of a plugin. */
+/* evaluator_test.h — a fermion evaluator's verbs for tests that call a plugin directly:
+ * one function per question a test asks (the DOS, the moments, the occupation, ...: the
+ * shapes of ABI 1's ops, in which the tests were written), passed to the evaluator's ABI-2
+ * table (mcf_fermion_evaluator) as the SDK's adapter passes them (core/sdk/fermion_abi1.c,
+ * fermion_abi1_view.c), with one batch for the test process.  Every evaluator of the tree
+ * is ABI 2 (mcf 1.0); ABI-1 evaluators are tested by tests/abi, through mcf itself. */
 #ifndef MCF_EVALUATOR_TEST_H
 #define MCF_EVALUATOR_TEST_H
 
@@ -40,28 +40,20 @@ static inline mcf_batch *tev_batch(void)
     return *b;
 }
 
-static inline int tev_abi2(const mcf_plugin_info *e) { return e->abi_version == MCF_ABI_2; }
 static inline const mcf_fermion_evaluator *tev_v2(const mcf_plugin_info *e)
 {
     return (const mcf_fermion_evaluator *)e->ops;
-}
-static inline const mcf_fermion_ops *tev_v1(const mcf_plugin_info *e)
-{
-    return (const mcf_fermion_ops *)e->ops;
 }
 
 static inline int tev_create(const mcf_plugin_info *e, const mcf_params *p,
                              const mcf_hamiltonian *h, void **ws)
 {
-    return tev_abi2(e) ? tev_v2(e)->create(p, h, e->app_data, ws) : tev_v1(e)->create(p, h, ws);
+    return tev_v2(e)->create(p, h, e->app_data, ws);
 }
 
 static inline void tev_destroy(const mcf_plugin_info *e, void *ws)
 {
-    if (tev_abi2(e))
-        tev_v2(e)->destroy(ws);
-    else
-        tev_v1(e)->destroy(ws);
+    tev_v2(e)->destroy(ws);
 }
 
 static inline int tev_spectra(const mcf_plugin_info *e, void *const *ws, size_t n,
@@ -72,24 +64,18 @@ static inline int tev_spectra(const mcf_plugin_info *e, void *const *ws, size_t 
 
 static inline size_t tev_energy_points(const mcf_plugin_info *e, void *ws)
 {
-    if (!tev_abi2(e))
-        return tev_v1(e)->energy_points(ws);
     mcf_spectra s = {0};
     return tev_spectra(e, &ws, 1, NULL, &s) ? 0 : s.points;
 }
 
 static inline size_t tev_moment_count(const mcf_plugin_info *e, void *ws)
 {
-    if (!tev_abi2(e))
-        return tev_v1(e)->moment_count(ws);
     mcf_spectra s = {0};
     return tev_spectra(e, &ws, 1, NULL, &s) ? 0 : s.moments;
 }
 
 static inline int tev_energies(const mcf_plugin_info *e, void *ws, double *E)
 {
-    if (!tev_abi2(e))
-        return tev_v1(e)->energies(ws, E);
     mcf_spectra s = {.energies = &E};
     return tev_spectra(e, &ws, 1, NULL, &s);
 }
@@ -97,8 +83,6 @@ static inline int tev_energies(const mcf_plugin_info *e, void *ws, double *E)
 static inline int tev_dos(const mcf_plugin_info *e, void *const *ws, size_t n,
                           mcf_rng *const *rngs, double *const *dos)
 {
-    if (!tev_abi2(e))
-        return tev_v1(e)->dos(ws, n, rngs, dos);
     mcf_spectra s = {.dos = dos};
     return tev_spectra(e, ws, n, rngs, &s);
 }
@@ -106,8 +90,6 @@ static inline int tev_dos(const mcf_plugin_info *e, void *const *ws, size_t n,
 static inline int tev_ldos(const mcf_plugin_info *e, void *const *ws, size_t n,
                            const size_t *const *rows, size_t n_rows, double *const *out)
 {
-    if (!tev_abi2(e))
-        return tev_v1(e)->ldos(ws, n, rows, n_rows, out);
     mcf_spectra s = {.rows = rows, .n_rows = n_rows, .ldos = out};
     return tev_spectra(e, ws, n, NULL, &s);
 }
@@ -116,8 +98,6 @@ static inline int tev_green(const mcf_plugin_info *e, void *const *ws, size_t n,
                             const size_t *const *rows, size_t n_rows, double *const *re,
                             double *const *im)
 {
-    if (!tev_abi2(e))
-        return tev_v1(e)->green(ws, n, rows, n_rows, re, im);
     mcf_spectra s = {.rows = rows, .n_rows = n_rows, .green_re = re, .green_im = im};
     return tev_spectra(e, ws, n, NULL, &s);
 }
@@ -127,8 +107,6 @@ static inline int tev_dos_moments(const mcf_plugin_info *e, void *const *ws, siz
                                   double *const *var, double *const *scale,
                                   double *const *dos)
 {
-    if (!tev_abi2(e))
-        return tev_v1(e)->dos_moments(ws, n, rngs, mu, var, scale, dos);
     mcf_spectra s = {.dos = dos, .dos_moments = mu, .dos_moments_var = var,
                      .moment_scale = scale};
     return tev_spectra(e, ws, n, rngs, &s);
@@ -138,8 +116,6 @@ static inline int tev_ldos_moments(const mcf_plugin_info *e, void *const *ws, si
                                    const size_t *const *rows, size_t n_rows, double *const *mu,
                                    double *const *scale, double *const *ldos)
 {
-    if (!tev_abi2(e))
-        return tev_v1(e)->ldos_moments(ws, n, rows, n_rows, mu, scale, ldos);
     mcf_spectra s = {.rows = rows, .n_rows = n_rows, .ldos_moments = mu,
                      .moment_scale = scale, .ldos = ldos};
     return tev_spectra(e, ws, n, NULL, &s);
@@ -149,8 +125,6 @@ static inline int tev_occupation(const mcf_plugin_info *e, void *const *ws, size
                                  mcf_rng *const *rngs, double mu, double T, double *density,
                                  double *energy)
 {
-    if (!tev_abi2(e))
-        return tev_v1(e)->occupation(ws, n, rngs, mu, T, density, energy);
     const mcf_occupation out = {density, energy, NULL, NULL};
     return tev_v2(e)->occupation(tev_batch(), ws, n, rngs, mu, T, &out);
 }
@@ -160,9 +134,6 @@ static inline int tev_occupation_dT(const mcf_plugin_info *e, void *const *ws, s
                                     double *density, double *energy, double *ddensity,
                                     double *denergy)
 {
-    if (!tev_abi2(e))
-        return tev_v1(e)->occupation_dT(ws, n, rngs, mu, T, density, energy, ddensity,
-                                        denergy);
     const mcf_occupation out = {density, energy, ddensity, denergy};
     return tev_v2(e)->occupation(tev_batch(), ws, n, rngs, mu, T, &out);
 }
@@ -171,17 +142,14 @@ static inline int tev_change_action(const mcf_plugin_info *e, void *const *ws, s
                                     const mcf_change *const *changes, const double *T,
                                     const double *mu, double *dS, double *err)
 {
-    return tev_abi2(e) ? tev_v2(e)->change_action(tev_batch(), ws, n, changes, T, mu, dS, err)
-                       : tev_v1(e)->change_action(ws, n, changes, T, mu, dS, err);
+    return tev_v2(e)->change_action(tev_batch(), ws, n, changes, T, mu, dS, err);
 }
 
-/* ABI 1's rank <= 2 change, as ABI 2 takes it (mcf_change_from_local) */
+/* a rank <= 2 change (ABI 1's delta_action), as ABI 2 takes it (mcf_change_from_local) */
 static inline int tev_delta_action(const mcf_plugin_info *e, void *const *ws, size_t n,
                                    const mcf_local_change *const *changes, const double *T,
                                    const double *mu, double *dS)
 {
-    if (!tev_abi2(e))
-        return tev_v1(e)->delta_action(ws, n, changes, T, mu, dS);
     mcf_change *c = malloc((n ? n : 1) * (sizeof *c + sizeof(mcf_change *)));
     if (!c)
         abort();
@@ -200,8 +168,7 @@ static inline int tev_delta_action(const mcf_plugin_info *e, void *const *ws, si
 static inline int tev_action(const mcf_plugin_info *e, void *const *ws, size_t n, size_t m,
                              const double *T, const double *mu, double *S, double *err)
 {
-    return tev_abi2(e) ? tev_v2(e)->action(tev_batch(), ws, n, m, T, mu, S, err)
-                       : tev_v1(e)->action(ws, n, m, T, mu, S, err);
+    return tev_v2(e)->action(tev_batch(), ws, n, m, T, mu, S, err);
 }
 
 static inline int tev_reconstruct(const mcf_plugin_info *e, const mcf_params *params,
@@ -209,10 +176,8 @@ static inline int tev_reconstruct(const mcf_plugin_info *e, const mcf_params *pa
                                   double a, double b, size_t points, const double *E,
                                   double *grid, double *out)
 {
-    return tev_abi2(e) ? tev_v2(e)->reconstruct(e->app_data, params, kernel, M, sets, mu, a, b,
-                                                points, E, grid, out)
-                       : tev_v1(e)->reconstruct(params, kernel, M, sets, mu, a, b, points, E,
-                                                grid, out);
+    return tev_v2(e)->reconstruct(e->app_data, params, kernel, M, sets, mu, a, b, points, E,
+                                  grid, out);
 }
 
 #endif

@@ -2,8 +2,10 @@
  * verbs the core calls (model_ops.h).  The only file of the core that knows ABI 1's model
  * ops.  Every verb makes the calls the core made before ABI 2, in the same order with the
  * same random draws, so an ABI-1 model gives the same bits as it always did. */
+#include "mcf/abi1_model.h" /* ABI 1's table: private to mcf since 1.0 (core/sdk/abi1) */
 #include "model_ops.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "mcf/error.h"
@@ -226,8 +228,29 @@ static int tempering_of(const mcf_model_ops *ops)
     return ops->energy ? MCF_TEMPERING_ENERGY : MCF_TEMPERING_NONE;
 }
 
-int mcfi_abi1_open(const char *path, const mcf_model_ops *ops, mcfi_model *m)
+/* The core's view of ABI 1's observables (mcf_observable_spec: ABI 2's mcf_observable
+ * without symbols and units, which ABI 1 gives in its label list) into m's own storage. */
+static int observables_of(const char *path, const mcf_model_ops *ops, mcfi_model *m)
 {
+    size_t n = 0;
+    while (ops->observables && ops->observables[n].name)
+        n++;
+    m->own_observables = calloc(n + 1, sizeof *m->own_observables);
+    if (!m->own_observables)
+        return mcf_fail(MCF_ENOMEM, "%s: out of memory", path);
+    for (size_t o = 0; o < n; o++) {
+        const mcf_observable_spec *x = &ops->observables[o];
+        m->own_observables[o] = (mcf_observable){.name = x->name, .role = x->role,
+                                                 .doc = x->doc, .axis = x->axis,
+                                                 .flags = x->flags};
+    }
+    m->observables = m->own_observables;
+    return MCF_OK;
+}
+
+int mcfi_abi1_open(const char *path, const void *table, mcfi_model *m)
+{
+    const mcf_model_ops *ops = table;
     if (ops->struct_size < MODEL_OPS_MIN_SIZE)
         return mcf_fail(MCF_EPLUGIN, "%s: model ops struct_size %u is smaller than ABI 1's "
                         "%zu bytes; rebuild the plugin against these headers", path,
@@ -260,7 +283,6 @@ int mcfi_abi1_open(const char *path, const mcf_model_ops *ops, mcfi_model *m)
     m->calls = &abi1_calls;
     m->table = ops;
     m->move_size = ops->move_size;
-    m->observables = ops->observables;
     m->labels = MCF_HAS(mcf_model_ops, ops, labels) ? ops->labels : NULL;
     m->evaluator_kind =
         ops->struct_size >= offsetof(mcf_model_ops, evaluator_kind) + sizeof ops->evaluator_kind
@@ -283,5 +305,5 @@ int mcfi_abi1_open(const char *path, const mcf_model_ops *ops, mcfi_model *m)
         m->has_variational = 1;
         m->variational_file_key = ops->variational_file_key;
     }
-    return MCF_OK;
+    return observables_of(path, ops, m);
 }

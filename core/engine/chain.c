@@ -105,7 +105,7 @@ int mcfi_chain_init(mcf_run *r, size_t i)
  * length), and the curves' accumulators. */
 int mcfi_chain_layout(const mcf_run *r, mcf_chain *c)
 {
-    const mcf_observable_spec *obs = r->model->observables;
+    const mcf_observable *obs = r->model->observables;
     c->n_values = c->curve_values = 0;
     for (size_t o = 0; o < r->n_declared; o++) {
         c->offset[o] = c->n_values;
@@ -145,7 +145,7 @@ int mcfi_chain_create(mcf_run *r, size_t i)
     if (c->units == 0 || c->moves == 0)
         return mcf_fail(MCF_EPLUGIN, "model %s: units() returned 0 for chain %zu",
                         s->model_name, i);
-    const mcf_observable_spec *obs = r->model->observables;
+    const mcf_observable *obs = r->model->observables;
     for (size_t o = 0; o < r->n_declared; o++)
         c->points[o] = obs[o].axis ? MCFI_MODEL(r->model, curve_points, c->state, o, NULL) : 1;
     rc = mcfi_chain_layout(r, c);

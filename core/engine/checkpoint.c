@@ -4,7 +4,8 @@
  * chains' records is checkpoint_tempering.c's.
  *
  * Layout (host byte order, recorded in the header):
- *   header   "MCF-CKPT", u32 format, u32 byte-order mark 0x01020304, u32 ABI, u32 n_obs,
+ *   header   "MCF-CKPT", u32 format, u32 byte-order mark 0x01020304, u32 record layout
+ *            (CKPT_RECORD_LAYOUT, below; the field was named "ABI"), u32 n_obs,
  *            u64 config hash (FNV-1a of config.ini as used), u64 position (sweeps done),
  *            u64 chains, u64 nvars, u64 bins
  *   chains   per chain: u64 record size, then index, RNG state, counters, blocking
@@ -38,6 +39,13 @@
 #define CKPT_MAGIC "MCF-CKPT"
 #define CKPT_FORMAT 1u
 #define CKPT_BOM 0x01020304u
+/* The header's fourth field: the layout of the models' records behind it.  It was written
+ * as MCF_ABI_VERSION, 1, until mcf 1.0.  ABI 2 kept the layout (the core writes an ABI-2
+ * model's record as mcf_state_save of its described fields: the bytes of its ABI-1 save(),
+ * docs/sdk-1.md), so the field stays 1 and a checkpoint is the same file, byte for byte,
+ * whichever ABI wrote it; an older checkpoint resumes under mcf 1.0 and a newer one under
+ * mcf 0.8.  It changes only with the layout of the records, not with the plugin ABI. */
+#define CKPT_RECORD_LAYOUT 1u
 /* The checksum's start value.  MCF_FNV_OFFSET is FNV-1a's 64-bit offset basis,
  * 14695981039346656037, without its last digit; every checkpoint since mcf 0.1 is summed
  * from it, so it stays (any fixed start detects the corruption a checksum is for). */
@@ -121,7 +129,7 @@ int mcfi_checkpoint_write_records(const mcf_run *r, const unsigned char *records
     memcpy(h.magic, CKPT_MAGIC, 8);
     h.format = CKPT_FORMAT;
     h.bom = CKPT_BOM;
-    h.abi = MCF_ABI_VERSION;
+    h.abi = CKPT_RECORD_LAYOUT;
     h.n_obs = (uint32_t)r->n_obs;
     h.config_hash = r->config_hash;
     h.position = r->position;
@@ -460,10 +468,10 @@ static int check_frame(const mcf_run *r, const unsigned char *data, size_t size,
     if (mcfi_fnv1a64(data, size - sizeof sum, CKPT_CHECKSUM_SEED) != sum)
         return mcf_fail(MCF_EFORMAT, "%s: checksum mismatch: the file is corrupt or truncated; "
                         START_OVER, path);
-    if (h->format != CKPT_FORMAT || h->abi != MCF_ABI_VERSION)
-        return mcf_fail(MCF_EFORMAT, "%s: checkpoint format %u / ABI %u, this mcf reads "
-                        "format %u / ABI %u", path, h->format, h->abi, CKPT_FORMAT,
-                        MCF_ABI_VERSION);
+    if (h->format != CKPT_FORMAT || h->abi != CKPT_RECORD_LAYOUT)
+        return mcf_fail(MCF_EFORMAT, "%s: checkpoint format %u / record layout %u, this mcf "
+                        "reads format %u / record layout %u", path, h->format, h->abi,
+                        CKPT_FORMAT, CKPT_RECORD_LAYOUT);
     if (h->config_hash != r->config_hash &&
         (!r->config_hash_before || h->config_hash != r->config_hash_before))
         return mcf_fail(MCF_EFORMAT, "%s: the checkpoint belongs to another configuration "

@@ -196,7 +196,7 @@ static int check_plateau(const mcf_run *r, const mcf_chain *c, const char *where
                          mcf_text *details, findings *f)
 {
     const mcf_setup *s = r->setup;
-    const mcf_observable_spec *obs = r->model->observables;
+    const mcf_observable *obs = r->model->observables;
     char names[512] = "";
     double tau = 0, needed = 0;
     uint64_t count = 0;
@@ -248,7 +248,7 @@ static int check_drift(const mcf_run *r, const mcf_chain *c, const char *where,
                        mcf_text *details, findings *f)
 {
     int drifts = 0;
-    const mcf_observable_spec *obs = r->model->observables;
+    const mcf_observable *obs = r->model->observables;
     for (size_t o = 0; o < r->n_obs; o++) {
         double t, p, first, last;
         if (!mcfi_drift_test(c->bin_sum, c->bin_count, (size_t)r->setup->bins, r->nvars, o,
@@ -270,7 +270,7 @@ static void check_walkers(const mcf_run *r, size_t k, const char *where, mcf_tex
 {
     const mcf_setup *s = r->setup;
     const size_t R = (size_t)s->walkers;
-    const mcf_observable_spec *obs = r->model->observables;
+    const mcf_observable *obs = r->model->observables;
     for (size_t o = 0; o < r->n_obs; o++) {
         for (size_t w = 0; w < R; w++) {
             mcf_estimate est;

@@ -34,7 +34,7 @@ static const char *bad_text(const char *s)
     return NULL;
 }
 
-int mcfi_labels_check(const char *path, const mcf_observable_spec *obs, const mcf_label *l,
+int mcfi_labels_check(const char *path, const mcf_observable *obs, const mcf_label *l,
                       const mcf_param_spec *params)
 {
     for (size_t k = 0; l && l[k].name; k++) {
@@ -127,7 +127,7 @@ int mcfi_labels_build(const mcf_run *r, mcfi_labels *out)
 {
     memset(out, 0, sizeof *out);
     const mcfi_model *ops = r->model;
-    const mcf_observable_spec *obs = ops->observables;
+    const mcf_observable *obs = ops->observables;
     int rc = 0;
     if (ops->labels)
         for (const mcf_label *l = ops->labels; l->name && !rc; l++)

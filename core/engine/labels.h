@@ -20,7 +20,7 @@ typedef struct mcfi_labels {
 /* Checks a model's labels (none is fine): each name an observable, a parameter, a curve
  * axis or "T", once; symbol and unit UTF-8 of at most 63 bytes without control
  * characters, the unit without '[' or ']'.  MCF_EPLUGIN naming path and the label. */
-int mcfi_labels_check(const char *path, const mcf_observable_spec *obs, const mcf_label *l,
+int mcfi_labels_check(const char *path, const mcf_observable *obs, const mcf_label *l,
                       const mcf_param_spec *params);
 
 /* The labels of run r: the model's, then the core's for T (when the model gives none),

@@ -347,9 +347,9 @@ static const mcfi_model_calls abi2_calls = {
 
 /* ---- opening -------------------------------------------------------------------------- */
 
-/* The core's view of an ABI-2 table's observables and labels: the observables without
- * their labels, and one label list from the observables' and axes' symbols and units,
- * the parameters' labels and "T" in energy_unit. */
+/* The core's view of an ABI-2 table's labels: one label list from the observables' and
+ * axes' symbols and units, the parameters' labels and "T" in energy_unit (the
+ * observables are the plugin's own). */
 static int abi2_views(const char *path, const mcf_model *v, mcfi_model *m)
 {
     size_t n = 0, np = 0;
@@ -357,15 +357,12 @@ static int abi2_views(const char *path, const mcf_model *v, mcfi_model *m)
         n++;
     while (v->parameter_labels && v->parameter_labels[np].name)
         np++;
-    m->own_observables = calloc(n + 1, sizeof *m->own_observables);
     m->own_labels = calloc(2 * n + np + 2, sizeof *m->own_labels);
-    if (!m->own_observables || !m->own_labels)
+    if (!m->own_labels)
         return mcf_fail(MCF_ENOMEM, "%s: out of memory", path);
     size_t nl = 0;
     for (size_t o = 0; o < n; o++) {
         const mcf_observable *x = &v->observables[o];
-        m->own_observables[o] = (mcf_observable_spec){x->name, x->role, x->doc, x->axis,
-                                                      x->flags};
         if (x->symbol || x->unit)
             m->own_labels[nl++] = (mcf_label){x->name, x->symbol, x->unit};
         if (!x->axis || !(x->axis_symbol || x->axis_unit))
@@ -380,7 +377,7 @@ static int abi2_views(const char *path, const mcf_model *v, mcfi_model *m)
         m->own_labels[nl++] = v->parameter_labels[k];
     if (v->energy_unit)
         m->own_labels[nl++] = (mcf_label){"T", "T", v->energy_unit};
-    m->observables = m->own_observables;
+    m->observables = v->observables;
     m->labels = nl ? m->own_labels : NULL;
     return MCF_OK;
 }
@@ -428,7 +425,7 @@ static int check_model(const char *path, const mcfi_model *m)
 {
     if (m->move_size == 0)
         return mcf_fail(MCF_EPLUGIN, "%s: the model's move_size is 0", path);
-    const mcf_observable_spec *obs = m->observables;
+    const mcf_observable *obs = m->observables;
     if (!obs || !obs[0].name)
         return mcf_fail(MCF_EPLUGIN, "%s: the model declares no observables", path);
     int seen[MCF_ROLE_COUNT] = {0};
@@ -483,7 +480,7 @@ void mcfi_model_close(mcfi_model *m)
 
 int mcfe_model_tempering(const mcf_plugin *model) { return model->model->tempering; }
 
-const mcf_observable_spec *mcfe_model_observables(const mcf_plugin *model)
+const mcf_observable *mcfe_model_observables(const mcf_plugin *model)
 {
     return model->model->observables;
 }

@@ -62,7 +62,8 @@ struct mcfi_model {
     const char *name;                /* the plugin's name, for messages */
     /* what the core reads of a model, whatever its ABI */
     size_t move_size;
-    const mcf_observable_spec *observables; /* abi 2: made from its mcf_observable (owned) */
+    const mcf_observable *observables; /* abi 2: the plugin's; abi 1: made from its
+                                          observables (owned: own_observables) */
     const mcf_label *labels;         /* abi 2: made from observables, parameter labels and
                                         energy_unit (owned); NULL: none */
     int evaluator_kind, weight_form;
@@ -70,7 +71,7 @@ struct mcfi_model {
     const char *ordered_state, *mu_key, *variational_file_key;
     const mcf_stream_spec *streams;
     int has_sweep, has_anneal, has_periodic, has_variational;
-    mcf_observable_spec *own_observables; /* abi 2's storage */
+    mcf_observable *own_observables; /* abi 1's storage */
     mcf_label *own_labels;
 };
 
@@ -79,8 +80,9 @@ struct mcfi_model {
 int mcfi_model_open(const char *path, const mcf_plugin_info *info, mcfi_model **out);
 void mcfi_model_close(mcfi_model *m);
 
-/* The ABI-1 adapter (abi1.c): checks an ABI-1 table and fills m (calls, fields). */
-int mcfi_abi1_open(const char *path, const mcf_model_ops *ops, mcfi_model *m);
+/* The ABI-1 adapter (abi1.c): checks an ABI-1 table (an mcf_model_ops, whose declaration
+ * only abi1.c sees: mcf/abi1_model.h) and fills m (calls, fields). */
+int mcfi_abi1_open(const char *path, const void *table, mcfi_model *m);
 
 /* the verbs: m->calls->VERB(m, ...) */
 #define MCFI_MODEL(m, verb, ...) ((m)->calls->verb((m), __VA_ARGS__))

@@ -7,6 +7,10 @@
  * its file name, its kind is unknown, a required op is NULL or its parameter declaration
  * is inconsistent. */
 #define _GNU_SOURCE
+#include "mcf/abi1_band.h" /* ABI 1's tables, private to mcf since 1.0: checked at load */
+#include "mcf/abi1_fermion.h"
+#include "mcf/abi1_orbital.h"
+
 #include "internal.h"
 #include "labels.h"
 #include "model_ops.h"
@@ -91,8 +95,8 @@ static int check_fermion_ops(const char *path, const mcf_fermion_ops *ops)
 {
     if (ops->struct_size < FERMION_OPS_MIN_SIZE)
         return mcf_fail(MCF_EPLUGIN, "%s: fermion-evaluator ops struct_size %u is smaller than "
-                        "ABI %u's %zu bytes; rebuild the plugin against these headers", path,
-                        ops->struct_size, MCF_ABI_VERSION, (size_t)FERMION_OPS_MIN_SIZE);
+                        "ABI 1's %zu bytes; rebuild the plugin against these headers", path,
+                        ops->struct_size, (size_t)FERMION_OPS_MIN_SIZE);
     struct {
         const char *name;
         int missing;
@@ -143,8 +147,8 @@ static int check_orbital_ops(const char *path, const mcf_orbital_ops *ops)
 {
     if (ops->struct_size < ORBITAL_OPS_MIN_SIZE)
         return mcf_fail(MCF_EPLUGIN, "%s: orbital-evaluator ops struct_size %u is smaller than "
-                        "ABI %u's %zu bytes; rebuild the plugin against these headers", path,
-                        ops->struct_size, MCF_ABI_VERSION, (size_t)ORBITAL_OPS_MIN_SIZE);
+                        "ABI 1's %zu bytes; rebuild the plugin against these headers", path,
+                        ops->struct_size, (size_t)ORBITAL_OPS_MIN_SIZE);
     struct {
         const char *name;
         int missing;
@@ -220,8 +224,8 @@ static int check_band_ops(const char *path, const mcf_band_ops *ops)
 {
     if (ops->struct_size < BAND_OPS_MIN_SIZE)
         return mcf_fail(MCF_EPLUGIN, "%s: band-evaluator ops struct_size %u is smaller than "
-                        "ABI %u's %zu bytes; rebuild the plugin against these headers", path,
-                        ops->struct_size, MCF_ABI_VERSION, (size_t)BAND_OPS_MIN_SIZE);
+                        "ABI 1's %zu bytes; rebuild the plugin against these headers", path,
+                        ops->struct_size, (size_t)BAND_OPS_MIN_SIZE);
     struct {
         const char *name;
         int missing;
@@ -254,35 +258,42 @@ static int check_band_evaluator(const char *path, const mcf_band_evaluator *ops)
     return MCF_OK;
 }
 
+/* "<major>.<minor>.<patch>" of a version number (MCF_VERSION_NUMBER) */
+static const char *version_text(uint32_t v, char *out, size_t n)
+{
+    snprintf(out, n, "%u.%u.%u", v / 10000u, v / 100u % 100u, v % 100u);
+    return out;
+}
+
 static int check_info(const char *path, const mcf_plugin_info *info, int want)
 {
     if (!info)
         return mcf_fail(MCF_EPLUGIN, "%s: mcf_plugin_entry() returned NULL", path);
-    /* ABI 2 (docs/sdk-1.md) is being built: models may use it already */
-    const int abi2 = info->abi_version == MCF_ABI_2 &&
-                     (info->kind == MCF_PLUGIN_MODEL ||
-                      info->kind == MCF_PLUGIN_FERMION_EVALUATOR ||
-                      info->kind == MCF_PLUGIN_ORBITAL_EVALUATOR ||
-                      info->kind == MCF_PLUGIN_BAND_EVALUATOR);
-    if (info->abi_version != MCF_ABI_VERSION && !abi2)
+    /* ABI 2 is this mcf's; ABI 1 (mcf 0.1-0.8) runs through the adapters (docs/sdk-1.md) */
+    const int abi2 = info->abi_version == MCF_ABI_VERSION;
+    if (!abi2 && info->abi_version != 1)
         return mcf_fail(MCF_EPLUGIN, "%s: built for mcf ABI version %u, but this mcf (%s) has "
-                        "ABI version %u%s; rebuild the plugin against these headers", path,
-                        info->abi_version, MCF_VERSION_STRING, MCF_ABI_VERSION,
-                        info->abi_version == MCF_ABI_2
-                            ? " (and ABI 2 for models and evaluators only)"
-                            : "");
+                        "ABI version %u (and runs plugins of ABI 1); rebuild the plugin "
+                        "against these headers", path, info->abi_version, MCF_VERSION_STRING,
+                        MCF_ABI_VERSION);
     if (info->struct_size < MCF_PLUGIN_INFO_MIN_SIZE)
         return mcf_fail(MCF_EPLUGIN, "%s: descriptor struct_size %u is smaller than the "
-                        "%zu bytes of ABI %u", path, info->struct_size,
-                        (size_t)MCF_PLUGIN_INFO_MIN_SIZE, MCF_ABI_VERSION);
+                        "%zu bytes of ABI 1", path, info->struct_size,
+                        (size_t)MCF_PLUGIN_INFO_MIN_SIZE);
     if (!info->name || !info->name[0])
         return mcf_fail(MCF_EPLUGIN, "%s: the descriptor has no name", path);
-    if (MCF_PLUGIN_INFO_HAS(info, min_mcf_version) && info->min_mcf_version > MCF_VERSION) {
-        const uint32_t v = info->min_mcf_version;
-        return mcf_fail(MCF_EPLUGIN, "%s: plugin '%s' needs mcf %u.%u.%u or newer; this is mcf "
-                        "%s", path, info->name, v / 10000u, v / 100u % 100u, v % 100u,
-                        MCF_VERSION_STRING);
-    }
+    const uint32_t v = MCF_PLUGIN_INFO_HAS(info, min_mcf_version) ? info->min_mcf_version : 0;
+    char vt[32];
+    if (v > MCF_VERSION)
+        return mcf_fail(MCF_EPLUGIN, "%s: plugin '%s' needs mcf %s or newer; this is mcf %s",
+                        path, info->name, version_text(v, vt, sizeof vt), MCF_VERSION_STRING);
+    /* ABI 2 was built in mcf 0.6-0.8 beside ABI 1 and frozen at the flip, 1.0.0: a plugin
+     * built against those headers has the same abi_version but tables that may differ, and
+     * states an older min_mcf_version (MCF_PLUGIN_DESCRIPTOR of 0.7-0.8 stated none) */
+    if (abi2 && v < MCF_VERSION_NUMBER(1, 0, 0))
+        return mcf_fail(MCF_EPLUGIN, "%s: plugin '%s' was built against the ABI 2 of mcf %s, "
+                        "before ABI 2 was frozen in 1.0.0; rebuild it against these headers",
+                        path, info->name, v ? version_text(v, vt, sizeof vt) : "0.6-0.8");
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     size_t nl = strlen(info->name);

@@ -85,7 +85,7 @@ static void put_labels(mcf_text *t, const mcfi_labels *labels, const mcfi_table 
 static int write_curves(const mcf_run *r, const mcfi_labels *labels)
 {
     const mcf_setup *s = r->setup;
-    const mcf_observable_spec *obs = r->model->observables;
+    const mcf_observable *obs = r->model->observables;
     size_t nb = (size_t)s->bins;
     size_t R = (size_t)s->walkers, n_points = r->n_chains / R;
     int rc = MCF_OK;
@@ -214,7 +214,7 @@ static void write_tempering(const mcf_run *r, mcf_text *t, mcf_text *sum)
 static void what_was_measured(const mcf_run *r, const mcfi_table *tab, mcf_text *sum)
 {
     const mcf_setup *s = r->setup;
-    const mcf_observable_spec *obs = r->model->observables;
+    const mcf_observable *obs = r->model->observables;
     mcfe_text_printf(sum, "measured");
     for (size_t o = 0; o < r->n_obs; o++)
         mcfe_text_printf(sum, "%s%s", o ? ", " : " ", obs[r->scalar[o]].name);
@@ -269,7 +269,7 @@ int mcfi_results_write(const mcf_run *r, char **summary)
     mcf_text sum = {0};
     *summary = NULL;
     const mcf_setup *s = r->setup;
-    const mcf_observable_spec *obs = r->model->observables;
+    const mcf_observable *obs = r->model->observables;
     mcf_text t = {0}, warn = {0};
     const int e = r->role[MCF_ROLE_ENERGY], m = r->role[MCF_ROLE_ORDER];
     size_t nb = (size_t)s->bins;

@@ -381,7 +381,7 @@ static const char *role_name(int role)
 /* /observables: every declared observable, in declaration order */
 static int observables_group(h5w *w, hid_t f, const mcf_run *r)
 {
-    const mcf_observable_spec *obs = r->model->observables;
+    const mcf_observable *obs = r->model->observables;
     size_t n = r->n_chains, nb = (size_t)r->setup->bins;
     double *x = malloc((n * nb + 1) * sizeof *x);
     int64_t *iv = malloc((n + 1) * sizeof *iv);

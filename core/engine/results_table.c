@@ -161,7 +161,7 @@ static int product_roles(int q, const int role[MCF_ROLE_COUNT], const mcfi_model
 
 /* The noise set (mcf/model.h, MCF_OBS_NOISE) of the scalar observable of every role, 0 for
  * a role without one. */
-static void role_noise(const mcf_observable_spec *obs, unsigned noise[MCF_ROLE_COUNT])
+static void role_noise(const mcf_observable *obs, unsigned noise[MCF_ROLE_COUNT])
 {
     for (int k = 0; k < MCF_ROLE_COUNT; k++)
         noise[k] = 0;
@@ -214,7 +214,7 @@ static const char *const derived_names[4] = {"specific_heat", "susceptibility", 
 /* the roles of ops' scalar observables: role[ROLE] = its index among the declared ones */
 static void declared_roles(const mcfi_model *ops, int role[MCF_ROLE_COUNT])
 {
-    const mcf_observable_spec *obs = ops->observables;
+    const mcf_observable *obs = ops->observables;
     for (int k = 0; k < MCF_ROLE_COUNT; k++)
         role[k] = -1;
     for (int k = 0; obs[k].name; k++)
@@ -230,8 +230,8 @@ const char *mcfi_results_noise_message(const mcf_setup *s, int q, char *buf, siz
     if (q < 0 || q > 3 || !derived_possible(q, s->has_temperature, role, ops) ||
         !shares_noise(q, role, ops) || !product_roles(q, role, ops, pair))
         return NULL;
-    const mcf_observable_spec *a = &ops->observables[role[pair[0]]];
-    const mcf_observable_spec *b = &ops->observables[role[pair[1]]];
+    const mcf_observable *a = &ops->observables[role[pair[0]]];
+    const mcf_observable *b = &ops->observables[role[pair[1]]];
     char what[160];
     if (a == b)
         snprintf(what, sizeof what, "the square of %s, a stochastic estimate (noise set %u),",
@@ -250,7 +250,7 @@ const char *mcfi_results_noise_message(const mcf_setup *s, int q, char *buf, siz
 int mcfi_results_error_column(const mcf_setup *s, const char *name)
 {
     const mcfi_model *ops = s->model->model;
-    const mcf_observable_spec *obs = ops->observables;
+    const mcf_observable *obs = ops->observables;
     int role[MCF_ROLE_COUNT], found = 0;
     declared_roles(ops, role);
     for (int k = 0; obs[k].name; k++)
@@ -317,7 +317,7 @@ static double jackknife_scale(const mcf_run *r, size_t point, const int vars[3])
 int mcfi_results_table(const mcf_run *r, mcfi_table *t)
 {
     const mcf_setup *s = r->setup;
-    const mcf_observable_spec *obs = r->model->observables;
+    const mcf_observable *obs = r->model->observables;
     size_t R = (size_t)s->walkers, n_points = r->n_chains / R, nb = (size_t)s->bins;
     int e = r->role[MCF_ROLE_ENERGY], m = r->role[MCF_ROLE_ORDER];
     int m2 = r->role[MCF_ROLE_ORDER2], m4 = r->role[MCF_ROLE_ORDER4];
@@ -443,7 +443,7 @@ static size_t curve_start(const mcf_run *r, const mcf_chain *c, size_t k)
 int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t)
 {
     const mcf_setup *s = r->setup;
-    const mcf_observable_spec *obs = &r->model->observables[r->curve[k]];
+    const mcf_observable *obs = &r->model->observables[r->curve[k]];
     size_t o = r->curve[k], R = (size_t)s->walkers, n_points = r->n_chains / R;
     size_t nb = (size_t)s->bins;
     memset(t, 0, sizeof *t);

@@ -106,7 +106,7 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
     if (rc)
         return rc;
     for (size_t o = 0; o < r->n_declared; o++) {
-        const mcf_observable_spec *spec = &r->model->observables[o];
+        const mcf_observable *spec = &r->model->observables[o];
         if (spec->axis) {
             r->curve[r->n_curves++] = o;
             continue;

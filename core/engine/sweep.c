@@ -129,7 +129,7 @@ static size_t curve_at(const mcf_run *r, const mcf_chain *c, size_t o)
 static int check_finite(const mcf_run *r, mcf_group *g, const mcf_chain *c,
                         const double *values, uint64_t sweep)
 {
-    const mcf_observable_spec *obs = r->model->observables;
+    const mcf_observable *obs = r->model->observables;
     for (size_t o = 0; o < r->n_declared; o++)
         for (size_t p = 0; p < c->points[o]; p++) {
             const double x = values[c->offset[o] + p];

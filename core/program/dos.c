@@ -364,7 +364,7 @@ static int dos_with_setup(const dos_args *args, const mcf_setup *s, char *path, 
                       in.evaluator);
     else if (!in.scale.name)
         rc = mcf_fail(MCF_EFORMAT, "dos: %s: moments without a curve marked moment_scale (the "
-                      "model must declare one: MCF_FERMION_MOMENT_CURVES)", path);
+                      "model must declare one: MCF_FERMION_MOMENT_OBSERVABLES)", path);
     else if (!(mcf_fermion_provides(ev) & MCF_PROVIDES_MOMENTS))
         rc = mcf_fail(MCF_EINVAL, "dos: evaluator %s (%s's [run] evaluator) cannot reconstruct "
                       "densities from moments (no reconstruct op)", s->evaluator_name,

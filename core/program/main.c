@@ -342,7 +342,7 @@ static int cmd_describe(int argc, char **argv)
                "", allowed, (s->flags & MCF_PARAM_NO_SCAN) ? "; not scannable" : "");
     }
     if (in->kind == MCF_PLUGIN_MODEL) {
-        const mcf_observable_spec *obs = mcfe_model_observables(p);
+        const mcf_observable *obs = mcfe_model_observables(p);
         static const char *roles[MCF_ROLE_COUNT] = {
             "", " [energy]", " [order parameter]", " [order parameter squared]",
             " [order parameter^4]", " [dE/dT at fixed configuration]",

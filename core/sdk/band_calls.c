@@ -1,6 +1,7 @@
 /* band_calls.c — a band evaluator's ops over either ABI (mcf/band.h): an ABI-2 table
  * (mcf_band_evaluator) as it is, an ABI-1 one (mcf_band_ops) without the batch and the
  * app_data, which ABI 1 did not have. */
+#include "mcf/abi1_band.h"
 #include "mcf/band.h"
 
 #include "mcf/model.h"

@@ -6,6 +6,7 @@
 #ifndef MCF_FERMION_CALLS_H
 #define MCF_FERMION_CALLS_H
 
+#include "mcf/abi1_fermion.h"
 #include "mcf/fermion.h"
 #include "mcf/plugin.h"
 

@@ -1,7 +1,7 @@
 /* fermion_model.c — binding, workspaces and batched calls of a fermion model's evaluator
  * (mcf/fermion_model.h): the helpers of both ABIs over a target (fermion_calls.h), and
  * ABI 1's public helpers over them (ABI 2's: fermion_model2.c). */
-#include "mcf/fermion_model.h"
+#include "mcf/abi1_fermion_model.h" /* ABI 1's helpers, implemented here (first) */
 
 #include "fermion_model_internal.h"
 

@@ -1,6 +1,5 @@
 /* fermion_model2.c — the helpers of mcf/fermion_model.h as a model of ABI 2 sees them
  * (the _v2 symbols): the evaluator of a batched call is the batch's. */
-#define MCF_WANT_ABI 2
 #include "mcf/fermion_model.h"
 
 #include <math.h>

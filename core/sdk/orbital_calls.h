@@ -8,6 +8,7 @@
 #define MCF_ORBITAL_CALLS_H
 
 #include "mcf/model.h"
+#include "mcf/abi1_orbital.h"
 #include "mcf/orbital.h"
 #include "mcf/plugin.h"
 

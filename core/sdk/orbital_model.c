@@ -1,7 +1,7 @@
 /* orbital_model.c — binding and workspaces of a model's orbital evaluator
  * (mcf/orbital_model.h), as fermion_model.c does for fermion evaluators: the binding that
  * both ABIs' helpers share, and ABI 1's public helpers (ABI 2's: orbital_model2.c). */
-#include "mcf/orbital_model.h"
+#include "mcf/abi1_orbital_model.h" /* ABI 1's helpers, implemented here (first) */
 
 #include <stddef.h>
 

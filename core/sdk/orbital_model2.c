@@ -1,7 +1,6 @@
 /* orbital_model2.c — the helpers of mcf/orbital_model.h as a model of ABI 2 sees them (the
  * _v2 symbols): every verb of the evaluator checked and passed on through orbital_calls.h,
  * whichever ABI the evaluator has; the evaluator of a batched call is the batch's. */
-#define MCF_WANT_ABI 2
 #include "mcf/orbital_model.h"
 
 #include "mcf/error.h"

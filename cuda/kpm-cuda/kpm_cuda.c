@@ -468,5 +468,4 @@ MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "kpm-cuda", "1.0",
                       .app_data = (void *)&kc_backend,
                       .auto_priority = 20, /* before kpm (10) when a device is present */
                       .probe = kc_probe,
-                      .one_batch = 1, /* one kernel launch for all chains of a step */
-                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's evaluator */
+                      .one_batch = 1) /* one kernel launch for all chains of a step */

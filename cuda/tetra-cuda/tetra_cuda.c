@@ -125,5 +125,4 @@ static const mcf_band_evaluator tc_ops = {
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_BAND_EVALUATOR, "tetra-cuda", "0.1",
                       "band evaluator: linear tetrahedra with Bloechl's correction on an NVIDIA "
                       "GPU (CUDA; batched eigensolver, cuSOLVER)",
-                      tc_params, &tc_ops,
-                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's band evaluator */
+                      tc_params, &tc_ops)

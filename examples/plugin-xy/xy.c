@@ -13,7 +13,7 @@
  * heat, the susceptibility and the Binder cumulant.  The Berezinskii–Kosterlitz–Thouless
  * transition of this model is at T_BKT ≈ 0.893 J.
  *
- * Written against the model table of ABI 2 (mcf_model in mcf/model.h, SDK 0.7): every
+ * Written against the model table of ABI 2 (mcf_model in mcf/model.h, SDK 1.0): every
  * operation takes a batch of n chains, and the chain's state is described once, in
  * xy_state(); the core saves and loads checkpoints and adapts δ from that description. */
 #include <math.h>
@@ -22,8 +22,8 @@
 
 #include "mcf/mcf.h"
 
-#if !MCF_VERSION_AT_LEAST(0, 7, 0)
-#error "the XY example needs the mcf 0.7 SDK (ABI 2's model table, MCF_PLUGIN_DESCRIPTOR)"
+#if !MCF_VERSION_AT_LEAST(1, 0, 0)
+#error "the XY example needs the mcf 1.0 SDK (ABI 2's model table, frozen)"
 #endif
 
 #define XY_PI 3.14159265358979323846
@@ -289,4 +289,4 @@ static const mcf_model xy_model = {
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "xy", "0.1.0",
                       "classical XY model (planar unit spins) on the square lattice", xy_params,
-                      &xy_model, .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0))
+                      &xy_model)

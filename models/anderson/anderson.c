@@ -487,5 +487,4 @@ static const mcf_model anderson_model = {
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "anderson", "1.0",
                       "Anderson model of disorder: DOS, typical DOS and LDOS over disorder "
                       "realizations (needs a fermion evaluator)",
-                      anderson_params, &anderson_model,
-                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's helpers */
+                      anderson_params, &anderson_model)

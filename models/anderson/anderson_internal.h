@@ -8,7 +8,6 @@
 #ifndef MCF_ANDERSON_INTERNAL_H
 #define MCF_ANDERSON_INTERNAL_H
 
-#define MCF_WANT_ABI 2 /* ABI 2's helpers (mcf/fermion_model.h) */
 #include "mcf/mcf.h"
 
 #include <stddef.h>

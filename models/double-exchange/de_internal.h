@@ -16,7 +16,6 @@
 #ifndef MCF_DE_INTERNAL_H
 #define MCF_DE_INTERNAL_H
 
-#define MCF_WANT_ABI 2 /* ABI 2's helpers (mcf/fermion_model.h) */
 #include "mcf/mcf.h"
 
 #include <stddef.h>

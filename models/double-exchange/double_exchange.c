@@ -352,5 +352,4 @@ MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "double-exchange", "1.1",
                       "double-exchange model: classical spins and fermions, infinite or finite "
                       "Hund coupling, weight exp(-S_eff) from a fermion evaluator (kpm, "
                       "kpm-cuda or ed)",
-                      de_params, &de_model,
-                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's helpers */
+                      de_params, &de_model)

@@ -384,5 +384,4 @@ static const mcf_model heis_model = {
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "heisenberg", "1.0",
                       "classical Heisenberg model of unit 3-vectors (double exchange without "
                       "fermions)",
-                      heis_params, &heis_model,
-                      .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0)) /* ABI 2's model */
+                      heis_params, &heis_model)

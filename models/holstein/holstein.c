@@ -321,5 +321,4 @@ static const mcf_model ho_model = {
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "holstein", "1.2",
                       "adiabatic Holstein model: classical displacements and spinless fermions, "
                       "weight exp(-E_cl/T - S_eff) from a fermion evaluator (kpm, kpm-cuda or ed)",
-                      ho_params, &ho_model,
-                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's helpers */
+                      ho_params, &ho_model)

@@ -2,7 +2,6 @@
 #ifndef MCF_HOLSTEIN_INTERNAL_H
 #define MCF_HOLSTEIN_INTERNAL_H
 
-#define MCF_WANT_ABI 2 /* ABI 2's helpers (mcf/fermion_model.h) */
 #include "mcf/mcf.h"
 
 /* [model] lattice: its choices, and their positions (mcf_params_choice) */
@@ -10,7 +9,7 @@
 enum { HO_LATTICE_SQUARE, HO_LATTICE_CUBIC };
 
 /* holstein_periodic.c: uniform and checkerboard displacements, or a chain's own, as
- * crystals (mcf_model_ops.periodic) */
+ * crystals (mcf_model.periodic) */
 int ho_periodic(const mcf_params *params, const void *chain, const char *state,
                 mcf_cell *cell);
 

@@ -329,5 +329,4 @@ static const mcf_model ising_model = {
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "ising", "1.0",
                       "2D square-lattice Ising model, single-spin-flip Metropolis (reference "
                       "model)",
-                      ising_params, &ising_model,
-                      .min_mcf_version = MCF_VERSION_NUMBER(0, 6, 0)) /* ABI 2's model */
+                      ising_params, &ising_model)

@@ -170,5 +170,4 @@ MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "kpm", "1.0",
                       "action changes, OpenMP",
                       kpm_param_specs, &kpm_ops_evaluator,
                       .app_data = (void *)&kpm_backend_cpu,
-                      .auto_priority = 10, /* the CPU choice of evaluator = auto */
-                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's evaluator */
+                      .auto_priority = 10) /* the CPU choice of evaluator = auto */

@@ -1,8 +1,9 @@
 /* orbital_abi1_side.c — what an ABI-1 model sees of its orbital evaluator, for
- * test_orbital_adapters.c: ABI 1's helpers of mcf/orbital_model.h (mcf_orbital_bind, has,
- * workspace), whose names that file (MCF_WANT_ABI 2) gives to ABI 2's.  Bound to an ABI-2
- * evaluator they hand out the down adapter's view (core/sdk/orbital_abi1_view.c). */
-#include "mcf/orbital_model.h"
+ * test_orbital_adapters.c: ABI 1's helpers (mcf_orbital_bind, has, workspace of mcf
+ * 0.5-0.8; private since mcf 1.0: mcf/abi1_orbital_model.h, first), whose names ABI 2's
+ * take in that file.  Bound to an ABI-2 evaluator they hand out the down adapter's view
+ * (core/sdk/orbital_abi1_view.c). */
+#include "mcf/abi1_orbital_model.h"
 
 #include "orbital_abi1_side.h"
 

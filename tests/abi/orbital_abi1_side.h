@@ -3,6 +3,7 @@
 #ifndef MCF_TEST_ORBITAL_ABI1_SIDE_H
 #define MCF_TEST_ORBITAL_ABI1_SIDE_H
 
+#include "mcf/abi1_orbital.h" /* mcf_orbital_ops: private to mcf since 1.0 */
 #include "mcf/model.h"
 #include "mcf/orbital.h"
 

@@ -1,5 +1,4 @@
 /* orbital_backend.c — the callers and scripts of orbital_backend.h. */
-#define MCF_WANT_ABI 2
 #include "orbital_backend.h"
 
 #include <math.h>

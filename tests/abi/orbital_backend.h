@@ -13,13 +13,14 @@
 #ifndef MCF_TEST_ORBITAL_BACKEND_H
 #define MCF_TEST_ORBITAL_BACKEND_H
 
-#if !defined(MCF_WANT_ABI) || MCF_WANT_ABI < 2
-#error "orbital_backend.h wants ABI 2's helpers: #define MCF_WANT_ABI 2 first"
-#endif
-
 #include <stddef.h>
 
+#include "mcf/abi1_orbital.h" /* mcf_orbital_ops (OB_TABLE1): private to mcf since 1.0 */
 #include "mcf/orbital_model.h"
+
+#if MCF_WANT_ABI < 2
+#error "orbital_backend.h wants ABI 2's helpers (mcf/orbital_model.h)"
+#endif
 
 typedef enum ob_kind { OB_TABLE1, OB_TABLE2, OB_HELPERS } ob_kind;
 

@@ -11,7 +11,9 @@
  *   HOSTDET_BAD_DET    mcf-thostdetbad.so: ABI 2 promising DETERMINANTS, det_local NULL
  *   HOSTDET_BAD_SWEEP  mcf-thostdetsweep.so: ABI 2 promising WALKER_SWEEP alone
  *   HOSTDET_SHORT      mcf-thostdetshort.so: ABI 2 whose struct_size is one pointer short
- * The walker sweep ignores `delay` (every move is applied at once: exact either way). */
+ * The walker sweep ignores `delay` (every move is applied at once: exact either way).
+ * Built against ABI 1's private headers (core/sdk/abi1: the table of HOSTDET_ABI1). */
+#include "mcf/abi1_orbital.h"
 #include "mcf/mcf.h"
 
 #include <math.h>

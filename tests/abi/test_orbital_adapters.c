@@ -22,7 +22,6 @@
  *
  * Usage: test_orbital_adapters FROZEN_PLANEWAVE_FOLDER HOSTDET_FOLDER */
 #define _POSIX_C_SOURCE 200809L
-#define MCF_WANT_ABI 2
 #include "orbital_backend.h"
 
 #include <stdint.h>

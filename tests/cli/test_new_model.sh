@@ -249,9 +249,10 @@ cd "$dir" || exit 1
 # ---- 3. the fermion skeleton ------------------------------------------------------------
 name=spin-fermion
 skeleton "$name" fermion 200 --fermion
-grep -q "^#define MCF_WANT_ABI 2" "$src" && grep -q "{'S', 'P', 'I', '1'}" "$src" &&
+! grep -q "MCF_WANT_ABI" "$src" && grep -q "{'S', 'P', 'I', '1'}" "$src" &&
   grep -q "^static int spin_fermion_measure(" "$src" && grep -q "^evaluator = ed" "${src%.c}.ini" &&
-  ok "MCF_WANT_ABI 2 first, identifiers spin_fermion_*, state tag SPI1, evaluator = ed" ||
+  ok "no MCF_WANT_ABI (ABI 2 is the default), identifiers spin_fermion_*, state tag SPI1," \
+     "evaluator = ed" ||
   bad "the names in $src, or its evaluator"
 
 # exact enumeration, periodic chain of 4 sites: for every s, the levels of H_f(s) (Jacobi),

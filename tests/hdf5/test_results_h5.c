@@ -306,7 +306,7 @@ static void check_ising(const char *mcf)
           "model attribute '%s'", text);
     CHECK(read_text_attr(f, "scan", 0, text, sizeof text) == 0 && !strcmp(text, "T"),
           "scan attribute '%s'", text);
-    /* symbols and units (mcf_model_ops.labels, and the core's for what it derives) */
+    /* symbols and units (the model's labels, and the core's for what it derives) */
     static const char *const lab[][3] = {
         {"/observables/abs_m", "⟨|m|⟩", ""}, {"/observables/energy", "E/N", "J"},
         {"/results/abs_m", "⟨|m|⟩", ""},     {"/results/T", "T", "J"},

@@ -14,18 +14,16 @@
  * second, independent one (mcf_fermion_occupation_heat; declared noise sets 1 and 2), so
  * that the core's <energy action_dT> carries no covariance of a stochastic trace's noise.
  * Written against ABI 2 (mcf_model, mcf/model.h; the ABI-2 helpers of mcf/fermion_model.h,
- * whose batched calls reach the batch's evaluator): the mcf 0.7 SDK, and it says so.
+ * whose batched calls reach the batch's evaluator): the mcf 1.0 SDK, and it says so.
  * Checkpoint record (fk_state): "FKM1", int64 N, N bytes w, the measurement stream — the
  * bytes of this model's ABI-1 version. */
-#define MCF_WANT_ABI 2 /* ABI 2's helpers (mcf/fermion_model.h); before the first mcf header */
-
 #include <stdlib.h>
 #include <string.h>
 
 #include "mcf/mcf.h"
 
-#if !MCF_VERSION_AT_LEAST(0, 7, 0)
-#error "falicov-kimball needs the mcf 0.7 SDK (ABI 2's mcf_model and fermion helpers)"
+#if !MCF_VERSION_AT_LEAST(1, 0, 0)
+#error "falicov-kimball needs the mcf 1.0 SDK (ABI 2's mcf_model and fermion helpers)"
 #endif
 
 /* the model's own random stream (mcf/model.h): chain k's measurement stream is stream
@@ -276,4 +274,4 @@ static const mcf_model fk_model = {
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "falicov-kimball", "0.1.0",
                       "spinless Falicov-Kimball: classical w_i in {0,1}, fermions + U w_i n_i",
-                      fk_params, &fk_model, .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0))
+                      fk_params, &fk_model)

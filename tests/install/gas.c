@@ -6,8 +6,9 @@
  * (mcf/model.h), drawing exactly what the core's loop would (propose's three uniforms, then
  * the core's rule mcf_metropolis_accept of mcf/rng_device.h), so both must give the same
  * chain.  Observable u = sum_{i<j} u(r_ij); for N = 2 its mean is a ratio of two radial
- * integrals (the step computes them).  It states the mcf it needs (0.2) to the compiler
- * and, through the descriptor's min_mcf_version, to the loader. */
+ * integrals (the step computes them).  A model of ABI 2 (mcf_model, mcf/model.h); it
+ * states the mcf it needs (1.0) to the compiler and, through the descriptor's
+ * min_mcf_version, to the loader. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +17,11 @@
 #include "mcf/pair_function.h"
 #include "mcf/rng_device.h"
 
-#if !MCF_VERSION_AT_LEAST(0, 2, 0)
-#error "gas needs the mcf 0.2 SDK (the sweep op, mcf/pair_function.h)"
+#if !MCF_VERSION_AT_LEAST(1, 0, 0)
+#error "gas needs the mcf 1.0 SDK (ABI 2's model table, with the sweep op)"
 #endif
 #ifndef GAS_NEEDS /* the oldest mcf it runs with; the install test also asks for 9.0.0 */
-#define GAS_NEEDS MCF_VERSION_NUMBER(0, 2, 0)
+#define GAS_NEEDS MCF_VERSION_NUMBER(1, 0, 0)
 #endif
 
 static const mcf_param_spec gas_params[] = {
@@ -36,9 +37,9 @@ static const mcf_param_spec gas_params[] = {
      "make the moves in the model's sweep op"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
-static const mcf_observable_spec gas_observables[] = {
-    {"u", MCF_ROLE_NONE, "sum_{i<j} u(r_ij)", NULL, 0},
-    {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
+static const mcf_observable gas_observables[] = {
+    {"u", MCF_ROLE_NONE, "sum_{i<j} u(r_ij)", NULL, 0, .symbol = NULL},
+    {NULL, MCF_ROLE_NONE, NULL, NULL, 0, .symbol = NULL}};
 
 typedef struct gas {
     size_t n, next;
@@ -82,7 +83,11 @@ static int gas_create(const mcf_params *p, const mcf_services *s, mcf_rng *rng, 
     return MCF_OK;
 }
 
-static size_t gas_units(const void *chain) { return ((const gas *)chain)->n; }
+static int gas_layout(const void *chain, mcf_layout *layout)
+{
+    layout->units = ((const gas *)chain)->n; /* particle moves per sweep */
+    return MCF_OK;
+}
 
 static double dist(const gas *g, const double *a, const double *b)
 {
@@ -114,37 +119,42 @@ static void trial(const gas *g, mcf_rng *rng, double *t)
     }
 }
 
-static int gas_propose(void *chain, mcf_rng *rng, void *move)
+/* the trial position of the next particle and its log ratio, chain by chain */
+static int gas_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                       void *moves, double *log_ratio)
 {
-    trial(chain, rng, ((gas_move *)move)->r);
+    (void)b;
+    gas_move *m = moves;
+    for (size_t k = 0; k < n; k++) {
+        const gas *g = chains[k];
+        trial(g, rngs[k], m[k].r);
+        log_ratio[k] = gas_lr(g, g->next, m[k].r);
+    }
     return MCF_OK;
 }
 
-static int gas_log_ratio(void *const *chains, const void *moves, size_t n, double *out)
+/* the next particle moves if accepted; either way the one after it is next */
+static void gas_settle(gas *g, const gas_move *m, int accepted)
 {
+    if (accepted)
+        memcpy(g->r + 3 * g->next, m->r, 3 * sizeof(double));
+    g->next = (g->next + 1) % g->n;
+}
+
+static int gas_apply(mcf_batch *b, void *const *chains, const void *moves, size_t n,
+                     const unsigned char *accepted)
+{
+    (void)b;
     const gas_move *m = moves;
     for (size_t k = 0; k < n; k++)
-        out[k] = gas_lr(chains[k], ((gas *)chains[k])->next, m[k].r);
+        gas_settle(chains[k], &m[k], accepted[k]);
     return MCF_OK;
 }
 
-static int gas_accept(void *chain, const void *move)
+static int gas_sweep(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rng,
+                     uint64_t *accepted)
 {
-    gas *g = chain;
-    memcpy(g->r + 3 * g->next, ((const gas_move *)move)->r, 3 * sizeof(double));
-    g->next = (g->next + 1) % g->n;
-    return MCF_OK;
-}
-
-static void gas_reject(void *chain, const void *move)
-{
-    (void)move;
-    gas *g = chain;
-    g->next = (g->next + 1) % g->n;
-}
-
-static int gas_sweep(void *const *chains, size_t n, mcf_rng *const *rng, uint64_t *accepted)
-{
+    (void)b;
     if (!((gas *)chains[0])->own)
         return MCF_SWEEP_DECLINED;
     for (size_t k = 0; k < n; k++) {
@@ -153,68 +163,61 @@ static int gas_sweep(void *const *chains, size_t n, mcf_rng *const *rng, uint64_
         accepted[k] = 0;
         for (size_t i = 0; i < g->n; i++) {
             trial(g, rng[k], m.r);
-            if (mcf_metropolis_accept(rng[k], gas_lr(g, g->next, m.r))) {
-                gas_accept(g, &m);
-                accepted[k]++;
-            } else {
-                gas_reject(g, &m);
-            }
+            const int yes = mcf_metropolis_accept(rng[k], gas_lr(g, g->next, m.r));
+            gas_settle(g, &m, yes);
+            accepted[k] += (uint64_t)yes;
         }
     }
     return MCF_OK;
 }
 
-static int gas_measure(void *chain, double *v)
+static int gas_measure(mcf_batch *b, void *const *chains, size_t n, double *const *values)
 {
-    const gas *g = chain;
-    double s = 0;
-    for (size_t i = 0; i < g->n; i++)
-        for (size_t j = i + 1; j < g->n; j++)
-            s += mcf_pair_value(&g->u, dist(g, g->r + 3 * i, g->r + 3 * j));
-    v[0] = s;
+    (void)b;
+    for (size_t k = 0; k < n; k++) {
+        const gas *g = chains[k];
+        double s = 0;
+        for (size_t i = 0; i < g->n; i++)
+            for (size_t j = i + 1; j < g->n; j++)
+                s += mcf_pair_value(&g->u, dist(g, g->r + 3 * i, g->r + 3 * j));
+        values[k][0] = s;
+    }
     return MCF_OK;
 }
 
-static int gas_save(const void *chain, mcf_stream *out)
-{
-    const gas *g = chain;
-    return mcf_stream_write(out, g->r, 3 * g->n * sizeof(double));
-}
-
-static int gas_load(void *chain, mcf_stream *in)
+/* the record: the positions (no tag); a checkpoint is taken between sweeps, when the next
+ * particle is the first */
+static int gas_state(void *chain, mcf_chain_state *st)
 {
     gas *g = chain;
-    g->next = 0;
-    return mcf_stream_read(in, g->r, 3 * g->n * sizeof(double));
+    return mcf_chain_state_add(st, MCF_STATE_REALS("positions", g->r, 3 * g->n),
+                               0);
 }
 
-static const mcf_model_ops gas_ops = {
-    .struct_size = sizeof(mcf_model_ops),
+static int gas_rebuild(void *chain, unsigned what)
+{
+    (void)what;
+    ((gas *)chain)->next = 0;
+    return MCF_OK;
+}
+
+static const mcf_model gas_model = {
+    .struct_size = sizeof(mcf_model),
     .move_size = sizeof(gas_move),
     .observables = gas_observables,
     .create = gas_create,
     .destroy = gas_destroy,
-    .units = gas_units,
+    .layout = gas_layout,
     .propose = gas_propose,
-    .log_ratio = gas_log_ratio,
-    .accept = gas_accept,
-    .reject = gas_reject,
-    .measure = gas_measure,
-    .save = gas_save,
-    .load = gas_load,
+    .apply = gas_apply,
     .sweep = gas_sweep,
+    .measure = gas_measure,
+    .state = gas_state,
+    .rebuild = gas_rebuild,
 };
 
-static const mcf_plugin_info gas_info = {
-    .abi_version = MCF_ABI_VERSION,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_MODEL,
-    .name = "gas",
-    .version = "0.1.0",
-    .summary = "classical particles weighted by exp(2 sum u(r_ij)), u rpa",
-    .params = gas_params,
-    .ops = &gas_ops,
-    .min_mcf_version = GAS_NEEDS,
-};
-
-MCF_PLUGIN(gas_info)
+/* min_mcf_version: after the ops, where MCF_PLUGIN_DESCRIPTOR takes further fields (it
+ * overrides the macro's 1.0.0) */
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "gas", "0.1.0",
+                      "classical particles weighted by exp(2 sum u(r_ij)), u rpa", gas_params,
+                      &gas_model, .min_mcf_version = GAS_NEEDS)

@@ -14,7 +14,7 @@
 #      weight, against the installed headers; its sweep and the core's loop must give the
 #      same results.tsv, and <u> of two particles the radial integrals' value within 4
 #      error bars
-#   7. builds tests/install/falicov_kimball.c, a fermion model (mcf 0.7: ABI 2's model
+#   7. builds tests/install/falicov_kimball.c, a fermion model (mcf 1.0: ABI 2's model
 #      table and fermion helpers; the roles ENERGY_DT and ACTION_DT,
 #      mcf_fermion_occupation_heat), and tests/install/fk_exact.c,
 #      the exact enumeration of its 2^16 configurations on 4x4, against the installed

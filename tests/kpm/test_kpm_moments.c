@@ -1,6 +1,7 @@
-/* test_kpm_moments.c — the Chebyshev-moment ops of the kpm plugin (ABI 1's moment_count,
- * dos_moments, ldos_moments, reconstruct, called through tests/evaluator_test.h: kpm's
- * spectra and reconstruct of ABI 2), loaded through the core's loader, against dense
+/* test_kpm_moments.c — the Chebyshev moments of the kpm plugin (its spectra and
+ * reconstruct, called through tests/evaluator_test.h in the shapes of ABI 1's
+ * moment_count, dos_moments, ldos_moments and reconstruct), loaded through the core's
+ * loader, against dense
  * diagonalization (GSL) of a random complex Hamiltonian:
  *
  *   (a) vectors = 0: the DOS moments equal Tr T_n(H~) / dim from the eigenvalues, to the
@@ -281,13 +282,8 @@ static void test_ed(void)
     CHECK(rc == MCF_OK, "loading ed: %s", mcf_last_error());
     if (rc)
         return;
-    /* ed's table as ABI 1's helpers see it (while ed is ABI 1), and the bits of both */
-    const mcf_fermion_ops *eo = p->info->ops;
-    mcf_fermion f = {.ops = eo, .name = "ed"};
-    const int ed_abi1 = p->info->abi_version != MCF_ABI_2;
-    CHECK((!ed_abi1 || (!MCF_HAS(mcf_fermion_ops, eo, dos_moments) &&
-                        !mcf_fermion_has(&f, MCF_FERMION_MOMENTS))) &&
-              !(mcf_fermion_provides(p->info) & MCF_PROVIDES_MOMENTS) &&
+    /* the bits both evaluators state */
+    CHECK(!(mcf_fermion_provides(p->info) & MCF_PROVIDES_MOMENTS) &&
               (mcf_fermion_provides(info) & MCF_PROVIDES_MOMENTS),
           "ed offers moments, or kpm does not");
     printf("(e) ed: no moment ops; kpm: MCF_FERMION_MOMENTS\n");

@@ -6,10 +6,10 @@ x.cu with x.h or x.cuh; an SDK header core/sdk/include/mcf/x.h with core/sdk/x.c
 in core/engine/include with the engine's file of its name).  A file without a partner is a
 node of its own.  A -> B when a file of A
   * includes a header of B (#include "..." resolved beside the includer, then under the
-    include folders core/sdk/include and core/engine/include, then by a name that only one
-    file in the folders checked has; <mcf/...> likewise) - unless that header declares a
-    function the including file defines: a family's shared header (setup.h for section.c,
-    internal.h for config.c) is that file's own interface too; or
+    include folders core/sdk/include, core/sdk/abi1 and core/engine/include, then by a
+    name that only one file in the folders checked has; <mcf/...> likewise) - unless that
+    header declares a function the including file defines: a family's shared header
+    (setup.h for section.c, internal.h for config.c) is that file's own interface too; or
   * calls a function of B: a name followed by '(' (or a kernel's '<<<') inside braces
     (comments, strings and preprocessor lines are not read; the file's own functions are
     not followed).  A function is the concept's whose header declares it when that header
@@ -26,7 +26,7 @@ import sys
 
 FOLDERS_TOP = ["core", "models", "plugins", "cuda"]
 EXTS = (".c", ".h", ".cu", ".cuh", ".inc")
-INCLUDE_DIRS = ["core/sdk/include", "core/engine/include", "core/include"]
+INCLUDE_DIRS = ["core/sdk/include", "core/sdk/abi1", "core/engine/include", "core/include"]
 # not functions: what may stand before '(' in a definition's head or a body
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "__attribute__",
             "__declspec", "__launch_bounds__", "alignof", "_Alignof", "alignas",

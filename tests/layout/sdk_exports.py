@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""sdk_exports.py INCLUDE_DIR LIBMCF [NM] — libmcf exports exactly the SDK's functions.
+"""sdk_exports.py [--private DIR]... INCLUDE_DIR LIBMCF [NM] — libmcf exports exactly the
+SDK's functions.
 
 INCLUDE_DIR is the folder that holds mcf/*.h (core/sdk/include), LIBMCF the built shared
-library.  Fails (exit 1), naming each offender, when
+library.  Each --private DIR is a folder of mcf/*.h that is not installed but whose
+functions libmcf exports all the same: core/sdk/abi1, ABI 1's helpers (mcf 0.1-0.8), which
+the plugins built with them still call; its headers are read as the public ones are.
+Fails (exit 1), naming each offender, when
   (a) a function declared at file scope in a public header mcf/*.h lacks MCF_API (static
       inline helpers, typedefs and struct members are not declarations of libmcf's
       functions and are skipped; MCF_EXPORT marks the plugin's own entry point);
@@ -149,13 +153,26 @@ def main(argv):
             for name, line, api in declarations(h):
                 print(f"{h}:{line}: {name} {'MCF_API' if api else '-'}")
         return 0
+    private = []
+    rest = [argv[0]]
+    k = 1
+    while k < len(argv):
+        if argv[k] == "--private" and k + 1 < len(argv):
+            private.append(argv[k + 1])
+            k += 2
+        else:
+            rest.append(argv[k])
+            k += 1
+    argv = rest
     if len(argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         return 2
     inc, lib = argv[1], argv[2]
     nm = argv[3] if len(argv) == 4 else "nm"
-    hdir = os.path.join(inc, "mcf")
-    headers = sorted(os.path.join(hdir, f) for f in os.listdir(hdir) if f.endswith(".h"))
+    headers = []
+    for d in [inc] + private:
+        hdir = os.path.join(d, "mcf")
+        headers += sorted(os.path.join(hdir, f) for f in os.listdir(hdir) if f.endswith(".h"))
     fail = 0
     declared = {}
     alias = {}
@@ -180,7 +197,7 @@ def main(argv):
             print(f"FAIL (b): {lib} exports the internal {sym} ({kind})")
             fail = 1
         elif sym not in declared:
-            print(f"FAIL (b): {lib} exports {sym} ({kind}), which no public header declares")
+            print(f"FAIL (b): {lib} exports {sym} ({kind}), which no header declares")
             fail = 1
     for name, api in sorted(declared.items()):
         if api and syms.get(name) not in ("T", "W", "i"):

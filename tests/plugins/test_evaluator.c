@@ -1,59 +1,46 @@
-/* test_evaluator.c — test fermion evaluators; nothing here is ever called but probe():
- *   mcf-tnullev.so    one the loader must refuse: its required op `dos` is NULL;
- *   mcf-tautogpu.so   (TEST_VARIANT_AUTOGPU) a candidate of `evaluator = auto` with
- *                     priority 90 whose probe says usable only when MCF_TEST_AUTO_GPU=1. */
+/* test_evaluator.c — test fermion evaluators of ABI 2 (mcf/fermion.h); nothing here is ever
+ * called but probe():
+ *   mcf-tnullev.so      one the loader must refuse: its required op `spectra` is NULL;
+ *   mcf-tautogpu.so     (TEST_VARIANT_AUTOGPU) a candidate of `evaluator = auto` with
+ *                       priority 90 whose probe says usable only when MCF_TEST_AUTO_GPU=1;
+ *                       it provides no change_action (holstein refuses it);
+ *   mcf-tpreflip.so     (TEST_VARIANT_PREFLIP) a good table whose descriptor states
+ *                       min_mcf_version 0.7.0: built against ABI 2 before it was frozen in
+ *                       mcf 1.0, which the loader refuses;
+ *   mcf-tpreflip0.so    (TEST_VARIANT_PREFLIP0) the same stating none (0), as
+ *                       MCF_PLUGIN_DESCRIPTOR of mcf 0.7-0.8 wrote it. */
 #include "mcf/mcf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int create(const mcf_params *p, const mcf_hamiltonian *h, void **ws)
+static int create(const mcf_params *p, const mcf_hamiltonian *h, void *app_data, void **ws)
 {
-    (void)p;
-    (void)h;
+    (void)p, (void)h, (void)app_data;
     *ws = NULL;
-    return mcf_fail(MCF_EINVAL, "tnullev: not meant to run");
+    return mcf_fail(MCF_EINVAL, "test evaluator: not meant to run");
 }
 
 static void destroy(void *ws) { (void)ws; }
-static size_t energy_points(const void *ws) { (void)ws; return 0; }
 
-static int energies(void *ws, double *E)
+#if !defined(TEST_VARIANT_NULLEV)
+static int spectra(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                   mcf_spectra *s)
 {
-    (void)ws;
-    (void)E;
+    (void)b, (void)ws, (void)n, (void)rngs, (void)s;
     return MCF_EINVAL;
 }
+#endif
 
-static int ldos(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
-                double *const *out)
+static int occupation(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                      double mu, double T, const mcf_occupation *out)
 {
-    (void)ws, (void)n, (void)rows, (void)n_rows, (void)out;
-    return MCF_EINVAL;
-}
-
-static int green(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
-                 double *const *re, double *const *im)
-{
-    (void)ws, (void)n, (void)rows, (void)n_rows, (void)re, (void)im;
-    return MCF_EINVAL;
-}
-
-static int occupation(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
-                      double *density, double *energy)
-{
-    (void)ws, (void)n, (void)rngs, (void)mu, (void)T, (void)density, (void)energy;
+    (void)b, (void)ws, (void)n, (void)rngs, (void)mu, (void)T, (void)out;
     return MCF_EINVAL;
 }
 
 #ifdef TEST_VARIANT_AUTOGPU
-static int dos(void *const *ws, size_t n, mcf_rng *const *rngs, double *const *out)
-{
-    (void)ws, (void)n, (void)rngs, (void)out;
-    return MCF_EINVAL;
-}
-
 static int probe(char *why, size_t len)
 {
     const char *v = getenv("MCF_TEST_AUTO_GPU");
@@ -63,44 +50,46 @@ static int probe(char *why, size_t len)
 }
 #endif
 
-static const mcf_fermion_ops ops = {
-    .struct_size = sizeof(mcf_fermion_ops),
+static const mcf_fermion_evaluator table = {
+    .struct_size = sizeof(mcf_fermion_evaluator),
+    .provides = MCF_PROVIDES_OCCUPATION | MCF_PROVIDES_DOS | MCF_PROVIDES_LDOS |
+                MCF_PROVIDES_GREEN,
     .create = create,
     .destroy = destroy,
-    .energy_points = energy_points,
-    .energies = energies,
-#ifdef TEST_VARIANT_AUTOGPU
-    .dos = dos,
+#if defined(TEST_VARIANT_NULLEV)
+    .spectra = NULL, /* the defect */
 #else
-    .dos = NULL, /* the defect */
+    .spectra = spectra,
 #endif
-    .ldos = ldos,
-    .green = green,
     .occupation = occupation,
 };
 
 static const mcf_param_spec params[] = {{NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
+#if defined(TEST_VARIANT_AUTOGPU)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "tautogpu", "0",
+                      "test: an evaluator = auto candidate (priority 90), usable when "
+                      "MCF_TEST_AUTO_GPU=1",
+                      params, &table, .auto_priority = 90, .probe = probe)
+#elif defined(TEST_VARIANT_PREFLIP)
+/* a later min_mcf_version overrides the macro's 1.0.0 (as a plugin needing 1.2 writes it) */
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "tpreflip", "0",
+                      "test: an ABI-2 evaluator built against mcf 0.7's headers", params,
+                      &table, .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0))
+#elif defined(TEST_VARIANT_PREFLIP0)
+/* the descriptor as mcf 0.7-0.8's MCF_PLUGIN_DESCRIPTOR wrote it: no min_mcf_version */
 static const mcf_plugin_info info = {
-    .abi_version = MCF_ABI_VERSION,
+    .abi_version = 2u,
     .struct_size = sizeof(mcf_plugin_info),
     .kind = MCF_PLUGIN_FERMION_EVALUATOR,
-#ifdef TEST_VARIANT_AUTOGPU
-    .name = "tautogpu",
+    .name = "tpreflip0",
     .version = "0",
-    .summary = "test: an evaluator = auto candidate (priority 90), usable when "
-               "MCF_TEST_AUTO_GPU=1",
+    .summary = "test: an ABI-2 evaluator built against mcf 0.8's headers",
     .params = params,
-    .ops = &ops,
-    .auto_priority = 90,
-    .probe = probe,
-#else
-    .name = "tnullev",
-    .version = "0",
-    .summary = "test: a fermion evaluator with a NULL required op",
-    .params = params,
-    .ops = &ops,
-#endif
+    .ops = &table,
 };
-
 MCF_PLUGIN(info)
+#else
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "tnullev", "0",
+                      "test: a fermion evaluator with a NULL required op", params, &table)
+#endif

@@ -24,7 +24,11 @@
  *                                            a value that is not finite at run time)
  *   TEST_VARIANT_SELF_NAMED mcf-tself.so     the good model, named after its file: copies
  *                                            mcf-NAME.so are as many plugins as there are
- *                                            copies, of names as long as a file's */
+ *                                            copies, of names as long as a file's
+ * A model of ABI 1 (mcf_model_ops), built against ABI 1's private headers (core/sdk/abi1;
+ * tests/plugins/CMakeLists.txt): every in-tree model is ABI 2 since mcf 1.0, and the runs
+ * of this one are what keeps the core's ABI-1 adapter (core/engine/abi1.c) under the CLI
+ * tests, its refusals included (tnullop). */
 #ifdef TEST_VARIANT_SELF_NAMED
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
@@ -34,6 +38,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include "mcf/abi1_model.h" /* ABI 1's table (private to mcf) */
 #include "mcf/mcf.h"
 
 typedef struct chain {
@@ -259,7 +264,7 @@ static const mcf_param_spec params[] = {
 #ifdef TEST_VARIANT_BAD_ABI
 #define ABI (MCF_ABI_VERSION + 40) /* neither ABI 1 nor ABI 2 */
 #else
-#define ABI MCF_ABI_VERSION
+#define ABI MCF_ABI_1
 #endif
 
 static const mcf_plugin_info info = {

@@ -16,7 +16,9 @@
  *                                            deviate (noise set 2): C must be right
  *   TNOISY_BOLTZMANN    mcf-tnoisyboltz.so   the Boltzmann form with the noisy energy (set
  *                                            1): <e^2> would carry sigma^2; the core must
- *                                            leave C out */
+ *                                            leave C out
+ * A model of ABI 2 (mcf/model.h); its record, the spin and the measurement stream, has no
+ * tag, as its ABI-1 save() of mcf 0.4-0.8 wrote it. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -45,78 +47,84 @@ static int create(const mcf_params *p, const mcf_services *sv, mcf_rng *rng, voi
         rc = mcf_params_real(p, "sigma", &c->sigma);
     if (!rc)
         rc = mcf_params_temperature(p, &c->T);
+    if (!rc)
+        rc = mcf_services_stream(sv, "measurement", &c->mrng);
     if (rc) {
         free(c);
         return rc;
     }
     c->s = mcf_rng_uniform(rng) < 0.5 ? 1 : -1;
-    mcf_rng_init(&c->mrng, sv->seed, NOISY_STREAM + sv->chain_index);
     *out = c;
     return MCF_OK;
 }
 
 static void destroy(void *c) { free(c); }
-static size_t units(const void *c) { (void)c; return 1; }
 
-static int propose(void *c, mcf_rng *rng, void *mv)
+static int layout(const void *c, mcf_layout *l)
 {
     (void)c;
-    (void)rng;
-    ((move *)mv)->flip = 1;
+    l->units = 1;
     return MCF_OK;
 }
 
-static int log_ratio(void *const *chains, const void *moves, size_t n, double *out)
+static int propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                   void *moves, double *log_ratio)
 {
-    (void)moves;
+    (void)b;
+    (void)rngs;
     for (size_t k = 0; k < n; k++) {
         const chain *c = chains[k];
-        out[k] = -2.0 * c->h * c->s / c->T; /* flipping s changes e = -h s by 2 h s */
+        ((move *)moves)[k].flip = 1;
+        log_ratio[k] = -2.0 * c->h * c->s / c->T; /* flipping s changes e = -h s by 2 h s */
     }
     return MCF_OK;
 }
 
-static int accept(void *c, const void *mv)
+static int apply(mcf_batch *b, void *const *chains, const void *moves, size_t n,
+                 const unsigned char *accepted)
 {
-    (void)mv;
-    ((chain *)c)->s = -((chain *)c)->s;
+    (void)b;
+    (void)moves;
+    for (size_t k = 0; k < n; k++)
+        if (accepted[k])
+            ((chain *)chains[k])->s = -((chain *)chains[k])->s;
     return MCF_OK;
 }
-
-static void reject(void *c, const void *mv) { (void)c; (void)mv; }
 
 /* energy (noisy), abs_m, energy_dT, action_dT (the last two unused by the Boltzmann form) */
-static int measure(void *cv, double *v)
+static int measure(mcf_batch *b, void *const *chains, size_t n, double *const *values)
 {
-    chain *c = cv;
-    const double e = -c->h * c->s;
-    v[0] = e + c->sigma * mcf_rng_normal(&c->mrng);
-    v[1] = 1.0;
-    v[2] = 0.0;
+    (void)b;
+    for (size_t k = 0; k < n; k++) {
+        chain *c = chains[k];
+        double *v = values[k];
+        const double e = -c->h * c->s;
+        v[0] = e + c->sigma * mcf_rng_normal(&c->mrng);
+        v[1] = 1.0;
+        v[2] = 0.0;
 #if defined(TNOISY_INDEPENDENT)
-    v[3] = -(e + c->sigma * mcf_rng_normal(&c->mrng)) / (c->T * c->T);
+        v[3] = -(e + c->sigma * mcf_rng_normal(&c->mrng)) / (c->T * c->T);
 #else
-    v[3] = -v[0] / (c->T * c->T);
+        v[3] = -v[0] / (c->T * c->T);
 #endif
+    }
     return MCF_OK;
 }
 
-static int save(const void *cv, mcf_stream *out)
-{
-    const chain *c = cv;
-    int rc = mcf_stream_write(out, &c->s, sizeof c->s);
-    return rc ? rc : mcf_stream_write(out, &c->mrng, sizeof c->mrng);
-}
-
-static int load(void *cv, mcf_stream *in)
+/* the record: the spin, then the measurement stream (no tag) */
+static int state(void *cv, mcf_chain_state *st)
 {
     chain *c = cv;
-    int rc = mcf_stream_read(in, &c->s, sizeof c->s);
-    if (!rc)
-        rc = mcf_stream_read(in, &c->mrng, sizeof c->mrng);
-    if (!rc && c->s != 1 && c->s != -1)
+    int rc = mcf_chain_state_add(st, MCF_STATE_DATA("spin", &c->s, sizeof c->s), 0);
+    return rc ? rc : mcf_chain_state_add(st, MCF_STATE_RNG("measurement stream", &c->mrng), 0);
+}
+
+static int rebuild(void *cv, unsigned what)
+{
+    const chain *c = cv;
+    if ((what & MCF_REBUILD_LOAD) && c->s != 1 && c->s != -1)
         return mcf_fail(MCF_EFORMAT, "spin %d is not +-1", c->s);
-    return rc;
+    return MCF_OK;
 }
 
 #if defined(TNOISY_INDEPENDENT)
@@ -131,39 +139,43 @@ static int load(void *cv, mcf_stream *in)
 #define NAME "tnoisyboltz"
 #endif
 
-static const mcf_observable_spec observables[] = {
+static const mcf_observable observables[] = {
     {"energy", MCF_ROLE_ENERGY, "-h s plus sigma times a normal deviate", NULL,
-     MCF_OBS_NOISE(1)},
-    {"abs_m", MCF_ROLE_ORDER, "|s| (always 1)", NULL, 0},
+     MCF_OBS_NOISE(1), .symbol = NULL},
+    {"abs_m", MCF_ROLE_ORDER, "|s| (always 1)", NULL, 0, .symbol = NULL},
 #if defined(TNOISY_BOLTZMANN)
-    {"energy_dT", MCF_ROLE_NONE, "0 (unused)", NULL, 0},
-    {"action_dT", MCF_ROLE_NONE, "unused", NULL, 0},
+    {"energy_dT", MCF_ROLE_NONE, "0 (unused)", NULL, 0, .symbol = NULL},
+    {"action_dT", MCF_ROLE_NONE, "unused", NULL, 0, .symbol = NULL},
 #else
-    {"energy_dT", MCF_ROLE_ENERGY_DT, "0: e does not depend on T at fixed s", NULL, 0},
+    {"energy_dT", MCF_ROLE_ENERGY_DT, "0: e does not depend on T at fixed s", NULL, 0,
+     .symbol = NULL},
     {"action_dT", MCF_ROLE_ACTION_DT, "dS/dT = -e / T^2 from a noisy estimate of e", NULL,
-     ACTION_NOISE},
+     ACTION_NOISE, .symbol = NULL},
 #endif
-    {NULL, 0, NULL, NULL, 0}};
+    {NULL, 0, NULL, NULL, 0, .symbol = NULL}};
 
-static const mcf_model_ops ops = {
-    .struct_size = sizeof(mcf_model_ops),
+static const mcf_stream_spec streams[] = {
+    {"measurement", NOISY_STREAM, 0, "the noise of the energy estimates"},
+    {NULL, 0, 0, NULL}};
+
+static const mcf_model model = {
+    .struct_size = sizeof(mcf_model),
     .move_size = sizeof(move),
     .observables = observables,
-    .create = create,
-    .destroy = destroy,
-    .units = units,
-    .propose = propose,
-    .log_ratio = log_ratio,
-    .accept = accept,
-    .reject = reject,
-    .measure = measure,
-    .save = save,
-    .load = load,
 #if defined(TNOISY_BOLTZMANN)
     .weight_form = MCF_WEIGHT_BOLTZMANN,
 #else
     .weight_form = MCF_WEIGHT_ACTION,
 #endif
+    .streams = streams,
+    .create = create,
+    .destroy = destroy,
+    .layout = layout,
+    .propose = propose,
+    .apply = apply,
+    .measure = measure,
+    .state = state,
+    .rebuild = rebuild,
 };
 
 static const mcf_param_spec params[] = {
@@ -172,15 +184,6 @@ static const mcf_param_spec params[] = {
      "standard deviation of the energy estimate's noise"},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
 
-static const mcf_plugin_info info = {
-    .abi_version = MCF_ABI_VERSION,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_MODEL,
-    .name = NAME,
-    .version = "1",
-    .summary = "test model: one spin in a field, its energy measured with noise",
-    .params = params,
-    .ops = &ops,
-};
-
-MCF_PLUGIN(info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, NAME, "1",
+                      "test model: one spin in a field, its energy measured with noise", params,
+                      &model)

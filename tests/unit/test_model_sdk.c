@@ -20,7 +20,13 @@
  *   mcf_fermion_*        bind/has/workspace and the batched calls with a fake evaluator that
  *                        records what it is handed;
  *   MCF_HAS              struct_size covering or not covering a field, a NULL field;
- *   mcf_change_onsite    on a struct full of garbage: a valid rank-1 change of one entry. */
+ *   mcf_change_onsite    on a struct full of garbage: a valid rank-1 change of one entry.
+ * The mcf_fermion_* helpers tested are ABI 1's (mcf 0.1-0.8: still exported for the plugins
+ * built with them), with a fake ABI-1 evaluator: this file is built against ABI 1's private
+ * headers (core/sdk/abi1; tests/unit/CMakeLists.txt), which come first.  ABI 2's helpers
+ * are the in-tree models' (tests/physics, tests/abi). */
+#include "mcf/abi1.h"
+
 #include <math.h>
 #include <stdalign.h>
 #include <stddef.h>
@@ -1084,7 +1090,7 @@ static const mcf_param_spec eval_specs[] = {
 
 static mcf_plugin_info fake_info(mcf_plugin_kind kind, const char *name, const void *ops)
 {
-    return (mcf_plugin_info){.abi_version = MCF_ABI_VERSION,
+    return (mcf_plugin_info){.abi_version = MCF_ABI_1,
                              .struct_size = sizeof(mcf_plugin_info),
                              .kind = kind,
                              .name = name,

@@ -14,7 +14,13 @@
  *   (d) a full table: every field of the handle filled; mcf_orbital_has bit by bit for the
  *       full table and a values-only one;
  *   (e) mcf_orbital_workspace: create gets the evaluator's parameters and the orbitals; its
- *       failure comes back prefixed "<model>: evaluator <name>" with *ws NULL. */
+ *       failure comes back prefixed "<model>: evaluator <name>" with *ws NULL.
+ * These are ABI 1's helpers (mcf 0.5-0.8: still exported for the plugins built with them)
+ * with ABI-1 tables: the file is built against ABI 1's private headers (core/sdk/abi1;
+ * tests/unit/CMakeLists.txt), which come first.  ABI 2's helpers: tests/abi's
+ * test_orbital_adapters. */
+#include "mcf/abi1.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -113,7 +119,7 @@ static const mcf_orbital_ops full_ops = {
 
 static mcf_plugin_info fake_info(mcf_plugin_kind kind, const char *name, const void *ops)
 {
-    return (mcf_plugin_info){.abi_version = MCF_ABI_VERSION,
+    return (mcf_plugin_info){.abi_version = MCF_ABI_1,
                              .struct_size = sizeof(mcf_plugin_info),
                              .kind = kind,
                              .name = name,

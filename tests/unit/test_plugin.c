@@ -5,8 +5,13 @@
  * cut short: an MCF_PLUGIN_PATH over 8 KiB, hundreds of plugins, names over 128 characters.
  * A model's labels (mcf_model_ops.labels) are checked: each names something of the model,
  * once, in short UTF-8 without control characters; a model built before the field has none.
- * Uses the test plugins in MCF_PLUGIN_PATH and scratch folders in MCF_TEST_TMP. */
+ * An ABI-2 plugin built before ABI 2 was frozen (min_mcf_version older than 1.0.0, or none)
+ * is refused, saying to rebuild it.  Uses the test plugins in MCF_PLUGIN_PATH and scratch
+ * folders in MCF_TEST_TMP.  The labels are checked on ABI-1 tables through the core's
+ * adapter: the file is built against ABI 1's private headers (core/sdk/abi1;
+ * tests/unit/CMakeLists.txt). */
 #define _POSIX_C_SOURCE 200809L
+#include "mcf/abi1_model.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,7 +206,10 @@ static int check_labels(const mcf_label *labels, uint32_t struct_size)
     mcfi_model m;
     memset(&m, 0, sizeof m);
     int rc = mcfi_abi1_open("mcf-x.so", &ops, &m);
-    return rc ? rc : mcfi_labels_check("mcf-x.so", m.observables, m.labels, params);
+    if (!rc)
+        rc = mcfi_labels_check("mcf-x.so", m.observables, m.labels, params);
+    free(m.own_observables); /* the adapter's copy of the observables */
+    return rc;
 }
 
 static void test_labels(void)
@@ -277,8 +285,20 @@ int main(void)
 
     rc = mcfe_plugin_open("tnullev", 0, &p);
     CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "mcf-tnullev.so") &&
-              contains(mcf_last_error(), "fermion-evaluator op 'dos' is NULL"),
+              contains(mcf_last_error(), "fermion-evaluator op 'spectra' is NULL"),
           "NULL evaluator op: rc %d, %s", rc, mcf_last_error());
+
+    /* ABI 2 of mcf 0.6-0.8, not yet frozen: refused, naming the release it states */
+    rc = mcfe_plugin_open("tpreflip", 0, &p);
+    CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "mcf-tpreflip.so") &&
+              contains(mcf_last_error(), "plugin 'tpreflip' was built against the ABI 2 of "
+                                         "mcf 0.7.0, before ABI 2 was frozen in 1.0.0; "
+                                         "rebuild it against these headers"),
+          "a pre-1.0 ABI-2 plugin: rc %d, %s", rc, mcf_last_error());
+    rc = mcfe_plugin_open("tpreflip0", 0, &p);
+    CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "mcf-tpreflip0.so") &&
+              contains(mcf_last_error(), "the ABI 2 of mcf 0.6-0.8, before ABI 2 was frozen"),
+          "an ABI-2 plugin stating no release: rc %d, %s", rc, mcf_last_error());
 
     rc = mcfe_plugin_open("tmisnamed", 0, &p);
     CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "mcf-somethingelse.so"),

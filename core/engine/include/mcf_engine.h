@@ -111,7 +111,7 @@ enum { MCF_TEMPERING_NONE, MCF_TEMPERING_ENERGY, MCF_TEMPERING_ACTION };
 /* The MCF_TEMPERING_* of model plugin `model`. */
 int mcfe_model_tempering(const mcf_plugin *model);
 /* Its scalar and curve observables, as declared (terminated by a NULL name).  Borrowed. */
-const mcf_observable_spec *mcfe_model_observables(const mcf_plugin *model);
+const mcf_observable *mcfe_model_observables(const mcf_plugin *model);
 /* 1 when it describes ideal states as crystals (the periodic op), else 0. */
 int mcfe_model_has_periodic(const mcf_plugin *model);
 /* Its create, destroy and periodic ops (mcf/model.h), for a chain outside a run. */

@@ -1,4 +1,4 @@
-/* mcf/band.h — the vtable of a band evaluator (kind MCF_PLUGIN_BAND_EVALUATOR).
+/* mcf/band.h — the table of a band evaluator (kind MCF_PLUGIN_BAND_EVALUATOR).
  *
  * A band evaluator integrates a crystal (mcf/periodic.h) over its Brillouin zone: the
  * density of states, total and per orbital, the number of states below an energy, the band
@@ -25,16 +25,21 @@
 extern "C" {
 #endif
 
-typedef struct mcf_band_ops {
-    uint32_t struct_size; /* sizeof(mcf_band_ops) the plugin was built with */
+/* The evaluator's table (ABI 2).  The computing ops get the caller's batch (mcf/batch.h:
+ * keep slots for what an evaluator keeps per batch; the scratch is the caller's).  ABI 1's
+ * table (mcf_band_ops, mcf 0.8 and before) is no longer declared here: evaluators built
+ * with it keep working through the SDK's adapter. */
+typedef struct mcf_band_evaluator {
+    uint32_t struct_size; /* sizeof(mcf_band_evaluator) the plugin was built with */
 
     /* A workspace for the crystal p (read during the call only: the evaluator keeps what
-     * it needs) with validated [evaluator] params (borrowed for the call): the bands on the
-     * evaluator's k grid.  *ws is the caller's, freed with destroy(); NULL after a
-     * failure.  Errors: MCF_EINVAL (a description mcf_periodic_check refuses, a grid too
-     * large), MCF_ENOMEM.  The other ops return MCF_OK or MCF_EINVAL (non-finite input,
-     * an output the workspace cannot give) with a message. */
-    int (*create)(const mcf_params *params, const mcf_periodic *p, void **ws);
+     * it needs) with validated [evaluator] params (borrowed for the call) and the
+     * descriptor's app_data: the bands on the evaluator's k grid.  *ws is the caller's,
+     * freed with destroy(); NULL after a failure.  Errors: MCF_EINVAL (a description
+     * mcf_periodic_check refuses, a grid too large), MCF_ENOMEM.  The other ops return
+     * MCF_OK or MCF_EINVAL (non-finite input, an output the workspace cannot give) with a
+     * message. */
+    int (*create)(const mcf_params *params, const mcf_periodic *p, void *app_data, void **ws);
     void (*destroy)(void *ws);
 
     /* The lowest and highest band energy on the grid. */
@@ -43,32 +48,15 @@ typedef struct mcf_band_ops {
     /* At the n energies E (any order): dos[i] states per cell per unit energy, idos[i]
      * states per cell below E[i], orbital[i * orbitals + a] the DOS of orbital a.  Any of
      * the three may be NULL. */
-    int (*dos)(void *ws, size_t n, const double *E, double *dos, double *idos,
+    int (*dos)(mcf_batch *b, void *ws, size_t n, const double *E, double *dos, double *idos,
                double *orbital);
 
     /* Below the chemical potential mu: electrons per cell and the band energy per cell,
      * the integral of E rho(E) up to mu. */
-    int (*occupation)(void *ws, double mu, double *electrons, double *energy);
+    int (*occupation)(mcf_batch *b, void *ws, double mu, double *electrons, double *energy);
 
     /* The chemical potential with `electrons` per cell below it (0 < electrons <
      * orbitals); inside a gap, its middle.  MCF_EINVAL outside that range. */
-    int (*fermi_level)(void *ws, double electrons, double *mu);
-} mcf_band_ops;
-
-/* ==== ABI 2 (docs/sdk-1.md): the band evaluator ==========================================
- *
- * A descriptor with abi_version = MCF_ABI_2 and kind MCF_PLUGIN_BAND_EVALUATOR has an
- * mcf_band_evaluator: ABI 1's ops with the meaning above, create given the descriptor's
- * app_data, and the computing ops given the caller's batch (mcf/batch.h: keep slots for
- * what an evaluator keeps per batch; the scratch is the caller's). */
-typedef struct mcf_band_evaluator {
-    uint32_t struct_size; /* sizeof(mcf_band_evaluator) the plugin was built with */
-    int (*create)(const mcf_params *params, const mcf_periodic *p, void *app_data, void **ws);
-    void (*destroy)(void *ws);
-    void (*range)(const void *ws, double *lowest, double *highest);
-    int (*dos)(mcf_batch *b, void *ws, size_t n, const double *E, double *dos, double *idos,
-               double *orbital);
-    int (*occupation)(mcf_batch *b, void *ws, double mu, double *electrons, double *energy);
     int (*fermi_level)(mcf_batch *b, void *ws, double electrons, double *mu);
 } mcf_band_evaluator;
 

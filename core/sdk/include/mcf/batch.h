@@ -1,7 +1,7 @@
 /* mcf/batch.h — the context the core hands a model's batched ops.
  *
  * The core steps chains in batches (one batch per thread, or all chains in one batch for a
- * device evaluator, mcf/plugin.h one_batch).  A batched op such as batch_log_ratio
+ * device evaluator, mcf/plugin.h one_batch).  A batched op such as propose
  * (mcf/model.h) gathers the chains' workspaces, changes and temperatures into arrays for
  * one evaluator call; those arrays are per-batch scratch.  The core owns one mcf_batch per
  * batch and passes it to every batched op of that batch, so a model keeps no scratch of

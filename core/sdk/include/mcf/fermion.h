@@ -1,13 +1,13 @@
-/* mcf/fermion.h — the vtable of a fermion evaluator (kind MCF_PLUGIN_FERMION_EVALUATOR).
+/* mcf/fermion.h — the table of a fermion evaluator (kind MCF_PLUGIN_FERMION_EVALUATOR).
  *
  * A fermion evaluator knows one piece of mathematics on one kind of hardware: spectral
  * functions of a tight-binding Hamiltonian (mcf/hamiltonian.h) — density of states, local
  * density of states, diagonal Green's functions, occupations.  It never knows which model
  * asked.  A model creates one workspace per chain, bound to that chain's Hamiltonian, and
- * calls the batched ops with the workspaces of many chains at once, so that a GPU evaluator
+ * calls the batched verbs with the workspaces of many chains at once, so that a GPU evaluator
  * gets enough independent work to fill the device; a CPU evaluator may simply loop.
  *
- * Curves are returned on the evaluator's energy grid (energy_points() values, ascending;
+ * Curves are returned on the evaluator's energy grid (mcf_spectra's points values, ascending;
  * Chebyshev nodes for KPM).  The grid depends only on the evaluator's parameters and the
  * Hamiltonian's bounds, so with fixed bounds every realization shares one grid.
  * Normalization: per state, so that the DOS integrates to 1 and the LDOS of every row
@@ -69,177 +69,26 @@ MCF_API void mcf_local_change_add_dense(const mcf_local_change *c, size_t dim, d
  * mcf_change_check's). */
 MCF_API int mcf_change_from_local(const mcf_local_change *in, mcf_change *out);
 
-typedef struct mcf_fermion_ops {
-    uint32_t struct_size;  /* sizeof(mcf_fermion_ops) the plugin was built with */
-
-    /* A workspace for h (borrowed: must outlive the workspace; the model changes it only
-     * between calls) with validated [evaluator] params (borrowed likewise).  *ws is freed
-     * with destroy().  Errors: MCF_EINVAL (e.g. h too large for an exact method), ENOMEM. */
-    int (*create)(const mcf_params *params, const mcf_hamiltonian *h, void **ws);
-    void (*destroy)(void *ws);
-
-    /* The energy grid: number of points, and the energies (ascending) into E.  energies()
-     * reads h's current bounds. */
-    size_t (*energy_points)(const void *ws);
-    int (*energies)(void *ws, double *E);
-
-    /* For n workspaces: the DOS per state at the grid energies into dos[k] (points
-     * values).  A stochastic evaluator draws its random vectors from rngs[k] (the chain's
-     * stream); an exact one ignores rngs (which may then be NULL). */
-    int (*dos)(void *const *ws, size_t n, mcf_rng *const *rngs, double *const *dos);
-
-    /* For n workspaces: the LDOS of rows[k][0..n_rows) into out[k][j * points + e]. */
-    int (*ldos)(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
-                double *const *out);
-
-    /* For n workspaces: G_rr(E + i0+) of rows[k][0..n_rows) at the grid energies, into
-     * re[k][j * points + e] and im[k][...]. */
-    int (*green)(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
-                 double *const *re, double *const *im);
-
-    /* For n workspaces: electron density per state, n = integral rho(E) f(E), and band
-     * energy per state, e = integral E rho(E) f(E), with the Fermi function
-     * f = 1 / (1 + exp((E - mu) / T)) (T = 0: step); stochastic like dos(). */
-    int (*occupation)(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
-                      double *density, double *energy);
-
-    /* ---- appended in mcf 0.2: a caller checks struct_size covers the field AND that the
-     * pointer is not NULL (an evaluator may leave an appended op out) ------------------
-     *
-     * For n workspaces: the change of the grand-canonical fermion action
-     *
-     *     dS[k] = S_eff(H_k + Delta_k) - S_eff(H_k),
-     *     S_eff(H) = -sum_nu log(1 + exp(-(eps_nu - mu[k]) / T[k])),
-     *
-     * eps_nu the eigenvalues of H (every one-particle state, not per state), for the
-     * change changes[k] (borrowed) of workspace k's Hamiltonian, at T[k] > 0 and chemical
-     * potential mu[k].  The Hamiltonian is not changed.  exp(-dS) is the Metropolis
-     * weight ratio of the change (seed thesis eq. 6.9).  An exact evaluator diagonalizes;
-     * KPM uses the Green's functions of the change's vectors (GFMC, Weisse, PRL 102,
-     * 150604 (2009)) and is approximate: its truncation error falls as 1/M.  Errors:
-     * MCF_EINVAL (a change that fails mcf_local_change_check, T <= 0, non-finite input). */
-    int (*delta_action)(void *const *ws, size_t n, const mcf_local_change *const *changes,
-                        const double *T, const double *mu, double *dS);
-
-    /* ---- appended for parallel tempering of fermion models (same rule: check struct_size
-     * and NULL) --------------------------------------------------------------------------
-     *
-     * For n workspaces and m points each: the grand-canonical fermion action of workspace
-     * k's current Hamiltonian,
-     *
-     *     S[k m + p] = S_eff(H_k) = -sum_nu log(1 + exp(-(eps_nu - mu[k m + p]) / T[k m + p])),
-     *
-     * every one-particle state counted (not per state), T > 0.  Deterministic: the same
-     * Hamiltonian gives the same bits whatever the batch or thread count, and no random
-     * stream is used; an evaluator that could only estimate it stochastically refuses
-     * (MCF_EINVAL naming the setting that makes it exact).  When err is not NULL, err[k m + p]
-     * receives a bound on |S - S_exact| from the method's truncation (0 for an exact
-     * diagonalization; rounding not included).  The points of one workspace share its
-     * spectrum, so an evaluator computes the spectral data once per workspace and call.
-     * ed: from the eigenvalues.  kpm/kpm-cuda: the exact trace over the dim unit vectors
-     * (needs [evaluator] vectors = 0) of the Chebyshev series of the function, no kernel;
-     * err = dim times the sum of the dropped coefficients' magnitudes.  Errors: MCF_EINVAL
-     * (T <= 0, non-finite input, a stochastic trace), ENOMEM. */
-    int (*action)(void *const *ws, size_t n, size_t m, const double *T, const double *mu,
-                  double *S, double *err);
-
-    /* ---- appended for every finite-rank change (same rule: check struct_size and NULL;
-     * every evaluator of this tree has it) ---------------------------------------
-     *
-     * For n workspaces: dS[k] = S_eff(H_k + Delta_k) - S_eff(H_k) as delta_action, for the
-     * change changes[k] (borrowed; mcf/change.h: rank up to MCF_CHANGE_RANK, traceful or
-     * traceless, on-site and hopping parts mixed), at T[k] > 0 and mu[k] (inside, at or
-     * outside the spectrum).  When err is not NULL, err[k] receives a bound on the method's
-     * truncation error of dS[k] (0 for an exact diagonalization; rounding not included).
-     * ed diagonalizes H + Delta; kpm and kpm-cuda integrate T-weighted log det(1 - G Delta)
-     * on a contour around the spectrum (docs/methods.md, "GFMC on a contour"): exact up to
-     * a truncation error that falls exponentially with the moments.  The Hamiltonian is not
-     * changed.  Errors: MCF_EINVAL (a change that fails mcf_change_check, T <= 0,
-     * non-finite input; the message says what to change), MCF_ENOMEM. */
-    int (*change_action)(void *const *ws, size_t n, const mcf_change *const *changes,
-                         const double *T, const double *mu, double *dS, double *err);
-
-    /* ---- appended for the Chebyshev moments of a run's results (issue 18; same rule:
-     * check struct_size and NULL; all four or none: mcf_fermion_bind's MCF_FERMION_MOMENTS
-     * checks them together; kpm and kpm-cuda have them, ed has none) --------------------
-     *
-     * Moments mu_m = <r| T_m(H~) |r>, H~ = (H - b) / a, m < M, with a, b the scaling of the
-     * workspace's grid (E = a x + b; the same a, b as energies() uses), and NO kernel
-     * applied: the densities are linear in them, so averages of moments over measurements
-     * reconstruct averaged densities with any kernel and grid (reconstruct below).
-     *
-     * M, the number of moments per density of this workspace (> 0, fixed for its life). */
-    size_t (*moment_count)(const void *ws);
-
-    /* For n workspaces: the DOS and its moments from ONE trace, drawing from rngs[k]
-     * exactly what dos() draws (so a model that calls this instead of dos() gets the same
-     * DOS, bit for bit, and the moments of the very vectors behind it):
-     *   mu[k][m]     (1/dim) Tr T_m(H~) estimated as the mean over the R random vectors of
-     *                <r|T_m(H~)|r> / dim (the exact trace when the evaluator has no
-     *                randomness, e.g. kpm's vectors = 0), m < M;
-     *   var[k][m]    the per-vector sample variance of <r|T_m(H~)|r> / dim (denominator
-     *                R - 1), so that sqrt(var / R) is the standard error of mu[k][m]; 0 for
-     *                an exact trace, NaN with R = 1; var may be NULL;
-     *   scale[k][0], scale[k][1]  a and b;
-     *   dos[k]       the DOS on the grid exactly as dos() gives it (dos, or dos[k], may be
-     *                NULL: not reconstructed).
-     * Errors as dos(). */
-    int (*dos_moments)(void *const *ws, size_t n, mcf_rng *const *rngs, double *const *mu,
-                       double *const *var, double *const *scale, double *const *dos);
-
-    /* For n workspaces: the LDOS moments <j| T_m(H~) |j> of the rows rows[k][0..n_rows)
-     * (exact, no randomness) into mu[k][j M + m], a and b into scale[k][0..1], and, when
-     * ldos is not NULL, the LDOS exactly as ldos() gives it into ldos[k][j points + e].
-     * Errors as ldos(). */
-    int (*ldos_moments)(void *const *ws, size_t n, const size_t *const *rows, size_t n_rows,
-                        double *const *mu, double *const *scale, double *const *ldos);
-
-    /* No workspace (the run may be long over: `mcf dos`): the densities per unit energy of
-     * `sets` sets of M moments mu[s M + m] that refer to the scaling a > 0, b, with the
-     * kernel `kernel` and the [evaluator] values `params` of the run that measured them
-     * (borrowed; the kernel's default parameters come from there):
-     *   kernel   NULL: the kernel of params; otherwise a name of the evaluator's (kpm:
-     *            "jackson", "lorentz" with params' lambda, "lorentz:LAMBDA", "none");
-     *   E        NULL: the evaluator's own grid of `points` energies for (a, b) — the grid
-     *            of energies() when points is its energy_points(), so that the moments of
-     *            dos_moments() give back dos() to rounding — written to grid (points
-     *            values, ascending; grid may be NULL); otherwise the `points` energies
-     *            E[0..points) (0 outside the scaled interval (b - a, b + a));
-     *   out      out[s points + i].
-     * Errors: MCF_EINVAL (an unknown kernel name, a > 0 not finite, points or M zero,
-     * non-finite moments), MCF_ENOMEM. */
-    int (*reconstruct)(const mcf_params *params, const char *kernel, size_t M, size_t sets,
-                       const double *mu, double a, double b, size_t points, const double *E,
-                       double *grid, double *out);
-
-    /* ---- appended for the specific heat of fermion models (issue 24; same rule: check
-     * struct_size and NULL; ed, kpm and kpm-cuda have it) ---------------------------------
-     *
-     * For n workspaces: occupation() — density[k] and energy[k] per state, drawing from
-     * rngs[k] exactly what occupation() draws, so the same bits — and, from the same trace,
-     * their temperature derivatives at fixed mu, per state:
-     *
-     *     ddensity[k] = int rho(E) df/dT dE,     denergy[k] = int rho(E) E df/dT dE,
-     *     df/dT = (E - mu) / T^2 f (1 - f),      f = 1 / (1 + exp((E - mu) / T)),
-     *
-     * at T > 0 (the derivative of the step at T = 0 is refused: MCF_EINVAL).  A fermion
-     * model whose weight is exp(-S_eff(T)) needs them for d<E>/dT (mcf/model.h,
-     * MCF_ROLE_ENERGY_DT).  Errors as occupation(), and MCF_EINVAL for T <= 0. */
-    int (*occupation_dT)(void *const *ws, size_t n, mcf_rng *const *rngs, double mu, double T,
-                         double *density, double *energy, double *ddensity, double *denergy);
-} mcf_fermion_ops;
-
-/* ==== ABI 2 (docs/sdk-1.md): the fermion evaluator, one operation per verb ===============
+/* ==== The evaluator's table (ABI 2): mcf_fermion_evaluator, one operation per verb =======
  *
- * An evaluator of ABI 2 has a descriptor with abi_version = MCF_ABI_2 (mcf/model.h) and
- * kind MCF_PLUGIN_FERMION_EVALUATOR, whose ops is an mcf_fermion_evaluator.  Every batched
- * operation gets the core's batch (mcf/batch.h): what the evaluator keeps per batch (job
- * lists, device buffers, plans) lives in the batch's keep slots, never in the first
- * workspace.  The batch's scratch is the model's (the arrays of the call may live there):
- * an evaluator never calls mcf_batch_scratch.  b is NULL when spectra is asked for nothing
- * but its sizes and energies (a model's setup).  The meaning of every result is that of the ABI-1 op it replaces (above):
- * the same normalizations, the same draws from the same streams, the same errors.  A model
- * reaches these through mcf/fermion_model.h, never directly. */
+ * The descriptor has kind MCF_PLUGIN_FERMION_EVALUATOR and its ops is an
+ * mcf_fermion_evaluator.  Every batched operation gets the core's batch (mcf/batch.h): what
+ * the evaluator keeps per batch (job lists, device buffers, plans) lives in the batch's keep
+ * slots, never in the first workspace.  The batch's scratch is the model's (the arrays of
+ * the call may live there): an evaluator never calls mcf_batch_scratch.  b is NULL when
+ * spectra is asked for nothing but its sizes and energies (a model's setup).  What an
+ * evaluator has is its `provides` bits, not which pointers are NULL.  A model reaches these
+ * through mcf/fermion_model.h, never directly.  ABI 1's table (mcf_fermion_ops, mcf
+ * 0.1-0.8) is no longer declared here: evaluators built with it keep working through the
+ * SDK's adapter.
+ *
+ * The grand-canonical fermion action of a Hamiltonian H at temperature T and chemical
+ * potential mu, every one-particle state counted (not per state):
+ *
+ *     S_eff(H) = -sum_nu log(1 + exp(-(eps_nu - mu) / T)),     eps_nu the eigenvalues of H;
+ *
+ * exp(-dS) with dS = S_eff(H + Delta) - S_eff(H) is the Metropolis weight ratio of a change
+ * Delta (seed thesis eq. 6.9). */
 
 /* What an evaluator provides (mcf_fermion_evaluator.provides), the bits a model asks for
  * (mcf/fermion_model.h's MCF_FERMION_* needs have the same values). */
@@ -255,27 +104,38 @@ enum {
 };
 
 /* One spectra() call: the inputs, then the outputs, each NULL when not wanted (an output
- * the evaluator does not provide must be NULL).  Per workspace k: */
+ * the evaluator does not provide must be NULL).  Per workspace k; curves on the energy grid
+ * (points values, ascending), normalized per state (see above).  The Chebyshev moments
+ * mu_m = <r| T_m(H~) |r>, H~ = (H - b) / a, m < M, refer to the scaling E = a x + b of the
+ * workspace's grid and carry NO kernel: the densities are linear in them, so averages of
+ * moments over measurements reconstruct averaged densities with any kernel and grid
+ * (reconstruct). */
 typedef struct mcf_spectra {
     const size_t *const *rows;   /* in: rows[k][0..n_rows), for ldos, green, ldos_moments */
     size_t n_rows;
-    size_t points;               /* out, always: the grid's energies (energy_points) */
-    size_t moments;              /* out, always: M per density (moment_count; 0: none) */
-    double *const *energies;     /* points values, ascending (energies(); h's bounds now) */
-    double *const *dos;          /* points values (dos(); stochastic: draws from rngs[k]) */
-    double *const *dos_moments;  /* M values, dos_moments()'s mu, from dos's very trace */
-    double *const *dos_moments_var; /* M values: its var (with dos_moments only) */
+    size_t points;               /* out, always: the grid's number of energies */
+    size_t moments;              /* out, always: M per density (fixed for a workspace's
+                                    life; 0: none) */
+    double *const *energies;     /* points values, ascending (h's bounds now) */
+    double *const *dos;          /* points values; a stochastic evaluator draws its random
+                                    vectors from rngs[k] (the chain's stream) */
+    double *const *dos_moments;  /* M values: (1/dim) Tr T_m(H~) estimated as the mean over
+                                    the R random vectors (the exact trace when the
+                                    evaluator has no randomness), from dos's very trace */
+    double *const *dos_moments_var; /* M values: the per-vector sample variance of
+                                    <r|T_m(H~)|r> / dim (denominator R - 1; 0 for an exact
+                                    trace, NaN with R = 1), with dos_moments only */
     double *const *moment_scale; /* 2 values: a, b (with dos_ or ldos_moments only) */
-    double *const *ldos;         /* n_rows x points values (ldos()) */
-    double *const *ldos_moments; /* n_rows x M values (ldos_moments()'s mu) */
-    double *const *green_re;     /* n_rows x points values each (green()) */
+    double *const *ldos;         /* n_rows x points values: LDOS of row j at [j points + e] */
+    double *const *ldos_moments; /* n_rows x M values: <j| T_m(H~) |j> (exact) */
+    double *const *green_re;     /* n_rows x points values each: G_rr(E + i0+) */
     double *const *green_im;
 } mcf_spectra;
 
 /* One occupation() call's outputs per workspace k; density and energy always, the
- * derivatives (occupation_dT(), from the same trace) when not NULL. */
+ * derivatives (from the same trace) when not NULL. */
 typedef struct mcf_occupation {
-    double *density, *energy;    /* per state */
+    double *density, *energy;    /* per state: n = int rho f, e = int E rho f */
     double *ddensity, *denergy;  /* NULL, or d/dT at fixed mu per state (T > 0) */
 } mcf_occupation;
 
@@ -283,35 +143,65 @@ typedef struct mcf_fermion_evaluator {
     uint32_t struct_size;  /* sizeof(mcf_fermion_evaluator) the plugin was built with */
     unsigned provides;     /* MCF_PROVIDES_* bits */
 
-    /* A workspace for h (borrowed; the model changes h only between calls) with the
-     * validated [evaluator] params and the descriptor's app_data.  Free with destroy(). */
+    /* A workspace for h (borrowed: must outlive the workspace; the model changes h only
+     * between calls) with the validated [evaluator] params (borrowed likewise) and the
+     * descriptor's app_data.  Free with destroy().  Errors: MCF_EINVAL (e.g. h too large
+     * for an exact method), MCF_ENOMEM. */
     int (*create)(const mcf_params *params, const mcf_hamiltonian *h, void *app_data,
                   void **ws);
     void (*destroy)(void *ws);
 
-    /* The sizes (always) and the curves asked for in *s, for n workspaces: energy_points,
-     * moment_count, energies, dos, dos_moments, ldos, ldos_moments and green of ABI 1 in
-     * one call.  With dos and dos_moments asked together the moments are those of the DOS's
-     * very trace (ABI 1's dos_moments); without dos, dos_moments draws what dos() draws.
-     * rngs may be NULL unless dos or dos_moments is asked for.  n = 0 is not an error. */
+    /* The sizes (always) and the curves asked for in *s (mcf_spectra), for n workspaces.
+     * With dos and dos_moments asked together the moments are those of the DOS's very
+     * trace; without dos, dos_moments draws what the DOS would draw.  rngs may be NULL
+     * unless dos or dos_moments is asked for.  n = 0 is not an error. */
     int (*spectra)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
                    mcf_spectra *s);
 
-    /* occupation (and occupation_dT when out->ddensity is not NULL) at one (mu, T). */
+    /* For n workspaces at one (mu, T): the electron density per state n = int rho(E) f(E)
+     * and the band energy per state e = int E rho(E) f(E), f = 1 / (1 + exp((E - mu) / T))
+     * (T = 0: a step), stochastic like the DOS; when out->ddensity is not NULL, from the
+     * same trace (the same bits and draws for density and energy) their derivatives at
+     * fixed mu, int rho df/dT and int E rho df/dT, df/dT = (E - mu) / T^2 f (1 - f), at
+     * T > 0 (MCF_EINVAL at T = 0). */
     int (*occupation)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs, double mu,
                       double T, const mcf_occupation *out);
 
-    /* change_action of ABI 1 (every finite-rank change; a rank <= 2 mcf_local_change is
-     * passed as mcf_change_from_local makes it: ABI 1's delta_action goes). */
+    /* For n workspaces: dS[k] = S_eff(H_k + Delta_k) - S_eff(H_k) for the change changes[k]
+     * (borrowed; mcf/change.h: rank up to MCF_CHANGE_RANK, traceful or traceless, on-site
+     * and hopping parts mixed; a rank <= 2 mcf_local_change is passed as
+     * mcf_change_from_local makes it) at T[k] > 0 and mu[k] (inside, at or outside the
+     * spectrum).  When err is not NULL, err[k] receives a bound on the method's truncation
+     * error of dS[k] (0 for an exact diagonalization; rounding not included).  The
+     * Hamiltonian is not changed.  ed diagonalizes H + Delta; kpm and kpm-cuda integrate
+     * T-weighted log det(1 - G Delta) on a contour around the spectrum (docs/methods.md,
+     * "GFMC on a contour").  Errors: MCF_EINVAL (a change that fails mcf_change_check,
+     * T <= 0, non-finite input; the message says what to change), MCF_ENOMEM. */
     int (*change_action)(mcf_batch *b, void *const *ws, size_t n,
                          const mcf_change *const *changes, const double *T, const double *mu,
                          double *dS, double *err);
 
-    /* action of ABI 1. */
+    /* For n workspaces and m points each: S[k m + p] = S_eff(H_k) at T[k m + p] > 0 and
+     * mu[k m + p].  Deterministic: the same Hamiltonian gives the same bits whatever the
+     * batch or thread count, and no random stream is used; an evaluator that could only
+     * estimate it stochastically refuses (MCF_EINVAL naming the setting that makes it
+     * exact).  When err is not NULL, err[k m + p] receives a bound on |S - S_exact| from the
+     * method's truncation (0 for an exact diagonalization).  For parallel tempering. */
     int (*action)(mcf_batch *b, void *const *ws, size_t n, size_t m, const double *T,
                   const double *mu, double *S, double *err);
 
-    /* reconstruct of ABI 1, with the descriptor's app_data (no workspace: `mcf dos`). */
+    /* No workspace (the run may be long over: `mcf dos`): the densities per unit energy of
+     * `sets` sets of M moments mu[s M + m] that refer to the scaling a > 0, b, with the
+     * kernel `kernel` and the [evaluator] values `params` of the run that measured them:
+     *   kernel   NULL: the kernel of params; otherwise a name of the evaluator's (kpm:
+     *            "jackson", "lorentz" with params' lambda, "lorentz:LAMBDA", "none");
+     *   E        NULL: the evaluator's own grid of `points` energies for (a, b), written
+     *            to grid (may be NULL), so that the moments of spectra give back its DOS
+     *            to rounding; otherwise the `points` energies E[0..points) (0 outside the
+     *            scaled interval (b - a, b + a));
+     *   out      out[s points + i].
+     * Errors: MCF_EINVAL (an unknown kernel name, a > 0 not finite, points or M zero,
+     * non-finite moments), MCF_ENOMEM. */
     int (*reconstruct)(void *app_data, const mcf_params *params, const char *kernel, size_t M,
                        size_t sets, const double *mu, double a, double b, size_t points,
                        const double *E, double *grid, double *out);

@@ -1,22 +1,26 @@
-/* mcf/model.h — the vtable of a model plugin (kind MCF_PLUGIN_MODEL).
+/* mcf/model.h — the table of a model plugin (kind MCF_PLUGIN_MODEL): mcf_model, ABI 2.
  *
  * A model owns the physics of one chain: its configuration (spins, positions, ...), how
- * to propose a local move, the log of the Metropolis ratio of a move, and measurements.
- * It never knows about hardware: expensive numerics go to an evaluator plugin, reached
- * through mcf_services.
+ * to propose a local move and the log of its Metropolis ratio, and measurements.  It never
+ * knows about hardware: expensive numerics go to an evaluator plugin, reached through
+ * mcf_services and the helpers of mcf/fermion_model.h and mcf/orbital_model.h.
  *
  * The core advances all chains of a run in lockstep.  One sweep of a batch of chains:
  *
- *     begin_sweep(chains, n)                                  (optional)
+ *     sweep(b, chains, n, ...)                 (optional; may decline after prefetching)
  *     for step s < max units(chain):
- *         for every chain with units(chain) > s: propose(chain, rng, move)
- *         log_ratio(active chains, their moves, n_active, out)  one batched call
- *         for every active chain: accept() if out >= 0 or uniform < exp(out), else reject()
+ *         propose(b, active chains, n_active, rngs, moves, log_ratio)   one batched call
+ *         apply(b, active chains, moves, n_active, accepted): accepted[k] = 1 where
+ *             log_ratio[k] >= 0 or uniform < exp(log_ratio[k])
  *
- * and every measure_every sweeps, measure(chain, values).  Batches group chains run by one
- * thread; a model must give the same numbers whatever the grouping (chains are independent),
- * which is what makes results independent of the number of threads.  Distinct chains may be
- * used from distinct threads at once; one chain is never used by two threads at once. */
+ * and every measure_every sweeps, measure(b, chains, n, values).  Batches group chains run
+ * by one thread; a model must give the same numbers whatever the grouping (chains are
+ * independent), which is what makes results independent of the number of threads.
+ * Distinct chains may be used from distinct threads at once; one chain is never used by two
+ * threads at once.
+ *
+ * ABI 1's table (mcf_model_ops, mcf 0.1-0.8) is no longer declared here: plugins built with
+ * it keep working through the core's adapter, but a new one is written for ABI 2. */
 #ifndef MCF_MODEL_H
 #define MCF_MODEL_H
 
@@ -71,7 +75,7 @@ typedef enum mcf_observable_role {
 /* the number of roles (NONE included): role values are below it */
 #define MCF_ROLE_COUNT 7
 
-/* Bits of mcf_observable_spec.flags. */
+/* Bits of mcf_observable.flags. */
 enum {
     /* The model measures log x; the core averages log x and reports exp(mean) — the
      * geometric mean, e.g. a typical DOS exp<log rho_i(E)> — with the error propagated
@@ -89,7 +93,7 @@ enum {
     MCF_OBS_MOMENT_SCALE = 1u << 2
 };
 
-/* mcf 0.4: the noise of a stochastic estimate (mcf_observable_spec.flags).  An observable
+/* mcf 0.4: the noise of a stochastic estimate (mcf_observable.flags).  An observable
  * measured with random numbers of its own beyond the chain's configuration — a trace over
  * random vectors, say — carries noise that does not average out of a product: at a fixed
  * configuration, E[a b] = a b + cov(a, b) when a and b come from the same draw.  A model
@@ -105,17 +109,8 @@ enum {
 /* the noise set 0..3 of an observable's flags */
 #define MCF_OBS_NOISE_SET(flags) (((unsigned)(flags) >> 3) & 3u)
 
-typedef struct mcf_observable_spec {
-    const char *name;          /* lower_snake_case; NULL terminates the array */
-    mcf_observable_role role;  /* roles apply to scalars only */
-    const char *doc;           /* one line: meaning and units */
-    const char *axis;          /* NULL: a scalar.  Otherwise a curve over this axis ("E"):
-                                  the model's curve_points() gives its length and axis */
-    unsigned flags;            /* MCF_OBS_* */
-} mcf_observable_spec;
-
 /* How a plot names a quantity: a symbol and its unit, for an observable, a model
- * parameter, a curve's axis or the temperature "T" (mcf_model_ops.labels).  Both UTF-8,
+ * parameter, a curve's axis or the temperature "T" (mcf_model.parameter_labels).  Both UTF-8,
  * at most 63 bytes, no control characters (tabs, newlines).  Axes read "symbol / unit"
  * ("T / t", "⟨|m|⟩" without a unit; a unit "1/t" reads "ρ(E) · t"); legends and titles
  * "symbol = value unit" ("L = 16", "W = 4 t"). */
@@ -130,7 +125,7 @@ typedef struct mcf_label {
  * create() and propose() are handed, stream chain_index of the run's seed): e.g. the
  * measurement stream from which a stochastic evaluator draws its random vectors, kept in
  * the chain and saved in its checkpoint.  The model declares its streams
- * (mcf_model_ops.streams) and takes each from the core (mcf_services_stream), so no model
+ * (mcf_model.streams) and takes each from the core (mcf_services_stream), so no model
  * picks stream numbers that could meet the core's or another of its own: the core refuses
  * at load a declaration whose streams overlap, naming both.
  *   first 0: the core chooses the numbers (a new model does this; the choice is fixed
@@ -160,11 +155,11 @@ typedef struct mcf_services {
     void *app_data;                      /* mcf 0.5: the model descriptor's app_data
                                             (mcf/plugin.h), or NULL */
     const mcf_stream_spec *streams;      /* mcf 0.5: the model's declared streams (its
-                                            mcf_model_ops.streams), for
+                                            mcf_model.streams), for
                                             mcf_services_stream; NULL: none */
 } mcf_services;
 
-/* mcf 0.5: the chain's stream `name` (declared in mcf_model_ops.streams, not KEYED),
+/* mcf 0.5: the chain's stream `name` (declared in mcf_model.streams, not KEYED),
  * initialized at its start: stream first + chain_index of the run's seed (see
  * mcf_stream_spec).  MCF_EINVAL with a message naming the declared streams for a name the
  * model did not declare, or a KEYED one. */
@@ -182,232 +177,18 @@ MCF_API int mcf_services_keyed_stream(const mcf_services *s, const char *name, u
  * file) and names the streams. */
 MCF_API int mcf_streams_check(const char *path, const mcf_stream_spec *spec);
 
-typedef struct mcf_model_ops {
-    uint32_t struct_size;      /* sizeof(mcf_model_ops) the plugin was built with */
-    size_t move_size;          /* bytes of one move; the core provides the storage */
-    const mcf_observable_spec *observables;  /* scalar observables, in measure() order */
-
-    /* Creates one chain from validated params, drawing its initial state from rng.
-     * On success *chain is owned by the core, freed with destroy().  params and services
-     * stay valid until destroy().  Errors: MCF_EINVAL/MCF_ENOMEM/... with a message. */
-    int (*create)(const mcf_params *params, const mcf_services *services, mcf_rng *rng,
-                  void **chain);
-    void (*destroy)(void *chain);
-
-    /* Proposals per sweep (sites, electrons); also the N of per-unit observables. */
-    size_t (*units)(const void *chain);
-
-    /* Optional (may be NULL): called once per sweep for a batch, e.g. to prefetch. */
-    int (*begin_sweep)(void *const *chains, size_t n);
-
-    /* Draws a move for the chain into `move` (move_size bytes, uninitialised).  A nonzero
-     * return (MCF_E*, with a message from mcf_fail) stops the run with that message; the
-     * last checkpoint stays valid. */
-    int (*propose)(void *chain, mcf_rng *rng, void *move);
-
-    /* For n chains and their moves (stride move_size), writes to out[i] the log of the
-     * Metropolis acceptance ratio of move i (proposal asymmetry included).  Nonzero
-     * return: the run stops with the message (e.g. an evaluator failure). */
-    int (*log_ratio)(void *const *chains, const void *moves, size_t n, double *out);
-
-    /* Applies an accepted move / forgets a rejected one.  accept() returning nonzero
-     * stops the run with its message (e.g. a failed consistency check).  reject may be
-     * NULL for a model whose proposals change nothing (the core then skips it). */
-    int (*accept)(void *chain, const void *move);
-    void (*reject)(void *chain, const void *move);
-
-    /* Writes the declared observables, in order, to values: one value per scalar, and
-     * curve_points() values per curve.  Nonzero return: the run stops with the message. */
-    int (*measure)(void *chain, double *values);
-
-    /* Writes / reads the chain's complete state (configuration, adapted step sizes...).
-     * load() is called on a chain freshly made by create() with the same params and must
-     * leave it exactly as it was when saved.  save() errors come from the stream
-     * (MCF_EIO); load() returns MCF_EFORMAT with a message for a record that is not this
-     * model's or does not match the configuration, and the resume is refused. */
-    int (*save)(const void *chain, mcf_stream *out);
-    int (*load)(void *chain, mcf_stream *in);
-
-    /* Optional (may be NULL): during thermalization the core reports the chain's
-     * acceptance rate over the last block of sweeps, so the model can adapt its step. */
-    void (*adapt)(void *chain, double acceptance);
-
-    /* Required when an observable is a curve, else may be NULL: the number of points of
-     * curve observable `index` (its position in observables[]), and, when axis is not
-     * NULL, the axis values.  Must be the same for every measurement of a chain.  0 means
-     * the chain does not measure this curve (a model may make a curve optional, e.g. a DOS
-     * only when asked for): measure() then writes no values for it, and when no chain
-     * measures it, no <name>.tsv is written. */
-    size_t (*curve_points)(const void *chain, size_t index, double *axis);
-
-    /* Optional (may be NULL): a batch version of measure() for n chains, so an evaluator
-     * can work for all chains at once; values[k] as for measure(). */
-    int (*measure_batch)(void *const *chains, size_t n, double *const *values);
-
-    /* Appended (read only when struct_size covers it). */
-    int evaluator_kind; /* MCF_PLUGIN_FERMION_EVALUATOR or MCF_PLUGIN_ORBITAL_EVALUATOR: the kind `evaluator = auto` looks for; 0: the model takes no evaluator */
-
-    /* Appended for parallel tempering ([schedule] exchange_every > 0; both required then,
-     * read only when struct_size covers them).  The core swaps temperatures, not
-     * configurations, between chains that differ only in T:
-     * set_temperature() makes the chain sample exp(-H/T) from its next move on (T > 0; a
-     * nonzero return stops the run with the message), and energy() returns the total
-     * energy H of the current configuration (not per unit: the exchange acceptance is
-     * min(1, exp[(1/T_i - 1/T_j)(E_i - E_j)])).  energy() is asked between sweeps, when
-     * the last measurement may be sweeps old; it must not change the chain. */
-    int (*set_temperature)(void *chain, double T);
-    double (*energy)(const void *chain);
-
-    /* Appended for parallel tempering of models whose weight is not exp(-H/T) with a
-     * T-independent H (fermions: exp(-S_eff(T))).  Optional; a model that has it may leave
-     * energy() NULL, and the core then uses it instead.  For n chains: dS[k] = S_k(T_new[k])
-     * - S_k(T_k), the change of -log(weight) of chain k's current configuration if it were
-     * sampled at T_new[k] instead of its present temperature T_k (terms that do not depend
-     * on the configuration cancel in the exchange and may be left out).  The acceptance of
-     * swapping the temperatures of replicas a and b is min(1, exp(-dS_a - dS_b)), each at
-     * the other's temperature: for S = H/T that is the energy formula above.  Asked between
-     * sweeps, for the chains of this process that try an exchange in the round, in one call
-     * (a GPU evaluator gets the batch); must not change the configurations and must give the
-     * same bits whatever the batch (results do not depend on thread or rank counts).  The
-     * core also calls it once before the first sweep, so that a refusal (e.g. an evaluator
-     * that cannot compute the action exactly) stops the run at once. */
-    int (*exchange_action)(void *const *chains, size_t n, const double *T_new, double *dS);
-
-    /* Appended: the batched ops with the core's per-batch context (mcf/batch.h), whose
-     * scratch holds the arrays a batched evaluator call needs (mcf/fermion_model.h), so a
-     * model keeps no batch scratch of its own.  Each, when set (read only when struct_size
-     * covers it), replaces the op without a context, which may then be NULL:
-     *   batch_log_ratio        replaces log_ratio
-     *   batch_measure          replaces measure and measure_batch
-     *   batch_exchange_action  replaces exchange_action (parallel tempering)
-     * Arguments and rules otherwise as those ops. */
-    int (*batch_log_ratio)(mcf_batch *batch, void *const *chains, const void *moves, size_t n,
-                           double *out);
-    int (*batch_measure)(mcf_batch *batch, void *const *chains, size_t n,
-                         double *const *values);
-    int (*batch_exchange_action)(mcf_batch *batch, void *const *chains, size_t n,
-                                 const double *T_new, double *dS);
-
-    /* Appended for [schedule] start = anneal (optional, both or neither; read only when
-     * struct_size covers them).  The configuration alone: what the Metropolis moves change
-     * (spins, displacements), without random streams, counters or adapted step sizes.
-     * load_configuration() is given what save_configuration() of another chain of the
-     * same model wrote — same parameters but the temperature — between sweeps during
-     * thermalization; it replaces the configuration and everything computed from it
-     * (cached fields, the evaluator's Hamiltonian) and keeps the rest of the chain.  Errors
-     * as for save() and load(). */
-    int (*save_configuration)(const void *chain, mcf_stream *out);
-    int (*load_configuration)(void *chain, mcf_stream *in);
-
-    /* Appended (optional, read only when struct_size covers it; NULL: the plots name
-     * columns by their names): symbols and units of the observables, parameters, curve axes
-     * and "T", ending with a {NULL} entry.  The core labels the quantities it derives
-     * itself (specific_heat C, susceptibility χ, binder U_4, variance) and takes the unit
-     * of energy from the label of "T", else from that of the ENERGY observable.  The labels
-     * are written into results.tsv ("# labels:"), the curve files and results.h5, so a
-     * results folder is plotted later without the plugin.  A name that is none of those,
-     * a name given twice or a symbol or unit with control characters refuses the plugin. */
-    const mcf_label *labels;
-
-    /* Appended for band structures (optional, read only when struct_size covers it): a
-     * configuration as a crystal (mcf/periodic.h), for an evaluator that integrates over
-     * the Brillouin zone.  params: the model's validated [model] values (those `chain` was
-     * created with, when one is given).  state: an ideal state of the model's own
-     * ("ferro", "neel-g", "canted:THETA", "spiral:QX,QY,QZ" for double exchange), with
-     * chain NULL; or NULL (or ""): the configuration of `chain` (read only, during the call),
-     * its whole L^d box as one cell with lattice vectors L e_d and the box's sites in the
-     * lattice's order (mcf/lattice.h), so that a bond leaving the box goes to the
-     * neighbouring cell and H(k = 0) is the chain's Hamiltonian with periodic boundaries;
-     * disorder is fine in such a supercell.  The model describes it into `cell`
-     * (mcf_cell_shape, then mcf_cell_bond / mcf_cell_onsite, or mcf_cell_lattice); the core
-     * checks it.  The model's parameters (t, hund, W, ...) enter the hoppings; the chemical
-     * potential does not (the evaluator integrates up to it).  Errors: MCF_EINVAL naming the
-     * state and the states the model knows, or why a configuration is not periodic (a state
-     * with disorder; a chain with open boundaries, naming the key boundary); MCF_ENOMEM. */
-    int (*periodic)(const mcf_params *params, const void *chain, const char *state,
-                    mcf_cell *cell);
-
-    /* Appended for `mcf optimize` (optional: all of them or none; read only when struct_size
-     * covers them).  A model that samples |Psi(x; p)|^2 of a real trial function with
-     * variational parameters p_1 .. p_P and has a local energy E_L = (H Psi)(x) / Psi(x)
-     * (variational Monte Carlo) lets the core optimize p (the linear method; docs/methods.md).
-     *   variational_count: P (the same for every chain of a run).
-     *   variational_get / _set: the chain's p; set() changes the trial function of the
-     *     chain (the configuration stays; the core thermalizes again after a change).  p is
-     *     the optimizer's state, not the chain's: save() and load() need not keep it (the
-     *     core calls set() after load()).
-     *   variational_local: for each of the n chains at its current configuration, into
-     *     out[k] (1 + 2P values): E_L of the whole configuration (not per unit), then
-     *     O_m = d ln|Psi| / d p_m, then d E_L / d p_m (m = 1..P).  Batched like
-     *     measure_batch; the same numbers whatever the batch.
-     *   variational_write: the chain's p as a text file that the model reads back through
-     *     its [model] key variational_file_key (e.g. "jastrow_file"), so that an optimized
-     *     trial function is used by `mcf run CONFIG --set model.KEY=FILE`.  With count 0
-     *     (nothing to optimize in this configuration) the core calls it with out NULL: it
-     *     then fails with MCF_EINVAL saying which [model] keys give parameters.
-     * Errors: MCF_EINVAL (p not allowed: say which and why), MCF_EIO. */
-    size_t (*variational_count)(const void *chain);
-    int (*variational_get)(const void *chain, double *p);
-    int (*variational_set)(void *chain, const double *p);
-    int (*variational_local)(void *const *chains, size_t n, double *const *out);
-    int (*variational_write)(const void *chain, FILE *out);
-    const char *variational_file_key;
-
-    /* Appended (optional, read only when struct_size covers it): the moves of a whole sweep
-     * of n chains made by the model at once (e.g. on a device, without a round trip per
-     * move), called after begin_sweep instead of the core's propose / log_ratio / accept
-     * loop.  It makes the units(chain) moves that loop would make, in its order, decides
-     * each by mcf_metropolis_accept (mcf/rng_device.h) drawn from rng[k], chain k's stream,
-     * as the loop would, and writes accepted[k], the moves accepted (proposed: units).
-     * Returns MCF_OK, an MCF_E* error, or MCF_SWEEP_DECLINED having changed nothing: these
-     * chains take the core's loop this sweep (e.g. their settings have no such path). */
-    int (*sweep)(void *const *chains, size_t n, mcf_rng *const *rng, uint64_t *accepted);
-
-    /* Appended (mcf 0.2; read only when struct_size covers it): the form of the chain's
-     * weight, for what the core derives from the ENERGY observable e.
-     * MCF_WEIGHT_BOLTZMANN (0, the default): exp(-N e / T), so that
-     * specific_heat = N (<e^2> - <e>^2) / T^2 is d<N e>/dT / N.  MCF_WEIGHT_ACTION: a
-     * general exp(-S(x; T)), e.g. a fermion model's grand-canonical action whose ENERGY is
-     * the fermions' sum eps f(eps): that formula is not d<E>/dT there.  The core then
-     * writes specific_heat = <e_T> - N (<e s_T> - <e> <s_T>) when the model has observables
-     * with the roles ENERGY_DT and ACTION_DT (mcf 0.3), and no specific_heat without them.
-     * Any other value counts as MCF_WEIGHT_ACTION. */
-    int weight_form;
-
-    /* Appended (mcf 0.3; optional, read only when struct_size covers them): what the core
-     * needs to warn at setup of a degenerate shell of levels at the chemical potential on
-     * the run's finite lattice (docs/methods.md, "Degenerate shells at mu").  ordered_state:
-     * the ideal state, a name the periodic op knows, of the ordered phase the low
-     * temperatures approach (what [model] start = ordered gives), e.g. "ferro" for double
-     * exchange; mu_key: the [model] key
-     * of the chemical potential (a real), e.g. "mu".  The check also needs the lattice keys
-     * of MCF_LATTICE_PARAMS (mcf/lattice.h) and a temperature; NULL (either): no check. */
-    const char *ordered_state;
-    const char *mu_key;
-
-    /* Appended (mcf 0.5; optional, read only when struct_size covers it): the model's own
-     * random streams (mcf_stream_spec above), ending with a {NULL} entry; NULL: none. */
-    const mcf_stream_spec *streams;
-} mcf_model_ops;
-
 /* weight_form */
 enum { MCF_WEIGHT_BOLTZMANN = 0, MCF_WEIGHT_ACTION = 1 };
 
 /* ==== ABI 2: the model of SDK 1.0 (docs/sdk-1.md) ========================================
  *
- * Being built: a model may use it today (its descriptor says abi_version = MCF_ABI_2 and
- * its ops point to an mcf_model), and the core runs it natively; it is not frozen until
- * every plugin of the tree is ported (then MCF_ABI_VERSION becomes 2 and the ABI-1 table
- * above leaves this header).  The ABI-1 table keeps working through the core's adapter.
- *
- * One operation per verb, batched, with the core's batch (mcf/batch.h).  Compared with
- * ABI 1: propose draws the moves AND their log ratios of a batch of chains in one call;
- * apply settles them (accept / reject); measure is batched; the chain's state is
- * described once (mcf_chain_state) and the core saves, loads, hands down configurations
- * (start = anneal), adapts the step and sets the temperature (tempering) from that
- * description, calling rebuild() afterwards; exchange() gives what tempering needs.  The
- * order of random draws is the one of ABI 1, so a model ported from ABI 1 gives the same
- * bits. */
+ * One operation per verb, batched, with the core's batch (mcf/batch.h).  propose draws the
+ * moves AND their log ratios of a batch of chains in one call; apply settles them (accept /
+ * reject); measure is batched; the chain's state is described once (mcf_chain_state) and
+ * the core saves, loads, hands down configurations (start = anneal), adapts the step and
+ * sets the temperature (tempering) from that description, calling rebuild() afterwards;
+ * exchange() gives what tempering needs.  The order of random draws is ABI 1's, so a model
+ * ported from ABI 1 gives the same bits.  Frozen since mcf 1.0: fields are only appended. */
 
 #define MCF_ABI_2 2u /* abi_version of a plugin whose ops are an mcf_model */
 
@@ -427,7 +208,8 @@ typedef struct mcf_observable {
 /* What layout() reports about a chain: its units and, for each curve observable o, its
  * length points[o] and, when axis is not NULL, its axis values into axis[o] (points[o]
  * doubles).  The core calls it once with axis NULL, then with buffers of those lengths.
- * A curve of length 0 is not measured by this chain (as in ABI 1's curve_points). */
+ * A curve of length 0 is not measured by this chain: measure() writes no values for it,
+ * and when no chain measures it no <name>.tsv is written (a curve only when asked for). */
 typedef struct mcf_layout {
     size_t units;         /* written: the N of per-unit observables (sites, electrons), > 0;
                              also the proposals per sweep unless `moves` says otherwise */
@@ -439,7 +221,7 @@ typedef struct mcf_layout {
 } mcf_layout;
 
 /* A chain's variational parameters for `mcf optimize`, described by state() with the rest
- * of its state (ABI 1's variational_count, _get, _set and _write; not part of the record):
+ * of its state (not part of the checkpoint record):
  * the core reads p[0..count), writes new values and calls rebuild(chain,
  * MCF_REBUILD_VARIATIONAL).  count is the same for every chain of a run; 0: none, and then
  * `none` says why, naming the [model] keys that give some (the core refuses the optimize
@@ -461,12 +243,13 @@ typedef struct mcf_variational {
 
 /* The fields of a chain's state, described by state() into the core's struct.  The core
  * writes the checkpoint record with mcf_state_save(state_tag, fields) — the same bytes as
- * an ABI-1 model's save() made with those fields — reads it back with mcf_state_load, and
- * calls rebuild(chain, MCF_REBUILD_LOAD).  Fields flagged MCF_STATE_CONFIGURATION are the
- * configuration alone (what the moves change) that [schedule] start = anneal hands to
- * another chain of the same model, as a record with the model's configuration_tag (zero:
- * the model has no anneal), then rebuild(chain, MCF_REBUILD_CONFIGURATION).  The pointers
- * stay in the chain: the description is valid while the chain lives. */
+ * an ABI-1 model's save() (mcf 0.1-0.8) made with those fields — reads it back with
+ * mcf_state_load, and calls rebuild(chain, MCF_REBUILD_LOAD).  Fields flagged
+ * MCF_STATE_CONFIGURATION are the configuration alone (what the moves change) that
+ * [schedule] start = anneal hands to another chain of the same model, as a record with the
+ * model's configuration_tag (zero: the model has no anneal), then rebuild(chain,
+ * MCF_REBUILD_CONFIGURATION).  The pointers stay in the chain: the description is valid
+ * while the chain lives. */
 #define MCF_STATE_MAX_FIELDS 32
 enum { MCF_STATE_CONFIGURATION = 1u << 0 };
 
@@ -516,9 +299,20 @@ typedef struct mcf_model {
      * and energy_unit. */
     const mcf_label *parameter_labels;
     const char *energy_unit;   /* the unit of T and energies ("J", "t", "Ha"); NULL: none */
-    int evaluator_kind;        /* as in ABI 1 */
-    int weight_form;           /* MCF_WEIGHT_* */
-    const char *ordered_state; /* as in ABI 1 (the degenerate-shell check), or NULL */
+    /* MCF_PLUGIN_FERMION_EVALUATOR or MCF_PLUGIN_ORBITAL_EVALUATOR: the kind of evaluator
+     * the model takes (what `[run] evaluator = auto` looks for); 0: none. */
+    int evaluator_kind;
+    /* The form of the chain's weight, for what the core derives from the ENERGY
+     * observable e.  MCF_WEIGHT_BOLTZMANN (0): exp(-N e / T), so that specific_heat =
+     * N (<e^2> - <e>^2) / T^2.  MCF_WEIGHT_ACTION: a general exp(-S(x; T)) (a fermion
+     * model's grand-canonical action): the specific heat then comes from the observables
+     * with the roles ENERGY_DT and ACTION_DT, and without them there is none. */
+    int weight_form;
+    /* Optional (both or neither): what the core needs to warn at setup of a degenerate
+     * shell of levels at the chemical potential on the run's finite lattice
+     * (docs/methods.md, "Degenerate shells at mu"): the ideal state of the ordered phase,
+     * a name periodic() knows ("ferro"), and the [model] key of the chemical potential. */
+    const char *ordered_state;
     const char *mu_key;
     const mcf_stream_spec *streams; /* the model's own random streams, or NULL */
     const char *variational_file_key; /* the [model] key of the parameter file that mcf
@@ -528,7 +322,9 @@ typedef struct mcf_model {
                                   zeros: none (a model whose ABI-1 save wrote none) */
     char configuration_tag[4]; /* the configuration record's (start = anneal), or zeros */
 
-    /* Creates one chain (as ABI 1's create; services carry app_data and the streams). */
+    /* Creates one chain from validated params, drawing its initial state from rng.  On
+     * success *chain is the core's, freed with destroy(); params and services stay valid
+     * until then.  Errors: MCF_EINVAL, MCF_ENOMEM, ... with a message (mcf_fail). */
     int (*create)(const mcf_params *params, const mcf_services *services, mcf_rng *rng,
                   void **chain);
     void (*destroy)(void *chain);
@@ -542,14 +338,17 @@ typedef struct mcf_model {
     /* For n chains: applies move k where accepted[k] is 1, forgets it where 0. */
     int (*apply)(mcf_batch *b, void *const *chains, const void *moves, size_t n,
                  const unsigned char *accepted);
-    /* Optional: a whole sweep of n chains at once (ABI 1's sweep, begin_sweep folded in:
-     * prefetch, then MCF_SWEEP_DECLINED to let the core's loop make the moves). */
+    /* Optional: the moves of a whole sweep of n chains made by the model at once (on a
+     * device, without a round trip per move): the units(chain) moves the core's loop would
+     * make, in its order, each decided by mcf_metropolis_accept (mcf/rng_device.h) drawn
+     * from rngs[k] as the loop would, accepted[k] the number accepted.  Or, having changed
+     * nothing but perhaps prefetched, MCF_SWEEP_DECLINED: the core's loop makes them. */
     int (*sweep)(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
                  uint64_t *accepted);
     /* For n chains: the declared observables, in order, into values[k].  While `mcf
      * optimize` measures (mcf_batch_variational(b) is 1), instead the local energy E_L of
      * the whole chain and its derivatives in the P variational parameters: E_L, O_m =
-     * d ln Psi / d p_m, dE_L / dp_m (1 + 2P values; ABI 1's variational_local). */
+     * d ln Psi / d p_m, dE_L / dp_m (1 + 2P values). */
     int (*measure)(mcf_batch *b, void *const *chains, size_t n, double *const *values);
     /* Describes the chain's state into *state (zeroed by the core). */
     int (*state)(void *chain, mcf_chain_state *state);
@@ -559,11 +358,19 @@ typedef struct mcf_model {
     int (*rebuild)(void *chain, unsigned what);
     /* Optional (parallel tempering, with state's temperature): for n chains, with weight
      * MCF_WEIGHT_BOLTZMANN out[k] = the total energy H of chain k (T_new unused); otherwise
-     * out[k] = S_k(T_new[k]) - S_k(T_k) (ABI 1's exchange_action).  Must not change the
-     * chains; the same bits whatever the batch. */
+     * out[k] = S_k(T_new[k]) - S_k(T_k), the change of -log(weight) of chain k's
+     * configuration were it sampled at T_new[k] (terms that do not depend on the
+     * configuration may be left out).  Must not change the chains; the same bits whatever
+     * the batch.  The core calls it once before the first sweep too, so that a refusal
+     * stops the run at once. */
     int (*exchange)(mcf_batch *b, void *const *chains, size_t n, const double *T_new,
                     double *out);
-    /* Optional: as ABI 1's periodic. */
+    /* Optional, for band structures (`mcf band`; mcf/periodic.h): a configuration as a
+     * crystal.  state: an ideal state of the model's own ("ferro", "spiral:QX,QY,QZ"),
+     * chain NULL; or NULL: the configuration of `chain`, its whole box as one cell.  The
+     * model describes it into `cell` (mcf_cell_shape, then mcf_cell_bond / mcf_cell_onsite,
+     * or mcf_cell_lattice); the chemical potential stays out.  MCF_EINVAL naming the states
+     * the model knows, or why a configuration is not periodic. */
     int (*periodic)(const mcf_params *params, const void *chain, const char *state,
                     mcf_cell *cell);
 } mcf_model;
@@ -572,7 +379,8 @@ typedef struct mcf_model {
 #define MCF_SWEEP_DECLINED 1
 
 /* The multiplicative step adaptation every model with a tunable move size repeats: returns
- * step * clamp(acceptance / target, 1/2, 2), clamped to [min, max]; for adapt().  A larger
+ * step * clamp(acceptance / target, 1/2, 2), clamped to [min, max] (the core applies it to
+ * mcf_chain_state's step during thermalization).  A larger
  * step lowers the acceptance, so a rate above target widens the step and one below
  * narrows it, by at most a factor 2 per call. */
 MCF_API double mcf_adapt_step(double step, double acceptance, double target, double min,

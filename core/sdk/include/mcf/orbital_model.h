@@ -1,26 +1,36 @@
 /* mcf/orbital_model.h — a model's side of its orbital evaluator (mcf/orbital.h): bind it
- * once, make workspaces (mcf 0.5).  The orbital counterpart of mcf/fermion_model.h:
+ * once, make workspaces, and call the evaluator's verbs (ABI 2).  The orbital counterpart of
+ * mcf/fermion_model.h:
  *
  *   create():  mcf_orbital_bind(services, params, "slater-jastrow", MCF_ORBITAL_VALUES,
  *              &c->orbital) — refuses a missing evaluator, one of another kind, or one
- *              without the ops asked for, with a message naming the configuration file, the
- *              evaluator and what it lacks; then mcf_orbital_has(&c->orbital,
+ *              without the bits asked for, with a message naming the configuration file,
+ *              the evaluator and what it lacks; then mcf_orbital_has(&c->orbital,
  *              MCF_ORBITAL_DETERMINANTS) for optional features, and
  *              mcf_orbital_workspace(&c->orbital, &orbitals, &c->ws) for the chain's
- *              orbitals.
+ *              orbitals (mcf_orbital_release in destroy()).
+ *   the sweep and measure(): mcf_orbital_evaluate, mcf_orbital_det_* and
+ *              mcf_orbital_walker_sweep with the core's batch.
  *
- * The struct_size of the evaluator's vtable is checked here, once (an evaluator built
- * against an older SDK has no determinant ops, or no walker_sweep): a model that asked
- * for a bit, or was told by mcf_orbital_has that the evaluator has it, may call those ops
- * without checking again.  mcf_orbital is a plain struct of this SDK version: a later
- * version that needs more fields adds new functions, never grows it. */
+ * What the evaluator provides is checked here, once: a model that asked for a bit, or was
+ * told by mcf_orbital_has that the evaluator has it, may call its verbs without checking
+ * again.  The model never calls the evaluator's table: every verb goes through a function
+ * here, which works the same for an evaluator built for ABI 1 (the SDK adapts it).
+ * mcf_orbital is a plain struct of this SDK version: a later version that needs more fields
+ * adds new functions, never grows it.
+ *
+ * The helpers of ABI 1 (mcf 0.5-0.8) had the same names in the source; the ones declared
+ * here are other symbols (mcf_orbital_bind_v2, ...: the #defines below), so a plugin built
+ * against ABI 1 keeps the helpers it was built with. */
 #ifndef MCF_ORBITAL_MODEL_H
 #define MCF_ORBITAL_MODEL_H
 
 #include "mcf/api.h"
+#include "mcf/version.h"
 
 #include <stddef.h>
 
+#include "mcf/batch.h"
 #include "mcf/model.h"
 #include "mcf/orbital.h"
 #include "mcf/params.h"
@@ -29,48 +39,10 @@
 extern "C" {
 #endif
 
-/* What a model needs of its orbital evaluator: the MCF_ORBITAL_* bits of mcf/orbital.h
- * (for an ABI-1 evaluator: VALUES = values and vgl, DETERMINANTS = the nine determinant
- * ops det_create .. det_local, WALKER_SWEEP = walker_sweep; create, destroy and orbitals
- * are always checked). */
-
-#if MCF_WANT_ABI < 2 /* ABI 1 (docs/sdk-1.md): the helpers of mcf 0.5-0.7 */
-
-/* A model's handle on its orbital evaluator (static storage of the plugin; borrowed). */
-typedef struct mcf_orbital {
-    const mcf_orbital_ops *ops;  /* the evaluator's vtable */
-    const char *name;            /* its name, for messages ("blip") */
-    const mcf_params *params;    /* its validated [evaluator] values */
-    const char *model;           /* the model's name, for messages */
-    const char *origin;          /* the configuration file, for messages */
-} mcf_orbital;
-
-/* Binds the run's evaluator (services->evaluator) for `model`, checking it is an orbital
- * evaluator with every op in `needs` (MCF_ORBITAL_* bits).  model_params gives the
- * configuration file for messages.  Errors: MCF_EINVAL "<model>: [run] evaluator = <name>
- * in <file> <what is wrong: not an orbital evaluator, or lacks which ops and what for>; set
- * [run] evaluator = planewave (exact) or blip". */
-MCF_API int mcf_orbital_bind(const mcf_services *services, const mcf_params *model_params,
-                             const char *model, unsigned needs, mcf_orbital *out);
-
-/* 1 when the bound evaluator has every op in `needs`, else 0 (no message): for optional
- * features (determinants on the evaluator only where it keeps them). */
-MCF_API int mcf_orbital_has(const mcf_orbital *o, unsigned needs);
-
-/* The evaluator's workspace for the orbitals (borrowed during the call only): ops->create
- * with the [evaluator] values, errors prefixed "<model>: evaluator <name>".  Free it with
- * o->ops->destroy(ws).  *ws is NULL after a failure. */
-MCF_API int mcf_orbital_workspace(const mcf_orbital *o, const mcf_pw_orbitals *orbitals, void **ws);
-#endif /* MCF_WANT_ABI < 2 */
-
+/* What a model needs of its orbital evaluator: the MCF_ORBITAL_* bits of mcf/orbital.h.
+ * Not declared for a file of the SDK that implements ABI 1's helpers (MCF_WANT_ABI 1, which
+ * only the private headers of mcf allow: mcf/version.h). */
 #if MCF_WANT_ABI >= 2
-/* ==== ABI 2 (docs/sdk-1.md) ==============================================================
- *
- * The helpers for a model of ABI 2, by the same names in the source (other symbols:
- * mcf_orbital_bind_v2, ...).  The model never calls the evaluator's table: every verb goes
- * through a function here, which works the same for an evaluator of ABI 1 (the SDK adapts
- * it).  The batched calls take the batch (whose evaluator is the run's: the core sets it)
- * and no handle; their errors are prefixed "<model>: evaluator <name>: <op>". */
 #define mcf_orbital mcf_orbital_v2
 #define mcf_orbital_bind mcf_orbital_bind_v2
 #define mcf_orbital_has mcf_orbital_has_v2
@@ -85,8 +57,12 @@ typedef struct mcf_orbital {
     const char *origin;          /* the configuration file, for messages */
 } mcf_orbital;
 
-/* As ABI 1's: binds services->evaluator, refusing one that lacks a bit of `needs`
- * (MCF_ORBITAL_*), with the same messages; mcf_orbital_has without a message. */
+/* Binds the run's evaluator (services->evaluator) for `model`, checking it is an orbital
+ * evaluator that provides every bit of `needs` (MCF_ORBITAL_*).  model_params gives the
+ * configuration file for messages.  Errors: MCF_EINVAL "<model>: [run] evaluator = <name>
+ * in <file> <what is wrong: not an orbital evaluator, or lacks which ops and what for>; set
+ * [run] evaluator = planewave (exact) or blip".  mcf_orbital_has: 1 when the bound
+ * evaluator provides every bit of `needs`, else 0 (no message), for optional features. */
 MCF_API int mcf_orbital_bind(const mcf_services *services, const mcf_params *model_params,
                              const char *model, unsigned needs, mcf_orbital *out);
 MCF_API int mcf_orbital_has(const mcf_orbital *o, unsigned needs);
@@ -97,8 +73,10 @@ MCF_API int mcf_orbital_workspace(const mcf_orbital *o, const mcf_pw_orbitals *o
                                   void **ws);
 MCF_API void mcf_orbital_release(const mcf_orbital *o, void *ws);
 
-/* The verbs of mcf_orbital_evaluator (mcf/orbital.h), checked (non-NULL arrays, spin 0 or
- * 1, the bit provided) and passed on. */
+/* The verbs of mcf_orbital_evaluator (mcf/orbital.h, where their meaning is), checked
+ * (non-NULL arrays, spin 0 or 1, the bit provided) and passed on; the batched ones go to
+ * the batch's evaluator (the run's: the core sets it), errors prefixed "<model>: evaluator
+ * <name>: <op>". */
 MCF_API int mcf_orbital_evaluate(mcf_batch *b, void *const *ws, size_t n,
                                  const double *const *r, const size_t *n_points,
                                  double *const *phi, double *const *grad, double *const *lap);

@@ -4,10 +4,12 @@
  *
  *     const mcf_plugin_info *mcf_plugin_entry(void);
  *
- * returning a pointer to a static descriptor (write MCF_PLUGIN(info) below).  The core
- * refuses a plugin whose abi_version differs from its own MCF_ABI_VERSION, whose
- * struct_size is smaller than the first ABI's descriptor, whose name differs from its file
- * name, or whose ops table lacks a required operation, naming the file and the problem.
+ * returning a pointer to a static descriptor (MCF_PLUGIN_DESCRIPTOR below writes both; or
+ * write the descriptor and MCF_PLUGIN(info)).  The core refuses a plugin whose abi_version
+ * is neither its own MCF_ABI_VERSION nor ABI 1 (which it adapts), an ABI-2 plugin built
+ * before ABI 2 was frozen (min_mcf_version older than 1.0.0), one whose struct_size is
+ * smaller than the first ABI's descriptor, whose name differs from its file name, or whose
+ * ops table lacks a required operation, naming the file and the problem.
  *
  * Versioning follows SQLite's VFS: descriptors and vtables start with their size and
  * only ever grow at the end.  The core reads a field only when struct_size covers it. */
@@ -26,10 +28,10 @@ extern "C" {
 #endif
 
 typedef enum mcf_plugin_kind {
-    MCF_PLUGIN_MODEL = 1,              /* ops: mcf_model_ops (mcf/model.h) */
-    MCF_PLUGIN_FERMION_EVALUATOR = 2,  /* ops: defined by the fermion evaluator header */
-    MCF_PLUGIN_ORBITAL_EVALUATOR = 3,  /* ops: defined by the orbital evaluator header */
-    MCF_PLUGIN_BAND_EVALUATOR = 4      /* ops: mcf_band_ops (mcf/band.h) */
+    MCF_PLUGIN_MODEL = 1,              /* ops: mcf_model (mcf/model.h) */
+    MCF_PLUGIN_FERMION_EVALUATOR = 2,  /* ops: mcf_fermion_evaluator (mcf/fermion.h) */
+    MCF_PLUGIN_ORBITAL_EVALUATOR = 3,  /* ops: mcf_orbital_evaluator (mcf/orbital.h) */
+    MCF_PLUGIN_BAND_EVALUATOR = 4      /* ops: mcf_band_evaluator (mcf/band.h) */
 } mcf_plugin_kind;
 
 typedef struct mcf_plugin_info {
@@ -42,7 +44,7 @@ typedef struct mcf_plugin_info {
     const mcf_param_spec *params;  /* declared parameters, NULL-name terminated; may be NULL */
     const void *ops;               /* the kind's vtable, static storage */
     /* Appended (read only when struct_size covers them): how `[run] evaluator = auto`
-     * chooses among the evaluators of the kind the model asks for (mcf_model_ops
+     * chooses among the evaluators of the kind the model asks for (mcf_model's
      * evaluator_kind).  Candidates are those with auto_priority > 0, tried from the highest
      * priority down (ties: by name); the first whose probe says usable is taken.  Models
      * leave both 0/NULL. */
@@ -54,10 +56,11 @@ typedef struct mcf_plugin_info {
      * never depend on the grouping).  0: the chains are split over the [run] threads. */
     int one_batch;
     /* Appended (mcf 0.2): the oldest mcf release this plugin runs with,
-     * MCF_VERSION_NUMBER(0, 2, 0) for a plugin that uses the 0.2 SDK (mcf/version.h); the
-     * core refuses to load it when it is older, naming both versions.  0: any release.
-     * (A core older than 0.2 does not read the field: state the version to the build too,
-     * find_package(mcf 0.2).) */
+     * MCF_VERSION_NUMBER(1, 2, 0) for a plugin that uses the 1.2 SDK (mcf/version.h); the
+     * core refuses to load it when it is older, naming both versions.  A plugin of ABI 2
+     * states 1.0.0 or later (MCF_PLUGIN_DESCRIPTOR's default): an older one (0 included)
+     * was built against an ABI 2 that was not final, and the core refuses it.  State the
+     * version to the build too, find_package(mcf 1.0). */
     uint32_t min_mcf_version;
     /* Appended (mcf 0.5; read only when struct_size covers it): the plugin's own pointer,
      * handed to its model's create() as mcf_services.app_data (SQLite's pAppData): one
@@ -79,42 +82,27 @@ typedef struct mcf_plugin_info {
     MCF_EXPORT const mcf_plugin_info *mcf_plugin_entry(void);              \
     MCF_EXPORT const mcf_plugin_info *mcf_plugin_entry(void) { return &(info); }
 
-/* The descriptor and entry function of a plugin in one statement, for the common case (no
- * auto_priority, probe or one_batch: write the descriptor and MCF_PLUGIN(info) for those):
- *     MCF_PLUGIN_DEFINE(MCF_PLUGIN_MODEL, "holstein", "1.1", "one line", my_params, &my_ops)
- */
-#define MCF_PLUGIN_DEFINE(kind_, name_, version_, summary_, params_, ops_)                \
-    static const mcf_plugin_info mcf_plugin_info_ = {                                     \
-        .abi_version = MCF_ABI_VERSION, .struct_size = sizeof(mcf_plugin_info),          \
-        .kind = (kind_), .name = (name_), .version = (version_), .summary = (summary_),   \
-        .params = (params_), .ops = (ops_)};                                              \
-    MCF_PLUGIN(mcf_plugin_info_)
-
-/* The same, for a plugin that uses an SDK newer than 0.1 and states the oldest release it
- * runs with (min_mcf_version; mcf 0.3):
- *     MCF_PLUGIN_DEFINE_NEEDS(MCF_PLUGIN_MODEL, "fk", "1.0", "one line", my_params, &my_ops,
- *                             MCF_VERSION_NUMBER(0, 3, 0))
- */
-#define MCF_PLUGIN_DEFINE_NEEDS(kind_, name_, version_, summary_, params_, ops_, needs_)    \
-    static const mcf_plugin_info mcf_plugin_info_ = {                                     \
-        .abi_version = MCF_ABI_VERSION, .struct_size = sizeof(mcf_plugin_info),          \
-        .kind = (kind_), .name = (name_), .version = (version_), .summary = (summary_),   \
-        .params = (params_), .ops = (ops_), .min_mcf_version = (needs_)};                 \
-    MCF_PLUGIN(mcf_plugin_info_)
-
-/* mcf 0.7: the descriptor of a plugin of ABI 2 (docs/sdk-1.md) and its entry function in
- * one statement.  After `params` come the ops table and any further fields, as designated
+/* mcf 0.7: the descriptor of a plugin and its entry function in one statement (ABI 2,
+ * docs/sdk-1.md).  After `params` come the ops table and any further fields, as designated
  * initializers:
  *     MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "ising", "1.0", "one line", ising_params,
  *                           &ising_model)
  *     MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "kpm", "1.0", "one line",
  *                           kpm_params, &kpm_table, .app_data = &kpm_cpu, .auto_priority = 50)
- */
+ * min_mcf_version is 1.0.0 (mcf 1.0: ABI 2 frozen; the core refuses an ABI-2 plugin that
+ * states an older release, built against the headers of mcf 0.6-0.8 whose ABI 2 was not
+ * final); a plugin that uses an SDK newer than 1.0 states its own, later in the list:
+ *     MCF_PLUGIN_DESCRIPTOR(..., &my_model, .min_mcf_version = MCF_VERSION_NUMBER(1, 2, 0))
+ * (the later initializer wins: the macro silences GCC's and clang's warning about it). */
 #define MCF_PLUGIN_DESCRIPTOR(kind_, name_, version_, summary_, params_, ...)              \
+    _Pragma("GCC diagnostic push")                                                        \
+    _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                                \
     static const mcf_plugin_info mcf_plugin_info_ = {                                     \
-        .abi_version = 2u, .struct_size = sizeof(mcf_plugin_info), .kind = (kind_),       \
+        .abi_version = MCF_ABI_VERSION, .struct_size = sizeof(mcf_plugin_info),          \
+        .min_mcf_version = MCF_VERSION_NUMBER(1, 0, 0), .kind = (kind_),                 \
         .name = (name_), .version = (version_), .summary = (summary_),                    \
         .params = (params_), .ops = __VA_ARGS__};                                         \
+    _Pragma("GCC diagnostic pop")                                                         \
     MCF_PLUGIN(mcf_plugin_info_)
 
 /* The fields of the first ABI's descriptor: a shorter struct_size is refused. */
@@ -125,9 +113,9 @@ typedef struct mcf_plugin_info {
     ((info)->struct_size >= offsetof(mcf_plugin_info, field) + sizeof((info)->field))
 
 /* Whether the versioned table *ptr (any SDK struct that starts with uint32_t struct_size:
- * a descriptor, mcf_model_ops, mcf_fermion_ops, mcf_services, ...) of type `type` was built
+ * a descriptor, mcf_model, mcf_fermion_evaluator, mcf_services, ...) of type `type` was built
  * with field `field` (an appended one) AND has it set (not NULL / not 0), e.g.
- *     if (MCF_HAS(mcf_fermion_ops, ops, change_action)) ops->change_action(...);
+ *     if (MCF_HAS(mcf_services, s, streams)) ... s->streams ...
  * The one check every reader of an appended field needs.  ptr is a pointer variable (NULL
  * gives 0); gcc warns about a constant address such as &my_ops. */
 #define MCF_HAS(type, ptr, field)                                                      \

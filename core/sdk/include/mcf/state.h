@@ -1,7 +1,11 @@
-/* mcf/state.h — a chain's checkpointed state described once, for save() and load().
+/* mcf/state.h — a chain's checkpointed state described once.
  *
- * A model lists what its chain's state is made of — a 4-byte record tag, then fields —
- * in ONE function, and save() and load() both use that list:
+ * A model of ABI 2 describes its fields in state() (mcf/model.h: mcf_chain_state_add with
+ * the MCF_STATE_* fields below), and the core writes and reads the record with the two
+ * functions here, under the model's state_tag.  They are public for a plugin's own records
+ * and tests too.  The pattern, as ABI 1's save() and load() used it (mcf 0.2-0.8): a model
+ * lists what its chain's state is made of — a 4-byte record tag, then fields — in ONE
+ * function, and save() and load() both use that list:
  *
  *     static size_t my_state(my_chain *c, mcf_state_field f[])
  *     {

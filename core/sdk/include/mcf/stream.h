@@ -1,8 +1,9 @@
 /* mcf/stream.h — the byte streams a model writes its state to in a checkpoint.
  *
  * The core owns every mcf_stream; a plugin only writes to or reads from the one it is
- * handed in save()/load().  Data are stored in the host's byte order; the checkpoint
- * header records it, and a checkpoint from another byte order is refused as foreign. */
+ * handed (mcf/state.h: the core writes an ABI-2 model's record from its state()).  Data
+ * are stored in the host's byte order; the checkpoint header records it, and a checkpoint
+ * from another byte order is refused as foreign. */
 #ifndef MCF_STREAM_H
 #define MCF_STREAM_H
 

@@ -27,24 +27,29 @@
  * mcf_fermion_reconstruct; 0.8 the orbital evaluator of ABI 2 (mcf_orbital_evaluator:
  * evaluate, determinants by (workspace, spin), walker_sweep; ABI 2's helpers of
  * mcf/orbital_model.h), the variational parameters folded into the chain's state
- * (mcf_chain_state.variational) and measure() (mcf_batch_variational).  A plugin states the
- * oldest release
- * whose SDK it uses:
- * find_package(mcf 0.2) or pkg-config --atleast-version=0.2 when it is built,
+ * (mcf_chain_state.variational) and measure() (mcf_batch_variational); 1.0 the flip: ABI 2
+ * is MCF_ABI_VERSION, frozen, and the public headers describe it alone (ABI 1's tables and
+ * helpers went to mcf's private headers; libmcf still exports ABI 1's helpers and the core
+ * still runs ABI-1 plugins), ABI 2's helper names are the default (no MCF_WANT_ABI), and
+ * MCF_PLUGIN_DESCRIPTOR states min_mcf_version 1.0.0 (the core refuses an ABI-2 plugin
+ * built before the flip).  A plugin states the oldest release whose SDK it uses:
+ * find_package(mcf 1.0) or pkg-config --atleast-version=1.0 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
  * when it is loaded.
  *
- * MCF_ABI_VERSION changes whenever a vtable or descriptor changes in a way an
+ * MCF_ABI_VERSION changes whenever a table or descriptor changes in a way an
  * already-built plugin cannot survive (a field removed, reordered or retyped).
- * Appending a field does not change it: descriptors and vtables carry their own
- * struct_size, and the core reads appended fields only when struct_size covers them. */
+ * Appending a field does not change it: descriptors and tables carry their own
+ * struct_size, and the core reads appended fields only when struct_size covers them.
+ * ABI 1 (mcf 0.1-0.8) was the first; ABI 2 (mcf 1.0) rebuilt the tables around one
+ * operation per verb, batched (docs/sdk-1.md).  The core loads plugins of both. */
 #ifndef MCF_VERSION_H
 #define MCF_VERSION_H
 
 #include "mcf/api.h"
 
-#define MCF_VERSION_MAJOR 0
-#define MCF_VERSION_MINOR 8
+#define MCF_VERSION_MAJOR 1
+#define MCF_VERSION_MINOR 0
 #define MCF_VERSION_PATCH 0
 
 #define MCF_VERSION_STR_(x) #x
@@ -62,13 +67,20 @@
 #define MCF_VERSION_AT_LEAST(major, minor, patch)                                         \
     (MCF_VERSION >= MCF_VERSION_NUMBER(major, minor, patch))
 
-#define MCF_ABI_VERSION 1u
+#define MCF_ABI_VERSION 2u
 
-/* The ABI whose helper declarations a source file sees (mcf/fermion_model.h): a plugin
- * written against ABI 2 before MCF_ABI_VERSION becomes 2 defines MCF_WANT_ABI 2 before its
- * first #include of an mcf header. */
+/* The ABI whose helper declarations a source file sees (mcf/fermion_model.h,
+ * mcf/orbital_model.h): ABI 2's.  ABI 1's (the same names in the source, other symbols)
+ * are no longer public: only mcf's own private headers select them, for the SDK's
+ * implementation of ABI 1 and the tests of that path.  Defining MCF_WANT_ABI 2, as plugins
+ * written between mcf 0.7 and 1.0 do, is harmless. */
 #ifndef MCF_WANT_ABI
-#define MCF_WANT_ABI 1
+#define MCF_WANT_ABI 2
+#endif
+#if MCF_WANT_ABI < 2 && !defined(MCF_ABI1_PRIVATE)
+#error "MCF_WANT_ABI 1: ABI 1's declarations are no longer public (mcf 1.0 has ABI 2). \
+Build this plugin against the frozen headers of an older mcf (0.8 or before), whose \
+binaries this mcf still loads, or port it to ABI 2 (docs/plugin-guide.md)"
 #endif
 
 #endif
