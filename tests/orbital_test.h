@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "mcf/abi1_orbital.h" /* ABI 1's table: private since mcf 1.0 (core/sdk/abi1) */
 #include "mcf/batch.h"
 #include "mcf/error.h"
 #include "mcf/model.h"

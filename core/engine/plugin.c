@@ -288,12 +288,14 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
         return mcf_fail(MCF_EPLUGIN, "%s: plugin '%s' needs mcf %s or newer; this is mcf %s",
                         path, info->name, version_text(v, vt, sizeof vt), MCF_VERSION_STRING);
     /* ABI 2 was built in mcf 0.6-0.8 beside ABI 1 and frozen at the flip, 1.0.0: a plugin
-     * built against those headers has the same abi_version but tables that may differ, and
-     * states an older min_mcf_version (MCF_PLUGIN_DESCRIPTOR of 0.7-0.8 stated none) */
-    if (abi2 && v < MCF_VERSION_NUMBER(1, 0, 0))
+     * built against those headers has the same abi_version but tables that may differ; its
+     * descriptor is shorter (no built_with) */
+    const uint32_t built = MCF_PLUGIN_INFO_HAS(info, built_with) ? info->built_with : 0;
+    if (abi2 && built < MCF_VERSION_NUMBER(1, 0, 0))
         return mcf_fail(MCF_EPLUGIN, "%s: plugin '%s' was built against the ABI 2 of mcf %s, "
                         "before ABI 2 was frozen in 1.0.0; rebuild it against these headers",
-                        path, info->name, v ? version_text(v, vt, sizeof vt) : "0.6-0.8");
+                        path, info->name,
+                        built ? version_text(built, vt, sizeof vt) : "0.6-0.8");
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     size_t nl = strlen(info->name);

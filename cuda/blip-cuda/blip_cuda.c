@@ -146,7 +146,7 @@ typedef struct bc_batch {
     size_t tables_cap;
     bcu_det **dets;
     size_t dets_cap;
-    mcf_walker_moves *moves;
+    bcu_walker *moves;
     size_t moves_cap;
 } bc_batch;
 
@@ -360,7 +360,7 @@ static int bc_walker_sweep(mcf_batch *b, const mcf_walker *w, size_t n,
         if (!ws)
             return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: walker %zu has no "
                             "workspace", k);
-        kb->moves[k] = (mcf_walker_moves){{ws->det[0], ws->det[1]}, w[k].r, w[k].trial,
+        kb->moves[k] = (bcu_walker){{ws->det[0], ws->det[1]}, w[k].r, w[k].trial,
                                           w[k].rng, w[k].accepted, w[k].log_ratio};
     }
     return rc ? rc : bcu_walker_sweep(b, kb->moves, n, u, cell, delay);
@@ -391,5 +391,4 @@ MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_ORBITAL_EVALUATOR, "blip-cuda", "1.0",
                       bc_params, &bc_evaluator,
                       .auto_priority = 20, /* before blip (10) when a device is present */
                       .probe = bc_probe,
-                      .one_batch = 1, /* one kernel launch for all walkers of a step */
-                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's evaluator */
+                      .one_batch = 1 /* one kernel launch for all walkers of a step */)

@@ -140,6 +140,17 @@ BCU_API void bcu_last_times(mcf_batch *b, double *kernel_s, double *total_s);
  * Reductions run in a fixed order, so a run repeats bit for bit on the same device. */
 typedef struct bcu_det bcu_det;
 
+/* One walker of bcu_walker_sweep: its two determinants (bcu_dets; NULL for an empty spin)
+ * and the arrays of ABI 2's mcf_walker (mcf/orbital.h), which blip_cuda.c maps onto it. */
+typedef struct bcu_walker {
+    void *det[2];            /* the up and down determinants (bcu_det) */
+    double *r;               /* N x 3: the positions; moved on return */
+    const double *trial;     /* N x 3: the trial positions of det_trial */
+    mcf_rng *rng;            /* the decisions' stream; advanced on return */
+    unsigned char *accepted; /* N: 1 where the move was accepted */
+    double *log_ratio;       /* N or NULL: each move's log |Psi'/Psi|^2 */
+} bcu_walker;
+
 /* The ops of ABI 1's handles (mcf_orbital_ops: det_create .. det_local), those that launch
  * work staged through batch b.  The plugin keeps two per workspace (spin 0 and 1). */
 BCU_API int bcu_det_create(const bcu_table *t, size_t m, bcu_det **out);
@@ -171,14 +182,14 @@ BCU_API double bcu_det_last_ratio_time(mcf_batch *b);
  * memory fits the device (bcu_sweep_window says which). */
 #define BCU_SWEEP_DELAY_MAX 32
 #define BCU_SWEEP_DELAY_DEFAULT 16
-BCU_API int bcu_walker_sweep(mcf_batch *b, mcf_walker_moves *w, size_t n,
+BCU_API int bcu_walker_sweep(mcf_batch *b, bcu_walker *w, size_t n,
                              const mcf_pair_function u[2], const double cell[3],
                              size_t delay);
 
 /* bcu_walker_sweep with `blocks` thread blocks per walker (a cluster: 1, 2, 4 or 8; 0: as
  * many as the device's multiprocessors take, what bcu_walker_sweep does).  The results are
  * the same bits for every number of blocks. */
-BCU_API int bcu_walker_sweep_blocks(mcf_batch *b, mcf_walker_moves *w, size_t n,
+BCU_API int bcu_walker_sweep_blocks(mcf_batch *b, bcu_walker *w, size_t n,
                                     const mcf_pair_function u[2], const double cell[3],
                                     size_t delay, unsigned int blocks);
 

@@ -26,7 +26,7 @@ extern "C" size_t bcu_sweep_window(size_t delay, size_t m_max, size_t n_electron
     return sweep_window(delay, (unsigned int)m_max, (unsigned int)n_electrons);
 }
 
-static int sw_check(const mcf_walker_moves *w, size_t n, const mcf_pair_function u[2],
+static int sw_check(const bcu_walker *w, size_t n, const mcf_pair_function u[2],
                     const double cell[3])
 {
     if (n && !w)
@@ -71,14 +71,14 @@ extern "C" unsigned int bcu_sweep_last_blocks(mcf_batch *b)
     return bcu_batch_of(b, &kb) ? 0 : kb->sweep_blocks;
 }
 
-extern "C" int bcu_walker_sweep(mcf_batch *b, mcf_walker_moves *w, size_t n,
+extern "C" int bcu_walker_sweep(mcf_batch *b, bcu_walker *w, size_t n,
                                 const mcf_pair_function u[2], const double cell[3],
                                 size_t delay)
 {
     return bcu_walker_sweep_blocks(b, w, n, u, cell, delay, 0);
 }
 
-extern "C" int bcu_walker_sweep_blocks(mcf_batch *b, mcf_walker_moves *w, size_t n,
+extern "C" int bcu_walker_sweep_blocks(mcf_batch *b, bcu_walker *w, size_t n,
                                        const mcf_pair_function u[2], const double cell[3],
                                        size_t delay, unsigned int blocks)
 {

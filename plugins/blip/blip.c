@@ -293,5 +293,4 @@ MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_ORBITAL_EVALUATOR, "blip", "1.0",
                       "real orbitals as blips (cubic B-splines, 64 terms per point) fitted to "
                       "the plane-wave orbitals by FFT: values, gradients and Laplacians, OpenMP",
                       blip_param_specs, &blip_evaluator,
-                      .auto_priority = 10, /* the CPU choice of evaluator = auto */
-                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's evaluator */
+                      .auto_priority = 10 /* the CPU choice of evaluator = auto */)

@@ -366,14 +366,14 @@ static void run_case(int form, size_t delay, unsigned int blocks, mcf_rng *g)
                 *g = g0; /* the same trial moves as walker 0 */
             propose(&w[k], g);
         }
-        mcf_walker_moves mv[NW];
+        bcu_walker mv[NW];
         double lr[NW][MUP + MDN], r_dev[NW][3 * (MUP + MDN)];
         unsigned char acc[NW][MUP + MDN];
         mcf_rng rng_dev[NW];
         for (int k = 0; k < NW; k++) {
             memcpy(r_dev[k], w[k].r, sizeof r_dev[k]);
             rng_dev[k] = w[k].rng;
-            mv[k] = (mcf_walker_moves){{w[k].det[0], w[k].det[1]}, r_dev[k], w[k].trial,
+            mv[k] = (bcu_walker){{w[k].det[0], w[k].det[1]}, r_dev[k], w[k].trial,
                                        &rng_dev[k], acc[k], lr[k]};
         }
         int rc = bcu_walker_sweep_blocks(tor_batch(), mv, NW, u, cell, delay, blocks);
@@ -420,7 +420,7 @@ static void test_refusals(mcf_rng *g)
     make_pairs(MCF_PAIR_NONE, g, u);
     const double cell[3] = {SIDE, SIDE, SIDE};
     unsigned char acc[MUP + MDN];
-    mcf_walker_moves mv = {{w.det[0], w.det[1]}, w.r, w.trial, &w.rng, acc, NULL};
+    bcu_walker mv = {{w.det[0], w.det[1]}, w.r, w.trial, &w.rng, acc, NULL};
     int rc = bcu_walker_sweep(tor_batch(), &mv, 1, u, cell, 0);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "det_trial"), "(e) no trial rows: "
           "rc %d, %s", rc, mcf_last_error());
@@ -462,13 +462,13 @@ static void test_blocks_bits(mcf_rng *g)
         *g = g0;
         for (int k = 0; k < NW; k++)
             propose(&b[k], g);
-        mcf_walker_moves ma[NW], mb[NW];
+        bcu_walker ma[NW], mb[NW];
         double lra[NW][MUP + MDN], lrb[NW][MUP + MDN];
         unsigned char acca[NW][MUP + MDN], accb[NW][MUP + MDN];
         for (int k = 0; k < NW; k++) {
-            ma[k] = (mcf_walker_moves){{a[k].det[0], a[k].det[1]}, a[k].r, a[k].trial,
+            ma[k] = (bcu_walker){{a[k].det[0], a[k].det[1]}, a[k].r, a[k].trial,
                                        &a[k].rng, acca[k], lra[k]};
-            mb[k] = (mcf_walker_moves){{b[k].det[0], b[k].det[1]}, b[k].r, b[k].trial,
+            mb[k] = (bcu_walker){{b[k].det[0], b[k].det[1]}, b[k].r, b[k].trial,
                                        &b[k].rng, accb[k], lrb[k]};
         }
         int rc = bcu_walker_sweep_blocks(tor_batch(), ma, NW, u, cell, 4, 1);

@@ -4,11 +4,11 @@
  *   mcf-tautogpu.so     (TEST_VARIANT_AUTOGPU) a candidate of `evaluator = auto` with
  *                       priority 90 whose probe says usable only when MCF_TEST_AUTO_GPU=1;
  *                       it provides no change_action (holstein refuses it);
- *   mcf-tpreflip.so     (TEST_VARIANT_PREFLIP) a good table whose descriptor states
- *                       min_mcf_version 0.7.0: built against ABI 2 before it was frozen in
- *                       mcf 1.0, which the loader refuses;
- *   mcf-tpreflip0.so    (TEST_VARIANT_PREFLIP0) the same stating none (0), as
- *                       MCF_PLUGIN_DESCRIPTOR of mcf 0.7-0.8 wrote it. */
+ *   mcf-tpreflip.so     (TEST_VARIANT_PREFLIP) a good table whose descriptor says it was
+ *                       built with mcf 0.8.0's headers (built_with), before ABI 2 was
+ *                       frozen in mcf 1.0, which the loader refuses;
+ *   mcf-tpreflip0.so    (TEST_VARIANT_PREFLIP0) the descriptor as MCF_PLUGIN_DESCRIPTOR of
+ *                       mcf 0.7-0.8 wrote it: shorter, without built_with. */
 #include "mcf/mcf.h"
 
 #include <stdio.h>
@@ -72,15 +72,23 @@ MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "tautogpu", "0",
                       "MCF_TEST_AUTO_GPU=1",
                       params, &table, .auto_priority = 90, .probe = probe)
 #elif defined(TEST_VARIANT_PREFLIP)
-/* a later min_mcf_version overrides the macro's 1.0.0 (as a plugin needing 1.2 writes it) */
-MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "tpreflip", "0",
-                      "test: an ABI-2 evaluator built against mcf 0.7's headers", params,
-                      &table, .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0))
-#elif defined(TEST_VARIANT_PREFLIP0)
-/* the descriptor as mcf 0.7-0.8's MCF_PLUGIN_DESCRIPTOR wrote it: no min_mcf_version */
 static const mcf_plugin_info info = {
     .abi_version = 2u,
     .struct_size = sizeof(mcf_plugin_info),
+    .built_with = MCF_VERSION_NUMBER(0, 8, 0),
+    .kind = MCF_PLUGIN_FERMION_EVALUATOR,
+    .name = "tpreflip",
+    .version = "0",
+    .summary = "test: an ABI-2 evaluator built against mcf 0.8's headers",
+    .params = params,
+    .ops = &table,
+};
+MCF_PLUGIN(info)
+#elif defined(TEST_VARIANT_PREFLIP0)
+/* the descriptor as mcf 0.7-0.8's MCF_PLUGIN_DESCRIPTOR wrote it: it ended at app_data */
+static const mcf_plugin_info info = {
+    .abi_version = 2u,
+    .struct_size = (uint32_t)offsetof(mcf_plugin_info, built_with),
     .kind = MCF_PLUGIN_FERMION_EVALUATOR,
     .name = "tpreflip0",
     .version = "0",

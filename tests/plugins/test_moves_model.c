@@ -88,4 +88,4 @@ static const mcf_model tm_model = {
     .state = tm_state};
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "tmoves", "1.0", "proposals per sweep != units (test)",
-                      tm_params, &tm_model, .min_mcf_version = MCF_VERSION_NUMBER(0, 8, 0))
+                      tm_params, &tm_model)

@@ -7,7 +7,8 @@
  * returning a pointer to a static descriptor (MCF_PLUGIN_DESCRIPTOR below writes both; or
  * write the descriptor and MCF_PLUGIN(info)).  The core refuses a plugin whose abi_version
  * is neither its own MCF_ABI_VERSION nor ABI 1 (which it adapts), an ABI-2 plugin built
- * before ABI 2 was frozen (min_mcf_version older than 1.0.0), one whose struct_size is
+ * before ABI 2 was frozen (against the headers of mcf 0.6-0.8: no built_with), one whose
+ * struct_size is
  * smaller than the first ABI's descriptor, whose name differs from its file name, or whose
  * ops table lacks a required operation, naming the file and the problem.
  *
@@ -57,9 +58,7 @@ typedef struct mcf_plugin_info {
     int one_batch;
     /* Appended (mcf 0.2): the oldest mcf release this plugin runs with,
      * MCF_VERSION_NUMBER(1, 2, 0) for a plugin that uses the 1.2 SDK (mcf/version.h); the
-     * core refuses to load it when it is older, naming both versions.  A plugin of ABI 2
-     * states 1.0.0 or later (MCF_PLUGIN_DESCRIPTOR's default): an older one (0 included)
-     * was built against an ABI 2 that was not final, and the core refuses it.  State the
+     * core refuses to load it when it is older, naming both versions (0: any).  State the
      * version to the build too, find_package(mcf 1.0). */
     uint32_t min_mcf_version;
     /* Appended (mcf 0.5; read only when struct_size covers it): the plugin's own pointer,
@@ -67,6 +66,11 @@ typedef struct mcf_plugin_info {
      * source file can register variants that share code, each descriptor pointing at its
      * own settings.  The core never reads what it points to.  NULL: none. */
     void *app_data;
+    /* Appended (mcf 1.0): the release whose headers built the plugin (MCF_VERSION;
+     * MCF_PLUGIN_DESCRIPTOR writes it).  ABI 2 was built in mcf 0.6-0.8 beside ABI 1 and
+     * frozen in 1.0: the core refuses a plugin of ABI 2 without it or older than 1.0.0,
+     * whose tables may differ from the frozen ones ("rebuild it against these headers"). */
+    uint32_t built_with;
 } mcf_plugin_info;
 
 #define MCF_PLUGIN_ENTRY_SYMBOL "mcf_plugin_entry"
@@ -89,9 +93,10 @@ typedef struct mcf_plugin_info {
  *                           &ising_model)
  *     MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "kpm", "1.0", "one line",
  *                           kpm_params, &kpm_table, .app_data = &kpm_cpu, .auto_priority = 50)
- * min_mcf_version is 1.0.0 (mcf 1.0: ABI 2 frozen; the core refuses an ABI-2 plugin that
- * states an older release, built against the headers of mcf 0.6-0.8 whose ABI 2 was not
- * final); a plugin that uses an SDK newer than 1.0 states its own, later in the list:
+ * It records the release whose headers built the plugin (built_with: the core refuses an
+ * ABI-2 plugin built before 1.0) and states 1.0.0 as the oldest release the plugin runs
+ * with (so that a core of 0.6-0.8, whose ABI 2 differs, refuses it).  A plugin that uses an
+ * SDK newer than 1.0 states its own, later in the list:
  *     MCF_PLUGIN_DESCRIPTOR(..., &my_model, .min_mcf_version = MCF_VERSION_NUMBER(1, 2, 0))
  * (the later initializer wins: the macro silences GCC's and clang's warning about it). */
 #define MCF_PLUGIN_DESCRIPTOR(kind_, name_, version_, summary_, params_, ...)              \
@@ -99,8 +104,8 @@ typedef struct mcf_plugin_info {
     _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                                \
     static const mcf_plugin_info mcf_plugin_info_ = {                                     \
         .abi_version = MCF_ABI_VERSION, .struct_size = sizeof(mcf_plugin_info),          \
-        .min_mcf_version = MCF_VERSION_NUMBER(1, 0, 0), .kind = (kind_),                 \
-        .name = (name_), .version = (version_), .summary = (summary_),                    \
+        .min_mcf_version = MCF_VERSION_NUMBER(1, 0, 0), .built_with = MCF_VERSION,       \
+        .kind = (kind_), .name = (name_), .version = (version_), .summary = (summary_),   \
         .params = (params_), .ops = __VA_ARGS__};                                         \
     _Pragma("GCC diagnostic pop")                                                         \
     MCF_PLUGIN(mcf_plugin_info_)
