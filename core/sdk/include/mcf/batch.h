@@ -58,6 +58,12 @@ MCF_API void mcf_batch_set_evaluator(mcf_batch *b, const struct mcf_plugin_info 
 MCF_API const struct mcf_plugin_info *mcf_batch_evaluator(const mcf_batch *b);
 MCF_API const char *mcf_batch_model(const mcf_batch *b);
 
+/* mcf 0.8: 1 while `mcf optimize` measures with this batch (a model's measure() then writes
+ * the local energy and its derivatives in the variational parameters: mcf/model.h), else
+ * 0.  Set by the core. */
+MCF_API void mcf_batch_set_variational(mcf_batch *b, int on);
+MCF_API int mcf_batch_variational(const mcf_batch *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -435,6 +435,27 @@ typedef struct mcf_layout {
     double *const *axis;  /* NULL on the first call; then one buffer per curve */
 } mcf_layout;
 
+/* A chain's variational parameters for `mcf optimize`, described by state() with the rest
+ * of its state (ABI 1's variational_count, _get, _set and _write; not part of the record):
+ * the core reads p[0..count), writes new values and calls rebuild(chain,
+ * MCF_REBUILD_VARIATIONAL).  count is the same for every chain of a run; 0: none, and then
+ * `none` says why, naming the [model] keys that give some (the core refuses the optimize
+ * with it).  The parameter file `mcf optimize` writes, which the model's [model] key
+ * variational_file_key reads back, is `head` (its first lines, each ending in '\n'), then
+ * one line per group g: group[g], then group_count[g] values (" %.17g" each), '\n'; the
+ * groups' counts add up to count.  The derivatives come from measure() (mcf_batch_
+ * variational).  The strings are the chain's (valid while it lives). */
+#define MCF_VARIATIONAL_MAX_GROUPS 4
+typedef struct mcf_variational {
+    double *p;          /* the chain's parameters (count values), or NULL */
+    size_t count;       /* P */
+    const char *none;   /* count 0: why there are none */
+    const char *head;   /* the parameter file's first lines */
+    size_t groups;      /* lines of parameters (<= MCF_VARIATIONAL_MAX_GROUPS) */
+    const char *group[MCF_VARIATIONAL_MAX_GROUPS];     /* each line's first word */
+    size_t group_count[MCF_VARIATIONAL_MAX_GROUPS];    /* its number of values */
+} mcf_variational;
+
 /* The fields of a chain's state, described by state() into the core's struct.  The core
  * writes the checkpoint record with mcf_state_save(state_tag, fields) — the same bytes as
  * an ABI-1 model's save() made with those fields — reads it back with mcf_state_load, and
@@ -457,6 +478,8 @@ typedef struct mcf_chain_state {
      * *step = mcf_adapt_step(*step, acceptance, step_target, step_min, step_max). */
     double *step;
     double step_target, step_min, step_max;
+    /* The variational parameters (mcf optimize), count 0 when the model has none. */
+    mcf_variational variational;
 } mcf_chain_state;
 
 /* Adds a field (an mcf_state_field from MCF_STATE_DATA, _FIXED, _REALS, _RNG) with flags;
@@ -480,18 +503,6 @@ enum {
     MCF_REBUILD_VARIATIONAL = 1u << 3    /* the variational parameters (mcf optimize) */
 };
 
-/* A model's variational parameters for `mcf optimize` (ABI 1: variational_count, _get,
- * _set, _write): variational() points p at the chain's P parameters (the core reads them,
- * writes new ones and calls rebuild(chain, MCF_REBUILD_VARIATIONAL)); when the core sets
- * `write`, the model writes them there as the text file its [model] key
- * variational_file_key reads back.  When the core sets why_none (the chain has count 0),
- * the model fails with MCF_EINVAL saying which [model] keys give parameters. */
-typedef struct mcf_variational {
-    double *p;      /* written: the chain's parameters (count values) */
-    size_t count;   /* written: P, the same for every chain of a run */
-    FILE *write;    /* set by the core when the file is wanted */
-    int why_none;   /* set by the core: say why there are no parameters (an error) */
-} mcf_variational;
 
 typedef struct mcf_model {
     uint32_t struct_size;      /* sizeof(mcf_model) the plugin was built with */
@@ -507,7 +518,9 @@ typedef struct mcf_model {
     const char *ordered_state; /* as in ABI 1 (the degenerate-shell check), or NULL */
     const char *mu_key;
     const mcf_stream_spec *streams; /* the model's own random streams, or NULL */
-    const char *variational_file_key; /* with variational(), else NULL */
+    const char *variational_file_key; /* the [model] key of the parameter file that mcf
+                                         optimize writes (mcf_variational), else NULL: the
+                                         model has no variational parameters */
     char state_tag[4];         /* the checkpoint record's tag ("ISG1"; mcf_chain_state), or
                                   zeros: none (a model whose ABI-1 save wrote none) */
     char configuration_tag[4]; /* the configuration record's (start = anneal), or zeros */
@@ -530,7 +543,10 @@ typedef struct mcf_model {
      * prefetch, then MCF_SWEEP_DECLINED to let the core's loop make the moves). */
     int (*sweep)(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
                  uint64_t *accepted);
-    /* For n chains: the declared observables, in order, into values[k]. */
+    /* For n chains: the declared observables, in order, into values[k].  While `mcf
+     * optimize` measures (mcf_batch_variational(b) is 1), instead the local energy E_L of
+     * the whole chain and its derivatives in the P variational parameters: E_L, O_m =
+     * d ln Psi / d p_m, dE_L / dp_m (1 + 2P values; ABI 1's variational_local). */
     int (*measure)(mcf_batch *b, void *const *chains, size_t n, double *const *values);
     /* Describes the chain's state into *state (zeroed by the core). */
     int (*state)(void *chain, mcf_chain_state *state);
@@ -547,11 +563,6 @@ typedef struct mcf_model {
     /* Optional: as ABI 1's periodic. */
     int (*periodic)(const mcf_params *params, const void *chain, const char *state,
                     mcf_cell *cell);
-    /* Optional (mcf optimize; both or neither): the parameters (mcf_variational), and for
-     * n chains E_L, O_m, dE_L/dp_m into out[k] (1 + 2P values, ABI 1's variational_local). */
-    int (*variational)(void *chain, mcf_variational *v);
-    int (*variational_local)(mcf_batch *b, void *const *chains, size_t n,
-                             double *const *out);
 } mcf_model;
 
 /* sweep(): "the core's loop makes the moves" (a positive code: not an error) */
