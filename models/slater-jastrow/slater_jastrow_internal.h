@@ -172,7 +172,7 @@ void jastrow_init(sj_jastrow jp[2], double ja, double jrc, double rs, double L);
 /* Sum over j != e of u(|x - r_j|) (x the position of electron e, old or trial). */
 double jastrow_one(const sj_chain *c, size_t e, const double *x);
 /* The chain's pair functions as mcf/pair_function.h describes them ([0] like, [1] unlike
- * spins; MCF_PAIR_NONE without a Jastrow): the values of log_ratio (mcf_pair_value, the
+ * spins; MCF_PAIR_NONE without a Jastrow): the values of propose's log ratios (mcf_pair_value, the
  * same operations on the host and in an evaluator's walker_sweep); c->pf is remade from
  * c->jp whenever jp changes (create, rebuild of the variational parameters). */
 void jastrow_pair_functions(const sj_chain *c, mcf_pair_function pf[2]);
@@ -285,7 +285,7 @@ double now_s(void);
 int timing_create(sj_chain *c);
 /* Logs the chain's timing line (when timed) and frees the timers. */
 void timing_destroy(sj_chain *c);
-/* After the chain's last accept/reject of the sweep, its share of the sweep (c->tm set). */
+/* After the chain's last decided move of the sweep, its share of the sweep (c->tm set). */
 void end_turn_timing(sj_chain *c, double t);
 
 #endif
