@@ -6,16 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mcf/batch.h"
 #include "mcf/error.h"
 
 #define V2(m) ((const mcf_model *)(m)->table)
 
 /* ---- the verbs of an ABI-2 model ----------------------------------------------------- */
 
+static int variational_of(const mcfi_model *m, void *chain, mcf_variational *v);
+
+/* A new chain's description of its variational parameters is checked at once, so that a
+ * model whose groups do not add up is refused before a run or an optimization starts. */
 static int v2_create(const mcfi_model *m, const mcf_params *params,
                      const mcf_services *services, mcf_rng *rng, void **chain)
 {
-    return V2(m)->create(params, services, rng, chain);
+    int rc = V2(m)->create(params, services, rng, chain);
+    mcf_variational v;
+    if (!rc && (rc = variational_of(m, *chain, &v)) != MCF_OK) {
+        V2(m)->destroy(*chain);
+        *chain = NULL;
+    }
+    return rc;
 }
 
 static void v2_destroy(const mcfi_model *m, void *chain) { V2(m)->destroy(chain); }
@@ -191,39 +202,71 @@ static int v2_periodic(const mcfi_model *m, const mcf_params *params, const void
     return V2(m)->periodic(params, chain, state, cell);
 }
 
-static int variational_of(const mcfi_model *m, void *chain, FILE *write, int why_none,
-                          mcf_variational *v)
+/* What the core relies on in a chain's mcf_variational (mcf/model.h): the array, the
+ * parameter file's head and groups (their counts add up to count), and for a model that
+ * has parameters at all (variational_file_key) the reason when this chain has none.
+ * MCF_EPLUGIN naming the model: a broken description is the model's bug, not the
+ * configuration's. */
+static int variational_check(const mcfi_model *m, const mcf_variational *v)
 {
-    *v = (mcf_variational){.p = NULL, .count = 0, .write = write, .why_none = why_none};
-    int rc = V2(m)->variational(chain, v);
-    if (!rc && why_none)
-        rc = mcf_fail(MCF_EPLUGIN, "model %s: variational() gave no reason for having no "
-                      "parameters", m->name);
-    if (!rc && v->count && !v->p)
-        rc = mcf_fail(MCF_EPLUGIN, "model %s: variational() gives %zu parameters and no array",
-                      m->name, v->count);
-    return rc;
+    if (v->count && !m->variational_file_key)
+        return mcf_fail(MCF_EPLUGIN, "model %s: state() gives %zu variational parameters but "
+                        "the model has no variational_file_key", m->name, v->count);
+    if (v->count && !v->p)
+        return mcf_fail(MCF_EPLUGIN, "model %s: state() gives %zu variational parameters and "
+                        "no array", m->name, v->count);
+    if (v->count && !v->head)
+        return mcf_fail(MCF_EPLUGIN, "model %s: state() gives %zu variational parameters and "
+                        "no head of their file", m->name, v->count);
+    if (v->groups > MCF_VARIATIONAL_MAX_GROUPS)
+        return mcf_fail(MCF_EPLUGIN, "model %s: state() gives %zu groups of variational "
+                        "parameters, more than %d", m->name, v->groups,
+                        MCF_VARIATIONAL_MAX_GROUPS);
+    size_t sum = 0;
+    for (size_t g = 0; g < v->groups; g++) {
+        if (!v->group[g])
+            return mcf_fail(MCF_EPLUGIN, "model %s: state()'s group %zu of variational "
+                            "parameters has no name", m->name, g);
+        sum += v->group_count[g];
+    }
+    if (sum != v->count)
+        return mcf_fail(MCF_EPLUGIN, "model %s: state()'s groups of variational parameters "
+                        "hold %zu values, not its count %zu", m->name, sum, v->count);
+    if (!v->count && m->variational_file_key && !v->none)
+        return mcf_fail(MCF_EPLUGIN, "model %s: state() gives no variational parameters and "
+                        "no reason (mcf_variational.none)", m->name);
+    return MCF_OK;
+}
+
+/* the chain's variational parameters, from its state description, checked */
+static int variational_of(const mcfi_model *m, void *chain, mcf_variational *v)
+{
+    mcf_chain_state st;
+    int rc = describe(m, chain, &st);
+    *v = st.variational;
+    return rc ? rc : variational_check(m, v);
 }
 
 static size_t v2_variational_count(const mcfi_model *m, void *chain)
 {
     mcf_variational v;
-    return variational_of(m, chain, NULL, 0, &v) ? 0 : v.count;
+    return variational_of(m, chain, &v) ? 0 : v.count;
 }
 
 static int v2_variational_get(const mcfi_model *m, void *chain, double *p)
 {
     mcf_variational v;
-    int rc = variational_of(m, chain, NULL, 0, &v);
+    int rc = variational_of(m, chain, &v);
     if (!rc && v.count)
         memcpy(p, v.p, v.count * sizeof *p);
     return rc;
 }
 
+/* the new values into the described array, then the trial function follows them */
 static int v2_variational_set(const mcfi_model *m, void *chain, const double *p)
 {
     mcf_variational v;
-    int rc = variational_of(m, chain, NULL, 0, &v);
+    int rc = variational_of(m, chain, &v);
     if (rc)
         return rc;
     if (v.count)
@@ -231,17 +274,42 @@ static int v2_variational_set(const mcfi_model *m, void *chain, const double *p)
     return v2_rebuild(m, chain, MCF_REBUILD_VARIATIONAL);
 }
 
+/* E_L, O_m and dE_L/dp_m are what measure() writes while the batch says so */
 static int v2_variational_local(const mcfi_model *m, mcf_batch *b, void *const *chains,
                                 size_t n, double *const *out)
 {
-    return V2(m)->variational_local(b, chains, n, out);
+    mcf_batch_set_variational(b, 1);
+    int rc = V2(m)->measure(b, chains, n, out);
+    mcf_batch_set_variational(b, 0);
+    return rc;
 }
 
-/* ABI 1's variational_write(chain, NULL) asks why there are no parameters */
+/* The parameter file (mcf/model.h): the head, then one line per group, its name and its
+ * values at full precision, so that the model reads back the very bits.  ABI 1's
+ * variational_write(chain, NULL) asks why there are no parameters: the model's `none`. */
 static int v2_variational_write(const mcfi_model *m, void *chain, FILE *out)
 {
     mcf_variational v;
-    return variational_of(m, chain, out, out == NULL, &v);
+    int rc = variational_of(m, chain, &v);
+    if (rc)
+        return rc;
+    if (!v.count)
+        return v.none ? mcf_fail(MCF_EINVAL, "%s", v.none)
+                      : mcf_fail(MCF_EINVAL, "model %s has no variational parameters", m->name);
+    if (!out)
+        return mcf_fail(MCF_EINVAL, "model %s: no file to write its %zu variational parameters "
+                        "to", m->name, v.count);
+    fputs(v.head, out);
+    const double *x = v.p;
+    for (size_t g = 0; g < v.groups; g++) {
+        fputs(v.group[g], out);
+        for (size_t k = 0; k < v.group_count[g]; k++)
+            fprintf(out, " %.17g", *x++);
+        fputc('\n', out);
+    }
+    return ferror(out) ? mcf_fail(MCF_EIO, "model %s: error writing the variational "
+                                  "parameters", m->name)
+                       : MCF_OK;
 }
 
 static const mcfi_model_calls abi2_calls = {
@@ -310,11 +378,11 @@ static int abi2_views(const char *path, const mcf_model *v, mcfi_model *m)
 
 static int abi2_open(const char *path, const mcf_model *v, mcfi_model *m)
 {
-    if (v->struct_size < offsetof(mcf_model, variational_local) + sizeof(void *))
+    const size_t size = offsetof(mcf_model, periodic) + sizeof(void *);
+    if (v->struct_size < size)
         return mcf_fail(MCF_EPLUGIN, "%s: mcf_model struct_size %u is smaller than ABI 2's "
                         "%zu bytes; rebuild the plugin against these headers", path,
-                        v->struct_size,
-                        offsetof(mcf_model, variational_local) + sizeof(void *));
+                        v->struct_size, size);
     struct {
         const char *name;
         int missing;
@@ -325,13 +393,6 @@ static int abi2_open(const char *path, const mcf_model *v, mcfi_model *m)
         if (req[k].missing)
             return mcf_fail(MCF_EPLUGIN, "%s: required model op '%s' is NULL", path,
                             req[k].name);
-    if (!v->variational != !v->variational_local)
-        return mcf_fail(MCF_EPLUGIN, "%s: the model has %s but not %s (both or neither)", path,
-                        v->variational ? "variational" : "variational_local",
-                        v->variational ? "variational_local" : "variational");
-    if (v->variational && !v->variational_file_key)
-        return mcf_fail(MCF_EPLUGIN, "%s: the model has variational ops but no "
-                        "variational_file_key", path);
     m->abi = 2;
     m->calls = &abi2_calls;
     m->table = v;
@@ -347,7 +408,7 @@ static int abi2_open(const char *path, const mcf_model *v, mcfi_model *m)
     m->has_sweep = v->sweep != NULL;
     m->has_anneal = memcmp(v->configuration_tag, "\0\0\0\0", 4) != 0;
     m->has_periodic = v->periodic != NULL;
-    m->has_variational = v->variational != NULL;
+    m->has_variational = v->variational_file_key != NULL;
     m->variational_file_key = v->variational_file_key;
     return abi2_views(path, v, m);
 }

@@ -6,7 +6,8 @@
  * file that knows ABI 1's model ops.  The rest of the core calls the functions below,
  * which speak ABI 2's verbs (one per verb, batched, with the batch), plus the finer verbs
  * the core's own code is written in (save/load, set_temperature, variational_*), which for
- * ABI 2 come from the chain's state description. */
+ * ABI 2 come from the chain's state description (variational_local: from measure, with the
+ * batch's variational flag set). */
 #ifndef MCF_MODEL_OPS_H
 #define MCF_MODEL_OPS_H
 

@@ -1,10 +1,11 @@
 /* optimize.c — `mcf optimize CONFIG`: the variational parameters of a model's trial function
- * (mcf/model.h, variational_*) optimized by the linear method (linear_method.c), with the
- * chains of the run as walkers.  The settings are the [optimize] section; the run's output
- * folder receives optimize.tsv (one row per iteration), parameters-NNN.txt (the parameters
- * sampled in iteration NNN, in the model's file format), parameters.txt (the average of the
- * parameters sampled in the accepted iterations of the second half: the answer) and
- * optimize.state (what `mcf resume DIR` continues from).
+ * (mcf/model.h: ABI 1's variational_* ops, ABI 2's mcf_variational and measure) optimized by
+ * the linear method (linear_method.c), with the chains of the run as walkers.  The settings
+ * are the [optimize] section; the run's output folder receives optimize.tsv (one row per
+ * iteration), parameters-NNN.txt (the parameters sampled in iteration NNN, in the model's
+ * file format), parameters.txt (the average of the parameters sampled in the accepted
+ * iterations of the second half: the answer) and optimize.state (what `mcf resume DIR`
+ * continues from).
  *
  * ---- One iteration -----------------------------------------------------------------------
  *   1. After a change of the parameters, `thermalize` plain sweeps (no step adaptation; the
@@ -13,7 +14,9 @@
  *      variational_local call per group of chains gives every walker's E_L, O_m and
  *      dE_L/dp_m, added to that walker's sums (a = (1, O), b = (E_L, dE_L/dp + E_L O)) and to
  *      its blocking analysis of E_L (stats.h).  The walkers' sums are merged in walker order,
- *      so the result does not depend on the threads.
+ *      so the result does not depend on the threads.  The call gets the group's batch
+ *      (sweep.c's, which carries the run's evaluator and model name for ABI 2's helpers); an
+ *      ABI-2 model measures with the batch's variational flag set (model_ops.c).
  *   3. The energy of the iteration is the mean of the walkers' means, its error
  *      sqrt(sum err^2) / walkers (each err from blocking), as results.tsv combines walkers.
  *   4. Stabilization (an adaptive shift, as in Umrigar et al. 2007 in spirit): if the energy
@@ -103,8 +106,9 @@ static int read_settings(const mcf_setup *s, opt_settings *o)
 int mcfi_optimize_check(const mcf_setup *s)
 {
     if (!s->model->model->has_variational)
-        return mcf_fail(MCF_EINVAL, "optimize: model %s has no variational parameters (it "
-                        "offers no variational ops; mcf/model.h)", s->model_name);
+        return mcf_fail(MCF_EINVAL, "optimize: model %s has no variational parameters (no "
+                        "variational ops, or no variational_file_key; mcf/model.h)",
+                        s->model_name);
     if (s->n_points != 1)
         return mcf_fail(MCF_EINVAL, "optimize: %s scans %zu points; an optimization takes "
                         "one point (its walkers are [run] walkers): remove the scanned lists",
@@ -246,7 +250,10 @@ int mcfi_optimize_check_chains(const mcf_run *r)
     const size_t P = MCFI_MODEL(ops, variational_count, r->chains[0].state), W = r->n_chains;
     if (P == 0) { /* the model says why (mcf/model.h: variational_write with no file) */
         char why[1024] = "";
-        if (MCFI_MODEL(ops, variational_write, r->chains[0].state, NULL))
+        const int rc = MCFI_MODEL(ops, variational_write, r->chains[0].state, NULL);
+        if (rc == MCF_EPLUGIN && r->model->abi == 2) /* a broken description, not a reason */
+            return mcf_fail_prefix(rc, "optimize");
+        if (rc)
             snprintf(why, sizeof why, ": %s", mcf_last_error());
         return mcf_fail(MCF_EINVAL, "optimize: model %s has no variational parameters in this "
                         "configuration%s", s->model_name, why);

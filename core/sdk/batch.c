@@ -20,6 +20,7 @@ struct mcf_batch {
     size_t n_slots, slots_cap;
     const struct mcf_plugin_info *evaluator; /* the run's (mcf_batch_set_evaluator) */
     const char *model;
+    int variational; /* 1 while mcf optimize measures E_L and its derivatives */
 };
 
 mcf_batch *mcf_batch_create(void)
@@ -113,4 +114,15 @@ const struct mcf_plugin_info *mcf_batch_evaluator(const mcf_batch *b)
 const char *mcf_batch_model(const mcf_batch *b)
 {
     return b && b->model ? b->model : "model";
+}
+
+void mcf_batch_set_variational(mcf_batch *b, int on)
+{
+    if (b)
+        b->variational = on != 0;
+}
+
+int mcf_batch_variational(const mcf_batch *b)
+{
+    return b ? b->variational : 0;
 }

@@ -12,7 +12,10 @@
  *             configuration record holds the CONFIGURATION fields alone under its tag;
  *   adapt     the step follows mcf_adapt_step with the described target and bounds;
  *   tempering set_temperature writes the described T and calls rebuild(TEMPERATURE);
- *   variational  count, get, set (then rebuild), the file, and why there is none;
+ *   variational  from state()'s mcf_variational: count, get, set (then rebuild), the file's
+ *             exact bytes (head, then a line per group), and why there is none; E_L and
+ *             its derivatives through measure() while the batch's variational flag is
+ *             set (and not after); the refusals of a description that does not add up;
  *   sweep     the model's whole-sweep op, and MCF_SWEEP_DECLINED without one. */
 #define _POSIX_C_SOURCE 200809L /* fmemopen */
 #include <stdio.h>
@@ -34,7 +37,12 @@ typedef struct toy {
     unsigned rebuilt; /* the last rebuild()'s bits */
     int rebuilds;
     int no_parameters;
+    int broken;       /* which broken description state() gives (test_variational_refusals) */
+    int measured_variational; /* mcf_batch_variational in the last measure() */
 } toy;
+
+static int toy_broken; /* the `broken` of the chains created next */
+static int toy_live;   /* chains created and not destroyed */
 
 static int toy_create(const mcf_params *p, const mcf_services *s, mcf_rng *rng, void **chain)
 {
@@ -42,13 +50,19 @@ static int toy_create(const mcf_params *p, const mcf_services *s, mcf_rng *rng, 
     toy *t = calloc(1, sizeof *t);
     if (!t)
         return MCF_ENOMEM;
+    toy_live++;
+    t->broken = toy_broken;
     t->size = 3;
     t->step = 1.0;
     t->T = 2.0;
     *chain = t;
     return MCF_OK;
 }
-static void toy_destroy(void *c) { free(c); }
+static void toy_destroy(void *c)
+{
+    toy_live--;
+    free(c);
+}
 static int toy_layout(const void *chain, mcf_layout *l)
 {
     (void)chain;
@@ -80,9 +94,19 @@ static int toy_sweep(mcf_batch *b, void *const *c, size_t n, mcf_rng *const *r, 
         acc[k] = 2;
     return MCF_OK;
 }
+/* While the core optimizes: E_L = x0 + p0 p1, O = (p0, p1), dE_L/dp = (p1, p0), values
+ * worked out from the chain so that each lands in its place (1 + 2P of them). */
 static int toy_measure(mcf_batch *b, void *const *c, size_t n, double *const *v)
 {
-    (void)b, (void)c, (void)n, (void)v;
+    for (size_t k = 0; k < n; k++) {
+        toy *t = c[k];
+        t->measured_variational = mcf_batch_variational(b);
+        if (!t->measured_variational)
+            continue;
+        const double row[5] = {t->x[0] + t->p[0] * t->p[1], t->p[0], t->p[1], t->p[1],
+                               t->p[0]};
+        memcpy(v[k], row, sizeof row);
+    }
     return MCF_OK;
 }
 static int toy_state(void *chain, mcf_chain_state *st)
@@ -97,6 +121,28 @@ static int toy_state(void *chain, mcf_chain_state *st)
     st->step_target = 0.4;
     st->step_min = 0.1;
     st->step_max = 3.0;
+    mcf_variational *v = &st->variational;
+    if (t->no_parameters) {
+        v->none = "toy: set [model] p to get parameters";
+        return MCF_OK;
+    }
+    v->p = t->p;
+    v->count = 2;
+    v->head = "# toy parameters\nform toy\n";
+    v->groups = 2;
+    v->group[0] = "a";
+    v->group_count[0] = 1;
+    v->group[1] = "b";
+    v->group_count[1] = 1;
+    switch (t->broken) { /* test_variational_refusals */
+    case 1: v->group_count[1] = 2; break;             /* 3 values for a count of 2 */
+    case 2: v->groups = MCF_VARIATIONAL_MAX_GROUPS + 1; break;
+    case 3: v->head = NULL; break;
+    case 4: v->p = NULL; break;
+    case 5: v->group[1] = NULL; break;
+    case 6: *v = (mcf_variational){0}; break;         /* none, and no reason */
+    default: break;
+    }
     return MCF_OK;
 }
 static int toy_rebuild(void *chain, unsigned what)
@@ -111,25 +157,6 @@ static int toy_exchange(mcf_batch *b, void *const *c, size_t n, const double *T,
     (void)b, (void)c, (void)T;
     for (size_t k = 0; k < n; k++)
         out[k] = 0;
-    return MCF_OK;
-}
-static int toy_variational(void *chain, mcf_variational *v)
-{
-    toy *t = chain;
-    if (t->no_parameters) {
-        if (v->why_none)
-            return mcf_fail(MCF_EINVAL, "toy: set [model] p to get parameters");
-        return MCF_OK;
-    }
-    v->p = t->p;
-    v->count = 2;
-    if (v->write)
-        fprintf(v->write, "p = %g %g\n", t->p[0], t->p[1]);
-    return MCF_OK;
-}
-static int toy_local(mcf_batch *b, void *const *c, size_t n, double *const *out)
-{
-    (void)b, (void)c, (void)n, (void)out;
     return MCF_OK;
 }
 
@@ -151,8 +178,7 @@ static mcf_model toy_model(void)
                        .create = toy_create, .destroy = toy_destroy, .layout = toy_layout,
                        .propose = toy_propose, .apply = toy_apply, .sweep = toy_sweep,
                        .measure = toy_measure, .state = toy_state, .rebuild = toy_rebuild,
-                       .exchange = toy_exchange, .variational = toy_variational,
-                       .variational_local = toy_local};
+                       .exchange = toy_exchange};
 }
 
 static int open_toy(const mcf_model *v, mcfi_model **m)
@@ -199,11 +225,7 @@ static void test_open(void)
               contains(mcf_last_error(), "mcf-toy.so"),
           "no apply: %s", mcf_last_error());
     bad = toy_model();
-    bad.variational_local = NULL;
-    CHECK(open_toy(&bad, &m) == MCF_EPLUGIN && contains(mcf_last_error(), "both or neither"),
-          "variational without variational_local: %s", mcf_last_error());
-    bad = toy_model();
-    bad.struct_size = (uint32_t)offsetof(mcf_model, variational);
+    bad.struct_size = (uint32_t)offsetof(mcf_model, periodic);
     CHECK(open_toy(&bad, &m) == MCF_EPLUGIN && contains(mcf_last_error(), "struct_size"),
           "a short table: %s", mcf_last_error());
     bad = toy_model();
@@ -216,6 +238,10 @@ static void test_open(void)
     bad.exchange = toy_exchange;
     CHECK(open_toy(&bad, &m) == MCF_OK && m->tempering == MCF_TEMPERING_ENERGY,
           "Boltzmann weight with exchange: energies");
+    mcfi_model_close(m);
+    bad.variational_file_key = NULL; /* no file key: no variational parameters */
+    CHECK(open_toy(&bad, &m) == MCF_OK && !m->has_variational && !m->variational_file_key,
+          "no variational_file_key: has_variational %d", m ? m->has_variational : -1);
     mcfi_model_close(m);
 }
 
@@ -305,17 +331,42 @@ static void test_verbs(void)
     CHECK(MCFI_MODEL(m, variational_set, chain, q) == MCF_OK && t->p[0] == 0.5 &&
               t->p[1] == 4 && t->rebuilt == MCF_REBUILD_VARIATIONAL,
           "variational set: %g %g, bits %u", t->p[0], t->p[1], t->rebuilt);
-    char text[64] = "";
+    t->p[1] = 0.1; /* not a short decimal in binary: all 17 digits are written */
+    char text[128] = "";
     FILE *f = fmemopen(text, sizeof text, "w");
     CHECK(f && MCFI_MODEL(m, variational_write, chain, f) == MCF_OK, "variational write");
     if (f)
         fclose(f);
-    CHECK(!strcmp(text, "p = 0.5 4\n"), "the parameter file: '%s'", text);
+    CHECK(!strcmp(text, "# toy parameters\nform toy\na 0.5\nb 0.10000000000000001\n"),
+          "the parameter file: '%s'", text);
+    /* E_L and its derivatives: measure() with the batch's flag, cleared afterwards */
+    mcf_batch *vb = mcf_batch_create();
+    t->x[0] = 2;
+    double row[5] = {0}, *rows[1] = {row};
+    CHECK(vb && MCFI_MODEL(m, variational_local, vb, &chain, 1, rows) == MCF_OK &&
+              t->measured_variational == 1 && !mcf_batch_variational(vb),
+          "variational_local: measured with the flag %d, flag after %d",
+          t->measured_variational, mcf_batch_variational(vb));
+    CHECK(row[0] == 2 + 0.5 * 0.1 && row[1] == 0.5 && row[2] == 0.1 && row[3] == 0.1 &&
+              row[4] == 0.5,
+          "variational_local: E_L %g, O %g %g, dE_L %g %g", row[0], row[1], row[2], row[3],
+          row[4]);
+    size_t failed = 0;
+    double *vals[1] = {NULL};
+    CHECK(MCFI_MODEL(m, measure, vb, &chain, 1, vals, &failed) == MCF_OK &&
+              t->measured_variational == 0,
+          "a plain measure after optimizing: flag %d", t->measured_variational);
+    mcf_batch_set_variational(vb, 7);
+    CHECK(mcf_batch_variational(vb) == 1 && mcf_batch_variational(NULL) == 0,
+          "the batch's flag is 0 or 1, and 0 without a batch");
+    mcf_batch_set_variational(NULL, 1); /* no batch: nothing to set, no crash */
+    mcf_batch_destroy(vb);
     t->no_parameters = 1;
     CHECK(MCFI_MODEL(m, variational_count, chain) == 0 &&
               MCFI_MODEL(m, variational_write, chain, NULL) == MCF_EINVAL &&
               contains(mcf_last_error(), "[model] p"),
           "why no parameters: %s", mcf_last_error());
+    t->no_parameters = 0;
 
     /* the whole-sweep op */
     uint64_t acc[1] = {0};
@@ -332,6 +383,71 @@ static void test_verbs(void)
     mcfi_model_close(m2);
     mcf_batch_destroy(b);
     MCFI_MODEL(m, destroy, chain);
+    mcfi_model_close(m);
+}
+
+/* A description of the variational parameters that does not add up is the model's bug: the
+ * chain is refused when it is created (and destroyed), MCF_EPLUGIN naming the model and what
+ * is wrong; a chain whose description breaks later is refused by every variational verb. */
+static void test_variational_refusals(void)
+{
+    static const struct {
+        int broken;
+        const char *says;
+    } cases[] = {{1, "hold 3 values, not its count 2"}, {2, "more than 4"},
+                 {3, "no head"}, {4, "no array"}, {5, "group 1"}, {6, "no reason"}};
+    mcf_model v = toy_model();
+    mcfi_model *m = NULL;
+    if (open_toy(&v, &m))
+        return;
+    mcf_rng rng;
+    mcf_rng_init(&rng, 1, 2);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        void *chain = NULL;
+        toy_broken = cases[k].broken;
+        const int rc = MCFI_MODEL(m, create, NULL, NULL, &rng, &chain);
+        CHECK(rc == MCF_EPLUGIN && !chain && toy_live == 0 &&
+                  contains(mcf_last_error(), "model toy") &&
+                  contains(mcf_last_error(), cases[k].says),
+              "broken description %d: rc %d, chains left %d, '%s'", cases[k].broken, rc,
+              toy_live, mcf_last_error());
+    }
+    toy_broken = 0;
+    void *chain = NULL;
+    CHECK(MCFI_MODEL(m, create, NULL, NULL, &rng, &chain) == MCF_OK && chain, "create");
+    if (chain) {
+        toy *t = chain;
+        double p[2] = {0, 0};
+        t->broken = 1;
+        CHECK(MCFI_MODEL(m, variational_count, chain) == 0 &&
+                  MCFI_MODEL(m, variational_get, chain, p) == MCF_EPLUGIN &&
+                  MCFI_MODEL(m, variational_set, chain, p) == MCF_EPLUGIN && t->rebuilds == 0 &&
+                  MCFI_MODEL(m, variational_write, chain, NULL) == MCF_EPLUGIN,
+              "a description broken after create: '%s'", mcf_last_error());
+        MCFI_MODEL(m, destroy, chain);
+    }
+    mcfi_model_close(m);
+
+    /* parameters without a file key to read them back, refused; none without one, fine */
+    v.variational_file_key = NULL;
+    if (open_toy(&v, &m))
+        return;
+    chain = NULL;
+    CHECK(MCFI_MODEL(m, create, NULL, NULL, &rng, &chain) == MCF_EPLUGIN && !chain &&
+              contains(mcf_last_error(), "no variational_file_key"),
+          "parameters and no file key: '%s'", mcf_last_error());
+    toy_broken = 6;
+    CHECK(MCFI_MODEL(m, create, NULL, NULL, &rng, &chain) == MCF_OK && chain,
+          "no parameters and no file key: '%s'", mcf_last_error());
+    toy_broken = 0;
+    if (chain) {
+        CHECK(MCFI_MODEL(m, variational_count, chain) == 0 &&
+                  MCFI_MODEL(m, variational_write, chain, NULL) == MCF_EINVAL &&
+                  contains(mcf_last_error(), "model toy has no variational parameters"),
+              "why none, for a model without parameters: '%s'", mcf_last_error());
+        MCFI_MODEL(m, destroy, chain);
+    }
+    CHECK(toy_live == 0, "%d chains not destroyed", toy_live);
     mcfi_model_close(m);
 }
 
@@ -357,6 +473,7 @@ int main(void)
 {
     test_open();
     test_verbs();
+    test_variational_refusals();
     test_state_limit();
     return check_exit();
 }

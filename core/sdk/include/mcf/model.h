@@ -443,8 +443,8 @@ typedef struct mcf_layout {
  * with it).  The parameter file `mcf optimize` writes, which the model's [model] key
  * variational_file_key reads back, is `head` (its first lines, each ending in '\n'), then
  * one line per group g: group[g], then group_count[g] values (" %.17g" each), '\n'; the
- * groups' counts add up to count.  The derivatives come from measure() (mcf_batch_
- * variational).  The strings are the chain's (valid while it lives). */
+ * groups' counts add up to count.  The derivatives come from measure()
+ * (mcf_batch_variational).  The strings are the chain's (valid while it lives). */
 #define MCF_VARIATIONAL_MAX_GROUPS 4
 typedef struct mcf_variational {
     double *p;          /* the chain's parameters (count values), or NULL */
