@@ -177,6 +177,43 @@ static int check_orbital_ops(const char *path, const mcf_orbital_ops *ops)
     return MCF_OK;
 }
 
+/* an ABI-2 orbital table: create, destroy and evaluate, and every op of each bit that
+ * `provides` states (walker_sweep only with the determinants) */
+static int check_orbital_evaluator(const char *path, const mcf_orbital_evaluator *ops)
+{
+    if (ops->struct_size < sizeof(mcf_orbital_evaluator))
+        return mcf_fail(MCF_EPLUGIN, "%s: orbital-evaluator table struct_size %u is smaller "
+                        "than ABI 2's %zu bytes; rebuild the plugin against these headers",
+                        path, ops->struct_size, sizeof(mcf_orbital_evaluator));
+    const unsigned p = ops->provides;
+    const int det = (p & MCF_ORBITAL_DETERMINANTS) != 0;
+    struct {
+        const char *name;
+        int missing;
+    } req[] = {
+        {"create", !ops->create},
+        {"destroy", !ops->destroy},
+        {"evaluate", !ops->evaluate},
+        {"det_set", det && !ops->det_set},
+        {"det_get", det && !ops->det_get},
+        {"det_trial", det && !ops->det_trial},
+        {"det_ratio", det && !ops->det_ratio},
+        {"det_accept", det && !ops->det_accept},
+        {"det_refresh", det && !ops->det_refresh},
+        {"det_local", det && !ops->det_local},
+        {"walker_sweep", (p & MCF_ORBITAL_WALKER_SWEEP) && !ops->walker_sweep},
+    };
+    for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
+        if (req[k].missing)
+            return mcf_fail(MCF_EPLUGIN, "%s: orbital-evaluator op '%s' is NULL%s", path,
+                            req[k].name, k < 3 ? "" : " though `provides` promises it");
+    if ((p & MCF_ORBITAL_WALKER_SWEEP) && !det)
+        return mcf_fail(MCF_EPLUGIN, "%s: the orbital evaluator's `provides` states "
+                        "MCF_ORBITAL_WALKER_SWEEP without MCF_ORBITAL_DETERMINANTS (a sweep "
+                        "moves the determinants it keeps)", path);
+    return MCF_OK;
+}
+
 #define BAND_OPS_MIN_SIZE (offsetof(mcf_band_ops, fermi_level) + sizeof(void *))
 
 static int check_band_ops(const char *path, const mcf_band_ops *ops)
@@ -225,13 +262,14 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
     const int abi2 = info->abi_version == MCF_ABI_2 &&
                      (info->kind == MCF_PLUGIN_MODEL ||
                       info->kind == MCF_PLUGIN_FERMION_EVALUATOR ||
+                      info->kind == MCF_PLUGIN_ORBITAL_EVALUATOR ||
                       info->kind == MCF_PLUGIN_BAND_EVALUATOR);
     if (info->abi_version != MCF_ABI_VERSION && !abi2)
         return mcf_fail(MCF_EPLUGIN, "%s: built for mcf ABI version %u, but this mcf (%s) has "
                         "ABI version %u%s; rebuild the plugin against these headers", path,
                         info->abi_version, MCF_VERSION_STRING, MCF_ABI_VERSION,
                         info->abi_version == MCF_ABI_2
-                            ? " (and ABI 2 for models, fermion and band evaluators only)"
+                            ? " (and ABI 2 for models and evaluators only)"
                             : "");
     if (info->struct_size < MCF_PLUGIN_INFO_MIN_SIZE)
         return mcf_fail(MCF_EPLUGIN, "%s: descriptor struct_size %u is smaller than the "
@@ -266,7 +304,8 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
             return rc;
     }
     if (info->kind == MCF_PLUGIN_ORBITAL_EVALUATOR) {
-        int rc = check_orbital_ops(path, info->ops);
+        int rc = abi2 ? check_orbital_evaluator(path, info->ops)
+                      : check_orbital_ops(path, info->ops);
         if (rc)
             return rc;
     }

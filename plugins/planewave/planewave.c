@@ -12,6 +12,9 @@
  * cell, x - Lx floor(x / Lx) per axis, so that a far-away image gives the same phases as its
  * image in the cell (to rounding), as for every evaluator.
  *
+ * ABI 2 (mcf_orbital_evaluator): values, gradients and Laplacians through one op, evaluate;
+ * no determinants (provides MCF_ORBITAL_VALUES only: a model keeps its Slater matrices).
+ *
  * No parameters.  Memory per workspace: the copied description, (2 L + 4) n_g doubles.
  * Batches: every point of every workspace is independent; they are spread over OpenMP
  * threads when the batch holds enough work (about 1e5 multiply-adds), and each result is
@@ -47,9 +50,11 @@ static void pw_destroy(void *p)
     free(w);
 }
 
-static int pw_create(const mcf_params *params, const mcf_pw_orbitals *o, void **out)
+static int pw_create(const mcf_params *params, const mcf_pw_orbitals *o, void *app_data,
+                     void **out)
 {
     (void)params; /* no parameters */
+    (void)app_data;
     if (!out)
         return mcf_fail(MCF_EINVAL, "planewave: create: NULL output pointer; pass the address "
                         "of a void * to receive the workspace");
@@ -92,8 +97,6 @@ static int pw_create(const mcf_params *params, const mcf_pw_orbitals *o, void **
     *out = w;
     return MCF_OK;
 }
-
-static size_t pw_orbitals(const void *ws) { return ws ? ((const pw_ws *)ws)->L : 0; }
 
 /* ---- evaluation ------------------------------------------------------------------- */
 
@@ -198,38 +201,26 @@ static int pw_eval(const char *op, void *const *ws, size_t n, const double *cons
     return MCF_OK;
 }
 
-static int pw_values(void *const *ws, size_t n, const double *const *r, const size_t *n_points,
-                     double *const *phi)
+/* values only when grad and lap are NULL; keeps nothing per batch */
+static int pw_evaluate(mcf_batch *b, void *const *ws, size_t n, const double *const *r,
+                       const size_t *n_points, double *const *phi, double *const *grad,
+                       double *const *lap)
 {
-    return pw_eval("values", ws, n, r, n_points, phi, NULL, NULL, 0);
+    (void)b;
+    return pw_eval("evaluate", ws, n, r, n_points, phi, grad, lap, grad || lap);
 }
 
-static int pw_vgl(void *const *ws, size_t n, const double *const *r, const size_t *n_points,
-                  double *const *phi, double *const *grad, double *const *lap)
-{
-    return pw_eval("vgl", ws, n, r, n_points, phi, grad, lap, 1);
-}
-
-static const mcf_orbital_ops planewave_ops = {
-    .struct_size = sizeof(mcf_orbital_ops),
+static const mcf_orbital_evaluator planewave_table = {
+    .struct_size = sizeof(mcf_orbital_evaluator),
+    .provides = MCF_ORBITAL_VALUES,
     .create = pw_create,
     .destroy = pw_destroy,
-    .orbitals = pw_orbitals,
-    .values = pw_values,
-    .vgl = pw_vgl,
+    .evaluate = pw_evaluate,
 };
 
-static const mcf_plugin_info planewave_info = {
-    .abi_version = MCF_ABI_VERSION,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_ORBITAL_EVALUATOR,
-    .name = "planewave",
-    .version = "1.0",
-    .summary = "real orbitals as their plane-wave series summed directly: values, gradients "
-               "and Laplacians, exact (the reference for blip), OpenMP over points",
-    .params = planewave_params,
-    .ops = &planewave_ops,
-    .auto_priority = 0, /* an exact reference: never chosen by evaluator = auto */
-};
-
-MCF_PLUGIN(planewave_info)
+/* auto_priority 0: an exact reference, never chosen by evaluator = auto */
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_ORBITAL_EVALUATOR, "planewave", "1.0",
+                      "real orbitals as their plane-wave series summed directly: values, "
+                      "gradients and Laplacians, exact (the reference for blip), OpenMP over "
+                      "points",
+                      planewave_params, &planewave_table, .auto_priority = 0)
