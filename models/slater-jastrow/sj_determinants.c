@@ -61,7 +61,7 @@ int refresh_inverses(sj_chain *c, int measure)
 }
 
 /* The determinant ratio of moving electron e to its trial position. */
-double det_ratio(const sj_chain *c, size_t e)
+double sj_det_ratio(const sj_chain *c, size_t e)
 {
     const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
     const double *v = c->trial_phi + e * c->norb, *Ai = c->Ainv[s];

@@ -69,7 +69,7 @@ static double log_ratio_now(const sj_chain *c, size_t e)
 {
     sj_timing *t = c->tm;
     const double t0 = t ? now_s() : 0.0;
-    const double R = det_ratio(c, e);
+    const double R = sj_det_ratio(c, e);
     double lr = R == 0.0 ? -INFINITY : 2.0 * log(fabs(R));
     const double t1 = t ? now_s() : 0.0;
     if (t)

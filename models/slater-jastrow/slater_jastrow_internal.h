@@ -233,8 +233,9 @@ double drift(const double *A, const double *Ainv, size_t m);
 int rows_from_phi(sj_chain *c, const double *phi, double *A_out[2]);
 /* Recomputes both inverses from the rows by LU; measure: logs the drift before. */
 int refresh_inverses(sj_chain *c, int measure);
-/* The determinant ratio of moving electron e to its trial position. */
-double det_ratio(const sj_chain *c, size_t e);
+/* The determinant ratio of moving electron e to its trial position (named apart from the
+ * evaluator's op det_ratio, which the file graph would take for a call of this). */
+double sj_det_ratio(const sj_chain *c, size_t e);
 /* Applies the accepted move (an sj_move) to the determinants and the positions (on_ev: in
  * the core's batch b). */
 int accept_move(mcf_batch *b, sj_chain *c, const sj_move *move);
