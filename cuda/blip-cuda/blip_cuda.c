@@ -1,17 +1,24 @@
-/* blip_cuda.c — the GPU blip orbital evaluator "blip-cuda": the ops of mcf/orbital.h on an
- * NVIDIA GPU, with the parameters and the representation of the CPU plugin blip
- * (plugins/blip/blip.c describes the mathematics; blip_core.h the shared host side).
+/* blip_cuda.c — the GPU blip orbital evaluator "blip-cuda": the ops of mcf/orbital.h (ABI 2,
+ * mcf_orbital_evaluator) on an NVIDIA GPU, with the parameters and the representation of
+ * the CPU plugin blip (plugins/blip/blip.c describes the mathematics; blip_core.h the shared
+ * host side).
  *
  * create() builds the double coefficient table on the host exactly as blip does (the same
  * grid, the same FFT fit: mcf_blip_core), keeps it on the device rounded to float, and frees
  * the host copy; the device memory is asked for first, so a table that does not fit is
- * refused (MCF_ENOMEM, naming the bytes) before the FFTs run.  values and vgl evaluate all
- * points of all workspaces of a batch in one kernel launch (blip_cuda.h: one thread per
- * (point, orbital), weights in double then float, sums in float), one copy in and one out.
+ * refused (MCF_ENOMEM, naming the bytes) before the FFTs run.  evaluate takes all points
+ * of all workspaces of a batch in one kernel launch (blip_cuda.h: one thread per (point,
+ * orbital), weights in double then float, sums in float), one copy in and one out.
  *
- * The optional determinant ops keep each walker's Slater matrices and inverses on the device
- * (double), so that a particle-by-particle sweep sends a few numbers per move across the
- * bus instead of orbital rows (blip_cuda.h describes the kernels).
+ * The determinant ops keep each walker's two Slater matrices and inverses (spin 0 and 1)
+ * on the device (double), in its workspace, so that a particle-by-particle sweep sends a
+ * few numbers per move across the bus instead of orbital rows, and walker_sweep makes whole
+ * sweeps there (blip_cuda.h describes the kernels).  What a batch of the core needs between
+ * its calls (the staging buffers of the launches, the mapped ratios, the timing events) is
+ * kept by the device layer in a keep slot of that batch (mcf_batch_keep), and the arrays
+ * this file gathers for a call (the tables, determinants and walkers of the batch) in a
+ * slot of its own (bc_batch below): nothing is shared through a file static or a first
+ * workspace.
  *
  * Parameters: blip's grid and grid_factor, and two settings of the kernels that create()
  * hands to the device layer with the table (bcu_settings, per workspace): sum_precision
@@ -48,6 +55,7 @@ static const mcf_param_spec bc_params[] = {
 typedef struct bc_ws {
     size_t L;
     bcu_table *t;
+    bcu_det *det[2]; /* the walker's determinants, spin 0 (up) and 1 (down); NULL: empty */
 } bc_ws;
 
 static void bc_destroy(void *p)
@@ -55,14 +63,17 @@ static void bc_destroy(void *p)
     bc_ws *w = p;
     if (!w)
         return;
+    bcu_det_destroy(w->det[0]);
+    bcu_det_destroy(w->det[1]);
     bcu_table_destroy(w->t);
     free(w);
 }
 
-static size_t bc_orbitals(const void *ws) { return ws ? ((const bc_ws *)ws)->L : 0; }
-
-static int bc_create(const mcf_params *params, const mcf_pw_orbitals *o, void **out)
+/* create (ABI 2): no app_data (one variant of the plugin) */
+static int bc_create(const mcf_params *params, const mcf_pw_orbitals *o, void *app_data,
+                     void **out)
 {
+    (void)app_data;
     if (!out)
         return mcf_fail(MCF_EINVAL, "blip-cuda: create: NULL output pointer; pass the address "
                         "of a void * to receive the workspace");
@@ -126,107 +137,243 @@ static int bc_create(const mcf_params *params, const mcf_pw_orbitals *o, void **
     return MCF_OK;
 }
 
-static int bc_eval(const char *op, void *const *ws, size_t n, const double *const *r,
-                   const size_t *n_points, double *const *phi, double *const *grad,
-                   double *const *lap, int want_gl)
+/* ---- what this file gathers per call: in a keep slot of the batch ------------------ */
+
+/* The arrays of one call (its tables, determinants, walkers), grown with the batch and
+ * kept for its next call; freed by bc_batch_release when the core destroys the batch. */
+typedef struct bc_batch {
+    const bcu_table **tables;
+    size_t tables_cap;
+    bcu_det **dets;
+    size_t dets_cap;
+    mcf_walker_moves *moves;
+    size_t moves_cap;
+} bc_batch;
+
+static const char bc_batch_owner = 0; /* its address: the key of this file's slot */
+
+static void bc_batch_release(void *slot)
 {
+    bc_batch *kb = slot;
+    free(kb->tables);
+    free(kb->dets);
+    free(kb->moves);
+}
+
+/* p (of *cap entries of `size` bytes) grown to at least n >= 1 entries, never shrunk; NULL
+ * when out of memory (p is then still valid) */
+static void *bc_grown(void *p, size_t *cap, size_t n, size_t size)
+{
+    if (*cap >= n)
+        return p;
+    void *q = realloc(p, n * size);
+    if (q)
+        *cap = n;
+    return q;
+}
+
+/* the batch's bc_batch, its arrays for n entries each of those asked (tables, dets,
+ * moves) */
+static int bc_batch_of(mcf_batch *b, const char *op, size_t n, int tables, int dets, int moves,
+                       bc_batch **out)
+{
+    *out = NULL;
+    if (!b)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: %s: no batch (mcf_batch: it keeps the "
+                        "launch's staging)", op);
+    bc_batch *kb = mcf_batch_keep(b, &bc_batch_owner, sizeof *kb, bc_batch_release);
+    if (!kb)
+        return mcf_fail_prefix(MCF_ENOMEM, "blip-cuda: %s", op);
+    const size_t m = n ? n : 1;
+    void *p = kb; /* NULL once a growth failed */
+    if (tables && (p = bc_grown(kb->tables, &kb->tables_cap, m, sizeof *kb->tables)))
+        kb->tables = p;
+    if (p && dets && (p = bc_grown(kb->dets, &kb->dets_cap, m, sizeof *kb->dets)))
+        kb->dets = p;
+    if (p && moves && (p = bc_grown(kb->moves, &kb->moves_cap, m, sizeof *kb->moves)))
+        kb->moves = p;
+    if (!p)
+        return mcf_fail(MCF_ENOMEM, "blip-cuda: %s: out of memory for a batch of %zu", op, n);
+    *out = kb;
+    return MCF_OK;
+}
+
+/* ---- evaluate ------------------------------------------------------------------------ */
+
+/* values, and gradients and Laplacians when grad or lap is given (both must be:
+ * mcf_orbital_batch_check names a missing one) */
+static int bc_evaluate(mcf_batch *b, void *const *ws, size_t n, const double *const *r,
+                       const size_t *n_points, double *const *phi, double *const *grad,
+                       double *const *lap)
+{
+    const int want_gl = grad != NULL || lap != NULL;
     size_t *off = NULL, total = 0;
-    int rc = mcf_orbital_batch_check("blip-cuda", op, ws, n, r, n_points, phi, grad, lap,
-                                     want_gl, &off, &total);
+    int rc = mcf_orbital_batch_check("blip-cuda", "evaluate", ws, n, r, n_points, phi, grad,
+                                     lap, want_gl, &off, &total);
     free(off);
     if (rc || total == 0)
         return rc;
-    const bcu_table *stack[64];
-    const bcu_table **t = n <= 64 ? stack : malloc(n * sizeof *t);
-    if (!t)
-        return mcf_fail(MCF_ENOMEM, "blip-cuda: %s: out of memory for %zu workspaces", op, n);
+    bc_batch *kb;
+    if ((rc = bc_batch_of(b, "evaluate", n, 1, 0, 0, &kb)))
+        return rc;
     for (size_t k = 0; k < n; k++)
-        t[k] = ((const bc_ws *)ws[k])->t;
-    rc = bcu_eval(t, n, r, n_points, phi, grad, lap, want_gl);
-    if (t != stack)
-        free(t);
-    return rc;
+        kb->tables[k] = ((const bc_ws *)ws[k])->t;
+    return bcu_eval(b, kb->tables, n, r, n_points, phi, grad, lap, want_gl);
 }
 
-static int bc_values(void *const *ws, size_t n, const double *const *r, const size_t *n_points,
-                     double *const *phi)
-{
-    return bc_eval("values", ws, n, r, n_points, phi, NULL, NULL, 0);
-}
+/* ---- the determinants (mcf/orbital.h; the device side: blip_cuda.h) ------------------ */
 
-static int bc_vgl(void *const *ws, size_t n, const double *const *r, const size_t *n_points,
-                  double *const *phi, double *const *grad, double *const *lap)
+/* MCF_EINVAL naming op and entry k unless ws is a workspace and spin 0 or 1 */
+static int bc_check_pair(const char *op, size_t k, const void *ws, int spin)
 {
-    return bc_eval("vgl", ws, n, r, n_points, phi, grad, lap, 1);
-}
-
-/* ---- the optional determinant ops (mcf/orbital.h; the device side: blip_cuda.h) ---- */
-
-static int bc_det_create(void *ws, size_t m, void **det)
-{
-    if (!det)
-        return mcf_fail(MCF_EINVAL, "blip-cuda: det_create: NULL output pointer");
-    *det = NULL;
     if (!ws)
-        return mcf_fail(MCF_EINVAL, "blip-cuda: det_create: NULL workspace");
-    bcu_det *d = NULL;
-    int rc = bcu_det_create(((bc_ws *)ws)->t, m, &d);
-    *det = d;
+        return mcf_fail(MCF_EINVAL, "blip-cuda: %s: workspace %zu is NULL", op, k);
+    if (spin != 0 && spin != 1)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: %s: spin %d of entry %zu; 0 (up) or 1 (down)",
+                        op, spin, k);
+    return MCF_OK;
+}
+
+/* the determinant (ws, spin) of entry k of op into *d; MCF_EINVAL when it is empty */
+static int bc_det_of(const char *op, size_t k, void *ws, int spin, bcu_det **d)
+{
+    int rc = bc_check_pair(op, k, ws, spin);
+    if (rc)
+        return rc;
+    *d = ((bc_ws *)ws)->det[spin];
+    if (!*d)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: %s: determinant %zu (spin %d of its "
+                        "workspace) is empty; det_set with m >= 1 electrons first", op, k, spin);
+    return MCF_OK;
+}
+
+/* the n determinants (ws[k], spin[k]) of op into the batch's array *d (the device layer
+ * refuses one that appears twice) */
+static int bc_dets(mcf_batch *b, const char *op, void *const *ws, const int *spin, size_t n,
+                   bcu_det ***d)
+{
+    if (n && (!ws || !spin))
+        return mcf_fail(MCF_EINVAL, "blip-cuda: %s: NULL array of workspaces or spins", op);
+    bc_batch *kb;
+    int rc = bc_batch_of(b, op, n, 0, 1, 0, &kb);
+    for (size_t k = 0; k < n && !rc; k++)
+        rc = bc_det_of(op, k, ws[k], spin[k], &kb->dets[k]);
+    *d = rc ? NULL : kb->dets;
     return rc;
 }
 
-static void bc_det_destroy(void *det) { bcu_det_destroy(det); }
-
-static int bc_det_set(void *det, const double *r, const double *A, const double *Ainv)
+/* det_set (ABI 2): m = 0 empties the determinant; otherwise one of m electrons is made
+ * (the storage of the old one is kept when it held m too) and loaded.  After a failure
+ * the determinant is empty. */
+static int bc_det_set(void *ws, int spin, size_t m, const double *r, const double *A,
+                      const double *Ainv)
 {
-    return bcu_det_set(det, r, A, Ainv);
+    int rc = bc_check_pair("det_set", 0, ws, spin);
+    if (rc)
+        return rc;
+    bc_ws *w = ws;
+    bcu_det **d = &w->det[spin];
+    if (m > w->L)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: det_set: m = %zu electrons for %zu orbitals; "
+                        "0 <= m <= L", m, w->L);
+    if (m && (!r || !A || !Ainv))
+        return mcf_fail(MCF_EINVAL, "blip-cuda: det_set: NULL positions, rows or inverse for "
+                        "%zu electrons", m);
+    if (*d && bcu_det_size(*d) != m) {
+        bcu_det_destroy(*d);
+        *d = NULL;
+    }
+    if (m == 0)
+        return MCF_OK;
+    if (!*d && (rc = bcu_det_create(w->t, m, d)))
+        return rc;
+    if ((rc = bcu_det_set(*d, r, A, Ainv))) {
+        bcu_det_destroy(*d);
+        *d = NULL;
+    }
+    return rc;
 }
 
-static int bc_det_get(void *det, double *r, double *A, double *Ainv)
+/* det_get (ABI 2): nothing to copy from an empty determinant */
+static int bc_det_get(void *ws, int spin, double *r, double *A, double *Ainv)
 {
-    return bcu_det_get(det, r, A, Ainv);
+    int rc = bc_check_pair("det_get", 0, ws, spin);
+    if (rc)
+        return rc;
+    bcu_det *d = ((bc_ws *)ws)->det[spin];
+    return d ? bcu_det_get(d, r, A, Ainv) : MCF_OK;
 }
 
-static int bc_det_trial(void *const *det, size_t n, const double *const *r_trial)
+static int bc_det_trial(mcf_batch *b, void *const *ws, const int *spin, size_t n,
+                        const double *const *r_trial)
 {
-    return bcu_det_trial((bcu_det *const *)det, n, r_trial);
+    bcu_det **d;
+    int rc = bc_dets(b, "det_trial", ws, spin, n, &d);
+    return rc ? rc : bcu_det_trial(b, d, n, r_trial);
 }
 
-static int bc_det_ratio(void *const *det, size_t n, const size_t *electron, double *ratio)
+static int bc_det_ratio(mcf_batch *b, void *const *ws, const int *spin, size_t n,
+                        const size_t *electron, double *ratio)
 {
-    return bcu_det_ratio((bcu_det *const *)det, n, electron, ratio);
+    bcu_det **d;
+    int rc = bc_dets(b, "det_ratio", ws, spin, n, &d);
+    return rc ? rc : bcu_det_ratio(b, d, n, electron, ratio);
 }
 
-static int bc_det_accept(void *det, size_t electron) { return bcu_det_accept(det, electron); }
-
-static int bc_det_refresh(void *const *det, size_t n, double *drift)
+/* no device work: the move is applied by the next op on the determinant */
+static int bc_det_accept(mcf_batch *b, void *ws, int spin, size_t electron)
 {
-    return bcu_det_refresh((bcu_det *const *)det, n, drift);
+    (void)b;
+    bcu_det *d;
+    int rc = bc_det_of("det_accept", 0, ws, spin, &d);
+    return rc ? rc : bcu_det_accept(d, electron);
 }
 
-static int bc_det_local(void *const *det, size_t n, double *const *grad_ratio,
-                        double *const *lap_ratio)
+static int bc_det_refresh(mcf_batch *b, void *const *ws, const int *spin, size_t n,
+                          double *drift)
 {
-    return bcu_det_local((bcu_det *const *)det, n, grad_ratio, lap_ratio);
+    bcu_det **d;
+    int rc = bc_dets(b, "det_refresh", ws, spin, n, &d);
+    return rc ? rc : bcu_det_refresh(b, d, n, drift);
+}
+
+static int bc_det_local(mcf_batch *b, void *const *ws, const int *spin, size_t n,
+                        double *const *grad_ratio, double *const *lap_ratio)
+{
+    bcu_det **d;
+    int rc = bc_dets(b, "det_local", ws, spin, n, &d);
+    return rc ? rc : bcu_det_local(b, d, n, grad_ratio, lap_ratio);
+}
+
+/* walker_sweep (ABI 2): each walker's determinants are its workspace's (an empty one is
+ * none), handed to the device layer as ABI 1's walkers; positions, decisions, log ratios
+ * and streams are the caller's arrays, written there */
+static int bc_walker_sweep(mcf_batch *b, const mcf_walker *w, size_t n,
+                           const mcf_pair_function u[2], const double cell[3], size_t delay)
+{
+    if (n && !w)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: NULL array of walkers");
+    bc_batch *kb;
+    int rc = bc_batch_of(b, "walker_sweep", n, 0, 0, 1, &kb);
+    for (size_t k = 0; k < n && !rc; k++) {
+        const bc_ws *ws = w[k].ws;
+        if (!ws)
+            return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: walker %zu has no "
+                            "workspace", k);
+        kb->moves[k] = (mcf_walker_moves){{ws->det[0], ws->det[1]}, w[k].r, w[k].trial,
+                                          w[k].rng, w[k].accepted, w[k].log_ratio};
+    }
+    return rc ? rc : bcu_walker_sweep(b, kb->moves, n, u, cell, delay);
 }
 
 static int bc_probe(char *why, size_t len) { return bcu_probe(why, len); }
 
-static int bc_walker_sweep(mcf_walker_moves *w, size_t n, const mcf_pair_function u[2],
-                           const double cell[3], size_t delay)
-{
-    return bcu_walker_sweep(w, n, u, cell, delay);
-}
-
-static const mcf_orbital_ops bc_ops = {
-    .struct_size = sizeof(mcf_orbital_ops),
+static const mcf_orbital_evaluator bc_evaluator = {
+    .struct_size = sizeof(mcf_orbital_evaluator),
+    .provides = MCF_ORBITAL_VALUES | MCF_ORBITAL_DETERMINANTS | MCF_ORBITAL_WALKER_SWEEP,
     .create = bc_create,
     .destroy = bc_destroy,
-    .orbitals = bc_orbitals,
-    .values = bc_values,
-    .vgl = bc_vgl,
-    .det_create = bc_det_create,
-    .det_destroy = bc_det_destroy,
+    .evaluate = bc_evaluate,
     .det_set = bc_det_set,
     .det_get = bc_det_get,
     .det_trial = bc_det_trial,
@@ -237,21 +384,12 @@ static const mcf_orbital_ops bc_ops = {
     .walker_sweep = bc_walker_sweep,
 };
 
-static const mcf_plugin_info bc_info = {
-    .abi_version = MCF_ABI_VERSION,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_ORBITAL_EVALUATOR,
-    .name = "blip-cuda",
-    .version = "1.0",
-    .summary = "blip orbitals (cubic B-splines fitted by FFT, the parameters of blip) on an "
-               "NVIDIA GPU: single-precision table, values, gradients and Laplacians of all "
-               "points of a batch of walkers in one kernel launch",
-    .params = bc_params,
-    .ops = &bc_ops,
-    .auto_priority = 20, /* before blip (10) when a device is present */
-    .probe = bc_probe,
-    .one_batch = 1,      /* one kernel launch for all walkers of a step */
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_params_choice */
-};
-
-MCF_PLUGIN(bc_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_ORBITAL_EVALUATOR, "blip-cuda", "1.0",
+                      "blip orbitals (cubic B-splines fitted by FFT, the parameters of blip) on "
+                      "an NVIDIA GPU: single-precision table, values, gradients and Laplacians "
+                      "of all points of a batch of walkers in one kernel launch",
+                      bc_params, &bc_evaluator,
+                      .auto_priority = 20, /* before blip (10) when a device is present */
+                      .probe = bc_probe,
+                      .one_batch = 1, /* one kernel launch for all walkers of a step */
+                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's evaluator */

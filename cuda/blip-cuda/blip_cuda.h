@@ -23,7 +23,15 @@
  *   transfers    per batch one host-to-device copy (the descriptors and all positions, as
  *                double) and one device-to-host copy (all results, as double, each
  *                workspace's phi | grad | lap contiguous), through pinned staging buffers
- *                shared by the process (a mutex serializes batches).
+ *                of the batch.
+ *   batches      what a batch of the core's (mcf_batch, mcf/batch.h) needs between its
+ *                calls lives in a keep slot of that batch (mcf_batch_keep): the staging
+ *                buffers of the evaluations and of the determinant ops, the mapped pinned
+ *                ratios, the timing events and the last timings.  Every function below
+ *                that launches work takes the batch; a batch is used by one thread at a
+ *                time, and batches of several threads may run at once (their launches go
+ *                to the plugin's one stream, in the order they are made).  The tests and
+ *                benchmarks make their own (mcf_batch_create).
  *
  * Errors: functions returning int give MCF_OK or an MCF_E* code with a message (mcf_fail):
  * MCF_EDEVICE for a missing or failing device, MCF_ENOMEM when device memory runs out (the
@@ -99,17 +107,17 @@ BCU_API size_t bcu_table_bytes(const bcu_table *t);
 
 /* The values (want_gl = 0) or values, gradients and Laplacians (want_gl = 1) of the n
  * tables t[k] at n_points[k] points r[k] into phi[k], grad[k], lap[k] (the layout of
- * mcf/orbital.h), in one launch.  The batch must be checked (mcf_orbital_batch_check):
- * non-NULL arrays, finite positions.  Synchronous. */
-BCU_API int bcu_eval(const bcu_table *const *t, size_t n, const double *const *r,
-                     const size_t *n_points, double *const *phi, double *const *grad,
-                     double *const *lap, int want_gl);
+ * mcf/orbital.h), in one launch staged through batch b.  The arrays must be checked
+ * (mcf_orbital_batch_check): non-NULL arrays, finite positions.  Synchronous. */
+BCU_API int bcu_eval(mcf_batch *b, const bcu_table *const *t, size_t n,
+                     const double *const *r, const size_t *n_points, double *const *phi,
+                     double *const *grad, double *const *lap, int want_gl);
 
-/* Seconds of the last bcu_eval's kernel alone (CUDA events), and of the whole call
- * (staging, both copies and the kernel; host clock). */
-BCU_API void bcu_last_times(double *kernel_s, double *total_s);
+/* Seconds of batch b's last bcu_eval: its kernel alone (CUDA events), and the whole call
+ * (staging, both copies and the kernel; host clock).  0 before the first. */
+BCU_API void bcu_last_times(mcf_batch *b, double *kernel_s, double *total_s);
 
-/* ---- Slater determinants on the device (the optional det ops of mcf/orbital.h) -------
+/* ---- Slater determinants on the device (the determinant ops of mcf/orbital.h) --------
  *
  * A bcu_det holds, in device memory, the m x m rows A and inverse Ainv of m electrons in the
  * first m orbitals of a table, the orbital rows at the electrons' trial positions (m x L),
@@ -132,20 +140,24 @@ BCU_API void bcu_last_times(double *kernel_s, double *total_s);
  * Reductions run in a fixed order, so a run repeats bit for bit on the same device. */
 typedef struct bcu_det bcu_det;
 
+/* The ops of ABI 1's handles (mcf_orbital_ops: det_create .. det_local), those that launch
+ * work staged through batch b.  The plugin keeps two per workspace (spin 0 and 1). */
 BCU_API int bcu_det_create(const bcu_table *t, size_t m, bcu_det **out);
 BCU_API void bcu_det_destroy(bcu_det *d);
 BCU_API size_t bcu_det_size(const bcu_det *d);
 BCU_API int bcu_det_set(bcu_det *d, const double *r, const double *A, const double *Ainv);
 BCU_API int bcu_det_get(bcu_det *d, double *r, double *A, double *Ainv);
-BCU_API int bcu_det_trial(bcu_det *const *d, size_t n, const double *const *r_trial);
-BCU_API int bcu_det_ratio(bcu_det *const *d, size_t n, const size_t *electron, double *ratio);
+BCU_API int bcu_det_trial(mcf_batch *b, bcu_det *const *d, size_t n,
+                          const double *const *r_trial);
+BCU_API int bcu_det_ratio(mcf_batch *b, bcu_det *const *d, size_t n, const size_t *electron,
+                          double *ratio);
 BCU_API int bcu_det_accept(bcu_det *d, size_t electron);
-BCU_API int bcu_det_refresh(bcu_det *const *d, size_t n, double *drift);
-BCU_API int bcu_det_local(bcu_det *const *d, size_t n, double *const *grad_ratio,
+BCU_API int bcu_det_refresh(mcf_batch *b, bcu_det *const *d, size_t n, double *drift);
+BCU_API int bcu_det_local(mcf_batch *b, bcu_det *const *d, size_t n, double *const *grad_ratio,
                           double *const *lap_ratio);
 
-/* Seconds of the last bcu_det_ratio call (host clock, the whole call). */
-BCU_API double bcu_det_last_ratio_time(void);
+/* Seconds of batch b's last bcu_det_ratio call (host clock, the whole call). */
+BCU_API double bcu_det_last_ratio_time(mcf_batch *b);
 
 /* ---- whole sweeps of Slater-Jastrow walkers (the walker_sweep op of mcf/orbital.h) -----
  *
@@ -159,25 +171,26 @@ BCU_API double bcu_det_last_ratio_time(void);
  * memory fits the device (bcu_sweep_window says which). */
 #define BCU_SWEEP_DELAY_MAX 32
 #define BCU_SWEEP_DELAY_DEFAULT 16
-BCU_API int bcu_walker_sweep(mcf_walker_moves *w, size_t n, const mcf_pair_function u[2],
-                             const double cell[3], size_t delay);
+BCU_API int bcu_walker_sweep(mcf_batch *b, mcf_walker_moves *w, size_t n,
+                             const mcf_pair_function u[2], const double cell[3],
+                             size_t delay);
 
 /* bcu_walker_sweep with `blocks` thread blocks per walker (a cluster: 1, 2, 4 or 8; 0: as
  * many as the device's multiprocessors take, what bcu_walker_sweep does).  The results are
  * the same bits for every number of blocks. */
-BCU_API int bcu_walker_sweep_blocks(mcf_walker_moves *w, size_t n,
+BCU_API int bcu_walker_sweep_blocks(mcf_batch *b, mcf_walker_moves *w, size_t n,
                                     const mcf_pair_function u[2], const double cell[3],
                                     size_t delay, unsigned int blocks);
 
-/* The blocks per walker of the last bcu_walker_sweep launch. */
-BCU_API unsigned int bcu_sweep_last_blocks(void);
+/* The blocks per walker of batch b's last bcu_walker_sweep launch. */
+BCU_API unsigned int bcu_sweep_last_blocks(mcf_batch *b);
 
 /* The window a sweep of walkers of n_electrons with at most m_max per spin would use for
  * delay (0 when there is no device or not even k = 1 fits). */
 BCU_API size_t bcu_sweep_window(size_t delay, size_t m_max, size_t n_electrons);
 
-/* Seconds of the last bcu_walker_sweep call (host clock, the whole call). */
-BCU_API double bcu_sweep_last_time(void);
+/* Seconds of batch b's last bcu_walker_sweep call (host clock, the whole call). */
+BCU_API double bcu_sweep_last_time(mcf_batch *b);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
-/* blip_cuda_det.cu — a Slater determinant kept on the device for blip-cuda (the optional
- * det ops of mcf/orbital.h): its storage (create, destroy, set; get, which applies the
- * pending moves first, is blip_cuda_det_ratio.cu's), the checks of a
- * batch of determinants, and the pinned staging that the determinant ops share.  The moves
+/* blip_cuda_det.cu — a Slater determinant kept on the device for blip-cuda (the det ops of
+ * mcf/orbital.h): its storage (create, destroy, set; get, which applies the pending moves
+ * first, is blip_cuda_det_ratio.cu's), the checks of a batch of determinants, and the
+ * pinned staging of the determinant ops, which each batch keeps (bcu_batch).  The moves
  * (blip_cuda_det_ratio.cu), the refresh (blip_cuda_det_refresh.cu) and the local-energy
  * part (blip_cuda_det_local.cu) are in their own files; what is computed and how is
  * described in blip_cuda.h, the mathematics is the Slater-Jastrow model's
@@ -18,8 +18,6 @@
 
 /* ---- staging ----------------------------------------------------------------------------- */
 
-det_staging det_sg;
-
 /* replaces a pinned host buffer and its device twin by ones of >= bytes (the caller has
  * synchronized the stream: no copy or launch may still use the old ones) */
 static int det_grow(void **host, void **dev, size_t *cap, size_t bytes, const char *what)
@@ -35,29 +33,30 @@ static int det_grow(void **host, void **dev, size_t *cap, size_t bytes, const ch
     return MCF_OK;
 }
 
-/* grows the job and result staging to in / out bytes (under the lock; blip_cuda_internal.h) */
-int det_stage(size_t in, size_t out)
+/* grows the batch's job and result staging to in / out bytes (blip_cuda_internal.h) */
+int det_stage(bcu_batch *kb, size_t in, size_t out)
 {
-    if (!det_sg.event_made) {
-        BCU_TRY(cudaEventCreateWithFlags(&det_sg.res_ready, cudaEventDisableTiming),
+    det_staging *sg = &kb->det;
+    if (!sg->event_made) {
+        BCU_TRY(cudaEventCreateWithFlags(&sg->res_ready, cudaEventDisableTiming),
                 "creating an event", 0);
-        det_sg.event_made = 1;
+        sg->event_made = 1;
     }
-    if (!det_sg.res) {
+    if (!sg->res) {
         const size_t b = 3 * DET_MAX_BATCH * sizeof(double);
-        BCU_TRY(cudaHostAlloc((void **)&det_sg.res, b, cudaHostAllocMapped),
+        BCU_TRY(cudaHostAlloc((void **)&sg->res, b, cudaHostAllocMapped),
                 "mapped pinned memory for the determinant ratios", b);
-        BCU_TRY(cudaHostGetDevicePointer((void **)&det_sg.res_dev, det_sg.res, 0),
+        BCU_TRY(cudaHostGetDevicePointer((void **)&sg->res_dev, sg->res, 0),
                 "mapping the determinant ratios", b);
     }
-    if (in > det_sg.in_cap || out > det_sg.out_cap) /* a launch may still read the old buffers */
+    if (in > sg->in_cap || out > sg->out_cap) /* a launch may still read the old buffers */
         BCU_TRY(cudaStreamSynchronize(bcu_stream), "the previous determinant step", 0);
     int rc = MCF_OK;
-    if (in > det_sg.in_cap)
-        rc = det_grow((void **)&det_sg.h_in, (void **)&det_sg.d_in, &det_sg.in_cap, in,
+    if (in > sg->in_cap)
+        rc = det_grow((void **)&sg->h_in, (void **)&sg->d_in, &sg->in_cap, in,
                       "the determinant jobs");
-    if (!rc && out > det_sg.out_cap)
-        rc = det_grow((void **)&det_sg.h_out, (void **)&det_sg.d_out, &det_sg.out_cap, out,
+    if (!rc && out > sg->out_cap)
+        rc = det_grow((void **)&sg->h_out, (void **)&sg->d_out, &sg->out_cap, out,
                       "the determinant results");
     return rc;
 }
@@ -109,11 +108,9 @@ extern "C" void bcu_det_destroy(bcu_det *d)
 {
     if (!d)
         return;
-    /* an accepted move's update kernel (det_step_chunk does not wait for it) or another
-     * thread's batch may still use this det's matrices on the stream: wait, then free */
-    bcu_lock();
+    /* an accepted move's update kernel (det_step_chunk does not wait for it) may still use
+     * this det's matrices on the stream: wait, then free */
     cudaStreamSynchronize(bcu_stream);
-    bcu_unlock();
     cudaFree(d->A);
     cudaFree(d->Ainv);
     cudaFree(d->trial);
@@ -139,14 +136,12 @@ extern "C" int bcu_det_set(bcu_det *d, const double *r, const double *A, const d
      * wait for, and from pageable memory it returns before its DMA has landed: the next
      * ratio or refresh could read the old inverse, issue 42.)  Then wait: A and Ainv are
      * the caller's pageable memory, free to reuse when this returns. */
-    bcu_lock();
     cudaError_t e = cudaMemcpyAsync(d->A, A, mm, cudaMemcpyHostToDevice, bcu_stream);
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(d->Ainv, Ainv, mm, cudaMemcpyHostToDevice, bcu_stream);
     const cudaError_t es = cudaStreamSynchronize(bcu_stream);
     if (e == cudaSuccess)
         e = es;
-    bcu_unlock();
     if (e != cudaSuccess)
         return bcu_fail(e, "uploading a Slater matrix", mm);
     memcpy(d->r, r, 3 * m * sizeof(double));
@@ -157,8 +152,8 @@ extern "C" int bcu_det_set(bcu_det *d, const double *r, const double *A, const d
 /* ---- a batch of determinants ---------------------------------------------------------- */
 
 /* the orbital rows of n dets through the values / vgl kernel, in chunks of the launcher's
- * stack, each waited for (its positions go through the launcher's shared pinned buffer) */
-int det_rows_locked(bcu_det *const *d, size_t n, const double *const *r_trial)
+ * stack, each waited for (its positions go through the batch's pinned buffer) */
+int det_rows(bcu_batch *kb, bcu_det *const *d, size_t n, const double *const *r_trial)
 {
     const int want_gl = r_trial == NULL;
     const size_t STACK = 128;
@@ -175,7 +170,7 @@ int det_rows_locked(bcu_det *const *d, size_t n, const double *const *r_trial)
             np[k] = d[k0 + k]->m;
             outs[k] = want_gl ? d[k0 + k]->vgl : d[k0 + k]->trial;
         }
-        rc = bcu_eval_to_device(ts, nb, rs, np, outs, want_gl);
+        rc = bcu_eval_to_device(kb, ts, nb, rs, np, outs, want_gl);
         if (!rc) {
             cudaError_t e = cudaStreamSynchronize(bcu_stream);
             if (e != cudaSuccess)

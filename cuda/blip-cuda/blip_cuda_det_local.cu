@@ -55,10 +55,10 @@ __global__ void __launch_bounds__(DET_THREADS) det_local_kernel(const det_lj *__
 
 /* ---- local energy part ------------------------------------------------------------------- */
 
-static int det_local_locked(bcu_det *const *d, size_t n, double *const *grad_ratio,
-                            double *const *lap_ratio)
+static int det_local_staged(bcu_batch *kb, bcu_det *const *d, size_t n,
+                            double *const *grad_ratio, double *const *lap_ratio)
 {
-    int rc = det_flush_locked(d, n);
+    int rc = det_flush(kb, d, n);
     if (rc)
         return rc;
     size_t rows = 0;
@@ -73,36 +73,37 @@ static int det_local_locked(bcu_det *const *d, size_t n, double *const *grad_rat
         }
     }
     /* vgl at the current positions */
-    if ((rc = det_rows_locked(d, n, NULL)))
+    if ((rc = det_rows(kb, d, n, NULL)))
         return rc;
     const size_t jobs_bytes = (n * sizeof(det_lj) + 15) / 16 * 16;
-    if ((rc = det_stage(jobs_bytes, 4 * rows * sizeof(double))))
+    if ((rc = det_stage(kb, jobs_bytes, 4 * rows * sizeof(double))))
         return rc;
-    det_lj *jobs = (det_lj *)det_sg.h_in;
+    det_lj *jobs = (det_lj *)kb->det.h_in;
     size_t warps = 0, off = 0;
     for (size_t k = 0; k < n; k++) {
         jobs[k].Ainv = d[k]->Ainv;
         jobs[k].vgl = d[k]->vgl;
-        jobs[k].out = det_sg.d_out + off;
+        jobs[k].out = kb->det.d_out + off;
         jobs[k].m = d[k]->m;
         jobs[k].L = d[k]->L;
         jobs[k].first_warp = (unsigned int)warps;
         warps += d[k]->m;
         off += 4 * (size_t)d[k]->m;
     }
-    BCU_TRY(cudaMemcpyAsync(det_sg.d_in, det_sg.h_in, jobs_bytes, cudaMemcpyHostToDevice,
+    BCU_TRY(cudaMemcpyAsync(kb->det.d_in, kb->det.h_in, jobs_bytes, cudaMemcpyHostToDevice,
                             bcu_stream), "sending the local-energy jobs", jobs_bytes);
     const unsigned int blocks = (unsigned int)((warps * 32 + DET_THREADS - 1) / DET_THREADS);
-    det_local_kernel<<<blocks, DET_THREADS, 0, bcu_stream>>>((const det_lj *)det_sg.d_in, (int)n);
+    det_local_kernel<<<blocks, DET_THREADS, 0, bcu_stream>>>((const det_lj *)kb->det.d_in,
+                                                              (int)n);
     BCU_TRY(cudaGetLastError(), "launching the determinant gradients", 0);
-    BCU_TRY(cudaMemcpyAsync(det_sg.h_out, det_sg.d_out, 4 * rows * sizeof(double),
+    BCU_TRY(cudaMemcpyAsync(kb->det.h_out, kb->det.d_out, 4 * rows * sizeof(double),
                             cudaMemcpyDeviceToHost, bcu_stream),
             "fetching the determinant gradients", 4 * rows * sizeof(double));
     BCU_TRY(cudaStreamSynchronize(bcu_stream), "the determinant gradients", 0);
     off = 0;
     for (size_t k = 0; k < n; k++) {
         for (size_t i = 0; i < d[k]->m; i++) {
-            const double *o = det_sg.h_out + off + 4 * i;
+            const double *o = kb->det.h_out + off + 4 * i;
             grad_ratio[k][3 * i] = o[0];
             grad_ratio[k][3 * i + 1] = o[1];
             grad_ratio[k][3 * i + 2] = o[2];
@@ -113,8 +114,8 @@ static int det_local_locked(bcu_det *const *d, size_t n, double *const *grad_rat
     return MCF_OK;
 }
 
-extern "C" int bcu_det_local(bcu_det *const *d, size_t n, double *const *grad_ratio,
-                             double *const *lap_ratio)
+extern "C" int bcu_det_local(mcf_batch *b, bcu_det *const *d, size_t n,
+                             double *const *grad_ratio, double *const *lap_ratio)
 {
     int rc = det_check_batch("det_local", d, n);
     if (rc || n == 0)
@@ -123,8 +124,8 @@ extern "C" int bcu_det_local(bcu_det *const *d, size_t n, double *const *grad_ra
         if (!grad_ratio || !lap_ratio || !grad_ratio[k] || !lap_ratio[k])
             return mcf_fail(MCF_EINVAL, "blip-cuda: det_local: the output arrays of "
                             "determinant %zu are NULL", k);
-    bcu_lock();
-    rc = det_local_locked(d, n, grad_ratio, lap_ratio);
-    bcu_unlock();
-    return rc;
+    bcu_batch *kb;
+    if ((rc = bcu_batch_of(b, &kb)))
+        return rc;
+    return det_local_staged(kb, d, n, grad_ratio, lap_ratio);
 }

@@ -97,20 +97,21 @@ __global__ void __launch_bounds__(DET_THREADS) det_update(const __grid_constant_
     J.Ainv[q] -= J.col[l] * (J.w[jj] - (jj == J.i_p ? 1.0 : 0.0));
 }
 
-/* one det of the refresh's GEMM: out = B + sign P Q (B = 1 when NULL), m x m row-major;
- * with bmax, every block writes the largest |out| of its tile there */
-
-static double d_last_ratio_s; /* the last bcu_det_ratio, seconds */
-
 /* ---- the pending updates ------------------------------------------------------------------- */
 
-/* With the lock: one dot launch and one update launch for n <= DET_MAX_BATCH dets, each
- * with its pending move (if any) and a new move electron[k] (SIZE_MAX: none); the 3 numbers
- * of each new move come back into res (3 n doubles) when res != NULL.  Waits for the
- * numbers, not for the update, which the stream orders before anything that follows. */
-static int det_step_chunk(bcu_det *const *d, size_t n, const size_t *electron, double *res)
+/* One dot launch and one update launch for n <= DET_MAX_BATCH dets, each with its pending
+ * move (if any) and a new move electron[k] (SIZE_MAX: none); the 3 numbers of each new move
+ * come back into res (3 n doubles) when res != NULL, through the batch's mapped memory.
+ * Waits for the numbers, not for the update, which the stream orders before anything that
+ * follows.  Without a batch (kb NULL: only for a flush, no electron and no res) nothing is
+ * waited for: the stream orders the dots and updates before what follows. */
+static int det_step_chunk(bcu_batch *kb, bcu_det *const *d, size_t n, const size_t *electron,
+                          double *res)
 {
-    int rc = det_stage(0, 0); /* the event and the mapped results */
+    if (!kb && (electron || res))
+        return mcf_fail(MCF_EINTERNAL, "blip-cuda: determinant ratios without a batch (a bug, "
+                        "please report it)");
+    int rc = kb ? det_stage(kb, 0, 0) : MCF_OK; /* the event and the mapped results */
     if (rc)
         return rc;
     det_batch B;
@@ -125,7 +126,7 @@ static int det_step_chunk(bcu_det *const *d, size_t n, const size_t *electron, d
         j->A = D->A;
         j->w = D->w;
         j->col = D->col;
-        j->res = det_sg.res_dev + 3 * k;
+        j->res = kb ? kb->det.res_dev + 3 * k : NULL; /* written for a new move only */
         j->m = D->m;
         const int has_new = electron && electron[k] != SIZE_MAX;
         if (D->pending) {
@@ -151,35 +152,38 @@ static int det_step_chunk(bcu_det *const *d, size_t n, const size_t *electron, d
         return MCF_OK;
     det_dots<<<(unsigned int)b1, DET_THREADS, 0, bcu_stream>>>(B);
     BCU_TRY(cudaGetLastError(), "launching the determinant dots", 0);
-    BCU_TRY(cudaEventRecord(det_sg.res_ready, bcu_stream), "recording an event", 0);
+    if (kb)
+        BCU_TRY(cudaEventRecord(kb->det.res_ready, bcu_stream), "recording an event", 0);
     if (b2) {
         det_update<<<(unsigned int)b2, DET_THREADS, 0, bcu_stream>>>(B);
         BCU_TRY(cudaGetLastError(), "launching the determinant update", 0);
     }
-    BCU_TRY(cudaEventSynchronize(det_sg.res_ready), "the determinant dots", 0);
+    if (kb)
+        BCU_TRY(cudaEventSynchronize(kb->det.res_ready), "the determinant dots", 0);
     if (res)
-        memcpy(res, det_sg.res, 3 * n * sizeof(double));
+        memcpy(res, kb->det.res, 3 * n * sizeof(double));
     for (size_t k = 0; k < n; k++)
         d[k]->pending = 0;
     return MCF_OK;
 }
 
-static int det_step_locked(bcu_det *const *d, size_t n, const size_t *electron, double *res)
+static int det_step(bcu_batch *kb, bcu_det *const *d, size_t n, const size_t *electron,
+                    double *res)
 {
     int rc = MCF_OK;
     for (size_t k0 = 0; k0 < n && !rc; k0 += DET_MAX_BATCH)
-        rc = det_step_chunk(d + k0, n - k0 < DET_MAX_BATCH ? n - k0 : DET_MAX_BATCH,
+        rc = det_step_chunk(kb, d + k0, n - k0 < DET_MAX_BATCH ? n - k0 : DET_MAX_BATCH,
                             electron ? electron + k0 : NULL, res ? res + 3 * k0 : NULL);
     return rc;
 }
 
-/* applies the pending moves of n dets (the lock held) */
-int det_flush_locked(bcu_det *const *d, size_t n)
+/* applies the pending moves of n dets (blip_cuda_internal.h) */
+int det_flush(bcu_batch *kb, bcu_det *const *d, size_t n)
 {
     size_t any = 0;
     for (size_t k = 0; k < n; k++)
         any += d[k]->pending != 0;
-    return any ? det_step_locked(d, n, NULL, NULL) : MCF_OK;
+    return any ? det_step(kb, d, n, NULL, NULL) : MCF_OK;
 }
 
 /* ---- the matrices, pending moves applied ---------------------------------------------- */
@@ -189,8 +193,7 @@ extern "C" int bcu_det_get(bcu_det *d, double *r, double *A, double *Ainv)
     if (!d)
         return mcf_fail(MCF_EINVAL, "blip-cuda: det_get: NULL determinant");
     const size_t m = d->m, mm = m * m * sizeof(double);
-    bcu_lock();
-    int rc = det_flush_locked(&d, 1);
+    int rc = det_flush(NULL, &d, 1); /* no batch: the stream orders the update first */
     cudaError_t e = cudaSuccess;
     if (!rc && A)
         e = cudaMemcpyAsync(A, d->A, mm, cudaMemcpyDeviceToHost, bcu_stream);
@@ -198,7 +201,6 @@ extern "C" int bcu_det_get(bcu_det *d, double *r, double *A, double *Ainv)
         e = cudaMemcpyAsync(Ainv, d->Ainv, mm, cudaMemcpyDeviceToHost, bcu_stream);
     if (!rc && e == cudaSuccess)
         e = cudaStreamSynchronize(bcu_stream);
-    bcu_unlock();
     if (rc)
         return rc;
     if (e != cudaSuccess)
@@ -210,7 +212,8 @@ extern "C" int bcu_det_get(bcu_det *d, double *r, double *A, double *Ainv)
 
 /* ---- trial rows, ratios, accept ------------------------------------------------------------ */
 
-extern "C" int bcu_det_trial(bcu_det *const *d, size_t n, const double *const *r_trial)
+extern "C" int bcu_det_trial(mcf_batch *b, bcu_det *const *d, size_t n,
+                             const double *const *r_trial)
 {
     int rc = det_check_batch("det_trial", d, n);
     if (rc || n == 0)
@@ -225,11 +228,12 @@ extern "C" int bcu_det_trial(bcu_det *const *d, size_t n, const double *const *r
                                 "position %zu of determinant %zu is %g; positions must be "
                                 "finite", q % 3, q / 3, k, r_trial[k][q]);
     }
-    bcu_lock();
-    rc = det_flush_locked(d, n); /* a pending move needs its trial row, about to be replaced */
+    bcu_batch *kb;
+    if ((rc = bcu_batch_of(b, &kb)))
+        return rc;
+    rc = det_flush(kb, d, n); /* a pending move needs its trial row, about to be replaced */
     if (!rc)
-        rc = det_rows_locked(d, n, r_trial);
-    bcu_unlock();
+        rc = det_rows(kb, d, n, r_trial);
     if (rc)
         return rc;
     for (size_t k = 0; k < n; k++) {
@@ -240,7 +244,8 @@ extern "C" int bcu_det_trial(bcu_det *const *d, size_t n, const double *const *r
     return MCF_OK;
 }
 
-extern "C" int bcu_det_ratio(bcu_det *const *d, size_t n, const size_t *electron, double *ratio)
+extern "C" int bcu_det_ratio(mcf_batch *b, bcu_det *const *d, size_t n, const size_t *electron,
+                             double *ratio)
 {
     const double t0 = bcu_now();
     int rc = det_check_batch("det_ratio", d, n);
@@ -256,6 +261,9 @@ extern "C" int bcu_det_ratio(bcu_det *const *d, size_t n, const size_t *electron
             return mcf_fail(MCF_EINVAL, "blip-cuda: det_ratio: determinant %zu has no trial "
                             "positions (call det_trial after det_set)", k);
     }
+    bcu_batch *kb;
+    if ((rc = bcu_batch_of(b, &kb)))
+        return rc;
     double stack[3 * 64];
     double *res = n <= 64 ? stack : (double *)malloc(3 * n * sizeof(double));
     if (!res)
@@ -274,9 +282,7 @@ extern "C" int bcu_det_ratio(bcu_det *const *d, size_t n, const size_t *electron
             ip[k] = d[k]->pend_i;
             iR[k] = 1.0 / d[k]->pend_R;
         }
-        bcu_lock();
-        rc = det_step_locked(d, n, electron, res);
-        bcu_unlock();
+        rc = det_step(kb, d, n, electron, res);
     }
     if (!rc)
         for (size_t k = 0; k < n; k++) {
@@ -297,11 +303,15 @@ extern "C" int bcu_det_ratio(bcu_det *const *d, size_t n, const size_t *electron
         free(ip);
     if (iR != iR_stack)
         free(iR);
-    d_last_ratio_s = bcu_now() - t0;
+    kb->last_ratio = bcu_now() - t0;
     return rc;
 }
 
-extern "C" double bcu_det_last_ratio_time(void) { return d_last_ratio_s; }
+extern "C" double bcu_det_last_ratio_time(mcf_batch *b)
+{
+    bcu_batch *kb;
+    return bcu_batch_of(b, &kb) ? 0.0 : kb->last_ratio;
+}
 
 extern "C" int bcu_det_accept(bcu_det *d, size_t electron)
 {

@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(GEMM_T *GEMM_T)
 /* one det of det_local: the vgl rows at its m positions and its inverse */
 /* ---- refresh ------------------------------------------------------------------------------- */
 
-/* launches the GEMM of n jobs over the largest m (the lock held) */
+/* launches the GEMM of n jobs over the largest m */
 static int det_gemm_launch(const det_gemm *hjobs, size_t n, unsigned int mmax, double sign,
                            det_gemm *djobs)
 {
@@ -81,9 +81,9 @@ static int det_gemm_launch(const det_gemm *hjobs, size_t n, unsigned int mmax, d
     return MCF_OK;
 }
 
-static int det_refresh_locked(bcu_det *const *d, size_t n, double *drift)
+static int det_refresh_staged(bcu_batch *kb, bcu_det *const *d, size_t n, double *drift)
 {
-    int rc = det_flush_locked(d, n);
+    int rc = det_flush(kb, d, n);
     if (rc)
         return rc;
     unsigned int mmax = 0;
@@ -102,22 +102,22 @@ static int det_refresh_locked(bcu_det *const *d, size_t n, double *drift)
     const size_t nblk = (size_t)tiles * tiles;
     const size_t jobs_bytes = (2 * n * sizeof(det_gemm) + 15) / 16 * 16;
     const size_t maxes = n * nblk;
-    if ((rc = det_stage(jobs_bytes, maxes * sizeof(double))))
+    if ((rc = det_stage(kb, jobs_bytes, maxes * sizeof(double))))
         return rc;
-    det_gemm *h1 = (det_gemm *)det_sg.h_in, *h2 = h1 + n;
-    det_gemm *g1 = (det_gemm *)det_sg.d_in, *g2 = g1 + n;
+    det_gemm *h1 = (det_gemm *)kb->det.h_in, *h2 = h1 + n;
+    det_gemm *g1 = (det_gemm *)kb->det.d_in, *g2 = g1 + n;
     /* E = 1 - Ainv A into scratch, with the block maxima */
     for (size_t k = 0; k < n; k++) {
         h1[k].P = d[k]->Ainv;
         h1[k].Q = d[k]->A;
         h1[k].B = NULL;
         h1[k].out = d[k]->scratch;
-        h1[k].bmax = det_sg.d_out + k * nblk;
+        h1[k].bmax = kb->det.d_out + k * nblk;
         h1[k].m = d[k]->m;
     }
     if ((rc = det_gemm_launch(h1, n, mmax, -1.0, g1)))
         return rc;
-    BCU_TRY(cudaMemcpyAsync(det_sg.h_out, det_sg.d_out, maxes * sizeof(double),
+    BCU_TRY(cudaMemcpyAsync(kb->det.h_out, kb->det.d_out, maxes * sizeof(double),
                             cudaMemcpyDeviceToHost, bcu_stream),
             "fetching the drift", maxes * sizeof(double));
     BCU_TRY(cudaStreamSynchronize(bcu_stream), "the refresh's drift", 0);
@@ -127,7 +127,7 @@ static int det_refresh_locked(bcu_det *const *d, size_t n, double *drift)
         double mx = 0.0;
         for (unsigned int y = 0; y < tk; y++)
             for (unsigned int x = 0; x < tk; x++) {
-                const double v = det_sg.h_out[k * nblk + (size_t)y * tiles + x];
+                const double v = kb->det.h_out[k * nblk + (size_t)y * tiles + x];
                 if (!(v <= mx))
                     mx = v;
             }
@@ -173,16 +173,16 @@ static int det_refresh_locked(bcu_det *const *d, size_t n, double *drift)
     return rc;
 }
 
-extern "C" int bcu_det_refresh(bcu_det *const *d, size_t n, double *drift)
+extern "C" int bcu_det_refresh(mcf_batch *b, bcu_det *const *d, size_t n, double *drift)
 {
     int rc = det_check_batch("det_refresh", d, n);
     if (rc || n == 0)
         return rc;
     if (!drift)
         return mcf_fail(MCF_EINVAL, "blip-cuda: det_refresh: NULL drift array");
-    bcu_lock();
-    rc = det_refresh_locked(d, n, drift);
-    bcu_unlock();
-    return rc;
+    bcu_batch *kb;
+    if ((rc = bcu_batch_of(b, &kb)))
+        return rc;
+    return det_refresh_staged(kb, d, n, drift);
 }
 

@@ -1,7 +1,7 @@
 /* blip_cuda_device.cu — the device of the blip-cuda evaluator: selecting it (through
- * cuda/common, the code kpm-cuda uses too), the events that time the values / vgl kernel,
- * and CUDA failures as mcf errors with blip-cuda's advice.  The table, the kernels and the
- * determinants are in the other blip_cuda_*.cu files (blip_cuda_internal.h lists them). */
+ * cuda/common, the code kpm-cuda uses too) and CUDA failures as mcf errors with blip-cuda's
+ * advice.  The table, the kernels and the determinants are in the other blip_cuda_*.cu
+ * files (blip_cuda_internal.h lists them). */
 #include "blip_cuda.h"
 #include "blip_cuda_internal.h"
 
@@ -10,33 +10,9 @@
 
 #include <cuda_runtime.h>
 
-#include <pthread.h>
-
-static pthread_once_t bcu_once = PTHREAD_ONCE_INIT;
-static int bcu_ready = 0;
-cudaEvent_t bcu_ev0, bcu_ev1;
-
-static void bcu_init_once(void)
-{
-    if (!mcu_probe(NULL, 0))
-        return;
-    bcu_ready =
-        cudaEventCreate(&bcu_ev0) == cudaSuccess && cudaEventCreate(&bcu_ev1) == cudaSuccess;
-}
-
 extern "C" int bcu_probe(char *why, size_t len) { return mcu_probe(why, len); }
 
-extern "C" int bcu_device_init(void)
-{
-    int rc = mcu_device_init("blip-cuda", "blip");
-    if (rc)
-        return rc;
-    pthread_once(&bcu_once, bcu_init_once);
-    if (!bcu_ready)
-        return mcf_fail(MCF_EDEVICE, "blip-cuda: cudaEventCreate failed; use evaluator = blip "
-                        "(CPU) or auto");
-    return MCF_OK;
-}
+extern "C" int bcu_device_init(void) { return mcu_device_init("blip-cuda", "blip"); }
 
 extern "C" const char *bcu_device_name(void) { return mcu_device_name(); }
 

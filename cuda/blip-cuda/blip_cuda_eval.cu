@@ -1,10 +1,10 @@
 /* blip_cuda_eval.cu — the values / vgl kernel of blip-cuda and its batch launcher: all
  * points of all workspaces of a batch in one launch (one thread per point and orbital, or
  * per point and 1, 2 or 4 orbitals for values), one copy of the jobs and positions up and
- * one of the results down, through pinned staging buffers that the process shares under one
- * lock.  The layout and the precision choices are described in blip_cuda.h; the mathematics
- * in plugins/blip/blip.c.  How a table is read (the sums' precision, orbitals per thread)
- * is the table's bcu_settings. */
+ * one of the results down, through pinned staging buffers that the batch keeps (bcu_batch,
+ * blip_cuda_internal.h).  The layout and the precision choices are described in
+ * blip_cuda.h; the mathematics in plugins/blip/blip.c.  How a table is read (the sums'
+ * precision, orbitals per thread) is the table's bcu_settings. */
 #include "blip_cuda.h"
 #include "blip_cuda_internal.h"
 
@@ -14,7 +14,6 @@
 
 #include <cuda_runtime.h>
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,18 +204,12 @@ __global__ void __launch_bounds__(BCU_THREADS)
 
 /* ---- a batch ------------------------------------------------------------------------- */
 
-static pthread_mutex_t bcu_lock_m = PTHREAD_MUTEX_INITIALIZER;
-static unsigned char *bcu_in_host, *bcu_in_dev; /* jobs, then positions */
-static double *bcu_out_host, *bcu_out_dev;
-static size_t bcu_in_cap, bcu_out_cap; /* bytes */
-static double bcu_last_kernel, bcu_last_total;
-
 /* replaces a pinned host buffer and its device twin by ones of 1.5 x need bytes; `what`
  * ("positions", "results") and `dev_what` name them in messages */
 static int bcu_grow(void **host, void **dev, size_t *cap, size_t need, const char *what,
                     const char *dev_what)
 {
-    /* a copy or launch of an earlier batch may still use the old pair on the stream */
+    /* a copy or launch of an earlier call may still use the old pair on the stream */
     BCU_TRY(cudaStreamSynchronize(bcu_stream), "the previous batch", 0);
     cudaFreeHost(*host);
     cudaFree(*dev);
@@ -234,26 +227,25 @@ static int bcu_grow(void **host, void **dev, size_t *cap, size_t need, const cha
     return MCF_OK;
 }
 
-/* grows the staging buffers to at least in / out bytes (under the lock) */
-static int bcu_stage(size_t in, size_t out)
+/* grows the batch's staging buffers to at least in / out bytes */
+static int bcu_stage(bcu_batch *kb, size_t in, size_t out)
 {
     int rc = MCF_OK;
-    if (in > bcu_in_cap)
-        rc = bcu_grow((void **)&bcu_in_host, (void **)&bcu_in_dev, &bcu_in_cap, in,
+    if (in > kb->in_cap)
+        rc = bcu_grow((void **)&kb->in_host, (void **)&kb->in_dev, &kb->in_cap, in,
                       "positions", "the positions of a batch");
-    if (!rc && out > bcu_out_cap)
-        rc = bcu_grow((void **)&bcu_out_host, (void **)&bcu_out_dev, &bcu_out_cap, out,
+    if (!rc && out > kb->out_cap)
+        rc = bcu_grow((void **)&kb->out_host, (void **)&kb->out_dev, &kb->out_cap, out,
                       "results", "the results of a batch");
     return rc;
 }
 
-/* Stages the jobs and positions of a batch of n >= 1 tables and launches the kernel on the
- * stream (the caller holds the lock).  Job k writes to dev_out[k] when dev_out is given,
- * else to the shared result buffer at its offset (out_offset[k], doubles); nothing is
- * synchronized. */
-static int bcu_launch_locked(const bcu_table *const *t, size_t n, const double *const *r,
-                             const size_t *n_points, double *const *dev_out, int want_gl,
-                             size_t *out_offset, size_t *out_doubles)
+/* Stages the jobs and positions of a batch of n >= 1 tables in kb and launches the kernel
+ * on the stream.  Job k writes to dev_out[k] when dev_out is given, else to the batch's
+ * result buffer at its offset (out_offset[k], doubles); nothing is synchronized. */
+static int bcu_launch(bcu_batch *kb, const bcu_table *const *t, size_t n,
+                      const double *const *r, const size_t *n_points, double *const *dev_out,
+                      int want_gl, size_t *out_offset, size_t *out_doubles)
 {
     /* one kernel for the batch: its tables must be read alike */
     const bcu_settings set = t[0]->set;
@@ -281,11 +273,11 @@ static int bcu_launch_locked(const bcu_table *const *t, size_t n, const double *
     const size_t jobs_bytes = (n * sizeof(bcu_job) + 15) / 16 * 16;
     const size_t in = jobs_bytes + 3 * points * sizeof(double);
     const size_t outb = dev_out ? 0 : outd * sizeof(double);
-    int rc = bcu_stage(in, outb);
+    int rc = bcu_stage(kb, in, outb);
     if (rc)
         return rc;
-    bcu_job *jobs = (bcu_job *)bcu_in_host;
-    double *pos = (double *)(bcu_in_host + jobs_bytes);
+    bcu_job *jobs = (bcu_job *)kb->in_host;
+    double *pos = (double *)(kb->in_host + jobs_bytes);
     size_t pofs = 0, oofs = 0;
     unsigned int first = 0;
     for (size_t k = 0; k < n; k++) {
@@ -301,7 +293,7 @@ static int bcu_launch_locked(const bcu_table *const *t, size_t n, const double *
         const unsigned long long nvals = (unsigned long long)n_points[k] * t[k]->L;
         j->nq = nvals / V;
         j->pos_off = pofs;
-        j->out = dev_out ? dev_out[k] : bcu_out_dev + oofs;
+        j->out = dev_out ? dev_out[k] : kb->out_dev + oofs;
         if (out_offset)
             out_offset[k] = oofs;
         j->first_block = first;
@@ -313,11 +305,11 @@ static int bcu_launch_locked(const bcu_table *const *t, size_t n, const double *
     }
     if (out_doubles)
         *out_doubles = oofs;
-    BCU_TRY(cudaMemcpyAsync(bcu_in_dev, bcu_in_host, in, cudaMemcpyHostToDevice, bcu_stream),
+    BCU_TRY(cudaMemcpyAsync(kb->in_dev, kb->in_host, in, cudaMemcpyHostToDevice, bcu_stream),
             "sending the positions", in);
-    cudaEventRecord(bcu_ev0, bcu_stream);
-    const bcu_job *djobs = (const bcu_job *)bcu_in_dev;
-    const double *dpos = (const double *)(bcu_in_dev + jobs_bytes);
+    cudaEventRecord(kb->ev0, bcu_stream);
+    const bcu_job *djobs = (const bcu_job *)kb->in_dev;
+    const double *dpos = (const double *)(kb->in_dev + jobs_bytes);
     if (blocks > 0) {
         const dim3 grid((unsigned int)blocks), block(BCU_THREADS);
         if (set.accumulate_double) {
@@ -343,23 +335,23 @@ static int bcu_launch_locked(const bcu_table *const *t, size_t n, const double *
         }
         BCU_TRY(cudaGetLastError(), "launching the blip kernel", 0);
     }
-    cudaEventRecord(bcu_ev1, bcu_stream);
+    cudaEventRecord(kb->ev1, bcu_stream);
     return MCF_OK;
 }
 
-static int bcu_eval_locked(const bcu_table *const *t, size_t n, const double *const *r,
-                           const size_t *n_points, double *const *phi, double *const *grad,
-                           double *const *lap, int want_gl)
+static int bcu_eval_staged(bcu_batch *kb, const bcu_table *const *t, size_t n,
+                           const double *const *r, const size_t *n_points, double *const *phi,
+                           double *const *grad, double *const *lap, int want_gl)
 {
     const double t0 = bcu_now();
     size_t offs_stack[64], outd = 0;
     size_t *offs = n <= 64 ? offs_stack : (size_t *)malloc(n * sizeof *offs);
     if (!offs)
         return mcf_fail(MCF_ENOMEM, "blip-cuda: out of memory for %zu workspaces", n);
-    int rc = bcu_launch_locked(t, n, r, n_points, NULL, want_gl, offs, &outd);
+    int rc = bcu_launch(kb, t, n, r, n_points, NULL, want_gl, offs, &outd);
     const size_t outb = outd * sizeof(double);
     if (!rc) {
-        cudaError_t e = cudaMemcpyAsync(bcu_out_host, bcu_out_dev, outb,
+        cudaError_t e = cudaMemcpyAsync(kb->out_host, kb->out_dev, outb,
                                         cudaMemcpyDeviceToHost, bcu_stream);
         if (e == cudaSuccess)
             e = cudaStreamSynchronize(bcu_stream);
@@ -372,10 +364,10 @@ static int bcu_eval_locked(const bcu_table *const *t, size_t n, const double *co
         return rc;
     }
     float ms = 0;
-    cudaEventElapsedTime(&ms, bcu_ev0, bcu_ev1);
+    cudaEventElapsedTime(&ms, kb->ev0, kb->ev1);
     for (size_t k = 0; k < n; k++) {
         const size_t nq = n_points[k] * t[k]->L;
-        const double *o = bcu_out_host + offs[k];
+        const double *o = kb->out_host + offs[k];
         memcpy(phi[k], o, nq * sizeof(double));
         if (want_gl) {
             memcpy(grad[k], o + nq, 3 * nq * sizeof(double));
@@ -384,43 +376,42 @@ static int bcu_eval_locked(const bcu_table *const *t, size_t n, const double *co
     }
     if (offs != offs_stack)
         free(offs);
-    bcu_last_kernel = 1e-3 * (double)ms;
-    bcu_last_total = bcu_now() - t0;
+    kb->last_kernel = 1e-3 * (double)ms;
+    kb->last_total = bcu_now() - t0;
     return MCF_OK;
 }
 
 /* ---- for the determinant ops (blip_cuda_internal.h) ------------------------------------ */
 
-void bcu_lock(void) { pthread_mutex_lock(&bcu_lock_m); }
-void bcu_unlock(void) { pthread_mutex_unlock(&bcu_lock_m); }
-
-int bcu_eval_to_device(const bcu_table *const *t, size_t n, const double *const *r,
-                       const size_t *n_points, double *const *dev_out, int want_gl)
+int bcu_eval_to_device(bcu_batch *kb, const bcu_table *const *t, size_t n,
+                       const double *const *r, const size_t *n_points, double *const *dev_out,
+                       int want_gl)
 {
     if (n == 0)
         return MCF_OK;
-    return bcu_launch_locked(t, n, r, n_points, dev_out, want_gl, NULL, NULL);
+    return bcu_launch(kb, t, n, r, n_points, dev_out, want_gl, NULL, NULL);
 }
 
-extern "C" int bcu_eval(const bcu_table *const *t, size_t n, const double *const *r,
-                        const size_t *n_points, double *const *phi, double *const *grad,
-                        double *const *lap, int want_gl)
+extern "C" int bcu_eval(mcf_batch *b, const bcu_table *const *t, size_t n,
+                        const double *const *r, const size_t *n_points, double *const *phi,
+                        double *const *grad, double *const *lap, int want_gl)
 {
     int rc = bcu_device_init();
     if (rc || n == 0)
         return rc;
-    pthread_mutex_lock(&bcu_lock_m);
-    rc = bcu_eval_locked(t, n, r, n_points, phi, grad, lap, want_gl);
-    pthread_mutex_unlock(&bcu_lock_m);
-    return rc;
+    bcu_batch *kb;
+    if ((rc = bcu_batch_of(b, &kb)))
+        return rc;
+    return bcu_eval_staged(kb, t, n, r, n_points, phi, grad, lap, want_gl);
 }
 
-extern "C" void bcu_last_times(double *kernel_s, double *total_s)
+extern "C" void bcu_last_times(mcf_batch *b, double *kernel_s, double *total_s)
 {
-    pthread_mutex_lock(&bcu_lock_m);
+    bcu_batch *kb = NULL;
+    if (bcu_batch_of(b, &kb))
+        kb = NULL;
     if (kernel_s)
-        *kernel_s = bcu_last_kernel;
+        *kernel_s = kb ? kb->last_kernel : 0.0;
     if (total_s)
-        *total_s = bcu_last_total;
-    pthread_mutex_unlock(&bcu_lock_m);
+        *total_s = kb ? kb->last_total : 0.0;
 }

@@ -2,13 +2,13 @@
  * .cu files include it).  Not installed, not part of the plugin's interface (blip_cuda.h
  * is).  The files, one concept each:
  *
- *   blip_cuda_device.cu        the device: selection, the kernel's timing events, CUDA
- *                              errors as mcf errors
+ *   blip_cuda_device.cu        the device: selection, CUDA errors as mcf errors
+ *   blip_cuda_batch.cu         what a batch keeps (bcu_batch, a keep slot of mcf_batch)
  *   blip_cuda_table.cu         the coefficient table on the device and its settings
  *   blip_cuda_eval.cu          the values / vgl kernel and its batch launcher (the staging
- *                              buffers of the positions and results, and their lock)
- *   blip_cuda_det.cu           a determinant's storage (create, destroy, set, get) and the
- *                              staging shared by the determinant ops
+ *                              buffers of the positions and results)
+ *   blip_cuda_det.cu           a determinant's storage (create, destroy, set) and the
+ *                              staging of the determinant ops
  *   blip_cuda_det_ratio.cu     trial rows, ratios and accepted moves (dot and update kernels)
  *   blip_cuda_det_refresh.cu   the drift and the Newton step of the inverses (a tiled DGEMM)
  *   blip_cuda_det_local.cu     grad_i D / D and lap_i D / D at the electrons
@@ -33,10 +33,6 @@
 
 /* the one stream of the plugin (cuda/common) */
 #define bcu_stream mcu_stream()
-
-/* Around the values / vgl kernel of the last batch (bcu_last_times); created by
- * bcu_device_init. */
-BCU_API extern cudaEvent_t bcu_ev0, bcu_ev1;
 
 /* A CUDA runtime failure as an mcf error naming what failed: out of memory is MCF_ENOMEM
  * with the bytes asked and free, and the advice of a coarser grid or evaluator = blip. */
@@ -85,20 +81,54 @@ struct bcu_table {
     bcu_settings set;          /* how the kernels evaluate it (bcu_table_set_settings) */
 };
 
+/* ---- what a batch keeps (blip_cuda_batch.cu) ----------------------------------------- */
+
+/* The staging of the determinant ops (blip_cuda_det.cu): jobs up and results down through
+ * pinned buffers, and the ratios' numbers in mapped pinned memory. */
+typedef struct det_staging {
+    unsigned char *h_in, *d_in; /* jobs (pinned host / device) */
+    double *h_out, *d_out;      /* results */
+    size_t in_cap, out_cap;     /* bytes */
+    double *res, *res_dev;      /* mapped pinned: the ratios' numbers, 3 per det */
+    cudaEvent_t res_ready;
+    int event_made;
+} det_staging;
+
+/* Everything blip-cuda keeps between the calls of one batch of the core (mcf/batch.h): the
+ * keep slot of mcf_batch_keep, zeroed at the batch's first call, freed with the batch.  A
+ * batch is used by one thread at a time, so its buffers need no lock; the launches of all
+ * batches go to the plugin's one stream (cuda/common), and every buffer is replaced or
+ * freed only after that stream is synchronized. */
+struct bcu_batch {
+    /* the values / vgl launches (blip_cuda_eval.cu) */
+    unsigned char *in_host, *in_dev; /* jobs, then positions (pinned host / device) */
+    double *out_host, *out_dev;      /* results */
+    size_t in_cap, out_cap;          /* bytes */
+    cudaEvent_t ev0, ev1;            /* around the kernel (bcu_last_times) */
+    int events_made;
+    double last_kernel, last_total; /* seconds of the last bcu_eval */
+    /* the determinant ops and sweeps */
+    det_staging det;
+    double last_ratio;          /* seconds of the last bcu_det_ratio */
+    double sweep_time;          /* seconds of the last bcu_walker_sweep */
+    unsigned int sweep_blocks;  /* blocks per walker of its launch */
+};
+typedef struct bcu_batch bcu_batch;
+
+/* The batch's bcu_batch into *kb (made on the first call, its events too, which needs the
+ * device).  MCF_EINVAL without a batch; MCF_ENOMEM, MCF_EDEVICE. */
+BCU_API int bcu_batch_of(mcf_batch *b, bcu_batch **kb);
+
 /* ---- a batch of evaluations (blip_cuda_eval.cu) ------------------------------------- */
 
-/* The process-wide lock of the staging buffers and the stream's order of batches. */
-BCU_API void bcu_lock(void);
-BCU_API void bcu_unlock(void);
-
-/* With the lock held: evaluates (want_gl: values, gradients, Laplacians) the n tables at
- * n_points[k] host points r[k] into the DEVICE arrays dev_out[k] (phi | grad | lap, the
- * layout of mcf/orbital.h, n_points[k] L x (1 or 5) doubles) on the plugin's stream.
- * Asynchronous: the caller synchronizes the stream before the next call (the positions go
- * through a shared pinned buffer). */
-BCU_API int bcu_eval_to_device(const bcu_table *const *t, size_t n, const double *const *r,
-                               const size_t *n_points, double *const *dev_out,
-                               int want_gl);
+/* Evaluates (want_gl: values, gradients, Laplacians) the n tables at n_points[k] host points
+ * r[k] into the DEVICE arrays dev_out[k] (phi | grad | lap, the layout of mcf/orbital.h,
+ * n_points[k] L x (1 or 5) doubles) on the plugin's stream.  Asynchronous: the caller
+ * synchronizes the stream before the next call (the positions go through the batch's
+ * pinned buffer). */
+BCU_API int bcu_eval_to_device(bcu_batch *kb, const bcu_table *const *t, size_t n,
+                               const double *const *r, const size_t *n_points,
+                               double *const *dev_out, int want_gl);
 
 /* ---- determinants (blip_cuda_det*.cu) ---------------------------------------------- */
 
@@ -121,35 +151,24 @@ struct bcu_det {
     double last_R;
 };
 
-/* The staging of the determinant ops, one per process, used under bcu_lock
- * (blip_cuda_det.cu): jobs up and results down through pinned buffers, and the ratios'
- * numbers in mapped pinned memory. */
-typedef struct det_staging {
-    unsigned char *h_in, *d_in; /* jobs (pinned host / device) */
-    double *h_out, *d_out;      /* results */
-    size_t in_cap, out_cap;     /* bytes */
-    double *res, *res_dev;      /* mapped pinned: the ratios' numbers, 3 per det */
-    cudaEvent_t res_ready;
-    int event_made;
-} det_staging;
-
-BCU_API extern det_staging det_sg;
-
-/* Grows the job and result staging to in / out bytes (under the lock; waits for the stream
- * first when a buffer must be replaced); makes the event and the mapped results. */
-BCU_API int det_stage(size_t in, size_t out);
+/* Grows the batch's job and result staging to in / out bytes (waits for the stream first
+ * when a buffer must be replaced); makes the event and the mapped results. */
+BCU_API int det_stage(bcu_batch *kb, size_t in, size_t out);
 
 /* MCF_EINVAL naming op when the array is NULL, an entry is NULL or appears twice. */
 BCU_API int det_check_batch(const char *op, bcu_det *const *d, size_t n);
 
-/* With the lock: the orbital rows of n dets on the device — with r_trial, the values at
- * the trial positions r_trial[k] into d[k]->trial (det_trial); with NULL, the values,
- * gradients and Laplacians at the electrons d[k]->r into d[k]->vgl (allocated by the
- * caller; det_local).  Waits for them. */
-BCU_API int det_rows_locked(bcu_det *const *d, size_t n, const double *const *r_trial);
+/* The orbital rows of n dets on the device — with r_trial, the values at the trial
+ * positions r_trial[k] into d[k]->trial (det_trial); with NULL, the values, gradients and
+ * Laplacians at the electrons d[k]->r into d[k]->vgl (allocated by the caller; det_local).
+ * Waits for them. */
+BCU_API int det_rows(bcu_batch *kb, bcu_det *const *d, size_t n,
+                     const double *const *r_trial);
 
-/* Applies the pending accepted moves of n dets (the lock held; blip_cuda_det_ratio.cu). */
-BCU_API int det_flush_locked(bcu_det *const *d, size_t n);
+/* Applies the pending accepted moves of n dets (blip_cuda_det_ratio.cu).  kb may be NULL
+ * (det_get, which has no batch): the updates need no staging, and the stream orders them
+ * before what follows. */
+BCU_API int det_flush(bcu_batch *kb, bcu_det *const *d, size_t n);
 
 /* ---- whole sweeps (blip_cuda_walker_sweep.cu stages, blip_cuda_det_sweep.cu runs) ------ */
 

@@ -13,10 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double sw_last_s;
-static unsigned int sw_last_blocks;
-
-extern "C" double bcu_sweep_last_time(void) { return sw_last_s; }
+extern "C" double bcu_sweep_last_time(mcf_batch *b)
+{
+    bcu_batch *kb;
+    return bcu_batch_of(b, &kb) ? 0.0 : kb->sweep_time;
+}
 
 extern "C" size_t bcu_sweep_window(size_t delay, size_t m_max, size_t n_electrons)
 {
@@ -64,15 +65,20 @@ static int sw_check(const mcf_walker_moves *w, size_t n, const mcf_pair_function
     return MCF_OK;
 }
 
-extern "C" unsigned int bcu_sweep_last_blocks(void) { return sw_last_blocks; }
-
-extern "C" int bcu_walker_sweep(mcf_walker_moves *w, size_t n, const mcf_pair_function u[2],
-                                const double cell[3], size_t delay)
+extern "C" unsigned int bcu_sweep_last_blocks(mcf_batch *b)
 {
-    return bcu_walker_sweep_blocks(w, n, u, cell, delay, 0);
+    bcu_batch *kb;
+    return bcu_batch_of(b, &kb) ? 0 : kb->sweep_blocks;
 }
 
-extern "C" int bcu_walker_sweep_blocks(mcf_walker_moves *w, size_t n,
+extern "C" int bcu_walker_sweep(mcf_batch *b, mcf_walker_moves *w, size_t n,
+                                const mcf_pair_function u[2], const double cell[3],
+                                size_t delay)
+{
+    return bcu_walker_sweep_blocks(b, w, n, u, cell, delay, 0);
+}
+
+extern "C" int bcu_walker_sweep_blocks(mcf_batch *b, mcf_walker_moves *w, size_t n,
                                        const mcf_pair_function u[2], const double cell[3],
                                        size_t delay, unsigned int blocks)
 {
@@ -83,7 +89,8 @@ extern "C" int bcu_walker_sweep_blocks(mcf_walker_moves *w, size_t n,
                       "as fit, or 1, 2, 4, 8)", blocks);
     if (rc || n == 0)
         return rc;
-    if ((rc = bcu_device_init()))
+    bcu_batch *kb;
+    if ((rc = bcu_device_init()) || (rc = bcu_batch_of(b, &kb)))
         return rc;
     bcu_det **dets = (bcu_det **)malloc(2 * n * sizeof *dets);
     if (!dets)
@@ -116,16 +123,15 @@ extern "C" int bcu_walker_sweep_blocks(mcf_walker_moves *w, size_t n,
     const size_t in_b = jobs_b + u_b + 6 * n_elec * sizeof(double);
     const size_t outs_b = n * sizeof(sweep_out), out_b = outs_b + n_elec * (sizeof(double) + 1);
     if (!rc) {
-        bcu_lock();
-        rc = det_flush_locked(dets, nd);
+        rc = det_flush(kb, dets, nd);
         if (!rc)
-            rc = det_stage(in_b, out_b);
+            rc = det_stage(kb, in_b, out_b);
         if (!rc) {
-            sweep_job *jobs = (sweep_job *)det_sg.h_in;
-            memcpy(det_sg.h_in + jobs_b, u, u_b);
-            double *hp = (double *)(det_sg.h_in + jobs_b + u_b);
-            double *dp = (double *)(det_sg.d_in + jobs_b + u_b);
-            double *dlr = (double *)((unsigned char *)det_sg.d_out + outs_b);
+            sweep_job *jobs = (sweep_job *)kb->det.h_in;
+            memcpy(kb->det.h_in + jobs_b, u, u_b);
+            double *hp = (double *)(kb->det.h_in + jobs_b + u_b);
+            double *dp = (double *)(kb->det.d_in + jobs_b + u_b);
+            double *dlr = (double *)((unsigned char *)kb->det.d_out + outs_b);
             unsigned char *dacc = (unsigned char *)(dlr + n_elec);
             for (size_t k = 0; k < n; k++) {
                 sweep_job *J = &jobs[k];
@@ -152,29 +158,29 @@ extern "C" int bcu_walker_sweep_blocks(mcf_walker_moves *w, size_t n,
                 dlr += J->n;
                 dacc += J->n;
             }
-            cudaError_t e = cudaMemcpyAsync(det_sg.d_in, det_sg.h_in, in_b,
+            cudaError_t e = cudaMemcpyAsync(kb->det.d_in, kb->det.h_in, in_b,
                                             cudaMemcpyHostToDevice, bcu_stream);
-            const sweep_job *djobs = (const sweep_job *)det_sg.d_in;
-            sweep_out *dout = (sweep_out *)det_sg.d_out;
-            const mcf_pair_function *du = (const mcf_pair_function *)(det_sg.d_in + jobs_b);
+            const sweep_job *djobs = (const sweep_job *)kb->det.d_in;
+            sweep_out *dout = (sweep_out *)kb->det.d_out;
+            const mcf_pair_function *du = (const mcf_pair_function *)(kb->det.d_in + jobs_b);
             const unsigned int nw = (unsigned int)n;
             if (e == cudaSuccess)
                 e = (cudaError_t)sweep_launch(K, nw, djobs, dout, du, cell, m_max, n_max,
-                                              blocks, &sw_last_blocks);
+                                              blocks, &kb->sweep_blocks);
             if (e == cudaSuccess)
-                e = cudaMemcpyAsync(det_sg.h_out, det_sg.d_out, out_b, cudaMemcpyDeviceToHost,
+                e = cudaMemcpyAsync(kb->det.h_out, kb->det.d_out, out_b, cudaMemcpyDeviceToHost,
                                     bcu_stream);
             if (e == cudaSuccess)
                 e = cudaStreamSynchronize(bcu_stream);
             if (e != cudaSuccess)
                 rc = bcu_fail(e, "the sweep of the walkers", 0);
         }
-        if (!rc) { /* the results, while the lock still guards the staging */
-            const sweep_out *ho = (const sweep_out *)det_sg.h_out;
-            const double *hlr = (const double *)((const unsigned char *)det_sg.h_out + outs_b);
+        if (!rc) { /* the results, from the batch's staging */
+            const sweep_out *ho = (const sweep_out *)kb->det.h_out;
+            const double *hlr = (const double *)((const unsigned char *)kb->det.h_out + outs_b);
             const unsigned char *hacc = (const unsigned char *)(hlr + n_elec);
             for (size_t k = 0; k < n && !rc; k++) {
-                const size_t nk = ((const sweep_job *)det_sg.h_in)[k].n;
+                const size_t nk = ((const sweep_job *)kb->det.h_in)[k].n;
                 if (ho[k].status)
                     rc = mcf_fail(MCF_EPLUGIN, "blip-cuda: walker_sweep: walker %zu: the log "
                                   "ratio of electron %u is NaN", k, ho[k].bad);
@@ -197,9 +203,8 @@ extern "C" int bcu_walker_sweep_blocks(mcf_walker_moves *w, size_t n,
                 hacc += nk;
             }
         }
-        bcu_unlock();
     }
     free(dets);
-    sw_last_s = bcu_now() - t0;
+    kb->sweep_time = bcu_now() - t0;
     return rc;
 }

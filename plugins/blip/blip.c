@@ -72,7 +72,10 @@
  * thread as well.
  *
  * The parameters, the grid choice, the FFT fit and the stencil weights live in the static
- * library mcf_blip_core (blip_core.h), shared with the GPU evaluator blip-cuda. */
+ * library mcf_blip_core (blip_core.h), shared with the GPU evaluator blip-cuda.
+ *
+ * The table of ABI 2 (mcf_orbital_evaluator, mcf/orbital.h): create, destroy and evaluate
+ * (values, or values, gradients and Laplacians); no determinants, so no other op. */
 #include "mcf/mcf.h"
 
 #include "blip_core.h"
@@ -99,10 +102,12 @@ static void blip_destroy(void *p)
     free(w);
 }
 
-static size_t blip_orbitals(const void *ws) { return ws ? ((const blip_ws *)ws)->L : 0; }
-
-static int blip_create(const mcf_params *params, const mcf_pw_orbitals *o, void **out)
+/* create (mcf/orbital.h, ABI 2): blip has no settings beyond its parameters, so no
+ * app_data */
+static int blip_create(const mcf_params *params, const mcf_pw_orbitals *o, void *app_data,
+                       void **out)
 {
+    (void)app_data;
     if (!out)
         return mcf_fail(MCF_EINVAL, "blip: create: NULL output pointer; pass the address of a "
                         "void * to receive the workspace");
@@ -222,10 +227,16 @@ static void blip_point_vgl(const blip_ws *w, const double *r, double *restrict p
     }
 }
 
-static int blip_eval(const char *op, void *const *ws, size_t n, const double *const *r,
-                     const size_t *n_points, double *const *phi, double *const *grad,
-                     double *const *lap, int want_gl)
+/* evaluate (ABI 2): values, and gradients and Laplacians when grad or lap is given (both
+ * must be; mcf_orbital_batch_check names a missing one).  The batch is not needed: each
+ * thread's gradient scratch lives for the call only. */
+static int blip_evaluate(mcf_batch *b, void *const *ws, size_t n, const double *const *r,
+                         const size_t *n_points, double *const *phi, double *const *grad,
+                         double *const *lap)
 {
+    (void)b;
+    const int want_gl = grad != NULL || lap != NULL;
+    const char *op = "evaluate";
     size_t *off = NULL, total = 0;
     int rc = mcf_orbital_batch_check("blip", op, ws, n, r, n_points, phi, grad, lap, want_gl,
                                      &off, &total);
@@ -269,38 +280,18 @@ static int blip_eval(const char *op, void *const *ws, size_t n, const double *co
     return MCF_OK;
 }
 
-static int blip_values(void *const *ws, size_t n, const double *const *r,
-                       const size_t *n_points, double *const *phi)
-{
-    return blip_eval("values", ws, n, r, n_points, phi, NULL, NULL, 0);
-}
-
-static int blip_vgl(void *const *ws, size_t n, const double *const *r, const size_t *n_points,
-                    double *const *phi, double *const *grad, double *const *lap)
-{
-    return blip_eval("vgl", ws, n, r, n_points, phi, grad, lap, 1);
-}
-
-static const mcf_orbital_ops blip_ops = {
-    .struct_size = sizeof(mcf_orbital_ops),
+/* values, gradients and Laplacians only: blip keeps no determinants (provides 0) */
+static const mcf_orbital_evaluator blip_evaluator = {
+    .struct_size = sizeof(mcf_orbital_evaluator),
+    .provides = MCF_ORBITAL_VALUES,
     .create = blip_create,
     .destroy = blip_destroy,
-    .orbitals = blip_orbitals,
-    .values = blip_values,
-    .vgl = blip_vgl,
+    .evaluate = blip_evaluate,
 };
 
-static const mcf_plugin_info blip_info = {
-    .abi_version = MCF_ABI_VERSION,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_ORBITAL_EVALUATOR,
-    .name = "blip",
-    .version = "1.0",
-    .summary = "real orbitals as blips (cubic B-splines, 64 terms per point) fitted to the "
-               "plane-wave orbitals by FFT: values, gradients and Laplacians, OpenMP",
-    .params = blip_param_specs,
-    .ops = &blip_ops,
-    .auto_priority = 10, /* the CPU choice of evaluator = auto */
-};
-
-MCF_PLUGIN(blip_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_ORBITAL_EVALUATOR, "blip", "1.0",
+                      "real orbitals as blips (cubic B-splines, 64 terms per point) fitted to "
+                      "the plane-wave orbitals by FFT: values, gradients and Laplacians, OpenMP",
+                      blip_param_specs, &blip_evaluator,
+                      .auto_priority = 10, /* the CPU choice of evaluator = auto */
+                      .min_mcf_version = MCF_VERSION_NUMBER(0, 7, 0)) /* ABI 2's evaluator */

@@ -11,8 +11,9 @@
  *                        that order; and the result arrays for one batch of N points;
  *   bench_params         a plugin's parameters from its defaults, grid overridden when > 0;
  *   bench_time_cpu       seconds per call, best of R (at least 3, about 0.3 s, at most 1000),
- *                        cycling through the position sets.
- * Needs core/engine (internal.h) on the include path. */
+ *                        cycling through the position sets; the evaluator of either ABI
+ *                        (tests/orbital_test.h).
+ * Needs core/engine (internal.h) and tests/ on the include path. */
 #ifndef MCF_BENCH_ORBITALS_H
 #define MCF_BENCH_ORBITALS_H
 
@@ -25,6 +26,7 @@
 #include "bench_util.h"
 #include "internal.h"
 #include "mcf/mcf.h"
+#include "orbital_test.h"
 
 enum { BENCH_SETS = 8, BENCH_MAX_SIZES = 8 };
 
@@ -170,10 +172,10 @@ static inline void bench_params_release(mcf_params *p)
         mcfe_value_release(&p->values[k]);
 }
 
-/* seconds per call of ops' values (vgl 0) or vgl (vgl 1) on all N points of b in one
- * workspace: the best of R calls (at least 3, until 0.3 s or 1000 calls), cycling through
- * the position sets; NAN after an error, reported on stderr after "who: " */
-static inline double bench_time_cpu(const mcf_orbital_ops *ops, void *ws, int vgl,
+/* seconds per call of the evaluator's values (vgl 0) or vgl (vgl 1) on all N points of b in
+ * one workspace: the best of R calls (at least 3, until 0.3 s or 1000 calls), cycling
+ * through the position sets; NAN after an error, reported on stderr after "who: " */
+static inline double bench_time_cpu(const mcf_plugin_info *ev, void *ws, int vgl,
                                     const bench_orbitals *b, const char *who)
 {
     double *phi = b->phi, *grad = b->grad, *lap = b->lap;
@@ -184,8 +186,8 @@ static inline double bench_time_cpu(const mcf_orbital_ops *ops, void *ws, int vg
     for (;;) {
         const double *rr = b->r[calls % BENCH_SETS];
         const double a = now();
-        int rc = vgl ? ops->vgl(&ws, 1, &rr, &np, &phi, &grad, &lap)
-                     : ops->values(&ws, 1, &rr, &np, &phi);
+        int rc = vgl ? tor_vgl(ev, &ws, 1, &rr, &np, &phi, &grad, &lap)
+                     : tor_values(ev, &ws, 1, &rr, &np, &phi);
         const double t = now() - a;
         if (rc) {
             fprintf(stderr, "%s: %s\n", who, mcf_last_error());

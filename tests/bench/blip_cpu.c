@@ -60,7 +60,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "blip_cpu: %s\n", mcf_last_error());
         return 1;
     }
-    const mcf_orbital_ops *bops = pb->info->ops, *pops = pp->info->ops;
+    const mcf_plugin_info *bops = pb->info, *pops = pp->info; /* either ABI: orbital_test.h */
 
     const int threads[2] = {1, max_threads()};
     const int nT = threads[1] > 1 ? 2 : 1;
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
         void *pws = NULL;
         double tpw[2][2] = {{NAN, NAN}, {NAN, NAN}}; /* [thread][op] */
         if (bench_params(pp->info, "blip_cpu", 0, &prm, vals, 8) ||
-            pops->create(&prm, &bo.o, &pws)) {
+            tor_create(pops, &prm, &bo.o, &pws)) {
             fprintf(stderr, "blip_cpu: planewave: %s\n", mcf_last_error());
             return 1;
         }
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
             for (int op = 0; op < 2; op++)
                 tpw[t][op] = bench_time_cpu(pops, pws, op, &bo, "blip_cpu");
         }
-        pops->destroy(pws);
+        tor_destroy(pops, pws);
         bench_params_release(&prm);
 
         for (int gi = 0; gi < ngrid; gi++) {
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
             }
             set_threads(threads[nT - 1]);
             const double tc = now();
-            if (bops->create(&prm, &bo.o, &bws)) {
+            if (tor_create(bops, &prm, &bo.o, &bws)) {
                 fprintf(stderr, "blip_cpu: blip: %s\n", mcf_last_error());
                 return 1;
             }
@@ -130,11 +130,12 @@ int main(int argc, char **argv)
                 }
             printf("|  |  |  |  | (create: %.2f s, %d threads) |  |  |  |  |  |  |  |  |\n",
                    tcreate, threads[nT - 1]);
-            bops->destroy(bws);
+            tor_destroy(bops, bws);
             bench_params_release(&prm);
         }
         bench_orbitals_free(&bo);
     }
+    tor_batch_release(); /* before the plugins whose keep slots it may hold */
     mcfe_plugin_close(pb);
     mcfe_plugin_close(pp);
     return 0;

@@ -37,23 +37,26 @@
 #include "blip_cuda.h"
 #include "internal.h"
 #include "mcf/mcf.h"
+#include "orbital_test.h"
 
-/* best kernel and total seconds of bcu_eval calls */
+/* best kernel and total seconds of bcu_eval calls (staged through the bench's batch,
+ * orbital_test.h's, whose staging the first call allocates) */
 static int time_gpu(const bcu_table *t, int vgl, const bench_orbitals *b, double *kernel,
                     double *total)
 {
+    mcf_batch *batch = tor_batch();
     double *phi = b->phi, *grad = b->grad, *lap = b->lap;
     size_t N = b->N;
     *kernel = *total = 1e30;
     const double t0 = now();
     for (int calls = 0;; calls++) {
         const double *rr = b->r[calls % BENCH_SETS];
-        if (bcu_eval(&t, 1, &rr, &N, &phi, &grad, &lap, vgl)) {
+        if (bcu_eval(batch, &t, 1, &rr, &N, &phi, &grad, &lap, vgl)) {
             fprintf(stderr, "blip_gpu: %s\n", mcf_last_error());
             return 1;
         }
         double k, a;
-        bcu_last_times(&k, &a);
+        bcu_last_times(batch, &k, &a);
         if (calls > 0) { /* the first call allocates the staging buffers */
             *kernel = fmin(*kernel, k);
             *total = fmin(*total, a);
@@ -91,7 +94,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "blip_gpu: %s\n", mcf_last_error());
         return 1;
     }
-    const mcf_orbital_ops *bops = pb->info->ops;
+    const mcf_plugin_info *bops = pb->info; /* either ABI: orbital_test.h */
     char cpu[256];
     bench_cpu_name(cpu, sizeof cpu);
     const int threads[2] = {max_threads(), 1};
@@ -132,7 +135,7 @@ int main(int argc, char **argv)
             rc = bcu_table_upload(t, tab);
         free(tab);
         if (!rc && do_cpu)
-            rc = bops->create(&prm, &bo.o, &bws);
+            rc = tor_create(bops, &prm, &bo.o, &bws);
         if (rc) {
             fprintf(stderr, "blip_gpu: N %zu L %zu: %s\n", N, L, mcf_last_error());
             return 1;
@@ -161,11 +164,12 @@ int main(int argc, char **argv)
             }
         }
         if (bws)
-            bops->destroy(bws);
+            tor_destroy(bops, bws);
         bcu_table_destroy(t);
         bench_params_release(&prm);
         bench_orbitals_free(&bo);
     }
+    tor_batch_release(); /* before the plugin whose keep slots it may hold */
     mcfe_plugin_close(pb);
     return 0;
 }

@@ -32,7 +32,8 @@
  *   (e) out of device memory: a 600^3 x 1024 table (885 GB) is refused with MCF_ENOMEM
  *       naming the bytes; the device still works afterwards;
  *   (f) the determinant ops (Slater matrices on the device) against the same arithmetic on
- *       the host: three determinants (19 of 19, 57 and 40 of 57 orbitals) in one batch, six
+ *       the host: three determinants (19 of 19, 57 and 40 of 57 orbitals: the two spins of
+ *       one workspace; called through tests/orbital_test.h) in one batch, six
  *       particle-by-particle sweeps with Metropolis decisions.  The host takes the orbital
  *       rows from the plugin's values op (the same kernel, so the same bits) and, at every
  *       step, the exact ratio R = v . Ainv[:, i] from a FRESH LU inverse of its own rows.
@@ -57,6 +58,7 @@
 #include "blip_core.h"
 #include "blip_cuda.h"
 #include "check.h"
+#include "orbital_test.h"
 #include "test_params.h"
 
 typedef struct heg {
@@ -104,7 +106,7 @@ static void heg_free(heg *s)
 
 typedef struct evaluator {
     mcf_plugin *pl;
-    const mcf_orbital_ops *ops;
+    const mcf_plugin_info *info; /* its table, of either ABI: called through orbital_test.h */
 } evaluator;
 
 static evaluator ev_open(const char *name)
@@ -113,7 +115,7 @@ static evaluator ev_open(const char *name)
     int rc = mcfe_plugin_open(name, MCF_PLUGIN_ORBITAL_EVALUATOR, &e.pl);
     CHECK(rc == MCF_OK, "loading %s: %s", name, mcf_last_error());
     if (!rc)
-        e.ops = e.pl->info->ops;
+        e.info = e.pl->info;
     return e;
 }
 
@@ -122,7 +124,7 @@ static void *ev_create(const evaluator *e, const mcf_pw_orbitals *o, const char 
     test_params *tp = test_params_make(e->pl->info->params, "test_blip_cuda.ini", "grid", grid,
                                        NULL);
     void *ws = NULL;
-    int rc = e->ops->create(&tp->p, o, &ws);
+    int rc = tor_create(e->info, &tp->p, o, &ws);
     CHECK(rc == MCF_OK && ws, "%s create (grid %s): %s", e->pl->info->name, grid,
           mcf_last_error());
     test_params_free(tp);
@@ -233,8 +235,8 @@ static void test_accuracy(const heg *s, const char *grid, const double *r, size_
         return;
     vgl C = vgl_alloc(P, L), X = vgl_alloc(P, L);
     size_t np = P;
-    rc = cpu.ops->vgl(&wc, 1, &r, &np, &C.v, &C.g, &C.l) ||
-         pw.ops->vgl(&wp, 1, &r, &np, &X.v, &X.g, &X.l);
+    rc = tor_vgl(cpu.info, &wc, 1, &r, &np, &C.v, &C.g, &C.l) ||
+         tor_vgl(pw.info, &wp, 1, &r, &np, &X.v, &X.g, &X.l);
     CHECK(rc == MCF_OK, "CPU evaluation: %s", mcf_last_error());
     vgl S = term_sums(c, n, o->cell, L, r, P);
     for (int acc = 0; acc < 2; acc++) {
@@ -243,10 +245,10 @@ static void test_accuracy(const heg *s, const char *grid, const double *r, size_
         double *vonly = malloc(P * L * sizeof *vonly), *v1 = malloc(P * L * sizeof *v1);
         const bcu_table *tt = t;
         rc = bcu_table_set_settings(t, &one) ||
-             bcu_eval(&tt, 1, &r, &np, &v1, NULL, NULL, 0) ||
+             bcu_eval(tor_batch(), &tt, 1, &r, &np, &v1, NULL, NULL, 0) ||
              bcu_table_set_settings(t, &set) ||
-             bcu_eval(&tt, 1, &r, &np, &G.v, &G.g, &G.l, 1) ||
-             bcu_eval(&tt, 1, &r, &np, &vonly, NULL, NULL, 0);
+             bcu_eval(tor_batch(), &tt, 1, &r, &np, &G.v, &G.g, &G.l, 1) ||
+             bcu_eval(tor_batch(), &tt, 1, &r, &np, &vonly, NULL, NULL, 0);
         CHECK(rc == MCF_OK, "GPU evaluation: %s", mcf_last_error());
         CHECK(!memcmp(vonly, v1, P * L * sizeof *v1), "%zu orbitals, %s accumulation: the "
               "values with %d orbitals per thread asked differ from those with 1", L,
@@ -298,8 +300,8 @@ static void test_accuracy(const heg *s, const char *grid, const double *r, size_
     vgl_free(&C);
     vgl_free(&X);
     vgl_free(&S);
-    cpu.ops->destroy(wc);
-    pw.ops->destroy(wp);
+    tor_destroy(cpu.info, wc);
+    tor_destroy(pw.info, wp);
     bcu_table_destroy(t);
     free(c);
 }
@@ -331,16 +333,16 @@ static void test_plugin(heg *s1, heg *s2, const double *r1, const double *r2, si
     if (!w[0] || !w[1])
         return;
     const size_t L1 = s1->o.n_orbitals, L2 = s2->o.n_orbitals;
-    CHECK(gpu.ops->orbitals(w[0]) == L1 && gpu.ops->orbitals(w[1]) == L2, "orbitals()");
+    CHECK(tor_orbitals(gpu.info, w[0]) == L1 && tor_orbitals(gpu.info, w[1]) == L2, "orbitals()");
     vgl B1 = vgl_alloc(P, L1), B2 = vgl_alloc(P, L2), S1 = vgl_alloc(P, L1),
         S2 = vgl_alloc(P, L2);
     const double *r[2] = {r1, r2};
     const size_t np[2] = {P, P - 17};
     double *v[2] = {B1.v, B2.v}, *g[2] = {B1.g, B2.g}, *l[2] = {B1.l, B2.l};
-    int rc = gpu.ops->vgl(w, 2, r, np, v, g, l);
+    int rc = tor_vgl(gpu.info, w, 2, r, np, v, g, l);
     CHECK(rc == MCF_OK, "batch vgl: %s", mcf_last_error());
-    rc = gpu.ops->vgl(&w[0], 1, &r[0], &np[0], &S1.v, &S1.g, &S1.l) ||
-         gpu.ops->vgl(&w[1], 1, &r[1], &np[1], &S2.v, &S2.g, &S2.l);
+    rc = tor_vgl(gpu.info, &w[0], 1, &r[0], &np[0], &S1.v, &S1.g, &S1.l) ||
+         tor_vgl(gpu.info, &w[1], 1, &r[1], &np[1], &S2.v, &S2.g, &S2.l);
     CHECK(rc == MCF_OK, "single vgl: %s", mcf_last_error());
     const int same_dev =
         !memcmp(B1.v, d1->v, P * L1 * 8) && !memcmp(B1.g, d1->g, 3 * P * L1 * 8) &&
@@ -353,7 +355,7 @@ static void test_plugin(heg *s1, heg *s2, const double *r1, const double *r2, si
     CHECK(same_dev, "the plugin's batch differs from the device layer's results");
     CHECK(same_single, "a batch of two workspaces differs from two single calls");
     /* values of the batch = the vgl values (the same sums) */
-    rc = gpu.ops->values(w, 2, r, np, v);
+    rc = tor_values(gpu.info, w, 2, r, np, v);
     CHECK(rc == MCF_OK && !memcmp(B1.v, S1.v, P * L1 * 8) && !memcmp(B2.v, S2.v, np[1] * L2 * 8),
           "batch values differ from vgl values (%s)", mcf_last_error());
     printf("(c) loader: blip-cuda (auto_priority %d, one_batch %d, probe: %s); a batch of 2 "
@@ -366,12 +368,12 @@ static void test_plugin(heg *s1, heg *s2, const double *r1, const double *r2, si
                                         "sum_precision", "double", "orbitals_per_thread", "4",
                                         NULL);
     void *wd = NULL;
-    rc = tpd->ok ? gpu.ops->create(&tpd->p, &s1->o, &wd) : MCF_EINVAL;
+    rc = tpd->ok ? tor_create(gpu.info, &tpd->p, &s1->o, &wd) : MCF_EINVAL;
     test_params_free(tpd);
     CHECK(rc == MCF_OK && wd, "create with sum_precision = double: %s", mcf_last_error());
     if (wd) {
         vgl D = vgl_alloc(P, L1);
-        rc = gpu.ops->vgl(&wd, 1, &r[0], &np[0], &D.v, &D.g, &D.l);
+        rc = tor_vgl(gpu.info, &wd, 1, &r[0], &np[0], &D.v, &D.g, &D.l);
         CHECK(rc == MCF_OK, "vgl with sum_precision = double: %s", mcf_last_error());
         const int same_double = !memcmp(D.v, d1[1].v, P * L1 * 8) &&
                                 !memcmp(D.g, d1[1].g, 3 * P * L1 * 8) &&
@@ -384,19 +386,19 @@ static void test_plugin(heg *s1, heg *s2, const double *r1, const double *r2, si
         const double *rm[2] = {r1, r1};
         const size_t nm[2] = {P, P};
         double *vm[2] = {B1.v, D.v};
-        rc = gpu.ops->values(mix, 2, rm, nm, vm);
+        rc = tor_values(gpu.info, mix, 2, rm, nm, vm);
         CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "different settings"),
               "a batch of float and double workspaces: rc %d, %s", rc, mcf_last_error());
         printf("(c) [evaluator] sum_precision = double, orbitals_per_thread = 4: = the device "
                "layer's double sums %s; a batch mixing settings: %s\n",
                same_double ? "bit for bit" : "NO", mcf_last_error());
         vgl_free(&D);
-        gpu.ops->destroy(wd);
+        tor_destroy(gpu.info, wd);
     }
     /* (d) refusals */
     void *bad = NULL;
     test_params *tp = test_params_make(info->params, "test_blip_cuda.ini", "grid", "4", NULL);
-    rc = gpu.ops->create(&tp->p, &s2->o, &bad);
+    rc = tor_create(gpu.info, &tp->p, &s2->o, &bad);
     CHECK(rc == MCF_EINVAL && !bad && strstr(mcf_last_error(), "blip-cuda") &&
               strstr(mcf_last_error(), "use grid >= 5"),
           "grid 4 for |n_d| = 2: rc %d, %s", rc, mcf_last_error());
@@ -405,18 +407,18 @@ static void test_plugin(heg *s1, heg *s2, const double *r1, const double *r2, si
     double rbad[6] = {0.1, 0.2, 0.3, 0.4, NAN, 0.6};
     const double *rb[2] = {r1, rbad};
     const size_t nb[2] = {P, 2};
-    rc = gpu.ops->values(w, 2, rb, nb, v);
+    rc = tor_values(gpu.info, w, 2, rb, nb, v);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "workspace 1") &&
               strstr(mcf_last_error(), "finite"),
           "NaN position: rc %d, %s", rc, mcf_last_error());
     printf("    %s\n", mcf_last_error());
     double *vnull[2] = {B1.v, NULL};
-    rc = gpu.ops->values(w, 2, r, np, vnull);
+    rc = tor_values(gpu.info, w, 2, r, np, vnull);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "NULL"), "NULL phi: rc %d, %s", rc,
           mcf_last_error());
     printf("    %s\n", mcf_last_error());
-    gpu.ops->destroy(w[0]);
-    gpu.ops->destroy(w[1]);
+    tor_destroy(gpu.info, w[0]);
+    tor_destroy(gpu.info, w[1]);
     vgl_free(&B1);
     vgl_free(&B2);
     vgl_free(&S1);
@@ -446,7 +448,8 @@ static void test_out_of_memory(void)
 
 typedef struct host_det {
     size_t m, L;
-    void *ws, *det;
+    void *ws;
+    tor_det det;                 /* the device's: spin det.spin of ws (orbital_test.h) */
     double *r, *rt, *A, *rows_t; /* positions, trial positions, rows (m x m), trial rows (m x L) */
     double *Ainv;                /* fresh inverse of A */
     size_t updates;              /* accepted moves since the last refresh */
@@ -510,7 +513,7 @@ static void host_rows(host_det *h, const double *r, double *rows, size_t stride)
     const double *rr[1] = {r};
     size_t np[1] = {h->m};
     double *ph[1] = {phi};
-    int rc = gpu.ops->values(ws, 1, rr, np, ph);
+    int rc = tor_values(gpu.info, ws, 1, rr, np, ph);
     CHECK(rc == MCF_OK, "values: %s", mcf_last_error());
     for (size_t i = 0; i < h->m; i++)
         memcpy(rows + i * stride, phi + i * h->L, (stride < h->L ? stride : h->L) * sizeof *rows);
@@ -522,15 +525,14 @@ static void host_rows(host_det *h, const double *r, double *rows, size_t stride)
 static void det_step(host_det *const *one, size_t nb, size_t i, mcf_rng *rng, double *worst_R,
                      size_t *ratios, size_t *accepted)
 {
-    const mcf_orbital_ops *op = gpu.ops;
-    void *bd[8] = {NULL};
+    tor_det *bd[8] = {NULL};
     size_t el[8] = {0};
     double R[8] = {0};
     for (size_t b = 0; b < nb && b < 8; b++) {
-        bd[b] = one[b]->det;
+        bd[b] = &one[b]->det;
         el[b] = i;
     }
-    int rc = op->det_ratio(bd, nb, el, R);
+    int rc = tor_det_ratio(gpu.info, bd, nb, el, R);
     CHECK(rc == MCF_OK, "det_ratio: %s", mcf_last_error());
     for (size_t b = 0; b < nb && !rc; b++) {
         host_det *d = one[b];
@@ -547,7 +549,7 @@ static void det_step(host_det *const *one, size_t nb, size_t i, mcf_rng *rng, do
         *worst_R = e > *worst_R ? e : *worst_R;
         (*ratios)++;
         if (mcf_rng_uniform(rng) < Rref * Rref) {
-            rc = op->det_accept(d->det, i);
+            rc = tor_det_accept(gpu.info, &d->det, i);
             CHECK(rc == MCF_OK, "det_accept: %s", mcf_last_error());
             memcpy(d->A + i * m, v, m * sizeof(double));
             memcpy(d->r + 3 * i, d->rt + 3 * i, 3 * sizeof(double));
@@ -561,19 +563,19 @@ static void det_step(host_det *const *one, size_t nb, size_t i, mcf_rng *rng, do
  * state before (up to 2 m eps |Ainv| |A|) and falls below 8 m eps kappa */
 static void refresh_all(host_det *h, size_t nd, const char *what)
 {
-    const mcf_orbital_ops *op = gpu.ops;
-    void *dets[8];
+    tor_det *dets[8];
     double before[8], scale[8], drift[8];
     for (size_t k = 0; k < nd; k++) {
         const size_t m = h[k].m;
         double *A = malloc(m * m * sizeof *A), *Ai = malloc(m * m * sizeof *Ai);
-        CHECK(op->det_get(h[k].det, NULL, A, Ai) == MCF_OK, "det_get: %s", mcf_last_error());
+        CHECK(tor_det_get(gpu.info, &h[k].det, NULL, A, Ai) == MCF_OK, "det_get: %s",
+              mcf_last_error());
         before[k] = host_drift(A, Ai, m, &scale[k]);
-        dets[k] = h[k].det;
+        dets[k] = &h[k].det;
         free(A);
         free(Ai);
     }
-    int rc = op->det_refresh(dets, nd, drift);
+    int rc = tor_det_refresh(gpu.info, dets, nd, drift);
     CHECK(rc == MCF_OK, "det_refresh: %s", mcf_last_error());
     for (size_t k = 0; k < nd && !rc; k++) {
         const size_t m = h[k].m;
@@ -582,7 +584,8 @@ static void refresh_all(host_det *h, size_t nd, const char *what)
         CHECK(fabs(drift[k] - before[k]) <= 2.0 * (double)m * DBL_EPSILON * scale[k],
               "det_refresh (%s) m = %zu: drift %.3e, the host's %.3e", what, m, drift[k],
               before[k]);
-        CHECK(op->det_get(h[k].det, NULL, NULL, Ai) == MCF_OK, "det_get: %s", mcf_last_error());
+        CHECK(tor_det_get(gpu.info, &h[k].det, NULL, NULL, Ai) == MCF_OK, "det_get: %s",
+              mcf_last_error());
         const double after = host_drift(h[k].A, Ai, m, &sc);
         printf("(f) refresh (%s), m = %zu after %zu updates: drift %.3e (host %.3e), after "
                "%.3e (bound 8 m eps kappa = %.3e)\n", what, m, h[k].updates, drift[k],
@@ -596,21 +599,22 @@ static void refresh_all(host_det *h, size_t nd, const char *what)
 
 static void test_determinants(heg *s1, heg *s2)
 {
-    const mcf_orbital_ops *op = gpu.ops;
-    CHECK(op->struct_size >= MCF_ORBITAL_OPS_DET_SIZE && op->det_create && op->det_local,
-          "blip-cuda offers no determinant ops");
-    if (!(op->struct_size >= MCF_ORBITAL_OPS_DET_SIZE && op->det_create))
+    CHECK(tor_has_dets(gpu.info), "blip-cuda offers no determinant ops");
+    if (!tor_has_dets(gpu.info))
         return;
     void *ws1 = ev_create(&gpu, &s1->o, "0"), *ws2 = ev_create(&gpu, &s2->o, "0");
     if (!ws1 || !ws2)
         return;
     enum { ND = 3 };
-    host_det h[ND] = {{.m = 19, .ws = ws1}, {.m = 57, .ws = ws2}, {.m = 40, .ws = ws2}};
+    /* ws2 holds two: 57 electrons of spin 0 and 40 of spin 1 */
+    host_det h[ND] = {{.m = 19, .ws = ws1, .det = {.ws = ws1, .spin = 0}},
+                      {.m = 57, .ws = ws2, .det = {.ws = ws2, .spin = 0}},
+                      {.m = 40, .ws = ws2, .det = {.ws = ws2, .spin = 1}}};
     mcf_rng rng;
     mcf_rng_init(&rng, 77, 5);
     for (int k = 0; k < ND; k++) {
         host_det *d = h + k;
-        d->L = op->orbitals(d->ws);
+        d->L = tor_orbitals(gpu.info, d->ws);
         const double side = (k == 0 ? s1 : s2)->o.cell[0];
         d->r = malloc(3 * d->m * sizeof(double));
         d->rt = malloc(3 * d->m * sizeof(double));
@@ -621,14 +625,12 @@ static void test_determinants(heg *s1, heg *s2)
             d->r[q] = side * mcf_rng_uniform(&rng);
         host_rows(d, d->r, d->A, d->m);
         host_inverse(d->A, d->m, d->Ainv);
-        int rc = op->det_create(d->ws, d->m, &d->det);
-        CHECK(rc == MCF_OK, "det_create m = %zu: %s", d->m, mcf_last_error());
+        int rc = tor_det_set(gpu.info, &d->det, d->m, d->r, d->A, d->Ainv);
+        CHECK(rc == MCF_OK, "det_create, det_set m = %zu: %s", d->m, mcf_last_error());
         if (rc)
             return;
-        rc = op->det_set(d->det, d->r, d->A, d->Ainv);
-        CHECK(rc == MCF_OK, "det_set: %s", mcf_last_error());
     }
-    void *dets[ND] = {h[0].det, h[1].det, h[2].det};
+    tor_det *dets[ND] = {&h[0].det, &h[1].det, &h[2].det};
     double worst_R = 0.0, worst_inv = 0.0, worst_local = 0.0;
     size_t ratios = 0, accepted = 0, row_mismatch = 0;
     for (int sweep = 0; sweep < 6; sweep++) {
@@ -640,7 +642,7 @@ static void test_determinants(heg *s1, heg *s2)
             host_rows(d, d->rt, d->rows_t, d->L);
             rt[k] = d->rt;
         }
-        int rc = op->det_trial(dets, ND, rt);
+        int rc = tor_det_trial(gpu.info, dets, ND, rt);
         CHECK(rc == MCF_OK, "det_trial: %s", mcf_last_error());
         /* even sweeps: electron i of every det in one call; odd sweeps: det by det (the
          * model's order: up electrons, then down), with a refresh of all dets in one call
@@ -671,7 +673,7 @@ static void test_determinants(heg *s1, heg *s2)
             const size_t m = d->m;
             double *r = malloc(3 * m * sizeof *r), *A = malloc(m * m * sizeof *A),
                    *Ai = malloc(m * m * sizeof *Ai);
-            rc = op->det_get(d->det, r, A, Ai);
+            rc = tor_det_get(gpu.info, &d->det, r, A, Ai);
             CHECK(rc == MCF_OK, "det_get: %s", mcf_last_error());
             row_mismatch += memcmp(r, d->r, 3 * m * sizeof *r) != 0;
             row_mismatch += memcmp(A, d->A, m * m * sizeof *A) != 0;
@@ -701,12 +703,14 @@ static void test_determinants(heg *s1, heg *s2)
         const size_t m = d->m;
         double *r = malloc(3 * m * sizeof *r), *A = malloc(m * m * sizeof *A),
                *Ai = malloc(m * m * sizeof *Ai);
-        CHECK(op->det_get(d->det, r, A, Ai) == MCF_OK, "det_get: %s", mcf_last_error());
+        CHECK(tor_det_get(gpu.info, &d->det, r, A, Ai) == MCF_OK, "det_get: %s",
+              mcf_last_error());
         double amax = 0.0;
         for (size_t q = 0; q < m * m; q++)
             amax = fabs(Ai[q]) > amax ? fabs(Ai[q]) : amax;
         Ai[m + 2] += 1e-7 * amax;
-        CHECK(op->det_set(d->det, r, A, Ai) == MCF_OK, "det_set: %s", mcf_last_error());
+        CHECK(tor_det_set(gpu.info, &d->det, m, r, A, Ai) == MCF_OK, "det_set: %s",
+              mcf_last_error());
         refresh_all(h, ND, "det 1 perturbed");
         free(r);
         free(A);
@@ -718,7 +722,7 @@ static void test_determinants(heg *s1, heg *s2)
         gd[k] = malloc(3 * h[k].m * sizeof(double));
         ld[k] = malloc(h[k].m * sizeof(double));
     }
-    int rc = op->det_local(dets, ND, gd, ld);
+    int rc = tor_det_local(gpu.info, dets, ND, gd, ld);
     CHECK(rc == MCF_OK, "det_local: %s", mcf_last_error());
     for (int k = 0; k < ND && !rc; k++) {
         host_det *d = h + k;
@@ -729,7 +733,7 @@ static void test_determinants(heg *s1, heg *s2)
         const double *rr[1] = {d->r};
         size_t np[1] = {m};
         double *ph[1] = {x.v}, *gr[1] = {x.g}, *lp[1] = {x.l};
-        CHECK(gpu.ops->vgl(ws, 1, rr, np, ph, gr, lp) == MCF_OK, "vgl: %s", mcf_last_error());
+        CHECK(tor_vgl(gpu.info, ws, 1, rr, np, ph, gr, lp) == MCF_OK, "vgl: %s", mcf_last_error());
         for (size_t i = 0; i < m; i++)
             for (int c = 0; c < 4; c++) {
                 double ref = 0.0, S = 0.0;
@@ -752,22 +756,28 @@ static void test_determinants(heg *s1, heg *s2)
     CHECK(worst_local <= 1.0, "det_local error %.3f of its bound", worst_local);
     CHECK(accepted > ratios / 10 && accepted < ratios, "accepted %zu of %zu", accepted, ratios);
     /* refusals */
-    void *bad = NULL;
-    CHECK(op->det_create(ws1, 20, &bad) == MCF_EINVAL && !bad, "m = 20 > L = 19 not refused");
-    void *twice[2] = {h[1].det, h[1].det};
+    tor_det bad = {.ws = ws1, .spin = 1};
+    double *big = calloc(20 * 20, sizeof *big);
+    CHECK(tor_det_set(gpu.info, &bad, 20, big, big, big) == MCF_EINVAL && !bad.det && !bad.m,
+          "m = 20 > L = 19 not refused");
+    free(big);
+    tor_det *twice[2] = {&h[1].det, &h[1].det};
     size_t el2[2] = {0, 1};
     double R2[2];
-    CHECK(op->det_ratio(twice, 2, el2, R2) == MCF_EINVAL &&
+    CHECK(tor_det_ratio(gpu.info, twice, 2, el2, R2) == MCF_EINVAL &&
               strstr(mcf_last_error(), "twice"), "a det twice in one call: %s",
           mcf_last_error());
     size_t far[1] = {40};
-    CHECK(op->det_ratio(&dets[2], 1, far, R2) == MCF_EINVAL, "electron 40 of 40 not refused");
+    CHECK(tor_det_ratio(gpu.info, &dets[2], 1, far, R2) == MCF_EINVAL,
+          "electron 40 of 40 not refused");
     size_t e0[1] = {3};
-    CHECK(op->det_ratio(&dets[2], 1, e0, R2) == MCF_OK, "det_ratio: %s", mcf_last_error());
-    CHECK(op->det_accept(dets[2], 4) == MCF_EINVAL && strstr(mcf_last_error(), "last det_ratio"),
+    CHECK(tor_det_ratio(gpu.info, &dets[2], 1, e0, R2) == MCF_OK, "det_ratio: %s",
+          mcf_last_error());
+    CHECK(tor_det_accept(gpu.info, dets[2], 4) == MCF_EINVAL &&
+              strstr(mcf_last_error(), "last det_ratio"),
           "accepting another electron than the last ratio's: %s", mcf_last_error());
     for (int k = 0; k < ND; k++) {
-        op->det_destroy(h[k].det);
+        tor_det_free(gpu.info, &h[k].det);
         free(h[k].r);
         free(h[k].rt);
         free(h[k].A);
@@ -776,8 +786,8 @@ static void test_determinants(heg *s1, heg *s2)
         free(gd[k]);
         free(ld[k]);
     }
-    gpu.ops->destroy(ws1);
-    gpu.ops->destroy(ws2);
+    tor_destroy(gpu.info, ws1);
+    tor_destroy(gpu.info, ws2);
 }
 
 int main(void)
@@ -791,7 +801,7 @@ int main(void)
     cpu = ev_open("blip");
     gpu = ev_open("blip-cuda");
     pw = ev_open("planewave");
-    if (!cpu.ops || !gpu.ops || !pw.ops)
+    if (!cpu.info || !gpu.info || !pw.info)
         return check_exit();
     heg *s1 = heg_make(2), *s2 = heg_make(5);
     const size_t P = 400;
@@ -824,6 +834,7 @@ int main(void)
     free(r2);
     heg_free(s1);
     heg_free(s2);
+    tor_batch_release(); /* before the plugins whose keep slots it holds */
     mcfe_plugin_close(cpu.pl);
     mcfe_plugin_close(gpu.pl);
     mcfe_plugin_close(pw.pl);

@@ -43,6 +43,7 @@
 
 #include "blip_cuda.h"
 #include "check.h"
+#include "mcf/batch.h"
 #include "mcf/error.h"
 #ifdef MCF_TEST_TETRA
 #include "tetra_cuda.h"
@@ -123,7 +124,8 @@ static void *det_main(void *arg)
     const double *rr[1] = {rt + 3 * (m - 1)};
     size_t np[1] = {1};
     double *ph[1] = {phi};
-    if (bcu_eval(ts, 1, rr, np, ph, NULL, NULL, 0) || bcu_det_create(w->t, m, &d)) {
+    mcf_batch *b = mcf_batch_create(); /* the thread's own: a batch is used by one thread */
+    if (!b || bcu_eval(b, ts, 1, rr, np, ph, NULL, NULL, 0) || bcu_det_create(w->t, m, &d)) {
         w->fails++;
         goto out;
     }
@@ -139,8 +141,8 @@ static void *det_main(void *arg)
         const double *rts[1] = {rt};
         size_t el[1] = {m - 1};
         double R = 0.0;
-        if (bcu_det_set(d, r, A[k], Ai[k]) || bcu_det_trial(dd, 1, rts) ||
-            bcu_det_ratio(dd, 1, el, &R)) {
+        if (bcu_det_set(d, r, A[k], Ai[k]) || bcu_det_trial(b, dd, 1, rts) ||
+            bcu_det_ratio(b, dd, 1, el, &R)) {
             w->fails++;
             break;
         }
@@ -155,6 +157,7 @@ static void *det_main(void *arg)
     }
 out:
     bcu_det_destroy(d);
+    mcf_batch_destroy(b);
     free(phi);
     for (int k = 0; k < 2; k++) {
         free(A[k]);
@@ -215,7 +218,8 @@ static void test_table_upload(void)
         c[0][q] = 1.0;
         c[1][q] = 2.0;
     }
-    int rc = bcu_table_alloc(n, L, cell, &t);
+    mcf_batch *b = mcf_batch_create();
+    int rc = b ? bcu_table_alloc(n, L, cell, &t) : MCF_ENOMEM;
     CHECK(rc == MCF_OK, "table: %s", mcf_last_error());
     /* the point whose 4 x 4 x 4 coefficients include the last grid point (n - 1 per axis) */
     double pt[3];
@@ -230,7 +234,7 @@ static void test_table_upload(void)
         rc = bcu_table_upload(t, c[0]);
     cudaDeviceSynchronize();
     if (!rc)
-        rc = bcu_eval(ts, 1, rr, np, ph, NULL, NULL, 0);
+        rc = bcu_eval(b, ts, 1, rr, np, ph, NULL, NULL, 0);
     CHECK(rc == MCF_OK && fabs(base[L - 1]) > 0.0, "first values: %s", mcf_last_error());
     size_t bad = 0, checked = 0;
     ph[0] = got;
@@ -238,7 +242,7 @@ static void test_table_upload(void)
         const int k = (it + 1) & 1;
         rc = bcu_table_upload(t, c[k]);
         if (!rc)
-            rc = bcu_eval(ts, 1, rr, np, ph, NULL, NULL, 0);
+            rc = bcu_eval(b, ts, 1, rr, np, ph, NULL, NULL, 0);
         CHECK(rc == MCF_OK, "upload / values: %s", mcf_last_error());
         checked++;
         for (size_t l = 0; l < L && !rc; l++)
@@ -250,6 +254,7 @@ static void test_table_upload(void)
     printf("(b) table upload then values: %zu of %zu evaluations off (%zu MiB table)\n", bad,
            checked, bcu_table_bytes(t) >> 20);
     CHECK(bad == 0, "%zu evaluations read a stale table", bad);
+    mcf_batch_destroy(b);
     bcu_table_destroy(t);
     free(c[0]);
     free(c[1]);
@@ -307,7 +312,8 @@ static int det_worker_main(int seed)
     static double A[M * M], Ai[M * M], gA[M * M], gAi[M * M], r[3 * M];
     for (size_t q = 0; q < 3 * M; q++)
         r[q] = 0.5;
-    if (bcu_table_alloc(n, 64, cell, &t) || bcu_det_create(t, M, &d)) {
+    mcf_batch *b = mcf_batch_create();
+    if (!b || bcu_table_alloc(n, 64, cell, &t) || bcu_det_create(t, M, &d)) {
         fprintf(stderr, "(d) worker %d: %s\n", seed, mcf_last_error());
         return 1;
     }
@@ -333,7 +339,7 @@ static int det_worker_main(int seed)
                 Ai[i * M + i] = s;
             }
             double drift = -1.0;
-            if (bcu_det_set(d, r, A, Ai) || bcu_det_refresh(&d, 1, &drift)) {
+            if (bcu_det_set(d, r, A, Ai) || bcu_det_refresh(b, &d, 1, &drift)) {
                 fails++;
                 break;
             }
@@ -346,6 +352,7 @@ static int det_worker_main(int seed)
     if (fails)
         fprintf(stderr, "(d) worker %d: %s\n", seed, mcf_last_error());
     bcu_det_destroy(d);
+    mcf_batch_destroy(b);
     bcu_table_destroy(t);
     return stale || fails || !gets || !refreshes ? 1 : 0;
 }

@@ -49,6 +49,7 @@
 
 #include "blip_cuda.h"
 #include "check.h"
+#include "orbital_test.h" /* the test's batch (tor_batch), which the device layer stages in */
 #include "mcf/error.h"
 #include "mcf/pair_function.h"
 #include "mcf/rng.h"
@@ -69,7 +70,7 @@ static void rows_at(const double *r, size_t np, double *phi)
     const bcu_table *t[1] = {table};
     const double *rr[1] = {r};
     double *out[1] = {phi};
-    int rc = bcu_eval(t, 1, rr, &np, out, NULL, NULL, 0);
+    int rc = bcu_eval(tor_batch(), t, 1, rr, &np, out, NULL, NULL, 0);
     CHECK(rc == MCF_OK, "bcu_eval: %s", mcf_last_error());
 }
 
@@ -182,7 +183,7 @@ static void propose(walker *w, mcf_rng *g)
     for (int s = 0; s < 2; s++)
         if (w->m[s]) {
             const double *rt[1] = {w->trial + 3 * (s ? w->m[0] : 0)};
-            int rc = bcu_det_trial(&w->det[s], 1, rt);
+            int rc = bcu_det_trial(tor_batch(), &w->det[s], 1, rt);
             CHECK(rc == MCF_OK, "det_trial: %s", mcf_last_error());
         }
 }
@@ -375,7 +376,7 @@ static void run_case(int form, size_t delay, unsigned int blocks, mcf_rng *g)
             mv[k] = (mcf_walker_moves){{w[k].det[0], w[k].det[1]}, r_dev[k], w[k].trial,
                                        &rng_dev[k], acc[k], lr[k]};
         }
-        int rc = bcu_walker_sweep_blocks(mv, NW, u, cell, delay, blocks);
+        int rc = bcu_walker_sweep_blocks(tor_batch(), mv, NW, u, cell, delay, blocks);
         CHECK(rc == MCF_OK, "%s: walker_sweep: %s", what, mcf_last_error());
         if (rc)
             return;
@@ -397,7 +398,7 @@ static void run_case(int form, size_t delay, unsigned int blocks, mcf_rng *g)
                 if (w[k].det[s])
                     dets[nd++] = w[k].det[s];
             double drift[2];
-            rc = bcu_det_refresh((bcu_det *const *)dets, nd, drift);
+            rc = bcu_det_refresh(tor_batch(), (bcu_det *const *)dets, nd, drift);
             CHECK(rc == MCF_OK && drift[0] < 0.25, "%s: refresh: %s", wk, mcf_last_error());
         }
     }
@@ -420,18 +421,18 @@ static void test_refusals(mcf_rng *g)
     const double cell[3] = {SIDE, SIDE, SIDE};
     unsigned char acc[MUP + MDN];
     mcf_walker_moves mv = {{w.det[0], w.det[1]}, w.r, w.trial, &w.rng, acc, NULL};
-    int rc = bcu_walker_sweep(&mv, 1, u, cell, 0);
+    int rc = bcu_walker_sweep(tor_batch(), &mv, 1, u, cell, 0);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "det_trial"), "(e) no trial rows: "
           "rc %d, %s", rc, mcf_last_error());
-    rc = bcu_walker_sweep(NULL, 1, u, cell, 0);
+    rc = bcu_walker_sweep(tor_batch(), NULL, 1, u, cell, 0);
     CHECK(rc == MCF_EINVAL, "(e) a NULL walker array: rc %d", rc);
     propose(&w, g);
     u[1].form = 7;
-    rc = bcu_walker_sweep(&mv, 1, u, cell, 0);
+    rc = bcu_walker_sweep(tor_batch(), &mv, 1, u, cell, 0);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "form"), "(e) a bad pair form: rc %d, "
           "%s", rc, mcf_last_error());
     u[1].form = MCF_PAIR_NONE;
-    rc = bcu_walker_sweep_blocks(&mv, 1, u, cell, 0, 3);
+    rc = bcu_walker_sweep_blocks(tor_batch(), &mv, 1, u, cell, 0, 3);
     CHECK(rc == MCF_EINVAL && strstr(mcf_last_error(), "blocks"), "(e) 3 blocks per walker: "
           "rc %d, %s", rc, mcf_last_error());
     walker_free(&w);
@@ -470,12 +471,13 @@ static void test_blocks_bits(mcf_rng *g)
             mb[k] = (mcf_walker_moves){{b[k].det[0], b[k].det[1]}, b[k].r, b[k].trial,
                                        &b[k].rng, accb[k], lrb[k]};
         }
-        int rc = bcu_walker_sweep_blocks(ma, NW, u, cell, 4, 1);
-        CHECK(rc == MCF_OK && bcu_sweep_last_blocks() == 1, "(f) 1 block: %s",
+        int rc = bcu_walker_sweep_blocks(tor_batch(), ma, NW, u, cell, 4, 1);
+        CHECK(rc == MCF_OK && bcu_sweep_last_blocks(tor_batch()) == 1, "(f) 1 block: %s",
               mcf_last_error());
-        rc = bcu_walker_sweep_blocks(mb, NW, u, cell, 4, blocks[sweep]);
-        CHECK(rc == MCF_OK && bcu_sweep_last_blocks() == blocks[sweep], "(f) %u blocks: %s "
-              "(launched %u)", blocks[sweep], mcf_last_error(), bcu_sweep_last_blocks());
+        rc = bcu_walker_sweep_blocks(tor_batch(), mb, NW, u, cell, 4, blocks[sweep]);
+        CHECK(rc == MCF_OK && bcu_sweep_last_blocks(tor_batch()) == blocks[sweep],
+              "(f) %u blocks: %s (launched %u)", blocks[sweep], mcf_last_error(),
+              bcu_sweep_last_blocks(tor_batch()));
         if (rc)
             break;
         for (int k = 0; k < NW; k++) {
@@ -545,6 +547,7 @@ int main(void)
             run_case(forms[f], delays[d], blocks[(f + d) % 4], &g);
     test_refusals(&g);
     test_blocks_bits(&g);
+    tor_batch_release();
     bcu_table_destroy(table);
     return check_exit();
 }

@@ -1,5 +1,6 @@
 /* test_orbitals.c — the orbital evaluators "planewave" (plugins/planewave) and "blip"
- * (plugins/blip), loaded with the core's plugin loader and used only through their ops:
+ * (plugins/blip), loaded with the core's plugin loader and used only through their ops, of
+ * either ABI (tests/orbital_test.h: ABI 1's values, vgl and orbitals, ABI 2's evaluate):
  *
  *   (a) planewave against an independent evaluation written here (complex exponentials,
  *       term by term): values and analytic gradients/Laplacians to rounding bounds, and
@@ -26,6 +27,7 @@
 #include "check.h"
 #include "internal.h"
 #include "mcf/mcf.h"
+#include "orbital_test.h"
 #include "test_params.h"
 
 static const double two_pi = 6.28318530717958647692;
@@ -33,8 +35,7 @@ static const double eps = DBL_EPSILON;
 
 typedef struct evaluator {
     mcf_plugin *plugin;
-    const mcf_plugin_info *info;
-    const mcf_orbital_ops *ops;
+    const mcf_plugin_info *info; /* its table, of either ABI: called through orbital_test.h */
 } evaluator;
 
 static evaluator pw_ev, blip_ev;
@@ -206,15 +207,15 @@ static void test_planewave_reference(void)
     orbitals *s = random_orbitals(&rng, L, ng, 3, cell);
     test_params *tp = make_params(&pw_ev, NULL);
     void *ws = NULL;
-    int rc = pw_ev.ops->create(&tp->p, &s->o, &ws);
+    int rc = tor_create(pw_ev.info, &tp->p, &s->o, &ws);
     CHECK(rc == MCF_OK && ws, "planewave create: %s", mcf_last_error());
     if (rc) {
         test_params_free(tp);
         orbitals_free(s);
         return;
     }
-    CHECK(pw_ev.ops->orbitals(ws) == L, "orbitals() = %zu, expected %zu",
-          pw_ev.ops->orbitals(ws), L);
+    CHECK(tor_orbitals(pw_ev.info, ws) == L, "orbitals() = %zu, expected %zu",
+          tor_orbitals(pw_ev.info, ws), L);
     /* points in [-1, 2) cells: the plugin reduces them into the cell, the reference does not */
     double *r = malloc(3 * P * sizeof *r);
     random_points(&rng, cell, -1.0, 2.0, P, r);
@@ -222,9 +223,9 @@ static void test_planewave_reference(void)
     double *lap = malloc(P * L * sizeof *lap), *phi2 = malloc(P * L * sizeof *phi2);
     const double *rr = r;
     size_t np = P;
-    rc = pw_ev.ops->vgl(&ws, 1, &rr, &np, &phi, &grad, &lap);
+    rc = tor_vgl(pw_ev.info, &ws, 1, &rr, &np, &phi, &grad, &lap);
     CHECK(rc == MCF_OK, "planewave vgl: %s", mcf_last_error());
-    rc = pw_ev.ops->values(&ws, 1, &rr, &np, &phi2);
+    rc = tor_values(pw_ev.info, &ws, 1, &rr, &np, &phi2);
     CHECK(rc == MCF_OK && !memcmp(phi, phi2, P * L * sizeof *phi),
           "values() differs from the values of vgl(): %s", mcf_last_error());
     double worst[5] = {0, 0, 0, 0, 0}; /* error / bound: values, grad, lap, FD grad, FD lap */
@@ -311,7 +312,7 @@ static void test_planewave_reference(void)
           "(Laplacians); both must be <= 1", worst[3], worst[4]);
     printf("planewave vs reference: error/bound %.2g %.2g %.2g (v, g, l), finite differences "
            "%.2g %.2g (g, l)\n", worst[0], worst[1], worst[2], worst[3], worst[4]);
-    pw_ev.ops->destroy(ws);
+    tor_destroy(pw_ev.info, ws);
     free(r);
     free(phi);
     free(phi2);
@@ -387,7 +388,7 @@ static void *create_blip(const orbitals *s, const char *grid)
     test_params *tp = make_params(&blip_ev, "grid", grid, NULL);
     CHECK(tp->ok, "grid = %s refused by the declaration: %s", grid, mcf_last_error());
     void *ws = NULL;
-    int rc = blip_ev.ops->create(&tp->p, &s->o, &ws);
+    int rc = tor_create(blip_ev.info, &tp->p, &s->o, &ws);
     CHECK(rc == MCF_OK && ws, "blip create with grid = %s: %s", grid, mcf_last_error());
     test_params_free(tp);
     return rc ? NULL : ws;
@@ -409,13 +410,13 @@ static void test_heg_convergence(int N)
     double *bl = malloc(P * L * sizeof *bl);
     test_params *tp = make_params(&pw_ev, NULL);
     void *pws = NULL;
-    int rc = pw_ev.ops->create(&tp->p, &s->o, &pws);
+    int rc = tor_create(pw_ev.info, &tp->p, &s->o, &pws);
     CHECK(rc == MCF_OK, "planewave create: %s", mcf_last_error());
     test_params_free(tp);
     const double *rr = r;
     size_t np = P;
     if (!rc)
-        rc = pw_ev.ops->vgl(&pws, 1, &rr, &np, &ev, &eg, &el);
+        rc = tor_vgl(pw_ev.info, &pws, 1, &rr, &np, &ev, &eg, &el);
     CHECK(rc == MCF_OK, "planewave vgl: %s", mcf_last_error());
 
     const int grids[] = {16, 24, 32, 48, 64};
@@ -430,8 +431,9 @@ static void test_heg_convergence(int N)
         void *ws = create_blip(s, text);
         if (!ws)
             break;
-        CHECK(blip_ev.ops->orbitals(ws) == L, "blip orbitals() = %zu", blip_ev.ops->orbitals(ws));
-        rc = blip_ev.ops->vgl(&ws, 1, &rr, &np, &bv, &bg, &bl);
+        const size_t Lb = tor_orbitals(blip_ev.info, ws);
+        CHECK(Lb == L, "blip orbitals() = %zu", Lb);
+        rc = tor_vgl(blip_ev.info, &ws, 1, &rr, &np, &bv, &bg, &bl);
         CHECK(rc == MCF_OK, "blip vgl: %s", mcf_last_error());
         const size_t n3[3] = {(size_t)grids[i], (size_t)grids[i], (size_t)grids[i]};
         const double inv_h = grids[i] / side;
@@ -476,7 +478,7 @@ static void test_heg_convergence(int N)
         CHECK(ratio[0] <= 1 && ratio[1] <= 1 && ratio[2] <= 1,
               "N = %d grid %d: error / alias bound = %.3g %.3g %.3g (values, gradients, "
               "Laplacians); all must be <= 1", N, grids[i], ratio[0], ratio[1], ratio[2]);
-        blip_ev.ops->destroy(ws);
+        tor_destroy(blip_ev.info, ws);
     }
     if (!rc) {
         /* Orders: the k = +-1 aliases have relative amplitude (m/(n - m))^4 ~ h^4; each
@@ -494,7 +496,7 @@ static void test_heg_convergence(int N)
         }
     }
     if (pws)
-        pw_ev.ops->destroy(pws);
+        tor_destroy(pw_ev.info, pws);
     free(r);
     free(ev);
     free(eg);
@@ -542,7 +544,7 @@ static void test_projection_grid(const char *grid)
         const double *rr = r;
         double *pp = phi;
         size_t np = M;
-        int rc = blip_ev.ops->values(&ws, 1, &rr, &np, &pp);
+        int rc = tor_values(blip_ev.info, &ws, 1, &rr, &np, &pp);
         CHECK(rc == MCF_OK, "blip values: %s", mcf_last_error());
         double proj = 0;
         for (int j = 0; j < M; j++)
@@ -555,7 +557,7 @@ static void test_projection_grid(const char *grid)
         CHECK(fabs(proj - 1) < 1e-8, "projection = 1 %+.3e: the blip orbital's principal "
               "component is not exact (an interpolating fit gives about %.2e)", proj - 1,
               -pow(theta, 4) / 720);
-        blip_ev.ops->destroy(ws);
+        tor_destroy(blip_ev.info, ws);
     }
     orbitals_free(s);
 }
@@ -582,7 +584,7 @@ static void test_constant(void)
             continue;
         const double *rr = r;
         size_t np = P;
-        int rc = blip_ev.ops->vgl(&ws, 1, &rr, &np, &phi, &grad, &lap);
+        int rc = tor_vgl(blip_ev.info, &ws, 1, &rr, &np, &phi, &grad, &lap);
         CHECK(rc == MCF_OK, "blip vgl: %s", mcf_last_error());
         /* the table holds 1.7 (+ FFT rounding <= 3 log2(S) eps x (1.7 + 1)); weights sum to
          * 1 up to 16 eps; the 64-term sum rounds <= 2 x 64 eps: 512 eps x 1.7 in all.
@@ -603,7 +605,7 @@ static void test_constant(void)
         CHECK(ev <= tv && eg <= tg && el <= tl, "grid %s: constant orbital off by %.3g "
               "(tolerance %.3g), gradient %.3g (%.3g), Laplacian %.3g (%.3g)", grids[i], ev, tv,
               eg, tg, el, tl);
-        blip_ev.ops->destroy(ws);
+        tor_destroy(blip_ev.info, ws);
     }
     free(r);
     free(phi);
@@ -652,7 +654,7 @@ static void test_periodicity(void)
             ws = create_blip(s, "24");
         } else {
             test_params *tp = make_params(&pw_ev, NULL);
-            CHECK(pw_ev.ops->create(&tp->p, &s->o, &ws) == MCF_OK, "planewave create: %s",
+            CHECK(tor_create(pw_ev.info, &tp->p, &s->o, &ws) == MCF_OK, "planewave create: %s",
                   mcf_last_error());
             test_params_free(tp);
         }
@@ -660,7 +662,7 @@ static void test_periodicity(void)
             continue;
         const double *rr = r;
         size_t np = P;
-        CHECK(evs[e]->ops->vgl(&ws, 1, &rr, &np, &v0, &g0, &l0) == MCF_OK, "vgl: %s",
+        CHECK(tor_vgl(evs[e]->info, &ws, 1, &rr, &np, &v0, &g0, &l0) == MCF_OK, "vgl: %s",
               mcf_last_error());
         double diff[3] = {0, 0, 0};
         for (int d = 0; d < 3; d++)
@@ -669,7 +671,7 @@ static void test_periodicity(void)
                 for (size_t p = 0; p < P; p++)
                     rs[3 * p + (size_t)d] += sign * s->o.cell[d];
                 rr = rs;
-                CHECK(evs[e]->ops->vgl(&ws, 1, &rr, &np, &v1, &g1, &l1) == MCF_OK, "vgl: %s",
+                CHECK(tor_vgl(evs[e]->info, &ws, 1, &rr, &np, &v1, &g1, &l1) == MCF_OK, "vgl: %s",
                       mcf_last_error());
                 for (size_t k = 0; k < P * L; k++) {
                     diff[0] = fmax(diff[0], fabs(v1[k] - v0[k]));
@@ -684,7 +686,7 @@ static void test_periodicity(void)
         CHECK(diff[0] <= tol[e][0] && diff[1] <= tol[e][1] && diff[2] <= tol[e][2],
               "%s: f(r + L e_d) - f(r) = %.3g %.3g %.3g exceeds %.3g %.3g %.3g",
               evs[e]->info->name, diff[0], diff[1], diff[2], tol[e][0], tol[e][1], tol[e][2]);
-        evs[e]->ops->destroy(ws);
+        tor_destroy(evs[e]->info, ws);
     }
     free(r);
     free(rs);
@@ -709,22 +711,22 @@ static void test_refusals(void)
     s->b[2 + 1] = 1;
     test_params *tp = make_params(&blip_ev, "grid", "6", NULL);
     void *ws = (void *)&ws;
-    int rc = blip_ev.ops->create(&tp->p, &s->o, &ws);
+    int rc = tor_create(blip_ev.info, &tp->p, &s->o, &ws);
     CHECK(rc == MCF_EINVAL && !ws && contains(mcf_last_error(), "grid >= 7") &&
               contains(mcf_last_error(), "Nyquist"),
           "grid 6 for |n_x| = 3: rc %d, message: %s", rc, mcf_last_error());
     test_params_free(tp);
     tp = make_params(&blip_ev, "grid", "7", NULL);
-    rc = blip_ev.ops->create(&tp->p, &s->o, &ws);
+    rc = tor_create(blip_ev.info, &tp->p, &s->o, &ws);
     CHECK(rc == MCF_OK && ws, "grid 7 for |n_x| = 3 refused: %s", mcf_last_error());
-    blip_ev.ops->destroy(ws);
+    tor_destroy(blip_ev.info, ws);
     test_params_free(tp);
     /* the automatic grid resolves the cutoff: |G| = sqrt(10) 2 pi / 4 -> m_cut = 3,
      * plane-wave grid 7, x 4 = 28 */
     tp = make_params(&blip_ev, NULL);
-    rc = blip_ev.ops->create(&tp->p, &s->o, &ws);
+    rc = tor_create(blip_ev.info, &tp->p, &s->o, &ws);
     CHECK(rc == MCF_OK && ws, "automatic grid refused: %s", mcf_last_error());
-    blip_ev.ops->destroy(ws);
+    tor_destroy(blip_ev.info, ws);
     test_params_free(tp);
     tp = make_params(&blip_ev, "grid_factor", "0.5", NULL);
     CHECK(!tp->ok, "grid_factor = 0.5 accepted by the declaration");
@@ -739,32 +741,32 @@ static void test_refusals(void)
         const char *name = evs[e]->info->name;
         tp = make_params(evs[e], "grid", "16", NULL);
         ws = (void *)&ws;
-        rc = evs[e]->ops->create(&tp->p, NULL, &ws);
+        rc = tor_create(evs[e]->info, &tp->p, NULL, &ws);
         CHECK(rc == MCF_EINVAL && !ws && contains(mcf_last_error(), "NULL"),
               "%s: NULL orbitals: rc %d, %s", name, rc, mcf_last_error());
         s->o.n_orbitals = 0;
-        rc = evs[e]->ops->create(&tp->p, &s->o, &ws);
+        rc = tor_create(evs[e]->info, &tp->p, &s->o, &ws);
         CHECK(rc == MCF_EINVAL && !ws && contains(mcf_last_error(), "0 orbitals"),
               "%s: no orbitals: rc %d, %s", name, rc, mcf_last_error());
         s->o.n_orbitals = 2;
         s->g[3] = 0;
         s->g[4] = 0; /* G_1 = G_0 */
-        rc = evs[e]->ops->create(&tp->p, &s->o, &ws);
+        rc = tor_create(evs[e]->info, &tp->p, &s->o, &ws);
         CHECK(rc == MCF_EINVAL && !ws && contains(mcf_last_error(), "twice"),
               "%s: duplicate G: rc %d, %s", name, rc, mcf_last_error());
         s->g[3] = 3;
         s->g[4] = 1;
         s->a[1] = NAN;
-        rc = evs[e]->ops->create(&tp->p, &s->o, &ws);
+        rc = tor_create(evs[e]->info, &tp->p, &s->o, &ws);
         CHECK(rc == MCF_EINVAL && !ws && contains(mcf_last_error(), "not finite"),
               "%s: NaN coefficient: rc %d, %s", name, rc, mcf_last_error());
         s->a[1] = 0;
         s->o.cell[1] = -1;
-        rc = evs[e]->ops->create(&tp->p, &s->o, &ws);
+        rc = tor_create(evs[e]->info, &tp->p, &s->o, &ws);
         CHECK(rc == MCF_EINVAL && !ws && contains(mcf_last_error(), "cell length 1"),
               "%s: negative cell: rc %d, %s", name, rc, mcf_last_error());
         s->o.cell[1] = 4;
-        rc = evs[e]->ops->create(&tp->p, &s->o, &ws);
+        rc = tor_create(evs[e]->info, &tp->p, &s->o, &ws);
         CHECK(rc == MCF_OK && ws, "%s: valid orbitals refused: %s", name, mcf_last_error());
         if (ws) {
             /* bad calls: non-finite position, NULL output array, NULL workspace */
@@ -772,22 +774,22 @@ static void test_refusals(void)
             const double *rr = r;
             double *pp = phi, *gp = grad, *lp = lap, *none = NULL;
             size_t np = 2;
-            rc = evs[e]->ops->values(&ws, 1, &rr, &np, &pp);
+            rc = tor_values(evs[e]->info, &ws, 1, &rr, &np, &pp);
             CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "point 1") &&
                       contains(mcf_last_error(), "finite"),
                   "%s: infinite coordinate: rc %d, %s", name, rc, mcf_last_error());
             r[4] = 0.4;
-            rc = evs[e]->ops->vgl(&ws, 1, &rr, &np, &pp, &none, &lp);
+            rc = tor_vgl(evs[e]->info, &ws, 1, &rr, &np, &pp, &none, &lp);
             CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "grad"),
                   "%s: NULL grad: rc %d, %s", name, rc, mcf_last_error());
             void *nows[1] = {NULL};
-            rc = evs[e]->ops->values(nows, 1, &rr, &np, &pp);
+            rc = tor_values(evs[e]->info, nows, 1, &rr, &np, &pp);
             CHECK(rc == MCF_EINVAL && contains(mcf_last_error(), "workspace 0"),
                   "%s: NULL workspace: rc %d, %s", name, rc, mcf_last_error());
-            rc = evs[e]->ops->vgl(&ws, 1, &rr, &np, &pp, &gp, &lp);
+            rc = tor_vgl(evs[e]->info, &ws, 1, &rr, &np, &pp, &gp, &lp);
             CHECK(rc == MCF_OK, "%s: a good call after refused ones: %s", name,
                   mcf_last_error());
-            evs[e]->ops->destroy(ws);
+            tor_destroy(evs[e]->info, ws);
         }
         test_params_free(tp);
     }
@@ -822,7 +824,7 @@ static void test_batch(void)
                 ws[k] = create_blip(s[k], k ? "20" : "12");
             } else {
                 test_params *tp = make_params(&pw_ev, NULL);
-                CHECK(pw_ev.ops->create(&tp->p, &s[k]->o, &ws[k]) == MCF_OK, "create: %s",
+                CHECK(tor_create(pw_ev.info, &tp->p, &s[k]->o, &ws[k]) == MCF_OK, "create: %s",
                       mcf_last_error());
                 test_params_free(tp);
             }
@@ -832,16 +834,16 @@ static void test_batch(void)
         const double *rr[2] = {r[0], r[1]};
         double *pb[2] = {phi[0][0], phi[1][0]}, *gb[2] = {grad[0][0], grad[1][0]};
         double *lb[2] = {lap[0][0], lap[1][0]}, *vb[2] = {vals[0][0], vals[1][0]};
-        int rc = evs[e]->ops->vgl(ws, 2, rr, P, pb, gb, lb);
+        int rc = tor_vgl(evs[e]->info, ws, 2, rr, P, pb, gb, lb);
         CHECK(rc == MCF_OK, "%s: batched vgl: %s", evs[e]->info->name, mcf_last_error());
-        rc = evs[e]->ops->values(ws, 2, rr, P, vb);
+        rc = tor_values(evs[e]->info, ws, 2, rr, P, vb);
         CHECK(rc == MCF_OK, "%s: batched values: %s", evs[e]->info->name, mcf_last_error());
         for (int k = 0; k < 2; k++) {
             const size_t L = s[k]->o.n_orbitals;
-            rc = evs[e]->ops->vgl(&ws[k], 1, &rr[k], &P[k], &phi[k][1], &grad[k][1],
+            rc = tor_vgl(evs[e]->info, &ws[k], 1, &rr[k], &P[k], &phi[k][1], &grad[k][1],
                                   &lap[k][1]);
             CHECK(rc == MCF_OK, "single vgl: %s", mcf_last_error());
-            rc = evs[e]->ops->values(&ws[k], 1, &rr[k], &P[k], &vals[k][1]);
+            rc = tor_values(evs[e]->info, &ws[k], 1, &rr[k], &P[k], &vals[k][1]);
             CHECK(rc == MCF_OK, "single values: %s", mcf_last_error());
             CHECK(!memcmp(phi[k][0], phi[k][1], P[k] * L * sizeof(double)) &&
                       !memcmp(grad[k][0], grad[k][1], 3 * P[k] * L * sizeof(double)) &&
@@ -854,14 +856,14 @@ static void test_batch(void)
         }
         /* an empty batch and a workspace with no points are fine */
         const size_t zero[2] = {0, P[1]};
-        rc = evs[e]->ops->values(ws, 2, rr, zero, vb);
+        rc = tor_values(evs[e]->info, ws, 2, rr, zero, vb);
         CHECK(rc == MCF_OK && !memcmp(vals[1][0], phi[1][0], P[1] * s[1]->o.n_orbitals *
                                                                   sizeof(double)),
               "%s: batch with an empty workspace: %s", evs[e]->info->name, mcf_last_error());
-        CHECK(evs[e]->ops->values(ws, 0, rr, P, vb) == MCF_OK, "%s: empty batch: %s",
+        CHECK(tor_values(evs[e]->info, ws, 0, rr, P, vb) == MCF_OK, "%s: empty batch: %s",
               evs[e]->info->name, mcf_last_error());
         for (int k = 0; k < 2; k++)
-            evs[e]->ops->destroy(ws[k]);
+            tor_destroy(evs[e]->info, ws[k]);
     }
     for (int k = 0; k < 2; k++) {
         free(r[k]);
@@ -882,11 +884,10 @@ static int open_evaluator(const char *name, evaluator *ev)
     if (rc)
         return rc;
     ev->info = ev->plugin->info;
-    ev->ops = ev->info->ops;
     CHECK(ev->info->kind == MCF_PLUGIN_ORBITAL_EVALUATOR && !strcmp(ev->info->name, name) &&
-              ev->ops->struct_size >= offsetof(mcf_orbital_ops, vgl) + sizeof ev->ops->vgl,
-          "%s: kind %d, name %s, ops size %u", name, (int)ev->info->kind, ev->info->name,
-          ev->ops->struct_size);
+              tor_table_ok(ev->info),
+          "%s: kind %d, name %s, ops size %u (ABI %u)", name, (int)ev->info->kind,
+          ev->info->name, tor_table_size(ev->info), ev->info->abi_version);
     return MCF_OK;
 }
 
@@ -911,6 +912,7 @@ int main(void)
     test_periodicity();
     test_refusals();
     test_batch();
+    tor_batch_release(); /* before the plugins whose keep slots it may hold */
     mcfe_plugin_close(pw_ev.plugin);
     mcfe_plugin_close(blip_ev.plugin);
     return check_exit();
