@@ -27,7 +27,8 @@
  *     cutoff 9.7                  (bohr; optional: 0 or absent takes L/2)
  *     uu 1.08 0.665 0.436 ...     (like spins, w's parameters)
  *     ud 1.70 1.05 0.628 ...      (unlike spins)
- * `mcf optimize` writes it (sj_variational.c) with 17 significant digits. */
+ * `mcf optimize` writes it with 17 significant digits: the core, from bspline_file_head's
+ * first lines and the parameters the model describes (sj_variational.c), " %.17g" each. */
 #define _POSIX_C_SOURCE 200809L
 #include "slater_jastrow_internal.h"
 
@@ -334,17 +335,10 @@ int bspline_input_from_keys(const char *uu, const char *ud, long size, sj_bsplin
     return MCF_OK;
 }
 
-int bspline_write(FILE *f, const sj_jastrow jp[2], int polarized)
+void bspline_file_head(char *head, size_t size, double rc)
 {
-    fprintf(f, "# slater-jastrow Jastrow parameters: Psi_J = exp(-sum_{i<j} w(r_ij)), w a cubic "
-            "B-spline\n# (QMCPACK's BsplineFunctor convention; models/slater-jastrow/"
-            "sj_bspline.c).\n# Read with [model] jastrow = bspline, jastrow_file = THIS_FILE.\n"
-            "form bspline\ncutoff %.17g\n", jp[0].rc);
-    for (int k = 0; k < (polarized ? 1 : 2); k++) {
-        fputs(k == 0 ? "uu" : "ud", f);
-        for (size_t m = 0; m < jp[k].np; m++)
-            fprintf(f, " %.17g", jp[k].p[m]);
-        fputc('\n', f);
-    }
-    return ferror(f) ? mcf_fail(MCF_EIO, "error writing the Jastrow parameters") : MCF_OK;
+    snprintf(head, size, "# slater-jastrow Jastrow parameters: Psi_J = exp(-sum_{i<j} w(r_ij)), "
+             "w a cubic B-spline\n# (QMCPACK's BsplineFunctor convention; models/"
+             "slater-jastrow/sj_bspline.c).\n# Read with [model] jastrow = bspline, "
+             "jastrow_file = THIS_FILE.\nform bspline\ncutoff %.17g\n", rc);
 }

@@ -1,10 +1,23 @@
-/* sj_checkpoint.c — a slater-jastrow chain in a checkpoint: save and load, and the
- * checks that a loaded chain is the one saved.
+/* sj_checkpoint.c — a slater-jastrow chain's state as ABI 2 describes it (state: the
+ * checkpoint record, the adapted step, the variational parameters) and its rebuild after
+ * the core replaced some of it (rebuild: the checks that a loaded chain is the one saved,
+ * the parameters `mcf optimize` wrote).
  *
- * save: N, N_up, positions, the rows A and inverses Ainv (they accumulate rounding through
- * Sherman-Morrison, so they are saved, not recomputed), the move stream, step, counters.
- * load: reads them, re-evaluates the orbitals at the positions and checks them against A,
- * and checks |Ainv A - 1| (MCF_EFORMAT when they do not match). */
+ * The record, written and read by the core from the description (mcf_state_save, no tag:
+ * the bytes of ABI 1's hand-written save, so checkpoints of either resume under the other):
+ * the head {magic "SJVMC001", N, N_up} (FIXED: a record of another N is refused), the
+ * positions, each spin's rows A and inverse Ainv (they accumulate rounding through
+ * Sherman-Morrison, so they are saved, not recomputed), the move stream, the step, the
+ * counters of the refreshes.  With the determinants on the evaluator, state() first copies
+ * its rows and inverses into A and Ainv (det_get), so the core writes the current ones.
+ * rebuild after a load re-evaluates the orbitals at the positions and checks them against
+ * A, and checks |Ainv A - 1| (MCF_EFORMAT when they do not match), then hands the matrices
+ * to the evaluator that keeps them and the positions to the Ewald sum.
+ *
+ * The step is adapted by the core while thermalizing (mcf_adapt_step): target acceptance
+ * 0.5, within [1e-4 r_s, L] — ABI 1's adapt, the same arithmetic.  The model has no
+ * configuration record (no [schedule] start = anneal) and no temperature (VMC samples
+ * |Psi|^2: no tempering). */
 #include "slater_jastrow_internal.h"
 
 #include <math.h>
@@ -12,55 +25,52 @@
 #define SJ_MAGIC 0x534a564d43303031ULL /* "SJVMC001" */
 #define SJ_LOAD_TOL 1e-6               /* |Ainv A - 1| accepted on load */
 
-int sj_save(const void *chain, mcf_stream *out)
+int sj_state(void *chain, mcf_chain_state *st)
 {
-    const sj_chain *c = chain;
-    const uint64_t head[3] = {SJ_MAGIC, c->n, c->n_up};
+    sj_chain *c = chain;
     int rc;
-    if (c->on_ev && (rc = pull_dets((sj_chain *)chain))) /* A, Ainv: host copies refreshed */
+    if (c->on_ev && (rc = pull_dets(c))) /* A, Ainv: host copies refreshed */
         return rc;
-    if ((rc = mcf_stream_write(out, head, sizeof head)) ||
-        (rc = mcf_stream_write(out, c->r, 3 * c->n * sizeof *c->r)))
-        return rc;
-    for (size_t s = 0; s < 2; s++) {
+    c->head[0] = SJ_MAGIC;
+    c->head[1] = c->n;
+    c->head[2] = c->n_up;
+    static const char *const rows[2] = {"up-spin Slater matrix", "down-spin Slater matrix"};
+    static const char *const invs[2] = {"up-spin inverse", "down-spin inverse"};
+    rc = mcf_chain_state_add(st, MCF_STATE_FIXED("record head (SJVMC001, N, N_up)", c->head,
+                                                 sizeof c->head), 0);
+    rc = rc ? rc : mcf_chain_state_add(st, MCF_STATE_DATA("positions", c->r,
+                                                          3 * c->n * sizeof *c->r), 0);
+    for (size_t s = 0; s < 2 && !rc; s++) {
         const size_t m = spin_count(c, s);
-        if ((rc = mcf_stream_write(out, c->A[s], m * m * sizeof(double))) ||
-            (rc = mcf_stream_write(out, c->Ainv[s], m * m * sizeof(double))))
-            return rc;
+        rc = mcf_chain_state_add(st, MCF_STATE_DATA(rows[s], c->A[s], m * m * sizeof(double)),
+                                 0);
+        rc = rc ? rc : mcf_chain_state_add(st, MCF_STATE_DATA(invs[s], c->Ainv[s],
+                                                              m * m * sizeof(double)), 0);
     }
-    if ((rc = mcf_stream_write(out, &c->mv, sizeof c->mv)) ||
-        (rc = mcf_stream_write(out, &c->step, sizeof c->step)) ||
-        (rc = mcf_stream_write(out, &c->accepted_since, sizeof c->accepted_since)) ||
-        (rc = mcf_stream_write(out, &c->refreshes, sizeof c->refreshes)) ||
-        (rc = mcf_stream_write(out, &c->max_drift, sizeof c->max_drift)))
+    rc = rc ? rc : mcf_chain_state_add(st, MCF_STATE_RNG("move stream", &c->mv), 0);
+    rc = rc ? rc : mcf_chain_state_add(st, MCF_STATE_DATA("step", &c->step, sizeof c->step), 0);
+    rc = rc ? rc : mcf_chain_state_add(st, MCF_STATE_DATA("accepted moves since the refresh",
+                                                          &c->accepted_since,
+                                                          sizeof c->accepted_since), 0);
+    rc = rc ? rc : mcf_chain_state_add(st, MCF_STATE_DATA("refreshes", &c->refreshes,
+                                                          sizeof c->refreshes), 0);
+    rc = rc ? rc : mcf_chain_state_add(st, MCF_STATE_DATA("largest drift", &c->max_drift,
+                                                          sizeof c->max_drift), 0);
+    if (rc)
         return rc;
+    st->step = &c->step;
+    st->step_target = 0.5;
+    st->step_min = 1e-4 * c->rs;
+    st->step_max = c->L;
+    sj_variational_describe(c, &st->variational);
     return MCF_OK;
 }
 
-int sj_load(void *chain, mcf_stream *in)
+/* After a load: the checks of the record against the chain's configuration, then what
+ * follows from it (the evaluator's determinants, the Ewald sum's positions). */
+static int loaded(sj_chain *c)
 {
-    sj_chain *c = chain;
-    uint64_t head[3];
     int rc;
-    if ((rc = mcf_stream_read(in, head, sizeof head)))
-        return rc;
-    if (head[0] != SJ_MAGIC || head[1] != c->n || head[2] != c->n_up)
-        return mcf_fail(MCF_EFORMAT, "slater-jastrow: the checkpoint record is not a "
-                        "slater-jastrow chain of N = %zu (N_up = %zu) electrons", c->n, c->n_up);
-    if ((rc = mcf_stream_read(in, c->r, 3 * c->n * sizeof *c->r)))
-        return rc;
-    for (size_t s = 0; s < 2; s++) {
-        const size_t m = spin_count(c, s);
-        if ((rc = mcf_stream_read(in, c->A[s], m * m * sizeof(double))) ||
-            (rc = mcf_stream_read(in, c->Ainv[s], m * m * sizeof(double))))
-            return rc;
-    }
-    if ((rc = mcf_stream_read(in, &c->mv, sizeof c->mv)) ||
-        (rc = mcf_stream_read(in, &c->step, sizeof c->step)) ||
-        (rc = mcf_stream_read(in, &c->accepted_since, sizeof c->accepted_since)) ||
-        (rc = mcf_stream_read(in, &c->refreshes, sizeof c->refreshes)) ||
-        (rc = mcf_stream_read(in, &c->max_drift, sizeof c->max_drift)))
-        return rc;
     for (size_t i = 0; i < 3 * c->n; i++)
         if (!isfinite(c->r[i]))
             return mcf_fail(MCF_EFORMAT, "slater-jastrow: checkpoint: a non-finite position");
@@ -88,4 +98,15 @@ int sj_load(void *chain, mcf_stream *in)
     if (c->on_ev && (rc = push_dets(c)))
         return rc;
     return mcf_ewald_set_positions(c->ew, c->r);
+}
+
+int sj_rebuild(void *chain, unsigned what)
+{
+    sj_chain *c = chain;
+    int rc = MCF_OK;
+    if (what & MCF_REBUILD_LOAD)
+        rc = loaded(c);
+    if (!rc && (what & MCF_REBUILD_VARIATIONAL))
+        rc = sj_variational_rebuild(c);
+    return rc;
 }

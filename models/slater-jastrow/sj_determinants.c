@@ -1,8 +1,8 @@
 /* sj_determinants.c — the Slater determinants D_sigma = det A_sigma of the slater-jastrow
  * model as the model keeps them (determinants = model, or auto below the evaluator's
  * threshold): the inverses (by LU, sj_inverse.c) and their drift, the ratio of one
- * electron's move, and the update when the move is accepted (accept_move, which also hands an accepted move to the
- * evaluator when it keeps the determinants: sj_determinants_ev.c).
+ * electron's move, and the update when the move is accepted (accept_move, which also hands
+ * an accepted move to the evaluator when it keeps the determinants: sj_determinants_ev.c).
  *
  * A_sigma[i][l] = phi_l(r_i) (row = electron i of spin sigma, column = orbital l) is kept
  * as the rows A[s][i * m + l], its inverse as Ainv[s][l * m + i] (m electrons of spin s).
@@ -61,7 +61,7 @@ int refresh_inverses(sj_chain *c, int measure)
 }
 
 /* The determinant ratio of moving electron e to its trial position. */
-double det_ratio(const sj_chain *c, size_t e)
+double sj_det_ratio(const sj_chain *c, size_t e)
 {
     const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
     const double *v = c->trial_phi + e * c->norb, *Ai = c->Ainv[s];
@@ -106,19 +106,19 @@ static int sherman_morrison(sj_chain *c, size_t s, size_t i, const double *v)
 /* The accepted move of electron e: the update of its spin's inverse (Sherman-Morrison, or
  * the delayed window, here; det_accept on the evaluator), its row and its position; the
  * turn advances, and every N accepted moves the inverses are refreshed. */
-int accept_move(sj_chain *c, const void *move)
+int accept_move(mcf_batch *b, sj_chain *c, const sj_move *move)
 {
-    const size_t e = (size_t)((const sj_move *)move)->e;
+    const size_t e = (size_t)move->e;
     const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
     if (c->on_ev) {
-        int rc = c->ev->det_accept(c->det[s], i);
+        int rc = mcf_orbital_det_accept(b, c->ws, (int)s, i);
         if (rc)
-            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_accept", c->ev_name);
+            return rc;
         for (int a = 0; a < 3; a++)
-            c->r[3 * e + a] = c->trial[3 * e + a]; /* wrapped in begin_sweep */
+            c->r[3 * e + a] = c->trial[3 * e + a]; /* wrapped at the sweep's start */
         c->turn++;
         if (++c->accepted_since >= c->n)
-            return refresh_on_ev(c);
+            return refresh_on_ev(b, c);
         return MCF_OK;
     }
     const double *v = c->trial_phi + e * c->norb;

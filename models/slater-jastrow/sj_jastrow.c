@@ -1,6 +1,6 @@
 /* sj_jastrow.c — the Jastrow factor exp(J) of the slater-jastrow model, J = sum_{i<j}
  * u_{s_i s_j}(r_ij): the rpa form's parameters (set at create), the change of J when one
- * electron moves (log_ratio), its gradient and Laplacian (the local energy) and their
+ * electron moves (propose's log ratio), its gradient and Laplacian (the local energy) and their
  * derivatives in the parameters of the bspline form (`mcf optimize`).  The bspline form's
  * u = -w is sj_bspline.c's.  With jastrow = none nothing here is called.
  *

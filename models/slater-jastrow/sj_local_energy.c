@@ -1,14 +1,19 @@
-/* sj_local_energy.c — the measurements of the slater-jastrow model: the local energy of
- * every chain of a batch, its kinetic part from the determinants and the Jastrow factor,
- * its potential part from the Ewald sum.
+/* sj_local_energy.c — the measurements of the slater-jastrow model (measure, ABI 2): the
+ * local energy of every chain of a batch, its kinetic part from the determinants and the
+ * Jastrow factor, its potential part from the Ewald sum; while `mcf optimize` measures
+ * (mcf_batch_variational), the local energy with its derivatives in the variational
+ * parameters instead (ABI 1's variational_local).
  *
- * One vgl call for the current positions of all chains.  With D = D_up D_down,
+ * One evaluator call (values, gradients, Laplacians) for the current positions of all
+ * chains.  With D = D_up D_down,
  *     grad_i D / D = sum_l grad phi_l(r_i) Ainv[l][i],  lap_i D / D likewise,
  *     grad_i J = sum_j u'(r_ij) r_ij / r_ij,  lap_i J = sum_j [u''(r_ij) + 2 u'(r_ij)/r_ij],
  *     E_kin = -(1/2) sum_i [lap_i D/D + 2 grad_i D/D . grad_i J + lap_i J + |grad_i J|^2],
  * E_pot = the Ewald energy of the electrons in the neutralizing background (ewald.h),
  * recomputed from scratch.  Observables per electron (hartree): energy, kinetic,
- * potential, energy_sq (= energy^2, so var(E_L) = N^2 (<energy_sq> - <energy>^2)). */
+ * potential, energy_sq (= energy^2, so var(E_L) = N^2 (<energy_sq> - <energy>^2)).  For
+ * `mcf optimize`, per chain 1 + 2P values: E_L of the whole cell, O_m = d ln Psi / d p_m and
+ * dE_L / dp_m (P = the bspline parameters, sj_variational.c). */
 #include "slater_jastrow_internal.h"
 
 /* The observables (energy, kinetic, potential, energy_sq) of one chain into values; with
@@ -77,15 +82,33 @@ void local_energy(sj_chain *c, double *values, double *O, double *dE)
     values[3] = (kin + pot) * (kin + pot);
 }
 
-int sj_measure_batch(void *const *chains, size_t n, double *const *values)
+/* E_L, O and dE_L/dp of the nb chains (orbitals_batch done): `mcf optimize`'s values. */
+static void variational_values(void *const *chains, size_t nb, double *const *out)
 {
+#pragma omp parallel for schedule(static) if (nb > 1)
+    for (size_t k = 0; k < nb; k++) {
+        sj_chain *c = chains[k];
+        const size_t P = sj_variational_count(c);
+        double v[4], *o = out[k];
+        local_energy(c, v, o + 1, o + 1 + P);
+        o[0] = v[0] * (double)c->n;
+    }
+}
+
+int sj_measure(mcf_batch *b, void *const *chains, size_t n, double *const *values)
+{
+    const int variational = mcf_batch_variational(b);
     for (size_t k0 = 0; k0 < n; k0 += SJ_BATCH) {
         const size_t nb = n - k0 < SJ_BATCH ? n - k0 : SJ_BATCH;
         const sj_chain *c0 = chains[k0];
-        const double t0 = c0->tm ? now_s() : 0.0;
-        int rc = orbitals_batch(chains + k0, nb, 1); /* grad D / D, lap D / D: on_ev */
+        const double t0 = c0->tm && !variational ? now_s() : 0.0;
+        int rc = orbitals_batch(b, chains + k0, nb, 1); /* grad D / D, lap D / D: on_ev */
         if (rc)
             return rc;
+        if (variational) { /* not timed */
+            variational_values(chains + k0, nb, values + k0);
+            continue;
+        }
         const double vshare = c0->tm ? (now_s() - t0) / (double)nb : 0.0;
 #pragma omp parallel for schedule(static) if (nb > 1)
         for (size_t k = 0; k < nb; k++) {
@@ -100,11 +123,4 @@ int sj_measure_batch(void *const *chains, size_t n, double *const *values)
         }
     }
     return MCF_OK;
-}
-
-int sj_measure(void *chain, double *values)
-{
-    void *chains[1] = {chain};
-    double *rows[1] = {values};
-    return sj_measure_batch(chains, 1, rows);
 }

@@ -1,10 +1,13 @@
 /* sj_orbitals.c — the orbitals of the slater-jastrow model: which they are (the occupied
  * closed shell of plane waves, described to the [run] evaluator as mcf_pw_orbitals at
- * create) and the evaluator's calls that compute them: at one chain's positions, and for
- * a batch of chains at the trial positions (begin_sweep) or with gradients and Laplacians
- * at the current positions (measure_batch), where an evaluator that keeps the determinants
- * (on_ev) answers with det_trial and det_local instead.  The Slater matrices built from
- * them are sj_determinants.c's.
+ * create) and the evaluator's calls that compute them (ABI 2's helpers, mcf/orbital_model.h):
+ * at one chain's positions, and for a batch of chains at the trial positions (the start of
+ * sweep) or with gradients and Laplacians at the current positions (measure), where an
+ * evaluator that keeps the determinants (on_ev) answers with det_trial and det_local on the
+ * chains' (workspace, spin) pairs instead.  The batched calls go through the core's batch,
+ * which knows the run's evaluator; create and a load have no batch, so values_here makes a
+ * batch of its own for its one call.  The Slater matrices built from them are
+ * sj_determinants.c's.
  *
  * The orbitals are the closed-shell plane waves as real combinations: phi_0 = 1, then for
  * each pair +-k of the occupied set (k in the half space m_x > 0, or m_x = 0 and m_y > 0,
@@ -68,35 +71,41 @@ int build_orbitals(size_t norb, double L, int32_t **g_out, double **a_out, doubl
 /* Orbital values of one chain at its current positions into c->phi. */
 int values_here(sj_chain *c)
 {
+    mcf_batch *b = mcf_batch_create();
+    if (!b)
+        return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for an evaluator call");
+    mcf_batch_set_evaluator(b, c->orb.evaluator, c->orb.model);
     void *ws[1] = {c->ws};
     const double *rr[1] = {c->r};
     size_t np[1] = {c->n};
     double *ph[1] = {c->phi};
-    int rc = c->ev->values(ws, 1, rr, np, ph);
-    return rc ? mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: values", c->ev_name) : MCF_OK;
+    int rc = mcf_orbital_evaluate(b, ws, 1, rr, np, ph, NULL, NULL);
+    mcf_batch_destroy(b);
+    return rc;
 }
 
-/* The chains of a batch are made from the same parameters, so they share one evaluator and
- * one keeper of the determinants: the batch is one evaluator call. */
+/* The chains of a batch are made from the same parameters, so they share one keeper of the
+ * determinants (and the batch's evaluator): the batch is one evaluator call. */
 static int check_batch(void *const *chains, size_t nb)
 {
     const sj_chain *c0 = chains[0];
     for (size_t k = 1; k < nb; k++) {
         const sj_chain *c = chains[k];
-        if (c->ev != c0->ev || c->on_ev != c0->on_ev)
+        if (c->on_ev != c0->on_ev)
             return mcf_fail(MCF_EINTERNAL, "slater-jastrow: one batch holds chains with "
-                            "different evaluators (a bug, please report it)");
+                            "different keepers of the determinants (a bug, please report it)");
     }
     return MCF_OK;
 }
 
-int orbitals_batch(void *const *chains, size_t nb, int measure)
+int orbitals_batch(mcf_batch *b, void *const *chains, size_t nb, int measure)
 {
     void *ws[SJ_BATCH];
     const double *rr[SJ_BATCH];
     size_t np[SJ_BATCH];
     double *ph[SJ_BATCH], *gr[SJ_BATCH], *lp[SJ_BATCH];
-    void *dets[2 * SJ_BATCH]; /* on_ev: the determinants of the batch, spin up first */
+    void *dws[2 * SJ_BATCH]; /* on_ev: the determinants of the batch, spin up first */
+    int dspin[2 * SJ_BATCH];
     const double *rt[2 * SJ_BATCH];
     double *gd[2 * SJ_BATCH], *ld[2 * SJ_BATCH];
     size_t nd = 0;
@@ -109,8 +118,9 @@ int orbitals_batch(void *const *chains, size_t nb, int measure)
         gr[k] = c->grad;
         lp[k] = c->lap;
         for (size_t sp = 0; sp < 2; sp++)
-            if (c->det[sp]) { /* on_ev only */
-                dets[nd] = c->det[sp];
+            if (c->on_ev && spin_count(c, sp)) { /* an empty spin has no determinant */
+                dws[nd] = c->ws;
+                dspin[nd] = (int)sp;
                 rt[nd] = c->trial + 3 * spin_first(c, sp);
                 gd[nd] = c->gD + 3 * spin_first(c, sp);
                 ld[nd++] = c->lD + spin_first(c, sp);
@@ -120,18 +130,10 @@ int orbitals_batch(void *const *chains, size_t nb, int measure)
     int rc = check_batch(chains, nb);
     if (rc)
         return rc;
-    if (c0->on_ev && !measure) {
-        if ((rc = c0->ev->det_trial(dets, nd, rt)))
-            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_trial",
-                                   c0->ev_name);
-    } else if (c0->on_ev) {
-        if ((rc = c0->ev->det_local(dets, nd, gd, ld)))
-            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_local",
-                                   c0->ev_name);
-    } else if (!measure) {
-        if ((rc = c0->ev->values(ws, nb, rr, np, ph)))
-            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: values", c0->ev_name);
-    } else if ((rc = c0->ev->vgl(ws, nb, rr, np, ph, gr, lp)))
-        return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: vgl", c0->ev_name);
-    return MCF_OK;
+    if (c0->on_ev && !measure)
+        return mcf_orbital_det_trial(b, dws, dspin, nd, rt);
+    if (c0->on_ev)
+        return mcf_orbital_det_local(b, dws, dspin, nd, gd, ld);
+    return measure ? mcf_orbital_evaluate(b, ws, nb, rr, np, ph, gr, lp)
+                   : mcf_orbital_evaluate(b, ws, nb, rr, np, ph, NULL, NULL);
 }

@@ -1,38 +1,45 @@
-/* sj_sweep.c — the moves of the slater-jastrow model: begin_sweep draws every electron's
- * trial position and its orbital row, then per electron propose / log_ratio / accept or
- * reject (the update of the determinants on accept is sj_determinants.c's accept_move),
- * and adapt tunes the step while thermalizing.
+/* sj_sweep.c — the moves of the slater-jastrow model (ops of mcf_model, ABI 2): sweep
+ * draws every electron's trial position and its orbital row (what ABI 1's begin_sweep did)
+ * and then makes the whole sweep on the evaluator or declines it; propose gives the
+ * electron of the turn and its log ratio for every chain of a batch, and apply settles the
+ * core's decisions (the update of the determinants on accept is sj_determinants.c's
+ * accept_move).  The step is adapted by the core while thermalizing, from state's `step`
+ * (sj_checkpoint.c): step * clamp(acceptance / 0.5, 1/2, 2) within [1e-4 r_s, L], the
+ * arithmetic of ABI 1's adapt.
  *
  * ---- Moves (move = pbp) ----------------------------------------------------------------
- * The core proposes units = N moves per sweep, in order, one per step, and calls
- * accept or reject after each; the model moves electron s at step s.  begin_sweep draws,
- * for every chain of the batch, N Gaussian displacements d_i (sigma = step * r_s per
- * component) from the chain's own move stream (seed, 0x5c1a7e0000000000 + chain index),
- * and asks the evaluator for the orbital values at all trial points r_i + d_i of all
- * chains in one `values` call.  Electron i is not moved before its own turn, so r_i at its
- * turn equals r_i at the start of the sweep and the precomputed row is exactly the row of
- * the trial position.  log_ratio: the determinant ratio R = sum_l phi_l(r_i') Ainv[l][i]
- * (A^{-1} of the electron's spin), and log |Psi'/Psi|^2 = 2 log|R| + 2 dJ.  The proposal is
- * symmetric.  The acceptance uniforms come from the core's stream.
+ * The core proposes units = N moves per sweep, in order, one per step, and applies its
+ * decision after each; the model moves electron s at step s.  Every sweep the core first
+ * calls sweep(), which draws, for every chain of the batch, N Gaussian displacements d_i
+ * (sigma = step * r_s per component) from the chain's own move stream (seed,
+ * 0x5c1a7e0000000000 + chain index), and asks the evaluator for the orbital values at all
+ * trial points r_i + d_i of all chains in one call; then, unless the evaluator makes the
+ * whole sweep (below), it declines (MCF_SWEEP_DECLINED) and the core's loop makes the
+ * moves: the order of the calls and draws of ABI 1 (begin_sweep, then the loop).  Electron
+ * i is not moved before its own turn, so r_i at its turn equals r_i at the start of the
+ * sweep and the precomputed row is exactly the row of the trial position.  propose: the
+ * determinant ratio R = sum_l phi_l(r_i') Ainv[l][i] (A^{-1} of the electron's spin), and
+ * log |Psi'/Psi|^2 = 2 log|R| + 2 dJ.  The proposal is symmetric.  The acceptance uniforms
+ * come from the core's stream.
  *
  * ---- Moves (move = pbp, the whole sweep on the evaluator) ---------------------------------
  * With the determinants on an evaluator that offers walker_sweep (blip-cuda) and [model]
- * sweep = auto | evaluator, the core calls sj_sweep after begin_sweep instead of its loop:
- * one walker_sweep call for all chains makes the same N moves on the device (the ratios,
- * the Jastrow from jastrow_pair_functions, the decisions from the chain's stream, delayed
+ * sweep = auto | evaluator, sweep() goes on after the trial rows instead of declining: one
+ * walker_sweep call for all chains makes the same N moves on the device (the ratios, the
+ * Jastrow from jastrow_pair_functions, the decisions from the chain's stream, delayed
  * updates of [model] delay), and the positions come back moved.  sweep = core keeps the
  * loop: det_ratio per move, the decision on the host (the reference the device's sweep is
  * tested against: tests/gpu/test_blip_cuda_run).
  *
  * ---- Moves (move = qs) -----------------------------------------------------------------
  * Quasi-simultaneous updating (Q.S., the seed paper's eq. 11, proposed for GPUs): the
- * trial positions and their orbital rows are made in begin_sweep as for pbp, and then
- * every electron's ratio is taken against the configuration R^(alpha) at the start of the
- * sweep, p(r_1, .., r_e', .., r_N) / p(R^(alpha)), all N of them in begin_sweep (N
+ * trial positions and their orbital rows are made at the start of sweep() as for pbp, and
+ * then every electron's ratio is taken against the configuration R^(alpha) at the start
+ * of the sweep, p(r_1, .., r_e', .., r_N) / p(R^(alpha)), all N of them there (N
  * independent tasks), instead of against the configuration left by the electrons moved
  * before it in the sweep.  The core then accepts or rejects electron e with that stored
- * ratio (one uniform each, from the core's stream as for pbp), and accept applies the
- * move to the current configuration exactly (Sherman-Morrison against the current Ainv,
+ * ratio (one uniform each, from the core's stream as for pbp), and apply makes the
+ * move in the current configuration exactly (Sherman-Morrison against the current Ainv,
  * the same code as pbp), so after the sweep the state holds all accepted moves together.
  * The state between sweeps is the same as pbp's (qs_lr is recomputed at every sweep), so
  * checkpoints are unchanged.
@@ -62,7 +69,7 @@ static double log_ratio_now(const sj_chain *c, size_t e)
 {
     sj_timing *t = c->tm;
     const double t0 = t ? now_s() : 0.0;
-    const double R = det_ratio(c, e);
+    const double R = sj_det_ratio(c, e);
     double lr = R == 0.0 ? -INFINITY : 2.0 * log(fabs(R));
     const double t1 = t ? now_s() : 0.0;
     if (t)
@@ -75,7 +82,9 @@ static double log_ratio_now(const sj_chain *c, size_t e)
     return lr;
 }
 
-int sj_begin_sweep(void *const *chains, size_t n)
+/* The start of every sweep (ABI 1's begin_sweep): the trial positions of every chain and,
+ * in one evaluator call per SJ_BATCH chains, their orbital rows; move = qs: the ratios. */
+static int trial_rows(mcf_batch *b, void *const *chains, size_t n)
 {
     for (size_t k0 = 0; k0 < n; k0 += SJ_BATCH) {
         const size_t nb = n - k0 < SJ_BATCH ? n - k0 : SJ_BATCH;
@@ -109,7 +118,7 @@ int sj_begin_sweep(void *const *chains, size_t n)
         }
         const sj_chain *c0 = chains[k0];
         const double tv0 = c0->tm ? now_s() : 0.0;
-        int rc = orbitals_batch(chains + k0, nb, 0); /* on_ev: the rows stay there */
+        int rc = orbitals_batch(b, chains + k0, nb, 0); /* on_ev: the rows stay there */
         if (rc)
             return rc;
         if (c0->tm) {
@@ -131,40 +140,32 @@ int sj_begin_sweep(void *const *chains, size_t n)
     return MCF_OK;
 }
 
-int sj_propose(void *chain, mcf_rng *rng, void *move)
-{
-    (void)rng; /* the displacements were drawn in begin_sweep from the move stream */
-    const sj_chain *c = chain;
-    sj_move *m = move;
-    if (c->turn >= c->n)
-        return mcf_fail(MCF_EINTERNAL, "slater-jastrow: more than N = %zu proposals in a sweep "
-                        "(the core must call begin_sweep every sweep)", c->n);
-    m->e = c->turn;
-    return MCF_OK;
-}
-
-/* log_ratio with the determinants on the evaluator: one det_ratio call per 64 chains. */
-static int log_ratio_on_ev(void *const *chains, const sj_move *mv, size_t n, double *out)
+/* The log ratios with the determinants on the evaluator: one det_ratio call per 64 chains. */
+static int log_ratio_on_ev(mcf_batch *b, void *const *chains, const sj_move *mv, size_t n,
+                           double *out)
 {
     for (size_t k0 = 0; k0 < n; k0 += SJ_BATCH) {
         const size_t nb = n - k0 < SJ_BATCH ? n - k0 : SJ_BATCH;
-        void *dets[SJ_BATCH];
+        void *dws[SJ_BATCH];
+        int dspin[SJ_BATCH];
         size_t el[SJ_BATCH];
         double R[SJ_BATCH];
         const sj_chain *c0 = chains[k0];
         for (size_t k = 0; k < nb; k++) {
             const sj_chain *c = chains[k0 + k];
             const size_t e = (size_t)mv[k0 + k].e;
-            if (!c->on_ev || c->ev != c0->ev)
+            if (!c->on_ev)
                 return mcf_fail(MCF_EINTERNAL, "slater-jastrow: one batch holds chains with "
-                                "different evaluators (a bug, please report it)");
-            dets[k] = c->det[spin_of(c, e)];
+                                "different keepers of the determinants (a bug, please report "
+                                "it)");
+            dws[k] = c->ws;
+            dspin[k] = (int)spin_of(c, e);
             el[k] = index_in_spin(c, e);
         }
         const double t0 = c0->tm ? now_s() : 0.0;
-        int rc = c0->ev->det_ratio(dets, nb, el, R);
+        int rc = mcf_orbital_det_ratio(b, dws, dspin, nb, el, R);
         if (rc)
-            return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_ratio", c0->ev_name);
+            return rc;
         const double share = c0->tm ? (now_s() - t0) / (double)nb : 0.0;
         /* the chains' Jastrow ratios are independent: spread over the cores (a device
          * evaluator's batch steps on one thread); each is computed as alone */
@@ -187,48 +188,64 @@ static int log_ratio_on_ev(void *const *chains, const sj_move *mv, size_t n, dou
     return MCF_OK;
 }
 
-int sj_log_ratio(void *const *chains, const void *moves, size_t n, double *out)
+/* The electron of the turn for every chain (the displacements were drawn at the sweep's
+ * start from the move stream: rngs unused), and its log ratio: against the current
+ * configuration, or move = qs the one stored at the sweep's start. */
+int sj_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+               void *moves, double *log_ratio)
 {
-    const sj_move *mv = moves;
+    (void)rngs;
+    sj_move *mv = moves;
+    for (size_t k = 0; k < n; k++) {
+        const sj_chain *c = chains[k];
+        if (c->turn >= c->n)
+            return mcf_fail(MCF_EINTERNAL, "slater-jastrow: more than N = %zu proposals in a "
+                            "sweep (the core must call sweep every sweep)", c->n);
+        mv[k].e = c->turn;
+    }
     if (n && ((const sj_chain *)chains[0])->on_ev)
-        return log_ratio_on_ev(chains, mv, n, out);
+        return log_ratio_on_ev(b, chains, mv, n, log_ratio);
 #pragma omp parallel for schedule(static) if (n > 1)
     for (size_t k = 0; k < n; k++) {
         const sj_chain *c = chains[k];
         const size_t e = (size_t)mv[k].e;
-        out[k] = c->qs ? c->qs_lr[e] : log_ratio_now(c, e);
+        log_ratio[k] = c->qs ? c->qs_lr[e] : log_ratio_now(c, e);
     }
     return MCF_OK;
 }
 
-/* The whole sweep on the evaluator (ev_sweep: [model] sweep = auto | evaluator with the
- * determinants there): after begin_sweep (the trial positions and their rows), one
- * walker_sweep call for all chains makes the N moves of each in order, with the decisions
- * drawn from the chain's stream as the core's loop would draw them; the positions come back
- * moved, and every N accepted moves (counted over sweeps) the inverses are refreshed, here
- * at the end of the sweep rather than after the move that reached the count.  Chains whose
- * moves go through the core's loop decline (MCF_SWEEP_DECLINED). */
-int sj_sweep(void *const *chains, size_t n, mcf_rng *const *rng, uint64_t *accepted)
+/* The whole sweep (ABI 1's begin_sweep and sweep): the trial positions and their rows,
+ * then, when every chain has ev_sweep ([model] sweep = auto | evaluator with the
+ * determinants there), one walker_sweep call for all chains makes the N moves of each in
+ * order, with the decisions drawn from the chain's stream as the core's loop would draw
+ * them; the positions come back moved, and every N accepted moves (counted over sweeps) the
+ * inverses are refreshed, here at the end of the sweep rather than after the move that
+ * reached the count.  Otherwise the core's loop makes the moves (MCF_SWEEP_DECLINED, the
+ * trial rows made). */
+int sj_sweep(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+             uint64_t *accepted)
 {
+    int rc = trial_rows(b, chains, n);
+    if (rc)
+        return rc;
     if (!n)
         return MCF_SWEEP_DECLINED;
     const sj_chain *c0 = chains[0];
     for (size_t k = 0; k < n; k++) {
         const sj_chain *c = chains[k];
-        if (!c->ev_sweep || c->ev != c0->ev)
+        if (!c->ev_sweep)
             return MCF_SWEEP_DECLINED;
     }
-    mcf_walker_moves *w = calloc(n, sizeof *w);
+    mcf_walker *w = calloc(n, sizeof *w);
     if (!w)
         return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for a sweep of %zu chains",
                         n);
     for (size_t k = 0; k < n; k++) {
         sj_chain *c = chains[k];
-        w[k].det[0] = c->det[0];
-        w[k].det[1] = c->det[1];
+        w[k].ws = c->ws;
         w[k].r = c->r;
         w[k].trial = c->trial;
-        w[k].rng = rng[k];
+        w[k].rng = rngs[k];
         w[k].accepted = c->acc;
     }
     sj_chain *first = chains[0];
@@ -240,11 +257,11 @@ int sj_sweep(void *const *chains, size_t n, mcf_rng *const *rng, uint64_t *accep
     }
     const double cell[3] = {c0->L, c0->L, c0->L};
     const double t0 = now_s();
-    int rc = c0->ev->walker_sweep(w, n, c0->pf, cell, c0->delay);
+    rc = mcf_orbital_walker_sweep(b, w, n, c0->pf, cell, c0->delay);
     const double t1 = now_s();
     free(w);
     if (rc)
-        return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: walker_sweep", c0->ev_name);
+        return rc;
     sj_chain **due = malloc(n * sizeof *due); /* the chains whose refresh is due */
     if (!due)
         return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for a sweep");
@@ -260,7 +277,7 @@ int sj_sweep(void *const *chains, size_t n, mcf_rng *const *rng, uint64_t *accep
         if (c->accepted_since >= c->n)
             due[nd++] = c;
     }
-    rc = nd ? refresh_on_ev_batch(due, nd) : MCF_OK;
+    rc = nd ? refresh_on_ev_batch(b, due, nd) : MCF_OK;
     free(due);
     const double t2 = now_s();
     for (size_t k = 0; k < n; k++) {
@@ -274,38 +291,29 @@ int sj_sweep(void *const *chains, size_t n, mcf_rng *const *rng, uint64_t *accep
     return rc;
 }
 
-int sj_accept(void *chain, const void *move)
+/* The core's decisions, chain by chain as ABI 1's accept and reject came: an accepted
+ * move goes into the determinants and the positions, a rejected one only ends the turn. */
+int sj_apply(mcf_batch *b, void *const *chains, const void *moves, size_t n,
+             const unsigned char *accepted)
 {
-    sj_chain *c = chain;
-    const double t0 = c->tm ? now_s() : 0.0;
-    int rc = accept_move(c, move);
-    if (c->tm) {
-        const double t1 = now_s();
-        c->tm->update += t1 - t0;
-        end_turn_timing(c, t1);
+    const sj_move *mv = moves;
+    for (size_t k = 0; k < n; k++) {
+        sj_chain *c = chains[k];
+        if (!accepted[k]) {
+            next_turn(c);
+            if (c->tm)
+                end_turn_timing(c, now_s());
+            continue;
+        }
+        const double t0 = c->tm ? now_s() : 0.0;
+        int rc = accept_move(b, c, &mv[k]);
+        if (c->tm) {
+            const double t1 = now_s();
+            c->tm->update += t1 - t0;
+            end_turn_timing(c, t1);
+        }
+        if (rc)
+            return rc;
     }
-    return rc;
-}
-
-void sj_reject(void *chain, const void *move)
-{
-    (void)move;
-    sj_chain *c = chain;
-    next_turn(c);
-    if (c->tm)
-        end_turn_timing(c, now_s());
-}
-
-void sj_adapt(void *chain, double acceptance)
-{
-    sj_chain *c = chain;
-    if (!(acceptance >= 0.0 && acceptance <= 1.0))
-        return;
-    double f = acceptance / 0.5;
-    f = f < 0.5 ? 0.5 : f > 2.0 ? 2.0 : f;
-    c->step *= f;
-    if (c->step > c->L)
-        c->step = c->L;
-    if (c->step < 1e-4 * c->rs)
-        c->step = 1e-4 * c->rs;
+    return MCF_OK;
 }

@@ -4,12 +4,13 @@
  * each guarded by c->tm.
  *
  * With the environment variable MCF_TIMING=1 (read once per chain at create) each chain
- * accumulates the wall time (clock_gettime CLOCK_MONOTONIC) of: the sweep (begin_sweep to
- * the chain's last accept/reject, divided by the chains of the begin_sweep call, which
- * interleave), the batched `values` call of begin_sweep (divided by the chains of the
- * batch), the determinant ratios (log_ratio's determinant part), the updates (accept:
- * Sherman-Morrison and the LU refreshes), the Jastrow ratios, and at measurement the
- * measure_batch call (divided by the batch), the batched `vgl` call (likewise), the
+ * accumulates the wall time (clock_gettime CLOCK_MONOTONIC) of: the sweep (from the start
+ * of sweep() to the chain's last decided move, divided by the chains of the sweep() call,
+ * which interleave), the batched evaluator call for the trial rows at the sweep's start
+ * (divided by the chains of the batch), the determinant ratios (propose's determinant
+ * part), the updates (apply of an accepted move: Sherman-Morrison and the LU refreshes),
+ * the Jastrow ratios, and at measurement the measure() call (divided by the batch), its
+ * batched evaluator call of values, gradients and Laplacians (likewise; `vgl`), the
  * determinant gradients/Laplacians, the Jastrow gradients/Laplacians and the Ewald energy.
  * The moves do not touch the Ewald sum (the potential is recomputed only at measurement),
  * so the sweep's Ewald share is 0.  At destroy one line per chain goes to the log
@@ -60,7 +61,7 @@ void timing_destroy(sj_chain *c)
     c->tm = NULL;
 }
 
-/* MCF_TIMING: after the chain's last accept/reject of the sweep, its share of the sweep. */
+/* MCF_TIMING: after the chain's last decided move of the sweep, its share of the sweep. */
 void end_turn_timing(sj_chain *c, double t)
 {
     if (c->turn == c->n)

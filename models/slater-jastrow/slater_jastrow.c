@@ -1,26 +1,37 @@
 /* slater_jastrow.c — the model "slater-jastrow": variational Monte Carlo of the homogeneous
  * electron gas (HEG) with a Slater-Jastrow trial wave function (issue 5).  This file holds
- * the model's parameters and observables, the creation and destruction of a chain, and the
- * plugin descriptor; each other part of the model is one file:
+ * the model's parameters and observables, the creation and destruction of a chain, its
+ * layout, and the plugin's table and descriptor; each other part of the model is one file:
  *
  *     slater_jastrow_internal.h  the chain (sj_chain) and what the files share
  *     sj_orbitals.c              the plane-wave orbitals, and the calls that evaluate them
  *     sj_jastrow.c               the Jastrow factor: the rpa u(r), ratio, gradient, and
  *                                the derivatives in the bspline parameters
  *     sj_bspline.c               the B-spline u(r) (QMCPACK's convention), its parameter file
- *     sj_variational.c           the parameters for `mcf optimize`: get, set, the local
- *                                energy's derivatives, the parameter file
+ *     sj_variational.c           the parameters for `mcf optimize`: one array, its
+ *                                description (with the parameter file's lines), its rebuild
  *     sj_determinants.c          the Slater inverses kept here: LU, drift, Sherman-Morrison
  *     sj_delayed.c               their delayed rank-k updates ([model] delay > 1; a
  *                                library, mcf_sj_delay, that its unit test links too)
  *     sj_determinants_ev.c       the Slater determinants kept by the evaluator
- *     sj_sweep.c                 the moves (move = pbp | qs): begin_sweep .. accept, adapt,
- *                                and whole sweeps on the evaluator (sweep)
- *     sj_local_energy.c          the local energy (measure_batch)
- *     sj_checkpoint.c            save and load
+ *     sj_sweep.c                 the moves (move = pbp | qs): sweep (the trial rows, and
+ *                                whole sweeps on the evaluator), propose, apply
+ *     sj_local_energy.c          the local energy, and its parameter derivatives (measure)
+ *     sj_checkpoint.c            the chain's state (the checkpoint record, the adapted
+ *                                step, the parameters) and rebuild (the load's checks)
  *     sj_timing.c                the MCF_TIMING=1 diagnostics (the log's timing line)
  *
  * and the library mcf_ewald (ewald.c, heg.c) holds the Ewald sum and the HEG set-up.
+ *
+ * ---- ABI 2 ------------------------------------------------------------------------------
+ * The table is an mcf_model (mcf/model.h): sweep, propose, apply and measure are batched
+ * and get the core's batch, through which the orbital evaluator is reached (ABI 2's
+ * helpers of mcf/orbital_model.h: the evaluator may be of either ABI); the chain's state
+ * is described once (state), and the core saves, loads and adapts the step from that
+ * description and calls rebuild; the variational parameters are part of that description
+ * and their derivatives come from measure while `mcf optimize` measures.  The order of the
+ * calls and random draws is ABI 1's (begin_sweep's work opens sweep), so results and
+ * checkpoints are those of the ABI-1 model, bit for bit.
  *
  * ---- Wave function --------------------------------------------------------------------
  * N electrons in the periodic cube of side L (heg.h: L^3 = (4/3) pi r_s^3 N), electrons
@@ -121,20 +132,23 @@ enum { SJ_MOVE_PBP, SJ_MOVE_QS };
 enum { SJ_DETS_AUTO, SJ_DETS_MODEL, SJ_DETS_EVALUATOR };
 enum { SJ_SWEEP_AUTO, SJ_SWEEP_EVALUATOR, SJ_SWEEP_CORE };
 
-static const mcf_observable_spec sj_observables[] = {
-    {"energy", MCF_ROLE_ENERGY, "local energy per electron (hartree)", NULL, 0},
-    {"kinetic", MCF_ROLE_NONE, "kinetic energy per electron (hartree)", NULL, 0},
+/* The observables, in measure()'s order, with their symbols and units for the plots. */
+static const mcf_observable sj_observables[] = {
+    {"energy", MCF_ROLE_ENERGY, "local energy per electron (hartree)", NULL, 0, "E/N", "Ha",
+     NULL, NULL},
+    {"kinetic", MCF_ROLE_NONE, "kinetic energy per electron (hartree)", NULL, 0, "E_kin/N",
+     "Ha", NULL, NULL},
     {"potential", MCF_ROLE_NONE, "Ewald potential energy per electron, with background (hartree)",
-     NULL, 0},
+     NULL, 0, "E_pot/N", "Ha", NULL, NULL},
     {"energy_sq", MCF_ROLE_NONE,
-     "square of the local energy per electron; var(E_L) = N^2 (energy_sq - energy^2)", NULL, 0},
-    {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
+     "square of the local energy per electron; var(E_L) = N^2 (energy_sq - energy^2)", NULL, 0,
+     "(E/N)²", "Ha²", NULL, NULL},
+    {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
-/* symbols and units for the plots (mcf_label) */
-static const mcf_label sj_labels[] = {
+/* symbols and units of the parameters for the plots (mcf_label) */
+static const mcf_label sj_parameter_labels[] = {
     {"electrons", "N", NULL}, {"rs", "r_s", "a_0"}, {"jastrow_a", "A", "a_0"},
-    {"jastrow_cutoff", "r_c", "a_0"}, {"jastrow_size", "n_w", NULL}, {"energy", "E/N", "Ha"}, {"kinetic", "E_kin/N", "Ha"},
-    {"potential", "E_pot/N", "Ha"}, {"energy_sq", "(E/N)²", "Ha²"}, {NULL, NULL, NULL}};
+    {"jastrow_cutoff", "r_c", "a_0"}, {"jastrow_size", "n_w", NULL}, {NULL, NULL, NULL}};
 
 static void sj_destroy(void *chain)
 {
@@ -145,11 +159,7 @@ static void sj_destroy(void *chain)
         mcf_log(MCF_LOG_DEBUG, "slater-jastrow: %llu recomputations of the inverses, largest "
                 "Sherman-Morrison drift %.3e", (unsigned long long)c->refreshes, c->max_drift);
     timing_destroy(c);
-    for (int s = 0; s < 2; s++)
-        if (c->det[s])
-            c->ev->det_destroy(c->det[s]);
-    if (c->ws)
-        c->ev->destroy(c->ws);
+    mcf_orbital_release(&c->orb, c->ws); /* with the determinants it holds */
     mcf_ewald_destroy(c->ew);
     free(c->gD);
     free(c->lD);
@@ -295,7 +305,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     c->L = L;
     c->rs = rs;
     c->step = step * rs;
-    c->ev = ev.ops;
+    c->orb = ev;
     c->ev_name = ev.name;
     c->jastrow = use_j;
     c->polarized = polarized;
@@ -331,6 +341,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
                     c->jp[0].np, polarized ? (size_t)0 : c->jp[1].np);
     }
     jastrow_pair_functions(c, c->pf);
+    sj_variational_init(c);
     if ((rc = mcf_services_stream(services, "moves", &c->mv))) {
         sj_destroy(c);
         return mcf_fail_prefix(rc, "slater-jastrow");
@@ -411,16 +422,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
             sj_destroy(c);
             return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory");
         }
-        for (size_t s = 0; s < 2; s++) {
-            const size_t m = spin_count(c, s);
-            if (m && (rc = ev.ops->det_create(c->ws, m, &c->det[s]))) {
-                c->det[s] = NULL;
-                sj_destroy(c);
-                return mcf_fail_prefix(rc, "slater-jastrow: evaluator %s: det_create",
-                                       ev.name);
-            }
-        }
-        if ((rc = push_dets(c))) {
+        if ((rc = push_dets(c))) { /* det_set with m electrons makes each spin's */
             sj_destroy(c);
             return rc;
         }
@@ -444,49 +446,37 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     return MCF_OK;
 }
 
-static size_t sj_units(const void *chain) { return ((const sj_chain *)chain)->n; }
+/* One proposal per electron and sweep (also the N of the per-electron observables); no
+ * curves. */
+static int sj_layout(const void *chain, mcf_layout *layout)
+{
+    layout->units = ((const sj_chain *)chain)->n;
+    return MCF_OK;
+}
 
-static const mcf_model_ops sj_ops = {
-    .struct_size = sizeof(mcf_model_ops),
+/* No state_tag (zeros): ABI 1's save wrote the record without one (it opens with its own
+ * magic, sj_checkpoint.c), so checkpoints of either ABI resume under the other.  No
+ * configuration record (no anneal), no exchange (no tempering), no periodic op. */
+static const mcf_model sj_model = {
+    .struct_size = sizeof(mcf_model),
     .move_size = sizeof(sj_move),
     .observables = sj_observables,
-    .labels = sj_labels,
+    .parameter_labels = sj_parameter_labels,
+    .evaluator_kind = MCF_PLUGIN_ORBITAL_EVALUATOR,
     .streams = sj_streams,
+    .variational_file_key = "jastrow_file",
     .create = sj_create,
     .destroy = sj_destroy,
-    .units = sj_units,
-    .begin_sweep = sj_begin_sweep,
+    .layout = sj_layout,
     .propose = sj_propose,
-    .log_ratio = sj_log_ratio,
-    .accept = sj_accept,
-    .reject = sj_reject,
-    .measure = sj_measure,
-    .save = sj_save,
-    .load = sj_load,
-    .adapt = sj_adapt,
-    .curve_points = NULL,
-    .measure_batch = sj_measure_batch,
-    .evaluator_kind = MCF_PLUGIN_ORBITAL_EVALUATOR,
-    .variational_count = sj_variational_count,
-    .variational_get = sj_variational_get,
-    .variational_set = sj_variational_set,
-    .variational_local = sj_variational_local,
-    .variational_write = sj_variational_write,
-    .variational_file_key = "jastrow_file",
+    .apply = sj_apply,
     .sweep = sj_sweep,
+    .measure = sj_measure,
+    .state = sj_state,
+    .rebuild = sj_rebuild,
 };
 
-static const mcf_plugin_info sj_info = {
-    .abi_version = MCF_ABI_VERSION,
-    .struct_size = sizeof(mcf_plugin_info),
-    .kind = MCF_PLUGIN_MODEL,
-    .name = "slater-jastrow",
-    .version = "0.1.0",
-    .summary = "Slater-Jastrow VMC of the homogeneous electron gas (orbitals from an orbital "
-               "evaluator, Ewald interaction)",
-    .params = sj_params,
-    .ops = &sj_ops,
-    .min_mcf_version = MCF_VERSION_NUMBER(0, 5, 0), /* mcf_services_stream, mcf_orbital_bind, mcf_params_choice */
-};
-
-MCF_PLUGIN(sj_info)
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "slater-jastrow", "0.1.0",
+                      "Slater-Jastrow VMC of the homogeneous electron gas (orbitals from an "
+                      "orbital evaluator, Ewald interaction)",
+                      sj_params, &sj_model)

@@ -3,12 +3,18 @@
  * index helpers, and the functions one file defines for another.  Not installed and no
  * interface: the plugin exports only its descriptor (slater_jastrow.c, whose header says
  * which file holds what).  Every function here reports its errors through mcf_fail and
- * returns the MCF_E* code, unless it says otherwise. */
+ * returns the MCF_E* code, unless it says otherwise.
+ *
+ * The model is written against ABI 2 (docs/sdk-1.md): its table is an mcf_model, and it
+ * reaches its orbital evaluator only through ABI 2's helpers of mcf/orbital_model.h (the
+ * chain's mcf_orbital handle for the calls of one workspace, the core's batch for the
+ * batched ones), so the evaluator may be of either ABI. */
 #ifndef MCF_SLATER_JASTROW_INTERNAL_H
 #define MCF_SLATER_JASTROW_INTERNAL_H
 
 #include "mcf/mcf.h"
 #include "mcf/orbital.h"
+#include "mcf/orbital_model.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -21,10 +27,10 @@
 #include "ewald.h"
 #include "sj_delayed.h"
 
-/* The chains of one evaluator call (the batches of begin_sweep, log_ratio, measure_batch). */
+/* The chains of one evaluator call (the batches of sweep, propose, measure). */
 #define SJ_BATCH 64
 
-/* The move the core carries from propose to log_ratio and accept / reject. */
+/* The move the core carries from propose to apply. */
 typedef struct sj_move {
     uint64_t e; /* the electron moved */
 } sj_move;
@@ -34,6 +40,9 @@ enum { SJ_JASTROW_NONE = 0, SJ_JASTROW_RPA = 1, SJ_JASTROW_BSPLINE = 2 };
 
 /* B-spline parameters per spin pair, at most. */
 #define SJ_BSPLINE_MAX 64
+
+/* The bytes of the parameter file's first lines (bspline_file_head), at most. */
+#define SJ_VHEAD_MAX 512
 
 /* The pair function of one spin pair: u(r) in J = sum_{i<j} u(r_ij). */
 typedef struct sj_jastrow {
@@ -70,15 +79,14 @@ typedef struct sj_chain {
     int qs;                     /* move = qs (quasi-simultaneous) */
     sj_jastrow jp[2];           /* [0] parallel, [1] antiparallel */
     mcf_pair_function pf[2];    /* their values' form (jastrow_pair_functions), kept with jp */
-    const mcf_orbital_ops *ev;
+    mcf_orbital orb;   /* the run's orbital evaluator (mcf_orbital_bind) */
     const char *ev_name;
-    void *ws;
-    int on_ev;         /* the evaluator keeps the determinants (det ops) */
+    void *ws;          /* its workspace: the orbitals, and on_ev the two determinants */
+    int on_ev;         /* the evaluator keeps the determinants (det ops), spin s of ws */
     int announced;     /* on_ev, chain 0: the log says so (at the first sweep: the log file
                           opens after the chains are created) */
     int hf_said;       /* chain 0: the log has the exact Hartree-Fock energy (first sweep) */
     double e_hf;       /* chain 0: that energy per electron (NAN: not computed) */
-    void *det[2];      /* on_ev: its determinant of spin s (NULL when the spin is empty) */
     double *gD, *lD;   /* on_ev: n x 3 and n: grad_i D / D, lap_i D / D at measurement */
     mcf_ewald *ew;
     mcf_rng mv;        /* the move stream */
@@ -107,6 +115,12 @@ typedef struct sj_chain {
     double max_drift;             /* the largest drift measured */
     size_t index;                 /* the chain index (for the timing log) */
     sj_timing *tm;                /* MCF_TIMING=1: the timers; NULL otherwise */
+    uint64_t head[3];             /* the checkpoint record's head: magic, N, N_up (state) */
+    /* bspline: the variational parameters as one array (jp[0]'s, then jp[1]'s unless
+     * polarized: mcf_variational.p, which the core writes before rebuild), and the first
+     * lines of their parameter file (bspline_file_head) */
+    double vp[2 * SJ_BSPLINE_MAX];
+    char vhead[SJ_VHEAD_MAX];
 } sj_chain;
 
 /* ---- electrons, spins and the cell ------------------------------------------------------- */
@@ -139,14 +153,15 @@ static inline double wrap(double x, double L)
  * as mcf_pw_orbitals arrays: g (3 x ng), a and b (norb x ng), owned by the caller (free). */
 int build_orbitals(size_t norb, double L, int32_t **g_out, double **a_out, double **b_out,
                    size_t *ng_out);
-/* Orbital values of one chain at its current positions into c->phi. */
+/* Orbital values of one chain at its current positions into c->phi (at create and after a
+ * load, where the core hands no batch: a batch of this call's own). */
 int values_here(sj_chain *c);
-/* One evaluator call for the nb <= SJ_BATCH chains of a batch.  measure = 0: the orbital
- * values at the trial positions into trial_phi (on_ev: det_trial, the rows stay with the
- * evaluator); measure = 1: values, gradients and Laplacians at the current positions into
- * phi, grad, lap (on_ev: det_local, grad_i D / D and lap_i D / D into gD, lD).  MCF_EINTERNAL
- * if the chains do not share one evaluator and one keeper of the determinants. */
-int orbitals_batch(void *const *chains, size_t nb, int measure);
+/* One evaluator call, in the core's batch b, for the nb <= SJ_BATCH chains of a batch.
+ * measure = 0: the orbital values at the trial positions into trial_phi (on_ev: det_trial,
+ * the rows stay with the evaluator); measure = 1: values, gradients and Laplacians at the
+ * current positions into phi, grad, lap (on_ev: det_local, grad_i D / D and lap_i D / D into
+ * gD, lD).  MCF_EINTERNAL if the chains do not share one keeper of the determinants. */
+int orbitals_batch(mcf_batch *b, void *const *chains, size_t nb, int measure);
 
 /* ---- sj_jastrow.c: the Jastrow factor ---------------------------------------------------- */
 
@@ -156,9 +171,9 @@ void jastrow_init(sj_jastrow jp[2], double ja, double jrc, double rs, double L);
 /* Sum over j != e of u(|x - r_j|) (x the position of electron e, old or trial). */
 double jastrow_one(const sj_chain *c, size_t e, const double *x);
 /* The chain's pair functions as mcf/pair_function.h describes them ([0] like, [1] unlike
- * spins; MCF_PAIR_NONE without a Jastrow): the values of log_ratio (mcf_pair_value, the
+ * spins; MCF_PAIR_NONE without a Jastrow): the values of propose's log ratios (mcf_pair_value, the
  * same operations on the host and in an evaluator's walker_sweep); c->pf is remade from
- * c->jp whenever jp changes (create, variational_set). */
+ * c->jp whenever jp changes (create, rebuild of the variational parameters). */
 void jastrow_pair_functions(const sj_chain *c, mcf_pair_function pf[2]);
 /* Adds grad_e J and lap_e J at the current positions into gJ and *lJ. */
 void jastrow_grad_lap(const sj_chain *c, size_t e, double gJ[3], double *lJ);
@@ -168,7 +183,7 @@ void jastrow_grad_lap(const sj_chain *c, size_t e, double gJ[3], double *lJ);
  * lO (P); and, when O is not NULL, the derivative of J over the pairs (e, j > e) into O. */
 void jastrow_param_terms(const sj_chain *c, size_t e, double *O, double *gO, double *lO);
 /* The number P of the bspline form's parameters (the variational parameters of `mcf
- * optimize`, in sj_variational.c's order); 0 for the rpa form and jastrow = none. */
+ * optimize`, in sj_variational.c's order: c->vp); 0 for the rpa form and jastrow = none. */
 size_t sj_variational_count(const void *chain);
 
 /* ---- sj_bspline.c: the B-spline pair function w = -u ------------------------------------- */
@@ -188,15 +203,20 @@ int bspline_param_terms(const sj_jastrow *p, double r, int idx[4], double w[4], 
  * zeros) or from a parameter file.  MCF_EINVAL naming the key or file:line. */
 int bspline_input_from_keys(const char *uu, const char *ud, long size, sj_bspline_input *in);
 int bspline_read_file(const char *path, sj_bspline_input *in);
-/* Writes the parameter file of jp (uu only when polarized). */
-int bspline_write(FILE *f, const sj_jastrow jp[2], int polarized);
+/* The parameter file's first lines (comments, form, cutoff rc), each ending in '\n', into
+ * head (size bytes); the core writes the uu and ud lines after them (mcf_variational). */
+void bspline_file_head(char *head, size_t size, double rc);
 
-/* ---- sj_variational.c: the parameters for `mcf optimize` (ops) ---------------------------- */
+/* ---- sj_variational.c: the parameters for `mcf optimize` ---------------------------------- */
 
-int sj_variational_get(const void *chain, double *p);
-int sj_variational_set(void *chain, const double *p);
-int sj_variational_local(void *const *chains, size_t n, double *const *out);
-int sj_variational_write(const void *chain, FILE *out);
+/* c->vp and c->vhead from the B-spline parameters jp (at create; bspline only). */
+void sj_variational_init(sj_chain *c);
+/* The parameters as state() describes them (mcf_variational): c->vp, the file's head and
+ * its uu and ud lines; count 0 and the reason for the rpa form and jastrow = none. */
+void sj_variational_describe(sj_chain *c, mcf_variational *v);
+/* rebuild(MCF_REBUILD_VARIATIONAL): the pair functions from the p the core wrote into c->vp;
+ * MCF_EINVAL for a parameter that is not finite (then c->vp is what it was). */
+int sj_variational_rebuild(sj_chain *c);
 
 /* ---- sj_inverse.c: the inverse of a Slater matrix ------------------------------------- */
 
@@ -212,10 +232,12 @@ double drift(const double *A, const double *Ainv, size_t m);
 int rows_from_phi(sj_chain *c, const double *phi, double *A_out[2]);
 /* Recomputes both inverses from the rows by LU; measure: logs the drift before. */
 int refresh_inverses(sj_chain *c, int measure);
-/* The determinant ratio of moving electron e to its trial position. */
-double det_ratio(const sj_chain *c, size_t e);
-/* Applies the accepted move (an sj_move) to the determinants and the positions. */
-int accept_move(sj_chain *c, const void *move);
+/* The determinant ratio of moving electron e to its trial position (named apart from the
+ * evaluator's op det_ratio, which the file graph would take for a call of this). */
+double sj_det_ratio(const sj_chain *c, size_t e);
+/* Applies the accepted move (an sj_move) to the determinants and the positions (on_ev: in
+ * the core's batch b). */
+int accept_move(mcf_batch *b, sj_chain *c, const sj_move *move);
 /* delay > 1: applies both spins' pending moves to the inverses (at the end of every sweep,
  * so that measurements and checkpoints see the same inverses whatever the window). */
 void flush_delayed(sj_chain *c);
@@ -230,32 +252,30 @@ int push_dets(sj_chain *c);
 /* Copies the evaluator's rows and inverses into the host's A and Ainv (for a checkpoint). */
 int pull_dets(sj_chain *c);
 /* Every N accepted moves: the evaluator's drift and refresh (LU here when it is large), for
- * one chain or for n in one det_refresh call. */
-int refresh_on_ev(sj_chain *c);
-int refresh_on_ev_batch(sj_chain *const *cs, size_t n);
+ * one chain or for n in one det_refresh call of the core's batch b. */
+int refresh_on_ev(mcf_batch *b, sj_chain *c);
+int refresh_on_ev_batch(mcf_batch *b, sj_chain *const *cs, size_t n);
 
-/* ---- sj_sweep.c: the moves (ops of mcf_model_ops) ---------------------------------------- */
+/* ---- sj_sweep.c: the moves (ops of mcf_model) -------------------------------------------- */
 
-int sj_begin_sweep(void *const *chains, size_t n);
-int sj_propose(void *chain, mcf_rng *rng, void *move);
-int sj_log_ratio(void *const *chains, const void *moves, size_t n, double *out);
-int sj_accept(void *chain, const void *move);
-void sj_reject(void *chain, const void *move);
-void sj_adapt(void *chain, double acceptance);
-int sj_sweep(void *const *chains, size_t n, mcf_rng *const *rng, uint64_t *accepted);
+int sj_sweep(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+             uint64_t *accepted);
+int sj_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+               void *moves, double *log_ratio);
+int sj_apply(mcf_batch *b, void *const *chains, const void *moves, size_t n,
+             const unsigned char *accepted);
 
-/* ---- sj_local_energy.c: the measurements (ops) ------------------------------------------- */
+/* ---- sj_local_energy.c: the measurements (op of mcf_model) ------------------------------- */
 
-int sj_measure_batch(void *const *chains, size_t n, double *const *values);
+int sj_measure(mcf_batch *b, void *const *chains, size_t n, double *const *values);
 /* The observables of one chain after orbitals_batch(.., 1); with O and dE (not NULL) also
  * the bspline parameter derivatives of ln Psi and of the local energy (P values each). */
 void local_energy(sj_chain *c, double *values, double *O, double *dE);
-int sj_measure(void *chain, double *values);
 
-/* ---- sj_checkpoint.c: save / load (ops) -------------------------------------------------- */
+/* ---- sj_checkpoint.c: the chain's state and its rebuild (ops of mcf_model) --------------- */
 
-int sj_save(const void *chain, mcf_stream *out);
-int sj_load(void *chain, mcf_stream *in);
+int sj_state(void *chain, mcf_chain_state *state);
+int sj_rebuild(void *chain, unsigned what);
 
 /* ---- sj_timing.c: the MCF_TIMING=1 diagnostics ------------------------------------------- */
 
@@ -265,7 +285,7 @@ double now_s(void);
 int timing_create(sj_chain *c);
 /* Logs the chain's timing line (when timed) and frees the timers. */
 void timing_destroy(sj_chain *c);
-/* After the chain's last accept/reject of the sweep, its share of the sweep (c->tm set). */
+/* After the chain's last decided move of the sweep, its share of the sweep (c->tm set). */
 void end_turn_timing(sj_chain *c, double t);
 
 #endif

@@ -1,12 +1,15 @@
 /* test_sj_jastrow.c — the slater-jastrow model's B-spline Jastrow (jastrow = bspline) and
- * its variational ops (mcf/model.h: variational_count/get/set/local/write), called directly
- * on chains made as a run makes them (mcfe_chain_services, the model's create, the planewave
- * evaluator), like tests/bands/test_configuration.c.  The homogeneous electron gas at r_s = 5:
- * N = 14 unpolarized (7 + 7) and N = 19 polarized (one spin, a closed shell), with QMCPACK's
+ * its variational parameters, called through the core's verbs of a model (model_ops.h:
+ * variational_count/get/set/local/write, which for the ABI-2 model come from its state()
+ * description and its measure() with the batch's variational flag) on chains made as a run
+ * makes them (mcfe_chain_services, the model's create, the planewave evaluator in a batch
+ * of the test's own), like tests/bands/test_configuration.c.  The homogeneous electron gas
+ * at r_s = 5: N = 14 unpolarized (7 + 7) and N = 19 polarized (one spin, a closed shell), with QMCPACK's
  * heg_14_gamma coefficients (5 per spin pair).  (a) runs on three configurations of each
  * chain: the uniform random start, the configuration after (b)'s sweep, and after 30
- * Metropolis sweeps through the model's own ops (begin_sweep, propose, log_ratio, accept or
- * reject; a typical configuration of |Psi|^2); (b) on the first and the last.  The seed of the start is the first from
+ * Metropolis sweeps through the core's verbs (sweep, which draws the trial moves and
+ * declines, then propose and apply per electron; a typical configuration of |Psi|^2); (b)
+ * on the first and the last.  The seed of the start is the first from
  * 1000 on whose configuration has pairs of like and of unlike spins in every knot interval
  * [i dr, (i + 1) dr) of the spline, i = 0 .. 5 (printed): a mistake confined to one interval
  * (the cusp coefficient c_0 enters only below dr, which |Psi|^2 rarely visits at r_s = 5)
@@ -41,7 +44,8 @@
  *   (b) O_m against the log ratio: when electron e moves R -> R', log_ratio returns
  *       ln|Psi(R')|^2 - ln|Psi(R)|^2 = 2 ln|D'/D| + 2 (J(R') - J(R)), linear in p with slope
  *       2 (O_m(R') - O_m(R)).  For every electron of one sweep: propose, log_ratio at p and
- *       p +- h e_m (variational_set in between, the trial position stays), the central
+ *       p +- h e_m (variational_set in between, propose again: the same electron and
+ *       trial position, for the turn moves only when apply settles it), the central
  *       difference, then p restored (log_ratio must return the same bits again), the move
  *       accepted (whatever the ratio: O at R' is needed) and variational_local at R'.
  *       Rounding: the determinant part 2 ln|D'/D| does not depend on p (the same bits at
@@ -84,8 +88,10 @@
 
 #include "chain.h"
 #include "internal.h"
+#include "mcf/batch.h"
 #include "mcf/error.h"
 #include "mcf/model.h"
+#include "model_ops.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -102,7 +108,8 @@
 static const double pi = 3.14159265358979323846;
 static mcf_plugin *planewave;
 static const mcf_plugin *model_info; /* slater-jastrow, for its services */
-static const mcf_model_ops *ops;
+static const mcfi_model *md;       /* slater-jastrow as the core calls it */
+static mcf_batch *batch;           /* the batched verbs' (its evaluator: planewave) */
 static const mcf_param_spec *specs;
 /* the seeds of the unpolarized and polarized chains of (a) - (c) (covering_seed) */
 static uint64_t seed_of[2];
@@ -119,7 +126,7 @@ typedef struct sjc {
 static void sjc_free(sjc *c)
 {
     if (c->chain)
-        ops->destroy(c->chain);
+        MCFI_MODEL(md, destroy, c->chain);
     test_params_free(c->mp);
     test_params_free(c->ep);
     memset(c, 0, sizeof *c);
@@ -146,14 +153,14 @@ static int sjc_make(sjc *c, uint64_t seed, ...)
     mcfe_chain_services(seed, 0, planewave->info, &c->ep->p, &c->services, &c->rng);
     mcfe_model_services(model_info, &c->services);
     int rc = c->mp->ok && c->ep->ok
-                 ? ops->create(&c->mp->p, &c->services, &c->rng, &c->chain)
+                 ? MCFI_MODEL(md, create, &c->mp->p, &c->services, &c->rng, &c->chain)
                  : MCF_EINVAL;
     if (rc) {
         c->chain = NULL;
         return rc;
     }
-    c->n = ops->units(c->chain);
-    c->P = ops->variational_count(c->chain);
+    c->n = MCFI_MODEL(md, units, c->chain);
+    c->P = MCFI_MODEL(md, variational_count, c->chain);
     return MCF_OK;
 }
 
@@ -162,37 +169,64 @@ static int local(sjc *c, double *out)
 {
     void *ch[1] = {c->chain};
     double *rows[1] = {out};
-    int rc = ops->variational_local(ch, 1, rows);
+    int rc = MCFI_MODEL(md, variational_local, batch, ch, 1, rows);
     CHECK(rc == MCF_OK, "variational_local: %s", mcf_last_error());
     return rc;
 }
 
 static int set_p(sjc *c, const double *p)
 {
-    int rc = ops->variational_set(c->chain, p);
+    int rc = MCFI_MODEL(md, variational_set, c->chain, p);
     CHECK(rc == MCF_OK, "variational_set: %s", mcf_last_error());
     return rc;
 }
 
-/* sweeps of Metropolis through the model's ops, as the core makes them */
-static int metropolis(sjc *c, int sweeps)
+/* the sweep verb, which draws the sweep's trial moves and must decline (the core's loop
+ * makes the moves with the planewave evaluator) */
+static int sweep_start(sjc *c)
 {
     void *ch[1] = {c->chain};
+    mcf_rng *rngs[1] = {&c->rng};
+    uint64_t accepted = 0;
+    int rc = MCFI_MODEL(md, sweep, batch, ch, 1, rngs, &accepted);
+    if (rc == MCF_SWEEP_DECLINED)
+        return MCF_OK;
+    CHECK(0, "sweep: returned %d, not MCF_SWEEP_DECLINED: %s", rc, rc ? mcf_last_error() : "");
+    return rc ? rc : MCF_EINTERNAL;
+}
+
+/* the move of the turn and its log ratio (propose); again for the same turn: the same */
+static int propose(sjc *c, void *move, double *lr)
+{
+    void *ch[1] = {c->chain};
+    mcf_rng *rngs[1] = {&c->rng};
+    size_t failed;
+    return MCFI_MODEL(md, propose, batch, ch, 1, rngs, move, lr, &failed);
+}
+
+/* the core's decision on the proposed move (apply) */
+static int decide(sjc *c, const void *move, int accept)
+{
+    void *ch[1] = {c->chain};
+    const unsigned char acc[1] = {(unsigned char)accept};
+    size_t failed;
+    return MCFI_MODEL(md, apply, batch, ch, move, 1, acc, &failed);
+}
+
+/* sweeps of Metropolis through the core's verbs, as the core makes them */
+static int metropolis(sjc *c, int sweeps)
+{
     uint64_t move[16];
-    if (ops->move_size > sizeof move)
+    if (md->move_size > sizeof move)
         return MCF_EINTERNAL;
     for (int s = 0; s < sweeps; s++) {
-        int rc = ops->begin_sweep(ch, 1);
+        int rc = sweep_start(c);
         for (size_t k = 0; !rc && k < c->n; k++) {
             double lr;
-            rc = ops->propose(c->chain, &c->rng, move);
-            rc = rc ? rc : ops->log_ratio(ch, move, 1, &lr);
+            rc = propose(c, move, &lr);
             if (rc)
                 break;
-            if (lr >= 0 || mcf_rng_uniform(&c->rng) < exp(lr))
-                rc = ops->accept(c->chain, move);
-            else
-                ops->reject(c->chain, move);
+            rc = decide(c, move, lr >= 0 || mcf_rng_uniform(&c->rng) < exp(lr));
         }
         if (rc) {
             CHECK(0, "Metropolis sweep: %s", mcf_last_error());
@@ -208,7 +242,7 @@ static void check_energy_derivative(sjc *c, const char *what)
 {
     const size_t P = c->P, N = c->n;
     double p0[PMAX], p[PMAX], o0[1 + 2 * PMAX], op[1 + 2 * PMAX], om[1 + 2 * PMAX];
-    if (P > PMAX || ops->variational_get(c->chain, p0) || local(c, o0))
+    if (P > PMAX || MCFI_MODEL(md, variational_get, c->chain, p0) || local(c, o0))
         return;
     const double E0 = o0[0], *O0 = o0 + 1, *dE = o0 + 1 + P;
     double S = 1.0 + fabs(E0), dEmax = 0;
@@ -270,37 +304,35 @@ static void check_energy_derivative(sjc *c, const char *what)
 static void check_log_ratio(sjc *c, const char *what)
 {
     const size_t P = c->P, N = c->n;
-    void *ch[1] = {c->chain};
     uint64_t move[16];
     double p0[PMAX], p[PMAX], before[1 + 2 * PMAX], after[1 + 2 * PMAX];
-    if (P > PMAX || ops->move_size > sizeof move || ops->variational_get(c->chain, p0))
+    if (P > PMAX || md->move_size > sizeof move ||
+        MCFI_MODEL(md, variational_get, c->chain, p0))
         return;
     const double hs[2] = {1e-3, 0.25};
     double worst[2] = {0, 0}, ratio[2] = {0, 0}, omax = 0;
-    int same = 1, rc = ops->begin_sweep(ch, 1);
-    CHECK(rc == MCF_OK, "begin_sweep: %s", mcf_last_error());
+    int same = 1, rc = sweep_start(c);
     for (size_t e = 0; !rc && e < N; e++) {
         double lr0, lrp, lrm, lr1, fd[2][PMAX];
         if (local(c, before))
             return;
-        rc = ops->propose(c->chain, &c->rng, move);
-        rc = rc ? rc : ops->log_ratio(ch, move, 1, &lr0);
+        rc = propose(c, move, &lr0);
         for (int k = 0; !rc && k < 2; k++)
             for (size_t m = 0; !rc && m < P; m++) {
                 memcpy(p, p0, P * sizeof *p);
                 p[m] = p0[m] + hs[k];
-                rc = ops->variational_set(c->chain, p);
-                rc = rc ? rc : ops->log_ratio(ch, move, 1, &lrp);
+                rc = MCFI_MODEL(md, variational_set, c->chain, p);
+                rc = rc ? rc : propose(c, move, &lrp);
                 p[m] = p0[m] - hs[k];
-                rc = rc ? rc : ops->variational_set(c->chain, p);
-                rc = rc ? rc : ops->log_ratio(ch, move, 1, &lrm);
+                rc = rc ? rc : MCFI_MODEL(md, variational_set, c->chain, p);
+                rc = rc ? rc : propose(c, move, &lrm);
                 fd[k][m] = (lrp - lrm) / (2.0 * hs[k]);
             }
-        rc = rc ? rc : ops->variational_set(c->chain, p0);
-        rc = rc ? rc : ops->log_ratio(ch, move, 1, &lr1);
+        rc = rc ? rc : MCFI_MODEL(md, variational_set, c->chain, p0);
+        rc = rc ? rc : propose(c, move, &lr1);
         if (!rc)
             same &= lr1 == lr0;
-        rc = rc ? rc : ops->accept(c->chain, move); /* every move, to have O at R' */
+        rc = rc ? rc : decide(c, move, 1); /* every move, to have O at R' */
         if (rc || local(c, after)) {
             CHECK(0, "%s (b): electron %zu: %s", what, e, mcf_last_error());
             return;
@@ -334,7 +366,7 @@ static int positions(const sjc *c, double *r)
 {
     mcf_stream s;
     mcf_stream_init_writer(&s);
-    int rc = ops->save(c->chain, &s);
+    int rc = MCFI_MODEL(md, save, c->chain, &s);
     const size_t at = 3 * sizeof(uint64_t);
     if (!rc && s.size >= at + 3 * c->n * sizeof *r)
         memcpy(r, (const unsigned char *)s.data + at, 3 * c->n * sizeof *r);
@@ -415,7 +447,7 @@ static void check_zero_parameters(int polarized)
     CHECK(P == want_P && q.P == want_P, "(c) variational_count %zu and %zu, want %zu", P, q.P,
           want_P);
     double p[PMAX], a[1 + 2 * PMAX], b[1 + 2 * PMAX], o_q[1 + 2 * PMAX], Oind[PMAX];
-    if (P != want_P || q.P != want_P || ops->variational_get(z.chain, p))
+    if (P != want_P || q.P != want_P || MCFI_MODEL(md, variational_get, z.chain, p))
         goto done;
     int zeros = 1;
     for (size_t m = 0; m < P; m++)
@@ -444,10 +476,10 @@ static void check_zero_parameters(int polarized)
     double s[PMAX], g[PMAX];
     for (size_t m = 0; m < P; m++)
         s[m] = 0.1 * (double)(m + 1) - 0.37 / (double)(m + 3);
-    if (!set_p(&z, s) && !ops->variational_get(z.chain, g))
+    if (!set_p(&z, s) && !MCFI_MODEL(md, variational_get, z.chain, g))
         CHECK(!memcmp(s, g, P * sizeof *s), "(c) variational_get after set: not the bits set");
     s[P - 1] = NAN;
-    const int rn = ops->variational_set(z.chain, s);
+    const int rn = MCFI_MODEL(md, variational_set, z.chain, s);
     CHECK(rn == MCF_EINVAL, "(c) variational_set with a NaN parameter: returned %d", rn);
     printf("(c) p = 0, %-19s count %zu, get zeros: %s; O_m twice and at QMCPACK's p bit-equal; "
            "O_m vs the independent evaluation: %.2e (max |O| %.3f); set/get round trip, NaN "
@@ -480,7 +512,7 @@ static void check_file_round_trip(int polarized)
     }
     double p[PMAX], oa[1 + 2 * PMAX], ob[1 + 2 * PMAX];
     const size_t P = a.P;
-    if (P > PMAX || ops->variational_get(a.chain, p))
+    if (P > PMAX || MCFI_MODEL(md, variational_get, a.chain, p))
         goto out_a;
     for (size_t m = 0; m < P; m++) /* digits that a short format would lose */
         p[m] = p[m] * (1.0 + 1.0 / 3.0) - 0.1 / 7.0;
@@ -490,7 +522,7 @@ static void check_file_round_trip(int polarized)
     CHECK(f != NULL, "(d) cannot write %s", path);
     if (!f)
         goto out_a;
-    int rc = ops->variational_write(a.chain, f);
+    int rc = MCFI_MODEL(md, variational_write, a.chain, f);
     CHECK(rc == MCF_OK, "(d) variational_write: %s", mcf_last_error());
     if (fclose(f) != 0 || rc)
         goto out_a;
@@ -501,7 +533,7 @@ static void check_file_round_trip(int polarized)
         goto out_a;
     double pb[PMAX];
     CHECK(b.P == P, "(d) %zu parameters read back, %zu written", b.P, P);
-    if (b.P == P && !ops->variational_get(b.chain, pb) && !local(&b, ob)) {
+    if (b.P == P && !MCFI_MODEL(md, variational_get, b.chain, pb) && !local(&b, ob)) {
         CHECK(!memcmp(p, pb, P * sizeof *p), "(d) the parameters read back are not the bits "
               "written");
         CHECK(!memcmp(oa, ob, (1 + 2 * P) * sizeof *oa), "(d) variational_local of the chain "
@@ -683,14 +715,17 @@ int main(void)
     CHECK(rc == MCF_OK, "loading slater-jastrow: %s", mcf_last_error());
     if (rc)
         return check_exit();
-    ops = model->info->ops;
+    md = model->model;
     model_info = model;
     specs = model->info->params;
-    CHECK(ops->struct_size >= offsetof(mcf_model_ops, variational_file_key) +
-                                  sizeof ops->variational_file_key &&
-              ops->variational_local && ops->variational_write,
-          "slater-jastrow has the variational ops");
-    if (ops->variational_local && ops->variational_write) {
+    batch = mcf_batch_create();
+    CHECK(batch != NULL, "out of memory for a batch");
+    if (batch)
+        mcf_batch_set_evaluator(batch, planewave->info, "slater-jastrow");
+    CHECK(md->has_variational && md->variational_file_key &&
+              !strcmp(md->variational_file_key, "jastrow_file"),
+          "slater-jastrow has variational parameters (file key jastrow_file)");
+    if (batch && md->has_variational) {
         check_derivatives(0);
         check_derivatives(1);
         check_zero_parameters(0);
@@ -699,6 +734,7 @@ int main(void)
         check_file_round_trip(1);
         check_refusals();
     }
+    mcf_batch_destroy(batch); /* before the evaluator closes: its keep slots' release */
     mcfe_plugin_close(model);
     mcfe_plugin_close(planewave);
     return check_exit();
