@@ -1,0 +1,213 @@
+/* mcf/fermion.h — the table of a fermion evaluator (kind MCF_PLUGIN_FERMION_EVALUATOR).
+ *
+ * A fermion evaluator knows one piece of mathematics on one kind of hardware: spectral
+ * functions of a tight-binding Hamiltonian (mcf/hamiltonian.h) — density of states, local
+ * density of states, diagonal Green's functions, occupations.  It never knows which model
+ * asked.  A model creates one workspace per chain, bound to that chain's Hamiltonian, and
+ * calls the batched verbs with the workspaces of many chains at once, so that a GPU evaluator
+ * gets enough independent work to fill the device; a CPU evaluator may simply loop.
+ *
+ * Curves are returned on the evaluator's energy grid (mcf_spectra's points values, ascending;
+ * Chebyshev nodes for KPM).  The grid depends only on the evaluator's parameters and the
+ * Hamiltonian's bounds, so with fixed bounds every realization shares one grid.
+ * Normalization: per state, so that the DOS integrates to 1 and the LDOS of every row
+ * integrates to 1; Green's functions are retarded, G_rr(E + i0+), with the kernel's
+ * broadening, so that -Im G_rr / pi is the LDOS. */
+#ifndef MCF_FERMION_H
+#define MCF_FERMION_H
+
+#include "mcf/api.h"
+
+#include <stddef.h>
+#include "mcf/batch.h"
+#include "mcf/change.h"
+#include "mcf/hamiltonian.h"
+#include "mcf/params.h"
+#include "mcf/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A local change of the Hamiltonian, Delta = H' - H, written as a low-rank Hermitian
+ * matrix
+ *
+ *     Delta = sum_{a,b < rank} |u_a> C_ab <u_b|,      C Hermitian (rank x rank),
+ *
+ * with sparse vectors u_a (at most MCF_CHANGE_MAX_ENTRIES nonzeros each, distinct rows).
+ * A single-site move of a lattice model is such a change: with infinite Hund coupling the
+ * hoppings between site o and its neighbours j change (not the on-site energy of o, and
+ * v has no entry at o), Delta = |o><v| + |v><o| with |v> = sum_j (H'_jo - H_jo) |j> and
+ * C = [[0, 1], [1, 0]]; with finite Hund coupling the
+ * 2 x 2 spin block of site o changes, u = {|o up>, |o down>} and C that block's change.
+ * By Sylvester's identity det(1 + A Delta) = det(1_rank + C U^+ A U), so an evaluator needs
+ * only the rank x rank matrix <u_a| G(z) |u_b> of Green's functions (seed thesis ch. 6). */
+#define MCF_CHANGE_MAX_RANK 2
+#define MCF_CHANGE_MAX_ENTRIES 16
+
+typedef struct mcf_local_change {
+    int rank;                                     /* 1 or 2 */
+    int entries[MCF_CHANGE_MAX_RANK];             /* nonzeros of u_a, 1..MAX_ENTRIES */
+    int64_t row[MCF_CHANGE_MAX_RANK][MCF_CHANGE_MAX_ENTRIES];  /* distinct, < dim */
+    double re[MCF_CHANGE_MAX_RANK][MCF_CHANGE_MAX_ENTRIES];    /* amplitudes of u_a */
+    double im[MCF_CHANGE_MAX_RANK][MCF_CHANGE_MAX_ENTRIES];
+    double c_re[MCF_CHANGE_MAX_RANK][MCF_CHANGE_MAX_RANK];     /* C, Hermitian */
+    double c_im[MCF_CHANGE_MAX_RANK][MCF_CHANGE_MAX_RANK];
+} mcf_local_change;
+
+/* Checks a change (borrowed) against a Hamiltonian of dimension dim: rank, entry counts, rows in
+ * range and distinct within a vector, finite values, C Hermitian (to 1e-12 of its largest
+ * entry).  MCF_EINVAL with a message naming the first problem. */
+MCF_API int mcf_local_change_check(const mcf_local_change *c, size_t dim);
+
+/* Adds Delta to the dense row-major interleaved-complex matrix m (2 dim^2 doubles, as
+ * written by mcf_hamiltonian_dense): for exact methods.  c must pass the check. */
+MCF_API void mcf_local_change_add_dense(const mcf_local_change *c, size_t dim, double *m);
+
+/* The same change as an mcf_change (mcf/change.h), which every evaluator's change_action
+ * takes.  Overwrites *out.  MCF_EINVAL for a rank or entry count out of range (the rest is
+ * mcf_change_check's). */
+MCF_API int mcf_change_from_local(const mcf_local_change *in, mcf_change *out);
+
+/* ==== The evaluator's table (ABI 2): mcf_fermion_evaluator, one operation per verb =======
+ *
+ * The descriptor has kind MCF_PLUGIN_FERMION_EVALUATOR and its ops is an
+ * mcf_fermion_evaluator.  Every batched operation gets the core's batch (mcf/batch.h): what
+ * the evaluator keeps per batch (job lists, device buffers, plans) lives in the batch's keep
+ * slots, never in the first workspace.  The batch's scratch is the model's (the arrays of
+ * the call may live there): an evaluator never calls mcf_batch_scratch.  b is NULL when
+ * spectra is asked for nothing but its sizes and energies (a model's setup).  What an
+ * evaluator has is its `provides` bits, not which pointers are NULL.  A model reaches these
+ * through mcf/fermion_model.h, never directly.  ABI 1's table (mcf_fermion_ops, mcf
+ * 0.1-0.8) is no longer declared here: evaluators built with it keep working through the
+ * SDK's adapter.
+ *
+ * The grand-canonical fermion action of a Hamiltonian H at temperature T and chemical
+ * potential mu, every one-particle state counted (not per state):
+ *
+ *     S_eff(H) = -sum_nu log(1 + exp(-(eps_nu - mu) / T)),     eps_nu the eigenvalues of H;
+ *
+ * exp(-dS) with dS = S_eff(H + Delta) - S_eff(H) is the Metropolis weight ratio of a change
+ * Delta (seed thesis eq. 6.9). */
+
+/* What an evaluator provides (mcf_fermion_evaluator.provides), the bits a model asks for
+ * (mcf/fermion_model.h's MCF_FERMION_* needs have the same values). */
+enum {
+    MCF_PROVIDES_CHANGE_ACTION = 1u << 0, /* change_action */
+    MCF_PROVIDES_OCCUPATION = 1u << 1,    /* occupation: density and band energy */
+    MCF_PROVIDES_DOS = 1u << 2,           /* spectra: the grid and the DOS */
+    MCF_PROVIDES_LDOS = 1u << 3,          /* spectra: the grid and the LDOS */
+    MCF_PROVIDES_GREEN = 1u << 4,         /* spectra: the grid and G_rr */
+    MCF_PROVIDES_ACTION = 1u << 6,        /* action: S_eff itself */
+    MCF_PROVIDES_MOMENTS = 1u << 7,       /* spectra: Chebyshev moments; reconstruct */
+    MCF_PROVIDES_OCCUPATION_DT = 1u << 8  /* occupation: ddensity and denergy */
+};
+
+/* One spectra() call: the inputs, then the outputs, each NULL when not wanted (an output
+ * the evaluator does not provide must be NULL).  Per workspace k; curves on the energy grid
+ * (points values, ascending), normalized per state (see above).  The Chebyshev moments
+ * mu_m = <r| T_m(H~) |r>, H~ = (H - b) / a, m < M, refer to the scaling E = a x + b of the
+ * workspace's grid and carry NO kernel: the densities are linear in them, so averages of
+ * moments over measurements reconstruct averaged densities with any kernel and grid
+ * (reconstruct). */
+typedef struct mcf_spectra {
+    const size_t *const *rows;   /* in: rows[k][0..n_rows), for ldos, green, ldos_moments */
+    size_t n_rows;
+    size_t points;               /* out, always: the grid's number of energies */
+    size_t moments;              /* out, always: M per density (fixed for a workspace's
+                                    life; 0: none) */
+    double *const *energies;     /* points values, ascending (h's bounds now) */
+    double *const *dos;          /* points values; a stochastic evaluator draws its random
+                                    vectors from rngs[k] (the chain's stream) */
+    double *const *dos_moments;  /* M values: (1/dim) Tr T_m(H~) estimated as the mean over
+                                    the R random vectors (the exact trace when the
+                                    evaluator has no randomness), from dos's very trace */
+    double *const *dos_moments_var; /* M values: the per-vector sample variance of
+                                    <r|T_m(H~)|r> / dim (denominator R - 1; 0 for an exact
+                                    trace, NaN with R = 1), with dos_moments only */
+    double *const *moment_scale; /* 2 values: a, b (with dos_ or ldos_moments only) */
+    double *const *ldos;         /* n_rows x points values: LDOS of row j at [j points + e] */
+    double *const *ldos_moments; /* n_rows x M values: <j| T_m(H~) |j> (exact) */
+    double *const *green_re;     /* n_rows x points values each: G_rr(E + i0+) */
+    double *const *green_im;
+} mcf_spectra;
+
+/* One occupation() call's outputs per workspace k; density and energy always, the
+ * derivatives (from the same trace) when not NULL. */
+typedef struct mcf_occupation {
+    double *density, *energy;    /* per state: n = int rho f, e = int E rho f */
+    double *ddensity, *denergy;  /* NULL, or d/dT at fixed mu per state (T > 0) */
+} mcf_occupation;
+
+typedef struct mcf_fermion_evaluator {
+    uint32_t struct_size;  /* sizeof(mcf_fermion_evaluator) the plugin was built with */
+    unsigned provides;     /* MCF_PROVIDES_* bits */
+
+    /* A workspace for h (borrowed: must outlive the workspace; the model changes h only
+     * between calls) with the validated [evaluator] params (borrowed likewise) and the
+     * descriptor's app_data.  Free with destroy().  Errors: MCF_EINVAL (e.g. h too large
+     * for an exact method), MCF_ENOMEM. */
+    int (*create)(const mcf_params *params, const mcf_hamiltonian *h, void *app_data,
+                  void **ws);
+    void (*destroy)(void *ws);
+
+    /* The sizes (always) and the curves asked for in *s (mcf_spectra), for n workspaces.
+     * With dos and dos_moments asked together the moments are those of the DOS's very
+     * trace; without dos, dos_moments draws what the DOS would draw.  rngs may be NULL
+     * unless dos or dos_moments is asked for.  n = 0 is not an error. */
+    int (*spectra)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                   mcf_spectra *s);
+
+    /* For n workspaces at one (mu, T): the electron density per state n = int rho(E) f(E)
+     * and the band energy per state e = int E rho(E) f(E), f = 1 / (1 + exp((E - mu) / T))
+     * (T = 0: a step), stochastic like the DOS; when out->ddensity is not NULL, from the
+     * same trace (the same bits and draws for density and energy) their derivatives at
+     * fixed mu, int rho df/dT and int E rho df/dT, df/dT = (E - mu) / T^2 f (1 - f), at
+     * T > 0 (MCF_EINVAL at T = 0). */
+    int (*occupation)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs, double mu,
+                      double T, const mcf_occupation *out);
+
+    /* For n workspaces: dS[k] = S_eff(H_k + Delta_k) - S_eff(H_k) for the change changes[k]
+     * (borrowed; mcf/change.h: rank up to MCF_CHANGE_RANK, traceful or traceless, on-site
+     * and hopping parts mixed; a rank <= 2 mcf_local_change is passed as
+     * mcf_change_from_local makes it) at T[k] > 0 and mu[k] (inside, at or outside the
+     * spectrum).  When err is not NULL, err[k] receives a bound on the method's truncation
+     * error of dS[k] (0 for an exact diagonalization; rounding not included).  The
+     * Hamiltonian is not changed.  ed diagonalizes H + Delta; kpm and kpm-cuda integrate
+     * T-weighted log det(1 - G Delta) on a contour around the spectrum (docs/methods.md,
+     * "GFMC on a contour").  Errors: MCF_EINVAL (a change that fails mcf_change_check,
+     * T <= 0, non-finite input; the message says what to change), MCF_ENOMEM. */
+    int (*change_action)(mcf_batch *b, void *const *ws, size_t n,
+                         const mcf_change *const *changes, const double *T, const double *mu,
+                         double *dS, double *err);
+
+    /* For n workspaces and m points each: S[k m + p] = S_eff(H_k) at T[k m + p] > 0 and
+     * mu[k m + p].  Deterministic: the same Hamiltonian gives the same bits whatever the
+     * batch or thread count, and no random stream is used; an evaluator that could only
+     * estimate it stochastically refuses (MCF_EINVAL naming the setting that makes it
+     * exact).  When err is not NULL, err[k m + p] receives a bound on |S - S_exact| from the
+     * method's truncation (0 for an exact diagonalization).  For parallel tempering. */
+    int (*action)(mcf_batch *b, void *const *ws, size_t n, size_t m, const double *T,
+                  const double *mu, double *S, double *err);
+
+    /* No workspace (the run may be long over: `mcf dos`): the densities per unit energy of
+     * `sets` sets of M moments mu[s M + m] that refer to the scaling a > 0, b, with the
+     * kernel `kernel` and the [evaluator] values `params` of the run that measured them:
+     *   kernel   NULL: the kernel of params; otherwise a name of the evaluator's (kpm:
+     *            "jackson", "lorentz" with params' lambda, "lorentz:LAMBDA", "none");
+     *   E        NULL: the evaluator's own grid of `points` energies for (a, b), written
+     *            to grid (may be NULL), so that the moments of spectra give back its DOS
+     *            to rounding; otherwise the `points` energies E[0..points) (0 outside the
+     *            scaled interval (b - a, b + a));
+     *   out      out[s points + i].
+     * Errors: MCF_EINVAL (an unknown kernel name, a > 0 not finite, points or M zero,
+     * non-finite moments), MCF_ENOMEM. */
+    int (*reconstruct)(void *app_data, const mcf_params *params, const char *kernel, size_t M,
+                       size_t sets, const double *mu, double a, double b, size_t points,
+                       const double *E, double *grid, double *out);
+} mcf_fermion_evaluator;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

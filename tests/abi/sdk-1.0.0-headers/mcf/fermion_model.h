@@ -1,0 +1,272 @@
+/* mcf/fermion_model.h — a fermion model's side of its evaluator: bind it once, make
+ * workspaces, and call the evaluator's verbs for a whole batch with arrays from the core's
+ * batch scratch (ABI 2; mcf/fermion.h).
+ *
+ * What every lattice-fermion model repeats, once:
+ *
+ *   create():  mcf_fermion_bind(services, params, "holstein", MCF_FERMION_CHANGE_ACTION |
+ *              MCF_FERMION_OCCUPATION, &c->fermion) — refuses a missing evaluator, one of
+ *              another kind, or one without the verbs asked for, with a message naming the
+ *              configuration file and the fix; then mcf_fermion_workspace(&c->fermion, h,
+ *              &c->ws) for the chain's Hamiltonian (mcf_fermion_release in destroy()).
+ *   propose(): mcf_fermion_batch_get(b, n, &a), fill a.ws[k], a.changes[k], a.T[k],
+ *              a.mu[k] per chain, mcf_fermion_change_action(&a, n): dS in a.dS,
+ *              truncation bounds in a.err.
+ *   measure(): fill a.ws, a.rngs, a.T, a.mu; mcf_fermion_occupation(&a, n): density and
+ *              band energy per state in a.density, a.energy, whatever (mu, T) each chain has
+ *              (mcf_fermion_occupation_dT: also their temperature derivatives, for C).
+ *
+ * The batched calls take no handle: the core's batch knows the run's evaluator.  The
+ * evaluator never learns which model asked; the model never learns which hardware answered,
+ * nor which ABI the evaluator has (one built for ABI 1 is adapted by the SDK).
+ * mcf_fermion and mcf_fermion_batch are plain structs of this SDK version: a later version
+ * that needs more fields adds new functions, never grows these.
+ *
+ * The helpers of ABI 1 (mcf 0.1-0.8) had the same names in the source; the ones declared
+ * here are other symbols (mcf_fermion_bind_v2, ...: the #defines below), so a plugin built
+ * against ABI 1 keeps the helpers it was built with. */
+#ifndef MCF_FERMION_MODEL_H
+#define MCF_FERMION_MODEL_H
+
+#include "mcf/api.h"
+#include "mcf/version.h"
+
+#include <stddef.h>
+
+#include "mcf/batch.h"
+#include "mcf/change.h"
+#include "mcf/fermion.h"
+#include "mcf/hamiltonian.h"
+#include "mcf/model.h"
+#include "mcf/params.h"
+#include "mcf/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a model needs of its evaluator (bits of mcf_fermion_bind's `needs`: the same values
+ * as the MCF_PROVIDES_* bits of mcf/fermion.h). */
+enum {
+    MCF_FERMION_CHANGE_ACTION = 1u << 0, /* change_action: dS of any finite-rank change */
+    MCF_FERMION_OCCUPATION = 1u << 1,    /* occupation: density and band energy */
+    MCF_FERMION_DOS = 1u << 2,           /* spectra: the energy grid and the DOS */
+    MCF_FERMION_LDOS = 1u << 3,          /* spectra: the energy grid and the LDOS */
+    MCF_FERMION_GREEN = 1u << 4,         /* spectra: the energy grid and G_rr */
+    /* 1u << 5: ABI 1's delta_action (the rank <= 2 change of mcf 0.2), none in ABI 2 */
+    MCF_FERMION_ACTION = 1u << 6,        /* action: S_eff itself (parallel tempering) */
+    MCF_FERMION_MOMENTS = 1u << 7,       /* spectra's Chebyshev moments and reconstruct:
+                                            the moments in the results */
+    MCF_FERMION_OCCUPATION_DT = 1u << 8  /* occupation's d(density)/dT and d(energy)/dT,
+                                            for the specific heat (mcf 0.3) */
+};
+
+/* mcf 0.7: what evaluator e (a fermion evaluator's descriptor, either ABI) provides:
+ * MCF_PROVIDES_* bits (mcf/fermion.h), 0 for anything else.  For the core and tools. */
+MCF_API unsigned mcf_fermion_provides(const struct mcf_plugin_info *e);
+
+/* mcf 0.7: the densities of moments measured with evaluator e (its reconstruct op, either
+ * ABI; mcf/fermion.h), for `mcf dos`.  MCF_EINVAL when e has no MCF_PROVIDES_MOMENTS. */
+MCF_API int mcf_fermion_reconstruct(const struct mcf_plugin_info *e, const mcf_params *params,
+                                    const char *kernel, size_t M, size_t sets,
+                                    const double *mu, double a, double b, size_t points,
+                                    const double *E, double *grid, double *out);
+
+/* ---- The specific heat without shared noise (mcf 0.4) -----------------------------------
+ *
+ * The core's specific heat of a weight exp(-S_eff) multiplies the ENERGY and ACTION_DT
+ * observables of each measurement (<e s_T>, mcf/model.h).  Taken from one stochastic trace
+ * (R random vectors), both carry that trace's noise, and the product's mean carries their
+ * covariance: a bias of C of order 1/R that no number of sweeps removes and no lattice size
+ * shrinks (2-5x the true C with kpm's 8 vectors on small clusters).  These two functions
+ * give a model the density and energy twice, from two independent traces:
+ *
+ *     mcf_fermion_heat h;
+ *     mcf_fermion_heat_get(b, n, &a, &h);        instead of mcf_fermion_batch_get
+ *     ... fill a.ws, a.rngs, a.T, a.mu ...
+ *     mcf_fermion_occupation_heat(&a, n, &h);
+ *     ENERGY, density and ENERGY_DT from a.energy, a.density, h.denergy (the first trace);
+ *     ACTION_DT = -(h.energy2 - mu h.density2) / T^2 (per state; the second trace), and
+ *     ACTION_DT declared in another noise set than ENERGY (MCF_OBS_NOISE(2) and (1)).
+ *
+ * A fermion model's other products are its own: a measured square of a stochastic estimate
+ * has the same bias. */
+typedef struct mcf_fermion_heat {
+    double *ddensity, *denergy; /* outputs: d(density)/dT and d(energy)/dT per state, from the
+                                   trace of a->density and a->energy */
+    double *density2, *energy2; /* outputs: density and energy per state from a second trace,
+                                   independent of the first */
+    mcf_rng *before;            /* scratch: the streams before the first trace */
+} mcf_fermion_heat;
+
+/* ---- Chebyshev moments in the results (issue 18) ---------------------------------------
+ *
+ * A model that measures a DOS curve adds its moments in a few lines, so that `mcf dos DIR`
+ * can reconstruct the DOS later with another kernel or grid, with a jackknife error band:
+ *
+ *   observables[]:  ..., {"dos", ..., "E", 0, ...}, MCF_FERMION_MOMENT_OBSERVABLES, ...
+ *   layout():       for the three curves q = index - (index of "dos_moments"):
+ *                   points[index] = mcf_fermion_moment_points(&c->ev, c->ws, q, axis);
+ *   measure():      mcf_fermion_dos_moments(&a, n, dos, moments) instead of the bare DOS,
+ *                   moments[k] = values[k] + the offset of dos_moments.
+ *
+ * With an evaluator that has no moments (ed) the three curves have 0 points: not measured,
+ * no file written (mcf/model.h, mcf_layout).  The moments refer to the scaling (a, b) of
+ * the chain's Hamiltonian; averaging them over measurements makes sense only when (a, b)
+ * stays put, i.e. with fixed spectral bounds (mcf_hamiltonian_fix_bounds): `mcf dos`
+ * refuses a run whose moment_scale changed between measurements. */
+#define MCF_FERMION_MOMENT_OBSERVABLES                                                     \
+    {"dos_moments", MCF_ROLE_NONE, MCF_FERMION_DOS_MOMENTS_DOC_, "n", MCF_OBS_MOMENTS,      \
+     NULL, NULL, NULL, NULL},                                                              \
+    {"dos_moments_var", MCF_ROLE_NONE, MCF_FERMION_DOS_MOMENTS_VAR_DOC_, "n", 0, NULL,     \
+     NULL, NULL, NULL},                                                                    \
+    {"moment_scale", MCF_ROLE_NONE, MCF_FERMION_MOMENT_SCALE_DOC_, "k",                    \
+     MCF_OBS_MOMENT_SCALE, NULL, NULL, NULL, NULL}
+
+/* their docs (written into the curve files) */
+#define MCF_FERMION_DOS_MOMENTS_DOC_                                                       \
+    "Chebyshev moments mu_n = Tr T_n((H - b) / a) / dim of the DOS, no kernel (mcf dos "   \
+    "reconstructs the DOS from them)"
+#define MCF_FERMION_DOS_MOMENTS_VAR_DOC_                                                   \
+    "per-vector variance of the stochastic trace's moments: one measurement's mu_n has "   \
+    "the error sqrt(var / vectors); 0 for an exact trace"
+#define MCF_FERMION_MOMENT_SCALE_DOC_                                                      \
+    "the scaling E = a x + b of the moments: a (k = 0) and b (k = 1), energy"
+
+/* ---- The helpers ------------------------------------------------------------------------
+ *
+ * Not declared for a file of the SDK that implements ABI 1's helpers (MCF_WANT_ABI 1, which
+ * only the private headers of mcf allow: mcf/version.h). */
+#if MCF_WANT_ABI >= 2
+#define mcf_fermion mcf_fermion_v2
+#define mcf_fermion_bind mcf_fermion_bind_v2
+#define mcf_fermion_has mcf_fermion_has_v2
+#define mcf_fermion_workspace mcf_fermion_workspace_v2
+#define mcf_fermion_batch mcf_fermion_batch_v2
+#define mcf_fermion_batch_get mcf_fermion_batch_get_v2
+#define mcf_fermion_change_action mcf_fermion_change_action_v2
+#define mcf_fermion_occupation mcf_fermion_occupation_v2
+#define mcf_fermion_occupation_dT mcf_fermion_occupation_dT_v2
+#define mcf_fermion_heat_get mcf_fermion_heat_get_v2
+#define mcf_fermion_occupation_heat mcf_fermion_occupation_heat_v2
+#define mcf_fermion_moment_points mcf_fermion_moment_points_v2
+#define mcf_fermion_dos_moments mcf_fermion_dos_moments_v2
+
+/* A chain's handle on the run's evaluator (plain data; borrowed pointers). */
+typedef struct mcf_fermion {
+    const struct mcf_plugin_info *evaluator; /* the evaluator's descriptor (either ABI) */
+    const char *name;            /* its name, for messages ("kpm") */
+    const mcf_params *params;    /* this chain's validated [evaluator] values */
+    const char *model;           /* the model's name, for messages */
+    const char *origin;          /* the configuration file, for messages */
+} mcf_fermion;
+
+/* Binds the run's evaluator (services->evaluator) for `model`, checking it is a fermion
+ * evaluator that provides every bit of `needs` (MCF_FERMION_*).  model_params gives the
+ * configuration file for messages.  Errors: MCF_EINVAL "<model>: [run] evaluator = <name>
+ * in <file> <what is wrong>; set [run] evaluator = kpm (or ed for small lattices)". */
+MCF_API int mcf_fermion_bind(const mcf_services *services, const mcf_params *model_params,
+                             const char *model, unsigned needs, mcf_fermion *out);
+
+/* 1 when the bound evaluator provides every bit of `needs`, else 0 (no message): for
+ * optional features (a DOS curve only when asked for, tempering only when the run
+ * exchanges). */
+MCF_API int mcf_fermion_has(const mcf_fermion *f, unsigned needs);
+
+/* The evaluator's workspace for h (borrowed: must outlive the workspace; the model changes
+ * h only between calls), with the [evaluator] values; errors prefixed "<model>: evaluator
+ * <name>".  *ws is NULL after a failure.  Freed by mcf_fermion_release (NULL is ignored). */
+MCF_API int mcf_fermion_workspace(const mcf_fermion *f, const mcf_hamiltonian *h, void **ws);
+MCF_API void mcf_fermion_release(const mcf_fermion *f, void *ws);
+
+/* The energy grid of ws: its number of points, and the energies (ascending; h's bounds
+ * now) into E when E is not NULL.  0 with a message when the evaluator has no grid (no
+ * MCF_FERMION_DOS, LDOS or GREEN) or fails. */
+MCF_API size_t mcf_fermion_grid(const mcf_fermion *f, void *ws, double *E);
+
+/* The arrays of one batched call for up to n chains, carved from the batch's scratch
+ * (valid until the model's op returns; uninitialised), and the batch they came from.  A
+ * model fills the inputs it needs per chain and calls one of the functions below. */
+typedef struct mcf_fermion_batch {
+    void **ws;                    /* inputs: the chains' workspaces */
+    mcf_rng **rngs;               /*   their measurement streams (stochastic evaluators) */
+    const mcf_change **changes;   /*   their proposed changes */
+    double *T, *mu;               /*   their temperatures and chemical potentials */
+    double *dS, *err;             /* outputs of mcf_fermion_change_action */
+    double *density, *energy;     /* outputs of mcf_fermion_occupation */
+    size_t *index;                /* n entries free for the model (e.g. which chain) */
+    mcf_batch *batch;             /* the batch (set by mcf_fermion_batch_get) */
+} mcf_fermion_batch;
+
+/* Carves the arrays for n chains from b.  MCF_ENOMEM with a message. */
+MCF_API int mcf_fermion_batch_get(mcf_batch *b, size_t n, mcf_fermion_batch *out);
+
+/* The batched helpers call the batch's evaluator (the core sets it: mcf_batch_set_evaluator)
+ * with the inputs of a; errors are prefixed "<model>: evaluator <name>: <op>".
+ *
+ * change_action: dS[k] = S_eff(H_k + changes[k]) - S_eff(H_k) and its truncation bound
+ * err[k] for k < n from ws, changes, T, mu (mcf/fermion.h): one call. */
+MCF_API int mcf_fermion_change_action(const mcf_fermion_batch *a, size_t n);
+
+/* density[k] and energy[k] (per state) for k < n from ws, rngs, T, mu: one occupation call
+ * per distinct (mu, T), in order of first appearance (results do not depend on the
+ * grouping).  Refuses a non-finite result (MCF_EPLUGIN).  Uses a->index as scratch. */
+MCF_API int mcf_fermion_occupation(const mcf_fermion_batch *a, size_t n);
+
+/* The same (a->density, a->energy: the same bits, the same draws) and, from the same trace,
+ * their temperature derivatives at fixed mu per state into ddensity[k] and denergy[k] (n
+ * doubles each, the model's; a->dS and a->err are free during a measurement and may be
+ * passed).  Needs MCF_FERMION_OCCUPATION_DT.  A model whose weight is exp(-S_eff) of its
+ * fermions turns them into its ENERGY_DT and ACTION_DT observables (mcf/model.h):
+ *     de/dT = denergy,   dS_eff/dT = -(energy - mu density) / T^2   (per state). */
+MCF_API int mcf_fermion_occupation_dT(const mcf_fermion_batch *a, size_t n, double *ddensity,
+                                      double *denergy);
+
+/* mcf_fermion_batch_get, and h's arrays for n chains from the same scratch (valid until the
+ * op returns).  MCF_ENOMEM with a message. */
+MCF_API int mcf_fermion_heat_get(mcf_batch *b, size_t n, mcf_fermion_batch *a,
+                                 mcf_fermion_heat *h);
+
+/* mcf_fermion_occupation_dT into a->density, a->energy, h->ddensity, h->denergy (the same
+ * bits and draws), then — when the evaluator drew random numbers for it (a stochastic trace:
+ * a chain's stream moved) — the occupation again from the streams where they now stand
+ * (fresh vectors, independent of the first) into h->density2, h->energy2; otherwise (an
+ * exact trace) copies of a->density and a->energy, at no cost.  Needs
+ * MCF_FERMION_OCCUPATION_DT (bind with that bit alone: it provides the occupation too). */
+MCF_API int mcf_fermion_occupation_heat(const mcf_fermion_batch *a, size_t n,
+                                        const mcf_fermion_heat *h);
+
+/* The points of curve q of MCF_FERMION_MOMENT_OBSERVABLES (0 dos_moments, 1
+ * dos_moments_var, 2 moment_scale) for a chain whose workspace is ws: M, M and 2 (axis
+ * values n = 0..M-1, and k = 0, 1, into axis when it is not NULL), or 0 when the bound
+ * evaluator has no MCF_FERMION_MOMENTS (the curves are then not measured) or q > 2. */
+MCF_API size_t mcf_fermion_moment_points(const mcf_fermion *f, const void *ws, size_t q,
+                                          double *axis);
+
+/* The DOS of n chains (a->ws, a->rngs) into dos[k] (the grid's points).  When the evaluator
+ * has MCF_FERMION_MOMENTS, from the same trace the curves of MCF_FERMION_MOMENT_OBSERVABLES
+ * into moments[k] (M moments, M variances, a and b: the chain's values of the three
+ * curves, declared together); otherwise moments (which may then be NULL) is not touched.
+ * Refuses a non-finite moment, scale or variance (MCF_EPLUGIN, naming chain k of the batch;
+ * the variance of a single vector is NaN by definition and passes); the DOS is the model's
+ * to check. */
+MCF_API int mcf_fermion_dos_moments(const mcf_fermion_batch *a, size_t n, double *const *dos,
+                                    double *const *moments);
+
+/* S[k m + p] = S_eff(H_k) at T[k m + p], mu[k m + p] for a->ws[0..n), m points each, and
+ * the truncation bounds into err (may be NULL): the evaluator's action (mcf/fermion.h).
+ * Needs MCF_FERMION_ACTION. */
+MCF_API int mcf_fermion_action(const mcf_fermion_batch *a, size_t n, size_t m,
+                               const double *T, const double *mu, double *S, double *err);
+
+/* The curves of *s (mcf/fermion.h, mcf_spectra) for a->ws[0..n), a->rngs (for dos and
+ * dos_moments): one spectra call, after checking that the evaluator provides every curve
+ * asked for (MCF_EINVAL naming it) and, when the evaluator has moments, that the moments
+ * and scales returned are finite (MCF_EPLUGIN). */
+MCF_API int mcf_fermion_spectra(const mcf_fermion_batch *a, size_t n, mcf_spectra *s);
+#endif /* MCF_WANT_ABI >= 2 */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,147 @@
+/* mcf/lattice.h — lattice geometry for model plugins: chain, square, cubic and bcc
+ * lattices of linear size L with periodic or open boundaries, with neighbour tables.
+ *
+ * Site numbering: x fastest, then y, then z (bcc: the two sites of a conventional cell,
+ * corner then body centre, fastest of all).  Neighbour slots come in opposite pairs:
+ * slot 2k and slot 2k+1 point along +d_k and -d_k, so summing a bond term over the even
+ * slots of every site counts each bond exactly once.  bcc directions, in units of the cubic
+ * lattice constant: d0 = (+,+,+)/2, d1 = (-,+,+)/2, d2 = (+,-,+)/2, d3 = (+,+,-)/2.  Open
+ * bcc has corners at 0..L-1 along each axis, so the last body centres lack their outer
+ * corner neighbours.  With open boundaries a missing
+ * neighbour is -1.  With periodic boundaries and L = 2 the +d and -d neighbours coincide;
+ * the table then lists that site twice, as the torus has two bonds between the pair. */
+#ifndef MCF_LATTICE_H
+#define MCF_LATTICE_H
+
+#include "mcf/api.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mcf/params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mcf_lattice_kind {
+    MCF_LATTICE_CHAIN = 1,   /* 1D, 2 neighbours */
+    MCF_LATTICE_SQUARE = 2,  /* 2D, 4 neighbours */
+    MCF_LATTICE_CUBIC = 3,   /* 3D simple cubic, 6 neighbours */
+    MCF_LATTICE_BCC = 4      /* 3D body-centred cubic, 2 L^3 sites, 8 neighbours */
+} mcf_lattice_kind;
+
+typedef enum mcf_boundary {
+    MCF_BOUNDARY_PERIODIC = 1,
+    MCF_BOUNDARY_OPEN = 2
+} mcf_boundary;
+
+/* The choices strings for parameter declarations. */
+#define MCF_LATTICE_CHOICES "chain|square|cubic|bcc"
+#define MCF_BOUNDARY_CHOICES "periodic|open"
+
+/* Read-only after creation.  Fields are only ever appended. */
+typedef struct mcf_lattice {
+    mcf_lattice_kind kind;
+    mcf_boundary boundary;
+    int dim;                  /* 1, 2 or 3 */
+    long L;                   /* linear size in conventional cells */
+    size_t sites;             /* number of sites */
+    int coordination;         /* neighbour slots per site */
+    const int32_t *neighbours;/* sites x coordination; -1 = no neighbour (open boundary) */
+    const double *positions;  /* sites x 3 Cartesian coordinates, lattice constant 1 */
+} mcf_lattice;
+
+/* Builds a lattice.  L >= 2.  On success *out owns the tables; free with
+ * mcf_lattice_destroy().  Errors: MCF_EINVAL (bad kind, boundary or L, with a message),
+ * MCF_ENOMEM. */
+MCF_API int mcf_lattice_create(mcf_lattice_kind kind, long L, mcf_boundary boundary,
+                               mcf_lattice **out);
+
+/* Frees a lattice from mcf_lattice_create(); NULL is ignored. */
+MCF_API void mcf_lattice_destroy(mcf_lattice *lattice);
+
+/* Parse "chain"/"square"/"cubic"/"bcc" and "periodic"/"open".  MCF_OK or MCF_EINVAL. */
+MCF_API int mcf_lattice_kind_from_name(const char *name, mcf_lattice_kind *out);
+MCF_API int mcf_boundary_from_name(const char *name, mcf_boundary *out);
+/* ... and back, for messages: "chain", "square", "cubic", "bcc", "periodic", "open"
+ * ("unknown" otherwise).  Static storage. */
+MCF_API const char *mcf_lattice_kind_name(mcf_lattice_kind kind);
+MCF_API const char *mcf_boundary_name(mcf_boundary boundary);
+
+/* Number of bonds (each counted once): what a bond energy per site is normalized by. */
+MCF_API size_t mcf_lattice_bonds(const mcf_lattice *lattice);
+
+/* ---- variables on bonds (mcf 0.8) ---------------------------------------------------------
+ *
+ * A model whose degrees of freedom live on bonds (bond distortions, link variables) numbers
+ * them by bond slots: slot b = i * (coordination / 2) + k is the bond from site i along +d_k
+ * (neighbour slot 2k of site i).  There are mcf_lattice_bond_slots() slots; with periodic
+ * boundaries every slot is a bond, with open ones the slots whose neighbour is missing are
+ * none (mcf_lattice_bonds() counts the bonds).  A loop over bonds:
+ *
+ *     for (size_t b = 0; b < mcf_lattice_bond_slots(lat); b++) {
+ *         size_t i;  int k;
+ *         const int64_t j = mcf_lattice_bond(lat, b, &i, &k);
+ *         if (j < 0) continue;              (an open boundary: no bond)
+ *         ... the bond (i, j) along d_k; the next one along d_k: mcf_lattice_bond_next ...
+ *     }
+ */
+MCF_API size_t mcf_lattice_bond_slots(const mcf_lattice *lattice);
+
+/* The bond in slot b: its far end j (from site *site = i along direction *direction = k), or
+ * -1 when the slot has no bond (an open boundary) or b is out of range (*site and
+ * *direction are still written for b in range; either pointer may be NULL). */
+MCF_API int64_t mcf_lattice_bond(const mcf_lattice *lattice, size_t b, size_t *site,
+                                 int *direction);
+
+/* The slot of the next bond along the same direction (from b's far end along +d_k), or -1
+ * where there is none (an open end, or b is no bond).  Periodic: the bonds along one line
+ * close into a ring. */
+MCF_API int64_t mcf_lattice_bond_next(const mcf_lattice *lattice, size_t b);
+
+/* ---- a model's lattice from its configuration, in one spec and one call ----------------
+ *
+ * MCF_LATTICE_PARAMS(kinds, default_kind, default_L) expands to the three entries of a
+ * model's parameter array,
+ *     lattice = <one of kinds>   L = <int >= 2>   boundary = periodic|open
+ * and mcf_lattice_from_params() reads them and builds the lattice:
+ *
+ *     static const mcf_param_spec my_params[] = {
+ *         MCF_LATTICE_PARAMS("square|cubic", "square", "4"),
+ *         {"t", MCF_PARAM_REAL, "1", ...},
+ *         ...};
+ *     ... mcf_lattice_from_params(params, "my-model", MCF_LATTICE_SIMPLE_BONDS, &lat) ...
+ */
+#define MCF_LATTICE_PARAMS(kinds, default_kind, default_L)                                   \
+    {"lattice", MCF_PARAM_CHOICE, default_kind, MCF_PARAM_NO_SCAN, 0, 0, kinds,              \
+     "lattice: chain (L sites), square (L^2), cubic (L^3) or bcc (2 L^3); here " kinds},    \
+    {"L", MCF_PARAM_INT, default_L, MCF_PARAM_HAS_MIN, 2, 0, NULL,                          \
+     "linear size in conventional cells"},                                                    \
+    {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0,                     \
+     MCF_BOUNDARY_CHOICES, "boundary conditions of the lattice"}
+
+/* Bits of mcf_lattice_from_params' flags. */
+enum {
+    /* Refuse periodic L = 2 chain, square and cubic lattices, where the +d and -d
+     * neighbours of a site coincide and the table lists the same site twice: a model that
+     * writes one Hamiltonian entry per bond needs every bond once (bcc's neighbours stay
+     * distinct at L = 2 and pass). */
+    MCF_LATTICE_SIMPLE_BONDS = 1u << 0
+};
+
+/* Builds the lattice of the parameters "lattice", "L" and "boundary" (declared with
+ * MCF_LATTICE_PARAMS).  Errors: MCF_EINVAL "<model>: [<section>] ... in <file>: ..." saying
+ * what to change, MCF_ENOMEM.  *out as from mcf_lattice_create(). */
+MCF_API int mcf_lattice_from_params(const mcf_params *params, const char *model, unsigned flags,
+                                    mcf_lattice **out);
+
+/* The checkerboard sign of a site, +1 or -1: (-1)^(x+y+z) of its cell on chain, square and
+ * cubic lattices (staggered order: with periodic boundaries a true sublattice for even L),
+ * +1 for bcc corners and -1 for body centres. */
+MCF_API int mcf_lattice_parity(const mcf_lattice *lattice, size_t site);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
