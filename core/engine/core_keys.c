@@ -15,71 +15,71 @@
 
 static const mcf_param_spec run_specs[] = {
     {"model", MCF_PARAM_STRING, NULL, MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "the model plugin (see `mcf plugins`)"},
+     .doc = "the model plugin (see `mcf plugins`)"},
     {"evaluator", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "the evaluator plugin, none, or auto: the fastest usable evaluator of the kind the "
+     .doc = "the evaluator plugin, none, or auto: the fastest usable evaluator of the kind the "
      "model takes (a GPU plugin when a device is present, else the CPU one); the log says "
      "which and why"},
     {"seed", MCF_PARAM_INT, "1", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
-     "the run's seed: chain k uses random stream (seed, k)"},
+     .doc = "the run's seed: chain k uses random stream (seed, k)"},
     {"output", MCF_PARAM_STRING, NULL, MCF_PARAM_NO_SCAN | MCF_PARAM_OPTIONAL_, 0, 0, NULL,
-     "output folder (default: the config's name with .out)"},
+     .doc = "output folder (default: the config's name with .out)"},
     {"threads", MCF_PARAM_INT, "0", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
-     "worker threads; 0 = all cores (results do not depend on it)"},
+     .doc = "worker threads; 0 = all cores (results do not depend on it)"},
     /* added after runs were checkpointed: at its default, config.ini (and with it the
      * checkpoint's configuration hash) stays as it was before the key existed */
     {"walkers", MCF_PARAM_INT, "1",
      MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 1, 0, NULL,
-     "independent chains (walkers) per scan point, combined into one row of results.tsv; "
+     .doc = "independent chains (walkers) per scan point, combined into one row of results.tsv; "
      "chain point * walkers + w uses stream (seed, point * walkers + w)"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 static const mcf_param_spec schedule_specs[] = {
     {"thermalize", MCF_PARAM_INT, "1000", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
-     "sweeps before measuring"},
+     .doc = "sweeps before measuring"},
     {"sweeps", MCF_PARAM_INT, "10000", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 1, 0, NULL,
-     "measured sweeps"},
+     .doc = "measured sweeps"},
     {"measure_every", MCF_PARAM_INT, "1", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 1, 0, NULL,
-     "sweeps between measurements"},
+     .doc = "sweeps between measurements"},
     {"checkpoint_every", MCF_PARAM_INT, "0", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0,
-     NULL, "sweeps between checkpoints; 0 = at the end and on SIGINT/SIGTERM only"},
+     NULL, .doc = "sweeps between checkpoints; 0 = at the end and on SIGINT/SIGTERM only"},
     {"temperatures", MCF_PARAM_REAL, NULL, MCF_PARAM_OPTIONAL_ | MCF_PARAM_SKIP_, 0, 0, NULL,
-     "temperatures: a list (1.5, 2.0) or a linspace first:last:count"},
+     .doc = "temperatures: a list (1.5, 2.0) or a linspace first:last:count"},
     {"bins", MCF_PARAM_INT, "32", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX,
-     2, 4096, NULL, "jackknife bins for derived quantities"},
+     2, 4096, NULL, .doc = "jackknife bins for derived quantities"},
     {"adapt_every", MCF_PARAM_INT, "100", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 1, 0, NULL,
-     "thermalization sweeps between step-size adaptations"},
+     .doc = "thermalization sweeps between step-size adaptations"},
     /* like walkers: runs without tempering keep their checkpoints */
     {"exchange_every", MCF_PARAM_INT, "0",
      MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
-     "parallel tempering: sweeps between replica exchanges of neighbouring temperatures "
+     .doc = "parallel tempering: sweeps between replica exchanges of neighbouring temperatures "
      "(chains differing only in T); 0 = off"},
     {"start", MCF_PARAM_CHOICE, "model", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
      "model|hot_cold|anneal",
-     "how chains start: model = as [model] says; hot_cold = the walkers of a scan point "
+     .doc = "how chains start: model = as [model] says; hot_cold = the walkers of a scan point "
      "alternate between [model] start = random and ordered (walkers >= 2), and the run "
      "warns when they disagree (a chain frozen out of equilibrium); anneal = each chain "
      "takes the configuration the next higher temperature reached after its part of the "
      "thermalization (thermalize is cut into one part per temperature)"},
     {"error_target", MCF_PARAM_STRING, NULL, MCF_PARAM_NO_SCAN | MCF_PARAM_OPTIONAL_, 0, 0,
      NULL,
-     "run until the errors are small enough: NAME:VALUE (absolute: NAME_err <= VALUE) or "
+     .doc = "run until the errors are small enough: NAME:VALUE (absolute: NAME_err <= VALUE) or "
      "NAME:VALUE% (relative: NAME_err <= VALUE/100 |NAME|) for a column of results.tsv "
      "with an error (an observable or specific_heat, susceptibility, binder, variance), "
      "several separated by spaces; the measured sweeps double until every scan point "
      "meets every target, or doubling would pass max_sweeps"},
     {"max_sweeps", MCF_PARAM_INT, "0",
      MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
-     "with error_target: the most measured sweeps (sweeps, 2 sweeps, 4 sweeps ... up to "
+     .doc = "with error_target: the most measured sweeps (sweeps, 2 sweeps, 4 sweeps ... up to "
      "it); 0 = 16 x sweeps"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 /* [schedule] temperatures, checked a second time as the temperature axis: every value
  * (one, or a list or linspace) an axis value named T, each > 0. */
 static const mcf_param_spec temperature_spec[] = {
     {"temperatures", MCF_PARAM_REAL, NULL, MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0,
-     NULL, "temperatures"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     NULL, .doc = "temperatures"},
+    {0}};
 
 static char *default_output(const char *config_path)
 {

@@ -44,6 +44,11 @@ int mcfi_specs_check(const mcf_param_spec *specs, const char *owner);
 
 /* Loads a plugin from an explicit file path. */
 int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out);
+/* plugin_specs.c: *out = info, or for a plugin built before mcf 1.0 (no built_with) a copy
+ * whose parameter specs are in today's layout (symbol and unit NULL), in one block *owned
+ * (free()); MCF_ENOMEM. */
+int mcfi_plugin_convert_specs(const mcf_plugin_info *info, const mcf_plugin_info **out,
+                              void **owned);
 
 /* ---- a validated run setup (setup.c, axes.c; the files of setup share setup.h) ---- */
 

@@ -348,14 +348,15 @@ static const mcfi_model_calls abi2_calls = {
 /* ---- opening -------------------------------------------------------------------------- */
 
 /* The core's view of an ABI-2 table's labels: one label list from the observables' and
- * axes' symbols and units, the parameters' labels and "T" in energy_unit (the
+ * axes' symbols and units, the parameter specs' (mcf 1.0) and "T" in energy_unit (the
  * observables are the plugin's own). */
-static int abi2_views(const char *path, const mcf_model *v, mcfi_model *m)
+static int abi2_views(const char *path, const mcf_model *v, const mcf_param_spec *params,
+                      mcfi_model *m)
 {
     size_t n = 0, np = 0;
     while (v->observables && v->observables[n].name)
         n++;
-    while (v->parameter_labels && v->parameter_labels[np].name)
+    while (params && params[np].name)
         np++;
     m->own_labels = calloc(2 * n + np + 2, sizeof *m->own_labels);
     if (!m->own_labels)
@@ -374,7 +375,8 @@ static int abi2_views(const char *path, const mcf_model *v, mcfi_model *m)
             m->own_labels[nl++] = (mcf_label){x->axis, x->axis_symbol, x->axis_unit};
     }
     for (size_t k = 0; k < np; k++)
-        m->own_labels[nl++] = v->parameter_labels[k];
+        if (params[k].symbol || params[k].unit)
+            m->own_labels[nl++] = (mcf_label){params[k].name, params[k].symbol, params[k].unit};
     if (v->energy_unit)
         m->own_labels[nl++] = (mcf_label){"T", "T", v->energy_unit};
     m->observables = v->observables;
@@ -382,7 +384,8 @@ static int abi2_views(const char *path, const mcf_model *v, mcfi_model *m)
     return MCF_OK;
 }
 
-static int abi2_open(const char *path, const mcf_model *v, mcfi_model *m)
+static int abi2_open(const char *path, const mcf_model *v, const mcf_param_spec *params,
+                     mcfi_model *m)
 {
     const size_t size = offsetof(mcf_model, periodic) + sizeof(void *);
     if (v->struct_size < size)
@@ -416,7 +419,7 @@ static int abi2_open(const char *path, const mcf_model *v, mcfi_model *m)
     m->has_periodic = v->periodic != NULL;
     m->has_variational = v->variational_file_key != NULL;
     m->variational_file_key = v->variational_file_key;
-    return abi2_views(path, v, m);
+    return abi2_views(path, v, params, m);
 }
 
 /* What every model passes, whatever its ABI: observables, roles, streams (plugin.c checks
@@ -455,7 +458,7 @@ int mcfi_model_open(const char *path, const mcf_plugin_info *info, mcfi_model **
     if (!m)
         return mcf_fail(MCF_ENOMEM, "%s: out of memory", path);
     m->name = info->name;
-    int rc = info->abi_version == MCF_ABI_2 ? abi2_open(path, info->ops, m)
+    int rc = info->abi_version == MCF_ABI_2 ? abi2_open(path, info->ops, info->params, m)
                                             : mcfi_abi1_open(path, info->ops, m);
     if (!rc)
         rc = check_model(path, m);

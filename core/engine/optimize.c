@@ -61,20 +61,20 @@
 
 static const mcf_param_spec optimize_specs[] = {
     {"iterations", MCF_PARAM_INT, "10", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 1, 0, NULL,
-     "linear-method iterations (each samples, then updates the parameters)"},
+     .doc = "linear-method iterations (each samples, then updates the parameters)"},
     {"samples", MCF_PARAM_INT, "2000", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 16, 0, NULL,
-     "sweeps per iteration and walker; [schedule] measure_every sweeps between samples"},
+     .doc = "sweeps per iteration and walker; [schedule] measure_every sweeps between samples"},
     {"thermalize", MCF_PARAM_INT, "200", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
-     "sweeps after each change of the parameters, before sampling (the first iteration "
+     .doc = "sweeps after each change of the parameters, before sampling (the first iteration "
      "follows [schedule] thermalize instead)"},
     {"target", MCF_PARAM_CHOICE, "energy", MCF_PARAM_NO_SCAN, 0, 0, "energy|variance",
-     "what the linear method minimizes: the energy or the variance of the local energy"},
+     .doc = "what the linear method minimizes: the energy or the variance of the local energy"},
     {"shift", MCF_PARAM_REAL, "0.001", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
-     "initial stabilization: added to the diagonal of the parameter block (energy units; "
+     .doc = "initial stabilization: added to the diagonal of the parameter block (energy units; "
      "adapted: x10 after a rejected step, /2 after an accepted one)"},
     {"xi", MCF_PARAM_REAL, "0.5", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, 0, 1,
-     NULL, "normalization of the update (Toulouse and Umrigar's xi, 0..1)"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     NULL, .doc = "normalization of the update (Toulouse and Umrigar's xi, 0..1)"},
+    {0}};
 
 const mcf_param_spec *mcfi_optimize_specs(void) { return optimize_specs; }
 

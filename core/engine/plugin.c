@@ -327,8 +327,9 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
         if (rc)
             return rc;
     }
-    return mcfi_specs_check(info->params, path);
+    return MCF_OK;
 }
+
 
 /* Why path could not be loaded.  libltdl answers "file not found" for a file that is there
  * but is no shared library (after the loader refused it, it looked for other names); the
@@ -371,7 +372,12 @@ int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out)
     const mcf_plugin_info *(*entry)(void);
     memcpy(&entry, &sym, sizeof entry);
     const mcf_plugin_info *info = entry();
+    void *converted = NULL;
     rc = check_info(path, info, want);
+    if (!rc)
+        rc = mcfi_plugin_convert_specs(info, &info, &converted);
+    if (!rc)
+        rc = mcfi_specs_check(info->params, path);
     mcfi_model *model = NULL;
     if (!rc && info->kind == MCF_PLUGIN_MODEL)
         rc = mcfi_model_open(path, info, &model); /* checks its table, whatever the ABI */
@@ -381,12 +387,14 @@ int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out)
         model = NULL;
     }
     if (rc) {
+        free(converted);
         lt_dlclose(h);
         return rc;
     }
     mcf_plugin *p = calloc(1, sizeof *p);
     if (!p || !(p->path = strdup(path))) {
         free(p);
+        free(converted);
         mcfi_model_close(model);
         lt_dlclose(h);
         return mcf_fail(MCF_ENOMEM, "out of memory");
@@ -394,6 +402,7 @@ int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out)
     p->handle = h;
     p->info = info;
     p->model = model;
+    p->converted = converted;
     *out = p;
     return MCF_OK;
 }
@@ -406,6 +415,7 @@ void mcfe_plugin_close(mcf_plugin *p)
     if (p->handle)
         lt_dlclose((lt_dlhandle)p->handle);
     free(p->path);
+    free(p->converted);
     free(p);
 }
 

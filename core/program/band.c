@@ -33,34 +33,34 @@
 
 static const mcf_param_spec run_specs[] = {
     {"model", MCF_PARAM_STRING, NULL, MCF_PARAM_SKIP_, 0, 0, NULL,
-     "the model whose ideal states are integrated (its plugin needs the periodic op)"},
+     .doc = "the model whose ideal states are integrated (its plugin needs the periodic op)"},
     {"evaluator", MCF_PARAM_STRING, "tetra", MCF_PARAM_SKIP_, 0, 0, NULL,
-     "the band evaluator (tetra: linear tetrahedra on a Monkhorst-Pack grid)"},
+     .doc = "the band evaluator (tetra: linear tetrahedra on a Monkhorst-Pack grid)"},
     {"output", MCF_PARAM_STRING, NULL, MCF_PARAM_SKIP_ | MCF_PARAM_OPTIONAL_, 0, 0, NULL,
-     "the output folder (default: the configuration's name with .out)"},
+     .doc = "the output folder (default: the configuration's name with .out)"},
     {"seed", MCF_PARAM_INT, "1", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN |
      MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
-     "state configuration: the chain is chain 0 of a run with this seed (random stream "
+     .doc = "state configuration: the chain is chain 0 of a run with this seed (random stream "
      "(seed, 0))"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 static const mcf_param_spec band_specs[] = {
     {"states", MCF_PARAM_STRING, NULL, MCF_PARAM_SKIP_, 0, 0, NULL,
-     "space-separated ideal states of the model (e.g. ferro neel-g canted:60), or "
+     .doc = "space-separated ideal states of the model (e.g. ferro neel-g canted:60), or "
      "configuration: the [model] configuration of a run's chain 0 (a spins file, a disorder "
      "realization), its L^d box repeated periodically"},
     {"mu", MCF_PARAM_STRING, "auto", MCF_PARAM_SKIP_, 0, 0, NULL,
-     "chemical potentials: a list, first:last:count, or auto (241 across all bands)"},
+     .doc = "chemical potentials: a list, first:last:count, or auto (241 across all bands)"},
     {"energies", MCF_PARAM_STRING, "auto", MCF_PARAM_SKIP_, 0, 0, NULL,
-     "the DOS grid: first:last:count, a list, or auto (801 over the bands and 5% beyond)"},
+     .doc = "the DOS grid: first:last:count, a list, or auto (801 over the bands and 5% beyond)"},
     {"electrons", MCF_PARAM_STRING, "none", MCF_PARAM_SKIP_, 0, 0, NULL,
-     "electrons per site for the Fermi level at fixed density: a list, first:last:count, "
+     .doc = "electrons per site for the Fermi level at fixed density: a list, first:last:count, "
      "or none"},
     {"temperature", MCF_PARAM_REAL, NULL, MCF_PARAM_OPTIONAL_ | MCF_PARAM_NO_SCAN |
      MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
-     "state configuration: the temperature the chain is created at, as a run's first "
+     .doc = "state configuration: the temperature the chain is created at, as a run's first "
      "[schedule] temperatures value (for a model that reads one: double-exchange, holstein)"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 typedef struct band_state {
     char *name;
@@ -127,7 +127,7 @@ static int numbers(const band_job *j, const char *key, double **out, size_t *n)
     *n = 0;
     if (!text || !strcmp(text, "auto") || !strcmp(text, "none"))
         return MCF_OK;
-    const mcf_param_spec spec = {key, MCF_PARAM_REAL, NULL, 0, 0, 0, NULL, NULL};
+    const mcf_param_spec spec = {key, MCF_PARAM_REAL, NULL, 0, 0, 0, NULL, .doc = NULL};
     mcf_value *v = NULL;
     int rc = mcfe_axis_parse(&spec, text, &v, n);
     char where[512];

@@ -43,14 +43,14 @@ static const mcf_param_spec bc_params[] = {
     BLIP_GRID_PARAM_SPECS,
     {"sum_precision", MCF_PARAM_CHOICE, "single",
      MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "single|double",
-     "precision of the sum of 64 blip terms in each orbital value (the table is single "
+     .doc = "precision of the sum of 64 blip terms in each orbital value (the table is single "
      "precision either way): single, or double for measurements (up to ~25% slower; values "
      "change at the 1e-7 level)"},
     {"orbitals_per_thread", MCF_PARAM_CHOICE, "2",
      MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "1|2|4",
-     "orbitals per GPU thread in the values kernel (fewer when the number of orbitals is "
+     .doc = "orbitals per GPU thread in the values kernel (fewer when the number of orbitals is "
      "not a multiple): speed only, the results are the same bits"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 typedef struct bc_ws {
     size_t L;

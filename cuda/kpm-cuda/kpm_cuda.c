@@ -435,26 +435,28 @@ static const mcf_param_spec kc_param_specs[] = {
     KPM_PARAM_SPEC_ENTRIES
     {"gfmc_blocks", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0,
      0, "auto|1|2|4|8|16",
-     "thread blocks working on one chain in the GFMC kernel (a thread-block cluster): auto "
+     .doc = "thread blocks working on one chain in the GFMC kernel (a thread-block cluster): auto "
      "picks them from the lattice size and the number of chains; other values change the "
      "order of the sums, so results differ in the last digits"},
     {"gfmc_fft", MCF_PARAM_BOOL, "true", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
      NULL,
-     "GFMC on the GPU: sum the Chebyshev series of the Green's functions at the energy nodes "
+     .doc = "GFMC on the GPU: sum the Chebyshev series of the Green's functions at the "
+     "energy nodes "
      "by an FFT in shared memory where it fits and energy_points is a power of 2; false: by "
      "Horner's rule at every node (results differ in the last digits)"},
     {"gfmc_on_chip", MCF_PARAM_BOOL, "true", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0,
      0, NULL,
-     "GFMC on the GPU: keep the Chebyshev vectors on the chip, in the thread blocks' shared "
+     .doc = "GFMC on the GPU: keep the Chebyshev vectors on the chip, in the thread blocks' shared "
      "memory, where they fit (small lattices); false: in device memory.  Speed only: the "
      "same results"},
     {"gfmc_recursion", MCF_PARAM_CHOICE, "auto",
      MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "auto|by-row",
-     "GFMC on the GPU: auto runs the Chebyshev recursion of lattices up to 64 rows by vector "
+     .doc = "GFMC on the GPU: auto runs the Chebyshev recursion of lattices up to 64 rows by "
+     "vector "
      "(each warp one vector, no block barrier) and larger ones by row; by-row: always by row "
      "(the block's threads share the rows).  Speed only, but the sums differ in the last "
      "digits"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 static int kc_probe(char *why, size_t len) { return kcu_probe(why, len); }
 

@@ -15,12 +15,12 @@
 static const mcf_param_spec tc_params[] = {
     TETRA_GRID_PARAMS,
     {"eigensolver", MCF_PARAM_CHOICE, "jacobi", MCF_PARAM_NO_SCAN, 0, 0, "jacobi|cusolver",
-     "the batched eigensolver of all k points: mcf's Jacobi kernel (any size) or cuSOLVER's "
+     .doc = "the batched eigensolver of all k points: mcf's Jacobi kernel (any size) or cuSOLVER's "
      "zheevjBatched (up to 32 orbitals)"},
     {"precision", MCF_PARAM_CHOICE, "double", MCF_PARAM_NO_SCAN, 0, 0, "double|mixed|single",
-     "the DOS sums: double throughout, float arithmetic with double sums, or float "
+     .doc = "the DOS sums: double throughout, float arithmetic with double sums, or float "
      "throughout (docs/methods.md: the single-precision bound)"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 /* the orbital weights are kept up to this many orbitals (the DOS kernel keeps one column
  * of the orbital DOS per thread in shared memory), and the Jacobi kernel's matrices, one per

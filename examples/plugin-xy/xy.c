@@ -37,18 +37,18 @@
 
 static const mcf_param_spec xy_params[] = {
     {"L", MCF_PARAM_INT, "16", MCF_PARAM_HAS_MIN, 2, 0, NULL,
-     "linear size of the L x L square lattice"},
+     .doc = "linear size of the L x L square lattice"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0,
-     MCF_BOUNDARY_CHOICES, "periodic or open boundaries"},
+     MCF_BOUNDARY_CHOICES, .doc = "periodic or open boundaries"},
     {"J", MCF_PARAM_REAL, "1.0", 0, 0, 0, NULL,
-     "coupling: H = -J sum_<ij> cos(theta_i - theta_j); J > 0 is ferromagnetic"},
+     .doc = "coupling: H = -J sum_<ij> cos(theta_i - theta_j); J > 0 is ferromagnetic"},
     {"step", MCF_PARAM_REAL, "1.0",
      MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_HAS_MAX, 0.0, XY_PI, NULL,
-     "initial half-width delta of the angle update, in (0, pi]; adapted while "
+     .doc = "initial half-width delta of the angle update, in (0, pi]; adapted while "
      "thermalizing"},
     {"start", MCF_PARAM_CHOICE, "random", MCF_PARAM_NO_SCAN, 0, 0, "random|ordered",
-     "initial state: random angles (hot) or all theta = 0 (cold)"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     .doc = "initial state: random angles (hot) or all theta = 0 (cold)"},
+    {0}};
 
 /* [model] start, in the order of its choices (mcf_params_choice) */
 enum { XY_START_RANDOM, XY_START_ORDERED };

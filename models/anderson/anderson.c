@@ -72,21 +72,22 @@ static const mcf_stream_spec anderson_streams[] = {
 
 static const mcf_param_spec anderson_params[] = {
     {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, ANDERSON_LATTICES,
-     "lattice: square (L^2 sites, z = 4), simple cubic (L^3, z = 6) or bcc (2 L^3, z = 8)"},
+     .doc = "lattice: square (L^2 sites, z = 4), simple cubic (L^3, z = 6) or bcc (2 L^3, z = 8)"},
     {"L", MCF_PARAM_INT, "16", MCF_PARAM_HAS_MIN, 2, 0, NULL,
-     "linear size in conventional cells"},
+     .doc = "linear size in conventional cells", .symbol = "L"},
     {"W", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_FINITE, 0, 0, NULL,
-     "disorder strength: on-site energies uniform in [-W/2, W/2] (W_c = 16.5 t, cubic)"},
+     .doc = "disorder strength: on-site energies uniform in [-W/2, W/2] (W_c = 16.5 t, cubic)",
+     .symbol = "W", .unit = "t"},
     {"t", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
-     "nearest-neighbour hopping, H_ij = -t"},
+     .doc = "nearest-neighbour hopping, H_ij = -t"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
-     "boundary conditions of the lattice"},
+     .doc = "boundary conditions of the lattice"},
     {"typical_sites", MCF_PARAM_INT, "32", MCF_PARAM_HAS_MIN, 1, 0, NULL,
-     "distinct sites sampled per realization for typical_dos (at most the number of sites)"},
+     .doc = "distinct sites sampled per realization for typical_dos (at most the number of sites)"},
     {"ldos_sites", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "space-separated site indices whose mean LDOS is the curve ldos (none: the sampled "
+     .doc = "space-separated site indices whose mean LDOS is the curve ldos (none: the sampled "
      "typical_dos sites)"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 static const mcf_observable anderson_observables[] = {
     {"dos", MCF_ROLE_NONE, "density of states per state, 1/energy", "E", 0, "ρ(E)", "1/t", "E",
@@ -104,8 +105,6 @@ static const mcf_observable anderson_observables[] = {
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
 /* symbols and units of the parameters, for the plots (the observables carry theirs) */
-static const mcf_label anderson_parameter_labels[] = {
-    {"L", "L", NULL}, {"W", "W", "t"}, {NULL, NULL, NULL}};
 
 typedef struct anderson_move {
     uint64_t key; /* the Philox key of the new realization */
@@ -469,7 +468,6 @@ static const mcf_model anderson_model = {
     .struct_size = sizeof(mcf_model),
     .move_size = sizeof(anderson_move),
     .observables = anderson_observables,
-    .parameter_labels = anderson_parameter_labels,
     .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
     .streams = anderson_streams,
     .state_tag = {'A', 'N', 'D', '1'},

@@ -49,31 +49,33 @@ static const mcf_stream_spec de_streams[] = {
 
 static const mcf_param_spec de_params[] = {
     {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, DE_LATTICES,
-     "lattice: square (L^2 sites, z = 4) or simple cubic (L^3 sites, z = 6)"},
+     .doc = "lattice: square (L^2 sites, z = 4) or simple cubic (L^3 sites, z = 6)"},
     {"L", MCF_PARAM_INT, "4", MCF_PARAM_HAS_MIN, 2, 0, NULL,
-     "linear size; L >= 3 with periodic boundaries (L = 2 would list a neighbour twice)"},
+     .doc = "linear size; L >= 3 with periodic boundaries (L = 2 would list a neighbour twice)", .symbol = "L"},
     {"t", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
-     "hopping amplitude, finite and nonzero: H_ij = -t <chi_i|chi_j> (hund = inf) or -t "
+     .doc = "hopping amplitude, finite and nonzero: H_ij = -t <chi_i|chi_j> (hund = inf) or -t "
      "per spin (finite hund)"},
     {"mu", MCF_PARAM_REAL, "0", MCF_PARAM_FINITE, 0, 0, NULL,
-     "chemical potential (grand canonical); 0 is half filling of the hund = inf band"},
+     .doc = "chemical potential (grand canonical); 0 is half filling of the hund = inf band",
+     .symbol = "μ", .unit = "t"},
     {"hund", MCF_PARAM_REAL, "inf", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
-     "Hund coupling J_H > 0: inf = spinless fermions slaved to the spins (N x N), a number = "
-     "two orbitals per site with -J_H S.sigma (2N x 2N)"},
+     .doc = "Hund coupling J_H > 0: inf = spinless fermions slaved to the spins (N x N), a "
+     "number = "
+     "two orbitals per site with -J_H S.sigma (2N x 2N)", .symbol = "J_H", .unit = "t"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
-     "boundary conditions of the lattice"},
+     .doc = "boundary conditions of the lattice"},
     {"move", MCF_PARAM_CHOICE, "uniform", MCF_PARAM_NO_SCAN, 0, 0, "uniform|rotation",
-     "single-spin move: a uniform new direction, or one in a cap of half-angle alpha around "
+     .doc = "single-spin move: a uniform new direction, or one in a cap of half-angle alpha around "
      "the old (alpha adapted toward acceptance 0.5 while thermalizing)"},
     {"start", MCF_PARAM_CHOICE, "random", MCF_PARAM_NO_SCAN, 0, 0, "random|ordered",
-     "initial spins: independent uniform directions, or all along +z"},
+     .doc = "initial spins: independent uniform directions, or all along +z"},
     {"spins", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "none, or a text file of initial spins, one line \"x y z\" per site ('#' comments; a "
+     .doc = "none, or a text file of initial spins, one line \"x y z\" per site ('#' comments; a "
      "relative path is relative to the working directory); replaces start"},
     {"dos_every", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "measure the DOS curve (dos.tsv) at every k-th measurement, repeating the last one in "
+     .doc = "measure the DOS curve (dos.tsv) at every k-th measurement, repeating the last one in "
      "between; 0 = no DOS curve"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 /* [model] move and start, in the order of their choices (mcf_params_choice) */
 enum { DE_MOVE_UNIFORM, DE_MOVE_ROTATION };
@@ -106,8 +108,6 @@ static const mcf_observable de_observables[] = {
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
 /* symbols and units of the parameters, for the plots (T's unit is energy_unit) */
-static const mcf_label de_parameter_labels[] = {
-    {"L", "L", NULL}, {"mu", "μ", "t"}, {"hund", "J_H", "t"}, {NULL, NULL, NULL}};
 
 /* ---- create / destroy ---------------------------------------------------------------- */
 
@@ -327,7 +327,6 @@ static const mcf_model de_model = {
     .struct_size = sizeof(mcf_model),
     .move_size = sizeof(de_move),
     .observables = de_observables,
-    .parameter_labels = de_parameter_labels,
     .energy_unit = "t",
     .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
     .weight_form = MCF_WEIGHT_ACTION, /* exp(-S(T)): C from energy_dT and action_dT */

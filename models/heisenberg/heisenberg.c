@@ -40,16 +40,16 @@
 
 static const mcf_param_spec heis_params[] = {
     {"lattice", MCF_PARAM_CHOICE, "cubic", MCF_PARAM_NO_SCAN, 0, 0, MCF_LATTICE_CHOICES,
-     "lattice: chain (1D), square (2D), simple cubic or bcc (3D)"},
+     .doc = "lattice: chain (1D), square (2D), simple cubic or bcc (3D)"},
     {"L", MCF_PARAM_INT, "6", MCF_PARAM_HAS_MIN, 2, 0, NULL,
-     "linear size in conventional cells (L^d sites; bcc 2 L^3)"},
+     .doc = "linear size in conventional cells (L^d sites; bcc 2 L^3)", .symbol = "L"},
     {"J", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
-     "nearest-neighbour exchange (J > 0 ferromagnetic), in units of temperature"},
+     .doc = "nearest-neighbour exchange (J > 0 ferromagnetic), in units of temperature"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
-     "boundary conditions of the lattice"},
+     .doc = "boundary conditions of the lattice"},
     {"start", MCF_PARAM_CHOICE, "random", MCF_PARAM_NO_SCAN, 0, 0, "random|ordered",
-     "initial spins: independent uniform directions, or all along +z"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     .doc = "initial spins: independent uniform directions, or all along +z"},
+    {0}};
 
 /* [model] start, in the order of its choices (mcf_params_choice) */
 enum { HEIS_START_RANDOM, HEIS_START_ORDERED };
@@ -65,7 +65,6 @@ static const mcf_observable heis_observables[] = {
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
 /* symbols and units of the parameters, for the plots (the observables carry theirs) */
-static const mcf_label heis_parameter_labels[] = {{"L", "L", NULL}, {NULL, NULL, NULL}};
 
 typedef struct heis_move {
     int64_t site;
@@ -366,7 +365,6 @@ static const mcf_model heis_model = {
     .struct_size = sizeof(mcf_model),
     .move_size = sizeof(heis_move),
     .observables = heis_observables,
-    .parameter_labels = heis_parameter_labels,
     .energy_unit = "J",
     .state_tag = {'H', 'S', 'B', '1'},
     .configuration_tag = {'H', 'S', 'B', '1'},

@@ -30,18 +30,28 @@ static const mcf_stream_spec ho_streams[] = {
 #define HO_DELTA_MAX 1e4
 
 static const mcf_param_spec ho_params[] = {
-    MCF_LATTICE_PARAMS(HO_LATTICES, "square", "4"),
-    {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "nearest-neighbour hopping (0: isolated sites)"},
-    {"g", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "electron-phonon coupling, -g x_i (n_i - 1/2)"},
+    /* MCF_LATTICE_PARAMS's three keys, with L's symbol for the plots */
+    {"lattice", MCF_PARAM_CHOICE, "square", MCF_PARAM_NO_SCAN, 0, 0, HO_LATTICES,
+     .doc = "lattice: chain (L sites), square (L^2), cubic (L^3) or bcc (2 L^3); here "
+            HO_LATTICES},
+    {"L", MCF_PARAM_INT, "4", MCF_PARAM_HAS_MIN, 2, 0, NULL,
+     .doc = "linear size in conventional cells", .symbol = "L"},
+    {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0,
+     MCF_BOUNDARY_CHOICES, .doc = "boundary conditions of the lattice"},
+    {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, .doc = "nearest-neighbour hopping (0: isolated "
+     "sites)"},
+    {"g", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, .doc = "electron-phonon coupling, -g x_i (n_i - 1/2)",
+     .symbol = "g", .unit = "t"},
     {"k", MCF_PARAM_REAL, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
-     "lattice stiffness, (k/2) x_i^2"},
-    {"mu", MCF_PARAM_REAL, "0", 0, 0, 0, NULL, "chemical potential; 0 = half filling"},
+     .doc = "lattice stiffness, (k/2) x_i^2", .symbol = "k", .unit = "t"},
+    {"mu", MCF_PARAM_REAL, "0", 0, 0, 0, NULL, .doc = "chemical potential; 0 = half filling",
+     .symbol = "μ", .unit = "t"},
     {"delta", MCF_PARAM_REAL, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, HO_DELTA_MIN,
-     HO_DELTA_MAX, NULL, "initial half-width of the displacement move, adapted toward "
+     HO_DELTA_MAX, NULL, .doc = "initial half-width of the displacement move, adapted toward "
      "acceptance 0.5 while thermalizing"},
     {"start", MCF_PARAM_CHOICE, "random", MCF_PARAM_NO_SCAN, 0, 0, "random|zero",
-     "initial x_i: independent Gaussians of variance T/k (the g = 0 equilibrium), or 0"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     .doc = "initial x_i: independent Gaussians of variance T/k (the g = 0 equilibrium), or 0"},
+    {0}};
 
 /* [model] start, in the order of its choices (mcf_params_choice) */
 enum { HO_START_RANDOM, HO_START_ZERO };
@@ -70,8 +80,6 @@ static const mcf_observable ho_observables[] = {
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
 /* symbols and units of the parameters, for the plots (the observables carry theirs) */
-static const mcf_label ho_parameter_labels[] = {
-    {"L", "L", NULL}, {"g", "g", "t"}, {"k", "k", "t"}, {"mu", "μ", "t"}, {NULL, NULL, NULL}};
 
 typedef struct ho_move {
     size_t site;
@@ -301,7 +309,6 @@ static const mcf_model ho_model = {
     .struct_size = sizeof(mcf_model),
     .move_size = sizeof(ho_move),
     .observables = ho_observables,
-    .parameter_labels = ho_parameter_labels,
     .energy_unit = "t",
     .evaluator_kind = MCF_PLUGIN_FERMION_EVALUATOR,
     .weight_form = MCF_WEIGHT_ACTION, /* exp(-S(T)): C from energy_dT and action_dT */

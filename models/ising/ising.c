@@ -44,16 +44,16 @@
 
 static const mcf_param_spec ising_params[] = {
     {"L", MCF_PARAM_INT, "16", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, 2, ISING_MAX_L, NULL,
-     "linear size: the lattice has L x L sites"},
+     .doc = "linear size: the lattice has L x L sites", .symbol = "L"},
     {"J", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL,
-     "nearest-neighbour coupling (J > 0 ferromagnetic), in units of temperature"},
+     .doc = "nearest-neighbour coupling (J > 0 ferromagnetic), in units of temperature"},
     {"h", MCF_PARAM_REAL, "0", MCF_PARAM_FINITE, 0, 0, NULL,
-     "uniform magnetic field, energy -h sum_i s_i"},
+     .doc = "uniform magnetic field, energy -h sum_i s_i", .symbol = "h", .unit = "J"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
-     "boundary conditions of the lattice"},
+     .doc = "boundary conditions of the lattice"},
     {"start", MCF_PARAM_CHOICE, "random", MCF_PARAM_NO_SCAN, 0, 0, "random|ordered",
-     "initial spins: independent random signs, or all +1"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     .doc = "initial spins: independent random signs, or all +1"},
+    {0}};
 
 /* [model] start, in the order of its choices (mcf_params_choice) */
 enum { ISING_START_RANDOM, ISING_START_ORDERED };
@@ -70,8 +70,6 @@ static const mcf_observable ising_observables[] = {
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
 /* symbols and units of the parameters, for the plots (the observables carry theirs) */
-static const mcf_label ising_parameter_labels[] = {
-    {"L", "L", NULL}, {"h", "h", "J"}, {NULL, NULL, NULL}};
 
 typedef struct ising_move {
     int64_t site;
@@ -311,7 +309,6 @@ static const mcf_model ising_model = {
     .struct_size = sizeof(mcf_model),
     .move_size = sizeof(ising_move),
     .observables = ising_observables,
-    .parameter_labels = ising_parameter_labels,
     .energy_unit = "J",
     .state_tag = {'I', 'S', 'G', '1'},
     .configuration_tag = {'I', 'S', 'G', '1'},

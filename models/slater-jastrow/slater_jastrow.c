@@ -71,43 +71,48 @@ static const mcf_stream_spec sj_streams[] = {
 
 static const mcf_param_spec sj_params[] = {
     {"system", MCF_PARAM_CHOICE, "heg", MCF_PARAM_NO_SCAN, 0, 0, "heg",
-     "the system: heg (homogeneous electron gas in a periodic cube)"},
+     .doc = "the system: heg (homogeneous electron gas in a periodic cube)"},
     {"electrons", MCF_PARAM_INT, "14", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, 1,
      MCF_HEG_MAX_ELECTRONS, NULL,
-     "total number of electrons N (closed shells: 2, 14, 38, 54, 66, 114, ... unpolarized)"},
+     .doc = "total number of electrons N (closed shells: 2, 14, 38, 54, 66, 114, ... unpolarized)",
+     .symbol = "N"},
     {"polarized", MCF_PARAM_BOOL, "false", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "true: all N electrons spin up; false: N/2 up and N/2 down"},
+     .doc = "true: all N electrons spin up; false: N/2 up and N/2 down"},
     {"rs", MCF_PARAM_REAL, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE,
      0, 0, NULL,
-     "density parameter r_s (bohr): (4/3) pi r_s^3 = volume per electron"},
+     .doc = "density parameter r_s (bohr): (4/3) pi r_s^3 = volume per electron",
+     .symbol = "r_s", .unit = "a_0"},
     {"jastrow", MCF_PARAM_CHOICE, "none", MCF_PARAM_NO_SCAN, 0, 0, "none|rpa|bspline",
-     "Jastrow factor: none (Slater determinant only), rpa (u = -(1-r/rc)^3 (A/r)(1-e^-r/F)) "
+     .doc = "Jastrow factor: none (Slater determinant only), rpa (u = -(1-r/rc)^3 (A/r)(1-e^-r/F)) "
      "or bspline (exp(-sum w(r_ij)), w a cubic B-spline per spin pair with the cusps built "
      "in, QMCPACK's convention; see jastrow_uu, jastrow_ud, jastrow_file)"},
     {"jastrow_a", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
-     "rpa Jastrow amplitude A (bohr); 0 = the RPA value sqrt(rs^3/3); F from the cusps"},
+     .doc = "rpa Jastrow amplitude A (bohr); 0 = the RPA value sqrt(rs^3/3); F from the cusps",
+     .symbol = "A", .unit = "a_0"},
     {"jastrow_cutoff", MCF_PARAM_REAL, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
-     "Jastrow cutoff r_c (bohr; rpa and bspline), at most L/2; 0 = L/2"},
+     .doc = "Jastrow cutoff r_c (bohr; rpa and bspline), at most L/2; 0 = L/2",
+     .symbol = "r_c", .unit = "a_0"},
     {"jastrow_uu", MCF_PARAM_STRING, "zero", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "bspline: the parameters of w for like spins, e.g. 1.08 0.665 0.436 0.224 0.110 "
+     .doc = "bspline: the parameters of w for like spins, e.g. 1.08 0.665 0.436 0.224 0.110 "
      "(QMCPACK's coefficients); zero: jastrow_size zeros (w = 0 but for the cusp)"},
     {"jastrow_ud", MCF_PARAM_STRING, "zero", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "bspline: the parameters of w for unlike spins; zero: jastrow_size zeros"},
+     .doc = "bspline: the parameters of w for unlike spins; zero: jastrow_size zeros"},
     {"jastrow_size", MCF_PARAM_INT, "8", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN,
      2, SJ_BSPLINE_MAX, NULL,
-     "bspline: parameters per spin pair where jastrow_uu or jastrow_ud is zero"},
+     .doc = "bspline: parameters per spin pair where jastrow_uu or jastrow_ud is zero",
+     .symbol = "n_w"},
     {"jastrow_file", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "bspline: a parameter file (as `mcf optimize` writes it: form, cutoff, uu, ud lines) "
+     .doc = "bspline: a parameter file (as `mcf optimize` writes it: form, cutoff, uu, ud lines) "
      "instead of jastrow_uu, jastrow_ud and jastrow_cutoff; none: the keys"},
     {"move", MCF_PARAM_CHOICE, "pbp", MCF_PARAM_NO_SCAN, 0, 0, "pbp|qs",
-     "pbp: particle-by-particle Metropolis (exact); qs: quasi-simultaneous, every ratio "
+     .doc = "pbp: particle-by-particle Metropolis (exact); qs: quasi-simultaneous, every ratio "
      "against the sweep's starting configuration (approximate: biased, see slater_jastrow.c)"},
     {"determinants", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN, 0, 0, "auto|model|evaluator",
-     "who keeps the Slater matrices and their inverses: auto = the evaluator when it offers "
+     .doc = "who keeps the Slater matrices and their inverses: auto = the evaluator when it offers "
      "determinant ops (blip-cuda: on the GPU), move = pbp and N_up >= 90, else the model"},
     {"delay", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN, 0,
      SJ_DELAY_MAX, NULL,
-     "k: at most k accepted moves of a spin wait for the update of the inverse Slater "
+     .doc = "k: at most k accepted moves of a spin wait for the update of the inverse Slater "
      "matrix, then go in as one rank-k product (ratios corrected by them meanwhile); 1 = "
      "Sherman-Morrison after every move; whole sweeps on the evaluator may wait for fewer "
      "(blip-cuda: the largest power of 2 <= k its shared memory holds); 0 = automatic, "
@@ -117,14 +122,14 @@ static const mcf_param_spec sj_params[] = {
      "or the sweep on the evaluator"},
     {"sweep", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
      "auto|evaluator|core",
-     "with the determinants on the evaluator, who makes a sweep's moves: evaluator = all N "
+     .doc = "with the determinants on the evaluator, who makes a sweep's moves: evaluator = all N "
      "at once where the determinants are (ratios, Jastrow, the Metropolis decisions from the "
      "chain's stream, delayed updates; no round trip per move: blip-cuda), core = one at a "
      "time through the core's loop; auto = evaluator when it offers whole sweeps"},
     {"step", MCF_PARAM_REAL, "0.5", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
-     "initial Gaussian step per component in units of rs; adapted while thermalizing to "
+     .doc = "initial Gaussian step per component in units of rs; adapted while thermalizing to "
      "acceptance 0.5"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 /* [model] system, jastrow (enum SJ_JASTROW_*), move, determinants and sweep: in the order of
  * their choices (mcf_params_choice) */
@@ -144,11 +149,6 @@ static const mcf_observable sj_observables[] = {
      "square of the local energy per electron; var(E_L) = N^2 (energy_sq - energy^2)", NULL, 0,
      "(E/N)²", "Ha²", NULL, NULL},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
-
-/* symbols and units of the parameters for the plots (mcf_label) */
-static const mcf_label sj_parameter_labels[] = {
-    {"electrons", "N", NULL}, {"rs", "r_s", "a_0"}, {"jastrow_a", "A", "a_0"},
-    {"jastrow_cutoff", "r_c", "a_0"}, {"jastrow_size", "n_w", NULL}, {NULL, NULL, NULL}};
 
 static void sj_destroy(void *chain)
 {
@@ -461,7 +461,6 @@ static const mcf_model sj_model = {
     .struct_size = sizeof(mcf_model),
     .move_size = sizeof(sj_move),
     .observables = sj_observables,
-    .parameter_labels = sj_parameter_labels,
     .evaluator_kind = MCF_PLUGIN_ORBITAL_EVALUATOR,
     .streams = sj_streams,
     .variational_file_key = "jastrow_file",

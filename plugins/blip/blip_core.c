@@ -13,7 +13,7 @@
 #include <string.h>
 
 const mcf_param_spec blip_param_specs[] = {BLIP_GRID_PARAM_SPECS,
-                                           {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+                                           {0}};
 
 
 /* the continuous Fourier transform of the cubic B-spline at theta: [sin(theta/2)/(theta/2)]^4 */

@@ -45,15 +45,15 @@ extern "C" {
 /* The grid's parameters, grid and grid_factor: the initializers of two mcf_param_spec, for
  * the declarations of blip (blip_param_specs) and blip-cuda. */
 #define BLIP_GRID_PARAM_SPECS                                                                 \
-    {"grid", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,          \
-     "blip grid points along each side of the cell (the same on all three sides); must "     \
+    {"grid", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,                \
+     .doc = "blip grid points along each side of the cell (the same on all three sides); must "    \
      "exceed 2 max|n_d| of the orbitals' plane waves (Nyquist); 0 = automatic from the "     \
      "cutoff: grid_factor x the plane-wave grid"},                                           \
     {"grid_factor", MCF_PARAM_REAL, "4",                                                     \
-     MCF_PARAM_HAS_MIN | MCF_PARAM_FINITE | MCF_PARAM_NO_SCAN, 1, 0, NULL,                   \
-     "with grid = 0: blip grid = ceil(grid_factor x (2 m + 1)) points per side, 2 m + 1 the " \
-     "plane-wave FFT grid of the cutoff sphere; errors of values, gradients, Laplacians "   \
-     "fall as grid^-4, ^-3, ^-2 (about 1e-3, 6e-3, 4e-2 relative at the cutoff for 4)"}
+     MCF_PARAM_HAS_MIN | MCF_PARAM_FINITE | MCF_PARAM_NO_SCAN, 1, 0, NULL,                  \
+     .doc = "with grid = 0: blip grid = ceil(grid_factor x (2 m + 1)) points per side, "    \
+     "2 m + 1 the plane-wave FFT grid of the cutoff sphere; errors of values, gradients, " \
+     "Laplacians fall as grid^-4, ^-3, ^-2 (about 1e-3, 6e-3, 4e-2 relative at the cutoff for 4)"}
 
 /* The parameters of blip (NULL-name terminated). */
 BLIP_API extern const mcf_param_spec blip_param_specs[];

@@ -41,16 +41,16 @@
 
 static const mcf_param_spec ed_params[] = {
     {"energy_points", MCF_PARAM_INT, "512", MCF_PARAM_HAS_MIN, 2, 0, NULL,
-     "number of energies of the uniform grid from emin to emax of the Hamiltonian's bounds"},
+     .doc = "number of energies of the uniform grid from emin to emax of the Hamiltonian's bounds"},
     {"broadening", MCF_PARAM_REAL, "0.01",
      MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE, 0, 0, NULL,
-     "width sigma of the Gaussian replacing each level in DOS/LDOS curves, and the "
+     .doc = "width sigma of the Gaussian replacing each level in DOS/LDOS curves, and the "
      "imaginary part eta of the Green's functions' energy (energy units of the Hamiltonian)"},
     {"max_dim", MCF_PARAM_INT, "4096", MCF_PARAM_HAS_MIN, 1, 0, NULL,
-     "largest Hamiltonian dimension accepted (time grows as dim^3; memory 8 dim^2 bytes per "
+     .doc = "largest Hamiltonian dimension accepted (time grows as dim^3; memory 8 dim^2 bytes per "
      "workspace, 32 dim^2 bytes more while diagonalizing, 16 dim^2 bytes kept once "
      "delta_action was used)"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 /* ---- workspace -------------------------------------------------------------------- */
 

@@ -75,7 +75,7 @@ size_t kpm_config_points(const kpm_config *c)
 
 const mcf_param_spec kpm_param_specs[] = {
     KPM_PARAM_SPEC_ENTRIES
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 int kpm_config_read(const mcf_params *params, kpm_config *c, int *extrapolate)
 {

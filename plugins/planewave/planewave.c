@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const mcf_param_spec planewave_params[] = {{NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+static const mcf_param_spec planewave_params[] = {{0}};
 
 typedef struct pw_ws {
     size_t L, ng;

@@ -12,7 +12,7 @@
 
 static const mcf_param_spec tetra_params[] = {
     TETRA_GRID_PARAMS,
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 typedef struct tetra_ws {
     tetra_grid *grid;

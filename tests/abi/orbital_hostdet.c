@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const mcf_param_spec hd_params[] = {{NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+static const mcf_param_spec hd_params[] = {{0}};
 
 typedef struct hd_ws hd_ws;
 

@@ -39,7 +39,7 @@ static int contains(const char *s, const char *part) { return s && strstr(s, par
 static const char *frozen_dir, *hostdet_dir;
 static const mcf_params *model_p, *eval_p;
 
-static const mcf_param_spec model_specs[] = {{NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+static const mcf_param_spec model_specs[] = {{0}};
 
 /* evaluator `name` from the folders `path` (then the build's plugin folder) */
 static const mcf_plugin_info *open_from(const char *path, const char *name, mcf_plugin **p)

@@ -35,14 +35,14 @@ static const mcf_stream_spec fk_streams[] = {
 
 static const mcf_param_spec fk_params[] = {
     MCF_LATTICE_PARAMS("chain|square|cubic", "square", "4"),
-    {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "nearest-neighbour hopping"},
-    {"U", MCF_PARAM_REAL, "4", 0, 0, 0, NULL, "on-site coupling U w_i n_i"},
+    {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, .doc = "nearest-neighbour hopping"},
+    {"U", MCF_PARAM_REAL, "4", 0, 0, 0, NULL, .doc = "on-site coupling U w_i n_i"},
     {"mu", MCF_PARAM_REAL, "2", 0, 0, 0, NULL,
-     "fermion chemical potential (U/2 = 2: half filling for the default U)"},
-    {"mu_f", MCF_PARAM_REAL, "2", 0, 0, 0, NULL, "chemical potential of the w_i"},
+     .doc = "fermion chemical potential (U/2 = 2: half filling for the default U)"},
+    {"mu_f", MCF_PARAM_REAL, "2", 0, 0, 0, NULL, .doc = "chemical potential of the w_i"},
     {"start", MCF_PARAM_CHOICE, "random", MCF_PARAM_NO_SCAN, 0, 0, "random|checkerboard",
-     "initial w: independent fair coins, or w_i = 1 on the even sublattice"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     .doc = "initial w: independent fair coins, or w_i = 1 on the even sublattice"},
+    {0}};
 
 enum { OBS_E, OBS_ABS_M, OBS_M2, OBS_M4, OBS_DENSITY, OBS_OCC, OBS_E_DT, OBS_S_DT };
 

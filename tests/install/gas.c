@@ -25,17 +25,17 @@
 #endif
 
 static const mcf_param_spec gas_params[] = {
-    {"N", MCF_PARAM_INT, "2", MCF_PARAM_HAS_MIN, 2, 0, NULL, "particles"},
+    {"N", MCF_PARAM_INT, "2", MCF_PARAM_HAS_MIN, 2, 0, NULL, .doc = "particles"},
     {"L", MCF_PARAM_REAL, "4", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
-     "side of the periodic cube"},
-    {"A", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "rpa amplitude"},
+     .doc = "side of the periodic cube"},
+    {"A", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, .doc = "rpa amplitude"},
     {"F", MCF_PARAM_REAL, "0.5", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
-     "rpa length"},
+     .doc = "rpa length"},
     {"step", MCF_PARAM_REAL, "1", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
-     "half-side of a move"},
+     .doc = "half-side of a move"},
     {"own_sweep", MCF_PARAM_BOOL, "false", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "make the moves in the model's sweep op"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     .doc = "make the moves in the model's sweep op"},
+    {0}};
 
 static const mcf_observable gas_observables[] = {
     {"u", MCF_ROLE_NONE, "sum_{i<j} u(r_ij)", NULL, 0, .symbol = NULL},

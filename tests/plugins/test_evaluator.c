@@ -64,7 +64,7 @@ static const mcf_fermion_evaluator table = {
     .occupation = occupation,
 };
 
-static const mcf_param_spec params[] = {{NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+static const mcf_param_spec params[] = {{0}};
 
 #if defined(TEST_VARIANT_AUTOGPU)
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "tautogpu", "0",

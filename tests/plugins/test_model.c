@@ -221,29 +221,29 @@ static const mcf_model_ops ops = {
 };
 
 static const mcf_param_spec params[] = {
-    {"h", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "field"},
+    {"h", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, .doc = "field"},
     {"n", MCF_PARAM_INT, "4", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, 2, 64, NULL,
-     "an integer in [2, 64] that does nothing"},
-    {"lattice", MCF_PARAM_CHOICE, "square", 0, 0, 0, MCF_LATTICE_CHOICES, "a choice"},
-    {"flag", MCF_PARAM_BOOL, "false", 0, 0, 0, NULL, "a boolean"},
-    {"seed_like", MCF_PARAM_INT, "0", MCF_PARAM_NO_SCAN, 0, 0, NULL, "not scannable"},
+     .doc = "an integer in [2, 64] that does nothing"},
+    {"lattice", MCF_PARAM_CHOICE, "square", 0, 0, 0, MCF_LATTICE_CHOICES, .doc = "a choice"},
+    {"flag", MCF_PARAM_BOOL, "false", 0, 0, 0, NULL, .doc = "a boolean"},
+    {"seed_like", MCF_PARAM_INT, "0", MCF_PARAM_NO_SCAN, 0, 0, NULL, .doc = "not scannable"},
     {"late_key", MCF_PARAM_INT, "0", MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
-     "a key added later: in config.ini only when not 0"},
+     .doc = "a key added later: in config.ini only when not 0"},
 #ifdef TEST_VARIANT_FAIL
     {"fail_after", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL,
-     "propose() fails at this proposal of the chain (0 = never)"},
+     .doc = "propose() fails at this proposal of the chain (0 = never)"},
     {"signal_after", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
-     NULL, "the process sends itself SIGTERM at this proposal of chain 0 (0 = never)"},
+     NULL, .doc = "the process sends itself SIGTERM at this proposal of chain 0 (0 = never)"},
     {"nonfinite_chain", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
-     NULL, "the chain of nonfinite_after and nan_ratio_after"},
+     NULL, .doc = "the chain of nonfinite_after and nan_ratio_after"},
     {"nonfinite_after", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
-     NULL, "that chain measures m = NaN at this measurement (0 = never)"},
+     NULL, .doc = "that chain measures m = NaN at this measurement (0 = never)"},
     {"nonfinite_curve", MCF_PARAM_BOOL, "false", MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
-     "nonfinite_after: the histogram at s = +1 is +inf instead of m NaN"},
+     .doc = "nonfinite_after: the histogram at s = +1 is +inf instead of m NaN"},
     {"nan_ratio_after", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
-     NULL, "that chain's log_ratio is NaN at this proposal (0 = never)"},
+     NULL, .doc = "that chain's log_ratio is NaN at this proposal (0 = never)"},
 #endif
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {0}};
 
 #if defined(TEST_VARIANT_GOOD)
 #define NAME "tgood"
@@ -270,6 +270,7 @@ static const mcf_param_spec params[] = {
 static const mcf_plugin_info info = {
     .abi_version = ABI,
     .struct_size = sizeof(mcf_plugin_info),
+    .built_with = MCF_VERSION, /* the layout of its parameter specs */
     .kind = MCF_PLUGIN_MODEL,
     .name = NAME,
     .version = "1",

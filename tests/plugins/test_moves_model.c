@@ -8,10 +8,10 @@
 #include "mcf/mcf.h"
 
 static const mcf_param_spec tm_params[] = {
-    {"n", MCF_PARAM_INT, "4", MCF_PARAM_RANGE(1, 1000), NULL, "sites (the units)"},
+    {"n", MCF_PARAM_INT, "4", MCF_PARAM_RANGE(1, 1000), NULL, .doc = "sites (the units)"},
     {"moves", MCF_PARAM_INT, "0", MCF_PARAM_RANGE(0, 1000), NULL,
-     "proposals per sweep (0: the units)"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     .doc = "proposals per sweep (0: the units)"},
+    {0}};
 
 static const mcf_observable tm_observables[] = {
     {"proposals", MCF_ROLE_NONE, "proposals since the last measurement", .symbol = "P"},
@@ -27,7 +27,8 @@ static int tm_create(const mcf_params *p, const mcf_services *sv, mcf_rng *rng, 
     (void)sv, (void)rng;
     tm_chain *c = calloc(1, sizeof *c);
     int rc = !c ? mcf_fail(MCF_ENOMEM, "tmoves: out of memory")
-                : mcf_params_int(p, "n", &c->n) ? MCF_EINVAL : mcf_params_int(p, "moves", &c->moves);
+                : mcf_params_int(p, "n", &c->n) ? MCF_EINVAL
+                                                 : mcf_params_int(p, "moves", &c->moves);
     if (rc) {
         free(c);
         return rc;

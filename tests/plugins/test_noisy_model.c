@@ -179,10 +179,10 @@ static const mcf_model model = {
 };
 
 static const mcf_param_spec params[] = {
-    {"h", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "field"},
+    {"h", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, .doc = "field"},
     {"sigma", MCF_PARAM_REAL, "1", MCF_PARAM_HAS_MIN, 0, 0, NULL,
-     "standard deviation of the energy estimate's noise"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     .doc = "standard deviation of the energy estimate's noise"},
+    {0}};
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, NAME, "1",
                       "test model: one spin in a field, its energy measured with noise", params,

@@ -26,15 +26,15 @@
 
 static const mcf_param_spec tvmc_params[] = {
     {"a", MCF_PARAM_REAL, "0.3", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
-     "the Gaussian's width parameter (start)"},
-    {"c", MCF_PARAM_REAL, "0.2", 0, 0, 0, NULL, "the linear term (start)"},
+     .doc = "the Gaussian's width parameter (start)"},
+    {"c", MCF_PARAM_REAL, "0.2", 0, 0, 0, NULL, .doc = "the linear term (start)"},
     {"trial", MCF_PARAM_CHOICE, "gauss", MCF_PARAM_NO_SCAN, 0, 0, "gauss|none",
-     "gauss: a and c are variational; none: no parameters to optimize"},
+     .doc = "gauss: a and c are variational; none: no parameters to optimize"},
     {"p_file", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
-     "a parameter file of mcf optimize (replaces a and c), or none"},
+     .doc = "a parameter file of mcf optimize (replaces a and c), or none"},
     {"step", MCF_PARAM_REAL, "1.0", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
-     "half-width of the move (adapted while thermalizing)"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     .doc = "half-width of the move (adapted while thermalizing)"},
+    {0}};
 
 static const mcf_observable tvmc_observables[] = {
     {"energy", MCF_ROLE_ENERGY, "the local energy E_L", NULL, 0, NULL, NULL, NULL, NULL},

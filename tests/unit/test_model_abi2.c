@@ -165,12 +165,15 @@ static const mcf_observable toy_obs[] = {
     {"dos", MCF_ROLE_NONE, "a curve", "E", 0, "ρ(E)", "1/t", "E", "t"},
     {"plain", MCF_ROLE_NONE, "no label", NULL, 0, NULL, NULL, NULL, NULL},
     {NULL, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
-static const mcf_label toy_param_labels[] = {{"W", "W", "t"}, {NULL, NULL, NULL}};
+/* a parameter with its symbol and unit in its spec (mcf 1.0), and one without */
+static const mcf_param_spec toy_params[] = {
+    {"W", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "disorder", .symbol = "W", .unit = "t"},
+    {"n", MCF_PARAM_INT, "1", 0, 0, 0, NULL, .doc = "a count"}, {0}};
 
 static mcf_model toy_model(void)
 {
     return (mcf_model){.struct_size = sizeof(mcf_model), .move_size = 8,
-                       .observables = toy_obs, .parameter_labels = toy_param_labels,
+                       .observables = toy_obs,
                        .energy_unit = "t", .weight_form = MCF_WEIGHT_ACTION,
                        .variational_file_key = "p_file",
                        .state_tag = {'T', 'O', 'Y', '1'},
@@ -184,7 +187,8 @@ static mcf_model toy_model(void)
 static int open_toy(const mcf_model *v, mcfi_model **m)
 {
     mcf_plugin_info info = {.abi_version = MCF_ABI_2, .struct_size = sizeof info,
-                            .kind = MCF_PLUGIN_MODEL, .name = "toy", .ops = v};
+                            .kind = MCF_PLUGIN_MODEL, .name = "toy", .params = toy_params,
+                            .ops = v};
     return mcfi_model_open("mcf-toy.so", &info, m);
 }
 
@@ -215,6 +219,7 @@ static void test_open(void)
     CHECK(e && !strcmp(e->symbol, "E/N") && !strcmp(e->unit, "t"), "label of e");
     CHECK(dos && !strcmp(dos->unit, "1/t") && E && !strcmp(E->unit, "t"), "curve and axis labels");
     CHECK(W && !strcmp(W->unit, "t") && T && !strcmp(T->unit, "t"), "parameter and T labels");
+    CHECK(!label_of(m, "n"), "a parameter without symbol or unit got a label");
     CHECK(!label_of(m, "plain"), "an observable without symbol or unit got a label");
     mcfi_model_close(m);
 

@@ -665,11 +665,11 @@ static void test_parity(void)
 
 static const mcf_param_spec lattice_specs[] = {
     MCF_LATTICE_PARAMS("square|cubic", "square", "4"),
-    {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "hopping"},
+    {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, .doc = "hopping"},
     {0}};
 
 static const mcf_param_spec no_lattice_specs[] = {
-    {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "hopping"},
+    {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, .doc = "hopping"},
     {0}};
 
 static mcf_lattice lattice_sentinel; /* an *out that must be overwritten */
@@ -1085,7 +1085,7 @@ static const mcf_fermion_ops full_ops = {
 };
 
 static const mcf_param_spec eval_specs[] = {
-    {"moments", MCF_PARAM_INT, "64", MCF_PARAM_HAS_MIN, 1, 0, NULL, "moments"},
+    {"moments", MCF_PARAM_INT, "64", MCF_PARAM_HAS_MIN, 1, 0, NULL, .doc = "moments"},
     {0}};
 
 static mcf_plugin_info fake_info(mcf_plugin_kind kind, const char *name, const void *ops)

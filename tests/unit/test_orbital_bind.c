@@ -33,11 +33,11 @@
 static int contains(const char *s, const char *part) { return s && strstr(s, part) != NULL; }
 
 static const mcf_param_spec model_specs[] = {
-    {"electrons", MCF_PARAM_INT, "14", MCF_PARAM_HAS_MIN, 1, 0, NULL, "electrons"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {"electrons", MCF_PARAM_INT, "14", MCF_PARAM_HAS_MIN, 1, 0, NULL, .doc = "electrons"},
+    {0}};
 static const mcf_param_spec eval_specs[] = {
-    {"grid", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL, "grid"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    {"grid", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN, 0, 0, NULL, .doc = "grid"},
+    {0}};
 
 /* ---- a fake evaluator: every op does nothing; create records what it got ------------- */
 static const mcf_params *created_params;

@@ -18,16 +18,16 @@
 #include "test_params.h"
 
 static const mcf_param_spec specs[] = {
-    {"system", MCF_PARAM_CHOICE, "heg", MCF_PARAM_NO_SCAN, 0, 0, "heg", "one choice"},
+    {"system", MCF_PARAM_CHOICE, "heg", MCF_PARAM_NO_SCAN, 0, 0, "heg", .doc = "one choice"},
     {"mode", MCF_PARAM_CHOICE, "by-row", MCF_PARAM_NO_SCAN, 0, 0, "auto|by-row|16",
-     "three choices, the default the second"},
+     .doc = "three choices, the default the second"},
     {"kernel", MCF_PARAM_CHOICE, "jackson", MCF_PARAM_NO_SCAN, 0, 0,
-     "jackson|lorentz|none|dirichlet-like|x", "five choices"},
-    {"L", MCF_PARAM_INT, "4", MCF_PARAM_HAS_MIN, 2, 0, NULL, "an integer"},
-    {"J", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, "a real number"},
-    {"flag", MCF_PARAM_BOOL, "false", 0, 0, 0, NULL, "a boolean"},
-    {"file", MCF_PARAM_STRING, "none", 0, 0, 0, NULL, "free text"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     "jackson|lorentz|none|dirichlet-like|x", .doc = "five choices"},
+    {"L", MCF_PARAM_INT, "4", MCF_PARAM_HAS_MIN, 2, 0, NULL, .doc = "an integer"},
+    {"J", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, .doc = "a real number"},
+    {"flag", MCF_PARAM_BOOL, "false", 0, 0, 0, NULL, .doc = "a boolean"},
+    {"file", MCF_PARAM_STRING, "none", 0, 0, 0, NULL, .doc = "free text"},
+    {0}};
 
 static int contains(const char *s, const char *part) { return s && strstr(s, part) != NULL; }
 

@@ -18,15 +18,15 @@
 #include "mcf/mcf.h"
 
 static const mcf_param_spec finite_any = {"J", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0,
-                                          NULL, "a coupling"};
+                                          NULL, .doc = "a coupling"};
 static const mcf_param_spec finite_pos = {"rs", MCF_PARAM_REAL, "1",
                                           MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE |
                                               MCF_PARAM_FINITE,
-                                          0, 0, NULL, "a density"};
+                                          0, 0, NULL, .doc = "a density"};
 static const mcf_param_spec open_pos = {"hund", MCF_PARAM_REAL, "inf",
                                         MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
-                                        "inf allowed"};
-static const mcf_param_spec plain = {"h", MCF_PARAM_REAL, "0", 0, 0, 0, NULL, "no range"};
+                                        .doc = "inf allowed"};
+static const mcf_param_spec plain = {"h", MCF_PARAM_REAL, "0", 0, 0, 0, NULL, .doc = "no range"};
 
 static int contains(const char *s, const char *part) { return s && strstr(s, part) != NULL; }
 
@@ -80,8 +80,8 @@ int main(void)
     CHECK(!strcmp(buf, "real number"), "describe without the flag: '%s'", buf);
     /* (d) */
     const mcf_param_spec bad_default[] = {
-        {"J", MCF_PARAM_REAL, "inf", MCF_PARAM_FINITE, 0, 0, NULL, "inf by default"},
-        {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+        {"J", MCF_PARAM_REAL, "inf", MCF_PARAM_FINITE, 0, 0, NULL, .doc = "inf by default"},
+        {0}};
     mcf_clear_error();
     int rc = mcfi_specs_check(bad_default, "tplugin");
     CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "tplugin") &&
@@ -90,7 +90,7 @@ int main(void)
     /* (e) MCF_PARAM_RANGE(lo, hi) is the flags and limits of [lo, hi], other flags or-ed in
      * front of it: 3 is taken, 4096.5 refused with the range */
     const mcf_param_spec ranged = {"L", MCF_PARAM_REAL, "8",
-                                   MCF_PARAM_NO_SCAN | MCF_PARAM_RANGE(2, 4096), NULL, "size"};
+                                   MCF_PARAM_NO_SCAN | MCF_PARAM_RANGE(2, 4096), NULL, .doc = "size"};
     CHECK(ranged.flags == (MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX) &&
               ranged.min == 2 && ranged.max == 4096 && ranged.choices == NULL,
           "MCF_PARAM_RANGE: flags %u, [%g, %g]", ranged.flags, ranged.min, ranged.max);

@@ -191,8 +191,8 @@ static int check_labels(const mcf_label *labels, uint32_t struct_size)
     static const mcf_observable_spec obs[] = {{"e", MCF_ROLE_ENERGY, "energy", NULL, 0},
                                               {"dos", MCF_ROLE_NONE, "DOS", "E", 0},
                                               {NULL, MCF_ROLE_NONE, NULL, NULL, 0}};
-    static const mcf_param_spec params[] = {{"L", MCF_PARAM_INT, "4", 0, 0, 0, NULL, "size"},
-                                            {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+    static const mcf_param_spec params[] = {{"L", MCF_PARAM_INT, "4", 0, 0, 0, NULL, .doc = "size"},
+                                            {0}};
     mcf_model_ops ops;
     memset(&ops, 0, sizeof ops);
     ops.struct_size = struct_size;

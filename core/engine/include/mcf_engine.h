@@ -84,6 +84,8 @@ typedef struct mcf_plugin {
     char *path;
     struct mcfi_model *model; /* a model plugin's table, opened for the engine (its own
                                  model_ops.h; the program asks through mcfe_model_*) */
+    void *converted;          /* owned: info and its parameter specs in today's layout, for
+                                 a plugin built before mcf 1.0 (plugin.c) */
 } mcf_plugin;
 
 /* Loads plugin `name` (file mcf-<name>.so) from the search path.  `want` is the kind

@@ -8,12 +8,12 @@
 #define RANGE100 MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, -100, 100, NULL /* in [-100, 100] */
 static const mcf_param_spec bc_params[] = { /* checked by the core before create() */
     MCF_LATTICE_PARAMS("chain|square|cubic", "square", "8"), /* lattice, L, boundary */
-    {"J", MCF_PARAM_REAL, "1", RANGE100, "coupling, -J s_i s_j per bond (J > 0: ferro)"},
-    {"D", MCF_PARAM_REAL, "0", RANGE100, "crystal field, +D s_i^2 per site (D > 0: s_i = 0)"},
-    {"h", MCF_PARAM_REAL, "0", RANGE100, "field, -h s_i per site"},
+    {"J", MCF_PARAM_REAL, "1", RANGE100, .doc = "coupling, -J s_i s_j per bond (J > 0: ferro)"},
+    {"D", MCF_PARAM_REAL, "0", RANGE100, .doc = "crystal field, +D s_i^2 per site (D > 0: s_i = 0)"},
+    {"h", MCF_PARAM_REAL, "0", RANGE100, .doc = "field, -h s_i per site"},
     {"start", MCF_PARAM_CHOICE, "random", MCF_PARAM_NO_SCAN, 0, 0, "random|ordered",
-     "initial spins: uniform among -1, 0, +1, or all +1 (for [schedule] start = hot_cold)"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     .doc = "initial spins: uniform among -1, 0, +1, or all +1 (for [schedule] start = hot_cold)"},
+    {0}};
 enum { START_RANDOM, START_ORDERED };
 
 /* measure()'s values in order; the core derives C, chi, Binder from the roles. */

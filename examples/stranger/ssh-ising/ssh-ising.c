@@ -13,14 +13,14 @@ static const mcf_stream_spec ssh_streams[] = { /* the model's own random streams
 #define RANGE(a, b) MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, a, b, NULL
 static const mcf_param_spec ssh_params[] = { /* checked before create() */
     {"lattice", MCF_PARAM_CHOICE, "chain", MCF_PARAM_NO_SCAN, 0, 0, "chain|square|cubic",
-     "lattice: chain (L sites), square (L^2), cubic (L^3); bond b = d + dim i joins i, i + e_d"},
-    {"L", MCF_PARAM_INT, "16", MCF_PARAM_HAS_MIN, 3, 0, NULL, "linear size (L >= 3)"},
-    {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, "periodic", "periodic"},
-    {"t", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL, "mean hopping between neighbours"},
-    {"delta", MCF_PARAM_REAL, "0.2", RANGE(-1, 1), "bond modulation, t_b = t (1 + delta sigma_b)"},
-    {"K", MCF_PARAM_REAL, "0", RANGE(-100, 100), "-K sigma_b sigma_b' (K < 0: alternation)"},
-    {"mu", MCF_PARAM_REAL, "0", MCF_PARAM_FINITE, 0, 0, NULL, "chemical potential"},
-    {NULL, 0, NULL, 0, 0, 0, NULL, NULL}};
+     .doc = "lattice: chain (L sites), square (L^2), cubic (L^3); bond b = d + dim i joins i, i + e_d"},
+    {"L", MCF_PARAM_INT, "16", MCF_PARAM_HAS_MIN, 3, 0, NULL, .doc = "linear size (L >= 3)"},
+    {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, "periodic", .doc = "periodic"},
+    {"t", MCF_PARAM_REAL, "1", MCF_PARAM_FINITE, 0, 0, NULL, .doc = "mean hopping between neighbours"},
+    {"delta", MCF_PARAM_REAL, "0.2", RANGE(-1, 1), .doc = "bond modulation, t_b = t (1 + delta sigma_b)"},
+    {"K", MCF_PARAM_REAL, "0", RANGE(-100, 100), .doc = "-K sigma_b sigma_b' (K < 0: alternation)"},
+    {"mu", MCF_PARAM_REAL, "0", MCF_PARAM_FINITE, 0, 0, NULL, .doc = "chemical potential"},
+    {0}};
 
 /* measure()'s values: energy, density, energy_dT from one trace, action_dT from another.  m:
  * the dimerization, sigma_b times (-1)^x_b, x_b = the first site's x_d (columnar in 2D, 3D). */

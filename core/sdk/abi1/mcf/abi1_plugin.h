@@ -20,6 +20,7 @@
 #define MCF_PLUGIN_DEFINE(kind_, name_, version_, summary_, params_, ops_)                \
     static const mcf_plugin_info mcf_plugin_info_ = {                                     \
         .abi_version = MCF_ABI_1, .struct_size = sizeof(mcf_plugin_info),                \
+        .built_with = MCF_VERSION, /* the layout of its parameter specs */               \
         .kind = (kind_), .name = (name_), .version = (version_), .summary = (summary_),   \
         .params = (params_), .ops = (ops_)};                                              \
     MCF_PLUGIN(mcf_plugin_info_)
@@ -32,6 +33,7 @@
 #define MCF_PLUGIN_DEFINE_NEEDS(kind_, name_, version_, summary_, params_, ops_, needs_)    \
     static const mcf_plugin_info mcf_plugin_info_ = {                                     \
         .abi_version = MCF_ABI_1, .struct_size = sizeof(mcf_plugin_info),                \
+        .built_with = MCF_VERSION, /* the layout of its parameter specs */               \
         .kind = (kind_), .name = (name_), .version = (version_), .summary = (summary_),   \
         .params = (params_), .ops = (ops_), .min_mcf_version = (needs_)};                 \
     MCF_PLUGIN(mcf_plugin_info_)

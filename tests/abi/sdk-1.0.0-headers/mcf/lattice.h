@@ -114,12 +114,12 @@ MCF_API int64_t mcf_lattice_bond_next(const mcf_lattice *lattice, size_t b);
  *     ... mcf_lattice_from_params(params, "my-model", MCF_LATTICE_SIMPLE_BONDS, &lat) ...
  */
 #define MCF_LATTICE_PARAMS(kinds, default_kind, default_L)                                   \
-    {"lattice", MCF_PARAM_CHOICE, default_kind, MCF_PARAM_NO_SCAN, 0, 0, kinds,              \
-     "lattice: chain (L sites), square (L^2), cubic (L^3) or bcc (2 L^3); here " kinds},    \
-    {"L", MCF_PARAM_INT, default_L, MCF_PARAM_HAS_MIN, 2, 0, NULL,                          \
-     "linear size in conventional cells"},                                                    \
+    {"lattice", MCF_PARAM_CHOICE, default_kind, MCF_PARAM_NO_SCAN, 0, 0, kinds,                    \
+     .doc = "lattice: chain (L sites), square (L^2), cubic (L^3) or bcc (2 L^3); here " kinds},    \
+    {"L", MCF_PARAM_INT, default_L, MCF_PARAM_HAS_MIN, 2, 0, NULL,                                 \
+     .doc = "linear size in conventional cells"},                                                  \
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0,                     \
-     MCF_BOUNDARY_CHOICES, "boundary conditions of the lattice"}
+     MCF_BOUNDARY_CHOICES, .doc = "boundary conditions of the lattice"}
 
 /* Bits of mcf_lattice_from_params' flags. */
 enum {

@@ -110,7 +110,8 @@ enum {
 #define MCF_OBS_NOISE_SET(flags) (((unsigned)(flags) >> 3) & 3u)
 
 /* How a plot names a quantity: a symbol and its unit, for an observable, a model
- * parameter, a curve's axis or the temperature "T" (mcf_model.parameter_labels).  Both UTF-8,
+ * parameter, a curve's axis or the temperature "T" (the engine's list, made from the
+ * observables, the parameter specs and energy_unit; ABI 1's models gave one).  Both UTF-8,
  * at most 63 bytes, no control characters (tabs, newlines).  Axes read "symbol / unit"
  * ("T / t", "⟨|m|⟩" without a unit; a unit "1/t" reads "ρ(E) · t"); legends and titles
  * "symbol = value unit" ("L = 16", "W = 4 t"). */
@@ -294,10 +295,6 @@ typedef struct mcf_model {
     uint32_t struct_size;      /* sizeof(mcf_model) the plugin was built with */
     size_t move_size;          /* bytes of one move; the core provides the storage */
     const mcf_observable *observables;
-    /* Until mcf_param_spec carries its own: symbols and units of the model's parameters
-     * (mcf_label; NULL: none).  Observables, axes and T take theirs from the fields above
-     * and energy_unit. */
-    const mcf_label *parameter_labels;
     const char *energy_unit;   /* the unit of T and energies ("J", "t", "Ha"); NULL: none */
     /* MCF_PLUGIN_FERMION_EVALUATOR or MCF_PLUGIN_ORBITAL_EVALUATOR: the kind of evaluator
      * the model takes (what `[run] evaluator = auto` looks for); 0: none. */

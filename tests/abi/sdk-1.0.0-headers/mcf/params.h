@@ -57,6 +57,14 @@ typedef struct mcf_param_spec {
     double min, max;            /* range for INT and REAL, used per flags */
     const char *choices;        /* CHOICE only: "square|cubic|bcc" */
     const char *doc;            /* one line for `mcf describe` */
+    /* mcf 1.0: as set in a plot of a scan over the key ("μ", "J_H"; NULL: the key) and its
+     * unit ("t", "J"; NULL or "": a pure number).  Write them designated, after the doc:
+     *     {"mu", MCF_PARAM_REAL, "0", MCF_PARAM_FINITE, 0, 0, NULL, "chemical potential",
+     *      .symbol = "μ", .unit = "t"}
+     * and an entry without them with its doc designated (.doc = "..."), which GCC's and
+     * clang's -Wextra take for complete; end the array with {0}. */
+    const char *symbol;
+    const char *unit;
 } mcf_param_spec;
 
 /* Validated values for one chain (a scan point): opaque, owned by the core, valid from

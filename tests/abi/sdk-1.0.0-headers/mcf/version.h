@@ -31,8 +31,11 @@
  * is MCF_ABI_VERSION, frozen, and the public headers describe it alone (ABI 1's tables and
  * helpers went to mcf's private headers; libmcf still exports ABI 1's helpers and the core
  * still runs ABI-1 plugins), ABI 2's helper names are the default (no MCF_WANT_ABI), and
- * MCF_PLUGIN_DESCRIPTOR states min_mcf_version 1.0.0 (the core refuses an ABI-2 plugin
- * built before the flip).  A plugin states the oldest release whose SDK it uses:
+ * MCF_PLUGIN_DESCRIPTOR records the release that built the plugin (built_with: the core
+ * refuses an ABI-2 plugin built before the flip) and states min_mcf_version 1.0.0; the
+ * parameter spec carries its symbol and unit (parameter_labels goes; the core converts the
+ * specs of a plugin built before 1.0), mcf_layout.moves, the bond helpers of
+ * mcf/lattice.h and MCF_PARAM_RANGE.  A plugin states the oldest release whose SDK it uses:
  * find_package(mcf 1.0) or pkg-config --atleast-version=1.0 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
  * when it is loaded.
