@@ -116,10 +116,10 @@ static int check_fermion_ops(const char *path, const mcf_fermion_ops *ops)
 /* an ABI-2 table: every op present, what `provides` promises with it */
 static int check_fermion_evaluator(const char *path, const mcf_fermion_evaluator *ops)
 {
-    if (ops->struct_size < sizeof(mcf_fermion_evaluator))
+    if (ops->struct_size < MCF_FERMION_EVALUATOR_1_0_SIZE)
         return mcf_fail(MCF_EPLUGIN, "%s: fermion-evaluator table struct_size %u is smaller "
                         "than ABI 2's %zu bytes; rebuild the plugin against these headers",
-                        path, ops->struct_size, sizeof(mcf_fermion_evaluator));
+                        path, ops->struct_size, (size_t)MCF_FERMION_EVALUATOR_1_0_SIZE);
     const unsigned p = ops->provides;
     struct {
         const char *name;
@@ -133,6 +133,11 @@ static int check_fermion_evaluator(const char *path, const mcf_fermion_evaluator
         {"change_action", (p & MCF_PROVIDES_CHANGE_ACTION) && !ops->change_action},
         {"action", (p & MCF_PROVIDES_ACTION) && !ops->action},
         {"reconstruct", (p & MCF_PROVIDES_MOMENTS) && !ops->reconstruct},
+        {"density_matrix",
+         (p & MCF_PROVIDES_DENSITY_MATRIX) &&
+             (ops->struct_size < offsetof(mcf_fermion_evaluator, density_matrix) +
+                                     sizeof ops->density_matrix ||
+              !ops->density_matrix)},
     };
     for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
         if (req[k].missing)

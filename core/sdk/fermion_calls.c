@@ -27,7 +27,13 @@ mcfi_fermion_target mcfi_fermion_target_of(const mcf_plugin_info *e, mcf_batch *
 
 unsigned mcfi_fermion_provides(const mcfi_fermion_target *t)
 {
-    return t->ops2 ? t->ops2->provides : mcfi_abi1_fermion_provides(t->ops1);
+    if (!t->ops2)
+        return mcfi_abi1_fermion_provides(t->ops1);
+    unsigned p = t->ops2->provides;
+    /* a table of mcf 1.0 has no density_matrix, whatever its bits say */
+    if (!MCF_HAS(mcf_fermion_evaluator, t->ops2, density_matrix))
+        p &= ~(unsigned)MCF_PROVIDES_DENSITY_MATRIX;
+    return p;
 }
 
 int mcfi_fermion_create(const mcfi_fermion_target *t, const mcf_params *params,
@@ -78,4 +84,13 @@ int mcfi_fermion_action(const mcfi_fermion_target *t, void *const *ws, size_t n,
 {
     return t->ops2 ? t->ops2->action(t->batch, ws, n, m, T, mu, S, err)
                    : t->ops1->action(ws, n, m, T, mu, S, err);
+}
+
+int mcfi_fermion_density_matrix(const mcfi_fermion_target *t, void *const *ws, size_t n,
+                                mcf_rng *const *rngs, const double *T, const double *mu,
+                                const mcf_density_matrix *out)
+{
+    if (!(mcfi_fermion_provides(t) & MCF_PROVIDES_DENSITY_MATRIX))
+        return mcf_fail(MCF_EINVAL, "evaluator %s has no density_matrix", t->name);
+    return t->ops2->density_matrix(t->batch, ws, n, rngs, T, mu, out);
 }

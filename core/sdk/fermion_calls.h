@@ -46,6 +46,12 @@ int mcfi_fermion_change_action(const mcfi_fermion_target *t, void *const *ws, si
 int mcfi_fermion_action(const mcfi_fermion_target *t, void *const *ws, size_t n, size_t m,
                         const double *T, const double *mu, double *S, double *err);
 
+/* mcf 1.1: an ABI-2 table whose struct_size covers it and whose bits promise it (ABI 1 has
+ * none): MCF_EINVAL otherwise */
+int mcfi_fermion_density_matrix(const mcfi_fermion_target *t, void *const *ws, size_t n,
+                                mcf_rng *const *rngs, const double *T, const double *mu,
+                                const mcf_density_matrix *out);
+
 /* fermion_abi1.c: the up adapter (an ABI-1 table called with ABI 2's verbs) */
 unsigned mcfi_abi1_fermion_provides(const mcf_fermion_ops *ops);
 int mcfi_abi1_fermion_spectra(const mcf_fermion_ops *ops, void *const *ws, size_t n,

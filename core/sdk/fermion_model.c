@@ -38,6 +38,9 @@ const char *mcfi_fm_missing(const mcfi_fermion_target *t, unsigned needs)
         return "lacks green (diagonal Green's functions)";
     if ((needs & MCF_FERMION_MOMENTS) && !(p & MCF_PROVIDES_MOMENTS))
         return "lacks dos_moments (Chebyshev moments of the DOS and LDOS)";
+    if ((needs & MCF_FERMION_DENSITY_MATRIX) && !(p & MCF_PROVIDES_DENSITY_MATRIX))
+        return "lacks density_matrix (the forces dOmega/dH of a global sampler: ed, kpm or "
+               "kpm-cuda of mcf 1.1)";
     return NULL;
 }
 

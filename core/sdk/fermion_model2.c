@@ -231,3 +231,26 @@ int mcf_fermion_spectra(const mcf_fermion_batch *a, size_t n, mcf_spectra *s)
     }
     return rc;
 }
+
+int mcf_fermion_density_matrix(const mcf_fermion_batch *a, size_t n,
+                               const mcf_density_matrix *out)
+{
+    mcfi_fermion_target t;
+    int rc = bound(a, n, &t);
+    if (rc || n == 0)
+        return rc;
+    if (mcfi_fm_missing(&t, MCF_FERMION_DENSITY_MATRIX))
+        return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without "
+                        "MCF_FERMION_DENSITY_MATRIX (a bug in the model)", t.model, t.name);
+    if (!out || !out->diag || !out->bond_re || !out->bond_im)
+        return mcf_fail(MCF_EINVAL, "%s: mcf_fermion_density_matrix without output arrays",
+                        t.model);
+    if ((rc = mcfi_fermion_density_matrix(&t, a->ws, n, a->rngs, a->T, a->mu, out)))
+        return mcf_fail_prefix(rc, "%s: evaluator %s: density_matrix", t.model, t.name);
+    for (size_t k = 0; k < n; k++)
+        if (out->truncation && !(out->truncation[k] >= 0.0))
+            return mcf_fail(MCF_EPLUGIN, "%s: evaluator %s returned the truncation bound %g "
+                            "(chain %zu of the batch): not a number >= 0", t.model, t.name,
+                            out->truncation[k], k);
+    return MCF_OK;
+}

@@ -59,6 +59,7 @@ typedef struct kc_ws {
                                         workspace's: the keys cannot be scanned, so every
                                         chain has the same) */
     kcu_traces *traces;       /* the trace jobs' scratch (small lattices), on first use */
+    kcu_series *series;       /* density_matrix's series scratch, on first use */
     double *trace_mu;         /* host: their moments, 4 sets of M per job */
 } kc_ws;
 
@@ -123,6 +124,17 @@ static int kc_random_moments(kpm_ops_ws *b, mcf_rng *rng)
     const uint64_t seed = mcf_rng_u64(rng);
     return kcu_random_moments(w->eng, w->d, b->a, b->b, (int)b->cfg.random, seed, b->R, b->M,
                               b->mu_vec);
+}
+
+/* density_matrix's series on the device (kcu_series_apply; d synced by kc_prepare) */
+static int kc_series(kpm_ops_ws *b, const double *c, size_t Mf, size_t nb, double *x,
+                     double *y)
+{
+    kc_ws *w = (kc_ws *)b;
+    int rc;
+    if (!w->series && (rc = kcu_series_create(b->h->dim, b->block, &w->series)))
+        return rc;
+    return kcu_series_apply(w->series, w->d, b->a, b->b, c, Mf, nb, x, y);
 }
 
 static int kc_rows_moments(kpm_ops_ws *b, const size_t *rows, size_t nb)
@@ -404,6 +416,7 @@ static void kc_release(kpm_ops_ws *b)
     free(w->fft_im);
     kcu_traces_destroy(w->traces);
     free(w->trace_mu);
+    kcu_series_destroy(w->series);
 }
 
 /* the descriptor's app_data: what the shared evaluator calls for the device */
@@ -424,6 +437,7 @@ static const kpm_backend kc_backend = {
     .traces = kc_traces,
     .contour_moments = kc_contour_moments,
     .contour_action = kc_contour_action,
+    .series = kc_series,
 };
 
 /* ---- the plugin: kpm's evaluator over the backend, and the device keys ---------------- */

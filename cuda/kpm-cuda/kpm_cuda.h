@@ -131,6 +131,19 @@ KCU_API int kcu_rows_moments(kcu_engine *e, const kcu_ham *d, double a, double b
 KCU_API int kcu_time_steps(kcu_engine *e, const kcu_ham *d, double a, double b, size_t nvec,
                            size_t steps, double *seconds_per_step, double *bytes_per_step);
 
+/* ---- a Chebyshev series applied to a block (density_matrix; kpm_cuda_series.cu) ------ */
+typedef struct kcu_series kcu_series;
+/* Scratch for blocks of up to `block` (1..64) vectors of dimension dim: three device
+ * blocks and one pinned host block. */
+KCU_API int kcu_series_create(size_t dim, size_t block, kcu_series **out);
+KCU_API void kcu_series_destroy(kcu_series *s);
+/* y = sum_{n<Mf} c_n T_n(H~) x for nb vectors, H~ = (H - b) / a of the synced d; x and y
+ * host arrays in the block layout of plugins/kpm/kpm_core.h (stride nb).  Synchronous.
+ * MCF_EINVAL for a non-finite result (a spectrum outside the scaling's bounds). */
+KCU_API int kcu_series_apply(kcu_series *s, const kcu_ham *d, double a, double b,
+                             const double *c, size_t Mf, size_t nb, const double *x,
+                             double *y);
+
 /* ---- reconstruction by batched cuFFT ----------------------------------------------- */
 
 typedef struct kcu_dct kcu_dct;

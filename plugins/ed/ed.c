@@ -15,6 +15,7 @@
  *   their T-derivatives   (1/dim) sum_k (1, eps_k) (eps_k - mu) / T^2 f (1 - f)
  *   action    S         = S_eff(H) = -sum_k log(1 + exp(-(eps_k - mu) / T))
  *   delta     dS        = S_eff(H + Delta) - S_eff(H)
+ *   density matrix  rho = sum_k f(eps_k) |psi_k><psi_k| on H's nonzero elements (ed_density.c)
  *
  * with g the normalized Gaussian of width sigma = `broadening`, eta = sigma (ed_spectra.c)
  * and f the Fermi function (ed_thermodynamics.c).
@@ -144,7 +145,7 @@ static const mcf_fermion_evaluator ed_ops = {
     .struct_size = sizeof(mcf_fermion_evaluator),
     .provides = MCF_PROVIDES_CHANGE_ACTION | MCF_PROVIDES_OCCUPATION | MCF_PROVIDES_DOS |
                 MCF_PROVIDES_LDOS | MCF_PROVIDES_GREEN | MCF_PROVIDES_ACTION |
-                MCF_PROVIDES_OCCUPATION_DT,
+                MCF_PROVIDES_OCCUPATION_DT | MCF_PROVIDES_DENSITY_MATRIX,
     .create = ed_create_abi2,
     .destroy = ed_destroy,
     .spectra = ed_spectra,
@@ -152,6 +153,7 @@ static const mcf_fermion_evaluator ed_ops = {
     .change_action = ed_change_action,
     .action = ed_action,
     .reconstruct = NULL, /* no moments */
+    .density_matrix = ed_density_matrix,
 };
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "ed", "1.0",

@@ -92,4 +92,8 @@ int ed_change_action(mcf_batch *b, void *const *ws, size_t n, const mcf_change *
 int ed_action(mcf_batch *b, void *const *ws, size_t n, size_t m, const double *T,
               const double *mu, double *S, double *err);
 
+/* ---- ed_density.c: density_matrix (mcf 1.1) ------------------------------------------ */
+int ed_density_matrix(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                      const double *T, const double *mu, const mcf_density_matrix *out);
+
 #endif

@@ -31,6 +31,8 @@
  *                 gfmc = real-axis: the seed thesis's method (kpm_gfmc.c: k^2 diagonal
  *                 Green's functions, always with the Lorentz kernel of `lambda`; with
  *                 `extrapolate`, 2M moments and 2 dS(2M) - dS(M)), rank <= 2 only.
+ *   density_matrix f(H) on H's nonzero elements: the Fermi series on probing vectors
+ *                 (kpm_ops_density.c; the series step kpm_series_apply on the host engine).
  *   action        S_eff(H) = -sum_nu log(1 + exp(-(eps_nu - mu)/T)) for m points (T, mu)
  *                 per workspace: the exact trace (vectors = 0 required, else MCF_EINVAL
  *                 naming `vectors`) once per workspace and call, then per point the plain
@@ -52,6 +54,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct kpm_ws {
     kpm_ops_ws base;          /* first: the shared head (base.grid is also the FFT plan) */
@@ -72,6 +75,15 @@ static int kpm_rows_moments(kpm_ops_ws *b, const size_t *rows, size_t nb)
 {
     kpm_ws *w = (kpm_ws *)b;
     return kpm_ldos_moments(w->eng, b->h, b->a, b->b, rows, nb, b->M, b->mu_vec);
+}
+
+/* density_matrix's series on the host engine: x copied into the start block */
+static int kpm_series(kpm_ops_ws *b, const double *c, size_t Mf, size_t nb, double *x,
+                      double *y)
+{
+    kpm_ws *w = (kpm_ws *)b;
+    memcpy(kpm_engine_start(w->eng), x, 2 * b->h->dim * nb * sizeof *x);
+    return kpm_series_apply(w->eng, b->h, b->a, b->b, c, Mf, nb, y);
 }
 
 static int kpm_density(kpm_ops_ws *w, const double *mu, size_t nb, double *out)
@@ -161,6 +173,7 @@ static const kpm_backend kpm_backend_cpu = {
     .green = kpm_green,
     .gfmc_need = kpm_gfmc_need,
     .gfmc_batch = kpm_gfmc_batch,
+    .series = kpm_series,
 };
 
 /* the shared evaluator reads the backend, never writes it (app_data is not const) */

@@ -20,6 +20,9 @@ void kpm_config_default(kpm_config *c)
     c->margin = KPM_DEFAULT_MARGIN;
     c->block = KPM_DEFAULT_BLOCK;
     c->gfmc = KPM_GFMC_CONTOUR;
+    c->probing_distance = KPM_DEFAULT_PROBING_DISTANCE;
+    c->probes = KPM_DEFAULT_PROBES;
+    c->density_tolerance = KPM_DEFAULT_DENSITY_TOLERANCE;
 }
 
 int kpm_config_check(const kpm_config *c)
@@ -90,7 +93,10 @@ int kpm_config_read(const mcf_params *params, kpm_config *c, int *extrapolate)
         (rc = mcf_params_real(params, "margin", &c->margin)) ||
         (rc = mcf_params_int(params, "block", &c->block)) ||
         (rc = mcf_params_bool(params, "extrapolate", extrapolate)) ||
-        (rc = mcf_params_choice(params, "gfmc", &gfmc)))
+        (rc = mcf_params_choice(params, "gfmc", &gfmc)) ||
+        (rc = mcf_params_int(params, "probing_distance", &c->probing_distance)) ||
+        (rc = mcf_params_int(params, "probes", &c->probes)) ||
+        (rc = mcf_params_real(params, "density_tolerance", &c->density_tolerance)))
         return rc;
     /* the enums are in the order of the choices (kpm_core.h) */
     c->gfmc = (kpm_gfmc_method)gfmc;

@@ -285,3 +285,159 @@ void kpm_moments_variance(size_t R, size_t M, const double *mu_vec, const double
         var[n] = ss / ((double)R - 1.0);
     }
 }
+
+/* ---- a series applied to a block (the density matrix, kpm_core.h) ------------------- */
+
+/* y += c x over the block's rows, chunk by chunk (OpenMP; elementwise: any thread count
+ * gives the same bits) */
+static void series_axpy(size_t n, double c, const double *x, double *y)
+{
+    const long nn = (long)n;
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (long q = 0; q < nn; q++)
+        y[q] += c * x[q];
+}
+
+int kpm_series_apply(kpm_engine *e, const mcf_hamiltonian *h, double a, double b,
+                     const double *c, size_t Mf, size_t nvec, double *y)
+{
+    int rc = engine_args_check(e, h, a, nvec, Mf, "series");
+    if (rc)
+        return rc;
+    const size_t n = 2 * e->dim * nvec;
+    double tot[2 * KPM_MAX_BLOCK];
+    for (size_t q = 0; q < n; q++)
+        y[q] = c[0] * e->v0[q];
+    if (Mf == 1)
+        return MCF_OK;
+    step_args s = {.h = h, .ia = 1.0 / a, .b = b, .B = nvec, .x = e->v0, .y = e->v1,
+                   .w = NULL, .first = 1, .mode = STEP_DIAG};
+    double *cur = e->v0, *old = e->v1;
+    for (size_t m = 1; m < Mf; m++) {
+        s.x = cur;
+        s.y = old;
+        kpm_step_all(e->dim, e->nchunks, e->part, &s, tot);
+        s.first = 0;
+        series_axpy(n, c[m], old, y);
+        double *t = cur;
+        cur = old;
+        old = t;
+    }
+    for (size_t q = 0; q < n; q++)
+        if (!isfinite(y[q]))
+            return mcf_fail(MCF_EINVAL, "kpm: series: a non-finite entry (the spectrum reaches "
+                            "outside the bounds used for rescaling, [%g, %g])", b - a, b + a);
+    return MCF_OK;
+}
+
+/* ---- the gradient of quadratic forms of a series (the pseudofermions, kpm_core.h) ----- */
+
+/* acc(r, c) += w sum_{v<nb} conj(u_v(r)) x_v(c) on the diagonal (c = r; its real part) and
+ * on every occupied slot (c = col): u the vectors nb..2 nb-1 of block U, x the vectors
+ * 0..nb-1 of block X (both of stride B = 2 nb).  Rows on OpenMP threads, each entry summed by
+ * one thread in a fixed order. */
+static void gradient_terms(const mcf_hamiltonian *h, size_t nb, const double *U,
+                           const double *X, double w, double *acc_d, double *acc_re,
+                           double *acc_im)
+{
+    const size_t dim = h->dim, width = (size_t)h->width, B = 2 * nb;
+    const long nn = (long)dim;
+#pragma omp parallel for schedule(static) if (dim > 4096)
+    for (long rl = 0; rl < nn; rl++) {
+        const size_t r = (size_t)rl;
+        const double *ur = U + 2 * B * r + nb;
+        for (size_t k = 0; k <= width; k++) {
+            const int32_t c = k == 0 ? (int32_t)r : h->col[(k - 1) * dim + r];
+            if (c < 0)
+                continue;
+            const double *xc = X + 2 * B * (size_t)c;
+            double sr = 0.0, si = 0.0;
+            for (size_t v = 0; v < nb; v++) {
+                const double ar = ur[v], ai = ur[B + v], p = xc[v], q = xc[B + v];
+                sr += ar * p + ai * q; /* conj(ar + i ai) (p + i q) */
+                si += ar * q - ai * p;
+            }
+            if (k == 0) {
+                acc_d[r] += w * sr;
+            } else {
+                acc_re[(k - 1) * dim + r] += w * sr;
+                acc_im[(k - 1) * dim + r] += w * si;
+            }
+        }
+    }
+}
+
+int kpm_series_gradient(kpm_engine *e, const mcf_hamiltonian *h, double a, double b,
+                        const double *c, size_t Mf, size_t nvec, double *y, double *g_diag,
+                        double *g_re, double *g_im)
+{
+    int rc = engine_args_check(e, h, a, 2 * nvec, Mf, "series gradient");
+    if (rc)
+        return rc;
+    if (Mf < 2)
+        return mcf_fail(MCF_EINVAL, "kpm: series gradient: %zu terms (at least 2)", Mf);
+    const size_t dim = e->dim, B = 2 * nvec, nv = 2 * dim * nvec;
+    double tot[2 * KPM_MAX_BLOCK];
+    double *phi = malloc(nv * sizeof *phi);
+    if (!phi)
+        return mcf_fail(MCF_ENOMEM, "kpm: series gradient: out of memory");
+    /* forward: alpha_n = T_n(H~) phi, y = sum c_n alpha_n, up to alpha_{M-1} and alpha_M */
+    memcpy(phi, e->v0, nv * sizeof *phi);
+    for (size_t q = 0; q < nv; q++)
+        y[q] = c[0] * phi[q];
+    step_args s = {.h = h, .ia = 1.0 / a, .b = b, .B = nvec, .x = e->v0, .y = e->v1,
+                   .w = NULL, .first = 1, .mode = STEP_DIAG};
+    double *cur = e->v0, *old = e->v1;
+    for (size_t m = 1; m <= Mf; m++) {
+        s.x = cur;
+        s.y = old;
+        kpm_step_all(dim, e->nchunks, e->part, &s, tot);
+        s.first = 0;
+        if (m < Mf)
+            series_axpy(nv, c[m], old, y);
+        double *t = cur;
+        cur = old;
+        old = t;
+    }
+    /* cur = alpha_M, old = alpha_{M-1} (stride nvec).  Backward on blocks of 2 nvec: vectors
+     * 0..nvec-1 alpha, nvec..2 nvec-1 psi; X = [alpha_{M-1} | psi_{M-1} = c_{M-1} phi],
+     * Y = [alpha_M | 0].  The engine's blocks hold 2 nvec vectors (checked above). */
+    double *X = malloc(2 * nv * sizeof *X), *Y = malloc(2 * nv * sizeof *Y);
+    if (!X || !Y) {
+        free(phi);
+        free(X);
+        free(Y);
+        return mcf_fail(MCF_ENOMEM, "kpm: series gradient: out of memory");
+    }
+    for (size_t r = 0; r < dim; r++)
+        for (size_t v = 0; v < nvec; v++)
+            for (int part = 0; part < 2; part++) {
+                const size_t src = 2 * nvec * r + part * nvec + v;
+                const size_t dst = 2 * B * r + part * B;
+                X[dst + v] = old[src];
+                X[dst + nvec + v] = c[Mf - 1] * phi[src];
+                Y[dst + v] = cur[src];
+                Y[dst + nvec + v] = 0.0;
+            }
+    s.B = B;
+    s.first = 0;
+    for (size_t j = Mf - 1; j >= 1; j--) {
+        s.x = X;
+        s.y = Y;
+        kpm_step_all(dim, e->nchunks, e->part, &s, tot); /* Y = [alpha_{j-1} | psi_{j-1} - c phi] */
+        for (size_t r = 0; r < dim; r++)
+            for (size_t v = 0; v < nvec; v++)
+                for (int part = 0; part < 2; part++)
+                    Y[2 * B * r + part * B + nvec + v] +=
+                        c[j - 1] * phi[2 * nvec * r + part * nvec + v];
+        /* the pair (psi_j in X, alpha_{j-1} in Y): weight 2, or 1 for j = 1 */
+        gradient_terms(h, nvec, X, Y, (j >= 2 ? 2.0 : 1.0) / a, g_diag, g_re, g_im);
+        double *t = X;
+        X = Y;
+        Y = t;
+    }
+    free(X);
+    free(Y);
+    free(phi);
+    return MCF_OK;
+}

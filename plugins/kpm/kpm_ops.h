@@ -59,6 +59,8 @@
  *                 the Lorentz kernel's lambda a / M); then the backend's batch over all
  *                 workspaces (err is then NaN: that method has no bound).
  *                 (kpm_ops_gfmc.c)
+ *   density_matrix  f(H) on H's nonzero elements from the Fermi series applied to probing
+ *                 vectors by the backend's series (kpm_ops_density.c; kpm_core.h says how).
  *   action        all inputs checked first (T > 0 finite, mu finite, vectors = 0: a
  *                 stochastic trace is refused naming `vectors`); per workspace the exact
  *                 trace once (the backend's rows_moments), then per point the plain
@@ -135,6 +137,10 @@ typedef struct kpm_backend {
      * into contour_err.  Errors name the workspace and what to change, as the host's. */
     int (*contour_action)(mcf_batch *b, void *const *ws, size_t n, const double *T,
                           const double *mu, double *dS);
+    /* density_matrix (kpm_ops_density.c): y = sum_{n<Mf} c_n T_n(H~) x for nb <= w->block
+     * vectors x (host, the block layout of kpm_core.h with stride nb; x may be overwritten),
+     * y likewise, in the scaling w->a, w->b, after prepare */
+    int (*series)(kpm_ops_ws *w, const double *c, size_t Mf, size_t nb, double *x, double *y);
 } kpm_backend;
 
 /* The common head of a plugin's workspace (its first member): one chain's state. */
@@ -163,6 +169,15 @@ struct kpm_ops_ws {
     double *contour_dmu;
     kpm_contour_plan contour_plan; /* contour_action: the ellipse and poles of the change */
     kpm_series_cache series;  /* occupation and action coefficients (they do not depend on H) */
+    /* density_matrix (kpm_ops_density.c), on first use: the probing colours of the table's
+     * pattern (a copy of h->col to see it change), the Fermi series of the last (a, b, T,
+     * mu), two host blocks and the sums of squares of the probes */
+    int32_t *dm_colour, *dm_col;
+    size_t dm_ncolours;
+    int dm_exact;             /* the colours are the rows themselves (vectors = 0) */
+    double *dm_c, dm_key[4], dm_tail;
+    size_t dm_M;
+    double *dm_x, *dm_y, *dm_sq, *dm_est;
 };
 
 /* The evaluator table of kpm and kpm-cuda (the descriptor's ops; its app_data is the
@@ -190,6 +205,12 @@ KPM_API const kpm_backend *kpm_ops_batch(void *const *ws, size_t n, const char *
  * workspace. */
 KPM_API int kpm_ops_traces(const kpm_backend *be, mcf_batch *b, void *const *ws, size_t n,
                            mcf_rng *const *rngs, const char *what);
+
+/* density_matrix of the table and what it keeps in a workspace (kpm_ops_density.c). */
+KPM_API int kpm_ops_density_matrix(mcf_batch *b, void *const *ws, size_t n,
+                                   mcf_rng *const *rngs, const double *T, const double *mu,
+                                   const mcf_density_matrix *out);
+KPM_API void kpm_ops_density_free(kpm_ops_ws *w);
 
 /* change_action of the table (kpm_ops_gfmc.c). */
 KPM_API int kpm_ops_change_action(mcf_batch *b, void *const *ws, size_t n,

@@ -100,7 +100,8 @@ enum {
     MCF_PROVIDES_GREEN = 1u << 4,         /* spectra: the grid and G_rr */
     MCF_PROVIDES_ACTION = 1u << 6,        /* action: S_eff itself */
     MCF_PROVIDES_MOMENTS = 1u << 7,       /* spectra: Chebyshev moments; reconstruct */
-    MCF_PROVIDES_OCCUPATION_DT = 1u << 8  /* occupation: ddensity and denergy */
+    MCF_PROVIDES_OCCUPATION_DT = 1u << 8, /* occupation: ddensity and denergy */
+    MCF_PROVIDES_DENSITY_MATRIX = 1u << 9 /* density_matrix (mcf 1.1): the forces */
 };
 
 /* One spectra() call: the inputs, then the outputs, each NULL when not wanted (an output
@@ -138,6 +139,33 @@ typedef struct mcf_occupation {
     double *density, *energy;    /* per state: n = int rho f, e = int E rho f */
     double *ddensity, *denergy;  /* NULL, or d/dT at fixed mu per state (T > 0) */
 } mcf_occupation;
+
+/* One density_matrix() call's outputs per workspace k (mcf 1.1), in the layout of the
+ * workspace's Hamiltonian h (mcf/hamiltonian.h): the one-body density matrix
+ *
+ *     rho = f(H),   rho_rc = <r| f(H) |c> = <c_c^+ c_r>,   f(E) = 1 / (1 + exp((E - mu) / T)),
+ *
+ * on the diagonal and on every nonzero element of H, i.e. the derivative of the grand
+ * potential Omega = T S_eff with respect to the Hamiltonian: for any real parameter x of H,
+ *
+ *     dOmega/dx = Tr[rho dH/dx] = sum_r rho_rr dH_rr/dx + sum_slots Re(conj(rho_rc) dH_rc/dx),
+ *     dS_eff/dx = dOmega/dx / T,
+ *
+ * the sum over every occupied ELL slot (r, c = h->col[s]) of the table, both (r, c) and
+ * (c, r) (mcf_density_matrix_force in mcf/fermion_model.h does this sum).  Arrays are NULL
+ * when not wanted, except diag, bond_re and bond_im, which are always written. */
+typedef struct mcf_density_matrix {
+    double *const *diag;      /* dim values: rho_rr (real) */
+    double *const *bond_re;   /* width x dim, slot-major like h->col: at slot s = j dim + r */
+    double *const *bond_im;   /*   the entry rho_rc, c = h->col[s]; 0 where col[s] < 0 */
+    double *const *diag_err;  /* NULL, or dim values: the standard error of diag's estimate
+                                 (0 for an exact method; NaN from a single random draw) */
+    double *const *bond_err;  /* NULL, or width x dim: the standard error of the complex
+                                 estimate, sqrt(E|est - E est|^2) (0, NaN likewise) */
+    double *truncation;       /* NULL, or n values: a bound on |rho_rc - f(H)_rc| of every
+                                 entry from the method's truncation (0 for ed; a polynomial
+                                 method's sup |f - P| on the spectrum's interval) */
+} mcf_density_matrix;
 
 typedef struct mcf_fermion_evaluator {
     uint32_t struct_size;  /* sizeof(mcf_fermion_evaluator) the plugin was built with */
@@ -205,7 +233,25 @@ typedef struct mcf_fermion_evaluator {
     int (*reconstruct)(void *app_data, const mcf_params *params, const char *kernel, size_t M,
                        size_t sets, const double *mu, double a, double b, size_t points,
                        const double *E, double *grid, double *out);
+
+    /* ---- mcf 1.1: appended; the SDK calls it only when struct_size covers it and
+     * `provides` has MCF_PROVIDES_DENSITY_MATRIX ---------------------------------------
+     *
+     * For n workspaces: the density matrix f(H_k) at T[k] > 0 and mu[k] on the diagonal and
+     * the nonzero elements of H_k (mcf_density_matrix above), the forces of every sampler
+     * that moves a classical field globally.  Exact on ed (eigenvectors).  A stochastic
+     * evaluator (kpm, kpm-cuda) estimates it from the Chebyshev series of f applied to
+     * probing vectors drawn from rngs[k] (the chain's stream; rngs may be NULL when the
+     * evaluator draws nothing, e.g. kpm with vectors = 0), unbiased, with the standard errors
+     * asked for; its truncation bound is out->truncation[k].  Errors: MCF_EINVAL (T <= 0 or
+     * not finite, mu not finite, a NULL output array), MCF_ENOMEM. */
+    int (*density_matrix)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                          const double *T, const double *mu, const mcf_density_matrix *out);
 } mcf_fermion_evaluator;
+
+/* The size of ABI 2's table as mcf 1.0 froze it (without density_matrix): the loader accepts
+ * tables from this size on. */
+#define MCF_FERMION_EVALUATOR_1_0_SIZE offsetof(mcf_fermion_evaluator, density_matrix)
 
 #ifdef __cplusplus
 }

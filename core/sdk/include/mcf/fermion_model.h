@@ -57,8 +57,10 @@ enum {
     MCF_FERMION_ACTION = 1u << 6,        /* action: S_eff itself (parallel tempering) */
     MCF_FERMION_MOMENTS = 1u << 7,       /* spectra's Chebyshev moments and reconstruct:
                                             the moments in the results */
-    MCF_FERMION_OCCUPATION_DT = 1u << 8  /* occupation's d(density)/dT and d(energy)/dT,
+    MCF_FERMION_OCCUPATION_DT = 1u << 8, /* occupation's d(density)/dT and d(energy)/dT,
                                             for the specific heat (mcf 0.3) */
+    MCF_FERMION_DENSITY_MATRIX = 1u << 9 /* density_matrix: f(H) on H's nonzero elements,
+                                            the forces of a global sampler (mcf 1.1) */
 };
 
 /* mcf 0.7: what evaluator e (a fermion evaluator's descriptor, either ABI) provides:
@@ -264,7 +266,33 @@ MCF_API int mcf_fermion_action(const mcf_fermion_batch *a, size_t n, size_t m,
  * asked for (MCF_EINVAL naming it) and, when the evaluator has moments, that the moments
  * and scales returned are finite (MCF_EPLUGIN). */
 MCF_API int mcf_fermion_spectra(const mcf_fermion_batch *a, size_t n, mcf_spectra *s);
+
+/* ---- Forces: the density matrix (mcf 1.1) ------------------------------------------------
+ *
+ * A sampler that moves the whole classical field at once (molecular dynamics, Langevin)
+ * needs dS_eff/dx for every coordinate x of the field: by the chain rule from dOmega/dH,
+ * the density matrix rho = f(H) on the nonzero elements of H (mcf/fermion.h,
+ * mcf_density_matrix).  Bind with MCF_FERMION_DENSITY_MATRIX. */
+
+/* The density matrix of n chains from a->ws, a->rngs, a->T, a->mu into out's arrays (per
+ * chain, the model's; out->truncation, when not NULL, has n values): one call.  The
+ * evaluator refuses a non-finite estimate (MCF_EPLUGIN); this helper a truncation bound
+ * that is not a number >= 0. */
+MCF_API int mcf_fermion_density_matrix(const mcf_fermion_batch *a, size_t n,
+                                       const mcf_density_matrix *out);
 #endif /* MCF_WANT_ABI >= 2 */
+
+/* dOmega/dx = Tr[rho dH/dx] for one real parameter x whose derivative dH/dx is given in h's
+ * layout: d_onsite (dim values, or NULL: no on-site part) and d_re, d_im (width x dim,
+ * slot-major like h->col, both entries (r, c) and (c, r) of every pair; or NULL: no
+ * hopping part), with rho from a density_matrix call on h (diag, bond_re, bond_im): the sum
+ * sum_r rho_rr dH_rr + sum_slots Re(conj(rho_rc) dH_rc) in a fixed order.  For tests and for
+ * parameters that touch much of H (a uniform hopping); a field on the sites has the O(1)
+ * helpers below.  Divide by T for dS_eff/dx. */
+MCF_API double mcf_density_matrix_force(const mcf_hamiltonian *h, const double *diag,
+                                        const double *bond_re, const double *bond_im,
+                                        const double *d_onsite, const double *d_re,
+                                        const double *d_im);
 
 #ifdef __cplusplus
 }

@@ -69,6 +69,21 @@ MCF_API int mcf_hamiltonian_factorize(mcf_hamiltonian *h, const mcf_lattice *lat
  * non-finite component (nothing is written then). */
 MCF_API int mcf_hamiltonian_set_field(mcf_hamiltonian *h, size_t site, const double *a);
 
+/* mcf 1.1: the forces of a factorized Hamiltonian (H_ij = amplitude conj(a_i) . a_j on the
+ * bonds).  With rho the density matrix of h (mcf/fermion.h: bond_re, bond_im in h's layout,
+ * from a density_matrix call), the gradient of the grand potential with respect to the
+ * field through the hoppings (Wirtinger derivatives, the on-site terms are the model's):
+ *
+ *     g_i = dOmega/d conj(a_i) = amplitude sum_{bonds (i, j)} rho_ji a_j,
+ *     dOmega = 2 Re sum_i conj(g_i) . da_i     for any change da of the field,
+ *
+ * written to grad[2 (i rank + c)] (re) and [... + 1] (im), 2 rank doubles a site, summed
+ * over site i's slots in slot order.  A model maps g to its own coordinates (a spin's
+ * angles, a phase) by its chain rule.  MCF_EINVAL when h is not factorized or has rank 0
+ * (no field: its forces are all on-site). */
+MCF_API int mcf_hamiltonian_factors_gradient(const mcf_hamiltonian *h, const double *bond_re,
+                                             const double *bond_im, double *grad);
+
 #ifdef __cplusplus
 }
 #endif

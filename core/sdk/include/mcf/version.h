@@ -35,7 +35,10 @@
  * refuses an ABI-2 plugin built before the flip) and states min_mcf_version 1.0.0; the
  * parameter spec carries its symbol and unit (parameter_labels goes; the core converts the
  * specs of a plugin built before 1.0), mcf_layout.moves, the bond helpers of
- * mcf/lattice.h and MCF_PARAM_RANGE.  A plugin states the oldest release whose SDK it uses:
+ * mcf/lattice.h and MCF_PARAM_RANGE; 1.1 the forces: density_matrix appended to the fermion
+ * evaluator's table (MCF_PROVIDES_DENSITY_MATRIX; tables of 1.0's size still load), the
+ * helpers mcf_fermion_density_matrix, mcf_density_matrix_force and
+ * mcf_hamiltonian_factors_gradient.  A plugin states the oldest release whose SDK it uses:
  * find_package(mcf 1.0) or pkg-config --atleast-version=1.0 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
  * when it is loaded.
@@ -52,7 +55,7 @@
 #include "mcf/api.h"
 
 #define MCF_VERSION_MAJOR 1
-#define MCF_VERSION_MINOR 0
+#define MCF_VERSION_MINOR 1
 #define MCF_VERSION_PATCH 0
 
 #define MCF_VERSION_STR_(x) #x

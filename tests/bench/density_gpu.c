@@ -1,0 +1,116 @@
+/* density_gpu.c — the density matrix (the forces of a global sampler, mcf/fermion.h's
+ * density_matrix) of a double-exchange configuration on the GPU (kpm-cuda) against the CPU
+ * (kpm, all cores), through the plugins as a model calls them.
+ *
+ *   build/tests/bench/density_gpu [L ...]          (default 8 16 32; MCF_PLUGIN_PATH set)
+ *
+ * Per L: the L^3 periodic cube at infinite Hund coupling, random spins (de_build: the
+ * table), T = 0.1, mu = 0 (n = 1/2), one probe at probing_distance 2 (vectors = 8: the
+ * stochastic mode), block 16.  Printed: the colours, the Fermi series' order Mf, the time of
+ * one call on each, the bytes the series steps move on the device (per step and block of nb
+ * vectors: the table, 20 bytes a slot and 8 a row, and five passes over the nb vectors: x
+ * gathered once, y read and written, the sum read and written; times Mf and the blocks),
+ * that over the call's time as a fraction of the device's copy bandwidth (a cudaMemcpy of
+ * 1 GiB: reads + writes), and the speedup over the CPU.  The call's time includes the host's
+ * work (phases, the start blocks, the accumulation on the entries, the transfers). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench_util.h"
+#include "de_test_hamiltonian.h"
+#include "kpm_core.h"
+#include "kpm_cuda.h"
+#include "test_params.h"
+
+static double call_time(const mcf_plugin_info *e, test_params *tp, const mcf_hamiltonian *h,
+                        size_t *Mf_out, double *trunc)
+{
+    void *ws = test_params_workspace(e, tp, h);
+    if (!ws)
+        return NAN;
+    const size_t slots = (size_t)h->width * h->dim;
+    double *diag = malloc(h->dim * sizeof *diag), *re = malloc(slots * sizeof *re);
+    double *im = malloc(slots * sizeof *im);
+    const mcf_density_matrix out = {&diag, &re, &im, NULL, NULL, trunc};
+    mcf_rng rng;
+    mcf_rng_init(&rng, 1, 0);
+    mcf_rng *rp = &rng;
+    const double T = 0.1, mu = 0.0;
+    double best = INFINITY;
+    for (int rep = 0; rep < 3; rep++) { /* the first call also sets up (colours, series) */
+        const double t0 = now();
+        if (tev_v2(e)->density_matrix(tev_batch(), &ws, 1, &rp, &T, &mu, &out)) {
+            fprintf(stderr, "%s: %s\n", e->name, mcf_last_error());
+            best = NAN;
+            break;
+        }
+        const double t = now() - t0;
+        if (rep && t < best)
+            best = t;
+    }
+    /* the series' order: the smallest n with the rest below the tolerance, as kpm sums it */
+    double a, b;
+    mcf_hamiltonian_scaling(h, 0.01, &a, &b);
+    double *c = NULL, tail = 0.0;
+    kpm_fermi_series(a, b, T, mu, 1e-8, 1 << 20, &c, Mf_out, &tail);
+    free(c);
+    free(diag);
+    free(re);
+    free(im);
+    tev_destroy(e, ws);
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    mcf_plugin *pk = NULL, *pc = NULL;
+    if (mcfe_plugin_open("kpm", MCF_PLUGIN_FERMION_EVALUATOR, &pk) ||
+        mcfe_plugin_open("kpm-cuda", MCF_PLUGIN_FERMION_EVALUATOR, &pc)) {
+        fprintf(stderr, "loading kpm and kpm-cuda: %s (set MCF_PLUGIN_PATH)\n",
+                mcf_last_error());
+        return 1;
+    }
+    char why[512];
+    if (!kcu_probe(why, sizeof why)) {
+        printf("skipped: no device (%s)\n", why);
+        return 0;
+    }
+    const double bw = 1e9 * kcu_copy_bandwidth((size_t)1 << 30, 5); /* GB/s -> B/s */
+    printf("device: %s, copy bandwidth %.0f GB/s; CPU: %d threads\n", kcu_device_name(),
+           bw / 1e9, max_threads());
+    printf("%4s %8s %7s %5s %12s %12s %10s %8s %8s\n", "L", "dim", "colours", "Mf", "CPU [s]",
+           "GPU [s]", "GB moved", "% copy", "speedup");
+    long Ls[8] = {8, 16, 32};
+    int nL = 3;
+    if (argc > 1)
+        for (nL = 0; nL < argc - 1 && nL < 8; nL++)
+            Ls[nL] = atol(argv[nL + 1]);
+    for (int q = 0; q < nL; q++) {
+        de_lattice d = de_random_lattice((size_t)Ls[q], 0.0, 11);
+        mcf_hamiltonian *h = de_build(&d);
+        test_params *tk = test_params_make(pk->info->params, "bench", "probes", "1", "block",
+                                           "16", NULL);
+        test_params *tg = test_params_make(pc->info->params, "bench", "probes", "1", "block",
+                                           "16", NULL);
+        size_t Mf = 0, nc = 0;
+        double trunc = 0.0;
+        int32_t *col = malloc(h->dim * sizeof *col);
+        kpm_probe_colours(h, 2, col, &nc);
+        free(col);
+        const double tg_s = call_time(pc->info, tg, h, &Mf, &trunc);
+        const double tc_s = call_time(pk->info, tk, h, &Mf, &trunc);
+        const double blocks = ceil((double)nc / 16.0), nb = (double)nc / blocks;
+        const double per_step = (double)h->dim * (20.0 * h->width + 8.0) +
+                                5.0 * 16.0 * (double)h->dim * nb;
+        const double bytes = per_step * (double)Mf * blocks;
+        printf("%4ld %8zu %7zu %5zu %12.4f %12.4f %10.3f %8.1f %8.1f\n", Ls[q], h->dim, nc, Mf,
+               tc_s, tg_s, bytes / 1e9, 100.0 * bytes / tg_s / bw, tc_s / tg_s);
+        test_params_free(tk);
+        test_params_free(tg);
+        mcf_hamiltonian_destroy(h);
+        free(d.s);
+    }
+    tev_batch_release();
+    return 0;
+}
