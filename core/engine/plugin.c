@@ -133,11 +133,10 @@ static int check_fermion_evaluator(const char *path, const mcf_fermion_evaluator
         {"change_action", (p & MCF_PROVIDES_CHANGE_ACTION) && !ops->change_action},
         {"action", (p & MCF_PROVIDES_ACTION) && !ops->action},
         {"reconstruct", (p & MCF_PROVIDES_MOMENTS) && !ops->reconstruct},
-        {"density_matrix",
-         (p & MCF_PROVIDES_DENSITY_MATRIX) &&
-             (ops->struct_size < offsetof(mcf_fermion_evaluator, density_matrix) +
-                                     sizeof ops->density_matrix ||
-              !ops->density_matrix)},
+        {"density_matrix", (p & MCF_PROVIDES_DENSITY_MATRIX) &&
+                               !MCF_HAS(mcf_fermion_evaluator, ops, density_matrix)},
+        {"pseudofermion", (p & MCF_PROVIDES_PSEUDOFERMION) &&
+                              !MCF_HAS(mcf_fermion_evaluator, ops, pseudofermion)},
     };
     for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
         if (req[k].missing)

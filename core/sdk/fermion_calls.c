@@ -33,6 +33,8 @@ unsigned mcfi_fermion_provides(const mcfi_fermion_target *t)
     /* a table of mcf 1.0 has no density_matrix, whatever its bits say */
     if (!MCF_HAS(mcf_fermion_evaluator, t->ops2, density_matrix))
         p &= ~(unsigned)MCF_PROVIDES_DENSITY_MATRIX;
+    if (!MCF_HAS(mcf_fermion_evaluator, t->ops2, pseudofermion))
+        p &= ~(unsigned)MCF_PROVIDES_PSEUDOFERMION;
     return p;
 }
 
@@ -93,4 +95,13 @@ int mcfi_fermion_density_matrix(const mcfi_fermion_target *t, void *const *ws, s
     if (!(mcfi_fermion_provides(t) & MCF_PROVIDES_DENSITY_MATRIX))
         return mcf_fail(MCF_EINVAL, "evaluator %s has no density_matrix", t->name);
     return t->ops2->density_matrix(t->batch, ws, n, rngs, T, mu, out);
+}
+
+int mcfi_fermion_pseudofermion(const mcfi_fermion_target *t, void *const *ws, size_t n,
+                               mcf_rng *const *rngs, const double *T, const double *mu,
+                               mcf_pseudofermion *p)
+{
+    if (!(mcfi_fermion_provides(t) & MCF_PROVIDES_PSEUDOFERMION))
+        return mcf_fail(MCF_EINVAL, "evaluator %s has no pseudofermion", t->name);
+    return t->ops2->pseudofermion(t->batch, ws, n, rngs, T, mu, p);
 }

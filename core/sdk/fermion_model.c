@@ -41,6 +41,9 @@ const char *mcfi_fm_missing(const mcfi_fermion_target *t, unsigned needs)
     if ((needs & MCF_FERMION_DENSITY_MATRIX) && !(p & MCF_PROVIDES_DENSITY_MATRIX))
         return "lacks density_matrix (the forces dOmega/dH of a global sampler: ed, kpm or "
                "kpm-cuda of mcf 1.1)";
+    if ((needs & MCF_FERMION_PSEUDOFERMION) && !(p & MCF_PROVIDES_PSEUDOFERMION))
+        return "lacks pseudofermion (the exact weight and forces of hybrid Monte Carlo: ed, "
+               "kpm or kpm-cuda of mcf 1.1)";
     return NULL;
 }
 

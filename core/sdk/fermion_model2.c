@@ -254,3 +254,17 @@ int mcf_fermion_density_matrix(const mcf_fermion_batch *a, size_t n,
                             out->truncation[k], k);
     return MCF_OK;
 }
+
+int mcf_fermion_pseudofermion(const mcf_fermion_batch *a, size_t n, mcf_pseudofermion *p)
+{
+    mcfi_fermion_target t;
+    int rc = bound(a, n, &t);
+    if (rc || n == 0)
+        return rc;
+    if (mcfi_fm_missing(&t, MCF_FERMION_PSEUDOFERMION))
+        return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without "
+                        "MCF_FERMION_PSEUDOFERMION (a bug in the model)", t.model, t.name);
+    if ((rc = mcfi_fermion_pseudofermion(&t, a->ws, n, a->rngs, a->T, a->mu, p)))
+        return mcf_fail_prefix(rc, "%s: evaluator %s: pseudofermion", t.model, t.name);
+    return MCF_OK;
+}

@@ -60,6 +60,7 @@ typedef struct kc_ws {
                                         chain has the same) */
     kcu_traces *traces;       /* the trace jobs' scratch (small lattices), on first use */
     kcu_series *series;       /* density_matrix's series scratch, on first use */
+    kcu_pf *pf;               /* pseudofermion's gradient scratch, on first use */
     double *trace_mu;         /* host: their moments, 4 sets of M per job */
 } kc_ws;
 
@@ -135,6 +136,18 @@ static int kc_series(kpm_ops_ws *b, const double *c, size_t Mf, size_t nb, doubl
     if (!w->series && (rc = kcu_series_create(b->h->dim, b->block, &w->series)))
         return rc;
     return kcu_series_apply(w->series, w->d, b->a, b->b, c, Mf, nb, x, y);
+}
+
+/* pseudofermion's gradient on the device (kcu_pf_gradient) */
+static int kc_series_grad(kpm_ops_ws *b, const double *c, size_t Mf, size_t nb, double *x,
+                          double *y, double *gd, double *gre, double *gim)
+{
+    kc_ws *w = (kc_ws *)b;
+    int rc;
+    const size_t most = b->block / 2 ? b->block / 2 : 1;
+    if (!w->pf && (rc = kcu_pf_create(b->h->dim, b->h->width, most, &w->pf)))
+        return rc;
+    return kcu_pf_gradient(w->pf, w->d, b->h, b->a, b->b, c, Mf, nb, x, y, gd, gre, gim);
 }
 
 static int kc_rows_moments(kpm_ops_ws *b, const size_t *rows, size_t nb)
@@ -417,6 +430,7 @@ static void kc_release(kpm_ops_ws *b)
     kcu_traces_destroy(w->traces);
     free(w->trace_mu);
     kcu_series_destroy(w->series);
+    kcu_pf_destroy(w->pf);
 }
 
 /* the descriptor's app_data: what the shared evaluator calls for the device */
@@ -438,6 +452,7 @@ static const kpm_backend kc_backend = {
     .contour_moments = kc_contour_moments,
     .contour_action = kc_contour_action,
     .series = kc_series,
+    .series_gradient = kc_series_grad,
 };
 
 /* ---- the plugin: kpm's evaluator over the backend, and the device keys ---------------- */

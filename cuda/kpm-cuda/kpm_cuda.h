@@ -144,6 +144,18 @@ KCU_API int kcu_series_apply(kcu_series *s, const kcu_ham *d, double a, double b
                              const double *c, size_t Mf, size_t nb, const double *x,
                              double *y);
 
+/* The gradient of quadratic forms of a series (pseudofermion; kpm_cuda_pf.cu): scratch for
+ * up to `block` (1..32) vectors of dimension dim over a table of `width` slots. */
+typedef struct kcu_pf kcu_pf;
+KCU_API int kcu_pf_create(size_t dim, int width, size_t block, kcu_pf **out);
+KCU_API void kcu_pf_destroy(kcu_pf *s);
+/* As plugins/kpm's kpm_series_gradient, on the synced d of h (h for the table's pattern):
+ * y = sum c_n T_n(H~) x and the gradient D added to g_diag, g_re, g_im (host arrays). */
+KCU_API int kcu_pf_gradient(kcu_pf *s, const kcu_ham *d, const mcf_hamiltonian *h,
+                            double a, double b, const double *c, size_t M, size_t nb,
+                            const double *x, double *y, double *g_diag, double *g_re,
+                            double *g_im);
+
 /* ---- reconstruction by batched cuFFT ----------------------------------------------- */
 
 typedef struct kcu_dct kcu_dct;

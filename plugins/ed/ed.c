@@ -145,7 +145,8 @@ static const mcf_fermion_evaluator ed_ops = {
     .struct_size = sizeof(mcf_fermion_evaluator),
     .provides = MCF_PROVIDES_CHANGE_ACTION | MCF_PROVIDES_OCCUPATION | MCF_PROVIDES_DOS |
                 MCF_PROVIDES_LDOS | MCF_PROVIDES_GREEN | MCF_PROVIDES_ACTION |
-                MCF_PROVIDES_OCCUPATION_DT | MCF_PROVIDES_DENSITY_MATRIX,
+                MCF_PROVIDES_OCCUPATION_DT | MCF_PROVIDES_DENSITY_MATRIX |
+                MCF_PROVIDES_PSEUDOFERMION,
     .create = ed_create_abi2,
     .destroy = ed_destroy,
     .spectra = ed_spectra,
@@ -154,6 +155,7 @@ static const mcf_fermion_evaluator ed_ops = {
     .action = ed_action,
     .reconstruct = NULL, /* no moments */
     .density_matrix = ed_density_matrix,
+    .pseudofermion = ed_pseudofermion,
 };
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "ed", "1.0",

@@ -50,6 +50,26 @@ static int eigenpairs_in(const mcf_hamiltonian *h, double *mat, double *vec, dou
     return status;
 }
 
+int ed_eigenpairs(const mcf_hamiltonian *h, double *vec, double *eval)
+{
+    const size_t n = h->dim;
+    double *mat = malloc(2 * n * n * sizeof *mat), *weight = malloc(n * n * sizeof *weight);
+    if (!mat || !weight) {
+        free(mat);
+        free(weight);
+        return mcf_fail(MCF_ENOMEM, "ed: out of memory for the dense matrix of dimension %zu",
+                        n);
+    }
+    const int status = eigenpairs_in(h, mat, vec, eval, weight);
+    free(mat);
+    free(weight);
+    if (status)
+        return mcf_fail(status == GSL_ENOMEM ? MCF_ENOMEM : MCF_EINTERNAL,
+                        "ed: the GSL eigensolver failed for dimension %zu: %s", n,
+                        gsl_strerror(status));
+    return MCF_OK;
+}
+
 /* rho_rc = sum_k psi_k(r) f_k conj(psi_k(c)) */
 static void rho_entry(const double *vec, const double *f, size_t n, size_t r, size_t c,
                       double *re, double *im)

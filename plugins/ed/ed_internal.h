@@ -92,7 +92,13 @@ int ed_change_action(mcf_batch *b, void *const *ws, size_t n, const mcf_change *
 int ed_action(mcf_batch *b, void *const *ws, size_t n, size_t m, const double *T,
               const double *mu, double *S, double *err);
 
-/* ---- ed_density.c: density_matrix (mcf 1.1) ------------------------------------------ */
+/* ---- ed_density.c: density_matrix and pseudofermion (mcf 1.1) ------------------------ */
+/* the eigenpairs of h: eval ascending, vec[2 (r dim + k)] (re, im) = psi_k(r) (2 dim^2) */
+int ed_eigenpairs(const mcf_hamiltonian *h, double *vec, double *eval);
+/* ed_pf.c */
+int ed_pseudofermion(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                     const double *T, const double *mu, mcf_pseudofermion *p);
+
 int ed_density_matrix(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
                       const double *T, const double *mu, const mcf_density_matrix *out);
 

@@ -77,6 +77,15 @@ static int kpm_rows_moments(kpm_ops_ws *b, const size_t *rows, size_t nb)
     return kpm_ldos_moments(w->eng, b->h, b->a, b->b, rows, nb, b->M, b->mu_vec);
 }
 
+/* pseudofermion's gradient on the host engine (kpm_series_gradient) */
+static int kpm_series_grad(kpm_ops_ws *b, const double *c, size_t Mf, size_t nb, double *x,
+                           double *y, double *gd, double *gre, double *gim)
+{
+    kpm_ws *w = (kpm_ws *)b;
+    memcpy(kpm_engine_start(w->eng), x, 2 * b->h->dim * nb * sizeof *x);
+    return kpm_series_gradient(w->eng, b->h, b->a, b->b, c, Mf, nb, y, gd, gre, gim);
+}
+
 /* density_matrix's series on the host engine: x copied into the start block */
 static int kpm_series(kpm_ops_ws *b, const double *c, size_t Mf, size_t nb, double *x,
                       double *y)
@@ -174,6 +183,7 @@ static const kpm_backend kpm_backend_cpu = {
     .gfmc_need = kpm_gfmc_need,
     .gfmc_batch = kpm_gfmc_batch,
     .series = kpm_series,
+    .series_gradient = kpm_series_grad,
 };
 
 /* the shared evaluator reads the backend, never writes it (app_data is not const) */

@@ -23,6 +23,7 @@ void kpm_config_default(kpm_config *c)
     c->probing_distance = KPM_DEFAULT_PROBING_DISTANCE;
     c->probes = KPM_DEFAULT_PROBES;
     c->density_tolerance = KPM_DEFAULT_DENSITY_TOLERANCE;
+    c->pf_tolerance = KPM_DEFAULT_PF_TOLERANCE;
 }
 
 int kpm_config_check(const kpm_config *c)
@@ -96,7 +97,8 @@ int kpm_config_read(const mcf_params *params, kpm_config *c, int *extrapolate)
         (rc = mcf_params_choice(params, "gfmc", &gfmc)) ||
         (rc = mcf_params_int(params, "probing_distance", &c->probing_distance)) ||
         (rc = mcf_params_int(params, "probes", &c->probes)) ||
-        (rc = mcf_params_real(params, "density_tolerance", &c->density_tolerance)))
+        (rc = mcf_params_real(params, "density_tolerance", &c->density_tolerance)) ||
+        (rc = mcf_params_real(params, "pseudofermion_tolerance", &c->pf_tolerance)))
         return rc;
     /* the enums are in the order of the choices (kpm_core.h) */
     c->gfmc = (kpm_gfmc_method)gfmc;

@@ -97,6 +97,7 @@ typedef struct kpm_config {
     long probing_distance;    /* rows closer than this in H's graph get different colours */
     long probes;              /* independent probings (each: one vector per colour) */
     double density_tolerance; /* the truncation bound the Fermi series is cut at */
+    double pf_tolerance;      /* pseudofermion: the relative error its series are cut at */
 } kpm_config;
 
 /* The defaults of the plugin's declaration kpm_param_specs (both take the numbers from

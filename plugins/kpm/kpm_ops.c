@@ -27,6 +27,7 @@ static void kpm_ops_destroy(void *p)
     free(w->mu);
     kpm_series_cache_free(&w->series);
     kpm_ops_density_free(w);
+    kpm_ops_pf_free(w);
     free(w);
 }
 
@@ -377,7 +378,8 @@ const mcf_fermion_evaluator kpm_ops_evaluator = {
     .struct_size = sizeof(mcf_fermion_evaluator),
     .provides = MCF_PROVIDES_CHANGE_ACTION | MCF_PROVIDES_OCCUPATION | MCF_PROVIDES_DOS |
                 MCF_PROVIDES_LDOS | MCF_PROVIDES_GREEN | MCF_PROVIDES_ACTION |
-                MCF_PROVIDES_MOMENTS | MCF_PROVIDES_OCCUPATION_DT | MCF_PROVIDES_DENSITY_MATRIX,
+                MCF_PROVIDES_MOMENTS | MCF_PROVIDES_OCCUPATION_DT | MCF_PROVIDES_DENSITY_MATRIX |
+                MCF_PROVIDES_PSEUDOFERMION,
     .create = kpm_ops_create,
     .destroy = kpm_ops_destroy,
     .spectra = ops_spectra,
@@ -386,4 +388,5 @@ const mcf_fermion_evaluator kpm_ops_evaluator = {
     .action = ops_action,
     .reconstruct = ops_reconstruct,
     .density_matrix = kpm_ops_density_matrix,
+    .pseudofermion = kpm_ops_pseudofermion,
 };

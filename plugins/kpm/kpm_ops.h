@@ -61,6 +61,8 @@
  *                 (kpm_ops_gfmc.c)
  *   density_matrix  f(H) on H's nonzero elements from the Fermi series applied to probing
  *                 vectors by the backend's series (kpm_ops_density.c; kpm_core.h says how).
+ *   pseudofermion the heat bath and the action (with its gradient) of the pseudofermion form
+ *                 by Chebyshev series of F and F^{-1/2} (kpm_ops_pf.c; kpm_core.h).
  *   action        all inputs checked first (T > 0 finite, mu finite, vectors = 0: a
  *                 stochastic trace is refused naming `vectors`); per workspace the exact
  *                 trace once (the backend's rows_moments), then per point the plain
@@ -141,6 +143,10 @@ typedef struct kpm_backend {
      * vectors x (host, the block layout of kpm_core.h with stride nb; x may be overwritten),
      * y likewise, in the scaling w->a, w->b, after prepare */
     int (*series)(kpm_ops_ws *w, const double *c, size_t Mf, size_t nb, double *x, double *y);
+    /* pseudofermion (kpm_ops_pf.c): y as series, for nb <= w->block / 2 vectors, and the
+     * gradient of sum_v x_v^+ P(H) x_v added to g_diag, g_re, g_im (kpm_series_gradient) */
+    int (*series_gradient)(kpm_ops_ws *w, const double *c, size_t Mf, size_t nb, double *x,
+                           double *y, double *g_diag, double *g_re, double *g_im);
 } kpm_backend;
 
 /* The common head of a plugin's workspace (its first member): one chain's state. */
@@ -178,6 +184,9 @@ struct kpm_ops_ws {
     double *dm_c, dm_key[4], dm_tail;
     size_t dm_M;
     double *dm_x, *dm_y, *dm_sq, *dm_est;
+    /* pseudofermion (kpm_ops_pf.c): the series of F and F^{-1/2} for (a, b, T, mu, n) */
+    double *pf_p, *pf_q, pf_key[5], pf_rel_p, pf_rel_q;
+    size_t pf_mp, pf_mq;
 };
 
 /* The evaluator table of kpm and kpm-cuda (the descriptor's ops; its app_data is the
@@ -211,6 +220,11 @@ KPM_API int kpm_ops_density_matrix(mcf_batch *b, void *const *ws, size_t n,
                                    mcf_rng *const *rngs, const double *T, const double *mu,
                                    const mcf_density_matrix *out);
 KPM_API void kpm_ops_density_free(kpm_ops_ws *w);
+
+/* pseudofermion of the table and what it keeps in a workspace (kpm_ops_pf.c). */
+KPM_API int kpm_ops_pseudofermion(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                                  const double *T, const double *mu, mcf_pseudofermion *p);
+KPM_API void kpm_ops_pf_free(kpm_ops_ws *w);
 
 /* change_action of the table (kpm_ops_gfmc.c). */
 KPM_API int kpm_ops_change_action(mcf_batch *b, void *const *ws, size_t n,

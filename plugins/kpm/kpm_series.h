@@ -14,6 +14,7 @@ extern "C" {
 #define KPM_DEFAULT_PROBING_DISTANCE 2
 #define KPM_DEFAULT_PROBES 2
 #define KPM_DEFAULT_DENSITY_TOLERANCE 1e-8
+#define KPM_DEFAULT_PF_TOLERANCE 1e-10
 #define KPM_MAX_SERIES 1048576 /* the longest Chebyshev series these ops will sum */
 
 #define KPM_PARAM_SPEC_FORCES                                                                     \
@@ -33,7 +34,14 @@ extern "C" {
          MCF_PARAM_ECHO_IF_CHANGED,                                                                \
      0, 1, NULL,                                                                                   \
      .doc = "density matrix: the Chebyshev series of the Fermi function is summed until the "     \
-     "bound on the rest, sum of |c_n|, is below this (the entries' truncation error)"},
+     "bound on the rest, sum of |c_n|, is below this (the entries' truncation error)"},          \
+    {"pseudofermion_tolerance", MCF_PARAM_REAL, KPM_STR(KPM_DEFAULT_PF_TOLERANCE),                 \
+     MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_NO_SCAN |         \
+         MCF_PARAM_ECHO_IF_CHANGED,                                                                \
+     0, 1e-3, NULL,                                                                                \
+     .doc = "hybrid Monte Carlo's pseudofermions: the series of [2 cosh((E - mu)/2T)]^(-1/n) and " \
+     "its -1/2 power are summed until their relative error on the bounds is below this; the "     \
+     "sampled weight is then exact within a factor e^(n dim tolerance)"},
 
 
 /* ---- the density matrix (kpm_density.c, mcf 1.1) -------------------------------------

@@ -12,7 +12,8 @@
  * gathered once, y read and written, the sum read and written; times Mf and the blocks),
  * that over the call's time as a fraction of the device's copy bandwidth (a cudaMemcpy of
  * 1 GiB: reads + writes), and the speedup over the CPU.  The call's time includes the host's
- * work (phases, the start blocks, the accumulation on the entries, the transfers). */
+ * work (phases, the start blocks, the accumulation on the entries, the transfers).  Then
+ * the pseudofermion action with its gradient (one MD step of hybrid Monte Carlo) on each. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,57 @@ static double call_time(const mcf_plugin_info *e, test_params *tp, const mcf_ham
     return best;
 }
 
+/* the pseudofermion action with its gradient (hybrid Monte Carlo's force, one MD step):
+ * best of 3 calls after a draw; the series' order and flavours into *M, *nf */
+static double pf_time(const mcf_plugin_info *e, test_params *tp, const mcf_hamiltonian *h,
+                      size_t *M, size_t *nf)
+{
+    void *ws = test_params_workspace(e, tp, h);
+    if (!ws)
+        return NAN;
+    const double T = 0.1, mu = 0.0;
+    mcf_pseudofermion q = {.mode = MCF_PSEUDOFERMION_ACTION};
+    tev_v2(e)->pseudofermion(tev_batch(), &ws, 1, NULL, &T, &mu, &q);
+    const size_t n = q.flavours, slots = (size_t)h->width * h->dim;
+    double *re = calloc(n * h->dim, sizeof *re), *im = calloc(n * h->dim, sizeof *im);
+    double *gd = malloc(h->dim * sizeof *gd), *gre = malloc(slots * sizeof *gre);
+    double *gim = malloc(slots * sizeof *gim), S = 0.0, bound = 0.0;
+    mcf_rng rng;
+    mcf_rng_init(&rng, 3, 0);
+    mcf_rng *rp = &rng;
+    mcf_pseudofermion dq = {.mode = MCF_PSEUDOFERMION_DRAW, .phi_re = &re, .phi_im = &im};
+    double best = NAN;
+    if (!tev_v2(e)->pseudofermion(tev_batch(), &ws, 1, &rp, &T, &mu, &dq)) {
+        const mcf_density_matrix g = {&gd, &gre, &gim, NULL, NULL, NULL};
+        mcf_pseudofermion aq = {.mode = MCF_PSEUDOFERMION_ACTION, .phi_re = &re, .phi_im = &im,
+                                .action = &S, .grad = &g, .bound = &bound};
+        best = INFINITY;
+        for (int rep = 0; rep < 3; rep++) {
+            const double t0 = now();
+            if (tev_v2(e)->pseudofermion(tev_batch(), &ws, 1, NULL, &T, &mu, &aq)) {
+                fprintf(stderr, "%s: %s\n", e->name, mcf_last_error());
+                best = NAN;
+                break;
+            }
+            const double t = now() - t0;
+            if (t < best)
+                best = t;
+        }
+    }
+    double a, b, *c = NULL, rel = 0.0;
+    mcf_hamiltonian_scaling(h, 0.01, &a, &b);
+    kpm_pf_series(a, b, T, mu, -1.0 / (double)n, 1e-10, 1 << 20, &c, M, &rel);
+    free(c);
+    *nf = n;
+    free(re);
+    free(im);
+    free(gd);
+    free(gre);
+    free(gim);
+    tev_destroy(e, ws);
+    return best;
+}
+
 int main(int argc, char **argv)
 {
     mcf_plugin *pk = NULL, *pc = NULL;
@@ -106,6 +158,16 @@ int main(int argc, char **argv)
         const double bytes = per_step * (double)Mf * blocks;
         printf("%4ld %8zu %7zu %5zu %12.4f %12.4f %10.3f %8.1f %8.1f\n", Ls[q], h->dim, nc, Mf,
                tc_s, tg_s, bytes / 1e9, 100.0 * bytes / tg_s / bw, tc_s / tg_s);
+        /* hybrid Monte Carlo's force: the series forward (nf vectors) and backward (2 nf),
+         * 3 M products of nf vectors: the table and 5 vector passes each */
+        size_t Mp = 0, nf = 0;
+        const double pg = pf_time(pc->info, tg, h, &Mp, &nf);
+        const double pc_ = pf_time(pk->info, tk, h, &Mp, &nf);
+        const double pbytes = 3.0 * (double)Mp * ((double)h->dim * (20.0 * h->width + 8.0) +
+                                                  5.0 * 16.0 * (double)h->dim * (double)nf);
+        printf("     pseudofermion force: %zu flavours, M = %zu: CPU %.4f s, GPU %.4f s, "
+               "%.3f GB, %.1f %% copy, speedup %.1f\n", nf, Mp, pc_, pg, pbytes / 1e9,
+               100.0 * pbytes / pg / bw, pc_ / pg);
         test_params_free(tk);
         test_params_free(tg);
         mcf_hamiltonian_destroy(h);

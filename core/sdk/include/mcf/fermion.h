@@ -18,6 +18,7 @@
 
 #include "mcf/api.h"
 
+#include <math.h>
 #include <stddef.h>
 #include "mcf/batch.h"
 #include "mcf/change.h"
@@ -101,7 +102,9 @@ enum {
     MCF_PROVIDES_ACTION = 1u << 6,        /* action: S_eff itself */
     MCF_PROVIDES_MOMENTS = 1u << 7,       /* spectra: Chebyshev moments; reconstruct */
     MCF_PROVIDES_OCCUPATION_DT = 1u << 8, /* occupation: ddensity and denergy */
-    MCF_PROVIDES_DENSITY_MATRIX = 1u << 9 /* density_matrix (mcf 1.1): the forces */
+    MCF_PROVIDES_DENSITY_MATRIX = 1u << 9, /* density_matrix (mcf 1.1): the forces */
+    MCF_PROVIDES_PSEUDOFERMION = 1u << 10  /* pseudofermion (mcf 1.1): an exact global
+                                              sampler's weight and forces */
 };
 
 /* One spectra() call: the inputs, then the outputs, each NULL when not wanted (an output
@@ -166,6 +169,54 @@ typedef struct mcf_density_matrix {
                                  entry from the method's truncation (0 for ed; a polynomial
                                  method's sup |f - P| on the spectrum's interval) */
 } mcf_density_matrix;
+
+/* The pseudofermion form of the fermion weight (mcf 1.1), for a sampler that moves the whole
+ * field and accepts with the exact weight (hybrid Monte Carlo).  With K = H - mu and n
+ * flavours,
+ *
+ *     det(1 + e^{-K/T}) = e^{-Tr K / (2T)} det(2 cosh(K / 2T))
+ *                       = e^{-Tr K / (2T)} prod_{f<n} pi^{-dim} int dphi_f e^{-phi_f^+ F(H) phi_f},
+ *     F(H) = [2 cosh((H - mu) / 2T)]^{-1/n},
+ *
+ * so the weight of a configuration is the average over Gaussian pseudofermions phi_f of
+ * e^{-S_pf}, S_pf = Tr K / (2T) + sum_f phi_f^+ F(H) phi_f: a number computable in O(dim)
+ * products with H, whose gradient in H is a sum over a polynomial's recursion; n =
+ * mcf_pseudofermion_flavours(T, mu, emin, emax) (below: F's range shrinks as e^{-|K|max/2nT});
+ * a polynomial method replaces F by P with a relative error below `bound` everywhere on the
+ * Hamiltonian's fixed bounds, so the sampled weight is exact up to a factor within
+ * e^{+-n dim bound}.  One call per workspace k, at T[k], mu[k]:
+ *
+ *   draw      phi_f = F(H)^{-1/2} chi_f with chi_f complex Gaussians (E|chi_r|^2 = 1) drawn
+ *             from rngs[k] (flavour after flavour, row order): a heat bath of the
+ *             pseudofermions for the current field;
+ *   action    S_pf of the phi_f given (not changed), and when grad is not NULL its gradient
+ *             in H on the table, written like the density matrix (mcf_density_matrix's
+ *             diag, bond_re, bond_im; errors and truncation not written): dS_pf/dx =
+ *             sum_r G_rr dH_rr/dx + sum_slots Re(conj(G_rc) dH_rc/dx), so
+ *             mcf_density_matrix_force and mcf_hamiltonian_factors_gradient apply as they
+ *             are. */
+enum { MCF_PSEUDOFERMION_DRAW = 1, MCF_PSEUDOFERMION_ACTION = 2 };
+
+typedef struct mcf_pseudofermion {
+    int mode;                    /* MCF_PSEUDOFERMION_DRAW or _ACTION */
+    size_t flavours;             /* out: n (a call with phi NULL asks for it alone) */
+    double *const *phi_re;       /* per workspace: n x dim, flavour f at [f dim + r]: */
+    double *const *phi_im;       /*   written by draw, read by action */
+    double *action;              /* action: n values (one per workspace), S_pf */
+    const struct mcf_density_matrix *grad; /* action: NULL, or the gradient's arrays */
+    double *bound;               /* NULL, or n values: sup |P/F - 1| on the bounds (0: exact) */
+} mcf_pseudofermion;
+
+/* n, the flavours of the pseudofermion form at T, mu on the fixed bounds [emin, emax]: the
+ * smallest n >= 1 with log(2 cosh(max|E - mu| / 2T)) / n <= log(1000), so that F varies by
+ * at most 10^3 on the bounds (a polynomial then reaches a relative error near the rounding
+ * with a few hundred terms at T ~ 0.01 of the bandwidth).  Every evaluator takes this n. */
+static inline size_t mcf_pseudofermion_flavours(double T, double mu, double emin, double emax)
+{
+    const double far = fmax(fabs(emin - mu), fabs(emax - mu)) / (2.0 * T);
+    const double l = far + log1p(exp(-2.0 * far)), n = ceil(l / log(1000.0));
+    return n < 1.0 ? 1 : (size_t)n;
+}
 
 typedef struct mcf_fermion_evaluator {
     uint32_t struct_size;  /* sizeof(mcf_fermion_evaluator) the plugin was built with */
@@ -247,6 +298,16 @@ typedef struct mcf_fermion_evaluator {
      * not finite, mu not finite, a NULL output array), MCF_ENOMEM. */
     int (*density_matrix)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
                           const double *T, const double *mu, const mcf_density_matrix *out);
+    /* For n workspaces: the pseudofermion form of the weight (mcf_pseudofermion above):
+     * draw or action, at T[k] > 0 and mu[k].  Needs fixed spectral bounds
+     * (mcf_hamiltonian_fix_bounds: the form must be one smooth function of H through a
+     * whole trajectory); n flavours the same for every call on a workspace with the same T,
+     * mu and bounds.  ed evaluates F exactly (eigenvectors; the gradient by the
+     * Daleckii-Krein formula), kpm and kpm-cuda by a Chebyshev series of F (draw: of
+     * F^{-1/2}) with a stated relative error.  Errors: MCF_EINVAL (free bounds, T <= 0, a NULL
+     * array), MCF_ENOMEM. */
+    int (*pseudofermion)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                         const double *T, const double *mu, mcf_pseudofermion *p);
 } mcf_fermion_evaluator;
 
 /* The size of ABI 2's table as mcf 1.0 froze it (without density_matrix): the loader accepts

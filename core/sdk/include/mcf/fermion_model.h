@@ -59,8 +59,10 @@ enum {
                                             the moments in the results */
     MCF_FERMION_OCCUPATION_DT = 1u << 8, /* occupation's d(density)/dT and d(energy)/dT,
                                             for the specific heat (mcf 0.3) */
-    MCF_FERMION_DENSITY_MATRIX = 1u << 9 /* density_matrix: f(H) on H's nonzero elements,
+    MCF_FERMION_DENSITY_MATRIX = 1u << 9, /* density_matrix: f(H) on H's nonzero elements,
                                             the forces of a global sampler (mcf 1.1) */
+    MCF_FERMION_PSEUDOFERMION = 1u << 10 /* pseudofermion: the exact weight of hybrid Monte
+                                            Carlo and its forces (mcf 1.1) */
 };
 
 /* mcf 0.7: what evaluator e (a fermion evaluator's descriptor, either ABI) provides:
@@ -280,6 +282,12 @@ MCF_API int mcf_fermion_spectra(const mcf_fermion_batch *a, size_t n, mcf_spectr
  * that is not a number >= 0. */
 MCF_API int mcf_fermion_density_matrix(const mcf_fermion_batch *a, size_t n,
                                        const mcf_density_matrix *out);
+
+/* The pseudofermion form of n chains' weights (mcf/fermion.h, mcf_pseudofermion: draw or
+ * action, with the gradient when p->grad is set) from a->ws, a->rngs (draw), a->T, a->mu:
+ * one call.  p->flavours comes back set.  Bind with MCF_FERMION_PSEUDOFERMION. */
+MCF_API int mcf_fermion_pseudofermion(const mcf_fermion_batch *a, size_t n,
+                                      mcf_pseudofermion *p);
 #endif /* MCF_WANT_ABI >= 2 */
 
 /* dOmega/dx = Tr[rho dH/dx] for one real parameter x whose derivative dH/dx is given in h's

@@ -38,7 +38,9 @@
  * mcf/lattice.h and MCF_PARAM_RANGE; 1.1 the forces: density_matrix appended to the fermion
  * evaluator's table (MCF_PROVIDES_DENSITY_MATRIX; tables of 1.0's size still load), the
  * helpers mcf_fermion_density_matrix, mcf_density_matrix_force and
- * mcf_hamiltonian_factors_gradient.  A plugin states the oldest release whose SDK it uses:
+ * mcf_hamiltonian_factors_gradient; pseudofermion (MCF_PROVIDES_PSEUDOFERMION, the exact
+ * weight of hybrid Monte Carlo and its gradient) and mcf_fermion_pseudofermion.  A plugin
+ * states the oldest release whose SDK it uses:
  * find_package(mcf 1.0) or pkg-config --atleast-version=1.0 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
  * when it is loaded.
