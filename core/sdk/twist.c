@@ -3,6 +3,7 @@
  * hopping (mcf/hamiltonian.h).  docs/methods.md, "Twisted boundaries". */
 #include "mcf/error.h"
 #include "mcf/hamiltonian.h"
+#include "mcf/host.h"
 #include "mcf/lattice.h"
 #include "mcf/params.h"
 
@@ -115,6 +116,9 @@ int mcf_lattice_twist(const mcf_params *params, const char *model, const mcf_lat
     long twists = 1;
     for (int d = 0; d < dims; d++)
         twists *= M;
+    if (!params->walkers) /* values made for no chain of a run (mcf band's chain 0): the
+                             first twist of the grid, chain 0's */
+        walker = 0, walkers = twists;
     if (walkers % twists)
         return mcf_fail(MCF_EINVAL, "%s: %s: [%s] twist = %s averages over %ld twists (M^%d), "
                         "one per walker, but a scan point has %ld walker%s; set [run] walkers "
