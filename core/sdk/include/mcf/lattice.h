@@ -185,11 +185,11 @@ MCF_API void mcf_twist_grid(long M, int dims, size_t j, double theta[3]);
 
 /* The twist of this chain from the model's parameters (declared with
  * MCF_LATTICE_TWIST_PARAM) for its lattice: theta[0..3) in radians.  average:M gives the
- * walker's twist of the grid (mcf_params_walker; values the host made for no chain of a run,
- * such as mcf band's chain 0, the grid's first twist, chain 0's).  Errors: MCF_EINVAL "<model>: [<section>]
- * twist = ... in <file>: ..." for a malformed value, a twist other than 0 on open
- * boundaries (set boundary = periodic or twist = 0), or average:M with [run] walkers not a
- * multiple of M^dims (the message names the walkers to set). */
+ * walker's twist of the grid (mcf_params_walker; values the host made for no chain of a
+ * run, such as mcf band's chain 0, the grid's first twist, chain 0's).  Errors: MCF_EINVAL
+ * "<model>: <file>: [<section>] twist = ...: ..." for a malformed value, a twist other
+ * than 0 on open boundaries (set boundary = periodic or twist = 0), or average:M with
+ * [run] walkers not a multiple of M^dims (the message names the walkers to set). */
 MCF_API int mcf_lattice_twist(const mcf_params *params, const char *model,
                               const mcf_lattice *lattice, double theta[3]);
 
