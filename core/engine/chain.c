@@ -74,6 +74,10 @@ int mcfi_chain_init(mcf_run *r, size_t i)
     size_t pt = i / (size_t)s->walkers;
     c->index = i;
     int rc = mcfe_setup_params(s, pt, 0, &c->model_params);
+    if (!rc) { /* the walker, for what tells walkers apart by design (twist averaging) */
+        c->model_params->walker = i % (size_t)s->walkers;
+        c->model_params->walkers = (size_t)s->walkers;
+    }
     /* [schedule] start = hot_cold: even walkers start random, odd ones ordered (the model
        declares both: mcfi_core_check_start) */
     for (size_t j = 0; !rc && s->start == MCFI_START_HOT_COLD && j < c->model_params->n; j++)

@@ -39,6 +39,10 @@ int mcfi_core_check_start(const mcf_config *c, const mcf_setup *s);
  * ascending into *eps (owned: free), each *repeat times (*n in all, cells x orbitals x
  * repeat).  MCF_EINVAL (no message) when the torus is no multiple of the cell; MCF_ENOMEM. */
 int mcfi_torus_levels(const mcf_periodic *p, long L, double **eps, size_t *n, size_t *repeat);
+/* The same on the twisted torus (mcf/lattice.h): K_d = (2 pi n_d + theta_d) / L, theta[0..dims)
+ * in radians (NULL: none). */
+int mcfi_torus_levels_twisted(const mcf_periodic *p, long L, const double *theta, double **eps,
+                              size_t *n, size_t *repeat);
 /* The count mcfi_torus_levels would give (its cost), 0 when the torus is no multiple of the
  * cell, SIZE_MAX past that. */
 size_t mcfi_torus_level_count(const mcf_periodic *p, long L);

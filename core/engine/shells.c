@@ -19,9 +19,14 @@
  * levels (to 1e-9 of the band's scale), within SHELL_WINDOW T of mu, that carries more than
  * half of the weight sum f (1 - f) of all the torus's levels.  At higher T the window
  * holds several shells and none dominates: no warning where the finite spectrum already
- * samples the band around mu.  Open boundaries have no such k grid: no check. */
+ * samples the band around mu.  Open boundaries have no such k grid: no check.
+ * A twist ([model] twist, mcf/lattice.h) shifts the grid to K_d = (2 pi n_d + theta_d) / L
+ * (docs/methods.md, "Twisted boundaries"); twist averaging pools the levels of its M^d
+ * twists, which is what the averaged observables see. */
 #define _POSIX_C_SOURCE 200809L
 #include "setup.h"
+
+#include "mcf/lattice.h"
 
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_matrix.h>
@@ -42,6 +47,8 @@
  * here and more under the sanitizers; a torus beyond it is not checked, and says so */
 #define SHELL_MAX_LEVELS ((size_t)1 << 21)
 #define SHELL_SEARCH_LEVELS ((size_t)1 << 22)
+
+#define SHELL_TWO_PI 6.28318530717958647692
 
 /* ---- levels of a crystal on the L^d torus ------------------------------------------ */
 
@@ -117,6 +124,12 @@ size_t mcfi_torus_level_count(const mcf_periodic *p, long L)
 int mcfi_torus_levels(const mcf_periodic *p, long L, double **eps, size_t *n_levels,
                       size_t *repeat)
 {
+    return mcfi_torus_levels_twisted(p, L, NULL, eps, n_levels, repeat);
+}
+
+int mcfi_torus_levels_twisted(const mcf_periodic *p, long L, const double *theta, double **eps,
+                              size_t *n_levels, size_t *repeat)
+{
     *eps = NULL;
     *n_levels = 0;
     int q;
@@ -139,9 +152,14 @@ int mcfi_torus_levels(const mcf_periodic *p, long L, double **eps, size_t *n_lev
     for (size_t k = 0; k < nk && !rc; k++) {
         size_t m = k;
         double kr[3] = {0, 0, 0};
-        for (unsigned d = 0; d < p->dims; d++, m /= P)
+        /* the twisted torus allows K_d = (2 pi n_d + theta_d) / L; mcf/periodic.h's H(k),
+           built from <to, R| H |from, 0> e^{2 pi i k.R}, has its levels there at the
+           reduced k = -K / 2 pi, i.e. (n_d - theta_d / 2 pi) / L over all n */
+        for (unsigned d = 0; d < p->dims; d++, m /= P) {
+            const double n_d = (double)(m % P) - (theta ? theta[d] / SHELL_TWO_PI : 0.0);
             for (unsigned i = 0; i < p->dims; i++)
-                kr[i] += p->lattice[i][d] * (double)(m % P) / (double)L;
+                kr[i] += p->lattice[i][d] * n_d / (double)L;
+        }
         mcf_periodic_hk(p, kr, hk);
         if (nb == 1) {
             e[k] = hk[0];
@@ -201,11 +219,67 @@ size_t mcfi_shell_at(const double *eps, size_t n, size_t repeat, double mu, doub
     return 0;
 }
 
+/* ---- the twist of the run (mcf/lattice.h: [model] twist) ------------------------- */
+
+/* a fixed twist theta (radians), or twist averaging over the M^dims twists of the grid
+   (M > 0), whose levels the check pools: the averaged observables see all of them */
+typedef struct shell_twist {
+    long M;
+    double theta[3];
+} shell_twist;
+
+static size_t twists_of(const shell_twist *tw, unsigned dims)
+{
+    size_t n = 1;
+    for (unsigned d = 0; tw->M && d < dims; d++)
+        n *= (size_t)tw->M;
+    return n;
+}
+
+static size_t twisted_count(const mcf_periodic *p, long L, const shell_twist *tw)
+{
+    const size_t n = mcfi_torus_level_count(p, L), m = twists_of(tw, p->dims);
+    return n == SIZE_MAX || n > SIZE_MAX / m ? SIZE_MAX : n * m;
+}
+
+/* the levels of every twist of tw together, sorted (repeat: each twist's) */
+static int twisted_levels(const mcf_periodic *p, long L, const shell_twist *tw, double **eps,
+                          size_t *n, size_t *repeat)
+{
+    if (!tw->M)
+        return mcfi_torus_levels_twisted(p, L, tw->theta, eps, n, repeat);
+    const size_t m = twists_of(tw, p->dims);
+    double *all = NULL;
+    *n = 0;
+    for (size_t j = 0; j < m; j++) {
+        double theta[3], *e;
+        size_t k;
+        mcf_twist_grid(tw->M, (int)p->dims, j, theta);
+        int rc = mcfi_torus_levels_twisted(p, L, theta, &e, &k, repeat);
+        double *grown = rc ? NULL : realloc(all, (*n + k) * sizeof *all);
+        if (!rc && !grown)
+            rc = mcf_fail(MCF_ENOMEM, "out of memory");
+        if (rc) {
+            free(all);
+            free(e);
+            return rc;
+        }
+        all = grown;
+        memcpy(all + *n, e, k * sizeof *e);
+        *n += k;
+        free(e);
+    }
+    qsort(all, *n, sizeof *all, by_value);
+    *eps = all;
+    return MCF_OK;
+}
+
 /* ---- the check at setup ---------------------------------------------------------- */
 
 typedef struct shell_case {
     mcf_cell *cell;  /* the ordered state's description at this point */
     long L;
+    shell_twist twist;
     double *eps;
     size_t n, repeat;
 } shell_case;
@@ -238,8 +312,8 @@ static int level_near(const double *eps, size_t n, double mu, double T)
 /* the sizes L - SHELL_BELOW .. L + SHELL_ABOVE (>= min_L) on which p fits (the cell tiles
  * the torus: e.g. even L for a two-sublattice state) and has no level at all within the
  * window at (mu, T), into buf: "no level within 3 T of mu at L = 5, 7", or that none has */
-static void free_sizes(const mcf_periodic *p, long L, long min_L, double mu, double T,
-                       char *buf, size_t size)
+static void free_sizes(const mcf_periodic *p, long L, const shell_twist *tw, long min_L,
+                       double mu, double T, char *buf, size_t size)
 {
     size_t used = 0;
     const long lo = L - SHELL_BELOW > min_L ? L - SHELL_BELOW : min_L;
@@ -250,12 +324,12 @@ static void free_sizes(const mcf_periodic *p, long L, long min_L, double mu, dou
     for (long l = lo; l <= L + SHELL_ABOVE; l++) {
         double *eps;
         size_t n, repeat;
-        const size_t cost = mcfi_torus_level_count(p, l);
+        const size_t cost = twisted_count(p, l, tw);
         if (cost > SHELL_MAX_LEVELS || spent + cost > SHELL_SEARCH_LEVELS)
             break;
         spent += cost;
         last = l;
-        if (l == L || mcfi_torus_levels(p, l, &eps, &n, &repeat))
+        if (l == L || twisted_levels(p, l, tw, &eps, &n, &repeat))
             continue;
         if (!level_near(eps, n, mu, T) && used + 24 < size) {
             used += any ? (size_t)snprintf(buf + used, size - used, ", %ld", l)
@@ -332,18 +406,24 @@ int mcfi_shells_check(const mcf_config *c, mcf_setup *s)
                       mcf_cell_status(cell) || !mcf_cell_view(cell) ||
                       mcf_periodic_check(mcf_cell_view(cell), "shells")))
             skip = 1;
-        if (!skip && (cur.L != L->i || !cur.cell ||
+        /* the twist ([model] twist, mcf/lattice.h); a value the model refuses: no check */
+        shell_twist tw = {0, {0, 0, 0}};
+        const mcf_value *twv = value_of(p, "twist", MCF_PARAM_STRING);
+        if (!skip && twv && mcf_twist_parse(twv->text, (int)mcf_cell_view(cell)->dims,
+                                            tw.theta, &tw.M))
+            skip = 1;
+        if (!skip && (cur.L != L->i || !cur.cell || memcmp(&cur.twist, &tw, sizeof tw) ||
                       !same_crystal(mcf_cell_view(cur.cell), mcf_cell_view(cell)))) {
             mcf_cell_destroy(cur.cell);
             free(cur.eps);
-            cur = (shell_case){cell, L->i, NULL, 0, 0};
+            cur = (shell_case){cell, L->i, tw, NULL, 0, 0};
             cell = NULL;
-            const size_t levels = mcfi_torus_level_count(mcf_cell_view(cur.cell), cur.L);
+            const size_t levels = twisted_count(mcf_cell_view(cur.cell), cur.L, &tw);
             if (levels > SHELL_MAX_LEVELS) {
                 rc = too_many_levels(c, &t, &warned, &n_warned, L->i, levels, ops);
                 skip = 1;
-            } else if (mcfi_torus_levels(mcf_cell_view(cur.cell), cur.L, &cur.eps, &cur.n,
-                                         &cur.repeat)) {
+            } else if (twisted_levels(mcf_cell_view(cur.cell), cur.L, &tw, &cur.eps, &cur.n,
+                                      &cur.repeat)) {
                 cur.n = 0; /* the state does not fit on this torus */
             }
         }
@@ -357,8 +437,8 @@ int mcfi_shells_check(const mcf_config *c, mcf_setup *s)
                 const long min_L = (spec->flags & MCF_PARAM_HAS_MIN) && spec->min > 3
                                        ? (long)spec->min : 3;
                 char where[512], sizes[256];
-                free_sizes(mcf_cell_view(cur.cell), L->i, min_L, mu->r, p->temperature, sizes,
-                           sizeof sizes);
+                free_sizes(mcf_cell_view(cur.cell), L->i, &cur.twist, min_L, mu->r,
+                           p->temperature, sizes, sizeof sizes);
                 mcfe_text_printf(&t, "%s: [model] L = %ld (periodic): %zu of %zu levels of "
                                  "the ordered state '%s' form one degenerate shell at eps = "
                                  "%g, within %g T of %s = %g at T = %g, which biases "

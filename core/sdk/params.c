@@ -130,3 +130,12 @@ const char *mcf_params_where(const mcf_params *p, const char *key)
     return p->origin;
 }
 const char *mcf_params_origin(const mcf_params *p) { return p ? p->origin : ""; }
+
+int mcf_params_walker(const mcf_params *p, long *walker, long *walkers)
+{
+    if (!p || !walker || !walkers)
+        return mcf_fail(MCF_EINVAL, "mcf_params_walker: NULL argument");
+    *walker = p->walkers ? (long)p->walker : 0;
+    *walkers = p->walkers ? (long)p->walkers : 1;
+    return MCF_OK;
+}

@@ -82,6 +82,7 @@ static const mcf_param_spec anderson_params[] = {
      .doc = "nearest-neighbour hopping, H_ij = -t"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
      .doc = "boundary conditions of the lattice"},
+    MCF_LATTICE_TWIST_PARAM,
     {"typical_sites", MCF_PARAM_INT, "32", MCF_PARAM_HAS_MIN, 1, 0, NULL,
      .doc = "distinct sites sampled per realization for typical_dos (at most the number of sites)"},
     {"ldos_sites", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
@@ -279,6 +280,8 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
         mcf_lattice_destroy(lat);
         return mcf_fail(MCF_ENOMEM, "anderson: out of memory");
     }
+    if ((rc = mcf_lattice_twist(params, "anderson", lat, c->theta)))
+        goto fail;
     c->lattice[0] = (int32_t)lat->kind;
     c->lattice[1] = (int32_t)lat->boundary;
     c->L = lat->L;
@@ -313,8 +316,16 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
         rc = mcf_fail_prefix(rc, "anderson: the Hamiltonian of %zu sites", c->n);
         goto fail;
     }
-    if (lat->boundary == MCF_BOUNDARY_PERIODIC && lat->L == 2 && lat->kind != MCF_LATTICE_BCC)
+    const int doubled = lat->boundary == MCF_BOUNDARY_PERIODIC && lat->L == 2 &&
+                        lat->kind != MCF_LATTICE_BCC;
+    if (doubled && mcf_twist_nonzero(c->theta))
+        rc = mcf_fail(MCF_EINVAL, "anderson: [%s] twist in %s on the periodic L = 2 lattice, "
+                      "whose bonds come in pairs that a twist tells apart; use L >= 3 or "
+                      "twist = 0", sec, origin);
+    else if (doubled)
         rc = anderson_hopping(c, lat);
+    else if (mcf_twist_nonzero(c->theta)) /* not factorized: the table holds the phases */
+        rc = mcf_hamiltonian_set_hopping_twisted(c->h, lat, t, c->theta);
     else if ((rc = mcf_hamiltonian_factorize(c->h, lat, -t, 0)))
         rc = mcf_fail_prefix(rc, "anderson: the hopping");
     if (rc)

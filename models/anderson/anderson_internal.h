@@ -27,6 +27,7 @@ typedef struct anderson_chain {
     int64_t L, sites;            /* likewise */
     size_t n;                    /* sites */
     double W, t;
+    double theta[3];             /* the twist, radians (mcf_lattice_twist) */
     uint64_t chain_index;
     const mcf_services *services; /* borrowed until destroy: the keyed disorder stream */
     mcf_hamiltonian *h;

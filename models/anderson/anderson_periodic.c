@@ -10,7 +10,9 @@
  *     order, mcf/lattice.h), the on-site energies of its Hamiltonian and -t on every bond
  *     of the neighbour table, a bond that leaves the box going to the neighbouring cell.
  *     H(k = 0) is then the chain's Hamiltonian (periodic L = 2 too: the two bonds of a pair,
- *     -t each at different offsets, add up to its -2t).  Open boundaries are refused. */
+ *     -t each at different offsets, add up to its -2t), its twist included (a bond across
+ *     the boundary carries the phase of mcf_lattice_bond_phase; the crystal of repeated
+ *     boxes is the same, its k shifted by the twist).  Open boundaries are refused. */
 #include "anderson_internal.h"
 
 #include <math.h>
@@ -50,7 +52,11 @@ static int describe_chain(const mcf_params *params, const anderson_chain *c, mcf
                                                           : (double)(k / 2 == (int)d);
                 R[d] = (int)lround((ri[d] + dm - rj[d]) / L);
             }
-            mcf_cell_bond(cell, R[0], R[1], R[2], (unsigned)j, (unsigned)i, -c->t, 0.0);
+            /* <j, R| H |i, 0> = conj(H_ij), H_ij = -t exp(i phi_ij) (the twist) */
+            double cs, sn;
+            mcf_lattice_bond_phase(lat, c->theta, i, k, &cs, &sn);
+            mcf_cell_bond(cell, R[0], R[1], R[2], (unsigned)j, (unsigned)i, -c->t * cs,
+                          sn != 0.0 ? c->t * sn : 0.0);
         }
     }
     mcf_lattice_destroy(lat);

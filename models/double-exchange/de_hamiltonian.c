@@ -86,11 +86,52 @@ void de_hop(double t, const double a[3], const double b[3], double *re, double *
     *im = t * (sa * sb * sin(d));
 }
 
+void de_entry(const de_chain *c, size_t i, int k, const double *si, const double *sj,
+              double *re, double *im)
+{
+    double ai[4], aj[4], hr, hi;
+    de_field(si, ai);
+    de_field(sj, aj);
+    mcf_factors_hop(2, -c->t, ai, aj, &hr, &hi);
+    const double *ph = c->phase ? c->phase + 2 * (i * (size_t)c->z + (size_t)k) : NULL;
+    if (!ph || (ph[0] == 1.0 && ph[1] == 0.0)) {
+        *re = hr;
+        *im = hi;
+        return;
+    }
+    *re = ph[0] * hr - ph[1] * hi;
+    *im = ph[0] * hi + ph[1] * hr;
+}
+
+/* The twisted hoppings of site o at hund = inf, each bond from its lower site: H[i][j] =
+ * de_entry(i, the slot of j) with i < j, so that a rebuild writes the same bits. */
+static int de_set_twisted_bonds(const de_chain *c, mcf_hamiltonian *h, size_t o,
+                                const double *spin)
+{
+    const int32_t *nb = c->nb + (size_t)c->z * o;
+    for (int k = 0; k < c->z; k++) {
+        if (nb[k] < 0)
+            continue;
+        const size_t j = (size_t)nb[k];
+        /* the opposite slot: o is neighbour k ^ 1 of j (slots come in +d, -d pairs) */
+        const size_t lo = o < j ? o : j, hi = o < j ? j : o;
+        const int kl = o < j ? k : k ^ 1;
+        double re, im;
+        de_entry(c, lo, kl, spin + 3 * lo, spin + 3 * hi, &re, &im);
+        const int rc = mcf_hamiltonian_set(h, lo, hi, re, im);
+        if (rc)
+            return mcf_fail_prefix(rc, "double-exchange: the hopping %zu -> %zu", lo, hi);
+    }
+    return MCF_OK;
+}
+
 /* Writes every entry of h that depends on the spin of site o, from the spins `spin`
  * (canonical orientation: the lower site first). */
 int de_set_site(const de_chain *c, mcf_hamiltonian *h, size_t o, const double *spin)
 {
     int rc;
+    if (!c->finite && c->twisted)
+        return de_set_twisted_bonds(c, h, o, spin);
     if (c->finite) {
         const double *s = spin + 3 * o, J = c->hund;
         if ((rc = mcf_hamiltonian_set_onsite(h, 2 * o, -J * s[2])) ||
@@ -118,8 +159,13 @@ int de_build(const de_chain *c, mcf_hamiltonian *h)
                 if (nb[k] < 0 || (size_t)nb[k] <= i)
                     continue; /* missing, or set from the lower site */
                 const size_t j = (size_t)nb[k];
-                if ((rc = mcf_hamiltonian_set(h, 2 * i, 2 * j, -c->t, 0.0)) ||
-                    (rc = mcf_hamiltonian_set(h, 2 * i + 1, 2 * j + 1, -c->t, 0.0)))
+                double re = -c->t, im = 0.0; /* -t exp(i phi) with a twist */
+                if (c->phase && c->phase[2 * (i * (size_t)c->z + (size_t)k) + 1] != 0.0) {
+                    re = -c->t * c->phase[2 * (i * (size_t)c->z + (size_t)k)];
+                    im = -c->t * c->phase[2 * (i * (size_t)c->z + (size_t)k) + 1];
+                }
+                if ((rc = mcf_hamiltonian_set(h, 2 * i, 2 * j, re, im)) ||
+                    (rc = mcf_hamiltonian_set(h, 2 * i + 1, 2 * j + 1, re, im)))
                     return mcf_fail_prefix(rc, "double-exchange: the hopping %zu -> %zu", i, j);
             }
         }
@@ -176,7 +222,7 @@ static int de_verify_field(de_chain *c)
 /* The consistency check: rebuilds H from the spins and compares bit for bit. */
 int de_verify(de_chain *c)
 {
-    if (!c->finite)
+    if (c->h->factors)
         return de_verify_field(c);
     mcf_hamiltonian *a = c->h, *b = c->scratch;
     de_clear(b);
@@ -212,14 +258,12 @@ int de_verify(de_chain *c)
 
 /* ---- the local change of a move ---------------------------------------------------- */
 
-/* H_jo (row j, column o) for the spins of j and o (hund = inf), as the table holds it. */
-static void de_entry_jo(const de_chain *c, const double *sj, const double *so, double *re,
-                        double *im)
+/* H_jo (row j, column o) for the spins of j and o (hund = inf), as the table holds it: j the
+ * neighbour of o in slot k, so o is j's neighbour in slot k ^ 1 (the twist's phase). */
+static void de_entry_jo(const de_chain *c, size_t j, int k, const double *sj, const double *so,
+                        double *re, double *im)
 {
-    double aj[4], ao[4];
-    de_field(sj, aj);
-    de_field(so, ao);
-    mcf_factors_hop(2, -c->t, aj, ao, re, im);
+    de_entry(c, j, k ^ 1, sj, so, re, im);
 }
 
 void de_make_change(const de_chain *c, size_t o, const double s_new[3], mcf_change *ch)
@@ -255,8 +299,8 @@ void de_make_change(const de_chain *c, size_t o, const double s_new[3], mcf_chan
         if (first < 0)
             first = (int)j;
         double r0, i0, r1, i1;
-        de_entry_jo(c, c->spin + 3 * j, s_old, &r0, &i0);
-        de_entry_jo(c, c->spin + 3 * j, s_new, &r1, &i1);
+        de_entry_jo(c, j, k, c->spin + 3 * j, s_old, &r0, &i0);
+        de_entry_jo(c, j, k, c->spin + 3 * j, s_new, &r1, &i1);
         const double dr = r1 - r0, di = i1 - i0;
         if (dr == 0.0 && di == 0.0)
             continue;

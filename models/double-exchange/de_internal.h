@@ -66,6 +66,10 @@ typedef struct de_chain {
     uint64_t chain_index;
     double *spin;              /* 3N */
     int32_t *nb;               /* N x z, -1 = missing (open boundary) */
+    double theta[3];           /* the twist, radians (mcf_lattice_twist) */
+    int twisted;               /* a twist other than 0: the hoppings are not factorized */
+    double *phase;             /* twisted: N x z (re, im) pairs, the phase of H[i][nb[k]]
+                                  (mcf_lattice_bond_phase); NULL otherwise */
     mcf_hamiltonian *h;        /* the Hamiltonian the evaluator reads */
     mcf_hamiltonian *scratch;  /* finite hund: same layout, rebuilt from the spins by the
                                   check (NULL at hund = inf) */
@@ -106,6 +110,11 @@ int de_set_site(const de_chain *c, mcf_hamiltonian *h, size_t o, const double *s
 /* Writes every entry of h from the chain's spins (an empty h gets the same slot layout
  * every time). */
 int de_build(const de_chain *c, mcf_hamiltonian *h);
+
+/* The twisted hopping of the bond i -> j = nb[i z + k] at hund = inf, H_ij = exp(i phi) *
+ * (-t <chi_i|chi_j>) for the spins si, sj (phi: c->phase; no twist: the factorized entry). */
+void de_entry(const de_chain *c, size_t i, int k, const double *si, const double *sj,
+              double *re, double *im);
 
 /* The consistency check: rebuilds H from the spins into c->scratch and compares bit for bit
  * (finite hund), or compares each site's field with its spin's spinor bit for bit and the

@@ -29,7 +29,8 @@
  * The chain's own configuration (state NULL or "", a chain given): the L^d box as one cell,
  * lattice vectors L e_d, its sites in the lattice's order (x fastest), 1 or 2 orbitals per
  * site; a bond leaving the box wraps to the neighbouring cell, so H(k = 0) is the chain's
- * Hamiltonian with periodic boundaries, entry for entry.  The spins are the chain's;
+ * Hamiltonian with periodic boundaries, entry for entry, its twist included (the bonds
+ * across the boundary carry the twist's phase, mcf/lattice.h).  The spins are the chain's;
  * everything else is the same formula as for the ideal states.  Open boundaries are
  * refused: the periodic repetition of an open cluster is not that cluster.
  *
@@ -94,9 +95,20 @@ static void pattern_hop(void *ctx, const int r[3], unsigned d, double *block)
     if (p->finite) {
         block[0] = -p->t;
         block[6] = -p->t;
-        return;
+    } else
+        de_hop(p->t, spin_at(p, y), spin_at(p, r), &block[0], &block[1]);
+    /* a chain's bond across its box's boundary: times exp(-i theta_d), the conjugate of the
+       twist's phase on <r| H |r + e_d> (mcf/lattice.h) */
+    const de_chain *c = p->chain;
+    if (c && c->twisted && c->theta[d] != 0.0 && r[d] == c->L - 1) {
+        const double cs = cos(c->theta[d]), sn = -sin(c->theta[d]);
+        for (int o = 0; o < (p->finite ? 2 : 1); o++) {
+            double *b = block + (p->finite ? 6 * o : 0);
+            const double re = b[0], im = b[1];
+            b[0] = cs * re - sn * im;
+            b[1] = cs * im + sn * re;
+        }
     }
-    de_hop(p->t, spin_at(p, y), spin_at(p, r), &block[0], &block[1]);
 }
 
 /* the cell of a pattern: one site (uniform) or the two-sublattice cell of its parity */

@@ -64,6 +64,7 @@ static const mcf_param_spec de_params[] = {
      "two orbitals per site with -J_H S.sigma (2N x 2N)", .symbol = "J_H", .unit = "t"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
      .doc = "boundary conditions of the lattice"},
+    MCF_LATTICE_TWIST_PARAM,
     {"move", MCF_PARAM_CHOICE, "uniform", MCF_PARAM_NO_SCAN, 0, 0, "uniform|rotation",
      .doc = "single-spin move: a uniform new direction, or one in a cap of half-angle alpha around "
      "the old (alpha adapted toward acceptance 0.5 while thermalizing)"},
@@ -120,6 +121,7 @@ static void de_destroy(void *chain)
         mcf_fermion_release(&c->fermion, c->ws);
     mcf_hamiltonian_destroy(c->h);
     mcf_hamiltonian_destroy(c->scratch);
+    free(c->phase);
     free(c->spin);
     free(c->nb);
     free(c->dos_last);
@@ -244,6 +246,21 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
         goto fail;
     }
     memcpy(c->nb, lat->neighbours, c->n * (size_t)c->z * sizeof *c->nb);
+    /* the twist: the phase of every hopping, kept per (site, slot) */
+    if ((rc = mcf_lattice_twist(params, "double-exchange", lat, c->theta)))
+        goto fail;
+    c->twisted = mcf_twist_nonzero(c->theta);
+    if (c->twisted) {
+        if (!(c->phase = malloc(2 * c->n * (size_t)c->z * sizeof *c->phase))) {
+            rc = mcf_fail(MCF_ENOMEM, "double-exchange: out of memory for the twist's phases");
+            goto fail;
+        }
+        for (size_t i = 0; i < c->n; i++)
+            for (int k = 0; k < c->z; k++) {
+                double *ph = c->phase + 2 * (i * (size_t)c->z + (size_t)k);
+                mcf_lattice_bond_phase(lat, c->theta, i, k, &ph[0], &ph[1]);
+            }
+    }
 
     /* initial spins */
     if (strcmp(spins_path, "none") != 0) {
@@ -265,21 +282,23 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
 
     /* the Hamiltonian and its scratch twin */
     const int orbitals = finite ? 2 : 1, width = finite ? c->z + 1 : c->z;
+    const int own_table = finite || c->twisted; /* checked against a rebuilt scratch */
     if ((rc = mcf_hamiltonian_create(c->n, orbitals, width, &c->h)) ||
-        (finite && (rc = mcf_hamiltonian_create(c->n, orbitals, width, &c->scratch)))) {
+        (own_table && (rc = mcf_hamiltonian_create(c->n, orbitals, width, &c->scratch)))) {
         rc = mcf_fail_prefix(rc, "double-exchange: the Hamiltonian of %zu sites", c->n);
         goto fail;
     }
     /* hund = inf: H_ij = -t conj(chi_i) . chi_j, hoppings factorized over the spinors (an
-     * evaluator may stream them instead of the table) */
-    if (!finite && (rc = mcf_hamiltonian_factorize(c->h, lat, -t, 2))) {
+     * evaluator may stream them instead of the table); with a twist not factorized: the
+     * phases exp(i phi_ij) of the bonds across the boundary live in the table only */
+    if (!own_table && (rc = mcf_hamiltonian_factorize(c->h, lat, -t, 2))) {
         rc = mcf_fail_prefix(rc, "double-exchange: the hoppings");
         goto fail;
     }
     if ((rc = de_build(c, c->h)))
         goto fail;
     if ((rc = mcf_hamiltonian_fix_bounds(c->h, -bound, bound)) ||
-        (finite && (rc = mcf_hamiltonian_fix_bounds(c->scratch, -bound, bound)))) {
+        (own_table && (rc = mcf_hamiltonian_fix_bounds(c->scratch, -bound, bound)))) {
         rc = mcf_fail_prefix(rc, "double-exchange: fixing the spectral bounds +-%g", bound);
         goto fail;
     }

@@ -38,6 +38,7 @@ static const mcf_param_spec ho_params[] = {
      .doc = "linear size in conventional cells", .symbol = "L"},
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0,
      MCF_BOUNDARY_CHOICES, .doc = "boundary conditions of the lattice"},
+    MCF_LATTICE_TWIST_PARAM,
     {"t", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, .doc = "nearest-neighbour hopping (0: isolated "
      "sites)"},
     {"g", MCF_PARAM_REAL, "1", 0, 0, 0, NULL, .doc = "electron-phonon coupling, -g x_i (n_i - 1/2)",
@@ -92,6 +93,7 @@ typedef struct ho_chain {
     int64_t n;
     double g, k, mu, T, delta;
     double *x;
+    double theta[3];     /* the twist, radians (mcf_lattice_twist) */
     mcf_hamiltonian *h;
     mcf_fermion fermion; /* the evaluator */
     void *ws;            /* its workspace for h */
@@ -99,9 +101,11 @@ typedef struct ho_chain {
 } ho_chain;
 
 /* the chain's lattice and its Hamiltonian h(x), for holstein_periodic.c */
-const mcf_hamiltonian *ho_chain_hamiltonian(const void *chain, const mcf_lattice **lat)
+const mcf_hamiltonian *ho_chain_hamiltonian(const void *chain, const mcf_lattice **lat,
+                                            const double **theta)
 {
     *lat = ((const ho_chain *)chain)->lat;
+    *theta = ((const ho_chain *)chain)->theta;
     return ((const ho_chain *)chain)->h;
 }
 
@@ -133,7 +137,8 @@ static int ho_create(const mcf_params *p, const mcf_services *services, mcf_rng 
                                MCF_FERMION_CHANGE_ACTION | MCF_FERMION_OCCUPATION |
                                    MCF_FERMION_OCCUPATION_DT,
                                &c->fermion)) ||
-        (rc = mcf_lattice_from_params(p, "holstein", MCF_LATTICE_SIMPLE_BONDS, &c->lat)))
+        (rc = mcf_lattice_from_params(p, "holstein", MCF_LATTICE_SIMPLE_BONDS, &c->lat)) ||
+        (rc = mcf_lattice_twist(p, "holstein", c->lat, c->theta)))
         goto fail;
     c->n = (int64_t)c->lat->sites;
     { /* issue 42: the electrons' |E - mu N| <= N (z|t| + |mu|), the phonons' scale N (g^2/k
@@ -151,8 +156,12 @@ static int ho_create(const mcf_params *p, const mcf_services *services, mcf_rng 
         rc = mcf_fail(MCF_ENOMEM, "holstein: out of memory for %zu sites", c->lat->sites);
         goto fail;
     }
+    /* the hopping: factorized (rank 0) without a twist; with one the table holds the
+       phases, which the factorized form has no place for */
     if ((rc = mcf_hamiltonian_create(c->lat->sites, 1, c->lat->coordination, &c->h)) ||
-        (rc = mcf_hamiltonian_factorize(c->h, c->lat, -t, 0)))
+        (rc = mcf_twist_nonzero(c->theta)
+                  ? mcf_hamiltonian_set_hopping_twisted(c->h, c->lat, t, c->theta)
+                  : mcf_hamiltonian_factorize(c->h, c->lat, -t, 0)))
         goto fail;
     for (size_t i = 0; i < c->lat->sites; i++) {
         c->x[i] = start != HO_START_ZERO ? sqrt(c->T / c->k) * mcf_rng_normal(rng) : 0.0;

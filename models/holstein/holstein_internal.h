@@ -13,8 +13,9 @@ enum { HO_LATTICE_SQUARE, HO_LATTICE_CUBIC };
 int ho_periodic(const mcf_params *params, const void *chain, const char *state,
                 mcf_cell *cell);
 
-/* holstein.c: a chain's one-particle Hamiltonian h(x) and its lattice (borrowed from the
- * chain, valid while it lives) */
-const mcf_hamiltonian *ho_chain_hamiltonian(const void *chain, const mcf_lattice **lat);
+/* holstein.c: a chain's one-particle Hamiltonian h(x), its lattice and its twist (radians;
+ * borrowed from the chain, valid while it lives) */
+const mcf_hamiltonian *ho_chain_hamiltonian(const void *chain, const mcf_lattice **lat,
+                                            const double **theta);
 
 #endif

@@ -7,7 +7,8 @@
  *   state NULL or "" with a chain: the chain's displacements, its L^d box as one cell
  *               (lattice vectors L e_d, sites x fastest) with the on-site energies of its
  *               h(x), a bond leaving the box going to the neighbouring cell: H(k = 0) is
- *               the chain's h(x).  Open boundaries are refused.
+ *               the chain's h(x), its twist included (the bonds across the box's
+ *               boundary carry its phases).  Open boundaries are refused.
  * The classical energy sum_i [(k/2) x_i^2 + (g/2) x_i] is not a band property and is not
  * described; add it per site to a band energy to compare patterns. */
 #include "holstein_internal.h"
@@ -20,6 +21,7 @@ typedef struct ho_pattern {
     double t, g, X;
     int checkerboard;
     const double *onsite; /* not NULL: a chain's on-site energies, its box of side L */
+    const double *theta;  /* with a chain: its twist (radians) */
     long L;
     unsigned dims;
 } ho_pattern;
@@ -40,9 +42,14 @@ static void ho_onsite(void *ctx, const int r[3], double *block)
 
 static void ho_hop(void *ctx, const int r[3], unsigned d, double *block)
 {
-    (void)r;
-    (void)d;
-    block[0] = -((const ho_pattern *)ctx)->t;
+    const ho_pattern *p = ctx;
+    block[0] = -p->t;
+    /* a chain's bond across the box's boundary: <r + e_d| H |r> = -t exp(-i theta_d), the
+       conjugate of the twisted hopping <r| H |r + e_d> (mcf/lattice.h) */
+    if (p->onsite && p->theta && p->theta[d] != 0.0 && r[d] == p->L - 1) {
+        block[0] = -p->t * cos(p->theta[d]);
+        block[1] = p->t * sin(p->theta[d]);
+    }
 }
 
 /* the chain's own displacements: its box as one cell */
@@ -50,7 +57,7 @@ static int describe_chain(const mcf_params *params, ho_pattern *p, const void *c
                           mcf_cell *cell)
 {
     const mcf_lattice *lat;
-    p->onsite = ho_chain_hamiltonian(chain, &lat)->onsite;
+    p->onsite = ho_chain_hamiltonian(chain, &lat, &p->theta)->onsite;
     int rc = mcf_cell_box_boundary(params, "holstein", lat->boundary);
     if (rc)
         return rc;
@@ -63,7 +70,7 @@ static int describe_chain(const mcf_params *params, ho_pattern *p, const void *c
 int ho_periodic(const mcf_params *params, const void *chain, const char *state,
                 mcf_cell *cell)
 {
-    ho_pattern p = {0, 0, 0, 0, NULL, 0, 0};
+    ho_pattern p = {0, 0, 0, 0, NULL, NULL, 0, 0};
     int lattice, rc;
     if ((rc = mcf_params_real(params, "t", &p.t)) || (rc = mcf_params_real(params, "g", &p.g)) ||
         (rc = mcf_params_choice(params, "lattice", &lattice)))

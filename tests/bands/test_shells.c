@@ -12,7 +12,9 @@
  *   3. a setup of L = 6, 8, 10 at T = 0.05, 0.12 warns once for 6 and once for 8 with
  *      exactly those counts, and not for 10; the sizes it offers have no level within 3 T;
  *   4. a run (square 4 x 4, ed, 6 of 16 levels at 0) writes the warning on the terminal,
- *      into its log and as a "# warning:" line of results.tsv; open boundaries: none. */
+ *      into its log and as a "# warning:" line of results.tsv; open boundaries: none;
+ *   5. twisted boundaries: the twisted torus's levels are the shifted cosine band, and the
+ *      6^3 torus at mu = 0 with twist = 0.13 0.29 0.41 warns no more (test_twist). */
 #include "../physics/physics_util.h"
 
 #include "model_ops.h"
@@ -216,6 +218,68 @@ static void test_setup(void)
     free(w);
 }
 
+/* Twisted boundaries (docs/methods.md, "Twisted boundaries"): the twisted torus's levels
+ * are the cosine band at K_d = (2 pi n_d + theta_d) / L, level for level to 1e-12 t; the
+ * 6^3 torus at mu = 0, which has a shell of 24 levels at 0 without a twist, has with a
+ * generic twist no two equal levels within 3 T of mu (the shell split: the count printed),
+ * so no shell and no warning; twist = 0 is the periodic torus and warns. */
+static void test_twist(void)
+{
+    const double t = 0.7, theta[3] = {2 * pi * 0.13, 2 * pi * 0.29, 2 * pi * 0.41};
+    mcf_cell *cell = ferro("cubic", t);
+    for (long L = 3; L <= 6; L++) {
+        size_t n, repeat, N = (size_t)(L * L * L);
+        double *eps = NULL, *want = malloc(N * sizeof *want);
+        for (size_t k = 0; k < N; k++) {
+            size_t m = k;
+            want[k] = 0;
+            for (int d = 0; d < 3; d++, m /= (size_t)L)
+                want[k] += -2 * t * cos((2 * pi * (double)(m % (size_t)L) + theta[d]) /
+                                        (double)L);
+        }
+        qsort(want, N, sizeof *want, ascending);
+        const int rc = mcfi_torus_levels_twisted(mcf_cell_view(cell), L, theta, &eps, &n,
+                                                 &repeat);
+        double worst = 0;
+        for (size_t k = 0; !rc && k < n && k < N; k++)
+            worst = fmax(worst, fabs(eps[k] - want[k]));
+        CHECK(rc == MCF_OK && n == N && worst < 1e-12, "L = %ld twisted: %zu levels (want %zu), "
+              "off the shifted cosine band by %g", L, n, N, worst);
+        if (L == 6) { /* the levels within 3 T = 0.15 of mu = 0: every one single */
+            size_t near = 0, most = 0;
+            for (size_t k = 0; k < N; k++) {
+                size_t same = 1;
+                while (k + same < N && want[k + same] - want[k] < 1e-9)
+                    same++;
+                if (fabs(want[k]) < 0.15) {
+                    near += same;
+                    most = same > most ? same : most;
+                }
+                k += same - 1;
+            }
+            printf("twist 0.13 0.29 0.41 on 6^3: %zu levels within 3 T = 0.15 of mu = 0, the "
+                   "most of them equal: %zu\n", near, most);
+            CHECK(most == 1 && mcfi_shell_at(eps, n, repeat, 0.0, 0.05, &(double){0}) == 0,
+                  "the twisted 6^3 torus has %zu equal levels within 3 T of 0", most);
+        }
+        free(eps);
+        free(want);
+    }
+    mcf_cell_destroy(cell);
+    char *w = setup_warnings("[run]\nmodel = double-exchange\nevaluator = ed\n"
+                             "[schedule]\ntemperatures = 0.05\n"
+                             "[model]\nlattice = cubic\nL = 6\nmu = 0\nhund = inf\n"
+                             "twist = 0.13 0.29 0.41\n");
+    CHECK(!*w, "6^3 at mu = 0 with twist 0.13 0.29 0.41: no warning, got %s", w);
+    free(w);
+    w = setup_warnings("[run]\nmodel = double-exchange\nevaluator = ed\n"
+                       "[schedule]\ntemperatures = 0.05\n"
+                       "[model]\nlattice = cubic\nL = 6\nmu = 0\nhund = inf\ntwist = 0\n");
+    CHECK(lines_with(w, "24 of 216 levels") == 1, "twist = 0 is the periodic torus: the shell "
+          "of 24 levels, got:\n%s", w);
+    free(w);
+}
+
 static void test_run(const char *mcf)
 {
     phys_table t;
@@ -246,6 +310,7 @@ int main(int argc, char **argv)
     }
     test_levels();
     test_setup();
+    test_twist();
     test_run(argv[1]);
     mcfe_plugin_close(model);
     return check_exit();

@@ -140,6 +140,14 @@ struct mcf_lattice;
 MCF_API int mcf_hamiltonian_set_hopping(mcf_hamiltonian *h, const struct mcf_lattice *lattice,
                                         double t);
 
+/* mcf 1.1: the same with twisted boundaries (mcf/lattice.h, mcf_lattice_twist): H[(i,o)][(j,o)]
+ * = -t exp(i phi_ij), phi_ij the phase of mcf_lattice_bond_phase, in the same order as
+ * mcf_hamiltonian_set_hopping; theta NULL or all zero writes exactly what
+ * mcf_hamiltonian_set_hopping writes.  Errors as mcf_hamiltonian_set_hopping. */
+MCF_API int mcf_hamiltonian_set_hopping_twisted(mcf_hamiltonian *h,
+                                                const struct mcf_lattice *lattice, double t,
+                                                const double *theta);
+
 /* Sets the diagonal entry of row r.  MCF_EINVAL when out of range or not finite. */
 MCF_API int mcf_hamiltonian_set_onsite(mcf_hamiltonian *h, size_t r, double e);
 

@@ -58,6 +58,9 @@ struct mcf_params {
                             none known */
     int has_temperature;
     double temperature;
+    /* mcf 1.1, appended: the chain's walker among its point's walkers (mcf_params_walker);
+       walkers 0 (values made for no chain): walker 0 of 1 */
+    size_t walker, walkers;
 };
 
 /* The name of a parameter type in messages ("integer", "real number", ...).  Static. */

@@ -136,6 +136,73 @@ enum {
 MCF_API int mcf_lattice_from_params(const mcf_params *params, const char *model, unsigned flags,
                                     mcf_lattice **out);
 
+/* ---- twisted boundary conditions (mcf 1.1; docs/methods.md, "Twisted boundaries") -------
+ *
+ * A twist theta_d multiplies every hopping that crosses the periodic boundary along the
+ * Cartesian direction d by exp(i theta_d): a particle going once around the torus along d
+ * picks up that phase, psi(r + L e_d) = exp(i theta_d) psi(r), and the allowed wave vectors
+ * become K_d = (2 pi n_d + theta_d) / L.  Precisely: the hopping <i| H |j> from site j to
+ * site i, j the neighbour of i at i + delta (delta the neighbour vector of the slot), gets
+ * exp(i theta . w), w = (r_i + delta - r_j) / L the times the bond wraps around each
+ * direction (0 for a bond inside the box).
+ *
+ * MCF_LATTICE_TWIST_PARAM is one more entry of a model's parameter array (after
+ * MCF_LATTICE_PARAMS), the key
+ *     twist = X            the same theta_d / 2 pi = X along every direction
+ *     twist = X Y [Z]      one per direction (as many as the lattice has: 1, 2 or 3),
+ *                          separated by spaces (a comma makes a list of the INI file)
+ *     twist = average:M    twist averaging: the walkers of a scan point ([run] walkers, a
+ *                          multiple of M^dims) take the M^dims twists of the grid
+ *                          theta_d / 2 pi = (j_d + 1/2) / M, walker w the twist w mod M^dims
+ *                          (mcf_twist_grid), so that the averages over walkers that the
+ *                          core reports are twist averages
+ * in units of 2 pi (twist = 0.5 is antiperiodic along every direction), default 0 (plain
+ * periodic boundaries, bit for bit as without the key).  Only periodic boundaries take a
+ * twist other than 0.  mcf_lattice_twist() reads it, for the lattice the model built:
+ *
+ *     double theta[3];
+ *     ... mcf_lattice_twist(params, "my-model", lat, theta) ...
+ *     ... mcf_hamiltonian_set_hopping_twisted(h, lat, t, theta) ...
+ */
+#define MCF_LATTICE_TWIST_PARAM                                                               \
+    {"twist", MCF_PARAM_STRING, "0", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,     \
+     NULL, .doc = "twisted boundaries, theta_d / 2 pi: one number for every direction, one "  \
+     "per direction (\"0.1 0.2 0.3\"), or average:M (the walkers of a scan point take the " \
+     "M^d twists (j + 1/2) / M; walkers a multiple of M^d); periodic boundaries only"}
+
+/* The directions a twist has on a lattice: its dim (bcc: 3, the conventional cube). */
+MCF_API int mcf_lattice_twist_dims(const mcf_lattice *lattice);
+
+/* Parses a twist value (the text of the key above) for a lattice of `dims` directions:
+ * theta[0..3) in radians (0 beyond dims), *average = 0; or for "average:M" theta zero and
+ * *average = M (1 <= M <= 64).  MCF_EINVAL with a message saying what the value should look
+ * like (without the file and key: the caller prefixes them). */
+MCF_API int mcf_twist_parse(const char *text, int dims, double theta[3], long *average);
+
+/* The twist number j (0 <= j < M^dims; j = j_0 + M (j_1 + M j_2)) of the average:M grid:
+ * theta_d = 2 pi (j_d + 1/2) / M for d < dims, 0 beyond. */
+MCF_API void mcf_twist_grid(long M, int dims, size_t j, double theta[3]);
+
+/* The twist of this chain from the model's parameters (declared with
+ * MCF_LATTICE_TWIST_PARAM) for its lattice: theta[0..3) in radians.  average:M gives the
+ * walker's twist of the grid (mcf_params_walker; values the host made for no chain of a
+ * run, such as mcf band's chain 0, the grid's first twist, chain 0's).  Errors: MCF_EINVAL
+ * "<model>: <file>: [<section>] twist = ...: ..." for a malformed value, a twist other
+ * than 0 on open boundaries (set boundary = periodic or twist = 0), or average:M with
+ * [run] walkers not a multiple of M^dims (the message names the walkers to set). */
+MCF_API int mcf_lattice_twist(const mcf_params *params, const char *model,
+                              const mcf_lattice *lattice, double theta[3]);
+
+/* The phase exp(i phi) = *re + i *im of the hopping <i| H |j> to site i from its neighbour
+ * j in neighbour slot `slot` of i, under the twist theta (radians; NULL: none): 1 + 0i for a
+ * bond inside the box, and exactly that whenever phi = 0.  Slot out of range or missing
+ * neighbour: 1 + 0i. */
+MCF_API void mcf_lattice_bond_phase(const mcf_lattice *lattice, const double *theta,
+                                    size_t i, int slot, double *re, double *im);
+
+/* Whether theta (radians, 3 numbers; NULL: none) is a twist at all: 1 when any is != 0. */
+MCF_API int mcf_twist_nonzero(const double *theta);
+
 /* The checkerboard sign of a site, +1 or -1: (-1)^(x+y+z) of its cell on chain, square and
  * cubic lattices (staggered order: with periodic boundaries a true sublattice for even L),
  * +1 for bcc corners and -1 for body centres. */

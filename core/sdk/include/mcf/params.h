@@ -111,6 +111,11 @@ MCF_API int mcf_params_check_scale(const mcf_params *p, const char *model, const
                                    const char *scale, double E, double T);
 MCF_API const char *mcf_params_origin(const mcf_params *p);
 
+/* mcf 1.1: the chain's walker among the [run] walkers of its scan point: *walker in
+ * [0, *walkers).  Values the host made for no particular chain (a setup check, mcf band)
+ * give walker 0 of 1.  Never fails on a valid p (MCF_EINVAL for NULL pointers). */
+MCF_API int mcf_params_walker(const mcf_params *p, long *walker, long *walkers);
+
 #ifdef __cplusplus
 }
 #endif
