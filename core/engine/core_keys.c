@@ -65,7 +65,8 @@ static const mcf_param_spec schedule_specs[] = {
      NULL,
      .doc = "run until the errors are small enough: NAME:VALUE (absolute: NAME_err <= VALUE) or "
      "NAME:VALUE% (relative: NAME_err <= VALUE/100 |NAME|) for a column of results.tsv "
-     "with an error (an observable or specific_heat, susceptibility, binder, variance), "
+     "with an error (an observable or specific_heat, susceptibility, binder, variance, "
+     "xi_over_L), "
      "several separated by spaces; the measured sweeps double until every scan point "
      "meets every target, or doubling would pass max_sweeps"},
     {"max_sweeps", MCF_PARAM_INT, "0",

@@ -346,7 +346,7 @@ static int cmd_describe(int argc, char **argv)
         static const char *roles[MCF_ROLE_COUNT] = {
             "", " [energy]", " [order parameter]", " [order parameter squared]",
             " [order parameter^4]", " [dE/dT at fixed configuration]",
-            " [dS/dT at fixed configuration]"};
+            " [dS/dT at fixed configuration]", " [order parameter squared at k_min]"};
         printf("\nobservables:\n");
         for (size_t k = 0; obs[k].name; k++)
             printf("  %-16s %s%s\n", obs[k].name, obs[k].doc ? obs[k].doc : "",
