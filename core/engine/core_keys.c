@@ -32,6 +32,10 @@ static const mcf_param_spec run_specs[] = {
      MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 1, 0, NULL,
      .doc = "independent chains (walkers) per scan point, combined into one row of results.tsv; "
      "chain point * walkers + w uses stream (seed, point * walkers + w)"},
+    {"series", MCF_PARAM_CHOICE, "no",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "no|yes",
+     .doc = "yes: every measurement's scalar observables, per chain, in DIR/series/ (float64 "
+     "records; index.tsv names the columns), for reweighting (`mcf tc`)"},
     {0}};
 
 static const mcf_param_spec schedule_specs[] = {
@@ -133,9 +137,13 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
     };
     for (size_t k = 0; k < sizeof ints / sizeof *ints && !rc; k++)
         rc = mcf_params_int(ints[k].p, ints[k].key, ints[k].to);
-    const char *start = NULL;
+    const char *start = NULL, *series = NULL;
     if (!rc)
         rc = mcf_params_string(&sp, "start", &start);
+    if (!rc)
+        rc = mcf_params_string(&rp, "series", &series);
+    if (!rc)
+        s->series = strcmp(series, "yes") == 0;
     if (rc)
         return rc;
     const char *target = mcfe_section_text(sched, "error_target");
