@@ -231,21 +231,23 @@ static const char *const derived_names[N_DERIVED] = {"specific_heat", "susceptib
 /* 1 when the model declares an integer parameter L, the linear size xi_over_L divides by */
 static int model_has_L(const mcf_setup *s)
 {
-    const mcf_param_spec *spec = s->sections[0].specs;
+    const mcf_param_spec *spec = s->model->info->params;
     for (size_t k = 0; spec && spec[k].name; k++)
         if (!strcmp(spec[k].name, "L"))
             return spec[k].type == MCF_PARAM_INT;
     return 0;
 }
 
-/* the roles of ops' scalar observables: role[ROLE] = its index among the declared ones */
-static void declared_roles(const mcfi_model *ops, int role[MCF_ROLE_COUNT])
+/* the roles of the scalar observables a run of s records: role[ROLE] = its index among
+ * the declared ones */
+static void declared_roles(const mcf_setup *s, int role[MCF_ROLE_COUNT])
 {
-    const mcf_observable *obs = ops->observables;
+    const mcf_observable *obs = s->model->model->observables;
     for (int k = 0; k < MCF_ROLE_COUNT; k++)
         role[k] = -1;
     for (int k = 0; obs[k].name; k++)
-        if (!obs[k].axis && obs[k].role > 0 && obs[k].role < MCF_ROLE_COUNT)
+        if (!obs[k].axis && obs[k].role > 0 && obs[k].role < MCF_ROLE_COUNT &&
+            mcfi_observable_wanted(s, &obs[k]))
             role[obs[k].role] = k;
 }
 
@@ -253,7 +255,7 @@ const char *mcfi_results_noise_message(const mcf_setup *s, int q, char *buf, siz
 {
     const mcfi_model *ops = s->model->model;
     int role[MCF_ROLE_COUNT], pair[2];
-    declared_roles(ops, role);
+    declared_roles(s, role);
     if (q < 0 || q > 3 || !derived_possible(q, s->has_temperature, role, ops, 0) ||
         !shares_noise(q, role, ops) || !product_roles(q, role, ops, pair))
         return NULL;
@@ -279,9 +281,10 @@ int mcfi_results_error_column(const mcf_setup *s, const char *name)
     const mcfi_model *ops = s->model->model;
     const mcf_observable *obs = ops->observables;
     int role[MCF_ROLE_COUNT], found = 0;
-    declared_roles(ops, role);
+    declared_roles(s, role);
     for (int k = 0; obs[k].name; k++)
-        found |= !obs[k].axis && strcmp(obs[k].name, name) == 0;
+        found |= !obs[k].axis && strcmp(obs[k].name, name) == 0 &&
+                 mcfi_observable_wanted(s, &obs[k]);
     for (int q = 0; q < N_DERIVED && !found; q++)
         found = strcmp(derived_names[q], name) == 0 &&
                 derived_wanted(q, s->has_temperature, role, ops, model_has_L(s));

@@ -115,6 +115,8 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
             r->curve[r->n_curves++] = o;
             continue;
         }
+        if (!mcfi_observable_wanted(setup, spec))
+            continue; /* measured on request only: not asked for */
         if (spec->role)
             r->role[spec->role] = (int)r->n_obs;
         r->scalar[r->n_obs++] = o;

@@ -100,6 +100,14 @@ static int write_index(const mcf_run *r, const char *folder)
     fprintf(f, "# record:");
     for (size_t k = 0; k < r->n_obs; k++)
         fprintf(f, " %s", r->model->observables[r->scalar[k]].name);
+    /* the roles (mcf/model.h) of the columns, so that a reader needs no model: - for none */
+    static const char *const roles[MCF_ROLE_COUNT] = {
+        "-", "energy", "order", "order2", "order4", "energy_dT", "action_dT", "order_kmin"};
+    fprintf(f, "\n# roles:");
+    for (size_t k = 0; k < r->n_obs; k++) {
+        const int role = (int)r->model->observables[r->scalar[k]].role;
+        fprintf(f, " %s", role > 0 && role < MCF_ROLE_COUNT ? roles[role] : "-");
+    }
     fprintf(f, "\n# measure_every = %ld sweeps; thermalize = %ld sweeps (not in the series)\n",
             s->measure_every, s->thermalize);
     fprintf(f, "chain\tfile");

@@ -21,8 +21,9 @@
  * Observables (per site, N = L^2): energy E/N, abs_m |M|/N, m2 (M/N)^2, m4 (M/N)^4, with
  * the roles the core uses for specific heat, susceptibility and the Binder cumulant, and
  * m2_kmin |M(k_min)/N|^2, the structure factor at k_min = 2 pi / L averaged over x and y
- * (the core's xi_over_L): from the integer column and row sums of the spins, O(N) integer
- * additions per measurement, then L complex terms per direction.
+ * (the core's xi_over_L; recorded on request, [run] extra_observables = m2_kmin): from
+ * the integer column and row sums of the spins, O(N) integer additions per measurement,
+ * then L complex terms per direction.
  *
  * Parallel tempering: the core writes the chain's T (state's temperature) and rebuild()
  * sets beta; exchange() gives the energy -J B - h M from the running sums.  The
@@ -71,7 +72,7 @@ static const mcf_observable ising_observables[] = {
     {"m4", MCF_ROLE_ORDER4, "fourth power of the magnetization per site, (sum_i s_i / N)^4",
      NULL, 0, "⟨m⁴⟩", NULL, NULL, NULL},
     {"m2_kmin", MCF_ROLE_ORDER_KMIN, "structure factor at k_min = 2 pi / L, |sum_i s_i "
-     "exp(i k_min r_i) / N|^2 averaged over k_min along x and along y", NULL, 0,
+     "exp(i k_min r_i) / N|^2 averaged over k_min along x and along y", NULL, MCF_OBS_ON_REQUEST,
      "⟨|m(k_min)|²⟩", NULL, NULL, NULL},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 

@@ -30,6 +30,7 @@ model = ising
 seed = 20261123
 walkers = 2
 series = yes
+extra_observables = m2_kmin
 [schedule]
 thermalize = 500
 sweeps = $sweeps

@@ -127,6 +127,7 @@ int main(int argc, char **argv)
     const double temps[] = {1.5, 2.27, 3.5};
     phys_table t;
     if (phys_run_mcf(argv[1], "ising_exact4x4", "ising", 20240601ull,
+                     "extra_observables = m2_kmin\n\n"
                      "[schedule]\n"
                      "thermalize = 5000\n"
                      "sweeps = 200000\n"
@@ -177,7 +178,7 @@ int main(int argc, char **argv)
     printf("walkers = 4\n");
     phys_table t4;
     if (phys_run_mcf(argv[1], "ising_exact4x4_walkers", "ising", 20240601ull,
-                     "walkers = 4\n\n"
+                     "walkers = 4\nextra_observables = m2_kmin\n\n"
                      "[schedule]\n"
                      "thermalize = 5000\n"
                      "sweeps = 200000\n"

@@ -63,7 +63,8 @@ static void ring(const char *mcf)
     phys_table t;
     printf("heisenberg ring of %d spins vs the exact transfer matrix\n", RING_L);
     if (phys_run_mcf(mcf, "xi_heisenberg_ring", "heisenberg", 20261130ull,
-                     "[schedule]\nthermalize = 2000\nsweeps = 200000\n"
+                     "extra_observables = m2_kmin\n[schedule]\nthermalize = 2000\n"
+                     "sweeps = 200000\n"
                      "temperatures = 0.5, 1.0\n\n[model]\nlattice = chain\nL = 8\n", &t)) {
         CHECK(0, "ring: mcf run failed");
         return;
@@ -92,7 +93,8 @@ static void independent(const char *mcf, const char *name, const char *model,
 {
     char sections[512];
     snprintf(sections, sizeof sections,
-             "[schedule]\nthermalize = 100\nsweeps = 20000\ntemperatures = 1e6\n\n"
+             "extra_observables = m2_kmin\n[schedule]\nthermalize = 100\nsweeps = 20000\n"
+             "temperatures = 1e6\n\n"
              "[model]\nL = %ld\n%s\n", L, lattice);
     phys_table t;
     printf("%s (independent spins, N = %g)\n", name, N);
@@ -115,7 +117,8 @@ static void ordered(const char *mcf, const char *name, const char *model, const 
 {
     char sections[512];
     snprintf(sections, sizeof sections,
-             "[schedule]\nthermalize = 0\nsweeps = 64\ntemperatures = 1e-6\n\n"
+             "extra_observables = m2_kmin\n[schedule]\nthermalize = 0\nsweeps = 64\n"
+             "temperatures = 1e-6\n\n"
              "[model]\nL = %ld\nstart = ordered\n%s\n", L, lattice);
     phys_table t;
     printf("%s (ordered)\n", name);

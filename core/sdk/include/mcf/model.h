@@ -114,6 +114,12 @@ enum {
  * a product of two observables of one set: a derived quantity that needs one (the
  * specific heat from <e^2> or <e s_T>, the variance) is then left out, with a warning at
  * setup and in results.tsv that says why (docs/methods.md, "Products of noisy estimates"). */
+/* mcf 1.x (issue 44): a scalar observable measured on request only: the core records it
+ * (accumulators, results.tsv, checkpoint, series) only when [run] extra_observables names
+ * it, so that declaring one does not change the results or the checkpoints of runs that
+ * do not ask for it (a checkpoint of an earlier release of the model still resumes).
+ * measure() writes its value always; the core ignores it unless asked. */
+#define MCF_OBS_ON_REQUEST (1u << 5)
 #define MCF_OBS_NOISE(g) (((unsigned)(g) & 3u) << 3)
 #define MCF_OBS_NOISE_MASK (3u << 3)
 /* the noise set 0..3 of an observable's flags */
