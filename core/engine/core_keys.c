@@ -35,7 +35,7 @@ static const mcf_param_spec run_specs[] = {
     {"extra_observables", MCF_PARAM_STRING, NULL, MCF_PARAM_NO_SCAN | MCF_PARAM_OPTIONAL_, 0,
      0, NULL,
      .doc = "observables the model measures on request only (`mcf describe MODEL`: \"on "
-     "request\"), space-separated, e.g. m2_kmin (and with it the column xi_over_L)"},
+     "request\"), space-separated, e.g. m2_kmin (and with it the column xi_over_l)"},
     {"series", MCF_PARAM_CHOICE, "no",
      MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "no|yes",
      .doc = "yes: every measurement's scalar observables, per chain, in DIR/series/ (float64 "
@@ -74,7 +74,7 @@ static const mcf_param_spec schedule_specs[] = {
      .doc = "run until the errors are small enough: NAME:VALUE (absolute: NAME_err <= VALUE) or "
      "NAME:VALUE% (relative: NAME_err <= VALUE/100 |NAME|) for a column of results.tsv "
      "with an error (an observable or specific_heat, susceptibility, binder, variance, "
-     "xi_over_L), "
+     "xi_over_l), "
      "several separated by spaces; the measured sweeps double until every scan point "
      "meets every target, or doubling would pass max_sweeps"},
     {"max_sweeps", MCF_PARAM_INT, "0",
@@ -328,22 +328,6 @@ int mcfi_core_check_tempering(const mcf_config *c, const mcf_setup *s)
                         s->exchange_every,
                         s->model_name);
     return MCF_OK;
-}
-
-int mcfi_observable_wanted(const mcf_setup *s, const mcf_observable *o)
-{
-    if (!(o->flags & MCF_OBS_ON_REQUEST) || o->axis)
-        return 1;
-    const char *list = s->extra_observables;
-    const size_t n = strlen(o->name);
-    for (const char *p = list; p && *p;) {
-        p += strspn(p, " ,\t");
-        const size_t w = strcspn(p, " ,\t");
-        if (w == n && !strncmp(p, o->name, n))
-            return 1;
-        p += w;
-    }
-    return 0;
 }
 
 int mcfi_core_check_extra(const mcf_config *c, const mcf_setup *s)

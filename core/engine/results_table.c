@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* specific_heat, susceptibility, binder, variance, xi_over_L */
+/* specific_heat, susceptibility, binder, variance, xi_over_l */
 #define N_DERIVED 5
 
 void mcfi_table_free(mcfi_table *t)
@@ -104,7 +104,7 @@ typedef struct derived_ctx {
     int a, b;     /* variable indices */
     int c, d;     /* more of them: specific_heat_action's e_T and s_T */
     double N, T;
-    double L;     /* the [model] L of xi_over_L */
+    double L;     /* the [model] L of xi_over_l */
 } derived_ctx;
 
 /* the derived quantities of the roles of mcf/model.h: C = N (<e^2> - <e>^2) / T^2,
@@ -139,7 +139,7 @@ static double binder(const double *m, void *ctx)
  * k_min = 2 pi / L (b): xi = sqrt(m2 / F - 1) / (2 sin(k_min / 2)); a ratio below 1 (noise
  * about uncorrelated spins, xi = 0) gives -sqrt(1 - m2 / F), so that the estimate stays
  * continuous through 0 and its jackknife error finite */
-static double xi_over_L(const double *m, void *ctx)
+static double xi_over_l(const double *m, void *ctx)
 {
     derived_ctx *d = ctx;
     const double x = m[d->a] / m[d->b] - 1.0;
@@ -226,15 +226,31 @@ static int derived_wanted(int q, int has_T, const int role[MCF_ROLE_COUNT],
 }
 
 static const char *const derived_names[N_DERIVED] = {"specific_heat", "susceptibility",
-                                                     "binder", "variance", "xi_over_L"};
+                                                     "binder", "variance", "xi_over_l"};
 
-/* 1 when the model declares an integer parameter L, the linear size xi_over_L divides by */
+/* 1 when the model declares an integer parameter L, the linear size xi_over_l divides by */
 static int model_has_L(const mcf_setup *s)
 {
     const mcf_param_spec *spec = s->model->info->params;
     for (size_t k = 0; spec && spec[k].name; k++)
         if (!strcmp(spec[k].name, "L"))
             return spec[k].type == MCF_PARAM_INT;
+    return 0;
+}
+
+int mcfi_observable_wanted(const mcf_setup *s, const mcf_observable *o)
+{
+    if (!(o->flags & MCF_OBS_ON_REQUEST) || o->axis)
+        return 1;
+    const char *list = s->extra_observables;
+    const size_t n = strlen(o->name);
+    for (const char *p = list; p && *p;) {
+        p += strspn(p, " ,\t");
+        const size_t w = strcspn(p, " ,\t");
+        if (w == n && !strncmp(p, o->name, n))
+            return 1;
+        p += w;
+    }
     return 0;
 }
 
@@ -363,7 +379,7 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
               {0, susceptibility, m, m2, "susceptibility", 0, {m, m2, -1}},
               {0, binder, m2, m4, "binder", 0, {m2, m4, -1}},
               {0, variance, e, (int)r->n_obs, "variance", 0, {e, -1, -1}},
-              {0, xi_over_L, m2, mk, "xi_over_L", 0, {m2, mk, -1}}};
+              {0, xi_over_l, m2, mk, "xi_over_l", 0, {m2, mk, -1}}};
     for (int q = 0; q < N_DERIVED; q++)
         d[q].want = derived_wanted(q, s->has_temperature, r->role, r->model, model_has_L(s));
     if (action_form(r->role, r->model)) { /* run.c made e s_T a variable */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const quantity_name[2] = {"binder", "xi_over_L"};
+static const char *const quantity_name[2] = {"binder", "xi_over_l"};
 
 double tc_jack_error(const double *x, size_t blocks)
 {
@@ -43,7 +43,7 @@ int tc_write_curves(const tc_run *t)
     }
     fprintf(f, "# mcf tc: multi-histogram reweighting of each size's series over its "
             "temperatures; errors: jackknife over %zu blocks\n", t->blocks);
-    fprintf(f, "L\tT\tenergy\tenergy_err\tbinder\tbinder_err\txi_over_L\txi_over_L_err\n");
+    fprintf(f, "L\tT\tenergy\tenergy_err\tbinder\tbinder_err\txi_over_l\txi_over_l_err\n");
     for (size_t k = 0; k < t->n_sizes; k++) {
         const tc_size *s = &t->size[k];
         for (size_t g = 0; g < t->grid; g++) {

@@ -23,7 +23,7 @@
  *
  * Observables (per site, N sites): energy E/N, abs_m |M|/N, m2 (|M|/N)^2, m4 (|M|/N)^4,
  * and m2_kmin |M(k_min)/N|^2, the structure factor at k_min = 2 pi / L averaged over the d
- * axes (the core's xi_over_L; recorded on request, [run] extra_observables = m2_kmin).  It
+ * axes (the core's xi_over_l; recorded on request, [run] extra_observables = m2_kmin).  It
  * is summed from the spins at every measurement: plane sums
  * per axis (a site's coordinate in half cells, for bcc's body centres), then 2 L phases.
  *

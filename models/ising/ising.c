@@ -21,7 +21,7 @@
  * Observables (per site, N = L^2): energy E/N, abs_m |M|/N, m2 (M/N)^2, m4 (M/N)^4, with
  * the roles the core uses for specific heat, susceptibility and the Binder cumulant, and
  * m2_kmin |M(k_min)/N|^2, the structure factor at k_min = 2 pi / L averaged over x and y
- * (the core's xi_over_L; recorded on request, [run] extra_observables = m2_kmin): from
+ * (the core's xi_over_l; recorded on request, [run] extra_observables = m2_kmin): from
  * the integer column and row sums of the spins, O(N) integer additions per measurement,
  * then L complex terms per direction.
  *

@@ -4,9 +4,9 @@
  * The exact values are for the same finite system mcf simulates, so there is no
  * systematic allowance: every quantity must agree within 4 of mcf's own error bars.
  * Plain observables (energy, abs_m, m2, m4) carry blocking errors; the derived ones
- * (specific heat, susceptibility, Binder cumulant, xi_over_L) jackknife errors over 32 bins.
+ * (specific heat, susceptibility, Binder cumulant, xi_over_l) jackknife errors over 32 bins.
  * m2_kmin, the structure factor at k_min = 2 pi / 4 averaged over x and y, is enumerated
- * beside (b, m) as a sum per class, and xi_over_L = sqrt(m2 / m2_kmin - 1) / (2 L sin(pi/L))
+ * beside (b, m) as a sum per class, and xi_over_l = sqrt(m2 / m2_kmin - 1) / (2 L sin(pi/L))
  * follows from the exact m2 and m2_kmin (the second-moment correlation length).  The
  * error bars are themselves estimates (a jackknife over 32 bins has ~ 1/sqrt(2 * 31)
  * = 13% relative uncertainty), so a 4-sigma window passes a correct run with probability
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
                 {"susceptibility", "susceptibility"},
                 {"binder", "Binder cumulant"},
                 {"m2_kmin", "<|m(k_min)|^2>"},
-                {"xi_over_L", "xi / L"}};
+                {"xi_over_l", "xi / L"}};
     for (size_t k = 0; k < sizeof temps / sizeof temps[0]; k++) {
         const double T = temps[k];
         long row = phys_find_row(&t, "T", T);

@@ -150,7 +150,7 @@ static void onsager(const char *mcf)
     const int rc = run_tc(mcf, dir, "");
     CHECK(rc == 0, "(b): mcf tc exited %d", rc);
     const double Tc = 2.0 / log(1.0 + sqrt(2.0));
-    static const char *const names[] = {"binder", "xi_over_L"};
+    static const char *const names[] = {"binder", "xi_over_l"};
     for (int q = 0; q < 2; q++) {
         double tc, err, nu, nu_err;
         CHECK(read_tc(dir, names[q], &tc, &err, &nu, &nu_err), "(b): tc.tsv has no T_c (%s)",

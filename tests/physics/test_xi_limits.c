@@ -1,12 +1,12 @@
 /* test_xi_limits — the structure factor at k_min (m2_kmin) and the second-moment
- * correlation length over L (xi_over_L) of ising and heisenberg in closed forms: independent
+ * correlation length over L (xi_over_l) of ising and heisenberg in closed forms: independent
  * spins, the exact periodic Heisenberg ring, the ordered state (the 2D Ising model's exact
  * finite-lattice values are test_ising_exact4x4's).
  *
  * Independent spins (T = 1e6 J; correlations are O(J/T) = 1e-6, far below the errors):
  * for unit spins <|sum_i S_i exp(i k.r_i)|^2> = sum_i |S_i|^2 = N for every k, so
  * m2 = m2_kmin = 1/N (per-unit normalization |.|^2 / N^2): both within 4 of their blocking
- * errors.  (xi_over_L is then ~0, where its square root is not differentiable and the
+ * errors.  (xi_over_l is then ~0, where its square root is not differentiable and the
  * jackknife's bias correction means little: it is printed, not compared.)
  *
  * The periodic classical Heisenberg chain (ring of L spins), exactly: the transfer kernel
@@ -16,8 +16,8 @@
  *     Z = sum_l (2l + 1) lambda_l^L,
  *     Z <S_0.S_r> = sum_l (l + 1) (lambda_l^(L-r) lambda_(l+1)^r + lambda_(l+1)^(L-r) lambda_l^r)
  * (r = 0 gives Z; L -> inf gives Fisher's u^r, u = coth K - 1/K).  Then N^2 m2 = N sum_r G(r)
- * and N^2 m2_kmin = N sum_r G(r) cos(2 pi r / L), and xi_over_L follows; the run's m2,
- * m2_kmin and xi_over_L must meet them within 4 of their errors (same finite system, no
+ * and N^2 m2_kmin = N sum_r G(r) cos(2 pi r / L), and xi_over_l follows; the run's m2,
+ * m2_kmin and xi_over_l must meet them within 4 of their errors (same finite system, no
  * allowance).
  *
  * The ordered state (start = ordered at T = 0.01 J, where no move is taken in a few sweeps:
@@ -33,7 +33,7 @@
 #define RING_L 8
 #define RING_LMAX 60
 
-/* The ring's exact m2, m2_kmin and xi_over_L at K = J / T (see above), with the lambda_l
+/* The ring's exact m2, m2_kmin and xi_over_l at K = J / T (see above), with the lambda_l
  * as ratios rho_l = i_l(K) / i_0(K) (the scaled Bessel functions share the factor e^-K). */
 static void ring_exact(double K, double *m2, double *mk, double *xi_L)
 {
@@ -82,8 +82,8 @@ static void ring(const char *mcf)
                      phys_get(&t, (size_t)row, "m2_err"), m2, 4.0, 0.0);
         phys_compare("m2_kmin", phys_get(&t, (size_t)row, "m2_kmin"),
                      phys_get(&t, (size_t)row, "m2_kmin_err"), mk, 4.0, 0.0);
-        phys_compare("xi_over_L", phys_get(&t, (size_t)row, "xi_over_L"),
-                     phys_get(&t, (size_t)row, "xi_over_L_err"), xi, 4.0, 0.0);
+        phys_compare("xi_over_l", phys_get(&t, (size_t)row, "xi_over_l"),
+                     phys_get(&t, (size_t)row, "xi_over_l_err"), xi, 4.0, 0.0);
     }
     phys_table_free(&t);
 }
@@ -106,8 +106,8 @@ static void independent(const char *mcf, const char *name, const char *model,
     const double mk = phys_get(&t, 0, "m2_kmin"), mke = phys_get(&t, 0, "m2_kmin_err");
     phys_compare("m2", m2, m2e, 1.0 / N, 4.0, 0.0);
     phys_compare("m2_kmin", mk, mke, 1.0 / N, 4.0, 0.0);
-    printf("  %-28s mc = %+.6f +- %.6f (not compared)\n", "xi_over_L",
-           phys_get(&t, 0, "xi_over_L"), phys_get(&t, 0, "xi_over_L_err"));
+    printf("  %-28s mc = %+.6f +- %.6f (not compared)\n", "xi_over_l",
+           phys_get(&t, 0, "xi_over_l"), phys_get(&t, 0, "xi_over_l_err"));
     (void)L;
     phys_table_free(&t);
 }

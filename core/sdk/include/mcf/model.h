@@ -52,7 +52,7 @@ extern "C" {
  *                                                   ENERGY_DT (e_T) and ACTION_DT (s_T)
  *   susceptibility = N (<m^2> - <|m|>^2) / T        from ORDER (|m|) and ORDER2 (m^2)
  *   binder         = 1 - <m^4> / (3 <m^2>^2)         from ORDER2 and ORDER4 (m^4)
- *   xi_over_L      = sqrt(<m^2>/<m_k^2> - 1) / (2 L sin(pi/L)) from ORDER2, ORDER_KMIN
+ *   xi_over_l      = sqrt(<m^2>/<m_k^2> - 1) / (2 L sin(pi/L)) from ORDER2, ORDER_KMIN
  * each with a jackknife error.  At most one observable per role other than NONE.  Both
  * forms of the specific heat are (1/N) d<N e>/dT: for any weight exp(-S(x; T)),
  * d<O>/dT = <dO/dT> - <O dS/dT> + <O> <dS/dT>, and a Boltzmann S = N e / T has
@@ -76,7 +76,7 @@ typedef enum mcf_observable_role {
      * normalization: |sum_i S_i exp(i k_min . r_i)|^2 / N^2, averaged over the d axes.
      * With ORDER2 (m^2) and an integer [model] parameter L, the core writes the
      * second-moment correlation length over L (docs/methods.md, "Finite-size scaling"),
-     *   xi_over_L = sqrt(<m^2> / <m2_kmin> - 1) / (2 L sin(pi / L)),
+     *   xi_over_l = sqrt(<m^2> / <m2_kmin> - 1) / (2 L sin(pi / L)),
      * with a jackknife error; below 1 the ratio gives -sqrt(1 - ratio) instead (a value
      * within noise of 0: uncorrelated spins). */
     MCF_ROLE_ORDER_KMIN = 7
