@@ -1,6 +1,7 @@
 /* chain.c — a chain's lifecycle and accumulators: parameters, random stream, model
  * instance, the layout of its measurements, and recording them. */
 #include "chain.h"
+#include "series.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ void mcfi_chain_release(const mcf_run *r, mcf_chain *c)
     free(c->axis);
     free(c->curve_bin_sum);
     free(c->pending);
+    free(c->series);
     memset(c, 0, sizeof *c);
 }
 
@@ -182,6 +184,7 @@ void mcfi_chain_record(const mcf_run *r, mcf_chain *c, const double *values)
             sum[r->var_es] += e * values[c->offset[r->scalar[r->role[MCF_ROLE_ACTION_DT]]]];
     }
     c->bin_count[bin] += 1.0;
+    mcfi_series_add(r, c, values);
     if (!r->n_curves) /* and curve_bin_sum is NULL: no pointer arithmetic on it */
         return;
     double *csum = c->curve_bin_sum + bin * c->curve_values;

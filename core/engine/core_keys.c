@@ -32,6 +32,14 @@ static const mcf_param_spec run_specs[] = {
      MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 1, 0, NULL,
      .doc = "independent chains (walkers) per scan point, combined into one row of results.tsv; "
      "chain point * walkers + w uses stream (seed, point * walkers + w)"},
+    {"extra_observables", MCF_PARAM_STRING, NULL, MCF_PARAM_NO_SCAN | MCF_PARAM_OPTIONAL_, 0,
+     0, NULL,
+     .doc = "observables the model measures on request only (`mcf describe MODEL`: \"on "
+     "request\"), space-separated, e.g. m2_kmin (and with it the column xi_over_l)"},
+    {"series", MCF_PARAM_CHOICE, "no",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "no|yes",
+     .doc = "yes: every measurement's scalar observables, per chain, in DIR/series/ (float64 "
+     "records; index.tsv names the columns), for reweighting (`mcf tc`)"},
     {0}};
 
 static const mcf_param_spec schedule_specs[] = {
@@ -65,7 +73,8 @@ static const mcf_param_spec schedule_specs[] = {
      NULL,
      .doc = "run until the errors are small enough: NAME:VALUE (absolute: NAME_err <= VALUE) or "
      "NAME:VALUE% (relative: NAME_err <= VALUE/100 |NAME|) for a column of results.tsv "
-     "with an error (an observable or specific_heat, susceptibility, binder, variance), "
+     "with an error (an observable or specific_heat, susceptibility, binder, variance, "
+     "xi_over_l), "
      "several separated by spaces; the measured sweeps double until every scan point "
      "meets every target, or doubling would pass max_sweeps"},
     {"max_sweeps", MCF_PARAM_INT, "0",
@@ -132,9 +141,16 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
     };
     for (size_t k = 0; k < sizeof ints / sizeof *ints && !rc; k++)
         rc = mcf_params_int(ints[k].p, ints[k].key, ints[k].to);
-    const char *start = NULL;
+    const char *start = NULL, *series = NULL;
     if (!rc)
         rc = mcf_params_string(&sp, "start", &start);
+    if (!rc)
+        rc = mcf_params_string(&rp, "series", &series);
+    const char *extra = mcfe_section_text(run, "extra_observables");
+    if (!rc && extra && !(s->extra_observables = strdup(extra)))
+        rc = mcf_fail(MCF_ENOMEM, "out of memory");
+    if (!rc)
+        s->series = strcmp(series, "yes") == 0;
     if (rc)
         return rc;
     const char *target = mcfe_section_text(sched, "error_target");
@@ -311,5 +327,33 @@ int mcfi_core_check_tempering(const mcf_config *c, const mcf_setup *s)
                         "energy or exchange_action ops); set exchange_every = 0", where,
                         s->exchange_every,
                         s->model_name);
+    return MCF_OK;
+}
+
+int mcfi_core_check_extra(const mcf_config *c, const mcf_setup *s)
+{
+    const mcf_observable *obs = mcfe_model_observables(s->model);
+    const char *list = s->extra_observables;
+    char where[512], allowed[512] = "";
+    for (size_t k = 0; obs[k].name; k++)
+        if ((obs[k].flags & MCF_OBS_ON_REQUEST) && !obs[k].axis &&
+            strlen(allowed) + strlen(obs[k].name) + 2 < sizeof allowed)
+            snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+                     allowed[0] ? ", " : "", obs[k].name);
+    for (const char *p = list; p && *p;) {
+        p += strspn(p, " ,\t");
+        const size_t w = strcspn(p, " ,\t");
+        int found = 0;
+        for (size_t k = 0; w && obs[k].name && !found; k++)
+            found = (obs[k].flags & MCF_OBS_ON_REQUEST) && !obs[k].axis &&
+                    strlen(obs[k].name) == w && !strncmp(p, obs[k].name, w);
+        if (w && !found) {
+            mcfe_config_key_where(c, "run", "extra_observables", where, sizeof where);
+            return mcf_fail(MCF_EINVAL, "%s: [run] extra_observables: model '%s' has no "
+                            "observable '%.*s' measured on request; it has: %s", where,
+                            s->model_name, (int)w, p, allowed[0] ? allowed : "none");
+        }
+        p += w;
+    }
     return MCF_OK;
 }

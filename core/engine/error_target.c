@@ -101,7 +101,8 @@ int mcfi_error_target_check(const mcf_config *c, mcf_setup *s)
             return mcf_fail(MCF_EINVAL, "%s: [schedule] error_target: results.tsv of model '%s' "
                             "has no column %s with an error (%s_err): name a scalar "
                             "observable (`mcf describe %s`) or a derived quantity the run "
-                            "has (specific_heat, susceptibility, binder, variance)", where,
+                            "has (specific_heat, susceptibility, binder, variance, "
+                            "xi_over_l)", where,
                             s->model_name, s->targets[k].name, s->targets[k].name,
                             s->model_name);
     if (s->sweeps % s->measure_every != 0) {

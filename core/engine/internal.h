@@ -54,6 +54,9 @@ int mcfi_plugin_convert_specs(const mcf_plugin_info *info, const mcf_plugin_info
 
 /* The value text of axis a at scan point `point`. */
 const mcf_value *mcfi_setup_axis_value(const mcf_setup *s, size_t a, size_t point);
+/* results_table.c: 1 when the run records observable o: any but a scalar flagged
+ * MCF_OBS_ON_REQUEST that [run] extra_observables does not name */
+int mcfi_observable_wanted(const mcf_setup *s, const mcf_observable *o);
 
 /* ---- running (run_state.h; run.c, run_output.c, stop.c) ------------------------- */
 typedef struct mcf_run mcf_run;

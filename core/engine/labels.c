@@ -154,6 +154,8 @@ int mcfi_labels_build(const mcf_run *r, mcfi_labels *out)
         rc = add(out, "susceptibility", "χ", chi);
     if (!rc && !mcfi_labels_find(out, "binder"))
         rc = add(out, "binder", "U_4", "");
+    if (!rc && !mcfi_labels_find(out, "xi_over_l"))
+        rc = add(out, "xi_over_l", "ξ/L", "");
     if (!rc && !mcfi_labels_find(out, "variance"))
         rc = add(out, "variance", "Var(E)/N", E2);
     if (!rc && !mcfi_labels_find(out, "acceptance"))

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* specific_heat, susceptibility, binder, variance, xi_over_l */
+#define N_DERIVED 5
+
 void mcfi_table_free(mcfi_table *t)
 {
     for (size_t c = 0; c < t->n_cols; c++) {
@@ -101,6 +104,7 @@ typedef struct derived_ctx {
     int a, b;     /* variable indices */
     int c, d;     /* more of them: specific_heat_action's e_T and s_T */
     double N, T;
+    double L;     /* the [model] L of xi_over_l */
 } derived_ctx;
 
 /* the derived quantities of the roles of mcf/model.h: C = N (<e^2> - <e>^2) / T^2,
@@ -131,6 +135,18 @@ static double binder(const double *m, void *ctx)
     return 1.0 - m[d->b] / (3.0 * m[d->a] * m[d->a]);
 }
 
+/* the second-moment correlation length over L from m^2 (a) and the structure factor at
+ * k_min = 2 pi / L (b): xi = sqrt(m2 / F - 1) / (2 sin(k_min / 2)); a ratio below 1 (noise
+ * about uncorrelated spins, xi = 0) gives -sqrt(1 - m2 / F), so that the estimate stays
+ * continuous through 0 and its jackknife error finite */
+static double xi_over_l(const double *m, void *ctx)
+{
+    derived_ctx *d = ctx;
+    const double x = m[d->a] / m[d->b] - 1.0;
+    const double pi = 3.14159265358979323846;
+    return copysign(sqrt(fabs(x)), x) / (2.0 * d->L * sin(pi / d->L));
+}
+
 static double variance(const double *m, void *ctx)
 {
     derived_ctx *d = ctx;
@@ -152,7 +168,7 @@ static int action_form(const int role[MCF_ROLE_COUNT], const mcfi_model *ops)
 static int product_roles(int q, const int role[MCF_ROLE_COUNT], const mcfi_model *ops,
                          int pair[2])
 {
-    if (q == 1 || q == 2)
+    if (q == 1 || q == 2 || q == 4)
         return 0;
     pair[0] = MCF_ROLE_ENERGY;
     pair[1] = q == 0 && action_form(role, ops) ? MCF_ROLE_ACTION_DT : MCF_ROLE_ENERGY;
@@ -184,7 +200,7 @@ static int shares_noise(int q, const int role[MCF_ROLE_COUNT], const mcfi_model 
 /* Whether derived quantity q (specific_heat, susceptibility, binder, variance, the order
  * of the table below) has the roles it needs, from the roles' indices (-1: none) */
 static int derived_possible(int q, int has_T, const int role[MCF_ROLE_COUNT],
-                            const mcfi_model *ops)
+                            const mcfi_model *ops, int has_L)
 {
     int e = role[MCF_ROLE_ENERGY], m = role[MCF_ROLE_ORDER];
     int m2 = role[MCF_ROLE_ORDER2], m4 = role[MCF_ROLE_ORDER4];
@@ -195,6 +211,7 @@ static int derived_possible(int q, int has_T, const int role[MCF_ROLE_COUNT],
                (!ops->weight_form || action_form(role, ops));
     case 1: return has_T && m >= 0 && m2 >= 0;
     case 2: return m2 >= 0 && m4 >= 0;
+    case 4: return m2 >= 0 && role[MCF_ROLE_ORDER_KMIN] >= 0 && has_L;
     default: return !has_T && e >= 0;
     }
 }
@@ -203,22 +220,50 @@ static int derived_possible(int q, int has_T, const int role[MCF_ROLE_COUNT],
  * estimates that share noise (the product's mean would carry their covariance, a bias no
  * number of sweeps removes: mcfi_results_noise_message says so instead) */
 static int derived_wanted(int q, int has_T, const int role[MCF_ROLE_COUNT],
-                          const mcfi_model *ops)
+                          const mcfi_model *ops, int has_L)
 {
-    return derived_possible(q, has_T, role, ops) && !shares_noise(q, role, ops);
+    return derived_possible(q, has_T, role, ops, has_L) && !shares_noise(q, role, ops);
 }
 
-static const char *const derived_names[4] = {"specific_heat", "susceptibility", "binder",
-                                             "variance"};
+static const char *const derived_names[N_DERIVED] = {"specific_heat", "susceptibility",
+                                                     "binder", "variance", "xi_over_l"};
 
-/* the roles of ops' scalar observables: role[ROLE] = its index among the declared ones */
-static void declared_roles(const mcfi_model *ops, int role[MCF_ROLE_COUNT])
+/* 1 when the model declares an integer parameter L, the linear size xi_over_l divides by */
+static int model_has_L(const mcf_setup *s)
 {
-    const mcf_observable *obs = ops->observables;
+    const mcf_param_spec *spec = s->model->info->params;
+    for (size_t k = 0; spec && spec[k].name; k++)
+        if (!strcmp(spec[k].name, "L"))
+            return spec[k].type == MCF_PARAM_INT;
+    return 0;
+}
+
+int mcfi_observable_wanted(const mcf_setup *s, const mcf_observable *o)
+{
+    if (!(o->flags & MCF_OBS_ON_REQUEST) || o->axis)
+        return 1;
+    const char *list = s->extra_observables;
+    const size_t n = strlen(o->name);
+    for (const char *p = list; p && *p;) {
+        p += strspn(p, " ,\t");
+        const size_t w = strcspn(p, " ,\t");
+        if (w == n && !strncmp(p, o->name, n))
+            return 1;
+        p += w;
+    }
+    return 0;
+}
+
+/* the roles of the scalar observables a run of s records: role[ROLE] = its index among
+ * the declared ones */
+static void declared_roles(const mcf_setup *s, int role[MCF_ROLE_COUNT])
+{
+    const mcf_observable *obs = s->model->model->observables;
     for (int k = 0; k < MCF_ROLE_COUNT; k++)
         role[k] = -1;
     for (int k = 0; obs[k].name; k++)
-        if (!obs[k].axis && obs[k].role > 0 && obs[k].role < MCF_ROLE_COUNT)
+        if (!obs[k].axis && obs[k].role > 0 && obs[k].role < MCF_ROLE_COUNT &&
+            mcfi_observable_wanted(s, &obs[k]))
             role[obs[k].role] = k;
 }
 
@@ -226,8 +271,8 @@ const char *mcfi_results_noise_message(const mcf_setup *s, int q, char *buf, siz
 {
     const mcfi_model *ops = s->model->model;
     int role[MCF_ROLE_COUNT], pair[2];
-    declared_roles(ops, role);
-    if (q < 0 || q > 3 || !derived_possible(q, s->has_temperature, role, ops) ||
+    declared_roles(s, role);
+    if (q < 0 || q > 3 || !derived_possible(q, s->has_temperature, role, ops, 0) ||
         !shares_noise(q, role, ops) || !product_roles(q, role, ops, pair))
         return NULL;
     const mcf_observable *a = &ops->observables[role[pair[0]]];
@@ -252,12 +297,13 @@ int mcfi_results_error_column(const mcf_setup *s, const char *name)
     const mcfi_model *ops = s->model->model;
     const mcf_observable *obs = ops->observables;
     int role[MCF_ROLE_COUNT], found = 0;
-    declared_roles(ops, role);
+    declared_roles(s, role);
     for (int k = 0; obs[k].name; k++)
-        found |= !obs[k].axis && strcmp(obs[k].name, name) == 0;
-    for (int q = 0; q < 4 && !found; q++)
+        found |= !obs[k].axis && strcmp(obs[k].name, name) == 0 &&
+                 mcfi_observable_wanted(s, &obs[k]);
+    for (int q = 0; q < N_DERIVED && !found; q++)
         found = strcmp(derived_names[q], name) == 0 &&
-                derived_wanted(q, s->has_temperature, role, ops);
+                derived_wanted(q, s->has_temperature, role, ops, model_has_L(s));
     return found;
 }
 
@@ -321,6 +367,7 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
     size_t R = (size_t)s->walkers, n_points = r->n_chains / R, nb = (size_t)s->bins;
     int e = r->role[MCF_ROLE_ENERGY], m = r->role[MCF_ROLE_ORDER];
     int m2 = r->role[MCF_ROLE_ORDER2], m4 = r->role[MCF_ROLE_ORDER4];
+    int mk = r->role[MCF_ROLE_ORDER_KMIN];
     struct {
         int want;
         mcf_jackknife_fn f;
@@ -328,12 +375,13 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
         const char *name;
         size_t col;  /* the value's column; the error's is next */
         int tau_of[3]; /* the observables whose tau scales the error */
-    } d[4] = {{0, specific_heat, e, (int)r->n_obs, "specific_heat", 0, {e, -1, -1}},
+    } d[N_DERIVED] = {{0, specific_heat, e, (int)r->n_obs, "specific_heat", 0, {e, -1, -1}},
               {0, susceptibility, m, m2, "susceptibility", 0, {m, m2, -1}},
               {0, binder, m2, m4, "binder", 0, {m2, m4, -1}},
-              {0, variance, e, (int)r->n_obs, "variance", 0, {e, -1, -1}}};
-    for (int q = 0; q < 4; q++)
-        d[q].want = derived_wanted(q, s->has_temperature, r->role, r->model);
+              {0, variance, e, (int)r->n_obs, "variance", 0, {e, -1, -1}},
+              {0, xi_over_l, m2, mk, "xi_over_l", 0, {m2, mk, -1}}};
+    for (int q = 0; q < N_DERIVED; q++)
+        d[q].want = derived_wanted(q, s->has_temperature, r->role, r->model, model_has_L(s));
     if (action_form(r->role, r->model)) { /* run.c made e s_T a variable */
         d[0].f = specific_heat_action;
         d[0].b = r->var_es;
@@ -351,7 +399,7 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
         rc = !add_column(t, 0, "%s", name) || !add_column(t, 0, "%s_err", name) ||
              !add_column(t, 0, "tau_%s", name);
     }
-    for (int q = 0; q < 4 && !rc; q++)
+    for (int q = 0; q < N_DERIVED && !rc; q++)
         if (d[q].want) {
             d[q].col = t->n_cols;
             rc = !add_column(t, 0, "%s", d[q].name) || !add_column(t, 0, "%s_err", d[q].name);
@@ -387,12 +435,15 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
         }
         size_t used = 0;
         point_bins(r, k, means, weights, &used);
-        for (int q = 0; q < 4; q++) {
+        for (int q = 0; q < N_DERIVED; q++) {
             if (!d[q].want)
                 continue;
+            long L = 0;
+            if (q == 4 && mcf_params_int(c->model_params, "L", &L))
+                L = 0; /* model_has_L said it is there */
             derived_ctx ctx = {d[q].a, d[q].b, r->role[MCF_ROLE_ENERGY_DT],
                                r->role[MCF_ROLE_ACTION_DT], (double)c->units,
-                               c->model_params->temperature};
+                               c->model_params->temperature, (double)L};
             mcfi_jackknife(means, weights, used, r->nvars, d[q].f, &ctx,
                            &t->cols[d[q].col].x[k], &t->cols[d[q].col + 1].x[k]);
             t->cols[d[q].col + 1].x[k] *= jackknife_scale(r, k, d[q].tau_of);

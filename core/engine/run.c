@@ -19,6 +19,7 @@
 #include "ranks.h"
 #include "results.h"
 #include "results_h5.h"
+#include "series.h"
 #include "sweep.h"
 #include "tempering.h"
 
@@ -51,7 +52,10 @@ static void run_release(mcf_run *r)
 /* A checkpoint (collective); the run that a --force run replaces goes with its first. */
 static int save_checkpoint(mcf_run *r)
 {
-    int rc = mcfi_save_checkpoint(r);
+    /* the series first: a checkpoint never counts measurements its files lack */
+    int rc = mcfe_mpi_agree(mcfi_series_flush(r));
+    if (!rc)
+        rc = mcfi_save_checkpoint(r);
     if (!rc)
         mcfi_run_committed(r);
     return rc;
@@ -111,6 +115,8 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
             r->curve[r->n_curves++] = o;
             continue;
         }
+        if (!mcfi_observable_wanted(setup, spec))
+            continue; /* measured on request only: not asked for */
         if (spec->role)
             r->role[spec->role] = (int)r->n_obs;
         r->scalar[r->n_obs++] = o;
@@ -358,6 +364,8 @@ static int finish(mcf_run *r, const mcf_run_options *opt)
     int rc = MCF_OK;
     char *summary = NULL;
     if (r->rank == 0)
+        rc = mcfi_series_finish(r);
+    if (r->rank == 0 && !rc)
         rc = mcfi_results_write(r, &summary);
     if (r->rank == 0 && !rc)
         rc = mcfi_results_h5_write(r);
@@ -425,6 +433,8 @@ int mcfe_run_execute(mcf_setup *setup, const mcf_run_options *opt)
         rc = mcfi_anneal_create(r);
     if (!rc && opt->resume && !optimizing)
         rc = resume(r);
+    if (!rc && !optimizing)
+        rc = mcfi_series_start(r);
     if (!rc)
         rc = prepare_groups(r, groups, threads);
     if (rc)

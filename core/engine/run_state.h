@@ -36,6 +36,10 @@ typedef struct mcf_chain {
     double *pending;             /* pending_rows x n_values */
     size_t pending_rows, pending_cap;
     uint64_t pending_accepted, pending_proposed;
+    /* [run] series = yes (series.c): records not yet appended to the chain's file */
+    double *series;              /* series_cap rows x n_obs */
+    size_t series_rows, series_cap;
+    int series_error;            /* errno of a failed append, reported at the next flush */
 } mcf_chain;
 
 /* Parallel tempering (tempering.c; [schedule] exchange_every > 0; docs/architecture.md, "Parallel
@@ -98,6 +102,7 @@ struct mcf_run {
     uint64_t config_hash_before; /*   checkpoint of mcf 0.5 or older has (0: none) */
     mcf_tempering *pt;           /* parallel tempering, NULL when off */
     struct mcfi_anneal *anneal;  /* [schedule] start = anneal (anneal.c), NULL when off */
+    int series;                  /* [run] series = yes and its files ready (series.c) */
 };
 
 #endif

@@ -217,6 +217,8 @@ int mcfe_setup_create(mcf_config *c, mcf_setup **out)
     if (!rc)
         rc = mcfi_core_check_start(c, s);
     if (!rc)
+        rc = mcfi_core_check_extra(c, s);
+    if (!rc)
         rc = mcfi_error_target_check(c, s);
     if (!rc)
         rc = write_config_used(c, s, &run, &sched, sec);
@@ -257,6 +259,7 @@ void mcfe_setup_free(mcf_setup *s)
     free(s->output);
     free(s->canonical);
     free(s->shell_warnings);
+    free(s->extra_observables);
     mcfi_error_target_free(s);
     free(s);
 }

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "band.h"
 #include "dos.h"
+#include "tc.h"
 #include "mcf_engine.h"
 #include "new_model.h"
 #include "plot.h"
@@ -29,6 +30,9 @@ static const char usage[] =
     "  mcf dos DIR [--kernel jackson|lorentz[:LAMBDA]|none] [--points N] [--range A:B]\n"
     "        reconstruct DOS/LDOS with error bands from the Chebyshev moments in\n"
     "        DIR/results.h5 (KPM runs) into DIR/dos-KERNEL-N.tsv\n"
+    "  mcf tc DIR [--blocks B] [--omega W] [--grid N]\n"
+    "        T_c from a run's measurement series ([run] series = yes, a scan of L and T):\n"
+    "        reweighted Binder and xi/L curves, their crossings, nu; DIR/tc.tsv\n"
     "  mcf band CONFIG [--set section.key=value]... [--force]\n"
     "        bands, DOS and Fermi levels of the model's ideal states ([band]) with a band\n"
     "        evaluator (tetra, tetra-cuda), into [run] output\n"
@@ -346,11 +350,12 @@ static int cmd_describe(int argc, char **argv)
         static const char *roles[MCF_ROLE_COUNT] = {
             "", " [energy]", " [order parameter]", " [order parameter squared]",
             " [order parameter^4]", " [dE/dT at fixed configuration]",
-            " [dS/dT at fixed configuration]"};
+            " [dS/dT at fixed configuration]", " [order parameter squared at k_min]"};
         printf("\nobservables:\n");
         for (size_t k = 0; obs[k].name; k++)
-            printf("  %-16s %s%s\n", obs[k].name, obs[k].doc ? obs[k].doc : "",
-                   roles[obs[k].role]);
+            printf("  %-16s %s%s%s\n", obs[k].name, obs[k].doc ? obs[k].doc : "",
+                   roles[obs[k].role], (obs[k].flags & MCF_OBS_ON_REQUEST) && !obs[k].axis
+                                           ? " [on request: [run] extra_observables]" : "");
     }
     mcfe_plugin_close(p);
     return MCF_OK;
@@ -418,6 +423,9 @@ static int command(int argc, char **argv)
     if (!strcmp(cmd, "dos"))
         return report(stdout_written(mcfi_dos_command(argc - 2, argv + 2),
                                      "the table is written"));
+    if (!strcmp(cmd, "tc"))
+        return report(stdout_written(mcfi_tc_command(argc - 2, argv + 2),
+                                     "the tables are written"));
     if (!strcmp(cmd, "band"))
         return report(stdout_written(mcfi_band_command(argc - 2, argv + 2),
                                      "the tables are written"));
@@ -425,7 +433,7 @@ static int command(int argc, char **argv)
         return report(stdout_written(mcfi_new_model_command(argc - 2, argv + 2),
                                      "the files are written"));
     static const char *const cmds[] = {"run",  "resume", "plugins",  "describe", "plot",
-                                       "dos",  "band",   "optimize", "new-model"};
+                                       "dos",  "band",   "optimize", "new-model", "tc"};
     const char *near = mcfe_nearest_word(cmd, cmds, sizeof cmds / sizeof cmds[0]);
     fprintf(stderr, "mcf: unknown command '%s'%s%s%s; see mcf --help\n", cmd,
             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");

@@ -66,12 +66,17 @@ kl_secs() { printf -v "$1" '%d.%03d' $(($2 / 1000000)) $(($2 % 1000000 / 1000));
 # A random number in [$1, $2) into kl_us.
 kl_uniform() { kl_us=$(($1 + ($2 - $1) * (RANDOM * 32768 + RANDOM) / 1073741824)); }
 
+# 0 when $1 and $2 are the same bytes: two files, or two folders (series/) file by file
+same_bytes() {
+  if [ -d "$1" ] && [ -d "$2" ]; then diff -rq "$1" "$2" >/dev/null; else cmp -s "$1" "$2"; fi
+}
+
 # The names of the files that differ between run folders $1 and $2, or that only one has
 # (the log left out), one line each.
 folder_diff() {
   local f
   for f in $( { ls -A "$1"; ls -A "$2"; } | sort -u); do
-    [ "$f" = log ] || cmp -s "$1/$f" "$2/$f" || echo "$f"
+    [ "$f" = log ] || same_bytes "$1/$f" "$2/$f" || echo "$f"
   done
 }
 
@@ -306,7 +311,7 @@ kill_lineage() {
     local f tmps=
     for f in $(ls -A "$kl_run"); do
       case $f in
-        log | checkpoint | .lock) ;;
+        log | checkpoint | .lock | .series-partial) ;; # .series-partial: the series so far
         *.tmp.*)
           tmps="$tmps $f"
           local owner=${f##*.tmp.}
@@ -315,7 +320,7 @@ kill_lineage() {
           ;;
         .plot-*) tmps="$tmps $f" ;;
         .previous*) bad "$what: $f left behind (no --force here)" ;;
-        *) cmp -s "$kl_run/$f" "$ref/$f" || bad "$what: $f differs from the reference's" ;;
+        *) same_bytes "$kl_run/$f" "$ref/$f" || bad "$what: $f differs from the reference's" ;;
       esac
     done
     # what the kill before left: gone once this command has taken the folder

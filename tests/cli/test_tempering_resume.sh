@@ -5,7 +5,9 @@
 # (results.tsv with its exchange rounds, slots, per-pair counters and round trips; the
 # checkpoint; the plots).  The scan has a second axis, 2 walkers, temperatures not in
 # order, and exchange and checkpoint intervals that cut each other's chunks; runs without
-# exchange_every keep config.ini without the key.
+# exchange_every keep config.ini without the key.  With [run] series = yes the measurement
+# series (series/, one file per chain) must be the same bytes too: they are cut back to the
+# checkpoint on every resume.
 # usage: test_tempering_resume.sh MCF SCRATCH
 set -u
 case $1 in */* | .*) mcf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") ;; *) mcf=$1 ;; esac
@@ -27,6 +29,8 @@ cat > pt.ini <<INI
 model = ising
 seed = 20261123
 walkers = 2
+series = yes
+extra_observables = m2_kmin
 [schedule]
 thermalize = 500
 sweeps = $sweeps
@@ -50,6 +54,31 @@ grep -q 'round trips' ref/run/log && ok "the log reports the round trips" \
   || bad "the log does not report the round trips"
 
 kill_lineage pt.ini ref/run "$total" "$every" "$kl_dur" "$kl_up" "$kl_fin"
+
+# the series are the measurements the run averaged: one record of 5 float64 per measured
+# sweep, and per scan point the mean of its walkers' energies is results.tsv's energy (the
+# walkers measure alike, so the mean of the means is the mean of all records)
+python3 - ref/run "$sweeps" <<'PY' && ok "series/: $sweeps records per chain, means = results.tsv" \
+  || bad "series/ does not hold the run's measurements"
+import os, struct, sys
+d, sweeps = sys.argv[1], int(sys.argv[2])
+idx = [l.rstrip('\n').split('\t') for l in open(d + '/series/index.tsv') if not l.startswith('#')]
+head, rows = idx[0], idx[1:]
+assert head[:2] == ['chain', 'file'] and len(rows) == 16, head
+lines = [l.rstrip('\n').split('\t') for l in open(d + '/results.tsv') if not l.startswith('#')]
+cols, table = lines[0], lines[1:]
+sums = {}
+for r in rows:
+    raw = open(d + '/series/' + r[1], 'rb').read()
+    assert len(raw) == sweeps * 5 * 8, (r[1], len(raw))
+    e = struct.unpack('<%dd' % (sweeps * 5), raw)[0::5]
+    key = (float(r[2]), float(r[3]))
+    sums.setdefault(key, []).append(sum(e) / len(e))
+for t in table:
+    key = (float(t[cols.index('L')]), float(t[cols.index('T')]))
+    got, want = sum(sums[key]) / len(sums[key]), float(t[cols.index('energy')])
+    assert abs(got - want) <= 1e-9 * abs(want), (key, got, want)
+PY
 
 # a damaged tempering record is refused (the checksum is fixed up, so the check that
 # reads the record is the one that must refuse it): slot of replica 0 set to 7

@@ -4,7 +4,10 @@
  * The exact values are for the same finite system mcf simulates, so there is no
  * systematic allowance: every quantity must agree within 4 of mcf's own error bars.
  * Plain observables (energy, abs_m, m2, m4) carry blocking errors; the derived ones
- * (specific heat, susceptibility, Binder cumulant) jackknife errors over 32 bins.  The
+ * (specific heat, susceptibility, Binder cumulant, xi_over_l) jackknife errors over 32 bins.
+ * m2_kmin, the structure factor at k_min = 2 pi / 4 averaged over x and y, is enumerated
+ * beside (b, m) as a sum per class, and xi_over_l = sqrt(m2 / m2_kmin - 1) / (2 L sin(pi/L))
+ * follows from the exact m2 and m2_kmin (the second-moment correlation length).  The
  * error bars are themselves estimates (a jackknife over 32 bins has ~ 1/sqrt(2 * 31)
  * = 13% relative uncertainty), so a 4-sigma window passes a correct run with probability
  * above 99.9% per comparison; the seed is fixed, so the outcome is deterministic.
@@ -33,17 +36,21 @@
 
 /* Exact thermal averages of the 4 x 4 torus at temperature T. */
 typedef struct exact4 {
-    double e, abs_m, m2, m4, c, chi, binder;
+    double e, abs_m, m2, m4, c, chi, binder, m2k, xi_L;
 } exact4;
 
 /* counts[b + 2N][m + N]: number of states with bond sum b = sum_<ij> s_i s_j (2N bonds on
  * the torus, b in [-2N, 2N]) and magnetization m = sum_i s_i. */
 static double counts[4 * NSITES + 1][2 * NSITES + 1];
+/* the sum over those states of |sum_i s_i exp(i k_min . r_i) / N|^2, averaged over k_min
+ * along x and y */
+static double kmin_sums[4 * NSITES + 1][2 * NSITES + 1];
 
 static void enumerate(void)
 {
     for (uint32_t state = 0; state < (1u << NSITES); state++) {
         int b = 0, m = 0;
+        double re[2] = {0, 0}, im[2] = {0, 0};
         for (int y = 0; y < LSIZE; y++)
             for (int x = 0; x < LSIZE; x++) {
                 const int i = x + LSIZE * y;
@@ -54,8 +61,16 @@ static void enumerate(void)
                 const int su = (state >> up) & 1u ? 1 : -1;
                 b += s * (sr + su);
                 m += s;
+                const double k = 2 * M_PI / LSIZE;
+                re[0] += s * cos(k * x);
+                im[0] += s * sin(k * x);
+                re[1] += s * cos(k * y);
+                im[1] += s * sin(k * y);
             }
         counts[b + 2 * NSITES][m + NSITES] += 1;
+        kmin_sums[b + 2 * NSITES][m + NSITES] +=
+            0.5 * (re[0] * re[0] + im[0] * im[0] + re[1] * re[1] + im[1] * im[1]) /
+            ((double)NSITES * NSITES);
     }
 }
 
@@ -63,7 +78,7 @@ static exact4 exact_at(double T)
 {
     const double beta = 1.0 / T, n = NSITES;
     /* Weights exp(beta b) relative to the ground state b = 2N to keep them <= 1. */
-    double z = 0, se = 0, se2 = 0, sam = 0, sm2 = 0, sm4 = 0;
+    double z = 0, se = 0, se2 = 0, sam = 0, sm2 = 0, sm4 = 0, smk = 0;
     for (int b = -2 * NSITES; b <= 2 * NSITES; b++)
         for (int m = -NSITES; m <= NSITES; m++) {
             const double g = counts[b + 2 * NSITES][m + NSITES];
@@ -77,6 +92,7 @@ static exact4 exact_at(double T)
             sam += w * fabs(mm);
             sm2 += w * mm * mm;
             sm4 += w * mm * mm * mm * mm;
+            smk += exp(beta * (b - 2 * NSITES)) * kmin_sums[b + 2 * NSITES][m + NSITES];
         }
     exact4 r;
     r.e = se / z;
@@ -86,6 +102,8 @@ static exact4 exact_at(double T)
     r.c = n * (se2 / z - r.e * r.e) / (T * T);
     r.chi = n * (r.m2 - r.abs_m * r.abs_m) / T;
     r.binder = 1.0 - r.m4 / (3.0 * r.m2 * r.m2);
+    r.m2k = smk / z;
+    r.xi_L = sqrt(r.m2 / r.m2k - 1.0) / (2.0 * LSIZE * sin(M_PI / LSIZE));
     return r;
 }
 
@@ -109,6 +127,7 @@ int main(int argc, char **argv)
     const double temps[] = {1.5, 2.27, 3.5};
     phys_table t;
     if (phys_run_mcf(argv[1], "ising_exact4x4", "ising", 20240601ull,
+                     "extra_observables = m2_kmin\n\n"
                      "[schedule]\n"
                      "thermalize = 5000\n"
                      "sweeps = 200000\n"
@@ -134,7 +153,9 @@ int main(int argc, char **argv)
                 {"m4", "<m^4>"},
                 {"specific_heat", "specific heat per site"},
                 {"susceptibility", "susceptibility"},
-                {"binder", "Binder cumulant"}};
+                {"binder", "Binder cumulant"},
+                {"m2_kmin", "<|m(k_min)|^2>"},
+                {"xi_over_l", "xi / L"}};
     for (size_t k = 0; k < sizeof temps / sizeof temps[0]; k++) {
         const double T = temps[k];
         long row = phys_find_row(&t, "T", T);
@@ -142,7 +163,8 @@ int main(int argc, char **argv)
         if (row < 0)
             continue;
         const exact4 ex = exact_at(T);
-        const double exact[] = {ex.e, ex.abs_m, ex.m2, ex.m4, ex.c, ex.chi, ex.binder};
+        const double exact[] = {ex.e,   ex.abs_m,  ex.m2,  ex.m4, ex.c,
+                                ex.chi, ex.binder, ex.m2k, ex.xi_L};
         printf("T = %g (acceptance %.3f)\n", T, phys_get(&t, (size_t)row, "acceptance"));
         for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
             char err_name[64];
@@ -156,7 +178,7 @@ int main(int argc, char **argv)
     printf("walkers = 4\n");
     phys_table t4;
     if (phys_run_mcf(argv[1], "ising_exact4x4_walkers", "ising", 20240601ull,
-                     "walkers = 4\n\n"
+                     "walkers = 4\nextra_observables = m2_kmin\n\n"
                      "[schedule]\n"
                      "thermalize = 5000\n"
                      "sweeps = 200000\n"
@@ -179,7 +201,8 @@ int main(int argc, char **argv)
             if (row < 0 || row1 < 0)
                 continue;
             const exact4 ex = exact_at(T);
-            const double exact[] = {ex.e, ex.abs_m, ex.m2, ex.m4, ex.c, ex.chi, ex.binder};
+            const double exact[] = {ex.e,   ex.abs_m,  ex.m2,  ex.m4, ex.c,
+                                ex.chi, ex.binder, ex.m2k, ex.xi_L};
             printf("T = %g (acceptance %.3f)\n", T, phys_get(&t4, (size_t)row, "acceptance"));
             for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
                 char err_name[64];

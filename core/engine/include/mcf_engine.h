@@ -157,6 +157,9 @@ typedef struct mcf_setup {
     long thermalize, sweeps, measure_every, checkpoint_every, bins, adapt_every;
     long exchange_every; /* parallel tempering: sweeps between exchanges, 0 = off */
     int start;           /* [schedule] start: MCFI_START_* */
+    int series;          /* [run] series = yes: the measurement series (series.c) */
+    char *extra_observables; /* [run] extra_observables: names of MCF_OBS_ON_REQUEST
+                                observables to record, space-separated; NULL: none */
     /* [schedule] error_target (error_target.h): n_targets > 0 when given; then the
        measured sweeps double until every target is met or max_sweeps would be passed */
     struct mcfi_error_target *targets;

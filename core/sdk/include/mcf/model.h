@@ -52,6 +52,7 @@ extern "C" {
  *                                                   ENERGY_DT (e_T) and ACTION_DT (s_T)
  *   susceptibility = N (<m^2> - <|m|>^2) / T        from ORDER (|m|) and ORDER2 (m^2)
  *   binder         = 1 - <m^4> / (3 <m^2>^2)         from ORDER2 and ORDER4 (m^4)
+ *   xi_over_l      = sqrt(<m^2>/<m_k^2> - 1) / (2 L sin(pi/L)) from ORDER2, ORDER_KMIN
  * each with a jackknife error.  At most one observable per role other than NONE.  Both
  * forms of the specific heat are (1/N) d<N e>/dT: for any weight exp(-S(x; T)),
  * d<O>/dT = <dO/dT> - <O dS/dT> + <O> <dS/dT>, and a Boltzmann S = N e / T has
@@ -69,11 +70,20 @@ typedef enum mcf_observable_role {
      * action, minus E_classical / (N T^2) for a classical energy in the weight).  With
      * both, the core writes the specific heat of the general form above. */
     MCF_ROLE_ENERGY_DT = 5,
-    MCF_ROLE_ACTION_DT = 6
+    MCF_ROLE_ACTION_DT = 6,
+    /* mcf 1.x (issue 44): the order parameter's structure factor at the smallest nonzero
+     * wave vector of the periodic box, k_min = 2 pi / L along one axis, in ORDER2's
+     * normalization: |sum_i S_i exp(i k_min . r_i)|^2 / N^2, averaged over the d axes.
+     * With ORDER2 (m^2) and an integer [model] parameter L, the core writes the
+     * second-moment correlation length over L (docs/methods.md, "Finite-size scaling"),
+     *   xi_over_l = sqrt(<m^2> / <m2_kmin> - 1) / (2 L sin(pi / L)),
+     * with a jackknife error; below 1 the ratio gives -sqrt(1 - ratio) instead (a value
+     * within noise of 0: uncorrelated spins). */
+    MCF_ROLE_ORDER_KMIN = 7
 } mcf_observable_role;
 
 /* the number of roles (NONE included): role values are below it */
-#define MCF_ROLE_COUNT 7
+#define MCF_ROLE_COUNT 8
 
 /* Bits of mcf_observable.flags. */
 enum {
@@ -104,6 +114,12 @@ enum {
  * a product of two observables of one set: a derived quantity that needs one (the
  * specific heat from <e^2> or <e s_T>, the variance) is then left out, with a warning at
  * setup and in results.tsv that says why (docs/methods.md, "Products of noisy estimates"). */
+/* mcf 1.x (issue 44): a scalar observable measured on request only: the core records it
+ * (accumulators, results.tsv, checkpoint, series) only when [run] extra_observables names
+ * it, so that declaring one does not change the results or the checkpoints of runs that
+ * do not ask for it (a checkpoint of an earlier release of the model still resumes).
+ * measure() writes its value always; the core ignores it unless asked. */
+#define MCF_OBS_ON_REQUEST (1u << 5)
 #define MCF_OBS_NOISE(g) (((unsigned)(g) & 3u) << 3)
 #define MCF_OBS_NOISE_MASK (3u << 3)
 /* the noise set 0..3 of an observable's flags */

@@ -1,0 +1,260 @@
+/* tc.c — `mcf tc DIR [--blocks B] [--omega W] [--grid N]`: T_c from the measurement series
+ * of a finished run that scanned L and T (tc.h; docs/methods.md, "Finite-size scaling").
+ * Reads DIR/series/index.tsv and the chains' files, reweights every size over its
+ * temperatures (tc_reweight.c), writes the curves with jackknife errors to
+ * DIR/tc-curves.tsv, the crossings of successive sizes of the Binder cumulant and of xi/L,
+ * nu from the ratio of the slopes at each crossing, and T_c extrapolated from the
+ * crossings as T*(L) = T_c + a L^-(1/nu + omega), to DIR/tc.tsv and the terminal. */
+#define _POSIX_C_SOURCE 200809L
+#include "tc.h"
+
+#include "mcf/error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void run_free(tc_run *t)
+{
+    for (size_t k = 0; k < t->n_sizes; k++) {
+        tc_size *s = &t->size[k];
+        free(s->beta);
+        free(s->count);
+        free(s->lnz);
+        free(s->q);
+        free(s->chain);
+        free(s->block);
+        free(s->logden);
+    }
+    free(t->size);
+}
+
+/* the words of a tab- or space-separated line, in place; their number (at most max) */
+static size_t split(char *line, const char *seps, char **word, size_t max)
+{
+    size_t n = 0;
+    for (char *save = NULL, *w = strtok_r(line, seps, &save); w && n < max;
+         w = strtok_r(NULL, seps, &save))
+        word[n++] = w;
+    return n;
+}
+
+/* Appends chain file `file` (records of `width` doubles, columns col[TC_NQ]) at beta to the
+ * size of length L, making the size when new. */
+static int add_chain(tc_run *t, const char *file, size_t width, const int *col, long L,
+                     double T, double units)
+{
+    size_t k = 0;
+    while (k < t->n_sizes && t->size[k].L != L)
+        k++;
+    if (k == t->n_sizes) {
+        tc_size *grown = realloc(t->size, (t->n_sizes + 1) * sizeof *grown);
+        if (!grown)
+            return mcf_fail(MCF_ENOMEM, "mcf tc: out of memory");
+        t->size = grown;
+        memset(&t->size[k], 0, sizeof t->size[k]);
+        t->size[k].L = L;
+        t->size[k].units = units;
+        t->size[k].t_min = t->size[k].t_max = T;
+        t->n_sizes++;
+    }
+    tc_size *s = &t->size[k];
+    char path[4096];
+    snprintf(path, sizeof path, "%s/series/%s", t->dir, file);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return mcf_fail(MCF_EIO, "%s: cannot open (%s)", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    const long bytes = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    const size_t rec = width * sizeof(double);
+    if (bytes < 0 || (size_t)bytes % rec != 0 || (size_t)bytes / rec < 2 * t->blocks) {
+        fclose(f);
+        return mcf_fail(MCF_EFORMAT, "%s: %ld bytes: not a whole number of records of %zu "
+                        "bytes, or fewer than 2 x --blocks = %zu of them", path, bytes, rec,
+                        2 * t->blocks);
+    }
+    const size_t n = (size_t)bytes / rec;
+    double *raw = malloc((size_t)bytes + 1);
+    double *q = realloc(s->q, (s->n + n) * TC_NQ * sizeof *q);
+    if (q)
+        s->q = q;
+    size_t *ch = realloc(s->chain, (s->n + n) * sizeof *ch);
+    if (ch)
+        s->chain = ch;
+    unsigned *bl = realloc(s->block, (s->n + n) * sizeof *bl);
+    if (bl)
+        s->block = bl;
+    double *beta = realloc(s->beta, (s->n_chains + 1) * sizeof *beta);
+    if (beta)
+        s->beta = beta;
+    if (!raw || !q || !ch || !bl || !beta) {
+        free(raw);
+        fclose(f);
+        return mcf_fail(MCF_ENOMEM, "mcf tc: out of memory for %s", path);
+    }
+    const int got = fread(raw, rec, n, f) == n;
+    fclose(f);
+    if (!got) {
+        free(raw);
+        return mcf_fail(MCF_EIO, "%s: cannot read", path);
+    }
+    for (size_t i = 0; i < n; i++) {
+        double *to = s->q + (s->n + i) * TC_NQ;
+        for (int c = 0; c < TC_NQ; c++)
+            to[c] = col[c] >= 0 ? raw[i * width + (size_t)col[c]] : 1.0;
+        to[TC_E] *= units; /* the weight's energy */
+        s->chain[s->n + i] = s->n_chains;
+        s->block[s->n + i] = (unsigned)(i * t->blocks / n);
+    }
+    free(raw);
+    s->n += n;
+    s->beta[s->n_chains++] = 1.0 / T;
+    if (T < s->t_min)
+        s->t_min = T;
+    if (T > s->t_max)
+        s->t_max = T;
+    return MCF_OK;
+}
+
+/* DIR/series/index.tsv and every chain's series; the refusals of what cannot be used */
+static int read_series(tc_run *t)
+{
+    char path[4096], line[8192];
+    snprintf(path, sizeof path, "%s/series/index.tsv", t->dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return mcf_fail(MCF_EINVAL, "mcf tc: %s: %s; the run has no measurement series: run "
+                        "it with [run] series = yes (a finished run; `mcf resume` finishes a "
+                        "stopped one)", path, strerror(errno));
+    char *word[64];
+    size_t width = 0, n_head = 0;
+    int col[TC_NQ] = {-1, -1, -1, -1}, Lc = -1, Tc = -1, Uc = -1, rc = MCF_OK;
+    while (!rc && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!strncmp(line, "# roles:", 8)) {
+            static const char *const want[TC_NQ] = {"energy", "order2", "order4", "order_kmin"};
+            width = split(line + 8, " ", word, 64);
+            for (size_t k = 0; k < width; k++)
+                for (int c = 0; c < TC_NQ; c++)
+                    if (!strcmp(word[k], want[c]))
+                        col[c] = (int)k;
+            continue;
+        }
+        if (line[0] == '#' || !line[0])
+            continue;
+        size_t n = split(line, "\t", word, 64);
+        if (!n_head++) {
+            for (size_t k = 0; k < n; k++) {
+                Lc = !strcmp(word[k], "L") ? (int)k : Lc;
+                Tc = !strcmp(word[k], "T") ? (int)k : Tc;
+                Uc = !strcmp(word[k], "units") ? (int)k : Uc;
+            }
+            if (col[TC_E] < 0 || col[TC_M2] < 0 || col[TC_M4] < 0)
+                rc = mcf_fail(MCF_EINVAL, "mcf tc: %s: the series lack an energy, m^2 or m^4 "
+                              "column (roles energy, order2, order4): the model has no "
+                              "Binder cumulant to cross", path);
+            else if (Tc < 0 || Lc < 0 || Uc < 0)
+                rc = mcf_fail(MCF_EINVAL, "mcf tc: %s: the run did not scan %s; mcf tc needs a "
+                              "scan of [model] L (two sizes or more) and [schedule] "
+                              "temperatures", path, Tc < 0 ? "temperatures" : "L");
+            continue;
+        }
+        if (n <= (size_t)Tc || n <= (size_t)Lc || n <= (size_t)Uc || n < 2) {
+            rc = mcf_fail(MCF_EFORMAT, "mcf tc: %s: a row with %zu columns", path, n);
+            break;
+        }
+        rc = add_chain(t, word[1], width, col, strtol(word[Lc], NULL, 10),
+                       strtod(word[Tc], NULL), strtod(word[Uc], NULL));
+    }
+    fclose(f);
+    t->has_xi = col[TC_MK] >= 0;
+    if (!rc && t->n_sizes < 2)
+        rc = mcf_fail(MCF_EINVAL, "mcf tc: %s: one lattice size (L = %ld): crossings need two "
+                      "sizes or more; scan [model] L = 8, 16, 32 (say)", path,
+                      t->n_sizes ? t->size[0].L : 0L);
+    for (size_t k = 0; !rc && k < t->n_sizes; k++)
+        if (t->size[k].t_max <= t->size[k].t_min)
+            rc = mcf_fail(MCF_EINVAL, "mcf tc: %s: L = %ld has one temperature; reweighting "
+                          "needs a window of several", path, t->size[k].L);
+    /* ascending L */
+    for (size_t a = 1; a < t->n_sizes; a++)
+        for (size_t b = a; b > 0 && t->size[b - 1].L > t->size[b].L; b--) {
+            tc_size tmp = t->size[b];
+            t->size[b] = t->size[b - 1];
+            t->size[b - 1] = tmp;
+        }
+    return rc;
+}
+
+/* the reweighting of every size and jackknife sample */
+static int solve_all(tc_run *t)
+{
+    const size_t J = t->blocks + 1;
+    for (size_t k = 0; k < t->n_sizes; k++) {
+        tc_size *s = &t->size[k];
+        s->count = calloc(s->n_chains * J, sizeof *s->count);
+        s->lnz = calloc(s->n_chains * J, sizeof *s->lnz);
+        s->logden = calloc(s->n * J, sizeof *s->logden);
+        if (!s->count || !s->lnz || !s->logden)
+            return mcf_fail(MCF_ENOMEM, "mcf tc: out of memory for the reweighting");
+        for (size_t n = 0; n < s->n; n++)
+            for (size_t j = 0; j < J; j++)
+                s->count[s->chain[n] * J + j] += j == 0 || s->block[n] != j - 1;
+        for (size_t j = 0; j < J; j++) {
+            for (size_t c = 0; j && c < s->n_chains; c++) /* from the full sample's */
+                s->lnz[c * J + j] = s->lnz[c * J];
+            if (tc_reweight_solve(s, t->blocks, j, 20000))
+                return mcf_fail(MCF_EINVAL, "mcf tc: L = %ld: the reweighting equations do "
+                                "not converge (jackknife sample %zu): the energy histograms "
+                                "of neighbouring temperatures must overlap; add "
+                                "temperatures between them", s->L, j);
+        }
+    }
+    return MCF_OK;
+}
+
+int mcfi_tc_command(int argc, char **argv)
+{
+    tc_run t = {0};
+    t.blocks = 16;
+    t.grid = 101;
+    t.omega = 1.0;
+    for (int k = 0; k < argc; k++) {
+        char *end = NULL;
+        if (!strcmp(argv[k], "--blocks") && k + 1 < argc) {
+            long b = strtol(argv[++k], &end, 10);
+            if (*end || b < 2 || b > 1000)
+                return mcf_fail(MCF_EINVAL, "mcf tc: --blocks %s: give 2 to 1000", argv[k]);
+            t.blocks = (size_t)b;
+        } else if (!strcmp(argv[k], "--omega") && k + 1 < argc) {
+            t.omega = strtod(argv[++k], &end);
+            if (*end || !(t.omega >= 0) || !isfinite(t.omega))
+                return mcf_fail(MCF_EINVAL, "mcf tc: --omega %s: give a number >= 0", argv[k]);
+        } else if (!strcmp(argv[k], "--grid") && k + 1 < argc) {
+            long g = strtol(argv[++k], &end, 10);
+            if (*end || g < 3 || g > 100000)
+                return mcf_fail(MCF_EINVAL, "mcf tc: --grid %s: give 3 to 100000", argv[k]);
+            t.grid = (size_t)g;
+        } else if (argv[k][0] == '-' || t.dir) {
+            return mcf_fail(MCF_EINVAL, "mcf tc: unexpected '%s'; usage: mcf tc DIR [--blocks "
+                            "B] [--omega W] [--grid N]", argv[k]);
+        } else {
+            t.dir = argv[k];
+        }
+    }
+    if (!t.dir)
+        return mcf_fail(MCF_EINVAL, "mcf tc: usage: mcf tc DIR [--blocks B] [--omega W] "
+                        "[--grid N]");
+    int rc = read_series(&t);
+    if (!rc)
+        rc = solve_all(&t);
+    if (!rc)
+        rc = tc_write_curves(&t);
+    if (!rc)
+        rc = tc_report(&t);
+    run_free(&t);
+    return rc;
+}

@@ -1,0 +1,77 @@
+/* tc.h — `mcf tc DIR`: the critical temperature from a finished run's measurement series
+ * (DIR/series/, [run] series = yes) by multi-histogram reweighting per lattice size, the
+ * crossings of the Binder cumulant and of xi/L of successive sizes, and their extrapolation
+ * with a correction-to-scaling term (docs/methods.md, "Finite-size scaling").  tc.c: the
+ * command, reading and the report; tc_reweight.c: the reweighting and the crossings.  The
+ * program's, not libmcf's. */
+#ifndef MCF_TC_H
+#define MCF_TC_H
+
+#include <stddef.h>
+
+/* the quantities reweighted per sample */
+enum { TC_E, TC_M2, TC_M4, TC_MK, TC_NQ };
+
+/* One lattice size: every measurement of its chains, each chain at its own beta. */
+typedef struct tc_size {
+    long L;
+    double units;         /* N: per-unit energies times N are the energies of the weight */
+    size_t n_chains;
+    double *beta;         /* n_chains */
+    double *count;        /* n_chains x (blocks + 1): the chain's measurements in jackknife
+                             sample j (0: all; j >= 1: without block j - 1) */
+    double *lnz;          /* n_chains x (blocks + 1): ln Z of each chain's beta per sample,
+                             chain 0's set to 0 */
+    size_t n;             /* measurements of all chains */
+    double *q;            /* n x TC_NQ: E (total), m2, m4, m2_kmin per measurement */
+    size_t *chain;        /* n: the chain of each measurement */
+    unsigned *block;      /* n: its jackknife block */
+    double *logden;       /* n x (blocks + 1): log of sum_m N_m exp(-beta_m E_n - ln Z_m) */
+    double t_min, t_max;  /* the temperatures simulated */
+} tc_size;
+
+/* What `mcf tc` works on. */
+typedef struct tc_run {
+    const char *dir;
+    size_t blocks, grid;  /* jackknife blocks per series; points of the curves */
+    double omega;         /* the correction-to-scaling exponent of the extrapolation */
+    size_t n_sizes;
+    tc_size *size;        /* ascending L */
+    int has_xi;           /* the series have an order_kmin column: xi/L too */
+} tc_run;
+
+/* tc_report.c: DIR/tc-curves.tsv, the reweighted curves with jackknife errors */
+int tc_write_curves(const tc_run *t);
+/* tc_report.c: the crossings, nu and T_c, to DIR/tc.tsv and standard output; MCF_EINVAL
+ * when no pair of sizes crosses in its window */
+int tc_report(const tc_run *t);
+/* the jackknife error of x[1..blocks] (x[0]: the full sample's, unused) */
+double tc_jack_error(const double *x, size_t blocks);
+
+/* Solves the Ferrenberg-Swendsen equations of jackknife sample j of size s (ln Z per chain,
+ * chain 0's 0) and fills logden of the sample; 0, or -1 when they do not converge in
+ * `max_iter` iterations (every ln Z changing by less than 1e-9). */
+int tc_reweight_solve(tc_size *s, size_t blocks, size_t j, int max_iter);
+
+/* The reweighted means <E>/N, <m2>, <m4>, <m2_kmin> of sample j at temperature T, into
+ * out[TC_NQ] (E per unit). */
+void tc_reweight_means(const tc_size *s, size_t blocks, size_t j, double T, double *out);
+
+/* From the means: the Binder cumulant 1 - m4 / (3 m2^2) (which = 0) or xi/L (which = 1),
+ * sqrt(m2 / m2_kmin - 1) / (2 L sin(pi / L)), NaN where m2 <= m2_kmin. */
+double tc_quantity(const tc_size *s, int which, const double *means);
+
+/* The quantity `which` of sample j at T. */
+double tc_curve(const tc_size *s, size_t blocks, size_t j, int which, double T);
+
+/* The crossing of quantity `which` of sizes a and b in sample j within [lo, hi]: the sign
+ * change of their difference on a grid of `grid` points, refined by bisection, nearest to
+ * `near` (NaN: the first from below).  NaN when there is none; *found the number of sign
+ * changes on the grid. */
+double tc_crossing(const tc_size *a, const tc_size *b, size_t blocks, size_t j, int which,
+                   double lo, double hi, size_t grid, double near, int *found);
+
+/* The command: argv after "tc".  MCF_EINVAL for usage and refusals (exit status 2). */
+int mcfi_tc_command(int argc, char **argv);
+
+#endif

@@ -1,0 +1,209 @@
+/* tc_report.c — what `mcf tc` finds from the reweighted curves (tc.h): DIR/tc-curves.tsv;
+ * per quantity (Binder cumulant, xi/L) the crossing T*(L1, L2) of successive sizes and
+ * nu = ln(L2/L1) / ln(S2/S1) from the slopes S = dQ/dT there (dQ/dT ~ L^(1/nu) at T_c);
+ * T_c from T*(L1) = T_c + a L1^-(1/nu + omega) (two parameters: exact for two crossings, a
+ * weighted least-squares line in L1^-x for more; one crossing is T_c itself, said so);
+ * every number with the jackknife error of the same computation repeated on each
+ * jackknife sample of the series. */
+#define _POSIX_C_SOURCE 200809L
+#include "tc.h"
+
+#include "mcf/error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const quantity_name[2] = {"binder", "xi_over_l"};
+
+double tc_jack_error(const double *x, size_t blocks)
+{
+    double mean = 0, var = 0;
+    for (size_t j = 1; j <= blocks; j++)
+        mean += x[j] / (double)blocks;
+    for (size_t j = 1; j <= blocks; j++)
+        var += (x[j] - mean) * (x[j] - mean);
+    return sqrt(var * (double)(blocks - 1) / (double)blocks);
+}
+
+int tc_write_curves(const tc_run *t)
+{
+    const size_t J = t->blocks + 1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tc-curves.tsv", t->dir);
+    FILE *f = fopen(path, "w");
+    double *v = malloc(3 * J * sizeof *v);
+    if (!f || !v) {
+        free(v);
+        if (f)
+            fclose(f);
+        return mcf_fail(MCF_EIO, "%s: cannot write (%s)", path, strerror(errno));
+    }
+    fprintf(f, "# mcf tc: multi-histogram reweighting of each size's series over its "
+            "temperatures; errors: jackknife over %zu blocks\n", t->blocks);
+    fprintf(f, "L\tT\tenergy\tenergy_err\tbinder\tbinder_err\txi_over_l\txi_over_l_err\n");
+    for (size_t k = 0; k < t->n_sizes; k++) {
+        const tc_size *s = &t->size[k];
+        for (size_t g = 0; g < t->grid; g++) {
+            const double T = s->t_min + (s->t_max - s->t_min) * (double)g / (double)(t->grid - 1);
+            for (size_t j = 0; j < J; j++) {
+                double m[TC_NQ];
+                tc_reweight_means(s, t->blocks, j, T, m);
+                v[j] = m[TC_E];
+                v[J + j] = tc_quantity(s, 0, m);
+                v[2 * J + j] = t->has_xi ? tc_quantity(s, 1, m) : NAN;
+            }
+            fprintf(f, "%ld\t%.10g", s->L, T);
+            for (int c = 0; c < 3; c++)
+                fprintf(f, "\t%.10g\t%.4g", v[c * J], tc_jack_error(v + c * J, t->blocks));
+            fprintf(f, "\n");
+        }
+    }
+    free(v);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return mcf_fail(MCF_EIO, "%s: cannot write (is the disk full?)", path);
+    return MCF_OK;
+}
+
+/* dQ/dT of size s, sample j, at T (a central difference on the smooth reweighted curve) */
+static double slope(const tc_size *s, size_t blocks, size_t j, int which, double T, double h)
+{
+    return (tc_curve(s, blocks, j, which, T + h) - tc_curve(s, blocks, j, which, T - h)) /
+           (2 * h);
+}
+
+/* T_c of one sample from P crossings at sizes L1[p] with weights w[p], exponent x */
+static double extrapolate(const double *Tx, const double *L1, const double *w, size_t P,
+                          double x)
+{
+    if (P == 1)
+        return Tx[0];
+    double S = 0, Su = 0, Suu = 0, St = 0, Sut = 0; /* T = T_c + a u, u = L^-x */
+    for (size_t p = 0; p < P; p++) {
+        const double u = pow(L1[p], -x);
+        S += w[p];
+        Su += w[p] * u;
+        Suu += w[p] * u * u;
+        St += w[p] * Tx[p];
+        Sut += w[p] * u * Tx[p];
+    }
+    return (Suu * St - Su * Sut) / (S * Suu - Su * Su);
+}
+
+/* crossings, nu and T_c of quantity `which`; the table's rows and the summary into f and
+ * standard output; *crossed: the number of pairs that cross */
+static int quantity(const tc_run *t, int which, FILE *f, size_t *crossed)
+{
+    const size_t J = t->blocks + 1, P = t->n_sizes - 1;
+    double *Tx = calloc(P * J, sizeof *Tx), *nu = calloc(P * J, sizeof *nu);
+    double *L1 = calloc(P, sizeof *L1), *w = calloc(P, sizeof *w);
+    double *tc = calloc(J, sizeof *tc), *row = calloc(P, sizeof *row);
+    if (!Tx || !nu || !L1 || !w || !tc || !row) {
+        free(Tx), free(nu), free(L1), free(w), free(tc), free(row);
+        return mcf_fail(MCF_ENOMEM, "mcf tc: out of memory");
+    }
+    size_t used = 0;
+    *crossed = 0;
+    for (size_t p = 0; p < P; p++) {
+        const tc_size *a = &t->size[p], *b = &t->size[p + 1];
+        const double lo = fmax(a->t_min, b->t_min), hi = fmin(a->t_max, b->t_max);
+        const double dT = (hi - lo) / (double)(t->grid - 1), h = 1e-4 * (hi - lo);
+        int found = 0, ignore;
+        for (size_t j = 0; j < J && hi > lo; j++) {
+            if (j == 0)
+                Tx[p * J] = tc_crossing(a, b, t->blocks, 0, which, lo, hi, t->grid, NAN, &found);
+            else if (found) { /* near the full sample's crossing, else anywhere */
+                Tx[p * J + j] = tc_crossing(a, b, t->blocks, j, which,
+                                            fmax(lo, Tx[p * J] - 5 * dT),
+                                            fmin(hi, Tx[p * J] + 5 * dT), 11, Tx[p * J],
+                                            &ignore);
+                if (!isfinite(Tx[p * J + j]))
+                    Tx[p * J + j] = tc_crossing(a, b, t->blocks, j, which, lo, hi, t->grid,
+                                                Tx[p * J], &ignore);
+            }
+            if (!found)
+                break;
+            const double x = Tx[p * J + j];
+            nu[p * J + j] = log((double)b->L / (double)a->L) /
+                            log(fabs(slope(b, t->blocks, j, which, x, h) /
+                                     slope(a, t->blocks, j, which, x, h)));
+        }
+        const double err = found ? tc_jack_error(Tx + p * J, t->blocks) : NAN;
+        const double nerr = found ? tc_jack_error(nu + p * J, t->blocks) : NAN;
+        fprintf(f, "%s\t%ld\t%ld\t%.10g\t%.4g\t%.6g\t%.4g\t%d\n", quantity_name[which], a->L,
+                b->L, found ? Tx[p * J] : NAN, err, found ? nu[p * J] : NAN, nerr, found);
+        if (!found) {
+            printf("%s: L = %ld and %ld do not cross in T = [%g, %g]\n", quantity_name[which],
+                   a->L, b->L, lo, hi);
+            continue;
+        }
+        printf("%s crossing L = %ld/%ld: T* = %.6f +- %.6f   nu = %.4f +- %.4f%s\n",
+               quantity_name[which], a->L, b->L, Tx[p * J], err, nu[p * J], nerr,
+               found > 1 ? "   (several sign changes: the one nearest in T taken)" : "");
+        /* the pairs that cross, packed */
+        for (size_t j = 0; j < J; j++) {
+            Tx[used * J + j] = Tx[p * J + j];
+            nu[used * J + j] = nu[p * J + j];
+        }
+        L1[used] = (double)a->L;
+        w[used] = err > 0 ? 1.0 / (err * err) : 1.0;
+        used++;
+    }
+    *crossed = used;
+    if (used) {
+        /* per sample: x = 1/nu (of the largest pair) + omega, then the fit */
+        for (size_t j = 0; j < J; j++) {
+            for (size_t p = 0; p < used; p++)
+                row[p] = Tx[p * J + j];
+            const double x = 1.0 / nu[(used - 1) * J + j] + t->omega;
+            tc[j] = extrapolate(row, L1, w, used, x);
+        }
+        const double err = tc_jack_error(tc, t->blocks);
+        const double last = Tx[(used - 1) * J], last_err = tc_jack_error(Tx + (used - 1) * J,
+                                                                          t->blocks);
+        char how[256];
+        if (used == 1)
+            snprintf(how, sizeof how, "one crossing: not extrapolated");
+        else
+            snprintf(how, sizeof how, "%zu crossings extrapolated as T*(L) = T_c + a "
+                     "L^-(1/nu + omega), omega = %g, 1/nu = %.4f", used, t->omega,
+                     1.0 / nu[(used - 1) * J]);
+        fprintf(f, "# T_c (%s) = %.10g +- %.4g: %s; the largest pair alone: %.10g +- %.4g; "
+                "nu (largest pair) = %.6g +- %.4g\n", quantity_name[which], tc[0], err, how,
+                last, last_err, nu[(used - 1) * J], tc_jack_error(nu + (used - 1) * J,
+                                                                  t->blocks));
+        printf("T_c (%s) = %.6f +- %.6f  (%s)\n", quantity_name[which], tc[0], err, how);
+    }
+    free(Tx), free(nu), free(L1), free(w), free(tc), free(row);
+    return MCF_OK;
+}
+
+int tc_report(const tc_run *t)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/tc.tsv", t->dir);
+    snprintf(tmp, sizeof tmp, "%s/tc.tsv.tmp", t->dir);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return mcf_fail(MCF_EIO, "%s: cannot write (%s)", tmp, strerror(errno));
+    fprintf(f, "quantity\tL1\tL2\tT_cross\tT_cross_err\tnu\tnu_err\tsign_changes\n");
+    size_t crossed[2] = {0, 0};
+    int rc = MCF_OK;
+    for (int which = 0; which < 1 + t->has_xi && !rc; which++)
+        rc = quantity(t, which, f, &crossed[which]);
+    fprintf(f, "# errors: jackknife over %zu blocks of every series; curves: tc-curves.tsv\n",
+            t->blocks);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        rc = rc ? rc : mcf_fail(MCF_EIO, "%s: cannot write (is the disk full?)", tmp);
+    if (!rc && rename(tmp, path) != 0)
+        rc = mcf_fail(MCF_EIO, "%s: cannot rename to %s (%s)", tmp, path, strerror(errno));
+    if (!rc && !crossed[0] && !crossed[1])
+        rc = mcf_fail(MCF_EINVAL, "mcf tc: no two sizes cross in their common temperature "
+                      "window (%s/tc-curves.tsv has the curves): scan temperatures on both "
+                      "sides of T_c", t->dir);
+    return rc;
+}

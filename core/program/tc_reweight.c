@@ -1,0 +1,202 @@
+/* tc_reweight.c — multi-histogram reweighting (Ferrenberg and Swendsen 1989) of one
+ * lattice size's measurements, without histograms: every measurement n, of energy E_n,
+ * taken at beta_k, counts with the weight
+ *     w_n(beta) = exp(-beta E_n) / sum_m N_m exp(-beta_m E_n - ln Z_m),
+ * and ln Z_k = ln sum_n w_n(beta_k), iterated to self-consistency (chain 0's ln Z is 0: only
+ * differences matter).  A jackknife sample leaves one block of every chain's series out and
+ * is solved on its own, from the full sample's ln Z (docs/methods.md, "Finite-size
+ * scaling").  All sums are taken as log-sum-exp. */
+#include "tc.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* 1 when measurement n is in jackknife sample j */
+static int in_sample(const tc_size *s, size_t n, size_t j)
+{
+    return j == 0 || s->block[n] != j - 1;
+}
+
+/* log sum_m N_m exp(-beta_m E - ln Z_m), with a[m] = ln N_m - ln Z_m (-inf: no
+ * measurements in the sample) */
+static double log_denominator(const tc_size *s, const double *a, double E)
+{
+    double top = -INFINITY, sum = 0;
+    for (size_t m = 0; m < s->n_chains; m++)
+        if (a[m] - s->beta[m] * E > top)
+            top = a[m] - s->beta[m] * E;
+    for (size_t m = 0; m < s->n_chains; m++)
+        sum += exp(a[m] - s->beta[m] * E - top);
+    return top + log(sum);
+}
+
+/* a starting point for the full sample: ln Z_{k+1} - ln Z_k = ln <exp(-(b_{k+1} - b_k) E)>_k
+ * along the chains in order of beta (single-histogram steps; exact in the limit of
+ * overlapping histograms, and only a start here) */
+static void initial_lnz(tc_size *s, size_t J)
+{
+    const size_t K = s->n_chains;
+    size_t *order = malloc(K * sizeof *order);
+    if (!order)
+        return;
+    for (size_t k = 0; k < K; k++)
+        order[k] = k;
+    for (size_t a = 1; a < K; a++)
+        for (size_t b = a; b > 0 && s->beta[order[b - 1]] > s->beta[order[b]]; b--) {
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    double lz = 0;
+    s->lnz[order[0] * J] = 0;
+    for (size_t i = 0; i + 1 < K; i++) {
+        const size_t k = order[i], next = order[i + 1];
+        const double db = s->beta[next] - s->beta[k];
+        double top = -INFINITY, sum = 0, n = 0;
+        for (size_t m = 0; m < s->n; m++)
+            if (s->chain[m] == k && -db * s->q[m * TC_NQ + TC_E] > top)
+                top = -db * s->q[m * TC_NQ + TC_E];
+        for (size_t m = 0; m < s->n; m++)
+            if (s->chain[m] == k) {
+                sum += exp(-db * s->q[m * TC_NQ + TC_E] - top);
+                n += 1;
+            }
+        lz += top + log(sum / n);
+        s->lnz[next * J] = lz;
+    }
+    const double zero = s->lnz[0];
+    for (size_t k = 0; k < K; k++)
+        s->lnz[k * J] -= zero;
+    free(order);
+}
+
+int tc_reweight_solve(tc_size *s, size_t blocks, size_t j, int max_iter)
+{
+    const size_t J = blocks + 1, K = s->n_chains;
+    if (K == 0)
+        return -1;
+    if (j == 0)
+        initial_lnz(s, J);
+    double *next = malloc((2 * K + 1) * sizeof *next), *a = next + K;
+    if (!next)
+        return -1;
+    int converged = 0;
+    for (int it = 0; it < max_iter && !converged; it++) {
+        for (size_t m = 0; m < K; m++) {
+            const double N = s->count[m * J + j];
+            a[m] = N > 0 ? log(N) - s->lnz[m * J + j] : -INFINITY;
+            next[m] = 0;
+        }
+        /* ln Z_k = log sum_n exp(-beta_k E_n - logden_n), each term scaled by the last
+           ln Z_k so that the sum stays near 1 */
+        for (size_t n = 0; n < s->n; n++) {
+            if (!in_sample(s, n, j))
+                continue;
+            const double E = s->q[n * TC_NQ + TC_E];
+            const double d = log_denominator(s, a, E);
+            s->logden[n * J + j] = d;
+            for (size_t k = 0; k < K; k++)
+                next[k] += exp(-s->beta[k] * E - d - s->lnz[k * J + j]);
+        }
+        double change = 0;
+        const double zero = s->lnz[j] + log(next[0]);
+        for (size_t k = 0; k < K; k++) {
+            const double lz = s->lnz[k * J + j] + log(next[k]) - zero;
+            const double dz = fabs(lz - s->lnz[k * J + j]);
+            if (dz > change)
+                change = dz;
+            s->lnz[k * J + j] = lz;
+        }
+        converged = change < 1e-9; /* a relative 1e-9 in every reweighted mean */
+    }
+    for (size_t m = 0; m < K; m++) {
+        const double N = s->count[m * J + j];
+        a[m] = N > 0 ? log(N) - s->lnz[m * J + j] : -INFINITY;
+    }
+    for (size_t n = 0; n < s->n; n++)
+        if (in_sample(s, n, j))
+            s->logden[n * J + j] = log_denominator(s, a, s->q[n * TC_NQ + TC_E]);
+    free(next);
+    return converged ? 0 : -1;
+}
+
+void tc_reweight_means(const tc_size *s, size_t blocks, size_t j, double T, double *out)
+{
+    const size_t J = blocks + 1;
+    const double beta = 1.0 / T;
+    double top = -INFINITY, w = 0, sum[TC_NQ] = {0};
+    for (size_t n = 0; n < s->n; n++)
+        if (in_sample(s, n, j)) {
+            const double x = -beta * s->q[n * TC_NQ + TC_E] - s->logden[n * J + j];
+            if (x > top)
+                top = x;
+        }
+    for (size_t n = 0; n < s->n; n++)
+        if (in_sample(s, n, j)) {
+            const double x = exp(-beta * s->q[n * TC_NQ + TC_E] - s->logden[n * J + j] - top);
+            w += x;
+            for (int q = 0; q < TC_NQ; q++)
+                sum[q] += x * s->q[n * TC_NQ + q];
+        }
+    for (int q = 0; q < TC_NQ; q++)
+        out[q] = sum[q] / w;
+    out[TC_E] /= s->units;
+}
+
+double tc_quantity(const tc_size *s, int which, const double *m)
+{
+    if (which == 0)
+        return 1.0 - m[TC_M4] / (3.0 * m[TC_M2] * m[TC_M2]);
+    const double L = (double)s->L, pi = 3.14159265358979323846;
+    return m[TC_M2] > m[TC_MK] ? sqrt(m[TC_M2] / m[TC_MK] - 1.0) / (2.0 * L * sin(pi / L))
+                               : NAN;
+}
+
+double tc_curve(const tc_size *s, size_t blocks, size_t j, int which, double T)
+{
+    double m[TC_NQ];
+    tc_reweight_means(s, blocks, j, T, m);
+    return tc_quantity(s, which, m);
+}
+
+static double difference(const tc_size *a, const tc_size *b, size_t blocks, size_t j,
+                         int which, double T)
+{
+    return tc_curve(a, blocks, j, which, T) - tc_curve(b, blocks, j, which, T);
+}
+
+double tc_crossing(const tc_size *a, const tc_size *b, size_t blocks, size_t j, int which,
+                   double lo, double hi, size_t grid, double near, int *found)
+{
+    *found = 0;
+    double best = NAN, best_lo = 0, best_hi = 0;
+    double prev = difference(a, b, blocks, j, which, lo), prev_T = lo;
+    for (size_t g = 1; g < grid; g++) {
+        const double T = lo + (hi - lo) * (double)g / (double)(grid - 1);
+        const double d = difference(a, b, blocks, j, which, T);
+        if (isfinite(prev) && isfinite(d) && (prev == 0 || (prev < 0) != (d < 0))) {
+            const double mid = 0.5 * (prev_T + T);
+            if (!(*found)++ || (isfinite(near) && fabs(mid - near) < fabs(best - near))) {
+                best = mid;
+                best_lo = prev_T;
+                best_hi = T;
+            }
+        }
+        prev = d;
+        prev_T = T;
+    }
+    if (!*found)
+        return NAN;
+    double dlo = difference(a, b, blocks, j, which, best_lo);
+    for (int it = 0; it < 60 && best_hi - best_lo > 1e-12 * fabs(best_hi); it++) {
+        const double mid = 0.5 * (best_lo + best_hi);
+        const double d = difference(a, b, blocks, j, which, mid);
+        if ((d < 0) == (dlo < 0)) {
+            best_lo = mid;
+            dlo = d;
+        } else {
+            best_hi = mid;
+        }
+    }
+    return 0.5 * (best_lo + best_hi);
+}
