@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "setup.h"
 #include "error_target.h"
+#include "hmc.h"
 #include "model_ops.h"
 
 #include <math.h>
@@ -40,6 +41,20 @@ static const mcf_param_spec run_specs[] = {
      MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "no|yes",
      .doc = "yes: every measurement's scalar observables, per chain, in DIR/series/ (float64 "
      "records; index.tsv names the columns), for reweighting (`mcf tc`)"},
+    {"sampler", MCF_PARAM_CHOICE, "local", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
+     "local|hmc",
+     .doc = "local: the model's moves, a sweep of Metropolis decisions; hmc: hybrid Monte Carlo, "
+     "a sweep is one trajectory moving every coordinate at once, accepted with the exact "
+     "weight (a model with coordinates and global_action, mcf 1.1; docs/methods.md)"},
+    {"hmc_steps", MCF_PARAM_INT, "10",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 1, 0, NULL,
+     .doc = "sampler = hmc: leapfrog steps per trajectory"},
+    {"hmc_dt", MCF_PARAM_REAL, "0.05",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE |
+         MCF_PARAM_ECHO_IF_CHANGED,
+     0, 0, NULL,
+     .doc = "sampler = hmc: the leapfrog step (in the units of the coordinates' conjugate "
+     "momenta, unit Gaussians); the acceptance falls as the energy error grows ~ dt^2"},
     {0}};
 
 static const mcf_param_spec schedule_specs[] = {
@@ -141,7 +156,15 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
     };
     for (size_t k = 0; k < sizeof ints / sizeof *ints && !rc; k++)
         rc = mcf_params_int(ints[k].p, ints[k].key, ints[k].to);
-    const char *start = NULL, *series = NULL;
+    const char *start = NULL, *series = NULL, *sampler = NULL;
+    if (!rc)
+        rc = mcf_params_string(&rp, "sampler", &sampler);
+    if (!rc)
+        rc = mcf_params_int(&rp, "hmc_steps", &s->hmc_steps);
+    if (!rc)
+        rc = mcf_params_real(&rp, "hmc_dt", &s->hmc_dt);
+    if (!rc)
+        s->hmc = strcmp(sampler, "hmc") == 0;
     if (!rc)
         rc = mcf_params_string(&sp, "start", &start);
     if (!rc)
@@ -356,4 +379,19 @@ int mcfi_core_check_extra(const mcf_config *c, const mcf_setup *s)
         p += w;
     }
     return MCF_OK;
+}
+
+/* [run] sampler = hmc: a model with coordinates and global_action (mcf 1.1) */
+int mcfi_core_check_sampler(const mcf_config *c, const mcf_setup *s)
+{
+    if (!s->hmc)
+        return MCF_OK;
+    if (mcfi_hmc_supported(s->model->model))
+        return MCF_OK;
+    char where[512];
+    return mcf_fail(MCF_EINVAL, "%s: [run] sampler = hmc: model '%s' has no coordinates for a "
+                    "global sampler (mcf_model.coordinates and global_action, mcf 1.1); use "
+                    "sampler = local",
+                    mcfe_config_key_where(c, "run", "sampler", where, sizeof where),
+                    s->model_name);
 }

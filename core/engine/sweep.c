@@ -2,6 +2,7 @@
  * with the model's batch context (mcf_batch), adaptation and measurement. */
 #include "sweep.h"
 #include "chain.h"
+#include "hmc.h"
 
 #include "mcf/rng_device.h"
 
@@ -69,6 +70,7 @@ void mcfi_group_release(mcf_group *g)
     free(g->values);
     free(g->value_rows);
     mcf_batch_destroy(g->batch);
+    mcfi_hmc_free(g->hmc);
 }
 
 /* Counts a chain's accepted and proposed moves where the phase keeps them. */
@@ -172,9 +174,19 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
         if (chains[k]->moves > max_moves)
             max_moves = chains[k]->moves;
     }
-    int by_model = sweep_by_model(r, g, measuring);
+    int by_model = s->hmc ? 1 : sweep_by_model(r, g, measuring);
     if (by_model < 0)
         return by_model;
+    if (s->hmc) {
+        /* hybrid Monte Carlo: the sweep is one trajectory per chain; the first sweep of a
+         * fresh run also checks the model's gradient (hmc.c) */
+        int rc = mcfi_hmc_trajectory(md, g->batch, &g->hmc, chains, g->n, s->hmc_steps, s->hmc_dt,
+                                     sweep == 0 ? 3 : 0, g->decided);
+        if (rc)
+            return group_fail(g, rc);
+        for (size_t k = 0; k < g->n; k++)
+            count_moves(r, chains[k], measuring, (uint64_t)g->decided[k], 1);
+    }
     for (size_t step = 0; step < (by_model ? 0 : max_moves); step++) {
         /* the chains with a move left at this step: their moves and log ratios in one call */
         size_t na = 0, failed;

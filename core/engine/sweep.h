@@ -19,6 +19,7 @@ typedef struct mcf_group {
     double *values;        /* n x stride: each chain's measured values */
     double **value_rows;   /* n pointers into values */
     mcf_batch *batch;      /* the context of the model's batched ops */
+    struct mcfi_hmc *hmc;  /* [run] sampler = hmc: the group's scratch (hmc.c), on first use */
     size_t stride;
     int plain;             /* sweeps neither adapt nor measure (`mcf optimize` samples) */
     int status;

@@ -89,9 +89,16 @@ void de_hop(double t, const double a[3], const double b[3], double *re, double *
 void de_entry(const de_chain *c, size_t i, int k, const double *si, const double *sj,
               double *re, double *im)
 {
-    double ai[4], aj[4], hr, hi;
+    double ai[4], aj[4];
     de_field(si, ai);
     de_field(sj, aj);
+    de_entry_spinor(c, i, k, ai, aj, re, im);
+}
+
+void de_entry_spinor(const de_chain *c, size_t i, int k, const double *ai, const double *aj,
+                     double *re, double *im)
+{
+    double hr, hi;
     mcf_factors_hop(2, -c->t, ai, aj, &hr, &hi);
     const double *ph = c->phase ? c->phase + 2 * (i * (size_t)c->z + (size_t)k) : NULL;
     if (!ph || (ph[0] == 1.0 && ph[1] == 0.0)) {

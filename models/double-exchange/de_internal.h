@@ -88,6 +88,11 @@ typedef struct de_chain {
     double *dos_last;          /* the last DOS measured (repeated in between) */
     uint64_t measured;         /* measurements so far */
     de_fixed fixed;            /* the record's fixed values (state(), de_checkpoint.c) */
+    /* sampler = hmc (de_hmc.c): the pseudofermions (re then im, flavours x dim each) and
+     * the action's gradient on the table (diag, re, im), on first use */
+    double *pf_re, *pf_g;
+    size_t pf_flavours;
+    double *spinor;            /* hund = inf: the coordinates, 4N (chi_i, moved by the core) */
 } de_chain;
 
 /* ---- de_periodic.c: ideal states as crystals (mcf_model.periodic) ---------------------- */
@@ -115,6 +120,9 @@ int de_build(const de_chain *c, mcf_hamiltonian *h);
  * (-t <chi_i|chi_j>) for the spins si, sj (phi: c->phase; no twist: the factorized entry). */
 void de_entry(const de_chain *c, size_t i, int k, const double *si, const double *sj,
               double *re, double *im);
+/* The same from the spinors ai, aj (de_field's layout) of the bond's sites. */
+void de_entry_spinor(const de_chain *c, size_t i, int k, const double *ai, const double *aj,
+                     double *re, double *im);
 
 /* The consistency check: rebuilds H from the spins into c->scratch and compares bit for bit
  * (finite hund), or compares each site's field with its spin's spinor bit for bit and the
@@ -156,6 +164,11 @@ int de_layout(const void *chain, mcf_layout *layout);
 int de_temperature_rebuild(de_chain *c);
 int de_exchange(mcf_batch *batch, void *const *chains, size_t n, const double *T_new,
                 double *dS);
+
+/* ---- de_hmc.c: hybrid Monte Carlo (mcf_model.coordinates, global_action; mcf 1.1) ------ */
+int de_coordinates(void *chain, mcf_coordinates *out);
+int de_global_action(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                     unsigned what, double *S, double *const *grad);
 
 /* ---- de_checkpoint.c: the chain's state, described for the core ---------------------------- */
 

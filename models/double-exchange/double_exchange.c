@@ -125,6 +125,9 @@ static void de_destroy(void *chain)
     free(c->spin);
     free(c->nb);
     free(c->dos_last);
+    free(c->pf_re);
+    free(c->pf_g);
+    free(c->spinor);
     free(c);
 }
 
@@ -364,6 +367,8 @@ static const mcf_model de_model = {
     .rebuild = de_rebuild,
     .exchange = de_exchange,
     .periodic = de_periodic,
+    .coordinates = de_coordinates,
+    .global_action = de_global_action,
 };
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "double-exchange", "1.1",

@@ -158,6 +158,9 @@ typedef struct mcf_setup {
     long exchange_every; /* parallel tempering: sweeps between exchanges, 0 = off */
     int start;           /* [schedule] start: MCFI_START_* */
     int series;          /* [run] series = yes: the measurement series (series.c) */
+    int hmc;             /* [run] sampler = hmc: a sweep is one trajectory (hmc.c) */
+    long hmc_steps;      /* [run] hmc_steps: leapfrog steps per trajectory */
+    double hmc_dt;       /* [run] hmc_dt: the leapfrog step */
     char *extra_observables; /* [run] extra_observables: names of MCF_OBS_ON_REQUEST
                                 observables to record, space-separated; NULL: none */
     /* [schedule] error_target (error_target.h): n_targets > 0 when given; then the

@@ -307,6 +307,45 @@ enum {
 };
 
 
+/* ---- Coordinates for a global sampler (mcf 1.1; hybrid Monte Carlo, core/engine/hmc.c) ----
+ *
+ * A model whose weight is a smooth function of continuous coordinates lets the core move
+ * all of them at once: coordinates() points the core at the chain's own array, which the
+ * core moves in place along a trajectory, and global_action() gives S(x) = -log(weight)
+ * (up to a constant) with its gradient.  The core knows no physics: the kind says how the
+ * coordinates move, the model's S says what they mean.  Kinds and the measure the weight
+ * is relative to:
+ *   MCF_COORDINATES_UNIT3  count unit 3-vectors (classical spins), 3 doubles each, the
+ *                          uniform measure on each sphere;
+ *   MCF_COORDINATES_UNIT4  count unit 4-vectors, 4 doubles each (a spinor (re, im, re, im)
+ *                          of a spin S = chi^+ sigma chi: the uniform measure on S^3 gives
+ *                          the uniform one on the spin's sphere), the uniform measure;
+ *   MCF_COORDINATES_REAL   count reals (displacements), Lebesgue measure. */
+typedef enum mcf_coordinate_kind {
+    MCF_COORDINATES_UNIT3 = 1,
+    MCF_COORDINATES_REAL = 2,
+    MCF_COORDINATES_UNIT4 = 3
+} mcf_coordinate_kind;
+
+typedef struct mcf_coordinates {
+    mcf_coordinate_kind kind;
+    size_t count;   /* unit vectors or reals */
+    double *x;      /* the chain's array (3 or 4 count, or count doubles), the model's */
+} mcf_coordinates;
+
+/* global_action()'s requests (bits) */
+enum {
+    MCF_ACTION_REFRESH = 1u << 0,  /* a trajectory starts: draw the model's auxiliary fields
+                                      (pseudofermions) for the x now, from rngs[k], first */
+    MCF_ACTION_GRADIENT = 1u << 1, /* also dS/dx into grad[k] (the array's layout; for UNIT3
+                                      any 3-vector whose tangent part is the gradient) */
+    MCF_ACTION_SYNC = 1u << 2,     /* only bring the chain's state (Hamiltonian, running
+                                      sums) to x: the core restored or kept x; S not written */
+    MCF_ACTION_PREPARE = 1u << 3   /* a trajectory is about to start (the core has not read x
+                                      yet): the model may put x into a canonical form of the
+                                      same weight (a spinor's gauge) and syncs; S not written */
+};
+
 typedef struct mcf_model {
     uint32_t struct_size;      /* sizeof(mcf_model) the plugin was built with */
     size_t move_size;          /* bytes of one move; the core provides the storage */
@@ -386,6 +425,21 @@ typedef struct mcf_model {
      * the model knows, or why a configuration is not periodic. */
     int (*periodic)(const mcf_params *params, const void *chain, const char *state,
                     mcf_cell *cell);
+
+    /* ---- mcf 1.1, appended: a global sampler (the core calls them only when struct_size
+     * covers them and both are set) ------------------------------------------------------
+     *
+     * The chain's coordinates (mcf_coordinates above); the array stays the chain's and its
+     * address fixed for the chain's life. */
+    int (*coordinates)(void *chain, mcf_coordinates *out);
+    /* For n chains whose coordinates the core has just written: brings each chain's state
+     * to its x and, unless `what` is MCF_ACTION_SYNC, writes S[k] = -log(weight) of x (a
+     * fermion model: its pseudofermion action, mcf/fermion.h, at fixed auxiliary fields)
+     * and, with MCF_ACTION_GRADIENT, dS/dx into grad[k].  With MCF_ACTION_REFRESH the model
+     * first draws its auxiliary fields for x from rngs[k]; between refreshes S must be one
+     * smooth function of x (the same fields), so that the trajectory conserves it. */
+    int (*global_action)(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                         unsigned what, double *S, double *const *grad);
 } mcf_model;
 
 /* sweep(): "the core's loop makes the moves" (a positive code: not an error) */

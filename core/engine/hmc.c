@@ -1,0 +1,358 @@
+/* hmc.c — hybrid Monte Carlo, the core's global sampler ([run] sampler = hmc; mcf 1.1).
+ *
+ * A sweep of a group is one trajectory per chain.  The model gives its coordinates
+ * (mcf_model.coordinates: unit 3- or 4-vectors or reals, moved in place in the chain's own
+ * array; first put into the model's canonical form, MCF_ACTION_PREPARE)
+ * and S(x) = -log(weight) with its gradient (global_action); the core knows no physics:
+ *
+ *   1. momenta p from the chain's stream: unit Gaussians, for a unit vector its 3 components
+ *      projected on the tangent plane (a 2D unit Gaussian there);
+ *   2. S(x0) and its gradient, the model refreshing its auxiliary fields (pseudofermions)
+ *      from the chain's stream first;
+ *   3. hmc_steps leapfrog steps of hmc_dt: a half kick p -= dt/2 grad_perp S, the free flow
+ *      for dt (reals: x += dt p; a unit vector along its great circle, x cos(w dt) +
+ *      p/w sin(w dt) with w = |p|, p turning with it: the exact geodesic flow, so the map is
+ *      reversible and keeps the measure of the tangent bundle), S and its gradient at the
+ *      new x, a half kick;
+ *   4. accept with min(1, e^{-dH}), dH the change of S + |p|^2/2, by mcf_metropolis_accept
+ *      on the chain's stream; a rejected trajectory puts x0 back and the model syncs to it.
+ *
+ * So the chain samples exp(-S) exactly whatever the step (only the acceptance depends on it),
+ * with the model's S: for a fermion model the pseudofermion form, exact up to its stated
+ * polynomial bound (docs/methods.md, "Hybrid Monte Carlo").  On the first sweep of a fresh
+ * run the core checks each chain's gradient against central differences of S along
+ * hmc_check random directions (a model's chain rule that is wrong is refused, not sampled). */
+#include "hmc.h"
+
+#include "chain.h"
+#include "mcf/rng_device.h"
+#include "model_ops.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mcfi_hmc {
+    size_t n;              /* chains */
+    mcf_coordinates *co;   /* n: each chain's coordinates */
+    double **x0, **p, **g; /* n arrays of the coordinates' size */
+    double *S, *S0;
+    void **states;
+    mcf_rng **rngs;
+    mcf_batch *batch;      /* the group's, for the model's batched calls */
+};
+
+static const mcf_model *v2(const mcfi_model *m)
+{
+    return m && m->abi == 2 ? (const mcf_model *)m->table : NULL;
+}
+
+int mcfi_hmc_supported(const mcfi_model *m)
+{
+    const mcf_model *v = v2(m);
+    return MCF_HAS(mcf_model, v, coordinates) && MCF_HAS(mcf_model, v, global_action);
+}
+
+/* the dimension of each unit vector (0: reals) */
+static size_t sphere(const mcf_coordinates *c)
+{
+    return c->kind == MCF_COORDINATES_UNIT3 ? 3 : c->kind == MCF_COORDINATES_UNIT4 ? 4 : 0;
+}
+
+static size_t doubles(const mcf_coordinates *c)
+{
+    return sphere(c) ? sphere(c) * c->count : c->count;
+}
+
+static double dot(const double *a, const double *b, size_t d)
+{
+    double s = 0.0;
+    for (size_t q = 0; q < d; q++)
+        s += a[q] * b[q];
+    return s;
+}
+
+void mcfi_hmc_free(mcfi_hmc *h)
+{
+    if (!h)
+        return;
+    for (size_t k = 0; k < h->n; k++) {
+        free(h->x0 ? h->x0[k] : NULL);
+        free(h->p ? h->p[k] : NULL);
+        free(h->g ? h->g[k] : NULL);
+    }
+    free(h->co);
+    free(h->x0);
+    free(h->p);
+    free(h->g);
+    free(h->S);
+    free(h->S0);
+    free(h->states);
+    free(h->rngs);
+    free(h);
+}
+
+static int setup(const mcfi_model *m, mcf_chain *const *chains, size_t n, mcfi_hmc **out)
+{
+    mcfi_hmc *h = calloc(1, sizeof *h);
+    if (!h)
+        return mcf_fail(MCF_ENOMEM, "hmc: out of memory");
+    h->n = n;
+    h->co = calloc(n, sizeof *h->co);
+    h->x0 = calloc(n, sizeof *h->x0);
+    h->p = calloc(n, sizeof *h->p);
+    h->g = calloc(n, sizeof *h->g);
+    h->S = calloc(n, sizeof *h->S);
+    h->S0 = calloc(n, sizeof *h->S0);
+    h->states = calloc(n, sizeof *h->states);
+    h->rngs = calloc(n, sizeof *h->rngs);
+    int rc = !h->co || !h->x0 || !h->p || !h->g || !h->S || !h->S0 || !h->states || !h->rngs
+                 ? mcf_fail(MCF_ENOMEM, "hmc: out of memory")
+                 : MCF_OK;
+    for (size_t k = 0; !rc && k < n; k++) {
+        if ((rc = v2(m)->coordinates(chains[k]->state, &h->co[k])))
+            break;
+        const mcf_coordinates *c = &h->co[k];
+        if ((c->kind != MCF_COORDINATES_UNIT3 && c->kind != MCF_COORDINATES_UNIT4 &&
+             c->kind != MCF_COORDINATES_REAL) || !c->x || !c->count) {
+            rc = mcf_fail(MCF_EPLUGIN, "model %s: coordinates: kind %d, %zu of them at %p (a "
+                          "kind of mcf/model.h and at least one)", m->name, (int)c->kind,
+                          c->count, (void *)c->x);
+            break;
+        }
+        const size_t d = doubles(c);
+        h->x0[k] = malloc(d * sizeof(double));
+        h->p[k] = malloc(d * sizeof(double));
+        h->g[k] = malloc(d * sizeof(double));
+        if (!h->x0[k] || !h->p[k] || !h->g[k])
+            rc = mcf_fail(MCF_ENOMEM, "hmc: out of memory for %zu coordinates", d);
+        h->states[k] = chains[k]->state;
+        h->rngs[k] = &chains[k]->rng;
+    }
+    if (rc) {
+        mcfi_hmc_free(h);
+        return rc;
+    }
+    *out = h;
+    return MCF_OK;
+}
+
+static int action(const mcfi_model *m, mcfi_hmc *h, unsigned what)
+{
+    int rc = v2(m)->global_action(h->batch, h->states, h->n, h->rngs, what, h->S, h->g);
+    if (rc)
+        return mcf_fail_prefix(rc, "model %s: global_action", m->name);
+    for (size_t k = 0; !(what & MCF_ACTION_SYNC) && k < h->n; k++)
+        if (!isfinite(h->S[k]))
+            return mcf_fail(MCF_EPLUGIN, "model %s: global_action gave S = %g (chain %zu of "
+                            "the group): not finite", m->name, h->S[k], k);
+    return MCF_OK;
+}
+
+/* p -= w grad, projected on the tangent planes (unit vectors) */
+static void kick(const mcf_coordinates *c, double *p, const double *g, double w)
+{
+    const size_t d = sphere(c);
+    if (!d) {
+        for (size_t i = 0; i < c->count; i++)
+            p[i] -= w * g[i];
+        return;
+    }
+    for (size_t i = 0; i < c->count; i++) {
+        const double *x = c->x + d * i, *gi = g + d * i;
+        const double gx = dot(gi, x, d);
+        for (size_t a = 0; a < d; a++)
+            p[d * i + a] -= w * (gi[a] - gx * x[a]);
+    }
+}
+
+/* the free flow for dt: straight lines, or great circles with p transported along */
+static void flow(const mcf_coordinates *c, double *p, double dt)
+{
+    const size_t d = sphere(c);
+    if (!d) {
+        for (size_t i = 0; i < c->count; i++)
+            c->x[i] += dt * p[i];
+        return;
+    }
+    for (size_t i = 0; i < c->count; i++) {
+        double *x = c->x + d * i, *pi = p + d * i;
+        const double w = sqrt(dot(pi, pi, d));
+        if (w > 0.0) {
+            const double cs = cos(w * dt), sn = sin(w * dt);
+            for (size_t a = 0; a < d; a++) {
+                const double xa = x[a], ua = pi[a] / w;
+                x[a] = xa * cs + ua * sn;
+                pi[a] = w * (ua * cs - xa * sn);
+            }
+        }
+        /* rounding: back onto the sphere and its tangent plane */
+        const double r = sqrt(dot(x, x, d));
+        for (size_t a = 0; a < d; a++)
+            x[a] /= r;
+        const double px = dot(pi, x, d);
+        for (size_t a = 0; a < d; a++)
+            pi[a] -= px * x[a];
+    }
+}
+
+static double kinetic(const mcf_coordinates *c, const double *p)
+{
+    return 0.5 * dot(p, p, doubles(c));
+}
+
+static void momenta(const mcf_coordinates *c, double *p, mcf_rng *rng)
+{
+    const size_t d = sphere(c);
+    for (size_t q = 0; q < doubles(c); q++)
+        p[q] = mcf_rng_normal(rng);
+    for (size_t i = 0; d && i < c->count; i++) {
+        const double *x = c->x + d * i;
+        double *pi = p + d * i;
+        const double px = dot(pi, x, d);
+        for (size_t a = 0; a < d; a++)
+            pi[a] -= px * x[a];
+    }
+}
+
+/* ---- the gradient against central differences (the first sweep of a fresh run) ------- */
+
+/* direction e of coordinate i of chain k's check q: a unit tangent vector (a unit vector's
+ * coordinates) or 1, from a stream of the chain's index that nothing else uses */
+static size_t check_direction(const mcf_coordinates *c, size_t chain, size_t q, double e[4])
+{
+    mcf_rng rng;
+    mcf_rng_init(&rng, 0x4843484543ull + chain, q); /* "HCHEC" */
+    const size_t i = (size_t)mcf_rng_below(&rng, c->count), d = sphere(c);
+    if (!d) {
+        e[0] = 1.0;
+        return i;
+    }
+    const double *x = c->x + d * i;
+    double v[4];
+    for (size_t a = 0; a < d; a++)
+        v[a] = mcf_rng_normal(&rng);
+    const double vx = dot(v, x, d);
+    for (size_t a = 0; a < d; a++)
+        v[a] -= vx * x[a];
+    const double r = sqrt(dot(v, v, d));
+    for (size_t a = 0; a < d; a++)
+        e[a] = v[a] / r;
+    return i;
+}
+
+/* coordinate i of c moved by t along e (from the saved x0) */
+static void displace(const mcf_coordinates *c, const double *x0, size_t i, const double *e,
+                     double t)
+{
+    const size_t d = sphere(c);
+    if (!d) {
+        c->x[i] = x0[i] + t;
+        return;
+    }
+    for (size_t a = 0; a < d; a++)
+        c->x[d * i + a] = x0[d * i + a] * cos(t) + e[a] * sin(t);
+}
+
+static int check_gradient(const mcfi_model *m, mcfi_hmc *h, mcf_chain *const *chains,
+                          long checks)
+{
+    const size_t n = h->n;
+    double *want = malloc(n * sizeof *want), *D = malloc(2 * n * sizeof *D);
+    double *e = malloc(4 * n * sizeof *e);
+    size_t *at = malloc(n * sizeof *at);
+    int rc = !want || !D || !e || !at ? mcf_fail(MCF_ENOMEM, "hmc: out of memory") : MCF_OK;
+    for (long q = 0; !rc && q < checks; q++) {
+        for (size_t k = 0; k < n; k++) {
+            const mcf_coordinates *c = &h->co[k];
+            at[k] = check_direction(c, chains[k]->index, (size_t)q, e + 4 * k);
+            const size_t d = sphere(c);
+            want[k] = d ? dot(h->g[k] + d * at[k], e + 4 * k, d) : h->g[k][at[k]];
+        }
+        for (int half = 0; !rc && half < 2; half++) {
+            const double d = half ? 5e-5 : 1e-4;
+            for (int sg = 0; !rc && sg < 2; sg++) {
+                for (size_t k = 0; k < n; k++)
+                    displace(&h->co[k], h->x0[k], at[k], e + 4 * k, sg ? -d : d);
+                rc = action(m, h, 0);
+                for (size_t k = 0; !rc && k < n; k++)
+                    D[half * n + k] = sg ? (D[half * n + k] - h->S[k]) / (2 * d) : h->S[k];
+            }
+        }
+        for (size_t k = 0; !rc && k < n; k++) {
+            memcpy(h->co[k].x, h->x0[k], doubles(&h->co[k]) * sizeof(double));
+            const double d1 = D[k], d2 = D[n + k];
+            const double tol = 2.0 * fabs(d1 - d2) + 1e-12 * (fabs(h->S0[k]) + 1.0) / 5e-5 +
+                               1e-6 * fabs(want[k]);
+            if (!(fabs(d2 - want[k]) <= tol))
+                rc = mcf_fail(MCF_EPLUGIN, "model %s: global_action's gradient is not the "
+                              "derivative of its action (chain %zu, coordinate %zu): along a "
+                              "test direction the gradient gives %.10g, central differences "
+                              "of S give %.10g (tolerance %.2e); the run stops before "
+                              "sampling a wrong weight (a bug in the model's chain rule)",
+                              m->name, chains[k]->index, at[k], want[k], d2, tol);
+        }
+    }
+    free(want);
+    free(D);
+    free(e);
+    free(at);
+    return rc;
+}
+
+/* ---- one trajectory per chain ---------------------------------------------------------- */
+
+int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
+                        mcf_chain *const *chains, size_t n, long steps, double dt, long checks,
+                        unsigned char *accepted)
+{
+    int rc = MCF_OK;
+    if (!*state && (rc = setup(m, chains, n, state)))
+        return rc;
+    mcfi_hmc *h = *state;
+    h->batch = b;
+    if ((rc = action(m, h, MCF_ACTION_PREPARE | MCF_ACTION_SYNC)))
+        return rc;
+    double *H0 = malloc(n * sizeof *H0);
+    if (!H0)
+        return mcf_fail(MCF_ENOMEM, "hmc: out of memory");
+    for (size_t k = 0; k < n; k++) {
+        const mcf_coordinates *c = &h->co[k];
+        memcpy(h->x0[k], c->x, doubles(c) * sizeof(double));
+        momenta(c, h->p[k], h->rngs[k]);
+    }
+    rc = action(m, h, MCF_ACTION_REFRESH | MCF_ACTION_GRADIENT);
+    for (size_t k = 0; !rc && k < n; k++) {
+        h->S0[k] = h->S[k];
+        H0[k] = h->S[k] + kinetic(&h->co[k], h->p[k]);
+    }
+    if (!rc && checks > 0) {
+        /* the differences move x and the state: back to x0 and its gradient afterwards */
+        rc = check_gradient(m, h, chains, checks);
+        if (!rc)
+            rc = action(m, h, MCF_ACTION_GRADIENT);
+    }
+    for (long s = 0; !rc && s < steps; s++) {
+        for (size_t k = 0; k < n; k++) {
+            kick(&h->co[k], h->p[k], h->g[k], 0.5 * dt);
+            flow(&h->co[k], h->p[k], dt);
+        }
+        rc = action(m, h, MCF_ACTION_GRADIENT);
+        for (size_t k = 0; !rc && k < n; k++)
+            kick(&h->co[k], h->p[k], h->g[k], 0.5 * dt);
+    }
+    int any_rejected = 0;
+    for (size_t k = 0; !rc && k < n; k++) {
+        const double dH = h->S[k] + kinetic(&h->co[k], h->p[k]) - H0[k];
+        accepted[k] = (unsigned char)mcf_metropolis_accept(h->rngs[k], isnan(dH) ? -INFINITY
+                                                                                  : -dH);
+        if (!accepted[k]) {
+            memcpy(h->co[k].x, h->x0[k], doubles(&h->co[k]) * sizeof(double));
+            any_rejected = 1;
+        }
+    }
+    if (!rc && any_rejected)
+        rc = action(m, h, MCF_ACTION_SYNC);
+    free(H0);
+    return rc;
+}

@@ -1,0 +1,23 @@
+/* hmc.h — hybrid Monte Carlo, the core's global sampler (hmc.c; internal). */
+#ifndef MCF_HMC_H
+#define MCF_HMC_H
+
+#include "run_state.h"
+
+typedef struct mcfi_hmc mcfi_hmc;
+struct mcfi_model;
+
+/* 1 when the model has coordinates and global_action (mcf 1.1) */
+int mcfi_hmc_supported(const struct mcfi_model *m);
+
+/* One trajectory for each of the n chains (steps leapfrog steps of dt), their decisions into
+ * accepted[k]; *state: the group's scratch, made on the first call (the chains' coordinates
+ * located once), freed by mcfi_hmc_free.  checks > 0: first compare each chain's gradient
+ * with central differences of its action along `checks` directions (MCF_EPLUGIN when they
+ * disagree).  Errors name the model. */
+int mcfi_hmc_trajectory(const struct mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
+                        mcf_chain *const *chains, size_t n, long steps, double dt, long checks,
+                        unsigned char *accepted);
+void mcfi_hmc_free(mcfi_hmc *h);
+
+#endif

@@ -1,0 +1,230 @@
+/* de_hmc.c — the double-exchange model under hybrid Monte Carlo ([run] sampler = hmc,
+ * core/engine/hmc.c; mcf 1.1): its coordinates are the unit spins, and
+ *
+ *     S(spins) = -log det(1 + e^{-(H - mu)/T}) + const = S_pf,
+ *
+ * the pseudofermion form of the evaluator (mcf/fermion.h; the model has no classical term),
+ * redrawn at each trajectory's start.  The gradient: the evaluator's dS_pf/dH on the table,
+ * G, by the chain rule to the coordinates.
+ *
+ *   J_H infinite (H_ij = -t p_ij <chi_i|chi_j>, p_ij the twist's phase or 1): the
+ *   coordinates are the spinors chi_i themselves, unit 4-vectors (S_i = chi_i^+ sigma chi_i),
+ *   not the spins: S_pf at fixed pseudofermions is not invariant under a spinor's phase
+ *   (H -> U H U^+ moves phi's weight), so as a function of the spins it would depend on the
+ *   gauge chosen for chi(S), which is singular at a pole.  On S^3 with its uniform measure
+ *   there is no such choice (the uniform measure projects onto the uniform one on the
+ *   spin's sphere), and the trajectory's map commutes with the phases, so putting every
+ *   chi into the gauge of de_field at each trajectory's start (MCF_ACTION_PREPARE: the
+ *   state a checkpoint records, spins only, resumes bit for bit) changes nothing sampled.
+ *   The Wirtinger gradient g_i = dS/d conj(chi_i) = -t sum_j conj(G_ij) p_ij chi_j (slot
+ *   (i, j) of row i) gives dS = 2 Re sum_i conj(g_i) . dchi_i: the real gradient 2 g_i.
+ *   J_H finite (the block -J_H S.sigma of the two orbitals of site i):
+ *   dS/dS^x = -J_H (Re G_ud + Re G_du), dS/dS^y = J_H (Im G_ud - Im G_du),
+ *   dS/dS^z = -J_H (G_uu - G_dd).
+ * The core checks this gradient against differences of S at every fresh run's first
+ * trajectory; tests/cli/test_hmc_de.sh holds the sampled distribution to the local
+ * Metropolis sampler's with ed. */
+#include "de_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int de_coordinates(void *chain, mcf_coordinates *out)
+{
+    de_chain *c = chain;
+    if (c->finite) {
+        *out = (mcf_coordinates){MCF_COORDINATES_UNIT3, c->n, c->spin};
+        return MCF_OK;
+    }
+    if (!c->spinor && !(c->spinor = malloc(4 * c->n * sizeof *c->spinor)))
+        return mcf_fail(MCF_ENOMEM, "double-exchange: out of memory for %zu spinors", c->n);
+    for (size_t i = 0; i < c->n; i++)
+        de_field(c->spin + 3 * i, c->spinor + 4 * i);
+    *out = (mcf_coordinates){MCF_COORDINATES_UNIT4, c->n, c->spinor};
+    return MCF_OK;
+}
+
+/* the slot of column col in row r of h, or -1 */
+static long slot_of(const mcf_hamiltonian *h, size_t r, size_t col)
+{
+    for (int k = 0; k < h->width; k++)
+        if (h->col[(size_t)k * h->dim + r] == (int32_t)col)
+            return (long)((size_t)k * h->dim + r);
+    return -1;
+}
+
+/* the gradient of S on the coordinates (spinors, or spins at finite hund) from G */
+static void coordinate_gradient(const de_chain *c, const double *gd, const double *gre,
+                                const double *gim, double *grad)
+{
+    const mcf_hamiltonian *h = c->h;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->finite) {
+            double *gi = grad + 3 * i;
+            const double J = c->hund;
+            const long ud = slot_of(h, 2 * i, 2 * i + 1), du = slot_of(h, 2 * i + 1, 2 * i);
+            gi[0] = -J * (gre[ud] + gre[du]);
+            gi[1] = J * (gim[ud] - gim[du]);
+            gi[2] = -J * (gd[2 * i] - gd[2 * i + 1]);
+            continue;
+        }
+        double g[4] = {0, 0, 0, 0};
+        for (int k = 0; k < c->z; k++) {
+            const int32_t j = c->nb[i * (size_t)c->z + (size_t)k];
+            if (j < 0)
+                continue;
+            const long sl = slot_of(h, i, (size_t)j);
+            const double *ph = c->phase ? c->phase + 2 * (i * (size_t)c->z + (size_t)k) : NULL;
+            const double pr = ph ? ph[0] : 1.0, pi = ph ? ph[1] : 0.0;
+            /* w = -t conj(G_ij) p_ij */
+            const double Gr = gre[sl], Gi = -gim[sl];
+            const double wr = -c->t * (Gr * pr - Gi * pi), wi = -c->t * (Gr * pi + Gi * pr);
+            const double *aj = c->spinor + 4 * (size_t)j;
+            for (int q = 0; q < 2; q++) {
+                g[2 * q] += wr * aj[2 * q] - wi * aj[2 * q + 1];
+                g[2 * q + 1] += wr * aj[2 * q + 1] + wi * aj[2 * q];
+            }
+        }
+        for (int q = 0; q < 4; q++)
+            grad[4 * i + q] = 2.0 * g[q];
+    }
+}
+
+/* hund = inf: the spins from the spinors (S = chi^+ sigma chi, normalized) and H from the
+ * spinors: the field (factorized), or each twisted bond from its lower site */
+static int from_spinors(de_chain *c)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        const double *a = c->spinor + 4 * i;
+        double *s = c->spin + 3 * i;
+        s[0] = 2.0 * (a[0] * a[2] + a[1] * a[3]);
+        s[1] = 2.0 * (a[0] * a[3] - a[1] * a[2]);
+        s[2] = a[0] * a[0] + a[1] * a[1] - a[2] * a[2] - a[3] * a[3];
+        const double r = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+        for (int q = 0; q < 3; q++)
+            s[q] /= r;
+        int rc;
+        if (!c->twisted && (rc = mcf_hamiltonian_set_field(c->h, i, a)))
+            return mcf_fail_prefix(rc, "double-exchange: the spinor of site %zu", i);
+    }
+    for (size_t i = 0; c->twisted && i < c->n; i++)
+        for (int k = 0; k < c->z; k++) {
+            const int32_t j = c->nb[i * (size_t)c->z + (size_t)k];
+            if (j < 0 || (size_t)j <= i)
+                continue;
+            double re, im;
+            de_entry_spinor(c, i, k, c->spinor + 4 * i, c->spinor + 4 * (size_t)j, &re, &im);
+            const int rc = mcf_hamiltonian_set(c->h, i, (size_t)j, re, im);
+            if (rc)
+                return mcf_fail_prefix(rc, "double-exchange: the hopping %zu -> %d", i, j);
+        }
+    return MCF_OK;
+}
+
+/* the chain's pseudofermion arrays for nf flavours (kept; grown when nf grows) */
+static int pf_arrays(de_chain *c, size_t nf)
+{
+    if (c->pf_flavours >= nf && c->pf_re)
+        return MCF_OK;
+    const size_t dim = c->h->dim, slots = (size_t)c->h->width * dim;
+    free(c->pf_re);
+    free(c->pf_g);
+    c->pf_re = calloc(2 * nf * dim, sizeof *c->pf_re);
+    c->pf_g = calloc(dim + 2 * slots, sizeof *c->pf_g);
+    if (!c->pf_re || !c->pf_g)
+        return mcf_fail(MCF_ENOMEM, "double-exchange: out of memory for %zu pseudofermions",
+                        nf);
+    c->pf_flavours = nf;
+    return MCF_OK;
+}
+
+int de_global_action(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                     unsigned what, double *S, double *const *grad)
+{
+    int rc = MCF_OK;
+    for (size_t k = 0; k < n && !rc; k++) {
+        de_chain *c = chains[k];
+        if (!c->finite && (what & MCF_ACTION_PREPARE))
+            for (size_t i = 0; i < c->n; i++) /* the gauge of de_field */
+                de_field(c->spin + 3 * i, c->spinor + 4 * i);
+        if ((rc = c->finite ? de_build(c, c->h) : from_spinors(c)))
+            return rc;
+        de_refresh(c);
+        if (!mcf_fermion_has(&c->fermion, MCF_FERMION_PSEUDOFERMION))
+            return mcf_fail(MCF_EINVAL, "double-exchange: [run] sampler = hmc needs an "
+                            "evaluator with pseudofermions (ed, kpm or kpm-cuda of mcf 1.1); "
+                            "evaluator %s has none", c->fermion.name);
+    }
+    if (what & MCF_ACTION_SYNC || n == 0)
+        return MCF_OK;
+    mcf_fermion_batch a;
+    if ((rc = mcf_fermion_batch_get(b, n, &a)))
+        return rc;
+    /* one evaluator call per number of flavours (chains at other T differ): the chains of
+     * one count gathered at the front of a's arrays, in order */
+    double **re = malloc(n * sizeof *re), **im = malloc(n * sizeof *im);
+    double **gd = malloc(n * sizeof *gd), **gre = malloc(n * sizeof *gre);
+    double **gim = malloc(n * sizeof *gim), *Sg = malloc(n * sizeof *Sg);
+    size_t *nf = malloc(n * sizeof *nf);
+    unsigned char *done = calloc(n, 1);
+    if (!re || !im || !gd || !gre || !gim || !Sg || !nf || !done)
+        rc = mcf_fail(MCF_ENOMEM, "double-exchange: out of memory");
+    for (size_t k = 0; !rc && k < n; k++) { /* each chain's flavours (a size query) */
+        de_chain *c = chains[k];
+        mcf_pseudofermion q = {.mode = MCF_PSEUDOFERMION_ACTION};
+        a.ws[0] = c->ws;
+        a.T[0] = c->T;
+        a.mu[0] = c->mu;
+        if (!(rc = mcf_fermion_pseudofermion(&a, 1, &q)))
+            rc = pf_arrays(c, nf[k] = q.flavours);
+    }
+    for (size_t first = 0; !rc && first < n; first++) {
+        if (done[first])
+            continue;
+        size_t m = 0;
+        for (size_t k = first; k < n; k++) {
+            if (done[k] || nf[k] != nf[first])
+                continue;
+            de_chain *c = chains[k];
+            const size_t dim = c->h->dim, slots = (size_t)c->h->width * dim;
+            a.ws[m] = c->ws;
+            a.rngs[m] = rngs ? rngs[k] : NULL;
+            a.T[m] = c->T;
+            a.mu[m] = c->mu;
+            a.index[m] = k;
+            re[m] = c->pf_re;
+            im[m] = c->pf_re + c->pf_flavours * dim;
+            gd[m] = c->pf_g;
+            gre[m] = c->pf_g + dim;
+            gim[m] = c->pf_g + dim + slots;
+            done[k] = 1;
+            m++;
+        }
+        if (what & MCF_ACTION_REFRESH) {
+            mcf_pseudofermion d = {.mode = MCF_PSEUDOFERMION_DRAW, .phi_re = re, .phi_im = im};
+            if ((rc = mcf_fermion_pseudofermion(&a, m, &d)))
+                break;
+        }
+        const mcf_density_matrix g = {gd, gre, gim, NULL, NULL, NULL};
+        mcf_pseudofermion q = {.mode = MCF_PSEUDOFERMION_ACTION, .phi_re = re, .phi_im = im,
+                               .action = Sg, .grad = (what & MCF_ACTION_GRADIENT) ? &g : NULL};
+        if ((rc = mcf_fermion_pseudofermion(&a, m, &q)))
+            break;
+        for (size_t j = 0; j < m; j++) {
+            const size_t k = a.index[j];
+            S[k] = Sg[j];
+            if (what & MCF_ACTION_GRADIENT)
+                coordinate_gradient(chains[k], gd[j], gre[j], gim[j], grad[k]);
+        }
+    }
+    free(re);
+    free(im);
+    free(gd);
+    free(gre);
+    free(gim);
+    free(Sg);
+    free(nf);
+    free(done);
+    return rc;
+}
