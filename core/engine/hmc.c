@@ -16,12 +16,14 @@
  *      new x, a half kick;
  *   4. accept with min(1, e^{-dH}), dH the change of S + |p|^2/2, by mcf_metropolis_accept
  *      on the chain's stream; a rejected trajectory puts x0 back and the model syncs to it.
+ *      S = +inf at a step is a configuration outside the model's domain (weight 0): that
+ *      chain's trajectory stops there and is rejected.
  *
  * So the chain samples exp(-S) exactly whatever the step (only the acceptance depends on it),
  * with the model's S: for a fermion model the pseudofermion form, exact up to its stated
  * polynomial bound (docs/methods.md, "Hybrid Monte Carlo").  On the first sweep of a fresh
- * run the core checks each chain's gradient against central differences of S along
- * hmc_check random directions (a model's chain rule that is wrong is refused, not sampled). */
+ * run the core checks each chain's gradient against central differences of S along 3
+ * random directions (a model's chain rule that is wrong is refused, not sampled). */
 #include "hmc.h"
 
 #include "chain.h"
@@ -143,9 +145,12 @@ static int action(const mcfi_model *m, mcfi_hmc *h, unsigned what)
     if (rc)
         return mcf_fail_prefix(rc, "model %s: global_action", m->name);
     for (size_t k = 0; !(what & MCF_ACTION_SYNC) && k < h->n; k++)
-        if (!isfinite(h->S[k]))
+        if (isnan(h->S[k]) || h->S[k] == -INFINITY ||
+            (h->S[k] == INFINITY && (what & MCF_ACTION_REFRESH)))
             return mcf_fail(MCF_EPLUGIN, "model %s: global_action gave S = %g (chain %zu of "
-                            "the group): not finite", m->name, h->S[k], k);
+                            "the group)%s", m->name, h->S[k], k,
+                            h->S[k] == INFINITY ? " for the chain's own state (weight 0)"
+                                                : ": not a number < inf");
     return MCF_OK;
 }
 
@@ -332,18 +337,27 @@ int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
         if (!rc)
             rc = action(m, h, MCF_ACTION_GRADIENT);
     }
+    /* S = +inf: the trajectory left the model's domain (weight 0); it stops there and is
+     * rejected */
+    unsigned char *out = calloc(n, 1);
+    if (!out && !rc)
+        rc = mcf_fail(MCF_ENOMEM, "hmc: out of memory");
     for (long s = 0; !rc && s < steps; s++) {
-        for (size_t k = 0; k < n; k++) {
-            kick(&h->co[k], h->p[k], h->g[k], 0.5 * dt);
-            flow(&h->co[k], h->p[k], dt);
-        }
+        for (size_t k = 0; k < n; k++)
+            if (!out[k]) {
+                kick(&h->co[k], h->p[k], h->g[k], 0.5 * dt);
+                flow(&h->co[k], h->p[k], dt);
+            }
         rc = action(m, h, MCF_ACTION_GRADIENT);
-        for (size_t k = 0; !rc && k < n; k++)
-            kick(&h->co[k], h->p[k], h->g[k], 0.5 * dt);
+        for (size_t k = 0; !rc && k < n; k++) {
+            out[k] |= h->S[k] == INFINITY;
+            if (!out[k])
+                kick(&h->co[k], h->p[k], h->g[k], 0.5 * dt);
+        }
     }
     int any_rejected = 0;
     for (size_t k = 0; !rc && k < n; k++) {
-        const double dH = h->S[k] + kinetic(&h->co[k], h->p[k]) - H0[k];
+        const double dH = out[k] ? INFINITY : h->S[k] + kinetic(&h->co[k], h->p[k]) - H0[k];
         accepted[k] = (unsigned char)mcf_metropolis_accept(h->rngs[k], isnan(dH) ? -INFINITY
                                                                                   : -dH);
         if (!accepted[k]) {
@@ -354,5 +368,6 @@ int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
     if (!rc && any_rejected)
         rc = action(m, h, MCF_ACTION_SYNC);
     free(H0);
+    free(out);
     return rc;
 }

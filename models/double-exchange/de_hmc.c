@@ -122,23 +122,6 @@ static int from_spinors(de_chain *c)
     return MCF_OK;
 }
 
-/* the chain's pseudofermion arrays for nf flavours (kept; grown when nf grows) */
-static int pf_arrays(de_chain *c, size_t nf)
-{
-    if (c->pf_flavours >= nf && c->pf_re)
-        return MCF_OK;
-    const size_t dim = c->h->dim, slots = (size_t)c->h->width * dim;
-    free(c->pf_re);
-    free(c->pf_g);
-    c->pf_re = calloc(2 * nf * dim, sizeof *c->pf_re);
-    c->pf_g = calloc(dim + 2 * slots, sizeof *c->pf_g);
-    if (!c->pf_re || !c->pf_g)
-        return mcf_fail(MCF_ENOMEM, "double-exchange: out of memory for %zu pseudofermions",
-                        nf);
-    c->pf_flavours = nf;
-    return MCF_OK;
-}
-
 int de_global_action(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
                      unsigned what, double *S, double *const *grad)
 {
@@ -161,70 +144,27 @@ int de_global_action(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const
     mcf_fermion_batch a;
     if ((rc = mcf_fermion_batch_get(b, n, &a)))
         return rc;
-    /* one evaluator call per number of flavours (chains at other T differ): the chains of
-     * one count gathered at the front of a's arrays, in order */
-    double **re = malloc(n * sizeof *re), **im = malloc(n * sizeof *im);
-    double **gd = malloc(n * sizeof *gd), **gre = malloc(n * sizeof *gre);
-    double **gim = malloc(n * sizeof *gim), *Sg = malloc(n * sizeof *Sg);
-    size_t *nf = malloc(n * sizeof *nf);
-    unsigned char *done = calloc(n, 1);
-    if (!re || !im || !gd || !gre || !gim || !Sg || !nf || !done)
+    mcf_fermion_hmc **pf = malloc(n * sizeof *pf);
+    const mcf_hamiltonian **h = malloc(n * sizeof *h);
+    if (!pf || !h)
         rc = mcf_fail(MCF_ENOMEM, "double-exchange: out of memory");
-    for (size_t k = 0; !rc && k < n; k++) { /* each chain's flavours (a size query) */
+    for (size_t k = 0; !rc && k < n; k++) {
         de_chain *c = chains[k];
-        mcf_pseudofermion q = {.mode = MCF_PSEUDOFERMION_ACTION};
-        a.ws[0] = c->ws;
-        a.T[0] = c->T;
-        a.mu[0] = c->mu;
-        if (!(rc = mcf_fermion_pseudofermion(&a, 1, &q)))
-            rc = pf_arrays(c, nf[k] = q.flavours);
+        a.ws[k] = c->ws;
+        a.rngs[k] = rngs ? rngs[k] : NULL;
+        a.T[k] = c->T;
+        a.mu[k] = c->mu;
+        pf[k] = &c->pf;
+        h[k] = c->h;
     }
-    for (size_t first = 0; !rc && first < n; first++) {
-        if (done[first])
-            continue;
-        size_t m = 0;
-        for (size_t k = first; k < n; k++) {
-            if (done[k] || nf[k] != nf[first])
-                continue;
-            de_chain *c = chains[k];
-            const size_t dim = c->h->dim, slots = (size_t)c->h->width * dim;
-            a.ws[m] = c->ws;
-            a.rngs[m] = rngs ? rngs[k] : NULL;
-            a.T[m] = c->T;
-            a.mu[m] = c->mu;
-            a.index[m] = k;
-            re[m] = c->pf_re;
-            im[m] = c->pf_re + c->pf_flavours * dim;
-            gd[m] = c->pf_g;
-            gre[m] = c->pf_g + dim;
-            gim[m] = c->pf_g + dim + slots;
-            done[k] = 1;
-            m++;
-        }
-        if (what & MCF_ACTION_REFRESH) {
-            mcf_pseudofermion d = {.mode = MCF_PSEUDOFERMION_DRAW, .phi_re = re, .phi_im = im};
-            if ((rc = mcf_fermion_pseudofermion(&a, m, &d)))
-                break;
-        }
-        const mcf_density_matrix g = {gd, gre, gim, NULL, NULL, NULL};
-        mcf_pseudofermion q = {.mode = MCF_PSEUDOFERMION_ACTION, .phi_re = re, .phi_im = im,
-                               .action = Sg, .grad = (what & MCF_ACTION_GRADIENT) ? &g : NULL};
-        if ((rc = mcf_fermion_pseudofermion(&a, m, &q)))
-            break;
-        for (size_t j = 0; j < m; j++) {
-            const size_t k = a.index[j];
-            S[k] = Sg[j];
-            if (what & MCF_ACTION_GRADIENT)
-                coordinate_gradient(chains[k], gd[j], gre[j], gim[j], grad[k]);
-        }
+    if (!rc)
+        rc = mcf_fermion_hmc_action(&a, n, pf, h, what, S);
+    for (size_t k = 0; !rc && (what & MCF_ACTION_GRADIENT) && k < n; k++) {
+        const mcf_fermion_hmc *p = pf[k];
+        coordinate_gradient(chains[k], p->grad, p->grad + p->dim, p->grad + p->dim + p->slots,
+                            grad[k]);
     }
-    free(re);
-    free(im);
-    free(gd);
-    free(gre);
-    free(gim);
-    free(Sg);
-    free(nf);
-    free(done);
+    free(pf);
+    free(h);
     return rc;
 }

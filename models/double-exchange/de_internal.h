@@ -88,10 +88,7 @@ typedef struct de_chain {
     double *dos_last;          /* the last DOS measured (repeated in between) */
     uint64_t measured;         /* measurements so far */
     de_fixed fixed;            /* the record's fixed values (state(), de_checkpoint.c) */
-    /* sampler = hmc (de_hmc.c): the pseudofermions (re then im, flavours x dim each) and
-     * the action's gradient on the table (diag, re, im), on first use */
-    double *pf_re, *pf_g;
-    size_t pf_flavours;
+    mcf_fermion_hmc pf;        /* sampler = hmc (de_hmc.c): the pseudofermions */
     double *spinor;            /* hund = inf: the coordinates, 4N (chi_i, moved by the core) */
 } de_chain;
 

@@ -125,8 +125,7 @@ static void de_destroy(void *chain)
     free(c->spin);
     free(c->nb);
     free(c->dos_last);
-    free(c->pf_re);
-    free(c->pf_g);
+    mcf_fermion_hmc_release(&c->pf);
     free(c->spinor);
     free(c);
 }

@@ -88,17 +88,6 @@ typedef struct ho_move {
     mcf_change change; /* -g (x_new - x_old) on row site */
 } ho_move;
 
-typedef struct ho_chain {
-    mcf_lattice *lat;
-    int64_t n;
-    double g, k, mu, T, delta;
-    double *x;
-    double theta[3];     /* the twist, radians (mcf_lattice_twist) */
-    mcf_hamiltonian *h;
-    mcf_fermion fermion; /* the evaluator */
-    void *ws;            /* its workspace for h */
-    mcf_rng mrng;        /* the measurement stream */
-} ho_chain;
 
 /* the chain's lattice and its Hamiltonian h(x), for holstein_periodic.c */
 const mcf_hamiltonian *ho_chain_hamiltonian(const void *chain, const mcf_lattice **lat,
@@ -117,6 +106,7 @@ static void ho_destroy(void *chain)
     mcf_hamiltonian_destroy(c->h);
     mcf_lattice_destroy(c->lat);
     free(c->x);
+    mcf_fermion_hmc_release(&c->pf);
     free(c);
 }
 
@@ -332,6 +322,8 @@ static const mcf_model ho_model = {
     .state = ho_state,
     .rebuild = ho_rebuild,
     .periodic = ho_periodic,
+    .coordinates = ho_coordinates,
+    .global_action = ho_global_action,
 };
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "holstein", "1.2",

@@ -288,6 +288,28 @@ MCF_API int mcf_fermion_density_matrix(const mcf_fermion_batch *a, size_t n,
  * one call.  p->flavours comes back set.  Bind with MCF_FERMION_PSEUDOFERMION. */
 MCF_API int mcf_fermion_pseudofermion(const mcf_fermion_batch *a, size_t n,
                                       mcf_pseudofermion *p);
+
+/* A fermion model under hybrid Monte Carlo ([run] sampler = hmc; mcf/model.h's
+ * global_action): one of these per chain, zeroed at create, released at destroy; it keeps
+ * the chain's pseudofermions and the gradient of their action on the table. */
+typedef struct mcf_fermion_hmc {
+    double *phi;   /* 2 flavours dim: the real parts, then the imaginary ones */
+    double *grad;  /* dim + 2 slots: dS_pf/dH on the table as mcf_density_matrix writes it:
+                      diag = grad, bond_re = grad + dim, bond_im = grad + dim + slots */
+    size_t flavours, dim, slots;
+} mcf_fermion_hmc;
+MCF_API void mcf_fermion_hmc_release(mcf_fermion_hmc *pf);
+
+/* global_action's fermion part for n chains (a->ws, a->T, a->mu filled by the model, a->rngs
+ * with MCF_ACTION_REFRESH; h[k] each chain's Hamiltonian): with MCF_ACTION_REFRESH the
+ * pseudofermions are drawn first, then S[k] = S_pf (mcf/fermion.h) and, with
+ * MCF_ACTION_GRADIENT, its gradient on the table into pf[k]->grad for the model's chain rule
+ * (mcf_hamiltonian_factors_gradient, mcf_density_matrix_force, or the model's own).  One
+ * evaluator call per number of flavours among the chains.  Needs MCF_FERMION_PSEUDOFERMION
+ * and fixed spectral bounds. */
+MCF_API int mcf_fermion_hmc_action(const mcf_fermion_batch *a, size_t n,
+                                   mcf_fermion_hmc *const *pf, const mcf_hamiltonian *const *h,
+                                   unsigned what, double *S);
 #endif /* MCF_WANT_ABI >= 2 */
 
 /* dOmega/dx = Tr[rho dH/dx] for one real parameter x whose derivative dH/dx is given in h's

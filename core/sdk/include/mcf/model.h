@@ -437,7 +437,9 @@ typedef struct mcf_model {
      * fermion model: its pseudofermion action, mcf/fermion.h, at fixed auxiliary fields)
      * and, with MCF_ACTION_GRADIENT, dS/dx into grad[k].  With MCF_ACTION_REFRESH the model
      * first draws its auxiliary fields for x from rngs[k]; between refreshes S must be one
-     * smooth function of x (the same fields), so that the trajectory conserves it. */
+     * smooth function of x (the same fields), so that the trajectory conserves it.  S = +inf
+     * says x left the model's domain (weight 0: the trajectory is rejected); the state at a
+     * trajectory's start must have S < inf. */
     int (*global_action)(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
                          unsigned what, double *S, double *const *grad);
 } mcf_model;
