@@ -6,6 +6,7 @@
 #include "mcf_mpi.h"
 #include "results_table.h"
 #include "run_state.h"
+#include "series.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -22,6 +23,14 @@ void mcfi_error_target_free(mcf_setup *s)
     free(s->targets);
     s->targets = NULL;
     s->n_targets = 0;
+}
+
+const mcfi_error_target *mcfi_error_target_find(const mcf_setup *s, const char *name)
+{
+    for (size_t k = 0; k < s->n_targets; k++)
+        if (!strcmp(s->targets[k].name, name))
+            return &s->targets[k];
+    return NULL;
 }
 
 /* One "NAME:VALUE[%]" (trimmed, not empty) into *t. */
@@ -96,8 +105,8 @@ int mcfi_error_target_check(const mcf_config *c, mcf_setup *s)
         return MCF_OK;
     }
     mcfe_config_key_where(c, "schedule", "error_target", where, sizeof where);
-    for (size_t k = 0; k < s->n_targets; k++)
-        if (!mcfi_results_error_column(s, s->targets[k].name))
+    for (size_t k = 0; k < s->n_targets; k++) /* tc: the driver's (run.c refuses without) */
+        if (strcmp(s->targets[k].name, "tc") && !mcfi_results_error_column(s, s->targets[k].name))
             return mcf_fail(MCF_EINVAL, "%s: [schedule] error_target: results.tsv of model '%s' "
                             "has no column %s with an error (%s_err): name a scalar "
                             "observable (`mcf describe %s`) or a derived quantity the run "
@@ -260,6 +269,35 @@ static int targets_met(mcf_run *r, const mcfi_table *t, char *report, size_t n)
     return short_points == 0;
 }
 
+/* Rank 0: target tc, T_c's error from the analysis of the series written so far (the
+ * mcf tc driver's tc_estimate); *met is and-ed with it and its standing joins the report
+ * (replaces it when tc is the only target). */
+static int tc_met(mcf_run *r, const mcfi_error_target *g, int alone, char *report, size_t n,
+                  uint64_t *met)
+{
+    double tc = NAN, err = NAN;
+    int rc = r->tc_estimate(r->dir, ".series-partial", r->tc_ctx, &tc, &err);
+    if (rc)
+        return rc;
+    const double bound = g->relative ? g->value * fabs(tc) : g->value;
+    const int ok = isfinite(err) && err <= bound;
+    char line[256];
+    if (g->relative)
+        snprintf(line, sizeof line, "T_c = %.6g +- %.3g, %.3g%% (target %.3g%%)", tc, err,
+                 100.0 * err / fabs(tc), 100.0 * g->value);
+    else
+        snprintf(line, sizeof line, "T_c = %.6g +- %.3g (target %.3g)", tc, err, g->value);
+    if (alone) {
+        snprintf(report, n, "%s", line);
+        *met = (uint64_t)ok;
+    } else {
+        size_t used = strlen(report);
+        snprintf(report + used, n - used, "; %s", line);
+        *met = *met && ok;
+    }
+    return MCF_OK;
+}
+
 int mcfi_error_target_decide(mcf_run *r, int *extend)
 {
     const mcf_setup *s = r->setup;
@@ -268,6 +306,10 @@ int mcfi_error_target_decide(mcf_run *r, int *extend)
         return MCF_OK;
     uint64_t head[2] = {0, 0}; /* met, status */
     char report[512] = "";
+    const mcfi_error_target *tc = mcfi_error_target_find(s, "tc");
+    int flushed = tc ? mcfe_mpi_agree(mcfi_series_flush(r)) : MCF_OK;
+    if (flushed)
+        return flushed;
     if (r->rank == 0) {
         mcfi_table t;
         int rc = mcfi_results_table(r, &t);
@@ -275,6 +317,8 @@ int mcfi_error_target_decide(mcf_run *r, int *extend)
             head[0] = (uint64_t)targets_met(r, &t, report, sizeof report);
             mcfi_table_free(&t);
         }
+        if (!rc && tc) /* T_c's error from the series so far, by the driver's analysis */
+            rc = tc_met(r, tc, s->n_targets == 1, report, sizeof report, &head[0]);
         head[1] = (uint64_t)rc;
     }
     mcfi_mpi_bcast_u64(head, 2);

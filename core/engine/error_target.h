@@ -30,6 +30,8 @@ int mcfi_error_target_parse(const char *text, const char *where, mcf_setup *s);
  * s->max_sweeps to the largest sweeps * 2^k within it. */
 int mcfi_error_target_check(const mcf_config *c, mcf_setup *s);
 void mcfi_error_target_free(mcf_setup *s);
+/* The target named `name` ("tc": the critical temperature of `mcf tc CONFIG`), or NULL. */
+const mcfi_error_target *mcfi_error_target_find(const mcf_setup *s, const char *name);
 
 /* The measured sweeps of the phase that sweep `position` belongs to (s->sweeps without a
  * target; position at the end of a phase belongs to it), and the most a run can reach. */

@@ -102,6 +102,8 @@ static int run_open(mcf_run *r, mcf_setup *setup, const mcf_run_options *opt)
     while (r->model->observables[r->n_declared].name)
         r->n_declared++;
     r->dir = strdup(opt->output ? opt->output : setup->output);
+    r->tc_estimate = opt->tc_estimate;
+    r->tc_ctx = opt->tc_ctx;
     r->scalar = calloc(r->n_declared, sizeof *r->scalar);
     r->curve = calloc(r->n_declared, sizeof *r->curve);
     /* every failure from here on is agreed by all ranks before they leave together */
@@ -392,6 +394,9 @@ int mcfe_run_execute(mcf_setup *setup, const mcf_run_options *opt)
 {
     mcf_run run, *r = &run;
     int rc = run_open(r, setup, opt);
+    if (!rc && !r->tc_estimate && mcfi_error_target_find(setup, "tc"))
+        rc = mcf_fail(MCF_EINVAL, "[schedule] error_target names tc, the critical temperature, "
+                      "which `mcf tc CONFIG` measures: run this configuration with mcf tc");
     if (rc) {
         run_release(r);
         return rc;

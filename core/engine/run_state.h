@@ -98,6 +98,8 @@ struct mcf_run {
     int target_state;            /* error_target: 0 none or undecided, 1 met, 2 missed at
                                     max_sweeps */
     char target_report[768];     /* error_target: how the last decision stood, one line */
+    int (*tc_estimate)(const char *, const char *, void *, double *, double *);
+    void *tc_ctx;                /* error_target tc:X: mcf_run_options's (mcf tc CONFIG) */
     uint64_t config_hash;        /* run.c's config_hashes: this release's, and the one a */
     uint64_t config_hash_before; /*   checkpoint of mcf 0.5 or older has (0: none) */
     mcf_tempering *pt;           /* parallel tempering, NULL when off */

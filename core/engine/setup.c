@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* [tc]: `mcf tc CONFIG`'s own keys (core/program/tc_driver.c reads and checks them) */
 static const char *const section_names[] = {"run", "schedule", "model", "evaluator",
-                                            "optimize"};
+                                            "optimize", "tc"};
 
 /* Every section of c is one of the four, or the error names the nearest. */
 static int check_section_names(const mcf_config *c)
@@ -22,14 +23,14 @@ static int check_section_names(const mcf_config *c)
     for (size_t k = 0; k < c->n; k++) {
         const mcf_config_entry *e = &c->entries[k];
         int known = 0;
-        for (size_t j = 0; j < 5; j++)
+        for (size_t j = 0; j < 6; j++)
             known |= !strcmp(e->section, section_names[j]);
         if (!known) {
             char where[512];
-            const char *near = mcfe_nearest_word(e->section, section_names, 5);
+            const char *near = mcfe_nearest_word(e->section, section_names, 6);
             mcfe_config_where(e, where, sizeof where);
             return mcf_fail(MCF_EINVAL, "%s: unknown section [%s]%s%s%s (sections: [run], "
-                            "[schedule], [model], [evaluator], [optimize])", where, e->section,
+                            "[schedule], [model], [evaluator], [optimize], [tc])", where, e->section,
                             near ? "; did you mean [" : "", near ? near : "", near ? "]?" : "");
         }
     }

@@ -30,6 +30,9 @@ static const char usage[] =
     "  mcf dos DIR [--kernel jackson|lorentz[:LAMBDA]|none] [--points N] [--range A:B]\n"
     "        reconstruct DOS/LDOS with error bands from the Chebyshev moments in\n"
     "        DIR/results.h5 (KPM runs) into DIR/dos-KERNEL-N.tsv\n"
+    "  mcf tc CONFIG [--force] [--no-plots]\n"
+    "        run the scans of CONFIG's [tc] section (sizes, temperatures, error_target),\n"
+    "        then T_c, its jackknife error and nu as below\n"
     "  mcf tc DIR [--blocks B] [--omega W] [--grid N]\n"
     "        T_c from a run's measurement series ([run] series = yes, a scan of L and T):\n"
     "        reweighted Binder and xi/L curves, their crossings, nu; DIR/tc.tsv\n"
@@ -195,6 +198,10 @@ static int cmd_run(int argc, char **argv, int optimize)
         else if (!strncmp(argv[k], "--set=", 6))
             rc = mcfe_config_override(c, argv[k] + 6);
     }
+    for (size_t k = 0; !rc && k < c->n; k++)
+        if (!strcmp(c->entries[k].section, "tc"))
+            rc = mcf_fail(MCF_EINVAL, "%s: a [tc] section: `mcf tc %s` runs it (the scans "
+                          "of [tc] sizes and temperatures, then T_c)", path, path);
     rc = mcfe_mpi_agree(rc);
     if (!rc)
         rc = run_config(c, &opt);
@@ -223,6 +230,10 @@ static int cmd_resume(int argc, char **argv)
     }
     if (!dir)
         return mcf_fail(MCF_EINVAL, "resume: missing DIR (usage: mcf resume DIR)");
+    if (mcfi_tc_is_driven(dir)) { /* a run of `mcf tc CONFIG`: its driver continues it */
+        opt.output_locked = 0;
+        return mcfi_tc_drive(NULL, dir, &opt, 0);
+    }
     opt.output = dir;
     /* locked before DIR/config.ini is read: the lock gives a folder whose `run --force` was
        killed before its first checkpoint back to the run it was replacing */
@@ -262,6 +273,26 @@ static int cmd_resume(int argc, char **argv)
     mcfe_config_free(c);
     mcfe_outdir_unlock(lock);
     return rc;
+}
+
+/* `mcf tc CONFIG [--force] [--no-plots]` (a file: tc_driver.c) or `mcf tc DIR ...` (tc.c) */
+static int cmd_tc(int argc, char **argv)
+{
+    struct stat st;
+    if (argc < 1 || stat(argv[0], &st) != 0 || !S_ISREG(st.st_mode))
+        return mcfi_tc_command(argc, argv);
+    mcf_run_options opt = {.progress = -1, .results_written = draw_plots};
+    int force = 0;
+    for (int k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "--force"))
+            force = 1;
+        else if (!strcmp(argv[k], "--no-plots"))
+            opt.results_ctx = &no_plots;
+        else
+            return mcf_fail(MCF_EINVAL, "mcf tc %s: unexpected '%s'; usage: mcf tc CONFIG "
+                            "[--force] [--no-plots]", argv[0], argv[k]);
+    }
+    return mcfi_tc_drive(argv[0], NULL, &opt, force);
 }
 
 static void print_plugin(const mcf_plugin *p, void *ctx)
@@ -424,8 +455,7 @@ static int command(int argc, char **argv)
         return report(stdout_written(mcfi_dos_command(argc - 2, argv + 2),
                                      "the table is written"));
     if (!strcmp(cmd, "tc"))
-        return report(stdout_written(mcfi_tc_command(argc - 2, argv + 2),
-                                     "the tables are written"));
+        return report(stdout_written(cmd_tc(argc - 2, argv + 2), "the tables are written"));
     if (!strcmp(cmd, "band"))
         return report(stdout_written(mcfi_band_command(argc - 2, argv + 2),
                                      "the tables are written"));

@@ -62,7 +62,7 @@ static int add_chain(tc_run *t, const char *file, size_t width, const int *col, 
     }
     tc_size *s = &t->size[k];
     char path[4096];
-    snprintf(path, sizeof path, "%s/series/%s", t->dir, file);
+    snprintf(path, sizeof path, "%s/%s/%s", t->dir, t->series, file);
     FILE *f = fopen(path, "rb");
     if (!f)
         return mcf_fail(MCF_EIO, "%s: cannot open (%s)", path, strerror(errno));
@@ -123,7 +123,7 @@ static int add_chain(tc_run *t, const char *file, size_t width, const int *col, 
 static int read_series(tc_run *t)
 {
     char path[4096], line[8192];
-    snprintf(path, sizeof path, "%s/series/index.tsv", t->dir);
+    snprintf(path, sizeof path, "%s/%s/index.tsv", t->dir, t->series);
     FILE *f = fopen(path, "r");
     if (!f)
         return mcf_fail(MCF_EINVAL, "mcf tc: %s: %s; the run has no measurement series: run "
@@ -216,12 +216,37 @@ static int solve_all(tc_run *t)
     return MCF_OK;
 }
 
+void tc_defaults(tc_run *t, const char *dir)
+{
+    memset(t, 0, sizeof *t);
+    t->dir = dir;
+    t->blocks = 16;
+    t->grid = 101;
+    t->omega = 1.0;
+    t->series = "series";
+}
+
+int tc_analyze(tc_run *t)
+{
+    for (int q = 0; q < 2; q++)
+        t->tc[q] = t->tc_err[q] = t->nu[q] = t->nu_err[q] = NAN;
+    int rc = read_series(t);
+    if (!rc)
+        rc = solve_all(t);
+    if (!rc)
+        rc = tc_write_curves(t);
+    if (!rc)
+        rc = tc_report(t);
+    run_free(t);
+    t->size = NULL;
+    t->n_sizes = 0;
+    return rc;
+}
+
 int mcfi_tc_command(int argc, char **argv)
 {
-    tc_run t = {0};
-    t.blocks = 16;
-    t.grid = 101;
-    t.omega = 1.0;
+    tc_run t;
+    tc_defaults(&t, NULL);
     for (int k = 0; k < argc; k++) {
         char *end = NULL;
         if (!strcmp(argv[k], "--blocks") && k + 1 < argc) {
@@ -248,13 +273,5 @@ int mcfi_tc_command(int argc, char **argv)
     if (!t.dir)
         return mcf_fail(MCF_EINVAL, "mcf tc: usage: mcf tc DIR [--blocks B] [--omega W] "
                         "[--grid N]");
-    int rc = read_series(&t);
-    if (!rc)
-        rc = solve_all(&t);
-    if (!rc)
-        rc = tc_write_curves(&t);
-    if (!rc)
-        rc = tc_report(&t);
-    run_free(&t);
-    return rc;
+    return tc_analyze(&t);
 }

@@ -38,13 +38,31 @@ typedef struct tc_run {
     size_t n_sizes;
     tc_size *size;        /* ascending L */
     int has_xi;           /* the series have an order_kmin column: xi/L too */
+    const char *series;   /* the series' subfolder of dir: "series" (a finished run) or
+                             ".series-partial" (error_target tc, while the run goes) */
+    double tc[2], tc_err[2], nu[2], nu_err[2]; /* found per quantity (binder, xi_over_l);
+                                                  NaN where it did not cross */
 } tc_run;
+
+/* tc.c: the whole analysis of t->dir (t->blocks, grid, omega, series set): the curves,
+ * tc.tsv, the report on standard output and t->tc, ...; the series freed again. */
+int tc_analyze(tc_run *t);
+/* tc.c: t's defaults (16 blocks, a grid of 101, omega = 1, series/) */
+void tc_defaults(tc_run *t, const char *dir);
+
+/* tc_driver.c: `mcf tc CONFIG`, the scans of [tc] run (opt: main's options, plots and
+ * resume), then the analysis; error_target tc:X measured on the way. */
+struct mcf_run_options;
+int mcfi_tc_drive(const char *config_path, const char *resume_dir, struct mcf_run_options *opt,
+                  int force);
+/* tc_driver.c: a folder whose config.ini has a [tc] section (`mcf resume DIR` of one) */
+int mcfi_tc_is_driven(const char *dir);
 
 /* tc_report.c: DIR/tc-curves.tsv, the reweighted curves with jackknife errors */
 int tc_write_curves(const tc_run *t);
 /* tc_report.c: the crossings, nu and T_c, to DIR/tc.tsv and standard output; MCF_EINVAL
  * when no pair of sizes crosses in its window */
-int tc_report(const tc_run *t);
+int tc_report(tc_run *t);
 /* the jackknife error of x[1..blocks] (x[0]: the full sample's, unused) */
 double tc_jack_error(const double *x, size_t blocks);
 

@@ -95,7 +95,7 @@ static double extrapolate(const double *Tx, const double *L1, const double *w, s
 
 /* crossings, nu and T_c of quantity `which`; the table's rows and the summary into f and
  * standard output; *crossed: the number of pairs that cross */
-static int quantity(const tc_run *t, int which, FILE *f, size_t *crossed)
+static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
 {
     const size_t J = t->blocks + 1, P = t->n_sizes - 1;
     double *Tx = calloc(P * J, sizeof *Tx), *nu = calloc(P * J, sizeof *nu);
@@ -176,12 +176,16 @@ static int quantity(const tc_run *t, int which, FILE *f, size_t *crossed)
                 last, last_err, nu[(used - 1) * J], tc_jack_error(nu + (used - 1) * J,
                                                                   t->blocks));
         printf("T_c (%s) = %.6f +- %.6f  (%s)\n", quantity_name[which], tc[0], err, how);
+        t->tc[which] = tc[0];
+        t->tc_err[which] = err;
+        t->nu[which] = nu[(used - 1) * J];
+        t->nu_err[which] = tc_jack_error(nu + (used - 1) * J, t->blocks);
     }
     free(Tx), free(nu), free(L1), free(w), free(tc), free(row);
     return MCF_OK;
 }
 
-int tc_report(const tc_run *t)
+int tc_report(tc_run *t)
 {
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/tc.tsv", t->dir);

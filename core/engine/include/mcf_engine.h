@@ -325,6 +325,13 @@ typedef struct mcf_run_options {
     int output_locked;    /* rank 0's caller holds the output folder's lock (mcfe_outdir_lock:
                              `mcf resume` takes it before reading DIR/config.ini); otherwise
                              rank 0 takes it for the run's life */
+    /* [schedule] error_target tc:X (`mcf tc CONFIG`): called on rank 0 at every decision of
+     * error_target with the output folder and its flushed series subfolder; sets *tc and
+     * *tc_err (the critical temperature and its jackknife error), MCF_OK or a failure that
+     * stops the run.  A run whose targets name tc is refused without it. */
+    int (*tc_estimate)(const char *dir, const char *series, void *ctx, double *tc,
+                       double *tc_err);
+    void *tc_ctx;         /* handed to tc_estimate */
 } mcf_run_options;
 
 /* Runs (or resumes) the whole schedule and writes the results.  MCF_EINTR when a signal
