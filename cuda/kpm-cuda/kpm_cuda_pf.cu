@@ -21,6 +21,15 @@ struct kcu_pf {
     int32_t *col_host;
     double2 *host;          /* pinned: dim x nb */
     double *ghost;          /* pinned: (2 width + 1) x dim */
+    /* the recursion's ~3M launches captured once as a CUDA graph and replayed while the
+     * Hamiltonian's device copy, the scaling, the series and nb stay (a launch costs a few
+     * us: at 8^3-16^3 the force was bound by them, docs/benchmarks.md) */
+    cudaGraphExec_t graph;
+    cudaStream_t capture;   /* the scratch's own stream, only captured on */
+    const kcu_ham *g_d;
+    double g_a, g_b;
+    size_t g_M, g_nb;
+    double *g_c;            /* the series the graph was built for (host copy) */
 };
 
 struct kcu_pf_args {
@@ -168,6 +177,11 @@ extern "C" void kcu_pf_destroy(kcu_pf *s)
     cudaFree(s->gim);
     cudaFree(s->col);
     free(s->col_host);
+    free(s->g_c);
+    if (s->graph)
+        cudaGraphExecDestroy(s->graph);
+    if (s->capture)
+        cudaStreamDestroy(s->capture);
     cudaFreeHost(s->host);
     cudaFreeHost(s->ghost);
     free(s);
@@ -223,36 +237,16 @@ static void kcu_pf_grid(long long n, int *grid)
     *grid = (int)(g < 1 ? 1 : g < cap ? g : cap);
 }
 
-extern "C" int kcu_pf_gradient(kcu_pf *s, const kcu_ham *d, const mcf_hamiltonian *h,
-                               double a, double b, const double *c, size_t M, size_t nb,
-                               const double *x, double *y, double *g_diag, double *g_re,
-                               double *g_im)
+/* the launches of one gradient (the series forward, the backward pass and its terms) on
+ * stream st */
+static void kcu_pf_record(kcu_pf *s, const kcu_ham *d, double a, double b, const double *c,
+                          size_t M, size_t nb, cudaStream_t st)
 {
-    const size_t dim = s->dim, gb = dim * (size_t)s->width;
-    if (nb < 1 || nb > s->block || M < 2 || d->dim != dim || h->dim != dim ||
-        h->width != s->width)
-        return mcf_fail(MCF_EINVAL, "kpm-cuda: pseudofermion gradient of %zu vectors, %zu "
-                        "terms, dimension %zu (the scratch: %zu of dimension %zu)", nb, M,
-                        d->dim, s->block, dim);
-    if (memcmp(s->col_host, h->col, gb * sizeof(int32_t))) {
-        memcpy(s->col_host, h->col, gb * sizeof(int32_t));
-        KCU_TRY(cudaMemcpyAsync(s->col, s->col_host, gb * sizeof(int32_t),
-                                cudaMemcpyHostToDevice, kcu_stream), "the pattern", 0);
-    }
+    const size_t dim = s->dim;
     const long long n = (long long)(dim * nb);
-    for (size_t r = 0; r < dim; r++)
-        for (size_t v = 0; v < nb; v++)
-            s->host[r * nb + v] = make_double2(x[2 * nb * r + v], x[2 * nb * r + nb + v]);
-    KCU_TRY(cudaMemcpyAsync(s->phi, s->host, (size_t)n * sizeof(double2),
-                            cudaMemcpyHostToDevice, kcu_stream), "the pseudofermions", 0);
-    KCU_TRY(cudaMemcpyAsync(s->v0, s->phi, (size_t)n * sizeof(double2),
-                            cudaMemcpyDeviceToDevice, kcu_stream), "the pseudofermions", 0);
-    KCU_TRY(cudaMemsetAsync(s->gd, 0, dim * sizeof(double), kcu_stream), "zeroing", 0);
-    KCU_TRY(cudaMemsetAsync(s->gre, 0, gb * sizeof(double), kcu_stream), "zeroing", 0);
-    KCU_TRY(cudaMemsetAsync(s->gim, 0, gb * sizeof(double), kcu_stream), "zeroing", 0);
     int grid;
     kcu_pf_grid(n, &grid);
-    kcu_pf_scale<<<grid, KCU_STEP_THREADS, 0, kcu_stream>>>(s->phi, s->acc, c[0], n);
+    kcu_pf_scale<<<grid, KCU_STEP_THREADS, 0, st>>>(s->phi, s->acc, c[0], n);
     kcu_pf_args sa;
     memset(&sa, 0, sizeof sa);
     sa.col = d->col;
@@ -280,13 +274,13 @@ extern "C" int kcu_pf_gradient(kcu_pf *s, const kcu_ham *d, const mcf_hamiltonia
         sa.c = m < M ? c[m] : 0.0;
         void *args[] = {(void *)&sa};
         cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(KCU_STEP_THREADS), args, 0,
-                         kcu_stream);
+                         st);
         double2 *t = cur;
         cur = old;
         old = t;
     }
     /* cur = alpha_M, old = alpha_{M-1} */
-    kcu_pf_start<<<grid, KCU_STEP_THREADS, 0, kcu_stream>>>(old, cur, s->phi, c[M - 1],
+    kcu_pf_start<<<grid, KCU_STEP_THREADS, 0, st>>>(old, cur, s->phi, c[M - 1],
                                                             (long long)dim, (int)nb, s->X,
                                                             s->Y);
     int grid2, grid3;
@@ -303,14 +297,86 @@ extern "C" int kcu_pf_gradient(kcu_pf *s, const kcu_ham *d, const mcf_hamiltonia
         sa.c = c[j - 1];
         void *args[] = {(void *)&sa};
         cudaLaunchKernel(kernel, dim3((unsigned)grid2), dim3(KCU_STEP_THREADS), args, 0,
-                         kcu_stream);
-        kcu_pf_terms<<<grid3, KCU_STEP_THREADS, 0, kcu_stream>>>(
+                         st);
+        kcu_pf_terms<<<grid3, KCU_STEP_THREADS, 0, st>>>(
             s->col, (long long)dim, s->width, (int)nb, X, Y, (j >= 2 ? 2.0 : 1.0) / a, s->gd,
             s->gre, s->gim);
         double2 *t = X;
         X = Y;
         Y = t;
     }
+}
+
+/* the graph of (d, a, b, c, M, nb): built unless the one kept is for them */
+static int kcu_pf_graph(kcu_pf *s, const kcu_ham *d, double a, double b, const double *c,
+                        size_t M, size_t nb)
+{
+    if (s->graph && s->g_d == d && s->g_a == a && s->g_b == b && s->g_M == M && s->g_nb == nb &&
+        !memcmp(s->g_c, c, M * sizeof *c))
+        return MCF_OK;
+    if (s->graph) {
+        cudaGraphExecDestroy(s->graph);
+        s->graph = NULL;
+    }
+    free(s->g_c);
+    if (!(s->g_c = (double *)malloc(M * sizeof *c)))
+        return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory");
+    memcpy(s->g_c, c, M * sizeof *c);
+    if (!s->capture)
+        KCU_TRY(cudaStreamCreateWithFlags(&s->capture, cudaStreamNonBlocking),
+                "creating the capture stream", 0);
+    KCU_TRY(cudaStreamBeginCapture(s->capture, cudaStreamCaptureModeThreadLocal),
+            "capturing the pseudofermion gradient", 0);
+    kcu_pf_record(s, d, a, b, c, M, nb, s->capture);
+    cudaGraph_t graph = NULL;
+    cudaError_t ce = cudaStreamEndCapture(s->capture, &graph);
+    if (ce == cudaSuccess)
+        ce = cudaGraphInstantiate(&s->graph, graph, 0);
+    if (graph)
+        cudaGraphDestroy(graph);
+    if (ce != cudaSuccess) {
+        s->graph = NULL;
+        return kcu_fail(ce, "building the graph of the pseudofermion gradient", 0);
+    }
+    s->g_d = d;
+    s->g_a = a;
+    s->g_b = b;
+    s->g_M = M;
+    s->g_nb = nb;
+    return MCF_OK;
+}
+
+extern "C" int kcu_pf_gradient(kcu_pf *s, const kcu_ham *d, const mcf_hamiltonian *h,
+                               double a, double b, const double *c, size_t M, size_t nb,
+                               const double *x, double *y, double *g_diag, double *g_re,
+                               double *g_im)
+{
+    const size_t dim = s->dim, gb = dim * (size_t)s->width;
+    if (nb < 1 || nb > s->block || M < 2 || d->dim != dim || h->dim != dim ||
+        h->width != s->width)
+        return mcf_fail(MCF_EINVAL, "kpm-cuda: pseudofermion gradient of %zu vectors, %zu "
+                        "terms, dimension %zu (the scratch: %zu of dimension %zu)", nb, M,
+                        d->dim, s->block, dim);
+    if (memcmp(s->col_host, h->col, gb * sizeof(int32_t))) {
+        memcpy(s->col_host, h->col, gb * sizeof(int32_t));
+        KCU_TRY(cudaMemcpyAsync(s->col, s->col_host, gb * sizeof(int32_t),
+                                cudaMemcpyHostToDevice, kcu_stream), "the pattern", 0);
+    }
+    const long long n = (long long)(dim * nb);
+    for (size_t r = 0; r < dim; r++)
+        for (size_t v = 0; v < nb; v++)
+            s->host[r * nb + v] = make_double2(x[2 * nb * r + v], x[2 * nb * r + nb + v]);
+    KCU_TRY(cudaMemcpyAsync(s->phi, s->host, (size_t)n * sizeof(double2),
+                            cudaMemcpyHostToDevice, kcu_stream), "the pseudofermions", 0);
+    KCU_TRY(cudaMemcpyAsync(s->v0, s->phi, (size_t)n * sizeof(double2),
+                            cudaMemcpyDeviceToDevice, kcu_stream), "the pseudofermions", 0);
+    KCU_TRY(cudaMemsetAsync(s->gd, 0, dim * sizeof(double), kcu_stream), "zeroing", 0);
+    KCU_TRY(cudaMemsetAsync(s->gre, 0, gb * sizeof(double), kcu_stream), "zeroing", 0);
+    KCU_TRY(cudaMemsetAsync(s->gim, 0, gb * sizeof(double), kcu_stream), "zeroing", 0);
+    int rc = kcu_pf_graph(s, d, a, b, c, M, nb);
+    if (rc)
+        return rc;
+    KCU_TRY(cudaGraphLaunch(s->graph, kcu_stream), "launching the pseudofermion gradient", 0);
     KCU_TRY(cudaGetLastError(), "launching the pseudofermion gradient", 0);
     KCU_TRY(cudaMemcpyAsync(s->host, s->acc, (size_t)n * sizeof(double2),
                             cudaMemcpyDeviceToHost, kcu_stream), "the series", 0);
