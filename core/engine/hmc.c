@@ -31,6 +31,7 @@
 #include "model_ops.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,10 @@ struct mcfi_hmc {
     void **states;
     mcf_rng **rngs;
     mcf_batch *batch;      /* the group's, for the model's batched calls */
+    /* the energy errors of this process's trajectories, for the log: Creutz's equality
+     * <exp(-dH)> = 1 holds for any step of a reversible map that keeps the measure */
+    double sum_e, sum_e2, sum_dh;
+    uint64_t count, taken;
 };
 
 static const mcf_model *v2(const mcfi_model *m)
@@ -78,6 +83,14 @@ void mcfi_hmc_free(mcfi_hmc *h)
 {
     if (!h)
         return;
+    if (h->count > 1) {
+        const double c = (double)h->count, e = h->sum_e / c;
+        const double se = sqrt(fmax(h->sum_e2 / c - e * e, 0.0) / (c - 1.0));
+        mcf_log(MCF_LOG_INFO, "hybrid Monte Carlo: %llu measured trajectories of %zu chains: "
+                "<exp(-dH)> = %.5f +- %.5f (1 for a correct integrator: Creutz's equality), "
+                "<dH> = %.5f, acceptance %.3f", (unsigned long long)h->count, h->n, e, se,
+                h->sum_dh / c, (double)h->taken / c);
+    }
     for (size_t k = 0; k < h->n; k++) {
         free(h->x0 ? h->x0[k] : NULL);
         free(h->p ? h->p[k] : NULL);
@@ -309,7 +322,7 @@ static int check_gradient(const mcfi_model *m, mcfi_hmc *h, mcf_chain *const *ch
 
 int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
                         mcf_chain *const *chains, size_t n, long steps, double dt, long checks,
-                        unsigned char *accepted)
+                        int measuring, unsigned char *accepted)
 {
     int rc = MCF_OK;
     if (!*state && (rc = setup(m, chains, n, state)))
@@ -360,6 +373,14 @@ int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
         const double dH = out[k] ? INFINITY : h->S[k] + kinetic(&h->co[k], h->p[k]) - H0[k];
         accepted[k] = (unsigned char)mcf_metropolis_accept(h->rngs[k], isnan(dH) ? -INFINITY
                                                                                   : -dH);
+        if (measuring && isfinite(dH)) {
+            const double e = exp(-dH);
+            h->sum_e += e;
+            h->sum_e2 += e * e;
+            h->sum_dh += dH;
+            h->count++;
+            h->taken += accepted[k];
+        }
         if (!accepted[k]) {
             memcpy(h->co[k].x, h->x0[k], doubles(&h->co[k]) * sizeof(double));
             any_rejected = 1;

@@ -14,10 +14,12 @@ int mcfi_hmc_supported(const struct mcfi_model *m);
  * accepted[k]; *state: the group's scratch, made on the first call (the chains' coordinates
  * located once), freed by mcfi_hmc_free.  checks > 0: first compare each chain's gradient
  * with central differences of its action along `checks` directions (MCF_EPLUGIN when they
- * disagree).  Errors name the model. */
+ * disagree).  measuring: the trajectory counts in the log's line of energy errors
+ * (<exp(-dH)>, <dH>, acceptance over the measured trajectories, written when *state is
+ * freed).  Errors name the model. */
 int mcfi_hmc_trajectory(const struct mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
                         mcf_chain *const *chains, size_t n, long steps, double dt, long checks,
-                        unsigned char *accepted);
+                        int measuring, unsigned char *accepted);
 void mcfi_hmc_free(mcfi_hmc *h);
 
 #endif

@@ -139,6 +139,19 @@ if [ -f hol_hmc.out/results.tsv ] && [ -f hol_local.out/results.tsv ]; then
     fi
 fi
 
+# (b') Creutz's equality: <exp(-dH)> = 1 over the measured trajectories of every HMC run
+# (each group's log line), within 4 of its standard errors
+for f in hmc_inf.out/log hmc_2.out/log hol_hmc.out/log; do
+    [ -f "$f" ] || continue
+    if awk '/hybrid Monte Carlo:/ { for (i = 1; i <= NF; i++) if ($i == "<exp(-dH)>") {
+                e = $(i + 2); s = $(i + 4); n++; if ((e - 1) ^ 2 > 16 * s * s) bad++ } }
+            END { exit !(n > 0 && bad == 0) }' "$f"; then
+        ok "(b') $f: $(grep -m1 -o '<exp(-dH)> = [0-9.]* +- [0-9.]*' "$f")"
+    else
+        bad "(b') $f: Creutz's equality fails: $(grep 'hybrid Monte Carlo' "$f")"
+    fi
+done
+
 # (c) kill and resume
 . "$here/kill_lineage.sh"
 ksweeps=$(( ${MCF_TEST_SWEEPS:-30000} / 60 ))
