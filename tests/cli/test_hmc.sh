@@ -28,6 +28,7 @@ bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
 # comparisons without holding them to the bounds, which need the full length
 short=${MCF_TEST_SWEEPS:+1}
 sweeps=$(( ${MCF_TEST_SWEEPS:-30000} / 8 ))
+[ -n "$short" ] && sweeps=100
 config() { # sampler hund mu seed
 cat <<INI
 [run]
@@ -157,7 +158,8 @@ done
 
 # (c) kill and resume
 . "$here/kill_lineage.sh"
-ksweeps=$(( ${MCF_TEST_SWEEPS:-30000} / 60 ))
+ksweeps=$(( ${MCF_TEST_SWEEPS:-30000} / 100 ))
+[ "$ksweeps" -lt 64 ] && ksweeps=64
 cat > kill.ini <<INI
 [run]
 model = double-exchange
@@ -167,7 +169,7 @@ sampler = hmc
 hmc_steps = 6
 hmc_dt = 0.12
 [schedule]
-thermalize = 100
+thermalize = 30
 sweeps = $ksweeps
 checkpoint_every = $(((ksweeps + 99) / 20))
 temperatures = 0.1, 0.2
@@ -180,8 +182,8 @@ mu = -0.7
 moments = 64
 vectors = 0
 INI
-kl_reference kill.ini "$((100 + ksweeps))"
-kill_lineage kill.ini ref/run "$((100 + ksweeps))" "$(((ksweeps + 99) / 20))" "$kl_dur" "$kl_up" "$kl_fin"
+kl_reference kill.ini "$((30 + ksweeps))"
+kill_lineage kill.ini ref/run "$((30 + ksweeps))" "$(((ksweeps + 99) / 20))" "$kl_dur" "$kl_up" "$kl_fin"
 
 # (d) a model without coordinates
 printf '[run]\nmodel = ising\nsampler = hmc\n[schedule]\nsweeps = 64\n[model]\nL = 4\n' > ising.ini

@@ -47,7 +47,12 @@ if [ "${3:-}" = long ]; then
 fi
 
 # ---- (a), (b): Ising L = 8, 16 with error_target ------------------------------------------
-cat > ising.ini <<'INI'
+# MCF_TEST_SWEEPS (the sanitizer tree of .ci/run) shortens the run 8x: then (a) and the error's
+# fall are printed, not held to their bounds (they need the full length); the doubling is
+short=${MCF_TEST_SWEEPS:+1}
+isw=2000 imax=16000
+[ -n "$short" ] && isw=250 imax=2000
+cat > ising.ini <<INI
 [run]
 model = ising
 seed = 20261203
@@ -55,8 +60,8 @@ threads = 2
 output = ising.out
 [schedule]
 thermalize = 1000
-sweeps = 2000
-max_sweeps = 16000
+sweeps = $isw
+max_sweeps = $imax
 [tc]
 sizes = 8, 16
 temperatures = 2.15:2.40:6
@@ -66,15 +71,17 @@ INI
 line=$(grep '^mcf tc: T_c' ising.txt); echo "$line"
 tc=$(echo "$line" | awk '{ print $5, $7 }'); set -- $tc
 if within "$1" "$2" 2.269185 3 0.005; then ok "(a) T_c = $1 +- $2 meets Onsager's 2.269185"
+elif [ -n "$short" ]; then echo "not compared: (a) T_c = $1 +- $2 (a short run)"
 else bad "(a) T_c = $1 +- $2 misses 2.269185 (3 errors + 0.005)"; fi
 grep 'error target' ising.out/log
 first=$(grep -m1 'error target' ising.out/log | sed 's/.*T_c = [0-9.]* +- \([0-9.e-]*\),.*/\1/')
 last=$(grep 'error target' ising.out/log | tail -1 | sed 's/.*T_c = [0-9.]* +- \([0-9.e-]*\),.*/\1/')
 doublings=$(grep -c 'measuring on to' ising.out/log)
 sweeps=$(grep -o '^# schedule: thermalize [0-9]*, sweeps [0-9]*' ising.out/results.tsv | awk '{ print $NF }')
-if [ "$doublings" -ge 1 ] && [ "${sweeps:-0}" -gt 2000 ]; then ok "(b) $doublings doublings, $sweeps sweeps"
+if [ "$doublings" -ge 1 ] && [ "${sweeps:-0}" -gt "$isw" ]; then ok "(b) $doublings doublings, $sweeps sweeps"
 else bad "(b) no doubling ($doublings, sweeps ${sweeps:-?})"; fi
 if awk -v a="$first" -v b="$last" 'BEGIN { exit !(b < a) }'; then ok "(b) error $first -> $last"
+elif [ -n "$short" ]; then echo "not compared: (b) error $first -> $last (a short run)"
 else bad "(b) the error did not shrink: $first -> $last"; fi
 
 # ---- (c): rerun continues; refusals --------------------------------------------------------
