@@ -39,7 +39,8 @@ struct mcfi_hmc {
     size_t n;              /* chains */
     mcf_coordinates *co;   /* n: each chain's coordinates */
     double **x0, **p, **g; /* n arrays of the coordinates' size */
-    double *S, *S0;
+    double *S, *S0, *H0;   /* n: S now, S(x0), the trajectory's starting energy */
+    unsigned char *out;    /* n: the trajectory left the model's domain (S = +inf) */
     void **states;
     mcf_rng **rngs;
     mcf_batch *batch;      /* the group's, for the model's batched calls */
@@ -102,6 +103,8 @@ void mcfi_hmc_free(mcfi_hmc *h)
     free(h->g);
     free(h->S);
     free(h->S0);
+    free(h->H0);
+    free(h->out);
     free(h->states);
     free(h->rngs);
     free(h);
@@ -119,9 +122,12 @@ static int setup(const mcfi_model *m, mcf_chain *const *chains, size_t n, mcfi_h
     h->g = calloc(n, sizeof *h->g);
     h->S = calloc(n, sizeof *h->S);
     h->S0 = calloc(n, sizeof *h->S0);
+    h->H0 = calloc(n, sizeof *h->H0);
+    h->out = calloc(n, sizeof *h->out);
     h->states = calloc(n, sizeof *h->states);
     h->rngs = calloc(n, sizeof *h->rngs);
-    int rc = !h->co || !h->x0 || !h->p || !h->g || !h->S || !h->S0 || !h->states || !h->rngs
+    int rc = !h->co || !h->x0 || !h->p || !h->g || !h->S || !h->S0 || !h->H0 || !h->out ||
+                     !h->states || !h->rngs
                  ? mcf_fail(MCF_ENOMEM, "hmc: out of memory")
                  : MCF_OK;
     for (size_t k = 0; !rc && k < n; k++) {
@@ -331,9 +337,9 @@ int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
     h->batch = b;
     if ((rc = action(m, h, MCF_ACTION_PREPARE | MCF_ACTION_SYNC)))
         return rc;
-    double *H0 = malloc(n * sizeof *H0);
-    if (!H0)
-        return mcf_fail(MCF_ENOMEM, "hmc: out of memory");
+    double *H0 = h->H0;
+    unsigned char *out = h->out;
+    memset(out, 0, n);
     for (size_t k = 0; k < n; k++) {
         const mcf_coordinates *c = &h->co[k];
         memcpy(h->x0[k], c->x, doubles(c) * sizeof(double));
@@ -352,9 +358,6 @@ int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
     }
     /* S = +inf: the trajectory left the model's domain (weight 0); it stops there and is
      * rejected */
-    unsigned char *out = calloc(n, 1);
-    if (!out && !rc)
-        rc = mcf_fail(MCF_ENOMEM, "hmc: out of memory");
     for (long s = 0; !rc && s < steps; s++) {
         for (size_t k = 0; k < n; k++)
             if (!out[k]) {
@@ -388,7 +391,5 @@ int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
     }
     if (!rc && any_rejected)
         rc = action(m, h, MCF_ACTION_SYNC);
-    free(H0);
-    free(out);
     return rc;
 }

@@ -131,7 +131,7 @@ KCU_API int kcu_rows_moments(kcu_engine *e, const kcu_ham *d, double a, double b
 KCU_API int kcu_time_steps(kcu_engine *e, const kcu_ham *d, double a, double b, size_t nvec,
                            size_t steps, double *seconds_per_step, double *bytes_per_step);
 
-/* ---- a Chebyshev series applied to a block (density_matrix; kpm_cuda_series.cu) ------ */
+/* ---- a Chebyshev series applied to a block (density_matrix; kpm_cuda_pf.cu) ---------- */
 typedef struct kcu_series kcu_series;
 /* Scratch for blocks of up to `block` (1..64) vectors of dimension dim: three device
  * blocks and one pinned host block. */

@@ -1,5 +1,7 @@
-/* kpm_cuda_pf.cu — the gradient of quadratic forms of a Chebyshev series on the device
- * (kcu_pf, kpm_cuda.h): the pseudofermions' forces, as plugins/kpm's kpm_series_gradient
+/* kpm_cuda_pf.cu — Chebyshev series of a block of vectors on the device (kpm_cuda.h): the
+ * series itself (kcu_series: y = sum_{n<Mf} c_n T_n(H~) x, the step of density_matrix's
+ * probes, plugins/kpm/kpm_ops_density.c) and the gradient of its quadratic form (kcu_pf):
+ * the pseudofermions' forces, as plugins/kpm's kpm_series_gradient
  * computes them on the host (kpm_core.h has the formula): a forward pass for the series and
  * alpha_{M-1}, alpha_M, then the backward pass on blocks of 2 nb vectors [alpha | psi], one
  * launch for the step and one for the terms conj(psi_j(r)) alpha_{j-1}(c) added on the
@@ -237,16 +239,9 @@ static void kcu_pf_grid(long long n, int *grid)
     *grid = (int)(g < 1 ? 1 : g < cap ? g : cap);
 }
 
-/* the launches of one gradient (the series forward, the backward pass and its terms) on
- * stream st */
-static void kcu_pf_record(kcu_pf *s, const kcu_ham *d, double a, double b, const double *c,
-                          size_t M, size_t nb, cudaStream_t st)
+/* the step's arguments for d in the scaling (a, b), blocks of B vectors */
+static kcu_pf_args kcu_pf_args_of(const kcu_ham *d, double a, double b, size_t dim, size_t B)
 {
-    const size_t dim = s->dim;
-    const long long n = (long long)(dim * nb);
-    int grid;
-    kcu_pf_grid(n, &grid);
-    kcu_pf_scale<<<grid, KCU_STEP_THREADS, 0, st>>>(s->phi, s->acc, c[0], n);
     kcu_pf_args sa;
     memset(&sa, 0, sizeof sa);
     sa.col = d->col;
@@ -260,25 +255,54 @@ static void kcu_pf_record(kcu_pf *s, const kcu_ham *d, double a, double b, const
     sa.width = d->frank >= 0 ? d->fz : d->width;
     sa.ia = 1.0 / a;
     sa.b = b;
+    sa.B = (int)B;
+    sa.nb = (int)B;
+    return sa;
+}
+
+/* The series forward on stream st, one launch per order: acc = c_0 x (x in v0), then the
+ * orders 1 .. last, r_m and acc += c_m r_m (c_m = 0 from m = M on); r_last into *cur and
+ * r_{last-1} into *old (buffers v0 and v1). */
+static void kcu_forward(const kcu_ham *d, double a, double b, const double *c, size_t M,
+                        size_t last, size_t dim, size_t nb, double2 *v0, double2 *v1,
+                        double2 *acc, cudaStream_t st, double2 **cur_out, double2 **old_out)
+{
+    const long long n = (long long)(dim * nb);
+    int grid;
+    kcu_pf_grid(n, &grid);
+    kcu_pf_scale<<<grid, KCU_STEP_THREADS, 0, st>>>(v0, acc, c[0], n);
+    kcu_pf_args sa = kcu_pf_args_of(d, a, b, dim, nb);
+    sa.acc = acc;
     const void *kernel = kcu_pf_kernel_of(d);
-    /* forward: alpha_m, acc += c_m alpha_m (m < M), up to alpha_M */
-    sa.B = (int)nb;
-    sa.nb = (int)nb;
-    sa.acc = s->acc;
-    sa.phi = NULL;
-    double2 *cur = s->v0, *old = s->v1;
-    for (size_t m = 1; m <= M; m++) {
+    double2 *cur = v0, *old = v1;
+    for (size_t m = 1; m <= last; m++) {
         sa.first = m == 1;
         sa.x = cur;
         sa.y = old;
         sa.c = m < M ? c[m] : 0.0;
         void *args[] = {(void *)&sa};
-        cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(KCU_STEP_THREADS), args, 0,
-                         st);
+        cudaLaunchKernel(kernel, dim3((unsigned)grid), dim3(KCU_STEP_THREADS), args, 0, st);
         double2 *t = cur;
         cur = old;
         old = t;
     }
+    *cur_out = cur;
+    *old_out = old;
+}
+
+/* the launches of one gradient (the series forward, the backward pass and its terms) on
+ * stream st */
+static void kcu_pf_record(kcu_pf *s, const kcu_ham *d, double a, double b, const double *c,
+                          size_t M, size_t nb, cudaStream_t st)
+{
+    const size_t dim = s->dim;
+    const long long n = (long long)(dim * nb);
+    int grid;
+    kcu_pf_grid(n, &grid);
+    double2 *cur, *old; /* the forward to alpha_M (x = phi, copied into v0) */
+    kcu_forward(d, a, b, c, M, M, dim, nb, s->v0, s->v1, s->acc, st, &cur, &old);
+    kcu_pf_args sa = kcu_pf_args_of(d, a, b, dim, nb);
+    const void *kernel = kcu_pf_kernel_of(d);
     /* cur = alpha_M, old = alpha_{M-1} */
     kcu_pf_start<<<grid, KCU_STEP_THREADS, 0, st>>>(old, cur, s->phi, c[M - 1],
                                                             (long long)dim, (int)nb, s->X,
@@ -398,5 +422,91 @@ extern "C" int kcu_pf_gradient(kcu_pf *s, const kcu_ham *d, const mcf_hamiltonia
         g_re[q] += s->ghost[dim + q];
         g_im[q] += s->ghost[dim + gb + q];
     }
+    return MCF_OK;
+}
+
+/* ---- the series of a block (density_matrix's probes) ----------------------------------- */
+
+struct kcu_series {
+    size_t dim, block;
+    double2 *v0, *v1, *acc;  /* device: r_{n-1}, r_n, the sum (dim x block each) */
+    double2 *host;           /* pinned host staging of one block */
+};
+
+extern "C" void kcu_series_destroy(kcu_series *s)
+{
+    if (!s)
+        return;
+    cudaStreamSynchronize(kcu_stream);
+    cudaFree(s->v0);
+    cudaFree(s->v1);
+    cudaFree(s->acc);
+    cudaFreeHost(s->host);
+    free(s);
+}
+
+extern "C" int kcu_series_create(size_t dim, size_t block, kcu_series **out)
+{
+    *out = NULL;
+    int rc = kcu_device_init();
+    if (rc)
+        return rc;
+    if (dim < 1 || block < 1 || block > 64)
+        return mcf_fail(MCF_EINVAL, "kpm-cuda: series of dimension %zu and block %zu (1..64)",
+                        dim, block);
+    kcu_series *s = (kcu_series *)calloc(1, sizeof *s);
+    if (!s)
+        return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory");
+    s->dim = dim;
+    s->block = block;
+    const size_t vb = dim * block * sizeof(double2);
+    if ((rc = kcu_alloc((void **)&s->v0, vb, "series vectors")) ||
+        (rc = kcu_alloc((void **)&s->v1, vb, "series vectors")) ||
+        (rc = kcu_alloc((void **)&s->acc, vb, "series vectors"))) {
+        kcu_series_destroy(s);
+        return rc;
+    }
+    cudaError_t e = cudaMallocHost((void **)&s->host, vb);
+    if (e != cudaSuccess) {
+        s->host = NULL;
+        kcu_series_destroy(s);
+        return kcu_fail(e, "pinned host memory for the series", vb);
+    }
+    *out = s;
+    return MCF_OK;
+}
+
+extern "C" int kcu_series_apply(kcu_series *s, const kcu_ham *d, double a, double b,
+                                const double *c, size_t Mf, size_t nb, const double *x,
+                                double *y)
+{
+    if (nb < 1 || nb > s->block || Mf < 1 || d->dim != s->dim)
+        return mcf_fail(MCF_EINVAL, "kpm-cuda: series of %zu vectors, %zu terms, dimension "
+                        "%zu (the scratch holds %zu of dimension %zu)", nb, Mf, d->dim,
+                        s->block, s->dim);
+    const size_t dim = s->dim;
+    const long long n = (long long)(dim * nb);
+    /* the host's block layout (re at 2 nb r + j, im at 2 nb r + nb + j) -> [r nb + j] */
+    for (size_t r = 0; r < dim; r++)
+        for (size_t j = 0; j < nb; j++)
+            s->host[r * nb + j] = make_double2(x[2 * nb * r + j], x[2 * nb * r + nb + j]);
+    KCU_TRY(cudaMemcpyAsync(s->v0, s->host, (size_t)n * sizeof(double2),
+                            cudaMemcpyHostToDevice, kcu_stream), "the series' vectors", 0);
+    double2 *cur, *old;
+    kcu_forward(d, a, b, c, Mf, Mf - 1, dim, nb, s->v0, s->v1, s->acc, kcu_stream, &cur, &old);
+    KCU_TRY(cudaGetLastError(), "launching the series", 0);
+    KCU_TRY(cudaMemcpyAsync(s->host, s->acc, (size_t)n * sizeof(double2),
+                            cudaMemcpyDeviceToHost, kcu_stream), "the series' result", 0);
+    KCU_TRY(cudaStreamSynchronize(kcu_stream), "the series", 0);
+    for (size_t r = 0; r < dim; r++)
+        for (size_t j = 0; j < nb; j++) {
+            const double2 v = s->host[r * nb + j];
+            if (!isfinite(v.x) || !isfinite(v.y))
+                return mcf_fail(MCF_EINVAL, "kpm-cuda: series: a non-finite entry (the "
+                                "spectrum reaches outside the bounds used for rescaling, "
+                                "[%g, %g])", b - a, b + a);
+            y[2 * nb * r + j] = v.x;
+            y[2 * nb * r + nb + j] = v.y;
+        }
     return MCF_OK;
 }
