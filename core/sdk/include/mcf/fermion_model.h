@@ -285,13 +285,18 @@ MCF_API int mcf_fermion_density_matrix(const mcf_fermion_batch *a, size_t n,
 
 /* The pseudofermion form of n chains' weights (mcf/fermion.h, mcf_pseudofermion: draw or
  * action, with the gradient when p->grad is set) from a->ws, a->rngs (draw), a->T, a->mu:
- * one call.  p->flavours comes back set.  Bind with MCF_FERMION_PSEUDOFERMION. */
+ * one call.  p->flavours comes back set; p's arrays are the caller's (borrowed).  Bind with
+ * MCF_FERMION_PSEUDOFERMION.  Errors, prefixed "<model>: evaluator <name>: pseudofermion":
+ * MCF_EINVAL (free spectral bounds, T <= 0, mu not finite, workspaces needing different
+ * flavours in one call, a NULL array), MCF_ENOMEM; MCF_EINTERNAL when bound without the bit. */
 MCF_API int mcf_fermion_pseudofermion(const mcf_fermion_batch *a, size_t n,
                                       mcf_pseudofermion *p);
 
 /* A fermion model under hybrid Monte Carlo ([run] sampler = hmc; mcf/model.h's
- * global_action): one of these per chain, zeroed at create, released at destroy; it keeps
- * the chain's pseudofermions and the gradient of their action on the table. */
+ * global_action): one of these per chain, zeroed at create, released at destroy
+ * (mcf_fermion_hmc_release frees its arrays and zeroes it; NULL is ignored); it keeps the
+ * chain's pseudofermions and the gradient of their action on the table, owned by it and
+ * grown by mcf_fermion_hmc_action. */
 typedef struct mcf_fermion_hmc {
     double *phi;   /* 2 flavours dim: the real parts, then the imaginary ones */
     double *grad;  /* dim + 2 slots: dS_pf/dH on the table as mcf_density_matrix writes it:
@@ -306,7 +311,8 @@ MCF_API void mcf_fermion_hmc_release(mcf_fermion_hmc *pf);
  * MCF_ACTION_GRADIENT, its gradient on the table into pf[k]->grad for the model's chain rule
  * (mcf_hamiltonian_factors_gradient, mcf_density_matrix_force, or the model's own).  One
  * evaluator call per number of flavours among the chains.  Needs MCF_FERMION_PSEUDOFERMION
- * and fixed spectral bounds. */
+ * and fixed spectral bounds.  a's input arrays are restored on return (they are refilled
+ * group by group).  Errors: mcf_fermion_pseudofermion's, MCF_ENOMEM naming the model. */
 MCF_API int mcf_fermion_hmc_action(const mcf_fermion_batch *a, size_t n,
                                    mcf_fermion_hmc *const *pf, const mcf_hamiltonian *const *h,
                                    unsigned what, double *S);
