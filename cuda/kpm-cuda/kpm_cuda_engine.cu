@@ -4,129 +4,11 @@
  * steps' dot products, and the benchmark's timing of steps.  The row product it shares with
  * the GFMC kernel is in kpm_cuda_internal.cuh; the transforms are kpm_cuda_dct.cu's. */
 #include "kpm_cuda_internal.cuh"
+#include "kpm_cuda_step.cuh"
 
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
-
-/* ---- one Chebyshev step for a block of vectors (grid-wide, one launch per step) -------
- *
- * Thread (row, j): j = tid % Bp (Bp the block size rounded up to a power of 2, dividing the
- * thread count), row from the block and a grid-stride loop; threads with j >= B idle.
- * Sums per vector: s0 = <x|x> (first step only), s1 = Re <y|x>, s2 = <y|y>; reduced in
- * the block by a fixed tree and written to part[block][3 B].  The grid's block sums of a
- * step are added by the NEXT step's kernel, while it runs: its blocks 0 .. 3 B - 1 each add
- * one q over the previous part (alternating between two buffers) into the previous tot,
- * in a fixed order, before their rows; after the last step one small kernel adds the last.
- * So the sums are deterministic and no step waits for a last block to add them: the
- * earlier "last block to finish adds everything" (an atomic ticket, one thread per q adding
- * all blocks) cost 30 us a step: 0.166 -> 0.135 ms at 128^3, B = 1 (docs/benchmarks.md). */
-
-struct kcu_step_args {
-    const int32_t *col;
-    const double *hre, *him, *ons;
-    const double2 *field; /* factorized hoppings (kcu_ham): the field, amplitude, side */
-    double famp;
-    long long fL;
-    long long dim;
-    int width, B, Bp, first;
-    const double2 *x;
-    double2 *y;
-    double ia, b;
-    double *part;            /* gridDim x 3 B: this step's block sums */
-    const double *prev_part; /* the previous step's, or NULL on the first step */
-    double *prev_tot;        /* 3 B: where the previous step's totals go */
-};
-
-/* tot[q] = the sum over g < G of part[g][q] (nq values per g), added by the calling block
- * (KCU_STEP_THREADS threads, all calling): thread t the g = t, t + T, ... in order, then a
- * fixed tree in red (T doubles of shared memory).  Deterministic. */
-static __device__ __forceinline__ void kcu_sum_blocks(const double *part, unsigned G, int nq,
-                                                      int q, double *red, double *tot)
-{
-    const int t = threadIdx.x;
-    double v = 0.0;
-    for (unsigned g = (unsigned)t; g < G; g += KCU_STEP_THREADS)
-        v += part[(size_t)g * (size_t)nq + (size_t)q];
-    red[t] = v;
-    __syncthreads();
-    for (int st = KCU_STEP_THREADS / 2; st > 0; st >>= 1) {
-        if (t < st)
-            red[t] += red[t + st];
-        __syncthreads();
-    }
-    if (t == 0)
-        tot[q] = red[0];
-    __syncthreads();
-}
-
-/* The block sums of the last step: block q adds q (grid 3 B, KCU_STEP_THREADS threads). */
-__global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_sum_blocks_kernel(const double *part,
-                                                                         unsigned G, int nq,
-                                                                         double *tot)
-{
-    __shared__ double red[KCU_STEP_THREADS];
-    kcu_sum_blocks(part, G, nq, (int)blockIdx.x, red, tot);
-}
-
-/* FR < 0: the rows from the table (WT its width if known, LP the table's loads); FR >= 0:
- * factorized hoppings of rank FR, the neighbours computed (FD 2, 3) or from the columns
- * (FD = 0; s.width = the coordination). */
-template <int WT, int LP, int FR = -1, int FD = 0>
-__global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_step_kernel(kcu_step_args s)
-{
-    __shared__ double red[3][KCU_STEP_THREADS];
-    const int tid = threadIdx.x, B = s.B, Bp = s.Bp;
-    if (s.prev_part) /* block-uniform: every thread of the block takes part */
-        for (int q = (int)blockIdx.x; q < 3 * B; q += (int)gridDim.x)
-            kcu_sum_blocks(s.prev_part, gridDim.x, 3 * B, q, red[0], s.prev_tot);
-    const int j = tid % Bp;
-    const int rows_per_block = KCU_STEP_THREADS / Bp;
-    const double ia = s.ia, ia2 = 2.0 * s.ia, shift = s.b;
-    const long long dim = s.dim;
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-    if (j < B) {
-        for (long long r = (long long)blockIdx.x * rows_per_block + tid / Bp; r < dim;
-             r += (long long)gridDim.x * rows_per_block) {
-            const double2 xr = s.x[r * B + j];
-            double2 acc;
-            if (FR < 0)
-                kcu_row_product<WT, 1, 0, LP>(s.col, s.hre, s.him, dim, r, s.width,
-                                              kcu_ld<LP>(s.ons + r) - shift, s.x + j, B, &xr,
-                                              &acc);
-            else
-                kcu_row_product_fac<FR < 0 ? 0 : FR, FD>(s.col, dim, s.width, s.field, s.famp,
-                                                         s.fL, r, s.ons[r] - shift, s.x + j,
-                                                         B, &xr, &acc);
-            double2 yr;
-            if (s.first) {
-                yr.x = ia * acc.x;
-                yr.y = ia * acc.y;
-                s0 += xr.x * xr.x + xr.y * xr.y;
-            } else {
-                const double2 yo = LP == 2 ? __ldcs(s.y + r * B + j) : s.y[r * B + j];
-                yr.x = ia2 * acc.x - yo.x;
-                yr.y = ia2 * acc.y - yo.y;
-            }
-            s.y[r * B + j] = yr;
-            s1 += yr.x * xr.x + yr.y * xr.y;
-            s2 += yr.x * yr.x + yr.y * yr.y;
-        }
-    }
-    red[0][tid] = s0;
-    red[1][tid] = s1;
-    red[2][tid] = s2;
-    __syncthreads();
-    for (int st = KCU_STEP_THREADS / 2; st >= Bp; st >>= 1) {
-        if (tid < st)
-            for (int q = 0; q < 3; q++)
-                red[q][tid] += red[q][tid + st];
-        __syncthreads();
-    }
-    if (tid < B)
-        for (int q = 0; q < 3; q++)
-            s.part[(size_t)blockIdx.x * 3 * B + q * B + tid] = red[q][tid];
-}
 
 /* Start vectors: nb random vectors in a block of stride B (the rest zero). */
 __global__ void kcu_random_vectors_kernel(double2 *v, long long dim, int B, int nb,
@@ -168,7 +50,8 @@ __global__ void kcu_set_units_kernel(double2 *v, int B, const kcu_unit_rows rows
 struct kcu_engine {
     size_t dim, block;
     double2 *v0, *v1;
-    double *part, *tot; /* part: 2 buffers of grid x 3 block; tot: steps x 3 block */
+    double *part, *tot; /* part: 2 buffers of part_blocks x 3 block; tot: steps x 3 block */
+    size_t part_blocks;
     size_t tot_steps;
     double *tot_host;
     int grid;
@@ -221,6 +104,7 @@ extern "C" int kcu_engine_create(size_t dim, size_t block, kcu_engine **out)
     size_t grid = (dim + rows_per_block - 1) / rows_per_block;
     const size_t cap = 8 * (size_t)mcu_props()->multiProcessorCount;
     e->grid = (int)(grid < cap ? grid : cap);
+    e->part_blocks = (size_t)e->grid;
     const size_t vb = dim * block * sizeof(double2);
     if ((rc = kcu_alloc((void **)&e->v0, vb, "KPM vectors")) ||
         (rc = kcu_alloc((void **)&e->v1, vb, "KPM vectors")) ||
@@ -252,66 +136,6 @@ static int kcu_engine_reserve_steps(kcu_engine *e, size_t steps)
         return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory for %zu moments", n);
     e->tot_steps = steps;
     return MCF_OK;
-}
-
-template <int LP>
-static const void *kcu_step_kernel_for(int width)
-{
-    if (width == 6)
-        return (const void *)kcu_step_kernel<6, LP>;
-    if (width == 7)
-        return (const void *)kcu_step_kernel<7, LP>;
-    return (const void *)kcu_step_kernel<0, LP>;
-}
-
-template <int FR>
-static const void *kcu_step_kernel_fac(int fdims)
-{
-    if (fdims == 3)
-        return (const void *)kcu_step_kernel<0, 0, FR, 3>;
-    if (fdims == 2)
-        return (const void *)kcu_step_kernel<0, 0, FR, 2>;
-    return (const void *)kcu_step_kernel<0, 0, FR, 0>;
-}
-
-/* The table through the read-only data cache for blocks of 4 or more vectors (measured on
- * an H100 at 128^3: 58% of the copy bandwidth instead of 54% at B = 8, 51% instead of 47%
- * at B = 64), plain loads for fewer (74% instead of 68% at B = 1); streaming loads
- * (ld.global.cs) were in between.  Factorized hoppings: the kernel of their rank. */
-static const void *kcu_step_kernel_of(const kcu_ham *d, int B)
-{
-    if (d->frank == 0)
-        return kcu_step_kernel_fac<0>(d->fdims);
-    if (d->frank == 1)
-        return kcu_step_kernel_fac<1>(d->fdims);
-    if (d->frank == 2)
-        return kcu_step_kernel_fac<2>(d->fdims);
-    return B >= 4 ? kcu_step_kernel_for<1>(d->width) : kcu_step_kernel_for<0>(d->width);
-}
-
-/* The step's grid: no more blocks than are resident at once (one wave, instead of 8 per SM
- * in 1.6 waves), so that the rows in flight stay one narrow front of the grid-stride loop
- * and the neighbours of the next rows are still in L2; and no more than `cap` (the
- * engine's grid: what the rows need, at most 8 per SM; the part buffers' size).  Measured
- * on the H100 at 128^3: B = 8 0.625 -> 0.509 ms; at 256^3, B = 8 and 16 are 4% and 6%
- * faster than with 8 per SM (docs/benchmarks.md). */
-static int kcu_step_grid(const kcu_ham *d, int B, int cap)
-{
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kcu_step_kernel_of(d, B),
-                                                      KCU_STEP_THREADS, 0) != cudaSuccess ||
-        per_sm < 1)
-        per_sm = 1;
-    const size_t g = (size_t)per_sm * (size_t)mcu_props()->multiProcessorCount;
-    return g < (size_t)cap ? (int)g : cap;
-}
-
-static void kcu_launch_step(const kcu_ham *d, int grid, const kcu_step_args &s,
-                            cudaStream_t stream)
-{
-    void *args[] = {(void *)&s};
-    cudaLaunchKernel(kcu_step_kernel_of(d, s.B), dim3((unsigned)grid),
-                     dim3(KCU_STEP_THREADS), args, 0, stream);
 }
 
 /* The recursion for nb vectors already in e->v0 (stride e->block): K = M / 2 steps (at
@@ -348,10 +172,21 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
         if (!e->capture)
             KCU_TRY(cudaStreamCreateWithFlags(&e->capture, cudaStreamNonBlocking),
                     "creating the capture stream", 0);
+        const kcu_march march = kcu_march_plan(d, (int)B);
+        const int grid = march.on ? march.items : kcu_step_grid(d, (int)B, e->grid);
+        if ((size_t)grid > e->part_blocks) { /* the marching step's blocks */
+            KCU_TRY(cudaStreamSynchronize(kcu_stream), "the previous recursion", 0);
+            cudaFree(e->part);
+            e->part = NULL;
+            e->part_blocks = 0;
+            if ((rc = kcu_alloc((void **)&e->part, 2 * (size_t)grid * 3 * B * sizeof(double),
+                                "KPM partial sums")))
+                return rc;
+            e->part_blocks = (size_t)grid;
+        }
         KCU_TRY(cudaStreamBeginCapture(e->capture, cudaStreamCaptureModeThreadLocal),
                 "capturing the Chebyshev steps", 0);
         double2 *cur = e->v0, *old = e->v1;
-        const int grid = kcu_step_grid(d, (int)B, e->grid);
         const size_t np = (size_t)grid * 3 * B;
         for (size_t n = 1; n <= K; n++) {
             s.first = n == 1;
@@ -360,7 +195,7 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
             s.part = e->part + (n & 1) * np;
             s.prev_part = n == 1 ? NULL : e->part + ((n - 1) & 1) * np;
             s.prev_tot = n == 1 ? NULL : e->tot + (n - 2) * 3 * B;
-            kcu_launch_step(d, grid, s, e->capture);
+            kcu_launch_step(d, grid, s, march, e->capture);
             if (n == 1) {
                 cur = e->v1;
                 old = e->v0;

@@ -1,0 +1,118 @@
+/* test_kpm_cuda_march.c — kpm-cuda's marching Chebyshev step (kpm_cuda_step.cuh: blocks of 8
+ * or more vectors on square and cubic grids, walked tile by tile and plane by plane) against
+ * the grid-stride step it replaces (label gpu).  Without a usable CUDA device it prints
+ * "skipped: no device" and returns 77, which ctest counts as skipped.
+ *
+ * Every (row, vector) of a step is computed by one thread in the same order in both kernels,
+ * so the vectors are the same; only the block sums of <y|x> and <y|y> add in another order.
+ * For random-vector moments (kcu_random_moments) of a factorized (rank 2, the double-exchange
+ * form) and a plain table on periodic cubic lattices whose side the 8 x 8 tile divides (16)
+ * and does not (12, 7) and a 40 x 40 square lattice, in blocks of 8, 12 (a group of 8 and a
+ * partial one), 16 and 64 vectors, the marching step (default plan, and 3 planes a block
+ * through MCF_KPM_CUDA_MARCH) must give the grid-stride step's moments
+ * (MCF_KPM_CUDA_MARCH=0) to 1e-13 mu_0 per vector (mu_0 = 1): sums of dim terms of size
+ * <= 1 reordered, dim <= 4096, so their rounding differs by < dim eps ~ 1e-12 at worst and by
+ * ~sqrt(dim) eps ~ 1e-14 in practice; a wrong row, vector, group or plane changes a moment by
+ * O(1/dim) >= 2e-4. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "kpm_core.h"
+#include "kpm_cuda.h"
+#include "kpm_test_util.h"
+
+static int moments(const char *march, kcu_ham *d, size_t dim, size_t B, double a, double b,
+                   size_t R, size_t M, double *mu)
+{
+    if (march)
+        setenv("MCF_KPM_CUDA_MARCH", march, 1);
+    else
+        unsetenv("MCF_KPM_CUDA_MARCH");
+    kcu_engine *e = NULL;
+    int rc = kcu_engine_create(dim, B, &e);
+    if (!rc)
+        rc = kcu_random_moments(e, d, a, b, 0, 99, R, M, mu);
+    kcu_engine_destroy(e);
+    return rc;
+}
+
+int main(void)
+{
+    char why[512];
+    if (!kcu_probe(why, sizeof why)) {
+        printf("skipped: no device (%s)\n", why);
+        return 77;
+    }
+    printf("device: %s\n", why);
+    const struct {
+        mcf_lattice_kind kind;
+        long L;
+    } cases[] = {{MCF_LATTICE_CUBIC, 16}, {MCF_LATTICE_CUBIC, 12}, {MCF_LATTICE_CUBIC, 7},
+                 {MCF_LATTICE_SQUARE, 40}};
+    const size_t blocks[] = {8, 12, 16, 64}, M = 40;
+    mcf_rng rng;
+    mcf_rng_init(&rng, 31, 2);
+    for (int q = 0; q < 4; q++)
+        for (int form = 0; form < 2; form++) {
+            mcf_lattice *lat = NULL;
+            mcf_lattice_create(cases[q].kind, cases[q].L, MCF_BOUNDARY_PERIODIC, &lat);
+            const int z = lat->coordination;
+            mcf_hamiltonian *h = NULL;
+            mcf_hamiltonian_create(lat->sites, 1, z, &h);
+            CHECK(mcf_hamiltonian_factorize(h, lat, -1.0, 2) == MCF_OK, "%s",
+                  mcf_last_error());
+            for (size_t i = 0; i < lat->sites; i++) {
+                double f[4];
+                for (int c = 0; c < 4; c++)
+                    f[c] = 2.0 * mcf_rng_uniform(&rng) - 1.0;
+                mcf_hamiltonian_set_field(h, i, f);
+                mcf_hamiltonian_set_onsite(h, i, mcf_rng_uniform(&rng) - 0.5);
+            }
+            double lo, hi, a, b;
+            mcf_hamiltonian_bounds(h, &lo, &hi);
+            mcf_hamiltonian_fix_bounds(h, lo - 0.1, hi + 0.1);
+            mcf_hamiltonian_scaling(h, 0.01, &a, &b);
+            mcf_hamiltonian *p = NULL; /* the same table, read as a table */
+            mcf_hamiltonian_create(lat->sites, 1, z, &p);
+            const size_t slots = (size_t)z * h->dim;
+            memcpy(p->col, h->col, slots * sizeof *p->col);
+            memcpy(p->hop_re, h->hop_re, slots * sizeof *p->hop_re);
+            memcpy(p->hop_im, h->hop_im, slots * sizeof *p->hop_im);
+            memcpy(p->onsite, h->onsite, h->dim * sizeof *p->onsite);
+            mcf_hamiltonian_fix_bounds(p, h->emin, h->emax);
+            mcf_hamiltonian_touch_all(p);
+            kcu_ham *d = NULL;
+            CHECK(kcu_ham_create(form ? p : h, &d) == MCF_OK, "%s", mcf_last_error());
+            for (int bi = 0; bi < 4; bi++) {
+                const size_t B = blocks[bi], R = B;
+                double *m0 = malloc(R * M * sizeof *m0), *m1 = malloc(R * M * sizeof *m1),
+                       *m2 = malloc(R * M * sizeof *m2);
+                CHECK(moments("0", d, h->dim, B, a, b, R, M, m0) == MCF_OK &&
+                          moments(NULL, d, h->dim, B, a, b, R, M, m1) == MCF_OK &&
+                          moments("3", d, h->dim, B, a, b, R, M, m2) == MCF_OK,
+                      "%s", mcf_last_error());
+                const double d1 = kt_max_abs_diff(m0, m1, R * M),
+                             d2 = kt_max_abs_diff(m0, m2, R * M);
+                CHECK(d1 < 1e-13 && d2 < 1e-13, "%s L = %ld %s B = %zu: marching vs "
+                      "grid-stride moments differ by %.2e (default plan), %.2e (3 planes)",
+                      mcf_lattice_kind_name(cases[q].kind), cases[q].L,
+                      form ? "table" : "factorized", B, d1, d2);
+                printf("%-6s L = %2ld %-10s B = %2zu: marching vs grid-stride %.1e, "
+                       "3 planes %.1e\n", mcf_lattice_kind_name(cases[q].kind), cases[q].L,
+                       form ? "table" : "factorized", B, d1, d2);
+                free(m0);
+                free(m1);
+                free(m2);
+            }
+            kcu_ham_destroy(d);
+            mcf_hamiltonian_destroy(h);
+            mcf_hamiltonian_destroy(p);
+            mcf_lattice_destroy(lat);
+        }
+    unsetenv("MCF_KPM_CUDA_MARCH");
+    return check_exit();
+}
