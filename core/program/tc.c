@@ -228,8 +228,10 @@ void tc_defaults(tc_run *t, const char *dir)
 
 int tc_analyze(tc_run *t)
 {
-    for (int q = 0; q < 2; q++)
+    for (int q = 0; q < 2; q++) {
         t->tc[q] = t->tc_err[q] = t->nu[q] = t->nu_err[q] = NAN;
+        t->err_why[q][0] = 0;
+    }
     int rc = read_series(t);
     if (!rc)
         rc = solve_all(t);

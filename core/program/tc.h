@@ -42,6 +42,7 @@ typedef struct tc_run {
                              ".series-partial" (error_target tc, while the run goes) */
     double tc[2], tc_err[2], nu[2], nu_err[2]; /* found per quantity (binder, xi_over_l);
                                                   NaN where it did not cross */
+    char err_why[2][256]; /* why tc_err is NaN though tc is not ("" otherwise) */
 } tc_run;
 
 /* tc.c: the whole analysis of t->dir (t->blocks, grid, omega, series set): the curves,

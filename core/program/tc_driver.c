@@ -261,7 +261,12 @@ int mcfi_tc_drive(const char *config_path, const char *resume_dir, mcf_run_optio
         rc = mcf_fail(MCF_EINVAL, "mcf tc: %s: no T_c from %s (see %s/tc.tsv); [tc] quantity "
                       "= %s crossings", dir, q ? "xi_over_l" : "binder", dir,
                       q ? "binder" : "xi_over_l");
-    if (!rc)
+    if (!rc && !isfinite(t.tc_err[q]))
+        printf("mcf tc: T_c = %.6f, K_c = 1/T_c = %.6f, nu = %.4f; no error bar: %s (%s "
+               "crossings; %s/tc.tsv)\n", t.tc[q], 1.0 / t.tc[q], t.nu[q],
+               t.err_why[q][0] ? t.err_why[q] : "a jackknife sample failed",
+               q ? "xi/L" : "Binder", dir);
+    else if (!rc)
         printf("mcf tc: T_c = %.6f +- %.6f (%.3g%%), K_c = 1/T_c = %.6f +- %.6f, nu = %.4f +- "
                "%.4f (%s crossings; %s/tc.tsv)\n", t.tc[q], t.tc_err[q],
                100.0 * t.tc_err[q] / fabs(t.tc[q]), 1.0 / t.tc[q],

@@ -133,6 +133,14 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
         }
         const double err = found ? tc_jack_error(Tx + p * J, t->blocks) : NAN;
         const double nerr = found ? tc_jack_error(nu + p * J, t->blocks) : NAN;
+        size_t missing = 0; /* jackknife samples whose curves do not cross */
+        for (size_t j = 1; found && j < J; j++)
+            missing += !isfinite(Tx[p * J + j]) || !isfinite(nu[p * J + j]);
+        if (missing && !t->err_why[which][0])
+            snprintf(t->err_why[which], sizeof t->err_why[which],
+                     "in %zu of %zu jackknife samples the curves of L = %ld and %ld do not "
+                     "cross in T = [%g, %g]: too few sweeps for an error bar (run longer), "
+                     "or a window too narrow", missing, t->blocks, a->L, b->L, lo, hi);
         fprintf(f, "%s\t%ld\t%ld\t%.10g\t%.4g\t%.6g\t%.4g\t%d\n", quantity_name[which], a->L,
                 b->L, found ? Tx[p * J] : NAN, err, found ? nu[p * J] : NAN, nerr, found);
         if (!found) {
@@ -140,9 +148,14 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
                    a->L, b->L, lo, hi);
             continue;
         }
-        printf("%s crossing L = %ld/%ld: T* = %.6f +- %.6f   nu = %.4f +- %.4f%s\n",
-               quantity_name[which], a->L, b->L, Tx[p * J], err, nu[p * J], nerr,
-               found > 1 ? "   (several sign changes: the one nearest in T taken)" : "");
+        if (missing)
+            printf("%s crossing L = %ld/%ld: T* = %.6f, error unknown: in %zu of %zu "
+                   "jackknife samples they do not cross   nu = %.4f\n", quantity_name[which],
+                   a->L, b->L, Tx[p * J], missing, t->blocks, nu[p * J]);
+        else
+            printf("%s crossing L = %ld/%ld: T* = %.6f +- %.6f   nu = %.4f +- %.4f%s\n",
+                   quantity_name[which], a->L, b->L, Tx[p * J], err, nu[p * J], nerr,
+                   found > 1 ? "   (several sign changes: the one nearest in T taken)" : "");
         /* the pairs that cross, packed */
         for (size_t j = 0; j < J; j++) {
             Tx[used * J + j] = Tx[p * J + j];
@@ -175,7 +188,14 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
                 "nu (largest pair) = %.6g +- %.4g\n", quantity_name[which], tc[0], err, how,
                 last, last_err, nu[(used - 1) * J], tc_jack_error(nu + (used - 1) * J,
                                                                   t->blocks));
-        printf("T_c (%s) = %.6f +- %.6f  (%s)\n", quantity_name[which], tc[0], err, how);
+        if (!isfinite(err))
+            fprintf(f, "# no error bar (nan): %s\n",
+                    t->err_why[which][0] ? t->err_why[which] : "a jackknife sample failed");
+        if (isfinite(err))
+            printf("T_c (%s) = %.6f +- %.6f  (%s)\n", quantity_name[which], tc[0], err, how);
+        else
+            printf("T_c (%s) = %.6f, error unknown (%s): %s\n", quantity_name[which], tc[0],
+                   how, t->err_why[which][0] ? t->err_why[which] : "a jackknife sample failed");
         t->tc[which] = tc[0];
         t->tc_err[which] = err;
         t->nu[which] = nu[(used - 1) * J];

@@ -103,6 +103,10 @@ static const mcf_observable de_observables[] = {
      "dS_eff/dT at fixed spins per site, -(energy - mu density) / T^2 (the specific heat's "
      "covariance term; from a trace independent of energy's)", NULL, MCF_OBS_NOISE(2),
      "∂_T S/N", "1/t", NULL, NULL},
+    {"m2_kmin", MCF_ROLE_ORDER_KMIN, "structure factor at k_min = 2 pi / L, |sum_i S_i "
+     "exp(i k_min r_i) / N|^2 averaged over k_min along each axis (for xi_over_l; on request: "
+     "[run] extra_observables = m2_kmin)", NULL, MCF_OBS_ON_REQUEST, "⟨|m(k_min)|²⟩", NULL,
+     NULL, NULL},
     {"dos", MCF_ROLE_NONE,
      "density of states per state of the fermions, 1/energy (only with dos_every > 0)", "E", 0,
      "ρ(E)", "1/t", "E", "t"},
@@ -124,6 +128,9 @@ static void de_destroy(void *chain)
     free(c->phase);
     free(c->spin);
     free(c->nb);
+    free(c->plane);
+    free(c->kphase);
+    free(c->plane_sum);
     free(c->dos_last);
     mcf_fermion_hmc_release(&c->pf);
     free(c->spinor);
@@ -248,6 +255,8 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
         goto fail;
     }
     memcpy(c->nb, lat->neighbours, c->n * (size_t)c->z * sizeof *c->nb);
+    if ((rc = de_kmin_tables(c, lat)))
+        goto fail;
     /* the twist: the phase of every hopping, kept per (site, slot) */
     if ((rc = mcf_lattice_twist(params, "double-exchange", lat, c->theta)))
         goto fail;

@@ -25,6 +25,9 @@
  * (to rounding) and m2 = 1.  On bcc this checks the half-cell coordinates of the body
  * centres: a wrong plane of either sublattice leaves a nonzero sum.
  *
+ * Double exchange's m2_kmin (models/double-exchange/de_measure.c) in the same two limits:
+ * independent spins at T = 1e6 t (3^3) and the ordered ferromagnet (cubic 4^3, square 6^2).
+ *
  * Usage: test_xi_limits PATH_TO_MCF  (through ctest, which sets MCF_TEST_TMP). */
 #include "physics_util.h"
 
@@ -88,14 +91,16 @@ static void ring(const char *mcf)
     phys_table_free(&t);
 }
 
-static void independent(const char *mcf, const char *name, const char *model,
-                        const char *lattice, long L, double N)
+/* run: [run] lines before extra_observables ("" or e.g. "evaluator = ed\n"); sweeps: 20000
+ * for the lattice models, fewer for double exchange (a diagonalization a move) */
+static void independent(const char *mcf, const char *name, const char *model, const char *run,
+                        const char *lattice, long L, double N, long sweeps)
 {
     char sections[512];
     snprintf(sections, sizeof sections,
-             "extra_observables = m2_kmin\n[schedule]\nthermalize = 100\nsweeps = 20000\n"
+             "%sextra_observables = m2_kmin\n[schedule]\nthermalize = 100\nsweeps = %ld\n"
              "temperatures = 1e6\n\n"
-             "[model]\nL = %ld\n%s\n", L, lattice);
+             "[model]\nL = %ld\n%s\n", run, sweeps, L, lattice);
     phys_table t;
     printf("%s (independent spins, N = %g)\n", name, N);
     if (phys_run_mcf(mcf, name, model, 20261129ull, sections, &t)) {
@@ -112,14 +117,14 @@ static void independent(const char *mcf, const char *name, const char *model,
     phys_table_free(&t);
 }
 
-static void ordered(const char *mcf, const char *name, const char *model, const char *lattice,
-                    long L)
+static void ordered(const char *mcf, const char *name, const char *model, const char *run,
+                    const char *lattice, long L)
 {
     char sections[512];
     snprintf(sections, sizeof sections,
-             "extra_observables = m2_kmin\n[schedule]\nthermalize = 0\nsweeps = 64\n"
+             "%sextra_observables = m2_kmin\n[schedule]\nthermalize = 0\nsweeps = 64\n"
              "temperatures = 1e-6\n\n"
-             "[model]\nL = %ld\nstart = ordered\n%s\n", L, lattice);
+             "[model]\nL = %ld\nstart = ordered\n%s\n", run, L, lattice);
     phys_table t;
     printf("%s (ordered)\n", name);
     if (phys_run_mcf(mcf, name, model, 7ull, sections, &t)) {
@@ -140,12 +145,24 @@ int main(int argc, char **argv)
         return 2;
     }
     ring(argv[1]);
-    independent(argv[1], "xi_ising_8", "ising", "", 8, 64.0);
-    independent(argv[1], "xi_heisenberg_cubic_4", "heisenberg", "lattice = cubic", 4, 64.0);
-    independent(argv[1], "xi_heisenberg_bcc_3", "heisenberg", "lattice = bcc", 3, 54.0);
-    ordered(argv[1], "xi_ising_ordered", "ising", "", 6);
-    ordered(argv[1], "xi_heisenberg_cubic_ordered", "heisenberg", "lattice = cubic", 5);
-    ordered(argv[1], "xi_heisenberg_bcc_ordered", "heisenberg", "lattice = bcc", 3);
-    ordered(argv[1], "xi_heisenberg_square_ordered", "heisenberg", "lattice = square", 6);
+    independent(argv[1], "xi_ising_8", "ising", "", "", 8, 64.0, 20000);
+    independent(argv[1], "xi_heisenberg_cubic_4", "heisenberg", "", "lattice = cubic", 4, 64.0,
+                20000);
+    independent(argv[1], "xi_heisenberg_bcc_3", "heisenberg", "", "lattice = bcc", 3, 54.0,
+                20000);
+    /* double exchange (infinite Hund coupling, exact evaluator): at T = 1e6 t the fermions'
+     * coupling of the spins is O(t/T) */
+    independent(argv[1], "xi_double_exchange_cubic_3", "double-exchange", "evaluator = ed\n",
+                "lattice = cubic\nmu = 0", 3, 27.0, 1000);
+    ordered(argv[1], "xi_ising_ordered", "ising", "", "", 6);
+    ordered(argv[1], "xi_heisenberg_cubic_ordered", "heisenberg", "", "lattice = cubic", 5);
+    ordered(argv[1], "xi_heisenberg_bcc_ordered", "heisenberg", "", "lattice = bcc", 3);
+    ordered(argv[1], "xi_heisenberg_square_ordered", "heisenberg", "", "lattice = square", 6);
+    /* the ferromagnet is double exchange's ground state at mu = 0: at T = 1e-6 t no uniform
+     * move (a new direction, O(t) dearer) is taken */
+    ordered(argv[1], "xi_double_exchange_cubic_ordered", "double-exchange", "evaluator = ed\n",
+            "lattice = cubic\nmu = 0\nmove = uniform", 4);
+    ordered(argv[1], "xi_double_exchange_square_ordered", "double-exchange",
+            "evaluator = ed\n", "lattice = square\nmu = 0\nmove = uniform", 6);
     return check_exit();
 }
