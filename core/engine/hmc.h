@@ -26,4 +26,9 @@ int mcfi_hmc_trajectory(const struct mcfi_model *m, mcf_batch *b, mcfi_hmc **sta
                         double dt, long checks, int measuring, unsigned char *accepted);
 void mcfi_hmc_free(mcfi_hmc *h);
 
+/* [run] sampler = auto (sampler_auto.c): hmc or local for the run's chains, once they
+ * exist; sets r->setup->hmc and ->sampler_note and, for hmc, names it in config.ini as used
+ * (->canonical).  Collective. */
+int mcfi_resolve_sampler(mcf_run *r);
+
 #endif
