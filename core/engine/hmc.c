@@ -9,11 +9,16 @@
  *      projected on the tangent plane (a 2D unit Gaussian there);
  *   2. S(x0) and its gradient, the model refreshing its auxiliary fields (pseudofermions)
  *      from the chain's stream first;
- *   3. hmc_steps leapfrog steps of hmc_dt: a half kick p -= dt/2 grad_perp S, the free flow
- *      for dt (reals: x += dt p; a unit vector along its great circle, x cos(w dt) +
- *      p/w sin(w dt) with w = |p|, p turning with it: the exact geodesic flow, so the map is
- *      reversible and keeps the measure of the tangent bundle), S and its gradient at the
- *      new x, a half kick;
+ *   3. hmc_steps steps of hmc_dt by the integrator (hmc_integrator), each a symmetric
+ *      composition of kicks P(w): p -= w grad_perp S, and free flows X(t) (reals: x += t p;
+ *      a unit vector along its great circle, x cos(|p| t) + p/|p| sin(|p| t), p turning
+ *      with it: the exact geodesic flow, so every factor is reversible and keeps the measure
+ *      of the tangent bundle, and so does their symmetric product):
+ *        leapfrog  P(dt/2) X(dt) P(dt/2): one gradient a step;
+ *        omelyan   P(l dt) X(dt/2) P((1-2l) dt) X(dt/2) P(l dt), l = 0.1931833275037836
+ *                  (Omelyan, Mryglod and Folk's second-order minimum-norm scheme, Comput.
+ *                  Phys. Commun. 151, 272 (2003)): two gradients a step, an energy error
+ *                  of the same order dt^2 with a smaller coefficient;
  *   4. accept with min(1, e^{-dH}), dH the change of S + |p|^2/2, by mcf_metropolis_accept
  *      on the chain's stream; a rejected trajectory puts x0 back and the model syncs to it.
  *      S = +inf at a step is a configuration outside the model's domain (weight 0): that
@@ -45,8 +50,9 @@ struct mcfi_hmc {
     mcf_rng **rngs;
     mcf_batch *batch;      /* the group's, for the model's batched calls */
     /* the energy errors of this process's trajectories, for the log: Creutz's equality
-     * <exp(-dH)> = 1 holds for any step of a reversible map that keeps the measure */
-    double sum_e, sum_e2, sum_dh;
+     * <exp(-dH)> = 1 holds for any step of a reversible map that keeps the measure, and
+     * with it <dH> = <dH^2>/2 + O(dt^6), both ~ dt^4 for a second-order integrator */
+    double sum_e, sum_e2, sum_dh, sum_dh2, sum_dh4;
     uint64_t count, taken;
 };
 
@@ -87,10 +93,14 @@ void mcfi_hmc_free(mcfi_hmc *h)
     if (h->count > 1) {
         const double c = (double)h->count, e = h->sum_e / c;
         const double se = sqrt(fmax(h->sum_e2 / c - e * e, 0.0) / (c - 1.0));
+        const double d = h->sum_dh / c, d2 = h->sum_dh2 / c;
+        const double sd = sqrt(fmax(d2 - d * d, 0.0) / (c - 1.0));
+        const double sd2 = 0.5 * sqrt(fmax(h->sum_dh4 / c - d2 * d2, 0.0) / (c - 1.0));
         mcf_log(MCF_LOG_INFO, "hybrid Monte Carlo: %llu measured trajectories of %zu chains: "
                 "<exp(-dH)> = %.5f +- %.5f (1 for a correct integrator: Creutz's equality), "
-                "<dH> = %.5f, acceptance %.3f", (unsigned long long)h->count, h->n, e, se,
-                h->sum_dh / c, (double)h->taken / c);
+                "<dH> = %.5g +- %.2g, <dH^2>/2 = %.5g +- %.2g, acceptance %.3f",
+                (unsigned long long)h->count, h->n, e, se, d, sd, 0.5 * d2, sd2,
+                (double)h->taken / c);
     }
     for (size_t k = 0; k < h->n; k++) {
         free(h->x0 ? h->x0[k] : NULL);
@@ -326,9 +336,35 @@ static int check_gradient(const mcfi_model *m, mcfi_hmc *h, mcf_chain *const *ch
 
 /* ---- one trajectory per chain ---------------------------------------------------------- */
 
+/* Omelyan, Mryglod and Folk's lambda: the second-order scheme of least error norm */
+static const double omelyan_lambda = 0.1931833275037836;
+
+/* a kick of w then a flow of t for every chain still in the domain, then S and its gradient
+ * at the new x; a chain whose S is +inf has left the domain and moves no further */
+static int kick_flow_force(const mcfi_model *m, mcfi_hmc *h, double w, double t)
+{
+    for (size_t k = 0; k < h->n; k++)
+        if (!h->out[k]) {
+            kick(&h->co[k], h->p[k], h->g[k], w);
+            flow(&h->co[k], h->p[k], t);
+        }
+    int rc = action(m, h, MCF_ACTION_GRADIENT);
+    for (size_t k = 0; !rc && k < h->n; k++)
+        h->out[k] |= h->S[k] == INFINITY;
+    return rc;
+}
+
+/* the closing kick of a step (w) */
+static void kick_all(mcfi_hmc *h, double w)
+{
+    for (size_t k = 0; k < h->n; k++)
+        if (!h->out[k])
+            kick(&h->co[k], h->p[k], h->g[k], w);
+}
+
 int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
-                        mcf_chain *const *chains, size_t n, long steps, double dt, long checks,
-                        int measuring, unsigned char *accepted)
+                        mcf_chain *const *chains, size_t n, int integrator, long steps,
+                        double dt, long checks, int measuring, unsigned char *accepted)
 {
     int rc = MCF_OK;
     if (!*state && (rc = setup(m, chains, n, state)))
@@ -358,17 +394,16 @@ int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
     }
     /* S = +inf: the trajectory left the model's domain (weight 0); it stops there and is
      * rejected */
+    const double l = omelyan_lambda;
     for (long s = 0; !rc && s < steps; s++) {
-        for (size_t k = 0; k < n; k++)
-            if (!out[k]) {
-                kick(&h->co[k], h->p[k], h->g[k], 0.5 * dt);
-                flow(&h->co[k], h->p[k], dt);
-            }
-        rc = action(m, h, MCF_ACTION_GRADIENT);
-        for (size_t k = 0; !rc && k < n; k++) {
-            out[k] |= h->S[k] == INFINITY;
-            if (!out[k])
-                kick(&h->co[k], h->p[k], h->g[k], 0.5 * dt);
+        if (integrator == MCFI_HMC_OMELYAN) {
+            rc = kick_flow_force(m, h, l * dt, 0.5 * dt);
+            if (!rc)
+                rc = kick_flow_force(m, h, (1.0 - 2.0 * l) * dt, 0.5 * dt);
+            if (!rc)
+                kick_all(h, l * dt);
+        } else if (!(rc = kick_flow_force(m, h, 0.5 * dt, dt))) {
+            kick_all(h, 0.5 * dt);
         }
     }
     int any_rejected = 0;
@@ -381,6 +416,8 @@ int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
             h->sum_e += e;
             h->sum_e2 += e * e;
             h->sum_dh += dH;
+            h->sum_dh2 += dH * dH;
+            h->sum_dh4 += dH * dH * dH * dH;
             h->count++;
             h->taken += accepted[k];
         }

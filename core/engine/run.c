@@ -13,6 +13,7 @@
 #include "checkpoint.h"
 #include "error_target.h"
 #include "fileio.h"
+#include "hmc.h"
 #include "mcf_mpi.h"
 #include "optimize.h"
 #include "progress.h"
@@ -426,6 +427,9 @@ int mcfe_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     rc = create_chains(r, opt, threads, &groups);
     if (!rc && optimizing)
         rc = mcfi_optimize_check_chains(r);
+    /* sampler = auto: config.ini as used names an hmc it chose, so the hash follows */
+    if (!rc && !(rc = mcfi_resolve_sampler(r)))
+        config_hashes(setup, &r->config_hash, &r->config_hash_before);
     if (rc)
         goto done;
     mcfi_run_output_reset();

@@ -63,6 +63,8 @@ void mcfi_run_log_start(const mcf_run *r, const mcf_run_options *opt, int thread
                 "killed", cleaned, cleaned == 1 ? "" : "s");
     if (setup->evaluator_note)
         mcf_log(MCF_LOG_INFO, "%s", setup->evaluator_note);
+    if (setup->sampler_note)
+        mcf_log(MCF_LOG_INFO, "%s", setup->sampler_note);
     mcfi_shells_report(setup, NULL); /* degenerate shells at mu: terminal, log */
     if (one_batch && owned > 1)
         mcf_log(MCF_LOG_INFO, "evaluator %s takes all %zu chains %sin one batch: they step "

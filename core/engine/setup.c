@@ -259,6 +259,7 @@ void mcfe_setup_free(mcf_setup *s)
     free(s->model_name);
     free(s->evaluator_name);
     free(s->evaluator_note);
+    free(s->sampler_note);
     free(s->output);
     free(s->canonical);
     free(s->shell_warnings);

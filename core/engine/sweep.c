@@ -180,8 +180,9 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
     if (s->hmc) {
         /* hybrid Monte Carlo: the sweep is one trajectory per chain; the first sweep of a
          * fresh run also checks the model's gradient (hmc.c) */
-        int rc = mcfi_hmc_trajectory(md, g->batch, &g->hmc, chains, g->n, s->hmc_steps, s->hmc_dt,
-                                     sweep == 0 ? 3 : 0, measuring, g->decided);
+        int rc = mcfi_hmc_trajectory(md, g->batch, &g->hmc, chains, g->n, s->hmc_integrator,
+                                     s->hmc_steps, s->hmc_dt, sweep == 0 ? 3 : 0, measuring,
+                                     g->decided);
         if (rc)
             return group_fail(g, rc);
         for (size_t k = 0; k < g->n; k++)

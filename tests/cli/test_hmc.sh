@@ -2,16 +2,17 @@
 # Hybrid Monte Carlo ([run] sampler = hmc; core/engine/hmc.c, models/double-exchange/de_hmc.c)
 # end to end:
 #  (a) the distribution: double exchange on the open 2x2x2 cube at infinite Hund coupling
-#      (and at J_H = 2) with the exact evaluator ed, at 4 temperatures across the ordering,
+#      (leapfrog) and at J_H = 2 (omelyan's integrator) with the exact evaluator ed, at 4
+#      temperatures across the ordering,
 #      sampled by HMC and by the local Metropolis sweeps (exact weights of the same model):
 #      energy, |m|, m2, m4 and the nearest-neighbour correlation agree, each within 4
 #      combined standard errors and with a mean z^2 over the 20 comparisons below 2.2 (the
 #      chi^2 of 20 degrees of freedom exceeds 44 with probability 0.2 %); (a') the same for
-#      the adiabatic Holstein model on the 4x4 torus (energy, |m|, m2, <x>, density);
+#      the adiabatic Holstein model on the 4x4 torus (energy, |m|, m2, <x>, density; omelyan);
 #  (b) every fresh run checks the model's gradient against differences of its action (the
 #      run's first sweep), so these runs passing says the chain rule holds; acceptance > 0.5;
-#  (c) kill and resume: an HMC run killed at random instants and resumed ends byte-identical
-#      to the uninterrupted run (kill_lineage.sh);
+#  (c) kill and resume: an HMC run (omelyan) killed at random instants and resumed ends
+#      byte-identical to the uninterrupted run (kill_lineage.sh);
 #  (d) refusals: sampler = hmc for a model without coordinates names the key and the model.
 # usage: test_hmc.sh MCF SCRATCH
 set -u
@@ -29,7 +30,7 @@ bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
 short=${MCF_TEST_SWEEPS:+1}
 sweeps=$(( ${MCF_TEST_SWEEPS:-30000} / 8 ))
 [ -n "$short" ] && sweeps=100
-config() { # sampler hund mu seed
+config() { # sampler hund mu seed [integrator steps dt]
 cat <<INI
 [run]
 model = double-exchange
@@ -37,8 +38,9 @@ evaluator = ed
 seed = $4
 walkers = 2
 sampler = $1
-hmc_steps = 10
-hmc_dt = 0.1
+hmc_integrator = ${5:-leapfrog}
+hmc_steps = ${6:-10}
+hmc_dt = ${7:-0.1}
 [schedule]
 thermalize = 200
 sweeps = $sweeps
@@ -75,9 +77,11 @@ compare() { # label hmc.tsv local.tsv "observables"
 }
 de_obs='energy abs_m m2 m4 nn_correlation'
 
-for case in "inf -0.5" "2 -2.3"; do
+# infinite J_H with the leapfrog (10 x 0.1), J_H = 2 with omelyan's integrator (5 x 0.2: the
+# same trajectory and as many gradients)
+for case in "inf -0.5 leapfrog 10 0.1" "2 -2.3 omelyan 5 0.2"; do
     set -- $case
-    config hmc "$1" "$2" 11 > "hmc_$1.ini"
+    config hmc "$1" "$2" 11 "$3" "$4" "$5" > "hmc_$1.ini"
     config local "$1" "$2" 12 > "local_$1.ini"
     for s in hmc local; do
         if ! "$mcf" run "${s}_$1.ini" --no-plots > "${s}_$1.txt" 2>&1; then
@@ -112,8 +116,9 @@ evaluator = ed
 seed = $2
 walkers = 2
 sampler = $1
-hmc_steps = 10
-hmc_dt = 0.1
+hmc_integrator = omelyan
+hmc_steps = 5
+hmc_dt = 0.2
 [schedule]
 thermalize = 200
 sweeps = $sweeps
@@ -166,8 +171,9 @@ model = double-exchange
 evaluator = kpm
 seed = 31
 sampler = hmc
-hmc_steps = 6
-hmc_dt = 0.12
+hmc_integrator = omelyan
+hmc_steps = 3
+hmc_dt = 0.24
 [schedule]
 thermalize = 30
 sweeps = $ksweeps

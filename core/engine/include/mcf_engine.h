@@ -158,9 +158,13 @@ typedef struct mcf_setup {
     long exchange_every; /* parallel tempering: sweeps between exchanges, 0 = off */
     int start;           /* [schedule] start: MCFI_START_* */
     int series;          /* [run] series = yes: the measurement series (series.c) */
-    int hmc;             /* [run] sampler = hmc: a sweep is one trajectory (hmc.c) */
-    long hmc_steps;      /* [run] hmc_steps: leapfrog steps per trajectory */
-    double hmc_dt;       /* [run] hmc_dt: the leapfrog step */
+    int hmc;             /* sampler hmc (or auto's hmc): a sweep is one trajectory (hmc.c) */
+    long hmc_steps;      /* [run] hmc_steps: integrator steps per trajectory */
+    double hmc_dt;       /* [run] hmc_dt: the integrator's step */
+    int hmc_integrator;  /* [run] hmc_integrator: MCFI_HMC_LEAPFROG or _OMELYAN (hmc.h) */
+    int sampler_auto;    /* [run] sampler = auto: hmc set by the run (sampler_auto.c) */
+    long hmc_min_sites;  /* [run] hmc_min_sites: auto's smallest lattice for hmc */
+    char *sampler_note;  /* sampler = auto: the choice and why, one line; else NULL */
     char *extra_observables; /* [run] extra_observables: names of MCF_OBS_ON_REQUEST
                                 observables to record, space-separated; NULL: none */
     /* [schedule] error_target (error_target.h): n_targets > 0 when given; then the
