@@ -113,6 +113,10 @@ typedef struct kcu_engine kcu_engine;
 /* Scratch for vectors of dimension dim in blocks of up to `block` (1..64) vectors. */
 KCU_API int kcu_engine_create(size_t dim, size_t block, kcu_engine **out);
 KCU_API void kcu_engine_destroy(kcu_engine *e);
+/* Which block step the engine's recursions take (kpm_cuda_step.cuh; the benchmark's and the
+ * tests' knob): 0 the plugin's rule (the default), -1 always the grid-stride step, k > 0 the
+ * marching step wherever the rows form a square or cubic grid and B >= 8, k planes a block. */
+KCU_API void kcu_engine_march(kcu_engine *e, int mode);
 
 /* Per-vector moments of R random vectors (kind 0: random phases, 1: complex Gaussians)
  * from `seed`, advanced `block` at a time: mu_vec[r M + n] = <r|T_n(H~)|r> / dim (host

@@ -52,6 +52,7 @@ struct kcu_engine {
     double2 *v0, *v1;
     double *part, *tot; /* part: 2 buffers of part_blocks x 3 block; tot: steps x 3 block */
     size_t part_blocks;
+    int march;          /* kcu_engine_march's mode (0: the plugin's rule) */
     size_t tot_steps;
     double *tot_host;
     int grid;
@@ -117,6 +118,16 @@ extern "C" int kcu_engine_create(size_t dim, size_t block, kcu_engine **out)
     return MCF_OK;
 }
 
+extern "C" void kcu_engine_march(kcu_engine *e, int mode)
+{
+    if (e->march != mode && e->graph) { /* the next recursion captures its steps anew */
+        cudaStreamSynchronize(kcu_stream);
+        cudaGraphExecDestroy(e->graph);
+        e->graph = NULL;
+    }
+    e->march = mode;
+}
+
 static int kcu_engine_reserve_steps(kcu_engine *e, size_t steps)
 {
     if (steps <= e->tot_steps)
@@ -172,7 +183,7 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
         if (!e->capture)
             KCU_TRY(cudaStreamCreateWithFlags(&e->capture, cudaStreamNonBlocking),
                     "creating the capture stream", 0);
-        const kcu_march march = kcu_march_plan(d, (int)B);
+        const kcu_march march = kcu_march_plan(d, (int)B, e->march);
         const int grid = march.on ? march.items : kcu_step_grid(d, (int)B, e->grid);
         if ((size_t)grid > e->part_blocks) { /* the marching step's blocks */
             KCU_TRY(cudaStreamSynchronize(kcu_stream), "the previous recursion", 0);

@@ -280,15 +280,14 @@ static int kcu_step_grid(const kcu_ham *d, int B, int cap)
  * a table of L^3 or L^2 rows is taken as one, which only its speed depends on), and for a
  * table only when the grid-stride step's planes no longer fit in L2 (below).  The tile
  * is 8 x 8 (64 x 1 in 2D: two rows a thread), zc planes per block chosen so that the blocks
- * fit in one resident wave.  MCF_KPM_CUDA_MARCH (the benchmark's knob): "0" off, a number:
- * the planes per block; MCF_KPM_CUDA_MARCH_SHOW prints the plan. */
-static kcu_march kcu_march_plan(const kcu_ham *d, int B)
+ * fit in one resident wave.  mode (kcu_engine_march: the benchmark's and the tests' knob):
+ * 0 this rule, -1 never, k > 0 always where the grid allows, k planes a block. */
+static kcu_march kcu_march_plan(const kcu_ham *d, int B, int mode)
 {
     kcu_march m = {};
-    const char *env = getenv("MCF_KPM_CUDA_MARCH");
-    if (env && strcmp(env, "0") == 0)
+    if (mode < 0)
         return m;
-    int zc = env ? atoi(env) : 0;
+    int zc = mode;
     if (B < 8)
         return m;
     long long L = 0;
@@ -314,7 +313,7 @@ static kcu_march kcu_march_plan(const kcu_ham *d, int B)
      * against the march's 52% and 47% on the H200); beyond, the march (256^3: 49-52%
      * against 40-50%).  Factorized rows: the march everywhere (62-69% against 46-62%). */
     const double window = 3.0 * (double)(D == 3 ? L * L : L) * (double)B * 16.0;
-    if (d->frank < 0 && !(env && *env) && window < 0.5 * (double)mcu_props()->l2CacheSize)
+    if (d->frank < 0 && mode == 0 && window < 0.5 * (double)mcu_props()->l2CacheSize)
         return m;
     m.L = (int)L;
     m.D = D;
@@ -336,9 +335,6 @@ static kcu_march kcu_march_plan(const kcu_ham *d, int B)
         return m;
     m.items = (int)items;
     m.on = 1;
-    if (getenv("MCF_KPM_CUDA_MARCH_SHOW"))
-        fprintf(stderr, "kpm-cuda march: L %d D %d tile %dx%d zc %d groups %d items %d\n", m.L,
-                m.D, m.TX, m.TY, m.zc, m.G, m.items);
     return m;
 }
 

@@ -6,6 +6,8 @@
  * Environment:
  *   KPM_GPU_BENCH_DOS_L="128 256"          Anderson DOS lattices (L^3 sites); "" skips part 1
  *   KPM_GPU_BENCH_BLOCKS="1 2 4 8 16 32 64" vectors per block B (1..64)
+ *   KPM_GPU_BENCH_MARCH=0                  the DOS block step: 0 the plugin's rule, -1 the
+ *                                          grid-stride step, k > 0 the march, k planes a block
  *   KPM_GPU_BENCH_GFMC_L="8 16 32"         GFMC lattices; "" skips part 2
  *   KPM_GPU_BENCH_CHAINS="1 8 32 128"      chains per GFMC batch on the GPU
  *   KPM_GPU_BENCH_M=256                    GFMC moments M (Lorentz kernel, lambda = 4,
@@ -280,6 +282,8 @@ static void dos_lattice(int li, size_t L, int form, const size_t *blocks, int nB
         }
         if (rc != MCF_OK)
             die("creating a GPU engine");
+        const char *march = getenv("KPM_GPU_BENCH_MARCH"); /* kcu_engine_march's mode */
+        kcu_engine_march(e, march && *march ? atoi(march) : 0);
         const double est = (double)n * ((form ? 8.0 : 128.0) + 48.0 * (double)B);
         const size_t steps = clampz(0.3 * bw_dev * 1e9 / est, 8, 1000);
         double sec = 0, bytes = 0;

@@ -8,13 +8,12 @@
  * For random-vector moments (kcu_random_moments) of a factorized (rank 2, the double-exchange
  * form) and a plain table on periodic cubic lattices whose side the 8 x 8 tile divides (16)
  * and does not (12, 7) and a 40 x 40 square lattice, in blocks of 8, 12 (a group of 8 and a
- * partial one), 16 and 64 vectors, the marching step (default plan, and 3 planes a block
- * through MCF_KPM_CUDA_MARCH) must give the grid-stride step's moments
- * (MCF_KPM_CUDA_MARCH=0) to 1e-13 mu_0 per vector (mu_0 = 1): sums of dim terms of size
+ * partial one), 16 and 64 vectors, the marching step (the plugin's rule, and forced with 3
+ * planes a block: kcu_engine_march 3) must give the grid-stride step's moments
+ * (kcu_engine_march -1) to 1e-13 mu_0 per vector (mu_0 = 1): sums of dim terms of size
  * <= 1 reordered, dim <= 4096, so their rounding differs by < dim eps ~ 1e-12 at worst and by
  * ~sqrt(dim) eps ~ 1e-14 in practice; a wrong row, vector, group or plane changes a moment by
  * O(1/dim) >= 2e-4. */
-#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,17 +24,15 @@
 #include "kpm_cuda.h"
 #include "kpm_test_util.h"
 
-static int moments(const char *march, kcu_ham *d, size_t dim, size_t B, double a, double b,
-                   size_t R, size_t M, double *mu)
+static int moments(int march, kcu_ham *d, size_t dim, size_t B, double a, double b, size_t R,
+                   size_t M, double *mu)
 {
-    if (march)
-        setenv("MCF_KPM_CUDA_MARCH", march, 1);
-    else
-        unsetenv("MCF_KPM_CUDA_MARCH");
     kcu_engine *e = NULL;
     int rc = kcu_engine_create(dim, B, &e);
-    if (!rc)
+    if (!rc) {
+        kcu_engine_march(e, march);
         rc = kcu_random_moments(e, d, a, b, 0, 99, R, M, mu);
+    }
     kcu_engine_destroy(e);
     return rc;
 }
@@ -91,9 +88,9 @@ int main(void)
                 const size_t B = blocks[bi], R = B;
                 double *m0 = malloc(R * M * sizeof *m0), *m1 = malloc(R * M * sizeof *m1),
                        *m2 = malloc(R * M * sizeof *m2);
-                CHECK(moments("0", d, h->dim, B, a, b, R, M, m0) == MCF_OK &&
-                          moments(NULL, d, h->dim, B, a, b, R, M, m1) == MCF_OK &&
-                          moments("3", d, h->dim, B, a, b, R, M, m2) == MCF_OK,
+                CHECK(moments(-1, d, h->dim, B, a, b, R, M, m0) == MCF_OK &&
+                          moments(0, d, h->dim, B, a, b, R, M, m1) == MCF_OK &&
+                          moments(3, d, h->dim, B, a, b, R, M, m2) == MCF_OK,
                       "%s", mcf_last_error());
                 const double d1 = kt_max_abs_diff(m0, m1, R * M),
                              d2 = kt_max_abs_diff(m0, m2, R * M);
@@ -113,6 +110,5 @@ int main(void)
             mcf_hamiltonian_destroy(p);
             mcf_lattice_destroy(lat);
         }
-    unsetenv("MCF_KPM_CUDA_MARCH");
     return check_exit();
 }
