@@ -48,7 +48,7 @@ obs='abs_m energy binder nn_correlation'
 # the part's settings: evaluator, L, temperatures, sweeps and thermalization per sampler
 case $part in
 ed4)   L=4; ev=ed; temps='0.08, 0.12, 0.16, 0.22'; nT=4
-       hmc_therm=30; hmc_sweeps=300; loc_therm=200; loc_sweeps=1200
+       hmc_therm=30; hmc_sweeps=400; loc_therm=200; loc_sweeps=1200
        steps=12; dt=0.08; evsec='' ;;
 gfmc6) L=6; ev=kpm; temps='0.08, 0.18'; nT=2
        hmc_therm=40; hmc_sweeps=500; loc_therm=200; loc_sweeps=1000
@@ -179,8 +179,8 @@ if awk -F'\t' -v hi="$(q999 $dof3)" '
         { z = ($3 - $5) / sqrt($4 ^ 2 + $6 ^ 2); chi += z * z; n++
           printf "(3) T=%s %-14s hmc %.5f(%.5f) local %.5f(%.5f) z = %+.2f%s\n", $1, $2, $3, $4,
                  $5, $6, z, (z > 2 || z < -2) ? "  <-- |z| > 2" : ""; if (z > 2 || z < -2) f++ }
-        END { printf "(3) chi^2 = %.2f for %d comparisons (99.9 %% quantile %s), %d beyond 2 sigma\n",
-                     chi, n, hi, f
+        END { printf "(3) chi^2 = %.2f for %d comparisons (99.9 %% quantile %s), " \
+                     "%d beyond 2 sigma\n", chi, n, hi, f
               exit !(chi <= hi) }' compare.tsv; then
     ok "(3) HMC and the local sampler agree (chi^2 below the 99.9 % quantile)"
 elif [ -n "$short" ]; then echo "not held: (3) (short runs)"
