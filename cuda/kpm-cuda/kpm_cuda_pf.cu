@@ -7,44 +7,11 @@
  * launch for the step and one for the terms conj(psi_j(r)) alpha_{j-1}(c) added on the
  * table's pattern (a device copy of h->col).  Every element and every entry is computed by
  * one thread in a fixed order: the result does not depend on the launch's shape. */
-#include "kpm_cuda_internal.cuh"
+#include "kpm_cuda_pf.cuh"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct kcu_pf {
-    size_t dim, block;      /* block: the most flavours (nb) of one call */
-    int width;
-    double2 *v0, *v1, *acc; /* forward: dim x nb */
-    double2 *X, *Y, *phi;   /* backward: dim x 2 nb; phi dim x nb */
-    double *gd, *gre, *gim; /* the gradient: dim, width x dim, width x dim */
-    int32_t *col;           /* the pattern, width x dim */
-    int32_t *col_host;
-    double2 *host;          /* pinned: dim x nb */
-    double *ghost;          /* pinned: (2 width + 1) x dim */
-    /* the recursion's ~3M launches captured once as a CUDA graph and replayed while the
-     * Hamiltonian's device copy, the scaling, the series and nb stay (a launch costs a few
-     * us: at 8^3-16^3 the force was bound by them, docs/benchmarks.md) */
-    cudaGraphExec_t graph;
-    cudaStream_t capture;   /* the scratch's own stream, only captured on */
-    const kcu_ham *g_d;
-    double g_a, g_b;
-    size_t g_M, g_nb;
-    double *g_c;            /* the series the graph was built for (host copy) */
-};
-
-struct kcu_pf_args {
-    const int32_t *col;
-    const double *hre, *him, *ons;
-    const double2 *field;
-    double famp;
-    long long fL, dim;
-    int width, B, first, nb;
-    const double2 *x, *phi;
-    double2 *y, *acc;
-    double ia, b, c;
-};
 
 /* y = H~ x (first) or 2 H~ x - y over a block of B vectors; forward (acc not NULL): acc += c y;
  * backward (phi not NULL): y += c phi on the vectors nb .. 2 nb - 1 */
@@ -178,6 +145,7 @@ extern "C" void kcu_pf_destroy(kcu_pf *s)
     cudaFree(s->gre);
     cudaFree(s->gim);
     cudaFree(s->col);
+    cudaFree(s->dev_c);
     free(s->col_host);
     free(s->g_c);
     if (s->graph)
@@ -394,13 +362,19 @@ extern "C" int kcu_pf_gradient(kcu_pf *s, const kcu_ham *d, const mcf_hamiltonia
                             cudaMemcpyHostToDevice, kcu_stream), "the pseudofermions", 0);
     KCU_TRY(cudaMemcpyAsync(s->v0, s->phi, (size_t)n * sizeof(double2),
                             cudaMemcpyDeviceToDevice, kcu_stream), "the pseudofermions", 0);
-    KCU_TRY(cudaMemsetAsync(s->gd, 0, dim * sizeof(double), kcu_stream), "zeroing", 0);
-    KCU_TRY(cudaMemsetAsync(s->gre, 0, gb * sizeof(double), kcu_stream), "zeroing", 0);
-    KCU_TRY(cudaMemsetAsync(s->gim, 0, gb * sizeof(double), kcu_stream), "zeroing", 0);
-    int rc = kcu_pf_graph(s, d, a, b, c, M, nb);
+    int done = 0;
+    int rc = kcu_pf_fused(s, d, a, b, c, M, nb, &done);
     if (rc)
         return rc;
-    KCU_TRY(cudaGraphLaunch(s->graph, kcu_stream), "launching the pseudofermion gradient", 0);
+    if (!done) {
+        KCU_TRY(cudaMemsetAsync(s->gd, 0, dim * sizeof(double), kcu_stream), "zeroing", 0);
+        KCU_TRY(cudaMemsetAsync(s->gre, 0, gb * sizeof(double), kcu_stream), "zeroing", 0);
+        KCU_TRY(cudaMemsetAsync(s->gim, 0, gb * sizeof(double), kcu_stream), "zeroing", 0);
+        if ((rc = kcu_pf_graph(s, d, a, b, c, M, nb)))
+            return rc;
+        KCU_TRY(cudaGraphLaunch(s->graph, kcu_stream), "launching the pseudofermion gradient",
+                0);
+    }
     KCU_TRY(cudaGetLastError(), "launching the pseudofermion gradient", 0);
     KCU_TRY(cudaMemcpyAsync(s->host, s->acc, (size_t)n * sizeof(double2),
                             cudaMemcpyDeviceToHost, kcu_stream), "the series", 0);
