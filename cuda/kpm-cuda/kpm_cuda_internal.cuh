@@ -9,6 +9,8 @@
  *   kpm_cuda_ham.cu           the device Hamiltonian, its journal of row updates, staging
  *   kpm_cuda_engine.cu        Chebyshev moments of vector blocks (DOS, LDOS, Green's)
  *   kpm_cuda_step.cuh         the block step's kernels (grid-stride, marching; its TU)
+ *   kpm_cuda_pf.cu(h)         series of a block, the pseudofermion gradient by launches
+ *   kpm_cuda_pf_fused.cu      the same gradient in one cooperative kernel
  *   kpm_cuda_dct.cu           reconstruction by batched cuFFT
  *   kpm_cuda_gfmc.cu          GFMC: the chain's scratch, the batch, its results
  *   kpm_cuda_gfmc_kernel.cu   the GFMC persistent kernel and its launch
