@@ -120,6 +120,10 @@ int mcfi_hmc_tune_load(const mcf_setup *s, mcf_chain *c, mcf_stream *in, size_t 
         c->hmc_dt = 0.05;
         c->hmc_steps = s->hmc_steps;
         c->hmc_fixed = 1;
+        if (c->index == 0)
+            mcf_log(MCF_LOG_INFO, "hmc_dt = auto: the checkpoint was written before hmc_dt = "
+                    "auto existed: every chain keeps the step that run had, %ld steps of 0.05 "
+                    "(hmc_dt's old default), not tuned", c->hmc_steps);
         return MCF_OK;
     }
     double d[3];

@@ -15,7 +15,8 @@
 #      (kill_lineage.sh; the tuning is in the checkpoint);
 #  (d) a number keeps the old bits: the run of tests/cli/data/hmc_dt_number.tsv (made by
 #      mcf before hmc_dt = auto existed, commit 4b31054) gives the same rows, whatever
-#      hmc_length and hmc_acceptance say; a bad hmc_dt is refused naming the key.
+#      hmc_length and hmc_acceptance say; a bad hmc_dt is refused naming the key;
+#  (e) thermalize = 0 with auto: the start guess and one warning.
 # usage: test_hmc_dt.sh MCF SCRATCH
 set -u
 case $1 in */* | .*) mcf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") ;; *) mcf=$1 ;; esac
@@ -140,6 +141,17 @@ if [ $? -ne 0 ] && echo "$out" | grep -q 'bad.ini:[0-9]*: \[run\] hmc_dt = -0.1:
     ok "(d) hmc_dt = -0.1 refused: $(echo "$out" | grep -m1 error)"
 else
     bad "(d) hmc_dt = -0.1: $out"
+fi
+
+# (e) thermalize = 0 with auto: the start guess 0.05 (512 / 8)^(1/4) = 0.1414, and a warning
+de ed 2 open 0 32 23 | sed 's/^temperatures = .*/temperatures = 0.1/' > e.ini
+out=$("$mcf" run e.ini --no-plots 2>&1)
+if echo "$out" | grep -q 'warning: e.ini: \[run\] hmc_dt = auto with \[schedule\] thermalize = 0' &&
+    [ "$(grep -c 'hmc_dt = auto with' e.out/log)" -eq 1 ] &&
+    [ "$(grep -c '8 steps of 0.14142 (the start guess)' e.out/log)" -eq 2 ]; then
+    ok "(e) thermalize = 0: one warning, the start guess 8 x 0.14142 for both chains"
+else
+    bad "(e) thermalize = 0: $(grep 'hmc_dt' e.out/log)"
 fi
 
 echo "$passed passed, $fail failed"
