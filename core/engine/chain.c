@@ -1,7 +1,6 @@
 /* chain.c — a chain's lifecycle and accumulators: parameters, random stream, model
  * instance, the layout of its measurements, and recording them. */
 #include "chain.h"
-#include "hmc.h"
 #include "series.h"
 
 #include <stdio.h>
@@ -152,7 +151,6 @@ int mcfi_chain_create(mcf_run *r, size_t i)
     if (c->units == 0 || c->moves == 0)
         return mcf_fail(MCF_EPLUGIN, "model %s: units() returned 0 for chain %zu",
                         s->model_name, i);
-    mcfi_hmc_tune_start(s, c); /* [run] hmc_dt: the step of its size */
     const mcf_observable *obs = r->model->observables;
     for (size_t o = 0; o < r->n_declared; o++)
         c->points[o] = obs[o].axis ? MCFI_MODEL(r->model, curve_points, c->state, o, NULL) : 1;

@@ -9,7 +9,8 @@
  *      projected on the tangent plane (a 2D unit Gaussian there);
  *   2. S(x0) and its gradient, the model refreshing its auxiliary fields (pseudofermions)
  *      from the chain's stream first;
- *   3. hmc_steps steps of hmc_dt by the integrator (hmc_integrator), each a symmetric
+ *   3. the chain's hmc_steps steps of its hmc_dt (the keys', or tuned per chain with
+ *      hmc_dt = auto: hmc_tune.c) by the integrator (hmc_integrator), each a symmetric
  *      composition of kicks P(w): p -= w grad_perp S, and free flows X(t) (reals: x += t p;
  *      a unit vector along its great circle, x cos(|p| t) + p/|p| sin(|p| t), p turning
  *      with it: the exact geodesic flow, so every factor is reversible and keeps the measure
