@@ -27,6 +27,7 @@
 #include "checkpoint.h"
 #include "error_target.h"
 #include "fileio.h"
+#include "hmc.h"
 #include "ownership.h"
 
 #include <errno.h>
@@ -86,6 +87,7 @@ static int write_chain(const mcf_run *r, const mcf_chain *c, mcf_stream *out)
     uint64_t msize = model.size;
     if (!rc) rc = put(&rec, &msize, sizeof msize);
     if (!rc) rc = put(&rec, model.data, model.size);
+    if (!rc) rc = mcfi_hmc_tune_save(r->setup, c, &rec); /* hmc_dt = auto only */
     uint64_t rsize = rec.size;
     if (!rc) rc = put(out, &rsize, sizeof rsize);
     if (!rc) rc = put(out, rec.data, rec.size);
@@ -252,6 +254,8 @@ typedef struct ckpt_record {
     mcf_blocking *blk;
     double *bsum, *bcnt, *csum;
     mcf_stream model; /* a reader over the model state */
+    mcf_stream tune;  /* a reader over hmc_dt = auto's tuning (tune_size bytes, or none) */
+    size_t tune_size;
 } ckpt_record;
 
 static void record_release(ckpt_record *x)
@@ -299,11 +303,18 @@ static int record_read(const mcf_run *r, const mcf_chain *c, mcf_stream *in, ckp
     if (!rc) rc = mcf_stream_read(&rec, x->bcnt, nb * sizeof *x->bcnt);
     if (!rc) rc = mcf_stream_read(&rec, x->csum, nb * c->curve_values * sizeof *x->csum);
     if (!rc) rc = mcf_stream_read(&rec, &msize, sizeof msize);
-    if (!rc && msize != rec.size - rec.pos)
-        rc = mcf_fail(MCF_EFORMAT, "model state size = %llu bytes; the record leaves %zu",
-                      (unsigned long long)msize, rec.size - rec.pos);
-    if (!rc)
+    /* behind the model state: hmc_dt = auto's tuning, or nothing (a number, or a
+     * checkpoint written before auto existed) */
+    const uint64_t left = rc ? 0 : rec.size - rec.pos;
+    const int tuning = r->setup->hmc && r->setup->hmc_dt_auto;
+    if (!rc && msize != left && !(tuning && msize + MCFI_HMC_TUNE_BYTES == left))
+        rc = mcf_fail(MCF_EFORMAT, "model state size = %llu bytes; the record leaves %llu",
+                      (unsigned long long)msize, (unsigned long long)left);
+    if (!rc) {
         mcf_stream_init_reader(&x->model, rec.data + rec.pos, (size_t)msize);
+        x->tune_size = (size_t)(left - msize);
+        mcf_stream_init_reader(&x->tune, rec.data + rec.pos + msize, x->tune_size);
+    }
     return rc;
 }
 
@@ -385,6 +396,8 @@ static int read_chain(mcf_run *r, mcf_chain *c, mcf_stream *in, const char *path
         c->block_accepted = x.block_accepted;
         c->block_proposed = x.block_proposed;
         c->measurements = x.measurements;
+        if (r->setup->hmc && r->setup->hmc_dt_auto)
+            rc = mcfi_hmc_tune_load(r->setup, c, &x.tune, x.tune_size);
     }
     record_release(&x);
     if (rc)

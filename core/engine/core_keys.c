@@ -9,6 +9,7 @@
 #include "hmc.h"
 #include "model_ops.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -54,12 +55,27 @@ static const mcf_param_spec run_specs[] = {
      MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 1, 0, NULL,
      .doc = "sampler = hmc: integrator steps per trajectory (the trajectory is hmc_steps x "
      "hmc_dt long)"},
-    {"hmc_dt", MCF_PARAM_REAL, "0.05",
+    /* a number is the step of every chain, as before auto existed; its default was 0.05,
+     * which an old run's checkpoint without the tuned steps still resumes with
+     * (hmc_tune.c) */
+    {"hmc_dt", MCF_PARAM_STRING, "auto", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
+     NULL,
+     .doc = "sampler = hmc: the integrator's step (in the units of the coordinates' conjugate "
+     "momenta, unit Gaussians; the acceptance falls as the energy error grows ~ N dt^4), or "
+     "auto: each chain's own step, tuned during the thermalization sweeps toward "
+     "hmc_acceptance and frozen for the measured ones, with hmc_steps = ceil(hmc_length / dt) "
+     "(docs/methods.md)"},
+    {"hmc_length", MCF_PARAM_REAL, "1",
      MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE |
          MCF_PARAM_ECHO_IF_CHANGED,
      0, 0, NULL,
-     .doc = "sampler = hmc: the integrator's step (in the units of the coordinates' conjugate "
-     "momenta, unit Gaussians); the acceptance falls as the energy error grows ~ dt^2"},
+     .doc = "sampler = hmc, hmc_dt = auto: the trajectory's length (steps x dt; hmc_steps is "
+     "then derived per chain)"},
+    {"hmc_acceptance", MCF_PARAM_REAL, "0.8",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED | MCF_PARAM_MIN_EXCLUSIVE |
+         MCF_PARAM_MAX_EXCLUSIVE | MCF_PARAM_RANGE(0, 1),
+     NULL,
+     .doc = "sampler = hmc, hmc_dt = auto: the acceptance the step is tuned toward"},
     {"hmc_integrator", MCF_PARAM_CHOICE, "leapfrog",
      MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, "leapfrog|omelyan",
      .doc = "sampler = hmc: leapfrog (one gradient a step) or omelyan (Omelyan-Mryglod-Folk's "
@@ -135,6 +151,32 @@ static char *default_output(const char *config_path)
     return out;
 }
 
+/* [run] hmc_dt: auto, or a finite step > 0 (0 in s->hmc_dt for auto), and auto's keys */
+static int hmc_step(const mcf_params *rp, mcf_setup *s)
+{
+    const char *text = NULL;
+    int rc = mcf_params_string(rp, "hmc_dt", &text);
+    if (!rc)
+        rc = mcf_params_real(rp, "hmc_length", &s->hmc_length);
+    if (!rc)
+        rc = mcf_params_real(rp, "hmc_acceptance", &s->hmc_acceptance);
+    if (rc)
+        return rc;
+    s->hmc_dt_auto = strcmp(text, "auto") == 0;
+    s->hmc_dt = 0.0;
+    if (s->hmc_dt_auto)
+        return MCF_OK;
+    char *end = NULL;
+    errno = 0;
+    const double dt = strtod(text, &end);
+    if (end == text || *end || errno || !isfinite(dt) || !(dt > 0.0))
+        return mcf_fail(MCF_EINVAL, "%s: [run] hmc_dt = %s: the integrator's step is a finite "
+                        "number > 0 (e.g. 0.05) or auto (tuned per chain during "
+                        "thermalization)", mcf_params_where(rp, "hmc_dt"), text);
+    s->hmc_dt = dt;
+    return MCF_OK;
+}
+
 /* The checked values into s, each by its key's name. */
 static int read_values(const mcf_config *c, const mcf_section *run, const mcf_section *sched,
                        mcf_setup *s)
@@ -176,7 +218,7 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
     if (!rc)
         rc = mcf_params_int(&rp, "hmc_steps", &s->hmc_steps);
     if (!rc)
-        rc = mcf_params_real(&rp, "hmc_dt", &s->hmc_dt);
+        rc = hmc_step(&rp, s);
     const char *integrator = NULL;
     if (!rc)
         rc = mcf_params_string(&rp, "hmc_integrator", &integrator);

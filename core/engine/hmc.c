@@ -9,7 +9,8 @@
  *      projected on the tangent plane (a 2D unit Gaussian there);
  *   2. S(x0) and its gradient, the model refreshing its auxiliary fields (pseudofermions)
  *      from the chain's stream first;
- *   3. hmc_steps steps of hmc_dt by the integrator (hmc_integrator), each a symmetric
+ *   3. the chain's hmc_steps steps of its hmc_dt (the keys', or tuned per chain with
+ *      hmc_dt = auto: hmc_tune.c) by the integrator (hmc_integrator), each a symmetric
  *      composition of kicks P(w): p -= w grad_perp S, and free flows X(t) (reals: x += t p;
  *      a unit vector along its great circle, x cos(|p| t) + p/|p| sin(|p| t), p turning
  *      with it: the exact geodesic flow, so every factor is reversible and keeps the measure
@@ -46,6 +47,8 @@ struct mcfi_hmc {
     double **x0, **p, **g; /* n arrays of the coordinates' size */
     double *S, *S0, *H0;   /* n: S now, S(x0), the trajectory's starting energy */
     unsigned char *out;    /* n: the trajectory left the model's domain (S = +inf) */
+    unsigned char *moving; /* n: the chain takes the current step (in the domain, steps left) */
+    double *S_end;         /* n: S at the end of the chain's own steps */
     void **states;
     mcf_rng **rngs;
     mcf_batch *batch;      /* the group's, for the model's batched calls */
@@ -115,6 +118,8 @@ void mcfi_hmc_free(mcfi_hmc *h)
     free(h->S0);
     free(h->H0);
     free(h->out);
+    free(h->moving);
+    free(h->S_end);
     free(h->states);
     free(h->rngs);
     free(h);
@@ -134,10 +139,12 @@ static int setup(const mcfi_model *m, mcf_chain *const *chains, size_t n, mcfi_h
     h->S0 = calloc(n, sizeof *h->S0);
     h->H0 = calloc(n, sizeof *h->H0);
     h->out = calloc(n, sizeof *h->out);
+    h->moving = calloc(n, sizeof *h->moving);
+    h->S_end = calloc(n, sizeof *h->S_end);
     h->states = calloc(n, sizeof *h->states);
     h->rngs = calloc(n, sizeof *h->rngs);
     int rc = !h->co || !h->x0 || !h->p || !h->g || !h->S || !h->S0 || !h->H0 || !h->out ||
-                     !h->states || !h->rngs
+                     !h->moving || !h->S_end || !h->states || !h->rngs
                  ? mcf_fail(MCF_ENOMEM, "hmc: out of memory")
                  : MCF_OK;
     for (size_t k = 0; !rc && k < n; k++) {
@@ -339,32 +346,34 @@ static int check_gradient(const mcfi_model *m, mcfi_hmc *h, mcf_chain *const *ch
 /* Omelyan, Mryglod and Folk's lambda: the second-order scheme of least error norm */
 static const double omelyan_lambda = 0.1931833275037836;
 
-/* a kick of w then a flow of t for every chain still in the domain, then S and its gradient
- * at the new x; a chain whose S is +inf has left the domain and moves no further */
-static int kick_flow_force(const mcfi_model *m, mcfi_hmc *h, double w, double t)
+/* a kick of w dt then a flow of t dt (dt each chain's step) for every chain that moves,
+ * then S and its gradient at the new x; a chain whose S is +inf has left the domain and
+ * moves no further */
+static int kick_flow_force(const mcfi_model *m, mcfi_hmc *h, mcf_chain *const *chains,
+                           double w, double t)
 {
     for (size_t k = 0; k < h->n; k++)
-        if (!h->out[k]) {
-            kick(&h->co[k], h->p[k], h->g[k], w);
-            flow(&h->co[k], h->p[k], t);
+        if (h->moving[k]) {
+            kick(&h->co[k], h->p[k], h->g[k], w * chains[k]->hmc_dt);
+            flow(&h->co[k], h->p[k], t * chains[k]->hmc_dt);
         }
     int rc = action(m, h, MCF_ACTION_GRADIENT);
     for (size_t k = 0; !rc && k < h->n; k++)
-        h->out[k] |= h->S[k] == INFINITY;
+        h->out[k] |= h->moving[k] && h->S[k] == INFINITY;
     return rc;
 }
 
-/* the closing kick of a step (w) */
-static void kick_all(mcfi_hmc *h, double w)
+/* the closing kick of a step (w dt) */
+static void kick_all(mcfi_hmc *h, mcf_chain *const *chains, double w)
 {
     for (size_t k = 0; k < h->n; k++)
-        if (!h->out[k])
-            kick(&h->co[k], h->p[k], h->g[k], w);
+        if (h->moving[k] && !h->out[k])
+            kick(&h->co[k], h->p[k], h->g[k], w * chains[k]->hmc_dt);
 }
 
 int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
-                        mcf_chain *const *chains, size_t n, int integrator, long steps,
-                        double dt, long checks, int measuring, unsigned char *accepted)
+                        mcf_chain *const *chains, size_t n, int integrator, long checks,
+                        int measuring, unsigned char *accepted, double *probability)
 {
     int rc = MCF_OK;
     if (!*state && (rc = setup(m, chains, n, state)))
@@ -393,24 +402,40 @@ int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
             rc = action(m, h, MCF_ACTION_GRADIENT);
     }
     /* S = +inf: the trajectory left the model's domain (weight 0); it stops there and is
-     * rejected */
+     * rejected.  Chain k takes its own hmc_steps steps of its own hmc_dt; the group's
+     * batched calls go on until the longest is done, the shorter ones standing still (their
+     * S recomputed at the same x, their S at their own end kept in S_end) */
     const double l = omelyan_lambda;
+    long steps = 0;
+    for (size_t k = 0; k < n; k++)
+        if (chains[k]->hmc_steps > steps)
+            steps = chains[k]->hmc_steps;
+    for (size_t k = 0; !rc && k < n; k++)
+        h->S_end[k] = h->S[k];
     for (long s = 0; !rc && s < steps; s++) {
+        for (size_t k = 0; k < n; k++)
+            h->moving[k] = !out[k] && s < chains[k]->hmc_steps;
         if (integrator == MCFI_HMC_OMELYAN) {
-            rc = kick_flow_force(m, h, l * dt, 0.5 * dt);
+            rc = kick_flow_force(m, h, chains, l, 0.5);
             if (!rc)
-                rc = kick_flow_force(m, h, (1.0 - 2.0 * l) * dt, 0.5 * dt);
+                rc = kick_flow_force(m, h, chains, 1.0 - 2.0 * l, 0.5);
             if (!rc)
-                kick_all(h, l * dt);
-        } else if (!(rc = kick_flow_force(m, h, 0.5 * dt, dt))) {
-            kick_all(h, 0.5 * dt);
+                kick_all(h, chains, l);
+        } else if (!(rc = kick_flow_force(m, h, chains, 0.5, 1.0))) {
+            kick_all(h, chains, 0.5);
         }
+        for (size_t k = 0; !rc && k < n; k++)
+            if (h->moving[k])
+                h->S_end[k] = h->S[k];
     }
     int any_rejected = 0;
     for (size_t k = 0; !rc && k < n; k++) {
-        const double dH = out[k] ? INFINITY : h->S[k] + kinetic(&h->co[k], h->p[k]) - H0[k];
+        const double dH = out[k] ? INFINITY
+                                 : h->S_end[k] + kinetic(&h->co[k], h->p[k]) - H0[k];
         accepted[k] = (unsigned char)mcf_metropolis_accept(h->rngs[k], isnan(dH) ? -INFINITY
                                                                                   : -dH);
+        if (probability)
+            probability[k] = isnan(dH) ? 0.0 : dH <= 0.0 ? 1.0 : exp(-dH);
         if (measuring && isfinite(dH)) {
             const double e = exp(-dH);
             h->sum_e += e;

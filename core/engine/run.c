@@ -152,8 +152,11 @@ static int create_chains(mcf_run *r, const mcf_run_options *opt, int threads, mc
     *groups = calloc((size_t)threads + 1, sizeof **groups);
     if (!r->chains || !*groups)
         rc = mcf_fail(MCF_ENOMEM, "out of memory for %zu chains", r->n_chains);
-    for (size_t i = 0; i < r->n_own && !rc; i++)
+    for (size_t i = 0; i < r->n_own && !rc; i++) {
         rc = mcfi_chain_create(r, r->own[i]);
+        if (!rc) /* [run] hmc_dt: the chain's step, of its size with auto */
+            mcfi_hmc_tune_start(r->setup, &r->chains[r->own[i]]);
+    }
     rc = mcfe_mpi_agree(rc);
     if (!rc && r->ranks > 1)
         rc = mcfi_share_layouts(r);

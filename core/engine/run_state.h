@@ -40,6 +40,16 @@ typedef struct mcf_chain {
     double *series;              /* series_cap rows x n_obs */
     size_t series_rows, series_cap;
     int series_error;            /* errno of a failed append, reported at the next flush */
+    /* sampler = hmc: this chain's step and steps per trajectory ([run] hmc_dt and
+       hmc_steps, or with hmc_dt = auto tuned during thermalization, hmc_tune.c: the sums
+       of log dt and of the Metropolis probability over the second half of thermalization,
+       and their count; checkpointed with auto) */
+    double hmc_dt;
+    long hmc_steps;
+    double hmc_log_dt_sum, hmc_prob_sum;
+    uint64_t hmc_tuned;
+    int hmc_fixed;               /* auto resumed from a checkpoint without the tuning: the
+                                    old default step (0.05, hmc_steps) kept, not tuned */
 } mcf_chain;
 
 /* Parallel tempering (tempering.c; [schedule] exchange_every > 0; docs/architecture.md, "Parallel

@@ -180,13 +180,22 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
     if (s->hmc) {
         /* hybrid Monte Carlo: the sweep is one trajectory per chain; the first sweep of a
          * fresh run also checks the model's gradient (hmc.c) */
+        double *prob = g->log_ratio; /* free during an HMC sweep: one per chain */
         int rc = mcfi_hmc_trajectory(md, g->batch, &g->hmc, chains, g->n, s->hmc_integrator,
-                                     s->hmc_steps, s->hmc_dt, sweep == 0 ? 3 : 0, measuring,
-                                     g->decided);
+                                     sweep == 0 ? 3 : 0, measuring, g->decided, prob);
         if (rc)
             return group_fail(g, rc);
-        for (size_t k = 0; k < g->n; k++)
+        for (size_t k = 0; k < g->n; k++) {
             count_moves(r, chains[k], measuring, (uint64_t)g->decided[k], 1);
+            /* hmc_dt = auto: the step tuned during thermalization, frozen after it */
+            if (!g->plain && !measuring) {
+                mcfi_hmc_tune(s, chains[k], sweep, prob[k]);
+                if (sweep + 1 == (uint64_t)s->thermalize)
+                    mcfi_hmc_tune_report(r, chains[k]);
+            } else if (!g->plain && sweep == 0) {
+                mcfi_hmc_tune_report(r, chains[k]); /* thermalize = 0: the start guess */
+            }
+        }
     }
     for (size_t step = 0; step < (by_model ? 0 : max_moves); step++) {
         /* the chains with a move left at this step: their moves and log ratios in one call */

@@ -160,7 +160,10 @@ typedef struct mcf_setup {
     int series;          /* [run] series = yes: the measurement series (series.c) */
     int hmc;             /* sampler hmc (or auto's hmc): a sweep is one trajectory (hmc.c) */
     long hmc_steps;      /* [run] hmc_steps: integrator steps per trajectory */
-    double hmc_dt;       /* [run] hmc_dt: the integrator's step */
+    double hmc_dt;       /* [run] hmc_dt: the integrator's step (a number; 0: auto) */
+    int hmc_dt_auto;     /* [run] hmc_dt = auto: each chain's step tuned (hmc_tune.c) */
+    double hmc_length;   /* [run] hmc_length: auto's trajectory length, steps x dt */
+    double hmc_acceptance; /* [run] hmc_acceptance: auto's target acceptance */
     int hmc_integrator;  /* [run] hmc_integrator: MCFI_HMC_LEAPFROG or _OMELYAN (hmc.h) */
     int sampler_auto;    /* [run] sampler = auto: hmc set by the run (sampler_auto.c) */
     long hmc_min_sites;  /* [run] hmc_min_sites: auto's smallest lattice for hmc */
