@@ -91,11 +91,7 @@ typedef struct de_chain {
     de_fixed fixed;            /* the record's fixed values (state(), de_checkpoint.c) */
     mcf_fermion_hmc pf;        /* sampler = hmc (de_hmc.c): the pseudofermions */
     double *spinor;            /* hund = inf: the coordinates, 4N (chi_i, moved by the core) */
-    /* m2_kmin (de_measure.c): site i's coordinate along axis a in half cells, mod 2L, at
-     * plane[i dim + a]; the phases e^{i pi h / L} of h = 0 .. 2L - 1; the plane sums */
-    int dim;
-    int32_t *plane;
-    double *kphase, *plane_sum;
+    mcf_kmin *kmin;            /* m2_kmin's tables (mcf/lattice.h) */
 } de_chain;
 
 /* ---- de_periodic.c: ideal states as crystals (mcf_model.periodic) ---------------------- */
@@ -158,8 +154,6 @@ int de_read_spins(const mcf_params *params, const char *path, size_t n, double *
 /* ---- de_measure.c: measurements ------------------------------------------------------------ */
 
 int de_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *values);
-/* The tables m2_kmin reads (the chain's plane, kphase, plane_sum) from the lattice. */
-int de_kmin_tables(de_chain *c, const mcf_lattice *lat);
 /* units, and the DOS curve's length and axis (mcf_layout) */
 int de_layout(const void *chain, mcf_layout *layout);
 

@@ -31,64 +31,10 @@
 #include "de_internal.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* The tables of m2_kmin: each site's coordinate along each axis in half cells (bcc has
- * half-integer positions), mod 2L, and the phases e^{i pi h / L} = e^{i k_min x}. */
-int de_kmin_tables(de_chain *c, const mcf_lattice *lat)
-{
-    const long L = lat->L;
-    c->dim = lat->dim;
-    c->plane = malloc(c->n * (size_t)c->dim * sizeof *c->plane);
-    c->kphase = malloc(4 * (size_t)L * sizeof *c->kphase);
-    c->plane_sum = malloc(6 * (size_t)L * sizeof *c->plane_sum);
-    if (!c->plane || !c->kphase || !c->plane_sum)
-        return mcf_fail(MCF_ENOMEM, "double-exchange: out of memory for %zu sites (L = %ld)",
-                        c->n, L);
-    for (size_t i = 0; i < c->n; i++)
-        for (int a = 0; a < c->dim; a++) {
-            const long h = lround(2.0 * lat->positions[3 * i + (size_t)a]) % (2 * L);
-            c->plane[i * (size_t)c->dim + (size_t)a] = (int32_t)(h < 0 ? h + 2 * L : h);
-        }
-    for (long h = 0; h < 2 * L; h++) {
-        const double kx = 3.14159265358979323846 * (double)h / (double)L;
-        c->kphase[2 * h] = cos(kx);
-        c->kphase[2 * h + 1] = sin(kx);
-    }
-    return MCF_OK;
-}
-
-/* |sum_i S_i e^{i k_min . r_i}|^2 / N^2 averaged over the dim axes: per axis the spins summed
- * over the planes perpendicular to it, then the 2L phases */
-static double de_m2_kmin(const de_chain *c)
-{
-    const size_t H = 2 * (size_t)c->L, d = (size_t)c->dim;
-    double F = 0.0;
-    for (size_t a = 0; a < d; a++) {
-        memset(c->plane_sum, 0, 3 * H * sizeof *c->plane_sum);
-        for (size_t i = 0; i < c->n; i++) {
-            double *p = c->plane_sum + 3 * (size_t)c->plane[i * d + a];
-            const double *s = c->spin + 3 * i;
-            p[0] += s[0];
-            p[1] += s[1];
-            p[2] += s[2];
-        }
-        for (int comp = 0; comp < 3; comp++) {
-            double re = 0.0, im = 0.0;
-            for (size_t h = 0; h < H; h++) {
-                re += c->plane_sum[3 * h + (size_t)comp] * c->kphase[2 * h];
-                im += c->plane_sum[3 * h + (size_t)comp] * c->kphase[2 * h + 1];
-            }
-            F += re * re + im * im;
-        }
-    }
-    const double N = (double)c->n;
-    return F / ((double)d * N * N);
-}
-
 /* The observables that need no evaluator. */
-static void de_spin_observables(const de_chain *c, double *values)
+static void de_spin_observables(de_chain *c, double *values)
 {
     const double n = (double)c->n;
     const double m2 =
@@ -108,7 +54,7 @@ static void de_spin_observables(const de_chain *c, double *values)
     values[OBS_M2] = m2;
     values[OBS_M4] = m2 * m2;
     values[OBS_NN] = c->bonds ? bond / (double)c->bonds : 0.0;
-    values[OBS_M2_KMIN] = de_m2_kmin(c);
+    values[OBS_M2_KMIN] = mcf_kmin_structure_factor(c->kmin, c->spin);
 }
 
 /* The DOS curve of the chains that measure it: a new one (one dos() call for all of them,
@@ -181,7 +127,7 @@ int de_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *v
     if (rc)
         return rc;
     for (size_t k = 0; k < n; k++) {
-        const de_chain *c = chains[k];
+        de_chain *c = chains[k];
         const double per_site = (double)c->h->dim / (double)c->n;
         values[k][OBS_ENERGY] = a.energy[k] * per_site;
         values[k][OBS_DENSITY] = a.density[k] * per_site;

@@ -128,9 +128,7 @@ static void de_destroy(void *chain)
     free(c->phase);
     free(c->spin);
     free(c->nb);
-    free(c->plane);
-    free(c->kphase);
-    free(c->plane_sum);
+    mcf_kmin_destroy(c->kmin);
     free(c->dos_last);
     mcf_fermion_hmc_release(&c->pf);
     free(c->spinor);
@@ -255,7 +253,7 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
         goto fail;
     }
     memcpy(c->nb, lat->neighbours, c->n * (size_t)c->z * sizeof *c->nb);
-    if ((rc = de_kmin_tables(c, lat)))
+    if ((rc = mcf_kmin_create(lat, 3, &c->kmin)))
         goto fail;
     /* the twist: the phase of every hopping, kept per (site, slot) */
     if ((rc = mcf_lattice_twist(params, "double-exchange", lat, c->theta)))

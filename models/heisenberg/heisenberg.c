@@ -24,8 +24,8 @@
  * Observables (per site, N sites): energy E/N, abs_m |M|/N, m2 (|M|/N)^2, m4 (|M|/N)^4,
  * and m2_kmin |M(k_min)/N|^2, the structure factor at k_min = 2 pi / L averaged over the d
  * axes (the core's xi_over_l; recorded on request, [run] extra_observables = m2_kmin).  It
- * is summed from the spins at every measurement: plane sums
- * per axis (a site's coordinate in half cells, for bcc's body centres), then 2 L phases.
+ * is summed from the spins at every measurement by mcf_kmin_structure_factor (mcf/lattice.h:
+ * plane sums per axis, bcc's body centres at half cells, then 2 L phases).
  *
  * Parallel tempering: the core writes the chain's T (state's temperature) and rebuild()
  * sets beta; exchange() gives the running energy.  The temperature is not in the record.
@@ -93,10 +93,7 @@ typedef struct heis_chain {
     double mag[3];     /* running sum_i S_i */
     double energy;     /* running E */
     int64_t since_refresh; /* accepted moves since M and E were last recomputed */
-    int dim;           /* axes of k_min: 1, 2 or 3 */
-    int32_t *plane;    /* N x dim: the site's coordinate along each axis in half cells, 0..2L-1 */
-    double *phase;     /* 2L x 2: cos and sin of k_min x at x = h / 2, h = 0..2L-1 */
-    double *plane_sum; /* 2L x 3 scratch: the spins summed over one plane */
+    mcf_kmin *kmin;    /* m2_kmin's tables (mcf/lattice.h) */
 } heis_chain;
 
 /* f = sum of the neighbouring spins of site i. */
@@ -147,9 +144,7 @@ static void heis_destroy(void *chain)
         return;
     free(c->spin);
     free(c->nb);
-    free(c->plane);
-    free(c->phase);
-    free(c->plane_sum);
+    mcf_kmin_destroy(c->kmin);
     free(c);
 }
 
@@ -211,29 +206,18 @@ static int heis_create(const mcf_params *params, const mcf_services *services, m
     c->fixed_n = (int64_t)lat->sites;
     c->spin = calloc(3 * (c->n + 1), sizeof *c->spin);
     c->nb = malloc(c->n * (size_t)c->z * sizeof *c->nb);
-    c->dim = lat->dim;
-    c->plane = malloc(c->n * (size_t)c->dim * sizeof *c->plane);
-    c->phase = malloc(4 * (size_t)L * sizeof *c->phase);
-    c->plane_sum = malloc(6 * (size_t)L * sizeof *c->plane_sum);
-    if (!c->spin || !c->nb || !c->plane || !c->phase || !c->plane_sum) {
+    const int krc = mcf_kmin_create(lat, 3, &c->kmin);
+    if (!c->spin || !c->nb || krc) {
         size_t n = c->n;
         mcf_lattice_destroy(lat);
         heis_destroy(c);
-        return mcf_fail(MCF_ENOMEM, "heisenberg: out of memory for %zu sites (L = %ld)", n, L);
+        return krc ? mcf_fail_prefix(krc, "heisenberg")
+                   : mcf_fail(MCF_ENOMEM, "heisenberg: out of memory for %zu sites (L = %ld)",
+                              n, L);
     }
     for (size_t i = 0; i < c->n * (size_t)c->z; i++) {
         const int32_t j = lat->neighbours[i];
         c->nb[i] = j < 0 ? (int32_t)c->n : j;
-    }
-    for (size_t i = 0; i < c->n; i++)
-        for (int a = 0; a < c->dim; a++) {
-            const long h = lround(2.0 * lat->positions[3 * i + (size_t)a]) % (2 * L);
-            c->plane[i * (size_t)c->dim + (size_t)a] = (int32_t)(h < 0 ? h + 2 * L : h);
-        }
-    for (long h = 0; h < 2 * L; h++) {
-        const double kx = 3.14159265358979323846 * (double)h / (double)L;
-        c->phase[2 * h] = cos(kx);
-        c->phase[2 * h + 1] = sin(kx);
     }
     mcf_lattice_destroy(lat);
 
@@ -306,34 +290,6 @@ static int heis_apply(mcf_batch *b, void *const *chains, const void *moves, size
     return MCF_OK;
 }
 
-/* |sum_i S_i exp(i k_min . r_i)|^2 / N^2 averaged over k_min along each of the d axes:
- * the spins summed over the planes perpendicular to the axis, then 2 L phases */
-static double heis_m2_kmin(heis_chain *c)
-{
-    const size_t H = 2 * (size_t)c->L, d = (size_t)c->dim;
-    double F = 0;
-    for (size_t a = 0; a < d; a++) {
-        memset(c->plane_sum, 0, 3 * H * sizeof *c->plane_sum);
-        for (size_t i = 0; i < c->n; i++) {
-            double *p = c->plane_sum + 3 * (size_t)c->plane[i * d + a];
-            const double *s = c->spin + 3 * i;
-            p[0] += s[0];
-            p[1] += s[1];
-            p[2] += s[2];
-        }
-        for (int comp = 0; comp < 3; comp++) {
-            double re = 0, im = 0;
-            for (size_t h = 0; h < H; h++) {
-                re += c->plane_sum[3 * h + (size_t)comp] * c->phase[2 * h];
-                im += c->plane_sum[3 * h + (size_t)comp] * c->phase[2 * h + 1];
-            }
-            F += re * re + im * im;
-        }
-    }
-    const double N = (double)c->n;
-    return F / ((double)d * N * N);
-}
-
 static int heis_measure(mcf_batch *b, void *const *chains, size_t n, double *const *values)
 {
     (void)b;
@@ -346,7 +302,7 @@ static int heis_measure(mcf_batch *b, void *const *chains, size_t n, double *con
         values[k][1] = sqrt(m2);
         values[k][2] = m2;
         values[k][3] = m2 * m2;
-        values[k][4] = heis_m2_kmin(c);
+        values[k][4] = mcf_kmin_structure_factor(c->kmin, c->spin);
     }
     return MCF_OK;
 }

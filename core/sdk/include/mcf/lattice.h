@@ -208,6 +208,24 @@ MCF_API int mcf_twist_nonzero(const double *theta);
  * +1 for bcc corners and -1 for body centres. */
 MCF_API int mcf_lattice_parity(const mcf_lattice *lattice, size_t site);
 
+/* ---- the structure factor at k_min (a model's m2_kmin; mcf 1.1) ----------------------
+ *
+ * S(k_min) = |sum_i f_i exp(i k_min . r_i)|^2 / N^2, summed over the field's components and
+ * averaged over the lattice's dim axes, k_min = 2 pi / L along each (r_i the site positions
+ * of mcf_lattice, lattice constant 1; bcc's body centres included): what mcf/model.h's
+ * MCF_ROLE_ORDER_KMIN observable holds, from which the core forms xi_over_l.  0 for a
+ * uniform field, 1/N on average for independent unit vectors. */
+typedef struct mcf_kmin mcf_kmin;
+/* Tables for the sites of `lattice` (read now, not kept) and a field of `components` (1..8)
+ * reals a site.  On success *out is the caller's; free with mcf_kmin_destroy.  Errors:
+ * MCF_EINVAL (components out of range, no lattice), MCF_ENOMEM. */
+MCF_API int mcf_kmin_create(const mcf_lattice *lattice, int components, mcf_kmin **out);
+/* Frees k; NULL is ignored. */
+MCF_API void mcf_kmin_destroy(mcf_kmin *k);
+/* S(k_min) of field (sites x components, site i's at field[i components]); O(N).  Uses k's
+ * scratch: one call at a time per k (a chain's own). */
+MCF_API double mcf_kmin_structure_factor(mcf_kmin *k, const double *field);
+
 #ifdef __cplusplus
 }
 #endif
