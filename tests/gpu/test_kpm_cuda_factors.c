@@ -40,18 +40,6 @@ static void random_field(mcf_hamiltonian *h, size_t i, mcf_rng *rng)
         mcf_hamiltonian_set_field(h, i, a);
 }
 
-/* p: the table of h, no factors, the same bounds */
-static void copy_table(const mcf_hamiltonian *h, mcf_hamiltonian *p)
-{
-    const size_t slots = (size_t)h->width * h->dim;
-    memcpy(p->col, h->col, slots * sizeof *p->col);
-    memcpy(p->hop_re, h->hop_re, slots * sizeof *p->hop_re);
-    memcpy(p->hop_im, h->hop_im, slots * sizeof *p->hop_im);
-    memcpy(p->onsite, h->onsite, h->dim * sizeof *p->onsite);
-    mcf_hamiltonian_fix_bounds(p, h->emin, h->emax);
-    mcf_hamiltonian_touch_all(p);
-}
-
 static double same_random(kcu_ham *df, kcu_ham *dt, size_t dim, double a, double b, size_t M)
 {
     double worst = 0.0;
@@ -106,7 +94,7 @@ int main(void)
             double lo, hi;
             mcf_hamiltonian_bounds(h, &lo, &hi);
             mcf_hamiltonian_fix_bounds(h, lo - 0.5, hi + 0.5); /* room for (c)'s changes */
-            copy_table(h, p);
+            kt_copy_table(h, p);
             double a, b;
             mcf_hamiltonian_scaling(h, 0.01, &a, &b);
             kcu_ham *df = NULL, *dt = NULL;
@@ -143,7 +131,7 @@ int main(void)
             /* (c) */
             for (int k = 0; k < 5; k++)
                 random_field(h, (size_t)mcf_rng_below(&rng, h->dim), &rng);
-            copy_table(h, p);
+            kt_copy_table(h, p);
             uint64_t rows_updated, full0, full1;
             kcu_ham_stats(df, &rows_updated, &full0);
             CHECK(kcu_ham_sync(df, h) == MCF_OK && kcu_ham_sync(dt, p) == MCF_OK, "%s",

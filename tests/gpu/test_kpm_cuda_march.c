@@ -75,13 +75,7 @@ int main(void)
             mcf_hamiltonian_scaling(h, 0.01, &a, &b);
             mcf_hamiltonian *p = NULL; /* the same table, read as a table */
             mcf_hamiltonian_create(lat->sites, 1, z, &p);
-            const size_t slots = (size_t)z * h->dim;
-            memcpy(p->col, h->col, slots * sizeof *p->col);
-            memcpy(p->hop_re, h->hop_re, slots * sizeof *p->hop_re);
-            memcpy(p->hop_im, h->hop_im, slots * sizeof *p->hop_im);
-            memcpy(p->onsite, h->onsite, h->dim * sizeof *p->onsite);
-            mcf_hamiltonian_fix_bounds(p, h->emin, h->emax);
-            mcf_hamiltonian_touch_all(p);
+            kt_copy_table(h, p);
             kcu_ham *d = NULL;
             CHECK(kcu_ham_create(form ? p : h, &d) == MCF_OK, "%s", mcf_last_error());
             for (int bi = 0; bi < 4; bi++) {

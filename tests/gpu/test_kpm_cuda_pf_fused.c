@@ -71,13 +71,8 @@ static void one_case(const char *name, mcf_lattice_kind kind, long L, int table,
     mcf_hamiltonian_fix_bounds(h, lo - 0.1, hi + 0.1);
     mcf_hamiltonian_scaling(h, 0.01, &a, &b);
     mcf_hamiltonian_create(lat->sites, 1, z, &p); /* the same table, no factors */
+    kt_copy_table(h, p);
     const size_t slots = (size_t)z * h->dim;
-    memcpy(p->col, h->col, slots * sizeof *p->col);
-    memcpy(p->hop_re, h->hop_re, slots * sizeof *p->hop_re);
-    memcpy(p->hop_im, h->hop_im, slots * sizeof *p->hop_im);
-    memcpy(p->onsite, h->onsite, h->dim * sizeof *p->onsite);
-    mcf_hamiltonian_fix_bounds(p, h->emin, h->emax);
-    mcf_hamiltonian_touch_all(p);
     const mcf_hamiltonian *u = table ? p : h;
     kcu_ham *d = NULL;
     kcu_pf *s = NULL;

@@ -223,4 +223,17 @@ static inline double kt_max_abs_diff(const double *a, const double *b, size_t n)
     return m;
 }
 
+/* p (of h's dimension and width, made by the caller) := h's table, on-site energies and
+ * fixed bounds, without h's factors: the same Hamiltonian read as a plain table */
+static inline void kt_copy_table(const mcf_hamiltonian *h, mcf_hamiltonian *p)
+{
+    const size_t slots = (size_t)h->width * h->dim;
+    memcpy(p->col, h->col, slots * sizeof *p->col);
+    memcpy(p->hop_re, h->hop_re, slots * sizeof *p->hop_re);
+    memcpy(p->hop_im, h->hop_im, slots * sizeof *p->hop_im);
+    memcpy(p->onsite, h->onsite, h->dim * sizeof *p->onsite);
+    mcf_hamiltonian_fix_bounds(p, h->emin, h->emax);
+    mcf_hamiltonian_touch_all(p);
+}
+
 #endif
