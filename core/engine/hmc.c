@@ -175,19 +175,62 @@ static int setup(const mcfi_model *m, mcf_chain *const *chains, size_t n, mcfi_h
     return MCF_OK;
 }
 
-static int action(const mcfi_model *m, mcfi_hmc *h, unsigned what)
+/* the model's S (and gradient) of n chains; at[j]: chain j's place in the group */
+static int action_of(const mcfi_model *m, mcfi_hmc *h, unsigned what, void *const *states,
+                     size_t n, mcf_rng *const *rngs, double *S, double *const *g,
+                     const size_t *at)
 {
-    int rc = v2(m)->global_action(h->batch, h->states, h->n, h->rngs, what, h->S, h->g);
+    int rc = v2(m)->global_action(h->batch, states, n, rngs, what, S, g);
     if (rc)
         return mcf_fail_prefix(rc, "model %s: global_action", m->name);
-    for (size_t k = 0; !(what & MCF_ACTION_SYNC) && k < h->n; k++)
-        if (isnan(h->S[k]) || h->S[k] == -INFINITY ||
-            (h->S[k] == INFINITY && (what & MCF_ACTION_REFRESH)))
+    for (size_t k = 0; !(what & MCF_ACTION_SYNC) && k < n; k++)
+        if (isnan(S[k]) || S[k] == -INFINITY || (S[k] == INFINITY && (what & MCF_ACTION_REFRESH)))
             return mcf_fail(MCF_EPLUGIN, "model %s: global_action gave S = %g (chain %zu of "
-                            "the group)%s", m->name, h->S[k], k,
-                            h->S[k] == INFINITY ? " for the chain's own state (weight 0)"
-                                                : ": not a number < inf");
+                            "the group)%s", m->name, S[k], at ? at[k] : k,
+                            S[k] == INFINITY ? " for the chain's own state (weight 0)"
+                                             : ": not a number < inf");
     return MCF_OK;
+}
+
+static int action(const mcfi_model *m, mcfi_hmc *h, unsigned what)
+{
+    return action_of(m, h, what, h->states, h->n, h->rngs, h->S, h->g, NULL);
+}
+
+/* S and its gradient of the chains that take this step, the model asked for those alone: a
+ * chain that stands still (its own steps done, or out of the domain) keeps its S and
+ * gradient, the numbers a call at the same x gives, without the work */
+static int action_moving(const mcfi_model *m, mcfi_hmc *h)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < h->n; k++)
+        n += h->moving[k] != 0;
+    if (n == h->n)
+        return action(m, h, MCF_ACTION_GRADIENT);
+    if (n == 0)
+        return MCF_OK;
+    void **st = malloc(n * sizeof *st);
+    mcf_rng **rn = malloc(n * sizeof *rn);
+    double *S = malloc(n * sizeof *S), **g = malloc(n * sizeof *g);
+    size_t *at = malloc(n * sizeof *at);
+    int rc = st && rn && S && g && at ? MCF_OK : mcf_fail(MCF_ENOMEM, "hmc: out of memory");
+    for (size_t k = 0, j = 0; !rc && k < h->n; k++)
+        if (h->moving[k]) {
+            st[j] = h->states[k];
+            rn[j] = h->rngs[k];
+            g[j] = h->g[k];
+            at[j++] = k;
+        }
+    if (!rc)
+        rc = action_of(m, h, MCF_ACTION_GRADIENT, st, n, rn, S, g, at);
+    for (size_t j = 0; !rc && j < n; j++)
+        h->S[at[j]] = S[j];
+    free(st);
+    free(rn);
+    free(S);
+    free(g);
+    free(at);
+    return rc;
 }
 
 /* p -= w grad, projected on the tangent planes (unit vectors) */
@@ -357,7 +400,7 @@ static int kick_flow_force(const mcfi_model *m, mcfi_hmc *h, mcf_chain *const *c
             kick(&h->co[k], h->p[k], h->g[k], w * chains[k]->hmc_dt);
             flow(&h->co[k], h->p[k], t * chains[k]->hmc_dt);
         }
-    int rc = action(m, h, MCF_ACTION_GRADIENT);
+    int rc = action_moving(m, h);
     for (size_t k = 0; !rc && k < h->n; k++)
         h->out[k] |= h->moving[k] && h->S[k] == INFINITY;
     return rc;
@@ -403,8 +446,8 @@ int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
     }
     /* S = +inf: the trajectory left the model's domain (weight 0); it stops there and is
      * rejected.  Chain k takes its own hmc_steps steps of its own hmc_dt; the group's
-     * batched calls go on until the longest is done, the shorter ones standing still (their
-     * S recomputed at the same x, their S at their own end kept in S_end) */
+     * batched calls go on until the longest is done, the shorter ones standing still (left
+     * out of the model's calls, their S at their own end kept in S_end) */
     const double l = omelyan_lambda;
     long steps = 0;
     for (size_t k = 0; k < n; k++)

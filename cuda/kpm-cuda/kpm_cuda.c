@@ -150,6 +150,32 @@ static int kc_series_grad(kpm_ops_ws *b, const double *c, size_t Mf, size_t nb, 
     return kcu_pf_gradient(w->pf, w->d, b->h, b->a, b->b, c, Mf, nb, x, y, gd, gre, gim);
 }
 
+/* several chains' series or gradients in cooperative launches (kcu_pf_batch); the jobs it
+ * leaves go one by one through kc_series and kc_series_grad */
+static int kc_series_batch(kpm_series_job *jobs, size_t n, size_t nb)
+{
+    kcu_pf_job *pj = calloc(n, sizeof *pj);
+    if (!pj)
+        return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory");
+    int rc = MCF_OK;
+    for (size_t k = 0; !rc && k < n; k++) {
+        kpm_ops_ws *b = jobs[k].w;
+        kc_ws *w = (kc_ws *)b;
+        const size_t most = b->block / 2 ? b->block / 2 : 1;
+        if (!w->pf && (rc = kcu_pf_create(b->h->dim, b->h->width, most, &w->pf)))
+            break;
+        pj[k] = (kcu_pf_job){.s = w->pf, .d = w->d, .h = b->h, .a = b->a, .b = b->b,
+                             .c = jobs[k].c, .M = jobs[k].M, .x = jobs[k].x, .y = jobs[k].y,
+                             .gd = jobs[k].gd, .gre = jobs[k].gre, .gim = jobs[k].gim};
+    }
+    if (!rc)
+        rc = kcu_pf_batch(pj, n, nb);
+    for (size_t k = 0; !rc && k < n; k++)
+        jobs[k].done = pj[k].done;
+    free(pj);
+    return rc;
+}
+
 static int kc_rows_moments(kpm_ops_ws *b, const size_t *rows, size_t nb)
 {
     kc_ws *w = (kc_ws *)b;
@@ -453,6 +479,7 @@ static const kpm_backend kc_backend = {
     .contour_action = kc_contour_action,
     .series = kc_series,
     .series_gradient = kc_series_grad,
+    .series_batch = kc_series_batch,
 };
 
 /* ---- the plugin: kpm's evaluator over the backend, and the device keys ---------------- */

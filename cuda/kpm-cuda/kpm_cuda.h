@@ -163,6 +163,25 @@ KCU_API int kcu_pf_gradient(kcu_pf *s, const kcu_ham *d, const mcf_hamiltonian *
                             double a, double b, const double *c, size_t M, size_t nb,
                             const double *x, double *y, double *g_diag, double *g_re,
                             double *g_im);
+/* One chain's part of kcu_pf_batch: kcu_pf_gradient's arguments (gd NULL: the series alone,
+ * y = sum_{n<M} c_n T_n(H~) x, as kcu_series_apply) and done, set to 1 when it was taken. */
+typedef struct kcu_pf_job {
+    kcu_pf *s;
+    const kcu_ham *d;
+    const mcf_hamiltonian *h;
+    double a, b;
+    const double *c;
+    size_t M;
+    const double *x;
+    double *y, *gd, *gre, *gim;
+    int done;
+} kcu_pf_job;
+/* The jobs of several chains (all gradients or all series, nb flavours each) in cooperative
+ * launches of as many chains as fit at once (kpm_cuda_pf_fused.cu); the jobs it does not
+ * take (done = 0: too large, or one chain alone where the launches are faster) are left
+ * to kcu_pf_gradient or kcu_series_apply, whose results the taken ones equal bit for bit.
+ * Synchronous.  A non-finite series is MCF_EINVAL, as kcu_series_apply. */
+KCU_API int kcu_pf_batch(kcu_pf_job *jobs, size_t n, size_t nb);
 
 /* ---- reconstruction by batched cuFFT ----------------------------------------------- */
 

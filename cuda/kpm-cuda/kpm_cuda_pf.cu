@@ -338,17 +338,9 @@ static int kcu_pf_graph(kcu_pf *s, const kcu_ham *d, double a, double b, const d
     return MCF_OK;
 }
 
-extern "C" int kcu_pf_gradient(kcu_pf *s, const kcu_ham *d, const mcf_hamiltonian *h,
-                               double a, double b, const double *c, size_t M, size_t nb,
-                               const double *x, double *y, double *g_diag, double *g_re,
-                               double *g_im)
+int kcu_pf_stage_in(kcu_pf *s, const mcf_hamiltonian *h, const double *x, size_t nb)
 {
     const size_t dim = s->dim, gb = dim * (size_t)s->width;
-    if (nb < 1 || nb > s->block || M < 2 || d->dim != dim || h->dim != dim ||
-        h->width != s->width)
-        return mcf_fail(MCF_EINVAL, "kpm-cuda: pseudofermion gradient of %zu vectors, %zu "
-                        "terms, dimension %zu (the scratch: %zu of dimension %zu)", nb, M,
-                        d->dim, s->block, dim);
     if (memcmp(s->col_host, h->col, gb * sizeof(int32_t))) {
         memcpy(s->col_host, h->col, gb * sizeof(int32_t));
         KCU_TRY(cudaMemcpyAsync(s->col, s->col_host, gb * sizeof(int32_t),
@@ -362,11 +354,78 @@ extern "C" int kcu_pf_gradient(kcu_pf *s, const kcu_ham *d, const mcf_hamiltonia
                             cudaMemcpyHostToDevice, kcu_stream), "the pseudofermions", 0);
     KCU_TRY(cudaMemcpyAsync(s->v0, s->phi, (size_t)n * sizeof(double2),
                             cudaMemcpyDeviceToDevice, kcu_stream), "the pseudofermions", 0);
-    int done = 0;
-    int rc = kcu_pf_fused(s, d, a, b, c, M, nb, &done);
+    return MCF_OK;
+}
+
+int kcu_pf_stage_out(kcu_pf *s, size_t nb, int grad)
+{
+    const size_t dim = s->dim, gb = dim * (size_t)s->width;
+    KCU_TRY(cudaMemcpyAsync(s->host, s->acc, dim * nb * sizeof(double2),
+                            cudaMemcpyDeviceToHost, kcu_stream), "the series", 0);
+    if (!grad)
+        return MCF_OK;
+    KCU_TRY(cudaMemcpyAsync(s->ghost, s->gd, dim * sizeof(double), cudaMemcpyDeviceToHost,
+                            kcu_stream), "the gradient", 0);
+    KCU_TRY(cudaMemcpyAsync(s->ghost + dim, s->gre, gb * sizeof(double),
+                            cudaMemcpyDeviceToHost, kcu_stream), "the gradient", 0);
+    KCU_TRY(cudaMemcpyAsync(s->ghost + dim + gb, s->gim, gb * sizeof(double),
+                            cudaMemcpyDeviceToHost, kcu_stream), "the gradient", 0);
+    return MCF_OK;
+}
+
+int kcu_pf_unpack(const kcu_pf *s, size_t nb, double a, double b, double *y, double *g_diag,
+                  double *g_re, double *g_im)
+{
+    const size_t dim = s->dim, gb = dim * (size_t)s->width;
+    for (size_t r = 0; r < dim; r++)
+        for (size_t v = 0; v < nb; v++) {
+            const double2 u = s->host[r * nb + v];
+            if (!g_diag && (!isfinite(u.x) || !isfinite(u.y)))
+                return mcf_fail(MCF_EINVAL, "kpm-cuda: series: a non-finite entry (the "
+                                "spectrum reaches outside the bounds used for rescaling, "
+                                "[%g, %g])", b - a, b + a);
+            y[2 * nb * r + v] = u.x;
+            y[2 * nb * r + nb + v] = u.y;
+        }
+    if (!g_diag)
+        return MCF_OK;
+    for (size_t r = 0; r < dim; r++)
+        g_diag[r] += s->ghost[r];
+    for (size_t q = 0; q < gb; q++) {
+        g_re[q] += s->ghost[dim + q];
+        g_im[q] += s->ghost[dim + gb + q];
+    }
+    return MCF_OK;
+}
+
+extern "C" int kcu_pf_gradient(kcu_pf *s, const kcu_ham *d, const mcf_hamiltonian *h,
+                               double a, double b, const double *c, size_t M, size_t nb,
+                               const double *x, double *y, double *g_diag, double *g_re,
+                               double *g_im)
+{
+    const size_t dim = s->dim, gb = dim * (size_t)s->width;
+    if (nb < 1 || nb > s->block || M < 2 || d->dim != dim || h->dim != dim ||
+        h->width != s->width)
+        return mcf_fail(MCF_EINVAL, "kpm-cuda: pseudofermion gradient of %zu vectors, %zu "
+                        "terms, dimension %zu (the scratch: %zu of dimension %zu)", nb, M,
+                        d->dim, s->block, dim);
+    int rc = kcu_pf_stage_in(s, h, x, nb);
     if (rc)
         return rc;
-    if (!done) {
+    kcu_pf_job job;
+    memset(&job, 0, sizeof job);
+    job.s = s;
+    job.d = d;
+    job.h = h;
+    job.a = a;
+    job.b = b;
+    job.c = c;
+    job.M = M;
+    job.gd = g_diag;
+    size_t fit = 0;
+    if ((rc = kcu_pf_fused_fit(&job, 1, nb, &fit)) || (fit && (rc = kcu_pf_fused(&job, 1, nb))))
+        return rc;
+    if (!fit) {
         KCU_TRY(cudaMemsetAsync(s->gd, 0, dim * sizeof(double), kcu_stream), "zeroing", 0);
         KCU_TRY(cudaMemsetAsync(s->gre, 0, gb * sizeof(double), kcu_stream), "zeroing", 0);
         KCU_TRY(cudaMemsetAsync(s->gim, 0, gb * sizeof(double), kcu_stream), "zeroing", 0);
@@ -376,27 +435,10 @@ extern "C" int kcu_pf_gradient(kcu_pf *s, const kcu_ham *d, const mcf_hamiltonia
                 0);
     }
     KCU_TRY(cudaGetLastError(), "launching the pseudofermion gradient", 0);
-    KCU_TRY(cudaMemcpyAsync(s->host, s->acc, (size_t)n * sizeof(double2),
-                            cudaMemcpyDeviceToHost, kcu_stream), "the series", 0);
-    KCU_TRY(cudaMemcpyAsync(s->ghost, s->gd, dim * sizeof(double), cudaMemcpyDeviceToHost,
-                            kcu_stream), "the gradient", 0);
-    KCU_TRY(cudaMemcpyAsync(s->ghost + dim, s->gre, gb * sizeof(double),
-                            cudaMemcpyDeviceToHost, kcu_stream), "the gradient", 0);
-    KCU_TRY(cudaMemcpyAsync(s->ghost + dim + gb, s->gim, gb * sizeof(double),
-                            cudaMemcpyDeviceToHost, kcu_stream), "the gradient", 0);
+    if ((rc = kcu_pf_stage_out(s, nb, 1)))
+        return rc;
     KCU_TRY(cudaStreamSynchronize(kcu_stream), "the pseudofermion gradient", 0);
-    for (size_t r = 0; r < dim; r++)
-        for (size_t v = 0; v < nb; v++) {
-            y[2 * nb * r + v] = s->host[r * nb + v].x;
-            y[2 * nb * r + nb + v] = s->host[r * nb + v].y;
-        }
-    for (size_t r = 0; r < dim; r++)
-        g_diag[r] += s->ghost[r];
-    for (size_t q = 0; q < gb; q++) {
-        g_re[q] += s->ghost[dim + q];
-        g_im[q] += s->ghost[dim + gb + q];
-    }
-    return MCF_OK;
+    return kcu_pf_unpack(s, nb, a, b, y, g_diag, g_re, g_im);
 }
 
 /* ---- the series of a block (density_matrix's probes) ----------------------------------- */

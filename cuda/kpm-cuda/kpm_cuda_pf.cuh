@@ -42,12 +42,24 @@ struct kcu_pf_args {
     double ia, b, c;
 };
 
-/* The gradient in one cooperative kernel (kpm_cuda_pf_fused.cu) where it applies (at most 8
- * flavours and 8 slots a row, every row's thread resident at once): the series into s->acc
- * and the gradient into s->gd, s->gre, s->gim (written, not added), as kcu_pf_record's
- * launches leave them; *done = 0 where it does not apply (the caller takes the launches).
- * MCF_OK or an error. */
-int kcu_pf_fused(kcu_pf *s, const kcu_ham *d, double a, double b, const double *c, size_t M,
-                 size_t nb, int *done);
+/* Staging of one chain's call (kpm_cuda_pf.cu): x (the host block layout of kpm_core.h) into
+ * s->phi and s->v0 and h's pattern into s->col where it changed; the series (and with grad
+ * the gradient) back to the pinned host, asynchronously; after the stream's sync, y and the
+ * gradient added to g_diag, g_re, g_im (g_diag NULL: the series alone, refused when not
+ * finite, the spectrum outside [b - a, b + a]). */
+int kcu_pf_stage_in(kcu_pf *s, const mcf_hamiltonian *h, const double *x, size_t nb);
+int kcu_pf_stage_out(kcu_pf *s, size_t nb, int grad);
+int kcu_pf_unpack(const kcu_pf *s, size_t nb, double a, double b, double *y, double *g_diag,
+                  double *g_re, double *g_im);
+
+/* The one cooperative kernel (kpm_cuda_pf_fused.cu), for gradients (job.gd not NULL) or
+ * series alone of at most 8 flavours and 8 slots a row: *fit, how many of the first jobs one
+ * launch takes (every row's thread of all of them resident at once, at most
+ * KCU_FUSED_CHAINS, one field rank; 0 where it does not apply or, one chain alone, where the
+ * rows leave SMs idle and the plugin's rule takes the launches); kcu_pf_fused launches the
+ * first n (staged in) and leaves the series in s->acc and the gradient in s->gd, s->gre,
+ * s->gim (written, not added), as kcu_pf_record's launches leave them. */
+int kcu_pf_fused_fit(const kcu_pf_job *jobs, size_t n, size_t nb, size_t *fit);
+int kcu_pf_fused(const kcu_pf_job *jobs, size_t n, size_t nb);
 
 #endif

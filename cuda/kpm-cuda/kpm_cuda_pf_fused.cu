@@ -14,10 +14,17 @@
  * equals the launches' to rounding (nvcc may contract products into fused multiply-adds
  * differently): tests/gpu's pseudofermion twin compares both with the CPU.
  *
+ * One launch takes several chains (kcu_pf_batch: every chain's force of an HMC step, or
+ * every chain's heat bath, in one pass): the blocks of chain k are first[k] .. first[k+1] - 1,
+ * each chain has its own Hamiltonian, scratch, series and order M_k, and all run the barriers
+ * of the longest (a chain idles through the orders it does not have; its arithmetic is what it
+ * is alone, bit for bit).  The series alone (the heat bath's Q(H) chi) is the forward pass.
+ *
  * It applies with at most KCU_FUSED_NB flavours and KCU_FUSED_W slots a row, and when the
  * device holds a thread for every row at once (cudaLaunchCooperativeKernel refuses a grid
  * that is not resident: 32^3 = 32768 rows fit on an H200), and by the plugin's rule only
- * where the rows fill every SM (below, the launches were faster); elsewhere the launches.
+ * where the rows fill every SM or several chains share the launch (one chain below that:
+ * the launches were faster); elsewhere the launches.
  * tests/gpu/test_kpm_cuda_pf_fused.c holds it to the launches' results. */
 #include "kpm_cuda_pf.cuh"
 
@@ -27,6 +34,7 @@
 #define KCU_FUSED_NB 8       /* the most flavours */
 #define KCU_FUSED_W 8        /* the most slots a row */
 #define KCU_FUSED_THREADS 128
+#define KCU_FUSED_CHAINS 16  /* the most chains of one launch (the arguments: < 4 KB) */
 
 struct kcu_fused_args {
     const int32_t *col; /* the pattern (s->col), width x dim */
@@ -34,13 +42,21 @@ struct kcu_fused_args {
     const double2 *field;
     double famp, ia, b;
     long long dim;
-    int width, nb, M;
+    int width, nb, M, steps; /* steps: M (the gradient) or M - 1 (the series alone) */
     const double *c; /* the series, M values, on the device */
     double2 *v0, *v1, *acc;
     const double2 *phi;
     double2 *X, *Y;
     double *gd, *gre, *gim;
 };
+
+/* the launch: its chains (blocks first[k] .. first[k + 1] - 1 are chain k's) */
+struct kcu_fused_batch {
+    kcu_fused_args f[KCU_FUSED_CHAINS];
+    int first[KCU_FUSED_CHAINS + 1];
+    int n, most, grad; /* most: the largest steps; grad: 0 the series alone */
+};
+static_assert(sizeof(kcu_fused_batch) <= 4000, "kernel arguments over 4 KB");
 
 /* Row r's slots: column (-1: none) and entry, from the table (FR < 0) or from the field of
  * rank FR (kcu_fac_hop: the table's bits). */
@@ -133,10 +149,15 @@ static __device__ __forceinline__ void kcu_fused_terms(const kcu_fused_args &f, 
 }
 
 template <int FR>
-__global__ void __launch_bounds__(KCU_FUSED_THREADS) kcu_pf_fused_kernel(kcu_fused_args f)
+__global__ void __launch_bounds__(KCU_FUSED_THREADS)
+    kcu_pf_fused_kernel(const __grid_constant__ kcu_fused_batch B)
 {
     cg::grid_group grid = cg::this_grid();
-    const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    int ch = 0; /* this block's chain */
+    while (ch + 1 < B.n && (int)blockIdx.x >= B.first[ch + 1])
+        ch++;
+    const kcu_fused_args &f = B.f[ch];
+    const long long r = (long long)((int)blockIdx.x - B.first[ch]) * blockDim.x + threadIdx.x;
     const bool mine = r < f.dim;
     const int nb = f.nb, B2 = 2 * nb, M = f.M;
     int32_t cs[KCU_FUSED_W];
@@ -152,8 +173,9 @@ __global__ void __launch_bounds__(KCU_FUSED_THREADS) kcu_pf_fused_kernel(kcu_fus
             acc[v] = make_double2(f.c[0] * x.x, f.c[0] * x.y);
         }
     double2 *cur = f.v0, *old = f.v1;
-    for (int m = 1; m <= M; m++) {
-        if (mine) {
+    for (int m = 1; m <= B.most; m++) {
+        const bool step = m <= f.steps;
+        if (mine && step) {
             const double cm = m < M ? f.c[m] : 0.0;
             double2 p[KCU_FUSED_NB];
             kcu_fused_product(f, r, cur, nb, 0, nb, cs, hr, hi, p);
@@ -175,9 +197,19 @@ __global__ void __launch_bounds__(KCU_FUSED_THREADS) kcu_pf_fused_kernel(kcu_fus
                 }
         }
         grid.sync();
-        double2 *t = cur;
-        cur = old;
-        old = t;
+        if (step) {
+            double2 *t = cur;
+            cur = old;
+            old = t;
+        }
+    }
+    if (!B.grad) { /* the series alone */
+        if (mine)
+#pragma unroll
+            for (int v = 0; v < KCU_FUSED_NB; v++)
+                if (v < nb)
+                    f.acc[r * nb + v] = acc[v];
+        return;
     }
     /* cur = alpha_M, old = alpha_{M-1}: X = [alpha_{M-1} | c_{M-1} phi], Y = [alpha_M | 0] */
     if (mine)
@@ -193,14 +225,16 @@ __global__ void __launch_bounds__(KCU_FUSED_THREADS) kcu_pf_fused_kernel(kcu_fus
             }
     grid.sync();
     /* backward: X = [alpha_j | psi_j], Y = [alpha_{j+1} | psi_{j+1}] -> [alpha_{j-1} |
-     * psi_{j-1}]; the terms of order j + 1 (weight 2 / a) from psi_{j+1}(r) and alpha_j */
+     * psi_{j-1}]; the terms of order j + 1 (weight 2 / a) from psi_{j+1}(r) and alpha_j.
+     * Chain k's order j at the barrier M_k - 1 - j: the short ones are done first */
     double gdia = 0.0, gr[KCU_FUSED_W], gi[KCU_FUSED_W];
 #pragma unroll
     for (int k = 0; k < KCU_FUSED_W; k++)
         gr[k] = gi[k] = 0.0;
     double2 *X = f.X, *Y = f.Y;
-    for (int j = M - 1; j >= 1; j--) {
-        if (mine) {
+    for (int t = 0; t < B.most - 1; t++) {
+        const int j = M - 1 - t;
+        if (mine && j >= 1) {
             const double cj = f.c[j - 1];
             double2 p[KCU_FUSED_NB], psi[KCU_FUSED_NB];
             kcu_fused_product(f, r, X, B2, 0, nb, cs, hr, hi, p); /* the alpha half */
@@ -227,9 +261,11 @@ __global__ void __launch_bounds__(KCU_FUSED_THREADS) kcu_pf_fused_kernel(kcu_fus
                 kcu_fused_terms(f, r, psi, X, cs, 2.0 * f.ia, &gdia, gr, gi);
         }
         grid.sync();
-        double2 *t = X;
-        X = Y;
-        Y = t;
+        if (j >= 1) {
+            double2 *tmp = X;
+            X = Y;
+            Y = tmp;
+        }
     }
     /* X = [alpha_0 | psi_0], Y = [alpha_1 | psi_1]: the terms of order 1 (weight 1 / a) */
     if (mine) {
@@ -247,13 +283,13 @@ __global__ void __launch_bounds__(KCU_FUSED_THREADS) kcu_pf_fused_kernel(kcu_fus
     }
 }
 
-static const void *kcu_fused_kernel_of(const kcu_ham *d)
+static const void *kcu_fused_kernel_of(int frank)
 {
-    if (d->frank == 0)
+    if (frank == 0)
         return (const void *)kcu_pf_fused_kernel<0>;
-    if (d->frank == 1)
+    if (frank == 1)
         return (const void *)kcu_pf_fused_kernel<1>;
-    if (d->frank == 2)
+    if (frank == 2)
         return (const void *)kcu_pf_fused_kernel<2>;
     return (const void *)kcu_pf_fused_kernel<-1>;
 }
@@ -263,67 +299,141 @@ extern "C" void kcu_pf_fused_mode(kcu_pf *s, int mode)
     s->fused_mode = mode;
 }
 
-int kcu_pf_fused(kcu_pf *s, const kcu_ham *d, double a, double b, const double *c, size_t M,
-                 size_t nb, int *done)
+static size_t kcu_fused_blocks(const kcu_pf *s)
 {
-    *done = 0;
-    if (s->fused_mode < 0 || nb > KCU_FUSED_NB || s->width > KCU_FUSED_W || d->frank > 2 ||
-        !mcu_props()->cooperativeLaunch || s->dim > (size_t)INT32_MAX)
+    return (s->dim + KCU_FUSED_THREADS - 1) / KCU_FUSED_THREADS;
+}
+
+int kcu_pf_fused_fit(const kcu_pf_job *jobs, size_t n, size_t nb, size_t *fit)
+{
+    *fit = 0;
+    if (n == 0)
         return MCF_OK;
-    const void *kernel = kcu_fused_kernel_of(d);
+    const kcu_pf *s0 = jobs[0].s;
+    const int frank = jobs[0].d->frank;
+    if (s0->fused_mode < 0 || nb > KCU_FUSED_NB || frank > 2 || !mcu_props()->cooperativeLaunch)
+        return MCF_OK;
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, KCU_FUSED_THREADS, 0) !=
-            cudaSuccess ||
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kcu_fused_kernel_of(frank),
+                                                      KCU_FUSED_THREADS, 0) != cudaSuccess ||
         per_sm < 1)
         return MCF_OK;
-    const size_t blocks = (s->dim + KCU_FUSED_THREADS - 1) / KCU_FUSED_THREADS;
-    const size_t sms = (size_t)mcu_props()->multiProcessorCount;
-    if (blocks > (size_t)per_sm * sms)
-        return MCF_OK; /* not every row's thread resident: the launches per order */
-    /* the rule: fewer rows than SMs x 128 leave SMs idle and each order's latency to few
-     * threads, where the launches spread (row, vector) over 5-10x more threads (H200,
-     * density_gpu: 16^3 7.4 ms fused against 6.6 ms, 32^3 14.0 against 19.7) */
-    if (s->fused_mode == 0 && blocks < sms)
-        return MCF_OK;
-    if (s->dev_c_n < M) {
-        cudaFree(s->dev_c);
-        s->dev_c = NULL;
-        s->dev_c_n = 0;
-        int rc = kcu_alloc((void **)&s->dev_c, M * sizeof(double), "the series");
-        if (rc)
-            return rc;
-        s->dev_c_n = M;
+    const size_t sms = (size_t)mcu_props()->multiProcessorCount, room = (size_t)per_sm * sms;
+    size_t blocks = 0, k = 0;
+    for (; k < n && k < KCU_FUSED_CHAINS; k++) {
+        const kcu_pf *s = jobs[k].s;
+        const size_t more = kcu_fused_blocks(s);
+        if (s->width > KCU_FUSED_W || s->dim > (size_t)INT32_MAX || jobs[k].M < 2 ||
+            jobs[k].d->frank != frank ||
+            (jobs[k].gd != NULL) != (jobs[0].gd != NULL) || blocks + more > room)
+            break; /* the launch ends before this chain */
+        blocks += more;
     }
-    KCU_TRY(cudaMemcpyAsync(s->dev_c, c, M * sizeof(double), cudaMemcpyHostToDevice,
-                            kcu_stream), "the series", 0);
-    kcu_fused_args f;
-    memset(&f, 0, sizeof f);
-    f.col = s->col;
-    f.hre = d->hre;
-    f.him = d->him;
-    f.ons = d->ons;
-    f.field = d->field;
-    f.famp = d->famp;
-    f.ia = 1.0 / a;
-    f.b = b;
-    f.dim = (long long)s->dim;
-    f.width = s->width;
-    f.nb = (int)nb;
-    f.M = (int)M;
-    f.c = s->dev_c;
-    f.v0 = s->v0;
-    f.v1 = s->v1;
-    f.acc = s->acc;
-    f.phi = s->phi;
-    f.X = s->X;
-    f.Y = s->Y;
-    f.gd = s->gd;
-    f.gre = s->gre;
-    f.gim = s->gim;
-    void *args[] = {(void *)&f};
-    KCU_TRY(cudaLaunchCooperativeKernel(kernel, dim3((unsigned)blocks),
-                                        dim3(KCU_FUSED_THREADS), args, 0, kcu_stream),
+    /* the rule: one chain of fewer rows than SMs x 128 leaves SMs idle and each order's
+     * latency to few threads, where the launches spread (row, vector) over 5-10x more
+     * threads (H200, density_gpu: 16^3 7.4 ms fused against 6.6 ms, 32^3 14.0 against 19.7) */
+    if (k == 1 && s0->fused_mode == 0 && blocks < sms)
+        k = 0;
+    *fit = k;
+    return MCF_OK;
+}
+
+int kcu_pf_fused(const kcu_pf_job *jobs, size_t n, size_t nb)
+{
+    kcu_fused_batch B;
+    memset(&B, 0, sizeof B);
+    B.n = (int)n;
+    B.grad = jobs[0].gd != NULL;
+    for (size_t k = 0; k < n; k++) {
+        const kcu_pf_job *j = &jobs[k];
+        kcu_pf *s = j->s;
+        const kcu_ham *d = j->d;
+        const size_t M = j->M;
+        if (s->dev_c_n < M) {
+            cudaFree(s->dev_c);
+            s->dev_c = NULL;
+            s->dev_c_n = 0;
+            int rc = kcu_alloc((void **)&s->dev_c, M * sizeof(double), "the series");
+            if (rc)
+                return rc;
+            s->dev_c_n = M;
+        }
+        KCU_TRY(cudaMemcpyAsync(s->dev_c, j->c, M * sizeof(double), cudaMemcpyHostToDevice,
+                                kcu_stream), "the series", 0);
+        kcu_fused_args &f = B.f[k];
+        f.col = s->col;
+        f.hre = d->hre;
+        f.him = d->him;
+        f.ons = d->ons;
+        f.field = d->field;
+        f.famp = d->famp;
+        f.ia = 1.0 / j->a;
+        f.b = j->b;
+        f.dim = (long long)s->dim;
+        f.width = s->width;
+        f.nb = (int)nb;
+        f.M = (int)M;
+        f.steps = B.grad ? (int)M : (int)M - 1;
+        f.c = s->dev_c;
+        f.v0 = s->v0;
+        f.v1 = s->v1;
+        f.acc = s->acc;
+        f.phi = s->phi;
+        f.X = s->X;
+        f.Y = s->Y;
+        f.gd = s->gd;
+        f.gre = s->gre;
+        f.gim = s->gim;
+        B.most = f.steps > B.most ? f.steps : B.most;
+        B.first[k + 1] = B.first[k] + (int)kcu_fused_blocks(s);
+    }
+    void *args[] = {(void *)&B};
+    KCU_TRY(cudaLaunchCooperativeKernel(kcu_fused_kernel_of(jobs[0].d->frank),
+                                        dim3((unsigned)B.first[n]), dim3(KCU_FUSED_THREADS),
+                                        args, 0, kcu_stream),
             "launching the fused pseudofermion gradient", 0);
-    *done = 1;
+    return MCF_OK;
+}
+
+extern "C" int kcu_pf_batch(kcu_pf_job *jobs, size_t n, size_t nb)
+{
+    for (size_t k = 0; k < n; k++) {
+        const kcu_pf_job *j = &jobs[k];
+        const kcu_pf *s = j->s;
+        if (nb < 1 || nb > s->block || j->d->dim != s->dim ||
+            j->h->dim != s->dim || j->h->width != s->width)
+            return mcf_fail(MCF_EINVAL, "kpm-cuda: chain %zu of %zu: series of %zu vectors, "
+                            "%zu terms, dimension %zu (the scratch: %zu of dimension %zu)", k,
+                            n, nb, j->M, j->d->dim, s->block, s->dim);
+        jobs[k].done = 0;
+    }
+    int rc = MCF_OK;
+    for (size_t k0 = 0; k0 < n;) {
+        size_t fit = 0;
+        if ((rc = kcu_pf_fused_fit(jobs + k0, n - k0, nb, &fit)))
+            return rc;
+        if (fit < 2) { /* one chain alone: kcu_pf_gradient or kcu_series_apply take it */
+            k0++;
+            continue;
+        }
+        for (size_t k = k0; k < k0 + fit; k++)
+            if ((rc = kcu_pf_stage_in(jobs[k].s, jobs[k].h, jobs[k].x, nb)))
+                return rc;
+        if ((rc = kcu_pf_fused(jobs + k0, fit, nb)))
+            return rc;
+        KCU_TRY(cudaGetLastError(), "launching the fused pseudofermion gradient", 0);
+        for (size_t k = k0; k < k0 + fit; k++) {
+            if ((rc = kcu_pf_stage_out(jobs[k].s, nb, jobs[k].gd != NULL)))
+                return rc;
+            jobs[k].done = 1;
+        }
+        k0 += fit;
+    }
+    KCU_TRY(cudaStreamSynchronize(kcu_stream), "the pseudofermions of a batch", 0);
+    for (size_t k = 0; k < n; k++) {
+        const kcu_pf_job *j = &jobs[k];
+        if (j->done && (rc = kcu_pf_unpack(j->s, nb, j->a, j->b, j->y, j->gd, j->gre, j->gim)))
+            return n > 1 ? mcf_fail_prefix(rc, "chain %zu of %zu", k, n) : rc;
+    }
     return MCF_OK;
 }

@@ -83,6 +83,7 @@ extern "C" {
 #endif
 
 typedef struct kpm_ops_ws kpm_ops_ws;
+typedef struct kpm_series_job kpm_series_job;
 
 /* The hardware-dependent steps.  Moment sets are laid out mu[j M + n] (host arrays).  The
  * batched steps get the op's batch b, for what the backend keeps per batch. */
@@ -147,7 +148,23 @@ typedef struct kpm_backend {
      * gradient of sum_v x_v^+ P(H) x_v added to g_diag, g_re, g_im (kpm_series_gradient) */
     int (*series_gradient)(kpm_ops_ws *w, const double *c, size_t Mf, size_t nb, double *x,
                            double *y, double *g_diag, double *g_re, double *g_im);
+    /* optional (NULL: series or series_gradient one workspace after the other): the jobs of
+     * several prepared workspaces at once (a device: one launch for as many as fit), all of
+     * one kind (gradients, or series alone) and nb; it sets done = 1 on the jobs it took
+     * and leaves the others to the one-by-one path, whose results it must equal */
+    int (*series_batch)(kpm_series_job *jobs, size_t n, size_t nb);
 } kpm_backend;
+
+/* One workspace's part of series_batch: series (gd NULL) or series_gradient of (c, M) on
+ * the host blocks x (may be overwritten), y, adding the gradient to gd, gre, gim. */
+struct kpm_series_job {
+    kpm_ops_ws *w;
+    const double *c;
+    size_t M;
+    double *x, *y;
+    double *gd, *gre, *gim;
+    int done;
+};
 
 /* The common head of a plugin's workspace (its first member): one chain's state. */
 struct kpm_ops_ws {

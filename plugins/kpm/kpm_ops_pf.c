@@ -4,12 +4,14 @@
  * -1/2 power (kpm_pf_series) on the Hamiltonian's fixed bounds, cut at the relative error
  * `pseudofermion_tolerance`.  The flavours go through the backend `block / 2` at a time (the
  * gradient's backward pass carries two vectors per flavour).  Host arithmetic in a fixed
- * order; the backend's series and series_gradient do the products with H. */
+ * order; the backend's series and series_gradient do the products with H, all chains of a
+ * call a group of flavours at a time (series_batch: a device takes them in one launch). */
 #include "kpm_ops.h"
 
 #include "mcf/error.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,90 +54,182 @@ static void to_block(const double *re, const double *im, size_t dim, size_t f0, 
         }
 }
 
-static int one(kpm_ops_ws *w, mcf_rng *rng, double T, double mu, const mcf_pseudofermion *p,
-               size_t k, size_t n)
+/* One chain's part of a call: its blocks (x, y, and phi, a copy of x for the form) */
+typedef struct pf_chain {
+    kpm_ops_ws *w;
+    mcf_rng *rng;
+    double T, mu, form;
+    size_t k;
+    double *x, *y, *phi;
+} pf_chain;
+
+/* the checks, the series and the zeroed gradient of chain k */
+static int begin(pf_chain *q, const mcf_pseudofermion *p, size_t n)
 {
+    kpm_ops_ws *w = q->w;
     const mcf_hamiltonian *h = w->h;
-    const size_t dim = h->dim, group = w->block / 2 ? w->block / 2 : 1;
-    if (p->mode == MCF_PSEUDOFERMION_DRAW && !rng)
+    const size_t dim = h->dim, group = w->block / 2 ? w->block / 2 : 1, k = q->k;
+    if (p->mode == MCF_PSEUDOFERMION_DRAW && !q->rng)
         return mcf_fail(MCF_EINVAL, "%s: pseudofermion: the draw's random stream is NULL",
                         w->be->name);
     if (!p->phi_re[k] || !p->phi_im[k])
         return mcf_fail(MCF_EINVAL, "%s: pseudofermion: the pseudofermion arrays are NULL",
                         w->be->name);
-    int rc = pf_series(w, T, mu, n);
+    int rc = pf_series(w, q->T, q->mu, n);
     if (rc)
         return rc;
-    double *x = malloc(2 * dim * group * sizeof *x), *y = malloc(2 * dim * group * sizeof *y);
-    if (!x || !y) {
-        free(x);
-        free(y);
+    q->x = malloc(2 * dim * group * sizeof *q->x);
+    q->y = malloc(2 * dim * group * sizeof *q->y);
+    q->phi = malloc(2 * dim * group * sizeof *q->phi);
+    if (!q->x || !q->y || !q->phi)
         return mcf_fail(MCF_ENOMEM, "%s: pseudofermion: out of memory", w->be->name);
-    }
-    double *re = p->phi_re[k], *im = p->phi_im[k];
     const mcf_density_matrix *g = p->mode == MCF_PSEUDOFERMION_ACTION ? p->grad : NULL;
     if (g) {
         memset(g->diag[k], 0, dim * sizeof(double));
         memset(g->bond_re[k], 0, (size_t)h->width * dim * sizeof(double));
         memset(g->bond_im[k], 0, (size_t)h->width * dim * sizeof(double));
     }
-    double form = 0.0;
-    for (size_t f0 = 0; !rc && f0 < n; f0 += group) {
-        const size_t nb = n - f0 < group ? n - f0 : group;
-        if (p->mode == MCF_PSEUDOFERMION_DRAW) {
-            /* chi: complex Gaussians, E|chi_r|^2 = 1, flavour after flavour in row order */
-            const double s = sqrt(0.5);
-            for (size_t v = 0; v < nb; v++)
-                for (size_t r = 0; r < dim; r++) {
-                    x[2 * nb * r + v] = s * mcf_rng_normal(rng);
-                    x[2 * nb * r + nb + v] = s * mcf_rng_normal(rng);
-                }
-            if (!(rc = w->be->series(w, w->pf_q, w->pf_mq, nb, x, y)))
-                for (size_t r = 0; r < dim; r++)
-                    for (size_t v = 0; v < nb; v++) {
-                        re[(f0 + v) * dim + r] = y[2 * nb * r + v];
-                        im[(f0 + v) * dim + r] = y[2 * nb * r + nb + v];
-                    }
-            continue;
-        }
-        to_block(re, im, dim, f0, nb, x);
-        double *phi = malloc(2 * dim * nb * sizeof *phi);
-        if (!phi) {
-            rc = mcf_fail(MCF_ENOMEM, "%s: pseudofermion: out of memory", w->be->name);
-            break;
-        }
-        memcpy(phi, x, 2 * dim * nb * sizeof *phi);
-        rc = g ? w->be->series_gradient(w, w->pf_p, w->pf_mp, nb, x, y, g->diag[k],
-                                        g->bond_re[k], g->bond_im[k])
-               : w->be->series(w, w->pf_p, w->pf_mp, nb, x, y);
-        for (size_t q = 0; !rc && q < 2 * dim * nb; q++)
-            form += phi[q] * y[q]; /* Re <phi|y>, re and im parts alike */
-        free(phi);
+    q->form = 0.0;
+    return MCF_OK;
+}
+
+/* the job of flavours f0 .. f0 + nb - 1: chi drawn (complex Gaussians, E|chi_r|^2 = 1,
+ * flavour after flavour in row order) into x for Q, or the pseudofermions into x for P */
+static void fill(pf_chain *q, const mcf_pseudofermion *p, size_t f0, size_t nb,
+                 kpm_series_job *job)
+{
+    kpm_ops_ws *w = q->w;
+    const size_t dim = w->h->dim, k = q->k;
+    double *x = q->x;
+    memset(job, 0, sizeof *job);
+    job->w = w;
+    job->x = x;
+    job->y = q->y;
+    if (p->mode == MCF_PSEUDOFERMION_DRAW) {
+        const double s = sqrt(0.5);
+        for (size_t v = 0; v < nb; v++)
+            for (size_t r = 0; r < dim; r++) {
+                x[2 * nb * r + v] = s * mcf_rng_normal(q->rng);
+                x[2 * nb * r + nb + v] = s * mcf_rng_normal(q->rng);
+            }
+        job->c = w->pf_q;
+        job->M = w->pf_mq;
+        return;
     }
-    free(x);
-    free(y);
-    if (rc)
-        return rc;
+    to_block(p->phi_re[k], p->phi_im[k], dim, f0, nb, x);
+    memcpy(q->phi, x, 2 * dim * nb * sizeof *x);
+    job->c = w->pf_p;
+    job->M = w->pf_mp;
+    if (p->grad) {
+        job->gd = p->grad->diag[k];
+        job->gre = p->grad->bond_re[k];
+        job->gim = p->grad->bond_im[k];
+    }
+}
+
+/* the job's result: phi = Q(H) chi stored, or Re <phi|P(H) phi> added to the form */
+static void absorb(pf_chain *q, const mcf_pseudofermion *p, size_t f0, size_t nb)
+{
+    const size_t dim = q->w->h->dim, k = q->k;
+    const double *y = q->y;
+    if (p->mode == MCF_PSEUDOFERMION_DRAW) {
+        for (size_t r = 0; r < dim; r++)
+            for (size_t v = 0; v < nb; v++) {
+                p->phi_re[k][(f0 + v) * dim + r] = y[2 * nb * r + v];
+                p->phi_im[k][(f0 + v) * dim + r] = y[2 * nb * r + nb + v];
+            }
+        return;
+    }
+    for (size_t i = 0; i < 2 * dim * nb; i++)
+        q->form += q->phi[i] * y[i]; /* Re <phi|y>, re and im parts alike */
+}
+
+/* the action (the form + Tr(H - mu)/(2T)), the gradient's sense and the bound of chain k */
+static int finish(pf_chain *q, const mcf_pseudofermion *p)
+{
+    kpm_ops_ws *w = q->w;
+    const mcf_hamiltonian *h = w->h;
+    const size_t dim = h->dim, k = q->k;
     if (p->mode == MCF_PSEUDOFERMION_ACTION) {
         double tr = 0.0;
         for (size_t r = 0; r < dim; r++)
-            tr += h->onsite[r] - mu;
-        if (!isfinite(form))
+            tr += h->onsite[r] - q->mu;
+        if (!isfinite(q->form))
             return mcf_fail(MCF_EPLUGIN, "%s: pseudofermion: the action is not finite",
                             w->be->name);
-        p->action[k] = form + tr / (2.0 * T);
+        p->action[k] = q->form + tr / (2.0 * q->T);
+        const mcf_density_matrix *g = p->grad;
         if (g) {
             /* D = dS/dH_rc as summed; the table holds conj(D) (mcf_density_matrix's sense),
              * and Tr(H - mu)/(2T) adds 1/(2T) to every diagonal entry */
             for (size_t s = 0; s < (size_t)h->width * dim; s++)
                 g->bond_im[k][s] = h->col[s] < 0 ? 0.0 : -g->bond_im[k][s];
             for (size_t r = 0; r < dim; r++)
-                g->diag[k][r] += 1.0 / (2.0 * T);
+                g->diag[k][r] += 1.0 / (2.0 * q->T);
         }
     }
     if (p->bound)
         p->bound[k] = p->mode == MCF_PSEUDOFERMION_DRAW ? w->pf_rel_q : w->pf_rel_p;
     return MCF_OK;
+}
+
+/* the jobs of a group of flavours: the backend's batch for those it takes, then one by one */
+static int run_jobs(const kpm_backend *be, kpm_series_job *jobs, size_t n, size_t nb)
+{
+    int rc = n > 1 && be->series_batch ? be->series_batch(jobs, n, nb) : MCF_OK;
+    for (size_t k = 0; !rc && k < n; k++) {
+        kpm_series_job *j = &jobs[k];
+        if (j->done)
+            continue;
+        rc = j->gd ? be->series_gradient(j->w, j->c, j->M, nb, j->x, j->y, j->gd, j->gre,
+                                         j->gim)
+                   : be->series(j->w, j->c, j->M, nb, j->x, j->y);
+        if (rc && n > 1)
+            rc = mcf_fail_prefix(rc, "workspace %zu of %zu", k, n);
+    }
+    return rc;
+}
+
+/* every chain's flavours, `block / 2` at a time, the chains of a group at once */
+static int all_chains(const kpm_backend *be, void *const *ws, size_t n, mcf_rng *const *rngs,
+                      const double *T, const double *mu, mcf_pseudofermion *p, size_t nf)
+{
+    pf_chain *q = calloc(n, sizeof *q);
+    kpm_series_job *jobs = calloc(n, sizeof *jobs);
+    int rc = q && jobs ? MCF_OK : mcf_fail(MCF_ENOMEM, "%s: pseudofermion: out of memory",
+                                           be->name);
+    for (size_t k = 0; !rc && k < n; k++) {
+        q[k] = (pf_chain){.w = ws[k], .rng = rngs ? rngs[k] : NULL, .T = T[k], .mu = mu[k],
+                          .k = k};
+        if ((rc = kpm_ops_prepare(q[k].w)) || (rc = begin(&q[k], p, nf)))
+            rc = n > 1 ? mcf_fail_prefix(rc, "workspace %zu of %zu", k, n) : rc;
+    }
+    size_t group = SIZE_MAX; /* the chains' smallest (one configuration: all the same) */
+    for (size_t k = 0; k < n; k++) {
+        const kpm_ops_ws *w = ws[k];
+        const size_t most = w->block / 2 ? w->block / 2 : 1;
+        group = most < group ? most : group;
+    }
+    for (size_t f0 = 0; !rc && f0 < nf; f0 += group) {
+        const size_t nb = nf - f0 < group ? nf - f0 : group;
+        for (size_t k = 0; k < n; k++)
+            fill(&q[k], p, f0, nb, &jobs[k]);
+        if ((rc = run_jobs(be, jobs, n, nb)))
+            break;
+        for (size_t k = 0; k < n; k++)
+            absorb(&q[k], p, f0, nb);
+    }
+    for (size_t k = 0; !rc && k < n; k++)
+        if ((rc = finish(&q[k], p)) && n > 1)
+            rc = mcf_fail_prefix(rc, "workspace %zu of %zu", k, n);
+    for (size_t k = 0; q && k < n; k++) {
+        free(q[k].x);
+        free(q[k].y);
+        free(q[k].phi);
+    }
+    free(q);
+    free(jobs);
+    return rc;
 }
 
 int kpm_ops_pseudofermion(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
@@ -181,11 +275,5 @@ int kpm_ops_pseudofermion(mcf_batch *b, void *const *ws, size_t n, mcf_rng *cons
         return mcf_fail(MCF_EINVAL, "%s: pseudofermion: the %s is NULL", be->name,
                         !p->phi_im ? "phi_im array" : !p->action ? "action array"
                                                                   : "random stream array");
-    for (size_t k = 0; k < n; k++) {
-        kpm_ops_ws *w = ws[k];
-        if ((rc = kpm_ops_prepare(w)) ||
-            (rc = one(w, rngs ? rngs[k] : NULL, T[k], mu[k], p, k, nf)))
-            return n > 1 ? mcf_fail_prefix(rc, "workspace %zu of %zu", k, n) : rc;
-    }
-    return MCF_OK;
+    return all_chains(be, ws, n, rngs, T, mu, p, nf);
 }

@@ -13,7 +13,9 @@
  * that over the call's time as a fraction of the device's copy bandwidth (a cudaMemcpy of
  * 1 GiB: reads + writes), and the speedup over the CPU.  The call's time includes the host's
  * work (phases, the start blocks, the accumulation on the entries, the transfers).  Then
- * the pseudofermion action with its gradient (one MD step of hybrid Monte Carlo) on each. */
+ * the pseudofermion action with its gradient (one MD step of hybrid Monte Carlo) on each;
+ * with DENSITY_GPU_CHAINS="8 16" also that many chains' forces in one call on the GPU (one
+ * cooperative launch where they fit), the time a chain against the chain alone. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,34 +65,47 @@ static double call_time(const mcf_plugin_info *e, test_params *tp, const mcf_ham
     return best;
 }
 
-/* the pseudofermion action with its gradient (hybrid Monte Carlo's force, one MD step):
- * best of 3 calls after a draw; the series' order and flavours into *M, *nf */
-static double pf_time(const mcf_plugin_info *e, test_params *tp, const mcf_hamiltonian *h,
-                      size_t *M, size_t *nf)
+/* the pseudofermion action with its gradient (hybrid Monte Carlo's force, one MD step) of
+ * nc chains (hs[0 .. nc - 1]) in one call: best of 3 calls after a draw; the series' order
+ * and flavours into *M, *nf */
+static double pf_time(const mcf_plugin_info *e, test_params *tp, mcf_hamiltonian *const *hs,
+                      size_t nc, size_t *M, size_t *nf)
 {
-    void *ws = test_params_workspace(e, tp, h);
-    if (!ws)
+    void *ws[64] = {NULL};
+    double *re[64], *im[64], *gd[64], *gre[64], *gim[64], S[64], bound[64], T[64] = {0.1};
+    double mu[64] = {0.0};
+    if (nc < 1 || nc > 64)
         return NAN;
-    const double T = 0.1, mu = 0.0;
+    mcf_rng rng[64], *rp[64];
+    const mcf_hamiltonian *h = hs[0];
+    for (size_t k = 0; k < nc; k++) {
+        if (!(ws[k] = test_params_workspace(e, tp, hs[k])))
+            return NAN;
+        T[k] = 0.1;
+        mu[k] = 0.0;
+    }
     mcf_pseudofermion q = {.mode = MCF_PSEUDOFERMION_ACTION};
-    tev_v2(e)->pseudofermion(tev_batch(), &ws, 1, NULL, &T, &mu, &q);
+    tev_v2(e)->pseudofermion(tev_batch(), ws, 1, NULL, T, mu, &q);
     const size_t n = q.flavours, slots = (size_t)h->width * h->dim;
-    double *re = calloc(n * h->dim, sizeof *re), *im = calloc(n * h->dim, sizeof *im);
-    double *gd = malloc(h->dim * sizeof *gd), *gre = malloc(slots * sizeof *gre);
-    double *gim = malloc(slots * sizeof *gim), S = 0.0, bound = 0.0;
-    mcf_rng rng;
-    mcf_rng_init(&rng, 3, 0);
-    mcf_rng *rp = &rng;
-    mcf_pseudofermion dq = {.mode = MCF_PSEUDOFERMION_DRAW, .phi_re = &re, .phi_im = &im};
+    for (size_t k = 0; k < nc; k++) {
+        re[k] = calloc(n * h->dim, sizeof *re[k]);
+        im[k] = calloc(n * h->dim, sizeof *im[k]);
+        gd[k] = malloc(h->dim * sizeof *gd[k]);
+        gre[k] = malloc(slots * sizeof *gre[k]);
+        gim[k] = malloc(slots * sizeof *gim[k]);
+        mcf_rng_init(&rng[k], 3, k);
+        rp[k] = &rng[k];
+    }
+    mcf_pseudofermion dq = {.mode = MCF_PSEUDOFERMION_DRAW, .phi_re = re, .phi_im = im};
     double best = NAN;
-    if (!tev_v2(e)->pseudofermion(tev_batch(), &ws, 1, &rp, &T, &mu, &dq)) {
-        const mcf_density_matrix g = {&gd, &gre, &gim, NULL, NULL, NULL};
-        mcf_pseudofermion aq = {.mode = MCF_PSEUDOFERMION_ACTION, .phi_re = &re, .phi_im = &im,
-                                .action = &S, .grad = &g, .bound = &bound};
+    if (!tev_v2(e)->pseudofermion(tev_batch(), ws, nc, rp, T, mu, &dq)) {
+        const mcf_density_matrix g = {gd, gre, gim, NULL, NULL, NULL};
+        mcf_pseudofermion aq = {.mode = MCF_PSEUDOFERMION_ACTION, .phi_re = re, .phi_im = im,
+                                .action = S, .grad = &g, .bound = bound};
         best = INFINITY;
         for (int rep = 0; rep < 3; rep++) {
             const double t0 = now();
-            if (tev_v2(e)->pseudofermion(tev_batch(), &ws, 1, NULL, &T, &mu, &aq)) {
+            if (tev_v2(e)->pseudofermion(tev_batch(), ws, nc, NULL, T, mu, &aq)) {
                 fprintf(stderr, "%s: %s\n", e->name, mcf_last_error());
                 best = NAN;
                 break;
@@ -99,19 +114,52 @@ static double pf_time(const mcf_plugin_info *e, test_params *tp, const mcf_hamil
             if (t < best)
                 best = t;
         }
+    } else {
+        fprintf(stderr, "%s: %s\n", e->name, mcf_last_error());
     }
     double a, b, *c = NULL, rel = 0.0;
     mcf_hamiltonian_scaling(h, 0.01, &a, &b);
-    kpm_pf_series(a, b, T, mu, -1.0 / (double)n, 1e-10, 1 << 20, &c, M, &rel);
+    kpm_pf_series(a, b, T[0], mu[0], -1.0 / (double)n, 1e-10, 1 << 20, &c, M, &rel);
     free(c);
     *nf = n;
-    free(re);
-    free(im);
-    free(gd);
-    free(gre);
-    free(gim);
-    tev_destroy(e, ws);
+    for (size_t k = 0; k < nc; k++) {
+        free(re[k]);
+        free(im[k]);
+        free(gd[k]);
+        free(gre[k]);
+        free(gim[k]);
+        tev_destroy(e, ws[k]);
+    }
     return best;
+}
+
+/* DENSITY_GPU_CHAINS="8 16": the GPU's force of that many chains of L^3 in one call */
+static void pf_chains(const mcf_plugin_info *e, test_params *tp, long L, double one)
+{
+    const char *env = getenv("DENSITY_GPU_CHAINS");
+    for (const char *p = env; p && *p;) {
+        char *end;
+        const long nc = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        p = end;
+        if (nc < 2 || nc > 64)
+            continue;
+        mcf_hamiltonian *hs[64];
+        de_lattice d[64];
+        for (long k = 0; k < nc; k++) {
+            d[k] = de_random_lattice((size_t)L, 0.0, 11 + (uint64_t)k);
+            hs[k] = de_build(&d[k]);
+        }
+        size_t Mp = 0, nf = 0;
+        const double t = pf_time(e, tp, hs, (size_t)nc, &Mp, &nf);
+        printf("     pseudofermion force of %ld chains in one call: GPU %.4f s, %.5f s a chain "
+               "(%.1fx the chain alone)\n", nc, t, t / (double)nc, one / (t / (double)nc));
+        for (long k = 0; k < nc; k++) {
+            mcf_hamiltonian_destroy(hs[k]);
+            free(d[k].s);
+        }
+    }
 }
 
 int main(int argc, char **argv)
@@ -161,13 +209,14 @@ int main(int argc, char **argv)
         /* hybrid Monte Carlo's force: the series forward (nf vectors) and backward (2 nf),
          * 3 M products of nf vectors: the table and 5 vector passes each */
         size_t Mp = 0, nf = 0;
-        const double pg = pf_time(pc->info, tg, h, &Mp, &nf);
-        const double pc_ = pf_time(pk->info, tk, h, &Mp, &nf);
+        const double pg = pf_time(pc->info, tg, &h, 1, &Mp, &nf);
+        const double pc_ = pf_time(pk->info, tk, &h, 1, &Mp, &nf);
         const double pbytes = 3.0 * (double)Mp * ((double)h->dim * (20.0 * h->width + 8.0) +
                                                   5.0 * 16.0 * (double)h->dim * (double)nf);
         printf("     pseudofermion force: %zu flavours, M = %zu: CPU %.4f s, GPU %.4f s, "
                "%.3f GB, %.1f %% copy, speedup %.1f\n", nf, Mp, pc_, pg, pbytes / 1e9,
                100.0 * pbytes / pg / bw, pc_ / pg);
+        pf_chains(pc->info, tg, Ls[q], pg);
         test_params_free(tk);
         test_params_free(tg);
         mcf_hamiltonian_destroy(h);

@@ -22,7 +22,9 @@
  * (f) the chain rule: the forces on the spinors of factorized double exchange
  *     (mcf_hamiltonian_factors_gradient of the pseudofermion gradient) against central
  *     differences of kpm's action as each spinor component moves;
- * (g) refusals: free bounds, T = 0, no stream for a draw.
+ * (g) refusals: free bounds, T = 0, no stream for a draw;
+ * (h) three chains (other lattices, sizes, T, mu; one flavour count) through one call of the
+ *     draw and of the action with its gradient: each chain's numbers as alone (1e-12).
  * With an argument (kpm-cuda, label gpu): its draw, action and gradient held to kpm's within
  * 1e-10 relative; without a device it prints "skipped: no device" and exits 77. */
 #include <stdio.h>
@@ -252,6 +254,95 @@ static void factors_case(const mcf_plugin_info *e)
     mcf_lattice_destroy(lat);
 }
 
+/* ---- (h) several chains in one call ---------------------------------------------------- */
+
+static mcf_hamiltonian *lattice_h(mcf_lattice_kind kind, long L, double scale, int gaussian,
+                                  uint64_t seed);
+
+/* the largest difference of the draw, action and gradient of a's and b's, relative */
+static double pf_gap(const pf *a, const pf *b)
+{
+    double d = fabs(a->S - b->S) / fabs(b->S), big = 0.0, g = 0.0;
+    for (size_t q = 0; q < a->n * a->dim; q++) {
+        big = fmax(big, fabs(b->re[q]) + fabs(b->im[q]));
+        g = fmax(g, fabs(a->re[q] - b->re[q]) + fabs(a->im[q] - b->im[q]));
+    }
+    d = fmax(d, g / big);
+    big = g = 0.0;
+    for (size_t q = 0; q < a->dim; q++) {
+        big = fmax(big, fabs(b->gd[q]));
+        g = fmax(g, fabs(a->gd[q] - b->gd[q]));
+    }
+    for (size_t q = 0; q < a->slots; q++) {
+        big = fmax(big, hypot(b->gre[q], b->gim[q]));
+        g = fmax(g, hypot(a->gre[q] - b->gre[q], a->gim[q] - b->gim[q]));
+    }
+    return fmax(d, g / big);
+}
+
+/* (h) three chains of other sizes, lattices and T (one flavour count) through one call of
+ * the draw and of the action with its gradient, against each chain's calls alone: the same
+ * numbers (a device's batch is one launch where the chains alone take the launches per
+ * order: the same products in the same order, 1e-12 relative for contracted FMAs) */
+static void batch_case(const mcf_plugin_info *e, test_params *tp)
+{
+    mcf_hamiltonian *hs[3] = {lattice_h(MCF_LATTICE_CUBIC, 4, 4.0, 0, 7),
+                              lattice_h(MCF_LATTICE_SQUARE, 6, 1.0, 1, 8),
+                              lattice_h(MCF_LATTICE_CUBIC, 3, 2.0, 0, 9)};
+    const double mu[3] = {0.5, 0.2, -0.3};
+    double T[3]; /* max |E - mu| / 2T = 17 to 18: 3 flavours each */
+    for (int k = 0; k < 3; k++)
+        T[k] = fmax(fabs(hs[k]->emin - mu[k]), fabs(hs[k]->emax - mu[k])) /
+               (2.0 * (17.0 + 0.5 * k));
+    void *ws[3];
+    pf one[3], all[3];
+    size_t n = 0;
+    for (int k = 0; k < 3; k++) {
+        ws[k] = test_params_workspace(e, tp, hs[k]);
+        const size_t f = flavours(e, ws[k], T[k], mu[k]);
+        CHECK(!k || f == n, "(h) chain %d takes %zu flavours, chain 0 %zu", k, f, n);
+        n = f;
+    }
+    mcf_rng rng[3], *rp[3];
+    double S[3];
+    for (int k = 0; k < 3; k++) {
+        one[k] = pf_alloc(hs[k], n);
+        all[k] = pf_alloc(hs[k], n);
+        mcf_rng_init(&rng[k], 70, (uint64_t)k);
+        CHECK(draw(e, ws[k], &rng[k], T[k], mu[k], &one[k]) == MCF_OK &&
+                  action(e, ws[k], T[k], mu[k], &one[k], 1) == MCF_OK,
+              "(h) %s alone: %s", e->name, mcf_last_error());
+        mcf_rng_init(&rng[k], 70, (uint64_t)k);
+        rp[k] = &rng[k];
+    }
+    double *re[3] = {all[0].re, all[1].re, all[2].re}, *im[3] = {all[0].im, all[1].im, all[2].im};
+    double *gd[3] = {all[0].gd, all[1].gd, all[2].gd};
+    double *gre[3] = {all[0].gre, all[1].gre, all[2].gre};
+    double *gim[3] = {all[0].gim, all[1].gim, all[2].gim};
+    const mcf_density_matrix g = {gd, gre, gim, NULL, NULL, NULL};
+    mcf_pseudofermion qd = {.mode = MCF_PSEUDOFERMION_DRAW, .phi_re = re, .phi_im = im};
+    mcf_pseudofermion qa = {.mode = MCF_PSEUDOFERMION_ACTION, .phi_re = re, .phi_im = im,
+                            .action = S, .grad = &g};
+    CHECK(tev_v2(e)->pseudofermion(tev_batch(), ws, 3, rp, T, mu, &qd) == MCF_OK &&
+              tev_v2(e)->pseudofermion(tev_batch(), ws, 3, NULL, T, mu, &qa) == MCF_OK,
+          "(h) %s, 3 chains: %s", e->name, mcf_last_error());
+    double worst = 0.0;
+    for (int k = 0; k < 3; k++) {
+        all[k].S = S[k];
+        worst = fmax(worst, pf_gap(&all[k], &one[k]));
+    }
+    CHECK(worst <= 1e-12, "(h) %s: 3 chains in one call differ from each alone by %.2e",
+          e->name, worst);
+    printf("(h) %s: 3 chains (%zu flavours) in one call against each alone: %.1e\n", e->name,
+           n, worst);
+    for (int k = 0; k < 3; k++) {
+        pf_free(&one[k]);
+        pf_free(&all[k]);
+        tev_destroy(e, ws[k]);
+        mcf_hamiltonian_destroy(hs[k]);
+    }
+}
+
 /* ---- main ------------------------------------------------------------------------------ */
 
 static mcf_hamiltonian *lattice_h(mcf_lattice_kind kind, long L, double scale, int gaussian,
@@ -423,8 +514,11 @@ int main(int argc, char **argv)
     printf("(c) kpm's action against ed's: worst |diff|/tol %.3f; (e) heat bath %.3f\n", worst_c,
            worst_e);
     factors_case(kpm_info);
-    if (dev_info)
+    batch_case(kpm_info, tk);
+    if (dev_info) {
         factors_case(dev_info);
+        batch_case(dev_info, td);
+    }
     /* (g) refusals */
     {
         mcf_hamiltonian *h = NULL;
