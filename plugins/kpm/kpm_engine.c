@@ -22,6 +22,8 @@ struct kpm_engine {
     size_t dim, block, nchunks;
     double *v0, *v1;  /* two blocks of 2 dim block doubles: the recursion's r_{n-1}, r_n */
     double *part;     /* nchunks x 2 block partial dot products */
+    double *grad;     /* kpm_series_gradient's phi, X, Y (5 dim block doubles), on first use:
+                       * kept, since fresh blocks cost a page fault every 4 KiB every call */
 };
 
 int kpm_engine_create(size_t dim, size_t block, kpm_engine **out)
@@ -61,6 +63,7 @@ void kpm_engine_destroy(kpm_engine *e)
     free(e->v0);
     free(e->v1);
     free(e->part);
+    free(e->grad);
     free(e);
 }
 
@@ -378,9 +381,10 @@ int kpm_series_gradient(kpm_engine *e, const mcf_hamiltonian *h, double a, doubl
         return mcf_fail(MCF_EINVAL, "kpm: series gradient: %zu terms (at least 2)", Mf);
     const size_t dim = e->dim, B = 2 * nvec, nv = 2 * dim * nvec;
     double tot[2 * KPM_MAX_BLOCK];
-    double *phi = malloc(nv * sizeof *phi);
-    if (!phi)
+    if (!e->grad && !(e->grad = malloc(5 * dim * e->block * sizeof *e->grad)))
         return mcf_fail(MCF_ENOMEM, "kpm: series gradient: out of memory");
+    double *phi = e->grad; /* nv <= dim block (2 nvec <= block, checked above) */
+    double *X = phi + nv, *Y = X + 2 * nv;
     /* forward: alpha_n = T_n(H~) phi, y = sum c_n alpha_n, up to alpha_{M-1} and alpha_M */
     memcpy(phi, e->v0, nv * sizeof *phi);
     for (size_t q = 0; q < nv; q++)
@@ -402,13 +406,6 @@ int kpm_series_gradient(kpm_engine *e, const mcf_hamiltonian *h, double a, doubl
     /* cur = alpha_M, old = alpha_{M-1} (stride nvec).  Backward on blocks of 2 nvec: vectors
      * 0..nvec-1 alpha, nvec..2 nvec-1 psi; X = [alpha_{M-1} | psi_{M-1} = c_{M-1} phi],
      * Y = [alpha_M | 0].  The engine's blocks hold 2 nvec vectors (checked above). */
-    double *X = malloc(2 * nv * sizeof *X), *Y = malloc(2 * nv * sizeof *Y);
-    if (!X || !Y) {
-        free(phi);
-        free(X);
-        free(Y);
-        return mcf_fail(MCF_ENOMEM, "kpm: series gradient: out of memory");
-    }
     for (size_t r = 0; r < dim; r++)
         for (size_t v = 0; v < nvec; v++)
             for (int part = 0; part < 2; part++) {
@@ -436,8 +433,5 @@ int kpm_series_gradient(kpm_engine *e, const mcf_hamiltonian *h, double a, doubl
         X = Y;
         Y = t;
     }
-    free(X);
-    free(Y);
-    free(phi);
     return MCF_OK;
 }

@@ -204,6 +204,8 @@ struct kpm_ops_ws {
     /* pseudofermion (kpm_ops_pf.c): the series of F and F^{-1/2} for (a, b, T, mu, n) */
     double *pf_p, *pf_q, pf_key[5], pf_rel_p, pf_rel_q;
     size_t pf_mp, pf_mq;
+    double *pf_blocks;        /* x, y and phi of a flavour group, kept between calls (fresh
+                               * blocks of 2 dim x block/2 doubles each cost page faults) */
 };
 
 /* The evaluator table of kpm and kpm-cuda (the descriptor's ops; its app_data is the

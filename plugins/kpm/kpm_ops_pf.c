@@ -15,11 +15,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-void kpm_ops_pf_free(kpm_ops_ws *w)
+/* the series (at a change of T, mu, n or the bounds) and, with all, the blocks */
+static void pf_release(kpm_ops_ws *w, int all)
 {
     free(w->pf_p);
     free(w->pf_q);
     w->pf_p = w->pf_q = NULL;
+    if (all) {
+        free(w->pf_blocks);
+        w->pf_blocks = NULL;
+    }
+}
+
+void kpm_ops_pf_free(kpm_ops_ws *w)
+{
+    pf_release(w, 1);
 }
 
 /* the series of (a, b, T, mu, n), kept while they stay */
@@ -28,7 +38,7 @@ static int pf_series(kpm_ops_ws *w, double T, double mu, size_t n)
     const double key[5] = {w->a, w->b, T, mu, (double)n};
     if (w->pf_p && !memcmp(key, w->pf_key, sizeof key))
         return MCF_OK;
-    kpm_ops_pf_free(w);
+    pf_release(w, 0);
     const double tol = w->cfg.pf_tolerance;
     int rc = kpm_pf_series(w->a, w->b, T, mu, -1.0 / (double)n, tol, KPM_MAX_SERIES, &w->pf_p,
                            &w->pf_mp, &w->pf_rel_p);
@@ -36,7 +46,7 @@ static int pf_series(kpm_ops_ws *w, double T, double mu, size_t n)
         rc = kpm_pf_series(w->a, w->b, T, mu, 0.5 / (double)n, tol, KPM_MAX_SERIES, &w->pf_q,
                            &w->pf_mq, &w->pf_rel_q);
     if (rc) {
-        kpm_ops_pf_free(w);
+        pf_release(w, 0);
         return rc;
     }
     memcpy(w->pf_key, key, sizeof key);
@@ -78,11 +88,12 @@ static int begin(pf_chain *q, const mcf_pseudofermion *p, size_t n)
     int rc = pf_series(w, q->T, q->mu, n);
     if (rc)
         return rc;
-    q->x = malloc(2 * dim * group * sizeof *q->x);
-    q->y = malloc(2 * dim * group * sizeof *q->y);
-    q->phi = malloc(2 * dim * group * sizeof *q->phi);
-    if (!q->x || !q->y || !q->phi)
+    const size_t nblock = 2 * dim * group; /* the workspace's dim and block stay */
+    if (!w->pf_blocks && !(w->pf_blocks = malloc(3 * nblock * sizeof *w->pf_blocks)))
         return mcf_fail(MCF_ENOMEM, "%s: pseudofermion: out of memory", w->be->name);
+    q->x = w->pf_blocks;
+    q->y = q->x + nblock;
+    q->phi = q->y + nblock;
     const mcf_density_matrix *g = p->mode == MCF_PSEUDOFERMION_ACTION ? p->grad : NULL;
     if (g) {
         memset(g->diag[k], 0, dim * sizeof(double));
@@ -222,11 +233,6 @@ static int all_chains(const kpm_backend *be, void *const *ws, size_t n, mcf_rng 
     for (size_t k = 0; !rc && k < n; k++)
         if ((rc = finish(&q[k], p)) && n > 1)
             rc = mcf_fail_prefix(rc, "workspace %zu of %zu", k, n);
-    for (size_t k = 0; q && k < n; k++) {
-        free(q[k].x);
-        free(q[k].y);
-        free(q[k].phi);
-    }
     free(q);
     free(jobs);
     return rc;
