@@ -203,15 +203,27 @@ static int solve_all(tc_run *t)
         for (size_t n = 0; n < s->n; n++)
             for (size_t j = 0; j < J; j++)
                 s->count[s->chain[n] * J + j] += j == 0 || s->block[n] != j - 1;
-        for (size_t j = 0; j < J; j++) {
-            for (size_t c = 0; j && c < s->n_chains; c++) /* from the full sample's */
+        /* the full sample, then the jackknife samples from its solution, each on one thread
+         * (each sample's numbers are the same on any number of threads) */
+        long failed = tc_reweight_solve(s, t->blocks, 0, 20000) ? 0 : -1;
+#pragma omp parallel for schedule(dynamic)
+        for (long jj = 1; jj < (long)J; jj++) {
+            if (failed >= 0)
+                continue;
+            const size_t j = (size_t)jj;
+            for (size_t c = 0; c < s->n_chains; c++)
                 s->lnz[c * J + j] = s->lnz[c * J];
-            if (tc_reweight_solve(s, t->blocks, j, 20000))
-                return mcf_fail(MCF_EINVAL, "mcf tc: L = %ld: the reweighting equations do "
-                                "not converge (jackknife sample %zu): the energy histograms "
-                                "of neighbouring temperatures must overlap; add "
-                                "temperatures between them", s->L, j);
+            if (tc_reweight_solve(s, t->blocks, j, 20000)) {
+#pragma omp critical(tc_failed)
+                if (failed < 0 || jj < failed)
+                    failed = jj;
+            }
         }
+        if (failed >= 0)
+            return mcf_fail(MCF_EINVAL, "mcf tc: L = %ld: the reweighting equations do "
+                            "not converge (jackknife sample %ld): the energy histograms "
+                            "of neighbouring temperatures must overlap; add "
+                            "temperatures between them", s->L, failed);
     }
     return MCF_OK;
 }

@@ -48,6 +48,7 @@ int tc_write_curves(const tc_run *t)
         const tc_size *s = &t->size[k];
         for (size_t g = 0; g < t->grid; g++) {
             const double T = s->t_min + (s->t_max - s->t_min) * (double)g / (double)(t->grid - 1);
+#pragma omp parallel for schedule(static)
             for (size_t j = 0; j < J; j++) {
                 double m[TC_NQ];
                 tc_reweight_means(s, t->blocks, j, T, m);
@@ -111,11 +112,16 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
         const tc_size *a = &t->size[p], *b = &t->size[p + 1];
         const double lo = fmax(a->t_min, b->t_min), hi = fmin(a->t_max, b->t_max);
         const double dT = (hi - lo) / (double)(t->grid - 1), h = 1e-4 * (hi - lo);
-        int found = 0, ignore;
-        for (size_t j = 0; j < J && hi > lo; j++) {
-            if (j == 0)
-                Tx[p * J] = tc_crossing(a, b, t->blocks, 0, which, lo, hi, t->grid, NAN, &found);
-            else if (found) { /* near the full sample's crossing, else anywhere */
+        int found = 0;
+        if (hi > lo)
+            Tx[p * J] = tc_crossing(a, b, t->blocks, 0, which, lo, hi, t->grid, NAN, &found);
+        /* the full sample, then each jackknife sample on one thread, near the full sample's
+         * crossing, else anywhere (the same numbers on any number of threads) */
+#pragma omp parallel for schedule(dynamic) if (found)
+        for (long jj = 0; jj < (found ? (long)J : 0); jj++) {
+            const size_t j = (size_t)jj;
+            int ignore;
+            if (j) {
                 Tx[p * J + j] = tc_crossing(a, b, t->blocks, j, which,
                                             fmax(lo, Tx[p * J] - 5 * dT),
                                             fmin(hi, Tx[p * J] + 5 * dT), 11, Tx[p * J],
@@ -124,8 +130,6 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
                     Tx[p * J + j] = tc_crossing(a, b, t->blocks, j, which, lo, hi, t->grid,
                                                 Tx[p * J], &ignore);
             }
-            if (!found)
-                break;
             const double x = Tx[p * J + j];
             nu[p * J + j] = log((double)b->L / (double)a->L) /
                             log(fabs(slope(b, t->blocks, j, which, x, h) /
