@@ -9,6 +9,14 @@
  * Moves: at a uniformly chosen site, a new direction drawn uniformly on the sphere,
  * independent of the old one.  The proposal is symmetric, so the log of the Metropolis
  * ratio is -dE/T with dE = -J (S_new - S_old) . f_i, f_i the sum of the neighbours.
+ * With [model] overrelax = p > 0, a move is instead, with probability p (a uniform drawn
+ * after the site), the over-relaxation S -> 2 (S.f) f / |f|^2 - S, the reflection about the
+ * local field (S kept where f = 0): an involution that keeps |S|, the energy and the
+ * sphere's measure, so as a proposal it is symmetric and its ratio is 1 (dE = 0 up to
+ * rounding; the result is renormalized to unit length).  It moves a spin far at no cost in
+ * acceptance and cuts the autocorrelation near T_c (Creutz, Phys. Rev. D 36, 515 (1987);
+ * Brown and Woch, Phys. Rev. Lett. 58, 2394 (1987)); p < 1 keeps the chain ergodic.  At
+ * p = 0 (the default) nothing more is drawn: the same bits as before the key existed.
  *
  * Running sums: the magnetization vector M = sum_i S_i and the energy E are updated on
  * every accepted move (M += S_new - S_old, E += dE).  Floating-point updates drift by
@@ -53,6 +61,13 @@ static const mcf_param_spec heis_params[] = {
      .doc = "boundary conditions of the lattice"},
     {"start", MCF_PARAM_CHOICE, "random", MCF_PARAM_NO_SCAN, 0, 0, "random|ordered",
      .doc = "initial spins: independent uniform directions, or all along +z"},
+    /* added after runs were checkpointed: at its default config.ini stays as it was */
+    {"overrelax", MCF_PARAM_REAL, "0",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED | MCF_PARAM_MAX_EXCLUSIVE |
+         MCF_PARAM_RANGE(0, 1),
+     .doc = "the probability that a move is an over-relaxation (the spin reflected about its "
+     "local field: energy kept, always accepted) instead of a new random direction; 0.5 to "
+     "0.9 shortens the autocorrelation near T_c several-fold"},
     {0}};
 
 /* [model] start, in the order of its choices (mcf_params_choice) */
@@ -86,6 +101,7 @@ typedef struct heis_chain {
     size_t n;          /* sites */
     int z;             /* neighbour slots per site */
     double J, T, beta; /* beta = 1 / T */
+    double overrelax;  /* the probability of an over-relaxation move */
     int32_t fixed_lattice[2];  /* the record's fixed fields: kind and boundary, */
     int64_t fixed_L, fixed_n;  /*   L and N */
     double *spin;      /* 3 (N + 1) doubles; site N is the zero vector (missing neighbour) */
@@ -154,7 +170,7 @@ static int heis_create(const mcf_params *params, const mcf_services *services, m
     (void)services;
     *chain = NULL;
     long L;
-    double J, T;
+    double J, T, overrelax;
     const char *lattice_name, *boundary_name;
     int start;
     int rc;
@@ -162,6 +178,7 @@ static int heis_create(const mcf_params *params, const mcf_services *services, m
         (rc = mcf_params_int(params, "L", &L)) || (rc = mcf_params_real(params, "J", &J)) ||
         (rc = mcf_params_string(params, "boundary", &boundary_name)) ||
         (rc = mcf_params_choice(params, "start", &start)) ||
+        (rc = mcf_params_real(params, "overrelax", &overrelax)) ||
         (rc = mcf_params_temperature(params, &T)))
         return mcf_fail_prefix(rc, "heisenberg");
     if (!(T > 0))
@@ -198,6 +215,7 @@ static int heis_create(const mcf_params *params, const mcf_services *services, m
     c->n = lat->sites;
     c->z = lat->coordination;
     c->J = J;
+    c->overrelax = overrelax;
     c->T = T;
     c->beta = 1.0 / T; /* T = inf gives beta = 0 */
     c->fixed_lattice[0] = (int32_t)kind;
@@ -254,7 +272,27 @@ static inline double heis_delta(const heis_chain *c, const heis_move *mv)
                     (mv->s[2] - old[2]) * f[2]);
 }
 
-/* per chain: the site, then the new direction, from the chain's stream; log ratio -dE/T */
+/* s = 2 (S.f) f / |f|^2 - S renormalized: S reflected about f (S itself where f = 0) */
+static void heis_reflect(const heis_chain *c, size_t i, double s[3])
+{
+    const double *old = c->spin + 3 * i;
+    double f[3];
+    heis_field(c, i, f);
+    const double ff = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
+    if (!(ff > 0.0)) {
+        memcpy(s, old, 3 * sizeof *s);
+        return;
+    }
+    const double w = 2.0 * (old[0] * f[0] + old[1] * f[1] + old[2] * f[2]) / ff;
+    for (int a = 0; a < 3; a++)
+        s[a] = w * f[a] - old[a];
+    const double r = sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    for (int a = 0; a < 3; a++)
+        s[a] /= r;
+}
+
+/* per chain: the site, then (overrelax > 0) the kind of move, then the new direction, from
+ * the chain's stream; log ratio -dE/T */
 static int heis_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
                         void *moves, double *log_ratio)
 {
@@ -263,7 +301,10 @@ static int heis_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *co
     for (size_t k = 0; k < n; k++) {
         const heis_chain *c = chains[k];
         mv[k].site = (int64_t)mcf_rng_below(rngs[k], c->n);
-        mcf_rng_unit_vector(rngs[k], mv[k].s);
+        if (c->overrelax > 0.0 && mcf_rng_uniform(rngs[k]) < c->overrelax)
+            heis_reflect(c, (size_t)mv[k].site, mv[k].s);
+        else
+            mcf_rng_unit_vector(rngs[k], mv[k].s);
         log_ratio[k] = -c->beta * heis_delta(c, &mv[k]);
     }
     return MCF_OK;
