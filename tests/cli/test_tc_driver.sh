@@ -10,8 +10,9 @@
 #      refusals: one size, a window of 2 temperatures, [model] L beside [tc] sizes, a [tc]
 #      section given to mcf run, an unknown [tc] key;
 #  (d) MCF_TEST_LONG=1: the 3D classical Heisenberg K_c = 0.6929(1) (Peczak, Ferrenberg and
-#      Landau 1991; Holm and Janke 1993) within 2 of the combined error, L = 8, 12, 16
-#      (label long; skipped, status 77, otherwise).
+#      Landau 1991; Holm and Janke 1993) within 2 of the combined error, L = 8 ... 32, 3000 +
+#      36000 sweeps with overrelax = 0.8 (~30 min on 2 cores; label long; skipped, status 77,
+#      otherwise; MCF_TC_SIZES, MCF_TC_SWEEPS, MCF_TC_THERM, MCF_TC_OVERRELAX change it).
 # usage: test_tc_driver.sh MCF SCRATCH [long]
 set -u
 case $1 in */* | .*) mcf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") ;; *) mcf=$1 ;; esac
@@ -33,8 +34,8 @@ refused() { # NAME NEEDLE COMMAND...: exit 2 and a message holding NEEDLE
 
 if [ "${3:-}" = long ]; then
   [ "${MCF_TEST_LONG:-0}" = 1 ] || { echo "skipped: MCF_TEST_LONG=1 runs the Heisenberg K_c"; exit 77; }
-  printf '[run]\nmodel = heisenberg\nseed = 3\noutput = heis.out\n[schedule]\nthermalize = %s\nsweeps = %s\n[tc]\nsizes = %s\ntemperatures = 1.40:1.49:6\nquantity = %s\n' \
-    "${MCF_TC_THERM:-2000}" "${MCF_TC_SWEEPS:-40000}" "${MCF_TC_SIZES:-8, 12, 16}" "${MCF_TC_QUANTITY:-xi_over_l}" > heis.ini
+  printf '[run]\nmodel = heisenberg\nseed = 3\noutput = heis.out\n[schedule]\nthermalize = %s\nsweeps = %s\n[tc]\nsizes = %s\ntemperatures = 1.40:1.49:6\nquantity = %s\n[model]\noverrelax = %s\n' \
+    "${MCF_TC_THERM:-3000}" "${MCF_TC_SWEEPS:-36000}" "${MCF_TC_SIZES:-8, 12, 16, 24, 32}" "${MCF_TC_QUANTITY:-xi_over_l}" "${MCF_TC_OVERRELAX:-0.8}" > heis.ini
   start=$(date +%s)
   "$mcf" tc heis.ini --no-plots >heis.txt 2>&1 || { bad "heisenberg: mcf tc failed"; tail -5 heis.txt; }
   line=$(grep '^mcf tc: T_c' heis.txt); echo "$line ($(( $(date +%s) - start )) s)"
