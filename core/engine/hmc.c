@@ -35,6 +35,7 @@
 #include "chain.h"
 #include "mcf/rng_device.h"
 #include "model_ops.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -57,6 +58,11 @@ struct mcfi_hmc {
      * with it <dH> = <dH^2>/2 + O(dt^6), both ~ dt^4 for a second-order integrator */
     double sum_e, sum_e2, sum_dh, sum_dh2, sum_dh4;
     uint64_t count, taken;
+    /* where the measured trajectories' wall time goes (the log's second line): the whole
+     * trajectories, the model's global_action calls in them (its evaluator included) */
+    int measuring;
+    double wall, wall_action;
+    uint64_t trajectories, calls;
 };
 
 static const mcf_model *v2(const mcfi_model *m)
@@ -104,6 +110,15 @@ void mcfi_hmc_free(mcfi_hmc *h)
                 "<dH> = %.5g +- %.2g, <dH^2>/2 = %.5g +- %.2g, acceptance %.3f",
                 (unsigned long long)h->count, h->n, e, se, d, sd, 0.5 * d2, sd2,
                 (double)h->taken / c);
+    }
+    if (h->trajectories > 0 && h->calls > 0) {
+        const double t = (double)h->trajectories;
+        mcf_log(MCF_LOG_INFO, "hybrid Monte Carlo's wall time: %.4g s a measured trajectory "
+                "of the group (%zu chains): %.4g s in %.4g calls of the model's "
+                "global_action (%.4g ms a call, its evaluator included), %.4g s in the "
+                "core's integrator; measurements are not in these", h->wall / t, h->n,
+                h->wall_action / t, (double)h->calls / t,
+                1e3 * h->wall_action / (double)h->calls, (h->wall - h->wall_action) / t);
     }
     for (size_t k = 0; k < h->n; k++) {
         free(h->x0 ? h->x0[k] : NULL);
@@ -180,7 +195,12 @@ static int action_of(const mcfi_model *m, mcfi_hmc *h, unsigned what, void *cons
                      size_t n, mcf_rng *const *rngs, double *S, double *const *g,
                      const size_t *at)
 {
+    const double t0 = h->measuring ? mcfi_now_seconds() : 0.0;
     int rc = v2(m)->global_action(h->batch, states, n, rngs, what, S, g);
+    if (h->measuring) {
+        h->wall_action += mcfi_now_seconds() - t0;
+        h->calls++;
+    }
     if (rc)
         return mcf_fail_prefix(rc, "model %s: global_action", m->name);
     for (size_t k = 0; !(what & MCF_ACTION_SYNC) && k < n; k++)
@@ -423,6 +443,8 @@ int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
         return rc;
     mcfi_hmc *h = *state;
     h->batch = b;
+    h->measuring = measuring;
+    const double t_start = measuring ? mcfi_now_seconds() : 0.0;
     if ((rc = action(m, h, MCF_ACTION_PREPARE | MCF_ACTION_SYNC)))
         return rc;
     double *H0 = h->H0;
@@ -496,5 +518,9 @@ int mcfi_hmc_trajectory(const mcfi_model *m, mcf_batch *b, mcfi_hmc **state,
     }
     if (!rc && any_rejected)
         rc = action(m, h, MCF_ACTION_SYNC);
+    if (measuring) {
+        h->wall += mcfi_now_seconds() - t_start;
+        h->trajectories++;
+    }
     return rc;
 }

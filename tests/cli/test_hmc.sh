@@ -161,6 +161,16 @@ for f in hmc_inf.out/log hmc_2.out/log hol_hmc.out/log; do
     fi
 done
 
+# (b'') where a measured trajectory's wall time goes: a line per group after the Creutz line,
+# its parts no more than the whole
+f=hmc_inf.out/log
+if [ -f "$f" ] && awk '/hybrid Monte Carlo.s wall time:/ { n++; bad += !($8 > 0 && $18 > 0 && $18 <= $8) }
+                      END { exit !(n > 0 && bad == 0) }' "$f"; then
+    ok "(b'') $(grep -o "hybrid Monte Carlo's wall time: .* a call" "$f")"
+else
+    bad "(b'') no wall-time line in $f: $(grep 'wall time' "$f")"
+fi
+
 # (c) kill and resume
 . "$here/kill_lineage.sh"
 ksweeps=$(( ${MCF_TEST_SWEEPS:-30000} / 100 ))
