@@ -55,6 +55,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 typedef struct kpm_ws {
     kpm_ops_ws base;          /* first: the shared head (base.grid is also the FFT plan) */
@@ -93,6 +96,46 @@ static int kpm_series(kpm_ops_ws *b, const double *c, size_t Mf, size_t nb, doub
     kpm_ws *w = (kpm_ws *)b;
     memcpy(kpm_engine_start(w->eng), x, 2 * b->h->dim * nb * sizeof *x);
     return kpm_series_apply(w->eng, b->h, b->a, b->b, c, Mf, nb, y);
+}
+
+/* The pseudofermion jobs of several chains (series_batch): one chain a thread, the row loop
+ * inside each then on that thread (the same chunks and sums: the same bits as one by one),
+ * where the chains outnumber the threads or none has more than one chunk of rows to thread
+ * (small lattices, whose row loop runs on one thread anyway); else declined, and the chains
+ * go one by one with their rows threaded. */
+static int kpm_series_batch(kpm_series_job *jobs, size_t n, size_t nb)
+{
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    size_t largest = 0;
+    for (size_t k = 0; k < n; k++)
+        largest = jobs[k].w->h->dim > largest ? jobs[k].w->h->dim : largest;
+    if (threads < 2 || (n < (size_t)threads && largest > KPM_CHUNK))
+        return MCF_OK;
+    int failed = 0;
+    size_t bad = 0;
+    char msg[1024] = "";
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t k = 0; k < n; k++) {
+        kpm_series_job *j = &jobs[k];
+        const int r = j->gd ? kpm_series_grad(j->w, j->c, j->M, nb, j->x, j->y, j->gd, j->gre,
+                                              j->gim)
+                            : kpm_series(j->w, j->c, j->M, nb, j->x, j->y);
+        if (r) {
+#pragma omp critical(kpm_series_error)
+            if (!failed || k < bad) {
+                failed = r;
+                bad = k;
+                snprintf(msg, sizeof msg, "%s", mcf_last_error());
+            }
+        }
+        j->done = !r;
+    }
+    if (failed)
+        return mcf_fail(failed, "kpm: pseudofermion of workspace %zu: %s", bad, msg);
+    return MCF_OK;
 }
 
 static int kpm_density(kpm_ops_ws *w, const double *mu, size_t nb, double *out)
@@ -184,6 +227,7 @@ static const kpm_backend kpm_backend_cpu = {
     .gfmc_batch = kpm_gfmc_batch,
     .series = kpm_series,
     .series_gradient = kpm_series_grad,
+    .series_batch = kpm_series_batch,
 };
 
 /* the shared evaluator reads the backend, never writes it (app_data is not const) */
