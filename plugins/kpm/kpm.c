@@ -100,9 +100,9 @@ static int kpm_series(kpm_ops_ws *b, const double *c, size_t Mf, size_t nb, doub
 
 /* The pseudofermion jobs of several chains (series_batch): one chain a thread, the row loop
  * inside each then on that thread (the same chunks and sums: the same bits as one by one),
- * where the chains outnumber the threads or none has more than one chunk of rows to thread
- * (small lattices, whose row loop runs on one thread anyway); else declined, and the chains
- * go one by one with their rows threaded. */
+ * where that keeps more threads busy: the chains are as many as the threads, or as the
+ * largest lattice's chunks of rows (KPM_CHUNK; an 8^3 chain's row loop is one chunk on one
+ * thread); else declined, and the chains go one by one with their rows threaded. */
 static int kpm_series_batch(kpm_series_job *jobs, size_t n, size_t nb)
 {
     int threads = 1;
@@ -112,7 +112,8 @@ static int kpm_series_batch(kpm_series_job *jobs, size_t n, size_t nb)
     size_t largest = 0;
     for (size_t k = 0; k < n; k++)
         largest = jobs[k].w->h->dim > largest ? jobs[k].w->h->dim : largest;
-    if (threads < 2 || (n < (size_t)threads && largest > KPM_CHUNK))
+    const size_t chunks = (largest + KPM_CHUNK - 1) / KPM_CHUNK;
+    if (threads < 2 || (n < (size_t)threads && n < chunks))
         return MCF_OK;
     int failed = 0;
     size_t bad = 0;
