@@ -52,6 +52,11 @@ struct mcfi_hmc {
     double *S_end;         /* n: S at the end of the chain's own steps */
     void **states;
     mcf_rng **rngs;
+    /* action_moving's compacted arrays of the chains that move (n each) */
+    void **sub_states;
+    mcf_rng **sub_rngs;
+    double *sub_S, **sub_g;
+    size_t *sub_at;
     mcf_batch *batch;      /* the group's, for the model's batched calls */
     /* the energy errors of this process's trajectories, for the log: Creutz's equality
      * <exp(-dH)> = 1 holds for any step of a reversible map that keeps the measure, and
@@ -137,6 +142,11 @@ void mcfi_hmc_free(mcfi_hmc *h)
     free(h->S_end);
     free(h->states);
     free(h->rngs);
+    free(h->sub_states);
+    free(h->sub_rngs);
+    free(h->sub_S);
+    free(h->sub_g);
+    free(h->sub_at);
     free(h);
 }
 
@@ -158,8 +168,14 @@ static int setup(const mcfi_model *m, mcf_chain *const *chains, size_t n, mcfi_h
     h->S_end = calloc(n, sizeof *h->S_end);
     h->states = calloc(n, sizeof *h->states);
     h->rngs = calloc(n, sizeof *h->rngs);
+    h->sub_states = calloc(n, sizeof *h->sub_states);
+    h->sub_rngs = calloc(n, sizeof *h->sub_rngs);
+    h->sub_S = calloc(n, sizeof *h->sub_S);
+    h->sub_g = calloc(n, sizeof *h->sub_g);
+    h->sub_at = calloc(n, sizeof *h->sub_at);
     int rc = !h->co || !h->x0 || !h->p || !h->g || !h->S || !h->S0 || !h->H0 || !h->out ||
-                     !h->moving || !h->S_end || !h->states || !h->rngs
+                     !h->moving || !h->S_end || !h->states || !h->rngs || !h->sub_states ||
+                     !h->sub_rngs || !h->sub_S || !h->sub_g || !h->sub_at
                  ? mcf_fail(MCF_ENOMEM, "hmc: out of memory")
                  : MCF_OK;
     for (size_t k = 0; !rc && k < n; k++) {
@@ -224,32 +240,20 @@ static int action_moving(const mcfi_model *m, mcfi_hmc *h)
 {
     size_t n = 0;
     for (size_t k = 0; k < h->n; k++)
-        n += h->moving[k] != 0;
+        if (h->moving[k]) {
+            h->sub_states[n] = h->states[k];
+            h->sub_rngs[n] = h->rngs[k];
+            h->sub_g[n] = h->g[k];
+            h->sub_at[n++] = k;
+        }
     if (n == h->n)
         return action(m, h, MCF_ACTION_GRADIENT);
     if (n == 0)
         return MCF_OK;
-    void **st = malloc(n * sizeof *st);
-    mcf_rng **rn = malloc(n * sizeof *rn);
-    double *S = malloc(n * sizeof *S), **g = malloc(n * sizeof *g);
-    size_t *at = malloc(n * sizeof *at);
-    int rc = st && rn && S && g && at ? MCF_OK : mcf_fail(MCF_ENOMEM, "hmc: out of memory");
-    for (size_t k = 0, j = 0; !rc && k < h->n; k++)
-        if (h->moving[k]) {
-            st[j] = h->states[k];
-            rn[j] = h->rngs[k];
-            g[j] = h->g[k];
-            at[j++] = k;
-        }
-    if (!rc)
-        rc = action_of(m, h, MCF_ACTION_GRADIENT, st, n, rn, S, g, at);
+    int rc = action_of(m, h, MCF_ACTION_GRADIENT, h->sub_states, n, h->sub_rngs, h->sub_S,
+                       h->sub_g, h->sub_at);
     for (size_t j = 0; !rc && j < n; j++)
-        h->S[at[j]] = S[j];
-    free(st);
-    free(rn);
-    free(S);
-    free(g);
-    free(at);
+        h->S[h->sub_at[j]] = h->sub_S[j];
     return rc;
 }
 

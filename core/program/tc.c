@@ -207,9 +207,7 @@ static int solve_all(tc_run *t)
          * (each sample's numbers are the same on any number of threads) */
         long failed = tc_reweight_solve(s, t->blocks, 0, 20000) ? 0 : -1;
 #pragma omp parallel for schedule(dynamic)
-        for (long jj = 1; jj < (long)J; jj++) {
-            if (failed >= 0)
-                continue;
+        for (long jj = 1; jj < (failed < 0 ? (long)J : 1); jj++) {
             const size_t j = (size_t)jj;
             for (size_t c = 0; c < s->n_chains; c++)
                 s->lnz[c * J + j] = s->lnz[c * J];

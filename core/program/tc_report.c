@@ -117,7 +117,7 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
             Tx[p * J] = tc_crossing(a, b, t->blocks, 0, which, lo, hi, t->grid, NAN, &found);
         /* the full sample, then each jackknife sample on one thread, near the full sample's
          * crossing, else anywhere (the same numbers on any number of threads) */
-#pragma omp parallel for schedule(dynamic) if (found)
+#pragma omp parallel for schedule(dynamic)
         for (long jj = 0; jj < (found ? (long)J : 0); jj++) {
             const size_t j = (size_t)jj;
             int ignore;

@@ -138,14 +138,21 @@ static int kc_series(kpm_ops_ws *b, const double *c, size_t Mf, size_t nb, doubl
     return kcu_series_apply(w->series, w->d, b->a, b->b, c, Mf, nb, x, y);
 }
 
+/* the workspace's pseudofermion scratch (block / 2 flavours), created on first use */
+static int kc_pf_need(kpm_ops_ws *b)
+{
+    kc_ws *w = (kc_ws *)b;
+    const size_t most = b->block / 2 ? b->block / 2 : 1;
+    return w->pf ? MCF_OK : kcu_pf_create(b->h->dim, b->h->width, most, &w->pf);
+}
+
 /* pseudofermion's gradient on the device (kcu_pf_gradient) */
 static int kc_series_grad(kpm_ops_ws *b, const double *c, size_t Mf, size_t nb, double *x,
                           double *y, double *gd, double *gre, double *gim)
 {
     kc_ws *w = (kc_ws *)b;
-    int rc;
-    const size_t most = b->block / 2 ? b->block / 2 : 1;
-    if (!w->pf && (rc = kcu_pf_create(b->h->dim, b->h->width, most, &w->pf)))
+    const int rc = kc_pf_need(b);
+    if (rc)
         return rc;
     return kcu_pf_gradient(w->pf, w->d, b->h, b->a, b->b, c, Mf, nb, x, y, gd, gre, gim);
 }
@@ -161,8 +168,7 @@ static int kc_series_batch(kpm_series_job *jobs, size_t n, size_t nb)
     for (size_t k = 0; !rc && k < n; k++) {
         kpm_ops_ws *b = jobs[k].w;
         kc_ws *w = (kc_ws *)b;
-        const size_t most = b->block / 2 ? b->block / 2 : 1;
-        if (!w->pf && (rc = kcu_pf_create(b->h->dim, b->h->width, most, &w->pf)))
+        if ((rc = kc_pf_need(b)))
             break;
         pj[k] = (kcu_pf_job){.s = w->pf, .d = w->d, .h = b->h, .a = b->a, .b = b->b,
                              .c = jobs[k].c, .M = jobs[k].M, .x = jobs[k].x, .y = jobs[k].y,

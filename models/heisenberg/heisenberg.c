@@ -261,23 +261,27 @@ static int heis_layout(const void *chain, mcf_layout *layout)
     return MCF_OK;
 }
 
-/* dE of move mv: -J (S_new - S_old) . f */
-static inline double heis_delta(const heis_chain *c, const heis_move *mv)
+/* dE of move mv at its site's field f: -J (S_new - S_old) . f */
+static inline double heis_delta_at(const heis_chain *c, const heis_move *mv, const double f[3])
 {
-    const size_t i = (size_t)mv->site;
-    const double *old = c->spin + 3 * i;
-    double f[3];
-    heis_field(c, i, f);
+    const double *old = c->spin + 3 * (size_t)mv->site;
     return -c->J * ((mv->s[0] - old[0]) * f[0] + (mv->s[1] - old[1]) * f[1] +
                     (mv->s[2] - old[2]) * f[2]);
 }
 
-/* s = 2 (S.f) f / |f|^2 - S renormalized: S reflected about f (S itself where f = 0) */
-static void heis_reflect(const heis_chain *c, size_t i, double s[3])
+/* dE of move mv, its site's field summed here */
+static inline double heis_delta(const heis_chain *c, const heis_move *mv)
+{
+    double f[3];
+    heis_field(c, (size_t)mv->site, f);
+    return heis_delta_at(c, mv, f);
+}
+
+/* s = 2 (S.f) f / |f|^2 - S renormalized: S of site i reflected about its field f (S itself
+ * where f = 0) */
+static void heis_reflect(const heis_chain *c, size_t i, const double f[3], double s[3])
 {
     const double *old = c->spin + 3 * i;
-    double f[3];
-    heis_field(c, i, f);
     const double ff = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
     if (!(ff > 0.0)) {
         memcpy(s, old, 3 * sizeof *s);
@@ -300,12 +304,15 @@ static int heis_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *co
     heis_move *mv = moves;
     for (size_t k = 0; k < n; k++) {
         const heis_chain *c = chains[k];
-        mv[k].site = (int64_t)mcf_rng_below(rngs[k], c->n);
+        const size_t i = (size_t)mcf_rng_below(rngs[k], c->n);
+        double f[3];
+        heis_field(c, i, f);
+        mv[k].site = (int64_t)i;
         if (c->overrelax > 0.0 && mcf_rng_uniform(rngs[k]) < c->overrelax)
-            heis_reflect(c, (size_t)mv[k].site, mv[k].s);
+            heis_reflect(c, i, f, mv[k].s);
         else
             mcf_rng_unit_vector(rngs[k], mv[k].s);
-        log_ratio[k] = -c->beta * heis_delta(c, &mv[k]);
+        log_ratio[k] = -c->beta * heis_delta_at(c, &mv[k], f);
     }
     return MCF_OK;
 }

@@ -98,8 +98,48 @@ static int kpm_series(kpm_ops_ws *b, const double *c, size_t Mf, size_t nb, doub
     return kpm_series_apply(w->eng, b->h, b->a, b->b, c, Mf, nb, y);
 }
 
-/* The pseudofermion jobs of several chains (series_batch): one chain a thread, the row loop
- * inside each then on that thread (the same chunks and sums: the same bits as one by one),
+/* f(ctx, k) for k < n, one chain an OpenMP thread (n > 1; the row loops inside then run on
+ * that thread, with the same chunks and sums as alone: the same bits on any thread count);
+ * the failure of the lowest k is returned, its message prefixed with `what` and k */
+static int each_chain(size_t n, int (*f)(void *ctx, size_t k), void *ctx, const char *what)
+{
+    int failed = 0;
+    size_t bad = 0;
+    char msg[1024] = "";
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+    for (size_t k = 0; k < n; k++) {
+        const int r = f(ctx, k);
+        if (r) {
+#pragma omp critical(kpm_each_chain)
+            if (!failed || k < bad) {
+                failed = r;
+                bad = k;
+                snprintf(msg, sizeof msg, "%s", mcf_last_error());
+            }
+        }
+    }
+    if (failed)
+        return mcf_fail(failed, "kpm: %s of workspace %zu: %s", what, bad, msg);
+    return MCF_OK;
+}
+
+typedef struct series_jobs {
+    kpm_series_job *jobs;
+    size_t nb;
+} series_jobs;
+
+static int series_job(void *ctx, size_t k)
+{
+    const series_jobs *a = ctx;
+    kpm_series_job *j = &a->jobs[k];
+    const int r = j->gd ? kpm_series_grad(j->w, j->c, j->M, a->nb, j->x, j->y, j->gd, j->gre,
+                                          j->gim)
+                        : kpm_series(j->w, j->c, j->M, a->nb, j->x, j->y);
+    j->done = !r;
+    return r;
+}
+
+/* The pseudofermion jobs of several chains (series_batch): one chain a thread (each_chain)
  * where that keeps more threads busy: the chains are as many as the threads, or as the
  * largest lattice's chunks of rows (KPM_CHUNK; an 8^3 chain's row loop is one chunk on one
  * thread); else declined, and the chains go one by one with their rows threaded. */
@@ -115,28 +155,8 @@ static int kpm_series_batch(kpm_series_job *jobs, size_t n, size_t nb)
     const size_t chunks = (largest + KPM_CHUNK - 1) / KPM_CHUNK;
     if (threads < 2 || (n < (size_t)threads && n < chunks))
         return MCF_OK;
-    int failed = 0;
-    size_t bad = 0;
-    char msg[1024] = "";
-#pragma omp parallel for schedule(dynamic, 1)
-    for (size_t k = 0; k < n; k++) {
-        kpm_series_job *j = &jobs[k];
-        const int r = j->gd ? kpm_series_grad(j->w, j->c, j->M, nb, j->x, j->y, j->gd, j->gre,
-                                              j->gim)
-                            : kpm_series(j->w, j->c, j->M, nb, j->x, j->y);
-        if (r) {
-#pragma omp critical(kpm_series_error)
-            if (!failed || k < bad) {
-                failed = r;
-                bad = k;
-                snprintf(msg, sizeof msg, "%s", mcf_last_error());
-            }
-        }
-        j->done = !r;
-    }
-    if (failed)
-        return mcf_fail(failed, "kpm: pseudofermion of workspace %zu: %s", bad, msg);
-    return MCF_OK;
+    series_jobs a = {jobs, nb};
+    return each_chain(n, series_job, &a, "pseudofermion");
 }
 
 static int kpm_density(kpm_ops_ws *w, const double *mu, size_t nb, double *out)
@@ -170,31 +190,28 @@ static int kpm_gfmc_need(kpm_ops_ws *b)
  * chain the row loop is threaded instead.  Every chain's arithmetic is the same either
  * way, so results do not depend on the thread count.  kpm_gfmc_delta_action checks the
  * change, T and mu. */
+typedef struct gfmc_jobs {
+    void *const *ws;
+    const mcf_local_change *const *changes;
+    const double *T, *mu;
+    double *dS;
+} gfmc_jobs;
+
+static int gfmc_job(void *ctx, size_t k)
+{
+    const gfmc_jobs *a = ctx;
+    kpm_ws *w = a->ws[k];
+    return kpm_gfmc_delta_action(w->gfmc, w->base.h, w->base.a, w->base.b, a->changes[k],
+                                 a->T[k], a->mu[k], a->dS + k, NULL, NULL);
+}
+
 static int kpm_gfmc_batch(mcf_batch *batch, void *const *ws, size_t n,
                           const mcf_local_change *const *changes, const double *T,
                           const double *mu, double *dS)
 {
     (void)batch; /* nothing kept per batch: each chain's scratch is its workspace's */
-    int failed = 0;
-    size_t bad = 0;
-    char msg[1024] = "";
-#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
-    for (size_t k = 0; k < n; k++) {
-        kpm_ws *w = ws[k];
-        int r = kpm_gfmc_delta_action(w->gfmc, w->base.h, w->base.a, w->base.b, changes[k],
-                                      T[k], mu[k], dS + k, NULL, NULL);
-        if (r) {
-#pragma omp critical(kpm_gfmc_error)
-            if (!failed || k < bad) {
-                failed = r;
-                bad = k;
-                snprintf(msg, sizeof msg, "%s", mcf_last_error());
-            }
-        }
-    }
-    if (failed)
-        return mcf_fail(failed, "kpm: change_action of workspace %zu: %s", bad, msg);
-    return MCF_OK;
+    gfmc_jobs a = {ws, changes, T, mu, dS};
+    return each_chain(n, gfmc_job, &a, "change_action");
 }
 
 /* the engine (the grid, base.grid, is also the FFT plan) */
