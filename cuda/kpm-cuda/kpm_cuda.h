@@ -180,7 +180,10 @@ typedef struct kcu_pf_job {
  * launches of as many chains as fit at once (kpm_cuda_pf_fused.cu); the jobs it does not
  * take (done = 0: too large, or one chain alone where the launches are faster) are left
  * to kcu_pf_gradient or kcu_series_apply, whose results the taken ones equal bit for bit.
- * Synchronous.  A non-finite series is MCF_EINVAL, as kcu_series_apply. */
+ * Synchronous.  Everything a job points to stays the caller's (borrowed for the call); the
+ * taken jobs' y is written and their gradient added to gd, gre, gim.  Errors: MCF_EINVAL for a
+ * job that does not fit its scratch (nb, dimension, width), or a non-finite series (as
+ * kcu_series_apply); a CUDA failure as kcu_fail reports it. */
 KCU_API int kcu_pf_batch(kcu_pf_job *jobs, size_t n, size_t nb);
 
 /* ---- reconstruction by batched cuFFT ----------------------------------------------- */

@@ -151,7 +151,8 @@ typedef struct kpm_backend {
     /* optional (NULL: series or series_gradient one workspace after the other): the jobs of
      * several prepared workspaces at once (a device: one launch for as many as fit), all of
      * one kind (gradients, or series alone) and nb; it sets done = 1 on the jobs it took
-     * and leaves the others to the one-by-one path, whose results it must equal */
+     * and leaves the others to the one-by-one path, whose results it must equal; the jobs
+     * and their arrays are borrowed; MCF_OK, or the first failing job's error */
     int (*series_batch)(kpm_series_job *jobs, size_t n, size_t nb);
 } kpm_backend;
 
