@@ -257,6 +257,10 @@ static int action_moving(const mcfi_model *m, mcfi_hmc *h)
     return rc;
 }
 
+/* kick and flow move each coordinate alone: from this many on (a 16^3 lattice) they run on
+ * the OpenMP threads (nested in a group's thread: one thread), the same bits on any number */
+static const size_t hmc_parallel_sites = 4096;
+
 /* p -= w grad, projected on the tangent planes (unit vectors) */
 static void kick(const mcf_coordinates *c, double *p, const double *g, double w)
 {
@@ -266,6 +270,7 @@ static void kick(const mcf_coordinates *c, double *p, const double *g, double w)
             p[i] -= w * g[i];
         return;
     }
+#pragma omp parallel for schedule(static) if (c->count >= hmc_parallel_sites)
     for (size_t i = 0; i < c->count; i++) {
         const double *x = c->x + d * i, *gi = g + d * i;
         const double gx = dot(gi, x, d);
@@ -283,6 +288,7 @@ static void flow(const mcf_coordinates *c, double *p, double dt)
             c->x[i] += dt * p[i];
         return;
     }
+#pragma omp parallel for schedule(static) if (c->count >= hmc_parallel_sites)
     for (size_t i = 0; i < c->count; i++) {
         double *x = c->x + d * i, *pi = p + d * i;
         const double w = sqrt(dot(pi, pi, d));

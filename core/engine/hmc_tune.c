@@ -2,8 +2,8 @@
  *
  * The energy error of a trajectory grows as N dt^4 (N coordinates, a second-order
  * integrator), so one step is wrong for most lattices.  Chain c starts from
- * dt = 0.05 (512 / N)^(1/4) (N = c->units: 0.05 is right at 8^3) and after every
- * thermalization trajectory k (0-based sweep) moves
+ * dt = 0.05 (512 / N)^(1/4) (N = c->units: 0.05 is right at 8^3; twice that for omelyan)
+ * and after every thermalization trajectory k (0-based sweep) moves
  *
  *     log dt += gain / sqrt(k + 1) * (min(1, e^{-dH}) - hmc_acceptance),
  *
@@ -41,6 +41,15 @@ static void set_step(const mcf_setup *s, mcf_chain *c, double dt)
     c->hmc_steps = (long)ceil(s->hmc_length / dt);
 }
 
+/* 0.05 (512 / N)^(1/4) for leapfrog; omelyan's step (two gradients) starts at twice that, as
+ * many gradients per unit of length: its error coefficient is ~10^3 smaller (docs/methods.md),
+ * so the tuner starts below its step and grows it (at 32^3 from 0.035 toward ~0.07) */
+static double start_guess(const mcf_setup *s, const mcf_chain *c)
+{
+    const double per_gradient = s->hmc_integrator == MCFI_HMC_OMELYAN ? 2.0 : 1.0;
+    return per_gradient * 0.05 * pow(512.0 / (double)c->units, 0.25);
+}
+
 void mcfi_hmc_tune_start(const mcf_setup *s, mcf_chain *c)
 {
     c->hmc_log_dt_sum = c->hmc_prob_sum = 0.0;
@@ -51,7 +60,7 @@ void mcfi_hmc_tune_start(const mcf_setup *s, mcf_chain *c)
         c->hmc_steps = s->hmc_steps;
         return;
     }
-    set_step(s, c, 0.05 * pow(512.0 / (double)c->units, 0.25));
+    set_step(s, c, start_guess(s, c));
 }
 
 void mcfi_hmc_tune(const mcf_setup *s, mcf_chain *c, uint64_t sweep, double probability)
@@ -90,8 +99,8 @@ void mcfi_hmc_tune_report(const mcf_run *r, const mcf_chain *c)
         if (c->index == 0)
             mcf_log(MCF_LOG_WARN, "%s: [run] hmc_dt = auto with [schedule] thermalize = 0: "
                     "nothing to tune the step on, each chain keeps the start guess "
-                    "0.05 (512 / N)^(1/4); give thermalize > 0 (or a number for hmc_dt)",
-                    s->config_path);
+                    "%s (512 / N)^(1/4); give thermalize > 0 (or a number for hmc_dt)",
+                    s->config_path, s->hmc_integrator == MCFI_HMC_OMELYAN ? "0.1" : "0.05");
         mcf_log(MCF_LOG_INFO, "hmc_dt = auto: %s: %ld steps of %.5g (the start guess)", where,
                 c->hmc_steps, c->hmc_dt);
         return;

@@ -154,5 +154,15 @@ else
     bad "(e) thermalize = 0: $(grep 'hmc_dt' e.out/log)"
 fi
 
+# (e') omelyan's start guess is twice leapfrog's (as many gradients per unit of length)
+sed 's/^\[run\]$/[run]\nhmc_integrator = omelyan/; s/^output = .*/output = e2.out/' e.ini > e2.ini
+out=$("$mcf" run e2.ini --no-plots 2>&1)
+if echo "$out" | grep -q 'start guess 0.1 (512 / N)' &&
+    [ "$(grep -c '4 steps of 0.28284 (the start guess)' e2.out/log)" -eq 2 ]; then
+    ok "(e') omelyan, thermalize = 0: the start guess 4 x 0.28284 for both chains"
+else
+    bad "(e') omelyan, thermalize = 0: $(grep 'hmc_dt\|start guess' e2.out/log)"
+fi
+
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]
