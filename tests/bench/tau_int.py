@@ -37,12 +37,15 @@ def main():
     d = os.path.join(top, 'series')
     if not os.path.isdir(d):
         d = os.path.join(top, '.series-partial')
-    cols, rows = [], []
+    cols, rows, head = [], [], []
     for line in open(os.path.join(d, 'index.tsv')):
         if line.startswith('# record:'):
             cols = line.split(':', 1)[1].split()
-        elif not line.startswith('#') and not line.startswith('chain'):
+        elif line.startswith('chain'):
+            head = line.split()  # chain, file, the scan's axes (L, T, ...), walker, units
+        elif not line.startswith('#'):
             rows.append(line.split('\t'))
+    axes = [k for k in range(2, len(head)) if head[k] not in ('walker', 'units')]
     want = sys.argv[2:] or cols
     for r in rows:
         data = np.fromfile(os.path.join(d, r[1]), dtype='<f8')
@@ -50,8 +53,9 @@ def main():
         for name in want:
             x = data[:, cols.index(name)]
             t, e, closed = tau_int(x)
-            print('chain %s T=%s %-10s N=%6d mean %.6g  tau_int %s%.3g +- %.2g' %
-                  (r[0], r[2], name, len(x), x.mean(), '' if closed else '>= ', t, e))
+            where = ' '.join('%s=%s' % (head[k], r[k].strip()) for k in axes)
+            print('chain %s %s %-10s N=%6d mean %.6g  tau_int %s%.3g +- %.2g' %
+                  (r[0], where, name, len(x), x.mean(), '' if closed else '>= ', t, e))
 
 
 if __name__ == '__main__':
