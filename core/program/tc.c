@@ -70,14 +70,15 @@ static int add_chain(tc_run *t, const char *file, size_t width, const int *col, 
     const long bytes = ftell(f);
     fseek(f, 0, SEEK_SET);
     const size_t rec = width * sizeof(double);
-    if (bytes < 0 || (size_t)bytes % rec != 0 || (size_t)bytes / rec < 2 * t->blocks) {
+    if (bytes < 0 || ((size_t)bytes % rec != 0 && !t->partial) ||
+        (size_t)bytes / rec < 2 * t->blocks) {
         fclose(f);
         return mcf_fail(MCF_EFORMAT, "%s: %ld bytes: not a whole number of records of %zu "
                         "bytes, or fewer than 2 x --blocks = %zu of them", path, bytes, rec,
                         2 * t->blocks);
     }
-    const size_t n = (size_t)bytes / rec;
-    double *raw = malloc((size_t)bytes + 1);
+    const size_t n = (size_t)bytes / rec; /* whole records (partial: the rest is in write) */
+    double *raw = malloc(n * rec + 1);
     double *q = realloc(s->q, (s->n + n) * TC_NQ * sizeof *q);
     if (q)
         s->q = q;
@@ -285,5 +286,22 @@ int mcfi_tc_command(int argc, char **argv)
     if (!t.dir)
         return mcf_fail(MCF_EINVAL, "mcf tc: usage: mcf tc DIR [--blocks B] [--omega W] "
                         "[--grid N]");
+    /* a run that has not finished (stopped, or still going) has its series so far in
+     * .series-partial: analysed, and said so */
+    char path[4096];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/series/index.tsv", t.dir);
+    if (!(f = fopen(path, "r"))) {
+        snprintf(path, sizeof path, "%s/.series-partial/index.tsv", t.dir);
+        if ((f = fopen(path, "r"))) {
+            t.series = ".series-partial";
+            t.partial = 1;
+            printf("mcf tc: %s has not finished (no series/ yet): these are its series so "
+                   "far, %s/.series-partial (`mcf resume %s` finishes it)\n", t.dir, t.dir,
+                   t.dir);
+        }
+    }
+    if (f)
+        fclose(f);
     return tc_analyze(&t);
 }

@@ -38,6 +38,8 @@ typedef struct tc_run {
     size_t n_sizes;
     tc_size *size;        /* ascending L */
     int has_xi;           /* the series have an order_kmin column: xi/L too */
+    int partial;          /* reading .series-partial: a run that goes on or was stopped (a
+                             chain's file may end in a record being written: left out) */
     const char *series;   /* the series' subfolder of dir: "series" (a finished run) or
                              ".series-partial" (error_target tc, while the run goes) */
     double tc[2], tc_err[2], nu[2], nu_err[2]; /* found per quantity (binder, xi_over_l);

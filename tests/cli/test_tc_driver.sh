@@ -9,6 +9,8 @@
 #  (c) a rerun of mcf tc CONFIG on the finished folder continues it (same T_c), and the
 #      refusals: one size, a window of 2 temperatures, [model] L beside [tc] sizes, a [tc]
 #      section given to mcf run, an unknown [tc] key;
+#  (e) mcf tc DIR on a run not finished (no series/, its .series-partial; a chain's file ending
+#      in a record being written) gives the finished analysis's T_c and says it is partial;
 #  (d) MCF_TEST_LONG=1: the 3D classical Heisenberg K_c = 0.6929(1) (Peczak, Ferrenberg and
 #      Landau 1991; Holm and Janke 1993) within 2 of the combined error, L = 8 ... 32, 3000 +
 #      36000 sweeps with overrelax = 0.8 (~30 min on 2 cores; label long; skipped, status 77,
@@ -90,6 +92,19 @@ else bad "(b) the error did not shrink: $first -> $last"; fi
 if grep -q 'continuing it' again.txt && [ "$(grep '^mcf tc: T_c' again.txt)" = "$line" ]; then
   ok "(c) rerun continues the finished run, same T_c"
 else bad "(c) rerun: $(grep '^mcf tc' again.txt)"; fi
+# ---- (e): mcf tc DIR on a run that has not finished: its series so far ---------------------
+# the finished run's series as a stopped run leaves them (.series-partial), one chain's file
+# ending in half a record being written: the same T_c, said to be partial
+rm -rf part.out && mkdir part.out && cp -r ising.out/series part.out/.series-partial
+printf 'abcde' >> part.out/.series-partial/chain-000000.f64
+"$mcf" tc ising.out >fin.txt 2>&1
+"$mcf" tc part.out >part.txt 2>&1; prc=$?
+if [ $prc -eq 0 ] && grep -q 'has not finished' part.txt &&
+    [ "$(grep '^T_c (xi_over_l)' part.txt)" = "$(grep '^T_c (xi_over_l)' fin.txt)" ] &&
+    grep -q '^# partial:' part.out/tc.tsv && ! grep -q '^# partial:' ising.out/tc.tsv; then
+  ok "(e) a run not finished: analysed from .series-partial, said so, $(grep '^T_c (xi' part.txt | cut -c1-40)"
+else bad "(e) .series-partial: exit $prc, $(head -2 part.txt)"; fi
+
 mk() { printf '[run]\nmodel = ising\noutput = %s.out\n[schedule]\nthermalize = 10\nsweeps = 64\n%s\n[tc]\nsizes = %s\ntemperatures = %s\n' "$1" "$2" "$3" "$4" > "$1.ini"; }
 mk one "" "8" "2.1:2.4:4";             refused one "[tc] sizes = 8" "$mcf" tc one.ini
 mk two "" "4, 8" "2.1, 2.4";           refused two "3 temperatures or more" "$mcf" tc two.ini
