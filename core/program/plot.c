@@ -52,62 +52,6 @@
 
 #define GNUPLOT_MISSING "gnuplot not found: install it with `apt-get install gnuplot-nox`"
 
-/* "dir/name", without doubling a trailing '/'.  Owned by the caller; NULL on ENOMEM. */
-static char *join_path(const char *dir, const char *name)
-{
-    size_t nd = strlen(dir), nn = strlen(name);
-    int slash = nd > 0 && dir[nd - 1] == '/';
-    char *p = malloc(nd + nn + 2);
-    if (!p)
-        return NULL;
-    memcpy(p, dir, nd);
-    if (!slash)
-        p[nd++] = '/';
-    memcpy(p + nd, name, nn + 1);
-    return p;
-}
-
-/* s as one shell single-quoted word ('\'' for a quote inside).  Owned by the caller. */
-static char *shell_quote(const char *s)
-{
-    size_t n = 3;
-    for (const char *c = s; *c; c++)
-        n += *c == '\'' ? 4 : 1;
-    char *q = malloc(n);
-    if (!q)
-        return NULL;
-    char *w = q;
-    *w++ = '\'';
-    for (const char *c = s; *c; c++) {
-        if (*c == '\'') {
-            memcpy(w, "'\\''", 4);
-            w += 4;
-        } else {
-            *w++ = *c;
-        }
-    }
-    *w++ = '\'';
-    *w = '\0';
-    return q;
-}
-
-/* A file-name-safe copy of a column name: anything but [A-Za-z0-9_.-] becomes '_'. */
-static char *file_safe(const char *name)
-{
-    char *s = strdup(name);
-    if (!s)
-        return NULL;
-    for (char *c = s; *c; c++) {
-        int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-                 (*c >= '0' && *c <= '9') || *c == '_' || *c == '-' || *c == '.';
-        if (!ok)
-            *c = '_';
-    }
-    if (s[0] == '.')
-        s[0] = '_';
-    return s;
-}
-
 /* Curves drawn at most in a plot of a curve file (its bands would hide each other). */
 #define PLOT_MAX_BANDS 8
 
@@ -222,9 +166,9 @@ static int files_create(plot_files *f, const char *dir, const char *safe, int pn
     int rc = MCF_OK;
     for (int k = 0; k < 1 + (png != 0) && !rc; k++) {
         snprintf(base, nb, "plot-%s.%s", safe, ext[k]);
-        f->out[k] = join_path(dir, base);
+        f->out[k] = plot_join_path(dir, base);
         snprintf(base, nb, ".plot-%s.%s.tmp", safe, ext[k]);
-        f->tmp[k] = join_path(dir, base);
+        f->tmp[k] = plot_join_path(dir, base);
         if (!f->out[k] || !f->tmp[k]) {
             rc = mcf_fail(MCF_ENOMEM, "out of memory plotting in %s", dir);
             break;
@@ -266,11 +210,12 @@ static int files_place(plot_files *f, const char *log_path)
     return MCF_OK;
 }
 
-/* Runs gnuplot on the script of d, its stderr into a scratch file of dir. */
+/* Runs gnuplot on the script of d (nd > 1: panels of one figure), its stderr into a scratch
+ * file of dir. */
 static int run_gnuplot(plot_run *pr, const tsv_table *t, const plot_layout *l,
-                       const plot_data *d, plot_files *f)
+                       const plot_data *d, size_t nd, plot_files *f)
 {
-    char *log_path = join_path(pr->dir, ".plot-gnuplot-XXXXXX"), *quoted = NULL, *cmd = NULL;
+    char *log_path = plot_join_path(pr->dir, ".plot-gnuplot-XXXXXX"), *quoted = NULL, *cmd = NULL;
     if (!log_path)
         return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
     int log_fd = mkstemp(log_path), rc = MCF_OK;
@@ -281,7 +226,7 @@ static int run_gnuplot(plot_run *pr, const tsv_table *t, const plot_layout *l,
         return rc;
     }
     close(log_fd);
-    quoted = shell_quote(log_path);
+    quoted = plot_shell_quote(log_path);
     size_t nc = quoted ? strlen(quoted) + 32 : 0;
     cmd = quoted ? malloc(nc) : NULL;
     if (!cmd) {
@@ -305,7 +250,10 @@ static int run_gnuplot(plot_run *pr, const tsv_table *t, const plot_layout *l,
         rc = mcf_fail(MCF_EIO, "cannot start gnuplot for %s: %s", f->out[0], strerror(e));
         goto done;
     }
-    plot_write_script(g, t, l, d, f->tmp[0], f->tmp[1]);
+    if (nd > 1)
+        plot_write_panels(g, t, l, d, nd, f->tmp[0], f->tmp[1]);
+    else
+        plot_write_script(g, t, l, d, f->tmp[0], f->tmp[1]);
     int write_failed = ferror(g) || fflush(g) != 0;
     int write_errno = errno;
     int st = pclose(g);
@@ -357,14 +305,16 @@ static size_t choose_curves(const plot_layout *l, int band, size_t *shown)
 /* The Binder crossings of plot-binder, logged ("Binder crossing L = 4/6 at T = 2.271 ±
  * 0.008 J"); *cross owned by the caller. */
 static int binder_crossings(const tsv_table *t, const plot_layout *l, size_t ycol, long ecol,
-                            plot_crossing **cross, size_t *n)
+                            plot_crossing **cross, size_t *n, int log)
 {
     *cross = NULL;
     *n = 0;
-    if (!l->scalar || strcmp(t->names[ycol], "binder") != 0)
+    /* plot-binder's, logged; the transition figure marks xi/L's crossings too */
+    if (!l->scalar || (strcmp(t->names[ycol], "binder") != 0 &&
+                       (log || strcmp(t->names[ycol], "xi_over_l") != 0)))
         return MCF_OK;
     int rc = plot_binder_crossings(t, l, ycol, ecol, cross, n);
-    for (size_t k = 0; k < *n && !rc; k++) {
+    for (size_t k = 0; k < *n && !rc && log; k++) {
         char *text = plot_crossing_text(t, l, &(*cross)[k], 0);
         if (!text)
             rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
@@ -373,6 +323,27 @@ static int binder_crossings(const tsv_table *t, const plot_layout *l, size_t yco
         free(text);
     }
     return rc;
+}
+
+/* The points of every curve of column ycol into pts (ngroup x nrow) and npts, sorted by x;
+ * rows with a non-finite x or y are left out, a non-finite error is drawn as no error bar.
+ * Their number. */
+static size_t collect(const tsv_table *t, const plot_layout *l, size_t ycol, long ecol,
+                      plot_point *pts, size_t *npts)
+{
+    size_t total = 0;
+    for (size_t r = 0; r < t->nrow; r++) {
+        double x = l->x[r], y = t->values[r * t->ncol + ycol];
+        double e = ecol >= 0 ? t->values[r * t->ncol + (size_t)ecol] : 0.0;
+        if (!isfinite(x) || !isfinite(y))
+            continue;
+        size_t g = l->group[r];
+        pts[g * t->nrow + npts[g]++] = (plot_point){x, y, isfinite(e) ? e : 0.0, r};
+        total++;
+    }
+    for (size_t g = 0; g < l->ngroup; g++)
+        qsort(pts + g * t->nrow, npts[g], sizeof *pts, point_cmp);
+    return total;
 }
 
 /* Draws plot-<name>.svg (and .png).  Sets *drawn to 1 when a plot was written, 0 when the
@@ -394,36 +365,22 @@ static int draw(plot_run *pr, const tsv_table *t, const plot_layout *l, size_t y
         rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
         goto done;
     }
-    /* the points of every curve, sorted by x; rows with a non-finite x or y are left
-     * out, a non-finite error is drawn as no error bar */
-    size_t total = 0;
-    for (size_t r = 0; r < t->nrow; r++) {
-        double x = l->x[r], y = t->values[r * t->ncol + ycol];
-        double e = ecol >= 0 ? t->values[r * t->ncol + (size_t)ecol] : 0.0;
-        if (!isfinite(x) || !isfinite(y))
-            continue;
-        size_t g = l->group[r];
-        pts[g * t->nrow + npts[g]++] = (plot_point){x, y, isfinite(e) ? e : 0.0, r};
-        total++;
-    }
-    if (total == 0) {
+    if (collect(t, l, ycol, ecol, pts, npts) == 0) {
         mcf_log(MCF_LOG_WARN, "%s: column '%s' has no finite values; not plotted", t->path,
                 t->names[ycol]);
         goto done;
     }
-    for (size_t g = 0; g < l->ngroup; g++)
-        qsort(pts + g * t->nrow, npts[g], sizeof *pts, point_cmp);
-    if ((rc = binder_crossings(t, l, ycol, ecol, &cross, &ncross)))
+    if ((rc = binder_crossings(t, l, ycol, ecol, &cross, &ncross, 1)))
         goto done;
     int band = !l->scalar && ecol >= 0;
     plot_data d = {pts, npts, ycol, ecol, band, shown, choose_curves(l, band, shown),
                    cross, ncross};
-    if (!(safe = file_safe(t->names[ycol]))) {
+    if (!(safe = plot_file_safe(t->names[ycol]))) {
         rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
         goto done;
     }
     if ((rc = files_create(&files, pr->dir, safe, pr->terminals == 2)) ||
-        (rc = run_gnuplot(pr, t, l, &d, &files)))
+        (rc = run_gnuplot(pr, t, l, &d, 1, &files)))
         goto done;
     *drawn = 1;
     pr->written++;
@@ -432,6 +389,55 @@ done:
     files_free(&files);
     free(safe);
     free(cross);
+    free(shown);
+    free(npts);
+    free(pts);
+    return rc;
+}
+
+/* plot-transition: |m|, chi, U and xi/L (those with errors) against T, one curve per lattice
+ * size, in one figure, where results.tsv scans T and one size column and has two of them */
+static int draw_transition(plot_run *pr, const tsv_table *t, const plot_layout *l)
+{
+    static const char *const want[4] = {"abs_m", "susceptibility", "binder", "xi_over_l"};
+    size_t col[4], n = 0;
+    long ecol[4];
+    char name[64];
+    for (int k = 0; k < 4; k++) {
+        long c = tsv_column(t, want[k]);
+        snprintf(name, sizeof name, "%s_err", want[k]);
+        if (c >= 0 && (ecol[n] = tsv_column(t, name)) >= 0)
+            col[n++] = (size_t)c;
+    }
+    if (!l->scalar || n < 2 || l->ngcol != 1 || l->ngroup < 2 || l->x_categorical)
+        return MCF_OK;
+    plot_point *pts = malloc(n * l->ngroup * t->nrow * sizeof *pts);
+    size_t *npts = calloc(n * l->ngroup, sizeof *npts), *shown = malloc(l->ngroup * sizeof *shown);
+    plot_crossing *cross[4] = {NULL, NULL, NULL, NULL};
+    plot_data d[4];
+    plot_files files;
+    memset(&files, 0, sizeof files);
+    int rc = pts && npts && shown ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory plotting");
+    for (size_t g = 0; !rc && g < l->ngroup; g++)
+        shown[g] = g;
+    for (size_t k = 0; k < n && !rc; k++) {
+        plot_point *p = pts + k * l->ngroup * t->nrow;
+        size_t *np = npts + k * l->ngroup, nc = 0;
+        collect(t, l, col[k], ecol[k], p, np);
+        const int crossing = !strcmp(t->names[col[k]], "binder") ||
+                             !strcmp(t->names[col[k]], "xi_over_l");
+        if (crossing)
+            rc = binder_crossings(t, l, col[k], ecol[k], &cross[k], &nc, 0);
+        d[k] = (plot_data){p, np, col[k], ecol[k], 0, shown, l->ngroup, cross[k], nc};
+    }
+    if (!rc && !(rc = files_create(&files, pr->dir, "transition", pr->terminals == 2)) &&
+        !(rc = run_gnuplot(pr, t, l, d, n, &files))) {
+        pr->written++;
+        pr->png_written += files.out[1] != NULL;
+    }
+    files_free(&files);
+    for (int k = 0; k < 4; k++)
+        free(cross[k]);
     free(shown);
     free(npts);
     free(pts);
@@ -490,6 +496,8 @@ static int plot_table(plot_run *pr, const char *path, int scalar)
             rc = draw(pr, &t, &l, c, -1, &drawn);
     }
     free(errname);
+    if (rc == MCF_OK)
+        rc = draw_transition(pr, &t, &l);
 
 out:
     plot_layout_free(&l);
@@ -509,7 +517,7 @@ int mcfi_plot_dir(const char *dir, int *n_written, int *no_gnuplot, int *n_png)
         *n_png = 0;
     if (!dir || !*dir)
         return mcf_fail(MCF_EINVAL, "mcf plot: no run folder given; usage: mcf plot DIR");
-    char *path = join_path(dir, "results.tsv");
+    char *path = plot_join_path(dir, "results.tsv");
     if (!path)
         return mcf_fail(MCF_ENOMEM, "out of memory");
     int rc = plot_table(&pr, path, 1);
@@ -525,7 +533,7 @@ int mcfi_plot_dir(const char *dir, int *n_written, int *no_gnuplot, int *n_png)
          name = strtok_r(NULL, " \t", &save)) {
         char file[1024];
         snprintf(file, sizeof file, "%s.tsv", name);
-        char *cpath = join_path(dir, file);
+        char *cpath = plot_join_path(dir, file);
         if (!cpath)
             return mcf_fail(MCF_ENOMEM, "out of memory");
         rc = plot_table(&pr, cpath, 0);

@@ -98,6 +98,13 @@ char *plot_axis_text(const tsv_table *t, const char *name);
 /* "symbol = value unit" ("L = 16", "W = 4 t"). */
 char *plot_value_text(const tsv_table *t, const char *name, const char *value);
 
+/* "dir/name", without doubling a trailing '/'; s as one shell single-quoted word; a
+ * file-name-safe copy of a column name (anything but [A-Za-z0-9_.-] becomes '_', no
+ * leading '.').  Each owned by the caller; NULL when out of memory. */
+char *plot_join_path(const char *dir, const char *name);
+char *plot_shell_quote(const char *s);
+char *plot_file_safe(const char *name);
+
 /* ---- the Binder crossings (plot_binder.c) ------------------------------------------- */
 /* Where the curves of two consecutive sizes cross. */
 typedef struct plot_crossing {
@@ -149,5 +156,9 @@ typedef struct plot_data {
  * ferror(g). */
 void plot_write_script(FILE *g, const tsv_table *t, const plot_layout *l, const plot_data *d,
                        const char *svg_path, const char *png_path);
+/* The same for n plots of one layout drawn as panels side by side in one figure (a gnuplot
+ * multiplot, 1 x n). */
+void plot_write_panels(FILE *g, const tsv_table *t, const plot_layout *l, const plot_data *d,
+                       size_t n, const char *svg_path, const char *png_path);
 
 #endif

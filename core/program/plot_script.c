@@ -122,11 +122,11 @@ static void put_axes(FILE *g, const tsv_table *t, const plot_layout *l, const pl
     }
 }
 
-/* $mcf_data: one block per curve drawn (x y err), blocks apart by two blank lines;
- * $mcf_cross: one block per crossing (x y xerr) */
-static void put_data(FILE *g, const tsv_table *t, const plot_data *d)
+/* $mcf_data<tag>: one block per curve drawn (x y err), blocks apart by two blank lines;
+ * $mcf_cross<tag>: one block per crossing (x y xerr); the tag tells a figure's panels apart */
+static void put_data(FILE *g, const tsv_table *t, const plot_data *d, const char *tag)
 {
-    fputs("$mcf_data << EOD\n", g);
+    fprintf(g, "$mcf_data%s << EOD\n", tag);
     int first = 1;
     for (size_t k = 0; k < d->nshown; k++) {
         const size_t gi = d->shown[k];
@@ -142,14 +142,15 @@ static void put_data(FILE *g, const tsv_table *t, const plot_data *d)
     fputs("EOD\n", g);
     if (!d->ncross)
         return;
-    fputs("$mcf_cross << EOD\n", g);
+    fprintf(g, "$mcf_cross%s << EOD\n", tag);
     for (size_t k = 0; k < d->ncross; k++)
         fprintf(g, "%s%.17g %.17g %.17g\n", k ? "\n\n" : "", d->cross[k].x, d->cross[k].y,
                 d->cross[k].xerr);
     fputs("EOD\n", g);
 }
 
-static void put_plot(FILE *g, const tsv_table *t, const plot_layout *l, const plot_data *d)
+static void put_plot(FILE *g, const tsv_table *t, const plot_layout *l, const plot_data *d,
+                     const char *tag)
 {
     fputs("plot ", g);
     size_t index = 0;
@@ -164,16 +165,16 @@ static void put_plot(FILE *g, const tsv_table *t, const plot_layout *l, const pl
             fputs(", \\\n     ", g);
         if (d->band) {
             /* the band first, so that the line is drawn over it */
-            fprintf(g, "$mcf_data index %zu using 1:($2-$3):($2+$3) with filledcurves "
+            fprintf(g, "$mcf_data%s index %zu using 1:($2-$3):($2+$3) with filledcurves "
                     "fillstyle transparent solid 0.25 noborder linecolor %zu notitle, \\\n     "
-                    "$mcf_data index %zu using 1:2 with lines linewidth 1.5 linecolor %zu "
-                    "title ", index, color, index, color);
+                    "$mcf_data%s index %zu using 1:2 with lines linewidth 1.5 linecolor %zu "
+                    "title ", tag, index, color, tag, index, color);
         } else if (d->ecol >= 0) {
-            fprintf(g, "$mcf_data index %zu using 1:2:3 with yerrorlines linecolor %zu "
-                    "pointtype 7 pointsize 0.6 title ", index, color);
+            fprintf(g, "$mcf_data%s index %zu using 1:2:3 with yerrorlines linecolor %zu "
+                    "pointtype 7 pointsize 0.6 title ", tag, index, color);
         } else {
-            fprintf(g, "$mcf_data index %zu using 1:2 with linespoints linecolor %zu "
-                    "pointtype 7 pointsize 0.6 title ", index, color);
+            fprintf(g, "$mcf_data%s index %zu using 1:2 with linespoints linecolor %zu "
+                    "pointtype 7 pointsize 0.6 title ", tag, index, color);
         }
         put_string(g, title);
         free(sym);
@@ -181,8 +182,8 @@ static void put_plot(FILE *g, const tsv_table *t, const plot_layout *l, const pl
     }
     for (size_t k = 0; k < d->ncross; k++) {
         char *title = plot_crossing_text(t, l, &d->cross[k], 1); /* "L = 4/6 at T = ..." */
-        fprintf(g, ", \\\n     $mcf_cross index %zu using 1:2:3 with xerrorbars pointtype 6 "
-                "pointsize 1.6 linewidth 1.5 linecolor rgb 'black' title ", k);
+        fprintf(g, ", \\\n     $mcf_cross%s index %zu using 1:2:3 with xerrorbars pointtype 6 "
+                "pointsize 1.6 linewidth 1.5 linecolor rgb 'black' title ", tag, k);
         put_string(g, title ? title : "");
         free(title);
     }
@@ -197,15 +198,54 @@ void plot_write_script(FILE *g, const tsv_table *t, const plot_layout *l, const 
     fputs("set output ", g);
     put_string(g, svg_path);
     fputc('\n', g);
-    put_data(g, t, d);
+    put_data(g, t, d, "");
     put_axes(g, t, l, d);
-    put_plot(g, t, l, d);
+    put_plot(g, t, l, d, "");
     if (png_path) {
         /* the same plot at twice the size, for slides */
         fputs("set terminal pngcairo size 1600,1120 enhanced font 'sans,12' fontscale 2 "
               "linewidth 2 pointscale 2 background '#ffffff'\nset output ", g);
         put_string(g, png_path);
         fputs("\nreplot\n", g);
+    }
+    fputs("unset output\n", g);
+}
+
+/* the panels side by side: each its own axes, key and ranges */
+static void put_panels(FILE *g, const tsv_table *t, const plot_layout *l, const plot_data *d,
+                       size_t n)
+{
+    fprintf(g, "set multiplot layout 1,%zu\n", n);
+    for (size_t k = 0; k < n; k++) {
+        char tag[24];
+        snprintf(tag, sizeof tag, "%zu", k);
+        fputs("set autoscale x\nset autoscale y\nunset offsets\nset xtics autofreq\n", g);
+        put_axes(g, t, l, &d[k]);
+        put_plot(g, t, l, &d[k], tag);
+    }
+    fputs("unset multiplot\n", g);
+}
+
+void plot_write_panels(FILE *g, const tsv_table *t, const plot_layout *l, const plot_data *d,
+                       size_t n, const char *svg_path, const char *png_path)
+{
+    fprintf(g, "set terminal svg size %zu,480 dynamic enhanced font 'sans,12' "
+            "background '#ffffff'\nset output ", 520 * n);
+    put_string(g, svg_path);
+    fputc('\n', g);
+    for (size_t k = 0; k < n; k++) {
+        char tag[24];
+        snprintf(tag, sizeof tag, "%zu", k);
+        put_data(g, t, &d[k], tag);
+    }
+    put_panels(g, t, l, d, n);
+    if (png_path) {
+        /* a multiplot is not replotted: the same panels again, at twice the size */
+        fprintf(g, "set terminal pngcairo size %zu,960 enhanced font 'sans,12' fontscale 2 "
+                "linewidth 2 pointscale 2 background '#ffffff'\nset output ", 1040 * n);
+        put_string(g, png_path);
+        fputc('\n', g);
+        put_panels(g, t, l, d, n);
     }
     fputs("unset output\n", g);
 }

@@ -189,3 +189,61 @@ char *plot_value_text(const tsv_table *t, const char *name, const char *value)
     }
     return done(&b);
 }
+
+/* ---- paths and shell words (plot.c) ---------------------------------------------------- */
+
+/* "dir/name", without doubling a trailing '/'.  Owned by the caller; NULL on ENOMEM. */
+char *plot_join_path(const char *dir, const char *name)
+{
+    size_t nd = strlen(dir), nn = strlen(name);
+    int slash = nd > 0 && dir[nd - 1] == '/';
+    char *p = malloc(nd + nn + 2);
+    if (!p)
+        return NULL;
+    memcpy(p, dir, nd);
+    if (!slash)
+        p[nd++] = '/';
+    memcpy(p + nd, name, nn + 1);
+    return p;
+}
+
+/* s as one shell single-quoted word ('\'' for a quote inside).  Owned by the caller. */
+char *plot_shell_quote(const char *s)
+{
+    size_t n = 3;
+    for (const char *c = s; *c; c++)
+        n += *c == '\'' ? 4 : 1;
+    char *q = malloc(n);
+    if (!q)
+        return NULL;
+    char *w = q;
+    *w++ = '\'';
+    for (const char *c = s; *c; c++) {
+        if (*c == '\'') {
+            memcpy(w, "'\\''", 4);
+            w += 4;
+        } else {
+            *w++ = *c;
+        }
+    }
+    *w++ = '\'';
+    *w = '\0';
+    return q;
+}
+
+/* A file-name-safe copy of a column name: anything but [A-Za-z0-9_.-] becomes '_'. */
+char *plot_file_safe(const char *name)
+{
+    char *s = strdup(name);
+    if (!s)
+        return NULL;
+    for (char *c = s; *c; c++) {
+        int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                 (*c >= '0' && *c <= '9') || *c == '_' || *c == '-' || *c == '.';
+        if (!ok)
+            *c = '_';
+    }
+    if (s[0] == '.')
+        s[0] = '_';
+    return s;
+}

@@ -40,8 +40,14 @@ if "$mcf" run ising.ini --no-progress >/dev/null 2>ising.err; then
     n=$((n + 1)); png=${svg%.svg}.png
     png_whole "$png" || { whole=0; bad "$png missing or not whole"; }
   done
-  [ "$n" -eq 8 ] && [ "$whole" -eq 1 ] && ok "8 plots, each SVG with a whole PNG beside it" || bad "$n SVG plots"
-  has "the log counts the plots" ising.out/log "plots: 8 SVG files" "PNG beside them"
+  [ "$n" -eq 9 ] && [ "$whole" -eq 1 ] && ok "9 plots, each SVG with a whole PNG beside it" || bad "$n SVG plots"
+  has "the log counts the plots" ising.out/log "plots: 9 SVG files" "PNG beside them"
+  # the transition in one figure: |m|, chi and U side by side, a curve per L, U's crossing
+  has "plot-transition: |m|, chi, U panels with a legend per L" ising.out/plot-transition.svg \
+    "⟨|m|⟩" "χ · J" "T / J" "L = 4" "L = 6"
+  [ "$(grep -c '<g id="gnuplot_plot_1' ising.out/plot-transition.svg)" -eq 3 ] \
+    && ok "plot-transition has 3 panels" \
+    || bad "plot-transition: $(grep -c '<g id="gnuplot_plot_1' ising.out/plot-transition.svg) panels, expected 3"
   ls -A ising.out | grep -q '\.tmp$' && bad "temporaries left: $(ls -A ising.out)" || ok "no temporaries left"
   size=$(stat -c %s ising.out/plot-abs_m.png)
   [ "$size" -lt 200000 ] && ok "a PNG of modest size ($size bytes)" || bad "plot-abs_m.png is $size bytes"
@@ -113,6 +119,13 @@ if "$mcf" plot old >/dev/null 2>old/err.txt; then
   grep -q "⟨" old/plot-abs_m.svg && bad "old file: a symbol from nowhere" || ok "old file: no symbols"
   has "old file: the crossing without a unit" old/err.txt "Binder crossing L = 4/8 at T = 2.143 ± 0.039"
 else bad "old file did not plot"; cat old/err.txt; fi
+
+# one lattice size: no transition figure (nothing to compare across sizes)
+mkdir -p one
+printf '# mcf 0.1.0 results\n# scan: L T\nL\tT\tabs_m\tabs_m_err\tbinder\tbinder_err\n4\t2.0\t0.9\t0.01\t0.6\t0.01\n4\t2.5\t0.6\t0.01\t0.4\t0.01\n' >one/results.tsv
+"$mcf" plot one >/dev/null 2>&1
+[ -f one/plot-abs_m.svg ] && [ ! -e one/plot-transition.svg ] \
+  && ok "one size: no plot-transition" || bad "one size: $(ls one)"
 
 # ---- a DOS curve in its error band --------------------------------------------------------
 printf '[run]\nmodel = anderson\nevaluator = kpm\nseed = 5\noutput = dos.out\n[schedule]\nthermalize = 0\nsweeps = 8\nbins = 8\n[model]\nlattice = cubic\nL = 6\nW = 4, 16\ntypical_sites = 4\n[evaluator]\nmoments = 128\nvectors = 2\nenergy_points = 129\n' >dos.ini
