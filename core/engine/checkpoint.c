@@ -307,7 +307,8 @@ static int record_read(const mcf_run *r, const mcf_chain *c, mcf_stream *in, ckp
      * checkpoint written before auto existed) */
     const uint64_t left = rc ? 0 : rec.size - rec.pos;
     const int tuning = r->setup->hmc && r->setup->hmc_dt_auto;
-    if (!rc && msize != left && !(tuning && msize + MCFI_HMC_TUNE_BYTES == left))
+    if (!rc && msize != left && !(tuning && (msize + MCFI_HMC_TUNE_BYTES == left ||
+                                             msize + MCFI_HMC_TUNE_BYTES_110 == left)))
         rc = mcf_fail(MCF_EFORMAT, "model state size = %llu bytes; the record leaves %llu",
                       (unsigned long long)msize, (unsigned long long)left);
     if (!rc) {

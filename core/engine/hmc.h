@@ -39,12 +39,13 @@ void mcfi_hmc_tune(const mcf_setup *s, mcf_chain *c, uint64_t sweep, double prob
 /* The log's line of chain c's tuned step, after thermalization (or at its start when
  * thermalize = 0: the start guess, with a warning, once per run) */
 void mcfi_hmc_tune_report(const mcf_run *r, const mcf_chain *c);
-/* The checkpoint's tuning of chain c (hmc_dt = auto only: 48 bytes behind the model
- * state), and reading it back: `size` bytes, 0 for a checkpoint written before auto
- * existed (the chain keeps the old default step, 0.05 and hmc_steps, untuned) */
+/* The checkpoint's tuning of chain c (hmc_dt = auto only: 72 bytes behind the model
+ * state, 48 in mcf 1.1.0's checkpoints, before the tuner's gain state), and reading it
+ * back: `size` bytes, 0 for a checkpoint written before auto existed (the chain keeps the
+ * old default step, 0.05 and hmc_steps, untuned) */
 int mcfi_hmc_tune_save(const mcf_setup *s, const mcf_chain *c, mcf_stream *out);
 int mcfi_hmc_tune_load(const mcf_setup *s, mcf_chain *c, mcf_stream *in, size_t size);
-enum { MCFI_HMC_TUNE_BYTES = 48 };
+enum { MCFI_HMC_TUNE_BYTES = 72, MCFI_HMC_TUNE_BYTES_110 = 48 };
 
 /* [run] sampler = auto (sampler_auto.c): hmc or local for the run's chains, once they
  * exist; sets r->setup->hmc and ->sampler_note and, for hmc, names it in config.ini as used

@@ -50,6 +50,11 @@ typedef struct mcf_chain {
     uint64_t hmc_tuned;
     int hmc_fixed;               /* auto resumed from a checkpoint without the tuning: the
                                     old default step (0.05, hmc_steps) kept, not tuned */
+    /* the tuner's gain (hmc_tune.c): 1 + the sign changes of (probability - target) so far,
+       the sign of the last one (-1, +1; 0 before the first) and how many in a row had it */
+    uint64_t hmc_sign_changes;
+    int hmc_last_sign;
+    uint64_t hmc_run;
 } mcf_chain;
 
 /* Parallel tempering (tempering.c; [schedule] exchange_every > 0; docs/architecture.md, "Parallel

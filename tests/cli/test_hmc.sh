@@ -6,8 +6,13 @@
 #      evaluator ed, at 4 temperatures across the ordering,
 #      sampled by HMC and by the local Metropolis sweeps (exact weights of the same model):
 #      energy, |m|, m2, m4 and the nearest-neighbour correlation agree, each within 4
-#      combined standard errors and with a mean z^2 over the 20 comparisons below 2.2 (the
-#      chi^2 of 20 degrees of freedom exceeds 44 with probability 0.2 %); (a') the same for
+#      combined standard errors and with a mean z^2 over the 20 comparisons below 4.2: the
+#      five observables of one temperature are nearly one (a fluctuation moves them all),
+#      so the 20 z^2 are at worst 4 independent chi^2_1 repeated, and chi^2_4 / 4 exceeds
+#      4.2 with probability 0.2 % (the old bound 2.2, right for 20 independent z, fails 6.6 %
+#      of realizations in that worst case: 2.36 with a new tuner's steps, all of T = 0.4's z
+#      near +2, where runs 8x longer of each sampler agree, energy -0.45187(23) against
+#      -0.45184(21)); (a') the same for
 #      the adiabatic Holstein model on the 4x4 torus (energy, |m|, m2, <x>, density; omelyan);
 #  (b) every fresh run checks the model's gradient against differences of its action (the
 #      run's first sweep), so these runs passing says the chain rule holds; acceptance > 0.5;
@@ -73,7 +78,7 @@ compare() { # label hmc.tsv local.tsv "observables"
             }
         }
         END { printf "%s: %d comparisons, mean z^2 %.2f, beyond 4: %d\n", label, cnt, chi / cnt, big
-              exit !(cnt == 20 && !miss && chi / cnt < 2.2 && big == 0) }' "$2" "$3"
+              exit !(cnt == 20 && !miss && chi / cnt < 4.2 && big == 0) }' "$2" "$3"
 }
 de_obs='energy abs_m m2 m4 nn_correlation'
 

@@ -265,7 +265,8 @@ int main(void)
     clear_gnuplot_input();
     int rc = mcfi_plot_dir(dir, &n, NULL, NULL);
     CHECK(rc == MCF_OK, "mcfi_plot_dir(%s) = %d: %s", dir, rc, mcf_last_error());
-    CHECK(n == 4, "expected 4 plots (energy, abs_m, binder, acceptance), got %d", n);
+    CHECK(n == 5, "expected 5 plots (energy, abs_m, binder, acceptance and the transition's "
+          "abs_m and binder panels), got %d", n);
     {
         const char *titles[] = {"L = 8", "L = 12", "energy", ">T<", NULL};
         check_svg("scan", "plot-energy.svg", titles);
@@ -325,7 +326,7 @@ int main(void)
 
     /* plotting again replaces the files */
     rc = mcfi_plot_dir(dir, &n, NULL, NULL);
-    CHECK(rc == MCF_OK && n == 4, "second mcfi_plot_dir: %d (%s), n = %d", rc,
+    CHECK(rc == MCF_OK && n == 5, "second mcfi_plot_dir: %d (%s), n = %d", rc,
           mcf_last_error(), n);
 
     /* --- only L scanned, at one temperature: energy against L, one curve ------------- */
@@ -465,7 +466,7 @@ int main(void)
     clear_gnuplot_input();
     int n_png = -1;
     rc = mcfi_plot_dir(dir, &n, NULL, &n_png);
-    CHECK(rc == MCF_OK && n == 5 && n_png == 5, "labels: %d (%s), %d plots, %d PNG", rc,
+    CHECK(rc == MCF_OK && n == 6 && n_png == 6, "labels: %d (%s), %d plots, %d PNG", rc,
           mcf_last_error(), n, n_png);
     {
         char *gp = gnuplot_input("abs_m");
@@ -563,7 +564,7 @@ int main(void)
     path_in(path, sizeof path, "labels", "plot-abs_m.png");
     unlink(path);
     rc = mcfi_plot_dir(dir, &n, NULL, &n_png);
-    CHECK(rc == MCF_OK && n == 5 && n_png == 0, "no pngcairo: %d (%s), %d plots, %d PNG", rc,
+    CHECK(rc == MCF_OK && n == 6 && n_png == 0, "no pngcairo: %d (%s), %d plots, %d PNG", rc,
           mcf_last_error(), n, n_png);
     CHECK(access(path, F_OK) != 0, "no pngcairo, yet %s", path);
     unsetenv("MCF_TEST_NO_PNGCAIRO");
