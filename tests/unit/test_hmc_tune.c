@@ -12,10 +12,13 @@
  *      within 10 % of d* and 95 % of the chains within 30 % (a gain falling with the
  *      trajectory's index, the tuner of mcf 1.1.0, ends at 0.014 d*);
  *  (c) a step too long (30 d*, every trajectory rejected at first): the same bounds;
- *  (d) the frozen step and its steps per trajectory obey hmc_length (steps x dt ~ 1). */
+ *  (d) the frozen step and its steps per trajectory obey hmc_length (steps x dt ~ 1);
+ *  (e) the checkpoint's record: 72 bytes that give back every field, mcf 1.1.0's 48 bytes
+ *      (no gain state) that load with a fresh gain, any other size refused. */
 #include "check.h"
 
 #include "hmc.h"
+#include "mcf/host.h"
 #include "mcf/rng.h"
 
 #include <math.h>
@@ -109,8 +112,55 @@ static void recovery(const char *what, long therm, double factor, int rejected, 
           within, CHAINS);
 }
 
+/* (e) the tuning's checkpoint record */
+static void record(void)
+{
+    mcf_setup s;
+    memset(&s, 0, sizeof s);
+    s.hmc = s.hmc_dt_auto = 1;
+    s.hmc_length = 1.0;
+    s.hmc_acceptance = target;
+    s.thermalize = 100;
+    mcf_chain a, b;
+    memset(&a, 0, sizeof a);
+    a.units = 512;
+    mcfi_hmc_tune_start(&s, &a);
+    for (uint64_t k = 0; k < 60; k++) /* into the second half: sums, signs, a run */
+        mcfi_hmc_tune(&s, &a, k, k % 5 == 4 ? 0.2 : 0.95);
+    mcf_stream w;
+    mcf_stream_init_writer(&w);
+    CHECK(mcfi_hmc_tune_save(&s, &a, &w) == MCF_OK && w.size == MCFI_HMC_TUNE_BYTES,
+          "(e) the record has %zu bytes, want %d", w.size, (int)MCFI_HMC_TUNE_BYTES);
+    mcf_stream r;
+    mcf_stream_init_reader(&r, w.data, w.size);
+    memset(&b, 0, sizeof b);
+    CHECK(mcfi_hmc_tune_load(&s, &b, &r, w.size) == MCF_OK && b.hmc_dt == a.hmc_dt &&
+              b.hmc_steps == a.hmc_steps && b.hmc_log_dt_sum == a.hmc_log_dt_sum &&
+              b.hmc_prob_sum == a.hmc_prob_sum && b.hmc_tuned == a.hmc_tuned &&
+              b.hmc_sign_changes == a.hmc_sign_changes && b.hmc_last_sign == a.hmc_last_sign &&
+              b.hmc_run == a.hmc_run && a.hmc_sign_changes > 1,
+          "(e) the 72-byte record does not give every field back (%llu sign changes)",
+          (unsigned long long)a.hmc_sign_changes);
+    /* mcf 1.1.0: dt, the two sums, then steps, tuned, fixed */
+    const double d[3] = {0.04, -30.0, 25.0};
+    const uint64_t u[3] = {25, 10, 0};
+    unsigned char old[48];
+    memcpy(old, d, sizeof d);
+    memcpy(old + sizeof d, u, sizeof u);
+    mcf_stream_init_reader(&r, old, sizeof old);
+    memset(&b, 0, sizeof b);
+    CHECK(mcfi_hmc_tune_load(&s, &b, &r, sizeof old) == MCF_OK && b.hmc_dt == 0.04 &&
+              b.hmc_steps == 25 && b.hmc_tuned == 10 && b.hmc_log_dt_sum == -30.0 &&
+              b.hmc_sign_changes == 1 && b.hmc_last_sign == 0 && b.hmc_run == 0,
+          "(e) mcf 1.1.0's 48-byte record does not load with a fresh gain");
+    mcf_stream_init_reader(&r, w.data, 56);
+    CHECK(mcfi_hmc_tune_load(&s, &b, &r, 56) == MCF_EFORMAT, "(e) a 56-byte record loaded");
+    mcf_stream_release(&w);
+}
+
 int main(void)
 {
+    record();
     const double ms = mu_star();
     printf("mu* = %.6f (erfc(sqrt(mu*)/2) = %.6f)\n", ms, erfc(sqrt(ms) / 2.0));
 
