@@ -17,12 +17,13 @@
  * (omelyan at 32^3 stayed at 0.019 through 24 trajectories, where ~0.05 was the target's
  * step, with a Metropolis probability of 0.96).  In the first half of
  * thermalization only, a step too small grows faster: b = 2^min(r/3, 3) when this and the
- * r >= 1 errors before it were all positive, else 1.  Both factors come from the errors
- * before the current one (the current error's own sign does not set its gain), and the
- * second half, whose mean is the frozen step, runs with b = 1: the fixed point stays exact.
- * (A simulation of Gaussian dH ~ N(mu, 2 mu), mu ~ dt^4, 2000 chains each: from a step 30x
- * too small and 5 rejected trajectories, 60 trajectories reach the target step within
- * 15 %; from the right step, 800 trajectories give the mean acceptance 0.8003 +- 0.0003.)
+ * r >= 1 errors before it were all positive, else 1.  Kesten's c counts the errors before
+ * the current one (its own sign does not set its gain); the boost also looks at the current
+ * sign (upward only), but acts in the first half alone: the second half, whose mean is the
+ * frozen step, runs with b = 1 and c from past errors, so the fixed point stays exact.
+ * (tests/unit/test_hmc_tune.c, on Gaussian dH ~ N(mu, 2 mu), mu ~ dt^4, 400 chains: from a
+ * step 30x too small and 5 rejected trajectories, 60 trajectories freeze at 0.983 of the
+ * target step; from the right one, 800 give the mean acceptance 0.7990 +- 0.0005.)
  * The last thermalization sweep freezes dt at the mean
  * of log dt over the second half of thermalization (the average of the iterates: the noise
  * of one iterate averaged out), and the measured sweeps run with that fixed step: each of
