@@ -59,10 +59,14 @@ static void set_step(const mcf_setup *s, mcf_chain *c, double dt)
 /* 0.05 (512 / N)^(1/4) for leapfrog; omelyan's step (two gradients) starts at twice that, as
  * many gradients per unit of length: its error coefficient is ~10^3 smaller (docs/methods.md),
  * so the tuner starts below its step and grows it (at 32^3 from 0.035 toward ~0.07) */
+static double start_scale(const mcf_setup *s)
+{
+    return s->hmc_integrator == MCFI_HMC_OMELYAN ? 0.1 : 0.05;
+}
+
 static double start_guess(const mcf_setup *s, const mcf_chain *c)
 {
-    const double per_gradient = s->hmc_integrator == MCFI_HMC_OMELYAN ? 2.0 : 1.0;
-    return per_gradient * 0.05 * pow(512.0 / (double)c->units, 0.25);
+    return start_scale(s) * pow(512.0 / (double)c->units, 0.25);
 }
 
 void mcfi_hmc_tune_start(const mcf_setup *s, mcf_chain *c)
@@ -129,8 +133,8 @@ void mcfi_hmc_tune_report(const mcf_run *r, const mcf_chain *c)
         if (c->index == 0)
             mcf_log(MCF_LOG_WARN, "%s: [run] hmc_dt = auto with [schedule] thermalize = 0: "
                     "nothing to tune the step on, each chain keeps the start guess "
-                    "%s (512 / N)^(1/4); give thermalize > 0 (or a number for hmc_dt)",
-                    s->config_path, s->hmc_integrator == MCFI_HMC_OMELYAN ? "0.1" : "0.05");
+                    "%g (512 / N)^(1/4); give thermalize > 0 (or a number for hmc_dt)",
+                    s->config_path, start_scale(s));
         mcf_log(MCF_LOG_INFO, "hmc_dt = auto: %s: %ld steps of %.5g (the start guess)", where,
                 c->hmc_steps, c->hmc_dt);
         return;

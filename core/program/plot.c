@@ -417,17 +417,15 @@ static int draw_transition(plot_run *pr, const tsv_table *t, const plot_layout *
     plot_data d[4];
     plot_files files;
     memset(&files, 0, sizeof files);
-    int rc = pts && npts && shown ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory plotting");
+    int rc = pts && npts && shown ? MCF_OK
+                                  : mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
     for (size_t g = 0; !rc && g < l->ngroup; g++)
         shown[g] = g;
     for (size_t k = 0; k < n && !rc; k++) {
         plot_point *p = pts + k * l->ngroup * t->nrow;
         size_t *np = npts + k * l->ngroup, nc = 0;
         collect(t, l, col[k], ecol[k], p, np);
-        const int crossing = !strcmp(t->names[col[k]], "binder") ||
-                             !strcmp(t->names[col[k]], "xi_over_l");
-        if (crossing)
-            rc = binder_crossings(t, l, col[k], ecol[k], &cross[k], &nc, 0);
+        rc = binder_crossings(t, l, col[k], ecol[k], &cross[k], &nc, 0); /* U_4, xi/L */
         d[k] = (plot_data){p, np, col[k], ecol[k], 0, shown, l->ngroup, cross[k], nc};
     }
     if (!rc && !(rc = files_create(&files, pr->dir, "transition", pr->terminals == 2)) &&

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void run_free(tc_run *t)
 {
@@ -70,7 +71,7 @@ static int add_chain(tc_run *t, const char *file, size_t width, const int *col, 
     const long bytes = ftell(f);
     fseek(f, 0, SEEK_SET);
     const size_t rec = width * sizeof(double);
-    if (bytes < 0 || ((size_t)bytes % rec != 0 && !t->partial) ||
+    if (bytes < 0 || ((size_t)bytes % rec != 0 && !tc_partial(t)) ||
         (size_t)bytes / rec < 2 * t->blocks) {
         fclose(f);
         return mcf_fail(MCF_EFORMAT, "%s: %ld bytes: not a whole number of records of %zu "
@@ -288,20 +289,13 @@ int mcfi_tc_command(int argc, char **argv)
                         "[--grid N]");
     /* a run that has not finished (stopped, or still going) has its series so far in
      * .series-partial: analysed, and said so */
-    char path[4096];
-    FILE *f;
-    snprintf(path, sizeof path, "%s/series/index.tsv", t.dir);
-    if (!(f = fopen(path, "r"))) {
-        snprintf(path, sizeof path, "%s/.series-partial/index.tsv", t.dir);
-        if ((f = fopen(path, "r"))) {
-            t.series = ".series-partial";
-            t.partial = 1;
-            printf("mcf tc: %s has not finished (no series/ yet): these are its series so "
-                   "far, %s/.series-partial (`mcf resume %s` finishes it)\n", t.dir, t.dir,
-                   t.dir);
-        }
+    char finished[4096], partial[4096];
+    snprintf(finished, sizeof finished, "%s/series/index.tsv", t.dir);
+    snprintf(partial, sizeof partial, "%s/.series-partial/index.tsv", t.dir);
+    if (access(finished, F_OK) != 0 && access(partial, F_OK) == 0) {
+        t.series = ".series-partial";
+        printf("mcf tc: %s has not finished (no series/ yet): these are its series so far, "
+               "%s/.series-partial (`mcf resume %s` finishes it)\n", t.dir, t.dir, t.dir);
     }
-    if (f)
-        fclose(f);
     return tc_analyze(&t);
 }

@@ -8,6 +8,7 @@
 #define MCF_TC_H
 
 #include <stddef.h>
+#include <string.h>
 
 /* the quantities reweighted per sample */
 enum { TC_E, TC_M2, TC_M4, TC_MK, TC_NQ };
@@ -38,10 +39,10 @@ typedef struct tc_run {
     size_t n_sizes;
     tc_size *size;        /* ascending L */
     int has_xi;           /* the series have an order_kmin column: xi/L too */
-    int partial;          /* reading .series-partial: a run that goes on or was stopped (a
-                             chain's file may end in a record being written: left out) */
     const char *series;   /* the series' subfolder of dir: "series" (a finished run) or
-                             ".series-partial" (error_target tc, while the run goes) */
+                             ".series-partial" (error_target tc while the run goes, or a
+                             stopped run: a chain's file may end in a record being written,
+                             left out; tc_partial) */
     double tc[2], tc_err[2], nu[2], nu_err[2]; /* found per quantity (binder, xi_over_l);
                                                   NaN where it did not cross */
     char err_why[2][256]; /* why tc_err is NaN though tc is not ("" otherwise) */
@@ -50,6 +51,12 @@ typedef struct tc_run {
 /* tc.c: the whole analysis of t->dir (t->blocks, grid, omega, series set): the curves,
  * tc.tsv, the report on standard output and t->tc, ...; the series freed again. */
 int tc_analyze(tc_run *t);
+/* whether t reads the series of a run that has not finished (.series-partial) */
+static inline int tc_partial(const tc_run *t)
+{
+    return strcmp(t->series, "series") != 0;
+}
+
 /* tc.c: t's defaults (16 blocks, a grid of 101, omega = 1, series/) */
 void tc_defaults(tc_run *t, const char *dir);
 

@@ -186,7 +186,6 @@ static int estimate(const char *dir, const char *series, void *ctx, double *tc, 
     tc_run t;
     tc_defaults(&t, dir);
     t.series = series;
-    t.partial = strcmp(series, "series") != 0;
     t.blocks = set->blocks;
     t.omega = set->omega;
     int rc = tc_analyze(&t);

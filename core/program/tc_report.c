@@ -224,7 +224,7 @@ int tc_report(tc_run *t)
         rc = quantity(t, which, f, &crossed[which]);
     fprintf(f, "# errors: jackknife over %zu blocks of every series; curves: tc-curves.tsv\n",
             t->blocks);
-    if (t->partial)
+    if (tc_partial(t))
         fprintf(f, "# partial: the series so far of a run that has not finished "
                 "(%s/.series-partial)\n", t->dir);
     int bad = ferror(f);
