@@ -21,6 +21,8 @@ typedef struct tc_settings {
     size_t blocks;
     double omega;
     int which; /* 0 binder, 1 xi_over_l: the crossing whose T_c is reported and targeted */
+    const mcf_config *source; /* the [tc] section given (written to DIR/tc.ini) */
+    int kept;                 /* DIR/tc.ini written */
 } tc_settings;
 
 static mcf_config_entry *entry(const mcf_config *c, const char *section, const char *key)
@@ -179,10 +181,40 @@ static int check_model(const mcf_config *c)
     return MCF_OK;
 }
 
+/* DIR/tc.ini: the [tc] section as given, beside the engine's config.ini (which holds the
+ * scan it became: [model] L, [schedule] temperatures), so that `mcf resume DIR` finds a
+ * run of mcf tc and its quantity, blocks and omega.  Written once the folder exists (the
+ * first error-target decision, or the run's return: a stop by a signal included). */
+static void keep_settings(const char *dir, tc_settings *set)
+{
+    struct stat st;
+    char path[4200];
+    if (set->kept || !set->source || stat(dir, &st) != 0)
+        return;
+    snprintf(path, sizeof path, "%s/tc.ini", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        mcf_log(MCF_LOG_WARN, "mcf tc: cannot write %s: `mcf resume %s` will continue the scan "
+                "but not analyse it (run `mcf tc %s` after it)", path, dir, dir);
+        set->kept = 1;
+        return;
+    }
+    fprintf(f, "; the [tc] section of mcf tc CONFIG (its scan is config.ini's)\n[tc]\n");
+    for (size_t k = 0; k < set->source->n; k++) {
+        const mcf_config_entry *e = &set->source->entries[k];
+        if (!strcmp(e->section, "tc"))
+            fprintf(f, "%s = %s\n", e->key, e->value);
+    }
+    set->kept = fclose(f) == 0;
+    if (!set->kept)
+        mcf_log(MCF_LOG_WARN, "mcf tc: writing %s failed", path);
+}
+
 /* error_target tc: the analysis of the series so far (mcf_run_options.tc_estimate) */
 static int estimate(const char *dir, const char *series, void *ctx, double *tc, double *err)
 {
-    const tc_settings *set = ctx;
+    tc_settings *set = ctx;
+    keep_settings(dir, set);
     tc_run t;
     tc_defaults(&t, dir);
     t.series = series;
@@ -199,14 +231,35 @@ static int estimate(const char *dir, const char *series, void *ctx, double *tc, 
     return rc;
 }
 
+/* error_target's words: one of them tc:X */
+static int names_tc(const char *targets)
+{
+    for (const char *p = targets; *p;) {
+        p += strspn(p, " ,\t");
+        if (!strncmp(p, "tc:", 3))
+            return 1;
+        p += strcspn(p, " ,\t");
+    }
+    return 0;
+}
+
 int mcfi_tc_is_driven(const char *dir)
 {
     char path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/tc.ini", dir);
+    if (stat(path, &st) == 0)
+        return 1;
+    /* a folder of mcf 1.1.0's mcf tc (no tc.ini): its error target names tc */
     snprintf(path, sizeof path, "%s/config.ini", dir);
     mcf_config *c = NULL;
-    if (mcfe_config_read(path, &c))
+    if (mcfe_config_read(path, &c)) {
+        if (c)
+            mcfe_config_free(c);
         return 0;
-    const int driven = entry(c, "tc", "sizes") != NULL;
+    }
+    const mcf_config_entry *target = entry(c, "schedule", "error_target");
+    const int driven = entry(c, "tc", "sizes") != NULL || (target && names_tc(target->value));
     mcfe_config_free(c);
     return driven;
 }
@@ -217,11 +270,19 @@ int mcfi_tc_drive(const char *config_path, const char *resume_dir, mcf_run_optio
     char path[4200];
     if (resume_dir)
         snprintf(path, sizeof path, "%s/config.ini", resume_dir);
-    mcf_config *c = NULL;
+    mcf_config *c = NULL, *kept = NULL;
     int rc = mcfe_config_read(resume_dir ? path : config_path, &c);
     tc_settings set;
+    struct stat st;
+    if (!rc && resume_dir) { /* the [tc] section kept beside config.ini, if there is one */
+        snprintf(path, sizeof path, "%s/tc.ini", resume_dir);
+        if (stat(path, &st) == 0)
+            rc = mcfe_config_read(path, &kept);
+    }
     if (!rc)
-        rc = read_settings(c, &set);
+        rc = read_settings(kept ? kept : c, &set);
+    set.source = kept ? kept : c;
+    set.kept = kept != NULL;
     if (!rc && !resume_dir)
         rc = check_model(c);
     if (!rc && !resume_dir)
@@ -232,12 +293,13 @@ int mcfi_tc_drive(const char *config_path, const char *resume_dir, mcf_run_optio
     if (rc) {
         if (c)
             mcfe_config_free(c);
+        if (kept)
+            mcfe_config_free(kept);
         return rc;
     }
     /* an output folder of this configuration continues (the engine refuses another's) */
     static char dir[4096]; /* s->output goes with the setup */
     snprintf(dir, sizeof dir, "%s", resume_dir ? resume_dir : s->output);
-    struct stat st;
     snprintf(path, sizeof path, "%s/config.ini", dir);
     opt->resume = resume_dir || (!force && stat(path, &st) == 0);
     opt->force = force;
@@ -247,8 +309,11 @@ int mcfi_tc_drive(const char *config_path, const char *resume_dir, mcf_run_optio
     if (opt->resume)
         printf("mcf tc: %s holds this run; continuing it\n", dir);
     rc = mcfe_run_execute(s, opt);
+    keep_settings(dir, &set); /* also after a stop: `mcf resume` continues as mcf tc */
     mcfe_setup_free(s);
     mcfe_config_free(c);
+    if (kept)
+        mcfe_config_free(kept);
     if (rc)
         return rc;
     tc_run t;
