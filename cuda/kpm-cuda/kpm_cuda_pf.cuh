@@ -53,8 +53,8 @@ int kcu_pf_unpack(const kcu_pf *s, size_t nb, double a, double b, double *y, dou
                   double *g_re, double *g_im);
 
 /* The one cooperative kernel (kpm_cuda_pf_fused.cu), for gradients (job.gd not NULL) or
- * series alone of at most 8 flavours and 8 slots a row: *fit, how many of the first jobs one
- * launch takes (every row's thread of all of them resident at once, at most
+ * series alone of at most 8 flavours and 7 slots a row: *fit, how many of the first jobs one
+ * launch takes (every row's four threads of all of them resident at once, at most
  * KCU_FUSED_CHAINS, one field rank; 0 where it does not apply or, one chain alone, where the
  * rows leave SMs idle and the plugin's rule takes the launches); kcu_pf_fused launches the
  * first n (staged in) and leaves the series in s->acc and the gradient in s->gd, s->gre,

@@ -1,14 +1,18 @@
 /* kpm_cuda_pf_fused.cu — the pseudofermion gradient (kpm_cuda_pf.cu's kcu_pf_record, the
- * formula in plugins/kpm/kpm_series.h) in ONE cooperative kernel: one thread per row, every
- * row's thread resident at once, a grid-wide barrier between Chebyshev orders.  What the
- * launches per order paid for and this does not:
+ * formula in plugins/kpm/kpm_series.h) in ONE cooperative kernel: four threads per row (two
+ * flavours and two of the row's terms each), every row's threads resident at once, a
+ * grid-wide barrier between Chebyshev orders.  What the launches per order paid for and this
+ * does not:
  *   - ~3 M launches (forward step, backward step, terms), each a few us of gap;
  *   - the terms kernel, which read every row's nb psi and every neighbour's nb alpha again
- *     from L2 at every order (width x 2 nb x 16 bytes a row): here the thread that computes
- *     row r's backward step has psi_{j+1}(r) (its old Y) and alpha_j at the neighbours (its
- *     gathers of X) in hand, and adds the term of order j + 1 to the row's gradient, which
- *     stays in registers through all orders (written once at the end);
+ *     from L2 at every order (width x 2 nb x 16 bytes a row): here the row's lanes, between
+ *     two orders, add the term of order j + 1 from psi_{j+1}(r) (the row's Y, before its
+ *     lanes overwrite it) and alpha_j at the slots (the X the products gather, in L1), and
+ *     the row's gradient stays in registers through all orders (written once at the end);
  *   - the series' sum acc, also kept in registers through the forward pass.
+ * The row's entries sit in shared memory.  A row's four lanes read its nb flavours side by
+ * side (one thread per row read them 80-160 bytes apart: half of each sector wasted, and 254
+ * registers left 8 warps an SM; Nsight Compute at 32^3: 12 % occupancy, L2 51 % busy).
  * The arithmetic of every element is kcu_pf_step's and kcu_pf_terms' in the same order (the
  * terms of an entry summed over the flavours, then added order by order), so the result
  * equals the launches' to rounding (nvcc may contract products into fused multiply-adds
@@ -21,7 +25,7 @@
  * is alone, bit for bit).  The series alone (the heat bath's Q(H) chi) is the forward pass.
  *
  * It applies with at most KCU_FUSED_NB flavours and KCU_FUSED_W slots a row, and when the
- * device holds a thread for every row at once (cudaLaunchCooperativeKernel refuses a grid
+ * device holds every row's threads at once (cudaLaunchCooperativeKernel refuses a grid
  * that is not resident: 32^3 = 32768 rows fit on an H200), and by the plugin's rule only
  * where the rows fill every SM or several chains share the launch (one chain below that:
  * the launches were faster); elsewhere the launches.
@@ -31,9 +35,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KCU_FUSED_NB 8       /* the most flavours */
-#define KCU_FUSED_W 8        /* the most slots a row */
+#define KCU_FUSED_LANES 4    /* threads a row */
+#define KCU_FUSED_NB 8       /* the most flavours: two a lane */
+#define KCU_FUSED_W 7        /* the most slots a row: with the diagonal two terms a lane */
 #define KCU_FUSED_THREADS 128
+#define KCU_FUSED_ROWS (KCU_FUSED_THREADS / KCU_FUSED_LANES)
+#define KCU_FUSED_BLOCKS_SM 8 /* asked of ptxas: 1024 threads an SM, at most 64 registers */
 #define KCU_FUSED_CHAINS 16  /* the most chains of one launch (the arguments: < 4 KB) */
 
 struct kcu_fused_args {
@@ -58,143 +65,143 @@ struct kcu_fused_batch {
 };
 static_assert(sizeof(kcu_fused_batch) <= 4000, "kernel arguments over 4 KB");
 
-/* Row r's slots: column (-1: none) and entry, from the table (FR < 0) or from the field of
+/* Slot k of row r: column (-1: none) and entry, from the table (FR < 0) or from the field of
  * rank FR (kcu_fac_hop: the table's bits). */
 template <int FR>
-static __device__ __forceinline__ void kcu_fused_row(const kcu_fused_args &f, long long r,
-                                                     int32_t *cs, double *hr, double *hi)
+static __device__ __forceinline__ void kcu_fused_slot(const kcu_fused_args &f, long long r,
+                                                      int k, int32_t *c, double *hr, double *hi)
 {
-    double2 ar[FR > 0 ? FR : 1];
+    *c = k < f.width ? f.col[(long long)k * f.dim + r] : -1;
+    *hr = *hi = 0.0;
+    if (*c < 0)
+        return;
+    if (FR < 0) {
+        *hr = f.hre[(long long)k * f.dim + r];
+        *hi = f.him[(long long)k * f.dim + r];
+    } else {
+        double2 ar[FR > 0 ? FR : 1], aj[FR > 0 ? FR : 1];
 #pragma unroll
-    for (int q = 0; q < FR; q++)
-        ar[q] = f.field[r * FR + q];
-#pragma unroll
-    for (int k = 0; k < KCU_FUSED_W; k++) {
-        cs[k] = k < f.width ? f.col[(long long)k * f.dim + r] : -1;
-        hr[k] = hi[k] = 0.0;
-        if (cs[k] < 0)
-            continue;
-        if (FR < 0) {
-            hr[k] = f.hre[(long long)k * f.dim + r];
-            hi[k] = f.him[(long long)k * f.dim + r];
-        } else {
-            double2 aj[FR > 0 ? FR : 1];
-#pragma unroll
-            for (int q = 0; q < FR; q++)
-                aj[q] = f.field[(long long)cs[k] * FR + q];
-            kcu_fac_hop<FR < 0 ? 0 : FR>(f.famp, ar, aj, &hr[k], &hi[k]);
+        for (int q = 0; q < FR; q++) {
+            ar[q] = f.field[r * FR + q];
+            aj[q] = f.field[(long long)*c * FR + q];
         }
+        kcu_fac_hop<FR < 0 ? 0 : FR>(f.famp, ar, aj, hr, hi);
     }
 }
 
-/* p[v] = (ons_r - b) x(r, o + v) + sum_k H_rk x(c_k, o + v), v < n, x of stride B (the
- * order of kcu_row_product) */
-static __device__ __forceinline__ void kcu_fused_product(const kcu_fused_args &f, long long r,
-                                                         const double2 *x, int B, int o,
-                                                         int n, const int32_t *cs,
-                                                         const double *hr, const double *hi,
-                                                         double2 *p)
+/* The row's slots, kept in shared memory by the block for the whole kernel */
+struct kcu_fused_rows {
+    int32_t col[KCU_FUSED_ROWS][KCU_FUSED_W];
+    double hr[KCU_FUSED_ROWS][KCU_FUSED_W], hi[KCU_FUSED_ROWS][KCU_FUSED_W];
+    double e[KCU_FUSED_ROWS]; /* ons_r - b */
+};
+
+/* Element i of (H - b) x at row r, x of stride S (kcu_row_product's order: the diagonal,
+ * then the slots in order) */
+static __device__ __forceinline__ double2 kcu_fused_product(const kcu_fused_rows &R, int lr,
+                                                            long long r, const double2 *x,
+                                                            int S, int i)
 {
-    const double e = f.ons[r] - f.b;
-#pragma unroll
-    for (int v = 0; v < KCU_FUSED_NB; v++)
-        if (v < n) {
-            const double2 xr = x[r * B + o + v];
-            p[v].x = e * xr.x;
-            p[v].y = e * xr.y;
-        }
+    const double e = R.e[lr];
+    const double2 xr = x[r * S + i];
+    double2 p = make_double2(e * xr.x, e * xr.y);
 #pragma unroll
     for (int k = 0; k < KCU_FUSED_W; k++) {
-        if (cs[k] < 0)
-            continue;
-        const double2 *xc = x + (long long)cs[k] * B + o;
-#pragma unroll
-        for (int v = 0; v < KCU_FUSED_NB; v++)
-            if (v < n) {
-                const double2 u = xc[v];
-                p[v].x += hr[k] * u.x - hi[k] * u.y;
-                p[v].y += hr[k] * u.y + hi[k] * u.x;
-            }
-    }
-}
-
-/* The terms of one order for row r (kcu_pf_terms): psi the row's nb psi values, alpha at x
- * (stride 2 nb, the first nb) at the row and its slots; w the order's weight. */
-static __device__ __forceinline__ void kcu_fused_terms(const kcu_fused_args &f, long long r,
-                                                       const double2 *psi, const double2 *x,
-                                                       const int32_t *cs, double w,
-                                                       double *gdia, double *gr, double *gi)
-{
-    const int nb = f.nb, B2 = 2 * f.nb;
-#pragma unroll
-    for (int k = -1; k < KCU_FUSED_W; k++) {
-        const long long c = k < 0 ? r : (long long)cs[k];
+        const int32_t c = R.col[lr][k];
+        const double2 u = x[(long long)(c < 0 ? r : c) * S + i]; /* issued before the test */
         if (c < 0)
             continue;
-        double sr = 0.0, si = 0.0;
-#pragma unroll
-        for (int v = 0; v < KCU_FUSED_NB; v++)
-            if (v < nb) {
-                const double2 u = psi[v], a = x[c * B2 + v];
-                sr += u.x * a.x + u.y * a.y;
-                si += u.x * a.y - u.y * a.x;
-            }
-        if (k < 0) {
-            *gdia += w * sr;
-        } else {
-            gr[k] += w * sr;
-            gi[k] += w * si;
-        }
+        const double hr = R.hr[lr][k], hi = R.hi[lr][k];
+        p.x += hr * u.x - hi * u.y;
+        p.y += hr * u.y + hi * u.x;
     }
+    return p;
 }
 
+/* The term of slot s (0: the diagonal, s: slot s - 1) of row r at one order (kcu_pf_terms):
+ * sum over the flavours of conj(psi(r)) alpha(c), psi the psi half of Y at r, alpha the alpha
+ * half of X at the slot's column, both of stride 2 nb; weighted by w into (g_re, g_im). */
+static __device__ __forceinline__ void kcu_fused_term(const kcu_fused_rows &R, int lr,
+                                                      long long r, int s, int nb,
+                                                      const double2 *X, const double2 *Y,
+                                                      double w, double *g_re, double *g_im)
+{
+    const int32_t c = s == 0 ? (int32_t)r : R.col[lr][s - 1];
+    if (c < 0)
+        return;
+    const int B2 = 2 * nb;
+    double sr = 0.0, si = 0.0;
+#pragma unroll
+    for (int v = 0; v < KCU_FUSED_NB; v++)
+        if (v < nb) {
+            const double2 u = Y[r * B2 + nb + v], a = X[(long long)c * B2 + v];
+            sr += u.x * a.x + u.y * a.y;
+            si += u.x * a.y - u.y * a.x;
+        }
+    *g_re += w * sr;
+    if (s > 0)
+        *g_im += w * si;
+}
+
+/* KCU_FUSED_LANES threads a row: lane q holds the flavours q and q + 4 (the products, the
+ * series' sums) and the terms of slots q and q + 4 (0: the diagonal; each lane's part of the
+ * row's gradient stays in its registers through all orders).  A row's lanes are one warp's. */
 template <int FR>
-__global__ void __launch_bounds__(KCU_FUSED_THREADS)
+__global__ void __launch_bounds__(KCU_FUSED_THREADS, KCU_FUSED_BLOCKS_SM)
     kcu_pf_fused_kernel(const __grid_constant__ kcu_fused_batch B)
 {
+    __shared__ kcu_fused_rows R;
     cg::grid_group grid = cg::this_grid();
     int ch = 0; /* this block's chain */
     while (ch + 1 < B.n && (int)blockIdx.x >= B.first[ch + 1])
         ch++;
     const kcu_fused_args &f = B.f[ch];
-    const long long r = (long long)((int)blockIdx.x - B.first[ch]) * blockDim.x + threadIdx.x;
+    const int lr = (int)threadIdx.x / KCU_FUSED_LANES, q = (int)threadIdx.x % KCU_FUSED_LANES;
+    const long long r = (long long)((int)blockIdx.x - B.first[ch]) * KCU_FUSED_ROWS + lr;
     const bool mine = r < f.dim;
     const int nb = f.nb, B2 = 2 * nb, M = f.M;
-    int32_t cs[KCU_FUSED_W];
-    double hr[KCU_FUSED_W], hi[KCU_FUSED_W];
-    if (mine)
-        kcu_fused_row<FR>(f, r, cs, hr, hi); /* H stays through the gradient */
+    for (int k = q; k < KCU_FUSED_W; k += KCU_FUSED_LANES) /* H stays through the gradient */
+        if (mine)
+            kcu_fused_slot<FR>(f, r, k, &R.col[lr][k], &R.hr[lr][k], &R.hi[lr][k]);
+        else
+            R.col[lr][k] = -1;
+    if (q == 0)
+        R.e[lr] = mine ? f.ons[r] - f.b : 0.0;
+    __syncthreads();
     /* forward: alpha_m = T_m(H~) phi in v0/v1, acc = sum_m c_m alpha_m */
-    double2 acc[KCU_FUSED_NB];
+    double2 acc[2] = {make_double2(0.0, 0.0), make_double2(0.0, 0.0)};
 #pragma unroll
-    for (int v = 0; v < KCU_FUSED_NB; v++)
+    for (int h = 0; h < 2; h++) {
+        const int v = q + KCU_FUSED_LANES * h;
         if (mine && v < nb) {
             const double2 x = f.v0[r * nb + v];
-            acc[v] = make_double2(f.c[0] * x.x, f.c[0] * x.y);
+            acc[h] = make_double2(f.c[0] * x.x, f.c[0] * x.y);
         }
+    }
     double2 *cur = f.v0, *old = f.v1;
     for (int m = 1; m <= B.most; m++) {
         const bool step = m <= f.steps;
         if (mine && step) {
             const double cm = m < M ? f.c[m] : 0.0;
-            double2 p[KCU_FUSED_NB];
-            kcu_fused_product(f, r, cur, nb, 0, nb, cs, hr, hi, p);
 #pragma unroll
-            for (int v = 0; v < KCU_FUSED_NB; v++)
-                if (v < nb) {
-                    double2 y;
-                    if (m == 1) {
-                        y.x = f.ia * p[v].x;
-                        y.y = f.ia * p[v].y;
-                    } else {
-                        const double2 yo = old[r * nb + v];
-                        y.x = 2.0 * f.ia * p[v].x - yo.x;
-                        y.y = 2.0 * f.ia * p[v].y - yo.y;
-                    }
-                    old[r * nb + v] = y;
-                    acc[v].x += cm * y.x;
-                    acc[v].y += cm * y.y;
+            for (int h = 0; h < 2; h++) {
+                const int v = q + KCU_FUSED_LANES * h;
+                if (v >= nb)
+                    continue;
+                const double2 p = kcu_fused_product(R, lr, r, cur, nb, v);
+                double2 y;
+                if (m == 1) {
+                    y.x = f.ia * p.x;
+                    y.y = f.ia * p.y;
+                } else {
+                    const double2 yo = old[r * nb + v];
+                    y.x = 2.0 * f.ia * p.x - yo.x;
+                    y.y = 2.0 * f.ia * p.y - yo.y;
                 }
+                old[r * nb + v] = y;
+                acc[h].x += cm * y.x;
+                acc[h].y += cm * y.y;
+            }
         }
         grid.sync();
         if (step) {
@@ -204,61 +211,59 @@ __global__ void __launch_bounds__(KCU_FUSED_THREADS)
         }
     }
     if (!B.grad) { /* the series alone */
-        if (mine)
 #pragma unroll
-            for (int v = 0; v < KCU_FUSED_NB; v++)
-                if (v < nb)
-                    f.acc[r * nb + v] = acc[v];
+        for (int h = 0; h < 2; h++) {
+            const int v = q + KCU_FUSED_LANES * h;
+            if (mine && v < nb)
+                f.acc[r * nb + v] = acc[h];
+        }
         return;
     }
     /* cur = alpha_M, old = alpha_{M-1}: X = [alpha_{M-1} | c_{M-1} phi], Y = [alpha_M | 0] */
-    if (mine)
 #pragma unroll
-        for (int v = 0; v < KCU_FUSED_NB; v++)
-            if (v < nb) {
-                const double2 ph = f.phi[r * nb + v];
-                f.acc[r * nb + v] = acc[v];
-                f.X[r * B2 + v] = old[r * nb + v];
-                f.X[r * B2 + nb + v] = make_double2(f.c[M - 1] * ph.x, f.c[M - 1] * ph.y);
-                f.Y[r * B2 + v] = cur[r * nb + v];
-                f.Y[r * B2 + nb + v] = make_double2(0.0, 0.0);
-            }
+    for (int h = 0; h < 2; h++) {
+        const int v = q + KCU_FUSED_LANES * h;
+        if (mine && v < nb) {
+            const double2 ph = f.phi[r * nb + v];
+            f.acc[r * nb + v] = acc[h];
+            f.X[r * B2 + v] = old[r * nb + v];
+            f.X[r * B2 + nb + v] = make_double2(f.c[M - 1] * ph.x, f.c[M - 1] * ph.y);
+            f.Y[r * B2 + v] = cur[r * nb + v];
+            f.Y[r * B2 + nb + v] = make_double2(0.0, 0.0);
+        }
+    }
     grid.sync();
     /* backward: X = [alpha_j | psi_j], Y = [alpha_{j+1} | psi_{j+1}] -> [alpha_{j-1} |
-     * psi_{j-1}]; the terms of order j + 1 (weight 2 / a) from psi_{j+1}(r) and alpha_j.
-     * Chain k's order j at the barrier M_k - 1 - j: the short ones are done first */
-    double gdia = 0.0, gr[KCU_FUSED_W], gi[KCU_FUSED_W];
-#pragma unroll
-    for (int k = 0; k < KCU_FUSED_W; k++)
-        gr[k] = gi[k] = 0.0;
+     * psi_{j-1}] in place; first the terms of order j + 1 (weight 2 / a) from psi_{j+1}(r) (the
+     * row's Y, every flavour: the row's other lanes write it next, after the warp's barrier)
+     * and alpha_j at the slots.  Chain k's order j at the barrier M_k - 1 - j */
+    double g_re[2] = {0.0, 0.0}, g_im[2] = {0.0, 0.0};
     double2 *X = f.X, *Y = f.Y;
     for (int t = 0; t < B.most - 1; t++) {
         const int j = M - 1 - t;
+        if (mine && j >= 1 && j <= M - 2)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+                kcu_fused_term(R, lr, r, q + KCU_FUSED_LANES * h, nb, X, Y, 2.0 * f.ia,
+                               &g_re[h], &g_im[h]);
+        __syncwarp();
         if (mine && j >= 1) {
             const double cj = f.c[j - 1];
-            double2 p[KCU_FUSED_NB], psi[KCU_FUSED_NB];
-            kcu_fused_product(f, r, X, B2, 0, nb, cs, hr, hi, p); /* the alpha half */
 #pragma unroll
-            for (int v = 0; v < KCU_FUSED_NB; v++)
-                if (v < nb) {
-                    const double2 yo = Y[r * B2 + v];
-                    Y[r * B2 + v] = make_double2(2.0 * f.ia * p[v].x - yo.x,
-                                                 2.0 * f.ia * p[v].y - yo.y);
-                }
-            kcu_fused_product(f, r, X, B2, nb, nb, cs, hr, hi, p); /* the psi half */
-#pragma unroll
-            for (int v = 0; v < KCU_FUSED_NB; v++)
-                if (v < nb) {
-                    psi[v] = Y[r * B2 + nb + v];
-                    const double2 ph = f.phi[r * nb + v];
-                    double2 y = make_double2(2.0 * f.ia * p[v].x - psi[v].x,
-                                             2.0 * f.ia * p[v].y - psi[v].y);
-                    y.x += cj * ph.x;
-                    y.y += cj * ph.y;
-                    Y[r * B2 + nb + v] = y;
-                }
-            if (j <= M - 2)
-                kcu_fused_terms(f, r, psi, X, cs, 2.0 * f.ia, &gdia, gr, gi);
+            for (int h = 0; h < 2; h++) {
+                const int v = q + KCU_FUSED_LANES * h;
+                if (v >= nb)
+                    continue;
+                const double2 pa = kcu_fused_product(R, lr, r, X, B2, v); /* the alpha half */
+                const double2 pp = kcu_fused_product(R, lr, r, X, B2, nb + v); /* psi */
+                const double2 yo = Y[r * B2 + v], psi = Y[r * B2 + nb + v];
+                const double2 ph = f.phi[r * nb + v];
+                Y[r * B2 + v] = make_double2(2.0 * f.ia * pa.x - yo.x, 2.0 * f.ia * pa.y - yo.y);
+                double2 y = make_double2(2.0 * f.ia * pp.x - psi.x, 2.0 * f.ia * pp.y - psi.y);
+                y.x += cj * ph.x;
+                y.y += cj * ph.y;
+                Y[r * B2 + nb + v] = y;
+            }
         }
         grid.sync();
         if (j >= 1) {
@@ -268,17 +273,17 @@ __global__ void __launch_bounds__(KCU_FUSED_THREADS)
         }
     }
     /* X = [alpha_0 | psi_0], Y = [alpha_1 | psi_1]: the terms of order 1 (weight 1 / a) */
-    if (mine) {
-        double2 psi[KCU_FUSED_NB];
+    if (!mine)
+        return;
 #pragma unroll
-        for (int v = 0; v < KCU_FUSED_NB; v++)
-            if (v < nb)
-                psi[v] = Y[r * B2 + nb + v];
-        kcu_fused_terms(f, r, psi, X, cs, f.ia, &gdia, gr, gi);
-        f.gd[r] = gdia;
-        for (int k = 0; k < f.width; k++) {
-            f.gre[(long long)k * f.dim + r] = k < KCU_FUSED_W ? gr[k] : 0.0;
-            f.gim[(long long)k * f.dim + r] = k < KCU_FUSED_W ? gi[k] : 0.0;
+    for (int h = 0; h < 2; h++) {
+        const int s = q + KCU_FUSED_LANES * h;
+        kcu_fused_term(R, lr, r, s, nb, X, Y, f.ia, &g_re[h], &g_im[h]);
+        if (s == 0) {
+            f.gd[r] = g_re[h];
+        } else if (s - 1 < f.width) {
+            f.gre[(long long)(s - 1) * f.dim + r] = g_re[h];
+            f.gim[(long long)(s - 1) * f.dim + r] = g_im[h];
         }
     }
 }
@@ -301,7 +306,7 @@ extern "C" void kcu_pf_fused_mode(kcu_pf *s, int mode)
 
 static size_t kcu_fused_blocks(const kcu_pf *s)
 {
-    return (s->dim + KCU_FUSED_THREADS - 1) / KCU_FUSED_THREADS;
+    return (s->dim + KCU_FUSED_ROWS - 1) / KCU_FUSED_ROWS;
 }
 
 int kcu_pf_fused_fit(const kcu_pf_job *jobs, size_t n, size_t nb, size_t *fit)
@@ -332,7 +337,7 @@ int kcu_pf_fused_fit(const kcu_pf_job *jobs, size_t n, size_t nb, size_t *fit)
     /* the rule: one chain of fewer rows than SMs x 128 leaves SMs idle and each order's
      * latency to few threads, where the launches spread (row, vector) over 5-10x more
      * threads (H200, density_gpu: 16^3 7.4 ms fused against 6.6 ms, 32^3 14.0 against 19.7) */
-    if (k == 1 && s0->fused_mode == 0 && blocks < sms)
+    if (k == 1 && s0->fused_mode == 0 && s0->dim < sms * 128)
         k = 0;
     *fit = k;
     return MCF_OK;
