@@ -54,6 +54,38 @@ static long slot_of(const mcf_hamiltonian *h, size_t r, size_t col)
     return -1;
 }
 
+/* hund = inf: c->slot, the table index of every bond (i, k), from h's pattern (which the
+ * first build fixed: every bond has its slot, and the pattern does not change after).
+ * NULL is left where two bonds of a site share a slot (L = 2: +d and -d are one
+ * neighbour), and the callers then search. */
+static void find_slots(de_chain *c)
+{
+    const size_t nz = c->n * (size_t)c->z;
+    int64_t *s = malloc(nz * sizeof *s);
+    if (!s)
+        return; /* the search below works without */
+    for (size_t i = 0; i < c->n; i++)
+        for (int k = 0; k < c->z; k++) {
+            int64_t *row = s + i * (size_t)c->z;
+            const int32_t j = c->nb[i * (size_t)c->z + (size_t)k];
+            row[k] = j < 0 ? -1 : slot_of(c->h, i, (size_t)j);
+            int shared = j >= 0 && row[k] < 0;
+            for (int q = 0; q < k && row[k] >= 0; q++)
+                shared |= row[q] == row[k];
+            if (shared) {
+                free(s);
+                return;
+            }
+        }
+    c->slot = s;
+}
+
+/* the table index of bond (i, k) to j */
+static long bond_slot(const de_chain *c, size_t i, int k, size_t j)
+{
+    return c->slot ? (long)c->slot[i * (size_t)c->z + (size_t)k] : slot_of(c->h, i, j);
+}
+
 /* the gradient of S on the coordinates (spinors, or spins at finite hund) from G */
 static void coordinate_gradient(const de_chain *c, const double *gd, const double *gre,
                                 const double *gim, double *grad)
@@ -74,7 +106,7 @@ static void coordinate_gradient(const de_chain *c, const double *gd, const doubl
             const int32_t j = c->nb[i * (size_t)c->z + (size_t)k];
             if (j < 0)
                 continue;
-            const long sl = slot_of(h, i, (size_t)j);
+            const long sl = bond_slot(c, i, k, (size_t)j);
             const double *ph = c->phase ? c->phase + 2 * (i * (size_t)c->z + (size_t)k) : NULL;
             const double pr = ph ? ph[0] : 1.0, pi = ph ? ph[1] : 0.0;
             /* w = -t conj(G_ij) p_ij */
@@ -108,6 +140,27 @@ static int from_spinors(de_chain *c)
         if (!c->twisted && (rc = mcf_hamiltonian_set_field(c->h, i, a)))
             return mcf_fail_prefix(rc, "double-exchange: the spinor of site %zu", i);
     }
+    if (c->twisted && c->slot) { /* the bonds straight into their slots (the values, and
+                                    partners' conjugates, of mcf_hamiltonian_set) */
+        mcf_hamiltonian *h = c->h;
+        for (size_t i = 0; i < c->n; i++)
+            for (int k = 0; k < c->z; k++) {
+                const int32_t j = c->nb[i * (size_t)c->z + (size_t)k];
+                if (j < 0 || (size_t)j <= i)
+                    continue;
+                double re, im;
+                de_entry_spinor(c, i, k, c->spinor + 4 * i, c->spinor + 4 * (size_t)j, &re,
+                                &im);
+                const int64_t si = c->slot[i * (size_t)c->z + (size_t)k];
+                const int64_t sj = c->slot[(size_t)j * (size_t)c->z + (size_t)(k ^ 1)];
+                h->hop_re[si] = re;
+                h->hop_im[si] = im;
+                h->hop_re[sj] = re;
+                h->hop_im[sj] = -im;
+            }
+        mcf_hamiltonian_touch_all(h);
+        return MCF_OK;
+    }
     for (size_t i = 0; c->twisted && i < c->n; i++)
         for (int k = 0; k < c->z; k++) {
             const int32_t j = c->nb[i * (size_t)c->z + (size_t)k];
@@ -133,6 +186,8 @@ int de_global_action(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const
                 de_field(c->spin + 3 * i, c->spinor + 4 * i);
         if ((rc = c->finite ? de_build(c, c->h) : from_spinors(c)))
             return rc;
+        if (!c->finite && c->twisted && !c->slot)
+            find_slots(c);
         de_refresh(c);
         if (!mcf_fermion_has(&c->fermion, MCF_FERMION_PSEUDOFERMION))
             return mcf_fail(MCF_EINVAL, "double-exchange: [run] sampler = hmc needs an "

@@ -91,6 +91,8 @@ typedef struct de_chain {
     de_fixed fixed;            /* the record's fixed values (state(), de_checkpoint.c) */
     mcf_fermion_hmc pf;        /* sampler = hmc (de_hmc.c): the pseudofermions */
     double *spinor;            /* hund = inf: the coordinates, 4N (chi_i, moved by the core) */
+    int64_t *slot;             /* hund = inf, HMC (de_hmc.c): N x z, the table index of
+                                  H[i][nb[k]] (-1: none), found once; NULL until then */
     mcf_kmin *kmin;            /* m2_kmin's tables (mcf/lattice.h) */
 } de_chain;
 

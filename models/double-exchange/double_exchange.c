@@ -132,6 +132,7 @@ static void de_destroy(void *chain)
     free(c->dos_last);
     mcf_fermion_hmc_release(&c->pf);
     free(c->spinor);
+    free(c->slot);
     free(c);
 }
 

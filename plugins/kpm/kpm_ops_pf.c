@@ -53,10 +53,17 @@ static int pf_series(kpm_ops_ws *w, double T, double mu, size_t n)
     return MCF_OK;
 }
 
+/* The host's passes over the blocks and the gradient run on the OpenMP threads from this
+ * many rows (at 32^3 a device's force spent ~half its call in them on one thread); sums
+ * over rows go by fixed chunks of this many rows, added in order, so their bits do not
+ * depend on the number of threads (one chunk below it: the plain sum). */
+#define PF_ROWS_PARALLEL 4096
+
 /* flavours f0 .. f0 + nb - 1 of phi (n x dim, re/im) <-> a host block of stride nb */
 static void to_block(const double *re, const double *im, size_t dim, size_t f0, size_t nb,
                      double *x)
 {
+#pragma omp parallel for schedule(static) if (dim >= PF_ROWS_PARALLEL)
     for (size_t r = 0; r < dim; r++)
         for (size_t v = 0; v < nb; v++) {
             x[2 * nb * r + v] = re[(f0 + v) * dim + r];
@@ -96,9 +103,14 @@ static int begin(pf_chain *q, const mcf_pseudofermion *p, size_t n)
     q->phi = q->y + nblock;
     const mcf_density_matrix *g = p->mode == MCF_PSEUDOFERMION_ACTION ? p->grad : NULL;
     if (g) {
-        memset(g->diag[k], 0, dim * sizeof(double));
-        memset(g->bond_re[k], 0, (size_t)h->width * dim * sizeof(double));
-        memset(g->bond_im[k], 0, (size_t)h->width * dim * sizeof(double));
+        const size_t slots = (size_t)h->width * dim;
+        double *gd = g->diag[k], *gre = g->bond_re[k], *gim = g->bond_im[k];
+#pragma omp parallel for schedule(static) if (dim >= PF_ROWS_PARALLEL)
+        for (size_t s = 0; s < slots; s++) {
+            gre[s] = gim[s] = 0.0;
+            if (s < dim)
+                gd[s] = 0.0;
+        }
     }
     q->form = 0.0;
     return MCF_OK;
@@ -144,15 +156,33 @@ static void absorb(pf_chain *q, const mcf_pseudofermion *p, size_t f0, size_t nb
     const size_t dim = q->w->h->dim, k = q->k;
     const double *y = q->y;
     if (p->mode == MCF_PSEUDOFERMION_DRAW) {
+        double *re = p->phi_re[k], *im = p->phi_im[k];
+#pragma omp parallel for schedule(static) if (dim >= PF_ROWS_PARALLEL)
         for (size_t r = 0; r < dim; r++)
             for (size_t v = 0; v < nb; v++) {
-                p->phi_re[k][(f0 + v) * dim + r] = y[2 * nb * r + v];
-                p->phi_im[k][(f0 + v) * dim + r] = y[2 * nb * r + nb + v];
+                re[(f0 + v) * dim + r] = y[2 * nb * r + v];
+                im[(f0 + v) * dim + r] = y[2 * nb * r + nb + v];
             }
         return;
     }
-    for (size_t i = 0; i < 2 * dim * nb; i++)
-        q->form += q->phi[i] * y[i]; /* Re <phi|y>, re and im parts alike */
+    /* Re <phi|y>, re and im parts alike: each chunk's sum in order, then the chunks' */
+    const size_t per = 2 * nb * PF_ROWS_PARALLEL, n = 2 * dim * nb;
+    const size_t chunks = (n + per - 1) / per;
+    double part[64], form = q->form;
+    for (size_t c0 = 0; c0 < chunks; c0 += 64) {
+        const size_t nc = chunks - c0 < 64 ? chunks - c0 : 64;
+#pragma omp parallel for schedule(static) if (nc > 1)
+        for (size_t c = 0; c < nc; c++) {
+            const size_t i0 = (c0 + c) * per, i1 = i0 + per < n ? i0 + per : n;
+            double sum = 0.0;
+            for (size_t i = i0; i < i1; i++)
+                sum += q->phi[i] * y[i];
+            part[c] = sum;
+        }
+        for (size_t c = 0; c < nc; c++)
+            form += part[c];
+    }
+    q->form = form;
 }
 
 /* the action (the form + Tr(H - mu)/(2T)), the gradient's sense and the bound of chain k */
@@ -173,10 +203,14 @@ static int finish(pf_chain *q, const mcf_pseudofermion *p)
         if (g) {
             /* D = dS/dH_rc as summed; the table holds conj(D) (mcf_density_matrix's sense),
              * and Tr(H - mu)/(2T) adds 1/(2T) to every diagonal entry */
-            for (size_t s = 0; s < (size_t)h->width * dim; s++)
-                g->bond_im[k][s] = h->col[s] < 0 ? 0.0 : -g->bond_im[k][s];
-            for (size_t r = 0; r < dim; r++)
-                g->diag[k][r] += 1.0 / (2.0 * q->T);
+            double *gd = g->diag[k], *gim = g->bond_im[k];
+            const double d = 1.0 / (2.0 * q->T);
+#pragma omp parallel for schedule(static) if (dim >= PF_ROWS_PARALLEL)
+            for (size_t s = 0; s < (size_t)h->width * dim; s++) {
+                gim[s] = h->col[s] < 0 ? 0.0 : -gim[s];
+                if (s < dim)
+                    gd[s] += d;
+            }
         }
     }
     if (p->bound)
