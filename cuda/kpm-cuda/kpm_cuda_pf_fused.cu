@@ -38,9 +38,11 @@
 #define KCU_FUSED_LANES 4    /* threads a row */
 #define KCU_FUSED_NB 8       /* the most flavours: two a lane */
 #define KCU_FUSED_W 7        /* the most slots a row: with the diagonal two terms a lane */
+/* Two block sizes, both asked of ptxas as 1024 threads an SM (at most 64 registers): 128
+ * threads (32 rows) a block, 8 an SM, or 512 (128 rows), 2 an SM: a quarter of the blocks
+ * meeting at each grid-wide barrier (kcu_fused_wide) */
 #define KCU_FUSED_THREADS 128
-#define KCU_FUSED_ROWS (KCU_FUSED_THREADS / KCU_FUSED_LANES)
-#define KCU_FUSED_BLOCKS_SM 8 /* asked of ptxas: 1024 threads an SM, at most 64 registers */
+#define KCU_FUSED_THREADS_WIDE 512
 #define KCU_FUSED_CHAINS 16  /* the most chains of one launch (the arguments: < 4 KB) */
 
 struct kcu_fused_args {
@@ -89,16 +91,17 @@ static __device__ __forceinline__ void kcu_fused_slot(const kcu_fused_args &f, l
     }
 }
 
-/* The row's slots, kept in shared memory by the block for the whole kernel */
-struct kcu_fused_rows {
-    int32_t col[KCU_FUSED_ROWS][KCU_FUSED_W];
-    double hr[KCU_FUSED_ROWS][KCU_FUSED_W], hi[KCU_FUSED_ROWS][KCU_FUSED_W];
-    double e[KCU_FUSED_ROWS]; /* ons_r - b */
+/* The block's rows' slots, kept in shared memory for the whole kernel */
+template <int ROWS> struct kcu_fused_rows {
+    int32_t col[ROWS][KCU_FUSED_W];
+    double hr[ROWS][KCU_FUSED_W], hi[ROWS][KCU_FUSED_W];
+    double e[ROWS]; /* ons_r - b */
 };
 
 /* Element i of (H - b) x at row r, x of stride S (kcu_row_product's order: the diagonal,
  * then the slots in order) */
-static __device__ __forceinline__ double2 kcu_fused_product(const kcu_fused_rows &R, int lr,
+template <int ROWS>
+static __device__ __forceinline__ double2 kcu_fused_product(const kcu_fused_rows<ROWS> &R, int lr,
                                                             long long r, const double2 *x,
                                                             int S, int i)
 {
@@ -121,7 +124,8 @@ static __device__ __forceinline__ double2 kcu_fused_product(const kcu_fused_rows
 /* The term of slot s (0: the diagonal, s: slot s - 1) of row r at one order (kcu_pf_terms):
  * sum over the flavours of conj(psi(r)) alpha(c), psi the psi half of Y at r, alpha the alpha
  * half of X at the slot's column, both of stride 2 nb; weighted by w into (g_re, g_im). */
-static __device__ __forceinline__ void kcu_fused_term(const kcu_fused_rows &R, int lr,
+template <int ROWS>
+static __device__ __forceinline__ void kcu_fused_term(const kcu_fused_rows<ROWS> &R, int lr,
                                                       long long r, int s, int nb,
                                                       const double2 *X, const double2 *Y,
                                                       double w, double *g_re, double *g_im)
@@ -146,18 +150,19 @@ static __device__ __forceinline__ void kcu_fused_term(const kcu_fused_rows &R, i
 /* KCU_FUSED_LANES threads a row: lane q holds the flavours q and q + 4 (the products, the
  * series' sums) and the terms of slots q and q + 4 (0: the diagonal; each lane's part of the
  * row's gradient stays in its registers through all orders).  A row's lanes are one warp's. */
-template <int FR>
-__global__ void __launch_bounds__(KCU_FUSED_THREADS, KCU_FUSED_BLOCKS_SM)
+template <int FR, int BS>
+__global__ void __launch_bounds__(BS, 1024 / BS)
     kcu_pf_fused_kernel(const __grid_constant__ kcu_fused_batch B)
 {
-    __shared__ kcu_fused_rows R;
+    constexpr int ROWS = BS / KCU_FUSED_LANES;
+    __shared__ kcu_fused_rows<ROWS> R;
     cg::grid_group grid = cg::this_grid();
     int ch = 0; /* this block's chain */
     while (ch + 1 < B.n && (int)blockIdx.x >= B.first[ch + 1])
         ch++;
     const kcu_fused_args &f = B.f[ch];
     const int lr = (int)threadIdx.x / KCU_FUSED_LANES, q = (int)threadIdx.x % KCU_FUSED_LANES;
-    const long long r = (long long)((int)blockIdx.x - B.first[ch]) * KCU_FUSED_ROWS + lr;
+    const long long r = (long long)((int)blockIdx.x - B.first[ch]) * ROWS + lr;
     const bool mine = r < f.dim;
     const int nb = f.nb, B2 = 2 * nb, M = f.M;
     for (int k = q; k < KCU_FUSED_W; k += KCU_FUSED_LANES) /* H stays through the gradient */
@@ -288,15 +293,32 @@ __global__ void __launch_bounds__(KCU_FUSED_THREADS, KCU_FUSED_BLOCKS_SM)
     }
 }
 
-static const void *kcu_fused_kernel_of(int frank)
+template <int BS> static const void *kcu_fused_kernel_bs(int frank)
 {
     if (frank == 0)
-        return (const void *)kcu_pf_fused_kernel<0>;
+        return (const void *)kcu_pf_fused_kernel<0, BS>;
     if (frank == 1)
-        return (const void *)kcu_pf_fused_kernel<1>;
+        return (const void *)kcu_pf_fused_kernel<1, BS>;
     if (frank == 2)
-        return (const void *)kcu_pf_fused_kernel<2>;
-    return (const void *)kcu_pf_fused_kernel<-1>;
+        return (const void *)kcu_pf_fused_kernel<2, BS>;
+    return (const void *)kcu_pf_fused_kernel<-1, BS>;
+}
+
+/* the wide blocks: kcu_pf_fused_mode 2, or the rule (mode 0) */
+static int kcu_fused_wide(const kcu_pf *s0)
+{
+    return s0->fused_mode == 2;
+}
+
+static const void *kcu_fused_kernel_of(int frank, int wide)
+{
+    return wide ? kcu_fused_kernel_bs<KCU_FUSED_THREADS_WIDE>(frank)
+                : kcu_fused_kernel_bs<KCU_FUSED_THREADS>(frank);
+}
+
+static int kcu_fused_threads(int wide)
+{
+    return wide ? KCU_FUSED_THREADS_WIDE : KCU_FUSED_THREADS;
 }
 
 extern "C" void kcu_pf_fused_mode(kcu_pf *s, int mode)
@@ -304,9 +326,10 @@ extern "C" void kcu_pf_fused_mode(kcu_pf *s, int mode)
     s->fused_mode = mode;
 }
 
-static size_t kcu_fused_blocks(const kcu_pf *s)
+static size_t kcu_fused_blocks(const kcu_pf *s, int wide)
 {
-    return (s->dim + KCU_FUSED_ROWS - 1) / KCU_FUSED_ROWS;
+    const size_t rows = (size_t)kcu_fused_threads(wide) / KCU_FUSED_LANES;
+    return (s->dim + rows - 1) / rows;
 }
 
 int kcu_pf_fused_fit(const kcu_pf_job *jobs, size_t n, size_t nb, size_t *fit)
@@ -318,16 +341,18 @@ int kcu_pf_fused_fit(const kcu_pf_job *jobs, size_t n, size_t nb, size_t *fit)
     const int frank = jobs[0].d->frank;
     if (s0->fused_mode < 0 || nb > KCU_FUSED_NB || frank > 2 || !mcu_props()->cooperativeLaunch)
         return MCF_OK;
+    const int wide = kcu_fused_wide(s0);
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kcu_fused_kernel_of(frank),
-                                                      KCU_FUSED_THREADS, 0) != cudaSuccess ||
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kcu_fused_kernel_of(frank, wide),
+                                                      kcu_fused_threads(wide), 0) !=
+            cudaSuccess ||
         per_sm < 1)
         return MCF_OK;
     const size_t sms = (size_t)mcu_props()->multiProcessorCount, room = (size_t)per_sm * sms;
     size_t blocks = 0, k = 0;
     for (; k < n && k < KCU_FUSED_CHAINS; k++) {
         const kcu_pf *s = jobs[k].s;
-        const size_t more = kcu_fused_blocks(s);
+        const size_t more = kcu_fused_blocks(s, wide);
         if (s->width > KCU_FUSED_W || s->dim > (size_t)INT32_MAX || jobs[k].M < 2 ||
             jobs[k].d->frank != frank ||
             (jobs[k].gd != NULL) != (jobs[0].gd != NULL) || blocks + more > room)
@@ -349,6 +374,7 @@ int kcu_pf_fused(const kcu_pf_job *jobs, size_t n, size_t nb)
     memset(&B, 0, sizeof B);
     B.n = (int)n;
     B.grad = jobs[0].gd != NULL;
+    const int wide = kcu_fused_wide(jobs[0].s);
     for (size_t k = 0; k < n; k++) {
         const kcu_pf_job *j = &jobs[k];
         kcu_pf *s = j->s;
@@ -390,11 +416,12 @@ int kcu_pf_fused(const kcu_pf_job *jobs, size_t n, size_t nb)
         f.gre = s->gre;
         f.gim = s->gim;
         B.most = f.steps > B.most ? f.steps : B.most;
-        B.first[k + 1] = B.first[k] + (int)kcu_fused_blocks(s);
+        B.first[k + 1] = B.first[k] + (int)kcu_fused_blocks(s, wide);
     }
     void *args[] = {(void *)&B};
-    KCU_TRY(cudaLaunchCooperativeKernel(kcu_fused_kernel_of(jobs[0].d->frank),
-                                        dim3((unsigned)B.first[n]), dim3(KCU_FUSED_THREADS),
+    KCU_TRY(cudaLaunchCooperativeKernel(kcu_fused_kernel_of(jobs[0].d->frank, wide),
+                                        dim3((unsigned)B.first[n]),
+                                        dim3((unsigned)kcu_fused_threads(wide)),
                                         args, 0, kcu_stream),
             "launching the fused pseudofermion gradient", 0);
     return MCF_OK;

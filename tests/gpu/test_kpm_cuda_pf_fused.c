@@ -91,8 +91,8 @@ static void one_case(const char *name, mcf_lattice_kind kind, long L, int table,
         c[m] = (2.0 * mcf_rng_uniform(rng) - 1.0) * exp(-0.05 * (double)m);
     for (size_t i = 0; i < n; i++)
         x[i] = mcf_rng_normal(rng);
-    out o[3];
-    for (int k = 0; k < 3; k++) {
+    out o[4];
+    for (int k = 0; k < 4; k++) {
         o[k].y = malloc(n * sizeof(double));
         o[k].gd = malloc(u->dim * sizeof(double));
         o[k].gre = malloc(slots * sizeof(double));
@@ -100,7 +100,8 @@ static void one_case(const char *name, mcf_lattice_kind kind, long L, int table,
     }
     CHECK(gradient(s, -1, d, u, a, b, c, M, nb, x, &o[0]) == MCF_OK &&
               gradient(s, 1, d, u, a, b, c, M, nb, x, &o[1]) == MCF_OK &&
-              gradient(s, 0, d, u, a, b, c, M, nb, x, &o[2]) == MCF_OK,
+              gradient(s, 0, d, u, a, b, c, M, nb, x, &o[2]) == MCF_OK &&
+              gradient(s, 2, d, u, a, b, c, M, nb, x, &o[3]) == MCF_OK,
           "%s", mcf_last_error());
     double sy = 0.0, sg = 0.0, sg2 = 0.0;
     const double dy = worst(o[0].y, o[1].y, n, &sy);
@@ -114,9 +115,16 @@ static void one_case(const char *name, mcf_lattice_kind kind, long L, int table,
           "%s (%s, %zu flavours): fused vs launches: series %.2e of %.2e, gradient %.2e of %.2e",
           name, table ? "table" : "factorized", nb, dy, sy, dg, sg);
     CHECK(rule == 0.0, "%s: the rule's path is neither (%.2e)", name, rule);
+    /* the wide blocks (mode 2): each row's arithmetic is the narrow blocks', bit for bit */
+    double s3 = 0.0;
+    const double wide = fmax(fmax(worst(o[3].y, o[1].y, n, &s3), worst(o[3].gd, o[1].gd,
+                                                                          u->dim, &s3)),
+                             fmax(worst(o[3].gre, o[1].gre, slots, &s3),
+                                  worst(o[3].gim, o[1].gim, slots, &s3)));
+    CHECK(wide == 0.0, "%s: blocks of 512 against 128: %.2e", name, wide);
     printf("%-8s %-10s %zu flavours: fused vs launches: series %.1e of %.1e, gradient %.1e of "
            "%.1e\n", name, table ? "table" : "factorized", nb, dy, sy, dg, sg);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         free(o[k].y);
         free(o[k].gd);
         free(o[k].gre);
@@ -208,7 +216,7 @@ static void chain_free(chain *q)
  * leaves one by one as the plugin does; against each chain alone by the launches (1e-12 of
  * the largest entry) and, gradients, by the fused kernel alone (0: the same arithmetic). */
 static void batch_case(const char *name, chain *q, size_t n, const int *table, size_t nb,
-                       int grad, size_t want_done)
+                       int grad, size_t want_done, int mode)
 {
     kcu_pf_job *jobs = calloc(n, sizeof *jobs);
     for (size_t k = 0; k < n; k++) {
@@ -217,7 +225,7 @@ static void batch_case(const char *name, chain *q, size_t n, const int *table, s
         memset(q[k].o[1].gd, 0, u->dim * sizeof(double));
         memset(q[k].o[1].gre, 0, slots * sizeof(double));
         memset(q[k].o[1].gim, 0, slots * sizeof(double));
-        kcu_pf_fused_mode(q[k].s, 0);
+        kcu_pf_fused_mode(q[k].s, mode);
         jobs[k] = (kcu_pf_job){.s = q[k].s, .d = q[k].d, .h = u, .a = q[k].a, .b = q[k].b,
                                .c = q[k].c, .M = q[k].M, .x = q[k].x, .y = q[k].o[1].y};
         if (grad) {
@@ -282,25 +290,26 @@ static void batches(mcf_rng *rng)
     chain_make(&q[1], MCF_LATTICE_CUBIC, 8, 0, 45, 5, rng);
     chain_make(&q[2], MCF_LATTICE_SQUARE, 20, 0, 90, 5, rng);
     chain_make(&q[3], MCF_LATTICE_CUBIC, 4, 0, 30, 5, rng);
-    batch_case("4 factorized (6^3 8^3 20^2 4^3)", q, 4, fac, 5, 1, 4);
-    batch_case("4 factorized (6^3 8^3 20^2 4^3)", q, 4, fac, 5, 0, 4);
+    batch_case("4 factorized (6^3 8^3 20^2 4^3)", q, 4, fac, 5, 1, 4, 0);
+    batch_case("4 factorized (6^3 8^3 20^2 4^3)", q, 4, fac, 5, 0, 4, 0);
+    batch_case("the same, blocks of 512 threads", q, 4, fac, 5, 1, 4, 2);
     for (int k = 0; k < 4; k++)
         chain_free(&q[k]);
     /* two forms: a launch per form (the kernel is one field rank) */
     for (int k = 0; k < 4; k++)
         chain_make(&q[k], MCF_LATTICE_CUBIC, 4 + k, mixed[k], 40 + 10 * (size_t)k, 8, rng);
-    batch_case("2 factorized + 2 tables, 8 flavours", q, 4, mixed, 8, 1, 4);
+    batch_case("2 factorized + 2 tables, 8 flavours", q, 4, mixed, 8, 1, 4, 0);
     for (int k = 0; k < 4; k++)
         chain_free(&q[k]);
     /* 18 chains: launches of 16 (the most) and 2 */
     for (int k = 0; k < 18; k++)
         chain_make(&q[k], MCF_LATTICE_CUBIC, 4, 0, 20 + (size_t)k, 3, rng);
-    batch_case("18 chains of 4^3", q, 18, fac, 3, 1, 18);
+    batch_case("18 chains of 4^3", q, 18, fac, 3, 1, 18, 0);
     /* a table after 16 factorized: left alone to the one-by-one path */
     chain_free(&q[16]);
     chain_make(&q[16], MCF_LATTICE_CUBIC, 4, 1, 33, 3, rng);
     fac[16] = 1;
-    batch_case("16 factorized + 1 table", q, 17, fac, 3, 1, 16);
+    batch_case("16 factorized + 1 table", q, 17, fac, 3, 1, 16, 0);
     for (int k = 0; k < 18; k++)
         chain_free(&q[k]);
 }
