@@ -223,6 +223,9 @@ static int estimate(const char *dir, const char *series, void *ctx, double *tc, 
     int rc = tc_analyze(&t);
     *tc = t.tc[set->which];
     *err = t.tc_err[set->which];
+    if (!rc && isfinite(*tc) && !isfinite(*err) && t.err_why[set->which][0])
+        mcf_log(MCF_LOG_WARN, "mcf tc: T_c = %g has no error bar, so the error target is not "
+                "met: %s", *tc, t.err_why[set->which]);
     if (rc == MCF_EINVAL) { /* no crossing yet: a miss, measured on */
         mcf_log(MCF_LOG_INFO, "mcf tc: no T_c from the series so far: %s", mcf_last_error());
         *tc = *err = NAN;

@@ -178,7 +178,17 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
             const double x = 1.0 / nu[(used - 1) * J + j] + t->omega;
             tc[j] = extrapolate(row, L1, w, used, x);
         }
-        const double err = tc_jack_error(tc, t->blocks);
+        double err = tc_jack_error(tc, t->blocks);
+        double lo = -INFINITY, hi = INFINITY;
+        for (size_t k = 0; k < t->n_sizes; k++) {
+            lo = fmax(lo, t->size[k].t_min);
+            hi = fmin(hi, t->size[k].t_max);
+        }
+        char outside[256];
+        if (!tc_inside_window(tc[0], lo, hi, outside, sizeof outside)) {
+            err = NAN; /* no error bar: T_c is not measured (the why below) */
+            snprintf(t->err_why[which], sizeof t->err_why[which], "%s", outside);
+        }
         const double last = Tx[(used - 1) * J], last_err = tc_jack_error(Tx + (used - 1) * J,
                                                                           t->blocks);
         char how[256];
