@@ -154,9 +154,9 @@ typedef struct kcu_pf kcu_pf;
 KCU_API int kcu_pf_create(size_t dim, int width, size_t block, kcu_pf **out);
 KCU_API void kcu_pf_destroy(kcu_pf *s);
 /* Which path kcu_pf_gradient takes (the tests' and benchmark's knob): 0 the plugin's rule (the
- * one cooperative kernel of kpm_cuda_pf_fused.cu where the rows fill every SM, else the
- * launches per order), 1 the cooperative kernel wherever it applies (blocks of 128
- * threads), 2 the same with blocks of 512, -1 the launches. */
+ * one cooperative kernel of kpm_cuda_pf_fused.cu wherever it applies, in blocks of 512
+ * threads from 8192 rows, else of 128; the launches per order where it does not apply), 1
+ * the cooperative kernel in blocks of 128 threads, 2 in blocks of 512, -1 the launches. */
 KCU_API void kcu_pf_fused_mode(kcu_pf *s, int mode);
 /* As plugins/kpm's kpm_series_gradient, on the synced d of h (h for the table's pattern):
  * y = sum c_n T_n(H~) x and the gradient D added to g_diag, g_re, g_im (host arrays). */

@@ -55,8 +55,8 @@ int kcu_pf_unpack(const kcu_pf *s, size_t nb, double a, double b, double *y, dou
 /* The one cooperative kernel (kpm_cuda_pf_fused.cu), for gradients (job.gd not NULL) or
  * series alone of at most 8 flavours and 7 slots a row: *fit, how many of the first jobs one
  * launch takes (every row's four threads of all of them resident at once, at most
- * KCU_FUSED_CHAINS, one field rank; 0 where it does not apply or, one chain alone, where the
- * rows leave SMs idle and the plugin's rule takes the launches); kcu_pf_fused launches the
+ * KCU_FUSED_CHAINS, one field rank; 0 where it does not apply, or kcu_pf_fused_mode -1);
+ * kcu_pf_fused launches the
  * first n (staged in) and leaves the series in s->acc and the gradient in s->gd, s->gre,
  * s->gim (written, not added), as kcu_pf_record's launches leave them. */
 int kcu_pf_fused_fit(const kcu_pf_job *jobs, size_t n, size_t nb, size_t *fit);

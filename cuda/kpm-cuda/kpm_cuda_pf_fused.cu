@@ -26,9 +26,10 @@
  *
  * It applies with at most KCU_FUSED_NB flavours and KCU_FUSED_W slots a row, and when the
  * device holds every row's threads at once (cudaLaunchCooperativeKernel refuses a grid
- * that is not resident: 32^3 = 32768 rows fit on an H200), and by the plugin's rule only
- * where the rows fill every SM or several chains share the launch (one chain below that:
- * the launches were faster); elsewhere the launches.
+ * that is not resident: 32^3 = 32768 rows fit on an H200), on one chain or several; elsewhere
+ * the launches.  With four threads a row it beats the launches on one chain at every size
+ * measured (tests/bench/pf_fused_gpu on the H200, 8^3 ... 32^3: 1.5-1.9x), so the rule of the
+ * thread-per-row kernel (the launches for one chain of fewer than 132 x 128 rows) is gone.
  * tests/gpu/test_kpm_cuda_pf_fused.c holds it to the launches' results. */
 #include "kpm_cuda_pf.cuh"
 
@@ -304,12 +305,13 @@ template <int BS> static const void *kcu_fused_kernel_bs(int frank)
     return (const void *)kcu_pf_fused_kernel<-1, BS>;
 }
 
-/* the wide blocks: kcu_pf_fused_mode 2, or by the rule (mode 0) for a first chain of 16384
- * rows or more (H200, tests/bench/pf_fused_gpu, 5 flavours, M = 489: 32^3 8.7 ms wide against
- * 11.1 ms narrow; 16^3 4.8 against 3.7) */
+/* the wide blocks: kcu_pf_fused_mode 2, or by the rule (mode 0) for a first chain of 8192
+ * rows or more (H200, tests/bench/pf_fused_gpu, 5 flavours, M = 489, narrow against wide:
+ * 8^3 3.5 / 4.3 ms, 16^3 3.7 / 4.8, 24^3 5.3 / 5.0, 32^3 10.9 / 8.7; the switch between the
+ * last size where narrow won and the first where wide did) */
 static int kcu_fused_wide(const kcu_pf *s0)
 {
-    return s0->fused_mode == 2 || (s0->fused_mode == 0 && s0->dim >= 16384);
+    return s0->fused_mode == 2 || (s0->fused_mode == 0 && s0->dim >= 8192);
 }
 
 static const void *kcu_fused_kernel_of(int frank, int wide)
@@ -361,11 +363,6 @@ int kcu_pf_fused_fit(const kcu_pf_job *jobs, size_t n, size_t nb, size_t *fit)
             break; /* the launch ends before this chain */
         blocks += more;
     }
-    /* the rule: one chain of fewer rows than SMs x 128 leaves SMs idle and each order's
-     * latency to few threads, where the launches spread (row, vector) over 5-10x more
-     * threads (H200, density_gpu: 16^3 7.4 ms fused against 6.6 ms, 32^3 14.0 against 19.7) */
-    if (k == 1 && s0->fused_mode == 0 && s0->dim < sms * 128)
-        k = 0;
     *fit = k;
     return MCF_OK;
 }
