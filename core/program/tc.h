@@ -72,6 +72,37 @@ static inline int tc_inside_window(double tc, double lo, double hi, char *why, s
     return 0;
 }
 
+/* Whether a crossing at x lies in an outermost interval of a size's simulated temperatures
+ * (1/beta of its n chains): below the second lowest or above the second highest, where the
+ * reweighted curves rest on one side's data; 1 with why (the interval and what to do) if so.
+ * Fewer than 3 temperatures: 0 (no inner interval to speak of). */
+static inline int tc_near_edge(double x, const double *beta, size_t n, char *why, size_t len)
+{
+    double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300}; /* lowest two, highest two */
+    for (size_t k = 0; k < n; k++) {
+        const double T = 1.0 / beta[k];
+        if (T < lo[0]) {
+            lo[1] = lo[0];
+            lo[0] = T;
+        } else if (T < lo[1] && T != lo[0]) {
+            lo[1] = T;
+        }
+        if (T > hi[0]) {
+            hi[1] = hi[0];
+            hi[0] = T;
+        } else if (T > hi[1] && T != hi[0]) {
+            hi[1] = T;
+        }
+    }
+    if (n < 3 || lo[1] >= hi[1] || (x >= lo[1] && x <= hi[1]))
+        return 0;
+    snprintf(why, len, "the crossing at %.6g lies between the scan's %s two temperatures "
+             "(%g, %g), where the curves rest on one side's data: centre the window on it",
+             x, x < lo[1] ? "lowest" : "highest", x < lo[1] ? lo[0] : hi[1],
+             x < lo[1] ? lo[1] : hi[0]);
+    return 1;
+}
+
 /* tc.c: t's defaults (16 blocks, a grid of 101, omega = 1, series/) */
 void tc_defaults(tc_run *t, const char *dir);
 

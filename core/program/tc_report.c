@@ -152,6 +152,13 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
                    a->L, b->L, lo, hi);
             continue;
         }
+        char edge[320];
+        if (p == P - 1 && tc_near_edge(Tx[p * J], b->beta, b->n_chains, edge, sizeof edge)) {
+            printf("warning: %s crossing L = %ld/%ld: %s\n", quantity_name[which], a->L, b->L,
+                   edge);
+            fprintf(f, "# warning: %s crossing L = %ld/%ld: %s\n", quantity_name[which], a->L,
+                    b->L, edge);
+        }
         if (missing)
             printf("%s crossing L = %ld/%ld: T* = %.6f, error unknown: in %zu of %zu "
                    "jackknife samples they do not cross   nu = %.4f\n", quantity_name[which],
