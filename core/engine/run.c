@@ -367,9 +367,10 @@ static int print_summary(const mcf_run *r, const char *summary)
  * does a summary not printed (the plots are drawn all the same).  Collective. */
 static int finish(mcf_run *r, const mcf_run_options *opt)
 {
-    int rc = MCF_OK;
     char *summary = NULL;
-    if (r->rank == 0)
+    /* every rank's series written before rank 0 moves the folder */
+    int rc = r->series ? mcfe_mpi_agree(mcfi_series_flush(r)) : MCF_OK;
+    if (r->rank == 0 && !rc)
         rc = mcfi_series_finish(r);
     if (r->rank == 0 && !rc)
         rc = mcfi_results_write(r, &summary);

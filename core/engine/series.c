@@ -127,16 +127,9 @@ static int write_index(const mcf_run *r, const char *folder)
     return MCF_OK;
 }
 
-int mcfi_series_start(mcf_run *r)
+/* rank 0: the folder (a finished run's series/ back to .series-partial) and index.tsv */
+static int start_folder(const mcf_run *r)
 {
-    r->series = 0;
-    if (!r->setup->series)
-        return MCF_OK;
-    if (r->ranks > 1)
-        return mcfe_mpi_agree(mcf_fail(MCF_EINVAL, "[run] series = yes runs on one MPI rank "
-                                       "(the series files are written by the rank that "
-                                       "records each chain); start it without mpirun or set "
-                                       "series = no"));
     char partial[4096], final[4096];
     snprintf(partial, sizeof partial, "%s/%s", r->dir, partial_name);
     snprintf(final, sizeof final, "%s/%s", r->dir, final_name);
@@ -147,12 +140,18 @@ int mcfi_series_start(mcf_run *r)
                         strerror(errno));
     if (mkdir(partial, 0777) != 0 && errno != EEXIST)
         return mcf_fail(MCF_EIO, "%s: cannot make the folder (%s)", partial, strerror(errno));
-    int rc = write_index(r, partial_name);
-    for (size_t i = 0; i < r->n_own && !rc; i++) {
-        mcf_chain *c = &r->chains[r->own[i]];
+    return write_index(r, partial_name);
+}
+
+/* every rank: its own chains' files cut to the checkpoint's measurements (or made) */
+static int start_files(const mcf_run *r)
+{
+    for (size_t i = 0; i < r->n_own; i++) {
+        const mcf_chain *c = &r->chains[r->own[i]];
         char path[4096];
         chain_path(r, partial_name, c->index, path, sizeof path);
         const off_t want = (off_t)(c->measurements * r->n_obs * sizeof(double));
+        struct stat st;
         int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW, 0666);
         if (fd < 0)
             return mcf_fail(MCF_EIO, "%s: cannot open (%s)", path, strerror(errno));
@@ -171,6 +170,19 @@ int mcfi_series_start(mcf_run *r)
             return mcf_fail(MCF_EIO, "%s: cannot cut to %lld bytes (%s)", path,
                             (long long)want, strerror(e));
     }
+    return MCF_OK;
+}
+
+/* Under MPI each rank writes its own chains' files (a chain's file has one writer, so the
+ * bytes do not depend on the ranks); rank 0 makes the folder first. */
+int mcfi_series_start(mcf_run *r)
+{
+    r->series = 0;
+    if (!r->setup->series)
+        return MCF_OK;
+    int rc = mcfe_mpi_agree(r->rank == 0 ? start_folder(r) : MCF_OK);
+    if (!rc)
+        rc = mcfe_mpi_agree(start_files(r));
     r->series = !rc;
     return rc;
 }

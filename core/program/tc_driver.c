@@ -309,15 +309,18 @@ int mcfi_tc_drive(const char *config_path, const char *resume_dir, mcf_run_optio
     opt->output = dir;
     opt->tc_estimate = estimate;
     opt->tc_ctx = &set;
-    if (opt->resume)
+    const int rank0 = mcfe_mpi_rank() == 0; /* `mpirun mcf resume DIR`: the analysis is
+                                               rank 0's */
+    if (opt->resume && rank0)
         printf("mcf tc: %s holds this run; continuing it\n", dir);
     rc = mcfe_run_execute(s, opt);
-    keep_settings(dir, &set); /* also after a stop: `mcf resume` continues as mcf tc */
+    if (rank0)
+        keep_settings(dir, &set); /* also after a stop: `mcf resume` continues as mcf tc */
     mcfe_setup_free(s);
     mcfe_config_free(c);
     if (kept)
         mcfe_config_free(kept);
-    if (rc)
+    if (rc || !rank0)
         return rc;
     tc_run t;
     tc_defaults(&t, dir);

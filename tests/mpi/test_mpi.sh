@@ -343,5 +343,60 @@ for np in 2 3; do
 done
 cd ../..
 
+# --- 9. [run] series = yes over ranks: each rank writes its own chains' files -------------
+# (a) 8 chains on 2 ranks: series/ and results as the single process's, byte for byte;
+# (b) mcf tc with error_target tc stopped by SIGINT after a checkpoint (one process), resumed
+#     by `mpirun -np 2 mcf resume`: the uninterrupted single process's series, results and T_c
+mkdir series && cd series || exit 1
+cat > s.ini <<'INI'
+[run]
+model = ising
+seed = 7
+series = yes
+walkers = 2
+output = out
+[schedule]
+thermalize = 50
+sweeps = 300
+checkpoint_every = 100
+temperatures = 2.0, 2.2, 2.4, 2.6
+[model]
+L = 8
+INI
+mkdir one two
+(cd one && "$mcf" run ../s.ini --no-progress >o 2>e) || { bad "series: single run failed"; cat one/e; }
+if (cd two && mpi 2 "$mcf" run ../s.ini --no-progress >o 2>e) &&
+    diff -r one/out/series two/out/series >/dev/null; then
+  same_files "series = yes, mpirun -np 2" one/out two/out results.tsv checkpoint
+else bad "series = yes on 2 ranks: run failed or series/ differs"; cat two/e; fi
+cat > tc.ini <<'INI'
+[run]
+model = ising
+seed = 9
+threads = 1
+output = etc.out
+[schedule]
+thermalize = 200
+sweeps = 1000
+max_sweeps = 8000
+checkpoint_every = 200
+[tc]
+sizes = 4, 8
+temperatures = 2.15:2.40:6
+error_target = tc:0.1%
+INI
+mkdir tc1 tc2
+(cd tc1 && "$mcf" tc ../tc.ini --no-plots >o 2>e) || { bad "mcf tc: single run failed"; cat tc1/e; }
+(cd tc2 && exec "$mcf" tc ../tc.ini --no-plots >o 2>e) & pid=$!
+wait_for tc2/etc.out/checkpoint && sleep 0.5
+kill -INT "$pid" 2>/dev/null; wait "$pid"
+if (cd tc2 && mpi 2 "$mcf" resume etc.out --no-plots >r 2>re) &&
+    diff -r tc1/etc.out/series tc2/etc.out/series >/dev/null &&
+    [ -n "$(grep '^mcf tc: T_c' tc1/o)" ] &&
+    [ "$(grep '^mcf tc: T_c' tc2/r)" = "$(grep '^mcf tc: T_c' tc1/o)" ]; then
+  same_files "mcf tc stopped, resumed on 2 ranks" tc1/etc.out tc2/etc.out results.tsv
+else bad "mcf tc resumed on 2 ranks: $(grep -h 'mcf' tc2/r tc2/re | head -3)"; fi
+cd ..
+
 echo "$passed passed, $fail failed"
 [ "$fail" -eq 0 ]
