@@ -59,36 +59,26 @@ static long slot_of(const mcf_hamiltonian *h, size_t r, size_t col)
     return -1;
 }
 
-/* hund = inf: c->slot, the table index of every bond (i, k), from h's pattern (which the
- * first build fixed: every bond has its slot, and the pattern does not change after).
- * NULL is left where two bonds of a site share a slot (L = 2: +d and -d are one
- * neighbour), and the callers then search. */
-static void find_slots(de_chain *c)
+/* hund = inf: c->slot, the table index of every bond (i, k), from h's pattern, which the
+ * chain's first build fixed (de_build at its creation; no bond changes its slot after) */
+static int find_slots(de_chain *c)
 {
-    const size_t nz = c->n * (size_t)c->z;
-    int64_t *s = malloc(nz * sizeof *s);
+    int64_t *s = malloc(c->n * (size_t)c->z * sizeof *s);
     if (!s)
-        return; /* the search below works without */
+        return mcf_fail(MCF_ENOMEM, "double-exchange: out of memory for %zu bonds' slots",
+                        c->n * (size_t)c->z);
     for (size_t i = 0; i < c->n; i++)
         for (int k = 0; k < c->z; k++) {
-            int64_t *row = s + i * (size_t)c->z;
-            const int32_t j = c->nb[i * (size_t)c->z + (size_t)k];
-            row[k] = j < 0 ? -1 : slot_of(c->h, i, (size_t)j);
-            int shared = j >= 0 && row[k] < 0;
-            for (int q = 0; q < k && row[k] >= 0; q++)
-                shared |= row[q] == row[k];
-            if (shared) {
+            const size_t b = i * (size_t)c->z + (size_t)k;
+            s[b] = c->nb[b] < 0 ? -1 : slot_of(c->h, i, (size_t)c->nb[b]);
+            if (c->nb[b] >= 0 && s[b] < 0) {
                 free(s);
-                return;
+                return mcf_fail(MCF_EINTERNAL, "double-exchange: the bond %zu -> %d has no "
+                                "slot in the Hamiltonian's table", i, c->nb[b]);
             }
         }
     c->slot = s;
-}
-
-/* the table index of bond (i, k) to j */
-static long bond_slot(const de_chain *c, size_t i, int k, size_t j)
-{
-    return c->slot ? (long)c->slot[i * (size_t)c->z + (size_t)k] : slot_of(c->h, i, j);
+    return MCF_OK;
 }
 
 /* the gradient of S on the coordinates (spinors, or spins at finite hund) from G */
@@ -112,7 +102,7 @@ static void coordinate_gradient(const de_chain *c, const double *gd, const doubl
             const int32_t j = c->nb[i * (size_t)c->z + (size_t)k];
             if (j < 0)
                 continue;
-            const long sl = bond_slot(c, i, k, (size_t)j);
+            const int64_t sl = c->slot[i * (size_t)c->z + (size_t)k];
             const double *ph = c->phase ? c->phase + 2 * (i * (size_t)c->z + (size_t)k) : NULL;
             const double pr = ph ? ph[0] : 1.0, pi = ph ? ph[1] : 0.0;
             /* w = -t conj(G_ij) p_ij */
@@ -146,44 +136,34 @@ static int from_spinors(de_chain *c)
         for (int q = 0; q < 3; q++)
             s[q] /= r;
     }
-    for (size_t i = 0; !c->twisted && i < c->n; i++) {
-        const int rc = mcf_hamiltonian_set_field(c->h, i, c->spinor + 4 * i);
-        if (rc)
-            return mcf_fail_prefix(rc, "double-exchange: the spinor of site %zu", i);
-    }
-    if (c->twisted && c->slot) { /* the bonds straight into their slots (the values, and
-                                    partners' conjugates, of mcf_hamiltonian_set) */
-        mcf_hamiltonian *h = c->h;
-#pragma omp parallel for schedule(static) if (c->n >= DE_SITES_PARALLEL)
-        for (size_t i = 0; i < c->n; i++)
-            for (int k = 0; k < c->z; k++) {
-                const int32_t j = c->nb[i * (size_t)c->z + (size_t)k];
-                if (j < 0 || (size_t)j <= i)
-                    continue;
-                double re, im;
-                de_entry_spinor(c, i, k, c->spinor + 4 * i, c->spinor + 4 * (size_t)j, &re,
-                                &im);
-                const int64_t si = c->slot[i * (size_t)c->z + (size_t)k];
-                const int64_t sj = c->slot[(size_t)j * (size_t)c->z + (size_t)(k ^ 1)];
-                h->hop_re[si] = re;
-                h->hop_im[si] = im;
-                h->hop_re[sj] = re;
-                h->hop_im[sj] = -im;
-            }
-        mcf_hamiltonian_touch_all(h);
+    if (!c->twisted) {
+        for (size_t i = 0; i < c->n; i++) {
+            const int rc = mcf_hamiltonian_set_field(c->h, i, c->spinor + 4 * i);
+            if (rc)
+                return mcf_fail_prefix(rc, "double-exchange: the spinor of site %zu", i);
+        }
         return MCF_OK;
     }
-    for (size_t i = 0; c->twisted && i < c->n; i++)
+    /* twisted: each bond from its lower site, straight into its slot and its partner's (the
+     * values and conjugates mcf_hamiltonian_set writes; o is neighbour k ^ 1 of its
+     * neighbour k, slots coming in +d, -d pairs), then the evaluators told */
+    mcf_hamiltonian *h = c->h;
+#pragma omp parallel for schedule(static) if (c->n >= DE_SITES_PARALLEL)
+    for (size_t i = 0; i < c->n; i++)
         for (int k = 0; k < c->z; k++) {
             const int32_t j = c->nb[i * (size_t)c->z + (size_t)k];
             if (j < 0 || (size_t)j <= i)
                 continue;
             double re, im;
             de_entry_spinor(c, i, k, c->spinor + 4 * i, c->spinor + 4 * (size_t)j, &re, &im);
-            const int rc = mcf_hamiltonian_set(c->h, i, (size_t)j, re, im);
-            if (rc)
-                return mcf_fail_prefix(rc, "double-exchange: the hopping %zu -> %d", i, j);
+            const int64_t si = c->slot[i * (size_t)c->z + (size_t)k];
+            const int64_t sj = c->slot[(size_t)j * (size_t)c->z + (size_t)(k ^ 1)];
+            h->hop_re[si] = re;
+            h->hop_im[si] = im;
+            h->hop_re[sj] = re;
+            h->hop_im[sj] = -im;
         }
+    mcf_hamiltonian_touch_all(h);
     return MCF_OK;
 }
 
@@ -196,10 +176,10 @@ int de_global_action(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const
         if (!c->finite && (what & MCF_ACTION_PREPARE))
             for (size_t i = 0; i < c->n; i++) /* the gauge of de_field */
                 de_field(c->spin + 3 * i, c->spinor + 4 * i);
+        if (!c->finite && !c->slot && (rc = find_slots(c)))
+            return rc;
         if ((rc = c->finite ? de_build(c, c->h) : from_spinors(c)))
             return rc;
-        if (!c->finite && c->twisted && !c->slot)
-            find_slots(c);
         de_refresh(c);
         if (!mcf_fermion_has(&c->fermion, MCF_FERMION_PSEUDOFERMION))
             return mcf_fail(MCF_EINVAL, "double-exchange: [run] sampler = hmc needs an "

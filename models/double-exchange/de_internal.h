@@ -92,7 +92,7 @@ typedef struct de_chain {
     mcf_fermion_hmc pf;        /* sampler = hmc (de_hmc.c): the pseudofermions */
     double *spinor;            /* hund = inf: the coordinates, 4N (chi_i, moved by the core) */
     int64_t *slot;             /* hund = inf, HMC (de_hmc.c): N x z, the table index of
-                                  H[i][nb[k]] (-1: none), found once; NULL until then */
+                                  H[i][nb[k]] (-1: no neighbour), found at the first force */
     mcf_kmin *kmin;            /* m2_kmin's tables (mcf/lattice.h) */
 } de_chain;
 
