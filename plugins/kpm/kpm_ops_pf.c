@@ -53,17 +53,15 @@ static int pf_series(kpm_ops_ws *w, double T, double mu, size_t n)
     return MCF_OK;
 }
 
-/* The host's passes over the blocks and the gradient run on the OpenMP threads from this
- * many rows (at 32^3 a device's force spent ~half its call in them on one thread); sums
- * over rows go by fixed chunks of this many rows, added in order, so their bits do not
- * depend on the number of threads (one chunk below it: the plain sum). */
-#define PF_ROWS_PARALLEL 4096
-
+/* The host's passes over the blocks and the gradient run on the OpenMP threads where the
+ * rows are more than one of the step's chunks (KPM_CHUNK; at 32^3 a device's force spent
+ * ~half its call in them on one thread); the form's sum goes by those chunks, each chunk's
+ * part added in order (kpm_step_all's rule: the same bits on any number of threads). */
 /* flavours f0 .. f0 + nb - 1 of phi (n x dim, re/im) <-> a host block of stride nb */
 static void to_block(const double *re, const double *im, size_t dim, size_t f0, size_t nb,
                      double *x)
 {
-#pragma omp parallel for schedule(static) if (dim >= PF_ROWS_PARALLEL)
+#pragma omp parallel for schedule(static) if (dim > KPM_CHUNK)
     for (size_t r = 0; r < dim; r++)
         for (size_t v = 0; v < nb; v++) {
             x[2 * nb * r + v] = re[(f0 + v) * dim + r];
@@ -105,7 +103,7 @@ static int begin(pf_chain *q, const mcf_pseudofermion *p, size_t n)
     if (g) {
         const size_t slots = (size_t)h->width * dim;
         double *gd = g->diag[k], *gre = g->bond_re[k], *gim = g->bond_im[k];
-#pragma omp parallel for schedule(static) if (dim >= PF_ROWS_PARALLEL)
+#pragma omp parallel for schedule(static) if (dim > KPM_CHUNK)
         for (size_t s = 0; s < slots; s++) {
             gre[s] = gim[s] = 0.0;
             if (s < dim)
@@ -157,7 +155,7 @@ static void absorb(pf_chain *q, const mcf_pseudofermion *p, size_t f0, size_t nb
     const double *y = q->y;
     if (p->mode == MCF_PSEUDOFERMION_DRAW) {
         double *re = p->phi_re[k], *im = p->phi_im[k];
-#pragma omp parallel for schedule(static) if (dim >= PF_ROWS_PARALLEL)
+#pragma omp parallel for schedule(static) if (dim > KPM_CHUNK)
         for (size_t r = 0; r < dim; r++)
             for (size_t v = 0; v < nb; v++) {
                 re[(f0 + v) * dim + r] = y[2 * nb * r + v];
@@ -166,7 +164,7 @@ static void absorb(pf_chain *q, const mcf_pseudofermion *p, size_t f0, size_t nb
         return;
     }
     /* Re <phi|y>, re and im parts alike: each chunk's sum in order, then the chunks' */
-    const size_t per = 2 * nb * PF_ROWS_PARALLEL, n = 2 * dim * nb;
+    const size_t per = 2 * nb * KPM_CHUNK, n = 2 * dim * nb;
     const size_t chunks = (n + per - 1) / per;
     double part[64], form = q->form;
     for (size_t c0 = 0; c0 < chunks; c0 += 64) {
@@ -205,7 +203,7 @@ static int finish(pf_chain *q, const mcf_pseudofermion *p)
              * and Tr(H - mu)/(2T) adds 1/(2T) to every diagonal entry */
             double *gd = g->diag[k], *gim = g->bond_im[k];
             const double d = 1.0 / (2.0 * q->T);
-#pragma omp parallel for schedule(static) if (dim >= PF_ROWS_PARALLEL)
+#pragma omp parallel for schedule(static) if (dim > KPM_CHUNK)
             for (size_t s = 0; s < (size_t)h->width * dim; s++) {
                 gim[s] = h->col[s] < 0 ? 0.0 : -gim[s];
                 if (s < dim)
