@@ -78,28 +78,21 @@ static inline int tc_inside_window(double tc, double lo, double hi, char *why, s
  * Fewer than 3 temperatures: 0 (no inner interval to speak of). */
 static inline int tc_near_edge(double x, const double *beta, size_t n, char *why, size_t len)
 {
-    double lo[2] = {1e300, 1e300}, hi[2] = {-1e300, -1e300}; /* lowest two, highest two */
+    double lo = 1e300, hi = -1e300, lo2 = 1e300, hi2 = -1e300; /* the ends, and next in */
+    for (size_t k = 0; k < n; k++) {
+        lo = 1.0 / beta[k] < lo ? 1.0 / beta[k] : lo;
+        hi = 1.0 / beta[k] > hi ? 1.0 / beta[k] : hi;
+    }
     for (size_t k = 0; k < n; k++) {
         const double T = 1.0 / beta[k];
-        if (T < lo[0]) {
-            lo[1] = lo[0];
-            lo[0] = T;
-        } else if (T < lo[1] && T != lo[0]) {
-            lo[1] = T;
-        }
-        if (T > hi[0]) {
-            hi[1] = hi[0];
-            hi[0] = T;
-        } else if (T > hi[1] && T != hi[0]) {
-            hi[1] = T;
-        }
+        lo2 = T > lo && T < lo2 ? T : lo2;
+        hi2 = T < hi && T > hi2 ? T : hi2;
     }
-    if (n < 3 || lo[1] >= hi[1] || (x >= lo[1] && x <= hi[1]))
+    if (!(lo2 < hi2) || (x >= lo2 && x <= hi2)) /* fewer than 3 temperatures, or inside */
         return 0;
     snprintf(why, len, "the crossing at %.6g lies between the scan's %s two temperatures "
              "(%g, %g), where the curves rest on one side's data: centre the window on it",
-             x, x < lo[1] ? "lowest" : "highest", x < lo[1] ? lo[0] : hi[1],
-             x < lo[1] ? lo[1] : hi[0]);
+             x, x < lo2 ? "lowest" : "highest", x < lo2 ? lo : hi2, x < lo2 ? lo2 : hi);
     return 1;
 }
 
