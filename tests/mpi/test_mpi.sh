@@ -349,21 +349,7 @@ cd ../..
 # (b) mcf tc with error_target tc stopped by SIGINT after a checkpoint (one process), resumed
 #     by `mpirun -np 2 mcf resume`: the uninterrupted single process's series, results and T_c
 mkdir series && cd series || exit 1
-cat > s.ini <<'INI'
-[run]
-model = ising
-seed = 7
-series = yes
-walkers = 2
-output = out
-[schedule]
-thermalize = 50
-sweeps = 300
-checkpoint_every = 100
-temperatures = 2.0, 2.2, 2.4, 2.6
-[model]
-L = 8
-INI
+sed 's/^output = out$/output = out\nseries = yes/' ../scan.ini > s.ini
 mkdir one two
 (cd one && "$mcf" run ../s.ini --no-progress >o 2>e) || { bad "series: single run failed"; cat one/e; }
 if (cd two && mpi 2 "$mcf" run ../s.ini --no-progress >o 2>e) &&
