@@ -27,7 +27,9 @@ int kcu_ham_upload_all(kcu_ham *d, const mcf_hamiltonian *h)
     const size_t fb = d->frank > 0 ? d->dim * (size_t)d->frank * sizeof(double2) : 0;
     const size_t bytes = n * sizeof(int32_t) + 2 * n * sizeof(double) + d->dim * sizeof(double) +
                          fb;
-    if (d->pin_bytes < bytes) { /* the mirror, once (a failure: the pageable copies) */
+    /* the mirror, once, for a copy uploaded whole again (not at its creation: a workspace
+     * whose Hamiltonian changes by rows never needs it); a failure: the pageable copies */
+    if (d->version != 0 && d->pin_bytes < bytes) {
         cudaFreeHost(d->pin);
         d->pin = NULL;
         d->pin_bytes = 0;

@@ -84,7 +84,8 @@ struct kcu_ham {
     double2 *field;
     /* pinned mirror of the host table for whole uploads (a pageable copy is staged by the
      * driver at a fraction of the link's speed; at 32^3 a trajectory uploads the twisted
-     * table, 4.8 MB, at every force): NULL until the first, or when it could not be had */
+     * table, 4.8 MB, at every force): NULL until the first re-upload, or when it could
+     * not be had */
     void *pin;
     size_t pin_bytes;
 };
