@@ -117,6 +117,10 @@ KCU_API void kcu_engine_destroy(kcu_engine *e);
  * tests' knob): 0 the plugin's rule (the default), -1 always the grid-stride step, k > 0 the
  * marching step wherever the rows form a square or cubic grid and B >= 8, k planes a block. */
 KCU_API void kcu_engine_march(kcu_engine *e, int mode);
+/* Whether the marching step shares each row's slots among the row's 8 lanes (kpm_cuda_step.cuh,
+ * kcu_march_row; the benchmark's and the tests' knob): 1 yes, 0 no, -1 the plugin's rule
+ * (shared for a table, not for factorized rows). */
+KCU_API void kcu_engine_march_share(kcu_engine *e, int share);
 
 /* Per-vector moments of R random vectors (kind 0: random phases, 1: complex Gaussians)
  * from `seed`, advanced `block` at a time: mu_vec[r M + n] = <r|T_n(H~)|r> / dim (host

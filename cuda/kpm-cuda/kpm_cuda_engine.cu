@@ -53,6 +53,7 @@ struct kcu_engine {
     double *part, *tot; /* part: 2 buffers of part_blocks x 3 block; tot: steps x 3 block */
     size_t part_blocks;
     int march;          /* kcu_engine_march's mode (0: the plugin's rule) */
+    int share;          /* kcu_engine_march_share's choice (-1: the plugin's rule) */
     size_t tot_steps;
     double *tot_host;
     int grid;
@@ -98,6 +99,7 @@ extern "C" int kcu_engine_create(size_t dim, size_t block, kcu_engine **out)
         return mcf_fail(MCF_ENOMEM, "kpm-cuda: out of memory");
     e->dim = dim;
     e->block = block;
+    e->share = -1;
     /* the most blocks a step may use (and the size of the part buffers): no more than the
      * rows need, at most 8 per SM; a step uses one resident wave of them (kcu_step_grid) */
     const size_t Bp = block <= 1 ? 1 : (size_t)1 << (64 - __builtin_clzll(block - 1));
@@ -126,6 +128,17 @@ extern "C" void kcu_engine_march(kcu_engine *e, int mode)
         e->graph = NULL;
     }
     e->march = mode;
+}
+
+extern "C" void kcu_engine_march_share(kcu_engine *e, int share)
+{
+    share = share < 0 ? -1 : share ? 1 : 0;
+    if (e->share != share && e->graph) {
+        cudaStreamSynchronize(kcu_stream);
+        cudaGraphExecDestroy(e->graph);
+        e->graph = NULL;
+    }
+    e->share = share;
 }
 
 static int kcu_engine_reserve_steps(kcu_engine *e, size_t steps)
@@ -183,7 +196,7 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
         if (!e->capture)
             KCU_TRY(cudaStreamCreateWithFlags(&e->capture, cudaStreamNonBlocking),
                     "creating the capture stream", 0);
-        const kcu_march march = kcu_march_plan(d, (int)B, e->march);
+        const kcu_march march = kcu_march_plan(d, (int)B, e->march, e->share);
         const int grid = march.on ? march.items : kcu_step_grid(d, (int)B, e->grid);
         if ((size_t)grid > e->part_blocks) { /* the marching step's blocks */
             KCU_TRY(cudaStreamSynchronize(kcu_stream), "the previous recursion", 0);

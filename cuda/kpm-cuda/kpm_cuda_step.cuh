@@ -163,18 +163,112 @@ struct kcu_march {
     int L, D, TX, TY, zc; /* side, dimension, tile, planes per block */
     int ntx, nty, G;     /* tiles along x and y, groups of 8 vectors */
     int items;           /* blocks: G x ntx x nty x chunks */
+    int share;           /* 1: the row's 8 lanes share its slots (kcu_march_row) */
 };
 
+/* Neighbour k of row r in kcu_fac_neighbours's order (2i: +e_i, 2i + 1: -e_i, wrapped): the
+ * one slot a lane of kcu_march_row computes. */
+template <int FD>
+static __device__ __forceinline__ int32_t kcu_fac_neighbour(long long r, long long L, int k)
+{
+    const unsigned ur = (unsigned)r, uL = (unsigned)L, i = (unsigned)k >> 1;
+    const unsigned st = i == 0 ? 1u : i == 1 ? uL : uL * uL;
+    const unsigned c = (ur / st) % uL, wrap = (uL - 1u) * st;
+    if (k & 1)
+        return (int32_t)(c == 0u ? ur + wrap : ur - st);
+    return (int32_t)(c == uL - 1u ? ur - wrap : ur + st);
+}
+
+/* kcu_step_row with the row's slots shared by its 8 lanes (one group of 8 vectors; every
+ * lane of the row calls it, `live` those whose vector exists and whose row is in the grid):
+ * lane v takes slot v (v < the width, at most 8) -- its column and entry from the table, or,
+ * factorized, its neighbour and the entry kcu_fac_hop computes from the field -- into shared
+ * memory, and every lane then reads all slots from there.  kcu_step_row loads every slot in
+ * every lane and computes every factorized entry 8 times (the same numbers: one kcu_fac_hop
+ * where it took 8, and 3 or 2 loads a lane where it took 3 or 2 a slot).  The same
+ * arithmetic in the same order: factorized, the same y bit for bit; from a table nvcc fuses
+ * the complex multiply-adds in another order (the moments move by ~1e-16, measured). */
+template <int WT, int LP, int FR, int FD>
+static __device__ __forceinline__ void kcu_march_row(const kcu_step_args &s, long long r, int j,
+                                                     bool live, double2 *sh_h, int32_t *sh_c,
+                                                     double &s0, double &s1, double &s2)
+{
+    const int B = s.B, v = threadIdx.x & 7, base = threadIdx.x & ~7;
+    const int jl = j < B ? j : B - 1; /* a lane beyond the block reads its last vector */
+    constexpr int ZM = FR < 0 ? (WT > 0 ? WT : 8) : (FD > 0 ? 2 * FD : 8);
+    const int z = FR < 0 ? (WT > 0 ? WT : s.width) : (FD > 0 ? 2 * FD : s.width);
+    if (v < z) {
+        int32_t c;
+        double2 h;
+        if (FR < 0) {
+            c = kcu_ld<LP>(s.col + v * s.dim + r);
+            h.x = kcu_ld<LP>(s.hre + v * s.dim + r);
+            h.y = kcu_ld<LP>(s.him + v * s.dim + r);
+        } else {
+            c = FD > 0 ? kcu_fac_neighbour<FD>(r, s.fL, v) : s.col[v * s.dim + r];
+            h = make_double2(0.0, 0.0);
+            if (c >= 0) {
+                double2 ar[FR > 0 ? FR : 1], aj[FR > 0 ? FR : 1];
+#pragma unroll
+                for (int q = 0; q < FR; q++) {
+                    ar[q] = s.field[r * FR + q];
+                    aj[q] = s.field[(long long)c * FR + q];
+                }
+                kcu_fac_hop<FR < 0 ? 0 : FR>(s.famp, ar, aj, &h.x, &h.y);
+            }
+        }
+        sh_c[base + v] = c;
+        sh_h[base + v] = h;
+    }
+    __syncwarp();
+    const double2 xr = s.x[r * B + jl];
+    const double e = (FR < 0 ? kcu_ld<LP>(s.ons + r) : s.ons[r]) - s.b;
+    double2 acc;
+    acc.x = e * xr.x;
+    acc.y = e * xr.y;
+#pragma unroll
+    for (int k = 0; k < ZM; k++) {
+        if (k >= z)
+            break;
+        const int32_t c = sh_c[base + k];
+        if (c < 0)
+            continue;
+        const double2 h = sh_h[base + k];
+        const double2 xc = s.x[(long long)c * B + jl];
+        acc.x += h.x * xc.x - h.y * xc.y;
+        acc.y += h.x * xc.y + h.y * xc.x;
+    }
+    __syncwarp();
+    if (!live)
+        return;
+    double2 yr;
+    if (s.first) {
+        yr.x = s.ia * acc.x;
+        yr.y = s.ia * acc.y;
+        s0 += xr.x * xr.x + xr.y * xr.y;
+    } else {
+        const double2 yo = LP == 2 ? __ldcs(s.y + r * B + j) : s.y[r * B + j];
+        yr.x = 2.0 * s.ia * acc.x - yo.x;
+        yr.y = 2.0 * s.ia * acc.y - yo.y;
+    }
+    s.y[r * B + j] = yr;
+    s1 += yr.x * xr.x + yr.y * xr.y;
+    s2 += yr.x * yr.x + yr.y * yr.y;
+}
+
 /* Resident blocks per SM the registers must allow: 5 (48 registers) where that costs no
- * spills, 4 (64) for a field of rank 1 or 2.  Left to itself ptxas took 56-88 registers,
+ * spills, 4 (64) for a field of rank 1 or 2 and for the shared slots (SH: all of a row's
+ * gathers in flight at once; at 48 the table spilled).  Left to itself ptxas took 56-88 registers,
  * 2-3 blocks an SM, and the march's better L1 hit rate (63% against 28%) was lost to the
  * occupancy (24% against 62%; ncu on the H200, docs/benchmarks.md). */
-#define KCU_MARCH_MIN_BLOCKS(FR) ((FR) >= 1 ? 4 : 5)
-template <int WT, int LP, int FR = -1, int FD = 0>
-__global__ void __launch_bounds__(KCU_STEP_THREADS, KCU_MARCH_MIN_BLOCKS(FR))
+#define KCU_MARCH_MIN_BLOCKS(FR, SH) ((FR) >= 1 || (SH) ? 4 : 5)
+template <int WT, int LP, int FR = -1, int FD = 0, int SH = 0>
+__global__ void __launch_bounds__(KCU_STEP_THREADS, KCU_MARCH_MIN_BLOCKS(FR, SH))
     kcu_march_kernel(kcu_step_args s, kcu_march m)
 {
     __shared__ double red[3][KCU_STEP_THREADS];
+    __shared__ double2 sh_h[SH ? KCU_STEP_THREADS : 1];
+    __shared__ int32_t sh_c[SH ? KCU_STEP_THREADS : 1];
     const int tid = threadIdx.x, B = s.B;
     if (s.prev_part)
         for (int q = (int)blockIdx.x; q < 3 * B; q += (int)gridDim.x)
@@ -196,7 +290,13 @@ __global__ void __launch_bounds__(KCU_STEP_THREADS, KCU_MARCH_MIN_BLOCKS(FR))
     const int plane = m.D == 3 ? m.L * m.L : m.L;
     const int z0 = chunk * m.zc, z1 = min(z0 + m.zc, m.L);
     double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-    if (j < B)
+    if (SH) /* every lane of a row, its vector in the block or not, in or out of the grid */
+        for (int z = z0; z < z1; z++)
+#pragma unroll 1
+            for (int i = 0; i < 2; i++)
+                kcu_march_row<WT, LP, FR, FD>(s, rb[i] >= 0 ? rb[i] + plane * z : 0, j,
+                                              rb[i] >= 0 && j < B, sh_h, sh_c, s0, s1, s2);
+    else if (j < B)
         for (int z = z0; z < z1; z++)
 #pragma unroll 1 /* one row at a time: unrolled, both rows' loads took 88 registers */
             for (int i = 0; i < 2; i++)
@@ -209,12 +309,14 @@ __global__ void __launch_bounds__(KCU_STEP_THREADS, KCU_MARCH_MIN_BLOCKS(FR))
     }
 }
 
-/* the kernel of one form: the grid-stride step (M = 0) or the marching one (M = 1) */
+/* the kernel of one form: the grid-stride step (M = 0), the marching one (M = 1), the march
+ * with the row's slots shared by its lanes (M = 2) */
 template <int M, int WT, int LP, int FR, int FD>
 static const void *kcu_kernel_ptr()
 {
-    return M ? (const void *)kcu_march_kernel<WT, LP, FR, FD>
-             : (const void *)kcu_step_kernel<WT, LP, FR, FD>;
+    return M == 2   ? (const void *)kcu_march_kernel<WT, LP, FR, FD, 1>
+           : M == 1 ? (const void *)kcu_march_kernel<WT, LP, FR, FD, 0>
+                    : (const void *)kcu_step_kernel<WT, LP, FR, FD>;
 }
 
 template <int M, int LP>
@@ -253,6 +355,12 @@ static const void *kcu_step_kernel_of(const kcu_ham *d, int B)
     return B >= 4 ? kcu_step_kernel_for<M, 1>(d->width) : kcu_step_kernel_for<M, 0>(d->width);
 }
 
+/* the march's kernel: slots loaded by every lane (share 0) or shared by the row's (1) */
+static const void *kcu_march_kernel_of(const kcu_ham *d, int B, int share)
+{
+    return share ? kcu_step_kernel_of<2>(d, B) : kcu_step_kernel_of<1>(d, B);
+}
+
 static int kcu_resident_blocks(const void *kernel)
 {
     int per_sm = 0;
@@ -278,11 +386,12 @@ static int kcu_step_grid(const kcu_ham *d, int B, int cap)
 /* The marching step's plan for d and blocks of B vectors (m.on = 0: the grid-stride step):
  * B >= 8 and rows that are the sites of an L^3 or L^2 grid (the factorized form says so;
  * a table of L^3 or L^2 rows is taken as one, which only its speed depends on), and for a
- * table only when the grid-stride step's planes no longer fit in L2 (below).  The tile
+ * table without shared slots only when the grid-stride step's planes no longer fit in L2
+ * (below).  share (kcu_engine_march_share): -1 the rule below, 0 or 1.  The tile
  * is 8 x 8 (64 x 1 in 2D: two rows a thread), zc planes per block chosen so that the blocks
  * fit in one resident wave.  mode (kcu_engine_march: the benchmark's and the tests' knob):
  * 0 this rule, -1 never, k > 0 always where the grid allows, k planes a block. */
-static kcu_march kcu_march_plan(const kcu_ham *d, int B, int mode)
+static kcu_march kcu_march_plan(const kcu_ham *d, int B, int mode, int share)
 {
     kcu_march m = {};
     if (mode < 0)
@@ -308,12 +417,21 @@ static kcu_march kcu_march_plan(const kcu_ham *d, int B, int mode)
     }
     if (!D || (D == 3 ? L * L * L : L * L) >= (1LL << 31))
         return m;
-    /* the table: the grid-stride step keeps the three planes of x its front reads in L2
-     * while they fit in half of it (128^3, B = 8 and 16: 57% and 52% of the copy bandwidth
-     * against the march's 52% and 47% on the H200); beyond, the march (256^3: 49-52%
-     * against 40-50%).  Factorized rows: the march everywhere (62-69% against 46-62%). */
+    /* Which march: each row's slots shared by its 8 lanes (share 1; kcu_march_row, at most
+     * 8 slots a row) or loaded by every lane (0); share < 0, the rule: shared for a table
+     * (on the H200, 60-70% of the copy bandwidth against 44-57% for the grid-stride step
+     * and 43-52% for the march without), loaded by every lane for factorized rows (the two
+     * within +-5% there, the lanes' own loads ahead at 256^3, B = 32 and 64: 65-68%
+     * against 60-65%; docs/benchmarks.md). */
+    m.share = share > 0 || (share < 0 && d->frank < 0);
+    m.share = d->frank >= 0 || d->width <= 8 ? m.share : 0;
+    /* the table without shared slots: the grid-stride step keeps the three planes of x its
+     * front reads in L2 while they fit in half of it (128^3, B = 8 and 16: 57% and 52% of
+     * the copy bandwidth against that march's 52% and 47% on the H200); beyond, the march
+     * (256^3: 49-52% against 40-50%).  With shared slots the table marches everywhere. */
     const double window = 3.0 * (double)(D == 3 ? L * L : L) * (double)B * 16.0;
-    if (d->frank < 0 && mode == 0 && window < 0.5 * (double)mcu_props()->l2CacheSize)
+    if (d->frank < 0 && !m.share && mode == 0 &&
+        window < 0.5 * (double)mcu_props()->l2CacheSize)
         return m;
     m.L = (int)L;
     m.D = D;
@@ -324,7 +442,7 @@ static kcu_march kcu_march_plan(const kcu_ham *d, int B, int mode)
     m.G = (B + 7) / 8;
     const long long cols = (long long)m.G * m.ntx * m.nty;
     if (zc <= 0) {
-        const long long W = kcu_resident_blocks(kcu_step_kernel_of<1>(d, B));
+        const long long W = kcu_resident_blocks(kcu_march_kernel_of(d, B, m.share));
         long long chunks = W / cols;
         chunks = chunks < 1 ? 1 : chunks > L ? L : chunks;
         zc = (int)((L + chunks - 1) / chunks);
@@ -344,7 +462,7 @@ static void kcu_launch_step(const kcu_ham *d, int grid, const kcu_step_args &s,
     kcu_march mc = m;
     void *args[] = {(void *)&s, (void *)&mc};
     if (m.on)
-        cudaLaunchKernel(kcu_step_kernel_of<1>(d, s.B), dim3((unsigned)m.items),
+        cudaLaunchKernel(kcu_march_kernel_of(d, s.B, m.share), dim3((unsigned)m.items),
                          dim3(KCU_STEP_THREADS), args, 0, stream);
     else
         cudaLaunchKernel(kcu_step_kernel_of<0>(d, s.B), dim3((unsigned)grid),

@@ -8,6 +8,8 @@
  *   KPM_GPU_BENCH_BLOCKS="1 2 4 8 16 32 64" vectors per block B (1..64)
  *   KPM_GPU_BENCH_MARCH=0                  the DOS block step: 0 the plugin's rule, -1 the
  *                                          grid-stride step, k > 0 the march, k planes a block
+ *   KPM_GPU_BENCH_SHARE=-1                 the march's row slots shared by the row's lanes:
+ *                                          1 yes, 0 no, -1 the plugin's default
  *   KPM_GPU_BENCH_GFMC_L="8 16 32"         GFMC lattices; "" skips part 2
  *   KPM_GPU_BENCH_CHAINS="1 8 32 128"      chains per GFMC batch on the GPU
  *   KPM_GPU_BENCH_M=256                    GFMC moments M (Lorentz kernel, lambda = 4,
@@ -284,6 +286,8 @@ static void dos_lattice(int li, size_t L, int form, const size_t *blocks, int nB
             die("creating a GPU engine");
         const char *march = getenv("KPM_GPU_BENCH_MARCH"); /* kcu_engine_march's mode */
         kcu_engine_march(e, march && *march ? atoi(march) : 0);
+        const char *share = getenv("KPM_GPU_BENCH_SHARE"); /* kcu_engine_march_share's */
+        kcu_engine_march_share(e, share && *share ? atoi(share) : -1);
         const double est = (double)n * ((form ? 8.0 : 128.0) + 48.0 * (double)B);
         const size_t steps = clampz(0.3 * bw_dev * 1e9 / est, 8, 1000);
         double sec = 0, bytes = 0;

@@ -13,7 +13,10 @@
  * (kcu_engine_march -1) to 1e-13 mu_0 per vector (mu_0 = 1): sums of dim terms of size
  * <= 1 reordered, dim <= 4096, so their rounding differs by < dim eps ~ 1e-12 at worst and by
  * ~sqrt(dim) eps ~ 1e-14 in practice; a wrong row, vector, group or plane changes a moment by
- * O(1/dim) >= 2e-4. */
+ * O(1/dim) >= 2e-4.  And the march with each row's slots shared by its 8 lanes
+ * (kcu_engine_march_share 1, kcu_march_row) must give the march without (0) exactly for
+ * factorized rows (the same arithmetic in the same order) and to 1e-13 from a table (nvcc
+ * fuses its multiply-adds in another order: the last bit of an entry, ~1e-16 measured). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,13 +27,14 @@
 #include "kpm_cuda.h"
 #include "kpm_test_util.h"
 
-static int moments(int march, kcu_ham *d, size_t dim, size_t B, double a, double b, size_t R,
-                   size_t M, double *mu)
+static int moments(int march, int share, kcu_ham *d, size_t dim, size_t B, double a, double b,
+                   size_t R, size_t M, double *mu)
 {
     kcu_engine *e = NULL;
     int rc = kcu_engine_create(dim, B, &e);
     if (!rc) {
         kcu_engine_march(e, march);
+        kcu_engine_march_share(e, share);
         rc = kcu_random_moments(e, d, a, b, 0, 99, R, M, mu);
     }
     kcu_engine_destroy(e);
@@ -81,11 +85,21 @@ int main(void)
             for (int bi = 0; bi < 4; bi++) {
                 const size_t B = blocks[bi], R = B;
                 double *m0 = malloc(R * M * sizeof *m0), *m1 = malloc(R * M * sizeof *m1),
-                       *m2 = malloc(R * M * sizeof *m2);
-                CHECK(moments(-1, d, h->dim, B, a, b, R, M, m0) == MCF_OK &&
-                          moments(0, d, h->dim, B, a, b, R, M, m1) == MCF_OK &&
-                          moments(3, d, h->dim, B, a, b, R, M, m2) == MCF_OK,
+                       *m2 = malloc(R * M * sizeof *m2), *m3 = malloc(R * M * sizeof *m3);
+                CHECK(moments(-1, -1, d, h->dim, B, a, b, R, M, m0) == MCF_OK &&
+                          moments(0, -1, d, h->dim, B, a, b, R, M, m1) == MCF_OK &&
+                          moments(3, 1, d, h->dim, B, a, b, R, M, m2) == MCF_OK &&
+                          moments(3, 0, d, h->dim, B, a, b, R, M, m3) == MCF_OK,
                       "%s", mcf_last_error());
+                /* the row's slots shared by its lanes or loaded by each: the same arithmetic
+                 * in the same order, so the same bits factorized; from a table nvcc fuses
+                 * the multiply-adds in another order (the last bit of an entry), held to
+                 * the reordered sums' 1e-13 like the grid-stride step */
+                const double d3 = kt_max_abs_diff(m2, m3, R * M);
+                CHECK(form ? d3 < 1e-13 : d3 == 0.0, "%s L = %ld %s B = %zu: the march with "
+                      "shared slots and without differ by %.2e",
+                      mcf_lattice_kind_name(cases[q].kind), cases[q].L,
+                      form ? "table" : "factorized", B, d3);
                 const double d1 = kt_max_abs_diff(m0, m1, R * M),
                              d2 = kt_max_abs_diff(m0, m2, R * M);
                 CHECK(d1 < 1e-13 && d2 < 1e-13, "%s L = %ld %s B = %zu: marching vs "
@@ -93,11 +107,13 @@ int main(void)
                       mcf_lattice_kind_name(cases[q].kind), cases[q].L,
                       form ? "table" : "factorized", B, d1, d2);
                 printf("%-6s L = %2ld %-10s B = %2zu: marching vs grid-stride %.1e, "
-                       "3 planes %.1e\n", mcf_lattice_kind_name(cases[q].kind), cases[q].L,
-                       form ? "table" : "factorized", B, d1, d2);
+                       "3 planes %.1e, shared slots vs not %.1e\n",
+                       mcf_lattice_kind_name(cases[q].kind), cases[q].L,
+                       form ? "table" : "factorized", B, d1, d2, d3);
                 free(m0);
                 free(m1);
                 free(m2);
+                free(m3);
             }
             kcu_ham_destroy(d);
             mcf_hamiltonian_destroy(h);
