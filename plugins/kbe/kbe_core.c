@@ -1,0 +1,195 @@
+/* kbe_core.c — the propagator's storage, checks and accessors (the step is kbe_step.c):
+ * G^< and G^> of every k on the triangle t_i >= t_j, one block of 4 nk values per time pair
+ * (band pair major, k innermost, so a pass over k is contiguous), the drive sampled at every
+ * step, and the initial state G^<(0, 0) = i rho0, G^>(0, 0) = -i (1 - rho0). */
+#include "kbe_internal.h"
+
+#include "mcf/error.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t kbe_storage_bytes(size_t nk, size_t steps)
+{
+    const double pairs = 0.5 * ((double)steps + 1.0) * ((double)steps + 2.0);
+    const double bytes = 2.0 * pairs * 4.0 * (double)nk * (double)sizeof(double complex);
+    return bytes >= (double)SIZE_MAX ? SIZE_MAX : (size_t)bytes;
+}
+
+/* rho0 of k: Hermitian, finite, its eigenvalues (occupations) in [0, 1] to rounding */
+static int check_rho(const double complex *r, size_t k)
+{
+    const double tol = 1e-12;
+    for (int q = 0; q < 4; q++)
+        if (!isfinite(creal(r[q])) || !isfinite(cimag(r[q])))
+            return mcf_fail(MCF_EINVAL, "kbe: rho0 of k point %zu is not finite", k);
+    if (fabs(cimag(r[0])) > tol || fabs(cimag(r[3])) > tol || cabs(r[1] - conj(r[2])) > tol)
+        return mcf_fail(MCF_EINVAL, "kbe: rho0 of k point %zu is not Hermitian", k);
+    const double a = creal(r[0]), d = creal(r[3]), m = 0.5 * (a + d);
+    const double s = sqrt(0.25 * (a - d) * (a - d) + creal(r[1] * conj(r[1])));
+    if (m - s < -tol || m + s > 1.0 + tol)
+        return mcf_fail(MCF_EINVAL, "kbe: rho0 of k point %zu has occupations %.3g and %.3g "
+                        "outside [0, 1]", k, m - s, m + s);
+    return MCF_OK;
+}
+
+static int check_spec(const kbe_spec *s)
+{
+    if (!s || !s->eps || !s->rho0 || s->nk < 1)
+        return mcf_fail(MCF_EINVAL, "kbe: no bands, no initial state or no k points");
+    if (!(s->dt > 0.0) || !isfinite(s->dt) || s->steps < 1 || !isfinite(s->dipole))
+        return mcf_fail(MCF_EINVAL, "kbe: dt = %g and steps = %zu (need dt > 0, steps >= 1)",
+                        s->dt, s->steps);
+    if (s->correctors < 0 || s->correctors > 100)
+        return mcf_fail(MCF_EINVAL, "kbe: correctors = %d (0 .. 100)", s->correctors);
+    if (s->selfenergy != KBE_SELFENERGY_NONE && s->selfenergy != KBE_SELFENERGY_HF)
+        return mcf_fail(MCF_EINVAL, "kbe: self-energy %d is not one of none, hf",
+                        (int)s->selfenergy);
+    for (size_t k = 0; k < 2 * s->nk; k++)
+        if (!isfinite(s->eps[k]))
+            return mcf_fail(MCF_EINVAL, "kbe: band energy %zu of k point %zu is not finite",
+                            k % 2, k / 2);
+    for (size_t k = 0; k < s->nk; k++) {
+        const int rc = check_rho(s->rho0 + 4 * k, k);
+        if (rc)
+            return rc;
+    }
+    const size_t need = kbe_storage_bytes(s->nk, s->steps);
+    if (s->memory_limit && need > s->memory_limit)
+        return mcf_fail(MCF_ENOMEM, "kbe: the two-time storage of %zu k points and %zu steps "
+                        "takes %.3g GB, more than the %.3g GB allowed", s->nk, s->steps,
+                        1e-9 * (double)need, 1e-9 * (double)s->memory_limit);
+    return MCF_OK;
+}
+
+int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
+{
+    *out = NULL;
+    int rc = check_spec(spec);
+    if (rc)
+        return rc;
+    if (!isfinite(E0) || !isfinite(U0))
+        return mcf_fail(MCF_EINVAL, "kbe: the drive at t = 0 is not finite (E %g, U %g)", E0,
+                        U0);
+    const size_t nk = spec->nk, steps = spec->steps;
+    const size_t need = kbe_storage_bytes(nk, steps);
+    if (need == SIZE_MAX)
+        return mcf_fail(MCF_ENOMEM, "kbe: %zu k points and %zu steps overflow the storage",
+                        nk, steps);
+    kbe *w = calloc(1, sizeof *w);
+    if (!w)
+        return mcf_fail(MCF_ENOMEM, "kbe: out of memory");
+    w->spec = *spec;
+    w->eps = malloc(2 * nk * sizeof *w->eps);
+    w->rho0 = malloc(4 * nk * sizeof *w->rho0);
+    w->E = malloc((steps + 1) * sizeof *w->E);
+    w->U = malloc((steps + 1) * sizeof *w->U);
+    w->scratch = malloc(4 * nk * sizeof *w->scratch);
+    w->gl = malloc(need / 2);
+    w->gg = malloc(need / 2);
+    if (!w->eps || !w->rho0 || !w->E || !w->U || !w->scratch || !w->gl || !w->gg) {
+        kbe_destroy(w);
+        return mcf_fail(MCF_ENOMEM, "kbe: out of memory for %.3g GB of two-time storage",
+                        1e-9 * (double)need);
+    }
+    memcpy(w->eps, spec->eps, 2 * nk * sizeof *w->eps);
+    memcpy(w->rho0, spec->rho0, 4 * nk * sizeof *w->rho0);
+    w->spec.eps = w->eps;
+    w->spec.rho0 = w->rho0;
+    w->E[0] = E0;
+    w->U[0] = U0;
+    double complex *gl = kbe_block(w, 1, 0, 0), *gg = kbe_block(w, 0, 0, 0);
+    for (size_t k = 0; k < nk; k++)
+        for (int ab = 0; ab < 4; ab++) {
+            const double complex r = w->rho0[4 * k + ab];
+            const double one = ab == 0 || ab == 3 ? 1.0 : 0.0;
+            gl[ab * nk + k] = I * r;
+            gg[ab * nk + k] = -I * (one - r);
+        }
+    *out = w;
+    return MCF_OK;
+}
+
+void kbe_destroy(kbe *w)
+{
+    if (!w)
+        return;
+    free(w->eps);
+    free(w->rho0);
+    free(w->E);
+    free(w->U);
+    free(w->scratch);
+    free(w->gl);
+    free(w->gg);
+    free(w);
+}
+
+size_t kbe_steps_done(const kbe *w) { return w->n; }
+
+void kbe_green(const kbe *w, int lesser, size_t i, size_t j, double complex *g)
+{
+    const size_t nk = w->spec.nk;
+    if (i >= j) {
+        const double complex *b = kbe_block(w, lesser, i, j);
+        for (size_t k = 0; k < nk; k++)
+            for (int ab = 0; ab < 4; ab++)
+                g[4 * k + ab] = b[ab * nk + k];
+        return;
+    }
+    /* G(t_i, t_j) = -G(t_j, t_i)^dagger */
+    const double complex *b = kbe_block(w, lesser, j, i);
+    for (size_t k = 0; k < nk; k++)
+        for (int a = 0; a < 2; a++)
+            for (int c = 0; c < 2; c++)
+                g[4 * k + 2 * a + c] = -conj(b[(2 * c + a) * nk + k]);
+}
+
+void kbe_density(const kbe *w, size_t n, double complex *rho)
+{
+    const size_t nk = w->spec.nk;
+    const double complex *b = kbe_block(w, 1, n, n);
+    for (size_t k = 0; k < nk; k++)
+        for (int ab = 0; ab < 4; ab++)
+            rho[4 * k + ab] = -I * b[ab * nk + k];
+}
+
+void kbe_local_density(const kbe *w, size_t n, double complex *rho_loc)
+{
+    const size_t nk = w->spec.nk;
+    const double complex *b = kbe_block(w, 1, n, n);
+    for (int ab = 0; ab < 4; ab++) {
+        double complex s = 0.0;
+        for (size_t k = 0; k < nk; k++)
+            s += b[ab * nk + k];
+        rho_loc[ab] = -I * s / (double)nk;
+    }
+}
+
+void kbe_fill_h(const kbe *w, double E, double U, const double complex *rho_loc,
+                double complex *h)
+{
+    const size_t nk = w->spec.nk;
+    const double f = E * w->spec.dipole;
+    double complex s[4] = {0.0, 0.0, 0.0, 0.0};
+    if (w->spec.selfenergy == KBE_SELFENERGY_HF) {
+        s[0] = U * creal(rho_loc[3]);
+        s[3] = U * creal(rho_loc[0]);
+        s[1] = -U * rho_loc[1];
+        s[2] = -U * rho_loc[2];
+    }
+    for (size_t k = 0; k < nk; k++) {
+        h[4 * k + 0] = w->eps[2 * k] + s[0];
+        h[4 * k + 1] = f + s[1];
+        h[4 * k + 2] = f + s[2];
+        h[4 * k + 3] = w->eps[2 * k + 1] + s[3];
+    }
+}
+
+void kbe_hamiltonian(const kbe *w, size_t n, double complex *h)
+{
+    double complex rho_loc[4];
+    kbe_local_density(w, n, rho_loc);
+    kbe_fill_h(w, w->E[n], w->U[n], rho_loc, h);
+}

@@ -1,0 +1,79 @@
+/* kbe_core.h — two-time Kadanoff-Baym propagation of a spinless two-band crystal on the CPU:
+ * the library mcf_kbe_core (plugins/kbe), linked into the tests and into the evaluator plugin
+ * that issue 45 builds on it.  It knows bands, a dipole coupling and a local interaction
+ * U(t) n_v n_c; it does not know where they come from (a model), what drives them (the core
+ * samples E(t) and U(t) on the time grid and hands them in) or files.
+ *
+ * Conventions (docs/methods.md, "Kadanoff-Baym dynamics"): band index 0 = v, 1 = c; per k a
+ * 2 x 2 block stored row-major (ab = 2 a + b);
+ *   G^<_ab(t, t') = i <c_b^dag(t') c_a(t)>,  G^>_ab(t, t') = -i <c_a(t) c_b^dag(t')>,
+ * so rho_ab(t) = <c_b^dag c_a>(t) = -i G^<_ab(t, t) and G^>(t, t) - G^<(t, t) = -i.
+ * h_k(t) = diag(eps_v(k), eps_c(k)) + E(t) d sigma_x + Sigma^HF(t), with the Hartree-Fock
+ * self-energy of U n_v n_c (local, so the same for every k): Sigma_vv = U n_c, Sigma_cc = U n_v,
+ * Sigma_vc = -U rho^loc_vc, Sigma_cv = -U rho^loc_cv, rho^loc = (1/Nk) sum_k rho_k.
+ *
+ * What is here: the storage of G^< and G^> on the triangle t_i >= t_j (the rest by
+ * G^lg(t', t) = -G^lg(t, t')^dagger), and the second-order step of the equations of motion
+ * in the first time argument without a correlation self-energy (selfenergy none or hf):
+ *   G(t_{n+1}, t_j) = V_n G(t_n, t_j),  V_n = exp(-i dt (h(t_n) + h(t_{n+1})) / 2),
+ *   G^<(t_{n+1}, t_{n+1}) = V_n G^<(t_n, t_n) V_n^dagger,  G^> = G^< - i on the diagonal,
+ * with h(t_{n+1}) from the new density by a fixed number of corrector passes (reproducible).
+ * V_n is unitary, so N and the anticommutator are kept to rounding; the error is O(dt^2).
+ * Not yet here: the second-Born self-energy and the collision integrals (issue 45's next
+ * increment), which the storage is laid out for (k innermost, one block per time pair).
+ *
+ * Ownership: kbe_create copies what the spec points to; the caller frees nothing but the
+ * kbe with kbe_destroy.  Errors: MCF_E* codes with mcf_last_error() saying why. */
+#ifndef MCF_KBE_CORE_H
+#define MCF_KBE_CORE_H
+
+#include <complex.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    KBE_SELFENERGY_NONE = 0, /* h_k(t) without interaction */
+    KBE_SELFENERGY_HF = 1    /* time-dependent Hartree-Fock in h_k(t) */
+} kbe_selfenergy;
+
+typedef struct kbe_spec {
+    size_t nk;                  /* k points (>= 1) */
+    const double *eps;          /* nk x 2: eps_v(k), eps_c(k) */
+    double dipole;              /* d in E(t) d sigma_x */
+    const double complex *rho0; /* nk x 4: rho_k at t = 0 (Hermitian, eigenvalues in [0, 1]) */
+    double dt;                  /* the time step (> 0) */
+    size_t steps;               /* the most steps kbe_step may take (the storage) */
+    int correctors;             /* corrector passes a step for h(t_{n+1}) (>= 0; hf: >= 1
+                                 * for second order) */
+    kbe_selfenergy selfenergy;
+    size_t memory_limit;        /* bytes the two-time storage may take (0: no limit) */
+} kbe_spec;
+
+typedef struct kbe kbe;
+
+/* Bytes of the two-time storage for nk k points and `steps` steps. */
+size_t kbe_storage_bytes(size_t nk, size_t steps);
+/* Copies the spec, checks it (refused with the reason: sizes, rho0 not Hermitian or outside
+ * [0, 1], the storage over memory_limit) and sets t = 0 with the drive E0, U0. */
+int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out);
+void kbe_destroy(kbe *w);
+/* One step t_n -> t_{n+1} with the drive E(t_{n+1}), U(t_{n+1}); MCF_EINVAL past `steps`
+ * or for a non-finite drive. */
+int kbe_step(kbe *w, double E_next, double U_next);
+/* Steps taken (the last time index n: t_n = n dt). */
+size_t kbe_steps_done(const kbe *w);
+/* G^< (lesser != 0) or G^> at (t_i, t_j), any i, j <= kbe_steps_done, into g[nk x 4]. */
+void kbe_green(const kbe *w, int lesser, size_t i, size_t j, double complex *g);
+/* rho_k(t_n) = -i G^<(t_n, t_n) into rho[nk x 4]. */
+void kbe_density(const kbe *w, size_t n, double complex *rho);
+/* h_k(t_n) (bands, field and Hartree-Fock at t_n) into h[nk x 4]. */
+void kbe_hamiltonian(const kbe *w, size_t n, double complex *h);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,35 @@
+/* kbe_internal.h — the propagator's state and the helpers its two files share (kbe_core.c:
+ * storage, checks, accessors; kbe_step.c: the step).  Not for the tests or the plugin. */
+#ifndef MCF_KBE_INTERNAL_H
+#define MCF_KBE_INTERNAL_H
+
+#include "kbe_core.h"
+
+struct kbe {
+    kbe_spec spec;       /* eps and rho0 point to the copies below */
+    double *eps;         /* nk x 2 */
+    double complex *rho0; /* nk x 4 */
+    double *E, *U;       /* the drive at t_0 .. t_steps */
+    size_t n;            /* steps taken */
+    /* G^< and G^> on the triangle i >= j: block kbe_pair(i, j), 4 nk values (ab major, k
+     * innermost) */
+    double complex *gl, *gg;
+    double complex *scratch; /* nk x 4: V of the current step */
+};
+
+/* the block of the time pair (i, j), i >= j */
+static inline size_t kbe_pair(size_t i, size_t j) { return i * (i + 1) / 2 + j; }
+
+/* pointer to block (i, j), i >= j, of G^< (lesser) or G^> */
+static inline double complex *kbe_block(const kbe *w, int lesser, size_t i, size_t j)
+{
+    return (lesser ? w->gl : w->gg) + kbe_pair(i, j) * 4 * w->spec.nk;
+}
+
+/* h_k at drive (E, U) and local density rho_loc (4 values) for every k into h (nk x 4) */
+void kbe_fill_h(const kbe *w, double E, double U, const double complex *rho_loc,
+                double complex *h);
+/* (1/Nk) sum_k rho_k(t_n) into rho_loc (4 values) */
+void kbe_local_density(const kbe *w, size_t n, double complex *rho_loc);
+
+#endif

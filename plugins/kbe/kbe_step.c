@@ -1,0 +1,101 @@
+/* kbe_step.c — one step of the two-time propagation without a correlation self-energy
+ * (kbe_core.h says the scheme): per k the propagator V_n = exp(-i dt h_mid) of the mean of
+ * h(t_n) and h(t_{n+1}) in closed form (a Hermitian 2 x 2), the new diagonal V G^< V^dagger
+ * (with Hartree-Fock, h(t_{n+1}) from it again for `correctors` passes), then the new row
+ * V G(t_n, t_j) of G^< and G^> for every j <= n. */
+#include "kbe_internal.h"
+
+#include "mcf/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* V = exp(-i tau H) of a Hermitian 2 x 2 H (row-major): with H = m + z sigma_z + (H_01
+ * sigma_+ + H_10 sigma_-) and r = |H - m| the half-splitting, V = e^{-i tau m} (cos(tau r) -
+ * i sin(tau r) (H - m) / r), sin(tau r) / r -> tau as r -> 0. */
+static void expm_herm2(const double complex *H, double tau, double complex *V)
+{
+    const double a = creal(H[0]), d = creal(H[3]);
+    const double m = 0.5 * (a + d), z = 0.5 * (a - d);
+    const double r = hypot(z, cabs(H[1]));
+    const double c = cos(tau * r), s = r > 0.0 ? sin(tau * r) / r : tau;
+    const double complex ph = cexp(-I * tau * m);
+    V[0] = ph * (c - I * s * z);
+    V[1] = ph * (-I * s * H[1]);
+    V[2] = ph * (-I * s * H[2]);
+    V[3] = ph * (c + I * s * z);
+}
+
+/* y_k = V_k x_k for the blocks x, y (4 nk values each, [ab][k]); y may be x */
+static void apply_left(const double complex *V, size_t nk, const double complex *x,
+                       double complex *y)
+{
+    for (size_t k = 0; k < nk; k++) {
+        const double complex *v = V + 4 * k;
+        const double complex x0 = x[k], x1 = x[nk + k], x2 = x[2 * nk + k],
+                             x3 = x[3 * nk + k];
+        y[k] = v[0] * x0 + v[1] * x2;
+        y[nk + k] = v[0] * x1 + v[1] * x3;
+        y[2 * nk + k] = v[2] * x0 + v[3] * x2;
+        y[3 * nk + k] = v[2] * x1 + v[3] * x3;
+    }
+}
+
+/* y_k = x_k V_k^dagger (y may be x) */
+static void apply_right_dagger(const double complex *V, size_t nk, const double complex *x,
+                               double complex *y)
+{
+    for (size_t k = 0; k < nk; k++) {
+        const double complex *v = V + 4 * k;
+        const double complex x0 = x[k], x1 = x[nk + k], x2 = x[2 * nk + k],
+                             x3 = x[3 * nk + k];
+        y[k] = x0 * conj(v[0]) + x1 * conj(v[1]);
+        y[nk + k] = x0 * conj(v[2]) + x1 * conj(v[3]);
+        y[2 * nk + k] = x2 * conj(v[0]) + x3 * conj(v[1]);
+        y[3 * nk + k] = x2 * conj(v[2]) + x3 * conj(v[3]);
+    }
+}
+
+int kbe_step(kbe *w, double E_next, double U_next)
+{
+    const size_t nk = w->spec.nk, n = w->n, n1 = n + 1;
+    if (n >= w->spec.steps)
+        return mcf_fail(MCF_EINVAL, "kbe: step %zu is past the %zu steps the storage holds", n1,
+                        w->spec.steps);
+    if (!isfinite(E_next) || !isfinite(U_next))
+        return mcf_fail(MCF_EINVAL, "kbe: the drive at step %zu is not finite (E %g, U %g)", n1,
+                        E_next, U_next);
+    double complex *hn = malloc(12 * nk * sizeof *hn);
+    if (!hn)
+        return mcf_fail(MCF_ENOMEM, "kbe: out of memory");
+    double complex *h1 = hn + 4 * nk, *hm = h1 + 4 * nk, *V = w->scratch;
+    double complex rho_loc[4];
+    kbe_local_density(w, n, rho_loc);
+    kbe_fill_h(w, w->E[n], w->U[n], rho_loc, hn);
+    w->E[n1] = E_next;
+    w->U[n1] = U_next;
+    const int passes = w->spec.selfenergy == KBE_SELFENERGY_HF ? 1 + w->spec.correctors : 1;
+    double complex *dl = kbe_block(w, 1, n1, n1);
+    for (int pass = 0; pass < passes; pass++) {
+        /* pass 0: h(t_{n+1}) from the density at t_n; then from the last pass's */
+        kbe_fill_h(w, E_next, U_next, rho_loc, h1);
+        for (size_t q = 0; q < 4 * nk; q++)
+            hm[q] = 0.5 * (hn[q] + h1[q]);
+        for (size_t k = 0; k < nk; k++)
+            expm_herm2(hm + 4 * k, w->spec.dt, V + 4 * k);
+        apply_left(V, nk, kbe_block(w, 1, n, n), dl);
+        apply_right_dagger(V, nk, dl, dl);
+        kbe_local_density(w, n1, rho_loc);
+    }
+    for (size_t j = 0; j <= n; j++) {
+        apply_left(V, nk, kbe_block(w, 1, n, j), kbe_block(w, 1, n1, j));
+        apply_left(V, nk, kbe_block(w, 0, n, j), kbe_block(w, 0, n1, j));
+    }
+    double complex *dg = kbe_block(w, 0, n1, n1);
+    for (int ab = 0; ab < 4; ab++)
+        for (size_t k = 0; k < nk; k++)
+            dg[ab * nk + k] = dl[ab * nk + k] - (ab == 0 || ab == 3 ? I : 0.0);
+    free(hn);
+    w->n = n1;
+    return MCF_OK;
+}
