@@ -44,9 +44,13 @@ static int check_spec(const kbe_spec *s)
                         s->dt, s->steps);
     if (s->correctors < 0 || s->correctors > 100)
         return mcf_fail(MCF_EINVAL, "kbe: correctors = %d (0 .. 100)", s->correctors);
-    if (s->selfenergy != KBE_SELFENERGY_NONE && s->selfenergy != KBE_SELFENERGY_HF)
-        return mcf_fail(MCF_EINVAL, "kbe: self-energy %d is not one of none, hf",
+    if (s->selfenergy != KBE_SELFENERGY_NONE && s->selfenergy != KBE_SELFENERGY_HF &&
+        s->selfenergy != KBE_SELFENERGY_2B)
+        return mcf_fail(MCF_EINVAL, "kbe: self-energy %d is not one of none, hf, 2b",
                         (int)s->selfenergy);
+    if (s->sigma_method != KBE_SIGMA_REAL && s->sigma_method != KBE_SIGMA_DIRECT)
+        return mcf_fail(MCF_EINVAL, "kbe: self-energy method %d is not one of fft, direct",
+                        (int)s->sigma_method);
     for (size_t k = 0; k < 2 * s->nk; k++)
         if (!isfinite(s->eps[k]))
             return mcf_fail(MCF_EINVAL, "kbe: band energy %zu of k point %zu is not finite",
@@ -94,6 +98,19 @@ int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
         return mcf_fail(MCF_ENOMEM, "kbe: out of memory for %.3g GB of two-time storage",
                         1e-9 * (double)need);
     }
+    if (spec->selfenergy == KBE_SELFENERGY_2B) { /* rows of Sigma and I; I(0, 0) = 0 */
+        const size_t row = (steps + 1) * 4 * nk;
+        double complex **rows[8] = {&w->sl, &w->sg, &w->sr, &w->il,
+                                    &w->ig, &w->jl, &w->jg, &w->idiag};
+        int got = 1;
+        for (int q = 0; q < 8; q++)
+            got = (*rows[q] = calloc(row, sizeof **rows[q])) && got;
+        rc = kbe_phases_create(nk, &w->phases);
+        if (rc || !got) {
+            kbe_destroy(w);
+            return rc ? rc : mcf_fail(MCF_ENOMEM, "kbe: out of memory for the self-energy");
+        }
+    }
     memcpy(w->eps, spec->eps, 2 * nk * sizeof *w->eps);
     memcpy(w->rho0, spec->rho0, 4 * nk * sizeof *w->rho0);
     w->spec.eps = w->eps;
@@ -123,6 +140,15 @@ void kbe_destroy(kbe *w)
     free(w->scratch);
     free(w->gl);
     free(w->gg);
+    free(w->phases);
+    free(w->sl);
+    free(w->sg);
+    free(w->sr);
+    free(w->il);
+    free(w->ig);
+    free(w->jl);
+    free(w->jg);
+    free(w->idiag);
     free(w);
 }
 
@@ -192,4 +218,30 @@ void kbe_hamiltonian(const kbe *w, size_t n, double complex *h)
     double complex rho_loc[4];
     kbe_local_density(w, n, rho_loc);
     kbe_fill_h(w, w->E[n], w->U[n], rho_loc, h);
+}
+
+void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, double *e_int)
+{
+    const size_t nk = w->spec.nk;
+    const double complex *b = kbe_block(w, 1, n, n);
+    double complex rho_loc[4];
+    kbe_local_density(w, n, rho_loc);
+    double band = 0.0, coh = 0.0, hf = 0.0, corr = 0.0;
+    const double U = w->U[n];
+    for (size_t k = 0; k < nk; k++) {
+        const double complex r0 = -I * b[k], r1 = -I * b[nk + k], r2 = -I * b[2 * nk + k],
+                             r3 = -I * b[3 * nk + k];
+        band += w->eps[2 * k] * creal(r0) + w->eps[2 * k + 1] * creal(r3);
+        coh += 2.0 * creal(r1);
+        /* tr[Sigma^HF rho_k] */
+        hf += creal(U * creal(rho_loc[3]) * r0 + U * creal(rho_loc[0]) * r3 -
+                    U * rho_loc[1] * r2 - U * rho_loc[2] * r1);
+        if (w->idiag) {
+            const double complex *d = w->idiag + n * 4 * nk;
+            corr += creal(-I * (d[k] + d[3 * nk + k]));
+        }
+    }
+    *e_band = band;
+    *e_field = w->E[n] * w->spec.dipole * coh;
+    *e_int = w->spec.selfenergy == KBE_SELFENERGY_NONE ? 0.0 : 0.5 * hf + 0.5 * corr;
 }

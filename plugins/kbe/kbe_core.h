@@ -19,8 +19,15 @@
  *   G^<(t_{n+1}, t_{n+1}) = V_n G^<(t_n, t_n) V_n^dagger,  G^> = G^< - i on the diagonal,
  * with h(t_{n+1}) from the new density by a fixed number of corrector passes (reproducible).
  * V_n is unitary, so N and the anticommutator are kept to rounding; the error is O(dt^2).
- * Not yet here: the second-Born self-energy and the collision integrals (issue 45's next
- * increment), which the storage is laid out for (k innermost, one block per time pair).
+ * Second Born (KBE_SELFENERGY_2B) adds the collision integrals I^lg(t, t') (docs/methods.md)
+ * by the trapezoid rule, and the step becomes the exponential integrator with the trapezoid:
+ *   G(t_{n+1}, t_j) = V_n G(t_n, t_j) - i dt/2 [V_n I(t_n, t_j) + I(t_{n+1}, t_j)],
+ *   G^<(t_{n+1}, t_{n+1}) = V_n G^< V_n^dagger - i dt/2 [V_n (I + I^dagger) V_n^dagger + (I' +
+ *   I'^dagger)] (from i d/dt G^<(t, t) = [h, G^<] + I^< + I^<^dagger: rho stays Hermitian),
+ * I(t_{n+1}, .) first taken as I(t_n, .), then recomputed from the new row (the self-energy's
+ * row at t_{n+1}, then the integrals) once per corrector pass, and once more at the end for
+ * the next step (kbe_step.c, kbe_collision.c, kbe_selfenergy.c).  One corrector pass or more:
+ * second order.  The self-energy's rows are not stored: each step forms the one it needs.
  *
  * Ownership: kbe_create copies what the spec points to; the caller frees nothing but the
  * kbe with kbe_destroy.  Errors: MCF_E* codes with mcf_last_error() saying why. */
@@ -36,8 +43,14 @@ extern "C" {
 
 typedef enum {
     KBE_SELFENERGY_NONE = 0, /* h_k(t) without interaction */
-    KBE_SELFENERGY_HF = 1    /* time-dependent Hartree-Fock in h_k(t) */
+    KBE_SELFENERGY_HF = 1,   /* time-dependent Hartree-Fock in h_k(t) */
+    KBE_SELFENERGY_2B = 2    /* Hartree-Fock plus the second-Born collision integrals */
 } kbe_selfenergy;
+
+typedef enum {
+    KBE_SIGMA_REAL = 0,  /* products in real space (O(Nk^2) a time pair; the default) */
+    KBE_SIGMA_DIRECT = 1 /* the seed's loops over k (O(Nk^3); benchmark parity, oracle) */
+} kbe_sigma_method;
 
 typedef struct kbe_spec {
     size_t nk;                  /* k points (>= 1) */
@@ -49,6 +62,7 @@ typedef struct kbe_spec {
     int correctors;             /* corrector passes a step for h(t_{n+1}) (>= 0; hf: >= 1
                                  * for second order) */
     kbe_selfenergy selfenergy;
+    kbe_sigma_method sigma_method; /* how second Born is formed (KBE_SELFENERGY_2B) */
     size_t memory_limit;        /* bytes the two-time storage may take (0: no limit) */
 } kbe_spec;
 
@@ -71,6 +85,20 @@ void kbe_green(const kbe *w, int lesser, size_t i, size_t j, double complex *g);
 void kbe_density(const kbe *w, size_t n, double complex *rho);
 /* h_k(t_n) (bands, field and Hartree-Fock at t_n) into h[nk x 4]. */
 void kbe_hamiltonian(const kbe *w, size_t n, double complex *h);
+/* The energies at t_n, summed over k (the whole ring): band (kinetic) energy sum_k sum_a
+ * eps_a(k) rho_aa,k, the field's E(t) d sum_k 2 Re rho_vc,k, and the interaction energy
+ * (1/2) sum_k tr[Sigma^HF rho_k] + (1/2) sum_k Re tr[-i I^<_k(t_n, t_n)] (Galitskii-Migdal;
+ * the second term with second Born only). */
+void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, double *e_int);
+
+/* ---- second Born for one time pair (kbe_selfenergy.c; the tests call it directly) ----
+ * e^{i k_m R_r} for the ring of nk sites (nk x nk, freed with free()). */
+int kbe_phases_create(size_t nk, double complex **out);
+/* Sigma(k) of one time pair into S[4 nk] ([ab][k]) from A = G^lg(t, s) and B = G^gl(s, t)
+ * (4 nk each), uu = U(t) U(s); scratch: 12 nk values (KBE_SIGMA_REAL). */
+void kbe_sigma_2b(size_t nk, kbe_sigma_method method, const double complex *phases, double uu,
+                  const double complex *A, const double complex *B, double complex *S,
+                  double complex *scratch);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,13 @@ struct kbe {
      * innermost) */
     double complex *gl, *gg;
     double complex *scratch; /* nk x 4: V of the current step */
+    /* second Born (NULL otherwise): the phases e^{ikR}; the self-energy's row at one time
+     * (steps + 2 blocks of 4 nk, lesser and greater); the collision integrals' row at t_n
+     * (j = 0 .. n) and the one at t_{n+1} being formed; I^<(t_n, t_n) of every step */
+    double complex *phases;
+    double complex *sl, *sg, *sr; /* sr: Sigma^> - Sigma^<, the collision integrals' scratch */
+    double complex *il, *ig, *jl, *jg;
+    double complex *idiag;
 };
 
 /* the block of the time pair (i, j), i >= j */
@@ -31,5 +38,11 @@ void kbe_fill_h(const kbe *w, double E, double U, const double complex *rho_loc,
                 double complex *h);
 /* (1/Nk) sum_k rho_k(t_n) into rho_loc (4 values) */
 void kbe_local_density(const kbe *w, size_t n, double complex *rho_loc);
+/* second Born's row at t_m: Sigma^lg(t_m, t_s) for s = 0 .. m into w->sl, w->sg
+ * (kbe_collision.c); MCF_ENOMEM */
+int kbe_sigma_row(kbe *w, size_t m);
+/* the collision integrals I^lg(t_m, t_j), j = 0 .. m, from w->sl, w->sg (the row at t_m)
+ * and G on the rows <= m, into il, ig ((m + 1) blocks of 4 nk) */
+void kbe_collision_row(kbe *w, size_t m, double complex *il, double complex *ig);
 
 #endif

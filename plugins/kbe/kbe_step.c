@@ -56,6 +56,63 @@ static void apply_right_dagger(const double complex *V, size_t nk, const double 
     }
 }
 
+/* y += c x over a block of 4 nk values */
+static void axpy(size_t nk, double complex c, const double complex *x, double complex *y)
+{
+    for (size_t q = 0; q < 4 * nk; q++)
+        y[q] += c * x[q];
+}
+
+/* x + x^dagger per k, of the block x, into y */
+static void herm_sum(size_t nk, const double complex *x, double complex *y)
+{
+    for (size_t k = 0; k < nk; k++) {
+        y[k] = 2.0 * creal(x[k]);
+        y[3 * nk + k] = 2.0 * creal(x[3 * nk + k]);
+        y[nk + k] = x[nk + k] + conj(x[2 * nk + k]);
+        y[2 * nk + k] = x[2 * nk + k] + conj(x[nk + k]);
+    }
+}
+
+/* The new row with the collision integrals I (row t_n, from the last step) and J (row
+ * t_{n+1}, the current estimate): G(t_{n+1}, t_j) = V G(t_n, t_j) - i dt/2 [V I(t_n, t_j) +
+ * J(t_{n+1}, t_j)], j <= n, and the diagonal G^<(t_{n+1}, t_{n+1}) = V G^<(t_n, t_n) V^dagger -
+ * i dt/2 [V (I + I^dagger) V^dagger + (J + J^dagger)] of I^<(t_n, t_n), J^<(t_{n+1}, t_{n+1}):
+ * the exponential integrator with the trapezoid rule for the integrals. */
+static void advance(kbe *w, const double complex *V, double complex *tmp)
+{
+    const size_t nk = w->spec.nk, n = w->n, n1 = n + 1;
+    const double complex c = -0.5 * I * w->spec.dt;
+    const int corr = w->spec.selfenergy == KBE_SELFENERGY_2B;
+    for (int lesser = 0; lesser < 2; lesser++)
+        for (size_t j = 0; j <= n; j++) {
+            double complex *y = kbe_block(w, lesser, n1, j);
+            apply_left(V, nk, kbe_block(w, lesser, n, j), y);
+            if (!corr)
+                continue;
+            const double complex *i0 = (lesser ? w->il : w->ig) + j * 4 * nk;
+            const double complex *j1 = (lesser ? w->jl : w->jg) + j * 4 * nk;
+            apply_left(V, nk, i0, tmp);
+            axpy(nk, c, tmp, y);
+            axpy(nk, c, j1, y);
+        }
+    double complex *dl = kbe_block(w, 1, n1, n1);
+    apply_left(V, nk, kbe_block(w, 1, n, n), dl);
+    apply_right_dagger(V, nk, dl, dl);
+    if (corr) {
+        herm_sum(nk, w->il + n * 4 * nk, tmp);
+        apply_left(V, nk, tmp, tmp);
+        apply_right_dagger(V, nk, tmp, tmp);
+        axpy(nk, c, tmp, dl);
+        herm_sum(nk, w->jl + n1 * 4 * nk, tmp);
+        axpy(nk, c, tmp, dl);
+    }
+    double complex *dg = kbe_block(w, 0, n1, n1);
+    for (int ab = 0; ab < 4; ab++)
+        for (size_t k = 0; k < nk; k++)
+            dg[ab * nk + k] = dl[ab * nk + k] - (ab == 0 || ab == 3 ? I : 0.0);
+}
+
 int kbe_step(kbe *w, double E_next, double U_next)
 {
     const size_t nk = w->spec.nk, n = w->n, n1 = n + 1;
@@ -65,37 +122,54 @@ int kbe_step(kbe *w, double E_next, double U_next)
     if (!isfinite(E_next) || !isfinite(U_next))
         return mcf_fail(MCF_EINVAL, "kbe: the drive at step %zu is not finite (E %g, U %g)", n1,
                         E_next, U_next);
-    double complex *hn = malloc(12 * nk * sizeof *hn);
+    double complex *hn = malloc(16 * nk * sizeof *hn);
     if (!hn)
         return mcf_fail(MCF_ENOMEM, "kbe: out of memory");
-    double complex *h1 = hn + 4 * nk, *hm = h1 + 4 * nk, *V = w->scratch;
+    double complex *h1 = hn + 4 * nk, *hm = h1 + 4 * nk, *tmp = hm + 4 * nk, *V = w->scratch;
     double complex rho_loc[4];
     kbe_local_density(w, n, rho_loc);
     kbe_fill_h(w, w->E[n], w->U[n], rho_loc, hn);
     w->E[n1] = E_next;
     w->U[n1] = U_next;
-    const int passes = w->spec.selfenergy == KBE_SELFENERGY_HF ? 1 + w->spec.correctors : 1;
-    double complex *dl = kbe_block(w, 1, n1, n1);
-    for (int pass = 0; pass < passes; pass++) {
+    const int b2 = w->spec.selfenergy == KBE_SELFENERGY_2B;
+    const int passes = w->spec.selfenergy == KBE_SELFENERGY_NONE ? 1 : 1 + w->spec.correctors;
+    if (b2) { /* the predictor: J(t_{n+1}, t_j) = I(t_n, t_j), the diagonal's I(t_n, t_n) */
+        for (size_t q = 0; q < (n + 1) * 4 * nk; q++) {
+            w->jl[q] = w->il[q];
+            w->jg[q] = w->ig[q];
+        }
+        for (size_t q = 0; q < 4 * nk; q++) {
+            w->jl[n1 * 4 * nk + q] = w->il[n * 4 * nk + q];
+            w->jg[n1 * 4 * nk + q] = w->ig[n * 4 * nk + q];
+        }
+    }
+    int rc = MCF_OK;
+    for (int pass = 0; pass < passes && !rc; pass++) {
         /* pass 0: h(t_{n+1}) from the density at t_n; then from the last pass's */
         kbe_fill_h(w, E_next, U_next, rho_loc, h1);
         for (size_t q = 0; q < 4 * nk; q++)
             hm[q] = 0.5 * (hn[q] + h1[q]);
         for (size_t k = 0; k < nk; k++)
             expm_herm2(hm + 4 * k, w->spec.dt, V + 4 * k);
-        apply_left(V, nk, kbe_block(w, 1, n, n), dl);
-        apply_right_dagger(V, nk, dl, dl);
+        advance(w, V, tmp);
         kbe_local_density(w, n1, rho_loc);
+        if (b2 && !(rc = kbe_sigma_row(w, n1))) /* J from the new row (also after the last
+                                                  * pass: the next step's I) */
+            kbe_collision_row(w, n1, w->jl, w->jg);
     }
-    for (size_t j = 0; j <= n; j++) {
-        apply_left(V, nk, kbe_block(w, 1, n, j), kbe_block(w, 1, n1, j));
-        apply_left(V, nk, kbe_block(w, 0, n, j), kbe_block(w, 0, n1, j));
-    }
-    double complex *dg = kbe_block(w, 0, n1, n1);
-    for (int ab = 0; ab < 4; ab++)
-        for (size_t k = 0; k < nk; k++)
-            dg[ab * nk + k] = dl[ab * nk + k] - (ab == 0 || ab == 3 ? I : 0.0);
     free(hn);
+    if (rc)
+        return rc;
+    if (b2) { /* J becomes I */
+        double complex *t = w->il;
+        w->il = w->jl;
+        w->jl = t;
+        t = w->ig;
+        w->ig = w->jg;
+        w->jg = t;
+        for (size_t q = 0; q < 4 * nk; q++)
+            w->idiag[n1 * 4 * nk + q] = w->il[n1 * 4 * nk + q];
+    }
     w->n = n1;
     return MCF_OK;
 }

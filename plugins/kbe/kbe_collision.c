@@ -1,0 +1,111 @@
+/* kbe_collision.c — second Born's self-energy row and the collision integrals of one time:
+ *
+ *   Sigma^lg(t_m, t_s), s = 0 .. m, by kbe_sigma_2b from G^lg(t_m, t_s) and
+ *   G^gl(t_s, t_m) = -G^gl(t_m, t_s)^dagger (per k);
+ *   I^lg(t_m, t_j) = int_0^{t_m} [Sigma^> - Sigma^<](t_m, s) G^lg(s, t_j) ds
+ *                  - int_0^{t_j} Sigma^lg(t_m, s) [G^> - G^<](s, t_j) ds,  j = 0 .. m,
+ *   both by the trapezoid rule on the grid (second order; a length-zero interval gives 0),
+ *   G(s, t_j) for s < j from G(t_j, s) by G(t, t') = -G(t', t)^dagger.
+ *
+ * Each s of the self-energy and each j of the integrals is one task of the OpenMP threads,
+ * its sums in a fixed order: the same bits on any number of threads. */
+#include "kbe_internal.h"
+
+#include "mcf/error.h"
+
+#include <stdlib.h>
+
+/* acc[q][k] += wt (a b)_q per k, for blocks a, b of 4 nk values ([ab][k]); b_adj: b holds
+ * G(t_j, t_s) and the product takes -b^dagger (G(t_s, t_j) for s < j) */
+static inline void block_madd(size_t nk, double wt, const double complex *restrict a,
+                              const double complex *restrict b, int b_adj,
+                              double complex *restrict acc)
+{
+    const double complex *a0 = a, *a1 = a + nk, *a2 = a + 2 * nk, *a3 = a + 3 * nk;
+    if (!b_adj) {
+        const double complex *b0 = b, *b1 = b + nk, *b2 = b + 2 * nk, *b3 = b + 3 * nk;
+        for (size_t k = 0; k < nk; k++) {
+            acc[k] += wt * (a0[k] * b0[k] + a1[k] * b2[k]);
+            acc[nk + k] += wt * (a0[k] * b1[k] + a1[k] * b3[k]);
+            acc[2 * nk + k] += wt * (a2[k] * b0[k] + a3[k] * b2[k]);
+            acc[3 * nk + k] += wt * (a2[k] * b1[k] + a3[k] * b3[k]);
+        }
+    } else { /* (-b^dagger)_{pq} = -conj(b_{qp}) */
+        const double complex *b0 = b, *b1 = b + 2 * nk, *b2 = b + nk, *b3 = b + 3 * nk;
+        for (size_t k = 0; k < nk; k++) {
+            acc[k] -= wt * (a0[k] * conj(b0[k]) + a1[k] * conj(b2[k]));
+            acc[nk + k] -= wt * (a0[k] * conj(b1[k]) + a1[k] * conj(b3[k]));
+            acc[2 * nk + k] -= wt * (a2[k] * conj(b0[k]) + a3[k] * conj(b2[k]));
+            acc[3 * nk + k] -= wt * (a2[k] * conj(b1[k]) + a3[k] * conj(b3[k]));
+        }
+    }
+}
+
+int kbe_sigma_row(kbe *w, size_t m)
+{
+    const size_t nk = w->spec.nk;
+    int failed = 0;
+#pragma omp parallel
+    {
+        double complex *buf = malloc(20 * nk * sizeof *buf);
+        if (!buf) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic)
+        for (size_t s = 0; s <= m; s++) {
+            if (!buf)
+                continue;
+            double complex *B = buf, *scratch = buf + 4 * nk, *A = buf + 16 * nk;
+            const double uu = w->U[m] * w->U[s];
+            for (int lesser = 0; lesser < 2; lesser++) {
+                /* A = G^lg(t_m, t_s), B = G^gl(t_s, t_m) */
+                const double complex *a = kbe_block(w, lesser, m, s);
+                const double complex *o = kbe_block(w, !lesser, m, s);
+                for (size_t k = 0; k < nk; k++) {
+                    for (int q = 0; q < 4; q++)
+                        A[q * nk + k] = a[q * nk + k];
+                    B[k] = -conj(o[k]);
+                    B[nk + k] = -conj(o[2 * nk + k]);
+                    B[2 * nk + k] = -conj(o[nk + k]);
+                    B[3 * nk + k] = -conj(o[3 * nk + k]);
+                }
+                double complex *S = (lesser ? w->sl : w->sg) + s * 4 * nk;
+                kbe_sigma_2b(nk, w->spec.sigma_method, w->phases, uu, A, B, S, scratch);
+            }
+        }
+        free(buf);
+    }
+    return failed ? mcf_fail(MCF_ENOMEM, "kbe: out of memory for the self-energy") : MCF_OK;
+}
+
+void kbe_collision_row(kbe *w, size_t m, double complex *il, double complex *ig)
+{
+    const size_t nk = w->spec.nk, bs = 4 * nk;
+    const double dt = w->spec.dt;
+    double complex *sr = w->sr; /* Sigma^R(t_m, t_s) = Sigma^> - Sigma^< */
+    for (size_t q = 0; q < (m + 1) * bs; q++)
+        sr[q] = w->sg[q] - w->sl[q];
+#pragma omp parallel for schedule(dynamic)
+    for (size_t j = 0; j <= m; j++) {
+        double complex *ol = il + j * bs, *og = ig + j * bs;
+        for (size_t q = 0; q < bs; q++)
+            ol[q] = og[q] = 0.0;
+        for (size_t s = 0; s <= m && m > 0; s++) { /* int_0^{t_m} Sigma^R G^lg */
+            const double wt = dt * (s == 0 || s == m ? 0.5 : 1.0);
+            const int adj = s < j;
+            const size_t r = adj ? j : s, c = adj ? s : j;
+            block_madd(nk, wt, sr + s * bs, kbe_block(w, 1, r, c), adj, ol);
+            block_madd(nk, wt, sr + s * bs, kbe_block(w, 0, r, c), adj, og);
+        }
+        for (size_t s = 0; s <= j && j > 0; s++) { /* - int_0^{t_j} Sigma^lg [G^> - G^<] */
+            const double wt = dt * (s == 0 || s == j ? 0.5 : 1.0);
+            /* G(t_s, t_j), s <= j: from (t_j, t_s) by the adjoint */
+            const double complex *gg = kbe_block(w, 0, j, s), *gl = kbe_block(w, 1, j, s);
+            block_madd(nk, -wt, w->sl + s * bs, gg, s < j, ol);
+            block_madd(nk, wt, w->sl + s * bs, gl, s < j, ol);
+            block_madd(nk, -wt, w->sg + s * bs, gg, s < j, og);
+            block_madd(nk, wt, w->sg + s * bs, gl, s < j, og);
+        }
+    }
+}
