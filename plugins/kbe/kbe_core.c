@@ -199,7 +199,7 @@ void kbe_fill_h(const kbe *w, double E, double U, const double complex *rho_loc,
     const size_t nk = w->spec.nk;
     const double f = E * w->spec.dipole;
     double complex s[4] = {0.0, 0.0, 0.0, 0.0};
-    if (w->spec.selfenergy == KBE_SELFENERGY_HF) {
+    if (w->spec.selfenergy != KBE_SELFENERGY_NONE) { /* Hartree-Fock, also in second Born */
         s[0] = U * creal(rho_loc[3]);
         s[3] = U * creal(rho_loc[0]);
         s[1] = -U * rho_loc[1];
