@@ -47,16 +47,17 @@ int kbe_sigma_row(kbe *w, size_t m)
     int failed = 0;
 #pragma omp parallel
     {
-        double complex *buf = malloc(20 * nk * sizeof *buf);
-        if (!buf) {
+        double complex *buf = malloc(8 * nk * sizeof *buf);
+        kbe_sigma_work *sw = NULL;
+        if (!buf || kbe_sigma_work_create(nk, &sw)) {
 #pragma omp atomic write
             failed = 1;
         }
 #pragma omp for schedule(dynamic)
         for (size_t s = 0; s <= m; s++) {
-            if (!buf)
+            if (!buf || !sw)
                 continue;
-            double complex *B = buf, *scratch = buf + 4 * nk, *A = buf + 16 * nk;
+            double complex *A = buf, *B = buf + 4 * nk;
             const double uu = w->U[m] * w->U[s];
             for (int lesser = 0; lesser < 2; lesser++) {
                 /* A = G^lg(t_m, t_s), B = G^gl(t_s, t_m) */
@@ -71,10 +72,11 @@ int kbe_sigma_row(kbe *w, size_t m)
                     B[3 * nk + k] = -conj(o[3 * nk + k]);
                 }
                 double complex *S = (lesser ? w->sl : w->sg) + s * 4 * nk;
-                kbe_sigma_2b(nk, w->spec.sigma_method, w->phases, uu, A, B, S, scratch);
+                kbe_sigma_2b(w->spec.sigma_method, uu, A, B, S, sw);
             }
         }
         free(buf);
+        kbe_sigma_work_destroy(sw);
     }
     return failed ? mcf_fail(MCF_ENOMEM, "kbe: out of memory for the self-energy") : MCF_OK;
 }

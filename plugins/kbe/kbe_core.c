@@ -48,7 +48,7 @@ static int check_spec(const kbe_spec *s)
         s->selfenergy != KBE_SELFENERGY_2B)
         return mcf_fail(MCF_EINVAL, "kbe: self-energy %d is not one of none, hf, 2b",
                         (int)s->selfenergy);
-    if (s->sigma_method != KBE_SIGMA_REAL && s->sigma_method != KBE_SIGMA_DIRECT)
+    if (s->sigma_method != KBE_SIGMA_FFT && s->sigma_method != KBE_SIGMA_DIRECT)
         return mcf_fail(MCF_EINVAL, "kbe: self-energy method %d is not one of fft, direct",
                         (int)s->sigma_method);
     for (size_t k = 0; k < 2 * s->nk; k++)
@@ -105,10 +105,9 @@ int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
         int got = 1;
         for (int q = 0; q < 8; q++)
             got = (*rows[q] = calloc(row, sizeof **rows[q])) && got;
-        rc = kbe_phases_create(nk, &w->phases);
-        if (rc || !got) {
+        if (!got) {
             kbe_destroy(w);
-            return rc ? rc : mcf_fail(MCF_ENOMEM, "kbe: out of memory for the self-energy");
+            return mcf_fail(MCF_ENOMEM, "kbe: out of memory for the self-energy");
         }
     }
     memcpy(w->eps, spec->eps, 2 * nk * sizeof *w->eps);
@@ -140,7 +139,6 @@ void kbe_destroy(kbe *w)
     free(w->scratch);
     free(w->gl);
     free(w->gg);
-    free(w->phases);
     free(w->sl);
     free(w->sg);
     free(w->sr);

@@ -48,7 +48,7 @@ typedef enum {
 } kbe_selfenergy;
 
 typedef enum {
-    KBE_SIGMA_REAL = 0,  /* products in real space (O(Nk^2) a time pair; the default) */
+    KBE_SIGMA_FFT = 0,   /* products in real space, FFTs over k: O(Nk log Nk) a time pair */
     KBE_SIGMA_DIRECT = 1 /* the seed's loops over k (O(Nk^3); benchmark parity, oracle) */
 } kbe_sigma_method;
 
@@ -92,13 +92,14 @@ void kbe_hamiltonian(const kbe *w, size_t n, double complex *h);
 void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, double *e_int);
 
 /* ---- second Born for one time pair (kbe_selfenergy.c; the tests call it directly) ----
- * e^{i k_m R_r} for the ring of nk sites (nk x nk, freed with free()). */
-int kbe_phases_create(size_t nk, double complex **out);
+ * Scratch and FFT tables for a ring of nk sites: one per thread. */
+typedef struct kbe_sigma_work kbe_sigma_work;
+int kbe_sigma_work_create(size_t nk, kbe_sigma_work **out);
+void kbe_sigma_work_destroy(kbe_sigma_work *w);
 /* Sigma(k) of one time pair into S[4 nk] ([ab][k]) from A = G^lg(t, s) and B = G^gl(s, t)
- * (4 nk each), uu = U(t) U(s); scratch: 12 nk values (KBE_SIGMA_REAL). */
-void kbe_sigma_2b(size_t nk, kbe_sigma_method method, const double complex *phases, double uu,
-                  const double complex *A, const double complex *B, double complex *S,
-                  double complex *scratch);
+ * (4 nk each), uu = U(t) U(s). */
+void kbe_sigma_2b(kbe_sigma_method method, double uu, const double complex *A,
+                  const double complex *B, double complex *S, kbe_sigma_work *w);
 
 #ifdef __cplusplus
 }

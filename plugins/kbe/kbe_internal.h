@@ -15,10 +15,9 @@ struct kbe {
      * innermost) */
     double complex *gl, *gg;
     double complex *scratch; /* nk x 4: V of the current step */
-    /* second Born (NULL otherwise): the phases e^{ikR}; the self-energy's row at one time
+    /* second Born (NULL otherwise): the self-energy's row at one time
      * (steps + 2 blocks of 4 nk, lesser and greater); the collision integrals' row at t_n
      * (j = 0 .. n) and the one at t_{n+1} being formed; I^<(t_n, t_n) of every step */
-    double complex *phases;
     double complex *sl, *sg, *sr; /* sr: Sigma^> - Sigma^<, the collision integrals' scratch */
     double complex *il, *ig, *jl, *jg;
     double complex *idiag;

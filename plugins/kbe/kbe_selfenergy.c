@@ -5,10 +5,11 @@
  *     Sigma_ab(k) = U U' / Nk^2 sum_{k1, k3} [A_ab(k1) A_a'b'(k3) B_b'a'(k1 + k3 - k)
  *                                           - A_ab'(k1) B_b'a'(k1 + k3 - k) A_a'b(k3)],
  *     O(Nk^3) per time pair (a' the other band than a);
- *   real space (the default): the same sums are products at each lattice vector R,
+ *   fft (the default): the same sums are products at each lattice vector R,
  *     Sigma_ab(R) = U U' [A_ab(R) A_a'b'(R) B_b'a'(-R) - A_ab'(R) B_b'a'(-R) A_a'b(R)],
- *     with A(R) = (1/Nk) sum_k e^{ikR} A(k) and Sigma(k) = sum_R e^{-ikR} Sigma(R): O(Nk^2)
- *     here by a plain transform with a table of phases (an FFT makes it O(Nk log Nk): next).
+ *     with A(R) = (1/Nk) sum_k e^{ikR} A(k) (GSL's backward transform over Nk) and
+ *     Sigma(k) = sum_R e^{-ikR} Sigma(R) (its forward one): O(Nk log Nk) per time pair, any
+ *     Nk (mixed radix).
  *
  * For Sigma^<(t, s): A = G^<(t, s), B = G^>(s, t); for Sigma^>: A = G^>(t, s), B = G^<(s, t).
  * The first term is the direct (bubble) diagram, the second the second-order exchange; in
@@ -18,44 +19,68 @@
 
 #include "mcf/error.h"
 
-#include <math.h>
+#include <gsl/gsl_fft_complex.h>
 #include <stdlib.h>
-#include <string.h>
 
-int kbe_phases_create(size_t nk, double complex **out)
+struct kbe_sigma_work {
+    size_t nk;
+    gsl_fft_complex_wavetable *wt;
+    gsl_fft_complex_workspace *ws;
+    double complex *a, *b, *s; /* 4 nk each: A(R), B(R), Sigma(R) */
+};
+
+int kbe_sigma_work_create(size_t nk, kbe_sigma_work **out)
 {
-    *out = malloc(nk * nk * sizeof **out);
-    if (!*out)
-        return mcf_fail(MCF_ENOMEM, "kbe: out of memory for the phases of %zu k points", nk);
-    const double two_pi = 6.28318530717958647692;
-    for (size_t m = 0; m < nk; m++)
-        for (size_t r = 0; r < nk; r++) /* e^{i k_m R_r}, k_m R_r = 2 pi (m r mod Nk) / Nk */
-            (*out)[m * nk + r] = cexp(I * two_pi * (double)((m * r) % nk) / (double)nk);
+    kbe_sigma_work *w = calloc(1, sizeof *w);
+    *out = NULL;
+    if (!w)
+        return mcf_fail(MCF_ENOMEM, "kbe: out of memory");
+    w->nk = nk;
+    w->wt = gsl_fft_complex_wavetable_alloc(nk);
+    w->ws = gsl_fft_complex_workspace_alloc(nk);
+    w->a = malloc(12 * nk * sizeof *w->a);
+    if (!w->wt || !w->ws || !w->a) {
+        kbe_sigma_work_destroy(w);
+        return mcf_fail(MCF_ENOMEM, "kbe: out of memory for the FFT of %zu k points", nk);
+    }
+    w->b = w->a + 4 * nk;
+    w->s = w->b + 4 * nk;
+    *out = w;
     return MCF_OK;
 }
 
-/* x(R) = (1/Nk) sum_k e^{ikR} y(k) for the 4 band pairs of a block ([ab][k] -> [ab][R]) */
-static void to_real(size_t nk, const double complex *ph, const double complex *y,
-                    double complex *x)
+void kbe_sigma_work_destroy(kbe_sigma_work *w)
 {
+    if (!w)
+        return;
+    if (w->wt)
+        gsl_fft_complex_wavetable_free(w->wt);
+    if (w->ws)
+        gsl_fft_complex_workspace_free(w->ws);
+    free(w->a);
+    free(w);
+}
+
+/* x(R) = (1/Nk) sum_k e^{ikR} y(k) for the 4 band pairs of a block ([ab][k] -> [ab][R]) */
+static void to_real(kbe_sigma_work *w, const double complex *y, double complex *x)
+{
+    const size_t nk = w->nk;
+    for (size_t q = 0; q < 4 * nk; q++)
+        x[q] = y[q] / (double)nk;
     for (int ab = 0; ab < 4; ab++)
-        for (size_t r = 0; r < nk; r++) {
-            double complex s = 0.0;
-            for (size_t m = 0; m < nk; m++)
-                s += ph[m * nk + r] * y[ab * nk + m];
-            x[ab * nk + r] = s / (double)nk;
-        }
+        gsl_fft_complex_backward((double *)(x + ab * nk), 1, nk, w->wt, w->ws);
 }
 
 /* the other band */
 static inline int ob(int a) { return 1 - a; }
 
-static void sigma_real(size_t nk, const double complex *ph, double uu, const double complex *A,
-                       const double complex *B, double complex *S, double complex *tmp)
+static void sigma_fft(kbe_sigma_work *w, double uu, const double complex *A,
+                      const double complex *B, double complex *S)
 {
-    double complex *a = tmp, *b = tmp + 4 * nk, *s = tmp + 8 * nk;
-    to_real(nk, ph, A, a);
-    to_real(nk, ph, B, b);
+    const size_t nk = w->nk;
+    double complex *a = w->a, *b = w->b, *s = w->s;
+    to_real(w, A, a);
+    to_real(w, B, b);
     for (size_t r = 0; r < nk; r++) {
         const size_t mr = (nk - r) % nk; /* -R */
         for (int p = 0; p < 2; p++)
@@ -67,13 +92,10 @@ static void sigma_real(size_t nk, const double complex *ph, double uu, const dou
                                        a[pqq * nk + r] * br * a[ppq * nk + r]);
             }
     }
-    for (int ab = 0; ab < 4; ab++) /* Sigma(k) = sum_R e^{-ikR} Sigma(R) */
-        for (size_t m = 0; m < nk; m++) {
-            double complex v = 0.0;
-            for (size_t r = 0; r < nk; r++)
-                v += conj(ph[m * nk + r]) * s[ab * nk + r];
-            S[ab * nk + m] = v;
-        }
+    for (size_t q = 0; q < 4 * nk; q++) /* Sigma(k) = sum_R e^{-ikR} Sigma(R) */
+        S[q] = s[q];
+    for (int ab = 0; ab < 4; ab++)
+        gsl_fft_complex_forward((double *)(S + ab * nk), 1, nk, w->wt, w->ws);
 }
 
 static void sigma_direct(size_t nk, double uu, const double complex *A, const double complex *B,
@@ -97,12 +119,11 @@ static void sigma_direct(size_t nk, double uu, const double complex *A, const do
         }
 }
 
-void kbe_sigma_2b(size_t nk, kbe_sigma_method method, const double complex *phases, double uu,
-                  const double complex *A, const double complex *B, double complex *S,
-                  double complex *scratch)
+void kbe_sigma_2b(kbe_sigma_method method, double uu, const double complex *A,
+                  const double complex *B, double complex *S, kbe_sigma_work *w)
 {
     if (method == KBE_SIGMA_DIRECT)
-        sigma_direct(nk, uu, A, B, S);
+        sigma_direct(w->nk, uu, A, B, S);
     else
-        sigma_real(nk, phases, uu, A, B, S, scratch);
+        sigma_fft(w, uu, A, B, S);
 }
