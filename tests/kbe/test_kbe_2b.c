@@ -10,7 +10,9 @@
  *    whole dimer's E_kin and E_int at t = 2 and t = 5 at dt = 0.1 and 0.05 (one corrector):
  *    the error must fall by 4 x [0.8, 1.25] per halving (second order), and the Richardson
  *    value (4 E(dt/2) - E(dt)) / 3 must meet NESSi's to 5% of |E(dt) - E(dt/2)| plus NESSi's
- *    own 2e-7 (the next order is ~h smaller than the removed one: h = 0.1).  N is kept: a
+ *    own 2e-7 (the next order is ~h smaller than the removed one: h = 0.1).  After the ramp
+ *    (t = 5 to 8, no drive) E_tot is conserved up to the method's error, which must fall at
+ *    second order or faster, and meets NESSi's E_tot = -1.55909876 likewise.  N is kept: a
  *    scheme that lost particles at the method's order would drift by ~1e-5 here; asserted
  *    below 1e-10 (measured ~1e-13).
  * 3. The propagation with the seed's loops gives the FFT run's energies to 1e-12. */
@@ -66,7 +68,8 @@ static void sigma_methods(void)
 
 static double ramp(double t) { return t >= 5.0 ? 1.0 : pow(sin(pi * t / 10.0), 2); }
 
-/* the dimer to t = 5 at dt: E_kin, E_int at t = 2 and 5 into e[4]; N's largest drift */
+/* the dimer to t = 8 at dt: E_kin, E_int at t = 2 and 5 into e[0 .. 3], E_tot at t = 5 and 8
+ * into e[4], e[5]; N's largest drift */
 static int dimer(double dt, kbe_sigma_method method, double *e, double *ndrift)
 {
     const size_t nk = 2;
@@ -79,7 +82,7 @@ static int dimer(double dt, kbe_sigma_method method, double *e, double *ndrift)
         rho[4 * k] = rho[4 * k + 3] = f;
         rho[4 * k + 1] = rho[4 * k + 2] = 0.0;
     }
-    const size_t n = (size_t)llround(5.0 / dt);
+    const size_t n = (size_t)llround(8.0 / dt);
     kbe_spec s = {.nk = nk, .eps = eps, .dipole = 0.0, .rho0 = rho, .dt = dt, .steps = n,
                   .correctors = 1, .selfenergy = KBE_SELFENERGY_2B, .sigma_method = method};
     kbe *w = NULL;
@@ -93,12 +96,16 @@ static int dimer(double dt, kbe_sigma_method method, double *e, double *ndrift)
                                                                                    rho[4])));
     }
     if (!rc) {
-        const size_t at[2] = {(size_t)llround(2.0 / dt), n};
-        for (int q = 0; q < 2; q++) {
+        const size_t at[3] = {(size_t)llround(2.0 / dt), (size_t)llround(5.0 / dt), n};
+        for (int q = 0; q < 3; q++) {
             double eb, ef, ei;
             kbe_energies(w, at[q], &eb, &ef, &ei);
-            e[2 * q] = eb;
-            e[2 * q + 1] = ei;
+            if (q < 2) {
+                e[2 * q] = eb;
+                e[2 * q + 1] = ei;
+            }
+            if (q > 0)
+                e[3 + q] = eb + ef + ei;
         }
     }
     kbe_destroy(w);
@@ -112,7 +119,7 @@ int main(void)
     /* NESSi's dimer: E_kin, E_int at t = 2, then t = 5 */
     const double ref[4] = {-1.99265805, 0.15823836, -1.94647434, 0.38737558};
     const char *name[4] = {"E_kin(2)", "E_int(2)", "E_kin(5)", "E_int(5)"};
-    double e1[4], e2[4], d1, d2;
+    double e1[6], e2[6], d1, d2;
     CHECK(dimer(0.1, KBE_SIGMA_FFT, e1, &d1) == MCF_OK, "%s", mcf_last_error());
     CHECK(dimer(0.05, KBE_SIGMA_FFT, e2, &d2) == MCF_OK, "%s", mcf_last_error());
     for (int q = 0; q < 4; q++) {
@@ -127,11 +134,22 @@ int main(void)
         CHECK(fabs(rich - ref[q]) <= tol, "dimer %s: the extrapolation %.8f misses NESSi's "
               "%.8f by %.2e > %.2e", name[q], rich, ref[q], fabs(rich - ref[q]), tol);
     }
+    /* no drive after t = 5: E_tot is conserved, up to the method's error, which must fall
+     * at second order or faster; and it is NESSi's -1.55909876 */
+    const double drift1 = e1[5] - e1[4], drift2 = e2[5] - e2[4];
+    const double etot = (4.0 * e2[5] - e1[5]) / 3.0, etol = 0.05 * fabs(e1[5] - e2[5]) + 2e-7;
+    printf("dimer: E_tot(8) - E_tot(5) = %.2e (dt = 0.1), %.2e (0.05): ratio %.2f; E_tot(8) "
+           "Richardson %.8f, NESSi -1.55909876 (%.1e off, allowed %.1e)\n", drift1, drift2,
+           drift1 / drift2, etot, fabs(etot + 1.55909876), etol);
+    CHECK(drift1 / drift2 >= 3.2, "dimer: the energy's drift after the ramp falls by %.2f per "
+          "halving of dt, not at second order", drift1 / drift2);
+    CHECK(fabs(etot + 1.55909876) <= etol, "dimer: E_tot(8) %.8f against NESSi's -1.55909876",
+          etot);
     printf("dimer: N drifts by %.1e (dt = 0.1), %.1e (0.05)\n", d1, d2);
     CHECK(d1 < 1e-10 && d2 < 1e-10, "dimer: N drifts by %.2e, %.2e", d1, d2);
 
     /* the seed's loops in the propagation */
-    double e3[4], d3;
+    double e3[6], d3;
     CHECK(dimer(0.1, KBE_SIGMA_DIRECT, e3, &d3) == MCF_OK, "%s", mcf_last_error());
     double dd = 0.0;
     for (int q = 0; q < 4; q++)
