@@ -11,7 +11,10 @@
  * n_c must be at least 10 times smaller with second Born than with Hartree-Fock, the second
  * Born error must grow at least as U^2.7 (third order; measured 3.4), Hartree-Fock's as U^1.7
  * to U^2.7 (measured 2.3).  Without the exchange term second Born's error here is 4e-5 at
- * U = 0.1 (measured by removing it): larger than Hartree-Fock's, and this test fails. */
+ * U = 0.1 (measured by removing it): larger than Hartree-Fock's, and this test fails.
+ * Energy balance (both approximations conserve energy): E_tot(t_end) - E_tot(0) must equal the
+ * work of the ramp, int U'(t) <sum_i n_iv n_ic> dt (<sum n n> = E_int / U, Galitskii-Migdal),
+ * up to the method's error, which must fall at second order or faster (ratio >= 3.2). */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +35,10 @@ static const double e_band[2] = {-1.0, 1.0}, tau_band[2] = {0.3, -0.3}, F = 0.5;
 static const double t_ramp = 4.0, t_end = 8.0;
 
 static double ramp(double t) { return t >= t_ramp ? 1.0 : pow(sin(pi * t / (2.0 * t_ramp)), 2); }
+static double ramp_dt(double t)
+{
+    return t >= t_ramp ? 0.0 : pi / (2.0 * t_ramp) * sin(pi * t / t_ramp);
+}
 static double eps(int a, int k) { return e_band[a] + 2.0 * tau_band[a] * cos(2.0 * pi * k / NS); }
 
 /* the many-body basis and the Hamiltonian H0 + F D (sparse, one-body) + U(t) V (diagonal) */
@@ -193,8 +200,9 @@ static double exact_nc(double U)
     return nc / norm / NS;
 }
 
-/* n_c per site at t_end from the propagator at dt */
-static double kbe_nc(double U, double dt, kbe_selfenergy se)
+/* n_c per site at t_end from the propagator at dt; *balance: E_tot(t_end) - E_tot(0) - W, W
+ * the work of the ramp, int U'(t) <sum_i n_iv n_ic> dt with <sum n n> = E_int / U (trapezoid) */
+static double kbe_nc(double U, double dt, kbe_selfenergy se, double *balance)
 {
     double e[2 * NS];
     double complex rho[4 * NS];
@@ -212,8 +220,21 @@ static double kbe_nc(double U, double dt, kbe_selfenergy se)
                   .correctors = 1, .selfenergy = se};
     kbe *w = NULL;
     int rc = kbe_create(&s, F, 0.0, &w);
-    for (size_t i = 1; i <= n && !rc; i++)
-        rc = kbe_step(w, F, U * ramp((double)i * dt));
+    double e0 = 0.0, work = 0.0, prev = 0.0; /* prev: U'(t) <sum n n> at the last step */
+    for (size_t i = 0; i <= n && !rc; i++) {
+        const double t = (double)i * dt;
+        if (i > 0)
+            rc = kbe_step(w, F, U * ramp(t));
+        double eb, ef, ei;
+        kbe_energies(w, i, &eb, &ef, &ei);
+        const double ut = U * ramp(t), p = ut != 0.0 ? U * ramp_dt(t) * ei / ut : 0.0;
+        if (i == 0)
+            e0 = eb + ef + ei;
+        else
+            work += 0.5 * dt * (prev + p);
+        prev = p;
+        *balance = eb + ef + ei - e0 - work;
+    }
     CHECK(rc == MCF_OK, "%s", mcf_last_error());
     double nc = NAN;
     if (!rc) {
@@ -234,10 +255,19 @@ int main(void)
     double err2b[2], errhf[2];
     for (int q = 0; q < 2; q++) {
         const double ex = exact_nc(U[q]);
-        const double b1 = kbe_nc(U[q], 0.1, KBE_SELFENERGY_2B),
-                     b2 = kbe_nc(U[q], 0.05, KBE_SELFENERGY_2B);
-        const double h1 = kbe_nc(U[q], 0.1, KBE_SELFENERGY_HF),
-                     h2 = kbe_nc(U[q], 0.05, KBE_SELFENERGY_HF);
+        double r[4];
+        const double b1 = kbe_nc(U[q], 0.1, KBE_SELFENERGY_2B, &r[0]),
+                     b2 = kbe_nc(U[q], 0.05, KBE_SELFENERGY_2B, &r[1]);
+        const double h1 = kbe_nc(U[q], 0.1, KBE_SELFENERGY_HF, &r[2]),
+                     h2 = kbe_nc(U[q], 0.05, KBE_SELFENERGY_HF, &r[3]);
+        /* energy balance E(t) - E(0) = work of the ramp: the residual is the method's error,
+         * falling at second order (both approximations conserve energy) */
+        printf("U = %.1f: energy balance residual, second Born %.2e -> %.2e (ratio %.2f), "
+               "Hartree-Fock %.2e -> %.2e (ratio %.2f)\n", U[q], r[0], r[1], r[0] / r[1], r[2],
+               r[3], r[2] / r[3]);
+        CHECK(fabs(r[0] / r[1]) >= 3.2 && fabs(r[2] / r[3]) >= 3.2, "U = %.1f: the energy "
+              "balance's residual falls by %.2f (second Born), %.2f (HF) per halving of dt, not "
+              "at second order", U[q], r[0] / r[1], r[2] / r[3]);
         err2b[q] = fabs((4.0 * b2 - b1) / 3.0 - ex);
         errhf[q] = fabs((4.0 * h2 - h1) / 3.0 - ex);
         printf("U = %.1f: n_c exact %.10f, second Born error %.2e (dt 0.1 -> 0.05: %.1e), "
