@@ -78,13 +78,14 @@ static void herm_sum(size_t nk, const double complex *x, double complex *y)
  * t_{n+1}, the current estimate): G(t_{n+1}, t_j) = V G(t_n, t_j) - i dt/2 [V I(t_n, t_j) +
  * J(t_{n+1}, t_j)], j <= n, and the diagonal G^<(t_{n+1}, t_{n+1}) = V G^<(t_n, t_n) V^dagger -
  * i dt/2 [V (I + I^dagger) V^dagger + (J + J^dagger)] of I^<(t_n, t_n), J^<(t_{n+1}, t_{n+1}):
- * the exponential integrator with the trapezoid rule for the integrals. */
-static void advance(kbe *w, const double complex *V, double complex *tmp)
+ * the exponential integrator with the trapezoid rule for the integrals.  rows = 0: the diagonal
+ * only. */
+static void advance(kbe *w, const double complex *V, double complex *tmp, int rows)
 {
     const size_t nk = w->spec.nk, n = w->n, n1 = n + 1;
     const double complex c = -0.5 * I * w->spec.dt;
     const int corr = w->spec.selfenergy == KBE_SELFENERGY_2B;
-    for (int lesser = 0; lesser < 2; lesser++)
+    for (int lesser = 0; lesser < 2 && rows; lesser++)
         for (size_t j = 0; j <= n; j++) {
             double complex *y = kbe_block(w, lesser, n1, j);
             apply_left(V, nk, kbe_block(w, lesser, n, j), y);
@@ -151,7 +152,9 @@ int kbe_step(kbe *w, double E_next, double U_next)
             hm[q] = 0.5 * (hn[q] + h1[q]);
         for (size_t k = 0; k < nk; k++)
             expm_herm2(hm + 4 * k, w->spec.dt, V + 4 * k);
-        advance(w, V, tmp);
+        /* the row feeds the next pass only through second Born's integrals: without them
+         * only the last pass forms it */
+        advance(w, V, tmp, b2 || pass == passes - 1);
         kbe_local_density(w, n1, rho_loc);
         if (b2 && !(rc = kbe_sigma_row(w, n1))) /* J from the new row (also after the last
                                                   * pass: the next step's I) */
