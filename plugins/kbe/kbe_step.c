@@ -1,8 +1,9 @@
-/* kbe_step.c — one step of the two-time propagation without a correlation self-energy
- * (kbe_core.h says the scheme): per k the propagator V_n = exp(-i dt h_mid) of the mean of
- * h(t_n) and h(t_{n+1}) in closed form (a Hermitian 2 x 2), the new diagonal V G^< V^dagger
- * (with Hartree-Fock, h(t_{n+1}) from it again for `correctors` passes), then the new row
- * V G(t_n, t_j) of G^< and G^> for every j <= n. */
+/* kbe_step.c — one step of the two-time propagation (kbe_core.h says the scheme): per k the
+ * propagator V_n = exp(-i dt h_mid) of the mean of h(t_n) and h(t_{n+1}) in closed form (a
+ * Hermitian 2 x 2); the new row V G(t_n, t_j) of G^< and G^> and the new diagonal
+ * V G^< V^dagger, with second Born's collision integrals by the trapezoid rule; h(t_{n+1})
+ * (Hartree-Fock) and the integrals at t_{n+1} formed again from the new row for `correctors`
+ * passes.  The integrals themselves: kbe_collision.c. */
 #include "kbe_internal.h"
 
 #include "mcf/error.h"
