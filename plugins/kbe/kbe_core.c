@@ -18,6 +18,36 @@ size_t kbe_storage_bytes(size_t nk, size_t steps)
     return bytes >= (double)SIZE_MAX ? SIZE_MAX : (size_t)bytes;
 }
 
+static double fermi(double e, double mu, double T)
+{
+    if (T == 0.0)
+        return e < mu ? 1.0 : e > mu ? 0.0 : 0.5;
+    const double x = (e - mu) / T; /* stable on both sides */
+    return x > 0.0 ? exp(-x) / (1.0 + exp(-x)) : 1.0 / (1.0 + exp(x));
+}
+
+int kbe_rho_thermal(size_t nk, const double *eps, double E0d, double mu, double T,
+                    double complex *rho)
+{
+    if (!(T >= 0.0) || !isfinite(T) || !isfinite(mu) || !isfinite(E0d))
+        return mcf_fail(MCF_EINVAL, "kbe: a thermal state at mu = %g, T = %g, E d = %g", mu, T,
+                        E0d);
+    for (size_t k = 0; k < nk; k++) {
+        const double a = eps[2 * k], c = eps[2 * k + 1];
+        if (!isfinite(a) || !isfinite(c))
+            return mcf_fail(MCF_EINVAL, "kbe: band energies of k point %zu are not finite", k);
+        /* h = m + z sigma_z + b sigma_x: eigenvalues m -+ r; f(h) = (f- + f+)/2 + (f+ - f-)
+         * (h - m) / (2 r) */
+        const double m = 0.5 * (a + c), z = 0.5 * (a - c), b = E0d, r = hypot(z, b);
+        const double fm = fermi(m - r, mu, T), fp = fermi(m + r, mu, T);
+        const double avg = 0.5 * (fm + fp), dif = r > 0.0 ? 0.5 * (fp - fm) / r : 0.0;
+        rho[4 * k] = avg + dif * z;
+        rho[4 * k + 3] = avg - dif * z;
+        rho[4 * k + 1] = rho[4 * k + 2] = dif * b;
+    }
+    return MCF_OK;
+}
+
 /* rho0 of k: Hermitian, finite, its eigenvalues (occupations) in [0, 1] to rounding */
 static int check_rho(const double complex *r, size_t k)
 {

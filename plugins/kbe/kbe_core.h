@@ -70,6 +70,12 @@ typedef struct kbe kbe;
 
 /* Bytes of the two-time storage for nk k points and `steps` steps. */
 size_t kbe_storage_bytes(size_t nk, size_t steps);
+/* The uncorrelated initial state rho_k = f(h_k) of h_k = diag(eps_v, eps_c) + E0 d sigma_x
+ * (eps: nk x 2) at chemical potential mu and temperature T (T = 0: the states below mu
+ * filled, one at mu half), f the Fermi function, into rho[nk x 4].  MCF_EINVAL for T < 0 or
+ * non-finite input. */
+int kbe_rho_thermal(size_t nk, const double *eps, double E0d, double mu, double T,
+                    double complex *rho);
 /* Copies the spec, checks it (refused with the reason: sizes, rho0 not Hermitian or outside
  * [0, 1], the storage over memory_limit) and sets t = 0 with the drive E0, U0. */
 int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out);

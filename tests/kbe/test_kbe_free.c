@@ -12,8 +12,10 @@
  *    Hamiltonian written out again here, not taken from the library): second order with 2
  *    corrector passes (ratio 4 x [0.8, 1.25]), first order with none (ratio 2 x [0.8, 1.25]:
  *    the predictor's h(t_{n+1}) is off by O(dt)).
- * 3. Refused input: rho0 not Hermitian, occupations outside [0, 1], storage over the limit,
- *    a step past the storage, a non-finite drive. */
+ * 3. The thermal initial state kbe_rho_thermal (f(h_k): commutes with h_k, occupations f(e-)
+ *    and f(e+), stationary under a constant h to 1e-13), and refused input: rho0 not
+ *    Hermitian, occupations outside [0, 1], storage over the limit, a step past the storage, a
+ *    non-finite drive, T < 0. */
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -209,6 +211,59 @@ static double hf_error(double dt, int correctors, double U, const double complex
     return err;
 }
 
+/* kbe_rho_thermal: f(h_k) of h_k = diag(eps) + E0d sigma_x commutes with h_k, has the
+ * occupations f(e-), f(e+) (trace and determinant), is a projector at T = 0 with mu in the
+ * gap, and stays put under U = 0 and a constant field (the step is exact for a constant h) */
+static void thermal(void)
+{
+    double eps[2 * NK];
+    double complex rho[4 * NK], r1[4 * NK];
+    initial_state(rho, eps);
+    const double E0d = 0.3, cases[3][2] = {{0.1, 0.0}, {0.2, 0.4}, {-0.9, 0.05}};
+    for (int c = 0; c < 3; c++) {
+        const double mu = cases[c][0], T = cases[c][1];
+        CHECK(kbe_rho_thermal(NK, eps, E0d, mu, T, rho) == MCF_OK, "%s", mcf_last_error());
+        double err = 0.0;
+        for (size_t k = 0; k < NK; k++) {
+            const double complex h[4] = {eps[2 * k], E0d, E0d, eps[2 * k + 1]};
+            double complex a[4], b[4];
+            mul2(h, rho + 4 * k, a);
+            mul2(rho + 4 * k, h, b);
+            for (int q = 0; q < 4; q++)
+                err = fmax(err, cabs(a[q] - b[q]));
+            const double m = 0.5 * (eps[2 * k] + eps[2 * k + 1]);
+            const double r = hypot(0.5 * (eps[2 * k] - eps[2 * k + 1]), E0d);
+            double f[2];
+            for (int s = 0; s < 2; s++) {
+                const double e = m + (s ? r : -r);
+                f[s] = T > 0.0 ? 1.0 / (1.0 + exp((e - mu) / T)) : e < mu ? 1.0 : 0.0;
+            }
+            const double complex *p = rho + 4 * k;
+            err = fmax(err, cabs(p[0] + p[3] - (f[0] + f[1])));
+            err = fmax(err, cabs(p[0] * p[3] - p[1] * p[2] - f[0] * f[1]));
+        }
+        CHECK(err < 1e-14, "thermal state mu = %g, T = %g: off by %.2e", mu, T, err);
+        kbe_spec s = {.nk = NK, .eps = eps, .dipole = 1.0, .rho0 = rho, .dt = 0.05, .steps = 100,
+                      .correctors = 0, .selfenergy = KBE_SELFENERGY_NONE};
+        kbe *w = NULL;
+        int rc = kbe_create(&s, E0d, 0.0, &w);
+        for (int i = 0; i < 100 && !rc; i++)
+            rc = kbe_step(w, E0d, 0.0);
+        CHECK(rc == MCF_OK, "%s", mcf_last_error());
+        double drift = 0.0;
+        if (!rc) {
+            kbe_density(w, 100, r1);
+            for (size_t q = 0; q < 4 * NK; q++)
+                drift = fmax(drift, cabs(r1[q] - rho[q]));
+        }
+        kbe_destroy(w);
+        printf("thermal state mu = %g, T = %g: [h, rho], trace and determinant within %.1e; "
+               "moves by %.1e in 100 steps of a constant field\n", mu, T, err, drift);
+        CHECK(drift < 1e-13, "the thermal state moved by %.2e under a constant h", drift);
+    }
+    CHECK(kbe_rho_thermal(NK, eps, E0d, 0.0, -1.0, rho) == MCF_EINVAL, "T < 0 accepted");
+}
+
 static void refusals(void)
 {
     double eps[2 * NK];
@@ -294,7 +349,8 @@ int main(void)
     }
     free(ref);
 
-    /* 3. refusals */
+    /* 3. the thermal initial state, refusals */
+    thermal();
     refusals();
     return check_exit();
 }
