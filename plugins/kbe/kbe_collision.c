@@ -11,9 +11,7 @@
  * its sums in a fixed order: the same bits on any number of threads. */
 #include "kbe_internal.h"
 
-#include "mcf/error.h"
-
-#include <stdlib.h>
+#include <omp.h>
 
 /* acc[q][k] += wt (a b)_q per k, for blocks a, b of 4 nk values ([ab][k]); b_adj: b holds
  * G(t_j, t_s) and the product takes -b^dagger (G(t_s, t_j) for s < j) */
@@ -41,44 +39,27 @@ static inline void block_madd(size_t nk, double wt, const double complex *restri
     }
 }
 
-int kbe_sigma_row(kbe *w, size_t m)
+void kbe_sigma_row(kbe *w, size_t m)
 {
     const size_t nk = w->spec.nk;
-    int failed = 0;
-#pragma omp parallel
-    {
-        double complex *buf = malloc(8 * nk * sizeof *buf);
-        kbe_sigma_work *sw = NULL;
-        if (!buf || kbe_sigma_work_create(nk, &sw)) {
-#pragma omp atomic write
-            failed = 1;
-        }
-#pragma omp for schedule(dynamic)
-        for (size_t s = 0; s <= m; s++) {
-            if (!buf || !sw)
-                continue;
-            double complex *A = buf, *B = buf + 4 * nk;
-            const double uu = w->U[m] * w->U[s];
-            for (int lesser = 0; lesser < 2; lesser++) {
-                /* A = G^lg(t_m, t_s), B = G^gl(t_s, t_m) */
-                const double complex *a = kbe_block(w, lesser, m, s);
-                const double complex *o = kbe_block(w, !lesser, m, s);
-                for (size_t k = 0; k < nk; k++) {
-                    for (int q = 0; q < 4; q++)
-                        A[q * nk + k] = a[q * nk + k];
-                    B[k] = -conj(o[k]);
-                    B[nk + k] = -conj(o[2 * nk + k]);
-                    B[2 * nk + k] = -conj(o[nk + k]);
-                    B[3 * nk + k] = -conj(o[3 * nk + k]);
-                }
-                double complex *S = (lesser ? w->sl : w->sg) + s * 4 * nk;
-                kbe_sigma_2b(w->spec.sigma_method, uu, A, B, S, sw);
+#pragma omp parallel for schedule(dynamic) num_threads(w->nthreads)
+    for (size_t s = 0; s <= m; s++) {
+        const int t = omp_get_thread_num();
+        double complex *B = w->bbuf + (size_t)t * 4 * nk;
+        const double uu = w->U[m] * w->U[s];
+        for (int lesser = 0; lesser < 2; lesser++) {
+            /* A = G^lg(t_m, t_s) as stored, B = G^gl(t_s, t_m) = -G^gl(t_m, t_s)^dagger */
+            const double complex *o = kbe_block(w, !lesser, m, s);
+            for (size_t k = 0; k < nk; k++) {
+                B[k] = -conj(o[k]);
+                B[nk + k] = -conj(o[2 * nk + k]);
+                B[2 * nk + k] = -conj(o[nk + k]);
+                B[3 * nk + k] = -conj(o[3 * nk + k]);
             }
+            double complex *S = (lesser ? w->sl : w->sg) + s * 4 * nk;
+            kbe_sigma_2b(w->spec.sigma_method, uu, kbe_block(w, lesser, m, s), B, S, w->sw[t]);
         }
-        free(buf);
-        kbe_sigma_work_destroy(sw);
     }
-    return failed ? mcf_fail(MCF_ENOMEM, "kbe: out of memory for the self-energy") : MCF_OK;
 }
 
 void kbe_collision_row(kbe *w, size_t m, double complex *il, double complex *ig)

@@ -7,6 +7,7 @@
 #include "mcf/error.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,7 +121,7 @@ int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
     w->rho0 = malloc(4 * nk * sizeof *w->rho0);
     w->E = malloc((steps + 1) * sizeof *w->E);
     w->U = malloc((steps + 1) * sizeof *w->U);
-    w->scratch = malloc(4 * nk * sizeof *w->scratch);
+    w->scratch = malloc(5 * 4 * nk * sizeof *w->scratch);
     w->gl = malloc(need / 2);
     w->gg = malloc(need / 2);
     if (!w->eps || !w->rho0 || !w->E || !w->U || !w->scratch || !w->gl || !w->gg) {
@@ -135,6 +136,12 @@ int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
         int got = 1;
         for (int q = 0; q < 8; q++)
             got = (*rows[q] = calloc(row, sizeof **rows[q])) && got;
+        w->nthreads = omp_get_max_threads();
+        w->sw = calloc((size_t)w->nthreads, sizeof *w->sw);
+        w->bbuf = malloc((size_t)w->nthreads * 4 * nk * sizeof *w->bbuf);
+        got = got && w->sw && w->bbuf;
+        for (int t = 0; got && t < w->nthreads; t++)
+            got = kbe_sigma_work_create(nk, &w->sw[t]) == MCF_OK;
         if (!got) {
             kbe_destroy(w);
             return mcf_fail(MCF_ENOMEM, "kbe: out of memory for the self-energy");
@@ -177,6 +184,10 @@ void kbe_destroy(kbe *w)
     free(w->jl);
     free(w->jg);
     free(w->idiag);
+    for (int t = 0; w->sw && t < w->nthreads; t++)
+        kbe_sigma_work_destroy(w->sw[t]);
+    free(w->sw);
+    free(w->bbuf);
     free(w);
 }
 
@@ -241,12 +252,6 @@ void kbe_fill_h(const kbe *w, double E, double U, const double complex *rho_loc,
     }
 }
 
-void kbe_hamiltonian(const kbe *w, size_t n, double complex *h)
-{
-    double complex rho_loc[4];
-    kbe_local_density(w, n, rho_loc);
-    kbe_fill_h(w, w->E[n], w->U[n], rho_loc, h);
-}
 
 void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, double *e_int)
 {

@@ -59,8 +59,8 @@ typedef struct kbe_spec {
     const double complex *rho0; /* nk x 4: rho_k at t = 0 (Hermitian, eigenvalues in [0, 1]) */
     double dt;                  /* the time step (> 0) */
     size_t steps;               /* the most steps kbe_step may take (the storage) */
-    int correctors;             /* corrector passes a step for h(t_{n+1}) (>= 0; hf: >= 1
-                                 * for second order) */
+    int correctors;             /* corrector passes a step for h(t_{n+1}) and the integrals
+                                 * (0 .. 100; hf and 2b: >= 1 for second order) */
     kbe_selfenergy selfenergy;
     kbe_sigma_method sigma_method; /* how second Born is formed (KBE_SELFENERGY_2B) */
     size_t memory_limit;        /* bytes the two-time storage may take (0: no limit) */
@@ -76,8 +76,11 @@ size_t kbe_storage_bytes(size_t nk, size_t steps);
  * non-finite input. */
 int kbe_rho_thermal(size_t nk, const double *eps, double E0d, double mu, double T,
                     double complex *rho);
-/* Copies the spec, checks it (refused with the reason: sizes, rho0 not Hermitian or outside
- * [0, 1], the storage over memory_limit) and sets t = 0 with the drive E0, U0. */
+/* Copies the spec, checks it (refused with the reason: MCF_EINVAL for sizes, rho0 not
+ * Hermitian or outside [0, 1], a non-finite drive; MCF_ENOMEM for the storage over
+ * memory_limit or out of memory) and sets t = 0 with the drive E0, U0.  *out is the
+ * caller's, freed with kbe_destroy; NULL after a failure.  With second Born the OpenMP
+ * threads of its self-energy are fixed here (omp_get_max_threads()). */
 int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out);
 void kbe_destroy(kbe *w);
 /* One step t_n -> t_{n+1} with the drive E(t_{n+1}), U(t_{n+1}); MCF_EINVAL past `steps`
@@ -87,23 +90,23 @@ int kbe_step(kbe *w, double E_next, double U_next);
 size_t kbe_steps_done(const kbe *w);
 /* G^< (lesser != 0) or G^> at (t_i, t_j), any i, j <= kbe_steps_done, into g[nk x 4]. */
 void kbe_green(const kbe *w, int lesser, size_t i, size_t j, double complex *g);
-/* rho_k(t_n) = -i G^<(t_n, t_n) into rho[nk x 4]. */
+/* rho_k(t_n) = -i G^<(t_n, t_n), n <= kbe_steps_done, into rho[nk x 4]. */
 void kbe_density(const kbe *w, size_t n, double complex *rho);
-/* h_k(t_n) (bands, field and Hartree-Fock at t_n) into h[nk x 4]. */
-void kbe_hamiltonian(const kbe *w, size_t n, double complex *h);
-/* The energies at t_n, summed over k (the whole ring): band (kinetic) energy sum_k sum_a
+/* The energies at t_n (n <= kbe_steps_done), summed over k (the whole ring): band (kinetic) energy sum_k sum_a
  * eps_a(k) rho_aa,k, the field's E(t) d sum_k 2 Re rho_vc,k, and the interaction energy
  * (1/2) sum_k tr[Sigma^HF rho_k] + (1/2) sum_k Re tr[-i I^<_k(t_n, t_n)] (Galitskii-Migdal;
  * the second term with second Born only). */
 void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, double *e_int);
 
 /* ---- second Born for one time pair (kbe_selfenergy.c; the tests call it directly) ----
- * Scratch and FFT tables for a ring of nk sites: one per thread. */
+ * Scratch and FFT tables for a ring of nk sites, one per thread: *out is the caller's, freed
+ * with kbe_sigma_work_destroy (NULL-safe); MCF_ENOMEM (and *out NULL) out of memory. */
 typedef struct kbe_sigma_work kbe_sigma_work;
 int kbe_sigma_work_create(size_t nk, kbe_sigma_work **out);
 void kbe_sigma_work_destroy(kbe_sigma_work *w);
 /* Sigma(k) of one time pair into S[4 nk] ([ab][k]) from A = G^lg(t, s) and B = G^gl(s, t)
- * (4 nk each), uu = U(t) U(s). */
+ * (4 nk each, read only), uu = U(t) U(s), with w's tables (a work of the same nk).  Cannot
+ * fail. */
 void kbe_sigma_2b(kbe_sigma_method method, double uu, const double complex *A,
                   const double complex *B, double complex *S, kbe_sigma_work *w);
 

@@ -1,5 +1,6 @@
-/* kbe_internal.h — the propagator's state and the helpers its two files share (kbe_core.c:
- * storage, checks, accessors; kbe_step.c: the step).  Not for the tests or the plugin. */
+/* kbe_internal.h — the propagator's state and the helpers its files share (kbe_core.c:
+ * storage, checks, accessors; kbe_step.c: the step; kbe_collision.c: second Born's rows).
+ * Not for the tests or the plugin. */
 #ifndef MCF_KBE_INTERNAL_H
 #define MCF_KBE_INTERNAL_H
 
@@ -14,13 +15,19 @@ struct kbe {
     /* G^< and G^> on the triangle i >= j: block kbe_pair(i, j), 4 nk values (ab major, k
      * innermost) */
     double complex *gl, *gg;
-    double complex *scratch; /* nk x 4: V of the current step */
-    /* second Born (NULL otherwise): the self-energy's row at one time
-     * (steps + 2 blocks of 4 nk, lesser and greater); the collision integrals' row at t_n
-     * (j = 0 .. n) and the one at t_{n+1} being formed; I^<(t_n, t_n) of every step */
+    double complex *scratch; /* 5 blocks of 4 nk: a step's V, h(t_n), h(t_{n+1}), their
+                              * mean and a temporary (kbe_step.c) */
+    /* second Born (NULL otherwise): the self-energy's row at one time (steps + 1 blocks of
+     * 4 nk, lesser and greater); the collision integrals' row at t_n (j = 0 .. n) and the one
+     * at t_{n+1} being formed; I^<(t_n, t_n) of every step */
     double complex *sl, *sg, *sr; /* sr: Sigma^> - Sigma^<, the collision integrals' scratch */
     double complex *il, *ig, *jl, *jg;
     double complex *idiag;
+    /* per OpenMP thread of kbe_sigma_row (nthreads, fixed at creation): FFT tables and
+     * scratch, and a block for G^gl(t_s, t_m) */
+    int nthreads;
+    kbe_sigma_work **sw;
+    double complex *bbuf;
 };
 
 /* the block of the time pair (i, j), i >= j */
@@ -38,8 +45,8 @@ void kbe_fill_h(const kbe *w, double E, double U, const double complex *rho_loc,
 /* (1/Nk) sum_k rho_k(t_n) into rho_loc (4 values) */
 void kbe_local_density(const kbe *w, size_t n, double complex *rho_loc);
 /* second Born's row at t_m: Sigma^lg(t_m, t_s) for s = 0 .. m into w->sl, w->sg
- * (kbe_collision.c); MCF_ENOMEM */
-int kbe_sigma_row(kbe *w, size_t m);
+ * (kbe_collision.c) */
+void kbe_sigma_row(kbe *w, size_t m);
 /* the collision integrals I^lg(t_m, t_j), j = 0 .. m, from w->sl, w->sg (the row at t_m)
  * and G on the rows <= m, into il, ig ((m + 1) blocks of 4 nk) */
 void kbe_collision_row(kbe *w, size_t m, double complex *il, double complex *ig);

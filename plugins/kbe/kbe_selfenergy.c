@@ -26,7 +26,7 @@ struct kbe_sigma_work {
     size_t nk;
     gsl_fft_complex_wavetable *wt;
     gsl_fft_complex_workspace *ws;
-    double complex *a, *b, *s; /* 4 nk each: A(R), B(R), Sigma(R) */
+    double complex *a, *b; /* 4 nk each: A(R), B(R) */
 };
 
 int kbe_sigma_work_create(size_t nk, kbe_sigma_work **out)
@@ -38,13 +38,12 @@ int kbe_sigma_work_create(size_t nk, kbe_sigma_work **out)
     w->nk = nk;
     w->wt = gsl_fft_complex_wavetable_alloc(nk);
     w->ws = gsl_fft_complex_workspace_alloc(nk);
-    w->a = malloc(12 * nk * sizeof *w->a);
+    w->a = malloc(8 * nk * sizeof *w->a);
     if (!w->wt || !w->ws || !w->a) {
         kbe_sigma_work_destroy(w);
         return mcf_fail(MCF_ENOMEM, "kbe: out of memory for the FFT of %zu k points", nk);
     }
     w->b = w->a + 4 * nk;
-    w->s = w->b + 4 * nk;
     *out = w;
     return MCF_OK;
 }
@@ -78,7 +77,7 @@ static void sigma_fft(kbe_sigma_work *w, double uu, const double complex *A,
                       const double complex *B, double complex *S)
 {
     const size_t nk = w->nk;
-    double complex *a = w->a, *b = w->b, *s = w->s;
+    double complex *a = w->a, *b = w->b;
     to_real(w, A, a);
     to_real(w, B, b);
     for (size_t r = 0; r < nk; r++) {
@@ -88,13 +87,11 @@ static void sigma_fft(kbe_sigma_work *w, double uu, const double complex *A,
                 const int pq = 2 * p + q, pqq = 2 * p + ob(q), ppq = 2 * ob(p) + q;
                 const int ppqq = 2 * ob(p) + ob(q), qqpp = 2 * ob(q) + ob(p);
                 const double complex br = b[qqpp * nk + mr];
-                s[pq * nk + r] = uu * (a[pq * nk + r] * a[ppqq * nk + r] * br -
+                S[pq * nk + r] = uu * (a[pq * nk + r] * a[ppqq * nk + r] * br -
                                        a[pqq * nk + r] * br * a[ppq * nk + r]);
             }
     }
-    for (size_t q = 0; q < 4 * nk; q++) /* Sigma(k) = sum_R e^{-ikR} Sigma(R) */
-        S[q] = s[q];
-    for (int ab = 0; ab < 4; ab++)
+    for (int ab = 0; ab < 4; ab++) /* Sigma(k) = sum_R e^{-ikR} Sigma(R), in place */
         gsl_fft_complex_forward((double *)(S + ab * nk), 1, nk, w->wt, w->ws);
 }
 

@@ -124,10 +124,8 @@ int kbe_step(kbe *w, double E_next, double U_next)
     if (!isfinite(E_next) || !isfinite(U_next))
         return mcf_fail(MCF_EINVAL, "kbe: the drive at step %zu is not finite (E %g, U %g)", n1,
                         E_next, U_next);
-    double complex *hn = malloc(16 * nk * sizeof *hn);
-    if (!hn)
-        return mcf_fail(MCF_ENOMEM, "kbe: out of memory");
-    double complex *h1 = hn + 4 * nk, *hm = h1 + 4 * nk, *tmp = hm + 4 * nk, *V = w->scratch;
+    double complex *V = w->scratch, *hn = V + 4 * nk, *h1 = hn + 4 * nk, *hm = h1 + 4 * nk,
+                   *tmp = hm + 4 * nk;
     double complex rho_loc[4];
     kbe_local_density(w, n, rho_loc);
     kbe_fill_h(w, w->E[n], w->U[n], rho_loc, hn);
@@ -145,8 +143,7 @@ int kbe_step(kbe *w, double E_next, double U_next)
             w->jg[n1 * 4 * nk + q] = w->ig[n * 4 * nk + q];
         }
     }
-    int rc = MCF_OK;
-    for (int pass = 0; pass < passes && !rc; pass++) {
+    for (int pass = 0; pass < passes; pass++) {
         /* pass 0: h(t_{n+1}) from the density at t_n; then from the last pass's */
         kbe_fill_h(w, E_next, U_next, rho_loc, h1);
         for (size_t q = 0; q < 4 * nk; q++)
@@ -157,13 +154,11 @@ int kbe_step(kbe *w, double E_next, double U_next)
          * only the last pass forms it */
         advance(w, V, tmp, b2 || pass == passes - 1);
         kbe_local_density(w, n1, rho_loc);
-        if (b2 && !(rc = kbe_sigma_row(w, n1))) /* J from the new row (also after the last
-                                                  * pass: the next step's I) */
+        if (b2) { /* J from the new row (also after the last pass: the next step's I) */
+            kbe_sigma_row(w, n1);
             kbe_collision_row(w, n1, w->jl, w->jg);
+        }
     }
-    free(hn);
-    if (rc)
-        return rc;
     if (b2) { /* J becomes I */
         double complex *t = w->il;
         w->il = w->jl;
