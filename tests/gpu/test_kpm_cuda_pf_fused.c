@@ -10,9 +10,10 @@
  * order, weight, slot or flavour is O(1)).  Cases: the factorized double-exchange form (rank
  * 2, computed spinor hoppings) and the same table read as a table on 6^3 and 16^3 (4096 rows:
  * 128 blocks of 32 rows, the grid-wide barrier across SMs), a square 20^2 table; nb = 5
- * and 8 flavours (the kernel's most), a random series of 60 terms; the plugin's rule (mode 0) equal to one of them; and
- * the kernel in blocks of 512 threads (mode 2) equal to blocks of 128 bit for bit (a row's
- * arithmetic does not depend on its block), alone and in a batch.
+ * and 8 flavours (the kernel's most), a random series of 60 terms; the plugin's rule (mode
+ * 0) equal to one of them; and the kernel in blocks of 512 threads (mode 2) equal to blocks
+ * of 128 bit for bit (a row's arithmetic does not depend on its block), alone and in a
+ * batch.
  *
  * Several chains in one launch (kcu_pf_batch), gradients and the series alone, against each
  * chain alone by the launches (1e-12 of the largest entry) and by the fused kernel alone
