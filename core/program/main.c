@@ -399,9 +399,13 @@ int main(int argc, char **argv)
 {
     mcfe_mpi_init(&argc, &argv);
     int status;
-    /* under mpirun only `run` and `resume` are distributed; the others are rank 0's */
-    if (mcfe_mpi_rank() > 0 && argc >= 2 && strcmp(argv[1], "run") != 0 &&
-        strcmp(argv[1], "resume") != 0)
+    /* under mpirun only `run`, `resume` and `tc CONFIG` (its scans) are distributed; the
+       others (`tc DIR`, the analysis, among them) are rank 0's */
+    struct stat st;
+    const int distributed = argc >= 2 &&
+        (!strcmp(argv[1], "run") || !strcmp(argv[1], "resume") ||
+         (!strcmp(argv[1], "tc") && argc >= 3 && stat(argv[2], &st) == 0 && S_ISREG(st.st_mode)));
+    if (mcfe_mpi_rank() > 0 && !distributed)
         status = 0;
     else
         status = command(argc, argv);

@@ -393,6 +393,18 @@ if (cd tc2 && mpi 2 "$mcf" resume etc.out --no-plots >r 2>re) &&
     [ "$(grep '^mcf tc: T_c' tc2/r)" = "$(grep '^mcf tc: T_c' tc1/o)" ]; then
   same_files "mcf tc stopped, resumed on 2 ranks" tc1/etc.out tc2/etc.out results.tsv
 else bad "mcf tc resumed on 2 ranks: $(grep -h 'mcf' tc2/r tc2/re | head -3)"; fi
+# (c) `mpirun -np 2 mcf tc CONFIG` from the start: every rank runs its share of the scans
+#     (rank 0 alone once left the others idle and waited on them forever), rank 0 analyses
+mkdir tc3
+if (cd tc3 && timeout 300 "$mpiexec" "$np_flag" 2 "${extra[@]}" "$mcf" tc ../tc.ini \
+      --no-plots >o 2>e) && diff -r tc1/etc.out/series tc3/etc.out/series >/dev/null &&
+    [ "$(grep '^mcf tc: T_c' tc3/o)" = "$(grep '^mcf tc: T_c' tc1/o)" ]; then
+  same_files "mcf tc CONFIG on 2 ranks" tc1/etc.out tc3/etc.out results.tsv
+else bad "mcf tc CONFIG on 2 ranks: $(grep -h 'mcf' tc3/o tc3/e | head -3)"; fi
+# (d) `mpirun -np 2 mcf tc DIR`, the analysis alone, is rank 0's: one report, the same T_c
+if (cd tc3 && mpi 2 "$mcf" tc etc.out >a 2>ae) && [ "$(grep -c '^T_c (binder)' tc3/a)" -eq 1 ] &&
+    [ "$(grep -c '^T_c (xi_over_l)' tc3/a)" -eq 1 ]; then ok "mcf tc DIR on 2 ranks: one analysis"
+else bad "mcf tc DIR on 2 ranks: $(head -3 tc3/a tc3/ae)"; fi
 cd ..
 
 echo "$passed passed, $fail failed"
