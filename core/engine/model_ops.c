@@ -506,3 +506,16 @@ int mcfe_model_periodic(const mcf_plugin *model, const mcf_params *params, const
 {
     return MCFI_MODEL(model->model, periodic, params, chain, state, cell);
 }
+
+int mcfe_model_driven_crystal(const mcf_plugin *model, const mcf_params *params,
+                              mcf_cell *crystal, mcf_cell *dipole, mcf_drive_terms *terms)
+{
+    const mcfi_model *m = model->model;
+    const mcf_model *v = m->abi == 2 ? m->table : NULL;
+    if (!MCF_HAS(mcf_model, v, driven_crystal))
+        return mcf_fail(MCF_EINVAL, "model '%s' describes no driven crystal (its plugin has "
+                        "no driven_crystal op, mcf/model.h; two-band has one)", m->name);
+    memset(terms, 0, sizeof *terms);
+    terms->struct_size = sizeof *terms;
+    return v->driven_crystal(params, crystal, dipole, terms);
+}

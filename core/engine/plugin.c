@@ -48,6 +48,7 @@ const char *mcfe_plugin_kind_name(int kind)
     case MCF_PLUGIN_FERMION_EVALUATOR: return "fermion-evaluator";
     case MCF_PLUGIN_ORBITAL_EVALUATOR: return "orbital-evaluator";
     case MCF_PLUGIN_BAND_EVALUATOR: return "band-evaluator";
+    case MCF_PLUGIN_DYNAMICS_EVALUATOR: return "dynamics-evaluator";
     default: return "unknown";
     }
 }
@@ -245,6 +246,23 @@ static int check_band_ops(const char *path, const mcf_band_ops *ops)
     return MCF_OK;
 }
 
+/* a dynamics table (mcf 1.2): every required op present */
+static int check_dynamics_evaluator(const char *path, const mcf_dynamics_evaluator *ops)
+{
+    const size_t min = offsetof(mcf_dynamics_evaluator, observe) + sizeof(void *);
+    if (ops->struct_size < min)
+        return mcf_fail(MCF_EPLUGIN, "%s: dynamics-evaluator table struct_size %u is smaller "
+                        "than mcf 1.2's %zu bytes; rebuild the plugin against these headers",
+                        path, ops->struct_size, min);
+    const char *missing = !ops->plan ? "plan" : !ops->create ? "create"
+                          : !ops->destroy ? "destroy" : !ops->step ? "step"
+                          : !ops->steps_done ? "steps_done" : !ops->observe ? "observe" : NULL;
+    if (missing)
+        return mcf_fail(MCF_EPLUGIN, "%s: required dynamics-evaluator op '%s' is NULL", path,
+                        missing);
+    return MCF_OK;
+}
+
 /* an ABI-2 band table: every op present */
 static int check_band_evaluator(const char *path, const mcf_band_evaluator *ops)
 {
@@ -307,7 +325,7 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
         strcmp(base + 4 + nl, ".so") != 0)
         return mcf_fail(MCF_EPLUGIN, "%s: the plugin calls itself '%s'; its file must be "
                         "named mcf-%s.so", path, info->name, info->name);
-    if (info->kind < MCF_PLUGIN_MODEL || info->kind > MCF_PLUGIN_BAND_EVALUATOR)
+    if (info->kind < MCF_PLUGIN_MODEL || info->kind > MCF_PLUGIN_DYNAMICS_EVALUATOR)
         return mcf_fail(MCF_EPLUGIN, "%s: unknown plugin kind %d", path, (int)info->kind);
     if (want && (int)info->kind != want)
         return mcf_fail(MCF_EINVAL, "%s: '%s' is a %s plugin, not a %s", path, info->name,
@@ -328,6 +346,13 @@ static int check_info(const char *path, const mcf_plugin_info *info, int want)
     }
     if (info->kind == MCF_PLUGIN_BAND_EVALUATOR) {
         int rc = abi2 ? check_band_evaluator(path, info->ops) : check_band_ops(path, info->ops);
+        if (rc)
+            return rc;
+    }
+    if (info->kind == MCF_PLUGIN_DYNAMICS_EVALUATOR) {
+        int rc = abi2 ? check_dynamics_evaluator(path, info->ops)
+                      : mcf_fail(MCF_EPLUGIN, "%s: a dynamics evaluator needs ABI 2 (mcf 1.2 "
+                                 "headers)", path);
         if (rc)
             return rc;
     }

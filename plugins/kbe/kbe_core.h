@@ -88,14 +88,19 @@ void kbe_destroy(kbe *w);
 int kbe_step(kbe *w, double E_next, double U_next);
 /* Steps taken (the last time index n: t_n = n dt). */
 size_t kbe_steps_done(const kbe *w);
+/* The largest |change| of rho_k(t_n) (over k and the band pairs) that the last corrector
+ * pass of the last step made: how far the fixed number of passes is from self-consistency.
+ * 0 before any step and for steps without corrector passes (correctors = 0 or selfenergy
+ * none). */
+double kbe_corrector_residual(const kbe *w);
 /* G^< (lesser != 0) or G^> at (t_i, t_j), any i, j <= kbe_steps_done, into g[nk x 4]. */
 void kbe_green(const kbe *w, int lesser, size_t i, size_t j, double complex *g);
 /* rho_k(t_n) = -i G^<(t_n, t_n), n <= kbe_steps_done, into rho[nk x 4]. */
 void kbe_density(const kbe *w, size_t n, double complex *rho);
-/* The energies at t_n (n <= kbe_steps_done), summed over k (the whole ring): band (kinetic) energy sum_k sum_a
- * eps_a(k) rho_aa,k, the field's E(t) d sum_k 2 Re rho_vc,k, and the interaction energy
- * (1/2) sum_k tr[Sigma^HF rho_k] + (1/2) sum_k Re tr[-i I^<_k(t_n, t_n)] (Galitskii-Migdal;
- * the second term with second Born only). */
+/* The energies at t_n (n <= kbe_steps_done), summed over k (the whole ring): band (kinetic)
+ * energy sum_k sum_a eps_a(k) rho_aa,k, the field's E(t) d sum_k 2 Re rho_vc,k, and the
+ * interaction energy (1/2) sum_k tr[Sigma^HF rho_k] + (1/2) sum_k Re tr[-i I^<_k(t_n, t_n)]
+ * (Galitskii-Migdal; the second term with second Born only). */
 void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, double *e_int);
 
 /* ---- second Born for one time pair (kbe_selfenergy.c; the tests call it directly) ----

@@ -12,6 +12,8 @@ struct kbe {
     double complex *rho0; /* nk x 4 */
     double *E, *U;       /* the drive at t_0 .. t_steps */
     size_t n;            /* steps taken */
+    double corrector_residual; /* max |change| of rho(t_n) by the last step's last corrector
+                                * pass (0 before a step or without passes) */
     /* G^< and G^> on the triangle i >= j: block kbe_pair(i, j), 4 nk values (ab major, k
      * innermost) */
     double complex *gl, *gg;

@@ -133,6 +133,7 @@ int kbe_step(kbe *w, double E_next, double U_next)
     w->U[n1] = U_next;
     const int b2 = w->spec.selfenergy == KBE_SELFENERGY_2B;
     const int passes = w->spec.selfenergy == KBE_SELFENERGY_NONE ? 1 : 1 + w->spec.correctors;
+    double residual = 0.0;
     if (b2) { /* the predictor: J(t_{n+1}, t_j) = I(t_n, t_j), the diagonal's I(t_n, t_n) */
         for (size_t q = 0; q < (n + 1) * 4 * nk; q++) {
             w->jl[q] = w->il[q];
@@ -150,9 +151,21 @@ int kbe_step(kbe *w, double E_next, double U_next)
             hm[q] = 0.5 * (hn[q] + h1[q]);
         for (size_t k = 0; k < nk; k++)
             expm_herm2(hm + 4 * k, w->spec.dt, V + 4 * k);
+        /* the last corrector pass keeps the last pass's diagonal in hm (free once V is
+         * formed) to measure its change */
+        double complex *dl = kbe_block(w, 1, n1, n1);
+        const int last = pass > 0 && pass == passes - 1;
+        for (size_t q = 0; last && q < 4 * nk; q++)
+            hm[q] = dl[q];
         /* the row feeds the next pass only through second Born's integrals: without them
          * only the last pass forms it */
         advance(w, V, tmp, b2 || pass == passes - 1);
+        if (last) {
+            double r = 0.0;
+            for (size_t q = 0; q < 4 * nk; q++)
+                r = fmax(r, cabs(dl[q] - hm[q]));
+            residual = r;
+        }
         kbe_local_density(w, n1, rho_loc);
         if (b2) { /* J from the new row (also after the last pass: the next step's I) */
             kbe_sigma_row(w, n1);
@@ -170,5 +183,8 @@ int kbe_step(kbe *w, double E_next, double U_next)
             w->idiag[n1 * 4 * nk + q] = w->il[n1 * 4 * nk + q];
     }
     w->n = n1;
+    w->corrector_residual = residual;
     return MCF_OK;
 }
+
+double kbe_corrector_residual(const kbe *w) { return w->corrector_residual; }

@@ -122,6 +122,11 @@ int mcfe_model_create(const mcf_plugin *model, const mcf_params *params,
 void mcfe_model_destroy(const mcf_plugin *model, void *chain);
 int mcfe_model_periodic(const mcf_plugin *model, const mcf_params *params, const void *chain,
                         const char *state, mcf_cell *cell);
+/* The model's crystal as a driven one (mcf/dynamics.h, the model op driven_crystal; `mcf
+ * kbe`): crystal and dipole are empty cells, *terms is zeroed here.  MCF_EINVAL naming the
+ * model when it has no such op. */
+int mcfe_model_driven_crystal(const mcf_plugin *model, const mcf_params *params,
+                              mcf_cell *crystal, mcf_cell *dipole, mcf_drive_terms *terms);
 
 /* ---- a validated run setup (setup.c, section.c, axes.c) ------------------------------ */
 typedef struct mcf_axis {

@@ -20,6 +20,7 @@
 #include "mcf/hamiltonian_factors.h"
 #include "mcf/periodic.h"
 #include "mcf/band.h"
+#include "mcf/dynamics.h"
 #include "mcf/fermion.h"
 #include "mcf/fermion_model.h"
 #include "mcf/orbital.h"

@@ -34,6 +34,7 @@
 #include "mcf/plugin.h"
 #include "mcf/params.h"
 #include "mcf/periodic.h"
+#include "mcf/dynamics.h"
 #include "mcf/rng.h"
 #include "mcf/state.h"
 #include "mcf/stream.h"
@@ -442,6 +443,16 @@ typedef struct mcf_model {
      * trajectory's start must have S < inf. */
     int (*global_action)(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
                          unsigned what, double *S, double *const *grad);
+
+    /* ---- mcf 1.2, appended: real-time dynamics (`mcf kbe`; mcf/dynamics.h) --------------
+     * Optional: the model's crystal as a driven one, from params alone (no chain): H_0 into
+     * `crystal` as periodic() describes an ideal state, the dipole operator D into `dipole`
+     * (mcf_cell_shape with the same dims, orbitals and lattice, then D's matrix elements by
+     * mcf_cell_bond and mcf_cell_onsite; none: a crystal the field does not couple to), the
+     * local interaction's terms and the initial state's mu and T into *terms (zeroed by the
+     * core, struct_size set).  Errors: MCF_EINVAL with a message. */
+    int (*driven_crystal)(const mcf_params *params, mcf_cell *crystal, mcf_cell *dipole,
+                          mcf_drive_terms *terms);
 } mcf_model;
 
 /* sweep(): "the core's loop makes the moves" (a positive code: not an error) */

@@ -32,7 +32,8 @@ typedef enum mcf_plugin_kind {
     MCF_PLUGIN_MODEL = 1,              /* ops: mcf_model (mcf/model.h) */
     MCF_PLUGIN_FERMION_EVALUATOR = 2,  /* ops: mcf_fermion_evaluator (mcf/fermion.h) */
     MCF_PLUGIN_ORBITAL_EVALUATOR = 3,  /* ops: mcf_orbital_evaluator (mcf/orbital.h) */
-    MCF_PLUGIN_BAND_EVALUATOR = 4      /* ops: mcf_band_evaluator (mcf/band.h) */
+    MCF_PLUGIN_BAND_EVALUATOR = 4,     /* ops: mcf_band_evaluator (mcf/band.h) */
+    MCF_PLUGIN_DYNAMICS_EVALUATOR = 5  /* mcf 1.2, ops: mcf_dynamics_evaluator (mcf/dynamics.h) */
 } mcf_plugin_kind;
 
 typedef struct mcf_plugin_info {
