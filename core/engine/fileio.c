@@ -428,11 +428,12 @@ int mcfe_outdir_lock(const char *dir, int *fd)
 
 /* ---- the folder's kind ---------------------------------------------------------------- */
 
-static const char *const kind_names[] = {"", "run", "optimize", "band"};
+static const char *const kind_names[] = {"", "run", "optimize", "band", "kbe"};
+#define N_KINDS ((int)(sizeof kind_names / sizeof kind_names[0]))
 
 const char *mcfe_kind_name(int kind)
 {
-    return kind > 0 && kind < 4 ? kind_names[kind] : "?";
+    return kind > 0 && kind < N_KINDS ? kind_names[kind] : "?";
 }
 
 int mcfe_outdir_kind_write(const char *dir, int kind)
@@ -462,7 +463,7 @@ int mcfe_outdir_kind(const char *dir, int *kind)
         ssize_t n = read(fd, text, sizeof text - 1);
         close(fd);
         text[n > 0 ? n : 0] = '\0';
-        for (int k = 1; k < 4; k++) {
+        for (int k = 1; k < N_KINDS; k++) {
             char want[16];
             snprintf(want, sizeof want, "%s\n", kind_names[k]);
             if (!strcmp(text, want))
@@ -472,7 +473,7 @@ int mcfe_outdir_kind(const char *dir, int *kind)
             return MCF_OK;
         text[strcspn(text, "\n")] = '\0';
         return mcf_fail(MCF_EFORMAT, "%s: is damaged: it holds '%.16s', not one of run, "
-                        "optimize, band (the kind of folder, which mcf writes once); write the "
+                        "optimize, band, kbe (the kind of folder, which mcf writes once); write the "
                         "folder's kind into it, e.g. `echo run > %s`", path, text, path);
     }
     if (problem != MCFI_FILE_CANNOT_OPEN || (errno != ENOENT && errno != ENOTDIR))

@@ -5,6 +5,7 @@
 #include "band.h"
 #include "dos.h"
 #include "tc.h"
+#include "kbe.h"
 #include "mcf_engine.h"
 #include "new_model.h"
 #include "plot.h"
@@ -249,6 +250,10 @@ static int cmd_resume(int argc, char **argv)
     if (!rc && kind == MCFI_KIND_BAND)
         rc = mcf_fail(MCF_EINVAL, "%s holds a band calculation (%s/kind), which has "
                       "nothing to resume; `mcf band CONFIG --force` computes it again", dir, dir);
+    if (!rc && kind == MCFI_KIND_KBE)
+        rc = mcf_fail(MCF_EINVAL, "%s holds a kbe run (%s/kind); a kbe run does not resume yet "
+                      "(its two-time checkpoints are to come): `mcf kbe %s/config.ini --force` "
+                      "runs it again", dir, dir, dir);
     if (rc) {
         mcfe_outdir_unlock(lock);
         return mcf_fail_prefix(rc, "resume");
@@ -464,11 +469,15 @@ static int command(int argc, char **argv)
     if (!strcmp(cmd, "band"))
         return report(stdout_written(mcfi_band_command(argc - 2, argv + 2),
                                      "the tables are written"));
+    if (!strcmp(cmd, "kbe"))
+        return report(stdout_written(mcfi_kbe_command(argc - 2, argv + 2),
+                                     "the tables are written"));
     if (!strcmp(cmd, "new-model"))
         return report(stdout_written(mcfi_new_model_command(argc - 2, argv + 2),
                                      "the files are written"));
     static const char *const cmds[] = {"run",  "resume", "plugins",  "describe", "plot",
-                                       "dos",  "band",   "optimize", "new-model", "tc"};
+                                       "dos",  "band",   "optimize", "new-model", "tc",
+                                       "kbe"};
     const char *near = mcfe_nearest_word(cmd, cmds, sizeof cmds / sizeof cmds[0]);
     fprintf(stderr, "mcf: unknown command '%s'%s%s%s; see mcf --help\n", cmd,
             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");

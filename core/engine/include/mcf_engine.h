@@ -273,9 +273,9 @@ int mcfe_outdir_clean(const char *dir);
 /* ---- the folder's kind (issue 42) -------------------------------------------------------
  * DIR/kind holds one word and a newline, written once (atomically, never through a link)
  * when a command creates its folder's contents: "run" (`mcf run`), "optimize" (`mcf
- * optimize`), "band" (`mcf band`).  `mcf resume` reads it first and does what it says, so a
+ * optimize`), "band" (`mcf band`), "kbe" (`mcf kbe`).  `mcf resume` reads it first and does what it says, so a
  * folder knows what it is whichever of its files exist. */
-enum { MCFI_KIND_NONE = 0, MCFI_KIND_RUN, MCFI_KIND_OPTIMIZE, MCFI_KIND_BAND };
+enum { MCFI_KIND_NONE = 0, MCFI_KIND_RUN, MCFI_KIND_OPTIMIZE, MCFI_KIND_BAND, MCFI_KIND_KBE };
 /* The name of kind k ("run", ...). */
 const char *mcfe_kind_name(int kind);
 int mcfe_outdir_kind_write(const char *dir, int kind);

@@ -1,0 +1,11 @@
+/* kbe.h — `mcf kbe CONFIG`: real-time Kadanoff-Baym propagation of a model's driven crystal
+ * (mcf/dynamics.h) by a dynamics evaluator, the drive and the files the program's (kbe.c;
+ * the [kbe], [pulse] and [output] keys and the drive: kbe_drive.c).  No Monte Carlo. */
+#ifndef MCF_KBE_CMD_H
+#define MCF_KBE_CMD_H
+
+/* The command: argv after "kbe".  MCF_EINVAL for usage and bad input (exit status 2),
+ * MCF_EINTR after a stop signal, others for I/O (1). */
+int mcfi_kbe_command(int argc, char **argv);
+
+#endif
