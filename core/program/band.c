@@ -23,6 +23,7 @@
 #include "band.h"
 
 #include "band_chain.h"
+#include "command_config.h"
 #include "mcf_engine.h"
 
 #include <math.h>
@@ -213,20 +214,8 @@ static int job_setup(band_job *j)
                         mcfe_config_key_where(c, "band", "temperature", where, sizeof where), T);
     }
     /* the output folder: given, or the configuration's name with .out */
-    const char *out = mcfe_section_text(&j->sec[0], "output");
-    if (out)
-        j->output = strdup(out);
-    else {
-        const char *base = strrchr(c->path, '/');
-        base = base ? base + 1 : c->path;
-        size_t n = strlen(base);
-        if (n > 4 && !strcmp(base + n - 4, ".ini"))
-            n -= 4;
-        j->output = malloc(n + 5);
-        if (j->output)
-            snprintf(j->output, n + 5, "%.*s.out", (int)n, base);
-    }
-    return j->output ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory");
+    j->output = mcfi_command_output(c->path, mcfe_section_text(&j->sec[0], "output"));
+    return j->output ? MCF_OK : MCF_ENOMEM;
 }
 
 /* every state: the model's crystal, the evaluator's workspace, the band range */
@@ -513,29 +502,9 @@ static int job_run(band_job *j)
 
 int mcfi_band_command(int argc, char **argv)
 {
-    const char *path = NULL;
     band_job j;
     memset(&j, 0, sizeof j);
-    for (int k = 0; k < argc; k++) {
-        if (!strcmp(argv[k], "--set") && k + 1 < argc)
-            k++;
-        else if (argv[k][0] == '-' && strcmp(argv[k], "--force") != 0)
-            return mcf_fail(MCF_EINVAL, "band: unknown option '%s' (mcf band CONFIG [--set "
-                            "SECTION.KEY=VALUE ...] [--force])", argv[k]);
-        else if (argv[k][0] != '-' && !path)
-            path = argv[k];
-        else if (argv[k][0] != '-')
-            return mcf_fail(MCF_EINVAL, "band: one configuration file, not '%s' too", argv[k]);
-    }
-    if (!path)
-        return mcf_fail(MCF_EINVAL, "band: no configuration file (mcf band CONFIG)");
-    int force = 0, rc = mcfe_config_read(path, &j.c);
-    for (int k = 0; k < argc && !rc; k++) {
-        if (!strcmp(argv[k], "--set") && k + 1 < argc)
-            rc = mcfe_config_override(j.c, argv[++k]);
-        else if (!strcmp(argv[k], "--force"))
-            force = 1;
-    }
+    int force = 0, rc = mcfi_command_config("band", argc, argv, &j.c, &force);
     if (!rc)
         rc = job_setup(&j);
     if (!rc)
@@ -551,22 +520,9 @@ int mcfi_band_command(int argc, char **argv)
     int lock = -1;
     if (!rc)
         rc = job_run(&j);
-    if (!rc && !(rc = mcfe_mkdir_p(j.output)) && !(rc = mcfe_outdir_lock(j.output, &lock))) {
-        mcfe_outdir_clean(j.output);
-        /* the folder's kind (fileio.h): a band folder is never resumed as a run */
-        int kind = MCFI_KIND_NONE;
-        char kind_path[4200];
-        snprintf(kind_path, sizeof kind_path, "%s/kind", j.output);
-        if (!force && stat(kind_path, &st) == 0 && !(rc = mcfe_outdir_kind(j.output, &kind)) &&
-            kind != MCFI_KIND_BAND)
-            rc = mcf_fail(MCF_EINVAL, "band: %s holds an mcf %s already; choose another [run] "
-                          "output, or --force replaces it", j.output, mcfe_kind_name(kind));
-        if (!rc)
-            rc = mcfe_outdir_kind_write(j.output, MCFI_KIND_BAND);
-        if (!rc)
-            rc = flush_tables(&j);
-        mcfe_outdir_unlock(lock);
-    }
+    if (!rc && !(rc = mcfi_command_claim("band", j.output, MCFI_KIND_BAND, force, &lock)))
+        rc = flush_tables(&j);
+    mcfe_outdir_unlock(lock);
     if (!rc)
         printf("mcf: %zu state%s of %s: %s/bands.tsv, phases.tsv and dos-*.tsv%s\n",
                j.n_states, j.n_states == 1 ? "" : "s", j.model->info->name, j.output,

@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "kbe.h"
 
+#include "command_config.h"
 #include "kbe_drive.h"
 #include "mcf_engine.h"
 
@@ -130,19 +131,8 @@ static int job_setup(kbe_job *j)
         mcfe_section_params(&j->sec[k], c->path, &j->params[k]);
     if (!(j->batch = mcf_batch_create()))
         return mcf_fail(MCF_ENOMEM, "out of memory");
-    const char *out = mcfe_section_text(&j->sec[0], "output");
-    if (out)
-        j->output = strdup(out);
-    else {
-        const char *base = strrchr(c->path, '/');
-        base = base ? base + 1 : c->path;
-        size_t n = strlen(base);
-        if (n > 4 && !strcmp(base + n - 4, ".ini"))
-            n -= 4;
-        if ((j->output = malloc(n + 5)))
-            snprintf(j->output, n + 5, "%.*s.out", (int)n, base);
-    }
-    return j->output ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory");
+    j->output = mcfi_command_output(c->path, mcfe_section_text(&j->sec[0], "output"));
+    return j->output ? MCF_OK : MCF_ENOMEM;
 }
 
 /* the model's driven crystal, checked; the propagation; the evaluator's plan */
@@ -180,10 +170,12 @@ static int job_crystal(kbe_job *j)
     if (!rc && p->orbitals > MCF_DYNAMICS_MAX_ORBITALS)
         rc = mcf_fail(MCF_EINVAL, "model %s: %u orbitals a cell; mcf kbe reports at most %d",
                       model, p->orbitals, MCF_DYNAMICS_MAX_ORBITALS);
+    if (!rc && j->terms.n_terms > MCF_DRIVE_MAX_TERMS)
+        rc = mcf_fail(MCF_EPLUGIN, "model %s: %u interaction terms (at most %d)", model,
+                      j->terms.n_terms, MCF_DRIVE_MAX_TERMS);
     for (uint32_t k = 0; !rc && k < j->terms.n_terms; k++) {
         const mcf_interaction_term *t = &j->terms.terms[k];
-        if (j->terms.n_terms > MCF_DRIVE_MAX_TERMS || t->a >= p->orbitals ||
-            t->b >= p->orbitals || t->a == t->b || !isfinite(t->weight))
+        if (t->a >= p->orbitals || t->b >= p->orbitals || t->a == t->b || !isfinite(t->weight))
             rc = mcf_fail(MCF_EPLUGIN, "model %s: interaction term %u (orbitals %u, %u, weight "
                           "%g) is not a term between two orbitals of the cell", model, k,
                           t->a, t->b, t->weight);
@@ -338,19 +330,7 @@ static int job_files(kbe_job *j, int force)
     if (!force && stat(probe, &st) == 0)
         return mcf_fail(MCF_EINVAL, "kbe: %s holds a kbe run already; --force replaces it",
                         j->output);
-    int lock = -1, kind = MCFI_KIND_NONE, rc = mcfe_mkdir_p(j->output);
-    if (!rc)
-        rc = mcfe_outdir_lock(j->output, &lock);
-    if (rc)
-        return rc;
-    mcfe_outdir_clean(j->output);
-    snprintf(probe, sizeof probe, "%s/kind", j->output);
-    if (!force && stat(probe, &st) == 0 && !(rc = mcfe_outdir_kind(j->output, &kind)) &&
-        kind != MCFI_KIND_KBE)
-        rc = mcf_fail(MCF_EINVAL, "kbe: %s holds an mcf %s already; choose another [run] "
-                      "output, or --force replaces it", j->output, mcfe_kind_name(kind));
-    if (!rc)
-        rc = mcfe_outdir_kind_write(j->output, MCFI_KIND_KBE);
+    int lock = -1, rc = mcfi_command_claim("kbe", j->output, MCFI_KIND_KBE, force, &lock);
     mcf_text t = {0};
     for (int k = 0; k < KBE_SECTIONS && !rc; k++)
         mcfe_section_write(&t, &j->sec[k]);
@@ -389,29 +369,9 @@ static int job_files(kbe_job *j, int force)
 
 int mcfi_kbe_command(int argc, char **argv)
 {
-    const char *path = NULL;
     kbe_job j;
     memset(&j, 0, sizeof j);
-    for (int k = 0; k < argc; k++) {
-        if (!strcmp(argv[k], "--set") && k + 1 < argc)
-            k++;
-        else if (argv[k][0] == '-' && strcmp(argv[k], "--force") != 0)
-            return mcf_fail(MCF_EINVAL, "kbe: unknown option '%s' (mcf kbe CONFIG [--set "
-                            "SECTION.KEY=VALUE ...] [--force])", argv[k]);
-        else if (argv[k][0] != '-' && !path)
-            path = argv[k];
-        else if (argv[k][0] != '-')
-            return mcf_fail(MCF_EINVAL, "kbe: one configuration file, not '%s' too", argv[k]);
-    }
-    if (!path)
-        return mcf_fail(MCF_EINVAL, "kbe: no configuration file (mcf kbe CONFIG)");
-    int force = 0, rc = mcfe_config_read(path, &j.c);
-    for (int k = 0; k < argc && !rc; k++) {
-        if (!strcmp(argv[k], "--set") && k + 1 < argc)
-            rc = mcfe_config_override(j.c, argv[++k]);
-        else if (!strcmp(argv[k], "--force"))
-            force = 1;
-    }
+    int force = 0, rc = mcfi_command_config("kbe", argc, argv, &j.c, &force);
     if (!rc)
         rc = job_setup(&j);
     if (!rc)

@@ -1,0 +1,25 @@
+/* command_config.h — what the program's commands that read one configuration and write one
+ * folder share (`mcf band`, `mcf kbe`; command_config.c): the command line, the output
+ * folder's name and claiming the folder for the command's kind.  The program's, internal. */
+#ifndef MCF_COMMAND_CONFIG_H
+#define MCF_COMMAND_CONFIG_H
+
+#include "mcf_engine.h"
+
+/* `mcf CMD CONFIG [--set SECTION.KEY=VALUE ...] [--force]` (argv after CMD): *c the
+ * configuration with the overrides applied (the caller's: mcfe_config_free; NULL after a
+ * failure), *force.  MCF_EINVAL naming CMD for usage (an unknown option, a second file, no
+ * file), or the reading's error. */
+int mcfi_command_config(const char *cmd, int argc, char **argv, mcf_config **c, int *force);
+
+/* The output folder: `given` ([run] output), or the configuration's file name without .ini
+ * and with .out (in the current folder).  malloc'ed; NULL with an MCF_ENOMEM message. */
+char *mcfi_command_output(const char *config_path, const char *given);
+
+/* Claims folder dir for a command writing folders of `kind` (MCFI_KIND_*): creates it, takes
+ * its lock (*lock: mcfe_outdir_unlock, also after a failure; -1 when none was taken), clears
+ * what a killed writer left, refuses a folder of another kind unless force (naming CMD), and
+ * writes the kind.  MCF_OK, MCF_EINVAL, MCF_EIO with a message. */
+int mcfi_command_claim(const char *cmd, const char *dir, int kind, int force, int *lock);
+
+#endif
