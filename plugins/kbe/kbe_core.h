@@ -103,6 +103,34 @@ void kbe_density(const kbe *w, size_t n, double complex *rho);
  * (Galitskii-Migdal; the second term with second Born only). */
 void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, double *e_int);
 
+/* ---- checkpoint rows (kbe_rows.c; issue 45: append-only rows plus an atomic header) ----
+ * Row n is everything of time index n that a resumed run needs and cannot recompute bit for
+ * bit, as one record of kbe_row_bytes(w, n) bytes in the host's byte order (the caller's
+ * file header states it; nothing here converts):
+ *   a header of 6 words of 8 bytes: the tag "KBE-ROW1", n, nk, selfenergy and correctors (two
+ *   int32), dt, dipole;
+ *   3 doubles: E(t_n), U(t_n) and kbe_corrector_residual when n is the last step taken, 0
+ *   otherwise (a caller that writes each row right after its step gets every step's; the
+ *   last row read sets what kbe_corrector_residual reports);
+ *   G^<(t_n, t_j) for j = 0 .. n, then G^>(t_n, t_j) likewise, each a block of 4 nk complex
+ *   doubles in the storage's order (band pair major, k innermost);
+ *   second Born only: I^<(t_n, t_n), one block of 4 nk (the Galitskii-Migdal energy's).
+ * The collision integrals' row I^lg(t_n, .) that the next step starts from is not stored:
+ * kbe_row_read forms it again by the step's own functions (the same bits). */
+size_t kbe_row_bytes(const kbe *w, size_t n);
+/* Row n (n <= kbe_steps_done) into buf (kbe_row_bytes(w, n) bytes, the caller's; no
+ * alignment needed); reads w only.  MCF_EINVAL for n past the steps taken or buf NULL. */
+int kbe_row_write(const kbe *w, size_t n, void *buf);
+/* Rebuilds a run from its rows: w made by kbe_create with the same spec and the same drive
+ * at t = 0 and not stepped; rows read in order 0, 1, ..., n (buf: kbe_row_bytes(w, n)
+ * bytes, read only, no alignment needed).  Row 0 must equal what kbe_create made, bit for
+ * bit (E0, U0, G(0, 0) of rho0), and every row's header must match w's spec: MCF_EFORMAT
+ * otherwise (a foreign or corrupt checkpoint), also for a non-finite value.  MCF_EINVAL for
+ * a row out of order, past the storage, or for a kbe that has stepped.  w is unchanged by
+ * a refused row.  After row n, kbe_steps_done(w) = n and kbe_step continues exactly as the
+ * uninterrupted run did (with second Born each row costs one collision row to form). */
+int kbe_row_read(kbe *w, size_t n, const void *buf);
+
 /* ---- second Born for one time pair (kbe_selfenergy.c; the tests call it directly) ----
  * Scratch and FFT tables for a ring of nk sites, one per thread: *out is the caller's, freed
  * with kbe_sigma_work_destroy (NULL-safe); MCF_ENOMEM (and *out NULL) out of memory. */

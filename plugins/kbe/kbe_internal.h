@@ -30,6 +30,8 @@ struct kbe {
     int nthreads;
     kbe_sigma_work **sw;
     double complex *bbuf;
+    /* kbe_row_read: the row it takes next (0 after kbe_create; kbe_rows.c) */
+    size_t row_next;
 };
 
 /* the block of the time pair (i, j), i >= j */

@@ -1,0 +1,185 @@
+/* kbe_rows.c — checkpoint rows (kbe_core.h says the record): kbe_row_write copies time row n
+ * out of the storage, kbe_row_read checks a row against the spec (and row 0 against what
+ * kbe_create made) and copies it back; with second Born it then forms the collision
+ * integrals' row at t_n by kbe_sigma_row and kbe_collision_row, as the end of kbe_step does,
+ * so the next step starts from the same bits. */
+#include "kbe_internal.h"
+
+#include "mcf/mcf.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* the record's header: 6 words of 8 bytes, then 3 doubles */
+static const char row_tag[8] = {'K', 'B', 'E', '-', 'R', 'O', 'W', '1'};
+enum { ROW_HEAD = 6 * 8, ROW_SCALARS = 3 * 8 };
+
+typedef struct row_head {
+    char tag[8];
+    uint64_t n, nk;
+    int32_t selfenergy, correctors;
+    double dt, dipole;
+} row_head;
+
+static int is_2b(const kbe *w) { return w->spec.selfenergy == KBE_SELFENERGY_2B; }
+
+static size_t block_bytes(const kbe *w) { return 4 * w->spec.nk * sizeof(double complex); }
+
+size_t kbe_row_bytes(const kbe *w, size_t n)
+{
+    return ROW_HEAD + ROW_SCALARS + 2 * (n + 1) * block_bytes(w) +
+           (is_2b(w) ? block_bytes(w) : 0);
+}
+
+static void head_of(const kbe *w, size_t n, row_head *h)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->tag, row_tag, sizeof row_tag);
+    h->n = n;
+    h->nk = w->spec.nk;
+    h->selfenergy = (int32_t)w->spec.selfenergy;
+    h->correctors = w->spec.correctors;
+    h->dt = w->spec.dt;
+    h->dipole = w->spec.dipole;
+}
+
+/* the header into / out of its 48 bytes, field by field (no padding in the record) */
+static void head_put(const row_head *h, unsigned char *p)
+{
+    memcpy(p, h->tag, 8);
+    memcpy(p + 8, &h->n, 8);
+    memcpy(p + 16, &h->nk, 8);
+    memcpy(p + 24, &h->selfenergy, 4);
+    memcpy(p + 28, &h->correctors, 4);
+    memcpy(p + 32, &h->dt, 8);
+    memcpy(p + 40, &h->dipole, 8);
+}
+
+static void head_get(const unsigned char *p, row_head *h)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->tag, p, 8);
+    memcpy(&h->n, p + 8, 8);
+    memcpy(&h->nk, p + 16, 8);
+    memcpy(&h->selfenergy, p + 24, 4);
+    memcpy(&h->correctors, p + 28, 4);
+    memcpy(&h->dt, p + 32, 8);
+    memcpy(&h->dipole, p + 40, 8);
+}
+
+int kbe_row_write(const kbe *w, size_t n, void *buf)
+{
+    if (!buf)
+        return mcf_fail(MCF_EINVAL, "kbe: no buffer for row %zu", n);
+    if (n > w->n)
+        return mcf_fail(MCF_EINVAL, "kbe: row %zu is past the %zu steps taken", n, w->n);
+    unsigned char *p = buf;
+    row_head h;
+    head_of(w, n, &h);
+    head_put(&h, p);
+    p += ROW_HEAD;
+    /* the residual as of row n: the step that made it (the last one when n = w->n; rows
+     * before were written when they were the last, so only row n = w->n knows its own) */
+    const double sc[3] = {w->E[n], w->U[n], n == w->n ? w->corrector_residual : 0.0};
+    memcpy(p, sc, sizeof sc);
+    p += ROW_SCALARS;
+    const size_t bb = block_bytes(w);
+    for (int lesser = 1; lesser >= 0; lesser--) { /* G^< then G^>, j = 0 .. n contiguous */
+        memcpy(p, kbe_block(w, lesser, n, 0), (n + 1) * bb);
+        p += (n + 1) * bb;
+    }
+    if (is_2b(w))
+        memcpy(p, w->idiag + n * 4 * w->spec.nk, bb);
+    return MCF_OK;
+}
+
+/* every value of n doubles (complex: 2 each) finite */
+static int all_finite(const unsigned char *p, size_t n)
+{
+    for (size_t q = 0; q < n; q++) {
+        double x;
+        memcpy(&x, p + 8 * q, 8);
+        if (!isfinite(x))
+            return 0;
+    }
+    return 1;
+}
+
+/* the checks of row n against w; MCF_OK or the refusal, w untouched */
+static int row_check(const kbe *w, size_t n, const unsigned char *p)
+{
+    if (n != w->row_next || w->n != (n ? n - 1 : 0))
+        return mcf_fail(MCF_EINVAL, "kbe: row %zu out of order (rows are read 0, 1, ... into "
+                        "a kbe not stepped; the next is %zu at step %zu)", n, w->row_next,
+                        w->n);
+    if (n > w->spec.steps)
+        return mcf_fail(MCF_EINVAL, "kbe: row %zu is past the %zu steps the storage holds", n,
+                        w->spec.steps);
+    row_head h, want;
+    head_get(p, &h);
+    head_of(w, n, &want);
+    if (memcmp(h.tag, want.tag, 8) != 0)
+        return mcf_fail(MCF_EFORMAT, "kbe: row %zu is not a kbe row (no \"KBE-ROW1\" tag)", n);
+    if (h.n != want.n || h.nk != want.nk || h.selfenergy != want.selfenergy ||
+        h.correctors != want.correctors || memcmp(&h.dt, &want.dt, 8) != 0 ||
+        memcmp(&h.dipole, &want.dipole, 8) != 0)
+        return mcf_fail(MCF_EFORMAT, "kbe: row %zu is of a foreign run: row %llu of nk %llu, "
+                        "self-energy %d, %d correctors, dt %.17g, d %.17g, where this run has "
+                        "nk %zu, self-energy %d, %d correctors, dt %.17g, d %.17g", n,
+                        (unsigned long long)h.n, (unsigned long long)h.nk, (int)h.selfenergy,
+                        (int)h.correctors, h.dt, h.dipole, w->spec.nk,
+                        (int)w->spec.selfenergy, w->spec.correctors, w->spec.dt,
+                        w->spec.dipole);
+    const size_t vals = (kbe_row_bytes(w, n) - ROW_HEAD) / 8;
+    if (!all_finite(p + ROW_HEAD, vals))
+        return mcf_fail(MCF_EFORMAT, "kbe: row %zu holds a value that is not finite", n);
+    if (n > 0)
+        return MCF_OK;
+    /* row 0: what kbe_create made, bit for bit */
+    double sc[3];
+    memcpy(sc, p + ROW_HEAD, sizeof sc);
+    if (memcmp(&sc[0], &w->E[0], 8) != 0 || memcmp(&sc[1], &w->U[0], 8) != 0 || sc[2] != 0.0)
+        return mcf_fail(MCF_EFORMAT, "kbe: row 0 has the drive E %.17g, U %.17g where this run "
+                        "starts at E %.17g, U %.17g: a foreign checkpoint", sc[0], sc[1],
+                        w->E[0], w->U[0]);
+    const size_t bb = block_bytes(w);
+    const unsigned char *g = p + ROW_HEAD + ROW_SCALARS;
+    if (memcmp(g, kbe_block(w, 1, 0, 0), bb) != 0 || memcmp(g + bb, kbe_block(w, 0, 0, 0), bb))
+        return mcf_fail(MCF_EFORMAT, "kbe: row 0 has another initial state G(0, 0) than this "
+                        "run's rho0: a foreign checkpoint");
+    if (is_2b(w) && memcmp(g + 2 * bb, w->idiag, bb) != 0)
+        return mcf_fail(MCF_EFORMAT, "kbe: row 0 has a collision integral I(0, 0) != 0");
+    return MCF_OK;
+}
+
+int kbe_row_read(kbe *w, size_t n, const void *buf)
+{
+    if (!buf)
+        return mcf_fail(MCF_EINVAL, "kbe: no buffer for row %zu", n);
+    const unsigned char *p = buf;
+    const int rc = row_check(w, n, p);
+    if (rc)
+        return rc;
+    double sc[3];
+    memcpy(sc, p + ROW_HEAD, sizeof sc);
+    p += ROW_HEAD + ROW_SCALARS;
+    const size_t bb = block_bytes(w);
+    for (int lesser = 1; lesser >= 0; lesser--) {
+        memcpy(kbe_block(w, lesser, n, 0), p, (n + 1) * bb);
+        p += (n + 1) * bb;
+    }
+    w->E[n] = sc[0];
+    w->U[n] = sc[1];
+    if (is_2b(w)) {
+        memcpy(w->idiag + n * 4 * w->spec.nk, p, bb);
+        /* the integrals' row at t_n that kbe_step leaves for the next step: the self-energy's
+         * row, then the integrals, from the rows <= n (all read) */
+        kbe_sigma_row(w, n);
+        kbe_collision_row(w, n, w->il, w->ig);
+    }
+    w->corrector_residual = sc[2];
+    w->n = n;
+    w->row_next = n + 1;
+    return MCF_OK;
+}
