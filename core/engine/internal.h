@@ -47,6 +47,10 @@ int mcfi_plugin_open_file(const char *path, int want, mcf_plugin **out);
 /* plugin_specs.c: *out = info, or for a plugin built before mcf 1.0 (no built_with) a copy
  * whose parameter specs are in today's layout (symbol and unit NULL), in one block *owned
  * (free()); MCF_ENOMEM. */
+/* The ops table of an evaluator plugin of `kind` (ABI 2's table when abi2, else the first
+ * ABI's) at path: large enough and every required op set (plugin_tables.c).  MCF_OK for a
+ * model (model_ops.c checks its table); MCF_EPLUGIN naming path and the op. */
+int mcfi_plugin_check_table(const char *path, int kind, int abi2, const void *ops);
 int mcfi_plugin_convert_specs(const mcf_plugin_info *info, const mcf_plugin_info **out,
                               void **owned);
 
