@@ -183,6 +183,12 @@ static int check_dynamics_evaluator(const char *path, const mcf_dynamics_evaluat
     if (missing)
         return mcf_fail(MCF_EPLUGIN, "%s: required dynamics-evaluator op '%s' is NULL", path,
                         missing);
+    const size_t rows = offsetof(mcf_dynamics_evaluator, row_read) + sizeof(void *);
+    const int n_rows = ops->struct_size < rows ? 0 : !!ops->row_bytes + !!ops->row_write +
+                                                         !!ops->row_read;
+    if (n_rows == 1 || n_rows == 2)
+        return mcf_fail(MCF_EPLUGIN, "%s: the dynamics evaluator's checkpoint ops row_bytes, "
+                        "row_write and row_read come together (%d of 3 given)", path, n_rows);
     return MCF_OK;
 }
 

@@ -9,21 +9,25 @@
  * correctors, selfenergy, selfenergy_method, U, ramp, memory_limit_gb; [pulse] amplitude,
  * frequency, center, width; [output] every, nk_times; [model] and [evaluator] as the plugins
  * declare them.  The output folder: config.ini, kind, kbe.tsv (a row every [output] every
- * steps, written as the run goes), nk.tsv (the k-resolved occupations at nk_times).  Not
- * libmcf's: the program's, beside band.c. */
+ * steps, written as the run goes), nk.tsv (the k-resolved occupations at nk_times),
+ * kbe-rows.bin and checkpoint ([output] checkpoint = yes: kbe_checkpoint.h; `mcf resume`:
+ * kbe_resume.c).  Not libmcf's: the program's, beside band.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "kbe.h"
 
 #include "command_config.h"
-#include "kbe_drive.h"
-#include "mcf_engine.h"
+#include "kbe_job.h"
 
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 #include <time.h>
 
 static const mcf_param_spec run_specs[] = {
@@ -35,24 +39,8 @@ static const mcf_param_spec run_specs[] = {
      .doc = "the output folder (default: the configuration's name with .out)"},
     {0}};
 
-typedef struct kbe_job {
-    mcf_config *c;
-    mcf_section sec[KBE_SECTIONS]; /* run, kbe, pulse, output, model, evaluator */
-    mcf_plugin *model, *evaluator;
-    const mcf_dynamics_evaluator *ev;
-    mcf_params params[KBE_SECTIONS];
-    mcf_cell *crystal, *dipole;
-    mcf_drive_terms terms;
-    mcf_propagation prop;
-    kbe_drive drive;
-    unsigned orbitals;
-    size_t nk_total;
-    char *output;
-    void *ws;
-    mcf_batch *batch;
-} kbe_job;
 
-static void job_free(kbe_job *j)
+void mcfi_kbe_job_free(kbe_job *j)
 {
     if (j->ws)
         j->ev->destroy(j->ws);
@@ -89,7 +77,7 @@ static int check_sections(const mcf_config *c)
 }
 
 /* the sections and the plugins */
-static int job_setup(kbe_job *j)
+int mcfi_kbe_job_setup(kbe_job *j)
 {
     mcf_config *c = j->c;
     mcf_axis *axes = NULL;
@@ -136,7 +124,7 @@ static int job_setup(kbe_job *j)
 }
 
 /* the model's driven crystal, checked; the propagation; the evaluator's plan */
-static int job_crystal(kbe_job *j)
+int mcfi_kbe_job_crystal(kbe_job *j)
 {
     const char *model = j->model->info->name;
     int rc = mcf_cell_create(&j->crystal);
@@ -205,7 +193,7 @@ static int job_crystal(kbe_job *j)
     return rc;
 }
 
-static double now_seconds(void)
+double mcfi_kbe_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -215,17 +203,56 @@ static double now_seconds(void)
 static volatile sig_atomic_t stop_signal;
 static void on_stop(int sig) { stop_signal = sig; }
 
-/* the time loop: a row of kbe.tsv every `every` steps (and the last), nk.tsv's rows */
-static int job_run(kbe_job *j, FILE *tsv, FILE *nk)
+/* whether the evaluator keeps checkpoint rows (the optional ops of mcf 1.2) */
+int mcfi_kbe_has_rows(const mcf_dynamics_evaluator *ev)
+{
+    return ev->struct_size >= offsetof(mcf_dynamics_evaluator, row_read) + sizeof(void *) &&
+           ev->row_bytes && ev->row_write && ev->row_read;
+}
+
+
+/* row n appended to kbe-rows.bin */
+static int append_row(kbe_job *j, kbe_files *f, uint64_t n)
+{
+    const uint64_t bytes = j->ev->row_bytes(j->ws, n);
+    if (bytes > f->row_cap) {
+        void *grown = realloc(f->row, bytes);
+        if (!grown)
+            return mcf_fail(MCF_ENOMEM, "out of memory for time row %llu (%llu bytes)",
+                            (unsigned long long)n, (unsigned long long)bytes);
+        f->row = grown;
+        f->row_cap = bytes;
+    }
+    int rc = j->ev->row_write(j->ws, n, f->row);
+    if (!rc && fwrite(f->row, 1, bytes, f->rows) != bytes)
+        rc = mcf_fail(MCF_EIO, "%s/" KBE_ROWS_FILE ": cannot be written (is the disk full?)",
+                      j->output);
+    return rc;
+}
+
+/* the files flushed, their lengths and the loop's state into DIR/checkpoint */
+static int write_checkpoint(kbe_job *j, kbe_files *f, kbe_loop_state *st)
+{
+    if (fflush(f->tsv) || (f->nk && fflush(f->nk)) || fflush(f->rows))
+        return mcf_fail(MCF_EIO, "%s: cannot write kbe.tsv, nk.tsv or " KBE_ROWS_FILE
+                        " (is the disk full?)", j->output);
+    st->tsv_bytes = (uint64_t)ftell(f->tsv);
+    st->nk_bytes = f->nk ? (uint64_t)ftell(f->nk) : 0;
+    st->rows_bytes = (uint64_t)ftell(f->rows);
+    return mcfi_kbe_checkpoint_write(j->output, st);
+}
+
+/* the time loop from step `from` (0, or a resumed run's next step, whose step from t_{n-1} is
+ * taken first): a row of kbe.tsv every `every` steps (and the last), nk.tsv's rows, the time
+ * rows and the checkpoint's header; st: the loop's state (zero for a new run) */
+int mcfi_kbe_job_run(kbe_job *j, kbe_files *f, kbe_loop_state *st, uint64_t from)
 {
     const kbe_drive *dr = &j->drive;
     const uint64_t steps = j->prop.steps;
-    double *occ = nk ? malloc(j->nk_total * j->orbitals * sizeof *occ) : NULL;
-    if (nk && !occ)
+    double *occ = f->nk ? malloc(j->nk_total * j->orbitals * sizeof *occ) : NULL;
+    if (f->nk && !occ)
         return mcf_fail(MCF_ENOMEM, "out of memory");
-    mcf_dynamics_observables o, prev;
-    double work = 0, e0 = 0, max_balance = 0, max_anti = 0;
-    size_t next_nk = 0;
+    mcf_dynamics_observables o;
     int rc = MCF_OK;
     struct sigaction sa = {0}, old_int, old_term;
     sa.sa_handler = on_stop;
@@ -233,83 +260,107 @@ static int job_run(kbe_job *j, FILE *tsv, FILE *nk)
     stop_signal = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    double t_report = now_seconds(), t_start = t_report;
-    for (uint64_t n = 0; n <= steps && !rc; n++) {
+    double t_report = mcfi_kbe_now(), t_start = t_report;
+    for (uint64_t n = from; n <= steps && !rc; n++) {
         const double t = (double)n * j->prop.dt, E = mcfi_kbe_field(dr, t), U = mcfi_kbe_u(dr, t);
+        if (n > 0 && (rc = j->ev->step(j->batch, j->ws, E, U))) /* t_{n-1} -> t_n */
+            break;
         memset(&o, 0, sizeof o);
         if ((rc = j->ev->observe(j->batch, j->ws, n, E, U, &o)))
             break;
         const double e_tot = o.e_band + o.e_field + o.e_hf + o.e_corr;
         if (n == 0)
-            e0 = e_tot;
+            st->e0 = e_tot;
         else { /* the drive's work over the step, by the trapezoid */
             const double tp = (double)(n - 1) * j->prop.dt;
-            work += (E - mcfi_kbe_field(dr, tp)) * 0.5 * (o.polarization + prev.polarization) +
-                    (U - mcfi_kbe_u(dr, tp)) * 0.5 * (o.interaction + prev.interaction);
+            st->work += (E - mcfi_kbe_field(dr, tp)) * 0.5 * (o.polarization +
+                        st->prev.polarization) + (U - mcfi_kbe_u(dr, tp)) * 0.5 *
+                        (o.interaction + st->prev.interaction);
         }
-        prev = o;
-        const double balance = e_tot - e0 - work;
-        max_balance = fmax(max_balance, fabs(balance));
-        max_anti = fmax(max_anti, o.anticommutator);
+        st->prev = o;
+        const double balance = e_tot - st->e0 - st->work;
+        st->max_balance = fmax(st->max_balance, fabs(balance));
+        st->max_anti = fmax(st->max_anti, o.anticommutator);
         if (n % dr->every == 0 || n == steps) {
-            fprintf(tsv, "%.10g\t%.17g\t%.17g", t, E, U);
+            fprintf(f->tsv, "%.10g\t%.17g\t%.17g", t, E, U);
             for (unsigned a = 0; a < j->orbitals; a++)
-                fprintf(tsv, "\t%.17g", o.occupation[a]);
-            fprintf(tsv, "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.3e\t%.3e\t%.3e\n",
-                    o.polarization, o.electrons, o.e_band, o.e_field, o.e_hf, o.e_corr, e_tot,
-                    balance, o.anticommutator, o.corrector_residual);
+                fprintf(f->tsv, "\t%.17g", o.occupation[a]);
+            fprintf(f->tsv, "\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%.3e\t%.3e\t"
+                    "%.3e\n", o.polarization, o.electrons, o.e_band, o.e_field, o.e_hf,
+                    o.e_corr, e_tot, balance, o.anticommutator, o.corrector_residual);
         }
-        while (nk && next_nk < dr->n_nk_times && dr->nk_steps[next_nk] == n) {
+        while (f->nk && st->next_nk < dr->n_nk_times && dr->nk_steps[st->next_nk] == n) {
             if (!j->ev->occupations || (rc = j->ev->occupations(j->ws, n, occ)))
                 break;
             for (size_t k = 0; k < j->nk_total; k++) {
-                fprintf(nk, "%.10g\t%zu", t, k);
+                fprintf(f->nk, "%.10g\t%zu", t, k);
                 for (unsigned a = 0; a < j->orbitals; a++)
-                    fprintf(nk, "\t%.17g", occ[k * j->orbitals + a]);
-                fputc('\n', nk);
+                    fprintf(f->nk, "\t%.17g", occ[k * j->orbitals + a]);
+                fputc('\n', f->nk);
             }
-            next_nk++;
+            st->next_nk++;
         }
-        if (ferror(tsv) || (nk && ferror(nk)))
+        if (ferror(f->tsv) || (f->nk && ferror(f->nk)))
             rc = mcf_fail(MCF_EIO, "%s: cannot write kbe.tsv or nk.tsv", j->output);
+        st->n = n;
+        if (!rc && f->rows)
+            rc = append_row(j, f, n);
+        if (!rc && f->rows && (stop_signal || n % dr->checkpoint_every == 0 || n == steps))
+            rc = write_checkpoint(j, f, st);
         if (!rc && stop_signal) {
-            fflush(tsv);
+            fflush(f->tsv);
+            char then[4300];
+            if (f->rows)
+                snprintf(then, sizeof then, "checkpoint written; continue with `mcf resume %s`",
+                         j->output);
+            else
+                snprintf(then, sizeof then, "%s/kbe.tsv holds the rows until then ([output] "
+                         "checkpoint = no: it does not resume)", j->output);
             rc = mcf_fail(MCF_EINTR, "mcf kbe: stopped by signal %d at step %llu of %llu "
-                          "(t = %g); %s/kbe.tsv holds the rows until then (a kbe run does not "
-                          "resume yet: run it again)", (int)stop_signal, (unsigned long long)n,
-                          (unsigned long long)steps, t, j->output);
+                          "(t = %g); %s", (int)stop_signal, (unsigned long long)n,
+                          (unsigned long long)steps, t, then);
         }
-        const double now = now_seconds();
+        const double now = mcfi_kbe_now();
         if (!rc && n < steps && now - t_report > 2.0) {
-            fflush(tsv);
+            fflush(f->tsv);
             t_report = now;
             fprintf(stderr, "\rstep %llu/%llu | t = %.4g | %.0fs elapsed", (unsigned long long)n,
                     (unsigned long long)steps, t, now - t_start);
         }
-        if (!rc && n < steps)
-            rc = j->ev->step(j->batch, j->ws, mcfi_kbe_field(dr, t + j->prop.dt),
-                             mcfi_kbe_u(dr, t + j->prop.dt));
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (t_report > t_start) /* the progress line goes */
         fprintf(stderr, "\r%*s\r", 60, "");
     if (!rc)
-        printf("mcf kbe: %llu steps in %.1f s; energy balance within %.3g, max |G^> - G^< + i| "
-               "%.3g\n", (unsigned long long)steps, now_seconds() - t_start, max_balance,
-               max_anti);
+        printf("mcf kbe: %llu steps%s in %.1f s; energy balance within %.3g, max |G^> - G^< + "
+               "i| %.3g\n", (unsigned long long)steps, from ? " (resumed)" : "",
+               mcfi_kbe_now() - t_start, st->max_balance, st->max_anti);
     free(occ);
     return rc;
 }
 
-static FILE *open_table(const kbe_job *j, const char *name, int *rc)
+FILE *mcfi_kbe_open_file(const kbe_job *j, const char *name, const char *mode, int *rc)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", j->output, name);
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, mode);
     if (!f)
-        *rc = mcf_fail(MCF_EIO, "%s: cannot be written", path);
+        *rc = mcf_fail(MCF_EIO, "%s: cannot be %s (%s)", path, *mode == 'r' ? "read" : "written",
+                       strerror(errno));
     return f;
+}
+
+int mcfi_kbe_close_files(const kbe_job *j, kbe_files *f, int rc)
+{
+    if (f->tsv && fclose(f->tsv) != 0 && !rc)
+        rc = mcf_fail(MCF_EIO, "%s/kbe.tsv: cannot be written", j->output);
+    if (f->nk && fclose(f->nk) != 0 && !rc)
+        rc = mcf_fail(MCF_EIO, "%s/nk.tsv: cannot be written", j->output);
+    if (f->rows && fclose(f->rows) != 0 && !rc)
+        rc = mcf_fail(MCF_EIO, "%s/" KBE_ROWS_FILE ": cannot be written", j->output);
+    free(f->row);
+    return rc;
 }
 
 /* an occupation's column: n_v and n_c for two orbitals, else n_0, n_1, ... */
@@ -321,6 +372,25 @@ static void orbital_column(FILE *f, int two, unsigned a)
         fprintf(f, "\tn_%u", a);
 }
 
+/* the rows a checkpointed run will write, against the disk's free space: refused before
+ * any work when they do not fit */
+static int check_disk(const kbe_job *j)
+{
+    double need = KBE_ROWS_HEAD;
+    for (uint64_t n = 0; n <= j->prop.steps; n++)
+        need += (double)j->ev->row_bytes(j->ws, n);
+    struct statvfs fs;
+    const double avail = statvfs(j->output, &fs) == 0 ? (double)fs.f_bavail * fs.f_frsize : -1;
+    printf("mcf kbe: the checkpoint's time rows will take %.3g GB (%s/" KBE_ROWS_FILE ")\n",
+           need / 1e9, j->output);
+    if (avail >= 0 && need > avail)
+        return mcf_fail(MCF_EINVAL, "mcf kbe: the checkpoint's time rows need %.3g GB and %s "
+                        "has %.3g GB free: free the disk, choose another [run] output, or set "
+                        "[output] checkpoint = no (then a stopped run does not resume)",
+                        need / 1e9, j->output, avail / 1e9);
+    return MCF_OK;
+}
+
 /* the folder: config.ini, kind, the tables' heads; then the run */
 static int job_files(kbe_job *j, int force)
 {
@@ -328,9 +398,22 @@ static int job_files(kbe_job *j, int force)
     char probe[4200];
     snprintf(probe, sizeof probe, "%s/kbe.tsv", j->output);
     if (!force && stat(probe, &st) == 0)
-        return mcf_fail(MCF_EINVAL, "kbe: %s holds a kbe run already; --force replaces it",
-                        j->output);
+        return mcf_fail(MCF_EINVAL, "kbe: %s holds a kbe run already; `mcf resume %s` "
+                        "continues it, --force replaces it", j->output, j->output);
+    const int rows = j->drive.checkpoint && mcfi_kbe_has_rows(j->ev);
+    if (j->drive.checkpoint && !rows)
+        printf("mcf kbe: the evaluator %s keeps no time rows: this run does not resume\n",
+               j->evaluator->info->name);
     int lock = -1, rc = mcfi_command_claim("kbe", j->output, MCFI_KIND_KBE, force, &lock);
+    if (!rc && rows)
+        rc = check_disk(j);
+    /* a replaced run's checkpoint goes first: it does not describe this one */
+    snprintf(probe, sizeof probe, "%s/checkpoint", j->output);
+    if (!rc && unlink(probe) != 0 && errno != ENOENT)
+        rc = mcf_fail(MCF_EIO, "%s: cannot be removed (%s)", probe, strerror(errno));
+    snprintf(probe, sizeof probe, "%s/" KBE_ROWS_FILE, j->output);
+    if (!rc && !rows && unlink(probe) != 0 && errno != ENOENT)
+        rc = mcf_fail(MCF_EIO, "%s: cannot be removed (%s)", probe, strerror(errno));
     mcf_text t = {0};
     for (int k = 0; k < KBE_SECTIONS && !rc; k++)
         mcfe_section_write(&t, &j->sec[k]);
@@ -338,31 +421,37 @@ static int job_files(kbe_job *j, int force)
     if (!rc)
         rc = t.s ? mcfe_write_atomic(probe, t.s, t.len) : mcf_fail(MCF_ENOMEM, "out of memory");
     free(t.s);
-    FILE *tsv = rc ? NULL : open_table(j, "kbe.tsv", &rc);
-    FILE *nk = rc || !j->drive.n_nk_times ? NULL : open_table(j, "nk.tsv", &rc);
+    kbe_files f = {0};
+    if (!rc)
+        f.tsv = mcfi_kbe_open_file(j, "kbe.tsv", "w", &rc);
+    if (!rc && j->drive.n_nk_times)
+        f.nk = mcfi_kbe_open_file(j, "nk.tsv", "w", &rc);
+    if (!rc && rows)
+        f.rows = mcfi_kbe_open_file(j, KBE_ROWS_FILE, "wb", &rc);
+    if (f.rows && fwrite(mcfi_kbe_rows_head, 1, KBE_ROWS_HEAD, f.rows) != KBE_ROWS_HEAD)
+        rc = rc ? rc : mcf_fail(MCF_EIO, "%s: cannot be written", probe);
     if (!rc) {
         const int two = j->orbitals == 2;
-        fprintf(tsv, "# mcf kbe: model %s, evaluator %s; per cell (sums over the %zu k points "
+        fprintf(f.tsv, "# mcf kbe: model %s, evaluator %s; per cell (sums over the %zu k points "
                 "divided by their number); balance = E_tot(t) - E_tot(0) - the work of the "
                 "pulse and the ramp\nt\tE\tU", j->model->info->name, j->evaluator->info->name,
                 j->nk_total);
         for (unsigned a = 0; a < j->orbitals; a++)
-            orbital_column(tsv, two, a);
-        fprintf(tsv, "\tpolarization\tN\tE_kin\tE_field\tE_HF\tE_corr\tE_tot\tbalance\t"
+            orbital_column(f.tsv, two, a);
+        fprintf(f.tsv, "\tpolarization\tN\tE_kin\tE_field\tE_HF\tE_corr\tE_tot\tbalance\t"
                 "anticommutator\tcorrector\n");
-        if (nk) {
-            fprintf(nk, "# mcf kbe: occupations per k point (k index: the first direction "
+        if (f.nk) {
+            fprintf(f.nk, "# mcf kbe: occupations per k point (k index: the first direction "
                     "fastest) at [output] nk_times\nt\tk");
             for (unsigned a = 0; a < j->orbitals; a++)
-                orbital_column(nk, two, a);
-            fputc('\n', nk);
+                orbital_column(f.nk, two, a);
+            fputc('\n', f.nk);
         }
-        rc = job_run(j, tsv, nk);
+        kbe_loop_state loop;
+        memset(&loop, 0, sizeof loop);
+        rc = mcfi_kbe_job_run(j, &f, &loop, 0);
     }
-    if (tsv && fclose(tsv) != 0 && !rc)
-        rc = mcf_fail(MCF_EIO, "%s/kbe.tsv: cannot be written", j->output);
-    if (nk && fclose(nk) != 0 && !rc)
-        rc = mcf_fail(MCF_EIO, "%s/nk.tsv: cannot be written", j->output);
+    rc = mcfi_kbe_close_files(j, &f, rc);
     mcfe_outdir_unlock(lock);
     return rc;
 }
@@ -373,13 +462,13 @@ int mcfi_kbe_command(int argc, char **argv)
     memset(&j, 0, sizeof j);
     int force = 0, rc = mcfi_command_config("kbe", argc, argv, &j.c, &force);
     if (!rc)
-        rc = job_setup(&j);
+        rc = mcfi_kbe_job_setup(&j);
     if (!rc)
-        rc = job_crystal(&j);
+        rc = mcfi_kbe_job_crystal(&j);
     if (!rc)
         rc = job_files(&j, force);
     if (!rc)
         printf("mcf: %s/kbe.tsv%s\n", j.output, j.drive.n_nk_times ? " and nk.tsv" : "");
-    job_free(&j);
+    mcfi_kbe_job_free(&j);
     return rc;
 }

@@ -7,5 +7,8 @@
 /* The command: argv after "kbe".  MCF_EINVAL for usage and bad input (exit status 2),
  * MCF_EINTR after a stop signal, others for I/O (1). */
 int mcfi_kbe_command(int argc, char **argv);
+/* `mcf resume DIR` of a kbe folder: the run rebuilt from its checkpoint (kbe_checkpoint.h)
+ * and continued to its last step; the files as the uninterrupted run's, byte for byte. */
+int mcfi_kbe_resume(const char *dir);
 
 #endif

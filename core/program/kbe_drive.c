@@ -44,6 +44,13 @@ const mcf_param_spec mcfi_pulse_specs[] = {
 const mcf_param_spec mcfi_output_specs[] = {
     {"every", MCF_PARAM_INT, "1", MCF_PARAM_NO_SCAN | MCF_PARAM_RANGE(1, 1e9), NULL,
      .doc = "a row of kbe.tsv every that many steps (and the last)"},
+    {"checkpoint", MCF_PARAM_BOOL, "yes", MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     .doc = "append every step's time row to kbe-rows.bin, so that `mcf resume DIR` continues "
+     "a stopped run bit for bit (the file grows to the whole two-time state: the run says how "
+     "large, and refuses when the disk lacks it)"},
+    {"checkpoint_every", MCF_PARAM_INT, "20", MCF_PARAM_NO_SCAN | MCF_PARAM_RANGE(1, 1e9), NULL,
+     .doc = "steps between the checkpoint's header updates (a stop by a signal writes one "
+     "at once; a kill resumes from the last)"},
     {"nk_times", MCF_PARAM_STRING, "none", MCF_PARAM_SKIP_, 0, 0, NULL,
      .doc = "times of nk.tsv's k-resolved occupations (a list; each to the nearest step), or "
      "none"},
@@ -117,7 +124,11 @@ int mcfi_kbe_propagation(const mcf_config *c, const mcf_params *params, unsigned
     mcf_params_real(pulse, "frequency", &d->frequency);
     mcf_params_real(pulse, "center", &d->center);
     mcf_params_real(pulse, "width", &d->width);
+    long ck_every = 0;
     mcf_params_int(out, "every", &every);
+    mcf_params_bool(out, "checkpoint", &d->checkpoint);
+    mcf_params_int(out, "checkpoint_every", &ck_every);
+    d->checkpoint_every = (uint64_t)ck_every;
     prop->steps = (uint64_t)steps;
     for (unsigned k = 0; k < 3; k++)
         prop->nk[k] = k < dims ? (uint32_t)nk : 1;

@@ -21,6 +21,8 @@ typedef struct kbe_drive {
     double amplitude, frequency, center, width; /* the pulse */
     double U, ramp;                             /* the interaction's ramp */
     uint64_t every;                             /* kbe.tsv: a row every that many steps */
+    int checkpoint;                             /* [output] checkpoint: rows kept */
+    uint64_t checkpoint_every;                  /* steps between the header's updates */
     size_t n_nk_times;
     uint64_t *nk_steps;                         /* nk.tsv's steps, ascending (owned) */
     double *nk_times;                           /* as given (in nk_steps's block) */

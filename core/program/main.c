@@ -35,9 +35,11 @@ static const char usage[] =
     "  mcf tc CONFIG [--force] [--no-plots]\n"
     "        run the scans of CONFIG's [tc] section (sizes, temperatures, error_target),\n"
     "        then T_c, its jackknife error and nu as below\n"
-    "  mcf tc DIR [--blocks B] [--omega W] [--grid N]\n"
+    "  mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--grid N] [--window LO:HI]\n"
     "        T_c from a run's measurement series ([run] series = yes, a scan of L and T):\n"
-    "        reweighted Binder and xi/L curves, their crossings, nu; DIR/tc.tsv\n"
+    "        reweighted Binder and xi/L curves, their crossings, nu; DIR/tc.tsv.  Several\n"
+    "        runs of one model (other temperatures) are reweighted together; --window\n"
+    "        leaves out the chains outside LO..HI\n"
     "  mcf band CONFIG [--set section.key=value]... [--force]\n"
     "        bands, DOS and Fermi levels of the model's ideal states ([band]) with a band\n"
     "        evaluator (tetra, tetra-cuda), into [run] output\n"
@@ -250,10 +252,10 @@ static int cmd_resume(int argc, char **argv)
     if (!rc && kind == MCFI_KIND_BAND)
         rc = mcf_fail(MCF_EINVAL, "%s holds a band calculation (%s/kind), which has "
                       "nothing to resume; `mcf band CONFIG --force` computes it again", dir, dir);
-    if (!rc && kind == MCFI_KIND_KBE)
-        rc = mcf_fail(MCF_EINVAL, "%s holds a kbe run (%s/kind); a kbe run does not resume yet "
-                      "(its two-time checkpoints are to come): `mcf kbe %s/config.ini --force` "
-                      "runs it again", dir, dir, dir);
+    if (!rc && kind == MCFI_KIND_KBE) { /* a kbe run: its own checkpoint (kbe.h), one process */
+        mcfe_outdir_unlock(lock);
+        return mcfe_mpi_rank() == 0 ? mcfi_kbe_resume(dir) : MCF_OK;
+    }
     if (rc) {
         mcfe_outdir_unlock(lock);
         return mcf_fail_prefix(rc, "resume");

@@ -1,7 +1,8 @@
-/* tc.c — `mcf tc DIR [--blocks B] [--omega W] [--grid N]`: T_c from the measurement series
- * of a finished run that scanned L and T (tc.h; docs/methods.md, "Finite-size scaling").
- * Reads DIR/series/index.tsv and the chains' files, reweights every size over its
- * temperatures (tc_reweight.c), writes the curves with jackknife errors to
+/* tc.c — `mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--grid N] [--window LO:HI]`: T_c
+ * from the measurement series of runs that scanned L and T (tc.h; docs/methods.md,
+ * "Finite-size scaling").  Reads each DIR/series/index.tsv and the chains' files
+ * (tc_sources.c: the runs share one physics, neighbouring temperatures overlap), reweights
+ * every size over its temperatures (tc_reweight.c), writes the curves with jackknife errors to
  * DIR/tc-curves.tsv, the crossings of successive sizes of the Binder cumulant and of xi/L,
  * nu from the ratio of the slopes at each crossing, and T_c extrapolated from the
  * crossings as T*(L) = T_c + a L^-(1/nu + omega), to DIR/tc.tsv and the terminal. */
@@ -44,9 +45,13 @@ static size_t split(char *line, const char *seps, char **word, size_t max)
 
 /* Appends chain file `file` (records of `width` doubles, columns col[TC_NQ]) at beta to the
  * size of length L, making the size when new. */
-static int add_chain(tc_run *t, const char *file, size_t width, const int *col, long L,
-                     double T, double units)
+static int add_chain(tc_run *t, size_t d, const char *file, size_t width, const int *col,
+                     long L, double T, double units)
 {
+    if (T < t->window[0] || T > t->window[1]) {
+        t->left_out++;
+        return MCF_OK;
+    }
     size_t k = 0;
     while (k < t->n_sizes && t->size[k].L != L)
         k++;
@@ -63,7 +68,7 @@ static int add_chain(tc_run *t, const char *file, size_t width, const int *col, 
     }
     tc_size *s = &t->size[k];
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s/%s", t->dir, t->series, file);
+    snprintf(path, sizeof path, "%s/%s/%s", t->dirs[d], t->series[d], file);
     FILE *f = fopen(path, "rb");
     if (!f)
         return mcf_fail(MCF_EIO, "%s: cannot open (%s)", path, strerror(errno));
@@ -121,11 +126,12 @@ static int add_chain(tc_run *t, const char *file, size_t width, const int *col, 
     return MCF_OK;
 }
 
-/* DIR/series/index.tsv and every chain's series; the refusals of what cannot be used */
-static int read_series(tc_run *t)
+/* DIR/series/index.tsv of dir d and every chain's series; the refusals of what cannot be
+ * used */
+static int read_dir(tc_run *t, size_t d)
 {
     char path[4096], line[8192];
-    snprintf(path, sizeof path, "%s/%s/index.tsv", t->dir, t->series);
+    snprintf(path, sizeof path, "%s/%s/index.tsv", t->dirs[d], t->series[d]);
     FILE *f = fopen(path, "r");
     if (!f)
         return mcf_fail(MCF_EINVAL, "mcf tc: %s: %s; the run has no measurement series: run "
@@ -168,19 +174,35 @@ static int read_series(tc_run *t)
             rc = mcf_fail(MCF_EFORMAT, "mcf tc: %s: a row with %zu columns", path, n);
             break;
         }
-        rc = add_chain(t, word[1], width, col, strtol(word[Lc], NULL, 10),
+        rc = add_chain(t, d, word[1], width, col, strtol(word[Lc], NULL, 10),
                        strtod(word[Tc], NULL), strtod(word[Uc], NULL));
     }
     fclose(f);
-    t->has_xi = col[TC_MK] >= 0;
+    t->has_xi = (d == 0 || t->has_xi) && col[TC_MK] >= 0;
+    return rc;
+}
+
+/* every dir's series (after checking that they share the physics); the refusals of what
+ * cannot be used */
+static int read_series(tc_run *t)
+{
+    int rc = MCF_OK;
+    for (size_t d = 1; d < t->n_dirs && !rc; d++)
+        rc = tc_same_physics(t->dirs[0], t->dirs[d]);
+    for (size_t d = 0; d < t->n_dirs && !rc; d++)
+        rc = read_dir(t, d);
+    if (!rc && t->left_out)
+        printf("mcf tc: --window %g:%g leaves out %zu chain%s\n", t->window[0], t->window[1],
+               t->left_out, t->left_out == 1 ? "" : "s");
     if (!rc && t->n_sizes < 2)
-        rc = mcf_fail(MCF_EINVAL, "mcf tc: %s: one lattice size (L = %ld): crossings need two "
-                      "sizes or more; scan [model] L = 8, 16, 32 (say)", path,
-                      t->n_sizes ? t->size[0].L : 0L);
+        rc = mcf_fail(MCF_EINVAL, "mcf tc: %s: one lattice size (L = %ld)%s: crossings need "
+                      "two sizes or more; scan [model] L = 8, 16, 32 (say)", t->dir,
+                      t->n_sizes ? t->size[0].L : 0L, t->left_out ? " in the window" : "");
     for (size_t k = 0; !rc && k < t->n_sizes; k++)
         if (t->size[k].t_max <= t->size[k].t_min)
-            rc = mcf_fail(MCF_EINVAL, "mcf tc: %s: L = %ld has one temperature; reweighting "
-                          "needs a window of several", path, t->size[k].L);
+            rc = mcf_fail(MCF_EINVAL, "mcf tc: %s: L = %ld has one temperature%s; "
+                          "reweighting needs a window of several", t->dir, t->size[k].L,
+                          t->left_out ? " in the window" : "");
     /* ascending L */
     for (size_t a = 1; a < t->n_sizes; a++)
         for (size_t b = a; b > 0 && t->size[b - 1].L > t->size[b].L; b--) {
@@ -195,6 +217,18 @@ static int read_series(tc_run *t)
 static int solve_all(tc_run *t)
 {
     const size_t J = t->blocks + 1;
+    /* every size's neighbouring temperatures bridged first (a refusal before the work) */
+    for (size_t k = 0; k < t->n_sizes; k++) {
+        const tc_size *s = &t->size[k];
+        char why[1024];
+        double d = 0, lo = 0, hi = 0;
+        size_t bridging = 0;
+        if (tc_overlap(s, t->blocks, why, sizeof why, &d, &bridging, &lo, &hi))
+            return mcf_fail(MCF_EINVAL, "mcf tc: %s", why);
+        printf("mcf tc: L = %ld: %zu chains; the least overlapping neighbours, T = %g and %g: "
+               "%.1f standard deviations of energy apart, %zu measurements past the "
+               "midpoint\n", s->L, s->n_chains, lo, hi, d, bridging);
+    }
     for (size_t k = 0; k < t->n_sizes; k++) {
         tc_size *s = &t->size[k];
         s->count = calloc(s->n_chains * J, sizeof *s->count);
@@ -202,6 +236,9 @@ static int solve_all(tc_run *t)
         s->logden = calloc(s->n * J, sizeof *s->logden);
         if (!s->count || !s->lnz || !s->logden)
             return mcf_fail(MCF_ENOMEM, "mcf tc: out of memory for the reweighting");
+        double d = 0, lo = 0, hi = 0;
+        size_t bridging = 0;
+        tc_overlap(s, t->blocks, NULL, 0, &d, &bridging, &lo, &hi);
         for (size_t n = 0; n < s->n; n++)
             for (size_t j = 0; j < J; j++)
                 s->count[s->chain[n] * J + j] += j == 0 || s->block[n] != j - 1;
@@ -222,8 +259,10 @@ static int solve_all(tc_run *t)
         if (failed >= 0)
             return mcf_fail(MCF_EINVAL, "mcf tc: L = %ld: the reweighting equations do "
                             "not converge (jackknife sample %ld): the energy histograms "
-                            "of neighbouring temperatures must overlap; add "
-                            "temperatures between them", s->L, failed);
+                            "of neighbouring temperatures must overlap (the least: T = %g "
+                            "and %g, %.1f standard deviations apart, %zu measurements past "
+                            "the midpoint); add temperatures between them", s->L, failed,
+                            lo, hi, d, bridging);
     }
     return MCF_OK;
 }
@@ -231,11 +270,15 @@ static int solve_all(tc_run *t)
 void tc_defaults(tc_run *t, const char *dir)
 {
     memset(t, 0, sizeof *t);
-    t->dir = dir;
+    t->dir = t->dirs[0] = dir;
+    t->n_dirs = 1;
+    t->window[0] = -INFINITY;
+    t->window[1] = INFINITY;
     t->blocks = 16;
     t->grid = 101;
     t->omega = 1.0;
-    t->series = "series";
+    for (size_t d = 0; d < TC_MAX_DIRS; d++)
+        t->series[d] = "series";
 }
 
 int tc_analyze(tc_run *t)
@@ -257,10 +300,26 @@ int tc_analyze(tc_run *t)
     return rc;
 }
 
+/* "LO:HI" into w[2] (LO < HI); -1 if not that */
+static int parse_window(const char *text, double *w)
+{
+    char *end = NULL;
+    w[0] = strtod(text, &end);
+    if (end == text || *end != ':')
+        return -1;
+    const char *hi = end + 1;
+    w[1] = strtod(hi, &end);
+    return end == hi || *end || !isfinite(w[0]) || !isfinite(w[1]) || !(w[0] < w[1]) ? -1 : 0;
+}
+
+#define TC_USAGE "usage: mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--grid N] " \
+                 "[--window LO:HI]"
+
 int mcfi_tc_command(int argc, char **argv)
 {
     tc_run t;
     tc_defaults(&t, NULL);
+    t.n_dirs = 0;
     for (int k = 0; k < argc; k++) {
         char *end = NULL;
         if (!strcmp(argv[k], "--blocks") && k + 1 < argc) {
@@ -277,25 +336,37 @@ int mcfi_tc_command(int argc, char **argv)
             if (*end || g < 3 || g > 100000)
                 return mcf_fail(MCF_EINVAL, "mcf tc: --grid %s: give 3 to 100000", argv[k]);
             t.grid = (size_t)g;
-        } else if (argv[k][0] == '-' || t.dir) {
-            return mcf_fail(MCF_EINVAL, "mcf tc: unexpected '%s'; usage: mcf tc DIR [--blocks "
-                            "B] [--omega W] [--grid N]", argv[k]);
+        } else if (!strcmp(argv[k], "--window") && k + 1 < argc) {
+            if (parse_window(argv[++k], t.window))
+                return mcf_fail(MCF_EINVAL, "mcf tc: --window %s: give LO:HI, two "
+                                "temperatures, LO < HI", argv[k]);
+        } else if (argv[k][0] == '-') {
+            return mcf_fail(MCF_EINVAL, "mcf tc: unexpected '%s'; " TC_USAGE, argv[k]);
+        } else if (t.n_dirs == TC_MAX_DIRS) {
+            return mcf_fail(MCF_EINVAL, "mcf tc: %s: at most %d run folders", argv[k],
+                            TC_MAX_DIRS);
         } else {
-            t.dir = argv[k];
+            t.dirs[t.n_dirs++] = argv[k];
         }
     }
-    if (!t.dir)
-        return mcf_fail(MCF_EINVAL, "mcf tc: usage: mcf tc DIR [--blocks B] [--omega W] "
-                        "[--grid N]");
+    if (!t.n_dirs)
+        return mcf_fail(MCF_EINVAL, "mcf tc: " TC_USAGE);
+    t.dir = t.dirs[0];
     /* a run that has not finished (stopped, or still going) has its series so far in
      * .series-partial: analysed, and said so */
-    char finished[4096], partial[4096];
-    snprintf(finished, sizeof finished, "%s/series/index.tsv", t.dir);
-    snprintf(partial, sizeof partial, "%s/.series-partial/index.tsv", t.dir);
-    if (access(finished, F_OK) != 0 && access(partial, F_OK) == 0) {
-        t.series = ".series-partial";
-        printf("mcf tc: %s has not finished (no series/ yet): these are its series so far, "
-               "%s/.series-partial (`mcf resume %s` finishes it)\n", t.dir, t.dir, t.dir);
+    for (size_t d = 0; d < t.n_dirs; d++) {
+        char finished[4096], partial[4096];
+        snprintf(finished, sizeof finished, "%s/series/index.tsv", t.dirs[d]);
+        snprintf(partial, sizeof partial, "%s/.series-partial/index.tsv", t.dirs[d]);
+        if (access(finished, F_OK) != 0 && access(partial, F_OK) == 0) {
+            t.series[d] = ".series-partial";
+            printf("mcf tc: %s has not finished (no series/ yet): these are its series so "
+                   "far, %s/.series-partial (`mcf resume %s` finishes it)\n", t.dirs[d],
+                   t.dirs[d], t.dirs[d]);
+        }
     }
+    if (t.n_dirs > 1)
+        printf("mcf tc: the series of %zu runs reweighted together; tc.tsv and tc-curves.tsv "
+               "go to %s\n", t.n_dirs, t.dir);
     return tc_analyze(&t);
 }

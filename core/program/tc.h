@@ -32,18 +32,28 @@ typedef struct tc_size {
     double t_min, t_max;  /* the temperatures simulated */
 } tc_size;
 
+/* the most run folders one analysis reweights together (`mcf tc DIR1 DIR2 ...`) */
+#define TC_MAX_DIRS 16
+
 /* What `mcf tc` works on. */
 typedef struct tc_run {
-    const char *dir;
+    const char *dir;      /* the first of dirs: where tc.tsv and tc-curves.tsv go */
+    const char *dirs[TC_MAX_DIRS]; /* the runs read: the same model, parameters (but L) and
+                                      evaluator (tc_sources.c checks), their chains pooled per
+                                      size */
+    size_t n_dirs;
+    double window[2];     /* chains at T outside [window[0], window[1]] are left out
+                             (--window; default: none) */
+    size_t left_out;      /* chains the window left out */
     size_t blocks, grid;  /* jackknife blocks per series; points of the curves */
     double omega;         /* the correction-to-scaling exponent of the extrapolation */
     size_t n_sizes;
     tc_size *size;        /* ascending L */
     int has_xi;           /* the series have an order_kmin column: xi/L too */
-    const char *series;   /* the series' subfolder of dir: "series" (a finished run) or
-                             ".series-partial" (error_target tc while the run goes, or a
-                             stopped run: a chain's file may end in a record being written,
-                             left out; tc_partial) */
+    const char *series[TC_MAX_DIRS]; /* each dir's series subfolder: "series" (a finished
+                             run) or ".series-partial" (error_target tc while the run goes,
+                             or a stopped run: a chain's file may end in a record being
+                             written, left out; tc_partial) */
     double tc[2], tc_err[2], nu[2], nu_err[2]; /* found per quantity (binder, xi_over_l);
                                                   NaN where it did not cross */
     char err_why[2][256]; /* why tc_err is NaN though tc is not ("" otherwise) */
@@ -55,7 +65,10 @@ int tc_analyze(tc_run *t);
 /* whether t reads the series of a run that has not finished (.series-partial) */
 static inline int tc_partial(const tc_run *t)
 {
-    return strcmp(t->series, "series") != 0;
+    for (size_t d = 0; d < t->n_dirs; d++)
+        if (strcmp(t->series[d], "series") != 0)
+            return 1;
+    return 0;
 }
 
 /* Whether T_c (extrapolated from the crossings) lies inside the window every size scanned,
@@ -96,8 +109,23 @@ static inline int tc_near_edge(double x, const double *beta, size_t n, char *why
     return 1;
 }
 
-/* tc.c: t's defaults (16 blocks, a grid of 101, omega = 1, series/) */
+/* tc.c: t's defaults (one dir, 16 blocks, a grid of 101, omega = 1, series/, no window) */
 void tc_defaults(tc_run *t, const char *dir);
+
+/* tc_sources.c: refuses (MCF_EINVAL, naming file, line and key) a run folder `other` whose
+ * config.ini differs from `first`'s in [run] model or evaluator, a [model] key but L, or an
+ * [evaluator] key: measurements of different physics must not be reweighted together. */
+int tc_same_physics(const char *first, const char *other);
+
+/* tc_sources.c: the overlap of the energy histograms of size s's neighbouring temperatures.
+ * For each pair the distance of their mean energies in standard deviations and the
+ * measurements of either that lie beyond the midpoint of the means (those that bridge them).
+ * Returns 0 when every pair has at least `blocks` bridging measurements (one a jackknife
+ * block: fewer, and the curves between them rest on so few that the jackknife cannot judge
+ * them), else -1 with why (the pair, its numbers, the temperatures to add).  The worst pair
+ * (fewest bridging) into *worst_d, *worst_bridging, *worst_lo, *worst_hi when not NULL. */
+int tc_overlap(const tc_size *s, size_t blocks, char *why, size_t len, double *worst_d,
+               size_t *worst_bridging, double *worst_lo, double *worst_hi);
 
 /* tc_driver.c: `mcf tc CONFIG`, the scans of [tc] run (opt: main's options, plots and
  * resume), then the analysis; error_target tc:X measured on the way. */

@@ -217,7 +217,7 @@ static int estimate(const char *dir, const char *series, void *ctx, double *tc, 
     keep_settings(dir, set);
     tc_run t;
     tc_defaults(&t, dir);
-    t.series = series;
+    t.series[0] = series;
     t.blocks = set->blocks;
     t.omega = set->omega;
     int rc = tc_analyze(&t);

@@ -241,9 +241,15 @@ int tc_report(tc_run *t)
         rc = quantity(t, which, f, &crossed[which]);
     fprintf(f, "# errors: jackknife over %zu blocks of every series; curves: tc-curves.tsv\n",
             t->blocks);
-    if (tc_partial(t))
-        fprintf(f, "# partial: the series so far of a run that has not finished "
-                "(%s/.series-partial)\n", t->dir);
+    for (size_t d = 0; d < t->n_dirs; d++)
+        if (strcmp(t->series[d], "series") != 0)
+            fprintf(f, "# partial: the series so far of a run that has not finished "
+                    "(%s/.series-partial)\n", t->dirs[d]);
+    for (size_t d = 1; d < t->n_dirs; d++)
+        fprintf(f, "# also reweighted: the series of %s\n", t->dirs[d]);
+    if (t->left_out)
+        fprintf(f, "# window: %g to %g (%zu chains left out)\n", t->window[0], t->window[1],
+                t->left_out);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
         rc = rc ? rc : mcf_fail(MCF_EIO, "%s: cannot write (is the disk full?)", tmp);

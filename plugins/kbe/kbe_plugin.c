@@ -414,6 +414,29 @@ static int kp_green(void *ws, int lesser, uint64_t i, uint64_t j, double *g)
     return MCF_OK;
 }
 
+static uint64_t kp_row_bytes(const void *ws, uint64_t n)
+{
+    return kbe_row_bytes(((const kp_ws *)ws)->k, (size_t)n);
+}
+
+static int kp_row_write(const void *ws, uint64_t n, void *buf)
+{
+    return kbe_row_write(((const kp_ws *)ws)->k, (size_t)n, buf);
+}
+
+/* the library rebuilds the storage; the plugin's own per-step record is the residual */
+static int kp_row_read(void *ws, uint64_t n, const void *buf)
+{
+    kp_ws *w = ws;
+    if (n > w->steps)
+        return mcf_fail(MCF_EINVAL, "kbe: row %llu past the run's %zu steps",
+                        (unsigned long long)n, w->steps);
+    int rc = kbe_row_read(w->k, (size_t)n, buf);
+    if (!rc)
+        w->residual[n] = kbe_corrector_residual(w->k);
+    return rc;
+}
+
 static const mcf_dynamics_evaluator kbe_table = {
     .struct_size = sizeof(mcf_dynamics_evaluator),
     .plan = kp_plan,
@@ -424,6 +447,9 @@ static const mcf_dynamics_evaluator kbe_table = {
     .observe = kp_observe,
     .occupations = kp_occupations,
     .green = kp_green,
+    .row_bytes = kp_row_bytes,
+    .row_write = kp_row_write,
+    .row_read = kp_row_read,
 };
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_DYNAMICS_EVALUATOR, "kbe", "1.0",

@@ -124,6 +124,17 @@ typedef struct mcf_dynamics_evaluator {
     /* Optional: G^< (lesser = 1) or G^> at (t_i, t_j), any i, j <= steps_done, per k into
      * g[2 (k o^2 + a o + b)] and g[... + 1] (real, imaginary; o = orbitals). */
     int (*green)(void *ws, int lesser, uint64_t i, uint64_t j, double *g);
+
+    /* Optional, all three or none (checkpoints: `mcf kbe` appends a time row after every
+     * step and `mcf resume` rebuilds the run from them).  row_bytes: the size of time row
+     * n's record (n <= steps); row_write: row n <= steps_done into buf (row_bytes(n) bytes,
+     * no alignment), the state unchanged; row_read: into a propagation fresh from create,
+     * rows in order 0, 1, ..., n, after which steps_done is n and step continues bit for
+     * bit as the run that wrote them did; MCF_EFORMAT for a record that is not this
+     * propagation's (another spec, a foreign or damaged file), MCF_EINVAL out of order. */
+    uint64_t (*row_bytes)(const void *ws, uint64_t n);
+    int (*row_write)(const void *ws, uint64_t n, void *buf);
+    int (*row_read)(void *ws, uint64_t n, const void *buf);
 } mcf_dynamics_evaluator;
 
 #ifdef __cplusplus

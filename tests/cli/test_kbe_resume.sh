@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# `mcf kbe` checkpoints and `mcf resume` of a kbe run (core/program/kbe_resume.c,
+# kbe_checkpoint.h; issue 45): a second-Born run of the two-band model (nk 8, 240 steps, a
+# pulse and a ramp of U, nk_times) stopped and continued must end in the files of the run
+# that was not stopped, byte for byte (kbe.tsv, nk.tsv, kbe-rows.bin, checkpoint):
+#  (a) SIGINT: exit 130, "checkpoint written", then `mcf resume`;
+#  (b) SIGKILL between two headers (checkpoint_every = 7): the rows and table rows written
+#      after the last header are cut and written again;
+#  (c) SIGTERM during a resumed run, resumed again (two stops);
+#  (d) refusals that leave the folder as it was: a damaged header (its checksum), time rows
+#      cut short; a finished run has nothing to do (its files unchanged);
+#  (e) [output] checkpoint = no: no rows, the stop says it does not resume, resume refused;
+#  (f) the size announced before the work is kbe-rows.bin's size at the end.
+# usage: test_kbe_resume.sh MCF SCRATCH
+set -u
+case $1 in */* | .*) mcf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") ;; *) mcf=$1 ;; esac
+dir=$2/kadanoff-baym-resume
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+fail=0; passed=0
+ok()  { echo "ok: $*"; passed=$((passed + 1)); }
+bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
+mk() { # NAME [EXTRA [output] LINES]
+  cat > "$1.ini" <<INI
+[run]
+model = two-band
+evaluator = kbe
+output = $1.out
+[kbe]
+nk = 8
+dt = 0.05
+steps = 240
+selfenergy = 2b
+U = 0.5
+ramp = 2
+[pulse]
+amplitude = 0.2
+frequency = 2
+center = 3
+width = 1
+[output]
+every = 1
+nk_times = 1, 4, 11
+checkpoint_every = 7
+${2:-}
+INI
+}
+rows() { grep -vc '^#' "$1/kbe.tsv" 2>/dev/null || echo 0; }
+# PID DIR ROWS SIGNAL: the signal once DIR/kbe.tsv has ROWS lines (flushed at each header)
+stop_at() {
+  local i=0
+  while kill -0 "$1" 2>/dev/null && [ "$(rows "$2")" -lt "$3" ] && [ $i -lt 1200 ]; do
+    sleep 0.05; i=$((i + 1)); done
+  kill -"$4" "$1" 2>/dev/null
+  wait "$1"
+}
+same() { # DIR: its four files equal full.out's
+  local f
+  for f in kbe.tsv nk.tsv kbe-rows.bin checkpoint; do cmp -s full.out/$f "$1/$f" || return 1; done
+}
+
+mk full
+"$mcf" kbe full.ini > full.txt 2>&1 || { bad "the uninterrupted run failed"; cat full.txt; }
+
+# (a) SIGINT, then resume
+mk int
+"$mcf" kbe int.ini > int.txt 2>&1 & stop_at $! int.out 40 INT; rc=$?
+if [ $rc = 130 ] && grep -q 'checkpoint written; continue with `mcf resume int.out`' int.txt &&
+   [ "$(rows int.out)" -lt 241 ]; then
+  "$mcf" resume int.out > int2.txt 2>&1; r2=$?
+  if [ $r2 = 0 ] && grep -q 'resuming int.out at step' int2.txt && same int.out; then
+    ok "(a) SIGINT at step $(grep -o 'at step [0-9]*' int2.txt | cut -d' ' -f3), resumed: the same four files"
+  else bad "(a) resume after SIGINT: exit $r2"; cat int2.txt; fi
+else bad "(a) SIGINT: exit $rc"; cat int.txt; fi
+
+# (b) SIGKILL
+mk kill
+"$mcf" kbe kill.ini > kill.txt 2>&1 & stop_at $! kill.out 60 KILL
+"$mcf" resume kill.out > kill2.txt 2>&1; r2=$?
+if [ $r2 = 0 ] && same kill.out; then
+  ok "(b) SIGKILL, resumed from the last header ($(grep -o 'at step [0-9]*' kill2.txt)): the same files"
+else bad "(b) resume after SIGKILL: exit $r2"; cat kill2.txt; fi
+
+# (c) SIGTERM during a resumed run, and again
+mk term
+"$mcf" kbe term.ini > term.txt 2>&1 & stop_at $! term.out 30 TERM; r1=$?
+cp -r term.out stopped.out # for (d)
+"$mcf" resume term.out > term2.txt 2>&1 & stop_at $! term.out 120 TERM; r2=$?
+"$mcf" resume term.out > term3.txt 2>&1; r3=$?
+if [ $r1 = 130 ] && [ $r2 = 130 ] && [ $r3 = 0 ] && same term.out; then
+  ok "(c) two SIGTERMs, two resumes: the same files"
+else bad "(c) SIGTERM twice: exits $r1 $r2 $r3"; tail -2 term2.txt term3.txt; fi
+
+# (d) refusals; a finished run
+cp -r stopped.out damaged.out
+printf '\x07' | dd of=damaged.out/checkpoint bs=1 seek=40 conv=notrunc 2>/dev/null
+cp damaged.out/kbe.tsv damaged.tsv
+"$mcf" resume damaged.out > d.txt 2>&1; rc=$?
+if [ $rc != 0 ] && grep -q 'damaged (its checksum' d.txt && cmp -s damaged.tsv damaged.out/kbe.tsv
+then ok "(d) a damaged header refused: $(grep -o 'damaged.out/checkpoint.*' d.txt)"
+else bad "(d) damaged header: exit $rc"; cat d.txt; fi
+cp -r stopped.out short.out && truncate -s 300000 short.out/kbe-rows.bin
+cp short.out/kbe.tsv short.tsv
+"$mcf" resume short.out > s.txt 2>&1; rc=$?
+if [ $rc != 0 ] && grep -q 'cut short' s.txt && cmp -s short.tsv short.out/kbe.tsv
+then ok "(d) time rows cut short refused: $(grep -o 'kbe-rows.bin: ends.*' s.txt)"
+else bad "(d) short rows: exit $rc"; cat s.txt; fi
+cp full.out/kbe.tsv before.tsv
+"$mcf" resume full.out > f.txt 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q 'has finished (240 steps); nothing to do' f.txt && same full.out &&
+   cmp -s before.tsv full.out/kbe.tsv
+then ok "(d) a finished run: nothing to do"
+else bad "(d) finished run: exit $rc"; cat f.txt; fi
+
+# (e) checkpoint = no
+mk none "checkpoint = no"
+"$mcf" kbe none.ini > none.txt 2>&1 & stop_at $! none.out 30 INT; rc=$?
+"$mcf" resume none.out > n2.txt 2>&1; r2=$?
+if [ $rc = 130 ] && grep -q 'checkpoint = no: it does not resume' none.txt &&
+   [ ! -e none.out/kbe-rows.bin ] && [ $r2 != 0 ] && grep -q 'kept no checkpoint' n2.txt
+then ok "(e) checkpoint = no: no rows, the stop and resume say so"
+else bad "(e) checkpoint = no: exits $rc $r2"; cat none.txt n2.txt; fi
+
+# (f) the announced size (printed to 3 digits: within 0.5 %)
+gb=$(grep -o "time rows will take [0-9.e+-]* GB" full.txt | awk '{ print $5 }')
+size=$(stat -c %s full.out/kbe-rows.bin)
+if awk -v g="$gb" -v s="$size" 'BEGIN { d = g * 1e9 - s; if (d < 0) d = -d; exit !(s > 0 && d <= 0.005 * s) }'
+then ok "(f) announced $gb GB, kbe-rows.bin has $size bytes"
+else bad "(f) announced ${gb:-?} GB, kbe-rows.bin has $size bytes"; fi
+
+echo "$passed passed, $fail failed"
+[ $fail = 0 ]
