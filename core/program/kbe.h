@@ -10,5 +10,8 @@ int mcfi_kbe_command(int argc, char **argv);
 /* `mcf resume DIR` of a kbe folder: the run rebuilt from its checkpoint (kbe_checkpoint.h)
  * and continued to its last step; the files as the uninterrupted run's, byte for byte. */
 int mcfi_kbe_resume(const char *dir);
+/* `mcf kbe-spectrum DIR --at T ...` (kbe_spectrum.c): A_k(w) and its occupied part at the
+ * average time T from the run's rows; DIR/spectrum-tT.tsv. */
+int mcfi_kbe_spectrum_command(int argc, char **argv);
 
 #endif

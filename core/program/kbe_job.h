@@ -46,6 +46,14 @@ int mcfi_kbe_job_run(kbe_job *j, kbe_files *f, kbe_loop_state *st, uint64_t from
 FILE *mcfi_kbe_open_file(const kbe_job *j, const char *name, const char *mode, int *rc);
 /* the files closed and the row buffer freed; rc, or the first close's failure */
 int mcfi_kbe_close_files(const kbe_job *j, kbe_files *f, int rc);
+/* kbe_resume.c: a kbe folder's job rebuilt to t = 0 from DIR/config.ini (output = dir) and
+ * its checkpoint's header into st; refused naming the folder when the evaluator keeps no
+ * rows or the header does not fit the run.  The caller frees j (mcfi_kbe_job_free) either
+ * way. */
+int mcfi_kbe_job_open(const char *dir, kbe_job *j, kbe_loop_state *st);
+/* kbe_resume.c: rows 0..st->n of DIR/kbe-rows.bin read back into j's propagation (f's row
+ * buffer used); MCF_EFORMAT naming the file for rows cut short or not the run's */
+int mcfi_kbe_read_rows(kbe_job *j, kbe_files *f, const kbe_loop_state *st);
 /* whether the evaluator keeps checkpoint rows (the optional ops of mcf 1.2) */
 int mcfi_kbe_has_rows(const mcf_dynamics_evaluator *ev);
 /* a monotonic clock in seconds */

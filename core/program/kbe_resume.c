@@ -13,9 +13,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-/* rows 0..st->n of kbe-rows.bin into the fresh propagation, the three files cut to the
- * checkpoint's lengths and opened to append */
-static int job_reload(kbe_job *j, kbe_files *f, const kbe_loop_state *st)
+int mcfi_kbe_read_rows(kbe_job *j, kbe_files *f, const kbe_loop_state *st)
 {
     int rc = MCF_OK;
     char path[4200];
@@ -26,6 +24,7 @@ static int job_reload(kbe_job *j, kbe_files *f, const kbe_loop_state *st)
                 memcmp(head, mcfi_kbe_rows_head, sizeof head) != 0))
         rc = mcf_fail(MCF_EFORMAT, "%s: not the time rows of a kbe run", path);
     double t_report = mcfi_kbe_now();
+    int shown = 0;
     for (uint64_t n = 0; !rc && n <= st->n; n++) {
         const uint64_t bytes = j->ev->row_bytes(j->ws, n);
         if (bytes > f->row_cap) {
@@ -46,16 +45,28 @@ static int job_reload(kbe_job *j, kbe_files *f, const kbe_loop_state *st)
             rc = mcf_fail_prefix(rc, "%s: time row %llu", path, (unsigned long long)n);
         if (!rc && mcfi_kbe_now() - t_report > 2.0) {
             t_report = mcfi_kbe_now();
+            shown = 1;
             fprintf(stderr, "\rreading time row %llu/%llu", (unsigned long long)n,
                     (unsigned long long)st->n);
         }
     }
+    if (shown) /* the progress line goes */
+        fprintf(stderr, "\r%*s\r", 40, "");
     const long at = in ? ftell(in) : -1;
     if (in)
         fclose(in);
     if (!rc && at >= 0 && (uint64_t)at != st->rows_bytes)
         rc = mcf_fail(MCF_EFORMAT, "%s: rows 0..%llu end at byte %ld, the checkpoint says %llu",
                       path, (unsigned long long)st->n, at, (unsigned long long)st->rows_bytes);
+    return rc;
+}
+
+/* rows 0..st->n of kbe-rows.bin into the fresh propagation, the three files cut to the
+ * checkpoint's lengths and opened to append */
+static int job_reload(kbe_job *j, kbe_files *f, const kbe_loop_state *st)
+{
+    char path[4200];
+    int rc = mcfi_kbe_read_rows(j, f, st);
     /* what a kill left beyond the checkpoint goes: the run writes it again */
     static const char *const names[3] = {"kbe.tsv", "nk.tsv", KBE_ROWS_FILE};
     const uint64_t len[3] = {st->tsv_bytes, st->nk_bytes, st->rows_bytes};
@@ -76,31 +87,37 @@ static int job_reload(kbe_job *j, kbe_files *f, const kbe_loop_state *st)
     return rc;
 }
 
+int mcfi_kbe_job_open(const char *dir, kbe_job *j, kbe_loop_state *st)
+{
+    memset(j, 0, sizeof *j);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/config.ini", dir);
+    int rc = mcfi_kbe_checkpoint_read(dir, st);
+    if (!rc)
+        rc = mcfe_config_read(path, &j->c);
+    if (!rc)
+        rc = mcfi_kbe_job_setup(j);
+    if (!rc) { /* the folder is the output, wherever config.ini's [run] output pointed */
+        free(j->output);
+        j->output = strdup(dir);
+        rc = j->output ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory");
+    }
+    if (!rc)
+        rc = mcfi_kbe_job_crystal(j);
+    if (!rc && !mcfi_kbe_has_rows(j->ev))
+        rc = mcf_fail(MCF_EINVAL, "%s: the evaluator %s keeps no time rows: the run cannot "
+                      "be rebuilt", dir, j->evaluator->info->name);
+    if (!rc && st->n > j->prop.steps)
+        rc = mcf_fail(MCF_EFORMAT, "%s/checkpoint: step %llu past the run's %llu steps", dir,
+                      (unsigned long long)st->n, (unsigned long long)j->prop.steps);
+    return rc;
+}
+
 int mcfi_kbe_resume(const char *dir)
 {
     kbe_job j;
-    memset(&j, 0, sizeof j);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/config.ini", dir);
     kbe_loop_state st;
-    int lock = -1, rc = mcfi_kbe_checkpoint_read(dir, &st);
-    if (!rc)
-        rc = mcfe_config_read(path, &j.c);
-    if (!rc)
-        rc = mcfi_kbe_job_setup(&j);
-    if (!rc) { /* the folder is the output, wherever config.ini's [run] output pointed */
-        free(j.output);
-        j.output = strdup(dir);
-        rc = j.output ? MCF_OK : mcf_fail(MCF_ENOMEM, "out of memory");
-    }
-    if (!rc)
-        rc = mcfi_kbe_job_crystal(&j);
-    if (!rc && !mcfi_kbe_has_rows(j.ev))
-        rc = mcf_fail(MCF_EINVAL, "%s: the evaluator %s keeps no time rows: the run cannot "
-                      "resume", dir, j.evaluator->info->name);
-    if (!rc && st.n > j.prop.steps)
-        rc = mcf_fail(MCF_EFORMAT, "%s/checkpoint: step %llu past the run's %llu steps", dir,
-                      (unsigned long long)st.n, (unsigned long long)j.prop.steps);
+    int lock = -1, rc = mcfi_kbe_job_open(dir, &j, &st);
     if (!rc)
         rc = mcfe_outdir_lock(dir, &lock);
     kbe_files f = {0};

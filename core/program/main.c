@@ -24,8 +24,8 @@ static const char usage[] =
     "  mcf optimize CONFIG [--set section.key=value]... [--force]\n"
     "        optimize the model's variational parameters (linear method, [optimize]);\n"
     "        DIR/optimize.tsv per iteration, DIR/parameters.txt the optimized parameters\n"
-    "  mcf resume DIR [--no-plots]  continue a stopped run (or optimization, or mcf tc\n"
-    "        scan: T_c at its end) from DIR\n"
+    "  mcf resume DIR [--no-plots]  continue a stopped run (or optimization, mcf tc scan:\n"
+    "        T_c at its end, or kbe run) from DIR\n"
     "  mcf plugins         list the plugins found (name, kind, summary)\n"
     "  mcf describe NAME   show a plugin's parameters with defaults and docs\n"
     "  mcf plot DIR        draw DIR/results.tsv as SVG and PNG plots in DIR\n"
@@ -43,6 +43,12 @@ static const char usage[] =
     "  mcf band CONFIG [--set section.key=value]... [--force]\n"
     "        bands, DOS and Fermi levels of the model's ideal states ([band]) with a band\n"
     "        evaluator (tetra, tetra-cuda), into [run] output\n"
+    "  mcf kbe CONFIG [--set section.key=value]... [--force]\n"
+    "        real-time Kadanoff-Baym propagation of a model's driven crystal ([kbe],\n"
+    "        [pulse], [output]): kbe.tsv, nk.tsv; `mcf resume DIR` continues a stopped one\n"
+    "  mcf kbe-spectrum DIR --at T [--sigma S] [--omega LO:HI] [--points N]\n"
+    "        A_k(omega) and its occupied part at the average time T of a kbe run, from its\n"
+    "        two-time Green's functions (a Gaussian window); DIR/spectrum-tT.tsv\n"
     "  mcf new-model NAME [--fermion] [--dir DIR]\n"
     "        write the skeleton of a model plugin into DIR (default ./NAME): NAME.c (a\n"
     "        working model against the SDK, to edit), CMakeLists.txt, NAME.ini, README.md\n"
@@ -474,12 +480,15 @@ static int command(int argc, char **argv)
     if (!strcmp(cmd, "kbe"))
         return report(stdout_written(mcfi_kbe_command(argc - 2, argv + 2),
                                      "the tables are written"));
+    if (!strcmp(cmd, "kbe-spectrum"))
+        return report(stdout_written(mcfi_kbe_spectrum_command(argc - 2, argv + 2),
+                                     "the spectrum is written"));
     if (!strcmp(cmd, "new-model"))
         return report(stdout_written(mcfi_new_model_command(argc - 2, argv + 2),
                                      "the files are written"));
     static const char *const cmds[] = {"run",  "resume", "plugins",  "describe", "plot",
                                        "dos",  "band",   "optimize", "new-model", "tc",
-                                       "kbe"};
+                                       "kbe",  "kbe-spectrum"};
     const char *near = mcfe_nearest_word(cmd, cmds, sizeof cmds / sizeof cmds[0]);
     fprintf(stderr, "mcf: unknown command '%s'%s%s%s; see mcf --help\n", cmd,
             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
