@@ -116,7 +116,8 @@ void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, doubl
  *   doubles in the storage's order (band pair major, k innermost);
  *   second Born only: I^<(t_n, t_n), one block of 4 nk (the Galitskii-Migdal energy's).
  * The collision integrals' row I^lg(t_n, .) that the next step starts from is not stored:
- * kbe_row_read forms it again by the step's own functions (the same bits). */
+ * the first kbe_step after kbe_row_read forms it again by the step's own functions (the
+ * same bits). */
 size_t kbe_row_bytes(const kbe *w, size_t n);
 /* Row n (n <= kbe_steps_done) into buf (kbe_row_bytes(w, n) bytes, the caller's; no
  * alignment needed); reads w only.  MCF_EINVAL for n past the steps taken or buf NULL. */
@@ -128,7 +129,8 @@ int kbe_row_write(const kbe *w, size_t n, void *buf);
  * otherwise (a foreign or corrupt checkpoint), also for a non-finite value.  MCF_EINVAL for
  * a row out of order, past the storage, or for a kbe that has stepped.  w is unchanged by
  * a refused row.  After row n, kbe_steps_done(w) = n and kbe_step continues exactly as the
- * uninterrupted run did (with second Born each row costs one collision row to form). */
+ * uninterrupted run did (with second Born that step first forms the collision row at t_n:
+ * reading rows costs only their copy). */
 int kbe_row_read(kbe *w, size_t n, const void *buf);
 
 /* ---- second Born for one time pair (kbe_selfenergy.c; the tests call it directly) ----

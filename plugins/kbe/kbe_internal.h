@@ -32,6 +32,9 @@ struct kbe {
     double complex *bbuf;
     /* kbe_row_read: the row it takes next (0 after kbe_create; kbe_rows.c) */
     size_t row_next;
+    /* second Born after kbe_row_read: il, ig (the integrals' row at t_n) are not formed yet;
+     * kbe_step forms them first (a run rebuilt only to read G pays nothing for them) */
+    int collision_stale;
 };
 
 /* the block of the time pair (i, j), i >= j */

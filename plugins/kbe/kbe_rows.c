@@ -1,8 +1,9 @@
 /* kbe_rows.c — checkpoint rows (kbe_core.h says the record): kbe_row_write copies time row n
  * out of the storage, kbe_row_read checks a row against the spec (and row 0 against what
- * kbe_create made) and copies it back; with second Born it then forms the collision
- * integrals' row at t_n by kbe_sigma_row and kbe_collision_row, as the end of kbe_step does,
- * so the next step starts from the same bits. */
+ * kbe_create made) and copies it back; with second Born the next kbe_step first forms the
+ * collision integrals' row at t_n by kbe_sigma_row and kbe_collision_row, as the end of
+ * kbe_step does, so it starts from the same bits (a run rebuilt only to read G never pays
+ * for them). */
 #include "kbe_internal.h"
 
 #include "mcf/mcf.h"
@@ -173,10 +174,10 @@ int kbe_row_read(kbe *w, size_t n, const void *buf)
     w->U[n] = sc[1];
     if (is_2b(w)) {
         memcpy(w->idiag + n * 4 * w->spec.nk, p, bb);
-        /* the integrals' row at t_n that kbe_step leaves for the next step: the self-energy's
-         * row, then the integrals, from the rows <= n (all read) */
-        kbe_sigma_row(w, n);
-        kbe_collision_row(w, n, w->il, w->ig);
+        /* the integrals' row at t_n that kbe_step leaves for the next step is formed by the
+         * next kbe_step (the self-energy's row, then the integrals, from the rows <= n): only
+         * the last row read needs it */
+        w->collision_stale = 1;
     }
     w->corrector_residual = sc[2];
     w->n = n;

@@ -124,6 +124,11 @@ int kbe_step(kbe *w, double E_next, double U_next)
     if (!isfinite(E_next) || !isfinite(U_next))
         return mcf_fail(MCF_EINVAL, "kbe: the drive at step %zu is not finite (E %g, U %g)", n1,
                         E_next, U_next);
+    if (w->collision_stale) { /* rebuilt from rows: the integrals' row at t_n (kbe_rows.c) */
+        kbe_sigma_row(w, n);
+        kbe_collision_row(w, n, w->il, w->ig);
+        w->collision_stale = 0;
+    }
     double complex *V = w->scratch, *hn = V + 4 * nk, *h1 = hn + 4 * nk, *hm = h1 + 4 * nk,
                    *tmp = hm + 4 * nk;
     double complex rho_loc[4];
