@@ -467,8 +467,10 @@ int mcfi_kbe_command(int argc, char **argv)
         rc = mcfi_kbe_job_crystal(&j);
     if (!rc)
         rc = job_files(&j, force);
-    if (!rc)
+    if (!rc) {
         printf("mcf: %s/kbe.tsv%s\n", j.output, j.drive.n_nk_times ? " and nk.tsv" : "");
+        mcfi_kbe_plot(j.output, "kbe.tsv", "kbe"); /* a warning at worst */
+    }
     mcfi_kbe_job_free(&j);
     return rc;
 }

@@ -13,5 +13,8 @@ int mcfi_kbe_resume(const char *dir);
 /* `mcf kbe-spectrum DIR --at T ...` (kbe_spectrum.c): A_k(w) and its occupied part at the
  * average time T from the run's rows; DIR/spectrum-tT.tsv. */
 int mcfi_kbe_spectrum_command(int argc, char **argv);
+/* DIR/plot-NAME.svg (and .png) of DIR/TABLE, kbe.tsv or a spectrum file (kbe_plot.c);
+ * a failure (no gnuplot) is a warning the caller may ignore: the tables are the results. */
+int mcfi_kbe_plot(const char *dir, const char *table, const char *name);
 
 #endif

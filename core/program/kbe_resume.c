@@ -134,8 +134,10 @@ int mcfi_kbe_resume(const char *dir)
     }
     if (lock >= 0)
         mcfe_outdir_unlock(lock);
-    if (!rc)
+    if (!rc) {
         printf("mcf: %s/kbe.tsv%s\n", j.output, j.drive.n_nk_times ? " and nk.tsv" : "");
+        mcfi_kbe_plot(j.output, "kbe.tsv", "kbe"); /* a warning at worst */
+    }
     mcfi_kbe_job_free(&j);
     return rc;
 }

@@ -206,6 +206,12 @@ static int spectrum(kbe_job *j, const kbe_loop_state *st, const spec_opts *opt)
             rc = mcf_fail(MCF_EIO, "%s: cannot be written", path);
         else
             printf("mcf: %s (k = local: the average over k)\n", path);
+        if (!rc) { /* its plot: a warning at worst */
+            char table[64], name[64];
+            snprintf(table, sizeof table, "spectrum-t%g.tsv", T);
+            snprintf(name, sizeof name, "spectrum-t%g", T);
+            mcfi_kbe_plot(j->output, table, name);
+        }
     }
     free(gl);
     free(out);

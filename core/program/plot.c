@@ -210,14 +210,31 @@ static int files_place(plot_files *f, const char *log_path)
     return MCF_OK;
 }
 
-/* Runs gnuplot on the script of d (nd > 1: panels of one figure), its stderr into a scratch
- * file of dir. */
-static int run_gnuplot(plot_run *pr, const tsv_table *t, const plot_layout *l,
-                       const plot_data *d, size_t nd, plot_files *f)
+/* a table's script: d (nd > 1: panels of one figure) */
+typedef struct table_script {
+    const tsv_table *t;
+    const plot_layout *l;
+    const plot_data *d;
+    size_t nd;
+} table_script;
+
+static void write_table_script(FILE *g, const void *ctx, const char *svg, const char *png)
+{
+    const table_script *ts = ctx;
+    if (ts->nd > 1)
+        plot_write_panels(g, ts->t, ts->l, ts->d, ts->nd, svg, png);
+    else
+        plot_write_script(g, ts->t, ts->l, ts->d, svg, png);
+}
+
+/* Runs gnuplot on the script `write` writes (what: the source, for messages), its stderr
+ * into a scratch file of dir. */
+static int run_gnuplot(plot_run *pr, const char *what, mcfi_plot_writer write, const void *ctx,
+                       plot_files *f)
 {
     char *log_path = plot_join_path(pr->dir, ".plot-gnuplot-XXXXXX"), *quoted = NULL, *cmd = NULL;
     if (!log_path)
-        return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
+        return mcf_fail(MCF_ENOMEM, "out of memory plotting %s", what);
     int log_fd = mkstemp(log_path), rc = MCF_OK;
     if (log_fd < 0) {
         rc = mcf_fail(MCF_EIO, "%s: not written: cannot create a scratch file in %s (%s)",
@@ -230,7 +247,7 @@ static int run_gnuplot(plot_run *pr, const tsv_table *t, const plot_layout *l,
     size_t nc = quoted ? strlen(quoted) + 32 : 0;
     cmd = quoted ? malloc(nc) : NULL;
     if (!cmd) {
-        rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
+        rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", what);
         goto done;
     }
     snprintf(cmd, nc, "gnuplot 2>%s", quoted);
@@ -250,10 +267,7 @@ static int run_gnuplot(plot_run *pr, const tsv_table *t, const plot_layout *l,
         rc = mcf_fail(MCF_EIO, "cannot start gnuplot for %s: %s", f->out[0], strerror(e));
         goto done;
     }
-    if (nd > 1)
-        plot_write_panels(g, t, l, d, nd, f->tmp[0], f->tmp[1]);
-    else
-        plot_write_script(g, t, l, d, f->tmp[0], f->tmp[1]);
+    write(g, ctx, f->tmp[0], f->tmp[1]);
     int write_failed = ferror(g) || fflush(g) != 0;
     int write_errno = errno;
     int st = pclose(g);
@@ -379,8 +393,9 @@ static int draw(plot_run *pr, const tsv_table *t, const plot_layout *l, size_t y
         rc = mcf_fail(MCF_ENOMEM, "out of memory plotting %s", t->path);
         goto done;
     }
+    const table_script ts = {t, l, &d, 1};
     if ((rc = files_create(&files, pr->dir, safe, pr->terminals == 2)) ||
-        (rc = run_gnuplot(pr, t, l, &d, 1, &files)))
+        (rc = run_gnuplot(pr, t->path, write_table_script, &ts, &files)))
         goto done;
     *drawn = 1;
     pr->written++;
@@ -428,8 +443,9 @@ static int draw_transition(plot_run *pr, const tsv_table *t, const plot_layout *
         rc = binder_crossings(t, l, col[k], ecol[k], &cross[k], &nc, 0); /* U_4, xi/L */
         d[k] = (plot_data){p, np, col[k], ecol[k], 0, shown, l->ngroup, cross[k], nc};
     }
+    const table_script ts = {t, l, d, n};
     if (!rc && !(rc = files_create(&files, pr->dir, "transition", pr->terminals == 2)) &&
-        !(rc = run_gnuplot(pr, t, l, d, n, &files))) {
+        !(rc = run_gnuplot(pr, t->path, write_table_script, &ts, &files))) {
         pr->written++;
         pr->png_written += files.out[1] != NULL;
     }
@@ -444,6 +460,39 @@ static int draw_transition(plot_run *pr, const tsv_table *t, const plot_layout *
 
 /* ---------------------------------------------------------------------------------- */
 
+/* gnuplot's terminals, asked once a folder: MCF_EIO when there is no gnuplot */
+static int ask_terminals(plot_run *pr)
+{
+    if (pr->terminals < 0) {
+        pr->terminals = gnuplot_terminals();
+        if (pr->terminals == 1)
+            mcf_log(MCF_LOG_WARN, "gnuplot has no pngcairo terminal: SVG plots only (Debian's "
+                    "gnuplot-nox has it)");
+    }
+    if (pr->terminals == 0) {
+        pr->no_gnuplot = 1;
+        return mcf_fail(MCF_EIO, GNUPLOT_MISSING);
+    }
+    return MCF_OK;
+}
+
+int mcfi_plot_script(const char *dir, const char *name, mcfi_plot_writer write,
+                     const void *ctx, int *no_gnuplot)
+{
+    plot_run pr = {.dir = dir, .terminals = -1};
+    plot_files files;
+    memset(&files, 0, sizeof files);
+    int rc = ask_terminals(&pr);
+    if (!rc)
+        rc = files_create(&files, dir, name, pr.terminals == 2);
+    if (!rc)
+        rc = run_gnuplot(&pr, name, write, ctx, &files);
+    files_free(&files);
+    if (no_gnuplot)
+        *no_gnuplot = pr.no_gnuplot;
+    return rc;
+}
+
 /* Draws every column with an _err partner (and acceptance) of one table file. */
 static int plot_table(plot_run *pr, const char *path, int scalar)
 {
@@ -454,19 +503,8 @@ static int plot_table(plot_run *pr, const char *path, int scalar)
     memset(&l, 0, sizeof l);
 
     int rc = tsv_read(&t, path);
-    if (rc != MCF_OK)
+    if (rc != MCF_OK || (rc = ask_terminals(pr)) != MCF_OK)
         goto out;
-    if (pr->terminals < 0) {
-        pr->terminals = gnuplot_terminals();
-        if (pr->terminals == 1)
-            mcf_log(MCF_LOG_WARN, "gnuplot has no pngcairo terminal: SVG plots only (Debian's "
-                    "gnuplot-nox has it)");
-    }
-    if (pr->terminals == 0) {
-        pr->no_gnuplot = 1;
-        rc = mcf_fail(MCF_EIO, GNUPLOT_MISSING);
-        goto out;
-    }
     if ((rc = plot_layout_build(&t, &l, scalar)) != MCF_OK)
         goto out;
     if (t.nscan == 0)

@@ -20,4 +20,15 @@
  * number) or not a regular file. */
 int mcfi_plot_dir(const char *dir, int *n_written, int *no_gnuplot, int *n_png);
 
+#include <stdio.h>
+
+/* Writes a whole gnuplot script to g: its terminal output to the files svg and png (png
+ * NULL: SVG only), its data inline (datablocks), then the plot. */
+typedef void (*mcfi_plot_writer)(FILE *g, const void *ctx, const char *svg, const char *png);
+/* One plot of the program's own (kbe_plot.c): DIR/plot-NAME.svg (and .png where gnuplot
+ * has pngcairo) from the script `write` writes, with the same care as mcfi_plot_dir (files
+ * made first, whole before renamed into place).  *no_gnuplot (may be NULL) as there. */
+int mcfi_plot_script(const char *dir, const char *name, mcfi_plot_writer write,
+                     const void *ctx, int *no_gnuplot);
+
 #endif

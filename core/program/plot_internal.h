@@ -103,6 +103,8 @@ char *plot_value_text(const tsv_table *t, const char *name, const char *value);
  * leading '.').  Each owned by the caller; NULL when out of memory. */
 char *plot_join_path(const char *dir, const char *name);
 char *plot_shell_quote(const char *s);
+/* s to f as a gnuplot single-quoted string (plot_script.c) */
+void plot_put_string(FILE *f, const char *s);
 char *plot_file_safe(const char *name);
 
 /* ---- the Binder crossings (plot_binder.c) ------------------------------------------- */

@@ -25,6 +25,8 @@ static void put_string(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+void plot_put_string(FILE *f, const char *s) { put_string(f, s); }
+
 /* the title: the quantity's symbol, the one-valued scan columns and, when curves were
  * left out, how many are drawn: "ρ(E) (L = 16; 8 of 40 curves)" */
 static void put_title(FILE *g, const tsv_table *t, const plot_layout *l, const plot_data *d)

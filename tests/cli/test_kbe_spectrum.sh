@@ -10,7 +10,8 @@
 #  (b) the sum rules on the default grid (the Nyquist range of the relative-time step):
 #      int A dw = 1 and int A^< dw = n(T) per band, to the printed 8 digits;
 #  (c) refusals: --at too near the end (fewer than 8 relative times), past the last step, no
-#      --at, a run kept without checkpoint rows.
+#      --at, a run kept without checkpoint rows;
+#  (d) with gnuplot: the run's plot-kbe.svg and the spectrum's plot-spectrum-t5.svg, whole.
 # usage: test_kbe_spectrum.sh MCF SCRATCH
 set -u
 case $1 in */* | .*) mcf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") ;; *) mcf=$1 ;; esac
@@ -57,6 +58,14 @@ if [ $rc = 0 ] && grep -q '^# sum rule v: int A dw = 1.00000000 (1), int A< dw =
    grep -q '^# sum rule c: int A dw = 1.00000000 (1), int A< dw = 0.00000000 (n = 0.00000000)' s.out/spectrum-t5.tsv
 then ok "(b) sum rules: $(grep -c '^# sum rule' s.out/spectrum-t5.tsv) bands, int A = 1, int A^< = n"
 else bad "(b) exit $rc"; grep '^#' s.out/spectrum-t5.tsv; cat b.txt; fi
+
+# (d) the plots of the run and of the spectrum (gnuplot: CI installs gnuplot-nox)
+if command -v gnuplot > /dev/null 2>&1; then
+  if tail -c 200 s.out/plot-kbe.svg 2>/dev/null | grep -q '</svg>' &&
+     tail -c 200 s.out/plot-spectrum-t5.svg 2>/dev/null | grep -q '</svg>'
+  then ok "(d) plot-kbe.svg and plot-spectrum-t5.svg written whole"
+  else bad "(d) plots missing or cut: $(ls s.out)"; fi
+else echo "skipped: (d) the plots (no gnuplot)"; fi
 
 # (c) refusals
 refused() { # NAME NEEDLE ARGS...
