@@ -42,6 +42,11 @@ static inline void block_madd(size_t nk, double wt, const double complex *restri
 void kbe_sigma_row(kbe *w, size_t m)
 {
     const size_t nk = w->spec.nk;
+    if (w->spec.selfenergy == KBE_SELFENERGY_GIVEN) { /* the caller's, in order */
+        for (size_t s = 0; s <= m; s++)
+            w->spec.sigma(w->spec.sigma_ctx, m, s, w->sl + s * 4 * nk, w->sg + s * 4 * nk);
+        return;
+    }
 #pragma omp parallel for schedule(dynamic) num_threads(w->nthreads)
     for (size_t s = 0; s <= m; s++) {
         const int t = omp_get_thread_num();

@@ -76,9 +76,11 @@ static int check_spec(const kbe_spec *s)
     if (s->correctors < 0 || s->correctors > 100)
         return mcf_fail(MCF_EINVAL, "kbe: correctors = %d (0 .. 100)", s->correctors);
     if (s->selfenergy != KBE_SELFENERGY_NONE && s->selfenergy != KBE_SELFENERGY_HF &&
-        s->selfenergy != KBE_SELFENERGY_2B)
-        return mcf_fail(MCF_EINVAL, "kbe: self-energy %d is not one of none, hf, 2b",
+        s->selfenergy != KBE_SELFENERGY_2B && s->selfenergy != KBE_SELFENERGY_GIVEN)
+        return mcf_fail(MCF_EINVAL, "kbe: self-energy %d is not one of none, hf, 2b, given",
                         (int)s->selfenergy);
+    if (s->selfenergy == KBE_SELFENERGY_GIVEN && !s->sigma)
+        return mcf_fail(MCF_EINVAL, "kbe: a given self-energy without its function (sigma)");
     if (s->sigma_method != KBE_SIGMA_FFT && s->sigma_method != KBE_SIGMA_DIRECT)
         return mcf_fail(MCF_EINVAL, "kbe: self-energy method %d is not one of fft, direct",
                         (int)s->sigma_method);
@@ -129,7 +131,7 @@ int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
         return mcf_fail(MCF_ENOMEM, "kbe: out of memory for %.3g GB of two-time storage",
                         1e-9 * (double)need);
     }
-    if (spec->selfenergy == KBE_SELFENERGY_2B) { /* rows of Sigma and I; I(0, 0) = 0 */
+    if (kbe_collisions(w)) { /* rows of Sigma and I; I(0, 0) = 0 */
         const size_t row = (steps + 1) * 4 * nk;
         double complex **rows[8] = {&w->sl, &w->sg, &w->sr, &w->il,
                                     &w->ig, &w->jl, &w->jg, &w->idiag};
@@ -238,7 +240,8 @@ void kbe_fill_h(const kbe *w, double E, double U, const double complex *rho_loc,
     const size_t nk = w->spec.nk;
     const double f = E * w->spec.dipole;
     double complex s[4] = {0.0, 0.0, 0.0, 0.0};
-    if (w->spec.selfenergy != KBE_SELFENERGY_NONE) { /* Hartree-Fock, also in second Born */
+    if (w->spec.selfenergy == KBE_SELFENERGY_HF || w->spec.selfenergy == KBE_SELFENERGY_2B) {
+        /* Hartree-Fock, also in second Born */
         s[0] = U * creal(rho_loc[3]);
         s[3] = U * creal(rho_loc[0]);
         s[1] = -U * rho_loc[1];

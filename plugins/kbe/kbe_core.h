@@ -44,7 +44,9 @@ extern "C" {
 typedef enum {
     KBE_SELFENERGY_NONE = 0, /* h_k(t) without interaction */
     KBE_SELFENERGY_HF = 1,   /* time-dependent Hartree-Fock in h_k(t) */
-    KBE_SELFENERGY_2B = 2    /* Hartree-Fock plus the second-Born collision integrals */
+    KBE_SELFENERGY_2B = 2,   /* Hartree-Fock plus the second-Born collision integrals */
+    KBE_SELFENERGY_GIVEN = 3 /* the collision integrals of a self-energy the caller gives
+                              * (kbe_spec.sigma: an embedding, a bath), no Hartree-Fock */
 } kbe_selfenergy;
 
 typedef enum {
@@ -64,6 +66,11 @@ typedef struct kbe_spec {
     kbe_selfenergy selfenergy;
     kbe_sigma_method sigma_method; /* how second Born is formed (KBE_SELFENERGY_2B) */
     size_t memory_limit;        /* bytes the two-time storage may take (0: no limit) */
+    /* KBE_SELFENERGY_GIVEN: Sigma^<(t_i, t_j) and Sigma^>(t_i, t_j), i >= j, per k into sl
+     * and sg (4 nk values each, the storage's block order), called from one thread with
+     * i = the time whose collision row is formed, j = 0 .. i; sigma_ctx passed through */
+    void (*sigma)(void *ctx, size_t i, size_t j, double complex *sl, double complex *sg);
+    void *sigma_ctx;
 } kbe_spec;
 
 typedef struct kbe kbe;

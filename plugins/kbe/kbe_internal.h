@@ -37,6 +37,12 @@ struct kbe {
     int collision_stale;
 };
 
+/* whether the step carries collision integrals (second Born or a given self-energy) */
+static inline int kbe_collisions(const kbe *w)
+{
+    return w->spec.selfenergy == KBE_SELFENERGY_2B || w->spec.selfenergy == KBE_SELFENERGY_GIVEN;
+}
+
 /* the block of the time pair (i, j), i >= j */
 static inline size_t kbe_pair(size_t i, size_t j) { return i * (i + 1) / 2 + j; }
 

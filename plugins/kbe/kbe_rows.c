@@ -23,7 +23,7 @@ typedef struct row_head {
     double dt, dipole;
 } row_head;
 
-static int is_2b(const kbe *w) { return w->spec.selfenergy == KBE_SELFENERGY_2B; }
+static int is_2b(const kbe *w) { return kbe_collisions(w); }
 
 static size_t block_bytes(const kbe *w) { return 4 * w->spec.nk * sizeof(double complex); }
 

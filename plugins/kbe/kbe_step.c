@@ -85,7 +85,7 @@ static void advance(kbe *w, const double complex *V, double complex *tmp, int ro
 {
     const size_t nk = w->spec.nk, n = w->n, n1 = n + 1;
     const double complex c = -0.5 * I * w->spec.dt;
-    const int corr = w->spec.selfenergy == KBE_SELFENERGY_2B;
+    const int corr = kbe_collisions(w);
     for (int lesser = 0; lesser < 2 && rows; lesser++)
         for (size_t j = 0; j <= n; j++) {
             double complex *y = kbe_block(w, lesser, n1, j);
@@ -136,7 +136,7 @@ int kbe_step(kbe *w, double E_next, double U_next)
     kbe_fill_h(w, w->E[n], w->U[n], rho_loc, hn);
     w->E[n1] = E_next;
     w->U[n1] = U_next;
-    const int b2 = w->spec.selfenergy == KBE_SELFENERGY_2B;
+    const int b2 = kbe_collisions(w);
     const int passes = w->spec.selfenergy == KBE_SELFENERGY_NONE ? 1 : 1 + w->spec.correctors;
     double residual = 0.0;
     if (b2) { /* the predictor: J(t_{n+1}, t_j) = I(t_n, t_j), the diagonal's I(t_n, t_n) */
