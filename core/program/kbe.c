@@ -183,6 +183,10 @@ int mcfi_kbe_job_crystal(kbe_job *j)
     void *app = j->evaluator->info->app_data;
     if (!rc)
         rc = j->ev->plan(&j->params[5], &dc, &j->prop, app, &bytes);
+    if (rc == MCF_ENOMEM && j->drive.memory_auto)
+        rc = mcf_fail_prefix(rc, "mcf kbe: %s ([kbe] memory_limit_gb = 0 is this machine's "
+                             "%.3g GB: fewer steps or k points, or a machine with more)",
+                             j->c->path, 1e-9 * (double)j->prop.memory_limit);
     if (!rc)
         printf("mcf kbe: %s, %u orbital%s a cell, %zu k point%s, %llu steps of %g: the "
                "evaluator %s needs %.3g GB\n", model, p->orbitals, p->orbitals == 1 ? "" : "s",

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FIN (MCF_PARAM_NO_SCAN | MCF_PARAM_FINITE)
 #define POSITIVE (FIN | MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE)
@@ -29,7 +30,8 @@ const mcf_param_spec mcfi_kbe_specs[] = {
     {"ramp", MCF_PARAM_REAL, "5", NONNEG, 0, 0, NULL,
      .doc = "U(t) = U sin^2(pi t / (2 ramp)) until t = ramp, then U; 0: U from t = 0"},
     {"memory_limit_gb", MCF_PARAM_REAL, "0", NONNEG, 0, 0, NULL,
-     .doc = "the most memory the evaluator may take, in GB (1e9 bytes); 0: no limit"},
+     .doc = "the most memory the evaluator may take, in GB (1e9 bytes); 0: this machine's "
+     "physical memory (a run that needs more is refused before any work)"},
     {0}};
 
 const mcf_param_spec mcfi_pulse_specs[] = {
@@ -137,6 +139,11 @@ int mcfi_kbe_propagation(const mcf_config *c, const mcf_params *params, unsigned
                        : se == 1 ? MCF_SELFENERGY_HF : MCF_SELFENERGY_SECOND_BORN;
     prop->selfenergy_direct = method == 1;
     prop->memory_limit = (uint64_t)(limit * 1e9);
+    if (limit == 0) { /* the machine's memory: a run past it would swap or be killed late */
+        const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+        prop->memory_limit = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+        d->memory_auto = 1;
+    }
     d->every = (uint64_t)every;
     prop->E0 = mcfi_kbe_field(d, 0);
     prop->U0 = mcfi_kbe_u(d, 0);

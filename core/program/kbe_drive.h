@@ -22,6 +22,7 @@ typedef struct kbe_drive {
     double U, ramp;                             /* the interaction's ramp */
     uint64_t every;                             /* kbe.tsv: a row every that many steps */
     int checkpoint;                             /* [output] checkpoint: rows kept */
+    int memory_auto;                            /* memory_limit_gb = 0: the machine's */
     uint64_t checkpoint_every;                  /* steps between the header's updates */
     size_t n_nk_times;
     uint64_t *nk_steps;                         /* nk.tsv's steps, ascending (owned) */

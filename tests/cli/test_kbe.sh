@@ -12,7 +12,8 @@
 #  - nk.tsv at nk_times = 0, 5: 2 x 16 rows, the ground state of h(0) at t = 0 (T = 0, mu in
 #    the gap), sum_k n_c / 16 at t = 5 = kbe.tsv's n_c; [output] every = 10: every tenth row;
 #  - refusals (exit status 2): a model without a driven crystal, a band evaluator, second Born
-#    in 2D, an unknown key (the nearest suggested), an existing output; `mcf resume` of the
+#    in 2D, an unknown key (the nearest suggested), an existing output, a run past the
+#    machine's memory (before any folder is made); `mcf resume` of the
 #    finished kbe folder has nothing to do (test_kbe_resume.sh: stops and resumes);
 #  - the same configuration twice: the same kbe.tsv and nk.tsv bytes but for comments.
 # usage: test_kbe.sh MCF SCRATCH
@@ -232,6 +233,12 @@ sed 's/^steps = 200$/stepz = 200/' pulse.ini > stepz.ini
 grep -q '^stepz = 200$' stepz.ini &&
   refused "an unknown key [kbe] stepz (steps suggested)" "'steps'" stepz.ini --set run.output=x4
 refused "an existing output" "--force" pulse.ini
+# a run past this machine's memory (memory_limit_gb = 0): refused before any work, no folder
+"$mcf" kbe pulse.ini --set run.output=huge.out --set kbe.nk=1024 --set kbe.steps=100000 \
+  > r.out 2> r.err; rc=$?
+if [ $rc != 0 ] && grep -q "memory_limit_gb = 0 is this machine's" r.err && [ ! -e huge.out ]
+then ok "refused: a run past the machine's memory, before any work"
+else bad "a run past the machine's memory: exit $rc"; cat r.out r.err; fi
 cp pulse.out/kbe.tsv before-resume.tsv
 "$mcf" resume pulse.out > r.out 2> r.err; rc=$?
 if [ $rc = 0 ] && grep -q 'has finished' r.out && cmp -s before-resume.tsv pulse.out/kbe.tsv
