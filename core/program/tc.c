@@ -48,7 +48,10 @@ static size_t split(char *line, const char *seps, char **word, size_t max)
 static int add_chain(tc_run *t, size_t d, const char *file, size_t width, const int *col,
                      long L, double T, double units)
 {
-    if (T < t->window[0] || T > t->window[1]) {
+    int wanted = t->n_only == 0;
+    for (size_t q = 0; q < t->n_only; q++)
+        wanted |= t->only[q] == L;
+    if (!wanted || T < t->window[0] || T > t->window[1]) {
         t->left_out++;
         return MCF_OK;
     }
@@ -192,8 +195,16 @@ static int read_series(tc_run *t)
     for (size_t d = 0; d < t->n_dirs && !rc; d++)
         rc = read_dir(t, d);
     if (!rc && t->left_out)
-        printf("mcf tc: --window %g:%g leaves out %zu chain%s\n", t->window[0], t->window[1],
+        printf("mcf tc: %s leaves out %zu chain%s\n", t->n_only ? "--sizes" : "--window",
                t->left_out, t->left_out == 1 ? "" : "s");
+    for (size_t q = 0; !rc && q < t->n_only; q++) {
+        size_t k = 0;
+        while (k < t->n_sizes && t->size[k].L != t->only[q])
+            k++;
+        if (k == t->n_sizes)
+            rc = mcf_fail(MCF_EINVAL, "mcf tc: --sizes names L = %ld, which the series do not "
+                          "have%s", t->only[q], t->left_out ? " (in the window)" : "");
+    }
     if (!rc && t->n_sizes < 2)
         rc = mcf_fail(MCF_EINVAL, "mcf tc: %s: one lattice size (L = %ld)%s: crossings need "
                       "two sizes or more; scan [model] L = 8, 16, 32 (say)", t->dir,
@@ -218,6 +229,7 @@ static int solve_all(tc_run *t)
 {
     const size_t J = t->blocks + 1;
     /* every size's neighbouring temperatures bridged first (a refusal before the work) */
+    double worst_ratio = 0; /* the largest tau_int / block length of a size warned of */
     for (size_t k = 0; k < t->n_sizes; k++) {
         const tc_size *s = &t->size[k];
         char why[1024];
@@ -228,7 +240,21 @@ static int solve_all(tc_run *t)
         printf("mcf tc: L = %ld: %zu chains; the least overlapping neighbours, T = %g and %g: "
                "%.1f standard deviations of energy apart, %zu measurements past the "
                "midpoint\n", s->L, s->n_chains, lo, hi, d, bridging);
+        /* the blocks against the autocorrelation of m^2 (the order parameter's, which the
+         * crossings rest on): the variance of block means is low by ~2 tau / b */
+        double at = 0;
+        size_t len = 0;
+        const double tau = tc_tau_max(s, TC_M2, &at, &len);
+        const double b = (double)len / (double)t->blocks;
+        if (b < 20.0 * tau && tau / b > worst_ratio && (worst_ratio = tau / b) > 0)
+            snprintf(t->tau_note, sizeof t->tau_note, "L = %ld, T = %g: tau_int(m^2) = %.1f "
+                     "measurements against jackknife blocks of %.0f: blocks shorter than 20 "
+                     "tau_int make the errors too small (the variance by ~2 tau_int / block "
+                     "= %.0f%%); run longer or use fewer --blocks", s->L, at, tau, b,
+                     fmin(100.0, 200.0 * tau / b));
     }
+    if (t->tau_note[0])
+        printf("mcf tc: warning: %s\n", t->tau_note);
     for (size_t k = 0; k < t->n_sizes; k++) {
         tc_size *s = &t->size[k];
         s->count = calloc(s->n_chains * J, sizeof *s->count);
@@ -287,6 +313,7 @@ int tc_analyze(tc_run *t)
         t->tc[q] = t->tc_err[q] = t->nu[q] = t->nu_err[q] = NAN;
         t->err_why[q][0] = 0;
     }
+    t->tau_note[0] = 0;
     int rc = read_series(t);
     if (!rc)
         rc = solve_all(t);
@@ -312,8 +339,29 @@ static int parse_window(const char *text, double *w)
     return end == hi || *end || !isfinite(w[0]) || !isfinite(w[1]) || !(w[0] < w[1]) ? -1 : 0;
 }
 
+/* "8,12,16" (commas or spaces) into t->only; -1 for fewer than two or a bad size */
+static int parse_sizes(const char *text, tc_run *t)
+{
+    t->n_only = 0;
+    const char *p = text;
+    while (*p) {
+        p += strspn(p, ", ");
+        if (!*p)
+            break;
+        char *end = NULL;
+        const long L = strtol(p, &end, 10);
+        if (end == p || L < 1 || t->n_only == sizeof t->only / sizeof t->only[0])
+            return -1;
+        t->only[t->n_only++] = L;
+        p = end;
+        if (*p && *p != ',' && *p != ' ')
+            return -1;
+    }
+    return t->n_only >= 2 ? 0 : -1;
+}
+
 #define TC_USAGE "usage: mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--grid N] " \
-                 "[--window LO:HI]"
+                 "[--window LO:HI] [--sizes L1,L2,...]"
 
 int mcfi_tc_command(int argc, char **argv)
 {
@@ -340,6 +388,10 @@ int mcfi_tc_command(int argc, char **argv)
             if (parse_window(argv[++k], t.window))
                 return mcf_fail(MCF_EINVAL, "mcf tc: --window %s: give LO:HI, two "
                                 "temperatures, LO < HI", argv[k]);
+        } else if (!strcmp(argv[k], "--sizes") && k + 1 < argc) {
+            if (parse_sizes(argv[++k], &t))
+                return mcf_fail(MCF_EINVAL, "mcf tc: --sizes %s: give two or more lattice "
+                                "sizes, L1,L2,... (at most 32)", argv[k]);
         } else if (argv[k][0] == '-') {
             return mcf_fail(MCF_EINVAL, "mcf tc: unexpected '%s'; " TC_USAGE, argv[k]);
         } else if (t.n_dirs == TC_MAX_DIRS) {

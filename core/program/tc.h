@@ -44,7 +44,9 @@ typedef struct tc_run {
     size_t n_dirs;
     double window[2];     /* chains at T outside [window[0], window[1]] are left out
                              (--window; default: none) */
-    size_t left_out;      /* chains the window left out */
+    size_t left_out;      /* chains the window or the sizes left out */
+    long only[32];        /* --sizes: the lattice sizes analysed (n_only 0: all) */
+    size_t n_only;
     size_t blocks, grid;  /* jackknife blocks per series; points of the curves */
     double omega;         /* the correction-to-scaling exponent of the extrapolation */
     size_t n_sizes;
@@ -57,6 +59,8 @@ typedef struct tc_run {
     double tc[2], tc_err[2], nu[2], nu_err[2]; /* found per quantity (binder, xi_over_l);
                                                   NaN where it did not cross */
     char err_why[2][256]; /* why tc_err is NaN though tc is not ("" otherwise) */
+    char tau_note[512];   /* the jackknife blocks against the series' autocorrelation: a
+                             warning ("" when every block is >= 20 tau_int long) */
 } tc_run;
 
 /* tc.c: the whole analysis of t->dir (t->blocks, grid, omega, series set): the curves,
@@ -126,6 +130,11 @@ int tc_same_physics(const char *first, const char *other);
  * (fewest bridging) into *worst_d, *worst_bridging, *worst_lo, *worst_hi when not NULL. */
 int tc_overlap(const tc_size *s, size_t blocks, char *why, size_t len, double *worst_d,
                size_t *worst_bridging, double *worst_lo, double *worst_hi);
+
+/* tc_sources.c: the integrated autocorrelation time of quantity q (TC_M2, ...) along each
+ * chain of s (Sokal's window: the smallest W >= 6 tau(W)), in measurements; the largest over
+ * the chains, its chain's T into *at and its number of measurements into *len. */
+double tc_tau_max(const tc_size *s, int q, double *at, size_t *len);
 
 /* tc_driver.c: `mcf tc CONFIG`, the scans of [tc] run (opt: main's options, plots and
  * resume), then the analysis; error_target tc:X measured on the way. */

@@ -247,9 +247,16 @@ int tc_report(tc_run *t)
                     "(%s/.series-partial)\n", t->dirs[d]);
     for (size_t d = 1; d < t->n_dirs; d++)
         fprintf(f, "# also reweighted: the series of %s\n", t->dirs[d]);
-    if (t->left_out)
-        fprintf(f, "# window: %g to %g (%zu chains left out)\n", t->window[0], t->window[1],
-                t->left_out);
+    if (t->tau_note[0])
+        fprintf(f, "# warning: %s\n", t->tau_note);
+    if (t->left_out && t->n_only) {
+        fprintf(f, "# sizes: only");
+        for (size_t q = 0; q < t->n_only; q++)
+            fprintf(f, " %ld", t->only[q]);
+        fprintf(f, " (%zu chains left out)\n", t->left_out);
+    }
+    if (t->left_out && isfinite(t->window[0]))
+        fprintf(f, "# window: %g to %g\n", t->window[0], t->window[1]);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
         rc = rc ? rc : mcf_fail(MCF_EIO, "%s: cannot write (is the disk full?)", tmp);

@@ -156,3 +156,47 @@ int tc_overlap(const tc_size *s, size_t blocks, char *why, size_t len, double *w
              list, add > 8 ? ", ..." : "");
     return -1;
 }
+
+/* tau_int of x[0..n-1] by Sokal's automatic window (c = 6) */
+static double tau_int(const double *x, size_t n)
+{
+    double mean = 0, var = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += x[i] / (double)n;
+    for (size_t i = 0; i < n; i++)
+        var += (x[i] - mean) * (x[i] - mean) / (double)n;
+    if (!(var > 0))
+        return 0.5;
+    double tau = 0.5;
+    for (size_t w = 1; w < n / 2; w++) {
+        double c = 0;
+        for (size_t i = 0; i + w < n; i++)
+            c += (x[i] - mean) * (x[i + w] - mean);
+        tau += c / ((double)(n - w) * var);
+        if ((double)w >= 6.0 * tau)
+            break;
+    }
+    return tau;
+}
+
+double tc_tau_max(const tc_size *s, int q, double *at, size_t *len)
+{
+    double worst = 0;
+    double *x = malloc(s->n * sizeof *x);
+    if (!x)
+        return NAN;
+    for (size_t c = 0; c < s->n_chains; c++) {
+        size_t m = 0;
+        for (size_t n = 0; n < s->n; n++)
+            if (s->chain[n] == c)
+                x[m++] = s->q[n * TC_NQ + q];
+        const double tau = tau_int(x, m);
+        if (tau > worst) {
+            worst = tau;
+            *at = 1.0 / s->beta[c];
+            *len = m;
+        }
+    }
+    free(x);
+    return worst;
+}

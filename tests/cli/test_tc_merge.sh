@@ -11,7 +11,8 @@
 #  (d) 2D Ising L = 8, 12 at T = 2.0, 2.3, 2.6 and 10^6: the 2.6/10^6 gap is ~6 (L = 8) and
 #      ~9 (L = 12) standard deviations of energy wide, no measurement bridges it: refused,
 #      naming the pair and the temperatures to add; --window 1.9:2.7 leaves those two chains
-#      out and the rest is analysed.
+#      out and the rest is analysed;
+#  (e) --sizes: all sizes named gives the same T_c; a size the series lack, or one size, refused.
 # usage: test_tc_merge.sh MCF SCRATCH
 set -u
 case $1 in */* | .*) mcf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") ;; *) mcf=$1 ;; esac
@@ -62,11 +63,23 @@ if [ $r -eq 2 ] && grep -q 'L = [0-9]*: the energy histograms of T = 2.6 and 1e+
 else bad "(d) 2.6 beside 10^6: exit $r"; cat d.txt; fi
 "$mcf" tc d.out --window 1.9:2.7 > dw.txt 2>&1; r=$?
 if [ $r -eq 0 ] && grep -q 'leaves out 2 chains' dw.txt && ! grep -q 'hardly overlap' dw.txt &&
-    grep -q '^# window: 1.9 to 2.7 (2 chains left out)' d.out/tc.tsv; then
+    grep -q '^# window: 1.9 to 2.7$' d.out/tc.tsv; then
   ok "(d) --window 1.9:2.7: $(grep -m1 '^T_c' dw.txt)"
 else bad "(d) --window: exit $r"; tail -3 dw.txt; fi
 "$mcf" tc d.out --window 2.7:1.9 > dx.txt 2>&1; r=$?
 if [ $r -eq 2 ] && grep -q 'give LO:HI' dx.txt; then ok "(d) --window 2.7:1.9 refused"
 else bad "(d) --window 2.7:1.9: exit $r"; cat dx.txt; fi
+# ---- (e) --sizes ---------------------------------------------------------------------------
+"$mcf" tc a.out b.out --sizes 4,6 > s.txt 2>&1; r=$?
+if [ $r -eq 0 ] && [ "$(grep '^T_c' s.txt)" = "$(grep '^T_c' ab.txt)" ]; then
+  ok "(e) --sizes 4,6 (all of them): the same T_c lines"
+else bad "(e) --sizes 4,6: exit $r"; tail -3 s.txt; fi
+"$mcf" tc d.out --window 1.9:2.7 --sizes 8,16 > s2.txt 2>&1; r=$?
+if [ $r -eq 2 ] && grep -q 'names L = 16, which the series do not have' s2.txt; then
+  ok "(e) --sizes 8,16 without L = 16 refused"
+else bad "(e) --sizes 8,16: exit $r"; cat s2.txt; fi
+"$mcf" tc d.out --sizes 8 > s3.txt 2>&1; r=$?
+if [ $r -eq 2 ] && grep -q 'two or more lattice sizes' s3.txt; then ok "(e) --sizes 8 refused"
+else bad "(e) --sizes 8: exit $r"; cat s3.txt; fi
 echo "$passed passed, $fail failed"
 [ $fail -eq 0 ]

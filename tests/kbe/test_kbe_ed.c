@@ -8,9 +8,12 @@
  * is Richardson-extrapolated from dt = 0.1 and 0.05 (residual ~1e-8 at these U).
  *
  * Second Born is exact through U^2, Hartree-Fock through U: at U = 0.1 and 0.2 the error of
- * n_c must be at least 10 times smaller with second Born than with Hartree-Fock, the second
- * Born error must grow at least as U^2.7 (third order; measured 3.4), Hartree-Fock's as U^1.7
- * to U^2.7 (measured 2.3).  Without the exchange term second Born's error here is 4e-5 at
+ * n_c(t = 8) must be at least 10 times smaller with second Born than with Hartree-Fock; the
+ * order: the largest error over t (one time can sit near a zero of the error: at t = 5, 6, 7,
+ * 8, 10 single-time slopes over U = 0.05-0.2 ranged from 0.2 to 8.3) at U = 0.0125, 0.025,
+ * 0.05 must grow as U^(3 +- 0.3) (second Born; measured 2.90) and U^(2 +- 0.3) (Hartree-Fock;
+ * 1.90).  Over the issue's U = 0.05-0.2 this system's higher orders, of the other sign, bend
+ * them to 2.68 and 1.78 (local slopes 2.93, 2.86, 2.69 from U = 0.0125 up: approaching 3).  Without the exchange term second Born's error here is 4e-5 at
  * U = 0.1 (measured by removing it): larger than Hartree-Fock's, and this test fails.
  * Energy balance (both approximations conserve energy): E_tot(t_end) - E_tot(0) must equal the
  * work of the ramp, int U'(t) <sum_i n_iv n_ic> dt (<sum n n> = E_int / U, Galitskii-Migdal),
@@ -151,8 +154,9 @@ static void apply_h(double t, double U, const double complex *y, double complex 
         dy[row_of[z]] += -I * amp_of[z] * y[col_of[z]];
 }
 
-/* n_c per site at t_end, exactly */
-static double exact_nc(double U)
+/* n_c per site at t_end, exactly; n_c(t) at t = 0, 0.1, ... (before t_end) into series when
+ * not NULL */
+static double exact_nc(double U, double *series)
 {
     double complex psi[MAXST], k1[MAXST], k2[MAXST], k3[MAXST], k4[MAXST], tmp[MAXST];
     double complex phi[NS][NO]; /* the filled Bloch orbitals */
@@ -178,6 +182,15 @@ static double exact_nc(double U)
     const int steps = (int)llround(t_end / h);
     for (int s = 0; s < steps; s++) {
         const double t = s * h;
+        if (series && s % 20 == 0) { /* every 0.1 */
+            double nc = 0.0, norm = 0.0;
+            for (int j = 0; j < nst; j++) {
+                const double p = creal(psi[j] * conj(psi[j]));
+                nc += p * ncount[j];
+                norm += p;
+            }
+            series[s / 20] = nc / norm / NS;
+        }
         apply_h(t, U, psi, k1);
         for (int i = 0; i < nst; i++)
             tmp[i] = psi[i] + 0.5 * h * k1[i];
@@ -202,7 +215,7 @@ static double exact_nc(double U)
 
 /* n_c per site at t_end from the propagator at dt; *balance: E_tot(t_end) - E_tot(0) - W, W
  * the work of the ramp, int U'(t) <sum_i n_iv n_ic> dt with <sum n n> = E_int / U (trapezoid) */
-static double kbe_nc(double U, double dt, kbe_selfenergy se, double *balance)
+static double kbe_nc(double U, double dt, kbe_selfenergy se, double *balance, double *series)
 {
     double e[2 * NS];
     double complex rho[4 * NS];
@@ -234,6 +247,14 @@ static double kbe_nc(double U, double dt, kbe_selfenergy se, double *balance)
             work += 0.5 * dt * (prev + p);
         prev = p;
         *balance = eb + ef + ei - e0 - work;
+        const size_t every = (size_t)llround(0.1 / dt);
+        if (series && !rc && i % every == 0 && i < n) { /* n_c(t) every 0.1 */
+            double complex r4[4 * NS];
+            kbe_density(w, i, r4);
+            series[i / every] = 0.0;
+            for (int k = 0; k < NS; k++)
+                series[i / every] += creal(r4[4 * k + 3]) / NS;
+        }
     }
     CHECK(rc == MCF_OK, "%s", mcf_last_error());
     double nc = NAN;
@@ -254,12 +275,12 @@ int main(void)
     const double U[2] = {0.1, 0.2};
     double err2b[2], errhf[2];
     for (int q = 0; q < 2; q++) {
-        const double ex = exact_nc(U[q]);
+        const double ex = exact_nc(U[q], NULL);
         double r[4];
-        const double b1 = kbe_nc(U[q], 0.1, KBE_SELFENERGY_2B, &r[0]),
-                     b2 = kbe_nc(U[q], 0.05, KBE_SELFENERGY_2B, &r[1]);
-        const double h1 = kbe_nc(U[q], 0.1, KBE_SELFENERGY_HF, &r[2]),
-                     h2 = kbe_nc(U[q], 0.05, KBE_SELFENERGY_HF, &r[3]);
+        const double b1 = kbe_nc(U[q], 0.1, KBE_SELFENERGY_2B, &r[0], NULL),
+                     b2 = kbe_nc(U[q], 0.05, KBE_SELFENERGY_2B, &r[1], NULL);
+        const double h1 = kbe_nc(U[q], 0.1, KBE_SELFENERGY_HF, &r[2], NULL),
+                     h2 = kbe_nc(U[q], 0.05, KBE_SELFENERGY_HF, &r[3], NULL);
         /* energy balance E(t) - E(0) = work of the ramp: the residual is the method's error,
          * falling at second order (both approximations conserve energy) */
         printf("U = %.1f: energy balance residual, second Born %.2e -> %.2e (ratio %.2f), "
@@ -275,11 +296,43 @@ int main(void)
         CHECK(err2b[q] * 10.0 <= errhf[q], "U = %.1f: second Born's error %.2e is not 10x "
               "below Hartree-Fock's %.2e", U[q], err2b[q], errhf[q]);
     }
-    const double s2b = log(err2b[1] / err2b[0]) / log(2.0),
-                 shf = log(errhf[1] / errhf[0]) / log(2.0);
-    printf("error ~ U^p from U = 0.1 to 0.2: second Born p = %.2f, Hartree-Fock p = %.2f\n", s2b,
-           shf);
-    CHECK(s2b >= 2.7, "second Born's error grows as U^%.2f, not at least U^3", s2b);
-    CHECK(shf >= 1.7 && shf <= 2.7, "Hartree-Fock's error grows as U^%.2f, not U^2", shf);
+    /* the order in U: max over t of |n_c - n_c^ED| (one time can sit near a zero of the
+     * error), Richardson from dt = 0.1 and 0.05, at U = 0.0125, 0.025, 0.05 */
+    const double Us[3] = {0.0125, 0.025, 0.05};
+    const int M = (int)llround(t_end / 0.1);
+    double lx[3], ly[2][3];
+    for (int q = 0; q < 3; q++) {
+        static double ex_t[100], a_t[100], b_t[100];
+        double r;
+        exact_nc(Us[q], ex_t);
+        for (int se = 0; se < 2; se++) {
+            const kbe_selfenergy kind = se ? KBE_SELFENERGY_HF : KBE_SELFENERGY_2B;
+            kbe_nc(Us[q], 0.1, kind, &r, a_t);
+            kbe_nc(Us[q], 0.05, kind, &r, b_t);
+            double mx = 0.0;
+            for (int m = 0; m < M; m++)
+                mx = fmax(mx, fabs((4.0 * b_t[m] - a_t[m]) / 3.0 - ex_t[m]));
+            ly[se][q] = log(mx);
+        }
+        lx[q] = log(Us[q]);
+        printf("U = %.4f: max over t of |n_c - exact|: second Born %.3e, Hartree-Fock %.3e\n",
+               Us[q], exp(ly[0][q]), exp(ly[1][q]));
+    }
+    double slope[2];
+    for (int se = 0; se < 2; se++) { /* least squares in log-log */
+        const double mx = (lx[0] + lx[1] + lx[2]) / 3, my = (ly[se][0] + ly[se][1] + ly[se][2]) / 3;
+        double sxy = 0.0, sxx = 0.0;
+        for (int q = 0; q < 3; q++) {
+            sxy += (lx[q] - mx) * (ly[se][q] - my);
+            sxx += (lx[q] - mx) * (lx[q] - mx);
+        }
+        slope[se] = sxy / sxx;
+    }
+    printf("error ~ U^p over U = 0.0125-0.05: second Born p = %.3f, Hartree-Fock p = %.3f\n",
+           slope[0], slope[1]);
+    CHECK(fabs(slope[0] - 3.0) <= 0.3, "second Born's error grows as U^%.2f, not U^(3 +- 0.3)",
+          slope[0]);
+    CHECK(fabs(slope[1] - 2.0) <= 0.3, "Hartree-Fock's error grows as U^%.2f, not U^(2 +- 0.3)",
+          slope[1]);
     return check_exit();
 }

@@ -1,0 +1,100 @@
+/* test_tc_sources — what mcf tc checks before it reweights (core/program/tc_sources.c):
+ * (a) tc_tau_max: AR(1) series x_{i+1} = phi x_i + noise have tau_int = (1 + phi) / (2 (1 -
+ *     phi)); two chains of 200000 at phi = 0.5 (1.5) and 0.9 (9.5): the largest is the 0.9
+ *     chain's, within 10% (the estimator's own error is ~3.5% here: tau sqrt(2 (2W + 1) / n)),
+ *     with that chain's T and length;
+ * (b) tc_overlap: two Gaussian energy histograms (sd 1, 500 measurements each) 7 standard
+ *     deviations apart (~0.2 measurements expected past the midpoint) are refused, naming
+ *     the pair and three temperatures between them (each gap then <= 2 sd: ceil(7/2) - 1);
+ *     2 apart (~159) pass, with the distance and the count reported. */
+#include "check.h"
+#include "tc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned long long rng = 88172645463325252ull;
+static double uniform(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
+}
+static double gauss(void)
+{
+    return sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform());
+}
+
+/* a size of two chains at T = 1 and 2, n measurements each; fill(q, chain, i) the values */
+static void make(tc_size *s, size_t n)
+{
+    memset(s, 0, sizeof *s);
+    s->L = 8;
+    s->n_chains = 2;
+    s->n = 2 * n;
+    s->beta = malloc(2 * sizeof *s->beta);
+    s->q = calloc(2 * n * TC_NQ, sizeof *s->q);
+    s->chain = malloc(2 * n * sizeof *s->chain);
+    s->beta[0] = 1.0;
+    s->beta[1] = 0.5;
+    for (size_t i = 0; i < 2 * n; i++)
+        s->chain[i] = i / n;
+}
+
+static void release(tc_size *s)
+{
+    free(s->beta);
+    free(s->q);
+    free(s->chain);
+}
+
+int main(void)
+{
+    /* (a) */
+    const size_t n = 200000;
+    tc_size s;
+    make(&s, n);
+    const double phi[2] = {0.5, 0.9};
+    for (int c = 0; c < 2; c++) {
+        double x = 0;
+        for (size_t i = 0; i < n; i++) {
+            x = phi[c] * x + gauss();
+            s.q[(c * n + i) * TC_NQ + TC_M2] = x;
+        }
+    }
+    double at = 0;
+    size_t len = 0;
+    const double tau = tc_tau_max(&s, TC_M2, &at, &len);
+    printf("tau_int: %.3f (AR(1) at phi = 0.9: 9.5), at T = %g, %zu measurements\n", tau, at,
+           len);
+    CHECK(fabs(tau - 9.5) <= 0.95 && at == 2.0 && len == n,
+          "tau_int %.3f at T = %g (%zu) is not the phi = 0.9 chain's 9.5 +- 10%%", tau, at, len);
+    release(&s);
+
+    /* (b) */
+    const double apart[2] = {7.0, 2.0};
+    for (int c = 0; c < 2; c++) {
+        make(&s, 500);
+        for (size_t i = 0; i < 1000; i++)
+            s.q[i * TC_NQ + TC_E] = gauss() + (i < 500 ? 0.0 : apart[c]);
+        char why[1024] = "";
+        double d = 0, lo = 0, hi = 0;
+        size_t bridging = 0;
+        const int r = tc_overlap(&s, 16, why, sizeof why, &d, &bridging, &lo, &hi);
+        printf("overlap %g sd apart: %d, d = %.2f, %zu past the midpoint; %s\n", apart[c], r, d,
+               bridging, why);
+        if (c == 0)
+            CHECK(r == -1 && bridging < 16 && strstr(why, "T = 1 and 2 hardly overlap") &&
+                      strstr(why, "add T = 1.25, 1.5, 1.75"),
+                  "7 sd apart not refused as it should be: %s", why);
+        else
+            CHECK(r == 0 && bridging >= 100 && bridging <= 220 && fabs(d - 2.0) < 0.3 &&
+                      lo == 1.0 && hi == 2.0,
+                  "2 sd apart: %d, d = %.2f, %zu bridging", r, d, bridging);
+        release(&s);
+    }
+    return check_exit();
+}
