@@ -110,6 +110,14 @@ void kbe_density(const kbe *w, size_t n, double complex *rho);
  * (Galitskii-Migdal; the second term with second Born only). */
 void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, double *e_int);
 
+/* ---- quadrature of order p (kbe_gregory.c; issue 45's higher-order steppers) ----------
+ * The weights w[j] of int_0^{n h} f dt ~ h sum_j w[j] f(t_j) of order p (2 .. 5: an error
+ * O(h^p) on smooth f): Gregory's rule for n >= p - 1 (w[0 .. n]); for
+ * n < p - 1 the start weights of the polynomial through t_0 .. t_{p-1} (w[0 .. p-1]: they
+ * reach past t_n).  w holds max(n, p - 1) + 1 values.  MCF_EINVAL for another order. */
+#define KBE_GREGORY_MAX_ORDER 5
+int kbe_gregory_weights(int p, size_t n, double *w);
+
 /* ---- checkpoint rows (kbe_rows.c; issue 45: append-only rows plus an atomic header) ----
  * Row n is everything of time index n that a resumed run needs and cannot recompute bit for
  * bit, as one record of kbe_row_bytes(w, n) bytes in the host's byte order (the caller's
