@@ -43,7 +43,8 @@ int main(void)
         kbe_gregory_weights(p, 20, w);
         double worst = 0;
         for (int j = 0; j < 4; j++)
-            worst = fmax(worst, fmax(fabs(w[j] - want[p - 2][j]), fabs(w[20 - j] - want[p - 2][j])));
+            worst = fmax(worst, fmax(fabs(w[j] - want[p - 2][j]),
+                                     fabs(w[20 - j] - want[p - 2][j])));
         for (int j = 4; j <= 16; j++)
             worst = fmax(worst, fabs(w[j] - 1.0));
         CHECK(worst <= 1e-14, "p = %d: Gregory's weights differ by %.2e", p, worst);
