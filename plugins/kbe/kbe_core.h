@@ -117,6 +117,10 @@ void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, doubl
  * reach past t_n).  w holds max(n, p - 1) + 1 values.  MCF_EINVAL for another order. */
 #define KBE_GREGORY_MAX_ORDER 5
 int kbe_gregory_weights(int p, size_t n, double *w);
+/* The backward differentiation formula of order p (1 .. 5): h y'(t_n) ~ sum_{j=0}^{p} a[j]
+ * y(t_{n-j}) with an error O(h^{p+1}) (exact for polynomials of degree p): a = 1, -1 (p = 1);
+ * 3/2, -2, 1/2; ...; 137/60, -5, 5, -10/3, 5/4, -1/5 (p = 5).  MCF_EINVAL for another p. */
+int kbe_bdf_weights(int p, double *a);
 
 /* ---- checkpoint rows (kbe_rows.c; issue 45: append-only rows plus an atomic header) ----
  * Row n is everything of time index n that a resumed run needs and cannot recompute bit for

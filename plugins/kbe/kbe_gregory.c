@@ -1,5 +1,6 @@
-/* kbe_gregory.c — quadrature weights of order p on an equidistant grid (kbe_core.h), the
- * building block of the higher-order steppers (issue 45, item 4: NESSi's Gregory / BDF
+/* kbe_gregory.c — quadrature weights of order p on an equidistant grid and the backward
+ * differentiation formulas of order p (kbe_core.h), the building blocks of the higher-order
+ * steppers (issue 45, item 4: NESSi's Gregory / BDF
  * scheme).  For n >= p - 1 points past the first, Gregory's rule: the trapezoid plus end
  * corrections from forward differences at t_0 and backward differences at t_n,
  *
@@ -84,5 +85,19 @@ int kbe_gregory_weights(int p, size_t n, double *w)
             w[n - (size_t)i] -= c * ((i % 2) ? -b : b);
         }
     }
+    return MCF_OK;
+}
+
+int kbe_bdf_weights(int p, double *a)
+{
+    if (p < 1 || p > KBE_GREGORY_MAX_ORDER || !a)
+        return mcf_fail(MCF_EINVAL, "kbe: BDF order %d (1 .. %d)", p, KBE_GREGORY_MAX_ORDER);
+    /* h y'(t_n) = sum_{k=1}^{p} (1/k) nabla^k y_n + O(h^{p+1}),
+     * nabla^k y_n = sum_j (-1)^j C(k, j) y_{n-j} */
+    for (int j = 0; j <= p; j++)
+        a[j] = 0.0;
+    for (int k = 1; k <= p; k++)
+        for (int j = 0; j <= k; j++)
+            a[j] += ((j % 2) ? -1.0 : 1.0) * binomial(k, j) / (double)k;
     return MCF_OK;
 }
