@@ -39,7 +39,6 @@ static const mcf_param_spec run_specs[] = {
      .doc = "the output folder (default: the configuration's name with .out)"},
     {0}};
 
-
 void mcfi_kbe_job_free(kbe_job *j)
 {
     if (j->ws)
@@ -214,20 +213,26 @@ int mcfi_kbe_has_rows(const mcf_dynamics_evaluator *ev)
            ev->row_bytes && ev->row_write && ev->row_read;
 }
 
+int mcfi_kbe_row_buffer(kbe_files *f, uint64_t n, uint64_t bytes)
+{
+    if (bytes <= f->row_cap)
+        return MCF_OK;
+    void *grown = realloc(f->row, bytes);
+    if (!grown)
+        return mcf_fail(MCF_ENOMEM, "out of memory for time row %llu (%llu bytes)",
+                        (unsigned long long)n, (unsigned long long)bytes);
+    f->row = grown;
+    f->row_cap = bytes;
+    return MCF_OK;
+}
 
 /* row n appended to kbe-rows.bin */
 static int append_row(kbe_job *j, kbe_files *f, uint64_t n)
 {
     const uint64_t bytes = j->ev->row_bytes(j->ws, n);
-    if (bytes > f->row_cap) {
-        void *grown = realloc(f->row, bytes);
-        if (!grown)
-            return mcf_fail(MCF_ENOMEM, "out of memory for time row %llu (%llu bytes)",
-                            (unsigned long long)n, (unsigned long long)bytes);
-        f->row = grown;
-        f->row_cap = bytes;
-    }
-    int rc = j->ev->row_write(j->ws, n, f->row);
+    int rc = mcfi_kbe_row_buffer(f, n, bytes);
+    if (!rc)
+        rc = j->ev->row_write(j->ws, n, f->row);
     if (!rc && fwrite(f->row, 1, bytes, f->rows) != bytes)
         rc = mcf_fail(MCF_EIO, "%s/" KBE_ROWS_FILE ": cannot be written (is the disk full?)",
                       j->output);
@@ -433,7 +438,7 @@ static int job_files(kbe_job *j, int force)
     if (!rc && rows)
         f.rows = mcfi_kbe_open_file(j, KBE_ROWS_FILE, "wb", &rc);
     if (f.rows && fwrite(mcfi_kbe_rows_head, 1, KBE_ROWS_HEAD, f.rows) != KBE_ROWS_HEAD)
-        rc = rc ? rc : mcf_fail(MCF_EIO, "%s: cannot be written", probe);
+        rc = rc ? rc : mcf_fail(MCF_EIO, "%s/" KBE_ROWS_FILE ": cannot be written", j->output);
     if (!rc) {
         const int two = j->orbitals == 2;
         fprintf(f.tsv, "# mcf kbe: model %s, evaluator %s; per cell (sums over the %zu k points "

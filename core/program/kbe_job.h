@@ -44,6 +44,8 @@ void mcfi_kbe_job_free(kbe_job *j);
 int mcfi_kbe_job_run(kbe_job *j, kbe_files *f, kbe_loop_state *st, uint64_t from);
 /* DIR/name opened with mode; NULL with *rc set (naming the file) on failure */
 FILE *mcfi_kbe_open_file(const kbe_job *j, const char *name, const char *mode, int *rc);
+/* f's row buffer holds at least `bytes` (time row n's, for the message): MCF_ENOMEM else */
+int mcfi_kbe_row_buffer(kbe_files *f, uint64_t n, uint64_t bytes);
 /* the files closed and the row buffer freed; rc, or the first close's failure */
 int mcfi_kbe_close_files(const kbe_job *j, kbe_files *f, int rc);
 /* kbe_resume.c: a kbe folder's job rebuilt to t = 0 from DIR/config.ini (output = dir) and

@@ -27,16 +27,8 @@ int mcfi_kbe_read_rows(kbe_job *j, kbe_files *f, const kbe_loop_state *st)
     int shown = 0;
     for (uint64_t n = 0; !rc && n <= st->n; n++) {
         const uint64_t bytes = j->ev->row_bytes(j->ws, n);
-        if (bytes > f->row_cap) {
-            void *grown = realloc(f->row, bytes);
-            if (!grown) {
-                rc = mcf_fail(MCF_ENOMEM, "out of memory for time row %llu",
-                              (unsigned long long)n);
-                break;
-            }
-            f->row = grown;
-            f->row_cap = bytes;
-        }
+        if ((rc = mcfi_kbe_row_buffer(f, n, bytes)))
+            break;
         if (fread(f->row, 1, bytes, in) != bytes)
             rc = mcf_fail(MCF_EFORMAT, "%s: ends in time row %llu of the checkpoint's %llu "
                           "(cut short)", path, (unsigned long long)n,

@@ -1,5 +1,5 @@
-/* tc.c — `mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--grid N] [--window LO:HI]`: T_c
- * from the measurement series of runs that scanned L and T (tc.h; docs/methods.md,
+/* tc.c — `mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--grid N] [--window LO:HI]
+ * [--sizes L1,L2,...]`: T_c from the measurement series of runs that scanned L and T (tc.h; docs/methods.md,
  * "Finite-size scaling").  Reads each DIR/series/index.tsv and the chains' files
  * (tc_sources.c: the runs share one physics, neighbouring temperatures overlap), reweights
  * every size over its temperatures (tc_reweight.c), writes the curves with jackknife errors to
@@ -246,12 +246,14 @@ static int solve_all(tc_run *t)
         size_t len = 0;
         const double tau = tc_tau_max(s, TC_M2, &at, &len);
         const double b = (double)len / (double)t->blocks;
-        if (b < 20.0 * tau && tau / b > worst_ratio && (worst_ratio = tau / b) > 0)
+        if (b < 20.0 * tau && tau / b > worst_ratio) {
+            worst_ratio = tau / b;
             snprintf(t->tau_note, sizeof t->tau_note, "L = %ld, T = %g: tau_int(m^2) = %.1f "
                      "measurements against jackknife blocks of %.0f: blocks shorter than 20 "
                      "tau_int make the errors too small (the variance by ~2 tau_int / block "
                      "= %.0f%%); run longer or use fewer --blocks", s->L, at, tau, b,
                      fmin(100.0, 200.0 * tau / b));
+        }
     }
     if (t->tau_note[0])
         printf("mcf tc: warning: %s\n", t->tau_note);
