@@ -1,11 +1,13 @@
-/* tc.c — `mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--grid N] [--window LO:HI]
- * [--sizes L1,L2,...]`: T_c from the measurement series of runs that scanned L and T (tc.h; docs/methods.md,
- * "Finite-size scaling").  Reads each DIR/series/index.tsv and the chains' files
- * (tc_sources.c: the runs share one physics, neighbouring temperatures overlap), reweights
- * every size over its temperatures (tc_reweight.c), writes the curves with jackknife errors to
- * DIR/tc-curves.tsv, the crossings of successive sizes of the Binder cumulant and of xi/L,
- * nu from the ratio of the slopes at each crossing, and T_c extrapolated from the
- * crossings as T*(L) = T_c + a L^-(1/nu + omega), to DIR/tc.tsv and the terminal. */
+/* tc.c — `mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--nu NU] [--grid N]
+ * [--window LO:HI] [--sizes L1,L2,...]`: T_c from the measurement series of runs that
+ * scanned L and T (tc.h; docs/methods.md, "Finite-size scaling").  Reads each
+ * DIR/series/index.tsv and the chains' files (tc_sources.c: the runs share one physics,
+ * neighbouring temperatures overlap), reweights every size over its temperatures
+ * (tc_reweight.c), writes the curves with jackknife errors to DIR/tc-curves.tsv, the
+ * crossings of successive sizes of the Binder cumulant and of xi/L, nu from the ratio of
+ * the slopes at each crossing, and T_c extrapolated from the crossings as T*(L) = T_c +
+ * a L^-(1/nu + omega) (nu the largest pair's, or the universality class's with --nu; the
+ * fit's chi2 with three crossings or more), to DIR/tc.tsv and the terminal. */
 #define _POSIX_C_SOURCE 200809L
 #include "tc.h"
 
@@ -362,8 +364,8 @@ static int parse_sizes(const char *text, tc_run *t)
     return t->n_only >= 2 ? 0 : -1;
 }
 
-#define TC_USAGE "usage: mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--grid N] " \
-                 "[--window LO:HI] [--sizes L1,L2,...]"
+#define TC_USAGE "usage: mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--nu NU] " \
+                 "[--grid N] [--window LO:HI] [--sizes L1,L2,...]"
 
 int mcfi_tc_command(int argc, char **argv)
 {
@@ -381,6 +383,11 @@ int mcfi_tc_command(int argc, char **argv)
             t.omega = strtod(argv[++k], &end);
             if (*end || !(t.omega >= 0) || !isfinite(t.omega))
                 return mcf_fail(MCF_EINVAL, "mcf tc: --omega %s: give a number >= 0", argv[k]);
+        } else if (!strcmp(argv[k], "--nu") && k + 1 < argc) {
+            t.nu_fixed = strtod(argv[++k], &end);
+            if (*end || !(t.nu_fixed > 0) || !isfinite(t.nu_fixed))
+                return mcf_fail(MCF_EINVAL, "mcf tc: --nu %s: give a number > 0 (the "
+                                "universality class's nu, 0.7112 for 3D Heisenberg)", argv[k]);
         } else if (!strcmp(argv[k], "--grid") && k + 1 < argc) {
             long g = strtol(argv[++k], &end, 10);
             if (*end || g < 3 || g > 100000)

@@ -49,6 +49,8 @@ typedef struct tc_run {
     size_t n_only;
     size_t blocks, grid;  /* jackknife blocks per series; points of the curves */
     double omega;         /* the correction-to-scaling exponent of the extrapolation */
+    double nu_fixed;      /* > 0: the extrapolation's nu (--nu, [tc] nu: the universality
+                             class's, where it is known); 0: each sample's largest pair's */
     size_t n_sizes;
     tc_size *size;        /* ascending L */
     int has_xi;           /* the series have an order_kmin column: xi/L too */

@@ -1,5 +1,5 @@
 /* tc_driver.c — `mcf tc CONFIG`: a configuration with a [tc] section (sizes, temperatures,
- * quantity, error_target, blocks, omega) becomes one run whose scan covers L x T ([model] L
+ * quantity, error_target, blocks, omega, nu) becomes one run whose scan covers L x T ([model] L
  * = sizes, [schedule] temperatures, [run] series = yes, extra_observables += m2_kmin), then
  * the analysis of `mcf tc DIR` (tc.c) on its series.  error_target = tc:X goes to [schedule]
  * error_target, whose doubling of the measured sweeps (core/engine/error_target.c) asks
@@ -19,7 +19,7 @@
 /* what [tc] says beside the scan */
 typedef struct tc_settings {
     size_t blocks;
-    double omega;
+    double omega, nu; /* nu 0: the largest pair's */
     int which; /* 0 binder, 1 xi_over_l: the crossing whose T_c is reported and targeted */
     const mcf_config *source; /* the [tc] section given (written to DIR/tc.ini) */
     int kept;                 /* DIR/tc.ini written */
@@ -116,27 +116,28 @@ static int derive_scan(mcf_config *c)
     return rc;
 }
 
-/* [tc] quantity, blocks, omega; unknown [tc] keys refused */
+/* [tc] quantity, blocks, omega, nu; unknown [tc] keys refused */
 static int read_settings(const mcf_config *c, tc_settings *t)
 {
     static const char *const keys[] = {"sizes", "temperatures", "quantity", "error_target",
-                                       "blocks", "omega"};
+                                       "blocks", "omega", "nu"};
     char where[512];
     t->blocks = 16;
     t->omega = 1.0;
+    t->nu = 0.0;
     t->which = 1;
     for (size_t k = 0; k < c->n; k++) {
         const mcf_config_entry *e = &c->entries[k];
         if (strcmp(e->section, "tc"))
             continue;
         size_t j = 0;
-        while (j < 6 && strcmp(e->key, keys[j]))
+        while (j < 7 && strcmp(e->key, keys[j]))
             j++;
         mcfe_config_where(e, where, sizeof where);
         char *end = NULL;
-        if (j == 6)
+        if (j == 7)
             return mcf_fail(MCF_EINVAL, "%s: [tc] %s: unknown key ([tc] keys: sizes, "
-                            "temperatures, quantity, error_target, blocks, omega)", where,
+                            "temperatures, quantity, error_target, blocks, omega, nu)", where,
                             e->key);
         if (j == 2 && strcmp(e->value, "binder") && strcmp(e->value, "xi_over_l"))
             return mcf_fail(MCF_EINVAL, "%s: [tc] quantity = %s: give binder or xi_over_l",
@@ -155,6 +156,12 @@ static int read_settings(const mcf_config *c, tc_settings *t)
             if (*end || !(t->omega >= 0) || !isfinite(t->omega))
                 return mcf_fail(MCF_EINVAL, "%s: [tc] omega = %s: give a number >= 0", where,
                                 e->value);
+        }
+        if (j == 6) {
+            t->nu = strtod(e->value, &end);
+            if (*end || !(t->nu > 0) || !isfinite(t->nu))
+                return mcf_fail(MCF_EINVAL, "%s: [tc] nu = %s: give a number > 0 (the "
+                                "universality class's nu)", where, e->value);
         }
     }
     return MCF_OK;
@@ -220,6 +227,7 @@ static int estimate(const char *dir, const char *series, void *ctx, double *tc, 
     t.series[0] = series;
     t.blocks = set->blocks;
     t.omega = set->omega;
+    t.nu_fixed = set->nu;
     int rc = tc_analyze(&t);
     *tc = t.tc[set->which];
     *err = t.tc_err[set->which];
@@ -326,6 +334,7 @@ int mcfi_tc_drive(const char *config_path, const char *resume_dir, mcf_run_optio
     tc_defaults(&t, dir);
     t.blocks = set.blocks;
     t.omega = set.omega;
+    t.nu_fixed = set.nu;
     rc = tc_analyze(&t);
     const int q = set.which;
     if (!rc && !isfinite(t.tc[q]))

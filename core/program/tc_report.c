@@ -76,10 +76,13 @@ static double slope(const tc_size *s, size_t blocks, size_t j, int which, double
            (2 * h);
 }
 
-/* T_c of one sample from P crossings at sizes L1[p] with weights w[p], exponent x */
+/* T_c of one sample from P crossings at sizes L1[p] with weights w[p], exponent x; *chi2
+ * (if not NULL): the weighted squared residuals of the line (P - 2 degrees of freedom) */
 static double extrapolate(const double *Tx, const double *L1, const double *w, size_t P,
-                          double x)
+                          double x, double *chi2)
 {
+    if (chi2)
+        *chi2 = 0.0;
     if (P == 1)
         return Tx[0];
     double S = 0, Su = 0, Suu = 0, St = 0, Sut = 0; /* T = T_c + a u, u = L^-x */
@@ -91,7 +94,13 @@ static double extrapolate(const double *Tx, const double *L1, const double *w, s
         St += w[p] * Tx[p];
         Sut += w[p] * u * Tx[p];
     }
-    return (Suu * St - Su * Sut) / (S * Suu - Su * Su);
+    const double det = S * Suu - Su * Su;
+    const double tc = (Suu * St - Su * Sut) / det, a = (S * Sut - Su * St) / det;
+    for (size_t p = 0; chi2 && p < P; p++) {
+        const double r = Tx[p] - tc - a * pow(L1[p], -x);
+        *chi2 += w[p] * r * r;
+    }
+    return tc;
 }
 
 /* crossings, nu and T_c of quantity `which`; the table's rows and the summary into f and
@@ -178,12 +187,14 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
     }
     *crossed = used;
     if (used) {
-        /* per sample: x = 1/nu (of the largest pair) + omega, then the fit */
+        /* per sample: x = 1/nu (the class's if given, else the sample's largest pair's) +
+         * omega, then the fit; chi2 of the full sample's */
+        double chi2 = 0.0;
         for (size_t j = 0; j < J; j++) {
             for (size_t p = 0; p < used; p++)
                 row[p] = Tx[p * J + j];
-            const double x = 1.0 / nu[(used - 1) * J + j] + t->omega;
-            tc[j] = extrapolate(row, L1, w, used, x);
+            const double inu = t->nu_fixed > 0 ? 1.0 / t->nu_fixed : 1.0 / nu[(used - 1) * J + j];
+            tc[j] = extrapolate(row, L1, w, used, inu + t->omega, j ? NULL : &chi2);
         }
         double err = tc_jack_error(tc, t->blocks);
         double lo = -INFINITY, hi = INFINITY;
@@ -198,13 +209,16 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
         }
         const double last = Tx[(used - 1) * J], last_err = tc_jack_error(Tx + (used - 1) * J,
                                                                           t->blocks);
-        char how[256];
+        char how[384], fit[96] = "";
+        if (used > 2) /* the crossings' scatter about the line, against their errors */
+            snprintf(fit, sizeof fit, "; chi2/dof = %.3g/%zu", chi2, used - 2);
         if (used == 1)
             snprintf(how, sizeof how, "one crossing: not extrapolated");
         else
             snprintf(how, sizeof how, "%zu crossings extrapolated as T*(L) = T_c + a "
-                     "L^-(1/nu + omega), omega = %g, 1/nu = %.4f", used, t->omega,
-                     1.0 / nu[(used - 1) * J]);
+                     "L^-(1/nu + omega), omega = %g, 1/nu = %.4f%s%s", used, t->omega,
+                     t->nu_fixed > 0 ? 1.0 / t->nu_fixed : 1.0 / nu[(used - 1) * J],
+                     t->nu_fixed > 0 ? " (nu given)" : " (the largest pair's)", fit);
         fprintf(f, "# T_c (%s) = %.10g +- %.4g: %s; the largest pair alone: %.10g +- %.4g; "
                 "nu (largest pair) = %.6g +- %.4g\n", quantity_name[which], tc[0], err, how,
                 last, last_err, nu[(used - 1) * J], tc_jack_error(nu + (used - 1) * J,

@@ -12,7 +12,11 @@
 #      ~9 (L = 12) standard deviations of energy wide, no measurement bridges it: refused,
 #      naming the pair and the temperatures to add; --window 1.9:2.7 leaves those two chains
 #      out and the rest is analysed;
-#  (e) --sizes: all sizes named gives the same T_c; a size the series lack, or one size, refused.
+#  (e) --sizes: all sizes named gives the same T_c; a size the series lack, or one size, refused;
+#  (f) --nu: 2D Ising L = 4..10 with nu = 1 (exact): the printed T_c and chi2 of each quantity
+#      are the weighted line through tc.tsv's crossings in L^-(1/nu + omega) = L^-2, recomputed
+#      here from the table (its errors printed to 4 digits, so each weight is known to 1e-3:
+#      T_c to 1e-3 of the crossings' spread, chi2 to 2%); --nu 0 refused.
 # usage: test_tc_merge.sh MCF SCRATCH
 set -u
 case $1 in */* | .*) mcf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") ;; *) mcf=$1 ;; esac
@@ -81,5 +85,23 @@ else bad "(e) --sizes 8,16: exit $r"; cat s2.txt; fi
 "$mcf" tc d.out --sizes 8 > s3.txt 2>&1; r=$?
 if [ $r -eq 2 ] && grep -q 'two or more lattice sizes' s3.txt; then ok "(e) --sizes 8 refused"
 else bad "(e) --sizes 8: exit $r"; cat s3.txt; fi
+# ---- (f) --nu ------------------------------------------------------------------------------
+mk e 14 e.out "4, 6, 8, 10" "2.1, 2.2, 2.3, 2.4, 2.5" 4000
+"$mcf" tc e.out --nu 1 > e.txt 2>&1; r=$?
+for q in binder xi_over_l; do
+  want=$(awk -F'\t' -v q=$q '$1 == q { u = $2 ^ -2; w = 1 / ($5 * $5); n++; U[n] = u; T[n] = $4;
+      W[n] = w; lo = n == 1 || $4 < lo ? $4 : lo; hi = n == 1 || $4 > hi ? $4 : hi; S += w; Su += w * u; Suu += w * u * u; St += w * $4; Sut += w * u * $4 }
+    END { d = S * Suu - Su * Su; tc = (Suu * St - Su * Sut) / d; a = (S * Sut - Su * St) / d;
+      for (i = 1; i <= n; i++) c += W[i] * (T[i] - tc - a * U[i]) ^ 2; printf "%.10g %.6g %.6g", tc, c, 1e-3 * (hi - lo) }' e.out/tc.tsv)
+  got=$(sed -n "s/^# T_c ($q) = \([0-9.]*\) .*(nu given); chi2\/dof = \([0-9.e+-]*\)\/1;.*/\1 \2/p" e.out/tc.tsv)
+  if [ $r -eq 0 ] && [ -n "$got" ] && awk -v w="$want" -v g="$got" 'BEGIN { split(w, a, " ");
+      split(g, b, " "); d = a[1] - b[1]; c = a[2] - b[2]; exit !(d * d <= a[3] * a[3] &&
+      c * c <= (0.02 * a[2] + 0.005) ^ 2) }'; then
+    ok "(f) --nu 1, $q: T_c and chi2 $got (recomputed: $want)"
+  else bad "(f) --nu 1, $q: exit $r, printed '$got', recomputed '$want'"; grep "^# T_c" e.out/tc.tsv; fi
+done
+"$mcf" tc e.out --nu 0 > e0.txt 2>&1; r=$?
+if [ $r -eq 2 ] && grep -q -- '--nu 0: give a number > 0' e0.txt; then ok "(f) --nu 0 refused"
+else bad "(f) --nu 0: exit $r"; cat e0.txt; fi
 echo "$passed passed, $fail failed"
 [ $fail -eq 0 ]
