@@ -226,6 +226,10 @@ static int read_series(tc_run *t)
     return rc;
 }
 
+/* Newton steps before the fixed point (tc_reweight_solve): ~10 are taken where the fixed
+ * point takes thousands; 100 is the cap */
+#define TC_NEWTON_STEPS 100
+
 /* the reweighting of every size and jackknife sample */
 static int solve_all(tc_run *t)
 {
@@ -274,13 +278,13 @@ static int solve_all(tc_run *t)
                 s->count[s->chain[n] * J + j] += j == 0 || s->block[n] != j - 1;
         /* the full sample, then the jackknife samples from its solution, each on one thread
          * (each sample's numbers are the same on any number of threads) */
-        long failed = tc_reweight_solve(s, t->blocks, 0, 20000) ? 0 : -1;
+        long failed = tc_reweight_solve(s, t->blocks, 0, TC_NEWTON_STEPS, 20000) ? 0 : -1;
 #pragma omp parallel for schedule(dynamic)
         for (long jj = 1; jj < (failed < 0 ? (long)J : 1); jj++) {
             const size_t j = (size_t)jj;
             for (size_t c = 0; c < s->n_chains; c++)
                 s->lnz[c * J + j] = s->lnz[c * J];
-            if (tc_reweight_solve(s, t->blocks, j, 20000)) {
+            if (tc_reweight_solve(s, t->blocks, j, TC_NEWTON_STEPS, 20000)) {
 #pragma omp critical(tc_failed)
                 if (failed < 0 || jj < failed)
                     failed = jj;

@@ -155,9 +155,10 @@ int tc_report(tc_run *t);
 double tc_jack_error(const double *x, size_t blocks);
 
 /* Solves the Ferrenberg-Swendsen equations of jackknife sample j of size s (ln Z per chain,
- * chain 0's 0) and fills logden of the sample; 0, or -1 when they do not converge in
- * `max_iter` iterations (every ln Z changing by less than 1e-9). */
-int tc_reweight_solve(tc_size *s, size_t blocks, size_t j, int max_iter);
+ * chain 0's 0) and fills logden of the sample: up to `newton_iter` Newton steps on their
+ * convex objective (0: none), then the fixed-point iteration, which confirms; 0, or -1 when
+ * that does not converge in `max_iter` iterations (every ln Z changing by less than 1e-9). */
+int tc_reweight_solve(tc_size *s, size_t blocks, size_t j, int newton_iter, int max_iter);
 
 /* The reweighted means <E>/N, <m2>, <m4>, <m2_kmin> of sample j at temperature T, into
  * out[TC_NQ] (E per unit). */
