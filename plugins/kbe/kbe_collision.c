@@ -13,32 +13,6 @@
 
 #include <omp.h>
 
-/* acc[q][k] += wt (a b)_q per k, for blocks a, b of 4 nk values ([ab][k]); b_adj: b holds
- * G(t_j, t_s) and the product takes -b^dagger (G(t_s, t_j) for s < j) */
-static inline void block_madd(size_t nk, double wt, const double complex *restrict a,
-                              const double complex *restrict b, int b_adj,
-                              double complex *restrict acc)
-{
-    const double complex *a0 = a, *a1 = a + nk, *a2 = a + 2 * nk, *a3 = a + 3 * nk;
-    if (!b_adj) {
-        const double complex *b0 = b, *b1 = b + nk, *b2 = b + 2 * nk, *b3 = b + 3 * nk;
-        for (size_t k = 0; k < nk; k++) {
-            acc[k] += wt * (a0[k] * b0[k] + a1[k] * b2[k]);
-            acc[nk + k] += wt * (a0[k] * b1[k] + a1[k] * b3[k]);
-            acc[2 * nk + k] += wt * (a2[k] * b0[k] + a3[k] * b2[k]);
-            acc[3 * nk + k] += wt * (a2[k] * b1[k] + a3[k] * b3[k]);
-        }
-    } else { /* (-b^dagger)_{pq} = -conj(b_{qp}) */
-        const double complex *b0 = b, *b1 = b + 2 * nk, *b2 = b + nk, *b3 = b + 3 * nk;
-        for (size_t k = 0; k < nk; k++) {
-            acc[k] -= wt * (a0[k] * conj(b0[k]) + a1[k] * conj(b2[k]));
-            acc[nk + k] -= wt * (a0[k] * conj(b1[k]) + a1[k] * conj(b3[k]));
-            acc[2 * nk + k] -= wt * (a2[k] * conj(b0[k]) + a3[k] * conj(b2[k]));
-            acc[3 * nk + k] -= wt * (a2[k] * conj(b1[k]) + a3[k] * conj(b3[k]));
-        }
-    }
-}
-
 void kbe_sigma_row(kbe *w, size_t m)
 {
     const size_t nk = w->spec.nk;

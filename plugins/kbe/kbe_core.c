@@ -75,10 +75,16 @@ static int check_spec(const kbe_spec *s)
                         s->dt, s->steps);
     if (s->correctors < 0 || s->correctors > 100)
         return mcf_fail(MCF_EINVAL, "kbe: correctors = %d (0 .. 100)", s->correctors);
+    if (s->order != 0 && (s->order < 2 || s->order > KBE_GREGORY_MAX_ORDER))
+        return mcf_fail(MCF_EINVAL, "kbe: order = %d (2 .. %d; 0: 2)", s->order,
+                        KBE_GREGORY_MAX_ORDER);
     if (s->selfenergy != KBE_SELFENERGY_NONE && s->selfenergy != KBE_SELFENERGY_HF &&
         s->selfenergy != KBE_SELFENERGY_2B && s->selfenergy != KBE_SELFENERGY_GIVEN)
         return mcf_fail(MCF_EINVAL, "kbe: self-energy %d is not one of none, hf, 2b, given",
                         (int)s->selfenergy);
+    if (s->order > 2 && s->selfenergy == KBE_SELFENERGY_2B)
+        return mcf_fail(MCF_EINVAL, "kbe: order %d with second Born is not there yet (orders "
+                        "3 .. 5: none, hf and a given self-energy; 2b: order 2)", s->order);
     if (s->selfenergy == KBE_SELFENERGY_GIVEN && !s->sigma)
         return mcf_fail(MCF_EINVAL, "kbe: a given self-energy without its function (sigma)");
     if (s->sigma_method != KBE_SIGMA_FFT && s->sigma_method != KBE_SIGMA_DIRECT)
@@ -149,6 +155,12 @@ int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
             return mcf_fail(MCF_ENOMEM, "kbe: out of memory for the self-energy");
         }
     }
+    w->order = 2;
+    if (spec->order > 2 && kbe_order_init(w)) {
+        kbe_destroy(w);
+        return mcf_fail(MCF_ENOMEM, "kbe: out of memory for the tables of order %d",
+                        spec->order);
+    }
     memcpy(w->eps, spec->eps, 2 * nk * sizeof *w->eps);
     memcpy(w->rho0, spec->rho0, 4 * nk * sizeof *w->rho0);
     w->spec.eps = w->eps;
@@ -190,6 +202,12 @@ void kbe_destroy(kbe *w)
         kbe_sigma_work_destroy(w->sw[t]);
     free(w->sw);
     free(w->bbuf);
+    free(w->greg);
+    free(w->hblk);
+    free(w->sblk);
+    free(w->kbuf);
+    free(w->tl);
+    free(w->tg);
     free(w);
 }
 

@@ -63,6 +63,9 @@ typedef struct kbe_spec {
     size_t steps;               /* the most steps kbe_step may take (the storage) */
     int correctors;             /* corrector passes a step for h(t_{n+1}) and the integrals
                                  * (0 .. 100; hf and 2b: >= 1 for second order) */
+    int order;                  /* the order p in dt: 2 (or 0) the exponential midpoint
+                                 * step above; 3 .. 5 BDF-p and Gregory weights of order p
+                                 * (kbe_bdf.c, kbe_start.c; hf and 2b: correctors >= 1) */
     kbe_selfenergy selfenergy;
     kbe_sigma_method sigma_method; /* how second Born is formed (KBE_SELFENERGY_2B) */
     size_t memory_limit;        /* bytes the two-time storage may take (0: no limit) */
