@@ -248,7 +248,7 @@ static int write_checkpoint(kbe_job *j, kbe_files *f, kbe_loop_state *st)
     st->tsv_bytes = (uint64_t)ftell(f->tsv);
     st->nk_bytes = f->nk ? (uint64_t)ftell(f->nk) : 0;
     st->rows_bytes = (uint64_t)ftell(f->rows);
-    return mcfi_kbe_checkpoint_write(j->output, st);
+    return mcfi_kbe_checkpoint_write(j->output, st, j->prop.order);
 }
 
 /* the time loop from step `from` (0, or a resumed run's next step, whose step from t_{n-1} is

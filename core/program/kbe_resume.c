@@ -84,11 +84,15 @@ int mcfi_kbe_job_open(const char *dir, kbe_job *j, kbe_loop_state *st)
     memset(j, 0, sizeof *j);
     char path[4200];
     snprintf(path, sizeof path, "%s/config.ini", dir);
-    int rc = mcfi_kbe_checkpoint_read(dir, st);
+    unsigned order = 2;
+    int rc = mcfi_kbe_checkpoint_read(dir, st, &order);
     if (!rc)
         rc = mcfe_config_read(path, &j->c);
     if (!rc)
         rc = mcfi_kbe_job_setup(j);
+    if (!rc && order != j->prop.order) /* config.ini edited since: rows of another scheme */
+        rc = mcf_fail(MCF_EFORMAT, "%s/checkpoint: a run of order %u, where %s/config.ini "
+                      "asks for order %u", dir, order, dir, j->prop.order);
     if (!rc) { /* the folder is the output, wherever config.ini's [run] output pointed */
         free(j->output);
         j->output = strdup(dir);

@@ -250,23 +250,27 @@ static void sylvester(double a0, double dt, const double complex *H, const doubl
             b[4 * q + ab] = rhs[ab * nrhs + q];
 }
 
-/* Sigma^lg(t_j, t_s), s = 0 .. n1, into w->tl, w->tg: the caller's function below the
- * diagonal, the adjoint above; the row at t_n1 from w->sl, w->sg */
+/* Sigma^lg(t_j, t_s), s = 0 .. n1, into w->tl, w->tg: formed below the diagonal (second Born
+ * on the threads, a given self-energy's function from one), the adjoint above; the row at
+ * t_n1 from w->sl, w->sg */
 static void sigma_line(kbe *w, size_t j, size_t n1)
 {
     const size_t nk = w->spec.nk, bs = 4 * nk;
-    for (size_t s = 0; s <= j; s++)
-        w->spec.sigma(w->spec.sigma_ctx, j, s, w->tl + s * bs, w->tg + s * bs);
-    for (size_t s = j + 1; s <= n1; s++) {
+    const int par = w->spec.selfenergy == KBE_SELFENERGY_2B;
+#pragma omp parallel for schedule(dynamic) num_threads(w->nthreads) if (par)
+    for (size_t s = 0; s < n1; s++) {
+        const int t = omp_get_thread_num();
         double complex *l = w->tl + s * bs, *g = w->tg + s * bs;
-        if (s < n1)
-            w->spec.sigma(w->spec.sigma_ctx, s, j, l, g);
-        else {
-            memcpy(l, w->sl + j * bs, bs * sizeof *l);
-            memcpy(g, w->sg + j * bs, bs * sizeof *g);
-        }
+        if (s <= j)
+            kbe_sigma_pair(w, j, s, l, g, t);
+        else
+            kbe_sigma_pair(w, s, j, l, g, t);
+    }
+    memcpy(w->tl + n1 * bs, w->sl + j * bs, bs * sizeof *w->tl);
+    memcpy(w->tg + n1 * bs, w->sg + j * bs, bs * sizeof *w->tg);
+    for (size_t s = j + 1; s <= n1; s++)
         for (int q = 0; q < 2; q++) { /* Sigma(t_j, t_s) = -Sigma(t_s, t_j)^dagger */
-            double complex *x = q ? g : l;
+            double complex *x = (q ? w->tg : w->tl) + s * bs;
             for (size_t k = 0; k < nk; k++) {
                 const double complex x1 = x[nk + k];
                 x[k] = -conj(x[k]);
@@ -275,7 +279,6 @@ static void sigma_line(kbe *w, size_t j, size_t n1)
                 x[3 * nk + k] = -conj(x[3 * nk + k]);
             }
         }
-    }
 }
 
 /* The strip next to the diagonal, G(t_n1, t_j) for j = n1 - p + 1 .. n1 - 1, where the

@@ -13,6 +13,29 @@
 
 #include <omp.h>
 
+void kbe_sigma_pair(kbe *w, size_t m, size_t s, double complex *sl, double complex *sg, int t)
+{
+    const size_t nk = w->spec.nk;
+    if (w->spec.selfenergy == KBE_SELFENERGY_GIVEN) {
+        w->spec.sigma(w->spec.sigma_ctx, m, s, sl, sg);
+        return;
+    }
+    double complex *B = w->bbuf + (size_t)t * 4 * nk;
+    const double uu = w->U[m] * w->U[s];
+    for (int lesser = 0; lesser < 2; lesser++) {
+        /* A = G^lg(t_m, t_s) as stored, B = G^gl(t_s, t_m) = -G^gl(t_m, t_s)^dagger */
+        const double complex *o = kbe_block(w, !lesser, m, s);
+        for (size_t k = 0; k < nk; k++) {
+            B[k] = -conj(o[k]);
+            B[nk + k] = -conj(o[2 * nk + k]);
+            B[2 * nk + k] = -conj(o[nk + k]);
+            B[3 * nk + k] = -conj(o[3 * nk + k]);
+        }
+        kbe_sigma_2b(w->spec.sigma_method, uu, kbe_block(w, lesser, m, s), B,
+                     lesser ? sl : sg, w->sw[t]);
+    }
+}
+
 void kbe_sigma_row(kbe *w, size_t m)
 {
     const size_t nk = w->spec.nk;
@@ -22,23 +45,8 @@ void kbe_sigma_row(kbe *w, size_t m)
         return;
     }
 #pragma omp parallel for schedule(dynamic) num_threads(w->nthreads)
-    for (size_t s = 0; s <= m; s++) {
-        const int t = omp_get_thread_num();
-        double complex *B = w->bbuf + (size_t)t * 4 * nk;
-        const double uu = w->U[m] * w->U[s];
-        for (int lesser = 0; lesser < 2; lesser++) {
-            /* A = G^lg(t_m, t_s) as stored, B = G^gl(t_s, t_m) = -G^gl(t_m, t_s)^dagger */
-            const double complex *o = kbe_block(w, !lesser, m, s);
-            for (size_t k = 0; k < nk; k++) {
-                B[k] = -conj(o[k]);
-                B[nk + k] = -conj(o[2 * nk + k]);
-                B[2 * nk + k] = -conj(o[nk + k]);
-                B[3 * nk + k] = -conj(o[3 * nk + k]);
-            }
-            double complex *S = (lesser ? w->sl : w->sg) + s * 4 * nk;
-            kbe_sigma_2b(w->spec.sigma_method, uu, kbe_block(w, lesser, m, s), B, S, w->sw[t]);
-        }
-    }
+    for (size_t s = 0; s <= m; s++)
+        kbe_sigma_pair(w, m, s, w->sl + s * 4 * nk, w->sg + s * 4 * nk, omp_get_thread_num());
 }
 
 void kbe_collision_row(kbe *w, size_t m, double complex *il, double complex *ig)

@@ -82,9 +82,6 @@ static int check_spec(const kbe_spec *s)
         s->selfenergy != KBE_SELFENERGY_2B && s->selfenergy != KBE_SELFENERGY_GIVEN)
         return mcf_fail(MCF_EINVAL, "kbe: self-energy %d is not one of none, hf, 2b, given",
                         (int)s->selfenergy);
-    if (s->order > 2 && s->selfenergy == KBE_SELFENERGY_2B)
-        return mcf_fail(MCF_EINVAL, "kbe: order %d with second Born is not there yet (orders "
-                        "3 .. 5: none, hf and a given self-energy; 2b: order 2)", s->order);
     if (s->selfenergy == KBE_SELFENERGY_GIVEN && !s->sigma)
         return mcf_fail(MCF_EINVAL, "kbe: a given self-energy without its function (sigma)");
     if (s->sigma_method != KBE_SIGMA_FFT && s->sigma_method != KBE_SIGMA_DIRECT)

@@ -74,6 +74,9 @@ void kbe_local_density(const kbe *w, size_t n, double complex *rho_loc);
 /* second Born's row at t_m: Sigma^lg(t_m, t_s) for s = 0 .. m into w->sl, w->sg
  * (kbe_collision.c) */
 void kbe_sigma_row(kbe *w, size_t m);
+/* Sigma^lg(t_m, t_s), m >= s, into sl, sg (4 nk each) with thread t's scratch (second Born)
+ * or by the caller's function (given: call from one thread) */
+void kbe_sigma_pair(kbe *w, size_t m, size_t s, double complex *sl, double complex *sg, int t);
 /* the collision integrals I^lg(t_m, t_j), j = 0 .. m, from w->sl, w->sg (the row at t_m)
  * and G on the rows <= m, into il, ig ((m + 1) blocks of 4 nk) */
 void kbe_collision_row(kbe *w, size_t m, double complex *il, double complex *ig);

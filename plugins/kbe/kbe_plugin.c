@@ -15,6 +15,7 @@
 
 #include <complex.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ typedef struct kp_setup {
     double w;           /* the interaction's weight (0 without a term) */
     kbe_selfenergy selfenergy;
     kbe_sigma_method method;
+    int order;          /* the step's order in dt (2 .. 5) */
     uint64_t bytes;     /* what the run takes (plan's answer) */
 } kp_setup;
 
@@ -165,6 +167,15 @@ static int kp_setup_read(const mcf_driven_crystal *c, const mcf_propagation *p, 
                         p->dt, (unsigned long long)p->steps);
     if (p->correctors > 100)
         return mcf_fail(MCF_EINVAL, "kbe: correctors = %u (0 .. 100)", p->correctors);
+    /* the order: a core whose mcf_propagation ends before it asks for 2 */
+    s->order = p->struct_size >= offsetof(mcf_propagation, order) + sizeof p->order
+                   ? (int)p->order : 2;
+    if (s->order == 0)
+        s->order = 2;
+    if (s->order < 2 || s->order > KBE_GREGORY_MAX_ORDER)
+        return mcf_fail(MCF_EINVAL, "kbe: order = %d (2 .. %d)", s->order,
+                        KBE_GREGORY_MAX_ORDER);
+
     if (!isfinite(p->E0) || !isfinite(p->U0))
         return mcf_fail(MCF_EINVAL, "kbe: the drive at t = 0 is not finite (E %g, U %g)", p->E0,
                         p->U0);
@@ -284,6 +295,7 @@ static int kp_create(const mcf_params *params, const mcf_driven_crystal *c,
                            .dt = p->dt,
                            .steps = w->steps,
                            .correctors = (int)p->correctors,
+                           .order = s.order,
                            .selfenergy = s.selfenergy,
                            .sigma_method = s.method,
                            .memory_limit = (size_t)p->memory_limit};

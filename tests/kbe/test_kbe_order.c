@@ -12,7 +12,10 @@
  * 2. Time-dependent Hartree-Fock: rho_k(t_n) = -i G^<(t_n, t_n) against i d rho_k/dt =
  *    [h_k(t, rho^loc), rho_k] by RK4 at 1/64 of the finest step, with one corrector pass
  *    (the row is first extrapolated from p rows, an error O(dt^p) in h(t_{n+1})): order p.
- * 3. Refusals: order 1 and 6.
+ * 3. Second Born (U = 1, one corrector pass, t <= 2): no closed form; the differences of
+ *    successive halvings max |G_dt - G_dt/2| over the pairs of the coarsest grid fall by
+ *    2^p per halving as the error does (dt = 0.08 .. 0.01).
+ * 4. Refusals: order 1 and 6.
  * The steps: dt = 0.08, 0.04, 0.02 up to t = 4 (errors from about 1e-3 down to 1e-10 at order
  * 5, well above rounding, and the largest step still in the asymptotic range). */
 #include <complex.h>
@@ -125,18 +128,24 @@ static void initial_state(double complex *rho0, double *eps)
     }
 }
 
-static int run(double dt, int order, kbe_selfenergy se, int correctors, double U, kbe **out)
+static int run_to(double t_end, double dt, int order, kbe_selfenergy se, int correctors,
+                  double U, kbe **out)
 {
     double eps[2 * NK];
     double complex rho0[4 * NK];
     initial_state(rho0, eps);
-    const size_t n = (size_t)llround(T_END / dt);
+    const size_t n = (size_t)llround(t_end / dt);
     kbe_spec s = {.nk = NK, .eps = eps, .dipole = dipole, .rho0 = rho0, .dt = dt, .steps = n,
                   .correctors = correctors, .selfenergy = se, .order = order};
     int rc = kbe_create(&s, field(0.0), U, out);
     for (size_t i = 1; i <= n && !rc; i++)
         rc = kbe_step(*out, field((double)i * dt), U);
     return rc;
+}
+
+static int run(double dt, int order, kbe_selfenergy se, int correctors, double U, kbe **out)
+{
+    return run_to(T_END, dt, order, se, correctors, U, out);
 }
 
 /* the free case: the largest |G - G_exact| over both triangles, N's drift and the largest
@@ -218,6 +227,25 @@ static double hf_error(double dt, int order, int correctors, double U,
     return err;
 }
 
+/* second Born (no closed form): G of every pair of the coarsest grid at dt = 0.08 / 2^q,
+ * q = 0 .. 3, into g[q] (pairs i >= j of the 0.08 grid, t <= 2; lesser, greater) */
+#define T_2B 2.0
+#define N_2B 25 /* T_2B / 0.08 */
+static void run_2b(int order, double complex (*g)[2][N_2B + 1][N_2B + 1][4 * NK])
+{
+    for (int q = 0; q < 4; q++) {
+        const double dt = 0.08 / (double)(1 << q);
+        kbe *w = NULL;
+        CHECK(run_to(T_2B, dt, order, KBE_SELFENERGY_2B, 1, 1.0, &w) == MCF_OK, "%s",
+              mcf_last_error());
+        for (int lesser = 0; lesser < 2 && w; lesser++)
+            for (size_t i = 0; i <= N_2B; i++)
+                for (size_t j = 0; j <= i; j++)
+                    kbe_green(w, lesser, i << q, j << q, g[q][lesser][i][j]);
+        kbe_destroy(w);
+    }
+}
+
 /* the ratios e(dt) / e(dt / 2) of one order against 2^p x [0.8, 1.25] */
 static void ratios(const char *what, int p, const double *e)
 {
@@ -271,7 +299,27 @@ int main(void)
     }
     free(ref);
 
-    /* 3. refusals */
+    /* 3. second Born, U = 1, one corrector pass: no closed form, so the differences of
+     * successive halvings d_q = max |G_{dt/2^q} - G_{dt/2^{q+1}}| over the coarse pairs,
+     * which fall as the error itself, 2^p per halving */
+    double complex(*g)[2][N_2B + 1][N_2B + 1][4 * NK] = malloc(4 * sizeof *g);
+    for (int p = 3; p <= 5 && g; p++) {
+        run_2b(p, g);
+        double d[3] = {0.0, 0.0, 0.0};
+        for (int q = 0; q < 3; q++)
+            for (int lesser = 0; lesser < 2; lesser++)
+                for (size_t i = 0; i <= N_2B; i++)
+                    for (size_t j = 0; j <= i; j++)
+                        for (size_t x = 0; x < 4 * NK; x++)
+                            d[q] = fmax(d[q], cabs(g[q][lesser][i][j][x] -
+                                                   g[q + 1][lesser][i][j][x]));
+        printf("2b, order %d: |G_dt - G_dt/2| at dt = 0.08, 0.04, 0.02: %.3e %.3e %.3e\n", p,
+               d[0], d[1], d[2]);
+        ratios("2b (successive differences)", p, d);
+    }
+    free(g);
+
+    /* 4. refusals */
     kbe *w = NULL;
     for (int p = 1; p <= 6; p += 5)
         CHECK(run(0.1, p, KBE_SELFENERGY_NONE, 0, 0.0, &w) == MCF_EINVAL && !w,
