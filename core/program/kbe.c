@@ -6,7 +6,7 @@
  * trapezoid sum is the energy balance the table checks.
  *
  * The configuration: [run] model, evaluator (default kbe), output; [kbe] dt, steps, nk,
- * correctors, selfenergy, selfenergy_method, U, ramp, memory_limit_gb; [pulse] amplitude,
+ * correctors, order, selfenergy, selfenergy_method, U, ramp, memory_limit_gb; [pulse] amplitude,
  * frequency, center, width; [output] every, nk_times; [model] and [evaluator] as the plugins
  * declare them.  The output folder: config.ini, kind, kbe.tsv (a row every [output] every
  * steps, written as the run goes), nk.tsv (the k-resolved occupations at nk_times),

@@ -11,8 +11,8 @@
  *    order 3 (none, resumed at its last row, which carries the block's rows again); rows
  *    are written right after their steps, as `mcf kbe` does.
  * 2. Refusals: row 0 into a kbe created with another E0, another rho0 or another order
- *    (MCF_EFORMAT: a foreign checkpoint), row 3 before row 2, a row into a kbe that has stepped, a row past
- *    the steps taken to kbe_row_write. */
+ *    (MCF_EFORMAT: a foreign checkpoint), row 3 before row 2, a row into a kbe that has
+ *    stepped, a row past the steps taken to kbe_row_write. */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
