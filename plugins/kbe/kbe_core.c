@@ -104,6 +104,32 @@ static int check_spec(const kbe_spec *s)
     return MCF_OK;
 }
 
+/* the tables of order p > 2 (the step is kbe_bdf.c's and kbe_start.c's): MCF_ENOMEM */
+static int kbe_order_init(kbe *w)
+{
+    const int p = w->spec.order;
+    const size_t nk = w->spec.nk, width = 2 * (size_t)p + 2;
+    w->order = p;
+    w->kstart = 2 * (size_t)p - 2;
+    kbe_bdf_weights(p, w->bdf);
+    w->greg = calloc(width * width, sizeof *w->greg);
+    w->hblk = malloc((2 * (size_t)p - 1) * 4 * nk * sizeof *w->hblk);
+    w->kthreads = omp_get_max_threads();
+    w->kbuf = malloc((size_t)w->kthreads * 3 * 4 * nk * sizeof *w->kbuf);
+    const size_t K1 = w->kstart + 1, row = (w->spec.steps + 1) * 4 * nk;
+    if (kbe_collisions(w)) {
+        w->sblk = malloc(2 * K1 * K1 * 4 * nk * sizeof *w->sblk);
+        w->tl = malloc(row * sizeof *w->tl);
+        w->tg = malloc(row * sizeof *w->tg);
+    }
+    if (!w->greg || !w->hblk || !w->kbuf ||
+        (kbe_collisions(w) && (!w->sblk || !w->tl || !w->tg)))
+        return MCF_ENOMEM;
+    for (size_t n = 0; n < width; n++)
+        kbe_gregory_weights(p, n, w->greg + n * width);
+    return MCF_OK;
+}
+
 int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
 {
     *out = NULL;

@@ -108,8 +108,6 @@ static inline void block_madd(size_t nk, double wt, const double complex *restri
 }
 
 /* ---- order p > 2 (kbe_bdf.c, kbe_start.c) ---- */
-/* the tables of order p (kbe_create; MCF_ENOMEM) */
-int kbe_order_init(kbe *w);
 /* Gregory's weight of t_s in int_0^{t_n} (s <= max(n, p - 1)) */
 double kbe_greg(const kbe *w, size_t n, size_t s);
 /* G^lg(t_i, t_j) of k point k for any i, j <= the rows formed, into g[4] (row-major) */

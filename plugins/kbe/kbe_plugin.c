@@ -44,13 +44,13 @@ typedef struct kp_ws {
 
 /* the bytes the plugin itself takes beyond kbe_core's two-time storage (eps, the buffer,
  * the residuals) and second Born's rows in kbe_core (8 rows of steps + 1 blocks) */
-static double kp_extra_bytes(size_t nk, size_t steps, int b2)
+static double kp_extra_bytes(size_t nk, size_t steps, int b2, int order)
 {
     const double blk = 4.0 * (double)nk * (double)sizeof(double complex);
     double extra = 2.0 * (double)nk * sizeof(double) + 2.0 * blk +
                    ((double)steps + 1.0) * sizeof(double) + sizeof(kp_ws);
-    if (b2)
-        extra += 8.0 * ((double)steps + 1.0) * blk;
+    if (b2) /* order > 2: two more rows, the strip's self-energy Sigma(t_j, .) */
+        extra += (order > 2 ? 10.0 : 8.0) * ((double)steps + 1.0) * blk;
     return extra;
 }
 
@@ -213,7 +213,8 @@ static int kp_setup_read(const mcf_driven_crystal *c, const mcf_propagation *p, 
     const size_t steps = (size_t)p->steps;
     const size_t store = kbe_storage_bytes(s->nk, steps);
     const double total = (double)store + kp_extra_bytes(s->nk, steps,
-                                                        s->selfenergy == KBE_SELFENERGY_2B);
+                                                        s->selfenergy == KBE_SELFENERGY_2B,
+                                                        s->order);
     if (store == SIZE_MAX || total >= 0x1p63)
         return mcf_fail(MCF_ENOMEM, "kbe: %zu k points and %zu steps overflow the storage",
                         s->nk, steps);
