@@ -7,8 +7,10 @@
  *
  * where I's first integral ends at s = t_{n+1} with dt w_{n+1} Sigma^R(t_{n+1}, t_{n+1})
  * G(t_{n+1}, t_j): per k one 2 x 2 matrix a_0 + i dt h + i dt^2 w_{n+1} Sigma^R inverted and
- * applied to the known rest (every other point of both integrals lies on rows <= n).  The
- * diagonal G^<(t_{n+1}, t_{n+1}) from i d/dt G^< = [h, G^<] + I + I^dagger by the same
+ * applied to the known rest (every other point of both integrals lies on rows <= n), for
+ * j <= n + 1 - p; the p - 1 points next to the diagonal by the same formula along the
+ * diagonal (solve_strip says why).  The diagonal G^<(t_{n+1}, t_{n+1}) from
+ * i d/dt G^< = [h, G^<] + I + I^dagger by the same
  * formula, a 4 x 4 linear system per k (the Sylvester form H D - D H^dagger with H = h +
  * dt w Sigma^R): N = tr rho and G^> - G^< = -i are linear invariants, which the formula
  * keeps to rounding.  h(t_{n+1}) (Hartree-Fock) and second Born's Sigma(t_{n+1}, .) depend
