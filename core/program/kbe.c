@@ -6,7 +6,7 @@
  * trapezoid sum is the energy balance the table checks.
  *
  * The configuration: [run] model, evaluator (default kbe), output; [kbe] dt, steps, nk,
- * correctors, selfenergy, selfenergy_method, U, ramp, memory_limit_gb; [pulse] amplitude,
+ * correctors, order, selfenergy, selfenergy_method, U, ramp, memory_limit_gb; [pulse] amplitude,
  * frequency, center, width; [output] every, nk_times; [model] and [evaluator] as the plugins
  * declare them.  The output folder: config.ini, kind, kbe.tsv (a row every [output] every
  * steps, written as the run goes), nk.tsv (the k-resolved occupations at nk_times),
@@ -248,7 +248,7 @@ static int write_checkpoint(kbe_job *j, kbe_files *f, kbe_loop_state *st)
     st->tsv_bytes = (uint64_t)ftell(f->tsv);
     st->nk_bytes = f->nk ? (uint64_t)ftell(f->nk) : 0;
     st->rows_bytes = (uint64_t)ftell(f->rows);
-    return mcfi_kbe_checkpoint_write(j->output, st);
+    return mcfi_kbe_checkpoint_write(j->output, st, j->prop.order);
 }
 
 /* the time loop from step `from` (0, or a resumed run's next step, whose step from t_{n-1} is

@@ -28,12 +28,13 @@ typedef struct kbe_loop_state {
     mcf_dynamics_observables prev;       /* the observables at t_n */
 } kbe_loop_state;
 
-/* DIR/checkpoint from s, atomically (MCF_EIO naming the file). */
-int mcfi_kbe_checkpoint_write(const char *dir, const kbe_loop_state *s);
+/* DIR/checkpoint from s and the step's order ([kbe] order), atomically (MCF_EIO naming the
+ * file). */
+int mcfi_kbe_checkpoint_write(const char *dir, const kbe_loop_state *s, unsigned order);
 /* DIR/checkpoint into s: MCF_EINVAL when there is none (saying why a run may lack it),
  * MCF_EFORMAT naming the file for one that is not a kbe checkpoint of this build or is
- * damaged (its checksum). */
-int mcfi_kbe_checkpoint_read(const char *dir, kbe_loop_state *s);
+ * damaged (its checksum); *order: the order the run was written with. */
+int mcfi_kbe_checkpoint_read(const char *dir, kbe_loop_state *s, unsigned *order);
 /* the 16 bytes that open kbe-rows.bin */
 extern const char mcfi_kbe_rows_head[KBE_ROWS_HEAD];
 

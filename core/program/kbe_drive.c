@@ -21,6 +21,9 @@ const mcf_param_spec mcfi_kbe_specs[] = {
     {"correctors", MCF_PARAM_INT, "2", MCF_PARAM_NO_SCAN | MCF_PARAM_RANGE(0, 100), NULL,
      .doc = "corrector passes a step (a fixed number: runs are reproducible); >= 1 for second "
      "order with a self-energy"},
+    {"order", MCF_PARAM_INT, "2", MCF_PARAM_NO_SCAN | MCF_PARAM_RANGE(2, 5), NULL,
+     .doc = "the order in dt: 2 the exponential midpoint step (unitary); 3 .. 5 backward "
+     "differentiation and Gregory quadrature of that order (none and hf; 2b: 2 only)"},
     {"selfenergy", MCF_PARAM_CHOICE, "2b", MCF_PARAM_NO_SCAN, 0, 0, "none|hf|2b",
      .doc = "none (H_0 + E(t) D), hf (time-dependent Hartree-Fock) or 2b (second Born)"},
     {"selfenergy_method", MCF_PARAM_CHOICE, "fft", MCF_PARAM_NO_SCAN, 0, 0, "fft|direct",
@@ -107,7 +110,7 @@ int mcfi_kbe_propagation(const mcf_config *c, const mcf_params *params, unsigned
                          const char *nk_times_text, mcf_propagation *prop, kbe_drive *d)
 {
     const mcf_params *kbe = &params[1], *pulse = &params[2], *out = &params[3];
-    long steps = 0, nk = 0, correctors = 0, every = 0;
+    long steps = 0, nk = 0, correctors = 0, every = 0, order = 2;
     int se = 0, method = 0;
     double limit = 0;
     memset(prop, 0, sizeof *prop);
@@ -117,6 +120,7 @@ int mcfi_kbe_propagation(const mcf_config *c, const mcf_params *params, unsigned
     mcf_params_int(kbe, "steps", &steps);
     mcf_params_int(kbe, "nk", &nk);
     mcf_params_int(kbe, "correctors", &correctors);
+    mcf_params_int(kbe, "order", &order);
     mcf_params_choice(kbe, "selfenergy", &se);
     mcf_params_choice(kbe, "selfenergy_method", &method);
     mcf_params_real(kbe, "U", &d->U);
@@ -135,6 +139,7 @@ int mcfi_kbe_propagation(const mcf_config *c, const mcf_params *params, unsigned
     for (unsigned k = 0; k < 3; k++)
         prop->nk[k] = k < dims ? (uint32_t)nk : 1;
     prop->correctors = (uint32_t)correctors;
+    prop->order = (uint32_t)order;
     prop->selfenergy = se == 0 ? MCF_SELFENERGY_NONE
                        : se == 1 ? MCF_SELFENERGY_HF : MCF_SELFENERGY_SECOND_BORN;
     prop->selfenergy_direct = method == 1;

@@ -84,7 +84,8 @@ int mcfi_kbe_job_open(const char *dir, kbe_job *j, kbe_loop_state *st)
     memset(j, 0, sizeof *j);
     char path[4200];
     snprintf(path, sizeof path, "%s/config.ini", dir);
-    int rc = mcfi_kbe_checkpoint_read(dir, st);
+    unsigned order = 2;
+    int rc = mcfi_kbe_checkpoint_read(dir, st, &order);
     if (!rc)
         rc = mcfe_config_read(path, &j->c);
     if (!rc)
@@ -96,6 +97,9 @@ int mcfi_kbe_job_open(const char *dir, kbe_job *j, kbe_loop_state *st)
     }
     if (!rc)
         rc = mcfi_kbe_job_crystal(j);
+    if (!rc && order != j->prop.order) /* config.ini edited since: rows of another scheme */
+        rc = mcf_fail(MCF_EFORMAT, "%s/checkpoint: a run of order %u, where %s/config.ini "
+                      "asks for order %u", dir, order, dir, j->prop.order);
     if (!rc && !mcfi_kbe_has_rows(j->ev))
         rc = mcf_fail(MCF_EINVAL, "%s: the evaluator %s keeps no time rows: the run cannot "
                       "be rebuilt", dir, j->evaluator->info->name);

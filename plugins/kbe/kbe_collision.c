@@ -13,29 +13,26 @@
 
 #include <omp.h>
 
-/* acc[q][k] += wt (a b)_q per k, for blocks a, b of 4 nk values ([ab][k]); b_adj: b holds
- * G(t_j, t_s) and the product takes -b^dagger (G(t_s, t_j) for s < j) */
-static inline void block_madd(size_t nk, double wt, const double complex *restrict a,
-                              const double complex *restrict b, int b_adj,
-                              double complex *restrict acc)
+void kbe_sigma_pair(kbe *w, size_t m, size_t s, double complex *sl, double complex *sg, int t)
 {
-    const double complex *a0 = a, *a1 = a + nk, *a2 = a + 2 * nk, *a3 = a + 3 * nk;
-    if (!b_adj) {
-        const double complex *b0 = b, *b1 = b + nk, *b2 = b + 2 * nk, *b3 = b + 3 * nk;
+    const size_t nk = w->spec.nk;
+    if (w->spec.selfenergy == KBE_SELFENERGY_GIVEN) {
+        w->spec.sigma(w->spec.sigma_ctx, m, s, sl, sg);
+        return;
+    }
+    double complex *B = w->bbuf + (size_t)t * 4 * nk;
+    const double uu = w->U[m] * w->U[s];
+    for (int lesser = 0; lesser < 2; lesser++) {
+        /* A = G^lg(t_m, t_s) as stored, B = G^gl(t_s, t_m) = -G^gl(t_m, t_s)^dagger */
+        const double complex *o = kbe_block(w, !lesser, m, s);
         for (size_t k = 0; k < nk; k++) {
-            acc[k] += wt * (a0[k] * b0[k] + a1[k] * b2[k]);
-            acc[nk + k] += wt * (a0[k] * b1[k] + a1[k] * b3[k]);
-            acc[2 * nk + k] += wt * (a2[k] * b0[k] + a3[k] * b2[k]);
-            acc[3 * nk + k] += wt * (a2[k] * b1[k] + a3[k] * b3[k]);
+            B[k] = -conj(o[k]);
+            B[nk + k] = -conj(o[2 * nk + k]);
+            B[2 * nk + k] = -conj(o[nk + k]);
+            B[3 * nk + k] = -conj(o[3 * nk + k]);
         }
-    } else { /* (-b^dagger)_{pq} = -conj(b_{qp}) */
-        const double complex *b0 = b, *b1 = b + 2 * nk, *b2 = b + nk, *b3 = b + 3 * nk;
-        for (size_t k = 0; k < nk; k++) {
-            acc[k] -= wt * (a0[k] * conj(b0[k]) + a1[k] * conj(b2[k]));
-            acc[nk + k] -= wt * (a0[k] * conj(b1[k]) + a1[k] * conj(b3[k]));
-            acc[2 * nk + k] -= wt * (a2[k] * conj(b0[k]) + a3[k] * conj(b2[k]));
-            acc[3 * nk + k] -= wt * (a2[k] * conj(b1[k]) + a3[k] * conj(b3[k]));
-        }
+        kbe_sigma_2b(w->spec.sigma_method, uu, kbe_block(w, lesser, m, s), B,
+                     lesser ? sl : sg, w->sw[t]);
     }
 }
 
@@ -48,23 +45,8 @@ void kbe_sigma_row(kbe *w, size_t m)
         return;
     }
 #pragma omp parallel for schedule(dynamic) num_threads(w->nthreads)
-    for (size_t s = 0; s <= m; s++) {
-        const int t = omp_get_thread_num();
-        double complex *B = w->bbuf + (size_t)t * 4 * nk;
-        const double uu = w->U[m] * w->U[s];
-        for (int lesser = 0; lesser < 2; lesser++) {
-            /* A = G^lg(t_m, t_s) as stored, B = G^gl(t_s, t_m) = -G^gl(t_m, t_s)^dagger */
-            const double complex *o = kbe_block(w, !lesser, m, s);
-            for (size_t k = 0; k < nk; k++) {
-                B[k] = -conj(o[k]);
-                B[nk + k] = -conj(o[2 * nk + k]);
-                B[2 * nk + k] = -conj(o[nk + k]);
-                B[3 * nk + k] = -conj(o[3 * nk + k]);
-            }
-            double complex *S = (lesser ? w->sl : w->sg) + s * 4 * nk;
-            kbe_sigma_2b(w->spec.sigma_method, uu, kbe_block(w, lesser, m, s), B, S, w->sw[t]);
-        }
-    }
+    for (size_t s = 0; s <= m; s++)
+        kbe_sigma_pair(w, m, s, w->sl + s * 4 * nk, w->sg + s * 4 * nk, omp_get_thread_num());
 }
 
 void kbe_collision_row(kbe *w, size_t m, double complex *il, double complex *ig)

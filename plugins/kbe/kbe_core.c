@@ -75,6 +75,9 @@ static int check_spec(const kbe_spec *s)
                         s->dt, s->steps);
     if (s->correctors < 0 || s->correctors > 100)
         return mcf_fail(MCF_EINVAL, "kbe: correctors = %d (0 .. 100)", s->correctors);
+    if (s->order != 0 && (s->order < 2 || s->order > KBE_GREGORY_MAX_ORDER))
+        return mcf_fail(MCF_EINVAL, "kbe: order = %d (2 .. %d; 0: 2)", s->order,
+                        KBE_GREGORY_MAX_ORDER);
     if (s->selfenergy != KBE_SELFENERGY_NONE && s->selfenergy != KBE_SELFENERGY_HF &&
         s->selfenergy != KBE_SELFENERGY_2B && s->selfenergy != KBE_SELFENERGY_GIVEN)
         return mcf_fail(MCF_EINVAL, "kbe: self-energy %d is not one of none, hf, 2b, given",
@@ -98,6 +101,32 @@ static int check_spec(const kbe_spec *s)
         return mcf_fail(MCF_ENOMEM, "kbe: the two-time storage of %zu k points and %zu steps "
                         "takes %.3g GB, more than the %.3g GB allowed", s->nk, s->steps,
                         1e-9 * (double)need, 1e-9 * (double)s->memory_limit);
+    return MCF_OK;
+}
+
+/* the tables of order p > 2 (the step is kbe_bdf.c's and kbe_start.c's): MCF_ENOMEM */
+static int kbe_order_init(kbe *w)
+{
+    const int p = w->spec.order;
+    const size_t nk = w->spec.nk, width = 2 * (size_t)p + 2;
+    w->order = p;
+    w->kstart = 2 * (size_t)p - 2;
+    kbe_bdf_weights(p, w->bdf);
+    w->greg = calloc(width * width, sizeof *w->greg);
+    w->hblk = malloc((2 * (size_t)p - 1) * 4 * nk * sizeof *w->hblk);
+    w->kthreads = omp_get_max_threads();
+    w->kbuf = malloc((size_t)w->kthreads * 3 * 4 * nk * sizeof *w->kbuf);
+    const size_t K1 = w->kstart + 1, row = (w->spec.steps + 1) * 4 * nk;
+    if (kbe_collisions(w)) {
+        w->sblk = malloc(2 * K1 * K1 * 4 * nk * sizeof *w->sblk);
+        w->tl = malloc(row * sizeof *w->tl);
+        w->tg = malloc(row * sizeof *w->tg);
+    }
+    if (!w->greg || !w->hblk || !w->kbuf ||
+        (kbe_collisions(w) && (!w->sblk || !w->tl || !w->tg)))
+        return MCF_ENOMEM;
+    for (size_t n = 0; n < width; n++)
+        kbe_gregory_weights(p, n, w->greg + n * width);
     return MCF_OK;
 }
 
@@ -149,6 +178,12 @@ int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
             return mcf_fail(MCF_ENOMEM, "kbe: out of memory for the self-energy");
         }
     }
+    w->order = 2;
+    if (spec->order > 2 && kbe_order_init(w)) {
+        kbe_destroy(w);
+        return mcf_fail(MCF_ENOMEM, "kbe: out of memory for the tables of order %d",
+                        spec->order);
+    }
     memcpy(w->eps, spec->eps, 2 * nk * sizeof *w->eps);
     memcpy(w->rho0, spec->rho0, 4 * nk * sizeof *w->rho0);
     w->spec.eps = w->eps;
@@ -190,6 +225,12 @@ void kbe_destroy(kbe *w)
         kbe_sigma_work_destroy(w->sw[t]);
     free(w->sw);
     free(w->bbuf);
+    free(w->greg);
+    free(w->hblk);
+    free(w->sblk);
+    free(w->kbuf);
+    free(w->tl);
+    free(w->tg);
     free(w);
 }
 

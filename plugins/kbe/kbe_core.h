@@ -28,6 +28,9 @@
  * row at t_{n+1}, then the integrals) once per corrector pass, and once more at the end for
  * the next step (kbe_step.c, kbe_collision.c, kbe_selfenergy.c).  One corrector pass or more:
  * second order.  The self-energy's rows are not stored: each step forms the one it needs.
+ * spec.order = 3 .. 5: BDF-p and Gregory weights of order p instead (kbe_bdf.c), the strip
+ * next to the diagonal stepped along it, the first 2p - 2 rows solved again as one block at
+ * step 2p - 2 (kbe_start.c); one corrector pass or more: order p (docs/methods.md).
  *
  * Ownership: kbe_create copies what the spec points to; the caller frees nothing but the
  * kbe with kbe_destroy.  Errors: MCF_E* codes with mcf_last_error() saying why. */
@@ -63,12 +66,16 @@ typedef struct kbe_spec {
     size_t steps;               /* the most steps kbe_step may take (the storage) */
     int correctors;             /* corrector passes a step for h(t_{n+1}) and the integrals
                                  * (0 .. 100; hf and 2b: >= 1 for second order) */
+    int order;                  /* the order p in dt: 2 (or 0) the exponential midpoint
+                                 * step above; 3 .. 5 BDF-p and Gregory weights of order p
+                                 * (kbe_bdf.c, kbe_start.c; hf and 2b: correctors >= 1) */
     kbe_selfenergy selfenergy;
     kbe_sigma_method sigma_method; /* how second Born is formed (KBE_SELFENERGY_2B) */
     size_t memory_limit;        /* bytes the two-time storage may take (0: no limit) */
     /* KBE_SELFENERGY_GIVEN: Sigma^<(t_i, t_j) and Sigma^>(t_i, t_j), i >= j, per k into sl
      * and sg (4 nk values each, the storage's block order), called from one thread with
-     * i = the time whose collision row is formed, j = 0 .. i; sigma_ctx passed through */
+     * i = the time whose collision row is formed, j = 0 .. i (order > 2: any i >= j up to
+     * the step being taken); sigma_ctx passed through */
     void (*sigma)(void *ctx, size_t i, size_t j, double complex *sl, double complex *sg);
     void *sigma_ctx;
 } kbe_spec;
@@ -133,7 +140,10 @@ int kbe_bdf_weights(int p, double *a);
  *   last row read sets what kbe_corrector_residual reports);
  *   G^<(t_n, t_j) for j = 0 .. n, then G^>(t_n, t_j) likewise, each a block of 4 nk complex
  *   doubles in the storage's order (band pair major, k innermost);
- *   second Born only: I^<(t_n, t_n), one block of 4 nk (the Galitskii-Migdal energy's).
+ *   second Born only: I^<(t_n, t_n), one block of 4 nk (the Galitskii-Migdal energy's);
+ *   order p > 2 only, row K = 2p - 2: rows 1 .. K - 1 again as the start block made them
+ *   (G^< then G^> of each, then their I^<(t_m, t_m) with collisions).  The tag of order p > 2
+ *   is "KBEpROW1" (the digit p for the '-').
  * The collision integrals' row I^lg(t_n, .) that the next step starts from is not stored:
  * the first kbe_step after kbe_row_read forms it again by the step's own functions (the
  * same bits). */

@@ -35,6 +35,20 @@ struct kbe {
     /* second Born after kbe_row_read: il, ig (the integrals' row at t_n) are not formed yet;
      * kbe_step forms them first (a run rebuilt only to read G pays nothing for them) */
     int collision_stale;
+    /* order p > 2 (kbe_bdf.c, kbe_start.c): the BDF weights a_0 .. a_p; Gregory's weights of
+     * int_0^{t_n} for n = 0 .. 2p + 1 (rows of 2p + 2, the larger n from the last row); h of
+     * the start block's times 0 .. K (nk x 4 each); with collisions the start block's
+     * self-energy Sigma^lg(t_m, t_s), m, s = 0 .. K (both triangles); per thread three
+     * blocks of scratch (the rows' integrals) */
+    int order;
+    size_t kstart; /* the start block's last row K = 2p - 2 (kbe_start.c says why) */
+    double bdf[KBE_GREGORY_MAX_ORDER + 1];
+    double *greg;
+    double complex *hblk, *sblk, *kbuf;
+    int kthreads;
+    /* the self-energy Sigma^lg(t_j, t_s), s = 0 .. n + 1, of one time t_j of the strip
+     * (collisions only; steps + 1 blocks each) */
+    double complex *tl, *tg;
 };
 
 /* whether the step carries collision integrals (second Born or a given self-energy) */
@@ -60,8 +74,51 @@ void kbe_local_density(const kbe *w, size_t n, double complex *rho_loc);
 /* second Born's row at t_m: Sigma^lg(t_m, t_s) for s = 0 .. m into w->sl, w->sg
  * (kbe_collision.c) */
 void kbe_sigma_row(kbe *w, size_t m);
+/* Sigma^lg(t_m, t_s), m >= s, into sl, sg (4 nk each) with thread t's scratch (second Born)
+ * or by the caller's function (given: call from one thread) */
+void kbe_sigma_pair(kbe *w, size_t m, size_t s, double complex *sl, double complex *sg, int t);
 /* the collision integrals I^lg(t_m, t_j), j = 0 .. m, from w->sl, w->sg (the row at t_m)
  * and G on the rows <= m, into il, ig ((m + 1) blocks of 4 nk) */
 void kbe_collision_row(kbe *w, size_t m, double complex *il, double complex *ig);
+
+/* acc[q][k] += wt (a b)_q per k, for blocks a, b of 4 nk values ([ab][k]); b_adj: b holds
+ * G(t_j, t_s) and the product takes -b^dagger (G(t_s, t_j) for s < j) */
+static inline void block_madd(size_t nk, double wt, const double complex *restrict a,
+                              const double complex *restrict b, int b_adj,
+                              double complex *restrict acc)
+{
+    const double complex *a0 = a, *a1 = a + nk, *a2 = a + 2 * nk, *a3 = a + 3 * nk;
+    if (!b_adj) {
+        const double complex *b0 = b, *b1 = b + nk, *b2 = b + 2 * nk, *b3 = b + 3 * nk;
+        for (size_t k = 0; k < nk; k++) {
+            acc[k] += wt * (a0[k] * b0[k] + a1[k] * b2[k]);
+            acc[nk + k] += wt * (a0[k] * b1[k] + a1[k] * b3[k]);
+            acc[2 * nk + k] += wt * (a2[k] * b0[k] + a3[k] * b2[k]);
+            acc[3 * nk + k] += wt * (a2[k] * b1[k] + a3[k] * b3[k]);
+        }
+    } else { /* (-b^dagger)_{pq} = -conj(b_{qp}) */
+        const double complex *b0 = b, *b1 = b + 2 * nk, *b2 = b + nk, *b3 = b + 3 * nk;
+        for (size_t k = 0; k < nk; k++) {
+            acc[k] -= wt * (a0[k] * conj(b0[k]) + a1[k] * conj(b2[k]));
+            acc[nk + k] -= wt * (a0[k] * conj(b1[k]) + a1[k] * conj(b3[k]));
+            acc[2 * nk + k] -= wt * (a2[k] * conj(b0[k]) + a3[k] * conj(b2[k]));
+            acc[3 * nk + k] -= wt * (a2[k] * conj(b1[k]) + a3[k] * conj(b3[k]));
+        }
+    }
+}
+
+/* ---- order p > 2 (kbe_bdf.c, kbe_start.c) ---- */
+/* Gregory's weight of t_s in int_0^{t_n} (s <= max(n, p - 1)) */
+double kbe_greg(const kbe *w, size_t n, size_t s);
+/* G^lg(t_i, t_j) of k point k for any i, j <= the rows formed, into g[4] (row-major) */
+void kbe_g2(const kbe *w, int lesser, size_t i, size_t j, size_t k, double complex *g);
+/* x = A^{-1} b for the n x n matrix A (row-major, destroyed) and nrhs right-hand sides b
+ * (n x nrhs, row-major): Gaussian elimination with partial pivoting */
+void kbe_solve(int n, double complex *A, double complex *b, int nrhs);
+/* the step t_n -> t_{n+1} of order p past the start block (n + 1 > p) */
+int kbe_step_bdf(kbe *w, double E_next, double U_next);
+/* the start block: rows 1 .. K again, all together, once the drive up to t_K is known */
+#define KBE_START_MAX (2 * KBE_GREGORY_MAX_ORDER - 2)
+void kbe_start_block(kbe *w);
 
 #endif

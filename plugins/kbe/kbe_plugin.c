@@ -15,6 +15,7 @@
 
 #include <complex.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ typedef struct kp_setup {
     double w;           /* the interaction's weight (0 without a term) */
     kbe_selfenergy selfenergy;
     kbe_sigma_method method;
+    int order;          /* the step's order in dt (2 .. 5) */
     uint64_t bytes;     /* what the run takes (plan's answer) */
 } kp_setup;
 
@@ -42,13 +44,13 @@ typedef struct kp_ws {
 
 /* the bytes the plugin itself takes beyond kbe_core's two-time storage (eps, the buffer,
  * the residuals) and second Born's rows in kbe_core (8 rows of steps + 1 blocks) */
-static double kp_extra_bytes(size_t nk, size_t steps, int b2)
+static double kp_extra_bytes(size_t nk, size_t steps, int b2, int order)
 {
     const double blk = 4.0 * (double)nk * (double)sizeof(double complex);
     double extra = 2.0 * (double)nk * sizeof(double) + 2.0 * blk +
                    ((double)steps + 1.0) * sizeof(double) + sizeof(kp_ws);
-    if (b2)
-        extra += 8.0 * ((double)steps + 1.0) * blk;
+    if (b2) /* order > 2: two more rows, the strip's self-energy Sigma(t_j, .) */
+        extra += (order > 2 ? 10.0 : 8.0) * ((double)steps + 1.0) * blk;
     return extra;
 }
 
@@ -165,6 +167,15 @@ static int kp_setup_read(const mcf_driven_crystal *c, const mcf_propagation *p, 
                         p->dt, (unsigned long long)p->steps);
     if (p->correctors > 100)
         return mcf_fail(MCF_EINVAL, "kbe: correctors = %u (0 .. 100)", p->correctors);
+    /* the order: a core whose mcf_propagation ends before it asks for 2 */
+    s->order = p->struct_size >= offsetof(mcf_propagation, order) + sizeof p->order
+                   ? (int)p->order : 2;
+    if (s->order == 0)
+        s->order = 2;
+    if (s->order < 2 || s->order > KBE_GREGORY_MAX_ORDER)
+        return mcf_fail(MCF_EINVAL, "kbe: order = %d (2 .. %d)", s->order,
+                        KBE_GREGORY_MAX_ORDER);
+
     if (!isfinite(p->E0) || !isfinite(p->U0))
         return mcf_fail(MCF_EINVAL, "kbe: the drive at t = 0 is not finite (E %g, U %g)", p->E0,
                         p->U0);
@@ -202,7 +213,8 @@ static int kp_setup_read(const mcf_driven_crystal *c, const mcf_propagation *p, 
     const size_t steps = (size_t)p->steps;
     const size_t store = kbe_storage_bytes(s->nk, steps);
     const double total = (double)store + kp_extra_bytes(s->nk, steps,
-                                                        s->selfenergy == KBE_SELFENERGY_2B);
+                                                        s->selfenergy == KBE_SELFENERGY_2B,
+                                                        s->order);
     if (store == SIZE_MAX || total >= 0x1p63)
         return mcf_fail(MCF_ENOMEM, "kbe: %zu k points and %zu steps overflow the storage",
                         s->nk, steps);
@@ -284,6 +296,7 @@ static int kp_create(const mcf_params *params, const mcf_driven_crystal *c,
                            .dt = p->dt,
                            .steps = w->steps,
                            .correctors = (int)p->correctors,
+                           .order = s.order,
                            .selfenergy = s.selfenergy,
                            .sigma_method = s.method,
                            .memory_limit = (size_t)p->memory_limit};

@@ -27,16 +27,53 @@ static int is_2b(const kbe *w) { return kbe_collisions(w); }
 
 static size_t block_bytes(const kbe *w) { return 4 * w->spec.nk * sizeof(double complex); }
 
+/* order p > 2: row K = 2p - 2 also carries rows 1 .. K - 1 as the start block made them
+ * again (written earlier as the second-order step's provisional rows) */
+static size_t start_blocks(const kbe *w, size_t n)
+{
+    const size_t K = w->kstart;
+    if (w->order <= 2 || n != K)
+        return 0;
+    return 2 * ((K + 1) * (K + 2) / 2 - 2 - K) + (is_2b(w) ? K - 1 : 0);
+}
+
 size_t kbe_row_bytes(const kbe *w, size_t n)
 {
     return ROW_HEAD + ROW_SCALARS + 2 * (n + 1) * block_bytes(w) +
-           (is_2b(w) ? block_bytes(w) : 0);
+           (is_2b(w) ? block_bytes(w) : 0) + start_blocks(w, n) * block_bytes(w);
+}
+
+/* the start block's rows 1 .. p - 1 after row p's own values: G^< and G^> of each row m,
+ * then I^<(t_m, t_m) of each (second Born); to = 1: into the record, 0: out of it */
+static void start_copy(const kbe *w, size_t n, unsigned char *out, const unsigned char *in)
+{
+    const size_t bb = block_bytes(w);
+    size_t at = 0;
+    for (size_t m = 1; start_blocks(w, n) && m < n; m++)
+        for (int lesser = 1; lesser >= 0; lesser--) {
+            double complex *g = kbe_block(w, lesser, m, 0);
+            if (out)
+                memcpy(out + at, g, (m + 1) * bb);
+            else
+                memcpy(g, in + at, (m + 1) * bb);
+            at += (m + 1) * bb;
+        }
+    for (size_t m = 1; start_blocks(w, n) && is_2b(w) && m < n; m++) {
+        double complex *d = w->idiag + m * 4 * w->spec.nk;
+        if (out)
+            memcpy(out + at, d, bb);
+        else
+            memcpy(d, in + at, bb);
+        at += bb;
+    }
 }
 
 static void head_of(const kbe *w, size_t n, row_head *h)
 {
     memset(h, 0, sizeof *h);
     memcpy(h->tag, row_tag, sizeof row_tag);
+    if (w->order > 2) /* "KBE3ROW1" .. "KBE5ROW1": rows of order p (those of 2 unchanged) */
+        h->tag[3] = (char)('0' + w->order);
     h->n = n;
     h->nk = w->spec.nk;
     h->selfenergy = (int32_t)w->spec.selfenergy;
@@ -90,8 +127,11 @@ int kbe_row_write(const kbe *w, size_t n, void *buf)
         memcpy(p, kbe_block(w, lesser, n, 0), (n + 1) * bb);
         p += (n + 1) * bb;
     }
-    if (is_2b(w))
+    if (is_2b(w)) {
         memcpy(p, w->idiag + n * 4 * w->spec.nk, bb);
+        p += bb;
+    }
+    start_copy(w, n, p, NULL);
     return MCF_OK;
 }
 
@@ -121,7 +161,8 @@ static int row_check(const kbe *w, size_t n, const unsigned char *p)
     head_get(p, &h);
     head_of(w, n, &want);
     if (memcmp(h.tag, want.tag, 8) != 0)
-        return mcf_fail(MCF_EFORMAT, "kbe: row %zu is not a kbe row (no \"KBE-ROW1\" tag)", n);
+        return mcf_fail(MCF_EFORMAT, "kbe: row %zu is not a kbe row of order %d (no \"%.8s\" "
+                        "tag)", n, w->order, want.tag);
     if (h.n != want.n || h.nk != want.nk || h.selfenergy != want.selfenergy ||
         h.correctors != want.correctors || memcmp(&h.dt, &want.dt, 8) != 0 ||
         memcmp(&h.dipole, &want.dipole, 8) != 0)
@@ -174,11 +215,13 @@ int kbe_row_read(kbe *w, size_t n, const void *buf)
     w->U[n] = sc[1];
     if (is_2b(w)) {
         memcpy(w->idiag + n * 4 * w->spec.nk, p, bb);
+        p += bb;
         /* the integrals' row at t_n that kbe_step leaves for the next step is formed by the
          * next kbe_step (the self-energy's row, then the integrals, from the rows <= n): only
          * the last row read needs it */
         w->collision_stale = 1;
     }
+    start_copy(w, n, NULL, p);
     w->corrector_residual = sc[2];
     w->n = n;
     w->row_next = n + 1;

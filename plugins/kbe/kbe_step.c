@@ -124,6 +124,8 @@ int kbe_step(kbe *w, double E_next, double U_next)
     if (!isfinite(E_next) || !isfinite(U_next))
         return mcf_fail(MCF_EINVAL, "kbe: the drive at step %zu is not finite (E %g, U %g)", n1,
                         E_next, U_next);
+    if (w->order > 2 && n1 > w->kstart) /* past the start: order p (kbe_bdf.c) */
+        return kbe_step_bdf(w, E_next, U_next);
     if (w->collision_stale) { /* rebuilt from rows: the integrals' row at t_n (kbe_rows.c) */
         kbe_sigma_row(w, n);
         kbe_collision_row(w, n, w->il, w->ig);
@@ -189,6 +191,8 @@ int kbe_step(kbe *w, double E_next, double U_next)
     }
     w->n = n1;
     w->corrector_residual = residual;
+    if (w->order > 2 && n1 == w->kstart) /* the drive to t_K known: the start block */
+        kbe_start_block(w);
     return MCF_OK;
 }
 

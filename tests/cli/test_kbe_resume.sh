@@ -10,7 +10,8 @@
 #  (d) refusals that leave the folder as it was: a damaged header (its checksum), time rows
 #      cut short; a finished run has nothing to do (its files unchanged);
 #  (e) [output] checkpoint = no: no rows, the stop says it does not resume, resume refused;
-#  (f) the size announced before the work is kbe-rows.bin's size at the end.
+#  (f) the size announced before the work is kbe-rows.bin's size at the end;
+#  (g) order = 4: SIGINT, resume, the same files; the order in the checkpoint's tag.
 # usage: test_kbe_resume.sh MCF SCRATCH
 set -u
 case $1 in */* | .*) mcf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") ;; *) mcf=$1 ;; esac
@@ -126,6 +127,38 @@ size=$(stat -c %s full.out/kbe-rows.bin)
 if awk -v g="$gb" -v s="$size" 'BEGIN { d = g * 1e9 - s; if (d < 0) d = -d; exit !(s > 0 && d <= 0.005 * s) }'
 then ok "(f) announced $gb GB, kbe-rows.bin has $size bytes"
 else bad "(f) announced ${gb:-?} GB, kbe-rows.bin has $size bytes"; fi
+
+# (g) order 4 (BDF and Gregory weights, plugins/kbe/kbe_bdf.c; 120 steps): SIGINT past the
+#     start block (its 6 rows, solved again at step 6: row 6 carries them), resume: the
+#     uninterrupted run's files; the checkpoint's tag records the order (its last byte '4'), and
+#     a config.ini edited to another order is refused, the folder unchanged
+mk4() {
+  mk "$1"; sed -i 's/^ramp = 2$/ramp = 2\norder = 4/; s/^steps = 240$/steps = 120/' "$1.ini"
+  sed -i 's/^nk_times = 1, 4, 11$/nk_times = 1, 4/' "$1.ini"
+}
+same4() { # DIR: its four files equal full4.out's
+  local f
+  for f in kbe.tsv nk.tsv kbe-rows.bin checkpoint; do cmp -s full4.out/$f "$1/$f" || return 1; done
+}
+mk4 full4
+"$mcf" kbe full4.ini > full4.txt 2>&1 ||
+  { bad "(g) the uninterrupted order-4 run failed"; cat full4.txt; }
+mk4 int4
+"$mcf" kbe int4.ini > int4.txt 2>&1 & stop_at $! int4.out 30 INT; rc=$?
+cp -r int4.out edited4.out
+sed -i 's/^order = 4$/order = 3/' edited4.out/config.ini
+cp edited4.out/kbe.tsv edited4.tsv
+"$mcf" resume edited4.out > e4.txt 2>&1; re=$?
+"$mcf" resume int4.out > int4b.txt 2>&1; r2=$?
+tag=$(od -An -c -j15 -N1 int4.out/checkpoint | tr -d ' ')
+if [ $rc = 130 ] && [ $r2 = 0 ] && same4 int4.out && [ "$tag" = 4 ]; then
+  ok "(g) order 4: SIGINT at step $(grep -o 'at step [0-9]*' int4b.txt | cut -d' ' -f3)," \
+     "resumed: the same four files"
+else bad "(g) order 4: exits $rc $r2, tag byte '$tag'"; cat int4.txt int4b.txt; fi
+if [ $re != 0 ] && grep -q 'a run of order 4, where .* asks for order 3' e4.txt &&
+   cmp -s edited4.tsv edited4.out/kbe.tsv
+then ok "(g) order 4 resumed with order = 3 in config.ini: refused"
+else bad "(g) another order: exit $re"; cat e4.txt; fi
 
 echo "$passed passed, $fail failed"
 [ $fail = 0 ]

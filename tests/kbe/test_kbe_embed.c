@@ -11,11 +11,13 @@
  * exact for a bath coupled linearly to an uncorrelated start.  The library propagates it with
  * KBE_SELFENERGY_GIVEN (band 0 = orbital 1; band 1 a spectator level e_d, empty, uncoupled).
  * Checks at t <= 5, every pair (t_i, t_j):
- *  - band 0's G^< and G^> against the exact element; the error falls at second order (the
- *    trapezoid for the integrals, the exponential integrator): e(h) / e(h/2) within
- *    4 x [0.8, 1.25] for h = 0.1 -> 0.05 -> 0.025;
- *  - the spectator's G^> = -i e^{-i e_d (t - t')} and G^< = 0, and the off-diagonal blocks 0,
- *    to 1e-13 (nothing couples them);
+ *  - band 0's G^< and G^> against the exact element; the error falls at order p: e(h) / e(h/2)
+ *    within 2^p x [0.8, 1.25] for h = 0.1 -> 0.05 -> 0.025, p = 2 (the trapezoid for the
+ *    integrals, the exponential integrator) and p = 3 .. 5 (kbe_bdf.c: BDF-p, Gregory's
+ *    weights of order p, the start block of kbe_start.c);
+ *  - the off-diagonal blocks 0 to 1e-13 (nothing couples them), and the spectator's G^> =
+ *    -i e^{-i e_d (t - t')}, G^< = 0: to 1e-13 at p = 2 (the exponential integrator is exact
+ *    for a constant h), at order p otherwise (BDF is not: the same ratio as G_11);
  *  - a given self-energy without its function is refused. */
 #include <complex.h>
 #include <math.h>
@@ -65,8 +67,8 @@ static double complex element(double t, double tp, double r0, double r1)
 }
 
 /* one run at step h: the largest error of band 0 over all pairs (into *err), of the spectator
- * and the off-diagonal blocks (into *other) */
-static int run(double h, double *err, double *other)
+ * (into *spec) and of the off-diagonal blocks (into *other) */
+static int run(double h, int order, double *err, double *spec, double *other)
 {
     const size_t n = (size_t)llround(t_end / h);
     const double eps[2] = {e1, e_d};
@@ -74,12 +76,12 @@ static int run(double h, double *err, double *other)
     bath b = {h};
     const kbe_spec s = {.nk = 1, .eps = eps, .dipole = 0.0, .rho0 = rho0, .dt = h, .steps = n,
                         .correctors = 2, .selfenergy = KBE_SELFENERGY_GIVEN, .sigma = sigma,
-                        .sigma_ctx = &b};
+                        .sigma_ctx = &b, .order = order};
     kbe *w = NULL;
     int rc = kbe_create(&s, 0.0, 0.0, &w);
     for (size_t k = 0; k < n && !rc; k++)
         rc = kbe_step(w, 0.0, 0.0);
-    *err = *other = 0.0;
+    *err = *spec = *other = 0.0;
     double complex g[4];
     for (size_t i = 0; i <= n && !rc; i++)
         for (size_t j = 0; j <= i; j++) {
@@ -90,7 +92,8 @@ static int run(double h, double *err, double *other)
                                                  : -I * element(t, tp, 1.0 - n1, 1.0 - f2);
                 const double complex spect = lesser ? 0.0 : -I * cexp(-I * e_d * (t - tp));
                 *err = fmax(*err, cabs(g[0] - ex));
-                *other = fmax(*other, fmax(cabs(g[3] - spect), fmax(cabs(g[1]), cabs(g[2]))));
+                *spec = fmax(*spec, cabs(g[3] - spect));
+                *other = fmax(*other, fmax(cabs(g[1]), cabs(g[2])));
             }
         }
     kbe_destroy(w);
@@ -100,19 +103,27 @@ static int run(double h, double *err, double *other)
 int main(void)
 {
     const double h[3] = {0.1, 0.05, 0.025};
-    double e[3], o[3];
-    for (int q = 0; q < 3; q++) {
-        CHECK(run(h[q], &e[q], &o[q]) == MCF_OK, "h = %g: %s", h[q], mcf_last_error());
-        printf("embedding, h = %-5g: max |G_11 - exact| over all pairs %.3e, spectator and "
-               "off-diagonal %.1e\n", h[q], e[q], o[q]);
-        CHECK(o[q] <= 1e-13, "h = %g: the uncoupled blocks moved by %.2e", h[q], o[q]);
-    }
-    for (int q = 0; q < 2; q++) {
-        const double r = e[q] / e[q + 1];
-        printf("embedding: error ratio h = %g -> %g: %.3f (second order: 4)\n", h[q], h[q + 1],
-               r);
-        CHECK(r >= 3.2 && r <= 5.0, "the error falls by %.3f from h = %g to %g, not 4 x [0.8, "
-              "1.25]: not second order", r, h[q], h[q + 1]);
+    for (int p = 2; p <= 5; p++) {
+        double e[3], sp[3], o[3];
+        for (int q = 0; q < 3; q++) {
+            CHECK(run(h[q], p, &e[q], &sp[q], &o[q]) == MCF_OK, "h = %g: %s", h[q],
+                  mcf_last_error());
+            printf("embedding, order %d, h = %-5g: max |G_11 - exact| over all pairs %.3e, "
+                   "spectator %.3e, off-diagonal %.1e\n", p, h[q], e[q], sp[q], o[q]);
+            CHECK(o[q] <= 1e-13 && (p > 2 || sp[q] <= 1e-13), "h = %g: the uncoupled blocks "
+                  "moved by %.2e, the spectator by %.2e", h[q], o[q], sp[q]);
+        }
+        const double want = ldexp(1.0, p);
+        for (int q = 0; q < 2; q++)
+            for (int c = 0; c < (p > 2 ? 2 : 1); c++) {
+                const double r = c ? sp[q] / sp[q + 1] : e[q] / e[q + 1];
+                const char *what = c ? "the spectator" : "G_11";
+                printf("embedding, order %d: %s's error ratio h = %g -> %g: %.3f (2^%d = "
+                       "%.0f)\n", p, what, h[q], h[q + 1], r, p, want);
+                CHECK(r >= 0.8 * want && r <= 1.25 * want, "order %d: %s's error falls by %.3f "
+                      "from h = %g to %g, not %g x [0.8, 1.25]", p, what, r, h[q], h[q + 1],
+                      want);
+            }
     }
     /* a given self-energy needs its function */
     const double eps[2] = {e1, e_d};

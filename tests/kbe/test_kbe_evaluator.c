@@ -15,7 +15,8 @@
  *    fast enough, sin(2 t), that its term leads already at these steps).
  * 3. plan refuses what kbe_core cannot propagate with MCF_EINVAL, saying why: three
  *    orbitals, an off-diagonal h_0(k), a k-dependent dipole, two interaction terms, second
- *    Born on a 2D grid; it takes a crystal without interaction or dipole. */
+ *    Born on a 2D grid, order 1 or 6 ([kbe] order: 2 .. 5, 0 meaning 2); it takes a crystal
+ *    without interaction or dipole, and second Born at order 5. */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -237,7 +238,7 @@ static double balance(double dt)
 
 /* plan refuses with MCF_EINVAL and a message containing `why` (NULL: plan accepts) */
 static void refusal(const char *what, int extra, int kdep, double d, uint32_t n_terms,
-                    mcf_selfenergy se, const char *why)
+                    mcf_selfenergy se, uint32_t order, const char *why)
 {
     const mcf_dynamics_evaluator *ev = table();
     mcf_cell *cc = crystal(extra), *dc = dipole(d, kdep, extra == SQUARE ? 2 : 1);
@@ -246,6 +247,7 @@ static void refusal(const char *what, int extra, int kdep, double d, uint32_t n_
                                        {.a = 0, .b = 1, .weight = 1.0}}};
     const mcf_driven_crystal c = {mcf_cell_view(cc), mcf_cell_view(dc), &terms};
     mcf_propagation p = propagation(0.05, 10, se, 0);
+    p.order = order;
     if (extra == SQUARE)
         p.nk[1] = 2;
     uint64_t bytes = 0;
@@ -271,12 +273,15 @@ int main(void)
     CHECK(r1 / r2 >= 3.2 && r1 / r2 <= 5.0, "the energy balance's mismatch falls by %.3f "
           "(%.3e, %.3e) when dt halves: not second order", r1 / r2, r1, r2);
     const mcf_selfenergy hf = MCF_SELFENERGY_HF, b2 = MCF_SELFENERGY_SECOND_BORN;
-    refusal("three orbitals", THREE_ORBITALS, 0, D, 1, hf, "orbitals");
-    refusal("off-diagonal h_0", HYBRIDIZED, 0, D, 1, hf, "not diagonal");
-    refusal("k-dependent dipole", PLAIN, 1, D, 1, hf, "depends on k");
-    refusal("two interaction terms", PLAIN, 0, D, 2, hf, "interaction terms");
-    refusal("second Born on a 2D grid", SQUARE, 0, D, 1, b2, "1D k grid");
-    refusal("Hartree-Fock on a 2D grid", SQUARE, 0, D, 1, hf, NULL);
-    refusal("no interaction, no dipole", PLAIN, 0, 0.0, 0, b2, NULL);
+    refusal("three orbitals", THREE_ORBITALS, 0, D, 1, hf, 0, "orbitals");
+    refusal("off-diagonal h_0", HYBRIDIZED, 0, D, 1, hf, 0, "not diagonal");
+    refusal("k-dependent dipole", PLAIN, 1, D, 1, hf, 0, "depends on k");
+    refusal("two interaction terms", PLAIN, 0, D, 2, hf, 0, "interaction terms");
+    refusal("second Born on a 2D grid", SQUARE, 0, D, 1, b2, 0, "1D k grid");
+    refusal("Hartree-Fock on a 2D grid", SQUARE, 0, D, 1, hf, 0, NULL);
+    refusal("no interaction, no dipole", PLAIN, 0, 0.0, 0, b2, 0, NULL);
+    refusal("order 6", PLAIN, 0, D, 1, hf, 6, "order = 6");
+    refusal("order 1", PLAIN, 0, D, 1, b2, 1, "order = 1");
+    refusal("second Born at order 5", PLAIN, 0, D, 1, b2, 5, NULL);
     return check_exit();
 }

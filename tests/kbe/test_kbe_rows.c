@@ -7,9 +7,12 @@
  *    the same spec reads them back and takes the other 18 steps with the same drive.  Every
  *    G^< and G^> block (kbe_green, all i, j <= 30), kbe_density and kbe_energies at every n
  *    and kbe_corrector_residual at the end must be the same bits (memcmp).
- * 2. Refusals: row 0 into a kbe created with another E0 or another rho0 (MCF_EFORMAT: a
- *    foreign checkpoint), row 3 before row 2, a row into a kbe that has stepped, a row past
- *    the steps taken to kbe_row_write. */
+ *    The same at order 4 (hf, resumed past the start block), order 5 (resumed inside it) and
+ *    order 3 (none, resumed at its last row, which carries the block's rows again); rows
+ *    are written right after their steps, as `mcf kbe` does.
+ * 2. Refusals: row 0 into a kbe created with another E0, another rho0 or another order
+ *    (MCF_EFORMAT: a foreign checkpoint), row 3 before row 2, a row into a kbe that has
+ *    stepped, a row past the steps taken to kbe_row_write. */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -77,10 +80,11 @@ static void steps(kbe *w, size_t from, size_t to)
     }
 }
 
-static void resume(kbe_selfenergy se, const char *name)
+static void resume(kbe_selfenergy se, int order, size_t split, const char *name)
 {
     setup s;
     make_setup(&s, se, field(0.0));
+    s.spec.order = order;
     record *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
     kbe *w = NULL;
     /* A: straight */
@@ -88,23 +92,26 @@ static void resume(kbe_selfenergy se, const char *name)
     steps(w, 0, STEPS);
     take(w, a);
     kbe_destroy(w);
-    /* B: 12 steps, rows 0 .. 12 out, a new kbe, rows in, 18 steps */
+    /* B: split steps, each row written right after its step (as `mcf kbe` does: at order
+     * p > 2 the start block's rows 1 .. 2p - 3 are the provisional ones, row 2p - 2 carries
+     * them again), a new kbe, rows in, the other steps */
     CHECK(kbe_create(&s.spec, field(0.0), coupling(0.0), &w) == MCF_OK, "%s", mcf_last_error());
-    steps(w, 0, SPLIT);
     void *rows[SPLIT + 1];
-    for (size_t n = 0; n <= SPLIT; n++) {
+    for (size_t n = 0; n <= split; n++) {
+        if (n)
+            steps(w, n - 1, n);
         rows[n] = malloc(kbe_row_bytes(w, n));
         CHECK(kbe_row_write(w, n, rows[n]) == MCF_OK, "row %zu: %s", n, mcf_last_error());
     }
-    CHECK(kbe_row_write(w, SPLIT + 1, rows[0]) == MCF_EINVAL, "row past the steps written");
+    CHECK(kbe_row_write(w, split + 1, rows[0]) == MCF_EINVAL, "row past the steps written");
     kbe_destroy(w);
     CHECK(kbe_create(&s.spec, field(0.0), coupling(0.0), &w) == MCF_OK, "%s", mcf_last_error());
-    for (size_t n = 0; n <= SPLIT; n++)
+    for (size_t n = 0; n <= split; n++)
         CHECK(kbe_row_read(w, n, rows[n]) == MCF_OK, "%s: row %zu: %s", name, n,
               mcf_last_error());
-    CHECK(kbe_steps_done(w) == SPLIT, "%s: at step %zu after the rows", name,
+    CHECK(kbe_steps_done(w) == split, "%s: at step %zu after the rows", name,
           kbe_steps_done(w));
-    steps(w, SPLIT, STEPS);
+    steps(w, split, STEPS);
     take(w, b);
     kbe_destroy(w);
     size_t bad = 0;
@@ -119,12 +126,22 @@ static void resume(kbe_selfenergy se, const char *name)
     CHECK(memcmp(&a->residual, &b->residual, sizeof a->residual) == 0,
           "%s: corrector residual %.17g straight, %.17g resumed", name, a->residual,
           b->residual);
-    printf("%s: resumed at step %d of %d: G, rho, energies, residual (%.3g) the same bits\n",
-           name, SPLIT, STEPS, a->residual);
+    printf("%s: resumed at step %zu of %d: G, rho, energies, residual (%.3g) the same bits\n",
+           name, split, STEPS, a->residual);
 
     /* refusals */
     setup s2;
     make_setup(&s2, se, field(0.0));
+    s2.spec.order = order == 2 ? 4 : 2; /* rows of another order (2b: order 2 only) */
+    if (se != KBE_SELFENERGY_2B) {
+        CHECK(kbe_create(&s2.spec, field(0.0), coupling(0.0), &w) == MCF_OK, "%s",
+              mcf_last_error());
+        CHECK(kbe_row_read(w, 0, rows[0]) == MCF_EFORMAT, "%s: row 0 of order %d taken at "
+              "order %d", name, order, s2.spec.order);
+        printf("%s: another order: %s\n", name, mcf_last_error());
+        kbe_destroy(w);
+    }
+    s2.spec.order = order;
     CHECK(kbe_create(&s2.spec, field(0.0) + 0.1, coupling(0.0), &w) == MCF_OK, "%s",
           mcf_last_error());
     CHECK(kbe_row_read(w, 0, rows[0]) == MCF_EFORMAT, "%s: row 0 of another E0 taken", name);
@@ -144,7 +161,7 @@ static void resume(kbe_selfenergy se, const char *name)
     steps(w, 1, 2);
     CHECK(kbe_row_read(w, 2, rows[2]) != MCF_OK, "%s: a row into a stepped kbe taken", name);
     kbe_destroy(w);
-    for (size_t n = 0; n <= SPLIT; n++)
+    for (size_t n = 0; n <= split; n++)
         free(rows[n]);
     free(a);
     free(b);
@@ -152,8 +169,11 @@ static void resume(kbe_selfenergy se, const char *name)
 
 int main(void)
 {
-    resume(KBE_SELFENERGY_NONE, "none");
-    resume(KBE_SELFENERGY_HF, "hf");
-    resume(KBE_SELFENERGY_2B, "2b");
+    resume(KBE_SELFENERGY_NONE, 2, SPLIT, "none");
+    resume(KBE_SELFENERGY_HF, 2, SPLIT, "hf");
+    resume(KBE_SELFENERGY_2B, 2, SPLIT, "2b");
+    resume(KBE_SELFENERGY_HF, 4, SPLIT, "hf, order 4");
+    resume(KBE_SELFENERGY_HF, 5, 5, "hf, order 5, inside the start block");
+    resume(KBE_SELFENERGY_NONE, 3, 4, "none, order 3, at the start block's end");
     return check_exit();
 }

@@ -78,6 +78,8 @@ typedef struct mcf_propagation {
                                    FFT (the default) */
     uint64_t memory_limit; /* bytes the evaluator may take (0: no limit) */
     double E0, U0;         /* the drive at t = 0 */
+    uint32_t order;        /* the order in dt of the step: 2 .. 5 (0, or a core built before
+                              the key, whose struct_size ends before it: 2) */
 } mcf_propagation;
 
 /* At a time t_n, per cell (sums over the k grid divided by its size). */
