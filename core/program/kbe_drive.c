@@ -23,7 +23,7 @@ const mcf_param_spec mcfi_kbe_specs[] = {
      "order with a self-energy"},
     {"order", MCF_PARAM_INT, "2", MCF_PARAM_NO_SCAN | MCF_PARAM_RANGE(2, 5), NULL,
      .doc = "the order in dt: 2 the exponential midpoint step (unitary); 3 .. 5 backward "
-     "differentiation and Gregory quadrature of that order (none and hf; 2b: 2 only)"},
+     "differentiation and Gregory quadrature of that order (hf and 2b: correctors >= 1)"},
     {"selfenergy", MCF_PARAM_CHOICE, "2b", MCF_PARAM_NO_SCAN, 0, 0, "none|hf|2b",
      .doc = "none (H_0 + E(t) D), hf (time-dependent Hartree-Fock) or 2b (second Born)"},
     {"selfenergy_method", MCF_PARAM_CHOICE, "fft", MCF_PARAM_NO_SCAN, 0, 0, "fft|direct",
@@ -148,6 +148,13 @@ int mcfi_kbe_propagation(const mcf_config *c, const mcf_params *params, unsigned
         const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
         prop->memory_limit = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
         d->memory_auto = 1;
+    }
+    if (order > 2 && se != 0 && correctors < 1) { /* the predictor alone is not of order p */
+        char where[512];
+        mcfe_config_key_where(c, "kbe", "order", where, sizeof where);
+        return mcf_fail(MCF_EINVAL, "%s: [kbe] order = %ld with selfenergy = %s needs "
+                        "correctors >= 1 (it is %ld): the extrapolated predictor alone is not "
+                        "of order %ld", where, order, se == 1 ? "hf" : "2b", correctors, order);
     }
     d->every = (uint64_t)every;
     prop->E0 = mcfi_kbe_field(d, 0);

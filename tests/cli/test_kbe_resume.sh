@@ -11,7 +11,8 @@
 #      cut short; a finished run has nothing to do (its files unchanged);
 #  (e) [output] checkpoint = no: no rows, the stop says it does not resume, resume refused;
 #  (f) the size announced before the work is kbe-rows.bin's size at the end;
-#  (g) order = 4: SIGINT, resume, the same files; the order in the checkpoint's tag.
+#  (g) order = 4: SIGINT, resume, the same files; the order in the checkpoint's tag; order 4
+#      without a corrector pass refused.
 # usage: test_kbe_resume.sh MCF SCRATCH
 set -u
 case $1 in */* | .*) mcf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") ;; *) mcf=$1 ;; esac
@@ -159,6 +160,12 @@ if [ $re != 0 ] && grep -q 'a run of order 4, where .* asks for order 3' e4.txt 
    cmp -s edited4.tsv edited4.out/kbe.tsv
 then ok "(g) order 4 resumed with order = 3 in config.ini: refused"
 else bad "(g) another order: exit $re"; cat e4.txt; fi
+mk c0; sed -i 's/^ramp = 2$/ramp = 2\norder = 4\ncorrectors = 0/' c0.ini
+"$mcf" kbe c0.ini > c0.txt 2>&1; rc=$?
+if [ $rc = 2 ] && grep -q 'c0.ini:[0-9]*: \[kbe\] order = 4 with selfenergy = 2b needs correctors >= 1' c0.txt &&
+   [ ! -e c0.out/kbe.tsv ]
+then ok "(g) order 4 with correctors = 0 refused: $(tail -1 c0.txt | cut -c1-100)"
+else bad "(g) order 4, correctors 0: exit $rc"; cat c0.txt; fi
 
 echo "$passed passed, $fail failed"
 [ $fail = 0 ]
