@@ -443,8 +443,15 @@ static int job_files(kbe_job *j, int force)
         const int two = j->orbitals == 2;
         fprintf(f.tsv, "# mcf kbe: model %s, evaluator %s; per cell (sums over the %zu k points "
                 "divided by their number); balance = E_tot(t) - E_tot(0) - the work of the "
-                "pulse and the ramp\nt\tE\tU", j->model->info->name, j->evaluator->info->name,
+                "pulse and the ramp\n", j->model->info->name, j->evaluator->info->name,
                 j->nk_total);
+        if (j->prop.order > 2) /* the start block's rows are redone after they are written */
+            fprintf(f.tsv, "# order %u: the rows at steps 1 .. %u are the start's provisional "
+                    "second-order values (the start block solved again at step %u is of "
+                    "order %u; docs/methods.md)\n", (unsigned)j->prop.order,
+                    2 * (unsigned)j->prop.order - 3, 2 * (unsigned)j->prop.order - 2,
+                    (unsigned)j->prop.order);
+        fprintf(f.tsv, "t\tE\tU");
         for (unsigned a = 0; a < j->orbitals; a++)
             orbital_column(f.tsv, two, a);
         fprintf(f.tsv, "\tpolarization\tN\tE_kin\tE_field\tE_HF\tE_corr\tE_tot\tbalance\t"

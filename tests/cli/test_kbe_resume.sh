@@ -152,9 +152,10 @@ cp edited4.out/kbe.tsv edited4.tsv
 "$mcf" resume edited4.out > e4.txt 2>&1; re=$?
 "$mcf" resume int4.out > int4b.txt 2>&1; r2=$?
 tag=$(od -An -c -j15 -N1 int4.out/checkpoint | tr -d ' ')
-if [ $rc = 130 ] && [ $r2 = 0 ] && same4 int4.out && [ "$tag" = 4 ]; then
+if [ $rc = 130 ] && [ $r2 = 0 ] && same4 int4.out && [ "$tag" = 4 ] &&
+   grep -q '^# order 4: the rows at steps 1 .. 5 are the start.s provisional' full4.out/kbe.tsv; then
   ok "(g) order 4: SIGINT at step $(grep -o 'at step [0-9]*' int4b.txt | cut -d' ' -f3)," \
-     "resumed: the same four files"
+     "resumed: the same four files; kbe.tsv says which rows are provisional"
 else bad "(g) order 4: exits $rc $r2, tag byte '$tag'"; cat int4.txt int4b.txt; fi
 if [ $re != 0 ] && grep -q 'a run of order 4, where .* asks for order 3' e4.txt &&
    cmp -s edited4.tsv edited4.out/kbe.tsv
