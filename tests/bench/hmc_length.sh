@@ -11,8 +11,11 @@
 # own "hybrid Monte Carlo's wall time" line: on a GPU all W chains in one batch), the chains' mean tau_int(m^2) and tau_int(energy)
 # in trajectories (tests/bench/tau_int.py, Sokal's window) with the spread over chains, and
 # the cost of one independent m^2 sample, 2 tau_int x time a trajectory, against length 1.
-# Environment: L (16), T (0.131), W (16), LENGTHS ("1 2 4"), SWEEPS (1000), THERM (200),
-# EVALUATOR (kpm-cuda; kpm on a CPU), PYTHON (python3 with numpy).
+# Environment: L (16), T (0.131), W (8), LENGTHS ("1 2 4"), SWEEPS (600), THERM (150),
+# EVALUATOR (kpm-cuda; kpm on a CPU), PYTHON (python3 with numpy).  Cost, estimated from the
+# campaign's 24 ms a batched force of 4 chains of 24^3-32^3: ~0.3 s a length-1 trajectory of 8
+# chains of 16^3 (33 forces), so ~4 min for length 1 and twice that per doubling: on the
+# device one or two LENGTHS a call (its 10-minute limit).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -20,8 +23,8 @@ mcf=${1:-build/bin/mcf}
 [ -x "$mcf" ] || mcf="$root/$mcf"
 [ -x "$mcf" ] || { echo "hmc_length.sh: no mcf binary at ${1:-build/bin/mcf}" >&2; exit 1; }
 mcf=$(cd "$(dirname "$mcf")" && pwd)/$(basename "$mcf")
-L=${L:-16} T=${T:-0.131} W=${W:-16} lengths=${LENGTHS:-1 2 4}
-sweeps=${SWEEPS:-1000} therm=${THERM:-200} evaluator=${EVALUATOR:-kpm-cuda}
+L=${L:-16} T=${T:-0.131} W=${W:-8} lengths=${LENGTHS:-1 2 4}
+sweeps=${SWEEPS:-600} therm=${THERM:-150} evaluator=${EVALUATOR:-kpm-cuda}
 py=${PYTHON:-python3}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hmc_length.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
