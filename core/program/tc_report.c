@@ -189,11 +189,11 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
     if (used) {
         /* per sample: x = 1/nu (the class's if given, else the sample's largest pair's) +
          * omega, then the fit; chi2 of the full sample's */
-        double chi2 = 0.0;
-        for (size_t j = 0; j < J; j++) {
+        double chi2 = 0.0, inu = 0.0;
+        for (size_t j = J; j-- > 0;) { /* the full sample last: its 1/nu is the line's below */
             for (size_t p = 0; p < used; p++)
                 row[p] = Tx[p * J + j];
-            const double inu = t->nu_fixed > 0 ? 1.0 / t->nu_fixed : 1.0 / nu[(used - 1) * J + j];
+            inu = t->nu_fixed > 0 ? 1.0 / t->nu_fixed : 1.0 / nu[(used - 1) * J + j];
             tc[j] = extrapolate(row, L1, w, used, inu + t->omega, j ? NULL : &chi2);
         }
         double err = tc_jack_error(tc, t->blocks);
@@ -217,8 +217,7 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
         else
             snprintf(how, sizeof how, "%zu crossings extrapolated as T*(L) = T_c + a "
                      "L^-(1/nu + omega), omega = %g, 1/nu = %.4f%s%s", used, t->omega,
-                     t->nu_fixed > 0 ? 1.0 / t->nu_fixed : 1.0 / nu[(used - 1) * J],
-                     t->nu_fixed > 0 ? " (nu given)" : " (the largest pair's)", fit);
+                     inu, t->nu_fixed > 0 ? " (nu given)" : " (the largest pair's)", fit);
         fprintf(f, "# T_c (%s) = %.10g +- %.4g: %s; the largest pair alone: %.10g +- %.4g; "
                 "nu (largest pair) = %.6g +- %.4g\n", quantity_name[which], tc[0], err, how,
                 last, last_err, nu[(used - 1) * J], tc_jack_error(nu + (used - 1) * J,

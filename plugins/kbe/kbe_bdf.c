@@ -190,16 +190,7 @@ static void solve_rows(kbe *w, size_t n1, const double complex *minv)
                 for (size_t q = 0; q < bs; q++)
                     y[q] -= I * dt * kk[q];
             }
-            double complex *x = kbe_block(w, lesser, n1, j);
-            for (size_t k = 0; k < nk; k++) {
-                const double complex *m = minv + 4 * k;
-                const double complex y0 = y[k], y1 = y[nk + k], y2 = y[2 * nk + k],
-                                     y3 = y[3 * nk + k];
-                x[k] = m[0] * y0 + m[1] * y2;
-                x[nk + k] = m[0] * y1 + m[1] * y3;
-                x[2 * nk + k] = m[2] * y0 + m[3] * y2;
-                x[3 * nk + k] = m[2] * y1 + m[3] * y3;
-            }
+            kbe_apply_left(minv, nk, y, kbe_block(w, lesser, n1, j));
         }
     }
 }

@@ -81,6 +81,22 @@ void kbe_sigma_pair(kbe *w, size_t m, size_t s, double complex *sl, double compl
  * and G on the rows <= m, into il, ig ((m + 1) blocks of 4 nk) */
 void kbe_collision_row(kbe *w, size_t m, double complex *il, double complex *ig);
 
+/* y_k = V_k x_k per k for the blocks x, y (4 nk values each, [ab][k]; V: nk 2 x 2 matrices,
+ * row-major); y may be x */
+static inline void kbe_apply_left(const double complex *V, size_t nk, const double complex *x,
+                                  double complex *y)
+{
+    for (size_t k = 0; k < nk; k++) {
+        const double complex *v = V + 4 * k;
+        const double complex x0 = x[k], x1 = x[nk + k], x2 = x[2 * nk + k],
+                             x3 = x[3 * nk + k];
+        y[k] = v[0] * x0 + v[1] * x2;
+        y[nk + k] = v[0] * x1 + v[1] * x3;
+        y[2 * nk + k] = v[2] * x0 + v[3] * x2;
+        y[3 * nk + k] = v[2] * x1 + v[3] * x3;
+    }
+}
+
 /* acc[q][k] += wt (a b)_q per k, for blocks a, b of 4 nk values ([ab][k]); b_adj: b holds
  * G(t_j, t_s) and the product takes -b^dagger (G(t_s, t_j) for s < j) */
 static inline void block_madd(size_t nk, double wt, const double complex *restrict a,

@@ -27,21 +27,6 @@ static void expm_herm2(const double complex *H, double tau, double complex *V)
     V[3] = ph * (c + I * s * z);
 }
 
-/* y_k = V_k x_k for the blocks x, y (4 nk values each, [ab][k]); y may be x */
-static void apply_left(const double complex *V, size_t nk, const double complex *x,
-                       double complex *y)
-{
-    for (size_t k = 0; k < nk; k++) {
-        const double complex *v = V + 4 * k;
-        const double complex x0 = x[k], x1 = x[nk + k], x2 = x[2 * nk + k],
-                             x3 = x[3 * nk + k];
-        y[k] = v[0] * x0 + v[1] * x2;
-        y[nk + k] = v[0] * x1 + v[1] * x3;
-        y[2 * nk + k] = v[2] * x0 + v[3] * x2;
-        y[3 * nk + k] = v[2] * x1 + v[3] * x3;
-    }
-}
-
 /* y_k = x_k V_k^dagger (y may be x) */
 static void apply_right_dagger(const double complex *V, size_t nk, const double complex *x,
                                double complex *y)
@@ -89,21 +74,21 @@ static void advance(kbe *w, const double complex *V, double complex *tmp, int ro
     for (int lesser = 0; lesser < 2 && rows; lesser++)
         for (size_t j = 0; j <= n; j++) {
             double complex *y = kbe_block(w, lesser, n1, j);
-            apply_left(V, nk, kbe_block(w, lesser, n, j), y);
+            kbe_apply_left(V, nk, kbe_block(w, lesser, n, j), y);
             if (!corr)
                 continue;
             const double complex *i0 = (lesser ? w->il : w->ig) + j * 4 * nk;
             const double complex *j1 = (lesser ? w->jl : w->jg) + j * 4 * nk;
-            apply_left(V, nk, i0, tmp);
+            kbe_apply_left(V, nk, i0, tmp);
             axpy(nk, c, tmp, y);
             axpy(nk, c, j1, y);
         }
     double complex *dl = kbe_block(w, 1, n1, n1);
-    apply_left(V, nk, kbe_block(w, 1, n, n), dl);
+    kbe_apply_left(V, nk, kbe_block(w, 1, n, n), dl);
     apply_right_dagger(V, nk, dl, dl);
     if (corr) {
         herm_sum(nk, w->il + n * 4 * nk, tmp);
-        apply_left(V, nk, tmp, tmp);
+        kbe_apply_left(V, nk, tmp, tmp);
         apply_right_dagger(V, nk, tmp, tmp);
         axpy(nk, c, tmp, dl);
         herm_sum(nk, w->jl + n1 * 4 * nk, tmp);
