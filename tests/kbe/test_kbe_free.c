@@ -53,46 +53,7 @@ static double free_error(double dt, const double complex *Uref, double ref_dt, d
     CHECK(run(dt, KBE_SELFENERGY_NONE, 0, 0.0, &w) == MCF_OK, "%s", mcf_last_error());
     if (!w)
         return INFINITY;
-    double complex rho0[4 * NK];
-    double eps[2 * NK];
-    initial_state(rho0, eps);
-    const size_t n = kbe_steps_done(w), stride = (size_t)llround(dt / ref_dt);
-    double complex g[4 * NK];
-    double err = 0.0, N0 = 0.0;
-    *ndrift = 0.0;
-    for (size_t i = 0; i <= n; i++)
-        for (size_t j = 0; j <= n; j++)
-            for (int lesser = 0; lesser < 2; lesser++) {
-                kbe_green(w, lesser, i, j, g);
-                for (size_t k = 0; k < NK; k++) {
-                    const double complex *Ui = Uref + (i * stride) * 4 * NK + 4 * k;
-                    const double complex *Uj = Uref + (j * stride) * 4 * NK + 4 * k;
-                    double complex m[4], a[4], ud[4], e[4];
-                    for (int q = 0; q < 4; q++) /* rho0 or 1 - rho0 */
-                        m[q] = lesser ? rho0[4 * k + q]
-                                      : (q == 0 || q == 3 ? 1.0 : 0.0) - rho0[4 * k + q];
-                    ud[0] = conj(Uj[0]);
-                    ud[1] = conj(Uj[2]);
-                    ud[2] = conj(Uj[1]);
-                    ud[3] = conj(Uj[3]);
-                    mul2(Ui, m, a);
-                    mul2(a, ud, e);
-                    for (int q = 0; q < 4; q++) {
-                        const double complex ex = (lesser ? I : -I) * e[q];
-                        err = fmax(err, cabs(g[4 * k + q] - ex));
-                    }
-                }
-            }
-    double complex rho[4 * NK];
-    for (size_t i = 0; i <= n; i++) {
-        kbe_density(w, i, rho);
-        double N = 0.0;
-        for (size_t k = 0; k < NK; k++)
-            N += creal(rho[4 * k] + rho[4 * k + 3]);
-        if (i == 0)
-            N0 = N;
-        *ndrift = fmax(*ndrift, fabs(N - N0) / N0);
-    }
+    const double err = free_error_of(w, dt, Uref, ref_dt, ndrift, NULL);
     kbe_destroy(w);
     return err;
 }
