@@ -2,7 +2,7 @@
  * refused where the device has no step for it yet, the drive kept, and the accessors formed
  * from blocks read back from the device in kbe_core.c's layouts and by its formulas. */
 #include "kbe_cuda.h"
-#include "kbe_cuda_dev.h"
+#include "kbe_cuda_device.h"
 
 #include "mcf/error.h"
 #include "mcf_cuda.h"
@@ -149,4 +149,12 @@ int kbcu_energies(kbcu *w, size_t n, double *e_band, double *e_field, double *e_
     kbe_energies_of(&w->spec, w->E[n], w->U[n], diag, b2 ? idiag : NULL, e_band, e_field,
                     e_int);
     return MCF_OK;
+}
+
+int kbcu_time_parts(kbcu *w, size_t m, int reps, double *t_sigma, double *t_collision)
+{
+    if (m > w->n || reps < 1)
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: timing row %zu (%zu taken), %d repetitions", m,
+                        w->n, reps);
+    return kbcu_dev_time_parts(w->d, m, reps, t_sigma, t_collision);
 }

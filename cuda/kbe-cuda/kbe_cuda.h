@@ -1,6 +1,6 @@
 /* kbe_cuda.h — the two-time Kadanoff-Baym propagator of plugins/kbe (kbe_core.h) on the GPU:
  * the same spec, the same step, the same accessors, G^< and G^> resident in device memory
- * (kbe_cuda_dev.cu).  What it does not have yet is refused at creation with the reason:
+ * (kbe_cuda_step.cu).  What it does not have yet is refused at creation with the reason:
  * orders above 2 and a self-energy given by the caller (use the CPU's kbe for those).  The
  * static library mcf_kbe_cuda, for the plugin and tests/gpu; not part of the SDK. */
 #ifndef MCF_KBE_CUDA_H
@@ -28,5 +28,8 @@ int kbcu_corrector_residual(kbcu *w, double *r);
 int kbcu_green(kbcu *w, int lesser, size_t i, size_t j, double complex *g);
 /* As kbe_energies (waits for the device). */
 int kbcu_energies(kbcu *w, size_t n, double *e_band, double *e_field, double *e_int);
+/* Benchmarks (tests/bench/kbe_gpu): the mean seconds of second Born's row and of the
+ * collision integrals' row at t_m, m <= the steps taken (kbcu_dev_time_parts). */
+int kbcu_time_parts(kbcu *w, size_t m, int reps, double *t_sigma, double *t_collision);
 
 #endif

@@ -1,4 +1,4 @@
-/* kbe_cuda_dev.cu — the second-order Kadanoff-Baym step of plugins/kbe (kbe_step.c,
+/* kbe_cuda_step.cu — the second-order Kadanoff-Baym step of plugins/kbe (kbe_step.c,
  * kbe_collision.c, kbe_selfenergy.c) on the GPU, the same operations in the same order per
  * value so that the results agree to rounding:
  *
@@ -12,49 +12,9 @@
  *     the CPU's order (no atomics: the same bits on every run).
  * The local density is a fixed-order reduction (one warp per band pair), the residual a max.
  * Everything is enqueued on mcu_stream(); nothing waits for the host within a step. */
-#include "kbe_cuda_dev.h"
+#include "kbe_cuda_internal.cuh"
 
-#include "mcf/error.h"
-#include "mcf_cuda.h"
-
-#include <cuComplex.h>
-#include <cufft.h>
 #include <stdlib.h>
-
-typedef cuDoubleComplex cplx;
-
-#define KBCU_CHUNK 64  /* time points a cuFFT call transforms (4 band pairs each) */
-#define KBCU_THREADS 256
-
-struct kbcu_dev {
-    kbcu_dev_spec s;
-    size_t nk, rows_alloc;   /* rows_alloc: steps + 1 rounded up to KBCU_CHUNK */
-    cplx *gl, *gg;           /* the triangle */
-    cplx *sl, *sg;           /* Sigma^lg(t_m, t_s), s = 0 .. m (2b) */
-    cplx *il, *ig, *jl, *jg; /* the collision integrals' rows at t_n and t_{n+1} (2b) */
-    cplx *idiag;             /* I^<(t_n, t_n) of every step (2b) */
-    cplx *fa, *fb, *fc, *fd; /* FFT rows: A^<, B^< (for Sigma^<), A^>, B^> (2b) */
-    cplx *hn, *h1, *V, *rho; /* 4 nk each (rho: 4) */
-    double *eps, *E, *U, *resk, *res;
-    cufftHandle plan;
-    int have_plan;
-};
-
-/* ---- complex helpers ---- */
-__device__ __forceinline__ cplx cmul(cplx a, cplx b) { return cuCmul(a, b); }
-__device__ __forceinline__ cplx cadd(cplx a, cplx b) { return cuCadd(a, b); }
-__device__ __forceinline__ cplx csub(cplx a, cplx b) { return cuCsub(a, b); }
-__device__ __forceinline__ cplx cscale(double w, cplx a)
-{
-    return make_cuDoubleComplex(w * a.x, w * a.y);
-}
-__device__ __forceinline__ cplx cconj(cplx a) { return cuConj(a); }
-
-/* the block of the time pair (i, j), i >= j */
-__host__ __device__ __forceinline__ size_t pair_of(size_t i, size_t j)
-{
-    return i * (i + 1) / 2 + j;
-}
 
 /* ---- per k: h, V, the diagonal ---- */
 
@@ -134,18 +94,6 @@ __device__ __forceinline__ void right_dagger(const cplx *v, const cplx *x, cplx 
     y[1] = cadd(cmul(x0, cconj(v[2])), cmul(x1, cconj(v[3])));
     y[2] = cadd(cmul(x2, cconj(v[0])), cmul(x3, cconj(v[1])));
     y[3] = cadd(cmul(x2, cconj(v[2])), cmul(x3, cconj(v[3])));
-}
-
-__device__ __forceinline__ void load4(const cplx *b, size_t nk, size_t k, cplx *x)
-{
-    for (int q = 0; q < 4; q++)
-        x[q] = b[q * nk + k];
-}
-
-__device__ __forceinline__ void store4(cplx *b, size_t nk, size_t k, const cplx *x)
-{
-    for (int q = 0; q < 4; q++)
-        b[q * nk + k] = x[q];
 }
 
 /* x + x^dagger of k's 2 x 2 */
@@ -279,19 +227,6 @@ __global__ void k_copy(size_t count, const cplx *y, cplx *x)
 
 /* ---- the host side ---- */
 
-static unsigned blocks_for(size_t count)
-{
-    return (unsigned)((count + KBCU_THREADS - 1) / KBCU_THREADS);
-}
-
-static int launched(const char *what)
-{
-    const cudaError_t e = cudaGetLastError();
-    return e == cudaSuccess ? MCF_OK : mcu_fail((int)e, "kbe-cuda", what, 0, NULL);
-}
-
-#include "kbe_cuda_sigma.cuh"
-
 extern "C" int kbcu_dev_create(const kbcu_dev_spec *s, kbcu_dev **out)
 {
     *out = NULL;
@@ -415,11 +350,12 @@ extern "C" int kbcu_dev_step(kbcu_dev *d, size_t n, double E1, double U1, int pa
         measured = measured || last;
         k_local_density<<<1, 128, 0, st>>>(nk, d->gl + pair_of(n1, n1) * bs, d->rho);
         if (b2) {
-            int rc = sigma_row(d, n1);
+            int rc = kbcu_sigma_row(d, n1);
             if (rc)
                 return rc;
-            k_collision_row<<<blocks_for((n1 + 1) * nk), KBCU_THREADS, 0, st>>>(
-                nk, n1, d->s.dt, d->gl, d->gg, d->sl, d->sg, d->jl, d->jg);
+            rc = kbcu_collision_row(d, n1, d->jl, d->jg);
+            if (rc)
+                return rc;
         }
     }
     if (measured)
@@ -473,4 +409,46 @@ extern "C" int kbcu_dev_residual(kbcu_dev *d, double *r)
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(st);
     return e == cudaSuccess ? MCF_OK : mcu_fail((int)e, "kbe-cuda", "the residual", 0, NULL);
+}
+
+extern "C" int kbcu_dev_time_parts(kbcu_dev *d, size_t m, int reps, double *t_sigma,
+                                   double *t_collision)
+{
+    cudaStream_t st = mcu_stream();
+    *t_sigma = *t_collision = 0.0;
+    if (d->s.selfenergy != 2)
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: no collision integrals without second Born");
+    cudaEvent_t ev[4];
+    for (int q = 0; q < 4; q++)
+        cudaEventCreate(&ev[q]);
+    /* each part once untimed, then `reps` times between two events */
+    int rc = MCF_OK;
+    for (int r = 0; r <= reps && !rc; r++) {
+        if (r == 1)
+            cudaEventRecord(ev[0], st);
+        rc = kbcu_sigma_row(d, m);
+    }
+    cudaEventRecord(ev[1], st);
+    for (int r = 0; r <= reps && !rc; r++) {
+        if (r == 1)
+            cudaEventRecord(ev[2], st);
+        if (!rc)
+            rc = kbcu_collision_row(d, m, d->jl, d->jg);
+    }
+    cudaEventRecord(ev[3], st);
+    const cudaError_t e = cudaEventSynchronize(ev[3]);
+    float ms0 = 0.0f, ms1 = 0.0f;
+    if (!rc && e == cudaSuccess) {
+        cudaEventElapsedTime(&ms0, ev[0], ev[1]);
+        cudaEventElapsedTime(&ms1, ev[2], ev[3]);
+    }
+    for (int q = 0; q < 4; q++)
+        cudaEventDestroy(ev[q]);
+    if (!rc && e != cudaSuccess)
+        rc = mcu_fail((int)e, "kbe-cuda", "timing the step's parts", 0, NULL);
+    if (!rc)
+        rc = launched("timing the step's parts");
+    *t_sigma = 1e-3 * ms0 / reps;
+    *t_collision = 1e-3 * ms1 / reps;
+    return rc;
 }

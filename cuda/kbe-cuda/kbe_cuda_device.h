@@ -1,11 +1,12 @@
-/* kbe_cuda_dev.h — the device half of kbe-cuda (kbe_cuda_dev.cu): the two-time storage of
- * G^< and G^> on the GPU and the second-order step of kbe_step.c on it, every array of
- * complex numbers as interleaved doubles (re, im) so that C and CUDA share this header.
+/* kbe_cuda_device.h — the device half of kbe-cuda (kbe_cuda_step.cu, kbe_cuda_sigma.cu):
+ * the two-time storage of G^< and G^> on the GPU and the second-order step of kbe_step.c
+ * on it, every array of complex numbers as interleaved doubles (re, im) so that C and CUDA
+ * share this header.
  * Layouts as plugins/kbe: a block of a time pair is 4 nk values, band pair major, k
  * innermost; the triangle i >= j in row-major order (block i (i + 1) / 2 + j).  The caller
  * (kbe_cuda.c) checks the spec; this file trusts it.  Not part of the SDK. */
-#ifndef MCF_KBE_CUDA_DEV_H
-#define MCF_KBE_CUDA_DEV_H
+#ifndef MCF_KBE_CUDA_DEVICE_H
+#define MCF_KBE_CUDA_DEVICE_H
 
 #include <stddef.h>
 
@@ -44,6 +45,11 @@ KBCU_API int kbcu_dev_step(kbcu_dev *d, size_t n, double E1, double U1, int pass
 KBCU_API int kbcu_dev_block(kbcu_dev *d, int lesser, size_t i, size_t j, double *out);
 /* I^<(t_n, t_n) of step n (second Born; zeros otherwise) into out (4 nk complex). */
 KBCU_API int kbcu_dev_idiag(kbcu_dev *d, size_t n, double *out);
+/* Benchmarks: the mean seconds of second Born's row and of the collision integrals' row at
+ * t_m (m <= the steps taken), each run `reps` times after one untimed run (CUDA events);
+ * the step's scratch rows are overwritten (call between steps only). */
+KBCU_API int kbcu_dev_time_parts(kbcu_dev *d, size_t m, int reps, double *t_sigma,
+                                 double *t_collision);
 /* The last step's corrector residual (max |change| of rho(t_n) by the last pass); waits. */
 KBCU_API int kbcu_dev_residual(kbcu_dev *d, double *r);
 

@@ -1,7 +1,8 @@
-/* kbe_cuda_sigma.cuh — second Born on the GPU (included once, by kbe_cuda_dev.cu, after its
- * helpers): the self-energy's row Sigma^lg(t_m, t_s), s = 0 .. m, by cuFFT or by the seed's
- * loops, and the collision integrals' row I^lg(t_m, t_j), j = 0 .. m (kbe_collision.c and
- * kbe_selfenergy.c say the formulas; the operations here are theirs, in their order). */
+/* kbe_cuda_sigma.cu — second Born on the GPU: the self-energy's row Sigma^lg(t_m, t_s),
+ * s = 0 .. m, by cuFFT or by the seed's loops, and the collision integrals' row
+ * I^lg(t_m, t_j), j = 0 .. m (kbe_collision.c and kbe_selfenergy.c say the formulas; the
+ * operations here are theirs, in their order). */
+#include "kbe_cuda_internal.cuh"
 
 /* the other band */
 __device__ __forceinline__ int ob(int a) { return 1 - a; }
@@ -152,7 +153,7 @@ static int fft_rows(kbcu_dev *d, cplx *x, size_t m, int dir)
 }
 
 /* the self-energy's row at t_m into d->sl, d->sg */
-static int sigma_row(kbcu_dev *d, size_t m)
+int kbcu_sigma_row(kbcu_dev *d, size_t m)
 {
     cudaStream_t st = mcu_stream();
     const size_t nk = d->nk, bs = 4 * nk;
@@ -177,4 +178,12 @@ static int sigma_row(kbcu_dev *d, size_t m)
     if (!rc)
         rc = fft_rows(d, d->sg, m, CUFFT_FORWARD);
     return rc;
+}
+
+int kbcu_collision_row(kbcu_dev *d, size_t m, cplx *il, cplx *ig)
+{
+    const size_t nk = d->nk;
+    k_collision_row<<<blocks_for((m + 1) * nk), KBCU_THREADS, 0, mcu_stream()>>>(
+        nk, m, d->s.dt, d->gl, d->gg, d->sl, d->sg, il, ig);
+    return launched("the collision integrals");
 }
