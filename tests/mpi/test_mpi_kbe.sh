@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# `mpirun -np P mcf kbe`: the k points over P ranks (docs/architecture.md, "MPI over k").
+# Every run is compared byte for byte with the same configuration run as a single process
+# (the MPI build started without mpirun):
+#   1. second Born, order 2, nk = 8 on 1, 2 and 3 ranks (3 does not divide 8: slabs of 3, 3
+#      and 2 k points), and order 4, nk = 12 on 1, 2, 3 and 5 ranks (5: slabs of 3, 3, 2, 2,
+#      2): kbe.tsv, nk.tsv, kbe-rows.bin and the checkpoint identical;
+#   2. a run on 3 ranks stopped by SIGINT sent to rank 1 alone: every rank stops at the same
+#      step (one "stopped by signal 2 at step N", exit 130), and the stopped folder resumed
+#      on 2 ranks and, a copy of it, as a single process gives the unbroken run's four files;
+#   3. nk = 2 on 3 ranks is refused naming [kbe] nk (exit 2), without hanging.
+# Folders of one configuration have the same name (out/) in different working folders.
+# usage: test_mpi_kbe.sh MCF SCRATCH MPIEXEC NUMPROC_FLAG "EXTRA_FLAGS"
+set -u
+mcf=$1
+dir=$2/mpi-kbe
+mpiexec=$3
+np_flag=$4
+read -r -a extra <<<"$5"
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+fail=0; passed=0
+ok()  { echo "ok: $*"; passed=$((passed + 1)); }
+bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
+mpi() { local np=$1; shift; timeout 120 "$mpiexec" "$np_flag" "$np" "${extra[@]}" "$@"; }
+files=(kbe.tsv nk.tsv kbe-rows.bin checkpoint)
+same4() { # WHAT A B: the four files of folder B are folder A's
+  local f
+  for f in "${files[@]}"; do
+    cmp -s "$2/$f" "$3/$f" || { bad "$1: $f differs from the single process's"; return; }
+  done
+  ok "$1: ${files[*]} identical to the single process's"
+}
+mk() { # NAME NK ORDER STEPS
+  cat > "$1.ini" <<INI
+[run]
+model = two-band
+evaluator = kbe
+output = out
+[kbe]
+nk = $2
+order = $3
+dt = 0.05
+steps = $4
+selfenergy = 2b
+correctors = 1
+U = 0.5
+ramp = 1
+[pulse]
+amplitude = 0.2
+frequency = 2
+center = 1
+width = 0.5
+[output]
+every = 1
+nk_times = 0.3, 1.2
+checkpoint_every = 5
+INI
+}
+descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
+rank_pid() { # the PID of MPI rank $2 among the descendants of process $1
+  local p
+  for p in $(descendants "$1"); do
+    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = mcf ] || continue
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null \
+      | grep -Eqx "(OMPI_COMM_WORLD_RANK|PMI_RANK)=$2" && { echo "$p"; return; }
+  done
+}
+wait_for() { for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
+
+# --- 1. 1, 2, 3 (and 5) ranks against the single process ----------------------------------
+for spec in "o2 8 2 40 1 2 3" "o4 12 4 40 1 2 3 5"; do
+  read -r name nk order steps ranks <<<"$spec"
+  mk "$name" "$nk" "$order" "$steps"
+  mkdir "$name-single"
+  (cd "$name-single" && "$mcf" kbe "../$name.ini" >o 2>e) \
+    || { bad "$name: the single process failed: $(cat "$name-single/e")"; continue; }
+  for np in $ranks; do
+    mkdir "$name-$np"
+    if (cd "$name-$np" && mpi "$np" "$mcf" kbe "../$name.ini" >o 2>e); then
+      same4 "order $order, nk $nk on $np ranks" "$name-single/out" "$name-$np/out"
+    else
+      bad "order $order, nk $nk on $np ranks: exit $?: $(tail -3 "$name-$np/e")"
+    fi
+  done
+done
+grep -q "k over 3 MPI ranks" o2-3/o && ok "the run on 3 ranks says it splits k over 3" \
+  || bad "no 'k over 3 MPI ranks' in the output: $(cat o2-3/o)"
+# the evaluator's plan is a rank's, a slab of the storage: 1000 steps over a tiny memory
+# limit, refused by one process and by every rank of 3, each naming what it would take
+mk big 12 4 1000 && sed -i 's/^ramp = 1$/ramp = 1\nmemory_limit_gb = 0.000001/' big.ini
+mkdir big && cd big
+"$mcf" kbe ../big.ini >o1 2>e1; rc1=$?
+mpi 3 "$mcf" kbe ../big.ini >o3 2>e3; rc3=$?
+gb() { grep -o 'take [0-9.e+-]* GB' "$1" | head -1 | awk '{ print $2 }'; }
+one=$(gb e1); three=$(gb e3)
+if [ "$rc1" -eq 1 ] && [ "$rc3" -eq 1 ] && [ -n "$one" ] && [ -n "$three" ] &&
+   awk -v a="$one" -v b="$three" 'BEGIN { exit !(b < 0.4 * a) }'; then
+  ok "a rank of 3 needs $three GB where one process needs $one GB (both refused, exit 1)"
+else bad "memory over 3 ranks: exit $rc1 and $rc3, $one and $three GB: $(cat e1 e3)"; fi
+cd "$dir"
+
+# --- 2. stopped on 3 ranks by a signal to rank 1, resumed on 2 and on 1 ---------------------
+mk long 12 4 100
+mkdir long-single
+(cd long-single && "$mcf" kbe ../long.ini >o 2>e) || bad "the unbroken run: $(cat long-single/e)"
+mkdir stop && cd stop
+mpi 3 "$mcf" kbe ../long.ini >o 2>e &
+job=$!
+wait_for out/checkpoint && pid=$(rank_pid "$job" 1)
+if [ -n "${pid:-}" ]; then
+  kill -INT "$pid"
+  wait "$job"; rc=$?
+  at=$(grep -o 'stopped by signal 2 at step [0-9]*' e | awk '{ print $7 }' | sort -u)
+  n=$(grep -c 'stopped by signal' e)
+  if [ "$rc" -ne 130 ] || [ -z "$at" ] || [ "$n" -ne 1 ] || [ "$at" -ge 100 ]; then
+    bad "SIGINT to rank 1: exit $rc, $n stop messages: $(tail -3 e)"
+  else
+    ok "SIGINT to rank 1 alone: all 3 ranks stopped at step $at (exit 130, one message)"
+    cmp -s out/kbe.tsv ../long-single/out/kbe.tsv && bad "the stopped run has every row"
+    mkdir ../one && cp -r out ../one/out
+    if mpi 2 "$mcf" resume out >o2 2>e2; then
+      same4 "stopped at step $at on 3 ranks, resumed on 2" ../long-single/out out
+    else bad "resume on 2 ranks: $(tail -3 e2)"; fi
+    cd ../one
+    if "$mcf" resume out >o2 2>e2; then
+      same4 "stopped at step $at on 3 ranks, resumed as one process" ../long-single/out out
+    else bad "resume as one process: $(tail -3 e2)"; fi
+  fi
+else
+  bad "could not find rank 1 of the run to stop"; wait "$job"
+fi
+cd "$dir"
+
+# --- 3. fewer k points than ranks ------------------------------------------------------------
+mk few 2 2 40
+mkdir few && cd few
+mpi 3 "$mcf" kbe ../few.ini >o 2>e; rc=$?
+if [ "$rc" -eq 2 ] && grep -q "\[kbe\] nk gives 2 k points for 3 MPI ranks" e; then
+  ok "nk = 2 on 3 ranks refused naming [kbe] nk (exit 2)"
+else bad "nk = 2 on 3 ranks: exit $rc: $(cat e)"; fi
+cd "$dir"
+
+echo "$passed passed, $fail failed"
+[ "$fail" -eq 0 ]
