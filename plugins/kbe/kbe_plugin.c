@@ -231,9 +231,9 @@ static int kp_setup_read(const mcf_driven_crystal *c, const mcf_propagation *p, 
                         s->nk, steps);
     s->bytes = (uint64_t)total;
     if (p->memory_limit && s->bytes > p->memory_limit)
-        return mcf_fail(MCF_ENOMEM, "kbe: %zu k points and %zu steps take %.3g GB, more than "
+        return mcf_fail(MCF_ENOMEM, "kbe: %zu k points and %zu steps take %.3g GB%s, more than "
                         "the %.3g GB allowed", s->nk, steps, 1e-9 * (double)s->bytes,
-                        1e-9 * (double)p->memory_limit);
+                        s->gather ? " a process" : "", 1e-9 * (double)p->memory_limit);
     s->eps = malloc(2 * s->nk * sizeof *s->eps);
     if (!s->eps)
         return mcf_fail(MCF_ENOMEM, "kbe: out of memory");
