@@ -8,6 +8,7 @@
 #   2. a run on 3 ranks stopped by SIGINT sent to rank 1 alone: every rank stops at the same
 #      step (one "stopped by signal 2 at step N", exit 130), and the stopped folder resumed
 #      on 2 ranks and, a copy of it, as a single process gives the unbroken run's four files;
+#      a run on 2 ranks stopped by SIGTERM to mpirun resumes as one process likewise;
 #   3. nk = 2 on 3 ranks is refused naming [kbe] nk (exit 2), without hanging.
 # Folders of one configuration have the same name (out/) in different working folders.
 # usage: test_mpi_kbe.sh MCF SCRATCH MPIEXEC NUMPROC_FLAG "EXTRA_FLAGS"
@@ -129,6 +130,27 @@ if [ -n "${pid:-}" ]; then
 else
   bad "could not find rank 1 of the run to stop"; wait "$job"
 fi
+cd "$dir"
+
+# --- 2b. SIGTERM to mpirun (which passes it to every rank, here in about 2 s), resumed as one
+# process: order 2 and 240 steps, so that the stop comes before the end
+mk term 12 2 240
+mkdir term-single
+(cd term-single && "$mcf" kbe ../term.ini >o 2>e) || bad "the unbroken run: $(cat term-single/e)"
+mkdir mterm && cd mterm
+mpi 2 "$mcf" kbe ../term.ini >o 2>e &
+job=$!   # the subshell running mpi(): timeout, then mpirun, are its descendants
+wait_for out/checkpoint
+launcher=$(pgrep -P "$job" | head -n 1)
+kill -TERM "${launcher:-$job}"
+wait "$job"; rc=$?
+at=$(grep -o 'stopped by signal 15 at step [0-9]*' e | awk '{ print $7 }' | sort -u)
+if [ "$rc" -ne 0 ] && [ -n "$at" ] && [ "$at" -lt 240 ]; then
+  ok "SIGTERM to mpirun stopped both ranks at step $at (exit $rc)"
+  if "$mcf" resume out >o2 2>e2; then
+    same4 "stopped at step $at on 2 ranks by mpirun, resumed as one process" ../term-single/out out
+  else bad "resume as one process: $(tail -3 e2)"; fi
+else bad "SIGTERM to mpirun: exit $rc: $(tail -3 e)"; fi
 cd "$dir"
 
 # --- 3. fewer k points than ranks ------------------------------------------------------------
