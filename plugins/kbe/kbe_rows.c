@@ -48,43 +48,30 @@ size_t kbe_row_bytes(const kbe *w, size_t n)
  * of row n (j = 0 .. n contiguous), second Born's I^<(t_n, t_n), then the start block's rows
  * 1 .. K - 1 after row K's own values: G^< and G^> of each row m, then I^<(t_m, t_m) of each
  * (second Born); out: into it, else out of in */
+/* `bytes` of the storage at g into the record at *at (out) or out of it (in); *at moves on */
+static void row_move(void *g, size_t bytes, unsigned char *out, const unsigned char *in,
+                     size_t *at)
+{
+    if (out)
+        memcpy(out + *at, g, bytes);
+    else
+        memcpy(g, in + *at, bytes);
+    *at += bytes;
+}
+
 static void row_blocks(const kbe *w, size_t n, unsigned char *out, const unsigned char *in)
 {
     const size_t bb = 4 * w->spec.nk * sizeof(double complex);
     size_t at = 0;
-    for (int lesser = 1; lesser >= 0; lesser--) {
-        double complex *g = kbe_block(w, lesser, n, 0);
-        if (out)
-            memcpy(out + at, g, (n + 1) * bb);
-        else
-            memcpy(g, in + at, (n + 1) * bb);
-        at += (n + 1) * bb;
-    }
-    if (is_2b(w)) {
-        double complex *d = w->idiag + n * 4 * w->spec.nk;
-        if (out)
-            memcpy(out + at, d, bb);
-        else
-            memcpy(d, in + at, bb);
-        at += bb;
-    }
+    for (int lesser = 1; lesser >= 0; lesser--)
+        row_move(kbe_block(w, lesser, n, 0), (n + 1) * bb, out, in, &at);
+    if (is_2b(w))
+        row_move(w->idiag + n * 4 * w->spec.nk, bb, out, in, &at);
     for (size_t m = 1; start_blocks(w, n) && m < n; m++)
-        for (int lesser = 1; lesser >= 0; lesser--) {
-            double complex *g = kbe_block(w, lesser, m, 0);
-            if (out)
-                memcpy(out + at, g, (m + 1) * bb);
-            else
-                memcpy(g, in + at, (m + 1) * bb);
-            at += (m + 1) * bb;
-        }
-    for (size_t m = 1; start_blocks(w, n) && is_2b(w) && m < n; m++) {
-        double complex *d = w->idiag + m * 4 * w->spec.nk;
-        if (out)
-            memcpy(out + at, d, bb);
-        else
-            memcpy(d, in + at, bb);
-        at += bb;
-    }
+        for (int lesser = 1; lesser >= 0; lesser--)
+            row_move(kbe_block(w, lesser, m, 0), (m + 1) * bb, out, in, &at);
+    for (size_t m = 1; start_blocks(w, n) && is_2b(w) && m < n; m++)
+        row_move(w->idiag + m * 4 * w->spec.nk, bb, out, in, &at);
 }
 
 static void head_of(const kbe *w, size_t n, row_head *h)

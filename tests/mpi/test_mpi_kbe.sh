@@ -13,24 +13,14 @@
 # Folders of one configuration have the same name (out/) in different working folders.
 # usage: test_mpi_kbe.sh MCF SCRATCH MPIEXEC NUMPROC_FLAG "EXTRA_FLAGS"
 set -u
-mcf=$1
-dir=$2/mpi-kbe
-mpiexec=$3
-np_flag=$4
-read -r -a extra <<<"$5"
-rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
-fail=0; passed=0
-ok()  { echo "ok: $*"; passed=$((passed + 1)); }
-bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
+here=$(cd "$(dirname "$0")" && pwd)
+# the arguments, ok, bad, same_files, descendants, rank_pid, wait_for (shared with
+# test_mpi.sh); then the scratch folder mpi-kbe/
+source "$here/ranks.sh"
+mpi_test_setup mpi-kbe "$@" || exit 1
 mpi() { local np=$1; shift; timeout 120 "$mpiexec" "$np_flag" "$np" "${extra[@]}" "$@"; }
 files=(kbe.tsv nk.tsv kbe-rows.bin checkpoint)
-same4() { # WHAT A B: the four files of folder B are folder A's
-  local f
-  for f in "${files[@]}"; do
-    cmp -s "$2/$f" "$3/$f" || { bad "$1: $f differs from the single process's"; return; }
-  done
-  ok "$1: ${files[*]} identical to the single process's"
-}
+same4() { same_files "$1" "$2" "$3" "${files[@]}"; } # WHAT A B: B's four files are A's
 mk() { # NAME NK ORDER STEPS
   cat > "$1.ini" <<INI
 [run]
@@ -57,24 +47,28 @@ nk_times = 0.3, 1.2
 checkpoint_every = 5
 INI
 }
-descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
-rank_pid() { # the PID of MPI rank $2 among the descendants of process $1
-  local p
-  for p in $(descendants "$1"); do
-    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = mcf ] || continue
-    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null \
-      | grep -Eqx "(OMPI_COMM_WORLD_RANK|PMI_RANK)=$2" && { echo "$p"; return; }
-  done
+# single NAME: the unbroken single process of NAME.ini in NAME-single/
+single() {
+  mkdir "$1-single"
+  (cd "$1-single" && "$mcf" kbe "../$1.ini" >o 2>e) \
+    || { bad "$1: the single process failed: $(cat "$1-single/e")"; return 1; }
 }
-wait_for() { for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
+# resumed WHAT NP REF: `mcf resume out` here on NP ranks (1: without mpirun), its four files
+# against REF's
+resumed() {
+  local run=("$mcf" resume out)
+  [ "$2" -gt 1 ] && run=(mpi "$2" "${run[@]}")
+  if "${run[@]}" >o2 2>e2; then same4 "$1" "$3" out
+  else bad "$1: exit $?: $(tail -3 e2)"; fi
+}
+# stopped_at SIGNAL: the step of e's "stopped by signal SIGNAL at step N"
+stopped_at() { grep -o "stopped by signal $1 at step [0-9]*" e | awk '{ print $7 }' | sort -u; }
 
 # --- 1. 1, 2, 3 (and 5) ranks against the single process ----------------------------------
 for spec in "o2 8 2 40 1 2 3" "o4 12 4 40 1 2 3 5"; do
   read -r name nk order steps ranks <<<"$spec"
   mk "$name" "$nk" "$order" "$steps"
-  mkdir "$name-single"
-  (cd "$name-single" && "$mcf" kbe "../$name.ini" >o 2>e) \
-    || { bad "$name: the single process failed: $(cat "$name-single/e")"; continue; }
+  single "$name" || continue
   for np in $ranks; do
     mkdir "$name-$np"
     if (cd "$name-$np" && mpi "$np" "$mcf" kbe "../$name.ini" >o 2>e); then
@@ -102,8 +96,7 @@ cd "$dir"
 
 # --- 2. stopped on 3 ranks by a signal to rank 1, resumed on 2 and on 1 ---------------------
 mk long 12 4 100
-mkdir long-single
-(cd long-single && "$mcf" kbe ../long.ini >o 2>e) || bad "the unbroken run: $(cat long-single/e)"
+single long
 mkdir stop && cd stop
 mpi 3 "$mcf" kbe ../long.ini >o 2>e &
 job=$!
@@ -111,7 +104,7 @@ wait_for out/checkpoint && pid=$(rank_pid "$job" 1)
 if [ -n "${pid:-}" ]; then
   kill -INT "$pid"
   wait "$job"; rc=$?
-  at=$(grep -o 'stopped by signal 2 at step [0-9]*' e | awk '{ print $7 }' | sort -u)
+  at=$(stopped_at 2)
   n=$(grep -c 'stopped by signal' e)
   if [ "$rc" -ne 130 ] || [ -z "$at" ] || [ "$n" -ne 1 ] || [ "$at" -ge 100 ]; then
     bad "SIGINT to rank 1: exit $rc, $n stop messages: $(tail -3 e)"
@@ -119,13 +112,9 @@ if [ -n "${pid:-}" ]; then
     ok "SIGINT to rank 1 alone: all 3 ranks stopped at step $at (exit 130, one message)"
     cmp -s out/kbe.tsv ../long-single/out/kbe.tsv && bad "the stopped run has every row"
     mkdir ../one && cp -r out ../one/out
-    if mpi 2 "$mcf" resume out >o2 2>e2; then
-      same4 "stopped at step $at on 3 ranks, resumed on 2" ../long-single/out out
-    else bad "resume on 2 ranks: $(tail -3 e2)"; fi
+    resumed "stopped at step $at on 3 ranks, resumed on 2" 2 ../long-single/out
     cd ../one
-    if "$mcf" resume out >o2 2>e2; then
-      same4 "stopped at step $at on 3 ranks, resumed as one process" ../long-single/out out
-    else bad "resume as one process: $(tail -3 e2)"; fi
+    resumed "stopped at step $at on 3 ranks, resumed as one process" 1 ../long-single/out
   fi
 else
   bad "could not find rank 1 of the run to stop"; wait "$job"
@@ -135,8 +124,7 @@ cd "$dir"
 # --- 2b. SIGTERM to mpirun (which passes it to every rank, here in about 2 s), resumed as one
 # process: order 2 and 240 steps, so that the stop comes before the end
 mk term 12 2 240
-mkdir term-single
-(cd term-single && "$mcf" kbe ../term.ini >o 2>e) || bad "the unbroken run: $(cat term-single/e)"
+single term
 mkdir mterm && cd mterm
 mpi 2 "$mcf" kbe ../term.ini >o 2>e &
 job=$!   # the subshell running mpi(): timeout, then mpirun, are its descendants
@@ -144,12 +132,11 @@ wait_for out/checkpoint
 launcher=$(pgrep -P "$job" | head -n 1)
 kill -TERM "${launcher:-$job}"
 wait "$job"; rc=$?
-at=$(grep -o 'stopped by signal 15 at step [0-9]*' e | awk '{ print $7 }' | sort -u)
+at=$(stopped_at 15)
 if [ "$rc" -ne 0 ] && [ -n "$at" ] && [ "$at" -lt 240 ]; then
   ok "SIGTERM to mpirun stopped both ranks at step $at (exit $rc)"
-  if "$mcf" resume out >o2 2>e2; then
-    same4 "stopped at step $at on 2 ranks by mpirun, resumed as one process" ../term-single/out out
-  else bad "resume as one process: $(tail -3 e2)"; fi
+  resumed "stopped at step $at on 2 ranks by mpirun, resumed as one process" 1 \
+    ../term-single/out
 else bad "SIGTERM to mpirun: exit $rc: $(tail -3 e)"; fi
 cd "$dir"
 
