@@ -10,6 +10,7 @@
 #      on 2 ranks and, a copy of it, as a single process gives the unbroken run's four files;
 #      a run on 2 ranks stopped by SIGTERM to mpirun resumes as one process likewise, and
 #      a single process stopped early (often inside order 4's start block) resumes on 3;
+#      rows cut short, which only rank 0 reads, end every rank with its message (exit 1);
 #   3. nk = 2 on 3 ranks is refused naming [kbe] nk (exit 2), without hanging.
 # Folders of one configuration have the same name (out/) in different working folders.
 # usage: test_mpi_kbe.sh MCF SCRATCH MPIEXEC NUMPROC_FLAG "EXTRA_FLAGS"
@@ -112,7 +113,7 @@ if [ -n "${pid:-}" ]; then
   else
     ok "SIGINT to rank 1 alone: all 3 ranks stopped at step $at (exit 130, one message)"
     cmp -s out/kbe.tsv ../long-single/out/kbe.tsv && bad "the stopped run has every row"
-    mkdir ../one && cp -r out ../one/out
+    mkdir ../one ../cut && cp -r out ../one/out && cp -r out ../cut/out
     resumed "stopped at step $at on 3 ranks, resumed on 2" 2 ../long-single/out
     cd ../one
     resumed "stopped at step $at on 3 ranks, resumed as one process" 1 ../long-single/out
@@ -121,6 +122,17 @@ else
   bad "could not find rank 1 of the run to stop"; wait "$job"
 fi
 cd "$dir"
+
+# --- 2c. rows cut short, found by rank 0 alone: every rank ends with its message, no hang
+if [ -d cut/out ]; then
+  cd cut
+  truncate -s -1000 out/kbe-rows.bin
+  mpi 3 "$mcf" resume out >o 2>e; rc=$?
+  if [ "$rc" -eq 1 ] && grep -q "kbe-rows.bin: ends in time row" e; then
+    ok "rows cut short, resumed on 3 ranks: refused by every rank (exit 1), rank 0's message"
+  else bad "rows cut short on 3 ranks: exit $rc: $(head -3 e)"; fi
+  cd "$dir"
+fi
 
 # --- 2a. a single process stopped at its first checkpoint (step 0 written; order 4's start
 # block is solved again at step 6), resumed on 3 ranks
