@@ -119,8 +119,7 @@ KCU_API void kcu_engine_destroy(kcu_engine *e);
 KCU_API void kcu_engine_march(kcu_engine *e, int mode);
 /* Whether the marching step shares each row's slots among the row's 8 lanes (kpm_cuda_step.cuh,
  * kcu_march_row; the benchmark's and the tests' knob): 1 yes, 0 no, -1 the plugin's rule
- * (shared for a table, not for factorized rows); 2 the tile's planes in shared memory
- * (kpm_cuda_planes.cuh: factorized rows of a 3D grid, rank <= 2; elsewhere as -1). */
+ * (shared for a table, not for factorized rows). */
 KCU_API void kcu_engine_march_share(kcu_engine *e, int share);
 
 /* Per-vector moments of R random vectors (kind 0: random phases, 1: complex Gaussians)

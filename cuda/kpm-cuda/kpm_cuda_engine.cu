@@ -132,7 +132,7 @@ extern "C" void kcu_engine_march(kcu_engine *e, int mode)
 
 extern "C" void kcu_engine_march_share(kcu_engine *e, int share)
 {
-    share = share < 0 ? -1 : share > 2 ? 1 : share; /* 2: the planes in shared memory */
+    share = share < 0 ? -1 : share ? 1 : 0;
     if (e->share != share && e->graph) {
         cudaStreamSynchronize(kcu_stream);
         cudaGraphExecDestroy(e->graph);

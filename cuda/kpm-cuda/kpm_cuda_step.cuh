@@ -355,14 +355,9 @@ static const void *kcu_step_kernel_of(const kcu_ham *d, int B)
     return B >= 4 ? kcu_step_kernel_for<M, 1>(d->width) : kcu_step_kernel_for<M, 0>(d->width);
 }
 
-#include "kpm_cuda_planes.cuh"
-
-/* the march's kernel: slots loaded by every lane (share 0), shared by the row's (1), or the
- * tile's planes in shared memory (2: kpm_cuda_planes.cuh, where it applies) */
+/* the march's kernel: slots loaded by every lane (share 0) or shared by the row's (1) */
 static const void *kcu_march_kernel_of(const kcu_ham *d, int B, int share)
 {
-    if (share == 2 && kcu_plane_kernel_of(d))
-        return kcu_plane_kernel_of(d);
     return share ? kcu_step_kernel_of<2>(d, B) : kcu_step_kernel_of<1>(d, B);
 }
 
@@ -430,8 +425,6 @@ static kcu_march kcu_march_plan(const kcu_ham *d, int B, int mode, int share)
      * against 60-65%; docs/benchmarks.md). */
     m.share = share > 0 || (share < 0 && d->frank < 0);
     m.share = d->frank >= 0 || d->width <= 8 ? m.share : 0;
-    if (share == 2 && kcu_plane_kernel_of(d)) /* the planes in shared memory (opt-in) */
-        m.share = 2;
     /* the table without shared slots: the grid-stride step keeps the three planes of x its
      * front reads in L2 while they fit in half of it (128^3, B = 8 and 16: 57% and 52% of
      * the copy bandwidth against that march's 52% and 47% on the H200); beyond, the march

@@ -365,3 +365,33 @@ void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, doubl
     *e_field = w->E[n] * w->spec.dipole * coh;
     *e_int = w->spec.selfenergy == KBE_SELFENERGY_NONE ? 0.0 : 0.5 * hf + 0.5 * corr;
 }
+
+int kbe_spec_check(const kbe_spec *s) { return check_spec(s); }
+
+void kbe_energies_of(const kbe_spec *s, double E, double U, const double complex *b,
+                     const double complex *idiag, double *e_band, double *e_field,
+                     double *e_int)
+{
+    const size_t nk = s->nk;
+    double complex rho_loc[4];
+    for (int ab = 0; ab < 4; ab++) {
+        double complex sum = 0.0;
+        for (size_t k = 0; k < nk; k++)
+            sum += b[ab * nk + k];
+        rho_loc[ab] = -I * sum / (double)nk;
+    }
+    double band = 0.0, coh = 0.0, hf = 0.0, corr = 0.0;
+    for (size_t k = 0; k < nk; k++) {
+        const double complex r0 = -I * b[k], r1 = -I * b[nk + k], r2 = -I * b[2 * nk + k],
+                             r3 = -I * b[3 * nk + k];
+        band += s->eps[2 * k] * creal(r0) + s->eps[2 * k + 1] * creal(r3);
+        coh += 2.0 * creal(r1);
+        hf += creal(U * creal(rho_loc[3]) * r0 + U * creal(rho_loc[0]) * r3 -
+                    U * rho_loc[1] * r2 - U * rho_loc[2] * r1);
+        if (idiag)
+            corr += creal(-I * (idiag[k] + idiag[3 * nk + k]));
+    }
+    *e_band = band;
+    *e_field = E * s->dipole * coh;
+    *e_int = s->selfenergy == KBE_SELFENERGY_NONE ? 0.0 : 0.5 * hf + 0.5 * corr;
+}

@@ -130,6 +130,15 @@ void kbe_density(const kbe *w, size_t n, double complex *rho);
  * (Galitskii-Migdal; the second term with second Born only). */
 void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, double *e_int);
 
+/* The spec's check of kbe_create, alone (MCF_EINVAL / MCF_ENOMEM with the reason): for
+ * another propagator of the same spec (cuda/kbe-cuda). */
+int kbe_spec_check(const kbe_spec *s);
+/* kbe_energies from the diagonal block G^<(t_n, t_n) (4 nk values, the block layout), I^<(t_n,
+ * t_n) of second Born (NULL: none) and the drive at t_n. */
+void kbe_energies_of(const kbe_spec *s, double E, double U, const double complex *diag,
+                     const double complex *idiag, double *e_band, double *e_field,
+                     double *e_int);
+
 /* ---- quadrature of order p (kbe_gregory.c; issue 45's higher-order steppers) ----------
  * The weights w[j] of int_0^{n h} f dt ~ h sum_j w[j] f(t_j) of order p (2 .. 5: an error
  * O(h^p) on smooth f): Gregory's rule for n >= p - 1 (w[0 .. n]); for

@@ -9,8 +9,7 @@
  *   KPM_GPU_BENCH_MARCH=0                  the DOS block step: 0 the plugin's rule, -1 the
  *                                          grid-stride step, k > 0 the march, k planes a block
  *   KPM_GPU_BENCH_SHARE=-1                 the march's row slots shared by the row's lanes:
- *                                          1 yes, 0 no, -1 the plugin's default; 2 the
- *                                          tile's planes in shared memory (factorized 3D)
+ *                                          1 yes, 0 no, -1 the plugin's default
  *   KPM_GPU_BENCH_GFMC_L="8 16 32"         GFMC lattices; "" skips part 2
  *   KPM_GPU_BENCH_CHAINS="1 8 32 128"      chains per GFMC batch on the GPU
  *   KPM_GPU_BENCH_M=256                    GFMC moments M (Lorentz kernel, lambda = 4,

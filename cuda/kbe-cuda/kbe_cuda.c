@@ -1,0 +1,152 @@
+/* kbe_cuda.c — the host half of kbe-cuda (kbe_cuda.h): the spec checked as the CPU's,
+ * refused where the device has no step for it yet, the drive kept, and the accessors formed
+ * from blocks read back from the device in kbe_core.c's layouts and by its formulas. */
+#include "kbe_cuda.h"
+#include "kbe_cuda_dev.h"
+
+#include "mcf/error.h"
+#include "mcf_cuda.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kbcu {
+    kbe_spec spec;
+    double *eps;          /* the spec's copy */
+    double *E, *U;        /* the drive at t_0 .. t_steps */
+    double complex *blk;  /* 2 blocks of 4 nk: read back */
+    size_t n;
+    kbcu_dev *d;
+};
+
+int kbcu_probe(char *why, size_t len) { return mcu_probe(why, len); }
+
+int kbcu_create(const kbe_spec *spec, double E0, double U0, kbcu **out)
+{
+    *out = NULL;
+    int rc = kbe_spec_check(spec);
+    if (rc)
+        return rc;
+    if (spec->order > 2)
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: order = %d is not on the GPU yet (order 2 is); "
+                        "use the CPU's kbe for orders 3 .. 5", spec->order);
+    if (spec->selfenergy == KBE_SELFENERGY_GIVEN)
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: a self-energy given by the caller is not on the "
+                        "GPU; use the CPU's kbe");
+    if (!isfinite(E0) || !isfinite(U0))
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: the drive at t = 0 is not finite (E %g, U %g)",
+                        E0, U0);
+    const size_t nk = spec->nk, steps = spec->steps;
+    kbcu *w = calloc(1, sizeof *w);
+    double complex *g0 = malloc(8 * nk * sizeof *g0);
+    if (w) {
+        w->eps = malloc(2 * nk * sizeof *w->eps);
+        w->E = malloc((steps + 1) * sizeof *w->E);
+        w->U = malloc((steps + 1) * sizeof *w->U);
+        w->blk = malloc(8 * nk * sizeof *w->blk);
+    }
+    if (!w || !g0 || !w->eps || !w->E || !w->U || !w->blk) {
+        free(g0);
+        kbcu_destroy(w);
+        return mcf_fail(MCF_ENOMEM, "kbe-cuda: out of host memory");
+    }
+    w->spec = *spec;
+    memcpy(w->eps, spec->eps, 2 * nk * sizeof *w->eps);
+    w->spec.eps = w->eps;
+    w->spec.rho0 = NULL; /* the initial state lives on the device */
+    w->E[0] = E0;
+    w->U[0] = U0;
+    /* G^<(0, 0) = i rho0, G^>(0, 0) = -i (1 - rho0), as kbe_create */
+    for (size_t k = 0; k < nk; k++)
+        for (int ab = 0; ab < 4; ab++) {
+            const double complex r = spec->rho0[4 * k + ab];
+            const double one = ab == 0 || ab == 3 ? 1.0 : 0.0;
+            g0[ab * nk + k] = I * r;
+            g0[4 * nk + ab * nk + k] = -I * (one - r);
+        }
+    const kbcu_dev_spec ds = {
+        .nk = nk, .steps = steps, .selfenergy = (int)spec->selfenergy,
+        .direct = spec->sigma_method == KBE_SIGMA_DIRECT, .dt = spec->dt,
+        .dipole = spec->dipole, .eps = spec->eps, .g0l = (const double *)g0,
+        .g0g = (const double *)(g0 + 4 * nk), .E0 = E0, .U0 = U0};
+    rc = kbcu_dev_create(&ds, &w->d);
+    free(g0);
+    if (rc) {
+        kbcu_destroy(w);
+        return rc;
+    }
+    *out = w;
+    return MCF_OK;
+}
+
+void kbcu_destroy(kbcu *w)
+{
+    if (!w)
+        return;
+    kbcu_dev_destroy(w->d);
+    free(w->eps);
+    free(w->E);
+    free(w->U);
+    free(w->blk);
+    free(w);
+}
+
+int kbcu_step(kbcu *w, double E_next, double U_next)
+{
+    const size_t n = w->n, n1 = n + 1;
+    if (n >= w->spec.steps)
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: step %zu is past the %zu steps the storage holds",
+                        n1, w->spec.steps);
+    if (!isfinite(E_next) || !isfinite(U_next))
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: the drive at step %zu is not finite (E %g, U %g)",
+                        n1, E_next, U_next);
+    const int passes = w->spec.selfenergy == KBE_SELFENERGY_NONE ? 1 : 1 + w->spec.correctors;
+    const int rc = kbcu_dev_step(w->d, n, E_next, U_next, passes);
+    if (rc)
+        return rc;
+    w->E[n1] = E_next;
+    w->U[n1] = U_next;
+    w->n = n1;
+    return MCF_OK;
+}
+
+size_t kbcu_steps_done(const kbcu *w) { return w->n; }
+
+int kbcu_corrector_residual(kbcu *w, double *r) { return kbcu_dev_residual(w->d, r); }
+
+int kbcu_green(kbcu *w, int lesser, size_t i, size_t j, double complex *g)
+{
+    const size_t nk = w->spec.nk;
+    if (i > w->n || j > w->n)
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: G at (%zu, %zu) past the %zu steps taken", i, j,
+                        w->n);
+    const int rc = kbcu_dev_block(w->d, lesser, i >= j ? i : j, i >= j ? j : i,
+                                  (double *)w->blk);
+    if (rc)
+        return rc;
+    const double complex *b = w->blk;
+    for (size_t k = 0; k < nk; k++)
+        for (int a = 0; a < 2; a++)
+            for (int c = 0; c < 2; c++) /* G(t_i, t_j) = -G(t_j, t_i)^dagger for i < j */
+                g[4 * k + 2 * a + c] = i >= j ? b[(2 * a + c) * nk + k]
+                                              : -conj(b[(2 * c + a) * nk + k]);
+    return MCF_OK;
+}
+
+int kbcu_energies(kbcu *w, size_t n, double *e_band, double *e_field, double *e_int)
+{
+    const size_t nk = w->spec.nk;
+    if (n > w->n)
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: energies at step %zu past the %zu taken", n, w->n);
+    double complex *diag = w->blk, *idiag = w->blk + 4 * nk;
+    int rc = kbcu_dev_block(w->d, 1, n, n, (double *)diag);
+    const int b2 = w->spec.selfenergy == KBE_SELFENERGY_2B;
+    if (!rc && b2)
+        rc = kbcu_dev_idiag(w->d, n, (double *)idiag);
+    if (rc)
+        return rc;
+    kbe_energies_of(&w->spec, w->E[n], w->U[n], diag, b2 ? idiag : NULL, e_band, e_field,
+                    e_int);
+    return MCF_OK;
+}

@@ -1,0 +1,32 @@
+/* kbe_cuda.h — the two-time Kadanoff-Baym propagator of plugins/kbe (kbe_core.h) on the GPU:
+ * the same spec, the same step, the same accessors, G^< and G^> resident in device memory
+ * (kbe_cuda_dev.cu).  What it does not have yet is refused at creation with the reason:
+ * orders above 2 and a self-energy given by the caller (use the CPU's kbe for those).  The
+ * static library mcf_kbe_cuda, for the plugin and tests/gpu; not part of the SDK. */
+#ifndef MCF_KBE_CUDA_H
+#define MCF_KBE_CUDA_H
+
+#include "kbe_core.h"
+
+#include <complex.h>
+#include <stddef.h>
+
+typedef struct kbcu kbcu;
+
+/* 1 when a usable CUDA device is there, 0 if not; one line into why either way. */
+int kbcu_probe(char *why, size_t len);
+/* As kbe_create (the same checks, MCF_EDEVICE / MCF_ENOMEM for the device's reasons). */
+int kbcu_create(const kbe_spec *spec, double E0, double U0, kbcu **out);
+void kbcu_destroy(kbcu *w);
+/* As kbe_step. */
+int kbcu_step(kbcu *w, double E_next, double U_next);
+size_t kbcu_steps_done(const kbcu *w);
+/* As kbe_corrector_residual (waits for the device). */
+int kbcu_corrector_residual(kbcu *w, double *r);
+/* As kbe_green: G^< (lesser) or G^> at (t_i, t_j), any i, j <= the steps taken, into
+ * g[nk x 4] (waits for the device). */
+int kbcu_green(kbcu *w, int lesser, size_t i, size_t j, double complex *g);
+/* As kbe_energies (waits for the device). */
+int kbcu_energies(kbcu *w, size_t n, double *e_band, double *e_field, double *e_int);
+
+#endif

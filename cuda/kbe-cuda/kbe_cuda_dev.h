@@ -1,0 +1,53 @@
+/* kbe_cuda_dev.h — the device half of kbe-cuda (kbe_cuda_dev.cu): the two-time storage of
+ * G^< and G^> on the GPU and the second-order step of kbe_step.c on it, every array of
+ * complex numbers as interleaved doubles (re, im) so that C and CUDA share this header.
+ * Layouts as plugins/kbe: a block of a time pair is 4 nk values, band pair major, k
+ * innermost; the triangle i >= j in row-major order (block i (i + 1) / 2 + j).  The caller
+ * (kbe_cuda.c) checks the spec; this file trusts it.  Not part of the SDK. */
+#ifndef MCF_KBE_CUDA_DEV_H
+#define MCF_KBE_CUDA_DEV_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define KBCU_API __attribute__((visibility("hidden")))
+#else
+#define KBCU_API
+#endif
+
+typedef struct kbcu_dev kbcu_dev;
+
+typedef struct kbcu_dev_spec {
+    size_t nk, steps;
+    int selfenergy;      /* kbe_selfenergy: 0 none, 1 hf, 2 2b (3, given, is refused above) */
+    int direct;          /* 2b: the seed's loops over k instead of the FFT */
+    double dt, dipole;
+    const double *eps;   /* nk x 2 */
+    const double *g0l;   /* G^<(0, 0): 4 nk complex, the block layout */
+    const double *g0g;   /* G^>(0, 0) */
+    double E0, U0;       /* the drive at t_0 */
+} kbcu_dev_spec;
+
+/* Allocates and fills the device state (MCF_ENOMEM / MCF_EDEVICE with the reason). */
+KBCU_API int kbcu_dev_create(const kbcu_dev_spec *s, kbcu_dev **out);
+KBCU_API void kbcu_dev_destroy(kbcu_dev *d);
+/* The step t_n -> t_{n+1} (n the steps taken) with the drive at t_{n+1} and `passes` passes
+ * (1 + correctors; 1 without interaction), enqueued on the plugin's stream; the corrector
+ * residual stays on the device (kbcu_dev_residual). */
+KBCU_API int kbcu_dev_step(kbcu_dev *d, size_t n, double E1, double U1, int passes);
+/* Block (i, j), i >= j, of G^< (lesser) or G^> into out (4 nk complex); waits for the
+ * stream. */
+KBCU_API int kbcu_dev_block(kbcu_dev *d, int lesser, size_t i, size_t j, double *out);
+/* I^<(t_n, t_n) of step n (second Born; zeros otherwise) into out (4 nk complex). */
+KBCU_API int kbcu_dev_idiag(kbcu_dev *d, size_t n, double *out);
+/* The last step's corrector residual (max |change| of rho(t_n) by the last pass); waits. */
+KBCU_API int kbcu_dev_residual(kbcu_dev *d, double *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
