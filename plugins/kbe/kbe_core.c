@@ -334,36 +334,20 @@ void kbe_fill_h(const kbe *w, double E, double U, const double complex *rho_loc,
 }
 
 
+/* the energies of every k (over ranks: gathered, then summed in k order as one process sums) */
 void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, double *e_int)
 {
-    const size_t nk = w->nk_all;
-    double complex rho_loc[4];
-    kbe_local_density(w, n, rho_loc);
-    const double complex *b = whole_block(w, 1, n, n, 0);
-    const double *eps = w->spec.gather ? w->eps_all : w->eps;
-    const double complex *idiag = NULL; /* I^<(t_n, t_n) at every k */
+    kbe_spec all = w->spec;
+    all.nk = w->nk_all;
+    all.eps = w->spec.gather ? w->eps_all : w->eps;
+    const double complex *b = whole_block(w, 1, n, n, 0), *idiag = NULL; /* I^<(t_n, t_n) */
     if (w->idiag && w->spec.gather) {
-        double complex *d = w->whole + 4 * nk;
+        double complex *d = w->whole + 4 * w->nk_all;
         kbe_slab_gather(w, w->idiag + n * 4 * w->spec.nk, 1, d, 1);
         idiag = d;
     } else if (w->idiag)
-        idiag = w->idiag + n * 4 * nk;
-    double band = 0.0, coh = 0.0, hf = 0.0, corr = 0.0;
-    const double U = w->U[n];
-    for (size_t k = 0; k < nk; k++) {
-        const double complex r0 = -I * b[k], r1 = -I * b[nk + k], r2 = -I * b[2 * nk + k],
-                             r3 = -I * b[3 * nk + k];
-        band += eps[2 * k] * creal(r0) + eps[2 * k + 1] * creal(r3);
-        coh += 2.0 * creal(r1);
-        /* tr[Sigma^HF rho_k] */
-        hf += creal(U * creal(rho_loc[3]) * r0 + U * creal(rho_loc[0]) * r3 -
-                    U * rho_loc[1] * r2 - U * rho_loc[2] * r1);
-        if (idiag)
-            corr += creal(-I * (idiag[k] + idiag[3 * nk + k]));
-    }
-    *e_band = band;
-    *e_field = w->E[n] * w->spec.dipole * coh;
-    *e_int = w->spec.selfenergy == KBE_SELFENERGY_NONE ? 0.0 : 0.5 * hf + 0.5 * corr;
+        idiag = w->idiag + n * 4 * w->nk_all;
+    kbe_energies_of(&all, w->E[n], w->U[n], b, idiag, e_band, e_field, e_int);
 }
 
 int kbe_spec_check(const kbe_spec *s) { return check_spec(s); }
