@@ -4,7 +4,8 @@
 # (the MPI build started without mpirun):
 #   1. second Born, order 2, nk = 8 on 1, 2 and 3 ranks (3 does not divide 8: slabs of 3, 3
 #      and 2 k points), and order 4, nk = 12 on 1, 2, 3 and 5 ranks (5: slabs of 3, 3, 2, 2,
-#      2): kbe.tsv, nk.tsv, kbe-rows.bin and the checkpoint identical;
+#      2): kbe.tsv, nk.tsv, kbe-rows.bin and the checkpoint identical; a rank of 3 plans
+#      under 0.4 of one process's memory (both refused over a tiny memory_limit_gb);
 #   2. a run on 3 ranks stopped by SIGINT sent to rank 1 alone: every rank stops at the same
 #      step (one "stopped by signal 2 at step N", exit 130), and the stopped folder resumed
 #      on 2 ranks and, a copy of it, as a single process gives the unbroken run's four files;
