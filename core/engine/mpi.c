@@ -7,6 +7,7 @@
 
 #include "mcf/error.h"
 
+#include <limits.h>
 #include <mpi.h>
 #include <omp.h>
 #include <sched.h>
@@ -205,4 +206,102 @@ void mcfi_mpi_allgather_bytes(const unsigned char *data, size_t size, unsigned c
     mcfi_mpi_gather_bytes(data, size, all, all_size);
     if (n_ranks > 1)
         mcfi_mpi_bcast_bytes(all, all_size);
+}
+
+/* ---- k points of `mcf kbe` over ranks (mcf_engine.h) ---- */
+
+int mcfe_mpi_size(void) { return n_ranks; }
+
+void mcfe_mpi_abort(const char *why)
+{
+    fprintf(stderr, "mcf: error: rank %d of %d: %s\n", my_rank, n_ranks, why);
+    fflush(stderr);
+    if (active)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+/* MPI's int counts and displacements for bytes[], or 0 when the total passes them */
+static int byte_counts(const uint64_t *bytes, int *counts, int *displs)
+{
+    uint64_t at = 0;
+    for (int r = 0; r < n_ranks; r++) {
+        if (bytes[r] > (uint64_t)INT_MAX || at > (uint64_t)INT_MAX)
+            return 0;
+        counts[r] = (int)bytes[r];
+        displs[r] = (int)at;
+        at += bytes[r];
+    }
+    return 1;
+}
+
+/* every rank's bytes in turn, in messages of at most CHUNK (totals past 2 GiB), to all
+ * (root_only 0) or to rank 0 */
+static void chunked(const void *send, const uint64_t *bytes, void *recv, int root_only)
+{
+    unsigned char *out = recv;
+    uint64_t at = 0;
+    for (int r = 0; r < n_ranks; r++) {
+        if (r == my_rank && (!root_only || my_rank == 0))
+            memcpy(out + at, send, (size_t)bytes[r]);
+        for (uint64_t c = 0; c < bytes[r]; c += CHUNK) {
+            const int n = (int)(bytes[r] - c < CHUNK ? bytes[r] - c : CHUNK);
+            if (!root_only)
+                MPI_Bcast(out + at + c, n, MPI_BYTE, r, MPI_COMM_WORLD);
+            else if (r != 0 && r == my_rank)
+                MPI_Send((const unsigned char *)send + c, n, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+            else if (r != 0 && my_rank == 0)
+                MPI_Recv(out + at + c, n, MPI_BYTE, r, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        at += bytes[r];
+    }
+}
+
+static void gather_bytes(const void *send, const uint64_t *bytes, void *recv, int to_all)
+{
+    if (n_ranks == 1) {
+        memcpy(recv, send, (size_t)bytes[0]);
+        return;
+    }
+    int *counts = malloc(2 * (size_t)n_ranks * sizeof *counts);
+    if (!counts)
+        mcfe_mpi_abort("out of memory for a gather's counts");
+    int rc;
+    if (!byte_counts(bytes, counts, counts + n_ranks)) {
+        chunked(send, bytes, recv, !to_all);
+        rc = MPI_SUCCESS;
+    } else if (to_all)
+        rc = MPI_Allgatherv(send, counts[my_rank], MPI_BYTE, recv, counts, counts + n_ranks,
+                            MPI_BYTE, MPI_COMM_WORLD);
+    else
+        rc = MPI_Gatherv(send, counts[my_rank], MPI_BYTE, recv, counts, counts + n_ranks,
+                         MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(counts);
+    if (rc != MPI_SUCCESS)
+        mcfe_mpi_abort("a gather of the k points failed");
+}
+
+void mcfe_mpi_allgather(const void *send, const uint64_t *bytes, void *recv)
+{
+    gather_bytes(send, bytes, recv, 1);
+}
+
+void mcfe_mpi_gather(const void *send, const uint64_t *bytes, void *recv)
+{
+    gather_bytes(send, bytes, recv, 0);
+}
+
+void mcfe_mpi_bcast(void *buf, uint64_t bytes)
+{
+    for (uint64_t c = 0; n_ranks > 1 && c < bytes; c += CHUNK)
+        MPI_Bcast((unsigned char *)buf + c, (int)(bytes - c < CHUNK ? bytes - c : CHUNK),
+                  MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
+int mcfe_mpi_max_int(int v)
+{
+    int m = v;
+    if (n_ranks > 1)
+        MPI_Allreduce(&v, &m, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return m;
 }

@@ -122,6 +122,45 @@ int mcfi_kbe_job_setup(kbe_job *j)
     return j->output ? MCF_OK : MCF_ENOMEM;
 }
 
+int mcfi_kbe_speaks(const kbe_job *j) { return !j->distributed || mcfe_mpi_rank() == 0; }
+
+/* the gather service of k over ranks (mcf/dynamics.h): MPI's, through the engine */
+static int gather_all(void *ctx, const void *send, const uint64_t *bytes, void *recv)
+{
+    (void)ctx;
+    mcfe_mpi_allgather(send, bytes, recv);
+    return MCF_OK;
+}
+
+static int gather_root(void *ctx, const void *send, const uint64_t *bytes, void *recv)
+{
+    (void)ctx;
+    mcfe_mpi_gather(send, bytes, recv);
+    return MCF_OK;
+}
+
+/* over P > 1 ranks the evaluator gets the service; [kbe] nk refused below P k points */
+static int set_gather(kbe_job *j)
+{
+    const int P = mcfe_mpi_size();
+    if (!j->distributed || P < 2)
+        return MCF_OK;
+    if (j->nk_total < (size_t)P) {
+        char where[512];
+        mcfe_config_key_where(j->c, "kbe", "nk", where, sizeof where);
+        return mcf_fail(MCF_EINVAL, "%s: [kbe] nk gives %zu k points for %d MPI ranks: each "
+                        "rank keeps a slab of k, so run on %zu ranks at most or raise nk",
+                        where, j->nk_total, P, j->nk_total);
+    }
+    j->gather = (mcf_dynamics_gather){.struct_size = sizeof j->gather,
+                                      .rank = (uint32_t)mcfe_mpi_rank(),
+                                      .size = (uint32_t)P,
+                                      .allgather = gather_all,
+                                      .gather = gather_root};
+    j->prop.gather = &j->gather;
+    return MCF_OK;
+}
+
 /* the model's driven crystal, checked; the propagation; the evaluator's plan */
 int mcfi_kbe_job_crystal(kbe_job *j)
 {
@@ -177,6 +216,8 @@ int mcfi_kbe_job_crystal(kbe_job *j)
     rc = mcfi_kbe_propagation(j->c, j->params, p->dims, mcfe_section_text(&j->sec[3], "nk_times"),
                               &j->prop, &j->drive);
     j->nk_total = (size_t)j->prop.nk[0] * j->prop.nk[1] * j->prop.nk[2];
+    if (!rc)
+        rc = set_gather(j);
     const mcf_driven_crystal dc = {p, d, &j->terms};
     uint64_t bytes = 0;
     void *app = j->evaluator->info->app_data;
@@ -186,11 +227,14 @@ int mcfi_kbe_job_crystal(kbe_job *j)
         rc = mcf_fail_prefix(rc, "mcf kbe: %s ([kbe] memory_limit_gb = 0 is this machine's "
                              "%.3g GB: fewer steps or k points, or a machine with more)",
                              j->c->path, 1e-9 * (double)j->prop.memory_limit);
-    if (!rc)
+    if (!rc && mcfi_kbe_speaks(j))
         printf("mcf kbe: %s, %u orbital%s a cell, %zu k point%s, %llu steps of %g: the "
                "evaluator %s needs %.3g GB\n", model, p->orbitals, p->orbitals == 1 ? "" : "s",
                j->nk_total, j->nk_total == 1 ? "" : "s", (unsigned long long)j->prop.steps,
                j->prop.dt, j->evaluator->info->name, (double)bytes / 1e9);
+    if (!rc && mcfi_kbe_speaks(j) && j->prop.gather)
+        printf("mcf kbe: k over %u MPI ranks (%.3g GB a rank)\n", j->gather.size,
+               (double)bytes / 1e9);
     if (!rc)
         rc = j->ev->create(&j->params[5], &dc, &j->prop, app, &j->ws);
     return rc;
@@ -232,8 +276,8 @@ static int append_row(kbe_job *j, kbe_files *f, uint64_t n)
     const uint64_t bytes = j->ev->row_bytes(j->ws, n);
     int rc = mcfi_kbe_row_buffer(f, n, bytes);
     if (!rc)
-        rc = j->ev->row_write(j->ws, n, f->row);
-    if (!rc && fwrite(f->row, 1, bytes, f->rows) != bytes)
+        rc = j->ev->row_write(j->ws, n, f->row); /* collective over ranks */
+    if (!rc && f->rows && fwrite(f->row, 1, bytes, f->rows) != bytes)
         rc = mcf_fail(MCF_EIO, "%s/" KBE_ROWS_FILE ": cannot be written (is the disk full?)",
                       j->output);
     return rc;
@@ -258,11 +302,18 @@ int mcfi_kbe_job_run(kbe_job *j, kbe_files *f, kbe_loop_state *st, uint64_t from
 {
     const kbe_drive *dr = &j->drive;
     const uint64_t steps = j->prop.steps;
-    double *occ = f->nk ? malloc(j->nk_total * j->orbitals * sizeof *occ) : NULL;
-    if (f->nk && !occ)
-        return mcf_fail(MCF_ENOMEM, "out of memory");
-    mcf_dynamics_observables o;
     int rc = MCF_OK;
+    /* every rank takes the occupations (a collective call); rank 0 writes them */
+    double *occ = dr->n_nk_times ? malloc(j->nk_total * j->orbitals * sizeof *occ) : NULL;
+    if (dr->n_nk_times && !occ)
+        rc = mcf_fail(MCF_ENOMEM, "out of memory");
+    if (j->distributed)
+        rc = mcfe_mpi_agree(rc);
+    if (rc) {
+        free(occ);
+        return rc;
+    }
+    mcf_dynamics_observables o;
     struct sigaction sa = {0}, old_int, old_term;
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
@@ -275,7 +326,7 @@ int mcfi_kbe_job_run(kbe_job *j, kbe_files *f, kbe_loop_state *st, uint64_t from
         if (n > 0 && (rc = j->ev->step(j->batch, j->ws, E, U))) /* t_{n-1} -> t_n */
             break;
         memset(&o, 0, sizeof o);
-        if ((rc = j->ev->observe(j->batch, j->ws, n, E, U, &o)))
+        if ((rc = j->ev->observe(j->batch, j->ws, n, E, U, &o))) /* collective, too */
             break;
         const double e_tot = o.e_band + o.e_field + o.e_hf + o.e_corr;
         if (n == 0)
@@ -290,7 +341,7 @@ int mcfi_kbe_job_run(kbe_job *j, kbe_files *f, kbe_loop_state *st, uint64_t from
         const double balance = e_tot - st->e0 - st->work;
         st->max_balance = fmax(st->max_balance, fabs(balance));
         st->max_anti = fmax(st->max_anti, o.anticommutator);
-        if (n % dr->every == 0 || n == steps) {
+        if (f->tsv && (n % dr->every == 0 || n == steps)) {
             fprintf(f->tsv, "%.10g\t%.17g\t%.17g", t, E, U);
             for (unsigned a = 0; a < j->orbitals; a++)
                 fprintf(f->tsv, "\t%.17g", o.occupation[a]);
@@ -298,10 +349,10 @@ int mcfi_kbe_job_run(kbe_job *j, kbe_files *f, kbe_loop_state *st, uint64_t from
                     "%.3e\n", o.polarization, o.electrons, o.e_band, o.e_field, o.e_hf,
                     o.e_corr, e_tot, balance, o.anticommutator, o.corrector_residual);
         }
-        while (f->nk && st->next_nk < dr->n_nk_times && dr->nk_steps[st->next_nk] == n) {
+        while (occ && st->next_nk < dr->n_nk_times && dr->nk_steps[st->next_nk] == n) {
             if (!j->ev->occupations || (rc = j->ev->occupations(j->ws, n, occ)))
                 break;
-            for (size_t k = 0; k < j->nk_total; k++) {
+            for (size_t k = 0; f->nk && k < j->nk_total; k++) {
                 fprintf(f->nk, "%.10g\t%zu", t, k);
                 for (unsigned a = 0; a < j->orbitals; a++)
                     fprintf(f->nk, "\t%.17g", occ[k * j->orbitals + a]);
@@ -309,15 +360,24 @@ int mcfi_kbe_job_run(kbe_job *j, kbe_files *f, kbe_loop_state *st, uint64_t from
             }
             st->next_nk++;
         }
-        if (ferror(f->tsv) || (f->nk && ferror(f->nk)))
+        if (f->tsv && (ferror(f->tsv) || (f->nk && ferror(f->nk))))
             rc = mcf_fail(MCF_EIO, "%s: cannot write kbe.tsv or nk.tsv", j->output);
         st->n = n;
-        if (!rc && f->rows)
+        /* over ranks: a rank 0's error is every rank's; a signal to one stops all */
+        if (j->distributed && (rc = mcfe_mpi_agree(rc)))
+            break;
+        const int stop = j->distributed ? mcfe_mpi_max_int(stop_signal) : stop_signal;
+        if (!rc && f->kept)
             rc = append_row(j, f, n);
-        if (!rc && f->rows && (stop_signal || n % dr->checkpoint_every == 0 || n == steps))
-            rc = write_checkpoint(j, f, st);
-        if (!rc && stop_signal) {
-            fflush(f->tsv);
+        if (!rc && f->kept && (stop || n % dr->checkpoint_every == 0 || n == steps)) {
+            if (f->rows)
+                rc = write_checkpoint(j, f, st);
+            if (j->distributed)
+                rc = mcfe_mpi_agree(rc);
+        }
+        if (!rc && stop) {
+            if (f->tsv)
+                fflush(f->tsv);
             char then[4300];
             if (f->rows)
                 snprintf(then, sizeof then, "checkpoint written; continue with `mcf resume %s`",
@@ -326,11 +386,11 @@ int mcfi_kbe_job_run(kbe_job *j, kbe_files *f, kbe_loop_state *st, uint64_t from
                 snprintf(then, sizeof then, "%s/kbe.tsv holds the rows until then ([output] "
                          "checkpoint = no: it does not resume)", j->output);
             rc = mcf_fail(MCF_EINTR, "mcf kbe: stopped by signal %d at step %llu of %llu "
-                          "(t = %g); %s", (int)stop_signal, (unsigned long long)n,
+                          "(t = %g); %s", stop, (unsigned long long)n,
                           (unsigned long long)steps, t, then);
         }
         const double now = mcfi_kbe_now();
-        if (!rc && n < steps && now - t_report > 2.0) {
+        if (!rc && f->tsv && n < steps && now - t_report > 2.0) {
             fflush(f->tsv);
             t_report = now;
             fprintf(stderr, "\rstep %llu/%llu | t = %.4g | %.0fs elapsed", (unsigned long long)n,
@@ -341,7 +401,7 @@ int mcfi_kbe_job_run(kbe_job *j, kbe_files *f, kbe_loop_state *st, uint64_t from
     sigaction(SIGTERM, &old_term, NULL);
     if (t_report > t_start) /* the progress line goes */
         fprintf(stderr, "\r%*s\r", 60, "");
-    if (!rc)
+    if (!rc && mcfi_kbe_speaks(j))
         printf("mcf kbe: %llu steps%s in %.1f s; energy balance within %.3g, max |G^> - G^< + "
                "i| %.3g\n", (unsigned long long)steps, from ? " (resumed)" : "",
                mcfi_kbe_now() - t_start, st->max_balance, st->max_anti);
@@ -400,8 +460,8 @@ static int check_disk(const kbe_job *j)
     return MCF_OK;
 }
 
-/* the folder: config.ini, kind, the tables' heads; then the run */
-static int job_files(kbe_job *j, int force)
+/* the folder: config.ini, kind, the tables' heads (rank 0's); f's files open, *lock held */
+static int open_files(kbe_job *j, int force, kbe_files *fp, int *lock_out)
 {
     struct stat st;
     char probe[4200];
@@ -414,6 +474,7 @@ static int job_files(kbe_job *j, int force)
         printf("mcf kbe: the evaluator %s keeps no time rows: this run does not resume\n",
                j->evaluator->info->name);
     int lock = -1, rc = mcfi_command_claim("kbe", j->output, MCFI_KIND_KBE, force, &lock);
+    *lock_out = lock;
     if (!rc && rows)
         rc = check_disk(j);
     /* a replaced run's checkpoint goes first: it does not describe this one */
@@ -430,7 +491,7 @@ static int job_files(kbe_job *j, int force)
     if (!rc)
         rc = t.s ? mcfe_write_atomic(probe, t.s, t.len) : mcf_fail(MCF_ENOMEM, "out of memory");
     free(t.s);
-    kbe_files f = {0};
+    kbe_files f = *fp;
     if (!rc)
         f.tsv = mcfi_kbe_open_file(j, "kbe.tsv", "w", &rc);
     if (!rc && j->drive.n_nk_times)
@@ -463,12 +524,27 @@ static int job_files(kbe_job *j, int force)
                 orbital_column(f.nk, two, a);
             fputc('\n', f.nk);
         }
+    }
+    *fp = f;
+    return rc;
+}
+
+/* the folder (rank 0), then the run (every rank) */
+static int job_files(kbe_job *j, int force)
+{
+    kbe_files f = {0};
+    f.kept = j->drive.checkpoint && mcfi_kbe_has_rows(j->ev);
+    int lock = -1, rc = mcfi_kbe_speaks(j) ? open_files(j, force, &f, &lock) : MCF_OK;
+    if (j->distributed)
+        rc = mcfe_mpi_agree(rc);
+    if (!rc) {
         kbe_loop_state loop;
         memset(&loop, 0, sizeof loop);
         rc = mcfi_kbe_job_run(j, &f, &loop, 0);
     }
     rc = mcfi_kbe_close_files(j, &f, rc);
-    mcfe_outdir_unlock(lock);
+    if (lock >= 0)
+        mcfe_outdir_unlock(lock);
     return rc;
 }
 
@@ -476,14 +552,17 @@ int mcfi_kbe_command(int argc, char **argv)
 {
     kbe_job j;
     memset(&j, 0, sizeof j);
+    j.distributed = mcfe_mpi_size() > 1; /* k over the ranks of mpirun (kbe_job.h) */
     int force = 0, rc = mcfi_command_config("kbe", argc, argv, &j.c, &force);
     if (!rc)
         rc = mcfi_kbe_job_setup(&j);
     if (!rc)
         rc = mcfi_kbe_job_crystal(&j);
+    if (j.distributed) /* the same inputs everywhere, but a rank may lack memory */
+        rc = mcfe_mpi_agree(rc);
     if (!rc)
         rc = job_files(&j, force);
-    if (!rc) {
+    if (!rc && mcfi_kbe_speaks(&j)) {
         printf("mcf: %s/kbe.tsv%s\n", j.output, j.drive.n_nk_times ? " and nk.tsv" : "");
         mcfi_kbe_plot(j.output, "kbe.tsv", "kbe"); /* a warning at worst */
     }

@@ -26,6 +26,11 @@ typedef struct kbe_job {
     char *output;
     void *ws;
     mcf_batch *batch;
+    /* k over MPI ranks (`mpirun -np P mcf kbe|resume`): set before mcfi_kbe_job_crystal, which
+     * then hands the evaluator the gather service (P > 1); every rank runs the job, rank 0
+     * alone writes and prints.  0: one process (also `mcf kbe-spectrum` under mpirun). */
+    int distributed;
+    mcf_dynamics_gather gather;
 } kbe_job;
 
 /* the files of a run: the tables, and the rows when it keeps a checkpoint */
@@ -33,6 +38,7 @@ typedef struct kbe_files {
     FILE *tsv, *nk, *rows;
     void *row;          /* a row's buffer, grown as rows grow */
     size_t row_cap;
+    int kept;           /* the run keeps rows (every rank; rows is rank 0's file) */
 } kbe_files;
 
 /* the job's sections and plugins from j->c (output: [run] output or the config's name) */
@@ -52,10 +58,12 @@ int mcfi_kbe_close_files(const kbe_job *j, kbe_files *f, int rc);
  * its checkpoint's header into st; refused naming the folder when the evaluator keeps no
  * rows or the header does not fit the run.  The caller frees j (mcfi_kbe_job_free) either
  * way. */
-int mcfi_kbe_job_open(const char *dir, kbe_job *j, kbe_loop_state *st);
+int mcfi_kbe_job_open(const char *dir, kbe_job *j, kbe_loop_state *st, int distributed);
 /* kbe_resume.c: rows 0..st->n of DIR/kbe-rows.bin read back into j's propagation (f's row
  * buffer used); MCF_EFORMAT naming the file for rows cut short or not the run's */
 int mcfi_kbe_read_rows(kbe_job *j, kbe_files *f, const kbe_loop_state *st);
+/* whether this process writes the files and prints (rank 0, or a job of one process) */
+int mcfi_kbe_speaks(const kbe_job *j);
 /* whether the evaluator keeps checkpoint rows (the optional ops of mcf 1.2) */
 int mcfi_kbe_has_rows(const mcf_dynamics_evaluator *ev);
 /* a monotonic clock in seconds */

@@ -228,7 +228,7 @@ int mcfi_kbe_spectrum_command(int argc, char **argv)
     kbe_job j;
     kbe_loop_state st;
     kbe_files f = {0};
-    rc = mcfi_kbe_job_open(dir, &j, &st);
+    rc = mcfi_kbe_job_open(dir, &j, &st, 0);
     if (!rc && !j.ev->green)
         rc = mcf_fail(MCF_EINVAL, "kbe-spectrum: the evaluator %s gives no Green's functions",
                       j.evaluator->info->name);

@@ -65,6 +65,8 @@ static const char usage[] =
 #ifdef MCF_MPI
     "MPI: `mpirun -np P mcf run|resume ...` splits the chains over P ranks (any P, also on\n"
     "resume); the files written are the same as a single process's.\n"
+    "`mpirun -np P mcf kbe CONFIG` splits the k points over P ranks (P <= the k points; any\n"
+    "P on resume); its files are the same as a single process's, byte for byte.\n"
 #endif
     ;
 
@@ -259,9 +261,10 @@ static int cmd_resume(int argc, char **argv)
     if (!rc && kind == MCFI_KIND_BAND)
         rc = mcf_fail(MCF_EINVAL, "%s holds a band calculation (%s/kind), which has "
                       "nothing to resume; `mcf band CONFIG --force` computes it again", dir, dir);
-    if (!rc && kind == MCFI_KIND_KBE) { /* a kbe run: its own checkpoint (kbe.h), one process */
+    if (!rc && kind == MCFI_KIND_KBE) { /* a kbe run: its own checkpoint (kbe.h), k over the
+                                           ranks (kbe_resume.c) */
         mcfe_outdir_unlock(lock);
-        return mcfe_mpi_rank() == 0 ? mcfi_kbe_resume(dir) : MCF_OK;
+        return mcfi_kbe_resume(dir);
     }
     if (rc) {
         mcfe_outdir_unlock(lock);
@@ -413,11 +416,11 @@ int main(int argc, char **argv)
 {
     mcfe_mpi_init(&argc, &argv);
     int status;
-    /* under mpirun only `run`, `resume` and `tc CONFIG` (its scans) are distributed; the
+    /* under mpirun only `run`, `resume`, `kbe` and `tc CONFIG` (its scans) are distributed; the
        others (`tc DIR`, the analysis, among them) are rank 0's */
     struct stat st;
     const int distributed = argc >= 2 &&
-        (!strcmp(argv[1], "run") || !strcmp(argv[1], "resume") ||
+        (!strcmp(argv[1], "run") || !strcmp(argv[1], "resume") || !strcmp(argv[1], "kbe") ||
          (!strcmp(argv[1], "tc") && argc >= 3 && stat(argv[2], &st) == 0 && S_ISREG(st.st_mode)));
     if (mcfe_mpi_rank() > 0 && !distributed)
         status = 0;

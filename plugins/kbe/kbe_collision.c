@@ -15,24 +15,32 @@
 
 void kbe_sigma_pair(kbe *w, size_t m, size_t s, double complex *sl, double complex *sg, int t)
 {
-    const size_t nk = w->spec.nk;
+    const size_t nk = w->nk_all;
     if (w->spec.selfenergy == KBE_SELFENERGY_GIVEN) {
         w->spec.sigma(w->spec.sigma_ctx, m, s, sl, sg);
         return;
     }
     double complex *B = w->bbuf + (size_t)t * 4 * nk;
     const double uu = w->U[m] * w->U[s];
+    /* over ranks: G at every k from the ring, Sigma at every k, then this rank's slab */
+    const int ranks = w->spec.gather != NULL;
+    double complex *whole = ranks ? w->sfull + (size_t)t * 8 * nk : NULL;
     for (int lesser = 0; lesser < 2; lesser++) {
         /* A = G^lg(t_m, t_s) as stored, B = G^gl(t_s, t_m) = -G^gl(t_m, t_s)^dagger */
-        const double complex *o = kbe_block(w, !lesser, m, s);
+        const double complex *o = ranks ? kbe_slab_block(w, !lesser, m, s)
+                                        : kbe_block(w, !lesser, m, s);
         for (size_t k = 0; k < nk; k++) {
             B[k] = -conj(o[k]);
             B[nk + k] = -conj(o[2 * nk + k]);
             B[2 * nk + k] = -conj(o[nk + k]);
             B[3 * nk + k] = -conj(o[3 * nk + k]);
         }
-        kbe_sigma_2b(w->spec.sigma_method, uu, kbe_block(w, lesser, m, s), B,
-                     lesser ? sl : sg, w->sw[t]);
+        const double complex *A = ranks ? kbe_slab_block(w, lesser, m, s)
+                                        : kbe_block(w, lesser, m, s);
+        double complex *S = ranks ? whole + (lesser ? 0 : 4 * nk) : lesser ? sl : sg;
+        kbe_sigma_2b(w->spec.sigma_method, uu, A, B, S, w->sw[t]);
+        if (ranks)
+            kbe_slab_take(w, S, 1, lesser ? sl : sg);
     }
 }
 
@@ -44,6 +52,8 @@ void kbe_sigma_row(kbe *w, size_t m)
             w->spec.sigma(w->spec.sigma_ctx, m, s, w->sl + s * 4 * nk, w->sg + s * 4 * nk);
         return;
     }
+    if (w->spec.gather) /* the new row at every k, on every rank */
+        kbe_slab_sync_row(w, m);
 #pragma omp parallel for schedule(dynamic) num_threads(w->nthreads)
     for (size_t s = 0; s <= m; s++)
         kbe_sigma_pair(w, m, s, w->sl + s * 4 * nk, w->sg + s * 4 * nk, omp_get_thread_num());

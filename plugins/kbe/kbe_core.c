@@ -96,10 +96,23 @@ static int check_spec(const kbe_spec *s)
         if (rc)
             return rc;
     }
-    const size_t need = kbe_storage_bytes(s->nk, s->steps);
+    const mcf_dynamics_gather *g = s->gather;
+    if (g && (g->struct_size < offsetof(mcf_dynamics_gather, gather) + sizeof g->gather ||
+              !g->allgather || !g->gather || g->size < 1 || g->rank >= g->size))
+        return mcf_fail(MCF_EINVAL, "kbe: a gather service without its functions or with "
+                        "rank %u of %u", g->rank, g->size);
+    if (g && s->nk < g->size)
+        return mcf_fail(MCF_EINVAL, "kbe: %zu k points over %u ranks: every rank needs one "
+                        "k point at least", s->nk, g->size);
+    if (g && s->selfenergy == KBE_SELFENERGY_GIVEN)
+        return mcf_fail(MCF_EINVAL, "kbe: a given self-energy is not taken over ranks");
+    size_t k0 = 0, mine = s->nk;
+    if (g)
+        kbe_slab(s->nk, g->rank, g->size, &k0, &mine);
+    const size_t need = kbe_storage_bytes(mine, s->steps);
     if (s->memory_limit && need > s->memory_limit)
         return mcf_fail(MCF_ENOMEM, "kbe: the two-time storage of %zu k points and %zu steps "
-                        "takes %.3g GB, more than the %.3g GB allowed", s->nk, s->steps,
+                        "takes %.3g GB, more than the %.3g GB allowed", mine, s->steps,
                         1e-9 * (double)need, 1e-9 * (double)s->memory_limit);
     return MCF_OK;
 }
@@ -139,7 +152,10 @@ int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
     if (!isfinite(E0) || !isfinite(U0))
         return mcf_fail(MCF_EINVAL, "kbe: the drive at t = 0 is not finite (E %g, U %g)", E0,
                         U0);
-    const size_t nk = spec->nk, steps = spec->steps;
+    size_t k0 = 0, nk = spec->nk; /* this rank's slab (all of k in one process) */
+    if (spec->gather)
+        kbe_slab(spec->nk, spec->gather->rank, spec->gather->size, &k0, &nk);
+    const size_t steps = spec->steps, nk_all = spec->nk;
     const size_t need = kbe_storage_bytes(nk, steps);
     if (need == SIZE_MAX)
         return mcf_fail(MCF_ENOMEM, "kbe: %zu k points and %zu steps overflow the storage",
@@ -148,6 +164,9 @@ int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
     if (!w)
         return mcf_fail(MCF_ENOMEM, "kbe: out of memory");
     w->spec = *spec;
+    w->spec.nk = nk;
+    w->nk_all = nk_all;
+    w->k0 = k0;
     w->eps = malloc(2 * nk * sizeof *w->eps);
     w->rho0 = malloc(4 * nk * sizeof *w->rho0);
     w->E = malloc((steps + 1) * sizeof *w->E);
@@ -169,10 +188,10 @@ int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
             got = (*rows[q] = calloc(row, sizeof **rows[q])) && got;
         w->nthreads = omp_get_max_threads();
         w->sw = calloc((size_t)w->nthreads, sizeof *w->sw);
-        w->bbuf = malloc((size_t)w->nthreads * 4 * nk * sizeof *w->bbuf);
+        w->bbuf = malloc((size_t)w->nthreads * 4 * nk_all * sizeof *w->bbuf);
         got = got && w->sw && w->bbuf;
         for (int t = 0; got && t < w->nthreads; t++)
-            got = kbe_sigma_work_create(nk, &w->sw[t]) == MCF_OK;
+            got = kbe_sigma_work_create(nk_all, &w->sw[t]) == MCF_OK;
         if (!got) {
             kbe_destroy(w);
             return mcf_fail(MCF_ENOMEM, "kbe: out of memory for the self-energy");
@@ -184,8 +203,14 @@ int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
         return mcf_fail(MCF_ENOMEM, "kbe: out of memory for the tables of order %d",
                         spec->order);
     }
-    memcpy(w->eps, spec->eps, 2 * nk * sizeof *w->eps);
-    memcpy(w->rho0, spec->rho0, 4 * nk * sizeof *w->rho0);
+    if (spec->gather && kbe_slab_init(w)) {
+        kbe_destroy(w);
+        return mcf_fail(MCF_ENOMEM, "kbe: out of memory for the rows of k over ranks");
+    }
+    if (spec->gather)
+        memcpy(w->eps_all, spec->eps, 2 * nk_all * sizeof *w->eps_all);
+    memcpy(w->eps, spec->eps + 2 * k0, 2 * nk * sizeof *w->eps);
+    memcpy(w->rho0, spec->rho0 + 4 * k0, 4 * nk * sizeof *w->rho0);
     w->spec.eps = w->eps;
     w->spec.rho0 = w->rho0;
     w->E[0] = E0;
@@ -231,23 +256,35 @@ void kbe_destroy(kbe *w)
     free(w->kbuf);
     free(w->tl);
     free(w->tg);
+    kbe_slab_free(w);
     free(w);
 }
 
 size_t kbe_steps_done(const kbe *w) { return w->n; }
 
+/* block (i, j), i >= j, of G^< (lesser) or G^> at every k: the storage's in one process,
+ * gathered into w->whole + 4 nk_all * slot over ranks (collective) */
+static const double complex *whole_block(const kbe *w, int lesser, size_t i, size_t j, int slot)
+{
+    if (!w->spec.gather)
+        return kbe_block(w, lesser, i, j);
+    double complex *b = w->whole + (size_t)slot * 4 * w->nk_all;
+    kbe_slab_gather(w, kbe_block(w, lesser, i, j), 1, b, 1);
+    return b;
+}
+
 void kbe_green(const kbe *w, int lesser, size_t i, size_t j, double complex *g)
 {
-    const size_t nk = w->spec.nk;
+    const size_t nk = w->nk_all;
     if (i >= j) {
-        const double complex *b = kbe_block(w, lesser, i, j);
+        const double complex *b = whole_block(w, lesser, i, j, 0);
         for (size_t k = 0; k < nk; k++)
             for (int ab = 0; ab < 4; ab++)
                 g[4 * k + ab] = b[ab * nk + k];
         return;
     }
     /* G(t_i, t_j) = -G(t_j, t_i)^dagger */
-    const double complex *b = kbe_block(w, lesser, j, i);
+    const double complex *b = whole_block(w, lesser, j, i, 0);
     for (size_t k = 0; k < nk; k++)
         for (int a = 0; a < 2; a++)
             for (int c = 0; c < 2; c++)
@@ -256,8 +293,8 @@ void kbe_green(const kbe *w, int lesser, size_t i, size_t j, double complex *g)
 
 void kbe_density(const kbe *w, size_t n, double complex *rho)
 {
-    const size_t nk = w->spec.nk;
-    const double complex *b = kbe_block(w, 1, n, n);
+    const size_t nk = w->nk_all;
+    const double complex *b = whole_block(w, 1, n, n, 0);
     for (size_t k = 0; k < nk; k++)
         for (int ab = 0; ab < 4; ab++)
             rho[4 * k + ab] = -I * b[ab * nk + k];
@@ -265,8 +302,8 @@ void kbe_density(const kbe *w, size_t n, double complex *rho)
 
 void kbe_local_density(const kbe *w, size_t n, double complex *rho_loc)
 {
-    const size_t nk = w->spec.nk;
-    const double complex *b = kbe_block(w, 1, n, n);
+    const size_t nk = w->nk_all;
+    const double complex *b = whole_block(w, 1, n, n, 0);
     for (int ab = 0; ab < 4; ab++) {
         double complex s = 0.0;
         for (size_t k = 0; k < nk; k++)
@@ -297,30 +334,20 @@ void kbe_fill_h(const kbe *w, double E, double U, const double complex *rho_loc,
 }
 
 
+/* the energies of every k (over ranks: gathered, then summed in k order as one process sums) */
 void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, double *e_int)
 {
-    const size_t nk = w->spec.nk;
-    const double complex *b = kbe_block(w, 1, n, n);
-    double complex rho_loc[4];
-    kbe_local_density(w, n, rho_loc);
-    double band = 0.0, coh = 0.0, hf = 0.0, corr = 0.0;
-    const double U = w->U[n];
-    for (size_t k = 0; k < nk; k++) {
-        const double complex r0 = -I * b[k], r1 = -I * b[nk + k], r2 = -I * b[2 * nk + k],
-                             r3 = -I * b[3 * nk + k];
-        band += w->eps[2 * k] * creal(r0) + w->eps[2 * k + 1] * creal(r3);
-        coh += 2.0 * creal(r1);
-        /* tr[Sigma^HF rho_k] */
-        hf += creal(U * creal(rho_loc[3]) * r0 + U * creal(rho_loc[0]) * r3 -
-                    U * rho_loc[1] * r2 - U * rho_loc[2] * r1);
-        if (w->idiag) {
-            const double complex *d = w->idiag + n * 4 * nk;
-            corr += creal(-I * (d[k] + d[3 * nk + k]));
-        }
-    }
-    *e_band = band;
-    *e_field = w->E[n] * w->spec.dipole * coh;
-    *e_int = w->spec.selfenergy == KBE_SELFENERGY_NONE ? 0.0 : 0.5 * hf + 0.5 * corr;
+    kbe_spec all = w->spec;
+    all.nk = w->nk_all;
+    all.eps = w->spec.gather ? w->eps_all : w->eps;
+    const double complex *b = whole_block(w, 1, n, n, 0), *idiag = NULL; /* I^<(t_n, t_n) */
+    if (w->idiag && w->spec.gather) {
+        double complex *d = w->whole + 4 * w->nk_all;
+        kbe_slab_gather(w, w->idiag + n * 4 * w->spec.nk, 1, d, 1);
+        idiag = d;
+    } else if (w->idiag)
+        idiag = w->idiag + n * 4 * w->nk_all;
+    kbe_energies_of(&all, w->E[n], w->U[n], b, idiag, e_band, e_field, e_int);
 }
 
 int kbe_spec_check(const kbe_spec *s) { return check_spec(s); }

@@ -40,6 +40,8 @@
 #include <complex.h>
 #include <stddef.h>
 
+#include "mcf/dynamics.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -78,12 +80,23 @@ typedef struct kbe_spec {
      * the step being taken); sigma_ctx passed through */
     void (*sigma)(void *ctx, size_t i, size_t j, double complex *sl, double complex *sg);
     void *sigma_ctx;
+    /* NULL: one process, every k here.  Otherwise this process keeps the k slab of its
+     * rank (kbe_slab.c: contiguous, sizes differing by one at most; nk >= size) of the
+     * two-time storage, and every function below that is not a pure formula (kbe_create,
+     * kbe_step, kbe_green, kbe_density, kbe_energies, kbe_row_write, kbe_row_read) is
+     * collective over the ranks; eps and rho0 still describe every k, and what comes out
+     * (G, rho, energies, rows) is every k's, bit for bit the single process's.  Not with
+     * KBE_SELFENERGY_GIVEN. */
+    const mcf_dynamics_gather *gather;
 } kbe_spec;
 
 typedef struct kbe kbe;
 
 /* Bytes of the two-time storage for nk k points and `steps` steps. */
 size_t kbe_storage_bytes(size_t nk, size_t steps);
+/* The k slab of rank r of `size` over nk points: *k0, *n (nk / size, the first nk % size
+ * ranks one more). */
+void kbe_slab(size_t nk, unsigned r, unsigned size, size_t *k0, size_t *n);
 /* The uncorrelated initial state rho_k = f(h_k) of h_k = diag(eps_v, eps_c) + E0 d sigma_x
  * (eps: nk x 2) at chemical potential mu and temperature T (T = 0: the states below mu
  * filled, one at mu half), f the Fermi function, into rho[nk x 4].  MCF_EINVAL for T < 0 or

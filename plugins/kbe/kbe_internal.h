@@ -6,6 +6,8 @@
 
 #include "kbe_core.h"
 
+#include <stdint.h>
+
 struct kbe {
     kbe_spec spec;       /* eps and rho0 point to the copies below */
     double *eps;         /* nk x 2 */
@@ -49,6 +51,20 @@ struct kbe {
     /* the self-energy Sigma^lg(t_j, t_s), s = 0 .. n + 1, of one time t_j of the strip
      * (collisions only; steps + 1 blocks each) */
     double complex *tl, *tg;
+    /* k over ranks (kbe_slab.c; spec.gather NULL: nk_all = spec.nk, k0 = 0, nothing
+     * below allocated).  spec.nk is this rank's slab, every block above is of the slab. */
+    size_t nk_all, k0;
+    double *eps_all;           /* nk_all x 2 (the energies) */
+    size_t *slab_k0, *slab_n;  /* per rank */
+    uint64_t *bytes;           /* per rank, the service's counts */
+    double complex *pack;      /* a row's record blocks of the slab, packed */
+    double complex *recv;      /* the same gathered: every rank's, in rank order */
+    double complex *whole;     /* 2 blocks of nk_all k (a density, a Green's function) */
+    /* second Born: the last `ring` rows of G^< and G^> at every k (row m in slot m % ring,
+     * its G^< blocks then its G^> blocks, steps + 1 each), ring_row[slot] the row held or
+     * SIZE_MAX; per thread 2 blocks of nk_all for Sigma before the slab is kept */
+    size_t ring, *ring_row;
+    double complex *rows, *sfull;
 };
 
 /* whether the step carries collision integrals (second Born or a given self-energy) */
@@ -122,6 +138,25 @@ static inline void block_madd(size_t nk, double wt, const double complex *restri
         }
     }
 }
+
+/* ---- k over ranks (kbe_slab.c) ---- */
+/* the slab's tables (spec.gather set: after w->spec, nk_all, k0 and the rows' sizes are
+ * known): MCF_ENOMEM */
+int kbe_slab_init(kbe *w);
+void kbe_slab_free(kbe *w);
+/* nblk blocks of the slab (4 spec.nk each, contiguous) as every k's (4 nk_all each) into
+ * full (any alignment; not w->recv, the transfer's), on every rank (to_all = 0: on rank 0
+ * only, the others' full untouched) */
+void kbe_slab_gather(const kbe *w, const double complex *src, size_t nblk, void *full,
+                     int to_all);
+/* the slab of nblk whole blocks (4 nk_all each) into dst (4 spec.nk each) */
+void kbe_slab_take(const kbe *w, const double complex *full, size_t nblk, double complex *dst);
+/* row m of G^< and G^> at every k into the ring (collective) */
+void kbe_slab_sync_row(kbe *w, size_t m);
+/* block (m, s), m >= s, of G^< (lesser) or G^> at every k: the ring's row m */
+const double complex *kbe_slab_block(const kbe *w, int lesser, size_t m, size_t s);
+/* the largest x over the ranks (collective) */
+double kbe_slab_max(const kbe *w, double x);
 
 /* ---- order p > 2 (kbe_bdf.c, kbe_start.c) ---- */
 /* Gregory's weight of t_s in int_0^{t_n} (s <= max(n, p - 1)) */

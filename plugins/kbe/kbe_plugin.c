@@ -29,7 +29,8 @@ typedef struct kp_setup {
     kbe_selfenergy selfenergy;
     kbe_sigma_method method;
     int order;          /* the step's order in dt (2 .. 5) */
-    uint64_t bytes;     /* what the run takes (plan's answer) */
+    const mcf_dynamics_gather *gather; /* k over ranks (NULL: one process) */
+    uint64_t bytes;     /* what the run takes on this process (plan's answer) */
 } kp_setup;
 
 typedef struct kp_ws {
@@ -210,19 +211,29 @@ static int kp_setup_read(const mcf_driven_crystal *c, const mcf_propagation *p, 
                         t->mu, t->temperature);
     if ((rc = kp_grid(cr, p, &s->nk)))
         return rc;
+    if (p->struct_size >= offsetof(mcf_propagation, gather) + sizeof p->gather)
+        s->gather = p->gather;
+    if (s->gather && s->nk < s->gather->size)
+        return mcf_fail(MCF_EINVAL, "kbe: %zu k points over %u processes: every process needs "
+                        "one at least", s->nk, s->gather->size);
     const size_t steps = (size_t)p->steps;
-    const size_t store = kbe_storage_bytes(s->nk, steps);
-    const double total = (double)store + kp_extra_bytes(s->nk, steps,
-                                                        s->selfenergy == KBE_SELFENERGY_2B,
-                                                        s->order);
+    size_t k0 = 0, mine = s->nk; /* this process's k slab */
+    if (s->gather)
+        kbe_slab(s->nk, s->gather->rank, s->gather->size, &k0, &mine);
+    const size_t store = kbe_storage_bytes(mine, steps);
+    const int b2 = s->selfenergy == KBE_SELFENERGY_2B;
+    double total = (double)store + kp_extra_bytes(mine, steps, b2, s->order);
+    if (s->gather) /* a row's record at every k, twice, and second Born's ring of rows */
+        total += ((b2 ? 2.0 * (s->order > 2 ? s->order + 1 : 1) : 0.0) + 2.0 + 2.0) *
+                 ((double)steps + 1.0) * 4.0 * (double)s->nk * (double)sizeof(double complex);
     if (store == SIZE_MAX || total >= 0x1p63)
         return mcf_fail(MCF_ENOMEM, "kbe: %zu k points and %zu steps overflow the storage",
                         s->nk, steps);
     s->bytes = (uint64_t)total;
     if (p->memory_limit && s->bytes > p->memory_limit)
-        return mcf_fail(MCF_ENOMEM, "kbe: %zu k points and %zu steps take %.3g GB, more than "
+        return mcf_fail(MCF_ENOMEM, "kbe: %zu k points and %zu steps take %.3g GB%s, more than "
                         "the %.3g GB allowed", s->nk, steps, 1e-9 * (double)s->bytes,
-                        1e-9 * (double)p->memory_limit);
+                        s->gather ? " a process" : "", 1e-9 * (double)p->memory_limit);
     s->eps = malloc(2 * s->nk * sizeof *s->eps);
     if (!s->eps)
         return mcf_fail(MCF_ENOMEM, "kbe: out of memory");
@@ -299,7 +310,8 @@ static int kp_create(const mcf_params *params, const mcf_driven_crystal *c,
                            .order = s.order,
                            .selfenergy = s.selfenergy,
                            .sigma_method = s.method,
-                           .memory_limit = (size_t)p->memory_limit};
+                           .memory_limit = (size_t)p->memory_limit,
+                           .gather = s.gather};
     if (rc || (rc = kbe_create(&spec, p->E0, s.w * p->U0, &w->k))) {
         kp_destroy(w);
         return rc;

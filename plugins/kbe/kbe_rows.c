@@ -25,7 +25,8 @@ typedef struct row_head {
 
 static int is_2b(const kbe *w) { return kbe_collisions(w); }
 
-static size_t block_bytes(const kbe *w) { return 4 * w->spec.nk * sizeof(double complex); }
+/* a block of the record: every k's (over ranks too) */
+static size_t block_bytes(const kbe *w) { return 4 * w->nk_all * sizeof(double complex); }
 
 /* order p > 2: row K = 2p - 2 also carries rows 1 .. K - 1 as the start block made them
  * again (written earlier as the second-order step's provisional rows) */
@@ -43,29 +44,34 @@ size_t kbe_row_bytes(const kbe *w, size_t n)
            (is_2b(w) ? block_bytes(w) : 0) + start_blocks(w, n) * block_bytes(w);
 }
 
-/* the start block's rows 1 .. p - 1 after row p's own values: G^< and G^> of each row m,
- * then I^<(t_m, t_m) of each (second Born); to = 1: into the record, 0: out of it */
-static void start_copy(const kbe *w, size_t n, unsigned char *out, const unsigned char *in)
+/* the record's blocks of this rank's slab (every k in one process), in order: G^< and G^>
+ * of row n (j = 0 .. n contiguous), second Born's I^<(t_n, t_n), then the start block's rows
+ * 1 .. K - 1 after row K's own values: G^< and G^> of each row m, then I^<(t_m, t_m) of each
+ * (second Born); out: into it, else out of in */
+/* `bytes` of the storage at g into the record at *at (out) or out of it (in); *at moves on */
+static void row_move(void *g, size_t bytes, unsigned char *out, const unsigned char *in,
+                     size_t *at)
 {
-    const size_t bb = block_bytes(w);
+    if (out)
+        memcpy(out + *at, g, bytes);
+    else
+        memcpy(g, in + *at, bytes);
+    *at += bytes;
+}
+
+static void row_blocks(const kbe *w, size_t n, unsigned char *out, const unsigned char *in)
+{
+    const size_t bb = 4 * w->spec.nk * sizeof(double complex);
     size_t at = 0;
+    for (int lesser = 1; lesser >= 0; lesser--)
+        row_move(kbe_block(w, lesser, n, 0), (n + 1) * bb, out, in, &at);
+    if (is_2b(w))
+        row_move(w->idiag + n * 4 * w->spec.nk, bb, out, in, &at);
     for (size_t m = 1; start_blocks(w, n) && m < n; m++)
-        for (int lesser = 1; lesser >= 0; lesser--) {
-            double complex *g = kbe_block(w, lesser, m, 0);
-            if (out)
-                memcpy(out + at, g, (m + 1) * bb);
-            else
-                memcpy(g, in + at, (m + 1) * bb);
-            at += (m + 1) * bb;
-        }
-    for (size_t m = 1; start_blocks(w, n) && is_2b(w) && m < n; m++) {
-        double complex *d = w->idiag + m * 4 * w->spec.nk;
-        if (out)
-            memcpy(out + at, d, bb);
-        else
-            memcpy(d, in + at, bb);
-        at += bb;
-    }
+        for (int lesser = 1; lesser >= 0; lesser--)
+            row_move(kbe_block(w, lesser, m, 0), (m + 1) * bb, out, in, &at);
+    for (size_t m = 1; start_blocks(w, n) && is_2b(w) && m < n; m++)
+        row_move(w->idiag + m * 4 * w->spec.nk, bb, out, in, &at);
 }
 
 static void head_of(const kbe *w, size_t n, row_head *h)
@@ -75,7 +81,7 @@ static void head_of(const kbe *w, size_t n, row_head *h)
     if (w->order > 2) /* "KBE3ROW1" .. "KBE5ROW1": rows of order p (those of 2 unchanged) */
         h->tag[3] = (char)('0' + w->order);
     h->n = n;
-    h->nk = w->spec.nk;
+    h->nk = w->nk_all;
     h->selfenergy = (int32_t)w->spec.selfenergy;
     h->correctors = w->spec.correctors;
     h->dt = w->spec.dt;
@@ -122,16 +128,13 @@ int kbe_row_write(const kbe *w, size_t n, void *buf)
     const double sc[3] = {w->E[n], w->U[n], n == w->n ? w->corrector_residual : 0.0};
     memcpy(p, sc, sizeof sc);
     p += ROW_SCALARS;
-    const size_t bb = block_bytes(w);
-    for (int lesser = 1; lesser >= 0; lesser--) { /* G^< then G^>, j = 0 .. n contiguous */
-        memcpy(p, kbe_block(w, lesser, n, 0), (n + 1) * bb);
-        p += (n + 1) * bb;
+    if (w->spec.gather) { /* the slab's blocks gathered to rank 0, in the record's order */
+        const size_t nblk = (kbe_row_bytes(w, n) - ROW_HEAD - ROW_SCALARS) / block_bytes(w);
+        row_blocks(w, n, (unsigned char *)w->pack, NULL);
+        kbe_slab_gather(w, w->pack, nblk, p, 0);
+        return MCF_OK;
     }
-    if (is_2b(w)) {
-        memcpy(p, w->idiag + n * 4 * w->spec.nk, bb);
-        p += bb;
-    }
-    start_copy(w, n, p, NULL);
+    row_blocks(w, n, p, NULL);
     return MCF_OK;
 }
 
@@ -185,8 +188,14 @@ static int row_check(const kbe *w, size_t n, const unsigned char *p)
         return mcf_fail(MCF_EFORMAT, "kbe: row 0 has the drive E %.17g, U %.17g where this run "
                         "starts at E %.17g, U %.17g: a foreign checkpoint", sc[0], sc[1],
                         w->E[0], w->U[0]);
-    const size_t bb = block_bytes(w);
+    const size_t bb = 4 * w->spec.nk * sizeof(double complex); /* the slab's blocks */
     const unsigned char *g = p + ROW_HEAD + ROW_SCALARS;
+    if (w->spec.gather) { /* this rank's slab of G^<, G^> (and I^<) at (0, 0) */
+        const size_t nblk = is_2b(w) ? 3 : 2;
+        memcpy(w->recv, g, nblk * block_bytes(w));
+        kbe_slab_take(w, w->recv, nblk, w->pack);
+        g = (const unsigned char *)w->pack;
+    }
     if (memcmp(g, kbe_block(w, 1, 0, 0), bb) != 0 || memcmp(g + bb, kbe_block(w, 0, 0, 0), bb))
         return mcf_fail(MCF_EFORMAT, "kbe: row 0 has another initial state G(0, 0) than this "
                         "run's rho0: a foreign checkpoint");
@@ -206,22 +215,22 @@ int kbe_row_read(kbe *w, size_t n, const void *buf)
     double sc[3];
     memcpy(sc, p + ROW_HEAD, sizeof sc);
     p += ROW_HEAD + ROW_SCALARS;
-    const size_t bb = block_bytes(w);
-    for (int lesser = 1; lesser >= 0; lesser--) {
-        memcpy(kbe_block(w, lesser, n, 0), p, (n + 1) * bb);
-        p += (n + 1) * bb;
-    }
+    if (w->spec.gather) { /* this rank's slab of every block */
+        const size_t nblk = (kbe_row_bytes(w, n) - ROW_HEAD - ROW_SCALARS) / block_bytes(w);
+        memcpy(w->recv, p, nblk * block_bytes(w)); /* aligned, then the slab taken */
+        kbe_slab_take(w, w->recv, nblk, w->pack);
+        row_blocks(w, n, NULL, (const unsigned char *)w->pack);
+        for (size_t q = 0; q < w->ring; q++) /* the rows at every k: gathered when needed */
+            w->ring_row[q] = SIZE_MAX;
+    } else
+        row_blocks(w, n, NULL, p);
     w->E[n] = sc[0];
     w->U[n] = sc[1];
-    if (is_2b(w)) {
-        memcpy(w->idiag + n * 4 * w->spec.nk, p, bb);
-        p += bb;
-        /* the integrals' row at t_n that kbe_step leaves for the next step is formed by the
-         * next kbe_step (the self-energy's row, then the integrals, from the rows <= n): only
-         * the last row read needs it */
+    /* the integrals' row at t_n that kbe_step leaves for the next step is formed by the next
+     * kbe_step (the self-energy's row, then the integrals, from the rows <= n): only the last
+     * row read needs it */
+    if (is_2b(w))
         w->collision_stale = 1;
-    }
-    start_copy(w, n, NULL, p);
     w->corrector_residual = sc[2];
     w->n = n;
     w->row_next = n + 1;

@@ -9,6 +9,7 @@
 #include "mcf/error.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* V = exp(-i tau H) of a Hermitian 2 x 2 H (row-major): with H = m + z sigma_z + (H_01
@@ -100,7 +101,7 @@ static void advance(kbe *w, const double complex *V, double complex *tmp, int ro
             dg[ab * nk + k] = dl[ab * nk + k] - (ab == 0 || ab == 3 ? I : 0.0);
 }
 
-int kbe_step(kbe *w, double E_next, double U_next)
+static int step_one(kbe *w, double E_next, double U_next)
 {
     const size_t nk = w->spec.nk, n = w->n, n1 = n + 1;
     if (n >= w->spec.steps)
@@ -178,6 +179,32 @@ int kbe_step(kbe *w, double E_next, double U_next)
     w->corrector_residual = residual;
     if (w->order > 2 && n1 == w->kstart) /* the drive to t_K known: the start block */
         kbe_start_block(w);
+    return MCF_OK;
+}
+
+/* Over ranks the step is step_one on the slab; around it the ring of rows at every k that
+ * second Born's strip reads at order p > 2 (rows n - p + 2 .. n, kbe_bdf.c's sigma_line) is
+ * made whole where a row changed since it was gathered (the last step's row after its last
+ * self-energy, the start block's rows, rows read back), and the residual is the largest of
+ * the ranks' (kbe_slab.c). */
+int kbe_step(kbe *w, double E_next, double U_next)
+{
+    if (!w->spec.gather)
+        return step_one(w, E_next, U_next);
+    const size_t n = w->n, p = (size_t)w->order;
+    const int strip = kbe_collisions(w) && w->order > 2;
+    for (size_t m = n + 2 > p ? n + 2 - p : 0; strip && n + 1 > w->kstart && m <= n; m++)
+        if (w->ring_row[m % w->ring] != m)
+            kbe_slab_sync_row(w, m);
+    const int rc = step_one(w, E_next, U_next);
+    if (rc)
+        return rc;
+    w->corrector_residual = kbe_slab_max(w, w->corrector_residual);
+    if (strip && w->n == w->kstart) /* the start block made rows 1 .. K again */
+        for (size_t q = 0; q < w->ring; q++)
+            w->ring_row[q] = SIZE_MAX;
+    else if (strip && w->n > w->kstart) /* the new row changed after its self-energy */
+        w->ring_row[w->n % w->ring] = SIZE_MAX;
     return MCF_OK;
 }
 

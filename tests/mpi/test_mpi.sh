@@ -5,39 +5,12 @@
 # checkpoint carries a hash of config.ini, which names the output folder.
 # usage: test_mpi.sh MCF SCRATCH MPIEXEC NUMPROC_FLAG "EXTRA_FLAGS"
 set -u
-mcf=$1
-dir=$2/mpi
-mpiexec=$3
-np_flag=$4
-read -r -a extra <<<"$5"
-rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
-fail=0; passed=0
-ok()  { echo "ok: $*"; passed=$((passed + 1)); }
-bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
+here=$(cd "$(dirname "$0")" && pwd)
+# the arguments, ok, bad, same_files, descendants, rank_pid, wait_for (shared with
+# test_mpi_kbe.sh); then the scratch folder mpi/
+source "$here/ranks.sh"
+mpi_test_setup mpi "$@" || exit 1
 mpi() { local np=$1; shift; "$mpiexec" "$np_flag" "$np" "${extra[@]}" "$@"; }
-# every file the two runs wrote that must not depend on the ranks
-# (with results.tsv also results.h5, where the build writes it)
-same_files() { # what, folder A, folder B, files...
-  local what=$1 a=$2 b=$3 f; shift 3
-  local files=("$@")
-  [[ " $* " == *" results.tsv "* ]] && [ -e "$a/results.h5" ] && files+=(results.h5)
-  for f in "${files[@]}"; do
-    cmp -s "$a/$f" "$b/$f" || { bad "$what: $f differs from the single process's"; return; }
-  done
-  ok "$what: ${files[*]} identical to the single process's"
-}
-# the PID of MPI rank $2 among the descendants of process $1
-descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
-rank_pid() {
-  local p
-  for p in $(descendants "$1"); do
-    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = mcf ] || continue
-    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null \
-      | grep -Eqx "(OMPI_COMM_WORLD_RANK|PMI_RANK)=$2" && { echo "$p"; return; }
-  done
-}
-# waits (at most 60 s) until file $1 exists
-wait_for() { for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
 
 # --- 1. a scan of 4 temperatures x 2 walkers = 8 chains, 3 checkpoints gathered on the way
 cat > scan.ini <<'INI'

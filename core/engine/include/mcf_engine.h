@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -366,11 +368,42 @@ int mcfe_mpi_rank(void);
  * message of the lowest failing rank on every rank, the message prefixed with that rank
  * unless every rank failed (then it is the job's problem, not one rank's). */
 int mcfe_mpi_agree(int rc);
+/* For the k points of `mcf kbe` over ranks (kbe.c's gather service, mcf/dynamics.h); all
+ * collective but size.  The number of ranks (1 without a launcher). */
+int mcfe_mpi_size(void);
+/* bytes[r] bytes from every rank r, concatenated in rank order into recv on every rank
+ * (allgather) or on rank 0 (gather; recv unused elsewhere).  A transfer that fails ends the
+ * job: the message, then MPI_Abort. */
+void mcfe_mpi_allgather(const void *send, const uint64_t *bytes, void *recv);
+void mcfe_mpi_gather(const void *send, const uint64_t *bytes, void *recv);
+/* rank 0's `bytes` bytes of buf to every rank */
+void mcfe_mpi_bcast(void *buf, uint64_t bytes);
+/* the largest v over the ranks */
+int mcfe_mpi_max_int(int v);
+/* An error one rank cannot share (the others may wait in a transfer): "mcf: error: rank R
+ * of P: why", then every rank ends (MPI_Abort; exit status 1). */
+void mcfe_mpi_abort(const char *why);
 #else
 static inline void mcfe_mpi_init(int *argc, char ***argv) { (void)argc; (void)argv; }
 static inline void mcfe_mpi_finalize(void) {}
 static inline int mcfe_mpi_rank(void) { return 0; }
 static inline int mcfe_mpi_agree(int rc) { return rc; }
+static inline int mcfe_mpi_size(void) { return 1; }
+static inline void mcfe_mpi_allgather(const void *send, const uint64_t *bytes, void *recv)
+{
+    memcpy(recv, send, (size_t)bytes[0]);
+}
+static inline void mcfe_mpi_gather(const void *send, const uint64_t *bytes, void *recv)
+{
+    memcpy(recv, send, (size_t)bytes[0]);
+}
+static inline void mcfe_mpi_bcast(void *buf, uint64_t bytes) { (void)buf; (void)bytes; }
+static inline int mcfe_mpi_max_int(int v) { return v; }
+static inline void mcfe_mpi_abort(const char *why)
+{
+    fprintf(stderr, "mcf: error: %s\n", why);
+    exit(1);
+}
 #endif
 
 #endif

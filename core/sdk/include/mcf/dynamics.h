@@ -67,6 +67,23 @@ typedef enum mcf_selfenergy {
     MCF_SELFENERGY_SECOND_BORN = 2 /* Hartree-Fock plus the second-Born collision integrals */
 } mcf_selfenergy;
 
+/* The gather service of a run over several processes (`mpirun -np P mcf kbe`): how an
+ * evaluator that keeps a slab of the k grid on each process reaches the others without MPI's
+ * headers (the core implements it; docs/plugin-guide.md).  Every function is collective: all
+ * processes call it in the same order with the same bytes[] (bytes[r]: what process r
+ * sends).  allgather: every process receives the concatenation of every process's bytes in
+ * process order in recv; gather: process 0 does, recv unused elsewhere.  They return
+ * MCF_OK; a transfer that fails ends the job (the core says why and aborts every process),
+ * so an evaluator never waits on a peer that has gone.  Read struct_size before a member
+ * appended later. */
+typedef struct mcf_dynamics_gather {
+    uint32_t struct_size;
+    uint32_t rank, size; /* this process and their number (size >= 2 when handed over) */
+    void *ctx;           /* the core's, passed back */
+    int (*allgather)(void *ctx, const void *send, const uint64_t *bytes, void *recv);
+    int (*gather)(void *ctx, const void *send, const uint64_t *bytes, void *recv);
+} mcf_dynamics_gather;
+
 typedef struct mcf_propagation {
     uint32_t struct_size;
     double dt;             /* the time step (> 0) */
@@ -80,6 +97,15 @@ typedef struct mcf_propagation {
     double E0, U0;         /* the drive at t = 0 */
     uint32_t order;        /* the order in dt of the step: 2 .. 5 (0, or a core built before
                               the key, whose struct_size ends before it: 2) */
+    /* NULL: one process.  Otherwise the run is on gather->size processes, all of which
+     * create, step, observe and write rows in step (each of those calls is collective for
+     * an evaluator that uses the service): an evaluator may keep a slab of k and gather
+     * what needs every k, but every process must report the whole run's observables, rows,
+     * occupations and Green's functions (process 0's are written).  An evaluator that
+     * ignores it (one built before the member, whose struct_size ends before it) propagates
+     * every k on every process: the same files, P times the work.  plan's bytes are one
+     * process's. */
+    const mcf_dynamics_gather *gather;
 } mcf_propagation;
 
 /* At a time t_n, per cell (sums over the k grid divided by its size). */
