@@ -16,7 +16,10 @@ struct kbcu {
     double *eps;          /* the spec's copy */
     double *E, *U;        /* the drive at t_0 .. t_steps */
     double complex *blk;  /* 2 blocks of 4 nk: read back */
-    size_t n;
+    double complex *g0;   /* G^<(0, 0), G^>(0, 0) as created (row 0's check) */
+    size_t n, row_next;   /* steps taken; the row kbcu_row_read takes next */
+    double residual;      /* the residual of row n when it was read (have_residual) */
+    int have_residual;
     kbcu_dev *d;
 };
 
@@ -41,13 +44,15 @@ int kbcu_create(const kbe_spec *spec, double E0, double U0, kbcu **out)
     kbcu *w = calloc(1, sizeof *w);
     double complex *g0 = malloc(8 * nk * sizeof *g0);
     if (w) {
+        w->g0 = g0;
         w->eps = malloc(2 * nk * sizeof *w->eps);
         w->E = malloc((steps + 1) * sizeof *w->E);
         w->U = malloc((steps + 1) * sizeof *w->U);
         w->blk = malloc(8 * nk * sizeof *w->blk);
     }
     if (!w || !g0 || !w->eps || !w->E || !w->U || !w->blk) {
-        free(g0);
+        if (!w)
+            free(g0);
         kbcu_destroy(w);
         return mcf_fail(MCF_ENOMEM, "kbe-cuda: out of host memory");
     }
@@ -71,7 +76,6 @@ int kbcu_create(const kbe_spec *spec, double E0, double U0, kbcu **out)
         .dipole = spec->dipole, .eps = spec->eps, .g0l = (const double *)g0,
         .g0g = (const double *)(g0 + 4 * nk), .E0 = E0, .U0 = U0};
     rc = kbcu_dev_create(&ds, &w->d);
-    free(g0);
     if (rc) {
         kbcu_destroy(w);
         return rc;
@@ -89,6 +93,7 @@ void kbcu_destroy(kbcu *w)
     free(w->E);
     free(w->U);
     free(w->blk);
+    free(w->g0);
     free(w);
 }
 
@@ -108,12 +113,24 @@ int kbcu_step(kbcu *w, double E_next, double U_next)
     w->E[n1] = E_next;
     w->U[n1] = U_next;
     w->n = n1;
+    w->have_residual = 0;
     return MCF_OK;
 }
 
 size_t kbcu_steps_done(const kbcu *w) { return w->n; }
 
-int kbcu_corrector_residual(kbcu *w, double *r) { return kbcu_dev_residual(w->d, r); }
+int kbcu_corrector_residual(kbcu *w, double *r)
+{
+    if (w->have_residual) { /* the rows were read: the record's */
+        *r = w->residual;
+        return MCF_OK;
+    }
+    if (w->n == 0) {
+        *r = 0.0;
+        return MCF_OK;
+    }
+    return kbcu_dev_residual(w->d, r);
+}
 
 int kbcu_green(kbcu *w, int lesser, size_t i, size_t j, double complex *g)
 {
@@ -157,4 +174,90 @@ int kbcu_time_parts(kbcu *w, size_t m, int reps, double *t_sigma, double *t_coll
         return mcf_fail(MCF_EINVAL, "kbe-cuda: timing row %zu (%zu taken), %d repetitions", m,
                         w->n, reps);
     return kbcu_dev_time_parts(w->d, m, reps, t_sigma, t_collision);
+}
+
+int kbcu_density(kbcu *w, size_t n, double complex *rho)
+{
+    const size_t nk = w->spec.nk;
+    if (n > w->n)
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: the density at step %zu past the %zu taken", n,
+                        w->n);
+    const int rc = kbcu_dev_block(w->d, 1, n, n, (double *)w->blk);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < nk; k++)
+        for (int ab = 0; ab < 4; ab++)
+            rho[4 * k + ab] = -I * w->blk[ab * nk + k];
+    return MCF_OK;
+}
+
+static int is_2b(const kbcu *w) { return w->spec.selfenergy == KBE_SELFENERGY_2B; }
+
+size_t kbcu_row_bytes(const kbcu *w, size_t n)
+{
+    const size_t bb = 4 * w->spec.nk * sizeof(double complex);
+    return KBE_ROW_HEAD_BYTES + (2 * (n + 1) + (is_2b(w) ? 1 : 0)) * bb;
+}
+
+int kbcu_row_write(const kbcu *w, size_t n, void *buf)
+{
+    if (!buf)
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: no buffer for row %zu", n);
+    if (n > w->n)
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: row %zu is past the %zu steps taken", n, w->n);
+    double r = 0.0; /* as the CPU's: only the last row knows its step's residual */
+    kbcu *m = (kbcu *)w; /* the device's copies; nothing of w changes */
+    int rc = n == w->n ? kbcu_corrector_residual(m, &r) : MCF_OK;
+    if (rc)
+        return rc;
+    unsigned char *p = buf;
+    kbe_row_head_put(&w->spec, 2, w->spec.nk, n, w->E[n], w->U[n], r, p);
+    double *g = (double *)(p + KBE_ROW_HEAD_BYTES); /* 8-byte aligned past the header */
+    const size_t vals = 2 * 4 * w->spec.nk * (n + 1);
+    return kbcu_dev_get_row(w->d, n, g, g + vals, is_2b(w) ? g + 2 * vals : NULL);
+}
+
+int kbcu_row_read(kbcu *w, size_t n, const void *buf)
+{
+    if (!buf)
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: no buffer for row %zu", n);
+    if (n != w->row_next || w->n != (n ? n - 1 : 0))
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: row %zu out of order (rows are read 0, 1, ... "
+                        "into a kbe-cuda not stepped; the next is %zu at step %zu)", n,
+                        w->row_next, w->n);
+    if (n > w->spec.steps)
+        return mcf_fail(MCF_EINVAL, "kbe-cuda: row %zu is past the %zu steps the storage holds",
+                        n, w->spec.steps);
+    const unsigned char *p = buf;
+    int rc = kbe_row_head_check(&w->spec, 2, w->spec.nk, n, p, kbcu_row_bytes(w, n));
+    if (rc)
+        return rc;
+    double sc[3];
+    memcpy(sc, p + KBE_ROW_HEAD_BYTES - sizeof sc, sizeof sc);
+    const double *g = (const double *)(p + KBE_ROW_HEAD_BYTES);
+    const size_t bb = 4 * w->spec.nk * sizeof(double complex), vals = bb / 8 * (n + 1);
+    if (n == 0) { /* what kbcu_create made, bit for bit (kbe_rows.c's check) */
+        if (memcmp(&sc[0], &w->E[0], 8) != 0 || memcmp(&sc[1], &w->U[0], 8) != 0 ||
+            sc[2] != 0.0)
+            return mcf_fail(MCF_EFORMAT, "kbe-cuda: row 0 has the drive E %.17g, U %.17g where "
+                            "this run starts at E %.17g, U %.17g: a foreign checkpoint", sc[0],
+                            sc[1], w->E[0], w->U[0]);
+        if (memcmp(g, w->g0, bb) != 0 || memcmp(g + vals, w->g0 + 4 * w->spec.nk, bb) != 0)
+            return mcf_fail(MCF_EFORMAT, "kbe-cuda: row 0 has another initial state G(0, 0) "
+                            "than this run's rho0: a foreign checkpoint");
+        for (size_t q = 0; is_2b(w) && q < bb / 8; q++)
+            if (g[2 * vals + q] != 0.0)
+                return mcf_fail(MCF_EFORMAT, "kbe-cuda: row 0 has a collision integral I(0, 0) "
+                                "!= 0");
+    }
+    rc = kbcu_dev_put_row(w->d, n, g, g + vals, is_2b(w) ? g + 2 * vals : NULL, sc[0], sc[1]);
+    if (rc)
+        return rc;
+    w->E[n] = sc[0];
+    w->U[n] = sc[1];
+    w->residual = sc[2];
+    w->have_residual = 1;
+    w->n = n;
+    w->row_next = n + 1;
+    return MCF_OK;
 }

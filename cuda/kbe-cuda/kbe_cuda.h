@@ -28,6 +28,13 @@ int kbcu_corrector_residual(kbcu *w, double *r);
 int kbcu_green(kbcu *w, int lesser, size_t i, size_t j, double complex *g);
 /* As kbe_energies (waits for the device). */
 int kbcu_energies(kbcu *w, size_t n, double *e_band, double *e_field, double *e_int);
+/* As kbe_density: rho_k(t_n) into rho[nk x 4] (waits for the device). */
+int kbcu_density(kbcu *w, size_t n, double complex *rho);
+/* Checkpoint rows in kbe_rows.c's record (order 2): a row written by either propagator is
+ * read by the other (their numbers agree to rounding, not to the bit). */
+size_t kbcu_row_bytes(const kbcu *w, size_t n);
+int kbcu_row_write(const kbcu *w, size_t n, void *buf);
+int kbcu_row_read(kbcu *w, size_t n, const void *buf);
 /* Benchmarks (tests/bench/kbe_gpu): the mean seconds of second Born's row and of the
  * collision integrals' row at t_m, m <= the steps taken (kbcu_dev_time_parts). */
 int kbcu_time_parts(kbcu *w, size_t m, int reps, double *t_sigma, double *t_collision);

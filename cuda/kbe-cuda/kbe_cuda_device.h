@@ -45,6 +45,13 @@ KBCU_API int kbcu_dev_step(kbcu_dev *d, size_t n, double E1, double U1, int pass
 KBCU_API int kbcu_dev_block(kbcu_dev *d, int lesser, size_t i, size_t j, double *out);
 /* I^<(t_n, t_n) of step n (second Born; zeros otherwise) into out (4 nk complex). */
 KBCU_API int kbcu_dev_idiag(kbcu_dev *d, size_t n, double *out);
+/* Row n of G^< and G^> (n + 1 blocks each, j = 0 .. n, as stored) and second Born's
+ * I^<(t_n, t_n) (idiag; NULL without) out of the device (get) or into it (put, with the
+ * drive at t_n; the collision integrals' row at t_n is then formed by the next step, from
+ * the rows <= n, as at the end of a step).  Both wait for the copies. */
+KBCU_API int kbcu_dev_get_row(kbcu_dev *d, size_t n, double *gl, double *gg, double *idiag);
+KBCU_API int kbcu_dev_put_row(kbcu_dev *d, size_t n, const double *gl, const double *gg,
+                              const double *idiag, double E, double U);
 /* Benchmarks: the mean seconds of second Born's row and of the collision integrals' row at
  * t_m (m <= the steps taken), each run `reps` times after one untimed run (CUDA events);
  * the step's scratch rows are overwritten (call between steps only). */

@@ -29,6 +29,7 @@ struct kbcu_dev {
     double *eps, *E, *U, *resk, *res;
     cufftHandle plan;
     int have_plan;
+    int stale; /* rows put: the collision integrals' row at t_n not formed yet (2b) */
 };
 
 /* ---- complex helpers ---- */

@@ -328,6 +328,14 @@ extern "C" int kbcu_dev_step(kbcu_dev *d, size_t n, double E1, double U1, int pa
     const size_t nk = d->nk, bs = 4 * nk, n1 = n + 1;
     const int b2 = d->s.selfenergy == 2;
     const unsigned kb = blocks_for(nk);
+    if (d->stale) { /* rows put: the integrals' row at t_n, as the last step left it */
+        int rc = kbcu_sigma_row(d, n);
+        if (!rc)
+            rc = kbcu_collision_row(d, n, d->il, d->ig);
+        if (rc)
+            return rc;
+        d->stale = 0;
+    }
     k_local_density<<<1, 128, 0, st>>>(nk, d->gl + pair_of(n, n) * bs, d->rho);
     k_fill_hn<<<kb, KBCU_THREADS, 0, st>>>(d->s, d->eps, d->rho, d->E, d->U, n, d->hn);
     k_set_drive<<<1, 1, 0, st>>>(d->E, d->U, n1, E1, U1);
@@ -451,4 +459,46 @@ extern "C" int kbcu_dev_time_parts(kbcu_dev *d, size_t m, int reps, double *t_si
     *t_sigma = 1e-3 * ms0 / reps;
     *t_collision = 1e-3 * ms1 / reps;
     return rc;
+}
+
+/* count complex values between the device at dev and the host at host (to_host: out) */
+static cudaError_t move(cplx *dev, double *host, size_t count, int to_host)
+{
+    if (!count)
+        return cudaSuccess;
+    return to_host ? cudaMemcpyAsync(host, dev, count * sizeof(cplx), cudaMemcpyDeviceToHost,
+                                     mcu_stream())
+                   : cudaMemcpyAsync(dev, host, count * sizeof(cplx), cudaMemcpyHostToDevice,
+                                     mcu_stream());
+}
+
+extern "C" int kbcu_dev_get_row(kbcu_dev *d, size_t n, double *gl, double *gg, double *idiag)
+{
+    const size_t bs = 4 * d->nk;
+    cudaError_t e = move(d->gl + pair_of(n, 0) * bs, gl, (n + 1) * bs, 1);
+    if (e == cudaSuccess)
+        e = move(d->gg + pair_of(n, 0) * bs, gg, (n + 1) * bs, 1);
+    if (e == cudaSuccess && idiag && d->idiag)
+        e = move(d->idiag + n * bs, idiag, bs, 1);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(mcu_stream());
+    return e == cudaSuccess ? MCF_OK : mcu_fail((int)e, "kbe-cuda", "reading a row", 0, NULL);
+}
+
+extern "C" int kbcu_dev_put_row(kbcu_dev *d, size_t n, const double *gl, const double *gg,
+                                const double *idiag, double E, double U)
+{
+    const size_t bs = 4 * d->nk;
+    cudaError_t e = move(d->gl + pair_of(n, 0) * bs, (double *)gl, (n + 1) * bs, 0);
+    if (e == cudaSuccess)
+        e = move(d->gg + pair_of(n, 0) * bs, (double *)gg, (n + 1) * bs, 0);
+    if (e == cudaSuccess && idiag && d->idiag)
+        e = move(d->idiag + n * bs, (double *)idiag, bs, 0);
+    k_set_drive<<<1, 1, 0, mcu_stream()>>>(d->E, d->U, n, E, U);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(mcu_stream()); /* the caller's buffer may go */
+    if (e != cudaSuccess)
+        return mcu_fail((int)e, "kbe-cuda", "writing a row", 0, NULL);
+    d->stale = d->s.selfenergy == 2;
+    return launched("writing a row");
 }

@@ -139,6 +139,17 @@ void kbe_energies_of(const kbe_spec *s, double E, double U, const double complex
                      const double complex *idiag, double *e_band, double *e_field,
                      double *e_int);
 
+/* A row record's header and scalars (kbe_rows.c: the first KBE_ROW_HEAD_BYTES of every
+ * record) for another propagator of the same spec that writes the same records
+ * (cuda/kbe-cuda): put for row n of a run of `order` over nk_all k points with the drive
+ * (E, U) at t_n and the step's corrector residual; check refuses (MCF_EFORMAT, saying why) a
+ * header of another run or row and a record of `bytes` holding a value that is not finite. */
+#define KBE_ROW_HEAD_BYTES 72
+void kbe_row_head_put(const kbe_spec *s, int order, size_t nk_all, size_t n, double E,
+                      double U, double residual, void *buf);
+int kbe_row_head_check(const kbe_spec *s, int order, size_t nk_all, size_t n, const void *buf,
+                       size_t bytes);
+
 /* ---- quadrature of order p (kbe_gregory.c; issue 45's higher-order steppers) ----------
  * The weights w[j] of int_0^{n h} f dt ~ h sum_j w[j] f(t_j) of order p (2 .. 5: an error
  * O(h^p) on smooth f): Gregory's rule for n >= p - 1 (w[0 .. n]); for

@@ -15,6 +15,7 @@
 /* the record's header: 6 words of 8 bytes, then 3 doubles */
 static const char row_tag[8] = {'K', 'B', 'E', '-', 'R', 'O', 'W', '1'};
 enum { ROW_HEAD = 6 * 8, ROW_SCALARS = 3 * 8 };
+_Static_assert(ROW_HEAD + ROW_SCALARS == KBE_ROW_HEAD_BYTES, "kbe_core.h says the header's size");
 
 typedef struct row_head {
     char tag[8];
@@ -74,18 +75,18 @@ static void row_blocks(const kbe *w, size_t n, unsigned char *out, const unsigne
         row_move(w->idiag + m * 4 * w->spec.nk, bb, out, in, &at);
 }
 
-static void head_of(const kbe *w, size_t n, row_head *h)
+static void head_of(const kbe_spec *s, int order, size_t nk_all, size_t n, row_head *h)
 {
     memset(h, 0, sizeof *h);
     memcpy(h->tag, row_tag, sizeof row_tag);
-    if (w->order > 2) /* "KBE3ROW1" .. "KBE5ROW1": rows of order p (those of 2 unchanged) */
-        h->tag[3] = (char)('0' + w->order);
+    if (order > 2) /* "KBE3ROW1" .. "KBE5ROW1": rows of order p (those of 2 unchanged) */
+        h->tag[3] = (char)('0' + order);
     h->n = n;
-    h->nk = w->nk_all;
-    h->selfenergy = (int32_t)w->spec.selfenergy;
-    h->correctors = w->spec.correctors;
-    h->dt = w->spec.dt;
-    h->dipole = w->spec.dipole;
+    h->nk = nk_all;
+    h->selfenergy = (int32_t)s->selfenergy;
+    h->correctors = s->correctors;
+    h->dt = s->dt;
+    h->dipole = s->dipole;
 }
 
 /* the header into / out of its 48 bytes, field by field (no padding in the record) */
@@ -119,15 +120,11 @@ int kbe_row_write(const kbe *w, size_t n, void *buf)
     if (n > w->n)
         return mcf_fail(MCF_EINVAL, "kbe: row %zu is past the %zu steps taken", n, w->n);
     unsigned char *p = buf;
-    row_head h;
-    head_of(w, n, &h);
-    head_put(&h, p);
-    p += ROW_HEAD;
     /* the residual as of row n: the step that made it (the last one when n = w->n; rows
      * before were written when they were the last, so only row n = w->n knows its own) */
-    const double sc[3] = {w->E[n], w->U[n], n == w->n ? w->corrector_residual : 0.0};
-    memcpy(p, sc, sizeof sc);
-    p += ROW_SCALARS;
+    kbe_row_head_put(&w->spec, w->order, w->nk_all, n, w->E[n], w->U[n],
+                     n == w->n ? w->corrector_residual : 0.0, p);
+    p += ROW_HEAD + ROW_SCALARS;
     if (w->spec.gather) { /* the slab's blocks gathered to rank 0, in the record's order */
         const size_t nblk = (kbe_row_bytes(w, n) - ROW_HEAD - ROW_SCALARS) / block_bytes(w);
         row_blocks(w, n, (unsigned char *)w->pack, NULL);
@@ -136,6 +133,16 @@ int kbe_row_write(const kbe *w, size_t n, void *buf)
     }
     row_blocks(w, n, p, NULL);
     return MCF_OK;
+}
+
+void kbe_row_head_put(const kbe_spec *s, int order, size_t nk_all, size_t n, double E,
+                      double U, double residual, void *buf)
+{
+    row_head h;
+    head_of(s, order, nk_all, n, &h);
+    head_put(&h, buf);
+    const double sc[3] = {E, U, residual};
+    memcpy((unsigned char *)buf + ROW_HEAD, sc, sizeof sc);
 }
 
 /* every value of n doubles (complex: 2 each) finite */
@@ -150,6 +157,30 @@ static int all_finite(const unsigned char *p, size_t n)
     return 1;
 }
 
+int kbe_row_head_check(const kbe_spec *s, int order, size_t nk_all, size_t n, const void *buf,
+                       size_t bytes)
+{
+    const unsigned char *p = buf;
+    row_head h, want;
+    head_get(p, &h);
+    head_of(s, order, nk_all, n, &want);
+    if (memcmp(h.tag, want.tag, 8) != 0)
+        return mcf_fail(MCF_EFORMAT, "kbe: row %zu is not a kbe row of order %d (no \"%.8s\" "
+                        "tag)", n, order, want.tag);
+    if (h.n != want.n || h.nk != want.nk || h.selfenergy != want.selfenergy ||
+        h.correctors != want.correctors || memcmp(&h.dt, &want.dt, 8) != 0 ||
+        memcmp(&h.dipole, &want.dipole, 8) != 0)
+        return mcf_fail(MCF_EFORMAT, "kbe: row %zu is of a foreign run: row %llu of nk %llu, "
+                        "self-energy %d, %d correctors, dt %.17g, d %.17g, where this run has "
+                        "nk %zu, self-energy %d, %d correctors, dt %.17g, d %.17g", n,
+                        (unsigned long long)h.n, (unsigned long long)h.nk, (int)h.selfenergy,
+                        (int)h.correctors, h.dt, h.dipole, nk_all, (int)s->selfenergy,
+                        s->correctors, s->dt, s->dipole);
+    if (!all_finite(p + ROW_HEAD, (bytes - ROW_HEAD) / 8))
+        return mcf_fail(MCF_EFORMAT, "kbe: row %zu holds a value that is not finite", n);
+    return MCF_OK;
+}
+
 /* the checks of row n against w; MCF_OK or the refusal, w untouched */
 static int row_check(const kbe *w, size_t n, const unsigned char *p)
 {
@@ -160,25 +191,10 @@ static int row_check(const kbe *w, size_t n, const unsigned char *p)
     if (n > w->spec.steps)
         return mcf_fail(MCF_EINVAL, "kbe: row %zu is past the %zu steps the storage holds", n,
                         w->spec.steps);
-    row_head h, want;
-    head_get(p, &h);
-    head_of(w, n, &want);
-    if (memcmp(h.tag, want.tag, 8) != 0)
-        return mcf_fail(MCF_EFORMAT, "kbe: row %zu is not a kbe row of order %d (no \"%.8s\" "
-                        "tag)", n, w->order, want.tag);
-    if (h.n != want.n || h.nk != want.nk || h.selfenergy != want.selfenergy ||
-        h.correctors != want.correctors || memcmp(&h.dt, &want.dt, 8) != 0 ||
-        memcmp(&h.dipole, &want.dipole, 8) != 0)
-        return mcf_fail(MCF_EFORMAT, "kbe: row %zu is of a foreign run: row %llu of nk %llu, "
-                        "self-energy %d, %d correctors, dt %.17g, d %.17g, where this run has "
-                        "nk %zu, self-energy %d, %d correctors, dt %.17g, d %.17g", n,
-                        (unsigned long long)h.n, (unsigned long long)h.nk, (int)h.selfenergy,
-                        (int)h.correctors, h.dt, h.dipole, w->spec.nk,
-                        (int)w->spec.selfenergy, w->spec.correctors, w->spec.dt,
-                        w->spec.dipole);
-    const size_t vals = (kbe_row_bytes(w, n) - ROW_HEAD) / 8;
-    if (!all_finite(p + ROW_HEAD, vals))
-        return mcf_fail(MCF_EFORMAT, "kbe: row %zu holds a value that is not finite", n);
+    const int rc =
+        kbe_row_head_check(&w->spec, w->order, w->nk_all, n, p, kbe_row_bytes(w, n));
+    if (rc)
+        return rc;
     if (n > 0)
         return MCF_OK;
     /* row 0: what kbe_create made, bit for bit */

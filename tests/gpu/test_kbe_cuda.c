@@ -17,6 +17,10 @@
  * (measured: see the printout).  A kernel that drops, repeats or misplaces one term of a
  * sum changes blocks by O(dt) = 2e-2 and fails.
  *
+ * Checkpoint rows (kbe_rows.c's record): a second-Born run of the CPU stopped at step 80,
+ * its rows read by kbe-cuda, which steps on to 200; and the reverse (kbe-cuda's rows read by
+ * the CPU's propagator) — each against the unbroken run of the other, to the same 1e-12.
+ *
  * Without a device: the refusals (order 3, a given self-energy, a bad spec — before any
  * device call) are checked, then "skipped: no device" and 77. */
 #include <complex.h>
@@ -90,12 +94,30 @@ static void refusals(void)
     printf("refused: %s\n", mcf_last_error());
 }
 
+/* the largest |G_a - G_b| over both triangles, and the largest |G_a| */
+static void compare(kbe *a, kbcu *b, size_t steps, size_t nk, double *d, double *m)
+{
+    double complex *g0 = malloc(4 * nk * sizeof *g0), *g1 = malloc(4 * nk * sizeof *g1);
+    *d = *m = 0.0;
+    for (size_t i = 0; i <= steps; i++)
+        for (size_t j = 0; j <= i; j++)
+            for (int lesser = 0; lesser < 2; lesser++) {
+                kbe_green(a, lesser, i, j, g0);
+                CHECK(kbcu_green(b, lesser, i, j, g1) == MCF_OK, "%s", mcf_last_error());
+                for (size_t q = 0; q < 4 * nk; q++) {
+                    *d = fmax(*d, cabs(g0[q] - g1[q]));
+                    *m = fmax(*m, cabs(g0[q]));
+                }
+            }
+    free(g0);
+    free(g1);
+}
+
 static void run_case(const case_t *c)
 {
     const size_t nk = c->nk, steps = c->steps;
     double *eps = malloc(2 * nk * sizeof *eps);
-    double complex *rho = malloc(4 * nk * sizeof *rho), *g0 = malloc(4 * nk * sizeof *g0),
-                   *g1 = malloc(4 * nk * sizeof *g1);
+    double complex *rho = malloc(4 * nk * sizeof *rho);
     bands(nk, eps, rho);
     const kbe_spec s = spec_of(c, eps, rho);
     kbe *cpu = NULL;
@@ -126,17 +148,14 @@ static void run_case(const case_t *c)
                   a[q], b[q]);
         }
     }
-    double d = 0.0, m = 0.0;
-    for (size_t i = 0; i <= steps; i++)
-        for (size_t j = 0; j <= i; j++)
-            for (int lesser = 0; lesser < 2; lesser++) {
-                kbe_green(cpu, lesser, i, j, g0);
-                CHECK(kbcu_green(gpu, lesser, i, j, g1) == MCF_OK, "%s", mcf_last_error());
-                for (size_t q = 0; q < 4 * nk; q++) {
-                    d = fmax(d, cabs(g0[q] - g1[q]));
-                    m = fmax(m, cabs(g0[q]));
-                }
-            }
+    double d, m;
+    compare(cpu, gpu, steps, nk, &d, &m);
+    double complex *r0k = malloc(8 * nk * sizeof *r0k), *r1k = r0k + 4 * nk;
+    kbe_density(cpu, steps, r0k);
+    CHECK(kbcu_density(gpu, steps, r1k) == MCF_OK, "%s", mcf_last_error());
+    for (size_t q = 0; q < 4 * nk; q++) /* the density is -i G^<(t, t): within G's bound */
+        CHECK(cabs(r0k[q] - r1k[q]) <= 1e-12 * m, "%s: rho differs at %zu", c->name, q);
+    free(r0k);
     double r1 = 0.0;
     CHECK(kbcu_corrector_residual(gpu, &r1) == MCF_OK, "%s", mcf_last_error());
     const double r0 = kbe_corrector_residual(cpu);
@@ -149,8 +168,61 @@ static void run_case(const case_t *c)
     kbcu_destroy(gpu);
     free(eps);
     free(rho);
-    free(g0);
-    free(g1);
+}
+
+/* rows 0 .. cut of one propagator into the other, which steps on to the end */
+static void rows_case(void)
+{
+    const case_t c = {"rows", 8, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0};
+    const size_t nk = c.nk, cut = 80;
+    double eps[16];
+    double complex rho[32];
+    bands(nk, eps, rho);
+    const kbe_spec s = spec_of(&c, eps, rho);
+    const double E0 = drive_E(0.0), U0 = drive_U(0.0, c.U);
+    kbe *cpu = NULL, *cpu2 = NULL;
+    kbcu *gpu = NULL, *gpu2 = NULL;
+    CHECK(kbe_create(&s, E0, U0, &cpu) == MCF_OK && kbcu_create(&s, E0, U0, &gpu) == MCF_OK &&
+              kbe_create(&s, E0, U0, &cpu2) == MCF_OK && kbcu_create(&s, E0, U0, &gpu2) == 0,
+          "%s", mcf_last_error());
+    if (!cpu || !gpu || !cpu2 || !gpu2)
+        return;
+    unsigned char *buf = malloc(kbe_row_bytes(cpu, c.steps));
+    for (size_t n = 0; n <= c.steps; n++) {
+        const double t = (double)n * s.dt;
+        if (n > 0) {
+            CHECK(kbe_step(cpu, drive_E(t), drive_U(t, c.U)) == MCF_OK, "%s", mcf_last_error());
+            CHECK(kbcu_step(gpu, drive_E(t), drive_U(t, c.U)) == MCF_OK, "%s",
+                  mcf_last_error());
+        }
+        if (n > cut)
+            continue;
+        CHECK(kbe_row_bytes(cpu, n) == kbcu_row_bytes(gpu, n), "row %zu: %zu bytes, %zu", n,
+              kbe_row_bytes(cpu, n), kbcu_row_bytes(gpu, n));
+        CHECK(kbe_row_write(cpu, n, buf) == MCF_OK, "%s", mcf_last_error());
+        CHECK(kbcu_row_read(gpu2, n, buf) == MCF_OK, "row %zu into kbe-cuda: %s", n,
+              mcf_last_error());
+        CHECK(kbcu_row_write(gpu, n, buf) == MCF_OK, "%s", mcf_last_error());
+        CHECK(kbe_row_read(cpu2, n, buf) == MCF_OK, "row %zu into kbe: %s", n,
+              mcf_last_error());
+    }
+    for (size_t n = cut + 1; n <= c.steps; n++) {
+        const double t = (double)n * s.dt;
+        CHECK(kbcu_step(gpu2, drive_E(t), drive_U(t, c.U)) == MCF_OK, "%s", mcf_last_error());
+        CHECK(kbe_step(cpu2, drive_E(t), drive_U(t, c.U)) == MCF_OK, "%s", mcf_last_error());
+    }
+    double d1, m1, d2, m2;
+    compare(cpu, gpu2, c.steps, nk, &d1, &m1);
+    compare(cpu2, gpu, c.steps, nk, &d2, &m2);
+    printf("rows: CPU's rows to %zu, then kbe-cuda: %.2e of %.3f; kbe-cuda's rows, then the "
+           "CPU: %.2e of %.3f\n", cut, d1, m1, d2, m2);
+    CHECK(d1 <= 1e-12 * m1 && d2 <= 1e-12 * m2, "resumed across propagators: %.3e, %.3e", d1,
+          d2);
+    free(buf);
+    kbe_destroy(cpu);
+    kbe_destroy(cpu2);
+    kbcu_destroy(gpu);
+    kbcu_destroy(gpu2);
 }
 
 int main(void)
@@ -171,5 +243,6 @@ int main(void)
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         run_case(&cases[c]);
+    rows_case();
     return check_exit();
 }
