@@ -40,6 +40,9 @@ int kbcu_create(const kbe_spec *spec, double E0, double U0, kbcu **out)
     if (!isfinite(E0) || !isfinite(U0))
         return mcf_fail(MCF_EINVAL, "kbe-cuda: the drive at t = 0 is not finite (E %g, U %g)",
                         E0, U0);
+    char why[256];
+    if (!mcu_probe(why, sizeof why)) /* mcf kbe has no evaluator = auto: name the CPU's */
+        return mcf_fail(MCF_EDEVICE, "kbe-cuda: %s; use evaluator = kbe (the CPU's)", why);
     const size_t nk = spec->nk, steps = spec->steps;
     kbcu *w = calloc(1, sizeof *w);
     double complex *g0 = malloc(8 * nk * sizeof *g0);

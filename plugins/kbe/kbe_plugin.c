@@ -9,6 +9,7 @@
  * k runs over the grid k_j = j / nk (reduced, per direction), the first direction fastest.
  * Observables per cell (sums over k over Nk); rho_ab = <c_b^dag c_a> (kbe_core.h), so
  * <D> = (1/Nk) sum_k tr(D rho_k) = 2 d Re rho^loc_vc with rho^loc = (1/Nk) sum_k rho_k. */
+#include "kbe_backend.h"
 #include "kbe_core.h"
 
 #include "mcf/mcf.h"
@@ -33,8 +34,11 @@ typedef struct kp_setup {
     uint64_t bytes;     /* what the run takes on this process (plan's answer) */
 } kp_setup;
 
+/* the propagator (kbe_backend.h): the CPU's in "kbe", the GPU's in "kbe-cuda" */
+#define KB (&kbe_backend_of_plugin)
+
 typedef struct kp_ws {
-    kbe *k;
+    void *k;
     size_t nk, steps;
     double w, d;
     kbe_selfenergy selfenergy;
@@ -176,6 +180,10 @@ static int kp_setup_read(const mcf_driven_crystal *c, const mcf_propagation *p, 
     if (s->order < 2 || s->order > KBE_GREGORY_MAX_ORDER)
         return mcf_fail(MCF_EINVAL, "kbe: order = %d (2 .. %d)", s->order,
                         KBE_GREGORY_MAX_ORDER);
+    if (s->order > KB->max_order)
+        return mcf_fail(MCF_EINVAL, "%s: order = %d: this evaluator steps orders 2 .. %d "
+                        "(evaluator = kbe has 2 .. %d)", KB->name, s->order, KB->max_order,
+                        KBE_GREGORY_MAX_ORDER);
 
     if (!isfinite(p->E0) || !isfinite(p->U0))
         return mcf_fail(MCF_EINVAL, "kbe: the drive at t = 0 is not finite (E %g, U %g)", p->E0,
@@ -211,7 +219,8 @@ static int kp_setup_read(const mcf_driven_crystal *c, const mcf_propagation *p, 
                         t->mu, t->temperature);
     if ((rc = kp_grid(cr, p, &s->nk)))
         return rc;
-    if (p->struct_size >= offsetof(mcf_propagation, gather) + sizeof p->gather)
+    /* a propagator without slabs takes every k on every process (dynamics.h allows it) */
+    if (KB->slabs && p->struct_size >= offsetof(mcf_propagation, gather) + sizeof p->gather)
         s->gather = p->gather;
     if (s->gather && s->nk < s->gather->size)
         return mcf_fail(MCF_EINVAL, "kbe: %zu k points over %u processes: every process needs "
@@ -264,7 +273,8 @@ static void kp_destroy(void *ws)
     kp_ws *w = ws;
     if (!w)
         return;
-    kbe_destroy(w->k);
+    if (w->k)
+        KB->destroy(w->k);
     free(w->eps);
     free(w->residual);
     free(w->buf);
@@ -312,7 +322,7 @@ static int kp_create(const mcf_params *params, const mcf_driven_crystal *c,
                            .sigma_method = s.method,
                            .memory_limit = (size_t)p->memory_limit,
                            .gather = s.gather};
-    if (rc || (rc = kbe_create(&spec, p->E0, s.w * p->U0, &w->k))) {
+    if (rc || (rc = KB->create(&spec, p->E0, s.w * p->U0, &w->k))) {
         kp_destroy(w);
         return rc;
     }
@@ -324,34 +334,34 @@ static int kp_step(mcf_batch *b, void *ws, double E_next, double U_next)
 {
     (void)b;
     kp_ws *w = ws;
-    const int rc = kbe_step(w->k, E_next, w->w * U_next);
+    const int rc = KB->step(w->k, E_next, w->w * U_next);
     if (rc)
         return rc;
-    w->residual[kbe_steps_done(w->k)] = kbe_corrector_residual(w->k);
-    return MCF_OK;
+    return KB->residual(w->k, &w->residual[KB->steps_done(w->k)]);
 }
 
 static uint64_t kp_steps_done(const void *ws)
 {
     const kp_ws *w = ws;
-    return kbe_steps_done(w->k);
+    return KB->steps_done(w->k);
 }
 
 static int kp_time_check(const kp_ws *w, uint64_t n, const char *what)
 {
-    const size_t done = kbe_steps_done(w->k);
+    const size_t done = KB->steps_done(w->k);
     if (n > done)
         return mcf_fail(MCF_EINVAL, "kbe: %s at step %llu, past the %zu steps taken", what,
                         (unsigned long long)n, done);
     return MCF_OK;
 }
 
-/* max over k, a, b of |G^>(t_n, t_n) - G^<(t_n, t_n) + i delta_ab| */
-static double kp_anticommutator(kp_ws *w, size_t n)
+/* max over k, a, b of |G^>(t_n, t_n) - G^<(t_n, t_n) + i delta_ab| into *out */
+static int kp_anticommutator(kp_ws *w, size_t n, double *out)
 {
     double complex *gl = w->buf, *gg = w->buf + 4 * w->nk;
-    kbe_green(w->k, 1, n, n, gl);
-    kbe_green(w->k, 0, n, n, gg);
+    int rc = KB->green(w->k, 1, n, n, gl);
+    if (rc || (rc = KB->green(w->k, 0, n, n, gg)))
+        return rc;
     double m = 0.0;
     for (size_t k = 0; k < w->nk; k++)
         for (int ab = 0; ab < 4; ab++) {
@@ -359,7 +369,8 @@ static double kp_anticommutator(kp_ws *w, size_t n)
             const double complex x = gg[4 * k + ab] - gl[4 * k + ab];
             m = fmax(m, hypot(creal(x), cimag(x) + one));
         }
-    return m;
+    *out = m;
+    return MCF_OK;
 }
 
 static int kp_observe(mcf_batch *b, void *ws, uint64_t n, double E, double U,
@@ -373,10 +384,12 @@ static int kp_observe(mcf_batch *b, void *ws, uint64_t n, double E, double U,
     const size_t nk = w->nk;
     const double dnk = (double)nk;
     double e_band, e_field, e_int;
-    kbe_energies(w->k, (size_t)n, &e_band, &e_field, &e_int);
+    if ((rc = KB->energies(w->k, (size_t)n, &e_band, &e_field, &e_int)))
+        return rc;
     (void)e_field; /* E(t_n) d sum_k 2 Re rho_vc: formed below with the E handed in */
     double complex *rho = w->buf;
-    kbe_density(w->k, (size_t)n, rho);
+    if ((rc = KB->density(w->k, (size_t)n, rho)))
+        return rc;
     double nv = 0.0, nc = 0.0, coh = 0.0;
     double complex vc = 0.0;
     for (size_t k = 0; k < nk; k++) {
@@ -404,9 +417,8 @@ static int kp_observe(mcf_batch *b, void *ws, uint64_t n, double E, double U,
         out->e_corr = e_int / dnk - out->e_hf;
         out->interaction = Uc != 0.0 ? w->w * (e_int / dnk) / Uc : w->w * pair;
     } /* without a self-energy U V is not in H(t): no energy, no ramp work */
-    out->anticommutator = kp_anticommutator(w, (size_t)n);
     out->corrector_residual = w->residual[n];
-    return MCF_OK;
+    return kp_anticommutator(w, (size_t)n, &out->anticommutator);
 }
 
 static int kp_occupations(void *ws, uint64_t n, double *occ)
@@ -416,7 +428,8 @@ static int kp_occupations(void *ws, uint64_t n, double *occ)
     if (rc)
         return rc;
     double complex *rho = w->buf;
-    kbe_density(w->k, (size_t)n, rho);
+    if ((rc = KB->density(w->k, (size_t)n, rho)))
+        return rc;
     for (size_t k = 0; k < w->nk; k++) {
         occ[2 * k] = creal(rho[4 * k]);
         occ[2 * k + 1] = creal(rho[4 * k + 3]);
@@ -431,7 +444,8 @@ static int kp_green(void *ws, int lesser, uint64_t i, uint64_t j, double *g)
     if (rc)
         return rc;
     double complex *x = w->buf;
-    kbe_green(w->k, lesser, (size_t)i, (size_t)j, x);
+    if ((rc = KB->green(w->k, lesser, (size_t)i, (size_t)j, x)))
+        return rc;
     for (size_t q = 0; q < 4 * w->nk; q++) {
         g[2 * q] = creal(x[q]);
         g[2 * q + 1] = cimag(x[q]);
@@ -441,12 +455,12 @@ static int kp_green(void *ws, int lesser, uint64_t i, uint64_t j, double *g)
 
 static uint64_t kp_row_bytes(const void *ws, uint64_t n)
 {
-    return kbe_row_bytes(((const kp_ws *)ws)->k, (size_t)n);
+    return KB->row_bytes(((const kp_ws *)ws)->k, (size_t)n);
 }
 
 static int kp_row_write(const void *ws, uint64_t n, void *buf)
 {
-    return kbe_row_write(((const kp_ws *)ws)->k, (size_t)n, buf);
+    return KB->row_write(((const kp_ws *)ws)->k, (size_t)n, buf);
 }
 
 /* the library rebuilds the storage; the plugin's own per-step record is the residual */
@@ -456,9 +470,9 @@ static int kp_row_read(void *ws, uint64_t n, const void *buf)
     if (n > w->steps)
         return mcf_fail(MCF_EINVAL, "kbe: row %llu past the run's %zu steps",
                         (unsigned long long)n, w->steps);
-    int rc = kbe_row_read(w->k, (size_t)n, buf);
+    int rc = KB->row_read(w->k, (size_t)n, buf);
     if (!rc)
-        w->residual[n] = kbe_corrector_residual(w->k);
+        rc = KB->residual(w->k, &w->residual[n]);
     return rc;
 }
 
@@ -477,7 +491,12 @@ static const mcf_dynamics_evaluator kbe_table = {
     .row_read = kp_row_read,
 };
 
-MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_DYNAMICS_EVALUATOR, "kbe", "1.0",
-                      "dynamics evaluator: two-time Kadanoff-Baym equations of a two-band "
-                      "crystal, Hartree-Fock or second Born (CPU, OpenMP)",
+/* the plugin's name and summary: the CPU's unless its build says (cuda/kbe-cuda) */
+#ifndef KBE_PLUGIN_NAME
+#define KBE_PLUGIN_NAME "kbe"
+#define KBE_PLUGIN_SUMMARY                                                                  \
+    "dynamics evaluator: two-time Kadanoff-Baym equations of a two-band crystal, "          \
+    "Hartree-Fock or second Born (CPU, OpenMP)"
+#endif
+MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_DYNAMICS_EVALUATOR, KBE_PLUGIN_NAME, "1.0", KBE_PLUGIN_SUMMARY,
                       NULL, &kbe_table)
