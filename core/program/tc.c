@@ -31,6 +31,8 @@ static void run_free(tc_run *t)
         free(s->chain);
         free(s->block);
         free(s->logden);
+        free(s->cls);
+        free(s->cls_rep);
     }
     free(t->size);
 }
@@ -268,7 +270,7 @@ static int solve_all(tc_run *t)
         s->count = calloc(s->n_chains * J, sizeof *s->count);
         s->lnz = calloc(s->n_chains * J, sizeof *s->lnz);
         s->logden = calloc(s->n * J, sizeof *s->logden);
-        if (!s->count || !s->lnz || !s->logden)
+        if (!s->count || !s->lnz || !s->logden || tc_energy_classes(s))
             return mcf_fail(MCF_ENOMEM, "mcf tc: out of memory for the reweighting");
         double d = 0, lo = 0, hi = 0;
         size_t bridging = 0;
