@@ -33,6 +33,9 @@ typedef struct tc_size {
                              more than TC_MAX_CLASSES of them; tc_energy_classes) */
     size_t n_cls;         /* the distinct energies (bit patterns) */
     size_t *cls_rep;      /* n_cls: a measurement of each */
+    double *cls_sum;      /* (blocks + 1) x n_cls x (1 + TC_NQ): per jackknife sample and
+                             energy, its measurements' count and their sums of q */
+    double *cls_logden;   /* (blocks + 1) x n_cls: logden of each energy per sample */
     double t_min, t_max;  /* the temperatures simulated */
 } tc_size;
 
@@ -165,12 +168,14 @@ double tc_jack_error(const double *x, size_t blocks);
 int tc_reweight_solve(tc_size *s, size_t blocks, size_t j, int newton_iter, int max_iter);
 
 /* The distinct energies of s's measurements into s->cls and s->n_cls (a discrete spectrum,
- * as Ising's, has few: the weight of a measurement depends on its energy alone, so
- * tc_reweight_means takes one exp per energy instead of one per measurement, the same
- * numbers); none (s->cls NULL) when there are more than TC_MAX_CLASSES or one is not
+ * as Ising's, has few: the weight of a measurement depends on its energy alone), with each
+ * energy's count and sums of q per jackknife sample (s->cls_sum), so that the reweighting
+ * takes one exp or log per energy instead of one per measurement, and tc_reweight_means
+ * sums over the energies, not the measurements (the same numbers but for the order of
+ * the sums); none (s->cls NULL) when there are more than TC_MAX_CLASSES or one is not
  * finite.  0, or -1 out of memory (then none either). */
 #define TC_MAX_CLASSES 4096
-int tc_energy_classes(tc_size *s);
+int tc_energy_classes(tc_size *s, size_t blocks);
 
 /* The reweighted means <E>/N, <m2>, <m4>, <m2_kmin> of sample j at temperature T, into
  * out[TC_NQ] (E per unit). */

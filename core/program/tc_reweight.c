@@ -306,6 +306,8 @@ int tc_reweight_solve(tc_size *s, size_t blocks, size_t j, int newton_iter, int 
         if (in_sample(s, n, j))
             s->logden[n * J + j] = by_class ? ld[s->cls[n]]
                                             : log_denominator(s, a, s->q[n * TC_NQ + TC_E]);
+    for (size_t c = 0; by_class && c < s->n_cls; c++)
+        s->cls_logden[j * s->n_cls + c] = ld[c];
     free(next), free(ld);
     return converged ? 0 : -1;
 }
@@ -322,10 +324,12 @@ static int by_energy(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int tc_energy_classes(tc_size *s)
+int tc_energy_classes(tc_size *s, size_t blocks)
 {
-    free(s->cls), free(s->cls_rep);
+    const size_t J = blocks + 1;
+    free(s->cls), free(s->cls_rep), free(s->cls_sum), free(s->cls_logden);
     s->cls = s->cls_rep = NULL;
+    s->cls_sum = s->cls_logden = NULL;
     s->n_cls = 0;
     for (size_t n = 0; n < s->n; n++)
         if (!isfinite(s->q[n * TC_NQ + TC_E]))
@@ -354,49 +358,49 @@ int tc_energy_classes(tc_size *s)
         free(cls), free(rep);
         return 0;
     }
+    const size_t C = c + 1, W = 1 + TC_NQ;
+    double *sums = calloc(J * C * W, sizeof *sums), *ld = calloc(J * C, sizeof *ld);
+    if (!sums || !ld) {
+        free(cls), free(rep), free(sums), free(ld);
+        return -1;
+    }
+    for (size_t n = 0; n < s->n; n++)
+        for (size_t j = 0; j < J; j++)
+            if (in_sample(s, n, j)) {
+                double *to = sums + (j * C + cls[n]) * W;
+                to[0] += 1;
+                for (int q = 0; q < TC_NQ; q++)
+                    to[1 + q] += s->q[n * TC_NQ + q];
+            }
     s->cls = cls;
     s->cls_rep = rep;
-    s->n_cls = c + 1;
+    s->n_cls = C;
+    s->cls_sum = sums;
+    s->cls_logden = ld;
     return 0;
 }
 
-/* tc_reweight_means with one exp per distinct energy (s->cls): the measurements of one
- * energy in sample j have one logden (log_denominator of that energy), so the weight of the
- * first of them is every one's, the same bits; the sums over the measurements in their
- * order.  0, or -1 out of memory. */
-static int means_by_energy(const tc_size *s, size_t J, size_t j, double beta, double *w,
-                           double *sum)
+/* tc_reweight_means over the distinct energies (s->cls): the measurements of one energy
+ * in sample j have one weight, so w and the sums are those of the energies' counts and
+ * sums (s->cls_sum) times their weights */
+static void means_by_energy(const tc_size *s, size_t j, double beta, double *w, double *sum)
 {
-    size_t *rep = malloc(s->n_cls * (sizeof *rep + sizeof(double)));
-    if (!rep)
-        return -1;
-    double *x = (double *)(rep + s->n_cls), top = -INFINITY;
-    for (size_t c = 0; c < s->n_cls; c++)
-        rep[c] = SIZE_MAX;
-    for (size_t n = 0; n < s->n; n++)
-        if (rep[s->cls[n]] == SIZE_MAX && in_sample(s, n, j))
-            rep[s->cls[n]] = n;
-    for (size_t c = 0; c < s->n_cls; c++)
-        if (rep[c] != SIZE_MAX) {
-            const size_t n = rep[c];
-            const double v = -beta * s->q[n * TC_NQ + TC_E] - s->logden[n * J + j];
+    const size_t C = s->n_cls, W = 1 + TC_NQ;
+    const double *cs = s->cls_sum + j * C * W, *ld = s->cls_logden + j * C;
+    double top = -INFINITY;
+    for (size_t c = 0; c < C; c++)
+        if (cs[c * W] > 0) {
+            const double v = -beta * s->q[s->cls_rep[c] * TC_NQ + TC_E] - ld[c];
             if (v > top)
                 top = v;
         }
-    for (size_t c = 0; c < s->n_cls; c++)
-        if (rep[c] != SIZE_MAX) {
-            const size_t n = rep[c];
-            x[c] = exp(-beta * s->q[n * TC_NQ + TC_E] - s->logden[n * J + j] - top);
-        }
-    for (size_t n = 0; n < s->n; n++)
-        if (in_sample(s, n, j)) {
-            const double v = x[s->cls[n]];
-            *w += v;
+    for (size_t c = 0; c < C; c++)
+        if (cs[c * W] > 0) {
+            const double x = exp(-beta * s->q[s->cls_rep[c] * TC_NQ + TC_E] - ld[c] - top);
+            *w += x * cs[c * W];
             for (int q = 0; q < TC_NQ; q++)
-                sum[q] += v * s->q[n * TC_NQ + q];
+                sum[q] += x * cs[c * W + 1 + q];
         }
-    free(rep);
-    return 0;
 }
 
 void tc_reweight_means(const tc_size *s, size_t blocks, size_t j, double T, double *out)
@@ -404,7 +408,9 @@ void tc_reweight_means(const tc_size *s, size_t blocks, size_t j, double T, doub
     const size_t J = blocks + 1;
     const double beta = 1.0 / T;
     double top = -INFINITY, w = 0, sum[TC_NQ] = {0};
-    if (!s->cls || means_by_energy(s, J, j, beta, &w, sum)) {
+    if (s->cls) {
+        means_by_energy(s, j, beta, &w, sum);
+    } else {
         for (size_t n = 0; n < s->n; n++)
             if (in_sample(s, n, j)) {
                 const double x = -beta * s->q[n * TC_NQ + TC_E] - s->logden[n * J + j];
