@@ -31,6 +31,10 @@ static void run_free(tc_run *t)
         free(s->chain);
         free(s->block);
         free(s->logden);
+        free(s->cls);
+        free(s->cls_rep);
+        free(s->cls_sum);
+        free(s->cls_logden);
     }
     free(t->size);
 }
@@ -268,7 +272,7 @@ static int solve_all(tc_run *t)
         s->count = calloc(s->n_chains * J, sizeof *s->count);
         s->lnz = calloc(s->n_chains * J, sizeof *s->lnz);
         s->logden = calloc(s->n * J, sizeof *s->logden);
-        if (!s->count || !s->lnz || !s->logden)
+        if (!s->count || !s->lnz || !s->logden || tc_energy_classes(s, t->blocks))
             return mcf_fail(MCF_ENOMEM, "mcf tc: out of memory for the reweighting");
         double d = 0, lo = 0, hi = 0;
         size_t bridging = 0;

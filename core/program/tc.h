@@ -29,6 +29,13 @@ typedef struct tc_size {
     size_t *chain;        /* n: the chain of each measurement */
     unsigned *block;      /* n: its jackknife block */
     double *logden;       /* n x (blocks + 1): log of sum_m N_m exp(-beta_m E_n - ln Z_m) */
+    size_t *cls;          /* n: the index of its energy among the distinct energies (NULL:
+                             more than TC_MAX_CLASSES of them; tc_energy_classes) */
+    size_t n_cls;         /* the distinct energies (bit patterns) */
+    size_t *cls_rep;      /* n_cls: a measurement of each */
+    double *cls_sum;      /* (blocks + 1) x n_cls x (1 + TC_NQ): per jackknife sample and
+                             energy, its measurements' count and their sums of q */
+    double *cls_logden;   /* (blocks + 1) x n_cls: logden of each energy per sample */
     double t_min, t_max;  /* the temperatures simulated */
 } tc_size;
 
@@ -159,6 +166,16 @@ double tc_jack_error(const double *x, size_t blocks);
  * convex objective (0: none), then the fixed-point iteration, which confirms; 0, or -1 when
  * that does not converge in `max_iter` iterations (every ln Z changing by less than 1e-9). */
 int tc_reweight_solve(tc_size *s, size_t blocks, size_t j, int newton_iter, int max_iter);
+
+/* The distinct energies of s's measurements into s->cls and s->n_cls (a discrete spectrum,
+ * as Ising's, has few: the weight of a measurement depends on its energy alone), with each
+ * energy's count and sums of q per jackknife sample (s->cls_sum), so that the reweighting
+ * takes one exp or log per energy instead of one per measurement, and tc_reweight_means
+ * sums over the energies, not the measurements (the same numbers but for the order of
+ * the sums); none (s->cls NULL) when there are more than TC_MAX_CLASSES or one is not
+ * finite.  0, or -1 out of memory (then none either). */
+#define TC_MAX_CLASSES 4096
+int tc_energy_classes(tc_size *s, size_t blocks);
 
 /* The reweighted means <E>/N, <m2>, <m4>, <m2_kmin> of sample j at temperature T, into
  * out[TC_NQ] (E per unit). */

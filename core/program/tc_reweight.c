@@ -10,7 +10,9 @@
 #include "tc.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* 1 when measurement n is in jackknife sample j */
 static int in_sample(const tc_size *s, size_t n, size_t j)
@@ -29,6 +31,17 @@ static double log_denominator(const tc_size *s, const double *a, double E)
     for (size_t m = 0; m < s->n_chains; m++)
         sum += exp(a[m] - s->beta[m] * E - top);
     return top + log(sum);
+}
+
+/* log_denominator of every distinct energy (tc_energy_classes) into ld[n_cls]: each
+ * measurement's is its energy's, the same bits; 0, or -1 without classes */
+static int class_logden(const tc_size *s, const double *a, double *ld)
+{
+    if (!s->cls || !ld)
+        return -1;
+    for (size_t c = 0; c < s->n_cls; c++)
+        ld[c] = log_denominator(s, a, s->q[s->cls_rep[c] * TC_NQ + TC_E]);
+    return 0;
 }
 
 /* a starting point for the full sample: ln Z_{k+1} - ln Z_k = ln <exp(-(b_{k+1} - b_k) E)>_k
@@ -75,7 +88,8 @@ static void initial_lnz(tc_size *s, size_t J)
  * convex in ln Z, least exactly where the reweighting equations hold (the MBAR objective of
  * Shirts and Chodera 2008, whose stationary point is Ferrenberg and Swendsen's).  a: scratch
  * of K values. */
-static double objective(const tc_size *s, size_t J, size_t j, const double *lnz, double *a)
+static double objective(const tc_size *s, size_t J, size_t j, const double *lnz, double *a,
+                        double *ld)
 {
     const size_t K = s->n_chains;
     double F = 0.0;
@@ -84,9 +98,10 @@ static double objective(const tc_size *s, size_t J, size_t j, const double *lnz,
         a[m] = N > 0 ? log(N) - lnz[m] : -INFINITY;
         F += N > 0 ? N * lnz[m] : 0.0;
     }
+    const int by_class = !class_logden(s, a, ld);
     for (size_t n = 0; n < s->n; n++)
         if (in_sample(s, n, j))
-            F += log_denominator(s, a, s->q[n * TC_NQ + TC_E]);
+            F += by_class ? ld[s->cls[n]] : log_denominator(s, a, s->q[n * TC_NQ + TC_E]);
     return F;
 }
 
@@ -134,8 +149,10 @@ static void newton(tc_size *s, size_t J, size_t j, int max_iter)
     const size_t K = s->n_chains;
     size_t *free_k = malloc(K * sizeof *free_k), P = 0, held = K;
     double *buf = malloc((K * K + 6 * K) * sizeof *buf);
+    /* with classes of energy: each one's log-denominator and weights W (class_logden) */
+    double *ld = s->cls ? malloc(s->n_cls * (K + 1) * sizeof *ld) : NULL;
     if (!free_k || !buf) {
-        free(free_k), free(buf);
+        free(free_k), free(buf), free(ld);
         return;
     }
     double *H = buf, *g = H + K * K, *a = g + K, *lz = a + K, *trial = lz + K, *W = trial + K,
@@ -149,23 +166,35 @@ static void newton(tc_size *s, size_t J, size_t j, int max_iter)
                 free_k[P++] = k;
         }
     }
-    double F = objective(s, J, j, lz, a);
+    double F = objective(s, J, j, lz, a, ld);
     for (int it = 0; it < max_iter && P > 0 && isfinite(F); it++) {
         for (size_t q = 0; q < P * P; q++)
             H[q] = 0.0;
         for (size_t q = 0; q < P; q++)
             g[q] = s->count[free_k[q] * J + j];
+        double *Wc = ld ? ld + s->n_cls : NULL;
+        if (!class_logden(s, a, ld))
+            for (size_t c = 0; c < s->n_cls; c++) {
+                const double E = s->q[s->cls_rep[c] * TC_NQ + TC_E], d = ld[c];
+                for (size_t q = 0; q < P; q++)
+                    Wc[c * K + q] = exp(a[free_k[q]] - s->beta[free_k[q]] * E - d);
+            }
         for (size_t n = 0; n < s->n; n++) {
             if (!in_sample(s, n, j))
                 continue;
-            const double E = s->q[n * TC_NQ + TC_E], d = log_denominator(s, a, E);
-            for (size_t q = 0; q < P; q++)
-                W[q] = exp(a[free_k[q]] - s->beta[free_k[q]] * E - d);
+            const double *w = W;
+            if (Wc) {
+                w = Wc + s->cls[n] * K;
+            } else {
+                const double E = s->q[n * TC_NQ + TC_E], d = log_denominator(s, a, E);
+                for (size_t q = 0; q < P; q++)
+                    W[q] = exp(a[free_k[q]] - s->beta[free_k[q]] * E - d);
+            }
             for (size_t q = 0; q < P; q++) {
-                g[q] -= W[q];
-                H[q * P + q] += W[q];
+                g[q] -= w[q];
+                H[q * P + q] += w[q];
                 for (size_t r = 0; r <= q; r++)
-                    H[q * P + r] -= W[q] * W[r];
+                    H[q * P + r] -= w[q] * w[r];
             }
         }
         double slope = 0.0;
@@ -193,7 +222,7 @@ static void newton(tc_size *s, size_t J, size_t j, int max_iter)
                 trial[k] = lz[k];
             for (size_t q = 0; q < P; q++)
                 trial[free_k[q]] += t * step[q];
-            Ft = objective(s, J, j, trial, a);
+            Ft = objective(s, J, j, trial, a, ld);
             took = Ft <= F + 1e-4 * t * slope || (h == 0 && fabs(Ft - F) <= noise);
         }
         if (!took) /* no descent left */
@@ -208,7 +237,7 @@ static void newton(tc_size *s, size_t J, size_t j, int max_iter)
     for (size_t k = 0; k < K; k++)
         if (isfinite(lz[k]))
             s->lnz[k * J + j] = lz[k];
-    free(free_k), free(buf);
+    free(free_k), free(buf), free(ld);
 }
 
 int tc_reweight_solve(tc_size *s, size_t blocks, size_t j, int newton_iter, int max_iter)
@@ -220,8 +249,12 @@ int tc_reweight_solve(tc_size *s, size_t blocks, size_t j, int newton_iter, int 
         initial_lnz(s, J);
     newton(s, J, j, newton_iter);
     double *next = malloc((2 * K + 1) * sizeof *next), *a = next + K;
-    if (!next)
+    /* with classes of energy: each one's log-denominator and terms (class_logden) */
+    double *ld = s->cls ? malloc(s->n_cls * (K + 1) * sizeof *ld) : NULL;
+    if (!next) {
+        free(ld);
         return -1;
+    }
     int converged = 0;
     for (int it = 0; it < max_iter && !converged; it++) {
         for (size_t m = 0; m < K; m++) {
@@ -231,9 +264,22 @@ int tc_reweight_solve(tc_size *s, size_t blocks, size_t j, int newton_iter, int 
         }
         /* ln Z_k = log sum_n exp(-beta_k E_n - logden_n), each term scaled by the last
            ln Z_k so that the sum stays near 1 */
+        double *term = ld ? ld + s->n_cls : NULL;
+        if (!class_logden(s, a, ld))
+            for (size_t c = 0; c < s->n_cls; c++) {
+                const double E = s->q[s->cls_rep[c] * TC_NQ + TC_E], d = ld[c];
+                for (size_t k = 0; k < K; k++)
+                    term[c * K + k] = exp(-s->beta[k] * E - d - s->lnz[k * J + j]);
+            }
         for (size_t n = 0; n < s->n; n++) {
             if (!in_sample(s, n, j))
                 continue;
+            if (term) {
+                s->logden[n * J + j] = ld[s->cls[n]];
+                for (size_t k = 0; k < K; k++)
+                    next[k] += term[s->cls[n] * K + k];
+                continue;
+            }
             const double E = s->q[n * TC_NQ + TC_E];
             const double d = log_denominator(s, a, E);
             s->logden[n * J + j] = d;
@@ -255,11 +301,106 @@ int tc_reweight_solve(tc_size *s, size_t blocks, size_t j, int newton_iter, int 
         const double N = s->count[m * J + j];
         a[m] = N > 0 ? log(N) - s->lnz[m * J + j] : -INFINITY;
     }
+    const int by_class = !class_logden(s, a, ld);
     for (size_t n = 0; n < s->n; n++)
         if (in_sample(s, n, j))
-            s->logden[n * J + j] = log_denominator(s, a, s->q[n * TC_NQ + TC_E]);
-    free(next);
+            s->logden[n * J + j] = by_class ? ld[s->cls[n]]
+                                            : log_denominator(s, a, s->q[n * TC_NQ + TC_E]);
+    for (size_t c = 0; by_class && c < s->n_cls; c++)
+        s->cls_logden[j * s->n_cls + c] = ld[c];
+    free(next), free(ld);
     return converged ? 0 : -1;
+}
+
+/* a measurement's energy and index, sorted by energy in tc_energy_classes */
+typedef struct {
+    double E;
+    size_t n;
+} tc_level;
+
+static int by_energy(const void *a, const void *b)
+{
+    const double x = ((const tc_level *)a)->E, y = ((const tc_level *)b)->E;
+    return (x > y) - (x < y);
+}
+
+int tc_energy_classes(tc_size *s, size_t blocks)
+{
+    const size_t J = blocks + 1;
+    free(s->cls), free(s->cls_rep), free(s->cls_sum), free(s->cls_logden);
+    s->cls = s->cls_rep = NULL;
+    s->cls_sum = s->cls_logden = NULL;
+    s->n_cls = 0;
+    for (size_t n = 0; n < s->n; n++)
+        if (!isfinite(s->q[n * TC_NQ + TC_E]))
+            return 0;
+    tc_level *order = malloc(s->n * sizeof *order);
+    size_t *cls = malloc(s->n * sizeof *cls), *rep = malloc(TC_MAX_CLASSES * sizeof *rep);
+    if (!order || !cls || !rep) {
+        free(order), free(cls), free(rep);
+        return -1;
+    }
+    for (size_t n = 0; n < s->n; n++)
+        order[n] = (tc_level){s->q[n * TC_NQ + TC_E], n};
+    qsort(order, s->n, sizeof *order, by_energy);
+    size_t c = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        /* a new class at every other bit pattern (0 and -0 apart: the sort may mix them) */
+        const int start = i == 0 || memcmp(&order[i].E, &order[i - 1].E, sizeof order[i].E);
+        if (start && i > 0 && ++c == TC_MAX_CLASSES)
+            break;
+        if (start)
+            rep[c] = order[i].n;
+        cls[order[i].n] = c;
+    }
+    free(order);
+    if (s->n == 0 || c >= TC_MAX_CLASSES) {
+        free(cls), free(rep);
+        return 0;
+    }
+    const size_t C = c + 1, W = 1 + TC_NQ;
+    double *sums = calloc(J * C * W, sizeof *sums), *ld = calloc(J * C, sizeof *ld);
+    if (!sums || !ld) {
+        free(cls), free(rep), free(sums), free(ld);
+        return -1;
+    }
+    for (size_t n = 0; n < s->n; n++)
+        for (size_t j = 0; j < J; j++)
+            if (in_sample(s, n, j)) {
+                double *to = sums + (j * C + cls[n]) * W;
+                to[0] += 1;
+                for (int q = 0; q < TC_NQ; q++)
+                    to[1 + q] += s->q[n * TC_NQ + q];
+            }
+    s->cls = cls;
+    s->cls_rep = rep;
+    s->n_cls = C;
+    s->cls_sum = sums;
+    s->cls_logden = ld;
+    return 0;
+}
+
+/* tc_reweight_means over the distinct energies (s->cls): the measurements of one energy
+ * in sample j have one weight, so w and the sums are those of the energies' counts and
+ * sums (s->cls_sum) times their weights */
+static void means_by_energy(const tc_size *s, size_t j, double beta, double *w, double *sum)
+{
+    const size_t C = s->n_cls, W = 1 + TC_NQ;
+    const double *cs = s->cls_sum + j * C * W, *ld = s->cls_logden + j * C;
+    double top = -INFINITY;
+    for (size_t c = 0; c < C; c++)
+        if (cs[c * W] > 0) {
+            const double v = -beta * s->q[s->cls_rep[c] * TC_NQ + TC_E] - ld[c];
+            if (v > top)
+                top = v;
+        }
+    for (size_t c = 0; c < C; c++)
+        if (cs[c * W] > 0) {
+            const double x = exp(-beta * s->q[s->cls_rep[c] * TC_NQ + TC_E] - ld[c] - top);
+            *w += x * cs[c * W];
+            for (int q = 0; q < TC_NQ; q++)
+                sum[q] += x * cs[c * W + 1 + q];
+        }
 }
 
 void tc_reweight_means(const tc_size *s, size_t blocks, size_t j, double T, double *out)
@@ -267,19 +408,24 @@ void tc_reweight_means(const tc_size *s, size_t blocks, size_t j, double T, doub
     const size_t J = blocks + 1;
     const double beta = 1.0 / T;
     double top = -INFINITY, w = 0, sum[TC_NQ] = {0};
-    for (size_t n = 0; n < s->n; n++)
-        if (in_sample(s, n, j)) {
-            const double x = -beta * s->q[n * TC_NQ + TC_E] - s->logden[n * J + j];
-            if (x > top)
-                top = x;
-        }
-    for (size_t n = 0; n < s->n; n++)
-        if (in_sample(s, n, j)) {
-            const double x = exp(-beta * s->q[n * TC_NQ + TC_E] - s->logden[n * J + j] - top);
-            w += x;
-            for (int q = 0; q < TC_NQ; q++)
-                sum[q] += x * s->q[n * TC_NQ + q];
-        }
+    if (s->cls) {
+        means_by_energy(s, j, beta, &w, sum);
+    } else {
+        for (size_t n = 0; n < s->n; n++)
+            if (in_sample(s, n, j)) {
+                const double x = -beta * s->q[n * TC_NQ + TC_E] - s->logden[n * J + j];
+                if (x > top)
+                    top = x;
+            }
+        for (size_t n = 0; n < s->n; n++)
+            if (in_sample(s, n, j)) {
+                const double x = exp(-beta * s->q[n * TC_NQ + TC_E] - s->logden[n * J + j] -
+                                     top);
+                w += x;
+                for (int q = 0; q < TC_NQ; q++)
+                    sum[q] += x * s->q[n * TC_NQ + q];
+            }
+    }
     for (int q = 0; q < TC_NQ; q++)
         out[q] = sum[q] / w;
     out[TC_E] /= s->units;

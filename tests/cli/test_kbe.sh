@@ -73,23 +73,33 @@ dipole = 0
 mu = 0
 temperature = 0.05
 EOF
+# MCF_TEST_SWEEPS (the sanitizer tree of .ci/run, a step ~7x dearer): the dt = 0.02 run
+# stops at t = 5 (250 steps, 1/8 of the cost): its rows to t = 5 are the full run's (the
+# propagation is causal), so the checks at t = 2 and 5 hold; those at t = 10 and the ratio
+# of E_kin(10)'s errors are not made, and it says so
+dsteps=500 dend=10
+[ -n "${MCF_TEST_SWEEPS:-}" ] && dsteps=250 dend=5
 ran=0
-if "$mcf" kbe dimer.ini > dimer.txt 2> dimer.err &&
+if "$mcf" kbe dimer.ini --set kbe.steps=$dsteps > dimer.txt 2> dimer.err &&
    "$mcf" kbe dimer.ini --set run.output=dimer2.out --set kbe.dt=0.04 --set kbe.steps=250 \
      > dimer2.txt 2> dimer2.err
 then ok "dimer: ran at dt = 0.02 and 0.04 (exit 0)"; ran=1
 else bad "dimer failed"; cat dimer.err dimer2.err 2> /dev/null; fi
 if [ $ran = 1 ]; then
   if [ "$(cat dimer.out/kind 2> /dev/null)" = kbe ] && [ -f dimer.out/config.ini ] &&
-     table dimer.out/kbe.tsv 501 10 && table dimer2.out/kbe.tsv 251 10
-  then ok "dimer: kind kbe, config.ini, kbe.tsv's header and a row per step from t = 0 to 10"
+     table dimer.out/kbe.tsv $((dsteps + 1)) $dend && table dimer2.out/kbe.tsv 251 10
+  then ok "dimer: kind kbe, config.ini, kbe.tsv's header and a row per step from t = 0 to" \
+    "$dend (dt = 0.02) and 10 (0.04)"
   else bad "dimer: the output folder or kbe.tsv's layout"; cat dimer.out/kind
     grep -v '^#' dimer.out/kbe.tsv | head -3; grep -v '^#' dimer.out/kbe.tsv | tail -2; fi
   # NESSi's numbers (the whole dimer = 2 x per cell), 5e-4
-  checks=0; misses=""
+  checks=0; want=0; misses=""
   for q in "2 kin -1.99265805" "2 int 0.15823836" "5 kin -1.94647434" "5 int 0.38737558" \
            "10 kin -1.94695329" "10 int 0.38785453" "5 tot -1.55909876" "10 tot -1.55909876"; do
     set -- $q
+    [ "$1" -gt "$dend" ] && { echo "not checked: E_$2($1) (the dt = 0.02 run ends at $dend)"
+      continue; }
+    want=$((want + 1))
     case $2 in
       kin) v=$(at dimer.out/kbe.tsv E_kin "$1") ;;
       tot) v=$(at dimer.out/kbe.tsv E_tot "$1") ;;
@@ -101,8 +111,9 @@ if [ $ran = 1 ]; then
          if (v == "" || d > 5e-4 || d < -5e-4) exit 1 }'
     then checks=$((checks + 1)); else misses="$misses E_$2($1): 2 x '$v' vs NESSi $3;"; fi
   done
-  if [ $checks = 8 ]
-  then ok "dimer, dt = 0.02: E_kin, E_int at t = 2, 5, 10, E_tot at 5, 10 within 5e-4 of NESSi"
+  if [ $checks = $want ] && [ $want -ge 5 ]
+  then ok "dimer, dt = 0.02: E_kin, E_int at t = 2, 5$([ $dend = 10 ] && echo ", 10"), E_tot at" \
+    "5$([ $dend = 10 ] && echo ", 10") within 5e-4 of NESSi"
   else bad "dimer against NESSi (dt = 0.02, 5e-4):$misses"; fi
   # second order: E_kin(10)'s error from dt = 0.04 to 0.02
   e1=$(at dimer2.out/kbe.tsv E_kin 10); e2=$(at dimer.out/kbe.tsv E_kin 10)
@@ -113,7 +124,9 @@ if [ $ran = 1 ]; then
       printf "errors %.2e, %.2e: not both above 1e-6, no ratio\n", x, y; exit 0 }
     printf "errors %.2e -> %.2e, ratio %.2f\n", x, y, x / y
     if (x / y < 3 || x / y > 5.5) exit 1 }')
-  if [ $? = 0 ]; then ok "dimer: E_kin(10) against NESSi's from dt = 0.04 to 0.02: $msg"
+  rc=$?
+  if [ $dend != 10 ]; then echo "not checked: E_kin(10)'s error ratio (the dt = 0.02 run ends at $dend)"
+  elif [ $rc = 0 ]; then ok "dimer: E_kin(10) against NESSi's from dt = 0.04 to 0.02: $msg"
   else bad "dimer: E_kin(10)'s error not second order (ratio in [3, 5.5]): $msg"; fi
   # order 5 (plugins/kbe/kbe_bdf.c) at dt = 0.02 to t = 5 (a run costs ~steps^3: 1/8 of the
   # whole), one corrector: within 1e-6 of NESSi's numbers: NESSi's own convergence (~1e-7),
@@ -138,11 +151,14 @@ if [ $ran = 1 ]; then
   then ok "dimer, order 5, dt = 0.02: the 5 numbers to t = 5 within $worst of NESSi (bound 1e-6)"
   else bad "dimer, order 5: $worst from NESSi (bound 1e-6)"; fi
   # the ramp U(t) = sin^2(pi t / 10) to t = 5, then 1; no field
-  if paste <(col dimer.out/kbe.tsv t) <(col dimer.out/kbe.tsv U) <(col dimer.out/kbe.tsv E) |
-     awk '{ s = sin(3.14159265358979323846 * $1 / 10); u = $1 < 5 ? s * s : 1
-       d = $2 - u; if (d < 0) d = -d; if (d > 1e-9 || $3 != 0) { print; exit 1 } }'
-  then ok "dimer: U(t) = sin^2(pi t / 10) up to t = 5, then 1 (1e-9); E(t) = 0"
-  else bad "dimer: U(t) or E(t)"; fi
+  # (both runs: the one at dt = 0.04 goes to t = 10 in the shortened tree too)
+  for f in dimer dimer2; do
+    if paste <(col $f.out/kbe.tsv t) <(col $f.out/kbe.tsv U) <(col $f.out/kbe.tsv E) |
+       awk '{ s = sin(3.14159265358979323846 * $1 / 10); u = $1 < 5 ? s * s : 1
+         d = $2 - u; if (d < 0) d = -d; if (d > 1e-9 || $3 != 0) { print; exit 1 } }'
+    then ok "$f: U(t) = sin^2(pi t / 10) up to t = 5, then 1 (1e-9); E(t) = 0"
+    else bad "$f: U(t) or E(t)"; fi
+  done
   # 2. conservation
   for f in dimer dimer2; do
     if conserved $f.out/kbe.tsv
