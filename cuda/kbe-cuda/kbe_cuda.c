@@ -65,14 +65,7 @@ int kbcu_create(const kbe_spec *spec, double E0, double U0, kbcu **out)
     w->spec.rho0 = NULL; /* the initial state lives on the device */
     w->E[0] = E0;
     w->U[0] = U0;
-    /* G^<(0, 0) = i rho0, G^>(0, 0) = -i (1 - rho0), as kbe_create */
-    for (size_t k = 0; k < nk; k++)
-        for (int ab = 0; ab < 4; ab++) {
-            const double complex r = spec->rho0[4 * k + ab];
-            const double one = ab == 0 || ab == 3 ? 1.0 : 0.0;
-            g0[ab * nk + k] = I * r;
-            g0[4 * nk + ab * nk + k] = -I * (one - r);
-        }
+    kbe_initial_blocks(nk, spec->rho0, g0, g0 + 4 * nk); /* the CPU's G(0, 0), bit for bit */
     const kbcu_dev_spec ds = {
         .nk = nk, .steps = steps, .selfenergy = (int)spec->selfenergy,
         .direct = spec->sigma_method == KBE_SIGMA_DIRECT, .dt = spec->dt,

@@ -215,16 +215,21 @@ int kbe_create(const kbe_spec *spec, double E0, double U0, kbe **out)
     w->spec.rho0 = w->rho0;
     w->E[0] = E0;
     w->U[0] = U0;
-    double complex *gl = kbe_block(w, 1, 0, 0), *gg = kbe_block(w, 0, 0, 0);
+    kbe_initial_blocks(nk, w->rho0, kbe_block(w, 1, 0, 0), kbe_block(w, 0, 0, 0));
+    *out = w;
+    return MCF_OK;
+}
+
+void kbe_initial_blocks(size_t nk, const double complex *rho0, double complex *gl,
+                        double complex *gg)
+{
     for (size_t k = 0; k < nk; k++)
         for (int ab = 0; ab < 4; ab++) {
-            const double complex r = w->rho0[4 * k + ab];
+            const double complex r = rho0[4 * k + ab];
             const double one = ab == 0 || ab == 3 ? 1.0 : 0.0;
             gl[ab * nk + k] = I * r;
             gg[ab * nk + k] = -I * (one - r);
         }
-    *out = w;
-    return MCF_OK;
 }
 
 void kbe_destroy(kbe *w)
@@ -300,16 +305,20 @@ void kbe_density(const kbe *w, size_t n, double complex *rho)
             rho[4 * k + ab] = -I * b[ab * nk + k];
 }
 
-void kbe_local_density(const kbe *w, size_t n, double complex *rho_loc)
+/* rho_loc = -i (1/nk) sum_k b_k of a diagonal block b of G^< (every k, in k order) */
+static void local_density_of(size_t nk, const double complex *b, double complex *rho_loc)
 {
-    const size_t nk = w->nk_all;
-    const double complex *b = whole_block(w, 1, n, n, 0);
     for (int ab = 0; ab < 4; ab++) {
         double complex s = 0.0;
         for (size_t k = 0; k < nk; k++)
             s += b[ab * nk + k];
         rho_loc[ab] = -I * s / (double)nk;
     }
+}
+
+void kbe_local_density(const kbe *w, size_t n, double complex *rho_loc)
+{
+    local_density_of(w->nk_all, whole_block(w, 1, n, n, 0), rho_loc);
 }
 
 void kbe_fill_h(const kbe *w, double E, double U, const double complex *rho_loc,
@@ -358,12 +367,7 @@ void kbe_energies_of(const kbe_spec *s, double E, double U, const double complex
 {
     const size_t nk = s->nk;
     double complex rho_loc[4];
-    for (int ab = 0; ab < 4; ab++) {
-        double complex sum = 0.0;
-        for (size_t k = 0; k < nk; k++)
-            sum += b[ab * nk + k];
-        rho_loc[ab] = -I * sum / (double)nk;
-    }
+    local_density_of(nk, b, rho_loc);
     double band = 0.0, coh = 0.0, hf = 0.0, corr = 0.0;
     for (size_t k = 0; k < nk; k++) {
         const double complex r0 = -I * b[k], r1 = -I * b[nk + k], r2 = -I * b[2 * nk + k],

@@ -130,6 +130,11 @@ void kbe_density(const kbe *w, size_t n, double complex *rho);
  * (Galitskii-Migdal; the second term with second Born only). */
 void kbe_energies(const kbe *w, size_t n, double *e_band, double *e_field, double *e_int);
 
+/* The initial state's blocks G^<(0, 0) = i rho0, G^>(0, 0) = -i (1 - rho0) of nk k points
+ * (rho0: nk x 4) into gl and gg (4 nk values each, the block layout; the caller's), as
+ * kbe_create makes them: another propagator's row 0 is then the same bits. */
+void kbe_initial_blocks(size_t nk, const double complex *rho0, double complex *gl,
+                        double complex *gg);
 /* The spec's check of kbe_create, alone (MCF_EINVAL / MCF_ENOMEM with the reason): for
  * another propagator of the same spec (cuda/kbe-cuda). */
 int kbe_spec_check(const kbe_spec *s);

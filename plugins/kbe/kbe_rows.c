@@ -45,10 +45,6 @@ size_t kbe_row_bytes(const kbe *w, size_t n)
            (is_2b(w) ? block_bytes(w) : 0) + start_blocks(w, n) * block_bytes(w);
 }
 
-/* the record's blocks of this rank's slab (every k in one process), in order: G^< and G^>
- * of row n (j = 0 .. n contiguous), second Born's I^<(t_n, t_n), then the start block's rows
- * 1 .. K - 1 after row K's own values: G^< and G^> of each row m, then I^<(t_m, t_m) of each
- * (second Born); out: into it, else out of in */
 /* `bytes` of the storage at g into the record at *at (out) or out of it (in); *at moves on */
 static void row_move(void *g, size_t bytes, unsigned char *out, const unsigned char *in,
                      size_t *at)
@@ -60,6 +56,10 @@ static void row_move(void *g, size_t bytes, unsigned char *out, const unsigned c
     *at += bytes;
 }
 
+/* the record's blocks of this rank's slab (every k in one process), in order: G^< and G^>
+ * of row n (j = 0 .. n contiguous), second Born's I^<(t_n, t_n), then the start block's rows
+ * 1 .. K - 1 after row K's own values: G^< and G^> of each row m, then I^<(t_m, t_m) of each
+ * (second Born); out: into it, else out of in */
 static void row_blocks(const kbe *w, size_t n, unsigned char *out, const unsigned char *in)
 {
     const size_t bb = 4 * w->spec.nk * sizeof(double complex);
