@@ -73,6 +73,8 @@ static inline int launched(const char *what)
 
 /* second Born's row Sigma^lg(t_m, t_s), s = 0 .. m, into d->sl, d->sg (kbe_cuda_sigma.cu) */
 KBCU_API int kbcu_sigma_row(kbcu_dev *d, size_t m);
+/* the same row by the seed's loops (kbe_cuda_direct.cu) */
+KBCU_API int kbcu_sigma_direct(kbcu_dev *d, size_t m);
 /* the collision integrals I^lg(t_m, t_j), j = 0 .. m, from d->sl, d->sg into il, ig */
 KBCU_API int kbcu_collision_row(kbcu_dev *d, size_t m, cplx *il, cplx *ig);
 

@@ -1,5 +1,5 @@
 /* kbe_cuda_sigma.cu — second Born on the GPU: the self-energy's row Sigma^lg(t_m, t_s),
- * s = 0 .. m, by cuFFT or by the seed's loops, and the collision integrals' row
+ * s = 0 .. m, by cuFFT (or by the seed's loops: kbe_cuda_direct.cu), and the collision integrals' row
  * I^lg(t_m, t_j), j = 0 .. m (kbe_collision.c and kbe_selfenergy.c say the formulas; the
  * operations here are theirs, in their order). */
 #include "kbe_cuda_internal.cuh"
@@ -48,35 +48,6 @@ __global__ void k_sigma_mul(size_t nk, size_t m, const double *U, const cplx *fa
                                     cmul(cmul(a[pqq * nk + r], br), a[ppq * nk + r]));
                 S[pq * nk + r] = cscale(uu, v);
             }
-    }
-}
-
-/* the seed's loops: Sigma_pq(k) = U U' / nk^2 sum_{k1, k3} [A_pq(k1) A_p'q'(k3) B_q'p'(kb) -
- * A_pq'(k1) B_q'p'(kb) A_p'q(k3)], kb = k1 + k3 - k, per (s, band pair, k) */
-__global__ void k_sigma_direct(size_t nk, size_t m, const double *U, const cplx *gl,
-                               const cplx *gg, cplx *sl, cplx *sg)
-{
-    const size_t bs = 4 * nk, t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (t >= (m + 1) * bs)
-        return;
-    const size_t s = t / bs, k = t % nk;
-    const int pq = (int)((t / nk) % 4), p = pq / 2, q = pq % 2;
-    const int pqq = 2 * p + ob(q), ppq = 2 * ob(p) + q, ppqq = 2 * ob(p) + ob(q);
-    /* B_q'p' = -conj(O_p'q'): B's band pair transposed is p'q' */
-    const double norm = U[m] * U[s] / ((double)nk * (double)nk);
-    for (int lesser = 1; lesser >= 0; lesser--) {
-        const cplx *A = (lesser ? gl : gg) + pair_of(m, s) * bs;
-        const cplx *O = (lesser ? gg : gl) + pair_of(m, s) * bs; /* B = -O^dagger */
-        cplx v = make_cuDoubleComplex(0.0, 0.0);
-        for (size_t k1 = 0; k1 < nk; k1++)
-            for (size_t k3 = 0; k3 < nk; k3++) {
-                const size_t kb = (k1 + k3 + nk - k) % nk;
-                const cplx o = O[ppqq * nk + kb], bq = make_cuDoubleComplex(-o.x, o.y);
-                const cplx t1 = cmul(cmul(A[pq * nk + k1], A[ppqq * nk + k3]), bq);
-                const cplx t2 = cmul(cmul(A[pqq * nk + k1], bq), A[ppq * nk + k3]);
-                v = cadd(v, csub(t1, t2));
-            }
-        ((lesser ? sl : sg) + s * bs)[pq * nk + k] = cscale(norm, v);
     }
 }
 
@@ -157,11 +128,8 @@ int kbcu_sigma_row(kbcu_dev *d, size_t m)
 {
     cudaStream_t st = mcu_stream();
     const size_t nk = d->nk, bs = 4 * nk;
-    if (d->s.direct) {
-        k_sigma_direct<<<blocks_for((m + 1) * bs), KBCU_THREADS, 0, st>>>(nk, m, d->U, d->gl,
-                                                                          d->gg, d->sl, d->sg);
-        return launched("the self-energy (direct)");
-    }
+    if (d->s.direct)
+        return kbcu_sigma_direct(d, m);
     k_sigma_prep<<<blocks_for((m + 1) * bs), KBCU_THREADS, 0, st>>>(nk, m, d->gl, d->gg, d->fa,
                                                                     d->fb, d->fc, d->fd);
     int rc = launched("the self-energy's rows");
