@@ -16,6 +16,10 @@ typedef cuDoubleComplex cplx;
 
 #define KBCU_CHUNK 64  /* time points a cuFFT call transforms (4 band pairs each) */
 #define KBCU_THREADS 256
+/* the collision pass's tiles (kbe_cuda_collision.cu): rows, columns, k values of a tile */
+#define KBCT_ROWS 32
+#define KBCT_COLS 64
+#define KBCT_K 8
 
 struct kbcu_dev {
     kbcu_dev_spec s;
@@ -24,6 +28,7 @@ struct kbcu_dev {
     cplx *sl, *sg;           /* Sigma^lg(t_m, t_s), s = 0 .. m (2b) */
     cplx *il, *ig, *jl, *jg; /* the collision integrals' rows at t_n and t_{n+1} (2b) */
     cplx *idiag;             /* I^<(t_n, t_n) of every step (2b) */
+    cplx *part;              /* the collision pass's partial sums (2b) */
     cplx *fa, *fb, *fc, *fd; /* FFT rows: A^<, B^< (for Sigma^<), A^>, B^> (2b) */
     cplx *hn, *h1, *V, *rho; /* 4 nk each (rho: 4) */
     double *eps, *E, *U, *resk, *res;
@@ -75,7 +80,10 @@ static inline int launched(const char *what)
 KBCU_API int kbcu_sigma_row(kbcu_dev *d, size_t m);
 /* the same row by the seed's loops (kbe_cuda_direct.cu) */
 KBCU_API int kbcu_sigma_direct(kbcu_dev *d, size_t m);
-/* the collision integrals I^lg(t_m, t_j), j = 0 .. m, from d->sl, d->sg into il, ig */
+/* the collision integrals I^lg(t_m, t_j), j = 0 .. m, from d->sl, d->sg into il, ig
+ * (kbe_cuda_collision.cu), with kbcu_collision_scratch(rows_alloc, nk) complex values of
+ * partial sums at d->part */
 KBCU_API int kbcu_collision_row(kbcu_dev *d, size_t m, cplx *il, cplx *ig);
+KBCU_API size_t kbcu_collision_scratch(size_t rows, size_t nk);
 
 #endif

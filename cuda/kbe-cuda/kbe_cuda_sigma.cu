@@ -1,7 +1,6 @@
 /* kbe_cuda_sigma.cu — second Born on the GPU: the self-energy's row Sigma^lg(t_m, t_s),
- * s = 0 .. m, by cuFFT (or by the seed's loops: kbe_cuda_direct.cu), and the collision integrals' row
- * I^lg(t_m, t_j), j = 0 .. m (kbe_collision.c and kbe_selfenergy.c say the formulas; the
- * operations here are theirs, in their order). */
+ * s = 0 .. m, by cuFFT (the seed's loops: kbe_cuda_direct.cu; kbe_selfenergy.c says the
+ * formula; the collision integrals: kbe_cuda_collision.cu). */
 #include "kbe_cuda_internal.cuh"
 
 /* the other band */
@@ -51,68 +50,6 @@ __global__ void k_sigma_mul(size_t nk, size_t m, const double *U, const cplx *fa
     }
 }
 
-/* acc += wt (a b) per k's 2 x 2, or with b_adj acc -= wt (a b^dagger) (kbe_internal.h's
- * block_madd): a, b the 4 values of k */
-__device__ __forceinline__ void madd(double wt, const cplx *a, const cplx *b, int b_adj,
-                                     cplx *acc)
-{
-    if (!b_adj) {
-        acc[0] = cadd(acc[0], cscale(wt, cadd(cmul(a[0], b[0]), cmul(a[1], b[2]))));
-        acc[1] = cadd(acc[1], cscale(wt, cadd(cmul(a[0], b[1]), cmul(a[1], b[3]))));
-        acc[2] = cadd(acc[2], cscale(wt, cadd(cmul(a[2], b[0]), cmul(a[3], b[2]))));
-        acc[3] = cadd(acc[3], cscale(wt, cadd(cmul(a[2], b[1]), cmul(a[3], b[3]))));
-    } else { /* (-b^dagger)_pq = -conj(b_qp) */
-        const cplx b0 = cconj(b[0]), b1 = cconj(b[2]), b2 = cconj(b[1]), b3 = cconj(b[3]);
-        acc[0] = csub(acc[0], cscale(wt, cadd(cmul(a[0], b0), cmul(a[1], b2))));
-        acc[1] = csub(acc[1], cscale(wt, cadd(cmul(a[0], b1), cmul(a[1], b3))));
-        acc[2] = csub(acc[2], cscale(wt, cadd(cmul(a[2], b0), cmul(a[3], b2))));
-        acc[3] = csub(acc[3], cscale(wt, cadd(cmul(a[2], b1), cmul(a[3], b3))));
-    }
-}
-
-/* I^lg(t_m, t_j) = int_0^{t_m} [Sigma^> - Sigma^<](t_m, s) G^lg(s, t_j) ds
- *                - int_0^{t_j} Sigma^lg(t_m, s) [G^> - G^<](s, t_j) ds, trapezoid rule,
- * one thread per (j, k), s in the CPU's order */
-__global__ void k_collision_row(size_t nk, size_t m, double dt, const cplx *gl, const cplx *gg,
-                                const cplx *sl, const cplx *sg, cplx *il, cplx *ig)
-{
-    const size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (t >= (m + 1) * nk)
-        return;
-    const size_t j = t / nk, k = t % nk, bs = 4 * nk;
-    cplx ol[4], og[4], a[4], b[4], x[4];
-    for (int q = 0; q < 4; q++)
-        ol[q] = og[q] = make_cuDoubleComplex(0.0, 0.0);
-    for (size_t s = 0; s <= m && m > 0; s++) { /* int_0^{t_m} Sigma^R G^lg */
-        const double wt = dt * (s == 0 || s == m ? 0.5 : 1.0);
-        const int adj = s < j;
-        const size_t r = adj ? j : s, c = adj ? s : j;
-        load4(sl + s * bs, nk, k, x);
-        load4(sg + s * bs, nk, k, a);
-        for (int q = 0; q < 4; q++)
-            a[q] = csub(a[q], x[q]);
-        load4(gl + pair_of(r, c) * bs, nk, k, b);
-        madd(wt, a, b, adj, ol);
-        load4(gg + pair_of(r, c) * bs, nk, k, b);
-        madd(wt, a, b, adj, og);
-    }
-    for (size_t s = 0; s <= j && j > 0; s++) { /* - int_0^{t_j} Sigma^lg [G^> - G^<] */
-        const double wt = dt * (s == 0 || s == j ? 0.5 : 1.0);
-        const int adj = s < j;
-        cplx g_g[4], g_l[4];
-        load4(gg + pair_of(j, s) * bs, nk, k, g_g);
-        load4(gl + pair_of(j, s) * bs, nk, k, g_l);
-        load4(sl + s * bs, nk, k, a);
-        madd(-wt, a, g_g, adj, ol);
-        madd(wt, a, g_l, adj, ol);
-        load4(sg + s * bs, nk, k, a);
-        madd(-wt, a, g_g, adj, og);
-        madd(wt, a, g_l, adj, og);
-    }
-    store4(il + j * bs, nk, k, ol);
-    store4(ig + j * bs, nk, k, og);
-}
-
 /* cuFFT over the rows x[0 .. m] (4 band pairs each), in chunks of KBCU_CHUNK time points */
 static int fft_rows(kbcu_dev *d, cplx *x, size_t m, int dir)
 {
@@ -146,12 +83,4 @@ int kbcu_sigma_row(kbcu_dev *d, size_t m)
     if (!rc)
         rc = fft_rows(d, d->sg, m, CUFFT_FORWARD);
     return rc;
-}
-
-int kbcu_collision_row(kbcu_dev *d, size_t m, cplx *il, cplx *ig)
-{
-    const size_t nk = d->nk;
-    k_collision_row<<<blocks_for((m + 1) * nk), KBCU_THREADS, 0, mcu_stream()>>>(
-        nk, m, d->s.dt, d->gl, d->gg, d->sl, d->sg, il, ig);
-    return launched("the collision integrals");
 }

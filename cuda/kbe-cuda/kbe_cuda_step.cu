@@ -291,6 +291,13 @@ extern "C" int kbcu_dev_create(const kbcu_dev_spec *s, kbcu_dev **out)
             }
             d->have_plan = 1;
         }
+        const size_t scratch = kbcu_collision_scratch(d->rows_alloc, nk) * sizeof(cplx);
+        const cudaError_t e = cudaMalloc((void **)&d->part, scratch);
+        if (e != cudaSuccess) {
+            kbcu_dev_destroy(d);
+            return mcu_fail((int)e, "kbe-cuda", "the collision integrals' partial sums",
+                            scratch, "fewer steps or k points");
+        }
     }
     cudaStream_t st = mcu_stream();
     cudaMemcpyAsync(d->eps, s->eps, 2 * nk * sizeof(double), cudaMemcpyHostToDevice, st);
@@ -315,7 +322,7 @@ extern "C" void kbcu_dev_destroy(kbcu_dev *d)
     if (d->have_plan)
         cufftDestroy(d->plan);
     void *p[] = {d->gl, d->gg, d->sl, d->sg, d->il, d->ig, d->jl, d->jg, d->idiag, d->fa,
-                 d->fb, d->fc, d->fd, d->hn, d->h1, d->V, d->rho, d->eps, d->E, d->U,
+                 d->fb, d->fc, d->fd, d->part, d->hn, d->h1, d->V, d->rho, d->eps, d->E, d->U,
                  d->resk, d->res};
     for (size_t q = 0; q < sizeof p / sizeof p[0]; q++)
         cudaFree(p[q]);
