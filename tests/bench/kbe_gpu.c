@@ -3,16 +3,22 @@
  *
  *   build/tests/bench/kbe_gpu [nk ...]        (default 64 256 1024)
  * Environment: KBE_GPU_BENCH_STEPS="500" (part 2's run lengths, a list), KBE_GPU_BENCH_DIRECT_MAX
- * =256 (part 1 times the seed's loops up to this Nk: O(Nk^3) a pair), KBE_GPU_BENCH_CPU=0
+ * =1024 (part 1 times the seed's loops up to this Nk: O(Nk^3) a pair), KBE_GPU_BENCH_CPU=0
  * (1: part 2 also runs the CPU's propagator, all cores, for min(steps, 200) steps and prints
  * the time of the same step there).
  *
  * Start: the device's copy bandwidth (mcu_copy_bandwidth, 1 GiB, best of 5, read + write) and
  * its FP64 peak (SMs x clock x 64 FMA x 2 flops, Hopper's rate).
- * Part 1, per Nk: second Born's row at t_8 (9 time pairs, lesser and greater) by the seed's
- * loops and by cuFFT: time per pair, the loops' GFLOP/s (26 flops per (k, k1, k3) and band
- * pair, 4 band pairs, as kbe_cpu) and % of the FP64 peak (goal >= 25%), FFT's speedup
- * (goal >= 100x at Nk = 256).
+ * Part 1, per Nk: second Born's row at t_128 (129 time pairs, lesser and greater: enough
+ * blocks of the direct kernel to fill the device several times; row t_8's 9 pairs did not)
+ * by the seed's loops (kbe_cuda_direct.cu) and by cuFFT, both on the same G: a 128-step run
+ * by the FFT whose rows are then read into a propagator of the direct method (kbcu_row_read:
+ * 128 steps of the O(Nk^3) loops would take minutes at Nk = 1024).  Per pair: the loops'
+ * time; their seed-equivalent GFLOP/s (the seed's loop: 26 flops per (k, k1, k3) and band
+ * pair, 4 band pairs, as kbe_cpu) and their executed GFLOP/s (kbe_cuda_direct.cu sums the
+ * same terms regrouped, 64 flops per (k, k1, k3) for all 4 band pairs; its fold, 1/64 more,
+ * and lanes idle past Nk are not counted) with the executed rate's % of the FP64 peak (goal
+ * >= 25%); cuFFT's time a pair and its speedup over the loops (goal >= 100x at Nk = 256).
  * Part 2, per Nk and run length: a second-Born run (the two-band model, a pulse, U = 1, FFT,
  * one corrector: two evaluations of the self-energy's row and the collision integrals a step)
  * from t_0: the time of step n at n = steps/4, steps/2, steps (the device synchronized around
@@ -68,43 +74,69 @@ static kbe_spec spec_of(size_t nk, size_t steps, const bands_t *b, kbe_sigma_met
     return s;
 }
 
-/* second Born's row at t_8 by the method: seconds a time pair (lesser and greater) */
-static double sigma_pair_time(size_t nk, const bands_t *b, kbe_sigma_method method)
+/* Part 1's row: m + 1 = 129 time pairs x 4 x ceil(Nk / 16) blocks of the direct kernel
+ * (kbe_cuda_direct.cu) fill the device (132 SMs x 3 blocks) 5 times over at Nk = 64 */
+#define SIGMA_ROW 128
+
+/* second Born's row at t_m, m = SIGMA_ROW, by cuFFT and (direct) by the seed's loops: the
+ * seconds of one time pair (lesser and greater) into t_fft, t_dir (NAN: not timed).  An FFT
+ * run takes the m steps; its rows are then read (kbcu_row_write / kbcu_row_read) into a
+ * propagator of the direct method, which times the same row: no O(m Nk^3) steps to wait for,
+ * and both methods see the same G. */
+static void sigma_pair_times(size_t nk, const bands_t *b, int direct, double *t_fft,
+                             double *t_dir)
 {
-    const size_t m = 8;
-    const kbe_spec s = spec_of(nk, m, b, method);
-    kbcu *w = NULL;
-    double ts = NAN, tc = 0.0;
-    if (kbcu_create(&s, field(0.0), 1.0, &w) == MCF_OK) {
-        int rc = MCF_OK;
-        for (size_t i = 1; i <= m && !rc; i++)
-            rc = kbcu_step(w, field((double)i * s.dt), 1.0);
-        if (!rc && kbcu_time_parts(w, m, method == KBE_SIGMA_DIRECT ? 2 : 20, &ts, &tc) == 0)
-            ts /= (double)(m + 1);
-        else
-            ts = NAN;
+    const size_t m = SIGMA_ROW;
+    const kbe_spec s = spec_of(nk, m, b, KBE_SIGMA_FFT);
+    kbe_spec sd = s;
+    sd.sigma_method = KBE_SIGMA_DIRECT;
+    kbcu *w = NULL, *wd = NULL;
+    unsigned char *buf = NULL;
+    double ts, tc;
+    *t_fft = *t_dir = NAN;
+    int rc = kbcu_create(&s, field(0.0), 1.0, &w);
+    for (size_t i = 1; i <= m && !rc; i++)
+        rc = kbcu_step(w, field((double)i * s.dt), 1.0);
+    if (!rc && (rc = kbcu_time_parts(w, m, 20, &ts, &tc)) == MCF_OK)
+        *t_fft = ts / (double)(m + 1);
+    if (!rc && direct) {
+        rc = kbcu_create(&sd, field(0.0), 1.0, &wd);
+        if (!rc && !(buf = malloc(kbcu_row_bytes(w, m))))
+            rc = mcf_fail(MCF_ENOMEM, "kbe_gpu: out of memory for a row");
+        for (size_t n = 0; n <= m && !rc; n++)
+            if ((rc = kbcu_row_write(w, n, buf)) == MCF_OK)
+                rc = kbcu_row_read(wd, n, buf);
+        /* a row: ~0.3 ms at Nk = 64, ~1 s at Nk = 1024 (17 TFLOP/s executed): 10 or 2 */
+        if (!rc && (rc = kbcu_time_parts(wd, m, nk <= 256 ? 10 : 2, &ts, &tc)) == MCF_OK)
+            *t_dir = ts / (double)(m + 1);
     }
-    if (isnan(ts))
+    if (rc)
         printf("# Nk = %zu: %s\n", nk, mcf_last_error());
+    free(buf);
+    kbcu_destroy(wd);
     kbcu_destroy(w);
-    return ts;
 }
 
 static void part1(size_t nk, size_t direct_max, double peak)
 {
     bands_t b;
     if (bands(nk, &b)) {
-        printf("| %zu | out of memory | | | | |\n", nk);
+        printf("| %zu | out of memory | | | | | |\n", nk);
         return;
     }
-    const double t_fft = sigma_pair_time(nk, &b, KBE_SIGMA_FFT);
+    double t_fft, t_dir;
+    sigma_pair_times(nk, &b, nk <= direct_max, &t_fft, &t_dir);
     if (nk <= direct_max) {
-        const double t_dir = sigma_pair_time(nk, &b, KBE_SIGMA_DIRECT);
-        const double flops = 2.0 * 4.0 * 26.0 * (double)nk * (double)nk * (double)nk;
-        printf("| %zu | %.4g ms | %.0f | %.1f%% | %.4g us | %.0fx |\n", nk, 1e3 * t_dir,
-               1e-9 * flops / t_dir, 100.0 * flops / t_dir / peak, 1e6 * t_fft, t_dir / t_fft);
+        /* the seed's loop: 26 flops per (k, k1, k3) and band pair; kbe_cuda_direct.cu sums
+         * the same terms with 64 flops per (k, k1, k3) for the 4 band pairs; both x 2
+         * (lesser, greater) */
+        const double n3 = (double)nk * (double)nk * (double)nk;
+        const double seed = 2.0 * 4.0 * 26.0 * n3, done = 2.0 * 64.0 * n3;
+        printf("| %zu | %.4g ms | %.0f | %.0f | %.1f%% | %.4g us | %.0fx |\n", nk, 1e3 * t_dir,
+               1e-9 * seed / t_dir, 1e-9 * done / t_dir, 100.0 * done / t_dir / peak,
+               1e6 * t_fft, t_dir / t_fft);
     } else
-        printf("| %zu | (not timed) | | | %.4g us | |\n", nk, 1e6 * t_fft);
+        printf("| %zu | (not timed) | | | | %.4g us | |\n", nk, 1e6 * t_fft);
     free(b.eps);
     free(b.rho);
 }
@@ -194,7 +226,7 @@ int main(int argc, char **argv)
             p = q;
         }
     }
-    const size_t direct_max = d && *d ? (size_t)strtoul(d, NULL, 10) : 256;
+    const size_t direct_max = d && *d ? (size_t)strtoul(d, NULL, 10) : 1024;
     const int cpu = c && *c == '1';
     char why[256];
     if (!kbcu_probe(why, sizeof why)) {
@@ -208,9 +240,9 @@ int main(int argc, char **argv)
     const double copy_gbs = mcu_copy_bandwidth((size_t)1 << 30, 5);
     printf("device: %s; copy bandwidth %.1f GB/s; FP64 peak %.1f TFLOP/s (%d SMs at %.2f GHz)\n",
            why, copy_gbs, 1e-12 * peak, sms, 1e-6 * khz);
-    printf("\nsecond Born of one time pair (lesser and greater), row t_8\n"
-           "| Nk | seed's loops | GFLOP/s | %% of FP64 peak | cuFFT | speedup |\n"
-           "|---|---|---|---|---|---|\n");
+    printf("\nsecond Born of one time pair (lesser and greater), row t_%d\n"
+           "| Nk | seed's loops | seed-equivalent GFLOP/s | executed GFLOP/s | executed %% of "
+           "FP64 peak | cuFFT | speedup |\n|---|---|---|---|---|---|---|\n", SIGMA_ROW);
     for (size_t i = 0; i < n; i++)
         part1(nks[i], direct_max, peak);
     printf("\nsecond-Born runs (dt = 0.02, one corrector, FFT)\n"
