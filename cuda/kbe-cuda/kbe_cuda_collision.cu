@@ -5,8 +5,7 @@
  *   I^lg(t_m, t_j) = int_0^{t_m} Sigma^R(t_m, s) G^lg(s, t_j) ds
  *                  - int_0^{t_j} Sigma^lg(t_m, s) [G^> - G^<](s, t_j) ds,   j = 0 .. m,
  *
- * Sigma^R = Sigma^> - Sigma^<, the trapezoid rule; the row's weighted Sigma^R, Sigma^<, Sigma^>
- * first (k_collision_prep), so the tiles only multiply and add.  The stored block (i, c), i >= c, enters
+ * Sigma^R = Sigma^> - Sigma^<, the trapezoid rule.  The stored block (i, c), i >= c, enters
  * two rows of I: row c as G(t_i, t_c) with Sigma^R(t_m, t_i) (the "column" part: s = i >= j),
  * and row i as G(t_c, t_i) = -G(t_i, t_c)^dagger with Sigma(t_m, t_c) (the "row" part: s = c).
  * A thread block takes a tile of KBCT_ROWS rows i and up to KBCT_COLS columns c at KBCT_K
@@ -18,16 +17,16 @@
  * CPU's, so the two agree to rounding (1e-12 relative in tests/gpu/test_kbe_cuda.c). */
 #include "kbe_cuda_internal.cuh"
 
-/* acc += a b (SUB: -=), or with ADJ a b^dagger, each 2 x 2 of one k */
-template <bool ADJ, bool SUB>
-__device__ __forceinline__ void mul_acc(const cplx *a, const cplx *b, cplx *acc)
+/* acc += (a b) or, adj, acc += (a b^dagger), each 2 x 2 of one k, times wt */
+__device__ __forceinline__ void mul_acc(double wt, const cplx *a, const cplx *b, int adj,
+                                        cplx *acc)
 {
-    const cplx b0 = ADJ ? cconj(b[0]) : b[0], b1 = ADJ ? cconj(b[2]) : b[1];
-    const cplx b2 = ADJ ? cconj(b[1]) : b[2], b3 = ADJ ? cconj(b[3]) : b[3];
-    const cplx v[4] = {cadd(cmul(a[0], b0), cmul(a[1], b2)), cadd(cmul(a[0], b1), cmul(a[1], b3)),
-                       cadd(cmul(a[2], b0), cmul(a[3], b2)), cadd(cmul(a[2], b1), cmul(a[3], b3))};
-    for (int q = 0; q < 4; q++)
-        acc[q] = SUB ? csub(acc[q], v[q]) : cadd(acc[q], v[q]);
+    const cplx b0 = adj ? cconj(b[0]) : b[0], b1 = adj ? cconj(b[2]) : b[1];
+    const cplx b2 = adj ? cconj(b[1]) : b[2], b3 = adj ? cconj(b[3]) : b[3];
+    acc[0] = cadd(acc[0], cscale(wt, cadd(cmul(a[0], b0), cmul(a[1], b2))));
+    acc[1] = cadd(acc[1], cscale(wt, cadd(cmul(a[0], b1), cmul(a[1], b3))));
+    acc[2] = cadd(acc[2], cscale(wt, cadd(cmul(a[2], b0), cmul(a[3], b2))));
+    acc[3] = cadd(acc[3], cscale(wt, cadd(cmul(a[2], b1), cmul(a[3], b3))));
 }
 
 /* the trapezoid's weight of grid point s in int_0^{t_n} (0 for n = 0: a length-zero interval) */
@@ -42,29 +41,12 @@ __host__ __device__ __forceinline__ size_t colpart_of(size_t r)
     return (size_t)KBCT_ROWS * r * (r + 1) / 2;
 }
 
-/* the weighted self-energies of the row at t_m, per (s, k): wr = w^m_s Sigma^R(t_m, t_s) (the
- * first integral), wl = w_s Sigma^<, wg = w_s Sigma^> (the second's, w_s = dt / 2 at s = 0,
- * else dt: for s < j the weight of int_0^{t_j} does not depend on j; at s = j it is dt / 2,
- * the tile's end-point term halves it) */
-__global__ void k_collision_prep(size_t nk, size_t m, double dt, const cplx *sl, const cplx *sg,
-                                 cplx *wr, cplx *wl, cplx *wg)
-{
-    const size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (t >= (m + 1) * 4 * nk)
-        return;
-    const size_t s = t / (4 * nk);
-    const double wm = trapezoid(dt, m, s), w = s == 0 ? 0.5 * dt : dt;
-    wr[t] = cscale(wm, csub(sg[t], sl[t]));
-    wl[t] = cscale(w, sl[t]);
-    wg[t] = cscale(w, sg[t]);
-}
-
 /* one tile: rows r T .. r T + T - 1, columns c0 = blockIdx.x W .. (at most i), k from
  * blockIdx.z KBCT_K.  Partials: colpart[(colpart_of(r) + c) 8 nk + comp nk + k] and
  * rowpart[(ct (rows) + i) 8 nk + comp nk + k], comp 0..3 lesser's band pairs, 4..7 greater's */
 __global__ void __launch_bounds__(KBCT_ROWS * KBCT_K, 2)
-k_collision_tile(size_t nk, size_t m, size_t rows, const cplx *gl, const cplx *gg,
-                 const cplx *wr, const cplx *wl, const cplx *wg, cplx *colpart, cplx *rowpart)
+k_collision_tile(size_t nk, size_t m, size_t rows, double dt, const cplx *gl, const cplx *gg,
+                 const cplx *sl, const cplx *sg, cplx *colpart, cplx *rowpart)
 {
     __shared__ cplx part[KBCT_ROWS][8][KBCT_K];
     __shared__ cplx quarter[KBCT_ROWS / 8][8][KBCT_K];
@@ -80,44 +62,47 @@ k_collision_tile(size_t nk, size_t m, size_t rows, const cplx *gl, const cplx *g
         c1 = row0 + KBCT_ROWS;
     if (c1 > m + 1)
         c1 = m + 1;
-    cplx wri[4], acc_l[4], acc_g[4]; /* wri: w^m_i Sigma^R(t_m, t_i), the column part's */
-    for (int q = 0; q < 4; q++)
-        wri[q] = acc_l[q] = acc_g[q] = make_cuDoubleComplex(0.0, 0.0);
-    if (live)
-        load4(wr + i * bs, nk, k, wri);
+    cplx wsr[4], acc_l[4], acc_g[4];
+    for (int q = 0; q < 4; q++) /* w_i Sigma^R(t_m, t_i): the column part's factor */
+        wsr[q] = acc_l[q] = acc_g[q] = make_cuDoubleComplex(0.0, 0.0);
+    if (live) {
+        const double w = trapezoid(dt, m, i);
+        cplx x[4], y[4];
+        load4(sl + i * bs, nk, k, x);
+        load4(sg + i * bs, nk, k, y);
+        for (int q = 0; q < 4; q++)
+            wsr[q] = cscale(w, csub(y[q], x[q]));
+    }
     for (size_t c = c0; c < c1; c++) {
         if (live && c <= i) {
-            cplx g_l[4], g_g[4], v[4], x[4];
+            cplx g_l[4], g_g[4], v[4], s_l[4], s_g[4], sr[4];
             load4(gl + pair_of(i, c) * bs, nk, k, g_l);
             load4(gg + pair_of(i, c) * bs, nk, k, g_g);
             /* row c's column part (s = i >= j = c) to the tile's sum */
-            for (int q = 0; q < 4; q++)
-                v[q] = make_cuDoubleComplex(0.0, 0.0);
-            mul_acc<false, false>(wri, g_l, v);
-            for (int q = 0; q < 4; q++)
-                part[ty][q][kx] = v[q];
-            for (int q = 0; q < 4; q++)
-                v[q] = make_cuDoubleComplex(0.0, 0.0);
-            mul_acc<false, false>(wri, g_g, v);
-            for (int q = 0; q < 4; q++)
-                part[ty][4 + q][kx] = v[q];
+            for (int lesser = 1; lesser >= 0; lesser--) {
+                for (int q = 0; q < 4; q++)
+                    v[q] = make_cuDoubleComplex(0.0, 0.0);
+                mul_acc(1.0, wsr, lesser ? g_l : g_g, 0, v);
+                for (int q = 0; q < 4; q++)
+                    part[ty][(lesser ? 0 : 4) + q][kx] = v[q];
+            }
+            load4(sl + c * bs, nk, k, s_l);
+            load4(sg + c * bs, nk, k, s_g);
+            for (int q = 0; q < 4; q++) {
+                sr[q] = csub(s_g[q], s_l[q]);
+                g_g[q] = csub(g_g[q], g_l[q]); /* from here G^> - G^< */
+            }
+            const double wm = trapezoid(dt, m, c), wi = trapezoid(dt, i, c);
             if (c < i) { /* s = c < j = i: G(t_c, t_i) = -G(t_i, t_c)^dagger */
-                load4(wr + c * bs, nk, k, x);
-                mul_acc<true, true>(x, g_l, acc_l);
-                mul_acc<true, true>(x, g_g, acc_g);
-                for (int q = 0; q < 4; q++)
-                    g_g[q] = csub(g_g[q], g_l[q]); /* G^> - G^< */
-                load4(wl + c * bs, nk, k, x);
-                mul_acc<true, false>(x, g_g, acc_l);
-                load4(wg + c * bs, nk, k, x);
-                mul_acc<true, false>(x, g_g, acc_g);
-            } else if (i > 0) { /* s = c = i: the second integral's end point, dt / 2 */
-                for (int q = 0; q < 4; q++)
-                    g_g[q] = cscale(0.5, csub(g_g[q], g_l[q]));
-                load4(wl + c * bs, nk, k, x);
-                mul_acc<false, true>(x, g_g, acc_l);
-                load4(wg + c * bs, nk, k, x);
-                mul_acc<false, true>(x, g_g, acc_g);
+                mul_acc(-wm, sr, g_l, 1, acc_l);
+                for (int q = 0; q < 4; q++) /* G^> back */
+                    g_l[q] = cadd(g_g[q], g_l[q]);
+                mul_acc(-wm, sr, g_l, 1, acc_g);
+                mul_acc(wi, s_l, g_g, 1, acc_l);
+                mul_acc(wi, s_g, g_g, 1, acc_g);
+            } else { /* s = c = i: the second integral's end point */
+                mul_acc(-wi, s_l, g_g, 0, acc_l);
+                mul_acc(-wi, s_g, g_g, 0, acc_g);
             }
         } else
             for (int q = 0; q < 8; q++)
@@ -180,14 +165,10 @@ int kbcu_collision_row(kbcu_dev *d, size_t m, cplx *il, cplx *ig)
 {
     const size_t nk = d->nk;
     cplx *colpart = d->part, *rowpart = d->part + colpart_entries(d->rows_alloc) * 8 * nk;
-    /* the weighted self-energies in the FFT's scratch rows (free between self-energy rows) */
-    cplx *wr = d->fa, *wl = d->fb, *wg = d->fc;
-    k_collision_prep<<<blocks_for((m + 1) * 4 * nk), KBCU_THREADS, 0, mcu_stream()>>>(
-        nk, m, d->s.dt, d->sl, d->sg, wr, wl, wg);
     const dim3 grid((unsigned)(m / KBCT_COLS + 1), (unsigned)(m / KBCT_ROWS + 1),
                     (unsigned)((nk + KBCT_K - 1) / KBCT_K));
     k_collision_tile<<<grid, KBCT_ROWS * KBCT_K, 0, mcu_stream()>>>(
-        nk, m, d->rows_alloc, d->gl, d->gg, wr, wl, wg, colpart, rowpart);
+        nk, m, d->rows_alloc, d->s.dt, d->gl, d->gg, d->sl, d->sg, colpart, rowpart);
     int rc = launched("the collision integrals' tiles");
     if (rc)
         return rc;
