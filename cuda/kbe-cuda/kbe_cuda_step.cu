@@ -8,8 +8,9 @@
  *   second Born's row Sigma(t_m, t_s), s = 0 .. m: the blocks to real space by batched cuFFT
  *     (chunks of KBCU_CHUNK time points, 4 band pairs each), the products per lattice vector,
  *     back by cuFFT — or the seed's loops over k1, k3 per (s, band pair, k);
- *   the collision integrals I(t_m, t_j), j = 0 .. m, one thread per (j, k) summing over s in
- *     the CPU's order (no atomics: the same bits on every run).
+ *   the collision integrals I(t_m, t_j), j = 0 .. m, by tiles that read each stored block
+ *     once (kbe_cuda_collision.cu: a fixed order, no atomics, the same bits on every run; not
+ *     the CPU's order, so the two agree to rounding).
  * The local density is a fixed-order reduction (one warp per band pair), the residual a max.
  * Everything is enqueued on mcu_stream(); nothing waits for the host within a step. */
 #include "kbe_cuda_internal.cuh"

@@ -9,8 +9,9 @@
  *   every block G^lg(t_i, t_j), i >= j, of the run, the energies at every 20th step and
  *   the last corrector residual.
  *
- * Both sides do the same operations per value in the same order (the sums over s and over
- * the band pairs as kbe_collision.c); what differs is the FFT library (GSL and cuFFT: other
+ * Both sides do the same operations per value (the collision integrals' sums over s in
+ * another fixed order: kbe_cuda_collision.cu's tiles; the seed's loops regrouped:
+ * kbe_cuda_direct.cu); what differs besides is the FFT library (GSL and cuFFT: other
  * twiddles and orders), the local density's sum over k (a warp's tree), sin/cos/exp of the
  * device, and the contraction of a * b + c into fused multiply-adds: each an O(1e-16)
  * relative change per operation, carried through 200 steps of a stable propagation with
