@@ -21,6 +21,16 @@ typedef cuDoubleComplex cplx;
 #define KBCT_COLS 64
 #define KBCT_K 8
 
+/* order p > 2 (kbe_cuda_bdf.cu): the CPU's weights, passed by value to the kernels (1.2 KB
+ * of parameters, read from the constant bank) */
+#define KBCU_MAX_ORDER 5 /* KBE_GREGORY_MAX_ORDER (kbe_core.h is C, not for nvcc) */
+#define KBCU_GREG_WIDTH (2 * KBCU_MAX_ORDER + 2)
+typedef struct kbcu_tab {
+    int p;                                /* the order; 2: the table is not used */
+    double a[KBCU_MAX_ORDER + 1];         /* BDF: h y' ~ sum_l a_l y_{n-l} */
+    double greg[KBCU_GREG_WIDTH * KBCU_GREG_WIDTH]; /* Gregory's weights, rows of 2p + 2 */
+} kbcu_tab;
+
 struct kbcu_dev {
     kbcu_dev_spec s;
     size_t nk, rows_alloc;   /* rows_alloc: steps + 1 rounded up to KBCU_CHUNK */
@@ -35,6 +45,11 @@ struct kbcu_dev {
     cufftHandle plan;
     int have_plan;
     int stale; /* rows put: the collision integrals' row at t_n not formed yet (2b) */
+    /* order p > 2 (kbe_cuda_bdf.cu): the weights; second Born's Sigma^R(t_{n+1}, t_s) row
+     * and the strip's self-energy Sigma^lg(t_j, t_s), s = 0 .. n + 1 (rows_alloc blocks
+     * each); the local density at a strip point (4) */
+    kbcu_tab tab;
+    cplx *sr, *tl, *tg, *rhoj;
 };
 
 /* ---- complex helpers ---- */
@@ -78,8 +93,22 @@ static inline int launched(const char *what)
 
 /* second Born's row Sigma^lg(t_m, t_s), s = 0 .. m, into d->sl, d->sg (kbe_cuda_sigma.cu) */
 KBCU_API int kbcu_sigma_row(kbcu_dev *d, size_t m);
-/* the same row by the seed's loops (kbe_cuda_direct.cu) */
-KBCU_API int kbcu_sigma_direct(kbcu_dev *d, size_t m);
+/* the line Sigma^lg(t_m, t_s), s = 0 .. count - 1, into ol, og: below the diagonal (s <= m)
+ * the row's pairs, above it Sigma^lg(t_s, t_m) (the pair (s, m) as formed, not yet its
+ * adjoint: the CPU's kbe_sigma_pair(w, s, m)); by cuFFT or the seed's loops as d->s.direct
+ * says (kbe_cuda_sigma.cu) */
+KBCU_API int kbcu_sigma_line(kbcu_dev *d, size_t m, size_t count, cplx *ol, cplx *og);
+/* the line by the seed's loops (kbe_cuda_direct.cu) */
+KBCU_API int kbcu_sigma_direct(kbcu_dev *d, size_t m, size_t count, cplx *ol, cplx *og);
+/* the stored pair of the line entry s of time m: (max, min) */
+__host__ __device__ __forceinline__ size_t line_pair(size_t m, size_t s)
+{
+    return s <= m ? pair_of(m, s) : pair_of(s, m);
+}
+/* rho_loc of row n into rho (4 values; kbe_cuda_step.cu's reduction) and h(t_n) at the drive
+ * E[n], U[n] from rho into h (4 nk, k-major as d->h1) — the step's own kernels */
+KBCU_API int kbcu_local_density(kbcu_dev *d, size_t n, cplx *rho);
+KBCU_API int kbcu_fill_h(kbcu_dev *d, size_t n, const cplx *rho, cplx *h);
 /* the collision integrals I^lg(t_m, t_j), j = 0 .. m, from d->sl, d->sg into il, ig
  * (kbe_cuda_collision.cu), with kbcu_collision_scratch(rows_alloc, nk) complex values of
  * partial sums at d->part */

@@ -22,7 +22,13 @@
  * its rows read by kbe-cuda, which steps on to 200; and the reverse (kbe-cuda's rows read by
  * the CPU's propagator) — each against the unbroken run of the other, to the same 1e-12.
  *
- * Without a device: the refusals (order 3, a given self-energy, a bad spec — before any
+ * Orders 3 .. 5 (BDF and Gregory, kbe_bdf.c): the same comparison for Hartree-Fock and
+ * second Born by FFT at each order, no interaction and the seed's loops at order 4, and the
+ * rows at order 4 cut past the start block (row 6) and inside it (row 3: kbe-cuda's start
+ * is the CPU's kbe, which reads the rows too).  The start block is the CPU's own, so rows
+ * 0 .. 2p - 2 agree to the bit; the steps past it carry the device's rounding as above.
+ *
+ * Without a device: the refusals (order 6, a given self-energy, a bad spec — before any
  * device call) are checked, then "skipped: no device" and 77. */
 #include <complex.h>
 #include <math.h>
@@ -43,6 +49,7 @@ typedef struct {
     kbe_sigma_method method;
     int correctors;
     double U;
+    int order; /* 0: 2 */
 } case_t;
 
 static double drive_E(double t)
@@ -72,7 +79,7 @@ static kbe_spec spec_of(const case_t *c, const double *eps, const double complex
     s.dt = 0.02;
     s.steps = c->steps;
     s.correctors = c->correctors;
-    s.order = 2;
+    s.order = c->order ? c->order : 2;
     s.selfenergy = c->se;
     s.sigma_method = c->method;
     return s;
@@ -83,11 +90,11 @@ static void refusals(void)
     double eps[8];
     double complex rho[16];
     bands(4, eps, rho);
-    const case_t c = {"refusal", 4, 10, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 0.5};
+    const case_t c = {"refusal", 4, 10, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 0.5, 2};
     kbe_spec s = spec_of(&c, eps, rho);
     kbcu *w = NULL;
-    s.order = 3;
-    CHECK(kbcu_create(&s, 0.0, 0.0, &w) == MCF_EINVAL && !w, "order 3 accepted");
+    s.order = 6;
+    CHECK(kbcu_create(&s, 0.0, 0.0, &w) == MCF_EINVAL && !w, "order 6 accepted");
     printf("refused: %s\n", mcf_last_error());
     s.order = 2;
     s.dt = -1.0;
@@ -172,11 +179,12 @@ static void run_case(const case_t *c, double t0)
     free(rho);
 }
 
-/* rows 0 .. cut of one propagator into the other, which steps on to the end */
-static void rows_case(void)
+/* rows 0 .. cut of one propagator into the other, which steps on to the end (order p > 2:
+ * a cut before the start block's row 2p - 2 resumes inside it) */
+static void rows_case(int order, size_t steps, size_t cut)
 {
-    const case_t c = {"rows", 8, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0};
-    const size_t nk = c.nk, cut = 80;
+    const case_t c = {"rows", 8, steps, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, order};
+    const size_t nk = c.nk;
     double eps[16];
     double complex rho[32];
     bands(nk, eps, rho);
@@ -216,8 +224,8 @@ static void rows_case(void)
     double d1, m1, d2, m2;
     compare(cpu, gpu2, c.steps, nk, &d1, &m1);
     compare(cpu2, gpu, c.steps, nk, &d2, &m2);
-    printf("rows: CPU's rows to %zu, then kbe-cuda: %.2e of %.3f; kbe-cuda's rows, then the "
-           "CPU: %.2e of %.3f\n", cut, d1, m1, d2, m2);
+    printf("rows, order %d: CPU's rows to %zu, then kbe-cuda: %.2e of %.3f; kbe-cuda's rows, "
+           "then the CPU: %.2e of %.3f\n", order, cut, d1, m1, d2, m2);
     CHECK(d1 <= 1e-12 * m1 && d2 <= 1e-12 * m2, "resumed across propagators: %.3e, %.3e", d1,
           d2);
     free(buf);
@@ -237,11 +245,12 @@ int main(void)
     }
     printf("device: %s\n", why);
     const case_t cases[] = {
-        {"no interaction", 8, 200, KBE_SELFENERGY_NONE, KBE_SIGMA_FFT, 0, 0.0},
-        {"Hartree-Fock", 8, 200, KBE_SELFENERGY_HF, KBE_SIGMA_FFT, 2, 1.0},
-        {"second Born, FFT", 8, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0},
-        {"second Born, FFT, Nk = 6", 6, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 2, 1.5},
-        {"second Born, the seed's loops", 5, 60, KBE_SELFENERGY_2B, KBE_SIGMA_DIRECT, 1, 1.0},
+        {"no interaction", 8, 200, KBE_SELFENERGY_NONE, KBE_SIGMA_FFT, 0, 0.0, 2},
+        {"Hartree-Fock", 8, 200, KBE_SELFENERGY_HF, KBE_SIGMA_FFT, 2, 1.0, 2},
+        {"second Born, FFT", 8, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, 2},
+        {"second Born, FFT, Nk = 6", 6, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 2, 1.5, 2},
+        {"second Born, the seed's loops", 5, 60, KBE_SELFENERGY_2B, KBE_SIGMA_DIRECT, 1, 1.0,
+         2},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         run_case(&cases[c], 0.0);
@@ -250,8 +259,26 @@ int main(void)
      * and warps past Nk); 8 steps (the CPU's O(Nk^3)) from t = 1.5, inside the pulse with U
      * on, so that every band pair of Sigma is far from 0 */
     const case_t tiles = {"second Born, the seed's loops, Nk = 70", 70, 8, KBE_SELFENERGY_2B,
-                          KBE_SIGMA_DIRECT, 1, 1.0};
+                          KBE_SIGMA_DIRECT, 1, 1.0, 2};
     run_case(&tiles, 1.5);
-    rows_case();
+    rows_case(2, 200, 80);
+    /* orders 3 .. 5: the start block (the CPU's kbe inside kbe-cuda) and the device's steps
+     * past it (kbe_cuda_bdf.cu); second Born shorter (the CPU's step of order p costs more) */
+    const case_t bdf[] = {
+        {"order 3, Hartree-Fock", 8, 200, KBE_SELFENERGY_HF, KBE_SIGMA_FFT, 2, 1.0, 3},
+        {"order 3, second Born, FFT", 8, 120, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, 3},
+        {"order 4, Hartree-Fock", 8, 200, KBE_SELFENERGY_HF, KBE_SIGMA_FFT, 2, 1.0, 4},
+        {"order 4, second Born, FFT", 8, 120, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, 4},
+        {"order 4, no interaction", 8, 200, KBE_SELFENERGY_NONE, KBE_SIGMA_FFT, 0, 0.0, 4},
+        {"order 5, Hartree-Fock", 8, 200, KBE_SELFENERGY_HF, KBE_SIGMA_FFT, 2, 1.0, 5},
+        {"order 5, second Born, FFT, Nk = 6", 6, 120, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 2, 1.5,
+         5},
+        {"order 4, second Born, the seed's loops", 5, 60, KBE_SELFENERGY_2B, KBE_SIGMA_DIRECT, 1,
+         1.0, 4},
+    };
+    for (size_t c = 0; c < sizeof bdf / sizeof bdf[0]; c++)
+        run_case(&bdf[c], 0.0);
+    rows_case(4, 100, 40); /* past the start block */
+    rows_case(4, 60, 3);   /* inside it */
     return check_exit();
 }
