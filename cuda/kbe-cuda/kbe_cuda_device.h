@@ -1,7 +1,8 @@
 /* kbe_cuda_device.h — the device half of kbe-cuda (kbe_cuda_step.cu, kbe_cuda_sigma.cu):
  * the two-time storage of G^< and G^> on the GPU and the second-order step of kbe_step.c
- * on it, every array of complex numbers as interleaved doubles (re, im) so that C and CUDA
- * share this header.
+ * on it (kbe_cuda_bdf.cu, kbe_cuda_strip.cu: kbe_bdf.c's step of order p past the start),
+ * every array of complex numbers as interleaved doubles (re, im) so that C and CUDA share
+ * this header.
  * Layouts as plugins/kbe: a block of a time pair is 4 nk values, band pair major, k
  * innermost; the triangle i >= j in row-major order (block i (i + 1) / 2 + j).  The caller
  * (kbe_cuda.c) checks the spec; this file trusts it.  Not part of the SDK. */

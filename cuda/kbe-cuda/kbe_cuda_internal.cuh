@@ -1,6 +1,7 @@
-/* kbe_cuda_internal.cuh — what kbe_cuda_step.cu (the step) and kbe_cuda_sigma.cu (second
- * Born: the self-energy's row and the collision integrals) share: the device state, complex
- * helpers, the block index and the launches' checks.  Not for the plugin or the tests. */
+/* kbe_cuda_internal.cuh — what kbe_cuda_step.cu (the step), kbe_cuda_sigma.cu (second
+ * Born: the self-energy's row and the collision integrals) and kbe_cuda_bdf.cu (order p)
+ * share: the device state, complex helpers, the block index and the launches' checks.  Not
+ * for the plugin or the tests. */
 #ifndef MCF_KBE_CUDA_INTERNAL_CUH
 #define MCF_KBE_CUDA_INTERNAL_CUH
 
