@@ -6,8 +6,8 @@
  *   Nk = 8 and the mixed-radix Nk = 6 with 2 correctors) and by the seed's loops (Nk = 5,
  *   and Nk = 70 across the GPU kernel's tiles: 8 steps from t = 1.5, the CPU's loops being
  *   O(Nk^3)), a Gaussian pulse and a ramp of U, 200 steps (the loops: 60):
- *   every block G^lg(t_i, t_j), i >= j, of the run, the energies at every 20th step and
- *   the last corrector residual.
+ *   every block G^lg(t_i, t_j), i >= j, of the run, the energies at every 20th step (and at
+ *   step 2p - 2, the end of order p's start block) and the last corrector residual.
  *
  * Both sides do the same operations per value in the same order (the sums over s and over
  * the band pairs as kbe_collision.c); what differs is the FFT library (GSL and cuFFT: other
@@ -145,7 +145,7 @@ static void run_case(const case_t *c, double t0)
         const double t = t0 + (double)n * s.dt;
         CHECK(kbe_step(cpu, drive_E(t), drive_U(t, c->U)) == MCF_OK, "%s", mcf_last_error());
         CHECK(kbcu_step(gpu, drive_E(t), drive_U(t, c->U)) == MCF_OK, "%s", mcf_last_error());
-        if (n % 20 && n != steps)
+        if (n % 20 && n != steps && n != 2 * (size_t)s.order - 2) /* and the start's end */
             continue;
         double a[3], b[3];
         kbe_energies(cpu, n, &a[0], &a[1], &a[2]);
