@@ -169,7 +169,7 @@ int kbcu_step(kbcu *w, double E_next, double U_next)
         return mcf_fail(MCF_EINVAL, "kbe-cuda: the drive at step %zu is not finite (E %g, U %g)",
                         n1, E_next, U_next);
     const int passes = w->spec.selfenergy == KBE_SELFENERGY_NONE ? 1 : 1 + w->spec.correctors;
-    if (w->start && n1 <= w->kstart) /* the start block: the CPU's (put_start) */
+    if (w->start && n1 <= w->kstart) /* the start block: the CPU's (start_step) */
         return start_step(w, E_next, U_next);
     const int rc = w->order > 2 ? kbcu_dev_step_bdf(w->d, n, E_next, U_next, passes)
                                 : kbcu_dev_step(w->d, n, E_next, U_next, passes);

@@ -11,7 +11,9 @@
  *   the collision integrals I(t_m, t_j), j = 0 .. m, one thread per (j, k) summing over s in
  *     the CPU's order (no atomics: the same bits on every run).
  * The local density is a fixed-order reduction (one warp per band pair), the residual a max.
- * Everything is enqueued on mcu_stream(); nothing waits for the host within a step. */
+ * Everything is enqueued on mcu_stream(); nothing waits for the host within a step.  The step
+ * of order p (kbe_cuda_bdf.cu) borrows the local density and h(t) (kbcu_local_density,
+ * kbcu_fill_h) and the arrays hn, h1, V as its own scratch. */
 #include "kbe_cuda_internal.cuh"
 
 #include <stdlib.h>
