@@ -5,18 +5,19 @@
  *   k_predict (predict): the new row extrapolated from the last p rows, per (j, k);
  *   per pass: h(t_{n+1}) from the row's local density (kbe_cuda_step.cu's kernels), second
  *   Born's row Sigma(t_{n+1}, .) and Sigma^R = Sigma^> - Sigma^<, k_inverse (the 2 x 2
- *   (a_0 + i dt h + i dt^2 w Sigma^R)^{-1} per k), k_rows (solve_rows with its
- *   collision_rest: one thread per (j, k), j <= n + 1 - p, summing over s in the CPU's order),
- *   then the strip and the diagonal (kbe_cuda_strip.cu), the residual as the CPU's.
+ *   (a_0 + i dt h + i dt^2 w Sigma^R)^{-1} per k), collision_rest for every j <= n by
+ *   kbe_cuda_collision.cu's tiles with Gregory's weights (kbcu_collision_rest: each stored
+ *   block read once, into order 2's integrals' rows il, ig, free here), k_rows (solve_rows:
+ *   one thread per (j, k), j <= n + 1 - p), then the strip and the diagonal
+ *   (kbe_cuda_strip.cu), the residual as the CPU's.
  *
  * The start block (rows 0 .. 2p - 2, kbe_start.c) is not here: kbe_cuda.c takes it from a
  * CPU kbe of the same spec and puts its rows (kbcu_dev_put_row).  The step reads nothing of
  * the start but G's rows and the drive (the CPU's kbe_step_bdf reads no integrals' row or
  * I^< of earlier steps), so the rows put are all it needs.
  *
- * The sums over s are sequential per thread, as the CPU's (no atomics, the same bits every
- * run): O(n) per (j, k) where kbe_cuda_collision.cu's tiles read each block once; the tiles
- * take the trapezoid of order 2 only (a later step: Gregory's end weights in them). */
+ * Every sum has a fixed order (no atomics, the same bits every run); the tiles' order is not
+ * the CPU's (rounding, as at order 2), the strip's and the diagonal's sums over s are. */
 #include "kbe_cuda_bdf.cuh"
 
 /* predict: G^lg(t_n1, t_j), j <= n1, = sum_l e_l G(t_{n1-l}, t_j) (the diagonal from the
@@ -81,9 +82,9 @@ __global__ void k_inverse(kbcu_tab t, size_t nk, size_t n1, int coll, double dt,
 }
 
 /* solve_rows: G^lg(t_n1, t_j), j <= n1 - p, = minv [-sum_{l>=1} a_l G(t_{n1-l}, t_j)
- * - i dt K^lg(t_n1, t_j)] per (j, k), K collision_rest's (with collisions) */
+ * - i dt K^lg(t_n1, t_j)] per (j, k), K^lg collision_rest's in kl, kg (with collisions) */
 __global__ void k_rows(kbcu_tab t, size_t nk, size_t n1, int coll, double dt, const cplx *minv,
-                       cplx *gl, cplx *gg, const cplx *sr, const cplx *sl, const cplx *sg)
+                       cplx *gl, cplx *gg, const cplx *cl, const cplx *cg)
 {
     const size_t q = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     const size_t p = (size_t)t.p;
@@ -91,8 +92,10 @@ __global__ void k_rows(kbcu_tab t, size_t nk, size_t n1, int coll, double dt, co
         return;
     const size_t j = q / nk, k = q % nk, bs = 4 * nk;
     cplx kl[4], kg[4], y[4], v[4], x[4];
-    if (coll)
-        collision_rest4(t, nk, dt, n1, j, k, gl, gg, sr, sl, sg, kl, kg);
+    if (coll) {
+        load4(cl + j * bs, nk, k, kl);
+        load4(cg + j * bs, nk, k, kg);
+    }
     load4(minv + 4 * k, 1, 0, v);
     for (int lesser = 0; lesser < 2; lesser++) {
         for (int r = 0; r < 4; r++)
@@ -172,8 +175,11 @@ extern "C" int kbcu_dev_step_bdf(kbcu_dev *d, size_t n, double E1, double U1, in
         /* V (order 2's propagators) holds the inverses here */
         k_inverse<<<blocks_for(nk), KBCU_THREADS, 0, st>>>(d->tab, nk, n1, coll, dt, wgt, d->h1,
                                                            d->sr, d->V);
+        rc = coll ? kbcu_collision_rest(d, n1, d->il, d->ig) : MCF_OK;
+        if (rc)
+            break;
         k_rows<<<blocks_for((n1 - p + 1) * nk), KBCU_THREADS, 0, st>>>(
-            d->tab, nk, n1, coll, dt, d->V, d->gl, d->gg, d->sr, d->sl, d->sg);
+            d->tab, nk, n1, coll, dt, d->V, d->gl, d->gg, d->il, d->ig);
         rc = launched("the rows of order p");
         if (!rc)
             rc = kbcu_bdf_strip(d, n1);

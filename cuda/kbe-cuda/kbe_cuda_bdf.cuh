@@ -9,21 +9,6 @@
 
 #include "kbe_cuda_internal.cuh"
 
-/* kbe_greg: Gregory's weight of t_s in int_0^{t_n} (s <= max(n, p - 1)) */
-__host__ __device__ __forceinline__ double greg_w(const kbcu_tab &t, size_t n, size_t s)
-{
-    const size_t p = (size_t)t.p, width = 2 * p + 2;
-    if (n < width)
-        return t.greg[n * width + s];
-    /* past the table the end corrections no longer overlap: the last row's ends, 1 between */
-    const double *last = t.greg + (width - 1) * width;
-    if (s < p)
-        return last[s];
-    if (n - s < p)
-        return last[width - 1 - (n - s)];
-    return 1.0;
-}
-
 /* C's I * x * z for real x: (0, x) z */
 __device__ __forceinline__ cplx ctimes_i(double x, cplx z)
 {
@@ -66,45 +51,6 @@ __device__ __forceinline__ void add_g4(const cplx *g, size_t nk, size_t i, size_
     acc[1] = csub(acc[1], cscale(c, cconj(b[2])));
     acc[2] = csub(acc[2], cscale(c, cconj(b[1])));
     acc[3] = csub(acc[3], cscale(c, cconj(b[3])));
-}
-
-/* kbe_bdf.c's collision_rest for one k: the known part of I^lg(t_n1, t_j), j < n1, into kl,
- * kg (4 each): the first integral without its end s = t_n1, the second whole (its points
- * s <= max(j, p - 1) < n1); the same terms in the same order */
-__device__ __forceinline__ void collision_rest4(const kbcu_tab &t, size_t nk, double dt,
-                                                size_t n1, size_t j, size_t k, const cplx *gl,
-                                                const cplx *gg, const cplx *sr,
-                                                const cplx *sl, const cplx *sg, cplx *kl,
-                                                cplx *kg)
-{
-    const size_t bs = 4 * nk, p = (size_t)t.p;
-    for (int q = 0; q < 4; q++)
-        kl[q] = kg[q] = make_cuDoubleComplex(0.0, 0.0);
-    cplx a[4], bl[4], bg[4];
-    for (size_t s = 0; s < n1; s++) { /* int_0^{t_n1} Sigma^R(t_n1, s) G^lg(s, t_j) */
-        const double wt = dt * greg_w(t, n1, s);
-        const int adj = s < j;
-        const size_t r = adj ? j : s, c = adj ? s : j;
-        load4(sr + s * bs, nk, k, a);
-        load4(gl + pair_of(r, c) * bs, nk, k, bl);
-        load4(gg + pair_of(r, c) * bs, nk, k, bg);
-        madd4(wt, a, bl, adj, kl);
-        madd4(wt, a, bg, adj, kg);
-    }
-    const size_t top = j > p - 1 ? j : p - 1;
-    for (size_t s = 0; s <= top && j > 0; s++) { /* - int_0^{t_j} Sigma^lg [G^> - G^<] */
-        const double wt = dt * greg_w(t, j, s);
-        const int adj = s < j;
-        const size_t r = adj ? j : s, c = adj ? s : j;
-        load4(gg + pair_of(r, c) * bs, nk, k, bg);
-        load4(gl + pair_of(r, c) * bs, nk, k, bl);
-        load4(sl + s * bs, nk, k, a);
-        madd4(-wt, a, bg, adj, kl);
-        madd4(wt, a, bl, adj, kl);
-        load4(sg + s * bs, nk, k, a);
-        madd4(-wt, a, bg, adj, kg);
-        madd4(wt, a, bl, adj, kg);
-    }
 }
 
 /* kbe_solve for n = 4: x = A^{-1} b (A row-major, destroyed; b 4 x nrhs), Gaussian

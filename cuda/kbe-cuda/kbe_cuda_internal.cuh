@@ -32,6 +32,21 @@ typedef struct kbcu_tab {
     double greg[KBCU_GREG_WIDTH * KBCU_GREG_WIDTH]; /* Gregory's weights, rows of 2p + 2 */
 } kbcu_tab;
 
+/* kbe_greg: Gregory's weight of t_s in int_0^{t_n} (s <= max(n, p - 1)) */
+__host__ __device__ __forceinline__ double greg_w(const kbcu_tab &t, size_t n, size_t s)
+{
+    const size_t p = (size_t)t.p, width = 2 * p + 2;
+    if (n < width)
+        return t.greg[n * width + s];
+    /* past the table the end corrections no longer overlap: the last row's ends, 1 between */
+    const double *last = t.greg + (width - 1) * width;
+    if (s < p)
+        return last[s];
+    if (n - s < p)
+        return last[width - 1 - (n - s)];
+    return 1.0;
+}
+
 struct kbcu_dev {
     kbcu_dev_spec s;
     size_t nk, rows_alloc;   /* rows_alloc: steps + 1 rounded up to KBCU_CHUNK */
@@ -115,5 +130,9 @@ KBCU_API int kbcu_fill_h(kbcu_dev *d, size_t n, const cplx *rho, cplx *h);
  * partial sums at d->part */
 KBCU_API int kbcu_collision_row(kbcu_dev *d, size_t m, cplx *il, cplx *ig);
 KBCU_API size_t kbcu_collision_scratch(size_t rows, size_t nk);
+/* order p (kbe_bdf.c's collision_rest for j = 0 .. m - 1): the known part of I^lg(t_m, t_j),
+ * the first integral over s < m, the second whole, by Gregory's weights, into il, ig; the
+ * same tiles (kbe_cuda_collision.cu) */
+KBCU_API int kbcu_collision_rest(kbcu_dev *d, size_t m, cplx *il, cplx *ig);
 
 #endif

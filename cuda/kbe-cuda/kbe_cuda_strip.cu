@@ -6,8 +6,8 @@
  *   last pass or the prediction left them, so the points cannot run side by side): per point
  *   h(t_j) from the local density at t_j, second Born's line Sigma^lg(t_j, t_s),
  *   s = 0 .. n + 1 (sigma_line: kbcu_sigma_line, then k_line_adjoint), and k_strip, one
- *   thread per k doing collision_rest, the integral J = I(t_j, t_{n+1}) and the 2 x 2
- *   Sylvester system of both G^< and G^>;
+ *   thread per k taking collision_rest's K from the tiles (kbe_cuda_bdf.cu), the integral
+ *   J = I(t_j, t_{n+1}) and the 2 x 2 Sylvester system of both G^< and G^>;
  *   the diagonal (solve_diagonal): k_diagonal, one thread per k, the 4 x 4 system, G^> = D - i,
  *   I^<(t_{n+1}, t_{n+1}) for the energy and the change of G^< that the residual measures.
  *
@@ -41,17 +41,19 @@ __global__ void k_line_adjoint(size_t nk, size_t j, size_t n1, const cplx *sl, c
  * hj: h(t_n1), h(t_j), k-major) */
 __global__ void k_strip(kbcu_tab t, size_t nk, size_t n1, size_t j, int coll, double dt,
                         double wn, double wj, const cplx *h1, const cplx *hj, cplx *gl,
-                        cplx *gg, const cplx *sr, const cplx *sl, const cplx *sg,
-                        const cplx *tl, const cplx *tg)
+                        cplx *gg, const cplx *cl, const cplx *cg, const cplx *sl,
+                        const cplx *sg, const cplx *tl, const cplx *tg)
 {
     const size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (k >= nk)
         return;
     const size_t bs = 4 * nk, p = (size_t)t.p;
     const cplx zero = make_cuDoubleComplex(0.0, 0.0);
-    cplx rhs[2][4]; /* [lesser]: collision_rest's K^>, K^<, then the right-hand sides */
-    if (coll)
-        collision_rest4(t, nk, dt, n1, j, k, gl, gg, sr, sl, sg, rhs[1], rhs[0]);
+    cplx rhs[2][4]; /* [lesser]: collision_rest's K^>, K^< (cg, cl), then the right sides */
+    if (coll) {
+        load4(cl + j * bs, nk, k, rhs[1]);
+        load4(cg + j * bs, nk, k, rhs[0]);
+    }
     for (int lesser = 0; lesser < 2; lesser++) {
         cplx *y = rhs[lesser];
         if (coll) { /* y = -i dt (K + J^dagger), J = I(t_j, t_n1) without s = t_j */
@@ -203,8 +205,8 @@ int kbcu_bdf_strip(kbcu_dev *d, size_t n1)
             break;
         const double wj = coll ? dt * greg_w(d->tab, j, j) : 0.0;
         k_strip<<<blocks_for(nk), KBCU_THREADS, 0, st>>>(d->tab, nk, n1, j, coll, dt, wn, wj,
-                                                         d->h1, d->hn, d->gl, d->gg, d->sr,
-                                                         d->sl, d->sg, d->tl, d->tg);
+                                                         d->h1, d->hn, d->gl, d->gg, d->il,
+                                                         d->ig, d->sl, d->sg, d->tl, d->tg);
         rc = launched("the strip of order p");
     }
     return rc;

@@ -23,7 +23,8 @@
  * the CPU's propagator) — each against the unbroken run of the other, to the same 1e-12.
  *
  * Orders 3 .. 5 (BDF and Gregory, kbe_bdf.c): the same comparison for Hartree-Fock and
- * second Born by FFT at each order, no interaction and the seed's loops at order 4, and the
+ * second Born by FFT at each order, no interaction and the seed's loops at order 4, second
+ * Born at each order from t = 1.5 (U on from the start: the integrals' start weights), and the
  * rows at order 4 cut past the start block (row 6) and inside it (row 3: kbe-cuda's start
  * is the CPU's kbe, which reads the rows too).  The start block is the CPU's own, so rows
  * 0 .. 2p - 2 agree to the bit; the steps past it carry the device's rounding as above.
@@ -278,6 +279,18 @@ int main(void)
     };
     for (size_t c = 0; c < sizeof bdf / sizeof bdf[0]; c++)
         run_case(&bdf[c], 0.0);
+    /* from t = 1.5, U on from the first step: the collision integrals' points next to t_0 (the
+     * start weights of rows j < p - 1, kbe_cuda_collision.cu's k_collision_start) are far
+     * from 0 here, not O(U(dt)) as under the ramp */
+    const case_t on[] = {
+        {"order 3, second Born, FFT, Nk = 6, U on", 6, 60, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 2,
+         1.5, 3},
+        {"order 4, second Born, FFT, U on", 8, 60, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, 4},
+        {"order 5, second Born, the seed's loops, U on", 5, 40, KBE_SELFENERGY_2B,
+         KBE_SIGMA_DIRECT, 1, 1.0, 5},
+    };
+    for (size_t c = 0; c < sizeof on / sizeof on[0]; c++)
+        run_case(&on[c], 1.5);
     rows_case(4, 100, 40); /* past the start block */
     rows_case(4, 60, 3);   /* inside it */
     return check_exit();
