@@ -20,6 +20,7 @@ struct kbcu {
     size_t n, row_next;   /* steps taken; the row kbcu_row_read takes next */
     double residual;      /* the residual of row n when it was read (have_residual) */
     int have_residual;
+    int launch_each;      /* 1: a step's kernels launched one by one, not as one graph */
     kbcu_dev *d;
 };
 
@@ -103,7 +104,8 @@ int kbcu_step(kbcu *w, double E_next, double U_next)
         return mcf_fail(MCF_EINVAL, "kbe-cuda: the drive at step %zu is not finite (E %g, U %g)",
                         n1, E_next, U_next);
     const int passes = w->spec.selfenergy == KBE_SELFENERGY_NONE ? 1 : 1 + w->spec.correctors;
-    const int rc = kbcu_dev_step(w->d, n, E_next, U_next, passes);
+    const int rc = w->launch_each ? kbcu_dev_step(w->d, n, E_next, U_next, passes)
+                                  : kbcu_dev_step_graph(w->d, n, E_next, U_next, passes);
     if (rc)
         return rc;
     w->E[n1] = E_next;
@@ -257,3 +259,7 @@ int kbcu_row_read(kbcu *w, size_t n, const void *buf)
     w->row_next = n + 1;
     return MCF_OK;
 }
+
+void kbcu_set_launch_each(kbcu *w, int on) { w->launch_each = on != 0; }
+
+size_t kbcu_graph_instantiations(const kbcu *w) { return kbcu_dev_graph_instantiations(w->d); }

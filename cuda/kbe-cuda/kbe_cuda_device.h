@@ -40,6 +40,11 @@ KBCU_API void kbcu_dev_destroy(kbcu_dev *d);
  * (1 + correctors; 1 without interaction), enqueued on the plugin's stream; the corrector
  * residual stays on the device (kbcu_dev_residual). */
 KBCU_API int kbcu_dev_step(kbcu_dev *d, size_t n, double E1, double U1, int passes);
+/* The same step captured as one CUDA graph and launched once (kbe_cuda_graph.cu): the same
+ * kernels, arguments and order, so the same numbers; and how many graphs were instantiated
+ * (a step whose launches have the last step's shape only updates the last graph). */
+KBCU_API int kbcu_dev_step_graph(kbcu_dev *d, size_t n, double E1, double U1, int passes);
+KBCU_API size_t kbcu_dev_graph_instantiations(const kbcu_dev *d);
 /* Block (i, j), i >= j, of G^< (lesser) or G^> into out (4 nk complex); waits for the
  * stream. */
 KBCU_API int kbcu_dev_block(kbcu_dev *d, int lesser, size_t i, size_t j, double *out);

@@ -35,6 +35,9 @@ struct kbcu_dev {
     cufftHandle plan;
     int have_plan;
     int stale; /* rows put: the collision integrals' row at t_n not formed yet (2b) */
+    cudaGraphExec_t exec;  /* the last step's graph (kbe_cuda_graph.cu), have_exec */
+    int have_exec;
+    size_t instantiations; /* graphs instantiated (the rest updated in place) */
 };
 
 /* ---- complex helpers ---- */
