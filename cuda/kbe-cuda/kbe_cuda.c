@@ -33,6 +33,7 @@ struct kbcu {
     kbe *start;           /* order > 2: the CPU's start block, steps = min(steps, K) */
     size_t kstart;        /* its steps */
     unsigned char *rec;   /* order > 2: a record of the start's largest row */
+    int launch_each;      /* 1: a step's kernels launched one by one, not as one graph */
     kbcu_dev *d;
 };
 
@@ -171,8 +172,11 @@ int kbcu_step(kbcu *w, double E_next, double U_next)
     const int passes = w->spec.selfenergy == KBE_SELFENERGY_NONE ? 1 : 1 + w->spec.correctors;
     if (w->start && n1 <= w->kstart) /* the start block: the CPU's (start_step) */
         return start_step(w, E_next, U_next);
-    const int rc = w->order > 2 ? kbcu_dev_step_bdf(w->d, n, E_next, U_next, passes)
-                                : kbcu_dev_step(w->d, n, E_next, U_next, passes);
+    /* order 2 as one CUDA graph (kbe_cuda_graph.cu) unless launch_each; orders 3 .. 5 launch
+     * their kernels one by one (their capture is not tested yet) */
+    const int rc = w->order > 2       ? kbcu_dev_step_bdf(w->d, n, E_next, U_next, passes)
+                   : w->launch_each ? kbcu_dev_step(w->d, n, E_next, U_next, passes)
+                                    : kbcu_dev_step_graph(w->d, n, E_next, U_next, passes);
     if (rc)
         return rc;
     w->E[n1] = E_next;
@@ -359,3 +363,7 @@ int kbcu_row_read(kbcu *w, size_t n, const void *buf)
     w->row_next = n + 1;
     return MCF_OK;
 }
+
+void kbcu_set_launch_each(kbcu *w, int on) { w->launch_each = on != 0; }
+
+size_t kbcu_graph_instantiations(const kbcu *w) { return kbcu_dev_graph_instantiations(w->d); }

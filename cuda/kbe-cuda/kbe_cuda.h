@@ -40,5 +40,10 @@ int kbcu_row_read(kbcu *w, size_t n, const void *buf);
 /* Benchmarks (tests/bench/kbe_gpu): the mean seconds of second Born's row and of the
  * collision integrals' row at t_m, m <= the steps taken (kbcu_dev_time_parts). */
 int kbcu_time_parts(kbcu *w, size_t m, int reps, double *t_sigma, double *t_collision);
+/* A step is one CUDA graph by default (kbe_cuda_graph.cu); on = 1 launches its kernels one
+ * by one instead (the same numbers: benchmarks and tests compare the two), and how many
+ * graphs a run instantiated. */
+void kbcu_set_launch_each(kbcu *w, int on);
+size_t kbcu_graph_instantiations(const kbcu *w);
 
 #endif

@@ -66,6 +66,9 @@ struct kbcu_dev {
      * each); the local density at a strip point (4) */
     kbcu_tab tab;
     cplx *sr, *tl, *tg, *rhoj;
+    cudaGraphExec_t exec;  /* the last step's graph (kbe_cuda_graph.cu), have_exec */
+    int have_exec;
+    size_t instantiations; /* graphs instantiated (the rest updated in place) */
 };
 
 /* ---- complex helpers ---- */

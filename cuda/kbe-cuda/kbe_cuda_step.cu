@@ -340,6 +340,8 @@ extern "C" void kbcu_dev_destroy(kbcu_dev *d)
     cudaStreamSynchronize(mcu_stream());
     if (d->have_plan)
         cufftDestroy(d->plan);
+    if (d->have_exec)
+        cudaGraphExecDestroy(d->exec);
     void *p[] = {d->gl, d->gg, d->sl, d->sg, d->il, d->ig, d->jl, d->jg, d->idiag, d->fa,
                  d->fb, d->fc, d->fd, d->part, d->hn, d->h1, d->V, d->rho, d->eps, d->E, d->U,
                  d->resk, d->res, d->sr, d->tl, d->tg, d->rhoj};

@@ -18,6 +18,9 @@
  * (measured: see the printout).  A kernel that drops, repeats or misplaces one term of a
  * sum changes blocks by O(dt) = 2e-2 and fails.
  *
+ * A step as one CUDA graph (the default, kbe_cuda_graph.cu) against its kernels launched one
+ * by one: every block the same bits.
+ *
  * Checkpoint rows (kbe_rows.c's record): a second-Born run of the CPU stopped at step 80,
  * its rows read by kbe-cuda, which steps on to 200; and the reverse (kbe-cuda's rows read by
  * the CPU's propagator) — each against the unbroken run of the other, to the same 1e-12.
@@ -35,6 +38,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "kbe_core.h"
@@ -180,6 +184,53 @@ static void run_case(const case_t *c, double t0)
     free(rho);
 }
 
+/* a step as one CUDA graph (the default) against its kernels launched one by one: the same
+ * kernels, arguments and order, so every block of G the same bits; 200 steps cross three
+ * boundaries of the FFT's chunks (64 rows), where the graph's shape changes and is
+ * instantiated anew, and between them every step only updates the last graph */
+static void graph_case(void)
+{
+    const case_t c = {"graph", 8, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, 2};
+    double eps[16];
+    double complex rho[32];
+    bands(c.nk, eps, rho);
+    const kbe_spec s = spec_of(&c, eps, rho);
+    kbcu *a = NULL, *b = NULL;
+    CHECK(kbcu_create(&s, drive_E(0.0), drive_U(0.0, c.U), &a) == MCF_OK, "%s",
+          mcf_last_error());
+    CHECK(kbcu_create(&s, drive_E(0.0), drive_U(0.0, c.U), &b) == MCF_OK, "%s",
+          mcf_last_error());
+    if (!a || !b) {
+        kbcu_destroy(a);
+        kbcu_destroy(b);
+        return;
+    }
+    kbcu_set_launch_each(b, 1);
+    for (size_t n = 1; n <= c.steps; n++) {
+        const double t = (double)n * s.dt;
+        CHECK(kbcu_step(a, drive_E(t), drive_U(t, c.U)) == MCF_OK, "%s", mcf_last_error());
+        CHECK(kbcu_step(b, drive_E(t), drive_U(t, c.U)) == MCF_OK, "%s", mcf_last_error());
+    }
+    double complex ga[32], gb[32];
+    size_t differ = 0;
+    for (size_t i = 0; i <= c.steps; i++)
+        for (size_t j = 0; j <= i; j++)
+            for (int lesser = 0; lesser < 2; lesser++) {
+                kbcu_green(a, lesser, i, j, ga);
+                kbcu_green(b, lesser, i, j, gb);
+                differ += memcmp(ga, gb, sizeof ga) != 0;
+            }
+    const size_t inst = kbcu_graph_instantiations(a);
+    printf("graph: %zu steps, %zu graphs instantiated (the rest updated), %zu blocks differ "
+           "from the launches one by one\n", c.steps, inst, differ);
+    CHECK(differ == 0, "graph: %zu blocks differ from the kernels launched one by one", differ);
+    CHECK(inst >= 1 && inst <= c.steps / 10, "graph: %zu instantiations in %zu steps (updates "
+          "in place failing?)", inst, c.steps);
+    CHECK(kbcu_graph_instantiations(b) == 0, "graph: the launches one by one made a graph");
+    kbcu_destroy(a);
+    kbcu_destroy(b);
+}
+
 /* rows 0 .. cut of one propagator into the other, which steps on to the end (order p > 2:
  * a cut before the start block's row 2p - 2 resumes inside it) */
 static void rows_case(int order, size_t steps, size_t cut)
@@ -293,5 +344,6 @@ int main(void)
         run_case(&on[c], 1.5);
     rows_case(4, 100, 40); /* past the start block */
     rows_case(4, 60, 3);   /* inside it */
+    graph_case();
     return check_exit();
 }
