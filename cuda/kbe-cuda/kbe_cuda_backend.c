@@ -1,6 +1,6 @@
 /* kbe_cuda_backend.c — kbe-cuda's propagator (kbe_cuda.h) as the backend (plugins/kbe/
  * kbe_backend.h) of the plugin "kbe-cuda", which is plugins/kbe/kbe_plugin.c built over it:
- * order 2, every k on every process under MPI (no slabs yet). */
+ * orders 2 .. 5, every k on every process under MPI (no slabs yet). */
 #include "kbe_backend.h"
 #include "kbe_cuda.h"
 
@@ -43,7 +43,7 @@ static int gpu_row_read(void *p, size_t n, const void *buf) { return kbcu_row_re
 const kbe_backend kbe_backend_of_plugin = {
     .name = "kbe-cuda",
     .slabs = 0,
-    .max_order = 2,
+    .max_order = KBE_GREGORY_MAX_ORDER,
     .create = gpu_create,
     .destroy = gpu_destroy,
     .step = gpu_step,

@@ -1,7 +1,8 @@
 /* kbe_cuda_device.h — the device half of kbe-cuda (kbe_cuda_step.cu, kbe_cuda_sigma.cu):
  * the two-time storage of G^< and G^> on the GPU and the second-order step of kbe_step.c
- * on it, every array of complex numbers as interleaved doubles (re, im) so that C and CUDA
- * share this header.
+ * on it (kbe_cuda_bdf.cu, kbe_cuda_strip.cu: kbe_bdf.c's step of order p past the start),
+ * every array of complex numbers as interleaved doubles (re, im) so that C and CUDA share
+ * this header.
  * Layouts as plugins/kbe: a block of a time pair is 4 nk values, band pair major, k
  * innermost; the triangle i >= j in row-major order (block i (i + 1) / 2 + j).  The caller
  * (kbe_cuda.c) checks the spec; this file trusts it.  Not part of the SDK. */
@@ -31,6 +32,10 @@ typedef struct kbcu_dev_spec {
     const double *g0l;   /* G^<(0, 0): 4 nk complex, the block layout */
     const double *g0g;   /* G^>(0, 0) */
     double E0, U0;       /* the drive at t_0 */
+    /* order p = 3 .. 5 (kbe_cuda_bdf.cu; 2: none of the rest): the BDF weights a_0 .. a_p
+     * and Gregory's table of kbe_core.c's kbe_order_init (rows n = 0 .. 2p + 1 of 2p + 2) */
+    int order;
+    const double *bdf, *greg;
 } kbcu_dev_spec;
 
 /* Allocates and fills the device state (MCF_ENOMEM / MCF_EDEVICE with the reason). */
@@ -40,6 +45,15 @@ KBCU_API void kbcu_dev_destroy(kbcu_dev *d);
  * (1 + correctors; 1 without interaction), enqueued on the plugin's stream; the corrector
  * residual stays on the device (kbcu_dev_residual). */
 KBCU_API int kbcu_dev_step(kbcu_dev *d, size_t n, double E1, double U1, int passes);
+/* The step of order p > 2 past the start block (n + 1 > 2p - 2; kbe_cuda_bdf.cu, the CPU's
+ * kbe_step_bdf), the same arguments as kbcu_dev_step; rows 0 .. 2p - 2 are the CPU's start
+ * block, put by kbcu_dev_put_row. */
+KBCU_API int kbcu_dev_step_bdf(kbcu_dev *d, size_t n, double E1, double U1, int passes);
+/* The same step captured as one CUDA graph and launched once (kbe_cuda_graph.cu): the same
+ * kernels, arguments and order, so the same numbers; and how many graphs were instantiated
+ * (a step whose launches have the last step's shape only updates the last graph). */
+KBCU_API int kbcu_dev_step_graph(kbcu_dev *d, size_t n, double E1, double U1, int passes);
+KBCU_API size_t kbcu_dev_graph_instantiations(const kbcu_dev *d);
 /* Block (i, j), i >= j, of G^< (lesser) or G^> into out (4 nk complex); waits for the
  * stream. */
 KBCU_API int kbcu_dev_block(kbcu_dev *d, int lesser, size_t i, size_t j, double *out);

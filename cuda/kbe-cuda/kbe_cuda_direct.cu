@@ -149,7 +149,7 @@ k_sigma_direct(int nk, size_t m, const double *U, const cplx *gl, const cplx *gg
     /* the warp's offset in B's window: its last output k0 + DIR_R - 1 reads from
      * kofs - (DIR_R - 1) >= 0; the block's last output kt0 + DIR_TK - 1 from 0 */
     const int kofs = DIR_TK - 1 - DIR_R * warp;
-    const size_t blk = pair_of(m, s) * 4 * (size_t)nk;
+    const size_t blk = line_pair(m, s) * 4 * (size_t)nk; /* (s, m) past m: a line */
     const cplx *A = (lesser ? gl : gg) + blk, *O = (lesser ? gg : gl) + blk;
     const cplx zero = make_cuDoubleComplex(0.0, 0.0);
     cplx(*P)[2][32] = part[warp]; /* each thread touches only its lane's: no barrier */
@@ -206,15 +206,15 @@ k_sigma_direct(int nk, size_t m, const double *U, const cplx *gl, const cplx *gg
                 out[(2 * (1 - g) + o) * nk + k0 + r] = cscale(norm, S[r][o]);
 }
 
-int kbcu_sigma_direct(kbcu_dev *d, size_t m)
+int kbcu_sigma_direct(kbcu_dev *d, size_t m, size_t count, cplx *ol, cplx *og)
 {
     const size_t nk = d->nk, tiles = (nk + DIR_TK - 1) / DIR_TK;
-    if (tiles > 65535 || m >= 0x7fffffff) /* the grid's y and x limits (int indices) */
+    if (tiles > 65535 || count > 0x7fffffff) /* the grid's y and x limits (int indices) */
         return mcf_fail(MCF_EINVAL, "kbe-cuda: the direct self-energy takes nk <= %d and "
                         "rows below 2^31 (nk %zu, row %zu): use the FFT", 65535 * DIR_TK, nk,
                         m);
-    const dim3 grid((unsigned)(m + 1), (unsigned)tiles, 4); /* z: lesser/greater x group */
-    k_sigma_direct<<<grid, DIR_THREADS, 0, mcu_stream()>>>((int)nk, m, d->U, d->gl, d->gg,
-                                                           d->sl, d->sg);
+    const dim3 grid((unsigned)count, (unsigned)tiles, 4); /* z: lesser/greater x group */
+    k_sigma_direct<<<grid, DIR_THREADS, 0, mcu_stream()>>>((int)nk, m, d->U, d->gl, d->gg, ol,
+                                                           og);
     return launched("the self-energy (direct)");
 }

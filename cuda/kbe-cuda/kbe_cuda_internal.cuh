@@ -1,7 +1,7 @@
 /* kbe_cuda_internal.cuh — what kbe_cuda_step.cu (the step), kbe_cuda_sigma.cu and
- * kbe_cuda_direct.cu (second Born's self-energy row) and kbe_cuda_collision.cu (the collision
- * integrals) share: the device state, complex helpers, the block index and the launches'
- * checks.  Not for the plugin or the tests. */
+ * kbe_cuda_direct.cu (second Born's self-energy row), kbe_cuda_collision.cu (the collision
+ * integrals) and kbe_cuda_bdf.cu (order p) share: the device state, complex helpers, the
+ * block index and the launches' checks.  Not for the plugin or the tests. */
 #ifndef MCF_KBE_CUDA_INTERNAL_CUH
 #define MCF_KBE_CUDA_INTERNAL_CUH
 
@@ -22,6 +22,31 @@ typedef cuDoubleComplex cplx;
 #define KBCT_COLS 64
 #define KBCT_K 8
 
+/* order p > 2 (kbe_cuda_bdf.cu): the CPU's weights, passed by value to the kernels (1.2 KB
+ * of parameters, read from the constant bank) */
+#define KBCU_MAX_ORDER 5 /* KBE_GREGORY_MAX_ORDER (kbe_core.h is C, not for nvcc) */
+#define KBCU_GREG_WIDTH (2 * KBCU_MAX_ORDER + 2)
+typedef struct kbcu_tab {
+    int p;                                /* the order; 2: the table is not used */
+    double a[KBCU_MAX_ORDER + 1];         /* BDF: h y' ~ sum_l a_l y_{n-l} */
+    double greg[KBCU_GREG_WIDTH * KBCU_GREG_WIDTH]; /* Gregory's weights, rows of 2p + 2 */
+} kbcu_tab;
+
+/* kbe_greg: Gregory's weight of t_s in int_0^{t_n} (s <= max(n, p - 1)) */
+__host__ __device__ __forceinline__ double greg_w(const kbcu_tab &t, size_t n, size_t s)
+{
+    const size_t p = (size_t)t.p, width = 2 * p + 2;
+    if (n < width)
+        return t.greg[n * width + s];
+    /* past the table the end corrections no longer overlap: the last row's ends, 1 between */
+    const double *last = t.greg + (width - 1) * width;
+    if (s < p)
+        return last[s];
+    if (n - s < p)
+        return last[width - 1 - (n - s)];
+    return 1.0;
+}
+
 struct kbcu_dev {
     kbcu_dev_spec s;
     size_t nk, rows_alloc;   /* rows_alloc: steps + 1 rounded up to KBCU_CHUNK */
@@ -36,6 +61,14 @@ struct kbcu_dev {
     cufftHandle plan;
     int have_plan;
     int stale; /* rows put: the collision integrals' row at t_n not formed yet (2b) */
+    /* order p > 2 (kbe_cuda_bdf.cu): the weights; second Born's Sigma^R(t_{n+1}, t_s) row
+     * and the strip's self-energy Sigma^lg(t_j, t_s), s = 0 .. n + 1 (rows_alloc blocks
+     * each); the local density at a strip point (4) */
+    kbcu_tab tab;
+    cplx *sr, *tl, *tg, *rhoj;
+    cudaGraphExec_t exec;  /* the last step's graph (kbe_cuda_graph.cu), have_exec */
+    int have_exec;
+    size_t instantiations; /* graphs instantiated (the rest updated in place) */
 };
 
 /* ---- complex helpers ---- */
@@ -79,12 +112,30 @@ static inline int launched(const char *what)
 
 /* second Born's row Sigma^lg(t_m, t_s), s = 0 .. m, into d->sl, d->sg (kbe_cuda_sigma.cu) */
 KBCU_API int kbcu_sigma_row(kbcu_dev *d, size_t m);
-/* the same row by the seed's loops (kbe_cuda_direct.cu) */
-KBCU_API int kbcu_sigma_direct(kbcu_dev *d, size_t m);
+/* the line Sigma^lg(t_m, t_s), s = 0 .. count - 1, into ol, og: below the diagonal (s <= m)
+ * the row's pairs, above it Sigma^lg(t_s, t_m) (the pair (s, m) as formed, not yet its
+ * adjoint: the CPU's kbe_sigma_pair(w, s, m)); by cuFFT or the seed's loops as d->s.direct
+ * says (kbe_cuda_sigma.cu) */
+KBCU_API int kbcu_sigma_line(kbcu_dev *d, size_t m, size_t count, cplx *ol, cplx *og);
+/* the line by the seed's loops (kbe_cuda_direct.cu) */
+KBCU_API int kbcu_sigma_direct(kbcu_dev *d, size_t m, size_t count, cplx *ol, cplx *og);
+/* the stored pair of the line entry s of time m: (max, min) */
+__host__ __device__ __forceinline__ size_t line_pair(size_t m, size_t s)
+{
+    return s <= m ? pair_of(m, s) : pair_of(s, m);
+}
+/* rho_loc of row n into rho (4 values; kbe_cuda_step.cu's reduction) and h(t_n) at the drive
+ * E[n], U[n] from rho into h (4 nk, k-major as d->h1) — the step's own kernels */
+KBCU_API int kbcu_local_density(kbcu_dev *d, size_t n, cplx *rho);
+KBCU_API int kbcu_fill_h(kbcu_dev *d, size_t n, const cplx *rho, cplx *h);
 /* the collision integrals I^lg(t_m, t_j), j = 0 .. m, from d->sl, d->sg into il, ig
  * (kbe_cuda_collision.cu), with kbcu_collision_scratch(rows_alloc, nk) complex values of
  * partial sums at d->part */
 KBCU_API int kbcu_collision_row(kbcu_dev *d, size_t m, cplx *il, cplx *ig);
 KBCU_API size_t kbcu_collision_scratch(size_t rows, size_t nk);
+/* order p (kbe_bdf.c's collision_rest for j = 0 .. m - 1): the known part of I^lg(t_m, t_j),
+ * the first integral over s < m, the second whole, by Gregory's weights, into il, ig; the
+ * same tiles (kbe_cuda_collision.cu) */
+KBCU_API int kbcu_collision_rest(kbcu_dev *d, size_t m, cplx *il, cplx *ig);
 
 #endif

@@ -1,22 +1,24 @@
 /* kbe_cuda_sigma.cu — second Born on the GPU: the self-energy's row Sigma^lg(t_m, t_s),
- * s = 0 .. m, by cuFFT (the seed's loops: kbe_cuda_direct.cu; kbe_selfenergy.c says the
- * formula; the collision integrals: kbe_cuda_collision.cu). */
+ * s = 0 .. m (and order p's line of one strip point, which crosses the diagonal: the pairs
+ * (s, m) past m, kbe_bdf.c's sigma_line), by cuFFT (the seed's loops: kbe_cuda_direct.cu;
+ * kbe_selfenergy.c says the formula; the collision integrals: kbe_cuda_collision.cu). */
 #include "kbe_cuda_internal.cuh"
 
 /* the other band */
 __device__ __forceinline__ int ob(int a) { return 1 - a; }
 
 /* the four FFT rows of t_m: A^< = G^<(t_m, t_s) / nk, B^< = -G^>(t_m, t_s)^dagger / nk (that
- * is G^>(t_s, t_m)), A^> = G^>(t_m, t_s) / nk, B^> = -G^<(t_m, t_s)^dagger / nk */
-__global__ void k_sigma_prep(size_t nk, size_t m, const cplx *gl, const cplx *gg, cplx *fa,
-                             cplx *fb, cplx *fc, cplx *fd)
+ * is G^>(t_s, t_m)), A^> = G^>(t_m, t_s) / nk, B^> = -G^<(t_m, t_s)^dagger / nk; entries
+ * s > m of a line (order p > 2) take the pair (s, m) instead (line_pair) */
+__global__ void k_sigma_prep(size_t nk, size_t m, size_t count, const cplx *gl, const cplx *gg,
+                             cplx *fa, cplx *fb, cplx *fc, cplx *fd)
 {
     const size_t bs = 4 * nk, t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (t >= (m + 1) * bs)
+    if (t >= count * bs)
         return;
     const size_t s = t / bs, q = (t / nk) % 4, k = t % nk;
     const size_t qt = q == 1 ? 2 : q == 2 ? 1 : q; /* the transposed band pair */
-    const cplx *bl = gl + pair_of(m, s) * bs, *bg = gg + pair_of(m, s) * bs;
+    const cplx *bl = gl + line_pair(m, s) * bs, *bg = gg + line_pair(m, s) * bs;
     const double dn = (double)nk;
     const cplx al = bl[q * nk + k], ag = bg[q * nk + k];
     const cplx tl = bl[qt * nk + k], tg = bg[qt * nk + k];
@@ -27,11 +29,11 @@ __global__ void k_sigma_prep(size_t nk, size_t m, const cplx *gl, const cplx *gg
 }
 
 /* Sigma(R) = U U' [A_pq(R) A_p'q'(R) B_q'p'(-R) - A_pq'(R) B_q'p'(-R) A_p'q(R)] per (s, R) */
-__global__ void k_sigma_mul(size_t nk, size_t m, const double *U, const cplx *fa,
+__global__ void k_sigma_mul(size_t nk, size_t m, size_t count, const double *U, const cplx *fa,
                             const cplx *fb, const cplx *fc, const cplx *fd, cplx *sl, cplx *sg)
 {
     const size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (t >= (m + 1) * nk)
+    if (t >= count * nk)
         return;
     const size_t s = t / nk, r = t % nk, mr = (nk - r) % nk, bs = 4 * nk;
     const double uu = U[m] * U[s];
@@ -63,24 +65,29 @@ static int fft_rows(kbcu_dev *d, cplx *x, size_t m, int dir)
 /* the self-energy's row at t_m into d->sl, d->sg */
 int kbcu_sigma_row(kbcu_dev *d, size_t m)
 {
+    return kbcu_sigma_line(d, m, m + 1, d->sl, d->sg);
+}
+
+int kbcu_sigma_line(kbcu_dev *d, size_t m, size_t count, cplx *ol, cplx *og)
+{
     cudaStream_t st = mcu_stream();
     const size_t nk = d->nk, bs = 4 * nk;
     if (d->s.direct)
-        return kbcu_sigma_direct(d, m);
-    k_sigma_prep<<<blocks_for((m + 1) * bs), KBCU_THREADS, 0, st>>>(nk, m, d->gl, d->gg, d->fa,
-                                                                    d->fb, d->fc, d->fd);
+        return kbcu_sigma_direct(d, m, count, ol, og);
+    k_sigma_prep<<<blocks_for(count * bs), KBCU_THREADS, 0, st>>>(nk, m, count, d->gl, d->gg,
+                                                                  d->fa, d->fb, d->fc, d->fd);
     int rc = launched("the self-energy's rows");
     cplx *rows[4] = {d->fa, d->fb, d->fc, d->fd};
     for (int q = 0; q < 4 && !rc; q++)
-        rc = fft_rows(d, rows[q], m, CUFFT_INVERSE);
+        rc = fft_rows(d, rows[q], count - 1, CUFFT_INVERSE);
     if (rc)
         return rc;
-    k_sigma_mul<<<blocks_for((m + 1) * nk), KBCU_THREADS, 0, st>>>(nk, m, d->U, d->fa, d->fb,
-                                                                   d->fc, d->fd, d->sl, d->sg);
+    k_sigma_mul<<<blocks_for(count * nk), KBCU_THREADS, 0, st>>>(nk, m, count, d->U, d->fa,
+                                                                 d->fb, d->fc, d->fd, ol, og);
     rc = launched("the self-energy's products");
     if (!rc)
-        rc = fft_rows(d, d->sl, m, CUFFT_FORWARD);
+        rc = fft_rows(d, ol, count - 1, CUFFT_FORWARD);
     if (!rc)
-        rc = fft_rows(d, d->sg, m, CUFFT_FORWARD);
+        rc = fft_rows(d, og, count - 1, CUFFT_FORWARD);
     return rc;
 }

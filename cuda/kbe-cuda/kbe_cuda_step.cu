@@ -12,7 +12,9 @@
  *     once (kbe_cuda_collision.cu: a fixed order, no atomics, the same bits on every run; not
  *     the CPU's order, so the two agree to rounding).
  * The local density is a fixed-order reduction (one warp per band pair), the residual a max.
- * Everything is enqueued on mcu_stream(); nothing waits for the host within a step. */
+ * Everything is enqueued on mcu_stream(); nothing waits for the host within a step.  The step
+ * of order p (kbe_cuda_bdf.cu) borrows the local density and h(t) (kbcu_local_density,
+ * kbcu_fill_h) and the arrays hn, h1, V as its own scratch. */
 #include "kbe_cuda_internal.cuh"
 
 #include <stdlib.h>
@@ -269,6 +271,23 @@ extern "C" int kbcu_dev_create(const kbcu_dev_spec *s, kbcu_dev **out)
                             "fewer steps or k points, or evaluator = kbe");
         }
     }
+    d->tab.p = s->order > 2 ? s->order : 2;
+    for (int l = 0; d->tab.p > 2 && l <= d->tab.p; l++)
+        d->tab.a[l] = s->bdf[l];
+    for (int q = 0; d->tab.p > 2 && q < (2 * d->tab.p + 2) * (2 * d->tab.p + 2); q++)
+        d->tab.greg[q] = s->greg[q];
+    d->s.bdf = d->s.greg = NULL;
+    if (d->tab.p > 2) { /* order p: the strip's local density, second Born's rows */
+        cudaError_t e = cudaMalloc((void **)&d->rhoj, 4 * sizeof(cplx));
+        cplx **r[3] = {&d->sr, &d->tl, &d->tg};
+        for (int q = 0; q < 3 && s->selfenergy == 2 && e == cudaSuccess; q++)
+            e = cudaMalloc((void **)r[q], row * sizeof(cplx));
+        if (e != cudaSuccess) {
+            kbcu_dev_destroy(d);
+            return mcu_fail((int)e, "kbe-cuda", "the rows of order p (Sigma^R, the strip's "
+                            "self-energy)", 3 * row * sizeof(cplx), "fewer steps or k points");
+        }
+    }
     if (s->selfenergy == 2) {
         cplx **r[11] = {&d->sl, &d->sg, &d->il, &d->ig, &d->jl, &d->jg,
                         &d->idiag, &d->fa, &d->fb, &d->fc, &d->fd};
@@ -322,9 +341,11 @@ extern "C" void kbcu_dev_destroy(kbcu_dev *d)
     cudaStreamSynchronize(mcu_stream());
     if (d->have_plan)
         cufftDestroy(d->plan);
+    if (d->have_exec)
+        cudaGraphExecDestroy(d->exec);
     void *p[] = {d->gl, d->gg, d->sl, d->sg, d->il, d->ig, d->jl, d->jg, d->idiag, d->fa,
                  d->fb, d->fc, d->fd, d->part, d->hn, d->h1, d->V, d->rho, d->eps, d->E, d->U,
-                 d->resk, d->res};
+                 d->resk, d->res, d->sr, d->tl, d->tg, d->rhoj};
     for (size_t q = 0; q < sizeof p / sizeof p[0]; q++)
         cudaFree(p[q]);
     free(d);
@@ -389,6 +410,19 @@ extern "C" int kbcu_dev_step(kbcu_dev *d, size_t n, double E1, double U1, int pa
                                                         d->idiag + n1 * bs);
     }
     return launched("a step");
+}
+
+int kbcu_local_density(kbcu_dev *d, size_t n, cplx *rho)
+{
+    k_local_density<<<1, 128, 0, mcu_stream()>>>(d->nk, d->gl + pair_of(n, n) * 4 * d->nk, rho);
+    return launched("the local density");
+}
+
+int kbcu_fill_h(kbcu_dev *d, size_t n, const cplx *rho, cplx *h)
+{
+    k_fill_hn<<<blocks_for(d->nk), KBCU_THREADS, 0, mcu_stream()>>>(d->s, d->eps, rho, d->E,
+                                                                     d->U, n, h);
+    return launched("h(t)");
 }
 
 static int fetch(const cplx *src, size_t count, double *out, const char *what)

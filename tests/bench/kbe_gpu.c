@@ -26,7 +26,10 @@
  * m = steps: its time and bytes — counted as the stored triangle read once (each block of
  * G^< and G^> of rows <= m once, (m + 1)(m + 2)/2 x 2 x 64 Nk bytes: the issue's "each block
  * once per pass"), GB/s and % of copy (goal >= 70%).  A run that does not fit in device
- * memory prints the reason. */
+ * memory prints the reason.
+ * Part 3, per Nk: the first run length (at most 500 steps) with each step one CUDA graph (the
+ * default) and with its kernels launched one by one: the mean wall time a step of each (the
+ * device waited for at the end only), the graph's speedup, the graphs instantiated. */
 #include <complex.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -204,6 +207,41 @@ static void part2(size_t nk, size_t steps, double copy_gbs, int cpu)
     free(b.rho);
 }
 
+/* part 3: the same run with each step as one CUDA graph and with its kernels launched one by
+ * one: the runs' wall times (the device synchronized at the end only) */
+static void part3(size_t nk, size_t steps)
+{
+    bands_t b;
+    if (bands(nk, &b))
+        return;
+    const kbe_spec s = spec_of(nk, steps, &b, KBE_SIGMA_FFT);
+    double t[2] = {NAN, NAN};
+    size_t inst = 0;
+    for (int each = 0; each < 2; each++) {
+        kbcu *w = NULL;
+        if (kbcu_create(&s, field(0.0), 1.0, &w)) {
+            printf("| %zu | %zu | %s | | |\n", nk, steps, mcf_last_error());
+            break;
+        }
+        kbcu_set_launch_each(w, each);
+        double r;
+        const double t0 = now();
+        int rc = MCF_OK;
+        for (size_t i = 1; i <= steps && !rc; i++)
+            rc = kbcu_step(w, field((double)i * s.dt), 1.0);
+        if (!rc)
+            rc = kbcu_corrector_residual(w, &r); /* waits for the device */
+        t[each] = rc ? NAN : now() - t0;
+        if (!each)
+            inst = kbcu_graph_instantiations(w);
+        kbcu_destroy(w);
+    }
+    printf("| %zu | %zu | %.4g ms | %.4g ms | %.2fx | %zu |\n", nk, steps,
+           1e3 * t[0] / (double)steps, 1e3 * t[1] / (double)steps, t[1] / t[0], inst);
+    free(b.eps);
+    free(b.rho);
+}
+
 int main(int argc, char **argv)
 {
     size_t nks[16] = {64, 256, 1024}, n = 3, runs[8] = {500}, nr = 1;
@@ -250,5 +288,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < nr; j++)
             part2(nks[i], runs[j], copy_gbs, cpu);
+    printf("\none CUDA graph a step against the kernels launched one by one (the run above, "
+           "at most 500 steps)\n| Nk | steps | graph: a step | one by one: a step | graph's "
+           "speedup | graphs instantiated |\n|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < n; i++)
+        part3(nks[i], runs[0] < 500 ? runs[0] : 500);
     return 0;
 }

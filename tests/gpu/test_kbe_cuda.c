@@ -6,8 +6,8 @@
  *   Nk = 8 and the mixed-radix Nk = 6 with 2 correctors) and by the seed's loops (Nk = 5,
  *   and Nk = 70 across the GPU kernel's tiles: 8 steps from t = 1.5, the CPU's loops being
  *   O(Nk^3)), a Gaussian pulse and a ramp of U, 200 steps (the loops: 60):
- *   every block G^lg(t_i, t_j), i >= j, of the run, the energies at every 20th step and
- *   the last corrector residual.
+ *   every block G^lg(t_i, t_j), i >= j, of the run, the energies at every 20th step (and at
+ *   step 2p - 2, the end of order p's start block) and the last corrector residual.
  *
  * Both sides do the same operations per value (the collision integrals' sums over s in
  * another fixed order: kbe_cuda_collision.cu's tiles; the seed's loops regrouped:
@@ -19,16 +19,27 @@
  * (measured: see the printout).  A kernel that drops, repeats or misplaces one term of a
  * sum changes blocks by O(dt) = 2e-2 and fails.
  *
+ * A step as one CUDA graph (the default, kbe_cuda_graph.cu) against its kernels launched one
+ * by one: every block the same bits.
+ *
  * Checkpoint rows (kbe_rows.c's record): a second-Born run of the CPU stopped at step 80,
  * its rows read by kbe-cuda, which steps on to 200; and the reverse (kbe-cuda's rows read by
  * the CPU's propagator) — each against the unbroken run of the other, to the same 1e-12.
  *
- * Without a device: the refusals (order 3, a given self-energy, a bad spec — before any
+ * Orders 3 .. 5 (BDF and Gregory, kbe_bdf.c): the same comparison for Hartree-Fock and
+ * second Born by FFT at each order, no interaction and the seed's loops at order 4, second
+ * Born at each order from t = 1.5 (U on from the start: the integrals' start weights), and the
+ * rows at order 4 cut past the start block (row 6) and inside it (row 3: kbe-cuda's start
+ * is the CPU's kbe, which reads the rows too).  The start block is the CPU's own, so rows
+ * 0 .. 2p - 2 agree to the bit; the steps past it carry the device's rounding as above.
+ *
+ * Without a device: the refusals (order 6, a given self-energy, a bad spec — before any
  * device call) are checked, then "skipped: no device" and 77. */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "kbe_core.h"
@@ -44,6 +55,7 @@ typedef struct {
     kbe_sigma_method method;
     int correctors;
     double U;
+    int order; /* 0: 2 */
 } case_t;
 
 static double drive_E(double t)
@@ -73,7 +85,7 @@ static kbe_spec spec_of(const case_t *c, const double *eps, const double complex
     s.dt = 0.02;
     s.steps = c->steps;
     s.correctors = c->correctors;
-    s.order = 2;
+    s.order = c->order ? c->order : 2;
     s.selfenergy = c->se;
     s.sigma_method = c->method;
     return s;
@@ -84,11 +96,11 @@ static void refusals(void)
     double eps[8];
     double complex rho[16];
     bands(4, eps, rho);
-    const case_t c = {"refusal", 4, 10, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 0.5};
+    const case_t c = {"refusal", 4, 10, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 0.5, 2};
     kbe_spec s = spec_of(&c, eps, rho);
     kbcu *w = NULL;
-    s.order = 3;
-    CHECK(kbcu_create(&s, 0.0, 0.0, &w) == MCF_EINVAL && !w, "order 3 accepted");
+    s.order = 6;
+    CHECK(kbcu_create(&s, 0.0, 0.0, &w) == MCF_EINVAL && !w, "order 6 accepted");
     printf("refused: %s\n", mcf_last_error());
     s.order = 2;
     s.dt = -1.0;
@@ -139,7 +151,7 @@ static void run_case(const case_t *c, double t0)
         const double t = t0 + (double)n * s.dt;
         CHECK(kbe_step(cpu, drive_E(t), drive_U(t, c->U)) == MCF_OK, "%s", mcf_last_error());
         CHECK(kbcu_step(gpu, drive_E(t), drive_U(t, c->U)) == MCF_OK, "%s", mcf_last_error());
-        if (n % 20 && n != steps)
+        if (n % 20 && n != steps && n != 2 * (size_t)s.order - 2) /* and the start's end */
             continue;
         double a[3], b[3];
         kbe_energies(cpu, n, &a[0], &a[1], &a[2]);
@@ -173,11 +185,59 @@ static void run_case(const case_t *c, double t0)
     free(rho);
 }
 
-/* rows 0 .. cut of one propagator into the other, which steps on to the end */
-static void rows_case(void)
+/* a step as one CUDA graph (the default) against its kernels launched one by one: the same
+ * kernels, arguments and order, so every block of G the same bits; 200 steps cross three
+ * boundaries of the FFT's chunks (64 rows), where the graph's shape changes and is
+ * instantiated anew, and between them every step only updates the last graph */
+static void graph_case(void)
 {
-    const case_t c = {"rows", 8, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0};
-    const size_t nk = c.nk, cut = 80;
+    const case_t c = {"graph", 8, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, 2};
+    double eps[16];
+    double complex rho[32];
+    bands(c.nk, eps, rho);
+    const kbe_spec s = spec_of(&c, eps, rho);
+    kbcu *a = NULL, *b = NULL;
+    CHECK(kbcu_create(&s, drive_E(0.0), drive_U(0.0, c.U), &a) == MCF_OK, "%s",
+          mcf_last_error());
+    CHECK(kbcu_create(&s, drive_E(0.0), drive_U(0.0, c.U), &b) == MCF_OK, "%s",
+          mcf_last_error());
+    if (!a || !b) {
+        kbcu_destroy(a);
+        kbcu_destroy(b);
+        return;
+    }
+    kbcu_set_launch_each(b, 1);
+    for (size_t n = 1; n <= c.steps; n++) {
+        const double t = (double)n * s.dt;
+        CHECK(kbcu_step(a, drive_E(t), drive_U(t, c.U)) == MCF_OK, "%s", mcf_last_error());
+        CHECK(kbcu_step(b, drive_E(t), drive_U(t, c.U)) == MCF_OK, "%s", mcf_last_error());
+    }
+    double complex ga[32], gb[32];
+    size_t differ = 0;
+    for (size_t i = 0; i <= c.steps; i++)
+        for (size_t j = 0; j <= i; j++)
+            for (int lesser = 0; lesser < 2; lesser++) {
+                kbcu_green(a, lesser, i, j, ga);
+                kbcu_green(b, lesser, i, j, gb);
+                differ += memcmp(ga, gb, sizeof ga) != 0;
+            }
+    const size_t inst = kbcu_graph_instantiations(a);
+    printf("graph: %zu steps, %zu graphs instantiated (the rest updated), %zu blocks differ "
+           "from the launches one by one\n", c.steps, inst, differ);
+    CHECK(differ == 0, "graph: %zu blocks differ from the kernels launched one by one", differ);
+    CHECK(inst >= 1 && inst <= c.steps / 10, "graph: %zu instantiations in %zu steps (updates "
+          "in place failing?)", inst, c.steps);
+    CHECK(kbcu_graph_instantiations(b) == 0, "graph: the launches one by one made a graph");
+    kbcu_destroy(a);
+    kbcu_destroy(b);
+}
+
+/* rows 0 .. cut of one propagator into the other, which steps on to the end (order p > 2:
+ * a cut before the start block's row 2p - 2 resumes inside it) */
+static void rows_case(int order, size_t steps, size_t cut)
+{
+    const case_t c = {"rows", 8, steps, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, order};
+    const size_t nk = c.nk;
     double eps[16];
     double complex rho[32];
     bands(nk, eps, rho);
@@ -217,8 +277,8 @@ static void rows_case(void)
     double d1, m1, d2, m2;
     compare(cpu, gpu2, c.steps, nk, &d1, &m1);
     compare(cpu2, gpu, c.steps, nk, &d2, &m2);
-    printf("rows: CPU's rows to %zu, then kbe-cuda: %.2e of %.3f; kbe-cuda's rows, then the "
-           "CPU: %.2e of %.3f\n", cut, d1, m1, d2, m2);
+    printf("rows, order %d: CPU's rows to %zu, then kbe-cuda: %.2e of %.3f; kbe-cuda's rows, "
+           "then the CPU: %.2e of %.3f\n", order, cut, d1, m1, d2, m2);
     CHECK(d1 <= 1e-12 * m1 && d2 <= 1e-12 * m2, "resumed across propagators: %.3e, %.3e", d1,
           d2);
     free(buf);
@@ -238,11 +298,12 @@ int main(void)
     }
     printf("device: %s\n", why);
     const case_t cases[] = {
-        {"no interaction", 8, 200, KBE_SELFENERGY_NONE, KBE_SIGMA_FFT, 0, 0.0},
-        {"Hartree-Fock", 8, 200, KBE_SELFENERGY_HF, KBE_SIGMA_FFT, 2, 1.0},
-        {"second Born, FFT", 8, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0},
-        {"second Born, FFT, Nk = 6", 6, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 2, 1.5},
-        {"second Born, the seed's loops", 5, 60, KBE_SELFENERGY_2B, KBE_SIGMA_DIRECT, 1, 1.0},
+        {"no interaction", 8, 200, KBE_SELFENERGY_NONE, KBE_SIGMA_FFT, 0, 0.0, 2},
+        {"Hartree-Fock", 8, 200, KBE_SELFENERGY_HF, KBE_SIGMA_FFT, 2, 1.0, 2},
+        {"second Born, FFT", 8, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, 2},
+        {"second Born, FFT, Nk = 6", 6, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 2, 1.5, 2},
+        {"second Born, the seed's loops", 5, 60, KBE_SELFENERGY_2B, KBE_SIGMA_DIRECT, 1, 1.0,
+         2},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         run_case(&cases[c], 0.0);
@@ -251,8 +312,39 @@ int main(void)
      * and warps past Nk); 8 steps (the CPU's O(Nk^3)) from t = 1.5, inside the pulse with U
      * on, so that every band pair of Sigma is far from 0 */
     const case_t tiles = {"second Born, the seed's loops, Nk = 70", 70, 8, KBE_SELFENERGY_2B,
-                          KBE_SIGMA_DIRECT, 1, 1.0};
+                          KBE_SIGMA_DIRECT, 1, 1.0, 2};
     run_case(&tiles, 1.5);
-    rows_case();
+    rows_case(2, 200, 80);
+    /* orders 3 .. 5: the start block (the CPU's kbe inside kbe-cuda) and the device's steps
+     * past it (kbe_cuda_bdf.cu); second Born shorter (the CPU's step of order p costs more) */
+    const case_t bdf[] = {
+        {"order 3, Hartree-Fock", 8, 200, KBE_SELFENERGY_HF, KBE_SIGMA_FFT, 2, 1.0, 3},
+        {"order 3, second Born, FFT", 8, 120, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, 3},
+        {"order 4, Hartree-Fock", 8, 200, KBE_SELFENERGY_HF, KBE_SIGMA_FFT, 2, 1.0, 4},
+        {"order 4, second Born, FFT", 8, 120, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, 4},
+        {"order 4, no interaction", 8, 200, KBE_SELFENERGY_NONE, KBE_SIGMA_FFT, 0, 0.0, 4},
+        {"order 5, Hartree-Fock", 8, 200, KBE_SELFENERGY_HF, KBE_SIGMA_FFT, 2, 1.0, 5},
+        {"order 5, second Born, FFT, Nk = 6", 6, 120, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 2, 1.5,
+         5},
+        {"order 4, second Born, the seed's loops", 5, 60, KBE_SELFENERGY_2B, KBE_SIGMA_DIRECT, 1,
+         1.0, 4},
+    };
+    for (size_t c = 0; c < sizeof bdf / sizeof bdf[0]; c++)
+        run_case(&bdf[c], 0.0);
+    /* from t = 1.5, U on from the first step: the collision integrals' points next to t_0 (the
+     * start weights of rows j < p - 1, kbe_cuda_collision.cu's k_collision_start) are far
+     * from 0 here, not O(U(dt)) as under the ramp */
+    const case_t on[] = {
+        {"order 3, second Born, FFT, Nk = 6, U on", 6, 60, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 2,
+         1.5, 3},
+        {"order 4, second Born, FFT, U on", 8, 60, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, 4},
+        {"order 5, second Born, the seed's loops, U on", 5, 40, KBE_SELFENERGY_2B,
+         KBE_SIGMA_DIRECT, 1, 1.0, 5},
+    };
+    for (size_t c = 0; c < sizeof on / sizeof on[0]; c++)
+        run_case(&on[c], 1.5);
+    rows_case(4, 100, 40); /* past the start block */
+    rows_case(4, 60, 3);   /* inside it */
+    graph_case();
     return check_exit();
 }
