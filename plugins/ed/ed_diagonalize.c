@@ -1,5 +1,6 @@
 /* ed_diagonalize.c — the diagonalization of the ed evaluator (the dense Hamiltonian and
- * GSL's Hermitian or real symmetric solvers, as ed.c's Method says) and the cache of its
+ * GSL's Hermitian or real symmetric solvers, as ed.c's Method says, but ed_eigen.c's for a
+ * complex Hermitian matrix with eigenvectors) and the cache of its
  * spectrum that every op reads.  What is computed from the spectrum is ed_spectra.c's and
  * ed_thermodynamics.c's.
  *
@@ -20,8 +21,10 @@
  * eigenvectors are asked for.
  * Time: GSL's solvers are unblocked and stride through memory when they accumulate
  * eigenvectors; measured on one core of the development machine: dim 1024, complex,
- * eigenvalues 0.9 s, with eigenvectors 52 s (real symmetric: 13 s); dim 2048 complex with
- * eigenvectors 426 s.  So dimensions beyond ~1000 are for patient reference runs only.
+ * eigenvalues 0.9 s, with eigenvectors 52 s by GSL (real symmetric: 13 s); dim 2048 complex
+ * with eigenvectors 426 s by GSL.  ed_eigen.c's complex solver with eigenvectors is 9-22x
+ * faster from dim 16 to 256 (tests/unit/test_ed_eigen.c).  Dimensions beyond ~1000 are for
+ * patient reference runs.
  * GSL's own workspaces are O(dim) and allocated last; GSL's default error handler would
  * abort on their allocation failure, like any GSL allocation. */
 #include "ed_internal.h"
@@ -54,15 +57,9 @@ int ed_eigen_complex(double *mat, double *vec, size_t n, double *eval, double *w
     gsl_matrix_complex_view A = gsl_matrix_complex_view_array(mat, n, n);
     gsl_vector_view ev = gsl_vector_view_array(eval, n);
     int status;
-    if (vec) {
-        gsl_matrix_complex_view Z = gsl_matrix_complex_view_array(vec, n, n);
-        gsl_eigen_hermv_workspace *ws = gsl_eigen_hermv_alloc(n);
-        if (!ws)
-            return GSL_ENOMEM;
-        status = gsl_eigen_hermv(&A.matrix, &ev.vector, &Z.matrix, ws);
-        gsl_eigen_hermv_free(ws);
-        if (!status)
-            status = gsl_eigen_hermv_sort(&ev.vector, &Z.matrix, GSL_EIGEN_SORT_VAL_ASC);
+    if (vec) { /* ed_eigen.c's solver: GSL's hermv is 9-22x slower (ed_eigen.c says why) */
+        const int rc = ed_eigen_hermitian(mat, vec, n, eval);
+        status = rc == 0 ? GSL_SUCCESS : rc < 0 ? GSL_ENOMEM : GSL_EMAXITER;
         if (!status)
             for (size_t q = 0; q < n * n; q++)
                 weight[q] = vec[2 * q] * vec[2 * q] + vec[2 * q + 1] * vec[2 * q + 1];

@@ -57,6 +57,13 @@ int ed_eigen_complex(double *mat, double *vec, size_t n, double *eval, double *w
 int ed_eigen_real(double *mat, double *vec, size_t n, double *eval, double *weight,
                   gsl_eigen_symm_workspace *sw);
 
+/* ---- ed_eigen.c ----------------------------------------------------------------------- */
+
+/* The eigenpairs of the complex Hermitian a (n x n, 2 n^2 interleaved, both triangles,
+ * destroyed): eval ascending, z[2 (r n + k)] (+ 1) = psi_k(r) (z NULL: eigenvalues only).
+ * 0; 1 when the QL iteration did not converge; -1 out of memory. */
+int ed_eigen_hermitian(double *a, double *z, size_t n, double *eval);
+
 /* ---- ed_spectra.c -------------------------------------------------------------------- */
 
 /* The DOS of w on its grid into out (points values). */
