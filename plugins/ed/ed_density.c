@@ -1,9 +1,9 @@
 /* ed_density.c — the density matrix of the ed evaluator (mcf/fermion.h's density_matrix,
  * mcf 1.1): rho = f(H) = sum_k f(eps_k) |psi_k><psi_k| from the eigenvectors of the dense
  * Hamiltonian, on the diagonal and on every occupied slot of its table, exactly (errors 0,
- * truncation 0).  Cost per workspace: one diagonalization with eigenvectors (O(dim^3), GSL's
- * hermv, or symmv when every amplitude is real: ed_diagonalize.c's solvers) and dim per
- * entry of the table; 7 dim^2 doubles while it runs, nothing kept.  Workspaces of a batch
+ * truncation 0).  Cost per workspace: one diagonalization with eigenvectors (O(dim^3),
+ * ed_eigen.c's complex solver, or GSL's symmv when every amplitude is real:
+ * ed_diagonalize.c's solvers) and dim per entry of the table; 7 dim^2 doubles while it runs, nothing kept.  Workspaces of a batch
  * run on OpenMP threads, each by one thread in a fixed order: the same bits for any batch
  * or thread count. */
 #include "ed_internal.h"
@@ -41,7 +41,7 @@ static int eigenpairs_in(const mcf_hamiltonian *h, double *mat, double *vec, dou
     const size_t n = h->dim;
     mcf_hamiltonian_dense(h, mat);
     if (has_imaginary(h))
-        return ed_eigen_complex(mat, vec, n, eval, weight, NULL);
+        return ed_eigen_complex(mat, vec, n, eval, weight);
     const int status = ed_eigen_real(mat, vec, n, eval, weight, NULL);
     for (size_t q = n * n; q-- > 0;) { /* the real vectors (packed) to complex, from the end */
         vec[2 * q] = vec[q];

@@ -12,8 +12,8 @@
  * tests/unit/test_ed_eigen.c's printout), and the test holds this solver to GSL's
  * eigenvalues and to the residual and orthonormality a backward-stable method guarantees.
  *
- * Layout as ed_diagonalize.c's: a[2 (i n + j)] (re) and [... + 1] (im) = A_ij, all of A
- * (both triangles), destroyed; z the same layout, z_rk = psi_k(r) on return (z NULL: the
+ * Layout as ed_diagonalize.c's: a[2 (i n + j)] (re) and [... + 1] (im) = A_ij, the lower
+ * triangle read (the upper ignored), destroyed; z the same layout, z_rk = psi_k(r) on return (z NULL: the
  * eigenvalues only, neither Q nor the rotations formed); eval ascending.
  * Returns 0, or 1 when the QL iteration did not converge (60 sweeps of one eigenvalue). */
 #include "ed_internal.h"
@@ -23,6 +23,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* a b without C's checks for infinities (GCC and clang call __muldc3 for them: ~5x slower);
+ * the matrices here are finite (ed_diagonalize.c checks the Hamiltonian first) */
+static inline double complex mul(double complex a, double complex b)
+{
+    return CMPLX(creal(a) * creal(b) - cimag(a) * cimag(b),
+                 creal(a) * cimag(b) + cimag(a) * creal(b));
+}
 
 /* the reduction A = Q T Q^dagger, T tridiagonal with real diagonal d and complex
  * subdiagonal sub[k] = T_{k+1,k}; Q into q (n x n), v (n complex) scratch */
@@ -48,24 +56,33 @@ static void householder(double complex *A, double complex *q, double *d, double 
         x[0] -= alpha; /* v = x - alpha e_1; |v|^2 = 2 (sigma + |x_0| norm) */
         const double beta = 1.0 / (sigma + ax0 * norm); /* H = I - beta v v^dagger */
         beta_of[k] = beta;
-        /* p = beta B v, K = beta / 2 v^dagger p, w = p - K v, B -= v w^dagger + w v^dagger */
-        double complex K = 0.0;
+        /* p = beta B v, K = beta / 2 v^dagger p, w = p - K v, B -= v w^dagger + w v^dagger:
+         * B's lower triangle only (B is Hermitian; the upper is never read again) */
+        for (size_t i = 0; i < m; i++)
+            p[i] = 0.0;
         for (size_t i = 0; i < m; i++) {
             const double complex *row = A + (k + 1 + i) * n + k + 1;
+            const double complex xi = x[i];
             double complex s = 0.0;
-            for (size_t j = 0; j < m; j++)
-                s += row[j] * x[j];
-            p[i] = beta * s;
-            K += conj(x[i]) * p[i];
+            for (size_t j = 0; j < i; j++) {
+                s += mul(row[j], x[j]);
+                p[j] += mul(conj(row[j]), xi);
+            }
+            p[i] += s + creal(row[i]) * xi;
+        }
+        double complex K = 0.0;
+        for (size_t i = 0; i < m; i++) {
+            p[i] *= beta;
+            K += mul(conj(x[i]), p[i]);
         }
         K *= 0.5 * beta;
         for (size_t i = 0; i < m; i++)
-            p[i] -= K * x[i];
+            p[i] -= mul(K, x[i]);
         for (size_t i = 0; i < m; i++) {
             double complex *row = A + (k + 1 + i) * n + k + 1;
             const double complex vi = x[i], wi = p[i];
-            for (size_t j = 0; j < m; j++)
-                row[j] -= vi * conj(p[j]) + wi * conj(x[j]);
+            for (size_t j = 0; j <= i; j++)
+                row[j] -= mul(vi, conj(p[j])) + mul(wi, conj(x[j]));
         }
         sub[k] = alpha;
         for (size_t i = 0; i < m; i++) /* keep v for Q: column k below the diagonal */
@@ -94,13 +111,13 @@ static void householder(double complex *A, double complex *q, double *d, double 
         for (size_t i = 0; i < m; i++) {
             const double complex cv = conj(v[i]), *row = q + (k + 1 + i) * n;
             for (size_t j = k + 1; j < n; j++)
-                p[j] += cv * row[j];
+                p[j] += mul(cv, row[j]);
         }
         for (size_t i = 0; i < m; i++) {
             const double complex bv = beta_of[k] * v[i];
             double complex *row = q + (k + 1 + i) * n;
             for (size_t j = k + 1; j < n; j++)
-                row[j] -= bv * p[j];
+                row[j] -= mul(bv, p[j]);
         }
     }
 }
@@ -181,9 +198,9 @@ int ed_eigen_hermitian(double *a, double *z, size_t n, double *eval)
         const double as = cabs(sub[k]);
         e[k] = as;
         if (as > 0.0)
-            ph *= sub[k] / as;
+            ph = mul(ph, sub[k] / as);
         for (size_t r = 0; Z && r < n; r++)
-            Z[r * n + k + 1] *= ph;
+            Z[r * n + k + 1] = mul(Z[r * n + k + 1], ph);
     }
     e[n - 1] = 0.0;
     double complex *Zt = Z ? A : NULL; /* A is spent: it holds W transposed */
