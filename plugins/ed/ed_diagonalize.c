@@ -50,16 +50,41 @@ static int ed_is_real(const mcf_hamiltonian *h)
 /* Complex Hermitian: mat (2 n^2, interleaved, its lower triangle read, destroyed) -> eval
  * ascending and, when vec (2 n^2 scratch) is not NULL, weight[r * n + k] = |psi_k(r)|^2, by
  * ed_eigen.c's solver (GSL's hermv is 9-22x slower with eigenvectors, ed_eigen.c says why;
- * one solver for both calls, so that a spectrum has the same bits with or without vectors).
- * A GSL status. */
-int ed_eigen_complex(double *mat, double *vec, size_t n, double *eval, double *weight)
+ * one solver for both calls, so that a spectrum has the same bits with or without vectors),
+ * or with gsl by GSL's hermv / herm (eigensolver = gsl: the bits of ed before, which
+ * tests/abi's frozen ed still has).  A GSL status. */
+int ed_eigen_complex(double *mat, double *vec, size_t n, double *eval, double *weight,
+                     int gsl)
 {
-    const int rc = ed_eigen_hermitian(mat, vec, n, eval);
-    if (rc)
-        return rc < 0 ? GSL_ENOMEM : GSL_EMAXITER;
-    for (size_t q = 0; vec && q < n * n; q++)
+    int status = GSL_SUCCESS;
+    if (!gsl) {
+        const int rc = ed_eigen_hermitian(mat, vec, n, eval);
+        status = rc == 0 ? GSL_SUCCESS : rc < 0 ? GSL_ENOMEM : GSL_EMAXITER;
+    } else {
+        gsl_matrix_complex_view A = gsl_matrix_complex_view_array(mat, n, n);
+        gsl_vector_view ev = gsl_vector_view_array(eval, n);
+        if (vec) {
+            gsl_matrix_complex_view Z = gsl_matrix_complex_view_array(vec, n, n);
+            gsl_eigen_hermv_workspace *ws = gsl_eigen_hermv_alloc(n);
+            if (!ws)
+                return GSL_ENOMEM;
+            status = gsl_eigen_hermv(&A.matrix, &ev.vector, &Z.matrix, ws);
+            gsl_eigen_hermv_free(ws);
+            if (!status)
+                status = gsl_eigen_hermv_sort(&ev.vector, &Z.matrix, GSL_EIGEN_SORT_VAL_ASC);
+        } else {
+            gsl_eigen_herm_workspace *ws = gsl_eigen_herm_alloc(n);
+            if (!ws)
+                return GSL_ENOMEM;
+            status = gsl_eigen_herm(&A.matrix, &ev.vector, ws);
+            gsl_eigen_herm_free(ws);
+            if (!status)
+                gsl_sort_vector(&ev.vector);
+        }
+    }
+    for (size_t q = 0; !status && vec && q < n * n; q++)
         weight[q] = vec[2 * q] * vec[2 * q] + vec[2 * q + 1] * vec[2 * q + 1];
-    return GSL_SUCCESS;
+    return status;
 }
 
 /* Real symmetric (every imaginary part zero), the common case (Anderson, Holstein, ...):
@@ -135,7 +160,7 @@ int ed_diagonalize(ed_ws *w, int need_vec)
     mcf_hamiltonian_dense(h, mat);
     const int status = ed_is_real(h)
                            ? ed_eigen_real(mat, vec, n, w->eval, w->weight, w->symm_ws)
-                           : ed_eigen_complex(mat, vec, n, w->eval, w->weight);
+                           : ed_eigen_complex(mat, vec, n, w->eval, w->weight, w->gsl_complex);
     if (mat != w->dense)
         free(mat);
     free(vec);

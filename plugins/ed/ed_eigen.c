@@ -13,8 +13,8 @@
  * eigenvalues and to the residual and orthonormality a backward-stable method guarantees.
  *
  * Layout as ed_diagonalize.c's: a[2 (i n + j)] (re) and [... + 1] (im) = A_ij, the lower
- * triangle read (the upper ignored), destroyed; z the same layout, z_rk = psi_k(r) on return (z NULL: the
- * eigenvalues only, neither Q nor the rotations formed); eval ascending.
+ * triangle read (the upper ignored), destroyed; z the same layout, z_rk = psi_k(r) on return
+ * (z NULL: the eigenvalues only, neither Q nor the rotations formed); eval ascending.
  * Returns 0, or 1 when the QL iteration did not converge (60 sweeps of one eigenvalue). */
 #include "ed_internal.h"
 

@@ -164,7 +164,7 @@ int ed_delta_one(ed_ws *w, const mcf_change *c, double T, double mu, double *dS)
             real = m[2 * (i * n + j) + 1] == 0.0;
     }
     const int status = real ? ed_eigen_real(m, NULL, n, w->eval2, NULL, w->symm_ws)
-                            : ed_eigen_complex(m, NULL, n, w->eval2, NULL);
+                            : ed_eigen_complex(m, NULL, n, w->eval2, NULL, w->gsl_complex);
     if (status)
         return mcf_fail(MCF_EINTERNAL, "ed: change_action: the GSL eigensolver failed for H + "
                         "Delta of dimension %zu: %s", n, gsl_strerror(status));
