@@ -2,10 +2,11 @@
  * evaluator (kpm, kpm-cuda) is checked against, usable for small lattices.
  *
  * Method.  The dense Hermitian matrix of the Hamiltonian (mcf_hamiltonian_dense) is
- * diagonalized by ed_eigen.c's Householder + QL solver (eigenvalues eps_k and eigenvectors
- * psi_k, or eigenvalues only; GSL's gsl_eigen_hermv is 9-22x slower), or, when every
- * amplitude is real, by GSL's real symmetric solvers gsl_eigen_symmv / gsl_eigen_symm, and
- * every answer
+ * diagonalized with GSL (gsl_eigen_hermv: eigenvalues eps_k and eigenvectors psi_k, or
+ * gsl_eigen_herm when only eigenvalues are needed), or with eigensolver = householder by
+ * ed_eigen.c's Householder + QL solver (9-22x faster with eigenvectors, other rounding);
+ * when every amplitude is real, by GSL's real symmetric solvers gsl_eigen_symmv /
+ * gsl_eigen_symm, and every answer
  * is an exact sum over the spectrum, with each delta function broadened:
  *
  *   DOS       rho(E)    = (1/dim) sum_k g(E - eps_k)
@@ -52,11 +53,13 @@ static const mcf_param_spec ed_params[] = {
      .doc = "largest Hamiltonian dimension accepted (time grows as dim^3; memory 8 dim^2 bytes per "
      "workspace, 32 dim^2 bytes more while diagonalizing, 16 dim^2 bytes kept once "
      "delta_action was used)"},
-    {"eigensolver", MCF_PARAM_CHOICE, "householder", MCF_PARAM_NO_SCAN, 0, 0, "householder|gsl",
-     .doc = "the solver of complex Hermitian matrices: householder (ed_eigen.c: Householder "
-     "reduction and implicit QL, 9-22x faster than GSL's with eigenvectors) or gsl "
-     "(gsl_eigen_hermv / herm: the bits of ed before mcf 1.x's session 11; real symmetric "
-     "matrices always go to GSL's symmv / symm)"},
+    {"eigensolver", MCF_PARAM_CHOICE, "gsl", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
+     "gsl|householder",
+     .doc = "the solver of complex Hermitian matrices: gsl (gsl_eigen_hermv / herm, the "
+     "default: the bits every earlier run and checkpoint of ed has) or householder "
+     "(plugins/ed/ed_eigen.c: Householder reduction and implicit QL, 9-22x faster with "
+     "eigenvectors at dimensions 16-256, other rounding); real symmetric matrices always "
+     "go to GSL's symmv / symm"},
     {0}};
 
 /* ---- workspace -------------------------------------------------------------------- */
@@ -110,7 +113,7 @@ static int ed_create(const mcf_params *params, const mcf_hamiltonian *h, void **
     w->dim = h->dim;
     w->points = (size_t)points;
     w->sigma = sigma;
-    w->gsl_complex = solver == 1;
+    w->gsl_complex = solver == 0;
     w->eval = malloc(w->dim * sizeof *w->eval);
     w->grid = malloc(w->points * sizeof *w->grid);
     if (!w->eval || !w->grid) {

@@ -15,8 +15,7 @@
 #      (kill_lineage.sh; the tuning is in the checkpoint);
 #  (d) a number keeps the old bits: the run of tests/cli/data/hmc_dt_number.tsv (made by
 #      mcf before hmc_dt = auto existed, commit 4b31054) gives the same rows, whatever
-#      hmc_length and hmc_acceptance say (with ed's eigensolver = gsl, the arithmetic of
-#      then); a bad hmc_dt is refused naming the key;
+#      hmc_length and hmc_acceptance say; a bad hmc_dt is refused naming the key;
 #  (e) thermalize = 0 with auto: the start guess and one warning.
 # usage: test_hmc_dt.sh MCF SCRATCH
 set -u
@@ -131,10 +130,6 @@ hmc_steps = 10
 hmc_dt = 0.1
 hmc_length = 3
 hmc_acceptance = 0.5" > d.ini
-# the file's bits are those of GSL's complex eigensolver, which ed used then; today's default
-# (ed_eigen.c) rounds otherwise, and an accept/reject decision turned by the last bit makes
-# every later number differ: eigensolver = gsl keeps the old arithmetic for this check
-printf '[evaluator]\neigensolver = gsl\n' >> d.ini
 if "$mcf" run d.ini --no-plots > d.txt 2>&1 &&
     grep -v '^#' d.out/results.tsv | cmp -s - "$here/data/hmc_dt_number.tsv"; then
     ok "(d) hmc_dt = 0.1: results.tsv's rows are those of mcf before auto"
