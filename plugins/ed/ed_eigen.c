@@ -28,8 +28,13 @@
  * the matrices here are finite (ed_diagonalize.c checks the Hamiltonian first) */
 static inline double complex mul(double complex a, double complex b)
 {
-    return CMPLX(creal(a) * creal(b) - cimag(a) * cimag(b),
-                 creal(a) * cimag(b) + cimag(a) * creal(b));
+    union { /* C99 has no CMPLX: the two parts set directly (C99 6.2.5: a double[2]) */
+        double complex z;
+        double part[2];
+    } r;
+    r.part[0] = creal(a) * creal(b) - cimag(a) * cimag(b);
+    r.part[1] = creal(a) * cimag(b) + cimag(a) * creal(b);
+    return r.z;
 }
 
 /* the reduction A = Q T Q^dagger, T tridiagonal with real diagonal d and complex
