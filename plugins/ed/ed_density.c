@@ -1,11 +1,11 @@
 /* ed_density.c — the density matrix of the ed evaluator (mcf/fermion.h's density_matrix,
  * mcf 1.1): rho = f(H) = sum_k f(eps_k) |psi_k><psi_k| from the eigenvectors of the dense
  * Hamiltonian, on the diagonal and on every occupied slot of its table, exactly (errors 0,
- * truncation 0).  Cost per workspace: one diagonalization with eigenvectors (O(dim^3), GSL's
- * hermv, or symmv when every amplitude is real: ed_diagonalize.c's solvers) and dim per
- * entry of the table; 7 dim^2 doubles while it runs, nothing kept.  Workspaces of a batch
- * run on OpenMP threads, each by one thread in a fixed order: the same bits for any batch
- * or thread count. */
+ * truncation 0).  Cost per workspace: one diagonalization with eigenvectors (O(dim^3),
+ * ed_eigen.c's complex solver, or GSL's symmv when every amplitude is real:
+ * ed_diagonalize.c's solvers) and dim per entry of the table; 7 dim^2 doubles while it
+ * runs, nothing kept.  Workspaces of a batch run on OpenMP threads, each by one thread in a
+ * fixed order: the same bits for any batch or thread count. */
 #include "ed_internal.h"
 
 #include <math.h>
@@ -33,15 +33,16 @@ static int has_imaginary(const mcf_hamiltonian *h)
     return 0;
 }
 
-/* the eigenpairs of h by ed_diagonalize.c's solvers: eval ascending, vec[2 (r n + k)] (re)
- * and [... + 1] (im) = psi_k(r); mat (2 n^2) and weight (n^2) are scratch.  A GSL status. */
-static int eigenpairs_in(const mcf_hamiltonian *h, double *mat, double *vec, double *eval,
-                         double *weight)
+/* the eigenpairs of h by ed_diagonalize.c's solvers (gsl: GSL's complex one): eval
+ * ascending, vec[2 (r n + k)] (re) and [... + 1] (im) = psi_k(r); mat (2 n^2) and weight
+ * (n^2) are scratch.  A GSL status. */
+static int eigenpairs_in(const mcf_hamiltonian *h, int gsl, double *mat, double *vec,
+                         double *eval, double *weight)
 {
     const size_t n = h->dim;
     mcf_hamiltonian_dense(h, mat);
     if (has_imaginary(h))
-        return ed_eigen_complex(mat, vec, n, eval, weight, NULL);
+        return ed_eigen_complex(mat, vec, n, eval, weight, gsl);
     const int status = ed_eigen_real(mat, vec, n, eval, weight, NULL);
     for (size_t q = n * n; q-- > 0;) { /* the real vectors (packed) to complex, from the end */
         vec[2 * q] = vec[q];
@@ -50,7 +51,7 @@ static int eigenpairs_in(const mcf_hamiltonian *h, double *mat, double *vec, dou
     return status;
 }
 
-int ed_eigenpairs(const mcf_hamiltonian *h, double *vec, double *eval)
+int ed_eigenpairs(const mcf_hamiltonian *h, int gsl, double *vec, double *eval)
 {
     const size_t n = h->dim;
     double *mat = malloc(2 * n * n * sizeof *mat), *weight = malloc(n * n * sizeof *weight);
@@ -60,7 +61,7 @@ int ed_eigenpairs(const mcf_hamiltonian *h, double *vec, double *eval)
         return mcf_fail(MCF_ENOMEM, "ed: out of memory for the dense matrix of dimension %zu",
                         n);
     }
-    const int status = eigenpairs_in(h, mat, vec, eval, weight);
+    const int status = eigenpairs_in(h, gsl, mat, vec, eval, weight);
     free(mat);
     free(weight);
     if (status)
@@ -105,7 +106,7 @@ static int density_one(ed_ws *w, double T, double mu, const mcf_density_matrix *
         return mcf_fail(MCF_ENOMEM, "ed: density_matrix: out of memory for the eigenvectors "
                         "of dimension %zu (%.1f MiB)", n, 32.0 * (double)(n * n) / 1048576.0);
     }
-    const int status = eigenpairs_in(h, mat, vec, eval, weight);
+    const int status = eigenpairs_in(h, w->gsl_complex, mat, vec, eval, weight);
     free(mat);
     free(weight);
     if (status) {

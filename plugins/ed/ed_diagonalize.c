@@ -1,5 +1,6 @@
 /* ed_diagonalize.c — the diagonalization of the ed evaluator (the dense Hamiltonian and
- * GSL's Hermitian or real symmetric solvers, as ed.c's Method says) and the cache of its
+ * GSL's real symmetric solvers, or ed_eigen.c's complex Hermitian one, as ed.c's Method
+ * says) and the cache of its
  * spectrum that every op reads.  What is computed from the spectrum is ed_spectra.c's and
  * ed_thermodynamics.c's.
  *
@@ -15,13 +16,15 @@
  * or Green's functions were asked for, dim^2 doubles of |psi_k(r)|^2 per workspace; while
  * diagonalizing, 4 dim^2 doubles more (matrix and eigenvectors), freed at once.  The first
  * change_action call allocates 2 dim^2 + dim doubles (the dense H', its eigenvalues) and
- * GSL's O(dim) eigenvalue workspaces, kept until destroy(), which the eigenvalue-only
- * diagonalizations of every op then reuse: later calls allocate nothing unless
- * eigenvectors are asked for.
+ * GSL's O(dim) real eigenvalue workspace, kept until destroy(), which the real eigenvalue-
+ * only diagonalizations of every op then reuse (ed_eigen.c's complex solver allocates 7 dim
+ * doubles a call).
  * Time: GSL's solvers are unblocked and stride through memory when they accumulate
  * eigenvectors; measured on one core of the development machine: dim 1024, complex,
- * eigenvalues 0.9 s, with eigenvectors 52 s (real symmetric: 13 s); dim 2048 complex with
- * eigenvectors 426 s.  So dimensions beyond ~1000 are for patient reference runs only.
+ * eigenvalues 0.9 s, with eigenvectors 52 s by GSL (real symmetric: 13 s); dim 2048 complex
+ * with eigenvectors 426 s by GSL.  ed_eigen.c's complex solver with eigenvectors is 9-22x
+ * faster from dim 16 to 256 (tests/unit/test_ed_eigen.c).  Dimensions beyond ~1000 are for
+ * patient reference runs.
  * GSL's own workspaces are O(dim) and allocated last; GSL's default error handler would
  * abort on their allocation failure, like any GSL allocation. */
 #include "ed_internal.h"
@@ -44,45 +47,50 @@ static int ed_is_real(const mcf_hamiltonian *h)
     return 1;
 }
 
-/* Complex Hermitian: mat (2 n^2, interleaved, destroyed) -> eval ascending and, when vec
- * (2 n^2 scratch) is not NULL, weight[r * n + k] = |psi_k(r)|^2.  Eigenvalues only: with
- * GSL's workspace hw when it is not NULL (kept by the caller), else a temporary one.  A GSL
- * status. */
+/* Complex Hermitian: mat (2 n^2, interleaved, its lower triangle read, destroyed) -> eval
+ * ascending and, when vec (2 n^2 scratch) is not NULL, weight[r * n + k] = |psi_k(r)|^2, by
+ * ed_eigen.c's solver (GSL's hermv is 9-22x slower with eigenvectors, ed_eigen.c says why;
+ * one solver for both calls, so that a spectrum has the same bits with or without vectors),
+ * or with gsl by GSL's hermv / herm (eigensolver = gsl: the bits of ed before, which
+ * tests/abi's frozen ed still has).  A GSL status. */
 int ed_eigen_complex(double *mat, double *vec, size_t n, double *eval, double *weight,
-                     gsl_eigen_herm_workspace *hw)
+                     int gsl)
 {
-    gsl_matrix_complex_view A = gsl_matrix_complex_view_array(mat, n, n);
-    gsl_vector_view ev = gsl_vector_view_array(eval, n);
-    int status;
-    if (vec) {
-        gsl_matrix_complex_view Z = gsl_matrix_complex_view_array(vec, n, n);
-        gsl_eigen_hermv_workspace *ws = gsl_eigen_hermv_alloc(n);
-        if (!ws)
-            return GSL_ENOMEM;
-        status = gsl_eigen_hermv(&A.matrix, &ev.vector, &Z.matrix, ws);
-        gsl_eigen_hermv_free(ws);
-        if (!status)
-            status = gsl_eigen_hermv_sort(&ev.vector, &Z.matrix, GSL_EIGEN_SORT_VAL_ASC);
-        if (!status)
-            for (size_t q = 0; q < n * n; q++)
-                weight[q] = vec[2 * q] * vec[2 * q] + vec[2 * q + 1] * vec[2 * q + 1];
-        return status;
+    int status = GSL_SUCCESS;
+    if (!gsl) {
+        const int rc = ed_eigen_hermitian(mat, vec, n, eval);
+        status = rc == 0 ? GSL_SUCCESS : rc < 0 ? GSL_ENOMEM : GSL_EMAXITER;
+    } else {
+        gsl_matrix_complex_view A = gsl_matrix_complex_view_array(mat, n, n);
+        gsl_vector_view ev = gsl_vector_view_array(eval, n);
+        if (vec) {
+            gsl_matrix_complex_view Z = gsl_matrix_complex_view_array(vec, n, n);
+            gsl_eigen_hermv_workspace *ws = gsl_eigen_hermv_alloc(n);
+            if (!ws)
+                return GSL_ENOMEM;
+            status = gsl_eigen_hermv(&A.matrix, &ev.vector, &Z.matrix, ws);
+            gsl_eigen_hermv_free(ws);
+            if (!status)
+                status = gsl_eigen_hermv_sort(&ev.vector, &Z.matrix, GSL_EIGEN_SORT_VAL_ASC);
+        } else {
+            gsl_eigen_herm_workspace *ws = gsl_eigen_herm_alloc(n);
+            if (!ws)
+                return GSL_ENOMEM;
+            status = gsl_eigen_herm(&A.matrix, &ev.vector, ws);
+            gsl_eigen_herm_free(ws);
+            if (!status)
+                gsl_sort_vector(&ev.vector);
+        }
     }
-    gsl_eigen_herm_workspace *ws = hw ? hw : gsl_eigen_herm_alloc(n);
-    if (!ws)
-        return GSL_ENOMEM;
-    status = gsl_eigen_herm(&A.matrix, &ev.vector, ws);
-    if (!hw)
-        gsl_eigen_herm_free(ws);
-    if (!status)
-        gsl_sort_vector(&ev.vector);
+    for (size_t q = 0; !status && vec && q < n * n; q++)
+        weight[q] = vec[2 * q] * vec[2 * q] + vec[2 * q + 1] * vec[2 * q + 1];
     return status;
 }
 
 /* Real symmetric (every imaginary part zero), the common case (Anderson, Holstein, ...):
- * GSL's real solver is about 4x faster than the complex one (dim 1024 with eigenvectors:
+ * GSL's real solver is about 4x faster than its complex one (dim 1024 with eigenvectors:
  * 15 s against 65 s).  The real parts are packed to the front of mat and vec in place.
- * sw: like hw above. */
+ * sw: GSL's eigenvalue workspace when not NULL (kept by the caller), else a temporary one. */
 int ed_eigen_real(double *mat, double *vec, size_t n, double *eval, double *weight,
                   gsl_eigen_symm_workspace *sw)
 {
@@ -152,7 +160,7 @@ int ed_diagonalize(ed_ws *w, int need_vec)
     mcf_hamiltonian_dense(h, mat);
     const int status = ed_is_real(h)
                            ? ed_eigen_real(mat, vec, n, w->eval, w->weight, w->symm_ws)
-                           : ed_eigen_complex(mat, vec, n, w->eval, w->weight, w->herm_ws);
+                           : ed_eigen_complex(mat, vec, n, w->eval, w->weight, w->gsl_complex);
     if (mat != w->dense)
         free(mat);
     free(vec);

@@ -31,8 +31,8 @@ typedef struct ed_ws {
     double *grid;             /* points energies, refreshed by every op */
     double *dense;            /* 2 dim^2: scratch of change_action (dense H'), lazy, kept */
     double *eval2;            /* dim eigenvalues of H', ascending; lazy, with dense */
-    gsl_eigen_herm_workspace *herm_ws; /* eigenvalue-only solvers' workspaces, with dense */
-    gsl_eigen_symm_workspace *symm_ws;
+    gsl_eigen_symm_workspace *symm_ws; /* the real eigenvalue-only solver's, with dense */
+    int gsl_complex;          /* [evaluator] eigensolver = gsl: GSL's complex solvers */
     int rc;                   /* status of this workspace in the current batch */
     char err[1024];           /* its message (the failing thread's, copied) */
 } ed_ws;
@@ -50,12 +50,20 @@ int ed_diagonalize(ed_ws *w, int need_vec);
 
 /* The eigenvalues (ascending) of a dense matrix of order n, mat destroyed: complex
  * Hermitian (mat 2 n^2 interleaved) or real symmetric (the real parts of mat, packed in
- * place); with vec (2 n^2 scratch) not NULL also weight[r * n + k] = |psi_k(r)|^2; hw / sw
- * GSL's eigenvalue workspace when not NULL.  A GSL status. */
+ * place); with vec (2 n^2 scratch) not NULL also weight[r * n + k] = |psi_k(r)|^2; sw
+ * GSL's real eigenvalue workspace when not NULL; gsl: GSL's complex solvers instead of
+ * ed_eigen.c's ([evaluator] eigensolver = gsl).  A GSL status. */
 int ed_eigen_complex(double *mat, double *vec, size_t n, double *eval, double *weight,
-                     gsl_eigen_herm_workspace *hw);
+                     int gsl);
 int ed_eigen_real(double *mat, double *vec, size_t n, double *eval, double *weight,
                   gsl_eigen_symm_workspace *sw);
+
+/* ---- ed_eigen.c ----------------------------------------------------------------------- */
+
+/* The eigenpairs of the complex Hermitian a (n x n, 2 n^2 interleaved, its lower triangle,
+ * destroyed): eval ascending, z[2 (r n + k)] (+ 1) = psi_k(r) (z NULL: eigenvalues only).
+ * 0; 1 when the QL iteration did not converge; -1 out of memory. */
+int ed_eigen_hermitian(double *a, double *z, size_t n, double *eval);
 
 /* ---- ed_spectra.c -------------------------------------------------------------------- */
 
@@ -93,8 +101,9 @@ int ed_action(mcf_batch *b, void *const *ws, size_t n, size_t m, const double *T
               const double *mu, double *S, double *err);
 
 /* ---- ed_density.c: density_matrix and pseudofermion (mcf 1.1) ------------------------ */
-/* the eigenpairs of h: eval ascending, vec[2 (r dim + k)] (re, im) = psi_k(r) (2 dim^2) */
-int ed_eigenpairs(const mcf_hamiltonian *h, double *vec, double *eval);
+/* the eigenpairs of h (gsl: GSL's complex solver): eval ascending, vec[2 (r dim + k)] (re,
+ * im) = psi_k(r) (2 dim^2) */
+int ed_eigenpairs(const mcf_hamiltonian *h, int gsl, double *vec, double *eval);
 /* ed_pf.c */
 int ed_pseudofermion(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
                      const double *T, const double *mu, mcf_pseudofermion *p);

@@ -49,7 +49,7 @@ static int pf_one(ed_ws *w, mcf_rng *rng, double T, double mu, size_t n,
     double *wv = p->grad ? malloc(2 * N * N * sizeof *wv) : NULL;
     int rc = (!vec || !eval || !a || !t || (p->grad && (!F1 || !wv)))
                  ? mcf_fail(MCF_ENOMEM, "ed: pseudofermion: out of memory (dimension %zu)", N)
-                 : ed_eigenpairs(h, vec, eval);
+                 : ed_eigenpairs(h, w->gsl_complex, vec, eval);
     const double inv_n = 1.0 / (double)n;
     double *re = p->phi_re[k], *im = p->phi_im[k], form = 0.0;
     const mcf_density_matrix *g = p->mode == MCF_PSEUDOFERMION_ACTION ? p->grad : NULL;

@@ -134,11 +134,9 @@ static int ed_delta_scratch(ed_ws *w)
     const size_t n = w->dim;
     double *dense = malloc(2 * n * n * sizeof *dense);
     w->eval2 = w->eval2 ? w->eval2 : malloc(n * sizeof *w->eval2);
-    if (!w->herm_ws)
-        w->herm_ws = gsl_eigen_herm_alloc(n);
     if (!w->symm_ws)
         w->symm_ws = gsl_eigen_symm_alloc(n);
-    if (!dense || !w->eval2 || !w->herm_ws || !w->symm_ws) {
+    if (!dense || !w->eval2 || !w->symm_ws) {
         free(dense);
         return mcf_fail(MCF_ENOMEM, "ed: change_action: out of memory for the dense %zu x %zu "
                         "matrix H + Delta (%zu MiB per workspace)", n, n,
@@ -166,7 +164,7 @@ int ed_delta_one(ed_ws *w, const mcf_change *c, double T, double mu, double *dS)
             real = m[2 * (i * n + j) + 1] == 0.0;
     }
     const int status = real ? ed_eigen_real(m, NULL, n, w->eval2, NULL, w->symm_ws)
-                            : ed_eigen_complex(m, NULL, n, w->eval2, NULL, w->herm_ws);
+                            : ed_eigen_complex(m, NULL, n, w->eval2, NULL, w->gsl_complex);
     if (status)
         return mcf_fail(MCF_EINTERNAL, "ed: change_action: the GSL eigensolver failed for H + "
                         "Delta of dimension %zu: %s", n, gsl_strerror(status));
