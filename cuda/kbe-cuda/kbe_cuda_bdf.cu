@@ -116,30 +116,6 @@ __global__ void k_rows(kbcu_tab t, size_t nk, size_t n1, int coll, double dt, co
     }
 }
 
-/* max over k of resk into res (kbe_cuda_step.cu's k_max, one block) */
-__global__ void k_bdf_max(size_t nk, const double *resk, double *res)
-{
-    __shared__ double m[KBCU_THREADS];
-    double r = 0.0;
-    for (size_t k = threadIdx.x; k < nk; k += blockDim.x)
-        r = fmax(r, resk[k]);
-    m[threadIdx.x] = r;
-    __syncthreads();
-    for (int o = blockDim.x / 2; o > 0; o /= 2) {
-        if ((int)threadIdx.x < o)
-            m[threadIdx.x] = fmax(m[threadIdx.x], m[threadIdx.x + o]);
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        *res = m[0];
-}
-
-__global__ void k_bdf_drive(double *E, double *U, size_t n, double E1, double U1)
-{
-    E[n] = E1;
-    U[n] = U1;
-}
-
 /* kbe_step_bdf */
 extern "C" int kbcu_dev_step_bdf(kbcu_dev *d, size_t n, double E1, double U1, int passes)
 {
@@ -150,7 +126,7 @@ extern "C" int kbcu_dev_step_bdf(kbcu_dev *d, size_t n, double E1, double U1, in
     if (p < 3 || n1 < 2 * p - 1)
         return mcf_fail(MCF_EINVAL, "kbe-cuda: step %zu of order %zu is in the start block",
                         n1, p);
-    k_bdf_drive<<<1, 1, 0, st>>>(d->E, d->U, n1, E1, U1);
+    k_set_drive<<<1, 1, 0, st>>>(d->E, d->U, n1, E1, U1);
     if (inter)
         k_predict<<<blocks_for((n1 + 1) * nk), KBCU_THREADS, 0, st>>>(d->tab, nk, n1, d->gl,
                                                                       d->gg);
@@ -190,10 +166,7 @@ extern "C" int kbcu_dev_step_bdf(kbcu_dev *d, size_t n, double E1, double U1, in
     }
     if (rc)
         return rc;
-    if (measured)
-        k_bdf_max<<<1, KBCU_THREADS, 0, st>>>(nk, d->resk, d->res);
-    else
-        cudaMemsetAsync(d->res, 0, sizeof(double), st);
+    kbcu_residual_of_step(d, measured);
     d->stale = 0; /* the step of order p forms no integrals' row for the next */
     return launched("a step of order p");
 }

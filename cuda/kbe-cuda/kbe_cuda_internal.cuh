@@ -138,4 +138,10 @@ KBCU_API size_t kbcu_collision_scratch(size_t rows, size_t nk);
  * same tiles (kbe_cuda_collision.cu) */
 KBCU_API int kbcu_collision_rest(kbcu_dev *d, size_t m, cplx *il, cplx *ig);
 
+/* kbe_cuda_step.cu's pieces that the step of order p (kbe_cuda_bdf.cu) uses too: the drive
+ * E[n], U[n] (one thread), and the step's corrector residual into res (the max over k of
+ * resk when a corrector pass measured it, else 0), both enqueued on the plugin's stream */
+__global__ void k_set_drive(double *E, double *U, size_t n, double E1, double U1);
+void kbcu_residual_of_step(kbcu_dev *d, int measured);
+
 #endif

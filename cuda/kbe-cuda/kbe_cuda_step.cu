@@ -214,6 +214,16 @@ __global__ void k_max(size_t nk, const double *resk, double *res)
         *res = m[0];
 }
 
+/* the step's corrector residual into res: the max over k of resk when a corrector pass
+ * measured it, else 0 (enqueued) */
+void kbcu_residual_of_step(kbcu_dev *d, int measured)
+{
+    if (measured)
+        k_max<<<1, KBCU_THREADS, 0, mcu_stream()>>>(d->nk, d->resk, d->res);
+    else
+        cudaMemsetAsync(d->res, 0, sizeof(double), mcu_stream());
+}
+
 __global__ void k_set_drive(double *E, double *U, size_t n, double E1, double U1)
 {
     E[n] = E1;
@@ -395,10 +405,7 @@ extern "C" int kbcu_dev_step(kbcu_dev *d, size_t n, double E1, double U1, int pa
                 return rc;
         }
     }
-    if (measured)
-        k_max<<<1, KBCU_THREADS, 0, st>>>(nk, d->resk, d->res);
-    else
-        cudaMemsetAsync(d->res, 0, sizeof(double), st);
+    kbcu_residual_of_step(d, measured);
     if (b2) { /* J becomes I */
         cplx *t = d->il;
         d->il = d->jl;
