@@ -127,6 +127,20 @@ static void householder(double complex *A, double complex *q, double *d, double 
     }
 }
 
+/* sqrt(a^2 + b^2) without libm's hypot, which rounds correctly and costs ~20 ns a call: 27 %
+ * of the eigenvalues-only solve at dimension 64 (perf, the GFMC of a 4^3 double-exchange
+ * cube).  Scaled only where a^2 + b^2 could overflow or underflow; within 1 ulp of hypot. */
+static inline double norm2(double a, double b)
+{
+    const double m = fmax(fabs(a), fabs(b));
+    if (m > 0x1p-500 && m < 0x1p500)
+        return sqrt(a * a + b * b);
+    if (m == 0.0 || !isfinite(m))
+        return m;
+    const double x = a / m, y = b / m;
+    return m * sqrt(x * x + y * y);
+}
+
 /* the implicit QL iteration on the real tridiagonal (d, e: e[i] couples i and i + 1), each
  * rotation applied to the rows of zt (n x n complex, the eigenvectors' matrix transposed, so
  * that a rotation runs along memory; NULL: none); 0, or 1 without convergence */
@@ -146,13 +160,13 @@ static int tridiagonal_ql(double *d, double *e, double complex *zt, size_t n)
                 return 1;
             /* Wilkinson's shift from the leading 2 x 2 */
             double g = (d[l + 1] - d[l]) / (2.0 * e[l]);
-            double r = hypot(g, 1.0);
+            double r = norm2(g, 1.0);
             g = d[m] - d[l] + e[l] / (g + copysign(r, g));
             double s = 1.0, c = 1.0, p = 0.0;
             int deflated = 0;
             for (size_t i = m; i-- > l;) {
                 const double f = s * e[i], b = c * e[i];
-                r = hypot(f, g);
+                r = norm2(f, g);
                 e[i + 1] = r;
                 if (r == 0.0) { /* an underflow: split here and start again */
                     d[i + 1] -= p;
