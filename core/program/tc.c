@@ -1,13 +1,14 @@
 /* tc.c — `mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--nu NU] [--grid N]
- * [--window LO:HI] [--sizes L1,L2,...]`: T_c from the measurement series of runs that
- * scanned L and T (tc.h; docs/methods.md, "Finite-size scaling").  Reads each
+ * [--window LO:HI] [--sizes L1,L2,...] [--fixed QUANTITY=VALUE ...]`: T_c from the
+ * measurement series of runs that scanned L and T (tc.h; docs/methods.md, "Finite-size scaling").  Reads each
  * DIR/series/index.tsv and the chains' files (tc_sources.c: the runs share one physics,
  * neighbouring temperatures overlap), reweights every size over its temperatures
  * (tc_reweight.c), writes the curves with jackknife errors to DIR/tc-curves.tsv, the
  * crossings of successive sizes of the Binder cumulant and of xi/L, nu from the ratio of
  * the slopes at each crossing, and T_c extrapolated from the crossings as T*(L) = T_c +
  * a L^-(1/nu + omega) (nu the largest pair's, or the universality class's with --nu; the
- * fit's chi2 with three crossings or more), to DIR/tc.tsv and the terminal. */
+ * fit's chi2 with three crossings or more), to DIR/tc.tsv and the terminal; with --fixed the
+ * temperatures where each size's curve takes a value (tc_fixed.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "tc.h"
 
@@ -373,7 +374,8 @@ static int parse_sizes(const char *text, tc_run *t)
 }
 
 #define TC_USAGE "usage: mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--nu NU] " \
-                 "[--grid N] [--window LO:HI] [--sizes L1,L2,...]"
+                 "[--grid N] [--window LO:HI] [--sizes L1,L2,...] " \
+                 "[--fixed binder=VALUE] [--fixed xi_over_l=VALUE]"
 
 int mcfi_tc_command(int argc, char **argv)
 {
@@ -409,6 +411,9 @@ int mcfi_tc_command(int argc, char **argv)
             if (parse_sizes(argv[++k], &t))
                 return mcf_fail(MCF_EINVAL, "mcf tc: --sizes %s: give two or more lattice "
                                 "sizes, L1,L2,... (at most 32)", argv[k]);
+        } else if (!strcmp(argv[k], "--fixed") && k + 1 < argc) {
+            if (tc_parse_fixed(&t, argv[++k]))
+                return MCF_EINVAL;
         } else if (argv[k][0] == '-') {
             return mcf_fail(MCF_EINVAL, "mcf tc: unexpected '%s'; " TC_USAGE, argv[k]);
         } else if (t.n_dirs == TC_MAX_DIRS) {

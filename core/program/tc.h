@@ -2,8 +2,8 @@
  * (DIR/series/, [run] series = yes) by multi-histogram reweighting per lattice size, the
  * crossings of the Binder cumulant and of xi/L of successive sizes, and their extrapolation
  * with a correction-to-scaling term (docs/methods.md, "Finite-size scaling").  tc.c: the
- * command, reading and the report; tc_reweight.c: the reweighting and the crossings.  The
- * program's, not libmcf's. */
+ * command, reading and the report; tc_reweight.c: the reweighting and the crossings;
+ * tc_fixed.c: --fixed, the fixed phenomenological coupling.  The program's, not libmcf's. */
 #ifndef MCF_TC_H
 #define MCF_TC_H
 
@@ -42,6 +42,9 @@ typedef struct tc_size {
 /* the most run folders one analysis reweights together (`mcf tc DIR1 DIR2 ...`) */
 #define TC_MAX_DIRS 16
 
+/* the most --fixed QUANTITY=VALUE one analysis takes */
+#define TC_MAX_FIXED 8
+
 /* What `mcf tc` works on. */
 typedef struct tc_run {
     const char *dir;      /* the first of dirs: where tc.tsv and tc-curves.tsv go */
@@ -68,6 +71,9 @@ typedef struct tc_run {
     double tc[2], tc_err[2], nu[2], nu_err[2]; /* found per quantity (binder, xi_over_l);
                                                   NaN where it did not cross */
     char err_why[2][256]; /* why tc_err is NaN though tc is not ("" otherwise) */
+    double fixed[TC_MAX_FIXED]; /* --fixed: the values at which each size's curve is read */
+    int fixed_which[TC_MAX_FIXED]; /* their quantities (0 binder, 1 xi_over_l) */
+    size_t n_fixed;
     char tau_note[512];   /* the jackknife blocks against the series' autocorrelation: a
                              warning ("" when every block is >= 20 tau_int long) */
 } tc_run;
@@ -160,6 +166,25 @@ int tc_write_curves(const tc_run *t);
 int tc_report(tc_run *t);
 /* the jackknife error of x[1..blocks] (x[0]: the full sample's, unused) */
 double tc_jack_error(const double *x, size_t blocks);
+/* tc_report.c: T_c of one sample from P temperatures Tx at sizes L1[p] with weights w[p]
+ * fitted as Tx = T_c + a L1^-x (P = 1: Tx[0]; 2: exact; more: weighted least squares);
+ * *chi2 (if not NULL): the weighted squared residuals (P - 2 degrees of freedom) */
+double tc_extrapolate(const double *Tx, const double *L1, const double *w, size_t P,
+                      double x, double *chi2);
+
+/* tc_fixed.c: the --fixed analyses of t (none: nothing), after the crossings: per size and
+ * jackknife sample the T_f(L) where the size's curve takes the value, its rows
+ * (quantity binder_fixed or xi_over_l_fixed, L1 = L2 = L, T_cross = T_f, nu = the value)
+ * into f (tc.tsv) and the report, T_f(L) = T_c + a L^(-1/nu) with --nu; MCF_EINVAL naming
+ * the size whose curve does not reach the value in its window */
+int tc_fixed(tc_run *t, FILE *f);
+/* tc_fixed.c: "binder=VALUE" or "xi_over_l=VALUE" (--fixed) appended to t; MCF_EINVAL
+ * naming the option and text when not that */
+int tc_parse_fixed(tc_run *t, const char *text);
+/* tc_fixed.c: the T where size s's curve `which` of sample j takes value within [lo, hi]
+ * (as tc_crossing, on the curve minus value); NaN when none, *found the sign changes */
+double tc_fixed_root(const tc_size *s, size_t blocks, size_t j, int which, double value,
+                     double lo, double hi, size_t grid, double near, int *found);
 
 /* Solves the Ferrenberg-Swendsen equations of jackknife sample j of size s (ln Z per chain,
  * chain 0's 0) and fills logden of the sample: up to `newton_iter` Newton steps on their

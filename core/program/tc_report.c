@@ -76,10 +76,8 @@ static double slope(const tc_size *s, size_t blocks, size_t j, int which, double
            (2 * h);
 }
 
-/* T_c of one sample from P crossings at sizes L1[p] with weights w[p], exponent x; *chi2
- * (if not NULL): the weighted squared residuals of the line (P - 2 degrees of freedom) */
-static double extrapolate(const double *Tx, const double *L1, const double *w, size_t P,
-                          double x, double *chi2)
+double tc_extrapolate(const double *Tx, const double *L1, const double *w, size_t P,
+                      double x, double *chi2)
 {
     if (chi2)
         *chi2 = 0.0;
@@ -194,7 +192,7 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
             for (size_t p = 0; p < used; p++)
                 row[p] = Tx[p * J + j];
             inu = t->nu_fixed > 0 ? 1.0 / t->nu_fixed : 1.0 / nu[(used - 1) * J + j];
-            tc[j] = extrapolate(row, L1, w, used, inu + t->omega, j ? NULL : &chi2);
+            tc[j] = tc_extrapolate(row, L1, w, used, inu + t->omega, j ? NULL : &chi2);
         }
         double err = tc_jack_error(tc, t->blocks);
         double lo = -INFINITY, hi = INFINITY;
@@ -252,6 +250,8 @@ int tc_report(tc_run *t)
     int rc = MCF_OK;
     for (int which = 0; which < 1 + t->has_xi && !rc; which++)
         rc = quantity(t, which, f, &crossed[which]);
+    if (!rc)
+        rc = tc_fixed(t, f);
     fprintf(f, "# errors: jackknife over %zu blocks of every series; curves: tc-curves.tsv\n",
             t->blocks);
     for (size_t d = 0; d < t->n_dirs; d++)
