@@ -4,7 +4,7 @@
  * T_c from T*(L1) = T_c + a L1^-(1/nu + omega) (two parameters: exact for two crossings, a
  * weighted least-squares line in L1^-x for more; one crossing is T_c itself, said so);
  * every number with the jackknife error of the same computation repeated on each
- * jackknife sample of the series. */
+ * jackknife sample of the series; then --fixed's rows (tc_fixed.c) in the same tc.tsv. */
 #define _POSIX_C_SOURCE 200809L
 #include "tc.h"
 
