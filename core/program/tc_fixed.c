@@ -5,10 +5,11 @@
  * window, refined by bisection, as the crossings are on the difference of two sizes'
  * curves); then T_f(L) = T_c + a L^(-1/nu) fitted by weighted least squares (nu from --nu;
  * without it the extrapolation is skipped, said why), chi2/dof with three sizes or more,
- * the jackknife error of T_c.  With VALUE the quantity's universal value at T_c, T_f(L)
- * approaches T_c as L^(-1/nu), the leading correction, where the crossings of successive
- * sizes approach it as L^-(1/nu + omega): the method to use when corrections to scaling
- * make the crossings drift. */
+ * the jackknife error of T_c.  With VALUE exactly the quantity's universal value at T_c,
+ * T_f(L) - T_c shrinks as L^-(1/nu + omega), as the crossings do; a VALUE off by delta adds a
+ * term ~ delta L^(-1/nu), the slower one, which is the form fitted.  One size per point (no
+ * difference of two noisy curves) and the curves pinned to their value at T_c: the method
+ * to use when corrections to scaling make the crossings drift. */
 #define _POSIX_C_SOURCE 200809L
 #include "tc.h"
 
