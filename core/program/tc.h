@@ -181,8 +181,9 @@ int tc_fixed(tc_run *t, FILE *f);
 /* tc_fixed.c: "binder=VALUE" or "xi_over_l=VALUE" (--fixed) appended to t; MCF_EINVAL
  * naming the option and text when not that */
 int tc_parse_fixed(tc_run *t, const char *text);
-/* tc_fixed.c: the T where size s's curve `which` of sample j takes value within [lo, hi]
- * (as tc_crossing, on the curve minus value); NaN when none, *found the sign changes */
+/* tc_reweight.c (tc_crossing's root finder): the T where size s's curve `which` of sample j
+ * takes value within [lo, hi] (as tc_crossing, on the curve minus value); NaN when none,
+ * *found the sign changes */
 double tc_fixed_root(const tc_size *s, size_t blocks, size_t j, int which, double value,
                      double lo, double hi, size_t grid, double near, int *found);
 

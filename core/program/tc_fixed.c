@@ -22,49 +22,6 @@
 
 static const char *const fixed_name[2] = {"binder", "xi_over_l"};
 
-/* curve - value of size s, sample j, at T */
-static double offset(const tc_size *s, size_t blocks, size_t j, int which, double value,
-                     double T)
-{
-    return tc_curve(s, blocks, j, which, T) - value;
-}
-
-double tc_fixed_root(const tc_size *s, size_t blocks, size_t j, int which, double value,
-                     double lo, double hi, size_t grid, double near, int *found)
-{
-    *found = 0;
-    double best = NAN, best_lo = 0, best_hi = 0;
-    double prev = offset(s, blocks, j, which, value, lo), prev_T = lo;
-    for (size_t g = 1; g < grid; g++) {
-        const double T = lo + (hi - lo) * (double)g / (double)(grid - 1);
-        const double d = offset(s, blocks, j, which, value, T);
-        if (isfinite(prev) && isfinite(d) && (prev == 0 || (prev < 0) != (d < 0))) {
-            const double mid = 0.5 * (prev_T + T);
-            if (!(*found)++ || (isfinite(near) && fabs(mid - near) < fabs(best - near))) {
-                best = mid;
-                best_lo = prev_T;
-                best_hi = T;
-            }
-        }
-        prev = d;
-        prev_T = T;
-    }
-    if (!*found)
-        return NAN;
-    double dlo = offset(s, blocks, j, which, value, best_lo);
-    for (int it = 0; it < 60 && best_hi - best_lo > 1e-12 * fabs(best_hi); it++) {
-        const double mid = 0.5 * (best_lo + best_hi);
-        const double d = offset(s, blocks, j, which, value, mid);
-        if ((d < 0) == (dlo < 0)) {
-            best_lo = mid;
-            dlo = d;
-        } else {
-            best_hi = mid;
-        }
-    }
-    return 0.5 * (best_lo + best_hi);
-}
-
 /* the range of size s's full-sample curve on its window's grid, for the refusal */
 static void curve_range(const tc_run *t, const tc_size *s, int which, double *lo, double *hi)
 {

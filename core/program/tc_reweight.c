@@ -447,21 +447,25 @@ double tc_curve(const tc_size *s, size_t blocks, size_t j, int which, double T)
     return tc_quantity(s, which, m);
 }
 
-static double difference(const tc_size *a, const tc_size *b, size_t blocks, size_t j,
-                         int which, double T)
+/* a's curve minus b's (b NULL: minus value) */
+static double difference(const tc_size *a, const tc_size *b, double value, size_t blocks,
+                         size_t j, int which, double T)
 {
-    return tc_curve(a, blocks, j, which, T) - tc_curve(b, blocks, j, which, T);
+    return tc_curve(a, blocks, j, which, T) - (b ? tc_curve(b, blocks, j, which, T) : value);
 }
 
-double tc_crossing(const tc_size *a, const tc_size *b, size_t blocks, size_t j, int which,
-                   double lo, double hi, size_t grid, double near, int *found)
+/* the sign change of difference() on the grid nearest `near` (the first without it), refined
+ * by bisection: the crossings' and --fixed's root */
+static double root_of(const tc_size *a, const tc_size *b, double value, size_t blocks,
+                      size_t j, int which, double lo, double hi, size_t grid, double near,
+                      int *found)
 {
     *found = 0;
     double best = NAN, best_lo = 0, best_hi = 0;
-    double prev = difference(a, b, blocks, j, which, lo), prev_T = lo;
+    double prev = difference(a, b, value, blocks, j, which, lo), prev_T = lo;
     for (size_t g = 1; g < grid; g++) {
         const double T = lo + (hi - lo) * (double)g / (double)(grid - 1);
-        const double d = difference(a, b, blocks, j, which, T);
+        const double d = difference(a, b, value, blocks, j, which, T);
         if (isfinite(prev) && isfinite(d) && (prev == 0 || (prev < 0) != (d < 0))) {
             const double mid = 0.5 * (prev_T + T);
             if (!(*found)++ || (isfinite(near) && fabs(mid - near) < fabs(best - near))) {
@@ -475,10 +479,10 @@ double tc_crossing(const tc_size *a, const tc_size *b, size_t blocks, size_t j, 
     }
     if (!*found)
         return NAN;
-    double dlo = difference(a, b, blocks, j, which, best_lo);
+    double dlo = difference(a, b, value, blocks, j, which, best_lo);
     for (int it = 0; it < 60 && best_hi - best_lo > 1e-12 * fabs(best_hi); it++) {
         const double mid = 0.5 * (best_lo + best_hi);
-        const double d = difference(a, b, blocks, j, which, mid);
+        const double d = difference(a, b, value, blocks, j, which, mid);
         if ((d < 0) == (dlo < 0)) {
             best_lo = mid;
             dlo = d;
@@ -487,4 +491,16 @@ double tc_crossing(const tc_size *a, const tc_size *b, size_t blocks, size_t j, 
         }
     }
     return 0.5 * (best_lo + best_hi);
+}
+
+double tc_crossing(const tc_size *a, const tc_size *b, size_t blocks, size_t j, int which,
+                   double lo, double hi, size_t grid, double near, int *found)
+{
+    return root_of(a, b, 0.0, blocks, j, which, lo, hi, grid, near, found);
+}
+
+double tc_fixed_root(const tc_size *s, size_t blocks, size_t j, int which, double value,
+                     double lo, double hi, size_t grid, double near, int *found)
+{
+    return root_of(s, NULL, value, blocks, j, which, lo, hi, grid, near, found);
 }
