@@ -172,11 +172,12 @@ int kbcu_step(kbcu *w, double E_next, double U_next)
     const int passes = w->spec.selfenergy == KBE_SELFENERGY_NONE ? 1 : 1 + w->spec.correctors;
     if (w->start && n1 <= w->kstart) /* the start block: the CPU's (start_step) */
         return start_step(w, E_next, U_next);
-    /* order 2 as one CUDA graph (kbe_cuda_graph.cu) unless launch_each; orders 3 .. 5 launch
-     * their kernels one by one (their capture is not tested yet) */
-    const int rc = w->order > 2       ? kbcu_dev_step_bdf(w->d, n, E_next, U_next, passes)
-                   : w->launch_each ? kbcu_dev_step(w->d, n, E_next, U_next, passes)
-                                    : kbcu_dev_step_graph(w->d, n, E_next, U_next, passes);
+    /* a step as one CUDA graph (kbe_cuda_graph.cu) unless launch_each; orders 3 .. 5 past the
+     * start block by their BDF step */
+    const int bdf = w->order > 2;
+    const int rc = !w->launch_each ? kbcu_dev_step_graph(w->d, n, E_next, U_next, passes, bdf)
+                   : bdf           ? kbcu_dev_step_bdf(w->d, n, E_next, U_next, passes)
+                                   : kbcu_dev_step(w->d, n, E_next, U_next, passes);
     if (rc)
         return rc;
     w->E[n1] = E_next;

@@ -49,10 +49,12 @@ KBCU_API int kbcu_dev_step(kbcu_dev *d, size_t n, double E1, double U1, int pass
  * kbe_step_bdf), the same arguments as kbcu_dev_step; rows 0 .. 2p - 2 are the CPU's start
  * block, put by kbcu_dev_put_row. */
 KBCU_API int kbcu_dev_step_bdf(kbcu_dev *d, size_t n, double E1, double U1, int passes);
-/* The same step captured as one CUDA graph and launched once (kbe_cuda_graph.cu): the same
- * kernels, arguments and order, so the same numbers; and how many graphs were instantiated
- * (a step whose launches have the last step's shape only updates the last graph). */
-KBCU_API int kbcu_dev_step_graph(kbcu_dev *d, size_t n, double E1, double U1, int passes);
+/* The same step (kbcu_dev_step, or kbcu_dev_step_bdf when bdf) captured as one CUDA graph and
+ * launched once (kbe_cuda_graph.cu): the same kernels, arguments and order, so the same
+ * numbers; and how many graphs were instantiated (a step whose launches have the last step's
+ * shape only updates the last graph). */
+KBCU_API int kbcu_dev_step_graph(kbcu_dev *d, size_t n, double E1, double U1, int passes,
+                                 int bdf);
 KBCU_API size_t kbcu_dev_graph_instantiations(const kbcu_dev *d);
 /* Block (i, j), i >= j, of G^< (lesser) or G^> into out (4 nk complex); waits for the
  * stream. */

@@ -189,9 +189,9 @@ static void run_case(const case_t *c, double t0)
  * kernels, arguments and order, so every block of G the same bits; 200 steps cross three
  * boundaries of the FFT's chunks (64 rows), where the graph's shape changes and is
  * instantiated anew, and between them every step only updates the last graph */
-static void graph_case(void)
+static void graph_case(int order)
 {
-    const case_t c = {"graph", 8, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, 2};
+    const case_t c = {"graph", 8, 200, KBE_SELFENERGY_2B, KBE_SIGMA_FFT, 1, 1.0, order};
     double eps[16];
     double complex rho[32];
     bands(c.nk, eps, rho);
@@ -222,12 +222,14 @@ static void graph_case(void)
                 differ += memcmp(ga, gb, sizeof ga) != 0;
             }
     const size_t inst = kbcu_graph_instantiations(a);
-    printf("graph: %zu steps, %zu graphs instantiated (the rest updated), %zu blocks differ "
-           "from the launches one by one\n", c.steps, inst, differ);
-    CHECK(differ == 0, "graph: %zu blocks differ from the kernels launched one by one", differ);
-    CHECK(inst >= 1 && inst <= c.steps / 10, "graph: %zu instantiations in %zu steps (updates "
-          "in place failing?)", inst, c.steps);
-    CHECK(kbcu_graph_instantiations(b) == 0, "graph: the launches one by one made a graph");
+    printf("graph, order %d: %zu steps, %zu graphs instantiated (the rest updated), %zu blocks "
+           "differ from the launches one by one\n", order, c.steps, inst, differ);
+    CHECK(differ == 0, "graph, order %d: %zu blocks differ from the kernels launched one by one",
+          order, differ);
+    CHECK(inst >= 1 && inst <= c.steps / 10, "graph, order %d: %zu instantiations in %zu steps "
+          "(updates in place failing?)", order, inst, c.steps);
+    CHECK(kbcu_graph_instantiations(b) == 0, "graph, order %d: the launches one by one made a "
+          "graph", order);
     kbcu_destroy(a);
     kbcu_destroy(b);
 }
@@ -345,6 +347,7 @@ int main(void)
         run_case(&on[c], 1.5);
     rows_case(4, 100, 40); /* past the start block */
     rows_case(4, 60, 3);   /* inside it */
-    graph_case();
+    graph_case(2);
+    graph_case(4); /* the start block (rows 0 .. 6) the CPU's, then the BDF step as a graph */
     return check_exit();
 }
