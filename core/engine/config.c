@@ -339,3 +339,18 @@ const char *mcfe_config_key_where(const mcf_config *c, const char *section, cons
     const mcf_config_entry *e = mcfi_config_find(c, section, key);
     return e ? mcfe_config_where(e, buf, size) : c->path;
 }
+
+int mcfe_config_remove(mcf_config *c, const char *section, const char *key)
+{
+    mcf_config_entry *e = mcfi_config_find(c, section, key);
+    if (!e)
+        return 0;
+    free(e->section);
+    free(e->key);
+    free(e->value);
+    free(e->file);
+    const size_t k = (size_t)(e - c->entries);
+    memmove(e, e + 1, (c->n - k - 1) * sizeof *e);
+    c->n--;
+    return 1;
+}

@@ -251,6 +251,12 @@ static int solve_all(tc_run *t)
         printf("mcf tc: L = %ld: %zu chains; the least overlapping neighbours, T = %g and %g: "
                "%.1f standard deviations of energy apart, %zu measurements past the "
                "midpoint\n", s->L, s->n_chains, lo, hi, d, bridging);
+        if (k < TC_MAX_SIZES) {
+            t->found_L[k] = s->L;
+            t->apart[k] = d;
+            t->apart_dT[k] = fabs(hi - lo);
+            t->n_found = k + 1;
+        }
         /* the blocks against the autocorrelation of m^2 (the order parameter's, which the
          * crossings rest on): the variance of block means is low by ~2 tau / b */
         double at = 0;
@@ -327,6 +333,9 @@ int tc_analyze(tc_run *t)
         t->err_why[q][0] = 0;
     }
     t->tau_note[0] = 0;
+    t->n_found = 0;
+    for (size_t k = 0; k < TC_MAX_SIZES; k++)
+        t->pair_tx[0][k] = t->pair_tx[1][k] = NAN;
     int rc = read_series(t);
     if (!rc)
         rc = solve_all(t);
@@ -426,6 +435,17 @@ int mcfi_tc_command(int argc, char **argv)
     if (!t.n_dirs)
         return mcf_fail(MCF_EINVAL, "mcf tc: " TC_USAGE);
     t.dir = t.dirs[0];
+    /* one folder of mcf tc CONFIG with [tc] refine: its refinement scans join it */
+    static char sub[TC_MAX_DIRS][4200];
+    for (size_t s = 1; t.n_dirs == s && s < TC_MAX_DIRS; s++) {
+        char path[4300];
+        tc_refine_dir(sub[s], sizeof sub[s], t.dirs[0], s);
+        snprintf(path, sizeof path, "%s/config.ini", sub[s]);
+        if (access(path, F_OK) == 0) {
+            t.dirs[t.n_dirs++] = sub[s];
+            printf("mcf tc: %s, a refinement scan of %s, joins it\n", sub[s], t.dirs[0]);
+        }
+    }
     /* a run that has not finished (stopped, or still going) has its series so far in
      * .series-partial: analysed, and said so */
     for (size_t d = 0; d < t.n_dirs; d++) {

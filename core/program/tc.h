@@ -42,6 +42,9 @@ typedef struct tc_size {
 /* the most run folders one analysis reweights together (`mcf tc DIR1 DIR2 ...`) */
 #define TC_MAX_DIRS 16
 
+/* the most lattice sizes whose numbers tc_analyze keeps for [tc] refine */
+#define TC_MAX_SIZES 32
+
 /* the most --fixed QUANTITY=VALUE one analysis takes */
 #define TC_MAX_FIXED 8
 
@@ -76,6 +79,15 @@ typedef struct tc_run {
     size_t n_fixed;
     char tau_note[512];   /* the jackknife blocks against the series' autocorrelation: a
                              warning ("" when every block is >= 20 tau_int long) */
+    /* what tc_analyze found per size (ascending L, the first TC_MAX_SIZES), kept after the
+       series are freed: what [tc] refine plans the next scan by (tc_refine.c) */
+    size_t n_found;
+    long found_L[TC_MAX_SIZES];
+    double apart[TC_MAX_SIZES];    /* its worst-bridged neighbouring temperatures: their mean
+                                      energies' distance in standard deviations (tc_overlap) */
+    double apart_dT[TC_MAX_SIZES]; /* and those two temperatures' difference */
+    double pair_tx[2][TC_MAX_SIZES]; /* per quantity, the crossing T* of sizes k and k + 1
+                                        (NaN: they do not cross) */
 } tc_run;
 
 /* tc.c: the whole analysis of t->dir (t->blocks, grid, omega, series set): the curves,
@@ -150,6 +162,36 @@ int tc_overlap(const tc_size *s, size_t blocks, char *why, size_t len, double *w
  * chain of s (Sokal's window: the smallest W >= 6 tau(W)), in measurements; the largest over
  * the chains, its chain's T into *at and its number of measurements into *len. */
 double tc_tau_max(const tc_size *s, int q, double *at, size_t *len);
+
+/* tc_refine.c: the scan [tc] refine adds after the analysis t of the scans so far: its
+ * sizes (the two largest, and every size whose neighbouring temperatures are more than
+ * TC_REFINE_APART standard deviations of energy apart) and its temperatures (an even grid
+ * about T_c of quantity `which`, spaced to put the worst of those sizes' neighbours one
+ * standard deviation apart, with at most max_points points).  0, or -1 with why. */
+#define TC_REFINE_APART 1.5
+typedef struct tc_plan {
+    size_t n_sizes, n_temps;
+    long L[TC_MAX_SIZES];
+    double T[64];
+    double centre, half;  /* the grid: centre +- half */
+    double apart;         /* the worst refined size's neighbours on the new grid, in standard
+                             deviations of energy (1 unless max_points capped the grid) */
+    long apart_L;         /* that size */
+} tc_plan;
+int tc_refine_plan(const tc_run *t, int which, size_t max_points, tc_plan *p, char *why,
+                   size_t len);
+
+/* tc_refine.c: the folder of refinement scan s (1, 2, ...) of the run in dir: dir/refine-s */
+static inline void tc_refine_dir(char *out, size_t n, const char *dir, size_t s)
+{
+    snprintf(out, n, "%s/refine-%zu", dir, s);
+}
+
+/* tc_refine.c: the first scan's identity, FNV-1a of dir/config.ini (0: unreadable): each
+ * refinement scan keeps the one it was planned from ([tc] planned_from), so that it is
+ * resumed only after the same first scan (a --force run of another replans it) */
+#include <stdint.h>
+uint64_t tc_refine_stamp(const char *dir);
 
 /* tc_driver.c: `mcf tc CONFIG`, the scans of [tc] run (opt: main's options, plots and
  * resume), then the analysis; error_target tc:X measured on the way. */

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <errno.h>
+#include <stdint.h>
 
 /* what [tc] says beside the scan */
 typedef struct tc_settings {
@@ -23,6 +25,14 @@ typedef struct tc_settings {
     int which; /* 0 binder, 1 xi_over_l: the crossing whose T_c is reported and targeted */
     const mcf_config *source; /* the [tc] section given (written to DIR/tc.ini) */
     int kept;                 /* DIR/tc.ini written */
+    size_t refine;            /* [tc] refine: the scans planned after the first (tc_refine.c) */
+    size_t refine_points;     /* [tc] refine_points: the most temperatures of one of them */
+    char held_max[64];        /* [schedule] max_sweeps held back for the last scan (refine > 0:
+                                 the cap of the error target, which only the last one has);
+                                 kept in DIR/tc.ini as [tc] max_sweeps */
+    const char *prior[TC_MAX_DIRS]; /* the finished scans before the one measuring now, whose
+                                       series error_target tc:X reweights with its own */
+    size_t n_prior;
 } tc_settings;
 
 static mcf_config_entry *entry(const mcf_config *c, const char *section, const char *key)
@@ -53,8 +63,9 @@ static size_t count_items(const char *s)
     return n;
 }
 
-/* [tc] sizes and temperatures checked, and the scan's keys set from them (a fresh CONFIG) */
-static int derive_scan(mcf_config *c)
+/* [tc] sizes and temperatures checked, and the scan's keys set from them (a fresh CONFIG);
+ * error_target tc:X goes to [schedule] unless refinement scans follow (the last one takes it) */
+static int derive_scan(mcf_config *c, tc_settings *set)
 {
     char where[512];
     const mcf_config_entry *sizes = entry(c, "tc", "sizes"), *temps = entry(c, "tc",
@@ -103,7 +114,12 @@ static int derive_scan(mcf_config *c)
     if (!rc && !(extra && strstr(extra->value, "m2_kmin")))
         rc = set_key(c, "run", "extra_observables", list);
     const mcf_config_entry *target = entry(c, "tc", "error_target");
-    if (!rc && target) {
+    const mcf_config_entry *cap = entry(c, "schedule", "max_sweeps");
+    if (!rc && cap && set->refine > 0) { /* the last scan's, with the error target */
+        snprintf(set->held_max, sizeof set->held_max, "%s", cap->value);
+        mcfe_config_remove(c, "schedule", "max_sweeps");
+    }
+    if (!rc && target && set->refine == 0) {
         if (strncmp(target->value, "tc:", 3))
             return mcf_fail(MCF_EINVAL, "%s: [tc] error_target = %s: give tc:VALUE, e.g. "
                             "tc:1%% (T_c's relative jackknife error) or tc:0.002",
@@ -120,8 +136,12 @@ static int derive_scan(mcf_config *c)
 static int read_settings(const mcf_config *c, tc_settings *t)
 {
     static const char *const keys[] = {"sizes", "temperatures", "quantity", "error_target",
-                                       "blocks", "omega", "nu"};
+                                       "blocks", "omega", "nu", "refine", "refine_points",
+                                       "max_sweeps"};
+    const size_t n_keys = sizeof keys / sizeof keys[0];
     char where[512];
+    memset(t, 0, sizeof *t);
+    t->refine_points = 8;
     t->blocks = 16;
     t->omega = 1.0;
     t->nu = 0.0;
@@ -131,14 +151,26 @@ static int read_settings(const mcf_config *c, tc_settings *t)
         if (strcmp(e->section, "tc"))
             continue;
         size_t j = 0;
-        while (j < 7 && strcmp(e->key, keys[j]))
+        while (j < n_keys && strcmp(e->key, keys[j]))
             j++;
         mcfe_config_where(e, where, sizeof where);
         char *end = NULL;
-        if (j == 7)
+        if (j == n_keys)
             return mcf_fail(MCF_EINVAL, "%s: [tc] %s: unknown key ([tc] keys: sizes, "
-                            "temperatures, quantity, error_target, blocks, omega, nu)", where,
-                            e->key);
+                            "temperatures, quantity, error_target, blocks, omega, nu, refine, "
+                            "refine_points)", where, e->key);
+        if (j == 7 || j == 8) {
+            const long lo = j == 7 ? 0 : 3, hi = j == 7 ? TC_MAX_DIRS - 1 : 64;
+            long v = strtol(e->value, &end, 10);
+            if (end == e->value || *end || v < lo || v > hi)
+                return mcf_fail(MCF_EINVAL, "%s: [tc] %s = %s: give %ld to %ld%s", where,
+                                e->key, e->value, lo, hi, j == 7 ? " (the scans after the "
+                                "first, each around the T_c of those before it)" :
+                                " (the most temperatures of a refinement scan)");
+            *(j == 7 ? &t->refine : &t->refine_points) = (size_t)v;
+        }
+        if (j == 9) /* written by keep_settings: [schedule] max_sweeps held back */
+            snprintf(t->held_max, sizeof t->held_max, "%s", e->value);
         if (j == 2 && strcmp(e->value, "binder") && strcmp(e->value, "xi_over_l"))
             return mcf_fail(MCF_EINVAL, "%s: [tc] quantity = %s: give binder or xi_over_l",
                             where, e->value);
@@ -212,6 +244,9 @@ static void keep_settings(const char *dir, tc_settings *set)
         if (!strcmp(e->section, "tc"))
             fprintf(f, "%s = %s\n", e->key, e->value);
     }
+    if (set->held_max[0] && !entry(set->source, "tc", "max_sweeps"))
+        fprintf(f, "; [schedule] max_sweeps, held back for the last refinement scan\n"
+                "max_sweeps = %s\n", set->held_max);
     set->kept = fclose(f) == 0;
     if (!set->kept)
         mcf_log(MCF_LOG_WARN, "mcf tc: writing %s failed", path);
@@ -221,10 +256,15 @@ static void keep_settings(const char *dir, tc_settings *set)
 static int estimate(const char *dir, const char *series, void *ctx, double *tc, double *err)
 {
     tc_settings *set = ctx;
-    keep_settings(dir, set);
+    if (!set->n_prior)
+        keep_settings(dir, set);
     tc_run t;
-    tc_defaults(&t, dir);
-    t.series[0] = series;
+    tc_defaults(&t, set->n_prior ? set->prior[0] : dir);
+    for (size_t d = 0; d < set->n_prior; d++)
+        t.dirs[d] = set->prior[d];
+    t.dirs[set->n_prior] = dir;
+    t.series[set->n_prior] = series;
+    t.n_dirs = set->n_prior + 1;
     t.blocks = set->blocks;
     t.omega = set->omega;
     t.nu_fixed = set->nu;
@@ -275,6 +315,190 @@ int mcfi_tc_is_driven(const char *dir)
     return driven;
 }
 
+/* the value of [section] key of c as an integer, or dflt */
+static long int_key(const mcf_config *c, const char *section, const char *key, long dflt)
+{
+    const mcf_config_entry *e = entry(c, section, key);
+    return e ? strtol(e->value, NULL, 10) : dflt;
+}
+
+/* The config of refinement scan s of dir, planned from the analysis of the scans before it
+ * (rank 0's, broadcast): stage 0's config.ini with the plan's sizes and temperatures, its own
+ * folder and seed, and error_target tc:X when it is the last. */
+static int plan_stage(const char *dir, size_t s, const tc_settings *set, const char **dirs,
+                      mcf_config **out)
+{
+    tc_plan plan;
+    char why[600] = "";
+    int rc = MCF_OK, prc = 0;
+    if (mcfe_mpi_rank() == 0) {
+        printf("mcf tc: the scans so far, analysed to plan refinement %zu of %zu:\n", s,
+               set->refine);
+        tc_run t;
+        tc_defaults(&t, dir);
+        for (size_t d = 0; d < s; d++)
+            t.dirs[d] = dirs[d];
+        t.n_dirs = s;
+        t.blocks = set->blocks;
+        t.omega = set->omega;
+        t.nu_fixed = set->nu;
+        rc = tc_analyze(&t);
+        prc = rc ? 0 : tc_refine_plan(&t, set->which, set->refine_points, &plan, why,
+                                      sizeof why);
+        if (rc)
+            snprintf(why, sizeof why, "%s", mcf_last_error());
+    }
+    int codes[2] = {rc, prc};
+    mcfe_mpi_bcast(codes, sizeof codes);
+    mcfe_mpi_bcast(&plan, sizeof plan);
+    mcfe_mpi_bcast(why, sizeof why);
+    if (codes[0] || codes[1])
+        return mcf_fail(codes[0] ? codes[0] : MCF_EINVAL, "mcf tc: %s: refinement %zu: %s", dir,
+                        s, why);
+    char sizes[1024] = "", temps[4096] = "", sub[4200], path[4300];
+    for (size_t k = 0; k < plan.n_sizes; k++)
+        snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%ld", k ? ", " : "",
+                 plan.L[k]);
+    for (size_t k = 0; k < plan.n_temps; k++)
+        snprintf(temps + strlen(temps), sizeof temps - strlen(temps), "%s%.6g", k ? ", " : "",
+                 plan.T[k]);
+    tc_refine_dir(sub, sizeof sub, dir, s);
+    if (mcfe_mpi_rank() == 0)
+        printf("mcf tc: refinement %zu of %zu: L = %s at T = %s (T_c %.6g +- %.3g); the "
+               "neighbours of L = %ld %.2g standard deviations of energy apart%s; in %s\n", s,
+               set->refine, sizes, temps, plan.centre, plan.half, plan.apart_L, plan.apart,
+               plan.apart > 1.05 ? " (more than 1: [tc] refine_points caps the grid)" : "",
+               sub);
+    snprintf(path, sizeof path, "%s/config.ini", dir);
+    rc = mcfe_config_read(path, out);
+    mcf_config *c = *out;
+    char seed[64];
+    snprintf(seed, sizeof seed, "%ld", int_key(c, "run", "seed", 1) + (long)s);
+    if (!rc)
+        rc = set_key(c, "model", "L", sizes);
+    if (!rc)
+        rc = set_key(c, "schedule", "temperatures", temps);
+    if (!rc)
+        rc = set_key(c, "tc", "sizes", sizes);
+    if (!rc)
+        rc = set_key(c, "tc", "temperatures", temps);
+    if (!rc)
+        rc = set_key(c, "tc", "refine", "0"); /* `mcf resume DIR/refine-s` runs it alone */
+    if (!rc)
+        rc = set_key(c, "run", "output", sub);
+    if (!rc)
+        rc = set_key(c, "run", "seed", seed);
+    const mcf_config_entry *target = entry(set->source, "tc", "error_target");
+    if (!rc && target && s == set->refine) {
+        const mcf_config_entry *old = entry(c, "schedule", "error_target");
+        char list[4096];
+        snprintf(list, sizeof list, "%s%s%s", old ? old->value : "", old ? " " : "",
+                 target->value);
+        rc = set_key(c, "schedule", "error_target", list);
+    }
+    if (!rc && s == set->refine && set->held_max[0])
+        rc = set_key(c, "schedule", "max_sweeps", set->held_max);
+    return rc;
+}
+
+/* one scan: the setup s run into dir (resumed if asked), and freed */
+static int run_scan(mcf_setup *s, const char *dir, int resume, mcf_run_options *opt,
+                    tc_settings *set)
+{
+    int rc;
+    opt->resume = resume;
+    opt->output = dir;
+    opt->tc_estimate = estimate;
+    opt->tc_ctx = set;
+    if (resume && mcfe_mpi_rank() == 0)
+        printf("mcf tc: %s holds this run; continuing it\n", dir);
+    rc = mcfe_run_execute(s, opt);
+    mcfe_setup_free(s);
+    return rc;
+}
+
+/* the first scan's stamp that refinement scan sub was planned from (sub/planned_from), 0 if
+ * none */
+static uint64_t planned_from(const char *sub)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/planned_from", sub);
+    FILE *f = fopen(path, "r");
+    unsigned long long v = 0;
+    if (f) {
+        if (fscanf(f, "%llx", &v) != 1)
+            v = 0;
+        fclose(f);
+    }
+    return (uint64_t)v;
+}
+
+/* Rank 0's: refinement scan sub made ready for a fresh run planned from stamp: an earlier
+ * scan there (planned from another first scan: a --force run) kept aside as sub.earlier-N,
+ * the folder made and its stamp written */
+static int make_stage_folder(const char *sub, uint64_t stamp)
+{
+    char path[4300];
+    struct stat st;
+    if (stat(sub, &st) == 0) {
+        int n = 1;
+        do
+            snprintf(path, sizeof path, "%s.earlier-%d", sub, n++);
+        while (stat(path, &st) == 0 && n < 1000);
+        if (rename(sub, path) != 0)
+            return mcf_fail(MCF_EIO, "mcf tc: %s was planned from another first scan and "
+                            "cannot be kept aside as %s (%s): move it away", sub, path,
+                            strerror(errno));
+        printf("mcf tc: %s was planned from another first scan: kept as %s, planned "
+               "again\n", sub, path);
+    }
+    snprintf(path, sizeof path, "%s/planned_from", sub);
+    FILE *f = NULL;
+    if (mcfe_mkdir_p(sub) || !(f = fopen(path, "w")) ||
+        fprintf(f, "%016llx\n", (unsigned long long)stamp) < 0 || fclose(f) != 0)
+        return mcf_fail(MCF_EIO, "mcf tc: %s: cannot write it (%s)", path, strerror(errno));
+    return MCF_OK;
+}
+
+/* the refinement scans after the first (dirs[0]): each resumed where its folder holds one
+ * planned from this first scan (sub/planned_from: the first scan's stamp), else planned now;
+ * dirs filled with their folders */
+static int refine_all(tc_settings *set, mcf_run_options *opt, char (*sub)[4200],
+                      const char **dirs)
+{
+    int rc = MCF_OK;
+    const uint64_t stamp = tc_refine_stamp(dirs[0]);
+    for (size_t s = 1; !rc && s <= set->refine; s++) {
+        char path[4300];
+        tc_refine_dir(sub[s], sizeof sub[s], dirs[0], s);
+        dirs[s] = sub[s];
+        snprintf(path, sizeof path, "%s/config.ini", sub[s]);
+        struct stat st;
+        int begun = stat(path, &st) == 0 && planned_from(sub[s]) == stamp;
+        mcfe_mpi_bcast(&begun, sizeof begun);
+        mcf_config *c = NULL;
+        rc = begun ? mcfe_config_read(path, &c) : plan_stage(dirs[0], s, set, dirs, &c);
+        if (!rc && !begun)
+            rc = mcfe_mpi_agree(mcfe_mpi_rank() == 0 ? make_stage_folder(sub[s], stamp)
+                                                     : MCF_OK);
+        set->n_prior = s;
+        for (size_t d = 0; d < s; d++)
+            set->prior[d] = dirs[d];
+        mcf_setup *setup = NULL;
+        if (!rc)
+            rc = mcfe_setup_create(c, &setup);
+        if (!rc)
+            rc = run_scan(setup, sub[s], begun, opt, set);
+        if (rc && setup && mcfe_mpi_rank() == 0)
+            printf("mcf tc: refinement %zu of %zu stopped; `mcf resume %s` continues the "
+                   "whole (this scan, the rest, then their analysis together)\n", s,
+                   set->refine, dirs[0]);
+        if (c)
+            mcfe_config_free(c);
+    }
+    return rc;
+}
+
 int mcfi_tc_drive(const char *config_path, const char *resume_dir, mcf_run_options *opt,
                   int force)
 {
@@ -297,41 +521,41 @@ int mcfi_tc_drive(const char *config_path, const char *resume_dir, mcf_run_optio
     if (!rc && !resume_dir)
         rc = check_model(c);
     if (!rc && !resume_dir)
-        rc = derive_scan(c);
+        rc = derive_scan(c, &set);
+    /* an output folder of this configuration continues (the engine refuses another's) */
+    static char dir[4096];
+    static char sub[TC_MAX_DIRS][4200];
+    const char *dirs[TC_MAX_DIRS] = {dir};
     mcf_setup *s = NULL;
     if (!rc)
         rc = mcfe_setup_create(c, &s);
-    if (rc) {
-        if (c)
-            mcfe_config_free(c);
-        if (kept)
-            mcfe_config_free(kept);
-        return rc;
+    if (!rc) {
+        snprintf(dir, sizeof dir, "%s", resume_dir ? resume_dir : s->output);
+        snprintf(path, sizeof path, "%s/config.ini", dir);
+        opt->force = force;
+        rc = run_scan(s, dir, resume_dir || (!force && stat(path, &st) == 0), opt, &set);
     }
-    /* an output folder of this configuration continues (the engine refuses another's) */
-    static char dir[4096]; /* s->output goes with the setup */
-    snprintf(dir, sizeof dir, "%s", resume_dir ? resume_dir : s->output);
-    snprintf(path, sizeof path, "%s/config.ini", dir);
-    opt->resume = resume_dir || (!force && stat(path, &st) == 0);
-    opt->force = force;
-    opt->output = dir;
-    opt->tc_estimate = estimate;
-    opt->tc_ctx = &set;
     const int rank0 = mcfe_mpi_rank() == 0; /* `mpirun mcf resume DIR`: the analysis is
                                                rank 0's */
-    if (opt->resume && rank0)
-        printf("mcf tc: %s holds this run; continuing it\n", dir);
-    rc = mcfe_run_execute(s, opt);
-    if (rank0)
+    if (c && rank0)
         keep_settings(dir, &set); /* also after a stop: `mcf resume` continues as mcf tc */
-    mcfe_setup_free(s);
-    mcfe_config_free(c);
+    opt->force = 0;
+    if (!rc)
+        rc = refine_all(&set, opt, sub, dirs);
+    if (c)
+        mcfe_config_free(c);
     if (kept)
         mcfe_config_free(kept);
     if (rc || !rank0)
         return rc;
     tc_run t;
     tc_defaults(&t, dir);
+    for (size_t d = 0; d <= set.refine; d++)
+        t.dirs[d] = dirs[d];
+    t.n_dirs = set.refine + 1;
+    if (set.refine)
+        printf("mcf tc: the first scan and its %zu refinement%s reweighted together:\n",
+               set.refine, set.refine > 1 ? "s" : "");
     t.blocks = set.blocks;
     t.omega = set.omega;
     t.nu_fixed = set.nu;

@@ -152,6 +152,8 @@ static int quantity(tc_run *t, int which, FILE *f, size_t *crossed)
                      "in %zu of %zu jackknife samples the curves of L = %ld and %ld do not "
                      "cross in T = [%g, %g]: too few sweeps for an error bar (run longer), "
                      "or a window too narrow", missing, t->blocks, a->L, b->L, lo, hi);
+        if (p < TC_MAX_SIZES)
+            t->pair_tx[which][p] = found ? Tx[p * J] : NAN;
         fprintf(f, "%s\t%ld\t%ld\t%.10g\t%.4g\t%.6g\t%.4g\t%d\n", quantity_name[which], a->L,
                 b->L, found ? Tx[p * J] : NAN, err, found ? nu[p * J] : NAN, nerr, found);
         if (!found) {

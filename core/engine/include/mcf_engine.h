@@ -60,6 +60,8 @@ typedef struct mcf_config {
 int mcfe_config_read(const char *path, mcf_config **out);
 /* Applies "section.key=value" from the command line (replacing a value from the file). */
 int mcfe_config_override(mcf_config *c, const char *assignment);
+/* Removes [section] key from c: 1 if it was there, 0 if not. */
+int mcfe_config_remove(mcf_config *c, const char *section, const char *key);
 void mcfe_config_free(mcf_config *c);
 /* "file:line" of an entry, into buf. */
 const char *mcfe_config_where(const mcf_config_entry *e, char *buf, size_t size);
