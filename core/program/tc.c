@@ -21,11 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static void run_free(tc_run *t)
+static void size_free(tc_size *s)
 {
-    for (size_t k = 0; k < t->n_sizes; k++) {
-        tc_size *s = &t->size[k];
-        free(s->beta);
+    free(s->beta);
         free(s->count);
         free(s->lnz);
         free(s->q);
@@ -35,8 +33,13 @@ static void run_free(tc_run *t)
         free(s->cls);
         free(s->cls_rep);
         free(s->cls_sum);
-        free(s->cls_logden);
-    }
+    free(s->cls_logden);
+}
+
+static void run_free(tc_run *t)
+{
+    for (size_t k = 0; k < t->n_sizes; k++)
+        size_free(&t->size[k]);
     free(t->size);
 }
 
@@ -242,20 +245,34 @@ static int solve_all(tc_run *t)
     /* every size's neighbouring temperatures bridged first (a refusal before the work) */
     double worst_ratio = 0; /* the largest tau_int / block length of a size warned of */
     for (size_t k = 0; k < t->n_sizes; k++) {
-        const tc_size *s = &t->size[k];
-        char why[1024];
+        tc_size *s = &t->size[k];
+        char why[1024] = "";
         double d = 0, lo = 0, hi = 0;
         size_t bridging = 0;
-        if (tc_overlap(s, t->blocks, why, sizeof why, &d, &bridging, &lo, &hi))
+        if (t->keep_bridged)
+            tc_keep_bridged(s, t->blocks);
+        const int unbridged = tc_overlap(s, t->blocks, why, sizeof why, &d, &bridging, &lo,
+                                         &hi) != 0;
+        if (unbridged && !(t->drop_unbridged && t->n_sizes > 2 && t->n_dropped < TC_MAX_SIZES))
             return mcf_fail(MCF_EINVAL, "mcf tc: %s", why);
+        if (unbridged) { /* left out, for the refinement to bridge */
+            printf("mcf tc: L = %ld left out of this analysis: %s\n", s->L, why);
+            t->dropped_L[t->n_dropped] = s->L;
+            t->dropped_apart[t->n_dropped] = d;
+            t->dropped_dT[t->n_dropped++] = fabs(hi - lo);
+            size_free(s);
+            memmove(s, s + 1, (t->n_sizes - k - 1) * sizeof *s);
+            t->n_sizes--;
+            k--;
+            continue;
+        }
         printf("mcf tc: L = %ld: %zu chains; the least overlapping neighbours, T = %g and %g: "
                "%.1f standard deviations of energy apart, %zu measurements past the "
                "midpoint\n", s->L, s->n_chains, lo, hi, d, bridging);
-        if (k < TC_MAX_SIZES) {
-            t->found_L[k] = s->L;
-            t->apart[k] = d;
-            t->apart_dT[k] = fabs(hi - lo);
-            t->n_found = k + 1;
+        if (t->n_found < TC_MAX_SIZES) {
+            t->found_L[t->n_found] = s->L;
+            t->apart[t->n_found] = d;
+            t->apart_dT[t->n_found++] = fabs(hi - lo);
         }
         /* the blocks against the autocorrelation of m^2 (the order parameter's, which the
          * crossings rest on): the variance of block means is low by ~2 tau / b */
@@ -333,7 +350,7 @@ int tc_analyze(tc_run *t)
         t->err_why[q][0] = 0;
     }
     t->tau_note[0] = 0;
-    t->n_found = 0;
+    t->n_found = t->n_dropped = 0;
     for (size_t k = 0; k < TC_MAX_SIZES; k++)
         t->pair_tx[0][k] = t->pair_tx[1][k] = NAN;
     int rc = read_series(t);
@@ -443,6 +460,7 @@ int mcfi_tc_command(int argc, char **argv)
         snprintf(path, sizeof path, "%s/config.ini", sub[s]);
         if (access(path, F_OK) == 0) {
             t.dirs[t.n_dirs++] = sub[s];
+            t.keep_bridged = 1;
             printf("mcf tc: %s, a refinement scan of %s, joins it\n", sub[s], t.dirs[0]);
         }
     }

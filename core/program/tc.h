@@ -88,6 +88,15 @@ typedef struct tc_run {
     double apart_dT[TC_MAX_SIZES]; /* and those two temperatures' difference */
     double pair_tx[2][TC_MAX_SIZES]; /* per quantity, the crossing T* of sizes k and k + 1
                                         (NaN: they do not cross) */
+    int keep_bridged;     /* 1: each size's outermost temperatures that its neighbours'
+                             histograms do not reach are left out first (tc_keep_bridged):
+                             a first scan pooled with its refinements */
+    int drop_unbridged;   /* 1: a size whose neighbouring histograms do not overlap is left
+                             out of the analysis (and listed below) instead of refusing it,
+                             while two or more sizes remain: [tc] refine's planning */
+    size_t n_dropped;
+    long dropped_L[TC_MAX_SIZES];
+    double dropped_apart[TC_MAX_SIZES], dropped_dT[TC_MAX_SIZES]; /* as apart, apart_dT */
 } tc_run;
 
 /* tc.c: the whole analysis of t->dir (t->blocks, grid, omega, series set): the curves,
@@ -157,6 +166,13 @@ int tc_same_physics(const char *first, const char *other);
  * (fewest bridging) into *worst_d, *worst_bridging, *worst_lo, *worst_hi when not NULL. */
 int tc_overlap(const tc_size *s, size_t blocks, char *why, size_t len, double *worst_d,
                size_t *worst_bridging, double *worst_lo, double *worst_hi);
+
+/* tc_sources.c: while the worst-bridged neighbours of size s (tc_overlap) include its lowest
+ * or highest temperature, that temperature's chains are left out (said on standard output),
+ * as long as 3 temperatures stay: a refinement's grid bridges its window, and the coarse
+ * temperatures outside that the refinement was for cannot be joined to it.  Before the
+ * reweighting only (count, lnz, logden, classes not yet made).  The temperatures left out. */
+int tc_keep_bridged(tc_size *s, size_t blocks);
 
 /* tc_sources.c: the integrated autocorrelation time of quantity q (TC_M2, ...) along each
  * chain of s (Sokal's window: the smallest W >= 6 tau(W)), in measurements; the largest over

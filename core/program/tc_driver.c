@@ -265,6 +265,7 @@ static int estimate(const char *dir, const char *series, void *ctx, double *tc, 
     t.dirs[set->n_prior] = dir;
     t.series[set->n_prior] = series;
     t.n_dirs = set->n_prior + 1;
+    t.keep_bridged = set->n_prior > 0;
     t.blocks = set->blocks;
     t.omega = set->omega;
     t.nu_fixed = set->nu;
@@ -342,6 +343,8 @@ static int plan_stage(const char *dir, size_t s, const tc_settings *set, const c
         t.blocks = set->blocks;
         t.omega = set->omega;
         t.nu_fixed = set->nu;
+        t.drop_unbridged = 1; /* a size the first grid left unbridged is planned, not refused */
+        t.keep_bridged = s > 1;
         rc = tc_analyze(&t);
         prc = rc ? 0 : tc_refine_plan(&t, set->which, set->refine_points, &plan, why,
                                       sizeof why);
@@ -553,6 +556,7 @@ int mcfi_tc_drive(const char *config_path, const char *resume_dir, mcf_run_optio
     for (size_t d = 0; d <= set.refine; d++)
         t.dirs[d] = dirs[d];
     t.n_dirs = set.refine + 1;
+    t.keep_bridged = set.refine > 0;
     if (set.refine)
         printf("mcf tc: the first scan and its %zu refinement%s reweighted together:\n",
                set.refine, set.refine > 1 ? "s" : "");

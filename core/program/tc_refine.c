@@ -35,7 +35,7 @@ int tc_refine_plan(const tc_run *t, int which, size_t max_points, tc_plan *p, ch
     /* the sizes, and the spacing that puts the worst of them one standard deviation apart
      * (a size's energy spread taken as the same across the window) */
     double spacing = INFINITY;
-    size_t worst = S;
+    size_t worst = SIZE_MAX; /* the refined size that sets the spacing: k < S found, S + k dropped */
     for (size_t k = 0; k < S; k++) {
         if (k + 2 < S && !(t->apart[k] > TC_REFINE_APART))
             continue;
@@ -47,6 +47,22 @@ int tc_refine_plan(const tc_run *t, int which, size_t max_points, tc_plan *p, ch
             worst = k;
         }
     }
+    /* the sizes the analysis left out (their histograms did not overlap): refined too */
+    for (size_t k = 0; k < t->n_dropped && p->n_sizes < TC_MAX_SIZES; k++) {
+        p->L[p->n_sizes++] = t->dropped_L[k];
+        const double one_sd = t->dropped_apart[k] > 0 && t->dropped_dT[k] > 0
+                                  ? t->dropped_dT[k] / t->dropped_apart[k] : INFINITY;
+        if (one_sd < spacing) {
+            spacing = one_sd;
+            worst = S + k;
+        }
+    }
+    for (size_t a = 1; a < p->n_sizes; a++) /* ascending */
+        for (size_t b = a; b > 0 && p->L[b - 1] > p->L[b]; b--) {
+            const long tmp = p->L[b];
+            p->L[b] = p->L[b - 1];
+            p->L[b - 1] = tmp;
+        }
     /* the half-width: the crossings of refined pairs about T_c, and three of its errors */
     double half = isfinite(err) ? 3.0 * err : 0.0;
     for (size_t k = 0; k + 1 < S; k++) {
@@ -66,8 +82,15 @@ int tc_refine_plan(const tc_run *t, int which, size_t max_points, tc_plan *p, ch
     for (size_t i = 0; i < n; i++)
         p->T[i] = tc - half + 2.0 * half * (double)i / (double)(n - 1);
     const double step = 2.0 * half / (double)(n - 1);
-    p->apart = worst < S ? t->apart[worst] * step / t->apart_dT[worst] : NAN;
-    p->apart_L = worst < S ? t->found_L[worst] : 0;
+    if (worst < S) {
+        p->apart = t->apart[worst] * step / t->apart_dT[worst];
+        p->apart_L = t->found_L[worst];
+    } else if (worst != SIZE_MAX) {
+        p->apart = t->dropped_apart[worst - S] * step / t->dropped_dT[worst - S];
+        p->apart_L = t->dropped_L[worst - S];
+    } else {
+        p->apart = NAN;
+    }
     return 0;
 }
 

@@ -200,3 +200,59 @@ double tc_tau_max(const tc_size *s, int q, double *at, size_t *len)
     free(x);
     return worst;
 }
+
+/* the chains of s at temperature T (the lowest or the highest) left out: their measurements
+ * removed, the rest renumbered, the temperature range narrowed */
+static void drop_temperature(tc_size *s, double T)
+{
+    size_t *to = malloc(s->n_chains * sizeof *to), kept = 0;
+    if (!to)
+        return;
+    for (size_t c = 0; c < s->n_chains; c++) {
+        to[c] = 1.0 / s->beta[c] == T ? (size_t)-1 : kept;
+        if (to[c] != (size_t)-1)
+            s->beta[kept++] = s->beta[c];
+    }
+    size_t m = 0;
+    for (size_t n = 0; n < s->n; n++) {
+        if (to[s->chain[n]] == (size_t)-1)
+            continue;
+        memmove(&s->q[m * TC_NQ], &s->q[n * TC_NQ], TC_NQ * sizeof *s->q);
+        s->chain[m] = to[s->chain[n]];
+        s->block[m++] = s->block[n];
+    }
+    free(to);
+    s->n = m;
+    s->n_chains = kept;
+    s->t_min = INFINITY;
+    s->t_max = -INFINITY;
+    for (size_t c = 0; c < kept; c++) {
+        s->t_min = fmin(s->t_min, 1.0 / s->beta[c]);
+        s->t_max = fmax(s->t_max, 1.0 / s->beta[c]);
+    }
+}
+
+int tc_keep_bridged(tc_size *s, size_t blocks)
+{
+    double d = 0, lo = 0, hi = 0;
+    size_t bridging = 0;
+    int left = 0;
+    while (tc_overlap(s, blocks, NULL, 0, &d, &bridging, &lo, &hi)) {
+        const int low = lo == s->t_min, high = hi == s->t_max;
+        size_t temps = 0; /* distinct temperatures; at least 3 stay */
+        for (size_t c = 0; c < s->n_chains; c++) {
+            size_t e = 0;
+            while (e < c && s->beta[e] != s->beta[c])
+                e++;
+            temps += e == c;
+        }
+        if ((!low && !high) || temps <= 3)
+            break;
+        printf("mcf tc: L = %ld: T = %g left out: its energy histogram does not reach T = %g's "
+               "(%.1f standard deviations apart, %zu measurements past the midpoint)\n", s->L,
+               low ? lo : hi, low ? hi : lo, d, bridging);
+        drop_temperature(s, low ? lo : hi);
+        left++;
+    }
+    return left;
+}

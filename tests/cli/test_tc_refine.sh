@@ -16,7 +16,12 @@
 #      is kept aside as refine-1.earlier-1 and planned again;
 #  (f) error_target = tc:X with refine: only the last scan doubles its sweeps (the first
 #      scan's log has no decision), [schedule] max_sweeps held back for it in DIR/tc.ini;
-#  (g) refusals: refine = 99, refine_points = 2.
+#  (g) refusals: refine = 99, refine_points = 2;
+#  (h) a first grid too coarse for the largest size (L = 64, 0.2 apart: no measurement bridges
+#      its neighbours): the plan leaves it out of the analysis it plans from and refines it,
+#      and the final analysis takes it (its outer coarse temperatures left out where they do
+#      not reach the refined grid: tc_keep_bridged, tests/unit/test_tc_sources.c) and gives
+#      T_c.
 # usage: test_tc_refine.sh MCF SCRATCH
 set -u
 case $1 in */* | .*) mcf=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") ;; *) mcf=$1 ;; esac
@@ -86,7 +91,7 @@ else bad "(d) stop (exit $rc) and resume: same bytes $same, $(tcline run2.txt)";
 cd ..
 
 # ---- (e): --force with another first scan -------------------------------------------------
-sed -i 's/^seed = 7$/seed = 8/' stop/ref.ini
+sed -i -e 's/^seed = 7$/seed = 8/' -e 's/^sweeps = '$sweeps'$/sweeps = 4000/' stop/ref.ini
 (cd stop && "$mcf" tc ref.ini --force --no-plots > force.txt 2>&1) || bad "(e) --force run failed"
 if [ -d stop/ref.out/refine-1.earlier-1 ] && grep -q 'kept as ref.out/refine-1.earlier-1' stop/force.txt &&
    ! cmp -s stop/ref.out/refine-1/planned_from stop/ref.out/refine-1.earlier-1/planned_from; then
@@ -114,5 +119,15 @@ mkini rp 1 "refine_points = 2
 "$mcf" tc rp.ini > rp.txt 2>&1; rc=$?
 if [ $rc = 2 ] && grep -q '\[tc\] refine_points = 2: give 3 to 64' rp.txt; then ok "(g) $(tail -1 rp.txt)"
 else bad "(g) refine_points = 2: exit $rc, $(tail -1 rp.txt)"; fi
+
+# ---- (h): the largest size unbridged by the first grid -----------------------------------
+mkini wide 5 ""
+sed -i -e 's/^sizes = 8, 16$/sizes = 8, 16, 64/' -e 's/^sweeps = '$sweeps'$/sweeps = 2000/' wide.ini
+"$mcf" tc wide.ini --no-plots > wide.txt 2>&1; rc=$?
+if [ $rc = 0 ] && grep -q '^mcf tc: L = 64 left out of this analysis' wide.txt &&
+   grep -q '^mcf tc: refinement 1 of 1: L = .*64 at' wide.txt &&
+   grep -q '^mcf tc: L = 64: 1[0-2] chains' wide.txt && grep -q '^mcf tc: T_c' wide.txt; then
+  ok "(h) L = 64 planned though unbridged, analysed with its refinement: $(tcline wide.txt | cut -c1-40)"
+else bad "(h) exit $rc: $(grep -E 'L = 64|^mcf: error' wide.txt | cut -c1-160 | head -4)"; fi
 echo "$passed passed, $fail failed"
 [ $fail -eq 0 ]

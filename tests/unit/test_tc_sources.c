@@ -6,7 +6,12 @@
  * (b) tc_overlap: two Gaussian energy histograms (sd 1, 500 measurements each) 7 standard
  *     deviations apart (~0.2 measurements expected past the midpoint) are refused, naming
  *     the pair and three temperatures between them (each gap then <= 2 sd: ceil(7/2) - 1);
- *     2 apart (~159) pass, with the distance and the count reported. */
+ *     2 apart (~159) pass, with the distance and the count reported;
+ * (c) tc_keep_bridged: chains at T = 1, 2, 2.1, 2.2, 3 whose energies are 7, 1, 1, 7 sd apart
+ *     in turn: T = 1 and 3 (the outer ones that reach no neighbour) are left out, 3 chains
+ *     and their 1500 measurements stay (each with its chain renumbered and its block),
+ *     T in [2, 2.2], and tc_overlap then passes; T = 1, 1.1, 2, 2.1 with the 7 sd gap inside
+ *     (1.1 to 2): nothing is left out and tc_overlap still refuses. */
 #include "check.h"
 #include "tc.h"
 
@@ -94,6 +99,49 @@ int main(void)
             CHECK(r == 0 && bridging >= 100 && bridging <= 220 && fabs(d - 2.0) < 0.3 &&
                       lo == 1.0 && hi == 2.0,
                   "2 sd apart: %d, d = %.2f, %zu bridging", r, d, bridging);
+        release(&s);
+    }
+    /* (c) */
+    const double temps[2][5] = {{1, 2, 2.1, 2.2, 3}, {1, 1.1, 2, 2.1, 0}};
+    const double means[2][5] = {{0, 7, 8, 9, 16}, {0, 1, 8, 9, 0}};
+    for (int c = 0; c < 2; c++) {
+        const size_t K = c ? 4 : 5, m = 500;
+        memset(&s, 0, sizeof s);
+        s.L = 8;
+        s.n_chains = K;
+        s.n = K * m;
+        s.beta = malloc(K * sizeof *s.beta);
+        s.q = calloc(K * m * TC_NQ, sizeof *s.q);
+        s.chain = malloc(K * m * sizeof *s.chain);
+        s.block = malloc(K * m * sizeof *s.block);
+        for (size_t k = 0; k < K; k++)
+            s.beta[k] = 1.0 / temps[c][k];
+        s.t_min = temps[c][0];
+        s.t_max = temps[c][K - 1];
+        for (size_t i = 0; i < K * m; i++) {
+            s.chain[i] = i / m;
+            s.block[i] = (unsigned)(i % m / 32);
+            s.q[i * TC_NQ + TC_E] = gauss() + means[c][i / m];
+            s.q[i * TC_NQ + TC_M2] = (double)(i / m); /* the chain it came from */
+        }
+        const int left = tc_keep_bridged(&s, 16);
+        int intact = 1; /* every measurement still with its own chain's values */
+        for (size_t i = 0; i < s.n; i++)
+            intact = intact && s.q[i * TC_NQ + TC_M2] == (double)(s.chain[i] + (c ? 0 : 1)) &&
+                     s.block[i] == (unsigned)(i % m / 32);
+        const int r = tc_overlap(&s, 16, NULL, 0, NULL, NULL, NULL, NULL);
+        printf("keep_bridged (%s): %d left out, %zu chains, %zu measurements, T in [%g, %g], "
+               "overlap %d\n", c ? "a gap inside" : "gaps outside", left, s.n_chains, s.n,
+               s.t_min, s.t_max, r);
+        if (c == 0)
+            CHECK(left == 2 && s.n_chains == 3 && s.n == 3 * m && intact && s.t_min == 2.0 &&
+                      s.t_max == 2.2 && r == 0,
+                  "outer gaps: %d left out, %zu chains, T in [%g, %g], intact %d, overlap %d",
+                  left, s.n_chains, s.t_min, s.t_max, intact, r);
+        else
+            CHECK(left == 0 && s.n_chains == 4 && r == -1,
+                  "a gap inside: %d left out, %zu chains, overlap %d", left, s.n_chains, r);
+        free(s.block);
         release(&s);
     }
     return check_exit();
