@@ -378,6 +378,20 @@ else bad "mcf tc CONFIG on 2 ranks: $(grep -h 'mcf' tc3/o tc3/e | head -3)"; fi
 if (cd tc3 && mpi 2 "$mcf" tc etc.out >a 2>ae) && [ "$(grep -c '^T_c (binder)' tc3/a)" -eq 1 ] &&
     [ "$(grep -c '^T_c (xi_over_l)' tc3/a)" -eq 1 ]; then ok "mcf tc DIR on 2 ranks: one analysis"
 else bad "mcf tc DIR on 2 ranks: $(head -3 tc3/a tc3/ae)"; fi
+# (e) [tc] refine = 1 on 2 ranks from the start: rank 0 plans the refinement from its analysis
+#     and every rank runs its share of it: the single process's refine-1 and T_c
+sed -e '/^error_target = tc/d' -e '/^max_sweeps/d' -e 's/^\[tc\]$/[tc]\nrefine = 1/' \
+    -e 's/^output = etc.out$/output = ref.out/' tc.ini > ref.ini
+mkdir rf1 rf2
+(cd rf1 && "$mcf" tc ../ref.ini --no-plots >o 2>e) || { bad "refine: single run failed"; cat rf1/e; }
+if (cd rf2 && timeout 300 "$mpiexec" "$np_flag" 2 "${extra[@]}" "$mcf" tc ../ref.ini \
+      --no-plots >o 2>e) && [ -f rf1/ref.out/refine-1/series/index.tsv ] &&
+    diff -r rf1/ref.out/refine-1/series rf2/ref.out/refine-1/series >/dev/null &&
+    [ "$(grep -c '^mcf tc: refinement 1 of 1' rf2/o)" -eq 1 ] &&
+    [ "$(grep '^mcf tc: T_c' rf2/o)" = "$(grep '^mcf tc: T_c' rf1/o)" ]; then
+  same_files "mcf tc CONFIG with refine = 1 on 2 ranks" rf1/ref.out/refine-1 \
+    rf2/ref.out/refine-1 results.tsv
+else bad "refine on 2 ranks: $(grep -h 'mcf' rf2/o rf2/e | head -3)"; fi
 cd ..
 
 echo "$passed passed, $fail failed"
