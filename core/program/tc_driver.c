@@ -114,8 +114,11 @@ static int derive_scan(mcf_config *c, tc_settings *set)
     if (!rc && !(extra && strstr(extra->value, "m2_kmin")))
         rc = set_key(c, "run", "extra_observables", list);
     const mcf_config_entry *target = entry(c, "tc", "error_target");
+    /* max_sweeps caps the doubling of an error target: with refinements and only [tc]'s
+     * target it is the last scan's (an own [schedule] error_target keeps it in every scan;
+     * none at all, and the engine refuses it before any work, as without refine) */
     const mcf_config_entry *cap = entry(c, "schedule", "max_sweeps");
-    if (!rc && cap && set->refine > 0) { /* the last scan's, with the error target */
+    if (!rc && cap && set->refine > 0 && target && !entry(c, "schedule", "error_target")) {
         snprintf(set->held_max, sizeof set->held_max, "%s", cap->value);
         mcfe_config_remove(c, "schedule", "max_sweeps");
     }

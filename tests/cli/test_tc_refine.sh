@@ -16,7 +16,8 @@
 #      is kept aside as refine-1.earlier-1 and planned again;
 #  (f) error_target = tc:X with refine: only the last scan doubles its sweeps (the first
 #      scan's log has no decision), [schedule] max_sweeps held back for it in DIR/tc.ini;
-#  (g) refusals: refine = 99, refine_points = 2;
+#  (g) refusals: refine = 99, refine_points = 2, max_sweeps without an error target (before
+#      any work);
 #  (h) a first grid too coarse for the largest size (L = 64, 0.2 apart: no measurement bridges
 #      its neighbours): the plan leaves it out of the analysis it plans from and refines it,
 #      and the final analysis takes it (its outer coarse temperatures left out where they do
@@ -133,5 +134,12 @@ if [ $rc = 0 ] && grep -q '^mcf tc: L = 64 left out of this analysis' wide.txt &
    grep -q '^mcf tc: L = 64: 1[0-2] chains' wide.txt && grep -q '^mcf tc: T_c' wide.txt; then
   ok "(h) L = 64 planned though unbridged, analysed with its refinement: $(tcline wide.txt | cut -c1-40)"
 else bad "(h) exit $rc: $(grep -E 'L = 64|^mcf: error' wide.txt | cut -c1-160 | head -4)"; fi
+# max_sweeps with no error target: refused before any work, as without refine (not after the
+# first scan, when the last one would be set up)
+mkini cap 1 ""; sed -i 's/^sweeps = '$sweeps'$/sweeps = 500\nmax_sweeps = 4000/' cap.ini
+"$mcf" tc cap.ini > cap.txt 2>&1; rc=$?
+if [ $rc = 2 ] && grep -q 'max_sweeps = 4000 caps the doubling of error_target' cap.txt &&
+   [ ! -e cap.out ]; then ok "(g) max_sweeps without a target refused before any work"
+else bad "(g) max_sweeps without a target: exit $rc, $(tail -1 cap.txt)"; fi
 echo "$passed passed, $fail failed"
 [ $fail -eq 0 ]
