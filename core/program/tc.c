@@ -24,15 +24,15 @@
 static void size_free(tc_size *s)
 {
     free(s->beta);
-        free(s->count);
-        free(s->lnz);
-        free(s->q);
-        free(s->chain);
-        free(s->block);
-        free(s->logden);
-        free(s->cls);
-        free(s->cls_rep);
-        free(s->cls_sum);
+    free(s->count);
+    free(s->lnz);
+    free(s->q);
+    free(s->chain);
+    free(s->block);
+    free(s->logden);
+    free(s->cls);
+    free(s->cls_rep);
+    free(s->cls_sum);
     free(s->cls_logden);
 }
 

@@ -8,6 +8,7 @@
 #define MCF_TC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -180,8 +181,9 @@ int tc_keep_bridged(tc_size *s, size_t blocks);
 double tc_tau_max(const tc_size *s, int q, double *at, size_t *len);
 
 /* tc_refine.c: the scan [tc] refine adds after the analysis t of the scans so far: its
- * sizes (the two largest, and every size whose neighbouring temperatures are more than
- * TC_REFINE_APART standard deviations of energy apart) and its temperatures (an even grid
+ * sizes (the two largest, every size whose neighbouring temperatures are more than
+ * TC_REFINE_APART standard deviations of energy apart, and every size the analysis left out
+ * unbridged, t->dropped_L) and its temperatures (an even grid
  * about T_c of quantity `which`, spaced to put the worst of those sizes' neighbours one
  * standard deviation apart, with at most max_points points).  0, or -1 with why. */
 #define TC_REFINE_APART 1.5
@@ -204,9 +206,9 @@ static inline void tc_refine_dir(char *out, size_t n, const char *dir, size_t s)
 }
 
 /* tc_refine.c: the first scan's identity, FNV-1a of dir/config.ini (0: unreadable): each
- * refinement scan keeps the one it was planned from ([tc] planned_from), so that it is
- * resumed only after the same first scan (a --force run of another replans it) */
-#include <stdint.h>
+ * refinement scan keeps the one it was planned from in its folder's file planned_from, so
+ * that it is resumed only after the same first scan (one of another is kept aside and
+ * planned again: tc_driver.c) */
 uint64_t tc_refine_stamp(const char *dir);
 
 /* tc_driver.c: `mcf tc CONFIG`, the scans of [tc] run (opt: main's options, plots and

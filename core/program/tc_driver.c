@@ -514,6 +514,7 @@ int mcfi_tc_drive(const char *config_path, const char *resume_dir, mcf_run_optio
     mcf_config *c = NULL, *kept = NULL;
     int rc = mcfe_config_read(resume_dir ? path : config_path, &c);
     tc_settings set;
+    memset(&set, 0, sizeof set); /* read_settings fills it; a config that fails to read not */
     struct stat st;
     if (!rc && resume_dir) { /* the [tc] section kept beside config.ini, if there is one */
         snprintf(path, sizeof path, "%s/tc.ini", resume_dir);
