@@ -1,8 +1,9 @@
-/* tc.c — `mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--nu NU] [--grid N]
- * [--window LO:HI] [--sizes L1,L2,...] [--fixed QUANTITY=VALUE ...]`: T_c from the
- * measurement series of runs that scanned L and T (tc.h; docs/methods.md, "Finite-size scaling").  Reads each
- * DIR/series/index.tsv and the chains' files (tc_sources.c: the runs share one physics,
- * neighbouring temperatures overlap), reweights every size over its temperatures
+/* tc.c — `mcf tc DIR [DIR ...] [--blocks B] [--jackknife slices|chains] [--skip N] [--omega W]
+ * [--nu NU] [--grid N] [--window LO:HI] [--sizes L1,L2,...] [--fixed QUANTITY=VALUE ...]`:
+ * T_c from the measurement series of runs that scanned L and T (tc.h; docs/methods.md,
+ * "Finite-size scaling").  Reads each DIR/series/index.tsv and the chains' files
+ * (tc_sources.c: the runs share one physics, neighbouring temperatures overlap; --skip
+ * leaves out the start of every chain), reweights every size over its temperatures
  * (tc_reweight.c), writes the curves with jackknife errors to DIR/tc-curves.tsv, the
  * crossings of successive sizes of the Binder cumulant and of xi/L, nu from the ratio of
  * the slopes at each crossing, and T_c extrapolated from the crossings as T*(L) = T_c +
@@ -65,21 +66,6 @@ static int add_chain(tc_run *t, size_t d, const char *file, size_t width, const 
         t->left_out++;
         return MCF_OK;
     }
-    size_t k = 0;
-    while (k < t->n_sizes && t->size[k].L != L)
-        k++;
-    if (k == t->n_sizes) {
-        tc_size *grown = realloc(t->size, (t->n_sizes + 1) * sizeof *grown);
-        if (!grown)
-            return mcf_fail(MCF_ENOMEM, "mcf tc: out of memory");
-        t->size = grown;
-        memset(&t->size[k], 0, sizeof t->size[k]);
-        t->size[k].L = L;
-        t->size[k].units = units;
-        t->size[k].t_min = t->size[k].t_max = T;
-        t->n_sizes++;
-    }
-    tc_size *s = &t->size[k];
     char path[4096];
     snprintf(path, sizeof path, "%s/%s/%s", t->dirs[d], t->series[d], file);
     FILE *f = fopen(path, "rb");
@@ -89,6 +75,11 @@ static int add_chain(tc_run *t, size_t d, const char *file, size_t width, const 
     const long bytes = ftell(f);
     fseek(f, 0, SEEK_SET);
     const size_t rec = width * sizeof(double);
+    if (t->skip && bytes >= 0 && (size_t)bytes / rec < t->skip + 2 * t->blocks) {
+        fclose(f); /* too short to keep 2 records a block after --skip: left out, said */
+        t->skipped_out++;
+        return MCF_OK;
+    }
     if (bytes < 0 || ((size_t)bytes % rec != 0 && !tc_partial(t)) ||
         (size_t)bytes / rec < 2 * t->blocks) {
         fclose(f);
@@ -96,8 +87,26 @@ static int add_chain(tc_run *t, size_t d, const char *file, size_t width, const 
                         "bytes, or fewer than 2 x --blocks = %zu of them", path, bytes, rec,
                         2 * t->blocks);
     }
-    const size_t n = (size_t)bytes / rec; /* whole records (partial: the rest is in write) */
-    double *raw = malloc(n * rec + 1);
+    size_t k = 0;
+    while (k < t->n_sizes && t->size[k].L != L)
+        k++;
+    if (k == t->n_sizes) {
+        tc_size *grown = realloc(t->size, (t->n_sizes + 1) * sizeof *grown);
+        if (!grown) {
+            fclose(f);
+            return mcf_fail(MCF_ENOMEM, "mcf tc: out of memory");
+        }
+        t->size = grown;
+        memset(&t->size[k], 0, sizeof t->size[k]);
+        t->size[k].L = L;
+        t->size[k].units = units;
+        t->size[k].t_min = t->size[k].t_max = T;
+        t->n_sizes++;
+    }
+    tc_size *s = &t->size[k];
+    const size_t all = (size_t)bytes / rec; /* whole records (partial: the rest is in write) */
+    const size_t n = all - t->skip;         /* those kept: --skip leaves out the first */
+    double *raw = malloc(all * rec + 1);
     double *q = realloc(s->q, (s->n + n) * TC_NQ * sizeof *q);
     if (q)
         s->q = q;
@@ -115,7 +124,7 @@ static int add_chain(tc_run *t, size_t d, const char *file, size_t width, const 
         fclose(f);
         return mcf_fail(MCF_ENOMEM, "mcf tc: out of memory for %s", path);
     }
-    const int got = fread(raw, rec, n, f) == n;
+    const int got = fread(raw, rec, all, f) == all;
     fclose(f);
     if (!got) {
         free(raw);
@@ -124,7 +133,7 @@ static int add_chain(tc_run *t, size_t d, const char *file, size_t width, const 
     for (size_t i = 0; i < n; i++) {
         double *to = s->q + (s->n + i) * TC_NQ;
         for (int c = 0; c < TC_NQ; c++)
-            to[c] = col[c] >= 0 ? raw[i * width + (size_t)col[c]] : 1.0;
+            to[c] = col[c] >= 0 ? raw[(t->skip + i) * width + (size_t)col[c]] : 1.0;
         to[TC_E] *= units; /* the weight's energy */
         s->chain[s->n + i] = s->n_chains;
         s->block[s->n + i] = (unsigned)(i * t->blocks / n);
@@ -207,6 +216,15 @@ static int read_series(tc_run *t)
     if (!rc && t->left_out)
         printf("mcf tc: %s leaves out %zu chain%s\n", t->n_only ? "--sizes" : "--window",
                t->left_out, t->left_out == 1 ? "" : "s");
+    if (!rc && t->skip)
+        printf("mcf tc: --skip %zu: the first %zu measurements of every chain left out, and "
+               "%zu chain%s shorter than %zu (2 a jackknife block after them)\n", t->skip,
+               t->skip, t->skipped_out, t->skipped_out == 1 ? "" : "s",
+               t->skip + 2 * t->blocks);
+    if (!rc && t->n_sizes == 0 && t->skipped_out)
+        rc = mcf_fail(MCF_EINVAL, "mcf tc: --skip %zu leaves no chain: each has fewer than "
+                      "%zu measurements (--skip and 2 a jackknife block); skip fewer", t->skip,
+                      t->skip + 2 * t->blocks);
     for (size_t q = 0; !rc && q < t->n_only; q++) {
         size_t k = 0;
         while (k < t->n_sizes && t->size[k].L != t->only[q])
@@ -251,6 +269,8 @@ static int solve_all(tc_run *t)
         size_t bridging = 0;
         if (t->keep_bridged)
             tc_keep_bridged(s, t->blocks);
+        if (t->chain_blocks)
+            tc_chain_blocks(s, t->blocks);
         const int unbridged = tc_overlap(s, t->blocks, why, sizeof why, &d, &bridging, &lo,
                                          &hi) != 0;
         if (unbridged && !(t->drop_unbridged && t->n_sizes > 2 && t->n_dropped < TC_MAX_SIZES))
@@ -274,19 +294,34 @@ static int solve_all(tc_run *t)
             t->apart[t->n_found] = d;
             t->apart_dT[t->n_found++] = fabs(hi - lo);
         }
+        /* the start of the chains against the rest: a bias, not an error bar */
+        double r = 1, re = 0;
+        size_t nc = 0, most = 0;
+        if (tc_start_biased(s, &r, &re, &nc, &most))
+            printf("mcf tc: warning: L = %ld: m^2 over the first quarter of each chain's "
+                   "measurements is %.3f +- %.3f of the chain's mean (%zu chains): they were not "
+                   "in equilibrium when their measurements began, which biases the curves; "
+                   "leave the start out (--skip %zu, a quarter of the longest) or thermalize "
+                   "longer\n", s->L, r, re, nc, most / 4);
         /* the blocks against the autocorrelation of m^2 (the order parameter's, which the
-         * crossings rest on): the variance of block means is low by ~2 tau / b */
+         * crossings rest on): the variance of block means is low by ~2 tau / b (pieces of
+         * a temperature's chains laid end to end: b the piece) */
         double at = 0;
         size_t len = 0;
         const double tau = tc_tau_max(s, TC_M2, &at, &len);
-        const double b = (double)len / (double)t->blocks;
+        size_t at_T = 0; /* with --jackknife chains: the measurements of its temperature */
+        for (size_t n = 0; t->chain_blocks && n < s->n; n++)
+            at_T += fabs(1.0 / s->beta[s->chain[n]] - at) <= 1e-12 * at;
+        const double b = (double)(t->chain_blocks ? at_T : len) / (double)t->blocks;
         if (b < 20.0 * tau && tau / b > worst_ratio) {
             worst_ratio = tau / b;
             snprintf(t->tau_note, sizeof t->tau_note, "L = %ld, T = %g: tau_int(m^2) = %.1f "
                      "measurements against jackknife blocks of %.0f: blocks shorter than 20 "
                      "tau_int make the errors too small (the variance by ~2 tau_int / block "
-                     "= %.0f%%); run longer or use fewer --blocks", s->L, at, tau, b,
-                     fmin(100.0, 200.0 * tau / b));
+                     "= %.0f%%); run longer or use fewer --blocks%s", s->L, at, tau, b,
+                     fmin(100.0, 200.0 * tau / b),
+                     t->chain_blocks ? "" : " (or --jackknife chains: blocks cut from each "
+                     "temperature's chains laid end to end)");
         }
     }
     if (t->tau_note[0])
@@ -366,6 +401,11 @@ int tc_analyze(tc_run *t)
     return rc;
 }
 
+int tc_parse_jackknife(const char *text)
+{
+    return !strcmp(text, "chains") ? 1 : !strcmp(text, "slices") ? 0 : -1;
+}
+
 /* "LO:HI" into w[2] (LO < HI); -1 if not that */
 static int parse_window(const char *text, double *w)
 {
@@ -399,8 +439,9 @@ static int parse_sizes(const char *text, tc_run *t)
     return t->n_only >= 2 ? 0 : -1;
 }
 
-#define TC_USAGE "usage: mcf tc DIR [DIR ...] [--blocks B] [--omega W] [--nu NU] " \
-                 "[--grid N] [--window LO:HI] [--sizes L1,L2,...] " \
+#define TC_USAGE "usage: mcf tc DIR [DIR ...] [--blocks B] [--jackknife slices|chains] " \
+                 "[--skip N] " \
+                 "[--omega W] [--nu NU] [--grid N] [--window LO:HI] [--sizes L1,L2,...] " \
                  "[--fixed binder=VALUE] [--fixed xi_over_l=VALUE]"
 
 int mcfi_tc_command(int argc, char **argv)
@@ -415,6 +456,17 @@ int mcfi_tc_command(int argc, char **argv)
             if (*end || b < 2 || b > 1000)
                 return mcf_fail(MCF_EINVAL, "mcf tc: --blocks %s: give 2 to 1000", argv[k]);
             t.blocks = (size_t)b;
+        } else if (!strcmp(argv[k], "--skip") && k + 1 < argc) {
+            long m = strtol(argv[++k], &end, 10);
+            if (*end || m < 0 || m > 100000000)
+                return mcf_fail(MCF_EINVAL, "mcf tc: --skip %s: give the measurements of each "
+                                "chain to leave out from its start, 0 or more", argv[k]);
+            t.skip = (size_t)m;
+        } else if (!strcmp(argv[k], "--jackknife") && k + 1 < argc) {
+            if ((t.chain_blocks = tc_parse_jackknife(argv[++k])) < 0)
+                return mcf_fail(MCF_EINVAL, "mcf tc: --jackknife %s: give slices (time slices "
+                                "of every chain) or chains (pieces of the chains laid end to "
+                                "end)", argv[k]);
         } else if (!strcmp(argv[k], "--omega") && k + 1 < argc) {
             t.omega = strtod(argv[++k], &end);
             if (*end || !(t.omega >= 0) || !isfinite(t.omega))

@@ -59,9 +59,14 @@ typedef struct tc_run {
     double window[2];     /* chains at T outside [window[0], window[1]] are left out
                              (--window; default: none) */
     size_t left_out;      /* chains the window or the sizes left out */
+    size_t skip;          /* --skip: measurements left out from the start of every chain */
+    size_t skipped_out;   /* chains too short to keep 2 a block after them, left out */
     long only[32];        /* --sizes: the lattice sizes analysed (n_only 0: all) */
     size_t n_only;
     size_t blocks, grid;  /* jackknife blocks per series; points of the curves */
+    int chain_blocks;     /* 1: the blocks are pieces of each size's chains laid end to end
+                             (--jackknife chains, tc_chain_blocks); 0: time slices of every
+                             chain (the default) */
     double omega;         /* the correction-to-scaling exponent of the extrapolation */
     double nu_fixed;      /* > 0: the extrapolation's nu (--nu, [tc] nu: the universality
                              class's, where it is known); 0: each sample's largest pair's */
@@ -153,6 +158,9 @@ static inline int tc_near_edge(double x, const double *beta, size_t n, char *why
 /* tc.c: t's defaults (one dir, 16 blocks, a grid of 101, omega = 1, series/, no window) */
 void tc_defaults(tc_run *t, const char *dir);
 
+/* tc.c: --jackknife's and [tc] jackknife's value: 1 "chains", 0 "slices", -1 neither */
+int tc_parse_jackknife(const char *text);
+
 /* tc_sources.c: refuses (MCF_EINVAL, naming file, line and key) a run folder `other` whose
  * config.ini differs from `first`'s in [run] model or evaluator, a [model] key but L, or an
  * [evaluator] key: measurements of different physics must not be reweighted together. */
@@ -174,6 +182,40 @@ int tc_overlap(const tc_size *s, size_t blocks, char *why, size_t len, double *w
  * temperatures outside that the refinement was for cannot be joined to it.  Before the
  * reweighting only (count, lnz, logden, classes not yet made).  The temperatures left out. */
 int tc_keep_bridged(tc_size *s, size_t blocks);
+
+/* tc_sources.c: size s's jackknife blocks cut from its chains of each temperature laid end
+ * to end (in the order they are kept, each in time order): block b holds that temperature's
+ * measurements [b m / blocks, (b + 1) m / blocks) of its m.  Every temperature still splits
+ * into equal parts, as with time slices of every chain, but where several independent
+ * chains (of several runs) share a temperature the pieces are as many times longer against
+ * tau_int, and only the joins inside a chain are correlated (docs/methods.md, "Finite-size
+ * scaling").  Before count is made. */
+void tc_chain_blocks(tc_size *s, size_t blocks);
+
+/* tc_sources.c: the start of size s's chains against the rest: per chain (8 measurements or
+ * more, a positive mean of quantity q), the mean of q over the first quarter of its
+ * measurements divided by the mean over all of them; their average over the chains into
+ * *ratio and its standard error (the chains are independent) into *err, the chains used
+ * into *chains, the longest chain's measurements into *longest.  A chain that was in
+ * equilibrium when its measurements began has 1 within the error; the order parameter of a
+ * chain started at random and measured before it has grown has less.  0, or -1 with fewer
+ * than 2 chains used. */
+int tc_start_ratio(const tc_size *s, int q, double *ratio, double *err, size_t *chains,
+                   size_t *longest);
+
+/* tc_sources.c: 1 when size s's chains were not in equilibrium when their measurements began,
+ * by m^2 (tc_start_ratio's numbers into the arguments): the ratio more than 5 % from 1 and
+ * more than tc_student_999(chains - 1) of its standard error (the chains' own spread, so few
+ * chains give a rough one: the t point allows for that), with 4 chains or more; else 0.  A
+ * bias, not an error bar: the curves from such chains are off in T by more than their
+ * jackknife says. */
+int tc_start_biased(const tc_size *s, double *ratio, double *err, size_t *chains,
+                    size_t *longest);
+
+/* tc_sources.c: the two-sided 0.1 % point of Student's t with dof degrees of freedom (the
+ * 0.9995 quantile), tabulated to 30, then at 40, 60 and 120: a dof between takes the value
+ * of the tabulated one below it (a larger, more cautious value); INFINITY for dof 0 */
+double tc_student_999(size_t dof);
 
 /* tc_sources.c: the integrated autocorrelation time of quantity q (TC_M2, ...) along each
  * chain of s (Sokal's window: the smallest W >= 6 tau(W)), in measurements; the largest over

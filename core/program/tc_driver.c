@@ -21,6 +21,7 @@
 /* what [tc] says beside the scan */
 typedef struct tc_settings {
     size_t blocks;
+    int chain_blocks; /* [tc] jackknife = chains */
     double omega, nu; /* nu 0: the largest pair's */
     int which; /* 0 binder, 1 xi_over_l: the crossing whose T_c is reported and targeted */
     const mcf_config *source; /* the [tc] section given (written to DIR/tc.ini) */
@@ -140,7 +141,7 @@ static int read_settings(const mcf_config *c, tc_settings *t)
 {
     static const char *const keys[] = {"sizes", "temperatures", "quantity", "error_target",
                                        "blocks", "omega", "nu", "refine", "refine_points",
-                                       "max_sweeps"};
+                                       "max_sweeps", "jackknife"};
     const size_t n_keys = sizeof keys / sizeof keys[0];
     char where[512];
     memset(t, 0, sizeof *t);
@@ -160,8 +161,8 @@ static int read_settings(const mcf_config *c, tc_settings *t)
         char *end = NULL;
         if (j == n_keys)
             return mcf_fail(MCF_EINVAL, "%s: [tc] %s: unknown key ([tc] keys: sizes, "
-                            "temperatures, quantity, error_target, blocks, omega, nu, refine, "
-                            "refine_points)", where, e->key);
+                            "temperatures, quantity, error_target, blocks, jackknife, omega, nu, "
+                            "refine, refine_points)", where, e->key);
         if (j == 7 || j == 8) {
             const long lo = j == 7 ? 0 : 3, hi = j == 7 ? TC_MAX_DIRS - 1 : 64;
             long v = strtol(e->value, &end, 10);
@@ -172,6 +173,9 @@ static int read_settings(const mcf_config *c, tc_settings *t)
                                 " (the most temperatures of a refinement scan)");
             *(j == 7 ? &t->refine : &t->refine_points) = (size_t)v;
         }
+        if (j == 10 && (t->chain_blocks = tc_parse_jackknife(e->value)) < 0)
+            return mcf_fail(MCF_EINVAL, "%s: [tc] jackknife = %s: give slices or chains",
+                            where, e->value);
         if (j == 9) /* written by keep_settings: [schedule] max_sweeps held back */
             snprintf(t->held_max, sizeof t->held_max, "%s", e->value);
         if (j == 2 && strcmp(e->value, "binder") && strcmp(e->value, "xi_over_l"))
@@ -270,6 +274,7 @@ static int estimate(const char *dir, const char *series, void *ctx, double *tc, 
     t.n_dirs = set->n_prior + 1;
     t.keep_bridged = set->n_prior > 0;
     t.blocks = set->blocks;
+    t.chain_blocks = set->chain_blocks;
     t.omega = set->omega;
     t.nu_fixed = set->nu;
     int rc = tc_analyze(&t);
@@ -344,6 +349,7 @@ static int plan_stage(const char *dir, size_t s, const tc_settings *set, const c
             t.dirs[d] = dirs[d];
         t.n_dirs = s;
         t.blocks = set->blocks;
+        t.chain_blocks = set->chain_blocks;
         t.omega = set->omega;
         t.nu_fixed = set->nu;
         t.drop_unbridged = 1; /* a size the first grid left unbridged is planned, not refused */
@@ -565,6 +571,7 @@ int mcfi_tc_drive(const char *config_path, const char *resume_dir, mcf_run_optio
         printf("mcf tc: the first scan and its %zu refinement%s reweighted together:\n",
                set.refine, set.refine > 1 ? "s" : "");
     t.blocks = set.blocks;
+    t.chain_blocks = set.chain_blocks;
     t.omega = set.omega;
     t.nu_fixed = set.nu;
     rc = tc_analyze(&t);

@@ -42,7 +42,9 @@ int tc_write_curves(const tc_run *t)
         return mcf_fail(MCF_EIO, "%s: cannot write (%s)", path, strerror(errno));
     }
     fprintf(f, "# mcf tc: multi-histogram reweighting of each size's series over its "
-            "temperatures; errors: jackknife over %zu blocks\n", t->blocks);
+            "temperatures; errors: jackknife over %zu blocks (%s)\n", t->blocks,
+            t->chain_blocks ? "pieces of each temperature's chains end to end"
+                            : "time slices of every chain");
     fprintf(f, "L\tT\tenergy\tenergy_err\tbinder\tbinder_err\txi_over_l\txi_over_l_err\n");
     for (size_t k = 0; k < t->n_sizes; k++) {
         const tc_size *s = &t->size[k];

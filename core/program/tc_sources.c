@@ -157,6 +157,77 @@ int tc_overlap(const tc_size *s, size_t blocks, char *why, size_t len, double *w
     return -1;
 }
 
+void tc_chain_blocks(tc_size *s, size_t blocks)
+{
+    for (size_t c = 0; c < s->n_chains; c++) {
+        size_t before = 0, m = 0; /* the temperature's measurements, first chain first */
+        for (size_t e = 0; e < c; e++)
+            before += s->beta[e] == s->beta[c];
+        if (before) /* its chains were cut with the first of them */
+            continue;
+        for (size_t n = 0; n < s->n; n++)
+            m += s->beta[s->chain[n]] == s->beta[c];
+        for (size_t n = 0, i = 0; n < s->n; n++)
+            if (s->beta[s->chain[n]] == s->beta[c])
+                s->block[n] = (unsigned)((double)i++ * (double)blocks / (double)m);
+    }
+}
+
+double tc_student_999(size_t dof)
+{
+    /* t_{0.9995}(dof) for dof = 1 .. 30, then 40 (3.551), 60 (3.460), 120 (3.373) */
+    static const double t[] = {636.62, 31.599, 12.924, 8.610, 6.869, 5.959, 5.408, 5.041,
+                               4.781, 4.587, 4.437, 4.318, 4.221, 4.140, 4.073, 4.015,
+                               3.965, 3.922, 3.883, 3.850, 3.819, 3.792, 3.768, 3.745,
+                               3.725, 3.707, 3.690, 3.674, 3.659, 3.646};
+    if (dof < 1)
+        return INFINITY;
+    if (dof <= 30)
+        return t[dof - 1];
+    return dof < 40 ? t[29] : dof < 60 ? 3.551 : dof < 120 ? 3.460 : 3.373;
+}
+
+int tc_start_ratio(const tc_size *s, int q, double *ratio, double *err, size_t *chains,
+                   size_t *longest)
+{
+    double sum = 0, sum2 = 0;
+    size_t used = 0, most = 0;
+    for (size_t a = 0, b; a < s->n; a = b) { /* chain s->chain[a]: measurements a .. b - 1 */
+        for (b = a; b < s->n && s->chain[b] == s->chain[a]; b++)
+            ;
+        const size_t m = b - a, quarter = m / 4;
+        most = m > most ? m : most;
+        double whole = 0, first = 0;
+        for (size_t n = a; n < b; n++) {
+            whole += s->q[n * TC_NQ + q] / (double)m;
+            first += n < a + quarter ? s->q[n * TC_NQ + q] / (double)quarter : 0.0;
+        }
+        if (m < 8 || !(whole > 0))
+            continue;
+        sum += first / whole;
+        sum2 += first / whole * (first / whole);
+        used++;
+    }
+    *chains = used;
+    *longest = most;
+    if (used < 2)
+        return -1;
+    *ratio = sum / (double)used;
+    *err = sqrt(fmax(sum2 / (double)used - *ratio * *ratio, 0.0) / (double)(used - 1));
+    return 0;
+}
+
+int tc_start_biased(const tc_size *s, double *ratio, double *err, size_t *chains,
+                    size_t *longest)
+{
+    *ratio = 1.0;
+    *err = 0.0;
+    if (tc_start_ratio(s, TC_M2, ratio, err, chains, longest) || *chains < 4)
+        return 0;
+    const double d = fabs(*ratio - 1.0);
+    return d > 0.05 && d > tc_student_999(*chains - 1) * *err;
+}
+
 /* tau_int of x[0..n-1] by Sokal's automatic window (c = 6) */
 static double tau_int(const double *x, size_t n)
 {

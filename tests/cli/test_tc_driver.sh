@@ -8,7 +8,7 @@
 #      the last error is below the first (one run serves (a) and (b));
 #  (c) a rerun of mcf tc CONFIG on the finished folder continues it (same T_c), and the
 #      refusals: one size, a window of 2 temperatures, [model] L beside [tc] sizes, a [tc]
-#      section given to mcf run, an unknown [tc] key, [tc] nu = 0;
+#      section given to mcf run, an unknown [tc] key, [tc] nu = 0, [tc] jackknife = blocks;
 #  (f) mcf resume DIR continues a run of mcf tc (DIR/tc.ini; or a 1.1.0 folder's tc target);
 #  (e) mcf tc DIR on a run not finished (no series/, its .series-partial; a chain's file ending
 #      in a record being written) gives the finished analysis's T_c and says it is partial;
@@ -131,5 +131,7 @@ mk plain "" "4, 8" "2.1:2.4:4";        refused plain "mcf tc plain.ini" "$mcf" r
 printf 'grid = 3\n' >> plain.ini;      refused key "[tc] grid: unknown key" "$mcf" tc plain.ini
 mk nu "" "4, 8" "2.1:2.4:4"; printf 'nu = 0\n' >> nu.ini
 refused nu "[tc] nu = 0: give a number > 0" "$mcf" tc nu.ini
+mk jk "" "4, 8" "2.1:2.4:4"; printf 'jackknife = blocks\n' >> jk.ini
+refused jackknife "[tc] jackknife = blocks: give slices or chains" "$mcf" tc jk.ini
 echo "$passed passed, $fail failed"
 [ $fail -eq 0 ]

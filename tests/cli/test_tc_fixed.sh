@@ -97,5 +97,26 @@ if [ $r -eq 2 ] &&
     grep -q -- '--fixed chi=1: give binder=VALUE or xi_over_l=VALUE' unknown.txt; then
   ok "(d) --fixed chi=1 refused"
 else bad "(d) --fixed chi=1: exit $r"; cat unknown.txt; fi
+
+# ---- (e) --skip and --jackknife (core/program/tc.c; the numbers: test_tc_jackknife,
+# test_tc_start) ---------------------------------------------------------------------------------
+skip=$(( ${MCF_TEST_SWEEPS:-$sweeps} / 4 ))
+"$mcf" tc f.out --sizes 8,16 --skip $skip --jackknife chains > skip.txt 2>&1; r=$?
+if [ $r -eq 0 ] &&
+    grep -q -- "--skip $skip: the first $skip measurements of every chain left out, and 0 chains" skip.txt &&
+    grep -q "jackknife over 16 blocks (pieces of each temperature's chains end to end)" \
+      f.out/tc-curves.tsv; then
+  ok "(e) --skip $skip --jackknife chains: $(grep -c crossing skip.txt) crossings"
+else bad "(e) --skip $skip --jackknife chains: exit $r"; cat skip.txt; fi
+all=$(( ${MCF_TEST_SWEEPS:-$sweeps} ))
+"$mcf" tc f.out --sizes 8,16 --skip $all > skipall.txt 2>&1; r=$?
+if [ $r -eq 2 ] && grep -q -- "--skip $all leaves no chain: each has fewer than $((all + 32))" \
+    skipall.txt; then
+  ok "(e) --skip $all refused: $(tail -1 skipall.txt | cut -c1-100)"
+else bad "(e) --skip $all: exit $r"; cat skipall.txt; fi
+"$mcf" tc f.out --jackknife blocks > jk.txt 2>&1; r=$?
+if [ $r -eq 2 ] && grep -q -- '--jackknife blocks: give slices' jk.txt; then
+  ok "(e) --jackknife blocks refused"
+else bad "(e) --jackknife blocks: exit $r"; cat jk.txt; fi
 echo "$passed passed, $fail failed"
 [ $fail -eq 0 ]

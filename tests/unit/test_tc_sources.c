@@ -14,6 +14,7 @@
  *     (1.1 to 2): nothing is left out and tc_overlap still refuses. */
 #include "check.h"
 #include "tc.h"
+#include "test_xorshift.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,16 +22,9 @@
 #include <string.h>
 
 static unsigned long long rng = 88172645463325252ull;
-static double uniform(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
-}
 static double gauss(void)
 {
-    return sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform());
+    return test_xorshift_gauss(&rng);
 }
 
 /* a size of two chains at T = 1 and 2, n measurements each; fill(q, chain, i) the values */
