@@ -273,13 +273,12 @@ static int solve_all(tc_run *t)
             tc_chain_blocks(s, t->blocks);
         const int unbridged = tc_overlap(s, t->blocks, why, sizeof why, &d, &bridging, &lo,
                                          &hi) != 0;
-        if (unbridged && !(t->drop_unbridged && t->n_sizes > 2 && t->n_dropped < TC_MAX_SIZES))
+        if (unbridged && !(t->drop_unbridged && t->n_sizes > 2 && t->n_found < TC_MAX_SIZES))
             return mcf_fail(MCF_EINVAL, "mcf tc: %s", why);
+        if (t->n_found < TC_MAX_SIZES)
+            t->found[t->n_found++] = (tc_size_found){s->L, d, fabs(hi - lo), unbridged};
         if (unbridged) { /* left out, for the refinement to bridge */
             printf("mcf tc: L = %ld left out of this analysis: %s\n", s->L, why);
-            t->dropped_L[t->n_dropped] = s->L;
-            t->dropped_apart[t->n_dropped] = d;
-            t->dropped_dT[t->n_dropped++] = fabs(hi - lo);
             size_free(s);
             memmove(s, s + 1, (t->n_sizes - k - 1) * sizeof *s);
             t->n_sizes--;
@@ -289,11 +288,6 @@ static int solve_all(tc_run *t)
         printf("mcf tc: L = %ld: %zu chains; the least overlapping neighbours, T = %g and %g: "
                "%.1f standard deviations of energy apart, %zu measurements past the "
                "midpoint\n", s->L, s->n_chains, lo, hi, d, bridging);
-        if (t->n_found < TC_MAX_SIZES) {
-            t->found_L[t->n_found] = s->L;
-            t->apart[t->n_found] = d;
-            t->apart_dT[t->n_found++] = fabs(hi - lo);
-        }
         /* the start of the chains against the rest: a bias, not an error bar */
         double r = 1, re = 0;
         size_t nc = 0, most = 0;
@@ -385,7 +379,7 @@ int tc_analyze(tc_run *t)
         t->err_why[q][0] = 0;
     }
     t->tau_note[0] = 0;
-    t->n_found = t->n_dropped = 0;
+    t->n_found = 0;
     for (size_t k = 0; k < TC_MAX_SIZES; k++)
         t->pair_tx[0][k] = t->pair_tx[1][k] = NAN;
     int rc = read_series(t);

@@ -50,6 +50,16 @@ typedef struct tc_size {
 #define TC_MAX_FIXED 8
 
 /* What `mcf tc` works on. */
+/* what the analysis found of one size, for the refinement's plan */
+typedef struct tc_size_found {
+    long L;
+    double apart;    /* its worst-bridged neighbouring temperatures: their mean energies'
+                        distance in standard deviations (tc_overlap) */
+    double apart_dT; /* and those two temperatures' difference */
+    int left_out;    /* 1: its histograms did not overlap, so it was left out of the analysis
+                        (drop_unbridged) */
+} tc_size_found;
+
 typedef struct tc_run {
     const char *dir;      /* the first of dirs: where tc.tsv and tc-curves.tsv go */
     const char *dirs[TC_MAX_DIRS]; /* the runs read: the same model, parameters (but L) and
@@ -85,24 +95,20 @@ typedef struct tc_run {
     size_t n_fixed;
     char tau_note[512];   /* the jackknife blocks against the series' autocorrelation: a
                              warning ("" when every block is >= 20 tau_int long) */
-    /* what tc_analyze found per size (ascending L, the first TC_MAX_SIZES), kept after the
-       series are freed: what [tc] refine plans the next scan by (tc_refine.c) */
+    /* what tc_analyze found per size (ascending L, the first TC_MAX_SIZES; the sizes left
+       out with drop_unbridged among them), kept after the series are freed: what [tc]
+       refine plans the next scan by (tc_refine.c) */
     size_t n_found;
-    long found_L[TC_MAX_SIZES];
-    double apart[TC_MAX_SIZES];    /* its worst-bridged neighbouring temperatures: their mean
-                                      energies' distance in standard deviations (tc_overlap) */
-    double apart_dT[TC_MAX_SIZES]; /* and those two temperatures' difference */
-    double pair_tx[2][TC_MAX_SIZES]; /* per quantity, the crossing T* of sizes k and k + 1
-                                        (NaN: they do not cross) */
+    tc_size_found found[TC_MAX_SIZES];
+    double pair_tx[2][TC_MAX_SIZES]; /* per quantity, the crossing T* of the analysed sizes
+                                        k and k + 1, counting only those not left out (NaN:
+                                        they do not cross) */
     int keep_bridged;     /* 1: each size's outermost temperatures that its neighbours'
                              histograms do not reach are left out first (tc_keep_bridged):
                              a first scan pooled with its refinements */
     int drop_unbridged;   /* 1: a size whose neighbouring histograms do not overlap is left
-                             out of the analysis (and listed below) instead of refusing it,
+                             out of the analysis (found[].left_out) instead of refusing it,
                              while two or more sizes remain: [tc] refine's planning */
-    size_t n_dropped;
-    long dropped_L[TC_MAX_SIZES];
-    double dropped_apart[TC_MAX_SIZES], dropped_dT[TC_MAX_SIZES]; /* as apart, apart_dT */
 } tc_run;
 
 /* tc.c: the whole analysis of t->dir (t->blocks, grid, omega, series set): the curves,
@@ -225,8 +231,8 @@ double tc_tau_max(const tc_size *s, int q, double *at, size_t *len);
 /* tc_refine.c: the scan [tc] refine adds after the analysis t of the scans so far: its
  * sizes (the two largest, every size whose neighbouring temperatures are more than
  * TC_REFINE_APART standard deviations of energy apart, and every size the analysis left out
- * unbridged, t->dropped_L) and its temperatures (an even grid
- * about T_c of quantity `which`, spaced to put the worst of those sizes' neighbours one
+ * unbridged, t->found[].left_out) and its temperatures (an even grid about T_c of quantity
+ * `which`, spaced to put the worst of those sizes' neighbours one
  * standard deviation apart, with at most max_points points).  0, or -1 with why. */
 #define TC_REFINE_APART 1.5
 typedef struct tc_plan {

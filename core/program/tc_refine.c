@@ -24,7 +24,9 @@ int tc_refine_plan(const tc_run *t, int which, size_t max_points, tc_plan *p, ch
 {
     memset(p, 0, sizeof *p);
     const double tc = t->tc[which], err = t->tc_err[which];
-    const size_t S = t->n_found;
+    size_t S = 0; /* the sizes analysed (not left out) */
+    for (size_t k = 0; k < t->n_found; k++)
+        S += !t->found[k].left_out;
     if (!isfinite(tc) || !(tc > 0) || S < 2) {
         snprintf(why, len, "no T_c from the %s crossings to refine around (see tc.tsv): widen "
                  "[tc] temperatures or measure longer", which ? "xi/L" : "Binder");
@@ -32,43 +34,44 @@ int tc_refine_plan(const tc_run *t, int which, size_t max_points, tc_plan *p, ch
     }
     if (max_points < 3 || max_points > sizeof p->T / sizeof p->T[0])
         max_points = max_points < 3 ? 3 : sizeof p->T / sizeof p->T[0];
-    /* the sizes, and the spacing that puts the worst of them one standard deviation apart
+    /* the sizes: of those analysed the two largest and those whose worst neighbours were
+     * more than TC_REFINE_APART apart, and every size left out (its histograms did not
+     * overlap); and the spacing that puts the worst of them one standard deviation apart
      * (a size's energy spread taken as the same across the window) */
     double spacing = INFINITY;
-    size_t worst = SIZE_MAX; /* the refined size that sets the spacing: k < S found, S + k dropped */
-    for (size_t k = 0; k < S; k++) {
-        if (k + 2 < S && !(t->apart[k] > TC_REFINE_APART))
+    size_t worst = SIZE_MAX, a = 0; /* the refined size that sets the spacing; analysed seen */
+    for (size_t k = 0; k < t->n_found && p->n_sizes < TC_MAX_SIZES; k++) {
+        const tc_size_found *f = &t->found[k];
+        const int largest = !f->left_out && a++ + 2 >= S;
+        if (!f->left_out && !largest && !(f->apart > TC_REFINE_APART))
             continue;
-        p->L[p->n_sizes++] = t->found_L[k];
-        const double one_sd = t->apart[k] > 0 && t->apart_dT[k] > 0
-                                  ? t->apart_dT[k] / t->apart[k] : INFINITY;
+        p->L[p->n_sizes++] = f->L;
+        const double one_sd = f->apart > 0 && f->apart_dT > 0 ? f->apart_dT / f->apart
+                                                              : INFINITY;
         if (one_sd < spacing) {
             spacing = one_sd;
             worst = k;
         }
     }
-    /* the sizes the analysis left out (their histograms did not overlap): refined too */
-    for (size_t k = 0; k < t->n_dropped && p->n_sizes < TC_MAX_SIZES; k++) {
-        p->L[p->n_sizes++] = t->dropped_L[k];
-        const double one_sd = t->dropped_apart[k] > 0 && t->dropped_dT[k] > 0
-                                  ? t->dropped_dT[k] / t->dropped_apart[k] : INFINITY;
-        if (one_sd < spacing) {
-            spacing = one_sd;
-            worst = S + k;
-        }
-    }
-    for (size_t a = 1; a < p->n_sizes; a++) /* ascending */
-        for (size_t b = a; b > 0 && p->L[b - 1] > p->L[b]; b--) {
+    for (size_t i = 1; i < p->n_sizes; i++) /* ascending */
+        for (size_t b = i; b > 0 && p->L[b - 1] > p->L[b]; b--) {
             const long tmp = p->L[b];
             p->L[b] = p->L[b - 1];
             p->L[b - 1] = tmp;
         }
     /* the half-width: the crossings of refined pairs about T_c, and three of its errors */
     double half = isfinite(err) ? 3.0 * err : 0.0;
-    for (size_t k = 0; k + 1 < S; k++) {
-        const double x = t->pair_tx[which][k];
-        if (isfinite(x) && planned(p, t->found_L[k]) && planned(p, t->found_L[k + 1]))
+    long below = 0; /* the analysed size before, whose pair with this one is pair_tx[a - 1] */
+    a = 0;
+    for (size_t k = 0; k < t->n_found; k++) {
+        const tc_size_found *f = &t->found[k];
+        if (f->left_out)
+            continue;
+        const double x = a ? t->pair_tx[which][a - 1] : NAN;
+        if (isfinite(x) && planned(p, below) && planned(p, f->L))
             half = fmax(half, fabs(x - tc));
+        below = f->L;
+        a++;
     }
     if (!isfinite(spacing)) /* no size's neighbours measured apart: five points */
         spacing = half > 0 ? half / 2.0 : 0.02 * tc;
@@ -82,15 +85,9 @@ int tc_refine_plan(const tc_run *t, int which, size_t max_points, tc_plan *p, ch
     for (size_t i = 0; i < n; i++)
         p->T[i] = tc - half + 2.0 * half * (double)i / (double)(n - 1);
     const double step = 2.0 * half / (double)(n - 1);
-    if (worst < S) {
-        p->apart = t->apart[worst] * step / t->apart_dT[worst];
-        p->apart_L = t->found_L[worst];
-    } else if (worst != SIZE_MAX) {
-        p->apart = t->dropped_apart[worst - S] * step / t->dropped_dT[worst - S];
-        p->apart_L = t->dropped_L[worst - S];
-    } else {
-        p->apart = NAN;
-    }
+    const tc_size_found *w = worst == SIZE_MAX ? NULL : &t->found[worst];
+    p->apart = w ? w->apart * step / w->apart_dT : NAN;
+    p->apart_L = w ? w->L : 0;
     return 0;
 }
 
