@@ -262,6 +262,7 @@ static int solve_all(tc_run *t)
     const size_t J = t->blocks + 1;
     /* every size's neighbouring temperatures bridged first (a refusal before the work) */
     double worst_ratio = 0; /* the largest tau_int / block length of a size warned of */
+    double worst_start = 0; /* the largest |start ratio - 1| of a size warned of */
     for (size_t k = 0; k < t->n_sizes; k++) {
         tc_size *s = &t->size[k];
         char why[1024] = "";
@@ -291,12 +292,14 @@ static int solve_all(tc_run *t)
         /* the start of the chains against the rest: a bias, not an error bar */
         double r = 1, re = 0;
         size_t nc = 0, most = 0;
-        if (tc_start_biased(s, &r, &re, &nc, &most))
-            printf("mcf tc: warning: L = %ld: m^2 over the first quarter of each chain's "
-                   "measurements is %.3f +- %.3f of the chain's mean (%zu chains): they were not "
-                   "in equilibrium when their measurements began, which biases the curves; "
-                   "leave the start out (--skip %zu, a quarter of the longest) or thermalize "
-                   "longer\n", s->L, r, re, nc, most / 4);
+        if (tc_start_biased(s, &r, &re, &nc, &most) && fabs(r - 1) > worst_start) {
+            worst_start = fabs(r - 1);
+            snprintf(t->start_note, sizeof t->start_note, "L = %ld: m^2 over the first quarter "
+                     "of each chain's measurements is %.3f +- %.3f of the chain's mean (%zu "
+                     "chains): they were not in equilibrium when their measurements began, "
+                     "which biases the curves; leave the start out (--skip %zu, a quarter of "
+                     "the longest) or thermalize longer", s->L, r, re, nc, most / 4);
+        }
         /* the blocks against the autocorrelation of m^2 (the order parameter's, which the
          * crossings rest on): the variance of block means is low by ~2 tau / b (pieces of
          * a temperature's chains laid end to end: b the piece) */
@@ -318,6 +321,8 @@ static int solve_all(tc_run *t)
                      "temperature's chains laid end to end)");
         }
     }
+    if (t->start_note[0])
+        printf("mcf tc: warning: %s\n", t->start_note);
     if (t->tau_note[0])
         printf("mcf tc: warning: %s\n", t->tau_note);
     for (size_t k = 0; k < t->n_sizes; k++) {
@@ -378,7 +383,7 @@ int tc_analyze(tc_run *t)
         t->tc[q] = t->tc_err[q] = t->nu[q] = t->nu_err[q] = NAN;
         t->err_why[q][0] = 0;
     }
-    t->tau_note[0] = 0;
+    t->tau_note[0] = t->start_note[0] = 0;
     t->n_found = 0;
     for (size_t k = 0; k < TC_MAX_SIZES; k++)
         t->pair_tx[0][k] = t->pair_tx[1][k] = NAN;

@@ -95,6 +95,8 @@ typedef struct tc_run {
     size_t n_fixed;
     char tau_note[512];   /* the jackknife blocks against the series' autocorrelation: a
                              warning ("" when every block is >= 20 tau_int long) */
+    char start_note[512]; /* the chains' start (tc_start_biased) of the size whose ratio is
+                             farthest from 1: a warning ("" when no size's is flagged) */
     /* what tc_analyze found per size (ascending L, the first TC_MAX_SIZES; the sizes left
        out with drop_unbridged among them), kept after the series are freed: what [tc]
        refine plans the next scan by (tc_refine.c) */

@@ -264,6 +264,8 @@ int tc_report(tc_run *t)
                     "(%s/.series-partial)\n", t->dirs[d]);
     for (size_t d = 1; d < t->n_dirs; d++)
         fprintf(f, "# also reweighted: the series of %s\n", t->dirs[d]);
+    if (t->start_note[0])
+        fprintf(f, "# warning: %s\n", t->start_note);
     if (t->tau_note[0])
         fprintf(f, "# warning: %s\n", t->tau_note);
     if (t->left_out && t->n_only) {
