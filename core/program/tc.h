@@ -213,17 +213,12 @@ int tc_start_ratio(const tc_size *s, int q, double *ratio, double *err, size_t *
 
 /* tc_sources.c: 1 when size s's chains were not in equilibrium when their measurements began,
  * by m^2 (tc_start_ratio's numbers into the arguments): the ratio more than 5 % from 1 and
- * more than tc_student_999(chains - 1) of its standard error (the chains' own spread, so few
- * chains give a rough one: the t point allows for that), with 4 chains or more; else 0.  A
- * bias, not an error bar: the curves from such chains are off in T by more than their
- * jackknife says. */
+ * beyond the two-sided 0.1 % level of Student's t with chains - 1 degrees of freedom (the
+ * standard error is the chains' own spread, so few chains give a rough one: the t
+ * distribution allows for that), with 4 chains or more; else 0.  A bias, not an error bar:
+ * the curves from such chains are off in T by more than their jackknife says. */
 int tc_start_biased(const tc_size *s, double *ratio, double *err, size_t *chains,
                     size_t *longest);
-
-/* tc_sources.c: the two-sided 0.1 % point of Student's t with dof degrees of freedom (the
- * 0.9995 quantile), tabulated to 30, then at 40, 60 and 120: a dof between takes the value
- * of the tabulated one below it (a larger, more cautious value); INFINITY for dof 0 */
-double tc_student_999(size_t dof);
 
 /* tc_sources.c: the integrated autocorrelation time of quantity q (TC_M2, ...) along each
  * chain of s (Sokal's window: the smallest W >= 6 tau(W)), in measurements; the largest over

@@ -1,6 +1,6 @@
 /* test_tc_start — mcf tc's check that a size's chains were in equilibrium when their
- * measurements began (core/program/tc_sources.c: tc_start_ratio, tc_start_biased,
- * tc_student_999), on synthetic m^2 series of C = 20 chains of N = 1500 measurements (the
+ * measurements began (core/program/tc_sources.c: tc_start_ratio, tc_start_biased), on
+ * synthetic m^2 series of C = 20 chains of N = 1500 measurements (the
  * shape of the double-exchange 32^3 runs of docs/methods.md, "Session 14").
  * Each chain's m^2 is mu (1 + 0.25 x_t) with x_t a stationary AR(1) series of unit variance and
  * tau_int = 100 measurements, started in equilibrium (x_0 drawn from it): a chain's ratio
@@ -14,8 +14,10 @@
  *     32^3 runs' was (0.786), the spread's standard error ~0.033: t ~ 6 against the threshold
  *     3.88 (19 degrees of freedom), a power of ~99 %; the check must fire in at least 97 %
  *     of R sets (R / 100 misses expected at most; 12 allowed).
- * (c) tc_student_999: t_{0.9995}(1) = 636.62, (5) = 6.869, (30) = 3.646; 35 takes 30's
- *     (the cautious side), 1000 takes 120's 3.373; 0 gives infinity.
+ * (c) The threshold is the two-sided 0.1 % point of Student's t: for 6 chains (5 degrees of
+ *     freedom) t_{0.9995} = 6.869.  Six chains whose ratios are 0.8 +- delta (three each way,
+ *     standard error delta / sqrt(5)) are judged at t = 6.8 (not flagged) and 6.95
+ *     (flagged); the same at a deficit of 0.04 (below the 5 % floor) is not flagged.
  * (d) Fewer than 4 chains: never fires (3 chains of the relaxing kind). */
 #include "check.h"
 #include "tc.h"
@@ -51,6 +53,23 @@ static void fill(tc_size *s, size_t chains, int relax)
             s->q[n * TC_NQ + TC_M2] = mu * start * (1.0 + 0.25 * x);
             s->q[n * TC_NQ + TC_E] = -1.0;
             s->chain[n] = c;
+        }
+    }
+}
+
+/* `chains` chains of N measurements whose first quarter over the whole is exactly r0 + delta
+ * or r0 - delta (alternately): m^2 = x in the first quarter and 1 after, x / (x/4 + 3/4) = r */
+static void steps(tc_size *s, size_t chains, double r0, double delta)
+{
+    s->n_chains = chains;
+    s->n = chains * N;
+    for (size_t c = 0; c < chains; c++) {
+        const double r = r0 + (c % 2 ? -delta : delta), x = 0.75 * r / (1.0 - 0.25 * r);
+        s->beta[c] = 1.0 / (0.13 + 0.001 * (double)c);
+        for (size_t t = 0; t < N; t++) {
+            s->q[(c * N + t) * TC_NQ + TC_M2] = t < N / 4 ? x : 1.0;
+            s->q[(c * N + t) * TC_NQ + TC_E] = -1.0;
+            s->chain[c * N + t] = c;
         }
     }
 }
@@ -92,11 +111,15 @@ int main(void)
            fired, R, rmin, rmax, emax);
     CHECK(fired >= R - 12, "(b) the check fired in %d of %d sets of relaxing chains", fired, R);
     /* (c) */
-    CHECK(tc_student_999(1) == 636.62 && tc_student_999(5) == 6.869 &&
-              tc_student_999(30) == 3.646 && tc_student_999(35) == 3.646 &&
-              tc_student_999(1000) == 3.373 && isinf(tc_student_999(0)),
-          "(c) t points: %g %g %g %g %g", tc_student_999(1), tc_student_999(5),
-          tc_student_999(30), tc_student_999(35), tc_student_999(1000));
+    const double t_in[3] = {6.8, 6.95, 6.95}, deficit[3] = {0.2, 0.2, 0.04};
+    const int want[3] = {0, 1, 0};
+    for (int q = 0; q < 3; q++) {
+        const double delta = deficit[q] * sqrt(5.0) / t_in[q];
+        steps(&s, 6, 1.0 - deficit[q], delta);
+        const int got = tc_start_biased(&s, &r, &e, &used, &longest);
+        CHECK(got == want[q] && used == 6, "(c) ratio %.4f +- %.5f (t = %.2f, 5 dof): flagged %d",
+              r, e, (1.0 - r) / e, got);
+    }
     /* (d) */
     fill(&s, 3, 1);
     CHECK(!tc_start_biased(&s, &r, &e, &used, &longest) && used == 3,
