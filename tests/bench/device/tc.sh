@@ -14,8 +14,16 @@ export OMP_NUM_THREADS=$(( 16 / NP > 8 ? 8 : 16 / NP ))
 if [ -d $NAME.out ]; then ARGS="resume $NAME.out"; else ARGS="tc $REPO/$CONFIG"; fi
 t0=$(date +%s)
 if [ "$NP" -gt 1 ]; then
-  timeout -s INT $SECS mpirun --oversubscribe -np $NP -x MCF_PLUGIN_PATH -x OMP_NUM_THREADS \
-    -x LD_LIBRARY_PATH $REPO/build/bin/mcf $ARGS >$OUT/$NAME.stdout 2>&1
+  # mpirun answers SIGINT with SIGTERM to the ranks and SIGKILL a few seconds later, which
+  # killed a 40-chain run between checkpoints (4 s a round): the ranks get SIGINT themselves
+  mpirun --oversubscribe -np $NP -x MCF_PLUGIN_PATH -x OMP_NUM_THREADS \
+    -x LD_LIBRARY_PATH $REPO/build/bin/mcf $ARGS >$OUT/$NAME.stdout 2>&1 &
+  pid=$!
+  while kill -0 $pid 2>/dev/null && [ $(date +%s) -lt $(( t0 + SECS )) ]; do sleep 1; done
+  pkill -INT -x mcf
+  for i in $(seq 60); do kill -0 $pid 2>/dev/null || break; sleep 1; done
+  kill $pid 2>/dev/null
+  wait $pid
 else
   timeout -s INT $SECS $REPO/build/bin/mcf $ARGS >$OUT/$NAME.stdout 2>&1
 fi
