@@ -121,6 +121,11 @@ KCU_API void kcu_engine_march(kcu_engine *e, int mode);
  * kcu_march_row; the benchmark's and the tests' knob): 1 yes, 0 no, -1 the plugin's rule
  * (shared for a table, not for factorized rows). */
 KCU_API void kcu_engine_march_share(kcu_engine *e, int share);
+/* Whether the recursion takes two Chebyshev steps a launch where it can (kpm_cuda_pair.cuh:
+ * factorized rows on an L^3 grid, L a multiple of 8, blocks of 8 or more; two more vectors
+ * of the block on the device): 1 yes, -1 never, 0 the plugin's rule (the benchmark's and
+ * the tests' knob). */
+KCU_API void kcu_engine_pairs(kcu_engine *e, int mode);
 
 /* Per-vector moments of R random vectors (kind 0: random phases, 1: complex Gaussians)
  * from `seed`, advanced `block` at a time: mu_vec[r M + n] = <r|T_n(H~)|r> / dim (host

@@ -4,6 +4,7 @@
  * steps' dot products, and the benchmark's timing of steps.  The row product it shares with
  * the GFMC kernel is in kpm_cuda_internal.cuh; the transforms are kpm_cuda_dct.cu's. */
 #include "kpm_cuda_internal.cuh"
+#include "kpm_cuda_pair.cuh"
 #include "kpm_cuda_step.cuh"
 
 #include <float.h>
@@ -50,10 +51,12 @@ __global__ void kcu_set_units_kernel(double2 *v, int B, const kcu_unit_rows rows
 struct kcu_engine {
     size_t dim, block;
     double2 *v0, *v1;
+    double2 *v2, *v3;   /* the pairs' other two vectors (kpm_cuda_pair.cuh), made at first use */
     double *part, *tot; /* part: 2 buffers of part_blocks x 3 block; tot: steps x 3 block */
     size_t part_blocks;
     int march;          /* kcu_engine_march's mode (0: the plugin's rule) */
     int share;          /* kcu_engine_march_share's choice (-1: the plugin's rule) */
+    int pairs;          /* kcu_engine_pairs's mode (0: the plugin's rule) */
     size_t tot_steps;
     double *tot_host;
     int grid;
@@ -75,6 +78,8 @@ extern "C" void kcu_engine_destroy(kcu_engine *e)
     cudaStreamSynchronize(kcu_stream); /* a replay of the graph may still use the buffers */
     cudaFree(e->v0);
     cudaFree(e->v1);
+    cudaFree(e->v2);
+    cudaFree(e->v3);
     cudaFree(e->part);
     cudaFree(e->tot);
     free(e->tot_host);
@@ -111,7 +116,7 @@ extern "C" int kcu_engine_create(size_t dim, size_t block, kcu_engine **out)
     const size_t vb = dim * block * sizeof(double2);
     if ((rc = kcu_alloc((void **)&e->v0, vb, "KPM vectors")) ||
         (rc = kcu_alloc((void **)&e->v1, vb, "KPM vectors")) ||
-        (rc = kcu_alloc((void **)&e->part, 2 * (size_t)e->grid * 3 * block * sizeof(double),
+        (rc = kcu_alloc((void **)&e->part, 2 * (size_t)e->grid * 6 * block * sizeof(double),
                         "KPM partial sums"))) {
         kcu_engine_destroy(e);
         return rc;
@@ -128,6 +133,17 @@ extern "C" void kcu_engine_march(kcu_engine *e, int mode)
         e->graph = NULL;
     }
     e->march = mode;
+}
+
+extern "C" void kcu_engine_pairs(kcu_engine *e, int mode)
+{
+    mode = mode < 0 ? -1 : mode ? 1 : 0;
+    if (e->pairs != mode && e->graph) {
+        cudaStreamSynchronize(kcu_stream);
+        cudaGraphExecDestroy(e->graph);
+        e->graph = NULL;
+    }
+    e->pairs = mode;
 }
 
 extern "C" void kcu_engine_march_share(kcu_engine *e, int share)
@@ -198,39 +214,91 @@ static int kcu_engine_moments(kcu_engine *e, const kcu_ham *d, double a, double 
                     "creating the capture stream", 0);
         const kcu_march march = kcu_march_plan(d, (int)B, e->march, e->share);
         const int grid = march.on ? march.items : kcu_step_grid(d, (int)B, e->grid);
-        if ((size_t)grid > e->part_blocks) { /* the marching step's blocks */
+        kcu_pair pair = kcu_pair_plan(d, (int)B, K, e->pairs);
+        if (pair.on && !e->v2) { /* the pairs' two more vectors; without room, one step a launch */
+            const size_t vb = e->dim * B * sizeof(double2);
+            if (cudaMalloc((void **)&e->v2, vb) != cudaSuccess ||
+                cudaMalloc((void **)&e->v3, vb) != cudaSuccess) {
+                cudaGetLastError();
+                cudaFree(e->v2);
+                e->v2 = NULL;
+                pair.on = 0;
+            }
+        }
+        const int most = pair.on && pair.items > grid ? pair.items : grid;
+        if ((size_t)most > e->part_blocks) { /* the marching step's or the pairs' blocks */
             KCU_TRY(cudaStreamSynchronize(kcu_stream), "the previous recursion", 0);
             cudaFree(e->part);
             e->part = NULL;
             e->part_blocks = 0;
-            if ((rc = kcu_alloc((void **)&e->part, 2 * (size_t)grid * 3 * B * sizeof(double),
+            if ((rc = kcu_alloc((void **)&e->part, 2 * (size_t)most * 6 * B * sizeof(double),
                                 "KPM partial sums")))
                 return rc;
-            e->part_blocks = (size_t)grid;
+            e->part_blocks = (size_t)most;
         }
         KCU_TRY(cudaStreamBeginCapture(e->capture, cudaStreamCaptureModeThreadLocal),
                 "capturing the Chebyshev steps", 0);
+        /* the first step alone, then pairs of steps while two are left (pair.on), then one
+         * step a launch; each launch adds the previous one's block sums (prev_G blocks of
+         * prev_nq sums) into tot while it runs, the last launch's by kcu_sum_blocks_kernel */
         double2 *cur = e->v0, *old = e->v1;
-        const size_t np = (size_t)grid * 3 * B;
-        for (size_t n = 1; n <= K; n++) {
-            s.first = n == 1;
-            s.x = n == 1 ? e->v0 : cur;
-            s.y = n == 1 ? e->v1 : old;
-            s.part = e->part + (n & 1) * np;
-            s.prev_part = n == 1 ? NULL : e->part + ((n - 1) & 1) * np;
-            s.prev_tot = n == 1 ? NULL : e->tot + (n - 2) * 3 * B;
-            kcu_launch_step(d, grid, s, march, e->capture);
-            if (n == 1) {
-                cur = e->v1;
-                old = e->v0;
+        const size_t np = e->part_blocks * 6 * B;
+        int launch = 0, prev_G = 0, prev_nq = 0;
+        double *prev_part = NULL, *prev_tot = NULL;
+        for (size_t n = 1; n <= K; launch++) {
+            double *part = e->part + (launch & 1) * np;
+            if (n >= 2 && n + 1 <= K && pair.on) {
+                kcu_pair_args p;
+                p.field = d->field;
+                p.ons = d->ons;
+                p.famp = d->famp;
+                p.L = (int)d->fL;
+                p.B = (int)B;
+                p.G = ((int)B + 7) / 8;
+                p.zc = pair.zc;
+                p.xo = old;
+                p.x = cur;
+                p.y1 = cur == e->v2 || cur == e->v3 ? e->v0 : e->v2;
+                p.y2 = cur == e->v2 || cur == e->v3 ? e->v1 : e->v3;
+                p.ia = 1.0 / a;
+                p.b = b;
+                p.part = part;
+                p.prev_part = prev_part;
+                p.prev_G = prev_G;
+                p.prev_nq = prev_nq;
+                p.prev_tot = prev_tot;
+                const void *kern = kcu_pair_kernel_of(d->frank);
+                void *args[] = {(void *)&p};
+                cudaLaunchKernel(kern, dim3((unsigned)pair.items), dim3(KCU_STEP_THREADS), args,
+                                 0, e->capture);
+                old = p.y1;
+                cur = p.y2;
+                prev_G = pair.items;
+                prev_nq = (int)(6 * B);
+                prev_tot = e->tot + (n - 1) * 3 * B;
+                n += 2;
             } else {
-                double2 *t = cur;
+                s.first = n == 1;
+                s.x = cur;
+                s.y = old;
+                s.part = part;
+                s.prev_part = prev_part;
+                s.prev_G = prev_G;
+                s.prev_nq = prev_nq;
+                s.prev_tot = prev_tot;
+                kcu_launch_step(d, grid, s, march, e->capture);
+                double2 *t = cur; /* y = 2 H x - y in place: the new x is the old y */
                 cur = old;
                 old = t;
+                prev_G = grid;
+                prev_nq = (int)(3 * B);
+                prev_tot = e->tot + (n - 1) * 3 * B;
+                n += 1;
             }
+            prev_part = part;
         }
-        kcu_sum_blocks_kernel<<<(unsigned)(3 * B), KCU_STEP_THREADS, 0, e->capture>>>(
-            e->part + (K & 1) * np, (unsigned)grid, (int)(3 * B), e->tot + (K - 1) * 3 * B);
+        kcu_sum_blocks_kernel<<<(unsigned)prev_nq, KCU_STEP_THREADS, 0, e->capture>>>(
+            prev_part, (unsigned)prev_G, prev_nq, prev_tot);
         cudaGraph_t graph = NULL;
         cudaError_t ce = cudaStreamEndCapture(e->capture, &graph);
         if (ce == cudaSuccess)

@@ -36,7 +36,8 @@ struct kcu_step_args {
     double ia, b;
     double *part;            /* gridDim x 3 B: this step's block sums */
     const double *prev_part; /* the previous step's, or NULL on the first step */
-    double *prev_tot;        /* 3 B: where the previous step's totals go */
+    int prev_G, prev_nq;     /* its blocks and sums a block (3 B; 6 B after a pair) */
+    double *prev_tot;        /* prev_nq: where the previous step's totals go */
 };
 
 /* tot[q] = the sum over g < G of part[g][q] (nq values per g), added by the calling block
@@ -131,8 +132,9 @@ __global__ void __launch_bounds__(KCU_STEP_THREADS) kcu_step_kernel(kcu_step_arg
     __shared__ double red[3][KCU_STEP_THREADS];
     const int tid = threadIdx.x, B = s.B, Bp = s.Bp;
     if (s.prev_part) /* block-uniform: every thread of the block takes part */
-        for (int q = (int)blockIdx.x; q < 3 * B; q += (int)gridDim.x)
-            kcu_sum_blocks(s.prev_part, gridDim.x, 3 * B, q, red[0], s.prev_tot);
+        for (int q = (int)blockIdx.x; q < s.prev_nq; q += (int)gridDim.x)
+            kcu_sum_blocks(s.prev_part, (unsigned)s.prev_G, s.prev_nq, q, red[0],
+                           s.prev_tot);
     const int j = tid % Bp;
     const int rows_per_block = KCU_STEP_THREADS / Bp;
     double s0 = 0.0, s1 = 0.0, s2 = 0.0;
@@ -271,8 +273,9 @@ __global__ void __launch_bounds__(KCU_STEP_THREADS, KCU_MARCH_MIN_BLOCKS(FR, SH)
     __shared__ int32_t sh_c[SH ? KCU_STEP_THREADS : 1];
     const int tid = threadIdx.x, B = s.B;
     if (s.prev_part)
-        for (int q = (int)blockIdx.x; q < 3 * B; q += (int)gridDim.x)
-            kcu_sum_blocks(s.prev_part, gridDim.x, 3 * B, q, red[0], s.prev_tot);
+        for (int q = (int)blockIdx.x; q < s.prev_nq; q += (int)gridDim.x)
+            kcu_sum_blocks(s.prev_part, (unsigned)s.prev_G, s.prev_nq, q, red[0],
+                           s.prev_tot);
     const int item = (int)blockIdx.x;
     const int g = item % m.G, rest = item / m.G;
     const int tile = rest % (m.ntx * m.nty), chunk = rest / (m.ntx * m.nty);

@@ -8,6 +8,9 @@
  *   KPM_GPU_BENCH_BLOCKS="1 2 4 8 16 32 64" vectors per block B (1..64)
  *   KPM_GPU_BENCH_MARCH=0                  the DOS block step: 0 the plugin's rule, -1 the
  *                                          grid-stride step, k > 0 the march, k planes a block
+ *   KPM_GPU_BENCH_PAIRS=0                  1: two Chebyshev steps a launch where the lattice
+ *                                          allows (kcu_engine_pairs; % of copy still counts
+ *                                          one step's bytes a step), -1 never, 0 the rule
  *   KPM_GPU_BENCH_SHARE=-1                 the march's row slots shared by the row's lanes:
  *                                          1 yes, 0 no, -1 the plugin's default
  *   KPM_GPU_BENCH_GFMC_L="8 16 32"         GFMC lattices; "" skips part 2
@@ -288,6 +291,8 @@ static void dos_lattice(int li, size_t L, int form, const size_t *blocks, int nB
         kcu_engine_march(e, march && *march ? atoi(march) : 0);
         const char *share = getenv("KPM_GPU_BENCH_SHARE"); /* kcu_engine_march_share's */
         kcu_engine_march_share(e, share && *share ? atoi(share) : -1);
+        const char *pairs = getenv("KPM_GPU_BENCH_PAIRS"); /* kcu_engine_pairs's mode */
+        kcu_engine_pairs(e, pairs && *pairs ? atoi(pairs) : 0);
         const double est = (double)n * ((form ? 8.0 : 128.0) + 48.0 * (double)B);
         const size_t steps = clampz(0.3 * bw_dev * 1e9 / est, 8, 1000);
         double sec = 0, bytes = 0;
