@@ -15,9 +15,14 @@
  * to the evaluator that keeps them and the positions to the Ewald sum.
  *
  * The step is adapted by the core while thermalizing (mcf_adapt_step): target acceptance
- * 0.5, within [1e-4 r_s, L] — ABI 1's adapt, the same arithmetic.  The model has no
- * configuration record (no [schedule] start = anneal) and no temperature (VMC samples
- * |Psi|^2: no tempering). */
+ * 0.5, within [1e-4 r_s, L] — ABI 1's adapt, the same arithmetic.  No temperature (VMC
+ * samples |Psi|^2: no tempering).
+ *
+ * The configuration record (tag "SJC1"; the fields flagged MCF_STATE_CONFIGURATION): the
+ * positions and each spin's rows and inverse, what a walker of diffusion Monte Carlo hands
+ * to another when the population is resampled (issue 46).  The receiving chain keeps its own
+ * move stream, step and counters; its rebuild makes the checks of a load and hands the
+ * matrices to the evaluator that keeps them. */
 #include "slater_jastrow_internal.h"
 
 #include <math.h>
@@ -38,14 +43,15 @@ int sj_state(void *chain, mcf_chain_state *st)
     static const char *const invs[2] = {"up-spin inverse", "down-spin inverse"};
     rc = mcf_chain_state_add(st, MCF_STATE_FIXED("record head (SJVMC001, N, N_up)", c->head,
                                                  sizeof c->head), 0);
+    const unsigned cf = MCF_STATE_CONFIGURATION;
     rc = rc ? rc : mcf_chain_state_add(st, MCF_STATE_DATA("positions", c->r,
-                                                          3 * c->n * sizeof *c->r), 0);
+                                                          3 * c->n * sizeof *c->r), cf);
     for (size_t s = 0; s < 2 && !rc; s++) {
         const size_t m = spin_count(c, s);
         rc = mcf_chain_state_add(st, MCF_STATE_DATA(rows[s], c->A[s], m * m * sizeof(double)),
-                                 0);
+                                 cf);
         rc = rc ? rc : mcf_chain_state_add(st, MCF_STATE_DATA(invs[s], c->Ainv[s],
-                                                              m * m * sizeof(double)), 0);
+                                                              m * m * sizeof(double)), cf);
     }
     rc = rc ? rc : mcf_chain_state_add(st, MCF_STATE_RNG("move stream", &c->mv), 0);
     rc = rc ? rc : mcf_chain_state_add(st, MCF_STATE_DATA("step", &c->step, sizeof c->step), 0);
@@ -66,14 +72,16 @@ int sj_state(void *chain, mcf_chain_state *st)
     return MCF_OK;
 }
 
-/* After a load: the checks of the record against the chain's configuration, then what
- * follows from it (the evaluator's determinants, the Ewald sum's positions). */
-static int loaded(sj_chain *c)
+/* After a load (what: "checkpoint") or a configuration handed over from another chain
+ * ("configuration handed over"): the checks of the record against the chain's
+ * configuration, then what follows from it (the evaluator's determinants, the Ewald sum's
+ * positions). */
+static int loaded(sj_chain *c, const char *what)
 {
     int rc;
     for (size_t i = 0; i < 3 * c->n; i++)
         if (!isfinite(c->r[i]))
-            return mcf_fail(MCF_EFORMAT, "slater-jastrow: checkpoint: a non-finite position");
+            return mcf_fail(MCF_EFORMAT, "slater-jastrow: %s: a non-finite position", what);
     if (!(c->step > 0.0) || !isfinite(c->step))
         return mcf_fail(MCF_EFORMAT, "slater-jastrow: checkpoint: step %g is not positive",
                         c->step);
@@ -87,13 +95,13 @@ static int loaded(sj_chain *c)
             for (size_t l = 0; l < m; l++)
                 if (!(fabs(c->A[s][i * m + l] - c->phi[(first + i) * c->norb + l]) <=
                       SJ_LOAD_TOL))
-                    return mcf_fail(MCF_EFORMAT, "slater-jastrow: checkpoint: the saved Slater "
-                                    "matrix does not match the orbitals at the saved positions "
-                                    "(a different evaluator or cell?)");
+                    return mcf_fail(MCF_EFORMAT, "slater-jastrow: %s: the saved Slater matrix "
+                                    "does not match the orbitals at the saved positions (a "
+                                    "different evaluator or cell?)", what);
         const double d = m ? drift(c->A[s], c->Ainv[s], m) : 0.0;
         if (!(d <= SJ_LOAD_TOL))
-            return mcf_fail(MCF_EFORMAT, "slater-jastrow: checkpoint: the saved inverse Slater "
-                            "matrix is off by %g (max |Ainv A - 1|)", d);
+            return mcf_fail(MCF_EFORMAT, "slater-jastrow: %s: the saved inverse Slater matrix "
+                            "is off by %g (max |Ainv A - 1|)", what, d);
     }
     if (c->on_ev && (rc = push_dets(c)))
         return rc;
@@ -105,7 +113,9 @@ int sj_rebuild(void *chain, unsigned what)
     sj_chain *c = chain;
     int rc = MCF_OK;
     if (what & MCF_REBUILD_LOAD)
-        rc = loaded(c);
+        rc = loaded(c, "checkpoint");
+    else if (what & MCF_REBUILD_CONFIGURATION)
+        rc = loaded(c, "configuration handed over");
     if (!rc && (what & MCF_REBUILD_VARIATIONAL))
         rc = sj_variational_rebuild(c);
     return rc;

@@ -133,6 +133,22 @@ double jastrow_one(const sj_chain *c, size_t e, const double *x)
 
 /* grad_e J = sum_j u'(r_ej) r_ej / r_ej and lap_e J = sum_j [u''(r_ej) + 2 u'(r_ej)/r_ej] at
  * the current positions, added into gJ and *lJ. */
+void jastrow_grad_at(const sj_chain *c, size_t e, const double *x, double gJ[3])
+{
+    const size_t n = c->n, s = spin_of(c, e);
+    for (size_t j = 0; j < n; j++) {
+        if (j == e)
+            continue;
+        double d[3], u, du, d2u;
+        const double r = min_image(c, x, c->r + 3 * j, d);
+        pair_u(&c->jp[spin_of(c, j) == s ? 0 : 1], r, &u, &du, &d2u);
+        if (r <= 0.0)
+            continue;
+        for (int a = 0; a < 3; a++)
+            gJ[a] += du * d[a] / r;
+    }
+}
+
 void jastrow_grad_lap(const sj_chain *c, size_t e, double gJ[3], double *lJ)
 {
     const size_t n = c->n, s = spin_of(c, e);

@@ -10,10 +10,10 @@
  *     grad_i J = sum_j u'(r_ij) r_ij / r_ij,  lap_i J = sum_j [u''(r_ij) + 2 u'(r_ij)/r_ij],
  *     E_kin = -(1/2) sum_i [lap_i D/D + 2 grad_i D/D . grad_i J + lap_i J + |grad_i J|^2],
  * E_pot = the Ewald energy of the electrons in the neutralizing background (ewald.h),
- * recomputed from scratch.  Observables per electron (hartree): energy, kinetic,
- * potential, energy_sq (= energy^2, so var(E_L) = N^2 (<energy_sq> - <energy>^2)).  For
- * `mcf optimize`, per chain 1 + 2P values: E_L of the whole cell, O_m = d ln Psi / d p_m and
- * dE_L / dp_m (P = the bspline parameters, sj_variational.c). */
+ * recomputed from scratch (interaction = none: 0).  Observables per electron (hartree):
+ * energy, kinetic, potential, energy_sq (= energy^2, so var(E_L) = N^2 (<energy_sq> -
+ * <energy>^2)).  For `mcf optimize`, per chain 1 + 2P values: E_L of the whole cell,
+ * O_m = d ln Psi / d p_m and dE_L / dp_m (P = the bspline parameters, sj_variational.c). */
 #include "slater_jastrow_internal.h"
 
 /* The observables (energy, kinetic, potential, energy_sq) of one chain into values; with
@@ -72,8 +72,11 @@ void local_energy(sj_chain *c, double *values, double *O, double *dE)
     }
     kin *= -0.5 / (double)n;
     const double te = t ? now_s() : 0.0;
-    mcf_ewald_set_positions(c->ew, c->r);
-    const double pot = mcf_ewald_energy(c->ew, NULL) / (double)n;
+    double pot = 0.0; /* interaction = none: the free gas */
+    if (c->coulomb) {
+        mcf_ewald_set_positions(c->ew, c->r);
+        pot = mcf_ewald_energy(c->ew, NULL) / (double)n;
+    }
     if (t)
         t->ewald_m += now_s() - te;
     values[0] = kin + pot;

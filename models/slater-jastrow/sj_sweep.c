@@ -58,7 +58,13 @@
  * acceptance 0.585 (qs) vs 0.500 (pbp).  The qs local energy is heavy-tailed (the
  * density near the nodes, where E_L ~ 1/distance, is not suppressed), so its energy error
  * bar is not reliable and its variance may not exist.  Use pbp for results; qs is there to
- * measure the scheme. */
+ * measure the scheme.
+ *
+ * ---- Moves (move = drift) ----------------------------------------------------------------
+ * Drift-diffusion proposals with the Green's-function ratio in the Metropolis test (exact,
+ * asymmetric): sweep() takes the orbital rows and gradients at the current positions
+ * instead of drawing trial points, and propose draws each electron's trial point at its
+ * turn from the drift there (sj_drift.c, whose header has the formulas). */
 #include "slater_jastrow_internal.h"
 
 #include <math.h>
@@ -95,7 +101,7 @@ static int trial_rows(mcf_batch *b, void *const *chains, size_t n)
                 c->tm->sweep_share = 1.0 / (double)n;
                 c->tm->sweeps++;
             }
-            for (size_t i = 0; i < 3 * c->n; i++) {
+            for (size_t i = 0; i < 3 * c->n && !c->drift; i++) { /* drift: at each turn */
                 c->disp[i] = c->step * mcf_rng_normal(&c->mv);
                 c->trial[i] = c->r[i] + c->disp[i];
                 if (c->on_ev) /* the evaluator's positions then stay those of c->r */
@@ -104,9 +110,10 @@ static int trial_rows(mcf_batch *b, void *const *chains, size_t n)
             c->turn = 0;
             if (c->index == 0 && !c->hf_said && isfinite(c->e_hf)) {
                 mcf_log(MCF_LOG_INFO, "slater-jastrow: N = %zu, r_s = %g, L = %.10g bohr: the "
-                        "exact Hartree-Fock energy of this cell (the determinant alone) is "
-                        "%.10f hartree per electron, %.10f per cell", c->n, c->rs, c->L,
-                        c->e_hf, c->e_hf * (double)c->n);
+                        "exact %s energy of this cell (the determinant alone) is %.10f hartree "
+                        "per electron, %.10f per cell", c->n, c->rs, c->L, c->coulomb ?
+                        "Hartree-Fock" : "free-gas (interaction = none)", c->e_hf,
+                        c->e_hf * (double)c->n);
                 c->hf_said = 1;
             }
             if (c->on_ev && c->index == 0 && !c->announced) {
@@ -118,7 +125,9 @@ static int trial_rows(mcf_batch *b, void *const *chains, size_t n)
         }
         const sj_chain *c0 = chains[k0];
         const double tv0 = c0->tm ? now_s() : 0.0;
-        int rc = orbitals_batch(b, chains + k0, nb, 0); /* on_ev: the rows stay there */
+        /* drift: the rows and gradients at the current positions (sj_drift.c); otherwise
+         * the rows at the trial positions (on_ev: they stay there) */
+        int rc = orbitals_batch(b, chains + k0, nb, c0->drift);
         if (rc)
             return rc;
         if (c0->tm) {
@@ -205,6 +214,8 @@ int sj_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs
     }
     if (n && ((const sj_chain *)chains[0])->on_ev)
         return log_ratio_on_ev(b, chains, mv, n, log_ratio);
+    if (n && ((const sj_chain *)chains[0])->drift)
+        return drift_propose(b, chains, n, mv, log_ratio);
 #pragma omp parallel for schedule(static) if (n > 1)
     for (size_t k = 0; k < n; k++) {
         const sj_chain *c = chains[k];

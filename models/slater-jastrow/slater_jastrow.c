@@ -14,8 +14,9 @@
  *     sj_delayed.c               their delayed rank-k updates ([model] delay > 1; a
  *                                library, mcf_sj_delay, that its unit test links too)
  *     sj_determinants_ev.c       the Slater determinants kept by the evaluator
- *     sj_sweep.c                 the moves (move = pbp | qs): sweep (the trial rows, and
- *                                whole sweeps on the evaluator), propose, apply
+ *     sj_sweep.c                 the moves (move = pbp | qs | drift): sweep (the trial
+ *                                rows, and whole sweeps on the evaluator), propose, apply
+ *     sj_drift.c                 move = drift: the drift-diffusion proposal and its ratio
  *     sj_local_energy.c          the local energy, and its parameter derivatives (measure)
  *     sj_checkpoint.c            the chain's state (the checkpoint record, the adapted
  *                                step, the parameters) and rebuild (the load's checks)
@@ -82,6 +83,10 @@ static const mcf_param_spec sj_params[] = {
      0, 0, NULL,
      .doc = "density parameter r_s (bohr): (4/3) pi r_s^3 = volume per electron",
      .symbol = "r_s", .unit = "a_0"},
+    {"interaction", MCF_PARAM_CHOICE, "coulomb", MCF_PARAM_NO_SCAN, 0, 0, "coulomb|none",
+     .doc = "coulomb: the electrons' Ewald interaction in the neutralizing background; none: "
+     "the free gas (potential 0; with jastrow = none the determinant is the exact ground "
+     "state, the local energy its kinetic energy at every point: a check of the samplers)"},
     {"jastrow", MCF_PARAM_CHOICE, "none", MCF_PARAM_NO_SCAN, 0, 0, "none|rpa|bspline",
      .doc = "Jastrow factor: none (Slater determinant only), rpa (u = -(1-r/rc)^3 (A/r)(1-e^-r/F)) "
      "or bspline (exp(-sum w(r_ij)), w a cubic B-spline per spin pair with the cusps built "
@@ -104,9 +109,12 @@ static const mcf_param_spec sj_params[] = {
     {"jastrow_file", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
      .doc = "bspline: a parameter file (as `mcf optimize` writes it: form, cutoff, uu, ud lines) "
      "instead of jastrow_uu, jastrow_ud and jastrow_cutoff; none: the keys"},
-    {"move", MCF_PARAM_CHOICE, "pbp", MCF_PARAM_NO_SCAN, 0, 0, "pbp|qs",
+    {"move", MCF_PARAM_CHOICE, "pbp", MCF_PARAM_NO_SCAN, 0, 0, "pbp|qs|drift",
      .doc = "pbp: particle-by-particle Metropolis (exact); qs: quasi-simultaneous, every ratio "
-     "against the sweep's starting configuration (approximate: biased, see slater_jastrow.c)"},
+     "against the sweep's starting configuration (approximate: biased, see slater_jastrow.c); "
+     "drift: particle by particle, drift-diffusion proposals with time step tau = step^2 and "
+     "Umrigar's limited drift, the Green's functions' ratio in the Metropolis test (exact; "
+     "the move of DMC; the determinants in the model, delay <= 1)"},
     {"determinants", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN, 0, 0, "auto|model|evaluator",
      .doc = "who keeps the Slater matrices and their inverses: auto = the evaluator when it offers "
      "determinant ops (blip-cuda: on the GPU), move = pbp and N_up >= 90, else the model"},
@@ -128,12 +136,13 @@ static const mcf_param_spec sj_params[] = {
      "time through the core's loop; auto = evaluator when it offers whole sweeps"},
     {"step", MCF_PARAM_REAL, "0.5", MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0, NULL,
      .doc = "initial Gaussian step per component in units of rs; adapted while thermalizing to "
-     "acceptance 0.5"},
+     "acceptance 0.5 (move = drift: the diffusion's sqrt(tau))"},
     {0}};
 
 /* [model] system, jastrow (enum SJ_JASTROW_*), move, determinants and sweep: in the order of
  * their choices (mcf_params_choice) */
-enum { SJ_MOVE_PBP, SJ_MOVE_QS };
+enum { SJ_MOVE_PBP, SJ_MOVE_QS, SJ_MOVE_DRIFT };
+enum { SJ_INTERACTION_COULOMB, SJ_INTERACTION_NONE };
 enum { SJ_DETS_AUTO, SJ_DETS_MODEL, SJ_DETS_EVALUATOR };
 enum { SJ_SWEEP_AUTO, SJ_SWEEP_EVALUATOR, SJ_SWEEP_CORE };
 
@@ -168,6 +177,9 @@ static void sj_destroy(void *chain)
     free(c->trial);
     free(c->trial_phi);
     free(c->qs_lr);
+    free(c->log_g);
+    free(c->tgrad);
+    free(c->tlap);
     free(c->acc);
     for (int s = 0; s < 2; s++) {
         free(c->A[s]);
@@ -196,11 +208,12 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     const char *origin = mcf_params_origin(params), *sec = mcf_params_section(params);
     const char *jastrow_name, *juu, *jud, *jfile;
     long n_el, jsize, delay;
-    int use_j, move, dets, sweep_by, polarized, rc;
+    int use_j, move, dets, sweep_by, polarized, interaction, rc;
     double rs, ja, jrc, step;
     if ((rc = mcf_params_int(params, "electrons", &n_el)) || /* system: heg, the one choice */
         (rc = mcf_params_bool(params, "polarized", &polarized)) ||
         (rc = mcf_params_real(params, "rs", &rs)) ||
+        (rc = mcf_params_choice(params, "interaction", &interaction)) ||
         (rc = mcf_params_choice(params, "jastrow", &use_j)) ||
         (rc = mcf_params_string(params, "jastrow", &jastrow_name)) ||
         (rc = mcf_params_real(params, "jastrow_a", &ja)) ||
@@ -268,7 +281,16 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     if ((rc = mcf_orbital_bind(services, params, "slater-jastrow", MCF_ORBITAL_VALUES, &ev)))
         return rc;
     const int has_det = mcf_orbital_has(&ev, MCF_ORBITAL_DETERMINANTS);
-    const int is_qs = move == SJ_MOVE_QS;
+    const int is_qs = move == SJ_MOVE_QS, is_drift = move == SJ_MOVE_DRIFT;
+    if (is_drift && (dets == SJ_DETS_EVALUATOR || sweep_by == SJ_SWEEP_EVALUATOR || delay > 1))
+        return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] move = drift in %s needs the "
+                        "determinants in the model, updated after every move (the drift at a "
+                        "trial point needs the orbitals' gradients there, which no evaluator's "
+                        "determinant ops give); here %s; remove it or set %s", sec, origin,
+                        delay > 1 ? "delay > 1" : dets == SJ_DETS_EVALUATOR ?
+                        "determinants = evaluator" : "sweep = evaluator",
+                        delay > 1 ? "delay = 0 or 1" : dets == SJ_DETS_EVALUATOR ?
+                        "determinants = auto or model" : "sweep = auto or core");
     if (dets == SJ_DETS_EVALUATOR && !has_det)
         return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] determinants = evaluator in %s, but "
                         "evaluator %s keeps no determinants (blip-cuda does); set "
@@ -277,7 +299,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] determinants = evaluator in %s works "
                         "with move = pbp only (qs takes every ratio against the sweep's "
                         "start); set determinants = auto or model, or move = pbp", sec, origin);
-    const int on_ev = has_det && !is_qs &&
+    const int on_ev = has_det && !is_qs && !is_drift &&
                       (dets == SJ_DETS_EVALUATOR ||
                        (dets == SJ_DETS_AUTO && n_up >= SJ_AUTO_EV_DETS));
     const int has_sweep = mcf_orbital_has(&ev, MCF_ORBITAL_WALKER_SWEEP);
@@ -310,6 +332,8 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     c->jastrow = use_j;
     c->polarized = polarized;
     c->qs = is_qs;
+    c->drift = is_drift;
+    c->coulomb = interaction == SJ_INTERACTION_COULOMB;
     c->delay = sj_delay_window((size_t)delay, ev_sweep);
     c->ev_sweep = ev_sweep;
     c->index = services->chain_index;
@@ -317,7 +341,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     if (c->index == 0) { /* for the log: what the determinant alone gives, exactly */
         mcf_heg_hf hf;
         if (mcf_heg_hartree_fock((size_t)n_el, polarized, rs, 0.0, &hf) == MCF_OK)
-            c->e_hf = hf.total;
+            c->e_hf = c->coulomb ? hf.total : hf.kinetic;
     }
     if ((rc = timing_create(c))) {
         free(c);
@@ -353,6 +377,9 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     c->trial = malloc(3 * n * sizeof *c->trial);
     c->trial_phi = malloc(n * no * sizeof *c->trial_phi);
     c->qs_lr = malloc(n * sizeof *c->qs_lr);
+    c->log_g = malloc(n * sizeof *c->log_g);
+    c->tgrad = malloc(3 * no * sizeof *c->tgrad);
+    c->tlap = malloc(no * sizeof *c->tlap);
     c->acc = malloc(n);
     c->phi = malloc(n * no * sizeof *c->phi);
     c->grad = malloc(3 * n * no * sizeof *c->grad);
@@ -360,6 +387,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     c->w = malloc(no * sizeof *c->w);
     c->col = malloc(no * sizeof *c->col);
     int bad = !c->r || !c->disp || !c->trial || !c->trial_phi || !c->qs_lr || !c->acc ||
+              !c->log_g || !c->tgrad || !c->tlap ||
               !c->phi || !c->grad || !c->lap || !c->w || !c->col;
     for (int s = 0; s < 2 && !bad; s++) {
         const size_t m = spin_count(c, (size_t)s);
@@ -455,8 +483,9 @@ static int sj_layout(const void *chain, mcf_layout *layout)
 }
 
 /* No state_tag (zeros): ABI 1's save wrote the record without one (it opens with its own
- * magic, sj_checkpoint.c), so checkpoints of either ABI resume under the other.  No
- * configuration record (no anneal), no exchange (no tempering), no periodic op. */
+ * magic, sj_checkpoint.c), so checkpoints of either ABI resume under the other.  The
+ * configuration record (sj_checkpoint.c): positions and Slater matrices.  No exchange (no
+ * tempering), no periodic op. */
 static const mcf_model sj_model = {
     .struct_size = sizeof(mcf_model),
     .move_size = sizeof(sj_move),
@@ -464,6 +493,7 @@ static const mcf_model sj_model = {
     .evaluator_kind = MCF_PLUGIN_ORBITAL_EVALUATOR,
     .streams = sj_streams,
     .variational_file_key = "jastrow_file",
+    .configuration_tag = {'S', 'J', 'C', '1'},
     .create = sj_create,
     .destroy = sj_destroy,
     .layout = sj_layout,

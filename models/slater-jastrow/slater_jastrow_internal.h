@@ -77,6 +77,8 @@ typedef struct sj_chain {
     int jastrow;                /* SJ_JASTROW_NONE, _RPA or _BSPLINE */
     int polarized;              /* all electrons spin up */
     int qs;                     /* move = qs (quasi-simultaneous) */
+    int drift;                  /* move = drift (drift-diffusion, sj_drift.c) */
+    int coulomb;                /* interaction = coulomb (0: none, the free gas) */
     sj_jastrow jp[2];           /* [0] parallel, [1] antiparallel */
     mcf_pair_function pf[2];    /* their values' form (jastrow_pair_functions), kept with jp */
     mcf_orbital orb;   /* the run's orbital evaluator (mcf_orbital_bind) */
@@ -95,6 +97,8 @@ typedef struct sj_chain {
     double *trial;     /* n x 3 trial positions of this sweep */
     double *trial_phi; /* n x norb orbital values at the trial positions */
     double *qs_lr;     /* move = qs: n log ratios against the start-of-sweep configuration */
+    double *log_g;     /* move = drift: n log G(r' <- r) of the turn's proposal */
+    double *tgrad, *tlap; /* move = drift: norb x 3 and norb at the turn's trial point */
     size_t delay;      /* sj_delay_window of [model] delay: accepted moves per rank-k update
                           (1: Sherman-Morrison; with ev_sweep, 0: the evaluator's choice) */
     int ev_sweep;      /* on_ev and the evaluator makes whole sweeps (walker_sweep) */
@@ -175,6 +179,8 @@ double jastrow_one(const sj_chain *c, size_t e, const double *x);
  * same operations on the host and in an evaluator's walker_sweep); c->pf is remade from
  * c->jp whenever jp changes (create, rebuild of the variational parameters). */
 void jastrow_pair_functions(const sj_chain *c, mcf_pair_function pf[2]);
+/* Adds grad_e J with electron e at x (the others where they are) into gJ. */
+void jastrow_grad_at(const sj_chain *c, size_t e, const double *x, double gJ[3]);
 /* Adds grad_e J and lap_e J at the current positions into gJ and *lJ. */
 void jastrow_grad_lap(const sj_chain *c, size_t e, double gJ[3], double *lJ);
 
@@ -264,6 +270,15 @@ int sj_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs
                void *moves, double *log_ratio);
 int sj_apply(mcf_batch *b, void *const *chains, const void *moves, size_t n,
              const unsigned char *accepted);
+
+/* ---- sj_drift.c: move = drift ------------------------------------------------------------ */
+
+/* The trial point of every chain's electron mv[k].e (drawn from the drift at its current
+ * position), the orbitals there in one evaluator call per SJ_BATCH chains, and the log
+ * ratio with the Green's functions' ratio (sj_drift.c's header); sweep() made the rows and
+ * gradients at the current positions. */
+int drift_propose(mcf_batch *b, void *const *chains, size_t n, const sj_move *mv,
+                  double *log_ratio);
 
 /* ---- sj_local_energy.c: the measurements (op of mcf_model) ------------------------------- */
 

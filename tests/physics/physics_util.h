@@ -441,4 +441,44 @@ static inline int phys_stop_and_resume(const char *mcf, const char *ini, const c
     return code == 143 && resumed && said ? 0 : -1;
 }
 
+/* The resume identity: in a fresh folder <name> under $MCF_TEST_TMP, the configuration
+ * "[run]", run_keys (lines), the output line, then `sections` (it must checkpoint before it
+ * ends) run once straight through ("whole") and once stopped by SIGTERM after its first
+ * checkpoint and resumed ("stopped", phys_stop_and_resume).  Checks each step; 1 when the
+ * two results.tsv are equal byte for byte, 0 when they differ or a step failed. */
+static inline int phys_resume_same(const char *mcf, const char *name, const char *run_keys,
+                                   const char *sections)
+{
+    char dir[PHYS_PATH_MAX], ini[PHYS_PATH_MAX], out[PHYS_PATH_MAX], log[PHYS_PATH_MAX];
+    char fa[PHYS_PATH_MAX], fb[PHYS_PATH_MAX];
+    static char cmd[3 * PHYS_PATH_MAX];
+    if (phys_fresh_dir(name, dir, sizeof dir)) {
+        CHECK(0, "%s: no scratch folder", name);
+        return 0;
+    }
+    const char *names[2] = {"whole", "stopped"};
+    for (int q = 0; q < 2; q++) {
+        snprintf(ini, sizeof ini, "%s/%s.ini", dir, names[q]);
+        snprintf(out, sizeof out, "%s/%s", dir, names[q]);
+        FILE *f = fopen(ini, "w");
+        CHECK(f != NULL, "cannot write %s", ini);
+        if (!f)
+            return 0;
+        fprintf(f, "[run]\n%soutput = %s\n%s", run_keys, out, sections);
+        fclose(f);
+        snprintf(log, sizeof log, "%s/%s.log", dir, names[q]);
+        if (q == 0) {
+            snprintf(cmd, sizeof cmd, "'%s' run '%s' --no-progress > '%s' 2>&1", mcf, ini, log);
+            CHECK(system(cmd) == 0, "`%s` failed", cmd);
+        } else if (phys_stop_and_resume(mcf, ini, out, log)) {
+            return 0;
+        }
+    }
+    snprintf(fa, sizeof fa, "%s/whole/results.tsv", dir);
+    snprintf(fb, sizeof fb, "%s/stopped/results.tsv", dir);
+    const int same = phys_same_file(fa, fb);
+    CHECK(same, "%s: the resumed run differs from the uninterrupted one: %s, %s", name, fa, fb);
+    return same;
+}
+
 #endif

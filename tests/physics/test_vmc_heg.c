@@ -291,40 +291,11 @@ static void test_delay(void)
     /* a delay = 8 run stopped by SIGTERM after its first checkpoint and resumed ends with
      * the uninterrupted run's bytes (the windows are emptied at every sweep's end, so a
      * checkpoint holds no pending move) */
-    char dir[PHYS_PATH_MAX], ini[PHYS_PATH_MAX], out[PHYS_PATH_MAX], log[PHYS_PATH_MAX];
-    char fa[PHYS_PATH_MAX], fb[PHYS_PATH_MAX];
-    static char cmd[3 * PHYS_PATH_MAX];
-    if (phys_fresh_dir("vmc_heg_delay_resume", dir, sizeof dir)) {
-        CHECK(0, "no scratch folder for (h)");
-        return;
-    }
-    const char *names[2] = {"whole", "stopped"};
-    for (int q = 0; q < 2; q++) {
-        snprintf(ini, sizeof ini, "%s/%s.ini", dir, names[q]);
-        snprintf(out, sizeof out, "%s/%s", dir, names[q]);
-        FILE *f = fopen(ini, "w");
-        CHECK(f != NULL, "cannot write %s", ini);
-        if (!f)
-            return;
-        fprintf(f, "[run]\nmodel = slater-jastrow\nevaluator = planewave\nseed = 5\n"
-                "walkers = 2\noutput = %s\n[schedule]\nthermalize = 100\nsweeps = 3000\n"
-                "checkpoint_every = 100\n[model]\nelectrons = 38\nrs = 1\njastrow = rpa\n"
-                "delay = 8\n", out);
-        fclose(f);
-        snprintf(log, sizeof log, "%s/%s.log", dir, names[q]);
-        if (q == 0) {
-            snprintf(cmd, sizeof cmd, "'%s' run '%s' --no-progress > '%s' 2>&1", mcf_program,
-                     ini, log);
-            CHECK(system(cmd) == 0, "`%s` failed", cmd);
-        } else {
-            phys_stop_and_resume(mcf_program, ini, out, log);
-        }
-    }
-    snprintf(fa, sizeof fa, "%s/whole/results.tsv", dir);
-    snprintf(fb, sizeof fb, "%s/stopped/results.tsv", dir);
-    const int same = phys_same_file(fa, fb);
-    CHECK(same, "(h) delay = 8: the resumed run differs from the uninterrupted one: %s, %s",
-          fa, fb);
+    const int same = phys_resume_same(
+        mcf_program, "vmc_heg_delay_resume",
+        "model = slater-jastrow\nevaluator = planewave\nseed = 5\nwalkers = 2\n",
+        "[schedule]\nthermalize = 100\nsweeps = 3000\ncheckpoint_every = 100\n"
+        "[model]\nelectrons = 38\nrs = 1\njastrow = rpa\ndelay = 8\n");
     printf("  delay = 8, stopped and resumed = uninterrupted, byte for byte: %s\n",
            same ? "yes" : "NO");
 }
