@@ -104,22 +104,18 @@ static size_t part_at(const mcf_run *r)
     return 0;
 }
 
-int mcfi_anneal_hand_over(mcf_run *r)
+int mcfi_hand_over(mcf_run *r, const size_t *from, const char *what)
 {
-    const struct mcfi_anneal *an = r->anneal;
-    const size_t p = an ? part_at(r) : 0;
-    if (!p)
-        return MCF_OK;
-    /* this rank's sources of part p: (the chain that takes it, size, configuration) */
+    /* this rank's sources: (the chain that takes it, size, configuration) */
     mcf_stream out;
     mcf_stream_init_writer(&out);
     int rc = MCF_OK;
     for (size_t k = 0; k < r->n_chains && !rc; k++) {
-        if (an->part[k] != p || !mcfi_owns(r, an->from[k]))
+        if (from[k] == SIZE_MAX || !mcfi_owns(r, from[k]))
             continue;
         mcf_stream one;
         mcf_stream_init_writer(&one);
-        rc = MCFI_MODEL(r->model, save_configuration, r->chains[an->from[k]].state, &one);
+        rc = MCFI_MODEL(r->model, save_configuration, r->chains[from[k]].state, &one);
         uint64_t head[2] = {k, one.size};
         if (!rc)
             rc = mcf_stream_write(&out, head, sizeof head);
@@ -160,7 +156,22 @@ int mcfi_anneal_hand_over(mcf_run *r)
     else
         mcf_stream_release(&out);
     if (rc)
-        rc = mcf_fail_prefix(rc, "start = anneal, at sweep %llu",
-                             (unsigned long long)r->position);
+        rc = mcf_fail_prefix(rc, "%s, at sweep %llu", what, (unsigned long long)r->position);
     return mcfe_mpi_agree(rc);
+}
+
+int mcfi_anneal_hand_over(mcf_run *r)
+{
+    const struct mcfi_anneal *an = r->anneal;
+    const size_t p = an ? part_at(r) : 0;
+    if (!p)
+        return MCF_OK;
+    size_t *from = malloc(r->n_chains * sizeof *from);
+    if (!from)
+        return mcfe_mpi_agree(mcf_fail(MCF_ENOMEM, "out of memory for start = anneal"));
+    for (size_t k = 0; k < r->n_chains; k++)
+        from[k] = an->part[k] == p ? an->from[k] : SIZE_MAX;
+    int rc = mcfi_hand_over(r, from, "start = anneal");
+    free(from);
+    return rc;
 }

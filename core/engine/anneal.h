@@ -22,4 +22,10 @@ uint64_t mcfi_anneal_next(const mcf_run *r, uint64_t position);
  * load_configuration, between ranks with an all-gather.  Elsewhere nothing.  Collective. */
 int mcfi_anneal_hand_over(mcf_run *r);
 
+/* Chain k takes the configuration of chain from[k] (SIZE_MAX: keeps its own), all at once
+ * (every source is saved before any chain loads): through save_configuration and
+ * load_configuration, between ranks with an all-gather (start = anneal's hand-overs, DMC's
+ * comb).  `what` prefixes a failure's message.  Collective. */
+int mcfi_hand_over(mcf_run *r, const size_t *from, const char *what);
+
 #endif

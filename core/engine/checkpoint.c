@@ -15,6 +15,8 @@
  *            per replica u64 slot, the exchange stream, per pair u64 attempts and accepted,
  *            per replica u64 round trips, their sweeps, the start of the current one, and
  *            u8 its state (mcf_tempering in run_state.h)
+ *   dmc      only with [run] method = dmc (config.ini says so): "MCF-DMC1" and the
+ *            population's state (checkpoint_dmc.c)
  *   trailer  u64 FNV-1a checksum of every byte before it, from CKPT_CHECKSUM_SEED
  * The file is written to a temporary name and renamed, so a kill at any moment leaves
  * either the old or the new checkpoint, never a torn one.  Reading back, only a regular
@@ -143,6 +145,8 @@ int mcfi_checkpoint_write_records(const mcf_run *r, const unsigned char *records
         rc = put(&out, records, size);
     if (!rc && r->pt)
         rc = mcfi_checkpoint_tempering_write(r, &out);
+    if (!rc && r->dmc)
+        rc = mcfi_checkpoint_dmc_write(r, &out);
     uint64_t sum = mcfi_fnv1a64(out.data, out.size, CKPT_CHECKSUM_SEED);
     if (!rc)
         rc = put(&out, &sum, sizeof sum);
@@ -339,6 +343,8 @@ static int record_check(const mcf_run *r, const mcf_chain *c, const ckpt_record 
     const mcf_setup *s = r->setup;
     uint64_t therm = (uint64_t)s->thermalize, nb = (uint64_t)s->bins;
     uint64_t made = position > therm ? (position - therm) / (uint64_t)s->measure_every : 0;
+    if (s->dmc && c->index % (size_t)s->walkers != 0)
+        made = 0; /* DMC: walker 0 records its point's population, the others nothing */
     /* the bins are laid out for the measured phase of `position` (error_target.h) */
     uint64_t n_meas = mcfi_measured_sweeps_at(s, position) / (uint64_t)s->measure_every;
     int rc = mcfi_checkpoint_rng_check(&x->rng, &c->rng);
@@ -437,6 +443,8 @@ int mcfi_checkpoint_load_records(mcf_run *r, const unsigned char *records, size_
                                         : skip_chain(&in, k, origin);
     if (!rc && tempering && r->pt)
         rc = mcfi_checkpoint_tempering_read(r, &in, origin);
+    if (!rc && tempering && r->dmc)
+        rc = mcfi_checkpoint_dmc_read(r, &in, UINT64_MAX, 1); /* checked at its sweep */
     if (!rc)
         rc = no_trailing_bytes(&in, origin);
     return rc;
@@ -461,6 +469,8 @@ static int check_records(const mcf_run *r, const unsigned char *records, size_t 
     }
     if (!rc && r->pt && (rc = mcfi_checkpoint_tempering_check(r, &in, position)))
         rc = mcf_fail_prefix(rc, "%s: parallel tempering", path);
+    if (!rc && r->dmc && (rc = mcfi_checkpoint_dmc_read((mcf_run *)r, &in, position, 0)))
+        rc = mcf_fail_prefix(rc, "%s", path);
     if (!rc)
         rc = no_trailing_bytes(&in, path);
     return rc;

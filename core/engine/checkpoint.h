@@ -32,6 +32,12 @@ int mcfi_checkpoint_load_records(struct mcf_run *r, const unsigned char *records
  * and stream) at some point of its sequence; MCF_EFORMAT naming what differs. */
 int mcfi_checkpoint_rng_check(const mcf_rng *got, const mcf_rng *fresh);
 
+/* checkpoint_dmc.c: the population's state behind the chains' records ([run] method =
+ * dmc); read: checked against the run at sweep `position` (UINT64_MAX: checked before,
+ * at its sweep), taken only when `take`. */
+int mcfi_checkpoint_dmc_write(const struct mcf_run *r, mcf_stream *out);
+int mcfi_checkpoint_dmc_read(struct mcf_run *r, mcf_stream *in, uint64_t position, int take);
+
 /* checkpoint_tempering.c: the tempering state, behind the chains' records (only when on). */
 int mcfi_checkpoint_tempering_write(const struct mcf_run *r, mcf_stream *out);
 int mcfi_checkpoint_tempering_read(struct mcf_run *r, mcf_stream *in, const char *origin);

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "setup.h"
 #include "error_target.h"
+#include "dmc.h"
 #include "hmc.h"
 #include "model_ops.h"
 
@@ -51,6 +52,19 @@ static const mcf_param_spec run_specs[] = {
      "weight (a model with coordinates and global_action, mcf 1.1; docs/methods.md); auto: "
      "hmc where the model has coordinates, its fermion evaluator the pseudofermion form and "
      "the lattice hmc_min_sites sites or more, else local (the log says which and why)"},
+    {"method", MCF_PARAM_CHOICE, "sample", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
+     "sample|dmc",
+     .doc = "sample: Markov chains of the model's weight (every walker on its own); dmc: "
+     "diffusion Monte Carlo, the walkers of a scan point one population of fixed size, "
+     "moved by the model's fixed-node drift-diffusion at time step `timestep`, weighted by "
+     "exp(-tau (E_L - E_T)) and resampled by a comb every sweep (a model with a projector "
+     "op: slater-jastrow; docs/methods.md)"},
+    {"timestep", MCF_PARAM_REAL, "0.01",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE |
+         MCF_PARAM_ECHO_IF_CHANGED,
+     0, 0, NULL,
+     .doc = "method = dmc: the time step tau, in the inverse unit of the model's energy "
+     "(hartree^-1 for slater-jastrow); the energy's time-step error is O(tau)"},
     {"hmc_steps", MCF_PARAM_INT, "10",
      MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 1, 0, NULL,
      .doc = "sampler = hmc: integrator steps per trajectory (the trajectory is hmc_steps x "
@@ -224,6 +238,13 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
         rc = mcf_params_string(&rp, "hmc_integrator", &integrator);
     if (!rc)
         rc = mcf_params_int(&rp, "hmc_min_sites", &s->hmc_min_sites);
+    const char *method = NULL;
+    if (!rc)
+        rc = mcf_params_string(&rp, "method", &method);
+    if (!rc)
+        rc = mcf_params_real(&rp, "timestep", &s->dmc_tau);
+    if (!rc)
+        s->dmc = strcmp(method, "dmc") == 0;
     if (!rc) {
         s->hmc = strcmp(sampler, "hmc") == 0;
         s->sampler_auto = strcmp(sampler, "auto") == 0; /* resolved by the run */
@@ -444,6 +465,36 @@ int mcfi_core_check_extra(const mcf_config *c, const mcf_setup *s)
         p += w;
     }
     return MCF_OK;
+}
+
+/* [run] method = dmc: a model with a projector op and a configuration record, an energy,
+ * a population of two walkers or more, and nothing that moves or records chains apart */
+int mcfi_core_check_method(const mcf_config *c, const mcf_setup *s)
+{
+    if (!s->dmc)
+        return MCF_OK;
+    const mcfi_model *m = s->model->model;
+    int energy = 0;
+    for (size_t k = 0; m->observables[k].name; k++)
+        energy |= m->observables[k].role == MCF_ROLE_ENERGY;
+    const char *why = !mcfi_dmc_supported(m)
+                          ? "has no projector op (mcf/model.h, mcf 1.2: slater-jastrow has one)"
+                      : !m->has_anneal ? "has no configuration record to hand over"
+                      : !energy        ? "measures no energy (the ENERGY role) to weigh by"
+                                       : NULL;
+    char where[512];
+    mcfe_config_key_where(c, "run", "method", where, sizeof where);
+    if (why)
+        return mcf_fail(MCF_EINVAL, "%s: [run] method = dmc: model '%s' %s", where,
+                        s->model_name, why);
+    why = s->walkers < 2           ? "needs walkers >= 2 (the population of a scan point; "
+                                     "hundreds for a small population-control bias)"
+          : s->hmc                 ? "moves by the model's drift-diffusion, not sampler = hmc"
+          : s->exchange_every > 0  ? "has no parallel tempering (exchange_every = 0)"
+          : s->start != MCFI_START_MODEL ? "starts as the model says (start = model)"
+          : s->series              ? "writes no per-chain series (series = no)"
+                                   : NULL;
+    return why ? mcf_fail(MCF_EINVAL, "%s: [run] method = dmc %s", where, why) : MCF_OK;
 }
 
 /* [run] sampler = hmc: a model with coordinates and global_action (mcf 1.1) */

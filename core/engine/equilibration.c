@@ -351,7 +351,8 @@ int mcfi_equilibration_report(const mcf_run *r, mcf_text *details, mcf_text *sum
     for (size_t k = 0; k < n_points; k++) {
         char point[128];
         point_text(s, k, point, sizeof point);
-        for (size_t w = 0; w < R; w++) {
+        /* DMC: walker 0 holds the population's series, the others none (dmc.h) */
+        for (size_t w = 0; w < (s->dmc ? 1 : R); w++) {
             const mcf_chain *c = &r->chains[k * R + w];
             char where[192];
             if (R > 1)
@@ -367,7 +368,7 @@ int mcfi_equilibration_report(const mcf_run *r, mcf_text *details, mcf_text *sum
                 point_list_add(&f->drift_at, s, k);
             }
         }
-        if (R > 1 && !twist_averaged(r->chains[k * R].model_params))
+        if (R > 1 && !s->dmc && !twist_averaged(r->chains[k * R].model_params))
             check_walkers(r, k, point, details, f, mean, error);
     }
     summarize(r, f, summary);

@@ -299,7 +299,12 @@ int mcfi_results_write(const mcf_run *r, char **summary)
        terminal with the checks' lines) */
     if (r->target_state == 1)
         mcfe_text_printf(&t, "# %s\n", r->target_report);
-    if (R > 1)
+    if (s->dmc)
+        mcfe_text_printf(&t, "# dmc: a population of %zu walkers per scan point, time step %g; "
+                         "every measured sweep the weighted mean of the walkers' values (the "
+                         "mixed estimator), one series per point: its errors by blocking over "
+                         "sweeps; timestep_effective = timestep x acceptance\n", R, s->dmc_tau);
+    else if (R > 1)
         mcfe_text_printf(&t, "# walkers: %zu chains per scan point, combined: mean of the walkers' "
                          "means, error sqrt(sum err^2) / %zu, tau the walkers' mean; jackknife "
                          "over the %zu x %zu bins of all walkers\n", R, R, R, nb);

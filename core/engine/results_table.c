@@ -309,11 +309,18 @@ int mcfi_results_error_column(const mcf_setup *s, const char *name)
 
 /* The jackknife bins of scan point `point`: the union of its
  * walkers' non-empty bins, means[b * r->nvars + v] and weights[b]; *n_bins of them. */
+/* The walkers of a scan point with measurements of their own: all, or with method = dmc
+ * walker 0 alone, which holds the population's weighted series (dmc.h). */
+static size_t measured_walkers(const mcf_setup *s)
+{
+    return s->dmc ? 1 : (size_t)s->walkers;
+}
+
 static void point_bins(const mcf_run *r, size_t point, double *means, double *weights,
                        size_t *n_bins)
 {
     size_t R = (size_t)r->setup->walkers, nb = (size_t)r->setup->bins, used = 0;
-    for (size_t w = 0; w < R; w++) {
+    for (size_t w = 0; w < measured_walkers(r->setup); w++) {
         const mcf_chain *cw = &r->chains[point * R + w];
         for (size_t b = 0; b < nb; b++) {
             if (cw->bin_count[b] <= 0)
@@ -335,18 +342,19 @@ static void point_bins(const mcf_run *r, size_t point, double *means, double *we
 static double jackknife_scale(const mcf_run *r, size_t point, const int vars[3])
 {
     const size_t R = (size_t)r->setup->walkers, nb = (size_t)r->setup->bins;
+    const size_t Rm = measured_walkers(r->setup);
     double tau = 0.0, n_meas = 0.0, n_bins = 0.0;
     for (int v = 0; v < 3; v++) {
         if (vars[v] < 0 || (size_t)vars[v] >= r->n_obs)
             continue;
         double st = 0.0;
-        for (size_t w = 0; w < R; w++) {
+        for (size_t w = 0; w < Rm; w++) {
             mcf_estimate est;
             mcfi_blocking_estimate(&r->chains[point * R + w].blocking[vars[v]], &est);
             st += est.tau;
         }
-        if (st / (double)R > tau)
-            tau = st / (double)R;
+        if (st / (double)Rm > tau)
+            tau = st / (double)Rm;
     }
     const mcf_chain *c = &r->chains[point * R];
     for (size_t b = 0; b < nb; b++)
@@ -380,8 +388,11 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
               {0, binder, m2, m4, "binder", 0, {m2, m4, -1}},
               {0, variance, e, (int)r->n_obs, "variance", 0, {e, -1, -1}},
               {0, xi_over_l, m2, mk, "xi_over_l", 0, {m2, mk, -1}}};
+    /* DMC: the weighted means of the observables alone (a derived quantity of the weighted
+       bins, such as the variance from <e^2>, would need the weighted <e^2> too) */
     for (int q = 0; q < N_DERIVED; q++)
-        d[q].want = derived_wanted(q, s->has_temperature, r->role, r->model, model_has_L(s));
+        d[q].want = !s->dmc &&
+                    derived_wanted(q, s->has_temperature, r->role, r->model, model_has_L(s));
     if (action_form(r->role, r->model)) { /* run.c made e s_T a variable */
         d[0].f = specific_heat_action;
         d[0].b = r->var_es;
@@ -404,7 +415,8 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
             d[q].col = t->n_cols;
             rc = !add_column(t, 0, "%s", d[q].name) || !add_column(t, 0, "%s_err", d[q].name);
         }
-    if (rc || !add_column(t, 0, "acceptance")) {
+    if (rc || !add_column(t, 0, "acceptance") ||
+        (s->dmc && !add_column(t, 0, "timestep_effective"))) {
         free(means);
         free(weights);
         mcfi_table_free(t);
@@ -415,18 +427,19 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
         for (size_t o = 0; o < r->n_obs; o++) {
             mcf_estimate est;
             mcfi_blocking_estimate(&c->blocking[o], &est);
-            if (R > 1) { /* independent walkers with equal measurement counts */
+            const size_t Rm = measured_walkers(s);
+            if (Rm > 1) { /* independent walkers with equal measurement counts */
                 double sm = est.mean, se2 = est.error * est.error, st = est.tau;
-                for (size_t w = 1; w < R; w++) {
+                for (size_t w = 1; w < Rm; w++) {
                     mcf_estimate ew;
                     mcfi_blocking_estimate(&r->chains[k * R + w].blocking[o], &ew);
                     sm += ew.mean;
                     se2 += ew.error * ew.error;
                     st += ew.tau;
                 }
-                est.mean = sm / (double)R;
-                est.error = sqrt(se2) / (double)R;
-                est.tau = st / (double)R;
+                est.mean = sm / (double)Rm;
+                est.error = sqrt(se2) / (double)Rm;
+                est.tau = st / (double)Rm;
             }
             mcfi_column *col = &t->cols[first + 3 * o];
             col[0].x[k] = est.mean;
@@ -453,7 +466,11 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
             accepted += r->chains[k * R + w].accepted;
             proposed += r->chains[k * R + w].proposed;
         }
-        t->cols[t->n_cols - 1].x[k] = proposed ? (double)accepted / (double)proposed : NAN;
+        const double acc = proposed ? (double)accepted / (double)proposed : NAN;
+        /* DMC: tau times the acceptance of the measured sweeps (dmc.h) */
+        t->cols[t->n_cols - (s->dmc ? 2 : 1)].x[k] = acc;
+        if (s->dmc)
+            t->cols[t->n_cols - 1].x[k] = s->dmc_tau * acc;
     }
     free(means);
     free(weights);

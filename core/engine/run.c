@@ -11,6 +11,7 @@
 #include "anneal.h"
 #include "chain.h"
 #include "checkpoint.h"
+#include "dmc.h"
 #include "error_target.h"
 #include "fileio.h"
 #include "hmc.h"
@@ -48,6 +49,7 @@ static void run_release(mcf_run *r)
     free(r->curve);
     mcfi_pt_free(r->pt);
     mcfi_anneal_free(r->anneal);
+    mcfi_dmc_free(r->dmc);
 }
 
 /* A checkpoint (collective); the run that a --force run replaces goes with its first. */
@@ -257,7 +259,7 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
     uint64_t start_pos = r->position, chunk = 1;
     uint64_t every = (uint64_t)setup->checkpoint_every;
     while (r->position < r->total && !rc) {
-        uint64_t n = chunk;
+        uint64_t n = r->dmc ? 1 : chunk; /* DMC: the population is weighed every sweep */
         if (n > r->total - r->position)
             n = r->total - r->position;
         if (every && n > every - r->position % every)
@@ -295,6 +297,8 @@ static int run_schedule(mcf_run *r, mcf_group *groups, int threads)
         if (rc)
             break;
         r->position += n;
+        if (r->dmc && (rc = mcfi_dmc_step(r)))
+            break;
         /* before a checkpoint or a stop at this sweep: a resume from there has it */
         if (r->anneal && (rc = mcfi_anneal_hand_over(r)))
             break;
@@ -434,6 +438,13 @@ int mcfe_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     /* sampler = auto: config.ini as used names an hmc it chose, so the hash follows */
     if (!rc && !(rc = mcfi_resolve_sampler(r)))
         config_hashes(setup, &r->config_hash, &r->config_hash_before);
+    /* DMC is no optimizer's sampler */
+    if (!rc && setup->dmc && optimizing)
+        rc = mcf_fail(MCF_EINVAL, "%s: [run] method = dmc: mcf optimize samples |Psi|^2 "
+                      "(method = sample); optimize first, then run DMC with the parameter "
+                      "file", setup->config_path);
+    if (!rc)
+        rc = mcfe_mpi_agree(mcfi_dmc_create(r));
     if (rc)
         goto done;
     mcfi_run_output_reset();
@@ -441,6 +452,7 @@ int mcfe_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     if (rc)
         goto done;
     mcfi_run_log_devices(r, ev_info);
+    mcfi_dmc_announce(r);
     rc = start_tempering(r);
     if (!rc)
         rc = mcfi_anneal_create(r);

@@ -119,6 +119,7 @@ struct mcf_run {
     uint64_t config_hash_before; /*   checkpoint of mcf 0.5 or older has (0: none) */
     mcf_tempering *pt;           /* parallel tempering, NULL when off */
     struct mcfi_anneal *anneal;  /* [schedule] start = anneal (anneal.c), NULL when off */
+    struct mcfi_dmc *dmc;        /* [run] method = dmc (dmc.c), NULL when off */
     int series;                  /* [run] series = yes and its files ready (series.c) */
 };
 

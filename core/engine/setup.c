@@ -220,6 +220,8 @@ int mcfe_setup_create(mcf_config *c, mcf_setup **out)
     if (!rc)
         rc = mcfi_core_check_sampler(c, s);
     if (!rc)
+        rc = mcfi_core_check_method(c, s);
+    if (!rc)
         rc = mcfi_core_check_extra(c, s);
     if (!rc)
         rc = mcfi_error_target_check(c, s);

@@ -33,6 +33,9 @@ int mcfi_core_check_tempering(const mcf_config *c, const mcf_setup *s);
 int mcfi_core_check_start(const mcf_config *c, const mcf_setup *s);
 /* [run] sampler = hmc needs a model with coordinates (hmc.c) */
 int mcfi_core_check_sampler(const mcf_config *c, const mcf_setup *s);
+/* [run] method = dmc needs a model with a projector op and a configuration record (dmc.h),
+ * walkers >= 2, and no hmc, tempering, start other than model, or series */
+int mcfi_core_check_method(const mcf_config *c, const mcf_setup *s);
 /* [run] extra_observables: every name is an observable of the model flagged
  * MCF_OBS_ON_REQUEST (once the model is open); MCF_EINVAL naming the key and those it has. */
 int mcfi_core_check_extra(const mcf_config *c, const mcf_setup *s);

@@ -2,6 +2,7 @@
  * with the model's batch context (mcf_batch), adaptation and measurement. */
 #include "sweep.h"
 #include "chain.h"
+#include "dmc.h"
 #include "hmc.h"
 
 #include "mcf/rng_device.h"
@@ -77,6 +78,8 @@ void mcfi_group_release(mcf_group *g)
 static void count_moves(const mcf_run *r, mcf_chain *c, int measuring, uint64_t accepted,
                         uint64_t proposed)
 {
+    if (r->dmc) /* this sweep's moves, for DMC's effective time step */
+        mcfi_dmc_keep(r, c, NULL, accepted, proposed);
     if (measuring && r->pt) {
         /* tempering: counted for the slot the replica holds, at the chunk's end */
         c->pending_accepted += accepted;
@@ -236,6 +239,22 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
     /* after the sweep: adapt during thermalization, measure afterwards */
     if (g->plain)
         return MCF_OK;
+    if (r->dmc) { /* DMC: no step adapted; every sweep measured, weighed by dmc.c */
+        const uint64_t t = (uint64_t)s->thermalize, every = (uint64_t)s->adapt_every;
+        for (size_t k = 0; k < g->n && !measuring; k++) /* the blocks end where they would */
+            if ((sweep + 1) % every == 0 || sweep + 1 == t)
+                chains[k]->block_accepted = chains[k]->block_proposed = 0;
+        size_t failed;
+        int rc = MCFI_MODEL(md, measure, g->batch, g->states, g->n, g->value_rows, &failed);
+        if (rc)
+            return op_fail(r, g, rc, "measure", failed, g->n, g->chains);
+        for (size_t k = 0; k < g->n; k++) {
+            if (check_finite(r, g, chains[k], g->value_rows[k], sweep))
+                return g->status;
+            mcfi_dmc_keep(r, chains[k], g->value_rows[k], 0, 0);
+        }
+        return MCF_OK;
+    }
     if (!measuring) {
         for (size_t k = 0; k < g->n; k++) {
             mcf_chain *c = chains[k];

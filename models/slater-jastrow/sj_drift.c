@@ -23,10 +23,18 @@
  * and grad_e D / D = sum_l grad phi_l(r_e) Ainv[l][i] uses the inverse of that moment.  At
  * each turn one evaluator call takes the trial point of every chain of the batch.  Only the
  * model keeps the determinants (the evaluator's det ops give no gradients at a trial point
- * yet) and the update is Sherman-Morrison after every move (delay <= 1). */
+ * yet) and the update is Sherman-Morrison after every move (delay <= 1).
+ *
+ * Diffusion Monte Carlo ([run] method = dmc) calls the projector op: the moves become drift
+ * moves at the DMC time step tau (not step^2, and not adapted), and a move whose
+ * determinant ratio is negative is refused: the walker stays in its nodal pocket (the
+ * fixed-node approximation; the Jastrow factor is positive and has no nodes). */
 #include "slater_jastrow_internal.h"
 
 #include <math.h>
+
+/* The time step: DMC's (the projector's), else step^2. */
+static double time_step(const sj_chain *c) { return c->tau > 0.0 ? c->tau : c->step * c->step; }
 
 /* Umrigar-Nightingale-Runge's limited drift vbar of v for time step tau (header). */
 static void limited_drift(const double v[3], double tau, double vbar[3])
@@ -57,7 +65,7 @@ static void det_drift_here(const sj_chain *c, size_t e, double g[3])
  * -|chi|^2 / 2 = log G(r' <- r) (up to the normalization, which cancels) into c->log_g[e]. */
 static void draw_trial(sj_chain *c, size_t e)
 {
-    const double tau = c->step * c->step, *r = c->r + 3 * e;
+    const double tau = time_step(c), *r = c->r + 3 * e;
     double v[3], gJ[3] = {0, 0, 0}, vbar[3], chi2 = 0.0;
     det_drift_here(c, e, v);
     if (c->jastrow)
@@ -68,7 +76,7 @@ static void draw_trial(sj_chain *c, size_t e)
     for (int a = 0; a < 3; a++) {
         const double chi = mcf_rng_normal(&c->mv);
         chi2 += chi * chi;
-        c->trial[3 * e + a] = r[a] + tau * vbar[a] + c->step * chi;
+        c->trial[3 * e + a] = r[a] + tau * vbar[a] + sqrt(tau) * chi;
     }
     c->log_g[e] = -0.5 * chi2;
 }
@@ -79,7 +87,7 @@ static double drift_log_ratio(const sj_chain *c, size_t e)
 {
     const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
     const double *v = c->trial_phi + e * c->norb, *Ai = c->Ainv[s], *x = c->trial + 3 * e;
-    const double *r = c->r + 3 * e, tau = c->step * c->step;
+    const double *r = c->r + 3 * e, tau = time_step(c);
     double R = 0.0, g[3] = {0, 0, 0};
     for (size_t l = 0; l < m; l++) {
         const double a = Ai[l * m + i];
@@ -88,8 +96,8 @@ static double drift_log_ratio(const sj_chain *c, size_t e)
         g[1] += c->tgrad[3 * l + 1] * a;
         g[2] += c->tgrad[3 * l + 2] * a;
     }
-    if (R == 0.0 || !isfinite(R))
-        return -INFINITY;
+    if (R == 0.0 || !isfinite(R) || (c->fixed_node && R < 0.0))
+        return -INFINITY; /* fixed node: a move across a node of the determinants refused */
     double gJ[3] = {0, 0, 0}, vbar[3], back = 0.0;
     if (c->jastrow)
         jastrow_grad_at(c, e, x, gJ);
@@ -104,6 +112,23 @@ static double drift_log_ratio(const sj_chain *c, size_t e)
     if (c->jastrow)
         lr += 2.0 * (jastrow_one(c, e, x) - jastrow_one(c, e, r));
     return lr;
+}
+
+int sj_projector(void *chain, double tau)
+{
+    sj_chain *c = chain;
+    if (c->on_ev || c->delay > 1 || c->qs)
+        return mcf_fail(MCF_EINVAL, "slater-jastrow: diffusion Monte Carlo moves the electrons "
+                        "by drift and diffusion with the determinants in the model, updated "
+                        "after every move; here %s; set %s", c->qs ? "move = qs" : c->on_ev ?
+                        "the evaluator keeps them" : "delay > 1", c->qs ? "move = pbp or drift"
+                        : c->on_ev ? "[model] determinants = model" : "[model] delay = 0 or 1");
+    if (!(tau > 0.0) || !isfinite(tau))
+        return mcf_fail(MCF_EINVAL, "slater-jastrow: the DMC time step %g is not positive", tau);
+    c->drift = 1;
+    c->fixed_node = 1;
+    c->tau = tau;
+    return MCF_OK;
 }
 
 int drift_propose(mcf_batch *b, void *const *chains, size_t n, const sj_move *mv,

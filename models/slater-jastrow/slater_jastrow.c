@@ -114,7 +114,8 @@ static const mcf_param_spec sj_params[] = {
      "against the sweep's starting configuration (approximate: biased, see slater_jastrow.c); "
      "drift: particle by particle, drift-diffusion proposals with time step tau = step^2 and "
      "Umrigar's limited drift, the Green's functions' ratio in the Metropolis test (exact; "
-     "the move of DMC; the determinants in the model, delay <= 1)"},
+     "the move of DMC; the determinants in the model, delay <= 1); [run] method = dmc moves "
+     "by drift at its time step whatever this key says"},
     {"determinants", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN, 0, 0, "auto|model|evaluator",
      .doc = "who keeps the Slater matrices and their inverses: auto = the evaluator when it offers "
      "determinant ops (blip-cuda: on the GPU), move = pbp and N_up >= 90, else the model"},
@@ -503,6 +504,7 @@ static const mcf_model sj_model = {
     .measure = sj_measure,
     .state = sj_state,
     .rebuild = sj_rebuild,
+    .projector = sj_projector,
 };
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_MODEL, "slater-jastrow", "0.1.0",

@@ -78,6 +78,8 @@ typedef struct sj_chain {
     int polarized;              /* all electrons spin up */
     int qs;                     /* move = qs (quasi-simultaneous) */
     int drift;                  /* move = drift (drift-diffusion, sj_drift.c) */
+    int fixed_node;             /* [run] method = dmc (projector): moves across a node refused */
+    double tau;                 /* projector: the DMC time step (0: tau = step^2, VMC) */
     int coulomb;                /* interaction = coulomb (0: none, the free gas) */
     sj_jastrow jp[2];           /* [0] parallel, [1] antiparallel */
     mcf_pair_function pf[2];    /* their values' form (jastrow_pair_functions), kept with jp */
@@ -279,6 +281,9 @@ int sj_apply(mcf_batch *b, void *const *chains, const void *moves, size_t n,
  * gradients at the current positions. */
 int drift_propose(mcf_batch *b, void *const *chains, size_t n, const sj_move *mv,
                   double *log_ratio);
+/* The projector op ([run] method = dmc): drift moves at time step tau, fixed node; refused
+ * (MCF_EINVAL naming the keys) with the determinants on the evaluator or delay > 1. */
+int sj_projector(void *chain, double tau);
 
 /* ---- sj_local_energy.c: the measurements (op of mcf_model) ------------------------------- */
 

@@ -177,6 +177,8 @@ typedef struct mcf_setup {
     int sampler_auto;    /* [run] sampler = auto: hmc set by the run (sampler_auto.c) */
     long hmc_min_sites;  /* [run] hmc_min_sites: auto's smallest lattice for hmc */
     char *sampler_note;  /* sampler = auto: the choice and why, one line; else NULL */
+    int dmc;             /* [run] method = dmc: the walkers of a point one population (dmc.c) */
+    double dmc_tau;      /* [run] timestep: DMC's time step */
     char *extra_observables; /* [run] extra_observables: names of MCF_OBS_ON_REQUEST
                                 observables to record, space-separated; NULL: none */
     /* [schedule] error_target (error_target.h): n_targets > 0 when given; then the

@@ -453,6 +453,18 @@ typedef struct mcf_model {
      * core, struct_size set).  Errors: MCF_EINVAL with a message. */
     int (*driven_crystal)(const mcf_params *params, mcf_cell *crystal, mcf_cell *dipole,
                           mcf_drive_terms *terms);
+
+    /* ---- mcf 1.2, appended: diffusion Monte Carlo ([run] method = dmc; docs/methods.md) --
+     * Optional: makes the chain's moves those of a fixed-node projector with time step tau
+     * (in the inverse unit of the ENERGY observable): every sweep moves each unit once by a
+     * drift-diffusion proposal whose log ratio holds the Green's functions' ratio, at this
+     * tau and no other (the core adapts no step), and refuses (log ratio -inf) a move that
+     * changes the sign of the wave function.  The core then weights and resamples the
+     * chains of a scan point, a population of fixed size, handing configurations over (the
+     * model needs a configuration record).  Called once per chain before its first sweep
+     * (and again after a load).  MCF_EINVAL with a message naming the [model] keys that
+     * forbid it. */
+    int (*projector)(void *chain, double tau);
 } mcf_model;
 
 /* sweep(): "the core's loop makes the moves" (a positive code: not an error) */

@@ -40,7 +40,9 @@
  * helpers mcf_fermion_density_matrix, mcf_density_matrix_force and
  * mcf_hamiltonian_factors_gradient; pseudofermion (MCF_PROVIDES_PSEUDOFERMION, the exact
  * weight of hybrid Monte Carlo and its gradient) and mcf_fermion_pseudofermion; the model's
- * coordinates and global_action (mcf_coordinates, MCF_ACTION_*) for [run] sampler = hmc.  A
+ * coordinates and global_action (mcf_coordinates, MCF_ACTION_*) for [run] sampler = hmc;
+ * 1.2 (not yet released; the version numbers below stay 1.1.0 until it is): the model's
+ * driven_crystal (`mcf kbe`) and projector ([run] method = dmc) appended.  A
  * plugin states the oldest release whose SDK it uses:
  * find_package(mcf 1.0) or pkg-config --atleast-version=1.0 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)

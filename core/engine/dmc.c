@@ -1,0 +1,237 @@
+/* dmc.c — [run] method = dmc: the population of each scan point (see dmc.h). */
+#include "dmc.h"
+
+#include "anneal.h"
+#include "chain.h"
+#include "comb.h"
+#include "mcf_mpi.h"
+#include "ownership.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mcfi_dmc {
+    size_t points, R, row;   /* scan points, walkers a point, doubles a chain's row */
+    double *values;          /* n_chains x row: each walker's measurement of this step */
+    double *e_tot;           /* n_chains: its total local energy of this step */
+    double *e_old;           /* n_chains: its total local energy after the last step */
+    uint64_t *acc, *prop;    /* n_chains: this step's accepted and proposed moves */
+    uint64_t *acc_sum, *prop_sum; /* points: over all steps (tau_eff) */
+    double *e_sum;           /* points: the step energies (total, weighted) so far (E_T) */
+    uint64_t *steps;         /* points: their number */
+    mcf_rng *rng, *rng0;     /* points: the comb's uniforms; their streams as they began */
+    double *lw, *w, *mean;   /* R log weights, R weights, row weighted means */
+    size_t *from, *pick;     /* n_chains hand-over sources; R comb result */
+};
+
+static const mcf_model *v2(const mcfi_model *m)
+{
+    return m && m->abi == 2 ? (const mcf_model *)m->table : NULL;
+}
+
+int mcfi_dmc_supported(const mcfi_model *m)
+{
+    const mcf_model *v = v2(m);
+    return MCF_HAS(mcf_model, v, projector) && v->projector;
+}
+
+void mcfi_dmc_free(struct mcfi_dmc *d)
+{
+    if (!d)
+        return;
+    free(d->values), free(d->e_tot), free(d->e_old), free(d->acc), free(d->prop);
+    free(d->acc_sum), free(d->prop_sum), free(d->e_sum), free(d->steps), free(d->rng);
+    free(d->rng0), free(d->lw), free(d->w), free(d->mean), free(d->from), free(d->pick);
+    free(d);
+}
+
+int mcfi_dmc_create(mcf_run *r)
+{
+    const mcf_setup *s = r->setup;
+    if (!s->dmc)
+        return MCF_OK;
+    if (r->n_curves)
+        return mcf_fail(MCF_EINVAL, "%s: [run] method = dmc: model '%s' measures curves; DMC "
+                        "weighs scalar observables only", s->config_path, s->model_name);
+    struct mcfi_dmc *d = calloc(1, sizeof *d);
+    if (!d)
+        return mcf_fail(MCF_ENOMEM, "out of memory for DMC");
+    const size_t n = r->n_chains;
+    d->R = (size_t)s->walkers;
+    d->points = n / d->R;
+    d->row = r->n_declared; /* scalars only: one value each, in declared order */
+    d->values = calloc(n * d->row + 1, sizeof *d->values);
+    d->e_tot = calloc(n, sizeof *d->e_tot);
+    d->e_old = malloc(n * sizeof *d->e_old);
+    d->acc = calloc(n, sizeof *d->acc);
+    d->prop = calloc(n, sizeof *d->prop);
+    d->acc_sum = calloc(d->points, sizeof *d->acc_sum);
+    d->prop_sum = calloc(d->points, sizeof *d->prop_sum);
+    d->e_sum = calloc(d->points, sizeof *d->e_sum);
+    d->steps = calloc(d->points, sizeof *d->steps);
+    d->rng = malloc(d->points * sizeof *d->rng);
+    d->rng0 = malloc(d->points * sizeof *d->rng0);
+    d->lw = malloc(d->R * sizeof *d->lw);
+    d->w = malloc(d->R * sizeof *d->w);
+    d->mean = malloc((d->row + 1) * sizeof *d->mean);
+    d->from = malloc(n * sizeof *d->from);
+    d->pick = malloc(d->R * sizeof *d->pick);
+    if (!d->values || !d->e_tot || !d->e_old || !d->acc || !d->prop || !d->acc_sum ||
+        !d->prop_sum || !d->e_sum || !d->steps || !d->rng || !d->rng0 || !d->lw || !d->w ||
+        !d->mean || !d->from || !d->pick) {
+        mcfi_dmc_free(d);
+        return mcf_fail(MCF_ENOMEM, "out of memory for DMC");
+    }
+    for (size_t k = 0; k < n; k++)
+        d->e_old[k] = NAN;
+    for (size_t p = 0; p < d->points; p++) {
+        mcf_rng_init(&d->rng[p], s->seed, UINT64_MAX - 1 - p);
+        d->rng0[p] = d->rng[p];
+    }
+    const mcf_model *v = v2(r->model);
+    for (size_t i = 0; i < r->n_own; i++) {
+        mcf_chain *c = &r->chains[r->own[i]];
+        int rc = v->projector(c->state, s->dmc_tau);
+        if (rc) {
+            mcfi_dmc_free(d);
+            return mcf_fail_prefix(rc, "%s: [run] method = dmc, timestep = %g: model %s, chain "
+                                   "%zu", s->config_path, s->dmc_tau, s->model_name, c->index);
+        }
+    }
+    r->dmc = d;
+    return MCF_OK;
+}
+
+void mcfi_dmc_announce(const mcf_run *r)
+{
+    const struct mcfi_dmc *d = r->dmc;
+    const mcf_setup *s = r->setup;
+    if (d && r->rank == 0)
+        mcf_log(MCF_LOG_INFO, "diffusion Monte Carlo: %zu scan point%s, a population of %zu "
+                "walkers each, time step %g; weights exp(-tau_eff ((E_before + E_after) / 2 - "
+                "E_T)), a comb every sweep; each row the weighted (mixed) estimate", d->points,
+                d->points == 1 ? "" : "s", d->R, s->dmc_tau);
+}
+
+void mcfi_dmc_state(const mcf_run *r, mcfi_dmc_view *v)
+{
+    const struct mcfi_dmc *d = r->dmc;
+    v->points = d->points;
+    v->R = d->R;
+    v->e_old = d->e_old;
+    v->e_sum = d->e_sum;
+    v->acc_sum = d->acc_sum;
+    v->prop_sum = d->prop_sum;
+    v->steps = d->steps;
+    v->rng = d->rng;
+    v->rng0 = d->rng0;
+}
+
+void mcfi_dmc_keep(const mcf_run *r, const mcf_chain *c, const double *values, uint64_t accepted,
+                   uint64_t proposed)
+{
+    struct mcfi_dmc *d = r->dmc;
+    if (values) {
+        memcpy(d->values + c->index * d->row, values, d->row * sizeof *values);
+        const size_t ie = r->scalar[r->role[MCF_ROLE_ENERGY]];
+        d->e_tot[c->index] = values[c->offset[ie]] * (double)c->units;
+    }
+    d->acc[c->index] += accepted;
+    d->prop[c->index] += proposed;
+}
+
+/* The point's weights into d->w (relative: the largest 1), its energies e (total) of this
+ * step; tau_eff from the moves so far. */
+static void weigh(const mcf_run *r, struct mcfi_dmc *d, size_t p, double *e_new,
+                  double *tau_eff)
+{
+    const size_t R = d->R;
+    for (size_t w = 0; w < R; w++) {
+        const size_t k = p * R + w;
+        d->acc_sum[p] += d->acc[k];
+        d->prop_sum[p] += d->prop[k];
+        d->acc[k] = d->prop[k] = 0;
+        e_new[w] = d->e_tot[k];
+    }
+    const double tau = r->setup->dmc_tau;
+    *tau_eff = d->prop_sum[p] ? tau * (double)d->acc_sum[p] / (double)d->prop_sum[p] : tau;
+    double e_mean = 0.0;
+    for (size_t w = 0; w < R; w++)
+        e_mean += e_new[w] / (double)R;
+    const double e_trial = d->steps[p] ? d->e_sum[p] / (double)d->steps[p] : e_mean;
+    double top = -INFINITY;
+    for (size_t w = 0; w < R; w++) {
+        const double old = isnan(d->e_old[p * R + w]) ? e_new[w] : d->e_old[p * R + w];
+        d->lw[w] = -*tau_eff * (0.5 * (old + e_new[w]) - e_trial);
+        top = d->lw[w] > top ? d->lw[w] : top;
+    }
+    for (size_t w = 0; w < R; w++)
+        d->w[w] = exp(d->lw[w] - top);
+}
+
+/* Over MPI ranks: every rank gets every walker's row, energy and moves of the step (the
+ * others' slots -inf and 0 before an element-wise maximum and sum: each chain has one
+ * owner), so that every rank weighs, averages and combs alike, in chain order. */
+static void share(const mcf_run *r, struct mcfi_dmc *d)
+{
+    if (r->ranks < 2)
+        return;
+    const size_t n = r->n_chains;
+    for (size_t k = 0; k < n; k++)
+        if (!mcfi_owns(r, k)) {
+            for (size_t v = 0; v < d->row; v++)
+                d->values[k * d->row + v] = -INFINITY;
+            d->e_tot[k] = -INFINITY;
+            d->acc[k] = d->prop[k] = 0;
+        }
+    mcfi_mpi_max_doubles(d->values, (int)(n * d->row));
+    mcfi_mpi_max_doubles(d->e_tot, (int)n);
+    mcfi_mpi_sum_u64(d->acc, (int)n);
+    mcfi_mpi_sum_u64(d->prop, (int)n);
+}
+
+int mcfi_dmc_step(mcf_run *r)
+{
+    struct mcfi_dmc *d = r->dmc;
+    const mcf_setup *s = r->setup;
+    const uint64_t sweep = r->position - 1;
+    const int measuring = sweep >= (uint64_t)s->thermalize &&
+                          (sweep - (uint64_t)s->thermalize + 1) % (uint64_t)s->measure_every == 0;
+    const size_t R = d->R, row = d->row;
+    double *e_new = malloc(R * sizeof *e_new);
+    if (!e_new)
+        return mcfe_mpi_agree(mcf_fail(MCF_ENOMEM, "out of memory for a DMC step"));
+    share(r, d);
+    int rc = MCF_OK;
+    for (size_t p = 0; p < d->points && !rc; p++) {
+        double tau_eff, W = 0.0, e_w = 0.0;
+        weigh(r, d, p, e_new, &tau_eff);
+        for (size_t v = 0; v < row; v++)
+            d->mean[v] = 0.0;
+        for (size_t w = 0; w < R; w++) {
+            W += d->w[w];
+            e_w += d->w[w] * e_new[w];
+            const double *x = d->values + (p * R + w) * row;
+            for (size_t v = 0; v < row; v++)
+                d->mean[v] += d->w[w] * x[v];
+        }
+        for (size_t v = 0; v < row; v++)
+            d->mean[v] /= W;
+        d->e_sum[p] += e_w / W;
+        d->steps[p]++;
+        if (measuring && mcfi_owns(r, p * R)) /* walker 0 records its point */
+            mcfi_chain_record(r, &r->chains[p * R], d->mean);
+        rc = mcfi_comb(d->w, R, mcf_rng_uniform(&d->rng[p]), NULL, d->pick);
+        for (size_t w = 0; w < R && !rc; w++) {
+            d->from[p * R + w] = d->pick[w] == w ? SIZE_MAX : p * R + d->pick[w];
+            d->e_old[p * R + w] = e_new[d->pick[w]];
+        }
+    }
+    free(e_new);
+    if (rc)
+        return mcfe_mpi_agree(mcf_fail_prefix(rc, "DMC at sweep %llu",
+                                              (unsigned long long)r->position));
+    return mcfi_hand_over(r, d->from, "DMC's comb");
+}
