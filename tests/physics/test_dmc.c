@@ -21,7 +21,10 @@
  *     (the model's refusal), series = yes.
  * (e) A run stopped by SIGTERM after its first checkpoint and resumed ends with the
  *     uninterrupted run's bytes (the population's state is in the checkpoint:
- *     checkpoint_dmc.c; the walkers' configurations in their chains' records). */
+ *     checkpoint_dmc.c; the walkers' configurations in their chains' records).
+ * (f) [schedule] error_target = energy:0.0015 from 500 measured sweeps of 32 walkers (the
+ *     measured sweeps double until the population's energy error meets it with a plateau of
+ *     its blocking: 8000 here, 0.00109): met, and the log says so. */
 #include "physics_util.h"
 
 #include "heg.h"
@@ -35,12 +38,14 @@ typedef struct dmc_result {
 } dmc_result;
 
 static dmc_result run(const char *name, const char *run_keys, const char *model_keys,
-                      long thermalize, long sweeps, unsigned long long seed)
+                      long thermalize, long sweeps, unsigned long long seed,
+                      const char *schedule_keys)
 {
     dmc_result v = {0};
     char sections[2048];
     snprintf(sections, sizeof sections, "evaluator = planewave\n%s[schedule]\nthermalize = "
-             "%ld\nsweeps = %ld\n[model]\n%s", run_keys, thermalize, sweeps, model_keys);
+             "%ld\nsweeps = %ld\n%s[model]\n%s", run_keys, thermalize, sweeps, schedule_keys,
+             model_keys);
     phys_table t;
     if (phys_run_mcf(mcf_program, name, "slater-jastrow", seed, sections, &t)) {
         CHECK(0, "%s: the run failed", name);
@@ -66,7 +71,7 @@ static void test_free(void)
         return;
     }
     dmc_result v = run("dmc_free", "walkers = 16\nmethod = dmc\ntimestep = 0.05\n",
-                       "electrons = 14\nrs = 1\ninteraction = none\n", 50, 500, 5);
+                       "electrons = 14\nrs = 1\ninteraction = none\n", 50, 500, 5, "");
     if (!v.ok)
         return;
     const double tol = 1e-10 + 0.5e-9 * fabs(hf.kinetic);
@@ -95,9 +100,9 @@ static void test_pair(void)
     const double exact = heg_pair_exact(1.0, 20), coarse = heg_pair_exact(1.0, 14);
     const double bias = 1e-4;
     dmc_result d = run("dmc_pair", "walkers = 256\nmethod = dmc\n", "electrons = 2\nrs = 1\n"
-                       "jastrow = rpa\n", 1000, 20000, 11);
+                       "jastrow = rpa\n", 1000, 20000, 11, "");
     dmc_result v = run("dmc_pair_vmc", "walkers = 16\n", "electrons = 2\nrs = 1\n"
-                       "jastrow = rpa\n", 1000, 20000, 11);
+                       "jastrow = rpa\n", 1000, 20000, 11, "");
     if (!d.ok || !v.ok)
         return;
     printf("(b) N = 2, r_s = 1: exact %.8f (|n| <= 20; |n| <= 14: %.8f), HF %.6f; VMC (rpa) "
@@ -176,6 +181,23 @@ static void test_resume(void)
            same ? "yes" : "NO");
 }
 
+/* (f) */
+static void test_error_target(void)
+{
+    const double target = 0.0015;
+    char sched[128];
+    snprintf(sched, sizeof sched, "error_target = energy:%g\n", target);
+    dmc_result d = run("dmc_target", "walkers = 32\nmethod = dmc\ntimestep = 0.02\n",
+                       "electrons = 2\nrs = 1\njastrow = rpa\n", 200, 500, 5, sched);
+    if (!d.ok)
+        return;
+    const int met = phys_file_has("dmc_target", "out/log", "error target met", NULL);
+    printf("(f) error_target = energy:%g from 500 measured sweeps: energy_err %.6f, met: %s\n",
+           target, d.e_err, met ? "yes" : "NO");
+    CHECK(met && d.e_err <= target, "(f) DMC's error target: energy_err %g (target %g), "
+          "the log %s it met", d.e_err, target, met ? "says" : "does not say");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -189,6 +211,7 @@ int main(int argc, char **argv)
     test_threads();
     test_refusals();
     test_resume();
+    test_error_target();
     printf("test_dmc: %.1f s\n", phys_now() - t0);
     return check_exit();
 }
