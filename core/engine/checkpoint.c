@@ -469,7 +469,7 @@ static int check_records(const mcf_run *r, const unsigned char *records, size_t 
     }
     if (!rc && r->pt && (rc = mcfi_checkpoint_tempering_check(r, &in, position)))
         rc = mcf_fail_prefix(rc, "%s: parallel tempering", path);
-    if (!rc && r->dmc && (rc = mcfi_checkpoint_dmc_read((mcf_run *)r, &in, position, 0)))
+    if (!rc && r->dmc && (rc = mcfi_checkpoint_dmc_read(r, &in, position, 0)))
         rc = mcf_fail_prefix(rc, "%s", path);
     if (!rc)
         rc = no_trailing_bytes(&in, path);

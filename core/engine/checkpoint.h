@@ -36,7 +36,7 @@ int mcfi_checkpoint_rng_check(const mcf_rng *got, const mcf_rng *fresh);
  * dmc); read: checked against the run at sweep `position` (UINT64_MAX: checked before,
  * at its sweep), taken only when `take`. */
 int mcfi_checkpoint_dmc_write(const struct mcf_run *r, mcf_stream *out);
-int mcfi_checkpoint_dmc_read(struct mcf_run *r, mcf_stream *in, uint64_t position, int take);
+int mcfi_checkpoint_dmc_read(const struct mcf_run *r, mcf_stream *in, uint64_t position, int take);
 
 /* checkpoint_tempering.c: the tempering state, behind the chains' records (only when on). */
 int mcfi_checkpoint_tempering_write(const struct mcf_run *r, mcf_stream *out);

@@ -78,7 +78,7 @@ static int dmc_read(const mcf_run *r, mcf_stream *in, uint64_t position, mcfi_dm
     return MCF_OK;
 }
 
-int mcfi_checkpoint_dmc_read(mcf_run *r, mcf_stream *in, uint64_t position, int take)
+int mcfi_checkpoint_dmc_read(const mcf_run *r, mcf_stream *in, uint64_t position, int take)
 {
     mcfi_dmc_view v, got;
     mcfi_dmc_state(r, &v);

@@ -22,7 +22,8 @@ struct mcfi_dmc {
     double *e_sum;           /* points: the step energies (total, weighted) so far (E_T) */
     uint64_t *steps;         /* points: their number */
     mcf_rng *rng, *rng0;     /* points: the comb's uniforms; their streams as they began */
-    double *lw, *w, *mean;   /* R log weights, R weights, row weighted means */
+    double *lw, *w, *e_new;  /* R log weights, R weights, R energies of the step */
+    double *mean;            /* row weighted means */
     size_t *from, *pick;     /* n_chains hand-over sources; R comb result */
 };
 
@@ -43,7 +44,8 @@ void mcfi_dmc_free(struct mcfi_dmc *d)
         return;
     free(d->values), free(d->e_tot), free(d->e_old), free(d->acc), free(d->prop);
     free(d->acc_sum), free(d->prop_sum), free(d->e_sum), free(d->steps), free(d->rng);
-    free(d->rng0), free(d->lw), free(d->w), free(d->mean), free(d->from), free(d->pick);
+    free(d->rng0), free(d->lw), free(d->w), free(d->e_new), free(d->mean), free(d->from);
+    free(d->pick);
     free(d);
 }
 
@@ -75,12 +77,13 @@ int mcfi_dmc_create(mcf_run *r)
     d->rng0 = malloc(d->points * sizeof *d->rng0);
     d->lw = malloc(d->R * sizeof *d->lw);
     d->w = malloc(d->R * sizeof *d->w);
+    d->e_new = malloc(d->R * sizeof *d->e_new);
     d->mean = malloc((d->row + 1) * sizeof *d->mean);
     d->from = malloc(n * sizeof *d->from);
     d->pick = malloc(d->R * sizeof *d->pick);
     if (!d->values || !d->e_tot || !d->e_old || !d->acc || !d->prop || !d->acc_sum ||
         !d->prop_sum || !d->e_sum || !d->steps || !d->rng || !d->rng0 || !d->lw || !d->w ||
-        !d->mean || !d->from || !d->pick) {
+        !d->e_new || !d->mean || !d->from || !d->pick) {
         mcfi_dmc_free(d);
         return mcf_fail(MCF_ENOMEM, "out of memory for DMC");
     }
@@ -200,9 +203,7 @@ int mcfi_dmc_step(mcf_run *r)
     const int measuring = sweep >= (uint64_t)s->thermalize &&
                           (sweep - (uint64_t)s->thermalize + 1) % (uint64_t)s->measure_every == 0;
     const size_t R = d->R, row = d->row;
-    double *e_new = malloc(R * sizeof *e_new);
-    if (!e_new)
-        return mcfe_mpi_agree(mcf_fail(MCF_ENOMEM, "out of memory for a DMC step"));
+    double *e_new = d->e_new;
     share(r, d);
     int rc = MCF_OK;
     for (size_t p = 0; p < d->points && !rc; p++) {
@@ -229,7 +230,6 @@ int mcfi_dmc_step(mcf_run *r)
             d->e_old[p * R + w] = e_new[d->pick[w]];
         }
     }
-    free(e_new);
     if (rc)
         return mcfe_mpi_agree(mcf_fail_prefix(rc, "DMC at sweep %llu",
                                               (unsigned long long)r->position));

@@ -307,8 +307,6 @@ int mcfi_results_error_column(const mcf_setup *s, const char *name)
     return found;
 }
 
-/* The jackknife bins of scan point `point`: the union of its
- * walkers' non-empty bins, means[b * r->nvars + v] and weights[b]; *n_bins of them. */
 /* The walkers of a scan point with measurements of their own: all, or with method = dmc
  * walker 0 alone, which holds the population's weighted series (dmc.h). */
 static size_t measured_walkers(const mcf_setup *s)
@@ -316,6 +314,8 @@ static size_t measured_walkers(const mcf_setup *s)
     return s->dmc ? 1 : (size_t)s->walkers;
 }
 
+/* The jackknife bins of scan point `point`: the union of its
+ * walkers' non-empty bins, means[b * r->nvars + v] and weights[b]; *n_bins of them. */
 static void point_bins(const mcf_run *r, size_t point, double *means, double *weights,
                        size_t *n_bins)
 {
