@@ -118,13 +118,15 @@ KCU_API void kcu_engine_destroy(kcu_engine *e);
  * marching step wherever the rows form a square or cubic grid and B >= 8, k planes a block. */
 KCU_API void kcu_engine_march(kcu_engine *e, int mode);
 /* Whether the marching step shares each row's slots among the row's 8 lanes (kpm_cuda_step.cuh,
- * kcu_march_row; the benchmark's and the tests' knob): 1 yes, 0 no, -1 the plugin's rule
- * (shared for a table, not for factorized rows). */
+ * kcu_march_row; the benchmark's and the tests' knob): 1 yes, 0 no, 2: factorized rows on an
+ * L^3 grid march with each thread's column of x in registers (kpm_cuda_zmarch.cuh; elsewhere
+ * as 0); -1 the plugin's rule (shared for a table and for a field of rank 1 or 2; constant
+ * hoppings: 2 on L^3, else 0). */
 KCU_API void kcu_engine_march_share(kcu_engine *e, int share);
 /* Whether the recursion takes two Chebyshev steps a launch where it can (kpm_cuda_pair.cuh:
  * factorized rows on an L^3 grid, L a multiple of 8, blocks of 8 or more; two more vectors
- * of the block on the device): 1 yes, -1 never, 0 the plugin's rule (the benchmark's and
- * the tests' knob). */
+ * of the block on the device): 1 yes, -1 never, 0 the plugin's rule: never, since the march
+ * with the columns in registers is faster (the benchmark's and the tests' knob). */
 KCU_API void kcu_engine_pairs(kcu_engine *e, int mode);
 
 /* Per-vector moments of R random vectors (kind 0: random phases, 1: complex Gaussians)

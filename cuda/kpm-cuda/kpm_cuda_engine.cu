@@ -148,7 +148,7 @@ extern "C" void kcu_engine_pairs(kcu_engine *e, int mode)
 
 extern "C" void kcu_engine_march_share(kcu_engine *e, int share)
 {
-    share = share < 0 ? -1 : share ? 1 : 0;
+    share = share < 0 ? -1 : share > 2 ? 1 : share;
     if (e->share != share && e->graph) {
         cudaStreamSynchronize(kcu_stream);
         cudaGraphExecDestroy(e->graph);

@@ -205,10 +205,12 @@ static const void *kcu_pair_kernel_of(int frank)
 static kcu_pair kcu_pair_plan(const kcu_ham *d, int B, size_t K, int mode)
 {
     kcu_pair p = {};
-    /* the rule: where it was measured faster (the H200, 128^3 and 256^3, constant hoppings:
-     * B = 8 and 16 gain 3-9%, B = 32 and 64 lose up to 4%; ranks 1-2 not measured, and rank
-     * 2 spills registers); docs/benchmarks.md */
-    if (mode == 0 && (d->frank != 0 || B > 16))
+    /* the rule: never.  Against the march of one step a launch as it was, pairs gained 3-9%
+     * at B = 8 and 16 (the H200, 128^3 and 256^3, constant hoppings) and lost up to 4% at
+     * 32 and 64; the march with the columns in registers (kpm_cuda_zmarch.cuh) is ahead of
+     * both at every B (B = 8, 16: 85-87% and 76-80% of the copy bandwidth against pairs'
+     * 72-76% and 67-71%; docs/benchmarks.md).  mode 1 still takes pairs where they run. */
+    if (mode == 0)
         return p;
     if (mode < 0 || B < 8 || K < 3 || d->frank < 0 || d->frank > 2 || d->fdims != 3)
         return p;

@@ -165,7 +165,8 @@ struct kcu_march {
     int L, D, TX, TY, zc; /* side, dimension, tile, planes per block */
     int ntx, nty, G;     /* tiles along x and y, groups of 8 vectors */
     int items;           /* blocks: G x ntx x nty x chunks */
-    int share;           /* 1: the row's 8 lanes share its slots (kcu_march_row) */
+    int share;           /* 1: the row's 8 lanes share its slots (kcu_march_row); 2: the
+                          * columns in registers (kcu_zmarch_kernel) */
 };
 
 /* Neighbour k of row r in kcu_fac_neighbours's order (2i: +e_i, 2i + 1: -e_i, wrapped): the
@@ -258,6 +259,34 @@ static __device__ __forceinline__ void kcu_march_row(const kcu_step_args &s, lon
     s2 += yr.x * yr.x + yr.y * yr.y;
 }
 
+/* The start of a march's block (every thread calling): add the previous step's block sums
+ * (as kcu_step_kernel does), then the block's group of 8 vectors, tile and chunk of z. */
+static __device__ __forceinline__ void kcu_march_begin(const kcu_step_args &s,
+                                                       const kcu_march &m, double *red,
+                                                       int *g, int *tile, int *chunk)
+{
+    if (s.prev_part)
+        for (int q = (int)blockIdx.x; q < s.prev_nq; q += (int)gridDim.x)
+            kcu_sum_blocks(s.prev_part, (unsigned)s.prev_G, s.prev_nq, q, red, s.prev_tot);
+    const int item = (int)blockIdx.x, rest = item / m.G;
+    *g = item % m.G;
+    *tile = rest % (m.ntx * m.nty);
+    *chunk = rest / (m.ntx * m.nty);
+}
+
+/* The end of a march's block: its sums of group g (zero for the other vectors) */
+static __device__ __forceinline__ void kcu_march_end(const kcu_step_args &s,
+                                                     double (*red)[KCU_STEP_THREADS], double s0,
+                                                     double s1, double s2, int g)
+{
+    const int B = s.B;
+    kcu_step_reduce(red, s0, s1, s2, 8);
+    for (int i = (int)threadIdx.x; i < 3 * B; i += KCU_STEP_THREADS) {
+        const int q = i / B, v = i - q * B;
+        s.part[(size_t)blockIdx.x * 3 * B + i] = v / 8 == g ? red[q][v & 7] : 0.0;
+    }
+}
+
 /* Resident blocks per SM the registers must allow: 5 (48 registers) where that costs no
  * spills, 4 (64) for a field of rank 1 or 2 and for the shared slots (SH: all of a row's
  * gathers in flight at once; at 48 the table spilled).  Left to itself ptxas took 56-88 registers,
@@ -272,13 +301,8 @@ __global__ void __launch_bounds__(KCU_STEP_THREADS, KCU_MARCH_MIN_BLOCKS(FR, SH)
     __shared__ double2 sh_h[SH ? KCU_STEP_THREADS : 1];
     __shared__ int32_t sh_c[SH ? KCU_STEP_THREADS : 1];
     const int tid = threadIdx.x, B = s.B;
-    if (s.prev_part)
-        for (int q = (int)blockIdx.x; q < s.prev_nq; q += (int)gridDim.x)
-            kcu_sum_blocks(s.prev_part, (unsigned)s.prev_G, s.prev_nq, q, red[0],
-                           s.prev_tot);
-    const int item = (int)blockIdx.x;
-    const int g = item % m.G, rest = item / m.G;
-    const int tile = rest % (m.ntx * m.nty), chunk = rest / (m.ntx * m.nty);
+    int g, tile, chunk;
+    kcu_march_begin(s, m, red[0], &g, &tile, &chunk);
     const int j = g * 8 + (tid & 7);
     /* the thread's two rows of the tile in plane 0 (-1: outside the grid), 32-bit (the
      * plan keeps L^D below 2^31) */
@@ -305,12 +329,10 @@ __global__ void __launch_bounds__(KCU_STEP_THREADS, KCU_MARCH_MIN_BLOCKS(FR, SH)
             for (int i = 0; i < 2; i++)
                 if (rb[i] >= 0)
                     kcu_step_row<WT, LP, FR, FD>(s, rb[i] + plane * z, j, s0, s1, s2);
-    kcu_step_reduce(red, s0, s1, s2, 8);
-    for (int i = tid; i < 3 * B; i += KCU_STEP_THREADS) {
-        const int q = i / B, v = i - q * B;
-        s.part[(size_t)blockIdx.x * 3 * B + i] = v / 8 == g ? red[q][v & 7] : 0.0;
-    }
+    kcu_march_end(s, red, s0, s1, s2, g);
 }
+
+#include "kpm_cuda_zmarch.cuh" /* the march with the columns in registers (share 2) */
 
 /* the kernel of one form: the grid-stride step (M = 0), the marching one (M = 1), the march
  * with the row's slots shared by its lanes (M = 2) */
@@ -358,9 +380,12 @@ static const void *kcu_step_kernel_of(const kcu_ham *d, int B)
     return B >= 4 ? kcu_step_kernel_for<M, 1>(d->width) : kcu_step_kernel_for<M, 0>(d->width);
 }
 
-/* the march's kernel: slots loaded by every lane (share 0) or shared by the row's (1) */
+/* the march's kernel: slots loaded by every lane (share 0), shared by the row's (1), or
+ * each thread's column in registers (2: kpm_cuda_zmarch.cuh, factorized rows on L^3) */
 static const void *kcu_march_kernel_of(const kcu_ham *d, int B, int share)
 {
+    if (share == 2)
+        return kcu_zmarch_kernel_of(d);
     return share ? kcu_step_kernel_of<2>(d, B) : kcu_step_kernel_of<1>(d, B);
 }
 
@@ -421,12 +446,20 @@ static kcu_march kcu_march_plan(const kcu_ham *d, int B, int mode, int share)
     if (!D || (D == 3 ? L * L * L : L * L) >= (1LL << 31))
         return m;
     /* Which march: each row's slots shared by its 8 lanes (share 1; kcu_march_row, at most
-     * 8 slots a row) or loaded by every lane (0); share < 0, the rule: shared for a table
-     * (on the H200, 60-70% of the copy bandwidth against 44-57% for the grid-stride step
-     * and 43-52% for the march without), loaded by every lane for factorized rows (the two
-     * within +-5% there, the lanes' own loads ahead at 256^3, B = 32 and 64: 65-68%
-     * against 60-65%; docs/benchmarks.md). */
-    m.share = share > 0 || (share < 0 && d->frank < 0);
+     * 8 slots a row), loaded by every lane (0), or each thread's column of x in registers
+     * (2: kpm_cuda_zmarch.cuh; factorized rows on L^3 only, elsewhere as 0).  share < 0, the
+     * rule, from the H200 at 128^3 and 256^3, B = 8-64 (docs/benchmarks.md): a table, shared
+     * (60-70% of the copy bandwidth against 44-57% for the grid-stride step and 43-52% for
+     * the march without); constant hoppings (rank 0) on L^3, the columns in registers
+     * (71-87% against the lanes' own loads' 62-69%), on L^2 the lanes' own loads; a field
+     * (rank 1, 2: the double-exchange form), shared (53-61% against 45-54% for the lanes'
+     * own loads and 38-49% for the columns in registers, whose 80 registers leave 3 blocks
+     * an SM). */
+    const int fac3 = d->frank >= 0 && d->frank <= 2 && D == 3;
+    if (share < 0)
+        m.share = d->frank < 0 || d->frank >= 1 ? 1 : fac3 ? 2 : 0;
+    else
+        m.share = share == 2 ? (fac3 ? 2 : 0) : share;
     m.share = d->frank >= 0 || d->width <= 8 ? m.share : 0;
     /* the table without shared slots: the grid-stride step keeps the three planes of x its
      * front reads in L2 while they fit in half of it (128^3, B = 8 and 16: 57% and 52% of
@@ -439,7 +472,7 @@ static kcu_march kcu_march_plan(const kcu_ham *d, int B, int mode, int share)
     m.L = (int)L;
     m.D = D;
     m.TX = D == 3 ? KCU_MARCH_TX : KCU_MARCH_TX * KCU_MARCH_TX;
-    m.TY = D == 3 ? KCU_MARCH_TX : 1;
+    m.TY = D == 3 ? (m.share == 2 ? KCU_ZMARCH_TY : KCU_MARCH_TX) : 1;
     m.ntx = (int)((L + m.TX - 1) / m.TX);
     m.nty = D == 3 ? (int)((L + m.TY - 1) / m.TY) : 1;
     m.G = (B + 7) / 8;

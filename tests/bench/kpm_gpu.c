@@ -13,6 +13,10 @@
  *                                          one step's bytes a step), -1 never, 0 the rule
  *   KPM_GPU_BENCH_SHARE=-1                 the march's row slots shared by the row's lanes:
  *                                          1 yes, 0 no, -1 the plugin's default
+ *   KPM_GPU_BENCH_RANK=0                   the factorized form's rank: 0 a uniform hopping
+ *                                          (Anderson), 2 the double-exchange form (a
+ *                                          random spinor a site; its 32 bytes a site a
+ *                                          step count as read)
  *   KPM_GPU_BENCH_GFMC_L="8 16 32"         GFMC lattices; "" skips part 2
  *   KPM_GPU_BENCH_CHAINS="1 8 32 128"      chains per GFMC batch on the GPU
  *   KPM_GPU_BENCH_M=256                    GFMC moments M (Lorentz kernel, lambda = 4,
@@ -207,19 +211,36 @@ static void dos_lattice(int li, size_t L, int form, const size_t *blocks, int nB
 
 /* The same Hamiltonian (the same on-site energies) with the hopping declared factorized
  * (rank 0: a uniform -1, mcf/hamiltonian_factors.h), as the anderson model builds it: the
- * step then reads the on-site energies only and computes the neighbours. */
+ * step then reads the on-site energies only and computes the neighbours.  KPM_GPU_BENCH_RANK
+ * = 2: the double-exchange form instead, -conj(a_i) . a_j with a random spinor a_i a site. */
 static mcf_hamiltonian *anderson_factorized(size_t L, double W, uint64_t seed)
 {
     const size_t n = L * L * L;
     mcf_lattice *lat = NULL;
     mcf_hamiltonian *h = NULL;
+    const char *rank_env = getenv("KPM_GPU_BENCH_RANK");
+    const int rank = rank_env && *rank_env ? atoi(rank_env) : 0;
+    if (rank != 0 && rank != 2) {
+        fprintf(stderr, "kpm_gpu: KPM_GPU_BENCH_RANK = %s: 0 or 2\n", rank_env);
+        exit(1);
+    }
     CHECK(mcf_lattice_create(MCF_LATTICE_CUBIC, (long)L, MCF_BOUNDARY_PERIODIC, &lat) ||
               mcf_hamiltonian_create(n, 1, 6, &h) ||
-              mcf_hamiltonian_factorize(h, lat, -1.0, 0),
+              mcf_hamiltonian_factorize(h, lat, -1.0, rank),
           "building the factorized Anderson Hamiltonian");
     mcf_lattice_destroy(lat);
     mcf_rng rng;
     mcf_rng_init(&rng, seed, 0);
+    for (size_t s = 0; s < n && rank == 2; s++) { /* a spinor of unit norm a site */
+        double f[4], norm = 0.0;
+        for (int c = 0; c < 4; c++) {
+            f[c] = 2.0 * mcf_rng_uniform(&rng) - 1.0;
+            norm += f[c] * f[c];
+        }
+        for (int c = 0; c < 4; c++)
+            f[c] /= sqrt(norm);
+        mcf_hamiltonian_set_field(h, s, f);
+    }
     for (size_t s = 0; s < n; s++)
         h->onsite[s] = W * (mcf_rng_uniform(&rng) - 0.5);
     mcf_hamiltonian_touch_all(h);

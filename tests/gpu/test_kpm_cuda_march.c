@@ -21,7 +21,12 @@
  * and 16, whose tiles wrap onto themselves at 8; the other lattices and the table fall back
  * to one step a launch) form every (row, vector) in the one-step order too: held to the
  * grid-stride step's moments to the same 1e-13, with the last step alone (M = 40) and with
- * pairs only after the first (M = 38). */
+ * pairs only after the first (M = 38).  The march with each thread's column of x in registers
+ * (kcu_engine_march_share 2, kpm_cuda_zmarch.cuh: factorized rows on cubic lattices; the
+ * table and the square lattice fall back to share 0) forms every (row, vector) in the same
+ * order from the same numbers (its 8 x 4 tiles add the sums in another order): held to the
+ * march without shared slots (3 planes a block) and to the grid-stride step (the default
+ * plan) to the same 1e-13, factorized and in the fallbacks. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,13 +97,16 @@ int main(void)
                 const size_t B = blocks[bi], R = B;
                 double *m0 = malloc(R * M * sizeof *m0), *m1 = malloc(R * M * sizeof *m1),
                        *m2 = malloc(R * M * sizeof *m2), *m3 = malloc(R * M * sizeof *m3),
-                       *m4 = malloc(R * M * sizeof *m4), *m5 = malloc(R * M * sizeof *m5);
+                       *m4 = malloc(R * M * sizeof *m4), *m5 = malloc(R * M * sizeof *m5),
+                       *m6 = malloc(R * M * sizeof *m6), *m7 = malloc(R * M * sizeof *m7);
                 CHECK(moments(-1, -1, -1, d, h->dim, B, a, b, R, M, m0) == MCF_OK &&
                           moments(0, -1, -1, d, h->dim, B, a, b, R, M, m1) == MCF_OK &&
                           moments(3, 1, -1, d, h->dim, B, a, b, R, M, m2) == MCF_OK &&
                           moments(3, 0, -1, d, h->dim, B, a, b, R, M, m3) == MCF_OK &&
                           moments(0, -1, 1, d, h->dim, B, a, b, R, M, m4) == MCF_OK &&
-                          moments(-1, -1, 1, d, h->dim, B, a, b, R, M - 2, m5) == MCF_OK,
+                          moments(-1, -1, 1, d, h->dim, B, a, b, R, M - 2, m5) == MCF_OK &&
+                          moments(3, 2, -1, d, h->dim, B, a, b, R, M, m6) == MCF_OK &&
+                          moments(0, 2, -1, d, h->dim, B, a, b, R, M, m7) == MCF_OK,
                       "%s", mcf_last_error());
                 /* the row's slots shared by its lanes or loaded by each: the same arithmetic
                  * in the same order, so the same bits factorized; from a table nvcc fuses
@@ -109,6 +117,14 @@ int main(void)
                       "shared slots and without differ by %.2e",
                       mcf_lattice_kind_name(cases[q].kind), cases[q].L,
                       form ? "table" : "factorized", B, d3);
+                /* the columns in registers: the march's arithmetic in its order */
+                const double d6 = kt_max_abs_diff(m3, m6, R * M),
+                             d7 = kt_max_abs_diff(m0, m7, R * M);
+                CHECK(d6 < 1e-13 && d7 < 1e-13, "%s L = %ld %s B = %zu: the march with the "
+                      "columns in registers vs without differs by %.2e (3 planes), vs "
+                      "grid-stride by %.2e (default plan)",
+                      mcf_lattice_kind_name(cases[q].kind), cases[q].L,
+                      form ? "table" : "factorized", B, d6, d7);
                 const double d1 = kt_max_abs_diff(m0, m1, R * M),
                              d2 = kt_max_abs_diff(m0, m2, R * M);
                 CHECK(d1 < 1e-13 && d2 < 1e-13, "%s L = %ld %s B = %zu: marching vs "
@@ -130,15 +146,18 @@ int main(void)
                       mcf_lattice_kind_name(cases[q].kind), cases[q].L,
                       form ? "table" : "factorized", B, d4, M, d5, M - 2);
                 printf("%-6s L = %2ld %-10s B = %2zu: marching vs grid-stride %.1e, "
-                       "3 planes %.1e, shared slots vs not %.1e, pairs %.1e %.1e\n",
+                       "3 planes %.1e, shared slots vs not %.1e, pairs %.1e %.1e, columns %.1e "
+                       "%.1e\n",
                        mcf_lattice_kind_name(cases[q].kind), cases[q].L,
-                       form ? "table" : "factorized", B, d1, d2, d3, d4, d5);
+                       form ? "table" : "factorized", B, d1, d2, d3, d4, d5, d6, d7);
                 free(m0);
                 free(m1);
                 free(m2);
                 free(m3);
                 free(m4);
                 free(m5);
+                free(m6);
+                free(m7);
             }
             kcu_ham_destroy(d);
             mcf_hamiltonian_destroy(h);
