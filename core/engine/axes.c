@@ -154,6 +154,20 @@ const mcf_value *mcfi_setup_axis_value(const mcf_setup *s, size_t a, size_t poin
     return &s->axes[a].values[(point / stride) % s->axes[a].n];
 }
 
+long mcfi_timestep_axis(const mcf_setup *s)
+{
+    for (size_t a = 0; a < s->n_axes; a++)
+        if (s->axes[a].section == 4)
+            return (long)a;
+    return -1;
+}
+
+double mcfi_setup_timestep(const mcf_setup *s, size_t point)
+{
+    const long a = mcfi_timestep_axis(s);
+    return a >= 0 ? mcfi_setup_axis_value(s, (size_t)a, point)->r : s->dmc_tau;
+}
+
 int mcfe_setup_params(const mcf_setup *s, size_t point, int section, mcf_params **out)
 {
     const mcf_section *sec = &s->sections[section];

@@ -59,12 +59,14 @@ static const mcf_param_spec run_specs[] = {
      "moved by the model's fixed-node drift-diffusion at time step `timestep`, weighted by "
      "exp(-tau (E_L - E_T)) and resampled by a comb every sweep (a model with a projector "
      "op: slater-jastrow; docs/methods.md)"},
-    {"timestep", MCF_PARAM_REAL, "0.01",
-     MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE |
-         MCF_PARAM_ECHO_IF_CHANGED,
-     0, 0, NULL,
+    /* checked a second time as timestep_spec (a list: the time-step axis) */
+    {"timestep", MCF_PARAM_REAL, "0.01", MCF_PARAM_SKIP_ | MCF_PARAM_ECHO_IF_CHANGED, 0, 0,
+     NULL,
      .doc = "method = dmc: the time step tau, in the inverse unit of the model's energy "
-     "(hartree^-1 for slater-jastrow); the energy's time-step error is O(tau)"},
+     "(hartree^-1 for slater-jastrow); the energy's time-step error is O(tau).  A list (0.04, "
+     "0.02, 0.01) or linspace scans it, each time step a population of its own, and the run "
+     "fits E(tau) = E0 + a tau to the energies and writes E0 with its error (timestep.tsv; "
+     "docs/methods.md)"},
     {"hmc_steps", MCF_PARAM_INT, "10",
      MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 1, 0, NULL,
      .doc = "sampler = hmc: integrator steps per trajectory (the trajectory is hmc_steps x "
@@ -147,6 +149,14 @@ static const mcf_param_spec schedule_specs[] = {
 static const mcf_param_spec temperature_spec[] = {
     {"temperatures", MCF_PARAM_REAL, NULL, MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE, 0, 0,
      NULL, .doc = "temperatures"},
+    {0}};
+
+/* [run] timestep, checked a second time: one value, or a list or linspace that becomes the
+ * time-step axis (mcf_axis section 4), each value > 0 and finite. */
+static const mcf_param_spec timestep_spec[] = {
+    {"timestep", MCF_PARAM_REAL, "0.01",
+     MCF_PARAM_HAS_MIN | MCF_PARAM_MIN_EXCLUSIVE | MCF_PARAM_FINITE, 0, 0, NULL,
+     .doc = "the DMC time step"},
     {0}};
 
 static char *default_output(const char *config_path)
@@ -242,8 +252,6 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
     if (!rc)
         rc = mcf_params_string(&rp, "method", &method);
     if (!rc)
-        rc = mcf_params_real(&rp, "timestep", &s->dmc_tau);
-    if (!rc)
         s->dmc = strcmp(method, "dmc") == 0;
     if (!rc) {
         s->hmc = strcmp(sampler, "hmc") == 0;
@@ -317,7 +325,18 @@ int mcfi_core_keys_read(mcf_config *c, mcf_section *run, mcf_section *sched, mcf
                                 n_axes);
     if (rc)
         return rc;
-    /* temperatures is the only scanned core key; re-check it as the temperature axis */
+    /* the scanned core keys, re-checked as axes: the time step (before the temperature,
+     * which stays the last axis), then the temperatures */
+    {
+        mcf_section tmp;
+        const size_t before = *n_axes;
+        rc = mcfe_section_check(c, "run", timestep_spec, "[run]", 4, &tmp, axes, n_axes);
+        if (!rc)
+            s->dmc_tau = *n_axes > before ? (*axes)[before].values[0].r : tmp.single[0].r;
+        mcfe_section_release(&tmp);
+        if (rc)
+            return rc;
+    }
     if (mcfe_section_text(sched, "temperatures")) {
         mcf_section tmp;
         rc = mcfe_section_check(c, "schedule", temperature_spec, "[schedule]", 2, &tmp, axes,
@@ -471,8 +490,16 @@ int mcfi_core_check_extra(const mcf_config *c, const mcf_setup *s)
  * a population of two walkers or more, and nothing that moves or records chains apart */
 int mcfi_core_check_method(const mcf_config *c, const mcf_setup *s)
 {
-    if (!s->dmc)
+    char where[512];
+    if (!s->dmc) {
+        for (size_t a = 0; a < s->n_axes; a++)
+            if (s->axes[a].section == 4)
+                return mcf_fail(MCF_EINVAL, "%s: [run] timestep: a list of %zu time steps "
+                                "needs method = dmc (method = sample takes no time step)",
+                                mcfe_config_key_where(c, "run", "timestep", where,
+                                                      sizeof where), s->axes[a].n);
         return MCF_OK;
+    }
     const mcfi_model *m = s->model->model;
     int energy = 0;
     for (size_t k = 0; m->observables[k].name; k++)
@@ -482,7 +509,6 @@ int mcfi_core_check_method(const mcf_config *c, const mcf_setup *s)
                       : !m->has_anneal ? "has no configuration record to hand over"
                       : !energy        ? "measures no energy (the ENERGY role) to weigh by"
                                        : NULL;
-    char where[512];
     mcfe_config_key_where(c, "run", "method", where, sizeof where);
     if (why)
         return mcf_fail(MCF_EINVAL, "%s: [run] method = dmc: model '%s' %s", where,

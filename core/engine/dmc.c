@@ -96,11 +96,12 @@ int mcfi_dmc_create(mcf_run *r)
     const mcf_model *v = v2(r->model);
     for (size_t i = 0; i < r->n_own; i++) {
         mcf_chain *c = &r->chains[r->own[i]];
-        int rc = v->projector(c->state, s->dmc_tau);
+        const double tau = mcfi_setup_timestep(s, c->index / d->R);
+        int rc = v->projector(c->state, tau);
         if (rc) {
             mcfi_dmc_free(d);
             return mcf_fail_prefix(rc, "%s: [run] method = dmc, timestep = %g: model %s, chain "
-                                   "%zu", s->config_path, s->dmc_tau, s->model_name, c->index);
+                                   "%zu", s->config_path, tau, s->model_name, c->index);
         }
     }
     r->dmc = d;
@@ -111,11 +112,17 @@ void mcfi_dmc_announce(const mcf_run *r)
 {
     const struct mcfi_dmc *d = r->dmc;
     const mcf_setup *s = r->setup;
+    char steps[64];
+    snprintf(steps, sizeof steps, "time step %g", s->dmc_tau);
+    const long a = mcfi_timestep_axis(s);
+    if (a >= 0)
+        snprintf(steps, sizeof steps, "%zu time steps (the scan column timestep)",
+                 s->axes[a].n);
     if (d && r->rank == 0)
         mcf_log(MCF_LOG_INFO, "diffusion Monte Carlo: %zu scan point%s, a population of %zu "
-                "walkers each, time step %g; weights exp(-tau_eff ((E_before + E_after) / 2 - "
-                "E_T)), a comb every sweep; each row the weighted (mixed) estimate", d->points,
-                d->points == 1 ? "" : "s", d->R, s->dmc_tau);
+                "walkers each, %s; weights exp(-tau_eff ((E_before + E_after) / 2 - E_T)), a "
+                "comb every sweep; each row the weighted (mixed) estimate", d->points,
+                d->points == 1 ? "" : "s", d->R, steps);
 }
 
 void mcfi_dmc_state(const mcf_run *r, mcfi_dmc_view *v)
@@ -158,7 +165,7 @@ static void weigh(const mcf_run *r, struct mcfi_dmc *d, size_t p, double *e_new,
         d->acc[k] = d->prop[k] = 0;
         e_new[w] = d->e_tot[k];
     }
-    const double tau = r->setup->dmc_tau;
+    const double tau = mcfi_setup_timestep(r->setup, p);
     *tau_eff = d->prop_sum[p] ? tau * (double)d->acc_sum[p] / (double)d->prop_sum[p] : tau;
     double e_mean = 0.0;
     for (size_t w = 0; w < R; w++)

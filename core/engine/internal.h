@@ -58,6 +58,11 @@ int mcfi_plugin_convert_specs(const mcf_plugin_info *info, const mcf_plugin_info
 
 /* The value text of axis a at scan point `point`. */
 const mcf_value *mcfi_setup_axis_value(const mcf_setup *s, size_t a, size_t point);
+/* The index of the time-step axis ([run] timestep a list; mcf_axis section 4), or -1. */
+long mcfi_timestep_axis(const mcf_setup *s);
+/* The DMC time step of scan point `point`: the time-step axis's value there, or [run]
+ * timestep's one value. */
+double mcfi_setup_timestep(const mcf_setup *s, size_t point);
 /* results_table.c: 1 when the run records observable o: any but a scalar flagged
  * MCF_OBS_ON_REQUEST that [run] extra_observables does not name */
 int mcfi_observable_wanted(const mcf_setup *s, const mcf_observable *o);

@@ -9,6 +9,7 @@
 #include "fileio.h"
 #include "labels.h"
 #include "results_table.h"
+#include "timestep_fit.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -299,11 +300,14 @@ int mcfi_results_write(const mcf_run *r, char **summary)
        terminal with the checks' lines) */
     if (r->target_state == 1)
         mcfe_text_printf(&t, "# %s\n", r->target_report);
+    char dmc_step[32];
+    snprintf(dmc_step, sizeof dmc_step, "%g", s->dmc_tau);
     if (s->dmc)
-        mcfe_text_printf(&t, "# dmc: a population of %zu walkers per scan point, time step %g; "
+        mcfe_text_printf(&t, "# dmc: a population of %zu walkers per scan point, time step %s; "
                          "every measured sweep the weighted mean of the walkers' values (the "
                          "mixed estimator), one series per point: its errors by blocking over "
-                         "sweeps; timestep_effective = timestep x acceptance\n", R, s->dmc_tau);
+                         "sweeps; timestep_effective = timestep x acceptance\n", R,
+                         mcfi_timestep_axis(s) >= 0 ? "the scan column timestep" : dmc_step);
     else if (R > 1)
         mcfe_text_printf(&t, "# walkers: %zu chains per scan point, combined: mean of the walkers' "
                          "means, error sqrt(sum err^2) / %zu, tau the walkers' mean; jackknife "
@@ -364,9 +368,22 @@ int mcfi_results_write(const mcf_run *r, char **summary)
         for (size_t col = derived; col + 1 < tab.n_cols; col += 2)
             if (!strcmp(tab.cols[col].name, "binder") || !strcmp(tab.cols[col].name, "variance"))
                 put_estimate(&sum, tab.cols[col].name, tab.cols[col].x[k], tab.cols[col + 1].x[k]);
-        mcfe_text_printf(&sum, "  acceptance %.3f\n", tab.cols[tab.n_cols - 1].x[k]);
+        /* the last column, or under DMC the one before timestep_effective */
+        mcfe_text_printf(&sum, "  acceptance %.3f\n",
+                         tab.cols[tab.n_cols - (s->dmc ? 2 : 1)].x[k]);
     }
+    /* DMC over time steps: E(tau) -> 0 (timestep.tsv; its warnings lead the header) */
+    rc = mcfi_timestep_report(r, &tab, &sum, &warn);
     mcfi_table_free(&tab);
+    if (rc) {
+        mcfi_labels_free(&labels);
+        free(t.s);
+        free(rows.s);
+        free(warn.s);
+        free(sum.s);
+        free(pt_sum.s);
+        return rc;
+    }
     if (pt_sum.len) {
         /* the tempering lines go to the terminal with the summary and into the log */
         mcfe_text_printf(&sum, "%s", pt_sum.s);

@@ -30,6 +30,7 @@ int mcfi_results_h5_write(const mcf_run *r)
 
 #include "labels.h"
 #include "results_table.h"
+#include "timestep_fit.h"
 
 #include <hdf5.h>
 #include <math.h>
@@ -427,7 +428,17 @@ static int tables(h5w *w, hid_t f, const mcf_run *r)
     hid_t g = group(w, f, "results");
     table(w, g, &t);
     close_id(w, g, H5Gclose, "close group /results");
+    mcfi_table ft; /* DMC over time steps: timestep.tsv's fits (timestep_fit.h) */
+    const int frc = mcfi_timestep_table(r, &t, &ft, NULL, NULL);
     mcfi_table_free(&t);
+    if (frc)
+        return -1;
+    if (ft.n_cols && !w->failed) {
+        g = group(w, f, "timestep");
+        table(w, g, &ft);
+        close_id(w, g, H5Gclose, "close group /timestep");
+    }
+    mcfi_table_free(&ft);
     hid_t cg = -1;
     for (size_t k = 0; k < r->n_curves && !w->failed; k++) {
         if (mcfi_curve_table(r, k, &t)) {

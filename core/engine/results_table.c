@@ -26,12 +26,7 @@ void mcfi_table_free(mcfi_table *t)
     memset(t, 0, sizeof *t);
 }
 
-/* A new column of t->n_rows numbers (text = 0) or texts; NULL when out of memory.  The
- * pointer is good until the next add_column (which may move the columns). */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static mcfi_column *add_column(mcfi_table *t, int text, const char *fmt, ...)
+mcfi_column *mcfi_table_add_column(mcfi_table *t, int text, const char *fmt, ...)
 {
     if (t->n_cols == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 16;
@@ -67,7 +62,7 @@ static mcfi_column *add_column(mcfi_table *t, int text, const char *fmt, ...)
 static int axis_is_number(const mcf_setup *s, size_t a)
 {
     const mcf_axis *ax = &s->axes[a];
-    if (ax->section == 2)
+    if (ax->section == 2 || ax->section == 4) /* the temperature, the time step */
         return 1;
     int type = s->sections[ax->section].specs[ax->spec_index].type;
     return type == MCF_PARAM_INT || type == MCF_PARAM_REAL;
@@ -78,7 +73,7 @@ static int add_scan_columns(const mcf_run *r, mcfi_table *t, const size_t *point
 {
     const mcf_setup *s = r->setup;
     if (!s->n_axes) {
-        mcfi_column *c = add_column(t, 0, "point");
+        mcfi_column *c = mcfi_table_add_column(t, 0, "point");
         if (!c)
             return -1;
         for (size_t j = 0; j < t->n_rows; j++)
@@ -86,7 +81,7 @@ static int add_scan_columns(const mcf_run *r, mcfi_table *t, const size_t *point
     }
     for (size_t a = 0; a < s->n_axes; a++) {
         int number = axis_is_number(s, a);
-        mcfi_column *c = add_column(t, !number, "%s", s->axes[a].name);
+        mcfi_column *c = mcfi_table_add_column(t, !number, "%s", s->axes[a].name);
         if (!c)
             return -1;
         for (size_t j = 0; j < t->n_rows; j++) {
@@ -407,16 +402,18 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
     const size_t first = t->n_cols; /* per scalar observable NAME, NAME_err, tau_NAME */
     for (size_t o = 0; o < r->n_obs && !rc; o++) {
         const char *name = obs[r->scalar[o]].name;
-        rc = !add_column(t, 0, "%s", name) || !add_column(t, 0, "%s_err", name) ||
-             !add_column(t, 0, "tau_%s", name);
+        rc = !mcfi_table_add_column(t, 0, "%s", name) ||
+             !mcfi_table_add_column(t, 0, "%s_err", name) ||
+             !mcfi_table_add_column(t, 0, "tau_%s", name);
     }
     for (int q = 0; q < N_DERIVED && !rc; q++)
         if (d[q].want) {
             d[q].col = t->n_cols;
-            rc = !add_column(t, 0, "%s", d[q].name) || !add_column(t, 0, "%s_err", d[q].name);
+            rc = !mcfi_table_add_column(t, 0, "%s", d[q].name) ||
+                 !mcfi_table_add_column(t, 0, "%s_err", d[q].name);
         }
-    if (rc || !add_column(t, 0, "acceptance") ||
-        (s->dmc && !add_column(t, 0, "timestep_effective"))) {
+    if (rc || !mcfi_table_add_column(t, 0, "acceptance") ||
+        (s->dmc && !mcfi_table_add_column(t, 0, "timestep_effective"))) {
         free(means);
         free(weights);
         mcfi_table_free(t);
@@ -470,7 +467,7 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
         /* DMC: tau times the acceptance of the measured sweeps (dmc.h) */
         t->cols[t->n_cols - (s->dmc ? 2 : 1)].x[k] = acc;
         if (s->dmc)
-            t->cols[t->n_cols - 1].x[k] = s->dmc_tau * acc;
+            t->cols[t->n_cols - 1].x[k] = mcfi_setup_timestep(s, k) * acc;
     }
     free(means);
     free(weights);
@@ -525,8 +522,9 @@ int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t)
     for (size_t p = 0, j = 0; p < n_points && !rc; p++)
         for (size_t i = 0; i < r->chains[p * R].points[o]; i++)
             point_of[j++] = p;
-    if (rc || add_scan_columns(r, t, point_of) || !add_column(t, 0, "%s", obs->axis) ||
-        !add_column(t, 0, "%s", obs->name) || !add_column(t, 0, "%s_err", obs->name)) {
+    if (rc || add_scan_columns(r, t, point_of) || !mcfi_table_add_column(t, 0, "%s", obs->axis) ||
+        !mcfi_table_add_column(t, 0, "%s", obs->name) ||
+        !mcfi_table_add_column(t, 0, "%s_err", obs->name)) {
         free(point_of);
         free(psum);
         free(pcount);

@@ -27,6 +27,13 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t);
  * chain measures gives no rows. */
 int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t);
 void mcfi_table_free(mcfi_table *t);
+/* A new column of t->n_rows numbers (text = 0) or texts (borrowed strings), zeroed; NULL
+ * when out of memory.  The pointer is good until the next call (which may move the
+ * columns). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+mcfi_column *mcfi_table_add_column(mcfi_table *t, int text, const char *fmt, ...);
 /* 1 when results.tsv of a run of s has the columns NAME and NAME_err: a scalar observable
  * of the model, or a derived quantity its roles and scan give; else 0. */
 int mcfi_results_error_column(const mcf_setup *s, const char *name);

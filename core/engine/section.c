@@ -46,8 +46,9 @@ int mcfe_section_check(mcf_config *c, const char *section, const mcf_param_spec 
     out->where = calloc(n ? n : 1, sizeof *out->where);
     if (!out->single || !out->axis || !out->text || !out->where)
         return mcf_fail(MCF_ENOMEM, "out of memory");
-    /* unknown keys first, in file order (the temperature pass checks one key only) */
-    for (size_t k = 0; k < c->n && section_index != 2; k++) {
+    /* unknown keys first, in file order (the temperature's and the time step's passes check
+     * one key only) */
+    for (size_t k = 0; k < c->n && section_index != 2 && section_index != 4; k++) {
         mcf_config_entry *e = &c->entries[k];
         if (strcmp(e->section, section) != 0)
             continue;
@@ -195,6 +196,14 @@ static int echoed(const mcf_section *sec, size_t j)
         return 0;
     if (!(s->flags & MCF_PARAM_ECHO_IF_CHANGED) || !s->default_value)
         return 1;
+    if (s->flags & MCF_PARAM_SKIP_) { /* checked by another pass: its text parsed here */
+        mcf_value v;
+        if (mcfi_is_axis_text(s, sec->text[j]) || mcfi_value_parse(s, sec->text[j], &v))
+            return 1;
+        const int changed = !is_default(s, &v);
+        mcfe_value_release(&v);
+        return changed;
+    }
     return sec->axis[j] >= 0 || !is_default(s, &sec->single[j]);
 }
 

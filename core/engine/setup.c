@@ -75,7 +75,7 @@ static int open_plugins(mcf_config *c, mcf_setup *s)
 static const char *axis_where(const mcf_config *c, const mcf_setup *s, size_t a, char *buf,
                               size_t size)
 {
-    static const char *const sections[] = {"model", "evaluator", "schedule"};
+    static const char *const sections[] = {"model", "evaluator", "schedule", "run", "run"};
     const mcf_axis *ax = &s->axes[a];
     const char *sec = sections[ax->section], *key = ax->section == 2 ? "temperatures" : ax->name;
     char where[512];

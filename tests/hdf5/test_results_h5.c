@@ -8,7 +8,10 @@
  *      gives the table's value and error bit for bit; config.ini and the run's attributes;
  *   2. the test model over a real axis and a choice (a text column) x 2 temperatures x 2
  *      walkers: the curve file histogram.tsv against /curves/histogram, and its per-chain
- *      bins against the curve's mean.
+ *      bins against the curve's mean;
+ *   3. DMC over two time steps x two r_s (slater-jastrow, planewave): /timestep against
+ *      timestep.tsv cell by cell, and each row's E0 against the line through results.tsv's
+ *      two energies of its r_s, (t2 E1 - t1 E2) / (t2 - t1), to 1e-9.
  * Built without HDF5 it says so and returns 77 (skipped).
  * usage: test_results_h5 MCF   (scratch folder: $MCF_TEST_TMP) */
 #define _POSIX_C_SOURCE 200809L
@@ -453,6 +456,18 @@ static void check_ising(const char *mcf)
     free(t.text);
 }
 
+/* mcf run `ini` (written as ini_name) and its results.h5 under out (-1: failed, checked) */
+static hid_t run_and_open(const char *mcf, const char *ini_name, const char *ini,
+                          const char *out)
+{
+    CHECK(run_mcf(mcf, ini_name, ini) == 0, "mcf run %s failed", ini_name);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s/results.h5", scratch, out);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(f >= 0, "cannot open %s", path);
+    return f;
+}
+
 /* the test model: a real axis h, a choice axis (text), T; the curve `histogram` */
 static void check_curves(const char *mcf)
 {
@@ -460,12 +475,9 @@ static void check_curves(const char *mcf)
                       "threads = 1\n[schedule]\nthermalize = 10\nsweeps = 400\n"
                       "measure_every = 2\nbins = 8\ntemperatures = 1.0, 2.0\n"
                       "[model]\nh = 0.5, 1.0\nlattice = square, cubic\n";
-    CHECK(run_mcf(mcf, "curve.ini", ini) == 0, "mcf run curve.ini failed");
     char path[4200];
     tsv t, c;
-    snprintf(path, sizeof path, "%s/curve.out/results.h5", scratch);
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    CHECK(f >= 0, "cannot open %s", path);
+    hid_t f = run_and_open(mcf, "curve.ini", ini, "curve.out");
     if (f < 0)
         return;
     snprintf(path, sizeof path, "%s/curve.out/results.tsv", scratch);
@@ -517,6 +529,45 @@ static void check_curves(const char *mcf)
     free(c.text);
 }
 
+static void check_timestep(const char *mcf)
+{
+    const char *ini = "[run]\nmodel = slater-jastrow\nevaluator = planewave\nseed = 4\n"
+                      "output = steps.out\nwalkers = 4\nthreads = 1\nmethod = dmc\n"
+                      "timestep = 0.08, 0.04\n[schedule]\nthermalize = 20\nsweeps = 200\n"
+                      "bins = 8\n[model]\nelectrons = 2\nrs = 1, 2\njastrow = rpa\n";
+    char path[4200];
+    tsv t, ts;
+    hid_t f = run_and_open(mcf, "steps.ini", ini, "steps.out");
+    if (f < 0)
+        return;
+    snprintf(path, sizeof path, "%s/steps.out/results.tsv", scratch);
+    CHECK(read_tsv(path, &t) == 0 && t.n_rows == 4, "cannot read %s", path);
+    snprintf(path, sizeof path, "%s/steps.out/timestep.tsv", scratch);
+    CHECK(read_tsv(path, &ts) == 0 && ts.n_rows == 2, "cannot read %s", path);
+    if (t.n_rows == 4 && ts.n_rows == 2) {
+        compare_table(f, "/timestep", &ts);
+        const int rs = column(&t, "rs"), e = column(&t, "energy"), tau = column(&t, "timestep"),
+                  rs0 = column(&ts, "rs"), e0 = column(&ts, "energy_0");
+        for (int k = 0; k < 2 && rs >= 0 && e >= 0 && tau >= 0 && rs0 >= 0 && e0 >= 0; k++) {
+            /* rs is the first axis: rows 2k and 2k + 1 are its two time steps */
+            const double t1 = strtod(t.cell[2 * k][tau], NULL),
+                         t2 = strtod(t.cell[2 * k + 1][tau], NULL),
+                         E1 = strtod(t.cell[2 * k][e], NULL),
+                         E2 = strtod(t.cell[2 * k + 1][e], NULL);
+            const double want = (t2 * E1 - t1 * E2) / (t2 - t1),
+                         got = strtod(ts.cell[k][e0], NULL);
+            CHECK(!strcmp(t.cell[2 * k][rs], ts.cell[k][rs0]) &&
+                      fabs(got - want) <= 1e-9 * fabs(want),
+                  "timestep.tsv row %d (rs %s): E0 %.12g, the line through results.tsv's "
+                  "rows %.12g", k, ts.cell[k][rs0], got, want);
+            printf("rs = %s: E0 %.10g, from results.tsv %.10g\n", ts.cell[k][rs0], got, want);
+        }
+    }
+    H5Fclose(f);
+    free(t.text);
+    free(ts.text);
+}
+
 int main(int argc, char **argv)
 {
     const char *tmp = getenv("MCF_TEST_TMP");
@@ -531,6 +582,7 @@ int main(int argc, char **argv)
         return 2;
     check_ising(argv[1]);
     check_curves(argv[1]);
+    check_timestep(argv[1]);
     return check_exit();
 }
 

@@ -24,7 +24,16 @@
  *     checkpoint_dmc.c; the walkers' configurations in their chains' records).
  * (f) [schedule] error_target = energy:0.0015 from 500 measured sweeps of 32 walkers (the
  *     measured sweeps double until the population's energy error meets it with a plateau of
- *     its blocking: 8000 here, 0.00109): met, and the log says so. */
+ *     its blocking: 8000 here, 0.00109): met, and the log says so.
+ * (g) A list of time steps ([run] timestep = t1, t2, t3: the scan column timestep, a
+ *     population each) and its extrapolation (core/engine/timestep_fit.c, timestep.tsv):
+ *     the free gas is exact at every time step, so every row and E0 are the exact energy and
+ *     E0's error is 0; each row's timestep_effective / acceptance is its own time step and
+ *     the acceptance falls as the time step grows (each population moved at its own tau);
+ *     two electrons (b) at tau = 0.08, 0.04, 0.02 with 128 walkers x 6000 sweeps (population
+ *     bias ~0.05 mHa, (b)'s b covers it): E0 agrees with the exact energy within 3 sigma plus
+ *     b, the line's chi2 probability is above 0.001, the acceptance at 0.08 is below 0.02's;
+ *     a list of time steps with method = sample is refused. */
 #include "physics_util.h"
 
 #include "heg.h"
@@ -198,6 +207,98 @@ static void test_error_target(void)
           "the log %s it met", d.e_err, target, met ? "says" : "does not say");
 }
 
+/* (g): the run `name`'s rows, checked for their own time steps; its timestep.tsv into *fit */
+static int timestep_rows(const char *name, const phys_table *t, const double *tau, size_t n,
+                         phys_table *fit)
+{
+    int ok = t->nrows == n;
+    for (size_t i = 0; ok && i < n; i++) {
+        const double step = phys_get(t, i, "timestep"), acc = phys_get(t, i, "acceptance"),
+                     eff = phys_get(t, i, "timestep_effective");
+        ok &= step == tau[i] && fabs(eff / acc - tau[i]) <= 1e-9 * tau[i];
+        printf("(g) %s: timestep %g: energy %.8f +- %.2g, acceptance %.6f\n", name, step,
+               phys_get(t, i, "energy"), phys_get(t, i, "energy_err"), acc);
+    }
+    CHECK(ok, "(g) %s: the rows are not the %zu time steps, each with timestep_effective = "
+          "timestep x acceptance", name, n);
+    char path[PHYS_PATH_MAX];
+    const char *tmp = getenv("MCF_TEST_TMP");
+    snprintf(path, sizeof path, "%s/%s/out/timestep.tsv", tmp ? tmp : ".", name);
+    if (phys_read_table(path, fit)) {
+        CHECK(0, "(g) %s: no timestep.tsv", name);
+        return 0;
+    }
+    CHECK(fit->nrows == 1 && phys_get(fit, 0, "timesteps") == (double)n,
+          "(g) %s: timestep.tsv has %zu rows", name, fit->nrows);
+    return ok && fit->nrows == 1;
+}
+
+/* (g): runs `name` (slater-jastrow with planewave, DMC over the time steps tau: `keys` gives
+ * walkers, timestep, [schedule] and [model]) and reads results.tsv into t and timestep.tsv
+ * into fit; 1 when both are there and the rows are the time steps' */
+static int timestep_run(const char *name, unsigned long long seed, const char *keys,
+                        const double *tau, size_t n, phys_table *t, phys_table *fit)
+{
+    char sections[1024];
+    snprintf(sections, sizeof sections, "evaluator = planewave\nmethod = dmc\n%s", keys);
+    if (phys_run_mcf(mcf_program, name, "slater-jastrow", seed, sections, t)) {
+        CHECK(0, "(g) %s: the run failed", name);
+        return 0;
+    }
+    if (timestep_rows(name, t, tau, n, fit))
+        return 1;
+    phys_table_free(t);
+    return 0;
+}
+
+/* (g) */
+static void test_timesteps(void)
+{
+    mcf_heg_hf hf;
+    if (mcf_heg_hartree_fock(14, 0, 1.0, 1e-12, &hf)) {
+        CHECK(0, "mcf_heg_hartree_fock failed");
+        return;
+    }
+    const double tau_free[3] = {0.1, 0.05, 0.025}, tau_pair[3] = {0.08, 0.04, 0.02};
+    phys_table t, fit;
+    if (timestep_run("dmc_steps_free", 5, "walkers = 16\ntimestep = 0.1, 0.05, 0.025\n"
+                     "[schedule]\nthermalize = 50\nsweeps = 300\n[model]\nelectrons = 14\n"
+                     "rs = 1\ninteraction = none\n", tau_free, 3, &t, &fit)) {
+        const double tol = 1e-10 + 0.5e-9 * fabs(hf.kinetic), e0 = phys_get(&fit, 0, "energy_0");
+        int exact = fabs(e0 - hf.kinetic) <= tol && phys_get(&fit, 0, "energy_0_err") == 0.0;
+        for (size_t i = 0; i < 3; i++)
+            exact &= fabs(phys_get(&t, i, "energy") - hf.kinetic) <= tol;
+        printf("(g) free gas: E0 %.12f +- %g (exact %.12f)\n", e0,
+               phys_get(&fit, 0, "energy_0_err"), hf.kinetic);
+        CHECK(exact, "(g) free gas: the rows or E0 = %.15g are not the exact %.15g with error 0",
+              e0, hf.kinetic);
+        phys_table_free(&fit);
+        phys_table_free(&t);
+    }
+    if (timestep_run("dmc_steps_pair", 21, "walkers = 128\ntimestep = 0.08, 0.04, 0.02\n"
+                     "[schedule]\nthermalize = 500\nsweeps = 6000\n[model]\nelectrons = 2\n"
+                     "rs = 1\njastrow = rpa\n", tau_pair, 3, &t, &fit)) {
+        const double exact = heg_pair_exact(1.0, 20), p = phys_get(&fit, 0, "p_value");
+        const double a0 = phys_get(&t, 0, "acceptance"), a2 = phys_get(&t, 2, "acceptance");
+        printf("(g) pair: E0 %.6f +- %.6f (line; chi2/dof %.2f, p %.3f), parabola %.6f +- "
+               "%.6f; exact %.8f; acceptance %.6f at 0.08, %.6f at 0.02\n",
+               phys_get(&fit, 0, "energy_0"), phys_get(&fit, 0, "energy_0_err"),
+               phys_get(&fit, 0, "chi2_dof"), p, phys_get(&fit, 0, "energy_0_quadratic"),
+               phys_get(&fit, 0, "energy_0_quadratic_err"), exact, a0, a2);
+        phys_compare("(g) DMC E0 (tau -> 0), N = 2", phys_get(&fit, 0, "energy_0"),
+                     phys_get(&fit, 0, "energy_0_err"), exact, 3.0, 1e-4);
+        CHECK(p > 1e-3, "(g) pair: the line's chi2 probability %g", p);
+        CHECK(a0 < a2, "(g) pair: acceptance %.6f at tau = 0.08 not below %.6f at 0.02", a0,
+              a2);
+        phys_table_free(&fit);
+        phys_table_free(&t);
+    }
+    phys_expect_refusal(mcf_program, "dmc_steps_sample", "slater-jastrow",
+                        "evaluator = planewave\nwalkers = 4\ntimestep = 0.1, 0.05\n[model]\n"
+                        "electrons = 2\n",
+                        (const char *const[]){"timestep", "method = dmc", NULL});
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -212,6 +313,7 @@ int main(int argc, char **argv)
     test_refusals();
     test_resume();
     test_error_target();
+    test_timesteps();
     printf("test_dmc: %.1f s\n", phys_now() - t0);
     return check_exit();
 }

@@ -135,7 +135,8 @@ int mcfe_model_driven_crystal(const mcf_plugin *model, const mcf_params *params,
 /* ---- a validated run setup (setup.c, section.c, axes.c) ------------------------------ */
 typedef struct mcf_axis {
     char *name;        /* column name: the key, or "T" */
-    int section;       /* 0 = model, 1 = evaluator, 2 = temperature */
+    int section;       /* 0 = model, 1 = evaluator, 2 = temperature, 3 = a program's section
+                          (mcf band, kbe), 4 = [run] timestep */
     size_t spec_index; /* which parameter of that section */
     size_t n;
     mcf_value *values;
@@ -178,7 +179,8 @@ typedef struct mcf_setup {
     long hmc_min_sites;  /* [run] hmc_min_sites: auto's smallest lattice for hmc */
     char *sampler_note;  /* sampler = auto: the choice and why, one line; else NULL */
     int dmc;             /* [run] method = dmc: the walkers of a point one population (dmc.c) */
-    double dmc_tau;      /* [run] timestep: DMC's time step */
+    double dmc_tau;      /* [run] timestep: DMC's time step (a list: its first; the point's
+                            is mcfi_setup_timestep's) */
     char *extra_observables; /* [run] extra_observables: names of MCF_OBS_ON_REQUEST
                                 observables to record, space-separated; NULL: none */
     /* [schedule] error_target (error_target.h): n_targets > 0 when given; then the
@@ -212,8 +214,10 @@ int mcfe_model_evaluator_kind(const mcf_plugin *model);
  * are marked used), then every declared key in declaration order: required, typed,
  * ranged, the default filled in.  A list or linspace becomes an axis appended to *axes
  * (section_index: 0 model, 1 evaluator, 2 the temperature pass, which makes every value
- * an axis named T).  owner names the declaration in errors.  *out is owned:
- * mcfe_section_release(), also after a failure. */
+ * an axis named T, 3 a program's own section (mcf band, mcf kbe), 4 the [run] timestep
+ * pass; the passes 2 and 4 check their one key and leave the others to the section's own
+ * pass).  owner names the declaration in errors.
+ * *out is owned: mcfe_section_release(), also after a failure. */
 int mcfe_section_check(mcf_config *c, const char *section, const mcf_param_spec *specs,
                        const char *owner, int section_index, mcf_section *out, mcf_axis **axes,
                        size_t *n_axes);
