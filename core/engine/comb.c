@@ -13,6 +13,19 @@ static size_t teeth_below(double x, double u, size_t M)
     return c <= 0.0 ? 0 : c >= (double)M ? M : (size_t)c;
 }
 
+/* n_k, walker k's copies, walking the boundaries in order: *S the weights so far, *below
+ * the teeth below the previous boundary (both updated).  Monotone, so n_k >= 0, and the last
+ * boundary is M, so the counts add up to M whatever the rounding of the sums. */
+static size_t copies_of(const double *w, size_t k, size_t M, double scale, double u, double *S,
+                        size_t *below)
+{
+    *S += w[k];
+    const size_t next = k + 1 == M ? M : teeth_below(*S * scale, u, M);
+    const size_t n = next > *below ? next - *below : 0;
+    *below = next > *below ? next : *below;
+    return n;
+}
+
 int mcfi_comb(const double *w, size_t M, double u, size_t *copies, size_t *from)
 {
     if (M == 0)
@@ -29,30 +42,24 @@ int mcfi_comb(const double *w, size_t M, double u, size_t *copies, size_t *from)
     if (!(W > 0.0) || !isfinite(W))
         return mcf_fail(MCF_EINVAL, "comb: the %zu weights sum to %g (all zero, or too large "
                         "to add)", M, W);
-    /* n_k from the teeth below consecutive boundaries: monotone, so n_k >= 0, and the last
-     * boundary is M, so the counts add up to M whatever the rounding of the sums */
+    /* n_k from the teeth below consecutive boundaries */
     const double scale = (double)M / W;
     double S = 0.0;
     size_t below = 0, empty = 0;
     for (size_t k = 0; k < M; k++) {
-        S += w[k];
-        const size_t next = k + 1 == M ? M : teeth_below(S * scale, u, M);
-        const size_t n = next > below ? next - below : 0;
-        below = next > below ? next : below;
+        const size_t n = copies_of(w, k, M, scale, u, &S, &below);
         if (copies)
             copies[k] = n;
         from[k] = n ? k : M; /* M: an empty slot, filled below */
         empty += n == 0;
     }
-    /* the extra copies into the empty slots, both in increasing order */
+    /* the extra copies into the empty slots, both in increasing order (the counts again:
+     * copies may be NULL) */
     size_t slot = 0;
     S = 0.0;
     below = 0;
     for (size_t k = 0; k < M && empty; k++) {
-        S += w[k];
-        const size_t next = k + 1 == M ? M : teeth_below(S * scale, u, M);
-        size_t n = next > below ? next - below : 0;
-        below = next > below ? next : below;
+        size_t n = copies_of(w, k, M, scale, u, &S, &below);
         for (; n > 1 && empty; n--, empty--) {
             while (from[slot] != M)
                 slot++;

@@ -5,6 +5,7 @@
 #include "chain.h"
 #include "comb.h"
 #include "mcf_mpi.h"
+#include "model_ops.h"
 #include "ownership.h"
 
 #include <math.h>
@@ -27,14 +28,9 @@ struct mcfi_dmc {
     size_t *from, *pick;     /* n_chains hand-over sources; R comb result */
 };
 
-static const mcf_model *v2(const mcfi_model *m)
-{
-    return m && m->abi == 2 ? (const mcf_model *)m->table : NULL;
-}
-
 int mcfi_dmc_supported(const mcfi_model *m)
 {
-    const mcf_model *v = v2(m);
+    const mcf_model *v = mcfi_model_v2(m);
     return MCF_HAS(mcf_model, v, projector) && v->projector;
 }
 
@@ -93,7 +89,7 @@ int mcfi_dmc_create(mcf_run *r)
         mcf_rng_init(&d->rng[p], s->seed, UINT64_MAX - 1 - p);
         d->rng0[p] = d->rng[p];
     }
-    const mcf_model *v = v2(r->model);
+    const mcf_model *v = mcfi_model_v2(r->model);
     for (size_t i = 0; i < r->n_own; i++) {
         mcf_chain *c = &r->chains[r->own[i]];
         const double tau = mcfi_setup_timestep(s, c->index / d->R);

@@ -70,14 +70,9 @@ struct mcfi_hmc {
     uint64_t trajectories, calls;
 };
 
-static const mcf_model *v2(const mcfi_model *m)
-{
-    return m && m->abi == 2 ? (const mcf_model *)m->table : NULL;
-}
-
 int mcfi_hmc_supported(const mcfi_model *m)
 {
-    const mcf_model *v = v2(m);
+    const mcf_model *v = mcfi_model_v2(m);
     return MCF_HAS(mcf_model, v, coordinates) && MCF_HAS(mcf_model, v, global_action);
 }
 
@@ -179,7 +174,7 @@ static int setup(const mcfi_model *m, mcf_chain *const *chains, size_t n, mcfi_h
                  ? mcf_fail(MCF_ENOMEM, "hmc: out of memory")
                  : MCF_OK;
     for (size_t k = 0; !rc && k < n; k++) {
-        if ((rc = v2(m)->coordinates(chains[k]->state, &h->co[k])))
+        if ((rc = mcfi_model_v2(m)->coordinates(chains[k]->state, &h->co[k])))
             break;
         const mcf_coordinates *c = &h->co[k];
         if ((c->kind != MCF_COORDINATES_UNIT3 && c->kind != MCF_COORDINATES_UNIT4 &&
@@ -212,7 +207,7 @@ static int action_of(const mcfi_model *m, mcfi_hmc *h, unsigned what, void *cons
                      const size_t *at)
 {
     const double t0 = h->measuring ? mcfi_now_seconds() : 0.0;
-    int rc = v2(m)->global_action(h->batch, states, n, rngs, what, S, g);
+    int rc = mcfi_model_v2(m)->global_action(h->batch, states, n, rngs, what, S, g);
     if (h->measuring) {
         h->wall_action += mcfi_now_seconds() - t0;
         h->calls++;

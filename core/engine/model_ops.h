@@ -75,6 +75,13 @@ struct mcfi_model {
     mcf_label *own_labels;
 };
 
+/* The model's ABI-2 table (mcf_model), for the ops ABI 1 has not (hmc.c, dmc.c); NULL for
+ * an ABI-1 model or none. */
+static inline const mcf_model *mcfi_model_v2(const mcfi_model *m)
+{
+    return m && m->abi == 2 ? (const mcf_model *)m->table : NULL;
+}
+
 /* Checks a model descriptor's table (ABI 1 or 2) and opens it; MCF_EPLUGIN naming path.
  * mcfi_model_close frees (NULL is ignored). */
 int mcfi_model_open(const char *path, const mcf_plugin_info *info, mcfi_model **out);

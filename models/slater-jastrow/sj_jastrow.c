@@ -131,9 +131,9 @@ double jastrow_one(const sj_chain *c, size_t e, const double *x)
     return sum;
 }
 
-/* grad_e J = sum_j u'(r_ej) r_ej / r_ej and lap_e J = sum_j [u''(r_ej) + 2 u'(r_ej)/r_ej] at
- * the current positions, added into gJ and *lJ. */
-void jastrow_grad_at(const sj_chain *c, size_t e, const double *x, double gJ[3])
+/* grad_e J = sum_j u'(r_ej) r_ej / r_ej and lap_e J = sum_j [u''(r_ej) + 2 u'(r_ej)/r_ej] with
+ * electron e at x (its position, or a trial one), added into gJ and (lJ not NULL) *lJ. */
+static void grad_lap_at(const sj_chain *c, size_t e, const double *x, double gJ[3], double *lJ)
 {
     const size_t n = c->n, s = spin_of(c, e);
     for (size_t j = 0; j < n; j++) {
@@ -146,24 +146,19 @@ void jastrow_grad_at(const sj_chain *c, size_t e, const double *x, double gJ[3])
             continue;
         for (int a = 0; a < 3; a++)
             gJ[a] += du * d[a] / r;
+        if (lJ)
+            *lJ += d2u + 2.0 * du / r;
     }
+}
+
+void jastrow_grad_at(const sj_chain *c, size_t e, const double *x, double gJ[3])
+{
+    grad_lap_at(c, e, x, gJ, NULL);
 }
 
 void jastrow_grad_lap(const sj_chain *c, size_t e, double gJ[3], double *lJ)
 {
-    const size_t n = c->n, s = spin_of(c, e);
-    for (size_t j = 0; j < n; j++) {
-        if (j == e)
-            continue;
-        double d[3], u, du, d2u;
-        const double r = min_image(c, c->r + 3 * e, c->r + 3 * j, d);
-        pair_u(&c->jp[spin_of(c, j) == s ? 0 : 1], r, &u, &du, &d2u);
-        if (r <= 0.0)
-            continue;
-        for (int a = 0; a < 3; a++)
-            gJ[a] += du * d[a] / r;
-        *lJ += d2u + 2.0 * du / r;
-    }
+    grad_lap_at(c, e, c->r + 3 * e, gJ, lJ);
 }
 
 /* With w the B-spline and J = -sum_{pairs} w: dJ/dp_m = -sum dw/dp_m, grad_e dJ/dp_m =
