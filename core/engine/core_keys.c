@@ -492,12 +492,12 @@ int mcfi_core_check_method(const mcf_config *c, const mcf_setup *s)
 {
     char where[512];
     if (!s->dmc) {
-        for (size_t a = 0; a < s->n_axes; a++)
-            if (s->axes[a].section == 4)
-                return mcf_fail(MCF_EINVAL, "%s: [run] timestep: a list of %zu time steps "
-                                "needs method = dmc (method = sample takes no time step)",
-                                mcfe_config_key_where(c, "run", "timestep", where,
-                                                      sizeof where), s->axes[a].n);
+        const long a = mcfi_timestep_axis(s);
+        if (a >= 0)
+            return mcf_fail(MCF_EINVAL, "%s: [run] timestep: a list of %zu time steps needs "
+                            "method = dmc (method = sample takes no time step)",
+                            mcfe_config_key_where(c, "run", "timestep", where, sizeof where),
+                            s->axes[a].n);
         return MCF_OK;
     }
     const mcfi_model *m = s->model->model;

@@ -166,15 +166,14 @@ static int op_fail(const mcf_run *r, mcf_group *g, int rc, const char *op, size_
 }
 
 /* Every chain of the group measures into g->value_rows, each row checked finite. */
-static int measure_group(mcf_run *r, mcf_group *g, const mcfi_model *md,
-                         mcf_chain *const *chains, uint64_t sweep)
+static int measure_group(mcf_run *r, mcf_group *g, uint64_t sweep)
 {
     size_t failed;
-    int rc = MCFI_MODEL(md, measure, g->batch, g->states, g->n, g->value_rows, &failed);
+    int rc = MCFI_MODEL(r->model, measure, g->batch, g->states, g->n, g->value_rows, &failed);
     if (rc)
         return op_fail(r, g, rc, "measure", failed, g->n, g->chains);
     for (size_t k = 0; k < g->n; k++)
-        if (check_finite(r, g, chains[k], g->value_rows[k], sweep))
+        if (check_finite(r, g, g->chains[k], g->value_rows[k], sweep))
             return g->status;
     return MCF_OK;
 }
@@ -258,7 +257,7 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
         for (size_t k = 0; k < g->n && !measuring; k++) /* the blocks end where they would */
             if ((sweep + 1) % every == 0 || sweep + 1 == t)
                 chains[k]->block_accepted = chains[k]->block_proposed = 0;
-        int rc = measure_group(r, g, md, chains, sweep);
+        int rc = measure_group(r, g, sweep);
         for (size_t k = 0; k < g->n && !rc; k++)
             mcfi_dmc_keep(r, chains[k], g->value_rows[k], 0, 0);
         return rc;
@@ -278,7 +277,7 @@ int mcfi_sweep_group(mcf_run *r, mcf_group *g, uint64_t sweep)
     uint64_t m = sweep - (uint64_t)s->thermalize;
     if ((m + 1) % (uint64_t)s->measure_every != 0)
         return MCF_OK;
-    int rc = measure_group(r, g, md, chains, sweep);
+    int rc = measure_group(r, g, sweep);
     if (rc)
         return rc;
     for (size_t k = 0; k < g->n; k++) {

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the 3 x 3 symmetric system m c = y: c and m's inverse's [0][0] by cofactors; 0 when
- * singular */
-static int solve3(const double m[3][3], const double y[3], double c[3], double *inv00)
+/* The intercept c0 of the 3 x 3 symmetric system m c = y and (m^-1)_00, its variance, by
+ * cofactors (row 0 of the inverse: m symmetric, so its cofactors C_0j); 0 when singular. */
+static int intercept3(const double m[3][3], const double y[3], double *c0, double *inv00)
 {
     const double c00 = m[1][1] * m[2][2] - m[1][2] * m[2][1],
                  c01 = m[1][2] * m[2][0] - m[1][0] * m[2][2],
@@ -26,16 +26,8 @@ static int solve3(const double m[3][3], const double y[3], double c[3], double *
     const double det = m[0][0] * c00 + m[0][1] * c01 + m[0][2] * c02;
     if (!(fabs(det) > 0.0) || !isfinite(det))
         return 0;
-    const double inv[3][3] = {
-        {c00 / det, (m[0][2] * m[2][1] - m[0][1] * m[2][2]) / det,
-         (m[0][1] * m[1][2] - m[0][2] * m[1][1]) / det},
-        {c01 / det, (m[0][0] * m[2][2] - m[0][2] * m[2][0]) / det,
-         (m[0][2] * m[1][0] - m[0][0] * m[1][2]) / det},
-        {c02 / det, (m[0][1] * m[2][0] - m[0][0] * m[2][1]) / det,
-         (m[0][0] * m[1][1] - m[0][1] * m[1][0]) / det}};
-    for (int i = 0; i < 3; i++)
-        c[i] = inv[i][0] * y[0] + inv[i][1] * y[1] + inv[i][2] * y[2];
-    *inv00 = inv[0][0];
+    *c0 = (c00 * y[0] + c01 * y[1] + c02 * y[2]) / det;
+    *inv00 = c00 / det;
     return 1;
 }
 
@@ -118,9 +110,9 @@ int mcfi_timestep_fit(const double *tau, const double *e, const double *err, siz
         out->chi2_dof = chi2 / (double)(n - 2);
         out->p_value = gsl_cdf_chisq_Q(chi2, (double)(n - 2));
         const double m[3][3] = {{S[0], S[1], S[2]}, {S[1], S[2], S[3]}, {S[2], S[3], S[4]}};
-        double c[3], inv00;
-        if (solve3(m, Y, c, &inv00) && inv00 > 0.0) {
-            out->q0 = c[0];
+        double c0, inv00;
+        if (intercept3(m, Y, &c0, &inv00) && inv00 > 0.0) {
+            out->q0 = c0;
             out->q0_err = sqrt(inv00);
         }
     }
@@ -128,8 +120,7 @@ int mcfi_timestep_fit(const double *tau, const double *e, const double *err, siz
 }
 
 /* "name=value" of the scan columns other than the time step at point k, into buf */
-static const char *other_columns(const mcf_setup *s, size_t at, size_t k, char *buf,
-                                 size_t cap)
+static void other_columns(const mcf_setup *s, size_t at, size_t k, char *buf, size_t cap)
 {
     size_t len = 0;
     buf[0] = '\0';
@@ -137,7 +128,6 @@ static const char *other_columns(const mcf_setup *s, size_t at, size_t k, char *
         if (a != at)
             len += (size_t)snprintf(buf + len, cap - len, "%s%s=%s", len ? " " : "",
                                     s->axes[a].name, mcfi_setup_axis_value(s, a, k)->text);
-    return buf;
 }
 
 int mcfi_timestep_table(const mcf_run *r, const mcfi_table *tab, mcfi_table *out,

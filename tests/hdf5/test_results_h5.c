@@ -529,6 +529,7 @@ static void check_curves(const char *mcf)
     free(c.text);
 }
 
+/* DMC over two time steps x two r_s: /timestep against timestep.tsv, E0 against results.tsv */
 static void check_timestep(const char *mcf)
 {
     const char *ini = "[run]\nmodel = slater-jastrow\nevaluator = planewave\nseed = 4\n"

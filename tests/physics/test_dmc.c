@@ -230,7 +230,10 @@ static int timestep_rows(const char *name, const phys_table *t, const double *ta
     }
     CHECK(fit->nrows == 1 && phys_get(fit, 0, "timesteps") == (double)n,
           "(g) %s: timestep.tsv has %zu rows", name, fit->nrows);
-    return ok && fit->nrows == 1;
+    if (ok && fit->nrows == 1)
+        return 1;
+    phys_table_free(fit);
+    return 0;
 }
 
 /* (g): runs `name` (slater-jastrow with planewave, DMC over the time steps tau: `keys` gives
