@@ -15,7 +15,7 @@
  *            per replica u64 slot, the exchange stream, per pair u64 attempts and accepted,
  *            per replica u64 round trips, their sweeps, the start of the current one, and
  *            u8 its state (mcf_tempering in run_state.h)
- *   dmc      only with [run] method = dmc (config.ini says so): "MCF-DMC1" and the
+ *   dmc      only with [run] method = dmc (config.ini says so): "MCF-DMC2" and the
  *            population's state (checkpoint_dmc.c)
  *   trailer  u64 FNV-1a checksum of every byte before it, from CKPT_CHECKSUM_SEED
  * The file is written to a temporary name and renamed, so a kill at any moment leaves

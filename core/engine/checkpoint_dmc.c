@@ -1,9 +1,10 @@
 /* checkpoint_dmc.c — the population's part of the checkpoint ([run] method = dmc; dmc.h),
- * behind the chains' records (checkpoint.c has the file's layout): "MCF-DMC1", u64 points,
+ * behind the chains' records (checkpoint.c has the file's layout): "MCF-DMC2", u64 points,
  * walkers, chains; per chain the total local energy after its last step (f64); per point
  * the accepted and proposed moves so far (u64 each), the sum of its step energies (f64),
- * its steps (u64) and the comb's stream.  The walkers' configurations are in their chains'
- * records; what a step keeps only while it runs (the measurements, this sweep's moves) is
+ * its steps (u64) and the comb's stream; then per point its history (dmc.h: u64 rows,
+ * then rows x MCFI_DMC_HIST f64; "MCF-DMC1" records, without it, are refused).  The
+ * walkers' configurations are in their chains' records; what a step keeps only while it runs (the measurements, this sweep's moves) is
  * empty at every checkpoint, which comes between steps.  Read back, the record is checked
  * before anything is taken: the sizes, one step per sweep done, accepted <= proposed,
  * finite energies, the streams the run's own. */
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DMC_MAGIC "MCF-DMC1"
+#define DMC_MAGIC "MCF-DMC2"
 
 int mcfi_checkpoint_dmc_write(const mcf_run *r, mcf_stream *out)
 {
@@ -30,6 +31,45 @@ int mcfi_checkpoint_dmc_write(const mcf_run *r, mcf_stream *out)
     if (!rc) rc = mcf_stream_write(out, v.e_sum, v.points * sizeof *v.e_sum);
     if (!rc) rc = mcf_stream_write(out, v.steps, v.points * sizeof *v.steps);
     if (!rc) rc = mcf_stream_write(out, v.rng, v.points * sizeof *v.rng);
+    for (size_t p = 0; p < v.points && !rc; p++) {
+        const uint64_t n = v.hist[p].n;
+        rc = mcf_stream_write(out, &n, sizeof n);
+        if (!rc && n)
+            rc = mcf_stream_write(out, v.hist[p].rows, n * MCFI_DMC_HIST * sizeof(double));
+    }
+    return rc;
+}
+
+/* Point p's history into h (empty), checked: its rows up to `position` (UINT64_MAX: not
+ * checked), each at its sweep, finite but for the log weight, an effective population in
+ * (0, walkers]. */
+static int history_read(const mcf_run *r, mcf_stream *in, uint64_t position, size_t p,
+                        mcfi_dmc_history *h)
+{
+    const mcf_setup *s = r->setup;
+    const double R = (double)s->walkers;
+    uint64_t n;
+    int rc = mcf_stream_read(in, &n, sizeof n);
+    if (!rc && (n > ((uint64_t)1 << 40) ||
+                (position != UINT64_MAX && n != mcfi_dmc_history_rows(s, position))))
+        return mcf_fail(MCF_EFORMAT, "point %zu's history has %llu rows at sweep %llu (one "
+                        "per %ld sweeps)", p, (unsigned long long)n,
+                        (unsigned long long)position, s->measure_every);
+    if (!rc)
+        rc = mcfi_dmc_history_reserve(h, (size_t)n);
+    if (!rc && n)
+        rc = mcf_stream_read(in, h->rows, (size_t)n * MCFI_DMC_HIST * sizeof(double));
+    for (size_t i = 0; i < n && !rc; i++) {
+        const double *x = h->rows + i * MCFI_DMC_HIST;
+        if (x[0] != mcfi_dmc_history_sweep(s, i) || !isfinite(x[1]) || isnan(x[2]) ||
+            !(x[3] > 0.0 && x[3] <= R * (1.0 + 1e-12)) || !isfinite(x[4]) || !isfinite(x[5]))
+            rc = mcf_fail(MCF_EFORMAT, "point %zu's history, row %zu: sweep %g, energy %g, "
+                          "log weight %g, effective population %g of %g, trial energy %g, "
+                          "effective time step %g", p, i, x[0], x[1], x[2], x[3], R, x[4],
+                          x[5]);
+    }
+    if (!rc)
+        h->n = (size_t)n;
     return rc;
 }
 
@@ -43,6 +83,10 @@ static int dmc_read(const mcf_run *r, mcf_stream *in, uint64_t position, mcfi_dm
     char magic[8];
     uint64_t head[3];
     int rc = mcf_stream_read(in, magic, 8);
+    if (!rc && !memcmp(magic, "MCF-DMC1", 8))
+        return mcf_fail(MCF_EFORMAT, "the DMC record is of mcf's first DMC (2026-12-02), "
+                        "without the population's history that results.h5 now holds; run it "
+                        "again (mcf run CONFIG --force)");
     if (!rc && memcmp(magic, DMC_MAGIC, 8))
         return mcf_fail(MCF_EFORMAT, "the DMC record is missing (a checkpoint of another "
                         "method?)");
@@ -57,6 +101,8 @@ static int dmc_read(const mcf_run *r, mcf_stream *in, uint64_t position, mcfi_dm
     if (!rc) rc = mcf_stream_read(in, got->e_sum, v.points * sizeof *got->e_sum);
     if (!rc) rc = mcf_stream_read(in, got->steps, v.points * sizeof *got->steps);
     if (!rc) rc = mcf_stream_read(in, got->rng, v.points * sizeof *got->rng);
+    for (size_t p = 0; p < v.points && !rc; p++)
+        rc = history_read(r, in, position, p, &got->hist[p]);
     if (rc)
         return mcf_fail_prefix(rc, "the DMC record");
     for (size_t k = 0; k < r->n_chains && position != UINT64_MAX; k++)
@@ -89,8 +135,9 @@ int mcfi_checkpoint_dmc_read(const mcf_run *r, mcf_stream *in, uint64_t position
     got.e_sum = malloc(P * sizeof *got.e_sum);
     got.steps = malloc(P * sizeof *got.steps);
     got.rng = malloc(P * sizeof *got.rng);
+    got.hist = calloc(P, sizeof *got.hist);
     int rc = !got.e_old || !got.acc_sum || !got.prop_sum || !got.e_sum || !got.steps ||
-                     !got.rng
+                     !got.rng || !got.hist
                  ? mcf_fail(MCF_ENOMEM, "out of memory reading the DMC record")
                  : dmc_read(r, in, position, &got);
     if (!rc && take) {
@@ -100,7 +147,15 @@ int mcfi_checkpoint_dmc_read(const mcf_run *r, mcf_stream *in, uint64_t position
         memcpy(v.e_sum, got.e_sum, P * sizeof *v.e_sum);
         memcpy(v.steps, got.steps, P * sizeof *v.steps);
         memcpy(v.rng, got.rng, P * sizeof *v.rng);
+        for (size_t p = 0; p < P; p++) { /* the histories change hands */
+            mcfi_dmc_history t = v.hist[p];
+            v.hist[p] = got.hist[p];
+            got.hist[p] = t;
+        }
     }
+    for (size_t p = 0; got.hist && p < P; p++)
+        free(got.hist[p].rows);
+    free(got.hist);
     free(got.e_old), free(got.acc_sum), free(got.prop_sum), free(got.e_sum), free(got.steps);
     free(got.rng);
     return rc;

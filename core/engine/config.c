@@ -354,3 +354,17 @@ int mcfe_config_remove(mcf_config *c, const char *section, const char *key)
     c->n--;
     return 1;
 }
+
+int mcfe_config_copy(const mcf_config *c, mcf_config **out)
+{
+    mcf_config *d = calloc(1, sizeof *d);
+    *out = d;
+    if (!d || !(d->path = strdup(c->path)))
+        return mcf_fail(MCF_ENOMEM, "out of memory copying %s", c->path);
+    int rc = MCF_OK;
+    for (size_t k = 0; k < c->n && !rc; k++) {
+        const mcf_config_entry *e = &c->entries[k];
+        rc = add_entry(d, e->section, e->key, e->value, e->file, e->line);
+    }
+    return rc;
+}

@@ -26,6 +26,7 @@ struct mcfi_dmc {
     double *lw, *w, *e_new;  /* R log weights, R weights, R energies of the step */
     double *mean;            /* row weighted means */
     size_t *from, *pick;     /* n_chains hand-over sources; R comb result */
+    mcfi_dmc_history *hist;  /* points: the population's rows (dmc.h) */
 };
 
 int mcfi_dmc_supported(const mcfi_model *m)
@@ -42,6 +43,9 @@ void mcfi_dmc_free(struct mcfi_dmc *d)
     free(d->acc_sum), free(d->prop_sum), free(d->e_sum), free(d->steps), free(d->rng);
     free(d->rng0), free(d->lw), free(d->w), free(d->e_new), free(d->mean), free(d->from);
     free(d->pick);
+    for (size_t p = 0; d->hist && p < d->points; p++)
+        free(d->hist[p].rows);
+    free(d->hist);
     free(d);
 }
 
@@ -77,7 +81,8 @@ int mcfi_dmc_create(mcf_run *r)
     d->mean = malloc((d->row + 1) * sizeof *d->mean);
     d->from = malloc(n * sizeof *d->from);
     d->pick = malloc(d->R * sizeof *d->pick);
-    if (!d->values || !d->e_tot || !d->e_old || !d->acc || !d->prop || !d->acc_sum ||
+    d->hist = calloc(d->points, sizeof *d->hist);
+    if (!d->hist || !d->values || !d->e_tot || !d->e_old || !d->acc || !d->prop || !d->acc_sum ||
         !d->prop_sum || !d->e_sum || !d->steps || !d->rng || !d->rng0 || !d->lw || !d->w ||
         !d->e_new || !d->mean || !d->from || !d->pick) {
         mcfi_dmc_free(d);
@@ -133,6 +138,40 @@ void mcfi_dmc_state(const mcf_run *r, mcfi_dmc_view *v)
     v->steps = d->steps;
     v->rng = d->rng;
     v->rng0 = d->rng0;
+    v->hist = d->hist;
+}
+
+int mcfi_dmc_history_at(const mcf_setup *s, uint64_t t)
+{
+    const uint64_t every = (uint64_t)s->measure_every;
+    return t % every == (uint64_t)s->thermalize % every;
+}
+
+uint64_t mcfi_dmc_history_rows(const mcf_setup *s, uint64_t t)
+{
+    const uint64_t every = (uint64_t)s->measure_every, ph = (uint64_t)s->thermalize % every;
+    return (t + every - ph) / every - (ph == 0);
+}
+
+double mcfi_dmc_history_sweep(const mcf_setup *s, uint64_t i)
+{
+    const uint64_t every = (uint64_t)s->measure_every, ph = (uint64_t)s->thermalize % every;
+    return (double)((ph ? ph : every) + i * every);
+}
+
+int mcfi_dmc_history_reserve(mcfi_dmc_history *h, size_t n)
+{
+    if (n <= h->cap)
+        return MCF_OK;
+    size_t cap = h->cap ? h->cap : 256;
+    while (cap < n)
+        cap *= 2;
+    double *rows = realloc(h->rows, cap * MCFI_DMC_HIST * sizeof *rows);
+    if (!rows)
+        return mcf_fail(MCF_ENOMEM, "out of memory for the population's history (%zu rows)", n);
+    h->rows = rows;
+    h->cap = cap;
+    return MCF_OK;
 }
 
 void mcfi_dmc_keep(const mcf_run *r, const mcf_chain *c, const double *values, uint64_t accepted,
@@ -149,9 +188,10 @@ void mcfi_dmc_keep(const mcf_run *r, const mcf_chain *c, const double *values, u
 }
 
 /* The point's weights into d->w (relative: the largest 1), its energies e (total) of this
- * step; tau_eff from the moves so far. */
-static void weigh(const mcf_run *r, struct mcfi_dmc *d, size_t p, double *e_new,
-                  double *tau_eff)
+ * step; tau_eff from the moves so far, the trial energy used; returns the largest log
+ * weight (what d->w is relative to). */
+static double weigh(const mcf_run *r, struct mcfi_dmc *d, size_t p, double *e_new,
+                    double *tau_eff, double *e_trial_out)
 {
     const size_t R = d->R;
     for (size_t w = 0; w < R; w++) {
@@ -167,6 +207,7 @@ static void weigh(const mcf_run *r, struct mcfi_dmc *d, size_t p, double *e_new,
     for (size_t w = 0; w < R; w++)
         e_mean += e_new[w] / (double)R;
     const double e_trial = d->steps[p] ? d->e_sum[p] / (double)d->steps[p] : e_mean;
+    *e_trial_out = e_trial;
     double top = -INFINITY;
     for (size_t w = 0; w < R; w++) {
         const double old = isnan(d->e_old[p * R + w]) ? e_new[w] : d->e_old[p * R + w];
@@ -175,6 +216,26 @@ static void weigh(const mcf_run *r, struct mcfi_dmc *d, size_t p, double *e_new,
     }
     for (size_t w = 0; w < R; w++)
         d->w[w] = exp(d->lw[w] - top);
+    return top;
+}
+
+/* Point p's row of the history (dmc.h) for this step: W and W2 the sums of its relative
+ * weights and their squares, top the log weight they are relative to. */
+static int remember(struct mcfi_dmc *d, size_t p, uint64_t sweep, double e_mix, double W,
+                    double W2, double top, double e_trial, double tau_eff)
+{
+    mcfi_dmc_history *h = &d->hist[p];
+    int rc = mcfi_dmc_history_reserve(h, h->n + 1);
+    if (rc)
+        return rc;
+    double *x = h->rows + h->n++ * MCFI_DMC_HIST;
+    x[0] = (double)sweep + 1.0;
+    x[1] = e_mix;
+    x[2] = top + log(W / (double)d->R);
+    x[3] = W * W / W2;
+    x[4] = e_trial;
+    x[5] = tau_eff;
+    return MCF_OK;
 }
 
 /* Over MPI ranks: every rank gets every walker's row, energy and moves of the step (the
@@ -210,12 +271,13 @@ int mcfi_dmc_step(mcf_run *r)
     share(r, d);
     int rc = MCF_OK;
     for (size_t p = 0; p < d->points && !rc; p++) {
-        double tau_eff, W = 0.0, e_w = 0.0;
-        weigh(r, d, p, e_new, &tau_eff);
+        double tau_eff, e_trial, W = 0.0, W2 = 0.0, e_w = 0.0;
+        const double top = weigh(r, d, p, e_new, &tau_eff, &e_trial);
         for (size_t v = 0; v < row; v++)
             d->mean[v] = 0.0;
         for (size_t w = 0; w < R; w++) {
             W += d->w[w];
+            W2 += d->w[w] * d->w[w];
             e_w += d->w[w] * e_new[w];
             const double *x = d->values + (p * R + w) * row;
             for (size_t v = 0; v < row; v++)
@@ -223,11 +285,14 @@ int mcfi_dmc_step(mcf_run *r)
         }
         for (size_t v = 0; v < row; v++)
             d->mean[v] /= W;
+        if (mcfi_dmc_history_at(s, sweep + 1))
+            rc = remember(d, p, sweep, e_w / W, W, W2, top, e_trial, tau_eff);
         d->e_sum[p] += e_w / W;
         d->steps[p]++;
         if (measuring && mcfi_owns(r, p * R)) /* walker 0 records its point */
             mcfi_chain_record(r, &r->chains[p * R], d->mean);
-        rc = mcfi_comb(d->w, R, mcf_rng_uniform(&d->rng[p]), NULL, d->pick);
+        if (!rc)
+            rc = mcfi_comb(d->w, R, mcf_rng_uniform(&d->rng[p]), NULL, d->pick);
         for (size_t w = 0; w < R && !rc; w++) {
             d->from[p * R + w] = d->pick[w] == w ? SIZE_MAX : p * R + d->pick[w];
             d->e_old[p * R + w] = e_new[d->pick[w]];

@@ -36,6 +36,34 @@ void mcfi_dmc_announce(const mcf_run *r);
 void mcfi_dmc_keep(const mcf_run *r, const mcf_chain *c, const double *values, uint64_t accepted,
                    uint64_t proposed);
 
+/* The population's history, one row per measure_every sweeps in the measurements'
+ * rhythm (the sweeps measured, and the thermalizing ones in step with them; results.h5's
+ * /dmc, dmc_history.c):
+ *   sweep (1-based), energy (the weighted mean of the walkers' total local energies: the
+ *   cell's mixed estimate), log_weight (log of the mean weight of the step, R^-1 sum_k w_k
+ *   with w_k = exp(-tau_eff [(E_before + E_after) / 2 - E_T]): the factor by which a
+ *   population of free size would have grown, which the fixed population drops), the
+ *   effective population (sum w)^2 / sum w^2, trial_energy E_T, timestep_effective. */
+#define MCFI_DMC_HIST 6
+typedef struct mcfi_dmc_history {
+    double *rows; /* n x MCFI_DMC_HIST */
+    size_t n, cap;
+} mcfi_dmc_history;
+/* 1 when the step that ends sweep t (1-based) has a row; the rows of the first t sweeps;
+ * the sweep of row i. */
+int mcfi_dmc_history_at(const mcf_setup *s, uint64_t t);
+uint64_t mcfi_dmc_history_rows(const mcf_setup *s, uint64_t t);
+double mcfi_dmc_history_sweep(const mcf_setup *s, uint64_t i);
+/* Room for n rows in h (MCF_ENOMEM with a message). */
+int mcfi_dmc_history_reserve(mcfi_dmc_history *h, size_t n);
+/* The histories of all points as one table (dmc_history.c): results.tsv's scan columns,
+ * then the MCFI_DMC_HIST columns above; empty without DMC.  MCF_ENOMEM with a message. */
+struct mcfi_table;
+int mcfi_dmc_table(const mcf_run *r, struct mcfi_table *t);
+/* Rank 0's lines in the log on each point's effective population and log weights over the
+ * measured steps (nothing without DMC). */
+void mcfi_dmc_report(const mcf_run *r);
+
 /* The population's state as the checkpoint holds it (checkpoint_dmc.c): pointers into
  * r->dmc (rng0: each point's comb stream as it began, for the checks of a load). */
 typedef struct mcfi_dmc_view {
@@ -44,6 +72,7 @@ typedef struct mcfi_dmc_view {
     uint64_t *acc_sum, *prop_sum, *steps;
     mcf_rng *rng;
     const mcf_rng *rng0;
+    mcfi_dmc_history *hist; /* points */
 } mcfi_dmc_view;
 void mcfi_dmc_state(const mcf_run *r, mcfi_dmc_view *v);
 

@@ -255,6 +255,15 @@ static int variational_of(const mcfi_model *m, void *chain, mcf_variational *v)
     return rc ? rc : variational_check(m, v);
 }
 
+int mcfi_model_variational(const mcfi_model *m, void *chain, mcf_variational *v)
+{
+    memset(v, 0, sizeof *v);
+    if (m->abi != 2)
+        return mcf_fail(MCF_EINVAL, "model %s is built for ABI 1: its variational parameters "
+                        "are not described to the core", m->name);
+    return variational_of(m, chain, v);
+}
+
 static size_t v2_variational_count(const mcfi_model *m, void *chain)
 {
     mcf_variational v;

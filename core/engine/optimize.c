@@ -72,6 +72,9 @@ static const mcf_param_spec optimize_specs[] = {
     {"shift", MCF_PARAM_REAL, "0.001", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
      .doc = "initial stabilization: added to the diagonal of the parameter block (energy units; "
      "adapted: x10 after a rejected step, /2 after an accepted one)"},
+    {"walkers", MCF_PARAM_INT, "0", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN, 0, 0, NULL,
+     .doc = "walkers of the optimization (0: [run] walkers), e.g. fewer than a DMC "
+     "population of the same configuration ([model] jastrow_file = optimized)"},
     {"xi", MCF_PARAM_REAL, "0.5", MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX, 0, 1,
      NULL, .doc = "normalization of the update (Toulouse and Umrigar's xi, 0..1)"},
     {0}};
@@ -265,7 +268,7 @@ int mcfi_optimize_check_chains(const mcf_run *r)
     return MCF_OK;
 }
 
-int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
+int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume, int stage)
 {
     const mcf_setup *s = r->setup;
     const mcfi_model *ops = r->model;
@@ -464,9 +467,13 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume)
         else
             snprintf(what, sizeof what, "the parameters of the last accepted iteration");
         mcf_log(MCF_LOG_INFO, "optimize: done; %s/parameters.txt holds %s", r->dir, what);
-        printf("optimize: %ld iterations; %s/parameters.txt holds %s\n  use them: mcf run "
-               "CONFIG --set model.%s=%s/parameters.txt\n", o.iterations, r->dir, what,
-               ops->variational_file_key, r->dir);
+        if (stage)
+            printf("optimize: %ld iterations; %s/parameters.txt holds %s\n", o.iterations,
+                   r->dir, what);
+        else
+            printf("optimize: %ld iterations; %s/parameters.txt holds %s\n  use them: mcf run "
+                   "CONFIG --set model.%s=%s/parameters.txt\n", o.iterations, r->dir, what,
+                   ops->variational_file_key, r->dir);
     }
 done:
     if (w)

@@ -15,7 +15,14 @@ int mcfi_optimize_check(const mcf_setup *s);
  * MCF_EINVAL with the model's advice), the same number each. */
 int mcfi_optimize_check_chains(const mcf_run *r);
 /* The iterations (resume: from DIR/optimize.state when there is one).  MCF_EINTR when a
- * signal stopped it (the state of the unfinished iteration's start is kept). */
-int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume);
+ * signal stopped it (the state of the unfinished iteration's start is kept).  stage: the
+ * first stage of [model] KEY = optimized (the run after it takes the parameters). */
+int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume, int stage);
+
+/* ---- [model] KEY = optimized (variational_file.c) ------------------------------------ */
+/* A run of a setup with optimized_key (not an optimization): every chain this rank owns
+ * gets the parameters of DIR/optimize/parameters.txt.  MCF_EINVAL naming the file and what
+ * to run when it is not there, MCF_EFORMAT when it is not the file the core wrote. */
+int mcfi_variational_load(mcf_run *r);
 
 #endif

@@ -29,6 +29,7 @@ int mcfi_results_h5_write(const mcf_run *r)
 #else
 
 #include "labels.h"
+#include "dmc.h"
 #include "results_table.h"
 #include "timestep_fit.h"
 
@@ -217,6 +218,19 @@ static void table(h5w *w, hid_t g, const mcfi_table *t)
         attribute(w, g, "columns", w->str, w->str, t->n_cols, names);
     free(names);
     free(stored);
+}
+
+/* Group /name holding table t, when t has columns; t freed. */
+static void table_group(h5w *w, hid_t f, const char *name, mcfi_table *t)
+{
+    if (t->n_cols && !w->failed) {
+        char what[64];
+        snprintf(what, sizeof what, "close group /%s", name);
+        hid_t g = group(w, f, name);
+        table(w, g, t);
+        close_id(w, g, H5Gclose, what);
+    }
+    mcfi_table_free(t);
 }
 
 /* The root's attributes: what results.tsv says in its # lines. */
@@ -433,12 +447,10 @@ static int tables(h5w *w, hid_t f, const mcf_run *r)
     mcfi_table_free(&t);
     if (frc)
         return -1;
-    if (ft.n_cols && !w->failed) {
-        g = group(w, f, "timestep");
-        table(w, g, &ft);
-        close_id(w, g, H5Gclose, "close group /timestep");
-    }
-    mcfi_table_free(&ft);
+    table_group(w, f, "timestep", &ft);
+    if (mcfi_dmc_table(r, &ft)) /* DMC: the population's history (dmc.h) */
+        return -1;
+    table_group(w, f, "dmc", &ft);
     hid_t cg = -1;
     for (size_t k = 0; k < r->n_curves && !w->failed; k++) {
         if (mcfi_curve_table(r, k, &t)) {

@@ -68,8 +68,7 @@ static int axis_is_number(const mcf_setup *s, size_t a)
     return type == MCF_PARAM_INT || type == MCF_PARAM_REAL;
 }
 
-/* The scan columns of `rows` rows, row j at scan point point_of[j] (or j when NULL). */
-static int add_scan_columns(const mcf_run *r, mcfi_table *t, const size_t *point_of)
+int mcfi_table_add_scan_columns(const mcf_run *r, mcfi_table *t, const size_t *point_of)
 {
     const mcf_setup *s = r->setup;
     if (!s->n_axes) {
@@ -398,7 +397,7 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
     t->n_rows = n_points;
     double *means = malloc(R * nb * r->nvars * sizeof *means + 1);
     double *weights = malloc(R * nb * sizeof *weights + 1);
-    int rc = !means || !weights || add_scan_columns(r, t, NULL);
+    int rc = !means || !weights || mcfi_table_add_scan_columns(r, t, NULL);
     const size_t first = t->n_cols; /* per scalar observable NAME, NAME_err, tau_NAME */
     for (size_t o = 0; o < r->n_obs && !rc; o++) {
         const char *name = obs[r->scalar[o]].name;
@@ -522,7 +521,8 @@ int mcfi_curve_table(const mcf_run *r, size_t k, mcfi_table *t)
     for (size_t p = 0, j = 0; p < n_points && !rc; p++)
         for (size_t i = 0; i < r->chains[p * R].points[o]; i++)
             point_of[j++] = p;
-    if (rc || add_scan_columns(r, t, point_of) || !mcfi_table_add_column(t, 0, "%s", obs->axis) ||
+    if (rc || mcfi_table_add_scan_columns(r, t, point_of) ||
+        !mcfi_table_add_column(t, 0, "%s", obs->axis) ||
         !mcfi_table_add_column(t, 0, "%s", obs->name) ||
         !mcfi_table_add_column(t, 0, "%s_err", obs->name)) {
         free(point_of);

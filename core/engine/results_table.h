@@ -34,6 +34,9 @@ void mcfi_table_free(mcfi_table *t);
 __attribute__((format(printf, 3, 4)))
 #endif
 mcfi_column *mcfi_table_add_column(mcfi_table *t, int text, const char *fmt, ...);
+/* The scan columns of t's n_rows rows (results.tsv's: one per axis, or "point"), row j at
+ * scan point point_of[j] (or j when NULL): 0, or -1 when out of memory. */
+int mcfi_table_add_scan_columns(const mcf_run *r, mcfi_table *t, const size_t *point_of);
 /* 1 when results.tsv of a run of s has the columns NAME and NAME_err: a scalar observable
  * of the model, or a derived quantity its roles and scan give; else 0. */
 int mcfi_results_error_column(const mcf_setup *s, const char *name);

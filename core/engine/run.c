@@ -376,8 +376,10 @@ static int finish(mcf_run *r, const mcf_run_options *opt)
     int rc = r->series ? mcfe_mpi_agree(mcfi_series_flush(r)) : MCF_OK;
     if (r->rank == 0 && !rc)
         rc = mcfi_series_finish(r);
-    if (r->rank == 0 && !rc)
+    if (r->rank == 0 && !rc) {
+        mcfi_dmc_report(r);
         rc = mcfi_results_write(r, &summary);
+    }
     if (r->rank == 0 && !rc)
         rc = mcfi_results_h5_write(r);
     rc = mcfe_mpi_agree(rc);
@@ -435,6 +437,8 @@ int mcfe_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     rc = create_chains(r, opt, threads, &groups);
     if (!rc && optimizing)
         rc = mcfi_optimize_check_chains(r);
+    else if (!rc) /* [model] KEY = optimized: before a checkpoint's configurations */
+        rc = mcfe_mpi_agree(mcfi_variational_load(r));
     /* sampler = auto: config.ini as used names an hmc it chose, so the hash follows */
     if (!rc && !(rc = mcfi_resolve_sampler(r)))
         config_hashes(setup, &r->config_hash, &r->config_hash_before);
@@ -452,6 +456,9 @@ int mcfe_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     if (rc)
         goto done;
     mcfi_run_log_devices(r, ev_info);
+    if (setup->optimized_key && !optimizing && r->rank == 0)
+        mcf_log(MCF_LOG_INFO, "[model] %s = optimized: the parameters of %s/optimize/"
+                "parameters.txt, the optimization made first", setup->optimized_key, r->dir);
     mcfi_dmc_announce(r);
     rc = start_tempering(r);
     if (!rc)
@@ -468,7 +475,7 @@ int mcfe_run_execute(mcf_setup *setup, const mcf_run_options *opt)
     mcfi_stop_catch(&old_int, &old_term);
     signals_set = 1;
     if (optimizing) {
-        rc = mcfi_optimize_run(r, groups, threads, opt->resume);
+        rc = mcfi_optimize_run(r, groups, threads, opt->resume, opt->stage);
         if (rc == MCF_EINTR)
             mcfi_stop_record(mcfi_stop_pending());
         goto done;

@@ -227,6 +227,8 @@ int mcfe_setup_create(mcf_config *c, mcf_setup **out)
         rc = mcfi_error_target_check(c, s);
     if (!rc)
         rc = write_config_used(c, s, &run, &sched, sec);
+    if (!rc) /* after config.ini as used, which keeps `optimized` */
+        rc = mcfi_setup_optimized_key(c, s, &sec[0]);
     if (!rc) { /* the check reads the scan points' [model] values */
         s->sections[0] = sec[0];
         rc = mcfi_shells_check(c, s);

@@ -41,6 +41,10 @@ int mcfi_core_check_method(const mcf_config *c, const mcf_setup *s);
 int mcfi_core_check_extra(const mcf_config *c, const mcf_setup *s);
 
 /* ---- the setup (setup.c) ------------------------------------------------------------ */
+/* [model] KEY = optimized, KEY the model's variational file key (variational_file.c): the
+ * model's section gets KEY's default and s->optimized_key = KEY; MCF_EINVAL for a model of
+ * ABI 1.  Nothing for any other value. */
+int mcfi_setup_optimized_key(const mcf_config *c, mcf_setup *s, mcf_section *model);
 
 /* ---- degenerate shells at mu (shells.c) ------------------------------------------- */
 /* The levels of crystal p on the L^dims torus (translations L e_d, Cartesian), sorted

@@ -22,4 +22,11 @@ char *mcfi_command_output(const char *config_path, const char *given);
  * writes the kind.  MCF_OK, MCF_EINVAL, MCF_EIO with a message. */
 int mcfi_command_claim(const char *cmd, const char *dir, int kind, int force, int *lock);
 
+/* `mcf run` and `mcf resume` of a setup with [model] KEY = optimized, before the run
+ * itself (optimize_first.c): the optimization stage in DIR/optimize, started, continued or,
+ * when finished, left as it is.  MCF_EINTR when a signal stopped it; MCF_EINVAL when the
+ * stage's folder is in the way of a fresh run or belongs to another configuration, or under
+ * MPI while it is unfinished. */
+int mcfi_optimize_first(const mcf_config *c, const mcf_setup *s, const mcf_run_options *opt);
+
 #endif

@@ -3,6 +3,7 @@
  * is dos.c's, `mcf band` band.c's, `mcf new-model` new_model.c's. */
 #define _POSIX_C_SOURCE 200809L
 #include "band.h"
+#include "command_config.h"
 #include "dos.h"
 #include "tc.h"
 #include "kbe.h"
@@ -150,7 +151,10 @@ static int run_config(mcf_config *c, const mcf_run_options *opt)
             mcfe_setup_free(s);
         return rc;
     }
-    rc = mcfe_run_execute(s, opt);
+    /* [model] KEY = optimized: the optimization stage first (optimize_first.c) */
+    rc = s->optimized_key && !opt->optimize ? mcfi_optimize_first(c, s, opt) : MCF_OK;
+    if (!rc)
+        rc = mcfe_run_execute(s, opt);
     const char *dir = opt->output ? opt->output : s->output;
     char opt_tsv[4200];
     snprintf(opt_tsv, sizeof opt_tsv, "%s/optimize.tsv", dir);
@@ -216,6 +220,16 @@ static int cmd_run(int argc, char **argv, int optimize)
             rc = mcfe_config_override(c, argv[++k]);
         else if (!strncmp(argv[k], "--set=", 6))
             rc = mcfe_config_override(c, argv[k] + 6);
+    }
+    /* [optimize] walkers: the optimization's own number of walkers */
+    for (size_t k = 0; !rc && optimize && k < c->n; k++) {
+        const mcf_config_entry *e = &c->entries[k];
+        char *end, buf[128];
+        const long w = strtol(e->value, &end, 10);
+        if (strcmp(e->section, "optimize") || strcmp(e->key, "walkers") || *end || w <= 0)
+            continue;
+        snprintf(buf, sizeof buf, "run.walkers=%ld", w);
+        rc = mcfe_config_override(c, buf);
     }
     for (size_t k = 0; !rc && k < c->n; k++)
         if (!strcmp(c->entries[k].section, "tc"))

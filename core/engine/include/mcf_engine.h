@@ -63,6 +63,9 @@ int mcfe_config_override(mcf_config *c, const char *assignment);
 /* Removes [section] key from c: 1 if it was there, 0 if not. */
 int mcfe_config_remove(mcf_config *c, const char *section, const char *key);
 void mcfe_config_free(mcf_config *c);
+/* A copy of c (entries, files and lines) into *out, which the caller frees with
+ * mcfe_config_free() also after a failure (MCF_ENOMEM). */
+int mcfe_config_copy(const mcf_config *c, mcf_config **out);
 /* "file:line" of an entry, into buf. */
 const char *mcfe_config_where(const mcf_config_entry *e, char *buf, size_t size);
 /* "file:line" of [section] key into buf, or the configuration's path (borrowed from c)
@@ -196,6 +199,10 @@ typedef struct mcf_setup {
     size_t n_axes, n_points;
     char *canonical;  /* the configuration as used (defaults filled in), INI text */
     char *shell_warnings; /* degenerate shells at mu (shells.c): lines, or NULL */
+    /* [model] KEY = optimized, KEY the model's variational file key (variational_file.c):
+       the model gets KEY's default, and a run (not an optimization) takes its parameters
+       from DIR/optimize/parameters.txt, which `mcf run` optimizes first; else NULL */
+    const char *optimized_key;
 } mcf_setup;
 
 /* Validates a configuration completely: loads the plugins it names, checks every key
@@ -238,6 +245,14 @@ int mcfe_axis_parse(const mcf_param_spec *spec, const char *text, mcf_value **va
                     size_t *n);
 /* Frees n axes and the array. */
 void mcfe_axes_free(mcf_axis *axes, size_t n);
+
+/* ---- [model] KEY = optimized (variational_file.c) ------------------------------------ */
+/* The optimization stage's folder of a run in DIR: DIR/optimize, into buf. */
+const char *mcfe_optimize_stage_dir(const char *dir, char *buf, size_t size);
+/* *finished = 1 when folder `stage` holds an optimization that ran all its iterations
+ * (optimize.state's next iteration is its config.ini's [optimize] iterations), 0 when it
+ * holds none or an unfinished one.  MCF_EFORMAT naming the file when the state is damaged. */
+int mcfe_optimize_finished(const char *stage, int *finished);
 
 /* ---- files and the output folder (fileio.c) ------------------------------------------ */
 int mcfe_mkdir_p(const char *path);
@@ -354,6 +369,8 @@ typedef struct mcf_run_options {
     int (*tc_estimate)(const char *dir, const char *series, void *ctx, double *tc,
                        double *tc_err);
     void *tc_ctx;         /* handed to tc_estimate */
+    int stage;            /* the optimization stage of [model] KEY = optimized (the mcf
+                             program's optimize_first.c): no advice on using parameters.txt */
 } mcf_run_options;
 
 /* Runs (or resumes) the whole schedule and writes the results.  MCF_EINTR when a signal
