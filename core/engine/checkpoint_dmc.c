@@ -3,9 +3,10 @@
  * walkers, chains; per chain the total local energy after its last step (f64); per point
  * the accepted and proposed moves so far (u64 each), the sum of its step energies (f64),
  * its steps (u64) and the comb's stream; then per point its history (dmc.h: u64 rows,
- * then rows x MCFI_DMC_HIST f64; "MCF-DMC1" records, without it, are refused).  The
- * walkers' configurations are in their chains' records; what a step keeps only while it runs (the measurements, this sweep's moves) is
- * empty at every checkpoint, which comes between steps.  Read back, the record is checked
+ * then rows x MCFI_DMC_HIST f64, then u64 next slot and the ring's ring_len f64 of
+ * population factors; "MCF-DMC1" records, without them, are refused).  The
+ * walkers' configurations are in their chains' records; what a step keeps only while it
+ * runs (the measurements, this sweep's moves) is empty at every checkpoint, which comes between steps.  Read back, the record is checked
  * before anything is taken: the sizes, one step per sweep done, accepted <= proposed,
  * finite energies, the streams the run's own. */
 #define _POSIX_C_SOURCE 200809L
@@ -36,6 +37,10 @@ int mcfi_checkpoint_dmc_write(const mcf_run *r, mcf_stream *out)
         rc = mcf_stream_write(out, &n, sizeof n);
         if (!rc && n)
             rc = mcf_stream_write(out, v.hist[p].rows, n * MCFI_DMC_HIST * sizeof(double));
+        if (!rc)
+            rc = mcf_stream_write(out, &v.ring_pos[p], sizeof v.ring_pos[p]);
+        if (!rc && v.ring_len[p])
+            rc = mcf_stream_write(out, v.ring[p], v.ring_len[p] * sizeof(double));
     }
     return rc;
 }
@@ -62,7 +67,8 @@ static int history_read(const mcf_run *r, mcf_stream *in, uint64_t position, siz
     for (size_t i = 0; i < n && !rc; i++) {
         const double *x = h->rows + i * MCFI_DMC_HIST;
         if (x[0] != mcfi_dmc_history_sweep(s, i) || !isfinite(x[1]) || isnan(x[2]) ||
-            !(x[3] > 0.0 && x[3] <= R * (1.0 + 1e-12)) || !isfinite(x[4]) || !isfinite(x[5]))
+            !(x[3] > 0.0 && x[3] <= R * (1.0 + 1e-12)) || !isfinite(x[4]) || !isfinite(x[5]) ||
+            isnan(x[6]))
             rc = mcf_fail(MCF_EFORMAT, "point %zu's history, row %zu: sweep %g, energy %g, "
                           "log weight %g, effective population %g of %g, trial energy %g, "
                           "effective time step %g", p, i, x[0], x[1], x[2], x[3], R, x[4],
@@ -101,8 +107,18 @@ static int dmc_read(const mcf_run *r, mcf_stream *in, uint64_t position, mcfi_dm
     if (!rc) rc = mcf_stream_read(in, got->e_sum, v.points * sizeof *got->e_sum);
     if (!rc) rc = mcf_stream_read(in, got->steps, v.points * sizeof *got->steps);
     if (!rc) rc = mcf_stream_read(in, got->rng, v.points * sizeof *got->rng);
-    for (size_t p = 0; p < v.points && !rc; p++)
+    for (size_t p = 0; p < v.points && !rc; p++) {
         rc = history_read(r, in, position, p, &got->hist[p]);
+        if (!rc)
+            rc = mcf_stream_read(in, &got->ring_pos[p], sizeof got->ring_pos[p]);
+        if (!rc && v.ring_len[p])
+            rc = mcf_stream_read(in, got->ring[p], v.ring_len[p] * sizeof(double));
+        if (!rc && (v.ring_len[p] ? got->ring_pos[p] >= v.ring_len[p]
+                                  : got->ring_pos[p] != 0))
+            rc = mcf_fail(MCF_EFORMAT, "point %zu's ring of population factors: slot %llu of "
+                          "%llu", p, (unsigned long long)got->ring_pos[p],
+                          (unsigned long long)v.ring_len[p]);
+    }
     if (rc)
         return mcf_fail_prefix(rc, "the DMC record");
     for (size_t k = 0; k < r->n_chains && position != UINT64_MAX; k++)
@@ -136,8 +152,13 @@ int mcfi_checkpoint_dmc_read(const mcf_run *r, mcf_stream *in, uint64_t position
     got.steps = malloc(P * sizeof *got.steps);
     got.rng = malloc(P * sizeof *got.rng);
     got.hist = calloc(P, sizeof *got.hist);
+    got.ring_pos = calloc(P, sizeof *got.ring_pos);
+    got.ring = calloc(P, sizeof *got.ring);
+    int ring_ok = got.ring != NULL;
+    for (size_t p = 0; ring_ok && p < P; p++)
+        ring_ok = (got.ring[p] = calloc(v.ring_len[p] + 1, sizeof(double))) != NULL;
     int rc = !got.e_old || !got.acc_sum || !got.prop_sum || !got.e_sum || !got.steps ||
-                     !got.rng || !got.hist
+                     !got.rng || !got.hist || !got.ring_pos || !ring_ok
                  ? mcf_fail(MCF_ENOMEM, "out of memory reading the DMC record")
                  : dmc_read(r, in, position, &got);
     if (!rc && take) {
@@ -151,11 +172,15 @@ int mcfi_checkpoint_dmc_read(const mcf_run *r, mcf_stream *in, uint64_t position
             mcfi_dmc_history t = v.hist[p];
             v.hist[p] = got.hist[p];
             got.hist[p] = t;
+            memcpy(v.ring[p], got.ring[p], v.ring_len[p] * sizeof(double));
+            v.ring_pos[p] = got.ring_pos[p];
         }
     }
     for (size_t p = 0; got.hist && p < P; p++)
         free(got.hist[p].rows);
-    free(got.hist);
+    for (size_t p = 0; got.ring && p < P; p++)
+        free(got.ring[p]);
+    free(got.hist), free(got.ring), free(got.ring_pos);
     free(got.e_old), free(got.acc_sum), free(got.prop_sum), free(got.e_sum), free(got.steps);
     free(got.rng);
     return rc;

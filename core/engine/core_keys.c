@@ -67,6 +67,13 @@ static const mcf_param_spec run_specs[] = {
      "0.02, 0.01) or linspace scans it, each time step a population of its own, and the run "
      "fits E(tau) = E0 + a tau to the energies and writes E0 with its error (timestep.tsv; "
      "docs/methods.md)"},
+    {"population_correction", MCF_PARAM_REAL, "1",
+     MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
+     .doc = "method = dmc: the imaginary time T (the time step's unit) over which the energy "
+     "is corrected for the population-control factors that a population of fixed size drops "
+     "(Umrigar, Nightingale and Runge 1993: each step weighted by the product of the mean "
+     "weights of the last T / tau steps); the log gives the corrected energy beside the plain "
+     "one and warns when they differ by more than 2 sigma (too few walkers); 0: off"},
     {"hmc_steps", MCF_PARAM_INT, "10",
      MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 1, 0, NULL,
      .doc = "sampler = hmc: integrator steps per trajectory (the trajectory is hmc_steps x "
@@ -253,6 +260,8 @@ static int read_values(const mcf_config *c, const mcf_section *run, const mcf_se
         rc = mcf_params_string(&rp, "method", &method);
     if (!rc)
         s->dmc = strcmp(method, "dmc") == 0;
+    if (!rc)
+        rc = mcf_params_real(&rp, "population_correction", &s->dmc_memory);
     if (!rc) {
         s->hmc = strcmp(sampler, "hmc") == 0;
         s->sampler_auto = strcmp(sampler, "auto") == 0; /* resolved by the run */

@@ -27,6 +27,8 @@ struct mcfi_dmc {
     double *mean;            /* row weighted means */
     size_t *from, *pick;     /* n_chains hand-over sources; R comb result */
     mcfi_dmc_history *hist;  /* points: the population's rows (dmc.h) */
+    double **ring;           /* points: the log mean weights of the last ring_len steps */
+    uint64_t *ring_len, *ring_pos; /* points: T / tau steps (0: no correction); next slot */
 };
 
 int mcfi_dmc_supported(const mcfi_model *m)
@@ -45,7 +47,9 @@ void mcfi_dmc_free(struct mcfi_dmc *d)
     free(d->pick);
     for (size_t p = 0; d->hist && p < d->points; p++)
         free(d->hist[p].rows);
-    free(d->hist);
+    for (size_t p = 0; d->ring && p < d->points; p++)
+        free(d->ring[p]);
+    free(d->hist), free(d->ring), free(d->ring_len), free(d->ring_pos);
     free(d);
 }
 
@@ -82,8 +86,23 @@ int mcfi_dmc_create(mcf_run *r)
     d->from = malloc(n * sizeof *d->from);
     d->pick = malloc(d->R * sizeof *d->pick);
     d->hist = calloc(d->points, sizeof *d->hist);
-    if (!d->hist || !d->values || !d->e_tot || !d->e_old || !d->acc || !d->prop || !d->acc_sum ||
-        !d->prop_sum || !d->e_sum || !d->steps || !d->rng || !d->rng0 || !d->lw || !d->w ||
+    d->ring = calloc(d->points, sizeof *d->ring);
+    d->ring_len = calloc(d->points, sizeof *d->ring_len);
+    d->ring_pos = calloc(d->points, sizeof *d->ring_pos);
+    int ring_ok = d->ring && d->ring_len;
+    for (size_t p = 0; ring_ok && p < d->points; p++) {
+        const double T = s->dmc_memory / mcfi_setup_timestep(s, p);
+        d->ring_len[p] = T > 0.0 ? (uint64_t)fmax(1.0, floor(T + 0.5)) : 0;
+        if (d->ring_len[p] > ((uint64_t)1 << 24)) {
+            mcfi_dmc_free(d);
+            return mcf_fail(MCF_EINVAL, "%s: [run] population_correction = %g is %llu time "
+                            "steps; at most 2^24", s->config_path, s->dmc_memory,
+                            (unsigned long long)(T + 0.5));
+        }
+        ring_ok = (d->ring[p] = calloc(d->ring_len[p] + 1, sizeof **d->ring)) != NULL;
+    }
+    if (!ring_ok || !d->ring_pos || !d->hist || !d->values || !d->e_tot || !d->e_old ||
+        !d->acc || !d->prop || !d->acc_sum || !d->prop_sum || !d->e_sum || !d->steps || !d->rng || !d->rng0 || !d->lw || !d->w ||
         !d->e_new || !d->mean || !d->from || !d->pick) {
         mcfi_dmc_free(d);
         return mcf_fail(MCF_ENOMEM, "out of memory for DMC");
@@ -139,6 +158,9 @@ void mcfi_dmc_state(const mcf_run *r, mcfi_dmc_view *v)
     v->rng = d->rng;
     v->rng0 = d->rng0;
     v->hist = d->hist;
+    v->ring = d->ring;
+    v->ring_len = d->ring_len;
+    v->ring_pos = d->ring_pos;
 }
 
 int mcfi_dmc_history_at(const mcf_setup *s, uint64_t t)
@@ -220,9 +242,9 @@ static double weigh(const mcf_run *r, struct mcfi_dmc *d, size_t p, double *e_ne
 }
 
 /* Point p's row of the history (dmc.h) for this step: W and W2 the sums of its relative
- * weights and their squares, top the log weight they are relative to. */
+ * weights and their squares, lwbar the log of its mean weight, S the sum of the last ring's. */
 static int remember(struct mcfi_dmc *d, size_t p, uint64_t sweep, double e_mix, double W,
-                    double W2, double top, double e_trial, double tau_eff)
+                    double W2, double lwbar, double S, double e_trial, double tau_eff)
 {
     mcfi_dmc_history *h = &d->hist[p];
     int rc = mcfi_dmc_history_reserve(h, h->n + 1);
@@ -231,10 +253,11 @@ static int remember(struct mcfi_dmc *d, size_t p, uint64_t sweep, double e_mix, 
     double *x = h->rows + h->n++ * MCFI_DMC_HIST;
     x[0] = (double)sweep + 1.0;
     x[1] = e_mix;
-    x[2] = top + log(W / (double)d->R);
+    x[2] = lwbar;
     x[3] = W * W / W2;
     x[4] = e_trial;
     x[5] = tau_eff;
+    x[6] = S;
     return MCF_OK;
 }
 
@@ -285,8 +308,17 @@ int mcfi_dmc_step(mcf_run *r)
         }
         for (size_t v = 0; v < row; v++)
             d->mean[v] /= W;
+        /* the population factor of this step into the point's ring, and their sum */
+        const double lwbar = top + log(W / (double)R);
+        double S = 0.0;
+        if (d->ring_len[p]) {
+            d->ring[p][d->ring_pos[p]] = lwbar;
+            d->ring_pos[p] = (d->ring_pos[p] + 1) % d->ring_len[p];
+            for (uint64_t i = 0; i < d->ring_len[p]; i++) /* in slot order: no drift */
+                S += d->ring[p][i];
+        }
         if (mcfi_dmc_history_at(s, sweep + 1))
-            rc = remember(d, p, sweep, e_w / W, W, W2, top, e_trial, tau_eff);
+            rc = remember(d, p, sweep, e_w / W, W, W2, lwbar, S, e_trial, tau_eff);
         d->e_sum[p] += e_w / W;
         d->steps[p]++;
         if (measuring && mcfi_owns(r, p * R)) /* walker 0 records its point */

@@ -43,8 +43,11 @@ void mcfi_dmc_keep(const mcf_run *r, const mcf_chain *c, const double *values, u
  *   cell's mixed estimate), log_weight (log of the mean weight of the step, R^-1 sum_k w_k
  *   with w_k = exp(-tau_eff [(E_before + E_after) / 2 - E_T]): the factor by which a
  *   population of free size would have grown, which the fixed population drops), the
- *   effective population (sum w)^2 / sum w^2, trial_energy E_T, timestep_effective. */
-#define MCFI_DMC_HIST 6
+ *   effective population (sum w)^2 / sum w^2, trial_energy E_T, timestep_effective,
+ *   log_product: the sum of the log mean weights of the last T / tau steps, this one
+ *   included (T = [run] population_correction; 0 without), the log of the factor by which
+ *   Umrigar, Nightingale and Runge's corrected estimate weighs the step. */
+#define MCFI_DMC_HIST 7
 typedef struct mcfi_dmc_history {
     double *rows; /* n x MCFI_DMC_HIST */
     size_t n, cap;
@@ -61,8 +64,14 @@ int mcfi_dmc_history_reserve(mcfi_dmc_history *h, size_t n);
 struct mcfi_table;
 int mcfi_dmc_table(const mcf_run *r, struct mcfi_table *t);
 /* Rank 0's lines in the log on each point's effective population and log weights over the
- * measured steps (nothing without DMC). */
+ * measured steps, and the population-corrected energy beside the plain one (a warning when
+ * they differ by more than 2 sigma); nothing without DMC. */
 void mcfi_dmc_report(const mcf_run *r);
+/* From h's rows after sweep `from` (the measured ones), in `blocks` contiguous blocks:
+ * out[0] the plain mean energy, out[1] the corrected one sum_t e^{S_t} E_t / sum_t e^{S_t},
+ * out[2] its jackknife error, out[3] out[1] - out[0] and out[4] that difference's jackknife
+ * error.  MCF_EINVAL (no message) with fewer than 2 blocks of rows. */
+int mcfi_dmc_corrected(const mcfi_dmc_history *h, double from, size_t blocks, double out[5]);
 
 /* The population's state as the checkpoint holds it (checkpoint_dmc.c): pointers into
  * r->dmc (rng0: each point's comb stream as it began, for the checks of a load). */
@@ -73,6 +82,8 @@ typedef struct mcfi_dmc_view {
     mcf_rng *rng;
     const mcf_rng *rng0;
     mcfi_dmc_history *hist; /* points */
+    double **ring;          /* points: ring_len[p] log mean weights (dmc.c) */
+    uint64_t *ring_len, *ring_pos;
 } mcfi_dmc_view;
 void mcfi_dmc_state(const mcf_run *r, mcfi_dmc_view *v);
 

@@ -5,7 +5,8 @@
 #  - the free gas (interaction = none, jastrow = none: every walker's local energy is the
 #    exact energy of the cell, so every weight is 1): rows at sweeps 3, 6, .., 30 for each of
 #    the two time steps, the effective population exactly the 8 walkers and the log weight 0
-#    (to rounding, 1e-12), the energy and the trial energy the exact energy of the log's
+#    (to rounding, 1e-12; log_product, their sum over T / tau = 10 or 20 steps, 1e-10), the
+#    energy and the trial energy the exact energy of the log's
 #    line, 0 < timestep_effective <= timestep;
 #  - the interacting pair (r_s = 1, rpa Jastrow): weights that differ (effective population
 #    below the walkers), and the mean of the measured rows' energies over the electrons is
@@ -50,7 +51,7 @@ import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r"); exact = float(sys.argv[2]); g = f["/dmc"]
 cols = [c.decode() if isinstance(c, bytes) else c for c in g.attrs["columns"]]
 assert cols == ["timestep", "sweep", "energy", "log_weight", "effective_population",
-                "trial_energy", "timestep_effective"], cols
+                "trial_energy", "timestep_effective", "log_product"], cols
 tau, sweep = g["timestep"][()], g["sweep"][()]
 assert len(sweep) == 20, len(sweep)
 for k, t in enumerate((0.1, 0.05)):
@@ -59,6 +60,7 @@ for k, t in enumerate((0.1, 0.05)):
     assert np.array_equal(sweep[rows], 1.0 + 3.0 * np.arange(10)), sweep
 assert np.max(np.abs(g["effective_population"][()] - 8)) < 1e-12
 assert np.max(np.abs(g["log_weight"][()])) < 1e-12
+assert np.max(np.abs(g["log_product"][()])) < 1e-10 # 10 and 20 steps of ~1e-15
 for c in ("energy", "trial_energy"):
     assert exact > 0 and np.max(np.abs(g[c][()] - exact)) <= 1e-10 * abs(exact), (c, exact)
 te = g["timestep_effective"][()]

@@ -182,6 +182,8 @@ typedef struct mcf_setup {
     long hmc_min_sites;  /* [run] hmc_min_sites: auto's smallest lattice for hmc */
     char *sampler_note;  /* sampler = auto: the choice and why, one line; else NULL */
     int dmc;             /* [run] method = dmc: the walkers of a point one population (dmc.c) */
+    double dmc_memory;   /* [run] population_correction: the imaginary time over which DMC's
+                            corrected estimate carries the population factors (0: none) */
     double dmc_tau;      /* [run] timestep: DMC's time step (a list: its first; the point's
                             is mcfi_setup_timestep's) */
     char *extra_observables; /* [run] extra_observables: names of MCF_OBS_ON_REQUEST
