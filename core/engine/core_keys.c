@@ -73,7 +73,8 @@ static const mcf_param_spec run_specs[] = {
      "is corrected for the population-control factors that a population of fixed size drops "
      "(Umrigar, Nightingale and Runge 1993: each step weighted by the product of the mean "
      "weights of the last T / tau steps); the log gives the corrected energy beside the plain "
-     "one and warns when they differ by more than 2 sigma (too few walkers); 0: off"},
+     "one and warns when they differ by more than 2 sigma and half the error bar (too few "
+     "walkers); 0: off"},
     {"hmc_steps", MCF_PARAM_INT, "10",
      MCF_PARAM_NO_SCAN | MCF_PARAM_HAS_MIN | MCF_PARAM_ECHO_IF_CHANGED, 1, 0, NULL,
      .doc = "sampler = hmc: integrator steps per trajectory (the trajectory is hmc_steps x "

@@ -65,7 +65,8 @@ struct mcfi_table;
 int mcfi_dmc_table(const mcf_run *r, struct mcfi_table *t);
 /* Rank 0's lines in the log on each point's effective population and log weights over the
  * measured steps, and the population-corrected energy beside the plain one (a warning when
- * they differ by more than 2 sigma); nothing without DMC. */
+ * they differ by more than 2 sigma of the difference and half the error bar); nothing
+ * without DMC. */
 void mcfi_dmc_report(const mcf_run *r);
 /* From h's rows after sweep `from` (the measured ones), in `blocks` contiguous blocks:
  * out[0] the plain mean energy, out[1] the corrected one sum_t e^{S_t} E_t / sum_t e^{S_t},

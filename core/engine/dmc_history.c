@@ -125,12 +125,14 @@ void mcfi_dmc_report(const mcf_run *r)
         double c[5];
         if (!v.ring_len[p] || mcfi_dmc_corrected(&v.hist[p], (double)from, DMC_BLOCKS, c))
             continue;
-        const int bad = fabs(c[3]) > 2.0 * c[4];
+        /* a bias resolved (2 sigma of the difference) that matters (half the error bar) */
+        const int bad = fabs(c[3]) > 2.0 * c[4] && fabs(c[3]) > 0.5 * c[2];
         mcf_log(bad ? MCF_LOG_WARN : MCF_LOG_INFO, "DMC, point %zu: the energy corrected for "
                 "the population factors of the last %llu steps ([run] population_correction = "
                 "%g) is %.8g +- %.2g per cell, %+.3g +- %.2g from the plain %.8g (jackknife, %d "
                 "blocks)%s", p, (unsigned long long)v.ring_len[p], r->setup->dmc_memory, c[1],
-                c[2], c[3], c[4], c[0], DMC_BLOCKS, bad ? ": more than 2 sigma, a population-"
-                "control bias; more walkers make it smaller (it falls as 1/walkers)" : "");
+                c[2], c[3], c[4], c[0], DMC_BLOCKS, bad ? ": a population-control bias of "
+                "more than half the error bar; more walkers make it smaller (it falls as "
+                "1/walkers)" : "");
     }
 }

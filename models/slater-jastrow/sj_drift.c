@@ -4,7 +4,9 @@
  * With tau = step^2 (bohr^2 = hartree^-1 with hbar = m = 1; `step` is adapted by the core as
  * for pbp), electron e at r, in the configuration left by the electrons moved before it in
  * the sweep, moves to
- *     r' = r + tau vbar(r) + sqrt(tau) chi,   chi ~ N(0, 1)^3 from the chain's move stream,
+ *     r' = r + tau vbar(r) + sqrt(tau) chi,   chi ~ N(0, 1)^3 from the chain's move stream
+ * (all turns' chi drawn at the sweep's start, in turn order: the draws do not depend on the
+ * state, so the numbers are those of drawing at each turn),
  * v = grad_e ln|Psi| = grad_e D / D + grad_e J the drift velocity, and vbar its limited form
  * of Umrigar, Nightingale and Runge (J. Chem. Phys. 99, 2865 (1993), eq. 33 with a = 1):
  *     vbar = v (-1 + sqrt(1 + 2 |v|^2 tau)) / (|v|^2 tau),
@@ -61,8 +63,9 @@ static void det_drift_here(const sj_chain *c, size_t e, double g[3])
     }
 }
 
-/* The trial point of electron e: r' = r + tau vbar(r) + sqrt(tau) chi into c->trial, and
- * -|chi|^2 / 2 = log G(r' <- r) (up to the normalization, which cancels) into c->log_g[e]. */
+/* The trial point of electron e: r' = r + tau vbar(r) + sqrt(tau) chi into c->trial, chi
+ * the turn's three Gaussians that sweep() drew (c->disp), and -|chi|^2 / 2 = log G(r' <- r)
+ * (up to the normalization, which cancels) into c->log_g[e]. */
 static void draw_trial(sj_chain *c, size_t e)
 {
     const double tau = time_step(c), *r = c->r + 3 * e;
@@ -74,7 +77,7 @@ static void draw_trial(sj_chain *c, size_t e)
         v[a] += gJ[a];
     limited_drift(v, tau, vbar);
     for (int a = 0; a < 3; a++) {
-        const double chi = mcf_rng_normal(&c->mv);
+        const double chi = c->disp[3 * e + a];
         chi2 += chi * chi;
         c->trial[3 * e + a] = r[a] + tau * vbar[a] + sqrt(tau) * chi;
     }

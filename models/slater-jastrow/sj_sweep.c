@@ -101,12 +101,17 @@ static int trial_rows(mcf_batch *b, void *const *chains, size_t n)
                 c->tm->sweep_share = 1.0 / (double)n;
                 c->tm->sweeps++;
             }
-            for (size_t i = 0; i < 3 * c->n && !c->drift; i++) { /* drift: at each turn */
+            for (size_t i = 0; i < 3 * c->n && !c->drift; i++) {
                 c->disp[i] = c->step * mcf_rng_normal(&c->mv);
                 c->trial[i] = c->r[i] + c->disp[i];
                 if (c->on_ev) /* the evaluator's positions then stay those of c->r */
                     c->trial[i] = wrap(c->trial[i], c->L);
             }
+            /* drift: the Gaussians chi of every turn, drawn now in the order the turns take
+             * them (the trial points wait for each turn's drift: sj_drift.c); a sweep made
+             * elsewhere (a device) takes the same numbers */
+            for (size_t i = 0; i < 3 * c->n && c->drift; i++)
+                c->disp[i] = mcf_rng_normal(&c->mv);
             c->turn = 0;
             if (c->index == 0 && !c->hf_said && isfinite(c->e_hf)) {
                 mcf_log(MCF_LOG_INFO, "slater-jastrow: N = %zu, r_s = %g, L = %.10g bohr: the "
