@@ -113,9 +113,9 @@ else
 fi
 
 # stopped in the run after its first checkpoint, resumed
-config long 3000000 2000
+config long 1000000 2000
 "$mcf" run long.ini --no-progress >/dev/null 2>long.err || { bad "long"; cat long.err; }
-config cut 3000000 2000
+config cut 1000000 2000
 "$mcf" run cut.ini --no-progress >cut.stdout 2>cut.err &
 pid=$!
 for _ in $(seq 1 1500); do [ -f cut.out/checkpoint ] && break; sleep 0.02; done

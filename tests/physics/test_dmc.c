@@ -35,7 +35,7 @@
  *     b, the line's chi2 probability is above 0.001, the acceptance at 0.08 is below 0.02's;
  *     a list of time steps with method = sample is refused.
  * (h) The population-corrected energy ([run] population_correction, core/engine/
- *     dmc_history.c) on (b)'s pair with a population of 8 at tau = 0.02 (150 000 sweeps,
+ *     dmc_history.c) on (b)'s pair with a population of 8 at tau = 0.02 (60 000 sweeps,
  *     seed 21), where the plain energy is biased by ~+0.7 mHa (docs/methods.md): the log's
  *     corrected energy agrees with the exact one within 3 sigma plus (b)'s b, the
  *     correction is negative by more than 5 of its own (jackknife) sigma, and the log's
@@ -313,7 +313,7 @@ static void test_population_correction(void)
 {
     const double exact = heg_pair_exact(1.0, 20), bias = 1e-4;
     dmc_result d = run("dmc_pc8", "walkers = 8\nmethod = dmc\ntimestep = 0.02\n",
-                       "electrons = 2\nrs = 1\njastrow = rpa\n", 2000, 150000, 21, "");
+                       "electrons = 2\nrs = 1\njastrow = rpa\n", 2000, 60000, 21, "");
     char path[PHYS_PATH_MAX], line[1024];
     const char *tmp = getenv("MCF_TEST_TMP");
     snprintf(path, sizeof path, "%s/dmc_pc8/out/log", tmp ? tmp : ".");
