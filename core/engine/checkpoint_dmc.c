@@ -6,9 +6,10 @@
  * then rows x MCFI_DMC_HIST f64, then u64 next slot and the ring's ring_len f64 of
  * population factors; "MCF-DMC1" records, without them, are refused).  The
  * walkers' configurations are in their chains' records; what a step keeps only while it
- * runs (the measurements, this sweep's moves) is empty at every checkpoint, which comes between steps.  Read back, the record is checked
- * before anything is taken: the sizes, one step per sweep done, accepted <= proposed,
- * finite energies, the streams the run's own. */
+ * runs (the measurements, this sweep's moves) is empty at every checkpoint, which comes
+ * between steps.  Read back, the record is checked before anything is taken: the sizes,
+ * one step per sweep done, accepted <= proposed, finite energies, the streams the run's
+ * own, the history's rows and the ring's slot. */
 #define _POSIX_C_SOURCE 200809L
 #include "checkpoint.h"
 #include "dmc.h"

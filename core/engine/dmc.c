@@ -102,8 +102,8 @@ int mcfi_dmc_create(mcf_run *r)
         ring_ok = (d->ring[p] = calloc(d->ring_len[p] + 1, sizeof **d->ring)) != NULL;
     }
     if (!ring_ok || !d->ring_pos || !d->hist || !d->values || !d->e_tot || !d->e_old ||
-        !d->acc || !d->prop || !d->acc_sum || !d->prop_sum || !d->e_sum || !d->steps || !d->rng || !d->rng0 || !d->lw || !d->w ||
-        !d->e_new || !d->mean || !d->from || !d->pick) {
+        !d->acc || !d->prop || !d->acc_sum || !d->prop_sum || !d->e_sum || !d->steps ||
+        !d->rng || !d->rng0 || !d->lw || !d->w || !d->e_new || !d->mean || !d->from || !d->pick) {
         mcfi_dmc_free(d);
         return mcf_fail(MCF_ENOMEM, "out of memory for DMC");
     }

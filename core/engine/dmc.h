@@ -60,7 +60,8 @@ double mcfi_dmc_history_sweep(const mcf_setup *s, uint64_t i);
 /* Room for n rows in h (MCF_ENOMEM with a message). */
 int mcfi_dmc_history_reserve(mcfi_dmc_history *h, size_t n);
 /* The histories of all points as one table (dmc_history.c): results.tsv's scan columns,
- * then the MCFI_DMC_HIST columns above; empty without DMC.  MCF_ENOMEM with a message. */
+ * then the MCFI_DMC_HIST columns above, into *t (the caller's: mcfi_table_free); empty
+ * without DMC.  MCF_ENOMEM with a message, *t then empty. */
 struct mcfi_table;
 int mcfi_dmc_table(const mcf_run *r, struct mcfi_table *t);
 /* Rank 0's lines in the log on each point's effective population and log weights over the
@@ -71,7 +72,8 @@ void mcfi_dmc_report(const mcf_run *r);
 /* From h's rows after sweep `from` (the measured ones), in `blocks` contiguous blocks:
  * out[0] the plain mean energy, out[1] the corrected one sum_t e^{S_t} E_t / sum_t e^{S_t},
  * out[2] its jackknife error, out[3] out[1] - out[0] and out[4] that difference's jackknife
- * error.  MCF_EINVAL (no message) with fewer than 2 blocks of rows. */
+ * error.  MCF_EINVAL (no message) with fewer than 2 blocks of rows, MCF_ENOMEM (no
+ * message) when the blocks' sums cannot be had. */
 int mcfi_dmc_corrected(const mcfi_dmc_history *h, double from, size_t blocks, double out[5]);
 
 /* The population's state as the checkpoint holds it (checkpoint_dmc.c): pointers into

@@ -129,7 +129,7 @@ void mcfi_dmc_report(const mcf_run *r)
         const int bad = fabs(c[3]) > 2.0 * c[4] && fabs(c[3]) > 0.5 * c[2];
         mcf_log(bad ? MCF_LOG_WARN : MCF_LOG_INFO, "DMC, point %zu: the energy corrected for "
                 "the population factors of the last %llu steps ([run] population_correction = "
-                "%g) is %.8g +- %.2g per cell, %+.3g +- %.2g from the plain %.8g (jackknife, %d "
+                "%g) is %.8g +- %.2g in total, %+.3g +- %.2g from the plain %.8g (jackknife, %d "
                 "blocks)%s", p, (unsigned long long)v.ring_len[p], r->setup->dmc_memory, c[1],
                 c[2], c[3], c[4], c[0], DMC_BLOCKS, bad ? ": a population-control bias of "
                 "more than half the error bar; more walkers make it smaller (it falls as "

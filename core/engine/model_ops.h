@@ -91,8 +91,9 @@ void mcfi_model_close(mcfi_model *m);
  * only abi1.c sees: mcf/abi1_model.h) and fills m (calls, fields). */
 int mcfi_abi1_open(const char *path, const void *table, mcfi_model *m);
 
-/* The variational parameters chain describes (mcf_variational, checked): ABI 2 only
- * (MCF_EINVAL for ABI 1, whose models write their parameter files themselves). */
+/* The variational parameters chain describes (mcf_variational, checked; its pointers are
+ * the chain's, good until the chain changes): ABI 2 only (MCF_EINVAL for ABI 1, whose
+ * models write their parameter files themselves; MCF_EPLUGIN for a broken description). */
 int mcfi_model_variational(const mcfi_model *m, void *chain, mcf_variational *v);
 
 /* the verbs: m->calls->VERB(m, ...) */

@@ -467,12 +467,10 @@ int mcfi_optimize_run(mcf_run *r, mcf_group *groups, int threads, int resume, in
         else
             snprintf(what, sizeof what, "the parameters of the last accepted iteration");
         mcf_log(MCF_LOG_INFO, "optimize: done; %s/parameters.txt holds %s", r->dir, what);
-        if (stage)
-            printf("optimize: %ld iterations; %s/parameters.txt holds %s\n", o.iterations,
-                   r->dir, what);
-        else
-            printf("optimize: %ld iterations; %s/parameters.txt holds %s\n  use them: mcf run "
-                   "CONFIG --set model.%s=%s/parameters.txt\n", o.iterations, r->dir, what,
+        printf("optimize: %ld iterations; %s/parameters.txt holds %s\n", o.iterations, r->dir,
+               what);
+        if (!stage) /* the stage's run takes them itself */
+            printf("  use them: mcf run CONFIG --set model.%s=%s/parameters.txt\n",
                    ops->variational_file_key, r->dir);
     }
 done:

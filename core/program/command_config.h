@@ -28,5 +28,9 @@ int mcfi_command_claim(const char *cmd, const char *dir, int kind, int force, in
  * stage's folder is in the way of a fresh run or belongs to another configuration, or under
  * MPI while it is unfinished. */
 int mcfi_optimize_first(const mcf_config *c, const mcf_setup *s, const mcf_run_options *opt);
+/* [optimize] walkers = W > 0 in c becomes [run] walkers = W (an optimization's own number of
+ * walkers: `mcf optimize` and the stage above); nothing when it is not given, 0 or not a
+ * number (the setup's check of [optimize] names that).  MCF_ENOMEM from the override. */
+int mcfi_optimize_walkers(mcf_config *c);
 
 #endif

@@ -221,16 +221,8 @@ static int cmd_run(int argc, char **argv, int optimize)
         else if (!strncmp(argv[k], "--set=", 6))
             rc = mcfe_config_override(c, argv[k] + 6);
     }
-    /* [optimize] walkers: the optimization's own number of walkers */
-    for (size_t k = 0; !rc && optimize && k < c->n; k++) {
-        const mcf_config_entry *e = &c->entries[k];
-        char *end, buf[128];
-        const long w = strtol(e->value, &end, 10);
-        if (strcmp(e->section, "optimize") || strcmp(e->key, "walkers") || *end || w <= 0)
-            continue;
-        snprintf(buf, sizeof buf, "run.walkers=%ld", w);
-        rc = mcfe_config_override(c, buf);
-    }
+    if (!rc && optimize) /* [optimize] walkers: the optimization's own number of walkers */
+        rc = mcfi_optimize_walkers(c);
     for (size_t k = 0; !rc && k < c->n; k++)
         if (!strcmp(c->entries[k].section, "tc"))
             rc = mcf_fail(MCF_EINVAL, "%s: a [tc] section: `mcf tc %s` runs it (the scans "

@@ -37,13 +37,23 @@ static int stage_config(const mcf_config *c, const mcf_setup *s, const char *sta
     mcfe_config_remove(d, "run", "method");
     mcfe_config_remove(d, "run", "timestep");
     char buf[4300];
-    const char *w = mcfe_section_text(&s->optimize, "walkers");
-    if (w && strcmp(w, "0")) {
-        snprintf(buf, sizeof buf, "run.walkers=%s", w);
-        rc = mcfe_config_override(d, buf);
-    }
     snprintf(buf, sizeof buf, "run.output=%s", stage);
+    rc = mcfi_optimize_walkers(d);
     return rc ? rc : mcfe_config_override(d, buf);
+}
+
+int mcfi_optimize_walkers(mcf_config *c)
+{
+    for (size_t k = 0; k < c->n; k++) {
+        const mcf_config_entry *e = &c->entries[k];
+        char *end, buf[128];
+        const long w = strtol(e->value, &end, 10);
+        if (strcmp(e->section, "optimize") || strcmp(e->key, "walkers") || *end || w <= 0)
+            continue; /* not given, 0, or not a number: the setup's check says so */
+        snprintf(buf, sizeof buf, "run.walkers=%ld", w);
+        return mcfe_config_override(c, buf);
+    }
+    return MCF_OK;
 }
 
 /* text without its comment lines (';' first) */

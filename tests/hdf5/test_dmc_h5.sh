@@ -16,15 +16,11 @@
 #    the uninterrupted run's (the history is part of the checkpoint).
 # usage: test_dmc_h5.sh MCF SCRATCH hdf5|no-hdf5
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/h5py_python.sh"
 mcf=$1
 dir=$2/dmc_h5
 [ "$3" = hdf5 ] || { echo "skipped: built without HDF5"; exit 77; }
-py=""
-for candidate in python3 /usr/bin/python3; do
-  if command -v "$candidate" >/dev/null && "$candidate" -c "import h5py, numpy" 2>/dev/null; then
-    py=$candidate; break
-  fi
-done
+py=$(h5py_python)
 [ -n "$py" ] || { echo "skipped: python3-h5py not installed (apt-get install python3-h5py python3-numpy)"; exit 77; }
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 fail=0; passed=0

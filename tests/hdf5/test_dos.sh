@@ -15,6 +15,7 @@
 #      an ed run without moments (2, naming the evaluator), a damaged results.h5 (1).
 # usage: test_dos.sh MCF SCRATCH hdf5|no-hdf5
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/h5py_python.sh"
 mcf=$1
 dir=$2/dos
 [ "${3:-}" = hdf5 ] || { echo "skipped: built without HDF5"; exit 77; }
@@ -66,12 +67,7 @@ compare() { # curve file, our value column
 }
 m=$(compare out/dos.tsv 3) && ok "dos and dos_err equal dos.tsv's ($m)" || bad "dos vs dos.tsv: $m"
 m=$(compare out/ldos.tsv 5) && ok "ldos and ldos_err equal ldos.tsv's ($m)" || bad "ldos vs ldos.tsv: $m"
-py=""
-for candidate in python3 /usr/bin/python3; do
-  if command -v "$candidate" >/dev/null && "$candidate" -c "import h5py, numpy" 2>/dev/null; then
-    py=$candidate; break
-  fi
-done
+py=$(h5py_python)
 if [ -n "$py" ]; then
   m=$("$py" - "$t" out/results.h5 <<'PY'
 import sys, h5py, numpy as np

@@ -7,17 +7,12 @@
 # Chebyshev moments (dos_moments) and asserts the run's dos curve.
 # usage: test_results_h5_python.sh MCF SCRATCH hdf5|no-hdf5 EXAMPLE
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/h5py_python.sh"
 mcf=$1
 dir=$2/results_h5_python
 example=$4
 [ "$3" = hdf5 ] || { echo "skipped: built without HDF5"; exit 77; }
-# the first python3 that has both (a python3 of pyenv or a venv may come before Debian's)
-py=""
-for candidate in python3 /usr/bin/python3; do
-  if command -v "$candidate" >/dev/null && "$candidate" -c "import h5py, numpy" 2>/dev/null; then
-    py=$candidate; break
-  fi
-done
+py=$(h5py_python)
 [ -n "$py" ] || { echo "skipped: python3-h5py not installed (apt-get install python3-h5py python3-numpy)"; exit 77; }
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 cat > scan.ini <<'INI'

@@ -322,7 +322,7 @@ static void test_population_correction(void)
     while (f && fgets(line, sizeof line, f)) {
         const char *at = strstr(line, "the energy corrected for the population factors");
         const char *is = at ? strstr(at, ") is ") : NULL;
-        if (is && sscanf(is, ") is %lf +- %lf per cell, %lf +- %lf from the plain %lf", &c,
+        if (is && sscanf(is, ") is %lf +- %lf in total, %lf +- %lf from the plain %lf", &c,
                          &c_err, &diff, &diff_err, &plain) != 5)
             c = NAN;
     }
