@@ -113,12 +113,15 @@ static int check_orbital_ops(const char *path, const mcf_orbital_ops *ops)
  * `provides` states (walker_sweep only with the determinants) */
 static int check_orbital_evaluator(const char *path, const mcf_orbital_evaluator *ops)
 {
-    if (ops->struct_size < sizeof(mcf_orbital_evaluator))
+    if (ops->struct_size < MCF_ORBITAL_EVALUATOR_SIZE_1_0)
         return mcf_fail(MCF_EPLUGIN, "%s: orbital-evaluator table struct_size %u is smaller "
                         "than ABI 2's %zu bytes; rebuild the plugin against these headers",
-                        path, ops->struct_size, sizeof(mcf_orbital_evaluator));
+                        path, ops->struct_size, (size_t)MCF_ORBITAL_EVALUATOR_SIZE_1_0);
     const unsigned p = ops->provides;
     const int det = (p & MCF_ORBITAL_DETERMINANTS) != 0;
+    const int drift_covered = ops->struct_size >= offsetof(mcf_orbital_evaluator,
+                                                           walker_drift_sweep) +
+                                                      sizeof ops->walker_drift_sweep;
     struct {
         const char *name;
         int missing;
@@ -134,6 +137,10 @@ static int check_orbital_evaluator(const char *path, const mcf_orbital_evaluator
         {"det_refresh", det && !ops->det_refresh},
         {"det_local", det && !ops->det_local},
         {"walker_sweep", (p & MCF_ORBITAL_WALKER_SWEEP) && !ops->walker_sweep},
+        /* mcf 1.2's appended op: promised only by a table that reaches it (an older one's
+         * bit is not believed: orbital_calls.c's abi2_provides) */
+        {"walker_drift_sweep", (p & MCF_ORBITAL_DRIFT_SWEEP) && drift_covered &&
+                                   !ops->walker_drift_sweep},
     };
     for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
         if (req[k].missing)
@@ -142,6 +149,10 @@ static int check_orbital_evaluator(const char *path, const mcf_orbital_evaluator
     if ((p & MCF_ORBITAL_WALKER_SWEEP) && !det)
         return mcf_fail(MCF_EPLUGIN, "%s: the orbital evaluator's `provides` states "
                         "MCF_ORBITAL_WALKER_SWEEP without MCF_ORBITAL_DETERMINANTS (a sweep "
+                        "moves the determinants it keeps)", path);
+    if ((p & MCF_ORBITAL_DRIFT_SWEEP) && drift_covered && !det)
+        return mcf_fail(MCF_EPLUGIN, "%s: the orbital evaluator's `provides` states "
+                        "MCF_ORBITAL_DRIFT_SWEEP without MCF_ORBITAL_DETERMINANTS (a sweep "
                         "moves the determinants it keeps)", path);
     return MCF_OK;
 }

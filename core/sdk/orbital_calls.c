@@ -3,6 +3,7 @@
 #include "orbital_calls.h"
 
 #include "mcf/error.h"
+#include "mcf/plugin.h"
 
 int mcfi_orbital_is_abi2(const mcf_plugin_info *e)
 {
@@ -31,7 +32,8 @@ static const char *malformed(const mcfi_orbital_target *t)
     const mcf_orbital_evaluator *e = t->ops2;
     const mcf_orbital_ops *o = t->ops1;
     if (e)
-        return e->struct_size < sizeof *e || !e->create || !e->destroy || !e->evaluate
+        return e->struct_size < MCF_ORBITAL_EVALUATOR_SIZE_1_0 || !e->create || !e->destroy ||
+                       !e->evaluate
                    ? "lacks create, destroy or evaluate (a malformed evaluator)"
                    : NULL;
     if (o)
@@ -53,6 +55,9 @@ static unsigned abi2_provides(const mcf_orbital_evaluator *e)
     if ((p & MCF_ORBITAL_DETERMINANTS) && (e->provides & MCF_ORBITAL_WALKER_SWEEP) &&
         e->walker_sweep)
         p |= MCF_ORBITAL_WALKER_SWEEP;
+    if ((p & MCF_ORBITAL_DETERMINANTS) && (e->provides & MCF_ORBITAL_DRIFT_SWEEP) &&
+        MCF_HAS(mcf_orbital_evaluator, e, walker_drift_sweep))
+        p |= MCF_ORBITAL_DRIFT_SWEEP;
     return p;
 }
 
@@ -71,7 +76,8 @@ const char *mcfi_orbital_missing(const mcfi_orbital_target *t, unsigned needs)
     const unsigned p = mcfi_orbital_provides(t);
     if ((needs & MCF_ORBITAL_VALUES) && !(p & MCF_ORBITAL_VALUES))
         return "lacks the values/vgl operations (orbital values, gradients and Laplacians)";
-    if ((needs & (MCF_ORBITAL_DETERMINANTS | MCF_ORBITAL_WALKER_SWEEP)) &&
+    if ((needs & (MCF_ORBITAL_DETERMINANTS | MCF_ORBITAL_WALKER_SWEEP |
+                  MCF_ORBITAL_DRIFT_SWEEP)) &&
         !(p & MCF_ORBITAL_DETERMINANTS))
         return t->ops2 ? "keeps no determinants (lacks the determinant ops det_set .. "
                          "det_local, which blip-cuda has)"
@@ -79,6 +85,9 @@ const char *mcfi_orbital_missing(const mcfi_orbital_target *t, unsigned needs)
                          "det_local, which blip-cuda has)";
     if ((needs & MCF_ORBITAL_WALKER_SWEEP) && !(p & MCF_ORBITAL_WALKER_SWEEP))
         return "makes no whole sweeps (lacks walker_sweep, which blip-cuda has)";
+    if ((needs & MCF_ORBITAL_DRIFT_SWEEP) && !(p & MCF_ORBITAL_DRIFT_SWEEP))
+        return "makes no drift-diffusion sweeps (lacks walker_drift_sweep of mcf 1.2, which "
+               "blip-cuda has)";
     return NULL;
 }
 
@@ -170,4 +179,12 @@ int mcfi_orbital_walker_sweep(const mcfi_orbital_target *t, const mcf_walker *w,
 {
     return t->ops2 ? t->ops2->walker_sweep(t->batch, w, n, u, cell, delay)
                    : mcfi_abi1_orbital_walker_sweep(t->ops1, w, n, u, cell, delay);
+}
+
+int mcfi_orbital_walker_drift_sweep(const mcfi_orbital_target *t, const mcf_drift_walker *w,
+                                    size_t n, const mcf_pair_function u[2],
+                                    const double cell[3])
+{
+    /* provided only by ABI-2 tables (orbital_model2.c checked the bit) */
+    return t->ops2->walker_drift_sweep(t->batch, w, n, u, cell);
 }

@@ -61,6 +61,9 @@ int mcfi_orbital_det_local(const mcfi_orbital_target *t, void *const *ws, const 
 int mcfi_orbital_walker_sweep(const mcfi_orbital_target *t, const mcf_walker *w, size_t n,
                               const mcf_pair_function u[2], const double cell[3],
                               size_t delay);
+int mcfi_orbital_walker_drift_sweep(const mcfi_orbital_target *t, const mcf_drift_walker *w,
+                                    size_t n, const mcf_pair_function u[2],
+                                    const double cell[3]);
 
 /* orbital_abi1.c: the up adapter (an ABI-1 table called with ABI 2's verbs) */
 unsigned mcfi_abi1_orbital_provides(const mcf_orbital_ops *ops);

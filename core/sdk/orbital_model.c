@@ -24,7 +24,8 @@ const mcf_plugin_info *mcfi_om_bind(const mcf_services *s, const mcf_params *mod
     if (why) {
         mcf_fail(MCF_EINVAL, "%s: [run] evaluator = %s in %s %s; set [run] evaluator "
                  "= planewave (exact) or blip%s", model, e ? e->name : "none", *origin,
-                 why, needs & (MCF_ORBITAL_DETERMINANTS | MCF_ORBITAL_WALKER_SWEEP)
+                 why, needs & (MCF_ORBITAL_DETERMINANTS | MCF_ORBITAL_WALKER_SWEEP |
+                               MCF_ORBITAL_DRIFT_SWEEP)
                           ? ", or one that keeps the determinants (blip-cuda)"
                           : "");
         return NULL;

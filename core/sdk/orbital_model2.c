@@ -6,6 +6,8 @@
 #include "mcf/error.h"
 #include "orbital_calls.h"
 
+#include <math.h>
+
 int mcf_orbital_bind(const mcf_services *s, const mcf_params *model_params, const char *model,
                      unsigned needs, mcf_orbital *out)
 {
@@ -57,11 +59,12 @@ void mcf_orbital_release(const mcf_orbital *o, void *ws)
 
 /* ---- checks ----------------------------------------------------------------------- */
 
-/* "MCF_ORBITAL_DETERMINANTS" or "MCF_ORBITAL_WALKER_SWEEP" */
+/* "MCF_ORBITAL_DETERMINANTS", "MCF_ORBITAL_WALKER_SWEEP" or "MCF_ORBITAL_DRIFT_SWEEP" */
 static const char *bit_name(unsigned bit)
 {
-    return bit == MCF_ORBITAL_WALKER_SWEEP ? "MCF_ORBITAL_WALKER_SWEEP"
-                                           : "MCF_ORBITAL_DETERMINANTS";
+    return bit == MCF_ORBITAL_WALKER_SWEEP  ? "MCF_ORBITAL_WALKER_SWEEP"
+           : bit == MCF_ORBITAL_DRIFT_SWEEP ? "MCF_ORBITAL_DRIFT_SWEEP"
+                                            : "MCF_ORBITAL_DETERMINANTS";
 }
 
 /* t provides `bit` (0: nothing to check), or a message for `op` */
@@ -277,4 +280,28 @@ int mcf_orbital_walker_sweep(mcf_batch *b, const mcf_walker *w, size_t n,
                             "is NULL", t.model, t.name, op, what, k, n);
     }
     return called(&t, op, mcfi_orbital_walker_sweep(&t, w, n, u, cell, delay));
+}
+
+int mcf_orbital_walker_drift_sweep(mcf_batch *b, const mcf_drift_walker *w, size_t n,
+                                   const mcf_pair_function u[2], const double cell[3])
+{
+    static const char op[] = "walker_drift_sweep";
+    mcfi_orbital_target t;
+    int rc = n ? bound(b, MCF_ORBITAL_DRIFT_SWEEP, op, &t) : MCF_OK;
+    if (rc || !n)
+        return rc;
+    if (!w || !u || !cell)
+        return null_arg(&t, op, !w ? "walker array" : !u ? "pair function" : "cell", n);
+    for (size_t k = 0; k < n; k++) {
+        const mcf_walker *x = &w[k].w;
+        const char *what = !x->ws ? "workspace" : !x->r ? "positions" : !w[k].chi ? "Gaussians"
+                           : !x->rng ? "stream" : !x->accepted ? "accepted array" : NULL;
+        if (what)
+            return mcf_fail(MCF_EINVAL, "%s: evaluator %s: %s: the %s of walker %zu of %zu "
+                            "is NULL", t.model, t.name, op, what, k, n);
+        if (!(w[k].tau > 0.0) || !isfinite(w[k].tau))
+            return mcf_fail(MCF_EINVAL, "%s: evaluator %s: %s: walker %zu of %zu has time "
+                            "step %g (positive, finite)", t.model, t.name, op, k, n, w[k].tau);
+    }
+    return called(&t, op, mcfi_orbital_walker_drift_sweep(&t, w, n, u, cell));
 }

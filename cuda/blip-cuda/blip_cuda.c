@@ -366,11 +366,40 @@ static int bc_walker_sweep(mcf_batch *b, const mcf_walker *w, size_t n,
     return rc ? rc : bcu_walker_sweep(b, kb->moves, n, u, cell, delay);
 }
 
+/* walker_drift_sweep (mcf 1.2): as walker_sweep, with each walker's Gaussians, time step
+ * and node rule */
+static int bc_walker_drift_sweep(mcf_batch *b, const mcf_drift_walker *w, size_t n,
+                                 const mcf_pair_function u[2], const double cell[3])
+{
+    if (n && !w)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: walker_drift_sweep: NULL array of walkers");
+    if (n == 0)
+        return MCF_OK;
+    bcu_drift_walker *dw = malloc(n * sizeof *dw);
+    if (!dw)
+        return mcf_fail(MCF_ENOMEM, "blip-cuda: out of memory for %zu walkers", n);
+    for (size_t k = 0; k < n; k++) {
+        const bc_ws *ws = w[k].w.ws;
+        if (!ws) {
+            free(dw);
+            return mcf_fail(MCF_EINVAL, "blip-cuda: walker_drift_sweep: walker %zu has no "
+                            "workspace", k);
+        }
+        dw[k] = (bcu_drift_walker){{{ws->det[0], ws->det[1]}, w[k].w.r, NULL, w[k].w.rng,
+                                    w[k].w.accepted, w[k].w.log_ratio},
+                                   w[k].chi, w[k].tau, w[k].fixed_node};
+    }
+    int rc = bcu_walker_drift_sweep(b, dw, n, u, cell);
+    free(dw);
+    return rc;
+}
+
 static int bc_probe(char *why, size_t len) { return bcu_probe(why, len); }
 
 static const mcf_orbital_evaluator bc_evaluator = {
     .struct_size = sizeof(mcf_orbital_evaluator),
-    .provides = MCF_ORBITAL_VALUES | MCF_ORBITAL_DETERMINANTS | MCF_ORBITAL_WALKER_SWEEP,
+    .provides = MCF_ORBITAL_VALUES | MCF_ORBITAL_DETERMINANTS | MCF_ORBITAL_WALKER_SWEEP |
+                MCF_ORBITAL_DRIFT_SWEEP,
     .create = bc_create,
     .destroy = bc_destroy,
     .evaluate = bc_evaluate,
@@ -382,6 +411,7 @@ static const mcf_orbital_evaluator bc_evaluator = {
     .det_refresh = bc_det_refresh,
     .det_local = bc_det_local,
     .walker_sweep = bc_walker_sweep,
+    .walker_drift_sweep = bc_walker_drift_sweep,
 };
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_ORBITAL_EVALUATOR, "blip-cuda", "1.0",

@@ -193,6 +193,23 @@ BCU_API int bcu_walker_sweep_blocks(mcf_batch *b, bcu_walker *w, size_t n,
                                     const mcf_pair_function u[2], const double cell[3],
                                     size_t delay, unsigned int blocks);
 
+/* ---- whole drift-diffusion sweeps (the walker_drift_sweep op of mcf/orbital.h, mcf 1.2) --
+ *
+ * One launch for all n walkers, one thread block per walker making its N drift moves in
+ * order (blip_cuda_drift_sweep.cu): the drift from the gradient rows at the sweep's start
+ * (one vgl launch before) and the current inverse, the orbitals and gradients at each trial
+ * point evaluated in the kernel, the Green's functions' ratio and the fixed-node rule, the
+ * decision from the walker's stream, Sherman-Morrison after every accepted move.  w.trial
+ * is not read; no det_trial is needed. */
+typedef struct bcu_drift_walker {
+    bcu_walker w;
+    const double *chi; /* N x 3 Gaussians */
+    double tau;        /* the time step */
+    int fixed_node;    /* refuse a move with a negative determinant ratio */
+} bcu_drift_walker;
+BCU_API int bcu_walker_drift_sweep(mcf_batch *b, bcu_drift_walker *w, size_t n,
+                                   const mcf_pair_function u[2], const double cell[3]);
+
 /* The blocks per walker of batch b's last bcu_walker_sweep launch. */
 BCU_API unsigned int bcu_sweep_last_blocks(mcf_batch *b);
 

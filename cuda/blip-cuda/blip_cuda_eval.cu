@@ -162,36 +162,9 @@ __global__ void __launch_bounds__(BCU_THREADS)
             o[t] = (double)vv[t];
         return;
     }
-    Acc v = 0, gx = 0, gy = 0, gz = 0, lp = 0;
-#pragma unroll
-    for (int a = 0; a < 4; a++)
-#pragma unroll
-        for (int bb = 0; bb < 4; bb++) {
-            const size_t base = (idx[0][a] * ny + idx[1][bb]) * nz;
-            float cc[4];
-#pragma unroll
-            for (int k = 0; k < 4; k++)
-                cc[k] = __ldg(c + (base + idx[2][k]) * Lrow);
-            const float vxy = w[0][0][a] * w[1][0][bb];
-            if (!GL) {
-#pragma unroll
-                for (int k = 0; k < 4; k++)
-                    v += (Acc)(vxy * w[2][0][k]) * (Acc)cc[k];
-            } else {
-                const float dxy = w[0][1][a] * w[1][0][bb];
-                const float xdy = w[0][0][a] * w[1][1][bb];
-                const float lxy = w[0][2][a] * w[1][0][bb] + w[0][0][a] * w[1][2][bb];
-#pragma unroll
-                for (int k = 0; k < 4; k++) {
-                    const Acc ck = (Acc)cc[k];
-                    v += (Acc)(vxy * w[2][0][k]) * ck;
-                    gx += (Acc)(dxy * w[2][0][k]) * ck;
-                    gy += (Acc)(xdy * w[2][0][k]) * ck;
-                    gz += (Acc)(vxy * w[2][1][k]) * ck;
-                    lp += (Acc)(lxy * w[2][0][k] + vxy * w[2][2][k]) * ck;
-                }
-            }
-        }
+    Acc v5[5];
+    bcu_vgl_sum<Acc, GL, GL>(c, Lrow, ny, nz, idx, w, v5);
+    const Acc v = v5[0], gx = v5[1], gy = v5[2], gz = v5[3], lp = v5[4];
     double *o = J->out;
     o[q] = (double)v;
     if (GL) {

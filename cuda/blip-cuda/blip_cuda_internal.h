@@ -72,6 +72,56 @@ static __device__ __forceinline__ int bcu_find_job(const Job *jobs, int njobs, u
     return lo;
 }
 
+/* The sums of one orbital at one point (the vgl kernel's, blip_cuda_eval.cu, and the drift
+ * sweep's at its trial points): c the table at the orbital's first float (Lrow floats per
+ * grid point, ny nz points on the last two axes), idx / w the point's stencil (weights
+ * from blip_axis_setup as floats, [axis][derivative][term]); out = value and, with GL, the
+ * gradient (1-3) and with LAP the Laplacian (4), each a float product summed in Acc in the
+ * same order wherever it is called. */
+template <typename Acc, bool GL, bool LAP>
+static __device__ __forceinline__ void bcu_vgl_sum(const float *__restrict__ c, size_t Lrow,
+                                                   size_t ny, size_t nz, const size_t idx[3][4],
+                                                   const float w[3][3][4], Acc out[5])
+{
+    Acc v = 0, gx = 0, gy = 0, gz = 0, lp = 0;
+#pragma unroll
+    for (int a = 0; a < 4; a++)
+#pragma unroll
+        for (int bb = 0; bb < 4; bb++) {
+            const size_t base = (idx[0][a] * ny + idx[1][bb]) * nz;
+            float cc[4];
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                cc[k] = __ldg(c + (base + idx[2][k]) * Lrow);
+            const float vxy = w[0][0][a] * w[1][0][bb];
+            if (!GL) {
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    v += (Acc)(vxy * w[2][0][k]) * (Acc)cc[k];
+            } else {
+                const float dxy = w[0][1][a] * w[1][0][bb];
+                const float xdy = w[0][0][a] * w[1][1][bb];
+                const float lxy = LAP ? w[0][2][a] * w[1][0][bb] + w[0][0][a] * w[1][2][bb]
+                                      : 0.0f;
+#pragma unroll
+                for (int k = 0; k < 4; k++) {
+                    const Acc ck = (Acc)cc[k];
+                    v += (Acc)(vxy * w[2][0][k]) * ck;
+                    gx += (Acc)(dxy * w[2][0][k]) * ck;
+                    gy += (Acc)(xdy * w[2][0][k]) * ck;
+                    gz += (Acc)(vxy * w[2][1][k]) * ck;
+                    if (LAP)
+                        lp += (Acc)(lxy * w[2][0][k] + vxy * w[2][2][k]) * ck;
+                }
+            }
+        }
+    out[0] = v;
+    out[1] = gx;
+    out[2] = gy;
+    out[3] = gz;
+    out[4] = lp;
+}
+
 /* ---- the table (blip_cuda_table.cu) ------------------------------------------------ */
 
 struct bcu_table {
@@ -193,6 +243,18 @@ typedef struct sweep_out {
     unsigned int accepted, bad;
 } sweep_out;
 
+
+/* The checks every sweep op makes of its arguments (op names it in messages): the walkers'
+ * array given (have_walkers), the pair functions' forms and the cell.  MCF_EINVAL. */
+BCU_API int sweep_check_common(const char *op, int have_walkers, const mcf_pair_function u[2],
+                               const double cell[3]);
+
+/* The determinants of n walkers (walker k's bcu_walker at (char *)walkers + k stride: the
+ * bcu_walker arrays of both sweep ops) into *dets (malloc'ed, *nd of them, freed by the
+ * caller), the electrons of all walkers, the most of one spin (m_max) and of one walker
+ * (n_max), each at least 1.  MCF_ENOMEM. */
+BCU_API int sweep_dets(const void *walkers, size_t stride, size_t n, bcu_det ***dets,
+                       size_t *nd, size_t *n_elec, unsigned int *m_max, unsigned int *n_max);
 
 /* The window a sweep of walkers of at most m_max electrons per spin and n_max in all uses
  * for delay (0: BCU_SWEEP_DELAY_DEFAULT): the largest power of 2 <= delay and

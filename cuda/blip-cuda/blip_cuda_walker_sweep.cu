@@ -26,27 +26,61 @@ extern "C" size_t bcu_sweep_window(size_t delay, size_t m_max, size_t n_electron
     return sweep_window(delay, (unsigned int)m_max, (unsigned int)n_electrons);
 }
 
-static int sw_check(const bcu_walker *w, size_t n, const mcf_pair_function u[2],
-                    const double cell[3])
+int sweep_check_common(const char *op, int have_walkers, const mcf_pair_function u[2],
+                       const double cell[3])
 {
-    if (n && !w)
-        return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: NULL array of walkers");
+    if (!have_walkers)
+        return mcf_fail(MCF_EINVAL, "blip-cuda: %s: NULL array of walkers", op);
     if (!u || !cell)
-        return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: NULL pair functions or cell");
+        return mcf_fail(MCF_EINVAL, "blip-cuda: %s: NULL pair functions or cell", op);
     for (int a = 0; a < 3; a++)
         if (!(cell[a] > 0.0) || !isfinite(cell[a]))
-            return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: cell side %d is %g", a,
-                            cell[a]);
+            return mcf_fail(MCF_EINVAL, "blip-cuda: %s: cell side %d is %g", op, a, cell[a]);
     for (int s = 0; s < 2; s++) {
         const mcf_pair_function *f = &u[s];
         if (f->form != MCF_PAIR_NONE && f->form != MCF_PAIR_BSPLINE && f->form != MCF_PAIR_RPA)
-            return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: pair function %d has form "
-                            "%d (MCF_PAIR_NONE, _BSPLINE or _RPA)", s, (int)f->form);
+            return mcf_fail(MCF_EINVAL, "blip-cuda: %s: pair function %d has form %d "
+                            "(MCF_PAIR_NONE, _BSPLINE or _RPA)", op, s, (int)f->form);
         if (f->form == MCF_PAIR_BSPLINE && (f->n_coef < 4 || f->n_coef > MCF_PAIR_COEF_MAX))
-            return mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: pair function %d has %u "
-                            "B-spline coefficients (4 to %d)", s, (unsigned)f->n_coef,
+            return mcf_fail(MCF_EINVAL, "blip-cuda: %s: pair function %d has %u B-spline "
+                            "coefficients (4 to %d)", op, s, (unsigned)f->n_coef,
                             MCF_PAIR_COEF_MAX);
     }
+    return MCF_OK;
+}
+
+int sweep_dets(const void *walkers, size_t stride, size_t n, bcu_det ***dets, size_t *nd,
+               size_t *n_elec, unsigned int *m_max, unsigned int *n_max)
+{
+    bcu_det **d = (bcu_det **)malloc(2 * n * sizeof *d);
+    if (!d)
+        return mcf_fail(MCF_ENOMEM, "blip-cuda: out of memory");
+    *nd = *n_elec = 0;
+    *m_max = *n_max = 1;
+    for (size_t k = 0; k < n; k++) {
+        const bcu_walker *w = (const bcu_walker *)((const char *)walkers + k * stride);
+        size_t nk = 0;
+        for (int s = 0; s < 2; s++) {
+            bcu_det *x = (bcu_det *)w->det[s];
+            if (!x)
+                continue;
+            d[(*nd)++] = x;
+            nk += x->m;
+            *m_max = x->m > *m_max ? x->m : *m_max;
+        }
+        *n_max = nk > *n_max ? (unsigned int)nk : *n_max;
+        *n_elec += nk;
+    }
+    *dets = d;
+    return MCF_OK;
+}
+
+static int sw_check(const bcu_walker *w, size_t n, const mcf_pair_function u[2],
+                    const double cell[3])
+{
+    int rc = sweep_check_common("walker_sweep", !n || w, u, cell);
+    if (rc)
+        return rc;
     for (size_t k = 0; k < n; k++) {
         const bcu_det *d0 = (const bcu_det *)w[k].det[0], *d1 = (const bcu_det *)w[k].det[1];
         if (!d0 && !d1)
@@ -92,24 +126,11 @@ extern "C" int bcu_walker_sweep_blocks(mcf_batch *b, bcu_walker *w, size_t n,
     bcu_batch *kb;
     if ((rc = bcu_device_init()) || (rc = bcu_batch_of(b, &kb)))
         return rc;
-    bcu_det **dets = (bcu_det **)malloc(2 * n * sizeof *dets);
-    if (!dets)
-        return mcf_fail(MCF_ENOMEM, "blip-cuda: out of memory");
+    bcu_det **dets = NULL;
     size_t nd = 0, n_elec = 0;
     unsigned int m_max = 1, n_max = 1;
-    for (size_t k = 0; k < n; k++) {
-        size_t nk = 0;
-        for (int s = 0; s < 2; s++)
-            if (w[k].det[s]) {
-                dets[nd++] = (bcu_det *)w[k].det[s];
-                nk += ((bcu_det *)w[k].det[s])->m;
-                if (((bcu_det *)w[k].det[s])->m > m_max)
-                    m_max = ((bcu_det *)w[k].det[s])->m;
-            }
-        if (nk > n_max)
-            n_max = (unsigned int)nk;
-        n_elec += nk;
-    }
+    if ((rc = sweep_dets(w, sizeof *w, n, &dets, &nd, &n_elec, &m_max, &n_max)))
+        return rc;
     rc = det_check_batch("walker_sweep", dets, nd);
     if (!rc && m_max > SWEEP_M_MAX)
         rc = mcf_fail(MCF_EINVAL, "blip-cuda: walker_sweep: %u electrons of one spin; the "

@@ -106,6 +106,8 @@ int refresh_on_ev_batch(mcf_batch *b, sj_chain *const *cs, size_t n)
                                  c->A[s], c->Ainv[s]);
         if (rc)
             break;
+        if (c->drift)
+            continue; /* a drift sweep takes no trial rows (its trial points come move by move) */
         const double *rt[1] = {c->trial + 3 * spin_first(c, s)}; /* det_set forgot them */
         rc = mcf_orbital_det_trial(b, &dws[q], &dspin[q], 1, rt);
     }

@@ -23,20 +23,25 @@
  * the values, gradients and Laplacians at every current position in one evaluator call (as
  * a measurement does); electron e has not moved before its turn, so its row is exact then,
  * and grad_e D / D = sum_l grad phi_l(r_e) Ainv[l][i] uses the inverse of that moment.  At
- * each turn one evaluator call takes the trial point of every chain of the batch.  Only the
- * model keeps the determinants (the evaluator's det ops give no gradients at a trial point
- * yet) and the update is Sherman-Morrison after every move (delay <= 1).
+ * each turn one evaluator call takes the trial point of every chain of the batch, and the
+ * update is Sherman-Morrison after every move (delay <= 1).  Where the evaluator keeps the
+ * determinants and makes whole drift sweeps (walker_drift_sweep of mcf 1.2, blip-cuda: on the
+ * GPU, one launch a sweep for all chains), sj_sweep.c's drift_sweep_on_ev hands it the
+ * sweep's Gaussians, time step and node rule instead, and it makes the same moves from the
+ * same streams (tests/gpu/test_dmc_cuda_run; tests/physics/test_drift_sweep_ev with a host
+ * evaluator of the op).
  *
  * Diffusion Monte Carlo ([run] method = dmc) calls the projector op: the moves become drift
  * moves at the DMC time step tau (not step^2, and not adapted), and a move whose
  * determinant ratio is negative is refused: the walker stays in its nodal pocket (the
- * fixed-node approximation; the Jastrow factor is positive and has no nodes). */
+ * fixed-node approximation; the Jastrow factor is positive and has no nodes).  With the
+ * determinants on an evaluator it needs the drift sweeps (sweep = auto or evaluator). */
 #include "slater_jastrow_internal.h"
 
 #include <math.h>
 
 /* The time step: DMC's (the projector's), else step^2. */
-static double time_step(const sj_chain *c) { return c->tau > 0.0 ? c->tau : c->step * c->step; }
+double sj_time_step(const sj_chain *c) { return c->tau > 0.0 ? c->tau : c->step * c->step; }
 
 /* Umrigar-Nightingale-Runge's limited drift vbar of v for time step tau (header). */
 static void limited_drift(const double v[3], double tau, double vbar[3])
@@ -68,7 +73,7 @@ static void det_drift_here(const sj_chain *c, size_t e, double g[3])
  * (up to the normalization, which cancels) into c->log_g[e]. */
 static void draw_trial(sj_chain *c, size_t e)
 {
-    const double tau = time_step(c), *r = c->r + 3 * e;
+    const double tau = sj_time_step(c), *r = c->r + 3 * e;
     double v[3], gJ[3] = {0, 0, 0}, vbar[3], chi2 = 0.0;
     det_drift_here(c, e, v);
     if (c->jastrow)
@@ -90,7 +95,7 @@ static double drift_log_ratio(const sj_chain *c, size_t e)
 {
     const size_t s = spin_of(c, e), i = index_in_spin(c, e), m = spin_count(c, s);
     const double *v = c->trial_phi + e * c->norb, *Ai = c->Ainv[s], *x = c->trial + 3 * e;
-    const double *r = c->r + 3 * e, tau = time_step(c);
+    const double *r = c->r + 3 * e, tau = sj_time_step(c);
     double R = 0.0, g[3] = {0, 0, 0};
     for (size_t l = 0; l < m; l++) {
         const double a = Ai[l * m + i];
@@ -120,12 +125,16 @@ static double drift_log_ratio(const sj_chain *c, size_t e)
 int sj_projector(void *chain, double tau)
 {
     sj_chain *c = chain;
-    if (c->on_ev || c->delay > 1 || c->qs)
+    const int ev_bad = c->on_ev && !c->ev_drift, delay_bad = !c->on_ev && c->delay > 1;
+    if (ev_bad || delay_bad || c->qs)
         return mcf_fail(MCF_EINVAL, "slater-jastrow: diffusion Monte Carlo moves the electrons "
                         "by drift and diffusion with the determinants in the model, updated "
-                        "after every move; here %s; set %s", c->qs ? "move = qs" : c->on_ev ?
-                        "the evaluator keeps them" : "delay > 1", c->qs ? "move = pbp or drift"
-                        : c->on_ev ? "[model] determinants = model" : "[model] delay = 0 or 1");
+                        "after every move, or on an evaluator that makes whole drift sweeps "
+                        "(blip-cuda, sweep = auto or evaluator); here %s; set %s", c->qs ?
+                        "move = qs" : ev_bad ? "the evaluator keeps them and makes no drift "
+                        "sweep (or sweep = core)" : "delay > 1", c->qs ? "move = pbp or drift"
+                        : ev_bad ? "[model] determinants = model, or sweep = auto" :
+                        "[model] delay = 0 or 1");
     if (!(tau > 0.0) || !isfinite(tau))
         return mcf_fail(MCF_EINVAL, "slater-jastrow: the DMC time step %g is not positive", tau);
     c->drift = 1;
@@ -163,3 +172,4 @@ int drift_propose(mcf_batch *b, void *const *chains, size_t n, const sj_move *mv
     }
     return MCF_OK;
 }
+

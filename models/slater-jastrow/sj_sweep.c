@@ -131,8 +131,10 @@ static int trial_rows(mcf_batch *b, void *const *chains, size_t n)
         const sj_chain *c0 = chains[k0];
         const double tv0 = c0->tm ? now_s() : 0.0;
         /* drift: the rows and gradients at the current positions (sj_drift.c); otherwise
-         * the rows at the trial positions (on_ev: they stay there) */
-        int rc = orbitals_batch(b, chains + k0, nb, c0->drift);
+         * the rows at the trial positions (on_ev: they stay there); an evaluator's drift
+         * sweep makes its own */
+        int rc = c0->ev_drift && c0->drift ? MCF_OK : orbitals_batch(b, chains + k0, nb,
+                                                                       c0->drift);
         if (rc)
             return rc;
         if (c0->tm) {
@@ -230,6 +232,42 @@ int sj_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs
     return MCF_OK;
 }
 
+static int after_ev_sweep(mcf_batch *b, void *const *chains, size_t n, uint64_t *accepted,
+                          double t0);
+
+/* The whole drift sweep of n chains whose determinants the evaluator keeps and moves
+ * (ev_drift: walker_drift_sweep, mcf 1.2), the Gaussians drawn by trial_rows; accepted[k] as
+ * sj_sweep's. */
+static int drift_sweep_on_ev(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
+                             uint64_t *accepted)
+{
+    mcf_drift_walker *w = calloc(n, sizeof *w);
+    if (!w)
+        return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for a sweep of %zu chains",
+                        n);
+    for (size_t k = 0; k < n; k++) {
+        sj_chain *c = chains[k];
+        w[k].w = (mcf_walker){.ws = c->ws, .r = c->r, .trial = NULL, .rng = rngs[k],
+                              .accepted = c->acc};
+        w[k].chi = c->disp;
+        w[k].tau = sj_time_step(c);
+        w[k].fixed_node = c->fixed_node;
+    }
+    const sj_chain *c0 = chains[0];
+    sj_chain *first = chains[0];
+    if (first->index == 0 && !first->sweep_said) {
+        mcf_log(MCF_LOG_INFO, "slater-jastrow: the drift-diffusion moves of every sweep are "
+                "made by evaluator %s (it keeps the determinants and updates them after every "
+                "move; [model] delay does not apply)", c0->ev_name);
+        first->sweep_said = 1;
+    }
+    const double cell[3] = {c0->L, c0->L, c0->L};
+    const double t0 = now_s();
+    int rc = mcf_orbital_walker_drift_sweep(b, w, n, c0->pf, cell);
+    free(w);
+    return rc ? rc : after_ev_sweep(b, chains, n, accepted, t0);
+}
+
 /* The whole sweep (ABI 1's begin_sweep and sweep): the trial positions and their rows,
  * then, when every chain has ev_sweep ([model] sweep = auto | evaluator with the
  * determinants there), one walker_sweep call for all chains makes the N moves of each in
@@ -247,6 +285,8 @@ int sj_sweep(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
     if (!n)
         return MCF_SWEEP_DECLINED;
     const sj_chain *c0 = chains[0];
+    if (c0->drift && c0->ev_drift)
+        return drift_sweep_on_ev(b, chains, n, rngs, accepted);
     for (size_t k = 0; k < n; k++) {
         const sj_chain *c = chains[k];
         if (!c->ev_sweep)
@@ -274,10 +314,17 @@ int sj_sweep(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
     const double cell[3] = {c0->L, c0->L, c0->L};
     const double t0 = now_s();
     rc = mcf_orbital_walker_sweep(b, w, n, c0->pf, cell, c0->delay);
-    const double t1 = now_s();
     free(w);
-    if (rc)
-        return rc;
+    return rc ? rc : after_ev_sweep(b, chains, n, accepted, t0);
+}
+
+/* After a sweep the evaluator made (walker_sweep or walker_drift_sweep, begun at t0): the
+ * accepted moves of each chain into accepted[], every N accepted moves (counted over
+ * sweeps) the inverses refreshed, the timers. */
+static int after_ev_sweep(mcf_batch *b, void *const *chains, size_t n, uint64_t *accepted,
+                          double t0)
+{
+    const double t1 = now_s();
     sj_chain **due = malloc(n * sizeof *due); /* the chains whose refresh is due */
     if (!due)
         return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for a sweep");
@@ -293,7 +340,7 @@ int sj_sweep(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
         if (c->accepted_since >= c->n)
             due[nd++] = c;
     }
-    rc = nd ? refresh_on_ev_batch(b, due, nd) : MCF_OK;
+    int rc = nd ? refresh_on_ev_batch(b, due, nd) : MCF_OK;
     free(due);
     const double t2 = now_s();
     for (size_t k = 0; k < n; k++) {

@@ -114,11 +114,13 @@ static const mcf_param_spec sj_params[] = {
      "against the sweep's starting configuration (approximate: biased, see slater_jastrow.c); "
      "drift: particle by particle, drift-diffusion proposals with time step tau = step^2 and "
      "Umrigar's limited drift, the Green's functions' ratio in the Metropolis test (exact; "
-     "the move of DMC; the determinants in the model, delay <= 1); [run] method = dmc moves "
-     "by drift at its time step whatever this key says"},
+     "the move of DMC; delay <= 1, the determinants in the model or on an evaluator that "
+     "makes whole drift sweeps: blip-cuda, on the GPU); [run] method = dmc moves by drift at "
+     "its time step whatever this key says"},
     {"determinants", MCF_PARAM_CHOICE, "auto", MCF_PARAM_NO_SCAN, 0, 0, "auto|model|evaluator",
      .doc = "who keeps the Slater matrices and their inverses: auto = the evaluator when it offers "
-     "determinant ops (blip-cuda: on the GPU), move = pbp and N_up >= 90, else the model"},
+     "determinant ops (blip-cuda: on the GPU), N_up >= 90 and move = pbp, or move = drift or "
+     "[run] method = dmc with the evaluator's drift sweeps (blip-cuda), else the model"},
     {"delay", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_HAS_MAX | MCF_PARAM_NO_SCAN, 0,
      SJ_DELAY_MAX, NULL,
      .doc = "k: at most k accepted moves of a spin wait for the update of the inverse Slater "
@@ -283,13 +285,20 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         return rc;
     const int has_det = mcf_orbital_has(&ev, MCF_ORBITAL_DETERMINANTS);
     const int is_qs = move == SJ_MOVE_QS, is_drift = move == SJ_MOVE_DRIFT;
-    if (is_drift && (dets == SJ_DETS_EVALUATOR || sweep_by == SJ_SWEEP_EVALUATOR || delay > 1))
+    /* an evaluator that makes whole drift-diffusion sweeps (walker_drift_sweep, mcf 1.2)
+     * may keep the determinants of drift moves; the core's loop cannot move them there */
+    const int has_drift = mcf_orbital_has(&ev, MCF_ORBITAL_DRIFT_SWEEP);
+    const int drift_ev_ok = has_drift && sweep_by != SJ_SWEEP_CORE;
+    if (is_drift && (((dets == SJ_DETS_EVALUATOR || sweep_by == SJ_SWEEP_EVALUATOR) &&
+                      !drift_ev_ok) || delay > 1))
         return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] move = drift in %s needs the "
-                        "determinants in the model, updated after every move (the drift at a "
-                        "trial point needs the orbitals' gradients there, which no evaluator's "
-                        "determinant ops give); here %s; remove it or set %s", sec, origin,
+                        "determinants in the model, updated after every move, or on an "
+                        "evaluator that makes whole drift sweeps (blip-cuda) with sweep = auto "
+                        "or evaluator; here %s%s%s; remove it or set %s", sec, origin,
                         delay > 1 ? "delay > 1" : dets == SJ_DETS_EVALUATOR ?
-                        "determinants = evaluator" : "sweep = evaluator",
+                        "determinants = evaluator" : "sweep = evaluator", delay > 1 ? "" :
+                        !has_drift ? " and the evaluator makes no drift sweeps, " :
+                        " with sweep = core", delay > 1 ? "" : !has_drift ? ev.name : "",
                         delay > 1 ? "delay = 0 or 1" : dets == SJ_DETS_EVALUATOR ?
                         "determinants = auto or model" : "sweep = auto or core");
     if (dets == SJ_DETS_EVALUATOR && !has_det)
@@ -300,7 +309,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
         return mcf_fail(MCF_EINVAL, "slater-jastrow: [%s] determinants = evaluator in %s works "
                         "with move = pbp only (qs takes every ratio against the sweep's "
                         "start); set determinants = auto or model, or move = pbp", sec, origin);
-    const int on_ev = has_det && !is_qs && !is_drift &&
+    const int on_ev = has_det && !is_qs && (!is_drift || drift_ev_ok) &&
                       (dets == SJ_DETS_EVALUATOR ||
                        (dets == SJ_DETS_AUTO && n_up >= SJ_AUTO_EV_DETS));
     const int has_sweep = mcf_orbital_has(&ev, MCF_ORBITAL_WALKER_SWEEP);
@@ -334,6 +343,7 @@ static int sj_create(const mcf_params *params, const mcf_services *services, mcf
     c->polarized = polarized;
     c->qs = is_qs;
     c->drift = is_drift;
+    c->ev_drift = on_ev && drift_ev_ok;
     c->coulomb = interaction == SJ_INTERACTION_COULOMB;
     c->delay = sj_delay_window((size_t)delay, ev_sweep);
     c->ev_sweep = ev_sweep;

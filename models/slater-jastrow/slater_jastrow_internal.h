@@ -104,6 +104,8 @@ typedef struct sj_chain {
     size_t delay;      /* sj_delay_window of [model] delay: accepted moves per rank-k update
                           (1: Sherman-Morrison; with ev_sweep, 0: the evaluator's choice) */
     int ev_sweep;      /* on_ev and the evaluator makes whole sweeps (walker_sweep) */
+    int ev_drift;      /* on_ev and the evaluator makes whole drift sweeps
+                          (walker_drift_sweep): move = drift and DMC's moves there */
     int sweep_said;    /* ev_sweep, chain 0: the log says so (at the first sweep) */
     unsigned char *acc; /* ev_sweep: n decisions of the last sweep */
     sj_delay dl[2];    /* delay > 1: each spin's window of pending moves (sj_delayed.h) */
@@ -281,8 +283,11 @@ int sj_apply(mcf_batch *b, void *const *chains, const void *moves, size_t n,
  * gradients at the current positions. */
 int drift_propose(mcf_batch *b, void *const *chains, size_t n, const sj_move *mv,
                   double *log_ratio);
+/* The drift moves' time step: DMC's tau (the projector's), else step^2. */
+double sj_time_step(const sj_chain *c);
 /* The projector op ([run] method = dmc): drift moves at time step tau, fixed node; refused
- * (MCF_EINVAL naming the keys) with the determinants on the evaluator or delay > 1. */
+ * (MCF_EINVAL naming the keys) with the determinants on an evaluator that makes no drift
+ * sweep, or delay > 1 in the model. */
 int sj_projector(void *chain, double tau);
 
 /* ---- sj_local_energy.c: the measurements (op of mcf_model) ------------------------------- */

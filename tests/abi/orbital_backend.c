@@ -183,6 +183,16 @@ static int be_walker_sweep(const ob_backend *be, const mcf_walker *w, size_t n,
     return be->ops1->walker_sweep(mv, n, u, cell, 0);
 }
 
+static int be_walker_drift_sweep(const ob_backend *be, const mcf_drift_walker *w, size_t n,
+                                 const mcf_pair_function u[2], const double cell[3])
+{
+    if (be->kind == OB_TABLE2)
+        return be->ops2->walker_drift_sweep(be->batch, w, n, u, cell);
+    if (be->kind == OB_HELPERS)
+        return mcf_orbital_walker_drift_sweep(be->batch, w, n, u, cell);
+    return mcf_fail(MCF_EINVAL, "an ABI-1 table has no walker_drift_sweep");
+}
+
 /* ---- records ------------------------------------------------------------------------- */
 
 void ob_record_free(ob_record *r)
@@ -465,15 +475,88 @@ static int dets_body(const ob_backend *be, const mcf_pw_orbitals *o, void **ws,
     return 0;
 }
 
-void ob_script_dets(const ob_backend *be, const mcf_pw_orbitals *o, ob_record *out)
+/* a script's body on NW fresh workspaces, destroyed after it */
+static void on_workspaces(const ob_backend *be, const mcf_pw_orbitals *o, ob_record *out,
+                          int (*body)(const ob_backend *, const mcf_pw_orbitals *, void **,
+                                      ob_record *))
 {
     void *ws[NW] = {NULL, NULL};
     int bad = 0;
     for (size_t w = 0; w < NW && !bad; w++)
         bad = failed(out, be, "create", be_create(be, o, &ws[w]));
     if (!bad)
-        dets_body(be, o, ws, out);
+        body(be, o, ws, out);
     for (size_t w = 0; w < NW; w++)
         if (ws[w])
             be_destroy(be, ws[w]);
+}
+
+void ob_script_dets(const ob_backend *be, const mcf_pw_orbitals *o, ob_record *out)
+{
+    on_workspaces(be, o, out, dets_body);
+}
+
+/* ---- the drift script ------------------------------------------------------------------- */
+
+/* two drift sweeps of both walkers (the first without, the second with fixed node) */
+static int drift_body(const ob_backend *be, const mcf_pw_orbitals *o, void **ws,
+                      ob_record *out)
+{
+    const size_t L = o->n_orbitals;
+    if (L < MUP || L > 16)
+        return failed(out, be, "script", mcf_fail(MCF_EINVAL, "%zu orbitals: 3 .. 16", L));
+    double pos[NW][3 * NE], chi[NW][3 * NE], lr[NW][NE];
+    unsigned char acc[NW][NE];
+    mcf_rng rng, wr[NW];
+    mcf_rng_init(&rng, 41, 0);
+    mcf_drift_walker dw[NW];
+    for (size_t w = 0; w < NW; w++) {
+        for (size_t p = 0; p < 3 * NE; p++)
+            pos[w][p] = o->cell[p % 3] * mcf_rng_uniform(&rng);
+        if (load_walker(be, ws[w], pos[w], L, out))
+            return 1;
+        mcf_rng_init(&wr[w], 43, w);
+        dw[w] = (mcf_drift_walker){{ws[w], pos[w], NULL, &wr[w], acc[w], lr[w]}, chi[w],
+                                   0.05 + 0.1 * (double)w, 0, 0};
+    }
+    const double L0 = o->cell[0];
+    const mcf_pair_function u[2] = {{.form = MCF_PAIR_RPA, .cutoff = 0.5 * L0, .A = 0.2,
+                                     .F = 0.7},
+                                    {.form = MCF_PAIR_RPA, .cutoff = 0.5 * L0, .A = 0.3,
+                                     .F = 0.9}};
+    for (int sweep = 0; sweep < 2; sweep++) {
+        for (size_t w = 0; w < NW; w++) {
+            for (size_t p = 0; p < 3 * NE; p++)
+                chi[w][p] = mcf_rng_normal(&rng);
+            dw[w].fixed_node = sweep;
+        }
+        if (failed(out, be, "walker_drift_sweep",
+                   be_walker_drift_sweep(be, dw, NW, u, o->cell)))
+            return 1;
+        for (size_t w = 0; w < NW; w++) {
+            rec(out, pos[w], 3 * NE);
+            rec(out, lr[w], NE);
+            const double st[3] = {(double)wr[w].counter, (double)wr[w].used, 0};
+            rec(out, st, 3);
+            for (size_t e = 0; e < NE; e++) {
+                out->accepted += acc[w][e];
+                rec(out, &(double){acc[w][e]}, 1);
+                for (size_t c = 0; c < 3; c++) /* accepted: reduced into the cell */
+                    if (acc[w][e] && !(pos[w][3 * e + c] >= 0.0 &&
+                                       pos[w][3 * e + c] < o->cell[c]))
+                        return failed(out, be, "positions",
+                                      mcf_fail(MCF_EINVAL, "electron %zu of walker %zu at "
+                                               "%.17g, outside [0, %g)", e, w,
+                                               pos[w][3 * e + c], o->cell[c]));
+            }
+        }
+        if (record_dets(be, ws, out))
+            return 1;
+    }
+    return 0;
+}
+
+void ob_script_drift(const ob_backend *be, const mcf_pw_orbitals *o, ob_record *out)
+{
+    on_workspaces(be, o, out, drift_body);
 }

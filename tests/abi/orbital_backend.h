@@ -58,6 +58,12 @@ void ob_script_values(const ob_backend *be, const mcf_pw_orbitals *o, ob_record 
  * (det_get of an empty determinant recorded as its status). */
 void ob_script_dets(const ob_backend *be, const mcf_pw_orbitals *o, ob_record *out);
 
+/* ABI 2 only (mcf 1.2): two walkers of 3 up and 2 down electrons loaded as for the dets
+ * script, then two walker_drift_sweep calls with a Jastrow factor and Gaussians made here
+ * (time steps 0.05 and 0.15; fixed node in the second), each followed by det_get; every
+ * accepted electron must lie in the cell. */
+void ob_script_drift(const ob_backend *be, const mcf_pw_orbitals *o, ob_record *out);
+
 /* 1 when a and b recorded the same bits (and neither failed); else 0, printing where */
 int ob_same(const ob_record *a, const ob_record *b, const char *what);
 

@@ -8,13 +8,19 @@
  * plugins (tests/abi/CMakeLists.txt), one per macro:
  *   HOSTDET_ABI1       mcf-thostdet1.so: ABI 1, mcf_orbital_ops with all 15 ops
  *   HOSTDET_ABI2       mcf-thostdet2.so: ABI 2, mcf_orbital_evaluator providing all bits
+ *                      (walker_drift_sweep of mcf 1.2: orbital_hostdet_drift.c)
+ *   HOSTDET_V10        mcf-thostdet10.so: ABI 2 as built before mcf 1.2 (struct_size
+ *                      MCF_ORBITAL_EVALUATOR_SIZE_1_0) stating DRIFT_SWEEP with the op set
+ *                      beyond it: loaded, the drift sweep not offered
  *   HOSTDET_BAD_DET    mcf-thostdetbad.so: ABI 2 promising DETERMINANTS, det_local NULL
  *   HOSTDET_BAD_SWEEP  mcf-thostdetsweep.so: ABI 2 promising WALKER_SWEEP alone
  *   HOSTDET_SHORT      mcf-thostdetshort.so: ABI 2 whose struct_size is one pointer short
+ *                      of MCF_ORBITAL_EVALUATOR_SIZE_1_0
  * The walker sweep ignores `delay` (every move is applied at once: exact either way).
  * Built against ABI 1's private headers (core/sdk/abi1: the table of HOSTDET_ABI1). */
 #include "mcf/abi1_orbital.h"
 #include "mcf/mcf.h"
+#include "orbital_hostdet.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,28 +28,11 @@
 
 static const mcf_param_spec hd_params[] = {{0}};
 
-typedef struct hd_ws hd_ws;
-
-typedef struct hd_det {
-    const hd_ws *ws;
-    size_t m;
-    double *r, *A, *Ainv; /* m x 3; A[i * m + l] = phi_l(r_i); Ainv[l * m + i] */
-    double *rt, *vt;      /* the trial positions and the rows there */
-    size_t last;          /* the electron of the last det_ratio (m: none) */
-    double last_R;
-} hd_det;
-
-struct hd_ws {
-    size_t L, ng;
-    double *G, *a, *b; /* ng x 3 wave vectors; L x ng coefficients */
-    hd_det *det[2];    /* ABI 2: the walker's determinants */
-};
-
 /* ---- orbitals ----------------------------------------------------------------------- */
 
 /* the first `count` orbitals at r, with gradients and Laplacians when grad is not NULL */
-static void hd_point(const hd_ws *w, const double *r, size_t count, double *phi, double *grad,
-                     double *lap)
+void hd_point(const hd_ws *w, const double *r, size_t count, double *phi, double *grad,
+              double *lap)
 {
     for (size_t l = 0; l < count; l++) {
         double v = 0, g[3] = {0, 0, 0}, lp = 0;
@@ -196,14 +185,10 @@ static double det_ratio(hd_det *d, size_t e)
     return R;
 }
 
-/* Sherman-Morrison: row e of A becomes the trial row v; w = v^T Ainv (w_e = R) */
-static int det_accept(hd_det *d, size_t e)
+/* Sherman-Morrison (orbital_hostdet.h): row e of A becomes v, w = v^T Ainv (w_e = R) */
+void hd_replace_row(hd_det *d, size_t e, const double *v, double R, const double *r_new)
 {
     const size_t m = d->m;
-    if (e >= m || e != d->last || d->last_R == 0)
-        return mcf_fail(MCF_EINVAL, "hostdet: det_accept of electron %zu: not the last "
-                        "det_ratio's, or its ratio was 0", e);
-    const double R = d->last_R, *v = d->vt + e * m;
     for (size_t j = 0; j < m; j++) {
         if (j == e)
             continue;
@@ -216,8 +201,17 @@ static int det_accept(hd_det *d, size_t e)
     for (size_t l = 0; l < m; l++)
         d->Ainv[l * m + e] /= R;
     memcpy(d->A + e * m, v, m * sizeof *v);
-    memcpy(d->r + 3 * e, d->rt + 3 * e, 3 * sizeof *d->r);
+    memcpy(d->r + 3 * e, r_new, 3 * sizeof *d->r);
     d->last = m;
+}
+
+/* the move of the last det_ratio: its trial row and position */
+static int det_accept(hd_det *d, size_t e)
+{
+    if (e >= d->m || e != d->last || d->last_R == 0)
+        return mcf_fail(MCF_EINVAL, "hostdet: det_accept of electron %zu: not the last "
+                        "det_ratio's, or its ratio was 0", e);
+    hd_replace_row(d, e, d->vt + e * d->m, d->last_R, d->rt + 3 * e);
     return MCF_OK;
 }
 
@@ -276,13 +270,16 @@ static int det_local(const hd_det *d, double *g, double *lp)
     return MCF_OK;
 }
 
-/* the nearest-image distance in the orthorhombic cell */
-static double image_dist(const double *x, const double *y, const double cell[3])
+/* the nearest image of x - y in the orthorhombic cell: each component less the multiple of
+ * the cell's side nearest to it (orbital_hostdet.h) */
+double hd_image(const double *x, const double *y, const double cell[3], double *d)
 {
     double s = 0;
     for (int c = 0; c < 3; c++) {
         double dx = x[c] - y[c];
         dx -= cell[c] * nearbyint(dx / cell[c]);
+        if (d)
+            d[c] = dx;
         s += dx * dx;
     }
     return sqrt(s);
@@ -303,8 +300,8 @@ static int hd_sweep(hd_det *const det[2], double *r, const double *trial, mcf_rn
         for (size_t j = 0; j < n; j++)
             if (j != e) {
                 const mcf_pair_function *f = &u[(j >= mu) != s];
-                dj += mcf_pair_value(f, image_dist(trial + 3 * e, r + 3 * j, cell)) -
-                      mcf_pair_value(f, image_dist(r + 3 * e, r + 3 * j, cell));
+                dj += mcf_pair_value(f, hd_image(trial + 3 * e, r + 3 * j, cell, NULL)) -
+                      mcf_pair_value(f, hd_image(r + 3 * e, r + 3 * j, cell, NULL));
             }
         const double lr = R == 0 ? -INFINITY : 2.0 * log(fabs(R)) + 2.0 * dj;
         if (isnan(lr))
@@ -543,27 +540,34 @@ static int hd2_walker_sweep(mcf_batch *b, const mcf_walker *w, size_t n,
 #elif defined(HOSTDET_SHORT)
 #define HD_PROVIDES MCF_ORBITAL_VALUES
 #define HD_NAME "thostdetshort"
+#define HD_SIZE (MCF_ORBITAL_EVALUATOR_SIZE_1_0 - sizeof(void *))
 #else
-#define HD_PROVIDES (MCF_ORBITAL_VALUES | MCF_ORBITAL_DETERMINANTS | MCF_ORBITAL_WALKER_SWEEP)
+#define HD_PROVIDES                                                                        \
+    (MCF_ORBITAL_VALUES | MCF_ORBITAL_DETERMINANTS | MCF_ORBITAL_WALKER_SWEEP |            \
+     MCF_ORBITAL_DRIFT_SWEEP)
+#if defined(HOSTDET_V10)
+#define HD_NAME "thostdet10"
+#define HD_SIZE MCF_ORBITAL_EVALUATOR_SIZE_1_0 /* walker_drift_sweep lies beyond it */
+#else
 #define HD_NAME "thostdet2"
+#endif
 #endif
 
 #ifndef HD_DET_LOCAL
 #define HD_DET_LOCAL hd2_det_local
 #endif
+#ifndef HD_SIZE
+#define HD_SIZE sizeof(mcf_orbital_evaluator)
+#endif
 
 static const mcf_orbital_evaluator hd2_table = {
-#if defined(HOSTDET_SHORT)
-    .struct_size = sizeof(mcf_orbital_evaluator) - sizeof(void *),
-#else
-    .struct_size = sizeof(mcf_orbital_evaluator),
-#endif
+    .struct_size = (uint32_t)(HD_SIZE),
     .provides = HD_PROVIDES, .create = hd2_create, .destroy = hd2_destroy,
     .evaluate = hd2_evaluate, .det_set = hd2_det_set, .det_get = hd2_det_get,
     .det_trial = hd2_det_trial, .det_ratio = hd2_det_ratio, .det_accept = hd2_det_accept,
     .det_refresh = hd2_det_refresh,
     .det_local = HD_DET_LOCAL,
-    .walker_sweep = hd2_walker_sweep};
+    .walker_sweep = hd2_walker_sweep, .walker_drift_sweep = hd2_walker_drift_sweep};
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_ORBITAL_EVALUATOR, HD_NAME, "0",
                       "test: host orbitals with determinants (ABI 2)", hd_params, &hd2_table)

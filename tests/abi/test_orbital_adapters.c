@@ -18,7 +18,16 @@
  *       and thostdet2 record the same (one mathematics).  The view hands out spin 0, then
  *       spin 1, and refuses a third det_create;
  *   (e) the loader: an ABI-2 orbital table promising ops it lacks, WALKER_SWEEP without
- *       DETERMINANTS, or too short a struct_size, is refused naming the problem.
+ *       DETERMINANTS, or too short a struct_size (one pointer short of
+ *       MCF_ORBITAL_EVALUATOR_SIZE_1_0), is refused naming the problem;
+ *   (f) the drift sweep of mcf 1.2 (walker_drift_sweep, MCF_ORBITAL_DRIFT_SWEEP): thostdet2
+ *       offers it, and its table called directly and through the helpers records the same
+ *       bits (two sweeps of two walkers, some moves accepted, not all); thostdet10, a table
+ *       of mcf 1.0's size (MCF_ORBITAL_EVALUATOR_SIZE_1_0) that states the bit with the op
+ *       set beyond its struct_size, loads and offers everything else (its determinants
+ *       script records thostdet2's bits) but not the drift sweep: a bind asking for it is
+ *       refused, the helper refuses the call; the helper's checks (NULL Gaussians, a time
+ *       step <= 0, n = 0).
  *
  * Usage: test_orbital_adapters FROZEN_PLANEWAVE_FOLDER HOSTDET_FOLDER */
 #define _POSIX_C_SOURCE 200809L
@@ -369,6 +378,89 @@ static void test_dets(const mcf_plugin_info *hd1, const mcf_plugin_info *hd2)
     mcf_batch_destroy(b1), mcf_batch_destroy(b2), mcf_batch_destroy(b3);
 }
 
+/* ---- (f) the drift sweep ------------------------------------------------------------------- */
+
+/* thostdet10, a table of mcf 1.0's size: everything but the drift sweep (thostdet2's bits
+ * for the determinants script) */
+static void test_drift_v10(const mcf_plugin_info *hd2, const mcf_plugin_info *hd10)
+{
+    orbitals s;
+    det_orbitals(&s);
+    const unsigned old = MCF_ORBITAL_VALUES | MCF_ORBITAL_DETERMINANTS |
+                         MCF_ORBITAL_WALKER_SWEEP;
+    mcf_services s10 = services_of(hd10);
+    mcf_orbital h10;
+    mcf_batch *b1 = batch_of(hd2), *b10 = batch_of(hd10);
+    ob_backend be;
+    CHECK(mcf_orbital_bind(&s10, model_p, "test-model", old, &h10) == MCF_OK &&
+              mcf_orbital_has(&h10, old) == 1 &&
+              mcf_orbital_has(&h10, MCF_ORBITAL_DRIFT_SWEEP) == 0,
+          "(f) thostdet10 (struct_size of mcf 1.0, DRIFT_SWEEP stated) must offer values, "
+          "determinants and sweeps, not the drift sweep: %s", mcf_last_error());
+    expect_bind(&s10, MCF_ORBITAL_DRIFT_SWEEP,
+                PARTS("test-model: [run] evaluator = thostdet10",
+                      "makes no drift-diffusion sweeps"), "thostdet10, DRIFT_SWEEP");
+    ob_record d2 = {0}, d10 = {0}, r10 = {0};
+    ob_script_dets((be = table2("thostdet2, ABI 2", hd2, b1), &be), &s.o, &d2);
+    ob_script_dets((be = helpers("thostdet10, helpers", &h10, b10), &be), &s.o, &d10);
+    CHECK(ob_same(&d2, &d10, "(f) thostdet10's determinants"), "(f) thostdet10 through the "
+          "helpers differs from thostdet2");
+    ob_script_drift((be = helpers("thostdet10, helpers", &h10, b10), &be), &s.o, &r10);
+    CHECK(r10.failed && contains(r10.what, "walker_drift_sweep: the evaluator makes no "
+                                 "drift-diffusion sweeps"),
+          "(f) the helper must refuse thostdet10's drift sweep: %s",
+          r10.failed ? r10.what : "it ran");
+    ob_record_free(&d2), ob_record_free(&d10), ob_record_free(&r10);
+    mcf_batch_destroy(b1), mcf_batch_destroy(b10);
+}
+
+/* thostdet2's drift sweep: offered, the same bits through the helpers, the helper's checks */
+static void test_drift(const mcf_plugin_info *hd2)
+{
+    orbitals s;
+    det_orbitals(&s);
+    const unsigned old = MCF_ORBITAL_VALUES | MCF_ORBITAL_DETERMINANTS |
+                         MCF_ORBITAL_WALKER_SWEEP;
+    mcf_services s2 = services_of(hd2);
+    mcf_orbital h2;
+    CHECK(mcf_orbital_bind(&s2, model_p, "test-model", old | MCF_ORBITAL_DRIFT_SWEEP, &h2) ==
+              MCF_OK && mcf_orbital_has(&h2, MCF_ORBITAL_DRIFT_SWEEP) == 1,
+          "(f) thostdet2 must offer the drift sweep: %s", mcf_last_error());
+    mcf_batch *b1 = batch_of(hd2), *b2 = batch_of(hd2);
+    ob_record direct = {0}, via = {0};
+    ob_backend be;
+    ob_script_drift((be = table2("thostdet2, ABI 2", hd2, b1), &be), &s.o, &direct);
+    ob_script_drift((be = helpers("thostdet2, helpers", &h2, b2), &be), &s.o, &via);
+    CHECK(ob_same(&direct, &via, "(f) drift sweep, helpers"), "(f) the helpers' drift sweep "
+          "over thostdet2 differs from its table called directly");
+    CHECK(direct.accepted > 0 && direct.accepted < 20, "(f) the drift sweeps accepted %zu of "
+          "20 moves: expected some, not all", direct.accepted);
+    printf("(f) drift sweep: %zu numbers recorded by each of two callers; %zu of 20 moves "
+           "accepted\n", direct.n, direct.accepted);
+
+    /* the helper's checks, on thostdet2 */
+    void *ws = NULL;
+    CHECK(mcf_orbital_workspace(&h2, &s.o, &ws) == MCF_OK, "(f) workspace: %s",
+          mcf_last_error());
+    double r[3] = {0.1, 0.2, 0.3}, chi[3] = {0, 0, 0};
+    mcf_rng rng;
+    mcf_rng_init(&rng, 1, 0);
+    mcf_drift_walker w = {{ws, r, NULL, &rng, (unsigned char[1]){0}, NULL}, NULL, 0.1, 1, 0};
+    const mcf_pair_function u[2] = {{0}, {0}};
+    expect_fail(mcf_orbital_walker_drift_sweep(b2, &w, 1, u, s.o.cell), MCF_EINVAL,
+                PARTS("test-model: evaluator thostdet2: walker_drift_sweep: the Gaussians of "
+                      "walker 0"), "no Gaussians");
+    w.chi = chi;
+    w.tau = 0.0;
+    expect_fail(mcf_orbital_walker_drift_sweep(b2, &w, 1, u, s.o.cell), MCF_EINVAL,
+                PARTS("walker_drift_sweep: walker 0 of 1 has time step 0"), "tau = 0");
+    CHECK(mcf_orbital_walker_drift_sweep(b2, NULL, 0, NULL, NULL) == MCF_OK,
+          "(f) n = 0 is nothing to do: %s", mcf_last_error());
+    mcf_orbital_release(&h2, ws);
+    ob_record_free(&direct), ob_record_free(&via);
+    mcf_batch_destroy(b1), mcf_batch_destroy(b2);
+}
+
 /* ---- (e) the loader ------------------------------------------------------------------------ */
 
 static void expect_unloadable(const char *name, const char *part)
@@ -395,12 +487,13 @@ int main(int argc, char **argv)
     hostdet_dir = argv[2];
     test_params *mp = test_params_make(model_specs, "vmc.ini", (const char *)NULL);
     model_p = &mp->p;
-    mcf_plugin *pf, *pt, *p1, *p2;
+    mcf_plugin *pf, *pt, *p1, *p2, *p10;
     const mcf_plugin_info *frozen = open_from(frozen_dir, "planewave", &pf);
     /* today's planewave: not in the hostdet folder, so the build's plugin folder's */
     const mcf_plugin_info *today = open_from(hostdet_dir, "planewave", &pt);
     const mcf_plugin_info *hd1 = open_from(hostdet_dir, "thostdet1", &p1);
     const mcf_plugin_info *hd2 = open_from(hostdet_dir, "thostdet2", &p2);
+    const mcf_plugin_info *hd10 = open_from(hostdet_dir, "thostdet10", &p10);
     if (!frozen || !today || !hd1 || !hd2)
         return check_exit();
     CHECK(strstr(pf->path, frozen_dir) == pf->path && strstr(pt->path, frozen_dir) == NULL,
@@ -410,6 +503,9 @@ int main(int argc, char **argv)
     test_values(frozen, today);
     test_refusals(frozen, today, hd1, hd2);
     test_dets(hd1, hd2);
+    test_drift(hd2);
+    if (hd10)
+        test_drift_v10(hd2, hd10);
     expect_unloadable("thostdetbad", "'det_local' is NULL though `provides` promises it");
     expect_unloadable("thostdetsweep", "MCF_ORBITAL_WALKER_SWEEP without");
     expect_unloadable("thostdetshort", "struct_size");
@@ -417,5 +513,7 @@ int main(int argc, char **argv)
     test_params_free(mp);
     mcfe_plugin_close(pf), mcfe_plugin_close(pt), mcfe_plugin_close(p1);
     mcfe_plugin_close(p2);
+    if (p10)
+        mcfe_plugin_close(p10);
     return check_exit();
 }

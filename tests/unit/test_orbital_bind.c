@@ -14,11 +14,21 @@
  *   (d) a full table: every field of the handle filled; mcf_orbital_has bit by bit for the
  *       full table and a values-only one;
  *   (e) mcf_orbital_workspace: create gets the evaluator's parameters and the orbitals; its
- *       failure comes back prefixed "<model>: evaluator <name>" with *ws NULL.
+ *       failure comes back prefixed "<model>: evaluator <name>" with *ws NULL;
+ *   (f) MCF_ORBITAL_DRIFT_SWEEP (walker_drift_sweep, appended in mcf 1.2) with fake ABI-2
+ *       tables: the loader's check (core/engine/plugin_tables.c) and whether the SDK offers
+ *       the bit (a bind asking for it): a full table loads and offers it; promised with the
+ *       op NULL: refused at load (naming the op) and not offered; promised without
+ *       DETERMINANTS: refused at load and not offered; the op set but not promised: not
+ *       offered; a table of mcf 1.0's size (MCF_ORBITAL_EVALUATOR_SIZE_1_0), as a plugin
+ *       built before mcf 1.2 has: loads and offers the older bits, not this one, and so
+ *       does one that promises it with the op set beyond struct_size; one pointer shorter:
+ *       refused at load; an ABI-1 table never offers it.
  * These are ABI 1's helpers (mcf 0.5-0.8: still exported for the plugins built with them)
  * with ABI-1 tables: the file is built against ABI 1's private headers (core/sdk/abi1;
  * tests/unit/CMakeLists.txt), which come first.  ABI 2's helpers: tests/abi's
- * test_orbital_adapters. */
+ * test_orbital_adapters; (f) binds ABI-2 tables through ABI 1's helpers, which check the
+ * bits as ABI 2's do (core/sdk/orbital_calls.c). */
 #include "mcf/abi1.h"
 
 #include <stddef.h>
@@ -27,6 +37,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "internal.h" /* mcfi_plugin_check_table: the loader's check of a table */
 #include "mcf/mcf.h"
 #include "test_params.h"
 
@@ -137,13 +148,12 @@ static mcf_services fake_services(const mcf_plugin_info *e, const mcf_params *ep
 
 static const mcf_params *model_p, *eval_p;
 
-/* binding ops (as evaluator "fake") under `needs` is refused with a message naming the model,
- * the file, the evaluator, the fix and `part` */
-static void expect_refused(const mcf_orbital_ops *ops, unsigned needs, const char *part,
-                           const char *what)
+/* binding evaluator info (named "fake") under `needs` is refused with a message naming the
+ * model, the file, the evaluator, the fix and `part` */
+static void expect_refused_info(const mcf_plugin_info *info, unsigned needs, const char *part,
+                                const char *what)
 {
-    mcf_plugin_info info = fake_info(MCF_PLUGIN_ORBITAL_EVALUATOR, "fake", ops);
-    mcf_services s = fake_services(&info, eval_p);
+    mcf_services s = fake_services(info, eval_p);
     mcf_orbital o;
     memset(&o, 0x5A, sizeof o);
     const mcf_orbital before = o;
@@ -156,6 +166,14 @@ static void expect_refused(const mcf_orbital_ops *ops, unsigned needs, const cha
           "bind %s: the message should name the model, file, evaluator, fix and '%s': %s", what,
           part, m);
     CHECK(!memcmp(&o, &before, sizeof o), "bind %s: refused, but the handle was written", what);
+}
+
+/* binding ops (as evaluator "fake") under `needs` is refused (expect_refused_info) */
+static void expect_refused(const mcf_orbital_ops *ops, unsigned needs, const char *part,
+                           const char *what)
+{
+    mcf_plugin_info info = fake_info(MCF_PLUGIN_ORBITAL_EVALUATOR, "fake", ops);
+    expect_refused_info(&info, needs, part, what);
 }
 
 /* binding ops under `needs` succeeds */
@@ -310,6 +328,170 @@ static void test_bound(void)
           "failed workspace: rc %d, ws %p, %s", rc, ws, mcf_last_error());
 }
 
+/* ---- (f) fake ABI-2 tables: mcf 1.2's drift sweep ------------------------------------- */
+
+static int f2_create(const mcf_params *params, const mcf_pw_orbitals *o, void *app_data,
+                     void **ws)
+{
+    (void)app_data;
+    return f_create(params, o, ws);
+}
+static int f2_evaluate(mcf_batch *b, void *const *ws, size_t n, const double *const *r,
+                       const size_t *np, double *const *phi, double *const *grad,
+                       double *const *lap)
+{
+    (void)b;
+    return f_vgl(ws, n, r, np, phi, grad, lap);
+}
+static int f2_det_set(void *ws, int spin, size_t m, const double *r, const double *A,
+                      const double *Ainv)
+{
+    (void)ws, (void)spin, (void)m, (void)r, (void)A, (void)Ainv;
+    return MCF_OK;
+}
+static int f2_det_get(void *ws, int spin, double *r, double *A, double *Ainv)
+{
+    (void)ws, (void)spin, (void)r, (void)A, (void)Ainv;
+    return MCF_OK;
+}
+static int f2_det_trial(mcf_batch *b, void *const *ws, const int *spin, size_t n,
+                        const double *const *rt)
+{
+    (void)b, (void)ws, (void)spin, (void)n, (void)rt;
+    return MCF_OK;
+}
+static int f2_det_ratio(mcf_batch *b, void *const *ws, const int *spin, size_t n,
+                        const size_t *e, double *ratio)
+{
+    (void)b, (void)ws, (void)spin, (void)n, (void)e, (void)ratio;
+    return MCF_OK;
+}
+static int f2_det_accept(mcf_batch *b, void *ws, int spin, size_t e)
+{
+    (void)b, (void)ws, (void)spin, (void)e;
+    return MCF_OK;
+}
+static int f2_det_refresh(mcf_batch *b, void *const *ws, const int *spin, size_t n,
+                          double *drift)
+{
+    (void)b, (void)ws, (void)spin, (void)n, (void)drift;
+    return MCF_OK;
+}
+static int f2_det_local(mcf_batch *b, void *const *ws, const int *spin, size_t n,
+                        double *const *g, double *const *l)
+{
+    (void)b, (void)ws, (void)spin, (void)n, (void)g, (void)l;
+    return MCF_OK;
+}
+static int f2_walker_sweep(mcf_batch *b, const mcf_walker *w, size_t n,
+                           const mcf_pair_function u[2], const double cell[3], size_t delay)
+{
+    (void)b, (void)w, (void)n, (void)u, (void)cell, (void)delay;
+    return MCF_OK;
+}
+static int f2_walker_drift_sweep(mcf_batch *b, const mcf_drift_walker *w, size_t n,
+                                 const mcf_pair_function u[2], const double cell[3])
+{
+    (void)b, (void)w, (void)n, (void)u, (void)cell;
+    return MCF_OK;
+}
+
+#define F2_OLD (MCF_ORBITAL_VALUES | MCF_ORBITAL_DETERMINANTS | MCF_ORBITAL_WALKER_SWEEP)
+
+static const mcf_orbital_evaluator full2 = {
+    .struct_size = sizeof(mcf_orbital_evaluator), .provides = F2_OLD | MCF_ORBITAL_DRIFT_SWEEP,
+    .create = f2_create, .destroy = f_destroy, .evaluate = f2_evaluate, .det_set = f2_det_set,
+    .det_get = f2_det_get, .det_trial = f2_det_trial, .det_ratio = f2_det_ratio,
+    .det_accept = f2_det_accept, .det_refresh = f2_det_refresh, .det_local = f2_det_local,
+    .walker_sweep = f2_walker_sweep, .walker_drift_sweep = f2_walker_drift_sweep};
+
+static mcf_plugin_info fake_info2(const mcf_orbital_evaluator *t)
+{
+    mcf_plugin_info info = fake_info(MCF_PLUGIN_ORBITAL_EVALUATOR, "fake", t);
+    info.abi_version = MCF_ABI_2;
+    return info;
+}
+
+/* the loader's check of table t (as the file fake.so): MCF_OK when part is NULL, else
+ * MCF_EPLUGIN with a message naming the file and `part` */
+static void expect_load(const mcf_orbital_evaluator *t, const char *part, const char *what)
+{
+    mcf_clear_error();
+    int rc = mcfi_plugin_check_table("fake.so", MCF_PLUGIN_ORBITAL_EVALUATOR, 1, t);
+    if (!part)
+        CHECK(rc == MCF_OK, "load %s: rc %d (%s)", what, rc, mcf_last_error());
+    else
+        CHECK(rc == MCF_EPLUGIN && contains(mcf_last_error(), "fake.so") &&
+                  contains(mcf_last_error(), part),
+              "load %s: rc %d, expected MCF_EPLUGIN naming fake.so and '%s': %s", what, rc, part,
+              mcf_last_error());
+}
+
+/* 1 when the SDK offers `needs` of table t (a bind asking for them succeeds) */
+static int offered(const mcf_orbital_evaluator *t, unsigned needs)
+{
+    mcf_plugin_info info = fake_info2(t);
+    mcf_services s = fake_services(&info, eval_p);
+    mcf_orbital o;
+    return mcf_orbital_bind(&s, model_p, "slater-jastrow", needs, &o) == MCF_OK;
+}
+
+static void test_drift_sweep(void)
+{
+    /* (f) the full table */
+    expect_load(&full2, NULL, "a full ABI-2 table");
+    CHECK(offered(&full2, F2_OLD | MCF_ORBITAL_DRIFT_SWEEP), "a full ABI-2 table: not every "
+          "bit offered: %s", mcf_last_error());
+    /* promised, the op NULL */
+    mcf_orbital_evaluator t = full2;
+    t.walker_drift_sweep = NULL;
+    expect_load(&t, "'walker_drift_sweep' is NULL though `provides` promises it",
+                "DRIFT_SWEEP promised, the op NULL");
+    mcf_plugin_info info = fake_info2(&t);
+    expect_refused_info(&info, MCF_ORBITAL_DRIFT_SWEEP, "makes no drift-diffusion sweeps",
+                        "DRIFT_SWEEP promised, the op NULL");
+    CHECK(offered(&t, F2_OLD), "the op NULL: the other bits must stay offered: %s",
+          mcf_last_error());
+    /* promised without the determinants */
+    t = full2;
+    t.provides = MCF_ORBITAL_VALUES | MCF_ORBITAL_DRIFT_SWEEP;
+    expect_load(&t, "MCF_ORBITAL_DRIFT_SWEEP without MCF_ORBITAL_DETERMINANTS",
+                "DRIFT_SWEEP without DETERMINANTS");
+    info = fake_info2(&t);
+    expect_refused_info(&info, MCF_ORBITAL_DRIFT_SWEEP, "keeps no determinants",
+                        "DRIFT_SWEEP without DETERMINANTS");
+    /* the op set, not promised */
+    t = full2;
+    t.provides = F2_OLD;
+    expect_load(&t, NULL, "the op set, DRIFT_SWEEP not promised");
+    CHECK(!offered(&t, MCF_ORBITAL_DRIFT_SWEEP), "an op not promised was offered");
+    /* a table built before mcf 1.2 (mcf 1.0's size): the older bits, not this one */
+    t = full2;
+    t.struct_size = (uint32_t)MCF_ORBITAL_EVALUATOR_SIZE_1_0;
+    t.provides = F2_OLD;
+    expect_load(&t, NULL, "struct_size of mcf 1.0");
+    CHECK(offered(&t, F2_OLD) && !offered(&t, MCF_ORBITAL_DRIFT_SWEEP), "struct_size of "
+          "mcf 1.0: values, determinants and sweeps must be offered, the drift sweep not: %s",
+          mcf_last_error());
+    /* the same promising it, the op set beyond struct_size */
+    t.provides = F2_OLD | MCF_ORBITAL_DRIFT_SWEEP;
+    expect_load(&t, NULL, "struct_size of mcf 1.0 promising DRIFT_SWEEP");
+    CHECK(offered(&t, F2_OLD), "struct_size of mcf 1.0: values, determinants and sweeps not "
+          "offered: %s", mcf_last_error());
+    info = fake_info2(&t);
+    expect_refused_info(&info, MCF_ORBITAL_DRIFT_SWEEP, "makes no drift-diffusion sweeps",
+                        "struct_size of mcf 1.0, DRIFT_SWEEP");
+    t.struct_size = (uint32_t)(MCF_ORBITAL_EVALUATOR_SIZE_1_0 - sizeof(void *));
+    expect_load(&t, "struct_size", "struct_size one pointer short of mcf 1.0's");
+    /* ABI 1 never has it */
+    expect_refused(&full_ops, MCF_ORBITAL_DRIFT_SWEEP, "makes no drift-diffusion sweeps",
+                   "an ABI-1 table, DRIFT_SWEEP");
+    mcf_orbital_ops values_only = full_ops;
+    values_only.struct_size = (uint32_t)(offsetof(mcf_orbital_ops, vgl) + sizeof(void *));
+    expect_refused(&values_only, MCF_ORBITAL_DRIFT_SWEEP, "keeps no determinants",
+                   "an ABI-1 values-only table, DRIFT_SWEEP");
+}
+
 int main(void)
 {
     test_params *mp = test_params_make(model_specs, "sj.ini", (const char *)NULL);
@@ -320,6 +502,7 @@ int main(void)
     test_values();
     test_determinants();
     test_bound();
+    test_drift_sweep();
     test_params_free(mp);
     test_params_free(ep);
     return check_exit();

@@ -102,7 +102,9 @@ MCF_API size_t mcf_orbital_batch_owner(const size_t *offsets, size_t n, size_t q
 enum {
     MCF_ORBITAL_VALUES = 1u << 0,       /* evaluate: orbitals, gradients, Laplacians (always) */
     MCF_ORBITAL_DETERMINANTS = 1u << 1, /* det_set .. det_local: the walkers' determinants */
-    MCF_ORBITAL_WALKER_SWEEP = 1u << 2  /* walker_sweep (with the determinants) */
+    MCF_ORBITAL_WALKER_SWEEP = 1u << 2, /* walker_sweep (with the determinants) */
+    MCF_ORBITAL_DRIFT_SWEEP = 1u << 3   /* walker_drift_sweep (mcf 1.2, appended; with the
+                                           determinants) */
 };
 
 /* One walker of walker_sweep: a Slater-Jastrow wave function
@@ -117,6 +119,17 @@ typedef struct mcf_walker {
     unsigned char *accepted; /* N: 1 where the move was accepted, written */
     double *log_ratio;       /* N or NULL: each move's log |Psi'/Psi|^2, written */
 } mcf_walker;
+
+/* One walker of walker_drift_sweep (mcf 1.2): the walker of walker_sweep (w.trial is not
+ * read: the trial points are made during the sweep, each from the drift at its turn) and
+ * what its drift-diffusion moves need. */
+typedef struct mcf_drift_walker {
+    mcf_walker w;
+    const double *chi; /* N x 3: the sweep's Gaussians, electron e's at 3 e (borrowed) */
+    double tau;        /* the time step (> 0, finite) */
+    int fixed_node;    /* 1: a move whose determinant ratio is negative is refused */
+    int reserved;      /* 0 */
+} mcf_drift_walker;
 
 typedef struct mcf_orbital_evaluator {
     uint32_t struct_size;  /* sizeof(mcf_orbital_evaluator) the plugin was built with */
@@ -185,7 +198,32 @@ typedef struct mcf_orbital_evaluator {
      * the determinant ops; MCF_EPLUGIN when a log ratio is NaN (the walker named). */
     int (*walker_sweep)(mcf_batch *b, const mcf_walker *w, size_t n,
                         const mcf_pair_function u[2], const double cell[3], size_t delay);
+
+    /* ---- mcf 1.2, appended (read only where struct_size covers it) -------------------
+     * MCF_ORBITAL_DRIFT_SWEEP: a whole sweep of drift-diffusion moves of n walkers (the move
+     * of diffusion Monte Carlo; Umrigar, Nightingale and Runge, J. Chem. Phys. 99, 2865
+     * (1993)), made where the determinants are.  Electrons 0 .. N-1 in order; electron e at
+     * r, in the configuration left by the moves before it, proposes
+     *     r' = r + tau vbar(r) + sqrt(tau) chi_e,
+     *     v = grad_e ln|Psi| = grad_e D / D + grad_e J,  vbar = 2 v / (1 + sqrt(1 + 2 |v|^2 tau)),
+     * with J = sum_{i<j} u(r_ij) as for walker_sweep (the derivative of u:
+     * mcf_pair_derivative) and grad_e D / D from the orbitals' gradients at r and the inverse
+     * of that moment; its log ratio is
+     *     log |Psi'/Psi|^2 - |r - r' - tau vbar(r')|^2 / (2 tau) + |chi_e|^2 / 2
+     * (the Green's functions' ratio; -infinity when R = 0, or R < 0 with fixed_node), decided
+     * by mcf_metropolis_accept from w.rng in turn order.  r' is taken as it comes (not
+     * reduced into the cell: the Green's function needs the displacement); an accepted
+     * electron's position, in w.r and the determinant, is r' reduced into [0, cell).  The
+     * inverses are updated exactly after every accepted move.  w.accepted and w.log_ratio
+     * as walker_sweep.  No det_trial is needed.  Errors as walker_sweep. */
+    int (*walker_drift_sweep)(mcf_batch *b, const mcf_drift_walker *w, size_t n,
+                              const mcf_pair_function u[2], const double cell[3]);
 } mcf_orbital_evaluator;
+
+/* The size of an ABI-2 table before mcf 1.2's appended ops: the least struct_size the core
+ * loads. */
+#define MCF_ORBITAL_EVALUATOR_SIZE_1_0                                                     \
+    (offsetof(mcf_orbital_evaluator, walker_sweep) + sizeof(void (*)(void)))
 
 #ifdef __cplusplus
 }

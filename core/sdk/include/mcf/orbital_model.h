@@ -96,6 +96,11 @@ MCF_API int mcf_orbital_det_local(mcf_batch *b, void *const *ws, const int *spin
 MCF_API int mcf_orbital_walker_sweep(mcf_batch *b, const mcf_walker *w, size_t n,
                                      const mcf_pair_function u[2], const double cell[3],
                                      size_t delay);
+/* mcf 1.2: a drift-diffusion sweep (mcf/orbital.h's walker_drift_sweep); the evaluator must
+ * provide MCF_ORBITAL_DRIFT_SWEEP (mcf_orbital_has). */
+MCF_API int mcf_orbital_walker_drift_sweep(mcf_batch *b, const mcf_drift_walker *w, size_t n,
+                                           const mcf_pair_function u[2],
+                                           const double cell[3]);
 #endif /* MCF_WANT_ABI >= 2 */
 
 #ifdef __cplusplus

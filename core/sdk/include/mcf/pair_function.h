@@ -47,17 +47,26 @@ typedef struct mcf_pair_function {
 } mcf_pair_function;
 
 /* u(r) for r >= 0. */
+/* bspline: the first of the 4 coefficients of r's interval and t (internal) */
+static inline MCF_PAIR_HD const double *mcf_pair_interval_(const mcf_pair_function *u,
+                                                           double r, double *t)
+{
+    const double x = r * u->inv_dr, last = (double)(u->n_coef - 4);
+    double fl = floor(x);
+    if (fl > last)
+        fl = last;
+    *t = x - fl;
+    return u->coef + (long)fl;
+}
+
 static inline MCF_PAIR_HD double mcf_pair_value(const mcf_pair_function *u, double r)
 {
     if (u->form == MCF_PAIR_NONE || r >= u->cutoff)
         return 0.0;
     if (u->form == MCF_PAIR_BSPLINE) {
-        const double x = r * u->inv_dr, last = (double)(u->n_coef - 4);
-        double fl = floor(x);
-        if (fl > last)
-            fl = last;
-        const double t = x - fl, s = 1.0 - t, t2 = t * t, t3 = t2 * t;
-        const double *c = u->coef + (long)fl;
+        double t;
+        const double *c = mcf_pair_interval_(u, r, &t);
+        const double s = 1.0 - t, t2 = t * t, t3 = t2 * t;
         const double B0 = s * s * s / 6.0, B1 = (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0;
         const double B2 = (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0, B3 = t3 / 6.0;
         return u->sign * (c[0] * B0 + c[1] * B1 + c[2] * B2 + c[3] * B3);
@@ -69,6 +78,34 @@ static inline MCF_PAIR_HD double mcf_pair_value(const mcf_pair_function *u, doub
     else
         h = -A * -expm1(-r / F) / r;
     return t * h;
+}
+
+/* u'(r) = du/dr for r >= 0 (0 at and beyond the cutoff): the Jastrow's gradient, grad_i J
+ * = sum_j u'(r_ij) (r_i - r_j) / r_ij, in the drift of walker_drift_sweep. */
+static inline MCF_PAIR_HD double mcf_pair_derivative(const mcf_pair_function *u, double r)
+{
+    if (u->form == MCF_PAIR_NONE || r >= u->cutoff)
+        return 0.0;
+    if (u->form == MCF_PAIR_BSPLINE) {
+        double t;
+        const double *c = mcf_pair_interval_(u, r, &t);
+        const double s = 1.0 - t, t2 = t * t;
+        const double D0 = -0.5 * s * s, D1 = 1.5 * t2 - 2.0 * t;
+        const double D2 = -1.5 * t2 + t + 0.5, D3 = 0.5 * t2;
+        return u->sign * u->inv_dr * (c[0] * D0 + c[1] * D1 + c[2] * D2 + c[3] * D3);
+    }
+    const double A = u->A, F = u->F, x = 1.0 - r / u->cutoff, t = x * x * x;
+    const double t1 = -3.0 * x * x / u->cutoff;
+    double h, h1;
+    if (r < 1e-6 * F) {
+        h = -A / F + A * r / (2 * F * F) - A * r * r / (6 * F * F * F);
+        h1 = A / (2 * F * F) - A * r / (3 * F * F * F);
+    } else {
+        const double E = exp(-r / F), omE = -expm1(-r / F);
+        h = -A * omE / r;
+        h1 = A * omE / (r * r) - A * E / (F * r);
+    }
+    return t1 * h + t * h1;
 }
 
 #endif

@@ -42,7 +42,10 @@
  * weight of hybrid Monte Carlo and its gradient) and mcf_fermion_pseudofermion; the model's
  * coordinates and global_action (mcf_coordinates, MCF_ACTION_*) for [run] sampler = hmc;
  * 1.2 (not yet released; the version numbers below stay 1.1.0 until it is): the model's
- * driven_crystal (`mcf kbe`) and projector ([run] method = dmc) appended.  A
+ * driven_crystal (`mcf kbe`) and projector ([run] method = dmc) appended; the orbital
+ * evaluator's walker_drift_sweep (MCF_ORBITAL_DRIFT_SWEEP, mcf_drift_walker: DMC's moves where
+ * the determinants are; tables of 1.0's size still load, MCF_ORBITAL_EVALUATOR_SIZE_1_0),
+ * mcf_orbital_walker_drift_sweep and mcf_pair_derivative appended.  A
  * plugin states the oldest release whose SDK it uses:
  * find_package(mcf 1.0) or pkg-config --atleast-version=1.0 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
