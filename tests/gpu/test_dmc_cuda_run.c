@@ -24,7 +24,9 @@
  *       thermalizing; no node rule).
  * Asserted besides: the log of (d) says the evaluator makes the drift moves, and (h)'s does
  * not; both runs agree with each other within 3.5 combined standard errors (valid even if a
- * decision flipped: then they are two estimates of one average).
+ * decision flipped: then they are two estimates of one average).  (c) A DMC run on the device
+ * stopped by SIGTERM after a checkpoint and resumed gives the uninterrupted run's results.tsv
+ * byte for byte.
  *
  * Usage: test_dmc_cuda_run MCF_PROGRAM (through ctest). */
 #include "physics_util.h"
@@ -80,6 +82,21 @@ static void run_pair(const char *tag, const char *run_keys, const char *model_ke
     phys_table_free(&t[1]);
 }
 
+/* (c) the device path stops and resumes bit for bit: the walkers' determinants are rebuilt on
+ * the device from the checkpoint's records, and the run goes on with the same numbers */
+static void run_resume(void)
+{
+    const int same = phys_resume_same(
+        mcf_program, "dmc_cuda_resume",
+        "model = slater-jastrow\nevaluator = blip-cuda\nseed = 4747\nwalkers = 16\n"
+        "method = dmc\ntimestep = 0.02\n",
+        "[schedule]\nthermalize = 50\nsweeps = 3000\ncheckpoint_every = 100\n"
+        "[model]\nelectrons = 38\nrs = 1\njastrow = rpa\ndeterminants = evaluator\n");
+    printf("(c) DMC on the device stopped by SIGTERM and resumed = uninterrupted, byte for "
+           "byte: %s\n", same ? "yes" : "NO");
+    CHECK(same, "the device DMC run resumed differs from the uninterrupted one");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -104,5 +121,6 @@ int main(int argc, char **argv)
              "thermalize = 100\nsweeps = 300\n", "");
     run_pair("drift", "walkers = 4\n\n[schedule]\nthermalize = 100\nsweeps = 300\n",
              "move = drift\nstep = 0.2\n");
+    run_resume();
     return check_exit();
 }
