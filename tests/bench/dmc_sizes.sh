@@ -4,9 +4,11 @@
 # the linear method of examples/dmc-optimized.ini) and then fixed-node DMC with it, at a time
 # step tau = 0.005 r_s^2 hartree^-1 (QMCPACK's 0.125 at r_s = 5, scaled with the kinetic
 # energy's r_s^-2 so that the time-step error is alike in every case).  One line per case:
-#   N r_s tau walkers steps  E_VMC/N (optimization's last iteration)  E_DMC/N  E_corr/N (cell)
+#   N r_s tau walkers steps, E_VMC per cell (the optimization's last iteration), E_DMC per
+#   electron, the population-corrected E_DMC per cell, seconds
 # Usage: bash tests/bench/dmc_sizes.sh [MCF] [OUT] [CASES]  (CASES "38:5 38:2 ..."; the
-# defaults run all six: hours on 2 cores, minutes on a GPU with EVALUATOR=blip-cuda).
+# defaults run all six: 7-17 minutes each on 2 cores (2026-12-02: docs/methods.md's table);
+# on a GPU set EVALUATOR=blip-cuda DETS=evaluator for the device's drift sweeps).
 MCF=${1:-build/bin/mcf}; OUT=${2:-dmc-sizes}; CASES=${3:-"38:5 38:2 38:1 54:5 54:2 54:1"}
 WALKERS=${WALKERS:-400}; STEPS=${STEPS:-3000}; THERM=${THERM:-500}
 EVALUATOR=${EVALUATOR:-planewave}; DETS=${DETS:-auto}
@@ -26,6 +28,7 @@ for c in $CASES; do
   dmc=$(awk '/^point/ { for (i = 1; i <= NF; i++) col[$i] = i; next }
              !/^#/ && NF { print $col["energy"], $col["energy_err"] }' $dir/results.tsv)
   corr=$(grep -o "corrected for the population.* in total" $dir/log | tail -1)
-  echo "N=$n r_s=$rs tau=$tau walkers=$WALKERS steps=$STEPS: VMC(last iteration) $vmc;" \
+  echo "N=$n r_s=$rs tau=$tau walkers=$WALKERS steps=$STEPS:" \
+       "VMC per cell (the optimization's last iteration) $vmc;" \
        "DMC per electron $dmc; $corr; $(( $(date +%s) - t0 )) s"
 done
