@@ -3,7 +3,8 @@
 # from its packed state SRC (default docs/data/NAME.tgz), or start it from CONFIG when there
 # is none, for SECS seconds (default: until dev.sh's DEADLINE) on NP ranks (default 1; two
 # ranks may share one GPU), stopped by a signal (its checkpoint is written), then pack its
-# folder into $OUT/NAME.tgz (docs/data/ keeps it for the next call and for `mcf tc`).
+# folder into $OUT/NAME.tgz (docs/data/ keeps it for the next call and for `mcf tc`).  CMD=run
+# starts a plain `mcf run CONFIG` instead of `mcf tc` (a long DMC run: dmc-54-long.ini).
 #   NAME=de-tc-fine5 CONFIG=tests/bench/device/de-tc-fine5.ini bash tests/bench/device/tc.sh
 set -u
 NP=${NP:-1}; SECS=${SECS:-$(( DEADLINE - $(date +%s) - 15 ))}; SRC=${SRC:-docs/data/$NAME.tgz}
@@ -11,7 +12,7 @@ mkdir -p /tmp/run && cd /tmp/run
 if [ -f "$OLDPWD/$SRC" ]; then tar xzf "$OLDPWD/$SRC"; fi
 REPO=$OLDPWD
 export OMP_NUM_THREADS=$(( 16 / NP > 8 ? 8 : 16 / NP ))
-if [ -d $NAME.out ]; then ARGS="resume $NAME.out"; else ARGS="tc $REPO/$CONFIG"; fi
+if [ -d $NAME.out ]; then ARGS="resume $NAME.out"; else ARGS="${CMD:-tc} $REPO/$CONFIG"; fi
 t0=$(date +%s)
 if [ "$NP" -gt 1 ]; then
   # mpirun answers SIGINT with SIGTERM to the ranks and SIGKILL a few seconds later, which
@@ -28,7 +29,8 @@ else
   timeout -s INT $SECS $REPO/build/bin/mcf $ARGS >$OUT/$NAME.stdout 2>&1
 fi
 echo "$NAME: rc $? after $(( $(date +%s) - t0 )) s"
-grep -E "sweep [0-9]+/|stopped|Creutz|exp\(-dH\)|wall time|crossing|T_c" $NAME.out/log | tail -6
+grep -E "sweep [0-9]+/|stopped|Creutz|exp\(-dH\)|wall time|crossing|T_c|effective population" \
+  $NAME.out/log | tail -6
 tail -5 $OUT/$NAME.stdout
 rm -f $NAME.out/.lock
 tar czf $OUT/$NAME.tgz $NAME.out
