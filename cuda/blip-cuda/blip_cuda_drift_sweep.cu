@@ -42,7 +42,6 @@
 
 #define DS_THREADS 256
 #define DS_WARPS (DS_THREADS / 32)
-#define DS_SLOTS (SWEEP_M_MAX / DS_THREADS) /* orbitals of a row per thread */
 #define DS_NR 8                             /* sums reduced together */
 
 /* one walker of a drift launch */
@@ -166,10 +165,9 @@ __global__ void __launch_bounds__(DS_THREADS, 1)
     for (unsigned int q = tid; q < 3 * n; q += DS_THREADS)
         pos[q] = J.pos[q];
     const double *chi = J.pos + 3 * (size_t)n;
-    mcf_rng rng;
+    mcf_rng rng = J.rng; /* thread 0's is the walker's */
     double log_g = 0.0, j_old = 0.0, re[3];
     unsigned int accepted = 0, bad = 0, e = 0;
-    rng = J.rng;
     if (tid == 0)
         s_stop = 0;
     __syncthreads();

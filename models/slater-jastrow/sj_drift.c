@@ -172,4 +172,3 @@ int drift_propose(mcf_batch *b, void *const *chains, size_t n, const sj_move *mv
     }
     return MCF_OK;
 }
-

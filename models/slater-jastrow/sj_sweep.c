@@ -232,8 +232,41 @@ int sj_propose(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs
     return MCF_OK;
 }
 
+/* After a sweep the evaluator made (walker_sweep or walker_drift_sweep, begun at t0): the
+ * accepted moves of each chain into accepted[], every N accepted moves (counted over
+ * sweeps) the inverses refreshed, the timers. */
 static int after_ev_sweep(mcf_batch *b, void *const *chains, size_t n, uint64_t *accepted,
-                          double t0);
+                          double t0)
+{
+    const double t1 = now_s();
+    sj_chain **due = malloc(n * sizeof *due); /* the chains whose refresh is due */
+    if (!due)
+        return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for a sweep");
+    size_t nd = 0;
+    for (size_t k = 0; k < n; k++) {
+        sj_chain *c = chains[k];
+        uint64_t a = 0;
+        for (size_t e = 0; e < c->n; e++)
+            a += c->acc[e];
+        accepted[k] = a;
+        c->turn = c->n;
+        c->accepted_since += a;
+        if (c->accepted_since >= c->n)
+            due[nd++] = c;
+    }
+    int rc = nd ? refresh_on_ev_batch(b, due, nd) : MCF_OK;
+    free(due);
+    const double t2 = now_s();
+    for (size_t k = 0; k < n; k++) {
+        sj_chain *c = chains[k];
+        if (c->tm) {
+            c->tm->det += (t1 - t0) / (double)n;
+            c->tm->update += (t2 - t1) / (double)n;
+            end_turn_timing(c, t2);
+        }
+    }
+    return rc;
+}
 
 /* The whole drift sweep of n chains whose determinants the evaluator keeps and moves
  * (ev_drift: walker_drift_sweep, mcf 1.2), the Gaussians drawn by trial_rows; accepted[k] as
@@ -253,13 +286,12 @@ static int drift_sweep_on_ev(mcf_batch *b, void *const *chains, size_t n, mcf_rn
         w[k].tau = sj_time_step(c);
         w[k].fixed_node = c->fixed_node;
     }
-    const sj_chain *c0 = chains[0];
-    sj_chain *first = chains[0];
-    if (first->index == 0 && !first->sweep_said) {
+    sj_chain *c0 = chains[0];
+    if (c0->index == 0 && !c0->sweep_said) {
         mcf_log(MCF_LOG_INFO, "slater-jastrow: the drift-diffusion moves of every sweep are "
                 "made by evaluator %s (it keeps the determinants and updates them after every "
                 "move; [model] delay does not apply)", c0->ev_name);
-        first->sweep_said = 1;
+        c0->sweep_said = 1;
     }
     const double cell[3] = {c0->L, c0->L, c0->L};
     const double t0 = now_s();
@@ -316,42 +348,6 @@ int sj_sweep(mcf_batch *b, void *const *chains, size_t n, mcf_rng *const *rngs,
     rc = mcf_orbital_walker_sweep(b, w, n, c0->pf, cell, c0->delay);
     free(w);
     return rc ? rc : after_ev_sweep(b, chains, n, accepted, t0);
-}
-
-/* After a sweep the evaluator made (walker_sweep or walker_drift_sweep, begun at t0): the
- * accepted moves of each chain into accepted[], every N accepted moves (counted over
- * sweeps) the inverses refreshed, the timers. */
-static int after_ev_sweep(mcf_batch *b, void *const *chains, size_t n, uint64_t *accepted,
-                          double t0)
-{
-    const double t1 = now_s();
-    sj_chain **due = malloc(n * sizeof *due); /* the chains whose refresh is due */
-    if (!due)
-        return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for a sweep");
-    size_t nd = 0;
-    for (size_t k = 0; k < n; k++) {
-        sj_chain *c = chains[k];
-        uint64_t a = 0;
-        for (size_t e = 0; e < c->n; e++)
-            a += c->acc[e];
-        accepted[k] = a;
-        c->turn = c->n;
-        c->accepted_since += a;
-        if (c->accepted_since >= c->n)
-            due[nd++] = c;
-    }
-    int rc = nd ? refresh_on_ev_batch(b, due, nd) : MCF_OK;
-    free(due);
-    const double t2 = now_s();
-    for (size_t k = 0; k < n; k++) {
-        sj_chain *c = chains[k];
-        if (c->tm) {
-            c->tm->det += (t1 - t0) / (double)n;
-            c->tm->update += (t2 - t1) / (double)n;
-            end_turn_timing(c, t2);
-        }
-    }
-    return rc;
 }
 
 /* The core's decisions, chain by chain as ABI 1's accept and reject came: an accepted

@@ -371,6 +371,20 @@ static int record_dets(const ob_backend *be, void *const *ws, ob_record *out)
     return 0;
 }
 
+/* one walker after a sweep: its positions, log ratios, stream and decisions */
+static void rec_walker(ob_record *out, const double *pos, const double *lr, const mcf_rng *wr,
+                       const unsigned char *acc)
+{
+    rec(out, pos, 3 * NE);
+    rec(out, lr, NE);
+    const double st[3] = {(double)wr->counter, (double)wr->used, 0};
+    rec(out, st, 3);
+    for (size_t e = 0; e < NE; e++) {
+        out->accepted += acc[e];
+        rec(out, &(double){acc[e]}, 1);
+    }
+}
+
 static int dets_body(const ob_backend *be, const mcf_pw_orbitals *o, void **ws,
                      ob_record *out)
 {
@@ -448,16 +462,8 @@ static int dets_body(const ob_backend *be, const mcf_pw_orbitals *o, void **ws,
                                      .F = 0.9}};
     if (failed(out, be, "walker_sweep", be_walker_sweep(be, walk, NW, u, o->cell)))
         return 1;
-    for (size_t w = 0; w < NW; w++) {
-        rec(out, pos[w], 3 * NE);
-        rec(out, lr[w], NE);
-        const double st[3] = {(double)wr[w].counter, (double)wr[w].used, 0};
-        rec(out, st, 3);
-        for (size_t e = 0; e < NE; e++) {
-            out->accepted += acc[w][e];
-            rec(out, &(double){acc[w][e]}, 1);
-        }
-    }
+    for (size_t w = 0; w < NW; w++)
+        rec_walker(out, pos[w], lr[w], &wr[w], acc[w]);
     if (record_dets(be, ws, out))
         return 1;
     /* another m for (w0, down), an emptied (w1, down) */
@@ -534,13 +540,8 @@ static int drift_body(const ob_backend *be, const mcf_pw_orbitals *o, void **ws,
                    be_walker_drift_sweep(be, dw, NW, u, o->cell)))
             return 1;
         for (size_t w = 0; w < NW; w++) {
-            rec(out, pos[w], 3 * NE);
-            rec(out, lr[w], NE);
-            const double st[3] = {(double)wr[w].counter, (double)wr[w].used, 0};
-            rec(out, st, 3);
+            rec_walker(out, pos[w], lr[w], &wr[w], acc[w]);
             for (size_t e = 0; e < NE; e++) {
-                out->accepted += acc[w][e];
-                rec(out, &(double){acc[w][e]}, 1);
                 for (size_t c = 0; c < 3; c++) /* accepted: reduced into the cell */
                     if (acc[w][e] && !(pos[w][3 * e + c] >= 0.0 &&
                                        pos[w][3 * e + c] < o->cell[c]))

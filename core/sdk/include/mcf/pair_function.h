@@ -46,7 +46,6 @@ typedef struct mcf_pair_function {
     double coef[MCF_PAIR_COEF_MAX]; /* bspline */
 } mcf_pair_function;
 
-/* u(r) for r >= 0. */
 /* bspline: the first of the 4 coefficients of r's interval and t (internal) */
 static inline MCF_PAIR_HD const double *mcf_pair_interval_(const mcf_pair_function *u,
                                                            double r, double *t)
@@ -59,6 +58,23 @@ static inline MCF_PAIR_HD const double *mcf_pair_interval_(const mcf_pair_functi
     return u->coef + (long)fl;
 }
 
+/* rpa: h(r) and, when h1 is not NULL, h'(r) (internal) */
+static inline MCF_PAIR_HD double mcf_pair_rpa_h_(const mcf_pair_function *u, double r,
+                                                 double *h1)
+{
+    const double A = u->A, F = u->F;
+    if (r < 1e-6 * F) {
+        if (h1)
+            *h1 = A / (2 * F * F) - A * r / (3 * F * F * F);
+        return -A / F + A * r / (2 * F * F) - A * r * r / (6 * F * F * F);
+    }
+    const double omE = -expm1(-r / F);
+    if (h1)
+        *h1 = A * omE / (r * r) - A * exp(-r / F) / (F * r);
+    return -A * omE / r;
+}
+
+/* u(r) for r >= 0. */
 static inline MCF_PAIR_HD double mcf_pair_value(const mcf_pair_function *u, double r)
 {
     if (u->form == MCF_PAIR_NONE || r >= u->cutoff)
@@ -71,13 +87,8 @@ static inline MCF_PAIR_HD double mcf_pair_value(const mcf_pair_function *u, doub
         const double B2 = (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0, B3 = t3 / 6.0;
         return u->sign * (c[0] * B0 + c[1] * B1 + c[2] * B2 + c[3] * B3);
     }
-    const double A = u->A, F = u->F, x = 1.0 - r / u->cutoff, t = x * x * x;
-    double h;
-    if (r < 1e-6 * F)
-        h = -A / F + A * r / (2 * F * F) - A * r * r / (6 * F * F * F);
-    else
-        h = -A * -expm1(-r / F) / r;
-    return t * h;
+    const double x = 1.0 - r / u->cutoff;
+    return x * x * x * mcf_pair_rpa_h_(u, r, NULL);
 }
 
 /* u'(r) = du/dr for r >= 0 (0 at and beyond the cutoff): the Jastrow's gradient, grad_i J
@@ -94,18 +105,10 @@ static inline MCF_PAIR_HD double mcf_pair_derivative(const mcf_pair_function *u,
         const double D2 = -1.5 * t2 + t + 0.5, D3 = 0.5 * t2;
         return u->sign * u->inv_dr * (c[0] * D0 + c[1] * D1 + c[2] * D2 + c[3] * D3);
     }
-    const double A = u->A, F = u->F, x = 1.0 - r / u->cutoff, t = x * x * x;
-    const double t1 = -3.0 * x * x / u->cutoff;
-    double h, h1;
-    if (r < 1e-6 * F) {
-        h = -A / F + A * r / (2 * F * F) - A * r * r / (6 * F * F * F);
-        h1 = A / (2 * F * F) - A * r / (3 * F * F * F);
-    } else {
-        const double E = exp(-r / F), omE = -expm1(-r / F);
-        h = -A * omE / r;
-        h1 = A * omE / (r * r) - A * E / (F * r);
-    }
-    return t1 * h + t * h1;
+    const double x = 1.0 - r / u->cutoff;
+    double h1;
+    const double h = mcf_pair_rpa_h_(u, r, &h1);
+    return -3.0 * x * x / u->cutoff * h + x * x * x * h1;
 }
 
 #endif
