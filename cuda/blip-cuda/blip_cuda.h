@@ -200,7 +200,11 @@ BCU_API int bcu_walker_sweep_blocks(mcf_batch *b, bcu_walker *w, size_t n,
  * (one vgl launch before) and the current inverse, the orbitals and gradients at each trial
  * point evaluated in the kernel, the Green's functions' ratio and the fixed-node rule, the
  * decision from the walker's stream, Sherman-Morrison after every accepted move.  w.trial
- * is not read; no det_trial is needed. */
+ * is not read; no det_trial is needed.  The arrays are the caller's (borrowed for the call;
+ * positions, decisions, log ratios and streams written).  Errors: MCF_EINVAL (a NULL or
+ * malformed argument, a bad pair form or cell, a non-positive time step, walkers of different
+ * sum_precision, more electrons than the kernel takes, naming them), MCF_ENOMEM, MCF_EDEVICE,
+ * MCF_EPLUGIN when a log ratio is NaN (the walker and electron named). */
 typedef struct bcu_drift_walker {
     bcu_walker w;
     const double *chi; /* N x 3 Gaussians */
