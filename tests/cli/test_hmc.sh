@@ -190,8 +190,12 @@ else
 fi
 
 # (c) kill and resume
+# 6 kills between checkpoints (20 with MCF_TEST_LONG=1): the HMC state in the checkpoint
+KL_KILLS=${KL_KILLS:-$([ -n "${MCF_TEST_LONG:-}" ] && echo 20 || echo 6)}
 . "$here/kill_lineage.sh"
 ksweeps=$(( ${MCF_TEST_SWEEPS:-30000} / 100 ))
+# the run 120 sweeps for its 6 kills (300 for the 20 of MCF_TEST_LONG=1)
+[ -z "${MCF_TEST_LONG:-}" ] && [ "$ksweeps" -gt 120 ] && ksweeps=120
 [ "$ksweeps" -lt 64 ] && ksweeps=64
 cat > kill.ini <<INI
 [run]

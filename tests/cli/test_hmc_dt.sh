@@ -94,6 +94,8 @@ fi
 
 # (c) kill and resume (MCF_TEST_SWEEPS, the sanitizer tree: on the open 2^3 cube instead of
 # 3^3, ~3x cheaper a sweep there; the tuning and its checkpoint are the same at any size)
+# 6 kills between checkpoints (20 with MCF_TEST_LONG=1): the HMC state in the checkpoint
+KL_KILLS=${KL_KILLS:-$([ -n "${MCF_TEST_LONG:-}" ] && echo 20 || echo 6)}
 . "$here/kill_lineage.sh"
 ksweeps=$(( ${MCF_TEST_SWEEPS:-30000} / 500 ))
 [ "$ksweeps" -lt 48 ] && ksweeps=48

@@ -47,6 +47,14 @@ static inline void phys_table_free(phys_table *t)
     memset(t, 0, sizeof *t);
 }
 
+/* MCF_TEST_LONG=1 (set and not "0"): the full-strength runs of a test whose default is cut
+ * to fit .ci/run's 20 minutes (docs/reliability.md, "The time of .ci/run"). */
+static inline int phys_long(void)
+{
+    const char *e = getenv("MCF_TEST_LONG");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
 static inline double phys_now(void)
 {
     struct timespec ts;

@@ -10,7 +10,8 @@
  * (b) Two electrons of opposite spin (N = 2, r_s = 1, Coulomb, rpa Jastrow): their ground
  *     state has no node, so DMC is exact but for its time step and population; the exact
  *     energy is heg_pair.h's (plane waves to |n| <= 20: converged to ~3e-7, the difference
- *     to |n| <= 14 printed).  At the default time step (0.01) with 256 walkers DMC must
+ *     to |n| <= 14 printed).  At the default time step (0.01) with 256 walkers (5000 sweeps;
+ *     20000 with MCF_TEST_LONG=1, error bars half as wide) DMC must
  *     agree within 3 sigma plus the time-step bias bound b = 1e-4 hartree (measured
  *     2026-12-02 with 256 walkers x 80000 sweeps: see docs/methods.md's table; the bias at
  *     0.01 is below it); VMC with the same Jastrow is above the exact energy by more than
@@ -114,8 +115,9 @@ static void test_pair(void)
           "(exchange %g)", hf.madelung, -2.837297479480620 / (2.0 * L), hf.exchange);
     const double exact = heg_pair_exact(1.0, 20), coarse = heg_pair_exact(1.0, 14);
     const double bias = 1e-4;
+    const long pair_sweeps = phys_long() ? 20000 : 5000; /* 5000: .ci/run's time */
     dmc_result d = run("dmc_pair", "walkers = 256\nmethod = dmc\n", "electrons = 2\nrs = 1\n"
-                       "jastrow = rpa\n", 1000, 20000, 11, "");
+                       "jastrow = rpa\n", 1000, pair_sweeps, 11, "");
     dmc_result v = run("dmc_pair_vmc", "walkers = 16\n", "electrons = 2\nrs = 1\n"
                        "jastrow = rpa\n", 1000, 20000, 11, "");
     if (!d.ok || !v.ok)

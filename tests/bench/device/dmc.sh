@@ -22,17 +22,28 @@ if [ -z "$SKIP_EXAMPLE" ]; then
   tail -2 $OUT/dmc-heg-gpu/results.tsv
 fi
 # the step of N = 514: GPU (determinants on the device) and CPU (blip, 16 threads)
-step() { # name evaluator determinants steps
-  [ $(date +%s) -lt ${DEADLINE:-9999999999} ] || { echo "past the deadline"; return; }
-  local t0=$(date +%s.%N)
-  $MCF run tests/bench/device/dmc514.ini --set run.evaluator=$2 --set model.determinants=$3 \
-    --set schedule.sweeps=$4 --set run.output=$OUT/$1-$4 --no-plots > $OUT/$1-$4.txt 2>&1 \
-    || { echo "$1 $4: failed"; tail -5 $OUT/$1-$4.txt; }
+# (a step's time: the second run's minus the first's over the steps between; 2 steps at least:
+# the 2 jackknife bins; extra --set arguments after the fourth)
+step() { # name evaluator determinants steps [--set key=value ...]
+  [ $(date +%s) -lt ${DEADLINE:-9999999999} ] || { echo "past-the-deadline"; return; }
+  local t0=$(date +%s.%N) name=$1 ev=$2 dets=$3 n=$4; shift 4
+  $MCF run tests/bench/device/dmc514.ini --set run.evaluator=$ev --set model.determinants=$dets \
+    --set schedule.sweeps=$n --set run.output=$OUT/$name-$n "$@" --no-plots \
+    > $OUT/$name-$n.txt 2>&1 || { echo "failed"; tail -5 $OUT/$name-$n.txt >&2; return; }
   awk -v a=$t0 -v b=$(date +%s.%N) 'BEGIN { print b - a }'
 }
-A=${STEPS_A:-1}; B=${STEPS_B:-4}
-for dev in gpu cpu; do
-  if [ $dev = gpu ]; then ev=blip-cuda; dets=evaluator; else ev=blip; dets=model; fi
-  ta=$(step $dev $ev $dets $A); tb=$(step $dev $ev $dets $B)
-  echo "N=514 1024 walkers $dev: $A steps ${ta} s, $B steps ${tb} s: $(awk -v a=$ta -v b=$tb -v n=$((B - A)) 'BEGIN { print (b - a) / n }') s a step"
+per_step() { # label name evaluator determinants [--set ...]: the time of a step
+  local label=$1 name=$2 ev=$3 dets=$4; shift 4
+  local ta tb; ta=$(step $name $ev $dets $A "$@"); tb=$(step $name $ev $dets $B "$@")
+  echo "$label: $A steps ${ta} s, $B steps ${tb} s: $(awk -v a=$ta -v b=$tb -v n=$((B - A)) \
+    'BEGIN { print (b - a) / n }') s a step"
+}
+A=${STEPS_A:-2}; B=${STEPS_B:-6}
+per_step "N=514 1024 walkers DMC gpu" gpu blip-cuda evaluator
+[ -n "$SKIP_CPU" ] || per_step "N=514 1024 walkers DMC cpu (16 threads)" cpu blip model
+# walkers per GPU: DMC steps and VMC sweeps (the default single-electron moves) at WLIST walkers
+for w in ${WLIST:-}; do
+  per_step "N=514 $w walkers DMC gpu" gpu-w$w blip-cuda evaluator --set run.walkers=$w
+  per_step "N=514 $w walkers VMC gpu" vmc-w$w blip-cuda evaluator --set run.walkers=$w \
+    --set run.method=sample
 done
