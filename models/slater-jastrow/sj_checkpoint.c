@@ -75,8 +75,13 @@ int sj_state(void *chain, mcf_chain_state *st)
 /* After a load (what: "checkpoint") or a configuration handed over from another chain
  * ("configuration handed over"): the checks of the record against the chain's
  * configuration, then what follows from it (the evaluator's determinants, the Ewald sum's
- * positions). */
-static int loaded(sj_chain *c, const char *what)
+ * positions).  Both have their rows checked against the orbitals at their positions.  A
+ * checkpoint (full) has its inverses checked entry by entry, max |Ainv A - 1| (O(m^3)); a
+ * configuration handed over, from a live chain of the same run, by Freivalds' O(m^2)
+ * residual (inverse_residual), which refuses a pair that does not belong together as
+ * surely: the entrywise check cost as much as a walker's whole sweep at N = 514, and DMC's
+ * comb hands over tens of walkers a step. */
+static int loaded(sj_chain *c, const char *what, int full)
 {
     int rc;
     for (size_t i = 0; i < 3 * c->n; i++)
@@ -98,10 +103,21 @@ static int loaded(sj_chain *c, const char *what)
                     return mcf_fail(MCF_EFORMAT, "slater-jastrow: %s: the saved Slater matrix "
                                     "does not match the orbitals at the saved positions (a "
                                     "different evaluator or cell?)", what);
-        const double d = m ? drift(c->A[s], c->Ainv[s], m) : 0.0;
-        if (!(d <= SJ_LOAD_TOL))
-            return mcf_fail(MCF_EFORMAT, "slater-jastrow: %s: the saved inverse Slater matrix "
-                            "is off by %g (max |Ainv A - 1|)", what, d);
+        if (!m)
+            continue;
+        if (full) {
+            const double d = drift(c->A[s], c->Ainv[s], m);
+            if (!(d <= SJ_LOAD_TOL))
+                return mcf_fail(MCF_EFORMAT, "slater-jastrow: %s: the saved inverse Slater "
+                                "matrix is off by %g (max |Ainv A - 1|)", what, d);
+        } else {
+            const double d = inverse_residual(c->A[s], c->Ainv[s], m);
+            if (!(d <= 2.0 * (double)m * SJ_LOAD_TOL))
+                return mcf_fail(isnan(d) ? MCF_ENOMEM : MCF_EFORMAT, "slater-jastrow: %s: the "
+                                "inverse Slater matrix does not belong to the rows (Freivalds' "
+                                "residual %g, allowed %g)", what, d,
+                                2.0 * (double)m * SJ_LOAD_TOL);
+        }
     }
     if (c->on_ev && (rc = push_dets(c)))
         return rc;
@@ -113,9 +129,9 @@ int sj_rebuild(void *chain, unsigned what)
     sj_chain *c = chain;
     int rc = MCF_OK;
     if (what & MCF_REBUILD_LOAD)
-        rc = loaded(c, "checkpoint");
+        rc = loaded(c, "checkpoint", 1);
     else if (what & MCF_REBUILD_CONFIGURATION)
-        rc = loaded(c, "configuration handed over");
+        rc = loaded(c, "configuration handed over", 0);
     if (!rc && (what & MCF_REBUILD_VARIATIONAL))
         rc = sj_variational_rebuild(c);
     return rc;

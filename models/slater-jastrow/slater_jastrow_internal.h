@@ -235,6 +235,7 @@ int sj_variational_rebuild(sj_chain *c);
 int invert(sj_chain *c, const double *A, size_t m, double *Ainv);
 /* max |Ainv A - 1| over the entries (m x m). */
 double drift(const double *A, const double *Ainv, size_t m);
+double inverse_residual(const double *A, const double *Ainv, size_t m);
 
 /* ---- sj_determinants.c: the Slater determinants kept by the model ------------------------ */
 

@@ -10,8 +10,7 @@
  * (b) Two electrons of opposite spin (N = 2, r_s = 1, Coulomb, rpa Jastrow): their ground
  *     state has no node, so DMC is exact but for its time step and population; the exact
  *     energy is heg_pair.h's (plane waves to |n| <= 20: converged to ~3e-7, the difference
- *     to |n| <= 14 printed).  At the default time step (0.01) with 256 walkers (5000 sweeps;
- *     20000 with MCF_TEST_LONG=1, error bars half as wide) DMC must
+ *     to |n| <= 14 printed).  At the default time step (0.01) with 256 walkers DMC must
  *     agree within 3 sigma plus the time-step bias bound b = 1e-4 hartree (measured
  *     2026-12-02 with 256 walkers x 80000 sweeps: see docs/methods.md's table; the bias at
  *     0.01 is below it); VMC with the same Jastrow is above the exact energy by more than
@@ -40,7 +39,10 @@
  *     seed 21), where the plain energy is biased by ~+0.7 mHa (docs/methods.md): the log's
  *     corrected energy agrees with the exact one within 3 sigma plus (b)'s b, the
  *     correction is negative by more than 5 of its own (jackknife) sigma, and the log's
- *     plain energy is results.tsv's. */
+ *     plain energy is results.tsv's.
+ * Tiers (docs/reliability.md, "The time of .ci/run"): test_dmc runs (a), (c)-(f) and (g)'s free
+ * gas and refusal; test_dmc_long (`--long`, label long: skipped, 77, unless MCF_TEST_LONG=1)
+ * the statistical comparisons (b), (g)'s pair and (h). */
 #include "physics_util.h"
 
 #include "heg.h"
@@ -115,9 +117,8 @@ static void test_pair(void)
           "(exchange %g)", hf.madelung, -2.837297479480620 / (2.0 * L), hf.exchange);
     const double exact = heg_pair_exact(1.0, 20), coarse = heg_pair_exact(1.0, 14);
     const double bias = 1e-4;
-    const long pair_sweeps = phys_long() ? 20000 : 5000; /* 5000: .ci/run's time */
     dmc_result d = run("dmc_pair", "walkers = 256\nmethod = dmc\n", "electrons = 2\nrs = 1\n"
-                       "jastrow = rpa\n", 1000, pair_sweeps, 11, "");
+                       "jastrow = rpa\n", 1000, 20000, 11, "");
     dmc_result v = run("dmc_pair_vmc", "walkers = 16\n", "electrons = 2\nrs = 1\n"
                        "jastrow = rpa\n", 1000, 20000, 11, "");
     if (!d.ok || !v.ok)
@@ -263,7 +264,7 @@ static int timestep_run(const char *name, unsigned long long seed, const char *k
 }
 
 /* (g) */
-static void test_timesteps(void)
+static void test_timesteps(int long_part)
 {
     mcf_heg_hf hf;
     if (mcf_heg_hartree_fock(14, 0, 1.0, 1e-12, &hf)) {
@@ -272,7 +273,7 @@ static void test_timesteps(void)
     }
     const double tau_free[3] = {0.1, 0.05, 0.025}, tau_pair[3] = {0.08, 0.04, 0.02};
     phys_table t, fit;
-    if (timestep_run("dmc_steps_free", 5, "walkers = 16\ntimestep = 0.1, 0.05, 0.025\n"
+    if (!long_part && timestep_run("dmc_steps_free", 5, "walkers = 16\ntimestep = 0.1, 0.05, 0.025\n"
                      "[schedule]\nthermalize = 50\nsweeps = 300\n[model]\nelectrons = 14\n"
                      "rs = 1\ninteraction = none\n", tau_free, 3, &t, &fit)) {
         const double tol = 1e-10 + 0.5e-9 * fabs(hf.kinetic), e0 = phys_get(&fit, 0, "energy_0");
@@ -286,7 +287,7 @@ static void test_timesteps(void)
         phys_table_free(&fit);
         phys_table_free(&t);
     }
-    if (timestep_run("dmc_steps_pair", 21, "walkers = 128\ntimestep = 0.08, 0.04, 0.02\n"
+    if (long_part && timestep_run("dmc_steps_pair", 21, "walkers = 128\ntimestep = 0.08, 0.04, 0.02\n"
                      "[schedule]\nthermalize = 500\nsweeps = 6000\n[model]\nelectrons = 2\n"
                      "rs = 1\njastrow = rpa\n", tau_pair, 3, &t, &fit)) {
         const double exact = heg_pair_exact(1.0, 20), p = phys_get(&fit, 0, "p_value");
@@ -304,7 +305,8 @@ static void test_timesteps(void)
         phys_table_free(&fit);
         phys_table_free(&t);
     }
-    phys_expect_refusal(mcf_program, "dmc_steps_sample", "slater-jastrow",
+    if (!long_part)
+        phys_expect_refusal(mcf_program, "dmc_steps_sample", "slater-jastrow",
                         "evaluator = planewave\nwalkers = 4\ntimestep = 0.1, 0.05\n[model]\n"
                         "electrons = 2\n",
                         (const char *const[]){"timestep", "method = dmc", NULL});
@@ -345,20 +347,30 @@ static void test_population_correction(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s MCF_PROGRAM\n", argv[0]);
+    const int long_part = argc == 3 && strcmp(argv[2], "--long") == 0;
+    if (argc != 2 && !long_part) {
+        fprintf(stderr, "usage: %s MCF_PROGRAM [--long]\n", argv[0]);
         return 2;
+    }
+    if (long_part && !phys_long()) {
+        printf("skipped: test_dmc's long part ((b), (g)'s pair, (h)) runs with "
+               "MCF_TEST_LONG=1\n");
+        return 77;
     }
     mcf_program = argv[1];
     const double t0 = phys_now();
-    test_free();
-    test_pair();
-    test_threads();
-    test_refusals();
-    test_resume();
-    test_error_target();
-    test_timesteps();
-    test_population_correction();
-    printf("test_dmc: %.1f s\n", phys_now() - t0);
+    if (!long_part) {
+        test_free();
+        test_threads();
+        test_refusals();
+        test_resume();
+        test_error_target();
+        test_timesteps(0);
+    } else {
+        test_pair();
+        test_timesteps(1);
+        test_population_correction();
+    }
+    printf("test_dmc%s: %.1f s\n", long_part ? " (long part)" : "", phys_now() - t0);
     return check_exit();
 }

@@ -35,7 +35,10 @@
  * (c) kpm's warning when its truncation bound is too large for T (M = 32, T = 0.05), and
  *     that the moments it advises silence it.
  *
- * Usage: test_gfmc_vs_ed MCF_PROGRAM (through ctest). */
+ * Tiers (docs/reliability.md, "The time of .ci/run"): test_gfmc_vs_ed runs (b) and (c);
+ * test_gfmc_vs_ed_long (`--long`, label long: skipped, 77, unless MCF_TEST_LONG=1) runs (a).
+ *
+ * Usage: test_gfmc_vs_ed MCF_PROGRAM [--long] (through ctest). */
 #include "physics_util.h"
 
 static const char *mcf_program;
@@ -223,16 +226,25 @@ static void test_resolution_warning_once(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s MCF_PROGRAM\n", argv[0]);
+    const int long_part = argc == 3 && strcmp(argv[2], "--long") == 0;
+    if (argc != 2 && !long_part) {
+        fprintf(stderr, "usage: %s MCF_PROGRAM [--long]\n", argv[0]);
         return 2;
+    }
+    if (long_part && !phys_long()) {
+        printf("skipped: test_gfmc_vs_ed's long part ((a), kpm against ed) runs with "
+               "MCF_TEST_LONG=1\n");
+        return 77;
     }
     mcf_program = argv[1];
     const double t0 = phys_now();
-    test_dos_curve();
-    test_resolution_warning();
-    test_resolution_warning_once();
-    test_ed_vs_kpm();
-    printf("test_gfmc_vs_ed: %.1f s\n", phys_now() - t0);
+    if (!long_part) {
+        test_dos_curve();
+        test_resolution_warning();
+        test_resolution_warning_once();
+    } else {
+        test_ed_vs_kpm();
+    }
+    printf("test_gfmc_vs_ed%s: %.1f s\n", long_part ? " (long part)" : "", phys_now() - t0);
     return check_exit();
 }

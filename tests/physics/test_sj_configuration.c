@@ -14,7 +14,9 @@
  *     A's (each chain draws from its own stream), and B's from B''s.
  * (c) Refusals: A's record loaded into a chain of N = 38 (another size: the record is cut
  *     short), and A's record with one position moved by 0.1 bohr (the rows no longer the
- *     orbitals there: the rebuild's check, "configuration handed over" in the message). */
+ *     orbitals there: the rebuild's check, "configuration handed over" in the message), and
+ *     A's record with an entry of its up-spin inverse changed by 0.5 (Freivalds' O(m^2)
+ *     residual of the pair, the hand-over's check of the inverse). */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 #include "test_params.h"
@@ -137,6 +139,19 @@ int main(void)
         CHECK(rc == MCF_EFORMAT && strstr(mcf_last_error(), "configuration handed over"),
               "(c) a configuration whose rows are not the orbitals at its positions was not "
               "refused as such (rc %d)", rc);
+        /* the up-spin inverse's first entry changed by 0.5 (the position restored): the rows
+         * are right, the inverse is not theirs; Freivalds' residual refuses it */
+        memcpy(bad, conf.data, conf.size);
+        const size_t inv = 4 + (3 * N + 7 * 7) * sizeof(double);
+        memcpy(&x, bad + inv, sizeof x);
+        x += 0.5;
+        memcpy(bad + inv, &x, sizeof x);
+        rc = hand_to(&b, bad, conf.size);
+        printf("(c) an entry of the up-spin inverse changed by 0.5: %s\n",
+               rc ? mcf_last_error() : "accepted");
+        CHECK(rc == MCF_EFORMAT && strstr(mcf_last_error(), "does not belong to the rows"),
+              "(c) a configuration whose inverse is not its rows' was not refused as such "
+              "(rc %d)", rc);
         free(bad);
     }
 done:

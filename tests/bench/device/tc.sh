@@ -12,7 +12,13 @@ mkdir -p /tmp/run && cd /tmp/run
 if [ -f "$OLDPWD/$SRC" ]; then tar xzf "$OLDPWD/$SRC"; fi
 REPO=$OLDPWD
 export OMP_NUM_THREADS=$(( 16 / NP > 8 ? 8 : 16 / NP ))
-if [ -d $NAME.out ]; then ARGS="resume $NAME.out"; else ARGS="${CMD:-tc} $REPO/$CONFIG"; fi
+# a folder of `mcf tc` without tc.ini (one begun before mcf kept it there, as de-tc-e2e's
+# first scan) is continued by `mcf tc CONFIG`, which resumes its scan, then refines
+if [ -d $NAME.out ] && { [ -f $NAME.out/tc.ini ] || [ "${CMD:-tc}" != tc ]; }; then
+  ARGS="resume $NAME.out"
+else
+  ARGS="${CMD:-tc} $REPO/$CONFIG"
+fi
 t0=$(date +%s)
 if [ "$NP" -gt 1 ]; then
   # mpirun answers SIGINT with SIGTERM to the ranks and SIGKILL a few seconds later, which
