@@ -55,6 +55,24 @@ static inline int phys_long(void)
     return e && *e && strcmp(e, "0") != 0;
 }
 
+/* The tiers of a test whose statistical comparisons need minutes (docs/reliability.md, "The
+ * time of .ci/run"): `TEST MCF_PROGRAM --long` (ctest's NAME_long, label long) runs only those,
+ * the plain call the rest.  Returns 1 for the long part, 0 for the default, 77 (printed as
+ * skipped) for the long part without MCF_TEST_LONG=1, 2 on a bad command line. */
+static inline int phys_tier(int argc, char **argv, const char *what)
+{
+    const int long_part = argc == 3 && strcmp(argv[2], "--long") == 0;
+    if (argc != 2 && !long_part) {
+        fprintf(stderr, "usage: %s MCF_PROGRAM [--long]\n", argv[0]);
+        return 2;
+    }
+    if (long_part && !phys_long()) {
+        printf("skipped: the long part (%s) runs with MCF_TEST_LONG=1\n", what);
+        return 77;
+    }
+    return long_part;
+}
+
 static inline double phys_now(void)
 {
     struct timespec ts;

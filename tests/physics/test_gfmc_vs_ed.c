@@ -226,16 +226,9 @@ static void test_resolution_warning_once(void)
 
 int main(int argc, char **argv)
 {
-    const int long_part = argc == 3 && strcmp(argv[2], "--long") == 0;
-    if (argc != 2 && !long_part) {
-        fprintf(stderr, "usage: %s MCF_PROGRAM [--long]\n", argv[0]);
-        return 2;
-    }
-    if (long_part && !phys_long()) {
-        printf("skipped: test_gfmc_vs_ed's long part ((a), kpm against ed) runs with "
-               "MCF_TEST_LONG=1\n");
-        return 77;
-    }
+    const int long_part = phys_tier(argc, argv, "(a), kpm against ed");
+    if (long_part > 1)
+        return long_part;
     mcf_program = argv[1];
     const double t0 = phys_now();
     if (!long_part) {

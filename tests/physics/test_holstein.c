@@ -52,7 +52,10 @@
  * (f) Refusals: evaluator = none, an evaluator without change_action (the test plugin
  *     tautogpu), L = 2 periodic.
  *
- * Usage: test_holstein MCF_PROGRAM (through ctest). */
+ * Tiers (docs/reliability.md, "The time of .ci/run"): test_holstein runs (a), (b), (e), (f);
+ * test_holstein_long (`--long`, label long: skipped, 77, unless MCF_TEST_LONG=1) (c) and (d).
+ *
+ * Usage: test_holstein MCF_PROGRAM [--long] (through ctest). */
 #include "physics_util.h"
 
 
@@ -371,19 +374,21 @@ static void test_refusals(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s MCF_PROGRAM\n", argv[0]);
-        return 2;
-    }
+    const int tier = phys_tier(argc, argv, "(c) ed against kpm, (d) the CDW");
+    if (tier > 1)
+        return tier;
     mcf_program = argv[1];
     gsl_set_error_handler_off();
     const double t0 = phys_now();
-    test_free();
-    test_atomic();
-    test_ed_vs_kpm();
-    test_cdw();
-    test_reproducible();
-    test_refusals();
-    printf("test_holstein: %.1f s\n", phys_now() - t0);
+    if (!tier) {
+        test_free();
+        test_atomic();
+        test_reproducible();
+        test_refusals();
+    } else {
+        test_ed_vs_kpm();
+        test_cdw();
+    }
+    printf("test_holstein%s: %.1f s\n", tier ? " (long part)" : "", phys_now() - t0);
     return check_exit();
 }

@@ -20,7 +20,9 @@
  *     pbp's by less than 3 (measured 1.9; the step^1 limit is 2).
  * (d) a drift run stopped by SIGTERM after its first checkpoint and resumed ends with the
  *     uninterrupted run's bytes (two walkers).
- * (e) refusals: move = drift with delay = 4, determinants = evaluator, sweep = evaluator. */
+ * (e) refusals: move = drift with delay = 4, determinants = evaluator, sweep = evaluator.
+ * Tiers (docs/reliability.md, "The time of .ci/run"): test_vmc_drift runs (a), (c)-(e);
+ * test_vmc_drift_long (`--long`, label long: skipped, 77, unless MCF_TEST_LONG=1) runs (b). */
 #include "physics_util.h"
 
 #include "heg.h"
@@ -185,19 +187,21 @@ static void test_refusals(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s MCF_PROGRAM\n", argv[0]);
-        return 2;
-    }
+    const int tier = phys_tier(argc, argv, "(b) drift against single-electron moves");
+    if (tier > 1)
+        return tier;
     mcf_program = argv[1];
     const double t0 = phys_now();
-    test_refusals();
-    test_free(14, 0, 1.0);
-    test_free(7, 1, 2.0);
-    test_against_pbp(1.0, 40000);
-    test_against_pbp(5.0, 20000);
-    test_small_steps();
-    test_resume();
-    printf("test_vmc_drift: %.1f s\n", phys_now() - t0);
+    if (!tier) {
+        test_refusals();
+        test_free(14, 0, 1.0);
+        test_free(7, 1, 2.0);
+        test_small_steps();
+        test_resume();
+    } else {
+        test_against_pbp(1.0, 40000);
+        test_against_pbp(5.0, 20000);
+    }
+    printf("test_vmc_drift%s: %.1f s\n", tier ? " (long part)" : "", phys_now() - t0);
     return check_exit();
 }
