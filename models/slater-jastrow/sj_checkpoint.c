@@ -107,16 +107,19 @@ static int loaded(sj_chain *c, const char *what, int full)
             continue;
         if (full) {
             const double d = drift(c->A[s], c->Ainv[s], m);
+            if (isnan(d))
+                return mcf_fail(MCF_ENOMEM, "slater-jastrow: %s: out of memory", what);
             if (!(d <= SJ_LOAD_TOL))
                 return mcf_fail(MCF_EFORMAT, "slater-jastrow: %s: the saved inverse Slater "
                                 "matrix is off by %g (max |Ainv A - 1|)", what, d);
         } else {
             const double d = inverse_residual(c->A[s], c->Ainv[s], m);
+            if (isnan(d))
+                return mcf_fail(MCF_ENOMEM, "slater-jastrow: %s: out of memory", what);
             if (!(d <= 2.0 * (double)m * SJ_LOAD_TOL))
-                return mcf_fail(isnan(d) ? MCF_ENOMEM : MCF_EFORMAT, "slater-jastrow: %s: the "
-                                "inverse Slater matrix does not belong to the rows (Freivalds' "
-                                "residual %g, allowed %g)", what, d,
-                                2.0 * (double)m * SJ_LOAD_TOL);
+                return mcf_fail(MCF_EFORMAT, "slater-jastrow: %s: the inverse Slater matrix "
+                                "does not belong to the rows (Freivalds' residual %g, allowed "
+                                "%g)", what, d, 2.0 * (double)m * SJ_LOAD_TOL);
         }
     }
     if (c->on_ev && (rc = push_dets(c)))

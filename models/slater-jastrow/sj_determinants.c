@@ -44,6 +44,8 @@ int refresh_inverses(sj_chain *c, int measure)
             continue;
         if (measure) {
             const double d = drift(c->A[s], c->Ainv[s], m);
+            if (isnan(d))
+                return mcf_fail(MCF_ENOMEM, "slater-jastrow: out of memory for a refresh");
             if (d > c->max_drift)
                 c->max_drift = d;
             mcf_log(MCF_LOG_DEBUG, "slater-jastrow: spin %s, after %llu accepted moves: "

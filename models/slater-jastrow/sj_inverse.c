@@ -33,32 +33,26 @@ int invert(sj_chain *c, const double *A, size_t m, double *Ainv)
     return MCF_OK;
 }
 
-/* max |Ainv A - 1| over the entries (m x m).  Row l of the product is summed into a row of
- * m doubles, i outer, j inner, so that A is read along its rows (the column walk of a plain
- * triple loop missed the cache at every step: ~5x slower at m = 257); each entry's sum runs
- * over i in the same order as that loop's, so the value is the same to the bit. */
+/* max |Ainv A - 1| over the entries (m x m); NAN when out of memory.  Row l of the product is
+ * summed into a row of m doubles, i outer, j inner, so that A is read along its rows (the
+ * column walk of a plain triple loop missed the cache at every step: ~5x slower at m = 257);
+ * each entry's sum runs over i in the same order as that loop's, so the value is the same to
+ * the bit. */
 double drift(const double *A, const double *Ainv, size_t m)
 {
     double *row = malloc(m * sizeof *row), worst = 0.0;
+    if (!row)
+        return NAN;
     for (size_t l = 0; l < m; l++) {
-        if (row) {
+        for (size_t j = 0; j < m; j++)
+            row[j] = 0.0;
+        for (size_t i = 0; i < m; i++) {
+            const double a = Ainv[l * m + i], *Ai = A + i * m;
             for (size_t j = 0; j < m; j++)
-                row[j] = 0.0;
-            for (size_t i = 0; i < m; i++) {
-                const double a = Ainv[l * m + i], *Ai = A + i * m;
-                for (size_t j = 0; j < m; j++)
-                    row[j] += a * Ai[j];
-            }
+                row[j] += a * Ai[j];
         }
         for (size_t j = 0; j < m; j++) {
-            double s = 0.0;
-            if (row) {
-                s = row[j];
-            } else { /* out of memory: the same sums by columns */
-                for (size_t i = 0; i < m; i++)
-                    s += Ainv[l * m + i] * A[i * m + j];
-            }
-            const double d = fabs(s - (l == j ? 1.0 : 0.0));
+            const double d = fabs(row[j] - (l == j ? 1.0 : 0.0));
             if (d > worst)
                 worst = d;
         }

@@ -263,17 +263,17 @@ static int timestep_run(const char *name, unsigned long long seed, const char *k
     return 0;
 }
 
-/* (g) */
-static void test_timesteps(int long_part)
+/* (g), the free gas (exact at every time step) and the refusal */
+static void test_timesteps(void)
 {
     mcf_heg_hf hf;
     if (mcf_heg_hartree_fock(14, 0, 1.0, 1e-12, &hf)) {
         CHECK(0, "mcf_heg_hartree_fock failed");
         return;
     }
-    const double tau_free[3] = {0.1, 0.05, 0.025}, tau_pair[3] = {0.08, 0.04, 0.02};
+    const double tau_free[3] = {0.1, 0.05, 0.025};
     phys_table t, fit;
-    if (!long_part && timestep_run("dmc_steps_free", 5, "walkers = 16\ntimestep = 0.1, 0.05, 0.025\n"
+    if (timestep_run("dmc_steps_free", 5, "walkers = 16\ntimestep = 0.1, 0.05, 0.025\n"
                      "[schedule]\nthermalize = 50\nsweeps = 300\n[model]\nelectrons = 14\n"
                      "rs = 1\ninteraction = none\n", tau_free, 3, &t, &fit)) {
         const double tol = 1e-10 + 0.5e-9 * fabs(hf.kinetic), e0 = phys_get(&fit, 0, "energy_0");
@@ -287,7 +287,18 @@ static void test_timesteps(int long_part)
         phys_table_free(&fit);
         phys_table_free(&t);
     }
-    if (long_part && timestep_run("dmc_steps_pair", 21, "walkers = 128\ntimestep = 0.08, 0.04, 0.02\n"
+    phys_expect_refusal(mcf_program, "dmc_steps_sample", "slater-jastrow",
+                        "evaluator = planewave\nwalkers = 4\ntimestep = 0.1, 0.05\n[model]\n"
+                        "electrons = 2\n",
+                        (const char *const[]){"timestep", "method = dmc", NULL});
+}
+
+/* (g), the pair: its extrapolation against the exact energy */
+static void test_timesteps_pair(void)
+{
+    const double tau_pair[3] = {0.08, 0.04, 0.02};
+    phys_table t, fit;
+    if (timestep_run("dmc_steps_pair", 21, "walkers = 128\ntimestep = 0.08, 0.04, 0.02\n"
                      "[schedule]\nthermalize = 500\nsweeps = 6000\n[model]\nelectrons = 2\n"
                      "rs = 1\njastrow = rpa\n", tau_pair, 3, &t, &fit)) {
         const double exact = heg_pair_exact(1.0, 20), p = phys_get(&fit, 0, "p_value");
@@ -305,11 +316,6 @@ static void test_timesteps(int long_part)
         phys_table_free(&fit);
         phys_table_free(&t);
     }
-    if (!long_part)
-        phys_expect_refusal(mcf_program, "dmc_steps_sample", "slater-jastrow",
-                        "evaluator = planewave\nwalkers = 4\ntimestep = 0.1, 0.05\n[model]\n"
-                        "electrons = 2\n",
-                        (const char *const[]){"timestep", "method = dmc", NULL});
 }
 
 /* (h) */
@@ -358,10 +364,10 @@ int main(int argc, char **argv)
         test_refusals();
         test_resume();
         test_error_target();
-        test_timesteps(0);
+        test_timesteps();
     } else {
         test_pair();
-        test_timesteps(1);
+        test_timesteps_pair();
         test_population_correction();
     }
     printf("test_dmc%s: %.1f s\n", long_part ? " (long part)" : "", phys_now() - t0);

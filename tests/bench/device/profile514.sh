@@ -7,7 +7,8 @@
 W=${W:-128}
 args="run tests/bench/device/dmc514.ini --set run.walkers=$W --set schedule.sweeps=${STEPS:-2} \
   --set run.output=/tmp/p514 --no-plots"
-NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+NSYS=$(command -v nsys ||
+  ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
 t0=$(date +%s.%N)
 if [ -n "$NSYS" ] && [ -z "$NO_NSYS" ]; then
   $NSYS profile -o /tmp/p514 --force-overwrite true build/bin/mcf $args > /tmp/p514.txt 2>&1
