@@ -157,6 +157,8 @@ __global__ void __launch_bounds__(DS_THREADS, 1)
     double *pos = sm + o_pos, *vrow = sm + o_row, *col = vrow + m_max, *colR = col + m_max;
     double *red = colR + m_max, *res = red + DS_WARPS * DS_NR;
     __shared__ double s_rp[3];
+    __shared__ size_t s_idx[3][4]; /* the trial point's stencil (step 2) */
+    __shared__ float s_w[3][3][4];
     __shared__ int s_acc, s_stop;
     const double cell[3] = {cx, cy, cz}, tau = J.tau;
     for (unsigned int q = tid; q < 2 * sizeof(mcf_pair_function) / sizeof(double);
@@ -208,28 +210,29 @@ __global__ void __launch_bounds__(DS_THREADS, 1)
                 j_old = res[3];
             }
             __syncthreads();
-            /* 2. the orbitals and gradients at r' */
+            /* 2. the orbitals and gradients at r': the stencil (the same for every thread)
+             * made once per axis into shared memory, so that no thread holds its 12 indices
+             * and 36 weights in registers (with them the kernel took 255 registers and
+             * spilled, one block per multiprocessor) */
             const double rp[3] = {s_rp[0], s_rp[1], s_rp[2]};
-            size_t idx[3][4];
-            float w[3][3][4];
-#pragma unroll
-            for (int d = 0; d < 3; d++) {
+            if (tid < 3) {
                 blip_axis_stencil st;
-                blip_axis_setup(rp[d], cell[d], J.inv_h[s][d], J.tn[s][d], 1, &st);
+                blip_axis_setup(rp[tid], cell[tid], J.inv_h[s][tid], J.tn[s][tid], 1, &st);
 #pragma unroll
                 for (int a = 0; a < 4; a++) {
-                    idx[d][a] = st.idx[a];
+                    s_idx[tid][a] = st.idx[a];
 #pragma unroll
                     for (int k = 0; k < 3; k++)
-                        w[d][k][a] = (float)st.w[k][a];
+                        s_w[tid][k][a] = (float)st.w[k][a];
                 }
             }
+            __syncthreads();
             double y[DS_NR] = {0, 0, 0, 0, 0, 0, 0, 0};
             for (unsigned int l = tid; l < m; l += DS_THREADS) {
                 Acc o5[5];
                 /* the vgl kernel's instance (with the Laplacian, unused here): the same
                  * machine code for the value and gradient sums, so the same bits */
-                bcu_vgl_sum<Acc, true, true>(J.c[s] + l, Lt, ny, nz, idx, w, o5);
+                bcu_vgl_sum<Acc, true, true>(J.c[s] + l, Lt, ny, nz, s_idx, s_w, o5);
                 const double v = (double)o5[0], a = col[l];
                 vrow[l] = v;
                 y[0] += v * a;
