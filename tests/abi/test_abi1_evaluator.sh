@@ -89,14 +89,6 @@ real() {
     echo "$(cd "$(dirname "$1")" && pwd -P)/$(basename "$1")"
 }
 
-# in_compile_dir PATH — PATH of a dependency file, absolute and resolved
-in_compile_dir() {
-    case $1 in
-        /*) real "$1" ;;
-        *) (cd "$compile_dir" && real "$1") ;;
-    esac
-}
-
 # data_rows FILE — number of data rows (lines after the header that are not comments).
 data_rows() {
     awk '/^#/ || /^[ \t]*$/ { next } { n++ } END { print (n > 0 ? n - 1 : 0) }' "$1"
@@ -170,8 +162,11 @@ compiled=""
 nsdk=0
 for ((i = 0; i < ${#lists[@]}; i++)); do
     words=${lists[i]} what=${names[i]} srcs="" sdk=0
-    while IFS= read -r f; do
-        p=$(in_compile_dir "$f" 2>/dev/null) || fail "$what: cannot resolve $f"
+    # all of its files resolved by one realpath (one subshell a file took ~20 s of the test)
+    resolved=$(echo "$words" | grep -E '\.[ch]$' |
+        (cd "$compile_dir" && xargs -r -d '\n' realpath -e --) 2>/dev/null) ||
+        fail "$what: cannot resolve every file it names"
+    while IFS= read -r p; do
         case $p in
             "$srcdir"/*.c) srcs="$srcs ${p##*/}" ;;
             "$hdrs"/mcf/*.h) sdk=$((sdk + 1)) ;;
@@ -180,7 +175,7 @@ for ((i = 0; i < ${#lists[@]}; i++)); do
             "$tree"/*)
                 fail "$what: the build read $p of the source tree, outside $srcdir and $hdrs" ;;
         esac
-    done < <(echo "$words" | grep -E '\.[ch]$')
+    done <<<"$resolved"
     set -- $srcs
     [ $# = 1 ] || fail "$what names not one source of $srcdir but:${srcs:- none}"
     [ "$sdk" -gt 0 ] || fail "$what names no header of $hdrs/mcf at all"

@@ -27,13 +27,13 @@ temperatures = 2.0, 2.2, 2.4, 2.6
 [model]
 L = 8
 INI
-mkdir single && (cd single && "$mcf" run ../scan.ini --no-progress >o 2>e) \
+mkdir single && (cd single && "$mcf" run ../scan.ini --no-progress --no-plots >o 2>e) \
   || { cat single/e; echo "single-process run failed"; exit 1; }
 grep -q "MPI ranks" single/out/log && bad "a run without mpirun says it has MPI ranks" \
   || ok "without mpirun the MPI build is a single process"
 for np in 1 2 3 10; do
   mkdir np$np
-  if (cd np$np && mpi "$np" "$mcf" run ../scan.ini --no-progress >o 2>e); then
+  if (cd np$np && mpi "$np" "$mcf" run ../scan.ini --no-progress --no-plots >o 2>e); then
     same_files "mpirun -np $np" single/out np$np/out results.tsv checkpoint
   else
     bad "mpirun -np $np failed"; cat np$np/e
@@ -59,12 +59,16 @@ checkpoint_every = 1000
 temperatures = 0.7, 2.0
 INI
 mkdir csingle c4
-(cd csingle && "$mcf" run ../curve.ini --no-progress >o 2>e) \
+(cd csingle && "$mcf" run ../curve.ini --no-progress --no-plots >o 2>e) \
   || { bad "curve run"; cat csingle/e; }
-(cd c4 && mpi 4 "$mcf" run ../curve.ini --no-progress >o 2>e) || { bad "curve run -np 4"; cat c4/e; }
+(cd c4 && mpi 4 "$mcf" run ../curve.ini --no-progress --no-plots >o 2>e) \
+  || { bad "curve run -np 4"; cat c4/e; }
 same_files "curves, -np 4" csingle/out c4/out results.tsv histogram.tsv checkpoint
 
 # --- 3. a stop caught by one rank only: all stop at the same sweep; resume on 3 ranks ---
+# (L = 16 and 30 000 sweeps, 6 chains: four runs of it here and in 3b and 4; the stops land
+# at sweeps 3 500-6 300 of 30 500 measured on a loaded 2-core machine, L = 24 and 60 000 until
+# 2026-12-02 cost ~4.5x more for the same checks)
 cat > long.ini <<'INI'
 [run]
 model = ising
@@ -73,16 +77,17 @@ walkers = 2
 output = out
 [schedule]
 thermalize = 500
-sweeps = 60000
+sweeps = 30000
 checkpoint_every = 700
 temperatures = 2.0, 2.3, 2.6
 [model]
-L = 24
+L = 16
 INI
 mkdir lsingle
-(cd lsingle && "$mcf" run ../long.ini --no-progress >o 2>e) || { bad "long run"; cat lsingle/e; }
+(cd lsingle && "$mcf" run ../long.ini --no-progress --no-plots >o 2>e) \
+  || { bad "long run"; cat lsingle/e; }
 mkdir term && cd term
-mpi 2 "$mcf" run ../long.ini --no-progress >o 2>e &
+mpi 2 "$mcf" run ../long.ini --no-progress --no-plots >o 2>e &
 job=$!
 wait_for out/checkpoint && pid=$(rank_pid "$job" 1)
 if [ -n "${pid:-}" ]; then
@@ -93,11 +98,11 @@ if [ -n "${pid:-}" ]; then
     bad "SIGTERM to rank 1: exit status $rc, log: $(tail -n 3 out/log)"
   else
     ok "SIGTERM to rank 1 only: both ranks stopped at sweep $stopped (exit status $rc)"
-    grep -q "mcf: stopped by signal 15 at sweep $stopped of 60500; continue with" e \
+    grep -q "mcf: stopped by signal 15 at sweep $stopped of 30500; continue with" e \
       && ok "the stop message says how to resume" || bad "stop message: $(cat e)"
     [ -e out/results.tsv ] && bad "a stopped run left a results.tsv"
-    if mpi 3 "$mcf" resume out --no-progress >o2 2>e2; then
-      grep -q "resumed from the checkpoint at sweep $stopped of 60500" out/log \
+    if mpi 3 "$mcf" resume out --no-progress --no-plots >o2 2>e2; then
+      grep -q "resumed from the checkpoint at sweep $stopped of 30500" out/log \
         && ok "resumed on 3 ranks from the checkpoint at sweep $stopped" \
         || bad "resume did not start at sweep $stopped: $(grep resumed out/log)"
       same_files "stopped on 2 ranks, resumed on 3" ../lsingle/out out results.tsv checkpoint
@@ -116,7 +121,7 @@ cd ..
 # with the uninterrupted single process in lsingle/ (next to DIR)
 term_and_resume() {
   mkdir "$1" && cd "$1"
-  mpi 3 "$mcf" run "../$2" --no-progress >o 2>e &
+  mpi 3 "$mcf" run "../$2" --no-progress --no-plots >o 2>e &
   local job=$!   # the subshell running mpi(): mpirun is its child
   wait_for out/checkpoint
   local launcher rc stopped
@@ -126,7 +131,7 @@ term_and_resume() {
   stopped=$(grep -o 'stopped by signal 15 at sweep [0-9]*' out/log | awk '{ print $7 }' | sort -u)
   if [ "$rc" -ne 0 ] && [ -n "$stopped" ] && [ ! -e out/results.tsv ]; then
     ok "$3: SIGTERM to mpirun stopped the ranks at sweep $stopped (exit status $rc)"
-    if mpi 2 "$mcf" resume out --no-progress >o2 2>e2; then
+    if mpi 2 "$mcf" resume out --no-progress --no-plots >o2 2>e2; then
       same_files "$3: stopped on 3 ranks by mpirun, resumed on 2" ../lsingle/out out \
         results.tsv checkpoint
     else
@@ -143,7 +148,7 @@ cd ..
 
 # --- 4. a rank killed outright: the job ends, the last checkpoint stays valid ------------
 mkdir kill && cd kill
-mpi 2 "$mcf" run ../long.ini --no-progress >o 2>e &
+mpi 2 "$mcf" run ../long.ini --no-progress --no-plots >o 2>e &
 job=$!
 wait_for out/checkpoint && sleep 0.3 && pid=$(rank_pid "$job" 1)
 if [ -n "${pid:-}" ]; then
@@ -151,7 +156,7 @@ if [ -n "${pid:-}" ]; then
   wait "$job"; rc=$?
   [ "$rc" -ne 0 ] && ok "SIGKILL to rank 1 ends the job (exit status $rc)" \
     || bad "SIGKILL to rank 1: the job exited 0"
-  if mpi 1 "$mcf" resume out --no-progress >o2 2>e2; then
+  if mpi 1 "$mcf" resume out --no-progress --no-plots >o2 2>e2; then
     at=$(grep -o 'resumed from the checkpoint at sweep [0-9]*' out/log | awk '{ print $7 }')
     [ -n "$at" ] && [ $((at % 700)) -eq 0 ] && ok "resumed from the periodic checkpoint at $at" \
       || bad "after SIGKILL: resumed at '$at'"
@@ -181,10 +186,11 @@ temperatures = 1.0
 fail_after = 0, 0, 0, 0, 0, 5000
 INI
 mkdir fsingle
-(cd fsingle && "$mcf" run ../fail.ini --no-progress >o 2>e) && bad "the failing model did not fail"
+(cd fsingle && "$mcf" run ../fail.ini --no-progress --no-plots >o 2>e) \
+  && bad "the failing model did not fail"
 for np in 2 3; do
   mkdir f$np
-  (cd f$np && mpi $np "$mcf" run ../fail.ini --no-progress >o 2>e); rc=$?
+  (cd f$np && mpi $np "$mcf" run ../fail.ini --no-progress --no-plots >o 2>e); rc=$?
   # chain 5 fails; rank r of P owns the chains k = r (mod P): rank 1 of 2, rank 2 of 3
   want="mcf: error: rank $((np - 1)) of $np: model tfail: propose (chain 5): test failure"
   [ "$rc" -ne 0 ] && grep -qF "$want" f$np/e && ok "-np $np: '$want'" \
@@ -198,7 +204,7 @@ done
 
 # --- 6. refusals still come before any work and from one rank only ----------------------
 mkdir refused && cd refused
-mpi 2 "$mcf" run ../scan.ini --set model.L=1 --no-progress >o 2>e; rc=$?
+mpi 2 "$mcf" run ../scan.ini --set model.L=1 --no-progress --no-plots >o 2>e; rc=$?
 [ "$rc" -eq 2 ] && [ "$(grep -c '1 is out of range' e)" -eq 1 ] && [ ! -e out ] \
   && ok "a refused configuration: one message, exit status 2, no output folder" \
   || { bad "refused configuration under mpirun (exit status $rc)"; cat e; }
@@ -224,12 +230,12 @@ temperatures = 2.6, 2.0, 2.3, 2.45
 [model]
 L = 8, 12
 INI
-sed 's/^sweeps = 3000/sweeps = 40000/' pt.ini > ptlong.ini
-mkdir single && (cd single && "$mcf" run ../pt.ini --no-progress >o 2>e) \
+sed 's/^sweeps = 3000/sweeps = 20000/' pt.ini > ptlong.ini
+mkdir single && (cd single && "$mcf" run ../pt.ini --no-progress --no-plots >o 2>e) \
   || { cat single/e; bad "tempering: single-process run failed"; }
 for np in 1 2 3; do
   mkdir np$np
-  if (cd np$np && mpi "$np" "$mcf" run ../pt.ini --no-progress >o 2>e); then
+  if (cd np$np && mpi "$np" "$mcf" run ../pt.ini --no-progress --no-plots >o 2>e); then
     same_files "tempering, mpirun -np $np" single/out np$np/out results.tsv checkpoint
   else
     bad "tempering: mpirun -np $np failed"; cat np$np/e
@@ -238,7 +244,7 @@ done
 grep -q '^# exchange: L=8, walker 0: T 2.0 <-> 2.3' single/out/results.tsv \
   && ok "tempering: results.tsv has the exchange lines" || bad "tempering: no exchange lines"
 # stopped on 3 ranks by SIGTERM to mpirun, resumed on 2
-mkdir lsingle && (cd lsingle && "$mcf" run ../ptlong.ini --no-progress >o 2>e) \
+mkdir lsingle && (cd lsingle && "$mcf" run ../ptlong.ini --no-progress --no-plots >o 2>e) \
   || { cat lsingle/e; bad "tempering: long single-process run failed"; }
 term_and_resume term ptlong.ini tempering
 cd ..
@@ -248,11 +254,11 @@ cd ..
 # hand-overs cross ranks (an all-gather); results and checkpoint as the single process's
 mkdir anneal && cd anneal
 sed -e 's/^exchange_every = 3/start = anneal/' ../pt.ini > an.ini
-mkdir single && (cd single && "$mcf" run ../an.ini --no-progress >o 2>e) \
+mkdir single && (cd single && "$mcf" run ../an.ini --no-progress --no-plots >o 2>e) \
   || { cat single/e; bad "anneal: single-process run failed"; }
 for np in 2 3; do
   mkdir np$np
-  if (cd np$np && mpi "$np" "$mcf" run ../an.ini --no-progress >o 2>e); then
+  if (cd np$np && mpi "$np" "$mcf" run ../an.ini --no-progress --no-plots >o 2>e); then
     same_files "anneal, mpirun -np $np" single/out np$np/out results.tsv checkpoint
   else
     bad "anneal: mpirun -np $np failed"; cat np$np/e
@@ -266,14 +272,14 @@ cd ..
 mkdir target && cd target
 sed -e 's/^sweeps = 3000/sweeps = 500\nerror_target = abs_m:0.012\nmax_sweeps = 16000/' \
   ../pt.ini > et.ini
-mkdir single && (cd single && "$mcf" run ../et.ini --no-progress >o 2>e) \
+mkdir single && (cd single && "$mcf" run ../et.ini --no-progress --no-plots >o 2>e) \
   || { cat single/e; bad "error_target: single-process run failed"; }
 grep -q "error target missed after 500 measured sweeps" single/out/log \
   && ok "error_target: the single process doubled from 500 sweeps" \
   || bad "error_target: no doubling in the single process (the test needs one)"
 for np in 2 3; do
   mkdir np$np
-  if (cd np$np && mpi "$np" "$mcf" run ../et.ini --no-progress >o 2>e); then
+  if (cd np$np && mpi "$np" "$mcf" run ../et.ini --no-progress --no-plots >o 2>e); then
     same_files "error_target, mpirun -np $np" single/out np$np/out results.tsv checkpoint
   else
     bad "error_target: mpirun -np $np failed"; cat np$np/e
@@ -303,11 +309,11 @@ lattice = square
 L = 3
 mu = -1
 INI
-mkdir single && (cd single && "$mcf" run ../de.ini --no-progress >o 2>e) \
+mkdir single && (cd single && "$mcf" run ../de.ini --no-progress --no-plots >o 2>e) \
   || { cat single/e; bad "double-exchange tempering: single-process run failed"; }
 for np in 2 3; do
   mkdir np$np
-  if (cd np$np && mpi "$np" "$mcf" run ../de.ini --no-progress >o 2>e); then
+  if (cd np$np && mpi "$np" "$mcf" run ../de.ini --no-progress --no-plots >o 2>e); then
     same_files "double-exchange tempering, mpirun -np $np" single/out np$np/out results.tsv \
       checkpoint
   else
@@ -324,8 +330,9 @@ cd ../..
 mkdir series && cd series || exit 1
 sed 's/^output = out$/output = out\nseries = yes/' ../scan.ini > s.ini
 mkdir one two
-(cd one && "$mcf" run ../s.ini --no-progress >o 2>e) || { bad "series: single run failed"; cat one/e; }
-if (cd two && mpi 2 "$mcf" run ../s.ini --no-progress >o 2>e) &&
+(cd one && "$mcf" run ../s.ini --no-progress --no-plots >o 2>e) \
+  || { bad "series: single run failed"; cat one/e; }
+if (cd two && mpi 2 "$mcf" run ../s.ini --no-progress --no-plots >o 2>e) &&
     diff -r one/out/series two/out/series >/dev/null; then
   same_files "series = yes, mpirun -np 2" one/out two/out results.tsv checkpoint
 else bad "series = yes on 2 ranks: run failed or series/ differs"; cat two/e; fi
@@ -334,8 +341,8 @@ else bad "series = yes on 2 ranks: run failed or series/ differs"; cat two/e; fi
 sed -e 's/^temperatures = .*/temperatures = 2.6, 2.0, 2.4, 2.2\nexchange_every = 3/' \
     -e 's/^L = 8/L = 4, 6/' s.ini > pt.ini
 mkdir pt1 pt3
-if (cd pt1 && "$mcf" run ../pt.ini --no-progress >o 2>e) &&
-    (cd pt3 && mpi 3 "$mcf" run ../pt.ini --no-progress >o 2>e) &&
+if (cd pt1 && "$mcf" run ../pt.ini --no-progress --no-plots >o 2>e) &&
+    (cd pt3 && mpi 3 "$mcf" run ../pt.ini --no-progress --no-plots >o 2>e) &&
     diff -r pt1/out/series pt3/out/series >/dev/null; then
   same_files "series = yes with tempering, mpirun -np 3" pt1/out pt3/out results.tsv checkpoint
 else bad "series = yes with tempering on 3 ranks: run failed or series/ differs"; cat pt3/e; fi

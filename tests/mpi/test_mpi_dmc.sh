@@ -35,11 +35,11 @@ INI
 
 # --- 1. 1, 2, 3 and 5 ranks against the single process -----------------------------------
 mk short 300
-mkdir single && (cd single && "$mcf" run ../short.ini --no-progress >o 2>e) \
+mkdir single && (cd single && "$mcf" run ../short.ini --no-progress --no-plots >o 2>e) \
   || { cat single/e; echo "single-process DMC run failed"; exit 1; }
 for np in 1 2 3 5; do
   mkdir np$np
-  if (cd np$np && mpi "$np" "$mcf" run ../short.ini --no-progress >o 2>e); then
+  if (cd np$np && mpi "$np" "$mcf" run ../short.ini --no-progress --no-plots >o 2>e); then
     same_files "DMC, mpirun -np $np" single/out np$np/out results.tsv checkpoint
   else
     bad "DMC, mpirun -np $np failed"; cat np$np/e
@@ -48,12 +48,12 @@ done
 
 # --- 2. stopped on 3 ranks, resumed on 2 ---------------------------------------------------
 mk long 20000
-mkdir lsingle && (cd lsingle && "$mcf" run ../long.ini --no-progress >o 2>e) \
+mkdir lsingle && (cd lsingle && "$mcf" run ../long.ini --no-progress --no-plots >o 2>e) \
   || { cat lsingle/e; echo "single-process long DMC run failed"; exit 1; }
 mkdir stop && cd stop
 # (without timeout: it would pass the SIGTERM to the ranks' process group as well, and a
 # second signal stops a rank at once, without its checkpoint)
-"$mpiexec" "$np_flag" 3 "${extra[@]}" "$mcf" run ../long.ini --no-progress >o 2>e &
+"$mpiexec" "$np_flag" 3 "${extra[@]}" "$mcf" run ../long.ini --no-progress --no-plots >o 2>e &
 job=$!
 wait_for out/checkpoint
 launcher=$(pgrep -P "$job" | head -n 1)
@@ -62,7 +62,7 @@ wait "$job"; rc=$?
 stopped=$(grep -o 'stopped by signal 15 at sweep [0-9]*' out/log | awk '{ print $7 }' | sort -u)
 if [ "$rc" -ne 0 ] && [ -n "$stopped" ] && [ ! -e out/results.tsv ]; then
   ok "DMC: SIGTERM to mpirun stopped the ranks at sweep $stopped (exit status $rc)"
-  if mpi 2 "$mcf" resume out --no-progress >o2 2>e2; then
+  if mpi 2 "$mcf" resume out --no-progress --no-plots >o2 2>e2; then
     same_files "DMC: stopped on 3 ranks, resumed on 2" ../lsingle/out out results.tsv checkpoint
   else
     bad "DMC: resume on 2 ranks failed"; cat e2

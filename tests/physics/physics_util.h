@@ -291,7 +291,9 @@ static inline int phys_run_mcf(const char *mcf, const char *name, const char *mo
         fprintf(stderr, "physics: cannot write %s\n", config);
         return -1;
     }
-    snprintf(cmd, sizeof cmd, "'%s' run '%s' > '%s' 2>&1", mcf, config, log);
+    /* --no-plots: gnuplot's ~2.5 s of CPU a run, which no physics test reads (the plots'
+     * own tests: test_plot, test_plots, test_cli) */
+    snprintf(cmd, sizeof cmd, "'%s' run '%s' --no-plots > '%s' 2>&1", mcf, config, log);
     const double t0 = phys_now();
     int status = system(cmd);
     const double wall = phys_now() - t0;
@@ -442,7 +444,7 @@ static inline int phys_stop_and_resume(const char *mcf, const char *ini, const c
         const int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(fd, 1);
         dup2(fd, 2);
-        execl(mcf, mcf, "run", ini, "--no-progress", (char *)NULL);
+        execl(mcf, mcf, "run", ini, "--no-progress", "--no-plots", (char *)NULL);
         _exit(127);
     }
     struct stat st;
@@ -455,7 +457,8 @@ static inline int phys_stop_and_resume(const char *mcf, const char *ini, const c
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     printf("  stopped by SIGTERM: exit status %d\n", code);
     CHECK(code == 143, "SIGTERM: exit status %d, not 143 (see %s)", code, log);
-    snprintf(cmd, sizeof cmd, "'%s' resume '%s' --no-progress >> '%s' 2>&1", mcf, out, log);
+    snprintf(cmd, sizeof cmd, "'%s' resume '%s' --no-progress --no-plots >> '%s' 2>&1", mcf,
+             out, log);
     const int resumed = system(cmd) == 0;
     CHECK(resumed, "`%s` failed", cmd);
     snprintf(cmd, sizeof cmd, "grep -o 'resumed from the checkpoint at sweep [0-9]* of [0-9]*' "
@@ -494,7 +497,8 @@ static inline int phys_resume_same(const char *mcf, const char *name, const char
         fclose(f);
         snprintf(log, sizeof log, "%s/%s.log", dir, names[q]);
         if (q == 0) {
-            snprintf(cmd, sizeof cmd, "'%s' run '%s' --no-progress > '%s' 2>&1", mcf, ini, log);
+            snprintf(cmd, sizeof cmd, "'%s' run '%s' --no-progress --no-plots > '%s' 2>&1", mcf,
+                     ini, log);
             CHECK(system(cmd) == 0, "`%s` failed", cmd);
         } else if (phys_stop_and_resume(mcf, ini, out, log)) {
             return 0;

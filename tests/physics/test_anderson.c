@@ -20,7 +20,14 @@
  *     W = -1, an ldos_sites index beyond the lattice, [run] evaluator = none, and
  *     [evaluator] moments = 1 (the kpm plugin's declaration).
  *
- * Usage: test_anderson MCF_PROGRAM (run through ctest, which sets MCF_TEST_TMP and
+ * Tiers (docs/reliability.md, "The time of .ci/run"): test_anderson runs (c), (a) (32 sweeps
+ * at M = 256: ~0.3 s of sampling) and (b)'s set-up cut to L = 6, M = 256, 8 sites x 32
+ * realizations, which holds what (b) asserts without statistics: the scan writes a dos and a
+ * typical_dos curve for every W, their grids hold E = 0, and each ratio is a number with a
+ * positive error (the ratios are printed, not compared); test_anderson_long (`--long`, label
+ * long: skipped, 77, unless MCF_TEST_LONG=1) runs (b) as above (L = 12 at M = 1024: ~20 s of CPU).
+ *
+ * Usage: test_anderson MCF_PROGRAM [--long] (run through ctest, which sets MCF_TEST_TMP and
  * MCF_PLUGIN_PATH). */
 #include "physics_util.h"
 
@@ -195,19 +202,33 @@ static void test_clean(void)
 
 /* ---- (b) typical DOS across the transition ------------------------------------------- */
 
-static void test_transition(void)
+/* short: the set-up cut to L = 6, M = 256, 8 sites x 32 realizations (the default tier):
+ * the checks without statistics alone */
+static void test_transition(int short_run)
 {
-    printf("(b) rho_typ(0) / rho(0) against W, cubic L = 12, KPM M = 1024, 32 sites x 32 "
-           "realizations\n");
     static const double W[] = {2, 8, 14, 20, 26};
     const size_t nW = sizeof W / sizeof W[0];
     phys_table t;
-    const char *sections = "evaluator = kpm\n\n"
-                           "[schedule]\nthermalize = 0\nsweeps = 32\n\n"
-                           "[model]\nlattice = cubic\nL = 12\nW = 2, 8, 14, 20, 26\n"
-                           "typical_sites = 32\n\n"
-                           "[evaluator]\nmoments = 1024\nvectors = 4\nenergy_points = 1025\n";
-    if (phys_run_mcf(mcf_program, "anderson_transition", "anderson", 12, sections, &t)) {
+    const char *name = short_run ? "anderson_transition_short" : "anderson_transition";
+    const char *sections;
+    if (short_run) {
+        printf("(b) without statistics: rho_typ(0) / rho(0) against W, cubic L = 6, KPM "
+               "M = 256, 8 sites x 32 realizations\n");
+        sections = "evaluator = kpm\n\n"
+                   "[schedule]\nthermalize = 0\nsweeps = 32\n\n"
+                   "[model]\nlattice = cubic\nL = 6\nW = 2, 8, 14, 20, 26\n"
+                   "typical_sites = 8\n\n"
+                   "[evaluator]\nmoments = 256\nvectors = 4\nenergy_points = 257\n";
+    } else {
+        printf("(b) rho_typ(0) / rho(0) against W, cubic L = 12, KPM M = 1024, 32 sites x 32 "
+               "realizations\n");
+        sections = "evaluator = kpm\n\n"
+                   "[schedule]\nthermalize = 0\nsweeps = 32\n\n"
+                   "[model]\nlattice = cubic\nL = 12\nW = 2, 8, 14, 20, 26\n"
+                   "typical_sites = 32\n\n"
+                   "[evaluator]\nmoments = 1024\nvectors = 4\nenergy_points = 1025\n";
+    }
+    if (phys_run_mcf(mcf_program, name, "anderson", 12, sections, &t)) {
         CHECK(0, "the transition run failed");
         return;
     }
@@ -216,11 +237,11 @@ static void test_transition(void)
     for (size_t w = 0; w < nW; w++) {
         curve d, ty;
         ratio[w] = ratio_err[w] = NAN;
-        if (read_curve("anderson_transition", "dos", "W", W[w], &d)) {
+        if (read_curve(name, "dos", "W", W[w], &d)) {
             CHECK(0, "no dos curve for W = %g", W[w]);
             continue;
         }
-        if (read_curve("anderson_transition", "typical_dos", "W", W[w], &ty)) {
+        if (read_curve(name, "typical_dos", "W", W[w], &ty)) {
             CHECK(0, "no typical_dos curve for W = %g", W[w]);
             curve_free(&d);
             continue;
@@ -243,6 +264,8 @@ static void test_transition(void)
         curve_free(&d);
         curve_free(&ty);
     }
+    if (short_run)
+        return;
     for (size_t w = 0; w + 1 < nW; w++) {
         const double gap = ratio[w] - ratio[w + 1];
         const double err = sqrt(ratio_err[w] * ratio_err[w] + ratio_err[w + 1] * ratio_err[w + 1]);
@@ -291,15 +314,18 @@ static void test_refusals(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s MCF_PROGRAM\n", argv[0]);
-        return 2;
-    }
+    const int tier = phys_tier(argc, argv, "(b) the typical DOS across the transition");
+    if (tier > 1)
+        return tier;
     mcf_program = argv[1];
     const double t0 = phys_now();
-    test_refusals();
-    test_clean();
-    test_transition();
-    printf("test_anderson: %.1f s\n", phys_now() - t0);
+    if (!tier) {
+        test_refusals();
+        test_clean();
+        test_transition(1);
+    } else {
+        test_transition(0);
+    }
+    printf("test_anderson%s: %.1f s\n", tier ? " (long part)" : "", phys_now() - t0);
     return check_exit();
 }

@@ -72,7 +72,13 @@
  *     mcf's output; with the band full, density >= 1 / (1 + e^{-(mu - 4) / T}) holds exactly
  *     for every configuration.
  *
- * Usage: test_double_exchange MCF_PROGRAM (through ctest, which sets MCF_TEST_TMP and
+ * Tiers (docs/reliability.md, "The time of .ci/run"): test_double_exchange runs (d) and, on a
+ * run of (b)'s set-up cut to 42 sweeps (thermalize 10, sweeps 32), (b)'s exact checks, half
+ * filling and a negative energy, which hold for every configuration; test_double_exchange_long
+ * (`--long`, label long: skipped, 77, unless MCF_TEST_LONG=1) runs (a), (b) and (c) as above,
+ * whose comparisons need their 1 600 + 2 x 800 sweeps of 3^3 and 450 of 4^3 (~25 s of CPU).
+ *
+ * Usage: test_double_exchange MCF_PROGRAM [--long] (through ctest, which sets MCF_TEST_TMP and
  * MCF_PLUGIN_PATH). */
 #include "physics_util.h"
 
@@ -188,6 +194,20 @@ static void check_deficit(const char *what, double x, double err, double delta)
           what, x, what, d, delta);
 }
 
+/* (b)'s exact checks: the energy is negative (the spectrum is symmetric about mu = 0 and not
+ * all zero) and the density is 1/2 to the rounding, for every configuration */
+static void check_exact(const phys_table *tab, double T, double N, double t)
+{
+    const double e = phys_get(tab, 0, "energy"), density = phys_get(tab, 0, "density");
+    CHECK(isfinite(e) && e < 0, "energy %g is not negative", e);
+    /* exact half filling: eigenvalue rounding dim eps ||H|| (||H|| <= z|t|) times the
+     * largest slope 1 / (4 T) of the Fermi function */
+    const double tol = N * DBL_EPSILON * 6.0 * t / (4.0 * T);
+    printf("  density = %.17g (exact 1/2, tolerance %.2g)\n", density, tol);
+    CHECK(fabs(density - 0.5) <= tol, "density %.17g is not 1/2 on the bipartite lattice",
+          density);
+}
+
 static void test_low_temperature(void)
 {
     const int L = 4;
@@ -208,22 +228,37 @@ static void test_low_temperature(void)
     const double e = phys_get(&tab, 0, "energy"), m = phys_get(&tab, 0, "abs_m");
     const double m_err = phys_get(&tab, 0, "abs_m_err"), nn = phys_get(&tab, 0, "nn_correlation");
     const double nn_err = phys_get(&tab, 0, "nn_correlation_err");
-    const double density = phys_get(&tab, 0, "density");
     const double W = spin_wave_sum_open(L);
     const double K_bond = fabs(e) * N / bonds, J_eff = K_bond / 4.0;
     printf("  energy %.5f -> kinetic energy per bond %.5f, J_eff = %.5f, T / J_eff = %.3f, "
            "W = %.5f, acceptance %.3f\n",
            e, K_bond, J_eff, T / J_eff, W, phys_get(&tab, 0, "acceptance"));
     printf("  abs_m = %.5f +- %.5f, nn_correlation = %.5f +- %.5f\n", m, m_err, nn, nn_err);
-    CHECK(isfinite(e) && e < 0, "energy %g is not negative", e);
     check_deficit("abs_m", m, m_err, T / (2.0 * J_eff) * W);
     check_deficit("nn_correlation", nn, nn_err, (N - 1.0) * T / (bonds * J_eff));
-    /* exact half filling: eigenvalue rounding dim eps ||H|| (||H|| <= z|t|) times the
-     * largest slope 1 / (4 T) of the Fermi function */
-    const double tol = N * DBL_EPSILON * 6.0 * t / (4.0 * T);
-    printf("  density = %.17g (exact 1/2, tolerance %.2g)\n", density, tol);
-    CHECK(fabs(density - 0.5) <= tol, "density %.17g is not 1/2 on the bipartite lattice",
-          density);
+    check_exact(&tab, T, N, t);
+    phys_table_free(&tab);
+}
+
+/* (b)'s set-up cut to 42 sweeps: its exact checks alone (the default tier) */
+static void test_half_filling(void)
+{
+    const double T = 0.02, t = 1.0, N = 64.0;
+    printf("(b) exact checks: T = %g, cubic 4^3 open, hund = inf, mu = 0, 42 sweeps\n", T);
+    phys_table tab;
+    const char *sections =
+        ED_HH
+        "[schedule]\nthermalize = 10\nadapt_every = 10\nsweeps = 32\ntemperatures = 0.02\n\n"
+        "[model]\nlattice = cubic\nL = 4\nboundary = open\nmu = 0\nmove = rotation\n"
+        "start = random\n";
+    if (phys_run_mcf(mcf_program, "de_low_T_short", "double-exchange", 7, sections, &tab)) {
+        CHECK(0, "the short low-temperature run failed");
+        return;
+    }
+    printf("  abs_m = %.5f, nn_correlation = %.5f (not compared: 32 sweeps from a random "
+           "start)\n",
+           phys_get(&tab, 0, "abs_m"), phys_get(&tab, 0, "nn_correlation"));
+    check_exact(&tab, T, N, t);
     phys_table_free(&tab);
 }
 
@@ -396,16 +431,19 @@ static void test_refusals(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s MCF_PROGRAM\n", argv[0]);
-        return 2;
-    }
+    const int tier = phys_tier(argc, argv, "(a) high T, (b) the ferromagnet, (c) hund = 40");
+    if (tier > 1)
+        return tier;
     mcf_program = argv[1];
     const double t0 = phys_now();
-    test_refusals();
-    test_high_temperature();
-    test_hund_limit();
-    test_low_temperature();
-    printf("test_double_exchange: %.1f s\n", phys_now() - t0);
+    if (!tier) {
+        test_refusals();
+        test_half_filling();
+    } else {
+        test_high_temperature();
+        test_hund_limit();
+        test_low_temperature();
+    }
+    printf("test_double_exchange%s: %.1f s\n", tier ? " (long part)" : "", phys_now() - t0);
     return check_exit();
 }

@@ -18,8 +18,8 @@
  *    2^18 sweeps, long enough for a plateau, and states the run length in units of tau.
  *
  * 3. What is asserted, per setting and column (n runs, k = 4 standard errors each: about
- *    35 such checks in CI, family-wise false alarm ~ 35 x 6e-5 = 0.2 % under the normal
- *    approximation of means of n >= 512 values):
+ *    35 such checks in the long part, family-wise false alarm ~ 35 x 6e-5 = 0.2 % under
+ *    the normal approximation of means of n >= 512 values):
  *    (a) Bias: |mean(d)| <= k sd(d) / sqrt(n).  The estimates must be unbiased (the
  *        jackknife removes the O(1/N) bias of the nonlinear ones).  The mean of z is NOT a
  *        test of bias here: near Tc the error of a run is correlated with its value (a run
@@ -51,16 +51,24 @@
  *        ~ 0.1-0.2 for the observables and 0.3-0.8 for C, chi and the Binder cumulant at
  *        220 tau; it is printed, not asserted.
  *
- * CI: 1024 runs of 2000 sweeps (~220 tau, every row with the plateau warning) and 512 runs
- * of 16000 sweeps (~1700 tau), ~8e8 spin flips, ~20 s on 2 cores.  `--long` adds more runs,
- * run lengths of ~110..1700 tau, T = 2.5 and L = 6 (~2 min), and prints the table of
+ * Two tiers (docs/reliability.md, "The time of .ci/run").  The default part runs 1. and
+ * one run of 16 chains of 2.'s schedule (2000 sweeps after 1000), which must give 16 rows,
+ * each column a finite value with a finite positive error (what calibrate() requires of
+ * every run); ~2 s of CPU, most of it gnuplot's.  The long part (`--long` with
+ * MCF_TEST_LONG=1, ctest's test_error_calibration_long) runs 2. and 3.: the run for tau,
+ * 1024 runs of 2000 sweeps (~220 tau, every row with the plateau warning) and 512 runs of
+ * 16000 sweeps (~1700 tau), ~8e8 spin flips, ~20 s on 2 idle cores (~45 s of CPU): the
+ * checks of 3. need this many runs for their power, so they cannot be shortened into the
+ * default.  `--table` (by hand, no MCF_TEST_LONG needed) runs 1. and more runs, run
+ * lengths of ~110..1700 tau, T = 2.5 and L = 6 (~2 min), and prints the table of
  * docs/methods.md; rows below 200 tau (outside the issue's regime of a few hundred tau)
  * are shown, not asserted.
  *
  * The statistics of 3. are calibration.h's, shared with test_error_calibration_fk.c (the
  * fermion half: Falicov-Kimball 4 x 4 with ed against enumeration).
  *
- * Usage: test_error_calibration PATH_TO_MCF [--long]  (through ctest: MCF_TEST_TMP). */
+ * Usage: test_error_calibration PATH_TO_MCF [--long | --table]  (through ctest: MCF_TEST_TMP).
+ */
 #include "physics_util.h"
 
 #include "calibration.h"
@@ -329,31 +337,74 @@ static void print_summary(const result *res, size_t n)
     }
 }
 
+/* The default part's run: one run of setting s with `rows` chains must give `rows` rows,
+ * each column a finite value with a finite positive error (what calibrate() requires of
+ * every run, checked here on a short run). */
+static void check_rows(const char *mcf, const setting *s, int rows)
+{
+    char text[1024];
+    sections(s, s->sweeps, rows, text, sizeof text);
+    phys_table t;
+    if (phys_run_mcf(mcf, "error_calibration_rows", "ising", 1000003ull, text, &t)) {
+        CHECK(0, "the run of %d chains failed", rows);
+        return;
+    }
+    CHECK(t.nrows == (size_t)rows, "%zu rows, expected %d", t.nrows, rows);
+    unsigned char plateau[64] = {0};
+    read_plateau_warnings("error_calibration_rows", "abs_m", plateau, sizeof plateau);
+    size_t bad = 0, warned = 0;
+    for (size_t r = 0; r < t.nrows; r++) {
+        warned += r < sizeof plateau && plateau[r];
+        for (int q = 0; q < NQ; q++) {
+            char col[64];
+            snprintf(col, sizeof col, "%s_err", qname[q]);
+            const double x = phys_get(&t, r, qname[q]), err = phys_get(&t, r, col);
+            if (!(isfinite(x) && isfinite(err) && err > 0) && bad++ < 5)
+                fprintf(stderr, "row %zu: %s = %g +- %g\n", r, qname[q], x, err);
+        }
+    }
+    CHECK(bad == 0, "%zu values or errors are not finite and positive", bad);
+    printf("L = %d, T = %g: %zu rows of %d sweeps after %d, every column with an error bar; "
+           "abs_m without a plateau in %zu of them\n",
+           s->L, s->T, t.nrows, s->sweeps, s->thermalize, warned);
+    phys_table_free(&t);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s PATH_TO_MCF [--long]\n", argv[0]);
+    const int table = argc == 3 && strcmp(argv[2], "--table") == 0;
+    if (argc < 2 || argc > 3 || (argc == 3 && !table && strcmp(argv[2], "--long") != 0)) {
+        fprintf(stderr, "usage: %s PATH_TO_MCF [--long | --table]\n", argv[0]);
         return 2;
     }
-    const int longer = argc >= 3 && strcmp(argv[2], "--long") == 0;
+    const int tier = table ? 1
+                           : phys_tier(argc, argv,
+                                       "1536 runs of 8 x 8 Ising against the exact averages");
+    if (tier > 1)
+        return tier;
     setvbuf(stdout, NULL, _IOLBF, 0); /* in order with the messages on stderr */
     const double t0 = phys_now();
-    validate_exact();
-
     /* {L, T, thermalize, sweeps, rows per run, runs}; thermalization >= 100 tau */
     static const setting ci[] = {{8, 2.27, 1000, 2000, 256, 4}, {8, 2.27, 1000, 16000, 256, 2}};
     static const setting more[] = {
         {8, 2.27, 1000, 1000, 1024, 4}, {8, 2.27, 1000, 2000, 1024, 4},
         {8, 2.27, 1000, 4000, 1024, 4}, {8, 2.27, 1000, 16000, 256, 4},
         {8, 2.5, 1000, 2000, 1024, 4},  {6, 2.27, 1000, 1500, 1024, 4}};
-    const setting *set = longer ? more : ci;
-    const size_t n_set = longer ? sizeof more / sizeof more[0] : sizeof ci / sizeof ci[0];
-    result res[sizeof more / sizeof more[0]];
-    size_t done = 0;
-    for (size_t i = 0; i < n_set; i++)
-        if (calibrate(argv[1], &set[i], (int)i, &res[done]) == 0)
-            done++;
-    print_summary(res, done);
-    printf("total %.1f s\n", phys_now() - t0);
+    if (!tier || table)
+        validate_exact();
+    if (!tier) {
+        check_rows(argv[1], &ci[0], 16);
+    } else {
+        const setting *set = table ? more : ci;
+        const size_t n_set = table ? sizeof more / sizeof more[0] : sizeof ci / sizeof ci[0];
+        result res[sizeof more / sizeof more[0]];
+        size_t done = 0;
+        for (size_t i = 0; i < n_set; i++)
+            if (calibrate(argv[1], &set[i], (int)i, &res[done]) == 0)
+                done++;
+        print_summary(res, done);
+    }
+    printf("test_error_calibration%s: %.1f s\n", table ? " (table)" : tier ? " (long part)" : "",
+           phys_now() - t0);
     return check_exit();
 }

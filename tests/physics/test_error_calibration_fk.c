@@ -19,14 +19,23 @@
  * 700 sweeps hold ~210 tau, the regime of the issue.
  *
  * Asserted per column (calibration.h): no bias, Q = <d^2>/<err^2> = 1 within 4 standard
- * errors (+ 4 tau/N), <z^2> at Student's t_31 where runs hold >= 1000 tau.  CI: 256 runs of
- * 700 sweeps at T = 0.15 (~25 s on 2 cores); `--long` adds more runs, ~1060 tau and T = 0.2,
- * and prints the table of docs/methods.md.
+ * errors (+ 4 tau/N), <z^2> at Student's t_31 where runs hold >= 1000 tau.  And the specific
+ * heat under kpm's stochastic trace against the enumeration (stochastic_trace(), issue 42).
  *
- * And the specific heat under kpm's stochastic trace against the enumeration
- * (stochastic_trace(), issue 42).
+ * Two tiers (docs/reliability.md, "The time of .ci/run").  The long part (`--long` with
+ * MCF_TEST_LONG=1, ctest's test_error_calibration_fk_long) holds both comparisons: 256 runs
+ * of 700 sweeps at T = 0.15 and kpm's 4 walkers of 4000 sweeps at two temperatures, ~75 s
+ * of CPU together, which fewer runs or sweeps would buy with wider error bars and less
+ * power, so neither fits the default.  The default part checks the rest on short runs (~5 s
+ * of CPU, most of it gnuplot's): fk_exact gives every column at both temperatures; a run of
+ * 2 chains of the calibration's schedule gives 2 rows, each column a finite value with a
+ * finite positive error (what calibrate() requires of every run); kpm's run, at 100 sweeps
+ * after 20, gives both rows with the energy and the specific heat finite and their errors
+ * finite and positive.
+ * `--table` (by hand, no MCF_TEST_LONG needed) runs more runs, ~1060 tau and T = 0.2, prints
+ * the table of docs/methods.md, then the comparison with kpm.
  *
- * Usage: test_error_calibration_fk PATH_TO_MCF PATH_TO_FK_EXACT [--long]
+ * Usage: test_error_calibration_fk PATH_TO_MCF PATH_TO_FK_EXACT [--long | --table]
  * (through ctest: MCF_TEST_TMP, and MCF_PLUGIN_PATH naming the folder of
  * mcf-falicov-kimball.so). */
 #include "physics_util.h"
@@ -75,6 +84,15 @@ static int exact_values(const char *fk_exact, double T, double x[NQ])
     return rc;
 }
 
+/* The sections of a run of setting s with `rows` chains, all at s->T. */
+static void ed_sections(const setting *s, int rows, char *text, size_t size)
+{
+    snprintf(text, size,
+             "evaluator = ed\n\n[schedule]\nthermalize = %d\nsweeps = %d\nmeasure_every = 1\n"
+             "temperatures = %.10g:%.10g:%d\n\n[model]\nL = 4\nstart = random\n",
+             s->thermalize, s->sweeps, s->T, s->T, rows);
+}
+
 /* Runs setting s (seeds distinct per setting `index` and run), checks and fills *res. */
 static int calibrate(const char *mcf, const char *fk_exact, const setting *s, int index,
                      result *res)
@@ -87,10 +105,7 @@ static int calibrate(const char *mcf, const char *fk_exact, const setting *s, in
     double tau_sum[NOBS] = {0}, tau_dt = 0; /* tau_dt: of energy_dT and action_dT */
     size_t bad = 0, rows = 0;
     char text[512];
-    snprintf(text, sizeof text,
-             "evaluator = ed\n\n[schedule]\nthermalize = %d\nsweeps = %d\nmeasure_every = 1\n"
-             "temperatures = %.10g:%.10g:%d\n\n[model]\nL = 4\nstart = random\n",
-             s->thermalize, s->sweeps, s->T, s->T, s->rows);
+    ed_sections(s, s->rows, text, sizeof text);
     for (int run = 0; run < s->runs; run++) {
         char name[64];
         snprintf(name, sizeof name, "error_calibration_fk_%d", run);
@@ -174,6 +189,22 @@ static void print_summary(const result *res, size_t n)
     }
 }
 
+/* kpm's run at T = 0.15 and 0.3 (4 walkers, seed 5) into *t: 0 with its 2 rows. */
+static int kpm_run(const char *mcf, int thermalize, int sweeps, phys_table *t)
+{
+    char text[256];
+    snprintf(text, sizeof text,
+             "evaluator = kpm\nwalkers = 4\n\n[schedule]\nthermalize = %d\n"
+             "sweeps = %d\ntemperatures = 0.15, 0.3\n\n[model]\nL = 4\n",
+             thermalize, sweeps);
+    if (phys_run_mcf(mcf, "error_calibration_fk_kpm", "falicov-kimball", 5ull, text, t)) {
+        CHECK(0, "the run with kpm failed");
+        return -1;
+    }
+    CHECK(t->nrows == 2, "the run with kpm: %zu rows, expected 2", t->nrows);
+    return 0;
+}
+
 /* The specific heat under a stochastic trace (issue 42): kpm at its default settings (8
  * random vectors, 256 moments) against the enumeration at T = 0.15 and 0.3, 4 walkers of
  * 4000 sweeps.  With energy and action_dT from one trace C was 4.96(10) and 1.49(3) against
@@ -185,14 +216,9 @@ static void print_summary(const result *res, size_t n)
 static void stochastic_trace(const char *mcf, const char *fk_exact)
 {
     static const double temps[2] = {0.15, 0.3};
-    const char *text = "evaluator = kpm\nwalkers = 4\n\n[schedule]\nthermalize = 300\n"
-                       "sweeps = 4000\ntemperatures = 0.15, 0.3\n\n[model]\nL = 4\n";
     phys_table t;
-    if (phys_run_mcf(mcf, "error_calibration_fk_kpm", "falicov-kimball", 5ull, text, &t)) {
-        CHECK(0, "the run with kpm failed");
+    if (kpm_run(mcf, 300, 4000, &t))
         return;
-    }
-    CHECK(t.nrows == 2, "the run with kpm: %zu rows, expected 2", t.nrows);
     for (size_t r = 0; r < t.nrows && r < 2; r++) {
         double exact[NQ];
         if (exact_values(fk_exact, temps[r], exact))
@@ -206,13 +232,69 @@ static void stochastic_trace(const char *mcf, const char *fk_exact)
     phys_table_free(&t);
 }
 
+/* 1 when column `name` of row r is finite with a finite positive error; else printed */
+static int has_error_bar(const phys_table *t, size_t r, const char *name)
+{
+    char col[64];
+    snprintf(col, sizeof col, "%s_err", name);
+    const double x = phys_get(t, r, name), err = phys_get(t, r, col);
+    const int ok = isfinite(x) && isfinite(err) && err > 0;
+    if (!ok)
+        fprintf(stderr, "row %zu: %s = %g +- %g\n", r, name, x, err);
+    return ok;
+}
+
+/* The default part: what the long part requires of its runs besides the statistics, on
+ * short runs: fk_exact's rows, one ed run of `rows` chains of setting s, kpm's run at 100
+ * sweeps after 20 (the header comment says which checks). */
+static void short_runs(const char *mcf, const char *fk_exact, const setting *s, int rows)
+{
+    double exact[NQ];
+    if (exact_values(fk_exact, 0.15, exact) == 0 && exact_values(fk_exact, 0.3, exact) == 0)
+        printf("fk_exact: every column at T = 0.15 and 0.3\n");
+    char text[512];
+    ed_sections(s, rows, text, sizeof text);
+    phys_table t;
+    if (phys_run_mcf(mcf, "error_calibration_fk_rows", "falicov-kimball", 2000003ull, text,
+                     &t) == 0) {
+        CHECK(t.nrows == (size_t)rows, "%zu rows, expected %d", t.nrows, rows);
+        size_t bad = 0;
+        for (size_t r = 0; r < t.nrows; r++)
+            for (int q = 0; q < NQ; q++)
+                bad += !has_error_bar(&t, r, qname[q]);
+        CHECK(bad == 0, "%zu values or errors are not finite and positive", bad);
+        printf("ed, T = %g: %zu rows of %d sweeps after %d, every column with an error bar\n",
+               s->T, t.nrows, s->sweeps, s->thermalize);
+        phys_table_free(&t);
+    } else {
+        CHECK(0, "the run of %d chains with ed failed", rows);
+    }
+    if (kpm_run(mcf, 20, 100, &t))
+        return;
+    for (size_t r = 0; r < t.nrows; r++) {
+        CHECK(has_error_bar(&t, r, "energy"), "kpm, row %zu: no energy with an error", r);
+        CHECK(has_error_bar(&t, r, "specific_heat"),
+              "kpm, row %zu: no specific heat with an error", r);
+    }
+    printf("kpm: %zu rows, energy and specific heat with error bars\n", t.nrows);
+    phys_table_free(&t);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: %s PATH_TO_MCF PATH_TO_FK_EXACT [--long]\n", argv[0]);
+    /* phys_tier on (argv[0], MCF, the option): the second argument is fk_exact's path */
+    const int table = argc == 4 && strcmp(argv[3], "--table") == 0;
+    if (argc < 3 || argc > 4 || (argc == 4 && !table && strcmp(argv[3], "--long") != 0)) {
+        fprintf(stderr, "usage: %s PATH_TO_MCF PATH_TO_FK_EXACT [--long | --table]\n",
+                argv[0]);
         return 2;
     }
-    const int longer = argc >= 4 && strcmp(argv[3], "--long") == 0;
+    char *tier_argv[] = {argv[0], argv[1], argc == 4 ? argv[3] : NULL, NULL};
+    const int tier = table ? 1
+                           : phys_tier(argc - 1, tier_argv,
+                                       "256 runs with ed, kpm's trace against the enumeration");
+    if (tier > 1)
+        return tier;
     setvbuf(stdout, NULL, _IOLBF, 0); /* in order with the messages on stderr */
     const double t0 = phys_now();
     /* {T, thermalize, sweeps, rows per run, runs}; thermalization >= 60 tau */
@@ -220,16 +302,21 @@ int main(int argc, char **argv)
     static const setting more[] = {{0.15, 200, 700, 1024, 1},
                                    {0.15, 200, 3500, 512, 1},
                                    {0.2, 200, 500, 1024, 1}};
-    const setting *set = longer ? more : ci;
-    const size_t n_set = longer ? sizeof more / sizeof more[0] : sizeof ci / sizeof ci[0];
-    result res[sizeof more / sizeof more[0]];
-    size_t done = 0;
-    for (size_t i = 0; i < n_set; i++)
-        if (calibrate(argv[1], argv[2], &set[i], (int)i, &res[done]) == 0)
-            done++;
-    CHECK(done == n_set, "%zu of %zu settings ran", done, n_set);
-    print_summary(res, done);
-    stochastic_trace(argv[1], argv[2]);
-    printf("total %.1f s\n", phys_now() - t0);
+    if (!tier) {
+        short_runs(argv[1], argv[2], &ci[0], 2);
+    } else {
+        const setting *set = table ? more : ci;
+        const size_t n_set = table ? sizeof more / sizeof more[0] : sizeof ci / sizeof ci[0];
+        result res[sizeof more / sizeof more[0]];
+        size_t done = 0;
+        for (size_t i = 0; i < n_set; i++)
+            if (calibrate(argv[1], argv[2], &set[i], (int)i, &res[done]) == 0)
+                done++;
+        CHECK(done == n_set, "%zu of %zu settings ran", done, n_set);
+        print_summary(res, done);
+        stochastic_trace(argv[1], argv[2]);
+    }
+    printf("test_error_calibration_fk%s: %.1f s\n",
+           table ? " (table)" : tier ? " (long part)" : "", phys_now() - t0);
     return check_exit();
 }

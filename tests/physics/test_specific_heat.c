@@ -27,7 +27,17 @@
  * Second part (issue 42): the same formula under a stochastic trace, kpm at its default
  * settings against ed (stochastic_trace() below).
  *
- * Usage: test_specific_heat MCF_PROGRAM (through ctest). */
+ * Tiers (docs/reliability.md, "The time of .ci/run"): both parts are statistical
+ * comparisons whose error bars need their sweeps (100000 of four chains, 8000 of kpm's eight
+ * vectors: ~30 s of CPU together), so they run in test_specific_heat_long (`--long`, label
+ * long: skipped, 77, unless MCF_TEST_LONG=1), with the reference sample.  test_specific_heat
+ * runs the same two models (the 2 x 2 square with ed, the 2 x 2 x 2 cube with kpm's
+ * stochastic trace) for 2000 and 500 sweeps and checks what does not depend on the sampling
+ * error: each run completes with its rows (2 mu x 2 T, 2 T), and every row's energy,
+ * specific_heat and their error bars are finite (the errors positive).  These short runs are
+ * not compared with anything.
+ *
+ * Usage: test_specific_heat MCF_PROGRAM [--long] (through ctest). */
 #include "physics_util.h"
 
 #include <stdint.h>
@@ -156,6 +166,23 @@ static void reference(const double *eps, double T, double mu, double out[6])
     }
 }
 
+/* The runs' [schedule] and [model]: the 2 x 2 open square (ed) at 2 mu x 2 T, and the
+ * issue-42 cube with `evaluator`. */
+static void square_sections(char *buf, size_t size, long thermalize, long sweeps)
+{
+    snprintf(buf, size, "evaluator = ed\n\n[schedule]\nthermalize = %ld\nsweeps = %ld\n"
+             "temperatures = 0.3, 1.0\n\n[model]\nlattice = square\nL = 2\n"
+             "boundary = open\nhund = inf\nt = 1\nmu = 0, -0.7\n", thermalize, sweeps);
+}
+
+static void cube_sections(char *buf, size_t size, const char *evaluator, long thermalize,
+                          long sweeps)
+{
+    snprintf(buf, size, "evaluator = %s\n\n[schedule]\nthermalize = %ld\nsweeps = %ld\n"
+             "temperatures = 0.2, 0.4\n\n[model]\nlattice = cubic\nL = 2\n"
+             "boundary = open\nhund = inf\nt = 1\nmu = -0.7\n", evaluator, thermalize, sweeps);
+}
+
 /* kpm at its default settings (8 random vectors, 256 moments) against ed on the issue-42
  * case: open 2 x 2 x 2, mu = -0.7, T = 0.2 and 0.4, the same seed.  With energy and
  * action_dT from one trace, C was 1.45(3) and 0.502(6) against 0.297(5) and 0.256(2): the
@@ -172,9 +199,7 @@ static void stochastic_trace(const char *mcf)
     phys_table tab[2];
     for (int k = 0; k < 2; k++) {
         char sections[512], name[64];
-        snprintf(sections, sizeof sections, "evaluator = %s\n\n[schedule]\nthermalize = 500\n"
-                 "sweeps = 8000\ntemperatures = 0.2, 0.4\n\n[model]\nlattice = cubic\nL = 2\n"
-                 "boundary = open\nhund = inf\nt = 1\nmu = -0.7\n", evaluators[k]);
+        cube_sections(sections, sizeof sections, evaluators[k], 500, 8000);
         snprintf(name, sizeof name, "specific_heat_de_%s", evaluators[k]);
         if (phys_run_mcf(mcf, name, "double-exchange", 7ull, sections, &tab[k])) {
             CHECK(0, "the double-exchange run with %s failed", evaluators[k]);
@@ -200,26 +225,23 @@ static void stochastic_trace(const char *mcf)
     phys_table_free(&tab[1]);
 }
 
-int main(int argc, char **argv)
+/* The first part: the 2 x 2 square's energy and C against the reference sample. */
+static void against_reference(const char *mcf)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s MCF_PROGRAM\n", argv[0]);
-        return 2;
-    }
     phys_table tab;
-    const char *sections = "evaluator = ed\n\n[schedule]\nthermalize = 1000\nsweeps = 100000\n"
-                           "temperatures = 0.3, 1.0\n\n[model]\nlattice = square\nL = 2\n"
-                           "boundary = open\nhund = inf\nt = 1\nmu = 0, -0.7\n";
-    if (phys_run_mcf(argv[1], "specific_heat_de", "double-exchange", 20261125ull, sections,
-                     &tab)) {
+    char sections[512];
+    square_sections(sections, sizeof sections, 1000, 100000);
+    if (phys_run_mcf(mcf, "specific_heat_de", "double-exchange", 20261125ull, sections, &tab)) {
         CHECK(0, "the double-exchange run failed");
-        return check_exit();
+        return;
     }
     CHECK(tab.nrows == 4, "expected 4 rows (2 mu x 2 T), got %zu", tab.nrows);
     double *eps = malloc(SAMPLES * NS * sizeof *eps);
     CHECK(eps != NULL, "out of memory");
-    if (!eps)
-        return check_exit();
+    if (!eps) {
+        phys_table_free(&tab);
+        return;
+    }
     sample_spectra(eps);
     for (size_t r = 0; r < tab.nrows; r++) {
         const double T = phys_get(&tab, r, "T"), mu = phys_get(&tab, r, "mu");
@@ -241,6 +263,49 @@ int main(int argc, char **argv)
     }
     free(eps);
     phys_table_free(&tab);
-    stochastic_trace(argv[1]);
+}
+
+/* The default part: run `name` (`sections`) and check its rows and that every row's energy,
+ * specific_heat and their errors are finite (errors positive).  No comparison. */
+static void short_run(const char *mcf, const char *name, unsigned long long seed,
+                      const char *sections, size_t rows)
+{
+    phys_table tab;
+    if (phys_run_mcf(mcf, name, "double-exchange", seed, sections, &tab)) {
+        CHECK(0, "%s: the run failed", name);
+        return;
+    }
+    CHECK(tab.nrows == rows, "%s: expected %zu rows, got %zu", name, rows, tab.nrows);
+    static const char *const what[2] = {"energy", "specific_heat"};
+    for (size_t r = 0; r < tab.nrows; r++)
+        for (int q = 0; q < 2; q++) {
+            char err[64];
+            snprintf(err, sizeof err, "%s_err", what[q]);
+            const double v = phys_get(&tab, r, what[q]), e = phys_get(&tab, r, err);
+            printf("  %s row %zu (T = %g): %s %.4f +- %.2g\n", name, r,
+                   phys_get(&tab, r, "T"), what[q], v, e);
+            CHECK(isfinite(v) && isfinite(e) && e > 0, "%s row %zu: %s = %g +- %g", name, r,
+                  what[q], v, e);
+        }
+    phys_table_free(&tab);
+}
+
+int main(int argc, char **argv)
+{
+    const int tier = phys_tier(argc, argv, "C against the reference sample, kpm against ed");
+    if (tier > 1)
+        return tier;
+    const double t0 = phys_now();
+    if (!tier) {
+        char sections[512];
+        square_sections(sections, sizeof sections, 100, 2000);
+        short_run(argv[1], "specific_heat_de_short", 20261125ull, sections, 4);
+        cube_sections(sections, sizeof sections, "kpm", 50, 500);
+        short_run(argv[1], "specific_heat_de_kpm_short", 7ull, sections, 2);
+    } else {
+        against_reference(argv[1]);
+        stochastic_trace(argv[1]);
+    }
+    printf("test_specific_heat%s: %.1f s\n", tier ? " (long part)" : "", phys_now() - t0);
     return check_exit();
 }

@@ -11,7 +11,9 @@
  *    4 x 4 torus (2^16 states) and, at L = 256 away from Tc, against Onsager's energy.
  *    Every pair must have exchanged (acceptance strictly between 0 and 1) and some replica
  *    must have made round trips, both read from results.tsv's `# exchange:` and
- *    `# round trips:` lines.
+ *    `# round trips:` lines, and the summary must report the round trips.  The default part
+ *    checks these three on a run of its own, the same seed at 2000 sweeps (500 thermalizing;
+ *    measured: 20 round trips, acceptances 0.40 to 0.70); the long part on the run above.
  *
  * 2. Efficiency (measured).  A 32 x 32 torus at 5 temperatures 2.2 ... 2.6, the same
  *    chains and sweeps (50000) with exchange_every = 0 (plain Metropolis) and 10: the
@@ -31,9 +33,16 @@
  * 4. Refusals, each before any work, naming file:line and the key: a model without the
  *    tempering ops, no temperature axis, a single temperature, a negative value.
  *
+ * Tiers (docs/reliability.md, "The time of .ci/run"): test_tempering runs 1's exchanges and
+ * round trips on its short run, 3 (its run, ~1 s of CPU, is cheap) and 4;
+ * test_tempering_long (`--long`, label long: skipped, 77, unless MCF_TEST_LONG=1) runs 1 and
+ * 2 in full: 1's comparisons need the 62000 sweeps of 10 replicas, 2's taus the 52000 of 5
+ * (~30 s of CPU together).  Both check the exact energy against enumeration and Onsager
+ * (milliseconds).
+ *
  * Thread, resume and MPI identity: tests/cli/test_tempering.sh and tests/mpi/test_mpi.sh.
  *
- * Usage: test_tempering PATH_TO_MCF  (through ctest, which sets MCF_TEST_TMP). */
+ * Usage: test_tempering PATH_TO_MCF [--long]  (through ctest, which sets MCF_TEST_TMP). */
 #include "physics_util.h"
 
 #include <gsl/gsl_errno.h>
@@ -88,20 +97,24 @@ static void read_exchange_lines(const char *path, int *lines, int *good, long *t
         fclose(f);
 }
 
-static void correctness(const char *mcf)
+/* 1.  full: the 60000-sweep run, its energies against the exact ones; otherwise a run of
+ * 2000 sweeps of its own.  Both: every pair exchanged, round trips made and reported. */
+static void correctness(const char *mcf, int full)
 {
     const int L = 16;
+    const char *name = full ? "tempering_onsager" : "tempering_exchanges";
     char sections[1024];
     snprintf(sections, sizeof sections,
-             "[schedule]\nthermalize = 2000\nsweeps = 60000\nexchange_every = 1\n"
-             "temperatures = 1.8:3.0:10\n\n[model]\nL = %d\n", L);
+             "[schedule]\nthermalize = %d\nsweeps = %d\nexchange_every = 1\n"
+             "temperatures = 1.8:3.0:10\n\n[model]\nL = %d\n", full ? 2000 : 500,
+             full ? 60000 : 2000, L);
     phys_table t;
-    if (phys_run_mcf(mcf, "tempering_onsager", "ising", 20261123, sections, &t)) {
+    if (phys_run_mcf(mcf, name, "ising", 20261123, sections, &t)) {
         CHECK(0, "the tempering run failed");
         return;
     }
     CHECK(t.nrows == 10, "%zu rows, expected 10", t.nrows);
-    for (size_t row = 0; row < t.nrows; row++) {
+    for (size_t row = 0; full && row < t.nrows; row++) {
         const double T = phys_get(&t, row, "T");
         char what[64];
         snprintf(what, sizeof what, "energy, L = %d, T = %.4f", L, T);
@@ -110,7 +123,7 @@ static void correctness(const char *mcf)
     }
     phys_table_free(&t);
     char path[PHYS_PATH_MAX];
-    snprintf(path, sizeof path, "%s/tempering_onsager/out/results.tsv", getenv("MCF_TEST_TMP"));
+    snprintf(path, sizeof path, "%s/%s/out/results.tsv", getenv("MCF_TEST_TMP"), name);
     int lines, good;
     long trips;
     read_exchange_lines(path, &lines, &good, &trips);
@@ -119,7 +132,7 @@ static void correctness(const char *mcf)
     CHECK(lines == 9 && good == 9, "%d exchange lines, %d with 0 < acceptance < 1; expected 9",
           lines, good);
     CHECK(trips > 0, "no replica made a round trip");
-    CHECK(phys_log_has("tempering_onsager", "round trips", NULL),
+    CHECK(phys_log_has(name, "round trips", NULL),
           "the summary does not report the round trips");
 }
 
@@ -208,10 +221,9 @@ static void refusals(const char *mcf)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s PATH_TO_MCF\n", argv[0]);
-        return 2;
-    }
+    const int tier = phys_tier(argc, argv, "1. the energies against Kaufman's, 2. efficiency");
+    if (tier > 1)
+        return tier;
     gsl_set_error_handler_off();
     /* one thread per run but the efficiency pair ([run] threads = 0 takes OMP_NUM_THREADS):
        every exchange round is a barrier, and under `ctest -j` on a loaded machine each
@@ -219,7 +231,9 @@ int main(int argc, char **argv)
        run took 90 s instead of 16.  The thread count cannot change the results
        (test_tempering_resume checks 1 against 2). */
     setenv("OMP_NUM_THREADS", "1", 1);
-    /* the exact finite-lattice energy, checked independently */
+    const double t0 = phys_now();
+    /* the exact finite-lattice energy, checked independently (both parts: the long part's
+       comparisons rest on it) */
     const double temps[] = {1.0, 1.8, 2.269, 3.0, 5.0};
     for (size_t k = 0; k < sizeof temps / sizeof temps[0]; k++) {
         const double T = temps[k], a = ising_torus_energy(4, T), b = enumerate_4x4(T);
@@ -230,9 +244,14 @@ int main(int argc, char **argv)
         CHECK(fabs(ising_torus_energy(256, T) - onsager_energy(T)) < 1e-7,
               "L = 256, T = %g: Kaufman %.10f, Onsager %.10f", T, ising_torus_energy(256, T),
               onsager_energy(T));
-    correctness(argv[1]);
-    efficiency(argv[1]);
-    heisenberg(argv[1]);
-    refusals(argv[1]);
+    if (!tier) {
+        correctness(argv[1], 0);
+        heisenberg(argv[1]);
+        refusals(argv[1]);
+    } else {
+        correctness(argv[1], 1);
+        efficiency(argv[1]);
+    }
+    printf("test_tempering%s: %.1f s\n", tier ? " (long part)" : "", phys_now() - t0);
     return check_exit();
 }

@@ -16,26 +16,34 @@
  *    Every pair must have exchanged (0 < acceptance < 1).
  *
  * 2. kpm's exact trace ([evaluator] vectors = 0, moments = 256) through the same run, 300
- *    sweeps (100 thermalizing): it must complete without the truncation warning (the bound on dS there is
- *    ~1e-10, far below 0.01).  Its observables are not compared with ed's: at T <= 0.1 on
- *    this lattice the GFMC moves' own resolution lambda a / M = 0.063 is coarser than T,
- *    and their bias (test_gfmc_vs_ed, docs/methods.md) is not the exchange's — measured
- *    while writing this test: |m| 0.425 against ed's 0.382 at T = 0.05, with or without
- *    exchanges.
+ *    sweeps (100 thermalizing): it must complete without the truncation warning (the bound
+ *    on dS there is ~1e-10, far below 0.01), every pair having exchanged.  Its observables
+ *    are not compared with ed's: at T <= 0.1 on this lattice the GFMC moves' own resolution
+ *    lambda a / M = 0.063 is coarser than T, and their bias (test_gfmc_vs_ed,
+ *    docs/methods.md) is not the exchange's — measured while writing this test: |m| 0.425
+ *    against ed's 0.382 at T = 0.05, with or without exchanges.
  *
  *    The specific heat (the general weight's <e_T> - N cov(e, s_T), issue 24) is compared
  *    like the observables above: tempering must not change it.
  *
  * 3. Thread identity: the tempering run on 1 and on 2 threads writes the same results.tsv,
- *    byte for byte (the exchange decisions and the action do not depend on the batch).
+ *    byte for byte (the exchange decisions and the action do not depend on the batch).  The
+ *    default part compares runs of its own, 1000 sweeps (333 thermalizing), which also hold
+ *    part 1's "every pair exchanged" (measured: acceptances 0.35 to 0.64); the long part
+ *    compares part 1's 40000-sweep run with the same run on 2 threads, as before the split.
  *
  * 4. Refusals and warnings, before the first sweep: kpm with a stochastic trace (vectors =
  *    8) names `vectors`; kpm with moments = 16 warns that the truncation bound exceeds 0.01
  *    and to raise moments.
  *
+ * Tiers (docs/reliability.md, "The time of .ci/run"): test_tempering_de runs 2, 3 on its own
+ * short runs, and 4; test_tempering_de_long (`--long`, label long: skipped, 77, unless
+ * MCF_TEST_LONG=1) runs 1 and 3 on 1's runs: the comparisons of 1 need their 40000 sweeps
+ * (the three ed runs: ~1 minute of CPU; 86 s alone on this 2-core machine at a load of 5).
+ *
  * MPI identity (np 1/2/3): tests/mpi/test_mpi.sh.
  *
- * Usage: test_tempering_de PATH_TO_MCF  (through ctest, which sets MCF_TEST_TMP). */
+ * Usage: test_tempering_de PATH_TO_MCF [--long]  (through ctest, which sets MCF_TEST_TMP). */
 #include "physics_util.h"
 
 #define N_T 4
@@ -117,31 +125,68 @@ static int read_file(const char *name, char **text, size_t *size)
     return *text && *size == (size_t)n ? 0 : -1;
 }
 
-int main(int argc, char **argv)
+/* The ed tempering run `name` (seed 2027, `sweeps` measured) into *pt; every pair must have
+ * exchanged.  0 when the run succeeded. */
+static int ed_tempering(const char *mcf, const char *name, long sweeps, phys_table *pt)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s PATH_TO_MCF\n", argv[0]);
-        return 2;
-    }
-    const char *mcf = argv[1];
-    setenv("OMP_NUM_THREADS", "1", 1);
     char sections[2048];
+    sections_for(sections, sizeof sections, ED_HH, 1, sweeps);
+    const int bad = phys_run_mcf(mcf, name, "double-exchange", 2027, sections, pt);
+    int lines, good;
+    exchange_lines(name, &lines, &good);
+    CHECK(lines == N_T - 1 && good == N_T - 1,
+          "%s: %d exchange lines, %d with 0 < acceptance < 1; expected %d", name, lines, good,
+          N_T - 1);
+    return bad;
+}
 
-    /* 1. tempering against plain Metropolis, both exact (ed) */
-    phys_table pt, plain, kpm = {0};
-    sections_for(sections, sizeof sections, ED_HH, 1, 40000);
-    int bad = phys_run_mcf(mcf, "de_pt_ed", "double-exchange", 2027, sections, &pt);
+/* 3. The run `name` (ed_tempering's) again on two threads, as `name`_2threads: the same
+ * bytes. */
+static void same_on_two_threads(const char *mcf, const char *name, long sweeps)
+{
+    char sections[2048], two[64];
+    snprintf(two, sizeof two, "%s_2threads", name);
+    setenv("OMP_NUM_THREADS", "2", 1);
+    sections_for(sections, sizeof sections, ED_HH, 1, sweeps);
+    phys_table pt2;
+    const int tbad = phys_run_mcf(mcf, two, "double-exchange", 2027, sections, &pt2);
+    setenv("OMP_NUM_THREADS", "1", 1);
+    CHECK(!tbad, "the two-thread run failed");
+    char *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    if (!tbad) {
+        CHECK(!read_file(name, &a, &na) && !read_file(two, &b, &nb), "cannot read the results");
+        CHECK(a && b && na == nb && !memcmp(a, b, na),
+              "results.tsv differs between 1 and 2 threads (%zu and %zu bytes, %ld sweeps)", na,
+              nb, sweeps);
+    }
+    free(a);
+    free(b);
+    phys_table_free(&pt2);
+}
+
+/* 1. Tempering against plain Metropolis, both exact (ed), 40000 sweeps; then 3 on that run. */
+static void against_plain(const char *mcf)
+{
+    char sections[2048];
+    phys_table pt, plain;
+    int bad = ed_tempering(mcf, "de_pt_ed", 40000, &pt);
     sections_for(sections, sizeof sections, ED_HH, 0, 40000);
     bad |= phys_run_mcf(mcf, "de_plain_ed", "double-exchange", 4049, sections, &plain);
     CHECK(!bad, "the ed runs failed");
-    if (!bad)
+    if (!bad) {
         compare_runs("PT vs plain", &pt, &plain, observables, N_OBS);
-    int lines, good;
-    exchange_lines("de_pt_ed", &lines, &good);
-    CHECK(lines == N_T - 1 && good == N_T - 1,
-          "%d exchange lines, %d with 0 < acceptance < 1; expected %d", lines, good, N_T - 1);
+        same_on_two_threads(mcf, "de_pt_ed", 40000);
+    }
+    phys_table_free(&pt);
+    phys_table_free(&plain);
+}
 
-    /* 2. kpm's exact trace: the run completes, no truncation warning */
+/* 2. kpm's exact trace: the run completes, no truncation warning */
+static void kpm_exact(const char *mcf)
+{
+    char sections[2048];
+    phys_table kpm;
     sections_for(sections, sizeof sections,
                  "evaluator = kpm\n\n[evaluator]\nvectors = 0\nmoments = 256\n", 1, 300);
     int kbad = phys_run_mcf(mcf, "de_pt_kpm", "double-exchange", 2027, sections, &kpm);
@@ -154,27 +199,13 @@ int main(int argc, char **argv)
         exchange_lines("de_pt_kpm", &kl, &kg);
         CHECK(kl == N_T - 1 && kg == N_T - 1, "kpm: %d exchange lines, %d in (0, 1)", kl, kg);
     }
-    /* 3. one thread against two: the same bytes */
-    setenv("OMP_NUM_THREADS", "2", 1);
-    sections_for(sections, sizeof sections, ED_HH, 1, 40000);
-    phys_table pt2;
-    int tbad = phys_run_mcf(mcf, "de_pt_ed_2threads", "double-exchange", 2027, sections, &pt2);
-    setenv("OMP_NUM_THREADS", "1", 1);
-    CHECK(!tbad, "the two-thread run failed");
-    char *a = NULL, *b = NULL;
-    size_t na = 0, nb = 0;
-    if (!tbad && !bad) {
-        CHECK(!read_file("de_pt_ed", &a, &na) && !read_file("de_pt_ed_2threads", &b, &nb),
-              "cannot read the results");
-        CHECK(a && b && na == nb && !memcmp(a, b, na),
-              "results.tsv differs between 1 and 2 threads (%zu and %zu bytes)", na, nb);
-    }
-    free(a);
-    free(b);
-    phys_table_free(&pt2);
-    phys_table_free(&pt);
+    phys_table_free(&kpm);
+}
 
-    /* 4. refusals and warnings */
+/* 4. refusals and warnings */
+static void refusals(const char *mcf)
+{
+    char sections[2048];
     sections_for(sections, sizeof sections, "evaluator = kpm\n\n[evaluator]\nvectors = 8\n", 1,
                  100);
     static const char *const stochastic[] = {"vectors", "exact", "tempering", NULL};
@@ -188,5 +219,30 @@ int main(int argc, char **argv)
     else
         CHECK(0, "the moments = 16 run failed");
     phys_table_free(&low);
+}
+
+int main(int argc, char **argv)
+{
+    const int tier =
+        phys_tier(argc, argv, "1. tempering against plain Metropolis, 3. on its 40000 sweeps");
+    if (tier > 1)
+        return tier;
+    const char *mcf = argv[1];
+    setenv("OMP_NUM_THREADS", "1", 1);
+    const double t0 = phys_now();
+    if (!tier) {
+        phys_table pt;
+        /* part 3 (and part 1's exchanges) on runs of its own: 1000 sweeps */
+        if (!ed_tempering(mcf, "de_pt_ed_short", 1000, &pt))
+            same_on_two_threads(mcf, "de_pt_ed_short", 1000);
+        else
+            CHECK(0, "the short ed run failed");
+        phys_table_free(&pt);
+        kpm_exact(mcf);
+        refusals(mcf);
+    } else {
+        against_plain(mcf);
+    }
+    printf("test_tempering_de%s: %.1f s\n", tier ? " (long part)" : "", phys_now() - t0);
     return check_exit();
 }

@@ -28,7 +28,20 @@
  *     determinant ops.
  * (f) move = qs (quasi-simultaneous updating) against move = pbp: the bias is measured and
  *     printed; only completion, a finite energy and acceptance in (0, 1) are asserted (the
- *     scheme is not exact; see test_qs). */
+ *     scheme is not exact; see test_qs).
+ * (h) delay = 8 against delay = 1: the same decisions; delay > 1 with move = qs refused; a
+ *     delay = 8 run stopped by SIGTERM and resumed ends with the uninterrupted run's bytes.
+ *
+ * Tiers (docs/reliability.md, "The time of .ci/run"): test_vmc_heg runs (d); (g) whole (one
+ * run of 8 000 sweeps at N = 7: ~0.3 s of sampling); (h), its resumed run 100 + 1 400 sweeps
+ * long (was 100 + 3 000: the identity holds at any length past the first checkpoint); (b)
+ * alone on the three no-Jastrow runs cut to 1 000 sweeps (the kinetic energy is exact at
+ * every measurement; E is printed, not compared); and (f) at 2 000 sweeps (what it asserts
+ * holds at any length).  test_vmc_heg_long (`--long`, label long: skipped, 77, unless
+ * MCF_TEST_LONG=1) runs (a)-(c) on their runs of 20 000 (N = 38: 4 000) sweeps, (e), and (f)
+ * at 20 000 sweeps for the bias it prints.
+ *
+ * Usage: test_vmc_heg MCF_PROGRAM [--long] (through ctest). */
 #include "physics_util.h"
 
 #include "heg.h"
@@ -103,8 +116,8 @@ static double variance_err(const vmc_result *v)
     return sqrt(v->e2_err * v->e2_err + 4.0 * v->e * v->e * v->e_err * v->e_err);
 }
 
-/* (a), (b) and, for the first case, (c). */
-static void test_hf(long n, double rs, long sweeps, int with_jastrow)
+/* (a), (b) and, for the first case, (c); short: (b) alone, on runs named *_short */
+static void test_hf(long n, double rs, long sweeps, int with_jastrow, int short_run)
 {
     mcf_heg_hf hf;
     int rc = mcf_heg_hartree_fock((size_t)n, 0, rs, 1e-12, &hf);
@@ -112,7 +125,7 @@ static void test_hf(long n, double rs, long sweeps, int with_jastrow)
     if (rc)
         return;
     char name[64];
-    snprintf(name, sizeof name, "vmc_heg_n%ld_rs%g", n, rs);
+    snprintf(name, sizeof name, "vmc_heg_n%ld_rs%g%s", n, rs, short_run ? "_short" : "");
     vmc_result v = run_vmc(name, n, rs, "none", sweeps);
     if (!v.ok)
         return;
@@ -122,7 +135,8 @@ static void test_hf(long n, double rs, long sweeps, int with_jastrow)
            hf.madelung, v.kin, v.kin_err, v.pot, variance(&v), v.acc);
     char what[96];
     snprintf(what, sizeof what, "E/N vs HF (N=%ld, rs=%g)", n, rs);
-    phys_compare(what, v.e, v.e_err, hf.total, 3.0, 0.0);
+    if (!short_run)
+        phys_compare(what, v.e, v.e_err, hf.total, 3.0, 0.0);
     /* 1e-10 for the model's rounding (see the header) plus half a unit in the 10th
      * significant digit, the precision results.tsv prints (%.10g) */
     const double kin_tol = 1e-10 + 0.5e-9 * fabs(hf.kinetic);
@@ -130,7 +144,7 @@ static void test_hf(long n, double rs, long sweeps, int with_jastrow)
           "(tolerance %.2g)", n, rs, v.kin, hf.kinetic, kin_tol);
     CHECK(v.kin_err >= 0 && v.kin_err <= 1e-10, "N = %ld, rs = %g: the kinetic error bar %g "
           "is not ~0", n, rs, v.kin_err);
-    if (!with_jastrow)
+    if (!with_jastrow || short_run)
         return;
     snprintf(name, sizeof name, "vmc_heg_n%ld_rs%g_rpa", n, rs);
     vmc_result j = run_vmc(name, n, rs, "rpa", sweeps);
@@ -145,7 +159,8 @@ static void test_hf(long n, double rs, long sweeps, int with_jastrow)
           "Jastrow energy %.6f +- %.6f is not below HF %.6f by 3 sigma", j.e, j.e_err, hf.total);
     CHECK(j.e < v.e - 3.0 * s, "Jastrow energy %.6f is not below the no-Jastrow VMC %.6f by "
           "3 sigma = %.6f", j.e, v.e, 3.0 * s);
-    const double sv = sqrt(variance_err(&j) * variance_err(&j) + variance_err(&v) * variance_err(&v));
+    const double sv =
+        sqrt(variance_err(&j) * variance_err(&j) + variance_err(&v) * variance_err(&v));
     CHECK(variance(&j) < variance(&v) - 3.0 * sv,
           "variance with the Jastrow %.6f is not below %.6f by 3 sigma = %.6f", variance(&j),
           variance(&v), 3.0 * sv);
@@ -232,11 +247,13 @@ static void test_refusals(void)
  * stays well defined (the Coulomb 1/r is integrable in 3D) when the qs local energy is
  * heavy-tailed (its density does not vanish at the nodes, where E_L ~ 1/distance: the
  * energy error bar of qs is then not reliable, see the model's header). */
-static void test_qs(void)
+static void test_qs(long sweeps)
 {
-    const long sweeps = 20000;
-    vmc_result p = run_vmc_move("vmc_heg_pbp_rpa", "planewave", 14, 1.0, "rpa", "pbp", sweeps);
-    vmc_result q = run_vmc_move("vmc_heg_qs_rpa", "planewave", 14, 1.0, "rpa", "qs", sweeps);
+    char pn[64], qn[64];
+    snprintf(pn, sizeof pn, "vmc_heg_pbp_rpa_%ld", sweeps);
+    snprintf(qn, sizeof qn, "vmc_heg_qs_rpa_%ld", sweeps);
+    vmc_result p = run_vmc_move(pn, "planewave", 14, 1.0, "rpa", "pbp", sweeps);
+    vmc_result q = run_vmc_move(qn, "planewave", 14, 1.0, "rpa", "qs", sweeps);
     if (!p.ok || !q.ok)
         return;
     const double s = sqrt(q.e_err * q.e_err + p.e_err * p.e_err);
@@ -290,11 +307,13 @@ static void test_delay(void)
 
     /* a delay = 8 run stopped by SIGTERM after its first checkpoint and resumed ends with
      * the uninterrupted run's bytes (the windows are emptied at every sweep's end, so a
-     * checkpoint holds no pending move) */
+     * checkpoint holds no pending move).  The stop lands at the end of the chunk of sweeps
+     * after the first checkpoint, past the thermalization (measured: sweep 164 or 200); the
+     * 1 300 sweeps after it (~2 s at 1.7 ms a sweep) are the SIGTERM's time to arrive */
     const int same = phys_resume_same(
         mcf_program, "vmc_heg_delay_resume",
         "model = slater-jastrow\nevaluator = planewave\nseed = 5\nwalkers = 2\n",
-        "[schedule]\nthermalize = 100\nsweeps = 3000\ncheckpoint_every = 100\n"
+        "[schedule]\nthermalize = 100\nsweeps = 1400\ncheckpoint_every = 100\n"
         "[model]\nelectrons = 38\nrs = 1\njastrow = rpa\ndelay = 8\n");
     printf("  delay = 8, stopped and resumed = uninterrupted, byte for byte: %s\n",
            same ? "yes" : "NO");
@@ -302,20 +321,26 @@ static void test_delay(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s MCF_PROGRAM\n", argv[0]);
-        return 2;
-    }
+    const int tier = phys_tier(argc, argv, "(a)-(c) against HF at full length, (e) blip");
+    if (tier > 1)
+        return tier;
     mcf_program = argv[1];
     const double t0 = phys_now();
-    test_refusals();
-    test_delay();
-    test_qs();
-    test_blip();
-    test_polarized();
-    test_hf(14, 1.0, 20000, 1);
-    test_hf(14, 5.0, 20000, 0);
-    test_hf(38, 1.0, 4000, 0);
-    printf("test_vmc_heg: %.1f s\n", phys_now() - t0);
+    if (!tier) {
+        test_refusals();
+        test_delay();
+        test_qs(2000);
+        test_polarized();
+        test_hf(14, 1.0, 1000, 0, 1);
+        test_hf(14, 5.0, 1000, 0, 1);
+        test_hf(38, 1.0, 1000, 0, 1);
+    } else {
+        test_qs(20000);
+        test_blip();
+        test_hf(14, 1.0, 20000, 1, 0);
+        test_hf(14, 5.0, 20000, 0, 0);
+        test_hf(38, 1.0, 4000, 0, 0);
+    }
+    printf("test_vmc_heg%s: %.1f s\n", tier ? " (long part)" : "", phys_now() - t0);
     return check_exit();
 }
