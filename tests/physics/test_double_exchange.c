@@ -208,6 +208,21 @@ static void check_exact(const phys_table *tab, double T, double N, double t)
           density);
 }
 
+/* (b)'s run (cubic 4^3 open, hund = inf, mu = 0, T = 0.02, random start, seed 7) as `name`,
+ * thermalize + sweeps long, into *tab; nonzero (and a failed check) when it failed */
+static int low_t_run(const char *name, long thermalize, long sweeps, phys_table *tab)
+{
+    char sections[1024];
+    snprintf(sections, sizeof sections,
+             ED_HH "[schedule]\nthermalize = %ld\nadapt_every = 10\nsweeps = %ld\n"
+                   "temperatures = 0.02\n\n[model]\nlattice = cubic\nL = 4\nboundary = open\n"
+                   "mu = 0\nmove = rotation\nstart = random\n",
+             thermalize, sweeps);
+    const int bad = phys_run_mcf(mcf_program, name, "double-exchange", 7, sections, tab);
+    CHECK(!bad, "the low-temperature run %s failed", name);
+    return bad;
+}
+
 static void test_low_temperature(void)
 {
     const int L = 4;
@@ -216,15 +231,8 @@ static void test_low_temperature(void)
            "order\n",
            T, L);
     phys_table tab;
-    const char *sections =
-        ED_HH
-        "[schedule]\nthermalize = 150\nadapt_every = 10\nsweeps = 300\ntemperatures = 0.02\n\n"
-        "[model]\nlattice = cubic\nL = 4\nboundary = open\nmu = 0\nmove = rotation\n"
-        "start = random\n";
-    if (phys_run_mcf(mcf_program, "de_low_T", "double-exchange", 7, sections, &tab)) {
-        CHECK(0, "the low-temperature run failed");
+    if (low_t_run("de_low_T", 150, 300, &tab))
         return;
-    }
     const double e = phys_get(&tab, 0, "energy"), m = phys_get(&tab, 0, "abs_m");
     const double m_err = phys_get(&tab, 0, "abs_m_err"), nn = phys_get(&tab, 0, "nn_correlation");
     const double nn_err = phys_get(&tab, 0, "nn_correlation_err");
@@ -246,15 +254,8 @@ static void test_half_filling(void)
     const double T = 0.02, t = 1.0, N = 64.0;
     printf("(b) exact checks: T = %g, cubic 4^3 open, hund = inf, mu = 0, 42 sweeps\n", T);
     phys_table tab;
-    const char *sections =
-        ED_HH
-        "[schedule]\nthermalize = 10\nadapt_every = 10\nsweeps = 32\ntemperatures = 0.02\n\n"
-        "[model]\nlattice = cubic\nL = 4\nboundary = open\nmu = 0\nmove = rotation\n"
-        "start = random\n";
-    if (phys_run_mcf(mcf_program, "de_low_T_short", "double-exchange", 7, sections, &tab)) {
-        CHECK(0, "the short low-temperature run failed");
+    if (low_t_run("de_low_T_short", 10, 32, &tab))
         return;
-    }
     printf("  abs_m = %.5f, nn_correlation = %.5f (not compared: 32 sweeps from a random "
            "start)\n",
            phys_get(&tab, 0, "abs_m"), phys_get(&tab, 0, "nn_correlation"));
