@@ -56,7 +56,7 @@ MCU_API double mcu_copy_bandwidth(size_t bytes, int reps);
  * is not ordered with the kernels.  Copies are cudaMemcpyAsync / cudaMemsetAsync on this
  * stream, synchronized before a pageable host buffer is reused or a result is read, and
  * memory the stream may still use is freed only after a synchronize (issue 42;
- * docs/reliability.md, "The GPU"). */
+ * docs/gpu-transfers.md). */
 MCU_API cudaStream_t mcu_stream(void);
 /* The device's properties (after mcu_device_init). */
 MCU_API const cudaDeviceProp *mcu_props(void);

@@ -116,33 +116,33 @@ else
 fi
 cd ..
 
-# term_and_resume DIR INI LABEL: runs INI on 3 ranks in DIR, sends SIGTERM to mpirun
-# (which passes it to every rank) once a checkpoint exists, resumes on 2 ranks, and compares
-# with the uninterrupted single process in lsingle/ (next to DIR)
+# term_and_resume DIR INI LABEL: runs INI on 3 ranks in DIR, sends SIGTERM to every rank
+# at once (what mpirun passes on; term_ranks in ranks.sh says why not through mpirun here)
+# once a checkpoint exists, resumes on 2 ranks, and compares with the uninterrupted single
+# process in lsingle/ (next to DIR)
 term_and_resume() {
   mkdir "$1" && cd "$1"
   mpi 3 "$mcf" run "../$2" --no-progress --no-plots >o 2>e &
   local job=$!   # the subshell running mpi(): mpirun is its child
   wait_for out/checkpoint
-  local launcher rc stopped
-  launcher=$(pgrep -P "$job" | head -n 1)
-  kill -TERM "${launcher:-$job}"
+  local rc stopped
+  term_ranks "$job"
   wait "$job"; rc=$?
   stopped=$(grep -o 'stopped by signal 15 at sweep [0-9]*' out/log | awk '{ print $7 }' | sort -u)
   if [ "$rc" -ne 0 ] && [ -n "$stopped" ] && [ ! -e out/results.tsv ]; then
-    ok "$3: SIGTERM to mpirun stopped the ranks at sweep $stopped (exit status $rc)"
+    ok "$3: SIGTERM to every rank stopped them at sweep $stopped (exit status $rc)"
     if mpi 2 "$mcf" resume out --no-progress --no-plots >o2 2>e2; then
-      same_files "$3: stopped on 3 ranks by mpirun, resumed on 2" ../lsingle/out out \
+      same_files "$3: stopped on 3 ranks at once, resumed on 2" ../lsingle/out out \
         results.tsv checkpoint
     else
       bad "$3: resume on 2 ranks failed"; cat e2
     fi
   else
-    bad "$3: SIGTERM to mpirun: exit status $rc, log: $(tail -n 3 out/log)"
+    bad "$3: SIGTERM to every rank: exit status $rc, log: $(tail -n 3 out/log)"
   fi
 }
 
-# --- 3b. SIGTERM to mpirun, which passes it to every rank: resumed on 2 ranks ------------
+# --- 3b. SIGTERM to every rank at once, as from mpirun: resumed on 2 ranks --------------
 term_and_resume mterm long.ini "plain run"
 cd ..
 
@@ -243,7 +243,7 @@ for np in 1 2 3; do
 done
 grep -q '^# exchange: L=8, walker 0: T 2.0 <-> 2.3' single/out/results.tsv \
   && ok "tempering: results.tsv has the exchange lines" || bad "tempering: no exchange lines"
-# stopped on 3 ranks by SIGTERM to mpirun, resumed on 2
+# stopped on 3 ranks by SIGTERM to every rank, resumed on 2
 mkdir lsingle && (cd lsingle && "$mcf" run ../ptlong.ini --no-progress --no-plots >o 2>e) \
   || { cat lsingle/e; bad "tempering: long single-process run failed"; }
 term_and_resume term ptlong.ini tempering
