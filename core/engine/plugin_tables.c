@@ -61,6 +61,8 @@ static int check_fermion_evaluator(const char *path, const mcf_fermion_evaluator
                                !MCF_HAS(mcf_fermion_evaluator, ops, density_matrix)},
         {"pseudofermion", (p & MCF_PROVIDES_PSEUDOFERMION) &&
                               !MCF_HAS(mcf_fermion_evaluator, ops, pseudofermion)},
+        {"response", (p & MCF_PROVIDES_RESPONSE) &&
+                         !MCF_HAS(mcf_fermion_evaluator, ops, response)},
     };
     for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
         if (req[k].missing)

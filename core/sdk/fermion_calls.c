@@ -35,6 +35,9 @@ unsigned mcfi_fermion_provides(const mcfi_fermion_target *t)
         p &= ~(unsigned)MCF_PROVIDES_DENSITY_MATRIX;
     if (!MCF_HAS(mcf_fermion_evaluator, t->ops2, pseudofermion))
         p &= ~(unsigned)MCF_PROVIDES_PSEUDOFERMION;
+    /* nor one of mcf 1.1 a response */
+    if (!MCF_HAS(mcf_fermion_evaluator, t->ops2, response))
+        p &= ~(unsigned)MCF_PROVIDES_RESPONSE;
     return p;
 }
 

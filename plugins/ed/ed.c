@@ -156,7 +156,7 @@ static const mcf_fermion_evaluator ed_ops = {
     .provides = MCF_PROVIDES_CHANGE_ACTION | MCF_PROVIDES_OCCUPATION | MCF_PROVIDES_DOS |
                 MCF_PROVIDES_LDOS | MCF_PROVIDES_GREEN | MCF_PROVIDES_ACTION |
                 MCF_PROVIDES_OCCUPATION_DT | MCF_PROVIDES_DENSITY_MATRIX |
-                MCF_PROVIDES_PSEUDOFERMION,
+                MCF_PROVIDES_PSEUDOFERMION | MCF_PROVIDES_RESPONSE,
     .create = ed_create_abi2,
     .destroy = ed_destroy,
     .spectra = ed_spectra,
@@ -166,6 +166,7 @@ static const mcf_fermion_evaluator ed_ops = {
     .reconstruct = NULL, /* no moments */
     .density_matrix = ed_density_matrix,
     .pseudofermion = ed_pseudofermion,
+    .response = ed_response,
 };
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "ed", "1.0",

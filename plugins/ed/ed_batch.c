@@ -148,6 +148,11 @@ static int ed_run(void *const *ws, size_t n, const ed_request *q)
 #pragma omp parallel for schedule(dynamic, 1) if (n > 1)
     for (long k = 0; k < nn; k++)
         ed_run_one(ws[k], q, (size_t)k);
+    return ed_batch_status(ws, n);
+}
+
+int ed_batch_status(void *const *ws, size_t n)
+{
     for (size_t k = 0; k < n; k++) {
         const ed_ws *w = ws[k];
         if (w->rc)

@@ -172,11 +172,5 @@ int ed_density_matrix(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *r
         if (w->rc)
             snprintf(w->err, sizeof w->err, "%s", mcf_last_error());
     }
-    for (size_t k = 0; k < n; k++) {
-        const ed_ws *w = ws[k];
-        if (w->rc)
-            return n > 1 ? mcf_fail(w->rc, "%s (workspace %zu of %zu)", w->err, k, n)
-                         : mcf_fail(w->rc, "%s", w->err);
-    }
-    return MCF_OK;
+    return ed_batch_status(ws, n);
 }

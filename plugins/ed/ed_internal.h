@@ -6,7 +6,8 @@
  * ed_diagonalize.c (the cached diagonalization with GSL), ed_spectra.c (DOS, LDOS and Green's
  * functions of one workspace), ed_thermodynamics.c (occupation, action and action differences
  * of one workspace), ed_batch.c (the fermion ops: argument checks and the OpenMP loop over
- * the workspaces of a batch).
+ * the workspaces of a batch), ed_density.c (density_matrix), ed_pf.c (pseudofermion),
+ * ed_response.c (response: the two-dimensional moments).
  *
  * Errors: functions returning int give MCF_OK or an MCF_E* code with a message (mcf_fail).
  * Pointers are borrowed. */
@@ -92,6 +93,11 @@ int ed_action_one(ed_ws *w, size_t m, const double *T, const double *mu, double 
 
 /* ---- ed_batch.c: the ops of ABI 2's table (mcf/fermion.h) ------------------------ */
 
+/* After a batch's OpenMP loop, which left each workspace's status in w->rc and its message
+ * in w->err: MCF_OK, or the first failure's code with its message (naming the workspace
+ * when n > 1). */
+int ed_batch_status(void *const *ws, size_t n);
+
 int ed_spectra(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs, mcf_spectra *s);
 int ed_occupation(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs, double mu,
                   double T, const mcf_occupation *out);
@@ -110,5 +116,9 @@ int ed_pseudofermion(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rn
 
 int ed_density_matrix(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
                       const double *T, const double *mu, const mcf_density_matrix *out);
+
+/* ---- ed_response.c: response (mcf 1.2) ------------------------------------------------ */
+int ed_response(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                const mcf_response *r);
 
 #endif

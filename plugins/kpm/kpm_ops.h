@@ -63,6 +63,9 @@
  *                 vectors by the backend's series (kpm_ops_density.c; kpm_core.h says how).
  *   pseudofermion the heat bath and the action (with its gradient) of the pseudofermion form
  *                 by Chebyshev series of F and F^{-1/2} (kpm_ops_pf.c; kpm_core.h).
+ *   response      the two-dimensional moments (1/dim) Tr[A T_n(H~) B T_m(H~)] of two
+ *                 operators by the stochastic trace (vectors > 0) or over every unit vector
+ *                 (vectors = 0), on the host for both plugins (kpm_ops_response.c).
  *   action        all inputs checked first (T > 0 finite, mu finite, vectors = 0: a
  *                 stochastic trace is refused naming `vectors`); per workspace the exact
  *                 trace once (the backend's rows_moments), then per point the plain
@@ -245,6 +248,11 @@ KPM_API void kpm_ops_density_free(kpm_ops_ws *w);
 KPM_API int kpm_ops_pseudofermion(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
                                   const double *T, const double *mu, mcf_pseudofermion *p);
 KPM_API void kpm_ops_pf_free(kpm_ops_ws *w);
+
+/* response of the table (kpm_ops_response.c): the two-dimensional moments, on the host for
+ * kpm and kpm-cuda alike. */
+KPM_API int kpm_ops_response(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                             const mcf_response *r);
 
 /* change_action of the table (kpm_ops_gfmc.c). */
 KPM_API int kpm_ops_change_action(mcf_batch *b, void *const *ws, size_t n,

@@ -103,8 +103,10 @@ enum {
     MCF_PROVIDES_MOMENTS = 1u << 7,       /* spectra: Chebyshev moments; reconstruct */
     MCF_PROVIDES_OCCUPATION_DT = 1u << 8, /* occupation: ddensity and denergy */
     MCF_PROVIDES_DENSITY_MATRIX = 1u << 9, /* density_matrix (mcf 1.1): the forces */
-    MCF_PROVIDES_PSEUDOFERMION = 1u << 10  /* pseudofermion (mcf 1.1): an exact global
+    MCF_PROVIDES_PSEUDOFERMION = 1u << 10, /* pseudofermion (mcf 1.1): an exact global
                                               sampler's weight and forces */
+    MCF_PROVIDES_RESPONSE = 1u << 11       /* response (mcf 1.2): two-dimensional
+                                              Chebyshev moments of two operators */
 };
 
 /* One spectra() call: the inputs, then the outputs, each NULL when not wanted (an output
@@ -218,6 +220,29 @@ static inline size_t mcf_pseudofermion_flavours(double T, double mu, double emin
     return n < 1.0 ? 1 : (size_t)n;
 }
 
+/* One response() call (mcf 1.2): the two-dimensional Chebyshev moments of two Hermitian
+ * operators A, B per workspace k, per state,
+ *
+ *     mu_nm = (1/dim) Tr[A T_n(H~) B T_m(H~)],   H~ = (H - b) / a,   n, m < M,
+ *
+ * from which mcf/response.h forms conductivities (A, B current operators: mcf_current_operator).
+ * A stochastic evaluator estimates the trace as the mean over R random vectors r drawn from
+ * rngs[k] of <r| A T_n B T_m |r> / dim; an exact one sums over all of them. */
+typedef struct mcf_response {
+    size_t moments;                   /* in: M >= 2 */
+    const double *scale;              /* in: NULL, the evaluator's own scaling of H; or a, b
+                                         (the same for every workspace), a > 0, whose interval
+                                         [b - a, b + a] must hold h's bounds */
+    const mcf_hamiltonian *const *op_a; /* in: A of workspace k (h's dim; any pattern) */
+    const mcf_hamiltonian *const *op_b; /* in: B of workspace k */
+    double *const *mu_re;             /* out: M x M, mu_nm at [n M + m] */
+    double *const *mu_im;
+    double *const *mu_err;            /* NULL, or M x M: the standard error of the complex
+                                         estimate, sqrt(E|est - E est|^2) (0 for an exact
+                                         trace, NaN from a single vector) */
+    double *const *moment_scale;      /* NULL, or 2 values: the a, b used */
+} mcf_response;
+
 typedef struct mcf_fermion_evaluator {
     uint32_t struct_size;  /* sizeof(mcf_fermion_evaluator) the plugin was built with */
     unsigned provides;     /* MCF_PROVIDES_* bits */
@@ -308,6 +333,17 @@ typedef struct mcf_fermion_evaluator {
      * array), MCF_ENOMEM. */
     int (*pseudofermion)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
                          const double *T, const double *mu, mcf_pseudofermion *p);
+
+    /* ---- mcf 1.2: appended; the SDK calls it only when struct_size covers it and
+     * `provides` has MCF_PROVIDES_RESPONSE ----------------------------------------------
+     *
+     * For n workspaces: the two-dimensional moments of r->op_a[k], r->op_b[k] (mcf_response
+     * above).  Exact on ed (eigenvectors); kpm estimates the trace with its `vectors` random
+     * vectors (vectors = 0: every unit vector, exact) drawn from rngs[k].  Errors: MCF_EINVAL
+     * (M < 2, an operator of another dimension, a scale whose interval misses h's bounds, a
+     * NULL output array), MCF_ENOMEM. */
+    int (*response)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
+                    const mcf_response *r);
 } mcf_fermion_evaluator;
 
 /* The size of ABI 2's table as mcf 1.0 froze it (without density_matrix): the loader accepts

@@ -22,6 +22,7 @@
 #include "mcf/band.h"
 #include "mcf/dynamics.h"
 #include "mcf/fermion.h"
+#include "mcf/response.h"
 #include "mcf/fermion_model.h"
 #include "mcf/orbital.h"
 #include "mcf/orbital_model.h"

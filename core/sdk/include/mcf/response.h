@@ -1,0 +1,99 @@
+/* mcf/response.h — linear response of a tight-binding Hamiltonian (mcf 1.2): current
+ * operators, and conductivities from two-dimensional Chebyshev moments (docs/methods.md,
+ * "Conductivity from Chebyshev moments").
+ *
+ * Units: hbar = e = 1, lengths in lattice constants (mcf_lattice's positions), energies in
+ * the Hamiltonian's.  A conductivity comes in e^2/hbar per length^(d-2) (in 2D plain
+ * e^2/hbar, where the conductance quantum e^2/h is 1/(2 pi)).
+ *
+ * The current operator along axis a (0, 1, 2 for x, y, z) is J_a = i [H, X_a]:
+ *
+ *     (J_a)_rc = i (x_c - x_r)_a H_rc,
+ *
+ * x_r the position of row r's site and x_c - x_r the bond's displacement, taken as the
+ * shortest image across periodic boundaries.  J_a is Hermitian, has no diagonal and H's
+ * pattern, and carries H's phases (twisted boundaries, Peierls phases): it is stored as an
+ * mcf_hamiltonian, which every fermion evaluator reads.
+ *
+ * The moments of an evaluator's response op (mcf/fermion.h) are per state,
+ *
+ *     mu_nm = (1/dim) Tr[A T_n(H~) B T_m(H~)],   H~ = (H - b) / a,   n, m < M,
+ *
+ * with A = J_a, B = J_b for sigma_ab.  With the kernel g_n and h_0 = 1, h_n = 2 (n > 0),
+ * x = (E - b) / a and s(x) = sqrt(1 - x^2), the kernel's delta function is
+ * delta(x - H~) = sum_n h_n g_n T_n(x) T_n(H~) / (pi s(x)), and (n_s = dim / volume, the
+ * states per unit volume; f the Fermi function at T and mu; T = 0 a step):
+ *
+ *   Kubo-Greenwood, omega > 0:
+ *     Re sigma_ab(omega) = (pi n_s / omega) int dE [f(E) - f(E + omega)] Re L(E, E + omega),
+ *     L(E, E') = (1/a^2) sum_nm c_n(x) c_m(x') mu_nm,   c_n(x) = h_n g_n T_n(x) / (pi s(x));
+ *   and its limit omega -> 0 (the DC conductivity of the symmetric part):
+ *     sigma_ab = pi n_s int dE (-df/dE) Re L(E, E)   (T = 0: pi n_s Re L(mu, mu));
+ *   Kubo-Bastin (the whole DC tensor, the Hall part included):
+ *     sigma_ab = n_s / (pi a^2) int dx f(x) / (1 - x^2)^2 Re sum_nm h_n h_m g_n g_m mu_nm G_nm(x),
+ *     G_nm(x) = T_n(x) e^{-i m t} (x + i m s) + T_m(x) e^{i n t} (x - i n s),  t = arccos x.
+ * The integrals run over the spectrum's bounds [emin, emax] only (where the exact integrands
+ * live), by Gauss-Legendre panels in t (16 points, at most pi / (M + 1) wide, and no wider
+ * than T / (2 a) within 40 T of mu). */
+#ifndef MCF_RESPONSE_H
+#define MCF_RESPONSE_H
+
+#include "mcf/api.h"
+
+#include <stddef.h>
+
+#include "mcf/hamiltonian.h"
+#include "mcf/lattice.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* J_axis of h on `lattice` (lattice->sites == h->sites, row r on site r / h->orbitals):
+ * a new Hamiltonian with h's pattern, (J)_rc = i d_rc H_rc, d_rc the axis' component of the
+ * shortest displacement from site(r) to site(c), no diagonal, h's bounds not copied.  *out
+ * is the caller's: mcf_hamiltonian_destroy().  Errors: MCF_EINVAL (axis outside the
+ * lattice's dimensions, another number of sites, a periodic lattice with L < 3 whose
+ * shortest image is ambiguous), MCF_ENOMEM. */
+MCF_API int mcf_current_operator(const mcf_hamiltonian *h, const mcf_lattice *lattice,
+                                 int axis, mcf_hamiltonian **out);
+
+/* Rewrites J (made by mcf_current_operator for a Hamiltonian of h's sizes) from h's entries
+ * now: for a Monte Carlo chain whose H changes.  MCF_EINVAL when the sizes differ, or as
+ * mcf_current_operator. */
+MCF_API int mcf_current_operator_update(mcf_hamiltonian *J, const mcf_hamiltonian *h,
+                                        const mcf_lattice *lattice, int axis);
+
+/* A set of two-dimensional moments and what the conductivities need besides. */
+typedef struct mcf_kubo {
+    size_t M;                 /* moments per index (>= 2) */
+    const double *mu_re;      /* M x M, mu_nm at [n M + m] (mcf/fermion.h's response) */
+    const double *mu_im;      /* NULL: all 0 */
+    double a, b;              /* the moments' scaling, a > 0 */
+    double emin, emax;        /* the spectrum's bounds, inside (b - a, b + a) */
+    const char *kernel;       /* "jackson" (NULL), "lorentz" (lambda 4), "lorentz:LAMBDA",
+                                 "none" */
+    double states_per_volume; /* n_s = dim / volume (> 0) */
+} mcf_kubo;
+
+/* The kernel coefficients g_0..g_{M-1} of `kernel` (as mcf_kubo's) into g.  MCF_EINVAL for
+ * an unknown name or a lambda that is not positive and finite. */
+MCF_API int mcf_kubo_kernel(const char *kernel, size_t M, double *g);
+
+/* Kubo-Greenwood at T >= 0 and chemical potential mu: sigma[i] = Re sigma_ab(omega[i]) for
+ * omega[i] > 0, and the DC limit where omega[i] = 0.  Errors: MCF_EINVAL (a bad mcf_kubo,
+ * T < 0, a non-finite mu, omega < 0), MCF_ENOMEM. */
+MCF_API int mcf_kubo_greenwood(const mcf_kubo *k, double T, double mu, size_t n,
+                               const double *omega, double *sigma);
+
+/* Kubo-Bastin at T >= 0: sigma[i] = sigma_ab at chemical potential mu[i].  When imag is not
+ * NULL, imag[i] receives the integral's imaginary part, which is 0 for exact moments of
+ * Hermitian A, B (rounding) and the size of a stochastic estimate's noise otherwise.
+ * Errors as mcf_kubo_greenwood. */
+MCF_API int mcf_kubo_bastin(const mcf_kubo *k, double T, size_t n, const double *mu,
+                            double *sigma, double *imag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
