@@ -81,11 +81,9 @@ static int parse_args(int argc, char **argv, dos_args *a)
     return MCF_OK;
 }
 
-/* The bins of chains [c0, c0 + R) for the rows of curve cv of each: their moment sums
- * (mean x weight) into s[j M + m] and weights into w[j], non-empty bins only; *nb bins.
- * MCF_EFORMAT when a walker's curve has not M rows. */
-static int point_bins(const mcfi_dos_input *in, const mcfi_dos_curve *cv, size_t c0, size_t M,
-                      double *s, double *w, size_t *nb, const char *path)
+/* dos.h */
+int mcfi_dos_point_bins(const mcfi_dos_input *in, const mcfi_dos_curve *cv, size_t c0,
+                        size_t M, double *s, double *w, size_t *nb, const char *path)
 {
     *nb = 0;
     for (size_t c = c0; c < c0 + in->walkers; c++) {
@@ -256,7 +254,7 @@ static int dos_point(const mcf_setup *s, const mcf_plugin_info *ev, const mcfi_d
                 rc = mcf_fail(MCF_EINVAL, "%s: /observables/%s: scan point %zu has no moments "
                               "(the evaluator gave none there)", path, cv->name, p);
             if (!rc)
-                rc = point_bins(in, cv, c0, M, sum, w, &nb, path);
+                rc = mcfi_dos_point_bins(in, cv, c0, M, sum, w, &nb, path);
             if (!rc && nb == 0)
                 rc = mcf_fail(MCF_EFORMAT, "%s: scan point %zu has no measurements", path, p);
             if (!rc) {
@@ -413,27 +411,53 @@ static int dos_with_setup(const dos_args *args, const mcf_setup *s, char *path, 
     return rc;
 }
 
-/* everything after the lock: the run's setup, then the rest */
-static int dos_locked(const dos_args *args, char *path, size_t len)
+/* everything after the lock: the run's setup, then fn */
+static int with_setup_locked(const char *dir, const char *what, mcfi_folder_fn fn, void *ctx,
+                             char *path, size_t len)
 {
-    snprintf(path, len, "%s/config.ini", args->dir);
+    snprintf(path, len, "%s/config.ini", dir);
     mcf_config *c = NULL;
     int rc = mcfe_config_read(path, &c);
     if (rc) {
         if (c)
             mcfe_config_free(c);
-        return mcf_fail_prefix(rc, "dos: %s does not look like an mcf output folder",
-                               args->dir);
+        return mcf_fail_prefix(rc, "%s: %s does not look like an mcf output folder", what, dir);
     }
     mcf_setup *s = NULL;
     if ((rc = mcfe_setup_create(c, &s))) {
         mcfe_config_free(c);
-        return mcf_fail_prefix(rc, "dos: the run's configuration %s", path);
+        return mcf_fail_prefix(rc, "%s: the run's configuration %s", what, path);
     }
-    rc = dos_with_setup(args, s, path, len);
+    rc = fn(s, ctx, path, len);
     mcfe_setup_free(s);
     mcfe_config_free(c);
     return rc;
+}
+
+/* dos.h */
+int mcfi_with_run_folder(const char *dir, const char *what, mcfi_folder_fn fn, void *ctx)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return mcf_fail(MCF_EINVAL, "%s: %s is not a folder (an mcf output folder is wanted)",
+                        what, dir);
+    int lock = -1;
+    int rc = mcfe_outdir_lock(dir, &lock);
+    if (rc)
+        return rc;
+    mcfe_outdir_clean(dir);
+    const size_t len = strlen(dir) + 256;
+    char *path = malloc(len);
+    rc = path ? with_setup_locked(dir, what, fn, ctx, path, len)
+              : mcf_fail(MCF_ENOMEM, "out of memory");
+    free(path);
+    mcfe_outdir_unlock(lock);
+    return rc;
+}
+
+static int dos_folder(const mcf_setup *s, void *ctx, char *path, size_t len)
+{
+    return dos_with_setup(ctx, s, path, len);
 }
 
 int mcfi_dos_command_set_up(const mcf_setup *s, int argc, char **argv)
@@ -453,20 +477,5 @@ int mcfi_dos_command(int argc, char **argv)
 {
     dos_args args;
     int rc = parse_args(argc, argv, &args);
-    if (rc)
-        return rc;
-    struct stat st;
-    if (stat(args.dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return mcf_fail(MCF_EINVAL, "dos: %s is not a folder (an mcf output folder is wanted)",
-                        args.dir);
-    int lock = -1;
-    if ((rc = mcfe_outdir_lock(args.dir, &lock)))
-        return rc;
-    mcfe_outdir_clean(args.dir);
-    const size_t len = strlen(args.dir) + 256;
-    char *path = malloc(len);
-    rc = path ? dos_locked(&args, path, len) : mcf_fail(MCF_ENOMEM, "out of memory");
-    free(path);
-    mcfe_outdir_unlock(lock);
-    return rc;
+    return rc ? rc : mcfi_with_run_folder(args.dir, "dos", dos_folder, &args);
 }

@@ -33,6 +33,8 @@ typedef struct mcfi_dos_input {
     mcfi_dos_curve scale;     /* the curve marked moment_scale (rows = 0: none) */
     size_t n_geometric;
     char **geometric;         /* curves measured as geometric means (not reconstructible) */
+    size_t n_response;
+    mcfi_dos_curve *response; /* the curves marked response_moments (mcf response) */
 } mcfi_dos_input;
 
 /* What the run's configuration allows: results.h5 must hold exactly this many scan
@@ -50,6 +52,23 @@ typedef struct mcfi_dos_shape {
  * one on which HDF5 crashed or hung, MCF_ENOMEM.  In a build without HDF5: MCF_EIO saying
  * so. */
 int mcfi_dos_read(const char *path, const mcfi_dos_shape *want, mcfi_dos_input *in);
+
+/* Runs fn on the output folder dir with its lock held (mcfe_outdir_lock, as `mcf plot`) and
+ * the run's setup from dir/config.ini; path (len bytes) is scratch for file names.  `what`
+ * prefixes the messages ("dos", "response"). */
+struct mcf_setup;
+typedef int (*mcfi_folder_fn)(const struct mcf_setup *s, void *ctx, char *path, size_t len);
+int mcfi_with_run_folder(const char *dir, const char *what, mcfi_folder_fn fn, void *ctx);
+
+/* `mcf response DIR ...` (response.c): conductivities from the response moments of
+ * DIR/results.h5 with jackknife errors, into DIR/response-KERNEL.tsv. */
+int mcfi_response_command(int argc, char **argv);
+
+/* The bins of scan point p's walkers (chains [p R, p R + R)) for curve cv of M rows each:
+ * the sums (mean x weight) of its rows into s[j M + m] and the weights into w[j], non-empty
+ * bins only; *nb bins.  MCF_EFORMAT naming path when a walker's curve has not M rows. */
+int mcfi_dos_point_bins(const mcfi_dos_input *in, const mcfi_dos_curve *cv, size_t c0,
+                        size_t M, double *s, double *w, size_t *nb, const char *path);
 void mcfi_dos_input_free(mcfi_dos_input *in);
 
 /* mcfi_dos_read parses the checked image in a child process (dos_sandbox.c): libhdf5 1.10

@@ -120,6 +120,9 @@ static void put_input(buf *b, const mcfi_dos_input *in)
     put_u64(b, in->n_geometric);
     for (size_t j = 0; j < in->n_geometric; j++)
         put_text(b, in->geometric[j]);
+    put_u64(b, in->n_response);
+    for (size_t k = 0; k < in->n_response; k++)
+        put_curve(b, &in->response[k], in->bins);
 }
 
 typedef struct cur {
@@ -258,6 +261,13 @@ static int get_input(cur *c, mcfi_dos_input *in)
     in->n_geometric = n_geometric;
     for (size_t j = 0; j < n_geometric; j++)
         in->geometric[j] = get_text(c);
+    const size_t n_response = get_count(c, 1);
+    in->response = calloc(n_response + 1, sizeof *in->response);
+    if (c->bad || !in->response)
+        return -1;
+    in->n_response = n_response;
+    for (size_t k = 0; k < n_response; k++)
+        get_curve(c, &in->response[k], in->bins);
     return c->bad || c->left ? -1 : 0;
 }
 

@@ -33,6 +33,10 @@ static const char usage[] =
     "  mcf dos DIR [--kernel jackson|lorentz[:LAMBDA]|none] [--points N] [--range A:B]\n"
     "        reconstruct DOS/LDOS with error bands from the Chebyshev moments in\n"
     "        DIR/results.h5 (KPM runs) into DIR/dos-KERNEL-N.tsv\n"
+    "  mcf response DIR [--T T] [--mu m1,m2,...|A:B:N] [--omega w1,...] [--kernel K]\n"
+    "        conductivities (Kubo-Bastin DC, Kubo-Greenwood at omega) with jackknife\n"
+    "        errors from the response moments in DIR/results.h5 into\n"
+    "        DIR/response-KERNEL.tsv\n"
     "  mcf tc CONFIG [--force] [--no-plots]\n"
     "        run the scans of CONFIG's [tc] section (sizes, temperatures, error_target;\n"
     "        refine = N: N finer scans, each about the T_c of those before, in\n"
@@ -488,6 +492,9 @@ static int command(int argc, char **argv)
     if (!strcmp(cmd, "dos"))
         return report(stdout_written(mcfi_dos_command(argc - 2, argv + 2),
                                      "the table is written"));
+    if (!strcmp(cmd, "response"))
+        return report(stdout_written(mcfi_response_command(argc - 2, argv + 2),
+                                     "the table is written"));
     if (!strcmp(cmd, "tc"))
         return report(stdout_written(cmd_tc(argc - 2, argv + 2), "the tables are written"));
     if (!strcmp(cmd, "band"))
@@ -504,7 +511,7 @@ static int command(int argc, char **argv)
                                      "the files are written"));
     static const char *const cmds[] = {"run",  "resume", "plugins",  "describe", "plot",
                                        "dos",  "band",   "optimize", "new-model", "tc",
-                                       "kbe",  "kbe-spectrum"};
+                                       "kbe",  "kbe-spectrum", "response"};
     const char *near = mcfe_nearest_word(cmd, cmds, sizeof cmds / sizeof cmds[0]);
     fprintf(stderr, "mcf: unknown command '%s'%s%s%s; see mcf --help\n", cmd,
             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");

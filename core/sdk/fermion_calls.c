@@ -108,3 +108,11 @@ int mcfi_fermion_pseudofermion(const mcfi_fermion_target *t, void *const *ws, si
         return mcf_fail(MCF_EINVAL, "evaluator %s has no pseudofermion", t->name);
     return t->ops2->pseudofermion(t->batch, ws, n, rngs, T, mu, p);
 }
+
+int mcfi_fermion_response(const mcfi_fermion_target *t, void *const *ws, size_t n,
+                          mcf_rng *const *rngs, const mcf_response *r)
+{
+    if (!(mcfi_fermion_provides(t) & MCF_PROVIDES_RESPONSE))
+        return mcf_fail(MCF_EINVAL, "evaluator %s has no response", t->name);
+    return t->ops2->response(t->batch, ws, n, rngs, r);
+}

@@ -56,6 +56,10 @@ int mcfi_fermion_pseudofermion(const mcfi_fermion_target *t, void *const *ws, si
                                mcf_rng *const *rngs, const double *T, const double *mu,
                                mcf_pseudofermion *p);
 
+/* mcf 1.2: likewise for response */
+int mcfi_fermion_response(const mcfi_fermion_target *t, void *const *ws, size_t n,
+                          mcf_rng *const *rngs, const mcf_response *r);
+
 /* fermion_abi1.c: the up adapter (an ABI-1 table called with ABI 2's verbs) */
 unsigned mcfi_abi1_fermion_provides(const mcf_fermion_ops *ops);
 int mcfi_abi1_fermion_spectra(const mcf_fermion_ops *ops, void *const *ws, size_t n,

@@ -44,6 +44,9 @@ const char *mcfi_fm_missing(const mcfi_fermion_target *t, unsigned needs)
     if ((needs & MCF_FERMION_PSEUDOFERMION) && !(p & MCF_PROVIDES_PSEUDOFERMION))
         return "lacks pseudofermion (the exact weight and forces of hybrid Monte Carlo: ed, "
                "kpm or kpm-cuda of mcf 1.1)";
+    if ((needs & MCF_FERMION_RESPONSE) && !(p & MCF_PROVIDES_RESPONSE))
+        return "lacks response (two-dimensional Chebyshev moments, for conductivities: ed, "
+               "kpm or kpm-cuda of mcf 1.2)";
     return NULL;
 }
 

@@ -255,6 +255,33 @@ int mcf_fermion_density_matrix(const mcf_fermion_batch *a, size_t n,
     return MCF_OK;
 }
 
+int mcf_fermion_response(const mcf_fermion_batch *a, size_t n, const mcf_response *r)
+{
+    mcfi_fermion_target t;
+    int rc = bound(a, n, &t);
+    if (rc || n == 0)
+        return rc;
+    if (mcfi_fm_missing(&t, MCF_FERMION_RESPONSE))
+        return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without "
+                        "MCF_FERMION_RESPONSE (a bug in the model)", t.model, t.name);
+    if (!r)
+        return mcf_fail(MCF_EINVAL, "%s: mcf_fermion_response without a request", t.model);
+    if ((rc = mcfi_fermion_response(&t, a->ws, n, a->rngs, r)))
+        return mcf_fail_prefix(rc, "%s: evaluator %s: response", t.model, t.name);
+    const size_t MM = r->moments * r->moments;
+    for (size_t k = 0; k < n; k++) {
+        int finite = !r->moment_scale || (isfinite(r->moment_scale[k][0]) &&
+                                          isfinite(r->moment_scale[k][1]));
+        for (size_t q = 0; q < MM && finite; q++)
+            finite = isfinite(r->mu_re[k][q]) && isfinite(r->mu_im[k][q]);
+        if (!finite)
+            return mcf_fail(MCF_EPLUGIN, "%s: evaluator %s returned response moments or a "
+                            "scale that are not finite (chain %zu of the batch)", t.model,
+                            t.name, k);
+    }
+    return MCF_OK;
+}
+
 int mcf_fermion_pseudofermion(const mcf_fermion_batch *a, size_t n, mcf_pseudofermion *p)
 {
     mcfi_fermion_target t;

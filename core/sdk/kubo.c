@@ -311,6 +311,98 @@ static void bastin_fn(void *ctx, double x, double s, double t, double *re, doubl
     *im = f * si / s3;
 }
 
+/* The integrand g (f = 1) at the nodes of P panels of width w in t over [t1, t2], and for
+ * T = 0 the sums of whole panels from p to the end (x from the panel down to x_lo) */
+typedef struct bastin_grid {
+    size_t P;
+    double t1, w, gx[KUBO_GL], gw[KUBO_GL];
+    double *g;     /* 2 x P x KUBO_GL: (re, im) per node, times the node's weight */
+    double *tail;  /* 2 (P + 1): suffix sums of whole panels */
+} bastin_grid;
+
+static int grid_make(kubo_run *r, double dt, bastin_grid *G)
+{
+    memset(G, 0, sizeof *G);
+    gauss_legendre(G->gx, G->gw);
+    const double t1 = acos(r->x_hi), t2 = acos(r->x_lo);
+    const double P = ceil((t2 - t1) / dt);
+    if (!(P <= 1048576.0))
+        return mcf_fail(MCF_EINVAL, "kubo bastin: T = %g needs %.0f panels of T / 2a at M = %zu "
+                        "(at most 2^20): take T = 0 or a larger T", r->T, P, r->M);
+    G->P = (size_t)P > 0 ? (size_t)P : 1;
+    G->t1 = t1;
+    G->w = (t2 - t1) / (double)G->P;
+    G->g = malloc(2 * G->P * KUBO_GL * sizeof *G->g);
+    G->tail = malloc(2 * (G->P + 1) * sizeof *G->tail);
+    if (!G->g || !G->tail)
+        return mcf_fail(MCF_ENOMEM, "kubo bastin: out of memory for %zu panels", G->P);
+    const double T = r->T, mu = r->mu;
+    r->T = 0.0;
+    r->mu = HUGE_VAL; /* f = 1 */
+    for (size_t p = 0; p < G->P; p++)
+        for (int i = 0; i < KUBO_GL; i++) {
+            const double t = G->t1 + ((double)p + 0.5 + 0.5 * G->gx[i]) * G->w;
+            double re, im;
+            bastin_fn(r, cos(t), sin(t), t, &re, &im);
+            G->g[2 * (p * KUBO_GL + (size_t)i)] = 0.5 * G->w * G->gw[i] * re;
+            G->g[2 * (p * KUBO_GL + (size_t)i) + 1] = 0.5 * G->w * G->gw[i] * im;
+        }
+    r->T = T;
+    r->mu = mu;
+    G->tail[2 * G->P] = G->tail[2 * G->P + 1] = 0.0;
+    for (size_t p = G->P; p-- > 0;) {
+        double re = 0.0, im = 0.0;
+        for (int i = 0; i < KUBO_GL; i++) {
+            re += G->g[2 * (p * KUBO_GL + (size_t)i)];
+            im += G->g[2 * (p * KUBO_GL + (size_t)i) + 1];
+        }
+        G->tail[2 * p] = G->tail[2 * (p + 1)] + re;
+        G->tail[2 * p + 1] = G->tail[2 * (p + 1) + 1] + im;
+    }
+    return MCF_OK;
+}
+
+/* int_{x_lo}^{min(x_mu, x_hi)} g dx: the whole panels below x_mu and a partial one */
+static void grid_zero(kubo_run *r, const bastin_grid *G, double xm, double *re, double *im)
+{
+    *re = *im = 0.0;
+    if (xm <= r->x_lo)
+        return;
+    if (xm >= r->x_hi) {
+        *re = G->tail[0];
+        *im = G->tail[1];
+        return;
+    }
+    const double tm = acos(xm);
+    size_t p = (size_t)floor((tm - G->t1) / G->w);
+    if (p >= G->P)
+        p = G->P - 1;
+    double pr, pi;
+    const double T = r->T, mu = r->mu;
+    r->T = 0.0;
+    r->mu = HUGE_VAL;
+    integrate(cos(G->t1 + (double)(p + 1) * G->w), xm, G->w, bastin_fn, r, &pr, &pi);
+    r->T = T;
+    r->mu = mu;
+    *re = G->tail[2 * (p + 1)] + pr;
+    *im = G->tail[2 * (p + 1) + 1] + pi;
+}
+
+/* sum over the nodes of f(x; mu, T) g (T > 0) */
+static void grid_fermi(const kubo_run *r, const bastin_grid *G, double mu, double *re,
+                       double *im)
+{
+    const mcf_kubo *k = r->k;
+    *re = *im = 0.0;
+    for (size_t p = 0; p < G->P; p++)
+        for (int i = 0; i < KUBO_GL; i++) {
+            const double t = G->t1 + ((double)p + 0.5 + 0.5 * G->gx[i]) * G->w;
+            const double f = fermi(k->a * cos(t) + k->b, r->T, mu);
+            *re += f * G->g[2 * (p * KUBO_GL + (size_t)i)];
+            *im += f * G->g[2 * (p * KUBO_GL + (size_t)i) + 1];
+        }
+}
+
 int mcf_kubo_bastin(const mcf_kubo *k, double T, size_t n, const double *mu, double *sigma,
                     double *imag)
 {
@@ -318,28 +410,26 @@ int mcf_kubo_bastin(const mcf_kubo *k, double T, size_t n, const double *mu, dou
         if (!mu || !sigma || !fermi_ok(T, mu[i]))
             return mcf_fail(MCF_EINVAL, "kubo bastin: T = %g and every mu finite (T >= 0)", T);
     kubo_run r;
+    bastin_grid G = {0};
     int rc = run_open(k, &r);
     r.T = T;
-    const double dt0 = kubo_pi / (double)(k ? k->M + 1 : 1), wide = 40.0 * T;
+    if (!rc) {
+        const double dt0 = kubo_pi / (double)(k->M + 1);
+        rc = grid_make(&r, T > 0.0 ? fmin(dt0, T / (2.0 * k->a)) : dt0, &G);
+    }
     for (size_t i = 0; !rc && i < n; i++) {
-        r.mu = mu[i];
-        const double xm = (mu[i] - k->b) / k->a, xw = wide / k->a;
-        double re = 0.0, im = 0.0, re2, im2;
-        if (T == 0.0) {
-            integrate(r.x_lo, fmin(r.x_hi, xm), dt0, bastin_fn, &r, &re, &im);
-        } else {
-            /* where f = 1 to rounding, then the Fermi edge in panels of T / 2a */
-            integrate(r.x_lo, fmin(r.x_hi, xm - xw), dt0, bastin_fn, &r, &re, &im);
-            integrate(fmax(r.x_lo, xm - xw), fmin(r.x_hi, xm + xw),
-                      fmin(dt0, T / (2.0 * k->a)), bastin_fn, &r, &re2, &im2);
-            re += re2;
-            im += im2;
-        }
+        double re, im;
+        if (T == 0.0)
+            grid_zero(&r, &G, (mu[i] - k->b) / k->a, &re, &im);
+        else
+            grid_fermi(&r, &G, mu[i], &re, &im);
         const double scale = k->states_per_volume / (kubo_pi * k->a * k->a);
         sigma[i] = scale * re;
         if (imag)
             imag[i] = scale * im;
     }
+    free(G.g);
+    free(G.tail);
     run_close(&r);
     return rc;
 }

@@ -85,6 +85,10 @@ static const mcf_param_spec anderson_params[] = {
     MCF_LATTICE_TWIST_PARAM,
     {"typical_sites", MCF_PARAM_INT, "32", MCF_PARAM_HAS_MIN, 1, 0, NULL,
      .doc = "distinct sites sampled per realization for typical_dos (at most the number of sites)"},
+    {"response_moments", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     .doc = "Chebyshev moments M per index of the conductivity's two-dimensional moments "
+     "(curves sigma_xx_moments, sigma_xy_moments of 2 M^2 + 5 values; `mcf response DIR` "
+     "turns them into sigma with errors); 0 = none"},
     {"ldos_sites", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
      .doc = "space-separated site indices whose mean LDOS is the curve ldos (none: the sampled "
      "typical_dos sites)"},
@@ -103,6 +107,14 @@ static const mcf_observable anderson_observables[] = {
     {"ldos_moments", MCF_ROLE_NONE,
      "Chebyshev moments of ldos (their mean over its sites; exact per site), no kernel", "n",
      MCF_OBS_MOMENTS, NULL, NULL, NULL, NULL},
+    {"sigma_xx_moments", MCF_ROLE_NONE,
+     "moments (1/N) Tr[J_x T_n(H~) J_x T_m(H~)] of the conductivity sigma_xx and its scaling "
+     "(mcf/response.h; response_moments > 0)", "k", MCF_OBS_RESPONSE_MOMENTS, NULL, NULL, NULL,
+     NULL},
+    {"sigma_xy_moments", MCF_ROLE_NONE,
+     "moments (1/N) Tr[J_x T_n(H~) J_y T_m(H~)] of the conductivity sigma_xy and its scaling "
+     "(mcf/response.h; response_moments > 0)", "k", MCF_OBS_RESPONSE_MOMENTS, NULL, NULL, NULL,
+     NULL},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
 /* symbols and units of the parameters, for the plots (the observables carry theirs) */
@@ -195,6 +207,8 @@ static void anderson_destroy(void *chain)
     if (c->ws)
         mcf_fermion_release(&c->ev, c->ws);
     mcf_hamiltonian_destroy(c->h);
+    mcf_hamiltonian_destroy(c->jx);
+    mcf_hamiltonian_destroy(c->jy);
     free(c->E);
     free(c->rows);
     free(c->mark);
@@ -237,13 +251,14 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
                            void **chain)
 {
     *chain = NULL;
-    long n_typical;
+    long n_typical, n_response;
     double W, t;
     const char *lattice_name, *sites_text;
     int rc;
     if ((rc = mcf_params_string(params, "lattice", &lattice_name)) ||
         (rc = mcf_params_real(params, "W", &W)) || (rc = mcf_params_real(params, "t", &t)) ||
         (rc = mcf_params_int(params, "typical_sites", &n_typical)) ||
+        (rc = mcf_params_int(params, "response_moments", &n_response)) ||
         (rc = mcf_params_string(params, "ldos_sites", &sites_text)))
         return mcf_fail_prefix(rc, "anderson");
     const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
@@ -256,8 +271,12 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
 
     /* the evaluator: a fermion evaluator is what computes every observable */
     mcf_fermion ev;
-    if ((rc = mcf_fermion_bind(services, params, "anderson", MCF_FERMION_DOS | MCF_FERMION_LDOS,
-                               &ev)))
+    const unsigned needs = MCF_FERMION_DOS | MCF_FERMION_LDOS |
+                           (n_response > 0 ? MCF_FERMION_RESPONSE : 0u);
+    if (n_response == 1)
+        return mcf_fail(MCF_EINVAL, "anderson: [%s] response_moments = 1 in %s: the Kubo "
+                        "formulas need at least 2 moments (0 measures none)", sec, origin);
+    if ((rc = mcf_fermion_bind(services, params, "anderson", needs, &ev)))
         return rc;
 
     /* periodic L = 2 is allowed: anderson_hopping gives a doubled bond -2t */
@@ -339,6 +358,15 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
     }
     if ((rc = mcf_hamiltonian_fix_bounds(c->h, -bound, bound))) {
         rc = mcf_fail_prefix(rc, "anderson: fixing the spectral bounds +-%g", bound);
+        goto fail;
+    }
+    c->bound = bound;
+    /* the current operators: the hoppings are fixed, so are they */
+    c->Mr = (size_t)n_response;
+    c->states_per_volume = (double)lat->sites / pow((double)lat->L, (double)lat->dim);
+    if (c->Mr && ((rc = mcf_current_operator(c->h, lat, 0, &c->jx)) ||
+                  (rc = mcf_current_operator(c->h, lat, 1, &c->jy)))) {
+        rc = mcf_fail_prefix(rc, "anderson: [%s] response_moments in %s", sec, origin);
         goto fail;
     }
     /* the initial realization, from the chain's stream */

@@ -21,6 +21,9 @@ enum { ANDERSON_SQUARE, ANDERSON_CUBIC, ANDERSON_BCC };
  * values, then the moment curves (MCF_FERMION_MOMENT_OBSERVABLES: M, M and 2 values, and
  * ldos_moments: M), which have no values when the evaluator has no moments (M = 0) */
 enum { OBS_DOS = 0, OBS_TYPICAL = 1, OBS_LDOS = 2, OBS_DOS_MOMENTS = 3, OBS_LDOS_MOMENTS = 6 };
+/* then the conductivity's moment curves (MCF_RESPONSE_POINTS(response_moments) values each,
+ * none when response_moments = 0) */
+enum { OBS_SIGMA_XX_MOMENTS = 7, OBS_SIGMA_XY_MOMENTS = 8 };
 
 typedef struct anderson_chain {
     int32_t lattice[2];          /* mcf_lattice_kind, mcf_boundary: as the record stores them */
@@ -43,6 +46,10 @@ typedef struct anderson_chain {
     double *ldos_buf;            /* (n_typical + n_ldos) x points */
     size_t M;                    /* moments per density, 0: the evaluator has none */
     double *ldos_mu;             /* (n_typical + n_ldos) x M: the rows' LDOS moments */
+    size_t Mr;                   /* [model] response_moments (0: none) */
+    mcf_hamiltonian *jx, *jy;    /* the current operators (mcf_current_operator), with Mr */
+    double bound;                /* the fixed spectral bounds +-bound */
+    double states_per_volume;    /* sites / L^d (bcc: 2) */
 } anderson_chain;
 
 /* ---- anderson_measure.c --------------------------------------------------------------- */

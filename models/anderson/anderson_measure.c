@@ -49,6 +49,12 @@
 size_t anderson_curve_points(const void *chain, size_t index, double *axis)
 {
     const anderson_chain *c = chain;
+    if (index == OBS_SIGMA_XX_MOMENTS || index == OBS_SIGMA_XY_MOMENTS) {
+        const size_t P = c->Mr ? MCF_RESPONSE_POINTS(c->Mr) : 0;
+        for (size_t k = 0; axis && k < P; k++)
+            axis[k] = (double)k;
+        return P;
+    }
     if (index >= OBS_DOS_MOMENTS && index < OBS_LDOS_MOMENTS)
         return mcf_fermion_moment_points(&c->ev, c->ws, index - OBS_DOS_MOMENTS, axis);
     if (index == OBS_LDOS_MOMENTS) /* over n, like dos_moments */
@@ -142,6 +148,44 @@ static int anderson_reduce(const anderson_chain *c, double *values)
     return MCF_OK;
 }
 
+/* The conductivity's moment curves of n chains (c->Mr > 0 for all: one configuration), after
+ * the DOS, from the measurement stream: sigma_xx's (J_x, J_x) and sigma_xy's (J_x, J_y),
+ * each followed by the scaling, the fixed bounds and the states per volume.  p: 6 n pointers
+ * of the batch's scratch. */
+static int anderson_response(mcf_fermion_batch *a, void *const *chains, size_t n,
+                             double *const *values, void **p)
+{
+    const mcf_hamiltonian **A = (const mcf_hamiltonian **)p, **B = A + n;
+    double **re = (double **)(p + 2 * n), **im = re + n, **scale = im + n;
+    mcf_rng **rngs = (mcf_rng **)(p + 5 * n);
+    for (int which = 0; which < 2; which++) {
+        for (size_t k = 0; k < n; k++) {
+            anderson_chain *c = chains[k];
+            const size_t M = c->Mr, m = c->M;
+            double *at = values[k] + 3 * c->points + (m ? 3 * m + 2 : 0) +
+                         (size_t)which * MCF_RESPONSE_POINTS(M);
+            a->ws[k] = c->ws;
+            rngs[k] = &c->mrng;
+            A[k] = c->jx;
+            B[k] = which ? c->jy : c->jx;
+            re[k] = at;
+            im[k] = at + M * M;
+            scale[k] = at + 2 * M * M;
+            at[2 * M * M + 2] = -c->bound;
+            at[2 * M * M + 3] = c->bound;
+            at[2 * M * M + 4] = c->states_per_volume;
+        }
+        a->rngs = rngs;
+        const anderson_chain *c0 = chains[0];
+        mcf_response r = {.moments = c0->Mr, .op_a = A, .op_b = B, .mu_re = re, .mu_im = im,
+                          .moment_scale = scale};
+        int rc = mcf_fermion_response(a, n, &r);
+        if (rc)
+            return mcf_fail_prefix(rc, "anderson: sigma_%s moments", which ? "xy" : "xx");
+    }
+    return MCF_OK;
+}
+
 /* One evaluator call for all chains of the batch (a GPU evaluator gets them at once); the
  * LDOS call groups chains by their row count, which differs only when typical_sites is a
  * scan axis.  The argument arrays come from the batch's scratch, in one call.  With an
@@ -153,8 +197,8 @@ int anderson_measure(mcf_batch *batch, void *const *chains, size_t n, double *co
     if (n == 0)
         return MCF_OK;
     /* n workspaces, streams, outputs, row lists, moment outputs, LDOS moments and scales,
-     * then n "done" flags */
-    void **ws = mcf_batch_scratch(batch, 7 * n * sizeof(void *) + n);
+     * anderson_response's 6 n, then n "done" flags */
+    void **ws = mcf_batch_scratch(batch, 13 * n * sizeof(void *) + n);
     if (!ws)
         return mcf_fail_prefix(MCF_ENOMEM, "anderson: measuring %zu chains", n);
     mcf_rng **rngs = (mcf_rng **)(ws + n);
@@ -162,7 +206,7 @@ int anderson_measure(mcf_batch *batch, void *const *chains, size_t n, double *co
     const size_t **rows = (const size_t **)(ws + 3 * n);
     double **mom = (double **)(ws + 4 * n), **lmu = (double **)(ws + 5 * n);
     double **lscale = (double **)(ws + 6 * n);
-    unsigned char *done = (unsigned char *)(ws + 7 * n);
+    unsigned char *done = (unsigned char *)(ws + 13 * n);
     memset(done, 0, n);
     const anderson_chain *c0 = chains[0];
     /* the evaluator's calls, with the batch that knows the run's evaluator */
@@ -212,5 +256,5 @@ int anderson_measure(mcf_batch *batch, void *const *chains, size_t n, double *co
     for (size_t k = 0; k < n; k++)
         if ((rc = anderson_reduce(chains[k], values[k])))
             return rc;
-    return MCF_OK;
+    return c0->Mr ? anderson_response(&a, chains, n, values, ws + 7 * n) : MCF_OK;
 }

@@ -61,8 +61,10 @@ enum {
                                             for the specific heat (mcf 0.3) */
     MCF_FERMION_DENSITY_MATRIX = 1u << 9, /* density_matrix: f(H) on H's nonzero elements,
                                             the forces of a global sampler (mcf 1.1) */
-    MCF_FERMION_PSEUDOFERMION = 1u << 10 /* pseudofermion: the exact weight of hybrid Monte
-                                            Carlo and its forces (mcf 1.1) */
+    MCF_FERMION_PSEUDOFERMION = 1u << 10, /* pseudofermion: the exact weight of hybrid
+                                            Monte Carlo and its forces (mcf 1.1) */
+    MCF_FERMION_RESPONSE = 1u << 11      /* response: two-dimensional Chebyshev moments of
+                                            two operators, for conductivities (mcf 1.2) */
 };
 
 /* mcf 0.7: what evaluator e (a fermion evaluator's descriptor, either ABI) provides:
@@ -282,6 +284,12 @@ MCF_API int mcf_fermion_spectra(const mcf_fermion_batch *a, size_t n, mcf_spectr
  * that is not a number >= 0. */
 MCF_API int mcf_fermion_density_matrix(const mcf_fermion_batch *a, size_t n,
                                        const mcf_density_matrix *out);
+
+/* mcf 1.2: the two-dimensional moments of n chains (mcf/fermion.h, mcf_response) from a->ws,
+ * a->rngs (a stochastic trace's vectors): one call, r's arrays the caller's.  Bind with
+ * MCF_FERMION_RESPONSE.  Errors, prefixed "<model>: evaluator <name>: response": the
+ * evaluator's; MCF_EPLUGIN for a moment, error or scale it returned that is not finite. */
+MCF_API int mcf_fermion_response(const mcf_fermion_batch *a, size_t n, const mcf_response *r);
 
 /* The pseudofermion form of n chains' weights (mcf/fermion.h, mcf_pseudofermion: draw or
  * action, with the gradient when p->grad is set) from a->ws, a->rngs (draw), a->T, a->mu:

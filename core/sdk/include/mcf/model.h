@@ -121,6 +121,14 @@ enum {
  * do not ask for it (a checkpoint of an earlier release of the model still resumes).
  * measure() writes its value always; the core ignores it unless asked. */
 #define MCF_OBS_ON_REQUEST (1u << 5)
+/* mcf 1.2 (issue 47): a curve holding a conductivity's two-dimensional Chebyshev moments and
+ * what the Kubo formulas need besides, MCF_RESPONSE_POINTS(M) = 2 M^2 + 5 values
+ * (mcf/response.h): Re mu_nm at n M + m, Im mu_nm at M^2 + n M + m, then a, b (the scaling),
+ * emin, emax (the spectrum's bounds) and n_s (states per volume).  results.h5 marks it
+ * (attribute response_moments) and `mcf response DIR` turns its bins into conductivities
+ * with jackknife errors; the scaling and bounds must not change between measurements (fixed
+ * spectral bounds). */
+#define MCF_OBS_RESPONSE_MOMENTS (1u << 6)
 #define MCF_OBS_NOISE(g) (((unsigned)(g) & 3u) << 3)
 #define MCF_OBS_NOISE_MASK (3u << 3)
 /* the noise set 0..3 of an observable's flags */

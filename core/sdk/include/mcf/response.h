@@ -33,8 +33,9 @@
  *     sigma_ab = n_s / (pi a^2) int dx f(x) / (1 - x^2)^2 Re sum_nm h_n h_m g_n g_m mu_nm G_nm(x),
  *     G_nm(x) = T_n(x) e^{-i m t} (x + i m s) + T_m(x) e^{i n t} (x - i n s),  t = arccos x.
  * The integrals run over the spectrum's bounds [emin, emax] only (where the exact integrands
- * live), by Gauss-Legendre panels in t (16 points, at most pi / (M + 1) wide, and no wider
- * than T / (2 a) within 40 T of mu). */
+ * live), by Gauss-Legendre panels in t (16 points, at most pi / (M + 1) wide): Greenwood's
+ * per omega, no wider than T / (2 a) within 40 T of mu; Bastin's integrand once on panels over
+ * the whole bounds (no wider than T / (2 a) either when T > 0), reused for every mu. */
 #ifndef MCF_RESPONSE_H
 #define MCF_RESPONSE_H
 
@@ -63,6 +64,10 @@ MCF_API int mcf_current_operator(const mcf_hamiltonian *h, const mcf_lattice *la
  * mcf_current_operator. */
 MCF_API int mcf_current_operator_update(mcf_hamiltonian *J, const mcf_hamiltonian *h,
                                         const mcf_lattice *lattice, int axis);
+
+/* The values of a model's curve of response moments (MCF_OBS_RESPONSE_MOMENTS, mcf/model.h)
+ * for M moments per index: Re mu (M^2), Im mu (M^2), a, b, emin, emax, n_s. */
+#define MCF_RESPONSE_POINTS(M) (2 * (size_t)(M) * (size_t)(M) + 5)
 
 /* A set of two-dimensional moments and what the conductivities need besides. */
 typedef struct mcf_kubo {

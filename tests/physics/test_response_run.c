@@ -1,0 +1,233 @@
+/* test_response_run.c — issue 47's conductivities through a run: the anderson model's
+ * response_moments (curves sigma_xx_moments, sigma_xy_moments) and `mcf response DIR`.
+ * The physics of the moments and the Kubo formulas is tests/kpm/test_response.c's; here the
+ * path from a chain's measurement to the table:
+ *
+ * (a) W = 0 with ed: every realization is the clean 6x6 torus, so the run's mean moments
+ *     are one realization's and the jackknife error is 0.  `mcf response --mu -3:3:7 --T 0.2
+ *     --omega 1` against the same Hamiltonian's ed moments (M = 48) put through
+ *     mcf_kubo_bastin and mcf_kubo_greenwood in this process: 1e-9 relative (the operators'
+ *     slots come in another order here: rounding), and errors below 1e-12.
+ * (b) W = 3 with kpm (8 random vectors, 2 walkers, 64 realizations): the table's sigma_xx
+ *     and sigma_xy against the same functions of the run's mean moments as sigma_*_moments.tsv
+ *     prints them (10 significant digits): 1e-6 of sigma_xx; the errors positive, finite and
+ *     below a fifth of sigma_xx; and sigma_xy within 4 errors of 0 (the ensemble of the
+ *     disorder is symmetric under x -> -x, which reverses sigma_xy).
+ * (c) refusals: response_moments = 1, `mcf response` of a run without response moments, and
+ *     a malformed --mu. */
+#include "physics_util.h"
+
+#include "evaluator_test.h"
+#include "mcf/mcf.h"
+#include "test_params.h"
+
+#define NMU 7
+
+static const char *mcf_prog;
+
+static char *sections(double W, const char *ev, const char *ev_keys, int walkers, int M)
+{
+    static char s[1024];
+    snprintf(s, sizeof s,
+             "evaluator = %s\nwalkers = %d\n\n[schedule]\nthermalize = 0\nsweeps = 64\n\n"
+             "[model]\nlattice = square\nL = 6\nW = %g\nresponse_moments = %d\n\n"
+             "[evaluator]\n%s",
+             ev, walkers, W, M, ev_keys);
+    return s;
+}
+
+/* `mcf response DIR ARGS` (DIR = $MCF_TEST_TMP/name/out); status; its table into t */
+static int response(const char *name, const char *args, phys_table *t, char *log, size_t n)
+{
+    char dir[PHYS_PATH_MAX];
+    static char cmd[3 * PHYS_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/%s", getenv("MCF_TEST_TMP"), name);
+    snprintf(log, n, "%s/response.log", dir);
+    snprintf(cmd, sizeof cmd, "'%s' response '%s/out' %s > '%s' 2>&1", mcf_prog, dir, args,
+             log);
+    const int status = system(cmd);
+    const int rc = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    memset(t, 0, sizeof *t);
+    if (rc == 0) {
+        snprintf(cmd, sizeof cmd, "%s/out/response-jackson.tsv", dir);
+        if (phys_read_table(cmd, t))
+            return -1;
+    }
+    return rc;
+}
+
+/* sigma (Bastin at the 7 mu, then Greenwood at omega = 1) of moments mu (2 M^2 values)
+ * with the tail (a, b, emin, emax, n_s) */
+static void sigma_of(size_t M, const double *mu, const double *tail, double *out)
+{
+    const mcf_kubo k = {.M = M, .mu_re = mu, .mu_im = mu + M * M, .a = tail[0], .b = tail[1],
+                        .emin = tail[2], .emax = tail[3], .states_per_volume = tail[4]};
+    double mus[NMU], one = 1.0;
+    for (int i = 0; i < NMU; i++)
+        mus[i] = -3.0 + i;
+    CHECK(mcf_kubo_bastin(&k, 0.2, NMU, mus, out, NULL) == MCF_OK, "%s", mcf_last_error());
+    for (int i = 0; i < NMU; i++)
+        CHECK(mcf_kubo_greenwood(&k, 0.2, mus[i], 1, &one, out + NMU + i) == MCF_OK, "%s",
+              mcf_last_error());
+}
+
+/* (a) */
+static void part_a(void)
+{
+    phys_table t;
+    if (phys_run_mcf(mcf_prog, "response_clean", "anderson", 5, sections(0, "ed", "", 1, 48),
+                     &t)) {
+        CHECK(0, "(a) the run failed");
+        return;
+    }
+    phys_table_free(&t);
+    char log[PHYS_PATH_MAX];
+    CHECK(response("response_clean", "--mu -3:3:7 --T 0.2 --omega 1", &t, log, sizeof log) == 0,
+          "(a) mcf response failed");
+    if (t.nrows != 4 * NMU) {
+        CHECK(0, "(a) %zu rows, not %d", t.nrows, 4 * NMU);
+        phys_table_free(&t);
+        return;
+    }
+    /* the same Hamiltonian here: hopping -1, bounds +-4, on-site 0 */
+    mcf_lattice *lat = NULL;
+    mcf_hamiltonian *h = NULL, *J[2] = {NULL, NULL};
+    mcf_lattice_create(MCF_LATTICE_SQUARE, 6, MCF_BOUNDARY_PERIODIC, &lat);
+    mcf_hamiltonian_create(36, 1, 4, &h);
+    mcf_hamiltonian_set_hopping(h, lat, 1.0);
+    mcf_hamiltonian_fix_bounds(h, -4.0, 4.0);
+    mcf_current_operator(h, lat, 0, &J[0]);
+    mcf_current_operator(h, lat, 1, &J[1]);
+    mcf_plugin *pe = NULL;
+    CHECK(mcfe_plugin_open("ed", MCF_PLUGIN_FERMION_EVALUATOR, &pe) == MCF_OK, "ed: %s",
+          mcf_last_error());
+    test_params *te = pe ? test_params_make(pe->info->params, "test", NULL) : NULL;
+    void *ws = te ? test_params_workspace(pe->info, te, h) : NULL;
+    const size_t M = 48;
+    double *mu = malloc(2 * M * M * sizeof *mu), tail[5] = {0, 0, -4.0, 4.0, 1.0}, want[14];
+    double *re = mu, *im = mu + M * M, *ab = tail;
+    for (int q = 0; ws && q < 2; q++) {
+        const mcf_hamiltonian *A = J[0], *B = J[q];
+        mcf_response r = {.moments = M, .op_a = &A, .op_b = &B, .mu_re = &re, .mu_im = &im,
+                          .moment_scale = &ab};
+        CHECK(tev_v2(pe->info)->response(tev_batch(), &ws, 1, NULL, &r) == MCF_OK, "(a) %s",
+              mcf_last_error());
+        sigma_of(M, mu, tail, want);
+        double worst = 0.0, err = 0.0;
+        for (int i = 0; i < 2 * NMU; i++) {
+            const double got = phys_get(&t, (size_t)(q * 2 * NMU + i), "sigma");
+            const double scale = fabs(phys_get(&t, (size_t)i, "sigma"));
+            worst = fmax(worst, fabs(got - want[i]) / scale);
+            err = fmax(err, phys_get(&t, (size_t)(q * 2 * NMU + i), "sigma_err") / scale);
+        }
+        CHECK(worst < 1e-9 && err < 1e-12, "(a) sigma_%s: %.1e from this process's, error %.1e",
+              q ? "xy" : "xx", worst, err);
+        printf("(a) clean 6x6, ed, sigma_%s (Bastin at 7 mu, Greenwood at omega = 1): %.1e from "
+               "the same moments here, jackknife error %.1e (e.g. sigma(mu = 0) = %.6f)\n",
+               q ? "xy" : "xx", worst, err, phys_get(&t, (size_t)(q * 2 * NMU + 3), "sigma"));
+    }
+    if (ws)
+        tev_destroy(pe->info, ws);
+    test_params_free(te);
+    tev_batch_release();
+    if (pe)
+        mcfe_plugin_close(pe);
+    free(mu);
+    mcf_hamiltonian_destroy(J[0]);
+    mcf_hamiltonian_destroy(J[1]);
+    mcf_hamiltonian_destroy(h);
+    mcf_lattice_destroy(lat);
+    phys_table_free(&t);
+}
+
+/* (b) */
+static void part_b(void)
+{
+    phys_table t, c;
+    if (phys_run_mcf(mcf_prog, "response_kpm", "anderson", 6,
+                     sections(3, "kpm", "moments = 64\nvectors = 8\n", 2, 24), &t)) {
+        CHECK(0, "(b) the run failed");
+        return;
+    }
+    phys_table_free(&t);
+    char log[PHYS_PATH_MAX], path[PHYS_PATH_MAX];
+    CHECK(response("response_kpm", "--mu -3:3:7 --T 0.2 --omega 1", &t, log, sizeof log) == 0,
+          "(b) mcf response failed");
+    const size_t M = 24, P = MCF_RESPONSE_POINTS(24);
+    double *mu = malloc(P * sizeof *mu), want[14];
+    for (int q = 0; q < 2 && t.nrows == 4 * NMU; q++) {
+        snprintf(path, sizeof path, "%s/response_kpm/out/sigma_%s_moments.tsv",
+                 getenv("MCF_TEST_TMP"), q ? "xy" : "xx");
+        if (phys_read_table(path, &c) || c.nrows != P) {
+            CHECK(0, "(b) %s: %zu rows, not %zu", path, c.nrows, P);
+            phys_table_free(&c);
+            break;
+        }
+        for (size_t k = 0; k < P; k++)
+            mu[k] = phys_get(&c, k, q ? "sigma_xy_moments" : "sigma_xx_moments");
+        phys_table_free(&c);
+        sigma_of(M, mu, mu + 2 * M * M, want);
+        double worst = 0.0, emin = INFINITY, emax = 0.0;
+        for (int i = 0; i < 2 * NMU; i++) {
+            const double scale = fabs(phys_get(&t, (size_t)i, "sigma"));
+            const double e = phys_get(&t, (size_t)(q * 2 * NMU + i), "sigma_err") / scale;
+            worst = fmax(worst, fabs(phys_get(&t, (size_t)(q * 2 * NMU + i), "sigma") -
+                                     want[i]) / scale);
+            emin = fmin(emin, e);
+            emax = fmax(emax, e);
+        }
+        CHECK(worst < 1e-6 && emin > 0 && emax < 0.2, "(b) sigma_%s: %.1e from the mean "
+              "moments, relative errors %.1e .. %.1e", q ? "xy" : "xx", worst, emin, emax);
+        /* the disorder's ensemble is symmetric under x -> -x: the mean sigma_xy is 0 */
+        for (int i = 0; q && i < 2 * NMU; i++) {
+            const double s = phys_get(&t, (size_t)(2 * NMU + i), "sigma");
+            const double e = phys_get(&t, (size_t)(2 * NMU + i), "sigma_err");
+            CHECK(fabs(s) < 4.0 * e, "(b) row %d: sigma_xy = %.4f +- %.4f, not 0", i, s, e);
+        }
+        printf("(b) W = 3, kpm, 2 x 64 realizations: sigma_%s %.1e from the mean moments; "
+               "jackknife errors %.1e .. %.1e of sigma_xx (sigma(mu = 0) = %.4f +- %.4f)\n",
+               q ? "xy" : "xx", worst, emin, emax,
+               phys_get(&t, (size_t)(q * 2 * NMU + 3), "sigma"),
+               phys_get(&t, (size_t)(q * 2 * NMU + 3), "sigma_err"));
+    }
+    CHECK(t.nrows == 4 * NMU, "(b) %zu rows", t.nrows);
+    free(mu);
+    phys_table_free(&t);
+}
+
+/* (c) */
+static void part_c(void)
+{
+    static const char *const two[] = {"response_moments = 1", "at least 2 moments", NULL};
+    phys_expect_refusal(mcf_prog, "response_one", "anderson", sections(3, "kpm", "", 1, 1),
+                        two);
+    phys_table t;
+    char log[PHYS_PATH_MAX];
+    if (phys_run_mcf(mcf_prog, "response_none", "anderson", 7, sections(3, "kpm", "", 1, 0),
+                     &t) == 0) {
+        phys_table_free(&t);
+        CHECK(response("response_none", "", &t, log, sizeof log) != 0 &&
+                  phys_file_has("response_none", "response.log", "holds no response moments",
+                                NULL),
+              "(c) a run without response moments was not refused");
+        phys_table_free(&t);
+    }
+    CHECK(response("response_kpm", "--mu 2:1:4", &t, log, sizeof log) != 0 &&
+              phys_file_has("response_kpm", "response.log", "A:B:N with A < B", NULL),
+          "(c) --mu 2:1:4 was not refused");
+    phys_table_free(&t);
+    printf("(c) refused: response_moments = 1, a run without response moments, --mu 2:1:4\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s MCF_PROGRAM\n", argv[0]);
+        return 2;
+    }
+    mcf_prog = argv[1];
+    part_a();
+    part_b();
+    part_c();
+    return check_exit();
+}
