@@ -162,28 +162,5 @@ void mcf_lattice_bond_phase(const mcf_lattice *lat, const double *theta, size_t 
 int mcf_hamiltonian_set_hopping_twisted(mcf_hamiltonian *h, const mcf_lattice *lat, double t,
                                         const double *theta)
 {
-    if (!mcf_twist_nonzero(theta))
-        return mcf_hamiltonian_set_hopping(h, lat, t);
-    if (!h || !lat || lat->sites != h->sites)
-        return mcf_fail(MCF_EINVAL, "hamiltonian: set_hopping_twisted needs a lattice of the "
-                        "Hamiltonian's %zu sites", h ? h->sites : (size_t)0);
-    if (lat->boundary == MCF_BOUNDARY_PERIODIC && lat->L < 3 && lat->kind != MCF_LATTICE_BCC)
-        return mcf_fail(MCF_EINVAL, "hamiltonian: set_hopping_twisted on a periodic L = %ld "
-                        "lattice, whose table lists a neighbour twice; use L >= 3", lat->L);
-    const size_t z = (size_t)lat->coordination, orb = (size_t)h->orbitals;
-    for (size_t i = 0; i < lat->sites; i++)
-        for (size_t s = 0; s < z; s += 2) { /* even slots: every bond once */
-            const int32_t j = lat->neighbours[i * z + s];
-            if (j < 0)
-                continue;
-            double c, sn;
-            mcf_lattice_bond_phase(lat, theta, i, (int)s, &c, &sn);
-            const double re = -t * c, im = sn != 0.0 ? -t * sn : 0.0;
-            for (size_t o = 0; o < orb; o++) {
-                const int rc = mcf_hamiltonian_set(h, i * orb + o, (size_t)j * orb + o, re, im);
-                if (rc)
-                    return rc;
-            }
-        }
-    return MCF_OK;
+    return mcf_hamiltonian_set_hopping_gauged(h, lat, t, theta, 0.0); /* field.c */
 }

@@ -26,7 +26,10 @@
  * tells an evaluator that may compute the hoppings instead of reading the table (kpm,
  * kpm-cuda: the DOS step then streams only the on-site energies).  A periodic L = 2
  * lattice (a pair joined by two bonds of the torus, -2t) is written entry by entry
- * (anderson_hopping), with each row's slots in neighbour-slot order as well.
+ * (anderson_hopping), with each row's slots in neighbour-slot order as well.  A twist or a
+ * magnetic field ([model] flux, Peierls phases: mcf/lattice.h) makes the hoppings complex:
+ * they are then written with their phases (mcf_hamiltonian_set_hopping_gauged), not
+ * factorized.
  *
  * Spectral bounds are fixed to +-(z |t| + W/2) (z = coordination), which bound the
  * spectrum of every realization (Gershgorin), so every realization shares one energy grid
@@ -83,6 +86,7 @@ static const mcf_param_spec anderson_params[] = {
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
      .doc = "boundary conditions of the lattice"},
     MCF_LATTICE_TWIST_PARAM,
+    MCF_LATTICE_FLUX_PARAM,
     {"typical_sites", MCF_PARAM_INT, "32", MCF_PARAM_HAS_MIN, 1, 0, NULL,
      .doc = "distinct sites sampled per realization for typical_dos (at most the number of sites)"},
     {"response_moments", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,
@@ -299,7 +303,9 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
         mcf_lattice_destroy(lat);
         return mcf_fail(MCF_ENOMEM, "anderson: out of memory");
     }
-    if ((rc = mcf_lattice_twist(params, "anderson", lat, c->theta)))
+    double flux = 0.0;
+    if ((rc = mcf_lattice_twist(params, "anderson", lat, c->theta)) ||
+        (rc = mcf_lattice_flux(params, "anderson", lat, &flux)))
         goto fail;
     c->lattice[0] = (int32_t)lat->kind;
     c->lattice[1] = (int32_t)lat->boundary;
@@ -337,14 +343,15 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
     }
     const int doubled = lat->boundary == MCF_BOUNDARY_PERIODIC && lat->L == 2 &&
                         lat->kind != MCF_LATTICE_BCC;
-    if (doubled && mcf_twist_nonzero(c->theta))
-        rc = mcf_fail(MCF_EINVAL, "anderson: [%s] twist in %s on the periodic L = 2 lattice, "
-                      "whose bonds come in pairs that a twist tells apart; use L >= 3 or "
-                      "twist = 0", sec, origin);
+    if (doubled && (mcf_twist_nonzero(c->theta) || flux != 0.0))
+        rc = mcf_fail(MCF_EINVAL, "anderson: [%s] %s in %s on the periodic L = 2 lattice, "
+                      "whose bonds come in pairs that a phase tells apart; use L >= 3 or "
+                      "%s = 0", sec, flux != 0.0 ? "flux" : "twist", origin,
+                      flux != 0.0 ? "flux" : "twist");
     else if (doubled)
         rc = anderson_hopping(c, lat);
-    else if (mcf_twist_nonzero(c->theta)) /* not factorized: the table holds the phases */
-        rc = mcf_hamiltonian_set_hopping_twisted(c->h, lat, t, c->theta);
+    else if (mcf_twist_nonzero(c->theta) || flux != 0.0) /* the table holds the phases */
+        rc = mcf_hamiltonian_set_hopping_gauged(c->h, lat, t, c->theta, flux);
     else if ((rc = mcf_hamiltonian_factorize(c->h, lat, -t, 0)))
         rc = mcf_fail_prefix(rc, "anderson: the hopping");
     if (rc)

@@ -14,7 +14,15 @@
  *     below a fifth of sigma_xx; and sigma_xy within 4 errors of 0 (the ensemble of the
  *     disorder is symmetric under x -> -x, which reverses sigma_xy).
  * (c) refusals: response_moments = 1, `mcf response` of a run without response moments, and
- *     a malformed --mu. */
+ *     a malformed --mu; [model] flux = 0.15 with L = 10 (flux x L not whole) and on bcc.
+ * (d) The Hall plateaus of the Hofstadter model through a run: anderson with W = 0, flux =
+ *     1/5 per plaquette on the 10x10 torus, twist = average:4 (16 walkers: the run's average
+ *     over walkers is the twist average, which makes the plateaus integers), ed,
+ *     response_moments = 128: 2 pi sigma_xy at T = 0 in the lowest gap (mu = -2.25) is the
+ *     TKNN integer 1 within 0.03 (the Jackson kernel's M^-2 error: test_response measured
+ *     9.1e-4 at M = 512 in this gap, so ~1.5 % at 128), and the highest gap (mu = 2.25) gives
+ *     its negative (particle-hole symmetry) to 1e-6 (the quadrature's panels are not
+ *     symmetric about 0). */
 #include "physics_util.h"
 
 #include "evaluator_test.h"
@@ -216,7 +224,44 @@ static void part_c(void)
               phys_file_has("response_kpm", "response.log", "A:B:N with A < B", NULL),
           "(c) --mu 2:1:4 was not refused");
     phys_table_free(&t);
-    printf("(c) refused: response_moments = 1, a run without response moments, --mu 2:1:4\n");
+    static const char *const whole[] = {"flux = 0.15", "whole", NULL};
+    static const char *const bcc[] = {"flux = 0.5", "bcc", NULL};
+    phys_expect_refusal(mcf_prog, "response_flux_l", "anderson",
+                        "evaluator = ed\n[model]\nlattice = square\nL = 10\nflux = 0.15\n",
+                        whole);
+    phys_expect_refusal(mcf_prog, "response_flux_bcc", "anderson",
+                        "evaluator = ed\n[model]\nlattice = bcc\nL = 4\nflux = 0.5\n", bcc);
+    printf("(c) refused: response_moments = 1, a run without response moments, --mu 2:1:4, "
+           "flux x L not whole, a field on bcc\n");
+}
+
+/* (d) */
+static void part_d(void)
+{
+    phys_table t;
+    static const char ini[] =
+        "evaluator = ed\nwalkers = 16\n\n[schedule]\nthermalize = 0\nsweeps = 2\nbins = 2\n\n"
+        "[model]\nlattice = square\nL = 10\nW = 0\nflux = 0.2\ntwist = average:4\n"
+        "response_moments = 128\ntypical_sites = 4\n";
+    if (phys_run_mcf(mcf_prog, "response_hall", "anderson", 8, ini, &t)) {
+        CHECK(0, "(d) the run failed");
+        return;
+    }
+    phys_table_free(&t);
+    char log[PHYS_PATH_MAX];
+    CHECK(response("response_hall", "--mu -2.25,2.25", &t, log, sizeof log) == 0,
+          "(d) mcf response failed");
+    if (t.nrows == 4) {
+        const double lo = 2 * M_PI * phys_get(&t, 2, "sigma");
+        const double hi = 2 * M_PI * phys_get(&t, 3, "sigma");
+        CHECK(fabs(lo - 1.0) < 0.03 && fabs(lo + hi) < 1e-6, "(d) 2 pi sigma_xy = %.9f (gap 1), "
+              "%.9f (gap 4)", lo, hi);
+        printf("(d) Hofstadter flux 1/5, 10x10, 4x4 twists, M = 128: 2 pi sigma_xy = %.9f in "
+               "the lowest gap, %.9f in the highest\n", lo, hi);
+    } else {
+        CHECK(0, "(d) %zu rows, not 4", t.nrows);
+    }
+    phys_table_free(&t);
 }
 
 int main(int argc, char **argv)
@@ -229,5 +274,6 @@ int main(int argc, char **argv)
     part_a();
     part_b();
     part_c();
+    part_d();
     return check_exit();
 }

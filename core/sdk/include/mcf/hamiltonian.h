@@ -148,6 +148,14 @@ MCF_API int mcf_hamiltonian_set_hopping_twisted(mcf_hamiltonian *h,
                                                 const struct mcf_lattice *lattice, double t,
                                                 const double *theta);
 
+/* mcf 1.2: the same with a uniform field of flux phi per plaquette as well (mcf/lattice.h,
+ * mcf_lattice_field_phase): H[(i,o)][(j,o)] = -t exp(i (phi_twist + a_field)), in the same
+ * order; phi = 0 writes exactly what mcf_hamiltonian_set_hopping_twisted writes.  Errors as
+ * mcf_hamiltonian_set_hopping_twisted. */
+MCF_API int mcf_hamiltonian_set_hopping_gauged(mcf_hamiltonian *h,
+                                               const struct mcf_lattice *lattice, double t,
+                                               const double *theta, double phi);
+
 /* Sets the diagonal entry of row r.  MCF_EINVAL when out of range or not finite. */
 MCF_API int mcf_hamiltonian_set_onsite(mcf_hamiltonian *h, size_t r, double e);
 

@@ -203,6 +203,36 @@ MCF_API void mcf_lattice_bond_phase(const mcf_lattice *lattice, const double *th
 /* Whether theta (radians, 3 numbers; NULL: none) is a twist at all: 1 when any is != 0. */
 MCF_API int mcf_twist_nonzero(const double *theta);
 
+/* ---- a uniform magnetic field (mcf 1.2; issue 47; docs/methods.md, "Conductivity") -------
+ *
+ * B along z with the flux phi (in flux quanta h/e) through every unit square of the xy plane,
+ * by Peierls phases in the Landau gauge A = (0, B x, 0): the hopping <i| H |j> to site i
+ * from its y neighbour j gets exp(2 pi i phi x_i (y_j - y_i)), y_j - y_i = +-1 the bond's
+ * direction, x_i site i's coordinate (0 .. L-1); x and z bonds get none.  On the torus this
+ * closes only when phi L is a whole number (a whole number of flux quanta through each strip
+ * of L plaquettes), which mcf_lattice_flux checks.  Square and simple cubic lattices.  With a
+ * twist, the bond's phase is the product of both.
+ *
+ * MCF_LATTICE_FLUX_PARAM is the key `flux` of a model's parameter array (default 0: no field,
+ * bit for bit as without the key). */
+#define MCF_LATTICE_FLUX_PARAM                                                                \
+    {"flux", MCF_PARAM_REAL, "0", MCF_PARAM_NO_SCAN | MCF_PARAM_FINITE, 0, 0, NULL,           \
+     .doc = "magnetic flux per plaquette of the xy plane, in flux quanta h/e (Peierls phases, " \
+     "Landau gauge; on the torus flux x L must be whole); square and cubic lattices",          \
+     .symbol = "φ"}
+
+/* The flux of this chain from the model's parameters (declared with MCF_LATTICE_FLUX_PARAM)
+ * for its lattice.  Errors: MCF_EINVAL "<model>: <file>: [<section>] flux = ...: ..." for a
+ * field on a lattice other than square or cubic, or phi L not whole on periodic boundaries
+ * (the message names the fluxes that fit). */
+MCF_API int mcf_lattice_flux(const mcf_params *params, const char *model,
+                             const mcf_lattice *lattice, double *phi);
+
+/* The field's phase exp(i a) = *re + i *im of the hopping <i| H |j> to site i from its
+ * neighbour j in slot `slot` (1 + 0i for phi = 0, x and z bonds, missing neighbours). */
+MCF_API void mcf_lattice_field_phase(const mcf_lattice *lattice, double phi, size_t i, int slot,
+                                     double *re, double *im);
+
 /* The checkerboard sign of a site, +1 or -1: (-1)^(x+y+z) of its cell on chain, square and
  * cubic lattices (staggered order: with periodic boundaries a true sublattice for even L),
  * +1 for bcc corners and -1 for body centres. */
