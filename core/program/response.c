@@ -1,4 +1,5 @@
-/* response.c — `mcf response DIR [--T T] [--mu LIST|A:B:N] [--omega LIST] [--kernel K]`:
+/* response.c — `mcf response DIR [--T T] [--mu LIST|A:B:N] [--omega LIST] [--kernel K]`
+ * (T of the Fermi function: --T, else each scan point's temperature, 0 without one):
  * the conductivities of the curves a run stored as two-dimensional Chebyshev moments
  * (MCF_OBS_RESPONSE_MOMENTS: sigma_xx_moments, sigma_xy_moments), per scan point, with
  * jackknife errors over the bins, into DIR/response-KERNEL.tsv: Kubo-Bastin's DC tensor at
@@ -27,6 +28,7 @@
 typedef struct resp_args {
     const char *dir, *kernel;
     double T;
+    int T_given;                /* --T; else each scan point's T (0 without a T column) */
     size_t n_mu, n_omega;
     int mu_range;               /* --mu A:B:N */
     double mu[RESPONSE_MAX_LIST], omega[RESPONSE_MAX_LIST];
@@ -83,6 +85,7 @@ static int parse_args(int argc, char **argv, resp_args *a)
             char *end;
             errno = 0;
             a->T = strtod(v, &end);
+            a->T_given = 1;
             if (end == v || *end || errno || !isfinite(a->T) || a->T < 0)
                 rc = mcf_fail(MCF_EINVAL, "response: --T %s: a temperature >= 0 is wanted", v);
         } else if (!strcmp(o, "--mu")) {
@@ -144,8 +147,8 @@ static int point_tail(resp_point *q, const char *name, size_t p, const char *pat
 }
 
 /* sigma of every quantity for bin j's mean moments into v (n_q values) */
-static int bin_values(const resp_args *args, const resp_point *q, size_t j, const double *mus,
-                      size_t n_mu, double *mean, double *v)
+static int bin_values(const resp_args *args, double T, const resp_point *q, size_t j,
+                      const double *mus, size_t n_mu, double *mean, double *v)
 {
     for (size_t i = 0; i < q->P; i++)
         mean[i] = q->s[j * q->P + i] / q->w[j];
@@ -153,9 +156,9 @@ static int bin_values(const resp_args *args, const resp_point *q, size_t j, cons
     const mcf_kubo k = {.M = M, .mu_re = mean, .mu_im = mean + M * M, .a = q->tail[0],
                         .b = q->tail[1], .emin = q->tail[2], .emax = q->tail[3],
                         .kernel = args->kernel, .states_per_volume = q->tail[4]};
-    int rc = mcf_kubo_bastin(&k, args->T, n_mu, mus, v, NULL);
+    int rc = mcf_kubo_bastin(&k, T, n_mu, mus, v, NULL);
     for (size_t i = 0; !rc && args->n_omega && i < n_mu; i++)
-        rc = mcf_kubo_greenwood(&k, args->T, mus[i], args->n_omega, args->omega,
+        rc = mcf_kubo_greenwood(&k, T, mus[i], args->n_omega, args->omega,
                                 v + n_mu + i * args->n_omega);
     return rc;
 }
@@ -202,8 +205,15 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
     double *v = rc ? NULL : malloc((q.nb + 1) * nq * sizeof *v), *loo = NULL;
     if (!rc && (!v || !(loo = malloc((q.nb + 1) * sizeof *loo))))
         rc = mcf_fail(MCF_ENOMEM, "response: out of memory");
+    /* the Fermi function's T: --T, else the scan point's own (a temperature scan) */
+    double T = args->T;
+    for (size_t c = 0; !args->T_given && c < in->n_scan; c++)
+        if (!strcmp(in->scan_names[c], "T"))
+            T = strtod(in->scan_values[c * in->points + p], NULL);
+    if (!rc && !(isfinite(T) && T >= 0))
+        rc = mcf_fail(MCF_EFORMAT, "%s: scan point %zu has the temperature %g", path, p, T);
     for (size_t j = 0; !rc && j < q.nb; j++)
-        rc = bin_values(args, &q, j, mus, n_mu, mean, v + j * nq);
+        rc = bin_values(args, T, &q, j, mus, n_mu, mean, v + j * nq);
     double W = 0.0;
     for (size_t j = 0; !rc && j < q.nb; j++)
         W += q.w[j];
@@ -222,7 +232,7 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
         mcfe_text_printf(&x->t, "%.*s\t%s\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\n",
                          (int)(cut ? len - 8 : len), cv->name, i < n_mu ? "bastin" : "greenwood",
                          mus[m], i < n_mu ? 0.0 : args->omega[(i - n_mu) % args->n_omega],
-                         args->T, val, err);
+                         T, val, err);
         x->rows++;
     }
     free(q.s);
@@ -249,10 +259,10 @@ static int response_folder(const mcf_setup *s, void *ctx, char *path, size_t len
                       "response_moments = M > 0)", path, s->model_name);
     mcfe_text_printf(&x->t, "# mcf %s: conductivities from the two-dimensional Chebyshev "
                      "moments in results.h5 (mcf response)\n", MCF_VERSION_STRING);
-    mcfe_text_printf(&x->t, "# kernel %s, T = %.17g; units e^2/hbar (2D; e^2/h = 1/(2 pi)); "
+    mcfe_text_printf(&x->t, "# kernel %s, T: %s; units e^2/hbar (2D; e^2/h = 1/(2 pi)); "
                      "bastin: Kubo-Bastin's DC sigma_ab (Hall part included), greenwood: "
                      "Kubo-Greenwood's Re sigma_ab(omega)\n", args->kernel ? args->kernel
-                     : "jackson", args->T);
+                     : "jackson", args->T_given ? "--T" : "each scan point's (0 without one)");
     mcfe_text_printf(&x->t, "# errors: jackknife over the bins (%zu bins x %zu walker(s) a "
                      "scan point)\n# scan:", in.bins, in.walkers);
     for (size_t j = 0; j < in.n_scan; j++)

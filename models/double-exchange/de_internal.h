@@ -35,7 +35,8 @@ enum { DE_LATTICE_SQUARE, DE_LATTICE_CUBIC };
 enum {
     OBS_ENERGY, OBS_ABS_M, OBS_M2, OBS_M4, OBS_DENSITY, OBS_NN, OBS_ENERGY_DT, OBS_ACTION_DT,
     OBS_M2_KMIN,
-    OBS_COUNT, OBS_DOS = OBS_COUNT
+    OBS_COUNT, OBS_DOS = OBS_COUNT,
+    OBS_SIGMA_XX_MOMENTS, OBS_SIGMA_XY_MOMENTS /* with response_moments > 0 */
 };
 
 typedef struct de_move {
@@ -94,6 +95,11 @@ typedef struct de_chain {
     int64_t *slot;             /* hund = inf, HMC (de_hmc.c): N x z, the table index of
                                   H[i][nb[k]] (-1: no neighbour), found at the first force */
     mcf_kmin *kmin;            /* m2_kmin's tables (mcf/lattice.h) */
+    /* the conductivity's moments (response_moments > 0, de_measure.c) */
+    size_t Mr;                 /* moments per index, 0: none */
+    mcf_lattice *lat;          /* the lattice (kept with Mr: the currents' geometry) */
+    mcf_hamiltonian *jx, *jy;  /* J_x, J_y of the spins now (rewritten every measurement) */
+    double bound;              /* the fixed spectral bounds +-bound */
 } de_chain;
 
 /* ---- de_periodic.c: ideal states as crystals (mcf_model.periodic) ---------------------- */

@@ -21,6 +21,11 @@
  *   dos             (a curve over E, only with dos_every = k > 0) the fermion DOS per state
  *                   from the evaluator's dos(), new at every k-th measurement and repeated
  *                   in between (equal weights: the mean is that of the measured curves)
+ *   sigma_xx_moments, sigma_xy_moments
+ *                   (only with response_moments = M > 0) the two-dimensional moments of the
+ *                   currents J_x, J_x and J_x, J_y of the spins now (mcf_current_operator_update
+ *                   from H, every measurement), with the scaling, the fixed bounds and the
+ *                   states per volume (MCF_RESPONSE_POINTS(M) values; `mcf response DIR`)
  * measure() gets density and energy (and d(energy)/dT) from
  * mcf_fermion_occupation_heat, which calls occupation_dT() once for all chains of a batch that
  * share (mu, T) (the op takes one mu and one T; a temperature scan gives one call per
@@ -103,6 +108,51 @@ static int de_measure_dos(mcf_batch *batch, void *const *chains, size_t n,
     return MCF_OK;
 }
 
+/* The response moments of every chain (Mr > 0: the same for all, one configuration), from
+ * the measurement streams after the DOS; the arrays from the batch's scratch, taken anew. */
+static int de_measure_response(mcf_batch *batch, void *const *chains, size_t n,
+                               double *const *values)
+{
+    void **p = mcf_batch_scratch(batch, 7 * n * sizeof(void *));
+    if (!p)
+        return mcf_fail_prefix(MCF_ENOMEM, "double-exchange: the response");
+    const mcf_hamiltonian **A = (const mcf_hamiltonian **)p, **B = A + n;
+    double **re = (double **)(p + 2 * n), **im = re + n, **scale = im + n;
+    mcf_rng **rngs = (mcf_rng **)(p + 5 * n);
+    void **ws = p + 6 * n;
+    int rc = MCF_OK;
+    for (size_t k = 0; k < n && !rc; k++) {
+        de_chain *c = chains[k];
+        if ((rc = mcf_current_operator_update(c->jx, c->h, c->lat, 0)) ||
+            (rc = mcf_current_operator_update(c->jy, c->h, c->lat, 1)))
+            return mcf_fail_prefix(rc, "double-exchange: the currents");
+    }
+    for (int which = 0; which < 2 && !rc; which++) {
+        for (size_t k = 0; k < n; k++) {
+            de_chain *c = chains[k];
+            const size_t M = c->Mr;
+            double *at = values[k] + OBS_DOS + (c->dos_every > 0 ? c->dos_points : 0) +
+                         (size_t)which * MCF_RESPONSE_POINTS(M);
+            ws[k] = c->ws;
+            rngs[k] = &c->mrng;
+            A[k] = c->jx;
+            B[k] = which ? c->jy : c->jx;
+            re[k] = at;
+            im[k] = at + M * M;
+            scale[k] = at + 2 * M * M;
+            at[2 * M * M + 2] = -c->bound;
+            at[2 * M * M + 3] = c->bound;
+            at[2 * M * M + 4] = (double)c->h->dim / (double)c->n; /* lattice constant 1 */
+        }
+        const mcf_fermion_batch a = {.ws = ws, .rngs = rngs, .batch = batch};
+        const mcf_response r = {.moments = ((de_chain *)chains[0])->Mr, .op_a = A, .op_b = B,
+                                .mu_re = re, .mu_im = im, .moment_scale = scale};
+        if ((rc = mcf_fermion_response(&a, n, &r)))
+            rc = mcf_fail_prefix(rc, "double-exchange: sigma_%s moments", which ? "xy" : "xx");
+    }
+    return rc;
+}
+
 /* Density and energy of every chain from mcf_fermion_occupation (one occupation() call per
  * distinct (mu, T) among the chains of the batch), the spin observables, then the DOS. */
 int de_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *values)
@@ -136,7 +186,8 @@ int de_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *v
             -(heat.energy2[k] - c->mu * heat.density2[k]) * per_site / (c->T * c->T);
         de_spin_observables(c, values[k]);
     }
-    return de_measure_dos(batch, chains, n, values);
+    rc = de_measure_dos(batch, chains, n, values);
+    return rc || !((de_chain *)chains[0])->Mr ? rc : de_measure_response(batch, chains, n, values);
 }
 
 /* The units (sites), and the DOS curve: the evaluator's energy grid as its axis, or no
@@ -146,6 +197,11 @@ int de_layout(const void *chain, mcf_layout *layout)
     const de_chain *c = chain;
     layout->units = c->n;
     layout->points[OBS_DOS] = c->dos_every > 0 ? c->dos_points : 0;
+    for (int o = OBS_SIGMA_XX_MOMENTS; o <= OBS_SIGMA_XY_MOMENTS; o++) {
+        layout->points[o] = c->Mr ? MCF_RESPONSE_POINTS(c->Mr) : 0;
+        for (size_t k = 0; layout->axis && layout->axis[o] && k < layout->points[o]; k++)
+            layout->axis[o][k] = (double)k;
+    }
     double *axis = layout->axis ? layout->axis[OBS_DOS] : NULL;
     if (axis && c->dos_every > 0) {
         if (mcf_fermion_grid(&c->fermion, c->ws, axis) != c->dos_points)

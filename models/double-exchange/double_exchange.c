@@ -76,6 +76,10 @@ static const mcf_param_spec de_params[] = {
     {"dos_every", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,
      .doc = "measure the DOS curve (dos.tsv) at every k-th measurement, repeating the last one in "
      "between; 0 = no DOS curve"},
+    {"response_moments", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,
+     .doc = "Chebyshev moments M per index of the conductivity's two-dimensional moments at every "
+     "measurement (curves sigma_xx_moments, sigma_xy_moments of 2 M^2 + 5 values; `mcf response "
+     "DIR` turns them into sigma with errors); 0 = none"},
     {0}};
 
 /* [model] move and start, in the order of their choices (mcf_params_choice) */
@@ -110,6 +114,14 @@ static const mcf_observable de_observables[] = {
     {"dos", MCF_ROLE_NONE,
      "density of states per state of the fermions, 1/energy (only with dos_every > 0)", "E", 0,
      "ρ(E)", "1/t", "E", "t"},
+    {"sigma_xx_moments", MCF_ROLE_NONE,
+     "moments (1/dim) Tr[J_x T_n(H~) J_x T_m(H~)] of the conductivity sigma_xx and its scaling "
+     "(mcf/response.h; response_moments > 0)", "k", MCF_OBS_RESPONSE_MOMENTS, NULL, NULL, NULL,
+     NULL},
+    {"sigma_xy_moments", MCF_ROLE_NONE,
+     "moments (1/dim) Tr[J_x T_n(H~) J_y T_m(H~)] of the conductivity sigma_xy and its scaling "
+     "(mcf/response.h; response_moments > 0)", "k", MCF_OBS_RESPONSE_MOMENTS, NULL, NULL, NULL,
+     NULL},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
 /* symbols and units of the parameters, for the plots (T's unit is energy_unit) */
@@ -125,6 +137,9 @@ static void de_destroy(void *chain)
         mcf_fermion_release(&c->fermion, c->ws);
     mcf_hamiltonian_destroy(c->h);
     mcf_hamiltonian_destroy(c->scratch);
+    mcf_hamiltonian_destroy(c->jx);
+    mcf_hamiltonian_destroy(c->jy);
+    mcf_lattice_destroy(c->lat);
     free(c->phase);
     free(c->spin);
     free(c->nb);
@@ -140,7 +155,7 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
                      void **chain)
 {
     *chain = NULL;
-    long dos_every;
+    long dos_every, n_response;
     double t, mu, hund, T;
     const char *spins_path;
     int move, start, rc;
@@ -150,6 +165,7 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
         (rc = mcf_params_choice(params, "start", &start)) ||
         (rc = mcf_params_string(params, "spins", &spins_path)) ||
         (rc = mcf_params_int(params, "dos_every", &dos_every)) ||
+        (rc = mcf_params_int(params, "response_moments", &n_response)) ||
         (rc = mcf_params_temperature(params, &T)))
         return mcf_fail_prefix(rc, "double-exchange");
     const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
@@ -158,6 +174,9 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
                         "double-exchange: [%s] t = %g in %s: the hopping must be a finite "
                         "nonzero number (t = 1 sets the energy unit)",
                         sec, t, origin);
+    if (n_response == 1)
+        return mcf_fail(MCF_EINVAL, "double-exchange: [%s] response_moments = 1 in %s: the Kubo "
+                        "formulas need at least 2 moments (0 measures none)", sec, origin);
     if (!(T > 0.0) || !isfinite(T))
         return mcf_fail(MCF_EINVAL,
                         "double-exchange: temperature T = %g in %s: the fermion weight needs a "
@@ -208,7 +227,9 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     mcf_fermion fermion;
     if ((rc = mcf_fermion_bind(services, params, "double-exchange",
                                MCF_FERMION_CHANGE_ACTION | MCF_FERMION_OCCUPATION |
-                                   MCF_FERMION_OCCUPATION_DT, &fermion)))
+                                   MCF_FERMION_OCCUPATION_DT |
+                                   (n_response > 0 ? MCF_FERMION_RESPONSE : 0u),
+                               &fermion)))
         goto fail;
     if (lat->sites > (size_t)INT32_MAX / 2) {
         rc = mcf_fail(MCF_EINVAL,
@@ -342,6 +363,16 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
                 "small terms); choose mu inside the band",
                 (unsigned long long)c->chain_index, sec, mu, origin, -bound, bound,
                 mu <= -bound ? "empty" : "full");
+    c->bound = bound;
+    if ((c->Mr = (size_t)n_response) > 0) { /* the lattice stays: the currents' geometry */
+        if ((rc = mcf_current_operator(c->h, lat, 0, &c->jx)) ||
+            (rc = mcf_current_operator(c->h, lat, 1, &c->jy))) {
+            rc = mcf_fail_prefix(rc, "double-exchange: [%s] response_moments in %s", sec, origin);
+            goto fail;
+        }
+        c->lat = lat;
+        lat = NULL;
+    }
     mcf_lattice_destroy(lat);
     *chain = c;
     return MCF_OK;

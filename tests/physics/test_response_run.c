@@ -22,7 +22,12 @@
  *     TKNN integer 1 within 0.03 (the Jackson kernel's M^-2 error: test_response measured
  *     9.1e-4 at M = 512 in this gap, so ~1.5 % at 128), and the highest gap (mu = 2.25) gives
  *     its negative (particle-hole symmetry) to 1e-6 (the quadrature's panels are not
- *     symmetric about 0). */
+ *     symmetric about 0).
+ * (e) The double-exchange model's moments (J_x, J_y rebuilt from its H every measurement):
+ *     the ferromagnet (start = ordered, hund = inf, T = 1e-4, two sweeps: a uniform move is
+ *     accepted with probability ~1e-6) has the hoppings -t of the clean lattice, so its
+ *     sigma_xx and sigma_xy at --T 0.3 and mu = -1, 0, 1 are the clean anderson run's (same
+ *     lattice, bounds, M, ed) to 1e-6 of sigma_xx. */
 #include "physics_util.h"
 
 #include "evaluator_test.h"
@@ -264,6 +269,38 @@ static void part_d(void)
     phys_table_free(&t);
 }
 
+/* (e) */
+static void part_e(void)
+{
+    static const char de[] =
+        "evaluator = ed\n\n[schedule]\nthermalize = 0\nsweeps = 2\nbins = 2\n"
+        "temperatures = 0.0001\n\n[model]\nlattice = cubic\nL = 4\nmu = 0\nstart = ordered\n"
+        "response_moments = 32\n";
+    static const char an[] =
+        "evaluator = ed\n\n[schedule]\nthermalize = 0\nsweeps = 2\nbins = 2\n\n"
+        "[model]\nlattice = cubic\nL = 4\nW = 0\nresponse_moments = 32\ntypical_sites = 4\n";
+    phys_table t, s[2];
+    char log[PHYS_PATH_MAX];
+    if (phys_run_mcf(mcf_prog, "response_de", "double-exchange", 9, de, &t) == 0)
+        phys_table_free(&t);
+    if (phys_run_mcf(mcf_prog, "response_clean3", "anderson", 9, an, &t) == 0)
+        phys_table_free(&t);
+    const int a = response("response_de", "--T 0.3 --mu -1,0,1", &s[0], log, sizeof log);
+    const int b = response("response_clean3", "--T 0.3 --mu -1,0,1", &s[1], log, sizeof log);
+    CHECK(a == 0 && b == 0 && s[0].nrows == 6 && s[1].nrows == 6, "(e) mcf response: %d %d",
+          a, b);
+    double worst = 0.0;
+    for (size_t r = 0; a == 0 && b == 0 && r < 6 && s[0].nrows == 6 && s[1].nrows == 6; r++)
+        worst = fmax(worst, fabs(phys_get(&s[0], r, "sigma") - phys_get(&s[1], r, "sigma")) /
+                                fabs(phys_get(&s[1], 1, "sigma")));
+    CHECK(worst < 1e-6, "(e) the ferromagnet's sigma differs from the clean lattice's by %.1e",
+          worst);
+    printf("(e) double exchange, ferromagnet 4^3: sigma_xx, sigma_xy at 3 mu within %.1e of the "
+           "clean lattice's (sigma_xx(mu = 0) = %.6f)\n", worst, phys_get(&s[1], 1, "sigma"));
+    phys_table_free(&s[0]);
+    phys_table_free(&s[1]);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -275,5 +312,6 @@ int main(int argc, char **argv)
     part_b();
     part_c();
     part_d();
+    part_e();
     return check_exit();
 }
