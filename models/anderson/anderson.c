@@ -89,7 +89,8 @@ static const mcf_param_spec anderson_params[] = {
     MCF_LATTICE_FLUX_PARAM,
     {"typical_sites", MCF_PARAM_INT, "32", MCF_PARAM_HAS_MIN, 1, 0, NULL,
      .doc = "distinct sites sampled per realization for typical_dos (at most the number of sites)"},
-    {"response_moments", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,
+    {"response_moments", MCF_PARAM_INT, "0",
+     MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
      .doc = "Chebyshev moments M per index of the conductivity's two-dimensional moments "
      "(curves sigma_xx_moments, sigma_xy_moments of 2 M^2 + 5 values; `mcf response DIR` "
      "turns them into sigma with errors); 0 = none"},

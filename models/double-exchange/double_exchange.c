@@ -76,7 +76,8 @@ static const mcf_param_spec de_params[] = {
     {"dos_every", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,
      .doc = "measure the DOS curve (dos.tsv) at every k-th measurement, repeating the last one in "
      "between; 0 = no DOS curve"},
-    {"response_moments", MCF_PARAM_INT, "0", MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN, 0, 0, NULL,
+    {"response_moments", MCF_PARAM_INT, "0",
+     MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,
      .doc = "Chebyshev moments M per index of the conductivity's two-dimensional moments at every "
      "measurement (curves sigma_xx_moments, sigma_xy_moments of 2 M^2 + 5 values; `mcf response "
      "DIR` turns them into sigma with errors); 0 = none"},

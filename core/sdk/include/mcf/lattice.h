@@ -216,7 +216,8 @@ MCF_API int mcf_twist_nonzero(const double *theta);
  * MCF_LATTICE_FLUX_PARAM is the key `flux` of a model's parameter array (default 0: no field,
  * bit for bit as without the key). */
 #define MCF_LATTICE_FLUX_PARAM                                                                \
-    {"flux", MCF_PARAM_REAL, "0", MCF_PARAM_NO_SCAN | MCF_PARAM_FINITE, 0, 0, NULL,           \
+    {"flux", MCF_PARAM_REAL, "0",                                                             \
+     MCF_PARAM_NO_SCAN | MCF_PARAM_FINITE | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,             \
      .doc = "magnetic flux per plaquette of the xy plane, in flux quanta h/e (Peierls phases, " \
      "Landau gauge; on the torus flux x L must be whole); square and cubic lattices",          \
      .symbol = "φ"}
