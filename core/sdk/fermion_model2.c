@@ -3,6 +3,7 @@
 #include "mcf/fermion_model.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "fermion_model_internal.h"
 #include "mcf/error.h"
@@ -280,6 +281,37 @@ int mcf_fermion_response(const mcf_fermion_batch *a, size_t n, const mcf_respons
                             t.name, k);
     }
     return MCF_OK;
+}
+
+int mcf_fermion_response_curves(const mcf_fermion_batch *a, size_t n, size_t M,
+                                const mcf_hamiltonian *const *jx,
+                                const mcf_hamiltonian *const *jy, double *const *xx,
+                                double *const *xy, const double *const *tail)
+{
+    if (n == 0)
+        return MCF_OK;
+    const mcf_hamiltonian **B = malloc(n * sizeof *B);
+    double **re = malloc(3 * n * sizeof *re);
+    int rc = !B || !re ? mcf_fail(MCF_ENOMEM, "response curves of %zu chains", n) : MCF_OK;
+    for (int which = 0; which < 2 && !rc; which++) {
+        double *const *out = which ? xy : xx;
+        double **im = re + n, **scale = im + n;
+        for (size_t k = 0; k < n; k++) {
+            B[k] = which ? jy[k] : jx[k];
+            re[k] = out[k];
+            im[k] = out[k] + M * M;
+            scale[k] = out[k] + 2 * M * M;
+            for (int q = 0; q < 3; q++)
+                out[k][2 * M * M + 2 + (size_t)q] = tail[k][q];
+        }
+        const mcf_response r = {.moments = M, .op_a = jx, .op_b = B, .mu_re = re,
+                                .mu_im = im, .moment_scale = scale};
+        if ((rc = mcf_fermion_response(a, n, &r)))
+            rc = mcf_fail_prefix(rc, "sigma_%s moments", which ? "xy" : "xx");
+    }
+    free(B);
+    free(re);
+    return rc;
 }
 
 int mcf_fermion_pseudofermion(const mcf_fermion_batch *a, size_t n, mcf_pseudofermion *p)

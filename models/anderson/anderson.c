@@ -368,10 +368,11 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
         rc = mcf_fail_prefix(rc, "anderson: fixing the spectral bounds +-%g", bound);
         goto fail;
     }
-    c->bound = bound;
     /* the current operators: the hoppings are fixed, so are they */
     c->Mr = (size_t)n_response;
-    c->states_per_volume = (double)lat->sites / pow((double)lat->L, (double)lat->dim);
+    c->response_tail[0] = -bound;
+    c->response_tail[1] = bound;
+    c->response_tail[2] = (double)lat->sites / pow((double)lat->L, (double)lat->dim);
     if (c->Mr && ((rc = mcf_current_operator(c->h, lat, 0, &c->jx)) ||
                   (rc = mcf_current_operator(c->h, lat, 1, &c->jy)))) {
         rc = mcf_fail_prefix(rc, "anderson: [%s] response_moments in %s", sec, origin);

@@ -48,8 +48,7 @@ typedef struct anderson_chain {
     double *ldos_mu;             /* (n_typical + n_ldos) x M: the rows' LDOS moments */
     size_t Mr;                   /* [model] response_moments (0: none) */
     mcf_hamiltonian *jx, *jy;    /* the current operators (mcf_current_operator), with Mr */
-    double bound;                /* the fixed spectral bounds +-bound */
-    double states_per_volume;    /* sites / L^d (bcc: 2) */
+    double response_tail[3];     /* -bound, bound, sites / L^d (bcc: 2): the moments' tail */
 } anderson_chain;
 
 /* ---- anderson_measure.c --------------------------------------------------------------- */

@@ -149,41 +149,29 @@ static int anderson_reduce(const anderson_chain *c, double *values)
 }
 
 /* The conductivity's moment curves of n chains (c->Mr > 0 for all: one configuration), after
- * the DOS, from the measurement stream: sigma_xx's (J_x, J_x) and sigma_xy's (J_x, J_y),
- * each followed by the scaling, the fixed bounds and the states per volume.  p: 6 n pointers
- * of the batch's scratch. */
+ * the DOS, from the measurement stream (mcf_fermion_response_curves).  p: 6 n pointers of
+ * the batch's scratch. */
 static int anderson_response(mcf_fermion_batch *a, void *const *chains, size_t n,
                              double *const *values, void **p)
 {
-    const mcf_hamiltonian **A = (const mcf_hamiltonian **)p, **B = A + n;
-    double **re = (double **)(p + 2 * n), **im = re + n, **scale = im + n;
+    const mcf_hamiltonian **jx = (const mcf_hamiltonian **)p, **jy = jx + n;
+    double **xx = (double **)(p + 2 * n), **xy = xx + n;
+    const double **tail = (const double **)(p + 4 * n);
     mcf_rng **rngs = (mcf_rng **)(p + 5 * n);
-    for (int which = 0; which < 2; which++) {
-        for (size_t k = 0; k < n; k++) {
-            anderson_chain *c = chains[k];
-            const size_t M = c->Mr, m = c->M;
-            double *at = values[k] + 3 * c->points + (m ? 3 * m + 2 : 0) +
-                         (size_t)which * MCF_RESPONSE_POINTS(M);
-            a->ws[k] = c->ws;
-            rngs[k] = &c->mrng;
-            A[k] = c->jx;
-            B[k] = which ? c->jy : c->jx;
-            re[k] = at;
-            im[k] = at + M * M;
-            scale[k] = at + 2 * M * M;
-            at[2 * M * M + 2] = -c->bound;
-            at[2 * M * M + 3] = c->bound;
-            at[2 * M * M + 4] = c->states_per_volume;
-        }
-        a->rngs = rngs;
-        const anderson_chain *c0 = chains[0];
-        mcf_response r = {.moments = c0->Mr, .op_a = A, .op_b = B, .mu_re = re, .mu_im = im,
-                          .moment_scale = scale};
-        int rc = mcf_fermion_response(a, n, &r);
-        if (rc)
-            return mcf_fail_prefix(rc, "anderson: sigma_%s moments", which ? "xy" : "xx");
+    for (size_t k = 0; k < n; k++) {
+        anderson_chain *c = chains[k];
+        xx[k] = values[k] + 3 * c->points + (c->M ? 3 * c->M + 2 : 0);
+        xy[k] = xx[k] + MCF_RESPONSE_POINTS(c->Mr);
+        a->ws[k] = c->ws;
+        rngs[k] = &c->mrng;
+        jx[k] = c->jx;
+        jy[k] = c->jy;
+        tail[k] = c->response_tail;
     }
-    return MCF_OK;
+    a->rngs = rngs;
+    const int rc = mcf_fermion_response_curves(a, n, ((anderson_chain *)chains[0])->Mr, jx, jy,
+                                               xx, xy, tail);
+    return rc ? mcf_fail_prefix(rc, "anderson") : MCF_OK;
 }
 
 /* One evaluator call for all chains of the batch (a GPU evaluator gets them at once); the

@@ -99,7 +99,7 @@ typedef struct de_chain {
     size_t Mr;                 /* moments per index, 0: none */
     mcf_lattice *lat;          /* the lattice (kept with Mr: the currents' geometry) */
     mcf_hamiltonian *jx, *jy;  /* J_x, J_y of the spins now (rewritten every measurement) */
-    double bound;              /* the fixed spectral bounds +-bound */
+    double response_tail[3];   /* -bound, bound, dim / N: the response moments' tail */
 } de_chain;
 
 /* ---- de_periodic.c: ideal states as crystals (mcf_model.periodic) ---------------------- */

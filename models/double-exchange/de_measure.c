@@ -109,15 +109,17 @@ static int de_measure_dos(mcf_batch *batch, void *const *chains, size_t n,
 }
 
 /* The response moments of every chain (Mr > 0: the same for all, one configuration), from
- * the measurement streams after the DOS; the arrays from the batch's scratch, taken anew. */
+ * the measurement streams after the DOS (mcf_fermion_response_curves); the arrays from the
+ * batch's scratch, taken anew. */
 static int de_measure_response(mcf_batch *batch, void *const *chains, size_t n,
                                double *const *values)
 {
     void **p = mcf_batch_scratch(batch, 7 * n * sizeof(void *));
     if (!p)
         return mcf_fail_prefix(MCF_ENOMEM, "double-exchange: the response");
-    const mcf_hamiltonian **A = (const mcf_hamiltonian **)p, **B = A + n;
-    double **re = (double **)(p + 2 * n), **im = re + n, **scale = im + n;
+    const mcf_hamiltonian **jx = (const mcf_hamiltonian **)p, **jy = jx + n;
+    double **xx = (double **)(p + 2 * n), **xy = xx + n;
+    const double **tail = (const double **)(p + 4 * n);
     mcf_rng **rngs = (mcf_rng **)(p + 5 * n);
     void **ws = p + 6 * n;
     int rc = MCF_OK;
@@ -126,31 +128,17 @@ static int de_measure_response(mcf_batch *batch, void *const *chains, size_t n,
         if ((rc = mcf_current_operator_update(c->jx, c->h, c->lat, 0)) ||
             (rc = mcf_current_operator_update(c->jy, c->h, c->lat, 1)))
             return mcf_fail_prefix(rc, "double-exchange: the currents");
+        xx[k] = values[k] + OBS_DOS + (c->dos_every > 0 ? c->dos_points : 0);
+        xy[k] = xx[k] + MCF_RESPONSE_POINTS(c->Mr);
+        jx[k] = c->jx;
+        jy[k] = c->jy;
+        tail[k] = c->response_tail;
+        ws[k] = c->ws;
+        rngs[k] = &c->mrng;
     }
-    for (int which = 0; which < 2 && !rc; which++) {
-        for (size_t k = 0; k < n; k++) {
-            de_chain *c = chains[k];
-            const size_t M = c->Mr;
-            double *at = values[k] + OBS_DOS + (c->dos_every > 0 ? c->dos_points : 0) +
-                         (size_t)which * MCF_RESPONSE_POINTS(M);
-            ws[k] = c->ws;
-            rngs[k] = &c->mrng;
-            A[k] = c->jx;
-            B[k] = which ? c->jy : c->jx;
-            re[k] = at;
-            im[k] = at + M * M;
-            scale[k] = at + 2 * M * M;
-            at[2 * M * M + 2] = -c->bound;
-            at[2 * M * M + 3] = c->bound;
-            at[2 * M * M + 4] = (double)c->h->dim / (double)c->n; /* lattice constant 1 */
-        }
-        const mcf_fermion_batch a = {.ws = ws, .rngs = rngs, .batch = batch};
-        const mcf_response r = {.moments = ((de_chain *)chains[0])->Mr, .op_a = A, .op_b = B,
-                                .mu_re = re, .mu_im = im, .moment_scale = scale};
-        if ((rc = mcf_fermion_response(&a, n, &r)))
-            rc = mcf_fail_prefix(rc, "double-exchange: sigma_%s moments", which ? "xy" : "xx");
-    }
-    return rc;
+    const mcf_fermion_batch a = {.ws = ws, .rngs = rngs, .batch = batch};
+    rc = mcf_fermion_response_curves(&a, n, ((de_chain *)chains[0])->Mr, jx, jy, xx, xy, tail);
+    return rc ? mcf_fail_prefix(rc, "double-exchange") : MCF_OK;
 }
 
 /* Density and energy of every chain from mcf_fermion_occupation (one occupation() call per

@@ -364,7 +364,9 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
                 "small terms); choose mu inside the band",
                 (unsigned long long)c->chain_index, sec, mu, origin, -bound, bound,
                 mu <= -bound ? "empty" : "full");
-    c->bound = bound;
+    c->response_tail[0] = -bound;
+    c->response_tail[1] = bound;
+    c->response_tail[2] = (double)c->h->dim / (double)c->n; /* lattice constant 1 */
     if ((c->Mr = (size_t)n_response) > 0) { /* the lattice stays: the currents' geometry */
         if ((rc = mcf_current_operator(c->h, lat, 0, &c->jx)) ||
             (rc = mcf_current_operator(c->h, lat, 1, &c->jy))) {

@@ -291,6 +291,18 @@ MCF_API int mcf_fermion_density_matrix(const mcf_fermion_batch *a, size_t n,
  * evaluator's; MCF_EPLUGIN for a moment, error or scale it returned that is not finite. */
 MCF_API int mcf_fermion_response(const mcf_fermion_batch *a, size_t n, const mcf_response *r);
 
+/* mcf 1.2: a model's two curves of conductivity moments (MCF_OBS_RESPONSE_MOMENTS, mcf/model.h)
+ * for n chains from a->ws, a->rngs: sigma_xx's moments of (jx[k], jx[k]) into xx[k] and
+ * sigma_xy's of (jx[k], jy[k]) into xy[k], each MCF_RESPONSE_POINTS(M) values laid out as
+ * mcf/model.h says, with the scaling the evaluator used and tail[k][0..3) (the chain's
+ * spectral bounds emin, emax and its states per volume).  All arrays are the caller's
+ * (borrowed); the helper keeps nothing.  Errors as mcf_fermion_response, prefixed with the
+ * curve ("sigma_xx moments"); MCF_ENOMEM. */
+MCF_API int mcf_fermion_response_curves(const mcf_fermion_batch *a, size_t n, size_t M,
+                                        const mcf_hamiltonian *const *jx,
+                                        const mcf_hamiltonian *const *jy, double *const *xx,
+                                        double *const *xy, const double *const *tail);
+
 /* The pseudofermion form of n chains' weights (mcf/fermion.h, mcf_pseudofermion: draw or
  * action, with the gradient when p->grad is set) from a->ws, a->rngs (draw), a->T, a->mu:
  * one call.  p->flavours comes back set; p's arrays are the caller's (borrowed).  Bind with
