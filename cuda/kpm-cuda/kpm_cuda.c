@@ -35,6 +35,10 @@
  *                 moments, once per workspace and call, then the plain Chebyshev series of
  *                 every point on the host (kpm_action_series); err = dim times the dropped
  *                 coefficients' magnitudes.  Equal to kpm's up to the moments' rounding.
+ *   response      the vectors drawn on the host as kpm draws them (the same vectors, so
+ *                 the same estimate up to rounding); per pass of vectors the Chebyshev
+ *                 recursions on the device and the M^2 inner products as batched ZGEMM
+ *                 (kpm_cuda_response.cu); the current operators uploaded whole each call.
  *
  * Double precision throughout.  A machine without a usable device makes create() fail
  * with MCF_EDEVICE and the reason; [run] evaluator = auto then takes the CPU plugin
@@ -62,6 +66,9 @@ typedef struct kc_ws {
     kcu_series *series;       /* density_matrix's series scratch, on first use */
     kcu_pf *pf;               /* pseudofermion's gradient scratch, on first use */
     double *trace_mu;         /* host: their moments, 4 sets of M per job */
+    kcu_ham *resp_a, *resp_b; /* response: device copies of its operators, on first use */
+    kcu_response *resp;       /* response: its scratch, for resp_M moments, resp_R vectors */
+    size_t resp_M, resp_R;
 } kc_ws;
 
 /* What kpm-cuda keeps per batch, in the batch's keep slot (mcf_batch_keep): the host side
@@ -441,6 +448,32 @@ static int kc_settings(const mcf_params *params, kcu_gfmc_settings *s)
     return MCF_OK;
 }
 
+/* response's sums on the device (kcu_response_sums): H synced by its journal, the
+ * operators uploaded whole (a model rebuilds them at each measurement), one device copy when
+ * A is B; the scratch kept while M and R stay */
+static int kc_response(kpm_ops_ws *b, const mcf_hamiltonian *A, const mcf_hamiltonian *B,
+                       double a, double bb, size_t M, size_t R, const kpm_vector_source *src,
+                       double *sum_re, double *sum_im, double *sum_sq)
+{
+    kc_ws *w = (kc_ws *)b;
+    int rc = kcu_ham_sync(w->d, b->h);
+    if (!rc)
+        rc = kcu_ham_load(&w->resp_a, A);
+    if (!rc && B != A)
+        rc = kcu_ham_load(&w->resp_b, B);
+    if (!rc && (!w->resp || w->resp_M != M || w->resp_R != R)) {
+        kcu_response_destroy(w->resp);
+        w->resp = NULL;
+        rc = kcu_response_create(b->h->dim, M, R, NULL, &w->resp);
+        w->resp_M = M;
+        w->resp_R = R;
+    }
+    if (rc)
+        return mcf_fail_prefix(rc, "kpm-cuda: response");
+    return kcu_response_sums(w->resp, w->d, w->resp_a, B != A ? w->resp_b : w->resp_a, a, bb,
+                             R, src->fill, src->ctx, sum_re, sum_im, sum_sq, NULL);
+}
+
 /* the device keys, and the device copy of the Hamiltonian (engine and plans come on first
  * use) */
 static int kc_init(kpm_ops_ws *b, const mcf_params *params)
@@ -463,6 +496,9 @@ static void kc_release(kpm_ops_ws *b)
     free(w->trace_mu);
     kcu_series_destroy(w->series);
     kcu_pf_destroy(w->pf);
+    kcu_ham_destroy(w->resp_a);
+    kcu_ham_destroy(w->resp_b);
+    kcu_response_destroy(w->resp);
 }
 
 /* the descriptor's app_data: what the shared evaluator calls for the device */
@@ -486,6 +522,7 @@ static const kpm_backend kc_backend = {
     .series = kc_series,
     .series_gradient = kc_series_grad,
     .series_batch = kc_series_batch,
+    .response = kc_response,
 };
 
 /* ---- the plugin: kpm's evaluator over the backend, and the device keys ---------------- */

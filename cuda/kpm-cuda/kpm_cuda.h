@@ -1,8 +1,9 @@
 /* kpm_cuda.h — the device layer of the GPU kernel-polynomial-method evaluator kpm-cuda:
  * plain C functions over CUDA (the static library mcf_kpm_cuda: kpm_cuda_device.cu,
  * kpm_cuda_ham.cu, kpm_cuda_engine.cu, kpm_cuda_dct.cu, kpm_cuda_gfmc.cu,
- * kpm_cuda_gfmc_kernel.cu; kpm_cuda_internal.cuh says what each holds), linked into the
- * plugin (kpm_cuda.c), its tests (tests/gpu) and the benchmark (tests/bench/kpm_gpu).  Not
+ * kpm_cuda_gfmc_kernel.cu, kpm_cuda_response.cu; kpm_cuda_internal.cuh says what each
+ * holds), linked into the plugin (kpm_cuda.c), its tests (tests/gpu) and the benchmarks
+ * (tests/bench/kpm_gpu, response_gpu).  Not
  * part of the SDK: symbols carry the prefix kcu_ and hidden visibility.
  *
  * The mathematics is that of plugins/kpm (kpm_core.h has every formula); this layer only
@@ -103,6 +104,11 @@ KCU_API int kcu_ham_sync(kcu_ham *d, const mcf_hamiltonian *h);
  * lattice's columns. */
 KCU_API size_t kcu_ham_bytes(const kcu_ham *d);
 
+/* *d brought to h whole: created when NULL, created anew when h's dimension or width is not
+ * the copy's, else every entry uploaded (no journal: for operators that are rebuilt, or
+ * passed anew, at every call, like response's current operators). */
+KCU_API int kcu_ham_load(kcu_ham **d, const mcf_hamiltonian *h);
+
 /* Rows uploaded by row updates / full uploads so far (for the tests). */
 KCU_API void kcu_ham_stats(const kcu_ham *d, uint64_t *rows_updated, uint64_t *full_uploads);
 
@@ -197,6 +203,45 @@ typedef struct kcu_pf_job {
  * job that does not fit its scratch (nb, dimension, width), or a non-finite series (as
  * kcu_series_apply); a CUDA failure as kcu_fail reports it. */
 KCU_API int kcu_pf_batch(kcu_pf_job *jobs, size_t n, size_t nb);
+
+/* ---- two-dimensional moments (response; kpm_cuda_response.cu) ---------------------------
+ *
+ * The sums over R vectors of x_nm = <v| A T_n(H~) B T_m(H~) |v> / dim (plugins/kpm's
+ * kpm_response_sums on the device): per pass of nv vectors the betas B T_m v of a block of
+ * m (all M where memory allows), the gammas T_n A v in chunks, their products by batched
+ * ZGEMM (cuBLAS). */
+typedef struct kcu_response kcu_response;
+/* What a scratch may use (0: automatic): vectors a pass, betas a block, gammas a chunk, and
+ * device bytes (automatic: three quarters of the free memory).  The tests' and the
+ * benchmark's knob. */
+typedef struct kcu_response_limits {
+    size_t vectors, beta_block, gamma_block, bytes;
+} kcu_response_limits;
+/* Where a call's time went (the benchmark): seconds in the sparse products, in the matrix
+ * products and sums (with the gammas' carry), and the rest (uploads, downloads); the
+ * products' count and bytes (table, x, y and p of each), the matrix products' flops.  A
+ * call given one drains the stream between phases. */
+typedef struct kcu_response_timing {
+    double products_s, gemm_s, other_s, total_s;
+    double product_bytes, gemm_flops;
+    size_t products;
+} kcu_response_timing;
+/* Scratch for dimension dim, M moments, up to R vectors a call.  MCF_ENOMEM when not even
+ * 16 betas fit (the message says how much is needed and free). */
+KCU_API int kcu_response_create(size_t dim, size_t M, size_t R,
+                                const kcu_response_limits *lim, kcu_response **out);
+KCU_API void kcu_response_destroy(kcu_response *s);
+/* The shape chosen: vectors a pass, betas a block, gammas a chunk. */
+KCU_API void kcu_response_shape(const kcu_response *s, size_t *nv, size_t *mb, size_t *nb);
+/* The sums of R vectors (fill(ctx, nv, v) writes the next nv into v: vector after vector,
+ * dim interleaved complex entries each) over the device copies h, A, B (synced), H~ =
+ * (H - b) / a: sum_re, sum_im [n M + m], sum_sq (NULL: not wanted) = sum |x_nm|^2, each over
+ * the vectors in the order drawn.  Synchronous; timing may be NULL. */
+KCU_API int kcu_response_sums(kcu_response *s, const kcu_ham *h, const kcu_ham *A,
+                              const kcu_ham *B, double a, double b, size_t R,
+                              void (*fill)(void *ctx, size_t nv, double *v), void *ctx,
+                              double *sum_re, double *sum_im, double *sum_sq,
+                              kcu_response_timing *timing);
 
 /* ---- reconstruction by batched cuFFT ----------------------------------------------- */
 

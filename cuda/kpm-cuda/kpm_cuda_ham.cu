@@ -127,6 +127,18 @@ extern "C" int kcu_ham_create(const mcf_hamiltonian *h, kcu_ham **out)
     return MCF_OK;
 }
 
+extern "C" int kcu_ham_load(kcu_ham **d, const mcf_hamiltonian *h)
+{
+    if (*d && h && h->dim == (*d)->dim && h->width == (*d)->width) {
+        kcu_ham_factors(h, *d);
+        if ((*d)->frank <= 0 || (*d)->field) /* a field needs its array: created anew */
+            return kcu_ham_upload_all(*d, h);
+    }
+    kcu_ham_destroy(*d);
+    *d = NULL;
+    return kcu_ham_create(h, d);
+}
+
 extern "C" size_t kcu_ham_bytes(const kcu_ham *d)
 {
     if (d->frank >= 0) /* the on-site term, the field, the columns unless computed */

@@ -12,6 +12,7 @@
  *   kpm_cuda_pf.cu(h)         series of a block, the pseudofermion gradient by launches
  *   kpm_cuda_pf_fused.cu      the same gradient in one cooperative kernel
  *   kpm_cuda_dct.cu           reconstruction by batched cuFFT
+ *   kpm_cuda_response.cu      two-dimensional moments (response) by batched ZGEMM
  *   kpm_cuda_gfmc.cu          GFMC: the chain's scratch, the batch, its results
  *   kpm_cuda_gfmc_kernel.cu   the GFMC persistent kernel and its launch
  *   kpm_cuda_by_vector.cuh    the kernel's recursion by vector (small lattices)

@@ -65,7 +65,9 @@
  *                 by Chebyshev series of F and F^{-1/2} (kpm_ops_pf.c; kpm_core.h).
  *   response      the two-dimensional moments (1/dim) Tr[A T_n(H~) B T_m(H~)] of two
  *                 operators by the stochastic trace (vectors > 0) or over every unit vector
- *                 (vectors = 0), on the host for both plugins (kpm_ops_response.c).
+ *                 (vectors = 0): the vectors drawn on the host, in order, for both
+ *                 plugins; their moments by the backend's response (kpm-cuda) or on the
+ *                 host (kpm_ops_response.c).
  *   action        all inputs checked first (T > 0 finite, mu finite, vectors = 0: a
  *                 stochastic trace is refused naming `vectors`); per workspace the exact
  *                 trace once (the backend's rows_moments), then per point the plain
@@ -87,6 +89,13 @@ extern "C" {
 
 typedef struct kpm_ops_ws kpm_ops_ws;
 typedef struct kpm_series_job kpm_series_job;
+
+/* The vectors of a response trace, in the order drawn: fill(ctx, nv, v) writes the next nv
+ * vectors into v, vector after vector, each dim interleaved complex entries (re, im). */
+typedef struct kpm_vector_source {
+    void (*fill)(void *ctx, size_t nv, double *v);
+    void *ctx;
+} kpm_vector_source;
 
 /* The hardware-dependent steps.  Moment sets are laid out mu[j M + n] (host arrays).  The
  * batched steps get the op's batch b, for what the backend keeps per batch. */
@@ -157,6 +166,13 @@ typedef struct kpm_backend {
      * and leaves the others to the one-by-one path, whose results it must equal; the jobs
      * and their arrays are borrowed; MCF_OK, or the first failing job's error */
     int (*series_batch)(kpm_series_job *jobs, size_t n, size_t nb);
+    /* optional (NULL: the host, kpm_response_sums): response's sums over the R vectors of
+     * src of the per-vector values x_nm = <v| A T_n(H~) B T_m(H~) |v> / dim in the scaling
+     * a, b: sum_re, sum_im [n M + m] and sum_sq = sum |x_nm|^2 (NULL: not wanted), each
+     * summed over the vectors in the order drawn; A, B of h's dimension, h checked */
+    int (*response)(kpm_ops_ws *w, const mcf_hamiltonian *A, const mcf_hamiltonian *B,
+                    double a, double b, size_t M, size_t R, const kpm_vector_source *src,
+                    double *sum_re, double *sum_im, double *sum_sq);
 } kpm_backend;
 
 /* One workspace's part of series_batch: series (gd NULL) or series_gradient of (c, M) on
@@ -249,10 +265,17 @@ KPM_API int kpm_ops_pseudofermion(mcf_batch *b, void *const *ws, size_t n, mcf_r
                                   const double *T, const double *mu, mcf_pseudofermion *p);
 KPM_API void kpm_ops_pf_free(kpm_ops_ws *w);
 
-/* response of the table (kpm_ops_response.c): the two-dimensional moments, on the host for
- * kpm and kpm-cuda alike. */
+/* response of the table (kpm_ops_response.c): the two-dimensional moments, the vectors drawn
+ * on the host for kpm and kpm-cuda alike, their sums by the backend's response or by
+ * kpm_response_sums. */
 KPM_API int kpm_ops_response(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
                              const mcf_response *r);
+/* The host's sums (the backend's response without a backend; the same arguments), `name`
+ * for the messages. */
+KPM_API int kpm_response_sums(const char *name, const mcf_hamiltonian *h,
+                              const mcf_hamiltonian *A, const mcf_hamiltonian *B, double a,
+                              double b, size_t M, size_t R, const kpm_vector_source *src,
+                              double *sum_re, double *sum_im, double *sum_sq);
 
 /* change_action of the table (kpm_ops_gfmc.c). */
 KPM_API int kpm_ops_change_action(mcf_batch *b, void *const *ws, size_t n,
