@@ -64,6 +64,18 @@ int mcfi_with_run_folder(const char *dir, const char *what, mcfi_folder_fn fn, v
  * DIR/results.h5 with jackknife errors, into DIR/response-KERNEL.tsv. */
 int mcfi_response_command(int argc, char **argv);
 
+/* One point of the resistivity plot of `mcf response` (response_plot.c): 1/sigma_xx at
+ * temperature T and chemical potential mu (index k of the command's list), its error. */
+typedef struct mcfi_resp_plot_row {
+    double T, v, e;
+    size_t k;
+} mcfi_resp_plot_row;
+/* DIR/plot-resistivity.svg (and .png): 1/sigma_xx against T with error bars, one curve per
+ * mu (mus[k], n_mu of them), from the rows in scan order.  A failure is a warning (the
+ * table is written already); MCF_OK or the error. */
+int mcfi_response_plot(const char *dir, const mcfi_resp_plot_row *rows, size_t n,
+                       const double *mus, size_t n_mu);
+
 /* The bins of scan point p's walkers (chains [p R, p R + R)) for curve cv of M rows each:
  * the sums (mean x weight) of its rows into s[j M + m] and the weights into w[j], non-empty
  * bins only; *nb bins.  MCF_EFORMAT naming path when a walker's curve has not M rows. */

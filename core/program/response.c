@@ -16,6 +16,7 @@
 #include "dos.h"
 
 #include "mcf_engine.h"
+#include "mcf/log.h"
 
 #include <errno.h>
 #include <math.h>
@@ -166,8 +167,23 @@ static int bin_values(const resp_args *args, double T, const resp_point *q, size
 typedef struct resp_ctx {
     const resp_args *args;
     mcf_text t;
+    mcf_text inv;                /* the scan point's inv_sigma_xx rows, after its curves' */
     size_t rows;
+    double mus[RESPONSE_MAX_LIST]; /* the mu of the last curve (the same for every point) */
+    double *xx, *xy;             /* points x n_mu: Bastin's sigma_xx, sigma_xy (NaN: none) */
+    mcfi_resp_plot_row *plot;    /* 1/sigma_xx at every (point, mu), in scan order */
+    size_t n_plot;
 } resp_ctx;
+
+/* the jackknife of 1/sigma from the bins' totals (a nonlinear function: its own
+ * leave-one-out values, bias-corrected by the combination) */
+static void inverse_jackknife(double tot, double W, const double *loo, const double *w,
+                              size_t nb, double *scratch, double *val, double *err)
+{
+    for (size_t j = 0; j < nb; j++)
+        scratch[j] = 1.0 / loo[j];
+    mcfe_jackknife_combine(W / tot, scratch, 1, w, nb, val, err);
+}
 
 /* curve cv at scan point p: its rows of the table */
 static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_curve *cv,
@@ -201,9 +217,11 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
         for (n_mu = 41; n_mu-- > 0;) /* 41 inside the bounds */
             mus[n_mu] = q.tail[2] + (q.tail[3] - q.tail[2]) * (double)(n_mu + 1) / 42.0;
     n_mu = args->n_mu ? args->n_mu : 41;
+    if (!rc)
+        memcpy(x->mus, mus, n_mu * sizeof *mus);
     const size_t nq = n_mu * (1 + args->n_omega);
     double *v = rc ? NULL : malloc((q.nb + 1) * nq * sizeof *v), *loo = NULL;
-    if (!rc && (!v || !(loo = malloc((q.nb + 1) * sizeof *loo))))
+    if (!rc && (!v || !(loo = malloc(2 * (q.nb + 1) * sizeof *loo))))
         rc = mcf_fail(MCF_ENOMEM, "response: out of memory");
     /* the Fermi function's T: --T, else the scan point's own (a temperature scan) */
     double T = args->T;
@@ -234,6 +252,19 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
                          mus[m], i < n_mu ? 0.0 : args->omega[(i - n_mu) % args->n_omega],
                          T, val, err);
         x->rows++;
+        const int is_xx = !strcmp(cv->name, "sigma_xx_moments");
+        if (i < n_mu && (is_xx || !strcmp(cv->name, "sigma_xy_moments")))
+            (is_xx ? x->xx : x->xy)[p * n_mu + i] = val;
+        if (i < n_mu && is_xx) { /* 1/sigma_xx, the resistivity where the Hall part is small */
+            double iv, ie;
+            inverse_jackknife(tot, W, loo, q.w, q.nb, loo + q.nb + 1, &iv, &ie);
+            for (size_t c = 0; c < in->n_scan; c++)
+                mcfe_text_printf(&x->inv, "%s\t", in->scan_values[c * in->points + p]);
+            mcfe_text_printf(&x->inv, "inv_sigma_xx\tbastin\t%.17g\t0\t%.17g\t%.17g\t%.17g\n",
+                             mus[m], T, iv, ie);
+            x->rows++;
+            x->plot[x->n_plot++] = (mcfi_resp_plot_row){T, iv, ie, i};
+        }
     }
     free(q.s);
     free(q.w);
@@ -241,6 +272,53 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
     free(v);
     free(loo);
     return rc;
+}
+
+/* 1/sigma_xx is the resistivity only where sigma_xy is small beside sigma_xx: say where it
+ * is not (10 %: rho_xx = sigma_xx / (sigma_xx^2 + sigma_xy^2) differs by 1 % there) */
+static void hall_check(const resp_ctx *x, const mcfi_dos_input *in, size_t n_mu)
+{
+    size_t bad = 0, at = 0;
+    double worst = 0.0;
+    for (size_t i = 0; i < in->points * n_mu; i++) {
+        const double r = fabs(x->xy[i] / x->xx[i]);
+        if (isfinite(r) && r > 0.1) {
+            bad++;
+            if (r > worst) {
+                worst = r;
+                at = i;
+            }
+        }
+    }
+    if (bad)
+        mcf_log(MCF_LOG_WARN, "response: |sigma_xy| exceeds 10 %% of sigma_xx at %zu of %zu "
+                "(scan point, mu) pairs (the most, %.3g of it, at scan point %zu, mu = %g): "
+                "inv_sigma_xx is not the resistivity rho_xx there (the tensor's inverse mixes "
+                "in the Hall part)", bad, in->points * n_mu, worst, at / n_mu,
+                x->mus[at % n_mu]);
+}
+
+/* plot-resistivity when the scan varies T alone and at most 8 mu were asked for */
+static void resistivity_plot(const resp_ctx *x, const mcfi_dos_input *in, size_t n_mu)
+{
+    int t_col = -1, others = 0;
+    for (size_t c = 0; c < in->n_scan; c++) {
+        int varies = 0;
+        for (size_t p = 1; p < in->points && !varies; p++)
+            varies = strcmp(in->scan_values[c * in->points + p], in->scan_values[c * in->points]);
+        if (varies && !strcmp(in->scan_names[c], "T"))
+            t_col = (int)c;
+        else if (varies)
+            others = 1;
+    }
+    if (t_col < 0 || others || x->n_plot == 0)
+        return;
+    if (n_mu > 8) {
+        printf("mcf: no plot-resistivity: it draws 1/sigma_xx(T) at up to 8 values of mu "
+               "(--mu m1,m2,...)\n");
+        return;
+    }
+    mcfi_response_plot(x->args->dir, x->plot, x->n_plot, x->mus, n_mu);
 }
 
 static int response_folder(const mcf_setup *s, void *ctx, char *path, size_t len)
@@ -271,9 +349,24 @@ static int response_folder(const mcf_setup *s, void *ctx, char *path, size_t len
     for (size_t j = 0; j < in.n_scan; j++)
         mcfe_text_printf(&x->t, "%s\t", in.scan_names[j]);
     mcfe_text_printf(&x->t, "quantity\tformula\tmu\tomega\tT\tsigma\tsigma_err\n");
-    for (size_t p = 0; p < in.points && !rc; p++)
+    const size_t n_mu = args->n_mu ? args->n_mu : 41;
+    const size_t cells = in.points * n_mu;
+    x->xx = rc ? NULL : malloc(2 * cells * sizeof *x->xx);
+    x->plot = rc ? NULL : malloc(cells * sizeof *x->plot);
+    if (!rc && (!x->xx || !x->plot))
+        rc = mcf_fail(MCF_ENOMEM, "response: out of memory");
+    for (size_t i = 0; !rc && i < 2 * cells; i++)
+        x->xx[i] = NAN;
+    if (!rc)
+        x->xy = x->xx + cells;
+    for (size_t p = 0; p < in.points && !rc; p++) {
         for (size_t k = 0; k < in.n_response && !rc; k++)
             rc = curve_point(x, &in, &in.response[k], p, path);
+        if (x->inv.len)
+            mcfe_text_printf(&x->t, "%s", x->inv.s);
+        x->inv.len = 0;
+        rc = rc ? rc : x->inv.failed ? mcf_fail(MCF_ENOMEM, "response: out of memory") : MCF_OK;
+    }
     if (!rc && x->t.failed)
         rc = mcf_fail(MCF_ENOMEM, "response: out of memory for the table");
     if (!rc) {
@@ -285,9 +378,12 @@ static int response_folder(const mcf_setup *s, void *ctx, char *path, size_t len
         snprintf(path, len, "%s/response-%s.tsv", args->dir, label);
         rc = mcfe_write_atomic(path, x->t.s, x->t.len);
     }
-    if (!rc)
+    if (!rc) {
+        hall_check(x, &in, n_mu);
         printf("mcf: %zu conductivit%s of %zu scan point%s written to %s\n", x->rows,
                x->rows == 1 ? "y" : "ies", in.points, in.points == 1 ? "" : "s", path);
+        resistivity_plot(x, &in, n_mu);
+    }
     mcfi_dos_input_free(&in);
     return rc;
 }
@@ -302,6 +398,9 @@ int mcfi_response_command(int argc, char **argv)
     if (!rc)
         rc = mcfi_with_run_folder(args->dir, "response", response_folder, &x);
     free(x.t.s);
+    free(x.inv.s);
+    free(x.xx);
+    free(x.plot);
     free(args);
     return rc;
 }

@@ -336,19 +336,39 @@ static int grid_make(kubo_run *r, double dt, bastin_grid *G)
     G->tail = malloc(2 * (G->P + 1) * sizeof *G->tail);
     if (!G->g || !G->tail)
         return mcf_fail(MCF_ENOMEM, "kubo bastin: out of memory for %zu panels", G->P);
-    const double T = r->T, mu = r->mu;
-    r->T = 0.0;
-    r->mu = HUGE_VAL; /* f = 1 */
-    for (size_t p = 0; p < G->P; p++)
-        for (int i = 0; i < KUBO_GL; i++) {
-            const double t = G->t1 + ((double)p + 0.5 + 0.5 * G->gx[i]) * G->w;
-            double re, im;
-            bastin_fn(r, cos(t), sin(t), t, &re, &im);
-            G->g[2 * (p * KUBO_GL + (size_t)i)] = 0.5 * G->w * G->gw[i] * re;
-            G->g[2 * (p * KUBO_GL + (size_t)i) + 1] = 0.5 * G->w * G->gw[i] * im;
+    /* the nodes on the OpenMP threads, each with its own copy of the run (f = 1) and its
+     * own scratch; every node's value lands at its own place: the same bits on any number
+     * of threads */
+    const size_t M = r->M;
+    int lost = 0;
+#pragma omp parallel if (G->P * M * M > 65536) reduction(| : lost)
+    {
+        kubo_run rt = *r;
+        double *scr = malloc(6 * M * sizeof *scr);
+        rt.T = 0.0;
+        rt.mu = HUGE_VAL; /* f = 1 */
+        if (scr) {
+            rt.u = scr;
+            rt.v = scr + M;
+            rt.tr = scr + 2 * M;
+            rt.ti = scr + 3 * M;
+            rt.er = scr + 4 * M;
+            rt.ei = scr + 5 * M;
         }
-    r->T = T;
-    r->mu = mu;
+        lost = !scr;
+#pragma omp for schedule(static)
+        for (size_t p = 0; p < G->P; p++)
+            for (int i = 0; scr && i < KUBO_GL; i++) {
+                const double t = G->t1 + ((double)p + 0.5 + 0.5 * G->gx[i]) * G->w;
+                double re, im;
+                bastin_fn(&rt, cos(t), sin(t), t, &re, &im);
+                G->g[2 * (p * KUBO_GL + (size_t)i)] = 0.5 * G->w * G->gw[i] * re;
+                G->g[2 * (p * KUBO_GL + (size_t)i) + 1] = 0.5 * G->w * G->gw[i] * im;
+            }
+        free(scr);
+    }
+    if (lost)
+        return mcf_fail(MCF_ENOMEM, "kubo bastin: out of memory for the threads' scratch");
     G->tail[2 * G->P] = G->tail[2 * G->P + 1] = 0.0;
     for (size_t p = G->P; p-- > 0;) {
         double re = 0.0, im = 0.0;

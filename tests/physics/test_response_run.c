@@ -28,6 +28,15 @@
  *     accepted with probability ~1e-6) has the hoppings -t of the clean lattice, so its
  *     sigma_xx and sigma_xy at --T 0.3 and mu = -1, 0, 1 are the clean anderson run's (same
  *     lattice, bounds, M, ed) to 1e-6 of sigma_xx.
+ * (f) `mcf response` of a T scan (the 4^3 ferromagnet of (e) with the twist of
+ *     examples/de-resistivity.ini, T = 1e-4 and 2e-4): nine mu give the table (xx, xy and
+ *     inv_sigma_xx rows) and the note that the plot takes at most 8, no plot; two mu give
+ *     plot-resistivity.svg where gnuplot is installed, and the warning that inv_sigma_xx is
+ *     not rho_xx exactly when |sigma_xy| > 0.1 sigma_xx at some point (the twist breaks time
+ *     reversal: the ferromagnet's sigma_xy is not 0 on a finite torus).
+ * inv_sigma_xx (1/sigma_xx by its own jackknife, rows after the curves' of a scan point) in
+ * (a): exact; in (b): within the jackknife's bias correction of 1/sigma_xx, its error the
+ * delta method's.
  * With --io (ctest's test_response_run_io, label sanitize): (a) and (c) only, the paths that
  * read and check a run's files, for the sanitizer tree (the whole test there took 98 s). */
 #include "physics_util.h"
@@ -35,6 +44,8 @@
 #include "evaluator_test.h"
 #include "mcf/mcf.h"
 #include "test_params.h"
+
+#include <unistd.h>
 
 #define NMU 7
 
@@ -99,8 +110,8 @@ static void part_a(void)
     char log[PHYS_PATH_MAX];
     CHECK(response("response_clean", "--mu -3:3:7 --T 0.2 --omega 1", &t, log, sizeof log) == 0,
           "(a) mcf response failed");
-    if (t.nrows != 4 * NMU) {
-        CHECK(0, "(a) %zu rows, not %d", t.nrows, 4 * NMU);
+    if (t.nrows != 5 * NMU) {
+        CHECK(0, "(a) %zu rows, not %d", t.nrows, 5 * NMU);
         phys_table_free(&t);
         return;
     }
@@ -141,6 +152,15 @@ static void part_a(void)
                "the same moments here, jackknife error %.1e (e.g. sigma(mu = 0) = %.6f)\n",
                q ? "xy" : "xx", worst, err, phys_get(&t, (size_t)(q * 2 * NMU + 3), "sigma"));
     }
+    /* the inverse rows after the curves': 1/sigma_xx exactly, no error (one realization) */
+    double inv_worst = 0.0, inv_err = 0.0;
+    for (int i = 0; i < NMU; i++) {
+        const double sx = phys_get(&t, (size_t)i, "sigma");
+        inv_worst = fmax(inv_worst, fabs(phys_get(&t, (size_t)(4 * NMU + i), "sigma") * sx - 1));
+        inv_err = fmax(inv_err, phys_get(&t, (size_t)(4 * NMU + i), "sigma_err") * sx);
+    }
+    CHECK(inv_worst < 1e-12 && inv_err < 1e-12, "(a) inv_sigma_xx: %.1e from 1/sigma_xx, error "
+          "%.1e", inv_worst, inv_err);
     if (ws)
         tev_destroy(pe->info, ws);
     test_params_free(te);
@@ -170,7 +190,7 @@ static void part_b(void)
           "(b) mcf response failed");
     const size_t M = 24, P = MCF_RESPONSE_POINTS(24);
     double *mu = malloc(P * sizeof *mu), want[14];
-    for (int q = 0; q < 2 && t.nrows == 4 * NMU; q++) {
+    for (int q = 0; q < 2 && t.nrows == 5 * NMU; q++) {
         snprintf(path, sizeof path, "%s/response_kpm/out/sigma_%s_moments.tsv",
                  getenv("MCF_TEST_TMP"), q ? "xy" : "xx");
         if (phys_read_table(path, &c) || c.nrows != P) {
@@ -205,7 +225,26 @@ static void part_b(void)
                phys_get(&t, (size_t)(q * 2 * NMU + 3), "sigma"),
                phys_get(&t, (size_t)(q * 2 * NMU + 3), "sigma_err"));
     }
-    CHECK(t.nrows == 4 * NMU, "(b) %zu rows", t.nrows);
+    CHECK(t.nrows == 5 * NMU, "(b) %zu rows", t.nrows);
+    /* 1/sigma_xx by its own jackknife: within 2 err^2 / sigma^3 of 1/sigma (the bias
+     * correction of a convex function, var / sigma^3), its error the delta method's
+     * err / sigma^2 up to terms of the relative error (below 0.2 here): ratio in [0.75, 1.33] */
+    double bias = 0.0, rlo = INFINITY, rhi = 0.0;
+    for (int i = 0; i < NMU && t.nrows == 5 * NMU; i++) {
+        const double sx = phys_get(&t, (size_t)i, "sigma"), e = phys_get(&t, (size_t)i,
+                                                                          "sigma_err");
+        const double iv = phys_get(&t, (size_t)(4 * NMU + i), "sigma");
+        const double ie = phys_get(&t, (size_t)(4 * NMU + i), "sigma_err");
+        const double r = ie / (e / (sx * sx));
+        CHECK(fabs(iv - 1.0 / sx) <= 2.0 * e * e / fabs(sx * sx * sx) + 1e-12 && r >= 0.75 &&
+              r <= 1.33, "(b) mu %d: 1/sigma_xx = %.6f +- %.6f against 1/%.6f (+- %.6f)", i, iv,
+              ie, sx, e);
+        bias = fmax(bias, fabs(iv - 1.0 / sx) / (e * e / fabs(sx * sx * sx)));
+        rlo = fmin(rlo, r);
+        rhi = fmax(rhi, r);
+    }
+    printf("(b) inv_sigma_xx: the jackknife's bias correction up to %.2f err^2/sigma^3, its "
+           "error %.3f .. %.3f of the delta method's\n", bias, rlo, rhi);
     free(mu);
     phys_table_free(&t);
 }
@@ -258,7 +297,7 @@ static void part_d(void)
     char log[PHYS_PATH_MAX];
     CHECK(response("response_hall", "--mu -2.25,2.25", &t, log, sizeof log) == 0,
           "(d) mcf response failed");
-    if (t.nrows == 4) {
+    if (t.nrows == 6) {
         const double lo = 2 * M_PI * phys_get(&t, 2, "sigma");
         const double hi = 2 * M_PI * phys_get(&t, 3, "sigma");
         CHECK(fabs(lo - 1.0) < 0.03 && fabs(lo + hi) < 1e-6, "(d) 2 pi sigma_xy = %.9f (gap 1), "
@@ -266,7 +305,7 @@ static void part_d(void)
         printf("(d) Hofstadter flux 1/5, 10x10, 4x4 twists, M = 128: 2 pi sigma_xy = %.9f in "
                "the lowest gap, %.9f in the highest\n", lo, hi);
     } else {
-        CHECK(0, "(d) %zu rows, not 4", t.nrows);
+        CHECK(0, "(d) %zu rows, not 6", t.nrows);
     }
     phys_table_free(&t);
 }
@@ -289,10 +328,10 @@ static void part_e(void)
         phys_table_free(&t);
     const int a = response("response_de", "--T 0.3 --mu -1,0,1", &s[0], log, sizeof log);
     const int b = response("response_clean3", "--T 0.3 --mu -1,0,1", &s[1], log, sizeof log);
-    CHECK(a == 0 && b == 0 && s[0].nrows == 6 && s[1].nrows == 6, "(e) mcf response: %d %d",
+    CHECK(a == 0 && b == 0 && s[0].nrows == 9 && s[1].nrows == 9, "(e) mcf response: %d %d",
           a, b);
     double worst = 0.0;
-    for (size_t r = 0; a == 0 && b == 0 && r < 6 && s[0].nrows == 6 && s[1].nrows == 6; r++)
+    for (size_t r = 0; a == 0 && b == 0 && r < 6 && s[0].nrows == 9 && s[1].nrows == 9; r++)
         worst = fmax(worst, fabs(phys_get(&s[0], r, "sigma") - phys_get(&s[1], r, "sigma")) /
                                 fabs(phys_get(&s[1], 1, "sigma")));
     CHECK(worst < 1e-6, "(e) the ferromagnet's sigma differs from the clean lattice's by %.1e",
@@ -301,6 +340,52 @@ static void part_e(void)
            "clean lattice's (sigma_xx(mu = 0) = %.6f)\n", worst, phys_get(&s[1], 1, "sigma"));
     phys_table_free(&s[0]);
     phys_table_free(&s[1]);
+}
+
+/* up to n - 1 bytes of the file at path into buf: 1, or 0 when it cannot be read */
+static int phys_read_text(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    const size_t k = fread(buf, 1, n - 1, f);
+    buf[k] = '\0';
+    fclose(f);
+    return 1;
+}
+
+/* (f) */
+static void part_f(void)
+{
+    static const char de[] =
+        "evaluator = ed\n\n[schedule]\nthermalize = 0\nsweeps = 2\nbins = 2\n"
+        "temperatures = 0.0001, 0.0002\n\n[model]\nlattice = cubic\nL = 4\nmu = 0\n"
+        "start = ordered\ntwist = 0.13 0.29 0.41\nresponse_moments = 32\n";
+    phys_table t;
+    char log[PHYS_PATH_MAX], path[PHYS_PATH_MAX], text[8192];
+    if (phys_run_mcf(mcf_prog, "response_plot", "double-exchange", 10, de, &t) == 0)
+        phys_table_free(&t);
+    const int gnuplot = system("command -v gnuplot > /dev/null 2>&1") == 0;
+    snprintf(path, sizeof path, "%s/response_plot/out/plot-resistivity.svg",
+             getenv("MCF_TEST_TMP"));
+    CHECK(response("response_plot", "--T 0.3 --mu -2:2:9", &t, log, sizeof log) == 0 &&
+          t.nrows == 2 * 3 * 9, "(f) mcf response with 9 mu: %zu rows", t.nrows);
+    phys_table_free(&t);
+    CHECK(phys_read_text(log, text, sizeof text) && strstr(text, "no plot-resistivity") &&
+          access(path, F_OK) != 0, "(f) 9 mu: the plot was drawn or its note is missing");
+    CHECK(response("response_plot", "--T 0.3 --mu 0,1", &t, log, sizeof log) == 0 &&
+          t.nrows == 2 * 3 * 2, "(f) mcf response with 2 mu: %zu rows", t.nrows);
+    const double sxx = t.nrows == 12 ? phys_get(&t, 0, "sigma") : NAN;
+    const double sxy = t.nrows == 12 ? phys_get(&t, 2, "sigma") : NAN;
+    phys_table_free(&t);
+    const int told = phys_read_text(log, text, sizeof text) &&
+                     strstr(text, "inv_sigma_xx is not the resistivity") != NULL;
+    CHECK(told == (fabs(sxy / sxx) > 0.1), "(f) the Hall warning: %d with sigma_xy / sigma_xx "
+          "= %.3f", told, sxy / sxx);
+    CHECK(!gnuplot || access(path, F_OK) == 0, "(f) no %s", path);
+    printf("(f) 4^3 ferromagnet, twist, T scan of 2: plot-resistivity %s; sigma_xy / sigma_xx "
+           "= %.3f at mu = 0 (the twist breaks time reversal), the Hall warning %s\n",
+           gnuplot ? "drawn" : "not drawn (no gnuplot)", sxy / sxx, told ? "given" : "not given");
 }
 
 int main(int argc, char **argv)
@@ -318,6 +403,7 @@ int main(int argc, char **argv)
     if (!io) {
         part_d();
         part_e();
+        part_f();
     }
     return check_exit();
 }
