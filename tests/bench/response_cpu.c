@@ -1,7 +1,7 @@
 /* response_cpu.c — benchmark of the two-dimensional Chebyshev moments on the CPU (issue 47:
- * the kpm evaluator's response op, kpm_ops_response.c, which kpm-cuda also runs on the host
- * for now): time per random vector, bytes moved, and their rate against the machine's copy
- * bandwidth with all threads.
+ * the kpm evaluator's response op, kpm_ops_response.c; kpm-cuda's device path is
+ * tests/bench/response_gpu.c): time per random vector, bytes moved, and their rate against
+ * the machine's copy bandwidth with all threads; the inner products' flop rate.
  *
  * Usage: MCF_PLUGIN_PATH=build/lib/mcf build/tests/bench/response_cpu [L ...]
  *        (default 16 24; Anderson on L^3 periodic cubes, W = 1, J_x, J_x)
@@ -11,9 +11,9 @@
  * Method.  One response call with vectors = 1 (one random vector), best of 3.  Bytes per
  * vector are what the op must touch at least once: the 3M products with H~ or B (the
  * recursions of beta and gamma, B on every beta_m) at dim (6 slots x 20 B + 8 B + 3 x 16 B),
- * and the M^2 inner products <gamma_n|beta_m>, each reading beta_m (16 B a row: the
- * M dim-vectors beta do not fit a cache once M dim x 16 B exceeds it; gamma_n does).  The
- * inner products dominate: M^2 dim 16 B against 3 M dim 176 B. */
+ * and the M^2 inner products <gamma_n|beta_m>, taken 8 gammas at a time (kpm_ops_response.c):
+ * every beta_m read once per chunk, M^2 / 8 dim 16 B (the chunk's tile stays in cache).
+ * They are 8 M^2 dim flops, printed as GFLOP/s of the whole call. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +38,8 @@ int main(int argc, char **argv)
         return 1;
     }
     test_params *tp = test_params_make(pk->info->params, "bench", "vectors", "1", NULL);
-    printf("%6s %9s %5s %10s %12s %9s %9s\n", "L", "dim", "M", "s/vector", "GB/vector",
-           "GB/s", "% copy");
+    printf("%6s %9s %5s %10s %12s %9s %9s %9s\n", "L", "dim", "M", "s/vector", "GB/vector",
+           "GB/s", "% copy", "GFLOP/s");
     const long Ls[] = {16, 24};
     const int nL = argc > 1 ? argc - 1 : 2;
     for (int q = 0; q < nL; q++) {
@@ -72,9 +72,12 @@ int main(int argc, char **argv)
             best = fmin(best, now() - t0);
         }
         const double dim = (double)h->dim;
-        const double bytes = 3.0 * (double)M * dim * 176.0 + (double)M * (double)M * dim * 16.0;
-        printf("%6ld %9.0f %5zu %10.3f %12.3f %9.2f %9.1f\n", L, dim, M, best, bytes / 1e9,
-               bytes / best / 1e9, 100.0 * bytes / best / 1e9 / bw);
+        const double bytes =
+            3.0 * (double)M * dim * 176.0 + (double)M * (double)M * dim * 16.0 / 8.0;
+        const double flops = 8.0 * (double)M * (double)M * dim;
+        printf("%6ld %9.0f %5zu %10.3f %12.3f %9.2f %9.1f %9.2f\n", L, dim, M, best,
+               bytes / 1e9, bytes / best / 1e9, 100.0 * bytes / best / 1e9 / bw,
+               flops / best / 1e9);
         if (ws)
             tev_destroy(pk->info, ws);
         free(re);
