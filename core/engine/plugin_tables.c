@@ -63,6 +63,8 @@ static int check_fermion_evaluator(const char *path, const mcf_fermion_evaluator
                               !MCF_HAS(mcf_fermion_evaluator, ops, pseudofermion)},
         {"response", (p & MCF_PROVIDES_RESPONSE) &&
                          !MCF_HAS(mcf_fermion_evaluator, ops, response)},
+        {"vector_moments", (p & MCF_PROVIDES_VECTOR_MOMENTS) &&
+                               !MCF_HAS(mcf_fermion_evaluator, ops, vector_moments)},
     };
     for (size_t k = 0; k < sizeof req / sizeof req[0]; k++)
         if (req[k].missing)

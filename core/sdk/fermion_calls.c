@@ -38,6 +38,8 @@ unsigned mcfi_fermion_provides(const mcfi_fermion_target *t)
     /* nor one of mcf 1.1 a response */
     if (!MCF_HAS(mcf_fermion_evaluator, t->ops2, response))
         p &= ~(unsigned)MCF_PROVIDES_RESPONSE;
+    if (!MCF_HAS(mcf_fermion_evaluator, t->ops2, vector_moments))
+        p &= ~(unsigned)MCF_PROVIDES_VECTOR_MOMENTS;
     return p;
 }
 
@@ -115,4 +117,12 @@ int mcfi_fermion_response(const mcfi_fermion_target *t, void *const *ws, size_t 
     if (!(mcfi_fermion_provides(t) & MCF_PROVIDES_RESPONSE))
         return mcf_fail(MCF_EINVAL, "evaluator %s has no response", t->name);
     return t->ops2->response(t->batch, ws, n, rngs, r);
+}
+
+int mcfi_fermion_vector_moments(const mcfi_fermion_target *t, void *const *ws, size_t n,
+                                const mcf_vector_moments *r)
+{
+    if (!(mcfi_fermion_provides(t) & MCF_PROVIDES_VECTOR_MOMENTS))
+        return mcf_fail(MCF_EINVAL, "evaluator %s has no vector_moments", t->name);
+    return t->ops2->vector_moments(t->batch, ws, n, r);
 }

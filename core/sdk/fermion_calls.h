@@ -59,6 +59,8 @@ int mcfi_fermion_pseudofermion(const mcfi_fermion_target *t, void *const *ws, si
 /* mcf 1.2: likewise for response */
 int mcfi_fermion_response(const mcfi_fermion_target *t, void *const *ws, size_t n,
                           mcf_rng *const *rngs, const mcf_response *r);
+int mcfi_fermion_vector_moments(const mcfi_fermion_target *t, void *const *ws, size_t n,
+                                const mcf_vector_moments *r);
 
 /* fermion_abi1.c: the up adapter (an ABI-1 table called with ABI 2's verbs) */
 unsigned mcfi_abi1_fermion_provides(const mcf_fermion_ops *ops);

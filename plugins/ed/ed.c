@@ -156,7 +156,8 @@ static const mcf_fermion_evaluator ed_ops = {
     .provides = MCF_PROVIDES_CHANGE_ACTION | MCF_PROVIDES_OCCUPATION | MCF_PROVIDES_DOS |
                 MCF_PROVIDES_LDOS | MCF_PROVIDES_GREEN | MCF_PROVIDES_ACTION |
                 MCF_PROVIDES_OCCUPATION_DT | MCF_PROVIDES_DENSITY_MATRIX |
-                MCF_PROVIDES_PSEUDOFERMION | MCF_PROVIDES_RESPONSE,
+                MCF_PROVIDES_PSEUDOFERMION | MCF_PROVIDES_RESPONSE |
+                MCF_PROVIDES_VECTOR_MOMENTS,
     .create = ed_create_abi2,
     .destroy = ed_destroy,
     .spectra = ed_spectra,
@@ -167,6 +168,7 @@ static const mcf_fermion_evaluator ed_ops = {
     .density_matrix = ed_density_matrix,
     .pseudofermion = ed_pseudofermion,
     .response = ed_response,
+    .vector_moments = ed_vector_moments,
 };
 
 MCF_PLUGIN_DESCRIPTOR(MCF_PLUGIN_FERMION_EVALUATOR, "ed", "1.0",

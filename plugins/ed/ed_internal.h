@@ -7,7 +7,8 @@
  * functions of one workspace), ed_thermodynamics.c (occupation, action and action differences
  * of one workspace), ed_batch.c (the fermion ops: argument checks and the OpenMP loop over
  * the workspaces of a batch), ed_density.c (density_matrix), ed_pf.c (pseudofermion),
- * ed_response.c (response: the two-dimensional moments).
+ * ed_response.c (response: the two-dimensional moments), ed_vector_moments.c
+ * (vector_moments: spectral functions).
  *
  * Errors: functions returning int give MCF_OK or an MCF_E* code with a message (mcf_fail).
  * Pointers are borrowed. */
@@ -120,5 +121,12 @@ int ed_density_matrix(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *r
 /* ---- ed_response.c: response (mcf 1.2) ------------------------------------------------ */
 int ed_response(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
                 const mcf_response *r);
+
+/* ---- ed_vector_moments.c: vector_moments (mcf 1.2) ------------------------------------ */
+int ed_vector_moments(mcf_batch *b, void *const *ws, size_t n, const mcf_vector_moments *r);
+/* The scaling an op of the eigenbasis uses (response, vector_moments): the caller's `scale`
+ * (checked against h's bounds) or mcf_hamiltonian_scaling(h, 0.01); h checked; `op` names it
+ * in the messages. */
+int ed_op_scale(const ed_ws *w, const double *scale, const char *op, double *a, double *b);
 
 #endif

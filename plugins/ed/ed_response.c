@@ -39,14 +39,10 @@ static void to_eigenbasis(const mcf_hamiltonian *op, const double *vec, size_t n
 
 static int check_one(const ed_ws *w, const mcf_response *r, size_t k, double *a, double *b)
 {
-    const mcf_hamiltonian *h = w->h;
-    const size_t n = h->dim;
-    if (n != w->dim)
-        return mcf_fail(MCF_EINVAL, "ed: response: the Hamiltonian's dimension changed from "
-                        "%zu to %zu since the workspace was created", w->dim, n);
-    int rc = mcf_hamiltonian_check(h);
+    int rc = ed_op_scale(w, r->scale, "response", a, b);
     if (rc)
-        return mcf_fail_prefix(rc, "ed: response: refusing an invalid Hamiltonian");
+        return rc;
+    const size_t n = w->h->dim;
     const mcf_hamiltonian *ops[2] = {r->op_a[k], r->op_b[k]};
     for (int q = 0; q < 2; q++) {
         if (ops[q]->dim != n)
@@ -54,17 +50,6 @@ static int check_one(const ed_ws *w, const mcf_response *r, size_t k, double *a,
                             "Hamiltonian %zu", "AB"[q], ops[q]->dim, n);
         if ((rc = mcf_hamiltonian_check(ops[q])))
             return mcf_fail_prefix(rc, "ed: response: operator %c is not Hermitian", "AB"[q]);
-    }
-    double lo, hi;
-    mcf_hamiltonian_bounds(h, &lo, &hi);
-    if (r->scale) {
-        *a = r->scale[0];
-        *b = r->scale[1];
-        if (!(*a > 0.0) || !isfinite(*a) || !isfinite(*b) || lo < *b - *a || hi > *b + *a)
-            return mcf_fail(MCF_EINVAL, "ed: response: the scale a = %g, b = %g does not hold "
-                            "the Hamiltonian's bounds [%g, %g]", *a, *b, lo, hi);
-    } else {
-        mcf_hamiltonian_scaling(h, 0.01, a, b);
     }
     return MCF_OK;
 }

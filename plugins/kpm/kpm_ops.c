@@ -379,7 +379,8 @@ const mcf_fermion_evaluator kpm_ops_evaluator = {
     .provides = MCF_PROVIDES_CHANGE_ACTION | MCF_PROVIDES_OCCUPATION | MCF_PROVIDES_DOS |
                 MCF_PROVIDES_LDOS | MCF_PROVIDES_GREEN | MCF_PROVIDES_ACTION |
                 MCF_PROVIDES_MOMENTS | MCF_PROVIDES_OCCUPATION_DT | MCF_PROVIDES_DENSITY_MATRIX |
-                MCF_PROVIDES_PSEUDOFERMION | MCF_PROVIDES_RESPONSE,
+                MCF_PROVIDES_PSEUDOFERMION | MCF_PROVIDES_RESPONSE |
+                MCF_PROVIDES_VECTOR_MOMENTS,
     .create = kpm_ops_create,
     .destroy = kpm_ops_destroy,
     .spectra = ops_spectra,
@@ -390,4 +391,5 @@ const mcf_fermion_evaluator kpm_ops_evaluator = {
     .density_matrix = kpm_ops_density_matrix,
     .pseudofermion = kpm_ops_pseudofermion,
     .response = kpm_ops_response,
+    .vector_moments = kpm_ops_vector_moments,
 };

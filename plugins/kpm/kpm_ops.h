@@ -270,6 +270,10 @@ KPM_API void kpm_ops_pf_free(kpm_ops_ws *w);
  * kpm_response_sums. */
 KPM_API int kpm_ops_response(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
                              const mcf_response *r);
+/* vector_moments of the table (kpm_ops_response.c): each vector's own recursion on the host,
+ * for kpm and kpm-cuda alike (exact). */
+KPM_API int kpm_ops_vector_moments(mcf_batch *b, void *const *ws, size_t n,
+                                   const mcf_vector_moments *r);
 /* The host's sums (the backend's response without a backend; the same arguments), `name`
  * for the messages. */
 KPM_API int kpm_response_sums(const char *name, const mcf_hamiltonian *h,

@@ -337,3 +337,91 @@ int kpm_ops_response(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rn
             return n > 1 ? mcf_fail_prefix(rc, "workspace %zu of %zu", k, n) : rc;
     return MCF_OK;
 }
+
+/* ---- vector_moments (mcf 1.2): <v_j| T_n(H~) |v_j> of given vectors, exactly, by each
+ * vector's own recursion on the host (kpm and kpm-cuda): M - 1 products a vector, the inner
+ * products summed over rows in order ---------------------------------------------------- */
+
+static int vm_one(kpm_ops_ws *w, const mcf_vector_moments *r, size_t k)
+{
+    const mcf_hamiltonian *h = w->h;
+    const size_t dim = h->dim, M = r->moments;
+    const char *name = w->be->name;
+    int rc = mcf_hamiltonian_check(h);
+    if (rc)
+        return mcf_fail_prefix(rc, "%s: vector_moments: refusing an invalid Hamiltonian", name);
+    resp s = {.dim = dim, .M = M};
+    double lo, hi;
+    mcf_hamiltonian_bounds(h, &lo, &hi);
+    if (r->scale) {
+        s.a = r->scale[0];
+        s.b = r->scale[1];
+        if (!(s.a > 0.0) || !isfinite(s.a) || !isfinite(s.b) || lo < s.b - s.a ||
+            hi > s.b + s.a)
+            return mcf_fail(MCF_EINVAL, "%s: vector_moments: the scale a = %g, b = %g does not "
+                            "hold the Hamiltonian's bounds [%g, %g]", name, s.a, s.b, lo, hi);
+    } else {
+        kpm_ops_scale(w);
+        s.a = w->a;
+        s.b = w->b;
+    }
+    double *buf = malloc(6 * dim * sizeof *buf);
+    if (!buf)
+        return mcf_fail(MCF_ENOMEM, "%s: vector_moments: out of memory (dimension %zu)", name,
+                        dim);
+    double *vr = buf, *vi = buf + dim, *t[4] = {buf + 2 * dim, buf + 3 * dim, buf + 4 * dim,
+                                                buf + 5 * dim};
+    for (size_t j = 0; j < r->vectors; j++) {
+        const double *v = r->v[k] + 2 * j * dim;
+        double *mu = r->mu[k] + j * M;
+        for (size_t i = 0; i < dim; i++) {
+            vr[i] = v[2 * i];
+            vi[i] = v[2 * i + 1];
+        }
+        /* t_0 = v in (t[0], t[1]), t_1 = H~ v in (t[2], t[3]); then the step in place */
+        memcpy(t[0], vr, dim * sizeof *vr);
+        memcpy(t[1], vi, dim * sizeof *vi);
+        if (M > 1)
+            product(h, &s, 1, vr, vi, t[2], t[3], NULL, NULL);
+        for (size_t n = 0; n < M; n++) {
+            const double *xr = t[2 * (n % 2)], *xi = t[2 * (n % 2) + 1];
+            double sr = 0.0;
+            for (size_t i = 0; i < dim; i++) /* Re <v|t_n>; Im is 0 for Hermitian H */
+                sr += vr[i] * xr[i] + vi[i] * xi[i];
+            mu[n] = sr;
+            if (n + 1 < M && n >= 1) /* t_{n+1} = 2 H~ t_n - t_{n-1}, into t_{n-1}'s pair */
+                product(h, &s, 2, xr, xi, NULL, NULL, t[2 * ((n + 1) % 2)],
+                        t[2 * ((n + 1) % 2) + 1]);
+        }
+    }
+    free(buf);
+    if (r->moment_scale) {
+        r->moment_scale[k][0] = s.a;
+        r->moment_scale[k][1] = s.b;
+    }
+    return MCF_OK;
+}
+
+int kpm_ops_vector_moments(mcf_batch *b, void *const *ws, size_t n,
+                           const mcf_vector_moments *r)
+{
+    (void)b;
+    int rc = MCF_OK;
+    const kpm_backend *be = kpm_ops_batch(ws, n, "vector_moments", &rc);
+    if (rc || n == 0)
+        return rc;
+    if (!r || !r->v || !r->mu)
+        return mcf_fail(MCF_EINVAL, "%s: vector_moments: the %s is NULL", be->name,
+                        !r ? "request" : "vector or output array");
+    if (r->moments < 1 || r->vectors < 1)
+        return mcf_fail(MCF_EINVAL, "%s: vector_moments: %zu moments, %zu vectors (at least 1 "
+                        "each)", be->name, r->moments, r->vectors);
+    for (size_t k = 0; k < n; k++)
+        if (!r->v[k] || !r->mu[k] || (r->moment_scale && !r->moment_scale[k]))
+            return mcf_fail(MCF_EINVAL, "%s: vector_moments: workspace %zu of %zu: a vector or "
+                            "output array is NULL", be->name, k, n);
+    for (size_t k = 0; k < n; k++)
+        if ((rc = vm_one(ws[k], r, k)))
+            return n > 1 ? mcf_fail_prefix(rc, "workspace %zu of %zu", k, n) : rc;
+    return MCF_OK;
+}

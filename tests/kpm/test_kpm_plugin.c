@@ -40,7 +40,8 @@ static void test_descriptor(void)
                          MCF_PROVIDES_DOS | MCF_PROVIDES_LDOS | MCF_PROVIDES_GREEN |
                          MCF_PROVIDES_ACTION | MCF_PROVIDES_MOMENTS |
                          MCF_PROVIDES_OCCUPATION_DT | MCF_PROVIDES_DENSITY_MATRIX |
-                         MCF_PROVIDES_PSEUDOFERMION | MCF_PROVIDES_RESPONSE;
+                         MCF_PROVIDES_PSEUDOFERMION | MCF_PROVIDES_RESPONSE |
+                         MCF_PROVIDES_VECTOR_MOMENTS;
     CHECK(info->abi_version == MCF_ABI_2 && mcf_fermion_provides(info) == all,
           "ABI %u, provides %#x (want ABI 2, %#x)", info->abi_version,
           mcf_fermion_provides(info), all);

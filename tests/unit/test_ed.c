@@ -1174,7 +1174,7 @@ int main(void)
                           MCF_PROVIDES_DOS | MCF_PROVIDES_LDOS | MCF_PROVIDES_GREEN |
                           MCF_PROVIDES_ACTION | MCF_PROVIDES_OCCUPATION_DT |
                           MCF_PROVIDES_DENSITY_MATRIX | MCF_PROVIDES_PSEUDOFERMION |
-                          MCF_PROVIDES_RESPONSE;
+                          MCF_PROVIDES_RESPONSE | MCF_PROVIDES_VECTOR_MOMENTS;
     CHECK(info->abi_version == MCF_ABI_2 &&
               ((const mcf_fermion_evaluator *)info->ops)->provides == want,
           "ed: ABI %u, provides 0x%x (want ABI 2, 0x%x: no moments)", info->abi_version,

@@ -105,8 +105,10 @@ enum {
     MCF_PROVIDES_DENSITY_MATRIX = 1u << 9, /* density_matrix (mcf 1.1): the forces */
     MCF_PROVIDES_PSEUDOFERMION = 1u << 10, /* pseudofermion (mcf 1.1): an exact global
                                               sampler's weight and forces */
-    MCF_PROVIDES_RESPONSE = 1u << 11       /* response (mcf 1.2): two-dimensional
+    MCF_PROVIDES_RESPONSE = 1u << 11,      /* response (mcf 1.2): two-dimensional
                                               Chebyshev moments of two operators */
+    MCF_PROVIDES_VECTOR_MOMENTS = 1u << 12 /* vector_moments (mcf 1.2): Chebyshev moments
+                                              of given vectors (spectral functions) */
 };
 
 /* One spectra() call: the inputs, then the outputs, each NULL when not wanted (an output
@@ -243,6 +245,25 @@ typedef struct mcf_response {
     double *const *moment_scale;      /* NULL, or 2 values: the a, b used */
 } mcf_response;
 
+/* One vector_moments() call (mcf 1.2): the Chebyshev moments of given vectors per workspace
+ * k, the diagonal elements of T_n(H~) in them,
+ *
+ *     mu_jn = <v_j| T_n(H~) |v_j>,   H~ = (H - b) / a,   n < M,   j < nv,
+ *
+ * from which spectral functions follow: with v = |k> the Bloch state of wave vector k,
+ * A(k, E) = -(1/pi) Im <k|G(E + i0)|k> (mcf_spectral_function).  Deterministic: no random
+ * vectors. */
+typedef struct mcf_vector_moments {
+    size_t moments;               /* in: M >= 1 */
+    size_t vectors;               /* in: nv >= 1 vectors a workspace */
+    const double *scale;          /* in: NULL, the evaluator's own scaling; or a, b as in
+                                     mcf_response */
+    const double *const *v;       /* in: v[k], nv x dim interleaved complex (re, im), vector
+                                     after vector; any norm (mu_j0 = |v_j|^2) */
+    double *const *mu;            /* out: mu[k][j M + n] (real: H is Hermitian) */
+    double *const *moment_scale;  /* NULL, or 2 values: the a, b used */
+} mcf_vector_moments;
+
 typedef struct mcf_fermion_evaluator {
     uint32_t struct_size;  /* sizeof(mcf_fermion_evaluator) the plugin was built with */
     unsigned provides;     /* MCF_PROVIDES_* bits */
@@ -344,6 +365,16 @@ typedef struct mcf_fermion_evaluator {
      * NULL output array), MCF_ENOMEM. */
     int (*response)(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rngs,
                     const mcf_response *r);
+
+    /* ---- mcf 1.2: appended after response; the SDK calls it only when struct_size covers
+     * it and `provides` has MCF_PROVIDES_VECTOR_MOMENTS ----------------------------------
+     *
+     * For n workspaces: the moments of r->v[k]'s vectors (mcf_vector_moments above).  Exact
+     * on ed (eigenvectors) and on kpm (the recursion of each vector itself).  Errors:
+     * MCF_EINVAL (M < 1, no vectors, a scale whose interval misses h's bounds, a NULL array),
+     * MCF_ENOMEM. */
+    int (*vector_moments)(mcf_batch *b, void *const *ws, size_t n,
+                          const mcf_vector_moments *r);
 } mcf_fermion_evaluator;
 
 /* The size of ABI 2's table as mcf 1.0 froze it (without density_matrix): the loader accepts

@@ -98,6 +98,27 @@ MCF_API int mcf_kubo_greenwood(const mcf_kubo *k, double T, double mu, size_t n,
 MCF_API int mcf_kubo_bastin(const mcf_kubo *k, double T, size_t n, const double *mu,
                             double *sigma, double *imag);
 
+/* ---- spectral functions from a vector's moments (spectral.c) -----------------------------
+ *
+ * For the moments mu_n = <v| T_n(H~) |v> of one vector (mcf/fermion.h's vector_moments; v = |k>
+ * the Bloch state of wave vector k gives A(k, E)), in the scaling a, b:
+ *
+ *     A(E) = sum_n h_n g_n mu_n T_n(x) / (pi a sqrt(1 - x^2)),   x = (E - b) / a,
+ *
+ * h_0 = 1, h_n = 2, g_n the kernel's coefficients (mcf_kubo_kernel's names; NULL: Jackson).
+ * A(E) at the n energies E[i] into A[i] (0 where |x| >= 1).  Errors: MCF_EINVAL (M < 1, a <= 0,
+ * a bad kernel, a NULL array). */
+MCF_API int mcf_spectral_function(size_t M, const double *mu, double a, double b,
+                                  const char *kernel, size_t n, const double *E, double *A);
+
+/* The occupied weight int A(E) f(E) dE of the same series, f the Fermi function at T >= 0 and
+ * chemical potential mu_chem: at T = 0 in closed form (int_{-1}^{x_mu} T_n / (pi s) dx), at
+ * T > 0 by Gauss-Chebyshev quadrature on max(8 M, 64 a / T) nodes (f is smooth on the scale
+ * T / a).  For v = |k>: the momentum distribution n(k).  Errors as mcf_spectral_function. */
+MCF_API int mcf_spectral_occupation(size_t M, const double *mu, double a, double b,
+                                    const char *kernel, double T, double mu_chem,
+                                    double *occupied);
+
 #ifdef __cplusplus
 }
 #endif

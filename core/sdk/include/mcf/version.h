@@ -47,8 +47,10 @@
  * the determinants are; tables of 1.0's size still load, MCF_ORBITAL_EVALUATOR_SIZE_1_0),
  * mcf_orbital_walker_drift_sweep and mcf_pair_derivative appended; the fermion evaluator's
  * response (MCF_PROVIDES_RESPONSE: two-dimensional Chebyshev moments of two operators; tables
- * of 1.1's size still load) and mcf/response.h (current operators, Kubo-Greenwood and
- * Kubo-Bastin conductivities from those moments).  A
+ * of 1.1's size still load), after it vector_moments (MCF_PROVIDES_VECTOR_MOMENTS: Chebyshev
+ * moments of given vectors, the spectral function A(k, E) of Bloch states), and
+ * mcf/response.h (current operators, Kubo-Greenwood and Kubo-Bastin conductivities from those
+ * moments; mcf_spectral_function and mcf_spectral_occupation).  A
  * plugin states the oldest release whose SDK it uses:
  * find_package(mcf 1.0) or pkg-config --atleast-version=1.0 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
