@@ -173,7 +173,23 @@ typedef struct resp_ctx {
     double *xx, *xy;             /* points x n_mu: Bastin's sigma_xx, sigma_xy (NaN: none) */
     mcfi_resp_plot_row *plot;    /* 1/sigma_xx at every (point, mu), in scan order */
     size_t n_plot;
+    size_t broad;                /* scan points whose kernel width exceeds pi T / sqrt 3 */
+    double broad_width, broad_T; /* the first of them */
+    size_t broad_point;
 } resp_ctx;
+
+/* The energy resolution of the kernel at the band's centre for M moments, half-width a:
+ * Jackson's (and the plain series') pi a / M, Lorentz's lambda a / M */
+static double kernel_width(const char *kernel, size_t M, double a)
+{
+    double lambda = 4.0;
+    if (kernel && !strncmp(kernel, "lorentz", 7)) {
+        if (kernel[7] == ':')
+            lambda = strtod(kernel + 8, NULL);
+        return lambda * a / (double)M;
+    }
+    return 3.14159265358979323846 * a / (double)M;
+}
 
 /* the jackknife of 1/sigma from the bins' totals (a nonlinear function: its own
  * leave-one-out values, bias-corrected by the combination) */
@@ -230,6 +246,16 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
             T = strtod(in->scan_values[c * in->points + p], NULL);
     if (!rc && !(isfinite(T) && T >= 0))
         rc = mcf_fail(MCF_EFORMAT, "%s: scan point %zu has the temperature %g", path, p, T);
+    /* the Fermi window's standard deviation is pi T / sqrt 3: a wider kernel sets the
+     * resolution instead (once per scan point: the first curve) */
+    const double width = kernel_width(args->kernel, q.M, q.tail[0]);
+    if (!rc && cv == &in->response[0] && width > 1.8137993642342178 * T) {
+        if (x->broad++ == 0) {
+            x->broad_width = width;
+            x->broad_T = T;
+            x->broad_point = p;
+        }
+    }
     for (size_t j = 0; !rc && j < q.nb; j++)
         rc = bin_values(args, T, &q, j, mus, n_mu, mean, v + j * nq);
     double W = 0.0;
@@ -380,6 +406,15 @@ static int response_folder(const mcf_setup *s, void *ctx, char *path, size_t len
     }
     if (!rc) {
         hall_check(x, &in, n_mu);
+        if (x->broad)
+            mcf_log(MCF_LOG_WARN, "response: at %zu of %zu scan points the kernel's energy "
+                    "width (%g at scan point %zu: %s a / M for %s) exceeds the Fermi window's "
+                    "(pi T / sqrt 3 = %g): there the kernel, not the temperature, sets the "
+                    "energy resolution of sigma (docs/methods.md, \"The kernel's bias\"); "
+                    "raise response_moments", x->broad, in.points, x->broad_width,
+                    x->broad_point, args->kernel && !strncmp(args->kernel, "lorentz", 7)
+                                        ? "lambda" : "pi",
+                    args->kernel ? args->kernel : "jackson", 1.8137993642342178 * x->broad_T);
         printf("mcf: %zu conductivit%s of %zu scan point%s written to %s\n", x->rows,
                x->rows == 1 ? "y" : "ies", in.points, in.points == 1 ? "" : "s", path);
         resistivity_plot(x, &in, n_mu);

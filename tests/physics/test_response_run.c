@@ -34,6 +34,8 @@
  *     plot-resistivity.svg where gnuplot is installed, and the warning that inv_sigma_xx is
  *     not rho_xx exactly when |sigma_xy| > 0.1 sigma_xx at some point (the twist breaks time
  *     reversal: the ferromagnet's sigma_xy is not 0 on a finite torus).
+ * The kernel-width warning: absent in (a) (pi a / M = 0.26 < pi T / sqrt 3 = 0.36), given in
+ * (b) (M = 24: 0.6).
  * inv_sigma_xx (1/sigma_xx by its own jackknife, rows after the curves' of a scan point) in
  * (a): exact; in (b): within the jackknife's bias correction of 1/sigma_xx, its error the
  * delta method's.
@@ -97,6 +99,18 @@ static void sigma_of(size_t M, const double *mu, const double *tail, double *out
               mcf_last_error());
 }
 
+/* up to n - 1 bytes of the file at path into buf: 1, or 0 when it cannot be read */
+static int phys_read_text(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    const size_t k = fread(buf, 1, n - 1, f);
+    buf[k] = '\0';
+    fclose(f);
+    return 1;
+}
+
 /* (a) */
 static void part_a(void)
 {
@@ -152,6 +166,11 @@ static void part_a(void)
                "the same moments here, jackknife error %.1e (e.g. sigma(mu = 0) = %.6f)\n",
                q ? "xy" : "xx", worst, err, phys_get(&t, (size_t)(q * 2 * NMU + 3), "sigma"));
     }
+    /* M = 48, a = 4.04: the kernel's width pi a / M = 0.26 is below the Fermi window's
+     * pi T / sqrt 3 = 0.36: no warning (part (b)'s M = 24 gives one) */
+    char text[8192];
+    CHECK(phys_read_text(log, text, sizeof text) && !strstr(text, "kernel's energy width"),
+          "(a) a kernel-width warning at M = 48, T = 0.2");
     /* the inverse rows after the curves': 1/sigma_xx exactly, no error (one realization) */
     double inv_worst = 0.0, inv_err = 0.0;
     for (int i = 0; i < NMU; i++) {
@@ -226,6 +245,9 @@ static void part_b(void)
                phys_get(&t, (size_t)(q * 2 * NMU + 3), "sigma_err"));
     }
     CHECK(t.nrows == 5 * NMU, "(b) %zu rows", t.nrows);
+    char text[8192];
+    CHECK(phys_read_text(log, text, sizeof text) && strstr(text, "kernel's energy width"),
+          "(b) no kernel-width warning at M = 24, T = 0.2 (pi a / M ~ 0.6 > 0.36)");
     /* 1/sigma_xx by its own jackknife: within 2 err^2 / sigma^3 of 1/sigma (the bias
      * correction of a convex function, var / sigma^3), its error the delta method's
      * err / sigma^2 up to terms of the relative error (below 0.2 here): ratio in [0.75, 1.33] */
@@ -340,18 +362,6 @@ static void part_e(void)
            "clean lattice's (sigma_xx(mu = 0) = %.6f)\n", worst, phys_get(&s[1], 1, "sigma"));
     phys_table_free(&s[0]);
     phys_table_free(&s[1]);
-}
-
-/* up to n - 1 bytes of the file at path into buf: 1, or 0 when it cannot be read */
-static int phys_read_text(const char *path, char *buf, size_t n)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    const size_t k = fread(buf, 1, n - 1, f);
-    buf[k] = '\0';
-    fclose(f);
-    return 1;
 }
 
 /* (f) */
