@@ -170,7 +170,8 @@ typedef struct resp_ctx {
     mcf_text inv;                /* the scan point's inv_sigma_xx rows, after its curves' */
     size_t rows;
     double mus[RESPONSE_MAX_LIST]; /* the mu of the last curve (the same for every point) */
-    double *xx, *xy;             /* points x n_mu: Bastin's sigma_xx, sigma_xy (NaN: none) */
+    double *xx, *xy, *xy_err;    /* points x n_mu: Bastin's sigma_xx, sigma_xy and its error
+                                    (NaN: none) */
     mcfi_resp_plot_row *plot;    /* 1/sigma_xx at every (point, mu), in scan order */
     size_t n_plot;
     size_t broad;                /* scan points whose kernel width exceeds pi T / sqrt 3 */
@@ -281,6 +282,8 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
         const int is_xx = !strcmp(cv->name, "sigma_xx_moments");
         if (i < n_mu && (is_xx || !strcmp(cv->name, "sigma_xy_moments")))
             (is_xx ? x->xx : x->xy)[p * n_mu + i] = val;
+        if (i < n_mu && !is_xx && !strcmp(cv->name, "sigma_xy_moments"))
+            x->xy_err[p * n_mu + i] = err;
         if (i < n_mu && is_xx) { /* 1/sigma_xx, the resistivity where the Hall part is small */
             double iv, ie;
             inverse_jackknife(tot, W, loo, q.w, q.nb, loo + q.nb + 1, &iv, &ie);
@@ -301,14 +304,15 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
 }
 
 /* 1/sigma_xx is the resistivity only where sigma_xy is small beside sigma_xx: say where it
- * is not (10 %: rho_xx = sigma_xx / (sigma_xx^2 + sigma_xy^2) differs by 1 % there) */
+ * is not (10 %: rho_xx = sigma_xx / (sigma_xx^2 + sigma_xy^2) differs by 1 % there), and
+ * sigma_xy is more than twice its error from 0 (noise alone does not warn) */
 static void hall_check(const resp_ctx *x, const mcfi_dos_input *in, size_t n_mu)
 {
     size_t bad = 0, at = 0;
     double worst = 0.0;
     for (size_t i = 0; i < in->points * n_mu; i++) {
         const double r = fabs(x->xy[i] / x->xx[i]);
-        if (isfinite(r) && r > 0.1) {
+        if (isfinite(r) && r > 0.1 && !(fabs(x->xy[i]) <= 2.0 * x->xy_err[i])) {
             bad++;
             if (r > worst) {
                 worst = r;
@@ -377,14 +381,16 @@ static int response_folder(const mcf_setup *s, void *ctx, char *path, size_t len
     mcfe_text_printf(&x->t, "quantity\tformula\tmu\tomega\tT\tsigma\tsigma_err\n");
     const size_t n_mu = args->n_mu ? args->n_mu : 41;
     const size_t cells = in.points * n_mu;
-    x->xx = rc ? NULL : malloc(2 * cells * sizeof *x->xx);
+    x->xx = rc ? NULL : malloc(3 * cells * sizeof *x->xx);
     x->plot = rc ? NULL : malloc(cells * sizeof *x->plot);
     if (!rc && (!x->xx || !x->plot))
         rc = mcf_fail(MCF_ENOMEM, "response: out of memory");
-    for (size_t i = 0; !rc && i < 2 * cells; i++)
+    for (size_t i = 0; !rc && i < 3 * cells; i++)
         x->xx[i] = NAN;
-    if (!rc)
+    if (!rc) {
         x->xy = x->xx + cells;
+        x->xy_err = x->xy + cells;
+    }
     for (size_t p = 0; p < in.points && !rc; p++) {
         for (size_t k = 0; k < in.n_response && !rc; k++)
             rc = curve_point(x, &in, &in.response[k], p, path);

@@ -32,7 +32,7 @@
  *     examples/de-resistivity.ini, T = 1e-4 and 2e-4): nine mu give the table (xx, xy and
  *     inv_sigma_xx rows) and the note that the plot takes at most 8, no plot; two mu give
  *     plot-resistivity.svg where gnuplot is installed, and the warning that inv_sigma_xx is
- *     not rho_xx exactly when |sigma_xy| > 0.1 sigma_xx at some point (the twist breaks time
+ *     not rho_xx exactly when |sigma_xy| > 0.1 sigma_xx and > 2 errors at some point (the twist breaks time
  *     reversal: the ferromagnet's sigma_xy is not 0 on a finite torus).
  * The kernel-width warning: absent in (a) (pi a / M = 0.26 < pi T / sqrt 3 = 0.36), given in
  * (b) (M = 24: 0.6).
@@ -387,11 +387,12 @@ static void part_f(void)
           t.nrows == 2 * 3 * 2, "(f) mcf response with 2 mu: %zu rows", t.nrows);
     const double sxx = t.nrows == 12 ? phys_get(&t, 0, "sigma") : NAN;
     const double sxy = t.nrows == 12 ? phys_get(&t, 2, "sigma") : NAN;
+    const double exy = t.nrows == 12 ? phys_get(&t, 2, "sigma_err") : NAN;
     phys_table_free(&t);
     const int told = phys_read_text(log, text, sizeof text) &&
                      strstr(text, "inv_sigma_xx is not the resistivity") != NULL;
-    CHECK(told == (fabs(sxy / sxx) > 0.1), "(f) the Hall warning: %d with sigma_xy / sigma_xx "
-          "= %.3f", told, sxy / sxx);
+    CHECK(told == (fabs(sxy / sxx) > 0.1 && fabs(sxy) > 2.0 * exy), "(f) the Hall warning: %d "
+          "with sigma_xy / sigma_xx = %.3f, sigma_xy = %.4f +- %.4f", told, sxy / sxx, sxy, exy);
     CHECK(!gnuplot || access(path, F_OK) == 0, "(f) no %s", path);
     printf("(f) 4^3 ferromagnet, twist, T scan of 2: plot-resistivity %s; sigma_xy / sigma_xx "
            "= %.3f at mu = 0 (the twist breaks time reversal), the Hall warning %s\n",
