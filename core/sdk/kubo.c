@@ -7,6 +7,7 @@
 #include "mcf/response.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -337,38 +338,36 @@ static int grid_make(kubo_run *r, double dt, bastin_grid *G)
     if (!G->g || !G->tail)
         return mcf_fail(MCF_ENOMEM, "kubo bastin: out of memory for %zu panels", G->P);
     /* the nodes on the OpenMP threads, each with its own copy of the run (f = 1) and its
-     * own scratch; every node's value lands at its own place: the same bits on any number
-     * of threads */
-    const size_t M = r->M;
-    int lost = 0;
-#pragma omp parallel if (G->P * M * M > 65536) reduction(| : lost)
+     * own slice of the scratch (allocated here: no reduction, whose lock some OpenMP
+     * runtimes make a global symbol of the library); every node's value lands at its own
+     * place: the same bits on any number of threads */
+    const size_t M = r->M, nth = (size_t)omp_get_max_threads();
+    double *scratch = malloc(6 * M * nth * sizeof *scratch);
+    if (!scratch)
+        return mcf_fail(MCF_ENOMEM, "kubo bastin: out of memory for the threads' scratch");
+#pragma omp parallel num_threads((int)nth) if (G->P * M * M > 65536)
     {
         kubo_run rt = *r;
-        double *scr = malloc(6 * M * sizeof *scr);
+        double *scr = scratch + 6 * M * (size_t)omp_get_thread_num();
         rt.T = 0.0;
         rt.mu = HUGE_VAL; /* f = 1 */
-        if (scr) {
-            rt.u = scr;
-            rt.v = scr + M;
-            rt.tr = scr + 2 * M;
-            rt.ti = scr + 3 * M;
-            rt.er = scr + 4 * M;
-            rt.ei = scr + 5 * M;
-        }
-        lost = !scr;
+        rt.u = scr;
+        rt.v = scr + M;
+        rt.tr = scr + 2 * M;
+        rt.ti = scr + 3 * M;
+        rt.er = scr + 4 * M;
+        rt.ei = scr + 5 * M;
 #pragma omp for schedule(static)
         for (size_t p = 0; p < G->P; p++)
-            for (int i = 0; scr && i < KUBO_GL; i++) {
+            for (int i = 0; i < KUBO_GL; i++) {
                 const double t = G->t1 + ((double)p + 0.5 + 0.5 * G->gx[i]) * G->w;
                 double re, im;
                 bastin_fn(&rt, cos(t), sin(t), t, &re, &im);
                 G->g[2 * (p * KUBO_GL + (size_t)i)] = 0.5 * G->w * G->gw[i] * re;
                 G->g[2 * (p * KUBO_GL + (size_t)i) + 1] = 0.5 * G->w * G->gw[i] * im;
             }
-        free(scr);
     }
-    if (lost)
-        return mcf_fail(MCF_ENOMEM, "kubo bastin: out of memory for the threads' scratch");
+    free(scratch);
     G->tail[2 * G->P] = G->tail[2 * G->P + 1] = 0.0;
     for (size_t p = G->P; p-- > 0;) {
         double re = 0.0, im = 0.0;
