@@ -25,6 +25,7 @@
 #include <string.h>
 
 #define RESPONSE_MAX_LIST 4096
+#define FERMI_WINDOW_SD 1.8137993642342178 /* pi / sqrt 3: -f'(E)'s standard deviation / T */
 
 typedef struct resp_args {
     const char *dir, *kernel;
@@ -250,7 +251,7 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
     /* the Fermi window's standard deviation is pi T / sqrt 3: a wider kernel sets the
      * resolution instead (once per scan point: the first curve) */
     const double width = kernel_width(args->kernel, q.M, q.tail[0]);
-    if (!rc && cv == &in->response[0] && width > 1.8137993642342178 * T) {
+    if (!rc && cv == &in->response[0] && width > FERMI_WINDOW_SD * T) {
         if (x->broad++ == 0) {
             x->broad_width = width;
             x->broad_T = T;
@@ -264,6 +265,8 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
         W += q.w[j];
     const size_t len = strlen(cv->name);
     const int cut = len > 8 && !strcmp(cv->name + len - 8, "_moments");
+    const int is_xx = !strcmp(cv->name, "sigma_xx_moments");
+    const int is_xy = !strcmp(cv->name, "sigma_xy_moments");
     for (size_t i = 0; !rc && i < nq; i++) {
         double tot = 0.0, val, err;
         for (size_t j = 0; j < q.nb; j++)
@@ -279,12 +282,12 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
                          mus[m], i < n_mu ? 0.0 : args->omega[(i - n_mu) % args->n_omega],
                          T, val, err);
         x->rows++;
-        const int is_xx = !strcmp(cv->name, "sigma_xx_moments");
-        if (i < n_mu && (is_xx || !strcmp(cv->name, "sigma_xy_moments")))
-            (is_xx ? x->xx : x->xy)[p * n_mu + i] = val;
-        if (i < n_mu && !is_xx && !strcmp(cv->name, "sigma_xy_moments"))
+        if (i < n_mu && is_xy) {
+            x->xy[p * n_mu + i] = val;
             x->xy_err[p * n_mu + i] = err;
+        }
         if (i < n_mu && is_xx) { /* 1/sigma_xx, the resistivity where the Hall part is small */
+            x->xx[p * n_mu + i] = val;
             double iv, ie;
             inverse_jackknife(tot, W, loo, q.w, q.nb, loo + q.nb + 1, &iv, &ie);
             for (size_t c = 0; c < in->n_scan; c++)
@@ -420,7 +423,7 @@ static int response_folder(const mcf_setup *s, void *ctx, char *path, size_t len
                     "raise response_moments", x->broad, in.points, x->broad_width,
                     x->broad_point, args->kernel && !strncmp(args->kernel, "lorentz", 7)
                                         ? "lambda" : "pi",
-                    args->kernel ? args->kernel : "jackson", 1.8137993642342178 * x->broad_T);
+                    args->kernel ? args->kernel : "jackson", FERMI_WINDOW_SD * x->broad_T);
         printf("mcf: %zu conductivit%s of %zu scan point%s written to %s\n", x->rows,
                x->rows == 1 ? "y" : "ies", in.points, in.points == 1 ? "" : "s", path);
         resistivity_plot(x, &in, n_mu);

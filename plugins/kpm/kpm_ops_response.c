@@ -253,31 +253,44 @@ static void vec_fill(void *ctx, size_t nv, double *v)
     }
 }
 
+/* The scaling an op uses (response, vector_moments): h checked, then the caller's `scale`
+ * (checked against h's bounds) or the workspace's own; `op` names it in the messages. */
+static int op_scale(kpm_ops_ws *w, const double *scale, const char *op, double *a, double *b)
+{
+    const mcf_hamiltonian *h = w->h;
+    const char *name = w->be->name;
+    int rc = mcf_hamiltonian_check(h);
+    if (rc)
+        return mcf_fail_prefix(rc, "%s: %s: refusing an invalid Hamiltonian", name, op);
+    double lo, hi;
+    mcf_hamiltonian_bounds(h, &lo, &hi);
+    if (scale) {
+        *a = scale[0];
+        *b = scale[1];
+        if (!(*a > 0.0) || !isfinite(*a) || !isfinite(*b) || lo < *b - *a || hi > *b + *a)
+            return mcf_fail(MCF_EINVAL, "%s: %s: the scale a = %g, b = %g does not hold the "
+                            "Hamiltonian's bounds [%g, %g]", name, op, *a, *b, lo, hi);
+    } else {
+        kpm_ops_scale(w);
+        *a = w->a;
+        *b = w->b;
+    }
+    return MCF_OK;
+}
+
 static int one(kpm_ops_ws *w, mcf_rng *rng, const mcf_response *r, size_t k)
 {
     const mcf_hamiltonian *h = w->h, *A = r->op_a[k], *B = r->op_b[k];
     const size_t dim = h->dim, M = r->moments;
     const char *name = w->be->name;
-    int rc = mcf_hamiltonian_check(h);
+    double a, b;
+    int rc = op_scale(w, r->scale, "response", &a, &b);
     if (rc)
-        return mcf_fail_prefix(rc, "%s: response: refusing an invalid Hamiltonian", name);
+        return rc;
     if (A->dim != dim || B->dim != dim)
         return mcf_fail(MCF_EINVAL, "%s: response: operator %c has dimension %zu, the "
                         "Hamiltonian %zu", name, A->dim != dim ? 'A' : 'B',
                         A->dim != dim ? A->dim : B->dim, dim);
-    double a, b, lo, hi;
-    mcf_hamiltonian_bounds(h, &lo, &hi);
-    if (r->scale) {
-        a = r->scale[0];
-        b = r->scale[1];
-        if (!(a > 0.0) || !isfinite(a) || !isfinite(b) || lo < b - a || hi > b + a)
-            return mcf_fail(MCF_EINVAL, "%s: response: the scale a = %g, b = %g does not hold "
-                            "the Hamiltonian's bounds [%g, %g]", name, a, b, lo, hi);
-    } else {
-        kpm_ops_scale(w);
-        a = w->a;
-        b = w->b;
-    }
     const size_t R = w->cfg.vectors > 0 ? (size_t)w->cfg.vectors : dim;
     double *mr = r->mu_re[k], *mi = r->mu_im[k], *me = r->mu_err ? r->mu_err[k] : NULL;
     vec_source vs = {w->cfg.vectors > 0 ? rng : NULL, w->cfg.random, dim, 0};
@@ -347,24 +360,10 @@ static int vm_one(kpm_ops_ws *w, const mcf_vector_moments *r, size_t k)
     const mcf_hamiltonian *h = w->h;
     const size_t dim = h->dim, M = r->moments;
     const char *name = w->be->name;
-    int rc = mcf_hamiltonian_check(h);
-    if (rc)
-        return mcf_fail_prefix(rc, "%s: vector_moments: refusing an invalid Hamiltonian", name);
     resp s = {.dim = dim, .M = M};
-    double lo, hi;
-    mcf_hamiltonian_bounds(h, &lo, &hi);
-    if (r->scale) {
-        s.a = r->scale[0];
-        s.b = r->scale[1];
-        if (!(s.a > 0.0) || !isfinite(s.a) || !isfinite(s.b) || lo < s.b - s.a ||
-            hi > s.b + s.a)
-            return mcf_fail(MCF_EINVAL, "%s: vector_moments: the scale a = %g, b = %g does not "
-                            "hold the Hamiltonian's bounds [%g, %g]", name, s.a, s.b, lo, hi);
-    } else {
-        kpm_ops_scale(w);
-        s.a = w->a;
-        s.b = w->b;
-    }
+    int rc = op_scale(w, r->scale, "vector_moments", &s.a, &s.b);
+    if (rc)
+        return rc;
     double *buf = malloc(6 * dim * sizeof *buf);
     if (!buf)
         return mcf_fail(MCF_ENOMEM, "%s: vector_moments: out of memory (dimension %zu)", name,
