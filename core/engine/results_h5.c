@@ -416,6 +416,8 @@ static int observables_group(h5w *w, hid_t f, const mcf_run *r)
             attr_int(w, og, "moment_scale", 1);
         if (obs[d].flags & MCF_OBS_RESPONSE_MOMENTS)
             attr_int(w, og, "response_moments", 1);
+        if (obs[d].flags & MCF_OBS_SPECTRAL_MOMENTS)
+            attr_int(w, og, "spectral_moments", 1);
         const mcfi_label *l = mcfi_labels_find(w->labels, obs[d].name);
         if (l) {
             attr_text(w, og, "symbol", l->symbol);

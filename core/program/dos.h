@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* One curve observable of results.h5 (/observables/NAME): rows in chain order. */
 typedef struct mcfi_dos_curve {
@@ -35,6 +36,8 @@ typedef struct mcfi_dos_input {
     char **geometric;         /* curves measured as geometric means (not reconstructible) */
     size_t n_response;
     mcfi_dos_curve *response; /* the curves marked response_moments (mcf response) */
+    size_t n_spectral;
+    mcfi_dos_curve *spectral; /* the curves marked spectral_moments (mcf response) */
 } mcfi_dos_input;
 
 /* What the run's configuration allows: results.h5 must hold exactly this many scan
@@ -64,6 +67,27 @@ int mcfi_with_run_folder(const char *dir, const char *what, mcfi_folder_fn fn, v
  * DIR/results.h5 with jackknife errors, into DIR/response-KERNEL.tsv. */
 int mcfi_response_command(int argc, char **argv);
 
+/* What `mcf response` passes to its spectral part (response_spectral.c). */
+typedef struct mcfi_spectral_args {
+    const char *dir, *kernel;
+    double T;
+    int T_given;            /* --T; else each scan point's T (0 without one) */
+    const double *mu;       /* --mu (n_mu of them); n_mu = 0: the scan point's mu, else the
+                               model's */
+    size_t n_mu;
+    const double *E;        /* --energies (n_E); n_E = 0: 201 across the scaling's interval */
+    size_t n_E;
+} mcfi_spectral_args;
+
+/* A(k, E) and n(k) with jackknife errors from in's spectral curves (in->n_spectral > 0) into
+ * DIR/spectral-KERNEL.tsv and DIR/momentum-KERNEL.tsv (and plot-momentum); model_mu_text:
+ * the configuration's [model] mu, or NULL (0).  path names results.h5 in messages; out (len
+ * bytes) is scratch for file names.  Errors: MCF_EFORMAT for curves that do not hold what
+ * mcf/response.h lays out, MCF_EINVAL for moments whose scaling or path changed between
+ * measurements, MCF_ENOMEM, I/O errors of the tables. */
+int mcfi_response_spectral(const mcfi_spectral_args *args, const mcfi_dos_input *in,
+                           const char *model_mu_text, const char *path, char *out, size_t len);
+
 /* One point of the resistivity plot of `mcf response` (response_plot.c): 1/sigma_xx at
  * temperature T and chemical potential mu (index k of the command's list), its error. */
 typedef struct mcfi_resp_plot_row {
@@ -75,6 +99,9 @@ typedef struct mcfi_resp_plot_row {
  * table is written already); MCF_OK or the error. */
 int mcfi_response_plot(const char *dir, const mcfi_resp_plot_row *rows, size_t n,
                        const double *mus, size_t n_mu);
+/* The terminal lines of `mcf response`'s plots: SVG 800 x 480, or PNG (png != 0) at twice
+ * that, into the file out. */
+void mcfi_response_plot_terminal(FILE *g, const char *out, int png);
 
 /* The bins of scan point p's walkers (chains [p R, p R + R)) for curve cv of M rows each:
  * the sums (mean x weight) of its rows into s[j M + m] and the weights into w[j], non-empty

@@ -33,9 +33,9 @@ void mcfi_dos_input_free(mcfi_dos_input *in)
         free(in->scan_values[j]);
     free(in->scan_names);
     free(in->scan_values);
-    mcfi_dos_curve *all[4] = {in->moments, in->density, &in->scale, in->response};
-    size_t counts[4] = {in->n_moments, in->n_moments, 1, in->n_response};
-    for (int q = 0; q < 4; q++)
+    mcfi_dos_curve *all[5] = {in->moments, in->density, &in->scale, in->response, in->spectral};
+    size_t counts[5] = {in->n_moments, in->n_moments, 1, in->n_response, in->n_spectral};
+    for (int q = 0; q < 5; q++)
         for (size_t k = 0; all[q] && k < counts[q]; k++) {
             free(all[q][k].name);
             free(all[q][k].chain);
@@ -44,6 +44,7 @@ void mcfi_dos_input_free(mcfi_dos_input *in)
     free(in->moments);
     free(in->density);
     free(in->response);
+    free(in->spectral);
     for (size_t j = 0; j < in->n_geometric; j++)
         free(in->geometric[j]);
     free(in->geometric);
@@ -351,6 +352,7 @@ static herr_t observable(hid_t og, const char *name, const H5L_info_t *info, voi
     const int64_t scale = attr_flag(r, g, object, "moment_scale");
     const int64_t geo = attr_flag(r, g, object, "geometric_mean");
     const int64_t resp = attr_flag(r, g, object, "response_moments");
+    const int64_t spec = attr_flag(r, g, object, "spectral_moments");
     H5Gclose(g);
     if (r->rc)
         return -1;
@@ -367,26 +369,29 @@ static herr_t observable(hid_t og, const char *name, const H5L_info_t *info, voi
         in->geometric = grown;
         in->n_geometric++;
     }
-    if (resp && !mom && !scale && !geo) {
-        const size_t k = in->n_response;
-        mcfi_dos_curve *m = realloc(in->response, (k + 1) * sizeof *m);
+    if ((resp || spec) && !mom && !scale && !geo && !(resp && spec)) {
+        mcfi_dos_curve **list = resp ? &in->response : &in->spectral;
+        size_t *count = resp ? &in->n_response : &in->n_spectral;
+        const size_t k = *count;
+        mcfi_dos_curve *m = realloc(*list, (k + 1) * sizeof *m);
         if (!m) {
             r->rc = mcf_fail(MCF_ENOMEM, "out of memory");
             return -1;
         }
-        in->response = m;
-        memset(&in->response[k], 0, sizeof in->response[k]);
-        in->n_response++;
-        read_curve(r, og, name, 1, in, &in->response[k]);
-        if (!r->rc && in->response[k].rows == 0) { /* measured by no chain */
-            free(in->response[k].name);
-            free(in->response[k].chain);
-            free(in->response[k].bins);
-            in->n_response--;
+        *list = m;
+        memset(&m[k], 0, sizeof m[k]);
+        (*count)++;
+        read_curve(r, og, name, 1, in, &m[k]);
+        if (!r->rc && m[k].rows == 0) { /* measured by no chain */
+            free(m[k].name);
+            free(m[k].chain);
+            free(m[k].bins);
+            (*count)--;
         }
-    } else if (resp) {
-        return bad(r, object, "marked response_moments and also chebyshev_moments, "
-                   "moment_scale or geometric_mean") ? -1 : 0;
+    } else if (resp || spec) {
+        return bad(r, object, "marked response_moments or spectral_moments together with "
+                   "another kind (chebyshev_moments, moment_scale, geometric_mean or the "
+                   "other)") ? -1 : 0;
     }
     if (scale) {
         if (in->scale.name)

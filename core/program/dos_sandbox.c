@@ -123,6 +123,9 @@ static void put_input(buf *b, const mcfi_dos_input *in)
     put_u64(b, in->n_response);
     for (size_t k = 0; k < in->n_response; k++)
         put_curve(b, &in->response[k], in->bins);
+    put_u64(b, in->n_spectral);
+    for (size_t k = 0; k < in->n_spectral; k++)
+        put_curve(b, &in->spectral[k], in->bins);
 }
 
 typedef struct cur {
@@ -268,6 +271,13 @@ static int get_input(cur *c, mcfi_dos_input *in)
     in->n_response = n_response;
     for (size_t k = 0; k < n_response; k++)
         get_curve(c, &in->response[k], in->bins);
+    const size_t n_spectral = get_count(c, 1);
+    in->spectral = calloc(n_spectral + 1, sizeof *in->spectral);
+    if (c->bad || !in->spectral)
+        return -1;
+    in->n_spectral = n_spectral;
+    for (size_t k = 0; k < n_spectral; k++)
+        get_curve(c, &in->spectral[k], in->bins);
     return c->bad || c->left ? -1 : 0;
 }
 

@@ -1,4 +1,5 @@
-/* response.c — `mcf response DIR [--T T] [--mu LIST|A:B:N] [--omega LIST] [--kernel K]`
+/* response.c — `mcf response DIR [--T T] [--mu LIST|A:B:N] [--omega LIST] [--energies LIST|A:B:N]
+ * [--kernel K]`
  * (T of the Fermi function: --T, else each scan point's temperature, 0 without one):
  * the conductivities of the curves a run stored as two-dimensional Chebyshev moments
  * (MCF_OBS_RESPONSE_MOMENTS: sigma_xx_moments, sigma_xy_moments), per scan point, with
@@ -11,7 +12,9 @@
  * the total (sum_b w_b sigma_b) / W and the leave-one-bin-out values
  * (W sigma - w_b sigma_b) / (W - w_b), combined by the engine's weighted jackknife.  The
  * scaling, the bounds and n_s stored with the moments must be the same in every bin.
- * Reads results.h5 as `mcf dos` does (dos_h5.c), under the folder's lock. */
+ * Reads results.h5 as `mcf dos` does (dos_h5.c), under the folder's lock.  The curves of
+ * Bloch-state moments (MCF_OBS_SPECTRAL_MOMENTS) give A(k, E) and n(k) (response_spectral.c,
+ * --energies their grid). */
 #define _POSIX_C_SOURCE 200809L
 #include "dos.h"
 
@@ -31,13 +34,14 @@ typedef struct resp_args {
     const char *dir, *kernel;
     double T;
     int T_given;                /* --T; else each scan point's T (0 without a T column) */
-    size_t n_mu, n_omega;
+    size_t n_mu, n_omega, n_E;
     int mu_range;               /* --mu A:B:N */
-    double mu[RESPONSE_MAX_LIST], omega[RESPONSE_MAX_LIST];
+    double mu[RESPONSE_MAX_LIST], omega[RESPONSE_MAX_LIST], E[RESPONSE_MAX_LIST];
 } resp_args;
 
 static const char resp_use[] = "usage: mcf response DIR [--T T] [--mu m1,m2,...|A:B:N] "
-                               "[--omega w1,w2,...] [--kernel jackson|lorentz[:LAMBDA]|none]";
+                               "[--omega w1,w2,...] [--energies e1,e2,...|A:B:N] "
+                               "[--kernel jackson|lorentz[:LAMBDA]|none]";
 
 /* a list "x1,x2,..." (or with range, "A:B:N") of finite numbers into v */
 static int parse_list(const char *opt, const char *text, int range, double *v, size_t *n,
@@ -79,7 +83,7 @@ static int parse_args(int argc, char **argv, resp_args *a)
     for (int k = 0; k < argc; k++) {
         const char *o = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         const int known = !strcmp(o, "--T") || !strcmp(o, "--mu") || !strcmp(o, "--omega") ||
-                          !strcmp(o, "--kernel");
+                          !strcmp(o, "--kernel") || !strcmp(o, "--energies");
         if (known && !v)
             return mcf_fail(MCF_EINVAL, "response: %s needs a value (%s)", o, resp_use);
         int rc = MCF_OK, r;
@@ -98,6 +102,8 @@ static int parse_args(int argc, char **argv, resp_args *a)
                 if (!(a->omega[i] > 0))
                     rc = mcf_fail(MCF_EINVAL, "response: --omega %s: frequencies > 0 (the DC "
                                   "limit is Bastin's rows)", v);
+        } else if (!strcmp(o, "--energies")) {
+            rc = parse_list(o, v, 1, a->E, &a->n_E, &r);
         } else if (!strcmp(o, "--kernel")) {
             a->kernel = v;
         } else if (o[0] == '-') {
@@ -364,10 +370,25 @@ static int response_folder(const mcf_setup *s, void *ctx, char *path, size_t len
     int rc = mcfi_dos_read(path, &want, &in);
     if (rc)
         return mcf_fail_prefix(rc, "response");
-    if (in.n_response == 0)
-        rc = mcf_fail(MCF_EINVAL, "response: %s holds no response moments: model %s measured "
-                      "none (a model declares them, e.g. anderson with [model] "
-                      "response_moments = M > 0)", path, s->model_name);
+    if (in.n_response == 0 && in.n_spectral == 0)
+        rc = mcf_fail(MCF_EINVAL, "response: %s holds no response or spectral moments: model "
+                      "%s measured none (a model declares them, e.g. double-exchange with "
+                      "[model] response_moments = M > 0 or spectral_moments = M > 0)", path,
+                      s->model_name);
+    if (!rc && in.n_spectral) {
+        const mcfi_spectral_args sa = {.dir = args->dir, .kernel = args->kernel, .T = args->T,
+                                       .T_given = args->T_given, .mu = args->mu,
+                                       .n_mu = args->n_mu, .E = args->E, .n_E = args->n_E};
+        char h5[4096];
+        snprintf(h5, sizeof h5, "%s", path);
+        rc = mcfi_response_spectral(&sa, &in, mcfe_section_text(&s->sections[0], "mu"), h5,
+                                    path, len);
+        snprintf(path, len, "%s", h5);
+    }
+    if (rc || in.n_response == 0) {
+        mcfi_dos_input_free(&in);
+        return rc;
+    }
     mcfe_text_printf(&x->t, "# mcf %s: conductivities from the two-dimensional Chebyshev "
                      "moments in results.h5 (mcf response)\n", MCF_VERSION_STRING);
     mcfe_text_printf(&x->t, "# kernel %s, T: %s; units e^2/hbar (2D; e^2/h = 1/(2 pi)); "

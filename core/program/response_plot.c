@@ -18,7 +18,7 @@ typedef struct rp_ctx {
     const double *mus;
 } rp_ctx;
 
-static void rp_terminal(FILE *g, const char *out, int png)
+void mcfi_response_plot_terminal(FILE *g, const char *out, int png)
 {
     if (png)
         fputs("set terminal pngcairo size 1600,960 enhanced font 'sans,12' fontscale 2 "
@@ -42,7 +42,7 @@ static void rp_write(FILE *g, const void *ctx, const char *svg, const char *png)
         fputs("EOD\n", g);
     }
     for (int t = 0; t < 1 + (png != NULL); t++) {
-        rp_terminal(g, t ? png : svg, t);
+        mcfi_response_plot_terminal(g, t ? png : svg, t);
         fputs("set grid\nset key top left\nset xlabel 'T'\n"
               "set ylabel '1/{/Symbol s}_{xx}  (= {/Symbol r}_{xx} where {/Symbol s}_{xy} "
               "<< {/Symbol s}_{xx})'\nset title 'Kubo-Bastin, jackknife errors (mcf "

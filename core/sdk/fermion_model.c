@@ -47,6 +47,9 @@ const char *mcfi_fm_missing(const mcfi_fermion_target *t, unsigned needs)
     if ((needs & MCF_FERMION_RESPONSE) && !(p & MCF_PROVIDES_RESPONSE))
         return "lacks response (two-dimensional Chebyshev moments, for conductivities: ed, "
                "kpm or kpm-cuda of mcf 1.2)";
+    if ((needs & MCF_FERMION_VECTOR_MOMENTS) && !(p & MCF_PROVIDES_VECTOR_MOMENTS))
+        return "lacks vector_moments (Chebyshev moments of given vectors, for spectral "
+               "functions: ed, kpm or kpm-cuda of mcf 1.2)";
     return NULL;
 }
 

@@ -7,6 +7,7 @@
 
 #include "fermion_model_internal.h"
 #include "mcf/error.h"
+#include "mcf/response.h"
 
 int mcf_fermion_bind(const mcf_services *s, const mcf_params *model_params, const char *model,
                      unsigned needs, mcf_fermion *out)
@@ -311,6 +312,82 @@ int mcf_fermion_response_curves(const mcf_fermion_batch *a, size_t n, size_t M,
     }
     free(B);
     free(re);
+    return rc;
+}
+
+int mcf_fermion_vector_moments(const mcf_fermion_batch *a, size_t n, const mcf_vector_moments *r)
+{
+    mcfi_fermion_target t;
+    int rc = bound(a, n, &t);
+    if (rc || n == 0)
+        return rc;
+    if (mcfi_fm_missing(&t, MCF_FERMION_VECTOR_MOMENTS))
+        return mcf_fail(MCF_EINTERNAL, "%s: evaluator %s was bound without "
+                        "MCF_FERMION_VECTOR_MOMENTS (a bug in the model)", t.model, t.name);
+    if (!r)
+        return mcf_fail(MCF_EINVAL, "%s: mcf_fermion_vector_moments without a request",
+                        t.model);
+    if ((rc = mcfi_fermion_vector_moments(&t, a->ws, n, r)))
+        return mcf_fail_prefix(rc, "%s: evaluator %s: vector_moments", t.model, t.name);
+    const size_t len = r->moments * r->vectors;
+    for (size_t k = 0; k < n; k++) {
+        int finite = !r->moment_scale || (isfinite(r->moment_scale[k][0]) &&
+                                          isfinite(r->moment_scale[k][1]));
+        for (size_t q = 0; q < len && finite; q++)
+            finite = isfinite(r->mu[k][q]);
+        if (!finite)
+            return mcf_fail(MCF_EPLUGIN, "%s: evaluator %s returned vector moments or a scale "
+                            "that are not finite (chain %zu of the batch)", t.model, t.name, k);
+    }
+    return MCF_OK;
+}
+
+int mcf_fermion_spectral_curves(const mcf_fermion_batch *a, size_t n, size_t M,
+                                const mcf_kpath *path, size_t per_k, const double *const *v,
+                                double *const *out)
+{
+    if (n == 0)
+        return MCF_OK;
+    if (M < 1 || per_k < 1 || !path || path->points < 1 || !v || !out)
+        return mcf_fail(MCF_EINVAL, "spectral moments: M = %zu, %zu vectors a wave vector (both "
+                        ">= 1) and a path with points are wanted", M, per_k);
+    const size_t nk = path->points, nv = nk * per_k;
+    double **mu = malloc(2 * n * sizeof *mu);
+    double *buf = mu ? malloc(n * (nv * M + 2) * sizeof *buf) : NULL;
+    int rc = !buf ? mcf_fail(MCF_ENOMEM, "spectral moments of %zu chains", n) : MCF_OK;
+    if (!rc) {
+        double **scale = mu + n;
+        for (size_t k = 0; k < n; k++) {
+            mu[k] = buf + k * (nv * M + 2);
+            scale[k] = mu[k] + nv * M;
+        }
+        const mcf_vector_moments r = {.moments = M, .vectors = nv, .v = v, .mu = mu,
+                                      .moment_scale = scale};
+        if ((rc = mcf_fermion_vector_moments(a, n, &r)))
+            rc = mcf_fail_prefix(rc, "spectral moments");
+    }
+    for (size_t k = 0; k < n && !rc; k++) {
+        double *o = out[k];
+        o[0] = (double)M;
+        o[1] = (double)nk;
+        o[2] = mu[n + k][0];
+        o[3] = mu[n + k][1];
+        for (size_t j = 0; j < nk; j++) {
+            for (int d = 0; d < 3; d++)
+                o[4 + 4 * j + (size_t)d] = path->k[3 * j + (size_t)d];
+            o[4 + 4 * j + 3] = path->s[j];
+            double *dst = o + 4 + 4 * nk + j * M;
+            const double *src = mu[k] + j * per_k * M;
+            for (size_t m = 0; m < M; m++) { /* the per_k vectors in order: fixed bits */
+                double sum = 0.0;
+                for (size_t q = 0; q < per_k; q++)
+                    sum += src[q * M + m];
+                dst[m] = sum;
+            }
+        }
+    }
+    free(buf);
+    free(mu);
     return rc;
 }
 

@@ -94,6 +94,7 @@ static const mcf_param_spec anderson_params[] = {
      .doc = "Chebyshev moments M per index of the conductivity's two-dimensional moments "
      "(curves sigma_xx_moments, sigma_xy_moments of 2 M^2 + 5 values; `mcf response DIR` "
      "turns them into sigma with errors); 0 = none"},
+    MCF_SPECTRAL_PARAMS,
     {"ldos_sites", MCF_PARAM_STRING, "none", MCF_PARAM_NO_SCAN, 0, 0, NULL,
      .doc = "space-separated site indices whose mean LDOS is the curve ldos (none: the sampled "
      "typical_dos sites)"},
@@ -120,6 +121,10 @@ static const mcf_observable anderson_observables[] = {
      "moments (1/N) Tr[J_x T_n(H~) J_y T_m(H~)] of the conductivity sigma_xy and its scaling "
      "(mcf/response.h; response_moments > 0)", "k", MCF_OBS_RESPONSE_MOMENTS, NULL, NULL, NULL,
      NULL},
+    {"spectral_function_moments", MCF_ROLE_NONE,
+     "moments <k| T_n(H~) |k> of the Bloch states along spectral_path (the spectral function "
+     "A(k, E)), with the wave vectors and the scaling (mcf/response.h; spectral_moments > 0)",
+     "j", MCF_OBS_SPECTRAL_MOMENTS, NULL, NULL, NULL, NULL},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
 /* symbols and units of the parameters, for the plots (the observables carry theirs) */
@@ -214,6 +219,8 @@ static void anderson_destroy(void *chain)
     mcf_hamiltonian_destroy(c->h);
     mcf_hamiltonian_destroy(c->jx);
     mcf_hamiltonian_destroy(c->jy);
+    mcf_kpath_destroy(c->kpath);
+    free(c->bloch);
     free(c->E);
     free(c->rows);
     free(c->mark);
@@ -256,14 +263,16 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
                            void **chain)
 {
     *chain = NULL;
-    long n_typical, n_response;
+    long n_typical, n_response, n_spectral;
     double W, t;
-    const char *lattice_name, *sites_text;
+    const char *lattice_name, *sites_text, *kpath;
     int rc;
     if ((rc = mcf_params_string(params, "lattice", &lattice_name)) ||
         (rc = mcf_params_real(params, "W", &W)) || (rc = mcf_params_real(params, "t", &t)) ||
         (rc = mcf_params_int(params, "typical_sites", &n_typical)) ||
         (rc = mcf_params_int(params, "response_moments", &n_response)) ||
+        (rc = mcf_params_int(params, "spectral_moments", &n_spectral)) ||
+        (rc = mcf_params_string(params, "spectral_path", &kpath)) ||
         (rc = mcf_params_string(params, "ldos_sites", &sites_text)))
         return mcf_fail_prefix(rc, "anderson");
     const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
@@ -277,7 +286,8 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
     /* the evaluator: a fermion evaluator is what computes every observable */
     mcf_fermion ev;
     const unsigned needs = MCF_FERMION_DOS | MCF_FERMION_LDOS |
-                           (n_response > 0 ? MCF_FERMION_RESPONSE : 0u);
+                           (n_response > 0 ? MCF_FERMION_RESPONSE : 0u) |
+                           (n_spectral > 0 ? MCF_FERMION_VECTOR_MOMENTS : 0u);
     if (n_response == 1)
         return mcf_fail(MCF_EINVAL, "anderson: [%s] response_moments = 1 in %s: the Kubo "
                         "formulas need at least 2 moments (0 measures none)", sec, origin);
@@ -377,6 +387,20 @@ static int anderson_create(const mcf_params *params, const mcf_services *service
                   (rc = mcf_current_operator(c->h, lat, 1, &c->jy)))) {
         rc = mcf_fail_prefix(rc, "anderson: [%s] response_moments in %s", sec, origin);
         goto fail;
+    }
+    /* the Bloch vectors of spectral_moments: the hoppings are fixed, so are they */
+    if ((c->Ms = (size_t)n_spectral) > 0) {
+        if ((rc = mcf_kpath_create(lat, kpath, c->theta, &c->kpath))) {
+            rc = mcf_fail_prefix(rc, "anderson: [%s] spectral_path = %s in %s", sec, kpath,
+                                 origin);
+            goto fail;
+        }
+        if (!(c->bloch = malloc(2 * c->kpath->points * c->n * sizeof *c->bloch))) {
+            rc = mcf_fail(MCF_ENOMEM, "anderson: out of memory for the Bloch vectors");
+            goto fail;
+        }
+        for (size_t j = 0; j < c->kpath->points; j++)
+            mcf_bloch_vector(lat, c->kpath->k + 3 * j, 1, 0, NULL, c->bloch + 2 * j * c->n);
     }
     /* the initial realization, from the chain's stream */
     if ((rc = anderson_install(c, mcf_rng_u64(rng))))

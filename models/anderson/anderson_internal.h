@@ -24,6 +24,8 @@ enum { OBS_DOS = 0, OBS_TYPICAL = 1, OBS_LDOS = 2, OBS_DOS_MOMENTS = 3, OBS_LDOS
 /* then the conductivity's moment curves (MCF_RESPONSE_POINTS(response_moments) values each,
  * none when response_moments = 0) */
 enum { OBS_SIGMA_XX_MOMENTS = 7, OBS_SIGMA_XY_MOMENTS = 8 };
+/* then the Bloch states' moments (MCF_SPECTRAL_POINTS(nk, spectral_moments), none when 0) */
+enum { OBS_SPECTRAL_MOMENTS = 9 };
 
 typedef struct anderson_chain {
     int32_t lattice[2];          /* mcf_lattice_kind, mcf_boundary: as the record stores them */
@@ -49,6 +51,9 @@ typedef struct anderson_chain {
     size_t Mr;                   /* [model] response_moments (0: none) */
     mcf_hamiltonian *jx, *jy;    /* the current operators (mcf_current_operator), with Mr */
     double response_tail[3];     /* -bound, bound, sites / L^d (bcc: 2): the moments' tail */
+    size_t Ms;                   /* [model] spectral_moments (0: none) */
+    mcf_kpath *kpath;            /* spectral_path's wave vectors, with Ms */
+    double *bloch;               /* nk Bloch vectors (2 N doubles each), with Ms: fixed */
 } anderson_chain;
 
 /* ---- anderson_measure.c --------------------------------------------------------------- */

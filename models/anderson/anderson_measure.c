@@ -49,6 +49,12 @@
 size_t anderson_curve_points(const void *chain, size_t index, double *axis)
 {
     const anderson_chain *c = chain;
+    if (index == OBS_SPECTRAL_MOMENTS) {
+        const size_t P = c->Ms ? MCF_SPECTRAL_POINTS(c->kpath->points, c->Ms) : 0;
+        for (size_t k = 0; axis && k < P; k++)
+            axis[k] = (double)k;
+        return P;
+    }
     if (index == OBS_SIGMA_XX_MOMENTS || index == OBS_SIGMA_XY_MOMENTS) {
         const size_t P = c->Mr ? MCF_RESPONSE_POINTS(c->Mr) : 0;
         for (size_t k = 0; axis && k < P; k++)
@@ -244,5 +250,19 @@ int anderson_measure(mcf_batch *batch, void *const *chains, size_t n, double *co
     for (size_t k = 0; k < n; k++)
         if ((rc = anderson_reduce(chains[k], values[k])))
             return rc;
-    return c0->Mr ? anderson_response(&a, chains, n, values, ws + 7 * n) : MCF_OK;
+    if (c0->Mr && (rc = anderson_response(&a, chains, n, values, ws + 7 * n)))
+        return rc;
+    if (!c0->Ms)
+        return MCF_OK;
+    /* the Bloch states' moments (exact: no random vectors) */
+    const double **v = (const double **)(ws + 7 * n);
+    for (size_t k = 0; k < n; k++) {
+        anderson_chain *c = chains[k];
+        ws[k] = c->ws;
+        v[k] = c->bloch;
+        out[k] = anderson_moments_at(c, values[k]) + (c->M ? 3 * c->M + 2 : 0) +
+                 (c->Mr ? 2 * MCF_RESPONSE_POINTS(c->Mr) : 0);
+    }
+    rc = mcf_fermion_spectral_curves(&a, n, c0->Ms, c0->kpath, 1, v, out);
+    return rc ? mcf_fail_prefix(rc, "anderson") : MCF_OK;
 }

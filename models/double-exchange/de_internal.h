@@ -36,7 +36,8 @@ enum {
     OBS_ENERGY, OBS_ABS_M, OBS_M2, OBS_M4, OBS_DENSITY, OBS_NN, OBS_ENERGY_DT, OBS_ACTION_DT,
     OBS_M2_KMIN,
     OBS_COUNT, OBS_DOS = OBS_COUNT,
-    OBS_SIGMA_XX_MOMENTS, OBS_SIGMA_XY_MOMENTS /* with response_moments > 0 */
+    OBS_SIGMA_XX_MOMENTS, OBS_SIGMA_XY_MOMENTS, /* with response_moments > 0 */
+    OBS_SPECTRAL_MOMENTS                        /* with spectral_moments > 0 */
 };
 
 typedef struct de_move {
@@ -100,6 +101,12 @@ typedef struct de_chain {
     mcf_lattice *lat;          /* the lattice (kept with Mr: the currents' geometry) */
     mcf_hamiltonian *jx, *jy;  /* J_x, J_y of the spins now (rewritten every measurement) */
     double response_tail[3];   /* -bound, bound, dim / N: the response moments' tail */
+    /* the spectral function's moments (spectral_moments > 0, de_measure.c) */
+    size_t Ms;                 /* moments, 0: none */
+    mcf_kpath *kpath;          /* the wave vectors (spectral_path) */
+    double *bloch;             /* nk x 2 Bloch vectors |K sigma> (2 dim doubles each),
+                                  rewritten from the spins every measurement at hund = inf */
+    double *bloch_w;           /* hund = inf: 2 N, the amplitudes <chi_i|sigma> */
 } de_chain;
 
 /* ---- de_periodic.c: ideal states as crystals (mcf_model.periodic) ---------------------- */
@@ -164,6 +171,9 @@ int de_read_spins(const mcf_params *params, const char *path, size_t n, double *
 int de_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *values);
 /* units, and the DOS curve's length and axis (mcf_layout) */
 int de_layout(const void *chain, mcf_layout *layout);
+/* The path and the Bloch vectors of spectral_moments (c->Ms > 0, c->h built): c->kpath,
+ * c->bloch (and c->bloch_w at hund = inf).  Errors: mcf_kpath_create's, MCF_ENOMEM. */
+int de_spectral_setup(de_chain *c, const mcf_lattice *lat, const char *path);
 
 /* ---- de_tempering.c: parallel tempering ---------------------------------------------------- */
 

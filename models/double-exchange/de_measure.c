@@ -26,6 +26,13 @@
  *                   currents J_x, J_x and J_x, J_y of the spins now (mcf_current_operator_update
  *                   from H, every measurement), with the scaling, the fixed bounds and the
  *                   states per volume (MCF_RESPONSE_POINTS(M) values; `mcf response DIR`)
+ *   spectral_function_moments
+ *                   (only with spectral_moments = M > 0) the moments of the electron's
+ *                   spectral function along spectral_path, sum_s <K s| T_n(H~) |K s>: at
+ *                   hund = inf the projected state of c_{K s}^dagger, amplitude
+ *                   <chi_i|s> exp(i K.r_i) / sqrt(N) on site i (the spins now, every
+ *                   measurement), at finite hund the plain Bloch state on orbital s; with
+ *                   the wave vectors and the scaling (MCF_SPECTRAL_POINTS(nk, M) values)
  * measure() gets density and energy (and d(energy)/dT) from
  * mcf_fermion_occupation_heat, which calls occupation_dT() once for all chains of a batch that
  * share (mu, T) (the op takes one mu and one T; a temperature scan gives one call per
@@ -36,6 +43,7 @@
 #include "de_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The observables that need no evaluator. */
@@ -141,6 +149,61 @@ static int de_measure_response(mcf_batch *batch, void *const *chains, size_t n,
     return rc ? mcf_fail_prefix(rc, "double-exchange") : MCF_OK;
 }
 
+int de_spectral_setup(de_chain *c, const mcf_lattice *lat, const char *path)
+{
+    int rc = mcf_kpath_create(lat, path, c->twisted ? c->theta : NULL, &c->kpath);
+    if (rc)
+        return rc;
+    const size_t nk = c->kpath->points, dim = c->h->dim;
+    if (!(c->bloch = malloc(4 * nk * dim * sizeof *c->bloch)) ||
+        (!c->finite && !(c->bloch_w = malloc(4 * c->n * sizeof *c->bloch_w))))
+        return mcf_fail(MCF_ENOMEM, "out of memory for %zu Bloch vectors of %zu states",
+                        2 * nk, dim);
+    for (size_t j = 0; c->finite && j < nk; j++) /* the spin's orbital: fixed vectors */
+        for (size_t s = 0; s < 2; s++)
+            mcf_bloch_vector(lat, c->kpath->k + 3 * j, 2, s, NULL,
+                             c->bloch + (2 * j + s) * 2 * dim);
+    return MCF_OK;
+}
+
+/* The spectral moments of every chain (Ms > 0: the same for all): at hund = inf the Bloch
+ * vectors are rewritten from the spins (<chi_i|up> = conj(chi_i up), <chi_i|dn> =
+ * conj(chi_i dn)), then one vector_moments call (mcf_fermion_spectral_curves). */
+static int de_measure_spectral(mcf_batch *batch, void *const *chains, size_t n,
+                               double *const *values)
+{
+    void **p = mcf_batch_scratch(batch, 3 * n * sizeof(void *));
+    if (!p)
+        return mcf_fail_prefix(MCF_ENOMEM, "double-exchange: the spectral function");
+    const double **v = (const double **)p;
+    double **out = (double **)(p + n);
+    void **ws = p + 2 * n;
+    for (size_t k = 0; k < n; k++) {
+        de_chain *c = chains[k];
+        const size_t nk = c->kpath->points, dim = c->h->dim;
+        for (size_t i = 0; !c->finite && i < c->n; i++) {
+            double a[4];
+            de_field(c->spin + 3 * i, a);
+            c->bloch_w[2 * i] = a[0];
+            c->bloch_w[2 * i + 1] = -a[1];
+            c->bloch_w[2 * c->n + 2 * i] = a[2];
+            c->bloch_w[2 * c->n + 2 * i + 1] = -a[3];
+        }
+        for (size_t j = 0; !c->finite && j < nk; j++)
+            for (size_t s = 0; s < 2; s++)
+                mcf_bloch_vector(c->lat, c->kpath->k + 3 * j, 1, 0, c->bloch_w + 2 * s * c->n,
+                                 c->bloch + (2 * j + s) * 2 * dim);
+        out[k] = values[k] + OBS_DOS + (c->dos_every > 0 ? c->dos_points : 0) +
+                 (c->Mr ? 2 * MCF_RESPONSE_POINTS(c->Mr) : 0);
+        v[k] = c->bloch;
+        ws[k] = c->ws;
+    }
+    const de_chain *c0 = chains[0];
+    const mcf_fermion_batch a = {.ws = ws, .batch = batch};
+    int rc = mcf_fermion_spectral_curves(&a, n, c0->Ms, c0->kpath, 2, v, out);
+    return rc ? mcf_fail_prefix(rc, "double-exchange") : MCF_OK;
+}
+
 /* Density and energy of every chain from mcf_fermion_occupation (one occupation() call per
  * distinct (mu, T) among the chains of the batch), the spin observables, then the DOS. */
 int de_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *values)
@@ -175,7 +238,11 @@ int de_measure(mcf_batch *batch, void *const *chains, size_t n, double *const *v
         de_spin_observables(c, values[k]);
     }
     rc = de_measure_dos(batch, chains, n, values);
-    return rc || !((de_chain *)chains[0])->Mr ? rc : de_measure_response(batch, chains, n, values);
+    if (!rc && ((de_chain *)chains[0])->Mr)
+        rc = de_measure_response(batch, chains, n, values);
+    if (!rc && ((de_chain *)chains[0])->Ms)
+        rc = de_measure_spectral(batch, chains, n, values);
+    return rc;
 }
 
 /* The units (sites), and the DOS curve: the evaluator's energy grid as its axis, or no
@@ -190,6 +257,11 @@ int de_layout(const void *chain, mcf_layout *layout)
         for (size_t k = 0; layout->axis && layout->axis[o] && k < layout->points[o]; k++)
             layout->axis[o][k] = (double)k;
     }
+    layout->points[OBS_SPECTRAL_MOMENTS] =
+        c->Ms ? MCF_SPECTRAL_POINTS(c->kpath->points, c->Ms) : 0;
+    for (size_t k = 0; layout->axis && layout->axis[OBS_SPECTRAL_MOMENTS] &&
+                       k < layout->points[OBS_SPECTRAL_MOMENTS]; k++)
+        layout->axis[OBS_SPECTRAL_MOMENTS][k] = (double)k;
     double *axis = layout->axis ? layout->axis[OBS_DOS] : NULL;
     if (axis && c->dos_every > 0) {
         if (mcf_fermion_grid(&c->fermion, c->ws, axis) != c->dos_points)

@@ -81,6 +81,7 @@ static const mcf_param_spec de_params[] = {
      .doc = "Chebyshev moments M per index of the conductivity's two-dimensional moments at every "
      "measurement (curves sigma_xx_moments, sigma_xy_moments of 2 M^2 + 5 values; `mcf response "
      "DIR` turns them into sigma with errors); 0 = none"},
+    MCF_SPECTRAL_PARAMS,
     {0}};
 
 /* [model] move and start, in the order of their choices (mcf_params_choice) */
@@ -123,6 +124,10 @@ static const mcf_observable de_observables[] = {
      "moments (1/dim) Tr[J_x T_n(H~) J_y T_m(H~)] of the conductivity sigma_xy and its scaling "
      "(mcf/response.h; response_moments > 0)", "k", MCF_OBS_RESPONSE_MOMENTS, NULL, NULL, NULL,
      NULL},
+    {"spectral_function_moments", MCF_ROLE_NONE,
+     "moments sum_s <k s| T_n(H~) |k s> of the electrons' spectral function A(k, E) along "
+     "spectral_path, with the wave vectors and the scaling (mcf/response.h; spectral_moments > 0)",
+     "j", MCF_OBS_SPECTRAL_MOMENTS, NULL, NULL, NULL, NULL},
     {NULL, MCF_ROLE_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL}};
 
 /* symbols and units of the parameters, for the plots (T's unit is energy_unit) */
@@ -138,6 +143,9 @@ static void de_destroy(void *chain)
         mcf_fermion_release(&c->fermion, c->ws);
     mcf_hamiltonian_destroy(c->h);
     mcf_hamiltonian_destroy(c->scratch);
+    mcf_kpath_destroy(c->kpath);
+    free(c->bloch);
+    free(c->bloch_w);
     mcf_hamiltonian_destroy(c->jx);
     mcf_hamiltonian_destroy(c->jy);
     mcf_lattice_destroy(c->lat);
@@ -156,9 +164,9 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
                      void **chain)
 {
     *chain = NULL;
-    long dos_every, n_response;
+    long dos_every, n_response, n_spectral;
     double t, mu, hund, T;
-    const char *spins_path;
+    const char *spins_path, *kpath;
     int move, start, rc;
     if ((rc = mcf_params_real(params, "t", &t)) || (rc = mcf_params_real(params, "mu", &mu)) ||
         (rc = mcf_params_real(params, "hund", &hund)) ||
@@ -167,6 +175,8 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
         (rc = mcf_params_string(params, "spins", &spins_path)) ||
         (rc = mcf_params_int(params, "dos_every", &dos_every)) ||
         (rc = mcf_params_int(params, "response_moments", &n_response)) ||
+        (rc = mcf_params_int(params, "spectral_moments", &n_spectral)) ||
+        (rc = mcf_params_string(params, "spectral_path", &kpath)) ||
         (rc = mcf_params_temperature(params, &T)))
         return mcf_fail_prefix(rc, "double-exchange");
     const char *sec = mcf_params_section(params), *origin = mcf_params_origin(params);
@@ -229,7 +239,8 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     if ((rc = mcf_fermion_bind(services, params, "double-exchange",
                                MCF_FERMION_CHANGE_ACTION | MCF_FERMION_OCCUPATION |
                                    MCF_FERMION_OCCUPATION_DT |
-                                   (n_response > 0 ? MCF_FERMION_RESPONSE : 0u),
+                                   (n_response > 0 ? MCF_FERMION_RESPONSE : 0u) |
+                                   (n_spectral > 0 ? MCF_FERMION_VECTOR_MOMENTS : 0u),
                                &fermion)))
         goto fail;
     if (lat->sites > (size_t)INT32_MAX / 2) {
@@ -373,6 +384,13 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
             rc = mcf_fail_prefix(rc, "double-exchange: [%s] response_moments in %s", sec, origin);
             goto fail;
         }
+    }
+    if ((c->Ms = (size_t)n_spectral) > 0 && (rc = de_spectral_setup(c, lat, kpath))) {
+        rc = mcf_fail_prefix(rc, "double-exchange: [%s] spectral_path = %s in %s", sec, kpath,
+                             origin);
+        goto fail;
+    }
+    if (c->Mr || c->Ms) { /* the lattice stays: the currents' geometry, the Bloch phases */
         c->lat = lat;
         lat = NULL;
     }

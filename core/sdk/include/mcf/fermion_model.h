@@ -63,8 +63,10 @@ enum {
                                             the forces of a global sampler (mcf 1.1) */
     MCF_FERMION_PSEUDOFERMION = 1u << 10, /* pseudofermion: the exact weight of hybrid
                                             Monte Carlo and its forces (mcf 1.1) */
-    MCF_FERMION_RESPONSE = 1u << 11      /* response: two-dimensional Chebyshev moments of
+    MCF_FERMION_RESPONSE = 1u << 11,     /* response: two-dimensional Chebyshev moments of
                                             two operators, for conductivities (mcf 1.2) */
+    MCF_FERMION_VECTOR_MOMENTS = 1u << 12 /* vector_moments: Chebyshev moments of given
+                                            vectors, for spectral functions (mcf 1.2) */
 };
 
 /* mcf 0.7: what evaluator e (a fermion evaluator's descriptor, either ABI) provides:
@@ -302,6 +304,25 @@ MCF_API int mcf_fermion_response_curves(const mcf_fermion_batch *a, size_t n, si
                                         const mcf_hamiltonian *const *jx,
                                         const mcf_hamiltonian *const *jy, double *const *xx,
                                         double *const *xy, const double *const *tail);
+
+/* mcf 1.2: the Chebyshev moments of given vectors for n chains (mcf/fermion.h,
+ * mcf_vector_moments) from a->ws: one call, r's arrays the caller's.  Bind with
+ * MCF_FERMION_VECTOR_MOMENTS.  Errors, prefixed "<model>: evaluator <name>: vector_moments":
+ * the evaluator's; MCF_EPLUGIN for a moment or scale that is not finite. */
+MCF_API int mcf_fermion_vector_moments(const mcf_fermion_batch *a, size_t n,
+                                       const mcf_vector_moments *r);
+
+/* mcf 1.2: a model's curve of spectral moments (MCF_OBS_SPECTRAL_MOMENTS, mcf/model.h) for n
+ * chains from a->ws: v[k] holds path->points x per_k Bloch vectors of chain k (per wave
+ * vector K_j the per_k vectors j per_k .. j per_k + per_k - 1: the spins, orbitals or frames
+ * whose moments are summed, mcf_bloch_vector), out[k] receives MCF_SPECTRAL_POINTS(nk, M)
+ * values as mcf/response.h lays them out, with the evaluator's scaling.  All arrays are the
+ * caller's; the helper keeps nothing.  Errors as mcf_fermion_vector_moments, prefixed
+ * "spectral moments"; MCF_EINVAL for M < 1, per_k < 1 or an empty path; MCF_ENOMEM. */
+struct mcf_kpath;
+MCF_API int mcf_fermion_spectral_curves(const mcf_fermion_batch *a, size_t n, size_t M,
+                                        const struct mcf_kpath *path, size_t per_k,
+                                        const double *const *v, double *const *out);
 
 /* The pseudofermion form of n chains' weights (mcf/fermion.h, mcf_pseudofermion: draw or
  * action, with the gradient when p->grad is set) from a->ws, a->rngs (draw), a->T, a->mu:

@@ -129,6 +129,13 @@ enum {
  * with jackknife errors; the scaling and bounds must not change between measurements (fixed
  * spectral bounds). */
 #define MCF_OBS_RESPONSE_MOMENTS (1u << 6)
+/* mcf 1.2 (issue 47): a curve holding the Chebyshev moments mu_n(K) = sum_s <K s| T_n(H~)
+ * |K s> of Bloch states along a path (spectral functions A(K, E)), MCF_SPECTRAL_POINTS(nk, M)
+ * values laid out as mcf/response.h says (M, nk, a, b, the wave vectors, the moments).
+ * results.h5 marks it (attribute spectral_moments) and `mcf response DIR` rebuilds A(K, E)
+ * and the occupation n(K) from its bins with jackknife errors; M, nk, the scaling and the
+ * path must not change between measurements. */
+#define MCF_OBS_SPECTRAL_MOMENTS (1u << 7)
 #define MCF_OBS_NOISE(g) (((unsigned)(g) & 3u) << 3)
 #define MCF_OBS_NOISE_MASK (3u << 3)
 /* the noise set 0..3 of an observable's flags */

@@ -119,6 +119,72 @@ MCF_API int mcf_spectral_occupation(size_t M, const double *mu, double a, double
                                     const char *kernel, double T, double mu_chem,
                                     double *occupied);
 
+/* ---- spectral functions along a path (bloch.c; mcf 1.2, issue 47) -------------------------
+ *
+ * The wave vectors of the periodic torus of L cells with the twist theta (mcf/lattice.h) are
+ * K_d = (2 pi n_d + theta_d) / L.  A path joins named points (units: radians per lattice
+ * constant, the conventional cube for bcc):
+ *     chain   G (0), X (pi)
+ *     square  G, X (pi, 0), Y (0, pi), M (pi, pi)
+ *     cubic   G, X (pi, 0, 0), Y, Z, M (pi, pi, 0), R (pi, pi, pi)
+ *     bcc     G, H (2 pi, 0, 0), N (pi, pi, 0), P (pi, pi, pi)
+ * written as their names separated by spaces or dashes ("G X M G", "G-X-M-G", case aside);
+ * "auto" (or NULL, "") is the lattice's usual path (chain G X, square G X M G, cubic
+ * G X M G R X, bcc G H N G P H), and "all" every wave vector of the torus, one per state of an
+ * orbital (n_0 fastest; bcc: n_0 < 2 L, as its 2 L^3 sites have K and K + (2 pi, 0, 0)).  A
+ * corner c pi is n = c L / 2 (rounded down for odd L); between two corners the path takes
+ * the allowed n nearest to the segment, one per step of the longest component (on the
+ * square's and cube's lines of symmetry exactly the wave vectors on the line), each point
+ * once; the twist shifts every K by theta / L off the line. */
+#define MCF_KPATH_CORNERS 32
+typedef struct mcf_kpath {
+    size_t points;          /* nk */
+    double *k;              /* nk x 3: the wave vectors K (0 beyond the lattice's dim) */
+    double *s;              /* nk: the length along the path (|K_j - K_{j-1}| summed); "all":
+                               the index */
+    size_t corners;         /* the named points (0 for "all") */
+    size_t *corner;         /* their indices into k */
+    char label[MCF_KPATH_CORNERS][8]; /* their names */
+} mcf_kpath;
+
+/* The path `text` (above) on lat with the twist theta (radians, 3 numbers; NULL: none) into
+ * *out (mcf_kpath_destroy).  Errors: MCF_EINVAL (open boundaries, an unknown point, naming
+ * the lattice's points; fewer than 2 or more than MCF_KPATH_CORNERS points; two neighbours
+ * on the path that are one wave vector on this L), MCF_ENOMEM. */
+MCF_API int mcf_kpath_create(const mcf_lattice *lat, const char *text, const double *theta,
+                             mcf_kpath **out);
+MCF_API void mcf_kpath_destroy(mcf_kpath *p);
+
+/* The Bloch vector of wave vector K (3 numbers) on orbital `orbital` of `orbitals` per site
+ * (row i orbitals + o, as mcf/hamiltonian.h lays sites out): component (i, orbital) =
+ * w_i exp(i K . r_i) / sqrt(N), r_i the site's position, w_i = w[2 i] + i w[2 i + 1] (NULL:
+ * 1), every other component 0; v holds 2 N orbitals doubles (re, im interleaved).  With the
+ * twist's K and w = 1 it is an eigenvector of any translation-invariant hopping
+ * (mcf_hamiltonian_set_hopping_twisted's phases).  A model whose states carry a local frame
+ * sets w: the double exchange at J_H = inf, the spin sigma's amplitude <chi_i|sigma>.
+ * MCF_EINVAL for orbital >= orbitals or a NULL array. */
+MCF_API int mcf_bloch_vector(const mcf_lattice *lat, const double *K, size_t orbitals,
+                             size_t orbital, const double *w, double *v);
+
+/* The keys of a model that measures A(k, E) (its parameter array, after MCF_LATTICE_PARAMS):
+ * spectral_moments = M (0: none) and spectral_path (the text above). */
+#define MCF_SPECTRAL_PARAMS                                                                   \
+    {"spectral_moments", MCF_PARAM_INT, "0",                                                  \
+     MCF_PARAM_HAS_MIN | MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, 0, 0, NULL,            \
+     .doc = "Chebyshev moments M of the spectral function A(k, E) along spectral_path at every " \
+     "measurement (curve spectral_function_moments; `mcf response DIR` turns them into "       \
+     "A(k, E) and n(k) with errors); 0 = none"},                                              \
+    {"spectral_path", MCF_PARAM_STRING, "auto", MCF_PARAM_NO_SCAN | MCF_PARAM_ECHO_IF_CHANGED, \
+     0, 0, NULL,                                                                              \
+     .doc = "the wave vectors of spectral_moments: named points joined (\"G X M G\"; square G " \
+     "X Y M, cubic also Z R, bcc G H N P), auto (the lattice's usual path) or all (every k "  \
+     "of the torus)"}
+
+/* The values of a model's curve of spectral moments (MCF_OBS_SPECTRAL_MOMENTS, mcf/model.h)
+ * for nk wave vectors and M moments: M, nk, a, b, then per wave vector K_x, K_y, K_z and s
+ * (the path's length), then mu_n(K_j) at 4 + 4 nk + j M + n. */
+#define MCF_SPECTRAL_POINTS(nk, M) (4 + 4 * (size_t)(nk) + (size_t)(nk) * (size_t)(M))
+
 #ifdef __cplusplus
 }
 #endif
