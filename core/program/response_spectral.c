@@ -91,6 +91,7 @@ typedef struct sp_ctx {
     double *plot;     /* points x nk: n(K) at the first mu, NaN where none */
     double *plot_err;
     double *plot_s;   /* nk: the path (the last curve's) */
+    double *plot_k;   /* nk x 3: its wave vectors, for the corners */
     size_t plot_nk, plot_points;
 } sp_ctx;
 
@@ -169,13 +170,15 @@ static int sp_curve_point(sp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cu
     for (size_t j = 0; j < q.nb; j++)
         W += q.w[j];
     if (!rc && cv == &in->spectral[0] && p == 0) { /* the plot: the first curve's path */
-        x->plot = malloc(3 * SPECTRAL_PLOT_POINTS * nk * sizeof *x->plot);
+        const size_t cells = (2 * SPECTRAL_PLOT_POINTS + 4) * nk;
+        x->plot = malloc(cells * sizeof *x->plot);
         if (!x->plot)
             rc = mcf_fail(MCF_ENOMEM, "response: out of memory");
-        for (size_t i = 0; !rc && i < 3 * SPECTRAL_PLOT_POINTS * nk; i++)
+        for (size_t i = 0; !rc && i < cells; i++)
             x->plot[i] = NAN;
         x->plot_err = rc ? NULL : x->plot + SPECTRAL_PLOT_POINTS * nk;
         x->plot_s = rc ? NULL : x->plot_err + SPECTRAL_PLOT_POINTS * nk;
+        x->plot_k = rc ? NULL : x->plot_s + nk;
         x->plot_nk = rc ? 0 : nk;
     }
     if (!rc && cv == &in->spectral[0] && p < SPECTRAL_PLOT_POINTS && x->plot)
@@ -213,6 +216,7 @@ static int sp_curve_point(sp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cu
                     x->plot[p * x->plot_nk + k] = val;
                     x->plot_err[p * x->plot_nk + k] = err;
                     x->plot_s[k] = Kk[3];
+                    memcpy(x->plot_k + 3 * k, Kk, 3 * sizeof *Kk);
                 }
             } else {
                 mcfe_text_printf(t, "weight\tinf\t%.17g\t%.17g\t%.17g\n", T, val, err);
@@ -246,6 +250,25 @@ static void sp_plot_write(FILE *g, const void *ctx, const char *svg, const char 
             fprintf(g, "%.17g %.17g %.17g\n", x->plot_s[k], x->plot[p * x->plot_nk + k],
                     x->plot_err[p * x->plot_nk + k]);
         fputs("EOD\n", g);
+    }
+    /* the path's corners, where its direction turns: a vertical line each (not for "all",
+       whose s is the index) */
+    int all = 1;
+    for (size_t k = 0; k < x->plot_nk && all; k++)
+        all = x->plot_s[k] == (double)k;
+    for (size_t k = 1; !all && k + 1 < x->plot_nk; k++) {
+        const double *a = x->plot_k + 3 * (k - 1), *b = a + 3, *c = b + 3;
+        double d1[3], d2[3], n1 = 0, n2 = 0, dot = 0;
+        for (int q = 0; q < 3; q++) {
+            d1[q] = b[q] - a[q];
+            d2[q] = c[q] - b[q];
+            n1 += d1[q] * d1[q];
+            n2 += d2[q] * d2[q];
+            dot += d1[q] * d2[q];
+        }
+        if (dot < (1 - 1e-9) * sqrt(n1 * n2))
+            fprintf(g, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead dt 2 "
+                    "lc rgb '#888888'\n", x->plot_s[k], x->plot_s[k]);
     }
     for (int t = 0; t < 1 + (png != NULL); t++) {
         mcfi_response_plot_terminal(g, t ? png : svg, t);

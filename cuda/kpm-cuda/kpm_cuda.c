@@ -39,6 +39,9 @@
  *                 the same estimate up to rounding); per pass of vectors the Chebyshev
  *                 recursions on the device and the M^2 inner products as batched ZGEMM
  *                 (kpm_cuda_response.cu); the current operators uploaded whole each call.
+ *   vector_moments each vector's recursion on the device to n = M / 2 and the doubling
+ *                 identities (kpm_cuda_vmoments.cu), passes of 64 vectors; exact, equal
+ *                 to kpm's host recursion up to rounding.
  *
  * Double precision throughout.  A machine without a usable device makes create() fail
  * with MCF_EDEVICE and the reason; [run] evaluator = auto then takes the CPU plugin
@@ -68,6 +71,8 @@ typedef struct kc_ws {
     double *trace_mu;         /* host: their moments, 4 sets of M per job */
     kcu_ham *resp_a, *resp_b; /* response: device copies of its operators, on first use */
     kcu_response *resp;       /* response: its scratch, for resp_M moments, resp_R vectors */
+    kcu_vmoments *vm;         /* vector_moments: its scratch, for up to vm_M moments */
+    size_t vm_M;
     size_t resp_M, resp_R;
 } kc_ws;
 
@@ -474,6 +479,24 @@ static int kc_response(kpm_ops_ws *b, const mcf_hamiltonian *A, const mcf_hamilt
                              R, src->fill, src->ctx, sum_re, sum_im, sum_sq, NULL);
 }
 
+/* vector_moments on the device (kcu_vmoments_run): H synced by its journal, the scratch
+ * kept while M fits */
+static int kc_vector_moments(kpm_ops_ws *b, double a, double bb, size_t M, size_t nv,
+                             const double *v, double *mu)
+{
+    kc_ws *w = (kc_ws *)b;
+    int rc = kcu_ham_sync(w->d, b->h);
+    if (!rc && (!w->vm || w->vm_M < M)) {
+        kcu_vmoments_destroy(w->vm);
+        w->vm = NULL;
+        rc = kcu_vmoments_create(b->h->dim, M, &w->vm);
+        w->vm_M = rc ? 0 : M;
+    }
+    if (!rc)
+        rc = kcu_vmoments_run(w->vm, w->d, a, bb, M, nv, v, mu);
+    return rc ? mcf_fail_prefix(rc, "kpm-cuda: vector_moments") : MCF_OK;
+}
+
 /* the device keys, and the device copy of the Hamiltonian (engine and plans come on first
  * use) */
 static int kc_init(kpm_ops_ws *b, const mcf_params *params)
@@ -499,6 +522,7 @@ static void kc_release(kpm_ops_ws *b)
     kcu_ham_destroy(w->resp_a);
     kcu_ham_destroy(w->resp_b);
     kcu_response_destroy(w->resp);
+    kcu_vmoments_destroy(w->vm);
 }
 
 /* the descriptor's app_data: what the shared evaluator calls for the device */
@@ -523,6 +547,7 @@ static const kpm_backend kc_backend = {
     .series_gradient = kc_series_grad,
     .series_batch = kc_series_batch,
     .response = kc_response,
+    .vector_moments = kc_vector_moments,
 };
 
 /* ---- the plugin: kpm's evaluator over the backend, and the device keys ---------------- */

@@ -243,6 +243,20 @@ KCU_API int kcu_response_sums(kcu_response *s, const kcu_ham *h, const kcu_ham *
                               double *sum_re, double *sum_im, double *sum_sq,
                               kcu_response_timing *timing);
 
+/* ---- moments of given vectors (vector_moments; kpm_cuda_vmoments.cu) ---------------------
+ *
+ * mu_jn = <v_j| T_n(H~) |v_j> for the caller's vectors, by each vector's recursion to
+ * n = ceil(M / 2) and the doubling identities mu_2n = 2 <t_n|t_n> - mu_0,
+ * mu_2n+1 = 2 <t_n+1|t_n> - mu_1, in passes of up to 64 vectors. */
+typedef struct kcu_vmoments kcu_vmoments;
+/* Scratch for dimension dim and up to M moments. */
+KCU_API int kcu_vmoments_create(size_t dim, size_t M, kcu_vmoments **out);
+KCU_API void kcu_vmoments_destroy(kcu_vmoments *s);
+/* The moments of nv vectors v (vector after vector, dim interleaved complex entries each)
+ * over the device copy h (synced), H~ = (H - b) / a, into mu[j M + n].  Synchronous. */
+KCU_API int kcu_vmoments_run(kcu_vmoments *s, const kcu_ham *h, double a, double b, size_t M,
+                             size_t nv, const double *v, double *mu);
+
 /* ---- reconstruction by batched cuFFT ----------------------------------------------- */
 
 typedef struct kcu_dct kcu_dct;

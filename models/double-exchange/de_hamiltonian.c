@@ -166,10 +166,12 @@ int de_build(const de_chain *c, mcf_hamiltonian *h)
                 if (nb[k] < 0 || (size_t)nb[k] <= i)
                     continue; /* missing, or set from the lower site */
                 const size_t j = (size_t)nb[k];
-                double re = -c->t, im = 0.0; /* -t exp(i phi) with a twist */
-                if (c->phase && c->phase[2 * (i * (size_t)c->z + (size_t)k) + 1] != 0.0) {
-                    re = -c->t * c->phase[2 * (i * (size_t)c->z + (size_t)k)];
-                    im = -c->t * c->phase[2 * (i * (size_t)c->z + (size_t)k) + 1];
+                double re = -c->t, im = 0.0; /* -t exp(i phi) with a twist or a field */
+                const double *ph = c->phase ? c->phase + 2 * (i * (size_t)c->z + (size_t)k)
+                                            : NULL;
+                if (ph && (ph[0] != 1.0 || ph[1] != 0.0)) {
+                    re = -c->t * ph[0];
+                    im = -c->t * ph[1];
                 }
                 if ((rc = mcf_hamiltonian_set(h, 2 * i, 2 * j, re, im)) ||
                     (rc = mcf_hamiltonian_set(h, 2 * i + 1, 2 * j + 1, re, im)))

@@ -70,9 +70,11 @@ typedef struct de_chain {
     double *spin;              /* 3N */
     int32_t *nb;               /* N x z, -1 = missing (open boundary) */
     double theta[3];           /* the twist, radians (mcf_lattice_twist) */
-    int twisted;               /* a twist other than 0: the hoppings are not factorized */
+    double flux;               /* the field's flux per plaquette of the xy plane (flux) */
+    int twisted;               /* a twist or a field: the hoppings are not factorized */
     double *phase;             /* twisted: N x z (re, im) pairs, the phase of H[i][nb[k]]
-                                  (mcf_lattice_bond_phase); NULL otherwise */
+                                  (mcf_lattice_bond_phase times mcf_lattice_field_phase);
+                                  NULL otherwise */
     mcf_hamiltonian *h;        /* the Hamiltonian the evaluator reads */
     mcf_hamiltonian *scratch;  /* finite hund: same layout, rebuilt from the spins by the
                                   check (NULL at hund = inf) */

@@ -213,6 +213,13 @@ int de_periodic(const mcf_params *params, const void *chain, const char *state,
         return mcf_fail_prefix(rc, "double-exchange");
     const unsigned dims = lattice == DE_LATTICE_SQUARE ? 2 : 3;
     const char *known = dims == 2 ? DE_STATES_SQUARE : DE_STATES_CUBIC;
+    double flux;
+    if ((rc = mcf_params_real(params, "flux", &flux)))
+        return mcf_fail_prefix(rc, "double-exchange");
+    if (flux != 0.0) /* the Landau gauge's phases repeat over L cells, not over this cell */
+        return mcf_fail(MCF_EINVAL, "double-exchange: flux = %g: with a field the model is no "
+                        "crystal of its spin pattern's cell (the Landau gauge's phases repeat "
+                        "only over the whole torus); set flux = 0 for band calculations", flux);
     if ((!state || !*state) && chain)
         return describe_chain(params, chain, cell);
     if (!state || !*state)

@@ -65,6 +65,7 @@ static const mcf_param_spec de_params[] = {
     {"boundary", MCF_PARAM_CHOICE, "periodic", MCF_PARAM_NO_SCAN, 0, 0, MCF_BOUNDARY_CHOICES,
      .doc = "boundary conditions of the lattice"},
     MCF_LATTICE_TWIST_PARAM,
+    MCF_LATTICE_FLUX_PARAM,
     {"move", MCF_PARAM_CHOICE, "uniform", MCF_PARAM_NO_SCAN, 0, 0, "uniform|rotation",
      .doc = "single-spin move: a uniform new direction, or one in a cap of half-angle alpha around "
      "the old (alpha adapted toward acceptance 0.5 while thermalizing)"},
@@ -289,19 +290,23 @@ static int de_create(const mcf_params *params, const mcf_services *services, mcf
     memcpy(c->nb, lat->neighbours, c->n * (size_t)c->z * sizeof *c->nb);
     if ((rc = mcf_kmin_create(lat, 3, &c->kmin)))
         goto fail;
-    /* the twist: the phase of every hopping, kept per (site, slot) */
-    if ((rc = mcf_lattice_twist(params, "double-exchange", lat, c->theta)))
+    /* the twist and the field: the phase of every hopping, kept per (site, slot) */
+    if ((rc = mcf_lattice_twist(params, "double-exchange", lat, c->theta)) ||
+        (rc = mcf_lattice_flux(params, "double-exchange", lat, &c->flux)))
         goto fail;
-    c->twisted = mcf_twist_nonzero(c->theta);
+    c->twisted = mcf_twist_nonzero(c->theta) || c->flux != 0.0;
     if (c->twisted) {
         if (!(c->phase = malloc(2 * c->n * (size_t)c->z * sizeof *c->phase))) {
-            rc = mcf_fail(MCF_ENOMEM, "double-exchange: out of memory for the twist's phases");
+            rc = mcf_fail(MCF_ENOMEM, "double-exchange: out of memory for the hoppings' phases");
             goto fail;
         }
         for (size_t i = 0; i < c->n; i++)
             for (int k = 0; k < c->z; k++) {
-                double *ph = c->phase + 2 * (i * (size_t)c->z + (size_t)k);
-                mcf_lattice_bond_phase(lat, c->theta, i, k, &ph[0], &ph[1]);
+                double *ph = c->phase + 2 * (i * (size_t)c->z + (size_t)k), tr, ti, fr, fi;
+                mcf_lattice_bond_phase(lat, c->theta, i, k, &tr, &ti);
+                mcf_lattice_field_phase(lat, c->flux, i, k, &fr, &fi);
+                ph[0] = fi == 0.0 ? tr : tr * fr - ti * fi; /* exactly the twist's without */
+                ph[1] = fi == 0.0 ? ti : tr * fi + ti * fr;
             }
     }
 

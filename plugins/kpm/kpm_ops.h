@@ -173,6 +173,11 @@ typedef struct kpm_backend {
     int (*response)(kpm_ops_ws *w, const mcf_hamiltonian *A, const mcf_hamiltonian *B,
                     double a, double b, size_t M, size_t R, const kpm_vector_source *src,
                     double *sum_re, double *sum_im, double *sum_sq);
+    /* optional (NULL: the host, each vector's recursion): vector_moments' mu[j M + n] =
+     * <v_j| T_n(H~) |v_j> of nv vectors v (vector after vector, dim interleaved complex
+     * entries) in the scaling a, b; h checked */
+    int (*vector_moments)(kpm_ops_ws *w, double a, double b, size_t M, size_t nv,
+                          const double *v, double *mu);
 } kpm_backend;
 
 /* One workspace's part of series_batch: series (gd NULL) or series_gradient of (c, M) on
@@ -274,6 +279,12 @@ KPM_API int kpm_ops_response(mcf_batch *b, void *const *ws, size_t n, mcf_rng *c
  * for kpm and kpm-cuda alike (exact). */
 KPM_API int kpm_ops_vector_moments(mcf_batch *b, void *const *ws, size_t n,
                                    const mcf_vector_moments *r);
+/* The host's recursion of vector_moments (kpm; kpm-cuda's reference): mu[j M + n] =
+ * <v_j| T_n(H~) |v_j> for nv vectors v (vector after vector, dim interleaved complex), H~ =
+ * (H - b) / a, M - 1 products a vector on the OpenMP threads, the inner products over rows in
+ * order.  name prefixes the messages; MCF_ENOMEM. */
+KPM_API int kpm_vector_moments_host(const char *name, const mcf_hamiltonian *h, double a,
+                                    double b, size_t M, size_t nv, const double *v, double *mu);
 /* The host's sums (the backend's response without a backend; the same arguments), `name`
  * for the messages. */
 KPM_API int kpm_response_sums(const char *name, const mcf_hamiltonian *h,

@@ -352,30 +352,26 @@ int kpm_ops_response(mcf_batch *b, void *const *ws, size_t n, mcf_rng *const *rn
 }
 
 /* ---- vector_moments (mcf 1.2): <v_j| T_n(H~) |v_j> of given vectors, exactly, by each
- * vector's own recursion on the host (kpm and kpm-cuda): M - 1 products a vector, the inner
- * products summed over rows in order ---------------------------------------------------- */
+ * vector's own recursion on the host (kpm): M - 1 products a vector, the inner products
+ * summed over rows in order; or the backend's (kpm-cuda: kpm_cuda_vmoments.cu) -------------- */
 
-static int vm_one(kpm_ops_ws *w, const mcf_vector_moments *r, size_t k)
+int kpm_vector_moments_host(const char *name, const mcf_hamiltonian *h, double a, double b,
+                            size_t M, size_t nv, const double *v, double *mu)
 {
-    const mcf_hamiltonian *h = w->h;
-    const size_t dim = h->dim, M = r->moments;
-    const char *name = w->be->name;
-    resp s = {.dim = dim, .M = M};
-    int rc = op_scale(w, r->scale, "vector_moments", &s.a, &s.b);
-    if (rc)
-        return rc;
+    const size_t dim = h->dim;
+    resp s = {.dim = dim, .M = M, .a = a, .b = b};
     double *buf = malloc(6 * dim * sizeof *buf);
     if (!buf)
         return mcf_fail(MCF_ENOMEM, "%s: vector_moments: out of memory (dimension %zu)", name,
                         dim);
     double *vr = buf, *vi = buf + dim, *t[4] = {buf + 2 * dim, buf + 3 * dim, buf + 4 * dim,
                                                 buf + 5 * dim};
-    for (size_t j = 0; j < r->vectors; j++) {
-        const double *v = r->v[k] + 2 * j * dim;
-        double *mu = r->mu[k] + j * M;
+    for (size_t j = 0; j < nv; j++) {
+        const double *vj = v + 2 * j * dim;
+        double *m = mu + j * M;
         for (size_t i = 0; i < dim; i++) {
-            vr[i] = v[2 * i];
-            vi[i] = v[2 * i + 1];
+            vr[i] = vj[2 * i];
+            vi[i] = vj[2 * i + 1];
         }
         /* t_0 = v in (t[0], t[1]), t_1 = H~ v in (t[2], t[3]); then the step in place */
         memcpy(t[0], vr, dim * sizeof *vr);
@@ -387,18 +383,30 @@ static int vm_one(kpm_ops_ws *w, const mcf_vector_moments *r, size_t k)
             double sr = 0.0;
             for (size_t i = 0; i < dim; i++) /* Re <v|t_n>; Im is 0 for Hermitian H */
                 sr += vr[i] * xr[i] + vi[i] * xi[i];
-            mu[n] = sr;
+            m[n] = sr;
             if (n + 1 < M && n >= 1) /* t_{n+1} = 2 H~ t_n - t_{n-1}, into t_{n-1}'s pair */
                 product(h, &s, 2, xr, xi, NULL, NULL, t[2 * ((n + 1) % 2)],
                         t[2 * ((n + 1) % 2) + 1]);
         }
     }
     free(buf);
-    if (r->moment_scale) {
-        r->moment_scale[k][0] = s.a;
-        r->moment_scale[k][1] = s.b;
-    }
     return MCF_OK;
+}
+
+static int vm_one(kpm_ops_ws *w, const mcf_vector_moments *r, size_t k)
+{
+    double a, b;
+    int rc = op_scale(w, r->scale, "vector_moments", &a, &b);
+    if (!rc && w->be->vector_moments) /* the backend's (a device) */
+        rc = w->be->vector_moments(w, a, b, r->moments, r->vectors, r->v[k], r->mu[k]);
+    else if (!rc)
+        rc = kpm_vector_moments_host(w->be->name, w->h, a, b, r->moments, r->vectors, r->v[k],
+                                     r->mu[k]);
+    if (!rc && r->moment_scale) {
+        r->moment_scale[k][0] = a;
+        r->moment_scale[k][1] = b;
+    }
+    return rc;
 }
 
 int kpm_ops_vector_moments(mcf_batch *b, void *const *ws, size_t n,

@@ -21,7 +21,11 @@
  *     within 1e-12; the Bloch states' A(k, E) summed over k against the unit vectors' (the
  *     DOS) within 1e-10 of its maximum.
  * (d) Refusals: no moments, no vectors, a scale that misses the bounds, a NULL array;
- *     mcf_spectral_* with M = 0 and a bad kernel. */
+ *     mcf_spectral_* with M = 0 and a bad kernel.
+ * (e) More vectors than a pass and odd M (kpm-cuda's device path takes 64 vectors a pass and
+ *     the doubling identities mu_2n = 2 <t_n|t_n> - mu_0, mu_2n+1 = 2 <t_n+1|t_n> - mu_1):
+ *     Anderson on the twisted 10x10 (W = 3), its 100 Bloch states, M = 1, 2, 7 and 63,
+ *     against ed within M^2 N eps as (c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +254,38 @@ static void part_c(void)
     mcf_lattice_destroy(lat);
 }
 
+static void part_e(void)
+{
+    const long L = 10;
+    mcf_lattice *lat = square(L);
+    const double theta[2] = {0.31 * 2 * pi, 0.07 * 2 * pi};
+    mcf_hamiltonian *h = NULL;
+    CHECK(mcf_hamiltonian_create(lat->sites, 1, 4, &h) == MCF_OK &&
+          mcf_hamiltonian_set_hopping_twisted(h, lat, 1.0, theta) == MCF_OK, "%s",
+          mcf_last_error());
+    unsigned long long seed = 977;
+    for (size_t i = 0; h && i < lat->sites; i++)
+        mcf_hamiltonian_set_onsite(h, i, 3.0 * (test_xorshift_uniform(&seed) - 0.5));
+    const size_t N = lat->sites, Ms[4] = {1, 2, 7, 63};
+    double *v = bloch(lat, L, theta);
+    for (int c = 0; h && c < 4; c++) {
+        const size_t M = Ms[c];
+        double *me = moments(ed_info, h, v, N, M, NULL), *mk = moments(ev_info, h, v, N, M, NULL);
+        double d = 0.0;
+        for (size_t q = 0; q < N * M; q++)
+            d = fmax(d, fabs(me[q] - mk[q]));
+        const double tol = (double)(M * M * N) * 2.220446049250313e-16;
+        CHECK(d <= fmax(tol, 1e-13), "(e) M = %zu: %.1e from ed (bound %.1e)", M, d, tol);
+        printf("(e) Anderson 10x10, twisted, 100 Bloch states, M = %zu: %s within %.1e of ed "
+               "(bound %.1e)\n", M, ev_info->name, d, fmax(tol, 1e-13));
+        free(me);
+        free(mk);
+    }
+    free(v);
+    mcf_hamiltonian_destroy(h);
+    mcf_lattice_destroy(lat);
+}
+
 int main(int argc, char **argv)
 {
     const char *name = argc > 1 ? argv[1] : "kpm";
@@ -272,6 +308,7 @@ int main(int argc, char **argv)
           name);
     part_ab();
     part_c();
+    part_e();
     tev_batch_release();
     mcfe_plugin_close(pk);
     mcfe_plugin_close(pe);

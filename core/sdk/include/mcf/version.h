@@ -50,7 +50,10 @@
  * of 1.1's size still load), after it vector_moments (MCF_PROVIDES_VECTOR_MOMENTS: Chebyshev
  * moments of given vectors, the spectral function A(k, E) of Bloch states), and
  * mcf/response.h (current operators, Kubo-Greenwood and Kubo-Bastin conductivities from those
- * moments; mcf_spectral_function and mcf_spectral_occupation).  A
+ * moments; mcf_spectral_function and mcf_spectral_occupation; paths through the Brillouin
+ * zone and Bloch vectors, mcf_kpath_create and mcf_bloch_vector), the model helpers
+ * mcf_fermion_vector_moments and mcf_fermion_spectral_curves (MCF_FERMION_VECTOR_MOMENTS) and
+ * the curve flag MCF_OBS_SPECTRAL_MOMENTS (`mcf response`'s A(k, E) and n(k)).  A
  * plugin states the oldest release whose SDK it uses:
  * find_package(mcf 1.0) or pkg-config --atleast-version=1.0 when it is built,
  * MCF_VERSION_AT_LEAST in its source, and the descriptor's min_mcf_version (mcf/plugin.h)
