@@ -33,7 +33,13 @@
  *     the Bloch state of K and |K dn>, amplitude <chi_i|dn> e^{iK.r} ~ e^{i(K - Q).r}, that of
  *     K - Q, so mu_n(K) = [T_n(eps~_s(K)) + T_n(eps~_s(K - Q))] / 2 exactly (the wrong phase,
  *     chi_i dn instead of its conjugate, would give K + Q).  All 13 x 64 moments of the path
- *     G X M G within 1e-7 (the curve's 10 digits and the trajectory's drift). */
+ *     G X M G within 1e-7 (the curve's 10 digits and the trajectory's drift).
+ * (e) Particle-hole symmetry at mu = 0: on the bipartite torus the staggered sign S maps H to
+ *     -H (hoppings only; the double exchange's included) and |K s> to |K + Q, s> with
+ *     Q = (pi, pi), so mu_n(K + Q) = (-1)^n mu_n(K) and, with the scaling's b = 0 and the
+ *     Fermi function's f(-E) = 1 - f(E), n(K) + n(K + Q) = mu_0 = 1 per configuration, for
+ *     any kernel (g_0 = 1): the 4x4 double exchange (path all, Jackson, T = 0.4, ed) within
+ *     1e-12 for all 16 K. */
 #include "physics_util.h"
 
 #include "mcf/mcf.h"
@@ -284,6 +290,38 @@ static void part_d(void)
            "[T_n(eps_s(K)) + T_n(eps_s(K - Q))] / 2 (K + Q instead: %.2f off)\n", worst, wrong);
 }
 
+/* (e) */
+static void part_e(void)
+{
+    phys_table t;
+    const char *sec = "evaluator = ed\n\n[schedule]\nthermalize = 4\nsweeps = 8\nbins = 2\n"
+                      "temperatures = 0.4\n\n[model]\nlattice = square\nL = 4\nmu = 0\n"
+                      "spectral_moments = 64\nspectral_path = all\n";
+    if (phys_run_mcf(mcf_prog, "spectral_ph", "double-exchange", 13, sec, &t)) {
+        CHECK(0, "(e) the run failed");
+        return;
+    }
+    phys_table_free(&t);
+    if (response("spectral_ph", "", "momentum-jackson.tsv", &t) || t.nrows != 32) {
+        CHECK(0, "(e) mcf response: %zu rows, not 32", t.nrows);
+        phys_table_free(&t);
+        return;
+    }
+    double worst = 0.0, spread = 0.0;
+    for (int q = 0; q < 16; q++) { /* "all": n_x fastest; K + Q is n + (2, 2) */
+        const int p = ((q % 4 + 2) % 4) + 4 * ((q / 4 + 2) % 4);
+        const double a = phys_get(&t, (size_t)(2 * q), "value");
+        const double b = phys_get(&t, (size_t)(2 * p), "value");
+        worst = fmax(worst, fabs(a + b - 1.0));
+        spread = fmax(spread, fabs(a - 0.5));
+    }
+    phys_table_free(&t);
+    CHECK(worst < 1e-12 && spread > 0.05, "(e) n(K) + n(K + Q) - 1 up to %.1e (n(K) - 1/2 up "
+          "to %.3f)", worst, spread);
+    printf("(e) double exchange 4x4, mu = 0: n(K) + n(K + Q) = 1 within %.1e for all 16 K "
+           "(n itself up to %.3f from 1/2)\n", worst, spread);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -295,5 +333,6 @@ int main(int argc, char **argv)
     part_b();
     part_c();
     part_d();
+    part_e();
     return check_exit();
 }
