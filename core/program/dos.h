@@ -77,7 +77,12 @@ typedef struct mcfi_spectral_args {
     size_t n_mu;
     const double *E;        /* --energies (n_E); n_E = 0: 201 across the scaling's interval */
     size_t n_E;
+    size_t moments;         /* --moments: the first M of the stored; 0: all */
 } mcfi_spectral_args;
+
+/* The tables' label: the kernel's name (':' and '/' as '_'), with "-M<moments>" when
+ * --moments is given, into label (n bytes). */
+void mcfi_response_label(const char *kernel, size_t moments, char *label, size_t n);
 
 /* A(k, E) and n(k) with jackknife errors from in's spectral curves (in->n_spectral > 0) into
  * DIR/spectral-KERNEL.tsv and DIR/momentum-KERNEL.tsv (and plot-momentum); model_mu_text:

@@ -1,5 +1,5 @@
 /* response.c — `mcf response DIR [--T T] [--mu LIST|A:B:N] [--omega LIST] [--energies LIST|A:B:N]
- * [--kernel K]`
+ * [--kernel K] [--moments M]`
  * (T of the Fermi function: --T, else each scan point's temperature, 0 without one):
  * the conductivities of the curves a run stored as two-dimensional Chebyshev moments
  * (MCF_OBS_RESPONSE_MOMENTS: sigma_xx_moments, sigma_xy_moments), per scan point, with
@@ -14,7 +14,8 @@
  * scaling, the bounds and n_s stored with the moments must be the same in every bin.
  * Reads results.h5 as `mcf dos` does (dos_h5.c), under the folder's lock.  The curves of
  * Bloch-state moments (MCF_OBS_SPECTRAL_MOMENTS) give A(k, E) and n(k) (response_spectral.c,
- * --energies their grid). */
+ * --energies their grid).  --moments M takes the first M of the stored moments (per index):
+ * the same run at a coarser kernel, which measures the kernel's bias (docs/methods.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "dos.h"
 
@@ -35,13 +36,14 @@ typedef struct resp_args {
     double T;
     int T_given;                /* --T; else each scan point's T (0 without a T column) */
     size_t n_mu, n_omega, n_E;
+    size_t moments;             /* --moments: the first M per index; 0: all stored */
     int mu_range;               /* --mu A:B:N */
     double mu[RESPONSE_MAX_LIST], omega[RESPONSE_MAX_LIST], E[RESPONSE_MAX_LIST];
 } resp_args;
 
 static const char resp_use[] = "usage: mcf response DIR [--T T] [--mu m1,m2,...|A:B:N] "
                                "[--omega w1,w2,...] [--energies e1,e2,...|A:B:N] "
-                               "[--kernel jackson|lorentz[:LAMBDA]|none]";
+                               "[--kernel jackson|lorentz[:LAMBDA]|none] [--moments M]";
 
 /* a list "x1,x2,..." (or with range, "A:B:N") of finite numbers into v */
 static int parse_list(const char *opt, const char *text, int range, double *v, size_t *n,
@@ -83,7 +85,8 @@ static int parse_args(int argc, char **argv, resp_args *a)
     for (int k = 0; k < argc; k++) {
         const char *o = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         const int known = !strcmp(o, "--T") || !strcmp(o, "--mu") || !strcmp(o, "--omega") ||
-                          !strcmp(o, "--kernel") || !strcmp(o, "--energies");
+                          !strcmp(o, "--kernel") || !strcmp(o, "--energies") ||
+                          !strcmp(o, "--moments");
         if (known && !v)
             return mcf_fail(MCF_EINVAL, "response: %s needs a value (%s)", o, resp_use);
         int rc = MCF_OK, r;
@@ -104,6 +107,14 @@ static int parse_args(int argc, char **argv, resp_args *a)
                                   "limit is Bastin's rows)", v);
         } else if (!strcmp(o, "--energies")) {
             rc = parse_list(o, v, 1, a->E, &a->n_E, &r);
+        } else if (!strcmp(o, "--moments")) {
+            char *end;
+            errno = 0;
+            const long long m = strtoll(v, &end, 10);
+            a->moments = m >= 2 && !*end && !errno ? (size_t)m : 0;
+            if (!a->moments)
+                rc = mcf_fail(MCF_EINVAL, "response: --moments %s: a whole number >= 2 is wanted "
+                              "(at most the run's)", v);
         } else if (!strcmp(o, "--kernel")) {
             a->kernel = v;
         } else if (o[0] == '-') {
@@ -160,7 +171,12 @@ static int bin_values(const resp_args *args, double T, const resp_point *q, size
 {
     for (size_t i = 0; i < q->P; i++)
         mean[i] = q->s[j * q->P + i] / q->w[j];
-    const size_t M = q->M;
+    const size_t Ms = q->M, M = args->moments ? args->moments : Ms;
+    /* the first M x M block of each part, packed in place (each value moves down) */
+    for (int part = 0; part < 2 && M < Ms; part++)
+        for (size_t n = 0; n < M; n++)
+            for (size_t m = 0; m < M; m++)
+                mean[(size_t)part * M * M + n * M + m] = mean[(size_t)part * Ms * Ms + n * Ms + m];
     const mcf_kubo k = {.M = M, .mu_re = mean, .mu_im = mean + M * M, .a = q->tail[0],
                         .b = q->tail[1], .emin = q->tail[2], .emax = q->tail[3],
                         .kernel = args->kernel, .states_per_volume = q->tail[4]};
@@ -224,6 +240,10 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
     if (q.P < 13 || MCF_RESPONSE_POINTS(q.M) != q.P)
         return mcf_fail(MCF_EFORMAT, "%s: /observables/%s: %zu values a chain, not 2 M^2 + 5 "
                         "for an M >= 2", path, cv->name, q.P);
+    if (args->moments > q.M)
+        return mcf_fail(MCF_EINVAL, "response: --moments %zu: the run stored %zu moments per "
+                        "index in /observables/%s (take at most that many)", args->moments, q.M,
+                        cv->name);
     const size_t nbmax = in->walkers * in->bins;
     double mus[RESPONSE_MAX_LIST];
     q.s = malloc(nbmax * q.P * sizeof *q.s);
@@ -256,7 +276,8 @@ static int curve_point(resp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cur
         rc = mcf_fail(MCF_EFORMAT, "%s: scan point %zu has the temperature %g", path, p, T);
     /* the Fermi window's standard deviation is pi T / sqrt 3: a wider kernel sets the
      * resolution instead (once per scan point: the first curve) */
-    const double width = kernel_width(args->kernel, q.M, q.tail[0]);
+    const double width =
+        kernel_width(args->kernel, args->moments ? args->moments : q.M, q.tail[0]);
     if (!rc && cv == &in->response[0] && width > FERMI_WINDOW_SD * T) {
         if (x->broad++ == 0) {
             x->broad_width = width;
@@ -378,7 +399,8 @@ static int response_folder(const mcf_setup *s, void *ctx, char *path, size_t len
     if (!rc && in.n_spectral) {
         const mcfi_spectral_args sa = {.dir = args->dir, .kernel = args->kernel, .T = args->T,
                                        .T_given = args->T_given, .mu = args->mu,
-                                       .n_mu = args->n_mu, .E = args->E, .n_E = args->n_E};
+                                       .n_mu = args->n_mu, .E = args->E, .n_E = args->n_E,
+                                       .moments = args->moments};
         char h5[4096];
         snprintf(h5, sizeof h5, "%s", path);
         rc = mcfi_response_spectral(&sa, &in, mcfe_section_text(&s->sections[0], "mu"), h5,
@@ -395,6 +417,9 @@ static int response_folder(const mcf_setup *s, void *ctx, char *path, size_t len
                      "bastin: Kubo-Bastin's DC sigma_ab (Hall part included), greenwood: "
                      "Kubo-Greenwood's Re sigma_ab(omega)\n", args->kernel ? args->kernel
                      : "jackson", args->T_given ? "--T" : "each scan point's (0 without one)");
+    if (args->moments)
+        mcfe_text_printf(&x->t, "# moments: the first %zu per index (--moments)\n",
+                         args->moments);
     mcfe_text_printf(&x->t, "# errors: jackknife over the bins (%zu bins x %zu walker(s) a "
                      "scan point)\n# scan:", in.bins, in.walkers);
     for (size_t j = 0; j < in.n_scan; j++)
@@ -426,11 +451,8 @@ static int response_folder(const mcf_setup *s, void *ctx, char *path, size_t len
     if (!rc && x->t.failed)
         rc = mcf_fail(MCF_ENOMEM, "response: out of memory for the table");
     if (!rc) {
-        char label[64];
-        snprintf(label, sizeof label, "%s", args->kernel ? args->kernel : "jackson");
-        for (char *c = label; *c; c++)
-            if (*c == ':' || *c == '/')
-                *c = '_';
+        char label[96];
+        mcfi_response_label(args->kernel, args->moments, label, sizeof label);
         snprintf(path, len, "%s/response-%s.tsv", args->dir, label);
         rc = mcfe_write_atomic(path, x->t.s, x->t.len);
     }
@@ -451,6 +473,17 @@ static int response_folder(const mcf_setup *s, void *ctx, char *path, size_t len
     }
     mcfi_dos_input_free(&in);
     return rc;
+}
+
+void mcfi_response_label(const char *kernel, size_t moments, char *label, size_t n)
+{
+    if (moments)
+        snprintf(label, n, "%s-M%zu", kernel ? kernel : "jackson", moments);
+    else
+        snprintf(label, n, "%s", kernel ? kernel : "jackson");
+    for (char *c = label; *c; c++)
+        if (*c == ':' || *c == '/')
+            *c = '_';
 }
 
 int mcfi_response_command(int argc, char **argv)

@@ -65,16 +65,18 @@ static int sp_header(sp_point *q, const char *name, size_t p, const char *path)
 static int sp_weights(const sp_point *q, const mcfi_spectral_args *a, const double *E,
                       size_t n_E, const double *mus, size_t n_mu, double T, double *wt)
 {
-    const size_t M = q->M;
+    const size_t M = q->M, Mu = a->moments ? a->moments : M; /* stored; used (--moments) */
+    for (size_t i = 0; i < (n_E + n_mu + 1) * M; i++)
+        wt[i] = 0.0;
     double *e = calloc(M, sizeof *e), *col = malloc((n_E ? n_E : 1) * sizeof *col);
     int rc = !e || !col ? mcf_fail(MCF_ENOMEM, "response: out of memory") : MCF_OK;
-    for (size_t n = 0; !rc && n < M; n++) {
+    for (size_t n = 0; !rc && n < Mu; n++) {
         e[n] = 1.0;
-        rc = mcf_spectral_function(M, e, q->a, q->b, a->kernel, n_E, E, col);
+        rc = mcf_spectral_function(Mu, e, q->a, q->b, a->kernel, n_E, E, col);
         for (size_t i = 0; !rc && i < n_E; i++)
             wt[i * M + n] = col[i];
         for (size_t m = 0; !rc && m < n_mu; m++)
-            rc = mcf_spectral_occupation(M, e, q->a, q->b, a->kernel, T, mus[m],
+            rc = mcf_spectral_occupation(Mu, e, q->a, q->b, a->kernel, T, mus[m],
                                          wt + (n_E + m) * M + n);
         wt[(n_E + n_mu) * M + n] = n == 0; /* int T_n / (pi s) dx = delta_n0 */
         e[n] = 0.0;
@@ -135,6 +137,10 @@ static int sp_curve_point(sp_ctx *x, const mcfi_dos_input *in, const mcfi_dos_cu
         return mcf_fail(MCF_EFORMAT, "%s: /observables/%s: scan point %zu: %zu values a chain, "
                         "not 4 + 4 nk + nk M for the M and nk it names", path, cv->name, p,
                         q.P);
+    if (args->moments > q.M)
+        return mcf_fail(MCF_EINVAL, "response: --moments %zu: the run stored %zu moments in "
+                        "/observables/%s (take at most that many)", args->moments, q.M,
+                        cv->name);
     const size_t nbmax = in->walkers * in->bins, M = q.M, nk = q.nk;
     double mus[1] = {args->n_mu ? 0.0 : model_mu};
     const double *mu_list = args->n_mu ? args->mu : mus;
@@ -320,11 +326,8 @@ int mcfi_response_spectral(const mcfi_spectral_args *args, const mcfi_dos_input 
     }
     if (!rc && (x.A.failed || x.occ.failed))
         rc = mcf_fail(MCF_ENOMEM, "response: out of memory for the tables");
-    char label[64];
-    snprintf(label, sizeof label, "%s", args->kernel ? args->kernel : "jackson");
-    for (char *c = label; *c; c++)
-        if (*c == ':' || *c == '/')
-            *c = '_';
+    char label[96];
+    mcfi_response_label(args->kernel, args->moments, label, sizeof label);
     if (!rc) {
         snprintf(out, len, "%s/spectral-%s.tsv", args->dir, label);
         rc = mcfe_write_atomic(out, x.A.s, x.A.len);

@@ -14,7 +14,8 @@
  *     Hamiltonian); the maximum of A on the default grid (step 2a / 201) lies within one
  *     step of eps_k; n(k) at T = 0.3 is f(eps_k) up to the kernel's smoothing
  *     sigma^2 max|f''| = sigma^2 / (6 sqrt 3 T^2), sigma = pi a / M (Jackson's width; as
- *     test_spectral's (b)).
+ *     test_spectral's (b)); `--moments 128` (the first half of the stored moments) gives n(k)
+ *     within the bound of M = 128, and farther from f than M = 256 does.
  * (b) The sum rule sum_k n(k) = N density, through the double exchange (4x4, hund = inf, ed,
  *     a T scan of 0.5 and 1.0, path all, M = 128): at hund = inf the projected states
  *     sum_s |K s><K s| (amplitudes <chi_i|s> e^{iK.r_i}) over all K and s are the identity,
@@ -145,6 +146,18 @@ static void part_a(void)
         pworst = fmax(pworst, fabs(phys_get(&t, (size_t)j * 201 + best, "E") - eps[j]));
     }
     phys_table_free(&t);
+    /* --moments 128: the first 128 of the 256, n(k) within that M's Jackson bound */
+    double n128 = 0.0;
+    const double s128 = pi * a_run / 128.0, tol128 = s128 * s128 / (6.0 * sqrt(3.0) * T * T);
+    if (response("spectral_crystal", "--T 0.3 --mu -1,0.5 --moments 128",
+                 "momentum-jackson-M128.tsv", &t) == 0 && t.nrows == 13 * 3)
+        for (int j = 0; j < 13; j++)
+            for (int m = 0; m < 2; m++)
+                n128 = fmax(n128, fabs(phys_get(&t, (size_t)(3 * j + m), "value") -
+                                       fermi(eps[j], mus[m], T)));
+    CHECK(t.nrows == 13 * 3 && n128 < tol128 && n128 > nworst, "(a) --moments 128: n(k) %.2e "
+          "from f(eps_k) (bound %.2e; M = 256: %.2e)", n128, tol128, nworst);
+    phys_table_free(&t);
     CHECK(kworst < 1e-9, "(a) the wave vectors: %.1e from (2 pi n + theta) / L", kworst);
     CHECK(wworst < 1e-12, "(a) the weight: %.1e from 1", wworst);
     CHECK(eworst < 1e-12, "(a) jackknife errors up to %.1e of one Hamiltonian", eworst);
@@ -154,7 +167,8 @@ static void part_a(void)
           "T^2) = %.2e", nworst, tol);
     printf("(a) clean 8x8, twisted, path G X M G (13 k): wave vectors %.1e, weight %.1e, "
            "errors %.1e, A's peak %.4f from eps_k (step %.4f), n(k) %.2e from f(eps_k) "
-           "(kernel bound %.2e)\n", kworst, wworst, eworst, pworst, step, nworst, tol);
+           "(kernel bound %.2e); with --moments 128 %.2e (bound %.2e)\n", kworst, wworst,
+           eworst, pworst, step, nworst, tol, n128, tol128);
 }
 
 /* (b) */
