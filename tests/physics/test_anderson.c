@@ -16,6 +16,19 @@
  *     spacing of the whole finite lattice (1 / (N rho)), or even extended states show up
  *     as separate peaks: L = 12 (N = 1728, spacing ~0.004) with M = 1024 (resolution
  *     ~0.02 at W = 2, ~0.06 at W = 26) satisfies both.
+ * (d) (long) The same transition in the DC conductivity (issue 47): sigma_xx(E = 0) by
+ *     Kubo-Bastin at T = 0 from ed's exact two-dimensional moments (response_moments = 256,
+ *     cubic L = 8, 24 realizations each at W = 4 and W = 24, one scan), and from the first 128
+ *     of the same moments (`mcf response --moments 128`).  A kernel of width eta ~ pi a / M
+ *     broadens the Kubo formula: a metal's sigma does not depend on eta once eta exceeds the
+ *     level spacing (here ~0.03 and ~0.07 against eta ~ 0.1 and 0.2), an insulator's
+ *     broadened sigma grows with eta (sigma ~ eta where eta is below the localized states'
+ *     energy scale), so the ratio r = sigma(256) / sigma(128) is 1 in the metal and below 1
+ *     in the insulator.  Its error: the delta method on the two jackknife errors as if
+ *     independent (the two share their samples, so this overstates it).  Asserted: the metal's
+ *     r within 3 errors of 1, the insulator's below the metal's by more than 3 combined
+ *     errors, and sigma(W = 24) below a tenth of sigma(W = 4) — the conductivity vanishing
+ *     beyond W_c ~ 16.5 as the typical DOS of (b) does.
  * (c) Bad input refused through `mcf run`, each with a message that says what to fix:
  *     W = -1, an ldos_sites index beyond the lattice, [run] evaluator = none, and
  *     [evaluator] moments = 1 (the kpm plugin's declaration).
@@ -25,7 +38,8 @@
  * realizations, which holds what (b) asserts without statistics: the scan writes a dos and a
  * typical_dos curve for every W, their grids hold E = 0, and each ratio is a number with a
  * positive error (the ratios are printed, not compared); test_anderson_long (`--long`, label
- * long: skipped, 77, unless MCF_TEST_LONG=1) runs (b) as above (L = 12 at M = 1024: ~20 s of CPU).
+ * long: skipped, 77, unless MCF_TEST_LONG=1) runs (b) as above (L = 12 at M = 1024: ~20 s of CPU)
+ * and (d) (~4 min of CPU).
  *
  * Usage: test_anderson MCF_PROGRAM [--long] (run through ctest, which sets MCF_TEST_TMP and
  * MCF_PLUGIN_PATH). */
@@ -312,9 +326,73 @@ static void test_refusals(void)
                    (const char *const[]){"moments", NULL});
 }
 
+/* (d): sigma_xx at mu = 0 of scan point w from DIR/response-FILE after `mcf response ARGS` */
+static int sigma_of_run(const char *name, const char *args, const char *file, double *s,
+                        double *e)
+{
+    char dir[PHYS_PATH_MAX];
+    static char cmd[3 * PHYS_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/%s", getenv("MCF_TEST_TMP"), name);
+    snprintf(cmd, sizeof cmd, "'%s' response '%s/out' %s > '%s/response.log' 2>&1", mcf_program,
+             dir, args, dir);
+    const int st = system(cmd);
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return -1;
+    phys_table t;
+    snprintf(cmd, sizeof cmd, "%s/out/%s", dir, file);
+    if (phys_read_table(cmd, &t))
+        return -1;
+    int found = 0; /* rows: per scan point sigma_xx, sigma_xy, inv_sigma_xx */
+    for (size_t r = 0; r < t.nrows && found < 2; r += 3) {
+        s[found] = phys_get(&t, r, "sigma");
+        e[found] = phys_get(&t, r, "sigma_err");
+        found++;
+    }
+    const size_t rows = t.nrows;
+    phys_table_free(&t);
+    return found == 2 && rows == 6 ? 0 : -1;
+}
+
+static void test_conductivity(void)
+{
+    printf("(d) sigma_xx(0) at W = 4 and 24, cubic L = 8, ed, 24 realizations, M = 256 and its "
+           "first 128\n");
+    const char *sections = "evaluator = ed\n\n[schedule]\nthermalize = 0\nsweeps = 24\n"
+                           "bins = 8\n\n[model]\nlattice = cubic\nL = 8\nW = 4, 24\n"
+                           "typical_sites = 4\nresponse_moments = 256\n";
+    phys_table t;
+    if (phys_run_mcf(mcf_program, "anderson_sigma", "anderson", 21, sections, &t)) {
+        CHECK(0, "(d) the run failed");
+        return;
+    }
+    phys_table_free(&t);
+    double s256[2], e256[2], s128[2], e128[2];
+    if (sigma_of_run("anderson_sigma", "--mu 0 --T 0", "response-jackson.tsv", s256, e256) ||
+        sigma_of_run("anderson_sigma", "--mu 0 --T 0 --moments 128",
+                     "response-jackson-M128.tsv", s128, e128)) {
+        CHECK(0, "(d) mcf response failed or wrote other rows");
+        return;
+    }
+    double r[2], re[2];
+    for (int w = 0; w < 2; w++) {
+        r[w] = s256[w] / s128[w];
+        re[w] = fabs(r[w]) * hypot(e256[w] / s256[w], e128[w] / s128[w]);
+        printf("(d) W = %s: sigma_xx(M = 256) = %.5f +- %.5f, (M = 128) = %.5f +- %.5f, ratio "
+               "%.3f +- %.3f\n", w ? "24" : "4", s256[w], e256[w], s128[w], e128[w], r[w],
+               re[w]);
+    }
+    CHECK(re[0] > 0 && re[1] > 0 && fabs(r[0] - 1.0) <= 3.0 * re[0], "(d) the metal's sigma "
+          "moved with the kernel: ratio %.3f +- %.3f", r[0], re[0]);
+    CHECK(r[0] - r[1] > 3.0 * hypot(re[0], re[1]), "(d) the insulator's ratio %.3f +- %.3f is "
+          "not below the metal's %.3f +- %.3f by 3 errors", r[1], re[1], r[0], re[0]);
+    CHECK(s256[1] < 0.1 * s256[0], "(d) sigma(W = 24) = %.4g is not below a tenth of "
+          "sigma(W = 4) = %.4g", s256[1], s256[0]);
+}
+
 int main(int argc, char **argv)
 {
-    const int tier = phys_tier(argc, argv, "(b) the typical DOS across the transition");
+    const int tier = phys_tier(argc, argv, "(b) the typical DOS across the transition, (d) "
+                               "sigma across it");
     if (tier > 1)
         return tier;
     mcf_program = argv[1];
@@ -325,6 +403,7 @@ int main(int argc, char **argv)
         test_transition(1);
     } else {
         test_transition(0);
+        test_conductivity();
     }
     printf("test_anderson%s: %.1f s\n", tier ? " (long part)" : "", phys_now() - t0);
     return check_exit();
