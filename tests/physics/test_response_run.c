@@ -315,7 +315,8 @@ static void part_c(void)
                      &t) == 0) {
         phys_table_free(&t);
         CHECK(response("response_none", "", &t, log, sizeof log) != 0 &&
-                  phys_file_has("response_none", "response.log", "holds no response or spectral moments",
+                  phys_file_has("response_none", "response.log",
+                                "holds no response or spectral moments",
                                 NULL),
               "(c) a run without response moments was not refused");
         phys_table_free(&t);

@@ -219,7 +219,8 @@ static void part_c(void)
     static const char *const bad_point[] = {"spectral_path", "Q", "G X Y M", NULL};
     phys_expect_refusal(mcf_prog, "spectral_bad_point", "anderson",
                         "evaluator = ed\n[model]\nlattice = square\nL = 4\nW = 1\n"
-                        "typical_sites = 4\nspectral_moments = 16\nspectral_path = G Q\n", bad_point);
+                        "typical_sites = 4\nspectral_moments = 16\nspectral_path = G Q\n",
+                        bad_point);
     static const char *const same[] = {"spectral_path", "same wave vector", NULL};
     phys_expect_refusal(mcf_prog, "spectral_same", "double-exchange",
                         "evaluator = ed\n[schedule]\ntemperatures = 1\n[model]\nlattice = square\n"

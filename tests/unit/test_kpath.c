@@ -3,8 +3,8 @@
  * (a) the paths: cubic L = 16 auto (G X M G R X) has 5 x 8 steps, 41 points, its
  *     corners at 0, 8, 16, 24, 32, 40 and the wave vectors 2 pi n / L on the lines of symmetry,
  *     s the summed distance; odd L = 5 (square, X at n = 2); bcc (G H N G P H, H = (2 pi, 0, 0));
- *     "all" (L^d points, n_0 fastest; bcc 2 L^3, n_0 < 2 L); a twist shifts every K by theta / L; names are read
- *     case aside and with dashes.
+ *     "all" (L^d points, n_0 fastest; bcc 2 L^3, n_0 < 2 L); a twist shifts every K by
+ *     theta / L; names are read case aside and with dashes.
  * (b) the Bloch vectors are normalized, and with the twist's wave vectors eigenvectors of the
  *     twisted nearest-neighbour hopping (mcf_hamiltonian_set_hopping_twisted) on the chain,
  *     square, cubic and bcc tori: |H v - eps v| < 1e-13 with eps the closed form
