@@ -113,6 +113,7 @@ static int de_check_and_build(de_chain *c, int whole, const char *what)
         return mcf_fail(MCF_EFORMAT, "double-exchange: the %s's running magnetization, "
                         "counters or step are invalid or do not match its spins: the %s is "
                         "corrupt", what, what);
+    c->h_from_spinor = 0;
     int rc = de_build(c, c->h);
     if (rc)
         return mcf_fail_prefix(rc, "double-exchange: rebuilding the Hamiltonian from the "

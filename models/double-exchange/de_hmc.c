@@ -136,6 +136,7 @@ static int from_spinors(de_chain *c)
         for (int q = 0; q < 3; q++)
             s[q] /= r;
     }
+    c->h_from_spinor = 1;
     if (!c->twisted) {
         for (size_t i = 0; i < c->n; i++) {
             const int rc = mcf_hamiltonian_set_field(c->h, i, c->spinor + 4 * i);

@@ -95,6 +95,9 @@ typedef struct de_chain {
     de_fixed fixed;            /* the record's fixed values (state(), de_checkpoint.c) */
     mcf_fermion_hmc pf;        /* sampler = hmc (de_hmc.c): the pseudofermions */
     double *spinor;            /* hund = inf: the coordinates, 4N (chi_i, moved by the core) */
+    int h_from_spinor;         /* hund = inf: 1 when H was last written from `spinor` (hybrid
+                                  Monte Carlo: its gauge, each chi_i's phase, is the
+                                  trajectory's), 0 from the spins (de_field's gauge) */
     int64_t *slot;             /* hund = inf, HMC (de_hmc.c): N x z, the table index of
                                   H[i][nb[k]] (-1: no neighbour), found at the first force */
     mcf_kmin *kmin;            /* m2_kmin's tables (mcf/lattice.h) */

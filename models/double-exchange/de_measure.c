@@ -167,8 +167,10 @@ int de_spectral_setup(de_chain *c, const mcf_lattice *lat, const char *path)
 }
 
 /* The spectral moments of every chain (Ms > 0: the same for all): at hund = inf the Bloch
- * vectors are rewritten from the spins (<chi_i|up> = conj(chi_i up), <chi_i|dn> =
- * conj(chi_i dn)), then one vector_moments call (mcf_fermion_spectral_curves). */
+ * vectors are rewritten from the spinors H was written from (<chi_i|up> = conj(chi_i up),
+ * <chi_i|dn> = conj(chi_i dn)): hybrid Monte Carlo's own (each chi_i's phase is the
+ * trajectory's, and H's basis follows it), else de_field's of the spins; then one
+ * vector_moments call (mcf_fermion_spectral_curves). */
 static int de_measure_spectral(mcf_batch *batch, void *const *chains, size_t n,
                                double *const *values)
 {
@@ -182,8 +184,10 @@ static int de_measure_spectral(mcf_batch *batch, void *const *chains, size_t n,
         de_chain *c = chains[k];
         const size_t nk = c->kpath->points, dim = c->h->dim;
         for (size_t i = 0; !c->finite && i < c->n; i++) {
-            double a[4];
-            de_field(c->spin + 3 * i, a);
+            double f[4];
+            const double *a = c->h_from_spinor ? c->spinor + 4 * i : f;
+            if (!c->h_from_spinor)
+                de_field(c->spin + 3 * i, f);
             c->bloch_w[2 * i] = a[0];
             c->bloch_w[2 * i + 1] = -a[1];
             c->bloch_w[2 * c->n + 2 * i] = a[2];

@@ -134,6 +134,7 @@ static int de_accept(de_chain *c, const de_move *m)
         c->mag[a] += m->s[a] - s[a];
         s[a] = m->s[a];
     }
+    c->h_from_spinor = 0; /* this site's field is de_field's again */
     int rc = de_set_site(c, c->h, o, c->spin);
     if (rc)
         return rc;
