@@ -302,6 +302,18 @@ static int chains_group(h5w *w, hid_t f, const mcf_run *r)
     for (size_t k = 0; k < n; k++)
         memcpy(x + k * nb, r->chains[k].bin_count, nb * sizeof *x);
     doubles(w, g, "bin_weights", n, nb, x);
+    /* the model's integer L where it has one: the size xi_over_l divides by (results_table.c) */
+    int has_L = 0;
+    for (const mcf_param_spec *p = r->setup->model->info->params; p && p->name; p++)
+        if (!strcmp(p->name, "L"))
+            has_L = p->type == MCF_PARAM_INT;
+    for (size_t k = 0; k < n && has_L; k++) {
+        long L = 0;
+        has_L = mcf_params_int(r->chains[k].model_params, "L", &L) == MCF_OK;
+        iv[k] = (int64_t)L;
+    }
+    if (has_L && n > 0)
+        int64s(w, g, "L", n, iv);
     close_id(w, g, H5Gclose, "close group /chains");
     free(iv);
     free(x);
@@ -334,12 +346,14 @@ static void scalar_data(h5w *w, hid_t g, const mcf_run *r, size_t o, double *x, 
             doubles(w, g, "bin_means_times_action_dT", n, nb, x);
         }
     }
-    static const char *const what[3] = {"mean", "error", "tau"};
-    for (int q = 0; q < 3; q++) {
+    /* tau in sweeps, and in measurements as the derived columns' error scale takes it (tau
+     * / measure_every need not give those bits back) */
+    static const char *const what[4] = {"mean", "error", "tau", "tau_measurements"};
+    for (int q = 0; q < 4; q++) {
         for (size_t k = 0; k < n; k++) {
             mcf_estimate est;
             mcfi_blocking_estimate(&r->chains[k].blocking[o], &est);
-            x[k] = q == 0 ? est.mean : q == 1 ? est.error
+            x[k] = q == 0 ? est.mean : q == 1 ? est.error : q == 3 ? est.tau
                                               : est.tau * (double)r->setup->measure_every;
             iv[k] = est.converged;
         }
@@ -389,8 +403,9 @@ static int curve_data(h5w *w, hid_t g, const mcf_run *r, size_t k)
 
 static const char *role_name(int role)
 {
-    static const char *const names[] = {"", "energy", "order", "order2", "order4"};
-    return role >= 0 && role < 5 ? names[role] : "";
+    static const char *const names[MCF_ROLE_COUNT] = {
+        "", "energy", "order", "order2", "order4", "energy_dT", "action_dT", "order_kmin"};
+    return role >= 0 && role < MCF_ROLE_COUNT ? names[role] : "";
 }
 
 /* /observables: every declared observable, in declaration order */

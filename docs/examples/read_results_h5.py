@@ -6,12 +6,13 @@ usage: python3 read_results_h5.py DIR        (DIR: an output folder of `mcf run`
 
 The susceptibility chi = N (<m^2> - <|m|>^2) / T is a function of two means, so its error
 comes from the jackknife over the bins of the measurements.  results.h5 keeps, per chain,
-the mean of every observable in each bin and the number of measurements in the bin; this
-script forms the jackknife bins of every scan point (the bins of all its walkers), redoes
-the weighted delete-one jackknife, scales its error for bins that are not much longer than
-the autocorrelation time (block_factor), and asserts that value and error are the susceptibility
-and susceptibility_err columns of results.tsv, digit for digit.  Any other function of the
-means (a ratio, a Binder cumulant of your own) works the same way.
+the mean of every observable in each bin and the number of measurements in the bin; the
+package mcf (python/, docs/python.md) forms the jackknife bins of every scan point (the bins
+of all its walkers), redoes the weighted delete-one jackknife, scales its error for bins
+that are not much longer than the autocorrelation time, and this script asserts that value
+and error are the susceptibility and susceptibility_err columns of results.tsv, digit for
+digit.  Any other function of the means (a ratio, a Binder cumulant of your own) works the
+same way: run.jackknife(f, "abs_m", "m2").
 
 A KPM run whose model stores Chebyshev moments (anderson: dos_moments, moment_scale) gets
 its DOS reconstructed here instead: per scan point the bins' moments averaged with their
@@ -22,74 +23,19 @@ largest value.  `mcf dos DIR` does the same with any kernel and grid, and error 
 Needs h5py and numpy (Debian: apt-get install python3-h5py python3-numpy).  The layout of
 results.h5 is docs/results-h5.md.
 """
-import math
 import sys
+
+import os
 
 import h5py
 import numpy as np
 
-
-def jackknife(means, weights, f):
-    """Weighted delete-one jackknife of f(means) over bins: means[bin, variable] (the mean
-    of each variable in the bin), weights[bin] (measurements in the bin).  Returns the
-    bias-corrected estimate and its error.  The same arithmetic in the same order as mcf's
-    core/engine/stats.c, so that the printed digits agree exactly."""
-    n, nvars = means.shape
-    W = 0.0
-    for w in weights:
-        W += w
-    ref = means[0]
-    mean_all = np.empty(nvars)
-    for v in range(nvars):
-        s = 0.0
-        for i in range(n):
-            s += weights[i] * (means[i, v] - ref[v])
-        mean_all[v] = ref[v] + s / W
-    f_all = f(mean_all)
-    g = np.empty(n)  # f(all but bin i) - f(all)
-    G = 0.0
-    for i in range(n):
-        w = weights[i]
-        leave_one_out = mean_all + w * (mean_all - means[i]) / (W - w)
-        g[i] = f(leave_one_out) - f_all
-        G += (1.0 - w / W) * g[i]
-    var = 0.0
-    for i in range(n):
-        h = W / weights[i]
-        d = G - (h - 1.0) * g[i]
-        var += d * d / (h - 1.0)
-    var /= n
-    return f_all - G, np.sqrt(var)
-
-
-def ar1_h(rho, B):
-    """B Var(mean of B values) / Var(x) for a series with autocorrelation rho^t (AR(1))."""
-    if not rho > 0.0 or B <= 1.0:
-        return 1.0
-    q = 1.0 - rho
-    if B * q < 1e-3:  # the series of the bracket below, where the closed form would cancel
-        bracket = (B - 1.0) * q / 2.0 * (1.0 - (B - 2.0) * q / 3.0 +
-                                         (B - 2.0) * (B - 3.0) * q * q / 12.0)
-    else:
-        bracket = 1.0 + math.expm1(B * math.log1p(-q)) / (B * q)
-    return 1.0 + 2.0 * rho / q * bracket
-
-
-def block_factor(tau, block, n_blocks):
-    """F = Var(mean) / E[the variance of the mean from n_blocks consecutive blocks of `block`
-    values], for an exponential autocorrelation of integrated time tau (in values): the
-    factor by which the jackknife's variance falls short when its bins are not much longer
-    than tau (docs/methods.md, "Calibration of the error bars").  mcf scales the jackknife
-    error of every derived column by sqrt(F), tau being the largest of the walkers' mean
-    tau of the observables involved; the same arithmetic as core/engine/stats.c."""
-    if not tau > 0.5 or not block >= 1.0 or not n_blocks >= 2.0:
-        return 1.0
-    if not math.isfinite(tau):
-        return math.inf
-    rho = (2.0 * tau - 1.0) / (2.0 * tau + 1.0)
-    n, N = n_blocks, block * n_blocks
-    Nk = n * block
-    return ar1_h(rho, N) * Nk * (n - 1.0) / (N * (n * ar1_h(rho, block) - ar1_h(rho, Nk)))
+try:
+    import mcf
+except ImportError:  # run from the repository: the package is in python/
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "python"))
+    import mcf
 
 
 def read_tsv(path):
@@ -159,50 +105,22 @@ def main(folder):
         return
     if "order" not in role or "order2" not in role:
         sys.exit(f"model {h5.attrs['model']} declares no order parameter: no susceptibility")
-    abs_m = h5["observables"][role["order"]]["bin_means"][()]   # [chain, bin]
-    m2 = h5["observables"][role["order2"]]["bin_means"][()]
-    weights = h5["chains/bin_weights"][()]                       # [chain, bin]
-    point = h5["chains/point"][()]                               # the row of /results
-    N = h5["chains/units"][()]
-    T = h5["chains/T"][()]
-    # each chain's tau (in sweeps) of |m| and m^2; the jackknife error is scaled with it
-    tau = [h5["observables"][role[r]]["tau"][()] / h5.attrs["measure_every"]
-           for r in ("order", "order2")]
-
+    # the weighted delete-one jackknife over every scan point's bins (the non-empty bins of
+    # its walkers), its error scaled for bins not much longer than tau: the package mcf
+    # (python/, docs/python.md) repeats core/engine/stats.c's arithmetic in its order
+    run = mcf.load(folder)
+    chi, err = run.jackknife(lambda m, m2, p: p.N * (m2 - m * m) / p.T,
+                             role["order"], role["order2"])
     table = h5["results"]
     tsv = read_tsv(f"{folder}/results.tsv")
     scan = list(h5.attrs["scan"])
     for k in range(len(table["susceptibility"])):
-        chains = np.flatnonzero(point == k)        # the walkers of scan point k, in order
-        means, w = [], []
-        for c in chains:
-            for b in range(weights.shape[1]):
-                if weights[c, b] > 0:               # an empty bin has no mean
-                    means.append([abs_m[c, b], m2[c, b]])
-                    w.append(weights[c, b])
-        means = np.array(means)
-        n_units, temperature = N[chains[0]], T[chains[0]]
-        chi, err = jackknife(means, np.array(w),
-                             lambda m: n_units * (m[1] - m[0] * m[0]) / temperature)
-        # the bins are consecutive stretches of each walker's chain: scale for the part of
-        # the variance that bins not much longer than tau miss (walker 0's bins; all alike)
-        worst = 0.0
-        for t in tau:
-            s = 0.0
-            for c in chains:
-                s += t[c]
-            worst = max(worst, s / len(chains))
-        used = [x for x in weights[chains[0]] if x > 0]
-        n_meas = 0.0
-        for x in used:
-            n_meas += x
-        err *= math.sqrt(block_factor(worst, n_meas / len(used), float(len(used))))
         where = ", ".join(f"{a} = {tsv[a][k]}" for a in scan)
-        print(f"{where}: susceptibility {chi:.10g} +- {err:.10g} from {len(w)} bins")
+        print(f"{where}: susceptibility {chi[k]:.10g} +- {err[k]:.10g}")
         # the full-precision table, and the digits of results.tsv
-        assert chi == table["susceptibility"][k] and err == table["susceptibility_err"][k]
-        assert f"{chi:.10g}" == tsv["susceptibility"][k], (chi, tsv["susceptibility"][k])
-        assert f"{err:.10g}" == tsv["susceptibility_err"][k], (err, tsv["susceptibility_err"][k])
+        assert chi[k] == table["susceptibility"][k] and err[k] == table["susceptibility_err"][k]
+        assert f"{chi[k]:.10g}" == tsv["susceptibility"][k], (chi[k], tsv["susceptibility"][k])
+        assert f"{err[k]:.10g}" == tsv["susceptibility_err"][k]
     print("the susceptibility and its error of every row of results.tsv, reproduced")
 
 

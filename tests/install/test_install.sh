@@ -127,6 +127,18 @@ config=$(find "$prefix" -name mcfConfig.cmake -print | head -n 1)
 [ -n "$config" ] || fail "no mcfConfig.cmake installed under $prefix (find_package(mcf) needs it)"
 pc=$(find "$prefix" -name mcf.pc -path '*/pkgconfig/*' -print | head -n 1)
 [ -n "$pc" ] || fail "no pkgconfig/mcf.pc installed under $prefix"
+# the Python package beside the program (python/install_python.cmake), naming that program
+paths=$(find "$prefix" -path '*/mcf/_paths.py' -print | head -n 1)
+[ -n "$paths" ] || fail "no Python package mcf (mcf/_paths.py) installed under $prefix"
+grep -qF "PROGRAM = \"$mcf\"" "$paths" || fail "$paths does not name $mcf: $(cat "$paths")"
+. "$src/tests/hdf5/h5py_python.sh"
+py=$(h5py_python)
+if [ -n "$py" ]; then
+    found=$(cd "$scratch" && env -u MCF_PROGRAM PYTHONPATH="$(dirname "$(dirname "$paths")")" \
+            "$py" -c 'import mcf; print(mcf.program())') || fail "the installed package does not import"
+    [ "$found" = "$mcf" ] || fail "the installed package's mcf.program() is $found, not $mcf"
+    echo "   Python package: $(dirname "$paths"), mcf.program() = $found"
+fi
 echo "   mcf: $mcf"
 echo "   CMake package: $config"
 echo "   pkg-config file: $pc"
