@@ -191,6 +191,7 @@ class Process:
 
 
 def _out_of(config, out):
+    """The output folder: out (also set in config), else [run] output."""
     if out is not None:
         config.set("run.output", out)
     out = config.get("run", {}).get("output")
@@ -200,10 +201,18 @@ def _out_of(config, out):
 
 
 def start(config, out=None, force=False, progress=True, extra=(), command="run"):
-    """Start `mcf run` (or `command`) on config (a Config, a dict or the path of an INI
-    file) without waiting: a Process.  The configuration is written to OUT.ini beside the
-    output folder (mcf keeps its own copy in OUT/config.ini)."""
-    if isinstance(config, (str, os.PathLike)):
+    """Start `mcf run` (or `command`: tc, optimize, band, kbe) on config without waiting: a
+    Process.  An INI file's path is given to the program as it is (out= as `--set
+    run.output=OUT`, so that its errors name that file's lines); a Config or dict is written
+    to OUT.ini beside the output folder (mcf keeps its own copy in OUT/config.ini)."""
+    if isinstance(config, (str, os.PathLike)) and (out is None or command != "tc"):
+        path = os.fspath(config)
+        sets = [] if out is None else ["--set", f"run.output={out}"]
+        # the folder to load afterwards; None where the file names none (mcf's default)
+        out = out if out is not None else Config.read(path).get("run", {}).get("output")
+        args = [program(), command, path] + sets + (["--force"] if force else []) + list(extra)
+        return Process(args, out, progress)
+    if isinstance(config, (str, os.PathLike)):  # mcf tc takes no --set: a copy with OUT
         config = Config.read(config)
     config = Config(config)
     out = _out_of(config, out)

@@ -107,8 +107,11 @@ def read_tsv(path):
 
 
 def _read_config(text):
+    # as inih reads it (mcf's reader): '#' and ';' comment lines, ';' after a space an inline
+    # comment
     parser = configparser.ConfigParser(interpolation=None, comment_prefixes=("#", ";"),
-                                       strict=False, default_section="\0none")
+                                       inline_comment_prefixes=(";",), strict=False,
+                                       default_section="\0none")
     parser.optionxform = str
     parser.read_string(text)
     return {s: dict(parser.items(s)) for s in parser.sections()}

@@ -23,7 +23,7 @@ def test_config_text_and_run(mcf_program, in_scratch, hdf5):
     os.mkdir("py")
     os.mkdir("cli")
     os.chdir("py")
-    run = mcf.run(cfg, "x.out", progress=False)
+    run = mcf.run(cfg, "x.out", progress=False, extra=("--no-plots",))
     assert run.n_points == 6 and run.scan == ["L", "T"]
     os.chdir("../cli")
     cfg.set("run.output", "x.out").write("x.out.ini")
@@ -49,7 +49,7 @@ def test_sigterm_then_resume_gives_the_same_bytes(mcf_program, in_scratch, hdf5)
     os.mkdir("whole")
     os.mkdir("stopped")
     os.chdir("stopped")
-    proc = mcf.start(cfg, "x.out", progress=False)
+    proc = mcf.start(cfg, "x.out", progress=False, extra=("--no-plots",))
     # stop it once its first checkpoint is there (every 100 sweeps; the run is ~1000 times
     # longer)
     t0 = time.time()
@@ -60,10 +60,29 @@ def test_sigterm_then_resume_gives_the_same_bytes(mcf_program, in_scratch, hdf5)
         proc.wait()
     assert "continue with `mcf resume x.out`" in str(err.value)
     assert os.path.exists("x.out/checkpoint") and not os.path.exists("x.out/results.tsv")
-    run = mcf.resume("x.out", progress=False)
+    run = mcf.resume("x.out", progress=False, extra=("--no-plots",))
     assert run.n_points == 6
     os.chdir("../whole")
-    mcf.run(cfg, "x.out", progress=False)
+    mcf.run(cfg, "x.out", progress=False, extra=("--no-plots",))
     os.chdir("..")
     for f in ("results.tsv", "results.h5"):
         assert filecmp.cmp(f"stopped/x.out/{f}", f"whole/x.out/{f}", shallow=False), f
+
+
+def test_an_ini_file_is_given_as_it_is(mcf_program, in_scratch, repo):
+    """A path goes to the program unchanged (its errors name its own lines; inline ';'
+    comments as inih reads them), out= as --set run.output."""
+    good = ("[run]\nmodel = ising   ; the model\nseed = 2\nthreads = 1\n[schedule]\n"
+            "thermalize = 10\nsweeps = 64\ntemperatures = 2.0\n[model]\nL = 4\n")
+    with open("c.ini", "w") as fh:
+        fh.write(good + "J = one\n")
+    assert mcf.Config.read("c.ini")["run"]["model"] == "ising"
+    with pytest.raises(mcf.McfError) as err:
+        mcf.run("c.ini", "c.out", progress=False)
+    assert str(err.value).startswith("c.ini:11: [model] J"), str(err.value)
+    with open("c.ini", "w") as fh:
+        fh.write(good)
+    run = mcf.run("c.ini", "c.out", progress=False, extra=("--no-plots",))
+    assert run.path == "c.out" and run.n_points == 1
+    assert not os.path.exists("c.out.ini")
+

@@ -106,7 +106,8 @@ def test_example_runs_and_loads(repo, mcf_program, in_scratch, name):
     command, cfg = small_config(repo, name)
     out = f"{name}.out"
     if command in ("run", "tc"):
-        run = mcf.start(cfg, out, progress=False, command=command).wait()
+        run = mcf.start(cfg, out, progress=False, command=command,
+                        extra=("--no-plots",)).wait()
     else:
         mcf.start(cfg, out, progress=False, command=command).wait(load_result=False)
         run = mcf.load(out)
