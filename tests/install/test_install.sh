@@ -230,6 +230,13 @@ header_has "$results" T || header_has "$results" temperature ||
 rows=$(data_rows "$results")
 [ "$rows" = 4 ] || { cat "$results" >&2; fail "$results has $rows data rows; expected 4, one per temperature"; }
 echo "   $results: energy column, $rows rows"
+if [ -n "$py" ]; then  # examples/plugin-xy's output through the installed Python package
+    loaded=$(PYTHONPATH="$(dirname "$(dirname "$paths")")" "$py" -c "import mcf, sys
+r = mcf.load(sys.argv[1]); print(r.attrs['model'], r.n_points, len(r['energy_err']))" "$out") ||
+        fail "the installed Python package does not load $out"
+    [ "$loaded" = "xy 4 4" ] || fail "mcf.load($out) gave '$loaded', expected 'xy 4 4'"
+    echo "   mcf.load($out): model xy, 4 rows"
+fi
 
 if command -v gnuplot >/dev/null 2>&1; then
     rm -f "$out"/plot-*.svg
