@@ -112,19 +112,15 @@ static int bc_create(const mcf_params *params, const mcf_pw_orbitals *o, void *a
         bc_destroy(w);
         return rc;
     }
-    const size_t bytes = n[0] * n[1] * n[2] * L * sizeof(double);
-    double *c = malloc(bytes);
-    if (!c) {
-        bc_destroy(w);
-        return mcf_fail(MCF_ENOMEM, "blip-cuda: the host coefficient table of %zu x %zu x %zu "
-                        "points x %zu orbitals needs %.3g GB (during create only); use a "
-                        "coarser grid or fewer orbitals", n[0], n[1], n[2], L,
-                        (double)bytes / 1e9);
-    }
-    rc = blip_build_table("blip-cuda", o, n, c);
+    /* the host table, shared with the other walkers' creates (blip_core.h: built once for
+       the orbitals of a run, not once per walker) */
+    blip_table *host = NULL;
+    const double *c = NULL;
+    rc = blip_table_get("blip-cuda", o, n, &host, &c);
     if (!rc)
         rc = bcu_table_upload(w->t, c);
-    free(c);
+    if (host)
+        blip_table_put(host);
     if (rc) {
         bc_destroy(w);
         return rc;

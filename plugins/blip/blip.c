@@ -90,7 +90,8 @@ typedef struct blip_ws {
     size_t n[3];     /* grid points per side */
     double cell[3];
     double inv_h[3]; /* n_d / L_d */
-    double *c;       /* n_x n_y n_z L coefficients, orbital index fastest */
+    const double *c; /* n_x n_y n_z L coefficients, orbital index fastest: `table`'s */
+    blip_table *table; /* shared by the workspaces of the same orbitals (blip_core.h) */
 } blip_ws;
 
 static void blip_destroy(void *p)
@@ -98,7 +99,8 @@ static void blip_destroy(void *p)
     blip_ws *w = p;
     if (!w)
         return;
-    free(w->c);
+    if (w->table)
+        blip_table_put(w->table);
     free(w);
 }
 
@@ -135,14 +137,7 @@ static int blip_create(const mcf_params *params, const mcf_pw_orbitals *o, void 
         w->inv_h[d] = (double)n[d] / o->cell[d];
     }
     const size_t bytes = (size_t)S * L * sizeof(double);
-    w->c = malloc(bytes);
-    if (!w->c) {
-        blip_destroy(w);
-        return mcf_fail(MCF_ENOMEM, "blip: the coefficient table of %zu x %zu x %zu points x "
-                        "%zu orbitals needs %.3g GB; use a coarser grid or fewer orbitals",
-                        n[0], n[1], n[2], L, (double)bytes / 1e9);
-    }
-    if ((rc = blip_build_table("blip", o, w->n, w->c))) {
+    if ((rc = blip_table_get("blip", o, w->n, &w->table, &w->c))) {
         blip_destroy(w);
         return rc;
     }

@@ -7,6 +7,7 @@
 #include <gsl/gsl_fft_complex.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +206,133 @@ int blip_build_table(const char *who, const mcf_pw_orbitals *o, const size_t n[3
         return mcf_fail(failed, "%s: a GSL FFT of a %zu x %zu x %zu grid failed", who, n[0],
                         n[1], n[2]);
     return MCF_OK;
+}
+
+/* ---- one table for all the walkers of a run --------------------------------------------- */
+
+/* A run's walkers (one evaluator workspace each) carry the same orbitals.  Each built and
+ * kept a table of its own: at N = 514 (the blip grid 4 x the plane-wave grid) 1024 walkers
+ * built one table 1024 times and held 1024 copies of it (issue 46).  blip_table_get hands
+ * out the last table built while its inputs match (grid, cell, plane waves, coefficients,
+ * compared whole: only identical orbitals share), counting its holders; the registry holds
+ * it too, so that a create that uploads the table and lets it go (blip-cuda) finds it for
+ * the next walker.  A table whose inputs differ replaces it in the registry; a table goes
+ * when its last holder does (the registry's at the plugin's unload). */
+struct blip_table {
+    size_t n[3], L, n_g, refs;
+    double cell[3];
+    int32_t *g;
+    double *coef; /* cos then sin, L n_g each */
+    double *c;
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static blip_table *registry;
+static unsigned long shared_hits;
+
+static void table_free(blip_table *t)
+{
+    if (!t)
+        return;
+    free(t->g);
+    free(t->coef);
+    free(t->c);
+    free(t);
+}
+
+/* one holder less (lock held) */
+static void table_drop(blip_table *t)
+{
+    if (t && --t->refs == 0)
+        table_free(t);
+}
+
+__attribute__((destructor)) static void registry_unload(void)
+{
+    table_drop(registry);
+    registry = NULL;
+}
+
+/* 1 when t is the table of o on n */
+static int table_matches(const blip_table *t, const mcf_pw_orbitals *o, const size_t n[3])
+{
+    const size_t lg = o->n_orbitals * o->n_g;
+    if (!t || t->L != o->n_orbitals || t->n_g != o->n_g)
+        return 0;
+    for (int d = 0; d < 3; d++)
+        if (t->n[d] != n[d] || t->cell[d] != o->cell[d])
+            return 0;
+    return !memcmp(t->g, o->g, 3 * o->n_g * sizeof *o->g) &&
+           !memcmp(t->coef, o->cos_coef, lg * sizeof *o->cos_coef) &&
+           !memcmp(t->coef + lg, o->sin_coef, lg * sizeof *o->sin_coef);
+}
+
+int blip_table_get(const char *who, const mcf_pw_orbitals *o, const size_t n[3],
+                   blip_table **out, const double **c)
+{
+    *out = NULL;
+    *c = NULL;
+    pthread_mutex_lock(&registry_lock);
+    if (table_matches(registry, o, n)) {
+        registry->refs++;
+        shared_hits++;
+        *out = registry;
+        *c = registry->c;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    if (*out)
+        return MCF_OK;
+    const size_t lg = o->n_orbitals * o->n_g;
+    blip_table *t = calloc(1, sizeof *t);
+    if (t) {
+        t->g = malloc(3 * o->n_g * sizeof *t->g);
+        t->coef = malloc(2 * lg * sizeof *t->coef + 1);
+        t->c = malloc(n[0] * n[1] * n[2] * o->n_orbitals * sizeof *t->c);
+    }
+    if (!t || !t->g || !t->coef || !t->c) {
+        table_free(t);
+        return mcf_fail(MCF_ENOMEM, "%s: the coefficient table of %zu x %zu x %zu points x "
+                        "%zu orbitals needs %.3g GB; use a coarser grid or fewer orbitals", who,
+                        n[0], n[1], n[2], o->n_orbitals,
+                        (double)(n[0] * n[1] * n[2] * o->n_orbitals) * 8e-9);
+    }
+    int rc = blip_build_table(who, o, n, t->c);
+    if (rc) {
+        table_free(t);
+        return rc;
+    }
+    memcpy(t->g, o->g, 3 * o->n_g * sizeof *o->g);
+    memcpy(t->coef, o->cos_coef, lg * sizeof *o->cos_coef);
+    memcpy(t->coef + lg, o->sin_coef, lg * sizeof *o->sin_coef);
+    for (int d = 0; d < 3; d++) {
+        t->n[d] = n[d];
+        t->cell[d] = o->cell[d];
+    }
+    t->L = o->n_orbitals;
+    t->n_g = o->n_g;
+    t->refs = 2; /* the caller's and the registry's */
+    pthread_mutex_lock(&registry_lock);
+    table_drop(registry);
+    registry = t;
+    pthread_mutex_unlock(&registry_lock);
+    *out = t;
+    *c = t->c;
+    return MCF_OK;
+}
+
+void blip_table_put(blip_table *t)
+{
+    pthread_mutex_lock(&registry_lock);
+    table_drop(t);
+    pthread_mutex_unlock(&registry_lock);
+}
+
+unsigned long blip_table_shared(void)
+{
+    pthread_mutex_lock(&registry_lock);
+    const unsigned long h = shared_hits;
+    pthread_mutex_unlock(&registry_lock);
+    return h;
 }
 
 int blip_table_fits(const char *who, const size_t n[3], size_t L, size_t elem_bytes)

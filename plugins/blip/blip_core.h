@@ -10,7 +10,8 @@
  *                cutoff; refuses a grid below Nyquist naming the minimum.
  *   table        blip_build_table: c[((i n_y + j) n_z + k) L + l], double, the orbital
  *                index fastest, by one 3D FFT per pair of orbitals (OpenMP over pairs; the
- *                result does not depend on the thread count).
+ *                result does not depend on the thread count); blip_table_get/_put share
+ *                one table among the walkers of a run (the same orbitals).
  *   stencil      blip_axis_setup (static inline, also compiled for the device by nvcc): the
  *                4 grid indices of a coordinate along one axis and the weights B(t - i),
  *                with first and second derivatives, in double.
@@ -71,6 +72,19 @@ BLIP_API int blip_table_fits(const char *who, const size_t n[3], size_t L, size_
  * grid n.  MCF_ENOMEM (FFT scratch), MCF_EINTERNAL (a GSL FFT failed). */
 BLIP_API int blip_build_table(const char *who, const mcf_pw_orbitals *o, const size_t n[3],
                               double *c);
+
+/* The table of o on the grid n, shared: the last one built while its inputs match (a run's
+ * walkers carry the same orbitals), else built (blip_build_table) and kept for the next
+ * call.  *c is read-only and lives until blip_table_put(*t), which every successful get
+ * needs once.  MCF_ENOMEM naming the table's size, or blip_build_table's errors.
+ * Thread-safe. */
+typedef struct blip_table blip_table;
+BLIP_API int blip_table_get(const char *who, const mcf_pw_orbitals *o, const size_t n[3],
+                            blip_table **t, const double **c);
+BLIP_API void blip_table_put(blip_table *t);
+
+/* How many gets found the kept table (for tests). */
+BLIP_API unsigned long blip_table_shared(void);
 
 /* Stencil of one axis: the 4 grid indices and the weights B(t - i) (d = 0), their first
  * (d = 1) and second (d = 2) derivatives in the cell's units. */
