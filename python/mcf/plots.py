@@ -14,6 +14,10 @@ __all__ = ["plot", "crossings", "Crossing", "plot_tc", "mathtext"]
 _TC_LINE = re.compile(r"T_c \((\w+)\) = ([-+0-9.eE]+) \+- ([-+0-9.eEnaif]+)")
 
 
+# '...; nu (largest pair) = 0.850077 +- 0.186' in the same line
+_NU = re.compile(r"nu \(largest pair\) = ([-+0-9.eE]+) \+- ([-+0-9.eE]+)")
+
+
 def mathtext(symbol):
     """A model's symbol in matplotlib's notation: '_x' (a subscript in mcf's plots) and
     '^x' become sub- and superscripts, 'U_4' -> 'U$_{4}$'."""
@@ -224,7 +228,8 @@ def plot(run, column, x=None, by=None, ax=None, file=None, mark_crossings=None):
 def plot_tc(run, quantity=None, ax=None, file=None):
     """The finite-size scaling of `mcf tc DIR`'s DIR/tc.tsv: the crossing temperatures
     T*(L1, L2) of consecutive sizes against 1/L2 with their errors, per quantity (binder,
-    xi_over_l), and the extrapolated T_c of each '# T_c' line where the table gives one.
+    xi_over_l), and the extrapolated T_c of each '# T_c' line where the table gives one,
+    with the exponent nu of the largest pair's slopes.
     Returns the Axes."""
     t = run.read_table("tc.tsv")
     plt = _pyplot()
@@ -249,6 +254,11 @@ def plot_tc(run, quantity=None, ax=None, file=None):
             dec = _error_decimals(error)
             text = (f"{value:.{dec}f} ± {error:.{dec}f}" if dec >= 0 else
                     f"{value:.6g} (no error bar: see tc.tsv)")
+            nu = _NU.search(line)  # the exponent of the largest pair's slopes
+            if nu:
+                nu_value, nu_error = float(nu.group(1)), float(nu.group(2))
+                nd = max(_error_decimals(nu_error), 0)
+                text += f", ν = {nu_value:.{nd}f} ± {nu_error:.{nd}f}"
             ax.errorbar([0.0], [value], yerr=[error] if dec >= 0 else None, marker="s",
                         capsize=4, ls="none", label=f"T_c ({m.group(1)}) = {text}")
     ax.set_xlabel("1 / L₂")

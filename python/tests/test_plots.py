@@ -1,6 +1,7 @@
 """Plots from Python: PNG files for a scan of two sizes (|m|, the Binder cumulant with its
 crossing), the crossings found by the core's rule (the very line `mcf plot` logs), and the
 finite-size scaling of an `mcf tc` run."""
+import re
 import subprocess
 
 import pytest
@@ -82,5 +83,14 @@ def test_finite_size_scaling_plot(mcf_program, in_scratch, hdf5):
     assert is_png("tc.png")
     labels = ax.get_legend_handles_labels()[1]
     assert any(lb.startswith("T_c (xi_over_l) = ") for lb in labels), labels
+    # nu of the largest pair, as tc.tsv's T_c line gives it
+    line = [c for c in run.read_table("tc.tsv").comments if c.startswith("T_c (binder)")][0]
+    nu = float(line.split("nu (largest pair) = ")[1].split(" +- ")[0])
+    shown = [re.search(r"ν = ([0-9.]+) ± ", lb) for lb in labels
+             if lb.startswith("T_c (binder) = ")]
+    assert shown and shown[0], labels
+    text = shown[0].group(1)
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    assert abs(float(text) - nu) <= 0.5 * 10.0 ** -decimals, (text, nu)
     tc = run.read_table("tc.tsv")
     assert len(tc["T_cross"]) == 4    # binder and xi/L, pairs 6/8 and 8/12
