@@ -66,6 +66,9 @@ double mcfi_setup_timestep(const mcf_setup *s, size_t point);
 /* results_table.c: 1 when the run records observable o: any but a scalar flagged
  * MCF_OBS_ON_REQUEST that [run] extra_observables does not name */
 int mcfi_observable_wanted(const mcf_setup *s, const mcf_observable *o);
+/* results_table.c: 1 when the model declares an integer parameter L (the linear size
+ * xi_over_l divides by; results.h5's /chains/L) */
+int mcfi_model_has_L(const mcf_setup *s);
 
 /* ---- running (run_state.h; run.c, run_output.c, stop.c) ------------------------- */
 typedef struct mcf_run mcf_run;

@@ -303,10 +303,7 @@ static int chains_group(h5w *w, hid_t f, const mcf_run *r)
         memcpy(x + k * nb, r->chains[k].bin_count, nb * sizeof *x);
     doubles(w, g, "bin_weights", n, nb, x);
     /* the model's integer L where it has one: the size xi_over_l divides by (results_table.c) */
-    int has_L = 0;
-    for (const mcf_param_spec *p = r->setup->model->info->params; p && p->name; p++)
-        if (!strcmp(p->name, "L"))
-            has_L = p->type == MCF_PARAM_INT;
+    int has_L = mcfi_model_has_L(r->setup);
     for (size_t k = 0; k < n && has_L; k++) {
         long L = 0;
         has_L = mcf_params_int(r->chains[k].model_params, "L", &L) == MCF_OK;

@@ -223,7 +223,7 @@ static const char *const derived_names[N_DERIVED] = {"specific_heat", "susceptib
                                                      "binder", "variance", "xi_over_l"};
 
 /* 1 when the model declares an integer parameter L, the linear size xi_over_l divides by */
-static int model_has_L(const mcf_setup *s)
+int mcfi_model_has_L(const mcf_setup *s)
 {
     const mcf_param_spec *spec = s->model->info->params;
     for (size_t k = 0; spec && spec[k].name; k++)
@@ -297,7 +297,7 @@ int mcfi_results_error_column(const mcf_setup *s, const char *name)
                  mcfi_observable_wanted(s, &obs[k]);
     for (int q = 0; q < N_DERIVED && !found; q++)
         found = strcmp(derived_names[q], name) == 0 &&
-                derived_wanted(q, s->has_temperature, role, ops, model_has_L(s));
+                derived_wanted(q, s->has_temperature, role, ops, mcfi_model_has_L(s));
     return found;
 }
 
@@ -386,7 +386,7 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
        bins, such as the variance from <e^2>, would need the weighted <e^2> too) */
     for (int q = 0; q < N_DERIVED; q++)
         d[q].want = !s->dmc &&
-                    derived_wanted(q, s->has_temperature, r->role, r->model, model_has_L(s));
+                    derived_wanted(q, s->has_temperature, r->role, r->model, mcfi_model_has_L(s));
     if (action_form(r->role, r->model)) { /* run.c made e s_T a variable */
         d[0].f = specific_heat_action;
         d[0].b = r->var_es;
@@ -449,7 +449,7 @@ int mcfi_results_table(const mcf_run *r, mcfi_table *t)
                 continue;
             long L = 0;
             if (q == 4 && mcf_params_int(c->model_params, "L", &L))
-                L = 0; /* model_has_L said it is there */
+                L = 0; /* mcfi_model_has_L said it is there */
             derived_ctx ctx = {d[q].a, d[q].b, r->role[MCF_ROLE_ENERGY_DT],
                                r->role[MCF_ROLE_ACTION_DT], (double)c->units,
                                c->model_params->temperature, (double)L};

@@ -168,19 +168,10 @@ def _pair(run, xcol, column, err, rows1, rows2, size1, size2):
 
 
 def _pyplot():
-    import matplotlib
-    if matplotlib.get_backend().lower() not in ("agg",) and not _interactive():
-        matplotlib.use("Agg")
+    """matplotlib.pyplot with the user's backend (matplotlib itself falls back to Agg where
+    there is no display; MPLBACKEND=Agg forces it)."""
     import matplotlib.pyplot as plt
     return plt
-
-
-def _interactive():
-    try:
-        from IPython import get_ipython
-        return get_ipython() is not None
-    except ImportError:
-        return False
 
 
 def plot(run, column, x=None, by=None, ax=None, file=None, mark_crossings=None):

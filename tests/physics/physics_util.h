@@ -326,6 +326,30 @@ static inline int phys_contains(const char *hay, const char *needle)
     return 0;
 }
 
+/* `mcf response $MCF_TEST_TMP/<name>/out ARGS` (what it prints: <name>/response.log), then,
+ * when it succeeds, the table <name>/out/FILE into t (zeroed otherwise; the caller frees it
+ * with phys_table_free).  Returns mcf response's exit status, or -1 when it could not run or
+ * the table could not be read. */
+static inline int phys_run_response(const char *mcf, const char *name, const char *args,
+                                    const char *file, phys_table *t)
+{
+    char dir[PHYS_PATH_MAX];
+    static char cmd[3 * PHYS_PATH_MAX];
+    const char *tmp = getenv("MCF_TEST_TMP");
+    snprintf(dir, sizeof dir, "%s/%s", tmp ? tmp : ".", name);
+    snprintf(cmd, sizeof cmd, "'%s' response '%s/out' %s > '%s/response.log' 2>&1", mcf, dir,
+             args, dir);
+    const int status = system(cmd);
+    const int rc = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    memset(t, 0, sizeof *t);
+    if (rc == 0) {
+        snprintf(cmd, sizeof cmd, "%s/out/%s", dir, file);
+        if (phys_read_table(cmd, t))
+            return -1;
+    }
+    return rc;
+}
+
 /* 1 when the file `file` of the run `name` (under $MCF_TEST_TMP/<name>/: "mcf.log" is what
  * phys_run_mcf captured from the terminal, "out/log" the run's own log, where messages of
  * chain creation go) has a line containing needle and, unless NULL, not `unless` (both

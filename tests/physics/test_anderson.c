@@ -326,21 +326,12 @@ static void test_refusals(void)
                    (const char *const[]){"moments", NULL});
 }
 
-/* (d): sigma_xx at mu = 0 of scan point w from DIR/response-FILE after `mcf response ARGS` */
+/* (d): sigma_xx at mu = 0 of both scan points from DIR/FILE after `mcf response ARGS` */
 static int sigma_of_run(const char *name, const char *args, const char *file, double *s,
                         double *e)
 {
-    char dir[PHYS_PATH_MAX];
-    static char cmd[3 * PHYS_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/%s", getenv("MCF_TEST_TMP"), name);
-    snprintf(cmd, sizeof cmd, "'%s' response '%s/out' %s > '%s/response.log' 2>&1", mcf_program,
-             dir, args, dir);
-    const int st = system(cmd);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return -1;
     phys_table t;
-    snprintf(cmd, sizeof cmd, "%s/out/%s", dir, file);
-    if (phys_read_table(cmd, &t))
+    if (phys_run_response(mcf_program, name, args, file, &t))
         return -1;
     int found = 0; /* rows: per scan point sigma_xx, sigma_xy, inv_sigma_xx */
     for (size_t r = 0; r < t.nrows && found < 2; r += 3) {

@@ -72,21 +72,8 @@ static char *sections(double W, const char *ev, const char *ev_keys, int walkers
 static int response_file(const char *name, const char *args, const char *file, phys_table *t,
                          char *log, size_t n)
 {
-    char dir[PHYS_PATH_MAX];
-    static char cmd[3 * PHYS_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/%s", getenv("MCF_TEST_TMP"), name);
-    snprintf(log, n, "%s/response.log", dir);
-    snprintf(cmd, sizeof cmd, "'%s' response '%s/out' %s > '%s' 2>&1", mcf_prog, dir, args,
-             log);
-    const int status = system(cmd);
-    const int rc = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    memset(t, 0, sizeof *t);
-    if (rc == 0) {
-        snprintf(cmd, sizeof cmd, "%s/out/%s", dir, file);
-        if (phys_read_table(cmd, t))
-            return -1;
-    }
-    return rc;
+    snprintf(log, n, "%s/%s/response.log", getenv("MCF_TEST_TMP"), name);
+    return phys_run_response(mcf_prog, name, args, file, t);
 }
 
 static int response(const char *name, const char *args, phys_table *t, char *log, size_t n)

@@ -59,23 +59,14 @@
 static const char *mcf_prog;
 static const double pi = 3.14159265358979323846;
 
-/* `mcf response DIR ARGS` (DIR = $MCF_TEST_TMP/name/out); status; the table `file` into t */
+/* `mcf response DIR ARGS` (DIR = $MCF_TEST_TMP/name/out); status; the table `file` into t;
+ * the log's tail printed when it fails */
 static int response(const char *name, const char *args, const char *file, phys_table *t)
 {
-    char dir[PHYS_PATH_MAX], log[PHYS_PATH_MAX];
-    static char cmd[3 * PHYS_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/%s", getenv("MCF_TEST_TMP"), name);
-    snprintf(log, sizeof log, "%s/response.log", dir);
-    snprintf(cmd, sizeof cmd, "'%s' response '%s/out' %s > '%s' 2>&1", mcf_prog, dir, args,
-             log);
-    const int status = system(cmd);
-    const int rc = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    memset(t, 0, sizeof *t);
-    if (rc == 0) {
-        snprintf(cmd, sizeof cmd, "%s/out/%s", dir, file);
-        if (phys_read_table(cmd, t))
-            return -1;
-    } else {
+    const int rc = phys_run_response(mcf_prog, name, args, file, t);
+    if (rc != 0) {
+        char log[PHYS_PATH_MAX];
+        snprintf(log, sizeof log, "%s/%s/response.log", getenv("MCF_TEST_TMP"), name);
         phys_print_tail(log);
     }
     return rc;
